@@ -1,0 +1,44 @@
+"""`gwanjong-sandbox --port 0`: serve the emulators on 127.0.0.1 and print the URL."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import socket
+import sys
+
+import uvicorn
+
+from gwanjong_sandbox.app import SandboxApp
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="gwanjong-sandbox",
+        description="Local emulator of the Dev.to, Bluesky, X and Reddit APIs (loopback only).",
+    )
+    parser.add_argument("--port", type=int, default=8799, help="0 picks a free port")
+    parser.add_argument("--log-level", default="warning")
+    args = parser.parse_args(argv)
+    logging.basicConfig(stream=sys.stderr, level=args.log_level.upper())
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(("127.0.0.1", args.port))
+    except OSError as exc:
+        sys.exit(f"gwanjong-sandbox: cannot listen on 127.0.0.1:{args.port} ({exc.strerror}); "
+                 "try --port 0")
+    port = sock.getsockname()[1]
+    # The first stdout line is the contract with whoever started us (tests, demo).
+    print(f"SANDBOX_URL=http://127.0.0.1:{port}", flush=True)  # noqa: T201
+    config = uvicorn.Config(SandboxApp(), log_level=args.log_level, access_log=False, lifespan="off")
+    server = uvicorn.Server(config)
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,141 @@
+"""One ASGI app serving every platform emulator plus the `/_sandbox/` control API.
+
+Control API (JSON), used by tests, the demo and the benchmarks:
+
+- ``GET  /_sandbox/health`` -> {"ok": true, "platforms": [...]}
+- ``GET  /_sandbox/ids/{platform}`` -> logical corpus key -> platform post id
+- ``POST /_sandbox/faults`` {platform, kind, status, retry_after, seconds, ms, count, match}
+- ``GET  /_sandbox/writes[?platform=]`` -> every write received, oldest first
+- ``GET  /_sandbox/requests`` -> request counts per platform
+- ``POST /_sandbox/reset`` -> faults, writes and every emulator back to the seed
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+
+import anyio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from gwanjong_sandbox.emulator import Emulator, make_emulators
+from gwanjong_sandbox.state import Fault, SandboxState
+
+log = logging.getLogger(__name__)
+
+
+def _control(state: SandboxState, emulators: dict[str, Emulator]) -> Starlette:
+    async def health(_: Request) -> Response:
+        return JSONResponse({"ok": True, "platforms": sorted(emulators)})
+
+    async def ids(request: Request) -> Response:
+        platform = request.path_params["platform"]
+        if platform not in emulators:
+            return JSONResponse({"error": f"unknown platform {platform!r}"}, status_code=404)
+        return JSONResponse(emulators[platform].ids())
+
+    async def faults(request: Request) -> Response:
+        body = await request.json()
+        try:
+            fault = Fault(**body)
+        except TypeError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+        if fault.platform not in emulators:
+            return JSONResponse({"error": f"unknown platform {fault.platform!r}"}, status_code=400)
+        state.faults.append(fault)
+        return JSONResponse({"ok": True, "pending": len(state.faults)})
+
+    async def writes(request: Request) -> Response:
+        platform = request.query_params.get("platform")
+        rows = [dataclasses.asdict(w) for w in state.writes if platform in (None, w.platform)]
+        return JSONResponse(rows)
+
+    async def requests_(_: Request) -> Response:
+        return JSONResponse(state.requests)
+
+    async def reset(_: Request) -> Response:
+        state.clear()
+        for emulator in emulators.values():
+            emulator.reset()
+        return JSONResponse({"ok": True})
+
+    return Starlette(
+        routes=[
+            Route("/_sandbox/health", health),
+            Route("/_sandbox/ids/{platform}", ids),
+            Route("/_sandbox/faults", faults, methods=["POST"]),
+            Route("/_sandbox/writes", writes),
+            Route("/_sandbox/requests", requests_),
+            Route("/_sandbox/reset", reset, methods=["POST"]),
+        ]
+    )
+
+
+class SandboxApp:
+    """Routes by Host first (twikit keeps x.com as Host), then by path prefix."""
+
+    def __init__(self, state: SandboxState | None = None) -> None:
+        self.state = state or SandboxState()
+        self.emulators = make_emulators(self.state)
+        by_name = {e.platform: e for e in self.emulators}
+        self.control = _control(self.state, by_name)
+        self.apps: dict[str, ASGIApp] = {e.platform: e.app() for e in self.emulators}
+
+    def route(self, scope: Scope) -> Emulator | None:
+        host = ""
+        for name, value in scope.get("headers", []):
+            if name == b"host":
+                host = value.decode("latin-1").split(":")[0].lower()
+                break
+        for emulator in self.emulators:
+            if host in emulator.hosts:
+                return emulator
+        path: str = scope.get("path", "")
+        for emulator in self.emulators:
+            if any(path.startswith(p) for p in emulator.prefixes):
+                return emulator
+        return None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            if scope["type"] == "lifespan":
+                await self.control(scope, receive, send)
+            return
+        if scope["path"].startswith("/_sandbox/"):
+            await self.control(scope, receive, send)
+            return
+        emulator = self.route(scope)
+        if emulator is None:
+            await JSONResponse({"error": "no emulator serves this path"}, status_code=404)(
+                scope, receive, send
+            )
+            return
+        platform = emulator.platform
+        self.state.requests[platform] = self.state.requests.get(platform, 0) + 1
+        latency = self.state.latency_ms(platform)
+        if latency:
+            await anyio.sleep(latency / 1000)
+        fault = self.state.take_fault(platform, scope["path"])
+        if fault is None:
+            await self.apps[platform](scope, receive, send)
+        elif fault.kind == "status":
+            await emulator.error_response(fault.status, fault.retry_after)(scope, receive, send)
+        elif fault.kind == "hang":
+            await anyio.sleep(fault.seconds)
+            await self.apps[platform](scope, receive, send)
+        elif fault.kind == "hang_after":
+            # The platform does the work, but its answer never arrives in time.
+            async def swallow(_message: object) -> None:
+                return None
+
+            await self.apps[platform](scope, receive, swallow)  # type: ignore[arg-type]
+            await anyio.sleep(fault.seconds)
+            await JSONResponse({"error": "late"}, status_code=504)(scope, receive, send)
+        else:
+            await JSONResponse({"error": f"unknown fault kind {fault.kind}"}, status_code=500)(
+                scope, receive, send
+            )

@@ -1,0 +1,308 @@
+"""Forem (Dev.to) API v1 emulator: articles, comments, article creation, reactions.
+
+Shapes follow Forem's jbuilder views (platform-wire.md §1.2), including the trap that
+``tag_list``/``tags`` swap types between the index and the show form.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+import zlib
+from datetime import UTC, datetime
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import ASGIApp
+
+from gwanjong_sandbox.corpus import Node, Thread, build_corpus
+from gwanjong_sandbox.state import SandboxState
+
+API_KEY = "sandbox-devto-key"
+ADMIN_KEY = "sandbox-devto-admin"
+ME = "gwanjong_bot"
+HOST = "https://dev.to"
+
+
+def _iso(dt: datetime) -> str:
+    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _user(name: str, uid: int) -> dict[str, Any]:
+    return {
+        "name": name.replace("_", " ").title(),
+        "username": name,
+        "twitter_username": None,
+        "github_username": name,
+        "user_id": uid,
+        "website_url": None,
+        "profile_image": f"{HOST}/uploads/{name}/640.png",
+        "profile_image_90": f"{HOST}/uploads/{name}/90.png",
+    }
+
+
+def _uid(name: str) -> int:
+    return zlib.crc32(name.encode()) % 100_000
+
+
+def _id_code(key: str) -> str:
+    n = zlib.crc32(key.encode())
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while n:
+        n, r = divmod(n, 36)
+        out = digits[r] + out
+    return out or "0"
+
+
+class DevtoEmulator:
+    platform = "devto"
+    prefixes = ("/api/",)
+    hosts: tuple[str, ...] = ()
+
+    def __init__(self, state: SandboxState) -> None:
+        self.state = state
+        self.reset()
+
+    def reset(self) -> None:
+        self.threads: list[Thread] = build_corpus()
+        self.articles: dict[int, dict[str, Any]] = {}
+        self.by_thread: dict[str, int] = {}
+        for i, thread in enumerate(self.threads):
+            article_id = 1001 + i
+            self.by_thread[thread.key] = article_id
+            if not thread.deleted:
+                self.articles[article_id] = self._article(article_id, thread)
+        self.comments: dict[int, list[dict[str, Any]]] = {
+            self.by_thread[t.key]: [self._comment(n) for n in t.comments] for t in self.threads
+        }
+        self._next_id = 5001
+        self._last_write = 0.0
+
+    def ids(self) -> dict[str, str]:
+        ids = {key: str(value) for key, value in self.by_thread.items()}
+        ids["missing"] = "999999"
+        return ids
+
+    # -- rendering ------------------------------------------------------------------
+
+    def _article(self, article_id: int, thread: Thread) -> dict[str, Any]:
+        body = thread.body.replace("{me}", f"@{ME}")
+        slug = f"{thread.key}-{_id_code(thread.key)[:4]}"
+        published = _iso(thread.created)
+        return {
+            "type_of": "article",
+            "id": article_id,
+            "title": thread.title,
+            "description": body[:140],
+            "readable_publish_date": thread.created.strftime("%b %e"),
+            "slug": slug,
+            "path": f"/{thread.author}/{slug}",
+            "url": f"{HOST}/{thread.author}/{slug}",
+            "comments_count": thread.comment_count(),
+            "public_reactions_count": thread.likes,
+            "collection_id": None,
+            "published_timestamp": published,
+            "language": "ko" if thread.key == "korean-dev" else "en",
+            "subforem_id": 1,
+            "positive_reactions_count": thread.likes,
+            "cover_image": None,
+            "social_image": f"{HOST}/social/{slug}.png",
+            "canonical_url": f"{HOST}/{thread.author}/{slug}",
+            "created_at": published,
+            "edited_at": None,
+            "crossposted_at": None,
+            "published_at": published,
+            "last_comment_at": published,
+            "reading_time_minutes": max(1, len(body.split()) // 200),
+            "tag_list": list(thread.tags),
+            "tags": ", ".join(thread.tags),
+            "user": _user(thread.author, _uid(thread.author)),
+            "body_markdown": body,
+            "body_html": f"<p>{html.escape(body)}</p>",
+        }
+
+    def _comment(self, node: Node) -> dict[str, Any]:
+        created = _iso(datetime.fromtimestamp(1_795_000_000 + node.minutes * 60, UTC))
+        if node.deleted:
+            return {
+                "type_of": "comment",
+                "id_code": _id_code(node.key),
+                "body_html": "<p>[deleted]</p>",
+                "user": {},
+                "children": [self._comment(c) for c in node.children],
+            }
+        return {
+            "type_of": "comment",
+            "id_code": _id_code(node.key),
+            "created_at": created,
+            "body_html": f"<p>{html.escape(node.body)}</p>",
+            "user": _user(node.author, _uid(node.author)),
+            "children": [self._comment(c) for c in node.children],
+        }
+
+    @staticmethod
+    def _index_form(article: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in article.items() if k not in ("body_markdown", "body_html")}
+
+    @staticmethod
+    def _show_form(article: dict[str, Any]) -> dict[str, Any]:
+        shown = dict(article)
+        shown["tag_list"], shown["tags"] = article["tags"], article["tag_list"]
+        return shown
+
+    # -- errors ---------------------------------------------------------------------
+
+    def error_response(self, status: int, retry_after: int | None) -> Response:
+        messages = {401: "unauthorized", 404: "not found", 422: "unprocessable entity",
+                    429: "Rate limit reached, try again in 30 seconds"}
+        headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
+        return JSONResponse({"error": messages.get(status, "Internal Server Error"), "status": status},
+                            status_code=status, headers=headers)
+
+    def _auth(self, request: Request) -> str | None:
+        key = request.headers.get("api-key")
+        return key if key in (API_KEY, ADMIN_KEY) else None
+
+    # -- routes ---------------------------------------------------------------------
+
+    def app(self) -> ASGIApp:
+        return Starlette(
+            routes=[
+                Route("/api/articles", self.list_articles, methods=["GET"]),
+                Route("/api/articles", self.create_article, methods=["POST"]),
+                Route("/api/articles/latest", self.latest, methods=["GET"]),
+                Route("/api/articles/search", self.search, methods=["GET"]),
+                Route("/api/articles/{id:int}", self.show, methods=["GET"]),
+                Route("/api/articles/{username}/{slug}", self.show_by_path, methods=["GET"]),
+                Route("/api/comments", self.list_comments, methods=["GET"]),
+                Route("/api/users/me", self.me, methods=["GET"]),
+                Route("/api/reactions", self.react, methods=["POST"]),
+                Route("/api/reactions/toggle", self.react, methods=["POST"]),
+            ]
+        )
+
+    def _page(self, request: Request, items: list[dict[str, Any]]) -> Response:
+        try:
+            per_page = min(1000, int(request.query_params.get("per_page", 30)))
+            page = max(1, int(request.query_params.get("page", 1)))
+        except ValueError:
+            return self.error_response(400, None)
+        chunk = items[(page - 1) * per_page : page * per_page]
+        return JSONResponse([self._index_form(a) for a in chunk])
+
+    async def list_articles(self, request: Request) -> Response:
+        q = request.query_params
+        items = list(self.articles.values())
+        if "tag" in q:
+            items = [a for a in items if q["tag"].lower() in a["tag_list"]]
+        elif "tags" in q:
+            wanted = {t.strip().lower() for t in q["tags"].split(",")}
+            items = [a for a in items if wanted & set(a["tag_list"])]
+        elif "username" in q:
+            items = [a for a in items if a["user"]["username"] == q["username"]]
+        if q.get("state") == "rising":
+            items.sort(key=lambda a: (a["comments_count"], a["published_at"]), reverse=True)
+        elif q.get("state") in ("fresh", "recent"):
+            items.sort(key=lambda a: a["published_at"], reverse=True)
+        else:  # top=N and the featured default both order by reactions here
+            items.sort(key=lambda a: a["public_reactions_count"], reverse=True)
+        return self._page(request, items)
+
+    async def latest(self, request: Request) -> Response:
+        items = sorted(self.articles.values(), key=lambda a: a["published_at"], reverse=True)
+        return self._page(request, items)
+
+    async def search(self, request: Request) -> Response:
+        words = [w.lower() for w in request.query_params.get("q", "").split() if w]
+        def hits(a: dict[str, Any]) -> int:
+            text = f"{a['title']} {a['body_markdown']} {' '.join(a['tag_list'])}".lower()
+            return sum(text.count(w) for w in words)
+        scored = [(hits(a), a) for a in self.articles.values()]
+        items = [a for score, a in sorted(scored, key=lambda p: -p[0]) if score > 0]
+        return self._page(request, items)
+
+    async def show(self, request: Request) -> Response:
+        article = self.articles.get(request.path_params["id"])
+        if article is None:
+            return self.error_response(404, None)
+        return JSONResponse(self._show_form(article))
+
+    async def show_by_path(self, request: Request) -> Response:
+        path = f"/{request.path_params['username']}/{request.path_params['slug']}"
+        for article in self.articles.values():
+            if article["path"] == path:
+                return JSONResponse(self._show_form(article))
+        return self.error_response(404, None)
+
+    async def list_comments(self, request: Request) -> Response:
+        try:
+            article_id = int(request.query_params.get("a_id", ""))
+        except ValueError:
+            return self.error_response(404, None)
+        if article_id not in self.articles:
+            return self.error_response(404, None)
+        return JSONResponse(self.comments.get(article_id, []))
+
+    async def me(self, request: Request) -> Response:
+        if self._auth(request) is None:
+            return self.error_response(401, None)
+        return JSONResponse({"type_of": "user", "id": _uid(ME), "username": ME, "name": "Gwanjong Bot",
+                             "summary": None, "twitter_username": None, "github_username": None,
+                             "website_url": None, "location": None, "joined_at": "Nov 1, 2026",
+                             "profile_image": f"{HOST}/uploads/{ME}/640.png"})
+
+    async def create_article(self, request: Request) -> Response:
+        if self._auth(request) is None:
+            return self.error_response(401, None)
+        # Forem's Rack::Attack allows one write per second per key.
+        now = time.monotonic()
+        if now - self._last_write < 1.0:
+            return self.error_response(429, 1)
+        self._last_write = now
+        try:
+            payload = await request.json()
+            article_in = payload["article"]
+        except (ValueError, KeyError, TypeError):
+            return JSONResponse({"error": "param is missing or the value is empty: article", "status": 422}, status_code=422)
+        title = str(article_in.get("title") or "")
+        body = str(article_in.get("body_markdown") or "")
+        tags = article_in.get("tags") or []
+        if isinstance(tags, str):
+            tags = [t.strip() for t in tags.split(",") if t.strip()]
+        problems = []
+        if not title:
+            problems.append("Title can't be blank")
+        if len(title) > 128:
+            problems.append("Title is too long (maximum is 128 characters)")
+        if len(tags) > 4:
+            problems.append("Tag list exceed the maximum of 4 tags")
+        if problems:
+            return JSONResponse({"error": ", ".join(problems), "status": 422}, status_code=422)
+        article_id = self._next_id
+        self._next_id += 1
+        thread = Thread(f"new-{article_id}", title, body, ME, [str(t).lower() for t in tags], 0, 0)
+        article = self._article(article_id, thread)
+        article["published"] = bool(article_in.get("published", False))
+        self.articles[article_id] = article
+        self.comments[article_id] = []
+        self.state.record_write("devto", "write_post", None, title=title, body=body, tags=tags,
+                                id=str(article_id), url=article["url"])
+        return JSONResponse(self._show_form(article), status_code=201,
+                            headers={"Location": article["url"]})
+
+    async def react(self, request: Request) -> Response:
+        # Current Forem: reactions through the API are for admin keys only.
+        if request.headers.get("api-key") != ADMIN_KEY:
+            return self.error_response(401, None)
+        q = request.query_params
+        reactable_id = int(q.get("reactable_id", "0") or 0)
+        if reactable_id not in self.articles:
+            return self.error_response(404, None)
+        self.state.record_write("devto", "upvote", str(reactable_id), category=q.get("category"))
+        return JSONResponse({"result": "create", "category": q.get("category", "like"), "id": 72,
+                             "reactable_id": reactable_id, "reactable_type": q.get("reactable_type", "Article")},
+                            status_code=201)

@@ -1,0 +1,239 @@
+"""Dev.to through the Forem v1 REST API, with httpx. No browser, no scraped web routes."""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any, ClassVar
+
+import httpx
+
+from gwanjong_shared import errors
+from gwanjong_shared.adapter import PlatformAdapter
+from gwanjong_shared.contract import ActionRule, Capabilities, Limit
+from gwanjong_shared.http import raise_for_response, transport_error
+from gwanjong_shared.models import Comment, Post, PostResult
+from gwanjong_shared.ratelimit import MinInterval, TokenBucket
+
+from gwanjong_devto.settings import Settings
+
+V1_ACCEPT = "application/vnd.forem.api-v1+json"
+_TAG = re.compile(r"^[a-z0-9]{1,30}$")
+_TAGS_HTML = re.compile(r"<[^>]+>")
+
+COMMENT_RULE = ActionRule(
+    allowed="human",
+    reason="Forem's API has no endpoint for writing comments, and dev.to asks that comments "
+    "not be automated; a person must post it in the browser.",
+)
+UPVOTE_RULE = ActionRule(
+    allowed="human",
+    reason="Forem accepts reactions only from admin API keys; a person can like the post in "
+    "the browser.",
+)
+LIMITS: dict[str, Limit] = {
+    "title": Limit(max=128, unit="chars"),
+    "body": Limit(max=800_000, unit="bytes"),
+    "comment": Limit(max=25_000, unit="chars"),
+}
+
+
+def _text(body_html: str) -> str:
+    return html.unescape(_TAGS_HTML.sub("", body_html)).strip()
+
+
+def _tags(article: dict[str, Any]) -> list[str]:
+    # Index and show forms swap the types of tag_list and tags (forem#4206): take the list.
+    for key in ("tag_list", "tags"):
+        value = article.get(key)
+        if isinstance(value, list):
+            return [str(t) for t in value]
+    for key in ("tag_list", "tags"):
+        value = article.get(key)
+        if isinstance(value, str) and value:
+            return [t.strip() for t in value.split(",") if t.strip()]
+    return []
+
+
+class DevtoAdapter(PlatformAdapter):
+    platform: ClassVar[str] = "devto"
+    label: ClassVar[str] = "Dev.to"
+
+    def __init__(self, settings: Settings, transport: httpx.AsyncBaseTransport | None = None) -> None:
+        self.settings = settings
+        self._transport = transport
+        self._reads = TokenBucket(settings.reads_per_minute, 60.0)
+        self._writes = MinInterval(settings.write_interval_s)
+        self._http: httpx.AsyncClient | None = None
+        self._account: str | None = None
+
+    async def connect(self) -> None:
+        headers = {"accept": V1_ACCEPT, "user-agent": "gwanjong-devto/0.1"}
+        if self.settings.api_key is not None:
+            headers["api-key"] = self.settings.api_key.get_secret_value()
+        self._http = httpx.AsyncClient(
+            base_url=self.settings.base_url.rstrip("/"),
+            headers=headers,
+            timeout=self.settings.timeout_s,
+            transport=self._transport,
+        )
+
+    async def close(self) -> None:
+        if self._http is not None:
+            await self._http.aclose()
+            self._http = None
+
+    def is_configured(self) -> bool:
+        return self.settings.api_key is not None
+
+    async def _request(self, method: str, path: str, *, what: str = "that item", **kw: Any) -> Any:
+        if self._http is None:
+            await self.connect()
+        assert self._http is not None
+        await (self._reads if method == "GET" else self._writes).acquire()
+        try:
+            response = await self._http.request(method, path, **kw)
+        except httpx.HTTPError as exc:
+            raise transport_error(exc, self.label) from None
+        raise_for_response(response, self.label, what=what)
+        try:
+            return response.json()
+        except ValueError:
+            raise errors.unavailable(f"{self.label} sent a reply that is not JSON. Try again later.") from None
+
+    # -- mapping --------------------------------------------------------------------
+
+    def _post(self, a: dict[str, Any]) -> Post:
+        body = a.get("body_markdown") or (_text(a["body_html"]) if a.get("body_html") else "")
+        return Post(
+            id=str(a["id"]),
+            platform=self.platform,
+            title=a.get("title") or "",
+            url=a.get("url") or "",
+            body=body or a.get("description") or "",
+            author=(a.get("user") or {}).get("username", ""),
+            tags=_tags(a),
+            likes=int(a.get("public_reactions_count") or a.get("positive_reactions_count") or 0),
+            comments_count=int(a.get("comments_count") or 0),
+            published_at=a.get("published_at") or a.get("published_timestamp"),
+            raw=a,
+        )
+
+    def _flatten(self, post_id: str, nodes: list[dict[str, Any]], limit: int) -> list[Comment]:
+        out: list[Comment] = []
+        stack: list[tuple[dict[str, Any], str | None, int]] = [(n, None, 0) for n in reversed(nodes)]
+        while stack and len(out) < limit:
+            node, parent, depth = stack.pop()
+            user = node.get("user") or {}
+            out.append(
+                Comment(
+                    id=str(node.get("id_code", "")),
+                    platform=self.platform,
+                    post_id=post_id,
+                    parent_id=parent,
+                    author=user.get("username", ""),  # deleted comments keep their place, no user
+                    body=_text(node.get("body_html") or ""),
+                    published_at=node.get("created_at"),
+                    depth=depth,
+                    raw={k: v for k, v in node.items() if k != "children"},
+                )
+            )
+            children = node.get("children") or []
+            stack.extend((c, str(node.get("id_code")), depth + 1) for c in reversed(children))
+        return out
+
+    @staticmethod
+    def _article_id(post_id: str) -> str:
+        if not post_id.isdigit():
+            raise errors.invalid_input(
+                f"Dev.to post ids are numbers (like 1001); got {post_id!r}. Use an id from search or trending."
+            )
+        return post_id
+
+    # -- reads ----------------------------------------------------------------------
+
+    async def get_trending(self, limit: int) -> list[Post]:
+        data = await self._request("GET", "/api/articles", params={"top": 7, "per_page": limit})
+        return [self._post(a) for a in data][:limit]
+
+    async def search(self, query: str, limit: int) -> list[Post]:
+        # Forem has no documented full-text search: a single tag-like word goes to the tag
+        # filter; anything else (and a tag with no hits) to the search route DEV serves.
+        found: list[Post] = []
+        tag = query.lower().lstrip("#")
+        if _TAG.match(tag):
+            data = await self._request("GET", "/api/articles", params={"tag": tag, "per_page": limit})
+            found = [self._post(a) for a in data]
+        if len(found) < limit:
+            try:
+                data = await self._request(
+                    "GET", "/api/articles/search", params={"q": query, "per_page": limit}
+                )
+            except errors.PlatformError as exc:
+                if exc.kind is not errors.ErrorKind.NOT_FOUND:  # instance without the route
+                    raise
+                data = []
+            seen = {p.id for p in found}
+            found += [p for p in (self._post(a) for a in data) if p.id not in seen]
+        return found[:limit]
+
+    async def get_post(self, post_id: str) -> Post:
+        data = await self._request(
+            "GET", f"/api/articles/{self._article_id(post_id)}", what=f"article {post_id}"
+        )
+        return self._post(data)
+
+    async def get_comments(self, post_id: str, limit: int) -> list[Comment]:
+        data = await self._request(
+            "GET", "/api/comments", params={"a_id": self._article_id(post_id)}, what=f"article {post_id}"
+        )
+        return self._flatten(post_id, data, limit)
+
+    # -- writes ---------------------------------------------------------------------
+
+    async def write_post(self, title: str, body: str, tags: list[str]) -> PostResult:
+        if not self.is_configured():
+            raise errors.auth("No Dev.to API key is set. Put DEVTO_API_KEY in the environment "
+                              "(dev.to Settings > Extensions) and restart the server.")
+        clean = [t.lower() for t in tags]
+        bad = [t for t in clean if not _TAG.match(t)]
+        if bad or len(clean) > 4:
+            raise errors.invalid_input(
+                "Dev.to takes at most 4 tags, each 1-30 lowercase letters or digits; "
+                f"got {tags!r}. Fix the tags and retry."
+            )
+        payload = {"article": {"title": title, "body_markdown": body, "published": True, "tags": clean}}
+        data = await self._request("POST", "/api/articles", json=payload)
+        return PostResult(ok=True, platform=self.platform, action="write_post",
+                          id=str(data["id"]), url=data.get("url"))
+
+    async def write_comment(self, post_id: str, body: str, parent_id: str | None) -> PostResult:
+        raise errors.not_supported(COMMENT_RULE.reason)
+
+    async def upvote(self, post_id: str) -> PostResult:
+        raise errors.not_supported(UPVOTE_RULE.reason)
+
+    async def capabilities(self) -> Capabilities:
+        return Capabilities(
+            platform=self.platform,
+            configured=self.is_configured(),
+            account=await self._whoami(),
+            actions={
+                "write_post": ActionRule(allowed="auto", reason="Forem's API publishes articles for any API key."),
+                "write_comment": COMMENT_RULE,
+                "upvote": UPVOTE_RULE,
+            },
+            limits=LIMITS,  # type: ignore[arg-type]
+        )
+
+    async def _whoami(self) -> str | None:
+        if not self.is_configured():
+            return None
+        if self._account is None:
+            me = await self._request("GET", "/api/users/me")
+            self._account = str(me.get("username") or "") or None
+        return self._account
+
+    async def rule_for_target(self, action: str, post_id: str, rule: ActionRule) -> ActionRule:
+        await self.get_post(post_id)  # a missing target is `not_found`, not a policy answer
+        return rule

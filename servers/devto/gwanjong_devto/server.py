@@ -1,0 +1,16 @@
+"""The Dev.to MCP server: the platform tool contract over the Forem adapter."""
+
+from __future__ import annotations
+
+from fastmcp import FastMCP
+
+from gwanjong_shared.server import build_platform_server
+
+from gwanjong_devto.adapter import DevtoAdapter
+from gwanjong_devto.settings import Settings
+
+__all__ = ["Settings", "build_server"]
+
+
+def build_server(settings: Settings) -> FastMCP:
+    return build_platform_server(DevtoAdapter(settings), call_timeout_s=settings.timeout_s + 5)

@@ -1,0 +1,127 @@
+"""The interface each platform implements; the server factory turns it into MCP tools.
+
+An adapter talks to one platform through its real SDK (or plain HTTP), maps the
+platform's payloads to the shared models, and raises :class:`PlatformError` for every
+failure. It knows nothing about MCP.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import ClassVar
+
+from gwanjong_shared import errors
+from gwanjong_shared.contract import (
+    ACTIONS,
+    ActionRule,
+    Capabilities,
+    Length,
+    Limit,
+    LimitName,
+    Unit,
+    Validation,
+)
+from gwanjong_shared.models import Comment, Post, PostResult
+from gwanjong_shared.text import measure
+
+
+class PlatformAdapter(ABC):
+    #: short lowercase name, also the gateway's namespace ("devto")
+    platform: ClassVar[str]
+    #: human name for messages ("Dev.to")
+    label: ClassVar[str]
+
+    async def connect(self) -> None:  # noqa: B027 - optional hook
+        """Open clients/sessions. Called once when the server starts."""
+
+    async def close(self) -> None:  # noqa: B027 - optional hook
+        """Release clients/sessions. Called once when the server stops."""
+
+    @abstractmethod
+    def is_configured(self) -> bool:
+        """True when credentials for writing are present."""
+
+    @abstractmethod
+    async def get_trending(self, limit: int) -> list[Post]: ...
+
+    @abstractmethod
+    async def search(self, query: str, limit: int) -> list[Post]: ...
+
+    @abstractmethod
+    async def get_post(self, post_id: str) -> Post: ...
+
+    @abstractmethod
+    async def get_comments(self, post_id: str, limit: int) -> list[Comment]: ...
+
+    @abstractmethod
+    async def write_post(self, title: str, body: str, tags: list[str]) -> PostResult: ...
+
+    @abstractmethod
+    async def write_comment(self, post_id: str, body: str, parent_id: str | None) -> PostResult: ...
+
+    @abstractmethod
+    async def upvote(self, post_id: str) -> PostResult: ...
+
+    @abstractmethod
+    async def capabilities(self) -> Capabilities:
+        """Which actions a program may take here, and the text limits."""
+
+    # -- validate: shared logic with small per-platform hooks ---------------------------
+
+    def measure(self, text: str, unit: Unit) -> int:
+        """Count text in the platform's unit; override for units like X's weighted chars."""
+        return measure(text, unit)
+
+    async def rule_for_target(self, action: str, post_id: str, rule: ActionRule) -> ActionRule:
+        """Resolve the rule for one target. The default resolves nothing but `summoned`,
+        which needs a platform check, so it becomes `human` unless overridden."""
+        if rule.allowed == "summoned":
+            return ActionRule(
+                allowed="human",
+                reason=f"{rule.reason} This server cannot check whether the post summoned us.",
+            )
+        return rule
+
+    async def validate(
+        self, action: str, body: str, title: str = "", post_id: str | None = None
+    ) -> Validation:
+        if action not in ACTIONS:
+            raise errors.invalid_input(
+                f"action must be one of {', '.join(ACTIONS)}; got {action!r}."
+            )
+        caps = await self.capabilities()
+        rule = caps.actions[action]  # type: ignore[index]
+        problems: list[str] = []
+
+        if action != "write_post" and not post_id:
+            problems.append(f"{action} needs post_id: the post to act on.")
+        elif action != "write_post" and post_id and rule.allowed in ("auto", "summoned"):
+            rule = await self.rule_for_target(action, post_id, rule)
+
+        limit_name: LimitName = "comment" if action == "write_comment" else "body"
+        limit = caps.limits.get(limit_name)
+        length = Length(used=0, max=0, unit="chars")
+        if action != "upvote" and limit is not None:
+            length = self._check_length(limit_name, body, limit, problems)
+            if not body.strip():
+                problems.append(f"The {limit_name} is empty; write the text first.")
+        if action == "write_post":
+            title_limit = caps.limits.get("title")
+            if title_limit is not None:
+                if not title.strip():
+                    problems.append(f"{self.label} posts need a title.")
+                self._check_length("title", title, title_limit, problems)
+
+        if rule.allowed in ("never", "human"):
+            problems.append(rule.reason)
+        allowed = "auto" if rule.allowed == "summoned" else rule.allowed
+        return Validation(ok=not problems, allowed=allowed, problems=problems, length=length)
+
+    def _check_length(self, name: str, text: str, limit: Limit, problems: list[str]) -> Length:
+        used = self.measure(text, limit.unit)
+        if used > limit.max:
+            problems.append(
+                f"The {name} is {used} {limit.unit}; {self.label} allows {limit.max}. "
+                f"Cut at least {used - limit.max} {limit.unit}."
+            )
+        return Length(used=used, max=limit.max, unit=limit.unit)

@@ -1,0 +1,44 @@
+"""The `main()` every platform server shares: parse flags, load settings, serve."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import pydantic
+from fastmcp import FastMCP
+
+from gwanjong_shared.logs import configure_logging
+from gwanjong_shared.server import run_server
+from gwanjong_shared.settings import PlatformSettings
+
+S = TypeVar("S", bound=PlatformSettings)
+
+
+def serve_main(
+    prog: str,
+    label: str,
+    settings_cls: type[S],
+    build: Callable[[S], FastMCP[Any]],
+    argv: list[str] | None = None,
+) -> None:
+    parser = argparse.ArgumentParser(prog=prog, description=f"MCP server for {label} (gwanjong platform contract).")
+    parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    parser.add_argument("--port", type=int, default=8000, help="for --transport http (127.0.0.1 only)")
+    args = parser.parse_args(argv)
+    # FastMCP's own startup chatter is noise on a stdio server's stderr.
+    os.environ.setdefault("FASTMCP_LOG_LEVEL", "WARNING")
+    os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
+    os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
+    try:
+        settings = settings_cls()
+    except pydantic.ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+        )
+        sys.exit(f"{prog}: bad settings ({problems}). Fix the environment or .env and start again.")
+    configure_logging(settings.log_level)
+    run_server(build(settings), args.transport, args.port)

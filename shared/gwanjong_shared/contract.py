@@ -1,0 +1,70 @@
+"""The platform tool contract: the names and result shapes every platform server speaks.
+
+The gateway (and any other agent) relies on these exactly, so a fifth platform is just
+another server that returns these models from these tools.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from gwanjong_shared.models import Comment, Post
+
+# The tools of the contract, in the order a server lists them.
+READ_TOOLS = ("trending", "search", "get_post", "get_comments", "capabilities", "validate")
+WRITE_TOOLS = ("write_post", "write_comment", "upvote")
+CONTRACT_TOOLS = READ_TOOLS + WRITE_TOOLS
+
+Action = Literal["write_post", "write_comment", "upvote"]
+ACTIONS: tuple[Action, ...] = ("write_post", "write_comment", "upvote")
+
+# auto: a program may do it. summoned: only when the target mentions or quotes our account.
+# human: only a person may do it (the program hands the text over). never: not possible/permitted.
+Allowed = Literal["auto", "summoned", "human", "never"]
+Unit = Literal["chars", "graphemes", "weighted_chars", "bytes"]
+LimitName = Literal["title", "body", "comment"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ActionRule(_Model):
+    allowed: Allowed
+    reason: str
+
+
+class Limit(_Model):
+    max: int
+    unit: Unit
+
+
+class Capabilities(_Model):
+    platform: str
+    configured: bool
+    account: str | None = None
+    actions: dict[Action, ActionRule]
+    limits: dict[LimitName, Limit]
+
+
+class Length(_Model):
+    used: int
+    max: int
+    unit: Unit
+
+
+class Validation(_Model):
+    ok: bool
+    allowed: Literal["auto", "human", "never"]
+    problems: list[str] = Field(default_factory=list)
+    length: Length
+
+
+class PostList(_Model):
+    posts: list[Post]
+
+
+class CommentList(_Model):
+    comments: list[Comment]

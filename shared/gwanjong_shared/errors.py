@@ -1,0 +1,95 @@
+"""The small set of error kinds every platform server reports.
+
+A tool failure reaches the model as an MCP tool error whose text starts with the kind,
+then one sentence saying what to do next::
+
+    not_found: No Dev.to article has id 123. Check the id from search or trending.
+    rate_limited retry_after=30: Dev.to is throttling us. Wait 30 seconds, then retry.
+
+The gateway parses that prefix back with :func:`parse_error`, so any MCP server that
+follows this format can join as a platform.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from enum import StrEnum
+
+from fastmcp.exceptions import ToolError
+
+
+class ErrorKind(StrEnum):
+    AUTH = "auth"
+    NOT_FOUND = "not_found"
+    RATE_LIMITED = "rate_limited"
+    INVALID_INPUT = "invalid_input"
+    NOT_SUPPORTED = "not_supported"
+    UNAVAILABLE = "unavailable"
+    TIMEOUT = "timeout"
+
+
+class PlatformError(ToolError):
+    """Raised by adapters. It is a ToolError, so FastMCP sends its text to the model as is
+    (an expected outcome, logged at INFO without a traceback)."""
+
+    def __init__(self, kind: ErrorKind, message: str, *, retry_after: float | None = None) -> None:
+        super().__init__(format_error(kind, message, retry_after), log_level=logging.INFO)
+        self.kind = kind
+        self.message = message
+        self.retry_after = retry_after
+
+    def to_tool_error(self) -> ToolError:
+        return ToolError(str(self))
+
+
+def format_error(kind: ErrorKind, message: str, retry_after: float | None = None) -> str:
+    if kind is ErrorKind.RATE_LIMITED:
+        seconds = max(1, round(retry_after)) if retry_after is not None else 60
+        return f"{kind.value} retry_after={seconds}: {message}"
+    return f"{kind.value}: {message}"
+
+
+_PREFIX = re.compile(r"^(?P<kind>[a-z_]+)(?: retry_after=(?P<after>\d+(?:\.\d+)?))?: (?P<msg>.*)$", re.S)
+
+
+def parse_error(text: str) -> tuple[ErrorKind, str, float | None]:
+    """Split an error text into (kind, message, retry_after); unknown shapes are `unavailable`."""
+    match = _PREFIX.match(text.strip())
+    if match:
+        try:
+            kind = ErrorKind(match["kind"])
+        except ValueError:
+            return ErrorKind.UNAVAILABLE, text.strip(), None
+        after = float(match["after"]) if match["after"] else None
+        return kind, match["msg"], after
+    return ErrorKind.UNAVAILABLE, text.strip(), None
+
+
+# Convenience constructors keep adapter code short and the wording consistent.
+def auth(message: str) -> PlatformError:
+    return PlatformError(ErrorKind.AUTH, message)
+
+
+def not_found(message: str) -> PlatformError:
+    return PlatformError(ErrorKind.NOT_FOUND, message)
+
+
+def rate_limited(message: str, retry_after: float | None) -> PlatformError:
+    return PlatformError(ErrorKind.RATE_LIMITED, message, retry_after=retry_after)
+
+
+def invalid_input(message: str) -> PlatformError:
+    return PlatformError(ErrorKind.INVALID_INPUT, message)
+
+
+def not_supported(message: str) -> PlatformError:
+    return PlatformError(ErrorKind.NOT_SUPPORTED, message)
+
+
+def unavailable(message: str) -> PlatformError:
+    return PlatformError(ErrorKind.UNAVAILABLE, message)
+
+
+def timeout(message: str) -> PlatformError:
+    return PlatformError(ErrorKind.TIMEOUT, message)

@@ -1,0 +1,69 @@
+"""The data every platform server returns, in one shape for all platforms.
+
+Models are frozen so an adapter's result cannot be changed by whoever holds it. The
+platform's raw payload rides along in ``raw`` for code that needs a field we did not
+normalise, but it is excluded from serialisation: it never goes over MCP.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Platform = str  # "devto", "bluesky", "twitter", "reddit", or any fifth platform's name
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Post(_Frozen):
+    id: str
+    platform: Platform
+    title: str = ""
+    url: str = ""
+    body: str = ""
+    author: str = ""
+    tags: list[str] = Field(default_factory=list)
+    likes: int = 0
+    comments_count: int = 0
+    published_at: str | None = None
+    raw: dict[str, Any] | None = Field(default=None, exclude=True, repr=False)
+
+
+class Comment(_Frozen):
+    id: str
+    platform: Platform
+    post_id: str
+    parent_id: str | None = None
+    author: str = ""
+    body: str = ""
+    likes: int = 0
+    published_at: str | None = None
+    depth: int = 0
+    raw: dict[str, Any] | None = Field(default=None, exclude=True, repr=False)
+
+
+class UserProfile(_Frozen):
+    id: str
+    platform: Platform
+    handle: str
+    display_name: str = ""
+    url: str = ""
+
+
+class PostResult(_Frozen):
+    ok: bool
+    platform: Platform
+    action: Literal["write_post", "write_comment", "upvote"]
+    id: str | None = None
+    url: str | None = None
+
+
+class RateLimit(_Frozen):
+    """What the platform last told us about our budget (from its rate-limit headers)."""
+
+    limit: int | None = None
+    remaining: int | None = None
+    reset_at: float | None = None  # epoch seconds

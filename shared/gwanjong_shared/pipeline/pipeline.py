@@ -1,0 +1,227 @@
+"""`Pipeline`: stateful, ordered tools on any FastMCP server."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from types import MappingProxyType
+from typing import Any, Generic, TypedDict, TypeVar, overload
+
+from fastmcp import Context, FastMCP
+from fastmcp.dependencies import CurrentContext, Depends
+from fastmcp.exceptions import ToolError
+from mcp.types import Icon, ToolAnnotations
+from typing_extensions import Unpack
+
+from gwanjong_shared.pipeline.graph import ToolSpec, describe, missing_message
+from gwanjong_shared.pipeline.keys import DEFAULT_CLIENT_KEY_HEADER, client_key
+from gwanjong_shared.pipeline.state import PipelineState
+from gwanjong_shared.pipeline.status import STATUS_DESCRIPTION, StatusExtra, merge_extra
+from gwanjong_shared.pipeline.store import (
+    DEFAULT_MAX_CLIENTS,
+    DEFAULT_TTL_SECONDS,
+    StateStore,
+)
+from gwanjong_shared.pipeline.stored import apply_outcome
+from gwanjong_shared.pipeline.wrap import (
+    call_user_function,
+    find_state_parameter,
+    registrable,
+    type_hints,
+)
+
+S = TypeVar("S", bound=PipelineState)
+F = TypeVar("F", bound=Callable[..., Any])
+
+# One shared provider (it is stateless); a call in each default would trip ruff's B008.
+_CURRENT_CONTEXT: Context = CurrentContext()
+
+
+class ToolOptions(TypedDict, total=False):
+    """The `FastMCP.tool(...)` options a pipeline tool passes through."""
+
+    name: str
+    title: str
+    description: str
+    icons: list[Icon]
+    tags: set[str]
+    annotations: ToolAnnotations | dict[str, Any]
+    meta: dict[str, Any]
+    timeout: float
+
+
+def _names(value: str | Sequence[str]) -> tuple[str, ...]:
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+class Pipeline(Generic[S]):
+    """Per-client workflow state and ordered tools on top of a FastMCP server.
+
+    Args:
+        server: the server the tools are registered on.
+        state: the `PipelineState` subclass; each client gets a fresh instance.
+        status_tool: name of the auto-registered read-only status tool; None registers
+            none (the server can build its own from `describe`).
+        status_description: replaces the default status description.
+        status_extra: called with the request's Context; its keys are added to the
+            status report (e.g. backend health). Sync or async.
+        ttl: seconds of idleness after which a client's state is forgotten.
+        max_clients: most clients kept at once; least recently used idle ones go first.
+        clock: monotonic seconds; injectable for tests.
+        client_key_header: the HTTP header a modern-era (2026-07-28) client sends to say
+            which state is its own (see `gwanjong_shared.pipeline.keys`).
+    """
+
+    def __init__(
+        self,
+        server: FastMCP,
+        state: type[S],
+        *,
+        status_tool: str | None = "status",
+        status_description: str = STATUS_DESCRIPTION,
+        status_extra: StatusExtra | None = None,
+        ttl: float = DEFAULT_TTL_SECONDS,
+        max_clients: int = DEFAULT_MAX_CLIENTS,
+        clock: Callable[[], float] = time.monotonic,
+        client_key_header: str = DEFAULT_CLIENT_KEY_HEADER,
+    ) -> None:
+        self.server = server
+        self.state_type = state
+        self.client_key_header = client_key_header
+        self.store: StateStore[S] = StateStore(state, ttl=ttl, max_clients=max_clients, clock=clock)
+        self._specs: dict[str, ToolSpec] = {}
+        self._status_extra = status_extra
+        if status_tool is not None:
+            self._register_status(status_tool, status_description)
+
+    @property
+    def specs(self) -> Mapping[str, ToolSpec]:
+        """The registered pipeline tools by name, in registration order."""
+        return MappingProxyType(self._specs)
+
+    # -- reaching the state from server code -------------------------------------------
+
+    def key_for(self, ctx: Context) -> str:
+        """The store key of the client behind `ctx`; raises ToolError if there is none."""
+        return client_key(ctx, header=self.client_key_header)
+
+    def state_for(self, ctx: Context) -> S:
+        """The calling client's state, created if needed. Takes no lock: use it inside a
+        pipeline tool (which already holds the client's lock) or for reads."""
+        return self.store.bucket(self.key_for(ctx)).state
+
+    def locked(self, ctx: Context) -> AbstractAsyncContextManager[S]:
+        """`async with pipeline.locked(ctx) as state:` — exclusive access, as tools get."""
+        return self.store.hold(self.key_for(ctx))
+
+    def reset(self, ctx: Context) -> bool:
+        """Forget the calling client's state; True if there was any."""
+        return self.store.drop(self.key_for(ctx))
+
+    def describe(self, state: S) -> dict[str, Any]:
+        """The status report for `state` (what the status tool returns, minus extras)."""
+        return describe(state, list(self._specs.values()))
+
+    # -- registering tools --------------------------------------------------------------
+
+    @overload
+    def tool(self, fn: F, /) -> F: ...
+
+    @overload
+    def tool(
+        self,
+        fn: None = None,
+        /,
+        *,
+        stores: str | Sequence[str] = (),
+        requires: str | Sequence[str] = (),
+        **options: Unpack[ToolOptions],
+    ) -> Callable[[F], F]: ...
+
+    def tool(
+        self,
+        fn: F | None = None,
+        /,
+        *,
+        stores: str | Sequence[str] = (),
+        requires: str | Sequence[str] = (),
+        **options: Unpack[ToolOptions],
+    ) -> F | Callable[[F], F]:
+        """Register a tool that reads or writes the client's state.
+
+        `requires`: fields that must be populated before the tool runs; otherwise the
+        call fails with a ToolError naming them and the tools that store them.
+        `stores`: fields set from the tool's outcome after it returns (a `Stored`'s
+        `store` mapping, or the plain return value when exactly one field is declared).
+        A parameter annotated with the state class receives the state and is hidden from
+        the input schema. A function with none of the three is registered as a plain
+        tool. Other keyword arguments go to `FastMCP.tool`. Returns `fn` unchanged.
+        """
+
+        def register(func: F) -> F:
+            self._register(func, _names(stores), _names(requires), options)
+            return func
+
+        return register if fn is None else register(fn)
+
+    def _register(
+        self,
+        func: Callable[..., Any],
+        stores: tuple[str, ...],
+        requires: tuple[str, ...],
+        options: ToolOptions,
+    ) -> None:
+        fields = self.state_type.model_fields
+        unknown = [name for name in (*stores, *requires) if name not in fields]
+        if unknown:
+            raise ValueError(
+                f"{func.__qualname__}: {unknown} are not fields of {self.state_type.__name__} "
+                f"(fields: {list(self.state_type.field_names())})"
+            )
+        hints = type_hints(func)
+        state_param = find_state_parameter(func, hints, self.state_type)
+        if not stores and not requires and state_param is None:
+            self.server.tool(func, **options)  # needs no state: leave it untouched
+            return
+        spec = ToolSpec(options.get("name") or func.__name__, stores, requires)
+
+        async def body(kwargs: dict[str, Any], key: str) -> Any:
+            async with self.store.hold(key) as state:
+                missing = state.missing(spec.requires)
+                if missing:
+                    raise ToolError(missing_message(spec.name, missing, list(self._specs.values())))
+                if state_param is not None:
+                    kwargs[state_param] = state
+                outcome = await call_user_function(func, kwargs)
+                return apply_outcome(spec, state, outcome)
+
+        wrapper = registrable(
+            func,
+            hints=hints,
+            state_param=state_param,
+            hidden_default=Depends(self._request_key),
+            body=body,
+        )
+        self.server.tool(wrapper, **options)
+        self._specs[spec.name] = spec
+
+    def _request_key(self, ctx: Context = _CURRENT_CONTEXT) -> str:
+        return self.key_for(ctx)
+
+    def _register_status(self, name: str, description: str) -> None:
+        async def status(ctx: Context = _CURRENT_CONTEXT) -> dict[str, Any]:
+            # Peek, not create: asking for status must not allocate a bucket.
+            state = self.store.peek(self.key_for(ctx))
+            report = self.describe(state if state is not None else self.state_type())
+            await merge_extra(report, self._status_extra, ctx)
+            return report
+
+        self.server.tool(
+            status,
+            name=name,
+            description=description,
+            annotations=ToolAnnotations(
+                read_only_hint=True, idempotent_hint=True, open_world_hint=False
+            ),
+        )

@@ -1,0 +1,394 @@
+"""The platform tool contract, checked against every platform server the same way.
+
+Each test runs for every PlatformSpec in tests/platforms.py (and each of its variants),
+in-memory over the MCP protocol, with the server talking real HTTP to the sandbox.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from fastmcp import Client
+from fastmcp.exceptions import ToolError
+
+from gwanjong_sandbox.control import SandboxControl
+from gwanjong_shared.contract import ACTIONS, CONTRACT_TOOLS, READ_TOOLS, WRITE_TOOLS
+from gwanjong_shared.models import Comment, Post
+
+from tests.platforms import SPECS, PlatformSpec
+
+pytestmark = pytest.mark.anyio
+
+CASES = [
+    pytest.param((spec, variant), id=f"{spec.name}-{variant}" if variant else spec.name)
+    for spec in SPECS.values()
+    for variant in [None, *spec.variants]
+]
+POST_FIELDS = set(Post.model_fields) - {"raw"}
+COMMENT_FIELDS = set(Comment.model_fields) - {"raw"}
+
+
+@pytest.fixture(params=CASES)
+def case(request: pytest.FixtureRequest) -> tuple[PlatformSpec, str | None]:
+    return request.param
+
+
+@pytest.fixture
+def spec(case: tuple[PlatformSpec, str | None]) -> PlatformSpec:
+    return case[0]
+
+
+@pytest.fixture
+async def client(case: tuple[PlatformSpec, str | None], sandbox: SandboxControl) -> AsyncIterator[Client[Any]]:
+    spec, variant = case
+    overrides = spec.variants[variant] if variant else {}
+    async with Client(spec.build(sandbox.url, **overrides)) as c:
+        yield c
+
+
+@pytest.fixture
+def ids(spec: PlatformSpec, sandbox: SandboxControl) -> dict[str, str]:
+    return sandbox.ids(spec.name)
+
+
+async def call(client: Client[Any], tool: str, **args: Any) -> Any:
+    result = await client.call_tool(tool, args)
+    assert result.structured_content is not None, f"{tool} returned no structured content"
+    return result.structured_content
+
+
+async def error_of(client: Client[Any], tool: str, **args: Any) -> str:
+    result = await client.call_tool(tool, args, raise_on_error=False)
+    assert result.is_error, f"{tool}({args}) should have failed but returned {result.structured_content}"
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert "Traceback" not in text
+    return text
+
+
+# -- the tool list ---------------------------------------------------------------------
+
+async def test_tools_are_exactly_the_contract(client: Client[Any]) -> None:
+    tools = {t.name: t for t in await client.list_tools()}
+    assert set(tools) == set(CONTRACT_TOOLS)
+    expected_args = {
+        "trending": {"limit"},
+        "search": {"query", "limit"},
+        "get_post": {"post_id"},
+        "get_comments": {"post_id", "limit"},
+        "write_post": {"title", "body", "tags"},
+        "write_comment": {"post_id", "body", "parent_id"},
+        "upvote": {"post_id"},
+        "capabilities": set(),
+        "validate": {"action", "body", "title", "post_id"},
+    }
+    for name, tool in tools.items():
+        assert set(tool.input_schema.get("properties", {})) == expected_args[name], name
+        assert tool.description and "Example" in tool.description, name
+        assert tool.annotations is not None
+        if name in READ_TOOLS:
+            assert tool.annotations.read_only_hint is True, name
+        if name in WRITE_TOOLS:
+            assert tool.annotations.destructive_hint is True, name
+            assert tool.annotations.open_world_hint is True, name
+    assert set(tools["search"].input_schema["required"]) == {"query"}
+
+
+# -- reads -------------------------------------------------------------------------------
+
+async def test_trending_returns_posts_in_the_shared_shape(client: Client[Any], spec: PlatformSpec) -> None:
+    posts = (await call(client, "trending", limit=5))["posts"]
+    assert 1 <= len(posts) <= 5
+    for post in posts:
+        assert set(post) == POST_FIELDS  # the raw payload never goes over MCP
+        assert post["platform"] == spec.name
+        assert post["id"] and post["url"].startswith("http")
+
+
+async def test_search_finds_the_matching_thread(client: Client[Any], spec: PlatformSpec, ids: dict[str, str]) -> None:
+    posts = (await call(client, "search", query=spec.search_word, limit=10))["posts"]
+    assert ids["rust-async"] in [p["id"] for p in posts]
+    assert all(set(p) == POST_FIELDS for p in posts)
+
+
+async def test_search_understands_korean(client: Client[Any], ids: dict[str, str]) -> None:
+    posts = (await call(client, "search", query="비동기", limit=10))["posts"]
+    assert ids["korean-dev"] in [p["id"] for p in posts]
+
+
+async def test_get_post_has_the_full_body(client: Client[Any], ids: dict[str, str]) -> None:
+    post = await call(client, "get_post", post_id=ids["rust-async"])
+    assert post["id"] == ids["rust-async"]
+    assert "select!" in post["body"] and "cancellation-safe" in post["body"]
+    assert post["author"] and post["published_at"]
+
+
+async def test_get_post_keeps_emoji_and_korean(client: Client[Any], ids: dict[str, str]) -> None:
+    korean = await call(client, "get_post", post_id=ids["korean-dev"])
+    assert "세마포어" in korean["body"]
+    emoji = await call(client, "get_post", post_id=ids["emoji-post"])
+    assert "🔥" in emoji["body"] + emoji["title"]
+
+
+@pytest.mark.parametrize("key", ["deleted-post", "missing"])
+async def test_get_post_of_a_gone_post_is_not_found(client: Client[Any], ids: dict[str, str], key: str) -> None:
+    assert (await error_of(client, "get_post", post_id=ids[key])).startswith("not_found: ")
+
+
+async def test_comments_are_flattened_with_parent_and_depth(client: Client[Any], ids: dict[str, str], spec: PlatformSpec) -> None:
+    comments = (await call(client, "get_comments", post_id=ids["mcp-servers"]))["comments"]
+    assert len(comments) == 6
+    seen: dict[str, int] = {}
+    for c in comments:
+        assert set(c) == COMMENT_FIELDS
+        assert c["platform"] == spec.name and c["post_id"] == ids["mcp-servers"]
+        if c["parent_id"] is None:
+            assert c["depth"] == 0
+        else:
+            assert c["parent_id"] in seen, "a reply must come after its parent"
+            assert c["depth"] == seen[c["parent_id"]] + 1
+        seen[c["id"]] = c["depth"]
+    assert max(seen.values()) == 2
+    assert any("stdout" in c["body"] for c in comments)
+
+
+async def test_empty_thread_has_no_comments(client: Client[Any], ids: dict[str, str]) -> None:
+    assert (await call(client, "get_comments", post_id=ids["empty-thread"]))["comments"] == []
+
+
+async def test_deleted_comment_keeps_its_replies(client: Client[Any], ids: dict[str, str]) -> None:
+    comments = (await call(client, "get_comments", post_id=ids["deleted-comments"]))["comments"]
+    assert len(comments) == 3
+    reply = next(c for c in comments if "civil" in c["body"])
+    parent = next(c for c in comments if c["id"] == reply["parent_id"])
+    assert "troll" not in parent["author"]
+
+
+async def test_huge_thread(client: Client[Any], ids: dict[str, str]) -> None:
+    everything = (await call(client, "get_comments", post_id=ids["huge"], limit=1000))["comments"]
+    assert len(everything) == 500
+    assert len({c["id"] for c in everything}) == 500
+    assert max(c["depth"] for c in everything) >= 4
+    first = (await call(client, "get_comments", post_id=ids["huge"], limit=50))["comments"]
+    assert len(first) == 50
+
+
+async def test_comments_of_a_missing_post_are_not_found(client: Client[Any], ids: dict[str, str]) -> None:
+    assert (await error_of(client, "get_comments", post_id=ids["missing"])).startswith("not_found: ")
+
+
+# -- capabilities and validate ---------------------------------------------------------
+
+async def test_capabilities_shape_and_rules(client: Client[Any], spec: PlatformSpec) -> None:
+    caps = await call(client, "capabilities")
+    assert set(caps) == {"platform", "configured", "account", "actions", "limits"}
+    assert caps["platform"] == spec.name and caps["configured"] is True and caps["account"]
+    assert set(caps["actions"]) == set(ACTIONS)
+    for action, rule in caps["actions"].items():
+        assert rule["allowed"] == spec.rules[action], action
+        assert len(rule["reason"]) > 10
+    assert {"body", "comment"} <= set(caps["limits"])
+    for limit in caps["limits"].values():
+        assert limit["max"] > 0 and limit["unit"] in {"chars", "graphemes", "weighted_chars", "bytes"}
+
+
+def _text_of(length: int, unit: str) -> str:
+    # Multi-code-point units are what platforms miscount, so use them where they matter.
+    if unit == "graphemes":
+        return "👩‍💻" * (length // 2) + "한" * (length - length // 2)
+    if unit == "weighted_chars":
+        return "한" * (length // 2) + "a" * (length % 2)  # CJK weighs 2
+    return "a" * length
+
+
+async def test_validate_length_at_max_and_max_plus_one(client: Client[Any], ids: dict[str, str]) -> None:
+    caps = await call(client, "capabilities")
+    limits = caps["limits"]
+    checks = [("write_post", "body", None), ("write_comment", "comment", ids["summons-me"])]
+    for action, limit_name, target in checks:
+        limit = limits[limit_name]
+        if limit["max"] > 50_000:  # Dev.to's 800 KB: checked by unit tests, not over MCP
+            continue
+        for length, fits in ((limit["max"], True), (limit["max"] + 1, False)):
+            text = _text_of(length, limit["unit"])
+            result = await call(client, "validate", action=action, body=text, title="A fine title", post_id=target)
+            assert result["length"] == {"used": length, "max": limit["max"], "unit": limit["unit"]}
+            too_long = [p for p in result["problems"] if str(limit["max"]) in p]
+            assert bool(too_long) is not fits, (action, length, result)
+            if not fits:
+                assert result["ok"] is False
+
+
+async def test_validate_title_limit(client: Client[Any]) -> None:
+    caps = await call(client, "capabilities")
+    title = caps["limits"].get("title")
+    if title is None:
+        pytest.skip("this platform's posts have no separate title")
+    ok = await call(client, "validate", action="write_post", body="body", title="t" * title["max"])
+    over = await call(client, "validate", action="write_post", body="body", title="t" * (title["max"] + 1))
+    assert not any("title" in p for p in ok["problems"])
+    assert any("title" in p for p in over["problems"]) and over["ok"] is False
+
+
+async def test_validate_resolves_summoned_per_target(client: Client[Any], spec: PlatformSpec, ids: dict[str, str]) -> None:
+    body = "Thanks for the mention: I would keep one gateway."
+    summoned = await call(client, "validate", action="write_comment", body=body, post_id=ids["summons-me"])
+    plain = await call(client, "validate", action="write_comment", body=body, post_id=ids["rust-async"])
+    rule = spec.rules["write_comment"]
+    if rule == "summoned":
+        assert summoned["allowed"] == "auto" and summoned["ok"] is True
+        assert plain["allowed"] == "human" and plain["ok"] is False and plain["problems"]
+    elif rule in ("human", "never"):
+        assert summoned["allowed"] == plain["allowed"] == rule
+        assert plain["problems"]
+    else:
+        assert summoned["ok"] and plain["ok"]
+
+
+async def test_validate_rejects_an_unknown_action(client: Client[Any]) -> None:
+    text = await error_of(client, "validate", action="retweet", body="x")
+    assert text.startswith("invalid_input: ") and "write_post" in text
+
+
+# -- writes ------------------------------------------------------------------------------
+
+async def test_write_post(client: Client[Any], spec: PlatformSpec, sandbox: SandboxControl) -> None:
+    result = await client.call_tool(
+        "write_post", {"title": "Notes on MCP", "body": "One concrete tip: log to stderr. 🚀 한국어", "tags": ["mcp"]},
+        raise_on_error=False,
+    )
+    writes = sandbox.writes(spec.name)
+    if spec.rules["write_post"] == "auto":
+        assert not result.is_error, result.content
+        data = result.structured_content
+        assert data is not None and data["ok"] is True and data["action"] == "write_post" and data["id"]
+        assert [w["action"] for w in writes] == ["write_post"]
+        assert "log to stderr" in json.dumps(writes[0]["data"], ensure_ascii=False)
+    else:
+        assert result.is_error and writes == []
+
+
+async def test_write_comment_follows_the_rule(client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl) -> None:
+    body = "Good question: one gateway keeps the tool list small."
+    summoned = await client.call_tool("write_comment", {"post_id": ids["summons-me"], "body": body}, raise_on_error=False)
+    plain = await client.call_tool("write_comment", {"post_id": ids["rust-async"], "body": body}, raise_on_error=False)
+    rule = spec.rules["write_comment"]
+    writes = sandbox.writes(spec.name)
+    if rule in ("human", "never"):
+        for r in (summoned, plain):
+            assert r.is_error and r.content[0].text.startswith("not_supported: ")  # type: ignore[union-attr]
+        assert writes == []  # refused before any request was sent
+    elif rule == "summoned":
+        assert not summoned.is_error, summoned.content
+        assert plain.is_error and plain.content[0].text.startswith("not_supported: ")  # type: ignore[union-attr]
+        assert [w["action"] for w in writes] == ["write_comment"]
+    else:
+        assert not summoned.is_error and not plain.is_error
+        assert len(writes) == 2
+
+
+async def test_reply_shows_up_in_comments(client: Client[Any], spec: PlatformSpec, ids: dict[str, str]) -> None:
+    if spec.rules["write_comment"] not in ("auto", "summoned"):
+        pytest.skip(f"{spec.name} has no program-written comments (rule: {spec.rules['write_comment']})")
+    body = "Read-back check: one gateway, five tools."
+    await call(client, "write_comment", post_id=ids["summons-me"], body=body)
+    comments = (await call(client, "get_comments", post_id=ids["summons-me"]))["comments"]
+    assert any(body in c["body"] for c in comments)
+
+
+async def test_upvote_follows_the_rule(client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl) -> None:
+    result = await client.call_tool("upvote", {"post_id": ids["summons-me"]}, raise_on_error=False)
+    if spec.rules["upvote"] in ("human", "never"):
+        assert result.is_error and result.content[0].text.startswith("not_supported: ")  # type: ignore[union-attr]
+        assert sandbox.writes(spec.name) == []
+    else:
+        assert not result.is_error, result.content
+        assert [w["action"] for w in sandbox.writes(spec.name)] == ["upvote"]
+
+
+async def test_over_long_text_is_refused_before_sending(client: Client[Any], spec: PlatformSpec, sandbox: SandboxControl) -> None:
+    caps = await call(client, "capabilities")
+    limit = caps["limits"]["body"]
+    if limit["max"] > 50_000:
+        pytest.skip("limit too large to send over MCP in a test")
+    text = await error_of(client, "write_post", title="t", body=_text_of(limit["max"] + 1, limit["unit"]))
+    assert text.startswith(("invalid_input: ", "not_supported: "))
+    assert sandbox.writes(spec.name) == []
+
+
+# -- errors ------------------------------------------------------------------------------
+
+async def test_bad_credentials_are_auth(spec: PlatformSpec, sandbox: SandboxControl) -> None:
+    async with Client(spec.build(sandbox.url, **spec.bad_auth_env)) as client:
+        text = await error_of(client, "write_post", title="Hello", body="A short post.")
+        assert text.startswith("auth: ")
+        for secret in (*spec.secrets, *spec.bad_auth_env.values()):
+            assert secret not in text
+    assert sandbox.writes(spec.name) == []
+
+
+@pytest.mark.parametrize(
+    ("status", "kind"),
+    [(401, "auth"), (403, "auth"), (404, "not_found"), (500, "unavailable"), (503, "unavailable")],
+)
+async def test_platform_errors_map_to_kinds(client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl, status: int, kind: str) -> None:
+    sandbox.fault(spec.name, status=status, count=20)  # enough for any SDK's own retries
+    text = await error_of(client, "get_post", post_id=ids["rust-async"])
+    assert text.startswith(f"{kind}: "), text
+    assert len(text.split(": ", 1)[1]) > 20  # a sentence that says what to do
+
+
+async def test_rate_limit_carries_retry_after(client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl) -> None:
+    sandbox.fault(spec.name, status=429, retry_after=7, count=20)
+    text = await error_of(client, "get_post", post_id=ids["rust-async"])
+    assert text.startswith("rate_limited retry_after=7: "), text
+
+
+async def test_hanging_platform_times_out(client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl) -> None:
+    sandbox.fault(spec.name, kind="hang", seconds=6, count=20)
+    text = await error_of(client, "get_post", post_id=ids["rust-async"])
+    assert text.startswith("timeout: "), text
+
+
+async def test_recovers_after_a_fault(client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl) -> None:
+    sandbox.fault(spec.name, status=503, count=1)
+    await client.call_tool("get_post", {"post_id": ids["rust-async"]}, raise_on_error=False)
+    post = await call(client, "get_post", post_id=ids["rust-async"])
+    assert post["id"] == ids["rust-async"]
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        ("trending", {"limit": "many"}),
+        ("trending", {"limit": 0}),
+        ("search", {"query": 42}),
+        ("search", {"query": "   "}),
+        ("search", {}),
+        ("get_post", {}),
+        ("get_post", {"post_id": ""}),
+        ("get_comments", {"post_id": ["a"]}),
+        ("write_post", {"title": "t"}),
+        ("validate", {"action": "write_post", "body": "x", "surprise": 1}),
+    ],
+)
+async def test_wrong_arguments_are_invalid_input(client: Client[Any], spec: PlatformSpec, sandbox: SandboxControl, tool: str, args: dict[str, Any]) -> None:
+    text = await error_of(client, tool, **args)
+    assert text.startswith("invalid_input: "), text
+    assert sandbox.writes(spec.name) == []
+
+
+async def test_no_secret_in_any_result(client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl) -> None:
+    texts = []
+    for tool, args in [("capabilities", {}), ("trending", {"limit": 3}), ("get_post", {"post_id": ids["missing"]})]:
+        result = await client.call_tool(tool, args, raise_on_error=False)
+        texts.append(json.dumps(result.structured_content, ensure_ascii=False))
+        texts.extend(getattr(c, "text", "") for c in result.content)
+    sandbox.fault(spec.name, status=401, count=20)
+    result = await client.call_tool("get_post", {"post_id": ids["rust-async"]}, raise_on_error=False)
+    texts.extend(getattr(c, "text", "") for c in result.content)
+    blob = "\n".join(texts)
+    for secret in spec.secrets:
+        assert secret not in blob
