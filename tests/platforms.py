@@ -1,17 +1,19 @@
 """How the contract suite starts each platform server against the sandbox.
 
-A platform joins the suite by adding one PlatformSpec to SPECS; the tests themselves do not
-change. ``env`` is what the server process gets: the same dict builds the in-memory server
-(settings read from it) and the stdio process.
+A platform joins the suite with one module in tests/specs/ that defines ``SPEC``; the
+tests themselves do not change. ``env`` is what the server process gets: the same dict
+builds the in-memory server (settings read from it) and the stdio process.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import pkgutil
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from unittest import mock
 
@@ -29,9 +31,9 @@ class PlatformSpec:
     rules: dict[str, Allowed]
     #: secrets that must never appear in any result or error
     secrets: tuple[str, ...]
-    #: env that makes every request fail authentication
+    #: env that makes writes fail authentication
     bad_auth_env: dict[str, str] = field(default_factory=dict)
-    #: extra variants of the server to run the suite against (name -> env overrides)
+    #: extra configurations of the server to run the suite against (name -> env overrides)
     variants: dict[str, dict[str, str]] = field(default_factory=dict)
     #: a word that search must match to the "rust-async" thread
     search_word: str = "cancellation"
@@ -53,22 +55,17 @@ class PlatformSpec:
         return StdioTransport(command=sys.executable, args=["-m", self.module], env=env)
 
 
-COMMON = {"TIMEOUT_S": "2"}
+def prefixed(prefix: str, values: dict[str, str]) -> dict[str, str]:
+    """Env vars for one server; every server gets a short timeout in tests."""
+    return {f"{prefix}{k}": v for k, v in {"TIMEOUT_S": "2", **values}.items()}
 
 
-def _prefixed(prefix: str, values: dict[str, str]) -> dict[str, str]:
-    return {f"{prefix}{k}": v for k, v in {**COMMON, **values}.items()}
+def _load() -> dict[str, PlatformSpec]:
+    specs: dict[str, PlatformSpec] = {}
+    for info in sorted(pkgutil.iter_modules([str(Path(__file__).parent / "specs")]), key=lambda i: i.name):
+        spec: PlatformSpec = importlib.import_module(f"tests.specs.{info.name}").SPEC
+        specs[spec.name] = spec
+    return specs
 
 
-DEVTO = PlatformSpec(
-    name="devto",
-    env=lambda url: _prefixed(
-        "DEVTO_",
-        {"BASE_URL": url, "API_KEY": "sandbox-devto-key", "READS_PER_MINUTE": "6000", "WRITE_INTERVAL_S": "1"},
-    ),
-    rules={"write_post": "auto", "write_comment": "human", "upvote": "human"},
-    secrets=("sandbox-devto-key",),
-    bad_auth_env={"DEVTO_API_KEY": "wrong-key"},
-)
-
-SPECS: dict[str, PlatformSpec] = {spec.name: spec for spec in [DEVTO]}
+SPECS: dict[str, PlatformSpec] = _load()

@@ -13,6 +13,7 @@ follows this format can join as a platform.
 from __future__ import annotations
 
 import logging
+import math
 import re
 from enum import StrEnum
 
@@ -45,7 +46,8 @@ class PlatformError(ToolError):
 
 def format_error(kind: ErrorKind, message: str, retry_after: float | None = None) -> str:
     if kind is ErrorKind.RATE_LIMITED:
-        seconds = max(1, round(retry_after)) if retry_after is not None else 60
+        # Round up: waiting a fraction too long is harmless, too short earns another 429.
+        seconds = max(1, math.ceil(retry_after - 1e-6)) if retry_after is not None else 60
         return f"{kind.value} retry_after={seconds}: {message}"
     return f"{kind.value}: {message}"
 

@@ -211,9 +211,11 @@ async def test_validate_length_at_max_and_max_plus_one(client: Client[Any], ids:
         limit = limits[limit_name]
         if limit["max"] > 50_000:  # Dev.to's 800 KB: checked by unit tests, not over MCP
             continue
+        # Title-less platforms put a title on the first line of the text, so leave it out.
+        title = "A fine title" if "title" in limits else ""
         for length, fits in ((limit["max"], True), (limit["max"] + 1, False)):
             text = _text_of(length, limit["unit"])
-            result = await call(client, "validate", action=action, body=text, title="A fine title", post_id=target)
+            result = await call(client, "validate", action=action, body=text, title=title, post_id=target)
             assert result["length"] == {"used": length, "max": limit["max"], "unit": limit["unit"]}
             too_long = [p for p in result["problems"] if str(limit["max"]) in p]
             assert bool(too_long) is not fits, (action, length, result)

@@ -14,6 +14,7 @@ from fastmcp import Client, Context, FastMCP
 from fastmcp.client.transports import StreamableHttpTransport
 from fastmcp.exceptions import ToolError
 from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
+from pydantic import Field
 
 from gwanjong_shared.pipeline import (
     PROCESS_KEY,
@@ -40,14 +41,18 @@ def anyio_backend() -> str:
 
 
 class Flow(PipelineState):
-    opportunities: dict[str, dict[str, str]] = {}
-    contexts: dict[str, str] = {}
-    history: list[str] = []
+    opportunities: dict[str, dict[str, str]] = Field(default_factory=dict)
+    contexts: dict[str, str] = Field(default_factory=dict)
+    history: list[str] = Field(default_factory=list)
     note: str | None = None
 
 
 class OtherState(PipelineState):
-    other: list[str] = []
+    other: list[str] = Field(default_factory=list)
+
+
+class LiteralDefaults(PipelineState):
+    items: list[str] = []  # noqa: RUF012 - pydantic copies it per instance; tested below
 
 
 class FakeClock:
@@ -138,6 +143,9 @@ def test_state_fields_defaults_and_populated() -> None:
     assert [field_count(v) for v in (None, "", "abc", [1, 2], {"a": 1}, 0)] == [0, 0, 1, 2, 1, 1]
     with pytest.raises(ValueError, match="no field"):
         first.typo = 1  # type: ignore[attr-defined]
+    literal = LiteralDefaults()
+    literal.items.append("x")
+    assert LiteralDefaults().items == []
 
 
 def test_decoration_rejects_mistakes() -> None:
@@ -402,7 +410,11 @@ async def test_programmatic_access_from_server_code(mode: Mode) -> None:
         first = await client.call_tool("admin", {})
         assert isinstance(first.structured_content, dict)
         key = first.structured_content.pop("key")
-        assert first.structured_content == {"found": ["py-1", "py-2"], "same": True, "dropped": False}
+        assert first.structured_content == {
+            "found": ["py-1", "py-2"],
+            "same": True,
+            "dropped": False,
+        }
         assert pipeline.store.keys() == [key]
         # In-memory: the handshake era has a session; the modern era one process, one client.
         assert key == PROCESS_KEY if mode == "auto" else key.startswith("session:")
@@ -479,9 +491,12 @@ async def serve_http(mcp: FastMCP) -> AsyncIterator[str]:
     )
     async with anyio.create_task_group() as group:
         group.start_soon(server.serve, [sock])
-        with anyio.fail_after(10):
-            while not server.started:
-                await anyio.sleep(0.01)
+        for _ in range(1000):  # uvicorn exposes only a flag, no event
+            if server.started:
+                break
+            await anyio.sleep(0.01)
+        else:
+            raise TimeoutError("uvicorn did not start")
         try:
             yield f"http://127.0.0.1:{port}/mcp"
         finally:
@@ -511,8 +526,11 @@ async def test_two_http_clients_keep_separate_state(mode: Mode) -> None:
     headers_a = {HEADER: KEY_A} if mode == "auto" else None
     headers_b = {HEADER: KEY_B} if mode == "auto" else None
     results: dict[str, dict[str, Any]] = {}
-    async with serve_http(mcp) as url:
-        async with http_client(url, mode, headers_a) as a, http_client(url, mode, headers_b) as b:
+    async with (
+        serve_http(mcp) as url,
+        http_client(url, mode, headers_a) as a,
+        http_client(url, mode, headers_b) as b,
+    ):
 
             async def chain(name: str, client: Client[Any]) -> None:
                 results[name] = await run_chain(client, name)
