@@ -116,10 +116,17 @@ class SandboxApp:
             return
         platform = emulator.platform
         self.state.requests[platform] = self.state.requests.get(platform, 0) + 1
-        latency = self.state.latency_ms(platform)
+        # An emulator may obey faults aimed at a sibling (twikit's web API at "twitter"), so a
+        # fault meant for the platform hits whichever of its APIs the client tries.
+        scope_names: tuple[str, ...] = getattr(emulator, "fault_scope", (platform,))
+        latency = max(self.state.latency_ms(name) for name in scope_names)
         if latency:
             await anyio.sleep(latency / 1000)
-        fault = self.state.take_fault(platform, scope["path"])
+        fault = None
+        for name in scope_names:
+            fault = self.state.take_fault(name, scope["path"])
+            if fault is not None:
+                break
         if fault is None:
             await self.apps[platform](scope, receive, send)
         elif fault.kind == "status":

@@ -17,6 +17,9 @@ class Emulator(Protocol):
     #: Host headers routed here whatever the path (twikit keeps x.com as Host)
     hosts: tuple[str, ...]
 
+    # Optional: ``fault_scope: tuple[str, ...]`` names the fault targets this emulator obeys
+    # (default: its own platform only).
+
     def app(self) -> ASGIApp:
         """The ASGI app serving this platform's routes, with full paths."""
         ...

@@ -532,15 +532,15 @@ async def test_two_http_clients_keep_separate_state(mode: Mode) -> None:
         http_client(url, mode, headers_b) as b,
     ):
 
-            async def chain(name: str, client: Client[Any]) -> None:
-                results[name] = await run_chain(client, name)
+        async def chain(name: str, client: Client[Any]) -> None:
+            results[name] = await run_chain(client, name)
 
-            async with anyio.create_task_group() as group:  # both at the same time
-                group.start_soon(chain, "alpha", a)
-                group.start_soon(chain, "beta", b)
-            message = await tool_error(b, "draft", {"opportunity_id": "alpha-1"})
-            assert message == "unknown opportunity alpha-1"
-            assert (await status(a))["state"]["history"] == field(True, 1)
+        async with anyio.create_task_group() as group:  # both at the same time
+            group.start_soon(chain, "alpha", a)
+            group.start_soon(chain, "beta", b)
+        message = await tool_error(b, "draft", {"opportunity_id": "alpha-1"})
+        assert message == "unknown opportunity alpha-1"
+        assert (await status(a))["state"]["history"] == field(True, 1)
     assert results == {
         "alpha": {
             "opportunities": ["alpha-1", "alpha-2"],
@@ -552,7 +552,7 @@ async def test_two_http_clients_keep_separate_state(mode: Mode) -> None:
         },
     }
     prefix = "session:" if mode == "legacy" else "client:"
-    assert len(pipeline.store) == 2 and all(k.startswith(prefix) for k in pipeline.store.keys())
+    assert len(pipeline.store) == 2 and all(k.startswith(prefix) for k in pipeline.store)
 
 
 async def test_modern_http_without_a_client_key_is_refused() -> None:
@@ -563,8 +563,10 @@ async def test_modern_http_without_a_client_key_is_refused() -> None:
             assert f"`{HEADER}: <random UUID>`" in message and "2025-11-25" in message
             assert HEADER in await tool_error(anonymous, "status", {})
             assert (await anonymous.call_tool("peek", {}, raise_on_error=False)).is_error
-        async with http_client(url, "auto", {HEADER: "short"}) as weak:
-            assert "16 to 256" in await tool_error(weak, "scout", {"topic": "x"})
+        for name in (HEADER, "Mcp-Session-Id"):  # a guessable key would be shared by many
+            async with http_client(url, "auto", {name: "short"}) as weak:
+                message = await tool_error(weak, "scout", {"topic": "x"})
+                assert f"`{name.lower()}` header must be 16 to 256" in message
     assert len(pipeline.store) == 0
 
 
@@ -620,4 +622,4 @@ async def test_modern_http_authenticated_principals_are_isolated() -> None:
             assert (await bob.call_tool("recall", {})).data is None
         async with http_client(url, "auto", token="token-alice") as alice_again:
             assert (await alice_again.call_tool("recall", {})).data == "alice's"
-    assert sorted(key.split(":")[0] for key in pipeline.store.keys()) == ["user", "user"]
+    assert sorted(key.split(":")[0] for key in pipeline.store) == ["user", "user"]

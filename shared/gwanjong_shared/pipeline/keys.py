@@ -59,16 +59,18 @@ def _over_http() -> bool:
 
 
 def _supplied_key(header: str) -> str | None:
-    headers = get_http_headers(include_all=True)  # keys are lower-cased
-    value = headers.get(header.lower()) or headers.get(_MCP_SESSION_HEADER)
-    if value is None:
-        return None
-    if not _CLIENT_KEY_PATTERN.fullmatch(value):
-        raise ToolError(
-            f"The `{header}` header must be 16 to 256 printable characters without spaces; "
-            "send a random UUID and reuse it for the whole workflow."
-        )
-    return value
+    headers = get_http_headers(include_all=True)  # names come lower-cased
+    for name in (header.lower(), _MCP_SESSION_HEADER):
+        value = headers.get(name)
+        if value is None:
+            continue
+        if not _CLIENT_KEY_PATTERN.fullmatch(value):
+            raise ToolError(
+                f"The `{name}` header must be 16 to 256 printable characters without "
+                "spaces; send a random UUID and reuse it for the whole workflow."
+            )
+        return value
+    return None
 
 
 def client_key(ctx: Context, *, header: str = DEFAULT_CLIENT_KEY_HEADER) -> str:

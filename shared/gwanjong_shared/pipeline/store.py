@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -67,6 +67,9 @@ class StateStore(Generic[S]):
 
     def __contains__(self, key: object) -> bool:
         return key in self._buckets
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys())
 
     def keys(self) -> list[str]:
         """Live client keys, least recently used first."""
