@@ -2,8 +2,9 @@
 
 Control API (JSON), used by tests, the demo and the benchmarks:
 
-- ``GET  /_sandbox/health`` -> {"ok": true, "platforms": [...]}
+- ``GET  /_sandbox/health`` -> {"ok": true, "platforms": [...], "servable": [...]}
 - ``GET  /_sandbox/ids/{platform}`` -> logical corpus key -> platform post id
+- ``GET  /_sandbox/env/{platform}`` -> env vars that point that platform's server here
 - ``POST /_sandbox/faults`` {platform, kind, status, retry_after, seconds, ms, count, match}
 - ``GET  /_sandbox/writes[?platform=]`` -> every write received, oldest first
 - ``GET  /_sandbox/requests`` -> request counts per platform
@@ -30,13 +31,22 @@ log = logging.getLogger(__name__)
 
 def _control(state: SandboxState, emulators: dict[str, Emulator]) -> Starlette:
     async def health(_: Request) -> Response:
-        return JSONResponse({"ok": True, "platforms": sorted(emulators)})
+        servable = sorted(name for name, e in emulators.items() if hasattr(e, "demo_env"))
+        return JSONResponse({"ok": True, "platforms": sorted(emulators), "servable": servable})
 
     async def ids(request: Request) -> Response:
         platform = request.path_params["platform"]
         if platform not in emulators:
             return JSONResponse({"error": f"unknown platform {platform!r}"}, status_code=404)
         return JSONResponse(emulators[platform].ids())
+
+    async def env(request: Request) -> Response:
+        platform = request.path_params["platform"]
+        emulator = emulators.get(platform)
+        make = getattr(emulator, "demo_env", None)
+        if make is None:
+            return JSONResponse({"error": f"no server env for {platform!r}"}, status_code=404)
+        return JSONResponse(make(str(request.base_url).rstrip("/")))
 
     async def faults(request: Request) -> Response:
         body = await request.json()
@@ -67,6 +77,7 @@ def _control(state: SandboxState, emulators: dict[str, Emulator]) -> Starlette:
         routes=[
             Route("/_sandbox/health", health),
             Route("/_sandbox/ids/{platform}", ids),
+            Route("/_sandbox/env/{platform}", env),
             Route("/_sandbox/faults", faults, methods=["POST"]),
             Route("/_sandbox/writes", writes),
             Route("/_sandbox/requests", requests_),

@@ -20,6 +20,10 @@ class SandboxControl:
     def ids(self, platform: str) -> dict[str, str]:
         return self._get(f"/_sandbox/ids/{platform}")
 
+    def env(self, platform: str) -> dict[str, str]:
+        """Env vars that point `platform`'s server at this sandbox."""
+        return self._get(f"/_sandbox/env/{platform}")
+
     def fault(self, platform: str, kind: str = "status", **fields: Any) -> None:
         response = self._http.post("/_sandbox/faults", json={"platform": platform, "kind": kind, **fields})
         response.raise_for_status()

@@ -82,6 +82,9 @@ class DevtoEmulator:
         self._next_id = 5001
         self._last_write = 0.0
 
+    def demo_env(self, base_url: str) -> dict[str, str]:
+        return {"DEVTO_BASE_URL": base_url, "DEVTO_API_KEY": API_KEY, "DEVTO_READS_PER_MINUTE": "600"}
+
     def ids(self) -> dict[str, str]:
         ids = {key: str(value) for key, value in self.by_thread.items()}
         ids["missing"] = "999999"

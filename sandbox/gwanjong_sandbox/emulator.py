@@ -18,7 +18,8 @@ class Emulator(Protocol):
     hosts: tuple[str, ...]
 
     # Optional: ``fault_scope: tuple[str, ...]`` names the fault targets this emulator obeys
-    # (default: its own platform only).
+    # (default: its own platform only); ``demo_env(base_url) -> dict[str, str]`` gives the
+    # env vars that point this platform's server at the sandbox (used by `gwanjong demo`).
 
     def app(self) -> ASGIApp:
         """The ASGI app serving this platform's routes, with full paths."""

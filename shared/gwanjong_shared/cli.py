@@ -33,11 +33,15 @@ def serve_main(
     os.environ.setdefault("FASTMCP_LOG_LEVEL", "WARNING")
     os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
     os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
+    # Spawned by the gateway, a server takes its settings from the env it was given alone:
+    # a .env in the working directory may hold other platforms' secrets.
+    env_file = None if os.environ.get("GWANJONG_SPAWNED") == "1" else ".env"
     try:
-        settings = settings_cls()
+        settings = settings_cls(_env_file=env_file)  # type: ignore[call-arg]
     except pydantic.ValidationError as exc:
+        prefix = str(settings_cls.model_config.get("env_prefix", ""))
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+            f"{prefix}{'_'.join(str(p) for p in e['loc']).upper()}: {e['msg']}" for e in exc.errors()
         )
         sys.exit(f"{prog}: bad settings ({problems}). Fix the environment or .env and start again.")
     configure_logging(settings.log_level)

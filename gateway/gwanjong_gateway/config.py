@@ -1,0 +1,208 @@
+"""`gateway.toml`: which platforms are on, how each server starts, write mode and limits.
+
+Validated on load: an unknown key, a bad value or a missing command is a ConfigError that
+names the file and line, never a traceback. Secrets do not belong here; `${VAR}` in a
+platform's `env` table is expanded from the environment (and `<state_dir>/.env`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+BUNDLED = ("devto", "bluesky", "twitter", "reddit")
+WriteMode = Literal["dry-run", "confirm", "live"]
+_NAME = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class ConfigError(Exception):
+    """A config problem, worded for the person editing the file."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class DailyCaps(_Strict):
+    comment: int = Field(default=10, ge=0)
+    post: int = Field(default=2, ge=0)
+    upvote: int = Field(default=20, ge=0)
+
+
+class PlatformConfig(_Strict):
+    enabled: bool = True
+    command: list[str] | None = None
+    url: str | None = None
+    env: dict[str, str] = Field(default_factory=dict)
+    #: appended to every automated write here ("" turns it off); None = the platform default
+    disclosure: str | None = None
+    daily: DailyCaps = Field(default_factory=DailyCaps)
+    min_interval_s: float = Field(default=60.0, ge=0)
+
+    @model_validator(mode="after")
+    def _one_way_to_start(self) -> PlatformConfig:
+        if self.command is not None and self.url is not None:
+            raise ValueError("give either command or url, not both")
+        if self.command is not None and not self.command:
+            raise ValueError("command is empty; give the program and its arguments")
+        if self.url is not None and not self.url.startswith(("http://", "https://")):
+            raise ValueError("url must start with http:// or https://")
+        return self
+
+
+class SafetyConfig(_Strict):
+    author_cooldown_days: float = Field(default=7, ge=0)
+    opt_out: list[str] = Field(default_factory=list)
+    pause_after_failures: int = Field(default=3, ge=1)
+
+
+class GatewaySection(_Strict):
+    writes: WriteMode = "dry-run"
+    state_dir: str = "~/.gwanjong"
+    call_timeout_s: Annotated[float, Field(gt=0, le=600)] = 20.0
+    expose: list[str] = Field(default_factory=list)
+
+    @field_validator("expose")
+    @classmethod
+    def _namespaced(cls, names: list[str]) -> list[str]:
+        for name in names:
+            if "__" not in name:
+                raise ValueError(f"{name!r} is not a namespaced tool name like 'devto__search'")
+        return names
+
+
+class GatewayConfig(_Strict):
+    gateway: GatewaySection = Field(default_factory=GatewaySection)
+    safety: SafetyConfig = Field(default_factory=SafetyConfig)
+    platforms: dict[str, PlatformConfig] = Field(default_factory=dict)
+
+    @field_validator("platforms")
+    @classmethod
+    def _names(cls, platforms: dict[str, PlatformConfig]) -> dict[str, PlatformConfig]:
+        for name, platform in platforms.items():
+            if not _NAME.match(name):
+                raise ValueError(f"platform name {name!r} must be lowercase letters, digits or _")
+            if platform.command is None and platform.url is None and name not in BUNDLED:
+                raise ValueError(
+                    f"platform {name!r} is not bundled: give it command = [...] or url = \"...\""
+                )
+        return platforms
+
+    @property
+    def state_dir(self) -> Path:
+        return Path(os.path.expanduser(self.gateway.state_dir))
+
+    def enabled(self) -> dict[str, PlatformConfig]:
+        return {name: p for name, p in self.platforms.items() if p.enabled}
+
+
+def default_command(name: str) -> list[str]:
+    """The bundled server for a known platform, run by this same Python."""
+    return [sys.executable, "-m", f"gwanjong_{name}"]
+
+
+def command_for(name: str, platform: PlatformConfig) -> list[str]:
+    command = list(platform.command) if platform.command else default_command(name)
+    if platform.command and shutil.which(command[0]) is None and not Path(command[0]).exists():
+        raise ConfigError(f"platforms.{name}.command: program {command[0]!r} was not found on PATH")
+    return command
+
+
+def expand(value: str, environ: dict[str, str]) -> str:
+    """`${VAR}` from the environment; an unset variable becomes empty (the server then
+    reports itself unconfigured rather than failing to start)."""
+    return _VAR.sub(lambda m: environ.get(m.group(1), ""), value)
+
+
+def read_dotenv(path: Path) -> dict[str, str]:
+    """KEY=VALUE lines; what `setup save` writes."""
+    values: dict[str, str] = {}
+    if not path.exists():
+        return values
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, _, value = line.partition("=")
+        values[key.strip()] = value.strip().strip('"').strip("'")
+    return values
+
+
+def _line_of(text: str, loc: tuple[Any, ...]) -> int | None:
+    """Best effort: the line where the offending key (or its table) is written."""
+    keys = [str(part) for part in loc if not isinstance(part, int)]
+    lines = text.splitlines()
+    table_line = 0
+    for depth in range(len(keys), 0, -1):
+        header = re.compile(r"^\s*\[\s*" + r"\s*\.\s*".join(map(re.escape, keys[:depth])) + r"\s*\]")
+        for i, line in enumerate(lines):
+            if header.match(line):
+                table_line = i
+                break
+        if table_line:
+            break
+    if keys:
+        key = re.compile(r"^\s*" + re.escape(keys[-1]) + r"\s*=")
+        for i in range(table_line, len(lines)):
+            if key.match(lines[i]):
+                return i + 1
+        inline = re.compile(r"\b" + re.escape(keys[-1]) + r"\s*=")
+        for i in range(table_line, len(lines)):
+            if inline.search(lines[i]):
+                return i + 1
+    return table_line + 1 if table_line else None
+
+
+def parse(text: str, source: str = "gateway.toml") -> GatewayConfig:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+    try:
+        return GatewayConfig.model_validate(data)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            loc = tuple(err["loc"])
+            where = ".".join(str(p) for p in loc)
+            line = _line_of(text, loc)
+            at = f"{source}:{line}" if line else source
+            msg = "unknown key (check the spelling)" if err["type"] == "extra_forbidden" else err["msg"]
+            problems.append(f"{at}: {where}: {msg}")
+        raise ConfigError("\n".join(problems)) from None
+
+
+def locate(explicit: str | None = None, environ: dict[str, str] | None = None) -> Path | None:
+    """--config PATH, else GWANJONG_CONFIG, else ./gateway.toml, else the user config dir."""
+    env = os.environ if environ is None else environ
+    if explicit:
+        path = Path(explicit).expanduser()
+        if not path.exists():
+            raise ConfigError(f"--config {explicit}: no such file")
+        return path
+    if env.get("GWANJONG_CONFIG"):
+        path = Path(env["GWANJONG_CONFIG"]).expanduser()
+        if not path.exists():
+            raise ConfigError(f"GWANJONG_CONFIG={path}: no such file")
+        return path
+    local = Path("gateway.toml")
+    if local.exists():
+        return local
+    base = Path(env.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    user = base / "gwanjong" / "gateway.toml"
+    return user if user.exists() else None
+
+
+def load(explicit: str | None = None) -> tuple[GatewayConfig, Path | None]:
+    path = locate(explicit)
+    if path is None:  # no file anywhere: the four bundled platforms, dry-run
+        return GatewayConfig(platforms={name: PlatformConfig() for name in BUNDLED}), None
+    return parse(path.read_text(encoding="utf-8"), str(path)), path

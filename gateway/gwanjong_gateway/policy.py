@@ -1,0 +1,96 @@
+"""The rules gwanjong imposes on itself before any write, on top of the platform's own.
+
+Each check returns None to let the strike go on, or the reason to refuse it. They run in
+the order of `strike`: cheapest and most certain first.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+
+from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.store import StrikeStore
+
+#: The customary disclosure per platform, appended to automated writes unless the
+#: platform's `disclosure` setting in gateway.toml says otherwise ("" turns it off).
+DISCLOSURE: dict[str, str] = {
+    # DEV's guidelines ask authors to disclose AI assistance in the article.
+    "devto": "\n\n---\n*Drafted with an AI assistant (gwanjong) and reviewed by the author.*",
+    # Reddit's bottiquette: say that an account is automated, in a small footer.
+    "reddit": "\n\n^(Drafted with an AI assistant.)",
+    # X and Bluesky disclose on the account (X's "Automated" label, Bluesky's `bot`
+    # self-label), and every character counts there: no footer by default.
+    "twitter": "",
+    "bluesky": "",
+}
+
+CAP_ACTION = {"comment": "comment", "post": "post", "upvote": "upvote"}
+
+
+def disclosure_for(config: GatewayConfig, platform: str) -> str:
+    setting = config.platforms.get(platform)
+    if setting is not None and setting.disclosure is not None:
+        return setting.disclosure
+    return DISCLOSURE.get(platform, "")
+
+
+def with_disclosure(text: str, footer: str) -> str:
+    if not footer or text.rstrip().endswith(footer.strip()):
+        return text
+    return text.rstrip() + footer
+
+
+def opted_out(config: GatewayConfig, platform: str, author: str) -> str | None:
+    who = author.lower().lstrip("@")
+    if not who:
+        return None
+    for entry in config.safety.opt_out:
+        entry = entry.lower().lstrip("@")
+        if entry in (who, f"{platform}:{who}"):
+            return f"{author} is on the opt-out list in gateway.toml ([safety] opt_out); gwanjong never targets them."
+    return None
+
+
+def author_cooldown(config: GatewayConfig, store: StrikeStore, platform: str, author: str, now: float | None = None) -> str | None:
+    days = config.safety.author_cooldown_days
+    last = store.last_to_author(platform, author)
+    if not days or last is None:
+        return None
+    now = time.time() if now is None else now
+    until = last.updated_at + days * 86400
+    if now < until:
+        when = datetime.fromtimestamp(until, UTC).strftime("%Y-%m-%d %H:%M UTC")
+        return (f"We already engaged with {author} on {platform} ({last.result_url or 'record ' + str(last.id)}); "
+                f"the author cool-down is {days:g} days, so not again before {when}.")
+    return None
+
+
+def daily_cap(config: GatewayConfig, store: StrikeStore, platform: str, action: str, now: float | None = None) -> str | None:
+    setting = config.platforms.get(platform)
+    caps = setting.daily if setting is not None else None
+    cap = getattr(caps, CAP_ACTION[action]) if caps is not None else None
+    if cap is None:
+        return None
+    now = time.time() if now is None else now
+    midnight = datetime.fromtimestamp(now, UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    used = store.written_since(platform, action, midnight.timestamp())
+    if used >= cap:
+        reset = (midnight + timedelta(days=1)).strftime("%H:%M UTC")
+        return (f"Daily cap reached: {used} of {cap} {action}s on {platform} today "
+                f"([platforms.{platform}.daily] in gateway.toml). It resets at {reset}.")
+    return None
+
+
+def min_interval(config: GatewayConfig, store: StrikeStore, platform: str, now: float | None = None) -> tuple[str, float] | None:
+    setting = config.platforms.get(platform)
+    interval = setting.min_interval_s if setting is not None else 0.0
+    last = store.last_write(platform)
+    if not interval or last is None:
+        return None
+    now = time.time() if now is None else now
+    wait = last + interval - now
+    if wait > 0:
+        return (f"Too soon: gwanjong waits {interval:g} s between writes on {platform} "
+                f"(min_interval_s). Try again in {wait:.0f} s.", wait)
+    return None

@@ -1,0 +1,178 @@
+"""scout and draft: find the discussions worth joining, then prepare one of them.
+
+No MCP server code here: the functions take the upstreams and return plain data, so the
+server module stays a thin layer of tool definitions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+
+from gwanjong_gateway.fence import NOTICE, fence
+from gwanjong_gateway.guides import approach, guide
+from gwanjong_gateway.mood import thread_mood
+from gwanjong_gateway.ranking import dedupe, opportunity_id, rank, select
+from gwanjong_gateway.state import DraftContext, Opportunity
+from gwanjong_gateway.store import StrikeStore
+from gwanjong_gateway.upstreams import Upstreams
+from gwanjong_shared.models import Comment, Post
+
+Progress = Callable[[float, float, str], Awaitable[None]]
+PER_PLATFORM = 20
+POST_CHARS = 1200
+COMMENT_CHARS = 300
+TOP_COMMENTS = 5
+STRIKE_ACTIONS = {"comment": "write_comment", "post": "write_post", "upvote": "upvote"}
+
+
+def _opt_out(authors: list[str], platform: str, author: str) -> bool:
+    who = author.lower().lstrip("@")
+    return any(entry.lower().lstrip("@") in (who, f"{platform}:{who}") for entry in authors)
+
+
+async def scout(
+    upstreams: Upstreams,
+    store: StrikeStore,
+    topic: str,
+    platforms: list[str],
+    limit: int,
+    opt_out: list[str],
+    progress: Progress | None = None,
+) -> tuple[list[Opportunity], dict[str, str]]:
+    """Trending and search on every platform at once; merged, deduplicated, ranked."""
+    found: list[Post] = []
+    errors: dict[str, str] = {}
+    done = 0
+    timeout = upstreams.config.gateway.call_timeout_s
+
+    async def one(platform: str) -> None:
+        nonlocal done
+        posts: list[Post] = []
+        problems: list[str] = []
+
+        async def fetch(tool: str, args: dict[str, Any]) -> None:
+            outcome = await upstreams.call(platform, tool, args, timeout)
+            if outcome.ok:
+                posts.extend(Post.model_validate(p) for p in outcome.data.get("posts", []))
+            else:
+                problems.append(f"{tool}: {outcome.error}")
+
+        with anyio.move_on_after(timeout + 1) as scope:  # a hung server must not hold scout
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(fetch, "search", {"query": topic, "limit": PER_PLATFORM})
+                tg.start_soon(fetch, "trending", {"limit": PER_PLATFORM})
+        if scope.cancelled_caught:
+            problems.append(f"no answer within {timeout:g} s")
+        if problems and not posts:
+            errors[platform] = "; ".join(problems)
+        elif problems:
+            errors[platform] = "partial: " + "; ".join(problems)
+        found.extend(posts)
+        done += 1
+        if progress is not None:
+            await progress(done, len(platforms), f"{platform}: {len(posts)} posts")
+
+    async with anyio.create_task_group() as tg:
+        for platform in platforms:
+            tg.start_soon(one, platform)
+
+    acted = store.acted_targets()
+    fresh = [
+        p for p in dedupe(found)
+        if (p.platform, p.id) not in acted and not _opt_out(opt_out, p.platform, p.author)
+    ]
+    chosen = select(rank(topic, fresh), limit)
+    return [Opportunity(opportunity_id(r.post), r.post, r.score, r.reason) for r in chosen], errors
+
+
+def compress(opportunity: Opportunity) -> dict[str, Any]:
+    """The short form the model sees for each scouted post."""
+    post = opportunity.post
+    return {
+        "id": opportunity.id,
+        "platform": post.platform,
+        "title": (post.title or post.body[:80]).strip()[:120],
+        "url": post.url,
+        "score": opportunity.score,
+        "comments_count": post.comments_count,
+        "reason": opportunity.reason,
+    }
+
+
+async def draft(upstreams: Upstreams, opportunity: Opportunity, mode: str, disclosure: str) -> tuple[dict[str, Any], DraftContext]:
+    """Everything the model needs to write one good reply, with platform text fenced."""
+    post = opportunity.post
+    platform, post_id = post.platform, post.id
+    results: dict[str, Any] = {}
+    failures: dict[str, str] = {}
+
+    async def get(key: str, tool: str, args: dict[str, Any]) -> None:
+        outcome = await upstreams.call(platform, tool, args)
+        if outcome.ok:
+            results[key] = outcome.data
+        else:
+            failures[key] = outcome.error
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(get, "post", "get_post", {"post_id": post_id})
+        tg.start_soon(get, "comments", "get_comments", {"post_id": post_id, "limit": 100})
+        tg.start_soon(get, "caps", "capabilities", {})
+        tg.start_soon(get, "comment_rule", "validate", {"action": "write_comment", "body": "draft", "post_id": post_id})
+        tg.start_soon(get, "upvote_rule", "validate", {"action": "upvote", "body": "", "post_id": post_id})
+
+    if "post" in failures and failures["post"].startswith("not_found"):
+        raise LookupError(f"not_found: the post behind {opportunity.id} is gone ({failures['post']}). Run scout again.")
+    full = Post.model_validate(results["post"]) if "post" in results else post
+    comments = [Comment.model_validate(c) for c in results.get("comments", {}).get("comments", [])]
+    caps = results.get("caps") or {}
+    mood = thread_mood([c.body for c in comments if c.body])
+    top = sorted(comments, key=lambda c: c.likes, reverse=True)[:TOP_COMMENTS]
+
+    def rule(key: str, action: str) -> dict[str, Any]:
+        if key in results:
+            v = results[key]
+            reason = "; ".join(v.get("problems", [])) if v.get("allowed") != "auto" else caps.get("actions", {}).get(action, {}).get("reason", "")
+            return {"allowed": v["allowed"], "reason": reason}
+        base = caps.get("actions", {}).get(action)
+        return base or {"allowed": "unknown", "reason": failures.get(key, "could not check")}
+
+    strike_rules = {
+        "comment": rule("comment_rule", "write_comment"),
+        "upvote": rule("upvote_rule", "upvote"),
+        "post": caps.get("actions", {}).get("write_post", {"allowed": "unknown", "reason": failures.get("caps", "")}),
+    }
+    source = f"{platform} post {post_id}"
+    shown: dict[str, Any] = {
+        "opportunity_id": opportunity.id,
+        "platform": platform,
+        "url": full.url,
+        "title": full.title,
+        "author": full.author,
+        "untrusted": NOTICE.format(source=platform),
+        "post": fence(full.body, source, POST_CHARS),
+        "top_comments": [
+            {"author": c.author or "[deleted]", "likes": c.likes, "depth": c.depth,
+             "text": fence(c.body, f"{platform} comment {c.id}", COMMENT_CHARS)}
+            for c in top
+        ],
+        "comments_total": len(comments),
+        "mood": {"label": mood.label, "compound": mood.compound, "positive": mood.positive,
+                 "negative": mood.negative, "neutral": mood.neutral},
+        "approach": approach(full.title, full.body, mood, len(comments)),
+        "guide": guide(platform),
+        "limits": caps.get("limits", {}),
+        "strike": {"writes": mode, "disclosure_appended": disclosure or None, "actions": strike_rules},
+        "next": f"Write your reply, then strike(opportunity_id={opportunity.id!r}, action='comment', content=...).",
+    }
+    if failures:
+        shown["warnings"] = failures
+    context = DraftContext(
+        opportunity=Opportunity(opportunity.id, full, opportunity.score, opportunity.reason),
+        capabilities=caps,
+        validation={"comment": strike_rules["comment"], "upvote": strike_rules["upvote"]},
+        shown=shown,
+    )
+    return shown, context

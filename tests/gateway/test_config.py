@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gwanjong_gateway.config import ConfigError, locate, parse
+from gwanjong_gateway.upstreams import platform_env
+
+
+def error_of(text: str) -> str:
+    with pytest.raises(ConfigError) as info:
+        parse(text)
+    return str(info.value)
+
+
+def test_the_shipped_file_is_valid_and_dry_run() -> None:
+    config = parse(Path("gateway.toml").read_text(encoding="utf-8"))
+    assert config.gateway.writes == "dry-run"
+    assert set(config.enabled()) == {"devto", "bluesky", "twitter", "reddit"}
+    assert config.gateway.expose == []
+
+
+def test_unknown_key_names_the_line() -> None:
+    text = '[gateway]\nwrites = "live"\n\n[platforms.devto]\nenabeld = true\n'
+    assert "gateway.toml:5: platforms.devto.enabeld: unknown key" in error_of(text)
+
+
+def test_bad_value_names_the_line() -> None:
+    assert "gateway.toml:2: gateway.writes: Input should be 'dry-run', 'confirm' or 'live'" in error_of('[gateway]\nwrites = "yolo"\n')
+
+
+def test_bad_toml_says_where() -> None:
+    assert "line 1" in error_of("[gateway\nwrites = 1")
+
+
+def test_a_fifth_platform_needs_a_command_or_url() -> None:
+    assert "give it command" in error_of("[platforms.mastodon]\nenabled = true\n")
+    config = parse('[platforms.mastodon]\ncommand = ["mastodon-mcp"]\n')
+    assert config.platforms["mastodon"].command == ["mastodon-mcp"]
+
+
+def test_command_and_url_together_are_refused() -> None:
+    assert "not both" in error_of('[platforms.devto]\ncommand = ["x"]\nurl = "http://127.0.0.1:1/mcp"\n')
+
+
+def test_expose_takes_namespaced_names() -> None:
+    assert "namespaced" in error_of('[gateway]\nexpose = ["search"]\n')
+
+
+def test_locate_prefers_flag_then_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    a, b = tmp_path / "a.toml", tmp_path / "b.toml"
+    a.write_text("", encoding="utf-8")
+    b.write_text("", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert locate(str(a), {"GWANJONG_CONFIG": str(b)}) == a
+    assert locate(None, {"GWANJONG_CONFIG": str(b)}) == b
+    with pytest.raises(ConfigError, match="no such file"):
+        locate(str(tmp_path / "missing.toml"), {})
+
+
+def test_each_server_gets_only_its_own_secrets() -> None:
+    config = parse('[platforms.devto]\nenv = { DEVTO_BASE_URL = "${FOREM}" }\n[platforms.bluesky]\n')
+    environ = {"DEVTO_API_KEY": "d-key", "BLUESKY_APP_PASSWORD": "b-pass", "FOREM": "http://forem.local", "AWS_SECRET": "x"}
+    saved = {"REDDIT_PASSWORD": "r-pass", "BLUESKY_HANDLE": "me.bsky.social"}
+    devto = platform_env("devto", config.platforms["devto"], saved, environ)
+    bluesky = platform_env("bluesky", config.platforms["bluesky"], saved, environ)
+    assert devto["DEVTO_API_KEY"] == "d-key" and devto["DEVTO_BASE_URL"] == "http://forem.local"
+    assert not any(k.startswith(("BLUESKY_", "REDDIT_", "AWS_")) for k in devto)
+    assert bluesky["BLUESKY_APP_PASSWORD"] == "b-pass" and bluesky["BLUESKY_HANDLE"] == "me.bsky.social"
+    assert "DEVTO_API_KEY" not in bluesky and "REDDIT_PASSWORD" not in bluesky
