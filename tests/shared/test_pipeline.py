@@ -479,13 +479,13 @@ async def test_idle_state_is_evicted_after_the_ttl(mode: Mode) -> None:
 
 
 @asynccontextmanager
-async def serve_http(mcp: FastMCP) -> AsyncIterator[str]:
+async def serve_http(mcp: FastMCP, *, stateless: bool = False) -> AsyncIterator[str]:
     """Run `mcp` over streamable HTTP on a free loopback port; yield its URL."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    app = mcp.http_app(path="/mcp", host_origin_protection="auto")
+    app = mcp.http_app(path="/mcp", host_origin_protection="auto", stateless_http=stateless)
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     )
@@ -560,7 +560,7 @@ async def test_modern_http_without_a_client_key_is_refused() -> None:
     async with serve_http(mcp) as url:
         async with http_client(url, "auto") as anonymous:
             message = await tool_error(anonymous, "scout", {"topic": "x"})
-            assert f"`{HEADER}: <random UUID>`" in message and "2025-11-25" in message
+            assert f"`{HEADER}: <random UUID>` header" in message and "2025-11-25" in message
             assert HEADER in await tool_error(anonymous, "status", {})
             assert (await anonymous.call_tool("peek", {}, raise_on_error=False)).is_error
         for name in (HEADER, "Mcp-Session-Id"):  # a guessable key would be shared by many
@@ -623,3 +623,23 @@ async def test_modern_http_authenticated_principals_are_isolated() -> None:
         async with http_client(url, "auto", token="token-alice") as alice_again:
             assert (await alice_again.call_tool("recall", {})).data == "alice's"
     assert sorted(key.split(":")[0] for key in pipeline.store) == ["user", "user"]
+
+
+async def test_stateless_http_server_handshake_clients_need_a_client_key() -> None:
+    # A stateless_http server issues no sessions: every handshake-era request would get a
+    # fresh id, so state would vanish between calls. Such clients are keyed like modern ones.
+    mcp, _ = build()
+    async with serve_http(mcp, stateless=True) as url:
+        async with http_client(url, "legacy") as anonymous:
+            message = await tool_error(anonymous, "scout", {"topic": "x"})
+            assert f"`{HEADER}: <random UUID>` header with every request." in message
+        async with http_client(url, "legacy", {HEADER: KEY_A}) as keyed:
+            await keyed.call_tool("scout", {"topic": "kept"})
+            peeked = await keyed.call_tool("peek", {})
+            assert peeked.structured_content == {
+                "opportunities": ["kept-1", "kept-2"],
+                "history": [],
+            }
+        async with http_client(url, "legacy", {HEADER: KEY_B}) as other:
+            peeked = await other.call_tool("peek", {})
+            assert peeked.structured_content == {"opportunities": [], "history": []}

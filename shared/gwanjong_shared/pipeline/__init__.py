@@ -4,7 +4,7 @@ An LLM runs a multi-step workflow in a few calls while the bulky intermediate da
 on the server::
 
     class Research(PipelineState):
-        hits: dict[str, Doc] = {}
+        hits: dict[str, Doc] = Field(default_factory=dict)
 
     mcp = FastMCP("research")
     pipeline = Pipeline(mcp, Research)          # also registers a read-only `status` tool
@@ -21,11 +21,12 @@ on the server::
 Calling `read` first fails with "`read` needs `hits`, which is empty. Call `search`
 first." The `state` parameter is injected (`Depends`) and absent from the input schema.
 
-Whose state: see `gwanjong_shared.pipeline.keys`. Handshake-era clients are keyed by
-their MCP session id; modern-era (2026-07-28) clients by their authenticated principal
-and/or an `X-Gwanjong-Session` header; stdio and in-memory servers without either use one
-process-wide bucket; anonymous modern-era HTTP calls without the header are refused
-rather than pooled. Idle clients are forgotten after `ttl` seconds (default one hour) and
+Whose state (details in `gwanjong_shared.pipeline.keys`): handshake-era clients are
+keyed by their MCP session id. Requests without a session (the 2026-07-28 era, or a
+`stateless_http` server) are keyed by the authenticated principal and/or an
+`X-Gwanjong-Session` header; stdio and in-memory servers without either use one
+process-wide bucket; anonymous HTTP calls without the header are refused rather than
+pooled. Idle clients are forgotten after `ttl` seconds (default one hour) and
 at most `max_clients` (default 1000) are kept. Calls of one client run one at a time.
 """
 

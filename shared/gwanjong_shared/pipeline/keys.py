@@ -1,23 +1,27 @@
 """Which client a request comes from, in both MCP protocol eras.
 
-The key decides whose state a call sees, so it must never let one client reach another's:
+The key decides whose state a call sees, so it must never let one client reach another's.
+Rules, first match wins:
 
-- Handshake era (2025-11-25 and older): `session:<ctx.session_id>`. The id is stable for
-  the connection and, over HTTP, issued and checked by the server (an unknown
-  `Mcp-Session-Id` is refused with "Session not found"), so it cannot be forged.
-- Modern era (2026-07-28) has no sessions: `ctx.session_id` changes on every request, so:
-  - an authenticated principal keys the bucket (`user:<sha256>`), optionally split further
-    by a client-chosen key header;
-  - otherwise a client-chosen key from the `X-Gwanjong-Session` header (name configurable),
-    or from `Mcp-Session-Id`, which modern clients may set freely: `client:<sha256>`. Such a
-    key is a bearer secret, so it must be long and random (a UUID);
-  - otherwise, without any HTTP request (stdio, in-memory), the process serves a single
-    client: `process`;
-  - otherwise (anonymous HTTP without a key) there is nothing that tells clients apart, and
-    one shared bucket would leak state between them, so the call is refused with a message
-    that says which header to send.
+1. Handshake era (2025-11-25 and older) with a session: `session:<ctx.session_id>`. Over
+   stdio and in-memory the id is generated once per connection; over HTTP it is the
+   `Mcp-Session-Id` the server issued and checks on every request (an unknown id gets
+   "Session not found"), so it cannot be forged.
+2. Otherwise nothing stable comes with the request: the modern era (2026-07-28) has no
+   sessions and `ctx.session_id` is new on every request, and a handshake-era client of a
+   `stateless_http` server gets no session either. Then:
+   - an authenticated principal keys the bucket (`user:<sha256>`), optionally split
+     further by a client key header;
+   - else a client-chosen key from the `X-Gwanjong-Session` header (name configurable) or,
+     in the modern era, from `Mcp-Session-Id`, which such clients may set freely:
+     `client:<sha256>`. The key is a bearer secret, so it must be long (a random UUID);
+   - else, without an HTTP request (stdio, in-memory), the process serves one client:
+     `process`;
+   - else (anonymous HTTP without a key) nothing tells clients apart, and one shared bucket
+     would leak state between them, so the call is refused with a ToolError that says which
+     header to send.
 
-The prefixes keep the spaces apart: a modern client that sends a victim's handshake
+The prefixes keep the spaces apart: a modern client presenting a victim's handshake
 session id as its key lands in `client:<hash>`, never in `session:<id>`.
 """
 
@@ -47,6 +51,7 @@ def _digest(text: str) -> str:
 
 def _is_modern(ctx: Context) -> bool:
     request = ctx.request_context
+    # No request context (a server-side call outside any request): no session either.
     return request is None or request.protocol_version in MODERN_PROTOCOL_VERSIONS
 
 
@@ -58,9 +63,9 @@ def _over_http() -> bool:
     return True
 
 
-def _supplied_key(header: str) -> str | None:
+def _supplied_key(names: tuple[str, ...]) -> str | None:
     headers = get_http_headers(include_all=True)  # names come lower-cased
-    for name in (header.lower(), _MCP_SESSION_HEADER):
+    for name in names:
         value = headers.get(name)
         if value is None:
             continue
@@ -74,26 +79,29 @@ def _supplied_key(header: str) -> str | None:
 
 
 def client_key(ctx: Context, *, header: str = DEFAULT_CLIENT_KEY_HEADER) -> str:
-    """The state-store key for the client behind `ctx` (see the module docstring).
+    """The state-store key for the client behind `ctx` (rules in the module docstring).
 
     Raises:
-        ToolError: for an anonymous modern-era HTTP request without a key header, or a
-            key header that is too short or malformed.
+        ToolError: for an anonymous HTTP request that carries neither a session nor a
+            client key header, or a key header that is too short or malformed.
     """
-    if not _is_modern(ctx):
+    modern = _is_modern(ctx)
+    http = _over_http()
+    if not modern and (not http or _MCP_SESSION_HEADER in get_http_headers(include_all=True)):
         return f"session:{ctx.session_id}"
-    supplied = _supplied_key(header)
+    names = (header.lower(), _MCP_SESSION_HEADER) if modern else (header.lower(),)
+    supplied = _supplied_key(names)
     principal = current_principal()
     if principal is not None:
         user = f"user:{_digest(principal)}"
         return f"{user}:client:{_digest(supplied)}" if supplied else user
     if supplied is not None:
         return f"client:{_digest(supplied)}"
-    if not _over_http():
+    if not http:
         return PROCESS_KEY
+    hint = " (or connect with protocol 2025-11-25, which has sessions)" if modern else ""
     raise ToolError(
-        "This server keeps your workflow state between calls, but this HTTP request does "
-        "not say which client it comes from (protocol 2026-07-28 has no sessions). Send a "
-        f"`{header}: <random UUID>` header with every request, or connect with protocol "
-        "2025-11-25."
+        "This server keeps your workflow state between calls, but nothing in this HTTP "
+        "request identifies your client: no MCP session and no sign-in. Send a "
+        f"`{header}: <random UUID>` header with every request{hint}."
     )
