@@ -61,8 +61,14 @@ def prefixed(prefix: str, values: dict[str, str]) -> dict[str, str]:
 
 
 def _load() -> dict[str, PlatformSpec]:
+    """Every spec in tests/specs; GWANJONG_TEST_PLATFORMS=devto,reddit narrows a local run."""
+    only = {p for p in os.environ.get("GWANJONG_TEST_PLATFORMS", "").split(",") if p}
     specs: dict[str, PlatformSpec] = {}
-    for info in sorted(pkgutil.iter_modules([str(Path(__file__).parent / "specs")]), key=lambda i: i.name):
+    for info in sorted(
+        pkgutil.iter_modules([str(Path(__file__).parent / "specs")]), key=lambda i: i.name
+    ):
+        if only and info.name not in only:
+            continue
         spec: PlatformSpec = importlib.import_module(f"tests.specs.{info.name}").SPEC
         specs[spec.name] = spec
     return specs

@@ -31,7 +31,10 @@ def can_elicit(ctx: Context) -> bool:
 
 
 def _modern(ctx: Context) -> bool:
-    return ctx.request_context is not None and ctx.request_context.protocol_version in MODERN_PROTOCOL_VERSIONS
+    return (
+        ctx.request_context is not None
+        and ctx.request_context.protocol_version in MODERN_PROTOCOL_VERSIONS
+    )
 
 
 async def ask(ctx: Context, message: str) -> Answer | InputRequiredResult:

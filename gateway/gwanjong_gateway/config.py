@@ -68,6 +68,7 @@ class GatewaySection(_Strict):
     writes: WriteMode = "dry-run"
     state_dir: str = "~/.gwanjong"
     call_timeout_s: Annotated[float, Field(gt=0, le=600)] = 20.0
+    start_timeout_s: Annotated[float, Field(gt=0, le=600)] = 30.0
     expose: list[str] = Field(default_factory=list)
 
     @field_validator("expose")
@@ -92,7 +93,7 @@ class GatewayConfig(_Strict):
                 raise ValueError(f"platform name {name!r} must be lowercase letters, digits or _")
             if platform.command is None and platform.url is None and name not in BUNDLED:
                 raise ValueError(
-                    f"platform {name!r} is not bundled: give it command = [...] or url = \"...\""
+                    f'platform {name!r} is not bundled: give it command = [...] or url = "..."'
                 )
         return platforms
 
@@ -142,7 +143,9 @@ def _line_of(text: str, loc: tuple[Any, ...]) -> int | None:
     lines = text.splitlines()
     table_line = 0
     for depth in range(len(keys), 0, -1):
-        header = re.compile(r"^\s*\[\s*" + r"\s*\.\s*".join(map(re.escape, keys[:depth])) + r"\s*\]")
+        header = re.compile(
+            r"^\s*\[\s*" + r"\s*\.\s*".join(map(re.escape, keys[:depth])) + r"\s*\]"
+        )
         for i, line in enumerate(lines):
             if header.match(line):
                 table_line = i
@@ -175,7 +178,11 @@ def parse(text: str, source: str = "gateway.toml") -> GatewayConfig:
             where = ".".join(str(p) for p in loc)
             line = _line_of(text, loc)
             at = f"{source}:{line}" if line else source
-            msg = "unknown key (check the spelling)" if err["type"] == "extra_forbidden" else err["msg"]
+            msg = (
+                "unknown key (check the spelling)"
+                if err["type"] == "extra_forbidden"
+                else err["msg"]
+            )
             problems.append(f"{at}: {where}: {msg}")
         raise ConfigError("\n".join(problems)) from None
 

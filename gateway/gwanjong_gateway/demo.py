@@ -28,44 +28,79 @@ console = Console(stderr=False, highlight=False)
 
 
 def _toml_config(state_dir: Path, envs: dict[str, dict[str, str]]) -> str:
-    lines = ["[gateway]", 'writes = "live"', f'state_dir = "{state_dir.as_posix()}"', "call_timeout_s = 20", ""]
+    lines = [
+        "[gateway]",
+        'writes = "live"',
+        f'state_dir = "{state_dir.as_posix()}"',
+        "call_timeout_s = 20",
+        "",
+    ]
     for name, env in envs.items():
         pairs = ", ".join(f'{k} = "{v}"' for k, v in env.items())
-        lines += [f"[platforms.{name}]", "enabled = true", f"env = {{ {pairs} }}", "min_interval_s = 0", ""]
+        lines += [
+            f"[platforms.{name}]",
+            "enabled = true",
+            f"env = {{ {pairs} }}",
+            "min_interval_s = 0",
+            "",
+        ]
     return "\n".join(lines)
 
 
 def _show(title: str, payload: Any) -> None:
-    console.print(Panel(json.dumps(payload, indent=2, ensure_ascii=False), title=title, expand=False))
+    console.print(
+        Panel(json.dumps(payload, indent=2, ensure_ascii=False), title=title, expand=False)
+    )
 
 
 async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: Any) -> int:
-    transport = StdioTransport(command=sys.executable, args=["-m", "gwanjong_gateway", "--config", str(config_path)],
-                               env={"FASTMCP_LOG_LEVEL": "WARNING"})
+    transport = StdioTransport(
+        command=sys.executable,
+        args=["-m", "gwanjong_gateway", "--config", str(config_path)],
+        env={"FASTMCP_LOG_LEVEL": "WARNING"},
+    )
     started = time.perf_counter()
     async with Client(transport, timeout=60) as client:
         tools = await client.list_tools()
-        console.print(f"[bold]1. Connected[/] to the gateway over stdio in {time.perf_counter() - started:.1f} s; "
-                      f"protocol {client.protocol_version if hasattr(client, 'protocol_version') else ''}")
+        console.print(
+            f"[bold]1. Connected[/] to the gateway over stdio in {time.perf_counter() - started:.1f} s; "
+            f"protocol {client.protocol_version if hasattr(client, 'protocol_version') else ''}"
+        )
         table = Table(title="Tools the model sees")
         table.add_column("tool")
         table.add_column("tokens (o200k)", justify="right")
         for tool in tools:
-            table.add_row(tool.name, str(count_tokens(json.dumps(tool.model_dump(mode="json", by_alias=True, exclude_none=True)))))
+            table.add_row(
+                tool.name,
+                str(
+                    count_tokens(
+                        json.dumps(tool.model_dump(mode="json", by_alias=True, exclude_none=True))
+                    )
+                ),
+            )
         table.add_row("[bold]total[/]", f"[bold]{tool_list_tokens(tools)}[/]")
         console.print(table)
 
-        async def progress(done: float, total: float | None, message: str | None) -> None:
-            console.print(f"   scout: {done:.0f}/{total or 0:.0f} {message or ''}")
+        async def progress(progress: float, total: float | None, message: str | None) -> None:
+            console.print(f"   scout: {progress:.0f}/{total or 0:.0f} {message or ''}")
 
         console.print(f"\n[bold]2. scout[/](topic={topic!r}) across {', '.join(platforms)}")
-        scouted = await client.call_tool("scout", {"topic": topic, "platforms": platforms, "limit": 8}, progress_handler=progress)
+        scouted = await client.call_tool(
+            "scout", {"topic": topic, "platforms": platforms, "limit": 8}, progress_handler=progress
+        )
         data = scouted.structured_content or {}
         table = Table(title="Opportunities")
         for col in ("id", "platform", "score", "comments", "title", "reason"):
             table.add_column(col, overflow="fold")
         for o in data.get("opportunities", []):
-            table.add_row(o["id"], o["platform"], f"{o['score']:.3f}", str(o["comments_count"]), o["title"][:60], o["reason"])
+            table.add_row(
+                o["id"],
+                o["platform"],
+                f"{o['score']:.3f}",
+                str(o["comments_count"]),
+                o["title"][:60],
+                o["reason"],
+            )
         console.print(table)
         if data.get("errors"):
             console.print(f"[yellow]errors:[/] {data['errors']}")
@@ -81,35 +116,71 @@ async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: A
                 continue
             done_platforms.add(opportunity["platform"])
             oid = opportunity["id"]
-            console.print(f"\n[bold]3. draft[/](opportunity_id={oid!r})  [{opportunity['platform']}] {opportunity['title'][:70]}")
-            drafted = (await client.call_tool("draft", {"opportunity_id": oid})).structured_content or {}
+            console.print(
+                f"\n[bold]3. draft[/](opportunity_id={oid!r})  [{opportunity['platform']}] {opportunity['title'][:70]}"
+            )
+            drafted = (
+                await client.call_tool("draft", {"opportunity_id": oid})
+            ).structured_content or {}
             rules = drafted.get("strike", {}).get("actions", {})
-            console.print(f"   mood: {drafted.get('mood', {}).get('label')} · approach: {drafted.get('approach')}")
-            console.print(f"   strike may: " + ", ".join(f"{a}={r.get('allowed')}" for a, r in rules.items()))
-            reply = ("One gateway with scout/draft/strike keeps the tool list small: ours is five tools "
-                     "instead of thirty-six, and the raw posts stay on the server.")
-            console.print(f"[bold]4. strike[/](action='comment')")
-            struck = await client.call_tool("strike", {"opportunity_id": oid, "action": "comment", "content": reply}, raise_on_error=False)
-            result = struck.structured_content or {"error": struck.content[0].text if struck.content else "?"}  # type: ignore[union-attr]
+            console.print(
+                f"   mood: {drafted.get('mood', {}).get('label')} · approach: {drafted.get('approach')}"
+            )
+            console.print(
+                "   strike may: " + ", ".join(f"{a}={r.get('allowed')}" for a, r in rules.items())
+            )
+            reply = (
+                "One gateway with scout/draft/strike keeps the tool list small: ours is five tools "
+                "instead of thirty-six, and the raw posts stay on the server."
+            )
+            console.print("[bold]4. strike[/](action='comment')")
+            struck = await client.call_tool(
+                "strike",
+                {"opportunity_id": oid, "action": "comment", "content": reply},
+                raise_on_error=False,
+            )
+            result = struck.structured_content or {
+                "error": " ".join(getattr(c, "text", "") for c in struck.content)
+            }
             status = str(result.get("status", "error"))
-            console.print(f"   -> [bold]{status}[/] {result.get('url') or result.get('open') or ''} {result.get('reason', '') if status != 'posted' else ''}"[:300])
-            outcomes.append((opportunity["platform"], status, result.get("url") or result.get("open") or ""))
+            console.print(
+                f"   -> [bold]{status}[/] {result.get('url') or result.get('open') or ''} {result.get('reason', '') if status != 'posted' else ''}"[
+                    :300
+                ]
+            )
+            outcomes.append(
+                (opportunity["platform"], status, result.get("url") or result.get("open") or "")
+            )
             if status == "posted":
-                again = await client.call_tool("strike", {"opportunity_id": oid, "action": "comment", "content": reply})
-                console.print(f"   strike again -> [bold]{(again.structured_content or {}).get('status')}[/] (never twice)")
+                again = await client.call_tool(
+                    "strike", {"opportunity_id": oid, "action": "comment", "content": reply}
+                )
+                console.print(
+                    f"   strike again -> [bold]{(again.structured_content or {}).get('status')}[/] (never twice)"
+                )
         status = (await client.call_tool("status", {})).structured_content or {}
-        console.print("\n[bold]5. status[/]: " + ", ".join(f"{k}={v['health']}" for k, v in status.get("platforms", {}).items()))
+        console.print(
+            "\n[bold]5. status[/]: "
+            + ", ".join(f"{k}={v['health']}" for k, v in status.get("platforms", {}).items())
+        )
 
     writes = sandbox.writes()
     table = Table(title="What reached the sandbox (its write log)")
     for col in ("platform", "action", "target", "text"):
         table.add_column(col, overflow="fold")
     for w in writes:
-        table.add_row(w["platform"], w["action"], str(w["target"] or "-"), json.dumps(w["data"], ensure_ascii=False)[:90])
+        table.add_row(
+            w["platform"],
+            w["action"],
+            str(w["target"] or "-"),
+            json.dumps(w["data"], ensure_ascii=False)[:90],
+        )
     console.print(table)
     posted = sum(1 for _, s, _ in outcomes if s == "posted")
-    console.print(f"\n[bold green]Demo complete:[/] {len(outcomes)} strikes, {posted} posted, "
-                  f"{sum(1 for _, s, _ in outcomes if s == 'handoff')} handed to a human, {len(writes)} writes in the sandbox.")
+    console.print(
+        f"\n[bold green]Demo complete:[/] {len(outcomes)} strikes, {posted} posted, "
+        f"{sum(1 for _, s, _ in outcomes if s == 'handoff')} handed to a human, {len(writes)} writes in the sandbox."
+    )
     return 0 if outcomes and len(writes) >= posted else 1
 
 
@@ -117,15 +188,26 @@ def run_demo(topic: str = "MCP server tool design", platforms: list[str] | None 
     try:
         from gwanjong_sandbox.control import start_sandbox
     except ModuleNotFoundError:
-        console.print("The sandbox package is not installed: run `uv sync` in the repository first.")
+        console.print(
+            "The sandbox package is not installed: run `uv sync` in the repository first."
+        )
         return 2
-    console.print(Panel("gwanjong demo: scout -> draft -> strike against a local sandbox of Dev.to, Bluesky, X and Reddit.\n"
-                        "Nothing leaves this machine.", expand=False))
+    console.print(
+        Panel(
+            "gwanjong demo: scout -> draft -> strike against a local sandbox of Dev.to, Bluesky, X and Reddit.\n"
+            "Nothing leaves this machine.",
+            expand=False,
+        )
+    )
     with start_sandbox() as sandbox, tempfile.TemporaryDirectory(prefix="gwanjong-demo-") as tmp:
         available = sandbox.health()["servable"]
-        chosen = [p for p in (platforms or ["devto", "bluesky", "twitter", "reddit"]) if p in available]
+        chosen = [
+            p for p in (platforms or ["devto", "bluesky", "twitter", "reddit"]) if p in available
+        ]
         if not chosen:
-            console.print(f"[red]None of {platforms} is served by the sandbox ({', '.join(available)}).[/]")
+            console.print(
+                f"[red]None of {platforms} is served by the sandbox ({', '.join(available)}).[/]"
+            )
             return 2
         envs = {p: sandbox.env(p) for p in chosen}
         console.print(f"Sandbox at {sandbox.url} serving {', '.join(available)}")

@@ -46,9 +46,12 @@ def register_exposed(mcp: FastMCP[Any], upstreams: Upstreams, names: list[str]) 
             continue
         source = upstream.tools[tool]
         forwarded = ForwardedTool(
-            name=name, description=f"[{platform}] {source.description or ''}",
-            parameters=source.input_schema, annotations=source.annotations,
-            upstream_name=platform, upstream_tool=tool,
+            name=name,
+            description=f"[{platform}] {source.description or ''}",
+            parameters=source.input_schema,
+            annotations=source.annotations,
+            upstream_name=platform,
+            upstream_tool=tool,
         )
         forwarded._upstreams = upstreams
         mcp.add_tool(forwarded)

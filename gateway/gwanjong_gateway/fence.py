@@ -20,4 +20,4 @@ def fence(text: str, source: str, max_chars: int | None = None) -> str:
     # A random tag per fence, so the quoted text cannot close the fence itself.
     tag = f"untrusted-{secrets.token_hex(3)}"
     text = text.replace("<untrusted", "&lt;untrusted").replace("</untrusted", "&lt;/untrusted")
-    return f"<{tag} source=\"{source}\">\n{text}\n</{tag}>"
+    return f'<{tag} source="{source}">\n{text}\n</{tag}>'

@@ -38,7 +38,9 @@ PLATFORM: dict[str, list[str]] = {
     ],
 }
 
-FALLBACK = ["Follow this platform's own rules for automated accounts and disclose automation where it asks."]
+FALLBACK = [
+    "Follow this platform's own rules for automated accounts and disclose automation where it asks."
+]
 
 
 def guide(platform: str) -> list[str]:
@@ -55,5 +57,9 @@ def approach(title: str, body: str, mood: Mood, comments: int) -> str:
         start = "The mood is critical: stay calm and factual, add evidence rather than opinion"
     else:
         start = "The thread is friendly: build on the best comment with a concrete addition"
-    then = "answer the question the author asks directly" if asks else "add one experience or detail the post is missing"
+    then = (
+        "answer the question the author asks directly"
+        if asks
+        else "add one experience or detail the post is missing"
+    )
     return f"{start}; {then}."

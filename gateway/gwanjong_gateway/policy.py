@@ -52,7 +52,9 @@ def opted_out(config: GatewayConfig, platform: str, author: str) -> str | None:
     return None
 
 
-def author_cooldown(config: GatewayConfig, store: StrikeStore, platform: str, author: str, now: float | None = None) -> str | None:
+def author_cooldown(
+    config: GatewayConfig, store: StrikeStore, platform: str, author: str, now: float | None = None
+) -> str | None:
     days = config.safety.author_cooldown_days
     last = store.last_to_author(platform, author)
     if not days or last is None:
@@ -61,12 +63,16 @@ def author_cooldown(config: GatewayConfig, store: StrikeStore, platform: str, au
     until = last.updated_at + days * 86400
     if now < until:
         when = datetime.fromtimestamp(until, UTC).strftime("%Y-%m-%d %H:%M UTC")
-        return (f"We already engaged with {author} on {platform} ({last.result_url or 'record ' + str(last.id)}); "
-                f"the author cool-down is {days:g} days, so not again before {when}.")
+        return (
+            f"We already engaged with {author} on {platform} ({last.result_url or 'record ' + str(last.id)}); "
+            f"the author cool-down is {days:g} days, so not again before {when}."
+        )
     return None
 
 
-def daily_cap(config: GatewayConfig, store: StrikeStore, platform: str, action: str, now: float | None = None) -> str | None:
+def daily_cap(
+    config: GatewayConfig, store: StrikeStore, platform: str, action: str, now: float | None = None
+) -> str | None:
     setting = config.platforms.get(platform)
     caps = setting.daily if setting is not None else None
     cap = getattr(caps, CAP_ACTION[action]) if caps is not None else None
@@ -77,12 +83,16 @@ def daily_cap(config: GatewayConfig, store: StrikeStore, platform: str, action: 
     used = store.written_since(platform, action, midnight.timestamp())
     if used >= cap:
         reset = (midnight + timedelta(days=1)).strftime("%H:%M UTC")
-        return (f"Daily cap reached: {used} of {cap} {action}s on {platform} today "
-                f"([platforms.{platform}.daily] in gateway.toml). It resets at {reset}.")
+        return (
+            f"Daily cap reached: {used} of {cap} {action}s on {platform} today "
+            f"([platforms.{platform}.daily] in gateway.toml). It resets at {reset}."
+        )
     return None
 
 
-def min_interval(config: GatewayConfig, store: StrikeStore, platform: str, now: float | None = None) -> tuple[str, float] | None:
+def min_interval(
+    config: GatewayConfig, store: StrikeStore, platform: str, now: float | None = None
+) -> tuple[str, float] | None:
     setting = config.platforms.get(platform)
     interval = setting.min_interval_s if setting is not None else 0.0
     last = store.last_write(platform)
@@ -91,6 +101,9 @@ def min_interval(config: GatewayConfig, store: StrikeStore, platform: str, now: 
     now = time.time() if now is None else now
     wait = last + interval - now
     if wait > 0:
-        return (f"Too soon: gwanjong waits {interval:g} s between writes on {platform} "
-                f"(min_interval_s). Try again in {wait:.0f} s.", wait)
+        return (
+            f"Too soon: gwanjong waits {interval:g} s between writes on {platform} "
+            f"(min_interval_s). Try again in {wait:.0f} s.",
+            wait,
+        )
     return None

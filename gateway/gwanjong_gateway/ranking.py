@@ -29,7 +29,36 @@ from gwanjong_shared.models import Post
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CJK = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u9fff\uac00-\ud7af]")
-_STOP = frozenset("a an and are as at be by for from how i in is it of on or that the this to we what with you".split())
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "how",
+        "i",
+        "in",
+        "is",
+        "it",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "this",
+        "to",
+        "we",
+        "what",
+        "with",
+        "you",
+    ]
+)
 HALF_LIFE_H = 48.0
 
 
@@ -101,7 +130,11 @@ def rank(topic: str, posts: list[Post], now: datetime | None = None) -> list[Ran
         fresh = 0.5 ** (age / HALF_LIFE_H) if age is not None else 0.5
         score = 0.70 * rel + 0.20 * (eng / eng_max) + 0.10 * fresh
         matched = sorted(query_set & set(doc), key=len, reverse=True)[:3]
-        about = f"mentions {', '.join(matched)}" if rel > 0 and matched else "no topic words: trending only"
+        about = (
+            f"mentions {', '.join(matched)}"
+            if rel > 0 and matched
+            else "no topic words: trending only"
+        )
         when = f"{age:.0f} h old" if age is not None else "age unknown"
         reason = f"{about}; {post.likes} likes, {post.comments_count} comments; {when}"
         ranked.append(Ranked(post, round(score, 3), rel, reason))

@@ -27,9 +27,9 @@ from gwanjong_gateway.policy import disclosure_for
 from gwanjong_gateway.setup_guide import guide_for, save_credentials
 from gwanjong_gateway.state import Workflow
 from gwanjong_gateway.store import StrikeStore
-from gwanjong_gateway.strike import ACTIONS, StrikeDesk
+from gwanjong_gateway.strike import StrikeDesk
 from gwanjong_gateway.upstreams import Upstreams
-from gwanjong_shared.errors import ErrorKind, PlatformError, format_error
+from gwanjong_shared.errors import ErrorKind, PlatformError
 from gwanjong_shared.mcp_errors import ContractErrors
 from gwanjong_shared.pipeline import Pipeline, Stored
 
@@ -45,8 +45,12 @@ READ = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hin
 class Gateway:
     """What the tools share: config, the upstream clients, the strike record."""
 
-    def __init__(self, config: GatewayConfig, environ: dict[str, str] | None = None,
-                 transports: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        config: GatewayConfig,
+        environ: dict[str, str] | None = None,
+        transports: dict[str, Any] | None = None,
+    ) -> None:
         self.config = config
         self.upstreams = Upstreams(config, environ, transports)
         self.store: StrikeStore | None = None
@@ -65,11 +69,16 @@ class Gateway:
             self.desk = None
 
 
-def build_gateway(config: GatewayConfig, environ: dict[str, str] | None = None,
-                  transports: dict[str, Any] | None = None) -> FastMCP[Any]:
+def build_gateway(
+    config: GatewayConfig,
+    environ: dict[str, str] | None = None,
+    transports: dict[str, Any] | None = None,
+    gateway: Gateway | None = None,
+) -> FastMCP[Any]:
     """The gateway server. `transports` replaces how named platforms are reached (tests
-    pass in-process platform servers); everything else comes from `config`."""
-    gw = Gateway(config, environ, transports)
+    pass in-process platform servers); everything else comes from `config`. Pass
+    `gateway` to keep a handle on the upstreams (the CLI closes them on SIGTERM)."""
+    gw = gateway or Gateway(config, environ, transports)
 
     @asynccontextmanager
     async def lifespan(_server: FastMCP[Any]) -> AsyncIterator[dict[str, Any]]:
@@ -95,7 +104,9 @@ def build_gateway(config: GatewayConfig, environ: dict[str, str] | None = None,
             await gw.upstreams.close_all()
             gw.close_store()
 
-    mcp: FastMCP[Any] = FastMCP("gwanjong", instructions=INSTRUCTIONS, lifespan=lifespan, mask_error_details=True)
+    mcp: FastMCP[Any] = FastMCP(
+        "gwanjong", instructions=INSTRUCTIONS, lifespan=lifespan, mask_error_details=True
+    )
     mcp.add_middleware(ContractErrors())
 
     def health_extra(_ctx: Context) -> dict[str, Any]:
@@ -110,7 +121,9 @@ def build_gateway(config: GatewayConfig, environ: dict[str, str] | None = None,
             "unsettled_writes": len(store.unsettled()) if store is not None else 0,
         }
 
-    pipeline: Pipeline[Workflow] = Pipeline(mcp, Workflow, status_extra=health_extra, status_description=STATUS_DOC)
+    pipeline: Pipeline[Workflow] = Pipeline(
+        mcp, Workflow, status_extra=health_extra, status_description=STATUS_DOC
+    )
 
     def known(platforms: list[str] | str | None) -> list[str]:
         if platforms is None or platforms == [] or platforms == "":
@@ -119,65 +132,120 @@ def build_gateway(config: GatewayConfig, environ: dict[str, str] | None = None,
         wanted = [p.strip().lower() for p in wanted if p.strip()]
         unknown = [p for p in wanted if p not in gw.upstreams.by_name]
         if unknown:
-            raise PlatformError(ErrorKind.INVALID_INPUT, f"Unknown or disabled platform(s): {', '.join(unknown)}. Enabled: {', '.join(gw.upstreams.names()) or 'none'}.")
+            raise PlatformError(
+                ErrorKind.INVALID_INPUT,
+                f"Unknown or disabled platform(s): {', '.join(unknown)}. Enabled: {', '.join(gw.upstreams.names()) or 'none'}.",
+            )
         return wanted
 
     @pipeline.tool(stores="opportunities", annotations=READ, description=SCOUT_DOC)
     async def scout(
-        topic: Annotated[str, Field(max_length=300, description="what to look for, in any language")],
+        topic: Annotated[
+            str, Field(max_length=300, description="what to look for, in any language")
+        ],
         ctx: Context,
         state: Workflow,
-        platforms: Annotated[list[str] | str | None, Field(description="e.g. ['devto','bluesky']; default: every enabled platform")] = None,
+        platforms: Annotated[
+            list[str] | str | None,
+            Field(description="e.g. ['devto','bluesky']; default: every enabled platform"),
+        ] = None,
         limit: Annotated[int, Field(ge=1, le=25, description="how many opportunities, 1-25")] = 5,
     ) -> Stored[dict[str, Any]]:
         if not topic.strip():
-            raise PlatformError(ErrorKind.INVALID_INPUT, "topic is empty. Give a few words, e.g. scout(topic='rust async').")
+            raise PlatformError(
+                ErrorKind.INVALID_INPUT,
+                "topic is empty. Give a few words, e.g. scout(topic='rust async').",
+            )
         names = known(platforms)
 
         async def progress(done: float, total: float, message: str) -> None:
             await ctx.report_progress(done, total, message)
 
         store = gw.open_store()
-        found, errors = await workflow.scout(gw.upstreams, store, topic.strip(), names, limit, config.safety.opt_out, progress)
-        result: dict[str, Any] = {"opportunities": [workflow.compress(o) for o in found], "errors": errors}
+        found, errors = await workflow.scout(
+            gw.upstreams, store, topic.strip(), names, limit, config.safety.opt_out, progress
+        )
+        result: dict[str, Any] = {
+            "opportunities": [workflow.compress(o) for o in found],
+            "errors": errors,
+        }
         if not found:
-            result["hint"] = "Nothing found: try other words, or check status() for platforms that are down."
+            result["hint"] = (
+                "Nothing found: try other words, or check status() for platforms that are down."
+            )
         merged = {**state.opportunities, **{o.id: o for o in found}}
         return Stored(result, store={"opportunities": merged})
 
-    @pipeline.tool(requires="opportunities", stores="contexts", annotations=READ, description=DRAFT_DOC)
+    @pipeline.tool(
+        requires="opportunities", stores="contexts", annotations=READ, description=DRAFT_DOC
+    )
     async def draft(
-        opportunity_id: Annotated[str, Field(max_length=100, description="an id from scout, e.g. 'devto-1a2b3c'")],
+        opportunity_id: Annotated[
+            str, Field(max_length=100, description="an id from scout, e.g. 'devto-1a2b3c'")
+        ],
         state: Workflow,
     ) -> Stored[dict[str, Any]]:
         opportunity = state.opportunities.get(opportunity_id.strip())
         if opportunity is None:
-            raise PlatformError(ErrorKind.INVALID_INPUT, f"No opportunity {opportunity_id!r} from scout. Known ids: {', '.join(list(state.opportunities)[:10])}.")
+            raise PlatformError(
+                ErrorKind.INVALID_INPUT,
+                f"No opportunity {opportunity_id!r} from scout. Known ids: {', '.join(list(state.opportunities)[:10])}.",
+            )
         platform = opportunity.post.platform
         try:
-            shown, context = await workflow.draft(gw.upstreams, opportunity, config.gateway.writes, disclosure_for(config, platform))
+            shown, context = await workflow.draft(
+                gw.upstreams, opportunity, config.gateway.writes, disclosure_for(config, platform)
+            )
         except LookupError as exc:
             raise ToolError(str(exc)) from None
         return Stored(shown, store={"contexts": {**state.contexts, opportunity.id: context}})
 
-    @pipeline.tool(requires="contexts", description=STRIKE_DOC,
-                   annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True))
+    @pipeline.tool(
+        requires="contexts",
+        description=STRIKE_DOC,
+        annotations=ToolAnnotations(
+            read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True
+        ),
+    )
     async def strike(
         opportunity_id: Annotated[str, Field(max_length=100, description="an id you have drafted")],
-        action: Annotated[Literal["comment", "post", "upvote", "confirm_handoff"], Field(description="comment | post | upvote | confirm_handoff")],
+        action: Annotated[
+            Literal["comment", "post", "upvote", "confirm_handoff"],
+            Field(description="comment | post | upvote | confirm_handoff"),
+        ],
         ctx: Context,
         state: Workflow,
-        content: Annotated[str, Field(max_length=100_000, description="the exact text to publish (empty for upvote)")] = "",
-        title: Annotated[str, Field(max_length=500, description="for action='post' on platforms with titles")] = "",
+        content: Annotated[
+            str,
+            Field(max_length=100_000, description="the exact text to publish (empty for upvote)"),
+        ] = "",
+        title: Annotated[
+            str, Field(max_length=500, description="for action='post' on platforms with titles")
+        ] = "",
     ) -> dict[str, Any] | InputRequiredResult:
         context = state.contexts.get(opportunity_id.strip())
         if context is None:
-            hint = "call draft(opportunity_id) first" if opportunity_id.strip() in state.opportunities else "use an id from scout, then draft it"
-            raise PlatformError(ErrorKind.INVALID_INPUT, f"{opportunity_id!r} has not been drafted: {hint}.")
+            hint = (
+                "call draft(opportunity_id) first"
+                if opportunity_id.strip() in state.opportunities
+                else "use an id from scout, then draft it"
+            )
+            raise PlatformError(
+                ErrorKind.INVALID_INPUT, f"{opportunity_id!r} has not been drafted: {hint}."
+            )
         if action in ("comment", "post") and not content.strip():
-            raise PlatformError(ErrorKind.INVALID_INPUT, f"content is empty: write the {action} text first.")
-        if action == "post" and not title.strip() and "title" in (context.capabilities.get("limits") or {}):
-            raise PlatformError(ErrorKind.INVALID_INPUT, f"A {context.opportunity.post.platform} post needs a title.")
+            raise PlatformError(
+                ErrorKind.INVALID_INPUT, f"content is empty: write the {action} text first."
+            )
+        if (
+            action == "post"
+            and not title.strip()
+            and "title" in (context.capabilities.get("limits") or {})
+        ):
+            raise PlatformError(
+                ErrorKind.INVALID_INPUT,
+                f"A {context.opportunity.post.platform} post needs a title.",
+            )
         pending: list[InputRequiredResult] = []
 
         async def approve(message: str) -> str:
@@ -194,19 +262,43 @@ def build_gateway(config: GatewayConfig, environ: dict[str, str] | None = None,
         except _AskFirst:
             return pending[0]
 
-    @mcp.tool(description=SETUP_DOC, annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True))
+    @mcp.tool(
+        description=SETUP_DOC,
+        annotations=ToolAnnotations(
+            read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True
+        ),
+    )
     async def setup(
-        action: Annotated[Literal["check", "guide", "save"], Field(description="check | guide | save")],
-        platform: Annotated[str, Field(max_length=40, description="one platform; '' = all (check, guide)")] = "",
-        credentials: Annotated[dict[str, str] | None, Field(description="for save: {'DEVTO_API_KEY': '...'}")] = None,
+        action: Annotated[
+            Literal["check", "guide", "save"], Field(description="check | guide | save")
+        ],
+        platform: Annotated[
+            str, Field(max_length=40, description="one platform; '' = all (check, guide)")
+        ] = "",
+        credentials: Annotated[
+            dict[str, str] | None, Field(description="for save: {'DEVTO_API_KEY': '...'}")
+        ] = None,
     ) -> dict[str, Any]:
-        names = known(platform or None) if action != "guide" else ([platform] if platform else list(gw.upstreams.names()) or ["devto", "bluesky", "twitter", "reddit"])
+        names = (
+            known(platform or None)
+            if action != "guide"
+            else (
+                [platform]
+                if platform
+                else list(gw.upstreams.names()) or ["devto", "bluesky", "twitter", "reddit"]
+            )
+        )
         if action == "guide":
-            return {"guides": {name: guide_for(name) for name in names},
-                    "next": "Put the values in the environment, or call setup(action='save', platform=..., credentials={...})."}
+            return {
+                "guides": {name: guide_for(name) for name in names},
+                "next": "Put the values in the environment, or call setup(action='save', platform=..., credentials={...}).",
+            }
         if action == "save":
             if not platform or not credentials:
-                raise PlatformError(ErrorKind.INVALID_INPUT, "save needs platform and credentials, e.g. setup(action='save', platform='devto', credentials={'DEVTO_API_KEY': '...'}).")
+                raise PlatformError(
+                    ErrorKind.INVALID_INPUT,
+                    "save needs platform and credentials, e.g. setup(action='save', platform='devto', credentials={'DEVTO_API_KEY': '...'}).",
+                )
             try:
                 saved = save_credentials(config.state_dir, platform, credentials)
             except ValueError as exc:
@@ -233,8 +325,12 @@ async def _check(gw: Gateway, names: list[str]) -> dict[str, Any]:
         outcome = await gw.upstreams.call(name, "capabilities", {})
         if outcome.ok:
             caps = outcome.data
-            out[name] = {"ok": True, "configured": caps.get("configured"), "account": caps.get("account"),
-                         "actions": {k: v.get("allowed") for k, v in caps.get("actions", {}).items()}}
+            out[name] = {
+                "ok": True,
+                "configured": caps.get("configured"),
+                "account": caps.get("account"),
+                "actions": {k: v.get("allowed") for k, v in caps.get("actions", {}).items()},
+            }
             if gw.store is not None and gw.store.paused(name):
                 gw.store.clear_pause(name)
                 out[name]["writes_resumed"] = True

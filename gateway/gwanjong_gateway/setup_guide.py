@@ -26,7 +26,13 @@ GUIDES: dict[str, dict[str, object]] = {
         ],
     },
     "twitter": {
-        "vars": ["TWITTER_BEARER_TOKEN", "TWITTER_API_KEY", "TWITTER_API_SECRET", "TWITTER_ACCESS_TOKEN", "TWITTER_ACCESS_SECRET"],
+        "vars": [
+            "TWITTER_BEARER_TOKEN",
+            "TWITTER_API_KEY",
+            "TWITTER_API_SECRET",
+            "TWITTER_ACCESS_TOKEN",
+            "TWITTER_ACCESS_SECRET",
+        ],
         "steps": [
             "Create a project and app at developer.x.com; new developers get pay-per-use credits (no free tier since 2026-02).",
             "Pricing as of 2026-04: about $0.005 per post read, $0.015 per post created, $0.01 per summoned reply.",
@@ -48,10 +54,15 @@ _KEY = re.compile(r"^[A-Z][A-Z0-9_]{1,63}$")
 
 
 def guide_for(platform: str) -> dict[str, object]:
-    return GUIDES.get(platform, {
-        "vars": [f"{platform.upper()}_..."],
-        "steps": ["This platform is not bundled: see its server's own documentation for credentials."],
-    })
+    return GUIDES.get(
+        platform,
+        {
+            "vars": [f"{platform.upper()}_..."],
+            "steps": [
+                "This platform is not bundled: see its server's own documentation for credentials."
+            ],
+        },
+    )
 
 
 def save_credentials(state_dir: Path, platform: str, credentials: dict[str, str]) -> list[str]:

@@ -67,7 +67,9 @@ def content_hash(text: str) -> str:
 
 
 def intent_key(platform: str, target: str, action: str, text: str) -> str:
-    return hashlib.sha256(f"{platform}|{target}|{action}|{content_hash(text)}".encode()).hexdigest()[:24]
+    return hashlib.sha256(
+        f"{platform}|{target}|{action}|{content_hash(text)}".encode()
+    ).hexdigest()[:24]
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,9 @@ class StrikeStore:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self._db = sqlite3.connect(str(path), timeout=10, isolation_level=None, check_same_thread=False)
+        self._db = sqlite3.connect(
+            str(path), timeout=10, isolation_level=None, check_same_thread=False
+        )
         self._db.row_factory = sqlite3.Row
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -133,7 +137,9 @@ class StrikeStore:
         return Strike(**data)
 
     def get(self, strike_id: int) -> Strike | None:
-        return self._row(self._db.execute("SELECT * FROM strikes WHERE id = ?", (strike_id,)).fetchone())
+        return self._row(
+            self._db.execute("SELECT * FROM strikes WHERE id = ?", (strike_id,)).fetchone()
+        )
 
     def insert(self, **fields: Any) -> Strike:
         now = time.time()
@@ -144,7 +150,9 @@ class StrikeStore:
                 fields[key] = json.dumps(fields[key], ensure_ascii=False, default=str)
         cols = ", ".join(fields)
         marks = ", ".join("?" for _ in fields)
-        cur = self._db.execute(f"INSERT INTO strikes ({cols}) VALUES ({marks})", tuple(fields.values()))
+        cur = self._db.execute(
+            f"INSERT INTO strikes ({cols}) VALUES ({marks})", tuple(fields.values())
+        )
         strike = self.get(int(cur.lastrowid or 0))
         assert strike is not None
         return strike
@@ -167,9 +175,13 @@ class StrikeStore:
         if not target:
             return None
         marks = ", ".join("?" for _ in DONE)
-        return self._row(self._db.execute(
-            f"SELECT * FROM strikes WHERE platform = ? AND target = ? AND action = ? AND status IN ({marks}) "
-            "ORDER BY id DESC LIMIT 1", (platform, target, action, *DONE)).fetchone())
+        return self._row(
+            self._db.execute(
+                f"SELECT * FROM strikes WHERE platform = ? AND target = ? AND action = ? AND status IN ({marks}) "
+                "ORDER BY id DESC LIMIT 1",
+                (platform, target, action, *DONE),
+            ).fetchone()
+        )
 
     def claimed(self, platform: str, target: str, action: str, key: str) -> Strike | None:
         """The live claim that blocks a new one (what the unique indexes enforce)."""
@@ -177,14 +189,19 @@ class StrikeStore:
 
     def same_intent(self, key: str) -> Strike | None:
         marks = ", ".join("?" for _ in DONE)
-        return self._row(self._db.execute(
-            f"SELECT * FROM strikes WHERE intent_key = ? AND status IN ({marks}) ORDER BY id DESC LIMIT 1",
-            (key, *DONE)).fetchone())
+        return self._row(
+            self._db.execute(
+                f"SELECT * FROM strikes WHERE intent_key = ? AND status IN ({marks}) ORDER BY id DESC LIMIT 1",
+                (key, *DONE),
+            ).fetchone()
+        )
 
     def acted_targets(self) -> set[tuple[str, str]]:
         marks = ", ".join("?" for _ in DONE)
         rows = self._db.execute(
-            f"SELECT DISTINCT platform, target FROM strikes WHERE target != '' AND status IN ({marks})", DONE)
+            f"SELECT DISTINCT platform, target FROM strikes WHERE target != '' AND status IN ({marks})",
+            DONE,
+        )
         return {(r["platform"], r["target"]) for r in rows}
 
     def written_since(self, platform: str, action: str | None, since: float) -> int:
@@ -197,21 +214,31 @@ class StrikeStore:
 
     def last_write(self, platform: str) -> float | None:
         row = self._db.execute(
-            "SELECT MAX(updated_at) FROM strikes WHERE platform = ? AND status = 'posted'", (platform,)).fetchone()
+            "SELECT MAX(updated_at) FROM strikes WHERE platform = ? AND status = 'posted'",
+            (platform,),
+        ).fetchone()
         return float(row[0]) if row and row[0] is not None else None
 
     def last_to_author(self, platform: str, author: str) -> Strike | None:
         if not author:
             return None
-        return self._row(self._db.execute(
-            "SELECT * FROM strikes WHERE platform = ? AND author = ? AND action != 'upvote' "
-            "AND status IN ('posted', 'handoff') ORDER BY updated_at DESC LIMIT 1", (platform, author)).fetchone())
+        return self._row(
+            self._db.execute(
+                "SELECT * FROM strikes WHERE platform = ? AND author = ? AND action != 'upvote' "
+                "AND status IN ('posted', 'handoff') ORDER BY updated_at DESC LIMIT 1",
+                (platform, author),
+            ).fetchone()
+        )
 
     def unsettled(self) -> list[Strike]:
-        rows = self._db.execute("SELECT * FROM strikes WHERE status IN ('pending', 'unknown') ORDER BY id")
+        rows = self._db.execute(
+            "SELECT * FROM strikes WHERE status IN ('pending', 'unknown') ORDER BY id"
+        )
         return [s for s in (self._row(r) for r in rows) if s is not None]
 
-    def history(self, platform: str | None = None, status: str | None = None, limit: int = 50) -> list[Strike]:
+    def history(
+        self, platform: str | None = None, status: str | None = None, limit: int = 50
+    ) -> list[Strike]:
         query, args = "SELECT * FROM strikes WHERE 1=1", []
         if platform:
             query += " AND platform = ?"
@@ -229,11 +256,19 @@ class StrikeStore:
         now = time.time()
         self._db.execute(
             "INSERT INTO platform_health (platform, failures, paused_reason, updated_at) VALUES (?, 1, '', ?) "
-            "ON CONFLICT(platform) DO UPDATE SET failures = failures + 1, updated_at = ?", (platform, now, now))
-        failures = int(self._db.execute("SELECT failures FROM platform_health WHERE platform = ?", (platform,)).fetchone()[0])
+            "ON CONFLICT(platform) DO UPDATE SET failures = failures + 1, updated_at = ?",
+            (platform, now, now),
+        )
+        failures = int(
+            self._db.execute(
+                "SELECT failures FROM platform_health WHERE platform = ?", (platform,)
+            ).fetchone()[0]
+        )
         if failures >= pause_after:
-            self._db.execute("UPDATE platform_health SET paused_reason = ? WHERE platform = ?",
-                             (f"{failures} write failures in a row; last: {reason}", platform))
+            self._db.execute(
+                "UPDATE platform_health SET paused_reason = ? WHERE platform = ?",
+                (f"{failures} write failures in a row; last: {reason}", platform),
+            )
         return failures
 
     def record_success(self, platform: str) -> None:
@@ -243,8 +278,11 @@ class StrikeStore:
         self._db.execute(
             "INSERT INTO platform_health (platform, failures, paused_reason, updated_at) VALUES (?, 0, '', ?) "
             "ON CONFLICT(platform) DO UPDATE SET failures = 0, paused_reason = '', updated_at = ?",
-            (platform, time.time(), time.time()))
+            (platform, time.time(), time.time()),
+        )
 
     def paused(self, platform: str) -> str:
-        row = self._db.execute("SELECT paused_reason FROM platform_health WHERE platform = ?", (platform,)).fetchone()
+        row = self._db.execute(
+            "SELECT paused_reason FROM platform_health WHERE platform = ?", (platform,)
+        ).fetchone()
         return str(row[0]) if row else ""

@@ -52,19 +52,39 @@ class StrikeDesk:
     def _result(status: str, **fields: Any) -> dict[str, Any]:
         return {"status": status, **{k: v for k, v in fields.items() if v not in (None, "")}}
 
-    def _refuse(self, ctx: DraftContext, action: str, text: str, reason: str, decisions: list[str], **extra: Any) -> dict[str, Any]:
+    def _refuse(
+        self,
+        ctx: DraftContext,
+        action: str,
+        text: str,
+        reason: str,
+        decisions: list[str],
+        **extra: Any,
+    ) -> dict[str, Any]:
         post = ctx.opportunity.post
         row = self.store.insert(
-            intent_key=intent_key(post.platform, post.id, action, text), platform=post.platform, target=post.id,
-            target_url=post.url, author=post.author, opportunity=ctx.opportunity.id, action=action,
-            content_hash=content_hash(text), content=text, mode=self.config.gateway.writes, status="refused",
-            reason=reason, context=ctx.shown, policy=[*decisions, f"refused: {reason}"],
+            intent_key=intent_key(post.platform, post.id, action, text),
+            platform=post.platform,
+            target=post.id,
+            target_url=post.url,
+            author=post.author,
+            opportunity=ctx.opportunity.id,
+            action=action,
+            content_hash=content_hash(text),
+            content=text,
+            mode=self.config.gateway.writes,
+            status="refused",
+            reason=reason,
+            context=ctx.shown,
+            policy=[*decisions, f"refused: {reason}"],
         )
         return self._result("refused", reason=reason, record=row.id, **extra)
 
     # -- strike ---------------------------------------------------------------------
 
-    async def strike(self, ctx: DraftContext, action: str, content: str, title: str, approve: Approver) -> dict[str, Any]:
+    async def strike(
+        self, ctx: DraftContext, action: str, content: str, title: str, approve: Approver
+    ) -> dict[str, Any]:
         post = ctx.opportunity.post
         platform = post.platform
         if action == "confirm_handoff":
@@ -75,7 +95,13 @@ class StrikeDesk:
 
         paused = self.store.paused(platform)
         if paused:
-            return self._refuse(ctx, action, text, f"Writes to {platform} are paused: {paused}. Run setup(action='check', platform='{platform}') once the cause is fixed.", decisions)
+            return self._refuse(
+                ctx,
+                action,
+                text,
+                f"Writes to {platform} are paused: {paused}. Run setup(action='check', platform='{platform}') once the cause is fixed.",
+                decisions,
+            )
         if action != "post":
             why = policy.opted_out(self.config, platform, post.author)
             if why:
@@ -105,49 +131,128 @@ class StrikeDesk:
                     return self._refuse(ctx, action, final, why, decisions)
                 wait = policy.min_interval(self.config, self.store, platform)
                 if wait:
-                    return self._refuse(ctx, action, final, wait[0], decisions, retry_after=round(wait[1]))
+                    return self._refuse(
+                        ctx, action, final, wait[0], decisions, retry_after=round(wait[1])
+                    )
 
-            check = await self.upstreams.call(platform, "validate", {
-                "action": TOOL[action], "body": final, "title": title, "post_id": None if action == "post" else post.id})
+            check = await self.upstreams.call(
+                platform,
+                "validate",
+                {
+                    "action": TOOL[action],
+                    "body": final,
+                    "title": title,
+                    "post_id": None if action == "post" else post.id,
+                },
+            )
             if not check.ok:
-                raise PlatformError(check.kind or ErrorKind.UNAVAILABLE, f"Could not check the platform's rules: {check.message}", retry_after=check.retry_after)
+                raise PlatformError(
+                    check.kind or ErrorKind.UNAVAILABLE,
+                    f"Could not check the platform's rules: {check.message}",
+                    retry_after=check.retry_after,
+                )
             verdict = check.data
             length = verdict.get("length") or {}
-            decisions.append(f"validate: allowed={verdict.get('allowed')} length={length.get('used')}/{length.get('max')} {length.get('unit')}")
+            decisions.append(
+                f"validate: allowed={verdict.get('allowed')} length={length.get('used')}/{length.get('max')} {length.get('unit')}"
+            )
             if action != "upvote" and length.get("max") and length.get("used", 0) > length["max"]:
                 over = length["used"] - length["max"]
-                return self._refuse(ctx, action, final, f"Too long for {platform}: {length['used']} {length['unit']}, the limit is {length['max']} (cut {over}{' including the disclosure footer' if footer else ''}).", decisions)
+                return self._refuse(
+                    ctx,
+                    action,
+                    final,
+                    f"Too long for {platform}: {length['used']} {length['unit']}, the limit is {length['max']} (cut {over}{' including the disclosure footer' if footer else ''}).",
+                    decisions,
+                )
             if verdict.get("allowed") == "never":
-                return self._refuse(ctx, action, final, "; ".join(verdict.get("problems", [])) or f"{platform} does not allow this.", decisions)
+                return self._refuse(
+                    ctx,
+                    action,
+                    final,
+                    "; ".join(verdict.get("problems", [])) or f"{platform} does not allow this.",
+                    decisions,
+                )
             other = [p for p in verdict.get("problems", []) if verdict.get("allowed") == "auto"]
             if other:
                 return self._refuse(ctx, action, final, "; ".join(other), decisions)
             if verdict.get("allowed") == "human":
-                return self._handoff(ctx, action, final, title, key, decisions, "; ".join(verdict.get("problems", [])))
+                return self._handoff(
+                    ctx,
+                    action,
+                    final,
+                    title,
+                    key,
+                    decisions,
+                    "; ".join(verdict.get("problems", [])),
+                )
 
-            where = f"{platform} {TOOL[action]} on {post.url or post.id}" if action != "post" else f"a new {platform} post"
+            where = (
+                f"{platform} {TOOL[action]} on {post.url or post.id}"
+                if action != "post"
+                else f"a new {platform} post"
+            )
             if not live:
                 row = self.store.insert(
-                    intent_key=key, platform=platform, target=target, target_url=post.url, author=post.author,
-                    opportunity=ctx.opportunity.id, action=action, content_hash=content_hash(final), content=final,
-                    title=title, mode="dry-run", status="dry_run", reason="writes = dry-run in gateway.toml",
-                    context=ctx.shown, policy=[*decisions, "dry-run: nothing sent"])
-                return self._result("dry_run", would=self._would(ctx, action, final, title), record=row.id,
-                                    reason="Nothing was written: writes = \"dry-run\" in gateway.toml. Set \"confirm\" or \"live\" to publish.")
+                    intent_key=key,
+                    platform=platform,
+                    target=target,
+                    target_url=post.url,
+                    author=post.author,
+                    opportunity=ctx.opportunity.id,
+                    action=action,
+                    content_hash=content_hash(final),
+                    content=final,
+                    title=title,
+                    mode="dry-run",
+                    status="dry_run",
+                    reason="writes = dry-run in gateway.toml",
+                    context=ctx.shown,
+                    policy=[*decisions, "dry-run: nothing sent"],
+                )
+                return self._result(
+                    "dry_run",
+                    would=self._would(ctx, action, final, title),
+                    record=row.id,
+                    reason='Nothing was written: writes = "dry-run" in gateway.toml. Set "confirm" or "live" to publish.',
+                )
 
             approver = "auto"
             if self.config.gateway.writes == "confirm":
                 answer = await approve(self._question(ctx, action, final, title, where))
                 decisions.append(f"human: {answer}")
                 if answer == "unsupported":
-                    return self._refuse(ctx, action, final, "writes = \"confirm\" but this MCP client cannot ask you for approval (no elicitation support). Nothing was written. Use a client with elicitation, or set writes = \"live\" deliberately.", decisions)
+                    return self._refuse(
+                        ctx,
+                        action,
+                        final,
+                        'writes = "confirm" but this MCP client cannot ask you for approval (no elicitation support). Nothing was written. Use a client with elicitation, or set writes = "live" deliberately.',
+                        decisions,
+                    )
                 if answer != "accept":
                     row = self.store.insert(
-                        intent_key=key, platform=platform, target=target, target_url=post.url, author=post.author,
-                        opportunity=ctx.opportunity.id, action=action, content_hash=content_hash(final), content=final,
-                        title=title, mode="confirm", status="declined", reason=f"the human chose {answer}", approver="human",
-                        context=ctx.shown, policy=decisions)
-                    return self._result("declined", reason=f"You chose {answer}: nothing was written.", record=row.id)
+                        intent_key=key,
+                        platform=platform,
+                        target=target,
+                        target_url=post.url,
+                        author=post.author,
+                        opportunity=ctx.opportunity.id,
+                        action=action,
+                        content_hash=content_hash(final),
+                        content=final,
+                        title=title,
+                        mode="confirm",
+                        status="declined",
+                        reason=f"the human chose {answer}",
+                        approver="human",
+                        context=ctx.shown,
+                        policy=decisions,
+                    )
+                    return self._result(
+                        "declined",
+                        reason=f"You chose {answer}: nothing was written.",
+                        record=row.id,
+                    )
                 approver = "human"
             return await self._write(ctx, action, final, title, key, decisions, approver)
 
@@ -155,8 +260,10 @@ class StrikeDesk:
 
     def _duplicate(self, action: str, earlier: Strike) -> dict[str, Any]:
         if earlier.status == "unknown":
-            why = (f"An earlier {action} on this target (record {earlier.id}) may have gone through and could "
-                   "not be read back; gwanjong will not risk a second one. Check the platform by hand.")
+            why = (
+                f"An earlier {action} on this target (record {earlier.id}) may have gone through and could "
+                "not be read back; gwanjong will not risk a second one. Check the platform by hand."
+            )
         else:
             why = f"Already done: this {action} was {earlier.status} earlier (record {earlier.id}); gwanjong never acts on the same target twice."
         return self._result("duplicate", reason=why, earlier=earlier.public())
@@ -177,8 +284,12 @@ class StrikeDesk:
             args["title"] = title
         else:
             args["post_id"] = post.id
-        return {"platform": post.platform, "tool": TOOL[action], "arguments": args,
-                "target": None if action == "post" else post.url}
+        return {
+            "platform": post.platform,
+            "tool": TOOL[action],
+            "arguments": args,
+            "target": None if action == "post" else post.url,
+        }
 
     def _question(self, ctx: DraftContext, action: str, text: str, title: str, where: str) -> str:
         head = f"Publish this {action} as your account on {ctx.opportunity.post.platform}?\nTarget: {where}"
@@ -186,23 +297,60 @@ class StrikeDesk:
             head += f"\nTitle: {title}"
         return f"{head}\n\n{text}" if text else head
 
-    def _handoff(self, ctx: DraftContext, action: str, text: str, title: str, key: str, decisions: list[str], why: str) -> dict[str, Any]:
+    def _handoff(
+        self,
+        ctx: DraftContext,
+        action: str,
+        text: str,
+        title: str,
+        key: str,
+        decisions: list[str],
+        why: str,
+    ) -> dict[str, Any]:
         post = ctx.opportunity.post
         target = "" if action == "post" else post.id
         row = self._claim(
-            intent_key=key, platform=post.platform, target=target, target_url=post.url,
-            author=post.author, opportunity=ctx.opportunity.id, action=action, content_hash=content_hash(text),
-            content=text, title=title, mode=self.config.gateway.writes, status="handoff", reason=why,
-            approver="human", context=ctx.shown, policy=[*decisions, "handoff: a person must do this"])
+            intent_key=key,
+            platform=post.platform,
+            target=target,
+            target_url=post.url,
+            author=post.author,
+            opportunity=ctx.opportunity.id,
+            action=action,
+            content_hash=content_hash(text),
+            content=text,
+            title=title,
+            mode=self.config.gateway.writes,
+            status="handoff",
+            reason=why,
+            approver="human",
+            context=ctx.shown,
+            policy=[*decisions, "handoff: a person must do this"],
+        )
         if row is None:
             earlier = self.store.claimed(post.platform, target, action, key)
             assert earlier is not None
             return self._duplicate(action, earlier)
         return self._result(
-            "handoff", reason=why, open=post.url, text=text or None, title=title or None, record=row.id,
-            next=f"Give the person the text and the link; once they have posted it, call strike(opportunity_id={ctx.opportunity.id!r}, action='confirm_handoff', content=<the URL of their post, optional>).")
+            "handoff",
+            reason=why,
+            open=post.url,
+            text=text or None,
+            title=title or None,
+            record=row.id,
+            next=f"Give the person the text and the link; once they have posted it, call strike(opportunity_id={ctx.opportunity.id!r}, action='confirm_handoff', content=<the URL of their post, optional>).",
+        )
 
-    async def _write(self, ctx: DraftContext, action: str, text: str, title: str, key: str, decisions: list[str], approver: str) -> dict[str, Any]:
+    async def _write(
+        self,
+        ctx: DraftContext,
+        action: str,
+        text: str,
+        title: str,
+        key: str,
+        decisions: list[str],
+        approver: str,
+    ) -> dict[str, Any]:
         post = ctx.opportunity.post
         platform = post.platform
         args = self._would(ctx, action, text, title)["arguments"]
@@ -210,10 +358,22 @@ class StrikeDesk:
             args["tags"] = post.tags[:4]
         target = "" if action == "post" else post.id
         row = self._claim(
-            intent_key=key, platform=platform, target=target, target_url=post.url,
-            author=post.author, opportunity=ctx.opportunity.id, action=action, content_hash=content_hash(text),
-            content=text, title=title, mode=self.config.gateway.writes, status="pending", approver=approver,
-            context=ctx.shown, policy=[*decisions, "intent recorded"])
+            intent_key=key,
+            platform=platform,
+            target=target,
+            target_url=post.url,
+            author=post.author,
+            opportunity=ctx.opportunity.id,
+            action=action,
+            content_hash=content_hash(text),
+            content=text,
+            title=title,
+            mode=self.config.gateway.writes,
+            status="pending",
+            approver=approver,
+            context=ctx.shown,
+            policy=[*decisions, "intent recorded"],
+        )
         if row is None:  # another gateway (or call) claimed this target first
             earlier = self.store.claimed(platform, target, action, key)
             assert earlier is not None
@@ -226,34 +386,69 @@ class StrikeDesk:
             row = self.store.update(row.id, status="unknown", reason=outcome.error)
             settled = await self.reconcile(row)
             if settled.status == "posted":
-                return self._result("posted", url=settled.result_url, record=settled.id, approver=approver,
-                                    reason="The platform answered late; reading back showed the write went through.")
+                return self._result(
+                    "posted",
+                    url=settled.result_url,
+                    record=settled.id,
+                    approver=approver,
+                    reason="The platform answered late; reading back showed the write went through.",
+                )
             outcome_text = outcome.error
         else:
             outcome_text = outcome.error
             self.store.update(row.id, status="failed", reason=outcome_text)
-        failures = self.store.record_failure(platform, outcome_text, self.config.safety.pause_after_failures)
-        note = f" Writes to {platform} are now paused after {failures} failures in a row." if failures >= self.config.safety.pause_after_failures else ""
-        raise PlatformError(outcome.kind or ErrorKind.UNAVAILABLE, f"{outcome.message} Nothing was written (record {row.id}).{note}", retry_after=outcome.retry_after)
+        failures = self.store.record_failure(
+            platform, outcome_text, self.config.safety.pause_after_failures
+        )
+        note = (
+            f" Writes to {platform} are now paused after {failures} failures in a row."
+            if failures >= self.config.safety.pause_after_failures
+            else ""
+        )
+        raise PlatformError(
+            outcome.kind or ErrorKind.UNAVAILABLE,
+            f"{outcome.message} Nothing was written (record {row.id}).{note}",
+            retry_after=outcome.retry_after,
+        )
 
     def _posted(self, row: Strike, data: dict[str, Any] | None) -> dict[str, Any]:
         data = data or {}
-        row = self.store.update(row.id, status="posted", result_id=str(data.get("id") or ""), result_url=str(data.get("url") or ""),
-                                policy=[*row.policy, "posted"])
+        row = self.store.update(
+            row.id,
+            status="posted",
+            result_id=str(data.get("id") or ""),
+            result_url=str(data.get("url") or ""),
+            policy=[*row.policy, "posted"],
+        )
         self.store.record_success(row.platform)
-        return self._result("posted", url=row.result_url, id=row.result_id, record=row.id, approver=row.approver)
+        return self._result(
+            "posted", url=row.result_url, id=row.result_id, record=row.id, approver=row.approver
+        )
 
     async def reconcile(self, row: Strike) -> Strike:
         """Read the platform back to learn whether an unsure write happened."""
         found = await self._read_back(row)
         if found is None:
-            return self.store.update(row.id, status="unknown", reason=row.reason or "outcome unknown; could not read back")
+            return self.store.update(
+                row.id,
+                status="unknown",
+                reason=row.reason or "outcome unknown; could not read back",
+            )
         if found:
             log.info("record %s: read-back found the write", row.id)
-            return self.store.update(row.id, status="posted", result_id=found.get("id", ""), result_url=found.get("url", ""),
-                                     policy=[*row.policy, "read-back: found on the platform"])
-        return self.store.update(row.id, status="failed", reason="read-back: not on the platform, nothing was written",
-                                 policy=[*row.policy, "read-back: not found"])
+            return self.store.update(
+                row.id,
+                status="posted",
+                result_id=found.get("id", ""),
+                result_url=found.get("url", ""),
+                policy=[*row.policy, "read-back: found on the platform"],
+            )
+        return self.store.update(
+            row.id,
+            status="failed",
+            reason="read-back: not on the platform, nothing was written",
+            policy=[*row.policy, "read-back: not found"],
+        )
 
     async def _read_back(self, row: Strike) -> dict[str, str] | None:
         """{} if not found, a dict if found, None if we cannot tell."""
@@ -261,22 +456,33 @@ class StrikeDesk:
         account = (caps.data or {}).get("account") if caps.ok else None
         needle = _norm(row.content)[:120]
         if row.action == "comment":
-            listed = await self.upstreams.call(row.platform, "get_comments", {"post_id": row.target, "limit": 1000})
+            listed = await self.upstreams.call(
+                row.platform, "get_comments", {"post_id": row.target, "limit": 1000}
+            )
             if not listed.ok:
                 return None
             for c in listed.data.get("comments", []):
-                mine = account is None or c.get("author", "").lower().lstrip("@") == str(account).lower().lstrip("@")
+                mine = account is None or c.get("author", "").lower().lstrip("@") == str(
+                    account
+                ).lower().lstrip("@")
                 if mine and needle and needle in _norm(c.get("body", "")):
                     return {"id": str(c.get("id", "")), "url": ""}
             return {}
         if row.action == "post":
             query = row.title or row.content[:60]
-            listed = await self.upstreams.call(row.platform, "search", {"query": query, "limit": 50})
+            listed = await self.upstreams.call(
+                row.platform, "search", {"query": query, "limit": 50}
+            )
             if not listed.ok:
                 return None
             for p in listed.data.get("posts", []):
-                mine = account is None or p.get("author", "").lower().lstrip("@") == str(account).lower().lstrip("@")
-                if mine and (needle in _norm(p.get("body", "")) or (row.title and _norm(row.title) == _norm(p.get("title", "")))):
+                mine = account is None or p.get("author", "").lower().lstrip("@") == str(
+                    account
+                ).lower().lstrip("@")
+                if mine and (
+                    needle in _norm(p.get("body", ""))
+                    or (row.title and _norm(row.title) == _norm(p.get("title", "")))
+                ):
                     return {"id": str(p.get("id", "")), "url": str(p.get("url", ""))}
             return {}
         return None  # votes cannot be read back through the contract
@@ -290,16 +496,36 @@ class StrikeDesk:
 
     async def confirm_handoff(self, ctx: DraftContext, url: str) -> dict[str, Any]:
         post = ctx.opportunity.post
-        rows = [r for r in self.store.history(platform=post.platform, status="handoff", limit=500) if r.opportunity == ctx.opportunity.id]
+        rows = [
+            r
+            for r in self.store.history(platform=post.platform, status="handoff", limit=500)
+            if r.opportunity == ctx.opportunity.id
+        ]
         if not rows:
-            raise PlatformError(ErrorKind.INVALID_INPUT, f"There is no pending hand-off for {ctx.opportunity.id}. strike with action='comment' (or 'post') first.")
+            raise PlatformError(
+                ErrorKind.INVALID_INPUT,
+                f"There is no pending hand-off for {ctx.opportunity.id}. strike with action='comment' (or 'post') first.",
+            )
         row = rows[0]
         link = url.strip() if url.strip().startswith("http") else ""
         if not link:
             found = await self._read_back(row)
             if found:
                 link = found.get("url", "")
-        row = self.store.update(row.id, status="posted", approver="human", result_url=link,
-                                policy=[*row.policy, f"hand-off confirmed {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())}Z"])
-        return self._result("posted", url=link, record=row.id, approver="human", reason="Recorded as posted by a person.")
-
+        row = self.store.update(
+            row.id,
+            status="posted",
+            approver="human",
+            result_url=link,
+            policy=[
+                *row.policy,
+                f"hand-off confirmed {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())}Z",
+            ],
+        )
+        return self._result(
+            "posted",
+            url=link,
+            record=row.id,
+            approver="human",
+            reason="Recorded as posted by a person.",
+        )

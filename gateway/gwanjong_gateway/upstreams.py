@@ -60,7 +60,9 @@ class Outcome:
         return f"{self.kind.value}{after}: {self.message}"
 
 
-def platform_env(name: str, platform: PlatformConfig, secrets: dict[str, str], environ: dict[str, str]) -> dict[str, str]:
+def platform_env(
+    name: str, platform: PlatformConfig, secrets: dict[str, str], environ: dict[str, str]
+) -> dict[str, str]:
     """Only this platform's variables: its prefix from the environment and the saved
     `.env`, then the `env` table of gateway.toml (with `${VAR}` expanded)."""
     prefix = f"{name.upper()}_"
@@ -119,7 +121,11 @@ class Upstream:
             missing = [t for t in CONTRACT_TOOLS if t not in self.tools]
             if missing:
                 await self._close_locked()
-                return self._down("does not speak the platform tool contract (missing: " + ", ".join(missing) + ")")
+                return self._down(
+                    "does not speak the platform tool contract (missing: "
+                    + ", ".join(missing)
+                    + ")"
+                )
             self._client = client
             self.health, self.reason = "up", "ok"
             self.started_at = time.time()
@@ -134,18 +140,28 @@ class Upstream:
     async def call(self, tool: str, arguments: dict[str, Any], timeout_s: float) -> Outcome:
         client = await self.ensure()
         if client is None:
-            return Outcome.failure(ErrorKind.UNAVAILABLE, f"the {self.name} server is down ({self.reason}); it is restarted on the next call")
+            return Outcome.failure(
+                ErrorKind.UNAVAILABLE,
+                f"the {self.name} server is down ({self.reason}); it is restarted on the next call",
+            )
         try:
-            result = await client.call_tool(tool, arguments, timeout=timeout_s, raise_on_error=False)
+            result = await client.call_tool(
+                tool, arguments, timeout=timeout_s, raise_on_error=False
+            )
         except MCPError as exc:
             text = str(exc)
             if "timed out" in text:
-                return Outcome.failure(ErrorKind.TIMEOUT, f"{self.name} did not answer {tool} within {timeout_s:g} s")
+                return Outcome.failure(
+                    ErrorKind.TIMEOUT, f"{self.name} did not answer {tool} within {timeout_s:g} s"
+                )
             # The process died or the connection broke: restart on the next use.
             async with self._lock:
                 await self._close_locked()
                 self._down(f"connection lost during {tool} ({text[:80]})")
-            return Outcome.failure(ErrorKind.UNAVAILABLE, f"the {self.name} server stopped during {tool}; it is restarted on the next call")
+            return Outcome.failure(
+                ErrorKind.UNAVAILABLE,
+                f"the {self.name} server stopped during {tool}; it is restarted on the next call",
+            )
         except Exception as exc:
             return Outcome.failure(ErrorKind.UNAVAILABLE, f"{self.name} {tool} failed: {_why(exc)}")
         if result.is_error:
@@ -178,14 +194,22 @@ def _why(exc: BaseException) -> str:
 class Upstreams:
     """Every enabled platform's Upstream, started concurrently."""
 
-    def __init__(self, config: GatewayConfig, environ: dict[str, str] | None = None,
-                 transports: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        config: GatewayConfig,
+        environ: dict[str, str] | None = None,
+        transports: dict[str, Any] | None = None,
+    ) -> None:
         env = dict(os.environ if environ is None else environ)
         secrets = read_dotenv(config.state_dir / ".env")
         self.config = config
         self.by_name: dict[str, Upstream] = {
-            name: Upstream(name, platform, platform_env(name, platform, secrets, env),
-                           connect_timeout_s=max(30.0, config.gateway.call_timeout_s))
+            name: Upstream(
+                name,
+                platform,
+                platform_env(name, platform, secrets, env),
+                connect_timeout_s=config.gateway.start_timeout_s,
+            )
             for name, platform in config.enabled().items()
         }
         for name, transport in (transports or {}).items():
@@ -209,20 +233,24 @@ class Upstreams:
                 for upstream in self.by_name.values():
                     tg.start_soon(upstream.close)
 
-    async def call(self, platform: str, tool: str, arguments: dict[str, Any], timeout_s: float | None = None) -> Outcome:
+    async def call(
+        self, platform: str, tool: str, arguments: dict[str, Any], timeout_s: float | None = None
+    ) -> Outcome:
         upstream = self.by_name.get(platform)
         if upstream is None:
-            return Outcome.failure(ErrorKind.INVALID_INPUT, f"platform {platform!r} is not enabled; enabled: {', '.join(self.by_name) or 'none'}")
+            return Outcome.failure(
+                ErrorKind.INVALID_INPUT,
+                f"platform {platform!r} is not enabled; enabled: {', '.join(self.by_name) or 'none'}",
+            )
         return await upstream.call(tool, arguments, timeout_s or self.config.gateway.call_timeout_s)
 
     def health(self) -> dict[str, dict[str, Any]]:
-        return {
-            name: {"health": u.health, "reason": u.reason}
-            for name, u in self.by_name.items()
-        }
+        return {name: {"health": u.health, "reason": u.reason} for name, u in self.by_name.items()}
 
     def reload_env(self, name: str, environ: dict[str, str] | None = None) -> None:
         """After `setup save`: rebuild this platform's env from the saved `.env`."""
         upstream = self.by_name[name]
         env = dict(os.environ if environ is None else environ)
-        upstream.env = platform_env(name, upstream.platform, read_dotenv(self.config.state_dir / ".env"), env)
+        upstream.env = platform_env(
+            name, upstream.platform, read_dotenv(self.config.state_dir / ".env"), env
+        )

@@ -60,6 +60,11 @@ async def scout(
             else:
                 problems.append(f"{tool}: {outcome.error}")
 
+        upstream = upstreams.get(platform)
+        # A server still starting gets its start time; then every call its call time.
+        with anyio.move_on_after(upstreams.config.gateway.start_timeout_s + 1):
+            if upstream is not None:
+                await upstream.ensure()
         with anyio.move_on_after(timeout + 1) as scope:  # a hung server must not hold scout
             async with anyio.create_task_group() as tg:
                 tg.start_soon(fetch, "search", {"query": topic, "limit": PER_PLATFORM})
@@ -81,7 +86,8 @@ async def scout(
 
     acted = store.acted_targets()
     fresh = [
-        p for p in dedupe(found)
+        p
+        for p in dedupe(found)
         if (p.platform, p.id) not in acted and not _opt_out(opt_out, p.platform, p.author)
     ]
     chosen = select(rank(topic, fresh), limit)
@@ -102,7 +108,9 @@ def compress(opportunity: Opportunity) -> dict[str, Any]:
     }
 
 
-async def draft(upstreams: Upstreams, opportunity: Opportunity, mode: str, disclosure: str) -> tuple[dict[str, Any], DraftContext]:
+async def draft(
+    upstreams: Upstreams, opportunity: Opportunity, mode: str, disclosure: str
+) -> tuple[dict[str, Any], DraftContext]:
     """Everything the model needs to write one good reply, with platform text fenced."""
     post = opportunity.post
     platform, post_id = post.platform, post.id
@@ -120,11 +128,20 @@ async def draft(upstreams: Upstreams, opportunity: Opportunity, mode: str, discl
         tg.start_soon(get, "post", "get_post", {"post_id": post_id})
         tg.start_soon(get, "comments", "get_comments", {"post_id": post_id, "limit": 100})
         tg.start_soon(get, "caps", "capabilities", {})
-        tg.start_soon(get, "comment_rule", "validate", {"action": "write_comment", "body": "draft", "post_id": post_id})
-        tg.start_soon(get, "upvote_rule", "validate", {"action": "upvote", "body": "", "post_id": post_id})
+        tg.start_soon(
+            get,
+            "comment_rule",
+            "validate",
+            {"action": "write_comment", "body": "draft", "post_id": post_id},
+        )
+        tg.start_soon(
+            get, "upvote_rule", "validate", {"action": "upvote", "body": "", "post_id": post_id}
+        )
 
     if "post" in failures and failures["post"].startswith("not_found"):
-        raise LookupError(f"not_found: the post behind {opportunity.id} is gone ({failures['post']}). Run scout again.")
+        raise LookupError(
+            f"not_found: the post behind {opportunity.id} is gone ({failures['post']}). Run scout again."
+        )
     full = Post.model_validate(results["post"]) if "post" in results else post
     comments = [Comment.model_validate(c) for c in results.get("comments", {}).get("comments", [])]
     caps = results.get("caps") or {}
@@ -134,7 +151,11 @@ async def draft(upstreams: Upstreams, opportunity: Opportunity, mode: str, discl
     def rule(key: str, action: str) -> dict[str, Any]:
         if key in results:
             v = results[key]
-            reason = "; ".join(v.get("problems", [])) if v.get("allowed") != "auto" else caps.get("actions", {}).get(action, {}).get("reason", "")
+            reason = (
+                "; ".join(v.get("problems", []))
+                if v.get("allowed") != "auto"
+                else caps.get("actions", {}).get(action, {}).get("reason", "")
+            )
             return {"allowed": v["allowed"], "reason": reason}
         base = caps.get("actions", {}).get(action)
         return base or {"allowed": "unknown", "reason": failures.get(key, "could not check")}
@@ -142,7 +163,9 @@ async def draft(upstreams: Upstreams, opportunity: Opportunity, mode: str, discl
     strike_rules = {
         "comment": rule("comment_rule", "write_comment"),
         "upvote": rule("upvote_rule", "upvote"),
-        "post": caps.get("actions", {}).get("write_post", {"allowed": "unknown", "reason": failures.get("caps", "")}),
+        "post": caps.get("actions", {}).get(
+            "write_post", {"allowed": "unknown", "reason": failures.get("caps", "")}
+        ),
     }
     source = f"{platform} post {post_id}"
     shown: dict[str, Any] = {
@@ -154,17 +177,30 @@ async def draft(upstreams: Upstreams, opportunity: Opportunity, mode: str, discl
         "untrusted": NOTICE.format(source=platform),
         "post": fence(full.body, source, POST_CHARS),
         "top_comments": [
-            {"author": c.author or "[deleted]", "likes": c.likes, "depth": c.depth,
-             "text": fence(c.body, f"{platform} comment {c.id}", COMMENT_CHARS)}
+            {
+                "author": c.author or "[deleted]",
+                "likes": c.likes,
+                "depth": c.depth,
+                "text": fence(c.body, f"{platform} comment {c.id}", COMMENT_CHARS),
+            }
             for c in top
         ],
         "comments_total": len(comments),
-        "mood": {"label": mood.label, "compound": mood.compound, "positive": mood.positive,
-                 "negative": mood.negative, "neutral": mood.neutral},
+        "mood": {
+            "label": mood.label,
+            "compound": mood.compound,
+            "positive": mood.positive,
+            "negative": mood.negative,
+            "neutral": mood.neutral,
+        },
         "approach": approach(full.title, full.body, mood, len(comments)),
         "guide": guide(platform),
         "limits": caps.get("limits", {}),
-        "strike": {"writes": mode, "disclosure_appended": disclosure or None, "actions": strike_rules},
+        "strike": {
+            "writes": mode,
+            "disclosure_appended": disclosure or None,
+            "actions": strike_rules,
+        },
         "next": f"Write your reply, then strike(opportunity_id={opportunity.id!r}, action='comment', content=...).",
     }
     if failures:

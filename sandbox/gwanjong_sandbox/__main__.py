@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import socket
 import sys
@@ -27,17 +28,19 @@ def main(argv: list[str] | None = None) -> None:
     try:
         sock.bind(("127.0.0.1", args.port))
     except OSError as exc:
-        sys.exit(f"gwanjong-sandbox: cannot listen on 127.0.0.1:{args.port} ({exc.strerror}); "
-                 "try --port 0")
+        sys.exit(
+            f"gwanjong-sandbox: cannot listen on 127.0.0.1:{args.port} ({exc.strerror}); "
+            "try --port 0"
+        )
     port = sock.getsockname()[1]
     # The first stdout line is the contract with whoever started us (tests, demo).
     print(f"SANDBOX_URL=http://127.0.0.1:{port}", flush=True)  # noqa: T201
-    config = uvicorn.Config(SandboxApp(), log_level=args.log_level, access_log=False, lifespan="off")
+    config = uvicorn.Config(
+        SandboxApp(), log_level=args.log_level, access_log=False, lifespan="off"
+    )
     server = uvicorn.Server(config)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         server.run(sockets=[sock])
-    except KeyboardInterrupt:
-        pass
 
 
 if __name__ == "__main__":

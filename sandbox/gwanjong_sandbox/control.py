@@ -25,7 +25,9 @@ class SandboxControl:
         return self._get(f"/_sandbox/env/{platform}")
 
     def fault(self, platform: str, kind: str = "status", **fields: Any) -> None:
-        response = self._http.post("/_sandbox/faults", json={"platform": platform, "kind": kind, **fields})
+        response = self._http.post(
+            "/_sandbox/faults", json={"platform": platform, "kind": kind, **fields}
+        )
         response.raise_for_status()
 
     def writes(self, platform: str | None = None) -> list[dict[str, Any]]:

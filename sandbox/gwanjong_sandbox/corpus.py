@@ -56,7 +56,15 @@ def walk(nodes: list[Node], depth: int = 0, parent: Node | None = None):  # type
         yield from walk(node.children, depth + 1, node)
 
 
-def _n(key: str, author: str, body: str, likes: int = 0, minutes: int = 5, *children: Node, deleted: bool = False) -> Node:
+def _n(
+    key: str,
+    author: str,
+    body: str,
+    likes: int = 0,
+    minutes: int = 5,
+    *children: Node,
+    deleted: bool = False,
+) -> Node:
     return Node(key, author, body, likes, minutes, deleted, list(children))
 
 
@@ -76,7 +84,9 @@ def _huge_tree(count: int) -> list[Node]:
     roots: list[Node] = []
     flat: list[tuple[Node, int]] = []
     for i in range(count):
-        node = Node(f"huge-{i}", f"dev{rng.randint(1, 80)}", rng.choice(phrases), rng.randint(0, 40), i)
+        node = Node(
+            f"huge-{i}", f"dev{rng.randint(1, 80)}", rng.choice(phrases), rng.randint(0, 40), i
+        )
         candidates = [(n, d) for n, d in flat[-30:] if d < 5]
         if flat and candidates and rng.random() < 0.7:
             parent, depth = rng.choice(candidates)
@@ -97,14 +107,47 @@ def build_corpus() -> list[Thread]:
             "the tools but the error messages: the model retries blindly when a tool says only "
             "'failed'. Returning one sentence that says what to do next cut retries in half. "
             "Also: never print to stdout in a stdio server, it corrupts the JSON-RPC stream.",
-            "mara_codes", ["mcp", "python", "ai"], 184, 5,
+            "mara_codes",
+            ["mcp", "python", "ai"],
+            184,
+            5,
             [
-                _n("mcp-1", "devon", "The stdout thing bit me too. Logging to stderr fixed a day of confusion.", 21, 12,
-                   _n("mcp-1-1", "mara_codes", "Exactly. I now lint for print() in server code.", 9, 30)),
-                _n("mcp-2", "kimchi_dev", "How do you test it? In-memory client or a real subprocess?", 14, 40,
-                   _n("mcp-2-1", "mara_codes", "Both: in-memory for speed, one stdio test for the real wire.", 11, 55,
-                      _n("mcp-2-1-1", "kimchi_dev", "Nice, stealing that setup.", 3, 70))),
-                _n("mcp-3", "priya", "Tool descriptions matter more than I expected. Ours read like prompts now.", 30, 90),
+                _n(
+                    "mcp-1",
+                    "devon",
+                    "The stdout thing bit me too. Logging to stderr fixed a day of confusion.",
+                    21,
+                    12,
+                    _n(
+                        "mcp-1-1",
+                        "mara_codes",
+                        "Exactly. I now lint for print() in server code.",
+                        9,
+                        30,
+                    ),
+                ),
+                _n(
+                    "mcp-2",
+                    "kimchi_dev",
+                    "How do you test it? In-memory client or a real subprocess?",
+                    14,
+                    40,
+                    _n(
+                        "mcp-2-1",
+                        "mara_codes",
+                        "Both: in-memory for speed, one stdio test for the real wire.",
+                        11,
+                        55,
+                        _n("mcp-2-1-1", "kimchi_dev", "Nice, stealing that setup.", 3, 70),
+                    ),
+                ),
+                _n(
+                    "mcp-3",
+                    "priya",
+                    "Tool descriptions matter more than I expected. Ours read like prompts now.",
+                    30,
+                    90,
+                ),
             ],
         ),
         Thread(
@@ -114,12 +157,39 @@ def build_corpus() -> list[Thread]:
             "you mutated before that await is left half-done. We lost writes in production because "
             "a select! branch dropped a future mid-transaction. Here is how we made our handlers "
             "cancellation-safe with tokio and explicit guards.",
-            "ferris_fan", ["rust", "async", "tokio"], 321, 9,
+            "ferris_fan",
+            ["rust", "async", "tokio"],
+            321,
+            9,
             [
-                _n("rust-1", "oxidized", "select! in a loop is the classic footgun. Great write-up.", 44, 10,
-                   _n("rust-1-1", "ferris_fan", "Thanks! The tokio docs have a cancellation-safety section now.", 12, 20)),
-                _n("rust-2", "async_andy", "Would structured concurrency solve this? Something like trio nurseries for Rust.", 18, 35),
-                _n("rust-3", "grumpy_dev", "Honestly this is why I still use threads for anything transactional.", 7, 60),
+                _n(
+                    "rust-1",
+                    "oxidized",
+                    "select! in a loop is the classic footgun. Great write-up.",
+                    44,
+                    10,
+                    _n(
+                        "rust-1-1",
+                        "ferris_fan",
+                        "Thanks! The tokio docs have a cancellation-safety section now.",
+                        12,
+                        20,
+                    ),
+                ),
+                _n(
+                    "rust-2",
+                    "async_andy",
+                    "Would structured concurrency solve this? Something like trio nurseries for Rust.",
+                    18,
+                    35,
+                ),
+                _n(
+                    "rust-3",
+                    "grumpy_dev",
+                    "Honestly this is why I still use threads for anything transactional.",
+                    7,
+                    60,
+                ),
             ],
         ),
         Thread(
@@ -128,11 +198,32 @@ def build_corpus() -> list[Thread]:
             "We had six Python packages, three requirements files and a Makefile nobody understood. "
             "Moving to a uv workspace with one lock file gave us reproducible installs in seconds "
             "and editable members. The trick was giving each member a unique import prefix.",
-            "snake_charmer", ["python", "packaging", "uv"], 256, 20,
+            "snake_charmer",
+            ["python", "packaging", "uv"],
+            256,
+            20,
             [
-                _n("py-1", "pipenv_refugee", "How does it compare to poetry for libraries you publish?", 8, 15,
-                   _n("py-1-1", "snake_charmer", "For publishing we build each member with uv build; it just works.", 6, 40)),
-                _n("py-2", "lockfile_lover", "The single lock file is the killer feature. CI got 4x faster.", 25, 50),
+                _n(
+                    "py-1",
+                    "pipenv_refugee",
+                    "How does it compare to poetry for libraries you publish?",
+                    8,
+                    15,
+                    _n(
+                        "py-1-1",
+                        "snake_charmer",
+                        "For publishing we build each member with uv build; it just works.",
+                        6,
+                        40,
+                    ),
+                ),
+                _n(
+                    "py-2",
+                    "lockfile_lover",
+                    "The single lock file is the killer feature. CI got 4x faster.",
+                    25,
+                    50,
+                ),
             ],
         ),
         Thread(
@@ -141,11 +232,32 @@ def build_corpus() -> list[Thread]:
             "We watched an agent take forty tool calls (search, read, read comments, draft, check "
             "limits, post) to leave one comment. Collapsing that into three coarse tools with "
             "server-side state cut tokens by 80% and latency by half. Fewer, better tools win.",
-            "agent_smith", ["ai", "llm", "agents", "mcp"], 140, 30,
+            "agent_smith",
+            ["ai", "llm", "agents", "mcp"],
+            140,
+            30,
             [
-                _n("llm-1", "tokenomics", "Tool definitions alone were 6k tokens for us before consolidating.", 19, 10),
-                _n("llm-2", "skeptic", "Coarse tools hide failures though. How do you debug?", 9, 25,
-                   _n("llm-2-1", "agent_smith", "A status tool that shows the pipeline state and what is blocked.", 13, 50)),
+                _n(
+                    "llm-1",
+                    "tokenomics",
+                    "Tool definitions alone were 6k tokens for us before consolidating.",
+                    19,
+                    10,
+                ),
+                _n(
+                    "llm-2",
+                    "skeptic",
+                    "Coarse tools hide failures though. How do you debug?",
+                    9,
+                    25,
+                    _n(
+                        "llm-2-1",
+                        "agent_smith",
+                        "A status tool that shows the pipeline state and what is blocked.",
+                        13,
+                        50,
+                    ),
+                ),
             ],
         ),
         Thread(
@@ -153,11 +265,22 @@ def build_corpus() -> list[Thread]:
             "파이썬 비동기 프로그래밍, 실무에서 배운 점",
             "asyncio로 크롤러를 만들면서 배운 점을 정리했습니다. 동시 요청 수를 세마포어로 제한하지 "
             "않으면 서버가 429를 돌려줍니다. 재시도에는 지수 백오프를 쓰세요. 🚀",
-            "hangul_hacker", ["python", "async", "korean"], 77, 14,
+            "hangul_hacker",
+            ["python", "async", "korean"],
+            77,
+            14,
             [
                 _n("ko-1", "seoul_coder", "세마포어 팁 정말 유용하네요! 감사합니다 🙏", 8, 20),
-                _n("ko-2", "busan_dev", "anyio도 한번 써보세요. 취소 처리가 더 깔끔합니다.", 5, 45,
-                   _n("ko-2-1", "hangul_hacker", "좋은 제안이네요. 다음 글에서 다뤄볼게요.", 3, 80)),
+                _n(
+                    "ko-2",
+                    "busan_dev",
+                    "anyio도 한번 써보세요. 취소 처리가 더 깔끔합니다.",
+                    5,
+                    45,
+                    _n(
+                        "ko-2-1", "hangul_hacker", "좋은 제안이네요. 다음 글에서 다뤄볼게요.", 3, 80
+                    ),
+                ),
             ],
         ),
         Thread(
@@ -165,15 +288,29 @@ def build_corpus() -> list[Thread]:
             "🔥 Shipping on Fridays: a 🧵 of lessons 👩‍💻",
             "We deploy on Fridays 🚢 and nothing burns 🔥 because every change is behind a flag 🏳️‍🌈 "
             "and rollbacks take 30 seconds ⏱️. The fear is about slow rollbacks, not the day.",
-            "deploy_daisy", ["devops", "deployment"], 98, 40,
-            [_n("emoji-1", "ops_oscar", "Feature flags + fast rollback = calm weekends 😌", 12, 30)],
+            "deploy_daisy",
+            ["devops", "deployment"],
+            98,
+            40,
+            [
+                _n(
+                    "emoji-1",
+                    "ops_oscar",
+                    "Feature flags + fast rollback = calm weekends 😌",
+                    12,
+                    30,
+                )
+            ],
         ),
         Thread(
             "summons-me",
             "Looking for feedback on my MCP gateway design",
             "Hey {me}, you wrote about MCP gateways before: would you split tools per platform or "
             "keep one gateway with scout/draft/strike? I am worried about token cost.",
-            "curious_carl", ["mcp", "architecture"], 12, 3,
+            "curious_carl",
+            ["mcp", "architecture"],
+            12,
+            3,
             [_n("summon-1", "lurker", "Following, same question here.", 2, 15)],
             mentions_me=True,
         ),
@@ -182,14 +319,20 @@ def build_corpus() -> list[Thread]:
             "Is anyone else using SQLite WAL mode for job queues?",
             "We replaced Redis with SQLite in WAL mode for a small job queue. Throughput is fine "
             "for our load. Curious whether anyone hit locking issues at scale.",
-            "sqlite_sam", ["sqlite", "databases"], 5, 2,
+            "sqlite_sam",
+            ["sqlite", "databases"],
+            5,
+            2,
             [],
         ),
         Thread(
             "deleted-post",
             "This post was removed by its author",
             "Gone.",
-            "ghost_writer", ["misc"], 0, 50,
+            "ghost_writer",
+            ["misc"],
+            0,
+            50,
             [],
             deleted=True,
         ),
@@ -198,11 +341,27 @@ def build_corpus() -> list[Thread]:
             "Code review etiquette: what actually helps",
             "Review the change, not the person. Ask questions instead of giving orders. Approve "
             "with nits instead of blocking on style.",
-            "reviewer_rae", ["career", "codereview"], 61, 26,
+            "reviewer_rae",
+            ["career", "codereview"],
+            61,
+            26,
             [
-                _n("del-1", "troll_tom", "removed", 0, 5,
-                   _n("del-1-1", "reviewer_rae", "Please keep it civil.", 4, 10), deleted=True),
-                _n("del-2", "kind_kai", "Approve-with-nits changed our team culture for the better.", 10, 30),
+                _n(
+                    "del-1",
+                    "troll_tom",
+                    "removed",
+                    0,
+                    5,
+                    _n("del-1-1", "reviewer_rae", "Please keep it civil.", 4, 10),
+                    deleted=True,
+                ),
+                _n(
+                    "del-2",
+                    "kind_kai",
+                    "Approve-with-nits changed our team culture for the better.",
+                    10,
+                    30,
+                ),
             ],
         ),
         Thread(
@@ -210,7 +369,10 @@ def build_corpus() -> list[Thread]:
             "Postgres connection pooling: share your production setup",
             "PgBouncer in transaction mode, pool size 20 per service, and statement timeouts "
             "everywhere. What does your setup look like, and what broke?",
-            "pg_pat", ["postgres", "databases", "performance"], 512, 48,
+            "pg_pat",
+            ["postgres", "databases", "performance"],
+            512,
+            48,
             _huge_tree(500),
         ),
         Thread(
@@ -218,7 +380,10 @@ def build_corpus() -> list[Thread]:
             "TypeScript's satisfies operator changed how I type configs",
             "satisfies lets you check a config object against a type without widening it, so you "
             "keep literal types for autocompletion. It replaced half of our as-const hacks.",
-            "ts_tina", ["typescript", "javascript"], 203, 12,
+            "ts_tina",
+            ["typescript", "javascript"],
+            203,
+            12,
             [_n("ts-1", "js_jay", "satisfies + as const is the combo.", 15, 10)],
         ),
     ]

@@ -59,8 +59,8 @@ def _id_code(key: str) -> str:
 
 
 class DevtoEmulator:
-    platform = "devto"
-    prefixes = ("/api/",)
+    platform: str = "devto"
+    prefixes: tuple[str, ...] = ("/api/",)
     hosts: tuple[str, ...] = ()
 
     def __init__(self, state: SandboxState) -> None:
@@ -83,7 +83,11 @@ class DevtoEmulator:
         self._last_write = 0.0
 
     def demo_env(self, base_url: str) -> dict[str, str]:
-        return {"DEVTO_BASE_URL": base_url, "DEVTO_API_KEY": API_KEY, "DEVTO_READS_PER_MINUTE": "600"}
+        return {
+            "DEVTO_BASE_URL": base_url,
+            "DEVTO_API_KEY": API_KEY,
+            "DEVTO_READS_PER_MINUTE": "600",
+        }
 
     def ids(self) -> dict[str, str]:
         ids = {key: str(value) for key, value in self.by_thread.items()}
@@ -160,11 +164,18 @@ class DevtoEmulator:
     # -- errors ---------------------------------------------------------------------
 
     def error_response(self, status: int, retry_after: int | None) -> Response:
-        messages = {401: "unauthorized", 404: "not found", 422: "unprocessable entity",
-                    429: "Rate limit reached, try again in 30 seconds"}
+        messages = {
+            401: "unauthorized",
+            404: "not found",
+            422: "unprocessable entity",
+            429: "Rate limit reached, try again in 30 seconds",
+        }
         headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
-        return JSONResponse({"error": messages.get(status, "Internal Server Error"), "status": status},
-                            status_code=status, headers=headers)
+        return JSONResponse(
+            {"error": messages.get(status, "Internal Server Error"), "status": status},
+            status_code=status,
+            headers=headers,
+        )
 
     def _auth(self, request: Request) -> str | None:
         key = request.headers.get("api-key")
@@ -221,9 +232,11 @@ class DevtoEmulator:
 
     async def search(self, request: Request) -> Response:
         words = [w.lower() for w in request.query_params.get("q", "").split() if w]
+
         def hits(a: dict[str, Any]) -> int:
             text = f"{a['title']} {a['body_markdown']} {' '.join(a['tag_list'])}".lower()
             return sum(text.count(w) for w in words)
+
         scored = [(hits(a), a) for a in self.articles.values()]
         items = [a for score, a in sorted(scored, key=lambda p: -p[0]) if score > 0]
         return self._page(request, items)
@@ -253,10 +266,21 @@ class DevtoEmulator:
     async def me(self, request: Request) -> Response:
         if self._auth(request) is None:
             return self.error_response(401, None)
-        return JSONResponse({"type_of": "user", "id": _uid(ME), "username": ME, "name": "Gwanjong Bot",
-                             "summary": None, "twitter_username": None, "github_username": None,
-                             "website_url": None, "location": None, "joined_at": "Nov 1, 2026",
-                             "profile_image": f"{HOST}/uploads/{ME}/640.png"})
+        return JSONResponse(
+            {
+                "type_of": "user",
+                "id": _uid(ME),
+                "username": ME,
+                "name": "Gwanjong Bot",
+                "summary": None,
+                "twitter_username": None,
+                "github_username": None,
+                "website_url": None,
+                "location": None,
+                "joined_at": "Nov 1, 2026",
+                "profile_image": f"{HOST}/uploads/{ME}/640.png",
+            }
+        )
 
     async def create_article(self, request: Request) -> Response:
         if self._auth(request) is None:
@@ -270,7 +294,10 @@ class DevtoEmulator:
             payload = await request.json()
             article_in = payload["article"]
         except (ValueError, KeyError, TypeError):
-            return JSONResponse({"error": "param is missing or the value is empty: article", "status": 422}, status_code=422)
+            return JSONResponse(
+                {"error": "param is missing or the value is empty: article", "status": 422},
+                status_code=422,
+            )
         title = str(article_in.get("title") or "")
         body = str(article_in.get("body_markdown") or "")
         tags = article_in.get("tags") or []
@@ -292,10 +319,19 @@ class DevtoEmulator:
         article["published"] = bool(article_in.get("published", False))
         self.articles[article_id] = article
         self.comments[article_id] = []
-        self.state.record_write("devto", "write_post", None, title=title, body=body, tags=tags,
-                                id=str(article_id), url=article["url"])
-        return JSONResponse(self._show_form(article), status_code=201,
-                            headers={"Location": article["url"]})
+        self.state.record_write(
+            "devto",
+            "write_post",
+            None,
+            title=title,
+            body=body,
+            tags=tags,
+            id=str(article_id),
+            url=article["url"],
+        )
+        return JSONResponse(
+            self._show_form(article), status_code=201, headers={"Location": article["url"]}
+        )
 
     async def react(self, request: Request) -> Response:
         # Current Forem: reactions through the API are for admin keys only.
@@ -306,6 +342,13 @@ class DevtoEmulator:
         if reactable_id not in self.articles:
             return self.error_response(404, None)
         self.state.record_write("devto", "upvote", str(reactable_id), category=q.get("category"))
-        return JSONResponse({"result": "create", "category": q.get("category", "like"), "id": 72,
-                             "reactable_id": reactable_id, "reactable_type": q.get("reactable_type", "Article")},
-                            status_code=201)
+        return JSONResponse(
+            {
+                "result": "create",
+                "category": q.get("category", "like"),
+                "id": 72,
+                "reactable_id": reactable_id,
+                "reactable_type": q.get("reactable_type", "Article"),
+            },
+            status_code=201,
+        )

@@ -25,9 +25,13 @@ def serve_main(
     build: Callable[[S], FastMCP[Any]],
     argv: list[str] | None = None,
 ) -> None:
-    parser = argparse.ArgumentParser(prog=prog, description=f"MCP server for {label} (gwanjong platform contract).")
+    parser = argparse.ArgumentParser(
+        prog=prog, description=f"MCP server for {label} (gwanjong platform contract)."
+    )
     parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
-    parser.add_argument("--port", type=int, default=8000, help="for --transport http (127.0.0.1 only)")
+    parser.add_argument(
+        "--port", type=int, default=8000, help="for --transport http (127.0.0.1 only)"
+    )
     args = parser.parse_args(argv)
     # FastMCP's own startup chatter is noise on a stdio server's stderr.
     os.environ.setdefault("FASTMCP_LOG_LEVEL", "WARNING")
@@ -41,7 +45,8 @@ def serve_main(
     except pydantic.ValidationError as exc:
         prefix = str(settings_cls.model_config.get("env_prefix", ""))
         problems = "; ".join(
-            f"{prefix}{'_'.join(str(p) for p in e['loc']).upper()}: {e['msg']}" for e in exc.errors()
+            f"{prefix}{'_'.join(str(p) for p in e['loc']).upper()}: {e['msg']}"
+            for e in exc.errors()
         )
         sys.exit(f"{prog}: bad settings ({problems}). Fix the environment or .env and start again.")
     configure_logging(settings.log_level)

@@ -52,7 +52,9 @@ def format_error(kind: ErrorKind, message: str, retry_after: float | None = None
     return f"{kind.value}: {message}"
 
 
-_PREFIX = re.compile(r"^(?P<kind>[a-z_]+)(?: retry_after=(?P<after>\d+(?:\.\d+)?))?: (?P<msg>.*)$", re.S)
+_PREFIX = re.compile(
+    r"^(?P<kind>[a-z_]+)(?: retry_after=(?P<after>\d+(?:\.\d+)?))?: (?P<msg>.*)$", re.S
+)
 
 
 def parse_error(text: str) -> tuple[ErrorKind, str, float | None]:

@@ -61,7 +61,9 @@ def error_for_status(
             wait,
         )
     if status in (400, 422):
-        return errors.invalid_input(f"{label} rejected the request{suffix}. Fix the input and retry.")
+        return errors.invalid_input(
+            f"{label} rejected the request{suffix}. Fix the input and retry."
+        )
     if 500 <= status < 600:
         return errors.unavailable(
             f"{label} answered with a server error ({status}). Try again in a minute."
@@ -92,8 +94,10 @@ def raise_for_response(response: httpx.Response, label: str, *, what: str = "tha
 def transport_error(exc: httpx.HTTPError, label: str) -> PlatformError:
     """Timeouts and connection failures, without the URL (it may carry a token)."""
     if isinstance(exc, httpx.TimeoutException):
-        return errors.timeout(f"{label} did not answer in time. Try again; if it keeps "
-                              "happening the platform may be down.")
+        return errors.timeout(
+            f"{label} did not answer in time. Try again; if it keeps "
+            "happening the platform may be down."
+        )
     return errors.unavailable(
         f"Could not reach {label} ({type(exc).__name__}). Check the network or the base URL "
         "setting, then try again."

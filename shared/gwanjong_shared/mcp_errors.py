@@ -28,13 +28,19 @@ def describe_validation(exc: pydantic.ValidationError) -> str:
 
 
 class ContractErrors(Middleware):
-    async def on_call_tool(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
+    async def on_call_tool(
+        self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]
+    ) -> Any:
         name = getattr(context.message, "name", "?")
         try:
             return await call_next(context)
         except ArgumentError as exc:
             cause = exc.__cause__
-            detail = describe_validation(cause) if isinstance(cause, pydantic.ValidationError) else str(exc)
+            detail = (
+                describe_validation(cause)
+                if isinstance(cause, pydantic.ValidationError)
+                else str(exc)
+            )
             raise ToolError(
                 format_error(
                     ErrorKind.INVALID_INPUT,
@@ -44,16 +50,27 @@ class ContractErrors(Middleware):
             ) from None
         except NotFoundError:
             raise ToolError(
-                format_error(ErrorKind.INVALID_INPUT, f"There is no tool named {name!r}. List the tools and use one of those.")
+                format_error(
+                    ErrorKind.INVALID_INPUT,
+                    f"There is no tool named {name!r}. List the tools and use one of those.",
+                )
             ) from None
         except ToolError:
             raise
         except pydantic.ValidationError as exc:
             raise ToolError(
-                format_error(ErrorKind.INVALID_INPUT, f"Bad arguments for {name}: {describe_validation(exc)}.")
+                format_error(
+                    ErrorKind.INVALID_INPUT,
+                    f"Bad arguments for {name}: {describe_validation(exc)}.",
+                )
             ) from None
         except Exception as exc:  # the last line of defence: never a traceback to the model
-            log.error("tool %s failed unexpectedly: %s", name, type(exc).__name__, exc_info=log.isEnabledFor(logging.DEBUG))
+            log.error(
+                "tool %s failed unexpectedly: %s",
+                name,
+                type(exc).__name__,
+                exc_info=log.isEnabledFor(logging.DEBUG),
+            )
             raise ToolError(
                 format_error(
                     ErrorKind.UNAVAILABLE,

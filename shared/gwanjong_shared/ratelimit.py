@@ -12,7 +12,9 @@ import anyio
 class TokenBucket:
     """``rate`` requests per ``per`` seconds, bursting up to ``rate``."""
 
-    def __init__(self, rate: float, per: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, rate: float, per: float = 60.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         if rate <= 0 or per <= 0:
             raise ValueError("rate and per must be positive")
         self.capacity = rate

@@ -14,7 +14,7 @@ from typing import Annotated, Any, TypeVar
 import anyio
 from fastmcp import FastMCP
 from mcp.types import ToolAnnotations
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from gwanjong_shared import errors
 from gwanjong_shared.adapter import PlatformAdapter
@@ -31,7 +31,16 @@ WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_
 
 Limit20 = Annotated[int, Field(ge=1, le=100, description="how many items, 1-100")]
 Limit50 = Annotated[int, Field(ge=1, le=1000, description="how many comments, 1-1000")]
-PostId = Annotated[str, Field(min_length=1, max_length=500, description="a post id from search or trending")]
+def _id_text(value: object) -> object:
+    # Numeric ids (Dev.to's 1001) often arrive as JSON numbers from clients and models.
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+PostId = Annotated[
+    str,
+    BeforeValidator(_id_text),
+    Field(min_length=1, max_length=500, description="a post id from search or trending"),
+]
 
 
 def build_platform_server(
@@ -73,8 +82,13 @@ def build_platform_server(
             raise
         except Exception as exc:
             # Never a traceback or an SDK message (it may quote a URL with a token).
-            log.error("%s: %s failed: %s", adapter.platform, what, type(exc).__name__,
-                      exc_info=log.isEnabledFor(logging.DEBUG))
+            log.error(
+                "%s: %s failed: %s",
+                adapter.platform,
+                what,
+                type(exc).__name__,
+                exc_info=log.isEnabledFor(logging.DEBUG),
+            )
             raise errors.unavailable(
                 f"{label} failed while {what} ({type(exc).__name__}). Try again; if it keeps "
                 "failing, check the server's log."
@@ -84,24 +98,30 @@ def build_platform_server(
             f"{label} did not finish {what} within {call_timeout_s:g} s. Try again later."
         )
 
-    @mcp.tool(annotations=READ, description=f"""List what is popular on {label} right now.
+    @mcp.tool(
+        annotations=READ,
+        description=f"""List what is popular on {label} right now.
 
 Use it to find live discussions when you have no topic yet; with a topic, prefer `search`.
 Input: limit (1-100, default 20).
 Output: {{"posts": [Post]}}; each Post has id, platform, title, url, body (may be shortened),
 author, tags, likes, comments_count, published_at. Bodies are untrusted platform text.
 Errors: `auth`, `rate_limited retry_after=N`, `unavailable`, `timeout`.
-Example: trending(limit=5)""")
+Example: trending(limit=5)""",
+    )
     async def trending(limit: Limit20 = 20) -> PostList:
         return PostList(posts=await guarded(adapter.get_trending(limit), "trending"))
 
-    @mcp.tool(annotations=READ, description=f"""Search {label} posts about a topic.
+    @mcp.tool(
+        annotations=READ,
+        description=f"""Search {label} posts about a topic.
 
 Use it to find discussions about a subject; for a post you already have, use `get_post`.
 Input: query (non-empty words or a tag), limit (1-100, default 20).
 Output: {{"posts": [Post]}} (same shape as trending), best matches first.
 Errors: `invalid_input` (empty query), `auth`, `rate_limited retry_after=N`, `unavailable`, `timeout`.
-Example: search(query="rust async", limit=10)""")
+Example: search(query="rust async", limit=10)""",
+    )
     async def search(
         query: Annotated[str, Field(max_length=500, description="what to look for")],
         limit: Limit20 = 20,
@@ -110,17 +130,22 @@ Example: search(query="rust async", limit=10)""")
             raise errors.invalid_input("query is empty. Give a few words or a tag to search for.")
         return PostList(posts=await guarded(adapter.search(query.strip(), limit), "the search"))
 
-    @mcp.tool(annotations=READ, description=f"""Fetch one {label} post with its full body.
+    @mcp.tool(
+        annotations=READ,
+        description=f"""Fetch one {label} post with its full body.
 
 Use it after search/trending to read a post completely; for its replies use `get_comments`.
 Input: post_id (an id from search or trending).
 Output: Post with the full body (untrusted platform text).
 Errors: `not_found` (deleted or wrong id), `auth`, `rate_limited retry_after=N`, `unavailable`, `timeout`.
-Example: get_post(post_id="1001")""")
+Example: get_post(post_id="1001")""",
+    )
     async def get_post(post_id: PostId) -> Post:
         return await guarded(adapter.get_post(post_id.strip()), "fetching the post")
 
-    @mcp.tool(annotations=READ, description=f"""Fetch the comments under a {label} post, flattened.
+    @mcp.tool(
+        annotations=READ,
+        description=f"""Fetch the comments under a {label} post, flattened.
 
 Use it to read the discussion before replying. The tree is flattened depth-first: each
 Comment has parent_id (null for a top-level comment) and depth (0 = top level).
@@ -128,12 +153,15 @@ Input: post_id, limit (1-1000, default 50).
 Output: {{"comments": [Comment]}}: id, platform, post_id, parent_id, author, body, likes,
 published_at, depth. Deleted comments keep their place with an empty author.
 Errors: `not_found`, `auth`, `rate_limited retry_after=N`, `unavailable`, `timeout`.
-Example: get_comments(post_id="1001", limit=20)""")
+Example: get_comments(post_id="1001", limit=20)""",
+    )
     async def get_comments(post_id: PostId, limit: Limit50 = 50) -> CommentList:
         comments = await guarded(adapter.get_comments(post_id.strip(), limit), "fetching comments")
         return CommentList(comments=comments[:limit])
 
-    @mcp.tool(annotations=WRITE, description=f"""Publish a new post on {label} as our account.
+    @mcp.tool(
+        annotations=WRITE,
+        description=f"""Publish a new post on {label} as our account.
 
 Call `validate(action="write_post", ...)` first: it checks length and whether a program may
 post here. This writes publicly and cannot be undone by this server.
@@ -142,7 +170,8 @@ Output: PostResult {{ok, platform, action, id, url}}.
 Errors: `invalid_input` (too long, missing title), `not_supported`, `auth`,
 `rate_limited retry_after=N`, `unavailable`, `timeout` (the post may or may not exist:
 read back before retrying).
-Example: write_post(title="What I learned shipping an MCP server", body="...", tags=["mcp"])""")
+Example: write_post(title="What I learned shipping an MCP server", body="...", tags=["mcp"])""",
+    )
     async def write_post(
         title: Annotated[str, Field(max_length=10_000)],
         body: Annotated[str, Field(max_length=200_000)],
@@ -153,7 +182,9 @@ Example: write_post(title="What I learned shipping an MCP server", body="...", t
         _raise_if_refused(check, label, "write_post")
         return await guarded(adapter.write_post(title, body, tag_list), "publishing")
 
-    @mcp.tool(annotations=WRITE, description=f"""Reply to a {label} post (or to one of its comments).
+    @mcp.tool(
+        annotations=WRITE,
+        description=f"""Reply to a {label} post (or to one of its comments).
 
 Call `validate(action="write_comment", post_id=..., body=...)` first: on some platforms a
 program may only reply when the post summoned us, and some have no comment API at all.
@@ -161,11 +192,12 @@ Input: post_id, body, parent_id (optional: a comment id to reply to instead of t
 Output: PostResult {{ok, platform, action, id, url}}.
 Errors: `not_supported` (a person must do this here), `invalid_input` (too long),
 `not_found`, `auth`, `rate_limited retry_after=N`, `unavailable`, `timeout`.
-Example: write_comment(post_id="1001", body="The retry trick in your second snippet ...")""")
+Example: write_comment(post_id="1001", body="The retry trick in your second snippet ...")""",
+    )
     async def write_comment(
         post_id: PostId,
         body: Annotated[str, Field(max_length=200_000)],
-        parent_id: str | None = None,
+        parent_id: Annotated[str | None, BeforeValidator(_id_text)] = None,
     ) -> PostResult:
         check = await adapter.validate("write_comment", body, post_id=post_id.strip())
         _raise_if_refused(check, label, "write_comment")
@@ -173,20 +205,25 @@ Example: write_comment(post_id="1001", body="The retry trick in your second snip
             adapter.write_comment(post_id.strip(), body, parent_id or None), "replying"
         )
 
-    @mcp.tool(annotations=WRITE, description=f"""Like/upvote a {label} post as our account.
+    @mcp.tool(
+        annotations=WRITE,
+        description=f"""Like/upvote a {label} post as our account.
 
 Call `capabilities` first: several platforms forbid programmatic votes.
 Input: post_id.
 Output: PostResult {{ok, platform, action, id, url}}.
 Errors: `not_supported` (not allowed for programs here), `not_found`, `auth`,
 `rate_limited retry_after=N`, `unavailable`, `timeout`.
-Example: upvote(post_id="1001")""")
+Example: upvote(post_id="1001")""",
+    )
     async def upvote(post_id: PostId) -> PostResult:
         check = await adapter.validate("upvote", "", post_id=post_id.strip())
         _raise_if_refused(check, label, "upvote")
         return await guarded(adapter.upvote(post_id.strip()), "voting")
 
-    @mcp.tool(annotations=READ, description=f"""What this {label} server may do, and its text limits.
+    @mcp.tool(
+        annotations=READ,
+        description=f"""What this {label} server may do, and its text limits.
 
 Use it before planning a write. For each action (write_post, write_comment, upvote):
 allowed = auto (a program may), summoned (only if the target post mentions or quotes our
@@ -194,11 +231,14 @@ account), human (a person must do it; hand the text over), never (not possible/p
 with the reason. limits: title/body/comment max and unit (chars, graphemes,
 weighted_chars, bytes). configured is false when credentials are missing.
 Output: {{"platform", "configured", "account", "actions", "limits"}}.
-Example: capabilities()""")
+Example: capabilities()""",
+    )
     async def capabilities() -> Capabilities:
         return await guarded(adapter.capabilities(), "reading capabilities")
 
-    @mcp.tool(annotations=READ, description=f"""Check a planned {label} write without sending it.
+    @mcp.tool(
+        annotations=READ,
+        description=f"""Check a planned {label} write without sending it.
 
 Counts the text the way {label} does and applies its interaction rules to this target.
 Input: action (write_post | write_comment | upvote), body, title (for write_post),
@@ -206,7 +246,8 @@ post_id (the target, for write_comment/upvote).
 Output: {{"ok", "allowed": auto|human|never, "problems": [str], "length": {{"used", "max", "unit"}}}}.
 ok is true when a program may send this text to this target now. allowed=human means a
 person must post it (problems says why); never means nobody can through this platform's API. Errors: `invalid_input` (unknown action), `not_found` (target missing).
-Example: validate(action="write_comment", body="...", post_id="1001")""")
+Example: validate(action="write_comment", body="...", post_id="1001")""",
+    )
     async def validate(
         action: Annotated[str, Field(description="write_post, write_comment or upvote")],
         body: Annotated[str, Field(max_length=200_000)] = "",
@@ -233,7 +274,9 @@ def _raise_if_refused(check: Validation, label: str, action: str) -> None:
     if check.allowed in ("never", "human"):
         reason = "; ".join(check.problems) or "The platform's rules do not let a program do this."
         who = "" if check.allowed == "never" else " A person can do it by hand."
-        raise errors.not_supported(f"{action} is not allowed for a program on {label}: {reason}{who}")
+        raise errors.not_supported(
+            f"{action} is not allowed for a program on {label}: {reason}{who}"
+        )
     if not check.ok:
         raise errors.invalid_input(f"{action} was not sent: " + " ".join(check.problems))
 

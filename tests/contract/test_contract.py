@@ -12,12 +12,10 @@ from typing import Any
 
 import pytest
 from fastmcp import Client
-from fastmcp.exceptions import ToolError
 
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract import ACTIONS, CONTRACT_TOOLS, READ_TOOLS, WRITE_TOOLS
 from gwanjong_shared.models import Comment, Post
-
 from tests.platforms import SPECS, PlatformSpec
 
 pytestmark = pytest.mark.anyio
@@ -42,7 +40,9 @@ def spec(case: tuple[PlatformSpec, str | None]) -> PlatformSpec:
 
 
 @pytest.fixture
-async def client(case: tuple[PlatformSpec, str | None], sandbox: SandboxControl) -> AsyncIterator[Client[Any]]:
+async def client(
+    case: tuple[PlatformSpec, str | None], sandbox: SandboxControl
+) -> AsyncIterator[Client[Any]]:
     spec, variant = case
     overrides = spec.variants[variant] if variant else {}
     async with Client(spec.build(sandbox.url, **overrides)) as c:
@@ -62,13 +62,16 @@ async def call(client: Client[Any], tool: str, **args: Any) -> Any:
 
 async def error_of(client: Client[Any], tool: str, **args: Any) -> str:
     result = await client.call_tool(tool, args, raise_on_error=False)
-    assert result.is_error, f"{tool}({args}) should have failed but returned {result.structured_content}"
+    assert result.is_error, (
+        f"{tool}({args}) should have failed but returned {result.structured_content}"
+    )
     text = result.content[0].text  # type: ignore[union-attr]
     assert "Traceback" not in text
     return text
 
 
 # -- the tool list ---------------------------------------------------------------------
+
 
 async def test_tools_are_exactly_the_contract(client: Client[Any]) -> None:
     tools = {t.name: t for t in await client.list_tools()}
@@ -98,7 +101,10 @@ async def test_tools_are_exactly_the_contract(client: Client[Any]) -> None:
 
 # -- reads -------------------------------------------------------------------------------
 
-async def test_trending_returns_posts_in_the_shared_shape(client: Client[Any], spec: PlatformSpec) -> None:
+
+async def test_trending_returns_posts_in_the_shared_shape(
+    client: Client[Any], spec: PlatformSpec
+) -> None:
     posts = (await call(client, "trending", limit=5))["posts"]
     assert 1 <= len(posts) <= 5
     for post in posts:
@@ -107,7 +113,9 @@ async def test_trending_returns_posts_in_the_shared_shape(client: Client[Any], s
         assert post["id"] and post["url"].startswith("http")
 
 
-async def test_search_finds_the_matching_thread(client: Client[Any], spec: PlatformSpec, ids: dict[str, str]) -> None:
+async def test_search_finds_the_matching_thread(
+    client: Client[Any], spec: PlatformSpec, ids: dict[str, str]
+) -> None:
     posts = (await call(client, "search", query=spec.search_word, limit=10))["posts"]
     assert ids["rust-async"] in [p["id"] for p in posts]
     assert all(set(p) == POST_FIELDS for p in posts)
@@ -133,11 +141,15 @@ async def test_get_post_keeps_emoji_and_korean(client: Client[Any], ids: dict[st
 
 
 @pytest.mark.parametrize("key", ["deleted-post", "missing"])
-async def test_get_post_of_a_gone_post_is_not_found(client: Client[Any], ids: dict[str, str], key: str) -> None:
+async def test_get_post_of_a_gone_post_is_not_found(
+    client: Client[Any], ids: dict[str, str], key: str
+) -> None:
     assert (await error_of(client, "get_post", post_id=ids[key])).startswith("not_found: ")
 
 
-async def test_comments_are_flattened_with_parent_and_depth(client: Client[Any], ids: dict[str, str], spec: PlatformSpec) -> None:
+async def test_comments_are_flattened_with_parent_and_depth(
+    client: Client[Any], ids: dict[str, str], spec: PlatformSpec
+) -> None:
     comments = (await call(client, "get_comments", post_id=ids["mcp-servers"]))["comments"]
     assert len(comments) == 6
     seen: dict[str, int] = {}
@@ -175,11 +187,16 @@ async def test_huge_thread(client: Client[Any], ids: dict[str, str]) -> None:
     assert len(first) == 50
 
 
-async def test_comments_of_a_missing_post_are_not_found(client: Client[Any], ids: dict[str, str]) -> None:
-    assert (await error_of(client, "get_comments", post_id=ids["missing"])).startswith("not_found: ")
+async def test_comments_of_a_missing_post_are_not_found(
+    client: Client[Any], ids: dict[str, str]
+) -> None:
+    assert (await error_of(client, "get_comments", post_id=ids["missing"])).startswith(
+        "not_found: "
+    )
 
 
 # -- capabilities and validate ---------------------------------------------------------
+
 
 async def test_capabilities_shape_and_rules(client: Client[Any], spec: PlatformSpec) -> None:
     caps = await call(client, "capabilities")
@@ -191,7 +208,12 @@ async def test_capabilities_shape_and_rules(client: Client[Any], spec: PlatformS
         assert len(rule["reason"]) > 10
     assert {"body", "comment"} <= set(caps["limits"])
     for limit in caps["limits"].values():
-        assert limit["max"] > 0 and limit["unit"] in {"chars", "graphemes", "weighted_chars", "bytes"}
+        assert limit["max"] > 0 and limit["unit"] in {
+            "chars",
+            "graphemes",
+            "weighted_chars",
+            "bytes",
+        }
 
 
 def _text_of(length: int, unit: str) -> str:
@@ -203,7 +225,9 @@ def _text_of(length: int, unit: str) -> str:
     return "a" * length
 
 
-async def test_validate_length_at_max_and_max_plus_one(client: Client[Any], ids: dict[str, str]) -> None:
+async def test_validate_length_at_max_and_max_plus_one(
+    client: Client[Any], ids: dict[str, str]
+) -> None:
     caps = await call(client, "capabilities")
     limits = caps["limits"]
     checks = [("write_post", "body", None), ("write_comment", "comment", ids["summons-me"])]
@@ -215,7 +239,9 @@ async def test_validate_length_at_max_and_max_plus_one(client: Client[Any], ids:
         title = "A fine title" if "title" in limits else ""
         for length, fits in ((limit["max"], True), (limit["max"] + 1, False)):
             text = _text_of(length, limit["unit"])
-            result = await call(client, "validate", action=action, body=text, title=title, post_id=target)
+            result = await call(
+                client, "validate", action=action, body=text, title=title, post_id=target
+            )
             assert result["length"] == {"used": length, "max": limit["max"], "unit": limit["unit"]}
             too_long = [p for p in result["problems"] if str(limit["max"]) in p]
             assert bool(too_long) is not fits, (action, length, result)
@@ -229,15 +255,23 @@ async def test_validate_title_limit(client: Client[Any]) -> None:
     if title is None:
         pytest.skip("this platform's posts have no separate title")
     ok = await call(client, "validate", action="write_post", body="body", title="t" * title["max"])
-    over = await call(client, "validate", action="write_post", body="body", title="t" * (title["max"] + 1))
+    over = await call(
+        client, "validate", action="write_post", body="body", title="t" * (title["max"] + 1)
+    )
     assert not any("title" in p for p in ok["problems"])
     assert any("title" in p for p in over["problems"]) and over["ok"] is False
 
 
-async def test_validate_resolves_summoned_per_target(client: Client[Any], spec: PlatformSpec, ids: dict[str, str]) -> None:
+async def test_validate_resolves_summoned_per_target(
+    client: Client[Any], spec: PlatformSpec, ids: dict[str, str]
+) -> None:
     body = "Thanks for the mention: I would keep one gateway."
-    summoned = await call(client, "validate", action="write_comment", body=body, post_id=ids["summons-me"])
-    plain = await call(client, "validate", action="write_comment", body=body, post_id=ids["rust-async"])
+    summoned = await call(
+        client, "validate", action="write_comment", body=body, post_id=ids["summons-me"]
+    )
+    plain = await call(
+        client, "validate", action="write_comment", body=body, post_id=ids["rust-async"]
+    )
     rule = spec.rules["write_comment"]
     if rule == "summoned":
         assert summoned["allowed"] == "auto" and summoned["ok"] is True
@@ -256,26 +290,43 @@ async def test_validate_rejects_an_unknown_action(client: Client[Any]) -> None:
 
 # -- writes ------------------------------------------------------------------------------
 
+
 async def test_write_post(client: Client[Any], spec: PlatformSpec, sandbox: SandboxControl) -> None:
     result = await client.call_tool(
-        "write_post", {"title": "Notes on MCP", "body": "One concrete tip: log to stderr. 🚀 한국어", "tags": ["mcp"]},
+        "write_post",
+        {
+            "title": "Notes on MCP",
+            "body": "One concrete tip: log to stderr. 🚀 한국어",
+            "tags": ["mcp"],
+        },
         raise_on_error=False,
     )
     writes = sandbox.writes(spec.name)
     if spec.rules["write_post"] == "auto":
         assert not result.is_error, result.content
         data = result.structured_content
-        assert data is not None and data["ok"] is True and data["action"] == "write_post" and data["id"]
+        assert (
+            data is not None
+            and data["ok"] is True
+            and data["action"] == "write_post"
+            and data["id"]
+        )
         assert [w["action"] for w in writes] == ["write_post"]
         assert "log to stderr" in json.dumps(writes[0]["data"], ensure_ascii=False)
     else:
         assert result.is_error and writes == []
 
 
-async def test_write_comment_follows_the_rule(client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl) -> None:
+async def test_write_comment_follows_the_rule(
+    client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl
+) -> None:
     body = "Good question: one gateway keeps the tool list small."
-    summoned = await client.call_tool("write_comment", {"post_id": ids["summons-me"], "body": body}, raise_on_error=False)
-    plain = await client.call_tool("write_comment", {"post_id": ids["rust-async"], "body": body}, raise_on_error=False)
+    summoned = await client.call_tool(
+        "write_comment", {"post_id": ids["summons-me"], "body": body}, raise_on_error=False
+    )
+    plain = await client.call_tool(
+        "write_comment", {"post_id": ids["rust-async"], "body": body}, raise_on_error=False
+    )
     rule = spec.rules["write_comment"]
     writes = sandbox.writes(spec.name)
     if rule in ("human", "never"):
@@ -291,16 +342,22 @@ async def test_write_comment_follows_the_rule(client: Client[Any], spec: Platfor
         assert len(writes) == 2
 
 
-async def test_reply_shows_up_in_comments(client: Client[Any], spec: PlatformSpec, ids: dict[str, str]) -> None:
+async def test_reply_shows_up_in_comments(
+    client: Client[Any], spec: PlatformSpec, ids: dict[str, str]
+) -> None:
     if spec.rules["write_comment"] not in ("auto", "summoned"):
-        pytest.skip(f"{spec.name} has no program-written comments (rule: {spec.rules['write_comment']})")
+        pytest.skip(
+            f"{spec.name} has no program-written comments (rule: {spec.rules['write_comment']})"
+        )
     body = "Read-back check: one gateway, five tools."
     await call(client, "write_comment", post_id=ids["summons-me"], body=body)
     comments = (await call(client, "get_comments", post_id=ids["summons-me"]))["comments"]
     assert any(body in c["body"] for c in comments)
 
 
-async def test_upvote_follows_the_rule(client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl) -> None:
+async def test_upvote_follows_the_rule(
+    client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl
+) -> None:
     result = await client.call_tool("upvote", {"post_id": ids["summons-me"]}, raise_on_error=False)
     if spec.rules["upvote"] in ("human", "never"):
         assert result.is_error and result.content[0].text.startswith("not_supported: ")  # type: ignore[union-attr]
@@ -310,17 +367,22 @@ async def test_upvote_follows_the_rule(client: Client[Any], spec: PlatformSpec, 
         assert [w["action"] for w in sandbox.writes(spec.name)] == ["upvote"]
 
 
-async def test_over_long_text_is_refused_before_sending(client: Client[Any], spec: PlatformSpec, sandbox: SandboxControl) -> None:
+async def test_over_long_text_is_refused_before_sending(
+    client: Client[Any], spec: PlatformSpec, sandbox: SandboxControl
+) -> None:
     caps = await call(client, "capabilities")
     limit = caps["limits"]["body"]
     if limit["max"] > 50_000:
         pytest.skip("limit too large to send over MCP in a test")
-    text = await error_of(client, "write_post", title="t", body=_text_of(limit["max"] + 1, limit["unit"]))
+    text = await error_of(
+        client, "write_post", title="t", body=_text_of(limit["max"] + 1, limit["unit"])
+    )
     assert text.startswith(("invalid_input: ", "not_supported: "))
     assert sandbox.writes(spec.name) == []
 
 
 # -- errors ------------------------------------------------------------------------------
+
 
 async def test_bad_credentials_are_auth(spec: PlatformSpec, sandbox: SandboxControl) -> None:
     async with Client(spec.build(sandbox.url, **spec.bad_auth_env)) as client:
@@ -335,26 +397,39 @@ async def test_bad_credentials_are_auth(spec: PlatformSpec, sandbox: SandboxCont
     ("status", "kind"),
     [(401, "auth"), (403, "auth"), (404, "not_found"), (500, "unavailable"), (503, "unavailable")],
 )
-async def test_platform_errors_map_to_kinds(client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl, status: int, kind: str) -> None:
+async def test_platform_errors_map_to_kinds(
+    client: Client[Any],
+    spec: PlatformSpec,
+    ids: dict[str, str],
+    sandbox: SandboxControl,
+    status: int,
+    kind: str,
+) -> None:
     sandbox.fault(spec.name, status=status, count=20)  # enough for any SDK's own retries
     text = await error_of(client, "get_post", post_id=ids["rust-async"])
     assert text.startswith(f"{kind}: "), text
     assert len(text.split(": ", 1)[1]) > 20  # a sentence that says what to do
 
 
-async def test_rate_limit_carries_retry_after(client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl) -> None:
+async def test_rate_limit_carries_retry_after(
+    client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl
+) -> None:
     sandbox.fault(spec.name, status=429, retry_after=7, count=20)
     text = await error_of(client, "get_post", post_id=ids["rust-async"])
     assert text.startswith("rate_limited retry_after=7: "), text
 
 
-async def test_hanging_platform_times_out(client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl) -> None:
+async def test_hanging_platform_times_out(
+    client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl
+) -> None:
     sandbox.fault(spec.name, kind="hang", seconds=6, count=20)
     text = await error_of(client, "get_post", post_id=ids["rust-async"])
     assert text.startswith("timeout: "), text
 
 
-async def test_recovers_after_a_fault(client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl) -> None:
+async def test_recovers_after_a_fault(
+    client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl
+) -> None:
     sandbox.fault(spec.name, status=503, count=1)
     await client.call_tool("get_post", {"post_id": ids["rust-async"]}, raise_on_error=False)
     post = await call(client, "get_post", post_id=ids["rust-async"])
@@ -376,20 +451,34 @@ async def test_recovers_after_a_fault(client: Client[Any], spec: PlatformSpec, i
         ("validate", {"action": "write_post", "body": "x", "surprise": 1}),
     ],
 )
-async def test_wrong_arguments_are_invalid_input(client: Client[Any], spec: PlatformSpec, sandbox: SandboxControl, tool: str, args: dict[str, Any]) -> None:
+async def test_wrong_arguments_are_invalid_input(
+    client: Client[Any],
+    spec: PlatformSpec,
+    sandbox: SandboxControl,
+    tool: str,
+    args: dict[str, Any],
+) -> None:
     text = await error_of(client, tool, **args)
     assert text.startswith("invalid_input: "), text
     assert sandbox.writes(spec.name) == []
 
 
-async def test_no_secret_in_any_result(client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl) -> None:
+async def test_no_secret_in_any_result(
+    client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl
+) -> None:
     texts = []
-    for tool, args in [("capabilities", {}), ("trending", {"limit": 3}), ("get_post", {"post_id": ids["missing"]})]:
+    for tool, args in [
+        ("capabilities", {}),
+        ("trending", {"limit": 3}),
+        ("get_post", {"post_id": ids["missing"]}),
+    ]:
         result = await client.call_tool(tool, args, raise_on_error=False)
         texts.append(json.dumps(result.structured_content, ensure_ascii=False))
         texts.extend(getattr(c, "text", "") for c in result.content)
     sandbox.fault(spec.name, status=401, count=20)
-    result = await client.call_tool("get_post", {"post_id": ids["rust-async"]}, raise_on_error=False)
+    result = await client.call_tool(
+        "get_post", {"post_id": ids["rust-async"]}, raise_on_error=False
+    )
     texts.extend(getattr(c, "text", "") for c in result.content)
     blob = "\n".join(texts)
     for secret in spec.secrets:

@@ -10,12 +10,23 @@ from fastmcp import FastMCP
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.server import build_gateway
 from gwanjong_sandbox.control import SandboxControl
-
 from tests.platforms import SPECS
 
 
-def config_text(state_dir: Path, platforms: list[str], writes: str = "live", extra: str = "", platform_extra: str = "min_interval_s = 0") -> str:
-    lines = ["[gateway]", f'writes = "{writes}"', f'state_dir = "{state_dir.as_posix()}"', "call_timeout_s = 8", ""]
+def config_text(
+    state_dir: Path,
+    platforms: list[str],
+    writes: str = "live",
+    extra: str = "",
+    platform_extra: str = "min_interval_s = 0",
+) -> str:
+    lines = [
+        "[gateway]",
+        f'writes = "{writes}"',
+        f'state_dir = "{state_dir.as_posix()}"',
+        "call_timeout_s = 8",
+        "",
+    ]
     if extra:
         lines += [extra, ""]
     for name in platforms:
@@ -23,8 +34,14 @@ def config_text(state_dir: Path, platforms: list[str], writes: str = "live", ext
     return "\n".join(lines)
 
 
-def in_memory_gateway(sandbox: SandboxControl, state_dir: Path, platforms: list[str], writes: str = "live",
-                      extra: str = "", platform_extra: str = "min_interval_s = 0") -> FastMCP[Any]:
+def in_memory_gateway(
+    sandbox: SandboxControl,
+    state_dir: Path,
+    platforms: list[str],
+    writes: str = "live",
+    extra: str = "",
+    platform_extra: str = "min_interval_s = 0",
+) -> FastMCP[Any]:
     """The gateway with each platform server in-process, talking HTTP to the sandbox."""
     config = parse(config_text(state_dir, platforms, writes, extra, platform_extra))
     transports = {name: SPECS[name].build(sandbox.url) for name in platforms}

@@ -27,7 +27,10 @@ def test_unknown_key_names_the_line() -> None:
 
 
 def test_bad_value_names_the_line() -> None:
-    assert "gateway.toml:2: gateway.writes: Input should be 'dry-run', 'confirm' or 'live'" in error_of('[gateway]\nwrites = "yolo"\n')
+    assert (
+        "gateway.toml:2: gateway.writes: Input should be 'dry-run', 'confirm' or 'live'"
+        in error_of('[gateway]\nwrites = "yolo"\n')
+    )
 
 
 def test_bad_toml_says_where() -> None:
@@ -41,7 +44,9 @@ def test_a_fifth_platform_needs_a_command_or_url() -> None:
 
 
 def test_command_and_url_together_are_refused() -> None:
-    assert "not both" in error_of('[platforms.devto]\ncommand = ["x"]\nurl = "http://127.0.0.1:1/mcp"\n')
+    assert "not both" in error_of(
+        '[platforms.devto]\ncommand = ["x"]\nurl = "http://127.0.0.1:1/mcp"\n'
+    )
 
 
 def test_expose_takes_namespaced_names() -> None:
@@ -60,12 +65,22 @@ def test_locate_prefers_flag_then_env(tmp_path: Path, monkeypatch: pytest.Monkey
 
 
 def test_each_server_gets_only_its_own_secrets() -> None:
-    config = parse('[platforms.devto]\nenv = { DEVTO_BASE_URL = "${FOREM}" }\n[platforms.bluesky]\n')
-    environ = {"DEVTO_API_KEY": "d-key", "BLUESKY_APP_PASSWORD": "b-pass", "FOREM": "http://forem.local", "AWS_SECRET": "x"}
+    config = parse(
+        '[platforms.devto]\nenv = { DEVTO_BASE_URL = "${FOREM}" }\n[platforms.bluesky]\n'
+    )
+    environ = {
+        "DEVTO_API_KEY": "d-key",
+        "BLUESKY_APP_PASSWORD": "b-pass",
+        "FOREM": "http://forem.local",
+        "AWS_SECRET": "x",
+    }
     saved = {"REDDIT_PASSWORD": "r-pass", "BLUESKY_HANDLE": "me.bsky.social"}
     devto = platform_env("devto", config.platforms["devto"], saved, environ)
     bluesky = platform_env("bluesky", config.platforms["bluesky"], saved, environ)
     assert devto["DEVTO_API_KEY"] == "d-key" and devto["DEVTO_BASE_URL"] == "http://forem.local"
     assert not any(k.startswith(("BLUESKY_", "REDDIT_", "AWS_")) for k in devto)
-    assert bluesky["BLUESKY_APP_PASSWORD"] == "b-pass" and bluesky["BLUESKY_HANDLE"] == "me.bsky.social"
+    assert (
+        bluesky["BLUESKY_APP_PASSWORD"] == "b-pass"
+        and bluesky["BLUESKY_HANDLE"] == "me.bsky.social"
+    )
     assert "DEVTO_API_KEY" not in bluesky and "REDDIT_PASSWORD" not in bluesky

@@ -8,15 +8,37 @@ from gwanjong_shared.models import Post
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 
 
-def post(pid: str, title: str, body: str = "", likes: int = 0, comments: int = 0, url: str = "", platform: str = "devto") -> Post:
-    return Post(id=pid, platform=platform, title=title, body=body, likes=likes, comments_count=comments,
-                url=url or f"https://example.com/{pid}", published_at="2026-11-28T12:00:00Z")
+def post(
+    pid: str,
+    title: str,
+    body: str = "",
+    likes: int = 0,
+    comments: int = 0,
+    url: str = "",
+    platform: str = "devto",
+) -> Post:
+    return Post(
+        id=pid,
+        platform=platform,
+        title=title,
+        body=body,
+        likes=likes,
+        comments_count=comments,
+        url=url or f"https://example.com/{pid}",
+        published_at="2026-11-28T12:00:00Z",
+    )
 
 
 def test_relevance_beats_popularity() -> None:
     posts = [
         post("1", "Ten CSS tricks", "flexbox grid", likes=900, comments=300),
-        post("2", "Rust async cancellation pitfalls", "tokio select! drops futures", likes=5, comments=1),
+        post(
+            "2",
+            "Rust async cancellation pitfalls",
+            "tokio select! drops futures",
+            likes=5,
+            comments=1,
+        ),
         post("3", "Why I love Rust", "ownership and borrowing", likes=50, comments=10),
     ]
     ranked = rank("rust async cancellation", posts, NOW)
@@ -57,4 +79,8 @@ def test_dedupe_by_normalized_url() -> None:
 
 def test_opportunity_ids_are_short_and_stable() -> None:
     p = post("at://did:plc:abc/app.bsky.feed.post/3k", "t", platform="bluesky")
-    assert opportunity_id(p) == opportunity_id(p) and opportunity_id(p).startswith("bluesky-") and len(opportunity_id(p)) == 14
+    assert (
+        opportunity_id(p) == opportunity_id(p)
+        and opportunity_id(p).startswith("bluesky-")
+        and len(opportunity_id(p)) == 14
+    )

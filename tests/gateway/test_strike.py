@@ -18,14 +18,15 @@ from fastmcp.client.elicitation import ElicitResult
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.store import StrikeStore
 from gwanjong_sandbox.control import SandboxControl
-
 from tests.gateway.helpers import in_memory_gateway, opportunity_for
 
 pytestmark = pytest.mark.anyio
 MODES = ["legacy", "auto"]
 
 
-async def drafted(client: Client[Any], topic: str = "rust async cancellation", title: str = "Rust async") -> str:
+async def drafted(
+    client: Client[Any], topic: str = "rust async cancellation", title: str = "Rust async"
+) -> str:
     scouted = (await client.call_tool("scout", {"topic": topic, "limit": 5})).structured_content
     assert scouted is not None
     oid = opportunity_for(scouted, "devto", title)
@@ -33,8 +34,18 @@ async def drafted(client: Client[Any], topic: str = "rust async cancellation", t
     return oid
 
 
-async def strike(client: Client[Any], oid: str, action: str = "post", content: str = "Guards around every await.", title: str = "Cancellation-safe handlers") -> dict[str, Any]:
-    result = await client.call_tool("strike", {"opportunity_id": oid, "action": action, "content": content, "title": title}, raise_on_error=False)
+async def strike(
+    client: Client[Any],
+    oid: str,
+    action: str = "post",
+    content: str = "Guards around every await.",
+    title: str = "Cancellation-safe handlers",
+) -> dict[str, Any]:
+    result = await client.call_tool(
+        "strike",
+        {"opportunity_id": oid, "action": action, "content": content, "title": title},
+        raise_on_error=False,
+    )
     if result.is_error:
         return {"error": result.content[0].text}  # type: ignore[union-attr]
     assert result.structured_content is not None
@@ -49,7 +60,9 @@ def history(state_dir: Path) -> list[Any]:
         store.close()
 
 
-async def test_dry_run_writes_nothing_and_shows_exactly_what(sandbox: SandboxControl, tmp_path: Path) -> None:
+async def test_dry_run_writes_nothing_and_shows_exactly_what(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
     async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"], writes="dry-run")) as client:
         oid = await drafted(client)
         result = await strike(client, oid)
@@ -69,13 +82,17 @@ async def test_posted_then_duplicate(sandbox: SandboxControl, tmp_path: Path) ->
     async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
         oid = await drafted(client)
         first = await strike(client, oid)
-        assert first["status"] == "posted" and first["url"].startswith("https://dev.to/gwanjong_bot/")
+        assert first["status"] == "posted" and first["url"].startswith(
+            "https://dev.to/gwanjong_bot/"
+        )
         second = await strike(client, oid)
         assert second["status"] == "duplicate" and second["earlier"]["url"] == first["url"]
     assert len(sandbox.writes("devto")) == 1
 
 
-async def test_same_strike_twice_at_once_writes_once(sandbox: SandboxControl, tmp_path: Path) -> None:
+async def test_same_strike_twice_at_once_writes_once(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
     async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
         oid = await drafted(client)
         results: list[dict[str, Any]] = []
@@ -93,18 +110,29 @@ async def test_same_strike_twice_at_once_writes_once(sandbox: SandboxControl, tm
 async def test_handoff_then_confirm(sandbox: SandboxControl, tmp_path: Path) -> None:
     async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
         oid = await drafted(client)
-        handed = await strike(client, oid, action="comment", content="Structured concurrency would help here.")
+        handed = await strike(
+            client, oid, action="comment", content="Structured concurrency would help here."
+        )
         assert handed["status"] == "handoff"
         assert handed["open"].startswith("https://dev.to/ferris_fan/")
         assert handed["text"].startswith("Structured concurrency would help here.")
         assert "no endpoint for writing comments" in handed["reason"]
         again = await strike(client, oid, action="comment", content="Something else entirely.")
         assert again["status"] == "duplicate"
-        confirmed = await strike(client, oid, action="confirm_handoff", content="https://dev.to/ferris_fan/rust-async/comments/1")
+        confirmed = await strike(
+            client,
+            oid,
+            action="confirm_handoff",
+            content="https://dev.to/ferris_fan/rust-async/comments/1",
+        )
         assert confirmed["status"] == "posted" and confirmed["approver"] == "human"
     assert sandbox.writes() == []
     rows = history(tmp_path)
-    assert rows[0].status == "posted" and rows[0].approver == "human" and rows[0].result_url.endswith("/comments/1")
+    assert (
+        rows[0].status == "posted"
+        and rows[0].approver == "human"
+        and rows[0].result_url.endswith("/comments/1")
+    )
 
 
 async def test_upvote_on_devto_is_a_handoff(sandbox: SandboxControl, tmp_path: Path) -> None:
@@ -115,8 +143,13 @@ async def test_upvote_on_devto_is_a_handoff(sandbox: SandboxControl, tmp_path: P
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize(("answer", "status"), [("accept", "posted"), ("decline", "declined"), ("cancel", "declined"), ("no", "declined")])
-async def test_confirm_mode_asks_the_human(sandbox: SandboxControl, tmp_path: Path, mode: str, answer: str, status: str) -> None:
+@pytest.mark.parametrize(
+    ("answer", "status"),
+    [("accept", "posted"), ("decline", "declined"), ("cancel", "declined"), ("no", "declined")],
+)
+async def test_confirm_mode_asks_the_human(
+    sandbox: SandboxControl, tmp_path: Path, mode: str, answer: str, status: str
+) -> None:
     asked: list[str] = []
 
     async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
@@ -125,45 +158,70 @@ async def test_confirm_mode_asks_the_human(sandbox: SandboxControl, tmp_path: Pa
             try:
                 return response_type(approve=answer == "accept")  # the stateless era's form
             except TypeError:
-                return response_type(value=answer == "accept")  # ctx.elicit(bool) in the handshake era
+                return response_type(
+                    value=answer == "accept"
+                )  # ctx.elicit(bool) in the handshake era
         return ElicitResult(action=answer)  # type: ignore[arg-type]
 
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"], writes="confirm"), mode=mode, elicitation_handler=handler) as client:
+    async with Client(
+        in_memory_gateway(sandbox, tmp_path, ["devto"], writes="confirm"),
+        mode=mode,
+        elicitation_handler=handler,
+    ) as client:
         oid = await drafted(client)
         result = await strike(client, oid)
         assert result["status"] == status, result
-    assert asked and "Cancellation-safe handlers" in asked[0] and "Guards around every await." in asked[0] and "devto" in asked[0]
+    assert (
+        asked
+        and "Cancellation-safe handlers" in asked[0]
+        and "Guards around every await." in asked[0]
+        and "devto" in asked[0]
+    )
     assert len(sandbox.writes("devto")) == (1 if status == "posted" else 0)
     if status == "posted":
         assert history(tmp_path)[0].approver == "human"
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_confirm_without_elicitation_is_refused_not_written(sandbox: SandboxControl, tmp_path: Path, mode: str) -> None:
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"], writes="confirm"), mode=mode) as client:
+async def test_confirm_without_elicitation_is_refused_not_written(
+    sandbox: SandboxControl, tmp_path: Path, mode: str
+) -> None:
+    async with Client(
+        in_memory_gateway(sandbox, tmp_path, ["devto"], writes="confirm"), mode=mode
+    ) as client:
         oid = await drafted(client)
         result = await strike(client, oid)
         assert result["status"] == "refused" and "cannot ask you for approval" in result["reason"]
     assert sandbox.writes() == []
 
 
-async def test_title_length_at_max_and_max_plus_one(sandbox: SandboxControl, tmp_path: Path) -> None:
+async def test_title_length_at_max_and_max_plus_one(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
     async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
         oid = await drafted(client)
         over = await strike(client, oid, title="t" * 129)
-        assert over["status"] == "refused" and "129 chars" in over["reason"] and "128" in over["reason"]
+        assert (
+            over["status"] == "refused"
+            and "129 chars" in over["reason"]
+            and "128" in over["reason"]
+        )
         fits = await strike(client, oid, title="t" * 128)
         assert fits["status"] == "posted"
     assert len(sandbox.writes("devto")) == 1
 
 
 async def test_daily_cap(sandbox: SandboxControl, tmp_path: Path) -> None:
-    gateway = in_memory_gateway(sandbox, tmp_path, ["devto"], platform_extra="min_interval_s = 0\ndaily = { post = 1 }")
+    gateway = in_memory_gateway(
+        sandbox, tmp_path, ["devto"], platform_extra="min_interval_s = 0\ndaily = { post = 1 }"
+    )
     async with Client(gateway) as client:
         oid = await drafted(client)
         assert (await strike(client, oid, content="First."))["status"] == "posted"
         capped = await strike(client, oid, content="Second, different.", title="Another one")
-        assert capped["status"] == "refused" and "Daily cap reached: 1 of 1 posts" in capped["reason"]
+        assert (
+            capped["status"] == "refused" and "Daily cap reached: 1 of 1 posts" in capped["reason"]
+        )
     assert len(sandbox.writes("devto")) == 1
 
 
@@ -173,36 +231,56 @@ async def test_minimum_interval(sandbox: SandboxControl, tmp_path: Path) -> None
         oid = await drafted(client)
         assert (await strike(client, oid, content="First."))["status"] == "posted"
         early = await strike(client, oid, content="Second.", title="Another one")
-        assert early["status"] == "refused" and "Too soon" in early["reason"] and 590 <= early["retry_after"] <= 600
+        assert (
+            early["status"] == "refused"
+            and "Too soon" in early["reason"]
+            and 590 <= early["retry_after"] <= 600
+        )
 
 
 async def test_opt_out_author_is_never_targeted(sandbox: SandboxControl, tmp_path: Path) -> None:
-    gateway = in_memory_gateway(sandbox, tmp_path, ["devto"], extra='[safety]\nopt_out = ["devto:ferris_fan"]')
+    gateway = in_memory_gateway(
+        sandbox, tmp_path, ["devto"], extra='[safety]\nopt_out = ["devto:ferris_fan"]'
+    )
     async with Client(gateway) as client:
-        scouted = (await client.call_tool("scout", {"topic": "rust async cancellation", "limit": 10})).structured_content
+        scouted = (
+            await client.call_tool("scout", {"topic": "rust async cancellation", "limit": 10})
+        ).structured_content
         assert scouted is not None
-        assert all("Rust async" not in o["title"] for o in scouted["opportunities"])  # scout drops them
+        assert all(
+            "Rust async" not in o["title"] for o in scouted["opportunities"]
+        )  # scout drops them
 
 
-async def test_three_failures_pause_writes_until_check(sandbox: SandboxControl, tmp_path: Path) -> None:
+async def test_three_failures_pause_writes_until_check(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
     async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
         oid = await drafted(client)
         sandbox.fault("devto", status=401, count=3, match="/api/articles")
-        for i in range(3):
-            failed = await strike(client, oid, content=f"Attempt {i}.", title=f"Attempt {i}")
-            assert failed["error"].startswith("auth: "), failed
-        assert "paused" in failed["error"]
+        failures = [await strike(client, oid, content=f"Attempt {i}.", title=f"Attempt {i}") for i in range(3)]
+        assert all(f["error"].startswith("auth: ") for f in failures), failures
+        assert "paused" not in failures[1]["error"] and "paused" in failures[2]["error"]
         status = (await client.call_tool("status", {})).structured_content
-        assert status is not None and "3 write failures" in status["platforms"]["devto"]["writes_paused"]
+        assert (
+            status is not None
+            and "3 write failures" in status["platforms"]["devto"]["writes_paused"]
+        )
         paused = await strike(client, oid, content="Attempt 4.", title="Attempt 4")
         assert paused["status"] == "refused" and "paused" in paused["reason"]
-        checked = (await client.call_tool("setup", {"action": "check", "platform": "devto"})).structured_content
+        checked = (
+            await client.call_tool("setup", {"action": "check", "platform": "devto"})
+        ).structured_content
         assert checked is not None and checked["check"]["devto"]["writes_resumed"] is True
-        assert (await strike(client, oid, content="Attempt 5.", title="Attempt 5"))["status"] == "posted"
+        assert (await strike(client, oid, content="Attempt 5.", title="Attempt 5"))[
+            "status"
+        ] == "posted"
     assert len(sandbox.writes("devto")) == 1
 
 
-async def test_unknown_outcome_is_read_back_not_retried(sandbox: SandboxControl, tmp_path: Path) -> None:
+async def test_unknown_outcome_is_read_back_not_retried(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
     async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
         oid = await drafted(client)
         # The platform writes, but its answer comes too late: the outcome is unknown.
@@ -216,13 +294,17 @@ async def test_unknown_outcome_is_read_back_not_retried(sandbox: SandboxControl,
     assert row.status == "posted" and "read-back: found on the platform" in row.policy
 
 
-async def test_the_audit_record_keeps_context_and_decisions(sandbox: SandboxControl, tmp_path: Path) -> None:
+async def test_the_audit_record_keeps_context_and_decisions(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
     async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
         oid = await drafted(client)
         await strike(client, oid)
     row = history(tmp_path)[0]
     assert row.context["opportunity_id"] == oid and "<untrusted-" in row.context["post"]
-    assert row.policy[0] == "mode=live" and any(p.startswith("validate: allowed=auto") for p in row.policy)
+    assert row.policy[0] == "mode=live" and any(
+        p.startswith("validate: allowed=auto") for p in row.policy
+    )
     assert row.approver == "auto" and row.result_url and row.created_at <= row.updated_at
 
 
@@ -230,9 +312,20 @@ def test_history_cli_filters(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     from gwanjong_gateway.history import print_history
 
     store = StrikeStore(tmp_path / "gwanjong.db")
-    for i, (platform, status) in enumerate([("devto", "posted"), ("reddit", "refused"), ("devto", "handoff")]):
-        store.insert(intent_key=f"k{i}", platform=platform, target=f"t{i}", action="comment", content_hash="h",
-                     content="text", mode="live", status=status, reason=f"r{i}")
+    for i, (platform, status) in enumerate(
+        [("devto", "posted"), ("reddit", "refused"), ("devto", "handoff")]
+    ):
+        store.insert(
+            intent_key=f"k{i}",
+            platform=platform,
+            target=f"t{i}",
+            action="comment",
+            content_hash="h",
+            content="text",
+            mode="live",
+            status=status,
+            reason=f"r{i}",
+        )
     store.close()
     config = parse(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n')
     print_history(config, platform="devto", status=None, limit=10, as_json=True)

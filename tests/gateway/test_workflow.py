@@ -10,8 +10,7 @@ import pytest
 from fastmcp import Client
 
 from gwanjong_sandbox.control import SandboxControl
-
-from tests.gateway.helpers import in_memory_gateway, opportunity_for
+from tests.gateway.helpers import in_memory_gateway
 
 pytestmark = pytest.mark.anyio
 MODES = ["legacy", "auto"]
@@ -41,11 +40,15 @@ async def test_exactly_five_tools(sandbox: SandboxControl, tmp_path: Path, mode:
             assert tool.description and "Example" in tool.description
 
 
-async def test_out_of_order_calls_are_guided(sandbox: SandboxControl, tmp_path: Path, mode: str) -> None:
+async def test_out_of_order_calls_are_guided(
+    sandbox: SandboxControl, tmp_path: Path, mode: str
+) -> None:
     async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"]), mode=mode) as client:
         draft_first = await text_of(client, "draft", {"opportunity_id": "devto-000000"})
         assert "scout" in draft_first and "opportunities" in draft_first
-        strike_first = await text_of(client, "strike", {"opportunity_id": "x", "action": "comment", "content": "hi"})
+        strike_first = await text_of(
+            client, "strike", {"opportunity_id": "x", "action": "comment", "content": "hi"}
+        )
         assert "draft" in strike_first
         status = (await client.call_tool("status", {})).structured_content
         assert status is not None
@@ -53,35 +56,63 @@ async def test_out_of_order_calls_are_guided(sandbox: SandboxControl, tmp_path: 
         assert {b["tool"] for b in status["tools"]["blocked"]} == {"draft", "strike"}
 
 
-async def test_scout_draft_strike_in_three_calls(sandbox: SandboxControl, tmp_path: Path, mode: str) -> None:
+async def test_scout_draft_strike_in_three_calls(
+    sandbox: SandboxControl, tmp_path: Path, mode: str
+) -> None:
     async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"]), mode=mode) as client:
-        scouted = (await client.call_tool("scout", {"topic": "rust async cancellation", "limit": 3})).structured_content
+        scouted = (
+            await client.call_tool("scout", {"topic": "rust async cancellation", "limit": 3})
+        ).structured_content
         assert scouted is not None and scouted["errors"] == {}
         top = scouted["opportunities"][0]
         assert set(top) == {"id", "platform", "title", "url", "score", "comments_count", "reason"}
         assert "Rust async" in top["title"] and "cancellation" in top["reason"]
-        drafted = (await client.call_tool("draft", {"opportunity_id": top["id"]})).structured_content
+        drafted = (
+            await client.call_tool("draft", {"opportunity_id": top["id"]})
+        ).structured_content
         assert drafted is not None
         assert "<untrusted-" in drafted["post"] and "select!" in drafted["post"]
-        assert all("<untrusted-" in c["text"] for c in drafted["top_comments"]) and len(drafted["top_comments"]) <= 5
+        assert (
+            all("<untrusted-" in c["text"] for c in drafted["top_comments"])
+            and len(drafted["top_comments"]) <= 5
+        )
         assert drafted["mood"]["label"] in {"positive", "negative", "mixed", "neutral"}
         assert drafted["limits"]["title"] == {"max": 128, "unit": "chars"}
         assert drafted["strike"]["actions"]["comment"]["allowed"] == "human"
         assert drafted["strike"]["actions"]["post"]["allowed"] == "auto"
-        struck = (await client.call_tool("strike", {"opportunity_id": top["id"], "action": "post",
-                                                   "title": "Cancellation-safe handlers", "content": "Guards around every await."})).structured_content
-        assert struck is not None and struck["status"] == "posted" and struck["url"].startswith("https://dev.to/")
+        struck = (
+            await client.call_tool(
+                "strike",
+                {
+                    "opportunity_id": top["id"],
+                    "action": "post",
+                    "title": "Cancellation-safe handlers",
+                    "content": "Guards around every await.",
+                },
+            )
+        ).structured_content
+        assert (
+            struck is not None
+            and struck["status"] == "posted"
+            and struck["url"].startswith("https://dev.to/")
+        )
     assert [w["action"] for w in sandbox.writes("devto")] == ["write_post"]
 
 
-async def test_scout_is_multilingual_and_reports_progress(sandbox: SandboxControl, tmp_path: Path) -> None:
+async def test_scout_is_multilingual_and_reports_progress(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
     seen: list[str] = []
 
-    async def progress(done: float, total: float | None, message: str | None) -> None:
+    async def progress(progress: float, total: float | None, message: str | None) -> None:
         seen.append(message or "")
 
     async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
-        scouted = (await client.call_tool("scout", {"topic": "파이썬 비동기", "limit": 2}, progress_handler=progress)).structured_content
+        scouted = (
+            await client.call_tool(
+                "scout", {"topic": "파이썬 비동기", "limit": 2}, progress_handler=progress
+            )
+        ).structured_content
         assert scouted is not None
         assert "비동기" in scouted["opportunities"][0]["title"]
     assert seen and seen[-1].startswith("devto:")
@@ -92,7 +123,9 @@ async def test_platform_errors_stay_in_errors(sandbox: SandboxControl, tmp_path:
     async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
         scouted = (await client.call_tool("scout", {"topic": "rust"})).structured_content
         assert scouted is not None
-        assert scouted["opportunities"] == [] and scouted["errors"]["devto"].count("unavailable") == 2
+        assert (
+            scouted["opportunities"] == [] and scouted["errors"]["devto"].count("unavailable") == 2
+        )
         assert "hint" in scouted
 
 
@@ -110,7 +143,9 @@ async def test_platform_errors_stay_in_errors(sandbox: SandboxControl, tmp_path:
         ("status", {"verbose": True}, "invalid_input"),
     ],
 )
-async def test_bad_arguments_on_every_tool(sandbox: SandboxControl, tmp_path: Path, tool: str, args: dict[str, Any], expect: str) -> None:
+async def test_bad_arguments_on_every_tool(
+    sandbox: SandboxControl, tmp_path: Path, tool: str, args: dict[str, Any], expect: str
+) -> None:
     async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
         text = await text_of(client, tool, args)
         assert expect in text and "Traceback" not in text
@@ -118,11 +153,21 @@ async def test_bad_arguments_on_every_tool(sandbox: SandboxControl, tmp_path: Pa
 
 async def test_unknown_opportunity_lists_known_ids(sandbox: SandboxControl, tmp_path: Path) -> None:
     async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
-        scouted = (await client.call_tool("scout", {"topic": "rust", "limit": 2})).structured_content
+        scouted = (
+            await client.call_tool("scout", {"topic": "rust", "limit": 2})
+        ).structured_content
         assert scouted is not None
         text = await text_of(client, "draft", {"opportunity_id": "devto-ffffff"})
         assert text.startswith("invalid_input: ") and scouted["opportunities"][0]["id"] in text
-        text = await text_of(client, "strike", {"opportunity_id": scouted["opportunities"][0]["id"], "action": "comment", "content": "x"})
+        text = await text_of(
+            client,
+            "strike",
+            {
+                "opportunity_id": scouted["opportunities"][0]["id"],
+                "action": "comment",
+                "content": "x",
+            },
+        )
         assert "draft" in text and "first" in text
 
 
@@ -130,19 +175,42 @@ async def test_setup_check_and_guide(sandbox: SandboxControl, tmp_path: Path) ->
     async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
         checked = (await client.call_tool("setup", {"action": "check"})).structured_content
         assert checked is not None
-        assert checked["check"]["devto"]["ok"] is True and checked["check"]["devto"]["account"] == "gwanjong_bot"
-        guide = (await client.call_tool("setup", {"action": "guide", "platform": "reddit"})).structured_content
-        assert guide is not None and "Responsible Builder" in " ".join(guide["guides"]["reddit"]["steps"])
+        assert (
+            checked["check"]["devto"]["ok"] is True
+            and checked["check"]["devto"]["account"] == "gwanjong_bot"
+        )
+        guide = (
+            await client.call_tool("setup", {"action": "guide", "platform": "reddit"})
+        ).structured_content
+        assert guide is not None and "Responsible Builder" in " ".join(
+            guide["guides"]["reddit"]["steps"]
+        )
 
 
-async def test_setup_save_writes_a_private_env_file_and_never_echoes(sandbox: SandboxControl, tmp_path: Path) -> None:
+async def test_setup_save_writes_a_private_env_file_and_never_echoes(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
     async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
-        result = await client.call_tool("setup", {"action": "save", "platform": "devto",
-                                                  "credentials": {"DEVTO_API_KEY": "sk-very-secret-123"}})
-        assert "sk-very-secret-123" not in str(result.content) and "sk-very-secret-123" not in str(result.structured_content)
-        assert result.structured_content is not None and result.structured_content["saved"] == ["DEVTO_API_KEY"]
+        result = await client.call_tool(
+            "setup",
+            {
+                "action": "save",
+                "platform": "devto",
+                "credentials": {"DEVTO_API_KEY": "sk-very-secret-123"},
+            },
+        )
+        assert "sk-very-secret-123" not in str(result.content) and "sk-very-secret-123" not in str(
+            result.structured_content
+        )
+        assert result.structured_content is not None and result.structured_content["saved"] == [
+            "DEVTO_API_KEY"
+        ]
         env_file = tmp_path / ".env"
         assert env_file.read_text() == "DEVTO_API_KEY=sk-very-secret-123\n"
         assert env_file.stat().st_mode & 0o777 == 0o600
-        bad = await text_of(client, "setup", {"action": "save", "platform": "devto", "credentials": {"BLUESKY_APP_PASSWORD": "x"}})
+        bad = await text_of(
+            client,
+            "setup",
+            {"action": "save", "platform": "devto", "credentials": {"BLUESKY_APP_PASSWORD": "x"}},
+        )
         assert bad.startswith("invalid_input: ") and "DEVTO_" in bad

@@ -4,7 +4,12 @@ SPEC = PlatformSpec(
     name="devto",
     env=lambda url: prefixed(
         "DEVTO_",
-        {"BASE_URL": url, "API_KEY": "sandbox-devto-key", "READS_PER_MINUTE": "6000", "WRITE_INTERVAL_S": "1"},
+        {
+            "BASE_URL": url,
+            "API_KEY": "sandbox-devto-key",
+            "READS_PER_MINUTE": "6000",
+            "WRITE_INTERVAL_S": "1",
+        },
     ),
     rules={"write_post": "auto", "write_comment": "human", "upvote": "human"},
     secrets=("sandbox-devto-key",),

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from gwanjong_shared.cli import serve_main
-
 from gwanjong_devto.server import Settings, build_server
+from gwanjong_shared.cli import serve_main
 
 
 def main(argv: list[str] | None = None) -> None:

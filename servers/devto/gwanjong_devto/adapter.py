@@ -8,14 +8,13 @@ from typing import Any, ClassVar
 
 import httpx
 
+from gwanjong_devto.settings import Settings
 from gwanjong_shared import errors
 from gwanjong_shared.adapter import PlatformAdapter
 from gwanjong_shared.contract import ActionRule, Capabilities, Limit
 from gwanjong_shared.http import raise_for_response, transport_error
 from gwanjong_shared.models import Comment, Post, PostResult
 from gwanjong_shared.ratelimit import MinInterval, TokenBucket
-
-from gwanjong_devto.settings import Settings
 
 V1_ACCEPT = "application/vnd.forem.api-v1+json"
 _TAG = re.compile(r"^[a-z0-9]{1,30}$")
@@ -59,7 +58,9 @@ class DevtoAdapter(PlatformAdapter):
     platform: ClassVar[str] = "devto"
     label: ClassVar[str] = "Dev.to"
 
-    def __init__(self, settings: Settings, transport: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self, settings: Settings, transport: httpx.AsyncBaseTransport | None = None
+    ) -> None:
         self.settings = settings
         self._transport = transport
         self._reads = TokenBucket(settings.reads_per_minute, 60.0)
@@ -99,7 +100,9 @@ class DevtoAdapter(PlatformAdapter):
         try:
             return response.json()
         except ValueError:
-            raise errors.unavailable(f"{self.label} sent a reply that is not JSON. Try again later.") from None
+            raise errors.unavailable(
+                f"{self.label} sent a reply that is not JSON. Try again later."
+            ) from None
 
     # -- mapping --------------------------------------------------------------------
 
@@ -121,7 +124,9 @@ class DevtoAdapter(PlatformAdapter):
 
     def _flatten(self, post_id: str, nodes: list[dict[str, Any]], limit: int) -> list[Comment]:
         out: list[Comment] = []
-        stack: list[tuple[dict[str, Any], str | None, int]] = [(n, None, 0) for n in reversed(nodes)]
+        stack: list[tuple[dict[str, Any], str | None, int]] = [
+            (n, None, 0) for n in reversed(nodes)
+        ]
         while stack and len(out) < limit:
             node, parent, depth = stack.pop()
             user = node.get("user") or {}
@@ -162,7 +167,9 @@ class DevtoAdapter(PlatformAdapter):
         found: list[Post] = []
         tag = query.lower().lstrip("#")
         if _TAG.match(tag):
-            data = await self._request("GET", "/api/articles", params={"tag": tag, "per_page": limit})
+            data = await self._request(
+                "GET", "/api/articles", params={"tag": tag, "per_page": limit}
+            )
             found = [self._post(a) for a in data]
         if len(found) < limit:
             try:
@@ -185,7 +192,10 @@ class DevtoAdapter(PlatformAdapter):
 
     async def get_comments(self, post_id: str, limit: int) -> list[Comment]:
         data = await self._request(
-            "GET", "/api/comments", params={"a_id": self._article_id(post_id)}, what=f"article {post_id}"
+            "GET",
+            "/api/comments",
+            params={"a_id": self._article_id(post_id)},
+            what=f"article {post_id}",
         )
         return self._flatten(post_id, data, limit)
 
@@ -193,8 +203,10 @@ class DevtoAdapter(PlatformAdapter):
 
     async def write_post(self, title: str, body: str, tags: list[str]) -> PostResult:
         if not self.is_configured():
-            raise errors.auth("No Dev.to API key is set. Put DEVTO_API_KEY in the environment "
-                              "(dev.to Settings > Extensions) and restart the server.")
+            raise errors.auth(
+                "No Dev.to API key is set. Put DEVTO_API_KEY in the environment "
+                "(dev.to Settings > Extensions) and restart the server."
+            )
         clean = [t.lower() for t in tags]
         bad = [t for t in clean if not _TAG.match(t)]
         if bad or len(clean) > 4:
@@ -202,10 +214,17 @@ class DevtoAdapter(PlatformAdapter):
                 "Dev.to takes at most 4 tags, each 1-30 lowercase letters or digits; "
                 f"got {tags!r}. Fix the tags and retry."
             )
-        payload = {"article": {"title": title, "body_markdown": body, "published": True, "tags": clean}}
+        payload = {
+            "article": {"title": title, "body_markdown": body, "published": True, "tags": clean}
+        }
         data = await self._request("POST", "/api/articles", json=payload)
-        return PostResult(ok=True, platform=self.platform, action="write_post",
-                          id=str(data["id"]), url=data.get("url"))
+        return PostResult(
+            ok=True,
+            platform=self.platform,
+            action="write_post",
+            id=str(data["id"]),
+            url=data.get("url"),
+        )
 
     async def write_comment(self, post_id: str, body: str, parent_id: str | None) -> PostResult:
         raise errors.not_supported(COMMENT_RULE.reason)
@@ -219,7 +238,9 @@ class DevtoAdapter(PlatformAdapter):
             configured=self.is_configured(),
             account=await self._whoami(),
             actions={
-                "write_post": ActionRule(allowed="auto", reason="Forem's API publishes articles for any API key."),
+                "write_post": ActionRule(
+                    allowed="auto", reason="Forem's API publishes articles for any API key."
+                ),
                 "write_comment": COMMENT_RULE,
                 "upvote": UPVOTE_RULE,
             },

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from fastmcp import FastMCP
 
-from gwanjong_shared.server import build_platform_server
-
 from gwanjong_devto.adapter import DevtoAdapter
 from gwanjong_devto.settings import Settings
+from gwanjong_shared.server import build_platform_server
 
 __all__ = ["Settings", "build_server"]
 

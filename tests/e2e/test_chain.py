@@ -1,0 +1,301 @@
+"""The full chain as a user's MCP client drives it: client -> gateway process (stdio) ->
+every platform server process (stdio) -> sandbox (HTTP)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from fastmcp import Client
+from fastmcp.client.transports import StdioTransport
+
+from gwanjong_sandbox.control import SandboxControl
+from tests.e2e.procs import alive, descendants, find
+from tests.platforms import SPECS
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+PY = sys.executable
+
+
+def write_config(
+    tmp: Path,
+    sandbox: SandboxControl,
+    platforms: list[str],
+    writes: str = "live",
+    timeout: float = 10,
+    extra: str = "",
+    start: float = 60,
+) -> Path:
+    lines = [
+        "[gateway]",
+        f'writes = "{writes}"',
+        f'state_dir = "{(tmp / "state").as_posix()}"',
+        f"call_timeout_s = {timeout}",
+        f"start_timeout_s = {start}",
+        "",
+    ]
+    for name in platforms:
+        env = ", ".join(f'{k} = "{v}"' for k, v in SPECS[name].env(sandbox.url).items())
+        lines += [f"[platforms.{name}]", f"env = {{ {env} }}", "min_interval_s = 0", ""]
+    path = tmp / "gateway.toml"
+    path.write_text("\n".join(lines) + "\n" + extra, encoding="utf-8")
+    return path
+
+
+def gateway(config: Path) -> StdioTransport:
+    return StdioTransport(
+        command=PY,
+        args=["-m", "gwanjong_gateway", "--config", str(config)],
+        env={"FASTMCP_LOG_LEVEL": "WARNING"},
+    )
+
+
+def gateway_pid() -> int:
+    pids = find(os.getpid(), "gwanjong_gateway")
+    assert len(pids) == 1, pids
+    return pids[0]
+
+
+async def wait_for(predicate: Any, seconds: float = 20) -> None:
+    with anyio.fail_after(seconds):
+        while not predicate():
+            await anyio.sleep(0.1)
+
+
+ALL = sorted(SPECS)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_three_calls_through_the_whole_chain(
+    sandbox: SandboxControl, tmp_path: Path, mode: str
+) -> None:
+    config = write_config(tmp_path, sandbox, ALL)
+    async with Client(gateway(config), mode=mode, timeout=60) as client:
+        assert {t.name for t in await client.list_tools()} == {
+            "scout",
+            "draft",
+            "strike",
+            "status",
+            "setup",
+        }
+        scouted = (
+            await client.call_tool("scout", {"topic": "rust async cancellation", "limit": 10})
+        ).structured_content
+        assert scouted is not None and scouted["errors"] == {}
+        platforms = {o["platform"] for o in scouted["opportunities"]}
+        assert platforms == set(ALL)
+        # Every platform has the same Rust thread; URLs differ, so it appears once per platform.
+        rust = [o for o in scouted["opportunities"] if "Rust async" in o["title"]]
+        assert len(rust) == len(ALL) and all(
+            o["score"] >= max(x["score"] for x in scouted["opportunities"]) * 0.5 for o in rust
+        )
+        devto = next(o for o in rust if o["platform"] == "devto")
+        drafted = (
+            await client.call_tool("draft", {"opportunity_id": devto["id"]})
+        ).structured_content
+        assert drafted is not None and "select!" in drafted["post"]
+        struck = (
+            await client.call_tool(
+                "strike",
+                {
+                    "opportunity_id": devto["id"],
+                    "action": "post",
+                    "title": "Guards for cancellation",
+                    "content": "Wrap every await.",
+                },
+            )
+        ).structured_content
+        assert struck is not None and struck["status"] == "posted"
+        again = (
+            await client.call_tool(
+                "strike",
+                {
+                    "opportunity_id": devto["id"],
+                    "action": "post",
+                    "title": "Guards for cancellation",
+                    "content": "Wrap every await.",
+                },
+            )
+        ).structured_content
+        assert again is not None and again["status"] == "duplicate"
+    assert [w["action"] for w in sandbox.writes()] == ["write_post"]
+
+
+async def test_default_dry_run_writes_nothing(sandbox: SandboxControl, tmp_path: Path) -> None:
+    config = write_config(tmp_path, sandbox, ["devto"], writes="dry-run")
+    async with Client(gateway(config), timeout=60) as client:
+        scouted = (await client.call_tool("scout", {"topic": "uv workspaces"})).structured_content
+        assert scouted is not None
+        oid = scouted["opportunities"][0]["id"]
+        await client.call_tool("draft", {"opportunity_id": oid})
+        result = (
+            await client.call_tool(
+                "strike", {"opportunity_id": oid, "action": "post", "title": "T", "content": "Body"}
+            )
+        ).structured_content
+        assert result is not None and result["status"] == "dry_run"
+    assert sandbox.writes() == []
+
+
+async def test_a_killed_server_is_reported_then_respawned(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    platforms = ALL if len(ALL) > 1 else ["devto"]
+    config = write_config(tmp_path, sandbox, platforms)
+    victim = "devto"
+    async with Client(gateway(config), timeout=60) as client:
+        await client.call_tool("scout", {"topic": "rust"})
+        gw = gateway_pid()
+        [pid] = find(gw, f"gwanjong_{victim}")
+        os.kill(pid, signal.SIGKILL)
+        await wait_for(lambda: not alive(pid))
+        scouted = (await client.call_tool("scout", {"topic": "rust"})).structured_content
+        assert scouted is not None
+        assert victim in scouted["errors"] and "unavailable" in scouted["errors"][victim]
+        others = {o["platform"] for o in scouted["opportunities"]}
+        assert others == set(platforms) - {victim} or (platforms == [victim] and not others)
+        status = (await client.call_tool("status", {})).structured_content
+        assert status is not None and status["platforms"][victim]["health"] == "down"
+        again = (await client.call_tool("scout", {"topic": "rust"})).structured_content
+        assert again is not None and victim not in again["errors"]
+        assert any(o["platform"] == victim for o in again["opportunities"])
+        [new_pid] = find(gw, f"gwanjong_{victim}")
+        assert new_pid != pid
+
+
+async def test_a_server_that_never_starts_and_one_that_hangs(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    extra = (
+        f'[platforms.broken]\ncommand = ["{PY}", "-c", "import sys; sys.exit(3)"]\n\n'
+        f'[platforms.stuck]\ncommand = ["{PY}", "-c", "import time; time.sleep(600)"]\n'
+    )
+    config = write_config(tmp_path, sandbox, ["devto"], timeout=3, extra=extra, start=4)
+    async with Client(gateway(config), timeout=60) as client:
+        started = time.monotonic()
+        scouted = (await client.call_tool("scout", {"topic": "rust"})).structured_content
+        elapsed = time.monotonic() - started
+        assert scouted is not None
+        assert elapsed < 12, elapsed  # bounded by start + call timeouts, not by the stuck server
+        assert {o["platform"] for o in scouted["opportunities"]} == {"devto"}
+        assert set(scouted["errors"]) == {"broken", "stuck"}
+        status = (await client.call_tool("status", {})).structured_content
+        assert status is not None and status["platforms"]["broken"]["health"] == "down"
+        assert status["platforms"]["broken"]["reason"]
+
+
+async def test_a_hanging_platform_gives_partial_results_in_time(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    if len(ALL) < 2:
+        pytest.skip("needs two platforms")
+    config = write_config(tmp_path, sandbox, ALL, timeout=4)
+    async with Client(gateway(config), timeout=60) as client:
+        await client.call_tool("status", {})
+        sandbox.fault("devto", kind="hang", seconds=30, count=10)
+        started = time.monotonic()
+        scouted = (await client.call_tool("scout", {"topic": "rust"})).structured_content
+        assert time.monotonic() - started < 10
+        assert scouted is not None and "devto" in scouted["errors"]
+        assert {o["platform"] for o in scouted["opportunities"]} == set(ALL) - {"devto"}
+
+
+@pytest.mark.parametrize("how", ["eof", "sigterm"])
+async def test_no_orphans_when_the_gateway_stops(
+    sandbox: SandboxControl, tmp_path: Path, how: str
+) -> None:
+    config = write_config(tmp_path, sandbox, ALL)
+    proc = subprocess.Popen(
+        [PY, "-m", "gwanjong_gateway", "--config", str(config)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        await wait_for(lambda: len(find(proc.pid, "gwanjong_")) >= len(ALL), 30)
+        children = descendants(proc.pid)
+        assert children
+        if how == "eof":
+            assert proc.stdin is not None
+            proc.stdin.close()
+        else:
+            proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=20)
+        await wait_for(lambda: not any(alive(pid) for pid in children), 10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+async def test_killed_between_intent_and_result_never_writes_twice(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    config = write_config(tmp_path, sandbox, ["devto"], timeout=30)
+    # The platform write happens, but its answer is held long enough to kill the gateway.
+    slow = {"DEVTO_TIMEOUT_S": "60"}
+    text = config.read_text().replace(
+        'DEVTO_TIMEOUT_S = "2"', f'DEVTO_TIMEOUT_S = "{slow["DEVTO_TIMEOUT_S"]}"'
+    )
+    config.write_text(text)
+    async with Client(gateway(config), timeout=60) as client:
+        scouted = (await client.call_tool("scout", {"topic": "rust async"})).structured_content
+        assert scouted is not None
+        oid = next(o["id"] for o in scouted["opportunities"] if "Rust async" in o["title"])
+        await client.call_tool("draft", {"opportunity_id": oid})
+        sandbox.fault("devto", kind="hang_after", seconds=30, count=1, match="/api/articles")
+        gw = gateway_pid()
+        async with anyio.create_task_group() as tg:
+
+            async def doomed() -> None:
+                with contextlib.suppress(Exception):  # the gateway dies under this call
+                    await client.call_tool(
+                        "strike",
+                        {
+                            "opportunity_id": oid,
+                            "action": "post",
+                            "title": "Once only",
+                            "content": "Exactly once.",
+                        },
+                    )
+
+            tg.start_soon(doomed)
+            await wait_for(lambda: len(sandbox.writes("devto")) == 1)
+            os.kill(gw, signal.SIGKILL)
+            await wait_for(lambda: not alive(gw))
+            tg.cancel_scope.cancel()
+    assert len(sandbox.writes("devto")) == 1
+    # A new gateway settles the record by reading back, and never writes again.
+    async with Client(gateway(config), timeout=60) as client:
+        scouted = (await client.call_tool("scout", {"topic": "rust async"})).structured_content
+        assert scouted is not None
+        oid = next(o["id"] for o in scouted["opportunities"] if "Rust async" in o["title"])
+        await client.call_tool("draft", {"opportunity_id": oid})
+        again = (
+            await client.call_tool(
+                "strike",
+                {
+                    "opportunity_id": oid,
+                    "action": "post",
+                    "title": "Once only",
+                    "content": "Exactly once.",
+                },
+            )
+        ).structured_content
+        assert again is not None and again["status"] == "duplicate", again
+        assert again["earlier"]["status"] == "posted"
+    assert len(sandbox.writes("devto")) == 1
+    history = subprocess.run(
+        [PY, "-m", "gwanjong_gateway", "--config", str(config), "history", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert '"status": "posted"' in history.stdout and "pending" not in history.stdout
