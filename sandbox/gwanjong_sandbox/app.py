@@ -6,6 +6,7 @@ Control API (JSON), used by tests, the demo and the benchmarks:
 - ``GET  /_sandbox/ids/{platform}`` -> logical corpus key -> platform post id
 - ``GET  /_sandbox/env/{platform}`` -> env vars that point that platform's server here
 - ``POST /_sandbox/faults`` {platform, kind, status, retry_after, seconds, ms, count, match}
+- ``DELETE /_sandbox/faults`` -> drop pending faults and latency (emulators keep their state)
 - ``GET  /_sandbox/writes[?platform=]`` -> every write received, oldest first
 - ``GET  /_sandbox/requests`` -> request counts per platform
 - ``POST /_sandbox/reset`` -> faults, writes and every emulator back to the seed
@@ -59,6 +60,10 @@ def _control(state: SandboxState, emulators: dict[str, Emulator]) -> Starlette:
         state.faults.append(fault)
         return JSONResponse({"ok": True, "pending": len(state.faults)})
 
+    async def clear_faults(_: Request) -> Response:
+        state.faults.clear()
+        return JSONResponse({"ok": True})
+
     async def writes(request: Request) -> Response:
         platform = request.query_params.get("platform")
         rows = [dataclasses.asdict(w) for w in state.writes if platform in (None, w.platform)]
@@ -79,6 +84,7 @@ def _control(state: SandboxState, emulators: dict[str, Emulator]) -> Starlette:
             Route("/_sandbox/ids/{platform}", ids),
             Route("/_sandbox/env/{platform}", env),
             Route("/_sandbox/faults", faults, methods=["POST"]),
+            Route("/_sandbox/faults", clear_faults, methods=["DELETE"]),
             Route("/_sandbox/writes", writes),
             Route("/_sandbox/requests", requests_),
             Route("/_sandbox/reset", reset, methods=["POST"]),

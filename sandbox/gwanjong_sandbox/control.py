@@ -30,6 +30,9 @@ class SandboxControl:
         )
         response.raise_for_status()
 
+    def clear_faults(self) -> None:
+        self._http.delete("/_sandbox/faults").raise_for_status()
+
     def writes(self, platform: str | None = None) -> list[dict[str, Any]]:
         return self._get("/_sandbox/writes", params={"platform": platform} if platform else None)
 

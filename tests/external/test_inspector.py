@@ -36,20 +36,49 @@ def test_inspector_lists_and_calls_each_platform_server(name: str, sandbox: Sand
     listed = inspector(server, env, "--method", "tools/list")
     assert {t["name"] for t in listed["tools"]} == set(CONTRACT_TOOLS)
     post_id = sandbox.ids(name)["rust-async"]
-    called = inspector(server, env, "--method", "tools/call", "--tool-name", "get_post", "--tool-arg", f"post_id={post_id}")
+    called = inspector(
+        server,
+        env,
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "get_post",
+        "--tool-arg",
+        f"post_id={post_id}",
+    )
     assert called.get("isError") is not True and "select!" in called["structuredContent"]["body"]
 
 
 def test_inspector_drives_the_gateway(sandbox: SandboxControl, tmp_path: Path) -> None:
     env_line = ", ".join(f'{k} = "{v}"' for k, v in SPECS["devto"].env(sandbox.url).items())
     config = tmp_path / "gateway.toml"
-    config.write_text(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n\n[platforms.devto]\nenv = {{ {env_line} }}\n', encoding="utf-8")
+    config.write_text(
+        f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n\n[platforms.devto]\nenv = {{ {env_line} }}\n',
+        encoding="utf-8",
+    )
     # The Inspector owns --config itself, so the gateway finds its file through the env.
     server = [sys.executable, "-m", "gwanjong_gateway"]
     env = {"GWANJONG_CONFIG": str(config)}
     listed = inspector(server, env, "--method", "tools/list")
-    assert sorted(t["name"] for t in listed["tools"]) == ["draft", "scout", "setup", "status", "strike"]
-    scouted = inspector(server, env, "--method", "tools/call", "--tool-name", "scout", "--tool-arg", "topic=rust async", "--tool-arg", 'platforms=["devto"]')
+    assert sorted(t["name"] for t in listed["tools"]) == [
+        "draft",
+        "scout",
+        "setup",
+        "status",
+        "strike",
+    ]
+    scouted = inspector(
+        server,
+        env,
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "scout",
+        "--tool-arg",
+        "topic=rust async",
+        "--tool-arg",
+        'platforms=["devto"]',
+    )
     assert "Rust async" in scouted["structuredContent"]["opportunities"][0]["title"]
     status = inspector(server, env, "--method", "tools/call", "--tool-name", "status")
     # Each Inspector call is a new process: a fresh client with an empty pipeline.

@@ -1,0 +1,77 @@
+"""Shared pieces of the benchmarks: the sandbox, configs, clients, tables."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from fastmcp.client.transports import StdioTransport
+
+from gwanjong_sandbox.control import SandboxControl, start_sandbox
+
+PLATFORMS = ["devto", "bluesky", "twitter", "reddit"]
+PY = sys.executable
+QUIET = {"FASTMCP_LOG_LEVEL": "WARNING"}
+
+
+@contextmanager
+def sandbox_and_config(
+    writes: str = "live", timeout: float = 20
+) -> Iterator[tuple[SandboxControl, Path, dict[str, dict[str, str]]]]:
+    with start_sandbox() as sandbox, tempfile.TemporaryDirectory(prefix="gwanjong-bench-") as tmp:
+        served = [p for p in PLATFORMS if p in sandbox.health()["servable"]]
+        envs = {p: sandbox.env(p) for p in served}
+        lines = [
+            "[gateway]",
+            f'writes = "{writes}"',
+            f'state_dir = "{Path(tmp).as_posix()}/state"',
+            f"call_timeout_s = {timeout}",
+            'expose = ["devto__capabilities"]',
+            "",
+        ]
+        for name, env in envs.items():
+            pairs = ", ".join(f'{k} = "{v}"' for k, v in env.items())
+            lines += [f"[platforms.{name}]", f"env = {{ {pairs} }}", "min_interval_s = 0", ""]
+        path = Path(tmp) / "gateway.toml"
+        path.write_text("\n".join(lines), encoding="utf-8")
+        yield sandbox, path, envs
+
+
+def gateway_transport(config: Path) -> StdioTransport:
+    return StdioTransport(
+        command=PY, args=["-m", "gwanjong_gateway", "--config", str(config)], env=QUIET
+    )
+
+
+def server_transport(platform: str, env: dict[str, str]) -> StdioTransport:
+    return StdioTransport(command=PY, args=["-m", f"gwanjong_{platform}"], env={**env, **QUIET})
+
+
+def median_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+def timed() -> Any:
+    return time.perf_counter()
+
+
+def table(title: str, header: list[str], rows: list[list[Any]]) -> None:
+    """A plain-text table (copy-paste friendly for the README)."""
+    cells = [header, *[[str(c) for c in row] for row in rows]]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    print(f"\n{title}")
+    print("| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)) + " |")
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for row in cells[1:]:
+        print("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |")
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
