@@ -8,9 +8,8 @@ from typing import Any
 import anyio
 from fastmcp import Client
 
-from gwanjong_gateway.tokens import count_tokens
-
 from bench.common import dumps, gateway_transport, sandbox_and_config, server_transport, table
+from gwanjong_gateway.tokens import count_tokens
 
 TOPIC = "rust async cancellation"
 REPLY = "Wrapping each await in a guard made our handlers cancellation-safe."

@@ -6,9 +6,8 @@ from __future__ import annotations
 import anyio
 from fastmcp import Client
 
-from gwanjong_gateway.tokens import count_tokens, tool_list_tokens
-
 from bench.common import dumps, gateway_transport, sandbox_and_config, server_transport, table
+from gwanjong_gateway.tokens import count_tokens, tool_list_tokens
 
 
 async def main() -> None:

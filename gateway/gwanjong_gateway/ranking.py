@@ -17,7 +17,6 @@ match, and their reason says so.
 from __future__ import annotations
 
 import hashlib
-import logging
 import math
 import re
 from dataclasses import dataclass
@@ -25,9 +24,6 @@ from datetime import UTC, datetime
 from urllib.parse import urlsplit, urlunsplit
 
 import bm25s
-
-# bm25s logs every index build at DEBUG with its own handler; keep stderr for real news.
-logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 from gwanjong_shared.models import Post
 

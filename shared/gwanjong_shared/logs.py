@@ -31,5 +31,7 @@ def configure_logging(level: str = "WARNING") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
-    # httpx logs every request URL at INFO; some platforms put tokens in query strings.
-    logging.getLogger("httpx").setLevel(logging.WARNING)
+    # httpx logs every request URL at INFO (some platforms put tokens in query strings);
+    # bm25s logs each index build at DEBUG.
+    for noisy in ("httpx", "bm25s"):
+        logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))

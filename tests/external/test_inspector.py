@@ -12,7 +12,6 @@ import pytest
 
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract import CONTRACT_TOOLS
-
 from tests.external.tools import INSPECTOR, need
 from tests.platforms import SPECS
 
