@@ -1,0 +1,332 @@
+"""X/Twitter: the official API v2 through tweepy, with twikit as an opt-in first reader.
+
+Reads go to twikit's web session first when one is configured; any failure there falls back
+to the official API within the same call (logged on stderr, shown in ``capabilities``).
+Writes only ever use the official API. Policy follows X's 2026 rules: posts are automatic,
+replies only to posts that summoned us (mention or quote), likes not at all on self-serve tiers.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import ClassVar, TypeVar
+
+import anyio
+import httpx
+import twikit
+
+from gwanjong_shared import errors
+from gwanjong_shared.adapter import PlatformAdapter
+from gwanjong_shared.contract import ActionRule, Capabilities, Limit, Unit, Validation
+from gwanjong_shared.errors import ErrorKind, PlatformError
+from gwanjong_shared.models import Comment, Post, PostResult
+from gwanjong_shared.ratelimit import MinInterval
+from gwanjong_twitter.api import ApiReader
+from gwanjong_twitter.posts import XPost, compose, flatten, to_post
+from gwanjong_twitter.settings import Settings
+from gwanjong_twitter.web import WebReader
+from gwanjong_twitter.weighted import MAX_WEIGHTED, has_invalid_characters, weighted_length
+
+log = logging.getLogger("gwanjong_twitter")
+T = TypeVar("T")
+
+LIMITS: dict[str, Limit] = {
+    "body": Limit(max=MAX_WEIGHTED, unit="weighted_chars"),
+    "comment": Limit(max=MAX_WEIGHTED, unit="weighted_chars"),
+}
+POST_REASON = (
+    "X's API v2 lets an app post as its own account (POST /2/tweets, 100 per 15 min per user). "
+    "X's automation rules still apply: label the account 'Automated', name its operator, and "
+    "never post identical text across accounts or into trending topics for reach."
+)
+REPLY_REASON = (
+    "Since 2026-02-23 X accepts a program's reply (self-serve tiers) only when the post being "
+    "answered mentions our account or quotes one of our posts; X also allows one reply per "
+    "interaction and wants prior approval for AI-written replies."
+)
+LIKE_NEVER = (
+    "X removed likes from self-serve API tiers on 2026-04-16 and its automation rules forbid "
+    "automatic liking: like the post by hand (set TWITTER_LIKES_ALLOWED=true only for an account "
+    "whose tier still includes likes)."
+)
+LIKE_ALLOWED = (
+    "Likes are enabled for this account (TWITTER_LIKES_ALLOWED=true); X's automation rules allow "
+    "only likes a person asked for, never automatic liking."
+)
+
+
+class TwitterAdapter(PlatformAdapter):
+    platform: ClassVar[str] = "twitter"
+    label: ClassVar[str] = "X"
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.api = ApiReader(settings)
+        self.web = WebReader(settings) if settings.web_reader_configured() else None
+        self._writes = MinInterval(settings.write_interval_s)
+        self._replied: set[str] = set()  # posts this process already answered
+        self.last_fallback: str | None = None
+
+    async def connect(self) -> None:
+        await self.api.open()
+
+    async def close(self) -> None:
+        await self.api.close()
+        if self.web is not None:
+            await self.web.close()
+
+    def is_configured(self) -> bool:
+        return self.api.user_context()
+
+    # -- reading: web first (when configured), official API always ------------------------
+
+    async def _read(
+        self, what: str, web: Callable[[WebReader], Awaitable[T]], api: Callable[[], Awaitable[T]]
+    ) -> T:
+        if self.web is not None:
+            try:
+                # Bounded as a whole, so the fallback still fits in the tool's time limit.
+                with anyio.fail_after(self.settings.timeout_s):
+                    return await web(self.web)
+            except Exception as exc:  # any failure: the official API answers instead
+                self.web.recover()
+                kind = exc.kind.value if isinstance(exc, PlatformError) else type(exc).__name__
+                stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+                self.last_fallback = f"{what} at {stamp} ({kind})"
+                level = (
+                    logging.INFO
+                    if isinstance(exc, PlatformError) and exc.kind is ErrorKind.NOT_FOUND
+                    else logging.WARNING
+                )
+                log.log(
+                    level,
+                    "twitter: twikit reader failed %s (%s); falling back to the official API",
+                    what,
+                    kind,
+                )
+                if not self.api.can_read():
+                    raise _web_error(exc, what) from None
+        return await api()
+
+    def _reader_note(self) -> str:
+        if self.web is None:
+            return "Reads use the official API."
+        note = "Reads try the twikit web session first and fall back to the official API"
+        return note + (
+            f"; last fallback: {self.last_fallback}."
+            if self.last_fallback
+            else "; no fallback yet."
+        )
+
+    async def _get(self, post_id: str) -> XPost:
+        if not post_id.isdigit() or len(post_id) > 20:
+            raise errors.invalid_input(
+                f"X post ids are numbers (like 1850000000000000000); got {post_id!r}. Use an id from search or trending."
+            )
+        return await self._read(
+            "fetching a post", lambda w: w.get(post_id), lambda: self.api.get(post_id)
+        )
+
+    async def get_post(self, post_id: str) -> Post:
+        return to_post(await self._get(post_id))
+
+    async def search(self, query: str, limit: int) -> list[Post]:
+        api_query = query if "is:retweet" in query else f"{query} -is:retweet"
+        posts = await self._read(
+            "searching", lambda w: w.search(query, limit), lambda: self.api.search(api_query, limit)
+        )
+        return [to_post(p) for p in posts]
+
+    async def get_trending(self, limit: int) -> list[Post]:
+        """The top trends (GET /2/trends/by/woeid), then one search for posts on them: original
+        posts only, ranked by likes plus replies."""
+        topics = self.settings.trend_topics
+        names = await self._read(
+            "reading trends", lambda w: w.trends(topics), lambda: self.api.trends(topics)
+        )
+        if not names:
+            return []
+        terms = " OR ".join(f'"{n}"' if " " in n else n for n in names[:topics])
+        want = min(100, max(10, limit * 2))
+        posts = await self._read(
+            "searching trends",
+            lambda w: w.search(f"({terms}) -filter:replies", want, product="Top"),
+            lambda: self.api.search(f"({terms}) -is:retweet -is:reply", want),
+        )
+        posts.sort(key=lambda p: (p.likes + p.replies, p.id), reverse=True)
+        return [to_post(p) for p in posts[:limit]]
+
+    async def get_comments(self, post_id: str, limit: int) -> list[Comment]:
+        root = await self._get(post_id)  # a missing post is not_found, not an empty thread
+
+        async def from_web(w: WebReader) -> list[XPost]:
+            return await w.conversation(root, limit)
+
+        replies = await self._read(
+            "fetching replies", from_web, lambda: self.api.conversation(root, limit)
+        )
+        starts_conversation = root.conversation_id in ("", root.id)
+        return flatten(root.id, replies, limit, orphans_to_root=starts_conversation)
+
+    # -- validate -------------------------------------------------------------------------
+
+    def measure(self, text: str, unit: Unit) -> int:
+        return weighted_length(text) if unit == "weighted_chars" else super().measure(text, unit)
+
+    async def validate(
+        self, action: str, body: str, title: str = "", post_id: str | None = None
+    ) -> Validation:
+        # X has no titles: count exactly what write_post sends.
+        text = compose(title, body) if action == "write_post" else body
+        result = await super().validate(action, text, "", post_id)
+        if action != "upvote" and has_invalid_characters(text):
+            problems = [
+                *result.problems,
+                "The text holds characters X rejects (U+FFFE, U+FEFF or U+FFFF); remove them.",
+            ]
+            return result.model_copy(update={"ok": False, "problems": problems})
+        return result
+
+    async def rule_for_target(self, action: str, post_id: str, rule: ActionRule) -> ActionRule:
+        target = await self._get(post_id)  # a missing target is not_found
+        if action != "write_comment" or rule.allowed != "summoned":
+            return rule
+        return await self._reply_rule(target, rule)
+
+    async def _reply_rule(self, target: XPost, rule: ActionRule) -> ActionRule:
+        me = await self.api.me()
+        if me is None:
+            return ActionRule(
+                allowed="human",
+                reason=f"{rule.reason} Without OAuth 1.0a credentials this server cannot tell whether the post summoned us.",
+            )
+        user_id, username = me
+        if not target.summons(username, user_id):
+            return ActionRule(
+                allowed="human",
+                reason=f"Post {target.id} neither mentions @{username} nor quotes one of our posts, so X "
+                "does not let a program reply to it (summoned-reply rule, 2026-02-23); a person may reply by hand.",
+            )
+        if target.reply_settings not in ("everyone", "mentionedUsers", "mentioned_users"):
+            return ActionRule(
+                allowed="human",
+                reason=f"The author of post {target.id} limited who may reply ({target.reply_settings}); "
+                "a program cannot tell whether we qualify, so a person must decide.",
+            )
+        if target.id in self._replied:
+            return ActionRule(
+                allowed="human",
+                reason=f"We already replied to post {target.id}; X's automation rules allow one reply per interaction.",
+            )
+        return rule
+
+    # -- writes (official API only) -----------------------------------------------------------
+
+    def _need_user_context(self) -> None:
+        if not self.is_configured():
+            raise errors.auth(
+                "Writing to X needs OAuth 1.0a user context: set TWITTER_API_KEY, TWITTER_API_SECRET, "
+                "TWITTER_ACCESS_TOKEN and TWITTER_ACCESS_SECRET and restart the server."
+            )
+
+    async def write_post(self, title: str, body: str, tags: list[str]) -> PostResult:
+        self._need_user_context()
+        await self._writes.acquire()
+        post_id = await self.api.create(compose(title, body))
+        return PostResult(
+            ok=True,
+            platform=self.platform,
+            action="write_post",
+            id=post_id,
+            url=await self._url(post_id),
+        )
+
+    async def write_comment(self, post_id: str, body: str, parent_id: str | None) -> PostResult:
+        self._need_user_context()
+        target = parent_id or post_id
+        if target != post_id:
+            # The rule is about the post we answer: the comment must have summoned us too.
+            rule = await self._reply_rule(
+                await self._get(target), ActionRule(allowed="summoned", reason=REPLY_REASON)
+            )
+            if rule.allowed != "summoned":
+                raise errors.not_supported(
+                    f"write_comment is not allowed for a program on X: {rule.reason}"
+                )
+        await self._writes.acquire()
+        reply_id = await self.api.create(body, reply_to=target)
+        self._replied.add(target)
+        return PostResult(
+            ok=True,
+            platform=self.platform,
+            action="write_comment",
+            id=reply_id,
+            url=await self._url(reply_id),
+        )
+
+    async def upvote(self, post_id: str) -> PostResult:
+        if not self.settings.likes_allowed:
+            raise errors.not_supported(LIKE_NEVER)
+        self._need_user_context()
+        await self._writes.acquire()
+        await self.api.like(post_id)
+        return PostResult(ok=True, platform=self.platform, action="upvote", id=post_id)
+
+    async def _url(self, post_id: str) -> str:
+        me = await self.api.me()
+        return f"https://x.com/{me[1] if me else 'i'}/status/{post_id}"
+
+    # -- capabilities ---------------------------------------------------------------------
+
+    async def capabilities(self) -> Capabilities:
+        me = await self.api.me()
+        reader = self._reader_note()
+        like = (
+            ActionRule(allowed="auto", reason=LIKE_ALLOWED)
+            if self.settings.likes_allowed
+            else ActionRule(allowed="never", reason=LIKE_NEVER)
+        )
+        return Capabilities(
+            platform=self.platform,
+            configured=self.is_configured(),
+            account=me[1] if me else None,
+            actions={
+                "write_post": ActionRule(allowed="auto", reason=f"{POST_REASON} {reader}"),
+                "write_comment": ActionRule(allowed="summoned", reason=f"{REPLY_REASON} {reader}"),
+                "upvote": like,
+            },
+            limits=LIMITS,  # type: ignore[arg-type]
+        )
+
+
+def _web_error(exc: BaseException, what: str) -> PlatformError:
+    """A twikit failure with no official API to fall back to."""
+    if isinstance(exc, PlatformError):
+        return exc
+    if isinstance(exc, twikit.errors.TooManyRequests):
+        reset = exc.rate_limit_reset
+        wait = reset - time.time() if reset else None
+        return errors.rate_limited(
+            f"X's web API is rate limiting {what}. Wait before calling again.", wait
+        )
+    if isinstance(
+        exc,
+        twikit.errors.Unauthorized
+        | twikit.errors.Forbidden
+        | twikit.errors.AccountLocked
+        | twikit.errors.AccountSuspended,
+    ):
+        return errors.auth(
+            "X refused the twikit web session; refresh the cookies file or log in again."
+        )
+    if isinstance(exc, twikit.errors.NotFound | twikit.errors.TweetNotAvailable):
+        return errors.not_found(f"X's web API has no such post ({what}). Check the id.")
+    if isinstance(exc, TimeoutError | httpx.TimeoutException):
+        return errors.timeout(f"X's web API did not answer in time while {what}. Try again later.")
+    return errors.unavailable(
+        f"The twikit web reader failed while {what} ({type(exc).__name__}) and no official API "
+        "credentials are set to fall back to. Set TWITTER_BEARER_TOKEN."
+    )

@@ -1,0 +1,121 @@
+"""One shape for a post, whichever reader fetched it, and how posts become the shared models."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from gwanjong_shared.models import Comment, Post
+
+PLATFORM = "twitter"
+
+
+@dataclass
+class XPost:
+    id: str
+    text: str = ""
+    author: str = ""  # username, "" when unknown or deleted
+    author_id: str = ""
+    created_at: str | None = None  # ISO 8601
+    conversation_id: str = ""
+    parent_id: str | None = None  # the post this one replies to
+    quoted_author: str = ""  # username of the author of the quoted post
+    quoted_author_id: str = ""
+    mentions: list[str] = field(default_factory=list)  # usernames, as written
+    hashtags: list[str] = field(default_factory=list)
+    likes: int = 0
+    replies: int = 0
+    reply_settings: str = "everyone"  # everyone | mentionedUsers | following | ...
+    deleted: bool = False
+    raw: dict[str, Any] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"https://x.com/{self.author or 'i'}/status/{self.id}"
+
+    def summons(self, username: str, user_id: str) -> bool:
+        """X's 2026 reply rule: does this post mention the account or quote one of its posts?"""
+        name = username.lower()
+        if name and any(m.lower().lstrip("@") == name for m in self.mentions):
+            return True
+        if user_id and self.quoted_author_id == user_id:
+            return True
+        return bool(name) and self.quoted_author.lower() == name
+
+
+def compose(title: str, body: str) -> str:
+    """X posts have no title: a title becomes the first paragraph (validate counts the same)."""
+    return f"{title.strip()}\n\n{body}" if title.strip() else body
+
+
+def web_time_to_iso(value: str | None) -> str | None:
+    """``Wed Jan 15 10:00:00 +0000 2025`` (web API) -> ``2025-01-15T10:00:00.000Z``."""
+    if not value:
+        return None
+    try:
+        when = datetime.strptime(value, "%a %b %d %H:%M:%S %z %Y")
+    except ValueError:
+        return value
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+def to_post(p: XPost) -> Post:
+    return Post(
+        id=p.id,
+        platform=PLATFORM,
+        title="",
+        url=p.url,
+        body=p.text,
+        author=p.author,
+        tags=list(p.hashtags),
+        likes=p.likes,
+        comments_count=p.replies,
+        published_at=p.created_at,
+        raw=p.raw,
+    )
+
+
+def flatten(
+    root_id: str, posts: list[XPost], limit: int, *, orphans_to_root: bool = True
+) -> list[Comment]:
+    """Depth-first, oldest first, with parent and depth. Only posts under ``root_id`` appear.
+
+    A reply whose parent is not in ``posts`` (deleted and unnamed, or beyond what was
+    fetched) hangs under the root at depth 0 when ``orphans_to_root`` (the root started the
+    conversation, so it is an ancestor of everything); otherwise its place is unknown and it
+    is left out."""
+    known = {p.id for p in posts}
+    children: dict[str, list[XPost]] = {}
+    for p in posts:
+        if p.id == root_id:
+            continue
+        if p.parent_id in known or p.parent_id == root_id:
+            parent = str(p.parent_id)
+        elif orphans_to_root:
+            parent = root_id
+        else:
+            continue
+        children.setdefault(parent, []).append(p)
+    for kids in children.values():
+        kids.sort(key=lambda k: int(k.id) if k.id.isdigit() else 0)
+    out: list[Comment] = []
+    stack: list[tuple[XPost, int]] = [(c, 0) for c in reversed(children.get(root_id, []))]
+    while stack and len(out) < limit:
+        p, depth = stack.pop()
+        out.append(
+            Comment(
+                id=p.id,
+                platform=PLATFORM,
+                post_id=root_id,
+                parent_id=None if depth == 0 else p.parent_id,
+                author="" if p.deleted else p.author,
+                body="[deleted]" if p.deleted else p.text,
+                likes=p.likes,
+                published_at=p.created_at,
+                depth=depth,
+                raw=p.raw,
+            )
+        )
+        stack.extend((c, depth + 1) for c in reversed(children.get(p.id, [])))
+    return out

@@ -1,0 +1,15 @@
+"""The X/Twitter MCP server: the platform tool contract over the tweepy (+ twikit) adapter."""
+
+from __future__ import annotations
+
+from fastmcp import FastMCP
+
+from gwanjong_shared.server import build_platform_server
+from gwanjong_twitter.adapter import TwitterAdapter
+from gwanjong_twitter.settings import Settings
+
+__all__ = ["Settings", "build_server"]
+
+
+def build_server(settings: Settings) -> FastMCP:
+    return build_platform_server(TwitterAdapter(settings), call_timeout_s=settings.timeout_s + 5)

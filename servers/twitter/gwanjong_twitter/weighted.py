@@ -1,0 +1,165 @@
+"""X's weighted character count (twitter-text v3), the unit of the 280 limit.
+
+``twitter-text-parser`` 3.0.0, the last release of the Python port, cannot be imported on
+current setups: its emoji module calls ``pkg_resources`` (setuptools). This module implements
+the same documented rules (``fundamentals/counting-characters``, twitter-text v3 config) and is
+tested against the conformance cases twitter-text publishes:
+
+- the text is NFC-normalised and line endings become ``\\n``;
+- every URL counts 23 (a URL needs a known TLD, labels of at most 63 characters once
+  punycoded, and without ``https://`` an ASCII domain);
+- an emoji, including ZWJ sequences, skin tones, flags and keycaps, counts 2 (text-style
+  ``©``/``®`` without VS16 are text, as in twemoji);
+- any other code point counts 1 in U+0000-U+10FF, U+2000-U+200D, U+2010-U+201F and
+  U+2032-U+2037, and 2 everywhere else (CJK, Hangul, most scripts).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+import regex
+
+from gwanjong_twitter._tlds import CCTLDS, GTLDS
+
+MAX_WEIGHTED = 280
+URL_WEIGHT = 23
+_LIGHT = ((0, 4351), (8192, 8205), (8208, 8223), (8242, 8247))
+
+_PUNCT = r"\!'#%&'\(\)*\+,\\\-\.\/:;<=>\?@\[\]\^_{|}~\$/"
+_SPACES = r"\x09-\x0D\x20\x85\xA0\u1680\u180E\u2000-\u200A\u2028\u2029\u202F\u205F\u3000"
+_INVALID = r"\uFFFE\uFEFF\uFFFF"
+_DIRECTIONAL = r"\u202A-\u202E\u061C\u200E\u200F\u2066\u2067\u2068\u2069"
+_LATIN = (
+    r"\xC0-\xD6\xD8-\xF6\xF8-\xFF\u0100-\u024F\u0253\u0254\u0256\u0257\u0259\u025B\u0263\u0268"
+    r"\u026F\u0272\u0289\u028B\u02BB\u0300-\u036F\u1E00-\u1EFF"
+)
+_CYRILLIC = r"\u0400-\u04FF"
+
+_DC = f"[^{_PUNCT}{_SPACES}{_INVALID}{_DIRECTIONAL}]"  # a character allowed in a domain label
+_TLD_WORDS = "|".join(sorted(GTLDS | CCTLDS, key=len, reverse=True))
+_TLD = f"(?:(?:{_TLD_WORDS})(?=[^0-9a-zA-Z@+-]|$)|xn--[\\-0-9a-z]+)"
+_DOMAIN = f"(?:(?:(?:{_DC}(?:[_-]|{_DC})*)?{_DC}\\.)*(?:(?:{_DC}(?:-|{_DC})*)?{_DC}\\.){_TLD})"
+_PATH_CHAR = f"[a-z{_CYRILLIC}0-9!\\*';:=\\+,\\.\\$\\/%#\\[\\]\\-\\u2013_~@\\|&{_LATIN}]"
+_PARENS = f"\\((?:{_PATH_CHAR}+|(?:{_PATH_CHAR}*\\({_PATH_CHAR}+\\){_PATH_CHAR}*))\\)"
+_PATH_END = f"(?:[\\+\\-a-z{_CYRILLIC}0-9=_#\\/{_LATIN}]|(?:{_PARENS}))"
+_PATH = f"(?:(?:{_PATH_CHAR}*(?:{_PARENS}{_PATH_CHAR}*)*{_PATH_END})|(?:@{_PATH_CHAR}+/))"
+_QUERY = r"[a-z0-9!?*'@();:&=+$/%#\[\]\-_.,~|]*[a-z0-9\-_&=#/]"
+
+_URL = re.compile(
+    f"((?:[^A-Za-z0-9@＠$#＃{_INVALID}]|[{_DIRECTIONAL}]|^))"  # 1: the character before
+    f"((https?:\\/\\/)?({_DOMAIN})(?::([0-9]+))?(\\/{_PATH}*)?(\\?{_QUERY})?)",  # 2 url 3 protocol 4 domain
+    re.IGNORECASE,
+)
+_ASCII_DOMAIN = re.compile(f"(?:(?:[\\-a-z0-9{_LATIN}]+)\\.)+{_TLD}", re.IGNORECASE)
+_TCO = re.compile(r"^https?:\/\/t\.co\/([a-z0-9]+)(?:\?" + _QUERY + ")?", re.IGNORECASE)
+_NO_PROTOCOL_BAD_BEFORE = re.compile(r"[-_./]$")
+_INVALID_CHARS = re.compile(f"[{_INVALID}]")
+
+_PICT = r"(?:\p{Extended_Pictographic}|\p{Emoji_Presentation})"
+_EMOJI = regex.compile(
+    r"\p{Regional_Indicator}{2}"  # flags
+    r"|[#*0-9]\uFE0F?\u20E3"  # keycaps
+    r"|\U0001F3F4[\U000E0020-\U000E007E]+\U000E007F"  # subdivision flags
+    rf"|{_PICT}(?:\uFE0F|\p{{Emoji_Modifier}})?(?:\u200D{_PICT}(?:\uFE0F|\p{{Emoji_Modifier}})?)*"
+)
+
+
+@dataclass(frozen=True)
+class Parsed:
+    weighted_length: int
+    valid: bool
+    urls: tuple[str, ...]
+
+
+def _normalize(text: str) -> str:
+    return re.sub(r"\r\n|\r|\n", "\n", unicodedata.normalize("NFC", text))
+
+
+def _char_weight(ch: str) -> int:
+    cp = ord(ch)
+    return 1 if any(lo <= cp <= hi for lo, hi in _LIGHT) else 2
+
+
+def extract_urls(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, url) in code points, the URLs X would shorten to t.co."""
+    if "." not in text:
+        return []
+    found: list[tuple[int, int, str]] = []
+    for match in _URL.finditer(text):
+        before, url, protocol, domain, _port, path, _query = match.groups()
+        end = match.end()
+        start = end - len(url)
+        try:
+            puny = domain.encode("idna").decode("ascii")
+        except UnicodeError:
+            continue
+        if len(protocol or "https://") + len(url) + len(puny) - len(domain) > 4096:
+            continue
+        if protocol is None:
+            if _NO_PROTOCOL_BAD_BEFORE.search(before):
+                continue
+            last: list[int | str] | None = None
+            for ascii_match in _ASCII_DOMAIN.finditer(domain):
+                last = [
+                    start + ascii_match.start(),
+                    start + ascii_match.end(),
+                    ascii_match.group(0),
+                ]
+                found.append((int(last[0]), int(last[1]), str(last[2])))
+            if last is None:
+                continue
+            if path:
+                found[-1] = (int(last[0]), end, url.replace(domain, str(last[2])))
+            continue
+        tco = _TCO.search(url)
+        if tco:
+            if len(tco.group(1)) > 40:
+                continue
+            url = tco.group(0)
+            end = start + len(url)
+        found.append((start, end, url))
+    return found
+
+
+def _is_emoji_at(text: str, index: int) -> int:
+    """Length in code points of the emoji starting at ``index``, or 0."""
+    match = _EMOJI.match(text, index)
+    if not match:
+        return 0
+    found = match.group(0)
+    # Text-style symbols in Latin-1 (©, ®) are emoji only with VS16, as twemoji parses them.
+    if len(found) == 1 and ord(found) <= 0xFF:
+        return 0
+    return len(found)
+
+
+def parse(text: str) -> Parsed:
+    normalized = _normalize(text)
+    urls = {start: (end, url) for start, end, url in extract_urls(normalized)}
+    total = 0
+    i = 0
+    while i < len(normalized):
+        if i in urls:
+            total += URL_WEIGHT
+            i = urls[i][0]
+            continue
+        size = _is_emoji_at(normalized, i)
+        if size:
+            total += 2
+            i += size
+            continue
+        total += _char_weight(normalized[i])
+        i += 1
+    valid = 0 < total <= MAX_WEIGHTED and not _INVALID_CHARS.search(normalized)
+    return Parsed(total, valid, tuple(u for _e, u in urls.values()))
+
+
+def weighted_length(text: str) -> int:
+    return parse(text).weighted_length
+
+
+def has_invalid_characters(text: str) -> bool:
+    return _INVALID_CHARS.search(text) is not None

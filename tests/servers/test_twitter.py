@@ -1,0 +1,448 @@
+"""What the contract suite cannot see about the X server: weighted limits at the edge, the
+summoned-reply rule before any request, the twikit fallback, X's rate-limit headers.
+
+Everything runs the real server (in-memory MCP) with the real tweepy and twikit over real HTTP
+against the sandbox.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastmcp import Client
+
+from gwanjong_sandbox.control import SandboxControl
+from gwanjong_twitter.redirect import WEB_HOSTS, HttpxGate, RateLimits, UnexpectedHost
+from gwanjong_twitter.web import no_console
+from gwanjong_twitter.weighted import weighted_length
+from tests.platforms import SPECS  # first: it loads every spec (tests.specs.twitter included)
+from tests.specs.twitter import COOKIES_FILE
+
+SPEC = SPECS["twitter"]
+
+pytestmark = pytest.mark.anyio
+
+TWIKIT = {"TWITTER_COOKIES_FILE": str(COOKIES_FILE)}
+
+
+@asynccontextmanager
+async def server(sandbox: SandboxControl, **env: str) -> AsyncIterator[Client[Any]]:
+    async with Client(SPEC.build(sandbox.url, **env)) as client:
+        yield client
+
+
+async def call(client: Client[Any], tool: str, **args: Any) -> Any:
+    result = await client.call_tool(tool, args)
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+async def error_of(client: Client[Any], tool: str, **args: Any) -> str:
+    result = await client.call_tool(tool, args, raise_on_error=False)
+    assert result.is_error, result.structured_content
+    return result.content[0].text  # type: ignore[union-attr]
+
+
+def counts(sandbox: SandboxControl) -> tuple[int, int]:
+    seen = sandbox.requests()
+    return seen.get("twitter", 0), seen.get("twikit", 0)
+
+
+# -- weighted length at the limit -----------------------------------------------------------
+
+URL = "https://github.com/gwanjong/gwanjong/blob/main/servers/twitter/README.md"  # counts 23
+EDGE_TEXTS = {
+    # 23 (URL) + 1 (space) + 6 x 2 (emoji incl. a ZWJ sequence and a flag) + 1 + 120 x 2 (Hangul) + 3 = 280
+    "url-emoji-korean": f"{URL} 🚀🔥👩‍💻🇰🇷🏳️‍🌈😌 " + "한" * 120 + "abc",
+    # 3 URLs (69) + 3 spaces + 208 Latin = 280
+    "three-urls": f"{URL} https://x.com/a {URL} " + "x" * 208,
+}
+
+
+@pytest.mark.parametrize("name", list(EDGE_TEXTS))
+async def test_weighted_length_at_280_and_281(sandbox: SandboxControl, name: str) -> None:
+    text = EDGE_TEXTS[name]
+    assert weighted_length(text) == 280
+    async with server(sandbox) as client:
+        ids = sandbox.ids("twitter")
+        for action, target in (("write_post", None), ("write_comment", ids["summons-me"])):
+            at_max = await call(client, "validate", action=action, body=text, post_id=target)
+            assert at_max["ok"] is True, at_max
+            assert at_max["length"] == {"used": 280, "max": 280, "unit": "weighted_chars"}
+            over = await call(client, "validate", action=action, body=text + "!", post_id=target)
+            assert over["ok"] is False
+            assert over["length"]["used"] == 281
+            assert any(
+                "281 weighted_chars" in p and "Cut at least 1" in p for p in over["problems"]
+            )
+        # The text at the limit really goes out, whole; one more character is refused before sending.
+        result = await call(client, "write_post", title="", body=text)
+        assert result["ok"] is True
+        refused = await error_of(client, "write_post", title="", body=text + "한")
+        assert refused.startswith("invalid_input: ")
+    writes = sandbox.writes("twitter")
+    assert [w["data"]["text"] for w in writes] == [text]
+
+
+async def test_a_title_is_the_first_paragraph_and_counts(sandbox: SandboxControl) -> None:
+    body = "b" * 270
+    async with server(sandbox) as client:
+        # "Title" + "\n\n" + 270 = 277 fits; a 9-character title makes it 281.
+        fits = await call(client, "validate", action="write_post", title="Title", body=body)
+        assert fits["ok"] and fits["length"]["used"] == 277
+        over = await call(client, "validate", action="write_post", title="Long title", body=body)
+        assert not over["ok"] and over["length"]["used"] == 282
+        await call(client, "write_post", title="Title", body=body, tags=["ignored"])
+    assert sandbox.writes("twitter")[0]["data"]["text"] == "Title\n\n" + body
+
+
+# -- the summoned-reply rule --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant", ["tweepy", "twikit-first"])
+async def test_an_unsummoned_reply_is_refused_before_any_write_request(
+    sandbox: SandboxControl, variant: str
+) -> None:
+    env = TWIKIT if variant == "twikit-first" else {}
+    ids = sandbox.ids("twitter")
+    async with server(sandbox, **env) as client:
+        await call(client, "capabilities")  # learn our account first (GET /2/users/me)
+        await call(client, "get_post", post_id=ids["summons-me"])  # and warm up the reader
+        api_before, web_before = counts(sandbox)
+        text = await error_of(
+            client, "write_comment", post_id=ids["rust-async"], body="Great write-up!"
+        )
+        api_after, web_after = counts(sandbox)
+    assert text.startswith("not_supported: ")
+    assert "mentions @gwanjong_bot" in text and "2026-02-23" in text
+    assert sandbox.writes("twitter") == []
+    if variant == "tweepy":
+        assert api_after - api_before == 1  # only the read of the target: no POST /2/tweets
+    else:
+        assert (
+            api_after == api_before
+        )  # the target was read through twikit: nothing at all sent to the API
+        assert web_after - web_before == 1
+
+
+async def test_a_quote_of_our_post_summons_us(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("twitter")
+    async with server(sandbox) as client:
+        check = await call(
+            client,
+            "validate",
+            action="write_comment",
+            body="Thanks for the quote!",
+            post_id=ids["x-quotes-me"],
+        )
+        assert check["ok"] is True and check["allowed"] == "auto"
+        result = await call(
+            client, "write_comment", post_id=ids["x-quotes-me"], body="Thanks for the quote!"
+        )
+    assert result["ok"] is True
+    writes = sandbox.writes("twitter")
+    assert [(w["action"], w["target"]) for w in writes] == [("write_comment", ids["x-quotes-me"])]
+
+
+async def test_one_reply_per_interaction(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("twitter")
+    async with server(sandbox) as client:
+        await call(
+            client, "write_comment", post_id=ids["summons-me"], body="One gateway, five tools."
+        )
+        again = await call(
+            client,
+            "validate",
+            action="write_comment",
+            body="And another thing",
+            post_id=ids["summons-me"],
+        )
+        assert again["allowed"] == "human" and "already replied" in again["problems"][0]
+        refused = await error_of(
+            client, "write_comment", post_id=ids["summons-me"], body="And another thing"
+        )
+    assert refused.startswith("not_supported: ")
+    assert len(sandbox.writes("twitter")) == 1
+
+
+async def test_a_reply_to_a_comment_needs_that_comment_to_summon_us(
+    sandbox: SandboxControl,
+) -> None:
+    ids = sandbox.ids("twitter")
+    async with server(sandbox) as client:
+        comments = (await call(client, "get_comments", post_id=ids["summons-me"]))["comments"]
+        lurker = next(c for c in comments if c["author"] == "lurker")
+        text = await error_of(
+            client, "write_comment", post_id=ids["summons-me"], body="Same!", parent_id=lurker["id"]
+        )
+    assert text.startswith("not_supported: ") and lurker["id"] in text
+    assert sandbox.writes("twitter") == []
+
+
+async def test_duplicate_text_is_invalid_input(sandbox: SandboxControl) -> None:
+    async with server(sandbox) as client:
+        await call(client, "write_post", title="", body="Notes on MCP error messages.")
+        text = await error_of(client, "write_post", title="", body="Notes on MCP error messages.")
+    assert text.startswith("invalid_input: ") and "duplicate" in text
+    assert len(sandbox.writes("twitter")) == 1
+
+
+async def test_likes_only_for_accounts_that_have_them(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("twitter")
+    async with server(sandbox) as client:
+        caps = await call(client, "capabilities")
+        assert (
+            caps["actions"]["upvote"]["allowed"] == "never"
+            and "2026-04-16" in caps["actions"]["upvote"]["reason"]
+        )
+    async with server(sandbox, TWITTER_LIKES_ALLOWED="true") as client:
+        caps = await call(client, "capabilities")
+        assert caps["actions"]["upvote"]["allowed"] == "auto"
+        assert (await error_of(client, "upvote", post_id=ids["deleted-post"])).startswith(
+            "not_found: "
+        )
+        result = await call(client, "upvote", post_id=ids["rust-async"])
+    assert result["ok"] is True
+    assert [(w["action"], w["target"]) for w in sandbox.writes("twitter")] == [
+        ("upvote", ids["rust-async"])
+    ]
+
+
+# -- the twikit reader and its fallback ---------------------------------------------------
+
+
+async def test_twikit_reads_first_when_configured(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("twitter")
+    async with server(sandbox, **TWIKIT) as client:
+        await call(client, "capabilities")
+        api_before, web_before = counts(sandbox)
+        post = await call(client, "get_post", post_id=ids["korean-dev"])
+        comments = (await call(client, "get_comments", post_id=ids["deleted-comments"]))["comments"]
+        found = (await call(client, "search", query="비동기"))["posts"]
+        api_after, web_after = counts(sandbox)
+    assert "세마포어" in post["body"] and post["tags"] == ["python", "async", "korean"]
+    assert [c["author"] for c in comments] == [
+        "",
+        "reviewer_rae",
+        "kind_kai",
+    ]  # the tombstone keeps its place
+    assert ids["korean-dev"] in [p["id"] for p in found]
+    assert api_after == api_before  # nothing went to the official API
+    assert web_after > web_before
+
+
+async def test_a_twikit_failure_falls_back_in_the_same_call(
+    sandbox: SandboxControl, caplog: pytest.LogCaptureFixture
+) -> None:
+    ids = sandbox.ids("twitter")
+    caplog.set_level(logging.INFO, logger="gwanjong_twitter")
+    async with server(sandbox, **TWIKIT) as client:
+        first = await call(
+            client, "get_post", post_id=ids["rust-async"]
+        )  # twikit bootstraps and answers
+        caps = await call(client, "capabilities")
+        assert "no fallback yet" in caps["actions"]["write_post"]["reason"]
+        sandbox.fault("twikit", status=503, match="TweetDetail", count=1)
+        api_before, _ = counts(sandbox)
+        again = await call(client, "get_post", post_id=ids["rust-async"])
+        api_after, _ = counts(sandbox)
+        caps = await call(client, "capabilities")
+        # twikit is tried again on the next call, and answers.
+        third_before, _ = counts(sandbox)
+        await call(client, "get_post", post_id=ids["mcp-servers"])
+        third_after, _ = counts(sandbox)
+    assert again == first  # the same post, now from the official API
+    assert api_after - api_before == 1
+    assert third_after == third_before
+    reason = caps["actions"]["write_post"]["reason"] + caps["actions"]["write_comment"]["reason"]
+    assert "last fallback: fetching a post at" in reason and "ServerError" in reason
+    assert any(
+        "twikit reader failed fetching a post (ServerError); falling back to the official API"
+        in r.getMessage()
+        for r in caplog.records
+    )
+
+
+async def test_twikit_rate_limit_falls_back_without_hammering_user_state(
+    sandbox: SandboxControl,
+) -> None:
+    """On a 429 twikit asks user_state.json (which here is throttled too); it must ask once,
+    not recurse, and the read still comes back from the official API."""
+    ids = sandbox.ids("twitter")
+    async with server(sandbox, **TWIKIT) as client:
+        await call(client, "get_post", post_id=ids["rust-async"])
+        sandbox.fault("twikit", status=429, retry_after=30, count=10)
+        _, web_before = counts(sandbox)
+        post = await call(client, "get_post", post_id=ids["llm-agents"])
+        _, web_after = counts(sandbox)
+    assert post["id"] == ids["llm-agents"]
+    assert web_after - web_before == 2  # TweetDetail, then user_state.json once
+
+
+async def test_a_hanging_web_api_costs_one_timeout_then_the_api_answers(
+    sandbox: SandboxControl,
+) -> None:
+    ids = sandbox.ids("twitter")
+    async with server(sandbox, **TWIKIT) as client:
+        sandbox.fault("twikit", kind="hang", seconds=6, count=5)
+        started = time.monotonic()
+        post = await call(client, "get_post", post_id=ids["python-packaging"])
+        elapsed = time.monotonic() - started
+    assert post["id"] == ids["python-packaging"]
+    assert 1.5 < elapsed < 4.5  # TIMEOUT_S=2 bounds the twikit attempt, then tweepy answers
+
+
+async def test_twikit_login_writes_the_cookies_file(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    cookies = tmp_path / "twikit.json"
+    env = {
+        "TWITTER_COOKIES_FILE": str(cookies),
+        "TWITTER_USERNAME": "gwanjong_reader",
+        "TWITTER_EMAIL": "reader@example.com",
+        "TWITTER_PASSWORD": "sandbox-twikit-password",
+    }
+    ids = sandbox.ids("twitter")
+    async with server(sandbox, **env) as client:
+        api_before, _ = counts(sandbox)
+        post = await call(client, "get_post", post_id=ids["emoji-post"])
+        api_after, _ = counts(sandbox)
+    assert "🔥" in post["body"]
+    assert api_after == api_before  # read through the fresh web session
+    saved = json.loads(cookies.read_text())
+    assert (
+        set(saved) >= {"auth_token", "ct0"} and saved["auth_token"] != "sandbox-twikit-auth-token"
+    )
+
+
+async def test_a_refused_login_falls_back_and_leaks_nothing(
+    sandbox: SandboxControl, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    env = {
+        "TWITTER_COOKIES_FILE": str(tmp_path / "none.json"),
+        "TWITTER_USERNAME": "gwanjong_reader",
+        "TWITTER_PASSWORD": "wrong-password-123",
+    }
+    ids = sandbox.ids("twitter")
+    async with server(sandbox, **env) as client:
+        post = await call(client, "get_post", post_id=ids["rust-async"])
+        caps = await call(client, "capabilities")
+    assert post["id"] == ids["rust-async"]
+    assert "last fallback: fetching a post" in caps["actions"]["write_post"]["reason"]
+    assert not (tmp_path / "none.json").exists()
+    assert "wrong-password-123" not in caplog.text
+
+
+def test_the_login_guard_keeps_the_console_out() -> None:
+    """twikit prompts with print() and input() when X asks for a code it was not given; on a
+    stdio server that would corrupt the protocol or block. Under the guard input() fails at
+    once and print() goes to stderr."""
+    real_out = sys.stdout
+    with no_console():
+        assert sys.stdout is sys.stderr
+        with pytest.raises(EOFError):
+            input(">>> ")
+    assert sys.stdout is real_out
+
+
+# -- X's rate limits and errors -------------------------------------------------------------
+
+
+async def test_an_exhausted_window_is_honoured_without_a_request(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("twitter")
+    async with server(sandbox) as client:
+        sandbox.fault("twitter", status=429, retry_after=30, count=1)
+        first = await error_of(client, "get_post", post_id=ids["rust-async"])
+        before, _ = counts(sandbox)
+        second = await error_of(client, "get_post", post_id=ids["mcp-servers"])
+        after, _ = counts(sandbox)
+        # Other endpoints have their own windows.
+        found = await call(client, "search", query="cancellation")
+    assert first.startswith("rate_limited retry_after=30: ")
+    assert second.startswith(("rate_limited retry_after=30: ", "rate_limited retry_after=29: "))
+    assert after == before  # refused from the recorded x-rate-limit-remaining: 0
+    assert found["posts"]
+
+
+async def test_conversation_paging_keeps_parents_before_replies(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("twitter")
+    async with server(sandbox) as client:
+        some = (await call(client, "get_comments", post_id=ids["huge"], limit=150))["comments"]
+    assert len(some) == 150
+    seen: dict[str, int] = {}
+    for c in some:
+        if c["parent_id"] is not None:
+            assert c["parent_id"] in seen and c["depth"] == seen[c["parent_id"]] + 1
+        seen[c["id"]] = c["depth"]
+
+
+async def test_trending_is_the_top_trends_posts_ranked(sandbox: SandboxControl) -> None:
+    async with server(sandbox) as client:
+        posts = (await call(client, "trending", limit=5))["posts"]
+    # The sandbox's top three trends are #python, #databases and #performance.
+    assert posts and all({"python", "databases", "performance"} & set(p["tags"]) for p in posts)
+    scores = [p["likes"] + p["comments_count"] for p in posts]
+    assert scores == sorted(scores, reverse=True)
+    assert all(p["url"] == f"https://x.com/{p['author']}/status/{p['id']}" for p in posts)
+
+
+async def test_a_bad_id_is_invalid_input_without_a_request(sandbox: SandboxControl) -> None:
+    async with server(sandbox) as client:
+        before, _ = counts(sandbox)
+        text = await error_of(client, "get_post", post_id="not-a-number")
+        after, _ = counts(sandbox)
+    assert text.startswith("invalid_input: ") and after == before
+
+
+async def test_secrets_stay_out_of_logs(
+    sandbox: SandboxControl, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    ids = sandbox.ids("twitter")
+    async with server(sandbox, **TWIKIT) as client:
+        sandbox.fault("twitter", status=401, count=5)
+        await error_of(client, "get_post", post_id=ids["rust-async"])
+        await error_of(client, "write_post", title="", body="hello")
+    for secret in SPEC.secrets:
+        assert secret not in caplog.text
+
+
+async def test_an_unexpected_host_is_refused_before_sending() -> None:
+    async with httpx.AsyncClient(
+        transport=HttpxGate(WEB_HOSTS, "http://127.0.0.1:9", RateLimits())
+    ) as http:
+        with pytest.raises(UnexpectedHost):
+            await http.get("https://evil.example/steal")
+
+
+@pytest.mark.parametrize("variant", ["tweepy", "twikit-first"])
+async def test_comments_of_a_reply_are_its_subtree_only(
+    sandbox: SandboxControl, variant: str
+) -> None:
+    env = TWIKIT if variant == "twikit-first" else {}
+    ids = sandbox.ids("twitter")
+    async with server(sandbox, **env) as client:
+        thread = (await call(client, "get_comments", post_id=ids["mcp-servers"]))["comments"]
+        question = next(c for c in thread if c["body"].startswith("How do you test it?"))
+        under = (await call(client, "get_comments", post_id=question["id"]))["comments"]
+    assert [(c["author"], c["depth"]) for c in under] == [("mara_codes", 0), ("kimchi_dev", 1)]
+    assert under[0]["parent_id"] is None and under[1]["parent_id"] == under[0]["id"]
+    assert all(c["post_id"] == question["id"] for c in under)
+
+
+async def test_writes_are_paced(sandbox: SandboxControl) -> None:
+    async with server(sandbox, TWITTER_WRITE_INTERVAL_S="0.6") as client:
+        await call(client, "write_post", title="", body="First of two notes on pacing.")
+        await call(client, "write_post", title="", body="Second of two notes on pacing.")
+    first, second = sandbox.writes("twitter")
+    assert second["at"] - first["at"] >= 0.55

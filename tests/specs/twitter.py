@@ -1,0 +1,39 @@
+"""X/Twitter in the contract suite: tweepy alone, and twikit first with tweepy as fallback."""
+
+import json
+import tempfile
+from pathlib import Path
+
+from tests.platforms import PlatformSpec, prefixed
+
+# The sandbox's credentials (gwanjong_sandbox.twitter / .twikit).
+BEARER = "sandbox-twitter-bearer"
+API_KEY = "sandbox-twitter-api-key"
+API_SECRET = "sandbox-twitter-api-secret"
+ACCESS_TOKEN = "1790000000000000001-sandboxtwitteraccesstoken"
+ACCESS_SECRET = "sandbox-twitter-access-secret"
+WEB_AUTH_TOKEN = "sandbox-twikit-auth-token"
+
+# A saved twikit session, as `client.save_cookies()` writes it.
+COOKIES_FILE = Path(tempfile.mkdtemp(prefix="gwanjong-twikit-")) / "cookies.json"
+COOKIES_FILE.write_text(json.dumps({"auth_token": WEB_AUTH_TOKEN, "ct0": "sandboxct0token"}))
+
+SPEC = PlatformSpec(
+    name="twitter",
+    env=lambda url: prefixed(
+        "TWITTER_",
+        {
+            "API_BASE_URL": url,
+            "BEARER_TOKEN": BEARER,
+            "API_KEY": API_KEY,
+            "API_SECRET": API_SECRET,
+            "ACCESS_TOKEN": ACCESS_TOKEN,
+            "ACCESS_SECRET": ACCESS_SECRET,
+            "WRITE_INTERVAL_S": "0",
+        },
+    ),
+    rules={"write_post": "auto", "write_comment": "summoned", "upvote": "never"},
+    secrets=(BEARER, API_SECRET, ACCESS_TOKEN, ACCESS_SECRET, WEB_AUTH_TOKEN),
+    bad_auth_env={"TWITTER_API_SECRET": "wrong-api-secret"},
+    variants={"twikit-first": {"TWITTER_COOKIES_FILE": str(COOKIES_FILE)}},
+)
