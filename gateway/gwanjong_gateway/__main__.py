@@ -113,7 +113,7 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("serve", help="serve the gateway (the default)")
     s.set_defaults(run=_serve)
     d = sub.add_parser("demo", help="run scout -> draft -> strike against the local sandbox")
-    d.add_argument("--topic", default="MCP server tool design")
+    d.add_argument("--topic", default="MCP gateway design")
     d.add_argument("--platforms", nargs="*", default=None)
     d.set_defaults(run=_demo)
     sb = sub.add_parser("sandbox", help="serve the platform emulators on 127.0.0.1")

@@ -100,7 +100,7 @@ def compress(opportunity: Opportunity) -> dict[str, Any]:
     return {
         "id": opportunity.id,
         "platform": post.platform,
-        "title": (post.title or post.body[:80]).strip()[:120],
+        "title": " ".join((post.title or post.body[:120]).split())[:120],
         "url": post.url,
         "score": opportunity.score,
         "comments_count": post.comments_count,

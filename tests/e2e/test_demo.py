@@ -1,0 +1,21 @@
+"""`gwanjong demo`, the README's main command, as a user runs it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+
+def test_demo_runs_the_pipeline_and_exits_zero() -> None:
+    proc = subprocess.run([sys.executable, "-m", "gwanjong_gateway", "demo"], capture_output=True, text=True, timeout=300)
+    out = proc.stdout
+    assert proc.returncode == 0, out[-3000:] + proc.stderr[-3000:]
+    assert "Tools the model sees" in out and "scout" in out and "total" in out
+    assert "Opportunities" in out
+    assert "-> posted" in out and "-> handoff" in out and "duplicate (never twice)" in out
+    assert "Demo complete:" in out
+    assert "Traceback" not in out + proc.stderr
