@@ -1,0 +1,489 @@
+"""Reddit specifics the contract suite cannot see, through asyncpraw over real HTTP to the
+sandbox: code-point limits with emoji/Korean/URLs, "more" and "continue this thread" stubs,
+errors Reddit sends with HTTP 200, the x-ratelimit budget, retries, the request timeout,
+token reuse and refresh, read-only mode and the host allow-list."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+from unittest import mock
+
+import pytest
+from fastmcp import Client
+
+from gwanjong_reddit.adapter import HostNotAllowed, RedditAdapter
+from gwanjong_reddit.server import Settings
+from gwanjong_sandbox.control import SandboxControl
+from gwanjong_shared.errors import ErrorKind, PlatformError
+from gwanjong_shared.text import graphemes
+from tests.platforms import SPECS
+
+pytestmark = pytest.mark.anyio
+
+SPEC = SPECS["reddit"]  # via the registry: importing the spec module first is circular
+
+
+def settings(sandbox: SandboxControl, **overrides: str) -> Settings:
+    """Settings from the spec's env plus ``REDDIT_``-less overrides (``MAX_WAIT_S="1"``)."""
+    env = {**SPEC.env(sandbox.url), **{f"REDDIT_{k}": v for k, v in overrides.items()}}
+    with mock.patch.dict(os.environ, env, clear=False):
+        return Settings(_env_file=None)  # type: ignore[call-arg]  # pydantic-settings' init kwarg
+
+
+@asynccontextmanager
+async def adapter(sandbox: SandboxControl, **overrides: str) -> AsyncIterator[RedditAdapter]:
+    reddit = RedditAdapter(settings(sandbox, **overrides))
+    await reddit.connect()
+    try:
+        yield reddit
+    finally:
+        await reddit.close()
+
+
+@asynccontextmanager
+async def server(sandbox: SandboxControl, **overrides: str) -> AsyncIterator[Client[Any]]:
+    env = {f"REDDIT_{k}": v for k, v in overrides.items()}
+    async with Client(SPEC.build(sandbox.url, **env)) as client:
+        yield client
+
+
+async def call(client: Client[Any], tool: str, **args: Any) -> Any:
+    result = await client.call_tool(tool, args)
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+async def error_of(client: Client[Any], tool: str, **args: Any) -> str:
+    result = await client.call_tool(tool, args, raise_on_error=False)
+    assert result.is_error, f"{tool} should have failed: {result.structured_content}"
+    return result.content[0].text  # type: ignore[union-attr]
+
+
+def requests(sandbox: SandboxControl) -> int:
+    return sandbox.requests().get("reddit", 0)
+
+
+def mixed(length: int) -> str:
+    """Exactly ``length`` code points of Korean, a ZWJ emoji (3 code points) and a URL."""
+    unit = "한국어 👩‍💻 https://example.com/a?b=é "
+    return (unit * (length // len(unit) + 1))[:length]
+
+
+# -- limits: Reddit counts code points ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("action", "field", "limit"),
+    [
+        ("write_post", "title", 300),
+        ("write_post", "body", 40_000),
+        ("write_comment", "body", 10_000),
+    ],
+)
+async def test_validate_counts_code_points_at_max_and_max_plus_one(
+    sandbox: SandboxControl, action: str, field: str, limit: int
+) -> None:
+    ids = sandbox.ids("reddit")
+    async with server(sandbox) as client:
+        for length, fits in ((limit, True), (limit + 1, False)):
+            text = mixed(length)
+            args: dict[str, Any] = {"action": action, "body": "Body.", "title": "Title"}
+            args[field] = text
+            if action == "write_comment":
+                args["post_id"] = ids["rust-async"]
+            result = await call(client, "validate", **args)
+            assert graphemes(text) < length  # the emoji is 3 code points, 1 grapheme
+            if field == "body":
+                assert result["length"] == {"used": length, "max": limit, "unit": "chars"}
+            assert result["ok"] is fits, result
+            over = [p for p in result["problems"] if f"allows {limit}" in p]
+            assert bool(over) is not fits
+
+
+async def test_the_sandbox_counts_the_same_way(sandbox: SandboxControl) -> None:
+    """What validate accepts, Reddit accepts; one more code point is its TOO_LONG."""
+    ids = sandbox.ids("reddit")
+    async with adapter(sandbox) as reddit:
+        title, body = mixed(300), mixed(40_000)
+        result = await reddit.write_post(title, body, [])
+        assert (
+            result.ok
+            and result.id
+            and result.url == f"https://www.reddit.com/r/test/comments/{result.id}/"
+        )
+        writes = sandbox.writes("reddit")
+        assert writes[0]["data"]["title"] == title and writes[0]["data"]["body"] == body
+
+        with pytest.raises(PlatformError) as too_long:
+            await reddit.write_post(mixed(301), "fine", [])
+        assert too_long.value.kind is ErrorKind.INVALID_INPUT
+        assert "TOO_LONG" in str(too_long.value) and "max: 300" in str(too_long.value)
+
+        comment = await reddit.write_comment(ids["rust-async"], mixed(10_000), None)
+        assert comment.ok and comment.id
+        with pytest.raises(PlatformError) as comment_too_long:
+            await reddit.write_comment(ids["rust-async"], mixed(10_001), None)
+        assert comment_too_long.value.kind is ErrorKind.INVALID_INPUT
+        assert "max: 10000" in str(comment_too_long.value)
+    assert [w["action"] for w in sandbox.writes("reddit")] == ["write_post", "write_comment"]
+
+
+# -- comments: stubs, order, deleted ---------------------------------------------------
+
+
+async def test_huge_thread_needs_morechildren_and_keeps_thread_order(
+    sandbox: SandboxControl,
+) -> None:
+    ids = sandbox.ids("reddit")
+    async with adapter(sandbox) as reddit:
+        await reddit.get_post(ids["huge"])  # the token, so the counts below are the walk only
+        before = requests(sandbox)
+        everything = await reddit.get_comments(ids["huge"], 1000)
+        used = requests(sandbox) - before
+        assert len(everything) == 500 and len({c.id for c in everything}) == 500
+        assert used > 2, "the first page has 200 comments; the rest come from /api/morechildren"
+        seen: dict[str, int] = {}
+        for c in everything:
+            if c.parent_id is None:
+                assert c.depth == 0
+            else:
+                assert seen[c.parent_id] == c.depth - 1, "a reply follows its parent"
+            seen[c.id] = c.depth
+        assert max(seen.values()) == 5
+        # Loading stubs where the walk meets them: a smaller limit is a prefix of the whole.
+        some = await reddit.get_comments(ids["huge"], 250)
+        assert [c.id for c in some] == [c.id for c in everything[:250]]
+
+
+async def test_without_morechildren_only_the_first_page_arrives(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("reddit")
+    async with adapter(sandbox, MORE_REQUESTS="0") as reddit:
+        comments = await reddit.get_comments(ids["huge"], 1000)
+    assert len(comments) == 200  # the sandbox's page; the stubs were not followed
+
+
+async def test_continue_this_thread_below_depth_ten(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("reddit")
+    post = ids["empty-thread"]
+    async with adapter(sandbox) as reddit:
+        chain: list[str] = []
+        for level in range(13):
+            result = await reddit.write_comment(
+                post, f"level {level}", chain[-1] if chain else None
+            )
+            assert result.id
+            chain.append(result.id)
+        comments = await reddit.get_comments(post, 50)
+    assert [c.id for c in comments] == chain
+    assert [c.depth for c in comments] == list(range(13))
+    assert [c.parent_id for c in comments] == [None, *chain[:-1]]
+    assert comments[12].body == "level 12"
+
+
+async def test_deleted_comment_keeps_its_place_and_reply(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("reddit")
+    async with adapter(sandbox) as reddit:
+        comments = await reddit.get_comments(ids["deleted-comments"], 50)
+    gone = next(c for c in comments if c.body == "[removed]")
+    assert gone.author == "" and gone.depth == 0
+    reply = comments[comments.index(gone) + 1]
+    assert reply.parent_id == gone.id and reply.depth == 1 and "civil" in reply.body
+    assert reply.author == "reviewer_rae"
+
+
+async def test_reply_to_a_comment_lands_under_it(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("reddit")
+    async with server(sandbox) as client:
+        before = (await call(client, "get_comments", post_id=ids["mcp-servers"]))["comments"]
+        parent = next(c for c in before if "in-memory" in c["body"])
+        result = await call(
+            client,
+            "write_comment",
+            post_id=ids["mcp-servers"],
+            body="Same <split> & here: 🧪 in-memory first.",
+            parent_id=parent["id"],
+        )
+        after = (await call(client, "get_comments", post_id=ids["mcp-servers"]))["comments"]
+    mine = next(c for c in after if c["id"] == result["id"])
+    assert mine["parent_id"] == parent["id"] and mine["depth"] == parent["depth"] + 1
+    # asyncprawcore always asks for raw_json=1, so no &amp; comes back.
+    assert mine["author"] == "gwanjong_bot"
+    assert mine["body"] == "Same <split> & here: 🧪 in-memory first."
+    assert result["url"].startswith("https://www.reddit.com/r/Python/comments/")
+    assert sandbox.writes("reddit")[0]["target"] == f"t1_{parent['id']}"
+
+
+async def test_reply_targets_are_checked(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("reddit")
+    async with adapter(sandbox) as reddit:
+        rust = await reddit.get_comments(ids["rust-async"], 10)
+        with pytest.raises(PlatformError) as elsewhere:  # a comment from another thread
+            await reddit.write_comment(ids["mcp-servers"], "hi", rust[0].id)
+        assert elsewhere.value.kind is ErrorKind.NOT_FOUND
+        deleted = next(
+            c
+            for c in await reddit.get_comments(ids["deleted-comments"], 10)
+            if c.body == "[removed]"
+        )
+        with pytest.raises(PlatformError) as gone:  # Reddit's HTTP 200 DELETED_COMMENT
+            await reddit.write_comment(ids["deleted-comments"], "hi", deleted.id)
+        assert gone.value.kind is ErrorKind.NOT_FOUND and "DELETED_COMMENT" in str(gone.value)
+        with pytest.raises(PlatformError) as bad:
+            await reddit.write_comment(ids["mcp-servers"], "hi", "not a comment id")
+        assert bad.value.kind is ErrorKind.INVALID_INPUT
+    assert sandbox.writes("reddit") == []
+
+
+# -- errors that arrive with HTTP 200 ----------------------------------------------------
+
+
+async def test_ratelimit_api_error_becomes_rate_limited_in_seconds(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("reddit")
+    async with adapter(sandbox) as reddit:
+        for i in range(25):  # the sandbox's per-account throttle: 25 writes per 10 minutes
+            await reddit.write_comment(ids["summons-me"], f"note {i}", None)
+        with pytest.raises(PlatformError) as limited:
+            await reddit.write_comment(ids["summons-me"], "one too many", None)
+    # "Take a break for 10 minutes" is longer than REDDIT_RATELIMIT_SECONDS: reported, not slept.
+    assert str(limited.value).startswith("rate_limited retry_after=600: ")
+    assert limited.value.retry_after == 600
+    assert len(sandbox.writes("reddit")) == 25
+
+
+async def test_unknown_post_subreddit_is_not_found(sandbox: SandboxControl) -> None:
+    async with server(sandbox, POST_SUBREDDIT="no_such_sub_here") as client:
+        text = await error_of(client, "write_post", title="Hello", body="A short post.")
+    assert text.startswith("not_found: ") and "SUBREDDIT_NOEXIST" in text
+    assert sandbox.writes("reddit") == []
+
+
+async def test_no_post_subreddit_is_a_validate_problem(sandbox: SandboxControl) -> None:
+    async with server(sandbox, POST_SUBREDDIT="") as client:
+        check = await call(client, "validate", action="write_post", title="Hi", body="There.")
+        assert check["ok"] is False and any("REDDIT_POST_SUBREDDIT" in p for p in check["problems"])
+        text = await error_of(client, "write_post", title="Hi", body="There.")
+    assert text.startswith("invalid_input: ") and "REDDIT_POST_SUBREDDIT" in text
+    assert sandbox.writes("reddit") == []
+
+
+# -- the rate-limit budget and retries --------------------------------------------------
+
+
+async def test_429_budget_is_honoured_without_another_request(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("reddit")
+    async with adapter(sandbox, MAX_WAIT_S="1") as reddit:
+        await reddit.get_post(ids["rust-async"])
+        sandbox.fault("reddit", status=429, retry_after=7, count=1)
+        with pytest.raises(PlatformError) as first:
+            await reddit.get_post(ids["rust-async"])
+        assert str(first.value).startswith("rate_limited retry_after=7: ")
+        sent = requests(sandbox)
+        with pytest.raises(PlatformError) as second:  # the window is still closed: no request
+            await reddit.get_post(ids["rust-async"])
+        assert second.value.kind is ErrorKind.RATE_LIMITED
+        assert second.value.retry_after is not None and 5 < second.value.retry_after <= 7
+        assert requests(sandbox) == sent
+
+
+async def test_a_short_window_is_waited_out(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("reddit")
+    async with adapter(sandbox) as reddit:  # MAX_WAIT_S defaults to 10
+        await reddit.get_post(ids["rust-async"])
+        sandbox.fault("reddit", status=429, retry_after=1, count=1)
+        with pytest.raises(PlatformError) as limited:
+            await reddit.get_post(ids["rust-async"])
+        assert str(limited.value).startswith("rate_limited retry_after=1: ")
+        started = time.monotonic()
+        post = await reddit.get_post(ids["rust-async"])
+        assert post.id == ids["rust-async"]
+        assert time.monotonic() - started >= 0.9  # asyncprawcore slept for the window
+        assert reddit.gate.rate_limit.limit == 1000
+        assert reddit.gate.rate_limit.remaining is not None and reddit.gate.rate_limit.remaining > 0
+
+
+@pytest.mark.parametrize(("failures", "ok"), [(2, True), (3, False)])
+async def test_5xx_is_retried_twice(sandbox: SandboxControl, failures: int, ok: bool) -> None:
+    ids = sandbox.ids("reddit")
+    async with adapter(sandbox) as reddit:
+        await reddit.get_post(ids["rust-async"])
+        sandbox.fault("reddit", status=503, count=failures)
+        before = requests(sandbox)
+        if ok:
+            assert (await reddit.get_post(ids["rust-async"])).id == ids["rust-async"]
+        else:
+            with pytest.raises(PlatformError) as failed:
+                await reddit.get_post(ids["rust-async"])
+            assert str(failed.value).startswith("unavailable: ") and "503" in str(failed.value)
+        assert requests(sandbox) - before == 3
+
+
+async def test_retries_can_be_turned_off(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("reddit")
+    async with adapter(sandbox, RETRIES="0") as reddit:
+        await reddit.get_post(ids["rust-async"])
+        sandbox.fault("reddit", status=500, count=1)
+        before = requests(sandbox)
+        with pytest.raises(PlatformError) as failed:
+            await reddit.get_post(ids["rust-async"])
+        assert failed.value.kind is ErrorKind.UNAVAILABLE
+        assert requests(sandbox) - before == 1
+
+
+async def test_timeout_s_bounds_each_request(sandbox: SandboxControl) -> None:
+    """asyncprawcore sends its own 16 s to aiohttp; the adapter's requestor uses TIMEOUT_S."""
+    ids = sandbox.ids("reddit")
+    async with adapter(sandbox, TIMEOUT_S="1") as reddit:
+        await reddit.get_post(ids["rust-async"])
+        sandbox.fault("reddit", kind="hang", seconds=4, count=1)
+        started = time.monotonic()
+        with pytest.raises(PlatformError) as hung:
+            await reddit.get_post(ids["rust-async"])
+        assert hung.value.kind is ErrorKind.TIMEOUT
+        assert 0.9 <= time.monotonic() - started < 2.5
+
+
+# -- sessions and credentials ------------------------------------------------------------
+
+
+async def test_one_token_serves_every_call(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("reddit")
+    async with adapter(sandbox) as reddit:
+        start = requests(sandbox)
+        caps = await reddit.capabilities()
+        assert caps.account == "gwanjong_bot" and caps.configured
+        assert requests(sandbox) - start == 2  # the token, then /api/v1/me
+        for key in ("rust-async", "korean-dev", "emoji-post"):
+            await reddit.get_post(ids[key])
+        await reddit.capabilities()  # the account is remembered
+        assert requests(sandbox) - start == 5
+
+
+async def test_an_expired_token_is_renewed(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("reddit")
+    async with adapter(sandbox) as reddit:
+        await reddit.get_post(ids["rust-async"])
+        sandbox.reset()  # the sandbox forgets its tokens: the next call gets 401 invalid_token
+        before = requests(sandbox)
+        assert (await reddit.get_post(ids["rust-async"])).id == ids["rust-async"]
+        assert requests(sandbox) - before == 3  # 401, a new token, the retried call
+
+
+async def test_wrong_client_secret_is_auth_without_the_secret(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("reddit")
+    async with server(sandbox, CLIENT_SECRET="not-the-secret") as client:
+        text = await error_of(client, "get_post", post_id=ids["rust-async"])
+    assert text.startswith("auth: ") and "not-the-secret" not in text
+
+
+async def test_read_only_mode_reads_and_refuses_writes(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("reddit")
+    async with server(sandbox, USERNAME="", PASSWORD="") as client:
+        posts = (await call(client, "trending", limit=3))["posts"]
+        assert len(posts) == 3
+        caps = await call(client, "capabilities")
+        assert caps["configured"] is False and caps["account"] is None
+        for tool, args in (
+            ("write_post", {"title": "Hi", "body": "There."}),
+            ("write_comment", {"post_id": ids["rust-async"], "body": "Hi."}),
+        ):
+            text = await error_of(client, tool, **args)
+            assert text.startswith("auth: ") and "REDDIT_USERNAME" in text
+    assert sandbox.writes("reddit") == []
+
+
+async def test_user_agent_follows_reddits_format(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("reddit")
+    async with adapter(sandbox) as reddit:
+        await reddit.write_comment(ids["summons-me"], "Thanks for the mention!", None)
+    agent = sandbox.writes("reddit")[0]["data"]["user_agent"]
+    assert re.match(
+        r"^python:gwanjong-reddit:\d+\.\d+\.\d+ \(by /u/gwanjong_bot\) Async PRAW/", agent
+    )
+
+
+async def test_only_the_configured_hosts_are_contacted(sandbox: SandboxControl) -> None:
+    async with adapter(sandbox) as reddit:
+        assert reddit.gate.hosts == frozenset({"127.0.0.1"})
+        requestor = reddit._client().requestor
+        with pytest.raises(HostNotAllowed):
+            async with requestor.request("GET", "https://www.reddit.com/api/v1/me"):
+                pass  # pragma: no cover - never reached
+
+
+# -- reads -------------------------------------------------------------------------------
+
+
+async def test_trending_reads_the_configured_subreddits(sandbox: SandboxControl) -> None:
+    async with adapter(sandbox, SUBREDDITS="r/rust") as reddit:
+        posts = await reddit.get_trending(10)
+    assert posts and {p.tags[0] for p in posts} == {"rust"}
+    async with adapter(sandbox, SUBREDDITS="popular") as reddit:
+        assert len(await reddit.get_trending(20)) == 11  # every live corpus thread
+    async with adapter(sandbox, SUBREDDITS="no_such_subreddit") as reddit:
+        with pytest.raises(PlatformError) as missing:
+            await reddit.get_trending(5)
+    assert missing.value.kind is ErrorKind.NOT_FOUND and "REDDIT_SUBREDDITS" in str(missing.value)
+
+
+async def test_search_scope(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("reddit")
+    async with adapter(sandbox) as reddit:
+        everywhere = {p.id for p in await reddit.search("async", 20)}
+        assert {ids["rust-async"], ids["korean-dev"]} <= everywhere
+        assert await reddit.search("kubernetes helm", 20) == []
+    async with adapter(sandbox, SEARCH_SCOPE="subreddits", SUBREDDITS="rust") as reddit:
+        assert {p.id for p in await reddit.search("async", 20)} == {ids["rust-async"]}
+
+
+async def test_post_ids_in_every_form(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("reddit")
+    sid = ids["rust-async"]
+    async with adapter(sandbox) as reddit:
+        post = await reddit.get_post(sid)
+        assert (
+            post.url
+            == f"https://www.reddit.com/r/rust/comments/{sid}/rust_async_cancellation_is_harder_than_it_looks/"
+        )
+        assert post.tags == ["rust"] and post.likes == 321 and post.comments_count == 4
+        assert post.published_at is not None and post.published_at.endswith("Z")
+        assert (await reddit.get_post(f"t3_{sid}")).id == sid
+        assert (await reddit.get_post(post.url)).id == sid
+        before = requests(sandbox)
+        for bad in ("not an id!", f"t1_{sid}x!", "https://example.com/nothing"):
+            with pytest.raises(PlatformError) as wrong:
+                await reddit.get_post(bad)
+            assert wrong.value.kind is ErrorKind.INVALID_INPUT
+        assert requests(sandbox) == before  # refused before any request
+
+
+async def test_gone_posts_are_not_found_everywhere(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("reddit")
+    async with server(sandbox) as client:
+        for key in ("deleted-post", "missing"):
+            for tool in ("get_post", "get_comments"):
+                text = await error_of(client, tool, post_id=ids[key])
+                assert text.startswith("not_found: ") and ids[key] in text
+            text = await error_of(client, "write_comment", post_id=ids[key], body="Hello?")
+            assert text.startswith("not_found: ")
+    assert sandbox.writes("reddit") == []
+
+
+async def test_rules_say_why(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("reddit")
+    async with server(sandbox) as client:
+        caps = await call(client, "capabilities")
+        assert "Bottiquette" in caps["actions"]["write_comment"]["reason"]
+        assert "vote manipulation" in caps["actions"]["upvote"]["reason"]
+        assert caps["limits"] == {
+            "title": {"max": 300, "unit": "chars"},
+            "body": {"max": 40000, "unit": "chars"},
+            "comment": {"max": 10000, "unit": "chars"},
+        }
+        text = await error_of(client, "upvote", post_id=ids["rust-async"])
+    assert text.startswith("not_supported: ") and "programmatic" in text
+    assert sandbox.writes("reddit") == []
