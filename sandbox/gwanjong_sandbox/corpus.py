@@ -386,4 +386,15 @@ def build_corpus() -> list[Thread]:
             12,
             [_n("ts-1", "js_jay", "satisfies + as const is the combo.", 15, 10)],
         ),
+        Thread(
+            "rust-followup",
+            "Follow-up: testing cancellation in tokio with loom",
+            "After my post on cancellation safety, several of you asked how we test it. We "
+            "run handlers under loom and drop futures at every await point on purpose.",
+            "ferris_fan",
+            ["rust", "testing", "tokio"],
+            88,
+            30,
+            [_n("rf-1", "oxidized", "Dropping at every await is a neat fuzzing trick.", 9, 20)],
+        ),
     ]

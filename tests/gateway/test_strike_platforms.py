@@ -1,0 +1,141 @@
+"""strike on platforms where a program may comment: Reddit (auto), X and Bluesky
+(summoned), and each platform's length unit at max and max+1 through the whole path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client
+
+from gwanjong_sandbox.control import SandboxControl
+
+from tests.gateway.helpers import in_memory_gateway, opportunity_for
+from tests.platforms import SPECS
+
+pytestmark = pytest.mark.anyio
+NO_FOOTER = 'min_interval_s = 0\ndisclosure = ""'
+
+
+def needs(*platforms: str) -> None:
+    missing = [p for p in platforms if p not in SPECS]
+    if missing:
+        pytest.skip(f"platform(s) not in this run: {missing} (GWANJONG_TEST_PLATFORMS)")
+
+
+async def drafted(client: Client[Any], platform: str, topic: str, title: str) -> str:
+    scouted = (
+        await client.call_tool("scout", {"topic": topic, "platforms": [platform], "limit": 10})
+    ).structured_content
+    assert scouted is not None
+    oid = opportunity_for(scouted, platform, title)
+    await client.call_tool("draft", {"opportunity_id": oid})
+    return oid
+
+
+async def strike(
+    client: Client[Any], oid: str, content: str, action: str = "comment"
+) -> dict[str, Any]:
+    result = await client.call_tool(
+        "strike",
+        {"opportunity_id": oid, "action": action, "content": content},
+        raise_on_error=False,
+    )
+    if result.is_error:
+        return {"error": result.content[0].text}  # type: ignore[union-attr]
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+async def test_reddit_comment_is_posted_with_the_disclosure(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    needs("reddit")
+    async with Client(in_memory_gateway(sandbox, tmp_path, ["reddit"])) as client:
+        oid = await drafted(client, "reddit", "rust async cancellation", "Rust async")
+        result = await strike(client, oid, "Guards around each await fixed it for us.")
+        assert result["status"] == "posted", result
+        assert (await strike(client, oid, "Another angle."))["status"] == "duplicate"
+    [write] = sandbox.writes("reddit")
+    assert write["action"] == "write_comment"
+    assert "Guards around each await" in str(
+        write["data"]
+    ) and "Drafted with an AI assistant" in str(write["data"])
+
+
+async def test_author_cooldown(sandbox: SandboxControl, tmp_path: Path) -> None:
+    needs("reddit")
+    async with Client(in_memory_gateway(sandbox, tmp_path, ["reddit"])) as client:
+        first = await drafted(client, "reddit", "rust async cancellation", "Rust async")
+        assert (await strike(client, first, "Guards around each await."))["status"] == "posted"
+        second = await drafted(client, "reddit", "tokio loom testing", "loom")
+        cooled = await strike(client, second, "Loom is great for this.")
+        assert (
+            cooled["status"] == "refused"
+            and "cool-down is 7 days" in cooled["reason"]
+            and "ferris_fan" in cooled["reason"]
+        )
+    assert len(sandbox.writes("reddit")) == 1
+
+
+@pytest.mark.parametrize("platform", ["twitter", "bluesky"])
+async def test_summoned_reply_posts_unsummoned_is_handed_off(
+    sandbox: SandboxControl, tmp_path: Path, platform: str
+) -> None:
+    needs(platform)
+    async with Client(in_memory_gateway(sandbox, tmp_path, [platform])) as client:
+        summoned = await drafted(client, platform, "MCP gateway design feedback", "feedback")
+        posted = await strike(client, summoned, "One gateway: fewer tools, smaller prompts.")
+        assert posted["status"] == "posted", posted
+        plain = await drafted(client, platform, "rust async cancellation", "Rust async")
+        handed = await strike(client, plain, "Guards around every await.")
+        assert handed["status"] == "handoff" and handed["open"].startswith("https://")
+        assert "mention" in handed["reason"] or "tag" in handed["reason"]
+    assert [w["action"] for w in sandbox.writes(platform)] == ["write_comment"]
+
+
+@pytest.mark.parametrize(
+    ("platform", "unit_text"),
+    [
+        ("twitter", lambda n: "한" * (n // 2) + "a" * (n % 2)),  # CJK weighs 2
+        ("bluesky", lambda n: "👩‍💻" * (n // 2) + "한" * (n - n // 2)),  # graphemes
+        ("reddit", lambda n: "a" * n),  # chars
+    ],
+)
+async def test_comment_length_at_max_and_max_plus_one(
+    sandbox: SandboxControl, tmp_path: Path, platform: str, unit_text: Any
+) -> None:
+    needs(platform)
+    gateway = in_memory_gateway(sandbox, tmp_path, [platform], platform_extra=NO_FOOTER)
+    async with Client(gateway) as client:
+        oid = await drafted(client, platform, "MCP gateway design feedback", "feedback")
+        caps = (await client.call_tool("draft", {"opportunity_id": oid})).structured_content
+        assert caps is not None
+        limit = caps["limits"]["comment"]
+        over = await strike(client, oid, unit_text(limit["max"] + 1))
+        assert over["status"] == "refused", over
+        assert (
+            f"{limit['max'] + 1} {limit['unit']}" in over["reason"]
+            and f"limit is {limit['max']}" in over["reason"]
+        )
+        fits = await strike(client, oid, unit_text(limit["max"]))
+        assert fits["status"] == "posted", fits
+    assert len(sandbox.writes(platform)) == 1
+
+
+async def test_two_platforms_merged_and_deduplicated(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    needs("devto", "reddit")
+    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto", "reddit"])) as client:
+        scouted = (
+            await client.call_tool("scout", {"topic": "rust async cancellation", "limit": 10})
+        ).structured_content
+        assert scouted is not None and scouted["errors"] == {}
+        urls = [o["url"] for o in scouted["opportunities"]]
+        assert len(urls) == len(set(urls))
+        assert {o["platform"] for o in scouted["opportunities"]} == {"devto", "reddit"}
+        rust = [o for o in scouted["opportunities"] if "Rust async" in o["title"]]
+        assert {o["platform"] for o in rust} == {"devto", "reddit"}
+        assert scouted["opportunities"][0] in rust  # the most relevant first
