@@ -1,0 +1,14 @@
+"""`gwanjong-bluesky`: the Bluesky MCP server over stdio (or `--transport http --port N`)."""
+
+from __future__ import annotations
+
+from gwanjong_bluesky.server import Settings, build_server
+from gwanjong_shared.cli import serve_main
+
+
+def main(argv: list[str] | None = None) -> None:
+    serve_main("gwanjong-bluesky", "Bluesky", Settings, build_server, argv)
+
+
+if __name__ == "__main__":
+    main()
