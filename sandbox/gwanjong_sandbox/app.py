@@ -73,9 +73,17 @@ def _control(state: SandboxState, emulators: dict[str, Emulator]) -> Starlette:
         return JSONResponse(state.requests)
 
     async def reset(_: Request) -> Response:
+        # Only emulators that served a request since the last reset can have changed
+        # (with those sharing state with them): re-seeding the rest would be wasted time.
+        touched = set(state.requests)
         state.clear()
         for emulator in emulators.values():
-            emulator.reset()
+            group = {emulator.platform, *getattr(emulator, "fault_scope", ())}
+            if group & touched or any(
+                emulator.platform in getattr(other, "fault_scope", ()) and other.platform in touched
+                for other in emulators.values()
+            ):
+                emulator.reset()
         return JSONResponse({"ok": True})
 
     return Starlette(

@@ -11,11 +11,20 @@ from gwanjong_sandbox.state import SandboxState
 
 
 class Emulator(Protocol):
-    platform: str
-    #: path prefixes routed here ("/api/" for Forem); matched when no host matches
-    prefixes: tuple[str, ...]
-    #: Host headers routed here whatever the path (twikit keeps x.com as Host)
-    hosts: tuple[str, ...]
+    @property
+    def platform(self) -> str:
+        """The name faults and ids are addressed by ("devto")."""
+        ...
+
+    @property
+    def prefixes(self) -> tuple[str, ...]:
+        """Path prefixes routed here ("/api/" for Forem); matched when no host matches."""
+        ...
+
+    @property
+    def hosts(self) -> tuple[str, ...]:
+        """Host headers routed here whatever the path (twikit keeps x.com as Host)."""
+        ...
 
     # Optional: ``fault_scope: tuple[str, ...]`` names the fault targets this emulator obeys
     # (default: its own platform only); ``demo_env(base_url) -> dict[str, str]`` gives the
@@ -40,20 +49,16 @@ class Emulator(Protocol):
 
 def make_emulators(state: SandboxState) -> list[Emulator]:
     """Every emulator the sandbox serves. A new platform adds one line here."""
+    from gwanjong_sandbox.bluesky import BlueskyEmulator
     from gwanjong_sandbox.devto import DevtoEmulator
+    from gwanjong_sandbox.reddit import RedditEmulator
+    from gwanjong_sandbox.twikit import TwikitEmulator
+    from gwanjong_sandbox.twitter import TwitterEmulator
 
-    emulators: list[Emulator] = [DevtoEmulator(state)]
-    for module, cls in (
-        ("gwanjong_sandbox.bluesky", "BlueskyEmulator"),
-        ("gwanjong_sandbox.reddit", "RedditEmulator"),
-        ("gwanjong_sandbox.twitter", "TwitterEmulator"),
-        ("gwanjong_sandbox.twikit", "TwikitEmulator"),
-    ):
-        try:
-            mod = __import__(module, fromlist=[cls])
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
-            continue  # that platform's emulator has not been written yet
-        emulators.append(getattr(mod, cls)(state))
-    return emulators
+    return [
+        DevtoEmulator(state),
+        BlueskyEmulator(state),
+        RedditEmulator(state),
+        TwitterEmulator(state),
+        TwikitEmulator(state),
+    ]

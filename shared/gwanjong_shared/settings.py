@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import Field, SecretStr
+from typing import Any
+
+from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from gwanjong_shared.logs import register_secret
@@ -15,6 +17,16 @@ class PlatformSettings(BaseSettings):
 
     timeout_s: float = Field(default=20.0, gt=0, description="per-request timeout, seconds")
     log_level: str = Field(default="WARNING", description="stderr log level")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _blank_means_unset(cls, data: Any) -> Any:
+        # `DEVTO_API_KEY=` (or an unset `${VAR}` expanded by the gateway) means "not set",
+        # not "a key that is the empty string": such a server is unconfigured, not broken.
+        if not isinstance(data, dict):
+            return data
+        optional = {name for name, f in cls.model_fields.items() if f.default is None}
+        return {k: v for k, v in data.items() if not (k.lower() in optional and isinstance(v, str) and not v.strip())}
 
     def model_post_init(self, __context: object) -> None:
         # Every secret a server holds is masked in its logs from the moment it is loaded.

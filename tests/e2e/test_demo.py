@@ -11,7 +11,12 @@ pytestmark = pytest.mark.e2e
 
 
 def test_demo_runs_the_pipeline_and_exits_zero() -> None:
-    proc = subprocess.run([sys.executable, "-m", "gwanjong_gateway", "demo"], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "gwanjong_gateway", "demo"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     out = proc.stdout
     assert proc.returncode == 0, out[-3000:] + proc.stderr[-3000:]
     assert "Tools the model sees" in out and "scout" in out and "total" in out

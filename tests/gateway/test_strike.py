@@ -258,7 +258,10 @@ async def test_three_failures_pause_writes_until_check(
     async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
         oid = await drafted(client)
         sandbox.fault("devto", status=401, count=3, match="/api/articles")
-        failures = [await strike(client, oid, content=f"Attempt {i}.", title=f"Attempt {i}") for i in range(3)]
+        failures = [
+            await strike(client, oid, content=f"Attempt {i}.", title=f"Attempt {i}")
+            for i in range(3)
+        ]
         assert all(f["error"].startswith("auth: ") for f in failures), failures
         assert "paused" not in failures[1]["error"] and "paused" in failures[2]["error"]
         status = (await client.call_tool("status", {})).structured_content

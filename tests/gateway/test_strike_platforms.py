@@ -10,7 +10,6 @@ import pytest
 from fastmcp import Client
 
 from gwanjong_sandbox.control import SandboxControl
-
 from tests.gateway.helpers import in_memory_gateway, opportunity_for
 from tests.platforms import SPECS
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from fastmcp import Client
 
@@ -214,3 +215,35 @@ async def test_setup_save_writes_a_private_env_file_and_never_echoes(
             {"action": "save", "platform": "devto", "credentials": {"BLUESKY_APP_PASSWORD": "x"}},
         )
         assert bad.startswith("invalid_input: ") and "DEVTO_" in bad
+
+
+async def test_expose_lists_and_forwards_a_raw_tool(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    from gwanjong_gateway.config import parse
+    from gwanjong_gateway.server import build_gateway
+    from tests.gateway.helpers import config_text
+    from tests.platforms import SPECS
+
+    text = config_text(tmp_path, ["devto"]).replace(
+        "[gateway]", '[gateway]\nexpose = ["devto__get_post"]', 1
+    )
+    gateway = build_gateway(
+        parse(text), environ={}, transports={"devto": SPECS["devto"].build(sandbox.url)}
+    )
+    async with Client(gateway) as client:
+        names: set[str] = set()
+        for _ in range(100):  # exposed tools appear once their server is up
+            names = {t.name for t in await client.list_tools()}
+            if "devto__get_post" in names:
+                break
+            await anyio.sleep(0.05)
+        assert names == {"scout", "draft", "strike", "status", "setup", "devto__get_post"}
+        post = await client.call_tool(
+            "devto__get_post", {"post_id": sandbox.ids("devto")["rust-async"]}
+        )
+        assert post.structured_content is not None and "select!" in post.structured_content["body"]
+        gone = await client.call_tool(
+            "devto__get_post", {"post_id": "999999"}, raise_on_error=False
+        )
+        assert gone.is_error and gone.content[0].text.startswith("not_found: ")  # type: ignore[union-attr]

@@ -12,9 +12,11 @@ import httpx
 import pytest
 
 from gwanjong_sandbox.control import SandboxControl
+from gwanjong_sandbox.corpus import build_corpus
 from gwanjong_sandbox.reddit import CLIENT_ID, CLIENT_SECRET, ME, PASSWORD
 
 RATE_HEADERS = ("x-ratelimit-used", "x-ratelimit-remaining", "x-ratelimit-reset")
+LIVE_THREADS = sum(1 for thread in build_corpus() if not thread.deleted)
 
 
 def token(sandbox: SandboxControl, user: bool = True) -> str:
@@ -120,7 +122,9 @@ def test_listing_envelope_and_paging(sandbox: SandboxControl) -> None:
         after = data["data"]["after"]
         if after is None:
             break
-    assert len(seen) == len(set(seen)) == 11  # every live thread once; the deleted one is gone
+    assert (
+        len(seen) == len(set(seen)) == LIVE_THREADS
+    )  # every live thread once; the deleted one is gone
     search = api(sandbox, "GET", "search", bearer, params={"q": "비동기"}).json()["data"]
     assert "facets" in search and "geo_filter" not in search
     assert search["children"][0]["data"]["title"].startswith("파이썬")

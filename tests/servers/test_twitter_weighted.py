@@ -9,7 +9,6 @@ and the ``lengths`` section), the very long ones rebuilt from their description.
 
 from __future__ import annotations
 
-
 import pytest
 
 from gwanjong_twitter.weighted import extract_urls, parse, weighted_length
@@ -104,4 +103,3 @@ def test_url_extraction(text: str, urls: list[str]) -> None:
 )
 def test_emoji_and_scripts(text: str, length: int) -> None:
     assert weighted_length(text) == length
-

@@ -1,0 +1,112 @@
+"""Dev.to specifics the contract suite cannot see, through httpx over real HTTP."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from fastmcp import Client
+
+from gwanjong_sandbox.control import SandboxControl
+from tests.platforms import SPECS
+
+pytestmark = pytest.mark.anyio
+SPEC = SPECS["devto"]
+
+
+async def test_tags_are_read_from_both_forem_forms(sandbox: SandboxControl) -> None:
+    # The index form has tag_list as a list; the show form swaps tag_list and tags.
+    async with Client(SPEC.build(sandbox.url)) as client:
+        listed = (await client.call_tool("search", {"query": "rust"})).structured_content
+        shown = (
+            await client.call_tool("get_post", {"post_id": sandbox.ids("devto")["rust-async"]})
+        ).structured_content
+    assert listed is not None and shown is not None
+    from_index = next(p for p in listed["posts"] if p["id"] == shown["id"])
+    assert from_index["tags"] == shown["tags"] == ["rust", "async", "tokio"]
+
+
+async def test_tags_as_a_string_and_forem_tag_rules(sandbox: SandboxControl) -> None:
+    async with Client(SPEC.build(sandbox.url)) as client:
+        ok = await client.call_tool(
+            "write_post", {"title": "Tags", "body": "b", "tags": "python, packaging"}
+        )
+        assert ok.structured_content is not None and ok.structured_content["ok"] is True
+        bad = await client.call_tool(
+            "write_post",
+            {"title": "Tags", "body": "b", "tags": ["a", "b", "c", "d", "e"]},
+            raise_on_error=False,
+        )
+        assert bad.is_error and bad.content[0].text.startswith("invalid_input: ")  # type: ignore[union-attr]
+        assert "at most 4 tags" in bad.content[0].text  # type: ignore[union-attr]
+    [write] = sandbox.writes("devto")
+    assert write["data"]["tags"] == ["python", "packaging"]
+
+
+async def test_writes_are_paced_to_one_per_second(sandbox: SandboxControl) -> None:
+    # Forem throttles writes at 1/s per key; the server waits instead of earning a 429.
+    async with Client(SPEC.build(sandbox.url)) as client:
+        start = time.monotonic()
+        for i in range(3):
+            result = await client.call_tool("write_post", {"title": f"Paced {i}", "body": "b"})
+            assert result.structured_content is not None and result.structured_content["ok"]
+        assert time.monotonic() - start >= 2.0
+    assert len(sandbox.writes("devto")) == 3
+
+
+async def test_reads_are_paced_by_the_token_bucket(sandbox: SandboxControl) -> None:
+    async with Client(
+        SPEC.build(sandbox.url, DEVTO_READS_PER_MINUTE="120")
+    ) as client:  # 2/s, burst 120
+        start = time.monotonic()
+        for _ in range(3):
+            await client.call_tool("trending", {"limit": 1})
+        assert time.monotonic() - start < 2  # within the burst
+    async with Client(SPEC.build(sandbox.url, DEVTO_READS_PER_MINUTE="1")) as client:  # burst 1
+        start = time.monotonic()
+        await client.call_tool("trending", {"limit": 1})
+        with pytest.raises(Exception, match="timeout"):
+            # the second read would wait ~60 s for a token: the tool's time bound answers first
+            await client.call_tool("trending", {"limit": 1})
+        assert time.monotonic() - start < 15
+
+
+async def test_forem_validation_errors_are_invalid_input(sandbox: SandboxControl) -> None:
+    sandbox.fault("devto", status=422, match="/api/articles", count=1)
+    async with Client(SPEC.build(sandbox.url)) as client:
+        result = await client.call_tool(
+            "write_post", {"title": "T", "body": "b"}, raise_on_error=False
+        )
+    assert result.is_error and result.content[0].text.startswith("invalid_input: ")  # type: ignore[union-attr]
+
+
+async def test_non_numeric_id_is_a_clear_input_error(sandbox: SandboxControl) -> None:
+    async with Client(SPEC.build(sandbox.url)) as client:
+        result = await client.call_tool(
+            "get_post", {"post_id": "rust-for-pythonistas"}, raise_on_error=False
+        )
+    assert result.is_error
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert text.startswith("invalid_input: ") and "numbers" in text
+
+
+async def test_numeric_ids_from_json_numbers_are_accepted(sandbox: SandboxControl) -> None:
+    async with Client(SPEC.build(sandbox.url)) as client:
+        result = await client.call_tool(
+            "get_post", {"post_id": int(sandbox.ids("devto")["rust-async"])}
+        )
+    assert (
+        result.structured_content is not None
+        and result.structured_content["id"] == sandbox.ids("devto")["rust-async"]
+    )
+
+
+async def test_without_a_key_reads_work_and_writes_say_how_to_fix(sandbox: SandboxControl) -> None:
+    async with Client(SPEC.build(sandbox.url, DEVTO_API_KEY="")) as client:
+        caps = (await client.call_tool("capabilities", {})).structured_content
+        assert caps is not None and caps["configured"] is False and caps["account"] is None
+        assert (await client.call_tool("trending", {"limit": 2})).structured_content is not None
+        result = await client.call_tool(
+            "write_post", {"title": "T", "body": "b"}, raise_on_error=False
+        )
+    assert result.is_error and "DEVTO_API_KEY" in result.content[0].text  # type: ignore[union-attr]

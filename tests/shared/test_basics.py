@@ -1,0 +1,67 @@
+"""Small shared pieces: error wording, Retry-After, pacing, counting."""
+
+from __future__ import annotations
+
+import pytest
+
+from gwanjong_shared import errors
+from gwanjong_shared.errors import ErrorKind, parse_error
+from gwanjong_shared.http import error_for_status, retry_after_seconds
+from gwanjong_shared.logs import redact, register_secret
+from gwanjong_shared.ratelimit import MinInterval, TokenBucket
+from gwanjong_shared.text import graphemes, measure
+
+pytestmark = pytest.mark.anyio
+
+
+def test_error_text_round_trips() -> None:
+    err = errors.rate_limited("Slow down. Wait, then retry.", 6.2)
+    assert str(err) == "rate_limited retry_after=7: Slow down. Wait, then retry."
+    assert parse_error(str(err)) == (ErrorKind.RATE_LIMITED, "Slow down. Wait, then retry.", 7.0)
+    assert parse_error("not_found: gone")[:2] == (ErrorKind.NOT_FOUND, "gone")
+    assert parse_error("Error calling tool 'x'")[0] is ErrorKind.UNAVAILABLE
+
+
+def test_retry_after_seconds_and_dates() -> None:
+    assert retry_after_seconds({"retry-after": "30"}) == 30
+    assert (
+        retry_after_seconds({"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}, now=1445412470) == 10
+    )
+    assert retry_after_seconds({}) is None
+
+
+@pytest.mark.parametrize(
+    ("status", "kind"),
+    [
+        (401, "auth"),
+        (403, "auth"),
+        (404, "not_found"),
+        (410, "not_found"),
+        (422, "invalid_input"),
+        (429, "rate_limited"),
+        (500, "unavailable"),
+        (503, "unavailable"),
+    ],
+)
+def test_status_mapping(status: int, kind: str) -> None:
+    assert str(error_for_status(status, "Example", retry_after=3)).startswith(kind)
+
+
+def test_graphemes_count_what_people_see() -> None:
+    assert graphemes("👩‍💻") == 1 and graphemes("🏳️‍🌈") == 1 and graphemes("한국어") == 3
+    assert measure("👩‍💻", "chars") == 3 and measure("한", "bytes") == 3
+
+
+def test_registered_secrets_are_redacted() -> None:
+    register_secret("s3cr3t-value")
+    assert redact("token=s3cr3t-value in url") == "token=*** in url"
+
+
+async def test_token_bucket_and_interval_with_a_fake_clock() -> None:
+    now = [0.0]
+    bucket = TokenBucket(2, per=1.0, clock=lambda: now[0])
+    assert await bucket.acquire() == 0 and await bucket.acquire() == 0
+    interval = MinInterval(5, clock=lambda: now[0])
+    assert await interval.acquire() == 0
+    now[0] = 10.0
+    assert await interval.acquire() == 0
