@@ -122,37 +122,68 @@ async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: A
             # show the hand-off on the best one.
             chosen, drafted = mine[0], None
             for opportunity in mine[:3]:
-                candidate = (await client.call_tool("draft", {"opportunity_id": opportunity["id"]})).structured_content or {}
+                candidate = (
+                    await client.call_tool("draft", {"opportunity_id": opportunity["id"]})
+                ).structured_content or {}
                 if drafted is None:
                     chosen, drafted = opportunity, candidate
-                if candidate.get("strike", {}).get("actions", {}).get("comment", {}).get("allowed") == "auto":
+                if (
+                    candidate.get("strike", {}).get("actions", {}).get("comment", {}).get("allowed")
+                    == "auto"
+                ):
                     chosen, drafted = opportunity, candidate
                     break
             assert drafted is not None
             oid = chosen["id"]
             rules = drafted.get("strike", {}).get("actions", {})
-            console.print(f"\n[bold]3. draft[/](opportunity_id={oid!r})  [{platform}] {chosen['title'][:70]}")
-            console.print(f"   mood: {drafted.get('mood', {}).get('label')} · approach: {drafted.get('approach')}")
-            console.print("   strike may: " + ", ".join(f"{a}={r.get('allowed')}" for a, r in rules.items()))
+            console.print(
+                f"\n[bold]3. draft[/](opportunity_id={oid!r})  [{platform}] {chosen['title'][:70]}"
+            )
+            console.print(
+                f"   mood: {drafted.get('mood', {}).get('label')} · approach: {drafted.get('approach')}"
+            )
+            console.print(
+                "   strike may: " + ", ".join(f"{a}={r.get('allowed')}" for a, r in rules.items())
+            )
             console.print("[bold]4. strike[/](action='comment')")
             struck = await client.call_tool(
-                "strike", {"opportunity_id": oid, "action": "comment", "content": reply}, raise_on_error=False
+                "strike",
+                {"opportunity_id": oid, "action": "comment", "content": reply},
+                raise_on_error=False,
             )
-            result = struck.structured_content or {"error": " ".join(getattr(c, "text", "") for c in struck.content)}
+            result = struck.structured_content or {
+                "error": " ".join(getattr(c, "text", "") for c in struck.content)
+            }
             status = str(result.get("status", "error"))
             where = result.get("url") or result.get("open") or ""
-            detail = "" if status == "posted" else f" ({result.get('reason') or result.get('error', '')})"
+            detail = (
+                ""
+                if status == "posted"
+                else f" ({result.get('reason') or result.get('error', '')})"
+            )
             console.print(f"   -> [bold]{status}[/] {where}{detail}")
             outcomes.append((platform, status, where))
             if status == "posted":
-                again = await client.call_tool("strike", {"opportunity_id": oid, "action": "comment", "content": reply})
-                console.print(f"   strike again -> [bold]{(again.structured_content or {}).get('status')}[/] (never twice)")
+                again = await client.call_tool(
+                    "strike", {"opportunity_id": oid, "action": "comment", "content": reply}
+                )
+                console.print(
+                    f"   strike again -> [bold]{(again.structured_content or {}).get('status')}[/] (never twice)"
+                )
             if platform == "devto" and status == "handoff":
-                post = await client.call_tool("strike", {
-                    "opportunity_id": oid, "action": "post", "title": "Five tools instead of thirty-six",
-                    "content": "What we learned putting one MCP gateway in front of four platform servers."})
+                post = await client.call_tool(
+                    "strike",
+                    {
+                        "opportunity_id": oid,
+                        "action": "post",
+                        "title": "Five tools instead of thirty-six",
+                        "content": "What we learned putting one MCP gateway in front of four platform servers.",
+                    },
+                )
                 posted = post.structured_content or {}
-                console.print(f"   strike(action='post') -> [bold]{posted.get('status')}[/] {posted.get('url', '')}")
+                console.print(
+                    f"   strike(action='post') -> [bold]{posted.get('status')}[/] {posted.get('url', '')}"
+                )
                 outcomes.append((platform, str(posted.get("status")), str(posted.get("url", ""))))
         status = (await client.call_tool("status", {})).structured_content or {}
         console.print(

@@ -52,6 +52,27 @@ class StrikeDesk:
     def _result(status: str, **fields: Any) -> dict[str, Any]:
         return {"status": status, **{k: v for k, v in fields.items() if v not in (None, "")}}
 
+    def _fields(
+        self, ctx: DraftContext, action: str, text: str, title: str, key: str, **fields: Any
+    ) -> dict[str, Any]:
+        """A strike row's columns: the target and text from the draft, plus ``fields``."""
+        post = ctx.opportunity.post
+        return {
+            "intent_key": key,
+            "platform": post.platform,
+            "target": "" if action == "post" else post.id,
+            "target_url": post.url,
+            "author": post.author,
+            "opportunity": ctx.opportunity.id,
+            "action": action,
+            "content_hash": content_hash(text),
+            "content": text,
+            "title": title,
+            "mode": self.config.gateway.writes,
+            "context": ctx.shown,
+            **fields,
+        }
+
     def _refuse(
         self,
         ctx: DraftContext,
@@ -63,20 +84,17 @@ class StrikeDesk:
     ) -> dict[str, Any]:
         post = ctx.opportunity.post
         row = self.store.insert(
-            intent_key=intent_key(post.platform, post.id, action, text),
-            platform=post.platform,
-            target=post.id,
-            target_url=post.url,
-            author=post.author,
-            opportunity=ctx.opportunity.id,
-            action=action,
-            content_hash=content_hash(text),
-            content=text,
-            mode=self.config.gateway.writes,
-            status="refused",
-            reason=reason,
-            context=ctx.shown,
-            policy=[*decisions, f"refused: {reason}"],
+            **self._fields(
+                ctx,
+                action,
+                text,
+                "",
+                intent_key(post.platform, post.id, action, text),
+                target=post.id,
+                status="refused",
+                reason=reason,
+                policy=[*decisions, f"refused: {reason}"],
+            )
         )
         return self._result("refused", reason=reason, record=row.id, **extra)
 
@@ -194,21 +212,16 @@ class StrikeDesk:
             )
             if not live:
                 row = self.store.insert(
-                    intent_key=key,
-                    platform=platform,
-                    target=target,
-                    target_url=post.url,
-                    author=post.author,
-                    opportunity=ctx.opportunity.id,
-                    action=action,
-                    content_hash=content_hash(final),
-                    content=final,
-                    title=title,
-                    mode="dry-run",
-                    status="dry_run",
-                    reason="writes = dry-run in gateway.toml",
-                    context=ctx.shown,
-                    policy=[*decisions, "dry-run: nothing sent"],
+                    **self._fields(
+                        ctx,
+                        action,
+                        final,
+                        title,
+                        key,
+                        status="dry_run",
+                        reason="writes = dry-run in gateway.toml",
+                        policy=[*decisions, "dry-run: nothing sent"],
+                    )
                 )
                 return self._result(
                     "dry_run",
@@ -231,22 +244,17 @@ class StrikeDesk:
                     )
                 if answer != "accept":
                     row = self.store.insert(
-                        intent_key=key,
-                        platform=platform,
-                        target=target,
-                        target_url=post.url,
-                        author=post.author,
-                        opportunity=ctx.opportunity.id,
-                        action=action,
-                        content_hash=content_hash(final),
-                        content=final,
-                        title=title,
-                        mode="confirm",
-                        status="declined",
-                        reason=f"the human chose {answer}",
-                        approver="human",
-                        context=ctx.shown,
-                        policy=decisions,
+                        **self._fields(
+                            ctx,
+                            action,
+                            final,
+                            title,
+                            key,
+                            status="declined",
+                            reason=f"the human chose {answer}",
+                            approver="human",
+                            policy=decisions,
+                        )
                     )
                     return self._result(
                         "declined",
@@ -310,22 +318,17 @@ class StrikeDesk:
         post = ctx.opportunity.post
         target = "" if action == "post" else post.id
         row = self._claim(
-            intent_key=key,
-            platform=post.platform,
-            target=target,
-            target_url=post.url,
-            author=post.author,
-            opportunity=ctx.opportunity.id,
-            action=action,
-            content_hash=content_hash(text),
-            content=text,
-            title=title,
-            mode=self.config.gateway.writes,
-            status="handoff",
-            reason=why,
-            approver="human",
-            context=ctx.shown,
-            policy=[*decisions, "handoff: a person must do this"],
+            **self._fields(
+                ctx,
+                action,
+                text,
+                title,
+                key,
+                status="handoff",
+                reason=why,
+                approver="human",
+                policy=[*decisions, "handoff: a person must do this"],
+            )
         )
         if row is None:
             earlier = self.store.claimed(post.platform, target, action, key)
@@ -358,21 +361,16 @@ class StrikeDesk:
             args["tags"] = post.tags[:4]
         target = "" if action == "post" else post.id
         row = self._claim(
-            intent_key=key,
-            platform=platform,
-            target=target,
-            target_url=post.url,
-            author=post.author,
-            opportunity=ctx.opportunity.id,
-            action=action,
-            content_hash=content_hash(text),
-            content=text,
-            title=title,
-            mode=self.config.gateway.writes,
-            status="pending",
-            approver=approver,
-            context=ctx.shown,
-            policy=[*decisions, "intent recorded"],
+            **self._fields(
+                ctx,
+                action,
+                text,
+                title,
+                key,
+                status="pending",
+                approver=approver,
+                policy=[*decisions, "intent recorded"],
+            )
         )
         if row is None:  # another gateway (or call) claimed this target first
             earlier = self.store.claimed(platform, target, action, key)

@@ -31,6 +31,8 @@ WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_
 
 Limit20 = Annotated[int, Field(ge=1, le=100, description="how many items, 1-100")]
 Limit50 = Annotated[int, Field(ge=1, le=1000, description="how many comments, 1-1000")]
+
+
 def _id_text(value: object) -> object:
     # Numeric ids (Dev.to's 1001) often arrive as JSON numbers from clients and models.
     return str(value) if isinstance(value, int) and not isinstance(value, bool) else value

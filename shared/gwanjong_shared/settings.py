@@ -26,7 +26,11 @@ class PlatformSettings(BaseSettings):
         if not isinstance(data, dict):
             return data
         optional = {name for name, f in cls.model_fields.items() if f.default is None}
-        return {k: v for k, v in data.items() if not (k.lower() in optional and isinstance(v, str) and not v.strip())}
+        return {
+            k: v
+            for k, v in data.items()
+            if not (k.lower() in optional and isinstance(v, str) and not v.strip())
+        }
 
     def model_post_init(self, __context: object) -> None:
         # Every secret a server holds is masked in its logs from the moment it is loaded.

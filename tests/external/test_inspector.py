@@ -43,7 +43,7 @@ def test_inspector_lists_and_calls_each_platform_server(name: str, sandbox: Sand
         "--tool-name",
         "get_post",
         "--tool-arg",
-        f"post_id={post_id}",
+        f'post_id="{post_id}"',  # quoted: as a JSON number a 64-bit X id would lose digits
     )
     assert called.get("isError") is not True and "select!" in called["structuredContent"]["body"]
 
