@@ -18,7 +18,11 @@ from gwanjong_sandbox.control import SandboxControl, start_sandbox
 
 PLATFORMS = ["devto", "bluesky", "twitter", "reddit"]
 PY = sys.executable
-QUIET = {"FASTMCP_LOG_LEVEL": "WARNING"}
+QUIET = {
+    "FASTMCP_LOG_LEVEL": "WARNING",
+    "FASTMCP_CHECK_FOR_UPDATES": "off",
+    "FASTMCP_SHOW_SERVER_BANNER": "false",
+}
 
 
 @contextmanager

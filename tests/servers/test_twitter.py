@@ -446,3 +446,17 @@ async def test_writes_are_paced(sandbox: SandboxControl) -> None:
         await call(client, "write_post", title="", body="Second of two notes on pacing.")
     first, second = sandbox.writes("twitter")
     assert second["at"] - first["at"] >= 0.55
+
+
+async def test_trending_reuses_the_trend_list(sandbox: SandboxControl) -> None:
+    # Trend reads are billed and rate limited; within the TTL only the search repeats.
+    async with Client(SPEC.build(sandbox.url)) as client:
+        await client.call_tool("trending", {"limit": 3})
+        before = sandbox.requests().get("twitter", 0)
+        await client.call_tool("trending", {"limit": 3})
+        assert sandbox.requests().get("twitter", 0) - before == 1
+    async with Client(SPEC.build(sandbox.url, TWITTER_TRENDS_TTL_S="0")) as client:
+        await client.call_tool("trending", {"limit": 3})
+        before = sandbox.requests().get("twitter", 0)
+        await client.call_tool("trending", {"limit": 3})
+        assert sandbox.requests().get("twitter", 0) - before == 2

@@ -68,6 +68,7 @@ class TwitterAdapter(PlatformAdapter):
         self.web = WebReader(settings) if settings.web_reader_configured() else None
         self._writes = MinInterval(settings.write_interval_s)
         self._replied: set[str] = set()  # posts this process already answered
+        self._trends: tuple[float, list[str]] | None = None  # (when read, names)
         self.last_fallback: str | None = None
 
     async def connect(self) -> None:
@@ -144,9 +145,7 @@ class TwitterAdapter(PlatformAdapter):
         """The top trends (GET /2/trends/by/woeid), then one search for posts on them: original
         posts only, ranked by likes plus replies."""
         topics = self.settings.trend_topics
-        names = await self._read(
-            "reading trends", lambda w: w.trends(topics), lambda: self.api.trends(topics)
-        )
+        names = await self._trend_names(topics)
         if not names:
             return []
         terms = " OR ".join(f'"{n}"' if " " in n else n for n in names[:topics])
@@ -158,6 +157,18 @@ class TwitterAdapter(PlatformAdapter):
         )
         posts.sort(key=lambda p: (p.likes + p.replies, p.id), reverse=True)
         return [to_post(p) for p in posts[:limit]]
+
+    async def _trend_names(self, topics: int) -> list[str]:
+        # Trends change over minutes and every read is billed and rate limited: reuse them,
+        # which also leaves trending one request (the search) instead of two in a row.
+        cached = self._trends
+        if cached is not None and time.monotonic() - cached[0] < self.settings.trends_ttl_s:
+            return cached[1]
+        names = await self._read(
+            "reading trends", lambda w: w.trends(topics), lambda: self.api.trends(topics)
+        )
+        self._trends = (time.monotonic(), names)
+        return names
 
     async def get_comments(self, post_id: str, limit: int) -> list[Comment]:
         root = await self._get(post_id)  # a missing post is not_found, not an empty thread

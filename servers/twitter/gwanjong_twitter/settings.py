@@ -58,6 +58,11 @@ class Settings(PlatformSettings):
     trend_topics: int = Field(
         default=3, ge=1, le=10, description="how many top trends trending searches"
     )
+    trends_ttl_s: float = Field(
+        default=300,
+        ge=0,
+        description="reuse the trend list this long (trends move slowly; each read costs)",
+    )
     write_interval_s: float = Field(
         default=1.0, ge=0, description="at least this long between two writes"
     )
