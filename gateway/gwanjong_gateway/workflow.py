@@ -21,7 +21,7 @@ from gwanjong_gateway.upstreams import Upstreams
 from gwanjong_shared.models import Comment, Post
 
 Progress = Callable[[float, float, str], Awaitable[None]]
-PER_PLATFORM = 20
+PER_PLATFORM = 10
 POST_CHARS = 1200
 COMMENT_CHARS = 300
 TOP_COMMENTS = 5

@@ -25,6 +25,7 @@ Wire facts followed here (platform-wire.md §4a, payloads/twitter/):
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import re
@@ -163,6 +164,7 @@ _EMOJI_PART = regex.compile(
 )
 
 
+@functools.lru_cache(maxsize=8192)  # the same corpus texts are rendered on every request
 def weighted_length(text: str) -> int:
     """X's weighting (twitter-text v3), compactly: a URL counts 23, an emoji (one grapheme,
     ZWJ sequences included) 2, code points up to U+10FF and a few punctuation ranges 1, the rest
@@ -184,6 +186,7 @@ def weighted_length(text: str) -> int:
     return total
 
 
+@functools.lru_cache(maxsize=4096)
 def truncate_weighted(text: str, limit: int) -> str:
     out = ""
     for ch in text:
@@ -438,11 +441,17 @@ def parse_query(query: str):  # type: ignore[no-untyped-def]
     return matcher
 
 
+@functools.lru_cache(maxsize=8192)
+def _words(text: str) -> frozenset[str]:
+    # Searched texts repeat across requests: tokenise each once (keeps a search ~1 ms).
+    return frozenset(w.lower() for w in _WORD.findall(text))
+
+
 def _has_word(text: str, word: str) -> bool:
     word = word.lower()
     if not word.isascii():  # CJK has no spaces: X matches inside words
         return word in text.lower()
-    return word in {w.lower() for w in _WORD.findall(text)}
+    return word in _words(text)
 
 
 def term(token: str):  # type: ignore[no-untyped-def]
