@@ -79,6 +79,13 @@ async def test_three_calls_through_the_whole_chain(
 ) -> None:
     config = write_config(tmp_path, sandbox, ALL)
     async with Client(gateway(config), mode=mode, timeout=60) as client:
+        early = await client.call_tool(
+            "draft", {"opportunity_id": "devto-000000"}, raise_on_error=False
+        )
+        assert early.is_error and "Call `scout` first" in early.content[0].text  # type: ignore[union-attr]
+        args = {"opportunity_id": "x", "action": "comment", "content": "hi"}
+        early = await client.call_tool("strike", args, raise_on_error=False)
+        assert early.is_error and "Call `draft` first" in early.content[0].text  # type: ignore[union-attr]
         assert {t.name for t in await client.list_tools()} == {
             "scout",
             "draft",
