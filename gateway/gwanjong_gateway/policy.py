@@ -25,8 +25,6 @@ DISCLOSURE: dict[str, str] = {
     "bluesky": "",
 }
 
-CAP_ACTION = {"comment": "comment", "post": "post", "upvote": "upvote"}
-
 
 def disclosure_for(config: GatewayConfig, platform: str) -> str:
     setting = config.platforms.get(platform)
@@ -41,14 +39,15 @@ def with_disclosure(text: str, footer: str) -> str:
     return text.rstrip() + footer
 
 
-def opted_out(config: GatewayConfig, platform: str, author: str) -> str | None:
+def is_opted_out(entries: list[str], platform: str, author: str) -> bool:
+    """An entry is "handle" or "platform:handle", with or without "@"."""
     who = author.lower().lstrip("@")
-    if not who:
-        return None
-    for entry in config.safety.opt_out:
-        entry = entry.lower().lstrip("@")
-        if entry in (who, f"{platform}:{who}"):
-            return f"{author} is on the opt-out list in gateway.toml ([safety] opt_out); gwanjong never targets them."
+    return bool(who) and any(e.lower().lstrip("@") in (who, f"{platform}:{who}") for e in entries)
+
+
+def opted_out(config: GatewayConfig, platform: str, author: str) -> str | None:
+    if is_opted_out(config.safety.opt_out, platform, author):
+        return f"{author} is on the opt-out list in gateway.toml ([safety] opt_out); gwanjong never targets them."
     return None
 
 
@@ -75,7 +74,7 @@ def daily_cap(
 ) -> str | None:
     setting = config.platforms.get(platform)
     caps = setting.daily if setting is not None else None
-    cap = getattr(caps, CAP_ACTION[action]) if caps is not None else None
+    cap = getattr(caps, action) if caps is not None else None
     if cap is None:
         return None
     now = time.time() if now is None else now

@@ -59,7 +59,6 @@ CREATE TABLE IF NOT EXISTS platform_health (
 
 # Statuses after which the target counts as acted on.
 DONE = ("posted", "handoff", "pending", "unknown")
-WRITTEN = ("posted",)
 
 
 def content_hash(text: str) -> str:

@@ -26,7 +26,6 @@ from gwanjong_shared.errors import ErrorKind, PlatformError
 
 log = logging.getLogger(__name__)
 
-ACTIONS = ("comment", "post", "upvote", "confirm_handoff")
 TOOL = {"comment": "write_comment", "post": "write_post", "upvote": "upvote"}
 Approver = Callable[[str], Awaitable[str]]  # message -> accept | decline | cancel | unsupported
 UNSURE = (ErrorKind.TIMEOUT, ErrorKind.UNAVAILABLE)
@@ -391,12 +390,10 @@ class StrikeDesk:
                     approver=approver,
                     reason="The platform answered late; reading back showed the write went through.",
                 )
-            outcome_text = outcome.error
         else:
-            outcome_text = outcome.error
-            self.store.update(row.id, status="failed", reason=outcome_text)
+            self.store.update(row.id, status="failed", reason=outcome.error)
         failures = self.store.record_failure(
-            platform, outcome_text, self.config.safety.pause_after_failures
+            platform, outcome.error, self.config.safety.pause_after_failures
         )
         note = (
             f" Writes to {platform} are now paused after {failures} failures in a row."

@@ -22,7 +22,7 @@ from mcp.shared.exceptions import MCPError
 
 from gwanjong_gateway.config import GatewayConfig, PlatformConfig, command_for, expand, read_dotenv
 from gwanjong_shared.contract import CONTRACT_TOOLS
-from gwanjong_shared.errors import ErrorKind, parse_error
+from gwanjong_shared.errors import ErrorKind, format_error, parse_error
 
 log = logging.getLogger(__name__)
 
@@ -56,8 +56,7 @@ class Outcome:
     def error(self) -> str:
         if self.ok or self.kind is None:
             return ""
-        after = f" retry_after={round(self.retry_after)}" if self.retry_after else ""
-        return f"{self.kind.value}{after}: {self.message}"
+        return format_error(self.kind, self.message, self.retry_after)
 
 
 def platform_env(

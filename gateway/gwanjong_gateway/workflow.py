@@ -14,6 +14,7 @@ import anyio
 from gwanjong_gateway.fence import NOTICE, fence
 from gwanjong_gateway.guides import approach, guide
 from gwanjong_gateway.mood import thread_mood
+from gwanjong_gateway.policy import is_opted_out
 from gwanjong_gateway.ranking import dedupe, opportunity_id, rank, select
 from gwanjong_gateway.state import DraftContext, Opportunity
 from gwanjong_gateway.store import StrikeStore
@@ -25,12 +26,6 @@ PER_PLATFORM = 10
 POST_CHARS = 1200
 COMMENT_CHARS = 300
 TOP_COMMENTS = 5
-STRIKE_ACTIONS = {"comment": "write_comment", "post": "write_post", "upvote": "upvote"}
-
-
-def _opt_out(authors: list[str], platform: str, author: str) -> bool:
-    who = author.lower().lstrip("@")
-    return any(entry.lower().lstrip("@") in (who, f"{platform}:{who}") for entry in authors)
 
 
 async def scout(
@@ -88,7 +83,7 @@ async def scout(
     fresh = [
         p
         for p in dedupe(found)
-        if (p.platform, p.id) not in acted and not _opt_out(opt_out, p.platform, p.author)
+        if (p.platform, p.id) not in acted and not is_opted_out(opt_out, p.platform, p.author)
     ]
     chosen = select(rank(topic, fresh), limit)
     return [Opportunity(opportunity_id(r.post), r.post, r.score, r.reason) for r in chosen], errors
