@@ -16,6 +16,7 @@ from fastmcp import Client
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract import ACTIONS, CONTRACT_TOOLS, READ_TOOLS, WRITE_TOOLS
 from gwanjong_shared.models import Comment, Post
+from tests.mcp import call, error_of
 from tests.platforms import SPECS, PlatformSpec
 
 pytestmark = pytest.mark.anyio
@@ -52,22 +53,6 @@ async def client(
 @pytest.fixture
 def ids(spec: PlatformSpec, sandbox: SandboxControl) -> dict[str, str]:
     return sandbox.ids(spec.name)
-
-
-async def call(client: Client[Any], tool: str, **args: Any) -> Any:
-    result = await client.call_tool(tool, args)
-    assert result.structured_content is not None, f"{tool} returned no structured content"
-    return result.structured_content
-
-
-async def error_of(client: Client[Any], tool: str, **args: Any) -> str:
-    result = await client.call_tool(tool, args, raise_on_error=False)
-    assert result.is_error, (
-        f"{tool}({args}) should have failed but returned {result.structured_content}"
-    )
-    text = result.content[0].text  # type: ignore[union-attr]
-    assert "Traceback" not in text
-    return text
 
 
 # -- the tool list ---------------------------------------------------------------------

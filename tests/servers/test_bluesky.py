@@ -26,6 +26,7 @@ from gwanjong_sandbox.bluesky import (
 )
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.text import graphemes
+from tests.mcp import call, error_of
 from tests.platforms import SPECS
 
 pytestmark = pytest.mark.anyio
@@ -45,18 +46,6 @@ def adapter(sandbox: SandboxControl, **overrides: str) -> BlueskyAdapter:
     env = {k.removeprefix("BLUESKY_").lower(): v for k, v in SPEC.env(sandbox.url).items()}
     env.update({k.removeprefix("BLUESKY_").lower(): v for k, v in overrides.items()})
     return BlueskyAdapter(Settings(_env_file=None, **env))  # type: ignore[call-arg]
-
-
-async def call(client: Client[Any], tool: str, **args: Any) -> Any:
-    result = await client.call_tool(tool, args)
-    assert result.structured_content is not None
-    return result.structured_content
-
-
-async def error_of(client: Client[Any], tool: str, **args: Any) -> str:
-    result = await client.call_tool(tool, args, raise_on_error=False)
-    assert result.is_error, f"{tool} should have failed: {result.structured_content}"
-    return result.content[0].text  # type: ignore[union-attr]
 
 
 async def xrpc(sandbox: SandboxControl, method: str, nsid: str, **kwargs: Any) -> httpx.Response:

@@ -22,6 +22,7 @@ from gwanjong_sandbox.control import SandboxControl
 from gwanjong_sandbox.corpus import build_corpus
 from gwanjong_shared.errors import ErrorKind, PlatformError
 from gwanjong_shared.text import graphemes
+from tests.mcp import call, error_of
 from tests.platforms import SPECS
 
 LIVE_THREADS = sum(1 for thread in build_corpus() if not thread.deleted)
@@ -52,18 +53,6 @@ async def server(sandbox: SandboxControl, **overrides: str) -> AsyncIterator[Cli
     env = {f"REDDIT_{k}": v for k, v in overrides.items()}
     async with Client(SPEC.build(sandbox.url, **env)) as client:
         yield client
-
-
-async def call(client: Client[Any], tool: str, **args: Any) -> Any:
-    result = await client.call_tool(tool, args)
-    assert result.structured_content is not None
-    return result.structured_content
-
-
-async def error_of(client: Client[Any], tool: str, **args: Any) -> str:
-    result = await client.call_tool(tool, args, raise_on_error=False)
-    assert result.is_error, f"{tool} should have failed: {result.structured_content}"
-    return result.content[0].text  # type: ignore[union-attr]
 
 
 def requests(sandbox: SandboxControl) -> int:

@@ -24,6 +24,7 @@ from gwanjong_sandbox.control import SandboxControl
 from gwanjong_twitter.redirect import WEB_HOSTS, HttpxGate, RateLimits, UnexpectedHost
 from gwanjong_twitter.web import no_console
 from gwanjong_twitter.weighted import weighted_length
+from tests.mcp import call, error_of
 from tests.platforms import SPECS  # first: it loads every spec (tests.specs.twitter included)
 from tests.specs.twitter import COOKIES_FILE
 
@@ -38,18 +39,6 @@ TWIKIT = {"TWITTER_COOKIES_FILE": str(COOKIES_FILE)}
 async def server(sandbox: SandboxControl, **env: str) -> AsyncIterator[Client[Any]]:
     async with Client(SPEC.build(sandbox.url, **env)) as client:
         yield client
-
-
-async def call(client: Client[Any], tool: str, **args: Any) -> Any:
-    result = await client.call_tool(tool, args)
-    assert result.structured_content is not None
-    return result.structured_content
-
-
-async def error_of(client: Client[Any], tool: str, **args: Any) -> str:
-    result = await client.call_tool(tool, args, raise_on_error=False)
-    assert result.is_error, result.structured_content
-    return result.content[0].text  # type: ignore[union-attr]
 
 
 def counts(sandbox: SandboxControl) -> tuple[int, int]:
