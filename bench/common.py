@@ -14,6 +14,7 @@ from typing import Any
 
 from fastmcp.client.transports import StdioTransport
 
+from gwanjong_gateway.config import render
 from gwanjong_sandbox.control import SandboxControl, start_sandbox
 
 PLATFORMS = ["devto", "bluesky", "twitter", "reddit"]
@@ -32,19 +33,15 @@ def sandbox_and_config(
     with start_sandbox() as sandbox, tempfile.TemporaryDirectory(prefix="gwanjong-bench-") as tmp:
         served = [p for p in PLATFORMS if p in sandbox.health()["servable"]]
         envs = {p: sandbox.env(p) for p in served}
-        lines = [
-            "[gateway]",
-            f'writes = "{writes}"',
-            f'state_dir = "{Path(tmp).as_posix()}/state"',
-            f"call_timeout_s = {timeout}",
-            'expose = ["devto__capabilities"]',
-            "",
-        ]
-        for name, env in envs.items():
-            pairs = ", ".join(f'{k} = "{v}"' for k, v in env.items())
-            lines += [f"[platforms.{name}]", f"env = {{ {pairs} }}", "min_interval_s = 0", ""]
+        gateway = {
+            "writes": writes,
+            "state_dir": Path(tmp) / "state",
+            "call_timeout_s": timeout,
+            "expose": ["devto__capabilities"],  # for bench/hop.py
+        }
+        platforms = {name: {"env": env, "min_interval_s": 0} for name, env in envs.items()}
         path = Path(tmp) / "gateway.toml"
-        path.write_text("\n".join(lines), encoding="utf-8")
+        path.write_text(render(gateway, platforms), encoding="utf-8")
         yield sandbox, path, envs
 
 

@@ -9,45 +9,25 @@ import anyio
 from fastmcp import Client
 
 from bench.common import gateway_transport, sandbox_and_config, table
+from tests.e2e.procs import cmdline, find
 
 
-def children(root: int) -> list[int]:
-    kids: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                ppid = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
-            except OSError:
-                continue
-            kids.setdefault(ppid, []).append(int(entry))
-    out, stack = [], [root]
-    while stack:
-        for kid in kids.get(stack.pop(), []):
-            out.append(kid)
-            stack.append(kid)
-    return out
-
-
-def status(pid: int) -> tuple[str, int]:
+def peak_rss(pid: int) -> tuple[str, int]:
     fields = dict(
         line.split(":", 1)
         for line in Path(f"/proc/{pid}/status").read_text().splitlines()
         if ":" in line
     )
-    cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    cmd = cmdline(pid)
     name = next((part for part in cmd.split() if part.startswith("gwanjong")), cmd[:40])
     return name, int(fields["VmHWM"].split()[0])
 
 
 async def main() -> None:
-    with sandbox_and_config() as (_sandbox, _config, _envs):
-        async with Client(gateway_transport(_config), timeout=120) as gw:
+    with sandbox_and_config() as (_sandbox, config, _envs):
+        async with Client(gateway_transport(config), timeout=120) as gw:
             await gw.call_tool("scout", {"topic": "rust async"})
-            procs = [
-                status(pid)
-                for pid in children(os.getpid())
-                if "gwanjong_" in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="ignore")
-            ]
+            procs = [peak_rss(pid) for pid in find(os.getpid(), "gwanjong_")]
     rows = [[name, f"{kb / 1024:.0f}"] for name, kb in sorted(procs)]
     rows.append(["total", f"{sum(kb for _, kb in procs) / 1024:.0f}"])
     table("Peak RSS (VmHWM) after one scout", ["process", "MiB"], rows)

@@ -7,6 +7,7 @@ platform's `env` table is expanded from the environment (and `<state_dir>/.env`)
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -185,6 +186,31 @@ def parse(text: str, source: str = "gateway.toml") -> GatewayConfig:
             )
             problems.append(f"{at}: {where}: {msg}")
         raise ConfigError("\n".join(problems)) from None
+
+
+def _toml(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str | Path):
+        return json.dumps(
+            str(value) if isinstance(value, str) else value.as_posix(), ensure_ascii=False
+        )
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }"
+    raise TypeError(f"cannot write {type(value).__name__} to TOML")
+
+
+def render(gateway: dict[str, Any], platforms: dict[str, dict[str, Any]]) -> str:
+    """gateway.toml text for these settings: the demo, the tests and the benchmarks write
+    throw-away configs pointing the servers at the sandbox."""
+    lines = ["[gateway]", *(f"{k} = {_toml(v)}" for k, v in gateway.items()), ""]
+    for name, table in platforms.items():
+        lines += [f"[platforms.{name}]", *(f"{k} = {_toml(v)}" for k, v in table.items()), ""]
+    return "\n".join(lines)
 
 
 def locate(explicit: str | None = None, environ: dict[str, str] | None = None) -> Path | None:

@@ -22,29 +22,10 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 
+from gwanjong_gateway.config import render
 from gwanjong_gateway.tokens import count_tokens, tool_list_tokens
 
 console = Console(stderr=False, highlight=False, width=110)
-
-
-def _toml_config(state_dir: Path, envs: dict[str, dict[str, str]]) -> str:
-    lines = [
-        "[gateway]",
-        'writes = "live"',
-        f'state_dir = "{state_dir.as_posix()}"',
-        "call_timeout_s = 20",
-        "",
-    ]
-    for name, env in envs.items():
-        pairs = ", ".join(f'{k} = "{v}"' for k, v in env.items())
-        lines += [
-            f"[platforms.{name}]",
-            "enabled = true",
-            f"env = {{ {pairs} }}",
-            "min_interval_s = 0",
-            "",
-        ]
-    return "\n".join(lines)
 
 
 def _show(title: str, payload: Any) -> None:
@@ -239,5 +220,7 @@ def run_demo(topic: str = "MCP gateway design", platforms: list[str] | None = No
         envs = {p: sandbox.env(p) for p in chosen}
         console.print(f"Sandbox at {sandbox.url} serving {', '.join(available)}")
         config_path = Path(tmp) / "gateway.toml"
-        config_path.write_text(_toml_config(Path(tmp) / "state", envs), encoding="utf-8")
+        gateway = {"writes": "live", "state_dir": Path(tmp) / "state", "call_timeout_s": 20}
+        platforms_ = {name: {"env": env, "min_interval_s": 0} for name, env in envs.items()}
+        config_path.write_text(render(gateway, platforms_), encoding="utf-8")
         return anyio.run(_drive, config_path, topic, chosen, sandbox)

@@ -17,6 +17,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
+from gwanjong_gateway.config import render
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.procs import alive, descendants, find
 from tests.platforms import SPECS
@@ -34,19 +35,17 @@ def write_config(
     extra: str = "",
     start: float = 60,
 ) -> Path:
-    lines = [
-        "[gateway]",
-        f'writes = "{writes}"',
-        f'state_dir = "{(tmp / "state").as_posix()}"',
-        f"call_timeout_s = {timeout}",
-        f"start_timeout_s = {start}",
-        "",
-    ]
-    for name in platforms:
-        env = ", ".join(f'{k} = "{v}"' for k, v in SPECS[name].env(sandbox.url).items())
-        lines += [f"[platforms.{name}]", f"env = {{ {env} }}", "min_interval_s = 0", ""]
+    gateway = {
+        "writes": writes,
+        "state_dir": tmp / "state",
+        "call_timeout_s": timeout,
+        "start_timeout_s": start,
+    }
+    tables = {
+        name: {"env": SPECS[name].env(sandbox.url), "min_interval_s": 0} for name in platforms
+    }
     path = tmp / "gateway.toml"
-    path.write_text("\n".join(lines) + "\n" + extra, encoding="utf-8")
+    path.write_text(render(gateway, tables) + "\n" + extra, encoding="utf-8")
     return path
 
 

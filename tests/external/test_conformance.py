@@ -20,6 +20,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from gwanjong_gateway.config import render
 from tests.external.tools import CONFORMANCE, NODE22, need
 
 pytestmark = pytest.mark.e2e
@@ -61,9 +62,9 @@ def free_port() -> int:
 def test_conformance_suite(tmp_path: Path) -> None:
     node, suite = need(NODE22), need(CONFORMANCE)
     config = tmp_path / "gateway.toml"
-    config.write_text(
-        f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n\n[platforms.devto]\nenv = {{ DEVTO_BASE_URL = "http://127.0.0.1:9" }}\n'
-    )
+    # A platform that is never reached: the suite only talks to the gateway itself.
+    devto = {"env": {"DEVTO_BASE_URL": "http://127.0.0.1:9"}}
+    config.write_text(render({"state_dir": tmp_path}, {"devto": devto}), encoding="utf-8")
     port = free_port()
     server = subprocess.Popen(
         [

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from gwanjong_gateway.config import render
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract import CONTRACT_TOOLS
 from tests.external.tools import INSPECTOR, need
@@ -49,10 +50,9 @@ def test_inspector_lists_and_calls_each_platform_server(name: str, sandbox: Sand
 
 
 def test_inspector_drives_the_gateway(sandbox: SandboxControl, tmp_path: Path) -> None:
-    env_line = ", ".join(f'{k} = "{v}"' for k, v in SPECS["devto"].env(sandbox.url).items())
     config = tmp_path / "gateway.toml"
     config.write_text(
-        f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n\n[platforms.devto]\nenv = {{ {env_line} }}\n',
+        render({"state_dir": tmp_path}, {"devto": {"env": SPECS["devto"].env(sandbox.url)}}),
         encoding="utf-8",
     )
     # The Inspector owns --config itself, so the gateway finds its file through the env.
