@@ -5,7 +5,8 @@ Control API (JSON), used by tests, the demo and the benchmarks:
 - ``GET  /_sandbox/health`` -> {"ok": true, "platforms": [...], "servable": [...]}
 - ``GET  /_sandbox/ids/{platform}`` -> logical corpus key -> platform post id
 - ``GET  /_sandbox/env/{platform}`` -> env vars that point that platform's server here
-- ``POST /_sandbox/faults`` {platform, kind, status, retry_after, seconds, ms, count, match}
+- ``POST /_sandbox/faults`` {platform, kind, status, retry_after, seconds, ms, count, match,
+  body, content_type} (``body``: a raw error body, e.g. "" for a CDN's empty 403)
 - ``DELETE /_sandbox/faults`` -> drop pending faults and latency (emulators keep their state)
 - ``GET  /_sandbox/writes[?platform=]`` -> every write received, oldest first
 - ``GET  /_sandbox/requests`` -> request counts per platform
@@ -100,6 +101,24 @@ def _control(state: SandboxState, emulators: dict[str, Emulator]) -> Starlette:
     )
 
 
+def _fault_response(emulator: Emulator, fault: Fault) -> Response:
+    """The platform's error for ``fault.status``; with ``fault.body``, that body instead of
+    the platform's JSON, keeping the platform's headers (Retry-After, rate windows)."""
+    response = emulator.error_response(fault.status, fault.retry_after)
+    if fault.body is None:
+        return response
+    keep = {
+        k: v
+        for k, v in response.headers.items()
+        if k.lower() not in ("content-length", "content-type")
+    }
+    # Same response object: headers stamped when it is sent (X's reset) still are.
+    response.body = fault.body.encode()
+    response.media_type = fault.content_type
+    response.init_headers(keep)
+    return response
+
+
 class SandboxApp:
     """Routes by Host first (twikit keeps x.com as Host), then by path prefix."""
 
@@ -155,7 +174,7 @@ class SandboxApp:
         if fault is None:
             await self.apps[platform](scope, receive, send)
         elif fault.kind == "status":
-            await emulator.error_response(fault.status, fault.retry_after)(scope, receive, send)
+            await _fault_response(emulator, fault)(scope, receive, send)
         elif fault.kind == "hang":
             await anyio.sleep(fault.seconds)
             await self.apps[platform](scope, receive, send)

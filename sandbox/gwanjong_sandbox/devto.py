@@ -79,8 +79,33 @@ class DevtoEmulator:
         self.comments: dict[int, list[dict[str, Any]]] = {
             self.by_thread[t.key]: [self._comment(n) for n in t.comments] for t in self.threads
         }
+        self._add_front_matter_article(1001 + len(self.threads))
         self._next_id = 5001
         self._last_write = 0.0
+
+    def _add_front_matter_article(self, article_id: int) -> None:
+        """Dev.to only: an article from DEV's v1 editor, whose ``body_markdown`` starts with
+        YAML front matter and has CRLF line endings, as DEV serves such articles."""
+        thread = Thread(
+            key="front-matter",
+            title="Why my diffs were all red: line endings",
+            body="Every line of the file showed as changed.\n\nThe culprit was CRLF from a "
+            "Windows editor; a .gitattributes rule fixed it.",
+            author="win_wendy",
+            tags=["git", "windows"],
+            likes=2,
+            hours_ago=30,
+        )
+        article = self._article(article_id, thread)
+        front = (
+            f"---\ntitle: {thread.title}\npublished: true\ntags: git, windows\n"
+            "cover_image: \n---\n\n"
+        )
+        article["body_markdown"] = (front + thread.body).replace("\n", "\r\n")
+        self.threads.append(thread)
+        self.by_thread[thread.key] = article_id
+        self.articles[article_id] = article
+        self.comments[article_id] = []
 
     def demo_env(self, base_url: str) -> dict[str, str]:
         return {

@@ -26,6 +26,10 @@ class Fault:
     ms: float = 0.0
     count: int = 1
     match: str = ""  # only requests whose path contains this
+    # ``status`` only: send this body as is (a CDN's empty 403, a text/plain 429, an HTML
+    # 404) with the platform's own headers for that status; None: the platform's error JSON.
+    body: str | None = None
+    content_type: str = "text/plain; charset=utf-8"
 
 
 @dataclass

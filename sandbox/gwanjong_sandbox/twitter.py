@@ -285,6 +285,29 @@ class XWorld:
         )
         quote_.quoted = mine.id
         self.thread_ids["x-quotes-me"] = quote_.id
+        # A thread where one reply quotes a post from another conversation: the quoted post
+        # rides along in includes.tweets of the conversation search, but is no reply.
+        asker = self.user("lint_lena")
+        asked = self._add(
+            asker.id,
+            "Migrated our linter config to the new format today. Took an hour, mostly renames.",
+            BASE_TIME - timedelta(hours=5),
+            likes=3,
+        )
+        self.thread_ids["x-quoting-thread"] = asked.id
+        self._add(
+            self.user("ops_omar").id,
+            "Same here, the rename table in the changelog saved me.",
+            BASE_TIME - timedelta(hours=4, minutes=50),
+            reply_to=asked.id,
+        )
+        quoting = self._add(
+            self.user("quote_quinn").id,
+            "Related, on checking rules before acting:",
+            BASE_TIME - timedelta(hours=4, minutes=40),
+            reply_to=asked.id,
+        )
+        quoting.quoted = mine.id
 
     def user(self, username: str, name: str = "", uid: str | None = None) -> XUser:
         known = self._by_name.get(username.lower())

@@ -7,6 +7,7 @@ failure. It knows nothing about MCP.
 
 from __future__ import annotations
 
+import logging
 from abc import ABC, abstractmethod
 from typing import ClassVar
 
@@ -21,8 +22,13 @@ from gwanjong_shared.contract import (
     Unit,
     Validation,
 )
+from gwanjong_shared.errors import ErrorKind, PlatformError
 from gwanjong_shared.models import Comment, Post, PostResult
 from gwanjong_shared.text import measure
+
+log = logging.getLogger(__name__)
+# An account lookup failing this way means the platform is out of reach, not a rule change.
+_UNREACHABLE = (ErrorKind.UNAVAILABLE, ErrorKind.TIMEOUT)
 
 
 class PlatformAdapter(ABC):
@@ -63,8 +69,27 @@ class PlatformAdapter(ABC):
     async def upvote(self, post_id: str) -> PostResult: ...
 
     @abstractmethod
+    def static_capabilities(self) -> Capabilities:
+        """Which actions a program may take here, and the text limits: the rules alone,
+        known without the network (``account`` and ``reachable`` left None)."""
+
+    async def account(self) -> str | None:
+        """Our account's name, asking the platform if needed; None without credentials."""
+        return None
+
     async def capabilities(self) -> Capabilities:
-        """Which actions a program may take here, and the text limits."""
+        """The static rules plus our account. The rules answer even when the platform is
+        unreachable (``reachable: false``, ``account: null``)."""
+        caps = self.static_capabilities()
+        try:
+            account = await self.account()
+        except PlatformError as exc:
+            if exc.kind is ErrorKind.INVALID_INPUT or exc.kind is ErrorKind.NOT_SUPPORTED:
+                raise
+            log.info("%s: account lookup failed (%s); rules only", self.platform, exc.kind.value)
+            return caps.model_copy(update={"reachable": exc.kind not in _UNREACHABLE})
+        reachable = True if account is not None else None
+        return caps.model_copy(update={"account": account, "reachable": reachable})
 
     # -- validate: shared logic with small per-platform hooks ---------------------------
 
@@ -89,7 +114,7 @@ class PlatformAdapter(ABC):
             raise errors.invalid_input(
                 f"action must be one of {', '.join(ACTIONS)}; got {action!r}."
             )
-        caps = await self.capabilities()
+        caps = self.static_capabilities()  # rules first: no network, no pacing before them
         rule = caps.actions[action]  # type: ignore[index]
         problems: list[str] = []
 

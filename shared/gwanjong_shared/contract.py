@@ -47,6 +47,9 @@ class Capabilities(_Model):
     account: str | None = None
     actions: dict[Action, ActionRule]
     limits: dict[LimitName, Limit]
+    # Whether the platform answered the account lookup: None when nothing was asked
+    # (no credentials); false when it could not be reached. Rules and limits hold either way.
+    reachable: bool | None = None
 
 
 class Length(_Model):

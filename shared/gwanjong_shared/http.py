@@ -7,31 +7,19 @@ exposes, so every platform words its errors the same way.
 
 from __future__ import annotations
 
-import email.utils
-import time
-from collections.abc import Mapping
-
 import httpx
 
 from gwanjong_shared import errors
 from gwanjong_shared.errors import PlatformError
+from gwanjong_shared.ratelimit import retry_after_seconds, wait_from
 
-
-def retry_after_seconds(headers: Mapping[str, str], now: float | None = None) -> float | None:
-    """Seconds to wait from a Retry-After header (delta-seconds or an HTTP date)."""
-    value = headers.get("retry-after") or headers.get("Retry-After")
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value).timestamp()
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when - (time.time() if now is None else now))
+__all__ = [
+    "edge_block",
+    "error_for_status",
+    "raise_for_response",
+    "retry_after_seconds",
+    "transport_error",
+]
 
 
 def error_for_status(
@@ -71,21 +59,35 @@ def error_for_status(
     return errors.unavailable(f"{label} answered {status} unexpectedly{suffix}.")
 
 
+def edge_block(label: str, status: int = 403) -> PlatformError:
+    """A refusal by the CDN in front of the platform (no body from the platform itself)."""
+    return errors.unavailable(
+        f"{label} blocked the request at its network edge (HTTP {status} without the "
+        "platform's error body), which is not about our credentials. Try again later; if it "
+        "persists, check the network, proxy or VPN this server goes out through."
+    )
+
+
 def raise_for_response(response: httpx.Response, label: str, *, what: str = "that item") -> None:
     if response.is_success:
         return
     detail = ""
+    platform_body = False
     try:
         body = response.json()
+        platform_body = True
         if isinstance(body, dict):
             raw = body.get("error") or body.get("message") or ""
             detail = str(raw)[:200]
     except ValueError:
         pass
+    if response.status_code == 403 and not platform_body:
+        # Our platforms refuse credentials in JSON; an empty or HTML 403 is the CDN's.
+        raise edge_block(label)
     raise error_for_status(
         response.status_code,
         label,
-        retry_after=retry_after_seconds(response.headers),
+        retry_after=wait_from(response.status_code, response.headers),
         detail=detail,
         what=what,
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
+from importlib.metadata import PackageNotFoundError, packages_distributions, version
 from typing import Annotated, Any, TypeVar
 
 import anyio
@@ -45,6 +46,18 @@ PostId = Annotated[
 ]
 
 
+def package_version(module: str) -> str:
+    """The version of the distribution that ships ``module`` ("gwanjong_devto.adapter")."""
+    top = module.split(".", 1)[0]
+    names = packages_distributions().get(top) or [top.replace("_", "-")]
+    for name in names:
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            continue
+    return "0+unknown"
+
+
 def build_platform_server(
     adapter: PlatformAdapter, *, call_timeout_s: float = 30.0, instructions: str | None = None
 ) -> FastMCP:
@@ -72,6 +85,8 @@ def build_platform_server(
         ),
         lifespan=lifespan,
         mask_error_details=True,
+        # serverInfo.version: ours (the server's package), not FastMCP's.
+        version=package_version(type(adapter).__module__),
     )
     mcp.add_middleware(ContractErrors())
 
@@ -231,8 +246,9 @@ Use it before planning a write. For each action (write_post, write_comment, upvo
 allowed = auto (a program may), summoned (only if the target post mentions or quotes our
 account), human (a person must do it; hand the text over), never (not possible/permitted),
 with the reason. limits: title/body/comment max and unit (chars, graphemes,
-weighted_chars, bytes). configured is false when credentials are missing.
-Output: {{"platform", "configured", "account", "actions", "limits"}}.
+weighted_chars, bytes). configured is false when credentials are missing. Rules and limits
+answer even offline: then account is null and reachable false.
+Output: {{"platform", "configured", "account", "actions", "limits", "reachable"}}.
 Example: capabilities()""",
     )
     async def capabilities() -> Capabilities:

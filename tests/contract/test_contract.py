@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from importlib.metadata import version
 from typing import Any
 
 import pytest
@@ -185,8 +186,9 @@ async def test_comments_of_a_missing_post_are_not_found(
 
 async def test_capabilities_shape_and_rules(client: Client[Any], spec: PlatformSpec) -> None:
     caps = await call(client, "capabilities")
-    assert set(caps) == {"platform", "configured", "account", "actions", "limits"}
+    assert set(caps) == {"platform", "configured", "account", "actions", "limits", "reachable"}
     assert caps["platform"] == spec.name and caps["configured"] is True and caps["account"]
+    assert caps["reachable"] is True
     assert set(caps["actions"]) == set(ACTIONS)
     for action, rule in caps["actions"].items():
         assert rule["allowed"] == spec.rules[action], action
@@ -402,6 +404,60 @@ async def test_rate_limit_carries_retry_after(
     sandbox.fault(spec.name, status=429, retry_after=7, count=20)
     text = await error_of(client, "get_post", post_id=ids["rust-async"])
     assert text.startswith("rate_limited retry_after=7: "), text
+
+
+async def test_after_a_429_the_server_holds_calls_until_the_reset(
+    client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl
+) -> None:
+    sandbox.fault(spec.name, status=429, retry_after=30, count=20)
+    first = await error_of(client, "get_post", post_id=ids["rust-async"])
+    assert first.startswith("rate_limited retry_after="), first
+    sandbox.clear_faults()
+    sent = sum(sandbox.requests().values())
+    # The platform said 30 s: the next call is refused here, without asking it again.
+    second = await error_of(client, "get_post", post_id=ids["rust-async"])
+    assert second.startswith("rate_limited retry_after="), second
+    assert 1 <= int(second.split("=", 1)[1].split(":", 1)[0]) <= 30
+    assert sum(sandbox.requests().values()) == sent
+
+
+async def test_a_never_rule_says_never_before_any_rate_limit(
+    client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl
+) -> None:
+    never = [action for action, allowed in spec.rules.items() if allowed == "never"]
+    if not never:
+        assert "never" not in spec.rules.values()  # nothing to check on this platform
+        return
+    sandbox.fault(spec.name, status=429, retry_after=30, count=20)
+    await error_of(client, "get_post", post_id=ids["rust-async"])  # now rate limited
+    for action in never:
+        args = {"post_id": ids["rust-async"]} | ({"body": "hi"} if action != "upvote" else {})
+        text = await error_of(client, action, **args)
+        assert text.startswith("not_supported: "), text
+        check = await call(client, "validate", action=action, **args)
+        assert check["allowed"] == "never" and not check["ok"]
+
+
+async def test_rules_answer_offline(spec: PlatformSpec) -> None:
+    # Nothing listens on port 9: the platform is unreachable, its rules are not.
+    async with Client(spec.build("http://127.0.0.1:9")) as offline:
+        caps = await call(offline, "capabilities")
+        check = await call(
+            offline, "validate", action="write_post", title="Offline", body="Short and fine."
+        )
+        body_max = caps["limits"]["body"]["max"]
+        if body_max < 100_000:
+            over = {"title": "Offline", "body": "a" * (body_max + 1)}
+        else:  # a body limit beyond what a tool argument takes: the title's is the one to hit
+            over = {"title": "a" * (caps["limits"]["title"]["max"] + 1), "body": "fine"}
+        too_long = await call(offline, "validate", action="write_post", **over)
+        info = offline.server_info  # era-neutral: initialize or server/discover
+    assert caps["reachable"] is False and caps["account"] is None
+    assert {a: r["allowed"] for a, r in caps["actions"].items()} == spec.rules
+    assert check["ok"] is True, check
+    assert too_long["ok"] is False and any("Cut at least 1" in p for p in too_long["problems"])
+    # serverInfo names our package's version, not FastMCP's.
+    assert info is not None and info.version == version(f"gwanjong-{spec.name}")
 
 
 async def test_hanging_platform_times_out(

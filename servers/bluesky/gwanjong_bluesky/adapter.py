@@ -42,7 +42,7 @@ from gwanjong_shared.errors import PlatformError
 from gwanjong_shared.http import error_for_status
 from gwanjong_shared.logs import redact
 from gwanjong_shared.models import Comment, Post, PostResult
-from gwanjong_shared.ratelimit import MinInterval, TokenBucket
+from gwanjong_shared.ratelimit import Limiter, MinInterval, TokenBucket
 from gwanjong_shared.text import graphemes
 
 log = logging.getLogger(__name__)
@@ -143,10 +143,14 @@ class AllowListTransport(httpx.AsyncBaseTransport):
     """
 
     def __init__(
-        self, allowed: Sequence[str], inner: httpx.AsyncBaseTransport | None = None
+        self,
+        allowed: Sequence[str],
+        inner: httpx.AsyncBaseTransport | None = None,
+        limiter: Limiter | None = None,
     ) -> None:
         self.allowed = tuple(p.strip().lower() for p in allowed if p.strip())
         self._inner = inner or httpx.AsyncHTTPTransport()
+        self._limiter = limiter
 
     def allows(self, host: str) -> bool:
         host = host.lower()
@@ -156,10 +160,23 @@ class AllowListTransport(httpx.AsyncBaseTransport):
         host = request.url.host
         if not self.allows(host):
             raise HostNotAllowed(host, request)
-        return await self._inner.handle_async_request(request)
+        response = await self._inner.handle_async_request(request)
+        if self._limiter is not None:  # ratelimit-* and Retry-After, errors included
+            self._limiter.observe(
+                limit_key(request.url.path), response.status_code, response.headers
+            )
+        return response
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+
+def limit_key(path: str) -> str:
+    """Which of our windows a request counts against: sign-ins, record writes, or reads."""
+    method = path.rsplit("/", 1)[-1]
+    if method in ("com.atproto.server.createSession", "com.atproto.server.refreshSession"):
+        return "session"
+    return "write" if method.startswith("com.atproto.repo.") else "read"
 
 
 def _dig(data: Any, *keys: str) -> Any:
@@ -201,9 +218,14 @@ class BlueskyAdapter(PlatformAdapter):
         self._generation = 0  # bumped by every sign-in
         self._rejected_at: float | None = None
         self._dids: dict[str, str] = {}  # handle -> DID, for ids given with a handle
-        self._requests = TokenBucket(settings.requests_per_5min, 300.0)
-        self._writes = TokenBucket(settings.writes_per_hour, 3600.0)
-        self._write_gap = MinInterval(settings.write_interval_s)
+        self.limiter = Limiter(
+            self.label,
+            reads=TokenBucket(settings.requests_per_5min, 300.0),
+            writes=(
+                TokenBucket(settings.writes_per_hour, 3600.0),
+                MinInterval(settings.write_interval_s),
+            ),
+        )
 
     # -- client and session ------------------------------------------------------------
 
@@ -212,7 +234,7 @@ class BlueskyAdapter(PlatformAdapter):
         return [base_host, *self.settings.allowed_hosts.split(",")]
 
     def _new_client(self) -> AsyncClient:
-        transport = AllowListTransport(self._allowed_hosts(), self._inner_transport)
+        transport = AllowListTransport(self._allowed_hosts(), self._inner_transport, self.limiter)
         request = AsyncRequest(timeout=httpx.Timeout(self.settings.timeout_s), transport=transport)
         client = AsyncClient(base_url=self.settings.base_url, request=request)
         client.on_session_change(self._on_session)
@@ -264,9 +286,10 @@ class BlueskyAdapter(PlatformAdapter):
                     f"allows 30. Wait {max(1, round(wait))} seconds.",
                     wait,
                 )
+            self.limiter.check("session")
             self._login_attempts = [*window, now]
             self._did = None
-            await self._requests.acquire()
+            await self.limiter.pace()
             assert self.settings.handle is not None and self.settings.app_password is not None
             try:
                 await self._client.login(
@@ -318,13 +341,14 @@ class BlueskyAdapter(PlatformAdapter):
                 f"No Bluesky account is set, so nothing can be posted. {self._account_hint()}"
             )
         if write:
-            await self._writes.acquire()
-            await self._write_gap.acquire()
+            self.limiter.check("write")
+            await self.limiter.pace(write=True)
         stale: int | None = None
         for attempt in (0, 1):
+            self.limiter.check("write" if write else "read")
             client = await self._session(stale=stale)
             generation = self._generation
-            await self._requests.acquire()
+            await self.limiter.pace()
             try:
                 return await fn(client)
             except RequestErrorBase as exc:
@@ -701,12 +725,15 @@ class BlueskyAdapter(PlatformAdapter):
             )
         return result
 
-    async def capabilities(self) -> Capabilities:
-        account = self._handle or (self.settings.handle if self.settings.handle else None)
+    async def account(self) -> str | None:
+        if not self.is_configured():
+            return None
+        return (await self._me())[1]  # signs in once: tells whether Bluesky is reachable
+
+    def static_capabilities(self) -> Capabilities:
         return Capabilities(
             platform=self.platform,
             configured=self.is_configured(),
-            account=account,
             actions={"write_post": POST_RULE, "write_comment": COMMENT_RULE, "upvote": UPVOTE_RULE},
             limits=LIMITS,  # type: ignore[arg-type]  # dict[str, Limit] for dict[LimitName, Limit]
         )

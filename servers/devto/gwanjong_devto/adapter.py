@@ -14,11 +14,13 @@ from gwanjong_shared.adapter import PlatformAdapter
 from gwanjong_shared.contract import ActionRule, Capabilities, Limit
 from gwanjong_shared.http import raise_for_response, transport_error
 from gwanjong_shared.models import Comment, Post, PostResult
-from gwanjong_shared.ratelimit import MinInterval, TokenBucket
+from gwanjong_shared.ratelimit import Limiter, MinInterval, TokenBucket
 
 V1_ACCEPT = "application/vnd.forem.api-v1+json"
 _TAG = re.compile(r"^[a-z0-9]{1,30}$")
 _TAGS_HTML = re.compile(r"<[^>]+>")
+# Jekyll-style front matter at the very top of body_markdown (DEV's editor v1 writes it).
+_FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\n.*?\n---[ \t]*(?:\n|\Z)", re.S)
 
 COMMENT_RULE = ActionRule(
     allowed="human",
@@ -39,6 +41,12 @@ LIMITS: dict[str, Limit] = {
 
 def _text(body_html: str) -> str:
     return html.unescape(_TAGS_HTML.sub("", body_html)).strip()
+
+
+def markdown_body(markdown: str) -> str:
+    """The article text: CRLF normalised, YAML front matter (title, tags, published) cut."""
+    text = markdown.replace("\r\n", "\n").replace("\r", "\n")
+    return _FRONT_MATTER.sub("", text, count=1).lstrip("\n")
 
 
 def _tags(article: dict[str, Any]) -> list[str]:
@@ -63,8 +71,11 @@ class DevtoAdapter(PlatformAdapter):
     ) -> None:
         self.settings = settings
         self._transport = transport
-        self._reads = TokenBucket(settings.reads_per_minute, 60.0)
-        self._writes = MinInterval(settings.write_interval_s)
+        self.limiter = Limiter(
+            self.label,
+            reads=TokenBucket(settings.reads_per_minute, 60.0),
+            writes=MinInterval(settings.write_interval_s),
+        )
         self._http: httpx.AsyncClient | None = None
         self._account: str | None = None
 
@@ -91,11 +102,16 @@ class DevtoAdapter(PlatformAdapter):
         if self._http is None:
             await self.connect()
         assert self._http is not None
-        await (self._reads if method == "GET" else self._writes).acquire()
+        # Rack::Attack throttles reads and writes separately: one window each.
+        key = "read" if method == "GET" else "write"
+        await self.limiter.acquire(key, write=method != "GET")
         try:
             response = await self._http.request(method, path, **kw)
         except httpx.HTTPError as exc:
             raise transport_error(exc, self.label) from None
+        finally:
+            self.limiter.finished(write=method != "GET")
+        self.limiter.observe(key, response.status_code, response.headers)
         raise_for_response(response, self.label, what=what)
         try:
             return response.json()
@@ -107,7 +123,12 @@ class DevtoAdapter(PlatformAdapter):
     # -- mapping --------------------------------------------------------------------
 
     def _post(self, a: dict[str, Any]) -> Post:
-        body = a.get("body_markdown") or (_text(a["body_html"]) if a.get("body_html") else "")
+        markdown = a.get("body_markdown")
+        body = (
+            markdown_body(markdown)
+            if isinstance(markdown, str) and markdown
+            else (_text(a["body_html"]) if a.get("body_html") else "")
+        )
         return Post(
             id=str(a["id"]),
             platform=self.platform,
@@ -232,11 +253,10 @@ class DevtoAdapter(PlatformAdapter):
     async def upvote(self, post_id: str) -> PostResult:
         raise errors.not_supported(UPVOTE_RULE.reason)
 
-    async def capabilities(self) -> Capabilities:
+    def static_capabilities(self) -> Capabilities:
         return Capabilities(
             platform=self.platform,
             configured=self.is_configured(),
-            account=await self._whoami(),
             actions={
                 "write_post": ActionRule(
                     allowed="auto", reason="Forem's API publishes articles for any API key."
@@ -247,7 +267,7 @@ class DevtoAdapter(PlatformAdapter):
             limits=LIMITS,  # type: ignore[arg-type]
         )
 
-    async def _whoami(self) -> str | None:
+    async def account(self) -> str | None:
         if not self.is_configured():
             return None
         if self._account is None:

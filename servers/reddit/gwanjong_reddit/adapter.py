@@ -21,7 +21,6 @@ import logging
 import math
 import random
 import re
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -52,7 +51,7 @@ from gwanjong_shared.contract import ActionRule, Capabilities, Limit, LimitName,
 from gwanjong_shared.errors import PlatformError
 from gwanjong_shared.http import error_for_status
 from gwanjong_shared.models import Comment, Post, PostResult, RateLimit
-from gwanjong_shared.ratelimit import MinInterval, TokenBucket
+from gwanjong_shared.ratelimit import ANY, Limiter, MinInterval, TokenBucket
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -116,37 +115,40 @@ class Gate:
         self.hosts = frozenset(
             (urlsplit(u).hostname or "").lower() for u in (settings.api_url, settings.token_url)
         )
-        self.bucket = TokenBucket(settings.requests_per_minute, 60.0)
-        self.rate_limit = RateLimit()
-        self.blocked_until = 0.0  # time.monotonic() before which Reddit's budget is spent
+        # Reddit's budget is per account, whatever the endpoint: one window (ANY).
+        self.limiter = Limiter(
+            "Reddit",
+            reads=TokenBucket(settings.requests_per_minute, 60.0),
+            writes=MinInterval(settings.write_interval_s),
+        )
+        self.forbidden: dict[int, str] = {}  # id(response) -> Reddit's reason for a 403
+
+    @property
+    def rate_limit(self) -> RateLimit:
+        """What Reddit last said about our budget (``x-ratelimit-*``)."""
+        return self.limiter.windows.get(ANY, RateLimit())
 
     def check_host(self, url: str) -> None:
         host = (urlsplit(url).hostname or "").lower()
         if host not in self.hosts:
             raise HostNotAllowed(host)
 
-    def observe(self, status: int, headers: Any) -> None:
-        """Remember Reddit's budget from ``x-ratelimit-*`` (all three, or none)."""
-        now = time.monotonic()
-        remaining, used, reset = (
-            headers.get(f"x-ratelimit-{k}") for k in ("remaining", "used", "reset")
-        )
-        if remaining is not None and used is not None and reset is not None:
+    async def observe(self, response: aiohttp.ClientResponse) -> None:
+        self.limiter.observe(ANY, response.status, response.headers)
+        if response.status == 403:
+            # asyncprawcore raises Forbidden without reading the body; its reason
+            # ("private", "quarantined", "gated") is what tells a closed subreddit from bad
+            # credentials.
             try:
-                left, spent, window = float(remaining), int(float(used)), float(reset)
-            except ValueError:
-                left, spent, window = 1.0, 0, 0.0
-            self.rate_limit = RateLimit(
-                limit=int(left) + spent, remaining=int(left), reset_at=time.time() + window
-            )
-            self.blocked_until = now + max(1.0, window) if left <= 0 else 0.0
-        if status == 429:
-            after = retry_after(headers)
-            if after is not None:
-                self.blocked_until = max(self.blocked_until, now + after)
+                body = await response.json(content_type=None)
+            except (ValueError, aiohttp.ClientError):
+                return
+            reason = body.get("reason") if isinstance(body, dict) else None
+            if isinstance(reason, str) and reason:
+                self.forbidden[id(response)] = reason
 
     def wait_s(self) -> float:
-        return max(0.0, self.blocked_until - time.monotonic())
+        return self.limiter.wait_s(ANY)
 
 
 class GatedRequestor(Requestor):
@@ -165,10 +167,10 @@ class GatedRequestor(Requestor):
     ) -> AsyncIterator[aiohttp.ClientResponse]:
         url = str(args[1]) if len(args) > 1 else str(kwargs.get("url", ""))
         self._gate.check_host(url)
-        await self._gate.bucket.acquire()
+        await self._gate.limiter.pace()
         # asyncprawcore always passes its module constant (16 s); ours is the setting.
         async with super().request(*args, timeout=self._gate.timeout_s, **kwargs) as response:
-            self._gate.observe(response.status, response.headers)
+            await self._gate.observe(response)
             yield response
 
 
@@ -189,6 +191,25 @@ def retry_strategy(count: int, backoff_s: float) -> type[FiniteRetryStrategy]:
             return type(self)(retries=self.retries - 1)
 
     return Retry
+
+
+def closed_subreddit(reason: str, missing: str) -> PlatformError:
+    """A 403 whose body names why the subreddit is closed to us: not a credentials problem."""
+    if reason == "quarantined":
+        return errors.not_supported(
+            f"Reddit refused access to {missing}: the subreddit is quarantined, and its content "
+            "is only served to accounts that opted in on the website. Pick another subreddit "
+            "or post."
+        )
+    if reason == "private":
+        return errors.not_supported(
+            f"Reddit refused access to {missing}: the subreddit is private (members only). "
+            "Pick another subreddit or post; our credentials are fine."
+        )
+    return errors.not_supported(
+        f"Reddit refused access to {missing}: the subreddit is closed to us ({reason[:40]}). "
+        "Pick another subreddit or post."
+    )
 
 
 def retry_after(headers: Any) -> float | None:
@@ -256,7 +277,6 @@ class RedditAdapter(PlatformAdapter):
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.gate = Gate(settings)
-        self._writes = MinInterval(settings.write_interval_s)
         self._reddit: asyncpraw.Reddit | None = None
         self._account: str | None = None
 
@@ -320,14 +340,8 @@ class RedditAdapter(PlatformAdapter):
     ) -> T:
         """Run SDK work, honouring Reddit's budget first and mapping every failure."""
         reddit = self._client()
-        wait = self.gate.wait_s()
-        if wait > self.settings.max_wait_s:
-            seconds = math.ceil(wait)
-            raise errors.rate_limited(
-                f"Reddit's request budget for this window is spent. Wait {seconds} seconds "
-                "before calling again.",
-                wait,
-            )
+        # Short waits are asyncprawcore's to sleep through; longer ones are refused here.
+        self.gate.limiter.check(ANY, tolerate_s=self.settings.max_wait_s)
         try:
             return await call(reddit)
         except PlatformError:
@@ -373,6 +387,9 @@ class RedditAdapter(PlatformAdapter):
                 "REDDIT_CLIENT_SECRET (and that the app still has API access), then retry."
             )
         if isinstance(exc, asyncprawcore.Forbidden):
+            reason = self.gate.forbidden.pop(id(exc.response), "")
+            if reason:
+                return closed_subreddit(reason, missing)
             return errors.auth(
                 f"Reddit refused access to {missing} (403): the subreddit may be private, the "
                 "account banned there, or the app's access revoked. Check the credentials."
@@ -650,7 +667,7 @@ class RedditAdapter(PlatformAdapter):
                 "No subreddit to post in. Set REDDIT_POST_SUBREDDIT to one whose rules allow "
                 "this kind of post, then restart the server."
             )
-        await self._writes.acquire()
+        await self.gate.limiter.pace(write=True)
 
         async def submit(reddit: asyncpraw.Reddit) -> Submission:
             subreddit = await reddit.subreddit(name)
@@ -671,7 +688,7 @@ class RedditAdapter(PlatformAdapter):
         self._require_account()
         sid = self._submission_id(post_id)
         cid = self._comment_id(parent_id) if parent_id else None
-        await self._writes.acquire()
+        await self.gate.limiter.pace(write=True)
 
         async def reply(reddit: asyncpraw.Reddit) -> Any:
             if cid is None:
@@ -705,16 +722,15 @@ class RedditAdapter(PlatformAdapter):
 
     # -- capabilities and validate --------------------------------------------------
 
-    async def capabilities(self) -> Capabilities:
+    def static_capabilities(self) -> Capabilities:
         return Capabilities(
             platform=self.platform,
             configured=self.is_configured(),
-            account=await self._whoami(),
             actions={"write_post": POST_RULE, "write_comment": COMMENT_RULE, "upvote": UPVOTE_RULE},
             limits=LIMITS,
         )
 
-    async def _whoami(self) -> str | None:
+    async def account(self) -> str | None:
         if not self.is_configured():
             return None
         if self._account is None:

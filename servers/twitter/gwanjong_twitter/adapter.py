@@ -9,6 +9,7 @@ replies only to posts that summoned us (mention or quote), likes not at all on s
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -23,7 +24,6 @@ from gwanjong_shared.adapter import PlatformAdapter
 from gwanjong_shared.contract import ActionRule, Capabilities, Limit, Unit, Validation
 from gwanjong_shared.errors import ErrorKind, PlatformError
 from gwanjong_shared.models import Comment, Post, PostResult
-from gwanjong_shared.ratelimit import MinInterval
 from gwanjong_twitter.api import ApiReader
 from gwanjong_twitter.posts import XPost, compose, flatten, to_post
 from gwanjong_twitter.settings import Settings
@@ -66,7 +66,6 @@ class TwitterAdapter(PlatformAdapter):
         self.settings = settings
         self.api = ApiReader(settings)
         self.web = WebReader(settings) if settings.web_reader_configured() else None
-        self._writes = MinInterval(settings.write_interval_s)
         self._replied: set[str] = set()  # posts this process already answered
         self._trends: tuple[float, list[str]] | None = None  # (when read, names)
         self.last_fallback: str | None = None
@@ -87,7 +86,15 @@ class TwitterAdapter(PlatformAdapter):
     async def _read(
         self, what: str, web: Callable[[WebReader], Awaitable[T]], api: Callable[[], Awaitable[T]]
     ) -> T:
-        if self.web is not None:
+        # A web session X is rate limiting is skipped until its window resets.
+        web_wait = self.web.limiter.longest_wait_s() if self.web is not None else 0.0
+        if web_wait > 0 and not self.api.can_read():
+            raise errors.rate_limited(
+                f"X's web API is rate limiting us. Wait {max(1, math.ceil(web_wait))} seconds "
+                "before calling again.",
+                web_wait,
+            )
+        if self.web is not None and web_wait <= 0:
             try:
                 # Bounded as a whole, so the fallback still fits in the tool's time limit.
                 with anyio.fail_after(self.settings.timeout_s):
@@ -180,7 +187,13 @@ class TwitterAdapter(PlatformAdapter):
             "fetching replies", from_web, lambda: self.api.conversation(root, limit)
         )
         starts_conversation = root.conversation_id in ("", root.id)
-        return flatten(root.id, replies, limit, orphans_to_root=starts_conversation)
+        return flatten(
+            root.id,
+            replies,
+            limit,
+            orphans_to_root=starts_conversation,
+            conversation_id=root.conversation_id or root.id,
+        )
 
     # -- validate -------------------------------------------------------------------------
 
@@ -245,7 +258,7 @@ class TwitterAdapter(PlatformAdapter):
 
     async def write_post(self, title: str, body: str, tags: list[str]) -> PostResult:
         self._need_user_context()
-        await self._writes.acquire()
+        await self.api.limiter.pace(write=True)
         post_id = await self.api.create(compose(title, body))
         return PostResult(
             ok=True,
@@ -267,7 +280,7 @@ class TwitterAdapter(PlatformAdapter):
                 raise errors.not_supported(
                     f"write_comment is not allowed for a program on X: {rule.reason}"
                 )
-        await self._writes.acquire()
+        await self.api.limiter.pace(write=True)
         reply_id = await self.api.create(body, reply_to=target)
         self._replied.add(target)
         return PostResult(
@@ -282,7 +295,7 @@ class TwitterAdapter(PlatformAdapter):
         if not self.settings.likes_allowed:
             raise errors.not_supported(LIKE_NEVER)
         self._need_user_context()
-        await self._writes.acquire()
+        await self.api.limiter.pace(write=True)
         await self.api.like(post_id)
         return PostResult(ok=True, platform=self.platform, action="upvote", id=post_id)
 
@@ -292,8 +305,11 @@ class TwitterAdapter(PlatformAdapter):
 
     # -- capabilities ---------------------------------------------------------------------
 
-    async def capabilities(self) -> Capabilities:
+    async def account(self) -> str | None:
         me = await self.api.me()
+        return me[1] if me else None
+
+    def static_capabilities(self) -> Capabilities:
         reader = self._reader_note()
         like = (
             ActionRule(allowed="auto", reason=LIKE_ALLOWED)
@@ -303,7 +319,6 @@ class TwitterAdapter(PlatformAdapter):
         return Capabilities(
             platform=self.platform,
             configured=self.is_configured(),
-            account=me[1] if me else None,
             actions={
                 "write_post": ActionRule(allowed="auto", reason=f"{POST_REASON} {reader}"),
                 "write_comment": ActionRule(allowed="summoned", reason=f"{REPLY_REASON} {reader}"),

@@ -14,9 +14,10 @@ from tweepy.client import Response
 
 from gwanjong_shared import errors
 from gwanjong_shared.errors import PlatformError
-from gwanjong_shared.http import error_for_status
+from gwanjong_shared.http import edge_block, error_for_status
+from gwanjong_shared.ratelimit import Limiter, MinInterval, wait_from
 from gwanjong_twitter.posts import XPost
-from gwanjong_twitter.redirect import API_HOSTS, AiohttpGate, RateLimits, UnexpectedHost
+from gwanjong_twitter.redirect import API_HOSTS, AiohttpGate, UnexpectedHost
 from gwanjong_twitter.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -53,7 +54,8 @@ class ApiReader:
         for name in ("tweepy", "oauthlib"):
             logging.getLogger(name).setLevel(max(logging.INFO, logging.getLogger(name).level))
         self.settings = settings
-        self.limits = RateLimits()
+        # Windows per endpoint (X limits each route separately); writes keep an interval.
+        self.limiter = Limiter(LABEL, writes=MinInterval(settings.write_interval_s))
         self._session: aiohttp.ClientSession | None = None
         self._client: AsyncClient | None = None
         self._me: tuple[str, str] | None = None  # (id, username)
@@ -71,7 +73,7 @@ class ApiReader:
         if self._client is None:
             s = self.settings
             self._session = aiohttp.ClientSession(
-                middlewares=(AiohttpGate(API_HOSTS, s.api_base_url, self.limits),),
+                middlewares=(AiohttpGate(API_HOSTS, s.api_base_url, self.limiter),),
                 timeout=aiohttp.ClientTimeout(total=s.timeout_s),
             )
             client = AsyncClient(
@@ -95,20 +97,10 @@ class ApiReader:
 
     # -- error mapping --------------------------------------------------------------------
 
-    def _check_budget(self, key: str) -> None:
-        budget = self.limits.budgets.get(key)
-        wait = budget.exhausted() if budget else None
-        if wait is not None:
-            raise errors.rate_limited(
-                f"X's window for {key.split(' ', 1)[1]} is used up until it resets. Wait "
-                f"{max(1, round(wait))} seconds before calling again.",
-                wait,
-            )
-
     async def call(self, what: str, key: str, call: Awaitable[T]) -> T:
         """Run one tweepy call; every failure becomes a PlatformError without SDK text."""
         try:
-            self._check_budget(key)
+            self.limiter.check(key)
         except PlatformError:
             close = getattr(call, "close", None)
             if close is not None:
@@ -155,6 +147,10 @@ class ApiReader:
             raise errors.timeout(
                 f"X did not answer within {self.settings.timeout_s:g} s while {what}. Try again later."
             ) from None
+        except aiohttp.ContentTypeError as exc:
+            # tweepy parses every error body as JSON; X's edge sends text/plain 429s and HTML
+            # 404s. The status and headers still say what happened.
+            raise self._not_json(exc, what) from None
         except aiohttp.ClientError as exc:
             raise errors.unavailable(
                 f"Could not reach X ({type(exc).__name__}) while {what}. Check the network or "
@@ -164,6 +160,29 @@ class ApiReader:
     async def _resp(self, what: str, key: str, call: Awaitable[Any]) -> Response:
         """``call`` for tweepy methods that return a Response (tweepy's annotations are a union)."""
         return cast(Response, await self.call(what, key, call))
+
+    @staticmethod
+    def _not_json(exc: aiohttp.ContentTypeError, what: str) -> PlatformError:
+        status = exc.status
+        headers = exc.headers or {}
+        if status == 429:
+            wait = wait_from(429, headers)
+            return errors.rate_limited(
+                f"X is rate limiting {what}. Wait {max(1, round(wait or 60))} seconds before "
+                "calling again.",
+                wait,
+            )
+        if status in (404, 410):
+            return errors.not_found(
+                f"X has no such post ({what}). Check the id: use one from search or trending."
+            )
+        if status == 403:
+            return edge_block(LABEL)
+        if 200 <= status < 300:
+            return errors.unavailable(
+                f"X answered {what} with something that is not JSON. Try again later."
+            )
+        return error_for_status(status, LABEL, retry_after=wait_from(status, headers))
 
     @staticmethod
     def _forbidden(exc: tweepy.Forbidden, what: str) -> PlatformError:
@@ -341,10 +360,12 @@ class ApiReader:
             page, deleted = self._posts(resp.data, resp.includes, resp.errors)
             posts.update((p.id, p) for p in page)
             gone.update((p.id, p) for p in deleted)
-            # includes.tweets are parents of this page: keep them too.
+            # includes.tweets holds parents of this page, but also the posts they quote, from
+            # other conversations: only this conversation's are replies.
             extra, _ = self._posts(resp.includes.get("tweets"), resp.includes, [])
             for p in extra:
-                posts.setdefault(p.id, p)
+                if p.conversation_id == conversation:
+                    posts.setdefault(p.id, p)
             token = resp.meta.get("next_token")
             if not token or not page or len(posts) >= limit + 1:
                 break

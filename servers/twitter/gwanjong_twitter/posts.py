@@ -77,14 +77,30 @@ def to_post(p: XPost) -> Post:
 
 
 def flatten(
-    root_id: str, posts: list[XPost], limit: int, *, orphans_to_root: bool = True
+    root_id: str,
+    posts: list[XPost],
+    limit: int,
+    *,
+    orphans_to_root: bool = True,
+    conversation_id: str = "",
 ) -> list[Comment]:
     """Depth-first, oldest first, with parent and depth. Only posts under ``root_id`` appear.
 
+    Only replies count: a post that answers nothing, or belongs to another conversation
+    than ``conversation_id`` (a quoted post riding along in ``includes``), is left out.
     A reply whose parent is not in ``posts`` (deleted and unnamed, or beyond what was
     fetched) hangs under the root at depth 0 when ``orphans_to_root`` (the root started the
     conversation, so it is an ancestor of everything); otherwise its place is unknown and it
-    is left out."""
+    is left out. Deleted placeholders stand for such parents and keep their place."""
+    posts = [
+        p
+        for p in posts
+        if p.deleted
+        or (
+            p.parent_id is not None
+            and (not conversation_id or p.conversation_id in ("", conversation_id))
+        )
+    ]
     known = {p.id for p in posts}
     children: dict[str, list[XPost]] = {}
     for p in posts:

@@ -12,18 +12,19 @@ Both SDKs hard-code absolute ``https://`` URLs (tweepy ``api.twitter.com``, twik
 Each gate allows only the hosts its SDK is expected to contact: anything else raises
 :class:`UnexpectedHost` before a byte leaves the machine. With a target URL the gate rewrites
 scheme, host and port and keeps the original ``Host`` header (the sandbox routes by it), so
-nothing reaches X. Each gate also reads X's ``x-rate-limit-*`` headers from every answer.
+nothing reaches X. Each gate also hands every answer's headers (``x-rate-limit-*``,
+``Retry-After``) to the shared :class:`Limiter`, per endpoint.
 """
 
 from __future__ import annotations
 
 import re
-import time
-from dataclasses import dataclass
 
 import aiohttp
 import httpx
 from yarl import URL
+
+from gwanjong_shared.ratelimit import Limiter
 
 API_HOSTS = frozenset({"api.twitter.com", "api.x.com"})
 WEB_HOSTS = frozenset({"x.com", "api.x.com", "twitter.com", "abs.twimg.com"})
@@ -31,22 +32,6 @@ WEB_HOSTS = frozenset({"x.com", "api.x.com", "twitter.com", "abs.twimg.com"})
 
 class UnexpectedHost(RuntimeError):
     """A request to a host this server never talks to (the gate refused to send it)."""
-
-
-@dataclass
-class Budget:
-    """What X last said about one endpoint's window."""
-
-    limit: int | None = None
-    remaining: int | None = None
-    reset: int | None = None  # epoch seconds
-
-    def exhausted(self, now: float | None = None) -> float | None:
-        """Seconds until the window resets when nothing is left in it, else None."""
-        if self.remaining is None or self.reset is None or self.remaining > 0:
-            return None
-        wait = self.reset - (time.time() if now is None else now)
-        return wait if wait > 0 else None
 
 
 def route_key(method: str, path: str) -> str:
@@ -60,37 +45,13 @@ def route_key(method: str, path: str) -> str:
     return f"{method} " + re.sub(r"/\d{2,}(?=/|$)", "/:id", path)
 
 
-class RateLimits:
-    """x-rate-limit-* per endpoint, from every answer (errors included)."""
-
-    def __init__(self) -> None:
-        self.budgets: dict[str, Budget] = {}
-
-    def observe(self, method: str, path: str, headers: object) -> None:
-        get = getattr(headers, "get", None)
-        if get is None:
-            return
-        values = [get(f"x-rate-limit-{k}") for k in ("limit", "remaining", "reset")]
-        if not any(values):
-            return
-        try:
-            limit, remaining, reset = (int(v) if v is not None else None for v in values)
-        except ValueError:
-            return
-        self.budgets[route_key(method, path)] = Budget(limit, remaining, reset)
-
-    def wait_for(self, method: str, path: str) -> float | None:
-        budget = self.budgets.get(route_key(method, path))
-        return budget.exhausted() if budget else None
-
-
 class AiohttpGate:
     """aiohttp client middleware: allow-list, optional redirect, rate-limit bookkeeping."""
 
-    def __init__(self, allowed: frozenset[str], target: str | None, limits: RateLimits) -> None:
+    def __init__(self, allowed: frozenset[str], target: str | None, limiter: Limiter) -> None:
         self.allowed = allowed
         self.target = URL(target) if target else None
-        self.limits = limits
+        self.limiter = limiter
 
     async def __call__(
         self, req: aiohttp.ClientRequest, handler: aiohttp.ClientHandlerType
@@ -107,7 +68,7 @@ class AiohttpGate:
                 .with_port(self.target.port)
             )
         response = await handler(req)
-        self.limits.observe(req.method, path, response.headers)
+        self.limiter.observe(route_key(req.method, path), response.status, response.headers)
         return response
 
 
@@ -118,12 +79,12 @@ class HttpxGate(httpx.AsyncBaseTransport):
         self,
         allowed: frozenset[str],
         target: str | None,
-        limits: RateLimits,
+        limiter: Limiter,
         inner: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.allowed = allowed
         self.target = httpx.URL(target) if target else None
-        self.limits = limits
+        self.limiter = limiter
         self.inner = inner or httpx.AsyncHTTPTransport()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
@@ -145,7 +106,9 @@ class HttpxGate(httpx.AsyncBaseTransport):
                 extensions=request.extensions,
             )
         response = await self.inner.handle_async_request(request)
-        self.limits.observe(request.method, path, response.headers)
+        self.limiter.observe(
+            route_key(request.method, path), response.status_code, response.headers
+        )
         return response
 
     async def aclose(self) -> None:

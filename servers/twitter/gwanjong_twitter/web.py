@@ -30,8 +30,9 @@ from twikit.tweet import tweet_from_data
 from twikit.x_client_transaction import ClientTransaction
 
 from gwanjong_shared import errors
+from gwanjong_shared.ratelimit import Limiter
 from gwanjong_twitter.posts import XPost, web_time_to_iso
-from gwanjong_twitter.redirect import WEB_HOSTS, HttpxGate, RateLimits
+from gwanjong_twitter.redirect import WEB_HOSTS, HttpxGate
 from gwanjong_twitter.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -70,7 +71,7 @@ def no_console() -> Iterator[None]:
 class WebReader:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.limits = RateLimits()
+        self.limiter = Limiter("X's web API")
         self._client: _Client | None = None
         self._ready = False
 
@@ -80,7 +81,7 @@ class WebReader:
         # Set the transport after construction: twikit's proxy setter would drop one passed in.
         target = s.web_base_url or s.api_base_url
         client.http = httpx.AsyncClient(
-            transport=HttpxGate(WEB_HOSTS, target, self.limits), timeout=s.timeout_s
+            transport=HttpxGate(WEB_HOSTS, target, self.limiter), timeout=s.timeout_s
         )
         return client
 

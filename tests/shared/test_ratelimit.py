@@ -1,0 +1,152 @@
+"""The shared outbound limiter: platform headers in, local refusals out, on a fake clock."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from gwanjong_shared.errors import ErrorKind, PlatformError
+from gwanjong_shared.http import raise_for_response
+from gwanjong_shared.ratelimit import ANY, Limiter, MinInterval, read_window, wait_from
+
+pytestmark = pytest.mark.anyio
+WALL = 1_800_000_000.0  # "now" in epoch seconds for every test
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def limiter() -> tuple[Limiter, Clock]:
+    clock = Clock()
+    return Limiter("Example", clock=clock, wall=lambda: WALL + clock.now - 100.0), clock
+
+
+def refusal(lim: Limiter, key: str = ANY) -> PlatformError:
+    with pytest.raises(PlatformError) as caught:
+        lim.check(key)
+    return caught.value
+
+
+def test_each_platforms_window_headers() -> None:
+    x = read_window(
+        {
+            "x-rate-limit-limit": "450",
+            "x-rate-limit-remaining": "0",
+            "x-rate-limit-reset": str(int(WALL) + 40),
+        },
+        now=WALL,
+    )
+    assert x is not None and (x.limit, x.remaining, x.reset_in) == (450, 0, 40)
+    # Reddit: remaining as a float string, reset as a delay, limit = used + remaining.
+    reddit = read_window(
+        {"x-ratelimit-used": "97", "x-ratelimit-remaining": "3.0", "x-ratelimit-reset": "12"},
+        now=WALL,
+    )
+    assert reddit is not None and (reddit.limit, reddit.remaining, reddit.reset_in) == (100, 3, 12)
+    bluesky = read_window(
+        {
+            "ratelimit-limit": "3000",
+            "ratelimit-remaining": "0",
+            "ratelimit-reset": str(int(WALL) + 9),
+        },
+        now=WALL,
+    )
+    assert bluesky is not None and (bluesky.remaining, bluesky.reset_in) == (0, 9)
+    assert read_window({"content-type": "text/plain"}) is None
+
+
+def test_wait_from_a_429_prefers_retry_after_then_the_window() -> None:
+    assert (
+        wait_from(429, {"Retry-After": "7", "x-rate-limit-reset": str(int(WALL) + 99)}, WALL) == 7
+    )
+    assert wait_from(429, {"x-rate-limit-reset": str(int(WALL) + 30)}, WALL) == 30
+    assert wait_from(429, {}, WALL) == 60  # a 429 that names no wait
+    assert wait_from(200, {"x-ratelimit-remaining": "5.0", "x-ratelimit-reset": "30"}, WALL) is None
+    assert wait_from(200, {"x-ratelimit-remaining": "0.0", "x-ratelimit-reset": "30"}, WALL) == 30
+
+
+def test_after_a_429_calls_are_refused_locally_until_the_reset() -> None:
+    lim, clock = limiter()
+    lim.check("read")  # nothing known yet
+    assert lim.observe("read", 429, {"Retry-After": "30"}) == 30
+    err = refusal(lim, "read")
+    assert err.kind is ErrorKind.RATE_LIMITED and err.retry_after == pytest.approx(30)
+    assert str(err).startswith("rate_limited retry_after=30: Example ")
+    lim.check("write")  # another window is unaffected
+    clock.now += 29.5
+    assert refusal(lim, "read").retry_after == pytest.approx(0.5)
+    clock.now += 0.5
+    lim.check("read")
+
+
+def test_an_empty_window_blocks_until_its_reset_and_budget_reopens_it() -> None:
+    lim, clock = limiter()
+    lim.observe("GET /2/tweets/:id", 200, {
+        "x-rate-limit-limit": "15", "x-rate-limit-remaining": "0",
+        "x-rate-limit-reset": str(int(WALL) + 120),
+    })  # fmt: skip
+    assert refusal(lim, "GET /2/tweets/:id").retry_after == pytest.approx(120)
+    assert lim.windows["GET /2/tweets/:id"].remaining == 0
+    lim.check("GET /2/users/me")
+    lim.observe("GET /2/tweets/:id", 200, {
+        "x-rate-limit-remaining": "15", "x-rate-limit-reset": str(int(WALL) + 900),
+    })  # fmt: skip
+    lim.check("GET /2/tweets/:id")
+    assert clock.now == 100.0  # no time had to pass
+
+
+def test_the_any_window_blocks_every_key_and_short_waits_can_be_tolerated() -> None:
+    lim, _clock = limiter()
+    lim.observe(
+        ANY,
+        200,
+        {"x-ratelimit-used": "100", "x-ratelimit-remaining": "0.0", "x-ratelimit-reset": "8"},
+    )
+    assert refusal(lim, "read").retry_after == pytest.approx(8)
+    lim.check("read", tolerate_s=10)  # a wait the SDK may sleep through
+    assert lim.longest_wait_s() == pytest.approx(8)
+
+
+async def test_acquire_checks_before_pacing_and_intervals_count_from_the_answer() -> None:
+    clock = Clock()
+    interval = MinInterval(5, clock=clock)
+    lim = Limiter("Example", writes=interval, clock=clock, wall=lambda: WALL)
+    await lim.acquire("write", write=True)
+    clock.now += 3  # the call took 3 s to answer
+    lim.finished(write=True)
+    clock.now += 5
+    assert await interval.acquire() == 0  # 5 s after the answer, not after the start
+    lim.observe("write", 429, {"Retry-After": "12"})
+    with pytest.raises(PlatformError, match="retry_after=12"):
+        await lim.acquire("write", write=True)
+
+
+def _response(status: int, body: bytes, content_type: str = "application/json") -> httpx.Response:
+    return httpx.Response(status, content=body, headers={"content-type": content_type})
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "kind"),
+    [
+        (403, b"", ErrorKind.UNAVAILABLE),  # a CDN block: no platform body
+        (403, b"<html><body>Access denied</body></html>", ErrorKind.UNAVAILABLE),
+        (403, b'{"error": "forbidden", "status": 403}', ErrorKind.AUTH),
+        (429, b"Rate limit exceeded\n", ErrorKind.RATE_LIMITED),
+        (404, b"<html>Not found</html>", ErrorKind.NOT_FOUND),
+    ],
+)
+def test_error_bodies_that_are_not_json_map_by_status(
+    status: int, body: bytes, kind: ErrorKind
+) -> None:
+    with pytest.raises(PlatformError) as caught:
+        raise_for_response(_response(status, body), "Example")
+    assert caught.value.kind is kind
+    if kind is ErrorKind.UNAVAILABLE:
+        assert "credentials" in str(caught.value) and "not about our credentials" in str(
+            caught.value
+        )
