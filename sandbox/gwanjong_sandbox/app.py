@@ -107,10 +107,12 @@ def _fault_response(emulator: Emulator, fault: Fault) -> Response:
     response = emulator.error_response(fault.status, fault.retry_after)
     if fault.body is None:
         return response
+    # raw_headers, not .headers: that view caches the list init_headers replaces, and
+    # headers stamped when the response is sent (X's reset) would go to the old one.
     keep = {
-        k: v
-        for k, v in response.headers.items()
-        if k.lower() not in ("content-length", "content-type")
+        k.decode("latin-1"): v.decode("latin-1")
+        for k, v in response.raw_headers
+        if k.lower() not in (b"content-length", b"content-type")
     }
     # Same response object: headers stamped when it is sent (X's reset) still are.
     response.body = fault.body.encode()
