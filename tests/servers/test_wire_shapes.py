@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
+from gwanjong_devto.adapter import markdown_body
 from gwanjong_sandbox.control import SandboxControl
 from tests.mcp import call, error_of
 from tests.platforms import SPECS
@@ -116,3 +117,11 @@ async def test_reddit_closed_subreddit_403_says_so(
         text = await error_of(client, "get_post", post_id=ids["rust-async"])
     assert text.startswith("not_supported: "), text
     assert word in text and "credentials" not in text.replace("our credentials are fine", "")
+
+
+def test_front_matter_is_cut_only_at_the_top() -> None:
+    assert markdown_body("---\r\ntitle: T\r\n---\r\n\r\nBody\r\nline") == "Body\nline"
+    assert markdown_body("\ufeff---\ntitle: T\npublished: true\n---\nBody") == "Body"
+    # A thematic break further down, or an unclosed block, is the article's own text.
+    assert markdown_body("Intro\n\n---\n\nMore\n---\n") == "Intro\n\n---\n\nMore\n---\n"
+    assert markdown_body("---\nno end") == "---\nno end"

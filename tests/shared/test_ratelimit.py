@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from importlib.metadata import version
+
 import httpx
 import pytest
 
 from gwanjong_shared.errors import ErrorKind, PlatformError
 from gwanjong_shared.http import raise_for_response
 from gwanjong_shared.ratelimit import ANY, Limiter, MinInterval, read_window, wait_from
+from gwanjong_shared.server import package_version
 
 pytestmark = pytest.mark.anyio
 WALL = 1_800_000_000.0  # "now" in epoch seconds for every test
@@ -150,3 +153,8 @@ def test_error_bodies_that_are_not_json_map_by_status(
         assert "credentials" in str(caught.value) and "not about our credentials" in str(
             caught.value
         )
+
+
+def test_server_version_is_the_packages_own() -> None:
+    assert package_version("gwanjong_devto.adapter") == version("gwanjong-devto")
+    assert package_version("no_such_package_here.adapter") == "0+unknown"
