@@ -239,6 +239,15 @@ class Limiter:
                 wait,
             )
 
+    async def wait_or_refuse(self, key: str = ANY, *, tolerate_s: float) -> float:
+        """Sleep through a shut window of up to ``tolerate_s``; refuse a longer one.
+        Returns the seconds slept."""
+        self.check(key, tolerate_s=tolerate_s)
+        wait = self.wait_s(key)
+        if wait > 0:
+            await anyio.sleep(wait)
+        return wait
+
     async def pace(self, *, write: bool = False) -> None:
         """Keep to the published rate: a write waits its interval, a read for a token."""
         for pacer in self.writes if write else self.reads:

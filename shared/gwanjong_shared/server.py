@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
-from importlib.metadata import PackageNotFoundError, packages_distributions, version
+from importlib.metadata import PackageNotFoundError, version
 from typing import Annotated, Any, TypeVar
 
 import anyio
@@ -49,8 +49,8 @@ PostId = Annotated[
 def package_version(module: str) -> str:
     """The version of the distribution that ships ``module`` ("gwanjong_devto.adapter")."""
     top = module.split(".", 1)[0]
-    names = packages_distributions().get(top) or [top.replace("_", "-")]
-    for name in names:
+    # By name, not packages_distributions(): that scans every installed package at start.
+    for name in (top.replace("_", "-"), top):
         try:
             return version(name)
         except PackageNotFoundError:

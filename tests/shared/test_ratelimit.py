@@ -158,3 +158,14 @@ def test_error_bodies_that_are_not_json_map_by_status(
 def test_server_version_is_the_packages_own() -> None:
     assert package_version("gwanjong_devto.adapter") == version("gwanjong-devto")
     assert package_version("no_such_package_here.adapter") == "0+unknown"
+
+
+async def test_a_short_shut_window_can_be_slept_through_a_long_one_not() -> None:
+    clock = Clock()
+    lim = Limiter("Example", clock=clock, wall=lambda: WALL)
+    assert await lim.wait_or_refuse("read", tolerate_s=5) == 0
+    lim.block("read", 40)
+    with pytest.raises(PlatformError, match="retry_after=40"):
+        await lim.wait_or_refuse("read", tolerate_s=5)
+    clock.now += 39.99  # 0.01 s left: slept, not refused
+    assert await lim.wait_or_refuse("read", tolerate_s=5) == pytest.approx(0.01)

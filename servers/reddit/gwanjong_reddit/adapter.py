@@ -340,8 +340,8 @@ class RedditAdapter(PlatformAdapter):
     ) -> T:
         """Run SDK work, honouring Reddit's budget first and mapping every failure."""
         reddit = self._client()
-        # Short waits are asyncprawcore's to sleep through; longer ones are refused here.
-        self.gate.limiter.check(ANY, tolerate_s=self.settings.max_wait_s)
+        # A short wait (up to MAX_WAIT_S) is slept through; a longer one refused at once.
+        await self.gate.limiter.wait_or_refuse(ANY, tolerate_s=self.settings.max_wait_s)
         try:
             return await call(reddit)
         except PlatformError:
