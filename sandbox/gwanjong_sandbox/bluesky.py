@@ -58,6 +58,7 @@ from gwanjong_sandbox.corpus import Node, Thread, build_corpus, walk
 from gwanjong_sandbox.state import SandboxState
 
 ME_HANDLE = "gwanjong.bsky.social"
+ME_NAME = "gwanjong"  # the corpus author name that handle_for() turns into ME_HANDLE
 APP_PASSWORD = "gwjn-sbx1-bsky-pass"
 # An account whose DID document names a PDS somewhere else: the SDK follows it there.
 WANDERER_HANDLE = "wanderer.bsky.social"
@@ -289,7 +290,7 @@ class BlueskyEmulator:
         base = datetime(2026, 11, 1, tzinfo=UTC)
         self.me = self._account(ME_HANDLE, "Gwanjong Bot", base, APP_PASSWORD)
         self._account(WANDERER_HANDLE, "Wanderer", base, WANDERER_PASSWORD, pds=WANDERER_PDS)
-        for thread in [*build_corpus(), *_extra_threads()]:
+        for thread in [*build_corpus(ME_NAME), *_extra_threads()]:
             self._seed(thread)
         gil = self._by_name("gatekeeper_gil")
         gil.follows.add(self._by_name("friend_fay").did)
@@ -721,6 +722,7 @@ class BlueskyEmulator:
             "app.bsky.feed.getPosts": self.get_posts,
             "com.atproto.server.getSession": self.get_session,
             "sandbox.debug.getCounts": self.debug_counts,
+            "app.bsky.notification.listNotifications": self.list_notifications,
         }
         procedures: dict[str, Callable[[Request], Awaitable[Response]]] = {
             "com.atproto.server.createSession": self.create_session,
@@ -1103,6 +1105,11 @@ class BlueskyEmulator:
         )
 
     # debug routes for tests (under the prefix, so they count as this platform's requests)
+
+    async def list_notifications(self, request: Request) -> Response:
+        from gwanjong_sandbox.bluesky_inbox import list_notifications
+
+        return await list_notifications(self, request)
 
     async def debug_counts(self, _request: Request) -> Response:
         return JSON({"counts": dict(self.counts)})
