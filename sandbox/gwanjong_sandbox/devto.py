@@ -247,11 +247,25 @@ class DevtoEmulator:
 
     @staticmethod
     def _me_form(article: dict[str, Any]) -> dict[str, Any]:
-        keep = (
-            "type_of id title description slug path url comments_count public_reactions_count "
-            "published_timestamp positive_reactions_count cover_image canonical_url "
-            "reading_time_minutes user body_markdown published_at"
-        ).split()
+        keep = [
+            "type_of",
+            "id",
+            "title",
+            "description",
+            "slug",
+            "path",
+            "url",
+            "comments_count",
+            "public_reactions_count",
+            "published_timestamp",
+            "positive_reactions_count",
+            "cover_image",
+            "canonical_url",
+            "reading_time_minutes",
+            "user",
+            "body_markdown",
+            "published_at",
+        ]
         form = {k: article[k] for k in keep}
         form.update(published=True, page_views_count=0, tag_list=list(article["tag_list"]))
         return form
