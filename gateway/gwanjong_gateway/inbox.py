@@ -107,10 +107,11 @@ async def inbox(
             tg.start_soon(one, platform)
 
     acted = store.acted_targets()
-    fresh = [
-        p
-        for p in dedupe(found)
-        if (p.platform, p.id) not in acted and not is_opted_out(opt_out, p.platform, p.author)
-    ]
-    fresh.sort(key=lambda p: p.published_at or "", reverse=True)
-    return [summoned(p) for p in fresh[:limit]], notes
+    found.sort(key=lambda p: p.published_at or "", reverse=True)
+    fresh: dict[str, Opportunity] = {}
+    for post in dedupe(found):
+        if (post.platform, post.id) in acted or is_opted_out(opt_out, post.platform, post.author):
+            continue
+        # Two replies in one Dev.to/Reddit thread are one place to answer: keep the newest.
+        fresh.setdefault(opportunity_id(post), summoned(post))
+    return list(fresh.values())[:limit], notes
