@@ -75,7 +75,8 @@ async def inbox(
     limit: int,
     opt_out: list[str],
 ) -> tuple[list[Opportunity], dict[str, str]]:
-    """Unanswered mentions, newest first, and a note per platform that could not answer."""
+    """Unanswered mentions (newest first, in rounds across platforms) and a note per
+    platform that could not answer."""
     found: list[Post] = []
     notes: dict[str, str] = {}
     timeout = upstreams.config.gateway.call_timeout_s
@@ -114,4 +115,16 @@ async def inbox(
             continue
         # Two replies in one Dev.to/Reddit thread are one place to answer: keep the newest.
         fresh.setdefault(opportunity_id(post), summoned(post))
-    return list(fresh.values())[:limit], notes
+    return fair(list(fresh.values()))[:limit], notes
+
+
+def fair(items: list[Opportunity]) -> list[Opportunity]:
+    """Newest first, but in rounds across platforms, so a busy platform cannot push the
+    others' summons past `limit`."""
+    seen: dict[str, int] = {}
+    ranked: list[tuple[int, int, Opportunity]] = []
+    for order, item in enumerate(items):  # items are newest first
+        turn = seen.get(item.post.platform, 0)
+        seen[item.post.platform] = turn + 1
+        ranked.append((turn, order, item))
+    return [item for _turn, _order, item in sorted(ranked, key=lambda r: (r[0], r[1]))]

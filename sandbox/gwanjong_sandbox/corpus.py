@@ -275,6 +275,14 @@ def _threads() -> list[Thread]:
                         50,
                     ),
                 ),
+                # A mention in a comment: the inbox's "username mention" on Reddit.
+                _n(
+                    "llm-3",
+                    "tokenomics",
+                    "{me} measured this for their gateway, maybe they can share numbers?",
+                    4,
+                    70,
+                ),
             ],
         ),
         Thread(

@@ -146,7 +146,7 @@ class DevtoEmulator:
             "type_of": "comment",
             "id_code": _id_code(node.key),
             "created_at": created,
-            "body_html": f"<p>{html.escape(node.body)}</p>",
+            "body_html": f"<p>{html.escape(node.body.replace('{me}', f'@{ME}'))}</p>",
             "user": _user(node.author, _uid(node.author)),
             "children": [self._comment(c) for c in node.children],
         }

@@ -273,7 +273,7 @@ class RedditEmulator:
             parent=parent,
             depth=depth,
             author=node.author,
-            body=node.body,
+            body=node.body.replace("{me}", f"u/{ME}"),
             score=node.likes,
             created=link.created + 60 * node.minutes,
             deleted=node.deleted,

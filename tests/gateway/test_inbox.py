@@ -9,9 +9,12 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
+from gwanjong_gateway import inbox
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.server import build_gateway
+from gwanjong_gateway.state import Opportunity
 from gwanjong_sandbox.control import SandboxControl
+from gwanjong_shared.models import Post
 from tests.gateway.helpers import config_text, in_memory_gateway
 from tests.mcp import call
 from tests.platforms import SPECS
@@ -126,3 +129,25 @@ async def test_a_server_without_mentions_is_up_and_skipped(
     assert {o["platform"] for o in summoned(scouted)} == {"twitter"}
     assert "no mentions tool" in scouted["errors"]["reddit"]
     assert status["platforms"]["reddit"]["health"] == "up"
+
+
+def test_the_inbox_takes_turns_across_platforms() -> None:
+    def item(platform: str, n: int) -> Opportunity:
+        post = Post(id=str(n), platform=platform, published_at=f"2026-11-27T0{9 - n}:00:00Z")
+        return inbox.summoned(post)
+
+    newest_first = [item("bluesky", 0), item("bluesky", 1), item("bluesky", 2), item("devto", 3)]
+    order = [(o.post.platform, o.post.id) for o in inbox.fair(newest_first)]
+    assert order == [("bluesky", "0"), ("devto", "3"), ("bluesky", "1"), ("bluesky", "2")]
+
+
+def test_a_broken_cursor_file_costs_one_full_inbox(tmp_path: Path) -> None:
+    cursors = inbox.Cursors(tmp_path / "inbox.json")
+    assert cursors.get("x") is None
+    cursors.set("x", "42")
+    cursors.set("bluesky", "2026-11-27T06:00:00.250Z")
+    assert cursors.get("x") == "42" and cursors.get("bluesky") == "2026-11-27T06:00:00.250Z"
+    (tmp_path / "inbox.json").write_text("{not json")
+    assert cursors.get("x") is None
+    cursors.set("x", "43")
+    assert cursors.load() == {"x": "43"}

@@ -63,11 +63,14 @@ async def test_reddit_inbox_points_at_the_thread_and_the_comment(sandbox: Sandbo
     async with Client(SPECS["reddit"].build(sandbox.url)) as client:
         posts = (await call(client, "mentions"))["posts"]
         bad = await error_of(client, "mentions", since="last week")
-    mine = sandbox.ids("reddit")["my-post"]
-    assert posts and all(p["id"] == mine for p in posts)
-    assert all(
-        p["url"].startswith("https://www.reddit.com/r/") and f"/{mine}/" in p["url"] for p in posts
-    )
+    ids = sandbox.ids("reddit")
+    replies = [p for p in posts if p["tags"] == ["reply"]]
+    mentions = [p for p in posts if p["tags"] == ["mention"]]
+    assert len(replies) == 2 and all(p["id"] == ids["my-post"] for p in replies)
+    [mention] = mentions  # a comment naming u/gwanjong_bot in someone else's thread
+    assert mention["id"] == ids["llm-agents"] and "u/gwanjong_bot" in mention["body"]
+    for p in posts:
+        assert p["url"].startswith("https://www.reddit.com/r/") and f"/{p['id']}/" in p["url"]
     assert len({p["url"] for p in posts}) == len(posts)  # one per comment
     assert bad.startswith("invalid_input: ")
 
@@ -79,4 +82,5 @@ async def test_bluesky_notifications_name_the_reason(sandbox: SandboxControl) ->
     ids = sandbox.ids("bluesky")
     assert by_id[ids["summons-me"]] == ["mention"]
     assert by_id[ids["gated"]] == ["mention"]
+    assert sum(1 for tags in by_id.values() if tags == ["mention"]) == 3  # + a comment naming us
     assert sum(1 for tags in by_id.values() if tags == ["reply"]) == 2  # the replies to my-post
