@@ -79,6 +79,7 @@ async def inbox(
     platform that could not answer."""
     found: list[Post] = []
     notes: dict[str, str] = {}
+    new_cursors: dict[str, str] = {}
     timeout = upstreams.config.gateway.call_timeout_s
 
     async def one(platform: str) -> None:
@@ -101,7 +102,7 @@ async def inbox(
         found.extend(Post.model_validate(p) for p in outcome.data.get("posts", []))
         cursor = str(outcome.data.get("next_since") or "")
         if cursor:
-            cursors.set(platform, cursor)
+            new_cursors[platform] = cursor
 
     async with anyio.create_task_group() as tg:
         for platform in platforms:
@@ -115,7 +116,20 @@ async def inbox(
             continue
         # Two replies in one Dev.to/Reddit thread are one place to answer: keep the newest.
         fresh.setdefault(opportunity_id(post), summoned(post))
-    return fair(list(fresh.values()))[:limit], notes
+    shown = fair(list(fresh.values()))[:limit]
+
+    # The cursor moves only past what the model was shown: a platform whose summons did
+    # not all fit in `limit` keeps its old cursor, so the rest come back next time.
+    def count(items: list[Opportunity], platform: str) -> int:
+        return sum(o.post.platform == platform for o in items)
+
+    left_out = {p for p in new_cursors if count([*fresh.values()], p) > count(shown, p)}
+    for platform, cursor in new_cursors.items():
+        if platform in left_out:
+            notes[platform] = "inbox: more summons than `limit`: call again to see the rest"
+        else:
+            cursors.set(platform, cursor)
+    return shown, notes
 
 
 def fair(items: list[Opportunity]) -> list[Opportunity]:

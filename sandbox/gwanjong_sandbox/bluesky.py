@@ -427,7 +427,13 @@ class BlueskyEmulator:
             when = created + timedelta(minutes=node.minutes, seconds=len(uris) % 60)
             parent_uri = uris[parent.key] if parent is not None else root.uri
             post = self._store(
-                who, node.body.replace("{me}", f"@{ME_HANDLE}"), when, root=root.uri, parent=parent_uri, likes=node.likes, langs=lang
+                who,
+                node.body.replace("{me}", f"@{ME_HANDLE}"),
+                when,
+                root=root.uri,
+                parent=parent_uri,
+                likes=node.likes,
+                langs=lang,
             )
             uris[node.key] = post.uri
             post.gone = _ODD.get(node.key)

@@ -175,7 +175,8 @@ Use it to find where someone asked for us; reply to them with write_comment(post
 Input: since (the next_since of an earlier call: only newer items), limit (1-100, default 20).
 Output: {{"posts": [Post], "next_since": str}}, newest first; each Post's tags name why it is
 here (mention, reply, quote). Items we already answered are left out where {label} shows it.
-Errors: `auth` (needs our account), `rate_limited retry_after=N`, `unavailable`, `timeout`.
+Errors: `auth` (needs our account), `invalid_input` (a since that is no next_since),
+`not_supported`, `rate_limited retry_after=N`, `unavailable`, `timeout`.
 Example: mentions(since=None, limit=20)""",
     )
     async def mentions(

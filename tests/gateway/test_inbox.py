@@ -151,3 +151,19 @@ def test_a_broken_cursor_file_costs_one_full_inbox(tmp_path: Path) -> None:
     assert cursors.get("x") is None
     cursors.set("x", "43")
     assert cursors.load() == {"x": "43"}
+
+
+async def test_what_did_not_fit_in_limit_comes_back(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    async with Client(in_memory_gateway(sandbox, tmp_path, ["bluesky", "devto"])) as client:
+        first = await call(client, "scout", source="mentions", limit=2)
+        assert [o["platform"] for o in first["opportunities"]] == ["bluesky", "devto"]
+        assert "call again" in first["errors"]["bluesky"]  # bluesky had more than its turn
+        cursors = json.loads((tmp_path / "inbox.json").read_text())
+        assert set(cursors) == {"devto"}  # all of devto's inbox was shown
+        second = await call(client, "scout", source="mentions", limit=25)
+    platforms = [o["platform"] for o in summoned(second)]
+    assert platforms and set(platforms) == {"bluesky"}
+    assert first["opportunities"][0]["id"] in {o["id"] for o in second["opportunities"]}
+    assert second["errors"] == {}
