@@ -23,7 +23,8 @@ How the shared corpus becomes Bluesky:
 Emulator-only threads (not in corpus.py): ``gated`` mentions us but its threadgate lets
 only people the author follows reply (so ``viewer.replyDisabled`` is true for us), and
 ``odd-nodes`` has a ``#blockedPost`` (an author who blocks us) and a ``#notFoundPost``
-among its replies.
+among its replies; ``bsky-quotes-me`` quotes our own ``my-post`` (the inbox's ``quote``,
+see bluesky_inbox.py, which also serves ``app.bsky.notification.listNotifications``).
 
 Debug routes under the prefix, for tests: ``GET /xrpc/sandbox.debug.getCounts`` (requests
 served per NSID), ``POST /xrpc/sandbox.debug.configure`` (``accessTtlS``),
@@ -292,6 +293,9 @@ class BlueskyEmulator:
         self._account(WANDERER_HANDLE, "Wanderer", base, WANDERER_PASSWORD, pds=WANDERER_PDS)
         for thread in [*build_corpus(ME_NAME), *_extra_threads()]:
             self._seed(thread)
+        from gwanjong_sandbox.bluesky_inbox import seed_quote
+
+        seed_quote(self)
         gil = self._by_name("gatekeeper_gil")
         gil.follows.add(self._by_name("friend_fay").did)
         self._by_name("blocker_bo").blocks_me = True

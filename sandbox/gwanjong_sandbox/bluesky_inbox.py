@@ -9,15 +9,36 @@ opaque timestamp string too). ``reasons`` filters, as the lexicon says.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
+from gwanjong_sandbox.corpus import BASE_TIME
+
 if TYPE_CHECKING:
     from gwanjong_sandbox.bluesky import BlueskyEmulator, StoredPost
 
 MENTION = "app.bsky.richtext.facet#mention"
+
+
+def seed_quote(emulator: BlueskyEmulator) -> None:
+    """Emulator-only: someone quoting our own post (a summons by quote, reason ``quote``)."""
+    mine = emulator.posts[emulator.roots["my-post"]]
+    quote = emulator._store(
+        emulator._author("quote_quinn"),
+        "This is the part people skip: rules before writes.",
+        BASE_TIME - timedelta(hours=2),
+        root=None,
+        parent=None,
+        likes=4,
+    )
+    quote.record["embed"] = {
+        "$type": "app.bsky.embed.record",
+        "record": {"cid": mine.cid, "uri": mine.uri},
+    }
+    emulator.roots["bsky-quotes-me"] = quote.uri
 
 
 def _reason(emulator: BlueskyEmulator, post: StoredPost, me: str) -> tuple[str, str | None]:

@@ -83,4 +83,5 @@ async def test_bluesky_notifications_name_the_reason(sandbox: SandboxControl) ->
     assert by_id[ids["summons-me"]] == ["mention"]
     assert by_id[ids["gated"]] == ["mention"]
     assert sum(1 for tags in by_id.values() if tags == ["mention"]) == 3  # + a comment naming us
+    assert by_id[ids["bsky-quotes-me"]] == ["quote"]  # someone quoting our own post
     assert sum(1 for tags in by_id.values() if tags == ["reply"]) == 2  # the replies to my-post
