@@ -3,7 +3,7 @@
 Starts the sandbox, writes a throw-away gateway.toml that points every bundled server at
 it (writes = live: the sandbox is the only place anything goes), launches the gateway as a
 real stdio MCP server, and drives scout -> draft -> strike through a real MCP client,
-printing what an agent would see.
+printing what an agent would see: first the inbox (where we were summoned), then a topic.
 """
 
 from __future__ import annotations
@@ -62,6 +62,8 @@ async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: A
         table.add_row("[bold]total[/]", f"[bold]{tool_list_tokens(tools)}[/]")
         console.print(table)
 
+        inbox_outcomes = await _inbox(client, platforms)
+
         async def progress(progress: float, total: float | None, message: str | None) -> None:
             console.print(f"   scout: {progress:.0f}/{total or 0:.0f} {message or ''}")
 
@@ -90,7 +92,7 @@ async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: A
             console.print("[red]scout found nothing; the demo cannot go on.[/]")
             return 1
 
-        outcomes: list[tuple[str, str, str]] = []
+        outcomes: list[tuple[str, str, str]] = list(inbox_outcomes)
         reply = (
             "One gateway with scout/draft/strike keeps the tool list small: five tools "
             "instead of thirty-six, and the raw posts stay on the server."
@@ -190,6 +192,55 @@ async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: A
         f"{sum(1 for _, s, _ in outcomes if s == 'handoff')} handed to a human, {len(writes)} writes in the sandbox."
     )
     return 0 if outcomes and len(writes) >= posted else 1
+
+
+INBOX_REPLY = (
+    "Thanks for asking! We keep one gateway with scout/draft/strike: five tools instead of "
+    "thirty-six, so the tool list stays around 1,400 tokens."
+)
+
+
+async def _inbox(client: Client[Any], platforms: list[str]) -> list[tuple[str, str, str]]:
+    """Step 1b: scout(source="mentions") and answer one summons per platform."""
+    console.print(f"\n[bold]1b. scout[/](source='mentions') across {', '.join(platforms)}")
+    scouted = (
+        await client.call_tool("scout", {"source": "mentions", "platforms": platforms, "limit": 10})
+    ).structured_content or {}
+    table = Table(title="Inbox: where someone asked for us (unanswered, newest first)")
+    for col in ("id", "platform", "title", "reason"):
+        table.add_column(col, overflow="fold")
+    inbox = [o for o in scouted.get("opportunities", []) if o.get("summoned")]
+    for o in inbox:
+        table.add_row(o["id"], o["platform"], o["title"][:60], o["reason"])
+    console.print(table)
+    if scouted.get("errors"):
+        console.print(f"[yellow]errors:[/] {scouted['errors']}")
+    outcomes: list[tuple[str, str, str]] = []
+    for platform in platforms:
+        mine = [o for o in inbox if o["platform"] == platform]
+        if not mine:
+            continue
+        # A post that tagged us is where a program may answer (X, Bluesky); else the newest.
+        chosen = next((o for o in mine if "mentions you" in o["reason"]), mine[0])
+        drafted = (
+            await client.call_tool("draft", {"opportunity_id": chosen["id"]})
+        ).structured_content or {}
+        allowed = drafted.get("strike", {}).get("actions", {}).get("comment", {}).get("allowed")
+        struck = await client.call_tool(
+            "strike",
+            {"opportunity_id": chosen["id"], "action": "comment", "content": INBOX_REPLY},
+            raise_on_error=False,
+        )
+        result = struck.structured_content or {
+            "error": " ".join(getattr(c, "text", "") for c in struck.content)
+        }
+        status = str(result.get("status", "error"))
+        where = str(result.get("url") or result.get("open") or "")
+        console.print(
+            f"   \\[{platform}] {chosen['reason']}: comment is {allowed} -> [bold]{status}[/] {where}"
+        )
+        outcomes.append((platform, status, where))
+    return outcomes
 
 
 def run_demo(topic: str = "MCP gateway design", platforms: list[str] | None = None) -> int:

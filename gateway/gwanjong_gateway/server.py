@@ -20,12 +20,12 @@ from fastmcp.exceptions import ToolError
 from mcp.types import InputRequiredResult, ToolAnnotations
 from pydantic import Field
 
-from gwanjong_gateway import approval, workflow
+from gwanjong_gateway import approval, inbox, workflow
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.expose import register_exposed
 from gwanjong_gateway.policy import disclosure_for
 from gwanjong_gateway.setup_guide import guide_for, save_credentials
-from gwanjong_gateway.state import Workflow
+from gwanjong_gateway.state import Opportunity, Workflow
 from gwanjong_gateway.store import StrikeStore
 from gwanjong_gateway.strike import StrikeDesk
 from gwanjong_gateway.upstreams import Upstreams
@@ -55,6 +55,7 @@ class Gateway:
         self.upstreams = Upstreams(config, environ, transports)
         self.store: StrikeStore | None = None
         self.desk: StrikeDesk | None = None
+        self.cursors = inbox.Cursors(config.state_dir / "inbox.json")
 
     def open_store(self) -> StrikeStore:
         if self.store is None:
@@ -140,16 +141,20 @@ def build_gateway(
 
     @pipeline.tool(stores="opportunities", annotations=READ, description=SCOUT_DOC)
     async def scout(
-        topic: Annotated[str, Field(max_length=300, description="any language")],
         ctx: Context,
         state: Workflow,
+        topic: Annotated[str, Field(max_length=300, description="any language")] = "",
         platforms: Annotated[list[str] | None, Field(description="default: all enabled")] = None,
         limit: Annotated[int, Field(ge=1, le=25)] = 5,
+        source: Annotated[
+            Literal["topic", "mentions"], Field(description="mentions: the inbox first")
+        ] = "topic",
     ) -> Stored[dict[str, Any]]:
-        if not topic.strip():
+        if not topic.strip() and source == "topic":
             raise PlatformError(
                 ErrorKind.INVALID_INPUT,
-                "topic is empty. Give a few words, e.g. scout(topic='rust async').",
+                "topic is empty. Give a few words, e.g. scout(topic='rust async'), or read the "
+                "inbox with scout(source='mentions').",
             )
         names = known(platforms)
 
@@ -157,16 +162,34 @@ def build_gateway(
             await ctx.report_progress(done, total, message)
 
         store = gw.open_store()
-        found, errors = await workflow.scout(
-            gw.upstreams, store, topic.strip(), names, limit, config.safety.opt_out, progress
-        )
+        found: list[Opportunity] = []
+        errors: dict[str, str] = {}
+        if source == "mentions":
+            found, errors = await inbox.inbox(
+                gw.upstreams, store, gw.cursors, names, limit, config.safety.opt_out
+            )
+        if topic.strip() and len(found) < limit:
+            more, topic_errors = await workflow.scout(
+                gw.upstreams, store, topic.strip(), names, limit, config.safety.opt_out, progress
+            )
+            seen = {o.id for o in found}
+            found += [o for o in more if o.id not in seen][: limit - len(found)]
+            for name, error in topic_errors.items():
+                errors[name] = f"{errors[name]}; {error}" if name in errors else error
         result: dict[str, Any] = {
-            "opportunities": [workflow.compress(o) for o in found],
+            "opportunities": [
+                {**workflow.compress(o), "summoned": True}
+                if o.reason.startswith("summoned")
+                else workflow.compress(o)
+                for o in found
+            ],
             "errors": errors,
         }
         if not found:
             result["hint"] = (
-                "Nothing found: try other words, or check status() for platforms that are down."
+                "Nothing new in the inbox: scout a topic instead."
+                if source == "mentions"
+                else "Nothing found: try other words, or check status() for platforms that are down."
             )
         merged = {**state.opportunities, **{o.id: o for o in found}}
         return Stored(result, store={"opportunities": merged})
@@ -326,6 +349,8 @@ SCOUT_DOC = """Find developer discussions worth joining, on all enabled platform
 
 Call first. Runs trending + search per platform concurrently, drops duplicates and posts
 already acted on, ranks by BM25 relevance blended with engagement and freshness.
+source="mentions" lists first the unanswered posts that mention or reply to us (new
+since the last inbox), marked summoned; a topic then fills the rest.
 Returns {"opportunities": [{id, platform, title, url, score, comments_count, reason}],
 "errors": {platform: message}} (a failed platform never blocks the others).
 Next: draft(id). Example: scout(topic="rust async", platforms=["devto"], limit=5)"""

@@ -138,6 +138,8 @@ async def draft(
             f"not_found: the post behind {opportunity.id} is gone ({failures['post']}). Run scout again."
         )
     full = Post.model_validate(results["post"]) if "post" in results else post
+    if opportunity.reason.startswith("summoned"):  # the link (and a hand-off) opens the mention
+        full = full.model_copy(update={"url": post.url})
     comments = [Comment.model_validate(c) for c in results.get("comments", {}).get("comments", [])]
     caps = results.get("caps") or {}
     mood = thread_mood([c.body for c in comments if c.body])

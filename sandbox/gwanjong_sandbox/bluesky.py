@@ -23,7 +23,8 @@ How the shared corpus becomes Bluesky:
 Emulator-only threads (not in corpus.py): ``gated`` mentions us but its threadgate lets
 only people the author follows reply (so ``viewer.replyDisabled`` is true for us), and
 ``odd-nodes`` has a ``#blockedPost`` (an author who blocks us) and a ``#notFoundPost``
-among its replies.
+among its replies; ``bsky-quotes-me`` quotes our own ``my-post`` (the inbox's ``quote``,
+see bluesky_inbox.py, which also serves ``app.bsky.notification.listNotifications``).
 
 Debug routes under the prefix, for tests: ``GET /xrpc/sandbox.debug.getCounts`` (requests
 served per NSID), ``POST /xrpc/sandbox.debug.configure`` (``accessTtlS``),
@@ -58,6 +59,7 @@ from gwanjong_sandbox.corpus import Node, Thread, build_corpus, walk
 from gwanjong_sandbox.state import SandboxState
 
 ME_HANDLE = "gwanjong.bsky.social"
+ME_NAME = "gwanjong"  # the corpus author name that handle_for() turns into ME_HANDLE
 APP_PASSWORD = "gwjn-sbx1-bsky-pass"
 # An account whose DID document names a PDS somewhere else: the SDK follows it there.
 WANDERER_HANDLE = "wanderer.bsky.social"
@@ -289,8 +291,11 @@ class BlueskyEmulator:
         base = datetime(2026, 11, 1, tzinfo=UTC)
         self.me = self._account(ME_HANDLE, "Gwanjong Bot", base, APP_PASSWORD)
         self._account(WANDERER_HANDLE, "Wanderer", base, WANDERER_PASSWORD, pds=WANDERER_PDS)
-        for thread in [*build_corpus(), *_extra_threads()]:
+        for thread in [*build_corpus(ME_NAME), *_extra_threads()]:
             self._seed(thread)
+        from gwanjong_sandbox.bluesky_inbox import seed_quote
+
+        seed_quote(self)
         gil = self._by_name("gatekeeper_gil")
         gil.follows.add(self._by_name("friend_fay").did)
         self._by_name("blocker_bo").blocks_me = True
@@ -426,7 +431,13 @@ class BlueskyEmulator:
             when = created + timedelta(minutes=node.minutes, seconds=len(uris) % 60)
             parent_uri = uris[parent.key] if parent is not None else root.uri
             post = self._store(
-                who, node.body, when, root=root.uri, parent=parent_uri, likes=node.likes, langs=lang
+                who,
+                node.body.replace("{me}", f"@{ME_HANDLE}"),
+                when,
+                root=root.uri,
+                parent=parent_uri,
+                likes=node.likes,
+                langs=lang,
             )
             uris[node.key] = post.uri
             post.gone = _ODD.get(node.key)
@@ -721,6 +732,7 @@ class BlueskyEmulator:
             "app.bsky.feed.getPosts": self.get_posts,
             "com.atproto.server.getSession": self.get_session,
             "sandbox.debug.getCounts": self.debug_counts,
+            "app.bsky.notification.listNotifications": self.list_notifications,
         }
         procedures: dict[str, Callable[[Request], Awaitable[Response]]] = {
             "com.atproto.server.createSession": self.create_session,
@@ -1103,6 +1115,11 @@ class BlueskyEmulator:
         )
 
     # debug routes for tests (under the prefix, so they count as this platform's requests)
+
+    async def list_notifications(self, request: Request) -> Response:
+        from gwanjong_sandbox.bluesky_inbox import list_notifications
+
+        return await list_notifications(self, request)
 
     async def debug_counts(self, _request: Request) -> Response:
         return JSON({"counts": dict(self.counts)})

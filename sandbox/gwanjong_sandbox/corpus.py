@@ -6,6 +6,8 @@ keys (``rust-async``, ``deleted``, ``huge``) to its own ids, which tests read ba
 ranking and sentiment in the gateway have something real to work on.
 
 ``{me}`` in a text stands for our own test account; each emulator substitutes its handle.
+As an author, ``{me}`` is our account itself (``build_corpus(me=...)`` fills it in): the
+``my-post`` thread is ours, so its replies land in our inbox (the ``mentions`` tool).
 """
 
 from __future__ import annotations
@@ -98,7 +100,22 @@ def _huge_tree(count: int) -> list[Node]:
     return roots
 
 
-def build_corpus() -> list[Thread]:
+ME = "{me}"
+
+
+def build_corpus(me: str = ME) -> list[Thread]:
+    """The threads, with our account's handle as the author wherever we wrote."""
+    threads = _threads()
+    for thread in threads:
+        if thread.author == ME:
+            thread.author = me
+        for node, _depth, _parent in walk(thread.comments):
+            if node.author == ME:
+                node.author = me
+    return threads
+
+
+def _threads() -> list[Thread]:
     return [
         Thread(
             "mcp-servers",
@@ -258,6 +275,14 @@ def build_corpus() -> list[Thread]:
                         50,
                     ),
                 ),
+                # A mention in a comment: the inbox's "username mention" on Reddit.
+                _n(
+                    "llm-3",
+                    "tokenomics",
+                    "{me} measured this for their gateway, maybe they can share numbers?",
+                    4,
+                    70,
+                ),
             ],
         ),
         Thread(
@@ -396,5 +421,33 @@ def build_corpus() -> list[Thread]:
             88,
             30,
             [_n("rf-1", "oxidized", "Dropping at every await is a neat fuzzing trick.", 9, 20)],
+        ),
+        Thread(
+            "my-post",
+            "A month of running one MCP gateway for four platforms",
+            "Notes from a month of scout, draft and strike through one gateway: the tool list "
+            "stayed small, hand-offs were the most used path on Dev.to, and the inbox of "
+            "replies turned out to matter more than topic search.",
+            ME,
+            ["mcp", "gateway"],
+            9,
+            6,
+            [
+                _n(
+                    "my-1",
+                    "curious_carl",
+                    "Did you measure what the tool list costs in tokens? I would love numbers.",
+                    3,
+                    25,
+                ),
+                _n(
+                    "my-2",
+                    "devon",
+                    "Which transports does it support?",
+                    2,
+                    40,
+                    _n("my-2-1", ME, "stdio and streamable HTTP, both.", 1, 60),
+                ),
+            ],
         ),
     ]

@@ -68,7 +68,7 @@ class DevtoEmulator:
         self.reset()
 
     def reset(self) -> None:
-        self.threads: list[Thread] = build_corpus()
+        self.threads: list[Thread] = build_corpus(ME)
         self.articles: dict[int, dict[str, Any]] = {}
         self.by_thread: dict[str, int] = {}
         for i, thread in enumerate(self.threads):
@@ -171,7 +171,7 @@ class DevtoEmulator:
             "type_of": "comment",
             "id_code": _id_code(node.key),
             "created_at": created,
-            "body_html": f"<p>{html.escape(node.body)}</p>",
+            "body_html": f"<p>{html.escape(node.body.replace('{me}', f'@{ME}'))}</p>",
             "user": _user(node.author, _uid(node.author)),
             "children": [self._comment(c) for c in node.children],
         }
@@ -214,6 +214,8 @@ class DevtoEmulator:
                 Route("/api/articles", self.list_articles, methods=["GET"]),
                 Route("/api/articles", self.create_article, methods=["POST"]),
                 Route("/api/articles/latest", self.latest, methods=["GET"]),
+                Route("/api/articles/me", self.my_articles, methods=["GET"]),
+                Route("/api/articles/me/{which:str}", self.my_articles, methods=["GET"]),
                 Route("/api/articles/search", self.search, methods=["GET"]),
                 Route("/api/articles/{id:int}", self.show, methods=["GET"]),
                 Route("/api/articles/{username}/{slug}", self.show_by_path, methods=["GET"]),
@@ -250,6 +252,48 @@ class DevtoEmulator:
         else:  # top=N and the featured default both order by reactions here
             items.sort(key=lambda a: a["public_reactions_count"], reverse=True)
         return self._page(request, items)
+
+    async def my_articles(self, request: Request) -> Response:
+        # /api/articles/me (= /me/published), /me/all, /me/unpublished: the key owner's own
+        # articles, newest first, in the "me" form (tag_list is a list, body_markdown kept).
+        if self._auth(request) is None:
+            return self.error_response(401, None)
+        if request.path_params.get("which", "published") == "unpublished":
+            return JSONResponse([])
+        mine = [a for a in self.articles.values() if a["user"]["username"] == ME]
+        mine.sort(key=lambda a: a["published_at"], reverse=True)
+        try:
+            per_page = min(1000, int(request.query_params.get("per_page", 30)))
+            page = max(1, int(request.query_params.get("page", 1)))
+        except ValueError:
+            return self.error_response(400, None)
+        chunk = mine[(page - 1) * per_page : page * per_page]
+        return JSONResponse([self._me_form(a) for a in chunk])
+
+    @staticmethod
+    def _me_form(article: dict[str, Any]) -> dict[str, Any]:
+        keep = [
+            "type_of",
+            "id",
+            "title",
+            "description",
+            "slug",
+            "path",
+            "url",
+            "comments_count",
+            "public_reactions_count",
+            "published_timestamp",
+            "positive_reactions_count",
+            "cover_image",
+            "canonical_url",
+            "reading_time_minutes",
+            "user",
+            "body_markdown",
+            "published_at",
+        ]
+        form = {k: article[k] for k in keep}
+        form.update(published=True, page_views_count=0, tag_list=list(article["tag_list"]))
+        return form
 
     async def latest(self, request: Request) -> Response:
         items = sorted(self.articles.values(), key=lambda a: a["published_at"], reverse=True)

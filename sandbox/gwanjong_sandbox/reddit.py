@@ -230,7 +230,7 @@ class RedditEmulator:
         self.comments: dict[str, RComment] = {}
         self.by_thread: dict[str, str] = {}
         taken: set[str] = set()
-        for thread in build_corpus():
+        for thread in build_corpus(ME):
             link_id = self._unique(f"link:{thread.key}", int("1q00000", 36), taken)
             self.by_thread[thread.key] = link_id
             link = self._link(link_id, thread)
@@ -273,7 +273,7 @@ class RedditEmulator:
             parent=parent,
             depth=depth,
             author=node.author,
-            body=node.body,
+            body=node.body.replace("{me}", f"u/{ME}"),
             score=node.likes,
             created=link.created + 60 * node.minutes,
             deleted=node.deleted,
@@ -736,6 +736,11 @@ class RedditEmulator:
         ("POST", "submit", re.compile(r"^api/submit$")),
         ("POST", "comment", re.compile(r"^api/comment$")),
         ("POST", "vote", re.compile(r"^api/vote$")),
+        (
+            "GET",
+            "inbox",
+            re.compile(r"^message/(?P<box>inbox|unread|mentions|comments|selfreply)$"),
+        ),
         ("GET", "search", re.compile(r"^(?:r/(?P<sr>[^/]+)/)?search$")),
         (
             "GET",
@@ -1339,6 +1344,13 @@ class RedditEmulator:
             },
             headers,
         )
+
+    async def route_inbox(
+        self, request: Request, client: str, user: str | None, headers: dict[str, str], box: str
+    ) -> Response:
+        from gwanjong_sandbox.reddit_inbox import route_inbox
+
+        return await route_inbox(self, request, client, user, headers, box)
 
     async def route_vote(
         self, request: Request, client: str, user: str | None, headers: dict[str, str]

@@ -250,7 +250,7 @@ class XWorld:
         self.user(ME, name="Gwanjong Bot", uid=ME_ID)
         self.user(READER, name="Gwanjong Reader", uid=READER_ID)
         self.sessions[WEB_AUTH_TOKEN] = READER_ID
-        for thread in build_corpus():
+        for thread in build_corpus(ME):
             author = self.user(thread.author)
             text = f"{thread.title}\n\n{thread.body.replace('{me}', '@' + ME)}"
             text += "\n\n" + " ".join(f"#{t}" for t in thread.tags)
@@ -927,10 +927,16 @@ class TwitterEmulator:
                 Route("/2/tweets", self.create_tweet, methods=["POST"]),
                 Route("/2/users/me", self.me, methods=["GET"]),
                 Route("/2/users/{id}/likes", self.like, methods=["POST"]),
+                Route("/2/users/{id}/mentions", self.user_mentions, methods=["GET"]),
                 Route("/2/trends/by/woeid/{woeid}", self.trends, methods=["GET"]),
                 Route("/2/{rest:path}", self.unknown),
             ]
         )
+
+    async def user_mentions(self, request: Request) -> Response:
+        from gwanjong_sandbox.twitter_mentions import user_mentions
+
+        return await user_mentions(self, request)
 
     async def unknown(self, request: Request) -> Response:
         return problem(

@@ -19,6 +19,7 @@ from gwanjong_shared.contract import (
     Length,
     Limit,
     LimitName,
+    MentionList,
     Unit,
     Validation,
 )
@@ -90,6 +91,16 @@ class PlatformAdapter(ABC):
             return caps.model_copy(update={"reachable": exc.kind not in _UNREACHABLE})
         reachable = True if account is not None else None
         return caps.model_copy(update={"account": account, "reachable": reachable})
+
+    async def mentions(self, since: str | None, limit: int) -> MentionList:
+        """Posts that mention or quote our account and replies to our posts, newest first,
+        only those newer than the cursor ``since``. Each Post's id is what get_post and
+        write_comment take for replying to it, and its tags name why it is here
+        ("mention", "reply", "quote"). Items our account already answered are left out
+        where the platform shows that."""
+        raise errors.not_supported(
+            f"{self.label} has no mentions feed in this server. Use search to find posts instead."
+        )
 
     # -- validate: shared logic with small per-platform hooks ---------------------------
 

@@ -16,6 +16,9 @@ from gwanjong_shared.models import Comment, Post
 READ_TOOLS = ("trending", "search", "get_post", "get_comments", "capabilities", "validate")
 WRITE_TOOLS = ("write_post", "write_comment", "upvote")
 CONTRACT_TOOLS = READ_TOOLS + WRITE_TOOLS
+# Served by our servers but not required of a fifth platform: the gateway uses them when
+# present and notes their absence otherwise.
+OPTIONAL_TOOLS = ("mentions",)
 
 Action = Literal["write_post", "write_comment", "upvote"]
 ACTIONS: tuple[Action, ...] = ("write_post", "write_comment", "upvote")
@@ -71,3 +74,13 @@ class PostList(_Model):
 
 class CommentList(_Model):
     comments: list[Comment]
+
+
+class MentionList(_Model):
+    """Posts that mention, quote or reply to our account, newest first.
+
+    ``next_since`` is an opaque cursor: pass it back as ``since`` to get only what is newer.
+    """
+
+    posts: list[Post]
+    next_since: str

@@ -19,7 +19,13 @@ from pydantic import BeforeValidator, Field
 
 from gwanjong_shared import errors
 from gwanjong_shared.adapter import PlatformAdapter
-from gwanjong_shared.contract import Capabilities, CommentList, PostList, Validation
+from gwanjong_shared.contract import (
+    Capabilities,
+    CommentList,
+    MentionList,
+    PostList,
+    Validation,
+)
 from gwanjong_shared.errors import PlatformError
 from gwanjong_shared.mcp_errors import ContractErrors
 from gwanjong_shared.models import Post, PostResult
@@ -175,6 +181,24 @@ Example: get_comments(post_id="1001", limit=20)""",
     async def get_comments(post_id: PostId, limit: Limit50 = 50) -> CommentList:
         comments = await guarded(adapter.get_comments(post_id.strip(), limit), "fetching comments")
         return CommentList(comments=comments[:limit])
+
+    @mcp.tool(
+        annotations=READ,
+        description=f"""Posts on {label} that mention or quote our account, and replies to our posts.
+
+Use it to find where someone asked for us; reply to them with write_comment(post_id=id).
+Input: since (the next_since of an earlier call: only newer items), limit (1-100, default 20).
+Output: {{"posts": [Post], "next_since": str}}, newest first; each Post's tags name why it is
+here (mention, reply, quote). Items we already answered are left out where {label} shows it.
+Errors: `auth` (needs our account), `invalid_input` (a since that is no next_since),
+`not_supported`, `rate_limited retry_after=N`, `unavailable`, `timeout`.
+Example: mentions(since=None, limit=20)""",
+    )
+    async def mentions(
+        since: Annotated[str | None, Field(max_length=200)] = None, limit: Limit20 = 20
+    ) -> MentionList:
+        found = await guarded(adapter.mentions((since or "").strip() or None, limit), "mentions")
+        return MentionList(posts=found.posts[:limit], next_since=found.next_since)
 
     @mcp.tool(
         annotations=WRITE,

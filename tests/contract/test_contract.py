@@ -15,7 +15,13 @@ import pytest
 from fastmcp import Client
 
 from gwanjong_sandbox.control import SandboxControl
-from gwanjong_shared.contract import ACTIONS, CONTRACT_TOOLS, READ_TOOLS, WRITE_TOOLS
+from gwanjong_shared.contract import (
+    ACTIONS,
+    CONTRACT_TOOLS,
+    OPTIONAL_TOOLS,
+    READ_TOOLS,
+    WRITE_TOOLS,
+)
 from gwanjong_shared.models import Comment, Post
 from tests.mcp import call, error_of
 from tests.platforms import SPECS, PlatformSpec
@@ -61,8 +67,9 @@ def ids(spec: PlatformSpec, sandbox: SandboxControl) -> dict[str, str]:
 
 async def test_tools_are_exactly_the_contract(client: Client[Any]) -> None:
     tools = {t.name: t for t in await client.list_tools()}
-    assert set(tools) == set(CONTRACT_TOOLS)
+    assert set(tools) == {*CONTRACT_TOOLS, *OPTIONAL_TOOLS}  # our servers serve the inbox too
     expected_args = {
+        "mentions": {"since", "limit"},
         "trending": {"limit"},
         "search": {"query", "limit"},
         "get_post": {"post_id"},
@@ -77,7 +84,7 @@ async def test_tools_are_exactly_the_contract(client: Client[Any]) -> None:
         assert set(tool.input_schema.get("properties", {})) == expected_args[name], name
         assert tool.description and "Example" in tool.description, name
         assert tool.annotations is not None
-        if name in READ_TOOLS:
+        if name in (*READ_TOOLS, *OPTIONAL_TOOLS):
             assert tool.annotations.read_only_hint is True, name
         if name in WRITE_TOOLS:
             assert tool.annotations.destructive_hint is True, name
@@ -179,6 +186,60 @@ async def test_comments_of_a_missing_post_are_not_found(
     assert (await error_of(client, "get_comments", post_id=ids["missing"])).startswith(
         "not_found: "
     )
+
+
+# -- mentions (the inbox) ---------------------------------------------------------------
+
+REASONS = {"mention", "reply", "quote"}
+
+
+async def test_mentions_lists_who_asked_for_us(client: Client[Any], spec: PlatformSpec) -> None:
+    account = (await call(client, "capabilities"))["account"]
+    inbox = await call(client, "mentions")
+    assert set(inbox) == {"posts", "next_since"} and inbox["next_since"]
+    posts = inbox["posts"]
+    assert posts
+    for post in posts:
+        assert set(post) == POST_FIELDS and post["platform"] == spec.name
+        assert len(post["tags"]) == 1 and post["tags"][0] in REASONS
+        assert post["author"] and account not in post["author"]  # never our own posts
+        assert post["url"].startswith("http")
+    # Every platform's corpus has a reply to our own post ("my-post").
+    assert any("tool list costs in tokens" in p["body"] for p in posts)
+    dates = [p["published_at"] for p in posts]
+    assert dates == sorted(dates, reverse=True)  # newest first
+
+
+async def test_mentions_ids_are_what_get_post_takes(client: Client[Any]) -> None:
+    for post in (await call(client, "mentions"))["posts"]:
+        assert (await call(client, "get_post", post_id=post["id"]))["id"] == post["id"]
+
+
+async def test_mentions_cursor_shows_only_what_is_new(client: Client[Any]) -> None:
+    first = await call(client, "mentions")
+    again = await call(client, "mentions", since=first["next_since"])
+    assert again["posts"] == [] and again["next_since"] == first["next_since"]
+
+
+async def test_mentions_limit_keeps_the_newest(client: Client[Any]) -> None:
+    everything = (await call(client, "mentions"))["posts"]
+    one = await call(client, "mentions", limit=1)
+    assert one["posts"] == everything[:1]
+
+
+async def test_mentions_need_our_account(spec: PlatformSpec, sandbox: SandboxControl) -> None:
+    async with Client(spec.build(sandbox.url, **spec.bad_auth_env)) as client:
+        text = await error_of(client, "mentions")
+    assert text.startswith("auth: "), text
+    for secret in (*spec.secrets, *spec.bad_auth_env.values()):
+        assert secret not in text
+
+
+async def test_mentions_errors_have_kinds(
+    client: Client[Any], sandbox: SandboxControl, spec: PlatformSpec
+) -> None:
+    sandbox.fault(spec.name, status=503, count=20)
+    assert (await error_of(client, "mentions")).startswith("unavailable: ")
 
 
 # -- capabilities and validate ---------------------------------------------------------

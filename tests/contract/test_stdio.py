@@ -6,7 +6,7 @@ import pytest
 from fastmcp import Client
 
 from gwanjong_sandbox.control import SandboxControl
-from gwanjong_shared.contract import CONTRACT_TOOLS
+from gwanjong_shared.contract import CONTRACT_TOOLS, OPTIONAL_TOOLS
 from tests.platforms import SPECS, PlatformSpec
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
@@ -19,7 +19,7 @@ async def test_server_process_speaks_the_contract(
 ) -> None:
     ids = sandbox.ids(spec.name)
     async with Client(spec.stdio(sandbox.url), mode=mode, timeout=60) as client:
-        assert {t.name for t in await client.list_tools()} == set(CONTRACT_TOOLS)
+        assert {t.name for t in await client.list_tools()} == {*CONTRACT_TOOLS, *OPTIONAL_TOOLS}
         post = await client.call_tool("get_post", {"post_id": ids["rust-async"]})
         assert post.structured_content is not None and "select!" in post.structured_content["body"]
         gone = await client.call_tool("get_post", {"post_id": ids["missing"]}, raise_on_error=False)

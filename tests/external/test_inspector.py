@@ -12,7 +12,7 @@ import pytest
 
 from gwanjong_gateway.config import render
 from gwanjong_sandbox.control import SandboxControl
-from gwanjong_shared.contract import CONTRACT_TOOLS
+from gwanjong_shared.contract import CONTRACT_TOOLS, OPTIONAL_TOOLS
 from tests.external.tools import INSPECTOR, need
 from tests.platforms import SPECS
 
@@ -34,7 +34,7 @@ def test_inspector_lists_and_calls_each_platform_server(name: str, sandbox: Sand
     env = spec.env(sandbox.url)
     server = [sys.executable, "-m", spec.module]
     listed = inspector(server, env, "--method", "tools/list")
-    assert {t["name"] for t in listed["tools"]} == set(CONTRACT_TOOLS)
+    assert {t["name"] for t in listed["tools"]} == {*CONTRACT_TOOLS, *OPTIONAL_TOOLS}
     post_id = sandbox.ids(name)["rust-async"]
     called = inspector(
         server,

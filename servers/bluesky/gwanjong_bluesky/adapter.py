@@ -37,7 +37,7 @@ from atproto_core.exceptions import AtProtocolError
 from gwanjong_bluesky.settings import Settings
 from gwanjong_shared import errors
 from gwanjong_shared.adapter import PlatformAdapter
-from gwanjong_shared.contract import ActionRule, Capabilities, Limit, Validation
+from gwanjong_shared.contract import ActionRule, Capabilities, Limit, MentionList, Validation
 from gwanjong_shared.errors import PlatformError
 from gwanjong_shared.http import error_for_status
 from gwanjong_shared.logs import redact
@@ -724,6 +724,11 @@ class BlueskyAdapter(PlatformAdapter):
                 update={"ok": False, "problems": [*result.problems, problem]}
             )
         return result
+
+    async def mentions(self, since: str | None, limit: int) -> MentionList:
+        from gwanjong_bluesky.mentions import fetch_mentions
+
+        return await fetch_mentions(self, since, limit)
 
     async def account(self) -> str | None:
         if not self.is_configured():

@@ -11,7 +11,7 @@ import httpx
 from gwanjong_devto.settings import Settings
 from gwanjong_shared import errors
 from gwanjong_shared.adapter import PlatformAdapter
-from gwanjong_shared.contract import ActionRule, Capabilities, Limit
+from gwanjong_shared.contract import ActionRule, Capabilities, Limit, MentionList
 from gwanjong_shared.http import raise_for_response, transport_error
 from gwanjong_shared.models import Comment, Post, PostResult
 from gwanjong_shared.ratelimit import Limiter, MinInterval, TokenBucket
@@ -219,6 +219,11 @@ class DevtoAdapter(PlatformAdapter):
             what=f"article {post_id}",
         )
         return self._flatten(post_id, data, limit)
+
+    async def mentions(self, since: str | None, limit: int) -> MentionList:
+        from gwanjong_devto.mentions import fetch_mentions
+
+        return await fetch_mentions(self, since, limit)
 
     # -- writes ---------------------------------------------------------------------
 

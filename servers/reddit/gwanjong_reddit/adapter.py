@@ -47,7 +47,14 @@ from asyncprawcore.sessions import FiniteRetryStrategy, Session
 from gwanjong_reddit.settings import Settings
 from gwanjong_shared import errors
 from gwanjong_shared.adapter import PlatformAdapter
-from gwanjong_shared.contract import ActionRule, Capabilities, Limit, LimitName, Validation
+from gwanjong_shared.contract import (
+    ActionRule,
+    Capabilities,
+    Limit,
+    LimitName,
+    MentionList,
+    Validation,
+)
 from gwanjong_shared.errors import PlatformError
 from gwanjong_shared.http import error_for_status
 from gwanjong_shared.models import Comment, Post, PostResult, RateLimit
@@ -721,6 +728,11 @@ class RedditAdapter(PlatformAdapter):
         raise errors.not_supported(UPVOTE_RULE.reason)
 
     # -- capabilities and validate --------------------------------------------------
+
+    async def mentions(self, since: str | None, limit: int) -> MentionList:
+        from gwanjong_reddit.mentions import fetch_mentions
+
+        return await fetch_mentions(self, since, limit)
 
     def static_capabilities(self) -> Capabilities:
         return Capabilities(

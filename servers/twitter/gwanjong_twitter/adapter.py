@@ -21,7 +21,7 @@ import twikit
 
 from gwanjong_shared import errors
 from gwanjong_shared.adapter import PlatformAdapter
-from gwanjong_shared.contract import ActionRule, Capabilities, Limit, Unit, Validation
+from gwanjong_shared.contract import ActionRule, Capabilities, Limit, MentionList, Unit, Validation
 from gwanjong_shared.errors import ErrorKind, PlatformError
 from gwanjong_shared.models import Comment, Post, PostResult
 from gwanjong_twitter.api import ApiReader
@@ -304,6 +304,11 @@ class TwitterAdapter(PlatformAdapter):
         return f"https://x.com/{me[1] if me else 'i'}/status/{post_id}"
 
     # -- capabilities ---------------------------------------------------------------------
+
+    async def mentions(self, since: str | None, limit: int) -> MentionList:
+        from gwanjong_twitter.mentions import fetch_mentions
+
+        return await fetch_mentions(self, since, limit)
 
     async def account(self) -> str | None:
         me = await self.api.me()

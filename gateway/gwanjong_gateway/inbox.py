@@ -1,0 +1,144 @@
+"""The inbox: where someone asked for us, on every platform, before any topic search.
+
+Each platform server's optional `mentions` tool lists posts that mention or quote our
+account and replies to our posts. The inbox keeps those we have not answered (no
+`posted` strike of ours on the item; the servers already leave out what the platform
+shows we answered), marks them `summoned`, and remembers per platform the cursor the
+server handed back, so the next inbox shows only what is new. A server without the tool
+(a fifth platform) is skipped with a note, never marked down.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from gwanjong_gateway.policy import is_opted_out
+from gwanjong_gateway.ranking import dedupe, opportunity_id
+from gwanjong_gateway.state import Opportunity
+from gwanjong_gateway.store import StrikeStore
+from gwanjong_gateway.upstreams import Upstreams
+from gwanjong_shared.models import Post
+
+log = logging.getLogger(__name__)
+
+TOOL = "mentions"
+PER_PLATFORM = 20
+SUMMONED_SCORE = 1.0  # above any topic score: someone asked for us
+_WHY = {"mention": "mentions you", "reply": "replied to you", "quote": "quoted you"}
+
+
+class Cursors:
+    """`next_since` per platform, in `<state_dir>/inbox.json` (written atomically)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def load(self) -> dict[str, str]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:  # a broken file costs one full inbox, no more
+            log.warning("inbox: ignoring unreadable cursor file %s (%s)", self.path, exc)
+            return {}
+        return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+    def get(self, platform: str) -> str | None:
+        return self.load().get(platform) or None
+
+    def set(self, platform: str, cursor: str) -> None:
+        data = self.load()
+        data[platform] = cursor
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, self.path)
+
+
+def summoned(post: Post) -> Opportunity:
+    why = _WHY.get(post.tags[0] if post.tags else "", "mentions you")
+    who = f"@{post.author} " if post.author else ""
+    return Opportunity(opportunity_id(post), post, SUMMONED_SCORE, f"summoned: {who}{why}")
+
+
+async def inbox(
+    upstreams: Upstreams,
+    store: StrikeStore,
+    cursors: Cursors,
+    platforms: list[str],
+    limit: int,
+    opt_out: list[str],
+) -> tuple[list[Opportunity], dict[str, str]]:
+    """Unanswered mentions (newest first, in rounds across platforms) and a note per
+    platform that could not answer."""
+    found: list[Post] = []
+    notes: dict[str, str] = {}
+    new_cursors: dict[str, str] = {}
+    timeout = upstreams.config.gateway.call_timeout_s
+
+    async def one(platform: str) -> None:
+        upstream = upstreams.get(platform)
+        if upstream is None:
+            return
+        with anyio.move_on_after(upstreams.config.gateway.start_timeout_s + 1):
+            await upstream.ensure()
+        if upstream.health != "up":
+            notes[platform] = f"inbox: {upstream.reason}"
+            return
+        if TOOL not in upstream.tools:
+            notes[platform] = "inbox: this server has no mentions tool; skipped"
+            return
+        args: dict[str, Any] = {"since": cursors.get(platform), "limit": PER_PLATFORM}
+        outcome = await upstreams.call(platform, TOOL, args, timeout)
+        if not outcome.ok:
+            notes[platform] = f"inbox: {outcome.error}"
+            return
+        found.extend(Post.model_validate(p) for p in outcome.data.get("posts", []))
+        cursor = str(outcome.data.get("next_since") or "")
+        if cursor:
+            new_cursors[platform] = cursor
+
+    async with anyio.create_task_group() as tg:
+        for platform in platforms:
+            tg.start_soon(one, platform)
+
+    acted = store.acted_targets()
+    found.sort(key=lambda p: p.published_at or "", reverse=True)
+    fresh: dict[str, Opportunity] = {}
+    for post in dedupe(found):
+        if (post.platform, post.id) in acted or is_opted_out(opt_out, post.platform, post.author):
+            continue
+        # Two replies in one Dev.to/Reddit thread are one place to answer: keep the newest.
+        fresh.setdefault(opportunity_id(post), summoned(post))
+    shown = fair(list(fresh.values()))[:limit]
+
+    # The cursor moves only past what the model was shown: a platform whose summons did
+    # not all fit in `limit` keeps its old cursor, so the rest come back next time.
+    def count(items: list[Opportunity], platform: str) -> int:
+        return sum(o.post.platform == platform for o in items)
+
+    left_out = {p for p in new_cursors if count([*fresh.values()], p) > count(shown, p)}
+    for platform, cursor in new_cursors.items():
+        if platform in left_out:
+            notes[platform] = "inbox: more summons than `limit`: call again to see the rest"
+        else:
+            cursors.set(platform, cursor)
+    return shown, notes
+
+
+def fair(items: list[Opportunity]) -> list[Opportunity]:
+    """Newest first, but in rounds across platforms, so a busy platform cannot push the
+    others' summons past `limit`."""
+    seen: dict[str, int] = {}
+    ranked: list[tuple[int, int, Opportunity]] = []
+    for order, item in enumerate(items):  # items are newest first
+        turn = seen.get(item.post.platform, 0)
+        seen[item.post.platform] = turn + 1
+        ranked.append((turn, order, item))
+    return [item for _turn, _order, item in sorted(ranked, key=lambda r: (r[0], r[1]))]
