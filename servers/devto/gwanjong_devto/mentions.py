@@ -51,7 +51,7 @@ async def fetch_mentions(adapter: DevtoAdapter, since: str | None, limit: int) -
             "The Dev.to inbox needs our account: put DEVTO_API_KEY in the environment and "
             "restart the server."
         )
-    me = await adapter._whoami() or ""
+    me = await adapter.account() or ""
     articles = await adapter._request("GET", "/api/articles/me", params={"per_page": 30})
     found: list[Post] = []
     for article in [a for a in articles if int(a.get("comments_count") or 0) > 0][:ARTICLES]:
