@@ -322,6 +322,43 @@ def compact_lines(report: dict[str, Any], now: float) -> list[str]:
     return lines or ["no calls recorded yet"]
 
 
+def format_report(report: dict[str, Any]) -> str:
+    """`gwanjong usage` as text for an 80-column terminal."""
+    since = report["since"] or "the start of the record"
+    out = [f"Usage since {since}.", ""]
+    if report["platform_tools"]:
+        out.append(f"{'platform':<9}{'tool':<14}{'calls':>6}{'p50 ms':>9}{'p95 ms':>9}  errors")
+        for p in report["platform_tools"]:
+            errors = " ".join(f"{k}={n}" for k, n in sorted(p["errors"].items())) or "-"
+            out.append(
+                f"{p['platform'][:8]:<9}{p['tool'][:13]:<14}{p['calls']:>6}"
+                f"{_num(p['p50_ms']):>9}{_num(p['p95_ms']):>9}  {errors}"
+            )
+            if p["last_error"]:
+                e = p["last_error"]
+                out.append(f"    last error {e['at']}: {e['kind']}: {e['message']}"[:78])
+            if p["rate_limit"]:
+                r = p["rate_limit"]
+                out.append(
+                    f"    rate limited: retry after {r['retry_after_s']:g} s (until {r['until']})"
+                )
+        out.append("")
+    if report["gateway_tools"]:
+        out.append(f"{'gateway tool':<23}{'calls':>6}{'tokens':>9}{'per call':>9}  errors")
+        for g in report["gateway_tools"]:
+            errors = " ".join(f"{k}={n}" for k, n in sorted(g["errors"].items())) or "-"
+            out.append(
+                f"{g['tool'][:22]:<23}{g['calls']:>6}{g['tokens']:>9}{g['tokens_per_call']:>9}  {errors}"
+            )
+    if not report["platform_tools"] and not report["gateway_tools"]:
+        out.append("No calls recorded in this period.")
+    return "\n".join(out).rstrip()
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
 def parse_since(text: str) -> float:
     """`7d`, `12h`, `30m`, `90s` (or plain seconds) -> seconds."""
     units = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
