@@ -46,7 +46,7 @@ def _serve(args: argparse.Namespace) -> int:
                 await server.run_stdio_async(show_banner=False)
             else:
                 await server.run_http_async(
-                    host="127.0.0.1",
+                    host=args.host,
                     port=args.port,
                     show_banner=False,
                     host_origin_protection="auto",
@@ -151,6 +151,11 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--port", type=int, default=8765, help="HTTP port on 127.0.0.1 (with --transport http)"
+    )
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="HTTP address (default loopback; 0.0.0.0 only inside a container)",
     )
     p.add_argument("--log-level", default="WARNING")
     p.set_defaults(run=_serve)
