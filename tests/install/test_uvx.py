@@ -17,7 +17,7 @@ from gwanjong_gateway.config import render
 from gwanjong_sandbox.control import SandboxControl
 from tests.mcp import call
 
-pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
+pytestmark = [pytest.mark.anyio, pytest.mark.stdio, pytest.mark.e2e]
 GATEWAY_DIR = Path(__file__).resolve().parents[2] / "gateway"
 
 
