@@ -149,36 +149,56 @@ class UsageLog:
 
     def _drain(self) -> None:
         while True:
-            event = self._queue.get()
+            # Whatever is waiting goes in one transaction: a busy gateway costs one commit
+            # per batch, not one per call.
+            batch = [self._queue.get()]
+            while True:
+                try:
+                    batch.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            events = [e for e in batch if e is not None]
             try:
-                if event is None:
-                    return
-                self._write(event)
+                if events:
+                    self._write(events)
             except Exception as exc:  # usage figures must never break a call
-                log.warning("usage: could not record a call: %s", type(exc).__name__)
+                log.warning("usage: could not record %d calls: %s", len(events), type(exc).__name__)
             finally:
-                self._queue.task_done()
+                for _ in batch:
+                    self._queue.task_done()
+            if len(events) < len(batch):
+                return
 
-    def _write(self, event: Event) -> None:
-        tokens = None
-        if event.scope is Scope.GATEWAY:
-            tokens = estimate_tokens(event.text, event.text_chars, self._counter())
-        with self._lock:
-            self._connect().execute(
-                "INSERT INTO calls (at, scope, platform, tool, kind, ms, tokens, retry_after, message)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    event.at,
-                    event.scope.value,
-                    event.platform,
-                    event.tool,
-                    event.kind,
-                    event.ms,
-                    tokens,
-                    event.retry_after,
-                    event.message,
-                ),
+    def _write(self, events: list[Event]) -> None:
+        rows = [
+            (
+                e.at,
+                e.scope.value,
+                e.platform,
+                e.tool,
+                e.kind,
+                e.ms,
+                estimate_tokens(e.text, e.text_chars, self._counter())
+                if e.scope is Scope.GATEWAY
+                else None,
+                e.retry_after,
+                e.message,
             )
+            for e in events
+        ]
+        with self._lock:
+            db = self._connect()
+            db.execute("BEGIN")  # one transaction (the connection is in autocommit mode)
+            try:
+                db.executemany(
+                    "INSERT INTO calls (at, scope, platform, tool, kind, ms, tokens, retry_after,"
+                    " message) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    rows,
+                )
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
 
     def _counter(self) -> Callable[[str], int]:
         if self._count is None:
@@ -194,6 +214,7 @@ class UsageLog:
                 str(self.path), timeout=10, isolation_level=None, check_same_thread=False
             )
             db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable enough for counters
             db.executescript(SCHEMA)
             db.execute("DELETE FROM calls WHERE at < ?", (self.clock() - KEEP_DAYS * 86400,))
             self._db = db

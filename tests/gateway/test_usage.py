@@ -135,3 +135,24 @@ def test_percentiles_and_durations() -> None:
     assert parse_since("7d") == 7 * 86400 and parse_since("90") == 90
     with pytest.raises(ValueError, match="duration"):
         parse_since("soon")
+
+
+def test_many_calls_from_many_threads_are_all_recorded(tmp_path: Path) -> None:
+    import threading
+
+    log = UsageLog(tmp_path / "usage.db", count_tokens=len)
+
+    def burst(platform: str) -> None:
+        for i in range(200):
+            log.record_platform(platform, "search", "timeout" if i % 10 == 0 else "", 0.001)
+
+    threads = [threading.Thread(target=burst, args=(name,)) for name in ("devto", "reddit")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    report = log.report()
+    for name in ("devto", "reddit"):
+        assert row(report, name, "search")["calls"] == 200
+        assert row(report, name, "search")["errors"] == {"timeout": 20}
+    log.close()
