@@ -164,3 +164,21 @@ def test_rotating_log_file_in_the_state_dir(tmp_path: Path) -> None:
     text = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "logs").iterdir())
     assert "line 39 with ***" in text and "s3cr3t" not in text
     assert add_log_file(parse('[gateway]\nstate_dir = "/tmp"\n')) is None
+
+
+@pytest.mark.anyio
+async def test_a_missing_bundled_server_is_down_with_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from gwanjong_gateway.upstreams import Upstreams
+
+    # as if gwanjong had been installed without its platform server packages
+    monkeypatch.setitem(sys.modules, "gwanjong_reddit", None)
+    config = parse(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n[platforms.reddit]\n')
+    upstreams = Upstreams(config, environ={})
+    assert await upstreams.by_name["reddit"].ensure() is None
+    health = upstreams.health()["reddit"]
+    assert health["health"] == "down"
+    assert "gwanjong-reddit" in health["reason"] and "not installed" in health["reason"]
