@@ -11,6 +11,7 @@ from typing import Any
 import anyio
 
 from gwanjong_gateway.config import ConfigError, load
+from gwanjong_gateway.logfile import add_log_file
 from gwanjong_shared.logs import configure_logging
 
 
@@ -22,6 +23,7 @@ def _serve(args: argparse.Namespace) -> int:
     os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
     os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
     configure_logging(args.log_level)
+    add_log_file(config)
     gateway = Gateway(config)
     server = build_gateway(config, gateway=gateway)
 
@@ -44,7 +46,7 @@ def _serve(args: argparse.Namespace) -> int:
                 await server.run_stdio_async(show_banner=False)
             else:
                 await server.run_http_async(
-                    host="127.0.0.1",
+                    host=args.host,
                     port=args.port,
                     show_banner=False,
                     host_origin_protection="auto",
@@ -68,6 +70,52 @@ def _history(args: argparse.Namespace) -> int:
     return print_history(
         config, platform=args.platform, status=args.status, limit=args.limit, as_json=args.json
     )
+
+
+def _usage(args: argparse.Namespace) -> int:
+    from gwanjong_gateway.usage import USAGE_FILE, UsageLog, as_json, format_report, parse_since
+
+    config, _ = load(args.config)
+    try:
+        since = parse_since(args.since) if args.since else None
+    except ValueError as exc:
+        print(f"gwanjong usage: {exc}", file=sys.stderr)
+        return 2
+    log = UsageLog(config.state_dir / USAGE_FILE)
+    try:
+        report = log.report(since)
+    finally:
+        log.close()
+    print(as_json(report) if args.json else format_report(report))
+    return 0
+
+
+def _init(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from gwanjong_gateway.init import run_init
+
+    return run_init(Path(args.path) if args.path else None)
+
+
+def config_option(p: argparse.ArgumentParser, top: bool = False) -> None:
+    """`--config` before or after the subcommand (`gwanjong history --config x.toml`)."""
+    p.add_argument(
+        "--config",
+        default=None if top else argparse.SUPPRESS,
+        help="gateway.toml to use (default: $GWANJONG_CONFIG, ./gateway.toml, ~/.config/gwanjong/gateway.toml)",
+    )
+
+
+def add_usage_and_init(sub: Any) -> None:
+    u = sub.add_parser("usage", help="calls, errors, latency and tokens per tool")
+    u.add_argument("--since", default="7d", help="e.g. 7d, 24h, 30m; '' = everything kept")
+    u.add_argument("--json", action="store_true")
+    config_option(u)
+    u.set_defaults(run=_usage)
+    i = sub.add_parser("init", help="write a starter gateway.toml and print client configs")
+    i.add_argument("path", nargs="?", help="where (default ~/.config/gwanjong/gateway.toml)")
+    i.set_defaults(run=_init)
 
 
 def _sandbox(args: argparse.Namespace) -> int:
@@ -94,10 +142,7 @@ def parser() -> argparse.ArgumentParser:
         prog="gwanjong",
         description="MCP gateway: scout -> draft -> strike across Dev.to, Bluesky, X and Reddit.",
     )
-    p.add_argument(
-        "--config",
-        help="gateway.toml to use (default: $GWANJONG_CONFIG, ./gateway.toml, ~/.config/gwanjong/gateway.toml)",
-    )
+    config_option(p, top=True)
     p.add_argument(
         "--transport",
         choices=["stdio", "http"],
@@ -107,10 +152,16 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--port", type=int, default=8765, help="HTTP port on 127.0.0.1 (with --transport http)"
     )
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="HTTP address (default loopback; 0.0.0.0 only inside a container)",
+    )
     p.add_argument("--log-level", default="WARNING")
     p.set_defaults(run=_serve)
     sub = p.add_subparsers(dest="command")
     s = sub.add_parser("serve", help="serve the gateway (the default)")
+    config_option(s)
     s.set_defaults(run=_serve)
     d = sub.add_parser("demo", help="run scout -> draft -> strike against the local sandbox")
     d.add_argument("--topic", default="MCP gateway design")
@@ -136,7 +187,9 @@ def parser() -> argparse.ArgumentParser:
     )
     h.add_argument("--limit", type=int, default=30)
     h.add_argument("--json", action="store_true")
+    config_option(h)
     h.set_defaults(run=_history)
+    add_usage_and_init(sub)
     return p
 
 

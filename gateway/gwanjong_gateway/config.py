@@ -7,6 +7,7 @@ platform's `env` table is expanded from the environment (and `<state_dir>/.env`)
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -71,6 +72,8 @@ class GatewaySection(_Strict):
     call_timeout_s: Annotated[float, Field(gt=0, le=600)] = 20.0
     start_timeout_s: Annotated[float, Field(gt=0, le=600)] = 30.0
     expose: list[str] = Field(default_factory=list)
+    #: "" = stderr only; else also a rotating log file (relative paths: in state_dir)
+    log_file: str = ""
 
     @field_validator("expose")
     @classmethod
@@ -113,6 +116,11 @@ def default_command(name: str) -> list[str]:
 
 def command_for(name: str, platform: PlatformConfig) -> list[str]:
     command = list(platform.command) if platform.command else default_command(name)
+    if not platform.command and importlib.util.find_spec(f"gwanjong_{name}") is None:
+        raise ConfigError(
+            f"platforms.{name}: its bundled server (package gwanjong-{name}) is not installed "
+            "here; reinstall gwanjong with its dependencies, or give command = [...]"
+        )
     if platform.command and shutil.which(command[0]) is None and not Path(command[0]).exists():
         raise ConfigError(f"platforms.{name}.command: program {command[0]!r} was not found on PATH")
     return command

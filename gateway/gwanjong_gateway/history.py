@@ -1,63 +1,73 @@
-"""`gwanjong history`: the strike record as a table (or JSON)."""
+"""`gwanjong history`: the strike record as plain text that fits the terminal (80 columns,
+or a pipe), or as JSON."""
 
 from __future__ import annotations
 
 import json
-
-from rich.console import Console
-from rich.table import Table
+import shutil
+import sys
+import textwrap
+from typing import TextIO, cast
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.store import StrikeStore
+from gwanjong_gateway.store import Strike, StrikeStore
+
+MIN_WIDTH, MAX_WIDTH = 60, 120
+
+
+def format_strike(r: Strike, width: int) -> list[str]:
+    """Two or three lines per strike: the facts on one, then where and why, indented."""
+    p = r.public()
+    head = f"#{r.id:<4} {p['at'][:16].replace('T', ' ')}  {r.platform:<8} {r.action:<15} {r.status}"
+    if r.approver:
+        head += f" ({r.approver})"
+    lines = textwrap.wrap(head, width, subsequent_indent="      ") or [head]
+    where = r.result_url or r.target_url or r.target
+    if where:
+        # a URL is never broken (it must stay clickable); it may exceed a narrow terminal
+        lines.append("      " + where)
+    if r.reason:
+        lines += textwrap.wrap(
+            r.reason, width, initial_indent="      ", subsequent_indent="      ", max_lines=3
+        )
+    return lines
 
 
 def print_history(
-    config: GatewayConfig, platform: str | None, status: str | None, limit: int, as_json: bool
+    config: GatewayConfig,
+    platform: str | None,
+    status: str | None,
+    limit: int,
+    as_json: bool,
+    out: TextIO | None = None,
+    width: int | None = None,
 ) -> int:
+    out = out or cast(TextIO, sys.stdout)
     path = config.state_dir / "gwanjong.db"
-    console = Console()
     if not path.exists():
-        console.print(f"No strikes recorded yet ({path} does not exist).")
+        print(f"No strikes recorded yet ({path} does not exist).", file=out)
         return 0
     store = StrikeStore(path)
     try:
         rows = store.history(platform=platform, status=status, limit=limit)
-        if as_json:
-            print(
-                json.dumps(
-                    [{**r.public(), "content": r.content, "policy": r.policy} for r in rows],
-                    ensure_ascii=False,
-                    indent=2,
-                )
-            )
-            return 0
-        table = Table(title=f"gwanjong history ({path})")
-        for col in (
-            "#",
-            "when (UTC)",
-            "platform",
-            "action",
-            "status",
-            "approver",
-            "target / result",
-            "reason",
-        ):
-            table.add_column(col, overflow="fold")
-        for r in rows:
-            p = r.public()
-            table.add_row(
-                str(r.id),
-                p["at"],
-                r.platform,
-                r.action,
-                r.status,
-                r.approver or "-",
-                r.result_url or r.target_url or r.target,
-                r.reason[:80],
-            )
-        console.print(table)
-        if not rows:
-            console.print("No strikes match.")
     finally:
         store.close()
+    if as_json:
+        print(
+            json.dumps(
+                [{**r.public(), "content": r.content, "policy": r.policy} for r in rows],
+                ensure_ascii=False,
+                indent=2,
+            ),
+            file=out,
+        )
+        return 0
+    if width is None:
+        width = shutil.get_terminal_size((80, 24)).columns if out.isatty() else 80
+    width = max(MIN_WIDTH, min(MAX_WIDTH, width))
+    print(f"gwanjong history, newest first (UTC), from\n  {path}", file=out)
+    for r in rows:
+        print("\n".join(format_strike(r, width)), file=out)
+    if not rows:
+        print("No strikes match.", file=out)
     return 0

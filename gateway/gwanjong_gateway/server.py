@@ -23,7 +23,9 @@ from pydantic import Field
 from gwanjong_gateway import approval, inbox, workflow
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.expose import register_exposed
+from gwanjong_gateway.metering import attach_usage
 from gwanjong_gateway.policy import disclosure_for
+from gwanjong_gateway.resources import register_resources
 from gwanjong_gateway.setup_guide import guide_for, save_credentials
 from gwanjong_gateway.state import Opportunity, Workflow
 from gwanjong_gateway.store import StrikeStore
@@ -104,13 +106,16 @@ def build_gateway(
                     await starting
             await gw.upstreams.close_all()
             gw.close_store()
+            await anyio.to_thread.run_sync(usage.close)
 
     mcp: FastMCP[Any] = FastMCP(
         "gwanjong", instructions=INSTRUCTIONS, lifespan=lifespan, mask_error_details=True
     )
     mcp.add_middleware(ContractErrors())
+    usage = attach_usage(mcp, gw.upstreams, config.state_dir)
+    register_resources(mcp, gw, usage)
 
-    def health_extra(_ctx: Context) -> dict[str, Any]:
+    async def health_extra(_ctx: Context) -> dict[str, Any]:
         store = gw.store
         platforms = {}
         for name, row in gw.upstreams.health().items():
@@ -120,6 +125,7 @@ def build_gateway(
             "writes": config.gateway.writes,
             "platforms": platforms,
             "unsettled_writes": len(store.unsettled()) if store is not None else 0,
+            "usage_7d": await anyio.to_thread.run_sync(usage.compact),
         }
 
     pipeline: Pipeline[Workflow] = Pipeline(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -214,6 +215,8 @@ class Upstreams:
         for name, transport in (transports or {}).items():
             if name in self.by_name:
                 self.by_name[name].transport_override = transport
+        #: told of every platform call (usage figures): (platform, tool, outcome, seconds)
+        self.observer: Callable[[str, str, Outcome, float], None] | None = None
 
     def names(self) -> list[str]:
         return list(self.by_name)
@@ -241,7 +244,13 @@ class Upstreams:
                 ErrorKind.INVALID_INPUT,
                 f"platform {platform!r} is not enabled; enabled: {', '.join(self.by_name) or 'none'}",
             )
-        return await upstream.call(tool, arguments, timeout_s or self.config.gateway.call_timeout_s)
+        started = time.perf_counter()
+        outcome = await upstream.call(
+            tool, arguments, timeout_s or self.config.gateway.call_timeout_s
+        )
+        if self.observer is not None:
+            self.observer(platform, tool, outcome, time.perf_counter() - started)
+        return outcome
 
     def health(self) -> dict[str, dict[str, Any]]:
         return {name: {"health": u.health, "reason": u.reason} for name, u in self.by_name.items()}

@@ -1,0 +1,43 @@
+"""The optional rotating log file (`[gateway] log_file`), besides stderr."""
+
+from __future__ import annotations
+
+import logging
+from logging.handlers import RotatingFileHandler
+from pathlib import Path
+
+from gwanjong_gateway.config import GatewayConfig
+from gwanjong_shared.logs import redact
+
+MAX_BYTES = 5 * 1024 * 1024
+BACKUPS = 3
+
+
+class _Redacting(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
+
+
+def log_path(config: GatewayConfig) -> Path | None:
+    """Where the log file goes: as given if absolute, else inside the state dir."""
+    name = config.gateway.log_file.strip()
+    if not name:
+        return None
+    path = Path(name).expanduser()
+    return path if path.is_absolute() else config.state_dir / path
+
+
+def add_log_file(
+    config: GatewayConfig, max_bytes: int = MAX_BYTES, backups: int = BACKUPS
+) -> Path | None:
+    """Also log to a rotating file (same level and masking as stderr); returns its path."""
+    path = log_path(config)
+    if path is None:
+        return None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handler = RotatingFileHandler(
+        path, maxBytes=max_bytes, backupCount=backups, encoding="utf-8", delay=True
+    )
+    handler.setFormatter(_Redacting("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.getLogger().addHandler(handler)
+    return path

@@ -1,0 +1,77 @@
+"""Feeding the usage record: a middleware around every gateway tool, and the observer
+`Upstreams.call` reports each platform call to."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from fastmcp import FastMCP
+from fastmcp.exceptions import ToolError
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+
+from gwanjong_gateway.upstreams import Outcome, Upstreams
+from gwanjong_gateway.usage import USAGE_FILE, UsageLog
+from gwanjong_shared.errors import ErrorKind, parse_error
+
+
+class UsageMiddleware(Middleware):
+    """Counts each gateway tool call, its error kind and the tokens of its result."""
+
+    def __init__(self, usage: UsageLog) -> None:
+        self.usage = usage
+
+    async def on_call_tool(
+        self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]
+    ) -> Any:
+        name = str(getattr(context.message, "name", "?"))
+        started = time.perf_counter()
+        try:
+            result = await call_next(context)
+        except ToolError as exc:
+            kind, _, _ = parse_error(str(exc))
+            self.usage.record_gateway(name, kind.value, time.perf_counter() - started, str(exc))
+            raise
+        except Exception:
+            self.usage.record_gateway(
+                name, ErrorKind.UNAVAILABLE.value, time.perf_counter() - started, ""
+            )
+            raise
+        self.usage.record_gateway(name, "", time.perf_counter() - started, _text_of(result))
+        return result
+
+
+def _text_of(result: Any) -> str:
+    """What the model reads of a tool result: its text blocks (JSON for structured data)."""
+    parts: list[str] = []
+    for block in getattr(result, "content", None) or []:
+        text = getattr(block, "text", None)
+        if isinstance(text, str):
+            parts.append(text)
+    if not parts:
+        structured = getattr(result, "structured_content", None)
+        if structured is not None:
+            parts.append(json.dumps(structured, ensure_ascii=False, default=str))
+    return "\n".join(parts)
+
+
+def attach_usage(mcp: FastMCP[Any], upstreams: Upstreams, state_dir: Path) -> UsageLog:
+    """Meter this gateway into `<state_dir>/usage.db`: the outermost middleware (so it sees
+    the final error text) and the platform-call observer."""
+    usage = UsageLog(state_dir / USAGE_FILE)
+    mcp.middleware.insert(0, UsageMiddleware(usage))
+
+    def observe(platform: str, tool: str, outcome: Outcome, seconds: float) -> None:
+        usage.record_platform(
+            platform,
+            tool,
+            "" if outcome.ok else (outcome.kind.value if outcome.kind else "unavailable"),
+            seconds,
+            message=outcome.message,
+            retry_after=outcome.retry_after,
+        )
+
+    upstreams.observer = observe
+    return usage

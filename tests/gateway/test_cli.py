@@ -1,0 +1,184 @@
+"""The CLI's first-run pieces: init, --config after the subcommand, history at 80 columns,
+usage, and the rotating log file."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from pathlib import Path
+
+import pytest
+
+from gwanjong_gateway.__main__ import main, parser
+from gwanjong_gateway.config import parse
+from gwanjong_gateway.history import print_history
+from gwanjong_gateway.init import STARTER, launch_command, run_init
+from gwanjong_gateway.logfile import add_log_file
+from gwanjong_gateway.store import StrikeStore
+from gwanjong_gateway.usage import UsageLog
+from gwanjong_shared.logs import register_secret
+
+
+def exit_code(argv: list[str]) -> int:
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    return int(done.value.code or 0)
+
+
+def test_init_writes_a_starter_and_refuses_to_overwrite(tmp_path: Path) -> None:
+    target = tmp_path / "conf" / "gateway.toml"
+    out, err = io.StringIO(), io.StringIO()
+    assert run_init(target, out, err) == 0
+    text = target.read_text(encoding="utf-8")
+    config = parse(text)
+    assert config.gateway.writes == "dry-run"
+    assert set(config.enabled()) == {"devto", "bluesky", "twitter", "reddit"}
+    assert text.count("#") > 10  # commented
+    printed = out.getvalue()
+    for client in ("Claude Desktop", "Cursor", "Claude Code"):
+        assert client in printed
+    command = launch_command(target.absolute())
+    assert Path(command[0]).is_absolute() and command[-2:] == ["--config", str(target)]
+    snippet = printed[printed.index("{") : printed.index("\n}\n") + 2]
+    entry = json.loads(snippet)["mcpServers"]["gwanjong"]
+    assert [entry["command"], *entry["args"]] == command
+    assert "claude mcp add gwanjong -- " in printed
+    # a second init leaves the file alone
+    target.write_text("# mine\n", encoding="utf-8")
+    assert run_init(target, io.StringIO(), err) == 1
+    assert "not overwriting" in err.getvalue()
+    assert target.read_text(encoding="utf-8") == "# mine\n"
+
+
+def test_init_defaults_to_the_user_config_dir(tmp_path: Path) -> None:
+    env = {"XDG_CONFIG_HOME": str(tmp_path)}
+    assert run_init(None, io.StringIO(), io.StringIO(), environ=env) == 0
+    assert (tmp_path / "gwanjong" / "gateway.toml").read_text(encoding="utf-8") == STARTER
+
+
+def test_config_before_or_after_the_subcommand() -> None:
+    p = parser()
+    assert p.parse_args(["history", "--config", "x.toml"]).config == "x.toml"
+    assert p.parse_args(["--config", "y.toml", "history"]).config == "y.toml"
+    assert p.parse_args(["usage", "--config", "z.toml", "--json"]).config == "z.toml"
+    assert p.parse_args(["serve", "--config", "s.toml"]).config == "s.toml"
+    assert p.parse_args(["history"]).config is None
+
+
+def test_history_cli_with_config_after(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = tmp_path / "g.toml"
+    cfg.write_text(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n', encoding="utf-8")
+    assert exit_code(["history", "--config", str(cfg)]) == 0
+    assert "No strikes recorded yet" in capsys.readouterr().out
+    assert exit_code(["history", "--config", str(tmp_path / "missing.toml")]) == 2
+
+
+def test_history_fits_80_columns(tmp_path: Path) -> None:
+    store = StrikeStore(tmp_path / "gwanjong.db")
+    store.insert(
+        intent_key="k1",
+        platform="bluesky",
+        target="at://did:plc:abc/app.bsky.feed.post/3k",
+        target_url="https://bsky.app/profile/ferris.dev/post/3kabc",
+        action="write_comment",
+        content_hash="h",
+        content="text",
+        mode="live",
+        status="refused",
+        approver="auto",
+        reason="Bluesky asks bots to reply only where they were tagged; this post does not "
+        "mention our account, so the reply was handed to a person instead of being posted. " * 2,
+    )
+    store.insert(
+        intent_key="k2",
+        platform="devto",
+        target="1002",
+        action="write_post",
+        content_hash="h2",
+        content="text",
+        mode="live",
+        status="posted",
+        result_url="https://dev.to/sandbox/cancellation-safe-handlers-1",
+    )
+    store.close()
+    config = parse(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n')
+    out = io.StringIO()  # a pipe: not a terminal
+    assert print_history(config, None, None, 10, as_json=False, out=out) == 0
+    lines = out.getvalue().splitlines()[2:]  # after the header and the file's path
+    assert lines[0].startswith("#2 ") and "devto" in lines[0] and "posted" in lines[0]
+    assert any("cancellation-safe-handlers-1" in line for line in lines)
+    assert any("write_comment" in line and "refused (auto)" in line for line in lines)
+    assert any("mention our account" in line for line in lines)
+    assert all(len(line) <= 80 for line in lines), "\n".join(lines)
+    narrow = io.StringIO()
+    print_history(config, None, None, 10, as_json=False, out=narrow, width=200)
+    assert max(len(line) for line in narrow.getvalue().splitlines()[2:]) <= 120
+
+
+def test_usage_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = UsageLog(tmp_path / "usage.db", count_tokens=len)
+    log.record_platform("reddit", "search", "", 0.05)
+    log.record_platform(
+        "reddit",
+        "search",
+        "rate_limited",
+        0.02,
+        message="Reddit is throttling us. Wait, then retry.",
+        retry_after=30,
+    )
+    log.record_gateway("scout", "", 0.2, "x" * 100)
+    log.close()
+    cfg = tmp_path / "g.toml"
+    cfg.write_text(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n', encoding="utf-8")
+    assert exit_code(["usage", "--config", str(cfg), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    reddit = report["platform_tools"][0]
+    assert reddit["calls"] == 2 and reddit["errors"] == {"rate_limited": 1}
+    assert report["gateway_tools"][0]["tokens"] == 100
+    assert exit_code(["usage", "--config", str(cfg), "--since", "1h"]) == 0
+    text = capsys.readouterr().out
+    assert "rate_limited=1" in text and "scout" in text
+    assert all(len(line) <= 80 for line in text.splitlines())
+    assert exit_code(["usage", "--config", str(cfg), "--since", "soon"]) == 2
+
+
+def test_rotating_log_file_in_the_state_dir(tmp_path: Path) -> None:
+    config = parse(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\nlog_file = "logs/gw.log"\n')
+    path = add_log_file(config, max_bytes=400, backups=2)
+    assert path == tmp_path / "logs" / "gw.log"
+    root = logging.getLogger()
+    handler = root.handlers[-1]
+    level = root.level
+    root.setLevel(logging.INFO)
+    register_secret("s3cr3t-token-value")
+    try:
+        for i in range(40):
+            logging.getLogger("gwanjong.test").info("line %d with s3cr3t-token-value", i)
+    finally:
+        root.removeHandler(handler)
+        handler.close()
+        root.setLevel(level)
+    files = sorted(p.name for p in (tmp_path / "logs").iterdir())
+    assert files == ["gw.log", "gw.log.1", "gw.log.2"]
+    text = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "logs").iterdir())
+    assert "line 39 with ***" in text and "s3cr3t" not in text
+    assert add_log_file(parse('[gateway]\nstate_dir = "/tmp"\n')) is None
+
+
+@pytest.mark.anyio
+async def test_a_missing_bundled_server_is_down_with_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from gwanjong_gateway.upstreams import Upstreams
+
+    # as if gwanjong had been installed without its platform server packages
+    monkeypatch.setitem(sys.modules, "gwanjong_reddit", None)
+    config = parse(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n[platforms.reddit]\n')
+    upstreams = Upstreams(config, environ={})
+    assert await upstreams.by_name["reddit"].ensure() is None
+    health = upstreams.health()["reddit"]
+    assert health["health"] == "down"
+    assert "gwanjong-reddit" in health["reason"] and "not installed" in health["reason"]

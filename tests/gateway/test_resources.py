@@ -1,0 +1,78 @@
+"""Resources and the `engage` prompt through a real client: list, read, get."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client
+from mcp.shared.exceptions import MCPError
+
+from gwanjong_sandbox.control import SandboxControl
+from tests.gateway.helpers import in_memory_gateway, opportunity_for
+from tests.mcp import call
+
+pytestmark = pytest.mark.anyio
+
+
+async def read(client: Client[Any], uri: str) -> str:
+    contents = await client.read_resource(uri)
+    return contents[0].text  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_listed_resources_and_prompt(
+    sandbox: SandboxControl, tmp_path: Path, mode: str
+) -> None:
+    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"]), mode=mode) as client:
+        resources = {str(r.uri) for r in await client.list_resources()}
+        assert {"gwanjong://policy", "gwanjong://history", "gwanjong://usage"} <= resources
+        templates = {t.uri_template for t in await client.list_resource_templates()}
+        assert {"gwanjong://history/{platform}", "gwanjong://strike/{record}"} <= templates
+        prompts = {p.name: p for p in await client.list_prompts()}
+        args = {a.name: a.required for a in prompts["engage"].arguments or []}
+        assert args == {"topic": True, "platforms": False}
+        got = await client.get_prompt("engage", {"topic": "rust async", "platforms": "devto"})
+        text = got.messages[0].content.text  # type: ignore[union-attr]
+        assert 'scout(topic="rust async", platforms=["devto"])' in text
+        assert "untrusted" in text and "confirm_handoff" in text and "Write mode is live" in text
+
+
+async def test_policy_is_the_live_capabilities_table(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    async with Client(
+        in_memory_gateway(sandbox, tmp_path, ["devto", "reddit"], writes="dry-run")
+    ) as client:
+        table = await read(client, "gwanjong://policy")
+    assert "Write mode: dry-run" in table
+    devto = next(line for line in table.splitlines() if line.startswith("| devto |"))
+    reddit = next(line for line in table.splitlines() if line.startswith("| reddit |"))
+    cells = [c.strip() for c in devto.strip("|").split("|")]
+    assert cells[2].startswith("**auto**") and cells[3].startswith("**human**")
+    assert [c.strip() for c in reddit.strip("|").split("|")][4].startswith("**never**")
+
+
+async def test_history_and_one_strike_record(sandbox: SandboxControl, tmp_path: Path) -> None:
+    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
+        assert json.loads(await read(client, "gwanjong://history")) == []
+        scouted = await call(client, "scout", topic="rust async cancellation")
+        oid = opportunity_for(scouted, "devto", "Rust async")
+        await call(client, "draft", opportunity_id=oid)
+        handed = await call(
+            client, "strike", opportunity_id=oid, action="comment", content="Guard every await."
+        )
+        assert handed["status"] == "handoff"
+        recent = json.loads(await read(client, "gwanjong://history"))
+        assert [r["status"] for r in recent] == ["handoff"]
+        assert json.loads(await read(client, "gwanjong://history/devto")) == recent
+        record = recent[0]["record"]
+        audit = json.loads(await read(client, f"gwanjong://strike/{record}"))
+        assert audit["content"].startswith("Guard every await.")
+        assert audit["context"]["opportunity_id"] == oid and audit["policy"]
+        with pytest.raises(MCPError, match="not_found"):
+            await read(client, "gwanjong://strike/999")
+        with pytest.raises(MCPError, match="not_found"):
+            await read(client, "gwanjong://history/myspace")

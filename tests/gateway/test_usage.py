@@ -1,0 +1,158 @@
+"""Usage figures: platform calls through Upstreams, gateway tools through the middleware,
+persisted in <state_dir>/usage.db across a restart; the figures' arithmetic on its own."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client
+
+from gwanjong_gateway.usage import (
+    TOKEN_SAMPLE_CHARS,
+    UsageLog,
+    compact_lines,
+    estimate_tokens,
+    parse_since,
+    percentile,
+)
+from gwanjong_sandbox.control import SandboxControl
+from tests.gateway.helpers import in_memory_gateway
+from tests.mcp import call, error_of
+
+pytestmark = pytest.mark.anyio
+
+
+async def usage_of(client: Client[Any]) -> dict[str, Any]:
+    contents = await client.read_resource("gwanjong://usage")
+    return json.loads(contents[0].text)  # type: ignore[union-attr]
+
+
+def row(report: dict[str, Any], platform: str, tool: str) -> dict[str, Any]:
+    for p in report["platform_tools"]:
+        if (p["platform"], p["tool"]) == (platform, tool):
+            return p
+    raise AssertionError(f"no usage row for {platform}/{tool}: {report['platform_tools']}")
+
+
+def gateway_row(report: dict[str, Any], tool: str) -> dict[str, Any]:
+    for g in report["gateway_tools"]:
+        if g["tool"] == tool:
+            return g
+    raise AssertionError(f"no usage row for gateway tool {tool}: {report['gateway_tools']}")
+
+
+async def test_failures_count_as_their_kind_and_survive_a_restart(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
+        await call(client, "scout", topic="rust async cancellation")
+        sandbox.fault("devto", status=429, retry_after=120, count=50, match="/api/articles")
+        scouted = await call(client, "scout", topic="rust async")
+        assert "rate_limited" in scouted["errors"]["devto"]
+        sandbox.clear_faults()
+        assert (await error_of(client, "draft", opportunity_id="nope")).startswith("invalid_input")
+        report = await usage_of(client)
+        search = row(report, "devto", "search")
+        assert search["calls"] == 2 and search["errors"] == {"rate_limited": 1}
+        assert search["last_error"]["kind"] == "rate_limited"
+        assert search["rate_limit"]["retry_after_s"] == 120
+        assert search["rate_limit"]["now_limited"] is True
+        assert search["p50_ms"] is not None and search["p50_ms"] <= search["p95_ms"]
+        scout = gateway_row(report, "scout")
+        assert scout["calls"] == 2 and scout["errors"] == {} and scout["tokens"] > 20
+        assert gateway_row(report, "draft")["errors"] == {"invalid_input": 1}
+        status = await call(client, "status")
+        lines = status["usage_7d"]
+        assert any(
+            line.startswith("devto: ") and "rate_limited=" in line and "rate-limited until" in line
+            for line in lines
+        )
+        assert len(lines) <= 6
+
+    # A new gateway on the same state dir reads the same figures back, and adds to them.
+    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
+        await call(client, "scout", topic="rust")
+        report = await usage_of(client)
+        assert row(report, "devto", "search")["calls"] == 3
+        assert row(report, "devto", "search")["errors"] == {"rate_limited": 1}
+        assert gateway_row(report, "scout")["calls"] == 3
+        assert gateway_row(report, "draft")["calls"] == 1
+
+
+async def test_a_down_platform_counts_as_unavailable(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    sandbox.fault("devto", status=503, count=50)
+    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
+        await call(client, "scout", topic="rust")
+        report = await usage_of(client)
+    assert row(report, "devto", "trending")["errors"] == {"unavailable": 1}
+    assert row(report, "devto", "search")["last_error"]["kind"] == "unavailable"
+
+
+def test_since_window_uses_the_clock(tmp_path: Path) -> None:
+    now = [1_000_000.0]
+    log = UsageLog(tmp_path / "usage.db", clock=lambda: now[0], count_tokens=len)
+    log.record_platform("bluesky", "search", "", 0.010)
+    now[0] += 3 * 86400
+    log.record_platform("bluesky", "search", "timeout", 0.030, message="timeout: slow")
+    log.record_gateway("scout", "", 0.1, "x" * 40)
+    assert row(log.report(), "bluesky", "search")["calls"] == 2
+    recent = log.report(since_s=parse_since("1d"))
+    assert row(recent, "bluesky", "search")["calls"] == 1
+    assert row(recent, "bluesky", "search")["errors"] == {"timeout": 1}
+    assert gateway_row(recent, "scout")["tokens"] == 40
+    log.close()
+    # reopened (a restart): the same rows
+    again = UsageLog(tmp_path / "usage.db", clock=lambda: now[0], count_tokens=len)
+    assert row(again.report(), "bluesky", "search")["calls"] == 2
+    assert compact_lines(again.report(), now[0])[0].startswith("bluesky: 2 calls")
+    again.close()
+
+
+def test_token_count_is_bounded() -> None:
+    seen: list[int] = []
+
+    def count(text: str) -> int:
+        seen.append(len(text))
+        return len(text) // 4
+
+    big = "word " * 100_000
+    sample = big[:TOKEN_SAMPLE_CHARS]
+    estimate = estimate_tokens(sample, len(big), count)
+    assert seen == [TOKEN_SAMPLE_CHARS]
+    assert estimate == round((TOKEN_SAMPLE_CHARS // 4) * len(big) / TOKEN_SAMPLE_CHARS)
+    assert estimate_tokens("", 0, count) == 0
+
+
+def test_percentiles_and_durations() -> None:
+    values = sorted(float(v) for v in range(1, 101))
+    assert percentile(values, 50) == 50 and percentile(values, 95) == 95
+    assert percentile([7.0], 95) == 7.0 and percentile([], 50) is None
+    assert parse_since("7d") == 7 * 86400 and parse_since("90") == 90
+    with pytest.raises(ValueError, match="duration"):
+        parse_since("soon")
+
+
+def test_many_calls_from_many_threads_are_all_recorded(tmp_path: Path) -> None:
+    import threading
+
+    log = UsageLog(tmp_path / "usage.db", count_tokens=len)
+
+    def burst(platform: str) -> None:
+        for i in range(200):
+            log.record_platform(platform, "search", "timeout" if i % 10 == 0 else "", 0.001)
+
+    threads = [threading.Thread(target=burst, args=(name,)) for name in ("devto", "reddit")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    report = log.report()
+    for name in ("devto", "reddit"):
+        assert row(report, name, "search")["calls"] == 200
+        assert row(report, name, "search")["errors"] == {"timeout": 20}
+    log.close()
