@@ -73,7 +73,9 @@ class RunningGateway:
 
 
 @contextlib.contextmanager
-def http_gateway(config: Path, log_level: str = "DEBUG") -> Iterator[RunningGateway]:
+def http_gateway(
+    config: Path, log_level: str = "DEBUG", host: str = "127.0.0.1"
+) -> Iterator[RunningGateway]:
     """Start the gateway over HTTP on a free loopback port; stderr goes to a file."""
     port = free_port()
     stderr = config.parent / "gateway.stderr"
@@ -81,7 +83,8 @@ def http_gateway(config: Path, log_level: str = "DEBUG") -> Iterator[RunningGate
         process = subprocess.Popen(
             [
                 *(PY, "-m", "gwanjong_gateway", "--config", str(config)),
-                *("--transport", "http", "--port", str(port), "--log-level", log_level),
+                *("--transport", "http", "--host", host, "--port", str(port)),
+                *("--log-level", log_level),
             ],
             stdout=subprocess.DEVNULL,
             stderr=err,

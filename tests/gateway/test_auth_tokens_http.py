@@ -152,3 +152,14 @@ async def test_each_user_sees_only_their_own_state_and_is_named_in_the_audit(
     assert len(sandbox.writes()) == 2
     assert alice not in log and bob not in log
     assert "call_tool" in log  # the calls were logged at DEBUG, without the tokens
+
+
+async def test_with_tokens_it_serves_on_every_interface(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    config = write_config(tmp_path, sandbox, TOKENS)
+    alice = issue(config, "alice")
+    with http_gateway(config, log_level="WARNING", host="0.0.0.0") as gw:
+        assert await initialize_status(gw.url, None) == 401
+        async with client(gw.url, alice) as a:
+            assert (await call(a, "status"))["writes"] == "live"
