@@ -165,3 +165,9 @@ def test_auth_table_is_validated(table: str, problem: str) -> None:
     with pytest.raises(ConfigError, match=r"gateway\.toml:") as raised:
         parse(f"[auth]\n{table}\n")
     assert problem in str(raised.value)
+
+
+def test_the_team_example_config_is_valid() -> None:
+    example = Path(__file__).parents[2] / "deploy" / "gateway.team.toml"
+    config = parse(example.read_text(encoding="utf-8"), str(example))
+    assert config.auth.mode == "tokens" and config.gateway.state_dir == "/state"
