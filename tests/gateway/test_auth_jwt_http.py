@@ -3,8 +3,12 @@ over real HTTP with a real MCP client."""
 
 from __future__ import annotations
 
+import contextlib
+import http.server
 import json
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,8 +54,8 @@ def auth_table(jwks: Path) -> str:
     )
 
 
-def gateway(sandbox: SandboxControl, tmp: Path, jwks: Path) -> Any:
-    config = parse(config_text(tmp, ["devto"], extra=auth_table(jwks)))
+def gateway(sandbox: SandboxControl, tmp: Path, jwks: Path, table: str = "") -> Any:
+    config = parse(config_text(tmp, ["devto"], extra=table or auth_table(jwks)))
     transports = {"devto": SPECS["devto"].build(sandbox.url)}
     return build_gateway(config, environ={}, transports=transports, auth=build_auth(config))
 
@@ -116,3 +120,43 @@ def test_a_bad_jwks_file_stops_the_start(tmp_path: Path) -> None:
     empty.write_text('{"keys": []}')
     with pytest.raises(ConfigError, match='no "keys"'):
         build_auth(parse(config_text(tmp_path, [], extra=auth_table(empty))))
+
+
+@contextlib.contextmanager
+def serve_file(path: Path) -> Iterator[str]:
+    """A loopback HTTP server publishing one file, like an identity provider's JWKS URL."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = path.read_bytes()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/jwks.json"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+async def test_keys_can_come_from_a_jwks_url(sandbox: SandboxControl, tmp_path: Path) -> None:
+    idp = Issuer(tmp_path, kid="rotating-1")
+    with serve_file(idp.jwks) as jwks_uri:
+        table = (
+            f'[auth]\nmode = "jwt"\nissuer = "{ISSUER}"\naudience = "{AUDIENCE}"\n'
+            f'jwks_uri = "{jwks_uri}"'
+        )
+        async with serve_app(gateway(sandbox, tmp_path, idp.jwks, table)) as url:
+            async with client(url, idp.token("carol")) as c:
+                assert (await call(c, "status"))["state"]["opportunities"]["count"] == 0
+            stranger = RSAKey.generate_key(2048, parameters={"kid": "rotating-1"})
+            assert await initialize_status(url, idp.token("carol", key=stranger)) == 401
