@@ -108,20 +108,24 @@ async def test_each_user_sees_only_their_own_state_and_is_named_in_the_audit(
     config = write_config(tmp_path, sandbox, TOKENS)
     alice, bob = issue(config, "alice"), issue(config, "bob")
     shared_key = {"X-Gwanjong-Session": KEY}
+    shown: list[Any] = []  # every result and error the callers saw
     with http_gateway(config) as gw:
         async with client(gw.url, alice, mode, shared_key) as a:
             oid, posted = await strike_post(a, "rust async cancellation", "Alice's answer")
             assert posted["status"] == "posted", posted
+            shown.append(posted)
             alice_session = a.transport.get_session_id()  # type: ignore[attr-defined]
             # Bob presents Alice's client key: he reaches his own, empty bucket.
             async with client(gw.url, bob, mode, shared_key) as b:
                 status = await call(b, "status")
+                shown.append(status)
                 assert "Alice" not in json.dumps(status)
                 assert status["state"]["opportunities"]["count"] == 0, status
                 message = await error_of(
                     b, "strike", opportunity_id=oid, action="post", content="hijack", title="t"
                 )
                 assert "draft" in message or "scout" in message, message
+                shown.append(message)
             if alice_session is not None:
                 # Bob replays Alice's MCP session id with his own token: the session's
                 # owner check answers as if it did not exist.
@@ -141,16 +145,21 @@ async def test_each_user_sees_only_their_own_state_and_is_named_in_the_audit(
         # Alice's state is still there on a new connection (the key, not the session).
         async with client(gw.url, alice, mode, shared_key) as again:
             status = await call(again, "status")
+            shown.append(status)
             assert status["state"]["opportunities"]["count"] > 0, status
         async with client(gw.url, bob, mode) as b:
             _, posted = await strike_post(b, "rust async cancellation", "Bob's answer")
             assert posted["status"] == "posted", posted
+            shown.append(posted)
         log = gw.log()
     rows = history(config)
     by = {r.content.split(" ", 1)[0]: [p for p in r.policy if p.startswith("by=")] for r in rows}
     assert by == {"Alice's": ["by=alice"], "Bob's": ["by=bob"]}, rows
+    audit = json.loads(cli(config, "history", "--json").stdout)  # what an operator reads
+    assert sorted(r["policy"][0] for r in audit) == ["by=alice", "by=bob"]
     assert len(sandbox.writes()) == 2
     assert alice not in log and bob not in log
+    assert alice not in json.dumps(shown) and bob not in json.dumps(shown)
     assert "call_tool" in log  # the calls were logged at DEBUG, without the tokens
 
 
