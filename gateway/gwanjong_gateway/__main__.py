@@ -10,13 +10,13 @@ from typing import Any
 
 import anyio
 
-from gwanjong_gateway.auth import bind_problem, build_auth
 from gwanjong_gateway.config import ConfigError, load
 from gwanjong_gateway.token_cli import add_token_commands
 from gwanjong_shared.logs import configure_logging
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from gwanjong_gateway.auth import bind_problem, build_auth
     from gwanjong_gateway.server import Gateway, build_gateway
 
     config, _path = load(args.config)

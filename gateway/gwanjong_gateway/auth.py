@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
 from fastmcp.server.auth import AccessToken, AuthProvider, TokenVerifier
 from fastmcp.server.dependencies import get_access_token
 
-from gwanjong_gateway.access_tokens import TokenStore, store_for
+from gwanjong_gateway.access_tokens import TokenError, TokenStore, store_for
 from gwanjong_gateway.config import AuthSection, ConfigError, GatewayConfig
 
 TOKEN_ISSUER = "gwanjong"
+log = logging.getLogger(__name__)
 
 
 class HashedTokenVerifier(TokenVerifier):
@@ -30,7 +32,11 @@ class HashedTokenVerifier(TokenVerifier):
         self.store = store
 
     async def verify_token(self, token: str) -> AccessToken | None:
-        name = self.store.lookup(token)
+        try:
+            name = self.store.lookup(token)
+        except TokenError as exc:  # a damaged file lets nobody in, and says why
+            log.error("refusing every token: %s", exc)
+            return None
         if name is None:
             return None
         return AccessToken(
@@ -106,11 +112,16 @@ def bind_problem(host: str, auth: AuthProvider | None) -> str | None:
             'it could post as your accounts. Set [auth] mode = "tokens" (then run '
             '`gwanjong token add NAME`) or mode = "jwt" in gateway.toml, or serve on 127.0.0.1.'
         )
-    if isinstance(auth, HashedTokenVerifier) and auth.store.active_count() == 0:
-        return (
-            f'[auth] mode = "tokens" but {auth.store.path} holds no active token, so nobody '
-            "could connect. Run `gwanjong token add NAME` first."
-        )
+    if isinstance(auth, HashedTokenVerifier):
+        try:
+            active = auth.store.active_count()
+        except TokenError as exc:
+            return str(exc)
+        if active == 0:
+            return (
+                f'[auth] mode = "tokens" but {auth.store.path} holds no active token, so '
+                "nobody could connect. Run `gwanjong token add NAME` first."
+            )
     return None
 
 

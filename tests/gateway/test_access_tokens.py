@@ -171,3 +171,15 @@ def test_the_team_example_config_is_valid() -> None:
     example = Path(__file__).parents[2] / "deploy" / "gateway.team.toml"
     config = parse(example.read_text(encoding="utf-8"), str(example))
     assert config.auth.mode == "tokens" and config.gateway.state_dir == "/state"
+
+
+async def test_a_damaged_token_file_lets_nobody_in_and_stops_the_start(tmp_path: Path) -> None:
+    config = parse(write(tmp_path, '[auth]\nmode = "tokens"').read_text())
+    auth = build_auth(config)
+    assert isinstance(auth, HashedTokenVerifier)
+    token = auth.store.add("alice")
+    assert await auth.verify_token(token) is not None
+    auth.store.path.write_text('{"tokens": [{"name": "alice"}]}')
+    assert await auth.verify_token(token) is None
+    problem = bind_problem("127.0.0.1", auth)
+    assert problem is not None and "damaged" in problem
