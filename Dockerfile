@@ -3,7 +3,9 @@
 #   docker run --rm -p 127.0.0.1:8765:8765 -v gwanjong-state:/home/gwanjong/.gwanjong \
 #     -v "$PWD/gateway.toml:/home/gwanjong/.config/gwanjong/gateway.toml:ro" \
 #     -e DEVTO_API_KEY=... gwanjong
-# The gateway has no authentication of its own: publish the port on loopback only.
+# Listening on 0.0.0.0 needs [auth] in that gateway.toml (the gateway refuses to start
+# otherwise): issue tokens with `docker run ... gwanjong token add NAME`, or use
+# docker-compose.yml, which does all of this. Publish the port on loopback or behind TLS.
 
 # -- build: resolve from uv.lock, install the gateway and its servers (no dev tools) -----
 FROM python:3.11-slim AS build
@@ -20,7 +22,8 @@ RUN uv sync --locked --no-dev --no-editable --package gwanjong
 
 # -- run: only the virtual environment, owned by root, run as an unprivileged user -------
 FROM python:3.11-slim
-RUN useradd --create-home --uid 10001 gwanjong
+RUN useradd --create-home --uid 10001 gwanjong \
+ && install -d -o gwanjong -g gwanjong /home/gwanjong/.gwanjong
 COPY --from=build /app/.venv /app/.venv
 ENV PATH=/app/.venv/bin:$PATH \
     PYTHONUNBUFFERED=1 \

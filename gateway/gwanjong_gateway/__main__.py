@@ -12,20 +12,29 @@ import anyio
 
 from gwanjong_gateway.config import ConfigError, load
 from gwanjong_gateway.logfile import add_log_file
+from gwanjong_gateway.token_cli import add_token_commands
 from gwanjong_shared.logs import configure_logging
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from gwanjong_gateway.auth import bind_problem, build_auth
     from gwanjong_gateway.server import Gateway, build_gateway
 
     config, _path = load(args.config)
+    auth = None
+    if args.transport == "http":
+        auth = build_auth(config)
+        problem = bind_problem(args.host, auth)
+        if problem:
+            print(f"gwanjong: {problem}", file=sys.stderr)
+            return 2
     os.environ.setdefault("FASTMCP_LOG_LEVEL", "WARNING")
     os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
     os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
     configure_logging(args.log_level)
     add_log_file(config)
     gateway = Gateway(config)
-    server = build_gateway(config, gateway=gateway)
+    server = build_gateway(config, gateway=gateway, auth=auth)
 
     async def serve() -> None:
         async with anyio.create_task_group() as tg:
@@ -149,13 +158,11 @@ def parser() -> argparse.ArgumentParser:
         default="stdio",
         help="how to serve (default stdio, what MCP clients launch)",
     )
-    p.add_argument(
-        "--port", type=int, default=8765, help="HTTP port on 127.0.0.1 (with --transport http)"
-    )
+    p.add_argument("--port", type=int, default=8765, help="HTTP port (with --transport http)")
     p.add_argument(
         "--host",
         default="127.0.0.1",
-        help="HTTP address (default loopback; 0.0.0.0 only inside a container)",
+        help="HTTP address (default 127.0.0.1; any other needs [auth] in gateway.toml)",
     )
     p.add_argument("--log-level", default="WARNING")
     p.set_defaults(run=_serve)
@@ -190,6 +197,7 @@ def parser() -> argparse.ArgumentParser:
     config_option(h)
     h.set_defaults(run=_history)
     add_usage_and_init(sub)
+    add_token_commands(sub)
     return p
 
 

@@ -84,9 +84,36 @@ class GatewaySection(_Strict):
         return names
 
 
+class AuthSection(_Strict):
+    """Who may call the HTTP gateway (stdio trusts the local user)."""
+
+    mode: Literal["none", "tokens", "jwt"] = "none"
+    issuer: str | None = None
+    audience: str | None = None
+    jwks_uri: str | None = None
+    jwks_file: str | None = None
+    algorithm: str = "RS256"
+    required_scopes: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _jwt_settings(self) -> AuthSection:
+        jwt_keys = ("issuer", "audience", "jwks_uri", "jwks_file")
+        if self.mode != "jwt":
+            given = [k for k in jwt_keys if getattr(self, k) is not None]
+            if given:
+                raise ValueError(f'{", ".join(given)} only apply with mode = "jwt"')
+            return self
+        if not self.issuer or not self.audience:
+            raise ValueError('mode = "jwt" needs issuer and audience')
+        if (self.jwks_uri is None) == (self.jwks_file is None):
+            raise ValueError('mode = "jwt" needs exactly one of jwks_uri or jwks_file')
+        return self
+
+
 class GatewayConfig(_Strict):
     gateway: GatewaySection = Field(default_factory=GatewaySection)
     safety: SafetyConfig = Field(default_factory=SafetyConfig)
+    auth: AuthSection = Field(default_factory=AuthSection)
     platforms: dict[str, PlatformConfig] = Field(default_factory=dict)
 
     @field_validator("platforms")

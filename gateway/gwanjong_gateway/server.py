@@ -17,10 +17,12 @@ from typing import Annotated, Any, Literal
 import anyio
 from fastmcp import Context, FastMCP
 from fastmcp.exceptions import ToolError
+from fastmcp.server.auth import AuthProvider
 from mcp.types import InputRequiredResult, ToolAnnotations
 from pydantic import Field
 
 from gwanjong_gateway import approval, inbox, workflow
+from gwanjong_gateway.auth import principal_name
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.expose import register_exposed
 from gwanjong_gateway.metering import attach_usage
@@ -77,10 +79,12 @@ def build_gateway(
     environ: dict[str, str] | None = None,
     transports: dict[str, Any] | None = None,
     gateway: Gateway | None = None,
+    auth: AuthProvider | None = None,
 ) -> FastMCP[Any]:
     """The gateway server. `transports` replaces how named platforms are reached (tests
     pass in-process platform servers); everything else comes from `config`. Pass
-    `gateway` to keep a handle on the upstreams (the CLI closes them on SIGTERM)."""
+    `gateway` to keep a handle on the upstreams (the CLI closes them on SIGTERM), and
+    `auth` to require sign-in over HTTP (gwanjong_gateway.auth.build_auth)."""
     gw = gateway or Gateway(config, environ, transports)
 
     @asynccontextmanager
@@ -109,7 +113,11 @@ def build_gateway(
             await anyio.to_thread.run_sync(usage.close)
 
     mcp: FastMCP[Any] = FastMCP(
-        "gwanjong", instructions=INSTRUCTIONS, lifespan=lifespan, mask_error_details=True
+        "gwanjong",
+        instructions=INSTRUCTIONS,
+        lifespan=lifespan,
+        mask_error_details=True,
+        auth=auth,
     )
     mcp.add_middleware(ContractErrors())
     usage = attach_usage(mcp, gw.upstreams, config.state_dir)
@@ -272,7 +280,9 @@ def build_gateway(
         gw.open_store()
         assert gw.desk is not None
         try:
-            return await gw.desk.strike(context, action, content, title.strip(), approve)
+            return await gw.desk.strike(
+                context, action, content, title.strip(), approve, by=principal_name()
+            )
         except _AskFirst:
             return pending[0]
 

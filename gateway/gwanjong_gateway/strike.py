@@ -100,15 +100,23 @@ class StrikeDesk:
     # -- strike ---------------------------------------------------------------------
 
     async def strike(
-        self, ctx: DraftContext, action: str, content: str, title: str, approve: Approver
+        self,
+        ctx: DraftContext,
+        action: str,
+        content: str,
+        title: str,
+        approve: Approver,
+        by: str | None = None,
     ) -> dict[str, Any]:
         post = ctx.opportunity.post
         platform = post.platform
         if action == "confirm_handoff":
-            return await self.confirm_handoff(ctx, content)
+            return await self.confirm_handoff(ctx, content, by)
         target = "" if action == "post" else post.id
         text = content.strip()
         decisions: list[str] = [f"mode={self.config.gateway.writes}"]
+        if by is not None:  # the signed-in caller (HTTP with [auth]); a column later
+            decisions.insert(0, f"by={by}")
 
         paused = self.store.paused(platform)
         if paused:
@@ -489,7 +497,9 @@ class StrikeDesk:
             settled += new.status != "unknown"
         return settled
 
-    async def confirm_handoff(self, ctx: DraftContext, url: str) -> dict[str, Any]:
+    async def confirm_handoff(
+        self, ctx: DraftContext, url: str, by: str | None = None
+    ) -> dict[str, Any]:
         post = ctx.opportunity.post
         rows = [
             r
@@ -515,6 +525,7 @@ class StrikeDesk:
             policy=[
                 *row.policy,
                 f"hand-off confirmed {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())}Z",
+                *([f"by={by}"] if by is not None else []),
             ],
         )
         return self._result(

@@ -3,6 +3,10 @@
 The key decides whose state a call sees, so it must never let one client reach another's.
 Rules, first match wins:
 
+0. An authenticated principal (HTTP with auth on), in either era: `user:<sha256>`,
+   optionally split by a client key header (`user:<sha256>:client:<sha256>`). MCP session
+   ids are not part of it, so a user's state survives reconnects and another user's
+   session id or key reaches nothing of theirs.
 1. Handshake era (2025-11-25 and older) with a session: `session:<ctx.session_id>`. Over
    stdio and in-memory the id is generated once per connection; over HTTP it is the
    `Mcp-Session-Id` the server issued and checks on every request (an unknown id gets
@@ -10,9 +14,7 @@ Rules, first match wins:
 2. Otherwise nothing stable comes with the request: the modern era (2026-07-28) has no
    sessions and `ctx.session_id` is new on every request, and a handshake-era client of a
    `stateless_http` server gets no session either. Then:
-   - an authenticated principal keys the bucket (`user:<sha256>`), optionally split
-     further by a client key header;
-   - else a client-chosen key from the `X-Gwanjong-Session` header (name configurable) or,
+   - a client-chosen key from the `X-Gwanjong-Session` header (name configurable) or,
      in the modern era, from `Mcp-Session-Id`, which such clients may set freely:
      `client:<sha256>`. The key is a bearer secret, so it must be long (a random UUID);
    - else, without an HTTP request (stdio, in-memory), the process serves one client:
@@ -87,14 +89,17 @@ def client_key(ctx: Context, *, header: str = DEFAULT_CLIENT_KEY_HEADER) -> str:
     """
     modern = _is_modern(ctx)
     http = _over_http()
-    if not modern and (not http or _MCP_SESSION_HEADER in get_http_headers(include_all=True)):
-        return f"session:{ctx.session_id}"
     names = (header.lower(), _MCP_SESSION_HEADER) if modern else (header.lower(),)
-    supplied = _supplied_key(names)
     principal = current_principal()
     if principal is not None:
+        # Signed in: the principal is the wall, in both eras; a key header only splits
+        # one user's workflows, and no header can name another user's bucket.
+        supplied = _supplied_key(names)
         user = f"user:{_digest(principal)}"
         return f"{user}:client:{_digest(supplied)}" if supplied else user
+    if not modern and (not http or _MCP_SESSION_HEADER in get_http_headers(include_all=True)):
+        return f"session:{ctx.session_id}"
+    supplied = _supplied_key(names)
     if supplied is not None:
         return f"client:{_digest(supplied)}"
     if not http:

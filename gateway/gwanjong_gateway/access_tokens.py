@@ -1,0 +1,163 @@
+"""Team bearer tokens: `<state_dir>/tokens.json` keeps names, dates and SHA-256 digests.
+
+A token is 256 random bits, so a plain SHA-256 digest is as strong as a slow password hash
+here and costs nothing per request; the token itself is printed once and never stored.
+The file is rewritten atomically (temp file + rename, mode 0600) under an exclusive lock,
+and the gateway re-reads it when it changes, so a revocation takes effect on the next
+request without a restart.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import re
+import secrets
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+TOKENS_FILE = "tokens.json"
+TOKEN_PREFIX = "gwj_"
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
+
+Clock = Callable[[], datetime]
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class TokenError(Exception):
+    """A token command that cannot be done, worded for the person running it."""
+
+
+@dataclass(frozen=True)
+class TokenEntry:
+    name: str
+    sha256: str
+    created: str
+    revoked: str | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.revoked is None
+
+
+def digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class TokenStore:
+    """The token file of one state dir. Reads are cached until the file changes."""
+
+    def __init__(self, path: Path, clock: Clock = _utc_now) -> None:
+        self.path = path
+        self._clock = clock
+        self._loaded = False
+        self._seen: tuple[int, int, int] | None = None
+        self._active: dict[str, str] = {}  # digest -> name
+
+    # -- reading ------------------------------------------------------------------------
+
+    def entries(self) -> list[TokenEntry]:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return []
+        try:
+            rows = json.loads(text)["tokens"]
+            return [TokenEntry(**row) for row in rows]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise TokenError(
+                f"{self.path} is damaged ({type(exc).__name__}); fix or remove it."
+            ) from None
+
+    def lookup(self, token: str) -> str | None:
+        """The name of the active token `token` is, or None."""
+        self._refresh()
+        return self._active.get(digest(token))
+
+    def active_count(self) -> int:
+        self._refresh()
+        return len(self._active)
+
+    def _refresh(self) -> None:
+        try:
+            st = self.path.stat()
+            seen: tuple[int, int, int] | None = (st.st_mtime_ns, st.st_size, st.st_ino)
+        except FileNotFoundError:
+            seen = None
+        if self._loaded and seen == self._seen:
+            return
+        self._active = {e.sha256: e.name for e in self.entries() if e.active}
+        self._seen, self._loaded = seen, True
+
+    # -- changing -----------------------------------------------------------------------
+
+    def add(self, name: str) -> str:
+        """Issue a token for `name`; returns the token (the only time it exists in clear)."""
+        if not NAME_PATTERN.fullmatch(name):
+            raise TokenError(
+                f"{name!r} is not a usable name: 1 to 64 letters, digits, '.', '_', '@' or '-'."
+            )
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        with self._locked():
+            entries = self.entries()
+            if any(e.name == name and e.active for e in entries):
+                raise TokenError(
+                    f"{name!r} already has a token; revoke it first (gwanjong token revoke {name})."
+                )
+            entries.append(TokenEntry(name, digest(token), self._stamp()))
+            self._write(entries)
+        return token
+
+    def revoke(self, name: str) -> bool:
+        """Revoke the active token of `name`; False if there is none."""
+        with self._locked():
+            entries = self.entries()
+            found = False
+            for i, entry in enumerate(entries):
+                if entry.name == name and entry.active:
+                    entries[i] = TokenEntry(entry.name, entry.sha256, entry.created, self._stamp())
+                    found = True
+            if found:
+                self._write(entries)
+        return found
+
+    def _stamp(self) -> str:
+        return self._clock().astimezone(UTC).isoformat(timespec="seconds")
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        # Two `token add` at once must not lose one of the writes.
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(self.path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    def _write(self, entries: list[TokenEntry]) -> None:
+        text = json.dumps({"tokens": [asdict(e) for e in entries]}, indent=2) + "\n"
+        fd, tmp = tempfile.mkstemp(prefix=".tokens-", dir=self.path.parent)  # mode 0600
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write(text)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+
+def store_for(state_dir: Path, clock: Clock = _utc_now) -> TokenStore:
+    return TokenStore(state_dir / TOKENS_FILE, clock)

@@ -1,0 +1,156 @@
+"""A real `gwanjong --transport http` process for the auth tests, and clients for it."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import uvicorn
+from fastmcp import Client, FastMCP
+from fastmcp.client.transports import StreamableHttpTransport
+
+from gwanjong_gateway.config import render
+from gwanjong_sandbox.control import SandboxControl
+from tests.platforms import SPECS
+
+PY = sys.executable
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "0"},
+    },
+}
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def write_config(tmp: Path, sandbox: SandboxControl, auth: str, writes: str = "live") -> Path:
+    gateway = {"writes": writes, "state_dir": tmp / "state", "call_timeout_s": 20}
+    tables = {"devto": {"env": SPECS["devto"].env(sandbox.url), "min_interval_s": 0}}
+    path = tmp / "gateway.toml"
+    path.write_text(render(gateway, tables) + "\n" + auth + "\n", encoding="utf-8")
+    return path
+
+
+def cli(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [PY, "-m", "gwanjong_gateway", "--config", str(config), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@dataclass
+class RunningGateway:
+    url: str
+    stderr: Path
+    process: subprocess.Popen[bytes]
+
+    def log(self) -> str:
+        return self.stderr.read_text(encoding="utf-8", errors="replace")
+
+
+@contextlib.contextmanager
+def http_gateway(
+    config: Path, log_level: str = "DEBUG", host: str = "127.0.0.1"
+) -> Iterator[RunningGateway]:
+    """Start the gateway over HTTP on a free loopback port; stderr goes to a file."""
+    port = free_port()
+    stderr = config.parent / "gateway.stderr"
+    with stderr.open("wb") as err:
+        process = subprocess.Popen(
+            [
+                *(PY, "-m", "gwanjong_gateway", "--config", str(config)),
+                *("--transport", "http", "--host", host, "--port", str(port)),
+                *("--log-level", log_level),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            env={**os.environ, "FASTMCP_LOG_LEVEL": log_level},
+        )
+    running = RunningGateway(f"http://127.0.0.1:{port}/mcp", stderr, process)
+    try:
+        deadline = time.monotonic() + 120  # generous: the CPU is shared
+        while True:
+            if process.poll() is not None:
+                raise AssertionError(f"gateway exited {process.returncode}:\n{running.log()}")
+            with contextlib.suppress(httpx.HTTPError):
+                httpx.get(running.url, timeout=2)
+                break  # any answer (401) means it is listening
+            if time.monotonic() > deadline:
+                raise AssertionError(f"gateway did not listen:\n{running.log()}")
+            time.sleep(0.1)
+        yield running
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=30)
+
+
+async def initialize_status(
+    url: str, token: str | None, headers: dict[str, str] | None = None
+) -> int:
+    """The HTTP status of a bare MCP initialize request with this bearer token."""
+    sent = {
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        **(headers or {}),
+    }
+    if token is not None:
+        sent["Authorization"] = f"Bearer {token}"
+    async with httpx.AsyncClient(timeout=30) as http:
+        return (await http.post(url, content=json.dumps(INIT), headers=sent)).status_code
+
+
+def client(
+    url: str, token: str | None, mode: str = "auto", headers: dict[str, str] | None = None
+) -> Client[Any]:
+    transport = StreamableHttpTransport(url, headers=headers, auth=token)
+    return Client(transport, mode=mode, timeout=60)  # type: ignore[arg-type]
+
+
+@contextlib.asynccontextmanager
+async def serve_app(mcp: FastMCP[Any]) -> AsyncIterator[str]:
+    """Serve `mcp` in-process over streamable HTTP on a free loopback port; yield its URL."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    app = mcp.http_app(path="/mcp", host_origin_protection="auto")
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    )
+    async with anyio.create_task_group() as group:
+        group.start_soon(server.serve, [sock])
+        with anyio.fail_after(60):  # uvicorn exposes only a flag, no event
+            while not server.started:
+                await anyio.sleep(0.02)
+        try:
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            server.should_exit = True
+    sock.close()

@@ -1,0 +1,162 @@
+"""OAuth 2.1 resource-server mode: JWTs checked against a local JWKS file (no network),
+over real HTTP with a real MCP client."""
+
+from __future__ import annotations
+
+import contextlib
+import http.server
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from joserfc import jwt
+from joserfc.jwk import RSAKey
+from mcp.shared.exceptions import MCPError
+
+from gwanjong_gateway.auth import build_auth
+from gwanjong_gateway.config import ConfigError, parse
+from gwanjong_gateway.server import build_gateway
+from gwanjong_gateway.store import StrikeStore
+from gwanjong_sandbox.control import SandboxControl
+from tests.gateway.helpers import config_text, opportunity_for
+from tests.gateway.http_gateway import client, initialize_status, serve_app
+from tests.mcp import call
+from tests.platforms import SPECS
+
+pytestmark = pytest.mark.anyio
+ISSUER = "https://id.example.test/"
+AUDIENCE = "https://gwanjong.example.test/mcp"
+
+
+class Issuer:
+    """A local identity provider: one signing key, published in a JWKS file."""
+
+    def __init__(self, tmp: Path, kid: str = "k1") -> None:
+        self.key = RSAKey.generate_key(2048, parameters={"kid": kid})
+        self.jwks = tmp / "jwks.json"
+        self.jwks.write_text(json.dumps({"keys": [self.key.as_dict(private=False)]}))
+
+    def token(self, sub: str, key: RSAKey | None = None, **claims: Any) -> str:
+        now = int(time.time())
+        body = {"iss": ISSUER, "aud": AUDIENCE, "sub": sub, "iat": now, "exp": now + 600}
+        signer = key or self.key
+        return jwt.encode({"alg": "RS256", "kid": signer.kid}, {**body, **claims}, signer)
+
+
+def auth_table(jwks: Path) -> str:
+    return (
+        f'[auth]\nmode = "jwt"\nissuer = "{ISSUER}"\naudience = "{AUDIENCE}"\n'
+        f'jwks_file = "{jwks.as_posix()}"'
+    )
+
+
+def gateway(sandbox: SandboxControl, tmp: Path, jwks: Path, table: str = "") -> Any:
+    config = parse(config_text(tmp, ["devto"], extra=table or auth_table(jwks)))
+    transports = {"devto": SPECS["devto"].build(sandbox.url)}
+    return build_gateway(config, environ={}, transports=transports, auth=build_auth(config))
+
+
+async def test_only_valid_tokens_of_the_issuer_get_in(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    idp = Issuer(tmp_path)
+    stranger = RSAKey.generate_key(2048, parameters={"kid": "k1"})  # same kid, other key
+    now = int(time.time())
+    refused = {
+        "none": None,
+        "garbage": "not.a.jwt",
+        "expired": idp.token("alice", iat=now - 7200, exp=now - 3600),
+        "wrong audience": idp.token("alice", aud="https://other.example.test/mcp"),
+        "wrong issuer": idp.token("alice", iss="https://evil.example.test/"),
+        "foreign signature": idp.token("alice", key=stranger),
+        "not yet valid": idp.token("alice", nbf=now + 3600),
+    }
+    async with serve_app(gateway(sandbox, tmp_path, idp.jwks)) as url:
+        for why, token in refused.items():
+            assert await initialize_status(url, token) == 401, why
+        with pytest.raises(MCPError):
+            async with client(url, refused["expired"]) as c:
+                await c.call_tool("status", {})
+        assert await initialize_status(url, idp.token("alice")) == 200
+    assert sandbox.writes() == []
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_subjects_have_separate_state_and_are_named_in_the_audit(
+    sandbox: SandboxControl, tmp_path: Path, mode: str
+) -> None:
+    idp = Issuer(tmp_path)
+    alice, bob = idp.token("alice@example.test"), idp.token("bob@example.test")
+    async with serve_app(gateway(sandbox, tmp_path, idp.jwks)) as url:
+        async with client(url, alice, mode) as a:
+            scouted = await call(a, "scout", topic="rust async cancellation", limit=5)
+            oid = opportunity_for(scouted, "devto", "Rust async")
+            await call(a, "draft", opportunity_id=oid)
+        async with client(url, bob, mode) as b:
+            status = await call(b, "status")
+            assert status["state"]["opportunities"]["count"] == 0, status
+        async with client(url, alice, mode) as a:  # a new connection, the same user
+            posted = await call(
+                a, "strike", opportunity_id=oid, action="post", content="Hi", title="Hello"
+            )
+            assert posted["status"] == "posted", posted
+    store = StrikeStore(tmp_path / "gwanjong.db")
+    try:
+        rows = store.history(limit=10)
+    finally:
+        store.close()
+    assert [r.policy[0] for r in rows] == ["by=alice@example.test"]
+
+
+def test_a_bad_jwks_file_stops_the_start(tmp_path: Path) -> None:
+    missing = tmp_path / "absent.json"
+    with pytest.raises(ConfigError, match="cannot read"):
+        build_auth(parse(config_text(tmp_path, [], extra=auth_table(missing))))
+    empty = tmp_path / "empty.json"
+    empty.write_text('{"keys": []}')
+    with pytest.raises(ConfigError, match='no "keys"'):
+        build_auth(parse(config_text(tmp_path, [], extra=auth_table(empty))))
+
+
+@contextlib.contextmanager
+def serve_file(path: Path) -> Iterator[str]:
+    """A loopback HTTP server publishing one file, like an identity provider's JWKS URL."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = path.read_bytes()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/jwks.json"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+async def test_keys_can_come_from_a_jwks_url(sandbox: SandboxControl, tmp_path: Path) -> None:
+    idp = Issuer(tmp_path, kid="rotating-1")
+    with serve_file(idp.jwks) as jwks_uri:
+        table = (
+            f'[auth]\nmode = "jwt"\nissuer = "{ISSUER}"\naudience = "{AUDIENCE}"\n'
+            f'jwks_uri = "{jwks_uri}"'
+        )
+        async with serve_app(gateway(sandbox, tmp_path, idp.jwks, table)) as url:
+            async with client(url, idp.token("carol")) as c:
+                assert (await call(c, "status"))["state"]["opportunities"]["count"] == 0
+            stranger = RSAKey.generate_key(2048, parameters={"kid": "rotating-1"})
+            assert await initialize_status(url, idp.token("carol", key=stranger)) == 401

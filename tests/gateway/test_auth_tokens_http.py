@@ -1,0 +1,174 @@
+"""Team tokens on a real `gwanjong --transport http` process: who gets in, whose state
+each caller sees, who is recorded in the audit, and that no token reaches the log."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from mcp.shared.exceptions import MCPError
+
+from gwanjong_gateway.store import StrikeStore
+from gwanjong_sandbox.control import SandboxControl
+from tests.gateway.helpers import opportunity_for
+from tests.gateway.http_gateway import (
+    INIT,
+    cli,
+    client,
+    http_gateway,
+    initialize_status,
+    write_config,
+)
+from tests.mcp import call, error_of
+
+pytestmark = pytest.mark.anyio
+TOKENS = '[auth]\nmode = "tokens"'
+KEY = "0b9d7f0e-5b7c-4b1e-9a53-2f1d3c6e8a77"  # one client key both users present
+
+
+def issue(config: Path, name: str) -> str:
+    done = cli(config, "token", "add", name)
+    assert done.returncode == 0, done.stderr
+    token = done.stdout.strip()
+    assert token.startswith("gwj_") and token not in done.stderr
+    return token
+
+
+def history(config: Path) -> list[Any]:
+    store = StrikeStore(config.parent / "state" / "gwanjong.db")
+    try:
+        return store.history(limit=100)
+    finally:
+        store.close()
+
+
+async def test_no_wrong_or_revoked_token_is_refused_and_writes_nothing(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    config = write_config(tmp_path, sandbox, TOKENS)
+    alice, bob = issue(config, "alice"), issue(config, "bob")
+    with http_gateway(config) as gw:
+        assert await initialize_status(gw.url, None) == 401
+        assert await initialize_status(gw.url, "gwj_not-a-token") == 401
+        assert (
+            await initialize_status(gw.url, alice[:-1] + ("A" if alice[-1] != "A" else "B")) == 401
+        )
+        assert await initialize_status(gw.url, alice) == 200
+        assert await initialize_status(gw.url, bob) == 200
+        for token in (None, "gwj_not-a-token"):  # a real MCP client gets no further
+            with pytest.raises(MCPError):
+                async with client(gw.url, token) as refused:
+                    await refused.call_tool("scout", {"topic": "rust"})
+
+        # Bob is signed in and mid-workflow when his token is revoked: the next request fails.
+        async with client(gw.url, bob, headers={"X-Gwanjong-Session": KEY}) as b:
+            scouted = await call(b, "scout", topic="rust async cancellation", limit=5)
+            oid = opportunity_for(scouted, "devto", "Rust async")
+            await call(b, "draft", opportunity_id=oid)
+            revoked = cli(config, "token", "revoke", "bob")
+            assert revoked.returncode == 0, revoked.stderr
+            with pytest.raises(MCPError):
+                await b.call_tool(
+                    "strike",
+                    {"opportunity_id": oid, "action": "post", "content": "x", "title": "t"},
+                )
+        assert await initialize_status(gw.url, bob) == 401
+        assert await initialize_status(gw.url, alice) == 200  # the others keep working
+        listed = cli(config, "token", "list", "--json")
+        rows = json.loads(listed.stdout)
+        assert [(r["name"], r["revoked"] is not None) for r in rows] == [
+            ("alice", False),
+            ("bob", True),
+        ]
+        assert alice not in listed.stdout and bob not in listed.stdout
+        log = gw.log()
+    assert sandbox.writes() == []
+    assert history(config) == []
+    assert "invalid_token" in log  # the refusals were logged (at DEBUG), without the tokens
+    assert alice not in log and bob not in log
+
+
+async def strike_post(c: Any, topic: str, content: str) -> tuple[str, dict[str, Any]]:
+    scouted = await call(c, "scout", topic=topic, limit=5)
+    oid = opportunity_for(scouted, "devto", "Rust async")
+    await call(c, "draft", opportunity_id=oid)
+    result = await call(
+        c, "strike", opportunity_id=oid, action="post", content=content, title=f"{content} title"
+    )
+    return oid, result
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_each_user_sees_only_their_own_state_and_is_named_in_the_audit(
+    sandbox: SandboxControl, tmp_path: Path, mode: str
+) -> None:
+    config = write_config(tmp_path, sandbox, TOKENS)
+    alice, bob = issue(config, "alice"), issue(config, "bob")
+    shared_key = {"X-Gwanjong-Session": KEY}
+    shown: list[Any] = []  # every result and error the callers saw
+    with http_gateway(config) as gw:
+        async with client(gw.url, alice, mode, shared_key) as a:
+            oid, posted = await strike_post(a, "rust async cancellation", "Alice's answer")
+            assert posted["status"] == "posted", posted
+            shown.append(posted)
+            alice_session = a.transport.get_session_id()  # type: ignore[attr-defined]
+            # Bob presents Alice's client key: he reaches his own, empty bucket.
+            async with client(gw.url, bob, mode, shared_key) as b:
+                status = await call(b, "status")
+                shown.append(status)
+                assert "Alice" not in json.dumps(status)
+                assert status["state"]["opportunities"]["count"] == 0, status
+                message = await error_of(
+                    b, "strike", opportunity_id=oid, action="post", content="hijack", title="t"
+                )
+                assert "draft" in message or "scout" in message, message
+                shown.append(message)
+            if alice_session is not None:
+                # Bob replays Alice's MCP session id with his own token: the session's
+                # owner check answers as if it did not exist.
+                async with httpx.AsyncClient(timeout=30) as raw:
+                    listed = await raw.post(
+                        gw.url,
+                        content=json.dumps({**INIT, "method": "tools/list", "params": {}}),
+                        headers={
+                            "Accept": "application/json, text/event-stream",
+                            "Content-Type": "application/json",
+                            "Authorization": f"Bearer {bob}",
+                            "Mcp-Session-Id": alice_session,
+                            "Mcp-Protocol-Version": "2025-11-25",
+                        },
+                    )
+                assert listed.status_code == 404, listed.status_code
+        # Alice's state is still there on a new connection (the key, not the session).
+        async with client(gw.url, alice, mode, shared_key) as again:
+            status = await call(again, "status")
+            shown.append(status)
+            assert status["state"]["opportunities"]["count"] > 0, status
+        async with client(gw.url, bob, mode) as b:
+            _, posted = await strike_post(b, "rust async cancellation", "Bob's answer")
+            assert posted["status"] == "posted", posted
+            shown.append(posted)
+        log = gw.log()
+    rows = history(config)
+    by = {r.content.split(" ", 1)[0]: [p for p in r.policy if p.startswith("by=")] for r in rows}
+    assert by == {"Alice's": ["by=alice"], "Bob's": ["by=bob"]}, rows
+    audit = json.loads(cli(config, "history", "--json").stdout)  # what an operator reads
+    assert sorted(r["policy"][0] for r in audit) == ["by=alice", "by=bob"]
+    assert len(sandbox.writes()) == 2
+    assert alice not in log and bob not in log
+    assert alice not in json.dumps(shown) and bob not in json.dumps(shown)
+    assert "call_tool" in log  # the calls were logged at DEBUG, without the tokens
+
+
+async def test_with_tokens_it_serves_on_every_interface(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    config = write_config(tmp_path, sandbox, TOKENS)
+    alice = issue(config, "alice")
+    with http_gateway(config, log_level="WARNING", host="0.0.0.0") as gw:
+        assert await initialize_status(gw.url, None) == 401
+        async with client(gw.url, alice) as a:
+            assert (await call(a, "status"))["writes"] == "live"
