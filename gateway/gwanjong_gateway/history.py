@@ -1,13 +1,17 @@
-"""`gwanjong history`: the strike record as a table (or JSON)."""
+"""`gwanjong history`: the strike record as a table (or JSON), and `--resolve` for a
+person to settle a write that reading back cannot prove."""
 
 from __future__ import annotations
 
 import json
+import sys
+import time
 
 from rich.console import Console
 from rich.table import Table
 
 from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.ledger import UNSETTLED, StrikeStatus
 from gwanjong_gateway.store import StrikeStore
 
 
@@ -60,4 +64,37 @@ def print_history(
             console.print("No strikes match.")
     finally:
         store.close()
+    return 0
+
+
+def resolve(config: GatewayConfig, record: int, outcome: str) -> int:
+    """Settle an unsure record by hand: `posted` keeps the target held for good, `failed`
+    frees it (say so only after checking the platform)."""
+    path = config.state_dir / "gwanjong.db"
+    if not path.exists():
+        print(f"gwanjong: no strike record at {path}.", file=sys.stderr)
+        return 2
+    status = StrikeStatus(outcome)
+    store = StrikeStore(path)
+    try:
+        row = store.get(record)
+        if row is None:
+            print(f"gwanjong: there is no record {record} in {path}.", file=sys.stderr)
+            return 2
+        if row.status not in UNSETTLED:
+            print(
+                f"gwanjong: record {record} is {row.status}, not unknown or pending; nothing to resolve.",
+                file=sys.stderr,
+            )
+            return 2
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
+        store.settle(
+            record,
+            status,
+            reason=f"resolved by a person as {status}",
+            policy=[*row.policy, f"resolved by a person as {status} at {when}Z"],
+        )
+    finally:
+        store.close()
+    print(f"record {record}: {status}")
     return 0
