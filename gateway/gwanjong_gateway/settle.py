@@ -60,7 +60,10 @@ class Settler:
 
     def next_check_in(self, row: Strike) -> int:
         """Seconds until this row is read back again (what the model is told)."""
-        due, _ = self._next.get(row.id, (self.clock(), 0.0))
+        if self.in_flight(row):
+            due = row.created_at + self.config.gateway.call_timeout_s + IN_FLIGHT_MARGIN_S
+        else:
+            due, _ = self._next.get(row.id, (self.clock(), 0.0))
         return max(1, math.ceil(due - self.clock()))
 
     def _schedule(self, row: Strike) -> None:
