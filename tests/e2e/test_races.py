@@ -4,10 +4,9 @@ other is refused with the true reason (cap, interval or cool-down)."""
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 from typing import Any
-
-import uuid
 
 import anyio
 import pytest
