@@ -192,3 +192,19 @@ async def test_same_post_text_from_two_opportunities(
 
 async def _async(value: bool) -> bool:
     return value
+
+
+async def test_a_corrupt_record_over_stdio(sandbox: SandboxControl, tmp_path: Path) -> None:
+    needs("devto")
+    cfg = config(tmp_path, sandbox, ["devto"], SAFETY)
+    db = tmp_path / "state" / "gwanjong.db"
+    db.parent.mkdir(parents=True)
+    db.write_bytes(b"\x00garbage, not SQLite\n" * 500)
+    async with Client(gateway(cfg), timeout=90) as client:
+        oid = await scout_draft(client, "devto", "rust async", "Rust async")
+        status = (await client.call_tool("status", {})).structured_content
+        assert status is not None and str(db) in status["strike_record"]
+        answer = await strike(client, oid, "post", POST["content"], POST["title"])
+        assert answer["error"].startswith(f"unavailable: the strike record {db}"), answer
+        assert f"mv {db} {db}.broken" in answer["error"]
+    assert sandbox.writes("devto") == []

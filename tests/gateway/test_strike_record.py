@@ -5,17 +5,22 @@ unrecorded."""
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from fastmcp import Client, FastMCP
 
 from gwanjong_gateway.config import parse
+from gwanjong_gateway.ledger import StrikeStatus
 from gwanjong_gateway.server import build_gateway
+from gwanjong_gateway.store import StrikeStore
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import config_text, in_memory_gateway
-from tests.gateway.test_strike import drafted, strike
+from tests.gateway.test_strike import drafted, history, strike
 from tests.mcp import call, error_of
 from tests.platforms import SPECS
 
@@ -97,3 +102,62 @@ async def test_an_unexpected_exception_in_strike_is_kind_prefixed(
         assert text.startswith("unavailable: strike stopped on an unexpected error"), text
         assert "Error calling tool" not in text
     assert sandbox.writes("devto") == []
+
+
+async def test_absence_counts_only_after_the_settle_window(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    # A 500 may hide a write that landed: unknown, held, and freed only when reading back
+    # still finds nothing once the window has passed.
+    gw = in_memory_gateway(sandbox, tmp_path, ["devto"], extra="[safety]\nsettle_window_s = 3")
+    async with Client(gw) as client:
+        oid = await drafted(client)
+        sandbox.fault("devto", status=500, match="/api/articles")
+        first = await strike(client, oid)
+        assert (
+            first["error"].startswith("unavailable") and "may already be written" in first["error"]
+        )
+        held = await strike(client, oid)
+        assert held["status"] == "duplicate" and "may already be written" in held["reason"], held
+        assert held["earlier"]["status"] == "unknown"
+        with anyio.fail_after(60):
+            while (again := await strike(client, oid))["status"] == "duplicate":
+                await anyio.sleep(0.5)
+        assert again["status"] == "posted", again
+    assert len(sandbox.writes("devto")) == 1
+    rows = history(tmp_path)
+    assert [r.status for r in rows] == [StrikeStatus.POSTED, StrikeStatus.FAILED]
+    assert "absent after the settle window" in rows[1].policy[-1]
+
+
+async def test_a_person_resolves_what_cannot_be_read_back(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    store = StrikeStore(tmp_path / "gwanjong.db")
+    row = store.insert(
+        intent_key="k",
+        platform="reddit",
+        target="t3_x",
+        action="upvote",
+        content_hash="h",
+        content="",
+        mode="live",
+        status=StrikeStatus.UNKNOWN,
+        reason="outcome unknown",
+    )
+    store.close()
+    cfg = tmp_path / "gateway.toml"
+    cfg.write_text(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n')
+    base = [sys.executable, "-m", "gwanjong_gateway", "--config", str(cfg), "history"]
+    done = subprocess.run(
+        [*base, "--resolve", str(row.id), "--as", "failed"], capture_output=True, text=True
+    )
+    assert done.returncode == 0 and f"record {row.id}: failed" in done.stdout, done.stderr
+    again = subprocess.run(
+        [*base, "--resolve", str(row.id), "--as", "posted"], capture_output=True, text=True
+    )
+    assert again.returncode == 2 and "not unknown or pending" in again.stderr
+    [after] = history(tmp_path)
+    assert (
+        after.status == StrikeStatus.FAILED and "resolved by a person as failed" in after.policy[-1]
+    )
