@@ -32,6 +32,7 @@ FIRST_DELAY_S = 2.0
 MAX_DELAY_S = 30.0
 #: a `pending` row younger than the call timeout plus this may still be in flight
 IN_FLIGHT_MARGIN_S = 5.0
+IDLE_POLL_S = 5.0
 
 
 def _mine(author: Any, account: Any) -> bool:
@@ -153,9 +154,9 @@ class Settler:
                     log.info("settled %d unsure writes by reading back", settled)
             except PlatformError as exc:
                 log.info("settle loop: %s", exc)
+            # Wake for the next due check; look for new unsure rows every few seconds.
             waits = [due - self.clock() for due, _ in self._next.values()]
-            await anyio.sleep(min([MAX_DELAY_S / 6, *waits]) if waits else MAX_DELAY_S / 6)
-            await anyio.sleep(0.2)
+            await anyio.sleep(max(0.2, min([IDLE_POLL_S, *waits])))
 
     # -- read-back ------------------------------------------------------------------------
 

@@ -51,7 +51,7 @@ CREATE TABLE IF NOT EXISTS strikes (
     content       TEXT NOT NULL,
     title         TEXT NOT NULL DEFAULT '',
     mode          TEXT NOT NULL,          -- dry-run | confirm | live
-    status        TEXT NOT NULL,          -- pending | posted | dry_run | handoff | declined | refused | failed | unknown
+    status        TEXT NOT NULL,          -- a ledger.StrikeStatus
     reason        TEXT NOT NULL DEFAULT '',
     approver      TEXT NOT NULL DEFAULT '',  -- auto | human | ''
     result_id     TEXT NOT NULL DEFAULT '',
