@@ -77,7 +77,6 @@ def build_gateway(
     @asynccontextmanager
     async def lifespan(_server: FastMCP[Any]) -> AsyncIterator[dict[str, Any]]:
         async def start() -> None:
-            await gw.records.open()
             await gw.upstreams.start_all()
             register_exposed(mcp, gw.upstreams, config.gateway.expose)
             # Unsure writes (from this run or a crashed one) are read back until settled.
