@@ -15,7 +15,7 @@ import math
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -98,3 +98,11 @@ class Records:
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
     text = str(exc).lower()
     return "locked" in text or "busy" in text
+
+
+def health_of(store: StrikeStore, platforms: list[str]) -> dict[str, Any]:
+    """What status shows about the record (run in the record's worker thread)."""
+    return {
+        "paused": {name: store.paused(name) for name in platforms},
+        "unsettled": len(store.unsettled()),
+    }

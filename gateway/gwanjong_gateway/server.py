@@ -24,11 +24,12 @@ from gwanjong_gateway import approval, workflow
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.expose import register_exposed
 from gwanjong_gateway.policy import disclosure_for
-from gwanjong_gateway.records import Records
+from gwanjong_gateway.records import Records, health_of
 from gwanjong_gateway.setup_guide import guide_for, save_credentials
 from gwanjong_gateway.state import Workflow
 from gwanjong_gateway.store import StrikeStore
-from gwanjong_gateway.strike import StrikeDesk, health_of, unexpected
+from gwanjong_gateway.strike import StrikeDesk
+from gwanjong_gateway.strike_text import unexpected
 from gwanjong_gateway.upstreams import Upstreams
 from gwanjong_shared.errors import ErrorKind, PlatformError
 from gwanjong_shared.mcp_errors import ContractErrors

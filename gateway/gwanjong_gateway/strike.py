@@ -10,7 +10,6 @@ dry_run, handoff, declined, refused, duplicate.
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -36,7 +35,6 @@ from gwanjong_gateway.strike_text import TOOL, duplicate, question, result, woul
 from gwanjong_gateway.upstreams import Upstreams
 from gwanjong_shared.errors import ErrorKind, PlatformError
 
-log = logging.getLogger(__name__)
 
 Approver = Callable[[str], Awaitable[str]]  # message -> accept | decline | cancel | unsupported
 UNSURE = (ErrorKind.TIMEOUT, ErrorKind.UNAVAILABLE)
@@ -502,23 +500,3 @@ class StrikeDesk:
 
 def _secs(wait: float | None) -> int | None:
     return None if wait is None else max(1, round(wait))
-
-
-def unexpected(exc: Exception) -> PlatformError:
-    """An exception strike did not expect, as a kind-prefixed answer (logged with its
-    traceback on stderr, never shown to the model)."""
-    log.error("strike failed unexpectedly", exc_info=exc)
-    return PlatformError(
-        ErrorKind.UNAVAILABLE,
-        f"strike stopped on an unexpected error ({type(exc).__name__}). A write already sent "
-        "stays recorded and holds its target until it is read back; call status() and try "
-        "again in a minute.",
-    )
-
-
-def health_of(store: StrikeStore, platforms: list[str]) -> dict[str, Any]:
-    """What status shows about the record (run in the record's worker thread)."""
-    return {
-        "paused": {name: store.paused(name) for name in platforms},
-        "unsettled": len(store.unsettled()),
-    }

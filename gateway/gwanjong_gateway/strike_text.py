@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from gwanjong_gateway.ledger import Strike, StrikeStatus
 from gwanjong_gateway.state import DraftContext
+from gwanjong_shared.errors import ErrorKind, PlatformError
+
+log = logging.getLogger(__name__)
 
 TOOL = {"comment": "write_comment", "post": "write_post", "upvote": "upvote"}
 
@@ -57,3 +61,15 @@ def question(ctx: DraftContext, action: str, text: str, title: str, where: str) 
     if title:
         head += f"\nTitle: {title}"
     return f"{head}\n\n{text}" if text else head
+
+
+def unexpected(exc: Exception) -> PlatformError:
+    """An exception strike did not expect, as a kind-prefixed answer (logged with its
+    traceback on stderr, never shown to the model)."""
+    log.error("strike failed unexpectedly", exc_info=exc)
+    return PlatformError(
+        ErrorKind.UNAVAILABLE,
+        f"strike stopped on an unexpected error ({type(exc).__name__}). A write already sent "
+        "stays recorded and holds its target until it is read back; call status() and try "
+        "again in a minute.",
+    )
