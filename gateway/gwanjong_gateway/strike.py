@@ -35,7 +35,6 @@ from gwanjong_gateway.strike_text import TOOL, duplicate, question, result, woul
 from gwanjong_gateway.upstreams import Upstreams
 from gwanjong_shared.errors import ErrorKind, PlatformError
 
-
 Approver = Callable[[str], Awaitable[str]]  # message -> accept | decline | cancel | unsupported
 UNSURE = (ErrorKind.TIMEOUT, ErrorKind.UNAVAILABLE)
 
