@@ -73,9 +73,14 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _history(args: argparse.Namespace) -> int:
-    from gwanjong_gateway.history import print_history
+    from gwanjong_gateway.history import print_history, resolve
 
     config, _ = load(args.config)
+    if args.resolve is not None:
+        if args.outcome is None:
+            print("gwanjong: --resolve needs --as posted|failed", file=sys.stderr)
+            return 2
+        return resolve(config, args.resolve, args.outcome)
     return print_history(
         config, platform=args.platform, status=args.status, limit=args.limit, as_json=args.json
     )
@@ -195,6 +200,13 @@ def parser() -> argparse.ArgumentParser:
     h.add_argument("--limit", type=int, default=30)
     h.add_argument("--json", action="store_true")
     config_option(h)
+    h.add_argument(
+        "--resolve",
+        type=int,
+        metavar="RECORD",
+        help="settle an unknown write by hand, after checking the platform (with --as)",
+    )
+    h.add_argument("--as", dest="outcome", choices=["posted", "failed"])
     h.set_defaults(run=_history)
     add_usage_and_init(sub)
     add_token_commands(sub)

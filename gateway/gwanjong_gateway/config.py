@@ -64,6 +64,8 @@ class SafetyConfig(_Strict):
     author_cooldown_days: float = Field(default=7, ge=0)
     opt_out: list[str] = Field(default_factory=list)
     pause_after_failures: int = Field(default=3, ge=1)
+    #: how long an unsure write is read back before its absence counts as proof
+    settle_window_s: float = Field(default=120, ge=0)
 
 
 class GatewaySection(_Strict):

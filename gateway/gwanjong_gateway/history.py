@@ -1,5 +1,6 @@
 """`gwanjong history`: the strike record as plain text that fits the terminal (80 columns,
-or a pipe), or as JSON."""
+or a pipe) or as JSON, and `--resolve` for a person to settle a write that reading back
+cannot prove."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ import json
 import shutil
 import sys
 import textwrap
+import time
 from typing import TextIO, cast
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.store import Strike, StrikeStore
+from gwanjong_gateway.ledger import UNSETTLED, Strike, StrikeStatus
+from gwanjong_gateway.store import StrikeStore
 
 MIN_WIDTH, MAX_WIDTH = 60, 120
 
@@ -70,4 +73,37 @@ def print_history(
         print("\n".join(format_strike(r, width)), file=out)
     if not rows:
         print("No strikes match.", file=out)
+    return 0
+
+
+def resolve(config: GatewayConfig, record: int, outcome: str) -> int:
+    """Settle an unsure record by hand: `posted` keeps the target held for good, `failed`
+    frees it (say so only after checking the platform)."""
+    path = config.state_dir / "gwanjong.db"
+    if not path.exists():
+        print(f"gwanjong: no strike record at {path}.", file=sys.stderr)
+        return 2
+    status = StrikeStatus(outcome)
+    store = StrikeStore(path)
+    try:
+        row = store.get(record)
+        if row is None:
+            print(f"gwanjong: there is no record {record} in {path}.", file=sys.stderr)
+            return 2
+        if row.status not in UNSETTLED:
+            print(
+                f"gwanjong: record {record} is {row.status}, not unknown or pending; nothing to resolve.",
+                file=sys.stderr,
+            )
+            return 2
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
+        store.settle(
+            record,
+            status,
+            reason=f"resolved by a person as {status}",
+            policy=[*row.policy, f"resolved by a person as {status} at {when}Z"],
+        )
+    finally:
+        store.close()
+    print(f"record {record}: {status}")
     return 0

@@ -21,7 +21,6 @@ import anyio
 from gwanjong_gateway.policy import is_opted_out
 from gwanjong_gateway.ranking import dedupe, opportunity_id
 from gwanjong_gateway.state import Opportunity
-from gwanjong_gateway.store import StrikeStore
 from gwanjong_gateway.upstreams import Upstreams
 from gwanjong_shared.models import Post
 
@@ -69,7 +68,7 @@ def summoned(post: Post) -> Opportunity:
 
 async def inbox(
     upstreams: Upstreams,
-    store: StrikeStore,
+    acted: set[tuple[str, str]],
     cursors: Cursors,
     platforms: list[str],
     limit: int,
@@ -108,7 +107,6 @@ async def inbox(
         for platform in platforms:
             tg.start_soon(one, platform)
 
-    acted = store.acted_targets()
     found.sort(key=lambda p: p.published_at or "", reverse=True)
     fresh: dict[str, Opportunity] = {}
     for post in dedupe(found):

@@ -6,11 +6,10 @@ the order of `strike`: cheapest and most certain first.
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime, timedelta
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.store import StrikeStore
+from gwanjong_gateway.ledger import Strike
 
 #: The customary disclosure per platform, appended to automated writes unless the
 #: platform's `disclosure` setting in gateway.toml says otherwise ("" turns it off).
@@ -52,14 +51,12 @@ def opted_out(config: GatewayConfig, platform: str, author: str) -> str | None:
 
 
 def author_cooldown(
-    config: GatewayConfig, store: StrikeStore, platform: str, author: str, now: float | None = None
+    days: float, last: Strike | None, platform: str, author: str, now: float
 ) -> str | None:
-    days = config.safety.author_cooldown_days
-    last = store.last_to_author(platform, author)
+    """`last`: the latest write (or claim) to this author; None lets the strike go on."""
     if not days or last is None:
         return None
-    now = time.time() if now is None else now
-    until = last.updated_at + days * 86400
+    until = last.created_at + days * 86400
     if now < until:
         when = datetime.fromtimestamp(until, UTC).strftime("%Y-%m-%d %H:%M UTC")
         return (
@@ -69,40 +66,45 @@ def author_cooldown(
     return None
 
 
-def daily_cap(
-    config: GatewayConfig, store: StrikeStore, platform: str, action: str, now: float | None = None
-) -> str | None:
-    setting = config.platforms.get(platform)
-    caps = setting.daily if setting is not None else None
-    cap = getattr(caps, action) if caps is not None else None
-    if cap is None:
+def day_start(now: float) -> float:
+    """Caps count from midnight UTC."""
+    return (
+        datetime.fromtimestamp(now, UTC)
+        .replace(hour=0, minute=0, second=0, microsecond=0)
+        .timestamp()
+    )
+
+
+def daily_cap(cap: int | None, used: int, platform: str, action: str, now: float) -> str | None:
+    """`used`: today's writes of this action, those in flight included."""
+    if cap is None or used < cap:
         return None
-    now = time.time() if now is None else now
-    midnight = datetime.fromtimestamp(now, UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-    used = store.written_since(platform, action, midnight.timestamp())
-    if used >= cap:
-        reset = (midnight + timedelta(days=1)).strftime("%H:%M UTC")
-        return (
-            f"Daily cap reached: {used} of {cap} {action}s on {platform} today "
-            f"([platforms.{platform}.daily] in gateway.toml). It resets at {reset}."
-        )
-    return None
+    reset = (datetime.fromtimestamp(day_start(now), UTC) + timedelta(days=1)).strftime("%H:%M UTC")
+    return (
+        f"Daily cap reached: {used} of {cap} {action}s on {platform} today "
+        f"([platforms.{platform}.daily] in gateway.toml). It resets at {reset}."
+    )
 
 
 def min_interval(
-    config: GatewayConfig, store: StrikeStore, platform: str, now: float | None = None
+    interval: float, last: float | None, platform: str, now: float
 ) -> tuple[str, float] | None:
-    setting = config.platforms.get(platform)
-    interval = setting.min_interval_s if setting is not None else 0.0
-    last = store.last_write(platform)
+    """`last`: when the latest write (or claim) on this platform was made."""
     if not interval or last is None:
         return None
-    now = time.time() if now is None else now
     wait = last + interval - now
     if wait > 0:
         return (
             f"Too soon: gwanjong waits {interval:g} s between writes on {platform} "
-            f"(min_interval_s). Try again in {wait:.0f} s.",
+            f"(min_interval_s). Try again in {max(1, round(wait))} s.",
             wait,
         )
     return None
+
+
+def limits_for(config: GatewayConfig, platform: str, action: str) -> tuple[int | None, float]:
+    """(today's cap for this action, minimum interval) from gateway.toml."""
+    setting = config.platforms.get(platform)
+    if setting is None:
+        return None, 0.0
+    return getattr(setting.daily, action, None), setting.min_interval_s

@@ -13,6 +13,7 @@ import anyio
 from fastmcp import FastMCP
 from fastmcp.exceptions import ResourceError
 
+from gwanjong_gateway.store import StrikeStore
 from gwanjong_gateway.usage import UsageLog
 
 if TYPE_CHECKING:
@@ -41,28 +42,28 @@ def register_resources(mcp: FastMCP[Any], gw: Gateway, usage: UsageLog) -> None:
         mime_type="application/json",
         description=f"The {HISTORY_LIMIT} most recent strikes, newest first.",
     )
-    def history() -> str:
-        return _history(gw, None)
+    async def history() -> str:
+        return await _history(gw, None)
 
     @mcp.resource(
         "gwanjong://history/{platform}",
         mime_type="application/json",
         description=f"The {HISTORY_LIMIT} most recent strikes on one platform.",
     )
-    def history_of(platform: str) -> str:
+    async def history_of(platform: str) -> str:
         if platform not in gw.upstreams.by_name and platform not in gw.config.platforms:
             raise ResourceError(
                 f"not_found: no platform {platform!r}; known: {', '.join(gw.config.platforms)}."
             )
-        return _history(gw, platform)
+        return await _history(gw, platform)
 
     @mcp.resource(
         "gwanjong://strike/{record}",
         mime_type="application/json",
         description="One strike's full audit record: context shown, policy decisions, result.",
     )
-    def strike(record: str) -> str:
-        row = gw.open_store().get(int(record)) if record.isdigit() else None
+    async def strike(record: str) -> str:
+        row = await gw.records.run(StrikeStore.get, int(record)) if record.isdigit() else None
         if row is None:
             raise ResourceError(
                 f"not_found: no strike record {record!r}; read gwanjong://history for the ids."
@@ -95,8 +96,8 @@ def register_resources(mcp: FastMCP[Any], gw: Gateway, usage: UsageLog) -> None:
         return engage_text(topic, platforms, list(gw.upstreams.names()), gw.config.gateway.writes)
 
 
-def _history(gw: Gateway, platform: str | None) -> str:
-    rows = gw.open_store().history(platform=platform, limit=HISTORY_LIMIT)
+async def _history(gw: Gateway, platform: str | None) -> str:
+    rows = await gw.records.run(StrikeStore.history, platform=platform, limit=HISTORY_LIMIT)
     return json.dumps([r.public() for r in rows], ensure_ascii=False, indent=2)
 
 

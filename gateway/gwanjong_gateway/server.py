@@ -27,11 +27,13 @@ from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.expose import register_exposed
 from gwanjong_gateway.metering import attach_usage
 from gwanjong_gateway.policy import disclosure_for
+from gwanjong_gateway.records import Records, health_of
 from gwanjong_gateway.resources import register_resources
 from gwanjong_gateway.setup_guide import guide_for, save_credentials
 from gwanjong_gateway.state import Opportunity, Workflow
 from gwanjong_gateway.store import StrikeStore
 from gwanjong_gateway.strike import StrikeDesk
+from gwanjong_gateway.strike_text import unexpected
 from gwanjong_gateway.upstreams import Upstreams
 from gwanjong_shared.errors import ErrorKind, PlatformError
 from gwanjong_shared.mcp_errors import ContractErrors
@@ -57,21 +59,14 @@ class Gateway:
     ) -> None:
         self.config = config
         self.upstreams = Upstreams(config, environ, transports)
-        self.store: StrikeStore | None = None
-        self.desk: StrikeDesk | None = None
+        # The record is opened lazily in its worker thread; a corrupt file is reported by
+        # strike (and status), never fatal to the gateway.
+        self.records = Records(config.state_dir / "gwanjong.db")
+        self.desk = StrikeDesk(config, self.upstreams, self.records)
         self.cursors = inbox.Cursors(config.state_dir / "inbox.json")
 
-    def open_store(self) -> StrikeStore:
-        if self.store is None:
-            self.store = StrikeStore(self.config.state_dir / "gwanjong.db")
-            self.desk = StrikeDesk(self.config, self.upstreams, self.store)
-        return self.store
-
     def close_store(self) -> None:
-        if self.store is not None:
-            self.store.close()
-            self.store = None
-            self.desk = None
+        self.records.close()
 
 
 def build_gateway(
@@ -89,14 +84,11 @@ def build_gateway(
 
     @asynccontextmanager
     async def lifespan(_server: FastMCP[Any]) -> AsyncIterator[dict[str, Any]]:
-        gw.open_store()
-
         async def start() -> None:
             await gw.upstreams.start_all()
             register_exposed(mcp, gw.upstreams, config.gateway.expose)
-            if gw.desk is not None and gw.store is not None and gw.store.unsettled():
-                settled = await gw.desk.reconcile_all()
-                log.info("settled %d unfinished writes from an earlier run", settled)
+            # Unsure writes (from this run or a crashed one) are read back until settled.
+            await gw.desk.settler.run_forever()
 
         # Backends start in the background: the first tools/list does not wait for them.
         # (A plain task, not a task group: FastMCP may leave the lifespan from another task.)
@@ -124,17 +116,24 @@ def build_gateway(
     register_resources(mcp, gw, usage)
 
     async def health_extra(_ctx: Context) -> dict[str, Any]:
-        store = gw.store
+        record: dict[str, Any] = {}
+        try:
+            record = await gw.records.run(health_of, list(gw.upstreams.health()))
+        except PlatformError as exc:
+            record = {"error": str(exc)}
         platforms = {}
         for name, row in gw.upstreams.health().items():
-            paused = store.paused(name) if store is not None else ""
+            paused = record.get("paused", {}).get(name, "")
             platforms[name] = {**row, "writes_paused": paused or None}
-        return {
+        extra = {
             "writes": config.gateway.writes,
             "platforms": platforms,
-            "unsettled_writes": len(store.unsettled()) if store is not None else 0,
+            "unsettled_writes": record.get("unsettled", 0),
             "usage_7d": await anyio.to_thread.run_sync(usage.compact),
         }
+        if "error" in record:
+            extra["strike_record"] = record["error"]
+        return extra
 
     pipeline: Pipeline[Workflow] = Pipeline(
         mcp, Workflow, status_extra=health_extra, status_description=STATUS_DOC
@@ -175,16 +174,19 @@ def build_gateway(
         async def progress(done: float, total: float, message: str) -> None:
             await ctx.report_progress(done, total, message)
 
-        store = gw.open_store()
+        try:
+            acted = await gw.records.run(StrikeStore.acted_targets)
+        except PlatformError:  # the record is busy or broken: scout still works
+            acted = set()
         found: list[Opportunity] = []
         errors: dict[str, str] = {}
         if source == "mentions":
             found, errors = await inbox.inbox(
-                gw.upstreams, store, gw.cursors, names, limit, config.safety.opt_out
+                gw.upstreams, acted, gw.cursors, names, limit, config.safety.opt_out
             )
         if topic.strip() and len(found) < limit:
             more, topic_errors = await workflow.scout(
-                gw.upstreams, store, topic.strip(), names, limit, config.safety.opt_out, progress
+                gw.upstreams, acted, topic.strip(), names, limit, config.safety.opt_out, progress
             )
             seen = {o.id for o in found}
             found += [o for o in more if o.id not in seen][: limit - len(found)]
@@ -277,14 +279,16 @@ def build_gateway(
                 raise _AskFirst
             return answer
 
-        gw.open_store()
-        assert gw.desk is not None
         try:
             return await gw.desk.strike(
                 context, action, content, title.strip(), approve, by=principal_name()
             )
         except _AskFirst:
             return pending[0]
+        except ToolError:
+            raise
+        except Exception as exc:  # FastMCP masks these before middleware: word them here
+            raise unexpected(exc) from None
 
     @mcp.tool(
         description=SETUP_DOC,
@@ -349,9 +353,10 @@ async def _check(gw: Gateway, names: list[str]) -> dict[str, Any]:
                 "account": caps.get("account"),
                 "actions": {k: v.get("allowed") for k, v in caps.get("actions", {}).items()},
             }
-            if gw.store is not None and gw.store.paused(name):
-                gw.store.clear_pause(name)
-                out[name]["writes_resumed"] = True
+            with contextlib.suppress(PlatformError):  # a busy record: resume next check
+                if await gw.records.run(StrikeStore.paused, name):
+                    await gw.records.run(StrikeStore.clear_pause, name)
+                    out[name]["writes_resumed"] = True
         else:
             out[name] = {"ok": False, "error": outcome.error}
 

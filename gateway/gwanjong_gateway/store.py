@@ -1,21 +1,41 @@
-"""The strike record: every write attempt, before and after the call, in SQLite (WAL).
+"""The strike record in SQLite (WAL): every write attempt, before and after the call.
 
-One row per intent (platform, target, action, content hash). The row is written *before*
-the platform is called (status `pending`) and updated with what really happened, so a
-crash between the two leaves a `pending` row that the next strike reconciles by reading
-the platform back, instead of writing again. The record survives restarts and is what
-`gwanjong history` prints.
+One row per intent (see `ledger`). A write is *claimed* before the platform is called:
+one `BEGIN IMMEDIATE` transaction checks the target, the same or a near-identical post,
+the author cool-down, the daily cap and the minimum interval (claims in flight count),
+and inserts the `pending` row, so no two sessions or processes sharing the file can both
+pass. The class is synchronous; the gateway calls it from one worker thread (`records`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 import time
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from gwanjong_gateway import policy
+from gwanjong_gateway.ledger import (
+    HOLDING,
+    SIMILAR,
+    UNSETTLED,
+    WRITING,
+    ClaimRequest,
+    Strike,
+    StrikeStatus,
+    Verdict,
+    content_hash,
+    intent_key,
+    similarity,
+)
+
+__all__ = ["BUSY_TIMEOUT_S", "Strike", "StrikeStore", "content_hash", "intent_key"]
+
+#: How long a statement waits for another process's lock before giving up.
+BUSY_TIMEOUT_S = 2.0
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS strikes (
@@ -31,7 +51,7 @@ CREATE TABLE IF NOT EXISTS strikes (
     content       TEXT NOT NULL,
     title         TEXT NOT NULL DEFAULT '',
     mode          TEXT NOT NULL,          -- dry-run | confirm | live
-    status        TEXT NOT NULL,          -- pending | posted | dry_run | handoff | declined | refused | failed | unknown
+    status        TEXT NOT NULL,          -- a ledger.StrikeStatus
     reason        TEXT NOT NULL DEFAULT '',
     approver      TEXT NOT NULL DEFAULT '',  -- auto | human | ''
     result_id     TEXT NOT NULL DEFAULT '',
@@ -57,70 +77,26 @@ CREATE TABLE IF NOT EXISTS platform_health (
 );
 """
 
-# Statuses after which the target counts as acted on.
-DONE = ("posted", "handoff", "pending", "unknown")
-
-
-def content_hash(text: str) -> str:
-    return hashlib.sha256(" ".join(text.split()).encode()).hexdigest()[:16]
-
-
-def intent_key(platform: str, target: str, action: str, text: str) -> str:
-    return hashlib.sha256(
-        f"{platform}|{target}|{action}|{content_hash(text)}".encode()
-    ).hexdigest()[:24]
-
-
-@dataclass(frozen=True)
-class Strike:
-    id: int
-    intent_key: str
-    platform: str
-    target: str
-    target_url: str
-    author: str
-    opportunity: str
-    action: str
-    content_hash: str
-    content: str
-    title: str
-    mode: str
-    status: str
-    reason: str
-    approver: str
-    result_id: str
-    result_url: str
-    context: dict[str, Any]
-    policy: list[Any]
-    created_at: float
-    updated_at: float
-
-    def public(self) -> dict[str, Any]:
-        """What a tool result or `history` shows (the context stays in the record)."""
-        return {
-            "record": self.id,
-            "platform": self.platform,
-            "action": self.action,
-            "target": self.target_url or self.target,
-            "status": self.status,
-            "reason": self.reason,
-            "approver": self.approver,
-            "url": self.result_url,
-            "at": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(self.updated_at)) + "Z",
-        }
-
 
 class StrikeStore:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, busy_timeout_s: float = BUSY_TIMEOUT_S) -> None:
+        """Raises sqlite3.DatabaseError when the file is not a readable strike record."""
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._db = sqlite3.connect(
-            str(path), timeout=10, isolation_level=None, check_same_thread=False
+            str(path), timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
         )
-        self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(SCHEMA)
+        try:
+            self._db.row_factory = sqlite3.Row
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            check = self._db.execute("PRAGMA quick_check").fetchone()
+            if check is None or check[0] != "ok":
+                raise sqlite3.DatabaseError(f"integrity check failed: {check[0] if check else '?'}")
+            self._db.executescript(SCHEMA)
+        except BaseException:
+            self._db.close()
+            raise
 
     def close(self) -> None:
         self._db.close()
@@ -131,6 +107,7 @@ class StrikeStore:
         if row is None:
             return None
         data = dict(row)
+        data["status"] = StrikeStatus(data["status"])
         data["context"] = json.loads(data["context"])
         data["policy"] = json.loads(data["policy"])
         return Strike(**data)
@@ -141,8 +118,10 @@ class StrikeStore:
         )
 
     def insert(self, **fields: Any) -> Strike:
-        now = time.time()
+        now = fields.pop("now", None) or time.time()
         fields.setdefault("created_at", now)
+        if "status" in fields:
+            fields["status"] = str(fields["status"])
         fields.setdefault("updated_at", now)
         for key in ("context", "policy"):
             if key in fields and not isinstance(fields[key], str):
@@ -157,7 +136,9 @@ class StrikeStore:
         return strike
 
     def update(self, strike_id: int, **fields: Any) -> Strike:
-        fields["updated_at"] = time.time()
+        fields["updated_at"] = fields.pop("now", None) or time.time()
+        if "status" in fields:
+            fields["status"] = str(fields["status"])
         for key in ("context", "policy"):
             if key in fields and not isinstance(fields[key], str):
                 fields[key] = json.dumps(fields[key], ensure_ascii=False, default=str)
@@ -167,73 +148,142 @@ class StrikeStore:
         assert strike is not None
         return strike
 
-    # -- questions the policy asks ----------------------------------------------------
+    # -- the claim ----------------------------------------------------------------------
 
-    def acted_on(self, platform: str, target: str, action: str) -> Strike | None:
-        """The latest strike that did (or may have) act on this target."""
-        if not target:
+    @contextmanager
+    def _transaction(self, immediate: bool) -> Iterator[None]:
+        """BEGIN IMMEDIATE takes the write lock first, so check-then-insert is atomic
+        across connections and processes."""
+        self._db.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def decide(self, req: ClaimRequest, now: float, insert: bool) -> Verdict:
+        """Every limit, and (with ``insert``) the claim itself, in one transaction."""
+        with self._transaction(immediate=insert):
+            earlier = self._holding(req, now)
+            if earlier is not None:
+                return Verdict(earlier=earlier)
+            if req.action != "upvote":
+                last = self._last_to_author(req.platform, str(req.row.get("author", "")))
+                why = policy.author_cooldown(
+                    req.cooldown_days, last, req.platform, str(req.row.get("author", "")), now
+                )
+                if why:
+                    return Verdict(refusal=why)
+            if req.live:
+                used = self._count(req.platform, req.action, policy.day_start(now))
+                why = policy.daily_cap(req.cap, used, req.platform, req.action, now)
+                if why:
+                    return Verdict(refusal=why)
+                wait = policy.min_interval(
+                    req.interval_s, self._last_write(req.platform), req.platform, now
+                )
+                if wait:
+                    return Verdict(refusal=wait[0], retry_after=wait[1])
+            if not insert:
+                return Verdict()
+            return Verdict(row=self.insert(**req.row, now=now))
+
+    def _holding(self, req: ClaimRequest, now: float) -> Strike | None:
+        """The earlier claim that holds this target, or this (or a near-identical) post."""
+        marks = ", ".join("?" for _ in HOLDING)
+        if req.target:
+            return self._row(
+                self._db.execute(
+                    f"SELECT * FROM strikes WHERE platform = ? AND target = ? AND action = ? "
+                    f"AND status IN ({marks}) ORDER BY id DESC LIMIT 1",
+                    (req.platform, req.target, req.action, *HOLDING),
+                ).fetchone()
+            )
+        same = self.same_intent(str(req.row["intent_key"]))
+        if same is not None or not req.cooldown_days:
+            return same
+        since = now - req.cooldown_days * 86400
+        rows = self._db.execute(
+            f"SELECT * FROM strikes WHERE platform = ? AND target = '' AND action = 'post' "
+            f"AND status IN ({marks}) AND created_at >= ? ORDER BY id DESC LIMIT 500",
+            (req.platform, *HOLDING, since),
+        )
+        text = str(req.row["content"])
+        for row in rows:
+            if similarity(text, row["content"]) >= SIMILAR:
+                return self._row(row)
+        return None
+
+    def _count(self, platform: str, action: str, since: float) -> int:
+        marks = ", ".join("?" for _ in WRITING)
+        return int(
+            self._db.execute(
+                f"SELECT COUNT(*) FROM strikes WHERE platform = ? AND action = ? "
+                f"AND status IN ({marks}) AND created_at >= ?",
+                (platform, action, *WRITING, since),
+            ).fetchone()[0]
+        )
+
+    def _last_write(self, platform: str) -> float | None:
+        marks = ", ".join("?" for _ in WRITING)
+        row = self._db.execute(
+            f"SELECT MAX(created_at) FROM strikes WHERE platform = ? AND status IN ({marks})",
+            (platform, *WRITING),
+        ).fetchone()
+        return float(row[0]) if row and row[0] is not None else None
+
+    def _last_to_author(self, platform: str, author: str) -> Strike | None:
+        if not author:
             return None
-        marks = ", ".join("?" for _ in DONE)
+        marks = ", ".join("?" for _ in HOLDING)
         return self._row(
             self._db.execute(
-                f"SELECT * FROM strikes WHERE platform = ? AND target = ? AND action = ? AND status IN ({marks}) "
-                "ORDER BY id DESC LIMIT 1",
-                (platform, target, action, *DONE),
+                f"SELECT * FROM strikes WHERE platform = ? AND author = ? AND action != 'upvote' "
+                f"AND target != '' AND status IN ({marks}) ORDER BY created_at DESC LIMIT 1",
+                (platform, author, *HOLDING),
             ).fetchone()
         )
 
-    def claimed(self, platform: str, target: str, action: str, key: str) -> Strike | None:
-        """The live claim that blocks a new one (what the unique indexes enforce)."""
-        return self.acted_on(platform, target, action) if target else self.same_intent(key)
+    # -- other questions ------------------------------------------------------------------
 
     def same_intent(self, key: str) -> Strike | None:
-        marks = ", ".join("?" for _ in DONE)
+        marks = ", ".join("?" for _ in HOLDING)
         return self._row(
             self._db.execute(
                 f"SELECT * FROM strikes WHERE intent_key = ? AND status IN ({marks}) ORDER BY id DESC LIMIT 1",
-                (key, *DONE),
+                (key, *HOLDING),
             ).fetchone()
         )
 
     def acted_targets(self) -> set[tuple[str, str]]:
-        marks = ", ".join("?" for _ in DONE)
+        marks = ", ".join("?" for _ in HOLDING)
         rows = self._db.execute(
             f"SELECT DISTINCT platform, target FROM strikes WHERE target != '' AND status IN ({marks})",
-            DONE,
+            HOLDING,
         )
         return {(r["platform"], r["target"]) for r in rows}
 
-    def written_since(self, platform: str, action: str | None, since: float) -> int:
-        query = "SELECT COUNT(*) FROM strikes WHERE platform = ? AND status = 'posted' AND updated_at >= ?"
-        args: tuple[Any, ...] = (platform, since)
-        if action:
-            query += " AND action = ?"
-            args += (action,)
-        return int(self._db.execute(query, args).fetchone()[0])
-
-    def last_write(self, platform: str) -> float | None:
-        row = self._db.execute(
-            "SELECT MAX(updated_at) FROM strikes WHERE platform = ? AND status = 'posted'",
-            (platform,),
-        ).fetchone()
-        return float(row[0]) if row and row[0] is not None else None
-
-    def last_to_author(self, platform: str, author: str) -> Strike | None:
-        if not author:
-            return None
-        return self._row(
-            self._db.execute(
-                "SELECT * FROM strikes WHERE platform = ? AND author = ? AND action != 'upvote' "
-                "AND status IN ('posted', 'handoff') ORDER BY updated_at DESC LIMIT 1",
-                (platform, author),
-            ).fetchone()
-        )
-
     def unsettled(self) -> list[Strike]:
+        marks = ", ".join("?" for _ in UNSETTLED)
         rows = self._db.execute(
-            "SELECT * FROM strikes WHERE status IN ('pending', 'unknown') ORDER BY id"
+            f"SELECT * FROM strikes WHERE status IN ({marks}) ORDER BY id", UNSETTLED
         )
         return [s for s in (self._row(r) for r in rows) if s is not None]
+
+    def settle(self, strike_id: int, status: StrikeStatus, **fields: Any) -> Strike | None:
+        """Move an unsettled row to ``status``; None if someone settled it already."""
+        marks = ", ".join("?" for _ in UNSETTLED)
+        with self._transaction(immediate=True):
+            row = self._row(
+                self._db.execute(
+                    f"SELECT * FROM strikes WHERE id = ? AND status IN ({marks})",
+                    (strike_id, *UNSETTLED),
+                ).fetchone()
+            )
+            if row is None:
+                return None
+            return self.update(strike_id, status=str(status), **fields)
 
     def history(
         self, platform: str | None = None, status: str | None = None, limit: int = 50

@@ -1,16 +1,15 @@
 """strike: the one place where gwanjong writes, and every check that comes first.
 
 Order: known and drafted target → platform not paused → author not opted out → not done
-before (a pending/unknown earlier attempt is settled by reading back first) → author
-cool-down → daily cap and minimum interval → the platform's own `validate` (length,
-never, human) → write mode (dry-run / confirm / live) → intent recorded → the write →
-result recorded. Statuses: posted, dry_run, handoff, declined, refused, duplicate.
+before (an unsure earlier attempt is read back first) → author cool-down → daily cap and
+minimum interval → the platform's own `validate` (length, never, human) → write mode
+(dry-run / confirm / live) → the claim (every limit again, atomically, in one
+transaction with the `pending` row) → the write → result recorded. Statuses: posted,
+dry_run, handoff, declined, refused, duplicate.
 """
 
 from __future__ import annotations
 
-import logging
-import sqlite3
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -19,37 +18,46 @@ import anyio
 
 from gwanjong_gateway import policy
 from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.ledger import (
+    UNSETTLED,
+    ClaimRequest,
+    Strike,
+    StrikeStatus,
+    Verdict,
+    content_hash,
+    intent_key,
+)
+from gwanjong_gateway.records import Records
+from gwanjong_gateway.settle import Settler
 from gwanjong_gateway.state import DraftContext
-from gwanjong_gateway.store import Strike, StrikeStore, content_hash, intent_key
+from gwanjong_gateway.store import StrikeStore
+from gwanjong_gateway.strike_text import TOOL, duplicate, question, result, would
 from gwanjong_gateway.upstreams import Upstreams
 from gwanjong_shared.errors import ErrorKind, PlatformError
 
-log = logging.getLogger(__name__)
-
-TOOL = {"comment": "write_comment", "post": "write_post", "upvote": "upvote"}
 Approver = Callable[[str], Awaitable[str]]  # message -> accept | decline | cancel | unsupported
 UNSURE = (ErrorKind.TIMEOUT, ErrorKind.UNAVAILABLE)
 
 
-def _norm(text: str) -> str:
-    return " ".join(text.split()).lower()
-
-
 class StrikeDesk:
-    def __init__(self, config: GatewayConfig, upstreams: Upstreams, store: StrikeStore) -> None:
+    def __init__(
+        self,
+        config: GatewayConfig,
+        upstreams: Upstreams,
+        records: Records,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.config = config
         self.upstreams = upstreams
-        self.store = store
+        self.records = records
+        self.clock = clock
+        self.settler = Settler(config, upstreams, records, clock)
         self._locks: dict[tuple[str, str, str], anyio.Lock] = {}
 
     def _lock(self, key: tuple[str, str, str]) -> anyio.Lock:
         return self._locks.setdefault(key, anyio.Lock())
 
-    # -- the result shapes --------------------------------------------------------------
-
-    @staticmethod
-    def _result(status: str, **fields: Any) -> dict[str, Any]:
-        return {"status": status, **{k: v for k, v in fields.items() if v not in (None, "")}}
+    # -- rows -----------------------------------------------------------------------------
 
     def _fields(
         self, ctx: DraftContext, action: str, text: str, title: str, key: str, **fields: Any
@@ -72,7 +80,10 @@ class StrikeDesk:
             **fields,
         }
 
-    def _refuse(
+    async def _insert(self, **fields: Any) -> Strike:
+        return await self.records.run(StrikeStore.insert, now=self.clock(), **fields)
+
+    async def _refuse(
         self,
         ctx: DraftContext,
         action: str,
@@ -82,7 +93,7 @@ class StrikeDesk:
         **extra: Any,
     ) -> dict[str, Any]:
         post = ctx.opportunity.post
-        row = self.store.insert(
+        row = await self._insert(
             **self._fields(
                 ctx,
                 action,
@@ -90,14 +101,41 @@ class StrikeDesk:
                 "",
                 intent_key(post.platform, post.id, action, text),
                 target=post.id,
-                status="refused",
+                status=StrikeStatus.REFUSED,
                 reason=reason,
                 policy=[*decisions, f"refused: {reason}"],
             )
         )
-        return self._result("refused", reason=reason, record=row.id, **extra)
+        return result("refused", reason=reason, record=row.id, **extra)
 
-    # -- strike ---------------------------------------------------------------------
+    def _request(self, row: dict[str, Any], action: str) -> ClaimRequest:
+        cap, interval = policy.limits_for(self.config, str(row["platform"]), action)
+        return ClaimRequest(
+            row=row,
+            live=self.config.gateway.writes != "dry-run",
+            cap=cap,
+            interval_s=interval,
+            cooldown_days=self.config.safety.author_cooldown_days,
+        )
+
+    async def _decide(self, req: ClaimRequest, insert: bool) -> Verdict:
+        """The claim's checks; an unsure earlier claim is read back first."""
+        verdict = await self.records.run(StrikeStore.decide, req, self.clock(), insert)
+        earlier = verdict.earlier
+        if earlier is not None and earlier.status in UNSETTLED:
+            settled = await self.settler.settle(earlier)
+            if settled.status == StrikeStatus.FAILED:  # proven absent: the target is free
+                verdict = await self.records.run(StrikeStore.decide, req, self.clock(), insert)
+            else:
+                verdict = Verdict(earlier=settled)
+        return verdict
+
+    def _blocked(self, action: str, earlier: Strike) -> dict[str, Any]:
+        if earlier.status in UNSETTLED and "--resolve" not in earlier.reason:
+            return duplicate(action, earlier, self.settler.next_check_in(earlier))
+        return duplicate(action, earlier)
+
+    # -- strike ---------------------------------------------------------------------------
 
     async def strike(
         self,
@@ -118,9 +156,9 @@ class StrikeDesk:
         if by is not None:  # the signed-in caller (HTTP with [auth]); a column later
             decisions.insert(0, f"by={by}")
 
-        paused = self.store.paused(platform)
+        paused = await self.records.run(StrikeStore.paused, platform)
         if paused:
-            return self._refuse(
+            return await self._refuse(
                 ctx,
                 action,
                 text,
@@ -130,119 +168,68 @@ class StrikeDesk:
         if action != "post":
             why = policy.opted_out(self.config, platform, post.author)
             if why:
-                return self._refuse(ctx, action, text, why, decisions)
+                return await self._refuse(ctx, action, text, why, decisions)
 
         footer = policy.disclosure_for(self.config, platform)
         final = policy.with_disclosure(text, footer) if action != "upvote" else ""
         if footer and action != "upvote":
             decisions.append("disclosure appended")
-        key = intent_key(platform, target or post.id, action, final)
+        key = intent_key(platform, target, action, final)
 
         async with self._lock((platform, target or key, action)):
-            earlier = self.store.claimed(platform, target, action, key)
-            if earlier is not None and earlier.status in ("pending", "unknown"):
-                earlier = await self.reconcile(earlier)
-            if earlier is not None and earlier.status in ("posted", "handoff", "unknown"):
-                return self._duplicate(action, earlier)
-
-            if action == "comment":
-                why = policy.author_cooldown(self.config, self.store, platform, post.author)
-                if why:
-                    return self._refuse(ctx, action, final, why, decisions)
-            live = self.config.gateway.writes != "dry-run"
-            if live:
-                why = policy.daily_cap(self.config, self.store, platform, action)
-                if why:
-                    return self._refuse(ctx, action, final, why, decisions)
-                wait = policy.min_interval(self.config, self.store, platform)
-                if wait:
-                    return self._refuse(
-                        ctx, action, final, wait[0], decisions, retry_after=round(wait[1])
-                    )
-
-            check = await self.upstreams.call(
-                platform,
-                "validate",
-                {
-                    "action": TOOL[action],
-                    "body": final,
-                    "title": title,
-                    "post_id": None if action == "post" else post.id,
-                },
+            pending_row = self._fields(
+                ctx, action, final, title, key, status=StrikeStatus.PENDING, policy=decisions
             )
-            if not check.ok:
-                raise PlatformError(
-                    check.kind or ErrorKind.UNAVAILABLE,
-                    f"Could not check the platform's rules: {check.message}",
-                    retry_after=check.retry_after,
-                )
-            verdict = check.data
-            length = verdict.get("length") or {}
-            decisions.append(
-                f"validate: allowed={verdict.get('allowed')} length={length.get('used')}/{length.get('max')} {length.get('unit')}"
-            )
-            if action != "upvote" and length.get("max") and length.get("used", 0) > length["max"]:
-                over = length["used"] - length["max"]
-                return self._refuse(
+            first = await self._decide(self._request(pending_row, action), insert=False)
+            if first.earlier is not None:
+                return self._blocked(action, first.earlier)
+            if first.refusal:
+                return await self._refuse(
                     ctx,
                     action,
                     final,
-                    f"Too long for {platform}: {length['used']} {length['unit']}, the limit is {length['max']} (cut {over}{' including the disclosure footer' if footer else ''}).",
+                    first.refusal,
                     decisions,
+                    retry_after=_secs(first.retry_after),
                 )
-            if verdict.get("allowed") == "never":
-                return self._refuse(
-                    ctx,
-                    action,
-                    final,
-                    "; ".join(verdict.get("problems", [])) or f"{platform} does not allow this.",
-                    decisions,
-                )
-            other = [p for p in verdict.get("problems", []) if verdict.get("allowed") == "auto"]
-            if other:
-                return self._refuse(ctx, action, final, "; ".join(other), decisions)
-            if verdict.get("allowed") == "human":
-                return self._handoff(
-                    ctx,
-                    action,
-                    final,
-                    title,
-                    key,
-                    decisions,
-                    "; ".join(verdict.get("problems", [])),
-                )
+
+            verdict = await self._validate(ctx, action, final, title, decisions, bool(footer))
+            if isinstance(verdict, dict):
+                return verdict
+            if verdict:
+                return await self._handoff(ctx, action, final, title, key, decisions, verdict)
 
             where = (
                 f"{platform} {TOOL[action]} on {post.url or post.id}"
                 if action != "post"
                 else f"a new {platform} post"
             )
-            if not live:
-                row = self.store.insert(
+            if self.config.gateway.writes == "dry-run":
+                row = await self._insert(
                     **self._fields(
                         ctx,
                         action,
                         final,
                         title,
                         key,
-                        status="dry_run",
+                        status=StrikeStatus.DRY_RUN,
                         reason="writes = dry-run in gateway.toml",
                         policy=[*decisions, "dry-run: nothing sent"],
                     )
                 )
-                return self._result(
+                return result(
                     "dry_run",
-                    would=self._would(ctx, action, final, title),
+                    would=would(ctx, action, final, title),
                     record=row.id,
                     reason='Nothing was written: writes = "dry-run" in gateway.toml. Set "confirm" or "live" to publish.',
                 )
 
             approver = "auto"
             if self.config.gateway.writes == "confirm":
-                answer = await approve(self._question(ctx, action, final, title, where))
+                answer = await approve(question(ctx, action, final, title, where))
                 decisions.append(f"human: {answer}")
                 if answer == "unsupported":
-                    return self._refuse(
+                    return await self._refuse(
                         ctx,
                         action,
                         final,
@@ -250,20 +237,20 @@ class StrikeDesk:
                         decisions,
                     )
                 if answer != "accept":
-                    row = self.store.insert(
+                    row = await self._insert(
                         **self._fields(
                             ctx,
                             action,
                             final,
                             title,
                             key,
-                            status="declined",
+                            status=StrikeStatus.DECLINED,
                             reason=f"the human chose {answer}",
                             approver="human",
                             policy=decisions,
                         )
                     )
-                    return self._result(
+                    return result(
                         "declined",
                         reason=f"You chose {answer}: nothing was written.",
                         record=row.id,
@@ -271,48 +258,84 @@ class StrikeDesk:
                 approver = "human"
             return await self._write(ctx, action, final, title, key, decisions, approver)
 
-    # -- pieces -------------------------------------------------------------------------
+    # -- pieces ---------------------------------------------------------------------------
 
-    def _duplicate(self, action: str, earlier: Strike) -> dict[str, Any]:
-        if earlier.status == "unknown":
-            why = (
-                f"An earlier {action} on this target (record {earlier.id}) may have gone through and could "
-                "not be read back; gwanjong will not risk a second one. Check the platform by hand."
-            )
-        else:
-            why = f"Already done: this {action} was {earlier.status} earlier (record {earlier.id}); gwanjong never acts on the same target twice."
-        return self._result("duplicate", reason=why, earlier=earlier.public())
-
-    def _claim(self, **fields: Any) -> Strike | None:
-        """Insert a live row; None if another claim on the same target won the race."""
-        try:
-            return self.store.insert(**fields)
-        except sqlite3.IntegrityError:
-            return None
-
-    def _would(self, ctx: DraftContext, action: str, text: str, title: str) -> dict[str, Any]:
+    async def _validate(
+        self,
+        ctx: DraftContext,
+        action: str,
+        final: str,
+        title: str,
+        decisions: list[str],
+        footer: bool,
+    ) -> dict[str, Any] | str:
+        """The platform's verdict: a refusal (a result), a hand-off reason, or "" for auto."""
         post = ctx.opportunity.post
-        args: dict[str, Any] = {"body": text} if action != "upvote" else {}
-        if action == "comment":
-            args["post_id"] = post.id
-        elif action == "post":
-            args["title"] = title
-        else:
-            args["post_id"] = post.id
-        return {
-            "platform": post.platform,
-            "tool": TOOL[action],
-            "arguments": args,
-            "target": None if action == "post" else post.url,
-        }
+        platform = post.platform
+        check = await self.upstreams.call(
+            platform,
+            "validate",
+            {
+                "action": TOOL[action],
+                "body": final,
+                "title": title,
+                "post_id": None if action == "post" else post.id,
+            },
+        )
+        if not check.ok:
+            raise PlatformError(
+                check.kind or ErrorKind.UNAVAILABLE,
+                f"Could not check the platform's rules: {check.message}",
+                retry_after=check.retry_after,
+            )
+        verdict = check.data
+        length = verdict.get("length") or {}
+        decisions.append(
+            f"validate: allowed={verdict.get('allowed')} length={length.get('used')}/{length.get('max')} {length.get('unit')}"
+        )
+        if action != "upvote" and length.get("max") and length.get("used", 0) > length["max"]:
+            over = length["used"] - length["max"]
+            return await self._refuse(
+                ctx,
+                action,
+                final,
+                f"Too long for {platform}: {length['used']} {length['unit']}, the limit is {length['max']} (cut {over}{' including the disclosure footer' if footer else ''}).",
+                decisions,
+            )
+        if verdict.get("allowed") == "never":
+            return await self._refuse(
+                ctx,
+                action,
+                final,
+                "; ".join(verdict.get("problems", [])) or f"{platform} does not allow this.",
+                decisions,
+            )
+        other = [p for p in verdict.get("problems", []) if verdict.get("allowed") == "auto"]
+        if other:
+            return await self._refuse(ctx, action, final, "; ".join(other), decisions)
+        if verdict.get("allowed") == "human":
+            return "; ".join(verdict.get("problems", [])) or "a person must do this"
+        return ""
 
-    def _question(self, ctx: DraftContext, action: str, text: str, title: str, where: str) -> str:
-        head = f"Publish this {action} as your account on {ctx.opportunity.post.platform}?\nTarget: {where}"
-        if title:
-            head += f"\nTitle: {title}"
-        return f"{head}\n\n{text}" if text else head
+    async def _claim(
+        self, ctx: DraftContext, action: str, row: dict[str, Any], decisions: list[str]
+    ) -> Strike | dict[str, Any]:
+        """The atomic claim; a result when it is refused or the target is held."""
+        verdict = await self._decide(self._request(row, action), insert=True)
+        if verdict.earlier is not None:
+            return self._blocked(action, verdict.earlier)
+        if verdict.refusal or verdict.row is None:
+            return await self._refuse(
+                ctx,
+                action,
+                str(row["content"]),
+                verdict.refusal,
+                decisions,
+                retry_after=_secs(verdict.retry_after),
+            )
+        return verdict.row
 
-    def _handoff(
+    async def _handoff(
         self,
         ctx: DraftContext,
         action: str,
@@ -323,25 +346,21 @@ class StrikeDesk:
         why: str,
     ) -> dict[str, Any]:
         post = ctx.opportunity.post
-        target = "" if action == "post" else post.id
-        row = self._claim(
-            **self._fields(
-                ctx,
-                action,
-                text,
-                title,
-                key,
-                status="handoff",
-                reason=why,
-                approver="human",
-                policy=[*decisions, "handoff: a person must do this"],
-            )
+        fields = self._fields(
+            ctx,
+            action,
+            text,
+            title,
+            key,
+            status=StrikeStatus.HANDOFF,
+            reason=why,
+            approver="human",
+            policy=[*decisions, "handoff: a person must do this"],
         )
-        if row is None:
-            earlier = self.store.claimed(post.platform, target, action, key)
-            assert earlier is not None
-            return self._duplicate(action, earlier)
-        return self._result(
+        row = await self._claim(ctx, action, fields, decisions)
+        if isinstance(row, dict):
+            return row
+        return result(
             "handoff",
             reason=why,
             open=post.url,
@@ -363,139 +382,87 @@ class StrikeDesk:
     ) -> dict[str, Any]:
         post = ctx.opportunity.post
         platform = post.platform
-        args = self._would(ctx, action, text, title)["arguments"]
+        args = would(ctx, action, text, title)["arguments"]
         if action == "post":
             args["tags"] = post.tags[:4]
-        target = "" if action == "post" else post.id
-        row = self._claim(
-            **self._fields(
-                ctx,
-                action,
-                text,
-                title,
-                key,
-                status="pending",
-                approver=approver,
-                policy=[*decisions, "intent recorded"],
-            )
+        fields = self._fields(
+            ctx,
+            action,
+            text,
+            title,
+            key,
+            status=StrikeStatus.PENDING,
+            approver=approver,
+            policy=[*decisions, "intent recorded"],
         )
-        if row is None:  # another gateway (or call) claimed this target first
-            earlier = self.store.claimed(platform, target, action, key)
-            assert earlier is not None
-            return self._duplicate(action, earlier)
+        row = await self._claim(ctx, action, fields, decisions)
+        if isinstance(row, dict):
+            return row
         outcome = await self.upstreams.call(platform, TOOL[action], args)
         if outcome.ok:
-            return self._posted(row, outcome.data)
+            return await self._posted(row, outcome.data)
+        pause = self.config.safety.pause_after_failures
+        failures = await self.records.run(
+            StrikeStore.record_failure, platform, outcome.error, pause
+        )
+        note = (
+            f" Writes to {platform} are now paused after {failures} failures in a row."
+            if failures >= pause
+            else ""
+        )
         if outcome.kind in UNSURE:
-            # The write may have happened: find out before anyone retries.
-            row = self.store.update(row.id, status="unknown", reason=outcome.error)
-            settled = await self.reconcile(row)
-            if settled.status == "posted":
-                return self._result(
+            # The write may have landed (or may land late): it holds the target until a
+            # read-back proves it either way.
+            row = await self.records.run(
+                StrikeStore.update,
+                row.id,
+                status=StrikeStatus.UNKNOWN,
+                reason=f"outcome unknown: {outcome.error}",
+                now=self.clock(),
+            )
+            settled = await self.settler.settle(row)
+            if settled.status == StrikeStatus.POSTED:
+                return result(
                     "posted",
                     url=settled.result_url,
                     record=settled.id,
                     approver=approver,
                     reason="The platform answered late; reading back showed the write went through.",
                 )
-        else:
-            self.store.update(row.id, status="failed", reason=outcome.error)
-        failures = self.store.record_failure(
-            platform, outcome.error, self.config.safety.pause_after_failures
-        )
-        note = (
-            f" Writes to {platform} are now paused after {failures} failures in a row."
-            if failures >= self.config.safety.pause_after_failures
-            else ""
+            raise PlatformError(
+                outcome.kind or ErrorKind.UNAVAILABLE,
+                f"{outcome.message} The {action} may already be written (record {row.id}); "
+                f"gwanjong reads the platform back (checking again in {self.settler.next_check_in(settled)} s) "
+                f"and will not send it again meanwhile.{note}",
+            )
+        await self.records.run(
+            StrikeStore.update,
+            row.id,
+            status=StrikeStatus.FAILED,
+            reason=outcome.error,
+            now=self.clock(),
         )
         raise PlatformError(
             outcome.kind or ErrorKind.UNAVAILABLE,
-            f"{outcome.message} Nothing was written (record {row.id}).{note}",
+            f"{outcome.message} The platform refused it: nothing was written (record {row.id}).{note}",
             retry_after=outcome.retry_after,
         )
 
-    def _posted(self, row: Strike, data: dict[str, Any] | None) -> dict[str, Any]:
+    async def _posted(self, row: Strike, data: dict[str, Any] | None) -> dict[str, Any]:
         data = data or {}
-        row = self.store.update(
+        row = await self.records.run(
+            StrikeStore.update,
             row.id,
-            status="posted",
+            status=StrikeStatus.POSTED,
             result_id=str(data.get("id") or ""),
             result_url=str(data.get("url") or ""),
             policy=[*row.policy, "posted"],
+            now=self.clock(),
         )
-        self.store.record_success(row.platform)
-        return self._result(
+        await self.records.run(StrikeStore.record_success, row.platform)
+        return result(
             "posted", url=row.result_url, id=row.result_id, record=row.id, approver=row.approver
         )
-
-    async def reconcile(self, row: Strike) -> Strike:
-        """Read the platform back to learn whether an unsure write happened."""
-        found = await self._read_back(row)
-        if found is None:
-            return self.store.update(
-                row.id,
-                status="unknown",
-                reason=row.reason or "outcome unknown; could not read back",
-            )
-        if found:
-            log.info("record %s: read-back found the write", row.id)
-            return self.store.update(
-                row.id,
-                status="posted",
-                result_id=found.get("id", ""),
-                result_url=found.get("url", ""),
-                policy=[*row.policy, "read-back: found on the platform"],
-            )
-        return self.store.update(
-            row.id,
-            status="failed",
-            reason="read-back: not on the platform, nothing was written",
-            policy=[*row.policy, "read-back: not found"],
-        )
-
-    async def _read_back(self, row: Strike) -> dict[str, str] | None:
-        """{} if not found, a dict if found, None if we cannot tell."""
-        caps = await self.upstreams.call(row.platform, "capabilities", {})
-        account = (caps.data or {}).get("account") if caps.ok else None
-        needle = _norm(row.content)[:120]
-        if row.action == "comment":
-            listed = await self.upstreams.call(
-                row.platform, "get_comments", {"post_id": row.target, "limit": 1000}
-            )
-            if not listed.ok:
-                return None
-            for c in listed.data.get("comments", []):
-                mine = account is None or c.get("author", "").lower().lstrip("@") == str(
-                    account
-                ).lower().lstrip("@")
-                if mine and needle and needle in _norm(c.get("body", "")):
-                    return {"id": str(c.get("id", "")), "url": ""}
-            return {}
-        if row.action == "post":
-            query = row.title or row.content[:60]
-            listed = await self.upstreams.call(
-                row.platform, "search", {"query": query, "limit": 50}
-            )
-            if not listed.ok:
-                return None
-            for p in listed.data.get("posts", []):
-                mine = account is None or p.get("author", "").lower().lstrip("@") == str(
-                    account
-                ).lower().lstrip("@")
-                if mine and (
-                    needle in _norm(p.get("body", ""))
-                    or (row.title and _norm(row.title) == _norm(p.get("title", "")))
-                ):
-                    return {"id": str(p.get("id", "")), "url": str(p.get("url", ""))}
-            return {}
-        return None  # votes cannot be read back through the contract
-
-    async def reconcile_all(self) -> int:
-        settled = 0
-        for row in self.store.unsettled():
-            new = await self.reconcile(row)
-            settled += new.status != "unknown"
-        return settled
 
     async def confirm_handoff(
         self, ctx: DraftContext, url: str, by: str | None = None
@@ -503,7 +470,9 @@ class StrikeDesk:
         post = ctx.opportunity.post
         rows = [
             r
-            for r in self.store.history(platform=post.platform, status="handoff", limit=500)
+            for r in await self.records.run(
+                StrikeStore.history, platform=post.platform, status="handoff", limit=500
+            )
             if r.opportunity == ctx.opportunity.id
         ]
         if not rows:
@@ -514,24 +483,30 @@ class StrikeDesk:
         row = rows[0]
         link = url.strip() if url.strip().startswith("http") else ""
         if not link:
-            found = await self._read_back(row)
+            found = await self.settler.read_back(row)
             if found:
                 link = found.get("url", "")
-        row = self.store.update(
+        row = await self.records.run(
+            StrikeStore.update,
             row.id,
-            status="posted",
+            status=StrikeStatus.POSTED,
             approver="human",
             result_url=link,
             policy=[
                 *row.policy,
-                f"hand-off confirmed {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime())}Z",
+                f"hand-off confirmed {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(self.clock()))}Z",
                 *([f"by={by}"] if by is not None else []),
             ],
+            now=self.clock(),
         )
-        return self._result(
+        return result(
             "posted",
             url=link,
             record=row.id,
             approver="human",
             reason="Recorded as posted by a person.",
         )
+
+
+def _secs(wait: float | None) -> int | None:
+    return None if wait is None else max(1, round(wait))

@@ -17,7 +17,6 @@ from gwanjong_gateway.mood import thread_mood
 from gwanjong_gateway.policy import is_opted_out
 from gwanjong_gateway.ranking import dedupe, opportunity_id, rank, select
 from gwanjong_gateway.state import DraftContext, Opportunity
-from gwanjong_gateway.store import StrikeStore
 from gwanjong_gateway.upstreams import Upstreams
 from gwanjong_shared.models import Comment, Post
 
@@ -30,7 +29,7 @@ TOP_COMMENTS = 5
 
 async def scout(
     upstreams: Upstreams,
-    store: StrikeStore,
+    acted: set[tuple[str, str]],
     topic: str,
     platforms: list[str],
     limit: int,
@@ -79,7 +78,6 @@ async def scout(
         for platform in platforms:
             tg.start_soon(one, platform)
 
-    acted = store.acted_targets()
     fresh = [
         p
         for p in dedupe(found)

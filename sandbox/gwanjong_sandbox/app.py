@@ -6,7 +6,8 @@ Control API (JSON), used by tests, the demo and the benchmarks:
 - ``GET  /_sandbox/ids/{platform}`` -> logical corpus key -> platform post id
 - ``GET  /_sandbox/env/{platform}`` -> env vars that point that platform's server here
 - ``POST /_sandbox/faults`` {platform, kind, status, retry_after, seconds, ms, count, match,
-  body, content_type} (``body``: a raw error body, e.g. "" for a CDN's empty 403)
+  body, content_type} (kinds: status, hang, hang_after, slow_write, latency, lag; see
+  `state.Fault`; ``body``: a raw error body, e.g. "" for a CDN's empty 403)
 - ``DELETE /_sandbox/faults`` -> drop pending faults and latency (emulators keep their state)
 - ``GET  /_sandbox/writes[?platform=]`` -> every write received, oldest first
 - ``GET  /_sandbox/requests`` -> request counts per platform
@@ -23,7 +24,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gwanjong_sandbox.emulator import Emulator, make_emulators
 from gwanjong_sandbox.state import Fault, SandboxState
@@ -188,7 +189,38 @@ class SandboxApp:
             await self.apps[platform](scope, receive, swallow)  # type: ignore[arg-type]
             await anyio.sleep(fault.seconds)
             await JSONResponse({"error": "late"}, status_code=504)(scope, receive, send)
+        elif fault.kind == "slow_write":
+            # Real servers finish what they received: read the request now, apply it after
+            # the delay even if the client has given up, then answer (maybe to nobody).
+            body = await _read_body(receive)
+            sent = False
+
+            async def replay() -> Message:
+                nonlocal sent
+                if sent:
+                    return {"type": "http.disconnect"}
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+
+            with anyio.CancelScope(shield=True):
+                await anyio.sleep(fault.seconds)
+                try:
+                    await self.apps[platform](scope, replay, send)
+                except OSError:  # the client is gone; the work is done all the same
+                    log.info("slow write applied after its client left")
         else:
             await JSONResponse({"error": f"unknown fault kind {fault.kind}"}, status_code=500)(
                 scope, receive, send
             )
+
+
+async def _read_body(receive: Receive) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)

@@ -235,9 +235,13 @@ class DevtoEmulator:
         chunk = items[(page - 1) * per_page : page * per_page]
         return JSONResponse([self._index_form(a) for a in chunk])
 
+    def _listed(self) -> list[dict[str, Any]]:
+        """Articles that reads show (a new one waits out the sandbox's read-back lag)."""
+        return [a for a in self.articles.values() if self.state.visible("devto", str(a["id"]))]
+
     async def list_articles(self, request: Request) -> Response:
         q = request.query_params
-        items = list(self.articles.values())
+        items = self._listed()
         if "tag" in q:
             items = [a for a in items if q["tag"].lower() in a["tag_list"]]
         elif "tags" in q:
@@ -296,7 +300,7 @@ class DevtoEmulator:
         return form
 
     async def latest(self, request: Request) -> Response:
-        items = sorted(self.articles.values(), key=lambda a: a["published_at"], reverse=True)
+        items = sorted(self._listed(), key=lambda a: a["published_at"], reverse=True)
         return self._page(request, items)
 
     async def search(self, request: Request) -> Response:
@@ -306,7 +310,7 @@ class DevtoEmulator:
             text = f"{a['title']} {a['body_markdown']} {' '.join(a['tag_list'])}".lower()
             return sum(text.count(w) for w in words)
 
-        scored = [(hits(a), a) for a in self.articles.values()]
+        scored = [(hits(a), a) for a in self._listed()]
         items = [a for score, a in sorted(scored, key=lambda p: -p[0]) if score > 0]
         return self._page(request, items)
 

@@ -532,8 +532,9 @@ class RedditEmulator:
             },
         }
 
-    @staticmethod
-    def _sorted(nodes: list[RComment], sort: str) -> list[RComment]:
+    def _sorted(self, nodes: list[RComment], sort: str) -> list[RComment]:
+        # A new comment waits out the sandbox's read-back lag before reads show it.
+        nodes = [c for c in nodes if self.state.visible("reddit", c.id)]
         if sort == "new":
             return sorted(nodes, key=lambda c: -c.created)
         if sort == "old":
@@ -923,13 +924,14 @@ class RedditEmulator:
 
     def _subreddit_links(self, sr: str | None) -> list[RLink] | None:
         """Links in ``a+b`` (None when no named subreddit exists: Reddit redirects)."""
+        links = [link for link in self.links.values() if self.state.visible("reddit", link.id)]
         if sr is None or sr.lower() in VIRTUAL:
-            return list(self.links.values())
+            return links
         known = {s.lower(): s for s in SUBREDDITS}
         wanted = {known[n.lower()] for n in sr.split("+") if n.lower() in known}
         if not wanted:
             return None
-        return [link for link in self.links.values() if link.sub in wanted]
+        return [link for link in links if link.sub in wanted]
 
     @staticmethod
     def _redirect(sr: str) -> Response:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,8 +15,11 @@ class Fault:
 
     kind: ``status`` (answer with ``status`` in the platform's error format),
     ``hang`` (sleep ``seconds`` before answering normally), ``hang_after`` (do the work,
-    then sleep: the write happens but the client times out), or ``latency`` (add
-    ``ms`` to every request until reset; ``count`` is ignored).
+    then sleep: the write happens but the client times out), ``slow_write`` (wait
+    ``seconds``, then do the work even if the client has gone, then answer: a late write
+    that still lands), ``latency`` (add ``ms`` to every request until reset; ``count`` is
+    ignored) or ``lag`` (read-back lag: what is written from now on shows in reads only
+    ``seconds`` later, on the sandbox's clock, until reset; ``count`` is ignored).
     """
 
     platform: str
@@ -42,24 +46,51 @@ class Write:
     at: float
 
 
+#: Faults that stay until reset instead of being taken by a request.
+STANDING = ("latency", "lag")
+
+
 @dataclass
 class SandboxState:
     faults: list[Fault] = field(default_factory=list)
     writes: list[Write] = field(default_factory=list)
     requests: dict[str, int] = field(default_factory=dict)
+    #: (platform, object id) -> sandbox time from which reads show it (read-back lag)
+    hidden: dict[tuple[str, str], float] = field(default_factory=dict)
+    clock: Callable[[], float] = time.time
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
+    def now(self) -> float:
+        """The sandbox's clock (wall time unless a test injects another)."""
+        return self.clock()
+
     def record_write(self, platform: str, action: str, target: str | None, **data: Any) -> Write:
-        write = Write(next(self._ids), platform, action, target, data, time.time())
+        now = self.now()
+        write = Write(next(self._ids), platform, action, target, data, now)
         self.writes.append(write)
+        lag = self.lag_s(platform)
+        if lag and data.get("id") is not None:
+            self.hidden[(platform, str(data["id"]))] = now + lag
         return write
+
+    def visible(self, platform: str, object_id: str) -> bool:
+        """False while a written object is still inside its read-back lag: every emulator's
+        read paths ask this, so the lag is one rule for all platforms."""
+        until = self.hidden.get((platform, str(object_id)))
+        return until is None or self.now() >= until
 
     def latency_ms(self, platform: str) -> float:
         return sum(f.ms for f in self.faults if f.platform == platform and f.kind == "latency")
 
+    def lag_s(self, platform: str) -> float:
+        return max(
+            (f.seconds for f in self.faults if f.platform == platform and f.kind == "lag"),
+            default=0.0,
+        )
+
     def take_fault(self, platform: str, path: str) -> Fault | None:
         for fault in self.faults:
-            if fault.platform != platform or fault.kind == "latency":
+            if fault.platform != platform or fault.kind in STANDING:
                 continue
             if fault.match and fault.match not in path:
                 continue
@@ -73,3 +104,4 @@ class SandboxState:
         self.faults.clear()
         self.writes.clear()
         self.requests.clear()
+        self.hidden.clear()

@@ -1,0 +1,145 @@
+"""The strike record's vocabulary: statuses, one row, and what makes two writes "the same".
+
+A row is one intent (platform, target, action, normalised text). New posts have no
+target: their identity is the text alone, so the same article sent from two
+opportunities is one intent. Near-identical texts are compared with word-shingle Jaccard
+similarity (3-word shingles, >= 0.9; shorter texts compare word sets).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+import unicodedata
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+
+class StrikeStatus(StrEnum):
+    PENDING = "pending"  # claimed, the write is being sent
+    POSTED = "posted"
+    DRY_RUN = "dry_run"
+    HANDOFF = "handoff"
+    DECLINED = "declined"
+    REFUSED = "refused"
+    FAILED = "failed"  # proven not written
+    UNKNOWN = "unknown"  # may have been written; blocks the intent until settled
+
+
+#: Statuses that hold a target: no second write while one of these stands.
+HOLDING = (StrikeStatus.PENDING, StrikeStatus.POSTED, StrikeStatus.HANDOFF, StrikeStatus.UNKNOWN)
+#: Statuses that count against caps and the minimum interval (in-flight ones included).
+WRITING = (StrikeStatus.PENDING, StrikeStatus.POSTED, StrikeStatus.UNKNOWN)
+#: Statuses whose outcome is not known yet.
+UNSETTLED = (StrikeStatus.PENDING, StrikeStatus.UNKNOWN)
+
+SIMILAR = 0.9
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def normalise(text: str) -> str:
+    """Case, Unicode form and whitespace do not make a text different."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(normalise(text).encode()).hexdigest()[:16]
+
+
+def intent_key(platform: str, target: str, action: str, text: str) -> str:
+    """A new post (target "") is identified by its text only, whichever opportunity."""
+    ident = (
+        f"{platform}|post|{content_hash(text)}"
+        if not target
+        else (f"{platform}|{target}|{action}|{content_hash(text)}")
+    )
+    return hashlib.sha256(ident.encode()).hexdigest()[:24]
+
+
+def _shingles(text: str) -> set[str]:
+    words = _WORD.findall(normalise(text))
+    if len(words) < 3:
+        return set(words)
+    return {" ".join(words[i : i + 3]) for i in range(len(words) - 2)}
+
+
+def similarity(a: str, b: str) -> float:
+    """Jaccard similarity of the two texts' 3-word shingles, in [0, 1]."""
+    sa, sb = _shingles(a), _shingles(b)
+    if not sa or not sb:
+        return 1.0 if normalise(a) == normalise(b) else 0.0
+    return len(sa & sb) / len(sa | sb)
+
+
+@dataclass(frozen=True)
+class Strike:
+    id: int
+    intent_key: str
+    platform: str
+    target: str
+    target_url: str
+    author: str
+    opportunity: str
+    action: str
+    content_hash: str
+    content: str
+    title: str
+    mode: str
+    status: StrikeStatus
+    reason: str
+    approver: str
+    result_id: str
+    result_url: str
+    context: dict[str, Any]
+    policy: list[Any]
+    created_at: float
+    updated_at: float
+
+    def public(self) -> dict[str, Any]:
+        """What a tool result or `history` shows (the context stays in the record)."""
+        return {
+            "record": self.id,
+            "platform": self.platform,
+            "action": self.action,
+            "target": self.target_url or self.target,
+            "status": str(self.status),
+            "reason": self.reason,
+            "approver": self.approver,
+            "url": self.result_url,
+            "at": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(self.updated_at)) + "Z",
+        }
+
+
+@dataclass(frozen=True)
+class ClaimRequest:
+    """One write about to be claimed: the row to insert and what the checks need."""
+
+    row: dict[str, Any]  # the columns (status pending or handoff)
+    live: bool  # confirm/live: caps and the minimum interval apply
+    cap: int | None  # today's cap for this action on this platform
+    interval_s: float
+    cooldown_days: float
+
+    @property
+    def platform(self) -> str:
+        return str(self.row["platform"])
+
+    @property
+    def target(self) -> str:
+        return str(self.row["target"])
+
+    @property
+    def action(self) -> str:
+        return str(self.row["action"])
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The claim's answer: granted (row), blocked by an earlier claim, or refused."""
+
+    row: Strike | None = None
+    earlier: Strike | None = None
+    refusal: str = ""
+    retry_after: float | None = None

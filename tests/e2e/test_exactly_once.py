@@ -1,0 +1,210 @@
+"""Exactly one write when answers are lost: a slow write past the timeout, a platform
+server killed mid-write, the gateway killed after sending, and read-back lag. Each runs
+through a real gateway process, the real platform server and the sandbox, and ends with
+exactly one write in the sandbox's write log."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from fastmcp import Client
+
+from gwanjong_gateway.ledger import StrikeStatus
+from gwanjong_sandbox.control import SandboxControl
+from tests.e2e.procs import alive, find
+from tests.e2e.strikes import config, history, scout_draft, strike, until
+from tests.e2e.test_chain import gateway, gateway_pid
+from tests.platforms import SPECS
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
+SAFETY = "settle_window_s = 20"
+POST = {"title": "Once only", "content": "Exactly once, whatever the network does."}
+
+
+def needs(*platforms: str) -> None:
+    missing = [p for p in platforms if p not in SPECS]
+    if missing:
+        pytest.skip(f"platform(s) not in this run: {missing} (GWANJONG_TEST_PLATFORMS)")
+
+
+async def settled_as_posted(
+    client: Client[Any], oid: str, action: str, content: str, title: str = ""
+) -> None:
+    """Retry until the answer is a duplicate of a posted record (never a second write)."""
+
+    async def posted() -> bool:
+        again = await strike(client, oid, action, content, title)
+        assert "error" not in again, again
+        assert again["status"] == "duplicate", again
+        return bool(again["earlier"]["status"] == "posted")
+
+    await until(posted, seconds=90, every=1.0)
+
+
+def may_be_written(answer: dict[str, Any]) -> None:
+    text = answer.get("error") or answer.get("reason", "")
+    assert "may already be written" in text, answer
+    assert "Nothing was written" not in text
+
+
+async def test_slow_write_past_the_timeout_then_an_immediate_retry(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    needs("devto")
+    cfg = config(tmp_path, sandbox, ["devto"], SAFETY)
+    async with Client(gateway(cfg), timeout=90) as client:
+        oid = await scout_draft(client, "devto", "rust async", "Rust async")
+        # Received now, applied 4 s later: the server's 2 s timeout gives up first.
+        sandbox.fault("devto", kind="slow_write", seconds=4, match="/api/articles")
+        first = await strike(client, oid, "post", POST["content"], POST["title"])
+        assert first["error"].startswith("timeout"), first
+        may_be_written(first)
+        retry = await strike(client, oid, "post", POST["content"], POST["title"])
+        assert retry["status"] == "duplicate", retry
+        may_be_written(retry)
+        assert "checking again in" in retry["reason"]
+        await settled_as_posted(client, oid, "post", POST["content"], POST["title"])
+    assert len(sandbox.writes("devto")) == 1
+    assert [r.status for r in history(tmp_path) if r.action == "post"] == [StrikeStatus.POSTED]
+
+
+async def test_platform_server_killed_mid_write(sandbox: SandboxControl, tmp_path: Path) -> None:
+    needs("reddit")
+    cfg = config(tmp_path, sandbox, ["reddit"], SAFETY, server_timeout=30, timeout=30)
+    text = "Guards around each await fixed it for us."
+    async with Client(gateway(cfg), timeout=90) as client:
+        oid = await scout_draft(client, "reddit", "rust async cancellation", "Rust async")
+        sandbox.fault("reddit", kind="slow_write", seconds=10, match="/api/comment")
+        answers: list[dict[str, Any]] = []
+        async with anyio.create_task_group() as tg:
+
+            async def write() -> None:
+                answers.append(await strike(client, oid, "comment", text))
+
+            tg.start_soon(write)
+            # Once the claim is recorded the request is on its way: kill the server.
+            await until(
+                lambda: _async(any(r.status == StrikeStatus.PENDING for r in history(tmp_path))),
+                seconds=60,
+                every=0.1,
+            )
+            await anyio.sleep(1.0)
+            [server] = find(gateway_pid(), "gwanjong_reddit")
+            os.kill(server, signal.SIGKILL)
+        [first] = answers
+        assert first.get("error", "").startswith("unavailable"), first
+        may_be_written(first)
+        retry = await strike(client, oid, "comment", text)
+        assert retry["status"] == "duplicate", retry
+        await settled_as_posted(client, oid, "comment", text)
+    assert len(sandbox.writes("reddit")) == 1
+
+
+async def test_gateway_killed_after_sending_restarted_and_retried(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    needs("devto")
+    cfg = config(tmp_path, sandbox, ["devto"], SAFETY, server_timeout=60, timeout=30)
+    async with Client(gateway(cfg), timeout=90) as client:
+        oid = await scout_draft(client, "devto", "rust async", "Rust async")
+        sandbox.fault("devto", kind="slow_write", seconds=5, match="/api/articles")
+        gw = gateway_pid()
+        async with anyio.create_task_group() as tg:
+
+            async def doomed() -> None:
+                with contextlib.suppress(Exception):  # the gateway dies under this call
+                    await strike(client, oid, "post", POST["content"], POST["title"])
+
+            tg.start_soon(doomed)
+            await until(
+                lambda: _async(any(r.status == StrikeStatus.PENDING for r in history(tmp_path))),
+                seconds=60,
+                every=0.1,
+            )
+            await anyio.sleep(0.5)
+            os.kill(gw, signal.SIGKILL)
+            await until(lambda: _async(not alive(gw)), seconds=30)
+            tg.cancel_scope.cancel()
+    assert sandbox.writes("devto") == []  # not landed yet: the restart comes first
+    async with Client(gateway(cfg), timeout=90) as client:
+        oid = await scout_draft(client, "devto", "rust async", "Rust async")
+        retry = await strike(client, oid, "post", POST["content"], POST["title"])
+        assert retry["status"] == "duplicate", retry
+        may_be_written(retry)
+        await settled_as_posted(client, oid, "post", POST["content"], POST["title"])
+    assert len(sandbox.writes("devto")) == 1
+
+
+async def test_read_back_lag(sandbox: SandboxControl, tmp_path: Path) -> None:
+    needs("reddit")
+    cfg = config(tmp_path, sandbox, ["reddit"], SAFETY)
+    text = "Structured concurrency made our shutdown path boring, in a good way."
+    async with Client(gateway(cfg), timeout=90) as client:
+        oid = await scout_draft(client, "reddit", "rust async cancellation", "Rust async")
+        # Applied at once, answered too late, and invisible to reads for 5 s.
+        sandbox.fault("reddit", kind="lag", seconds=5)
+        sandbox.fault("reddit", kind="hang_after", seconds=4, match="/api/comment")
+        first = await strike(client, oid, "comment", text)
+        assert first["error"].startswith("timeout"), first
+        may_be_written(first)
+        assert len(sandbox.writes("reddit")) == 1
+        retry = await strike(client, oid, "comment", text)
+        assert retry["status"] == "duplicate", retry
+        may_be_written(retry)
+        await settled_as_posted(client, oid, "comment", text)
+    assert len(sandbox.writes("reddit")) == 1
+
+
+async def test_same_post_text_from_two_opportunities(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    needs("devto")
+    cfg = config(tmp_path, sandbox, ["devto"], "author_cooldown_days = 7")
+    body = (
+        "Cancellation safety in async Rust is mostly about what happens between two awaits. "
+        "We shipped a gateway that forwards requests to four backends, and every bug we hit "
+        "in the first month came from a future dropped halfway through a critical section. "
+        "Three habits fixed it: keep state changes after the last await, wrap multi-step "
+        "updates in a guard that restores the old value on drop, and test shutdown paths "
+        "with loom before trusting them in production."
+    )  # 75 words: one changed word keeps the 3-shingle Jaccard similarity above 0.9
+    async with Client(gateway(cfg), timeout=90) as client:
+        first = await scout_draft(client, "devto", "rust async", "Rust async")
+        second = await scout_draft(client, "devto", "tokio loom testing", "loom")
+        assert first != second
+        posted = await strike(client, first, "post", body, "Lessons from a gateway")
+        assert posted["status"] == "posted", posted
+        again = await strike(client, second, "post", "  " + body.upper() + " ", "Other title")
+        assert again["status"] == "duplicate" and again["earlier"]["record"] == posted["record"]
+        near = body.replace("Three habits", "Three HABITS!").replace("month", "months")
+        close = await strike(client, second, "post", near, "A third title")
+        assert close["status"] == "duplicate", close
+        other = await strike(client, second, "post", "A different article entirely.", "New")
+        assert other["status"] == "posted", other
+    assert len(sandbox.writes("devto")) == 2
+
+
+async def _async(value: bool) -> bool:
+    return value
+
+
+async def test_a_corrupt_record_over_stdio(sandbox: SandboxControl, tmp_path: Path) -> None:
+    needs("devto")
+    cfg = config(tmp_path, sandbox, ["devto"], SAFETY)
+    db = tmp_path / "state" / "gwanjong.db"
+    db.parent.mkdir(parents=True)
+    db.write_bytes(b"\x00garbage, not SQLite\n" * 500)
+    async with Client(gateway(cfg), timeout=90) as client:
+        oid = await scout_draft(client, "devto", "rust async", "Rust async")
+        status = (await client.call_tool("status", {})).structured_content
+        assert status is not None and str(db) in status["strike_record"]
+        answer = await strike(client, oid, "post", POST["content"], POST["title"])
+        assert answer["error"].startswith(f"unavailable: the strike record {db}"), answer
+        assert f"mv {db} {db}.broken" in answer["error"]
+    assert sandbox.writes("devto") == []

@@ -1,0 +1,88 @@
+"""Limits are claims: two sessions of one HTTP gateway, or two gateways sharing one
+state_dir, strike at once on two posts by the same author. Exactly one is posted; the
+other is refused with the true reason (cap, interval or cool-down)."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from fastmcp import Client
+from fastmcp.client.transports import StreamableHttpTransport
+
+from gwanjong_sandbox.control import SandboxControl
+from tests.e2e.strikes import clients, config, http_gateway, scout_draft, strike
+from tests.e2e.test_chain import gateway
+from tests.platforms import SPECS
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
+
+# rule -> (platform table additions, [safety] body, what the refusal must say)
+RULES: dict[str, tuple[dict[str, Any], str, str]] = {
+    "cap": ({"daily": "{ comment = 1 }"}, "author_cooldown_days = 0", "Daily cap reached: 1 of 1"),
+    "interval": ({"min_interval_s": 60}, "author_cooldown_days = 0", "Too soon"),
+    "cooldown": ({}, "author_cooldown_days = 7", "the author cool-down is 7 days"),
+}
+# Two Reddit posts by the same author (ferris_fan).
+TARGETS = [("rust async cancellation", "Rust async"), ("tokio loom testing", "loom")]
+
+
+def session(url: str) -> StreamableHttpTransport:
+    """One client's own session (its workflow state is keyed by this header)."""
+    return StreamableHttpTransport(url, headers={"X-Gwanjong-Session": str(uuid.uuid4())})
+
+
+async def race(pair: list[Client[Any]]) -> list[dict[str, Any]]:
+    oids = [
+        await scout_draft(client, "reddit", topic, title)
+        for client, (topic, title) in zip(pair, TARGETS, strict=True)
+    ]
+    answers: list[dict[str, Any]] = [{}, {}]
+
+    async def one(i: int) -> None:
+        answers[i] = await strike(
+            pair[i], oids[i], "comment", f"Reply number {i}: guard each await."
+        )
+
+    async with anyio.create_task_group() as tg:
+        for i in range(2):
+            tg.start_soon(one, i)
+    return answers
+
+
+def check(answers: list[dict[str, Any]], expected: str, sandbox: SandboxControl) -> None:
+    statuses = sorted(a.get("status", a.get("error", "")) for a in answers)
+    assert statuses == ["posted", "refused"], answers
+    refused = next(a for a in answers if a.get("status") == "refused")
+    assert expected in refused["reason"], refused
+    assert len(sandbox.writes("reddit")) == 1
+
+
+@pytest.mark.parametrize("rule", sorted(RULES))
+async def test_two_gateways_on_one_state_dir(
+    sandbox: SandboxControl, tmp_path: Path, rule: str
+) -> None:
+    if "reddit" not in SPECS:
+        pytest.skip("reddit is not in this run (GWANJONG_TEST_PLATFORMS)")
+    table, safety, expected = RULES[rule]
+    cfg = config(tmp_path, sandbox, ["reddit"], safety, platform_extra=table)
+    sandbox.fault("reddit", kind="latency", ms=200)  # widen the window between check and write
+    async with clients(gateway(cfg), gateway(cfg)) as pair:
+        check(await race(pair), expected, sandbox)
+
+
+@pytest.mark.parametrize("rule", sorted(RULES))
+async def test_two_sessions_of_one_http_gateway(
+    sandbox: SandboxControl, tmp_path: Path, rule: str
+) -> None:
+    if "reddit" not in SPECS:
+        pytest.skip("reddit is not in this run (GWANJONG_TEST_PLATFORMS)")
+    table, safety, expected = RULES[rule]
+    cfg = config(tmp_path, sandbox, ["reddit"], safety, platform_extra=table)
+    sandbox.fault("reddit", kind="latency", ms=200)
+    with http_gateway(cfg) as url:
+        async with clients(session(url), session(url)) as pair:
+            check(await race(pair), expected, sandbox)

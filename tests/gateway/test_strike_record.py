@@ -1,0 +1,163 @@
+"""The strike record under trouble: locked by another process, corrupt at start, and an
+unexpected exception inside strike. Each answer is kind-prefixed; nothing is written
+unrecorded."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from fastmcp import Client, FastMCP
+
+from gwanjong_gateway.config import parse
+from gwanjong_gateway.ledger import StrikeStatus
+from gwanjong_gateway.server import build_gateway
+from gwanjong_gateway.store import StrikeStore
+from gwanjong_sandbox.control import SandboxControl
+from tests.gateway.helpers import config_text, in_memory_gateway
+from tests.gateway.test_strike import drafted, history, strike
+from tests.mcp import call, error_of
+from tests.platforms import SPECS
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_a_locked_record_answers_busy_and_writes_nothing(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
+        oid = await drafted(client)
+        holder = sqlite3.connect(tmp_path / "gwanjong.db", isolation_level=None)
+        try:
+            holder.execute("BEGIN IMMEDIATE")  # what another gwanjong process's claim holds
+            status = await call(client, "status")
+            assert "strike_record" not in status and status["unsettled_writes"] == 0
+            busy = await error_of(
+                client,
+                "strike",
+                opportunity_id=oid,
+                action="post",
+                content="Guards around every await.",
+                title="Cancellation-safe handlers",
+            )
+            assert busy == (
+                "unavailable: the strike record is busy (locked by another gwanjong process); "
+                "try again in 2 s."
+            )
+            assert sandbox.writes("devto") == []
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+        assert (await strike(client, oid))["status"] == "posted"
+    assert len(sandbox.writes("devto")) == 1
+
+
+async def test_a_corrupt_record_leaves_the_gateway_up_and_refuses_writes(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    db = tmp_path / "gwanjong.db"
+    db.write_bytes(b"this is not a database, it is a shopping list\n" * 200)
+    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
+        oid = await drafted(client)  # scout and draft work without the record
+        status = await call(client, "status")
+        assert str(db) in status["strike_record"] and "mv " in status["strike_record"]
+        text = await error_of(
+            client, "strike", opportunity_id=oid, action="post", content="Hello.", title="Hi"
+        )
+        assert text.startswith(f"unavailable: the strike record {db} cannot be read"), text
+        assert f"mv {db} {db}.broken" in text
+    assert sandbox.writes("devto") == []
+    assert db.read_bytes().startswith(b"this is not a database")  # left for the person
+
+
+def broken_validate(real: FastMCP[Any]) -> FastMCP[Any]:
+    """The real Dev.to server, except that `validate` answers with a malformed shape."""
+    outer: FastMCP[Any] = FastMCP("devto")
+    outer.mount(real)
+
+    @outer.tool(name="validate")
+    def validate(
+        action: str, body: str, title: str = "", post_id: str | None = None
+    ) -> dict[str, Any]:
+        return {"ok": True, "allowed": "auto", "problems": [], "length": "not a mapping"}
+
+    return outer
+
+
+async def test_an_unexpected_exception_in_strike_is_kind_prefixed(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    config = parse(config_text(tmp_path, ["devto"]))
+    transports = {"devto": broken_validate(SPECS["devto"].build(sandbox.url))}
+    async with Client(build_gateway(config, environ={}, transports=transports)) as client:
+        oid = await drafted(client)
+        text = await error_of(
+            client, "strike", opportunity_id=oid, action="post", content="Hello.", title="Hi"
+        )
+        assert text.startswith("unavailable: strike stopped on an unexpected error"), text
+        assert "Error calling tool" not in text
+    assert sandbox.writes("devto") == []
+
+
+async def test_absence_counts_only_after_the_settle_window(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    # A 500 may hide a write that landed: unknown, held, and freed only when reading back
+    # still finds nothing once the window has passed.
+    gw = in_memory_gateway(sandbox, tmp_path, ["devto"], extra="[safety]\nsettle_window_s = 3")
+    async with Client(gw) as client:
+        oid = await drafted(client)
+        sandbox.fault("devto", status=500, match="/api/articles")
+        first = await strike(client, oid)
+        assert (
+            first["error"].startswith("unavailable") and "may already be written" in first["error"]
+        )
+        held = await strike(client, oid)
+        assert held["status"] == "duplicate" and "may already be written" in held["reason"], held
+        assert held["earlier"]["status"] == "unknown"
+        with anyio.fail_after(60):
+            while (again := await strike(client, oid))["status"] == "duplicate":
+                await anyio.sleep(0.5)
+        assert again["status"] == "posted", again
+    assert len(sandbox.writes("devto")) == 1
+    rows = history(tmp_path)
+    assert [r.status for r in rows] == [StrikeStatus.POSTED, StrikeStatus.FAILED]
+    assert "absent after the settle window" in rows[1].policy[-1]
+
+
+async def test_a_person_resolves_what_cannot_be_read_back(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    store = StrikeStore(tmp_path / "gwanjong.db")
+    row = store.insert(
+        intent_key="k",
+        platform="reddit",
+        target="t3_x",
+        action="upvote",
+        content_hash="h",
+        content="",
+        mode="live",
+        status=StrikeStatus.UNKNOWN,
+        reason="outcome unknown",
+    )
+    store.close()
+    cfg = tmp_path / "gateway.toml"
+    cfg.write_text(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n')
+    base = [sys.executable, "-m", "gwanjong_gateway", "--config", str(cfg), "history"]
+    done = subprocess.run(
+        [*base, "--resolve", str(row.id), "--as", "failed"], capture_output=True, text=True
+    )
+    assert done.returncode == 0 and f"record {row.id}: failed" in done.stdout, done.stderr
+    again = subprocess.run(
+        [*base, "--resolve", str(row.id), "--as", "posted"], capture_output=True, text=True
+    )
+    assert again.returncode == 2 and "not unknown or pending" in again.stderr
+    [after] = history(tmp_path)
+    assert (
+        after.status == StrikeStatus.FAILED and "resolved by a person as failed" in after.policy[-1]
+    )

@@ -1,0 +1,58 @@
+"""The sandbox's write faults on its own clock: read-back lag hides a new article from
+reads until the clock passes it; a slow write lands late but lands."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from gwanjong_sandbox.app import SandboxApp
+from gwanjong_sandbox.devto import API_KEY
+from gwanjong_sandbox.state import Fault, SandboxState
+
+pytestmark = pytest.mark.anyio
+ARTICLE = {"article": {"title": "Lagging article", "body_markdown": "zebrafish", "published": True}}
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def found(client: httpx.AsyncClient) -> bool:
+    response = await client.get("/api/articles/search", params={"q": "zebrafish"})
+    return any(a["title"] == "Lagging article" for a in response.json())
+
+
+async def test_read_back_lag_follows_the_sandbox_clock() -> None:
+    clock = Clock()
+    state = SandboxState(clock=clock)
+    state.faults.append(Fault("devto", kind="lag", seconds=5))
+    app = SandboxApp(state)
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app), base_url="http://sb"
+    ) as client:
+        made = await client.post("/api/articles", json=ARTICLE, headers={"api-key": API_KEY})
+        assert made.status_code == 201
+        assert len(state.writes) == 1 and not await found(client)
+        clock.now += 4.9
+        assert not await found(client)
+        clock.now += 0.2
+        assert await found(client)
+    assert [f.kind for f in state.faults] == ["lag"]  # a standing fault, like latency
+
+
+async def test_a_slow_write_is_applied_late() -> None:
+    state = SandboxState()
+    state.faults.append(Fault("devto", kind="slow_write", seconds=0.3, match="/api/articles"))
+    app = SandboxApp(state)
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app), base_url="http://sb"
+    ) as client:
+        made = await client.post("/api/articles", json=ARTICLE, headers={"api-key": API_KEY})
+        assert made.status_code == 201 and made.json()["title"] == "Lagging article"
+        assert len(state.writes) == 1 and await found(client)
+    assert state.faults == []
