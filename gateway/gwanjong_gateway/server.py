@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any, Literal
@@ -21,6 +22,7 @@ from mcp.types import InputRequiredResult, ToolAnnotations
 from pydantic import Field
 
 from gwanjong_gateway import approval, workflow
+from gwanjong_gateway.breaker import Clock
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.expose import register_exposed
 from gwanjong_gateway.policy import disclosure_for
@@ -50,9 +52,10 @@ class Gateway:
         config: GatewayConfig,
         environ: dict[str, str] | None = None,
         transports: dict[str, Any] | None = None,
+        clock: Clock = time.monotonic,
     ) -> None:
         self.config = config
-        self.upstreams = Upstreams(config, environ, transports)
+        self.upstreams = Upstreams(config, environ, transports, clock)
         self.store: StrikeStore | None = None
         self.desk: StrikeDesk | None = None
 
@@ -109,7 +112,8 @@ def build_gateway(
     )
     mcp.add_middleware(ContractErrors())
 
-    def health_extra(_ctx: Context) -> dict[str, Any]:
+    async def health_extra(_ctx: Context) -> dict[str, Any]:
+        await gw.upstreams.probe_all()  # cached: probes only platforms not seen lately
         store = gw.store
         platforms = {}
         for name, row in gw.upstreams.health().items():
@@ -350,8 +354,9 @@ Example: strike(opportunity_id="devto-1a2b3c", action="comment", content="...")"
 
 STATUS_DOC = """Where you are in scout -> draft -> strike, and each platform's health.
 
-Shows stored fields, tools available or blocked (and why), write mode, platform servers
-up/down with reasons, paused writes, unsettled writes. Example: status()"""
+Shows stored fields, tools available or blocked (and why), write mode, each platform
+server (up/starting/down + reason) and its platform (reachable, auth failed, rate
+limited until T, unreachable), paused writes, unsettled writes. Example: status()"""
 
 SETUP_DOC = """Check, explain or save platform credentials.
 
