@@ -35,9 +35,17 @@ def tail(path: Path | None, secrets: list[str]) -> str:
             text = fh.read().decode("utf-8", errors="replace")
     except OSError:
         return ""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not _framing(line)]
     out = " | ".join(lines[-TAIL_LINES:])
     for value in sorted(secrets, key=len, reverse=True):
         if len(value) >= _SECRET_MIN:
             out = out.replace(value, "***")
     return out[-TAIL_CHARS:]
+
+
+def _framing(line: str) -> bool:
+    """A Python traceback's scaffolding: the last line (the exception) is what says why."""
+    stripped = line.strip()
+    return stripped.startswith(("Traceback (most recent call last)", 'File "')) or set(
+        stripped
+    ) <= {"^", "~", " "}

@@ -24,7 +24,7 @@ from pydantic import Field
 from gwanjong_gateway import approval, workflow
 from gwanjong_gateway.breaker import Clock
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.expose import register_exposed
+from gwanjong_gateway.expose import declare_exposed, register_exposed
 from gwanjong_gateway.policy import disclosure_for
 from gwanjong_gateway.setup_guide import guide_for, save_credentials
 from gwanjong_gateway.state import Workflow
@@ -89,7 +89,6 @@ def build_gateway(
 
         async def start() -> None:
             await gw.upstreams.start_all()
-            register_exposed(mcp, gw.upstreams, config.gateway.expose)
             if gw.desk is not None and gw.store is not None and gw.store.unsettled():
                 settled = await gw.desk.reconcile_all()
                 log.info("settled %d unfinished writes from an earlier run", settled)
@@ -111,6 +110,14 @@ def build_gateway(
         "gwanjong", instructions=INSTRUCTIONS, lifespan=lifespan, mask_error_details=True
     )
     mcp.add_middleware(ContractErrors())
+    declare_exposed(mcp, gw.upstreams, config.gateway.expose)  # in the first tools/list
+
+    def exposed_up(name: str) -> None:  # a backend up (again): its exposed tools get its schema
+        register_exposed(
+            mcp, gw.upstreams, [n for n in config.gateway.expose if n.startswith(name + "__")]
+        )
+
+    gw.upstreams.on_up(exposed_up)
 
     async def health_extra(_ctx: Context) -> dict[str, Any]:
         await gw.upstreams.probe_all()  # cached: probes only platforms not seen lately

@@ -14,6 +14,7 @@ import logging
 import math
 import os
 import time
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -120,6 +121,8 @@ class Upstream:
     clock: Clock = field(default=time.monotonic)
     breaker: Breaker = field(init=False)
     platform_health: PlatformHealth = field(default_factory=PlatformHealth)
+    #: told each time the server comes up (the exposed tools take its schema then)
+    on_up: Callable[[str], None] | None = None
     _client: Client[Any] | None = None
     _stack: AsyncExitStack | None = None
     _lock: anyio.Lock = field(default_factory=anyio.Lock)
@@ -191,6 +194,8 @@ class Upstream:
             self.health, self.reason = Health.UP, "ok"
             self.started_at = time.time()
             log.info("%s: up", self.name)
+            if self.on_up is not None:
+                self.on_up(self.name)
             return client
 
     def _stderr_reason(self, fallback: str) -> str:
@@ -383,6 +388,10 @@ class Upstreams:
         for name, transport in (transports or {}).items():
             if name in self.by_name:
                 self.by_name[name].transport_override = transport
+
+    def on_up(self, callback: Callable[[str], None]) -> None:
+        for upstream in self.by_name.values():
+            upstream.on_up = callback
 
     def names(self) -> list[str]:
         return list(self.by_name)
