@@ -127,6 +127,7 @@ class Upstream:
     _stack: AsyncExitStack | None = None
     _lock: anyio.Lock = field(default_factory=anyio.Lock)
     _generation: int = 0
+    _spawned: StdioTransport | None = None
     _starting: asyncio.Task[Client[Any] | None] | None = None
     _retry: asyncio.Task[None] | None = None
     _closed: bool = False
@@ -141,9 +142,10 @@ class Upstream:
             return StreamableHttpTransport(self.platform.url)
         command = command_for(self.name, self.platform)
         log_file = childlog.reset(self.log_file) if self.log_file is not None else None
-        return StdioTransport(
+        self._spawned = StdioTransport(
             command=command[0], args=command[1:], env=self.env, keep_alive=True, log_file=log_file
         )
+        return self._spawned
 
     async def ensure(self) -> Client[Any] | None:
         """A live client, starting the server if needed; None (and health=down) if it
@@ -316,12 +318,19 @@ class Upstream:
 
     async def _close_locked(self) -> None:
         stack, self._stack, self._client = self._stack, None, None
-        if stack is not None:
-            with anyio.move_on_after(5, shield=True):
-                try:
+        transport, self._spawned = self._spawned, None
+        if stack is None and transport is None:
+            return
+        with anyio.move_on_after(10, shield=True):
+            try:
+                if stack is not None:
                     await stack.aclose()
-                except Exception as exc:  # a dead child may fail to close cleanly
-                    log.debug("%s: close: %s", self.name, type(exc).__name__)
+                # keep_alive leaves the child running after the client exits: stop it
+                # (stdin closed, then SIGTERM/SIGKILL to its tree), hung or not.
+                if transport is not None:
+                    await transport.close()
+            except Exception as exc:  # a dead child may fail to close cleanly
+                log.debug("%s: close: %s", self.name, type(exc).__name__)
 
     async def close(self) -> None:
         self._closed = True
