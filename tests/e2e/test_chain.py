@@ -72,6 +72,17 @@ async def wait_for(predicate: Any, seconds: float = 20) -> None:
 ALL = sorted(SPECS)
 
 
+async def until_up(client: Client[Any], names: list[str], seconds: float = 120) -> None:
+    """Wait until these servers are up. A call waits for a starting server only within
+    its call time, and on this shared machine a cold start can take longer."""
+    with anyio.fail_after(seconds):
+        while True:
+            status = (await client.call_tool("status", {})).structured_content or {}
+            if all(status["platforms"][n]["health"] == "up" for n in names):
+                return
+            await anyio.sleep(0.2)
+
+
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_three_calls_through_the_whole_chain(
     sandbox: SandboxControl, tmp_path: Path, mode: str
@@ -92,6 +103,7 @@ async def test_three_calls_through_the_whole_chain(
             "status",
             "setup",
         }
+        await until_up(client, ALL)
         scouted = (
             await client.call_tool("scout", {"topic": "rust async cancellation", "limit": 10})
         ).structured_content
@@ -182,6 +194,7 @@ async def test_a_server_that_never_starts_and_one_that_hangs(
     )
     config = write_config(tmp_path, sandbox, ["devto"], timeout=8, extra=extra, start=12)
     async with Client(gateway(config), timeout=60) as client:
+        await until_up(client, ["devto"])
         started = time.monotonic()
         scouted = (await client.call_tool("scout", {"topic": "rust"})).structured_content
         elapsed = time.monotonic() - started
@@ -201,7 +214,7 @@ async def test_a_hanging_platform_gives_partial_results_in_time(
         pytest.skip("needs two platforms")
     config = write_config(tmp_path, sandbox, ALL, timeout=4)
     async with Client(gateway(config), timeout=60) as client:
-        await client.call_tool("status", {})
+        await until_up(client, ALL)
         sandbox.fault("devto", kind="hang", seconds=30, count=10)
         started = time.monotonic()
         scouted = (await client.call_tool("scout", {"topic": "rust"})).structured_content

@@ -16,19 +16,12 @@ from fastmcp import Client
 from gwanjong_gateway.config import render
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.procs import alive, find
-from tests.e2e.test_chain import gateway, gateway_pid, wait_for, write_config
+from tests.e2e.test_chain import gateway, gateway_pid, until_up, wait_for, write_config
 from tests.mcp import call
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
 PY = sys.executable
-
-
-async def until_up(client: Client[Any], name: str) -> None:
-    """Wait (generously: the machine is shared) until `name`'s server is up."""
-    with anyio.fail_after(90):
-        while (await call(client, "status"))["platforms"][name]["health"] != "up":
-            await anyio.sleep(0.2)
 
 
 async def test_status_shows_why_a_server_cannot_start(
@@ -82,7 +75,7 @@ async def test_hung_calls_open_the_breaker_then_it_recovers(
     gateway_table = {"state_dir": tmp_path / "state", "call_timeout_s": 3}
     config.write_text(render(gateway_table, {"devto": {"env": env}}), encoding="utf-8")
     async with Client(gateway(config), timeout=90) as client:
-        await until_up(client, "devto")
+        await until_up(client, ["devto"])
         gw = gateway_pid()
         [before] = find(gw, "gwanjong_devto")
         sandbox.fault("devto", kind="hang", seconds=60, count=100)
