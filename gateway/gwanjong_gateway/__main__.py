@@ -64,7 +64,7 @@ def _serve(args: argparse.Namespace) -> int:
 def _history(args: argparse.Namespace) -> int:
     from gwanjong_gateway.history import print_history
 
-    config, _ = load(args.config)
+    config, _ = load(args.config, check_env=False)  # reads the record only
     return print_history(
         config, platform=args.platform, status=args.status, limit=args.limit, as_json=args.json
     )
