@@ -11,6 +11,7 @@ from typing import Any
 import anyio
 
 from gwanjong_gateway.config import ConfigError, load
+from gwanjong_gateway.version import gwanjong_version
 from gwanjong_shared.logs import configure_logging
 
 
@@ -108,6 +109,7 @@ def parser() -> argparse.ArgumentParser:
         "--port", type=int, default=8765, help="HTTP port on 127.0.0.1 (with --transport http)"
     )
     p.add_argument("--log-level", default="WARNING")
+    p.add_argument("--version", action="version", version=f"gwanjong {gwanjong_version()}")
     p.set_defaults(run=_serve)
     sub = p.add_subparsers(dest="command")
     s = sub.add_parser("serve", help="serve the gateway (the default)")

@@ -31,6 +31,7 @@ from gwanjong_gateway.state import Workflow
 from gwanjong_gateway.store import StrikeStore
 from gwanjong_gateway.strike import StrikeDesk
 from gwanjong_gateway.upstreams import Upstreams
+from gwanjong_gateway.version import gwanjong_version
 from gwanjong_shared.errors import ErrorKind, PlatformError
 from gwanjong_shared.mcp_errors import ContractErrors
 from gwanjong_shared.pipeline import Pipeline, Stored
@@ -107,7 +108,11 @@ def build_gateway(
             gw.close_store()
 
     mcp: FastMCP[Any] = FastMCP(
-        "gwanjong", instructions=INSTRUCTIONS, lifespan=lifespan, mask_error_details=True
+        "gwanjong",
+        version=gwanjong_version(),
+        instructions=INSTRUCTIONS,
+        lifespan=lifespan,
+        mask_error_details=True,
     )
     mcp.add_middleware(ContractErrors())
     declare_exposed(mcp, gw.upstreams, config.gateway.expose)  # in the first tools/list

@@ -1,12 +1,19 @@
 """The smaller degrade items through the real gateway (in-memory MCP): opt-out handle
-forms, draft limits net of the disclosure footer, the server version."""
+forms, draft limits net of the disclosure footer, elicitation modes, the version."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastmcp import Client
+from fastmcp.client.elicitation import ElicitResult
+from fastmcp.client.transports.base import TransportOptions, VersionAwareClientSession
+from mcp.types import ClientCapabilities, ElicitationCapability, UrlElicitationCapability
 
 from gwanjong_gateway.policy import DISCLOSURE, is_opted_out
 from gwanjong_sandbox.control import SandboxControl
@@ -103,3 +110,56 @@ async def test_draft_limits_are_net_of_the_disclosure_footer(
             client, "strike", opportunity_id=oid, action="comment", content="a" * (limit["max"] + 1)
         )
         assert over["status"] == "refused" and "disclosure" in over["reason"], over
+
+
+class UrlOnlySession(VersionAwareClientSession):
+    """A real client session that declares only URL-mode elicitation."""
+
+    def _build_capabilities(self, version: str) -> ClientCapabilities:
+        caps = super()._build_capabilities(version)
+        return caps.model_copy(
+            update={"elicitation": ElicitationCapability(url=UrlElicitationCapability())}
+        )
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_a_url_only_client_never_gets_a_form(
+    sandbox: SandboxControl, tmp_path: Path, mode: str
+) -> None:
+    needs("devto")
+    asked: list[str] = []
+
+    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        asked.append(message)
+        return ElicitResult(action="accept")
+
+    gateway = in_memory_gateway(sandbox, tmp_path, ["devto"], writes="confirm")
+    client = Client(gateway, mode=mode, elicitation_handler=handler)
+    client._transport_options = TransportOptions(session_class=UrlOnlySession)
+    async with client:
+        scouted = await call(client, "scout", topic="rust async cancellation", limit=5)
+        oid = opportunity_for(scouted, "devto", "Rust async")
+        await call(client, "draft", opportunity_id=oid)
+        result = await call(
+            client, "strike", opportunity_id=oid, action="post", content="Hi.", title="Hello"
+        )
+    assert result["status"] == "refused" and "cannot ask you for approval" in result["reason"]
+    assert asked == [] and sandbox.writes() == []
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_server_version_is_gwanjongs(
+    sandbox: SandboxControl, tmp_path: Path, mode: str
+) -> None:
+    needs("devto")
+    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"]), mode=mode) as client:
+        info = client.server_info  # either era
+        assert info is not None and info.version == version("gwanjong")
+    out = subprocess.run(
+        [sys.executable, "-m", "gwanjong_gateway", "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert out.stdout.strip() == f"gwanjong {version('gwanjong')}"
