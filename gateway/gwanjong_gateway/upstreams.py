@@ -128,6 +128,10 @@ class Upstream:
     _lock: anyio.Lock = field(default_factory=anyio.Lock)
     _generation: int = 0
     _spawned: StdioTransport | None = None
+    #: a call gave up waiting for the current start: later calls answer at once
+    _start_waited_out: bool = False
+    _start_began: float | None = None
+    _reaping: set[asyncio.Task[None]] = field(default_factory=set)
     _starting: asyncio.Task[Client[Any] | None] | None = None
     _retry: asyncio.Task[None] | None = None
     _closed: bool = False
@@ -167,6 +171,7 @@ class Upstream:
                 return self._client
             await self._close_locked()
             self.health, self.reason = Health.STARTING, "starting"
+            self._start_waited_out, self._start_began = False, time.time()
             try:
                 with anyio.fail_after(self.connect_timeout_s):
                     stack = AsyncExitStack()
@@ -238,19 +243,26 @@ class Upstream:
             "Use the other platforms meanwhile; status() shows why.",
         )
 
+    def _still_starting(self) -> Outcome:
+        since = f" ({time.time() - self._start_began:.0f} s so far)" if self._start_began else ""
+        return Outcome.failure(
+            ErrorKind.UNAVAILABLE,
+            f"{self.name} is still starting{since}; call again later, status() shows progress.",
+        )
+
     async def call(self, tool: str, arguments: dict[str, Any], timeout_s: float) -> Outcome:
         began = anyio.current_time()
         if self.health is Health.DOWN and self.breaker.is_open():
             return self.unavailable()
+        if self.health is Health.STARTING and self._start_waited_out:
+            return self._still_starting()  # a call already waited this start out
         client: Client[Any] | None = None
-        with anyio.move_on_after(timeout_s):
+        with anyio.move_on_after(timeout_s) as waiting:
             client = await self.ensure()
         if client is None:
             if self.health is Health.STARTING:
-                return Outcome.failure(
-                    ErrorKind.UNAVAILABLE,
-                    f"{self.name} is still starting; call again in a few seconds.",
-                )
+                self._start_waited_out = waiting.cancelled_caught
+                return self._still_starting()
             return self.unavailable()
         generation = self._generation
         remaining = max(0.5, timeout_s - (anyio.current_time() - began))
@@ -293,8 +305,13 @@ class Upstream:
         async with self._lock:
             if generation != self._generation or self.health is not Health.UP:
                 return
-            await self._close_locked()
+            detached = self._detach()
             self._down(self._stderr_reason(reason), immediate)
+        # Stopping a hung child takes seconds (stdin closed, a grace period, SIGTERM):
+        # not on the caller's time.
+        task = asyncio.get_running_loop().create_task(self._dispose(*detached))
+        self._reaping.add(task)
+        task.add_done_callback(self._reaping.discard)
 
     async def probe(self, ttl_s: float, wait_s: float) -> None:
         """Refresh the platform layer with `capabilities` when stale; never starts a
@@ -316,9 +333,17 @@ class Upstream:
         )
         return row
 
-    async def _close_locked(self) -> None:
+    def _detach(self) -> tuple[AsyncExitStack | None, StdioTransport | None]:
         stack, self._stack, self._client = self._stack, None, None
         transport, self._spawned = self._spawned, None
+        return stack, transport
+
+    async def _close_locked(self) -> None:
+        await self._dispose(*self._detach())
+
+    async def _dispose(
+        self, stack: AsyncExitStack | None, transport: StdioTransport | None
+    ) -> None:
         if stack is None and transport is None:
             return
         with anyio.move_on_after(10, shield=True):
@@ -340,6 +365,9 @@ class Upstream:
                 with contextlib.suppress(BaseException):
                     await task
         self._retry = self._starting = None
+        for reaping in list(self._reaping):
+            with contextlib.suppress(BaseException):
+                await reaping
         async with self._lock:
             await self._close_locked()
             if self.health is not Health.DISABLED:
