@@ -2,8 +2,10 @@
 
 Each enabled platform is one Upstream: spawned over stdio (or reached at a URL) in the
 background at startup, so the gateway answers `tools/list` before any backend is up. A
-backend that fails to start, crashes or hangs is marked down with the reason, never blocks
-the others, and is started again on its next use. Every call has a timeout.
+backend that fails to start or hangs is marked down with its stderr's last words and
+stopped; its circuit breaker (breaker.py) answers calls at once while it is restarted in
+the background with backoff. One that died is restarted for the very next call. Every
+call, waiting for a start included, is bounded by its timeout.
 """
 
 from __future__ import annotations
