@@ -163,3 +163,19 @@ def test_proxy_and_ca_variables_reach_the_platform_servers() -> None:
     assert env["SSL_CERT_FILE"] == env["REQUESTS_CA_BUNDLE"] == "/etc/ca.pem"
     assert env["DEVTO_API_KEY"] == "k" * 12
     assert "TWITTER_BEARER_TOKEN" not in env and "AWS_SECRET_ACCESS_KEY" not in env
+
+
+async def test_a_stderr_reason_never_shows_a_secret(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    leaky = (
+        f'[platforms.leaky]\ncommand = ["{PY}", "-c", '
+        "\"import os, sys; sys.exit('bad token ' + os.environ['LEAKY_TOKEN'])\"]\n"
+        'env = { LEAKY_TOKEN = "s3cr3t-value-123", LEAKY_BASE_URL = "http://127.0.0.1:9" }\n'
+    )
+    async with Client(gateway_with(sandbox, tmp_path, ["devto"], leaky), timeout=120) as client:
+        scouted = await call(client, "scout", topic="rust", platforms=["leaky"])
+        status = await call(client, "status")
+        reason = status["platforms"]["leaky"]["reason"]
+        assert "bad token ***" in reason, reason
+        assert "s3cr3t" not in reason and "s3cr3t" not in str(scouted)
