@@ -13,6 +13,7 @@ import anyio
 from gwanjong_gateway.config import ConfigError, load
 from gwanjong_gateway.logfile import add_log_file
 from gwanjong_gateway.token_cli import add_token_commands
+from gwanjong_gateway.version import gwanjong_version
 from gwanjong_shared.logs import configure_logging
 
 
@@ -75,7 +76,7 @@ def _serve(args: argparse.Namespace) -> int:
 def _history(args: argparse.Namespace) -> int:
     from gwanjong_gateway.history import print_history, resolve
 
-    config, _ = load(args.config)
+    config, _ = load(args.config, check_env=False)  # reads the record only
     if args.resolve is not None:
         if args.outcome is None:
             print("gwanjong: --resolve needs --as posted|failed", file=sys.stderr)
@@ -170,6 +171,7 @@ def parser() -> argparse.ArgumentParser:
         help="HTTP address (default 127.0.0.1; any other needs [auth] in gateway.toml)",
     )
     p.add_argument("--log-level", default="WARNING")
+    p.add_argument("--version", action="version", version=f"gwanjong {gwanjong_version()}")
     p.set_defaults(run=_serve)
     sub = p.add_subparsers(dest="command")
     s = sub.add_parser("serve", help="serve the gateway (the default)")

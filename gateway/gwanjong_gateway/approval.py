@@ -3,8 +3,8 @@
 Handshake era (2025-11-25, today's desktop clients): the server pushes an elicitation
 request mid-call. Stateless era (2026-07-28): the tool returns an input-required result,
 and the client calls it again with the answer, so the tool runs again from the top and
-reads the answer from `ctx.input_responses`. A client that cannot ask gets a refusal,
-never a silent write.
+reads the answer from `ctx.input_responses`. A client that cannot ask with a form (none
+declared, or only URL mode) gets a refusal, never a silent write.
 """
 
 from __future__ import annotations
@@ -25,9 +25,16 @@ _SCHEMA = {
 
 
 def can_elicit(ctx: Context) -> bool:
+    """Whether the client declared form-mode elicitation, the only mode that can ask
+    "publish this?". An empty `elicitation: {}` means form (the spec's default); a client
+    that declared only `url` must never get a form request."""
     session = ctx.session if ctx.request_context is not None else None
     caps = getattr(session, "client_capabilities", None) if session is not None else None
-    return bool(caps is not None and getattr(caps, "elicitation", None))
+    elicitation = getattr(caps, "elicitation", None) if caps is not None else None
+    if elicitation is None:
+        return False
+    form, url = getattr(elicitation, "form", None), getattr(elicitation, "url", None)
+    return form is not None or url is None
 
 
 def _modern(ctx: Context) -> bool:

@@ -2,7 +2,8 @@
 
 Validated on load: an unknown key, a bad value or a missing command is a ConfigError that
 names the file and line, never a traceback. Secrets do not belong here; `${VAR}` in a
-platform's `env` table is expanded from the environment (and `<state_dir>/.env`).
+platform's `env` table is expanded from the environment (and `<state_dir>/.env`); an
+unset one is an error, `${VAR:-default}` gives a fallback.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 BUNDLED = ("devto", "bluesky", "twitter", "reddit")
 WriteMode = Literal["dry-run", "confirm", "live"]
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
 class ConfigError(Exception):
@@ -156,9 +157,43 @@ def command_for(name: str, platform: PlatformConfig) -> list[str]:
 
 
 def expand(value: str, environ: dict[str, str]) -> str:
-    """`${VAR}` from the environment; an unset variable becomes empty (the server then
-    reports itself unconfigured rather than failing to start)."""
-    return _VAR.sub(lambda m: environ.get(m.group(1), ""), value)
+    """`${VAR}` from the environment, `${VAR:-default}` when it may be unset. An unset
+    `${VAR}` is a ConfigError: silently sending "" hides a typo or a missing secret."""
+
+    def one(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        if name in environ:
+            return environ[name]
+        if default is not None:
+            return default
+        raise ConfigError(f"${{{name}}} is not set; set it, or write ${{{name}:-default}}")
+
+    return _VAR.sub(one, value)
+
+
+def check_vars(config: GatewayConfig, text: str, source: str, environ: dict[str, str]) -> None:
+    """Every `${VAR}` of every enabled platform's env table, at load time, with its line."""
+    problems = []
+    for name, platform in config.enabled().items():
+        for key, value in platform.env.items():
+            try:
+                expand(value, environ)
+            except ConfigError as exc:
+                line = _var_line(text, value) or _line_of(text, ("platforms", name, "env", key))
+                at = f"{source}:{line}" if line else source
+                problems.append(f"{at}: platforms.{name}.env.{key}: {exc}")
+    if problems:
+        raise ConfigError("\n".join(problems))
+
+
+def _var_line(text: str, value: str) -> int | None:
+    match = _VAR.search(value)
+    if match is None:
+        return None
+    for i, line in enumerate(text.splitlines()):
+        if match.group(0) in line:
+            return i + 1
+    return None
 
 
 def read_dotenv(path: Path) -> dict[str, str]:
@@ -181,8 +216,9 @@ def _line_of(text: str, loc: tuple[Any, ...]) -> int | None:
     lines = text.splitlines()
     table_line = 0
     for depth in range(len(keys), 0, -1):
+        # A table's own header, else the first of its sub-tables ([platforms.x] for platforms).
         header = re.compile(
-            r"^\s*\[\s*" + r"\s*\.\s*".join(map(re.escape, keys[:depth])) + r"\s*\]"
+            r"^\s*\[+\s*" + r"\s*\.\s*".join(map(re.escape, keys[:depth])) + r"\s*(?:\]|\.)"
         )
         for i, line in enumerate(lines):
             if header.match(line):
@@ -214,6 +250,9 @@ def parse(text: str, source: str = "gateway.toml") -> GatewayConfig:
         for err in exc.errors():
             loc = tuple(err["loc"])
             where = ".".join(str(p) for p in loc)
+            named = re.search(r"platform (?:name )?'([^']+)'", str(err["msg"]))
+            if loc == ("platforms",) and named:  # a table-level check names its table
+                loc = ("platforms", named.group(1))
             line = _line_of(text, loc)
             at = f"{source}:{line}" if line else source
             msg = (
@@ -271,8 +310,16 @@ def locate(explicit: str | None = None, environ: dict[str, str] | None = None) -
     return user if user.exists() else None
 
 
-def load(explicit: str | None = None) -> tuple[GatewayConfig, Path | None]:
+def load(
+    explicit: str | None = None, environ: dict[str, str] | None = None, check_env: bool = True
+) -> tuple[GatewayConfig, Path | None]:
     path = locate(explicit)
     if path is None:  # no file anywhere: the four bundled platforms, dry-run
         return GatewayConfig(platforms={name: PlatformConfig() for name in BUNDLED}), None
-    return parse(path.read_text(encoding="utf-8"), str(path)), path
+    text = path.read_text(encoding="utf-8")
+    config = parse(text, str(path))
+    if not check_env:
+        return config, path
+    env = dict(os.environ if environ is None else environ)
+    check_vars(config, text, str(path), {**read_dotenv(config.state_dir / ".env"), **env})
+    return config, path

@@ -6,7 +6,9 @@ the order of `strike`: cheapest and most certain first.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
+from urllib.parse import urlsplit
 
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.ledger import Strike
@@ -38,10 +40,55 @@ def with_disclosure(text: str, footer: str) -> str:
     return text.rstrip() + footer
 
 
+_PLATFORM = re.compile(r"^[a-z][a-z0-9_]{0,30}$")  # a platform name, as in gateway.toml
+_ALIASES = {"x": "twitter", "bsky": "bluesky", "dev.to": "devto"}
+_HOSTS = {
+    "dev.to": "devto",
+    "bsky.app": "bluesky",
+    "x.com": "twitter",
+    "twitter.com": "twitter",
+    "reddit.com": "reddit",
+}
+
+
+def handle_key(platform: str, handle: str) -> str:
+    """One spelling per account: case and "@" never matter; Reddit's "u/" prefix goes;
+    on Bluesky the default ".bsky.social" suffix is optional and "_" (not allowed in
+    Bluesky handles) is read as "-", so `mara_codes` also names `mara-codes.bsky.social`."""
+    key = handle.strip().lower().lstrip("@")
+    if platform == "reddit":
+        key = key.removeprefix("/").removeprefix("u/")
+    if platform == "bluesky":
+        key = key.removesuffix(".bsky.social").replace("_", "-")
+    return key
+
+
+def parse_opt_out(entry: str) -> tuple[str | None, str]:
+    """(platform or None for every platform, handle) from "handle", "@handle",
+    "platform:handle" (x: and bsky: work too) or a profile URL."""
+    text = entry.strip()
+    if "://" in text:
+        parts = urlsplit(text)
+        host = parts.netloc.lower().removeprefix("www.").removeprefix("old.")
+        segments = [s for s in parts.path.split("/") if s]
+        return _HOSTS.get(host), segments[-1] if segments else ""
+    prefix, sep, rest = text.partition(":")
+    if sep and (prefix.strip().lower() in _ALIASES or _PLATFORM.match(prefix.strip().lower())):
+        name = prefix.strip().lower()
+        return _ALIASES.get(name, name), rest
+    return None, text
+
+
 def is_opted_out(entries: list[str], platform: str, author: str) -> bool:
-    """An entry is "handle" or "platform:handle", with or without "@"."""
-    who = author.lower().lstrip("@")
-    return bool(who) and any(e.lower().lstrip("@") in (who, f"{platform}:{who}") for e in entries)
+    """Whether `author` on `platform` matches an opt-out entry (forms: README)."""
+    who = handle_key(platform, author)
+    if not who:
+        return False
+    for entry in entries:
+        where, handle = parse_opt_out(entry)
+        if where in (None, platform) and handle_key(platform, handle) == who:
+            return True
+    return False
 
 
 def opted_out(config: GatewayConfig, platform: str, author: str) -> str | None:

@@ -21,7 +21,7 @@ import math
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import bm25s
 
@@ -73,12 +73,28 @@ def tokens(text: str) -> list[str]:
     return out
 
 
+# Query parameters that only say where a click came from; the rest (`item?id=4`) can
+# name the post itself and are kept.
+_TRACKING = frozenset(
+    {"fbclid", "gclid", "dclid", "msclkid", "mc_cid", "mc_eid", "ref", "ref_src", "ref_url"}
+    | {"si", "igshid", "_ga", "yclid", "twclid"}
+)
+
+
+def _tracking(key: str) -> bool:
+    key = key.lower()
+    return key in _TRACKING or key.startswith(("utm", "hsa_", "pk_", "mtm_"))
+
+
 def normalize_url(url: str) -> str:
     """The same post reached by different links dedupes to one key."""
     parts = urlsplit(url.strip())
     host = parts.netloc.lower().removeprefix("www.").removeprefix("m.").removeprefix("old.")
     path = parts.path.rstrip("/") or "/"
-    return urlunsplit(("https", host, path, "", ""))
+    kept = sorted(
+        (k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not _tracking(k)
+    )
+    return urlunsplit(("https", host, path, urlencode(kept), ""))
 
 
 def opportunity_id(post: Post) -> str:

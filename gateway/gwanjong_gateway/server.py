@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any, Literal
@@ -23,8 +24,9 @@ from pydantic import Field
 
 from gwanjong_gateway import approval, inbox, workflow
 from gwanjong_gateway.auth import principal_name
+from gwanjong_gateway.breaker import Clock
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.expose import register_exposed
+from gwanjong_gateway.expose import declare_exposed, register_exposed
 from gwanjong_gateway.metering import attach_usage
 from gwanjong_gateway.policy import disclosure_for
 from gwanjong_gateway.records import Records, health_of
@@ -35,6 +37,7 @@ from gwanjong_gateway.store import StrikeStore
 from gwanjong_gateway.strike import StrikeDesk
 from gwanjong_gateway.strike_text import unexpected
 from gwanjong_gateway.upstreams import Upstreams
+from gwanjong_gateway.version import gwanjong_version
 from gwanjong_shared.errors import ErrorKind, PlatformError
 from gwanjong_shared.mcp_errors import ContractErrors
 from gwanjong_shared.pipeline import Pipeline, Stored
@@ -56,9 +59,10 @@ class Gateway:
         config: GatewayConfig,
         environ: dict[str, str] | None = None,
         transports: dict[str, Any] | None = None,
+        clock: Clock = time.monotonic,
     ) -> None:
         self.config = config
-        self.upstreams = Upstreams(config, environ, transports)
+        self.upstreams = Upstreams(config, environ, transports, clock)
         # The record is opened lazily in its worker thread; a corrupt file is reported by
         # strike (and status), never fatal to the gateway.
         self.records = Records(config.state_dir / "gwanjong.db")
@@ -86,7 +90,6 @@ def build_gateway(
     async def lifespan(_server: FastMCP[Any]) -> AsyncIterator[dict[str, Any]]:
         async def start() -> None:
             await gw.upstreams.start_all()
-            register_exposed(mcp, gw.upstreams, config.gateway.expose)
             # Unsure writes (from this run or a crashed one) are read back until settled.
             await gw.desk.settler.run_forever()
 
@@ -106,6 +109,7 @@ def build_gateway(
 
     mcp: FastMCP[Any] = FastMCP(
         "gwanjong",
+        version=gwanjong_version(),
         instructions=INSTRUCTIONS,
         lifespan=lifespan,
         mask_error_details=True,
@@ -114,8 +118,17 @@ def build_gateway(
     mcp.add_middleware(ContractErrors())
     usage = attach_usage(mcp, gw.upstreams, config.state_dir)
     register_resources(mcp, gw, usage)
+    declare_exposed(mcp, gw.upstreams, config.gateway.expose)  # in the first tools/list
+
+    def exposed_up(name: str) -> None:  # a backend up (again): its exposed tools get its schema
+        register_exposed(
+            mcp, gw.upstreams, [n for n in config.gateway.expose if n.startswith(name + "__")]
+        )
+
+    gw.upstreams.on_up(exposed_up)
 
     async def health_extra(_ctx: Context) -> dict[str, Any]:
+        await gw.upstreams.probe_all()  # cached: probes only platforms not seen lately
         record: dict[str, Any] = {}
         try:
             record = await gw.records.run(health_of, list(gw.upstreams.health()))
@@ -396,8 +409,9 @@ Example: strike(opportunity_id="devto-1a2b3c", action="comment", content="...")"
 
 STATUS_DOC = """Where you are in scout -> draft -> strike, and each platform's health.
 
-Shows stored fields, tools available or blocked (and why), write mode, platform servers
-up/down with reasons, paused writes, unsettled writes. Example: status()"""
+Shows stored fields, tools available or blocked (and why), write mode, each platform
+server (up/starting/down + reason) and its platform (reachable, auth failed, rate
+limited until T, unreachable), paused writes, unsettled writes. Example: status()"""
 
 SETUP_DOC = """Check, explain or save platform credentials.
 

@@ -19,6 +19,7 @@ from gwanjong_gateway.ranking import dedupe, opportunity_id, rank, select
 from gwanjong_gateway.state import DraftContext, Opportunity
 from gwanjong_gateway.upstreams import Upstreams
 from gwanjong_shared.models import Comment, Post
+from gwanjong_shared.text import measure
 
 Progress = Callable[[float, float, str], Awaitable[None]]
 PER_PLATFORM = 10
@@ -54,11 +55,8 @@ async def scout(
             else:
                 problems.append(f"{tool}: {outcome.error}")
 
-        upstream = upstreams.get(platform)
-        # A server still starting gets its start time; then every call its call time.
-        with anyio.move_on_after(upstreams.config.gateway.start_timeout_s + 1):
-            if upstream is not None:
-                await upstream.ensure()
+        # Each call waits for a starting server within its own call time, and a server
+        # that is down answers at once (its circuit breaker), so no platform holds scout.
         with anyio.move_on_after(timeout + 1) as scope:  # a hung server must not hold scout
             async with anyio.create_task_group() as tg:
                 tg.start_soon(fetch, "search", {"query": topic, "limit": PER_PLATFORM})
@@ -85,6 +83,30 @@ async def scout(
     ]
     chosen = select(rank(topic, fresh), limit)
     return [Opportunity(opportunity_id(r.post), r.post, r.score, r.reason) for r in chosen], errors
+
+
+def net_limits(limits: dict[str, Any], footer: str) -> dict[str, Any]:
+    """What the model may write: the disclosure footer is appended to bodies and
+    comments, so its length comes off their limits (titles keep theirs)."""
+    if not footer:
+        return limits
+    out: dict[str, Any] = {}
+    for name, limit in limits.items():
+        if name == "title" or not isinstance(limit, dict) or "max" not in limit:
+            out[name] = limit
+            continue
+        used = _footer_length(footer, str(limit.get("unit", "chars")))
+        out[name] = {**limit, "max": max(0, int(limit["max"]) - used), "footer": used}
+    return out
+
+
+def _footer_length(footer: str, unit: str) -> int:
+    if unit == "weighted_chars":  # X: most non-Latin characters and emoji count twice
+        return sum(2 if ord(ch) > 0x10FF else 1 for ch in footer)
+    try:
+        return measure(footer, unit)  # type: ignore[arg-type]
+    except ValueError:
+        return len(footer)
 
 
 def compress(opportunity: Opportunity) -> dict[str, Any]:
@@ -190,7 +212,7 @@ async def draft(
         },
         "approach": approach(full.title, full.body, mood, len(comments)),
         "guide": guide(platform),
-        "limits": caps.get("limits", {}),
+        "limits": net_limits(caps.get("limits", {}), disclosure),
         "strike": {
             "writes": mode,
             "disclosure_appended": disclosure or None,

@@ -72,6 +72,17 @@ async def wait_for(predicate: Any, seconds: float = 20) -> None:
 ALL = sorted(SPECS)
 
 
+async def until_up(client: Client[Any], names: list[str], seconds: float = 120) -> None:
+    """Wait until these servers are up. A call waits for a starting server only within
+    its call time, and on this shared machine a cold start can take longer."""
+    with anyio.fail_after(seconds):
+        while True:
+            status = (await client.call_tool("status", {})).structured_content or {}
+            if all(status["platforms"][n]["health"] == "up" for n in names):
+                return
+            await anyio.sleep(0.2)
+
+
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_three_calls_through_the_whole_chain(
     sandbox: SandboxControl, tmp_path: Path, mode: str
@@ -92,6 +103,7 @@ async def test_three_calls_through_the_whole_chain(
             "status",
             "setup",
         }
+        await until_up(client, ALL)
         scouted = (
             await client.call_tool("scout", {"topic": "rust async cancellation", "limit": 10})
         ).structured_content
@@ -151,7 +163,7 @@ async def test_default_dry_run_writes_nothing(sandbox: SandboxControl, tmp_path:
     assert sandbox.writes() == []
 
 
-async def test_a_killed_server_is_reported_then_respawned(
+async def test_a_killed_server_is_respawned_by_the_next_call(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     platforms = ALL if len(ALL) > 1 else ["devto"]
@@ -163,18 +175,14 @@ async def test_a_killed_server_is_reported_then_respawned(
         [pid] = find(gw, f"gwanjong_{victim}")
         os.kill(pid, signal.SIGKILL)
         await wait_for(lambda: not alive(pid))
-        scouted = (await client.call_tool("scout", {"topic": "rust"})).structured_content
-        assert scouted is not None
-        assert victim in scouted["errors"] and "unavailable" in scouted["errors"][victim]
-        others = {o["platform"] for o in scouted["opportunities"]}
-        assert others == set(platforms) - {victim} or (platforms == [victim] and not others)
-        status = (await client.call_tool("status", {})).structured_content
-        assert status is not None and status["platforms"][victim]["health"] == "down"
+        # The dead pipe is noticed before the call, so this call restarts it and succeeds.
         again = (await client.call_tool("scout", {"topic": "rust"})).structured_content
         assert again is not None and victim not in again["errors"]
-        assert any(o["platform"] == victim for o in again["opportunities"])
+        assert {o["platform"] for o in again["opportunities"]} >= {victim}
         [new_pid] = find(gw, f"gwanjong_{victim}")
         assert new_pid != pid
+        status = (await client.call_tool("status", {})).structured_content
+        assert status is not None and status["platforms"][victim]["health"] == "up"
 
 
 async def test_a_server_that_never_starts_and_one_that_hangs(
@@ -184,13 +192,14 @@ async def test_a_server_that_never_starts_and_one_that_hangs(
         f'[platforms.broken]\ncommand = ["{PY}", "-c", "import sys; sys.exit(3)"]\n\n'
         f'[platforms.stuck]\ncommand = ["{PY}", "-c", "import time; time.sleep(600)"]\n'
     )
-    config = write_config(tmp_path, sandbox, ["devto"], timeout=3, extra=extra, start=4)
+    config = write_config(tmp_path, sandbox, ["devto"], timeout=8, extra=extra, start=12)
     async with Client(gateway(config), timeout=60) as client:
+        await until_up(client, ["devto"])
         started = time.monotonic()
         scouted = (await client.call_tool("scout", {"topic": "rust"})).structured_content
         elapsed = time.monotonic() - started
         assert scouted is not None
-        assert elapsed < 12, elapsed  # bounded by start + call timeouts, not by the stuck server
+        assert elapsed < 12, elapsed  # bounded by the call timeout, not by the stuck server
         assert {o["platform"] for o in scouted["opportunities"]} == {"devto"}
         assert set(scouted["errors"]) == {"broken", "stuck"}
         status = (await client.call_tool("status", {})).structured_content
@@ -205,7 +214,7 @@ async def test_a_hanging_platform_gives_partial_results_in_time(
         pytest.skip("needs two platforms")
     config = write_config(tmp_path, sandbox, ALL, timeout=4)
     async with Client(gateway(config), timeout=60) as client:
-        await client.call_tool("status", {})
+        await until_up(client, ALL)
         sandbox.fault("devto", kind="hang", seconds=30, count=10)
         started = time.monotonic()
         scouted = (await client.call_tool("scout", {"topic": "rust"})).structured_content

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from gwanjong_gateway.config import ConfigError, locate, parse
+from gwanjong_gateway.config import ConfigError, expand, load, locate, parse
 from gwanjong_gateway.upstreams import platform_env
 
 
@@ -84,3 +84,38 @@ def test_each_server_gets_only_its_own_secrets() -> None:
         and bluesky["BLUESKY_HANDLE"] == "me.bsky.social"
     )
     assert "DEVTO_API_KEY" not in bluesky and "REDDIT_PASSWORD" not in bluesky
+
+
+def test_an_unset_variable_is_an_error_naming_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "gateway.toml"
+    path.write_text(
+        '[gateway]\nwrites = "dry-run"\n\n[platforms.devto]\n'
+        'env = { DEVTO_BASE_URL = "${MY_FOREM}", DEVTO_TIMEOUT_S = "${T:-7}" }\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(ConfigError) as err:
+        load(str(path), environ={})
+    assert f"{path}:5: platforms.devto.env.DEVTO_BASE_URL" in str(err.value)
+    assert "${MY_FOREM} is not set" in str(err.value) and "${MY_FOREM:-" in str(err.value)
+    config, _ = load(str(path), environ={"MY_FOREM": "http://forem.local"})
+    env = platform_env("devto", config.platforms["devto"], {}, {"MY_FOREM": "http://forem.local"})
+    assert env["DEVTO_BASE_URL"] == "http://forem.local" and env["DEVTO_TIMEOUT_S"] == "7"
+    assert expand("${T:-7}", {"T": "9"}) == "9" and expand("${T:-}", {}) == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "needle"),
+    [
+        ('[gateway]\nwrites = "live"\n\n[platforms.mastodon]\nenabled = true\n', 4, "mastodon"),
+        ("[gateway]\n\n[platfroms.devto]\nenabled = true\n", 3, "unknown key"),
+        (
+            '[platforms.devto]\nenabled = true\n\n[platforms.Bad-Name]\ncommand = ["x"]\n',
+            4,
+            "Bad-Name",
+        ),
+    ],
+)
+def test_table_level_errors_have_a_line(text: str, line: int, needle: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        parse(text, "g.toml")
+    assert f"g.toml:{line}:" in str(err.value) and needle in str(err.value)

@@ -84,3 +84,18 @@ def test_opportunity_ids_are_short_and_stable() -> None:
         and opportunity_id(p).startswith("bluesky-")
         and len(opportunity_id(p)) == 14
     )
+
+
+def test_dedupe_keeps_significant_query_parameters() -> None:
+    def post(pid: str, url: str) -> Post:
+        return Post(id=pid, platform="devto", title="t", url=url, author="a")
+
+    hn4 = post("4", "https://news.example.com/item?id=4")
+    hn5 = post("5", "https://news.example.com/item?id=5")
+    tracked = post(
+        "4b", "https://www.news.example.com/item?utm_source=x&id=4&fbclid=abc&ref_src=tw"
+    )
+    assert [p.id for p in dedupe([hn4, hn5, tracked])] == ["4", "5"]
+    assert (
+        normalize_url("https://a.dev/p?b=2&a=1&utm_medium=m&gclid=z") == "https://a.dev/p?a=1&b=2"
+    )

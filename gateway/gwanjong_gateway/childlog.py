@@ -1,0 +1,51 @@
+"""A spawned platform server's stderr, kept in a file so a failure can say why.
+
+Each start truncates `<state_dir>/logs/<platform>.log`; when the server fails to start,
+hangs or dies, its last stderr lines become the reason shown by `status` and errors
+(with every value of its environment that could be a secret blanked out).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+TAIL_LINES = 3
+TAIL_CHARS = 300
+_SECRET_MIN = 8  # shorter values (ports, flags) are not worth blanking and would mangle text
+
+
+def log_path(state_dir: Path, name: str) -> Path:
+    return state_dir / "logs" / f"{name}.log"
+
+
+def reset(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("", encoding="utf-8")
+    return path
+
+
+def tail(path: Path | None, secrets: list[str]) -> str:
+    """The last few non-empty stderr lines, one line, secrets blanked; "" if none."""
+    if path is None or not path.exists():
+        return ""
+    try:
+        with path.open("rb") as fh:
+            fh.seek(0, 2)
+            fh.seek(max(0, fh.tell() - 8192))
+            text = fh.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not _framing(line)]
+    out = " | ".join(lines[-TAIL_LINES:])
+    for value in sorted(secrets, key=len, reverse=True):
+        if len(value) >= _SECRET_MIN:
+            out = out.replace(value, "***")
+    return out[-TAIL_CHARS:]
+
+
+def _framing(line: str) -> bool:
+    """A Python traceback's scaffolding: the last line (the exception) is what says why."""
+    stripped = line.strip()
+    return stripped.startswith(("Traceback (most recent call last)", 'File "')) or set(
+        stripped
+    ) <= {"^", "~", " "}

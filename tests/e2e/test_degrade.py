@@ -1,0 +1,124 @@
+"""The circuit breaker over real stdio processes: a server that cannot import, one that
+hangs at start, one whose calls hang, and one that dies mid-call (one that dies idle: tests/e2e/test_chain.py)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from fastmcp import Client
+
+from gwanjong_gateway.config import render
+from gwanjong_sandbox.control import SandboxControl
+from tests.e2e.procs import alive, find
+from tests.e2e.test_chain import gateway, gateway_pid, until_up, wait_for, write_config
+from tests.mcp import call
+from tests.platforms import SPECS
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
+PY = sys.executable
+
+
+async def test_status_shows_why_a_server_cannot_start(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    extra = f'[platforms.broken]\ncommand = ["{PY}", "-m", "gwanjong_nosuch"]\n'
+    config = write_config(tmp_path, sandbox, ["devto"], timeout=5, extra=extra, start=20)
+    async with Client(gateway(config), timeout=90) as client:
+        scouted = await call(client, "scout", topic="rust")
+        assert "No module named gwanjong_nosuch" in scouted["errors"]["broken"]
+        status = await call(client, "status")
+        row = status["platforms"]["broken"]
+        assert row["health"] == "down" and "No module named gwanjong_nosuch" in row["reason"]
+        assert row["next_try_in_s"] >= 0
+        assert (tmp_path / "state" / "logs" / "broken.log").exists()
+
+
+async def test_a_server_hung_at_start_then_fails_fast(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    extra = f'[platforms.stuck]\ncommand = ["{PY}", "-c", "import time; time.sleep(600)"]\n'
+    config = write_config(tmp_path, sandbox, ["devto"], timeout=10, extra=extra, start=12)
+    async with Client(gateway(config), timeout=90) as client:
+        first = await call(client, "scout", topic="rust")
+        # The first call waits its call time, not the start time, then says so.
+        assert {o["platform"] for o in first["opportunities"]} == {"devto"}
+        assert "stuck" in first["errors"]
+
+        async def stuck_is_down() -> bool:
+            status = await call(client, "status")
+            return bool(status["platforms"]["stuck"]["health"] == "down")
+
+        with anyio.fail_after(60):
+            while not await stuck_is_down():
+                await anyio.sleep(0.2)
+        status = await call(client, "status")
+        assert "did not start within 12 s" in status["platforms"]["stuck"]["reason"]
+        again = await call(client, "scout", topic="rust")
+        assert "unavailable: stuck is down (did not start within 12 s" in again["errors"]["stuck"]
+        assert "next try in" in again["errors"]["stuck"]
+        assert {o["platform"] for o in again["opportunities"]} == {"devto"}
+
+
+async def test_hung_calls_open_the_breaker_then_it_recovers(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    # The server waits for its platform longer than the gateway waits for the server:
+    # to the gateway, the server hangs.
+    config = tmp_path / "gateway.toml"
+    env = {**SPECS["devto"].env(sandbox.url), "DEVTO_TIMEOUT_S": "120"}
+    gateway_table = {"state_dir": tmp_path / "state", "call_timeout_s": 3}
+    config.write_text(render(gateway_table, {"devto": {"env": env}}), encoding="utf-8")
+    async with Client(gateway(config), timeout=90) as client:
+        await until_up(client, ["devto"])
+        gw = gateway_pid()
+        [before] = find(gw, "gwanjong_devto")
+        sandbox.fault("devto", kind="hang", seconds=60, count=100)
+        hung = await call(client, "scout", topic="rust", platforms=["devto"])
+        assert "did not answer" in hung["errors"]["devto"]
+        fast = await call(client, "scout", topic="rust", platforms=["devto"])
+        assert "unavailable: devto is down (hung: no answer to" in fast["errors"]["devto"]
+        await wait_for(lambda: not alive(before), 30)  # the hung process was stopped
+
+        sandbox.clear_faults()
+
+        async def recovered() -> bool:
+            scouted = await call(client, "scout", topic="rust", platforms=["devto"])
+            return bool(scouted["opportunities"]) and "devto" not in scouted["errors"]
+
+        with anyio.fail_after(90):  # restarted in the background after the backoff
+            while not await recovered():
+                await anyio.sleep(0.5)
+        status = await call(client, "status")
+        assert status["platforms"]["devto"]["health"] == "up"
+
+
+async def test_a_server_that_dies_mid_call_is_back_for_the_next_call(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    config = write_config(tmp_path, sandbox, ["devto"], timeout=20)
+    async with Client(gateway(config), timeout=90) as client:
+        await call(client, "scout", topic="rust")
+        gw = gateway_pid()
+        [pid] = find(gw, "gwanjong_devto")
+        sandbox.fault("devto", kind="hang", seconds=30, count=2)
+        seen = sum(sandbox.requests().values())
+        result: dict[str, Any] = {}
+
+        async def scout() -> None:
+            result.update(await call(client, "scout", topic="rust", platforms=["devto"]))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(scout)
+            await wait_for(lambda: sum(sandbox.requests().values()) > seen, 30)
+            os.kill(pid, signal.SIGKILL)
+        assert "stopped during" in result["errors"]["devto"]
+        sandbox.clear_faults()
+        again = await call(client, "scout", topic="rust", platforms=["devto"])
+        assert "devto" not in again["errors"] and again["opportunities"]
+        assert find(gw, "gwanjong_devto") != [pid]

@@ -1,0 +1,181 @@
+"""Degrading gracefully, through the real gateway over MCP (in-memory client): the
+circuit breaker on an injected clock, health in two layers, exposed tools from the first
+tools/list. Broken backends are real stdio processes (a command that cannot import)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client
+
+from gwanjong_gateway.breaker import Breaker
+from gwanjong_gateway.config import PlatformConfig, parse
+from gwanjong_gateway.server import Gateway, build_gateway
+from gwanjong_gateway.upstreams import platform_env
+from gwanjong_sandbox.control import SandboxControl
+from tests.gateway.helpers import config_text
+from tests.mcp import call, error_of
+from tests.platforms import SPECS
+
+pytestmark = pytest.mark.anyio
+PY = sys.executable
+BROKEN = f'[platforms.broken]\ncommand = ["{PY}", "-c", "import gwanjong_nosuch_pkg"]\n'
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def gateway_with(
+    sandbox: SandboxControl,
+    tmp: Path,
+    platforms: list[str],
+    extra_tables: str = "",
+    gateway_extra: str = "",
+    clock: Any = None,
+) -> Any:
+    text = config_text(tmp, platforms, extra=gateway_extra) + "\n" + extra_tables
+    config = parse(text)
+    transports = {name: SPECS[name].build(sandbox.url) for name in platforms}
+    kwargs = {"clock": clock} if clock is not None else {}
+    gw = Gateway(config, environ={}, transports=transports, **kwargs)
+    return build_gateway(config, gateway=gw)
+
+
+def test_breaker_backs_off_exponentially_on_its_clock() -> None:
+    clock = FakeClock()
+    breaker = Breaker(clock=clock, base_s=2, max_s=10)
+    assert not breaker.is_open()
+    assert breaker.failed() == 2 and breaker.is_open() and breaker.retry_in() == 2
+    clock.now += 2
+    assert not breaker.is_open()  # due: the next try goes through
+    assert breaker.failed() == 4
+    assert breaker.failed() == 8
+    assert breaker.failed() == 10  # capped
+    breaker.succeeded()
+    assert not breaker.is_open() and breaker.failures == 0
+    assert breaker.failed(immediate=True) == 0  # a lost connection restarts at once
+    assert breaker.failed(immediate=True) == 4  # ...but not forever
+
+
+async def test_a_server_that_cannot_import_is_down_with_its_stderr_and_fails_fast(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    clock = FakeClock()
+    gw = gateway_with(sandbox, tmp_path, ["devto"], BROKEN, clock=clock)
+    async with Client(gw, timeout=120) as client:
+        scouted = await call(client, "scout", topic="rust")
+        assert {o["platform"] for o in scouted["opportunities"]} == {"devto"}
+        first = scouted["errors"]["broken"]
+        assert "unavailable: broken is down (" in first
+        assert "No module named 'gwanjong_nosuch_pkg'" in first
+        assert "next try in 2 s" in first
+
+        status = await call(client, "status")
+        row = status["platforms"]["broken"]
+        assert row["health"] == "down"
+        assert "No module named 'gwanjong_nosuch_pkg'" in row["reason"]
+        assert row["next_try_in_s"] == 2 and row["platform"]["state"] == "unknown"
+        assert status["platforms"]["devto"]["health"] == "up"
+
+        # The breaker is open: the call fails at once without starting the server again.
+        log = tmp_path / "logs" / "broken.log"
+        log.write_text("stale\n", encoding="utf-8")
+        again = (await call(client, "scout", topic="rust", platforms=["broken"]))["errors"]
+        assert "next try in 2 s" in again["broken"]
+        assert log.read_text(encoding="utf-8") == "stale\n"
+
+        # Once the backoff has passed, the next call tries again; it fails again, and
+        # the breaker stays open twice as long.
+        clock.now += 2.5
+        later = (await call(client, "scout", topic="rust", platforms=["broken"]))["errors"]
+        assert "No module named 'gwanjong_nosuch_pkg'" in later["broken"]
+        assert "next try in 4 s" in later["broken"]
+
+
+async def test_status_shows_the_platform_behind_the_server(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    async with Client(gateway_with(sandbox, tmp_path, ["devto"]), timeout=120) as client:
+        await call(client, "scout", topic="rust")  # waits for the server to be up
+        status = await call(client, "status")
+        assert status["platforms"]["devto"]["health"] == "up"
+        assert status["platforms"]["devto"]["platform"]["state"] == "reachable"
+
+        sandbox.fault("devto", kind="status", status=429, retry_after=90, count=20)
+        await call(client, "scout", topic="rust", platforms=["devto"])
+        platform = (await call(client, "status"))["platforms"]["devto"]["platform"]
+        assert platform["state"] == "rate limited" and platform["until"].endswith("Z")
+
+        sandbox.clear_faults()
+        sandbox.fault("devto", kind="status", status=401, count=20)
+        await call(client, "scout", topic="rust", platforms=["devto"])
+        platform = (await call(client, "status"))["platforms"]["devto"]["platform"]
+        assert platform["state"] == "auth failed"
+
+        sandbox.clear_faults()
+        sandbox.fault("devto", kind="status", status=503, count=20)
+        await call(client, "scout", topic="rust", platforms=["devto"])
+        platform = (await call(client, "status"))["platforms"]["devto"]["platform"]
+        assert platform["state"] == "unreachable"
+
+
+async def test_exposed_tools_are_in_the_first_list(sandbox: SandboxControl, tmp_path: Path) -> None:
+    gw = gateway_with(
+        sandbox,
+        tmp_path,
+        ["devto"],
+        BROKEN,
+        gateway_extra='expose = ["devto__get_post", "broken__get_post"]',
+    )
+    async with Client(gw, timeout=120) as client:
+        listed = {t.name for t in await client.list_tools()}  # once, right after connect
+        assert {"devto__get_post", "broken__get_post"} <= listed
+        post_id = sandbox.ids("devto")["rust-async"]
+        got = await call(client, "devto__get_post", post_id=str(post_id))
+        assert str(got["id"]) == str(post_id)
+        down = await error_of(client, "broken__get_post", post_id="1")
+        assert down.startswith("unavailable: broken is down (")
+        # Once up, the exposed tool carries the server's own schema.
+        tools = {t.name: t for t in await client.list_tools()}
+        assert "post_id" in tools["devto__get_post"].input_schema.get("properties", {})
+
+
+def test_proxy_and_ca_variables_reach_the_platform_servers() -> None:
+    environ = {
+        "HTTPS_PROXY": "http://proxy:3128",
+        "no_proxy": "localhost",
+        "SSL_CERT_FILE": "/etc/ca.pem",
+        "REQUESTS_CA_BUNDLE": "/etc/ca.pem",
+        "DEVTO_API_KEY": "k" * 12,
+        "TWITTER_BEARER_TOKEN": "t" * 12,
+        "AWS_SECRET_ACCESS_KEY": "nope",
+    }
+    env = platform_env("devto", PlatformConfig(), {}, environ)
+    assert env["HTTPS_PROXY"] == "http://proxy:3128" and env["no_proxy"] == "localhost"
+    assert env["SSL_CERT_FILE"] == env["REQUESTS_CA_BUNDLE"] == "/etc/ca.pem"
+    assert env["DEVTO_API_KEY"] == "k" * 12
+    assert "TWITTER_BEARER_TOKEN" not in env and "AWS_SECRET_ACCESS_KEY" not in env
+
+
+async def test_a_stderr_reason_never_shows_a_secret(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    leaky = (
+        f'[platforms.leaky]\ncommand = ["{PY}", "-c", '
+        "\"import os, sys; sys.exit('bad token ' + os.environ['LEAKY_TOKEN'])\"]\n"
+        'env = { LEAKY_TOKEN = "s3cr3t-value-123", LEAKY_BASE_URL = "http://127.0.0.1:9" }\n'
+    )
+    async with Client(gateway_with(sandbox, tmp_path, ["devto"], leaky), timeout=120) as client:
+        scouted = await call(client, "scout", topic="rust", platforms=["leaky"])
+        status = await call(client, "status")
+        reason = status["platforms"]["leaky"]["reason"]
+        assert "bad token ***" in reason, reason
+        assert "s3cr3t" not in reason and "s3cr3t" not in str(scouted)

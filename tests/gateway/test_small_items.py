@@ -1,0 +1,165 @@
+"""The smaller degrade items through the real gateway (in-memory MCP): opt-out handle
+forms, draft limits net of the disclosure footer, elicitation modes, the version."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client
+from fastmcp.client.elicitation import ElicitResult
+from fastmcp.client.transports.base import TransportOptions, VersionAwareClientSession
+from mcp.types import ClientCapabilities, ElicitationCapability, UrlElicitationCapability
+
+from gwanjong_gateway.policy import DISCLOSURE, is_opted_out
+from gwanjong_sandbox.control import SandboxControl
+from tests.gateway.helpers import in_memory_gateway, opportunity_for
+from tests.mcp import call
+from tests.platforms import SPECS
+
+pytestmark = pytest.mark.anyio
+
+
+def needs(*platforms: str) -> None:
+    missing = [p for p in platforms if p not in SPECS]
+    if missing:
+        pytest.skip(f"platforms not selected: {missing}")
+
+
+@pytest.mark.parametrize(
+    ("entry", "platform", "author", "expected"),
+    [
+        ("mara_codes", "devto", "mara_codes", True),
+        ("@Mara_Codes", "twitter", "mara_codes", True),
+        ("mara_codes", "bluesky", "mara-codes.bsky.social", True),
+        ("mara-codes.bsky.social", "bluesky", "mara-codes.bsky.social", True),
+        ("@mara-codes", "bluesky", "mara-codes.bsky.social", True),
+        ("devto:mara_codes", "devto", "mara_codes", True),
+        ("devto:mara_codes", "reddit", "mara_codes", False),
+        ("x:mara_codes", "twitter", "mara_codes", True),
+        ("u/mara_codes", "reddit", "mara_codes", True),
+        (
+            "https://bsky.app/profile/mara-codes.bsky.social",
+            "bluesky",
+            "mara-codes.bsky.social",
+            True,
+        ),
+        ("https://x.com/mara_codes", "devto", "mara_codes", False),
+        ("mara-codes", "reddit", "mara_codes", False),  # two different Reddit users
+        ("mara", "devto", "mara_codes", False),
+        ("mara_codes", "devto", "", False),
+    ],
+)
+def test_opt_out_forms(entry: str, platform: str, author: str, expected: bool) -> None:
+    assert is_opted_out([entry], platform, author) is expected
+
+
+async def test_one_opt_out_entry_covers_the_person_on_every_platform(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    needs("devto", "bluesky")
+    topic = {"topic": "rust async cancellation", "limit": 10}
+
+    def rust(scouted: dict[str, object], platform: str) -> bool:
+        return any(
+            o["platform"] == platform and "Rust async" in o["title"]  # type: ignore[index]
+            for o in scouted["opportunities"]  # type: ignore[attr-defined]
+        )
+
+    both = ["devto", "bluesky"]
+    async with Client(in_memory_gateway(sandbox, tmp_path / "a", both)) as client:
+        scouted = await call(client, "scout", **topic)
+        assert rust(scouted, "devto") and rust(scouted, "bluesky")  # ferris_fan's post on each
+    gateway = in_memory_gateway(
+        sandbox, tmp_path / "b", both, extra='[safety]\nopt_out = ["@Ferris_Fan"]'
+    )
+    async with Client(gateway) as client:
+        scouted = await call(client, "scout", **topic)
+        assert not rust(scouted, "devto") and not rust(scouted, "bluesky")
+    gateway = in_memory_gateway(
+        sandbox,
+        tmp_path / "c",
+        both,
+        extra='[safety]\nopt_out = ["bluesky:ferris-fan.bsky.social"]',
+    )
+    async with Client(gateway) as client:
+        scouted = await call(client, "scout", **topic)
+        assert rust(scouted, "devto") and not rust(scouted, "bluesky")
+
+
+async def test_draft_limits_are_net_of_the_disclosure_footer(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    needs("reddit")
+    async with Client(in_memory_gateway(sandbox, tmp_path, ["reddit"], writes="dry-run")) as client:
+        scouted = await call(client, "scout", topic="MCP gateway design feedback", limit=10)
+        oid = opportunity_for(scouted, "reddit", "feedback")
+        drafted = await call(client, "draft", opportunity_id=oid)
+        footer = len(DISCLOSURE["reddit"])
+        limit = drafted["limits"]["comment"]
+        assert limit == {"max": 10_000 - footer, "unit": "chars", "footer": footer}
+        fits = await call(
+            client, "strike", opportunity_id=oid, action="comment", content="a" * limit["max"]
+        )
+        assert fits["status"] == "dry_run", fits
+        over = await call(
+            client, "strike", opportunity_id=oid, action="comment", content="a" * (limit["max"] + 1)
+        )
+        assert over["status"] == "refused" and "disclosure" in over["reason"], over
+
+
+class UrlOnlySession(VersionAwareClientSession):
+    """A real client session that declares only URL-mode elicitation."""
+
+    def _build_capabilities(self, version: str) -> ClientCapabilities:
+        caps = super()._build_capabilities(version)
+        return caps.model_copy(
+            update={"elicitation": ElicitationCapability(url=UrlElicitationCapability())}
+        )
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_a_url_only_client_never_gets_a_form(
+    sandbox: SandboxControl, tmp_path: Path, mode: str
+) -> None:
+    needs("devto")
+    asked: list[str] = []
+
+    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        asked.append(message)
+        return ElicitResult(action="accept")
+
+    gateway = in_memory_gateway(sandbox, tmp_path, ["devto"], writes="confirm")
+    client = Client(gateway, mode=mode, elicitation_handler=handler)
+    client._transport_options = TransportOptions(session_class=UrlOnlySession)
+    async with client:
+        scouted = await call(client, "scout", topic="rust async cancellation", limit=5)
+        oid = opportunity_for(scouted, "devto", "Rust async")
+        await call(client, "draft", opportunity_id=oid)
+        result = await call(
+            client, "strike", opportunity_id=oid, action="post", content="Hi.", title="Hello"
+        )
+    assert result["status"] == "refused" and "cannot ask you for approval" in result["reason"]
+    assert asked == [] and sandbox.writes() == []
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_server_version_is_gwanjongs(
+    sandbox: SandboxControl, tmp_path: Path, mode: str
+) -> None:
+    needs("devto")
+    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"]), mode=mode) as client:
+        info = client.server_info  # either era
+        assert info is not None and info.version == version("gwanjong")
+    out = subprocess.run(
+        [sys.executable, "-m", "gwanjong_gateway", "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert out.stdout.strip() == f"gwanjong {version('gwanjong')}"
