@@ -47,6 +47,9 @@ class Capabilities(_Model):
     account: str | None = None
     actions: dict[Action, ActionRule]
     limits: dict[LimitName, Limit]
+    #: the environment variable names of this server's credentials, the only names the
+    #: gateway's `setup` may save for it (endpoints and other settings are not credentials)
+    credentials: list[str] = Field(default_factory=list)
 
 
 class Length(_Model):

@@ -185,7 +185,10 @@ async def test_comments_of_a_missing_post_are_not_found(
 
 async def test_capabilities_shape_and_rules(client: Client[Any], spec: PlatformSpec) -> None:
     caps = await call(client, "capabilities")
-    assert set(caps) == {"platform", "configured", "account", "actions", "limits"}
+    assert set(caps) == {"platform", "configured", "account", "actions", "limits", "credentials"}
+    prefix = spec.name.upper() + "_"
+    assert caps["credentials"] and all(name.startswith(prefix) for name in caps["credentials"])
+    assert not [n for n in caps["credentials"] if "URL" in n or "PROXY" in n]
     assert caps["platform"] == spec.name and caps["configured"] is True and caps["account"]
     assert set(caps["actions"]) == set(ACTIONS)
     for action, rule in caps["actions"].items():

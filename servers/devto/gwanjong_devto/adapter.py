@@ -54,6 +54,10 @@ def _tags(article: dict[str, Any]) -> list[str]:
     return []
 
 
+# What `setup` may save for this server (never endpoints: those come from the operator).
+CREDENTIALS = ["DEVTO_API_KEY"]
+
+
 class DevtoAdapter(PlatformAdapter):
     platform: ClassVar[str] = "devto"
     label: ClassVar[str] = "Dev.to"
@@ -245,6 +249,7 @@ class DevtoAdapter(PlatformAdapter):
                 "upvote": UPVOTE_RULE,
             },
             limits=LIMITS,  # type: ignore[arg-type]
+            credentials=CREDENTIALS,
         )
 
     async def _whoami(self) -> str | None:
