@@ -98,7 +98,27 @@ def _huge_tree(count: int) -> list[Node]:
     return roots
 
 
+# Threads added through the control API (`POST /_sandbox/posts`, tests only): every
+# emulator renders them after the seed until the next reset.
+_EXTRA: list[Thread] = []
+
+
+def add_thread(thread: Thread) -> None:
+    _EXTRA.append(thread)
+
+
+def clear_extra() -> bool:
+    """Forget the added threads; True if there were any."""
+    had = bool(_EXTRA)
+    _EXTRA.clear()
+    return had
+
+
 def build_corpus() -> list[Thread]:
+    return [*_seed(), *_EXTRA]
+
+
+def _seed() -> list[Thread]:
     return [
         Thread(
             "mcp-servers",

@@ -43,6 +43,8 @@ class SandboxState:
     faults: list[Fault] = field(default_factory=list)
     writes: list[Write] = field(default_factory=list)
     requests: dict[str, int] = field(default_factory=dict)
+    #: every Host header received (emulator and control API alike), with counts
+    hosts: dict[str, int] = field(default_factory=dict)
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     def record_write(self, platform: str, action: str, target: str | None, **data: Any) -> Write:
@@ -69,3 +71,4 @@ class SandboxState:
         self.faults.clear()
         self.writes.clear()
         self.requests.clear()
+        self.hosts.clear()
