@@ -139,7 +139,7 @@ def read_dotenv(path: Path) -> dict[str, str]:
         return {}
     values: dict[str, str] = {}
     for key, value in dotenv_values(path, interpolate=False, encoding="utf-8").items():
-        if value is None or has_hidden(key) or has_hidden(value) or "\t" in value:
+        if value is None or has_hidden(key + value) or "\t" in value or "\n" in value:
             continue
         values[key] = value
     return values

@@ -34,7 +34,7 @@ def check_value(key: str, value: str) -> None:
         raise DotenvError(
             f"{key} is {len(value)} characters; a credential is at most {MAX_VALUE_CHARS}."
         )
-    if "\t" in value or has_hidden(value):
+    if "\t" in value or "\n" in value or has_hidden(value):
         raise DotenvError(
             f"{key} holds a control character or a line/paragraph separator; "
             "give the value on one line of plain text."
