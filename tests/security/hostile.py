@@ -29,9 +29,9 @@ def hostile_thread(key: str = "hostile") -> dict[str, Any]:
     line = f"{MARK} quuxbaz {INJECT} {FENCES} {MARKUP} {CONTROLS} end"
     return {
         "key": key,
-        "title": f"{MARK} quuxbaz title {INJECT} {CONTROLS}",
+        "title": f"{MARK}{CONTROLS} quuxbaz title {INJECT}",
         "body": f"{line}\n\n{FENCES}\n{'A' * HUGE} {MARK}",
-        "author": f"{MARK}_mallory",
+        "author": f"{MARK}_mallory\u202e\u200b\x1b[31m\x00",
         "tags": ["quuxbaz"],
         "likes": 50,
         "hours_ago": 1,
