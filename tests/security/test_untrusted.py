@@ -151,3 +151,15 @@ async def test_x_validate_refuses_a_huge_title_without_counting(sandbox: Sandbox
             client, "validate", action="write_post", body="hi", title="t" * 1_000_000
         )
     assert text.startswith("invalid_input") and len(text) < 600
+
+
+def test_only_declared_credentials_and_never_endpoints() -> None:
+    from gwanjong_gateway.setup_guide import allowed_names, check_names
+
+    declared = ["DEVTO_API_KEY", "DEVTO_BASE_URL", "DEVTO_HTTPS_PROXY", "BLUESKY_HANDLE", 7]
+    assert allowed_names("devto", declared) == ["DEVTO_API_KEY"]
+    assert allowed_names("devto", ["DEVTO_BASE_URL"]) is None  # nothing left: refuse
+    assert allowed_names("devto", None) is None and allowed_names("devto", []) is None
+    with pytest.raises(ValueError, match="DEVTO_API_KEY") as caught:
+        check_names("devto", ["DEVTO_API_KEY"], {"X" * 10_000: "v", "DEVTO_API_KEY": "k"})
+    assert len(str(caught.value)) < 400
