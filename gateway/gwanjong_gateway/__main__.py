@@ -146,6 +146,14 @@ def _sandbox(args: argparse.Namespace) -> int:
     return 0
 
 
+def _setup(args: argparse.Namespace) -> int:
+    from gwanjong_gateway.setup_cli import run_setup
+
+    config, _ = load(args.config)
+    configure_logging(args.log_level)
+    return run_setup(config, [args.platform] if args.platform else [])
+
+
 def _demo(args: argparse.Namespace) -> int:
     from gwanjong_gateway.demo import run_demo
 
@@ -184,6 +192,11 @@ def parser() -> argparse.ArgumentParser:
     sb = sub.add_parser("sandbox", help="serve the platform emulators on 127.0.0.1")
     sb.add_argument("--port", type=int, default=8799)
     sb.set_defaults(run=_sandbox)
+    st = sub.add_parser(
+        "setup", help="type a platform's credentials (hidden), save them, check the connection"
+    )
+    st.add_argument("platform", nargs="?", help="one platform (default: every enabled one)")
+    st.set_defaults(run=_setup)
     h = sub.add_parser("history", help="list recorded strikes")
     h.add_argument("--platform")
     h.add_argument(

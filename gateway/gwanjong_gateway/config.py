@@ -77,6 +77,8 @@ class GatewaySection(_Strict):
     expose: list[str] = Field(default_factory=list)
     #: "" = stderr only; else also a rotating log file (relative paths: in state_dir)
     log_file: str = ""
+    #: let setup(save) store credentials the model passes in (off: the human types them)
+    model_may_save_credentials: bool = False
 
     @field_validator("expose")
     @classmethod
@@ -197,16 +199,21 @@ def _var_line(text: str, value: str) -> int | None:
 
 
 def read_dotenv(path: Path) -> dict[str, str]:
-    """KEY=VALUE lines; what `setup save` writes."""
+    """What `setup save` wrote, parsed by python-dotenv (the library that writes it).
+
+    Values holding a control character or a line/paragraph separator are dropped: they
+    can only come from a hand edit, and some readers would split them into variables."""
+    from dotenv import dotenv_values
+
+    from gwanjong_shared.untrusted import has_hidden
+
+    if not path.is_file():
+        return {}
     values: dict[str, str] = {}
-    if not path.exists():
-        return values
-    for line in path.read_text(encoding="utf-8").splitlines():
-        line = line.strip()
-        if not line or line.startswith("#") or "=" not in line:
+    for key, value in dotenv_values(path, interpolate=False, encoding="utf-8").items():
+        if value is None or has_hidden(key + value) or "\t" in value or "\n" in value:
             continue
-        key, _, value = line.partition("=")
-        values[key.strip()] = value.strip().strip('"').strip("'")
+        values[key] = value
     return values
 
 

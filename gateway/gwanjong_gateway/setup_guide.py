@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
-from gwanjong_gateway.config import read_dotenv
+from gwanjong_gateway.dotenv_file import save
+from gwanjong_shared.untrusted import quote
 
 GUIDES: dict[str, dict[str, object]] = {
     "devto": {
@@ -50,7 +50,9 @@ GUIDES: dict[str, dict[str, object]] = {
     },
 }
 
-_KEY = re.compile(r"^[A-Z][A-Z0-9_]{1,63}$")
+# Even a server that declares it is never allowed to let `setup` move its endpoints.
+_CREDENTIAL = re.compile(r"^[A-Z][A-Z0-9_]{1,63}$")
+_NOT_CREDENTIAL = re.compile(r"URL|HOST|PROXY|ENDPOINT|CA_BUNDLE|CERT")
 
 
 def guide_for(platform: str) -> dict[str, object]:
@@ -65,22 +67,36 @@ def guide_for(platform: str) -> dict[str, object]:
     )
 
 
-def save_credentials(state_dir: Path, platform: str, credentials: dict[str, str]) -> list[str]:
-    """Merge into `<state_dir>/.env` (mode 0600). Returns the variable names saved."""
+def allowed_names(platform: str, declared: object) -> list[str] | None:
+    """The credential names `setup` may save for `platform`: what its server declares in
+    `capabilities`, minus anything that is not a credential. None if it declared nothing."""
+    if not isinstance(declared, list) or not declared:
+        return None
     prefix = f"{platform.upper()}_"
-    bad = [k for k in credentials if not _KEY.match(k) or not k.startswith(prefix)]
+    return [
+        name
+        for name in declared
+        if isinstance(name, str)
+        and _CREDENTIAL.match(name)
+        and name.startswith(prefix)
+        and not _NOT_CREDENTIAL.search(name)
+    ] or None
+
+
+def check_names(platform: str, allowed: list[str], credentials: dict[str, str]) -> None:
+    """Raise ValueError naming (bounded) any name that is not one of `allowed`."""
+    bad = [quote(k, 60) for k in credentials if k not in allowed]
     if bad:
-        raise ValueError(f"credential names must be {prefix}* in capitals; got {', '.join(bad)}")
-    for key, value in credentials.items():
-        if "\n" in value or "\r" in value:
-            raise ValueError(f"{key} must be one line")
-    state_dir.mkdir(parents=True, exist_ok=True)
-    path = state_dir / ".env"
-    values = read_dotenv(path)
-    values.update(credentials)
-    body = "".join(f"{k}={v}\n" for k, v in sorted(values.items()))
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(body)
-    os.chmod(path, 0o600)
+        more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+        raise ValueError(
+            f"{', '.join(bad[:5])}{more} cannot be saved for {platform}: setup saves only "
+            f"{', '.join(allowed)}. Endpoints, proxies and other settings belong in gateway.toml "
+            "or the operator's environment."
+        )
+
+
+def save_credentials(state_dir: Path, platform: str, credentials: dict[str, str]) -> list[str]:
+    """Merge into `<state_dir>/.env` (atomic, mode 0600). Returns the variable names saved.
+    The caller has checked the names against the server's declared credentials."""
+    save(state_dir / ".env", credentials)
     return sorted(credentials)

@@ -20,12 +20,16 @@ from gwanjong_gateway.state import DraftContext, Opportunity
 from gwanjong_gateway.upstreams import Upstreams
 from gwanjong_shared.models import Comment, Post
 from gwanjong_shared.text import measure
+from gwanjong_shared.untrusted import one_line
 
 Progress = Callable[[float, float, str], Awaitable[None]]
 PER_PLATFORM = 10
 POST_CHARS = 1200
 COMMENT_CHARS = 300
 TOP_COMMENTS = 5
+TITLE_CHARS = 120  # titles and names are untrusted: short, single-line, cleaned
+NAME_CHARS = 60
+URL_CHARS = 300
 
 
 async def scout(
@@ -110,17 +114,23 @@ def _footer_length(footer: str, unit: str) -> int:
 
 
 def compress(opportunity: Opportunity) -> dict[str, Any]:
-    """The short form the model sees for each scouted post."""
+    """The short form the model sees for each scouted post. `title` and `url` are
+    platform text (the tool description says so): cleaned, single-line, bounded."""
     post = opportunity.post
     return {
         "id": opportunity.id,
         "platform": post.platform,
-        "title": " ".join((post.title or post.body[:120]).split())[:120],
-        "url": post.url,
+        "title": one_line(post.title or post.body[: TITLE_CHARS * 4], TITLE_CHARS),
+        "url": one_line(post.url, URL_CHARS),
         "score": opportunity.score,
         "comments_count": post.comments_count,
-        "reason": opportunity.reason,
+        "reason": one_line(opportunity.reason, 200),
     }
+
+
+UNTRUSTED_FIELDS = (
+    " Quoted from the platform: title, author, url, post, top_comments[].author and .text."
+)
 
 
 async def draft(
@@ -173,29 +183,30 @@ async def draft(
                 if v.get("allowed") != "auto"
                 else caps.get("actions", {}).get(action, {}).get("reason", "")
             )
-            return {"allowed": v["allowed"], "reason": reason}
+            return {"allowed": v["allowed"], "reason": one_line(reason, 400)}
         base = caps.get("actions", {}).get(action)
-        return base or {"allowed": "unknown", "reason": failures.get(key, "could not check")}
+        if base:
+            return {"allowed": base.get("allowed"), "reason": one_line(base.get("reason", ""), 400)}
+        why = failures.get(key) or failures.get("caps") or "could not check"
+        return {"allowed": "unknown", "reason": one_line(why, 400)}
 
     strike_rules = {
         "comment": rule("comment_rule", "write_comment"),
         "upvote": rule("upvote_rule", "upvote"),
-        "post": caps.get("actions", {}).get(
-            "write_post", {"allowed": "unknown", "reason": failures.get("caps", "")}
-        ),
+        "post": rule("post_rule", "write_post"),  # no per-target check for new posts
     }
     source = f"{platform} post {post_id}"
     shown: dict[str, Any] = {
         "opportunity_id": opportunity.id,
         "platform": platform,
-        "url": full.url,
-        "title": full.title,
-        "author": full.author,
-        "untrusted": NOTICE.format(source=platform),
+        "url": one_line(full.url, URL_CHARS),
+        "title": one_line(full.title, TITLE_CHARS),
+        "author": one_line(full.author or "", NAME_CHARS),
+        "untrusted": NOTICE.format(source=platform) + UNTRUSTED_FIELDS,
         "post": fence(full.body, source, POST_CHARS),
         "top_comments": [
             {
-                "author": c.author or "[deleted]",
+                "author": one_line(c.author, NAME_CHARS) or "[deleted]",
                 "likes": c.likes,
                 "depth": c.depth,
                 "text": fence(c.body, f"{platform} comment {c.id}", COMMENT_CHARS),
@@ -221,7 +232,7 @@ async def draft(
         "next": f"Write your reply, then strike(opportunity_id={opportunity.id!r}, action='comment', content=...).",
     }
     if failures:
-        shown["warnings"] = failures
+        shown["warnings"] = {k: one_line(v, 300) for k, v in failures.items()}
     context = DraftContext(
         opportunity=Opportunity(opportunity.id, full, opportunity.score, opportunity.reason),
         capabilities=caps,

@@ -12,6 +12,9 @@ Control API (JSON), used by tests, the demo and the benchmarks:
 - ``GET  /_sandbox/writes[?platform=]`` -> every write received, oldest first
 - ``GET  /_sandbox/requests`` -> request counts per platform
 - ``POST /_sandbox/reset`` -> faults, writes and every emulator back to the seed
+- ``POST /_sandbox/posts`` {key, title, body, author, tags, likes, hours_ago, comments:
+  [{key, author, body, likes}]} -> a thread added to every platform until the next reset
+- ``GET  /_sandbox/hosts`` -> every Host header received, with counts
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gwanjong_sandbox.corpus import Node, Thread, add_thread, clear_extra
 from gwanjong_sandbox.emulator import Emulator, make_emulators
 from gwanjong_sandbox.state import Fault, SandboxState
 
@@ -74,12 +78,43 @@ def _control(state: SandboxState, emulators: dict[str, Emulator]) -> Starlette:
     async def requests_(_: Request) -> Response:
         return JSONResponse(state.requests)
 
+    async def hosts(_: Request) -> Response:
+        return JSONResponse(state.hosts)
+
+    async def add_post(request: Request) -> Response:
+        body = await request.json()
+        try:
+            thread = Thread(
+                key=str(body["key"]),
+                title=str(body.get("title", "")),
+                body=str(body.get("body", "")),
+                author=str(body.get("author", "someone")),
+                tags=[str(t) for t in body.get("tags", [])],
+                likes=int(body.get("likes", 0)),
+                hours_ago=float(body.get("hours_ago", 1)),
+                comments=[
+                    Node(str(c["key"]), str(c["author"]), str(c["body"]), int(c.get("likes", 0)))
+                    for c in body.get("comments", [])
+                ],
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            return JSONResponse({"error": f"bad thread: {exc}"}, status_code=400)
+        add_thread(thread)
+        for emulator in emulators.values():
+            emulator.reset()
+        ids = {name: e.ids().get(thread.key) for name, e in emulators.items()}
+        return JSONResponse({"ok": True, "ids": ids})
+
     async def reset(_: Request) -> Response:
         # Only emulators that served a request since the last reset can have changed
         # (with those sharing state with them): re-seeding the rest would be wasted time.
         touched = set(state.requests)
         state.clear()
+        every = clear_extra()  # added threads live in every emulator
         for emulator in emulators.values():
+            if every:
+                emulator.reset()
+                continue
             group = {emulator.platform, *getattr(emulator, "fault_scope", ())}
             if group & touched or any(
                 emulator.platform in getattr(other, "fault_scope", ()) and other.platform in touched
@@ -98,6 +133,8 @@ def _control(state: SandboxState, emulators: dict[str, Emulator]) -> Starlette:
             Route("/_sandbox/writes", writes),
             Route("/_sandbox/requests", requests_),
             Route("/_sandbox/reset", reset, methods=["POST"]),
+            Route("/_sandbox/posts", add_post, methods=["POST"]),
+            Route("/_sandbox/hosts", hosts),
         ]
     )
 
@@ -152,6 +189,11 @@ class SandboxApp:
             if scope["type"] == "lifespan":
                 await self.control(scope, receive, send)
             return
+        for name, value in scope.get("headers", []):
+            if name == b"host":
+                host = value.decode("latin-1").lower()
+                self.state.hosts[host] = self.state.hosts.get(host, 0) + 1
+                break
         if scope["path"].startswith("/_sandbox/"):
             await self.control(scope, receive, send)
             return

@@ -39,6 +39,15 @@ class SandboxControl:
     def requests(self) -> dict[str, int]:
         return self._get("/_sandbox/requests")
 
+    def add_post(self, thread: dict[str, Any]) -> dict[str, str | None]:
+        """Add a thread to every platform until the next reset; its id per platform."""
+        response = self._http.post("/_sandbox/posts", json=thread, timeout=60)
+        response.raise_for_status()
+        return response.json()["ids"]
+
+    def hosts(self) -> dict[str, int]:
+        return self._get("/_sandbox/hosts")
+
     def reset(self) -> None:
         self._http.post("/_sandbox/reset").raise_for_status()
 

@@ -102,10 +102,26 @@ def _huge_tree(count: int) -> list[Node]:
 
 ME = "{me}"
 
+# Threads added through the control API (`POST /_sandbox/posts`, tests only): every
+# emulator renders them after the seed until the next reset.
+_EXTRA: list[Thread] = []
+
+
+def add_thread(thread: Thread) -> None:
+    _EXTRA.append(thread)
+
+
+def clear_extra() -> bool:
+    """Forget the added threads; True if there were any."""
+    had = bool(_EXTRA)
+    _EXTRA.clear()
+    return had
+
 
 def build_corpus(me: str = ME) -> list[Thread]:
-    """The threads, with our account's handle as the author wherever we wrote."""
-    threads = _threads()
+    """The seed and any added threads, with our account's handle as the author wherever
+    we wrote."""
+    threads = [*_threads(), *_EXTRA]
     for thread in threads:
         if thread.author == ME:
             thread.author = me

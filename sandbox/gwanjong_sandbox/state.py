@@ -58,6 +58,8 @@ class SandboxState:
     #: (platform, object id) -> sandbox time from which reads show it (read-back lag)
     hidden: dict[tuple[str, str], float] = field(default_factory=dict)
     clock: Callable[[], float] = time.time
+    #: every Host header received (emulator and control API alike), with counts
+    hosts: dict[str, int] = field(default_factory=dict)
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     def now(self) -> float:
@@ -105,3 +107,4 @@ class SandboxState:
         self.writes.clear()
         self.requests.clear()
         self.hidden.clear()
+        self.hosts.clear()

@@ -154,6 +154,13 @@ class PlatformAdapter(ABC):
         return Validation(ok=not problems, allowed=allowed, problems=problems, length=length)
 
     def _check_length(self, name: str, text: str, limit: Limit, problems: list[str]) -> Length:
+        cap = max(4 * limit.max, 4096)
+        if len(text) > cap:  # refuse before counting: X's weighted count of 1 MB takes seconds
+            problems.append(
+                f"The {name} is {len(text)} characters, far over {self.label}'s {limit.max} "
+                f"{limit.unit}. Cut it to fit."
+            )
+            return Length(used=len(text), max=limit.max, unit=limit.unit)
         used = self.measure(text, limit.unit)
         if used > limit.max:
             problems.append(

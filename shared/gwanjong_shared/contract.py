@@ -53,6 +53,9 @@ class Capabilities(_Model):
     # Whether the platform answered the account lookup: None when nothing was asked
     # (no credentials); false when it could not be reached. Rules and limits hold either way.
     reachable: bool | None = None
+    #: the environment variable names of this server's credentials, the only names the
+    #: gateway's `setup` may save for it (endpoints and other settings are not credentials)
+    credentials: list[str] = Field(default_factory=list)
 
 
 class Length(_Model):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 import sys
 
+from gwanjong_shared.untrusted import clean
+
 _secrets: set[str] = set()
 
 
@@ -22,7 +24,8 @@ def redact(text: str) -> str:
 
 class _RedactingFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
-        return redact(super().format(record))
+        # Log lines may quote platform text: no terminal escapes or hidden characters.
+        return redact(clean(super().format(record)))
 
 
 def configure_logging(level: str = "WARNING") -> None:

@@ -271,8 +271,9 @@ allowed = auto (a program may), summoned (only if the target post mentions or qu
 account), human (a person must do it; hand the text over), never (not possible/permitted),
 with the reason. limits: title/body/comment max and unit (chars, graphemes,
 weighted_chars, bytes). configured is false when credentials are missing. Rules and limits
-answer even offline: then account is null and reachable false.
-Output: {{"platform", "configured", "account", "actions", "limits", "reachable"}}.
+answer even offline: then account is null and reachable false. credentials: the env var
+names of this server's credentials.
+Output: {{"platform", "configured", "account", "actions", "limits", "reachable", "credentials"}}.
 Example: capabilities()""",
     )
     async def capabilities() -> Capabilities:
@@ -293,8 +294,8 @@ Example: validate(action="write_comment", body="...", post_id="1001")""",
     async def validate(
         action: Annotated[str, Field(description="write_post, write_comment or upvote")],
         body: Annotated[str, Field(max_length=200_000)] = "",
-        title: str = "",
-        post_id: str | None = None,
+        title: Annotated[str, Field(max_length=10_000)] = "",
+        post_id: Annotated[str | None, Field(max_length=200)] = None,
     ) -> Validation:
         return await guarded(
             adapter.validate(action.strip(), body, title, (post_id or "").strip() or None),

@@ -247,7 +247,18 @@ async def test_mentions_errors_have_kinds(
 
 async def test_capabilities_shape_and_rules(client: Client[Any], spec: PlatformSpec) -> None:
     caps = await call(client, "capabilities")
-    assert set(caps) == {"platform", "configured", "account", "actions", "limits", "reachable"}
+    assert set(caps) == {
+        "platform",
+        "configured",
+        "account",
+        "actions",
+        "limits",
+        "reachable",
+        "credentials",
+    }
+    prefix = spec.name.upper() + "_"
+    assert caps["credentials"] and all(name.startswith(prefix) for name in caps["credentials"])
+    assert not [n for n in caps["credentials"] if "URL" in n or "PROXY" in n]
     assert caps["platform"] == spec.name and caps["configured"] is True and caps["account"]
     assert caps["reachable"] is True
     assert set(caps["actions"]) == set(ACTIONS)

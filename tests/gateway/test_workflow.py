@@ -140,7 +140,7 @@ async def test_platform_errors_stay_in_errors(sandbox: SandboxControl, tmp_path:
         ("draft", {"opportunity_id": 5}, "invalid_input"),
         ("strike", {"opportunity_id": "x", "action": "retweet", "content": "hi"}, "invalid_input"),
         ("setup", {"action": "format_disk"}, "invalid_input"),
-        ("setup", {"action": "save", "platform": "devto"}, "invalid_input"),
+        ("setup", {"action": "save", "platform": "devto"}, "not_supported"),
         ("status", {"verbose": True}, "invalid_input"),
     ],
 )
@@ -191,7 +191,10 @@ async def test_setup_check_and_guide(sandbox: SandboxControl, tmp_path: Path) ->
 async def test_setup_save_writes_a_private_env_file_and_never_echoes(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
+    gateway = in_memory_gateway(
+        sandbox, tmp_path, ["devto"], extra="model_may_save_credentials = true"
+    )
+    async with Client(gateway) as client:
         result = await client.call_tool(
             "setup",
             {
@@ -207,14 +210,14 @@ async def test_setup_save_writes_a_private_env_file_and_never_echoes(
             "DEVTO_API_KEY"
         ]
         env_file = tmp_path / ".env"
-        assert env_file.read_text() == "DEVTO_API_KEY=sk-very-secret-123\n"
+        assert env_file.read_text() == "DEVTO_API_KEY='sk-very-secret-123'\n"
         assert env_file.stat().st_mode & 0o777 == 0o600
         bad = await text_of(
             client,
             "setup",
             {"action": "save", "platform": "devto", "credentials": {"BLUESKY_APP_PASSWORD": "x"}},
         )
-        assert bad.startswith("invalid_input: ") and "DEVTO_" in bad
+        assert bad.startswith("invalid_input: ") and "DEVTO_API_KEY" in bad
 
 
 async def test_expose_lists_and_forwards_a_raw_tool(

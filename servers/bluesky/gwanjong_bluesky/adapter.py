@@ -127,6 +127,10 @@ def guess_langs(text: str) -> list[str]:
     return langs[:3] or ["en"]
 
 
+# What `setup` may save for this server (never endpoints: those come from the operator).
+CREDENTIALS = ["BLUESKY_HANDLE", "BLUESKY_APP_PASSWORD"]
+
+
 class HostNotAllowed(httpx.TransportError):
     """The SDK tried to reach a host outside the allow-list (nothing was sent)."""
 
@@ -741,6 +745,7 @@ class BlueskyAdapter(PlatformAdapter):
             configured=self.is_configured(),
             actions={"write_post": POST_RULE, "write_comment": COMMENT_RULE, "upvote": UPVOTE_RULE},
             limits=LIMITS,  # type: ignore[arg-type]  # dict[str, Limit] for dict[LimitName, Limit]
+            credentials=CREDENTIALS,
         )
 
     # -- writes -------------------------------------------------------------------------

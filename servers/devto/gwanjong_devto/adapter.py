@@ -62,6 +62,10 @@ def _tags(article: dict[str, Any]) -> list[str]:
     return []
 
 
+# What `setup` may save for this server (never endpoints: those come from the operator).
+CREDENTIALS = ["DEVTO_API_KEY"]
+
+
 class DevtoAdapter(PlatformAdapter):
     platform: ClassVar[str] = "devto"
     label: ClassVar[str] = "Dev.to"
@@ -270,6 +274,7 @@ class DevtoAdapter(PlatformAdapter):
                 "upvote": UPVOTE_RULE,
             },
             limits=LIMITS,  # type: ignore[arg-type]
+            credentials=CREDENTIALS,
         )
 
     async def account(self) -> str | None:

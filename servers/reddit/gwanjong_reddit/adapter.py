@@ -106,6 +106,10 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0.1.0"
 
 
+# What `setup` may save for this server (never endpoints: those come from the operator).
+CREDENTIALS = ["REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET", "REDDIT_USERNAME", "REDDIT_PASSWORD"]
+
+
 class HostNotAllowed(Exception):
     """A request for a host outside the allow-list (never sent)."""
 
@@ -740,6 +744,7 @@ class RedditAdapter(PlatformAdapter):
             configured=self.is_configured(),
             actions={"write_post": POST_RULE, "write_comment": COMMENT_RULE, "upvote": UPVOTE_RULE},
             limits=LIMITS,
+            credentials=CREDENTIALS,
         )
 
     async def account(self) -> str | None:

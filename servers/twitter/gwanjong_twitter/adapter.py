@@ -58,6 +58,16 @@ LIKE_ALLOWED = (
 )
 
 
+# What `setup` may save for this server (never endpoints: those come from the operator).
+CREDENTIALS = [
+    "TWITTER_BEARER_TOKEN",
+    "TWITTER_API_KEY",
+    "TWITTER_API_SECRET",
+    "TWITTER_ACCESS_TOKEN",
+    "TWITTER_ACCESS_SECRET",
+]
+
+
 class TwitterAdapter(PlatformAdapter):
     platform: ClassVar[str] = "twitter"
     label: ClassVar[str] = "X"
@@ -330,6 +340,7 @@ class TwitterAdapter(PlatformAdapter):
                 "upvote": like,
             },
             limits=LIMITS,  # type: ignore[arg-type]
+            credentials=CREDENTIALS,
         )
 
 

@@ -1,0 +1,77 @@
+"""`<state_dir>/.env`: the credentials `setup` saves, in the one format python-dotenv reads.
+
+Values are single-quoted by python-dotenv's own writer and read back by its parser, so
+what is written is what every reader sees. A value holding any control character or any
+Unicode line or paragraph separator is refused: some `.env` readers split lines on them,
+which would let one saved value smuggle in another variable. The file is replaced
+atomically (temp file in the same directory, then rename) with mode 0600, and a symlink
+in its place is refused rather than written through.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+from dotenv import set_key
+
+from gwanjong_gateway.config import read_dotenv
+from gwanjong_shared.untrusted import has_hidden
+
+MAX_VALUE_CHARS = 4096
+
+
+class DotenvError(ValueError):
+    """A value or file that must not be written; the text says what to do instead."""
+
+
+def check_value(key: str, value: str) -> None:
+    if not isinstance(value, str) or not value.strip():
+        raise DotenvError(f"{key} is empty; give its value.")
+    if len(value) > MAX_VALUE_CHARS:
+        raise DotenvError(
+            f"{key} is {len(value)} characters; a credential is at most {MAX_VALUE_CHARS}."
+        )
+    if "\t" in value or "\n" in value or has_hidden(value):
+        raise DotenvError(
+            f"{key} holds a control character or a line/paragraph separator; "
+            "give the value on one line of plain text."
+        )
+
+
+def save(path: Path, values: dict[str, str]) -> None:
+    """Merge `values` into the file at `path`, atomically; nothing is written on error."""
+    for key, value in values.items():
+        check_value(key, value)
+    if path.is_symlink():
+        raise DotenvError(
+            f"{path} is a symbolic link; gwanjong does not write through links. "
+            "Replace it with a regular file, or set the variables in the environment."
+        )
+    if path.exists() and not path.is_file():
+        raise DotenvError(f"{path} is not a regular file; remove it or pick another state_dir.")
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd, tmp_name = tempfile.mkstemp(prefix=".env.", dir=path.parent)  # mode 0600
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            if path.exists():
+                out.write(path.read_text(encoding="utf-8"))
+        for key, value in sorted(values.items()):
+            set_key(tmp, key, value, quote_mode="always")
+        os.chmod(tmp, 0o600)
+        back = read_dotenv(tmp)
+        wrong = [k for k, v in values.items() if back.get(k) != v]
+        if wrong:  # never install a file that does not read back as written
+            raise DotenvError(f"{', '.join(wrong)} would not read back as given; not saved.")
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+
+
+def overridden(values: dict[str, str], environ: dict[str, str]) -> list[str]:
+    """Names the environment sets to something else: those win over the saved value."""
+    return sorted(k for k, v in values.items() if k in environ and environ[k] != v)

@@ -1,0 +1,166 @@
+"""The `setup` tool: check platforms, explain how to get keys, save credentials safely.
+
+Saving is where a hostile post could try to steer the model, so: only the credential
+names a platform server declares in `capabilities` can be saved (never an endpoint or a
+proxy: those come from gateway.toml or the operator's environment); secrets preferably
+come from the person through the client's form (elicitation), never through the model;
+values the model supplies are saved only when `[gateway] model_may_save_credentials` is on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from fastmcp import Context
+from mcp.types import InputRequiredResult
+
+from gwanjong_gateway.dotenv_file import DotenvError, check_value, overridden
+from gwanjong_gateway.secret_form import ask_secrets
+from gwanjong_gateway.setup_guide import allowed_names, check_names, guide_for, save_credentials
+from gwanjong_gateway.store import StrikeStore
+from gwanjong_shared.errors import ErrorKind, PlatformError
+from gwanjong_shared.untrusted import one_line, quote
+
+if TYPE_CHECKING:
+    from gwanjong_gateway.server import Gateway
+
+MAX_CREDENTIALS = 20
+_PLATFORM = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
+
+
+def other_ways(platform: str) -> str:
+    return (
+        f"Ask the user to run `gwanjong setup {platform}` in a terminal (hidden input), or "
+        f"call setup(action='save', platform='{platform}') without credentials so the client "
+        "asks the user in a form you never see."
+    )
+
+
+async def declared_credentials(gw: Gateway, platform: str) -> list[str] | None:
+    outcome = await gw.upstreams.call(platform, "capabilities", {})
+    if not outcome.ok or not isinstance(outcome.data, dict):
+        return None
+    return allowed_names(platform, outcome.data.get("credentials"))
+
+
+def guides(gw: Gateway, platform: str) -> dict[str, Any]:
+    if platform and not _PLATFORM.match(platform):
+        raise PlatformError(
+            ErrorKind.INVALID_INPUT,
+            f"No platform named {quote(platform, 40)}. Use one of: {', '.join(gw.upstreams.names())}.",
+        )
+    names = (
+        [platform]
+        if platform
+        else (gw.upstreams.names() or ["devto", "bluesky", "twitter", "reddit"])
+    )
+    return {
+        "guides": {name: guide_for(name) for name in names},
+        "next": "Put the values in the environment, or ask the user to run `gwanjong setup "
+        "<platform>` in a terminal, or call setup(action='save', platform=...) so the client "
+        "asks the user in a form.",
+    }
+
+
+async def save(
+    gw: Gateway, ctx: Context, platform: str, credentials: dict[str, str] | None
+) -> dict[str, Any] | InputRequiredResult:
+    if not platform:
+        raise PlatformError(
+            ErrorKind.INVALID_INPUT,
+            "save needs a platform, e.g. setup(action='save', platform='devto').",
+        )
+    if credentials is not None and len(credentials) > MAX_CREDENTIALS:
+        raise PlatformError(
+            ErrorKind.INVALID_INPUT,
+            f"{len(credentials)} credentials is too many; give at most {MAX_CREDENTIALS}.",
+        )
+    names = await declared_credentials(gw, platform)
+    if names is None:
+        raise PlatformError(
+            ErrorKind.UNAVAILABLE,
+            f"The {platform} server did not say which credentials it takes (it is down or "
+            "predates the contract's `credentials`), so setup saves nothing for it. Set them in "
+            "the environment or gateway.toml, or check status().",
+        )
+    try:
+        if credentials:
+            check_names(platform, names, credentials)
+            for key, value in credentials.items():
+                check_value(key, value)
+            if not gw.config.gateway.model_may_save_credentials:
+                raise PlatformError(
+                    ErrorKind.NOT_SUPPORTED,
+                    "Saving credentials that pass through the assistant is off "
+                    "([gateway] model_may_save_credentials = false). " + other_ways(platform),
+                )
+            values = dict(credentials)
+        else:
+            answer = await ask_secrets(ctx, platform, names)
+            if isinstance(answer, InputRequiredResult):
+                return answer
+            if answer == "unsupported":
+                raise PlatformError(
+                    ErrorKind.NOT_SUPPORTED,
+                    "This client cannot show the user a form. Ask the user to run "
+                    f"`gwanjong setup {platform}` in a terminal, or to set "
+                    f"{', '.join(names)} in the gateway's environment.",
+                )
+            if answer == "declined":
+                return {"saved": [], "status": "declined", "next": "Nothing was saved."}
+            values = {k: v.strip() for k, v in answer.items() if v.strip()}
+            if not values:
+                return {"saved": [], "status": "empty", "next": "Nothing was typed; nothing saved."}
+            for key, value in values.items():
+                check_value(key, value)
+        saved = save_credentials(gw.config.state_dir, platform, values)
+    except (DotenvError, ValueError) as exc:
+        raise PlatformError(ErrorKind.INVALID_INPUT, str(exc)) from None
+    environ = dict(os.environ if gw.environ is None else gw.environ)
+    gw.upstreams.reload_env(platform, environ)
+    upstream = gw.upstreams.get(platform)
+    if upstream is not None:
+        await upstream.close()  # restarted with the new env on the next call
+    result: dict[str, Any] = {
+        "saved": saved,
+        "file": str(gw.config.state_dir / ".env"),
+        "check": await check(gw, [platform]),
+    }
+    table = upstream.platform.env if upstream is not None else {}
+    over = sorted(set(overridden(values, environ)) | {k for k in values if k in table})
+    if over:
+        result["warning"] = (
+            f"{', '.join(over)} is also set in the gateway's environment or gateway.toml, which "
+            "wins over the saved value: remove it there for the saved one to take effect."
+        )
+    return result
+
+
+async def check(gw: Gateway, names: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+
+    async def one(name: str) -> None:
+        outcome = await gw.upstreams.call(name, "capabilities", {})
+        if outcome.ok:
+            caps = outcome.data
+            out[name] = {
+                "ok": True,
+                "configured": caps.get("configured"),
+                "account": one_line(str(caps.get("account") or ""), 60) or None,
+                "actions": {k: v.get("allowed") for k, v in caps.get("actions", {}).items()},
+            }
+            with contextlib.suppress(PlatformError):  # a busy record: resume next check
+                if await gw.records.run(StrikeStore.paused, name):
+                    await gw.records.run(StrikeStore.clear_pause, name)
+                    out[name]["writes_resumed"] = True
+        else:
+            out[name] = {"ok": False, "error": one_line(outcome.error, 300)}
+
+    async with anyio.create_task_group() as tg:
+        for name in names:
+            tg.start_soon(one, name)
+    return out

@@ -1,0 +1,61 @@
+"""Text written by strangers, made safe to show a model or write to a log.
+
+Platform text can carry characters that are invisible or that steer a terminal or a
+renderer: C0/C1 controls (NUL, ESC, BEL), bidi overrides and isolates, zero-width and
+other format characters, Unicode tag characters (ASCII smuggling), and line separators
+other than ``\\n`` that some parsers split on. :func:`clean` removes them (line and
+paragraph separators become ``\\n``), :func:`one_line` also folds every line break into a
+space and bounds the length, and :func:`quote` is how an error echoes an input: cleaned,
+single-line, at most ~200 characters.
+"""
+
+from __future__ import annotations
+
+import regex
+
+#: how much of any input an error may quote
+ECHO_CHARS = 200
+
+# Line breaks other than \n that some readers honour (str.splitlines() does): \r, \v, \f,
+# \x1c-\x1e, NEL, U+2028, U+2029.
+_BREAKS = regex.compile(r"\r\n?|[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+# Every other control or format character, except \n and \t. A zero-width joiner is kept
+# only right after an emoji or variation selector, where it builds one glyph (👩‍💻).
+_HIDDEN = regex.compile(
+    r"[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}--[\n\t\u200d]]"
+    r"|(?<![\p{Extended_Pictographic}\ufe0f\p{Emoji_Modifier}])\u200d",
+    regex.V1,
+)
+_SPACES = regex.compile(r"\s+")
+
+
+def clean(text: str, max_chars: int | None = None) -> str:
+    """`text` without hidden or steering characters; other line breaks become \\n.
+
+    `max_chars` bounds the work first: a 1 MB input is cut before it is scanned."""
+    if max_chars is not None and len(text) > max_chars:
+        text = text[: max_chars - 1] + "…"
+    return _HIDDEN.sub("", _BREAKS.sub("\n", text))
+
+
+def one_line(text: str, max_chars: int = 120) -> str:
+    """Cleaned, every run of whitespace one space, at most `max_chars` characters."""
+    # Cut generously before cleaning (bounded work), then exactly after folding.
+    folded = _SPACES.sub(" ", clean(text, max_chars * 4 + 16)).strip()
+    if len(folded) > max_chars:
+        folded = folded[: max_chars - 1].rstrip() + "…"
+    return folded
+
+
+def quote(text: object, max_chars: int = ECHO_CHARS) -> str:
+    """An input as an error may echo it: `repr`-like quotes, one line, bounded."""
+    raw = text if isinstance(text, str) else repr(text)
+    shown = one_line(raw, max_chars)
+    extra = len(raw) - max_chars
+    suffix = f" (+{extra} chars)" if extra > 0 else ""
+    return f"'{shown}'{suffix}"
+
+
+def has_hidden(text: str) -> bool:
+    """True if `text` holds any character :func:`clean` would remove or change."""
+    return bool(_HIDDEN.search(text) or _BREAKS.search(text))

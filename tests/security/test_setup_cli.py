@@ -1,0 +1,84 @@
+"""`gwanjong setup devto` in a real terminal (a pty): the key is typed hidden, saved to a
+private `.env`, and the connection is checked against the sandbox."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from gwanjong_gateway.config import render
+from gwanjong_sandbox.control import SandboxControl
+
+pytestmark = [pytest.mark.e2e, pytest.mark.stdio]
+KEY = "sandbox-devto-key"
+
+
+def read_until(fd: int, needle: bytes, seen: bytearray, seconds: float = 120) -> bool:
+    deadline = time.monotonic() + seconds
+    while needle not in seen:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            continue
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:  # the child closed the terminal
+            return needle in seen
+        if not chunk:
+            return needle in seen
+        seen += chunk
+    return True
+
+
+def test_gwanjong_setup_devto_in_a_terminal(sandbox: SandboxControl, tmp_path: Path) -> None:
+    env_table = {"DEVTO_BASE_URL": sandbox.url, "DEVTO_TIMEOUT_S": "60"}
+    config = tmp_path / "gateway.toml"
+    config.write_text(
+        render(
+            {"state_dir": tmp_path / "state", "start_timeout_s": 90}, {"devto": {"env": env_table}}
+        ),
+        encoding="utf-8",
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DEVTO_")}
+    env.update({"FASTMCP_LOG_LEVEL": "WARNING", "TERM": "dumb"})
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: a session whose controlling terminal is the pty
+        os.execve(
+            sys.executable,
+            [sys.executable, "-m", "gwanjong_gateway", "--config", str(config), "setup", "devto"],
+            env,
+        )
+    seen = bytearray()
+    try:
+        assert read_until(fd, b"DEVTO_API_KEY: ", seen), bytes(seen)
+        os.write(fd, KEY.encode() + b"\n")
+        assert read_until(fd, b"Check: devto", seen), bytes(seen)
+        read_until(fd, b"\n", seen, 10)
+    finally:
+        _, status = os.waitpid(pid, 0)
+        os.close(fd)
+    text = bytes(seen).decode("utf-8", "replace")
+    assert os.waitstatus_to_exitcode(status) == 0, text
+    assert "Check: devto is configured; account: gwanjong_bot" in text
+    assert KEY not in text  # hidden input: the terminal never echoed it
+    env_file = tmp_path / "state" / ".env"
+    assert env_file.read_text(encoding="utf-8") == f"DEVTO_API_KEY='{KEY}'\n"
+    assert env_file.stat().st_mode & 0o777 == 0o600
+
+
+def test_gwanjong_setup_refuses_a_platform_that_is_not_enabled(tmp_path: Path) -> None:
+    from gwanjong_gateway.config import parse
+    from gwanjong_gateway.setup_cli import run_setup
+
+    config = parse(render({"state_dir": tmp_path / "state"}, {"devto": {}}))
+    asked: list[str] = []
+    assert run_setup(config, ["myspace"], ask=lambda p: asked.append(p) or "") == 2
+    assert not asked and not (tmp_path / "state" / ".env").exists()
