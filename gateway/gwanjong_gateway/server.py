@@ -85,7 +85,8 @@ def build_gateway(
         gw.open_store()
 
         async def start() -> None:
-            await gw.upstreams.start_all()
+            # Platforms start on first use; only those with exposed tools start now.
+            await gw.upstreams.start_all(only={n.partition("__")[0] for n in config.gateway.expose})
             register_exposed(mcp, gw.upstreams, config.gateway.expose)
             if gw.desk is not None and gw.store is not None and gw.store.unsettled():
                 settled = await gw.desk.reconcile_all()

@@ -1,9 +1,11 @@
 """The platform servers, held open as MCP clients.
 
-Each enabled platform is one Upstream: spawned over stdio (or reached at a URL) in the
-background at startup, so the gateway answers `tools/list` before any backend is up. A
-backend that fails to start, crashes or hangs is marked down with the reason, never blocks
-the others, and is started again on its next use. Every call has a timeout.
+Each enabled platform is one Upstream, started on its first use (health "not started"
+until then): a bundled platform is built in the gateway's interpreter and reached over
+FastMCP's in-memory transport (hosting.py); `isolation = "process"` spawns it over stdio
+instead; a `command` is spawned and a `url` reached over HTTP. A backend that fails to
+start, crashes or hangs is marked down with the reason, never blocks the others, and is
+started again on its next use. Every call has a timeout.
 """
 
 from __future__ import annotations
@@ -20,13 +22,14 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport, StreamableHttpTransport
 from mcp.shared.exceptions import MCPError
 
+from gwanjong_gateway import hosting
 from gwanjong_gateway.config import GatewayConfig, PlatformConfig, command_for, expand, read_dotenv
 from gwanjong_shared.contract import CONTRACT_TOOLS
 from gwanjong_shared.errors import ErrorKind, format_error, parse_error
 
 log = logging.getLogger(__name__)
 
-Health = Literal["starting", "up", "down", "disabled"]
+Health = Literal["not started", "starting", "up", "down", "disabled"]
 SEP = "__"  # namespaced tool names: devto__search
 
 # What a spawned server needs besides its own credentials.
@@ -80,17 +83,24 @@ class Upstream:
     connect_timeout_s: float = 30.0
     #: for tests: a transport (or in-process FastMCP server) used instead of spawning
     transport_override: Any = None
-    health: Health = "starting"
-    reason: str = "starting"
+    health: Health = "not started"
+    reason: str = "started on first use"
     tools: dict[str, Any] = field(default_factory=dict)
     started_at: float | None = None
     _client: Client[Any] | None = None
     _stack: AsyncExitStack | None = None
     _lock: anyio.Lock = field(default_factory=anyio.Lock)
 
-    def _transport(self) -> Any:
+    @property
+    def in_process(self) -> bool:
+        p = self.platform
+        return p.command is None and p.url is None and p.isolation == "in-process"
+
+    async def _transport(self) -> Any:
         if self.transport_override is not None:
             return self.transport_override
+        if self.in_process:
+            return await hosting.in_process(self.name, self.env)
         if self.platform.url:
             return StreamableHttpTransport(self.platform.url)
         command = command_for(self.name, self.platform)
@@ -106,7 +116,9 @@ class Upstream:
             try:
                 with anyio.fail_after(self.connect_timeout_s):
                     stack = AsyncExitStack()
-                    client: Client[Any] = Client(self._transport(), timeout=self.connect_timeout_s)
+                    client: Client[Any] = Client(
+                        await self._transport(), timeout=self.connect_timeout_s
+                    )
                     await stack.enter_async_context(client)
                     self._stack = stack
                     listed = await client.list_tools()
@@ -144,9 +156,9 @@ class Upstream:
                 f"the {self.name} server is down ({self.reason}); it is restarted on the next call",
             )
         try:
-            result = await client.call_tool(
-                tool, arguments, timeout=timeout_s, raise_on_error=False
-            )
+            # The raw result: its structured content is validated once, by the typed models
+            # where it is used (call_tool would also build classes from the outputSchema).
+            result = await client.call_tool_mcp(tool, arguments, timeout=timeout_s)
         except MCPError as exc:
             text = str(exc)
             if "timed out" in text:
@@ -221,10 +233,12 @@ class Upstreams:
     def get(self, name: str) -> Upstream | None:
         return self.by_name.get(name)
 
-    async def start_all(self) -> None:
+    async def start_all(self, only: set[str] | None = None) -> None:
+        """Start these platforms now (all when `only` is None) rather than on first use."""
         async with anyio.create_task_group() as tg:
-            for upstream in self.by_name.values():
-                tg.start_soon(upstream.ensure)
+            for name, upstream in self.by_name.items():
+                if only is None or name in only:
+                    tg.start_soon(upstream.ensure)
 
     async def close_all(self) -> None:
         with anyio.CancelScope(shield=True):
