@@ -16,12 +16,14 @@ from gwanjong_shared.logs import configure_logging
 
 def _serve(args: argparse.Namespace) -> int:
     from gwanjong_gateway.server import Gateway, build_gateway
+    from gwanjong_gateway.telemetry import spans_only_when_traced
 
     config, _path = load(args.config)
     os.environ.setdefault("FASTMCP_LOG_LEVEL", "WARNING")
     os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
     os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
     configure_logging(args.log_level)
+    spans_only_when_traced(os.environ)
     gateway = Gateway(config)
     server = build_gateway(config, gateway=gateway)
 

@@ -38,6 +38,7 @@ _QUIET = {
     "FASTMCP_SHOW_SERVER_BANNER": "false",
     "FASTMCP_CHECK_FOR_UPDATES": "off",
     "GWANJONG_SPAWNED": "1",  # settings come from this env alone, not a .env in the cwd
+    "FASTMCP_TELEMETRY_MODE": "off",  # no spans in a spawned server (tracing is the gateway's)
 }
 
 
