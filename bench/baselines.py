@@ -40,10 +40,7 @@ def mount(envs: dict[str, dict[str, str]]) -> FastMCP[Any]:
 def main() -> None:
     kind, *rest = sys.argv[1:]
     envs: dict[str, dict[str, str]] = json.loads(Path(rest[-1]).read_text())
-    if kind == "mount":
-        server = mount(envs)
-    else:
-        server = create_proxy(backend(rest[0], envs[rest[0]]))
+    server = mount(envs) if kind == "mount" else create_proxy(backend(rest[0], envs[rest[0]]))
     server.run(show_banner=False)
 
 
