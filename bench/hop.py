@@ -1,6 +1,8 @@
 """Gateway hop: the same platform tool called directly on the platform server, through
 FastMCP's proxy of it (`create_proxy`, what a user would build instead), and through the
-gateway (exposed as devto__capabilities), all over stdio, same run."""
+gateway (exposed as devto__capabilities), all over stdio, same run. The three are held open
+together and called in turn (rotated), so load from elsewhere on the machine falls on all
+three alike."""
 
 from __future__ import annotations
 
@@ -24,40 +26,48 @@ from bench.common import (
 N = 300
 
 
-async def measure(client: Client, tool: str) -> list[float]:  # type: ignore[type-arg]
-    for _ in range(20):
-        await client.call_tool(tool, {})
-    samples = []
-    for _ in range(N):
-        start = timed()
-        await client.call_tool(tool, {})
-        samples.append(timed() - start)
+async def interleaved(calls: list[tuple[Client, str]]) -> list[list[float]]:  # type: ignore[type-arg]
+    for client, tool in calls:
+        for _ in range(20):
+            await client.call_tool(tool, {})
+    samples: list[list[float]] = [[] for _ in calls]
+    for i in range(N):
+        for k in range(len(calls)):
+            j = (i + k) % len(calls)
+            client, tool = calls[j]
+            start = timed()
+            await client.call_tool(tool, {})
+            samples[j].append(timed() - start)
     return samples
 
 
 async def main() -> None:
     rows = []
     with sandbox_and_config() as (_sandbox, config, envs):
+        envs_file = config.parent / "envs.json"
+        envs_file.write_text(json.dumps(envs))
         for mode in ("legacy", "auto"):
-            async with Client(
-                server_transport("devto", envs["devto"]), mode=mode, timeout=120
-            ) as direct:
-                d = median_ms(await measure(direct, "capabilities"))
-            envs_file = config.parent / "envs.json"
-            envs_file.write_text(json.dumps(envs))
             proxy = StdioTransport(
                 command=sys.executable,
                 args=["-m", "bench.baselines", "proxy", "devto", str(envs_file)],
                 env=QUIET,
             )
-            async with Client(proxy, mode=mode, timeout=120) as proxied:
-                p = median_ms(await measure(proxied, "capabilities"))
-            async with Client(gateway_transport(config), mode=mode, timeout=120) as gw:
-                await gw.call_tool("status", {})
+            async with (
+                Client(server_transport("devto", envs["devto"]), mode=mode, timeout=120) as direct,
+                Client(proxy, mode=mode, timeout=120) as proxied,
+                Client(gateway_transport(config), mode=mode, timeout=120) as gw,
+            ):
                 with anyio.fail_after(60):
                     while "devto__capabilities" not in {t.name for t in await gw.list_tools()}:
                         await anyio.sleep(0.2)
-                g = median_ms(await measure(gw, "devto__capabilities"))
+                sd, sp, sg = await interleaved(
+                    [
+                        (direct, "capabilities"),
+                        (proxied, "capabilities"),
+                        (gw, "devto__capabilities"),
+                    ]
+                )
+            d, p, g = median_ms(sd), median_ms(sp), median_ms(sg)
             hop, proxy_hop = g - d, p - d
             rows.append(
                 [
