@@ -45,10 +45,32 @@ def sandbox_and_config(
         yield sandbox, path, envs
 
 
-def gateway_transport(config: Path) -> StdioTransport:
+def gateway_transport(config: Path, keep_alive: bool = True) -> StdioTransport:
     return StdioTransport(
-        command=PY, args=["-m", "gwanjong_gateway", "--config", str(config)], env=QUIET
+        command=PY,
+        args=["-m", "gwanjong_gateway", "--config", str(config)],
+        env=QUIET,
+        keep_alive=keep_alive,
     )
+
+
+def write_config(
+    path: Path,
+    state_dir: Path,
+    envs: dict[str, dict[str, str]],
+    isolation: str | None = None,
+    extra_env: dict[str, str] | None = None,
+) -> Path:
+    """A gateway.toml without `expose` (so nothing starts before its first use)."""
+    platforms: dict[str, dict[str, Any]] = {}
+    for name, env in envs.items():
+        table_: dict[str, Any] = {"env": {**env, **(extra_env or {})}, "min_interval_s": 0}
+        if isolation is not None:
+            table_["isolation"] = isolation
+        platforms[name] = table_
+    gateway = {"writes": "dry-run", "state_dir": state_dir, "call_timeout_s": 60}
+    path.write_text(render(gateway, platforms), encoding="utf-8")
+    return path
 
 
 def server_transport(platform: str, env: dict[str, str]) -> StdioTransport:

@@ -1,36 +1,36 @@
-"""Footprint: peak RSS of the gateway and every platform server it spawned, after a scout."""
+"""Footprint: peak RSS (VmHWM) of the gateway and every platform server it runs, after one
+scout on 4 platforms, default (in-process) and isolation=process. The sandbox is not counted."""
 
 from __future__ import annotations
 
-import os
+import tempfile
 from pathlib import Path
 
 import anyio
 from fastmcp import Client
 
-from bench.common import gateway_transport, sandbox_and_config, table
-from tests.e2e.procs import cmdline, find
-
-
-def peak_rss(pid: int) -> tuple[str, int]:
-    fields = dict(
-        line.split(":", 1)
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines()
-        if ":" in line
-    )
-    cmd = cmdline(pid)
-    name = next((part for part in cmd.split() if part.startswith("gwanjong")), cmd[:40])
-    return name, int(fields["VmHWM"].split()[0])
+from bench.common import gateway_transport, sandbox_and_config, table, write_config
+from bench.procstats import per_process, root_of
+from bench.subjects import scout
 
 
 async def main() -> None:
-    with sandbox_and_config() as (_sandbox, config, _envs):
-        async with Client(gateway_transport(config), timeout=120) as gw:
-            await gw.call_tool("scout", {"topic": "rust async"})
-            procs = [peak_rss(pid) for pid in find(os.getpid(), "gwanjong_")]
-    rows = [[name, f"{kb / 1024:.0f}"] for name, kb in sorted(procs)]
-    rows.append(["total", f"{sum(kb for _, kb in procs) / 1024:.0f}"])
-    table("Peak RSS (VmHWM) after one scout", ["process", "MiB"], rows)
+    rows: list[list[str]] = []
+    with (
+        sandbox_and_config() as (_sandbox, _config, envs),
+        tempfile.TemporaryDirectory(prefix="gwanjong-foot-") as tmp,
+    ):
+        for isolation in ("in-process", "process"):
+            config = write_config(
+                Path(tmp) / f"{isolation}.toml", Path(tmp) / isolation, envs, isolation=isolation
+            )
+            async with Client(gateway_transport(config, keep_alive=False), timeout=180) as gw:
+                await scout(gw)
+                procs = per_process(root_of(f"{isolation}.toml"))
+            for name, mib in procs:
+                rows.append([isolation, name, f"{mib:.0f}"])
+            rows.append([isolation, "total", f"{sum(m for _, m in procs):.0f}"])
+    table("Peak RSS (VmHWM) after one scout", ["isolation", "process", "MiB"], rows)
 
 
 if __name__ == "__main__":

@@ -1,13 +1,28 @@
 """Tool-definition tokens: the gateway's tools/list vs all four platform servers' tools
-under namespaced names, as a user connecting them directly would see them (o200k)."""
+under namespaced names, as a user connecting them directly would see them (o200k). Counted
+two ways: the whole tools/list JSON, and what a host sends the model (name, description and
+inputSchema of each tool; hosts generally leave outputSchema, annotations and _meta out)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import anyio
 from fastmcp import Client
 
 from bench.common import dumps, gateway_transport, sandbox_and_config, server_transport, table
 from gwanjong_gateway.tokens import count_tokens, tool_list_tokens
+
+BASELINE_MODEL_VIEW = 1013  # the gateway's five tools as the model saw them before issue 17
+
+
+def model_view_tokens(tools: list[Any]) -> int:
+    """name + description + inputSchema per tool, as hosts put tools into the context."""
+    view = [
+        {"name": t.name, "description": t.description or "", "input_schema": t.input_schema}
+        for t in tools
+    ]
+    return count_tokens(dumps(view))
 
 
 async def main() -> None:
@@ -22,17 +37,27 @@ async def main() -> None:
                 for tool in await client.list_tools():
                     raw.append(tool.model_copy(update={"name": f"{platform}__{tool.name}"}))
     g, r = tool_list_tokens(gateway_tools), tool_list_tokens(raw)
+    gm, rm = model_view_tokens(gateway_tools), model_view_tokens(raw)
     table(
         "Tool-definition tokens (o200k_base)",
-        ["tool list", "tools", "tokens", "share of raw"],
+        ["tool list", "tools", "whole JSON", "share", "as the model sees it", "share"],
         [
             [
                 "gateway (scout, draft, strike, status, setup)",
                 len(gateway_tools),
                 g,
                 f"{g / r:.1%}",
+                gm,
+                f"{gm / rm:.1%}",
             ],
-            [f"raw union of {len(envs)} platform servers (namespaced)", len(raw), r, "100%"],
+            [
+                f"raw union of {len(envs)} platform servers (namespaced)",
+                len(raw),
+                r,
+                "100%",
+                rm,
+                "100%",
+            ],
         ],
     )
     rows = [
@@ -42,6 +67,10 @@ async def main() -> None:
     table("Gateway tools", ["tool", "tokens"], rows)
     print(
         f"\ntarget: gateway <= 1500 tokens and <= 15% of raw -> {'met' if g <= 1500 and g <= 0.15 * r else 'NOT met'}"
+    )
+    print(
+        f"target: as the model sees it, no growth over {BASELINE_MODEL_VIEW} -> {gm} "
+        f"{'met' if gm <= BASELINE_MODEL_VIEW else 'NOT met'} (stretch: 526)"
     )
 
 

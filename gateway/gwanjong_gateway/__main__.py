@@ -20,6 +20,7 @@ from gwanjong_shared.logs import configure_logging
 def _serve(args: argparse.Namespace) -> int:
     from gwanjong_gateway.auth import bind_problem, build_auth
     from gwanjong_gateway.server import Gateway, build_gateway
+    from gwanjong_gateway.telemetry import spans_only_when_traced
 
     config, _path = load(args.config)
     auth = None
@@ -34,6 +35,7 @@ def _serve(args: argparse.Namespace) -> int:
     os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
     configure_logging(args.log_level)
     add_log_file(config)
+    spans_only_when_traced(os.environ)
     gateway = Gateway(config)
     server = build_gateway(config, gateway=gateway, auth=auth)
 

@@ -22,6 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 BUNDLED = ("devto", "bluesky", "twitter", "reddit")
 WriteMode = Literal["dry-run", "confirm", "live"]
+#: where a bundled platform runs: in the gateway's interpreter, or its own subprocess
+Isolation = Literal["in-process", "process"]
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
@@ -44,6 +46,8 @@ class PlatformConfig(_Strict):
     enabled: bool = True
     command: list[str] | None = None
     url: str | None = None
+    #: bundled platforms only; `command`/`url` platforms always run out of process
+    isolation: Isolation = "in-process"
     env: dict[str, str] = Field(default_factory=dict)
     #: appended to every automated write here ("" turns it off); None = the platform default
     disclosure: str | None = None
@@ -127,7 +131,7 @@ class GatewayConfig(_Strict):
         for name, platform in platforms.items():
             if not _NAME.match(name):
                 raise ValueError(f"platform name {name!r} must be lowercase letters, digits or _")
-            if platform.command is None and platform.url is None and name not in BUNDLED:
+            if platform.command is None and platform.url is None and not _declared(name):
                 raise ValueError(
                     f'platform {name!r} is not bundled: give it command = [...] or url = "..."'
                 )
@@ -139,6 +143,15 @@ class GatewayConfig(_Strict):
 
     def enabled(self) -> dict[str, PlatformConfig]:
         return {name: p for name, p in self.platforms.items() if p.enabled}
+
+
+def _declared(name: str) -> bool:
+    """Bundled here, or declared by an installed package (a `gwanjong.platforms` entry point)."""
+    if name in BUNDLED:
+        return True
+    from gwanjong_gateway.hosting import entry_point  # reads package metadata: only when needed
+
+    return entry_point(name) is not None
 
 
 def default_command(name: str) -> list[str]:

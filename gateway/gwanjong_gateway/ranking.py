@@ -2,7 +2,7 @@
 
 score = 0.70 * relevance + 0.20 * engagement + 0.10 * freshness, each in [0, 1]:
 
-- relevance: BM25 (bm25s) of the topic against title (counted twice), tags and body,
+- relevance: BM25 (plain Python, gwanjong_gateway.bm25) of the topic against title (counted twice), tags and body,
   divided by the best score in this batch. Words are lower-cased; Hangul, kana and CJK
   runs also yield character bigrams, so "비동기로" still matches "비동기" with no
   language-specific tokenizer.
@@ -23,8 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-import bm25s
-
+from gwanjong_gateway.bm25 import bm25_scores
 from gwanjong_shared.models import Post
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -131,10 +130,8 @@ def rank(topic: str, posts: list[Post], now: datetime | None = None) -> list[Ran
     query = tokens(topic)
     relevance = [0.0] * len(posts)
     if query:
-        retriever = bm25s.BM25()
-        retriever.index(docs, show_progress=False)
-        scores = retriever.get_scores(query)
-        best = float(max(scores)) if len(scores) else 0.0
+        scores = bm25_scores(query, docs)
+        best = max(scores)
         if best > 0:
             relevance = [float(s) / best for s in scores]
     eng_raw = [math.log1p(p.likes + 2 * p.comments_count) for p in posts]

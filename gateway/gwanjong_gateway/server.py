@@ -90,7 +90,8 @@ def build_gateway(
     @asynccontextmanager
     async def lifespan(_server: FastMCP[Any]) -> AsyncIterator[dict[str, Any]]:
         async def start() -> None:
-            await gw.upstreams.start_all()
+            # Platforms start on first use; only those with exposed tools start now.
+            await gw.upstreams.start_all(only={n.partition("__")[0] for n in config.gateway.expose})
             # Unsure writes (from this run or a crashed one) are read back until settled.
             await gw.desk.settler.run_forever()
 

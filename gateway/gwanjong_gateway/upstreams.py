@@ -1,8 +1,10 @@
 """The platform servers, held open as MCP clients.
 
-Each enabled platform is one Upstream: spawned over stdio (or reached at a URL) in the
-background at startup, so the gateway answers `tools/list` before any backend is up. A
-backend that fails to start or hangs is marked down with its stderr's last words and
+Each enabled platform is one Upstream, started on its first use (health "not started"
+until then): a bundled platform is built in the gateway's interpreter and reached over
+FastMCP's in-memory transport (hosting.py); `isolation = "process"` spawns it over stdio
+instead; a `command` is spawned and a `url` reached over HTTP. A backend that fails to
+start or hangs is marked down with its real reason (a spawned server's stderr) and
 stopped; its circuit breaker (breaker.py) answers calls at once while it is restarted in
 the background with backoff. One that died is restarted for the very next call. Every
 call, waiting for a start included, is bounded by its timeout.
@@ -28,7 +30,7 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport, StreamableHttpTransport
 from mcp.shared.exceptions import MCPError
 
-from gwanjong_gateway import childlog
+from gwanjong_gateway import childlog, hosting
 from gwanjong_gateway.breaker import Breaker, Clock
 from gwanjong_gateway.config import GatewayConfig, PlatformConfig, command_for, expand, read_dotenv
 from gwanjong_gateway.platform_health import PROBE_TTL_S, PlatformHealth, PlatformState
@@ -45,6 +47,7 @@ _QUIET = {
     "FASTMCP_SHOW_SERVER_BANNER": "false",
     "FASTMCP_CHECK_FOR_UPDATES": "off",
     "GWANJONG_SPAWNED": "1",  # settings come from this env alone, not a .env in the cwd
+    "FASTMCP_TELEMETRY_MODE": "off",  # no spans in a spawned server (tracing is the gateway's)
 }
 # The network setup every HTTP client honours (httpx, aiohttp, requests): a server
 # behind a corporate proxy or CA must see the same as the gateway.
@@ -115,7 +118,7 @@ class Upstream:
     #: for tests: a transport (or in-process FastMCP server) used instead of spawning
     transport_override: Any = None
     health: Health = Health.NOT_STARTED
-    reason: str = "not started"
+    reason: str = "started on first use"
     tools: dict[str, Any] = field(default_factory=dict)
     started_at: float | None = None
     #: where a spawned server's stderr goes (None: the gateway's own stderr)
@@ -141,9 +144,16 @@ class Upstream:
     def __post_init__(self) -> None:
         self.breaker = Breaker(clock=self.clock)
 
-    def _transport(self) -> Any:
+    @property
+    def in_process(self) -> bool:
+        p = self.platform
+        return p.command is None and p.url is None and p.isolation == "in-process"
+
+    async def _transport(self) -> Any:
         if self.transport_override is not None:
             return self.transport_override
+        if self.in_process:
+            return await hosting.in_process(self.name, self.env)
         if self.platform.url:
             return StreamableHttpTransport(self.platform.url)
         command = command_for(self.name, self.platform)
@@ -177,7 +187,9 @@ class Upstream:
             try:
                 with anyio.fail_after(self.connect_timeout_s):
                     stack = AsyncExitStack()
-                    client: Client[Any] = Client(self._transport(), timeout=self.connect_timeout_s)
+                    client: Client[Any] = Client(
+                        await self._transport(), timeout=self.connect_timeout_s
+                    )
                     self._stack = stack
                     await stack.enter_async_context(client)
                     listed = await client.list_tools()
@@ -269,9 +281,9 @@ class Upstream:
         generation = self._generation
         remaining = max(0.5, timeout_s - (anyio.current_time() - began))
         try:
-            result = await client.call_tool(
-                tool, arguments, timeout=remaining, raise_on_error=False
-            )
+            # The raw result: its structured content is validated once, by the typed models
+            # where it is used (call_tool would also build classes from the outputSchema).
+            result = await client.call_tool_mcp(tool, arguments, timeout=remaining)
         except MCPError as exc:
             text = str(exc)
             if "timed out" in text:
@@ -440,10 +452,12 @@ class Upstreams:
     def get(self, name: str) -> Upstream | None:
         return self.by_name.get(name)
 
-    async def start_all(self) -> None:
+    async def start_all(self, only: set[str] | None = None) -> None:
+        """Start these platforms now (all when `only` is None) rather than on first use."""
         async with anyio.create_task_group() as tg:
-            for upstream in self.by_name.values():
-                tg.start_soon(upstream.ensure)
+            for name, upstream in self.by_name.items():
+                if only is None or name in only:
+                    tg.start_soon(upstream.ensure)
 
     async def close_all(self) -> None:
         with anyio.CancelScope(shield=True):

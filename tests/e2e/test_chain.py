@@ -1,5 +1,6 @@
 """The full chain as a user's MCP client drives it: client -> gateway process (stdio) ->
-every platform server process (stdio) -> sandbox (HTTP)."""
+each platform server (in the gateway's interpreter by default, or its own stdio process with
+isolation = "process") -> sandbox (HTTP)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ def write_config(
     timeout: float = 10,
     extra: str = "",
     start: float = 60,
+    isolation: str = "in-process",
 ) -> Path:
     gateway = {
         "writes": writes,
@@ -42,7 +44,8 @@ def write_config(
         "start_timeout_s": start,
     }
     tables = {
-        name: {"env": SPECS[name].env(sandbox.url), "min_interval_s": 0} for name in platforms
+        name: {"env": SPECS[name].env(sandbox.url), "min_interval_s": 0, "isolation": isolation}
+        for name in platforms
     }
     path = tmp / "gateway.toml"
     path.write_text(render(gateway, tables) + "\n" + extra, encoding="utf-8")
@@ -167,7 +170,7 @@ async def test_a_killed_server_is_respawned_by_the_next_call(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     platforms = ALL if len(ALL) > 1 else ["devto"]
-    config = write_config(tmp_path, sandbox, platforms)
+    config = write_config(tmp_path, sandbox, platforms, isolation="process")
     victim = "devto"
     async with Client(gateway(config), timeout=60) as client:
         await client.call_tool("scout", {"topic": "rust"})
@@ -199,7 +202,9 @@ async def test_a_server_that_never_starts_and_one_that_hangs(
         scouted = (await client.call_tool("scout", {"topic": "rust"})).structured_content
         elapsed = time.monotonic() - started
         assert scouted is not None
-        assert elapsed < 12, elapsed  # bounded by the call timeout, not by the stuck server
+        # bounded by start + call timeouts (4 + 3, each plus 1 s of grace, with load), never by
+        # the stuck server's 600 s; platforms now start inside the first scout
+        assert elapsed < 20, elapsed
         assert {o["platform"] for o in scouted["opportunities"]} == {"devto"}
         assert set(scouted["errors"]) == {"broken", "stuck"}
         status = (await client.call_tool("status", {})).structured_content
@@ -227,7 +232,12 @@ async def test_a_hanging_platform_gives_partial_results_in_time(
 async def test_no_orphans_when_the_gateway_stops(
     sandbox: SandboxControl, tmp_path: Path, how: str
 ) -> None:
-    config = write_config(tmp_path, sandbox, ALL)
+    config = write_config(tmp_path, sandbox, ALL, isolation="process")
+    # Platforms start on first use; an exposed tool makes its platform start with the gateway.
+    exposed = ", ".join(f'"{name}__get_post"' for name in ALL)
+    config.write_text(
+        config.read_text().replace("[gateway]\n", f"[gateway]\nexpose = [{exposed}]\n", 1)
+    )
     proc = subprocess.Popen(
         [PY, "-m", "gwanjong_gateway", "--config", str(config)],
         stdin=subprocess.PIPE,

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from fastmcp import FastMCP
 
 from gwanjong_bluesky.adapter import BlueskyAdapter
 from gwanjong_bluesky.settings import Settings
+from gwanjong_shared.hosted import settings_from_env
 from gwanjong_shared.server import build_platform_server
 
-__all__ = ["Settings", "build_server"]
+__all__ = ["Settings", "build_server", "hosted"]
 
 
 def build_server(settings: Settings) -> FastMCP:
@@ -17,3 +20,8 @@ def build_server(settings: Settings) -> FastMCP:
     return build_platform_server(
         BlueskyAdapter(settings), call_timeout_s=settings.timeout_s * 2 + 5
     )
+
+
+def hosted(env: Mapping[str, str]) -> FastMCP:
+    """The `gwanjong.platforms` entry point: this server, configured from `env` alone."""
+    return build_server(settings_from_env(Settings, env))

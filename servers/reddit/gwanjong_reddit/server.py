@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from fastmcp import FastMCP
 
 from gwanjong_reddit.adapter import RedditAdapter
 from gwanjong_reddit.settings import Settings
+from gwanjong_shared.hosted import settings_from_env
 from gwanjong_shared.server import build_platform_server
 
-__all__ = ["Settings", "build_server"]
+__all__ = ["Settings", "build_server", "hosted"]
 
 
 def build_server(settings: Settings) -> FastMCP:
@@ -18,3 +21,8 @@ def build_server(settings: Settings) -> FastMCP:
         RedditAdapter(settings),
         call_timeout_s=settings.timeout_s * 3 + settings.max_wait_s + 5,
     )
+
+
+def hosted(env: Mapping[str, str]) -> FastMCP:
+    """The `gwanjong.platforms` entry point: this server, configured from `env` alone."""
+    return build_server(settings_from_env(Settings, env))

@@ -13,11 +13,10 @@ import math
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import ClassVar, TypeVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 import anyio
 import httpx
-import twikit
 
 from gwanjong_shared import errors
 from gwanjong_shared.adapter import PlatformAdapter
@@ -27,8 +26,10 @@ from gwanjong_shared.models import Comment, Post, PostResult
 from gwanjong_twitter.api import ApiReader
 from gwanjong_twitter.posts import XPost, compose, flatten, to_post
 from gwanjong_twitter.settings import Settings
-from gwanjong_twitter.web import WebReader
 from gwanjong_twitter.weighted import MAX_WEIGHTED, has_invalid_characters, weighted_length
+
+if TYPE_CHECKING:  # twikit (and js2py under it) is imported only when the reader is configured
+    from gwanjong_twitter.web import WebReader
 
 log = logging.getLogger("gwanjong_twitter")
 T = TypeVar("T")
@@ -75,7 +76,11 @@ class TwitterAdapter(PlatformAdapter):
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.api = ApiReader(settings)
-        self.web = WebReader(settings) if settings.web_reader_configured() else None
+        self.web: WebReader | None = None
+        if settings.web_reader_configured():
+            from gwanjong_twitter.web import WebReader
+
+            self.web = WebReader(settings)
         self._replied: set[str] = set()  # posts this process already answered
         self._trends: tuple[float, list[str]] | None = None  # (when read, names)
         self.last_fallback: str | None = None
@@ -348,6 +353,8 @@ def _web_error(exc: BaseException, what: str) -> PlatformError:
     """A twikit failure with no official API to fall back to."""
     if isinstance(exc, PlatformError):
         return exc
+    import twikit  # only reached with the web reader on, so already imported
+
     if isinstance(exc, twikit.errors.TooManyRequests):
         reset = exc.rate_limit_reset
         wait = reset - time.time() if reset else None

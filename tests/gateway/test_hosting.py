@@ -1,0 +1,138 @@
+"""Bundled platforms in the gateway's interpreter, over MCP: found by entry point, started
+on first use, isolated from each other's failures; `isolation = "process"` still spawns."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from fastmcp import Client
+
+from gwanjong_gateway.config import ConfigError, parse
+from gwanjong_gateway.server import build_gateway
+from gwanjong_sandbox.control import SandboxControl
+from tests.e2e.procs import alive, find
+from tests.gateway.helpers import config_text
+from tests.mcp import call
+from tests.platforms import SPECS
+
+pytestmark = pytest.mark.anyio
+
+FAULTY = {
+    "raising": "raising",
+    "sleeping": "sleeping",
+    "badstart": "bad_start",
+    "badbuild": "bad_build",
+}
+
+
+@pytest.fixture
+def faulty_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Declare the faulty servers as an installed package would: an entry-point group."""
+    dist = tmp_path / "site" / "gwanjong_faulty-0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: gwanjong-faulty\nVersion: 0\n")
+    lines = ["[gwanjong.platforms]"]
+    lines += [f"{name} = tests.gateway.faulty_platforms:{fn}" for name, fn in FAULTY.items()]
+    (dist / "entry_points.txt").write_text("\n".join(lines) + "\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+
+
+def devto_env(sandbox: SandboxControl) -> dict[str, str]:
+    return SPECS["devto"].env(sandbox.url)
+
+
+def spawned(needle: str) -> list[int]:
+    return find(os.getpid(), needle)
+
+
+async def test_bundled_platform_runs_in_process_and_starts_on_first_use(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    config = parse(config_text(tmp_path, ["devto"]))
+    gateway = build_gateway(config, environ=devto_env(sandbox))
+    async with Client(gateway, timeout=60) as client:
+        status = await call(client, "status")
+        assert status["platforms"]["devto"]["health"] == "not started"
+        scouted = await call(client, "scout", topic="rust async")
+        assert scouted["errors"] == {}
+        assert {o["platform"] for o in scouted["opportunities"]} == {"devto"}
+        status = await call(client, "status")
+        assert status["platforms"]["devto"]["health"] == "up"
+        assert spawned("gwanjong_devto") == []  # no subprocess: the same interpreter
+    assert sandbox.requests().get("devto", 0) > 0
+
+
+@pytest.mark.stdio
+async def test_isolation_process_spawns_the_server(sandbox: SandboxControl, tmp_path: Path) -> None:
+    config = parse(config_text(tmp_path, ["devto"], platform_extra='isolation = "process"'))
+    gateway = build_gateway(config, environ=devto_env(sandbox))
+    async with Client(gateway, timeout=90) as client:
+        assert (await call(client, "status"))["platforms"]["devto"]["health"] == "not started"
+        assert spawned("gwanjong_devto") == []
+        scouted = await call(client, "scout", topic="rust async")
+        assert {o["platform"] for o in scouted["opportunities"]} == {"devto"}
+        [pid] = spawned("gwanjong_devto")
+    with anyio.fail_after(30):  # closing the gateway ends the server it spawned
+        while alive(pid):
+            await anyio.sleep(0.1)
+
+
+async def test_a_failing_in_process_platform_leaves_the_others_answering(
+    sandbox: SandboxControl, tmp_path: Path, faulty_installed: None
+) -> None:
+    text = config_text(tmp_path, ["devto", *FAULTY]).replace(
+        "call_timeout_s = 8", "call_timeout_s = 5"
+    )
+    gateway = build_gateway(parse(text), environ=devto_env(sandbox))
+    async with Client(gateway, timeout=120) as client:
+        scouted = await call(client, "scout", topic="rust async")
+        assert {o["platform"] for o in scouted["opportunities"]} == {"devto"}
+        errors: dict[str, Any] = scouted["errors"]
+        assert set(errors) == set(FAULTY)
+        for name in ("raising", "badstart", "badbuild"):
+            assert "unavailable" in errors[name], errors[name]
+        assert "timeout" in errors["sleeping"] or "no answer" in errors["sleeping"]
+        assert "FAULTY_TOKEN is malformed" in errors["badbuild"]  # the reason, not a traceback
+        assert "Traceback" not in str(errors)
+        status = await call(client, "status")
+        health = {name: row["health"] for name, row in status["platforms"].items()}
+        assert health["devto"] == "up" and health["badbuild"] == "down"
+        assert health["badstart"] == "down"
+        # The gateway still serves: the next scout answers as well.
+        again = await call(client, "scout", topic="uv workspaces", platforms=["devto"])
+        assert again["opportunities"] and again["errors"] == {}
+
+
+def test_a_declared_platform_needs_no_command(tmp_path: Path, faulty_installed: None) -> None:
+    config = parse(config_text(tmp_path, ["raising"]))
+    assert config.platforms["raising"].isolation == "in-process"
+    with pytest.raises(ConfigError, match="not bundled"):
+        parse(config_text(tmp_path, ["nosuchplatform"]))
+    with pytest.raises(ConfigError, match="isolation"):
+        parse(config_text(tmp_path, ["devto"], platform_extra='isolation = "thread"'))
+
+
+def test_no_platform_sdk_is_imported_before_first_use(tmp_path: Path) -> None:
+    """Building the gateway imports no platform server and no SDK (checked in a fresh
+    interpreter, since this test process has imported them already)."""
+    import subprocess
+
+    code = (
+        "import sys\n"
+        "from gwanjong_gateway.config import parse\n"
+        "from gwanjong_gateway.server import build_gateway\n"
+        f"build_gateway(parse({config_text(tmp_path, ['devto', 'bluesky', 'twitter', 'reddit'])!r}), environ={{}})\n"
+        "heavy = [m for m in ('gwanjong_devto', 'gwanjong_bluesky', 'gwanjong_twitter',"
+        " 'gwanjong_reddit', 'atproto', 'tweepy', 'asyncpraw', 'twikit', 'numpy', 'bm25s')"
+        " if m in sys.modules]\n"
+        "print(','.join(heavy))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert out.stdout.strip() == ""
