@@ -169,6 +169,9 @@ class StrikeDesk:
             why = policy.opted_out(self.config, platform, post.author)
             if why:
                 return await self._refuse(ctx, action, text, why, decisions)
+        never = _never(ctx, action)
+        if never:  # before any pacing: "try again in N s" would invite a pointless retry
+            return await self._refuse(ctx, action, text, never, decisions)
 
         footer = policy.disclosure_for(self.config, platform)
         final = policy.with_disclosure(text, footer) if action != "upvote" else ""
@@ -506,6 +509,14 @@ class StrikeDesk:
             approver="human",
             reason="Recorded as posted by a person.",
         )
+
+
+def _never(ctx: DraftContext, action: str) -> str:
+    """The reason, when draft already learned that the platform never allows this action."""
+    rule = ctx.validation.get(action) or ctx.capabilities.get("actions", {}).get(TOOL[action])
+    if isinstance(rule, dict) and rule.get("allowed") == "never":
+        return str(rule.get("reason") or f"{ctx.opportunity.post.platform} does not allow this.")
+    return ""
 
 
 def _secs(wait: float | None) -> int | None:

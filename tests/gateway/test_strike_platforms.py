@@ -138,3 +138,21 @@ async def test_two_platforms_merged_and_deduplicated(
         rust = [o for o in scouted["opportunities"] if "Rust async" in o["title"]]
         assert {o["platform"] for o in rust} == {"devto", "reddit"}
         assert scouted["opportunities"][0] in rust  # the most relevant first
+
+
+async def test_a_never_action_says_never_even_while_paced(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    """An X like is never allowed: the answer says so, not "too soon, retry in N s"."""
+    needs("twitter")
+    gateway = in_memory_gateway(
+        sandbox, tmp_path, ["twitter"], platform_extra="min_interval_s = 600"
+    )
+    async with Client(gateway) as client:
+        summoned = await drafted(client, "twitter", "MCP gateway design feedback", "feedback")
+        assert (await strike(client, summoned, "One gateway, fewer tools."))["status"] == "posted"
+        liked = await strike(client, summoned, "", action="upvote")
+        assert liked["status"] == "refused", liked
+        assert "Too soon" not in liked["reason"] and "retry_after" not in liked
+        assert "like" in liked["reason"].lower()
+    assert [w["action"] for w in sandbox.writes("twitter")] == ["write_comment"]
