@@ -202,9 +202,9 @@ async def test_a_server_that_never_starts_and_one_that_hangs(
         scouted = (await client.call_tool("scout", {"topic": "rust"})).structured_content
         elapsed = time.monotonic() - started
         assert scouted is not None
-        # bounded by start + call timeouts (4 + 3, each plus 1 s of grace, with load), never by
-        # the stuck server's 600 s; platforms now start inside the first scout
-        assert elapsed < 20, elapsed
+        # Bounded by the timeouts, never by the stuck server's 600 s. The bound is loose on
+        # purpose: a loaded machine may be slow, but never ten times the stuck server's wait.
+        assert elapsed < 60, elapsed
         assert {o["platform"] for o in scouted["opportunities"]} == {"devto"}
         assert set(scouted["errors"]) == {"broken", "stuck"}
         status = (await client.call_tool("status", {})).structured_content
@@ -220,10 +220,12 @@ async def test_a_hanging_platform_gives_partial_results_in_time(
     config = write_config(tmp_path, sandbox, ALL, timeout=4)
     async with Client(gateway(config), timeout=60) as client:
         await until_up(client, ALL)
-        sandbox.fault("devto", kind="hang", seconds=30, count=10)
+        sandbox.fault("devto", kind="hang", seconds=120, count=10)
         started = time.monotonic()
         scouted = (await client.call_tool("scout", {"topic": "rust"})).structured_content
-        assert time.monotonic() - started < 10
+        # Not held by the hang (120 s): the call timeout (4 s) ends it. Loose on purpose, so
+        # that a loaded machine cannot fail it.
+        assert time.monotonic() - started < 60
         assert scouted is not None and "devto" in scouted["errors"]
         assert {o["platform"] for o in scouted["opportunities"]} == set(ALL) - {"devto"}
 
