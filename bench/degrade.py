@@ -54,6 +54,8 @@ def short(error: str) -> str:
 async def until_up(gw: Client[Any], names: list[str]) -> None:
     status: dict[str, Any] = {}
     with anyio.move_on_after(180):
+        for name in names:  # platforms start on first use: `check` is that use
+            await gw.call_tool("setup", {"action": "check", "platform": name})
         while True:
             status = (await gw.call_tool("status", {})).structured_content or {}
             if all(status["platforms"][n]["health"] == "up" for n in names):

@@ -76,9 +76,12 @@ ALL = sorted(SPECS)
 
 
 async def until_up(client: Client[Any], names: list[str], seconds: float = 120) -> None:
-    """Wait until these servers are up. A call waits for a starting server only within
-    its call time, and on this shared machine a cold start can take longer."""
+    """Start these servers (they start on first use) and wait until they are up. A call
+    waits for a starting server only within its call time, and on this shared machine a
+    cold start can take longer."""
     with anyio.fail_after(seconds):
+        for name in names:  # `check` calls capabilities: the first use starts the server
+            await client.call_tool("setup", {"action": "check", "platform": name})
         while True:
             status = (await client.call_tool("status", {})).structured_content or {}
             if all(status["platforms"][n]["health"] == "up" for n in names):
