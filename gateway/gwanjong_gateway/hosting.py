@@ -49,6 +49,12 @@ async def load_factory(name: str) -> Factory:
     try:
         # The first import of an SDK takes a CPU-second or more: never on the event loop.
         loaded = await anyio.to_thread.run_sync(ep.load)
+    except ImportError as exc:  # declared, but the package (or a dependency) is gone
+        package = ep.dist.name if ep.dist is not None else ep.value.partition(".")[0]
+        raise HostingError(
+            f"its server package ({package}) is not installed here ({type(exc).__name__}: "
+            f"{exc}); reinstall gwanjong with its dependencies, or give command = [...]"
+        ) from exc
     except Exception as exc:
         raise HostingError(f"could not import {ep.value}: {type(exc).__name__}: {exc}") from exc
     if not callable(loaded):

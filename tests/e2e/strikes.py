@@ -33,9 +33,10 @@ def config(
     platform_extra: dict[str, Any] | None = None,
     timeout: float = 10,
     server_timeout: int = 2,
+    isolation: str = "in-process",
 ) -> Path:
     """A live gateway.toml; ``safety`` is the body of a [safety] table."""
-    path = write_config(tmp, sandbox, platforms, timeout=timeout)
+    path = write_config(tmp, sandbox, platforms, timeout=timeout, isolation=isolation)
     text = path.read_text()
     for name in platforms:
         prefix = name.upper()

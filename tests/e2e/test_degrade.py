@@ -73,7 +73,9 @@ async def test_hung_calls_open_the_breaker_then_it_recovers(
     config = tmp_path / "gateway.toml"
     env = {**SPECS["devto"].env(sandbox.url), "DEVTO_TIMEOUT_S": "120"}
     gateway_table = {"state_dir": tmp_path / "state", "call_timeout_s": 3}
-    config.write_text(render(gateway_table, {"devto": {"env": env}}), encoding="utf-8")
+    config.write_text(
+        render(gateway_table, {"devto": {"env": env, "isolation": "process"}}), encoding="utf-8"
+    )
     async with Client(gateway(config), timeout=90) as client:
         await until_up(client, ["devto"])
         gw = gateway_pid()
@@ -101,7 +103,7 @@ async def test_hung_calls_open_the_breaker_then_it_recovers(
 async def test_a_server_that_dies_mid_call_is_back_for_the_next_call(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
-    config = write_config(tmp_path, sandbox, ["devto"], timeout=20)
+    config = write_config(tmp_path, sandbox, ["devto"], timeout=20, isolation="process")
     async with Client(gateway(config), timeout=90) as client:
         await call(client, "scout", topic="rust")
         gw = gateway_pid()

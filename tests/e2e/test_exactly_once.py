@@ -76,7 +76,9 @@ async def test_slow_write_past_the_timeout_then_an_immediate_retry(
 
 async def test_platform_server_killed_mid_write(sandbox: SandboxControl, tmp_path: Path) -> None:
     needs("reddit")
-    cfg = config(tmp_path, sandbox, ["reddit"], SAFETY, server_timeout=30, timeout=30)
+    cfg = config(
+        tmp_path, sandbox, ["reddit"], SAFETY, server_timeout=30, timeout=30, isolation="process"
+    )
     text = "Guards around each await fixed it for us."
     async with Client(gateway(cfg), timeout=90) as client:
         oid = await scout_draft(client, "reddit", "rust async cancellation", "Rust async")

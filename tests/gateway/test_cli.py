@@ -167,16 +167,21 @@ def test_rotating_log_file_in_the_state_dir(tmp_path: Path) -> None:
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize("isolation", ["in-process", "process"])
 async def test_a_missing_bundled_server_is_down_with_what_to_install(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolation: str
 ) -> None:
     import sys
 
     from gwanjong_gateway.upstreams import Upstreams
 
     # as if gwanjong had been installed without its platform server packages
-    monkeypatch.setitem(sys.modules, "gwanjong_reddit", None)
-    config = parse(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n[platforms.reddit]\n')
+    for module in [m for m in sys.modules if m.startswith("gwanjong_reddit")] + ["gwanjong_reddit"]:
+        monkeypatch.setitem(sys.modules, module, None)
+    config = parse(
+        f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n'
+        f'[platforms.reddit]\nisolation = "{isolation}"\n'
+    )
     upstreams = Upstreams(config, environ={})
     assert await upstreams.by_name["reddit"].ensure() is None
     health = upstreams.health()["reddit"]

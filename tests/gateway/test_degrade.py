@@ -109,12 +109,8 @@ async def test_status_shows_the_platform_behind_the_server(
         assert status["platforms"]["devto"]["health"] == "up"
         assert status["platforms"]["devto"]["platform"]["state"] == "reachable"
 
-        sandbox.fault("devto", kind="status", status=429, retry_after=90, count=20)
-        await call(client, "scout", topic="rust", platforms=["devto"])
-        platform = (await call(client, "status"))["platforms"]["devto"]["platform"]
-        assert platform["state"] == "rate limited" and platform["until"].endswith("Z")
-
-        sandbox.clear_faults()
+        # 429 last: after it the server itself refuses until the window resets (90 s here),
+        # so no later fault would reach the platform.
         sandbox.fault("devto", kind="status", status=401, count=20)
         await call(client, "scout", topic="rust", platforms=["devto"])
         platform = (await call(client, "status"))["platforms"]["devto"]["platform"]
@@ -125,6 +121,12 @@ async def test_status_shows_the_platform_behind_the_server(
         await call(client, "scout", topic="rust", platforms=["devto"])
         platform = (await call(client, "status"))["platforms"]["devto"]["platform"]
         assert platform["state"] == "unreachable"
+
+        sandbox.clear_faults()
+        sandbox.fault("devto", kind="status", status=429, retry_after=90, count=20)
+        await call(client, "scout", topic="rust", platforms=["devto"])
+        platform = (await call(client, "status"))["platforms"]["devto"]["platform"]
+        assert platform["state"] == "rate limited" and platform["until"].endswith("Z")
 
 
 async def test_exposed_tools_are_in_the_first_list(sandbox: SandboxControl, tmp_path: Path) -> None:
