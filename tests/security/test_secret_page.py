@@ -246,3 +246,41 @@ async def test_a_form_only_client_is_never_asked_for_secrets(
     assert text.startswith("not_supported") and "gwanjong setup devto" in text
     assert "environment" in text and "DEVTO_API_KEY" in text
     assert asked == [] and not (tmp_path / ".env").exists()
+
+
+@pytest.mark.parametrize(
+    ("mode", "isolation"),
+    [
+        ("legacy", "in-process"),
+        ("auto", "in-process"),
+        pytest.param("legacy", "process", marks=pytest.mark.stdio),
+    ],
+)
+async def test_the_saved_key_restarts_the_platform_server_configured(
+    sandbox: SandboxControl, tmp_path: Path, mode: str, isolation: str
+) -> None:
+    """The bundled server, built from the gateway's environment (+ .env): no key before,
+    the typed key after the restart, and it works against the platform."""
+    if "devto" not in SPECS:
+        pytest.skip("platform devto not selected")
+    env = SPECS["devto"].env(sandbox.url)
+    key = env.pop("DEVTO_API_KEY")
+
+    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        async with httpx.AsyncClient(timeout=60) as http:
+            done = await post(http, params.url, {"DEVTO_API_KEY": key})
+            assert done.status_code == 200, done.text
+        return ElicitResult(action="accept")
+
+    config = parse(config_text(tmp_path, ["devto"], platform_extra=f'isolation = "{isolation}"'))
+    server = build_gateway(config, environ=env)
+    async with Client(server, mode=mode, elicitation_handler=handler, timeout=120) as client:
+        before = await call(client, "setup", action="check", platform="devto")
+        saved = await call(client, "setup", action="save", platform="devto")
+        after = await call(client, "setup", action="check", platform="devto")
+    assert before["check"]["devto"]["configured"] is False
+    assert saved["saved"] == ["DEVTO_API_KEY"] and "warning" not in saved
+    assert after["check"]["devto"]["configured"] is True
+    assert after["check"]["devto"]["account"], after  # the key signs in
+    assert key not in str(saved) + str(after)
+    assert read_dotenv(tmp_path / ".env") == {"DEVTO_API_KEY": key}
