@@ -6,7 +6,8 @@ Safety by design: it listens on 127.0.0.1 only (random port, started on first us
 gateway's own event loop); each link carries a 256-bit random token that is the only
 secret, is tied to one platform, works once and expires; the Host header must be the
 loopback address (DNS rebinding) and a POST from any other Origin is refused (CSRF); the
-page loads nothing from elsewhere (strict CSP), is never cached and sends no Referer.
+page loads nothing from elsewhere (strict CSP), is never cached and sends no Referer
+elsewhere.
 """
 
 from __future__ import annotations
@@ -276,7 +277,7 @@ def _response(reply: Reply) -> bytes:
         f"Content-Security-Policy: {CSP}",
         "X-Content-Type-Options: nosniff",
         "X-Frame-Options: DENY",
-        "Referrer-Policy: no-referrer",
+        "Referrer-Policy: same-origin",  # no-referrer would make browsers send `Origin: null`
         "Cache-Control: no-store",
         "Connection: close",
     ]

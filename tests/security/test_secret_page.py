@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ import httpx
 import pytest
 from fastmcp import Client, FastMCP
 from fastmcp.client.elicitation import ElicitResult
+from fastmcp.client.transports import StdioTransport
 from fastmcp.client.transports.base import TransportOptions, VersionAwareClientSession
 from mcp.types import (
     ClientCapabilities,
@@ -24,7 +26,7 @@ from mcp.types import (
     FormElicitationCapability,
 )
 
-from gwanjong_gateway.config import parse, read_dotenv
+from gwanjong_gateway.config import parse, read_dotenv, render
 from gwanjong_gateway.secret_listener import CSP
 from gwanjong_gateway.server import Gateway, build_gateway
 from gwanjong_sandbox.control import SandboxControl
@@ -90,7 +92,7 @@ async def test_the_person_types_the_secret_on_the_gateways_page(
             page = await http.get(params.url)
             assert page.status_code == 200
             assert page.headers["content-security-policy"].startswith(CSP)
-            assert page.headers["referrer-policy"] == "no-referrer"
+            assert page.headers["referrer-policy"] == "same-origin"
             assert 'type="password" name="DEVTO_API_KEY"' in page.text
             assert "BASE_URL" not in page.text and "<script" not in page.text
             done = await post(http, params.url, {"DEVTO_API_KEY": SECRET, "DEVTO_BASE_URL": "x"})
@@ -284,3 +286,46 @@ async def test_the_saved_key_restarts_the_platform_server_configured(
     assert after["check"]["devto"]["account"], after  # the key signs in
     assert key not in str(saved) + str(after)
     assert read_dotenv(tmp_path / ".env") == {"DEVTO_API_KEY": key}
+
+
+@pytest.mark.stdio
+@pytest.mark.parametrize("mode", MODES)
+async def test_the_page_over_a_real_stdio_gateway(
+    sandbox: SandboxControl, tmp_path: Path, mode: str
+) -> None:
+    """The gateway as a process (its listener on its own event loop), talking stdio: the
+    key typed on the page works, and neither it nor the link's token is in its log."""
+    if "devto" not in SPECS:
+        pytest.skip("platform devto not selected")
+    env = SPECS["devto"].env(sandbox.url)
+    key = env.pop("DEVTO_API_KEY")
+    state = tmp_path / "state"
+    config = tmp_path / "gateway.toml"
+    gateway_table = {"state_dir": state, "call_timeout_s": 60, "start_timeout_s": 90}
+    tables = {"devto": {"env": env, "min_interval_s": 0}}
+    config.write_text(render(gateway_table, tables), encoding="utf-8")
+    log = tmp_path / "gateway.log"
+    tokens: list[str] = []
+
+    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        tokens.append(params.url.rsplit("/", 1)[1])
+        async with httpx.AsyncClient(timeout=60) as http:
+            done = await post(http, params.url, {"DEVTO_API_KEY": key})
+            assert done.status_code == 200, done.text
+        return ElicitResult(action="accept")
+
+    transport = StdioTransport(
+        command=sys.executable,
+        args=["-m", "gwanjong_gateway", "--config", str(config), "--log-level", "DEBUG"],
+        env={"FASTMCP_LOG_LEVEL": "DEBUG"},
+        log_file=log,
+    )
+    async with Client(transport, mode=mode, elicitation_handler=handler, timeout=120) as client:
+        saved = await call(client, "setup", action="save", platform="devto")
+        after = await call(client, "setup", action="check", platform="devto")
+    assert saved["saved"] == ["DEVTO_API_KEY"] and saved["check"]["devto"]["configured"]
+    assert after["check"]["devto"]["account"], after
+    assert read_dotenv(state / ".env") == {"DEVTO_API_KEY": key}
+    logged = log.read_text(encoding="utf-8")
+    assert "credential page: saved DEVTO_API_KEY" in logged
+    assert key not in logged and tokens and tokens[0] not in logged
