@@ -136,10 +136,13 @@ class SecretListener:
                 reply = Reply(400, _page("Bad request", "<p>The request was not complete.</p>"))
             except ValueError:
                 reply = Reply(400, _page("Bad request", "<p>The request was malformed.</p>"))
+            except Exception as exc:  # only the type: the text might quote a value
+                log.warning("credential page: request failed (%s)", type(exc).__name__)
+                reply = Reply(500, _page("Not saved", _FAILED))
             writer.write(_response(reply))
             await writer.drain()
         except Exception:  # a broken connection must never hurt the gateway
-            log.warning("credential page: a connection failed", exc_info=False)
+            log.warning("credential page: a connection failed")
         finally:
             writer.close()
             with contextlib.suppress(Exception):
@@ -222,6 +225,10 @@ class SecretListener:
         return Reply(200, _page("Saved", f"<p>Saved {names}; you may close this tab.</p>"))
 
 
+_FAILED = (
+    "<p>Something went wrong and the values may not have been saved. Reload this page to "
+    "try again, or run <code>gwanjong setup</code> in a terminal.</p>"
+)
 _GONE = (
     "<p>This link is wrong, already used or expired. Ask the assistant to run setup again "
     "for a new one.</p>"
@@ -265,6 +272,7 @@ _REASONS = {
     415: "Unsupported Media Type",
     421: "Misdirected Request",
     431: "Request Header Fields Too Large",
+    500: "Internal Server Error",
 }
 
 

@@ -63,8 +63,8 @@ async def ask_secrets(
     if _modern(ctx):
         responses, state = ctx.input_responses, ctx.request_state
         link = listener.find(state) if state else None
-        if link is not None and link.platform != platform:
-            link = None
+        if link is not None and (link.platform != platform or link.state is LinkState.CANCELLED):
+            link = None  # superseded or for another platform: a fresh link
         if responses is None or _KEY not in responses or link is None:
             link = await listener.open(platform, names, on_save)
             request = ElicitRequest(

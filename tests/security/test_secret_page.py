@@ -329,3 +329,31 @@ async def test_the_page_over_a_real_stdio_gateway(
     logged = log.read_text(encoding="utf-8")
     assert "credential page: saved DEVTO_API_KEY" in logged
     assert key not in logged and tokens and tokens[0] not in logged
+
+
+async def test_a_failed_save_keeps_the_link_for_a_retry(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    env, elsewhere = tmp_path / ".env", tmp_path / "elsewhere"
+    elsewhere.write_text("", encoding="utf-8")
+    env.symlink_to(elsewhere)
+    replies: list[tuple[int, str]] = []
+
+    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        async with httpx.AsyncClient(timeout=60) as http:
+            first = await post(http, params.url, {"DEVTO_API_KEY": "k1"})
+            replies.append((first.status_code, first.text))
+            env.unlink()  # the person fixes the file, then submits again
+            second = await post(http, params.url, {"DEVTO_API_KEY": "k2"})
+            replies.append((second.status_code, second.text))
+            replies.append(((await http.put(params.url)).status_code, ""))
+        return ElicitResult(action="accept")
+
+    async with Client(
+        gateway(sandbox, tmp_path, FakeClock()), elicitation_handler=handler
+    ) as client:
+        result = await call(client, "setup", action="save", platform="devto")
+    assert replies[0][0] == 400 and "symbolic link" in replies[0][1]
+    assert replies[1][0] == 200 and replies[2][0] == 404  # used: even PUT finds no link
+    assert elsewhere.read_text(encoding="utf-8") == ""  # never written through the link
+    assert result["saved"] == ["DEVTO_API_KEY"] and read_dotenv(env) == {"DEVTO_API_KEY": "k2"}
