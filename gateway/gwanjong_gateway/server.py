@@ -31,6 +31,7 @@ from gwanjong_gateway.metering import attach_usage
 from gwanjong_gateway.policy import disclosure_for
 from gwanjong_gateway.records import Records, health_of
 from gwanjong_gateway.resources import register_resources
+from gwanjong_gateway.secret_listener import SecretListener
 from gwanjong_gateway.state import Opportunity, Workflow
 from gwanjong_gateway.store import StrikeStore
 from gwanjong_gateway.strike import StrikeDesk
@@ -69,6 +70,7 @@ class Gateway:
         self.records = Records(config.state_dir / "gwanjong.db")
         self.desk = StrikeDesk(config, self.upstreams, self.records)
         self.cursors = inbox.Cursors(config.state_dir / "inbox.json")
+        self.secret_listener = SecretListener(clock)  # the credential page, started on use
 
     def close_store(self) -> None:
         self.records.close()
@@ -106,6 +108,7 @@ def build_gateway(
                 with contextlib.suppress(BaseException):
                     await starting
             await gw.upstreams.close_all()
+            await gw.secret_listener.close()
             gw.close_store()
             await anyio.to_thread.run_sync(usage.close)
 
@@ -381,5 +384,5 @@ SETUP_DOC = """Check, explain or save platform credentials.
 
 check: each platform's configured/account/allowed actions (also resumes paused writes).
 guide: how to get that platform's keys today (access rules, costs).
-save: the user types that platform's credentials into a form you never see; saved to
-<state_dir>/.env, server restarted and checked. Example: setup(action="save", platform="devto")"""
+save: the client opens a local page where the user types that platform's credentials
+(you never see them); saved to <state_dir>/.env, server restarted and checked. Example: setup(action="save", platform="devto")"""

@@ -3,7 +3,8 @@
 Saving is where a hostile post could try to steer the model, so: only the credential
 names a platform server declares in `capabilities` can be saved (never an endpoint or a
 proxy: those come from gateway.toml or the operator's environment); secrets preferably
-come from the person through the client's form (elicitation), never through the model;
+come from the person, typed on the gateway's own local page that the client opens
+(URL-mode elicitation), never through the model nor a client form;
 values the model supplies are saved only when `[gateway] model_may_save_credentials` is on.
 """
 
@@ -19,7 +20,7 @@ from fastmcp import Context
 from mcp.types import InputRequiredResult
 
 from gwanjong_gateway.dotenv_file import DotenvError, check_value, overridden
-from gwanjong_gateway.secret_form import ask_secrets
+from gwanjong_gateway.secret_page import Ask, Saved, ask_secrets
 from gwanjong_gateway.setup_guide import allowed_names, check_names, guide_for, save_credentials
 from gwanjong_gateway.store import StrikeStore
 from gwanjong_shared.errors import ErrorKind, PlatformError
@@ -36,7 +37,7 @@ def other_ways(platform: str) -> str:
     return (
         f"Ask the user to run `gwanjong setup {platform}` in a terminal (hidden input), or "
         f"call setup(action='save', platform='{platform}') without credentials so the client "
-        "asks the user in a form you never see."
+        "opens a page where the user types them (you never see them)."
     )
 
 
@@ -62,7 +63,7 @@ def guides(gw: Gateway, platform: str) -> dict[str, Any]:
         "guides": {name: guide_for(name) for name in names},
         "next": "Put the values in the environment, or ask the user to run `gwanjong setup "
         "<platform>` in a terminal, or call setup(action='save', platform=...) so the client "
-        "asks the user in a form.",
+        "opens a page where the user types them.",
     }
 
 
@@ -100,26 +101,48 @@ async def save(
                 )
             values = dict(credentials)
         else:
-            answer = await ask_secrets(ctx, platform, names)
-            if isinstance(answer, InputRequiredResult):
-                return answer
-            if answer == "unsupported":
-                raise PlatformError(
-                    ErrorKind.NOT_SUPPORTED,
-                    "This client cannot show the user a form. Ask the user to run "
-                    f"`gwanjong setup {platform}` in a terminal, or to set "
-                    f"{', '.join(names)} in the gateway's environment.",
-                )
-            if answer == "declined":
-                return {"saved": [], "status": "declined", "next": "Nothing was saved."}
-            values = {k: v.strip() for k, v in answer.items() if v.strip()}
-            if not values:
-                return {"saved": [], "status": "empty", "next": "Nothing was typed; nothing saved."}
-            for key, value in values.items():
-                check_value(key, value)
+            return await _ask_person(gw, ctx, platform, names)
         saved = save_credentials(gw.config.state_dir, platform, values)
     except (DotenvError, ValueError) as exc:
         raise PlatformError(ErrorKind.INVALID_INPUT, str(exc)) from None
+    return await _saved(gw, platform, values, saved)
+
+
+async def _ask_person(
+    gw: Gateway, ctx: Context, platform: str, names: list[str]
+) -> dict[str, Any] | InputRequiredResult:
+    """The person types the values on the gateway's own page (URL-mode elicitation)."""
+
+    async def on_save(values: dict[str, str]) -> dict[str, Any]:
+        saved = save_credentials(gw.config.state_dir, platform, values)
+        return await _saved(gw, platform, values, saved)
+
+    answer = await ask_secrets(ctx, gw.secret_listener, platform, names, on_save)
+    if isinstance(answer, (InputRequiredResult, Saved)):
+        return answer if isinstance(answer, InputRequiredResult) else answer.result
+    if answer is Ask.UNSUPPORTED:
+        raise PlatformError(
+            ErrorKind.NOT_SUPPORTED,
+            "This client cannot open a page for the user (no URL-mode elicitation), and "
+            "secrets are never asked for in a form. Ask the user to run "
+            f"`gwanjong setup {platform}` in a terminal, or to set "
+            f"{', '.join(names)} in the gateway's environment.",
+        )
+    if answer is Ask.DECLINED:
+        return {"saved": [], "status": "declined", "next": "Nothing was saved."}
+    return {
+        "saved": [],
+        "status": "pending",
+        "next": f"The user is entering the {platform} credentials on the page their client "
+        "opened (the link works once, for 10 minutes); nothing is saved yet. When they say "
+        f"they are done, call setup(action='check', platform='{platform}').",
+    }
+
+
+async def _saved(
+    gw: Gateway, platform: str, values: dict[str, str], saved: list[str]
+) -> dict[str, Any]:
+    """After a save: restart that platform's server, check it, warn about overrides."""
     environ = dict(os.environ if gw.environ is None else gw.environ)
     gw.upstreams.reload_env(platform, environ)
     upstream = gw.upstreams.get(platform)

@@ -1,14 +1,13 @@
-"""The sanitiser, the `.env` file, the credential form and bounded work, in-process."""
+"""The sanitiser, the `.env` file and bounded work, in-process (the credential page:
+test_secret_page.py)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 from fastmcp import Client
-from mcp.types import ElicitResult
 
 from gwanjong_gateway.config import read_dotenv
 from gwanjong_gateway.dotenv_file import DotenvError, overridden, save
@@ -19,8 +18,6 @@ from tests.gateway.helpers import in_memory_gateway
 from tests.mcp import call, error_of
 from tests.platforms import SPECS
 from tests.security.hostile import CONTROLS
-
-MODES = ["legacy", "auto"]
 
 
 def test_clean_removes_every_hidden_character_and_keeps_text() -> None:
@@ -78,38 +75,6 @@ def test_hand_edited_separators_are_not_read(tmp_path: Path) -> None:
 
 def test_overridden_names_the_environment_winners() -> None:
     assert overridden({"A": "1", "B": "2"}, {"A": "other", "B": "2"}) == ["A"]
-
-
-@pytest.mark.anyio
-@pytest.mark.parametrize("mode", MODES)
-async def test_save_asks_the_human_in_a_form_the_model_never_sees(
-    sandbox: SandboxControl, tmp_path: Path, mode: str
-) -> None:
-    asked: list[str] = []
-
-    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
-        asked.append(message)
-        return response_type(DEVTO_API_KEY="typed-by-the-human")
-
-    gateway = in_memory_gateway(sandbox, tmp_path, ["devto"])
-    async with Client(gateway, mode=mode, elicitation_handler=handler) as client:
-        result = await client.call_tool("setup", {"action": "save", "platform": "devto"})
-    assert asked and "devto" in asked[0]
-    assert result.structured_content is not None
-    assert result.structured_content["saved"] == ["DEVTO_API_KEY"]
-    assert "typed-by-the-human" not in str(result.content) + str(result.structured_content)
-    assert read_dotenv(tmp_path / ".env") == {"DEVTO_API_KEY": "typed-by-the-human"}
-
-
-@pytest.mark.anyio
-async def test_a_declined_form_saves_nothing(sandbox: SandboxControl, tmp_path: Path) -> None:
-    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
-        return ElicitResult(action="decline")
-
-    gateway = in_memory_gateway(sandbox, tmp_path, ["devto"])
-    async with Client(gateway, elicitation_handler=handler) as client:
-        result = await call(client, "setup", action="save", platform="devto")
-    assert result["saved"] == [] and not (tmp_path / ".env").exists()
 
 
 @pytest.mark.anyio

@@ -1,0 +1,359 @@
+"""Credentials typed on the gateway's own page (URL-mode elicitation), never in a form.
+
+A real MCP client (in-memory transport, both protocol eras) asks `setup(save)`; its
+elicitation handler gets the URL and does the browser's part with httpx against the real
+listener; the `.env`, the restarted platform server and every refusal are checked.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastmcp import Client, FastMCP
+from fastmcp.client.elicitation import ElicitResult
+from fastmcp.client.transports import StdioTransport
+from fastmcp.client.transports.base import TransportOptions, VersionAwareClientSession
+from mcp.types import (
+    ClientCapabilities,
+    ElicitationCapability,
+    ElicitRequestURLParams,
+    FormElicitationCapability,
+)
+
+from gwanjong_gateway.config import parse, read_dotenv, render
+from gwanjong_gateway.secret_listener import CSP
+from gwanjong_gateway.server import Gateway, build_gateway
+from gwanjong_sandbox.control import SandboxControl
+from tests.gateway.helpers import config_text
+from tests.mcp import call, error_of
+from tests.platforms import SPECS
+
+pytestmark = pytest.mark.anyio
+MODES = ["legacy", "auto"]
+SECRET = "typed-by-the-human-7Qx"
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class FormOnlySession(VersionAwareClientSession):
+    """A real client session that declares only form-mode elicitation."""
+
+    def _build_capabilities(self, version: str) -> ClientCapabilities:
+        caps = super()._build_capabilities(version)
+        return caps.model_copy(
+            update={"elicitation": ElicitationCapability(form=FormElicitationCapability())}
+        )
+
+
+def gateway(sandbox: SandboxControl, state_dir: Path, clock: FakeClock) -> FastMCP[Any]:
+    if "devto" not in SPECS:
+        pytest.skip("platform devto not selected")
+    config = parse(config_text(state_dir, ["devto"]))
+    gw = Gateway(
+        config, environ={}, transports={"devto": SPECS["devto"].build(sandbox.url)}, clock=clock
+    )
+    return build_gateway(config, gateway=gw)
+
+
+def origin_of(url: str) -> str:
+    match = re.match(r"^(http://127\.0\.0\.1:\d+)/setup/[A-Za-z0-9_-]{40,}$", url)
+    assert match, url
+    return match.group(1)
+
+
+async def post(http: httpx.AsyncClient, url: str, data: dict[str, str], **headers: str) -> Any:
+    return await http.post(url, data=data, headers={"Origin": origin_of(url), **headers})
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_the_person_types_the_secret_on_the_gateways_page(
+    sandbox: SandboxControl, tmp_path: Path, mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    seen: list[ElicitRequestURLParams] = []
+    notes: list[Any] = []
+
+    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        assert isinstance(params, ElicitRequestURLParams) and response_type is None
+        seen.append(params)
+        async with httpx.AsyncClient(timeout=60) as http:
+            page = await http.get(params.url)
+            assert page.status_code == 200
+            assert page.headers["content-security-policy"].startswith(CSP)
+            assert page.headers["referrer-policy"] == "same-origin"
+            assert 'type="password" name="DEVTO_API_KEY"' in page.text
+            assert "BASE_URL" not in page.text and "<script" not in page.text
+            done = await post(http, params.url, {"DEVTO_API_KEY": SECRET, "DEVTO_BASE_URL": "x"})
+            assert done.status_code == 200 and "you may close this tab" in done.text
+        return ElicitResult(action="accept")
+
+    async def on_message(message: Any) -> None:
+        notes.append(message)
+
+    client = Client(
+        gateway(sandbox, tmp_path, FakeClock()),
+        mode=mode,
+        elicitation_handler=handler,
+        message_handler=on_message,
+    )
+    async with client:
+        result = await client.call_tool("setup", {"action": "save", "platform": "devto"})
+        after = await call(client, "setup", action="check", platform="devto")
+    assert len(seen) == 1 and "devto" in seen[0].message
+    assert result.structured_content is not None
+    assert result.structured_content["saved"] == ["DEVTO_API_KEY"]
+    assert result.structured_content["check"]["devto"]["configured"] is True
+    assert after["check"]["devto"]["configured"] is True
+    env = tmp_path / ".env"
+    assert env.stat().st_mode & 0o777 == 0o600
+    assert env.read_text(encoding="utf-8") == f"DEVTO_API_KEY='{SECRET}'\n"
+    assert read_dotenv(env) == {"DEVTO_API_KEY": SECRET}  # never the base URL
+    token = seen[0].url.rsplit("/", 1)[1]
+    shown = str(result.content) + str(result.structured_content) + str(after)
+    assert SECRET not in shown and token not in shown
+    ours = [r for r in caplog.records if r.name.startswith("gwanjong")]  # not the test's httpx
+    assert any("saved DEVTO_API_KEY for devto" in r.getMessage() for r in ours)
+    logged = "\n".join(r.getMessage() for r in ours)
+    assert SECRET not in logged and token not in logged
+    if mode == "legacy":  # the handshake era has an id and a completion notification
+        eid = seen[0].elicitation_id
+        assert eid
+        assert any(
+            getattr(getattr(n, "params", None), "elicitation_id", None) == eid
+            and n.method == "notifications/elicitation/complete"
+            for n in notes
+        ), notes
+    else:  # the stateless era: an input-required result, the link found via request state
+        assert seen[0].elicitation_id is None
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_wrong_tokens_hosts_origins_and_values_are_refused(
+    sandbox: SandboxControl, tmp_path: Path, mode: str
+) -> None:
+    env = tmp_path / ".env"
+    codes: dict[str, int] = {}
+
+    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        url = params.url
+        wrong = url[:-4] + ("aaaa" if not url.endswith("aaaa") else "bbbb")
+        async with httpx.AsyncClient(timeout=60) as http:
+            codes["wrong token"] = (await post(http, wrong, {"DEVTO_API_KEY": "k"})).status_code
+            codes["wrong token get"] = (await http.get(wrong)).status_code
+            codes["foreign origin"] = (
+                await http.post(
+                    url, data={"DEVTO_API_KEY": "k"}, headers={"Origin": "http://evil.example"}
+                )
+            ).status_code
+            codes["rebound host"] = (
+                await post(http, url, {"DEVTO_API_KEY": "k"}, Host="evil.example")
+            ).status_code
+            for sep in ["\x0b", "\x1c", "\x85", "\u2028", "\n", "\x00"]:
+                refused = await post(http, url, {"DEVTO_API_KEY": f"k{sep}BLUESKY_BASE_URL=x"})
+                codes[f"separator {sep!r}"] = refused.status_code
+                assert "control character" in refused.text and "BLUESKY" not in refused.text
+            codes["empty"] = (await post(http, url, {"DEVTO_API_KEY": "  "})).status_code
+            assert not env.exists()  # nothing written by any refused request
+            codes["good"] = (await post(http, url, {"DEVTO_API_KEY": "good"})).status_code
+            saved = env.read_bytes()
+            codes["reused"] = (await post(http, url, {"DEVTO_API_KEY": "again"})).status_code
+            codes["reused get"] = (await http.get(url)).status_code
+            assert env.read_bytes() == saved
+        return ElicitResult(action="accept")
+
+    async with Client(
+        gateway(sandbox, tmp_path, FakeClock()), mode=mode, elicitation_handler=handler
+    ) as client:
+        result = await call(client, "setup", action="save", platform="devto")
+    assert codes.pop("good") == 200
+    assert codes.pop("rebound host") == 421
+    assert codes.pop("foreign origin") == 403
+    assert set(codes.values()) <= {400, 404}, codes
+    assert codes["wrong token"] == codes["reused"] == codes["reused get"] == 404
+    assert result["saved"] == ["DEVTO_API_KEY"]
+    assert read_dotenv(env) == {"DEVTO_API_KEY": "good"}
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_an_expired_link_saves_nothing_and_the_answer_says_pending(
+    sandbox: SandboxControl, tmp_path: Path, mode: str
+) -> None:
+    clock = FakeClock()
+    codes: list[int] = []
+
+    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        async with httpx.AsyncClient(timeout=60) as http:
+            codes.append((await http.get(params.url)).status_code)
+            clock.now += 601  # the person came back after the 10 minutes
+            codes.append((await http.get(params.url)).status_code)
+            codes.append((await post(http, params.url, {"DEVTO_API_KEY": "late"})).status_code)
+        return ElicitResult(action="accept")
+
+    async with Client(
+        gateway(sandbox, tmp_path, clock), mode=mode, elicitation_handler=handler
+    ) as client:
+        result = await call(client, "setup", action="save", platform="devto")
+    assert codes == [200, 404, 404]
+    assert result["saved"] == [] and result["status"] == "pending"
+    assert "setup(action='check'" in result["next"]
+    assert not (tmp_path / ".env").exists()
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_declining_the_page_kills_the_link(
+    sandbox: SandboxControl, tmp_path: Path, mode: str
+) -> None:
+    urls: list[str] = []
+
+    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        urls.append(params.url)
+        return ElicitResult(action="decline")
+
+    async with Client(
+        gateway(sandbox, tmp_path, FakeClock()), mode=mode, elicitation_handler=handler
+    ) as client:
+        result = await call(client, "setup", action="save", platform="devto")
+        async with httpx.AsyncClient(timeout=60) as http:
+            late = await post(http, urls[0], {"DEVTO_API_KEY": "k"})
+    assert result == {"saved": [], "status": "declined", "next": "Nothing was saved."}
+    assert late.status_code == 404 and not (tmp_path / ".env").exists()
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_form_only_client_is_never_asked_for_secrets(
+    sandbox: SandboxControl, tmp_path: Path, mode: str
+) -> None:
+    asked: list[str] = []
+
+    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        asked.append(message)
+        return {"DEVTO_API_KEY": "typed-into-a-form"}
+
+    client = Client(gateway(sandbox, tmp_path, FakeClock()), mode=mode, elicitation_handler=handler)
+    client._transport_options = TransportOptions(session_class=FormOnlySession)
+    async with client:
+        text = await error_of(client, "setup", action="save", platform="devto")
+    assert text.startswith("not_supported") and "gwanjong setup devto" in text
+    assert "environment" in text and "DEVTO_API_KEY" in text
+    assert asked == [] and not (tmp_path / ".env").exists()
+
+
+@pytest.mark.parametrize(
+    ("mode", "isolation"),
+    [
+        ("legacy", "in-process"),
+        ("auto", "in-process"),
+        pytest.param("legacy", "process", marks=pytest.mark.stdio),
+    ],
+)
+async def test_the_saved_key_restarts_the_platform_server_configured(
+    sandbox: SandboxControl, tmp_path: Path, mode: str, isolation: str
+) -> None:
+    """The bundled server, built from the gateway's environment (+ .env): no key before,
+    the typed key after the restart, and it works against the platform."""
+    if "devto" not in SPECS:
+        pytest.skip("platform devto not selected")
+    env = SPECS["devto"].env(sandbox.url)
+    key = env.pop("DEVTO_API_KEY")
+
+    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        async with httpx.AsyncClient(timeout=60) as http:
+            done = await post(http, params.url, {"DEVTO_API_KEY": key})
+            assert done.status_code == 200, done.text
+        return ElicitResult(action="accept")
+
+    config = parse(config_text(tmp_path, ["devto"], platform_extra=f'isolation = "{isolation}"'))
+    server = build_gateway(config, environ=env)
+    async with Client(server, mode=mode, elicitation_handler=handler, timeout=120) as client:
+        before = await call(client, "setup", action="check", platform="devto")
+        saved = await call(client, "setup", action="save", platform="devto")
+        after = await call(client, "setup", action="check", platform="devto")
+    assert before["check"]["devto"]["configured"] is False
+    assert saved["saved"] == ["DEVTO_API_KEY"] and "warning" not in saved
+    assert after["check"]["devto"]["configured"] is True
+    assert after["check"]["devto"]["account"], after  # the key signs in
+    assert key not in str(saved) + str(after)
+    assert read_dotenv(tmp_path / ".env") == {"DEVTO_API_KEY": key}
+
+
+@pytest.mark.stdio
+@pytest.mark.parametrize("mode", MODES)
+async def test_the_page_over_a_real_stdio_gateway(
+    sandbox: SandboxControl, tmp_path: Path, mode: str
+) -> None:
+    """The gateway as a process (its listener on its own event loop), talking stdio: the
+    key typed on the page works, and neither it nor the link's token is in its log."""
+    if "devto" not in SPECS:
+        pytest.skip("platform devto not selected")
+    env = SPECS["devto"].env(sandbox.url)
+    key = env.pop("DEVTO_API_KEY")
+    state = tmp_path / "state"
+    config = tmp_path / "gateway.toml"
+    gateway_table = {"state_dir": state, "call_timeout_s": 60, "start_timeout_s": 90}
+    tables = {"devto": {"env": env, "min_interval_s": 0}}
+    config.write_text(render(gateway_table, tables), encoding="utf-8")
+    log = tmp_path / "gateway.log"
+    tokens: list[str] = []
+
+    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        tokens.append(params.url.rsplit("/", 1)[1])
+        async with httpx.AsyncClient(timeout=60) as http:
+            done = await post(http, params.url, {"DEVTO_API_KEY": key})
+            assert done.status_code == 200, done.text
+        return ElicitResult(action="accept")
+
+    transport = StdioTransport(
+        command=sys.executable,
+        args=["-m", "gwanjong_gateway", "--config", str(config), "--log-level", "DEBUG"],
+        env={"FASTMCP_LOG_LEVEL": "DEBUG"},
+        log_file=log,
+    )
+    async with Client(transport, mode=mode, elicitation_handler=handler, timeout=120) as client:
+        saved = await call(client, "setup", action="save", platform="devto")
+        after = await call(client, "setup", action="check", platform="devto")
+    assert saved["saved"] == ["DEVTO_API_KEY"] and saved["check"]["devto"]["configured"]
+    assert after["check"]["devto"]["account"], after
+    assert read_dotenv(state / ".env") == {"DEVTO_API_KEY": key}
+    logged = log.read_text(encoding="utf-8")
+    assert "credential page: saved DEVTO_API_KEY" in logged
+    assert key not in logged and tokens and tokens[0] not in logged
+
+
+async def test_a_failed_save_keeps_the_link_for_a_retry(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    env, elsewhere = tmp_path / ".env", tmp_path / "elsewhere"
+    elsewhere.write_text("", encoding="utf-8")
+    env.symlink_to(elsewhere)
+    replies: list[tuple[int, str]] = []
+
+    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        async with httpx.AsyncClient(timeout=60) as http:
+            first = await post(http, params.url, {"DEVTO_API_KEY": "k1"})
+            replies.append((first.status_code, first.text))
+            env.unlink()  # the person fixes the file, then submits again
+            second = await post(http, params.url, {"DEVTO_API_KEY": "k2"})
+            replies.append((second.status_code, second.text))
+            replies.append(((await http.put(params.url)).status_code, ""))
+        return ElicitResult(action="accept")
+
+    async with Client(
+        gateway(sandbox, tmp_path, FakeClock()), elicitation_handler=handler
+    ) as client:
+        result = await call(client, "setup", action="save", platform="devto")
+    assert replies[0][0] == 400 and "symbolic link" in replies[0][1]
+    assert replies[1][0] == 200 and replies[2][0] == 404  # used: even PUT finds no link
+    assert elsewhere.read_text(encoding="utf-8") == ""  # never written through the link
+    assert result["saved"] == ["DEVTO_API_KEY"] and read_dotenv(env) == {"DEVTO_API_KEY": "k2"}
