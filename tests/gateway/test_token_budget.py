@@ -1,0 +1,34 @@
+"""The tool list is what every request costs the model: its budget is pinned here, with
+the same count as `bench/tokens.py` (name + description + inputSchema, o200k)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from fastmcp import Client
+
+from gwanjong_gateway.config import parse
+from gwanjong_gateway.server import build_gateway
+from gwanjong_gateway.tokens import count_tokens, tool_list_tokens
+
+pytestmark = pytest.mark.anyio
+
+# Issue 17: no growth over 1,013 tokens as the model sees the list; 1,500 as whole JSON.
+MODEL_VIEW_BUDGET = 1013
+WHOLE_JSON_BUDGET = 1500
+
+
+async def test_the_tool_list_stays_within_its_token_budget(tmp_path: Path) -> None:
+    config = parse(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n')
+    async with Client(build_gateway(config, environ={})) as client:
+        tools = await client.list_tools()
+    assert {t.name for t in tools} == {"scout", "draft", "strike", "status", "setup"}
+    seen = [
+        {"name": t.name, "description": t.description or "", "input_schema": t.input_schema}
+        for t in tools
+    ]
+    model_view = count_tokens(json.dumps(seen, ensure_ascii=False, separators=(",", ":")))
+    assert model_view <= MODEL_VIEW_BUDGET, model_view
+    assert tool_list_tokens(tools) <= WHOLE_JSON_BUDGET
