@@ -1,0 +1,76 @@
+"""The platform's rate-limit budget, carried in each tool result's ``_meta``.
+
+A platform server knows from its response headers how many calls it has left; the gateway
+only sees tool results. The kit's middleware puts the tightest window a call observed under
+:data:`META_KEY`; the gateway reads it back with :func:`window_from_meta`. No window known
+(a platform without a limiter, a cached answer, a call refused locally): no meta.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import pydantic
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+from fastmcp.tools.base import ToolResult
+from pydantic import BaseModel, ConfigDict, Field
+
+from gwanjong_shared.models import RateLimit
+from gwanjong_shared.ratelimit import recording, tightest
+
+META_KEY = "gwanjong/rate_limit"
+
+
+class RateWindow(BaseModel):
+    """What the platform said about our budget, as it travels between processes."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    remaining: int = Field(ge=0)
+    limit: int | None = Field(default=None, ge=0)
+    reset_at: str | None = Field(default=None, max_length=40)  # ISO-8601, UTC ("...Z")
+
+    @classmethod
+    def from_rate_limit(cls, window: RateLimit) -> RateWindow | None:
+        if window.remaining is None:
+            return None
+        reset = window.reset_at
+        return cls(
+            remaining=max(0, window.remaining),
+            limit=window.limit,
+            reset_at=None
+            if reset is None
+            else time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(reset)),
+        )
+
+
+def window_from_meta(meta: Mapping[str, Any] | None) -> RateWindow | None:
+    """The window in a result's ``_meta``; None when absent or malformed (never raises)."""
+    if not isinstance(meta, Mapping):
+        return None
+    raw = meta.get(META_KEY)
+    if not isinstance(raw, Mapping):
+        return None
+    try:
+        return RateWindow.model_validate(raw)
+    except pydantic.ValidationError:
+        return None
+
+
+class RateMeta(Middleware):
+    """Attach the tightest rate window a tool call observed to its result's ``_meta``."""
+
+    async def on_call_tool(
+        self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]
+    ) -> Any:
+        with recording() as seen:
+            result = await call_next(context)
+        window = tightest(seen)
+        found = RateWindow.from_rate_limit(window) if window is not None else None
+        if found is None or not isinstance(result, ToolResult):
+            return result
+        meta = dict(result.meta or {})
+        meta[META_KEY] = found.model_dump(mode="json")
+        return result.model_copy(update={"meta": meta})
