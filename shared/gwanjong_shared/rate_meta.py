@@ -10,17 +10,32 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any
+from datetime import UTC, datetime
+from typing import Annotated, Any
 
 import pydantic
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools.base import ToolResult
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from gwanjong_shared.models import RateLimit
 from gwanjong_shared.ratelimit import recording, tightest
 
 META_KEY = "gwanjong/rate_limit"
+ISO_Z = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def _iso_or_none(value: object) -> str | None:
+    # A reset we cannot read is dropped, not trusted: stored figures compare these strings.
+    if not isinstance(value, str) or len(value) > 40:
+        return None
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        return None
+    return when.astimezone(UTC).strftime(ISO_Z)
 
 
 class RateWindow(BaseModel):
@@ -30,7 +45,7 @@ class RateWindow(BaseModel):
 
     remaining: int = Field(ge=0)
     limit: int | None = Field(default=None, ge=0)
-    reset_at: str | None = Field(default=None, max_length=40)  # ISO-8601, UTC ("...Z")
+    reset_at: Annotated[str | None, BeforeValidator(_iso_or_none)] = None  # ISO-8601 "...Z"
 
     @classmethod
     def from_rate_limit(cls, window: RateLimit) -> RateWindow | None:
@@ -40,9 +55,7 @@ class RateWindow(BaseModel):
         return cls(
             remaining=max(0, window.remaining),
             limit=window.limit,
-            reset_at=None
-            if reset is None
-            else time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(reset)),
+            reset_at=None if reset is None else time.strftime(ISO_Z, time.gmtime(reset)),
         )
 
 

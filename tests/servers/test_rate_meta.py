@@ -64,3 +64,9 @@ def test_bad_shapes_are_ignored() -> None:
     assert window_from_meta({META_KEY: {"limit": 5}}) is None
     good = window_from_meta({META_KEY: {"remaining": 3, "limit": None, "reset_at": None, "x": 1}})
     assert good == RateWindow(remaining=3)
+    odd = window_from_meta({META_KEY: {"remaining": 3, "reset_at": "tomorrow"}})
+    assert odd == RateWindow(remaining=3)  # an unreadable reset is dropped, the rest kept
+    shifted = window_from_meta(
+        {META_KEY: {"remaining": 3, "reset_at": "2026-11-30T18:00:00+01:00"}}
+    )
+    assert shifted is not None and shifted.reset_at == "2026-11-30T17:00:00Z"
