@@ -71,6 +71,7 @@ def attach_usage(mcp: FastMCP[Any], upstreams: Upstreams, state_dir: Path) -> Us
             seconds,
             message=outcome.message,
             retry_after=outcome.retry_after,
+            rate=outcome.rate,
         )
 
     upstreams.observer = observe

@@ -36,6 +36,7 @@ from gwanjong_gateway.config import GatewayConfig, PlatformConfig, command_for, 
 from gwanjong_gateway.platform_health import PROBE_TTL_S, PlatformHealth, PlatformState
 from gwanjong_shared.contract import CONTRACT_TOOLS
 from gwanjong_shared.errors import ErrorKind, format_error, parse_error
+from gwanjong_shared.rate_meta import RateWindow, window_from_meta
 
 log = logging.getLogger(__name__)
 
@@ -72,10 +73,17 @@ class Outcome:
     kind: ErrorKind | None = None
     message: str = ""
     retry_after: float | None = None
+    rate: RateWindow | None = None  # the platform's budget, when its server knew it
 
     @classmethod
-    def failure(cls, kind: ErrorKind, message: str, retry_after: float | None = None) -> Outcome:
-        return cls(ok=False, kind=kind, message=message, retry_after=retry_after)
+    def failure(
+        cls,
+        kind: ErrorKind,
+        message: str,
+        retry_after: float | None = None,
+        rate: RateWindow | None = None,
+    ) -> Outcome:
+        return cls(ok=False, kind=kind, message=message, retry_after=retry_after, rate=rate)
 
     @property
     def error(self) -> str:
@@ -303,16 +311,17 @@ class Upstream:
         except Exception as exc:
             return Outcome.failure(ErrorKind.UNAVAILABLE, f"{self.name} {tool} failed: {_why(exc)}")
         self.breaker.succeeded()  # the process answered, whatever the platform said
+        rate = window_from_meta(result.meta)
         if result.is_error:
             text = " ".join(getattr(c, "text", "") for c in result.content)
             kind, message, after = parse_error(text)
             self.platform_health.observe(kind, message, after)
-            return Outcome.failure(kind, message, after)
+            return Outcome.failure(kind, message, after, rate)
         if tool == "capabilities" and isinstance(result.structured_content, dict):
             self.platform_health.observe_capabilities(result.structured_content)
         else:
             self.platform_health.observe(None)
-        return Outcome(ok=True, data=result.structured_content)
+        return Outcome(ok=True, data=result.structured_content, rate=rate)
 
     async def _lost(self, generation: int, reason: str, immediate: bool = False) -> None:
         """Mark down once per broken connection (concurrent calls see the same break)."""

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from gwanjong_shared.logs import redact
+from gwanjong_shared.rate_meta import RateWindow
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +45,9 @@ CREATE TABLE IF NOT EXISTS calls (
 );
 CREATE INDEX IF NOT EXISTS calls_at ON calls (at);
 """
+# The platform's budget as its server reported it (the result's _meta); added later, so
+# older files get the columns on open.
+RATE_COLUMNS = {"rl_remaining": "INTEGER", "rl_limit": "INTEGER", "rl_reset": "TEXT"}
 
 
 class Scope(StrEnum):
@@ -63,6 +67,7 @@ class Event:
     text_chars: int = 0  # ... and the full length it came from
     retry_after: float | None = None
     message: str = ""
+    rate: RateWindow | None = None
 
 
 def estimate_tokens(sample: str, total_chars: int, count: Callable[[str], int]) -> int:
@@ -110,6 +115,7 @@ class UsageLog:
         seconds: float,
         message: str = "",
         retry_after: float | None = None,
+        rate: RateWindow | None = None,
     ) -> None:
         self._put(
             Event(
@@ -121,6 +127,7 @@ class UsageLog:
                 seconds * 1000,
                 retry_after=retry_after,
                 message=redact(message)[:200],
+                rate=rate,
             )
         )
 
@@ -183,6 +190,9 @@ class UsageLog:
                 else None,
                 e.retry_after,
                 e.message,
+                e.rate.remaining if e.rate else None,
+                e.rate.limit if e.rate else None,
+                e.rate.reset_at if e.rate else None,
             )
             for e in events
         ]
@@ -192,7 +202,8 @@ class UsageLog:
             try:
                 db.executemany(
                     "INSERT INTO calls (at, scope, platform, tool, kind, ms, tokens, retry_after,"
-                    " message) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " message, rl_remaining, rl_limit, rl_reset)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     rows,
                 )
             except BaseException:
@@ -216,6 +227,10 @@ class UsageLog:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable enough for counters
             db.executescript(SCHEMA)
+            have = {r[1] for r in db.execute("PRAGMA table_info(calls)")}
+            for name, kind in RATE_COLUMNS.items():
+                if name not in have:
+                    db.execute(f"ALTER TABLE calls ADD COLUMN {name} {kind}")
             db.execute("DELETE FROM calls WHERE at < ?", (self.clock() - KEEP_DAYS * 86400,))
             self._db = db
         return self._db
@@ -249,8 +264,8 @@ class UsageLog:
                 rows = (
                     self._connect()
                     .execute(
-                        "SELECT at, scope, platform, tool, kind, ms, tokens, retry_after, message"
-                        " FROM calls WHERE at >= ? ORDER BY at",
+                        "SELECT at, scope, platform, tool, kind, ms, tokens, retry_after, message,"
+                        " rl_remaining, rl_limit, rl_reset FROM calls WHERE at >= ? ORDER BY at",
                         (start,),
                     )
                     .fetchall()
@@ -266,7 +281,7 @@ def aggregate(rows: list[tuple[Any, ...]], since_s: float | None, now: float) ->
     platform: dict[tuple[str, str], dict[str, Any]] = {}
     gateway: dict[str, dict[str, Any]] = {}
     latencies: dict[tuple[str, str], list[float]] = {}
-    for at, scope, plat, tool, kind, ms, tokens, retry_after, message in rows:
+    for at, scope, plat, tool, kind, ms, tokens, retry_after, message, *rate in rows:
         if scope == Scope.GATEWAY:
             g = gateway.setdefault(tool, {"tool": tool, "calls": 0, "errors": {}, "tokens": 0})
             g["calls"] += 1
@@ -284,9 +299,18 @@ def aggregate(rows: list[tuple[Any, ...]], since_s: float | None, now: float) ->
                 "errors": {},
                 "last_error": None,
                 "rate_limit": None,
+                "remaining": None,
             },
         )
         p["calls"] += 1
+        if rate and rate[0] is not None:
+            # The last budget this tool's platform server read from the headers.
+            p["remaining"] = {
+                "remaining": rate[0],
+                "limit": rate[1],
+                "reset_at": rate[2],
+                "at": _iso(at),
+            }
         latencies.setdefault(key, []).append(float(ms))
         if kind:
             p["errors"][kind] = p["errors"].get(kind, 0) + 1
@@ -305,11 +329,28 @@ def aggregate(rows: list[tuple[Any, ...]], since_s: float | None, now: float) ->
         p["p95_ms"] = _ms(percentile(values, 95))
     for g in gateway.values():
         g["tokens_per_call"] = round(g["tokens"] / g["calls"]) if g["calls"] else 0
+    tools = sorted(platform.values(), key=lambda p: (p["platform"], p["tool"]))
     return {
         "since": _iso(now - since_s) if since_s else None,
-        "platform_tools": sorted(platform.values(), key=lambda p: (p["platform"], p["tool"])),
+        "platform_tools": tools,
+        "rate_remaining": _tightest_per_platform(tools, now),
         "gateway_tools": sorted(gateway.values(), key=lambda g: g["tool"]),
     }
+
+
+def _tightest_per_platform(tools: list[dict[str, Any]], now: float) -> dict[str, Any]:
+    """Per platform, the known window with the least left whose reset is not past (X
+    counts per endpoint: the tightest one is what stops us first)."""
+    out: dict[str, Any] = {}
+    stamp = _iso(now)
+    for t in tools:
+        window = t["remaining"]
+        if window is None or (window["reset_at"] and window["reset_at"] <= stamp):
+            continue  # ISO-8601 Z strings compare in time order
+        best = out.get(t["platform"])
+        if best is None or window["remaining"] < best["remaining"]:
+            out[t["platform"]] = {**window, "tool": t["tool"]}
+    return out
 
 
 def compact_lines(report: dict[str, Any], now: float) -> list[str]:
@@ -333,6 +374,10 @@ def compact_lines(report: dict[str, Any], now: float) -> list[str]:
         ]
         if limited:
             line += f", rate-limited until {max(r['until'] for r in limited)}"
+        budget = report.get("rate_remaining", {}).get(name)
+        if budget:
+            of = f"/{budget['limit']}" if budget["limit"] is not None else ""
+            line += f", {budget['remaining']}{of} left ({budget['tool']})"
         lines.append(line)
     if report["gateway_tools"]:
         parts = [
@@ -363,6 +408,11 @@ def format_report(report: dict[str, Any]) -> str:
                 out.append(
                     f"    rate limited: retry after {r['retry_after_s']:g} s (until {r['until']})"
                 )
+            if p["remaining"]:
+                w = p["remaining"]
+                of = f"/{w['limit']}" if w["limit"] is not None else ""
+                resets = f", resets {w['reset_at']}" if w["reset_at"] else ""
+                out.append(f"    remaining {w['remaining']}{of}{resets} (as of {w['at']})")
         out.append("")
     if report["gateway_tools"]:
         out.append(f"{'gateway tool':<23}{'calls':>6}{'tokens':>9}{'per call':>9}  errors")

@@ -18,7 +18,9 @@ from __future__ import annotations
 import email.utils
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -168,6 +170,30 @@ def wait_from(status: int, headers: Mapping[str, str], now: float | None = None)
     return None
 
 
+# -- what one tool call saw ------------------------------------------------------------
+
+# The windows observed while a tool call runs (its requests run in its own task, so a
+# context variable keeps concurrent calls apart).
+_seen: ContextVar[dict[str, RateLimit] | None] = ContextVar("gwanjong_rate_seen", default=None)
+
+
+@contextmanager
+def recording() -> Iterator[dict[str, RateLimit]]:
+    """Collect, per key, the last window any Limiter observes inside this block."""
+    seen: dict[str, RateLimit] = {}
+    token = _seen.set(seen)
+    try:
+        yield seen
+    finally:
+        _seen.reset(token)
+
+
+def tightest(windows: Mapping[str, RateLimit]) -> RateLimit | None:
+    """The window with the least remaining (the one that will stop us first)."""
+    known = [w for w in windows.values() if w.remaining is not None]
+    return min(known, key=lambda w: w.remaining or 0, default=None)
+
+
 # -- the limiter --------------------------------------------------------------------------
 
 ANY = "*"  # the key for a limit that covers every call (Reddit's per-account budget)
@@ -206,6 +232,9 @@ class Limiter:
             self.windows[key] = RateLimit(
                 limit=window.limit, remaining=remaining, reset_at=reset_at
             )
+            seen = _seen.get()
+            if seen is not None:
+                seen[key] = self.windows[key]
         wait = wait_from(status, headers, wall)
         if wait is not None and wait > 0:
             self._until[key] = max(self._until.get(key, 0.0), now + wait)

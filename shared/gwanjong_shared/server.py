@@ -29,6 +29,7 @@ from gwanjong_shared.contract import (
 from gwanjong_shared.errors import PlatformError
 from gwanjong_shared.mcp_errors import ContractErrors
 from gwanjong_shared.models import Post, PostResult
+from gwanjong_shared.rate_meta import RateMeta
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -95,6 +96,7 @@ def build_platform_server(
         version=package_version(type(adapter).__module__),
     )
     mcp.add_middleware(ContractErrors())
+    mcp.add_middleware(RateMeta())  # the platform's remaining budget, in each result's _meta
 
     async def guarded(call: Awaitable[T], what: str) -> T:
         # The SDKs differ in how (and whether) they time out; one bound for all of them.

@@ -4,12 +4,15 @@ persisted in <state_dir>/usage.db across a restart; the figures' arithmetic on i
 from __future__ import annotations
 
 import json
+import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastmcp import Client
 
+from gwanjong_gateway.__main__ import main
 from gwanjong_gateway.usage import (
     TOKEN_SAMPLE_CHARS,
     UsageLog,
@@ -19,6 +22,7 @@ from gwanjong_gateway.usage import (
     percentile,
 )
 from gwanjong_sandbox.control import SandboxControl
+from gwanjong_shared.rate_meta import RateWindow
 from tests.gateway.helpers import in_memory_gateway
 from tests.mcp import call, error_of
 
@@ -91,6 +95,69 @@ async def test_a_down_platform_counts_as_unavailable(
         report = await usage_of(client)
     assert row(report, "devto", "trending")["errors"] == {"unavailable": 1}
     assert row(report, "devto", "search")["last_error"]["kind"] == "unavailable"
+
+
+async def test_the_platforms_remaining_budget_reaches_status_and_the_cli(
+    sandbox: SandboxControl, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The X server reads x-rate-limit-* from the sandbox and passes the tightest window
+    # back in the result's _meta; nothing here is rate limited.
+    async with Client(in_memory_gateway(sandbox, tmp_path, ["twitter"])) as client:
+        await call(client, "scout", topic="rust async")
+        lines = (await call(client, "status"))["usage_7d"]
+        report = await usage_of(client)
+    search = row(report, "twitter", "search")
+    assert search["errors"] == {} and search["rate_limit"] is None
+    assert search["remaining"]["limit"] == 450  # GET /2/tweets/search/recent
+    assert 0 <= search["remaining"]["remaining"] < 450
+    budget = report["rate_remaining"]["twitter"]
+    assert budget["remaining"] <= search["remaining"]["remaining"]
+    assert any(
+        line.startswith("twitter: ") and f"{budget['remaining']}/{budget['limit']} left" in line
+        for line in lines
+    ), lines
+
+    cfg = tmp_path / "g.toml"
+    cfg.write_text(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n', encoding="utf-8")
+    with pytest.raises(SystemExit) as done:
+        main(["usage", "--config", str(cfg), "--json"])
+    assert done.value.code == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["rate_remaining"]["twitter"]["remaining"] == budget["remaining"]
+    assert row(printed, "twitter", "search")["remaining"] == search["remaining"]
+    with pytest.raises(SystemExit):
+        main(["usage", "--config", str(cfg)])
+    text = capsys.readouterr().out
+    assert f"remaining {search['remaining']['remaining']}/450" in text
+    assert all(len(line) <= 80 for line in text.splitlines()), text
+
+
+def test_an_older_usage_file_gains_the_budget_columns(tmp_path: Path) -> None:
+    path = tmp_path / "usage.db"
+    old = sqlite3.connect(path)
+    old.executescript(
+        "CREATE TABLE calls (at REAL NOT NULL, scope TEXT NOT NULL, platform TEXT NOT NULL,"
+        " tool TEXT NOT NULL, kind TEXT NOT NULL, ms REAL NOT NULL, tokens INTEGER,"
+        " retry_after REAL, message TEXT NOT NULL DEFAULT '');"
+    )
+    old.execute(
+        "INSERT INTO calls VALUES (?, 'platform', 'reddit', 'search', '', 5, NULL, NULL, '')",
+        (time.time(),),
+    )
+    old.commit()
+    old.close()
+    log = UsageLog(path, count_tokens=len)
+    soon = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 300))
+    log.record_platform(
+        "reddit", "search", "", 0.01, rate=RateWindow(remaining=7, limit=1000, reset_at=soon)
+    )
+    log.record_platform("reddit", "search", "", 0.01)  # no window this time: the last one stays
+    report = log.report()
+    log.close()
+    assert row(report, "reddit", "search")["calls"] == 3
+    assert row(report, "reddit", "search")["remaining"]["remaining"] == 7
+    assert report["rate_remaining"]["reddit"]["reset_at"] == soon
+    assert "7/1000 left (search)" in compact_lines(report, time.time())[0]
 
 
 def test_since_window_uses_the_clock(tmp_path: Path) -> None:

@@ -1,0 +1,72 @@
+"""The platform's remaining budget in each tool result's `_meta`: read by the real SDKs from
+the sandbox's rate headers (X `x-rate-limit-*`, Reddit `x-ratelimit-*`), attached by the
+server kit, absent when the platform said nothing (Dev.to sends no window on success)."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+from typing import Any
+
+import pytest
+from fastmcp import Client
+
+from gwanjong_sandbox.control import SandboxControl
+from gwanjong_shared.rate_meta import META_KEY, RateWindow, window_from_meta
+from tests.platforms import SPECS
+
+pytestmark = pytest.mark.anyio
+
+
+async def window_of(client: Client[Any], tool: str, **args: Any) -> RateWindow | None:
+    result = await client.call_tool_mcp(tool, args)
+    assert not result.is_error, result.content
+    return window_from_meta(result.meta)
+
+
+def reset_epoch(window: RateWindow) -> float:
+    assert window.reset_at is not None and window.reset_at.endswith("Z")
+    return datetime.fromisoformat(window.reset_at.replace("Z", "+00:00")).timestamp()
+
+
+async def test_x_search_carries_its_endpoint_window(sandbox: SandboxControl) -> None:
+    async with Client(SPECS["twitter"].build(sandbox.url)) as client:
+        first = await window_of(client, "search", query="rust")
+        second = await window_of(client, "search", query="async")
+    assert first is not None and second is not None
+    # GET /2/tweets/search/recent: 450 per 15 minutes in the sandbox, as on X.
+    assert first.limit == 450 and second.limit == 450
+    assert 0 <= second.remaining < first.remaining < 450
+    assert time.time() - 5 < reset_epoch(second) <= time.time() + 900 + 5
+
+
+async def test_reddit_carries_the_account_budget(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("reddit")
+    async with Client(SPECS["reddit"].build(sandbox.url)) as client:
+        found = await window_of(client, "get_post", post_id=ids["rust-async"])
+    assert found is not None
+    assert found.limit == 1000  # used + remaining
+    assert 0 < found.remaining < 1000
+    assert time.time() - 5 < reset_epoch(found) <= time.time() + 600 + 5
+
+
+async def test_no_window_no_meta(sandbox: SandboxControl) -> None:
+    async with Client(SPECS["devto"].build(sandbox.url)) as client:
+        result = await client.call_tool_mcp("search", {"query": "rust"})
+    assert not result.is_error
+    assert META_KEY not in (result.meta or {})
+
+
+def test_bad_shapes_are_ignored() -> None:
+    assert window_from_meta(None) is None
+    assert window_from_meta({META_KEY: "lots"}) is None
+    assert window_from_meta({META_KEY: {"remaining": -1}}) is None
+    assert window_from_meta({META_KEY: {"limit": 5}}) is None
+    good = window_from_meta({META_KEY: {"remaining": 3, "limit": None, "reset_at": None, "x": 1}})
+    assert good == RateWindow(remaining=3)
+    odd = window_from_meta({META_KEY: {"remaining": 3, "reset_at": "tomorrow"}})
+    assert odd == RateWindow(remaining=3)  # an unreadable reset is dropped, the rest kept
+    shifted = window_from_meta(
+        {META_KEY: {"remaining": 3, "reset_at": "2026-11-30T18:00:00+01:00"}}
+    )
+    assert shifted is not None and shifted.reset_at == "2026-11-30T17:00:00Z"
