@@ -34,13 +34,15 @@ from gwanjong_gateway import childlog, hosting
 from gwanjong_gateway.breaker import Breaker, Clock
 from gwanjong_gateway.config import GatewayConfig, PlatformConfig, command_for, expand, read_dotenv
 from gwanjong_gateway.platform_health import PROBE_TTL_S, PlatformHealth, PlatformState
-from gwanjong_shared.contract import CONTRACT_TOOLS
+from gwanjong_shared.contract import CONTRACT_TOOLS, OPTIONAL_TOOLS, READ_TOOLS
 from gwanjong_shared.errors import ErrorKind, format_error, parse_error
 from gwanjong_shared.rate_meta import RateWindow, window_from_meta
 
 log = logging.getLogger(__name__)
 
 SEP = "__"  # namespaced tool names: devto__search
+# Tools that change nothing on the platform: safe to send again after a lost connection.
+_RETRY_SAFE = frozenset((*READ_TOOLS, *OPTIONAL_TOOLS))
 
 # What a spawned server needs besides its own credentials.
 _QUIET = {
@@ -272,7 +274,9 @@ class Upstream:
             f"{self.name} is still starting{since}; call again later, status() shows progress.",
         )
 
-    async def call(self, tool: str, arguments: dict[str, Any], timeout_s: float) -> Outcome:
+    async def call(
+        self, tool: str, arguments: dict[str, Any], timeout_s: float, retried: bool = False
+    ) -> Outcome:
         began = anyio.current_time()
         if self.health is Health.DOWN and self.breaker.is_open():
             return self.unavailable()
@@ -304,6 +308,10 @@ class Upstream:
                 )
             # The process died or the connection broke: restart it now for the next call.
             await self._lost(generation, f"connection lost during {tool} ({text[:80]})", True)
+            left = timeout_s - (anyio.current_time() - began)
+            if tool in _RETRY_SAFE and not retried and left > 1:
+                # A read may be sent again: a crash noticed only by this call costs no error.
+                return await self.call(tool, arguments, left, retried=True)
             return Outcome.failure(
                 ErrorKind.UNAVAILABLE,
                 f"the {self.name} server stopped during {tool}; it is being restarted, call again.",

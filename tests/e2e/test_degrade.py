@@ -119,7 +119,9 @@ async def test_a_server_that_dies_mid_call_is_back_for_the_next_call(
             tg.start_soon(scout)
             await wait_for(lambda: sum(sandbox.requests().values()) > seen, 30)
             os.kill(pid, signal.SIGKILL)
-        assert "stopped during" in result["errors"]["devto"]
+        # The reads in flight are sent once more, to the restarted server, within their time.
+        assert "devto" not in result["errors"] and result["opportunities"], result
+        assert find(gw, "gwanjong_devto") != [pid]
         sandbox.clear_faults()
         again = await call(client, "scout", topic="rust", platforms=["devto"])
         assert "devto" not in again["errors"] and again["opportunities"]
