@@ -66,7 +66,7 @@ class Gateway:
         self.upstreams = Upstreams(config, environ, transports, clock)
         # The record is opened lazily in its worker thread; a corrupt file is reported by
         # strike (and status), never fatal to the gateway.
-        self.records = Records(config.state_dir / "gwanjong.db")
+        self.records = Records.for_config(config, environ)
         self.desk = StrikeDesk(config, self.upstreams, self.records)
         self.cursors = inbox.Cursors(config.state_dir / "inbox.json")
 
