@@ -1,6 +1,7 @@
 """A real PostgreSQL for these tests: `GWANJONG_TEST_PG_URL` (`.ci/run` starts one; locally
-`eval "$(bash scripts/pg start)"`). Each test gets its own fresh database. In CI (`CI` set)
-a missing or unreachable server FAILS the tests: they must never pass by skipping."""
+`eval "$(bash scripts/pg start)"`). Each test gets its own fresh database. In CI (`CI` or
+`GWANJONG_REQUIRE_PG` set) a missing or unreachable server FAILS the tests: they must
+never pass by skipping."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ HOW = 'start one with: eval "$(bash scripts/pg start)"  (then pytest tests/postg
 
 
 def _missing(why: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(f"CI is set but {why}; .ci/run must start PostgreSQL", pytrace=False)
+    if os.environ.get("CI") or os.environ.get("GWANJONG_REQUIRE_PG"):
+        pytest.fail(f"PostgreSQL is required here but {why}; .ci/run starts it", pytrace=False)
     pytest.skip(f"{why}; {HOW}")
 
 
