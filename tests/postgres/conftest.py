@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 import psycopg
 import pytest
+from psycopg import sql
 
 HOW = 'start one with: eval "$(bash scripts/pg start)"  (then pytest tests/postgres)'
 
@@ -38,7 +39,9 @@ def pg_url(pg_server: str) -> Iterator[str]:
     """The URL of a new, empty database, dropped after the test."""
     name = f"gwanjong_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(pg_server, autocommit=True) as admin:
-        admin.execute(f"CREATE DATABASE {name}")  # a fixed alphabet: no injection
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     yield pg_server.rsplit("/", 1)[0] + "/" + name
     with psycopg.connect(pg_server, autocommit=True) as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        admin.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        )
