@@ -3,6 +3,8 @@ connections at once, the per-platform lock, and errors as `unavailable` answers.
 
 from __future__ import annotations
 
+import io
+import json
 import threading
 import time
 from pathlib import Path
@@ -12,11 +14,14 @@ import psycopg
 import pytest
 
 from gwanjong_gateway import migrations
+from gwanjong_gateway.config import parse
+from gwanjong_gateway.history import print_history, resolve
 from gwanjong_gateway.ledger import ClaimRequest, StrikeStatus, Verdict, intent_key
 from gwanjong_gateway.records import Records
 from gwanjong_gateway.store import StrikeStore
 from gwanjong_gateway.store_pg import PostgresStrikeStore
 from gwanjong_shared.errors import ErrorKind, PlatformError
+from tests.gateway.helpers import config_text
 from tests.gateway.http_gateway import free_port
 
 NOW = 1_800_000_000.0
@@ -189,3 +194,22 @@ async def test_an_unreachable_database_is_unavailable_and_keeps_its_password(
     )
     assert "s3cret-pw" not in text
     assert not records.broken  # retried on the next call, not given up
+
+
+def test_history_and_resolve_use_the_configured_database(pg_url: str, tmp_path: Path) -> None:
+    config = parse(config_text(tmp_path / "state", ["devto"], extra=f'[store]\nurl = "{pg_url}"'))
+    store = PostgresStrikeStore(pg_url)
+    try:
+        row = store.insert(**{**request("t1").row, "status": StrikeStatus.UNKNOWN}, now=NOW)
+    finally:
+        store.close()
+    assert resolve(config, row.id, "posted") == 0
+    out = io.StringIO()
+    assert print_history(config, None, None, 10, as_json=True, out=out) == 0
+    (shown,) = json.loads(out.getvalue())
+    assert (shown["record"], shown["status"], shown["by"]) == (row.id, "posted", "alice")
+    out = io.StringIO()
+    print_history(config, None, None, 10, as_json=False, out=out)
+    assert "by alice" in out.getvalue()
+    assert pg_url.split("@")[1] in out.getvalue()  # names the database it read
+    assert not (tmp_path / "state" / "gwanjong.db").exists()
