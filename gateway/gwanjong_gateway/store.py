@@ -343,3 +343,18 @@ class StrikeStore:
             "SELECT paused_reason FROM platform_health WHERE platform = ?", (platform,)
         ).fetchone()
         return str(row["paused_reason"]) if row else ""
+
+    # -- inbox cursors (the shared record's copy; see inbox_record) ---------------------
+
+    def inbox_cursor(self, platform: str) -> str | None:
+        row = self._x(
+            "SELECT next_since FROM inbox_cursors WHERE platform = ?", (platform,)
+        ).fetchone()
+        return str(row["next_since"]) if row else None
+
+    def set_inbox_cursor(self, platform: str, cursor: str) -> None:
+        self._x(
+            "INSERT INTO inbox_cursors (platform, next_since) VALUES (?, ?) "
+            "ON CONFLICT(platform) DO UPDATE SET next_since = excluded.next_since",
+            (platform, cursor),
+        )

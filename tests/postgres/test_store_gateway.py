@@ -6,6 +6,7 @@ test_team_gateways.py."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastmcp import Client
@@ -14,9 +15,10 @@ from gwanjong_gateway.config import ConfigError, parse
 from gwanjong_gateway.records import Records
 from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.store import StrikeStore
+from gwanjong_gateway.store_pg import PostgresStrikeStore
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.errors import PlatformError
-from tests.gateway.helpers import config_text, opportunity_for
+from tests.gateway.helpers import config_text, in_memory_gateway, opportunity_for
 from tests.gateway.http_gateway import free_port
 from tests.mcp import call, error_of
 from tests.platforms import SPECS
@@ -69,3 +71,27 @@ async def test_a_gateway_whose_database_is_down_scouts_but_writes_nothing(
     assert SECRET not in message and SECRET not in str(status)
     assert sandbox.writes() == []
     assert not (tmp_path / "state" / "gwanjong.db").exists()  # no silent SQLite fallback
+
+
+async def test_replicas_on_one_database_share_the_inbox_cursors(
+    sandbox: SandboxControl, tmp_path: Path, pg_url: str
+) -> None:
+    """A summons listed by one replica is not listed again by another (own state dirs)."""
+    platforms = ["bluesky", "twitter"]
+    extra = f'[store]\nurl = "{pg_url}"'
+
+    def replica(name: str) -> Client[Any]:
+        return Client(in_memory_gateway(sandbox, tmp_path / name, platforms, extra=extra))
+
+    async with replica("a") as a:
+        first = await call(a, "scout", source="mentions", limit=25)
+    assert {o["platform"] for o in first["opportunities"] if o.get("summoned")} == set(platforms)
+    async with replica("b") as b:
+        again = await call(b, "scout", source="mentions", limit=25)
+    assert [o for o in again["opportunities"] if o.get("summoned")] == []
+    assert not (tmp_path / "a" / "inbox.json").exists()
+    store = PostgresStrikeStore(pg_url)
+    try:
+        assert all(store.inbox_cursor(p) for p in platforms)
+    finally:
+        store.close()
