@@ -18,7 +18,7 @@ COPY shared ./shared
 COPY gateway ./gateway
 COPY sandbox ./sandbox
 COPY servers ./servers
-RUN uv sync --locked --no-dev --no-editable --package gwanjong
+RUN uv sync --locked --no-dev --no-editable --package gwanjong --extra postgres
 
 # -- run: only the virtual environment, owned by root, run as an unprivileged user -------
 FROM python:3.11-slim

@@ -119,10 +119,25 @@ class AuthSection(_Strict):
         return self
 
 
+class StoreSection(_Strict):
+    """Where the strike record lives: "" = the SQLite file in state_dir; a PostgreSQL URL
+    shares one record between gateway processes (`${VAR}` is expanded when it opens)."""
+
+    url: str = ""
+
+    @field_validator("url")
+    @classmethod
+    def _postgres(cls, url: str) -> str:
+        if url and not url.startswith(("postgresql://", "postgres://")):
+            raise ValueError('url must be "" (SQLite in state_dir) or start with postgresql://')
+        return url
+
+
 class GatewayConfig(_Strict):
     gateway: GatewaySection = Field(default_factory=GatewaySection)
     safety: SafetyConfig = Field(default_factory=SafetyConfig)
     auth: AuthSection = Field(default_factory=AuthSection)
+    store: StoreSection = Field(default_factory=StoreSection)
     platforms: dict[str, PlatformConfig] = Field(default_factory=dict)
 
     @field_validator("platforms")

@@ -13,7 +13,9 @@ from typing import TextIO, cast
 
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.ledger import UNSETTLED, Strike, StrikeStatus
-from gwanjong_gateway.store import StrikeStore
+from gwanjong_gateway.pg_errors import describe, redact
+from gwanjong_gateway.records import open_store, store_url
+from gwanjong_gateway.store import BUSY_TIMEOUT_S, StrikeStore
 
 MIN_WIDTH, MAX_WIDTH = 60, 120
 
@@ -24,6 +26,8 @@ def format_strike(r: Strike, width: int) -> list[str]:
     head = f"#{r.id:<4} {p['at'][:16].replace('T', ' ')}  {r.platform:<8} {r.action:<15} {r.status}"
     if r.approver:
         head += f" ({r.approver})"
+    if r.principal:
+        head += f" by {r.principal}"
     lines = textwrap.wrap(head, width, subsequent_indent="      ") or [head]
     where = r.result_url or r.target_url or r.target
     if where:
@@ -34,6 +38,20 @@ def format_strike(r: Strike, width: int) -> list[str]:
             r.reason, width, initial_indent="      ", subsequent_indent="      ", max_lines=3
         )
     return lines
+
+
+def _open(config: GatewayConfig) -> StrikeStore | None:
+    """The record, or None after saying on stderr why the database cannot be reached."""
+    try:
+        return open_store(config)
+    except Exception as exc:
+        if not config.store.url:
+            raise
+        message = describe(exc, store_url(config), BUSY_TIMEOUT_S)
+        if message is None:
+            raise
+        print(f"gwanjong: {message}", file=sys.stderr)
+        return None
 
 
 def print_history(
@@ -47,10 +65,12 @@ def print_history(
 ) -> int:
     out = out or cast(TextIO, sys.stdout)
     path = config.state_dir / "gwanjong.db"
-    if not path.exists():
+    if not config.store.url and not path.exists():
         print(f"No strikes recorded yet ({path} does not exist).", file=out)
         return 0
-    store = StrikeStore(path)
+    store = _open(config)
+    if store is None:
+        return 2
     try:
         rows = store.history(platform=platform, status=status, limit=limit)
     finally:
@@ -58,7 +78,10 @@ def print_history(
     if as_json:
         print(
             json.dumps(
-                [{**r.public(), "content": r.content, "policy": r.policy} for r in rows],
+                [
+                    {**r.public(), "by": r.principal, "content": r.content, "policy": r.policy}
+                    for r in rows
+                ],
                 ensure_ascii=False,
                 indent=2,
             ),
@@ -68,7 +91,8 @@ def print_history(
     if width is None:
         width = shutil.get_terminal_size((80, 24)).columns if out.isatty() else 80
     width = max(MIN_WIDTH, min(MAX_WIDTH, width))
-    print(f"gwanjong history, newest first (UTC), from\n  {path}", file=out)
+    source = redact(config.store.url) if config.store.url else str(path)
+    print(f"gwanjong history, newest first (UTC), from\n  {source}", file=out)
     for r in rows:
         print("\n".join(format_strike(r, width)), file=out)
     if not rows:
@@ -80,15 +104,17 @@ def resolve(config: GatewayConfig, record: int, outcome: str) -> int:
     """Settle an unsure record by hand: `posted` keeps the target held for good, `failed`
     frees it (say so only after checking the platform)."""
     path = config.state_dir / "gwanjong.db"
-    if not path.exists():
+    if not config.store.url and not path.exists():
         print(f"gwanjong: no strike record at {path}.", file=sys.stderr)
         return 2
     status = StrikeStatus(outcome)
-    store = StrikeStore(path)
+    store = _open(config)
+    if store is None:
+        return 2
     try:
         row = store.get(record)
         if row is None:
-            print(f"gwanjong: there is no record {record} in {path}.", file=sys.stderr)
+            print(f"gwanjong: there is no record {record}.", file=sys.stderr)
             return 2
         if row.status not in UNSETTLED:
             print(

@@ -14,7 +14,7 @@ import json
 import logging
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 
@@ -32,8 +32,14 @@ SUMMONED_SCORE = 1.0  # above any topic score: someone asked for us
 _WHY = {"mention": "mentions you", "reply": "replied to you", "quote": "quoted you"}
 
 
+class CursorStore(Protocol):
+    async def aget(self, platform: str) -> str | None: ...
+    async def aset(self, platform: str, cursor: str) -> None: ...
+
+
 class Cursors:
-    """`next_since` per platform, in `<state_dir>/inbox.json` (written atomically)."""
+    """`next_since` per platform, in `<state_dir>/inbox.json` (written atomically).
+    (`inbox_record.RecordCursors` keeps them in a shared PostgreSQL record instead.)"""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -59,6 +65,12 @@ class Cursors:
         tmp.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
         os.replace(tmp, self.path)
 
+    async def aget(self, platform: str) -> str | None:
+        return self.get(platform)
+
+    async def aset(self, platform: str, cursor: str) -> None:
+        self.set(platform, cursor)
+
 
 def summoned(post: Post) -> Opportunity:
     why = _WHY.get(post.tags[0] if post.tags else "", "mentions you")
@@ -69,7 +81,7 @@ def summoned(post: Post) -> Opportunity:
 async def inbox(
     upstreams: Upstreams,
     acted: set[tuple[str, str]],
-    cursors: Cursors,
+    cursors: CursorStore,
     platforms: list[str],
     limit: int,
     opt_out: list[str],
@@ -93,7 +105,7 @@ async def inbox(
         if TOOL not in upstream.tools:
             notes[platform] = "inbox: this server has no mentions tool; skipped"
             return
-        args: dict[str, Any] = {"since": cursors.get(platform), "limit": PER_PLATFORM}
+        args: dict[str, Any] = {"since": await cursors.aget(platform), "limit": PER_PLATFORM}
         outcome = await upstreams.call(platform, TOOL, args, timeout)
         if not outcome.ok:
             notes[platform] = f"inbox: {outcome.error}"
@@ -126,7 +138,7 @@ async def inbox(
         if platform in left_out:
             notes[platform] = "inbox: more summons than `limit`: call again to see the rest"
         else:
-            cursors.set(platform, cursor)
+            await cursors.aset(platform, cursor)
     return shown, notes
 
 

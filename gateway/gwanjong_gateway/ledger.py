@@ -96,6 +96,7 @@ class Strike:
     policy: list[Any]
     created_at: float
     updated_at: float
+    principal: str = ""  # the signed-in caller who made the strike ("" = stdio/no auth)
 
     def public(self) -> dict[str, Any]:
         """What a tool result or `history` shows (the context stays in the record)."""

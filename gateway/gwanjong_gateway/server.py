@@ -27,6 +27,7 @@ from gwanjong_gateway.auth import principal_name
 from gwanjong_gateway.breaker import Clock
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.expose import declare_exposed, register_exposed
+from gwanjong_gateway.inbox_record import RecordCursors
 from gwanjong_gateway.metering import attach_usage
 from gwanjong_gateway.policy import disclosure_for
 from gwanjong_gateway.records import Records, health_of
@@ -67,9 +68,13 @@ class Gateway:
         self.upstreams = Upstreams(config, environ, transports, clock)
         # The record is opened lazily in its worker thread; a corrupt file is reported by
         # strike (and status), never fatal to the gateway.
-        self.records = Records(config.state_dir / "gwanjong.db")
+        self.records = Records.for_config(config, environ)
         self.desk = StrikeDesk(config, self.upstreams, self.records)
-        self.cursors = inbox.Cursors(config.state_dir / "inbox.json")
+        self.cursors: inbox.CursorStore = (
+            RecordCursors(self.records)
+            if config.store.url
+            else inbox.Cursors(config.state_dir / "inbox.json")
+        )
         self.secret_listener = SecretListener(clock)  # the credential page, started on use
 
     def close_store(self) -> None:

@@ -1,5 +1,8 @@
 """The strike record in SQLite (WAL): every write attempt, before and after the call.
 
+(`store_pg.PostgresStrikeStore` is the same class on PostgreSQL: it overrides only the
+connection, the transaction and the placeholders; the logic below serves both.)
+
 One row per intent (see `ledger`). A write is *claimed* before the platform is called:
 one `BEGIN IMMEDIATE` transaction checks the target, the same or a near-identical post,
 the author cool-down, the daily cap and the minimum interval (claims in flight count),
@@ -12,12 +15,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from gwanjong_gateway import policy
+from gwanjong_gateway import migrations, policy
 from gwanjong_gateway.ledger import (
     HOLDING,
     SIMILAR,
@@ -32,53 +35,36 @@ from gwanjong_gateway.ledger import (
     similarity,
 )
 
-__all__ = ["BUSY_TIMEOUT_S", "Strike", "StrikeStore", "content_hash", "intent_key"]
+__all__ = [
+    "BUSY_TIMEOUT_S",
+    "SchemaError",
+    "Strike",
+    "StrikeStore",
+    "content_hash",
+    "intent_key",
+]
 
 #: How long a statement waits for another process's lock before giving up.
 BUSY_TIMEOUT_S = 2.0
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS strikes (
-    id            INTEGER PRIMARY KEY AUTOINCREMENT,
-    intent_key    TEXT NOT NULL,
-    platform      TEXT NOT NULL,
-    target        TEXT NOT NULL,          -- post id acted on; '' for a new post
-    target_url    TEXT NOT NULL DEFAULT '',
-    author        TEXT NOT NULL DEFAULT '',
-    opportunity   TEXT NOT NULL DEFAULT '',
-    action        TEXT NOT NULL,          -- comment | post | upvote
-    content_hash  TEXT NOT NULL,
-    content       TEXT NOT NULL,
-    title         TEXT NOT NULL DEFAULT '',
-    mode          TEXT NOT NULL,          -- dry-run | confirm | live
-    status        TEXT NOT NULL,          -- a ledger.StrikeStatus
-    reason        TEXT NOT NULL DEFAULT '',
-    approver      TEXT NOT NULL DEFAULT '',  -- auto | human | ''
-    result_id     TEXT NOT NULL DEFAULT '',
-    result_url    TEXT NOT NULL DEFAULT '',
-    context       TEXT NOT NULL DEFAULT '{}',  -- what the model saw in draft
-    policy        TEXT NOT NULL DEFAULT '[]',  -- the policy decisions, in order
-    created_at    REAL NOT NULL,
-    updated_at    REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS strikes_target ON strikes (platform, target, action);
-CREATE INDEX IF NOT EXISTS strikes_intent ON strikes (intent_key);
--- The database itself refuses a second live claim on a target (or, for new posts, on the
--- same text), so two gateways or two racing calls cannot both write.
-CREATE UNIQUE INDEX IF NOT EXISTS strikes_one_claim ON strikes (platform, target, action)
-    WHERE target != '' AND status IN ('pending', 'posted', 'handoff', 'unknown');
-CREATE UNIQUE INDEX IF NOT EXISTS strikes_one_post ON strikes (platform, intent_key)
-    WHERE target = '' AND status IN ('pending', 'posted', 'handoff', 'unknown');
-CREATE TABLE IF NOT EXISTS platform_health (
-    platform      TEXT PRIMARY KEY,
-    failures      INTEGER NOT NULL DEFAULT 0,
-    paused_reason TEXT NOT NULL DEFAULT '',
-    updated_at    REAL NOT NULL
-);
-"""
+
+class SchemaError(Exception):
+    """The record was written by a newer gwanjong (a schema version this one lacks)."""
+
+
+def _principal(fields: dict[str, Any]) -> str:
+    """The signed-in caller, from the strike's leading `by=NAME` decision."""
+    decisions = fields.get("policy")
+    if isinstance(decisions, list) and decisions and str(decisions[0]).startswith("by="):
+        return str(decisions[0])[3:]
+    return ""
 
 
 class StrikeStore:
+    #: appended to a SELECT that is followed by an UPDATE of the same row
+    FOR_UPDATE = ""
+    STEPS = migrations.SQLITE
+
     def __init__(self, path: Path, busy_timeout_s: float = BUSY_TIMEOUT_S) -> None:
         """Raises sqlite3.DatabaseError when the file is not a readable strike record."""
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -88,12 +74,12 @@ class StrikeStore:
         )
         try:
             self._db.row_factory = sqlite3.Row
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            check = self._db.execute("PRAGMA quick_check").fetchone()
+            self._x("PRAGMA journal_mode=WAL")
+            self._x("PRAGMA synchronous=NORMAL")
+            check = self._x("PRAGMA quick_check").fetchone()
             if check is None or check[0] != "ok":
                 raise sqlite3.DatabaseError(f"integrity check failed: {check[0] if check else '?'}")
-            self._db.executescript(SCHEMA)
+            self._migrate()
         except BaseException:
             self._db.close()
             raise
@@ -101,9 +87,33 @@ class StrikeStore:
     def close(self) -> None:
         self._db.close()
 
+    def _x(self, sql: str, args: Sequence[Any] = ()) -> Any:
+        """Run one statement (``?`` placeholders); the cursor, rows readable by column name."""
+        return self._db.execute(sql, tuple(args))
+
+    def _migrate(self) -> None:
+        """Apply the migration steps this record lacks, in order, in one transaction."""
+        with self._transaction(immediate=True, lock="schema"):
+            self._x("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            row = self._x("SELECT MAX(version) AS v FROM schema_version").fetchone()
+            current = int(row["v"] or 0)
+            if current > len(self.STEPS):
+                raise SchemaError(
+                    f"schema version {current} is newer than this gwanjong knows "
+                    f"({len(self.STEPS)}); upgrade gwanjong"
+                )
+            for version, statements in enumerate(self.STEPS, 1):
+                if version > current:
+                    for statement in statements:
+                        self._x(statement)
+                    self._x("INSERT INTO schema_version (version) VALUES (?)", (version,))
+
+    def schema_version(self) -> int:
+        return int(self._x("SELECT MAX(version) AS v FROM schema_version").fetchone()["v"] or 0)
+
     # -- rows ------------------------------------------------------------------------
 
-    def _row(self, row: sqlite3.Row | None) -> Strike | None:
+    def _row(self, row: Any) -> Strike | None:
         if row is None:
             return None
         data = dict(row)
@@ -113,9 +123,7 @@ class StrikeStore:
         return Strike(**data)
 
     def get(self, strike_id: int) -> Strike | None:
-        return self._row(
-            self._db.execute("SELECT * FROM strikes WHERE id = ?", (strike_id,)).fetchone()
-        )
+        return self._row(self._x("SELECT * FROM strikes WHERE id = ?", (strike_id,)).fetchone())
 
     def insert(self, **fields: Any) -> Strike:
         now = fields.pop("now", None) or time.time()
@@ -123,15 +131,16 @@ class StrikeStore:
         if "status" in fields:
             fields["status"] = str(fields["status"])
         fields.setdefault("updated_at", now)
+        fields.setdefault("principal", _principal(fields))
         for key in ("context", "policy"):
             if key in fields and not isinstance(fields[key], str):
                 fields[key] = json.dumps(fields[key], ensure_ascii=False, default=str)
         cols = ", ".join(fields)
         marks = ", ".join("?" for _ in fields)
-        cur = self._db.execute(
-            f"INSERT INTO strikes ({cols}) VALUES ({marks})", tuple(fields.values())
-        )
-        strike = self.get(int(cur.lastrowid or 0))
+        row = self._x(
+            f"INSERT INTO strikes ({cols}) VALUES ({marks}) RETURNING id", tuple(fields.values())
+        ).fetchone()
+        strike = self.get(int(row["id"]))
         assert strike is not None
         return strike
 
@@ -143,7 +152,7 @@ class StrikeStore:
             if key in fields and not isinstance(fields[key], str):
                 fields[key] = json.dumps(fields[key], ensure_ascii=False, default=str)
         sets = ", ".join(f"{k} = ?" for k in fields)
-        self._db.execute(f"UPDATE strikes SET {sets} WHERE id = ?", (*fields.values(), strike_id))
+        self._x(f"UPDATE strikes SET {sets} WHERE id = ?", (*fields.values(), strike_id))
         strike = self.get(strike_id)
         assert strike is not None
         return strike
@@ -151,20 +160,21 @@ class StrikeStore:
     # -- the claim ----------------------------------------------------------------------
 
     @contextmanager
-    def _transaction(self, immediate: bool) -> Iterator[None]:
+    def _transaction(self, immediate: bool, lock: str = "") -> Iterator[None]:
         """BEGIN IMMEDIATE takes the write lock first, so check-then-insert is atomic
-        across connections and processes."""
-        self._db.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
+        across connections and processes. (``lock`` names what PostgreSQL locks: the whole
+        file is SQLite's lock.)"""
+        self._x("BEGIN IMMEDIATE" if immediate else "BEGIN")
         try:
             yield
         except BaseException:
-            self._db.execute("ROLLBACK")
+            self._x("ROLLBACK")
             raise
-        self._db.execute("COMMIT")
+        self._x("COMMIT")
 
     def decide(self, req: ClaimRequest, now: float, insert: bool) -> Verdict:
         """Every limit, and (with ``insert``) the claim itself, in one transaction."""
-        with self._transaction(immediate=insert):
+        with self._transaction(immediate=insert, lock=req.platform):
             earlier = self._holding(req, now)
             if earlier is not None:
                 return Verdict(earlier=earlier)
@@ -194,7 +204,7 @@ class StrikeStore:
         marks = ", ".join("?" for _ in HOLDING)
         if req.target:
             return self._row(
-                self._db.execute(
+                self._x(
                     f"SELECT * FROM strikes WHERE platform = ? AND target = ? AND action = ? "
                     f"AND status IN ({marks}) ORDER BY id DESC LIMIT 1",
                     (req.platform, req.target, req.action, *HOLDING),
@@ -204,7 +214,7 @@ class StrikeStore:
         if same is not None or not req.cooldown_days:
             return same
         since = now - req.cooldown_days * 86400
-        rows = self._db.execute(
+        rows = self._x(
             f"SELECT * FROM strikes WHERE platform = ? AND target = '' AND action = 'post' "
             f"AND status IN ({marks}) AND created_at >= ? ORDER BY id DESC LIMIT 500",
             (req.platform, *HOLDING, since),
@@ -218,27 +228,27 @@ class StrikeStore:
     def _count(self, platform: str, action: str, since: float) -> int:
         marks = ", ".join("?" for _ in WRITING)
         return int(
-            self._db.execute(
-                f"SELECT COUNT(*) FROM strikes WHERE platform = ? AND action = ? "
+            self._x(
+                f"SELECT COUNT(*) AS n FROM strikes WHERE platform = ? AND action = ? "
                 f"AND status IN ({marks}) AND created_at >= ?",
                 (platform, action, *WRITING, since),
-            ).fetchone()[0]
+            ).fetchone()["n"]
         )
 
     def _last_write(self, platform: str) -> float | None:
         marks = ", ".join("?" for _ in WRITING)
-        row = self._db.execute(
-            f"SELECT MAX(created_at) FROM strikes WHERE platform = ? AND status IN ({marks})",
+        row = self._x(
+            f"SELECT MAX(created_at) AS last FROM strikes WHERE platform = ? AND status IN ({marks})",
             (platform, *WRITING),
         ).fetchone()
-        return float(row[0]) if row and row[0] is not None else None
+        return float(row["last"]) if row and row["last"] is not None else None
 
     def _last_to_author(self, platform: str, author: str) -> Strike | None:
         if not author:
             return None
         marks = ", ".join("?" for _ in HOLDING)
         return self._row(
-            self._db.execute(
+            self._x(
                 f"SELECT * FROM strikes WHERE platform = ? AND author = ? AND action != 'upvote' "
                 f"AND target != '' AND status IN ({marks}) ORDER BY created_at DESC LIMIT 1",
                 (platform, author, *HOLDING),
@@ -250,7 +260,7 @@ class StrikeStore:
     def same_intent(self, key: str) -> Strike | None:
         marks = ", ".join("?" for _ in HOLDING)
         return self._row(
-            self._db.execute(
+            self._x(
                 f"SELECT * FROM strikes WHERE intent_key = ? AND status IN ({marks}) ORDER BY id DESC LIMIT 1",
                 (key, *HOLDING),
             ).fetchone()
@@ -258,7 +268,7 @@ class StrikeStore:
 
     def acted_targets(self) -> set[tuple[str, str]]:
         marks = ", ".join("?" for _ in HOLDING)
-        rows = self._db.execute(
+        rows = self._x(
             f"SELECT DISTINCT platform, target FROM strikes WHERE target != '' AND status IN ({marks})",
             HOLDING,
         )
@@ -266,9 +276,7 @@ class StrikeStore:
 
     def unsettled(self) -> list[Strike]:
         marks = ", ".join("?" for _ in UNSETTLED)
-        rows = self._db.execute(
-            f"SELECT * FROM strikes WHERE status IN ({marks}) ORDER BY id", UNSETTLED
-        )
+        rows = self._x(f"SELECT * FROM strikes WHERE status IN ({marks}) ORDER BY id", UNSETTLED)
         return [s for s in (self._row(r) for r in rows) if s is not None]
 
     def settle(self, strike_id: int, status: StrikeStatus, **fields: Any) -> Strike | None:
@@ -276,8 +284,8 @@ class StrikeStore:
         marks = ", ".join("?" for _ in UNSETTLED)
         with self._transaction(immediate=True):
             row = self._row(
-                self._db.execute(
-                    f"SELECT * FROM strikes WHERE id = ? AND status IN ({marks})",
+                self._x(
+                    f"SELECT * FROM strikes WHERE id = ? AND status IN ({marks}){self.FOR_UPDATE}",
                     (strike_id, *UNSETTLED),
                 ).fetchone()
             )
@@ -297,24 +305,24 @@ class StrikeStore:
             args.append(status)
         query += " ORDER BY id DESC LIMIT ?"
         args.append(limit)
-        return [s for s in (self._row(r) for r in self._db.execute(query, args)) if s is not None]
+        return [s for s in (self._row(r) for r in self._x(query, args)) if s is not None]
 
     # -- failure pause ------------------------------------------------------------------
 
     def record_failure(self, platform: str, reason: str, pause_after: int) -> int:
         now = time.time()
-        self._db.execute(
+        self._x(
             "INSERT INTO platform_health (platform, failures, paused_reason, updated_at) VALUES (?, 1, '', ?) "
-            "ON CONFLICT(platform) DO UPDATE SET failures = failures + 1, updated_at = ?",
+            "ON CONFLICT(platform) DO UPDATE SET failures = platform_health.failures + 1, updated_at = ?",
             (platform, now, now),
         )
         failures = int(
-            self._db.execute(
+            self._x(
                 "SELECT failures FROM platform_health WHERE platform = ?", (platform,)
-            ).fetchone()[0]
+            ).fetchone()["failures"]
         )
         if failures >= pause_after:
-            self._db.execute(
+            self._x(
                 "UPDATE platform_health SET paused_reason = ? WHERE platform = ?",
                 (f"{failures} write failures in a row; last: {reason}", platform),
             )
@@ -324,14 +332,29 @@ class StrikeStore:
         self.clear_pause(platform)
 
     def clear_pause(self, platform: str) -> None:
-        self._db.execute(
+        self._x(
             "INSERT INTO platform_health (platform, failures, paused_reason, updated_at) VALUES (?, 0, '', ?) "
             "ON CONFLICT(platform) DO UPDATE SET failures = 0, paused_reason = '', updated_at = ?",
             (platform, time.time(), time.time()),
         )
 
     def paused(self, platform: str) -> str:
-        row = self._db.execute(
+        row = self._x(
             "SELECT paused_reason FROM platform_health WHERE platform = ?", (platform,)
         ).fetchone()
-        return str(row[0]) if row else ""
+        return str(row["paused_reason"]) if row else ""
+
+    # -- inbox cursors (the shared record's copy; see inbox_record) ---------------------
+
+    def inbox_cursor(self, platform: str) -> str | None:
+        row = self._x(
+            "SELECT next_since FROM inbox_cursors WHERE platform = ?", (platform,)
+        ).fetchone()
+        return str(row["next_since"]) if row else None
+
+    def set_inbox_cursor(self, platform: str, cursor: str) -> None:
+        self._x(
+            "INSERT INTO inbox_cursors (platform, next_since) VALUES (?, ?) "
+            "ON CONFLICT(platform) DO UPDATE SET next_since = excluded.next_since",
+            (platform, cursor),
+        )

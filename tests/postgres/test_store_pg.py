@@ -1,0 +1,215 @@
+"""The strike record on a real PostgreSQL: migrations, claims that hold across many
+connections at once, the per-platform lock, and errors as `unavailable` answers."""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from gwanjong_gateway import migrations
+from gwanjong_gateway.config import parse
+from gwanjong_gateway.history import print_history, resolve
+from gwanjong_gateway.ledger import ClaimRequest, StrikeStatus, Verdict, intent_key
+from gwanjong_gateway.records import Records
+from gwanjong_gateway.store import StrikeStore
+from gwanjong_gateway.store_pg import PostgresStrikeStore
+from gwanjong_shared.errors import ErrorKind, PlatformError
+from tests.gateway.helpers import config_text
+from tests.gateway.http_gateway import free_port
+
+NOW = 1_800_000_000.0
+WORKERS = 8
+
+
+def request(target: str, text: str = "hello there", by: str = "alice") -> ClaimRequest:
+    row = {
+        "intent_key": intent_key("devto", target, "comment", text),
+        "platform": "devto",
+        "target": target,
+        "author": "ann",
+        "action": "comment",
+        "content_hash": "h",
+        "content": text,
+        "mode": "live",
+        "status": StrikeStatus.PENDING,
+        "policy": [f"by={by}", "mode=live"],
+    }
+    return ClaimRequest(row=row, live=True, cap=1, interval_s=0, cooldown_days=0)
+
+
+def race(url: str, requests: list[ClaimRequest]) -> list[Verdict]:
+    """Each request decided by its own connection, all released at once."""
+    stores = [PostgresStrikeStore(url) for _ in requests]
+    gate = threading.Barrier(len(requests))
+    verdicts: list[Verdict | None] = [None] * len(requests)
+
+    def one(i: int) -> None:
+        gate.wait()
+        verdicts[i] = stores[i].decide(requests[i], NOW, insert=True)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(requests))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    for store in stores:
+        store.close()
+    assert all(v is not None for v in verdicts), verdicts
+    return [v for v in verdicts if v is not None]
+
+
+def test_a_new_database_is_migrated_once_even_by_racing_openers(pg_url: str) -> None:
+    opened: list[PostgresStrikeStore] = []
+    gate = threading.Barrier(4)
+
+    def open_one() -> None:
+        gate.wait()
+        opened.append(PostgresStrikeStore(pg_url))
+
+    threads = [threading.Thread(target=open_one) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert len(opened) == 4
+    assert {s.schema_version() for s in opened} == {migrations.LATEST}
+    for s in opened:
+        s.close()
+    with psycopg.connect(pg_url) as db:
+        versions = [r[0] for r in db.execute("SELECT version FROM schema_version ORDER BY 1")]
+    assert versions == list(range(1, migrations.LATEST + 1))
+
+
+def test_the_principal_is_a_column_and_rows_read_back_whole(pg_url: str) -> None:
+    store = PostgresStrikeStore(pg_url)
+    try:
+        granted = store.decide(request("t1", by="bob"), NOW, insert=True).row
+        assert granted is not None
+        assert (granted.principal, granted.status, granted.created_at) == ("bob", "pending", NOW)
+        settled = store.settle(granted.id, StrikeStatus.POSTED, result_url="https://x/1")
+        assert settled is not None and settled.status is StrikeStatus.POSTED
+        assert store.settle(granted.id, StrikeStatus.FAILED) is None  # settled once only
+        assert store.acted_targets() == {("devto", "t1")}
+        assert [r.principal for r in store.history()] == ["bob"]
+    finally:
+        store.close()
+    with psycopg.connect(pg_url) as db:
+        row = db.execute("SELECT principal, status FROM strikes").fetchone()
+    assert row == ("bob", "posted")  # the enum's value, not its name
+
+
+@pytest.mark.parametrize("same_target", [True, False], ids=["same-target", "one-author"])
+def test_racing_connections_get_exactly_one_claim(pg_url: str, same_target: bool) -> None:
+    PostgresStrikeStore(pg_url).close()  # migrate first: the race is about claims
+    targets = ["t0"] * WORKERS if same_target else [f"t{i}" for i in range(WORKERS)]
+    verdicts = race(pg_url, [request(t, f"reply {i}") for i, t in enumerate(targets)])
+    granted = [v for v in verdicts if v.row is not None]
+    assert len(granted) == 1, verdicts
+    losers = [v for v in verdicts if v.row is None]
+    if same_target:
+        assert all(v.earlier is not None and v.earlier.id == granted[0].row.id for v in losers)  # type: ignore[union-attr]
+    else:
+        assert all("Daily cap reached: 1 of 1" in v.refusal for v in losers), losers
+    with psycopg.connect(pg_url) as db:
+        assert db.execute("SELECT COUNT(*) FROM strikes").fetchone() == (1,)
+
+
+def test_the_database_refuses_a_second_live_claim_on_a_target(pg_url: str) -> None:
+    store = PostgresStrikeStore(pg_url)
+    try:
+        store.insert(**request("t1").row, now=NOW)
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            store.insert(**request("t1", "other words").row, now=NOW)
+        store.insert(**{**request("t1").row, "status": StrikeStatus.REFUSED}, now=NOW)
+    finally:
+        store.close()
+
+
+@pytest.mark.anyio
+async def test_a_held_platform_lock_is_busy_and_other_platforms_go_on(
+    pg_url: str, tmp_path: Path
+) -> None:
+    records = Records(tmp_path / "unused.db", busy_timeout_s=0.5, url=pg_url)
+    assert await records.open()
+    reddit = request("r1")
+    reddit = ClaimRequest(**{**reddit.__dict__, "row": {**reddit.row, "platform": "reddit"}})
+    with psycopg.connect(pg_url) as holder, holder.transaction():
+        holder.execute("SELECT pg_advisory_xact_lock(hashtext('gwanjong:devto'))")
+        with pytest.raises(PlatformError) as busy:
+            await records.run(StrikeStore.decide, request("t1"), NOW, True)
+        other = await records.run(StrikeStore.decide, reddit, NOW, True)
+    assert busy.value.kind is ErrorKind.UNAVAILABLE
+    assert "is busy" in str(busy.value) and "try again in 1 s" in str(busy.value)
+    assert other.row is not None
+    granted = await records.run(StrikeStore.decide, request("t1"), NOW, True)  # released
+    assert granted.row is not None
+    records.close()
+
+
+@pytest.mark.anyio
+async def test_a_lost_connection_is_unavailable_then_reconnects(
+    pg_url: str, tmp_path: Path
+) -> None:
+    records = Records(tmp_path / "unused.db", url=pg_url)
+    assert await records.open()
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE application_name = 'gwanjong' AND datname = current_database()"
+        )
+    deadline = time.monotonic() + 60
+    while True:  # the termination reaches the backend asynchronously
+        try:
+            await records.run(StrikeStore.history)
+        except PlatformError as exc:
+            assert str(exc).startswith("unavailable: the strike record database at"), exc
+            break
+        assert time.monotonic() < deadline, "the terminated connection still answered"
+    rows: Any = await records.run(StrikeStore.history)  # a new connection
+    assert rows == []
+    records.close()
+
+
+@pytest.mark.anyio
+async def test_an_unreachable_database_is_unavailable_and_keeps_its_password(
+    tmp_path: Path,
+) -> None:
+    port = free_port()  # nothing listens here
+    records = Records(
+        tmp_path / "unused.db", url=f"postgresql://gw:s3cret-pw@127.0.0.1:{port}/gwanjong"
+    )
+    assert not await records.open()
+    with pytest.raises(PlatformError) as down:
+        await records.run(StrikeStore.history)
+    text = str(down.value)
+    assert text.startswith(
+        f"unavailable: the strike record database at 127.0.0.1:{port} is unreachable"
+    )
+    assert "s3cret-pw" not in text
+    assert not records.broken  # retried on the next call, not given up
+
+
+def test_history_and_resolve_use_the_configured_database(pg_url: str, tmp_path: Path) -> None:
+    config = parse(config_text(tmp_path / "state", ["devto"], extra=f'[store]\nurl = "{pg_url}"'))
+    store = PostgresStrikeStore(pg_url)
+    try:
+        row = store.insert(**{**request("t1").row, "status": StrikeStatus.UNKNOWN}, now=NOW)
+    finally:
+        store.close()
+    assert resolve(config, row.id, "posted") == 0
+    out = io.StringIO()
+    assert print_history(config, None, None, 10, as_json=True, out=out) == 0
+    (shown,) = json.loads(out.getvalue())
+    assert (shown["record"], shown["status"], shown["by"]) == (row.id, "posted", "alice")
+    out = io.StringIO()
+    print_history(config, None, None, 10, as_json=False, out=out)
+    assert "by alice" in out.getvalue()
+    assert pg_url.split("@")[1] in out.getvalue()  # names the database it read
+    assert not (tmp_path / "state" / "gwanjong.db").exists()

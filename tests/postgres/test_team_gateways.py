@@ -1,0 +1,145 @@
+"""Done-when for a team: two authenticated HTTP gateway processes (alice, bob) on one
+PostgreSQL record, striking at once against the sandbox with `daily.comment = 1`.
+Exactly one write lands, the cap holds across both processes, and the audit names who
+approved each strike. Pipeline state stays in the replica that served scout (sticky
+sessions): another replica answers with the guided "draft/scout first" errors."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from gwanjong_sandbox.control import SandboxControl
+from tests.e2e.strikes import config, scout_draft, strike
+from tests.gateway.http_gateway import RunningGateway, cli, client, http_gateway
+from tests.platforms import SPECS
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
+# Two Reddit posts by the same author (ferris_fan).
+TARGETS = [("rust async cancellation", "Rust async"), ("tokio loom testing", "loom")]
+
+
+def team(tmp: Path, sandbox: SandboxControl, pg_url: str) -> tuple[Path, Path, dict[str, str]]:
+    """Two gateways' configs (own state dirs, one record) and both users' tokens."""
+    paths = []
+    for name in ("a", "b"):
+        (tmp / name).mkdir()
+        path = config(
+            tmp / name,
+            sandbox,
+            ["reddit"],
+            "author_cooldown_days = 0",
+            platform_extra={"daily": "{ comment = 1 }"},
+        )
+        path.write_text(
+            path.read_text() + f'\n[auth]\nmode = "tokens"\n\n[store]\nurl = "{pg_url}"\n'
+        )
+        paths.append(path)
+    tokens = {}
+    for user in ("alice", "bob"):
+        done = cli(paths[0], "token", "add", user)
+        assert done.returncode == 0, done.stderr
+        tokens[user] = done.stdout.strip()
+    # both replicas accept both users (a team shares its token file, like its database)
+    (tmp / "b" / "state").mkdir(exist_ok=True)
+    shutil.copy2(tmp / "a" / "state" / "tokens.json", tmp / "b" / "state" / "tokens.json")
+    return paths[0], paths[1], tokens
+
+
+@contextlib.contextmanager
+def replicas(a: Path, b: Path) -> Iterator[tuple[RunningGateway, RunningGateway]]:
+    with http_gateway(a, log_level="INFO") as ga, http_gateway(b, log_level="INFO") as gb:
+        yield ga, gb
+
+
+def session(url: str, token: str) -> Any:
+    return client(url, token, headers={"X-Gwanjong-Session": str(uuid.uuid4())})
+
+
+def audit(path: Path) -> list[dict[str, Any]]:
+    done = cli(path, "history", "--json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("same_target", [True, False], ids=["same-target", "one-author"])
+async def test_two_gateways_on_one_postgres_write_once_and_name_the_approver(
+    sandbox: SandboxControl, tmp_path: Path, pg_url: str, same_target: bool
+) -> None:
+    if "reddit" not in SPECS:
+        pytest.skip("reddit is not in this run (GWANJONG_TEST_PLATFORMS)")
+    a, b, tokens = team(tmp_path, sandbox, pg_url)
+    sandbox.fault("reddit", kind="latency", ms=200)  # widen the window between check and write
+    with replicas(a, b) as (ga, gb):
+        async with session(ga.url, tokens["alice"]) as alice, session(gb.url, tokens["bob"]) as bob:
+            bob_target = TARGETS[0] if same_target else TARGETS[1]
+            oids = [
+                await scout_draft(alice, "reddit", *TARGETS[0]),
+                await scout_draft(bob, "reddit", *bob_target),
+            ]
+            answers: dict[str, dict[str, Any]] = {}
+
+            async def one(user: str, c: Any, oid: str) -> None:
+                answers[user] = await strike(c, oid, "comment", f"{user} says: guard each await.")
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(one, "alice", alice, oids[0])
+                tg.start_soon(one, "bob", bob, oids[1])
+        logs = ga.log() + gb.log()
+    statuses = sorted(x.get("status", x.get("error", "")) for x in answers.values())
+    assert statuses == (["duplicate", "posted"] if same_target else ["posted", "refused"]), answers
+    winner = next(u for u, x in answers.items() if x.get("status") == "posted")
+    loser = "bob" if winner == "alice" else "alice"
+    if not same_target:
+        assert "Daily cap reached: 1 of 1" in answers[loser]["reason"], answers
+    assert len(sandbox.writes("reddit")) == 1
+    # one record, in PostgreSQL: both replicas show the same audit; no SQLite file
+    rows = audit(a)
+    assert rows == audit(b)
+    assert not (tmp_path / "a" / "state" / "gwanjong.db").exists()
+    assert not (tmp_path / "b" / "state" / "gwanjong.db").exists()
+    posted = [r for r in rows if r["status"] == "posted"]
+    assert [(r["by"], r["content"].split()[0]) for r in posted] == [(winner, winner)], rows
+    assert posted[0]["policy"][0] == f"by={winner}"
+    if not same_target:  # the refusal is recorded too, with who asked
+        assert [r["by"] for r in rows if r["status"] == "refused"] == [loser], rows
+    assert tokens["alice"] not in logs and tokens["bob"] not in logs
+    assert pg_url.rsplit("/", 1)[1] not in json.dumps(answers)  # no database details shown
+
+
+async def test_a_workflow_lives_on_its_replica_and_another_asks_to_scout_again(
+    sandbox: SandboxControl, tmp_path: Path, pg_url: str
+) -> None:
+    if "reddit" not in SPECS:
+        pytest.skip("reddit is not in this run (GWANJONG_TEST_PLATFORMS)")
+    a, b, tokens = team(tmp_path, sandbox, pg_url)
+    key = {"X-Gwanjong-Session": str(uuid.uuid4())}  # the same client, on either replica
+    with replicas(a, b) as (ga, gb):
+        async with client(ga.url, tokens["alice"], headers=key) as on_a:
+            oid = await scout_draft(on_a, "reddit", *TARGETS[0])
+        async with client(gb.url, tokens["alice"], headers=key) as on_b:
+            wrong = await on_b.call_tool(
+                "strike",
+                {"opportunity_id": oid, "action": "comment", "content": "alice says: hi."},
+                raise_on_error=False,
+            )
+            # the guided workflow error: this replica never drafted it
+            text = wrong.content[0].text  # type: ignore[union-attr]
+            assert wrong.is_error and "Call `draft` first" in text, text
+            redraft = await on_b.call_tool("draft", {"opportunity_id": oid}, raise_on_error=False)
+            text = redraft.content[0].text  # type: ignore[union-attr]
+            assert redraft.is_error and "scout" in text, text
+            assert sandbox.writes("reddit") == []
+            again = await scout_draft(on_b, "reddit", *TARGETS[0])  # re-scouting here works
+            done = await strike(on_b, again, "comment", "alice says: guard each await.")
+    assert done.get("status") == "posted", done
+    assert len(sandbox.writes("reddit")) == 1
+    assert [r["by"] for r in audit(a)] == ["alice"]
