@@ -90,7 +90,8 @@ def _history(args: argparse.Namespace) -> int:
 
 
 def _usage(args: argparse.Namespace) -> int:
-    from gwanjong_gateway.usage import USAGE_FILE, UsageLog, as_json, format_report, parse_since
+    from gwanjong_gateway.usage import UsageUnavailable, as_json, format_report, parse_since
+    from gwanjong_gateway.usage_pg import open_usage
 
     config, _ = load(args.config)
     try:
@@ -98,9 +99,12 @@ def _usage(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"gwanjong usage: {exc}", file=sys.stderr)
         return 2
-    log = UsageLog(config.state_dir / USAGE_FILE)
+    log = open_usage(config)
     try:
         report = log.report(since)
+    except UsageUnavailable as exc:
+        print(f"gwanjong usage: {exc}", file=sys.stderr)
+        return 1
     finally:
         log.close()
     print(as_json(report) if args.json else format_report(report))

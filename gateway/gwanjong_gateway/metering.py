@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 from typing import Any
 
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 
+from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.upstreams import Outcome, Upstreams
-from gwanjong_gateway.usage import USAGE_FILE, UsageLog
+from gwanjong_gateway.usage import UsageLog
+from gwanjong_gateway.usage_pg import open_usage
 from gwanjong_shared.errors import ErrorKind, parse_error
 
 
@@ -57,10 +58,15 @@ def _text_of(result: Any) -> str:
     return "\n".join(parts)
 
 
-def attach_usage(mcp: FastMCP[Any], upstreams: Upstreams, state_dir: Path) -> UsageLog:
-    """Meter this gateway into `<state_dir>/usage.db`: the outermost middleware (so it sees
-    the final error text) and the platform-call observer."""
-    usage = UsageLog(state_dir / USAGE_FILE)
+def attach_usage(
+    mcp: FastMCP[Any],
+    upstreams: Upstreams,
+    config: GatewayConfig,
+    environ: dict[str, str] | None = None,
+) -> UsageLog:
+    """Meter this gateway into `<state_dir>/usage.db` (PostgreSQL with `[store] url`): the
+    outermost middleware (so it sees the final error text) and the platform-call observer."""
+    usage = open_usage(config, environ)
     mcp.middleware.insert(0, UsageMiddleware(usage))
 
     def observe(platform: str, tool: str, outcome: Outcome, seconds: float) -> None:

@@ -126,7 +126,7 @@ def build_gateway(
         auth=auth,
     )
     mcp.add_middleware(ContractErrors())
-    usage = attach_usage(mcp, gw.upstreams, config.state_dir)
+    usage = attach_usage(mcp, gw.upstreams, config, gw.environ)
     register_resources(mcp, gw, usage)
     declare_exposed(mcp, gw.upstreams, config.gateway.expose)  # in the first tools/list
 

@@ -50,6 +50,21 @@ CREATE INDEX IF NOT EXISTS calls_at ON calls (at);
 RATE_COLUMNS = {"rl_remaining": "INTEGER", "rl_limit": "INTEGER", "rl_reset": "TEXT"}
 
 
+INSERT = (
+    "INSERT INTO {table} (at, scope, platform, tool, kind, ms, tokens, retry_after, message,"
+    " rl_remaining, rl_limit, rl_reset) VALUES ({p}, {p}, {p}, {p}, {p}, {p}, {p}, {p}, {p},"
+    " {p}, {p}, {p})"
+)
+SELECT = (
+    "SELECT at, scope, platform, tool, kind, ms, tokens, retry_after, message, rl_remaining,"
+    " rl_limit, rl_reset FROM {table} WHERE at >= {p} ORDER BY at"
+)
+
+
+class UsageUnavailable(Exception):
+    """The usage record cannot be read (its database is down); the message says so."""
+
+
 class Scope(StrEnum):
     PLATFORM = "platform"
     GATEWAY = "gateway"
@@ -100,7 +115,7 @@ class UsageLog:
         self.path = path
         self.clock = clock
         self._count = count_tokens
-        self._db: sqlite3.Connection | None = None
+        self._db: Any = None  # sqlite3 here, psycopg in usage_pg
         self._lock = threading.Lock()
         self._queue: queue.Queue[Event | None] = queue.Queue()
         self._writer: threading.Thread | None = None
@@ -197,19 +212,24 @@ class UsageLog:
             for e in events
         ]
         with self._lock:
-            db = self._connect()
-            db.execute("BEGIN")  # one transaction (the connection is in autocommit mode)
-            try:
-                db.executemany(
-                    "INSERT INTO calls (at, scope, platform, tool, kind, ms, tokens, retry_after,"
-                    " message, rl_remaining, rl_limit, rl_reset)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    rows,
-                )
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
+            self._insert(rows)
+
+    # -- the engine: a subclass (usage_pg) overrides these few -----------------------------
+
+    def _insert(self, rows: list[tuple[Any, ...]]) -> None:
+        db = self._connect()
+        db.execute("BEGIN")  # one transaction (the connection is in autocommit mode)
+        try:
+            db.executemany(INSERT.format(table="calls", p="?"), rows)
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    def _select(self, start: float) -> list[tuple[Any, ...]]:
+        if self._db is None and not self.path.exists():
+            return []
+        return self._connect().execute(SELECT.format(table="calls", p="?"), (start,)).fetchall()
 
     def _counter(self) -> Callable[[str], int]:
         if self._count is None:
@@ -218,7 +238,7 @@ class UsageLog:
             self._count = count_tokens
         return self._count
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self) -> Any:
         if self._db is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             db = sqlite3.connect(
@@ -258,23 +278,15 @@ class UsageLog:
         self.flush()
         start = self.clock() - since_s if since_s else 0.0
         with self._lock:
-            if self._db is None and not self.path.exists():
-                rows: list[tuple[Any, ...]] = []
-            else:
-                rows = (
-                    self._connect()
-                    .execute(
-                        "SELECT at, scope, platform, tool, kind, ms, tokens, retry_after, message,"
-                        " rl_remaining, rl_limit, rl_reset FROM calls WHERE at >= ? ORDER BY at",
-                        (start,),
-                    )
-                    .fetchall()
-                )
+            rows = self._select(start)
         return aggregate(rows, since_s, self.clock())
 
     def compact(self, since_s: float = 7 * 86400) -> list[str]:
         """The few lines `status` shows."""
-        return compact_lines(self.report(since_s), self.clock())
+        try:
+            return compact_lines(self.report(since_s), self.clock())
+        except UsageUnavailable as exc:  # status must answer while the database is down
+            return [str(exc)]
 
 
 def aggregate(rows: list[tuple[Any, ...]], since_s: float | None, now: float) -> dict[str, Any]:
