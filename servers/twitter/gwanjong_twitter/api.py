@@ -163,26 +163,17 @@ class ApiReader:
 
     @staticmethod
     def _not_json(exc: aiohttp.ContentTypeError, what: str) -> PlatformError:
+        # Mapped by status and headers like any HTTP error, except that a 403 without X's
+        # JSON body comes from the edge, not from our credentials.
         status = exc.status
-        headers = exc.headers or {}
-        if status == 429:
-            wait = wait_from(429, headers)
-            return errors.rate_limited(
-                f"X is rate limiting {what}. Wait {max(1, round(wait or 60))} seconds before "
-                "calling again.",
-                wait,
-            )
-        if status in (404, 410):
-            return errors.not_found(
-                f"X has no such post ({what}). Check the id: use one from search or trending."
-            )
         if status == 403:
             return edge_block(LABEL)
         if 200 <= status < 300:
             return errors.unavailable(
                 f"X answered {what} with something that is not JSON. Try again later."
             )
-        return error_for_status(status, LABEL, retry_after=wait_from(status, headers))
+        wait = wait_from(status, exc.headers or {})
+        return error_for_status(status, LABEL, retry_after=wait, detail=what, what="such post")
 
     @staticmethod
     def _forbidden(exc: tweepy.Forbidden, what: str) -> PlatformError:
