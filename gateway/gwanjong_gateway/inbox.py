@@ -97,18 +97,16 @@ async def inbox(
         upstream = upstreams.get(platform)
         if upstream is None:
             return
-        with anyio.move_on_after(upstreams.config.gateway.start_timeout_s + 1):
-            await upstream.ensure()
-        if upstream.health != "up":
-            notes[platform] = f"inbox: {upstream.reason}"
+        skipped = "inbox: this server has no mentions tool; skipped"
+        if upstream.tools and TOOL not in upstream.tools:  # listed already: no need to ask
+            notes[platform] = skipped
             return
-        if TOOL not in upstream.tools:
-            notes[platform] = "inbox: this server has no mentions tool; skipped"
-            return
+        # Starting, waiting and the breaker are the call's business, as for any tool.
         args: dict[str, Any] = {"since": await cursors.aget(platform), "limit": PER_PLATFORM}
         outcome = await upstreams.call(platform, TOOL, args, timeout)
         if not outcome.ok:
-            notes[platform] = f"inbox: {outcome.error}"
+            missing = upstream.tools and TOOL not in upstream.tools
+            notes[platform] = skipped if missing else f"inbox: {outcome.error}"
             return
         found.extend(Post.model_validate(p) for p in outcome.data.get("posts", []))
         cursor = str(outcome.data.get("next_since") or "")
