@@ -75,7 +75,9 @@ class Cursors:
 def summoned(post: Post) -> Opportunity:
     why = _WHY.get(post.tags[0] if post.tags else "", "mentions you")
     who = f"@{post.author} " if post.author else ""
-    return Opportunity(opportunity_id(post), post, SUMMONED_SCORE, f"summoned: {who}{why}")
+    return Opportunity(
+        opportunity_id(post), post, SUMMONED_SCORE, f"summoned: {who}{why}", summoned=True
+    )
 
 
 async def inbox(

@@ -221,12 +221,7 @@ def build_gateway(
             for name, error in topic_errors.items():
                 errors[name] = f"{errors[name]}; {error}" if name in errors else error
         result: dict[str, Any] = {
-            "opportunities": [
-                {**workflow.compress(o), "summoned": True}
-                if o.reason.startswith("summoned")
-                else workflow.compress(o)
-                for o in found
-            ],
+            "opportunities": [workflow.compress(o) for o in found],
             "errors": {name: one_line(text, 300) for name, text in errors.items()},
         }
         if not found:

@@ -17,6 +17,8 @@ class Opportunity:
     post: Post
     score: float
     reason: str
+    #: from the inbox: the post mentions, quotes or replies to us
+    summoned: bool = False
 
 
 @dataclass

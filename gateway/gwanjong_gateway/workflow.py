@@ -7,6 +7,7 @@ server module stays a thin layer of tool definitions.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any
 
 import anyio
@@ -117,7 +118,7 @@ def compress(opportunity: Opportunity) -> dict[str, Any]:
     """The short form the model sees for each scouted post. `title` and `url` are
     platform text (the tool description says so): cleaned, single-line, bounded."""
     post = opportunity.post
-    return {
+    shown: dict[str, Any] = {
         "id": opportunity.id,
         "platform": post.platform,
         "title": one_line(post.title or post.body[: TITLE_CHARS * 4], TITLE_CHARS),
@@ -126,6 +127,9 @@ def compress(opportunity: Opportunity) -> dict[str, Any]:
         "comments_count": post.comments_count,
         "reason": one_line(opportunity.reason, 200),
     }
+    if opportunity.summoned:
+        shown["summoned"] = True
+    return shown
 
 
 UNTRUSTED_FIELDS = (
@@ -168,7 +172,7 @@ async def draft(
             f"not_found: the post behind {opportunity.id} is gone ({failures['post']}). Run scout again."
         )
     full = Post.model_validate(results["post"]) if "post" in results else post
-    if opportunity.reason.startswith("summoned"):  # the link (and a hand-off) opens the mention
+    if opportunity.summoned:  # the link (and a hand-off) opens the mention
         full = full.model_copy(update={"url": post.url})
     comments = [Comment.model_validate(c) for c in results.get("comments", {}).get("comments", [])]
     caps = results.get("caps") or {}
@@ -234,7 +238,7 @@ async def draft(
     if failures:
         shown["warnings"] = {k: one_line(v, 300) for k, v in failures.items()}
     context = DraftContext(
-        opportunity=Opportunity(opportunity.id, full, opportunity.score, opportunity.reason),
+        opportunity=replace(opportunity, post=full),
         capabilities=caps,
         validation={"comment": strike_rules["comment"], "upvote": strike_rules["upvote"]},
         shown=shown,
