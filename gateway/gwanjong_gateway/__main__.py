@@ -203,21 +203,11 @@ def parser() -> argparse.ArgumentParser:
     )
     st.add_argument("platform", nargs="?", help="one platform (default: every enabled one)")
     st.set_defaults(run=_setup)
+    from gwanjong_gateway.ledger import RECORDED, RESOLVABLE  # light: no pydantic
+
     h = sub.add_parser("history", help="list recorded strikes")
     h.add_argument("--platform")
-    h.add_argument(
-        "--status",
-        choices=[
-            "posted",
-            "dry_run",
-            "handoff",
-            "declined",
-            "refused",
-            "failed",
-            "pending",
-            "unknown",
-        ],
-    )
+    h.add_argument("--status", choices=[str(s) for s in RECORDED])
     h.add_argument("--limit", type=int, default=30)
     h.add_argument("--json", action="store_true")
     config_option(h)
@@ -227,7 +217,7 @@ def parser() -> argparse.ArgumentParser:
         metavar="RECORD",
         help="settle an unknown write by hand, after checking the platform (with --as)",
     )
-    h.add_argument("--as", dest="outcome", choices=["posted", "failed"])
+    h.add_argument("--as", dest="outcome", choices=[str(s) for s in RESOLVABLE])
     h.set_defaults(run=_history)
     add_usage_and_init(sub)
     add_token_commands(sub)

@@ -12,7 +12,7 @@ import time
 from typing import TextIO, cast
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.ledger import UNSETTLED, Strike, StrikeStatus
+from gwanjong_gateway.ledger import RESOLVABLE, UNSETTLED, Strike, StrikeStatus
 from gwanjong_gateway.pg_errors import describe, redact
 from gwanjong_gateway.records import open_store, store_url
 from gwanjong_gateway.store import BUSY_TIMEOUT_S, StrikeStore
@@ -57,7 +57,7 @@ def _open(config: GatewayConfig) -> StrikeStore | None:
 def print_history(
     config: GatewayConfig,
     platform: str | None,
-    status: str | None,
+    status: StrikeStatus | str | None,
     limit: int,
     as_json: bool,
     out: TextIO | None = None,
@@ -72,7 +72,8 @@ def print_history(
     if store is None:
         return 2
     try:
-        rows = store.history(platform=platform, status=status, limit=limit)
+        wanted = StrikeStatus(status) if status else None
+        rows = store.history(platform=platform, status=wanted, limit=limit)
     finally:
         store.close()
     if as_json:
@@ -100,7 +101,7 @@ def print_history(
     return 0
 
 
-def resolve(config: GatewayConfig, record: int, outcome: str) -> int:
+def resolve(config: GatewayConfig, record: int, outcome: StrikeStatus | str) -> int:
     """Settle an unsure record by hand: `posted` keeps the target held for good, `failed`
     frees it (say so only after checking the platform)."""
     path = config.state_dir / "gwanjong.db"
@@ -108,6 +109,9 @@ def resolve(config: GatewayConfig, record: int, outcome: str) -> int:
         print(f"gwanjong: no strike record at {path}.", file=sys.stderr)
         return 2
     status = StrikeStatus(outcome)
+    if status not in RESOLVABLE:
+        print(f"gwanjong: --as takes {' or '.join(RESOLVABLE)}, not {status}.", file=sys.stderr)
+        return 2
     store = _open(config)
     if store is None:
         return 2

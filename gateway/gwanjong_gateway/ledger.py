@@ -1,4 +1,5 @@
-"""The strike record's vocabulary: statuses, one row, and what makes two writes "the same".
+"""The strike record: its vocabulary (actions, statuses), one row, and what makes two
+writes "the same". `store` / `store_pg` keep it; this module says what it holds.
 
 A row is one intent (platform, target, action, normalised text). New posts have no
 target: their identity is the text alone, so the same article sent from two
@@ -14,7 +15,42 @@ import time
 import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the CLI imports this module: keep it free of pydantic
+    from gwanjong_shared.contract import Action
+
+
+class StrikeAction(StrEnum):
+    """strike's public `action` values; `tool` is the contract tool that does it."""
+
+    COMMENT = "comment"
+    POST = "post"
+    UPVOTE = "upvote"
+    CONFIRM_HANDOFF = "confirm_handoff"  # a person did it: record it, call nothing
+
+    @property
+    def tool(self) -> Action:
+        if self is StrikeAction.CONFIRM_HANDOFF:
+            raise ValueError("confirm_handoff calls no platform tool")
+        return _TOOLS[self]
+
+    @property
+    def has_text(self) -> bool:
+        """Whether the action writes text (an upvote does not)."""
+        return self in (StrikeAction.COMMENT, StrikeAction.POST)
+
+    @property
+    def targeted(self) -> bool:
+        """Whether the action acts on the drafted post (a new post has no target)."""
+        return self is not StrikeAction.POST
+
+
+_TOOLS: dict[StrikeAction, Action] = {
+    StrikeAction.COMMENT: "write_comment",
+    StrikeAction.POST: "write_post",
+    StrikeAction.UPVOTE: "upvote",
+}
 
 
 class StrikeStatus(StrEnum):
@@ -26,6 +62,13 @@ class StrikeStatus(StrEnum):
     REFUSED = "refused"
     FAILED = "failed"  # proven not written
     UNKNOWN = "unknown"  # may have been written; blocks the intent until settled
+    DUPLICATE = "duplicate"  # a result only, never stored: an earlier row holds the target
+
+
+#: What a row can hold (`history --status`); `duplicate` is only ever an answer.
+RECORDED = tuple(s for s in StrikeStatus if s is not StrikeStatus.DUPLICATE)
+#: How a person may settle an unsure row (`history --resolve N --as ...`).
+RESOLVABLE = (StrikeStatus.POSTED, StrikeStatus.FAILED)
 
 
 #: Statuses that hold a target: no second write while one of these stands.

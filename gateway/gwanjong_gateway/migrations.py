@@ -95,11 +95,15 @@ CREATE TABLE IF NOT EXISTS usage_calls (
     "CREATE INDEX IF NOT EXISTS usage_calls_at ON usage_calls (at)",
 ]
 
+#: `confirm_handoff` finds the pending hand-off of an opportunity with one indexed query
+_HANDOFFS = ["CREATE INDEX IF NOT EXISTS strikes_opportunity ON strikes (opportunity, status)"]
+
 SQLITE: list[list[str]] = [
     _first("INTEGER PRIMARY KEY AUTOINCREMENT", "REAL"),
     _PRINCIPAL,
     _CURSORS,
     [],  # step 4 (usage_calls) is PostgreSQL's: SQLite's usage figures stay in usage.db
+    _HANDOFFS,
 ]
 POSTGRES: list[list[str]] = [
     # DOUBLE PRECISION: PostgreSQL's REAL is 4 bytes, too coarse for epoch seconds
@@ -107,5 +111,6 @@ POSTGRES: list[list[str]] = [
     _PRINCIPAL,
     _CURSORS,
     _USAGE,
+    _HANDOFFS,
 ]
 LATEST = len(SQLITE)

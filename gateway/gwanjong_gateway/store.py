@@ -28,6 +28,7 @@ from gwanjong_gateway.ledger import (
     WRITING,
     ClaimRequest,
     Strike,
+    StrikeAction,
     StrikeStatus,
     Verdict,
     content_hash,
@@ -178,7 +179,7 @@ class StrikeStore:
             earlier = self._holding(req, now)
             if earlier is not None:
                 return Verdict(earlier=earlier)
-            if req.action != "upvote":
+            if req.action != StrikeAction.UPVOTE:
                 last = self._last_to_author(req.platform, str(req.row.get("author", "")))
                 why = policy.author_cooldown(
                     req.cooldown_days, last, req.platform, str(req.row.get("author", "")), now
@@ -215,9 +216,9 @@ class StrikeStore:
             return same
         since = now - req.cooldown_days * 86400
         rows = self._x(
-            f"SELECT * FROM strikes WHERE platform = ? AND target = '' AND action = 'post' "
+            f"SELECT * FROM strikes WHERE platform = ? AND target = '' AND action = ? "
             f"AND status IN ({marks}) AND created_at >= ? ORDER BY id DESC LIMIT 500",
-            (req.platform, *HOLDING, since),
+            (req.platform, StrikeAction.POST, *HOLDING, since),
         )
         text = str(req.row["content"])
         for row in rows:
@@ -249,9 +250,9 @@ class StrikeStore:
         marks = ", ".join("?" for _ in HOLDING)
         return self._row(
             self._x(
-                f"SELECT * FROM strikes WHERE platform = ? AND author = ? AND action != 'upvote' "
+                f"SELECT * FROM strikes WHERE platform = ? AND author = ? AND action != ? "
                 f"AND target != '' AND status IN ({marks}) ORDER BY created_at DESC LIMIT 1",
-                (platform, author, *HOLDING),
+                (platform, author, StrikeAction.UPVOTE, *HOLDING),
             ).fetchone()
         )
 
@@ -291,10 +292,20 @@ class StrikeStore:
             )
             if row is None:
                 return None
-            return self.update(strike_id, status=str(status), **fields)
+            return self.update(strike_id, status=status, **fields)
+
+    def pending_handoff(self, opportunity: str, platform: str) -> Strike | None:
+        """The newest hand-off of this opportunity that no one has confirmed yet."""
+        return self._row(
+            self._x(
+                "SELECT * FROM strikes WHERE opportunity = ? AND status = ? AND platform = ? "
+                "ORDER BY id DESC LIMIT 1",
+                (opportunity, StrikeStatus.HANDOFF, platform),
+            ).fetchone()
+        )
 
     def history(
-        self, platform: str | None = None, status: str | None = None, limit: int = 50
+        self, platform: str | None = None, status: StrikeStatus | None = None, limit: int = 50
     ) -> list[Strike]:
         query, args = "SELECT * FROM strikes WHERE 1=1", []
         if platform:

@@ -1,20 +1,23 @@
 """strike: the one place where gwanjong writes, and every check that comes first.
 
-Order: known and drafted target → platform not paused → author not opted out → not done
-before (an unsure earlier attempt is read back first) → author cool-down → daily cap and
-minimum interval → the platform's own `validate` (length, never, human) → write mode
-(dry-run / confirm / live) → the claim (every limit again, atomically, in one
+Order (`strike_checks.CHAIN`): platform not paused → author not opted out → not an action
+the platform never allows → disclosure footer appended → under the target's lock: not done
+before (an unsure earlier attempt is read back first) → author cool-down, daily cap and
+minimum interval → the platform's own `validate` of the final text (length, never, human)
+→ write mode (dry-run / confirm / live) → the claim (every limit again, atomically, in one
 transaction with the `pending` row) → the write → result recorded. Statuses: posted,
 dry_run, handoff, declined, refused, duplicate.
+
+This module runs the chain and records what it decided; the checks live in
+`strike_checks`. Every platform call of strike goes through `_platform_validate` and
+`_platform_write`.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
-
-import anyio
 
 from gwanjong_gateway import policy
 from gwanjong_gateway.config import GatewayConfig
@@ -22,20 +25,35 @@ from gwanjong_gateway.ledger import (
     UNSETTLED,
     ClaimRequest,
     Strike,
+    StrikeAction,
     StrikeStatus,
     Verdict,
-    content_hash,
     intent_key,
 )
 from gwanjong_gateway.records import Records
 from gwanjong_gateway.settle import Settler
 from gwanjong_gateway.state import DraftContext
 from gwanjong_gateway.store import StrikeStore
-from gwanjong_gateway.strike_text import TOOL, duplicate, question, result, would
+from gwanjong_gateway.strike_checks import (
+    HELD,
+    OPEN,
+    Answer,
+    Approver,
+    Attempt,
+    Check,
+    HandOff,
+    Refuse,
+    Step,
+)
+from gwanjong_gateway.strike_locks import KeyedLocks
+from gwanjong_gateway.strike_text import duplicate, result, would
 from gwanjong_gateway.upstreams import Upstreams
+from gwanjong_shared.contract import Validation
 from gwanjong_shared.errors import ErrorKind, PlatformError
+from gwanjong_shared.models import PostResult
 
-Approver = Callable[[str], Awaitable[str]]  # message -> accept | decline | cancel | unsupported
+__all__ = ["Approver", "StrikeDesk"]
+
 UNSURE = (ErrorKind.TIMEOUT, ErrorKind.UNAVAILABLE)
 
 
@@ -52,64 +70,74 @@ class StrikeDesk:
         self.records = records
         self.clock = clock
         self.settler = Settler(config, upstreams, records, clock)
-        self._locks: dict[tuple[str, str, str], anyio.Lock] = {}
+        self._locks: KeyedLocks[tuple[str, str, str]] = KeyedLocks()
 
-    def _lock(self, key: tuple[str, str, str]) -> anyio.Lock:
-        return self._locks.setdefault(key, anyio.Lock())
+    # -- the chain --------------------------------------------------------------------------
 
-    # -- rows -----------------------------------------------------------------------------
-
-    def _fields(
-        self, ctx: DraftContext, action: str, text: str, title: str, key: str, **fields: Any
-    ) -> dict[str, Any]:
-        """A strike row's columns: the target and text from the draft, plus ``fields``."""
-        post = ctx.opportunity.post
-        return {
-            "intent_key": key,
-            "platform": post.platform,
-            "target": "" if action == "post" else post.id,
-            "target_url": post.url,
-            "author": post.author,
-            "opportunity": ctx.opportunity.id,
-            "action": action,
-            "content_hash": content_hash(text),
-            "content": text,
-            "title": title,
-            "mode": self.config.gateway.writes,
-            "context": ctx.shown,
-            **fields,
-        }
-
-    async def _insert(self, **fields: Any) -> Strike:
-        return await self.records.run(StrikeStore.insert, now=self.clock(), **fields)
-
-    async def _refuse(
+    async def strike(
         self,
         ctx: DraftContext,
-        action: str,
-        text: str,
-        reason: str,
-        decisions: list[str],
-        **extra: Any,
+        action: StrikeAction | str,
+        content: str,
+        title: str,
+        approve: Approver,
+        by: str | None = None,
     ) -> dict[str, Any]:
-        post = ctx.opportunity.post
-        row = await self._insert(
-            **self._fields(
-                ctx,
-                action,
-                text,
-                "",
-                intent_key(post.platform, post.id, action, text),
-                target=post.id,
-                status=StrikeStatus.REFUSED,
-                reason=reason,
-                policy=[*decisions, f"refused: {reason}"],
-            )
-        )
-        return result("refused", reason=reason, record=row.id, **extra)
+        action = StrikeAction(action)
+        if action is StrikeAction.CONFIRM_HANDOFF:
+            return await self.confirm_handoff(ctx, content, by)
+        decisions = [f"mode={self.config.gateway.writes}"]
+        if by is not None:  # the signed-in caller (HTTP with [auth]); the row's `principal`
+            decisions.insert(0, f"by={by}")
+        a = Attempt(ctx, action, content.strip(), title, approve, decisions)
+        answer = await self._run(OPEN, a)
+        if answer is not None:
+            return answer
+        async with self._locks.hold(a.lock_key):
+            answer = await self._run(HELD, a)
+        if answer is None:
+            raise RuntimeError("the strike chain ended without an answer")
+        return answer
 
-    def _request(self, row: dict[str, Any], action: str) -> ClaimRequest:
-        cap, interval = policy.limits_for(self.config, str(row["platform"]), action)
+    async def _run(self, checks: tuple[Check, ...], a: Attempt) -> dict[str, Any] | None:
+        """The checks in order, up to the first that does not pass: its result."""
+        for check in checks:
+            step = await check(self, a)
+            if step is not None:
+                return await self._conclude(a, step)
+        return None
+
+    async def _conclude(self, a: Attempt, step: Step) -> dict[str, Any]:
+        if isinstance(step, Refuse):
+            return await self._refuse(a, step.reason, step.retry_after)
+        if isinstance(step, HandOff):
+            return await self._handoff(a, step.reason)
+        if isinstance(step, Answer):
+            return step.result
+        raise TypeError(f"a check answered {step!r}")
+
+    # -- the record -------------------------------------------------------------------------
+
+    async def insert(self, a: Attempt, status: StrikeStatus, **fields: Any) -> Strike:
+        row = a.columns(self.config.gateway.writes, status, **fields)
+        return await self.records.run(StrikeStore.insert, now=self.clock(), **row)
+
+    async def _refuse(self, a: Attempt, reason: str, retry_after: int | None) -> dict[str, Any]:
+        # A refused row names the drafted post even for a new post: what was looked at.
+        post = a.post
+        row = await self.insert(
+            a,
+            StrikeStatus.REFUSED,
+            intent_key=intent_key(post.platform, post.id, str(a.action), a.final),
+            target=post.id,
+            title="",
+            reason=reason,
+            policy=[*a.decisions, f"refused: {reason}"],
+        )
+        return result(StrikeStatus.REFUSED, reason=reason, record=row.id, retry_after=retry_after)
+
+    def _request(self, row: dict[str, Any], action: StrikeAction) -> ClaimRequest:
+        cap, interval = policy.limits_for(self.config, str(row["platform"]), str(action))
         return ClaimRequest(
             row=row,
             live=self.config.gateway.writes != "dry-run",
@@ -118,8 +146,10 @@ class StrikeDesk:
             cooldown_days=self.config.safety.author_cooldown_days,
         )
 
-    async def _decide(self, req: ClaimRequest, insert: bool) -> Verdict:
-        """The claim's checks; an unsure earlier claim is read back first."""
+    async def decide(self, a: Attempt, row: dict[str, Any], insert: bool) -> Verdict:
+        """The claim's checks (with ``insert``, the claim); an unsure earlier claim is read
+        back first."""
+        req = self._request(row, a.action)
         verdict = await self.records.run(StrikeStore.decide, req, self.clock(), insert)
         earlier = verdict.earlier
         if earlier is not None and earlier.status in UNSETTLED:
@@ -130,311 +160,118 @@ class StrikeDesk:
                 verdict = Verdict(earlier=settled)
         return verdict
 
-    def _blocked(self, action: str, earlier: Strike) -> dict[str, Any]:
+    def blocked(self, action: StrikeAction, earlier: Strike) -> dict[str, Any]:
         if earlier.status in UNSETTLED and "--resolve" not in earlier.reason:
             return duplicate(action, earlier, self.settler.next_check_in(earlier))
         return duplicate(action, earlier)
 
-    # -- strike ---------------------------------------------------------------------------
-
-    async def strike(
-        self,
-        ctx: DraftContext,
-        action: str,
-        content: str,
-        title: str,
-        approve: Approver,
-        by: str | None = None,
-    ) -> dict[str, Any]:
-        post = ctx.opportunity.post
-        platform = post.platform
-        if action == "confirm_handoff":
-            return await self.confirm_handoff(ctx, content, by)
-        target = "" if action == "post" else post.id
-        text = content.strip()
-        decisions: list[str] = [f"mode={self.config.gateway.writes}"]
-        if by is not None:  # the signed-in caller (HTTP with [auth]); a column later
-            decisions.insert(0, f"by={by}")
-
-        paused = await self.records.run(StrikeStore.paused, platform)
-        if paused:
-            return await self._refuse(
-                ctx,
-                action,
-                text,
-                f"Writes to {platform} are paused: {paused}. Run setup(action='check', platform='{platform}') once the cause is fixed.",
-                decisions,
-            )
-        if action != "post":
-            why = policy.opted_out(self.config, platform, post.author)
-            if why:
-                return await self._refuse(ctx, action, text, why, decisions)
-        never = _never(ctx, action)
-        if never:  # before any pacing: "try again in N s" would invite a pointless retry
-            return await self._refuse(ctx, action, text, never, decisions)
-
-        footer = policy.disclosure_for(self.config, platform)
-        final = policy.with_disclosure(text, footer) if action != "upvote" else ""
-        if footer and action != "upvote":
-            decisions.append("disclosure appended")
-        key = intent_key(platform, target, action, final)
-
-        async with self._lock((platform, target or key, action)):
-            pending_row = self._fields(
-                ctx, action, final, title, key, status=StrikeStatus.PENDING, policy=decisions
-            )
-            first = await self._decide(self._request(pending_row, action), insert=False)
-            if first.earlier is not None:
-                return self._blocked(action, first.earlier)
-            if first.refusal:
-                return await self._refuse(
-                    ctx,
-                    action,
-                    final,
-                    first.refusal,
-                    decisions,
-                    retry_after=_secs(first.retry_after),
-                )
-
-            verdict = await self._validate(ctx, action, final, title, decisions, bool(footer))
-            if isinstance(verdict, dict):
-                return verdict
-            if verdict:
-                return await self._handoff(ctx, action, final, title, key, decisions, verdict)
-
-            where = (
-                f"{platform} {TOOL[action]} on {post.url or post.id}"
-                if action != "post"
-                else f"a new {platform} post"
-            )
-            if self.config.gateway.writes == "dry-run":
-                row = await self._insert(
-                    **self._fields(
-                        ctx,
-                        action,
-                        final,
-                        title,
-                        key,
-                        status=StrikeStatus.DRY_RUN,
-                        reason="writes = dry-run in gateway.toml",
-                        policy=[*decisions, "dry-run: nothing sent"],
-                    )
-                )
-                return result(
-                    "dry_run",
-                    would=would(ctx, action, final, title),
-                    record=row.id,
-                    reason='Nothing was written: writes = "dry-run" in gateway.toml. Set "confirm" or "live" to publish.',
-                )
-
-            approver = "auto"
-            if self.config.gateway.writes == "confirm":
-                answer = await approve(question(ctx, action, final, title, where))
-                decisions.append(f"human: {answer}")
-                if answer == "unsupported":
-                    return await self._refuse(
-                        ctx,
-                        action,
-                        final,
-                        'writes = "confirm" but this MCP client cannot ask you for approval (no elicitation support). Nothing was written. Use a client with elicitation, or set writes = "live" deliberately.',
-                        decisions,
-                    )
-                if answer != "accept":
-                    row = await self._insert(
-                        **self._fields(
-                            ctx,
-                            action,
-                            final,
-                            title,
-                            key,
-                            status=StrikeStatus.DECLINED,
-                            reason=f"the human chose {answer}",
-                            approver="human",
-                            policy=decisions,
-                        )
-                    )
-                    return result(
-                        "declined",
-                        reason=f"You chose {answer}: nothing was written.",
-                        record=row.id,
-                    )
-                approver = "human"
-            return await self._write(ctx, action, final, title, key, decisions, approver)
-
-    # -- pieces ---------------------------------------------------------------------------
-
-    async def _validate(
-        self,
-        ctx: DraftContext,
-        action: str,
-        final: str,
-        title: str,
-        decisions: list[str],
-        footer: bool,
-    ) -> dict[str, Any] | str:
-        """The platform's verdict: a refusal (a result), a hand-off reason, or "" for auto."""
-        post = ctx.opportunity.post
-        platform = post.platform
-        check = await self.upstreams.call(
-            platform,
-            "validate",
-            {
-                "action": TOOL[action],
-                "body": final,
-                "title": title,
-                "post_id": None if action == "post" else post.id,
-            },
-        )
-        if not check.ok:
-            raise PlatformError(
-                check.kind or ErrorKind.UNAVAILABLE,
-                f"Could not check the platform's rules: {check.message}",
-                retry_after=check.retry_after,
-            )
-        verdict = check.data
-        length = verdict.get("length") or {}
-        decisions.append(
-            f"validate: allowed={verdict.get('allowed')} length={length.get('used')}/{length.get('max')} {length.get('unit')}"
-        )
-        if action != "upvote" and length.get("max") and length.get("used", 0) > length["max"]:
-            over = length["used"] - length["max"]
-            return await self._refuse(
-                ctx,
-                action,
-                final,
-                f"Too long for {platform}: {length['used']} {length['unit']}, the limit is {length['max']} (cut {over}{' including the disclosure footer' if footer else ''}).",
-                decisions,
-            )
-        if verdict.get("allowed") == "never":
-            return await self._refuse(
-                ctx,
-                action,
-                final,
-                "; ".join(verdict.get("problems", [])) or f"{platform} does not allow this.",
-                decisions,
-            )
-        other = [p for p in verdict.get("problems", []) if verdict.get("allowed") == "auto"]
-        if other:
-            return await self._refuse(ctx, action, final, "; ".join(other), decisions)
-        if verdict.get("allowed") == "human":
-            return "; ".join(verdict.get("problems", [])) or "a person must do this"
-        return ""
-
-    async def _claim(
-        self, ctx: DraftContext, action: str, row: dict[str, Any], decisions: list[str]
-    ) -> Strike | dict[str, Any]:
-        """The atomic claim; a result when it is refused or the target is held."""
-        verdict = await self._decide(self._request(row, action), insert=True)
+    async def claim(self, a: Attempt, row: dict[str, Any]) -> Strike | Refuse | Answer:
+        """The atomic claim: the row, or why not (the target is held, or a limit)."""
+        verdict = await self.decide(a, row, insert=True)
         if verdict.earlier is not None:
-            return self._blocked(action, verdict.earlier)
+            return Answer(self.blocked(a.action, verdict.earlier))
         if verdict.refusal or verdict.row is None:
-            return await self._refuse(
-                ctx,
-                action,
-                str(row["content"]),
-                verdict.refusal,
-                decisions,
-                retry_after=_secs(verdict.retry_after),
-            )
+            wait = verdict.retry_after
+            return Refuse(verdict.refusal, None if wait is None else max(1, round(wait)))
         return verdict.row
 
-    async def _handoff(
-        self,
-        ctx: DraftContext,
-        action: str,
-        text: str,
-        title: str,
-        key: str,
-        decisions: list[str],
-        why: str,
-    ) -> dict[str, Any]:
-        post = ctx.opportunity.post
-        fields = self._fields(
-            ctx,
-            action,
-            text,
-            title,
-            key,
-            status=StrikeStatus.HANDOFF,
+    async def _handoff(self, a: Attempt, why: str) -> dict[str, Any]:
+        fields = a.columns(
+            self.config.gateway.writes,
+            StrikeStatus.HANDOFF,
             reason=why,
             approver="human",
-            policy=[*decisions, "handoff: a person must do this"],
+            policy=[*a.decisions, "handoff: a person must do this"],
         )
-        row = await self._claim(ctx, action, fields, decisions)
-        if isinstance(row, dict):
-            return row
+        claimed = await self.claim(a, fields)
+        if not isinstance(claimed, Strike):
+            return await self._conclude(a, claimed)
         return result(
-            "handoff",
+            StrikeStatus.HANDOFF,
             reason=why,
-            open=post.url,
-            text=text or None,
-            title=title or None,
-            record=row.id,
-            next=f"Give the person the text and the link; once they have posted it, call strike(opportunity_id={ctx.opportunity.id!r}, action='confirm_handoff', content=<the URL of their post, optional>).",
+            open=a.post.url,
+            text=a.final or None,
+            title=a.title or None,
+            record=claimed.id,
+            next=f"Give the person the text and the link; once they have posted it, call strike(opportunity_id={a.ctx.opportunity.id!r}, action='confirm_handoff', content=<the URL of their post, optional>).",
         )
 
-    async def _write(
-        self,
-        ctx: DraftContext,
-        action: str,
-        text: str,
-        title: str,
-        key: str,
-        decisions: list[str],
-        approver: str,
-    ) -> dict[str, Any]:
-        post = ctx.opportunity.post
-        platform = post.platform
-        args = would(ctx, action, text, title)["arguments"]
-        if action == "post":
-            args["tags"] = post.tags[:4]
-        fields = self._fields(
-            ctx,
-            action,
-            text,
-            title,
-            key,
-            status=StrikeStatus.PENDING,
-            approver=approver,
-            policy=[*decisions, "intent recorded"],
+    # -- the platform (its only two calls) --------------------------------------------------
+
+    async def _platform_validate(
+        self, platform: str, action: StrikeAction, body: str, title: str, post_id: str
+    ) -> Validation:
+        """The platform's verdict on the final text. Raises PlatformError."""
+        outcome = await self.upstreams.call(
+            platform,
+            "validate",
+            {"action": action.tool, "body": body, "title": title, "post_id": post_id or None},
         )
-        row = await self._claim(ctx, action, fields, decisions)
-        if isinstance(row, dict):
-            return row
-        outcome = await self.upstreams.call(platform, TOOL[action], args)
-        if outcome.ok:
-            return await self._posted(row, outcome.data)
+        if not outcome.ok:
+            raise PlatformError(
+                outcome.kind or ErrorKind.UNAVAILABLE,
+                outcome.message,
+                retry_after=outcome.retry_after,
+            )
+        return Validation.model_validate(outcome.data)
+
+    async def _platform_write(
+        self, platform: str, action: StrikeAction, arguments: dict[str, Any]
+    ) -> PostResult:
+        """The write itself. Raises PlatformError (its kind says whether it may have landed)."""
+        outcome = await self.upstreams.call(platform, action.tool, arguments)
+        if not outcome.ok:
+            raise PlatformError(
+                outcome.kind or ErrorKind.UNAVAILABLE,
+                outcome.message,
+                retry_after=outcome.retry_after,
+            )
+        return PostResult.model_validate(outcome.data)
+
+    # -- the write --------------------------------------------------------------------------
+
+    async def send(self, a: Attempt, row: Strike) -> dict[str, Any]:
+        """Write the claimed row; its result, or PlatformError once the row says what happened."""
+        args = would(a.ctx, a.action, a.final, a.title)["arguments"]
+        if a.action is StrikeAction.POST:
+            args["tags"] = a.post.tags[:4]
+        try:
+            posted = await self._platform_write(a.platform, a.action, args)
+        except PlatformError as exc:
+            return await self._failed(a, row, exc)
+        return await self._posted(row, posted)
+
+    async def _failed(self, a: Attempt, row: Strike, exc: PlatformError) -> dict[str, Any]:
+        platform = a.platform
         pause = self.config.safety.pause_after_failures
-        failures = await self.records.run(
-            StrikeStore.record_failure, platform, outcome.error, pause
-        )
+        failures = await self.records.run(StrikeStore.record_failure, platform, str(exc), pause)
         note = (
             f" Writes to {platform} are now paused after {failures} failures in a row."
             if failures >= pause
             else ""
         )
-        if outcome.kind in UNSURE:
+        if exc.kind in UNSURE:
             # The write may have landed (or may land late): it holds the target until a
             # read-back proves it either way.
             row = await self.records.run(
                 StrikeStore.update,
                 row.id,
                 status=StrikeStatus.UNKNOWN,
-                reason=f"outcome unknown: {outcome.error}",
+                reason=f"outcome unknown: {exc}",
                 now=self.clock(),
             )
             settled = await self.settler.settle(row)
             if settled.status == StrikeStatus.POSTED:
                 return result(
-                    "posted",
+                    StrikeStatus.POSTED,
                     url=settled.result_url,
                     record=settled.id,
-                    approver=approver,
+                    approver=a.approver,
                     reason="The platform answered late; reading back showed the write went through.",
                 )
             raise PlatformError(
-                outcome.kind or ErrorKind.UNAVAILABLE,
-                f"{outcome.message} The {action} may already be written (record {row.id}); "
+                exc.kind,
+                f"{exc.message} The {a.action} may already be written (record {row.id}); "
                 f"gwanjong reads the platform back (checking again in {self.settler.next_check_in(settled)} s) "
                 f"and will not send it again meanwhile.{note}",
             )
@@ -442,48 +279,48 @@ class StrikeDesk:
             StrikeStore.update,
             row.id,
             status=StrikeStatus.FAILED,
-            reason=outcome.error,
+            reason=str(exc),
             now=self.clock(),
         )
         raise PlatformError(
-            outcome.kind or ErrorKind.UNAVAILABLE,
-            f"{outcome.message} The platform refused it: nothing was written (record {row.id}).{note}",
-            retry_after=outcome.retry_after,
+            exc.kind,
+            f"{exc.message} The platform refused it: nothing was written (record {row.id}).{note}",
+            retry_after=exc.retry_after,
         )
 
-    async def _posted(self, row: Strike, data: dict[str, Any] | None) -> dict[str, Any]:
-        data = data or {}
+    async def _posted(self, row: Strike, posted: PostResult) -> dict[str, Any]:
         row = await self.records.run(
             StrikeStore.update,
             row.id,
             status=StrikeStatus.POSTED,
-            result_id=str(data.get("id") or ""),
-            result_url=str(data.get("url") or ""),
+            result_id=posted.id or "",
+            result_url=posted.url or "",
             policy=[*row.policy, "posted"],
             now=self.clock(),
         )
         await self.records.run(StrikeStore.record_success, row.platform)
         return result(
-            "posted", url=row.result_url, id=row.result_id, record=row.id, approver=row.approver
+            StrikeStatus.POSTED,
+            url=row.result_url,
+            id=row.result_id,
+            record=row.id,
+            approver=row.approver,
         )
+
+    # -- a person did it ----------------------------------------------------------------------
 
     async def confirm_handoff(
         self, ctx: DraftContext, url: str, by: str | None = None
     ) -> dict[str, Any]:
-        post = ctx.opportunity.post
-        rows = [
-            r
-            for r in await self.records.run(
-                StrikeStore.history, platform=post.platform, status="handoff", limit=500
-            )
-            if r.opportunity == ctx.opportunity.id
-        ]
-        if not rows:
+        opportunity = ctx.opportunity.id
+        row = await self.records.run(
+            StrikeStore.pending_handoff, opportunity, ctx.opportunity.post.platform
+        )
+        if row is None:
             raise PlatformError(
                 ErrorKind.INVALID_INPUT,
-                f"There is no pending hand-off for {ctx.opportunity.id}. strike with action='comment' (or 'post') first.",
+                f"There is no pending hand-off for {opportunity}. strike with action='comment' (or 'post') first.",
             )
-        row = rows[0]
         link = url.strip() if url.strip().startswith("http") else ""
         if not link:
             found = await self.settler.read_back(row)
@@ -503,21 +340,9 @@ class StrikeDesk:
             now=self.clock(),
         )
         return result(
-            "posted",
+            StrikeStatus.POSTED,
             url=link,
             record=row.id,
             approver="human",
             reason="Recorded as posted by a person.",
         )
-
-
-def _never(ctx: DraftContext, action: str) -> str:
-    """The reason, when draft already learned that the platform never allows this action."""
-    rule = ctx.validation.get(action) or ctx.capabilities.get("actions", {}).get(TOOL[action])
-    if isinstance(rule, dict) and rule.get("allowed") == "never":
-        return str(rule.get("reason") or f"{ctx.opportunity.post.platform} does not allow this.")
-    return ""
-
-
-def _secs(wait: float | None) -> int | None:
-    return None if wait is None else max(1, round(wait))

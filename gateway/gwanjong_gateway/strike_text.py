@@ -5,22 +5,20 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from gwanjong_gateway.ledger import Strike, StrikeStatus
+from gwanjong_gateway.ledger import UNSETTLED, Strike, StrikeAction, StrikeStatus
 from gwanjong_gateway.state import DraftContext
 from gwanjong_shared.errors import ErrorKind, PlatformError
 
 log = logging.getLogger(__name__)
 
-TOOL = {"comment": "write_comment", "post": "write_post", "upvote": "upvote"}
+
+def result(status: StrikeStatus, **fields: Any) -> dict[str, Any]:
+    return {"status": str(status), **{k: v for k, v in fields.items() if v not in (None, "")}}
 
 
-def result(status: str, **fields: Any) -> dict[str, Any]:
-    return {"status": status, **{k: v for k, v in fields.items() if v not in (None, "")}}
-
-
-def duplicate(action: str, earlier: Strike, check_in: int | None = None) -> dict[str, Any]:
+def duplicate(action: StrikeAction, earlier: Strike, check_in: int | None = None) -> dict[str, Any]:
     """Answer for a target held by an earlier claim; never claims more than is known."""
-    if earlier.status in (StrikeStatus.UNKNOWN, StrikeStatus.PENDING):
+    if earlier.status in UNSETTLED:
         if check_in is None:
             why = (
                 f"This {action} may already be written (record {earlier.id}) and cannot be read "
@@ -32,31 +30,33 @@ def duplicate(action: str, earlier: Strike, check_in: int | None = None) -> dict
                 f"This {action} may already be written (record {earlier.id}); checking again in "
                 f"{check_in} s. gwanjong will not send it a second time meanwhile."
             )
-        return result("duplicate", reason=why, earlier=earlier.public(), retry_after=check_in)
+        return result(
+            StrikeStatus.DUPLICATE, reason=why, earlier=earlier.public(), retry_after=check_in
+        )
     return result(
-        "duplicate",
+        StrikeStatus.DUPLICATE,
         reason=f"Already done: this {action} was {earlier.status} earlier (record {earlier.id}); "
         "gwanjong never acts on the same target (or the same post text) twice.",
         earlier=earlier.public(),
     )
 
 
-def would(ctx: DraftContext, action: str, text: str, title: str) -> dict[str, Any]:
+def would(ctx: DraftContext, action: StrikeAction, text: str, title: str) -> dict[str, Any]:
     post = ctx.opportunity.post
-    args: dict[str, Any] = {"body": text} if action != "upvote" else {}
-    if action == "post":
-        args["title"] = title
-    else:
+    args: dict[str, Any] = {"body": text} if action.has_text else {}
+    if action.targeted:
         args["post_id"] = post.id
+    else:
+        args["title"] = title
     return {
         "platform": post.platform,
-        "tool": TOOL[action],
+        "tool": action.tool,
         "arguments": args,
-        "target": None if action == "post" else post.url,
+        "target": post.url if action.targeted else None,
     }
 
 
-def question(ctx: DraftContext, action: str, text: str, title: str, where: str) -> str:
+def question(ctx: DraftContext, action: StrikeAction, text: str, title: str, where: str) -> str:
     head = f"Publish this {action} as your account on {ctx.opportunity.post.platform}?\nTarget: {where}"
     if title:
         head += f"\nTitle: {title}"
