@@ -125,7 +125,7 @@ class Strike:
     target_url: str
     author: str
     opportunity: str
-    action: str
+    action: StrikeAction
     content_hash: str
     content: str
     title: str
@@ -146,7 +146,7 @@ class Strike:
         return {
             "record": self.id,
             "platform": self.platform,
-            "action": self.action,
+            "action": str(self.action),
             "target": self.target_url or self.target,
             "status": str(self.status),
             "reason": self.reason,
@@ -175,8 +175,8 @@ class ClaimRequest:
         return str(self.row["target"])
 
     @property
-    def action(self) -> str:
-        return str(self.row["action"])
+    def action(self) -> StrikeAction:
+        return StrikeAction(self.row["action"])
 
 
 @dataclass(frozen=True)

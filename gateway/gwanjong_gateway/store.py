@@ -119,6 +119,7 @@ class StrikeStore:
             return None
         data = dict(row)
         data["status"] = StrikeStatus(data["status"])
+        data["action"] = StrikeAction(data["action"])
         data["context"] = json.loads(data["context"])
         data["policy"] = json.loads(data["policy"])
         return Strike(**data)

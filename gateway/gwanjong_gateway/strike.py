@@ -295,7 +295,7 @@ class StrikeDesk:
             status=StrikeStatus.POSTED,
             result_id=posted.id or "",
             result_url=posted.url or "",
-            policy=[*row.policy, "posted"],
+            policy=[*row.policy, str(StrikeStatus.POSTED)],
             now=self.clock(),
         )
         await self.records.run(StrikeStore.record_success, row.platform)
