@@ -44,6 +44,7 @@ from gwanjong_gateway.strike_checks import (
     HandOff,
     Refuse,
     Step,
+    wait_s,
 )
 from gwanjong_gateway.strike_locks import KeyedLocks
 from gwanjong_gateway.strike_text import duplicate, result, would
@@ -171,8 +172,7 @@ class StrikeDesk:
         if verdict.earlier is not None:
             return Answer(self.blocked(a.action, verdict.earlier))
         if verdict.refusal or verdict.row is None:
-            wait = verdict.retry_after
-            return Refuse(verdict.refusal, None if wait is None else max(1, round(wait)))
+            return Refuse(verdict.refusal, wait_s(verdict.retry_after))
         return verdict.row
 
     async def _handoff(self, a: Attempt, why: str) -> dict[str, Any]:

@@ -124,7 +124,8 @@ class Attempt:
 Check = Callable[["StrikeDesk", Attempt], Awaitable[Step]]
 
 
-def _secs(wait: float | None) -> int | None:
+def wait_s(wait: float | None) -> int | None:
+    """A retry-after in whole seconds, at least one."""
     return None if wait is None else max(1, round(wait))
 
 
@@ -193,7 +194,7 @@ async def earlier_claim(desk: StrikeDesk, a: Attempt) -> Step:
 async def limits(desk: StrikeDesk, a: Attempt) -> Step:
     """The author cool-down, the daily cap and the minimum interval."""
     verdict = await _first_verdict(desk, a)
-    return Refuse(verdict.refusal, _secs(verdict.retry_after)) if verdict.refusal else PASS
+    return Refuse(verdict.refusal, wait_s(verdict.retry_after)) if verdict.refusal else PASS
 
 
 async def platform_rules(desk: StrikeDesk, a: Attempt) -> Step:

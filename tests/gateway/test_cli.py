@@ -81,7 +81,7 @@ def test_history_fits_80_columns(tmp_path: Path) -> None:
         platform="bluesky",
         target="at://did:plc:abc/app.bsky.feed.post/3k",
         target_url="https://bsky.app/profile/ferris.dev/post/3kabc",
-        action="write_comment",
+        action="comment",
         content_hash="h",
         content="text",
         mode="live",
@@ -94,7 +94,7 @@ def test_history_fits_80_columns(tmp_path: Path) -> None:
         intent_key="k2",
         platform="devto",
         target="1002",
-        action="write_post",
+        action="post",
         content_hash="h2",
         content="text",
         mode="live",
@@ -108,7 +108,7 @@ def test_history_fits_80_columns(tmp_path: Path) -> None:
     lines = out.getvalue().splitlines()[2:]  # after the header and the file's path
     assert lines[0].startswith("#2 ") and "devto" in lines[0] and "posted" in lines[0]
     assert any("cancellation-safe-handlers-1" in line for line in lines)
-    assert any("write_comment" in line and "refused (auto)" in line for line in lines)
+    assert any(" comment " in line and "refused (auto)" in line for line in lines)
     assert any("mention our account" in line for line in lines)
     assert all(len(line) <= 80 for line in lines), "\n".join(lines)
     narrow = io.StringIO()
