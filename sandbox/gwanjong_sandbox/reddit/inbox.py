@@ -10,13 +10,13 @@ Newest first; ``after``/``before`` are fullnames and ``limit`` is 1-100 (default
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-if TYPE_CHECKING:
-    from gwanjong_sandbox.reddit import RComment, RedditEmulator
+from gwanjong_sandbox.reddit.http import RedditHttp
+from gwanjong_sandbox.reddit.model import RComment, _md_html, _user_id
 
 BOXES = {
     "inbox": {"comment_reply", "post_reply", "username_mention"},
@@ -27,7 +27,7 @@ BOXES = {
 }
 
 
-def _kind(emulator: RedditEmulator, c: RComment, me: str) -> str:
+def _kind(emulator: RedditHttp, c: RComment, me: str) -> str:
     if c.deleted or c.author.lower() == me.lower():
         return ""
     if c.parent.startswith("t1_"):
@@ -41,9 +41,7 @@ def _kind(emulator: RedditEmulator, c: RComment, me: str) -> str:
     return "username_mention" if f"u/{me}".lower() in c.body.lower() else ""
 
 
-def _item(emulator: RedditEmulator, c: RComment, kind: str, me: str) -> dict[str, Any]:
-    from gwanjong_sandbox.reddit import _md_html, _user_id
-
+def _item(emulator: RedditHttp, c: RComment, kind: str, me: str) -> dict[str, Any]:
     link = emulator.links[c.link_id]
     data = emulator._t1(c, link, None, "")
     return {
@@ -77,7 +75,7 @@ def _item(emulator: RedditEmulator, c: RComment, kind: str, me: str) -> dict[str
 
 
 async def route_inbox(
-    emulator: RedditEmulator,
+    emulator: RedditHttp,
     request: Request,
     client: str,
     user: str | None,
