@@ -31,17 +31,17 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from gwanjong_sandbox.state import SandboxState
-from gwanjong_sandbox.twitter import (
+from gwanjong_sandbox.twitter.http import RateLimitedResponse
+from gwanjong_sandbox.twitter.model import (
     MISSING_ID,
     READER,
     WEB_AUTH_TOKEN,
-    RateLimitedResponse,
     XTweet,
     XUser,
     truncate_weighted,
     weighted_length,
-    world_for,
 )
+from gwanjong_sandbox.twitter.world import world_for
 
 # The public bearer token of X's web client (twikit.constants.TOKEN): the same for everyone.
 WEB_BEARER = "AAAAAAAAAAAAAAAAAAAAANRILgAAAAAAnNwIzUejRCOuH5E6I8xnZz4puTs%3D1Zv7ttfk8LF81IUq16cHjhLTvJu4FA33AGWWjCpTnA"
