@@ -9,7 +9,6 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from gwanjong_sandbox.state import SandboxState
 from gwanjong_sandbox.twikit.model import (
     HOSTS,
     LIMITS,
@@ -17,11 +16,10 @@ from gwanjong_sandbox.twikit.model import (
     web_error,
 )
 from gwanjong_sandbox.twitter.http import RateLimitedResponse
-from gwanjong_sandbox.twitter.model import MISSING_ID
-from gwanjong_sandbox.twitter.world import world_for
+from gwanjong_sandbox.twitter.world import XWorldEmulator
 
 
-class TwikitCore:
+class TwikitCore(XWorldEmulator):
     """What the web emulator holds, and the session/limit checks every GraphQL call passes."""
 
     platform = "twikit"
@@ -29,20 +27,11 @@ class TwikitCore:
     prefixes: tuple[str, ...] = ()
     hosts: tuple[str, ...] = HOSTS
 
-    def __init__(self, state: SandboxState) -> None:
-        self.state = state
-        self.world, self._owner = world_for(state, self)
-        self.reset()
-
     def reset(self) -> None:
-        if self._owner:
-            self.world.reset()
+        super().reset()
         self.flows: dict[str, dict[str, Any]] = {}
         self.guests: set[str] = set()
         self.buckets: dict[str, tuple[int, int]] = {}  # endpoint -> (used, reset)
-
-    def ids(self) -> dict[str, str]:
-        return {**self.world.thread_ids, "missing": MISSING_ID}
 
     def error_response(self, status: int, retry_after: int | None) -> Response:
         if status == 429:

@@ -7,7 +7,6 @@ import time
 from starlette.requests import Request
 from starlette.responses import Response
 
-from gwanjong_sandbox.state import SandboxState
 from gwanjong_sandbox.twitter.http import (
     _Bucket,
     _route_key,
@@ -24,13 +23,12 @@ from gwanjong_sandbox.twitter.model import (
     BEARER,
     LIMITS,
     ME_ID,
-    MISSING_ID,
     WINDOW_S,
 )
-from gwanjong_sandbox.twitter.world import world_for
+from gwanjong_sandbox.twitter.world import XWorldEmulator
 
 
-class TwitterCore:
+class TwitterCore(XWorldEmulator):
     """The world, the buckets, and the auth/limit guard every route passes."""
 
     platform: str = "twitter"
@@ -39,18 +37,9 @@ class TwitterCore:
     # logs in there); tweepy always calls api.twitter.com.
     hosts: tuple[str, ...] = ("api.twitter.com",)
 
-    def __init__(self, state: SandboxState) -> None:
-        self.state = state
-        self.world, self._owner = world_for(state, self)
-        self.reset()
-
     def reset(self) -> None:
-        if self._owner:
-            self.world.reset()
+        super().reset()
         self.buckets: dict[str, _Bucket] = {}
-
-    def ids(self) -> dict[str, str]:
-        return {**self.world.thread_ids, "missing": MISSING_ID}
 
     def demo_env(self, base_url: str) -> dict[str, str]:
         return {

@@ -11,6 +11,7 @@ from gwanjong_sandbox.state import SandboxState
 from gwanjong_sandbox.twitter.model import (
     ME,
     ME_ID,
+    MISSING_ID,
     READER,
     READER_ID,
     WEB_AUTH_TOKEN,
@@ -199,3 +200,19 @@ def world_for(state: SandboxState, emulator: object) -> tuple[XWorld, bool]:
         held = (state, XWorld(), emulator)
         _WORLDS[id(state)] = held
     return held[1], held[2] is emulator
+
+
+class XWorldEmulator:
+    """An emulator rendering the one X world (the v2 API, the web API): the owner resets it."""
+
+    def __init__(self, state: SandboxState) -> None:
+        self.state = state
+        self.world, self._owner = world_for(state, self)
+        self.reset()
+
+    def reset(self) -> None:
+        if self._owner:
+            self.world.reset()
+
+    def ids(self) -> dict[str, str]:
+        return {**self.world.thread_ids, "missing": MISSING_ID}
