@@ -12,16 +12,16 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from gwanjong_sandbox.bluesky.model import (
-    _ERROR_NAMES,
+    ERROR_NAMES,
     GLOBAL_LIMIT,
     JSON,
     REFRESH_TTL_S,
     Account,
+    LateRateLimit,
     Session,
     StoredPost,
-    _b32,
-    _jwt,
-    _LateRateLimit,
+    b32,
+    make_jwt,
 )
 from gwanjong_sandbox.bluesky.wire import BlueskyWire
 
@@ -57,7 +57,7 @@ class BlueskyHttp(BlueskyWire):
         message: str | None = None,
         headers: dict[str, str] | None = None,
     ) -> Response:
-        name, default = _ERROR_NAMES.get(status, ("InternalServerError", "Internal Server Error"))
+        name, default = ERROR_NAMES.get(status, ("InternalServerError", "Internal Server Error"))
         return JSON(
             {"error": error or name, "message": message or default},
             status_code=status,
@@ -67,7 +67,7 @@ class BlueskyHttp(BlueskyWire):
     def error_response(self, status: int, retry_after: int | None) -> Response:
         if status == 429:
             headers = self._limit_headers(GLOBAL_LIMIT, self.global_calls)
-            return _LateRateLimit(retry_after if retry_after is not None else 60, headers)
+            return LateRateLimit(retry_after if retry_after is not None else 60, headers)
         return self._error(status)
 
     def _viewer(self, request: Request) -> str | Response:
@@ -85,12 +85,12 @@ class BlueskyHttp(BlueskyWire):
         now = int(time.time())
         aud = "did:web:sandbox.host.bsky.network"
         access_exp = now + self.access_ttl_s
-        access = _jwt(
+        access = make_jwt(
             {"typ": "at+jwt", "alg": "HS256"},
             {"scope": "com.atproto.appPass", "sub": did, "iat": now, "exp": access_exp, "aud": aud},
         )
         refresh_exp = now + REFRESH_TTL_S
-        refresh = _jwt(
+        refresh = make_jwt(
             {"typ": "refresh+jwt", "alg": "HS256"},
             {
                 "scope": "com.atproto.refresh",
@@ -122,7 +122,7 @@ class BlueskyHttp(BlueskyWire):
                     "type": "Multikey",
                     "controller": account.did,
                     "publicKeyMultibase": "zQ3sh"
-                    + _b32(hashlib.sha256(account.did.encode()).digest())[:44],
+                    + b32(hashlib.sha256(account.did.encode()).digest())[:44],
                 }
             ],
             "service": [

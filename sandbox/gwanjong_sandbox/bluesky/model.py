@@ -36,7 +36,7 @@ GLOBAL_LIMIT = (3000, 300)  # every endpoint, per IP: 3000 per 5 minutes
 _S32 = "234567abcdefghijklmnopqrstuvwxyz"  # base32-sortable, for TIDs
 _GRAPHEME = regex.compile(r"\X")
 _SIGNING_KEY = b"gwanjong-sandbox-bluesky"
-_ERROR_NAMES = {
+ERROR_NAMES = {
     400: ("InvalidRequest", "Invalid Request"),
     401: ("AuthenticationRequired", "Authentication Required"),
     403: ("Forbidden", "Forbidden"),
@@ -51,16 +51,16 @@ _ERROR_NAMES = {
 }
 
 
-def _b32(data: bytes) -> str:
+def b32(data: bytes) -> str:
     return base64.b32encode(data).decode().rstrip("=").lower()
 
 
 def did_for(name: str) -> str:
-    return "did:plc:" + _b32(hashlib.sha256(name.encode()).digest())[:24]
+    return "did:plc:" + b32(hashlib.sha256(name.encode()).digest())[:24]
 
 
 def cid_for(content: str) -> str:
-    return "bafyrei" + _b32(hashlib.sha256(content.encode()).digest())[:52]
+    return "bafyrei" + b32(hashlib.sha256(content.encode()).digest())[:52]
 
 
 def tid(micros: int, clock: int = 0) -> str:
@@ -72,7 +72,7 @@ def handle_for(name: str) -> str:
     return name.replace("_", "-").lower() + ".bsky.social"
 
 
-def _iso(dt: datetime) -> str:
+def iso(dt: datetime) -> str:
     return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
 
 
@@ -85,7 +85,7 @@ def _b64url(obj: dict[str, Any]) -> str:
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
 
 
-def _jwt(header: dict[str, Any], payload: dict[str, Any]) -> str:
+def make_jwt(header: dict[str, Any], payload: dict[str, Any]) -> str:
     signing_input = f"{_b64url(header)}.{_b64url(payload)}"
     sig = hmac.new(_SIGNING_KEY, signing_input.encode(), hashlib.sha256).digest()
     return f"{signing_input}.{base64.urlsafe_b64encode(sig).rstrip(b'=').decode()}"
@@ -154,7 +154,7 @@ class Session:
     refresh_exp: int
 
 
-def _extra_threads() -> list[Thread]:
+def extra_threads() -> list[Thread]:
     return [
         Thread(
             "gated",
@@ -192,11 +192,11 @@ def _extra_threads() -> list[Thread]:
     ]
 
 
-_ODD = {"odd-blocked": "blocked", "odd-gone": "notfound"}
-_GATES = {"gated": [{"$type": "app.bsky.feed.threadgate#followingRule"}]}
+ODD = {"odd-blocked": "blocked", "odd-gone": "notfound"}
+GATES = {"gated": [{"$type": "app.bsky.feed.threadgate#followingRule"}]}
 
 
-class _LateRateLimit(Response):
+class LateRateLimit(Response):
     """A 429 whose ``RateLimit-Reset`` is computed as it is sent.
 
     The reset is an integer epoch second (the PDS floors it), so the client can only learn
@@ -205,7 +205,7 @@ class _LateRateLimit(Response):
     """
 
     def __init__(self, retry_after: int, headers: dict[str, str]) -> None:
-        name, message = _ERROR_NAMES[429]
+        name, message = ERROR_NAMES[429]
         super().__init__(
             json.dumps({"error": name, "message": message}),
             status_code=429,

@@ -8,23 +8,23 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from gwanjong_sandbox.bluesky.model import (
-    _GATES,
-    _ODD,
     ACCESS_TTL_S,
     APP_PASSWORD,
+    GATES,
     ME_HANDLE,
     ME_NAME,
+    ODD,
     WANDERER_HANDLE,
     WANDERER_PASSWORD,
     WANDERER_PDS,
     Account,
     Session,
     StoredPost,
-    _extra_threads,
-    _iso,
     cid_for,
     did_for,
+    extra_threads,
     handle_for,
+    iso,
     split_text,
     tid,
 )
@@ -61,7 +61,7 @@ class BlueskyState:
         base = datetime(2026, 11, 1, tzinfo=UTC)
         self.me = self._account(ME_HANDLE, "Gwanjong Bot", base, APP_PASSWORD)
         self._account(WANDERER_HANDLE, "Wanderer", base, WANDERER_PASSWORD, pds=WANDERER_PDS)
-        for thread in [*build_corpus(ME_NAME), *_extra_threads()]:
+        for thread in [*build_corpus(ME_NAME), *extra_threads()]:
             self._seed(thread)
         self._seed_quote()
         gil = self._by_name("gatekeeper_gil")
@@ -79,7 +79,7 @@ class BlueskyState:
         did = did_for(handle)
         account = self.accounts.get(did)
         if account is None:
-            account = Account(did, handle, display, _iso(created), password, pds)
+            account = Account(did, handle, display, iso(created), password, pds)
             self.accounts[did] = account
         return account
 
@@ -110,7 +110,7 @@ class BlueskyState:
         uri = self._new_uri(author.did, "app.bsky.feed.post", when)
         record: dict[str, Any] = {
             "$type": "app.bsky.feed.post",
-            "createdAt": _iso(when),
+            "createdAt": iso(when),
             "langs": langs or ["en"],
             "text": text,
         }
@@ -129,7 +129,7 @@ class BlueskyState:
             cid_for(uri + text),
             author.did,
             record,
-            _iso(when + timedelta(milliseconds=250)),
+            iso(when + timedelta(milliseconds=250)),
             likes,
             0,
             root,
@@ -191,8 +191,8 @@ class BlueskyState:
                 parent=last.uri,
                 langs=lang,
             )
-        if thread.key in _GATES:
-            self._gate(root.uri, created, allow=_GATES[thread.key])
+        if thread.key in GATES:
+            self._gate(root.uri, created, allow=GATES[thread.key])
         uris: dict[str, str] = {}
         for node, _depth, parent in walk(thread.comments):
             who = self._author(node.author)
@@ -208,7 +208,7 @@ class BlueskyState:
                 langs=lang,
             )
             uris[node.key] = post.uri
-            post.gone = _ODD.get(node.key)
+            post.gone = ODD.get(node.key)
             if node.deleted:  # hidden by the thread's author: listed, still in place
                 gate = self._gate(root.uri, created)
                 gate["hiddenReplies"].append(post.uri)
@@ -220,7 +220,7 @@ class BlueskyState:
         if gate is None:
             gate = {
                 "$type": "app.bsky.feed.threadgate",
-                "createdAt": _iso(when),
+                "createdAt": iso(when),
                 "post": root,
                 "hiddenReplies": [],
             }

@@ -15,9 +15,9 @@ from gwanjong_sandbox.bluesky.model import (
     MAX_TEXT_BYTES,
     Account,
     StoredPost,
-    _iso,
     cid_for,
     graphemes,
+    iso,
     tid,
 )
 
@@ -104,7 +104,7 @@ class BlueskyWrites(BlueskyHttp):
             cid_for(uri + json.dumps(record, sort_keys=True)),
             account.did,
             stored_record,
-            _iso(now),
+            iso(now),
             root=root_uri,
             parent=parent_uri,
         )

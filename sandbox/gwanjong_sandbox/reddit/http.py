@@ -14,7 +14,7 @@ from gwanjong_sandbox.reddit.model import (
     BUDGET,
     CLIENT_ID,
     WINDOW_S,
-    _Reject,
+    Reject,
 )
 from gwanjong_sandbox.reddit.wire import RedditWire
 
@@ -106,14 +106,14 @@ class RedditHttp(RedditWire):
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
         grant = self.tokens.get(token.strip()) if scheme.lower() == "bearer" else None
         if grant is None:
-            raise _Reject(self.error_response(401, None))
+            raise Reject(self.error_response(401, None))
         client, user = grant
         headers = self._rate_headers(client)
         if (
             float(headers["x-ratelimit-remaining"]) <= 0
             and int(headers["x-ratelimit-used"]) > BUDGET
         ):
-            raise _Reject(
+            raise Reject(
                 JSONResponse(
                     {"message": "Too Many Requests", "error": 429}, status_code=429, headers=headers
                 )

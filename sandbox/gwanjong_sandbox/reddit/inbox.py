@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from gwanjong_sandbox.reddit.http import RedditHttp
-from gwanjong_sandbox.reddit.model import RComment, _md_html, _user_id
+from gwanjong_sandbox.reddit.model import RComment, md_html, user_fullname
 
 BOXES = {
     "inbox": {"comment_reply", "post_reply", "username_mention"},
@@ -50,7 +50,7 @@ def _item(emulator: RedditHttp, c: RComment, kind: str, me: str) -> dict[str, An
         "subreddit": link.sub,
         "likes": None,
         "replies": "",
-        "author_fullname": f"t2_{_user_id(c.author)}",
+        "author_fullname": f"t2_{user_fullname(c.author)}",
         "id": c.id,
         "subject": kind.replace("_", " "),
         "associated_awarding_id": None,
@@ -65,7 +65,7 @@ def _item(emulator: RedditHttp, c: RComment, kind: str, me: str) -> dict[str, An
         "link_title": link.title,
         "dest": me,
         "was_comment": True,
-        "body_html": _md_html(c.body),
+        "body_html": md_html(c.body),
         "name": f"t1_{c.id}",
         "created": c.created,
         "created_utc": c.created,

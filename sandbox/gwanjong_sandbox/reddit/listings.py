@@ -13,7 +13,7 @@ from gwanjong_sandbox.reddit.model import (
     SUBREDDITS,
     VIRTUAL,
     RLink,
-    _subtree_size,
+    subtree_size,
 )
 
 
@@ -145,7 +145,7 @@ class RedditListings(RedditHttp):
         elif sort == "top":
             found.sort(key=lambda p: -p[1].score)
         elif sort == "comments":
-            found.sort(key=lambda p: -_subtree_size(p[1].comments))
+            found.sort(key=lambda p: -subtree_size(p[1].comments))
         elif sort == "hot":
             found.sort(key=lambda p: -self._hot(p[1]))
         else:

@@ -63,7 +63,7 @@ _SLUG = re.compile(r"\W+", re.UNICODE)
 _ID = re.compile(r"^[0-9a-z]{1,13}$")
 
 
-def _b36(n: int) -> str:
+def b36(n: int) -> str:
     out = ""
     while n:
         n, r = divmod(n, 36)
@@ -75,15 +75,15 @@ def _slug(title: str) -> str:
     return _SLUG.sub("_", title.lower()).strip("_")[:50].rstrip("_") or "_"
 
 
-def _sr_id(name: str) -> str:
-    return "t5_" + _b36(zlib.crc32(name.lower().encode()) % 36**6)
+def sr_id(name: str) -> str:
+    return "t5_" + b36(zlib.crc32(name.lower().encode()) % 36**6)
 
 
-def _user_id(name: str) -> str:
-    return "t2_" + _b36(zlib.crc32(f"user:{name}".encode()) % 36**8)
+def user_fullname(name: str) -> str:
+    return "t2_" + b36(zlib.crc32(f"user:{name}".encode()) % 36**8)
 
 
-def _md_html(text: str) -> str:
+def md_html(text: str) -> str:
     paragraphs = [p for p in text.split("\n\n") if p.strip()] or [""]
     inner = "\n\n".join(f"<p>{html.escape(p)}</p>" for p in paragraphs)
     return f'<div class="md">{inner}\n</div>'
@@ -128,7 +128,7 @@ def _walk(nodes: list[RComment]) -> Iterator[RComment]:
         yield from _walk(node.children)
 
 
-def _subtree_size(nodes: list[RComment]) -> int:
+def subtree_size(nodes: list[RComment]) -> int:
     return sum(1 for _ in _walk(nodes))
 
 
@@ -143,7 +143,7 @@ def _escape(value: Any) -> Any:
     return value
 
 
-def _legacy_escaped(response: Response) -> Response:
+def legacy_escaped(response: Response) -> Response:
     if not isinstance(response, JSONResponse) or response.status_code != 200:
         return response
     keep = {k: v for k, v in response.headers.items() if k.startswith("x-ratelimit-")}
@@ -151,7 +151,7 @@ def _legacy_escaped(response: Response) -> Response:
     return JSONResponse(_escape(data), status_code=200, headers=keep)
 
 
-class _Reject(Exception):
+class Reject(Exception):
     """A request answered early (auth, rate limit): carries the response."""
 
     def __init__(self, response: Response) -> None:

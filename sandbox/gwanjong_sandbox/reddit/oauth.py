@@ -16,8 +16,8 @@ from gwanjong_sandbox.reddit.model import (
     CLIENT_SECRET,
     ME,
     PASSWORD,
-    _b36,
-    _user_id,
+    b36,
+    user_fullname,
 )
 
 
@@ -92,7 +92,7 @@ class RedditOAuth(RedditHttp):
                     "link_flair_position": "",
                     "display_name_prefixed": f"u/{user}",
                     "key_color": "",
-                    "name": "t5_" + _b36(zlib.crc32(user.encode()) % 36**6),
+                    "name": "t5_" + b36(zlib.crc32(user.encode()) % 36**6),
                     "is_default_banner": True,
                     "url": f"/user/{user}/",
                     "quarantine": False,
@@ -119,7 +119,7 @@ class RedditOAuth(RedditHttp):
                 "coins": 0,
                 "has_paypal_subscription": False,
                 "has_subscribed_to_premium": False,
-                "id": _user_id(user)[3:],
+                "id": user_fullname(user)[3:],
                 "can_create_subreddit": True,
                 "over_18": False,
                 "is_gold": False,

@@ -19,7 +19,7 @@ from starlette.types import ASGIApp
 from gwanjong_sandbox.reddit.comments import RedditComments
 from gwanjong_sandbox.reddit.inbox import route_inbox
 from gwanjong_sandbox.reddit.listings import RedditListings
-from gwanjong_sandbox.reddit.model import PREFIX, _legacy_escaped, _Reject
+from gwanjong_sandbox.reddit.model import PREFIX, Reject, legacy_escaped
 from gwanjong_sandbox.reddit.oauth import RedditOAuth
 from gwanjong_sandbox.reddit.writes import RedditWrites
 from gwanjong_sandbox.routing import ANY, Endpoint
@@ -93,12 +93,12 @@ class RedditEmulator(RedditOAuth, RedditListings, RedditComments, RedditWrites):
                 client, user, headers = self._authorize(request)
                 response = await endpoint.handler(request, client, user, headers, **groups)
                 if request.query_params.get("raw_json") != "1":
-                    response = _legacy_escaped(response)
+                    response = legacy_escaped(response)
                 return response
             if request.method in ("GET", "POST"):
                 client, _, _ = self._authorize(request)
                 return self._not_found(client)
-        except _Reject as reject:
+        except Reject as reject:
             return reject.response
         return JSONResponse({"message": "Method Not Allowed", "error": 405}, status_code=405)
 

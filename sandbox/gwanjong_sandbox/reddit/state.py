@@ -15,7 +15,7 @@ from gwanjong_sandbox.reddit.model import (
     THREAD_SUBS,
     RComment,
     RLink,
-    _b36,
+    b36,
 )
 from gwanjong_sandbox.state import SandboxState
 
@@ -68,10 +68,10 @@ class RedditState:
     @staticmethod
     def _unique(key: str, base: int, taken: set[str]) -> str:
         n = base + zlib.crc32(key.encode()) % 36**5
-        while _b36(n) in taken:
+        while b36(n) in taken:
             n += 1
-        taken.add(_b36(n))
-        return _b36(n)
+        taken.add(b36(n))
+        return b36(n)
 
     def _link(self, link_id: str, thread: Thread) -> RLink:
         return RLink(

@@ -9,10 +9,10 @@ from gwanjong_sandbox.reddit.model import (
     WWW,
     RComment,
     RLink,
-    _md_html,
-    _sr_id,
-    _subtree_size,
-    _user_id,
+    md_html,
+    sr_id,
+    subtree_size,
+    user_fullname,
 )
 from gwanjong_sandbox.reddit.state import RedditState
 
@@ -24,12 +24,12 @@ class RedditWire(RedditState):
 
     def _t3(self, link: RLink) -> dict[str, Any]:
         sub = link.sub
-        num_comments = _subtree_size(link.comments)
+        num_comments = subtree_size(link.comments)
         return {
             "approved_at_utc": None,
             "subreddit": sub,
             "selftext": link.selftext,
-            "author_fullname": _user_id(link.author),
+            "author_fullname": user_fullname(link.author),
             "saved": False,
             "mod_reason_title": None,
             "gilded": 0,
@@ -84,7 +84,7 @@ class RedditWire(RedditState):
             "author_flair_type": "text",
             "domain": f"self.{sub}",
             "allow_live_comments": False,
-            "selftext_html": f"<!-- SC_OFF -->{_md_html(link.selftext)}<!-- SC_ON -->"
+            "selftext_html": f"<!-- SC_OFF -->{md_html(link.selftext)}<!-- SC_ON -->"
             if link.selftext
             else None,
             "likes": True if link.mine else None,
@@ -108,7 +108,7 @@ class RedditWire(RedditState):
             "removed_by": None,
             "num_reports": None,
             "distinguished": None,
-            "subreddit_id": _sr_id(sub),
+            "subreddit_id": sr_id(sub),
             "author_is_blocked": False,
             "mod_reason_by": None,
             "removal_reason": None,
@@ -137,7 +137,7 @@ class RedditWire(RedditState):
     def _t1(self, c: RComment, link: RLink, depth: int | None, replies: Any) -> dict[str, Any]:
         sub = link.sub
         data: dict[str, Any] = {
-            "subreddit_id": _sr_id(sub),
+            "subreddit_id": sr_id(sub),
             "approved_at_utc": None,
             "author_is_blocked": False,
             "comment_type": None,
@@ -176,7 +176,7 @@ class RedditWire(RedditState):
             "author_flair_css_class": None,
             "name": f"t1_{c.id}",
             "is_submitter": c.author == link.author,
-            "body_html": _md_html(c.body),
+            "body_html": md_html(c.body),
             "gildings": {},
             "collapsed_reason": None,
             "distinguished": None,
@@ -200,7 +200,7 @@ class RedditWire(RedditState):
             "mod_reports": [],
             "num_reports": None,
             "ups_hidden": False,
-            "author_fullname": _user_id(c.author),
+            "author_fullname": user_fullname(c.author),
             "author_premium": False,
             "author_patreon_flair": False,
             "author_flair_richtext": [],
@@ -214,7 +214,7 @@ class RedditWire(RedditState):
             data.update(
                 author="[deleted]",
                 body="[removed]",
-                body_html=_md_html("[removed]"),
+                body_html=md_html("[removed]"),
                 is_submitter=False,
                 collapsed=True,
                 collapsed_reason="comment score below threshold",
@@ -236,7 +236,7 @@ class RedditWire(RedditState):
         return {
             "kind": "more",
             "data": {
-                "count": _subtree_size(rest),
+                "count": subtree_size(rest),
                 "name": f"t1_{first}",
                 "id": first,
                 "parent_id": parent,

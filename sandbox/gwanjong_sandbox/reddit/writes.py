@@ -19,7 +19,7 @@ from gwanjong_sandbox.reddit.model import (
     WWW,
     RComment,
     RLink,
-    _b36,
+    b36,
 )
 
 
@@ -71,7 +71,7 @@ class RedditWrites(RedditHttp):
                 errors.append(limited)
         if errors:
             return self._api_errors(errors, headers)
-        link_id = _b36(self._next_link)
+        link_id = b36(self._next_link)
         self._next_link += 1
         link = RLink(
             id=link_id,
@@ -143,7 +143,7 @@ class RedditWrites(RedditHttp):
         limited = self._throttled()
         if limited:
             return self._api_errors([limited], headers)
-        comment_id = _b36(self._next_comment)
+        comment_id = b36(self._next_comment)
         self._next_comment += 1
         depth = parent_comment.depth + 1 if parent_comment else 0
         comment = RComment(

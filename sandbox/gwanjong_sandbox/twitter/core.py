@@ -8,11 +8,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from gwanjong_sandbox.twitter.http import (
-    _Bucket,
-    _route_key,
+    Bucket,
     oauth1_params,
     oauth1_valid,
     problem,
+    route_key,
     too_many,
 )
 from gwanjong_sandbox.twitter.model import (
@@ -39,7 +39,7 @@ class TwitterCore(XWorldEmulator):
 
     def reset(self) -> None:
         super().reset()
-        self.buckets: dict[str, _Bucket] = {}
+        self.buckets: dict[str, Bucket] = {}
 
     def demo_env(self, base_url: str) -> dict[str, str]:
         return {
@@ -90,19 +90,19 @@ class TwitterCore(XWorldEmulator):
             return None, problem(401, "Unauthorized", "Unauthorized")
         return ME_ID, None
 
-    def _limit(self, request: Request) -> tuple[_Bucket, Response | None]:
-        key = _route_key(request.method, request.url.path)
+    def _limit(self, request: Request) -> tuple[Bucket, Response | None]:
+        key = route_key(request.method, request.url.path)
         now = int(time.time())
         bucket = self.buckets.get(key)
         if bucket is None or now >= bucket.reset:
-            bucket = self.buckets[key] = _Bucket(LIMITS.get(key, 300), 0, now + WINDOW_S)
+            bucket = self.buckets[key] = Bucket(LIMITS.get(key, 300), 0, now + WINDOW_S)
         if bucket.used >= bucket.limit:
             return bucket, too_many(max(1, bucket.reset - now), bucket.limit)
         bucket.used += 1
         return bucket, None
 
     @staticmethod
-    def _stamp(response: Response, bucket: _Bucket) -> Response:
+    def _stamp(response: Response, bucket: Bucket) -> Response:
         response.headers["x-rate-limit-limit"] = str(bucket.limit)
         response.headers["x-rate-limit-remaining"] = str(max(0, bucket.limit - bucket.used))
         response.headers["x-rate-limit-reset"] = str(bucket.reset)
@@ -110,7 +110,7 @@ class TwitterCore(XWorldEmulator):
 
     def _guard(
         self, request: Request, *, user_context: bool = False
-    ) -> tuple[str | None, _Bucket | None, Response | None]:
+    ) -> tuple[str | None, Bucket | None, Response | None]:
         caller, error = self._caller(request, user_context=user_context)
         if error is not None:
             return None, None, error

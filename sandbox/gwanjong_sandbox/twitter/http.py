@@ -140,7 +140,7 @@ def not_found_error(tweet_id: str, parameter: str = "id") -> dict[str, Any]:
     }
 
 
-def _route_key(method: str, path: str) -> str:
+def route_key(method: str, path: str) -> str:
     path = path.rstrip("/")
     return (
         f"{method} /2" + re.sub(r"/\d+(?=/|$)", "/:id", path[2:])
@@ -150,7 +150,7 @@ def _route_key(method: str, path: str) -> str:
 
 
 @dataclass
-class _Bucket:
+class Bucket:
     limit: int
     used: int = 0
     reset: int = 0

@@ -108,7 +108,7 @@ _EPOCH_MS = 1288834974657  # X's snowflake epoch
 _MENTION = re.compile(r"(?<![\w@])@(\w{1,15})")
 _HASHTAG = re.compile(r"(?<![\w#&])#(\w*[^\W\d_]\w*)")
 _URL = re.compile(r"https?://[^\s]+")
-_WORD = re.compile(r"\w+")
+WORD = re.compile(r"\w+")
 
 
 def snowflake(when: datetime, seq: int) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 
-from gwanjong_sandbox.twitter.model import _WORD
+from gwanjong_sandbox.twitter.model import WORD
 
 # -- X search operators (the subset the servers and tests use) ---------------------------
 
@@ -60,7 +60,7 @@ def parse_query(query: str):  # type: ignore[no-untyped-def]
 @functools.lru_cache(maxsize=8192)
 def _words(text: str) -> frozenset[str]:
     # Searched texts repeat across requests: tokenise each once (keeps a search ~1 ms).
-    return frozenset(w.lower() for w in _WORD.findall(text))
+    return frozenset(w.lower() for w in WORD.findall(text))
 
 
 def _has_word(text: str, word: str) -> bool:
