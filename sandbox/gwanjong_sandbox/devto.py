@@ -15,10 +15,10 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from gwanjong_sandbox.corpus import Node, Thread, build_corpus
+from gwanjong_sandbox.routing import Endpoint, starlette_resolve, starlette_routes
 from gwanjong_sandbox.state import SandboxState
 
 API_KEY = "sandbox-devto-key"
@@ -208,23 +208,29 @@ class DevtoEmulator:
 
     # -- routes ---------------------------------------------------------------------
 
-    def app(self) -> ASGIApp:
-        return Starlette(
-            routes=[
-                Route("/api/articles", self.list_articles, methods=["GET"]),
-                Route("/api/articles", self.create_article, methods=["POST"]),
-                Route("/api/articles/latest", self.latest, methods=["GET"]),
-                Route("/api/articles/me", self.my_articles, methods=["GET"]),
-                Route("/api/articles/me/{which:str}", self.my_articles, methods=["GET"]),
-                Route("/api/articles/search", self.search, methods=["GET"]),
-                Route("/api/articles/{id:int}", self.show, methods=["GET"]),
-                Route("/api/articles/{username}/{slug}", self.show_by_path, methods=["GET"]),
-                Route("/api/comments", self.list_comments, methods=["GET"]),
-                Route("/api/users/me", self.me, methods=["GET"]),
-                Route("/api/reactions", self.react, methods=["POST"]),
-                Route("/api/reactions/toggle", self.react, methods=["POST"]),
-            ]
+    def route_table(self) -> tuple[Endpoint, ...]:
+        """(method, path) -> handler, first match wins (``me``/``latest`` before ``{id}``)."""
+        a = "/api/articles"
+        return (
+            Endpoint("GET", a, self.list_articles, a),
+            Endpoint("POST", a, self.create_article, a),
+            Endpoint("GET", a + "/latest", self.latest, a + "/latest"),
+            Endpoint("GET", a + "/me", self.my_articles, a + "/me"),
+            Endpoint("GET", a + "/me/{which:str}", self.my_articles, a + "/me/published"),
+            Endpoint("GET", a + "/search", self.search, a + "/search"),
+            Endpoint("GET", a + "/{id:int}", self.show, a + "/1001"),
+            Endpoint("GET", a + "/{username}/{slug}", self.show_by_path, a + "/ana/a-post-1x2y"),
+            Endpoint("GET", "/api/comments", self.list_comments, "/api/comments"),
+            Endpoint("GET", "/api/users/me", self.me, "/api/users/me"),
+            Endpoint("POST", "/api/reactions", self.react, "/api/reactions"),
+            Endpoint("POST", "/api/reactions/toggle", self.react, "/api/reactions/toggle"),
         )
+
+    def resolve(self, method: str, path: str) -> Endpoint | None:
+        return starlette_resolve(self.route_table(), method, path)
+
+    def app(self) -> ASGIApp:
+        return Starlette(routes=starlette_routes(self.route_table()))
 
     def _page(self, request: Request, items: list[dict[str, Any]]) -> Response:
         try:

@@ -7,6 +7,7 @@ from typing import Protocol
 from starlette.responses import Response
 from starlette.types import ASGIApp
 
+from gwanjong_sandbox.routing import Endpoint
 from gwanjong_sandbox.state import SandboxState
 
 
@@ -32,6 +33,14 @@ class Emulator(Protocol):
 
     def app(self) -> ASGIApp:
         """The ASGI app serving this platform's routes, with full paths."""
+        ...
+
+    def route_table(self) -> tuple[Endpoint, ...]:
+        """Every route served: (method, path) -> handler, in match order."""
+        ...
+
+    def resolve(self, method: str, path: str) -> Endpoint | None:
+        """The route a request reaches, matched as app() matches it."""
         ...
 
     def reset(self) -> None:

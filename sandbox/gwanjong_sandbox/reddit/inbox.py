@@ -10,13 +10,13 @@ Newest first; ``after``/``before`` are fullnames and ``limit`` is 1-100 (default
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-if TYPE_CHECKING:
-    from gwanjong_sandbox.reddit import RComment, RedditEmulator
+from gwanjong_sandbox.reddit.http import RedditHttp
+from gwanjong_sandbox.reddit.model import RComment, md_html, user_fullname
 
 BOXES = {
     "inbox": {"comment_reply", "post_reply", "username_mention"},
@@ -27,7 +27,7 @@ BOXES = {
 }
 
 
-def _kind(emulator: RedditEmulator, c: RComment, me: str) -> str:
+def _kind(emulator: RedditHttp, c: RComment, me: str) -> str:
     if c.deleted or c.author.lower() == me.lower():
         return ""
     if c.parent.startswith("t1_"):
@@ -41,9 +41,7 @@ def _kind(emulator: RedditEmulator, c: RComment, me: str) -> str:
     return "username_mention" if f"u/{me}".lower() in c.body.lower() else ""
 
 
-def _item(emulator: RedditEmulator, c: RComment, kind: str, me: str) -> dict[str, Any]:
-    from gwanjong_sandbox.reddit import _md_html, _user_id
-
+def _item(emulator: RedditHttp, c: RComment, kind: str, me: str) -> dict[str, Any]:
     link = emulator.links[c.link_id]
     data = emulator._t1(c, link, None, "")
     return {
@@ -52,7 +50,7 @@ def _item(emulator: RedditEmulator, c: RComment, kind: str, me: str) -> dict[str
         "subreddit": link.sub,
         "likes": None,
         "replies": "",
-        "author_fullname": f"t2_{_user_id(c.author)}",
+        "author_fullname": f"t2_{user_fullname(c.author)}",
         "id": c.id,
         "subject": kind.replace("_", " "),
         "associated_awarding_id": None,
@@ -67,7 +65,7 @@ def _item(emulator: RedditEmulator, c: RComment, kind: str, me: str) -> dict[str
         "link_title": link.title,
         "dest": me,
         "was_comment": True,
-        "body_html": _md_html(c.body),
+        "body_html": md_html(c.body),
         "name": f"t1_{c.id}",
         "created": c.created,
         "created_utc": c.created,
@@ -77,7 +75,7 @@ def _item(emulator: RedditEmulator, c: RComment, kind: str, me: str) -> dict[str
 
 
 async def route_inbox(
-    emulator: RedditEmulator,
+    emulator: RedditHttp,
     request: Request,
     client: str,
     user: str | None,

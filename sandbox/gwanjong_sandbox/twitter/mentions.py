@@ -10,20 +10,19 @@ result_count, next_token) as search.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from gwanjong_sandbox.twitter import invalid_request, problem
-
-if TYPE_CHECKING:
-    from gwanjong_sandbox.twitter import TwitterEmulator, XTweet
+from gwanjong_sandbox.twitter.http import invalid_request, problem
+from gwanjong_sandbox.twitter.model import XTweet
+from gwanjong_sandbox.twitter.wire import TwitterWire
 
 TOKEN = re.compile(r"7140dibdnow9c7btw3([0-9a-f]+)")
 
 
-def timeline(emulator: TwitterEmulator, user_id: str) -> list[XTweet]:
+def timeline(emulator: TwitterWire, user_id: str) -> list[XTweet]:
     w = emulator.world
     user = w.users[user_id]
     hits = [
@@ -39,7 +38,7 @@ def timeline(emulator: TwitterEmulator, user_id: str) -> list[XTweet]:
     return sorted(hits, key=lambda t: int(t.id), reverse=True)
 
 
-async def user_mentions(emulator: TwitterEmulator, request: Request) -> Response:
+async def user_mentions(emulator: TwitterWire, request: Request) -> Response:
     _caller, bucket, error = emulator._guard(request)
     if error is not None:
         return error

@@ -4,44 +4,24 @@ The AppView's answer, derived from the stored posts: ``mention`` for a post whos
 name the viewer's DID, ``reply`` for a reply to one of the viewer's posts
 (``reasonSubject`` = that post), ``quote`` for a post embedding one of the viewer's posts.
 Newest first; the cursor is the ``indexedAt`` of the last item sent (the real one is an
-opaque timestamp string too). ``reasons`` filters, as the lexicon says.
+opaque timestamp string too). ``reasons`` filters, as the lexicon says. The quote it finds
+for us is seeded by ``state.BlueskyState._seed_quote``.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-from gwanjong_sandbox.corpus import BASE_TIME
-
-if TYPE_CHECKING:
-    from gwanjong_sandbox.bluesky import BlueskyEmulator, StoredPost
+from gwanjong_sandbox.bluesky.http import BlueskyHttp
+from gwanjong_sandbox.bluesky.model import StoredPost
 
 MENTION = "app.bsky.richtext.facet#mention"
 
 
-def seed_quote(emulator: BlueskyEmulator) -> None:
-    """Emulator-only: someone quoting our own post (a summons by quote, reason ``quote``)."""
-    mine = emulator.posts[emulator.roots["my-post"]]
-    quote = emulator._store(
-        emulator._author("quote_quinn"),
-        "This is the part people skip: rules before writes.",
-        BASE_TIME - timedelta(hours=2),
-        root=None,
-        parent=None,
-        likes=4,
-    )
-    quote.record["embed"] = {
-        "$type": "app.bsky.embed.record",
-        "record": {"cid": mine.cid, "uri": mine.uri},
-    }
-    emulator.roots["bsky-quotes-me"] = quote.uri
-
-
-def _reason(emulator: BlueskyEmulator, post: StoredPost, me: str) -> tuple[str, str | None]:
+def _reason(emulator: BlueskyHttp, post: StoredPost, me: str) -> tuple[str, str | None]:
     if post.author == me or post.gone is not None:
         return "", None
     embed = post.record.get("embed") or {}
@@ -57,7 +37,7 @@ def _reason(emulator: BlueskyEmulator, post: StoredPost, me: str) -> tuple[str, 
     return "", None
 
 
-async def list_notifications(emulator: BlueskyEmulator, request: Request) -> Response:
+async def list_notifications(emulator: BlueskyHttp, request: Request) -> Response:
     viewer = emulator._viewer(request)
     if isinstance(viewer, Response):
         return viewer
