@@ -37,7 +37,13 @@ from gwanjong_shared.models import Comment, Post, PostResult
 from gwanjong_shared.ratelimit import Limiter, MinInterval, TokenBucket
 from gwanjong_shared.target_cache import TargetCache
 
+# Names other modules imported from here before the split, still importable from here.
 __all__ = [
+    "COMMENT_RULE",
+    "CREDENTIALS",
+    "LIMITS",
+    "POST_RULE",
+    "UPVOTE_RULE",
     "AllowListTransport",
     "BlueskyAdapter",
     "HostNotAllowed",

@@ -34,7 +34,16 @@ from gwanjong_shared.contract import ActionRule, Capabilities, MentionList, Vali
 from gwanjong_shared.models import Comment, Post, PostResult
 from gwanjong_shared.target_cache import TargetCache
 
-__all__ = ["HostNotAllowed", "RedditAdapter"]
+# Names other modules imported from here before the split, still importable from here.
+__all__ = [
+    "COMMENT_RULE",
+    "CREDENTIALS",
+    "LIMITS",
+    "POST_RULE",
+    "UPVOTE_RULE",
+    "HostNotAllowed",
+    "RedditAdapter",
+]
 
 
 class RedditAdapter(PlatformAdapter):
