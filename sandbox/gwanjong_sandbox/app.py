@@ -11,6 +11,7 @@ Control API (JSON), used by tests, the demo and the benchmarks:
 - ``DELETE /_sandbox/faults`` -> drop pending faults and latency (emulators keep their state)
 - ``GET  /_sandbox/writes[?platform=]`` -> every write received, oldest first
 - ``GET  /_sandbox/requests`` -> request counts per platform
+- ``GET  /_sandbox/requests/paths`` -> request counts per "platform METHOD path"
 - ``POST /_sandbox/reset`` -> faults, writes and every emulator back to the seed
 - ``POST /_sandbox/posts`` {key, title, body, author, tags, likes, hours_ago, comments:
   [{key, author, body, likes}]} -> a thread added to every platform until the next reset
@@ -36,7 +37,9 @@ from gwanjong_sandbox.state import Fault, SandboxState
 log = logging.getLogger(__name__)
 
 
-def _control(state: SandboxState, emulators: dict[str, Emulator]) -> Starlette:
+def _control(
+    state: SandboxState, emulators: dict[str, Emulator], paths: dict[str, int]
+) -> Starlette:
     async def health(_: Request) -> Response:
         servable = sorted(name for name, e in emulators.items() if hasattr(e, "demo_env"))
         return JSONResponse({"ok": True, "platforms": sorted(emulators), "servable": servable})
@@ -78,6 +81,9 @@ def _control(state: SandboxState, emulators: dict[str, Emulator]) -> Starlette:
     async def requests_(_: Request) -> Response:
         return JSONResponse(state.requests)
 
+    async def request_paths(_: Request) -> Response:
+        return JSONResponse(paths)
+
     async def hosts(_: Request) -> Response:
         return JSONResponse(state.hosts)
 
@@ -110,6 +116,7 @@ def _control(state: SandboxState, emulators: dict[str, Emulator]) -> Starlette:
         # (with those sharing state with them): re-seeding the rest would be wasted time.
         touched = set(state.requests)
         state.clear()
+        paths.clear()
         every = clear_extra()  # added threads live in every emulator
         for emulator in emulators.values():
             if every:
@@ -132,6 +139,7 @@ def _control(state: SandboxState, emulators: dict[str, Emulator]) -> Starlette:
             Route("/_sandbox/faults", clear_faults, methods=["DELETE"]),
             Route("/_sandbox/writes", writes),
             Route("/_sandbox/requests", requests_),
+            Route("/_sandbox/requests/paths", request_paths),
             Route("/_sandbox/reset", reset, methods=["POST"]),
             Route("/_sandbox/posts", add_post, methods=["POST"]),
             Route("/_sandbox/hosts", hosts),
@@ -166,7 +174,8 @@ class SandboxApp:
         self.state = state or SandboxState()
         self.emulators = make_emulators(self.state)
         by_name = {e.platform: e for e in self.emulators}
-        self.control = _control(self.state, by_name)
+        self.paths: dict[str, int] = {}  # "platform METHOD path" -> requests served
+        self.control = _control(self.state, by_name, self.paths)
         self.apps: dict[str, ASGIApp] = {e.platform: e.app() for e in self.emulators}
 
     def route(self, scope: Scope) -> Emulator | None:
@@ -205,6 +214,8 @@ class SandboxApp:
             return
         platform = emulator.platform
         self.state.requests[platform] = self.state.requests.get(platform, 0) + 1
+        key = f"{platform} {scope['method']} {scope['path']}"
+        self.paths[key] = self.paths.get(key, 0) + 1
         # An emulator may obey faults aimed at a sibling (twikit's web API at "twitter"), so a
         # fault meant for the platform hits whichever of its APIs the client tries.
         scope_names: tuple[str, ...] = getattr(emulator, "fault_scope", (platform,))

@@ -13,20 +13,21 @@ from typing import TYPE_CHECKING
 from atproto import models
 from atproto_client.models.utils import get_model_as_dict
 
+from gwanjong_bluesky.posts import to_post
 from gwanjong_shared.contract import MentionList
 
 if TYPE_CHECKING:
-    from gwanjong_bluesky.adapter import BlueskyAdapter
+    from gwanjong_bluesky.session import BlueskyClient
 
 REASONS = ["mention", "reply", "quote"]
 
 
-async def fetch_mentions(adapter: BlueskyAdapter, since: str | None, limit: int) -> MentionList:
-    did, _handle = await adapter._me()  # the inbox is an account's: sign in first
+async def fetch_mentions(client: BlueskyClient, since: str | None, limit: int) -> MentionList:
+    did, _handle = await client.me()  # the inbox is an account's: sign in first
     params = models.AppBskyNotificationListNotifications.Params(
         limit=min(100, max(limit, 50)), reasons=REASONS
     )
-    response = await adapter._call(
+    response = await client.call(
         "reading notifications",
         lambda c: c.app.bsky.notification.list_notifications(params),
     )
@@ -40,6 +41,6 @@ async def fetch_mentions(adapter: BlueskyAdapter, since: str | None, limit: int)
         if reason not in REASONS or author == did or (since and indexed <= since):
             continue
         newest = max(newest, indexed)
-        post = adapter._post(item)
+        post = to_post(item)
         posts.append(post.model_copy(update={"tags": [reason]}))
     return MentionList(posts=posts[:limit], next_since=newest)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import html
 import re
+import time
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import httpx
@@ -15,6 +17,7 @@ from gwanjong_shared.contract import ActionRule, Capabilities, Limit, MentionLis
 from gwanjong_shared.http import raise_for_response, transport_error
 from gwanjong_shared.models import Comment, Post, PostResult
 from gwanjong_shared.ratelimit import Limiter, MinInterval, TokenBucket
+from gwanjong_shared.target_cache import TargetCache
 
 V1_ACCEPT = "application/vnd.forem.api-v1+json"
 _TAG = re.compile(r"^[a-z0-9]{1,30}$")
@@ -71,10 +74,15 @@ class DevtoAdapter(PlatformAdapter):
     label: ClassVar[str] = "Dev.to"
 
     def __init__(
-        self, settings: Settings, transport: httpx.AsyncBaseTransport | None = None
+        self,
+        settings: Settings,
+        transport: httpx.AsyncBaseTransport | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.settings = settings
         self._transport = transport
+        self.targets: TargetCache[Post] = TargetCache(clock=clock)  # validate's target reads
         self.limiter = Limiter(
             self.label,
             reads=TokenBucket(settings.reads_per_minute, 60.0),
@@ -286,5 +294,7 @@ class DevtoAdapter(PlatformAdapter):
         return self._account
 
     async def rule_for_target(self, action: str, post_id: str, rule: ActionRule) -> ActionRule:
-        await self.get_post(post_id)  # a missing target is `not_found`, not a policy answer
+        # a missing target is `not_found`, not a policy answer
+        article = self._article_id(post_id)
+        await self.targets.fetch(article, lambda: self.get_post(article))
         return rule

@@ -14,12 +14,12 @@ from typing import Any
 
 import asyncpraw
 
-from gwanjong_reddit.adapter import RedditAdapter, _iso
+from gwanjong_reddit.client import RedditClient
+from gwanjong_reddit.posts import WEB, iso
 from gwanjong_shared import errors
 from gwanjong_shared.contract import MentionList
 from gwanjong_shared.models import Post
 
-WEB = "https://www.reddit.com"
 _CONTEXT = re.compile(r"/comments/(?P<post>[0-9a-z]+)/[^/]*/(?P<comment>[0-9a-z]+)")
 _WHY = {"username_mention": "mention", "comment_reply": "reply", "post_reply": "reply"}
 
@@ -39,13 +39,13 @@ def to_post(d: dict[str, Any]) -> Post | None:
         tags=[_WHY.get(str(d.get("type") or ""), "mention")],
         likes=int(d.get("score") or 0),
         comments_count=int(d.get("num_comments") or 0),
-        published_at=_iso(d.get("created_utc")),
+        published_at=iso(d.get("created_utc")),
         raw={k: v for k, v in d.items() if k != "_reddit"},
     )
 
 
-async def fetch_mentions(adapter: RedditAdapter, since: str | None, limit: int) -> MentionList:
-    adapter._require_account()
+async def fetch_mentions(client: RedditClient, since: str | None, limit: int) -> MentionList:
+    client.require_account()
     try:
         floor = float(since) if since else 0.0
     except ValueError:
@@ -56,7 +56,7 @@ async def fetch_mentions(adapter: RedditAdapter, since: str | None, limit: int) 
     async def inbox(reddit: asyncpraw.Reddit) -> list[dict[str, Any]]:
         return [vars(item) async for item in reddit.inbox.all(limit=min(100, max(limit, 25)))]
 
-    items = await adapter._run("reading the inbox", inbox, missing="inbox")
+    items = await client.run("reading the inbox", inbox, missing="inbox")
     posts: list[Post] = []
     newest = floor
     for d in items:

@@ -23,6 +23,7 @@ from gwanjong_shared.adapter import PlatformAdapter
 from gwanjong_shared.contract import ActionRule, Capabilities, Limit, MentionList, Unit, Validation
 from gwanjong_shared.errors import ErrorKind, PlatformError
 from gwanjong_shared.models import Comment, Post, PostResult
+from gwanjong_shared.target_cache import TargetCache
 from gwanjong_twitter.api import ApiReader
 from gwanjong_twitter.posts import XPost, compose, flatten, to_post
 from gwanjong_twitter.settings import Settings
@@ -73,9 +74,11 @@ class TwitterAdapter(PlatformAdapter):
     platform: ClassVar[str] = "twitter"
     label: ClassVar[str] = "X"
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.settings = settings
         self.api = ApiReader(settings)
+        # validate and the write after it read the target once: every X read is billed
+        self.targets: TargetCache[XPost] = TargetCache(clock=clock)
         self.web: WebReader | None = None
         if settings.web_reader_configured():
             from gwanjong_twitter.web import WebReader
@@ -152,6 +155,10 @@ class TwitterAdapter(PlatformAdapter):
         return await self._read(
             "fetching a post", lambda w: w.get(post_id), lambda: self.api.get(post_id)
         )
+
+    async def _target(self, post_id: str) -> XPost:
+        """The post a validate or write acts on, read at most once per TTL."""
+        return await self.targets.fetch(post_id, lambda: self._get(post_id))
 
     async def get_post(self, post_id: str) -> Post:
         return to_post(await self._get(post_id))
@@ -230,7 +237,7 @@ class TwitterAdapter(PlatformAdapter):
         return result
 
     async def rule_for_target(self, action: str, post_id: str, rule: ActionRule) -> ActionRule:
-        target = await self._get(post_id)  # a missing target is not_found
+        target = await self._target(post_id)  # a missing target is not_found
         if action != "write_comment" or rule.allowed != "summoned":
             return rule
         return await self._reply_rule(target, rule)
@@ -289,7 +296,7 @@ class TwitterAdapter(PlatformAdapter):
         if target != post_id:
             # The rule is about the post we answer: the comment must have summoned us too.
             rule = await self._reply_rule(
-                await self._get(target), ActionRule(allowed="summoned", reason=REPLY_REASON)
+                await self._target(target), ActionRule(allowed="summoned", reason=REPLY_REASON)
             )
             if rule.allowed != "summoned":
                 raise errors.not_supported(
@@ -298,6 +305,7 @@ class TwitterAdapter(PlatformAdapter):
         await self.api.limiter.pace(write=True)
         reply_id = await self.api.create(body, reply_to=target)
         self._replied.add(target)
+        self.targets.forget(post_id, target)
         return PostResult(
             ok=True,
             platform=self.platform,
@@ -312,6 +320,7 @@ class TwitterAdapter(PlatformAdapter):
         self._need_user_context()
         await self.api.limiter.pace(write=True)
         await self.api.like(post_id)
+        self.targets.forget(post_id)
         return PostResult(ok=True, platform=self.platform, action="upvote", id=post_id)
 
     async def _url(self, post_id: str) -> str:

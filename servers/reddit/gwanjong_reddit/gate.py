@@ -1,0 +1,112 @@
+"""What every asyncpraw HTTP request passes through: host allow-list, pacing, our timeout,
+Reddit's rate headers, and our 5xx retry schedule."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+from urllib.parse import urlsplit
+
+import aiohttp
+from asyncprawcore.requestor import Requestor
+from asyncprawcore.sessions import FiniteRetryStrategy
+
+from gwanjong_reddit.settings import Settings
+from gwanjong_shared.models import RateLimit
+from gwanjong_shared.ratelimit import ANY, Limiter, MinInterval, TokenBucket
+
+
+class HostNotAllowed(Exception):
+    """A request for a host outside the allow-list (never sent)."""
+
+    def __init__(self, host: str) -> None:
+        super().__init__(f"host {host!r} is not allowed")
+        self.host = host
+
+
+class Gate:
+    """What every HTTP request passes through: host check, pacing, timeout, budget."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.timeout_s = settings.timeout_s
+        self.hosts = frozenset(
+            (urlsplit(u).hostname or "").lower() for u in (settings.api_url, settings.token_url)
+        )
+        # Reddit's budget is per account, whatever the endpoint: one window (ANY).
+        self.limiter = Limiter(
+            "Reddit",
+            reads=TokenBucket(settings.requests_per_minute, 60.0),
+            writes=MinInterval(settings.write_interval_s),
+        )
+        self.forbidden: dict[int, str] = {}  # id(response) -> Reddit's reason for a 403
+
+    @property
+    def rate_limit(self) -> RateLimit:
+        """What Reddit last said about our budget (``x-ratelimit-*``)."""
+        return self.limiter.windows.get(ANY, RateLimit())
+
+    def check_host(self, url: str) -> None:
+        host = (urlsplit(url).hostname or "").lower()
+        if host not in self.hosts:
+            raise HostNotAllowed(host)
+
+    async def observe(self, response: aiohttp.ClientResponse) -> None:
+        self.limiter.observe(ANY, response.status, response.headers)
+        if response.status == 403:
+            # asyncprawcore raises Forbidden without reading the body; its reason
+            # ("private", "quarantined", "gated") is what tells a closed subreddit from bad
+            # credentials.
+            try:
+                body = await response.json(content_type=None)
+            except (ValueError, aiohttp.ClientError):
+                return
+            reason = body.get("reason") if isinstance(body, dict) else None
+            if isinstance(reason, str) and reason:
+                self.forbidden[id(response)] = reason
+
+    def wait_s(self) -> float:
+        return self.limiter.wait_s(ANY)
+
+
+class GatedRequestor(Requestor):
+    """asyncprawcore's Requestor, with our bound, pacing and allow-list on every request."""
+
+    def __init__(self, *, gate: Gate, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._gate = gate
+
+    @asynccontextmanager
+    async def request(  # same call shape as the SDK's; the timeout is ours
+        self,
+        *args: Any,
+        timeout: float | None = None,  # noqa: ASYNC109 - the SDK's signature; ignored
+        **kwargs: Any,
+    ) -> AsyncIterator[aiohttp.ClientResponse]:
+        url = str(args[1]) if len(args) > 1 else str(kwargs.get("url", ""))
+        self._gate.check_host(url)
+        await self._gate.limiter.pace()
+        # asyncprawcore always passes its module constant (16 s); ours is the setting.
+        async with super().request(*args, timeout=self._gate.timeout_s, **kwargs) as response:
+            await self._gate.observe(response)
+            yield response
+
+
+def retry_strategy(count: int, backoff_s: float) -> type[FiniteRetryStrategy]:
+    """asyncprawcore's finite retries with our count and backoff (0-b, then b-2b, ...)."""
+
+    class Retry(FiniteRetryStrategy):
+        def __init__(self, retries: int = count) -> None:
+            super().__init__(retries=retries)
+
+        def _sleep_seconds(self) -> float | None:
+            if self.retries >= count:
+                return None
+            attempt = count - self.retries
+            return backoff_s * (attempt - 1 + random.random())
+
+        def consume_available_retry(self) -> FiniteRetryStrategy:
+            return type(self)(retries=self.retries - 1)
+
+    return Retry

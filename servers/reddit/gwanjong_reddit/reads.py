@@ -1,0 +1,82 @@
+"""Reading Reddit: hot posts, search, one post, and its comments."""
+
+from __future__ import annotations
+
+import asyncpraw
+from asyncpraw.models import Submission
+
+from gwanjong_reddit.client import RedditClient
+from gwanjong_reddit.comments import flatten
+from gwanjong_reddit.posts import submission_id, to_post
+from gwanjong_shared import errors
+from gwanjong_shared.models import Comment, Post
+
+
+async def hot(client: RedditClient, limit: int) -> list[Post]:
+    names = "+".join(client.settings.subreddits) or "popular"
+
+    async def read(reddit: asyncpraw.Reddit) -> list[Post]:
+        subreddit = await reddit.subreddit(names)
+        found: list[Post] = []
+        # Pinned mod posts top every hot list; they are not discussions, so skip them.
+        async for submission in subreddit.hot(limit=min(100, limit + 2)):
+            if vars(submission).get("stickied"):
+                continue
+            found.append(to_post(submission))
+            if len(found) >= limit:
+                break
+        return found
+
+    missing = f"subreddit r/{names} (REDDIT_SUBREDDITS)"
+    return await client.run("reading hot posts", read, missing=missing)
+
+
+async def search(client: RedditClient, query: str, limit: int) -> list[Post]:
+    settings = client.settings
+    scope = "all" if settings.search_scope == "all" else "+".join(settings.subreddits)
+
+    async def find(reddit: asyncpraw.Reddit) -> list[Post]:
+        subreddit = await reddit.subreddit(scope or "all")
+        listing = subreddit.search(
+            query, sort="relevance", time_filter=settings.search_time, limit=limit
+        )
+        return [to_post(s) async for s in listing][:limit]
+
+    return await client.run("searching", find, missing=f"subreddit r/{scope}")
+
+
+async def load(client: RedditClient, post_id: str, comment_limit: int) -> Submission:
+    """The submission with up to ``comment_limit`` comments; a deleted one is not_found."""
+    sid = submission_id(post_id)
+
+    async def fetch(reddit: asyncpraw.Reddit) -> Submission:
+        submission = await reddit.submission(sid, fetch=False)
+        submission.comment_limit = comment_limit
+        await submission.load()
+        return submission
+
+    submission = await client.run(f"fetching post {sid}", fetch, missing=f"post {sid}")
+    d = vars(submission)
+    if d.get("removed_by_category") == "deleted" or (
+        d.get("author") is None and d.get("selftext") == "[deleted]"
+    ):
+        raise errors.not_found(
+            f"Reddit post {sid} was deleted by its author. Pick another post from search or "
+            "trending."
+        )
+    return submission
+
+
+async def post(client: RedditClient, post_id: str) -> Post:
+    # One comment is enough: the post is what we want here.
+    return to_post(await load(client, post_id, comment_limit=1))
+
+
+async def comments(client: RedditClient, post_id: str, limit: int) -> list[Comment]:
+    submission = await load(client, post_id, comment_limit=min(max(limit, 1), 500))
+
+    async def walk(_reddit: asyncpraw.Reddit) -> list[Comment]:
+        return await flatten(submission, limit, client.settings.more_requests)
+
+    sid = str(vars(submission)["id"])
+    return await client.run(f"loading more comments of post {sid}", walk, missing=f"post {sid}")

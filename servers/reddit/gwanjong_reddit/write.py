@@ -1,0 +1,84 @@
+"""Writing to Reddit: a self-post in REDDIT_POST_SUBREDDIT, or a reply to a post or comment."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import asyncpraw
+from asyncpraw.exceptions import ClientException
+from asyncpraw.models import Submission
+
+from gwanjong_reddit.client import RedditClient
+from gwanjong_reddit.posts import WEB, comment_id, submission_id
+from gwanjong_shared import errors
+from gwanjong_shared.models import PostResult
+from gwanjong_shared.target_cache import TargetCache
+
+PLATFORM = "reddit"
+
+
+async def write_post(client: RedditClient, title: str, body: str) -> PostResult:
+    client.require_account()
+    name = client.settings.post_subreddit
+    if not name:
+        raise errors.invalid_input(
+            "No subreddit to post in. Set REDDIT_POST_SUBREDDIT to one whose rules allow "
+            "this kind of post, then restart the server."
+        )
+    await client.gate.limiter.pace(write=True)
+
+    async def submit(reddit: asyncpraw.Reddit) -> Submission:
+        subreddit = await reddit.subreddit(name)
+        # Reddit has no tags; flair is per subreddit, so tags are not sent.
+        return await subreddit.submit(title, selftext=body)
+
+    created = await client.run(f"publishing to r/{name}", submit, missing=f"subreddit r/{name}")
+    sid = str(vars(created).get("id") or "")
+    return PostResult(
+        ok=True,
+        platform=PLATFORM,
+        action="write_post",
+        id=sid or None,
+        url=f"{WEB}/r/{name}/comments/{sid}/" if sid else None,
+    )
+
+
+async def write_comment(
+    client: RedditClient,
+    targets: TargetCache[Submission],
+    post_id: str,
+    body: str,
+    parent_id: str | None,
+) -> PostResult:
+    client.require_account()
+    sid = submission_id(post_id)
+    cid = comment_id(parent_id) if parent_id else None
+    await client.gate.limiter.pace(write=True)
+
+    async def reply(reddit: asyncpraw.Reddit) -> Any:
+        if cid is None:  # replying needs only the id: no read of the post
+            submission = await reddit.submission(sid, fetch=False)
+            return await submission.reply(body)
+        try:
+            parent = await reddit.comment(cid)  # /api/info: does it exist, and where?
+        except ClientException:
+            raise errors.not_found(
+                f"Reddit has no comment {cid}. Use a comment id from get_comments."
+            ) from None
+        if vars(parent).get("link_id") != f"t3_{sid}":
+            raise errors.not_found(
+                f"Comment {cid} is not under post {sid}. Use a comment id from "
+                f"get_comments(post_id={sid!r})."
+            )
+        return await parent.reply(body)
+
+    created = await client.run(f"replying to post {sid}", reply, missing=f"post {sid}")
+    targets.forget(sid)
+    d = vars(created) if created is not None else {}
+    return PostResult(
+        ok=True,
+        platform=PLATFORM,
+        action="write_comment",
+        id=str(d["id"]) if d.get("id") else None,
+        url=WEB + str(d["permalink"]) if d.get("permalink") else None,
+    )

@@ -1,0 +1,159 @@
+"""One target read per write: the server's write tool validates (reading the target) and
+then writes, and a gateway validates just before; through the real SDKs over HTTP to the
+sandbox, that whole sequence reads the target from the platform once. Our own write, or
+the TTL passing (an injected clock, never a sleep), makes the next validate read again."""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable
+from typing import Any
+from unittest import mock
+
+import httpx
+import pytest
+from fastmcp import Client, FastMCP
+
+from gwanjong_bluesky.adapter import BlueskyAdapter
+from gwanjong_devto.adapter import DevtoAdapter
+from gwanjong_reddit.adapter import RedditAdapter
+from gwanjong_sandbox.control import SandboxControl
+from gwanjong_shared.adapter import PlatformAdapter
+from gwanjong_shared.server import build_platform_server
+from gwanjong_shared.target_cache import DEFAULT_TTL_S
+from gwanjong_twitter.adapter import TwitterAdapter
+from tests.mcp import call
+from tests.platforms import SPECS, PlatformSpec
+
+pytestmark = pytest.mark.anyio
+
+ADAPTERS: dict[str, Callable[..., PlatformAdapter]] = {
+    "bluesky": BlueskyAdapter,
+    "devto": DevtoAdapter,
+    "reddit": RedditAdapter,
+    "twitter": TwitterAdapter,
+}
+BODY = "Thanks for asking: one gateway in front of all four keeps the rules in one place."
+
+
+class Clock:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def server(spec: PlatformSpec, sandbox: SandboxControl, clock: Clock) -> FastMCP[Any]:
+    """The platform's server as its build_server makes it, but with our clock in the adapter."""
+    settings_cls = importlib.import_module(f"{spec.module}.server").Settings
+    with mock.patch.dict(os.environ, spec.env(sandbox.url), clear=False):
+        settings = settings_cls(_env_file=None)
+    return build_platform_server(ADAPTERS[spec.name](settings, clock=clock), call_timeout_s=60)
+
+
+def paths(sandbox: SandboxControl) -> dict[str, int]:
+    return httpx.get(f"{sandbox.url}/_sandbox/requests/paths", timeout=10).json()
+
+
+def target_reads(sandbox: SandboxControl, name: str, post_id: str) -> int:
+    """Requests that read the target post, on the wire."""
+    path = {
+        "bluesky": "GET /xrpc/app.bsky.feed.getPosts",  # only targets use getPosts
+        "devto": f"GET /api/articles/{post_id}",
+        "reddit": f"GET /reddit/comments/{post_id}/",
+        "twitter": f"GET /2/tweets/{post_id}",
+    }[name]
+    return paths(sandbox).get(f"{name} {path}", 0)
+
+
+def reads_targets(spec: PlatformSpec) -> bool:
+    """Whether validating a comment looks at the target at all (not for a flat `human`)."""
+    return spec.rules["write_comment"] in ("auto", "summoned")
+
+
+@pytest.mark.parametrize("name", sorted(SPECS))
+async def test_validate_then_write_reads_the_target_once(
+    name: str, sandbox: SandboxControl
+) -> None:
+    spec = SPECS[name]
+    clock = Clock()
+    post_id = sandbox.ids(name)["summons-me"]
+    async with Client(server(spec, sandbox, clock)) as client:
+        check = await call(client, "validate", action="write_comment", body=BODY, post_id=post_id)
+        written = await client.call_tool(
+            "write_comment", {"post_id": post_id, "body": BODY}, raise_on_error=False
+        )
+        if not reads_targets(spec):  # Dev.to: a person comments; nothing to read, nothing sent
+            assert check["ok"] is False and written.is_error
+            assert written.content[0].text.startswith("not_supported: ")  # type: ignore[union-attr]
+            assert target_reads(sandbox, name, post_id) == 0
+            return
+        assert check["ok"] is True, check
+        assert not written.is_error, written.content
+        assert written.structured_content and written.structured_content["ok"] is True
+        # validate, then the write tool's own validate and the write: one read on the wire
+        assert target_reads(sandbox, name, post_id) == 1
+
+        # our reply changed the target: the next validate reads it again, then keeps it
+        await call(client, "validate", action="write_comment", body=BODY, post_id=post_id)
+        assert target_reads(sandbox, name, post_id) == 2
+        await call(client, "validate", action="write_comment", body=BODY, post_id=post_id)
+        assert target_reads(sandbox, name, post_id) == 2
+
+        clock.now += DEFAULT_TTL_S - 0.5
+        await call(client, "validate", action="write_comment", body=BODY, post_id=post_id)
+        assert target_reads(sandbox, name, post_id) == 2
+        clock.now += 0.5  # the TTL has passed: read afresh
+        await call(client, "validate", action="write_comment", body=BODY, post_id=post_id)
+        assert target_reads(sandbox, name, post_id) == 3
+
+
+@pytest.mark.parametrize("name", sorted(n for n, s in SPECS.items() if reads_targets(s)))
+async def test_without_the_cache_the_same_calls_read_twice(
+    name: str, sandbox: SandboxControl
+) -> None:
+    """The counter above measures what it claims: validates a TTL apart each read the
+    target, as every validate did before the cache."""
+    spec = SPECS[name]
+    clock = Clock()
+    app = server(spec, sandbox, clock)
+    post_id = sandbox.ids(name)["summons-me"]
+    clock.now = 0.0
+    async with Client(app) as client:
+        for _ in range(2):
+            await call(client, "validate", action="write_comment", body=BODY, post_id=post_id)
+            clock.now += DEFAULT_TTL_S
+        assert target_reads(sandbox, name, post_id) == 2
+
+
+async def test_bluesky_like_reads_the_target_once(sandbox: SandboxControl) -> None:
+    if "bluesky" not in SPECS:
+        pytest.skip("bluesky is not in GWANJONG_TEST_PLATFORMS")
+    post_id = sandbox.ids("bluesky")["summons-me"]
+    async with Client(server(SPECS["bluesky"], sandbox, Clock())) as client:
+        check = await call(client, "validate", action="upvote", body="", post_id=post_id)
+        assert check["ok"] is True, check
+        liked = await call(client, "upvote", post_id=post_id)
+        assert liked["ok"] is True
+    assert target_reads(sandbox, "bluesky", post_id) == 1
+
+
+async def test_a_missing_target_is_asked_about_again(sandbox: SandboxControl) -> None:
+    """Failures are not kept: a post that was missing may exist a moment later."""
+    if "twitter" not in SPECS:
+        pytest.skip("twitter is not in GWANJONG_TEST_PLATFORMS")
+    missing = "1234567"
+    async with Client(server(SPECS["twitter"], sandbox, Clock())) as client:
+        for _ in range(2):
+            result = await client.call_tool(
+                "validate",
+                {"action": "write_comment", "body": BODY, "post_id": missing},
+                raise_on_error=False,
+            )
+            assert result.is_error
+            assert result.content[0].text.startswith("not_found: ")  # type: ignore[union-attr]
+    assert target_reads(sandbox, "twitter", missing) == 2
