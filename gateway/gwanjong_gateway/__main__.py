@@ -15,6 +15,7 @@ from gwanjong_gateway.logfile import add_log_file
 from gwanjong_gateway.token_cli import add_token_commands
 from gwanjong_gateway.version import gwanjong_version
 from gwanjong_shared.logs import configure_logging
+from gwanjong_shared.quiet import quiet_fastmcp
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -30,9 +31,7 @@ def _serve(args: argparse.Namespace) -> int:
         if problem:
             print(f"gwanjong: {problem}", file=sys.stderr)
             return 2
-    os.environ.setdefault("FASTMCP_LOG_LEVEL", "WARNING")
-    os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
-    os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
+    quiet_fastmcp()
     configure_logging(args.log_level)
     add_log_file(config)
     spans_only_when_traced(os.environ)

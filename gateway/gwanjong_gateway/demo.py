@@ -24,6 +24,7 @@ from rich.table import Table
 
 from gwanjong_gateway.config_file import render, write_config
 from gwanjong_gateway.tokens import count_tokens, tool_list_tokens
+from gwanjong_shared.quiet import QUIET_ENV
 
 console = Console(stderr=False, highlight=False, width=110)
 
@@ -32,7 +33,7 @@ async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: A
     transport = StdioTransport(
         command=sys.executable,
         args=["-m", "gwanjong_gateway", "--config", str(config_path)],
-        env={"FASTMCP_LOG_LEVEL": "WARNING"},
+        env=dict(QUIET_ENV),
     )
     started = time.perf_counter()
     async with Client(transport, timeout=60) as client:
