@@ -399,7 +399,7 @@ async def test_user_agent_follows_reddits_format(sandbox: SandboxControl) -> Non
 
 async def test_only_the_configured_hosts_are_contacted(sandbox: SandboxControl) -> None:
     async with adapter(sandbox) as reddit:
-        assert reddit.gate.hosts == frozenset({"127.0.0.1"})
+        assert reddit.gate.hosts.patterns == frozenset({"127.0.0.1"})
         requestor = reddit._client().requestor
         with pytest.raises(HostNotAllowed):
             async with requestor.request("GET", "https://www.reddit.com/api/v1/me"):

@@ -21,8 +21,9 @@ import pytest
 from fastmcp import Client
 
 from gwanjong_sandbox.control import SandboxControl
+from gwanjong_shared.host_gate import HostNotAllowed
 from gwanjong_shared.ratelimit import Limiter
-from gwanjong_twitter.redirect import WEB_HOSTS, HttpxGate, UnexpectedHost
+from gwanjong_twitter.redirect import web_gate
 from gwanjong_twitter.web import no_console
 from gwanjong_twitter.weighted import weighted_length
 from tests.mcp import call, error_of
@@ -408,10 +409,8 @@ async def test_secrets_stay_out_of_logs(
 
 
 async def test_an_unexpected_host_is_refused_before_sending() -> None:
-    async with httpx.AsyncClient(
-        transport=HttpxGate(WEB_HOSTS, "http://127.0.0.1:9", Limiter("X"))
-    ) as http:
-        with pytest.raises(UnexpectedHost):
+    async with httpx.AsyncClient(transport=web_gate("http://127.0.0.1:9", Limiter("X"))) as http:
+        with pytest.raises(HostNotAllowed):
             await http.get("https://evil.example/steal")
 
 

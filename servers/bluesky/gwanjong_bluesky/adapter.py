@@ -8,12 +8,11 @@ dicts (``raw`` keeps them).
 
 from __future__ import annotations
 
-import fnmatch
 import logging
 import math
 import re
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar, TypeVar
 from urllib.parse import quote, urlsplit
 
@@ -39,6 +38,7 @@ from gwanjong_shared import errors
 from gwanjong_shared.adapter import PlatformAdapter
 from gwanjong_shared.contract import ActionRule, Capabilities, Limit, MentionList, Validation
 from gwanjong_shared.errors import PlatformError
+from gwanjong_shared.host_gate import GateTransport, HostAllowList, HostNotAllowed
 from gwanjong_shared.http import error_for_status
 from gwanjong_shared.logs import redact
 from gwanjong_shared.models import Comment, Post, PostResult
@@ -131,50 +131,6 @@ def guess_langs(text: str) -> list[str]:
 CREDENTIALS = ["BLUESKY_HANDLE", "BLUESKY_APP_PASSWORD"]
 
 
-class HostNotAllowed(httpx.TransportError):
-    """The SDK tried to reach a host outside the allow-list (nothing was sent)."""
-
-    def __init__(self, host: str, request: httpx.Request) -> None:
-        super().__init__(f"host {host!r} is not allowed", request=request)
-        self.host = host
-
-
-class AllowListTransport(httpx.AsyncBaseTransport):
-    """Sends only to the allowed hosts (exact names or fnmatch patterns); raises otherwise.
-
-    The SDK follows the PDS named in the session's DID document and HTTP redirects: this keeps
-    both from reaching a host nobody configured.
-    """
-
-    def __init__(
-        self,
-        allowed: Sequence[str],
-        inner: httpx.AsyncBaseTransport | None = None,
-        limiter: Limiter | None = None,
-    ) -> None:
-        self.allowed = tuple(p.strip().lower() for p in allowed if p.strip())
-        self._inner = inner or httpx.AsyncHTTPTransport()
-        self._limiter = limiter
-
-    def allows(self, host: str) -> bool:
-        host = host.lower()
-        return any(fnmatch.fnmatchcase(host, pattern) for pattern in self.allowed)
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        host = request.url.host
-        if not self.allows(host):
-            raise HostNotAllowed(host, request)
-        response = await self._inner.handle_async_request(request)
-        if self._limiter is not None:  # ratelimit-* and Retry-After, errors included
-            self._limiter.observe(
-                limit_key(request.url.path), response.status_code, response.headers
-            )
-        return response
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-
 def limit_key(path: str) -> str:
     """Which of our windows a request counts against: sign-ins, record writes, or reads."""
     method = path.rsplit("/", 1)[-1]
@@ -238,7 +194,12 @@ class BlueskyAdapter(PlatformAdapter):
         return [base_host, *self.settings.allowed_hosts.split(",")]
 
     def _new_client(self) -> AsyncClient:
-        transport = AllowListTransport(self._allowed_hosts(), self._inner_transport, self.limiter)
+        transport = GateTransport(
+            HostAllowList(self._allowed_hosts()),
+            self.limiter,
+            lambda _method, path: limit_key(path),
+            inner=self._inner_transport,
+        )
         request = AsyncRequest(timeout=httpx.Timeout(self.settings.timeout_s), transport=transport)
         client = AsyncClient(base_url=self.settings.base_url, request=request)
         client.on_session_change(self._on_session)

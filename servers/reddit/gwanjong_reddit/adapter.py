@@ -56,6 +56,7 @@ from gwanjong_shared.contract import (
     Validation,
 )
 from gwanjong_shared.errors import PlatformError
+from gwanjong_shared.host_gate import HostAllowList, HostNotAllowed
 from gwanjong_shared.http import error_for_status
 from gwanjong_shared.models import Comment, Post, PostResult, RateLimit
 from gwanjong_shared.ratelimit import ANY, Limiter, MinInterval, TokenBucket
@@ -110,21 +111,13 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
 CREDENTIALS = ["REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET", "REDDIT_USERNAME", "REDDIT_PASSWORD"]
 
 
-class HostNotAllowed(Exception):
-    """A request for a host outside the allow-list (never sent)."""
-
-    def __init__(self, host: str) -> None:
-        super().__init__(f"host {host!r} is not allowed")
-        self.host = host
-
-
 class Gate:
     """What every HTTP request passes through: host check, pacing, timeout, budget."""
 
     def __init__(self, settings: Settings) -> None:
         self.timeout_s = settings.timeout_s
-        self.hosts = frozenset(
-            (urlsplit(u).hostname or "").lower() for u in (settings.api_url, settings.token_url)
+        self.hosts = HostAllowList(
+            urlsplit(u).hostname or "" for u in (settings.api_url, settings.token_url)
         )
         # Reddit's budget is per account, whatever the endpoint: one window (ANY).
         self.limiter = Limiter(
@@ -140,9 +133,7 @@ class Gate:
         return self.limiter.windows.get(ANY, RateLimit())
 
     def check_host(self, url: str) -> None:
-        host = (urlsplit(url).hostname or "").lower()
-        if host not in self.hosts:
-            raise HostNotAllowed(host)
+        self.hosts.check(urlsplit(url).hostname or "")
 
     async def observe(self, response: aiohttp.ClientResponse) -> None:
         self.limiter.observe(ANY, response.status, response.headers)
