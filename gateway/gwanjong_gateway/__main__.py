@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
 from typing import Any
 
@@ -15,10 +14,12 @@ from gwanjong_gateway.logfile import add_log_file
 from gwanjong_gateway.token_cli import add_token_commands
 from gwanjong_gateway.version import gwanjong_version
 from gwanjong_shared.logs import configure_logging
+from gwanjong_shared.quiet import quiet_fastmcp
 
 
 def _serve(args: argparse.Namespace) -> int:
     from gwanjong_gateway.auth import bind_problem, build_auth
+    from gwanjong_gateway.serve_loop import run_until_signal
     from gwanjong_gateway.server import Gateway, build_gateway
     from gwanjong_gateway.telemetry import spans_only_when_traced
 
@@ -30,9 +31,7 @@ def _serve(args: argparse.Namespace) -> int:
         if problem:
             print(f"gwanjong: {problem}", file=sys.stderr)
             return 2
-    os.environ.setdefault("FASTMCP_LOG_LEVEL", "WARNING")
-    os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
-    os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
+    quiet_fastmcp()
     configure_logging(args.log_level)
     add_log_file(config)
     spans_only_when_traced(os.environ)
@@ -40,38 +39,23 @@ def _serve(args: argparse.Namespace) -> int:
     server = build_gateway(config, gateway=gateway, auth=auth)
 
     async def serve() -> None:
-        async with anyio.create_task_group() as tg:
+        if args.transport == "stdio":
+            await server.run_stdio_async(show_banner=False)
+        else:
+            await server.run_http_async(
+                host=args.host,
+                port=args.port,
+                show_banner=False,
+                host_origin_protection="auto",
+            )
 
-            async def stop_on_signal() -> None:
-                # On SIGTERM or Ctrl-C, end every platform server this gateway spawned, then
-                # leave at once: the stdio reader thread cannot be interrupted politely.
-                with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-                    async for _ in signals:
-                        with anyio.move_on_after(10):
-                            await gateway.upstreams.close_all()
-                        gateway.close_store()
-                        sys.stderr.flush()
-                        os._exit(0)
+    async def stop() -> None:
+        # On SIGTERM or Ctrl-C, end every platform server this gateway spawned.
+        with anyio.move_on_after(10):
+            await gateway.upstreams.close_all()
+        gateway.close_store()
 
-            tg.start_soon(stop_on_signal)
-            if args.transport == "stdio":
-                await server.run_stdio_async(show_banner=False)
-            else:
-                await server.run_http_async(
-                    host=args.host,
-                    port=args.port,
-                    show_banner=False,
-                    host_origin_protection="auto",
-                )
-            tg.cancel_scope.cancel()
-
-    anyio.run(serve)
-    if args.transport == "stdio":
-        # The stdin reader thread may still be blocked in read(); the children are closed
-        # already, so leave without waiting for it.
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(0)
+    run_until_signal(serve, stop)
     return 0
 
 

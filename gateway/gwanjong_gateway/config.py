@@ -9,7 +9,6 @@ unset one is an error, `${VAR:-default}` gives a fallback.
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import re
 import shutil
@@ -18,7 +17,9 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
+
+from gwanjong_shared.models import Frozen
 
 BUNDLED = ("devto", "bluesky", "twitter", "reddit")
 WriteMode = Literal["dry-run", "confirm", "live"]
@@ -32,8 +33,7 @@ class ConfigError(Exception):
     """A config problem, worded for the person editing the file."""
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+_Strict = Frozen
 
 
 class DailyCaps(_Strict):
@@ -297,31 +297,6 @@ def parse(text: str, source: str = "gateway.toml") -> GatewayConfig:
             )
             problems.append(f"{at}: {where}: {msg}")
         raise ConfigError("\n".join(problems)) from None
-
-
-def _toml(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, str | Path):
-        return json.dumps(
-            str(value) if isinstance(value, str) else value.as_posix(), ensure_ascii=False
-        )
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }"
-    raise TypeError(f"cannot write {type(value).__name__} to TOML")
-
-
-def render(gateway: dict[str, Any], platforms: dict[str, dict[str, Any]]) -> str:
-    """gateway.toml text for these settings: the demo, the tests and the benchmarks write
-    throw-away configs pointing the servers at the sandbox."""
-    lines = ["[gateway]", *(f"{k} = {_toml(v)}" for k, v in gateway.items()), ""]
-    for name, table in platforms.items():
-        lines += [f"[platforms.{name}]", *(f"{k} = {_toml(v)}" for k, v in table.items()), ""]
-    return "\n".join(lines)
 
 
 def locate(explicit: str | None = None, environ: dict[str, str] | None = None) -> Path | None:

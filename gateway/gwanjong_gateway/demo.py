@@ -22,23 +22,18 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 
-from gwanjong_gateway.config import render
+from gwanjong_gateway.config_file import render, write_config
 from gwanjong_gateway.tokens import count_tokens, tool_list_tokens
+from gwanjong_shared.quiet import QUIET_ENV
 
 console = Console(stderr=False, highlight=False, width=110)
-
-
-def _show(title: str, payload: Any) -> None:
-    console.print(
-        Panel(json.dumps(payload, indent=2, ensure_ascii=False), title=title, expand=False)
-    )
 
 
 async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: Any) -> int:
     transport = StdioTransport(
         command=sys.executable,
         args=["-m", "gwanjong_gateway", "--config", str(config_path)],
-        env={"FASTMCP_LOG_LEVEL": "WARNING"},
+        env=dict(QUIET_ENV),
     )
     started = time.perf_counter()
     async with Client(transport, timeout=60) as client:
@@ -273,5 +268,5 @@ def run_demo(topic: str = "MCP gateway design", platforms: list[str] | None = No
         config_path = Path(tmp) / "gateway.toml"
         gateway = {"writes": "live", "state_dir": Path(tmp) / "state", "call_timeout_s": 20}
         platforms_ = {name: {"env": env, "min_interval_s": 0} for name, env in envs.items()}
-        config_path.write_text(render(gateway, platforms_), encoding="utf-8")
+        write_config(config_path, render(gateway, platforms_))
         return anyio.run(_drive, config_path, topic, chosen, sandbox)

@@ -11,7 +11,7 @@ from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 from typing import TextIO, cast
 
-from gwanjong_gateway.config import parse
+from gwanjong_gateway.config_file import write_config
 
 STARTER = """\
 # gwanjong gateway settings. Secrets do not belong here: put platform keys in the
@@ -139,9 +139,7 @@ def run_init(
             f"gwanjong init: {path} exists; not overwriting it. Edit it, or pass another path.\n"
         )
         return 1
-    parse(STARTER, "the starter gateway.toml")  # never write a file the gateway would refuse
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(STARTER, encoding="utf-8")
+    write_config(path, STARTER, "the starter gateway.toml")
     out.write(f"Wrote {path} (writes = dry-run: nothing is posted until you change it).\n\n")
     out.write(snippets(launch_command(path)) + "\n")
     out.write('Then ask your assistant to call setup(action="guide") for each platform\'s keys.\n')

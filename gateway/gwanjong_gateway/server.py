@@ -7,8 +7,6 @@ server in the client's pipeline state.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -24,6 +22,7 @@ from pydantic import Field
 
 from gwanjong_gateway import approval, inbox, setup_tool, workflow
 from gwanjong_gateway.auth import principal_name
+from gwanjong_gateway.background import start_watched, stop_watched
 from gwanjong_gateway.breaker import Clock
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.expose import declare_exposed, register_exposed
@@ -103,15 +102,11 @@ def build_gateway(
             await gw.desk.settler.run_forever()
 
         # Backends start in the background: the first tools/list does not wait for them.
-        # (A plain task, not a task group: FastMCP may leave the lifespan from another task.)
-        starting = asyncio.get_running_loop().create_task(start())
+        starting = start_watched(start(), "platform start-up")
         try:
             yield {"gateway": gw}
         finally:
-            starting.cancel()
-            with anyio.CancelScope(shield=True):
-                with contextlib.suppress(BaseException):
-                    await starting
+            await stop_watched(starting)
             await gw.upstreams.close_all()
             await gw.secret_listener.close()
             gw.close_store()

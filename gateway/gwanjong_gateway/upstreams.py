@@ -36,6 +36,7 @@ from gwanjong_gateway.config import GatewayConfig, PlatformConfig, command_for, 
 from gwanjong_gateway.platform_health import PROBE_TTL_S, PlatformHealth, PlatformState
 from gwanjong_shared.contract import CONTRACT_TOOLS, OPTIONAL_TOOLS, READ_TOOLS
 from gwanjong_shared.errors import ErrorKind, format_error, parse_error
+from gwanjong_shared.quiet import QUIET_ENV
 from gwanjong_shared.rate_meta import RateWindow, window_from_meta
 
 log = logging.getLogger(__name__)
@@ -46,9 +47,7 @@ _RETRY_SAFE = frozenset((*READ_TOOLS, *OPTIONAL_TOOLS))
 
 # What a spawned server needs besides its own credentials.
 _QUIET = {
-    "FASTMCP_LOG_LEVEL": "WARNING",
-    "FASTMCP_SHOW_SERVER_BANNER": "false",
-    "FASTMCP_CHECK_FOR_UPDATES": "off",
+    **QUIET_ENV,
     "GWANJONG_SPAWNED": "1",  # settings come from this env alone, not a .env in the cwd
     "FASTMCP_TELEMETRY_MODE": "off",  # no spans in a spawned server (tracing is the gateway's)
 }

@@ -12,6 +12,7 @@ import pydantic
 from fastmcp import FastMCP
 
 from gwanjong_shared.logs import configure_logging
+from gwanjong_shared.quiet import quiet_fastmcp
 from gwanjong_shared.server import run_server
 from gwanjong_shared.settings import PlatformSettings
 
@@ -33,10 +34,7 @@ def serve_main(
         "--port", type=int, default=8000, help="for --transport http (127.0.0.1 only)"
     )
     args = parser.parse_args(argv)
-    # FastMCP's own startup chatter is noise on a stdio server's stderr.
-    os.environ.setdefault("FASTMCP_LOG_LEVEL", "WARNING")
-    os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
-    os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
+    quiet_fastmcp()
     # Spawned by the gateway, a server takes its settings from the env it was given alone:
     # a .env in the working directory may hold other platforms' secrets.
     env_file = None if os.environ.get("GWANJONG_SPAWNED") == "1" else ".env"

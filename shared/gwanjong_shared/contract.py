@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from gwanjong_shared.models import Comment, Post
+from gwanjong_shared.models import Comment, Frozen, Post
 
 # The tools of the contract, in the order a server lists them.
 READ_TOOLS = ("trending", "search", "get_post", "get_comments", "capabilities", "validate")
@@ -30,8 +30,7 @@ Unit = Literal["chars", "graphemes", "weighted_chars", "bytes"]
 LimitName = Literal["title", "body", "comment"]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+_Model = Frozen
 
 
 class ActionRule(_Model):

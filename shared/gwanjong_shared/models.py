@@ -14,11 +14,13 @@ from pydantic import BaseModel, ConfigDict, Field
 Platform = str  # "devto", "bluesky", "twitter", "reddit", or any fifth platform's name
 
 
-class _Frozen(BaseModel):
+class Frozen(BaseModel):
+    """The one base of our value models: immutable, and unknown fields are an error."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class Post(_Frozen):
+class Post(Frozen):
     id: str
     platform: Platform
     title: str = ""
@@ -32,7 +34,7 @@ class Post(_Frozen):
     raw: dict[str, Any] | None = Field(default=None, exclude=True, repr=False)
 
 
-class Comment(_Frozen):
+class Comment(Frozen):
     id: str
     platform: Platform
     post_id: str
@@ -45,15 +47,7 @@ class Comment(_Frozen):
     raw: dict[str, Any] | None = Field(default=None, exclude=True, repr=False)
 
 
-class UserProfile(_Frozen):
-    id: str
-    platform: Platform
-    handle: str
-    display_name: str = ""
-    url: str = ""
-
-
-class PostResult(_Frozen):
+class PostResult(Frozen):
     ok: bool
     platform: Platform
     action: Literal["write_post", "write_comment", "upvote"]
@@ -61,7 +55,7 @@ class PostResult(_Frozen):
     url: str | None = None
 
 
-class RateLimit(_Frozen):
+class RateLimit(Frozen):
     """What the platform last told us about our budget (from its rate-limit headers)."""
 
     limit: int | None = None

@@ -18,7 +18,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from gwanjong_gateway.config import render
+from gwanjong_gateway.config_file import render
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.procs import alive, descendants, find
 from tests.platforms import SPECS

@@ -13,7 +13,7 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from gwanjong_gateway.config import render
+from gwanjong_gateway.config_file import render
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.procs import alive, find
 from tests.e2e.test_chain import gateway, gateway_pid, until_up, wait_for, write_config

@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from gwanjong_gateway.config import render
+from gwanjong_gateway.config_file import render
 from tests.external.tools import CONFORMANCE, NODE22, need
 
 pytestmark = pytest.mark.e2e

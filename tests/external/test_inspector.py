@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from gwanjong_gateway.config import render
+from gwanjong_gateway.config_file import render
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract import CONTRACT_TOOLS, OPTIONAL_TOOLS
 from tests.external.tools import INSPECTOR, need

@@ -13,7 +13,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from gwanjong_gateway.config import render
+from gwanjong_gateway.config_file import render
 from gwanjong_sandbox.control import SandboxControl
 from tests.mcp import call
 

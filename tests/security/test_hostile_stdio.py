@@ -12,7 +12,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from gwanjong_gateway.config import render
+from gwanjong_gateway.config_file import render
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.untrusted import has_hidden
 from tests.mcp import call, error_of

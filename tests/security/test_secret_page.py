@@ -26,7 +26,8 @@ from mcp.types import (
     FormElicitationCapability,
 )
 
-from gwanjong_gateway.config import parse, read_dotenv, render
+from gwanjong_gateway.config import parse, read_dotenv
+from gwanjong_gateway.config_file import render
 from gwanjong_gateway.secret_listener import CSP
 from gwanjong_gateway.server import Gateway, build_gateway
 from gwanjong_sandbox.control import SandboxControl

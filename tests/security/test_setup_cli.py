@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gwanjong_gateway.config import render
+from gwanjong_gateway.config_file import render
 from gwanjong_sandbox.control import SandboxControl
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stdio]

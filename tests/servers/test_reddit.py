@@ -16,11 +16,12 @@ from unittest import mock
 import pytest
 from fastmcp import Client
 
-from gwanjong_reddit.adapter import HostNotAllowed, RedditAdapter
+from gwanjong_reddit.adapter import RedditAdapter
 from gwanjong_reddit.server import Settings
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_sandbox.corpus import build_corpus
 from gwanjong_shared.errors import ErrorKind, PlatformError
+from gwanjong_shared.host_gate import HostNotAllowed
 from gwanjong_shared.text import graphemes
 from tests.mcp import call, error_of
 from tests.platforms import SPECS
@@ -399,7 +400,7 @@ async def test_user_agent_follows_reddits_format(sandbox: SandboxControl) -> Non
 
 async def test_only_the_configured_hosts_are_contacted(sandbox: SandboxControl) -> None:
     async with adapter(sandbox) as reddit:
-        assert reddit.gate.hosts == frozenset({"127.0.0.1"})
+        assert reddit.gate.hosts.patterns == frozenset({"127.0.0.1"})
         requestor = reddit._client().requestor
         with pytest.raises(HostNotAllowed):
             async with requestor.request("GET", "https://www.reddit.com/api/v1/me"):

@@ -16,13 +16,15 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import httpx
 import pytest
 from fastmcp import Client
 
 from gwanjong_sandbox.control import SandboxControl
+from gwanjong_shared.host_gate import HostNotAllowed
 from gwanjong_shared.ratelimit import Limiter
-from gwanjong_twitter.redirect import WEB_HOSTS, HttpxGate, UnexpectedHost
+from gwanjong_twitter.redirect import API_HOSTS, AiohttpGate, web_gate
 from gwanjong_twitter.web import no_console
 from gwanjong_twitter.weighted import weighted_length
 from tests.mcp import call, error_of
@@ -408,11 +410,16 @@ async def test_secrets_stay_out_of_logs(
 
 
 async def test_an_unexpected_host_is_refused_before_sending() -> None:
-    async with httpx.AsyncClient(
-        transport=HttpxGate(WEB_HOSTS, "http://127.0.0.1:9", Limiter("X"))
-    ) as http:
-        with pytest.raises(UnexpectedHost):
+    async with httpx.AsyncClient(transport=web_gate("http://127.0.0.1:9", Limiter("X"))) as http:
+        with pytest.raises(HostNotAllowed):
             await http.get("https://evil.example/steal")
+
+
+async def test_tweepy_s_session_refuses_an_unexpected_host_too() -> None:
+    gate = AiohttpGate(API_HOSTS, "http://127.0.0.1:9", Limiter("X"))
+    async with aiohttp.ClientSession(middlewares=(gate,)) as session:
+        with pytest.raises(HostNotAllowed):
+            await session.get("https://evil.example/steal")
 
 
 @pytest.mark.parametrize("variant", ["tweepy", "twikit-first"])

@@ -29,10 +29,11 @@ from gwanjong_bluesky.rules import (
 from gwanjong_bluesky.session import BlueskyClient
 from gwanjong_bluesky.settings import Settings
 from gwanjong_bluesky.threads import View, read_comments, read_post
-from gwanjong_bluesky.transport import AllowListTransport, HostNotAllowed, limit_key
+from gwanjong_bluesky.transport import limit_key
 from gwanjong_bluesky.write import Writer, compose, guess_langs
 from gwanjong_shared.adapter import PlatformAdapter
 from gwanjong_shared.contract import ActionRule, Capabilities, MentionList, Validation
+from gwanjong_shared.host_gate import HostNotAllowed
 from gwanjong_shared.models import Comment, Post, PostResult
 from gwanjong_shared.ratelimit import Limiter, MinInterval, TokenBucket
 from gwanjong_shared.target_cache import TargetCache
@@ -44,7 +45,6 @@ __all__ = [
     "LIMITS",
     "POST_RULE",
     "UPVOTE_RULE",
-    "AllowListTransport",
     "BlueskyAdapter",
     "HostNotAllowed",
     "compose",

@@ -17,9 +17,9 @@ from atproto_client.exceptions import (
 from atproto_client.models.common import XrpcError
 from atproto_core.exceptions import AtProtocolError
 
-from gwanjong_bluesky.transport import HostNotAllowed
 from gwanjong_shared import errors
 from gwanjong_shared.errors import PlatformError
+from gwanjong_shared.host_gate import HostNotAllowed
 from gwanjong_shared.http import error_for_status
 from gwanjong_shared.logs import redact
 

@@ -31,8 +31,9 @@ from gwanjong_bluesky.failures import (
     xrpc_error,
 )
 from gwanjong_bluesky.settings import Settings
-from gwanjong_bluesky.transport import AllowListTransport
+from gwanjong_bluesky.transport import limit_key
 from gwanjong_shared import errors
+from gwanjong_shared.host_gate import GateTransport, HostAllowList
 from gwanjong_shared.ratelimit import Limiter
 
 log = logging.getLogger(__name__)
@@ -79,7 +80,12 @@ class BlueskyClient:
         return [base_host, *self.settings.allowed_hosts.split(",")]
 
     def _new_client(self) -> AsyncClient:
-        transport = AllowListTransport(self._allowed_hosts(), self._inner_transport, self.limiter)
+        transport = GateTransport(
+            HostAllowList(self._allowed_hosts()),
+            self.limiter,
+            lambda _method, path: limit_key(path),
+            inner=self._inner_transport,
+        )
         request = AsyncRequest(timeout=httpx.Timeout(self.settings.timeout_s), transport=transport)
         client = AsyncClient(base_url=self.settings.base_url, request=request)
         client.on_session_change(self._on_session)

@@ -17,7 +17,7 @@ from asyncpraw.models import Submission
 
 from gwanjong_reddit import reads, write
 from gwanjong_reddit.client import RedditClient
-from gwanjong_reddit.gate import Gate, HostNotAllowed
+from gwanjong_reddit.gate import Gate
 from gwanjong_reddit.posts import submission_id
 from gwanjong_reddit.rules import (
     COMMENT_RULE,
@@ -31,6 +31,7 @@ from gwanjong_reddit.settings import Settings
 from gwanjong_shared import errors
 from gwanjong_shared.adapter import PlatformAdapter
 from gwanjong_shared.contract import ActionRule, Capabilities, MentionList, Validation
+from gwanjong_shared.host_gate import HostNotAllowed
 from gwanjong_shared.models import Comment, Post, PostResult
 from gwanjong_shared.target_cache import TargetCache
 

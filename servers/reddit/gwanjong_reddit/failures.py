@@ -10,9 +10,10 @@ from typing import Any
 import asyncprawcore
 from asyncpraw.exceptions import InvalidURL, ReadOnlyException, RedditAPIException
 
-from gwanjong_reddit.gate import Gate, HostNotAllowed
+from gwanjong_reddit.gate import Gate
 from gwanjong_shared import errors
 from gwanjong_shared.errors import PlatformError
+from gwanjong_shared.host_gate import HostNotAllowed
 from gwanjong_shared.http import error_for_status
 
 _WAIT = re.compile(r"(\d+)\s*(milliseconds?|seconds?|minutes?|hours?)", re.IGNORECASE)

@@ -14,16 +14,9 @@ from asyncprawcore.requestor import Requestor
 from asyncprawcore.sessions import FiniteRetryStrategy
 
 from gwanjong_reddit.settings import Settings
+from gwanjong_shared.host_gate import HostAllowList
 from gwanjong_shared.models import RateLimit
 from gwanjong_shared.ratelimit import ANY, Limiter, MinInterval, TokenBucket
-
-
-class HostNotAllowed(Exception):
-    """A request for a host outside the allow-list (never sent)."""
-
-    def __init__(self, host: str) -> None:
-        super().__init__(f"host {host!r} is not allowed")
-        self.host = host
 
 
 class Gate:
@@ -31,8 +24,8 @@ class Gate:
 
     def __init__(self, settings: Settings) -> None:
         self.timeout_s = settings.timeout_s
-        self.hosts = frozenset(
-            (urlsplit(u).hostname or "").lower() for u in (settings.api_url, settings.token_url)
+        self.hosts = HostAllowList(
+            urlsplit(u).hostname or "" for u in (settings.api_url, settings.token_url)
         )
         # Reddit's budget is per account, whatever the endpoint: one window (ANY).
         self.limiter = Limiter(
@@ -48,9 +41,7 @@ class Gate:
         return self.limiter.windows.get(ANY, RateLimit())
 
     def check_host(self, url: str) -> None:
-        host = (urlsplit(url).hostname or "").lower()
-        if host not in self.hosts:
-            raise HostNotAllowed(host)
+        self.hosts.check(urlsplit(url).hostname or "")
 
     async def observe(self, response: aiohttp.ClientResponse) -> None:
         self.limiter.observe(ANY, response.status, response.headers)

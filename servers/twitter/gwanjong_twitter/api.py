@@ -14,10 +14,11 @@ from tweepy.client import Response
 
 from gwanjong_shared import errors
 from gwanjong_shared.errors import PlatformError
+from gwanjong_shared.host_gate import HostNotAllowed
 from gwanjong_shared.http import edge_block, error_for_status
 from gwanjong_shared.ratelimit import Limiter, MinInterval, wait_from
 from gwanjong_twitter.posts import XPost
-from gwanjong_twitter.redirect import API_HOSTS, AiohttpGate, UnexpectedHost
+from gwanjong_twitter.redirect import API_HOSTS, AiohttpGate
 from gwanjong_twitter.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -138,9 +139,9 @@ class ApiReader:
             ) from None
         except tweepy.HTTPException as exc:
             raise error_for_status(getattr(exc.response, "status", 0), LABEL, what=what) from None
-        except UnexpectedHost as exc:
+        except HostNotAllowed as exc:
             raise errors.unavailable(
-                f"The server refused to contact an unexpected host ({exc.args[0]}) while {what}; "
+                f"The server refused to contact an unexpected host ({exc.host}) while {what}; "
                 "check TWITTER_API_BASE_URL."
             ) from None
         except (TimeoutError, aiohttp.ServerTimeoutError):

@@ -5,12 +5,12 @@ Both SDKs hard-code absolute ``https://`` URLs (tweepy ``api.twitter.com``, twik
 
 - tweepy's AsyncClient takes an ``aiohttp.ClientSession``; ours carries :class:`AiohttpGate`, a
   client middleware (aiohttp >= 3.12);
-- twikit's ``Client.http`` is an ``httpx.AsyncClient``; ours gets :class:`HttpxGate` as its
-  transport, assigned *after* construction (twikit's ``proxy`` setter replaces any transport
-  passed to its constructor, platform-wire.md §4b).
+- twikit's ``Client.http`` is an ``httpx.AsyncClient``; ours gets :func:`web_gate` (the
+  shared ``GateTransport``) as its transport, assigned *after* construction (twikit's
+  ``proxy`` setter replaces any transport passed to its constructor, platform-wire.md §4b).
 
-Each gate allows only the hosts its SDK is expected to contact: anything else raises
-:class:`UnexpectedHost` before a byte leaves the machine. With a target URL the gate rewrites
+Each gate allows only the hosts its SDK is expected to contact: anything else raises the
+shared ``HostNotAllowed`` before a byte leaves the machine. With a target URL the gate rewrites
 scheme, host and port and keeps the original ``Host`` header (the sandbox routes by it), so
 nothing reaches X. Each gate also hands every answer's headers (``x-rate-limit-*``,
 ``Retry-After``) to the shared :class:`Limiter`, per endpoint.
@@ -21,17 +21,13 @@ from __future__ import annotations
 import re
 
 import aiohttp
-import httpx
 from yarl import URL
 
+from gwanjong_shared.host_gate import GateTransport, HostAllowList
 from gwanjong_shared.ratelimit import Limiter
 
-API_HOSTS = frozenset({"api.twitter.com", "api.x.com"})
-WEB_HOSTS = frozenset({"x.com", "api.x.com", "twitter.com", "abs.twimg.com"})
-
-
-class UnexpectedHost(RuntimeError):
-    """A request to a host this server never talks to (the gate refused to send it)."""
+API_HOSTS = HostAllowList(["api.twitter.com", "api.x.com"])
+WEB_HOSTS = HostAllowList(["x.com", "api.x.com", "twitter.com", "abs.twimg.com"])
 
 
 def route_key(method: str, path: str) -> str:
@@ -48,7 +44,7 @@ def route_key(method: str, path: str) -> str:
 class AiohttpGate:
     """aiohttp client middleware: allow-list, optional redirect, rate-limit bookkeeping."""
 
-    def __init__(self, allowed: frozenset[str], target: str | None, limiter: Limiter) -> None:
+    def __init__(self, allowed: HostAllowList, target: str | None, limiter: Limiter) -> None:
         self.allowed = allowed
         self.target = URL(target) if target else None
         self.limiter = limiter
@@ -57,8 +53,7 @@ class AiohttpGate:
         self, req: aiohttp.ClientRequest, handler: aiohttp.ClientHandlerType
     ) -> aiohttp.ClientResponse:
         host = (req.url.host or "").lower()
-        if host not in self.allowed:
-            raise UnexpectedHost(host)
+        self.allowed.check(host)
         path = req.url.path
         if self.target is not None:
             req.headers["X-Sandbox-Original-Host"] = host
@@ -72,44 +67,6 @@ class AiohttpGate:
         return response
 
 
-class HttpxGate(httpx.AsyncBaseTransport):
-    """httpx transport: allow-list, optional redirect, rate-limit bookkeeping."""
-
-    def __init__(
-        self,
-        allowed: frozenset[str],
-        target: str | None,
-        limiter: Limiter,
-        inner: httpx.AsyncBaseTransport | None = None,
-    ) -> None:
-        self.allowed = allowed
-        self.target = httpx.URL(target) if target else None
-        self.limiter = limiter
-        self.inner = inner or httpx.AsyncHTTPTransport()
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        host = request.url.host.lower()
-        if host not in self.allowed:
-            raise UnexpectedHost(host)
-        path = request.url.path
-        if self.target is not None:
-            # A new request: httpx keeps the original one on the response, so cookies are
-            # stored for the real (https, x.com) URL, and the Host header stays x.com.
-            url = request.url.copy_with(
-                scheme=self.target.scheme, host=self.target.host, port=self.target.port
-            )
-            request = httpx.Request(
-                request.method,
-                url,
-                headers=request.headers,
-                stream=request.stream,
-                extensions=request.extensions,
-            )
-        response = await self.inner.handle_async_request(request)
-        self.limiter.observe(
-            route_key(request.method, path), response.status_code, response.headers
-        )
-        return response
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
+def web_gate(target: str | None, limiter: Limiter) -> GateTransport:
+    """twikit's transport: X's web hosts only, sent to ``target`` when one is set."""
+    return GateTransport(WEB_HOSTS, limiter, route_key, target=target)

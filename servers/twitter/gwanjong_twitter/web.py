@@ -32,7 +32,7 @@ from twikit.x_client_transaction import ClientTransaction
 from gwanjong_shared import errors
 from gwanjong_shared.ratelimit import Limiter
 from gwanjong_twitter.posts import XPost, web_time_to_iso
-from gwanjong_twitter.redirect import WEB_HOSTS, HttpxGate
+from gwanjong_twitter.redirect import web_gate
 from gwanjong_twitter.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -81,7 +81,7 @@ class WebReader:
         # Set the transport after construction: twikit's proxy setter would drop one passed in.
         target = s.web_base_url or s.api_base_url
         client.http = httpx.AsyncClient(
-            transport=HttpxGate(WEB_HOSTS, target, self.limiter), timeout=s.timeout_s
+            transport=web_gate(target, self.limiter), timeout=s.timeout_s
         )
         return client
 

@@ -1,0 +1,31 @@
+"""FastMCP's own settings for our processes: its startup chatter, banner and update check are
+noise on a stdio server's stderr. One definition, applied in-process to `fastmcp.settings`
+(the environment is never changed) or handed to a spawned server as its environment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+#: FastMCP setting -> value (as its environment variable would carry it)
+QUIET: Mapping[str, str] = {
+    "log_level": "WARNING",
+    "show_server_banner": "false",
+    "check_for_updates": "off",
+}
+#: the same settings as the environment of a spawned server (`FASTMCP_` prefix)
+QUIET_ENV: Mapping[str, str] = {f"FASTMCP_{name.upper()}": v for name, v in QUIET.items()}
+
+
+def quiet_fastmcp() -> None:
+    """Apply QUIET to this process's FastMCP settings, except where its environment (or a
+    FastMCP .env) chose a value: a FASTMCP_LOG_LEVEL=DEBUG still wins."""
+    import fastmcp
+    from fastmcp.utilities.logging import configure_logging
+
+    settings = fastmcp.settings
+    for name, value in QUIET.items():
+        if name not in settings.model_fields_set:
+            settings.set_setting(name, value)  # validated: "false" becomes False
+    # FastMCP set its logger's level when it was imported, from the settings of that moment.
+    configure_logging(level=settings.log_level)
