@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from gwanjong_gateway.mood import Mood
 from gwanjong_gateway.profiles import REGISTRY
+from gwanjong_shared.untrusted import one_line
+
+MAX_LINES = 12
+LINE_CHARS = 400
 
 COMMON = [
     "React to one concrete detail of the post (a line of code, a number, a claim) and say something the thread does not already say.",
@@ -26,7 +30,9 @@ def guide(platform: str, caps: object) -> list[str]:
     """The common advice plus the platform's own writing guide, from its capabilities
     answer (`caps`, which also refreshes the platform's profile)."""
     profile = REGISTRY.remember(platform, caps)
-    return COMMON + (list(profile.writing_guide) if profile and profile.writing_guide else FALLBACK)
+    own = profile.writing_guide[:MAX_LINES] if profile is not None else []
+    # The server's own words, cleaned and bounded like any text from outside the gateway.
+    return COMMON + ([one_line(line, LINE_CHARS) for line in own] or FALLBACK)
 
 
 def approach(title: str, body: str, mood: Mood, comments: int) -> str:

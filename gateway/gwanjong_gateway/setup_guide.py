@@ -9,8 +9,10 @@ from typing import Any
 
 from gwanjong_gateway.dotenv_file import save
 from gwanjong_shared.contract import Profile
-from gwanjong_shared.untrusted import quote
+from gwanjong_shared.untrusted import one_line, quote
 
+MAX_STEPS = 12
+MAX_CREDENTIALS = 20
 # Even a server that declares it is never allowed to let `setup` move its endpoints.
 _CREDENTIAL = re.compile(r"^[A-Z][A-Z0-9_]{1,63}$")
 _NOT_CREDENTIAL = re.compile(r"URL|HOST|PROXY|ENDPOINT|CA_BUNDLE|CERT")
@@ -28,10 +30,14 @@ def guide_for(platform: str, profile: Profile | None, enabled: bool = True) -> d
         )
         names = setup.credentials if setup is not None else []
         return {"vars": list(names) or [f"{platform.upper()}_..."], "steps": [why]}
-    out: dict[str, Any] = {"vars": list(setup.credentials), "steps": list(setup.steps)}
+    # The server's own words, cleaned and bounded like any text from outside the gateway.
+    out: dict[str, Any] = {
+        "vars": [one_line(name, 64) for name in setup.credentials[:MAX_CREDENTIALS]],
+        "steps": [one_line(step, 400) for step in setup.steps[:MAX_STEPS]],
+    }
     for key in ("where", "price", "access"):
         if getattr(setup, key):
-            out[key] = getattr(setup, key)
+            out[key] = one_line(getattr(setup, key), 300)
     return out
 
 
