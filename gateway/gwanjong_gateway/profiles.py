@@ -50,12 +50,15 @@ class Profiles:
 
     def remember(self, platform: str, caps: object) -> Profile | None:
         """Keep the profile of this capabilities answer; return what is known now."""
+        if not (isinstance(caps, Capabilities) or (isinstance(caps, dict) and caps)):
+            return self._by_name.get(platform)  # no answer: keep what the server said last
+        self._answered.add(platform)
         profile = profile_of(caps)
-        if isinstance(caps, Capabilities) or (isinstance(caps, dict) and caps):
-            self._answered.add(platform)
-        if profile is not None:
+        if profile is None:  # the server says nothing about itself (now): generic text
+            self._by_name.pop(platform, None)
+        else:
             self._by_name[platform] = profile
-        return self._by_name.get(platform)
+        return profile
 
     def get(self, platform: str) -> Profile | None:
         return self._by_name.get(platform)

@@ -81,15 +81,19 @@ class FifthAdapter(PlatformAdapter):
     async def account(self) -> str | None:
         return "fifth_bot" if self.token else None
 
+    def posts(self) -> list[Post]:
+        return [p.model_copy(update={"platform": self.platform}) for p in POSTS]
+
     async def get_trending(self, limit: int) -> list[Post]:
-        return POSTS[:limit]
+        return self.posts()[:limit]
 
     async def search(self, query: str, limit: int) -> list[Post]:
         words = query.lower().split()
-        return [p for p in POSTS if any(w in (p.title + p.body).lower() for w in words)][:limit]
+        found = [p for p in self.posts() if any(w in (p.title + p.body).lower() for w in words)]
+        return found[:limit]
 
     async def get_post(self, post_id: str) -> Post:
-        for post in POSTS:
+        for post in self.posts():
             if post.id == post_id:
                 return post
         raise errors.not_found(f"No post {post_id}. Search again.")
@@ -105,18 +109,20 @@ class FifthAdapter(PlatformAdapter):
         await self.get_post(post_id)
         comment_id = str(next(self.ids))
         comment = Comment(
-            id=comment_id, platform=NAME, post_id=post_id, author="fifth_bot", body=body
+            id=comment_id, platform=self.platform, post_id=post_id, author="fifth_bot", body=body
         )
         self.comments.setdefault(post_id, []).append(comment)
         url = f"https://{HOST}/@fifth_bot/{comment_id}"
-        return PostResult(ok=True, platform=NAME, action="write_comment", id=comment_id, url=url)
+        return PostResult(
+            ok=True, platform=self.platform, action="write_comment", id=comment_id, url=url
+        )
 
     async def upvote(self, post_id: str) -> PostResult:
         raise errors.not_supported("Votes are not part of this test platform.")
 
     def static_capabilities(self) -> Capabilities:
         return Capabilities(
-            platform=NAME,
+            platform=self.platform,
             configured=self.is_configured(),
             actions={
                 "write_post": ActionRule(allowed="never", reason="No posts here."),
@@ -124,8 +130,15 @@ class FifthAdapter(PlatformAdapter):
                 "upvote": ActionRule(allowed="never", reason="No votes here."),
             },
             limits={"comment": Limit(max=500, unit="chars"), "body": Limit(max=500, unit="chars")},
-            credentials=["MASTODON_TOKEN"],
+            credentials=[f"{self.platform.upper()}_TOKEN"],
         )
+
+
+class BareAdapter(FifthAdapter):
+    """The same forum under another name, from a server that says nothing about itself."""
+
+    platform = "bare"
+    label = "Bare (test)"
 
 
 def main() -> None:

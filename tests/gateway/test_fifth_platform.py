@@ -10,9 +10,12 @@ from pathlib import Path
 
 import pytest
 from fastmcp import Client
+from fastmcp.client.transports import FastMCPTransport
 
 from gwanjong_gateway.config import parse, render
+from gwanjong_gateway.guides import COMMON, FALLBACK
 from gwanjong_gateway.server import build_gateway
+from gwanjong_shared.server import build_platform_server
 from tests.fifth import server as fifth
 from tests.mcp import call
 
@@ -80,3 +83,24 @@ async def test_the_footer_reaches_the_fifth_platform(tmp_path: Path) -> None:
         assert struck["status"] == "posted", struck
         comments = await call(client, "mastodon__get_comments", post_id="1")
         assert [c["body"] for c in comments["comments"]] == ["Hi." + fifth.FOOTER]
+
+
+async def test_a_platform_without_a_profile_gets_generic_text(tmp_path: Path) -> None:
+    """Optional means optional: no guide, no footer, no setup text of its own."""
+    text = render(
+        {"writes": "dry-run", "state_dir": tmp_path.as_posix()},
+        {"bare": {"command": [sys.executable, str(SERVER)], "min_interval_s": 0}},
+    )
+    server = build_platform_server(fifth.BareAdapter("token"))  # no profile=
+    gateway = build_gateway(parse(text), environ={}, transports={"bare": FastMCPTransport(server)})
+    async with Client(gateway) as client:
+        scouted = await call(client, "scout", topic="rust async cancellation", limit=5)
+        oid = scouted["opportunities"][0]["id"]
+        drafted = await call(client, "draft", opportunity_id=oid)
+        assert drafted["guide"] == COMMON + FALLBACK
+        assert drafted["strike"]["disclosure_appended"] is None
+        assert drafted["limits"]["comment"] == {"max": 500, "unit": "chars"}
+        struck = await call(client, "strike", opportunity_id=oid, action="comment", content="Hi.")
+        assert struck["status"] == "dry_run", struck
+        guide = await call(client, "setup", action="guide", platform="bare")
+        assert "does not describe its setup" in guide["guides"]["bare"]["steps"][0]
