@@ -21,7 +21,6 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from gwanjong_shared.models import Frozen
 
-BUNDLED = ("devto", "bluesky", "twitter", "reddit")
 WriteMode = Literal["dry-run", "confirm", "live"]
 #: where a bundled platform runs: in the gateway's interpreter, or its own subprocess
 Isolation = Literal["in-process", "process"]
@@ -89,7 +88,9 @@ class GatewaySection(_Strict):
     def _namespaced(cls, names: list[str]) -> list[str]:
         for name in names:
             if "__" not in name:
-                raise ValueError(f"{name!r} is not a namespaced tool name like 'devto__search'")
+                raise ValueError(
+                    f"{name!r} is not a namespaced tool name like '<platform>__get_post'"
+                )
         return names
 
 
@@ -161,9 +162,7 @@ class GatewayConfig(_Strict):
 
 
 def _declared(name: str) -> bool:
-    """Bundled here, or declared by an installed package (a `gwanjong.platforms` entry point)."""
-    if name in BUNDLED:
-        return True
+    """Declared by an installed package (a `gwanjong.platforms` entry point): bundled."""
     from gwanjong_gateway.hosting import entry_point  # reads package metadata: only when needed
 
     return entry_point(name) is not None
@@ -324,8 +323,10 @@ def load(
     explicit: str | None = None, environ: dict[str, str] | None = None, check_env: bool = True
 ) -> tuple[GatewayConfig, Path | None]:
     path = locate(explicit)
-    if path is None:  # no file anywhere: the four bundled platforms, dry-run
-        return GatewayConfig(platforms={name: PlatformConfig() for name in BUNDLED}), None
+    if path is None:  # no file anywhere: every installed (bundled) platform, dry-run
+        from gwanjong_gateway.hosting import installed  # reads package metadata: only here
+
+        return GatewayConfig(platforms={name: PlatformConfig() for name in installed()}), None
     text = path.read_text(encoding="utf-8")
     config = parse(text, str(path))
     if not check_env:

@@ -1,12 +1,18 @@
-"""Writing guides per platform, and the suggested approach for one thread.
+"""The writing guide for one platform, and the suggested approach for one thread.
 
 The aim is a reply worth reading: specific, short, in the platform's tone, and honest
-that it was written with an AI agent where the platform asks for that.
+that it was written with an AI agent where the platform asks for that. What each
+platform asks comes from its own server (its capabilities profile).
 """
 
 from __future__ import annotations
 
 from gwanjong_gateway.mood import Mood
+from gwanjong_gateway.profiles import REGISTRY
+from gwanjong_shared.untrusted import one_line
+
+MAX_LINES = 12
+LINE_CHARS = 400
 
 COMMON = [
     "React to one concrete detail of the post (a line of code, a number, a claim) and say something the thread does not already say.",
@@ -15,36 +21,18 @@ COMMON = [
     "If you disagree, say what you saw and under which conditions; ask a real question if you are unsure.",
 ]
 
-PLATFORM: dict[str, list[str]] = {
-    "devto": [
-        "Dev.to readers value practical detail: a snippet, a version number, a pitfall you hit.",
-        "Comments here are written by a person: the gateway hands the text over for you to post in the browser.",
-        "A new article needs a clear title (≤ 128 chars), at most 4 tags, and the AI-assistance disclosure DEV asks for.",
-    ],
-    "bluesky": [
-        "300 graphemes; conversational and friendly, like talking to a colleague.",
-        "Only reply or like when the post tagged our account: Bluesky asks bots for opt-in interaction.",
-        "Links and @mentions become clickable facets automatically; keep at most one link.",
-    ],
-    "twitter": [
-        "280 weighted characters: URLs count 23, Korean/CJK and emoji count 2 each.",
-        "Programs may only reply when the post mentions or quotes our account; otherwise the text is handed to a person.",
-        "Lead with the point; no hashtag stuffing (one tag at most).",
-    ],
-    "reddit": [
-        "Match the subreddit's tone and rules; many subreddits ban bots or self-promotion, check the sidebar.",
-        "Reddit rewards substance: explain the why, with an example; markdown works.",
-        "Never ask for or give votes; programs may not vote.",
-    ],
-}
-
 FALLBACK = [
     "Follow this platform's own rules for automated accounts and disclose automation where it asks."
 ]
 
 
-def guide(platform: str) -> list[str]:
-    return COMMON + PLATFORM.get(platform, FALLBACK)
+def guide(platform: str, caps: object) -> list[str]:
+    """The common advice plus the platform's own writing guide, from its capabilities
+    answer (`caps`, which also refreshes the platform's profile)."""
+    profile = REGISTRY.remember(platform, caps)
+    own = profile.writing_guide[:MAX_LINES] if profile is not None else []
+    # The server's own words, cleaned and bounded like any text from outside the gateway.
+    return COMMON + ([one_line(line, LINE_CHARS) for line in own] or FALLBACK)
 
 
 def approach(title: str, body: str, mood: Mood, comments: int) -> str:

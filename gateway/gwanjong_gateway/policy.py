@@ -12,26 +12,18 @@ from urllib.parse import urlsplit
 
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.ledger import Strike
-
-#: The customary disclosure per platform, appended to automated writes unless the
-#: platform's `disclosure` setting in gateway.toml says otherwise ("" turns it off).
-DISCLOSURE: dict[str, str] = {
-    # DEV's guidelines ask authors to disclose AI assistance in the article.
-    "devto": "\n\n---\n*Drafted with an AI assistant (gwanjong) and reviewed by the author.*",
-    # Reddit's bottiquette: say that an account is automated, in a small footer.
-    "reddit": "\n\n^(Drafted with an AI assistant.)",
-    # X and Bluesky disclose on the account (X's "Automated" label, Bluesky's `bot`
-    # self-label), and every character counts there: no footer by default.
-    "twitter": "",
-    "bluesky": "",
-}
+from gwanjong_gateway.profiles import REGISTRY, Profiles
+from gwanjong_shared.contract import HandleRules
 
 
 def disclosure_for(config: GatewayConfig, platform: str) -> str:
+    """The footer appended to automated writes: gateway.toml's `disclosure` if set ("" turns
+    it off), else the one the platform's own server names (its capabilities profile)."""
     setting = config.platforms.get(platform)
     if setting is not None and setting.disclosure is not None:
         return setting.disclosure
-    return DISCLOSURE.get(platform, "")
+    profile = REGISTRY.get(platform)
+    return profile.disclosure if profile is not None else ""
 
 
 def with_disclosure(text: str, footer: str) -> str:
@@ -41,52 +33,68 @@ def with_disclosure(text: str, footer: str) -> str:
 
 
 _PLATFORM = re.compile(r"^[a-z][a-z0-9_]{0,30}$")  # a platform name, as in gateway.toml
-_ALIASES = {"x": "twitter", "bsky": "bluesky", "dev.to": "devto"}
-_HOSTS = {
-    "dev.to": "devto",
-    "bsky.app": "bluesky",
-    "x.com": "twitter",
-    "twitter.com": "twitter",
-    "reddit.com": "reddit",
-}
+_NO_RULES = HandleRules()
 
 
-def handle_key(platform: str, handle: str) -> str:
-    """One spelling per account: case and "@" never matter; Reddit's "u/" prefix goes;
-    on Bluesky the default ".bsky.social" suffix is optional and "_" (not allowed in
-    Bluesky handles) is read as "-", so `mara_codes` also names `mara-codes.bsky.social`."""
+def _rules(platform: str, profiles: Profiles) -> HandleRules:
+    profile = profiles.get(platform)
+    return profile.handles if profile is not None else _NO_RULES
+
+
+def handle_key(rules: HandleRules, handle: str) -> str:
+    """One spelling per account: case and "@" never matter; the rest is the platform's
+    own (prefixes and a default domain that may be left out, characters read as others)."""
     key = handle.strip().lower().lstrip("@")
-    if platform == "reddit":
-        key = key.removeprefix("/").removeprefix("u/")
-    if platform == "bluesky":
-        key = key.removesuffix(".bsky.social").replace("_", "-")
+    for prefix in rules.strip_prefixes:
+        key = key.removeprefix(prefix)
+    for suffix in rules.strip_suffixes:
+        key = key.removesuffix(suffix)
+    for old, new in rules.replace.items():
+        key = key.replace(old, new)
     return key
 
 
-def parse_opt_out(entry: str) -> tuple[str | None, str]:
-    """(platform or None for every platform, handle) from "handle", "@handle",
-    "platform:handle" (x: and bsky: work too) or a profile URL."""
+def _on_host(host: str, hosts: list[str]) -> bool:
+    return any(host == h or host.endswith("." + h) for h in hosts)
+
+
+def for_platform(entry: str, platform: str, profiles: Profiles) -> str | None:
+    """The handle of an opt-out entry if it applies to `platform`, else None. Forms:
+    "handle", "@handle", "platform:handle" (or one of the platform's aliases) and a profile
+    URL; a URL of a host no platform claims applies everywhere (when unsure, stay away)."""
     text = entry.strip()
+    own = _rules(platform, profiles)
     if "://" in text:
         parts = urlsplit(text)
-        host = parts.netloc.lower().removeprefix("www.").removeprefix("old.")
+        host = parts.netloc.lower().removeprefix("www.")
         segments = [s for s in parts.path.split("/") if s]
-        return _HOSTS.get(host), segments[-1] if segments else ""
+        handle = segments[-1] if segments else ""
+        if _on_host(host, own.hosts):
+            return handle
+        claimed = any(_on_host(host, p.handles.hosts) for p in profiles.others(platform))
+        return None if claimed else handle
     prefix, sep, rest = text.partition(":")
-    if sep and (prefix.strip().lower() in _ALIASES or _PLATFORM.match(prefix.strip().lower())):
-        name = prefix.strip().lower()
-        return _ALIASES.get(name, name), rest
-    return None, text
+    name = prefix.strip().lower()
+    if sep and (name == platform or name in own.aliases):
+        return rest
+    aliases = {a for p in profiles.others(platform) for a in p.handles.aliases}
+    if sep and (name in aliases or _PLATFORM.match(name)):
+        return None  # another platform's entry
+    return text
 
 
-def is_opted_out(entries: list[str], platform: str, author: str) -> bool:
+def is_opted_out(
+    entries: list[str], platform: str, author: str, profiles: Profiles | None = None
+) -> bool:
     """Whether `author` on `platform` matches an opt-out entry (forms: README)."""
-    who = handle_key(platform, author)
+    known = REGISTRY if profiles is None else profiles
+    rules = _rules(platform, known)
+    who = handle_key(rules, author)
     if not who:
         return False
     for entry in entries:
-        where, handle = parse_opt_out(entry)
-        if where in (None, platform) and handle_key(platform, handle) == who:
+        handle = for_platform(entry, platform, known)
+        if handle is not None and handle_key(rules, handle) == who:
             return True
     return False
 

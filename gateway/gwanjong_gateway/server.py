@@ -29,6 +29,7 @@ from gwanjong_gateway.expose import declare_exposed, register_exposed
 from gwanjong_gateway.inbox_record import RecordCursors
 from gwanjong_gateway.metering import attach_usage
 from gwanjong_gateway.policy import disclosure_for
+from gwanjong_gateway.profiles import REGISTRY
 from gwanjong_gateway.records import Records, health_of
 from gwanjong_gateway.resources import register_resources
 from gwanjong_gateway.secret_listener import SecretListener
@@ -203,6 +204,8 @@ def build_gateway(
             acted = set()
         found: list[Opportunity] = []
         errors: dict[str, str] = {}
+        # Opt-out entries are matched in each platform's own handle spellings (its profile).
+        await REGISTRY.ensure(gw.upstreams, names)
         if source == "mentions":
             found, errors = await inbox.inbox(
                 gw.upstreams, acted, gw.cursors, names, limit, config.safety.opt_out
@@ -242,6 +245,7 @@ def build_gateway(
                 f"No opportunity {quote(opportunity_id, 100)} from scout. Known ids: {', '.join(list(state.opportunities)[:10])}.",
             )
         platform = opportunity.post.platform
+        await REGISTRY.ensure(gw.upstreams, [platform])  # its disclosure footer, once
         try:
             shown, context = await workflow.draft(
                 gw.upstreams, opportunity, config.gateway.writes, disclosure_for(config, platform)
@@ -327,7 +331,7 @@ def build_gateway(
     ) -> dict[str, Any] | InputRequiredResult:
         platform = platform.strip().lower()
         if action == "guide":
-            return setup_tool.guides(gw, platform)
+            return await setup_tool.guides(gw, platform)
         names = known(platform or None)
         if action == "save":
             return await setup_tool.save(gw, ctx, platform, credentials)

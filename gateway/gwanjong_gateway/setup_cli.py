@@ -15,6 +15,7 @@ import anyio
 
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.dotenv_file import DotenvError, check_value, overridden
+from gwanjong_gateway.profiles import profile_of
 from gwanjong_gateway.setup_guide import allowed_names, guide_for, save_credentials
 from gwanjong_gateway.upstreams import Upstreams
 from gwanjong_shared.untrusted import one_line
@@ -68,7 +69,7 @@ async def _one(
         why = one_line(outcome.error, 200) if not outcome.ok else "it declares no credentials"
         print(f"Cannot ask for {name}'s credentials: {why}.", file=out)
         return False
-    for step in guide_for(name).get("steps", []):  # type: ignore[union-attr]
+    for step in guide_for(name, profile_of(outcome.data))["steps"]:
         print(f"  - {step}", file=out)
     print("Type each value (hidden); leave empty to keep what is there.", file=out, flush=True)
     values: dict[str, str] = {}

@@ -1,70 +1,44 @@
-"""`setup`: check each platform, explain how to get its keys today, save them safely."""
+"""`setup`: check each platform, explain how to get its keys today (in the words of the
+platform's own server), save them safely."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from gwanjong_gateway.dotenv_file import save
-from gwanjong_shared.untrusted import quote
+from gwanjong_shared.contract import Profile
+from gwanjong_shared.untrusted import one_line, quote
 
-GUIDES: dict[str, dict[str, object]] = {
-    "devto": {
-        "vars": ["DEVTO_API_KEY"],
-        "steps": [
-            "Sign in at dev.to, open Settings > Extensions > 'DEV Community API Keys', name a key and generate it.",
-            "The API publishes articles only; comments and reactions are not available to programs (gwanjong hands those to you).",
-            "Rate limits: about 30 reads per minute and 1 write per second per key.",
-        ],
-    },
-    "bluesky": {
-        "vars": ["BLUESKY_HANDLE", "BLUESKY_APP_PASSWORD"],
-        "steps": [
-            "In the Bluesky app: Settings > Privacy and security > App passwords > Add App Password. Never use your main password.",
-            "Add the `bot` self-label to the profile if the account is automated.",
-            "Bluesky asks bots to reply or like only when tagged; gwanjong hands other replies to you.",
-        ],
-    },
-    "twitter": {
-        "vars": [
-            "TWITTER_BEARER_TOKEN",
-            "TWITTER_API_KEY",
-            "TWITTER_API_SECRET",
-            "TWITTER_ACCESS_TOKEN",
-            "TWITTER_ACCESS_SECRET",
-        ],
-        "steps": [
-            "Create a project and app at developer.x.com; new developers get pay-per-use credits (no free tier since 2026-02).",
-            "Pricing as of 2026-04: about $0.005 per post read, $0.015 per post created, $0.01 per summoned reply.",
-            "Enable OAuth 1.0a read+write and generate the access token and secret for the posting account; set the 'Automated' account label.",
-            "Programmatic replies are allowed only when the post mentions or quotes the account; likes are not available on self-serve tiers.",
-        ],
-    },
-    "reddit": {
-        "vars": ["REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET", "REDDIT_USERNAME", "REDDIT_PASSWORD"],
-        "steps": [
-            "Since November 2025 new API access needs Reddit's approval under the Responsible Builder Policy; apply with an honest description of the bot.",
-            "With approval, create a 'script' app at reddit.com/prefs/apps; the client id is under the app name.",
-            "100 requests per minute with OAuth; programs may never vote; follow each subreddit's bot rules.",
-        ],
-    },
-}
-
+MAX_STEPS = 12
+MAX_CREDENTIALS = 20
 # Even a server that declares it is never allowed to let `setup` move its endpoints.
 _CREDENTIAL = re.compile(r"^[A-Z][A-Z0-9_]{1,63}$")
 _NOT_CREDENTIAL = re.compile(r"URL|HOST|PROXY|ENDPOINT|CA_BUNDLE|CERT")
 
 
-def guide_for(platform: str) -> dict[str, object]:
-    return GUIDES.get(
-        platform,
-        {
-            "vars": [f"{platform.upper()}_..."],
-            "steps": [
-                "This platform is not bundled: see its server's own documentation for credentials."
-            ],
-        },
-    )
+def guide_for(platform: str, profile: Profile | None, enabled: bool = True) -> dict[str, Any]:
+    """How to get this platform's keys today, as its own server tells it (its profile)."""
+    setup = profile.setup if profile is not None else None
+    if setup is None or not setup.steps:
+        why = (
+            "Its server does not describe its setup: see the server's own documentation for credentials."
+            if enabled
+            else f"It is not enabled here: add [platforms.{platform}] to gateway.toml, then ask "
+            "again (its server describes its own keys)."
+        )
+        names = setup.credentials if setup is not None else []
+        return {"vars": list(names) or [f"{platform.upper()}_..."], "steps": [why]}
+    # The server's own words, cleaned and bounded like any text from outside the gateway.
+    out: dict[str, Any] = {
+        "vars": [one_line(name, 64) for name in setup.credentials[:MAX_CREDENTIALS]],
+        "steps": [one_line(step, 400) for step in setup.steps[:MAX_STEPS]],
+    }
+    for key in ("where", "price", "access"):
+        if getattr(setup, key):
+            out[key] = one_line(getattr(setup, key), 300)
+    return out
 
 
 def allowed_names(platform: str, declared: object) -> list[str] | None:

@@ -19,7 +19,9 @@ import anyio
 from fastmcp import Context
 from mcp.types import InputRequiredResult
 
+from gwanjong_gateway import hosting
 from gwanjong_gateway.dotenv_file import DotenvError, check_value, overridden
+from gwanjong_gateway.profiles import REGISTRY
 from gwanjong_gateway.secret_page import Ask, Saved, ask_secrets
 from gwanjong_gateway.setup_guide import allowed_names, check_names, guide_for, save_credentials
 from gwanjong_gateway.store import StrikeStore
@@ -45,22 +47,25 @@ async def declared_credentials(gw: Gateway, platform: str) -> list[str] | None:
     outcome = await gw.upstreams.call(platform, "capabilities", {})
     if not outcome.ok or not isinstance(outcome.data, dict):
         return None
+    REGISTRY.remember(platform, outcome.data)
     return allowed_names(platform, outcome.data.get("credentials"))
 
 
-def guides(gw: Gateway, platform: str) -> dict[str, Any]:
+async def guides(gw: Gateway, platform: str) -> dict[str, Any]:
     if platform and not _PLATFORM.match(platform):
         raise PlatformError(
             ErrorKind.INVALID_INPUT,
             f"No platform named {quote(platform, 40)}. Use one of: {', '.join(gw.upstreams.names())}.",
         )
-    names = (
-        [platform]
-        if platform
-        else (gw.upstreams.names() or ["devto", "bluesky", "twitter", "reddit"])
-    )
+    # Each platform's server tells how to get its keys; one not enabled here is only named.
+    names = [platform] if platform else (gw.upstreams.names() or hosting.installed())
+    enabled = [name for name in names if name in gw.upstreams.by_name]
+    await REGISTRY.ensure(gw.upstreams, enabled)
     return {
-        "guides": {name: guide_for(name) for name in names},
+        "guides": {
+            name: guide_for(name, REGISTRY.get(name) if name in enabled else None, name in enabled)
+            for name in names
+        },
         "next": "Put the values in the environment, or ask the user to run `gwanjong setup "
         "<platform>` in a terminal, or call setup(action='save', platform=...) so the client "
         "opens a page where the user types them.",
@@ -73,7 +78,7 @@ async def save(
     if not platform:
         raise PlatformError(
             ErrorKind.INVALID_INPUT,
-            "save needs a platform, e.g. setup(action='save', platform='devto').",
+            f"save needs a platform, one of: {', '.join(gw.upstreams.names()) or 'none enabled'}.",
         )
     if credentials is not None and len(credentials) > MAX_CREDENTIALS:
         raise PlatformError(
@@ -170,6 +175,7 @@ async def check(gw: Gateway, names: list[str]) -> dict[str, Any]:
         outcome = await gw.upstreams.call(name, "capabilities", {})
         if outcome.ok:
             caps = outcome.data
+            REGISTRY.remember(name, caps)
             out[name] = {
                 "ok": True,
                 "configured": caps.get("configured"),

@@ -226,7 +226,7 @@ async def draft(
             "neutral": mood.neutral,
         },
         "approach": approach(full.title, full.body, mood, len(comments)),
-        "guide": guide(platform),
+        "guide": guide(platform, caps),
         "limits": net_limits(caps.get("limits", {}), disclosure),
         "strike": {
             "writes": mode,

@@ -43,6 +43,52 @@ class Limit(_Model):
     unit: Unit
 
 
+class SetupGuide(_Model):
+    """How a person gets this platform's credentials today: shown by the gateway's `setup`."""
+
+    #: where the keys are made (a URL or a settings path)
+    where: str = ""
+    #: what access costs, as of the date the text says
+    price: str = ""
+    #: who may get access and on what terms (approval, policies, rate limits)
+    access: str = ""
+    #: the steps, in order, for a person to follow
+    steps: list[str] = Field(default_factory=list)
+    #: the environment variable names the steps produce
+    credentials: list[str] = Field(default_factory=list)
+
+
+class HandleRules(_Model):
+    """How people write an account of this platform, so one opt-out entry finds it."""
+
+    #: other names for the platform in a "platform:handle" entry ("x" for X)
+    aliases: list[str] = Field(default_factory=list)
+    #: hosts of profile URLs ("https://host/.../handle")
+    hosts: list[str] = Field(default_factory=list)
+    #: removed from the front of a handle, in order ("u/")
+    strip_prefixes: list[str] = Field(default_factory=list)
+    #: removed from the end of a handle (a default domain that is optional to write)
+    strip_suffixes: list[str] = Field(default_factory=list)
+    #: characters read as another ("_" as "-" where "_" cannot occur in a handle)
+    replace: dict[str, str] = Field(default_factory=dict)
+
+
+class Profile(_Model):
+    """What a platform says about itself, so a gateway needs no facts of its own about it.
+
+    Every field has a default: a server without a profile (or with a partial one) still
+    works, and the gateway shows generic text in its place."""
+
+    #: the platform's name for people ("Dev.to")
+    label: str = ""
+    #: how to write well here: tone, length, what the platform asks of automated accounts
+    writing_guide: list[str] = Field(default_factory=list)
+    #: the customary footer appended to automated writes ("" = the account discloses)
+    disclosure: str = ""
+    setup: SetupGuide = Field(default_factory=SetupGuide)
+    handles: HandleRules = Field(default_factory=HandleRules)
+
+
 class Capabilities(_Model):
     platform: str
     configured: bool
@@ -55,6 +101,8 @@ class Capabilities(_Model):
     #: the environment variable names of this server's credentials, the only names the
     #: gateway's `setup` may save for it (endpoints and other settings are not credentials)
     credentials: list[str] = Field(default_factory=list)
+    #: the platform's self-description (guide, disclosure, setup); None = generic text
+    profile: Profile | None = None
 
 
 class Length(_Model):

@@ -24,6 +24,7 @@ from gwanjong_shared.contract import (
     CommentList,
     MentionList,
     PostList,
+    Profile,
     Validation,
 )
 from gwanjong_shared.errors import PlatformError
@@ -66,9 +67,16 @@ def package_version(module: str) -> str:
 
 
 def build_platform_server(
-    adapter: PlatformAdapter, *, call_timeout_s: float = 30.0, instructions: str | None = None
+    adapter: PlatformAdapter,
+    *,
+    call_timeout_s: float = 30.0,
+    instructions: str | None = None,
+    profile: Profile | None = None,
 ) -> FastMCP:
-    """A FastMCP server whose tools are the contract, backed by ``adapter``."""
+    """A FastMCP server whose tools are the contract, backed by ``adapter``.
+
+    ``profile``: what the platform says about itself (writing guide, disclosure, setup
+    guide), carried by `capabilities` so a gateway holds no facts about the platform."""
     label = adapter.label
 
     @asynccontextmanager
@@ -274,12 +282,13 @@ account), human (a person must do it; hand the text over), never (not possible/p
 with the reason. limits: title/body/comment max and unit (chars, graphemes,
 weighted_chars, bytes). configured is false when credentials are missing. Rules and limits
 answer even offline: then account is null and reachable false. credentials: the env var
-names of this server's credentials.
-Output: {{"platform", "configured", "account", "actions", "limits", "reachable", "credentials"}}.
+names of this server's credentials. profile: its writing guide, disclosure, setup guide.
+Output: {{"platform", "configured", "account", "actions", "limits", "reachable", "credentials", "profile"}}.
 Example: capabilities()""",
     )
     async def capabilities() -> Capabilities:
-        return await guarded(adapter.capabilities(), "reading capabilities")
+        caps = await guarded(adapter.capabilities(), "reading capabilities")
+        return caps if profile is None else caps.model_copy(update={"profile": profile})
 
     @mcp.tool(
         annotations=READ,

@@ -21,6 +21,7 @@ from gwanjong_shared.contract import (
     OPTIONAL_TOOLS,
     READ_TOOLS,
     WRITE_TOOLS,
+    Profile,
 )
 from gwanjong_shared.models import Comment, Post
 from tests.mcp import call, error_of
@@ -255,7 +256,12 @@ async def test_capabilities_shape_and_rules(client: Client[Any], spec: PlatformS
         "limits",
         "reachable",
         "credentials",
+        "profile",
     }
+    # The platform describes itself: the gateway holds no guide, footer or setup text.
+    profile = Profile.model_validate(caps["profile"])
+    assert profile.label and profile.writing_guide and profile.setup.steps
+    assert profile.setup.credentials == caps["credentials"]
     prefix = spec.name.upper() + "_"
     assert caps["credentials"] and all(name.startswith(prefix) for name in caps["credentials"])
     assert not [n for n in caps["credentials"] if "URL" in n or "PROXY" in n]

@@ -15,8 +15,13 @@ from fastmcp.client.elicitation import ElicitResult
 from fastmcp.client.transports.base import TransportOptions, VersionAwareClientSession
 from mcp.types import ClientCapabilities, ElicitationCapability, UrlElicitationCapability
 
-from gwanjong_gateway.policy import DISCLOSURE, is_opted_out
+from gwanjong_bluesky.profile import PROFILE as BLUESKY
+from gwanjong_devto.profile import PROFILE as DEVTO
+from gwanjong_gateway.policy import is_opted_out
+from gwanjong_gateway.profiles import Profiles
+from gwanjong_reddit.profile import PROFILE as REDDIT
 from gwanjong_sandbox.control import SandboxControl
+from gwanjong_twitter.profile import PROFILE as TWITTER
 from tests.gateway.helpers import in_memory_gateway, opportunity_for
 from tests.mcp import call
 from tests.platforms import SPECS
@@ -55,7 +60,16 @@ def needs(*platforms: str) -> None:
     ],
 )
 def test_opt_out_forms(entry: str, platform: str, author: str, expected: bool) -> None:
-    assert is_opted_out([entry], platform, author) is expected
+    # The spellings are each platform's own, from the profile its server declares.
+    profiles = Profiles()
+    for name, profile in (
+        ("devto", DEVTO),
+        ("bluesky", BLUESKY),
+        ("twitter", TWITTER),
+        ("reddit", REDDIT),
+    ):
+        profiles.remember(name, {"platform": name, "profile": profile.model_dump()})
+    assert is_opted_out([entry], platform, author, profiles) is expected
 
 
 async def test_one_opt_out_entry_covers_the_person_on_every_platform(
@@ -99,7 +113,7 @@ async def test_draft_limits_are_net_of_the_disclosure_footer(
         scouted = await call(client, "scout", topic="MCP gateway design feedback", limit=10)
         oid = opportunity_for(scouted, "reddit", "feedback")
         drafted = await call(client, "draft", opportunity_id=oid)
-        footer = len(DISCLOSURE["reddit"])
+        footer = len(REDDIT.disclosure)  # the footer Reddit's own server declares
         limit = drafted["limits"]["comment"]
         assert limit == {"max": 10_000 - footer, "unit": "chars", "footer": footer}
         fits = await call(

@@ -12,6 +12,7 @@ from fastmcp import Client
 
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import in_memory_gateway
+from tests.platforms import SPECS
 
 pytestmark = pytest.mark.anyio
 MODES = ["legacy", "auto"]
@@ -173,7 +174,10 @@ async def test_unknown_opportunity_lists_known_ids(sandbox: SandboxControl, tmp_
 
 
 async def test_setup_check_and_guide(sandbox: SandboxControl, tmp_path: Path) -> None:
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
+    if not {"devto", "reddit"} <= set(SPECS):
+        pytest.skip("needs devto and reddit selected")
+    # Each guide comes from the platform's own server, so Reddit is enabled to give its own.
+    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto", "reddit"])) as client:
         checked = (await client.call_tool("setup", {"action": "check"})).structured_content
         assert checked is not None
         assert (
@@ -186,6 +190,12 @@ async def test_setup_check_and_guide(sandbox: SandboxControl, tmp_path: Path) ->
         assert guide is not None and "Responsible Builder" in " ".join(
             guide["guides"]["reddit"]["steps"]
         )
+        assert guide["guides"]["reddit"]["where"] == "https://www.reddit.com/prefs/apps"
+        # A platform not enabled here has no server to ask: it is only named.
+        other = (
+            await client.call_tool("setup", {"action": "guide", "platform": "twitter"})
+        ).structured_content
+        assert other is not None and "not enabled" in other["guides"]["twitter"]["steps"][0]
 
 
 async def test_setup_save_writes_a_private_env_file_and_never_echoes(
@@ -226,7 +236,6 @@ async def test_expose_lists_and_forwards_a_raw_tool(
     from gwanjong_gateway.config import parse
     from gwanjong_gateway.server import build_gateway
     from tests.gateway.helpers import config_text
-    from tests.platforms import SPECS
 
     text = config_text(tmp_path, ["devto"]).replace(
         "[gateway]", '[gateway]\nexpose = ["devto__get_post"]', 1

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from fastmcp import FastMCP
 
 from gwanjong_bluesky.adapter import BlueskyAdapter
+from gwanjong_bluesky.profile import PROFILE
 from gwanjong_bluesky.settings import Settings
 from gwanjong_shared.hosted import settings_from_env
 from gwanjong_shared.server import build_platform_server
@@ -18,7 +19,7 @@ def build_server(settings: Settings) -> FastMCP:
     # A tool call may sign in, resolve a handle and fetch the target before it writes; each
     # request is bounded by TIMEOUT_S, the whole call by a little more than two of them.
     return build_platform_server(
-        BlueskyAdapter(settings), call_timeout_s=settings.timeout_s * 2 + 5
+        BlueskyAdapter(settings), call_timeout_s=settings.timeout_s * 2 + 5, profile=PROFILE
     )
 
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from fastmcp import FastMCP
 
 from gwanjong_devto.adapter import DevtoAdapter
+from gwanjong_devto.profile import PROFILE
 from gwanjong_devto.settings import Settings
 from gwanjong_shared.hosted import settings_from_env
 from gwanjong_shared.server import build_platform_server
@@ -15,7 +16,9 @@ __all__ = ["Settings", "build_server", "hosted"]
 
 
 def build_server(settings: Settings) -> FastMCP:
-    return build_platform_server(DevtoAdapter(settings), call_timeout_s=settings.timeout_s + 5)
+    return build_platform_server(
+        DevtoAdapter(settings), call_timeout_s=settings.timeout_s + 5, profile=PROFILE
+    )
 
 
 def hosted(env: Mapping[str, str]) -> FastMCP:

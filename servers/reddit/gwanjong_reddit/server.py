@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from fastmcp import FastMCP
 
 from gwanjong_reddit.adapter import RedditAdapter
+from gwanjong_reddit.profile import PROFILE
 from gwanjong_reddit.settings import Settings
 from gwanjong_shared.hosted import settings_from_env
 from gwanjong_shared.server import build_platform_server
@@ -20,6 +21,7 @@ def build_server(settings: Settings) -> FastMCP:
     return build_platform_server(
         RedditAdapter(settings),
         call_timeout_s=settings.timeout_s * 3 + settings.max_wait_s + 5,
+        profile=PROFILE,
     )
 
 

@@ -9,13 +9,16 @@ from fastmcp import FastMCP
 from gwanjong_shared.hosted import settings_from_env
 from gwanjong_shared.server import build_platform_server
 from gwanjong_twitter.adapter import TwitterAdapter
+from gwanjong_twitter.profile import PROFILE
 from gwanjong_twitter.settings import Settings
 
 __all__ = ["Settings", "build_server", "hosted"]
 
 
 def build_server(settings: Settings) -> FastMCP:
-    return build_platform_server(TwitterAdapter(settings), call_timeout_s=settings.timeout_s + 5)
+    return build_platform_server(
+        TwitterAdapter(settings), call_timeout_s=settings.timeout_s + 5, profile=PROFILE
+    )
 
 
 def hosted(env: Mapping[str, str]) -> FastMCP:
