@@ -12,7 +12,8 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import FastMCPTransport
 
-from gwanjong_gateway.config import parse, render
+from gwanjong_gateway.config import parse
+from gwanjong_gateway.config_file import render
 from gwanjong_gateway.guides import COMMON, FALLBACK
 from gwanjong_gateway.server import build_gateway
 from gwanjong_shared.server import build_platform_server
