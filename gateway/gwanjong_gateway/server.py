@@ -29,6 +29,7 @@ from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.expose import declare_exposed, register_exposed
 from gwanjong_gateway.inbox_record import RecordCursors
 from gwanjong_gateway.metering import attach_usage
+from gwanjong_gateway.platform_client import probe_all
 from gwanjong_gateway.policy import disclosure_for
 from gwanjong_gateway.records import Records, health_of
 from gwanjong_gateway.resources import register_resources
@@ -138,7 +139,7 @@ def build_gateway(
     gw.upstreams.on_up(exposed_up)
 
     async def health_extra(_ctx: Context) -> dict[str, Any]:
-        await gw.upstreams.probe_all()  # cached: probes only platforms not seen lately
+        await probe_all(gw.upstreams)  # cached: probes only platforms not seen lately
         record: dict[str, Any] = {}
         try:
             record = await gw.records.run(health_of, list(gw.upstreams.health()))
@@ -288,7 +289,8 @@ def build_gateway(
         if (
             action == "post"
             and not title.strip()
-            and "title" in (context.capabilities.get("limits") or {})
+            and context.capabilities is not None
+            and "title" in context.capabilities.limits
         ):
             raise PlatformError(
                 ErrorKind.INVALID_INPUT,

@@ -15,8 +15,10 @@ import anyio
 
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.dotenv_file import DotenvError, check_value, overridden
+from gwanjong_gateway.platform_client import PlatformClient
 from gwanjong_gateway.setup_guide import allowed_names, guide_for, save_credentials
 from gwanjong_gateway.upstreams import Upstreams
+from gwanjong_shared.errors import PlatformError
 from gwanjong_shared.untrusted import one_line
 
 Prompt = Callable[[str], str]
@@ -62,10 +64,14 @@ async def _one(
     ask: Prompt,
 ) -> bool:
     print(f"== {name}", file=out)
-    outcome = await upstreams.call(name, "capabilities", {})
-    names = allowed_names(name, outcome.data.get("credentials")) if outcome.ok else None
+    why = "it declares no credentials"
+    try:
+        names = allowed_names(
+            name, (await PlatformClient(upstreams, name).capabilities()).credentials
+        )
+    except PlatformError as exc:
+        names, why = None, one_line(str(exc), 200)
     if names is None:
-        why = one_line(outcome.error, 200) if not outcome.ok else "it declares no credentials"
         print(f"Cannot ask for {name}'s credentials: {why}.", file=out)
         return False
     for step in guide_for(name).get("steps", []):  # type: ignore[union-attr]
@@ -102,12 +108,12 @@ async def _one(
     upstream = upstreams.get(name)
     if upstream is not None:
         await upstream.close()
-    checked = await upstreams.call(name, "capabilities", {})
-    if not checked.ok:
-        print(f"Check failed: {one_line(checked.error, 300)}", file=out)
+    try:
+        caps = await PlatformClient(upstreams, name).capabilities()
+    except PlatformError as exc:
+        print(f"Check failed: {one_line(str(exc), 300)}", file=out)
         return False
-    caps = checked.data
-    account = one_line(str(caps.get("account") or ""), 60) or "none"
-    state = "configured" if caps.get("configured") else "NOT configured"
+    account = one_line(caps.account or "", 60) or "none"
+    state = "configured" if caps.configured else "NOT configured"
     print(f"Check: {name} is {state}; account: {account}.", file=out, flush=True)
-    return bool(caps.get("configured"))
+    return caps.configured

@@ -513,10 +513,7 @@ class StrikeDesk:
 
 def _never(ctx: DraftContext, action: str) -> str:
     """The reason, when draft already learned that the platform never allows this action."""
-    rule = ctx.validation.get(action) or ctx.capabilities.get("actions", {}).get(TOOL[action])
-    if isinstance(rule, dict) and rule.get("allowed") == "never":
-        return str(rule.get("reason") or f"{ctx.opportunity.post.platform} does not allow this.")
-    return ""
+    return ctx.never_reason(action, TOOL[action])
 
 
 def _secs(wait: float | None) -> int | None:
