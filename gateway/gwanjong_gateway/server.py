@@ -7,8 +7,6 @@ server in the client's pipeline state.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -105,14 +103,13 @@ def build_gateway(
 
         # Backends start in the background: the first tools/list does not wait for them.
         # (A plain task, not a task group: FastMCP may leave the lifespan from another task.)
-        starting = asyncio.get_running_loop().create_task(start())
+        # Watched: a failure is logged and shown by status, not swallowed.
+        gw.upstreams.background.start(start())
         try:
             yield {"gateway": gw}
         finally:
-            starting.cancel()
             with anyio.CancelScope(shield=True):
-                with contextlib.suppress(BaseException):
-                    await starting
+                await gw.upstreams.background.stop()
             await gw.upstreams.close_all()
             await gw.secret_listener.close()
             gw.close_store()
@@ -158,6 +155,8 @@ def build_gateway(
         }
         if "error" in record:
             extra["strike_record"] = record["error"]
+        if gw.upstreams.background.failure:
+            extra["background"] = gw.upstreams.background.failure
         return extra
 
     pipeline: Pipeline[Workflow] = Pipeline(

@@ -14,6 +14,7 @@ from gwanjong_gateway.breaker import Clock
 from gwanjong_gateway.config import GatewayConfig, PlatformConfig, expand, read_dotenv
 from gwanjong_gateway.outcome import Outcome
 from gwanjong_gateway.upstream import QUIET, Health, Upstream
+from gwanjong_gateway.watched import Watched
 from gwanjong_shared.errors import ErrorKind
 
 __all__ = ["PASSTHROUGH", "SEP", "Health", "Outcome", "Upstream", "Upstreams", "platform_env"]
@@ -73,6 +74,8 @@ class Upstreams:
         for name, transport in (transports or {}).items():
             if name in self.by_name:
                 self.by_name[name].transport_override = transport
+        #: start-up and the settle loop, run in the background by the server's lifespan
+        self.background = Watched("background start-up and settle loop")
         #: told of every platform call (usage figures): (platform, tool, outcome, seconds)
         self.observer: Callable[[str, str, Outcome, float], None] | None = None
 
