@@ -11,6 +11,7 @@ from mcp.types import CallToolResult
 
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.errors import ErrorKind, ErrorResult, parse_error
+from gwanjong_shared.rate_meta import window_from_meta
 from tests.platforms import SPECS
 
 pytestmark = pytest.mark.anyio
@@ -57,3 +58,12 @@ async def test_a_success_has_no_error(sandbox: SandboxControl) -> None:
     assert not result.is_error
     assert isinstance(result.structured_content, dict)
     assert "error" not in result.structured_content
+
+
+async def test_a_429_carries_the_rate_window_too(sandbox: SandboxControl) -> None:
+    sandbox.fault("twitter", status=429, retry_after=42, count=5, match="/2/tweets/search")
+    async with Client(SPECS["twitter"].build(sandbox.url)) as client:
+        result = await client.call_tool_mcp("search", {"query": "rust"})
+    assert error_of(result).error.kind is ErrorKind.RATE_LIMITED
+    window = window_from_meta(result.meta)
+    assert window is not None and window.remaining == 0 and window.limit == 450
