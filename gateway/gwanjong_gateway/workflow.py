@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 import anyio
@@ -55,12 +56,11 @@ async def scout(
         nonlocal done
         posts: list[Post] = []
         problems: list[str] = []
-
         client = PlatformClient(upstreams, platform, timeout)
 
-        async def fetch(tool: str, read: Awaitable[list[Post]]) -> None:
+        async def fetch(tool: str, read: Callable[[], Awaitable[list[Post]]]) -> None:
             try:
-                posts.extend(await read)
+                posts.extend(await read())
             except PlatformError as exc:
                 problems.append(f"{tool}: {exc}")
 
@@ -68,8 +68,8 @@ async def scout(
         # that is down answers at once (its circuit breaker), so no platform holds scout.
         with anyio.move_on_after(timeout + 1) as scope:  # a hung server must not hold scout
             async with anyio.create_task_group() as tg:
-                tg.start_soon(fetch, "search", client.search(topic, PER_PLATFORM))
-                tg.start_soon(fetch, "trending", client.trending(PER_PLATFORM))
+                tg.start_soon(fetch, "search", partial(client.search, topic, PER_PLATFORM))
+                tg.start_soon(fetch, "trending", partial(client.trending, PER_PLATFORM))
         if scope.cancelled_caught:
             problems.append(f"no answer within {timeout:g} s")
         if problems and not posts:
@@ -169,9 +169,9 @@ async def draft(
     got = _Reads()
     failures = got.failures
 
-    async def guard(key: str, read: Awaitable[None]) -> None:
+    async def guard(key: str, read: Callable[[], Awaitable[None]]) -> None:
         try:
-            await read
+            await read()
         except PlatformError as exc:
             failures[key] = exc
 
@@ -179,11 +179,13 @@ async def draft(
         got.verdicts[key] = await client.validate(action, body, post_id=post_id)
 
     async with anyio.create_task_group() as tg:
-        tg.start_soon(guard, "post", got.read_post(client, post_id))
-        tg.start_soon(guard, "comments", got.read_comments(client, post_id))
-        tg.start_soon(guard, "caps", got.read_caps(client))
-        tg.start_soon(guard, "comment_rule", check("comment_rule", "write_comment", "draft"))
-        tg.start_soon(guard, "upvote_rule", check("upvote_rule", "upvote", ""))
+        tg.start_soon(guard, "post", partial(got.read_post, client, post_id))
+        tg.start_soon(guard, "comments", partial(got.read_comments, client, post_id))
+        tg.start_soon(guard, "caps", partial(got.read_caps, client))
+        tg.start_soon(
+            guard, "comment_rule", partial(check, "comment_rule", "write_comment", "draft")
+        )
+        tg.start_soon(guard, "upvote_rule", partial(check, "upvote_rule", "upvote", ""))
     caps, comments = got.caps, got.comments
 
     gone = failures.get("post")
