@@ -36,8 +36,9 @@ class ErrorKind(StrEnum):
 
 
 class PlatformError(ToolError):
-    """Raised by adapters. It is a ToolError, so FastMCP sends its text to the model as is
-    (an expected outcome, logged at INFO without a traceback)."""
+    """Raised by adapters (and by a client reading a failed call). It is a ToolError, so
+    FastMCP sends its text to the model as is (an expected outcome, logged at INFO without
+    a traceback)."""
 
     def __init__(self, kind: ErrorKind, message: str, *, retry_after: float | None = None) -> None:
         super().__init__(format_error(kind, message, retry_after), log_level=logging.INFO)
@@ -48,10 +49,6 @@ class PlatformError(ToolError):
     @property
     def body(self) -> ErrorBody:
         return ErrorBody.of(self.kind, self.message, self.retry_after)
-
-    @classmethod
-    def from_body(cls, body: ErrorBody) -> PlatformError:
-        return cls(body.kind, body.message, retry_after=body.retry_after)
 
 
 class ErrorBody(BaseModel):
