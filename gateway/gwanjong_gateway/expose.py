@@ -23,7 +23,7 @@ from mcp.types import TextContent
 from pydantic import PrivateAttr
 
 from gwanjong_gateway.upstreams import SEP, Health, Upstreams
-from gwanjong_shared.errors import ErrorKind, format_error
+from gwanjong_shared.errors import ErrorKind, PlatformError, format_error
 
 log = logging.getLogger(__name__)
 
@@ -56,8 +56,11 @@ class ForwardedTool(Tool):
             )
         outcome = await self._upstreams.call(self.upstream_name, self.upstream_tool, arguments)
         if not outcome.ok:
-            raise ToolError(outcome.error)
-        data = outcome.data if isinstance(outcome.data, dict) else {"result": outcome.data}
+            kind = outcome.kind or ErrorKind.UNAVAILABLE
+            raise PlatformError(kind, outcome.message, retry_after=outcome.retry_after)
+        # A pass-through: the platform's own answer, as its server shaped it.
+        raw = outcome.result.structured_content if outcome.result is not None else None
+        data = raw if isinstance(raw, dict) else {"result": raw}
         text = json.dumps(data, ensure_ascii=False)
         return ToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 

@@ -14,14 +14,16 @@ import json
 import logging
 import os
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import anyio
 
+from gwanjong_gateway.platform_client import PlatformClient
 from gwanjong_gateway.policy import is_opted_out
 from gwanjong_gateway.ranking import dedupe, opportunity_id
 from gwanjong_gateway.state import Opportunity
 from gwanjong_gateway.upstreams import Upstreams
+from gwanjong_shared.errors import PlatformError
 from gwanjong_shared.models import Post
 
 log = logging.getLogger(__name__)
@@ -104,16 +106,18 @@ async def inbox(
             notes[platform] = skipped
             return
         # Starting, waiting and the breaker are the call's business, as for any tool.
-        args: dict[str, Any] = {"since": await cursors.aget(platform), "limit": PER_PLATFORM}
-        outcome = await upstreams.call(platform, TOOL, args, timeout)
-        if not outcome.ok:
+        since = await cursors.aget(platform)
+        try:
+            listed = await PlatformClient(upstreams, platform, timeout).mentions(
+                since, PER_PLATFORM
+            )
+        except PlatformError as exc:
             missing = upstream.tools and TOOL not in upstream.tools
-            notes[platform] = skipped if missing else f"inbox: {outcome.error}"
+            notes[platform] = skipped if missing else f"inbox: {exc}"
             return
-        found.extend(Post.model_validate(p) for p in outcome.data.get("posts", []))
-        cursor = str(outcome.data.get("next_since") or "")
-        if cursor:
-            new_cursors[platform] = cursor
+        found.extend(listed.posts)
+        if listed.next_since:
+            new_cursors[platform] = listed.next_since
 
     async with anyio.create_task_group() as tg:
         for platform in platforms:

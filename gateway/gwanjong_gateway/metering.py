@@ -15,7 +15,7 @@ from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.upstreams import Outcome, Upstreams
 from gwanjong_gateway.usage import UsageLog
 from gwanjong_gateway.usage_pg import open_usage
-from gwanjong_shared.errors import ErrorKind, parse_error
+from gwanjong_shared.errors import ErrorKind, parse_error, read_error
 
 
 class UsageMiddleware(Middleware):
@@ -40,7 +40,10 @@ class UsageMiddleware(Middleware):
                 name, ErrorKind.UNAVAILABLE.value, time.perf_counter() - started, ""
             )
             raise
-        self.usage.record_gateway(name, "", time.perf_counter() - started, _text_of(result))
+        text, kind = _text_of(result), ""
+        if getattr(result, "is_error", False):  # ContractErrors made the failure a result
+            kind = read_error(getattr(result, "structured_content", None), text).kind.value
+        self.usage.record_gateway(name, kind, time.perf_counter() - started, text)
         return result
 
 

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
+from gwanjong_shared.contract import Capabilities
 from gwanjong_shared.errors import ErrorKind
 
 PROBE_TTL_S = 60.0
@@ -56,10 +57,10 @@ class PlatformHealth:
         else:
             self.state, self.detail = PlatformState.UNREACHABLE, message[:200]
 
-    def observe_capabilities(self, caps: dict[str, Any]) -> None:
-        if caps.get("reachable") is False:
+    def observe_capabilities(self, caps: Capabilities) -> None:
+        if caps.reachable is False:
             self.observe(ErrorKind.UNAVAILABLE, "the platform did not answer the probe")
-        elif caps.get("configured") is False:
+        elif not caps.configured:
             self.observe(None)
             self.state, self.detail = PlatformState.NOT_CONFIGURED, "no credentials set"
         else:

@@ -12,6 +12,7 @@ process (gateway.toml names each server once).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
@@ -19,7 +20,9 @@ from typing import TYPE_CHECKING
 import anyio
 from pydantic import ValidationError
 
+from gwanjong_gateway.platform_client import PlatformClient
 from gwanjong_shared.contract import Capabilities, Profile
+from gwanjong_shared.errors import PlatformError
 
 if TYPE_CHECKING:
     from gwanjong_gateway.upstreams import Upstreams
@@ -71,9 +74,8 @@ class Profiles:
         per process; draft refreshes them). Failures leave the generic text in place."""
 
         async def one(name: str) -> None:
-            outcome = await upstreams.call(name, "capabilities", {})
-            if outcome.ok:
-                self.remember(name, outcome.data)
+            with contextlib.suppress(PlatformError):  # generic text until it answers
+                self.remember(name, await PlatformClient(upstreams, name).capabilities())
 
         missing = [n for n in dict.fromkeys(names) if n not in self._answered]
         if not missing:

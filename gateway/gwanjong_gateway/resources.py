@@ -13,15 +13,18 @@ import anyio
 from fastmcp import FastMCP
 from fastmcp.exceptions import ResourceError
 
+from gwanjong_gateway.platform_client import PlatformClient
 from gwanjong_gateway.store import StrikeStore
 from gwanjong_gateway.usage import UsageLog
+from gwanjong_shared.contract import Action, Capabilities
+from gwanjong_shared.errors import PlatformError
 
 if TYPE_CHECKING:
     from gwanjong_gateway.server import Gateway
 
 HISTORY_LIMIT = 30
 USAGE_SINCE_S = 7 * 86400
-_COLUMNS = (
+_COLUMNS: tuple[tuple[Action, str], ...] = (
     ("write_post", "write a post"),
     ("write_comment", "comment / reply"),
     ("upvote", "upvote / like"),
@@ -103,11 +106,13 @@ async def _history(gw: Gateway, platform: str | None) -> str:
 
 async def policy_table(gw: Gateway) -> str:
     """The README's table, from each enabled platform's `capabilities` now."""
-    caps: dict[str, Any] = {}
+    caps: dict[str, Capabilities | PlatformError] = {}
 
     async def one(name: str) -> None:
-        outcome = await gw.upstreams.call(name, "capabilities", {})
-        caps[name] = outcome.data if outcome.ok else outcome.error
+        try:
+            caps[name] = await PlatformClient(gw.upstreams, name).capabilities()
+        except PlatformError as exc:
+            caps[name] = exc
 
     async with anyio.create_task_group() as tg:
         for name in gw.upstreams.names():
@@ -121,15 +126,15 @@ async def policy_table(gw: Gateway) -> str:
     ]
     for name in gw.upstreams.names():
         data = caps.get(name)
-        if not isinstance(data, dict):
+        if not isinstance(data, Capabilities):
             lines.append(f"| {name} | unavailable: {_cell(str(data))} |" + " |" * len(_COLUMNS))
             continue
-        actions = data.get("actions") or {}
         cells = []
         for key, _ in _COLUMNS:
-            rule = actions.get(key) or {}
-            cells.append(f"**{rule.get('allowed', '?')}**: {_cell(rule.get('reason', ''))}")
-        account = data.get("account") or ("not configured" if not data.get("configured") else "?")
+            rule = data.actions.get(key)
+            allowed, reason = (rule.allowed, rule.reason) if rule is not None else ("?", "")
+            cells.append(f"**{allowed}**: {_cell(reason)}")
+        account = data.account or ("not configured" if not data.configured else "?")
         lines.append(f"| {name} | {_cell(account)} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

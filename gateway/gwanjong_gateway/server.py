@@ -22,12 +22,12 @@ from pydantic import Field
 
 from gwanjong_gateway import approval, inbox, setup_tool, workflow
 from gwanjong_gateway.auth import principal_name
-from gwanjong_gateway.background import start_watched, stop_watched
 from gwanjong_gateway.breaker import Clock
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.expose import declare_exposed, register_exposed
 from gwanjong_gateway.inbox_record import RecordCursors
 from gwanjong_gateway.metering import attach_usage
+from gwanjong_gateway.platform_client import probe_all
 from gwanjong_gateway.policy import disclosure_for
 from gwanjong_gateway.profiles import REGISTRY
 from gwanjong_gateway.records import Records, health_of
@@ -103,11 +103,14 @@ def build_gateway(
             await gw.desk.settler.run_forever()
 
         # Backends start in the background: the first tools/list does not wait for them.
-        starting = start_watched(start(), "platform start-up")
+        # (A plain task, not a task group: FastMCP may leave the lifespan from another task.)
+        # Watched: a failure is logged and shown by status, not swallowed.
+        gw.upstreams.background.start(start())
         try:
             yield {"gateway": gw}
         finally:
-            await stop_watched(starting)
+            with anyio.CancelScope(shield=True):
+                await gw.upstreams.background.stop()
             await gw.upstreams.close_all()
             await gw.secret_listener.close()
             gw.close_store()
@@ -134,7 +137,7 @@ def build_gateway(
     gw.upstreams.on_up(exposed_up)
 
     async def health_extra(_ctx: Context) -> dict[str, Any]:
-        await gw.upstreams.probe_all()  # cached: probes only platforms not seen lately
+        await probe_all(gw.upstreams)  # cached: probes only platforms not seen lately
         record: dict[str, Any] = {}
         try:
             record = await gw.records.run(health_of, list(gw.upstreams.health()))
@@ -153,6 +156,8 @@ def build_gateway(
         }
         if "error" in record:
             extra["strike_record"] = record["error"]
+        if gw.upstreams.background.failure:
+            extra["background"] = gw.upstreams.background.failure
         return extra
 
     pipeline: Pipeline[Workflow] = Pipeline(
@@ -287,7 +292,8 @@ def build_gateway(
         if (
             action == "post"
             and not title.strip()
-            and "title" in (context.capabilities.get("limits") or {})
+            and context.capabilities is not None
+            and "title" in context.capabilities.limits
         ):
             raise PlatformError(
                 ErrorKind.INVALID_INPUT,

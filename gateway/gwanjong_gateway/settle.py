@@ -21,6 +21,7 @@ import anyio
 
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.ledger import Strike, StrikeStatus, normalise
+from gwanjong_gateway.platform_client import PlatformClient
 from gwanjong_gateway.records import Records
 from gwanjong_gateway.store import StrikeStore
 from gwanjong_gateway.upstreams import Upstreams
@@ -35,7 +36,7 @@ IN_FLIGHT_MARGIN_S = 5.0
 IDLE_POLL_S = 5.0
 
 
-def _mine(author: Any, account: Any) -> bool:
+def _mine(author: str, account: str | None) -> bool:
     return account is None or str(author or "").lower().lstrip("@") == str(account).lower().lstrip(
         "@"
     )
@@ -162,37 +163,24 @@ class Settler:
 
     async def read_back(self, row: Strike) -> dict[str, str] | None:
         """{} if not found, a dict if found, None if we cannot tell."""
-        caps = await self.upstreams.call(row.platform, "capabilities", {})
-        if not caps.ok:
-            return None
-        account = (caps.data or {}).get("account")
+        client = PlatformClient(self.upstreams, row.platform)
         needle = normalise(row.content)[:120]
-        if row.action == "comment":
-            listed = await self.upstreams.call(
-                row.platform, "get_comments", {"post_id": row.target, "limit": 1000}
-            )
-            if not listed.ok:
-                return None
-            for c in listed.data.get("comments", []):
-                if (
-                    _mine(c.get("author"), account)
-                    and needle
-                    and needle in normalise(c.get("body", ""))
-                ):
-                    return {"id": str(c.get("id", "")), "url": ""}
-            return {}
-        if row.action == "post":
-            query = row.title or row.content[:60]
-            listed = await self.upstreams.call(
-                row.platform, "search", {"query": query, "limit": 50}
-            )
-            if not listed.ok:
-                return None
-            for p in listed.data.get("posts", []):
-                if _mine(p.get("author"), account) and (
-                    needle in normalise(p.get("body", ""))
-                    or (row.title and normalise(row.title) == normalise(p.get("title", "")))
-                ):
-                    return {"id": str(p.get("id", "")), "url": str(p.get("url", ""))}
-            return {}
+        try:
+            account = (await client.capabilities()).account
+            if row.action == "comment":
+                for c in await client.get_comments(row.target, 1000):
+                    if _mine(c.author, account) and needle and needle in normalise(c.body):
+                        return {"id": c.id, "url": ""}
+                return {}
+            if row.action == "post":
+                query = row.title or row.content[:60]
+                for p in await client.search(query, 50):
+                    if _mine(p.author, account) and (
+                        needle in normalise(p.body)
+                        or (row.title and normalise(row.title) == normalise(p.title))
+                    ):
+                        return {"id": p.id, "url": p.url}
+                return {}
+        except PlatformError:
+            return None
         return None  # votes cannot be read back through the contract

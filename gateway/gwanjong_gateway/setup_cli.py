@@ -15,9 +15,10 @@ import anyio
 
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.dotenv_file import DotenvError, check_value, overridden
-from gwanjong_gateway.profiles import profile_of
+from gwanjong_gateway.platform_client import PlatformClient
 from gwanjong_gateway.setup_guide import allowed_names, guide_for, save_credentials
 from gwanjong_gateway.upstreams import Upstreams
+from gwanjong_shared.errors import PlatformError
 from gwanjong_shared.untrusted import one_line
 
 Prompt = Callable[[str], str]
@@ -63,13 +64,16 @@ async def _one(
     ask: Prompt,
 ) -> bool:
     print(f"== {name}", file=out)
-    outcome = await upstreams.call(name, "capabilities", {})
-    names = allowed_names(name, outcome.data.get("credentials")) if outcome.ok else None
+    why, profile = "it declares no credentials", None
+    try:
+        caps = await PlatformClient(upstreams, name).capabilities()
+        names, profile = allowed_names(name, caps.credentials), caps.profile
+    except PlatformError as exc:
+        names, why = None, one_line(str(exc), 200)
     if names is None:
-        why = one_line(outcome.error, 200) if not outcome.ok else "it declares no credentials"
         print(f"Cannot ask for {name}'s credentials: {why}.", file=out)
         return False
-    for step in guide_for(name, profile_of(outcome.data))["steps"]:
+    for step in guide_for(name, profile)["steps"]:
         print(f"  - {step}", file=out)
     print("Type each value (hidden); leave empty to keep what is there.", file=out, flush=True)
     values: dict[str, str] = {}
@@ -103,12 +107,12 @@ async def _one(
     upstream = upstreams.get(name)
     if upstream is not None:
         await upstream.close()
-    checked = await upstreams.call(name, "capabilities", {})
-    if not checked.ok:
-        print(f"Check failed: {one_line(checked.error, 300)}", file=out)
+    try:
+        caps = await PlatformClient(upstreams, name).capabilities()
+    except PlatformError as exc:
+        print(f"Check failed: {one_line(str(exc), 300)}", file=out)
         return False
-    caps = checked.data
-    account = one_line(str(caps.get("account") or ""), 60) or "none"
-    state = "configured" if caps.get("configured") else "NOT configured"
+    account = one_line(caps.account or "", 60) or "none"
+    state = "configured" if caps.configured else "NOT configured"
     print(f"Check: {name} is {state}; account: {account}.", file=out, flush=True)
-    return bool(caps.get("configured"))
+    return caps.configured

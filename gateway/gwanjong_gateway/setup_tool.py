@@ -21,6 +21,7 @@ from mcp.types import InputRequiredResult
 
 from gwanjong_gateway import hosting
 from gwanjong_gateway.dotenv_file import DotenvError, check_value, overridden
+from gwanjong_gateway.platform_client import PlatformClient
 from gwanjong_gateway.profiles import REGISTRY
 from gwanjong_gateway.secret_page import Ask, Saved, ask_secrets
 from gwanjong_gateway.setup_guide import allowed_names, check_names, guide_for, save_credentials
@@ -44,11 +45,12 @@ def other_ways(platform: str) -> str:
 
 
 async def declared_credentials(gw: Gateway, platform: str) -> list[str] | None:
-    outcome = await gw.upstreams.call(platform, "capabilities", {})
-    if not outcome.ok or not isinstance(outcome.data, dict):
+    try:
+        caps = await PlatformClient(gw.upstreams, platform).capabilities()
+    except PlatformError:
         return None
-    REGISTRY.remember(platform, outcome.data)
-    return allowed_names(platform, outcome.data.get("credentials"))
+    REGISTRY.remember(platform, caps)
+    return allowed_names(platform, caps.credentials)
 
 
 async def guides(gw: Gateway, platform: str) -> dict[str, Any]:
@@ -172,22 +174,22 @@ async def check(gw: Gateway, names: list[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
 
     async def one(name: str) -> None:
-        outcome = await gw.upstreams.call(name, "capabilities", {})
-        if outcome.ok:
-            caps = outcome.data
+        try:
+            caps = await PlatformClient(gw.upstreams, name).capabilities()
+        except PlatformError as exc:
+            out[name] = {"ok": False, "error": one_line(str(exc), 300)}
+        else:
             REGISTRY.remember(name, caps)
             out[name] = {
                 "ok": True,
-                "configured": caps.get("configured"),
-                "account": one_line(str(caps.get("account") or ""), 60) or None,
-                "actions": {k: v.get("allowed") for k, v in caps.get("actions", {}).items()},
+                "configured": caps.configured,
+                "account": one_line(caps.account or "", 60) or None,
+                "actions": {k: v.allowed for k, v in caps.actions.items()},
             }
             with contextlib.suppress(PlatformError):  # a busy record: resume next check
                 if await gw.records.run(StrikeStore.paused, name):
                     await gw.records.run(StrikeStore.clear_pause, name)
                     out[name]["writes_resumed"] = True
-        else:
-            out[name] = {"ok": False, "error": one_line(outcome.error, 300)}
 
     async with anyio.create_task_group() as tg:
         for name in names:

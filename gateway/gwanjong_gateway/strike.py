@@ -10,7 +10,7 @@ dry_run, handoff, declined, refused, duplicate.
 
 This module runs the chain and records what it decided; the checks live in
 `strike_checks`. Every platform call of strike goes through `_platform_validate` and
-`_platform_write`.
+`_platform_write`, on the typed PlatformClient.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from gwanjong_gateway.ledger import (
     Verdict,
     intent_key,
 )
+from gwanjong_gateway.platform_client import PlatformClient
 from gwanjong_gateway.records import Records
 from gwanjong_gateway.settle import Settler
 from gwanjong_gateway.state import DraftContext
@@ -202,31 +203,15 @@ class StrikeDesk:
         self, platform: str, action: StrikeAction, body: str, title: str, post_id: str
     ) -> Validation:
         """The platform's verdict on the final text. Raises PlatformError."""
-        outcome = await self.upstreams.call(
-            platform,
-            "validate",
-            {"action": action.tool, "body": body, "title": title, "post_id": post_id or None},
+        return await PlatformClient(self.upstreams, platform).validate(
+            action.tool, body, title, post_id or None
         )
-        if not outcome.ok:
-            raise PlatformError(
-                outcome.kind or ErrorKind.UNAVAILABLE,
-                outcome.message,
-                retry_after=outcome.retry_after,
-            )
-        return Validation.model_validate(outcome.data)
 
     async def _platform_write(
         self, platform: str, action: StrikeAction, arguments: dict[str, Any]
     ) -> PostResult:
         """The write itself. Raises PlatformError (its kind says whether it may have landed)."""
-        outcome = await self.upstreams.call(platform, action.tool, arguments)
-        if not outcome.ok:
-            raise PlatformError(
-                outcome.kind or ErrorKind.UNAVAILABLE,
-                outcome.message,
-                retry_after=outcome.retry_after,
-            )
-        return PostResult.model_validate(outcome.data)
+        return await PlatformClient(self.upstreams, platform).write(action.tool, arguments)
 
     # -- the write --------------------------------------------------------------------------
 

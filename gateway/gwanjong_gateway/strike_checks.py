@@ -167,10 +167,7 @@ async def disclosure(desk: StrikeDesk, a: Attempt) -> Step:
 
 def _never(ctx: DraftContext, action: StrikeAction) -> str:
     """The reason, when draft already learned that the platform never allows this action."""
-    rule = ctx.validation.get(str(action)) or ctx.capabilities.get("actions", {}).get(action.tool)
-    if isinstance(rule, dict) and rule.get("allowed") == "never":
-        return str(rule.get("reason") or f"{ctx.opportunity.post.platform} does not allow this.")
-    return ""
+    return ctx.never_reason(str(action), action.tool)
 
 
 # -- under the lock: the record, the platform, the person, the write -------------------------

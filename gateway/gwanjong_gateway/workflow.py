@@ -6,8 +6,9 @@ server module stays a thin layer of tool definitions.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import replace
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 import anyio
@@ -15,10 +16,13 @@ import anyio
 from gwanjong_gateway.fence import NOTICE, fence
 from gwanjong_gateway.guides import approach, guide
 from gwanjong_gateway.mood import thread_mood
+from gwanjong_gateway.platform_client import PlatformClient
 from gwanjong_gateway.policy import is_opted_out
 from gwanjong_gateway.ranking import dedupe, opportunity_id, rank, select
-from gwanjong_gateway.state import DraftContext, Opportunity
+from gwanjong_gateway.state import DraftContext, DraftRule, Opportunity
 from gwanjong_gateway.upstreams import Upstreams
+from gwanjong_shared.contract import Action, Capabilities, Limit, LimitName, Validation
+from gwanjong_shared.errors import ErrorKind, PlatformError
 from gwanjong_shared.models import Comment, Post
 from gwanjong_shared.text import measure
 from gwanjong_shared.untrusted import one_line
@@ -52,20 +56,20 @@ async def scout(
         nonlocal done
         posts: list[Post] = []
         problems: list[str] = []
+        client = PlatformClient(upstreams, platform, timeout)
 
-        async def fetch(tool: str, args: dict[str, Any]) -> None:
-            outcome = await upstreams.call(platform, tool, args, timeout)
-            if outcome.ok:
-                posts.extend(Post.model_validate(p) for p in outcome.data.get("posts", []))
-            else:
-                problems.append(f"{tool}: {outcome.error}")
+        async def fetch(tool: str, read: Callable[[], Awaitable[list[Post]]]) -> None:
+            try:
+                posts.extend(await read())
+            except PlatformError as exc:
+                problems.append(f"{tool}: {exc}")
 
         # Each call waits for a starting server within its own call time, and a server
         # that is down answers at once (its circuit breaker), so no platform holds scout.
         with anyio.move_on_after(timeout + 1) as scope:  # a hung server must not hold scout
             async with anyio.create_task_group() as tg:
-                tg.start_soon(fetch, "search", {"query": topic, "limit": PER_PLATFORM})
-                tg.start_soon(fetch, "trending", {"limit": PER_PLATFORM})
+                tg.start_soon(fetch, "search", partial(client.search, topic, PER_PLATFORM))
+                tg.start_soon(fetch, "trending", partial(client.trending, PER_PLATFORM))
         if scope.cancelled_caught:
             problems.append(f"no answer within {timeout:g} s")
         if problems and not posts:
@@ -90,18 +94,16 @@ async def scout(
     return [Opportunity(opportunity_id(r.post), r.post, r.score, r.reason) for r in chosen], errors
 
 
-def net_limits(limits: dict[str, Any], footer: str) -> dict[str, Any]:
+def net_limits(limits: Mapping[LimitName, Limit], footer: str) -> dict[str, Any]:
     """What the model may write: the disclosure footer is appended to bodies and
     comments, so its length comes off their limits (titles keep theirs)."""
-    if not footer:
-        return limits
     out: dict[str, Any] = {}
     for name, limit in limits.items():
-        if name == "title" or not isinstance(limit, dict) or "max" not in limit:
-            out[name] = limit
-            continue
-        used = _footer_length(footer, str(limit.get("unit", "chars")))
-        out[name] = {**limit, "max": max(0, int(limit["max"]) - used), "footer": used}
+        shown = limit.model_dump(mode="json")
+        if footer and name != "title":
+            used = _footer_length(footer, limit.unit)
+            shown.update(max=max(0, limit.max - used), footer=used)
+        out[name] = shown
     return out
 
 
@@ -132,6 +134,26 @@ def compress(opportunity: Opportunity) -> dict[str, Any]:
     return shown
 
 
+@dataclass
+class _Reads:
+    """What draft's concurrent reads brought back (a failure is kept by its key)."""
+
+    post: Post | None = None
+    comments: list[Comment] = field(default_factory=list)
+    caps: Capabilities | None = None
+    verdicts: dict[str, Validation] = field(default_factory=dict)
+    failures: dict[str, PlatformError] = field(default_factory=dict)
+
+    async def read_post(self, client: PlatformClient, post_id: str) -> None:
+        self.post = await client.get_post(post_id)
+
+    async def read_comments(self, client: PlatformClient, post_id: str) -> None:
+        self.comments = await client.get_comments(post_id, 100)
+
+    async def read_caps(self, client: PlatformClient) -> None:
+        self.caps = await client.capabilities()
+
+
 UNTRUSTED_FIELDS = (
     " Quoted from the platform: title, author, url, post, top_comments[].author and .text."
 )
@@ -143,62 +165,61 @@ async def draft(
     """Everything the model needs to write one good reply, with platform text fenced."""
     post = opportunity.post
     platform, post_id = post.platform, post.id
-    results: dict[str, Any] = {}
-    failures: dict[str, str] = {}
+    client = PlatformClient(upstreams, platform)
+    got = _Reads()
+    failures = got.failures
 
-    async def get(key: str, tool: str, args: dict[str, Any]) -> None:
-        outcome = await upstreams.call(platform, tool, args)
-        if outcome.ok:
-            results[key] = outcome.data
-        else:
-            failures[key] = outcome.error
+    async def guard(key: str, read: Callable[[], Awaitable[None]]) -> None:
+        try:
+            await read()
+        except PlatformError as exc:
+            failures[key] = exc
+
+    async def check(key: str, action: Action, body: str) -> None:
+        got.verdicts[key] = await client.validate(action, body, post_id=post_id)
 
     async with anyio.create_task_group() as tg:
-        tg.start_soon(get, "post", "get_post", {"post_id": post_id})
-        tg.start_soon(get, "comments", "get_comments", {"post_id": post_id, "limit": 100})
-        tg.start_soon(get, "caps", "capabilities", {})
+        tg.start_soon(guard, "post", partial(got.read_post, client, post_id))
+        tg.start_soon(guard, "comments", partial(got.read_comments, client, post_id))
+        tg.start_soon(guard, "caps", partial(got.read_caps, client))
         tg.start_soon(
-            get,
-            "comment_rule",
-            "validate",
-            {"action": "write_comment", "body": "draft", "post_id": post_id},
+            guard, "comment_rule", partial(check, "comment_rule", "write_comment", "draft")
         )
-        tg.start_soon(
-            get, "upvote_rule", "validate", {"action": "upvote", "body": "", "post_id": post_id}
-        )
+        tg.start_soon(guard, "upvote_rule", partial(check, "upvote_rule", "upvote", ""))
+    caps, comments = got.caps, got.comments
 
-    if "post" in failures and failures["post"].startswith("not_found"):
+    gone = failures.get("post")
+    if gone is not None and gone.kind is ErrorKind.NOT_FOUND:
         raise LookupError(
-            f"not_found: the post behind {opportunity.id} is gone ({failures['post']}). Run scout again."
+            f"not_found: the post behind {opportunity.id} is gone ({gone}). Run scout again."
         )
-    full = Post.model_validate(results["post"]) if "post" in results else post
+    full = got.post or post
     if opportunity.summoned:  # the link (and a hand-off) opens the mention
         full = full.model_copy(update={"url": post.url})
-    comments = [Comment.model_validate(c) for c in results.get("comments", {}).get("comments", [])]
-    caps = results.get("caps") or {}
     mood = thread_mood([c.body for c in comments if c.body])
     top = sorted(comments, key=lambda c: c.likes, reverse=True)[:TOP_COMMENTS]
 
-    def rule(key: str, action: str) -> dict[str, Any]:
-        if key in results:
-            v = results[key]
+    def rule(key: str, action: Action) -> DraftRule:
+        base = caps.actions.get(action) if caps is not None else None
+        verdict = got.verdicts.get(key)
+        if verdict is not None:
             reason = (
-                "; ".join(v.get("problems", []))
-                if v.get("allowed") != "auto"
-                else caps.get("actions", {}).get(action, {}).get("reason", "")
+                "; ".join(verdict.problems)
+                if verdict.allowed != "auto"
+                else (base.reason if base is not None else "")
             )
-            return {"allowed": v["allowed"], "reason": one_line(reason, 400)}
-        base = caps.get("actions", {}).get(action)
-        if base:
-            return {"allowed": base.get("allowed"), "reason": one_line(base.get("reason", ""), 400)}
-        why = failures.get(key) or failures.get("caps") or "could not check"
-        return {"allowed": "unknown", "reason": one_line(why, 400)}
+            return DraftRule(verdict.allowed, one_line(reason, 400))
+        if base is not None:
+            return DraftRule(base.allowed, one_line(base.reason, 400))
+        why = failures.get(key) or failures.get("caps")
+        return DraftRule("unknown", one_line(str(why) if why else "could not check", 400))
 
     strike_rules = {
         "comment": rule("comment_rule", "write_comment"),
         "upvote": rule("upvote_rule", "upvote"),
         "post": rule("post_rule", "write_post"),  # no per-target check for new posts
     }
+    shown_rules = {k: {"allowed": r.allowed, "reason": r.reason} for k, r in strike_rules.items()}
     source = f"{platform} post {post_id}"
     shown: dict[str, Any] = {
         "opportunity_id": opportunity.id,
@@ -227,16 +248,16 @@ async def draft(
         },
         "approach": approach(full.title, full.body, mood, len(comments)),
         "guide": guide(platform, caps),
-        "limits": net_limits(caps.get("limits", {}), disclosure),
+        "limits": net_limits(caps.limits if caps is not None else {}, disclosure),
         "strike": {
             "writes": mode,
             "disclosure_appended": disclosure or None,
-            "actions": strike_rules,
+            "actions": shown_rules,
         },
         "next": f"Write your reply, then strike(opportunity_id={opportunity.id!r}, action='comment', content=...).",
     }
     if failures:
-        shown["warnings"] = {k: one_line(v, 300) for k, v in failures.items()}
+        shown["warnings"] = {k: one_line(str(v), 300) for k, v in failures.items()}
     context = DraftContext(
         opportunity=replace(opportunity, post=full),
         capabilities=caps,

@@ -6,8 +6,10 @@ then one sentence saying what to do next::
     not_found: No Dev.to article has id 123. Check the id from search or trending.
     rate_limited retry_after=30: Dev.to is throttling us. Wait 30 seconds, then retry.
 
-The gateway parses that prefix back with :func:`parse_error`, so any MCP server that
-follows this format can join as a platform.
+The same error travels as data beside that text: the result's structured content is
+``{"error": {"kind", "message", "retry_after"}}`` (:class:`ErrorResult`), which the gateway
+reads first. :func:`parse_error` reads the text prefix back, for a server that sends text
+only, so any MCP server that follows this format can join as a platform.
 """
 
 from __future__ import annotations
@@ -15,9 +17,12 @@ from __future__ import annotations
 import logging
 import math
 import re
+from collections.abc import Mapping
 from enum import StrEnum
 
+import pydantic
 from fastmcp.exceptions import ToolError
+from pydantic import BaseModel, ConfigDict
 
 
 class ErrorKind(StrEnum):
@@ -31,8 +36,9 @@ class ErrorKind(StrEnum):
 
 
 class PlatformError(ToolError):
-    """Raised by adapters. It is a ToolError, so FastMCP sends its text to the model as is
-    (an expected outcome, logged at INFO without a traceback)."""
+    """Raised by adapters (and by a client reading a failed call). It is a ToolError, so
+    FastMCP sends its text to the model as is (an expected outcome, logged at INFO without
+    a traceback)."""
 
     def __init__(self, kind: ErrorKind, message: str, *, retry_after: float | None = None) -> None:
         super().__init__(format_error(kind, message, retry_after), log_level=logging.INFO)
@@ -40,15 +46,60 @@ class PlatformError(ToolError):
         self.message = message
         self.retry_after = retry_after
 
-    def to_tool_error(self) -> ToolError:
-        return ToolError(str(self))
+    @property
+    def body(self) -> ErrorBody:
+        return ErrorBody.of(self.kind, self.message, self.retry_after)
+
+
+class ErrorBody(BaseModel):
+    """One tool failure as data: what the text prefix says, typed."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    kind: ErrorKind
+    message: str
+    retry_after: float | None = None
+
+    @classmethod
+    def of(cls, kind: ErrorKind, message: str, retry_after: float | None = None) -> ErrorBody:
+        # The same seconds as the text says, so both readers wait alike.
+        return cls(kind=kind, message=message, retry_after=_wait_s(kind, retry_after))
+
+    @property
+    def text(self) -> str:
+        return format_error(self.kind, self.message, self.retry_after)
+
+
+class ErrorResult(BaseModel):
+    """The structured content of a failed contract tool call."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    error: ErrorBody
+
+
+def read_error(structured: object, text: str) -> ErrorBody:
+    """A failed call's error: from its structured content when it carries one, else from
+    the text prefix (a server that sends text only)."""
+    if isinstance(structured, Mapping) and "error" in structured:
+        try:
+            return ErrorResult.model_validate(structured).error
+        except pydantic.ValidationError:
+            pass  # not ours: the text still says it
+    kind, message, after = parse_error(text)
+    return ErrorBody(kind=kind, message=message, retry_after=after)
+
+
+def _wait_s(kind: ErrorKind, retry_after: float | None) -> float | None:
+    if kind is not ErrorKind.RATE_LIMITED:
+        return retry_after
+    # Round up: waiting a fraction too long is harmless, too short earns another 429.
+    return max(1, math.ceil(retry_after - 1e-6)) if retry_after is not None else 60
 
 
 def format_error(kind: ErrorKind, message: str, retry_after: float | None = None) -> str:
     if kind is ErrorKind.RATE_LIMITED:
-        # Round up: waiting a fraction too long is harmless, too short earns another 429.
-        seconds = max(1, math.ceil(retry_after - 1e-6)) if retry_after is not None else 60
-        return f"{kind.value} retry_after={seconds}: {message}"
+        return f"{kind.value} retry_after={_wait_s(kind, retry_after):.0f}: {message}"
     return f"{kind.value}: {message}"
 
 

@@ -1,7 +1,8 @@
 """Middleware that gives every tool failure the contract's `kind: what to do next` form.
 
 Argument errors from schema validation, unknown tools and unexpected exceptions would
-otherwise reach the model as pydantic dumps or tracebacks; here they become one line.
+otherwise reach the model as pydantic dumps or tracebacks; here they become one line,
+and the same error as data in the result's structured content (``{"error": {...}}``).
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ import pydantic
 from fastmcp.exceptions import NotFoundError, ToolError
 from fastmcp.exceptions import ValidationError as ArgumentError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+from fastmcp.tools.base import ToolResult
+from mcp.types import TextContent
 
-from gwanjong_shared.errors import ErrorKind, format_error
+from gwanjong_shared.errors import ErrorBody, ErrorKind, ErrorResult, PlatformError, parse_error
 from gwanjong_shared.untrusted import ECHO_CHARS, clean, has_hidden, one_line
 
 log = logging.getLogger(__name__)
@@ -31,6 +34,47 @@ def describe_validation(exc: pydantic.ValidationError) -> str:
     return one_line("; ".join(parts), ECHO_CHARS * 2)
 
 
+def error_result(body: ErrorBody) -> ToolResult:
+    """A failed call as the model and the gateway see it: the `kind: ...` text for people
+    and other agents, the same error as data for programs. The structured content does
+    not match the tool's output schema: clients skip that check when isError is true."""
+    return ToolResult(
+        content=[TextContent(type="text", text=body.text)],
+        structured_content=ErrorResult(error=body).model_dump(mode="json"),
+        is_error=True,
+    )
+
+
+def _unexpected(name: str, exc: BaseException) -> ErrorBody:
+    log.error(
+        "tool %s failed unexpectedly: %s",
+        name,
+        type(exc).__name__,
+        exc_info=log.isEnabledFor(logging.DEBUG),
+    )
+    return ErrorBody.of(
+        ErrorKind.UNAVAILABLE,
+        f"{name} failed unexpectedly ({type(exc).__name__}). Try again; if it keeps "
+        "failing, check the server's log.",
+    )
+
+
+def _from_tool_error(name: str, exc: ToolError) -> ErrorBody:
+    if isinstance(exc, PlatformError):
+        body = exc.body
+    else:  # a bare ToolError (ours or FastMCP's) says its kind in its text, if at all
+        kind, message, after = parse_error(str(exc))
+        cause = exc.__cause__
+        if not str(exc).startswith(kind.value) and isinstance(cause, Exception):
+            # FastMCP's mask of an exception a tool raised ("Error calling tool ...")
+            return _unexpected(name, cause)
+        body = ErrorBody.of(kind, message, after)
+    if len(body.text) > MAX_ERROR_CHARS or has_hidden(body.text):
+        # An error may quote a platform's answer or an input: cleaned and bounded.
+        return body.model_copy(update={"message": clean(body.message, MAX_ERROR_CHARS)})
+    return body
+
+
 class ContractErrors(Middleware):
     async def on_call_tool(
         self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]
@@ -45,44 +89,28 @@ class ContractErrors(Middleware):
                 if isinstance(cause, pydantic.ValidationError)
                 else one_line(str(exc), ECHO_CHARS)
             )
-            raise ToolError(
-                format_error(
+            return error_result(
+                ErrorBody.of(
                     ErrorKind.INVALID_INPUT,
                     f"Bad arguments for {name}: {detail}. Fix them (see the tool's input schema) "
                     "and call again.",
                 )
-            ) from None
+            )
         except NotFoundError:
-            raise ToolError(
-                format_error(
+            return error_result(
+                ErrorBody.of(
                     ErrorKind.INVALID_INPUT,
                     f"There is no tool named {name!r}. List the tools and use one of those.",
                 )
-            ) from None
+            )
         except ToolError as exc:
-            text = str(exc)
-            if len(text) > MAX_ERROR_CHARS or has_hidden(text):
-                # An error may quote a platform's answer or an input: cleaned and bounded.
-                raise ToolError(clean(text, MAX_ERROR_CHARS)) from None
-            raise
+            return error_result(_from_tool_error(name, exc))
         except pydantic.ValidationError as exc:
-            raise ToolError(
-                format_error(
+            return error_result(
+                ErrorBody.of(
                     ErrorKind.INVALID_INPUT,
                     f"Bad arguments for {name}: {describe_validation(exc)}.",
                 )
-            ) from None
-        except Exception as exc:  # the last line of defence: never a traceback to the model
-            log.error(
-                "tool %s failed unexpectedly: %s",
-                name,
-                type(exc).__name__,
-                exc_info=log.isEnabledFor(logging.DEBUG),
             )
-            raise ToolError(
-                format_error(
-                    ErrorKind.UNAVAILABLE,
-                    f"{name} failed unexpectedly ({type(exc).__name__}). Try again; if it keeps "
-                    "failing, check the server's log.",
-                )
-            ) from None
+        except Exception as exc:  # the last line of defence: never a traceback to the model
+            return error_result(_unexpected(name, exc))

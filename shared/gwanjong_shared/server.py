@@ -103,8 +103,10 @@ def build_platform_server(
         # serverInfo.version: ours (the server's package), not FastMCP's.
         version=package_version(type(adapter).__module__),
     )
-    mcp.add_middleware(ContractErrors())
+    # RateMeta outside ContractErrors: an error is a result by then, so a 429 carries its
+    # window in _meta too.
     mcp.add_middleware(RateMeta())  # the platform's remaining budget, in each result's _meta
+    mcp.add_middleware(ContractErrors())
 
     async def guarded(call: Awaitable[T], what: str) -> T:
         # The SDKs differ in how (and whether) they time out; one bound for all of them.

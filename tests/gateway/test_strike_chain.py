@@ -22,7 +22,7 @@ from gwanjong_gateway import strike_checks
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.ledger import StrikeAction, StrikeStatus
 from gwanjong_gateway.records import Records
-from gwanjong_gateway.state import DraftContext, Opportunity
+from gwanjong_gateway.state import DraftContext, DraftRule, Opportunity
 from gwanjong_gateway.store import StrikeStore
 from gwanjong_gateway.strike import StrikeDesk
 from gwanjong_gateway.strike_checks import Answer, Attempt, Refuse
@@ -137,8 +137,8 @@ def context(post_id: str = "p1", author: str = "alice", **validation: Any) -> Dr
     )
     return DraftContext(
         opportunity=Opportunity(id=f"{NAME}:{post_id}", post=post, score=1.0, reason="test"),
-        capabilities={},
-        validation=dict(validation),
+        capabilities=None,
+        validation={k: DraftRule(**v) for k, v in validation.items()},
     )
 
 

@@ -1,0 +1,57 @@
+"""What one call to a platform server came to, at the transport level.
+
+Only platform_client.py reads the answer itself (`result`): it validates it into the
+contract's models. Everything else sees the kind of a failure, its text and the
+platform's rate window.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mcp.types import CallToolResult
+
+from gwanjong_shared.errors import ErrorKind, format_error, read_error
+from gwanjong_shared.rate_meta import RateWindow, window_from_meta
+
+
+@dataclass
+class Outcome:
+    """One upstream call: the raw result on success, else the error's kind and text."""
+
+    ok: bool
+    kind: ErrorKind | None = None
+    message: str = ""
+    retry_after: float | None = None
+    rate: RateWindow | None = None  # the platform's budget, when its server knew it
+    #: the server's answer, parsed by platform_client.py alone
+    result: CallToolResult | None = None
+
+    @classmethod
+    def failure(
+        cls,
+        kind: ErrorKind,
+        message: str,
+        retry_after: float | None = None,
+        rate: RateWindow | None = None,
+    ) -> Outcome:
+        return cls(ok=False, kind=kind, message=message, retry_after=retry_after, rate=rate)
+
+    @classmethod
+    def answered(cls, result: CallToolResult) -> Outcome:
+        """The server answered: a success, or its error as data (or as text, from a
+        server that sends text only)."""
+        rate = window_from_meta(result.meta)
+        if not result.is_error:
+            return cls(ok=True, rate=rate, result=result)
+        text = " ".join(getattr(c, "text", "") for c in result.content)
+        body = read_error(result.structured_content, text)
+        failed = cls.failure(body.kind, body.message, body.retry_after, rate)
+        failed.result = result
+        return failed
+
+    @property
+    def error(self) -> str:
+        if self.ok or self.kind is None:
+            return ""
+        return format_error(self.kind, self.message, self.retry_after)

@@ -1,0 +1,164 @@
+"""The gateway's typed PlatformClient against a tiny in-test platform server: contract
+models out, one PlatformError in; the kind from structured data when sent, from the
+`kind: ` text when a third-party server sends text only, and TIMEOUT from MCP's own
+request-timeout error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from fastmcp import FastMCP
+from fastmcp.exceptions import ToolError
+from fastmcp.tools.base import ToolResult
+from mcp.types import TextContent
+
+from gwanjong_gateway.config import parse
+from gwanjong_gateway.platform_client import PlatformClient
+from gwanjong_gateway.upstreams import Upstreams
+from gwanjong_shared.contract import Capabilities, Validation
+from gwanjong_shared.errors import ErrorKind, PlatformError
+from gwanjong_shared.models import Post
+
+pytestmark = pytest.mark.anyio
+
+POST = {"id": "p1", "platform": "tiny", "title": "Hello", "url": "https://tiny.test/p1"}
+CAPS = {
+    "platform": "tiny",
+    "configured": True,
+    "account": "me",
+    "actions": {
+        "write_post": {"allowed": "human", "reason": "people only"},
+        "write_comment": {"allowed": "auto", "reason": "ok"},
+        "upvote": {"allowed": "never", "reason": "no votes"},
+    },
+    "limits": {"comment": {"max": 500, "unit": "chars"}},
+}
+
+
+def tiny() -> FastMCP[Any]:
+    """A platform server that knows nothing of our shared kit: its errors are text only."""
+    mcp: FastMCP[Any] = FastMCP("tiny")
+
+    @mcp.tool
+    async def trending(limit: int = 20) -> dict[str, Any]:
+        return {"posts": [{"title": "no id, no platform"}]}  # outside the contract
+
+    @mcp.tool
+    async def search(query: str, limit: int = 20) -> dict[str, Any]:
+        raise ToolError("rate_limited retry_after=9: Slow down, then retry.")
+
+    @mcp.tool
+    async def get_post(post_id: str) -> dict[str, Any]:
+        if post_id == "slow":
+            await anyio.sleep(120)  # a hung platform: the call's timeout ends it
+        if post_id != "p1":
+            raise ToolError("not_found: no post has that id. Check it from search.")
+        return POST
+
+    @mcp.tool
+    async def get_comments(post_id: str, limit: int = 50) -> dict[str, Any]:
+        return {"comments": []}
+
+    @mcp.tool
+    async def capabilities() -> dict[str, Any]:
+        return CAPS
+
+    @mcp.tool
+    async def validate(
+        action: str, body: str = "", title: str = "", post_id: str | None = None
+    ) -> dict[str, Any]:
+        used = len(body)
+        return {
+            "ok": used <= 500,
+            "allowed": "auto",
+            "problems": [],
+            "length": {"used": used, "max": 500, "unit": "chars"},
+        }
+
+    @mcp.tool
+    async def write_post(title: str, body: str, tags: list[str] | None = None) -> dict[str, Any]:
+        raise ToolError("Something broke.")  # no kind at all
+
+    @mcp.tool
+    async def write_comment(
+        post_id: str, body: str, parent_id: str | None = None
+    ) -> dict[str, Any]:
+        return {"ok": True, "platform": "tiny", "action": "write_comment", "id": "c1"}
+
+    @mcp.tool
+    async def upvote(post_id: str) -> ToolResult:
+        # Data and text disagree: the data wins.
+        return ToolResult(
+            content=[TextContent(type="text", text="unavailable: the text says so")],
+            structured_content={"error": {"kind": "auth", "message": "the data says so"}},
+            is_error=True,
+        )
+
+    return mcp
+
+
+def upstreams_for(tmp_path: Path) -> Upstreams:
+    config = parse(
+        f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\ncall_timeout_s = 30\n'
+        '[platforms.tiny]\nurl = "http://127.0.0.1:9/mcp"\n'
+    )
+    return Upstreams(config, environ={}, transports={"tiny": tiny()})
+
+
+async def test_answers_are_contract_models(tmp_path: Path) -> None:
+    upstreams = upstreams_for(tmp_path)
+    client = PlatformClient(upstreams, "tiny")
+    try:
+        post = await client.get_post("p1")
+        assert isinstance(post, Post) and post.title == "Hello"
+        caps = await client.capabilities()
+        assert isinstance(caps, Capabilities) and caps.actions["upvote"].allowed == "never"
+        verdict = await client.validate("write_comment", "hi", post_id="p1")
+        assert isinstance(verdict, Validation) and verdict.length.used == 2
+        assert await client.get_comments("p1") == []
+        written = await client.write_comment("p1", "hi")
+        assert written.ok and written.id == "c1"
+        # the platform layer of health saw the typed capabilities
+        assert upstreams.health()["tiny"]["platform"]["state"] == "reachable"
+    finally:
+        await upstreams.close_all()
+
+
+async def test_text_only_errors_keep_their_kind(tmp_path: Path) -> None:
+    upstreams = upstreams_for(tmp_path)
+    client = PlatformClient(upstreams, "tiny")
+    try:
+        with pytest.raises(PlatformError) as gone:
+            await client.get_post("nope")
+        assert gone.value.kind is ErrorKind.NOT_FOUND
+        assert gone.value.message.startswith("no post has that id")
+        with pytest.raises(PlatformError) as slow:
+            await client.search("rust")
+        assert slow.value.kind is ErrorKind.RATE_LIMITED and slow.value.retry_after == 9
+        with pytest.raises(PlatformError) as broke:
+            await client.write_post("t", "b")
+        assert broke.value.kind is ErrorKind.UNAVAILABLE
+        with pytest.raises(PlatformError) as data:
+            await client.upvote("p1")
+        assert data.value.kind is ErrorKind.AUTH and data.value.message == "the data says so"
+        with pytest.raises(PlatformError) as shape:
+            await client.trending()
+        assert shape.value.kind is ErrorKind.UNAVAILABLE
+        assert "outside the platform contract" in shape.value.message
+    finally:
+        await upstreams.close_all()
+
+
+async def test_a_timeout_is_recognised_from_the_mcp_error(tmp_path: Path) -> None:
+    upstreams = upstreams_for(tmp_path)
+    try:
+        await PlatformClient(upstreams, "tiny").capabilities()  # started, on generous time
+        with pytest.raises(PlatformError) as hung:
+            await PlatformClient(upstreams, "tiny", timeout_s=1.0).get_post("slow")
+        assert hung.value.kind is ErrorKind.TIMEOUT
+        assert "did not answer get_post" in hung.value.message
+    finally:
+        await upstreams.close_all()

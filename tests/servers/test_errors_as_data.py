@@ -1,0 +1,69 @@
+"""A failed contract tool carries its error as data (`structuredContent.error`) beside
+the `kind: ...` text, from a real server through the real SDK and the sandbox."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fastmcp import Client
+from mcp.types import CallToolResult
+
+from gwanjong_sandbox.control import SandboxControl
+from gwanjong_shared.errors import ErrorKind, ErrorResult, parse_error
+from gwanjong_shared.rate_meta import window_from_meta
+from tests.platforms import SPECS
+
+pytestmark = pytest.mark.anyio
+
+
+def error_of(result: CallToolResult) -> ErrorResult:
+    assert result.is_error, result.content
+    text = " ".join(getattr(c, "text", "") for c in result.content)
+    error = ErrorResult.model_validate(result.structured_content)
+    # The text says the same, for people and agents that read text only.
+    assert parse_error(text) == (error.error.kind, error.error.message, error.error.retry_after)
+    return error
+
+
+async def call(sandbox: SandboxControl, tool: str, **args: Any) -> CallToolResult:
+    async with Client(SPECS["devto"].build(sandbox.url)) as client:
+        return await client.call_tool_mcp(tool, args)
+
+
+async def test_a_missing_post_is_not_found_as_data(sandbox: SandboxControl) -> None:
+    error = error_of(await call(sandbox, "get_post", post_id="999999999"))
+    assert error.error.kind is ErrorKind.NOT_FOUND
+    assert error.error.retry_after is None
+    assert error.error.message
+
+
+async def test_a_throttled_call_carries_retry_after(sandbox: SandboxControl) -> None:
+    sandbox.fault("devto", status=429, retry_after=42, count=5, match="/api/articles")
+    error = error_of(await call(sandbox, "search", query="rust"))
+    assert error.error.kind is ErrorKind.RATE_LIMITED
+    assert error.error.retry_after == 42
+
+
+async def test_bad_arguments_and_unknown_tools_carry_a_kind(sandbox: SandboxControl) -> None:
+    bad = error_of(await call(sandbox, "trending", limit=0))
+    assert bad.error.kind is ErrorKind.INVALID_INPUT and "limit" in bad.error.message
+    unknown = error_of(await call(sandbox, "no_such_tool"))
+    assert unknown.error.kind is ErrorKind.INVALID_INPUT
+    assert "no_such_tool" in unknown.error.message
+
+
+async def test_a_success_has_no_error(sandbox: SandboxControl) -> None:
+    result = await call(sandbox, "search", query="rust")
+    assert not result.is_error
+    assert isinstance(result.structured_content, dict)
+    assert "error" not in result.structured_content
+
+
+async def test_a_429_carries_the_rate_window_too(sandbox: SandboxControl) -> None:
+    sandbox.fault("twitter", status=429, retry_after=42, count=5, match="/2/tweets/search")
+    async with Client(SPECS["twitter"].build(sandbox.url)) as client:
+        result = await client.call_tool_mcp("search", {"query": "rust"})
+    assert error_of(result).error.kind is ErrorKind.RATE_LIMITED
+    window = window_from_meta(result.meta)
+    assert window is not None and window.remaining == 0 and window.limit == 450
