@@ -89,7 +89,7 @@ def broken_validate(real: FastMCP[Any]) -> FastMCP[Any]:
     return outer
 
 
-async def test_an_unexpected_exception_in_strike_is_kind_prefixed(
+async def test_a_malformed_platform_answer_in_strike_is_kind_prefixed(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     config = parse(config_text(tmp_path, ["devto"]))
@@ -99,7 +99,9 @@ async def test_an_unexpected_exception_in_strike_is_kind_prefixed(
         text = await error_of(
             client, "strike", opportunity_id=oid, action="post", content="Hello.", title="Hi"
         )
-        assert text.startswith("unavailable: strike stopped on an unexpected error"), text
+        # The typed client refuses an answer outside the contract: a kind, never a traceback.
+        assert text.startswith("unavailable: Could not check the platform's rules"), text
+        assert "outside the platform contract" in text, text
         assert "Error calling tool" not in text
     assert sandbox.writes("devto") == []
 
