@@ -69,3 +69,20 @@ SOCIAL = Profile(
     credentials=("BLUESKY_HANDLE", "BLUESKY_APP_PASSWORD"),
     me="gwanjong.bsky.social",
 )
+
+LINKS = Profile(
+    name="reddit",
+    label="Fake Links",
+    url="https://www.reddit.com/r/fake/comments",
+    rules={
+        "write_post": ActionRule(allowed="auto", reason="Posts are open to programs here."),
+        "write_comment": ActionRule(allowed="auto", reason="Comments are open to programs here."),
+        "upvote": ActionRule(allowed="never", reason="Votes by programs are vote manipulation."),
+    },
+    limits={
+        "title": Limit(max=300, unit="chars"),
+        "body": Limit(max=40_000, unit="chars"),
+        "comment": Limit(max=10_000, unit="chars"),
+    },
+    credentials=("REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET"),
+)

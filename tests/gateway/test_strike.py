@@ -56,11 +56,6 @@ async def strike(
     return result.structured_content
 
 
-@pytest.fixture
-def forum() -> FakePlatform:
-    return FakePlatform(FORUM)
-
-
 def history(state_dir: Path) -> list[Any]:
     store = StrikeStore(state_dir / "gwanjong.db")
     try:

@@ -13,7 +13,6 @@ from fastmcp import Client
 from gwanjong_shared.errors import ErrorKind
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
-from tests.fakes.profiles import FORUM
 
 pytestmark = pytest.mark.anyio
 MODES = ["legacy", "auto"]
@@ -22,11 +21,6 @@ MODES = ["legacy", "auto"]
 @pytest.fixture(params=MODES)
 def mode(request: pytest.FixtureRequest) -> str:
     return str(request.param)
-
-
-@pytest.fixture
-def forum() -> FakePlatform:
-    return FakePlatform(FORUM)
 
 
 async def text_of(client: Client[Any], tool: str, args: dict[str, Any]) -> str:
