@@ -60,10 +60,10 @@ def tier_of(item: pytest.Item, tests_dir: Path) -> None:
 
 
 def all_tiers(config: pytest.Config) -> bool:
+    # Any -m, even `-m ''`, means the caller selects by marker themself.
+    marked = any(a == "-m" or a.startswith("-m") for a in config.invocation_params.args)
     return bool(
-        config.getoption("--all-tiers")
-        or os.environ.get(ENV, "") not in ("", "0")
-        or config.getoption("-m")
+        config.getoption("--all-tiers") or os.environ.get(ENV, "") not in ("", "0") or marked
     )
 
 
