@@ -16,10 +16,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     tiers.add_option(parser)
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    tiers.configure(config)
-
-
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     return True if tiers.skip_dir(collection_path, config) else None
 

@@ -37,16 +37,6 @@ def add_option(parser: pytest.Parser) -> None:
     )
 
 
-def configure(config: pytest.Config) -> None:
-    for name, what in (
-        ("sandbox", "uses the sandbox process: real platform SDKs over HTTP"),
-        ("postgres", "needs a PostgreSQL server"),
-        ("install", "builds or installs packages"),
-        ("external", "runs external MCP clients (Node tools)"),
-    ):
-        config.addinivalue_line("markers", f"{name}: {what} (slow tier)")
-
-
 def tier_of(item: pytest.Item, tests_dir: Path) -> None:
     """Mark ``item`` with the tiers it belongs to, from its directory and fixtures."""
     try:
