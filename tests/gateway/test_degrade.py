@@ -16,6 +16,9 @@ from gwanjong_gateway.config import PlatformConfig, parse
 from gwanjong_gateway.server import Gateway, build_gateway
 from gwanjong_gateway.upstreams import platform_env
 from gwanjong_sandbox.control import SandboxControl
+from gwanjong_shared.errors import ErrorKind
+from tests.fakes.gateway import fake_gateway
+from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import config_text
 from tests.mcp import call, error_of
 from tests.platforms import SPECS
@@ -101,9 +104,9 @@ async def test_a_server_that_cannot_import_is_down_with_its_stderr_and_fails_fas
 
 
 async def test_status_shows_the_platform_behind_the_server(
-    sandbox: SandboxControl, tmp_path: Path
+    forum: FakePlatform, tmp_path: Path
 ) -> None:
-    async with Client(gateway_with(sandbox, tmp_path, ["devto"]), timeout=120) as client:
+    async with Client(fake_gateway(tmp_path, forum), timeout=120) as client:
         await call(client, "scout", topic="rust")  # waits for the server to be up
         status = await call(client, "status")
         assert status["platforms"]["devto"]["health"] == "up"
@@ -111,36 +114,35 @@ async def test_status_shows_the_platform_behind_the_server(
 
         # 429 last: after it the server itself refuses until the window resets (90 s here),
         # so no later fault would reach the platform.
-        sandbox.fault("devto", kind="status", status=401, count=20)
+        forum.fail(kind=ErrorKind.AUTH, count=20)
         await call(client, "scout", topic="rust", platforms=["devto"])
         platform = (await call(client, "status"))["platforms"]["devto"]["platform"]
         assert platform["state"] == "auth failed"
 
-        sandbox.clear_faults()
-        sandbox.fault("devto", kind="status", status=503, count=20)
+        forum.faults.clear()
+        forum.fail(kind=ErrorKind.UNAVAILABLE, count=20)
         await call(client, "scout", topic="rust", platforms=["devto"])
         platform = (await call(client, "status"))["platforms"]["devto"]["platform"]
         assert platform["state"] == "unreachable"
 
-        sandbox.clear_faults()
-        sandbox.fault("devto", kind="status", status=429, retry_after=90, count=20)
+        forum.faults.clear()
+        forum.fail(kind=ErrorKind.RATE_LIMITED, count=20, retry_after=90)
         await call(client, "scout", topic="rust", platforms=["devto"])
         platform = (await call(client, "status"))["platforms"]["devto"]["platform"]
         assert platform["state"] == "rate limited" and platform["until"].endswith("Z")
 
 
-async def test_exposed_tools_are_in_the_first_list(sandbox: SandboxControl, tmp_path: Path) -> None:
-    gw = gateway_with(
-        sandbox,
+async def test_exposed_tools_are_in_the_first_list(forum: FakePlatform, tmp_path: Path) -> None:
+    gw = fake_gateway(
         tmp_path,
-        ["devto"],
-        BROKEN,
-        gateway_extra='expose = ["devto__get_post", "broken__get_post"]',
+        forum,
+        tables=BROKEN,
+        extra='expose = ["devto__get_post", "broken__get_post"]',
     )
     async with Client(gw, timeout=120) as client:
         listed = {t.name for t in await client.list_tools()}  # once, right after connect
         assert {"devto__get_post", "broken__get_post"} <= listed
-        post_id = sandbox.ids("devto")["rust-async"]
+        post_id = forum.ids["rust-async"]
         got = await call(client, "devto__get_post", post_id=str(post_id))
         assert str(got["id"]) == str(post_id)
         down = await error_of(client, "broken__get_post", post_id="1")

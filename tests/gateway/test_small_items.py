@@ -17,6 +17,8 @@ from mcp.types import ClientCapabilities, ElicitationCapability, UrlElicitationC
 
 from gwanjong_gateway.policy import DISCLOSURE, is_opted_out
 from gwanjong_sandbox.control import SandboxControl
+from tests.fakes.gateway import fake_gateway
+from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import in_memory_gateway, opportunity_for
 from tests.mcp import call
 from tests.platforms import SPECS
@@ -124,16 +126,15 @@ class UrlOnlySession(VersionAwareClientSession):
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_a_url_only_client_never_gets_a_form(
-    sandbox: SandboxControl, tmp_path: Path, mode: str
+    forum: FakePlatform, tmp_path: Path, mode: str
 ) -> None:
-    needs("devto")
     asked: list[str] = []
 
     async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
         asked.append(message)
         return ElicitResult(action="accept")
 
-    gateway = in_memory_gateway(sandbox, tmp_path, ["devto"], writes="confirm")
+    gateway = fake_gateway(tmp_path, forum, writes="confirm")
     client = Client(gateway, mode=mode, elicitation_handler=handler)
     client._transport_options = TransportOptions(session_class=UrlOnlySession)
     async with client:
@@ -144,15 +145,12 @@ async def test_a_url_only_client_never_gets_a_form(
             client, "strike", opportunity_id=oid, action="post", content="Hi.", title="Hello"
         )
     assert result["status"] == "refused" and "cannot ask you for approval" in result["reason"]
-    assert asked == [] and sandbox.writes() == []
+    assert asked == [] and forum.writes == []
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
-async def test_server_version_is_gwanjongs(
-    sandbox: SandboxControl, tmp_path: Path, mode: str
-) -> None:
-    needs("devto")
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"]), mode=mode) as client:
+async def test_server_version_is_gwanjongs(forum: FakePlatform, tmp_path: Path, mode: str) -> None:
+    async with Client(fake_gateway(tmp_path, forum), mode=mode) as client:
         info = client.server_info  # either era
         assert info is not None and info.version == version("gwanjong")
     out = subprocess.run(
