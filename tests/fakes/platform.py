@@ -122,8 +122,18 @@ class FakePlatform:
         """Let the writes held back by ``lag`` show in reads."""
         self._hidden.clear()
 
-    def add_post(self, key: str, title: str, body: str, *, summons: bool = False) -> str:
-        thread = Thread(key, title, body, "someone", ["fake"], 1, 1.0, mentions_me=summons)
+    def add_post(
+        self,
+        key: str,
+        title: str,
+        body: str,
+        *,
+        author: str = "someone",
+        summons: bool = False,
+        hours_ago: float = 0.5,
+    ) -> str:
+        """A new post (after the seed; ``summons``: it mentions our account); its id."""
+        thread = Thread(key, title, body, author, ["fake"], 1, hours_ago, mentions_me=summons)
         return self._seed(thread)
 
     def written(self, action: str | None = None) -> list[Write]:
