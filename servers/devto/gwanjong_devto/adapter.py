@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import html
 import re
+import time
 from typing import Any, ClassVar
 
+import anyio
 import httpx
 
 from gwanjong_devto.settings import Settings
@@ -14,7 +16,7 @@ from gwanjong_shared.adapter import PlatformAdapter
 from gwanjong_shared.contract import ActionRule, Capabilities, Limit, MentionList
 from gwanjong_shared.http import raise_for_response, transport_error
 from gwanjong_shared.models import Comment, Post, PostResult
-from gwanjong_shared.ratelimit import Limiter, MinInterval, TokenBucket
+from gwanjong_shared.ratelimit import Clock, Limiter, MinInterval, Sleep, TokenBucket
 
 V1_ACCEPT = "application/vnd.forem.api-v1+json"
 _TAG = re.compile(r"^[a-z0-9]{1,30}$")
@@ -71,14 +73,22 @@ class DevtoAdapter(PlatformAdapter):
     label: ClassVar[str] = "Dev.to"
 
     def __init__(
-        self, settings: Settings, transport: httpx.AsyncBaseTransport | None = None
+        self,
+        settings: Settings,
+        transport: httpx.AsyncBaseTransport | None = None,
+        *,
+        clock: Clock = time.monotonic,
+        sleep: Sleep = anyio.sleep,
     ) -> None:
         self.settings = settings
         self._transport = transport
+        # Pacing on an injectable clock and sleep: tests advance time instead of waiting.
         self.limiter = Limiter(
             self.label,
-            reads=TokenBucket(settings.reads_per_minute, 60.0),
-            writes=MinInterval(settings.write_interval_s),
+            reads=TokenBucket(settings.reads_per_minute, 60.0, clock, sleep),
+            writes=MinInterval(settings.write_interval_s, clock, sleep),
+            clock=clock,
+            sleep=sleep,
         )
         self._http: httpx.AsyncClient | None = None
         self._account: str | None = None
