@@ -1,27 +1,23 @@
 """Degrading gracefully, through the real gateway over MCP (in-memory client): the
 circuit breaker on an injected clock, health in two layers, exposed tools from the first
-tools/list. Broken backends are real stdio processes (a command that cannot import)."""
+tools/list. Broken backends are real stdio processes (a command that cannot import); the
+healthy platform beside them is a fake in memory (tests/fakes)."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from fastmcp import Client
 
 from gwanjong_gateway.breaker import Breaker
-from gwanjong_gateway.config import PlatformConfig, parse
-from gwanjong_gateway.server import Gateway, build_gateway
+from gwanjong_gateway.config import PlatformConfig
 from gwanjong_gateway.upstreams import platform_env
-from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.errors import ErrorKind
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
-from tests.gateway.helpers import config_text
 from tests.mcp import call, error_of
-from tests.platforms import SPECS
 
 pytestmark = pytest.mark.anyio
 PY = sys.executable
@@ -34,22 +30,6 @@ class FakeClock:
 
     def __call__(self) -> float:
         return self.now
-
-
-def gateway_with(
-    sandbox: SandboxControl,
-    tmp: Path,
-    platforms: list[str],
-    extra_tables: str = "",
-    gateway_extra: str = "",
-    clock: Any = None,
-) -> Any:
-    text = config_text(tmp, platforms, extra=gateway_extra) + "\n" + extra_tables
-    config = parse(text)
-    transports = {name: SPECS[name].build(sandbox.url) for name in platforms}
-    kwargs = {"clock": clock} if clock is not None else {}
-    gw = Gateway(config, environ={}, transports=transports, **kwargs)
-    return build_gateway(config, gateway=gw)
 
 
 def test_breaker_backs_off_exponentially_on_its_clock() -> None:
@@ -69,10 +49,10 @@ def test_breaker_backs_off_exponentially_on_its_clock() -> None:
 
 
 async def test_a_server_that_cannot_import_is_down_with_its_stderr_and_fails_fast(
-    sandbox: SandboxControl, tmp_path: Path
+    forum: FakePlatform, tmp_path: Path
 ) -> None:
     clock = FakeClock()
-    gw = gateway_with(sandbox, tmp_path, ["devto"], BROKEN, clock=clock)
+    gw = fake_gateway(tmp_path, forum, tables=BROKEN, clock=clock)
     async with Client(gw, timeout=120) as client:
         scouted = await call(client, "scout", topic="rust")
         assert {o["platform"] for o in scouted["opportunities"]} == {"devto"}
@@ -169,15 +149,13 @@ def test_proxy_and_ca_variables_reach_the_platform_servers() -> None:
     assert "TWITTER_BEARER_TOKEN" not in env and "AWS_SECRET_ACCESS_KEY" not in env
 
 
-async def test_a_stderr_reason_never_shows_a_secret(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
+async def test_a_stderr_reason_never_shows_a_secret(forum: FakePlatform, tmp_path: Path) -> None:
     leaky = (
         f'[platforms.leaky]\ncommand = ["{PY}", "-c", '
         "\"import os, sys; sys.exit('bad token ' + os.environ['LEAKY_TOKEN'])\"]\n"
         'env = { LEAKY_TOKEN = "s3cr3t-value-123", LEAKY_BASE_URL = "http://127.0.0.1:9" }\n'
     )
-    async with Client(gateway_with(sandbox, tmp_path, ["devto"], leaky), timeout=120) as client:
+    async with Client(fake_gateway(tmp_path, forum, tables=leaky), timeout=120) as client:
         scouted = await call(client, "scout", topic="rust", platforms=["leaky"])
         status = await call(client, "status")
         reason = status["platforms"]["leaky"]["reason"]

@@ -19,6 +19,7 @@ from gwanjong_gateway.policy import DISCLOSURE, is_opted_out
 from gwanjong_sandbox.control import SandboxControl
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
+from tests.fakes.profiles import LINKS
 from tests.gateway.helpers import in_memory_gateway, opportunity_for
 from tests.mcp import call
 from tests.platforms import SPECS
@@ -93,11 +94,9 @@ async def test_one_opt_out_entry_covers_the_person_on_every_platform(
         assert rust(scouted, "devto") and not rust(scouted, "bluesky")
 
 
-async def test_draft_limits_are_net_of_the_disclosure_footer(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
-    needs("reddit")
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["reddit"], writes="dry-run")) as client:
+async def test_draft_limits_are_net_of_the_disclosure_footer(tmp_path: Path) -> None:
+    links = FakePlatform(LINKS)  # named "reddit": the gateway's reddit footer applies
+    async with Client(fake_gateway(tmp_path, links, writes="dry-run")) as client:
         scouted = await call(client, "scout", topic="MCP gateway design feedback", limit=10)
         oid = opportunity_for(scouted, "reddit", "feedback")
         drafted = await call(client, "draft", opportunity_id=oid)

@@ -17,7 +17,6 @@ from gwanjong_shared.untrusted import clean, has_hidden, one_line, quote
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM
-from tests.gateway.helpers import in_memory_gateway
 from tests.mcp import call, error_of
 from tests.platforms import SPECS
 from tests.security.hostile import CONTROLS
@@ -81,11 +80,10 @@ def test_overridden_names_the_environment_winners() -> None:
 
 
 @pytest.mark.anyio
-async def test_saving_warns_when_gateway_toml_wins(sandbox: SandboxControl, tmp_path: Path) -> None:
-    gateway = in_memory_gateway(
-        sandbox,
+async def test_saving_warns_when_gateway_toml_wins(tmp_path: Path) -> None:
+    gateway = fake_gateway(
         tmp_path,
-        ["devto"],
+        FakePlatform(FORUM),
         extra="model_may_save_credentials = true",
         platform_extra='env = { DEVTO_API_KEY = "from-toml" }',
     )
