@@ -10,8 +10,9 @@ marked here by what they need, so a test file needs no marker of its own:
 - ``install``: builds or installs packages (tests/install)
 - ``external``: runs external clients (tests/external: Inspector, conformance suite)
 
-``--all-tiers`` (or ``GWANJONG_ALL_TIERS=1``) runs every tier; so does an explicit ``-m``
-expression, which then selects on its own (``-m sandbox`` runs that tier alone).
+``--all-tiers`` (or ``GWANJONG_ALL_TIERS=1``) runs every tier. So do named paths
+(``pytest tests/servers/test_devto.py`` runs what it names, whatever its tier) and an
+explicit ``-m`` expression, which then selects on its own (``-m sandbox``: that tier alone).
 """
 
 from __future__ import annotations
@@ -50,10 +51,15 @@ def tier_of(item: pytest.Item, tests_dir: Path) -> None:
 
 
 def all_tiers(config: pytest.Config) -> bool:
-    # Any -m, even `-m ''`, means the caller selects by marker themself.
+    # Any -m, even `-m ''`, means the caller selects by marker themself; named paths mean
+    # the caller chose the tests.
     marked = any(a == "-m" or a.startswith("-m") for a in config.invocation_params.args)
+    named = config.args_source == pytest.Config.ArgsSource.ARGS
     return bool(
-        config.getoption("--all-tiers") or os.environ.get(ENV, "") not in ("", "0") or marked
+        config.getoption("--all-tiers")
+        or os.environ.get(ENV, "") not in ("", "0")
+        or marked
+        or named
     )
 
 
