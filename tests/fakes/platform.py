@@ -4,7 +4,7 @@
 ``build_platform_server`` (the same factory every platform server uses), so the gateway
 sees the contract's real tools, schemas, error wording and validate logic, with length
 counted by ``gwanjong_shared.text``. Nothing here touches the network or the clock:
-a hang waits on an anyio event the test sets, and a write that lands late stays out of
+a hang waits on an anyio event the test sets, and a post that lands late stays out of
 reads until the test calls ``show_late()``.
 
 Seeded from the sandbox's corpus (plain data), so relevance ranking and mood in the
@@ -79,7 +79,7 @@ class FakePlatform:
     faults: list[Fault] = field(default_factory=list)
     #: every adapter call, by op name, in order
     calls: list[str] = field(default_factory=list)
-    #: while set, new writes stay out of reads until show_late()
+    #: while set, new posts stay out of reads until show_late()
     lag: bool = False
     _hidden: set[str] = field(default_factory=set)
     _summoning: set[str] = field(default_factory=set)
@@ -240,6 +240,18 @@ class FakePlatform:
             self._order[wid] = len(self._order)
             if self.lag:
                 self._hidden.add(wid)
+        elif action == "write_comment" and target is not None:
+            parent = data.get("parent_id")
+            self.comments.setdefault(target, []).append(
+                Comment(
+                    id=wid,
+                    platform=self.profile.name,
+                    post_id=target,
+                    parent_id=str(parent) if parent else None,
+                    author=self.profile.me,
+                    body=str(data.get("body", "")),
+                )
+            )
         url = f"{self.profile.url}/{self.profile.me}/{wid}"
         return PostResult(ok=True, platform=self.profile.name, action=action, id=wid, url=url)  # type: ignore[arg-type]
 

@@ -186,3 +186,31 @@ async def test_a_person_resolves_what_cannot_be_read_back(tmp_path: Path) -> Non
     assert (
         after.status == StrikeStatus.FAILED and "resolved by a person as failed" in after.policy[-1]
     )
+
+
+async def test_a_write_that_shows_late_settles_as_posted(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    # The write lands, the answer is lost, and reads do not show it yet: held as unknown
+    # (never sent twice) until reading back finds it.
+    clock = WallClock()
+    gw = gateway_over(forum, tmp_path, extra="[safety]\nsettle_window_s = 600", clock=clock)
+    async with Client(gw) as client:
+        oid = await drafted(client)
+        forum.lag = True
+        forum.land("write_post", ErrorKind.TIMEOUT)
+        first = await strike(client, oid)
+        assert "may already be written" in str(first), first
+        clock.now += 60
+        held = await strike(client, oid)
+        assert held["status"] == "duplicate" and held["earlier"]["status"] == "unknown", held
+        forum.show_late()
+        for _ in range(30):
+            clock.now += 60
+            held = await strike(client, oid)
+            if held["earlier"]["status"] != "unknown":
+                break
+        assert held["status"] == "duplicate" and held["earlier"]["status"] == "posted", held
+    assert len(forum.writes) == 1
+    [row] = history(tmp_path)
+    assert row.status == StrikeStatus.POSTED and "read-back: found on the platform" in row.policy
