@@ -42,13 +42,17 @@ class PlatformSpec:
     def module(self) -> str:
         return f"gwanjong_{self.name}"
 
-    def build(self, sandbox_url: str, **overrides: str) -> FastMCP[Any]:
-        """The server in-process, configured from the same env a process would get."""
+    def settings(self, sandbox_url: str, **overrides: str) -> Any:
+        """The server's Settings, read from the same env a process would get."""
         server_mod = importlib.import_module(f"{self.module}.server")
         env = {**self.env(sandbox_url), **overrides}
         with mock.patch.dict(os.environ, env, clear=False):
-            settings = server_mod.Settings(_env_file=None)
-        return server_mod.build_server(settings)
+            return server_mod.Settings(_env_file=None)
+
+    def build(self, sandbox_url: str, **overrides: str) -> FastMCP[Any]:
+        """The server in-process, configured from the same env a process would get."""
+        server_mod = importlib.import_module(f"{self.module}.server")
+        return server_mod.build_server(self.settings(sandbox_url, **overrides))
 
     def stdio(self, sandbox_url: str, **overrides: str) -> StdioTransport:
         env = {**self.env(sandbox_url), **overrides, "FASTMCP_LOG_LEVEL": "WARNING"}

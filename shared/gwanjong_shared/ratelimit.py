@@ -10,7 +10,7 @@ stop asking once it said no:
   seconds left until the reset, instead of being sent to earn another 429.
 
 Both take injectable clocks (``clock`` monotonic, ``wall`` epoch seconds for resets given as
-timestamps), so tests never sleep for timing.
+timestamps) and an injectable ``sleep``, so tests advance time instead of waiting for it.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from __future__ import annotations
 import email.utils
 import math
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -30,6 +30,7 @@ from gwanjong_shared import errors
 from gwanjong_shared.models import RateLimit
 
 Clock = Callable[[], float]
+Sleep = Callable[[float], Awaitable[None]]
 # The header families, in the order they are read; the first with a value wins.
 PREFIXES = ("x-rate-limit", "x-ratelimit", "ratelimit")
 # A reset value above this is an epoch timestamp (X, Bluesky), below it a delay (Reddit).
@@ -44,13 +45,20 @@ class Pacer(Protocol):
 class TokenBucket:
     """``rate`` requests per ``per`` seconds, bursting up to ``rate``."""
 
-    def __init__(self, rate: float, per: float = 60.0, clock: Clock = time.monotonic) -> None:
+    def __init__(
+        self,
+        rate: float,
+        per: float = 60.0,
+        clock: Clock = time.monotonic,
+        sleep: Sleep = anyio.sleep,
+    ) -> None:
         if rate <= 0 or per <= 0:
             raise ValueError("rate and per must be positive")
         self.capacity = rate
         self.refill = rate / per
         self._tokens = rate
         self._clock = clock
+        self._sleep = sleep
         self._stamp = clock()
         self._lock = anyio.Lock()
 
@@ -66,7 +74,7 @@ class TokenBucket:
             waited = 0.0
             if self._tokens < 1:
                 waited = (1 - self._tokens) / self.refill
-                await anyio.sleep(waited)
+                await self._sleep(waited)
                 self._top_up()
             self._tokens -= 1
             return waited
@@ -75,9 +83,12 @@ class TokenBucket:
 class MinInterval:
     """At least ``seconds`` between the starts of two calls."""
 
-    def __init__(self, seconds: float, clock: Clock = time.monotonic) -> None:
+    def __init__(
+        self, seconds: float, clock: Clock = time.monotonic, sleep: Sleep = anyio.sleep
+    ) -> None:
         self.seconds = seconds
         self._clock = clock
+        self._sleep = sleep
         self._last: float | None = None
         self._lock = anyio.Lock()
 
@@ -87,7 +98,7 @@ class MinInterval:
             if self._last is not None:
                 waited = max(0.0, self._last + self.seconds - self._clock())
                 if waited:
-                    await anyio.sleep(waited)
+                    await self._sleep(waited)
             self._last = self._clock()
             return waited
 
@@ -213,8 +224,10 @@ class Limiter:
         writes: Pacer | tuple[Pacer, ...] = (),
         clock: Clock = time.monotonic,
         wall: Clock = time.time,
+        sleep: Sleep = anyio.sleep,
     ) -> None:
         self.label = label
+        self._sleep = sleep
         self.reads = reads if isinstance(reads, tuple) else (reads,)
         self.writes = writes if isinstance(writes, tuple) else (writes,)
         self._clock = clock
@@ -274,7 +287,7 @@ class Limiter:
         self.check(key, tolerate_s=tolerate_s)
         wait = self.wait_s(key)
         if wait > 0:
-            await anyio.sleep(wait)
+            await self._sleep(wait)
         return wait
 
     async def pace(self, *, write: bool = False) -> None:

@@ -1,24 +1,23 @@
 """Degrading gracefully, through the real gateway over MCP (in-memory client): the
 circuit breaker on an injected clock, health in two layers, exposed tools from the first
-tools/list. Broken backends are real stdio processes (a command that cannot import)."""
+tools/list. Broken backends are real stdio processes (a command that cannot import); the
+healthy platform beside them is a fake in memory (tests/fakes)."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from fastmcp import Client
 
 from gwanjong_gateway.breaker import Breaker
-from gwanjong_gateway.config import PlatformConfig, parse
-from gwanjong_gateway.server import Gateway, build_gateway
+from gwanjong_gateway.config import PlatformConfig
 from gwanjong_gateway.upstreams import platform_env
-from gwanjong_sandbox.control import SandboxControl
-from tests.gateway.helpers import config_text
+from gwanjong_shared.errors import ErrorKind
+from tests.fakes.gateway import fake_gateway
+from tests.fakes.platform import FakePlatform
 from tests.mcp import call, error_of
-from tests.platforms import SPECS
 
 pytestmark = pytest.mark.anyio
 PY = sys.executable
@@ -31,22 +30,6 @@ class FakeClock:
 
     def __call__(self) -> float:
         return self.now
-
-
-def gateway_with(
-    sandbox: SandboxControl,
-    tmp: Path,
-    platforms: list[str],
-    extra_tables: str = "",
-    gateway_extra: str = "",
-    clock: Any = None,
-) -> Any:
-    text = config_text(tmp, platforms, extra=gateway_extra) + "\n" + extra_tables
-    config = parse(text)
-    transports = {name: SPECS[name].build(sandbox.url) for name in platforms}
-    kwargs = {"clock": clock} if clock is not None else {}
-    gw = Gateway(config, environ={}, transports=transports, **kwargs)
-    return build_gateway(config, gateway=gw)
 
 
 def test_breaker_backs_off_exponentially_on_its_clock() -> None:
@@ -66,10 +49,10 @@ def test_breaker_backs_off_exponentially_on_its_clock() -> None:
 
 
 async def test_a_server_that_cannot_import_is_down_with_its_stderr_and_fails_fast(
-    sandbox: SandboxControl, tmp_path: Path
+    forum: FakePlatform, tmp_path: Path
 ) -> None:
     clock = FakeClock()
-    gw = gateway_with(sandbox, tmp_path, ["devto"], BROKEN, clock=clock)
+    gw = fake_gateway(tmp_path, forum, tables=BROKEN, clock=clock)
     async with Client(gw, timeout=120) as client:
         scouted = await call(client, "scout", topic="rust")
         assert {o["platform"] for o in scouted["opportunities"]} == {"devto"}
@@ -101,9 +84,9 @@ async def test_a_server_that_cannot_import_is_down_with_its_stderr_and_fails_fas
 
 
 async def test_status_shows_the_platform_behind_the_server(
-    sandbox: SandboxControl, tmp_path: Path
+    forum: FakePlatform, tmp_path: Path
 ) -> None:
-    async with Client(gateway_with(sandbox, tmp_path, ["devto"]), timeout=120) as client:
+    async with Client(fake_gateway(tmp_path, forum), timeout=120) as client:
         await call(client, "scout", topic="rust")  # waits for the server to be up
         status = await call(client, "status")
         assert status["platforms"]["devto"]["health"] == "up"
@@ -111,36 +94,35 @@ async def test_status_shows_the_platform_behind_the_server(
 
         # 429 last: after it the server itself refuses until the window resets (90 s here),
         # so no later fault would reach the platform.
-        sandbox.fault("devto", kind="status", status=401, count=20)
+        forum.fail(kind=ErrorKind.AUTH, count=20)
         await call(client, "scout", topic="rust", platforms=["devto"])
         platform = (await call(client, "status"))["platforms"]["devto"]["platform"]
         assert platform["state"] == "auth failed"
 
-        sandbox.clear_faults()
-        sandbox.fault("devto", kind="status", status=503, count=20)
+        forum.faults.clear()
+        forum.fail(kind=ErrorKind.UNAVAILABLE, count=20)
         await call(client, "scout", topic="rust", platforms=["devto"])
         platform = (await call(client, "status"))["platforms"]["devto"]["platform"]
         assert platform["state"] == "unreachable"
 
-        sandbox.clear_faults()
-        sandbox.fault("devto", kind="status", status=429, retry_after=90, count=20)
+        forum.faults.clear()
+        forum.fail(kind=ErrorKind.RATE_LIMITED, count=20, retry_after=90)
         await call(client, "scout", topic="rust", platforms=["devto"])
         platform = (await call(client, "status"))["platforms"]["devto"]["platform"]
         assert platform["state"] == "rate limited" and platform["until"].endswith("Z")
 
 
-async def test_exposed_tools_are_in_the_first_list(sandbox: SandboxControl, tmp_path: Path) -> None:
-    gw = gateway_with(
-        sandbox,
+async def test_exposed_tools_are_in_the_first_list(forum: FakePlatform, tmp_path: Path) -> None:
+    gw = fake_gateway(
         tmp_path,
-        ["devto"],
-        BROKEN,
-        gateway_extra='expose = ["devto__get_post", "broken__get_post"]',
+        forum,
+        tables=BROKEN,
+        extra='expose = ["devto__get_post", "broken__get_post"]',
     )
     async with Client(gw, timeout=120) as client:
         listed = {t.name for t in await client.list_tools()}  # once, right after connect
         assert {"devto__get_post", "broken__get_post"} <= listed
-        post_id = sandbox.ids("devto")["rust-async"]
+        post_id = forum.ids["rust-async"]
         got = await call(client, "devto__get_post", post_id=str(post_id))
         assert str(got["id"]) == str(post_id)
         down = await error_of(client, "broken__get_post", post_id="1")
@@ -167,15 +149,13 @@ def test_proxy_and_ca_variables_reach_the_platform_servers() -> None:
     assert "TWITTER_BEARER_TOKEN" not in env and "AWS_SECRET_ACCESS_KEY" not in env
 
 
-async def test_a_stderr_reason_never_shows_a_secret(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
+async def test_a_stderr_reason_never_shows_a_secret(forum: FakePlatform, tmp_path: Path) -> None:
     leaky = (
         f'[platforms.leaky]\ncommand = ["{PY}", "-c", '
         "\"import os, sys; sys.exit('bad token ' + os.environ['LEAKY_TOKEN'])\"]\n"
         'env = { LEAKY_TOKEN = "s3cr3t-value-123", LEAKY_BASE_URL = "http://127.0.0.1:9" }\n'
     )
-    async with Client(gateway_with(sandbox, tmp_path, ["devto"], leaky), timeout=120) as client:
+    async with Client(fake_gateway(tmp_path, forum, tables=leaky), timeout=120) as client:
         scouted = await call(client, "scout", topic="rust", platforms=["leaky"])
         status = await call(client, "status")
         reason = status["platforms"]["leaky"]["reason"]

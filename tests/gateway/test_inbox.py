@@ -1,7 +1,10 @@
-"""scout(source="mentions"): the inbox over MCP, platform servers in-process, sandbox over HTTP."""
+"""scout(source="mentions"): the inbox over MCP. The inbox's own logic (cursors, turns,
+a server without mentions) runs over fake platforms in memory (tests/fakes); what each
+real platform puts in its inbox runs through the real servers and the sandbox."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -15,12 +18,16 @@ from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.state import Opportunity
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.models import Post
+from tests.fakes.gateway import fake_gateway
+from tests.fakes.platform import FakePlatform
+from tests.fakes.profiles import FORUM, LINKS, SOCIAL
 from tests.gateway.helpers import config_text, in_memory_gateway
 from tests.mcp import call
-from tests.platforms import SPECS
 
 pytestmark = pytest.mark.anyio
 ALL = ["devto", "bluesky", "twitter", "reddit"]
+#: a second short-post network, for tests that need two with an inbox
+TWEETS = dataclasses.replace(SOCIAL, name="twitter", label="Fake Tweets", url="https://x.com")
 
 
 def summoned(scouted: dict[str, Any]) -> list[dict[str, Any]]:
@@ -47,10 +54,8 @@ async def test_inbox_comes_first_marked_summoned(sandbox: SandboxControl, tmp_pa
     assert len(devto) == 1 and "curious_carl" in devto[0]["reason"]
 
 
-async def test_topic_is_optional_only_for_the_inbox(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["twitter"])) as client:
+async def test_topic_is_optional_only_for_the_inbox(tmp_path: Path) -> None:
+    async with Client(fake_gateway(tmp_path, FakePlatform(TWEETS))) as client:
         only_inbox = await call(client, "scout", source="mentions")
         assert only_inbox["opportunities"] and all(
             o.get("summoned") for o in only_inbox["opportunities"]
@@ -59,22 +64,21 @@ async def test_topic_is_optional_only_for_the_inbox(
         assert empty.is_error and empty.content[0].text.startswith("invalid_input: ")  # type: ignore[union-attr]
 
 
-async def test_cursor_is_kept_per_platform_across_restarts(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["bluesky", "twitter"])) as client:
+async def test_cursor_is_kept_per_platform_across_restarts(tmp_path: Path) -> None:
+    fakes = (FakePlatform(SOCIAL), FakePlatform(TWEETS))
+    async with Client(fake_gateway(tmp_path, *fakes)) as client:
         first = summoned(await call(client, "scout", source="mentions", limit=25))
     assert {o["platform"] for o in first} == {"bluesky", "twitter"}
     cursors = json.loads((tmp_path / "inbox.json").read_text())
     assert set(cursors) == {"bluesky", "twitter"} and all(cursors.values())
     # A new gateway on the same state dir: nothing new since the kept cursors.
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["bluesky", "twitter"])) as client:
+    async with Client(fake_gateway(tmp_path, *fakes)) as client:
         again = await call(client, "scout", source="mentions", limit=25)
     assert summoned(again) == []
     assert "hint" in again
     # Forgetting one platform's cursor brings back only that platform's inbox.
     (tmp_path / "inbox.json").write_text(json.dumps({"twitter": cursors["twitter"]}))
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["bluesky", "twitter"])) as client:
+    async with Client(fake_gateway(tmp_path, *fakes)) as client:
         third = summoned(await call(client, "scout", source="mentions", limit=25))
     assert {o["platform"] for o in third} == {"bluesky"}
 
@@ -116,13 +120,11 @@ async def test_answering_a_mention_is_auto_and_drops_it_from_the_inbox(
     assert {o["platform"] for o in again} == {"bluesky", "twitter"}  # the replies remain
 
 
-async def test_a_server_without_mentions_is_up_and_skipped(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
+async def test_a_server_without_mentions_is_up_and_skipped(tmp_path: Path) -> None:
     config = parse(config_text(tmp_path, ["twitter", "reddit"]))
-    legacy = SPECS["reddit"].build(sandbox.url)
+    legacy = FakePlatform(LINKS).server()
     legacy.disable(names={"mentions"})  # a fifth-platform server that predates the inbox
-    transports = {"twitter": SPECS["twitter"].build(sandbox.url), "reddit": legacy}
+    transports = {"twitter": FakePlatform(TWEETS).server(), "reddit": legacy}
     async with Client(build_gateway(config, environ={}, transports=transports)) as client:
         scouted = await call(client, "scout", source="mentions", limit=25)
         status = await call(client, "status")
@@ -153,10 +155,13 @@ def test_a_broken_cursor_file_costs_one_full_inbox(tmp_path: Path) -> None:
     assert cursors.load() == {"x": "43"}
 
 
-async def test_what_did_not_fit_in_limit_comes_back(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["bluesky", "devto"])) as client:
+async def test_what_did_not_fit_in_limit_comes_back(tmp_path: Path) -> None:
+    social = FakePlatform(SOCIAL)
+    for n in range(2):  # three mentions here, one on the forum
+        social.add_post(
+            f"ask-{n}", f"Question {n}", "@gwanjong.bsky.social any idea?", summons=True
+        )
+    async with Client(fake_gateway(tmp_path, social, FakePlatform(FORUM))) as client:
         first = await call(client, "scout", source="mentions", limit=2)
         assert [o["platform"] for o in first["opportunities"]] == ["bluesky", "devto"]
         assert "call again" in first["errors"]["bluesky"]  # bluesky had more than its turn

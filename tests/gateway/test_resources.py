@@ -1,4 +1,5 @@
-"""Resources and the `engage` prompt through a real client: list, read, get."""
+"""Resources and the `engage` prompt through a real client: list, read, get (over fake
+platforms in memory, tests/fakes)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ import pytest
 from fastmcp import Client
 from mcp.shared.exceptions import MCPError
 
-from gwanjong_sandbox.control import SandboxControl
-from tests.gateway.helpers import in_memory_gateway, opportunity_for
+from tests.fakes.gateway import fake_gateway
+from tests.fakes.platform import FakePlatform
+from tests.fakes.profiles import LINKS
+from tests.gateway.helpers import opportunity_for
 from tests.mcp import call
 
 pytestmark = pytest.mark.anyio
@@ -23,10 +26,8 @@ async def read(client: Client[Any], uri: str) -> str:
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
-async def test_listed_resources_and_prompt(
-    sandbox: SandboxControl, tmp_path: Path, mode: str
-) -> None:
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"]), mode=mode) as client:
+async def test_listed_resources_and_prompt(forum: FakePlatform, tmp_path: Path, mode: str) -> None:
+    async with Client(fake_gateway(tmp_path, forum), mode=mode) as client:
         resources = {str(r.uri) for r in await client.list_resources()}
         assert {"gwanjong://policy", "gwanjong://history", "gwanjong://usage"} <= resources
         templates = {t.uri_template for t in await client.list_resource_templates()}
@@ -40,11 +41,9 @@ async def test_listed_resources_and_prompt(
         assert "untrusted" in text and "confirm_handoff" in text and "Write mode is live" in text
 
 
-async def test_policy_is_the_live_capabilities_table(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
+async def test_policy_is_the_live_capabilities_table(forum: FakePlatform, tmp_path: Path) -> None:
     async with Client(
-        in_memory_gateway(sandbox, tmp_path, ["devto", "reddit"], writes="dry-run")
+        fake_gateway(tmp_path, forum, FakePlatform(LINKS), writes="dry-run")
     ) as client:
         table = await read(client, "gwanjong://policy")
     assert "Write mode: dry-run" in table
@@ -55,8 +54,8 @@ async def test_policy_is_the_live_capabilities_table(
     assert [c.strip() for c in reddit.strip("|").split("|")][4].startswith("**never**")
 
 
-async def test_history_and_one_strike_record(sandbox: SandboxControl, tmp_path: Path) -> None:
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
+async def test_history_and_one_strike_record(forum: FakePlatform, tmp_path: Path) -> None:
+    async with Client(fake_gateway(tmp_path, forum)) as client:
         assert json.loads(await read(client, "gwanjong://history")) == []
         scouted = await call(client, "scout", topic="rust async cancellation")
         oid = opportunity_for(scouted, "devto", "Rust async")

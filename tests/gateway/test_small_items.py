@@ -22,6 +22,9 @@ from gwanjong_gateway.profiles import Profiles
 from gwanjong_reddit.profile import PROFILE as REDDIT
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_twitter.profile import PROFILE as TWITTER
+from tests.fakes.gateway import fake_gateway
+from tests.fakes.platform import FakePlatform
+from tests.fakes.profiles import LINKS
 from tests.gateway.helpers import in_memory_gateway, opportunity_for
 from tests.mcp import call
 from tests.platforms import SPECS
@@ -105,11 +108,9 @@ async def test_one_opt_out_entry_covers_the_person_on_every_platform(
         assert rust(scouted, "devto") and not rust(scouted, "bluesky")
 
 
-async def test_draft_limits_are_net_of_the_disclosure_footer(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
-    needs("reddit")
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["reddit"], writes="dry-run")) as client:
+async def test_draft_limits_are_net_of_the_disclosure_footer(tmp_path: Path) -> None:
+    links = FakePlatform(LINKS)  # named "reddit": the gateway's reddit footer applies
+    async with Client(fake_gateway(tmp_path, links, writes="dry-run")) as client:
         scouted = await call(client, "scout", topic="MCP gateway design feedback", limit=10)
         oid = opportunity_for(scouted, "reddit", "feedback")
         drafted = await call(client, "draft", opportunity_id=oid)
@@ -138,16 +139,15 @@ class UrlOnlySession(VersionAwareClientSession):
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_a_url_only_client_never_gets_a_form(
-    sandbox: SandboxControl, tmp_path: Path, mode: str
+    forum: FakePlatform, tmp_path: Path, mode: str
 ) -> None:
-    needs("devto")
     asked: list[str] = []
 
     async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
         asked.append(message)
         return ElicitResult(action="accept")
 
-    gateway = in_memory_gateway(sandbox, tmp_path, ["devto"], writes="confirm")
+    gateway = fake_gateway(tmp_path, forum, writes="confirm")
     client = Client(gateway, mode=mode, elicitation_handler=handler)
     client._transport_options = TransportOptions(session_class=UrlOnlySession)
     async with client:
@@ -158,15 +158,12 @@ async def test_a_url_only_client_never_gets_a_form(
             client, "strike", opportunity_id=oid, action="post", content="Hi.", title="Hello"
         )
     assert result["status"] == "refused" and "cannot ask you for approval" in result["reason"]
-    assert asked == [] and sandbox.writes() == []
+    assert asked == [] and forum.writes == []
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
-async def test_server_version_is_gwanjongs(
-    sandbox: SandboxControl, tmp_path: Path, mode: str
-) -> None:
-    needs("devto")
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"]), mode=mode) as client:
+async def test_server_version_is_gwanjongs(forum: FakePlatform, tmp_path: Path, mode: str) -> None:
+    async with Client(fake_gateway(tmp_path, forum), mode=mode) as client:
         info = client.server_info  # either era
         assert info is not None and info.version == version("gwanjong")
     out = subprocess.run(

@@ -1,7 +1,8 @@
 """strike's safety: modes, approval, policy, idempotency, limits, pause, audit.
 
-Dev.to is the platform here because its rules cover both sides: posts are `auto`, comments
-and likes are `human` (hand-off). Comment paths on `auto`/`summoned` platforms run in
+The platform is a fake forum in memory (tests/fakes) whose rules cover both sides: posts
+are `auto`, comments and likes are `human` (hand-off). Comment paths on `auto`/`summoned`
+platforms, through the real servers and the sandbox, run in
 tests/gateway/test_strike_platforms.py.
 """
 
@@ -17,8 +18,11 @@ from fastmcp.client.elicitation import ElicitResult
 
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.store import StrikeStore
-from gwanjong_sandbox.control import SandboxControl
-from tests.gateway.helpers import in_memory_gateway, opportunity_for
+from gwanjong_shared.errors import ErrorKind
+from tests.fakes.gateway import fake_gateway
+from tests.fakes.platform import FakePlatform
+from tests.fakes.profiles import FORUM
+from tests.gateway.helpers import opportunity_for
 
 pytestmark = pytest.mark.anyio
 MODES = ["legacy", "auto"]
@@ -61,9 +65,9 @@ def history(state_dir: Path) -> list[Any]:
 
 
 async def test_dry_run_writes_nothing_and_shows_exactly_what(
-    sandbox: SandboxControl, tmp_path: Path
+    forum: FakePlatform, tmp_path: Path
 ) -> None:
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"], writes="dry-run")) as client:
+    async with Client(fake_gateway(tmp_path, forum, writes="dry-run")) as client:
         oid = await drafted(client)
         result = await strike(client, oid)
         assert result["status"] == "dry_run"
@@ -74,12 +78,12 @@ async def test_dry_run_writes_nothing_and_shows_exactly_what(
         assert "Drafted with an AI assistant" in would["arguments"]["body"]  # the disclosure
         again = await strike(client, oid)
         assert again["status"] == "dry_run"  # a dry run is not an action
-    assert sandbox.writes() == []
+    assert forum.writes == []
     assert [r.status for r in history(tmp_path)] == ["dry_run", "dry_run"]
 
 
-async def test_posted_then_duplicate(sandbox: SandboxControl, tmp_path: Path) -> None:
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
+async def test_posted_then_duplicate(forum: FakePlatform, tmp_path: Path) -> None:
+    async with Client(fake_gateway(tmp_path, forum)) as client:
         oid = await drafted(client)
         first = await strike(client, oid)
         assert first["status"] == "posted" and first["url"].startswith(
@@ -87,13 +91,11 @@ async def test_posted_then_duplicate(sandbox: SandboxControl, tmp_path: Path) ->
         )
         second = await strike(client, oid)
         assert second["status"] == "duplicate" and second["earlier"]["url"] == first["url"]
-    assert len(sandbox.writes("devto")) == 1
+    assert len(forum.writes) == 1
 
 
-async def test_same_strike_twice_at_once_writes_once(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
+async def test_same_strike_twice_at_once_writes_once(forum: FakePlatform, tmp_path: Path) -> None:
+    async with Client(fake_gateway(tmp_path, forum)) as client:
         oid = await drafted(client)
         results: list[dict[str, Any]] = []
 
@@ -104,11 +106,11 @@ async def test_same_strike_twice_at_once_writes_once(
             tg.start_soon(go)
             tg.start_soon(go)
         assert sorted(r["status"] for r in results) == ["duplicate", "posted"]
-    assert len(sandbox.writes("devto")) == 1
+    assert len(forum.writes) == 1
 
 
-async def test_handoff_then_confirm(sandbox: SandboxControl, tmp_path: Path) -> None:
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
+async def test_handoff_then_confirm(forum: FakePlatform, tmp_path: Path) -> None:
+    async with Client(fake_gateway(tmp_path, forum)) as client:
         oid = await drafted(client)
         handed = await strike(
             client, oid, action="comment", content="Structured concurrency would help here."
@@ -116,7 +118,7 @@ async def test_handoff_then_confirm(sandbox: SandboxControl, tmp_path: Path) -> 
         assert handed["status"] == "handoff"
         assert handed["open"].startswith("https://dev.to/ferris_fan/")
         assert handed["text"].startswith("Structured concurrency would help here.")
-        assert "no endpoint for writing comments" in handed["reason"]
+        assert FORUM.reason("write_comment") in handed["reason"]
         again = await strike(client, oid, action="comment", content="Something else entirely.")
         assert again["status"] == "duplicate"
         confirmed = await strike(
@@ -126,7 +128,7 @@ async def test_handoff_then_confirm(sandbox: SandboxControl, tmp_path: Path) -> 
             content="https://dev.to/ferris_fan/rust-async/comments/1",
         )
         assert confirmed["status"] == "posted" and confirmed["approver"] == "human"
-    assert sandbox.writes() == []
+    assert forum.writes == []
     rows = history(tmp_path)
     assert (
         rows[0].status == "posted"
@@ -135,11 +137,11 @@ async def test_handoff_then_confirm(sandbox: SandboxControl, tmp_path: Path) -> 
     )
 
 
-async def test_upvote_on_devto_is_a_handoff(sandbox: SandboxControl, tmp_path: Path) -> None:
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
+async def test_upvote_on_devto_is_a_handoff(forum: FakePlatform, tmp_path: Path) -> None:
+    async with Client(fake_gateway(tmp_path, forum)) as client:
         oid = await drafted(client)
         result = await strike(client, oid, action="upvote", content="")
-        assert result["status"] == "handoff" and "admin API keys" in result["reason"]
+        assert result["status"] == "handoff" and FORUM.reason("upvote") in result["reason"]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -148,7 +150,7 @@ async def test_upvote_on_devto_is_a_handoff(sandbox: SandboxControl, tmp_path: P
     [("accept", "posted"), ("decline", "declined"), ("cancel", "declined"), ("no", "declined")],
 )
 async def test_confirm_mode_asks_the_human(
-    sandbox: SandboxControl, tmp_path: Path, mode: str, answer: str, status: str
+    forum: FakePlatform, tmp_path: Path, mode: str, answer: str, status: str
 ) -> None:
     asked: list[str] = []
 
@@ -164,7 +166,7 @@ async def test_confirm_mode_asks_the_human(
         return ElicitResult(action=answer)  # type: ignore[arg-type]
 
     async with Client(
-        in_memory_gateway(sandbox, tmp_path, ["devto"], writes="confirm"),
+        fake_gateway(tmp_path, forum, writes="confirm"),
         mode=mode,
         elicitation_handler=handler,
     ) as client:
@@ -177,28 +179,24 @@ async def test_confirm_mode_asks_the_human(
         and "Guards around every await." in asked[0]
         and "devto" in asked[0]
     )
-    assert len(sandbox.writes("devto")) == (1 if status == "posted" else 0)
+    assert len(forum.writes) == (1 if status == "posted" else 0)
     if status == "posted":
         assert history(tmp_path)[0].approver == "human"
 
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_confirm_without_elicitation_is_refused_not_written(
-    sandbox: SandboxControl, tmp_path: Path, mode: str
+    forum: FakePlatform, tmp_path: Path, mode: str
 ) -> None:
-    async with Client(
-        in_memory_gateway(sandbox, tmp_path, ["devto"], writes="confirm"), mode=mode
-    ) as client:
+    async with Client(fake_gateway(tmp_path, forum, writes="confirm"), mode=mode) as client:
         oid = await drafted(client)
         result = await strike(client, oid)
         assert result["status"] == "refused" and "cannot ask you for approval" in result["reason"]
-    assert sandbox.writes() == []
+    assert forum.writes == []
 
 
-async def test_title_length_at_max_and_max_plus_one(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
+async def test_title_length_at_max_and_max_plus_one(forum: FakePlatform, tmp_path: Path) -> None:
+    async with Client(fake_gateway(tmp_path, forum)) as client:
         oid = await drafted(client)
         over = await strike(client, oid, title="t" * 129)
         assert (
@@ -208,12 +206,12 @@ async def test_title_length_at_max_and_max_plus_one(
         )
         fits = await strike(client, oid, title="t" * 128)
         assert fits["status"] == "posted"
-    assert len(sandbox.writes("devto")) == 1
+    assert len(forum.writes) == 1
 
 
-async def test_daily_cap(sandbox: SandboxControl, tmp_path: Path) -> None:
-    gateway = in_memory_gateway(
-        sandbox, tmp_path, ["devto"], platform_extra="min_interval_s = 0\ndaily = { post = 1 }"
+async def test_daily_cap(forum: FakePlatform, tmp_path: Path) -> None:
+    gateway = fake_gateway(
+        tmp_path, forum, platform_extra="min_interval_s = 0\ndaily = { post = 1 }"
     )
     async with Client(gateway) as client:
         oid = await drafted(client)
@@ -222,11 +220,11 @@ async def test_daily_cap(sandbox: SandboxControl, tmp_path: Path) -> None:
         assert (
             capped["status"] == "refused" and "Daily cap reached: 1 of 1 posts" in capped["reason"]
         )
-    assert len(sandbox.writes("devto")) == 1
+    assert len(forum.writes) == 1
 
 
-async def test_minimum_interval(sandbox: SandboxControl, tmp_path: Path) -> None:
-    gateway = in_memory_gateway(sandbox, tmp_path, ["devto"], platform_extra="min_interval_s = 600")
+async def test_minimum_interval(forum: FakePlatform, tmp_path: Path) -> None:
+    gateway = fake_gateway(tmp_path, forum, platform_extra="min_interval_s = 600")
     async with Client(gateway) as client:
         oid = await drafted(client)
         assert (await strike(client, oid, content="First."))["status"] == "posted"
@@ -238,10 +236,8 @@ async def test_minimum_interval(sandbox: SandboxControl, tmp_path: Path) -> None
         )
 
 
-async def test_opt_out_author_is_never_targeted(sandbox: SandboxControl, tmp_path: Path) -> None:
-    gateway = in_memory_gateway(
-        sandbox, tmp_path, ["devto"], extra='[safety]\nopt_out = ["devto:ferris_fan"]'
-    )
+async def test_opt_out_author_is_never_targeted(forum: FakePlatform, tmp_path: Path) -> None:
+    gateway = fake_gateway(tmp_path, forum, extra='[safety]\nopt_out = ["devto:ferris_fan"]')
     async with Client(gateway) as client:
         scouted = (
             await client.call_tool("scout", {"topic": "rust async cancellation", "limit": 10})
@@ -252,12 +248,10 @@ async def test_opt_out_author_is_never_targeted(sandbox: SandboxControl, tmp_pat
         )  # scout drops them
 
 
-async def test_three_failures_pause_writes_until_check(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
+async def test_three_failures_pause_writes_until_check(forum: FakePlatform, tmp_path: Path) -> None:
+    async with Client(fake_gateway(tmp_path, forum)) as client:
         oid = await drafted(client)
-        sandbox.fault("devto", status=401, count=3, match="/api/articles")
+        forum.fail("write_post", ErrorKind.AUTH, count=3)
         failures = [
             await strike(client, oid, content=f"Attempt {i}.", title=f"Attempt {i}")
             for i in range(3)
@@ -278,29 +272,29 @@ async def test_three_failures_pause_writes_until_check(
         assert (await strike(client, oid, content="Attempt 5.", title="Attempt 5"))[
             "status"
         ] == "posted"
-    assert len(sandbox.writes("devto")) == 1
+    assert len(forum.writes) == 1
 
 
 async def test_unknown_outcome_is_read_back_not_retried(
-    sandbox: SandboxControl, tmp_path: Path
+    forum: FakePlatform, tmp_path: Path
 ) -> None:
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
+    async with Client(fake_gateway(tmp_path, forum)) as client:
         oid = await drafted(client)
         # The platform writes, but its answer comes too late: the outcome is unknown.
-        sandbox.fault("devto", kind="hang_after", seconds=4, count=1, match="/api/articles")
+        forum.land("write_post", ErrorKind.TIMEOUT)
         result = await strike(client, oid)
         assert result["status"] == "posted" and "reading back" in result["reason"]
         again = await strike(client, oid)
         assert again["status"] == "duplicate"
-    assert len(sandbox.writes("devto")) == 1
+    assert len(forum.writes) == 1
     row = history(tmp_path)[-1]
     assert row.status == "posted" and "read-back: found on the platform" in row.policy
 
 
 async def test_the_audit_record_keeps_context_and_decisions(
-    sandbox: SandboxControl, tmp_path: Path
+    forum: FakePlatform, tmp_path: Path
 ) -> None:
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
+    async with Client(fake_gateway(tmp_path, forum)) as client:
         oid = await drafted(client)
         await strike(client, oid)
     row = history(tmp_path)[0]

@@ -1,6 +1,6 @@
 """The strike record under trouble: locked by another process, corrupt at start, and an
 unexpected exception inside strike. Each answer is kind-prefixed; nothing is written
-unrecorded."""
+unrecorded. The platform is a fake in memory (tests/fakes); the record's clock is injected."""
 
 from __future__ import annotations
 
@@ -10,27 +10,46 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 from fastmcp import Client, FastMCP
 
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.ledger import StrikeStatus
-from gwanjong_gateway.server import build_gateway
+from gwanjong_gateway.server import Gateway, build_gateway
 from gwanjong_gateway.store import StrikeStore
-from gwanjong_sandbox.control import SandboxControl
-from tests.gateway.helpers import config_text, in_memory_gateway
+from gwanjong_shared.errors import ErrorKind
+from tests.fakes.platform import FakePlatform
+from tests.gateway.helpers import config_text
 from tests.gateway.test_strike import drafted, history, strike
 from tests.mcp import call, error_of
-from tests.platforms import SPECS
 
 pytestmark = pytest.mark.anyio
 
 
+class WallClock:
+    """Epoch seconds that move only when the test moves them."""
+
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def gateway_over(
+    forum: FakePlatform, tmp_path: Path, extra: str = "", clock: WallClock | None = None
+) -> FastMCP[Any]:
+    config = parse(config_text(tmp_path, ["devto"], extra=extra))
+    gw = Gateway(config, environ={}, transports={"devto": forum.server()})
+    if clock is not None:  # the record's and the read-back's clock (StrikeDesk, Settler)
+        gw.desk.clock = gw.desk.settler.clock = clock
+    return build_gateway(config, gateway=gw)
+
+
 async def test_a_locked_record_answers_busy_and_writes_nothing(
-    sandbox: SandboxControl, tmp_path: Path
+    forum: FakePlatform, tmp_path: Path
 ) -> None:
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
+    async with Client(gateway_over(forum, tmp_path)) as client:
         oid = await drafted(client)
         holder = sqlite3.connect(tmp_path / "gwanjong.db", isolation_level=None)
         try:
@@ -49,20 +68,20 @@ async def test_a_locked_record_answers_busy_and_writes_nothing(
                 "unavailable: the strike record is busy (locked by another gwanjong process); "
                 "try again in 2 s."
             )
-            assert sandbox.writes("devto") == []
+            assert forum.writes == []
         finally:
             holder.execute("ROLLBACK")
             holder.close()
         assert (await strike(client, oid))["status"] == "posted"
-    assert len(sandbox.writes("devto")) == 1
+    assert len(forum.writes) == 1
 
 
 async def test_a_corrupt_record_leaves_the_gateway_up_and_refuses_writes(
-    sandbox: SandboxControl, tmp_path: Path
+    forum: FakePlatform, tmp_path: Path
 ) -> None:
     db = tmp_path / "gwanjong.db"
     db.write_bytes(b"this is not a database, it is a shopping list\n" * 200)
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
+    async with Client(gateway_over(forum, tmp_path)) as client:
         oid = await drafted(client)  # scout and draft work without the record
         status = await call(client, "status")
         assert str(db) in status["strike_record"] and "mv " in status["strike_record"]
@@ -71,12 +90,12 @@ async def test_a_corrupt_record_leaves_the_gateway_up_and_refuses_writes(
         )
         assert text.startswith(f"unavailable: the strike record {db} cannot be read"), text
         assert f"mv {db} {db}.broken" in text
-    assert sandbox.writes("devto") == []
+    assert forum.writes == []
     assert db.read_bytes().startswith(b"this is not a database")  # left for the person
 
 
 def broken_validate(real: FastMCP[Any]) -> FastMCP[Any]:
-    """The real Dev.to server, except that `validate` answers with a malformed shape."""
+    """A real platform server, except that `validate` answers with a malformed shape."""
     outer: FastMCP[Any] = FastMCP("devto")
     outer.mount(real)
 
@@ -90,10 +109,10 @@ def broken_validate(real: FastMCP[Any]) -> FastMCP[Any]:
 
 
 async def test_a_malformed_platform_answer_in_strike_is_kind_prefixed(
-    sandbox: SandboxControl, tmp_path: Path
+    forum: FakePlatform, tmp_path: Path
 ) -> None:
     config = parse(config_text(tmp_path, ["devto"]))
-    transports = {"devto": broken_validate(SPECS["devto"].build(sandbox.url))}
+    transports = {"devto": broken_validate(forum.server())}
     async with Client(build_gateway(config, environ={}, transports=transports)) as client:
         oid = await drafted(client)
         text = await error_of(
@@ -103,18 +122,19 @@ async def test_a_malformed_platform_answer_in_strike_is_kind_prefixed(
         assert text.startswith("unavailable: Could not check the platform's rules"), text
         assert "outside the platform contract" in text, text
         assert "Error calling tool" not in text
-    assert sandbox.writes("devto") == []
+    assert forum.writes == []
 
 
 async def test_absence_counts_only_after_the_settle_window(
-    sandbox: SandboxControl, tmp_path: Path
+    forum: FakePlatform, tmp_path: Path
 ) -> None:
     # A 500 may hide a write that landed: unknown, held, and freed only when reading back
     # still finds nothing once the window has passed.
-    gw = in_memory_gateway(sandbox, tmp_path, ["devto"], extra="[safety]\nsettle_window_s = 3")
+    clock = WallClock()
+    gw = gateway_over(forum, tmp_path, extra="[safety]\nsettle_window_s = 3", clock=clock)
     async with Client(gw) as client:
         oid = await drafted(client)
-        sandbox.fault("devto", status=500, match="/api/articles")
+        forum.fail("write_post", ErrorKind.UNAVAILABLE)
         first = await strike(client, oid)
         assert (
             first["error"].startswith("unavailable") and "may already be written" in first["error"]
@@ -122,19 +142,24 @@ async def test_absence_counts_only_after_the_settle_window(
         held = await strike(client, oid)
         assert held["status"] == "duplicate" and "may already be written" in held["reason"], held
         assert held["earlier"]["status"] == "unknown"
-        with anyio.fail_after(60):
-            while (again := await strike(client, oid))["status"] == "duplicate":
-                await anyio.sleep(0.5)
+        # Inside the window the write stays held however often it is asked for again.
+        clock.now += 2
+        assert (await strike(client, oid))["status"] == "duplicate"
+        again = held
+        for _ in range(30):  # past the window (and the call timeout): read back, freed
+            clock.now += 1
+            again = await strike(client, oid)
+            if again["status"] != "duplicate":
+                break
         assert again["status"] == "posted", again
-    assert len(sandbox.writes("devto")) == 1
+    assert len(forum.writes) == 1
     rows = history(tmp_path)
     assert [r.status for r in rows] == [StrikeStatus.POSTED, StrikeStatus.FAILED]
     assert "absent after the settle window" in rows[1].policy[-1]
 
 
-async def test_a_person_resolves_what_cannot_be_read_back(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
+@pytest.mark.stdio  # the CLI as a process
+async def test_a_person_resolves_what_cannot_be_read_back(tmp_path: Path) -> None:
     store = StrikeStore(tmp_path / "gwanjong.db")
     row = store.insert(
         intent_key="k",
@@ -163,3 +188,31 @@ async def test_a_person_resolves_what_cannot_be_read_back(
     assert (
         after.status == StrikeStatus.FAILED and "resolved by a person as failed" in after.policy[-1]
     )
+
+
+async def test_a_write_that_shows_late_settles_as_posted(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    # The write lands, the answer is lost, and reads do not show it yet: held as unknown
+    # (never sent twice) until reading back finds it.
+    clock = WallClock()
+    gw = gateway_over(forum, tmp_path, extra="[safety]\nsettle_window_s = 600", clock=clock)
+    async with Client(gw) as client:
+        oid = await drafted(client)
+        forum.lag = True
+        forum.land("write_post", ErrorKind.TIMEOUT)
+        first = await strike(client, oid)
+        assert "may already be written" in str(first), first
+        clock.now += 60
+        held = await strike(client, oid)
+        assert held["status"] == "duplicate" and held["earlier"]["status"] == "unknown", held
+        forum.show_late()
+        for _ in range(30):
+            clock.now += 60
+            held = await strike(client, oid)
+            if held["earlier"]["status"] != "unknown":
+                break
+        assert held["status"] == "duplicate" and held["earlier"]["status"] == "posted", held
+    assert len(forum.writes) == 1
+    [row] = history(tmp_path)
+    assert row.status == StrikeStatus.POSTED and "read-back: found on the platform" in row.policy

@@ -22,7 +22,10 @@ from gwanjong_gateway.usage import (
     percentile,
 )
 from gwanjong_sandbox.control import SandboxControl
+from gwanjong_shared.errors import ErrorKind
 from gwanjong_shared.rate_meta import RateWindow
+from tests.fakes.gateway import fake_gateway
+from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import in_memory_gateway
 from tests.mcp import call, error_of
 
@@ -49,14 +52,14 @@ def gateway_row(report: dict[str, Any], tool: str) -> dict[str, Any]:
 
 
 async def test_failures_count_as_their_kind_and_survive_a_restart(
-    sandbox: SandboxControl, tmp_path: Path
+    forum: FakePlatform, tmp_path: Path
 ) -> None:
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
+    async with Client(fake_gateway(tmp_path, forum)) as client:
         await call(client, "scout", topic="rust async cancellation")
-        sandbox.fault("devto", status=429, retry_after=120, count=50, match="/api/articles")
+        forum.fail("search", ErrorKind.RATE_LIMITED, count=50, retry_after=120)
         scouted = await call(client, "scout", topic="rust async")
         assert "rate_limited" in scouted["errors"]["devto"]
-        sandbox.clear_faults()
+        forum.faults.clear()
         assert (await error_of(client, "draft", opportunity_id="nope")).startswith("invalid_input")
         report = await usage_of(client)
         search = row(report, "devto", "search")
@@ -77,7 +80,7 @@ async def test_failures_count_as_their_kind_and_survive_a_restart(
         assert len(lines) <= 6
 
     # A new gateway on the same state dir reads the same figures back, and adds to them.
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
+    async with Client(fake_gateway(tmp_path, forum)) as client:
         await call(client, "scout", topic="rust")
         report = await usage_of(client)
         assert row(report, "devto", "search")["calls"] == 3
@@ -86,11 +89,9 @@ async def test_failures_count_as_their_kind_and_survive_a_restart(
         assert gateway_row(report, "draft")["calls"] == 1
 
 
-async def test_a_down_platform_counts_as_unavailable(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
-    sandbox.fault("devto", status=503, count=50)
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
+async def test_a_down_platform_counts_as_unavailable(forum: FakePlatform, tmp_path: Path) -> None:
+    forum.fail(kind=ErrorKind.UNAVAILABLE, count=50)
+    async with Client(fake_gateway(tmp_path, forum)) as client:
         await call(client, "scout", topic="rust")
         report = await usage_of(client)
     assert row(report, "devto", "trending")["errors"] == {"unavailable": 1}

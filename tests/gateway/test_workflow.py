@@ -1,5 +1,5 @@
-"""The five gateway tools over MCP (in-memory, both protocol eras), platform servers
-in-process, the sandbox over HTTP."""
+"""The five gateway tools over MCP (in-memory, both protocol eras), over a fake platform
+in memory (tests/fakes): the gateway's logic, not a platform's specifics."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from gwanjong_sandbox.control import SandboxControl
-from tests.gateway.helpers import in_memory_gateway
-from tests.platforms import SPECS
+from gwanjong_shared.errors import ErrorKind
+from tests.fakes.gateway import fake_gateway
+from tests.fakes.platform import FakePlatform
 
 pytestmark = pytest.mark.anyio
 MODES = ["legacy", "auto"]
@@ -29,8 +29,8 @@ async def text_of(client: Client[Any], tool: str, args: dict[str, Any]) -> str:
     return result.content[0].text  # type: ignore[union-attr]
 
 
-async def test_exactly_five_tools(sandbox: SandboxControl, tmp_path: Path, mode: str) -> None:
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"]), mode=mode) as client:
+async def test_exactly_five_tools(forum: FakePlatform, tmp_path: Path, mode: str) -> None:
+    async with Client(fake_gateway(tmp_path, forum), mode=mode) as client:
         tools = {t.name: t for t in await client.list_tools()}
         assert set(tools) == {"scout", "draft", "strike", "status", "setup"}
         assert tools["scout"].annotations.read_only_hint is True  # type: ignore[union-attr]
@@ -43,9 +43,9 @@ async def test_exactly_five_tools(sandbox: SandboxControl, tmp_path: Path, mode:
 
 
 async def test_out_of_order_calls_are_guided(
-    sandbox: SandboxControl, tmp_path: Path, mode: str
+    forum: FakePlatform, tmp_path: Path, mode: str
 ) -> None:
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"]), mode=mode) as client:
+    async with Client(fake_gateway(tmp_path, forum), mode=mode) as client:
         draft_first = await text_of(client, "draft", {"opportunity_id": "devto-000000"})
         assert "scout" in draft_first and "opportunities" in draft_first
         strike_first = await text_of(
@@ -59,9 +59,9 @@ async def test_out_of_order_calls_are_guided(
 
 
 async def test_scout_draft_strike_in_three_calls(
-    sandbox: SandboxControl, tmp_path: Path, mode: str
+    forum: FakePlatform, tmp_path: Path, mode: str
 ) -> None:
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"]), mode=mode) as client:
+    async with Client(fake_gateway(tmp_path, forum), mode=mode) as client:
         scouted = (
             await client.call_tool("scout", {"topic": "rust async cancellation", "limit": 3})
         ).structured_content
@@ -98,18 +98,18 @@ async def test_scout_draft_strike_in_three_calls(
             and struck["status"] == "posted"
             and struck["url"].startswith("https://dev.to/")
         )
-    assert [w["action"] for w in sandbox.writes("devto")] == ["write_post"]
+    assert [w.action for w in forum.writes] == ["write_post"]
 
 
 async def test_scout_is_multilingual_and_reports_progress(
-    sandbox: SandboxControl, tmp_path: Path
+    forum: FakePlatform, tmp_path: Path
 ) -> None:
     seen: list[str] = []
 
     async def progress(progress: float, total: float | None, message: str | None) -> None:
         seen.append(message or "")
 
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
+    async with Client(fake_gateway(tmp_path, forum)) as client:
         scouted = (
             await client.call_tool(
                 "scout", {"topic": "파이썬 비동기", "limit": 2}, progress_handler=progress
@@ -120,9 +120,9 @@ async def test_scout_is_multilingual_and_reports_progress(
     assert seen and seen[-1].startswith("devto:")
 
 
-async def test_platform_errors_stay_in_errors(sandbox: SandboxControl, tmp_path: Path) -> None:
-    sandbox.fault("devto", status=503, count=50)
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
+async def test_platform_errors_stay_in_errors(forum: FakePlatform, tmp_path: Path) -> None:
+    forum.fail(kind=ErrorKind.UNAVAILABLE, count=50)
+    async with Client(fake_gateway(tmp_path, forum)) as client:
         scouted = (await client.call_tool("scout", {"topic": "rust"})).structured_content
         assert scouted is not None
         assert (
@@ -146,15 +146,15 @@ async def test_platform_errors_stay_in_errors(sandbox: SandboxControl, tmp_path:
     ],
 )
 async def test_bad_arguments_on_every_tool(
-    sandbox: SandboxControl, tmp_path: Path, tool: str, args: dict[str, Any], expect: str
+    forum: FakePlatform, tmp_path: Path, tool: str, args: dict[str, Any], expect: str
 ) -> None:
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
+    async with Client(fake_gateway(tmp_path, forum)) as client:
         text = await text_of(client, tool, args)
         assert expect in text and "Traceback" not in text
 
 
-async def test_unknown_opportunity_lists_known_ids(sandbox: SandboxControl, tmp_path: Path) -> None:
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
+async def test_unknown_opportunity_lists_known_ids(forum: FakePlatform, tmp_path: Path) -> None:
+    async with Client(fake_gateway(tmp_path, forum)) as client:
         scouted = (
             await client.call_tool("scout", {"topic": "rust", "limit": 2})
         ).structured_content
@@ -173,11 +173,8 @@ async def test_unknown_opportunity_lists_known_ids(sandbox: SandboxControl, tmp_
         assert "draft" in text and "first" in text
 
 
-async def test_setup_check_and_guide(sandbox: SandboxControl, tmp_path: Path) -> None:
-    if not {"devto", "reddit"} <= set(SPECS):
-        pytest.skip("needs devto and reddit selected")
-    # Each guide comes from the platform's own server, so Reddit is enabled to give its own.
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto", "reddit"])) as client:
+async def test_setup_check_and_guide(forum: FakePlatform, tmp_path: Path) -> None:
+    async with Client(fake_gateway(tmp_path, forum)) as client:
         checked = (await client.call_tool("setup", {"action": "check"})).structured_content
         assert checked is not None
         assert (
@@ -199,11 +196,9 @@ async def test_setup_check_and_guide(sandbox: SandboxControl, tmp_path: Path) ->
 
 
 async def test_setup_save_writes_a_private_env_file_and_never_echoes(
-    sandbox: SandboxControl, tmp_path: Path
+    forum: FakePlatform, tmp_path: Path
 ) -> None:
-    gateway = in_memory_gateway(
-        sandbox, tmp_path, ["devto"], extra="model_may_save_credentials = true"
-    )
+    gateway = fake_gateway(tmp_path, forum, extra="model_may_save_credentials = true")
     async with Client(gateway) as client:
         result = await client.call_tool(
             "setup",
@@ -230,19 +225,8 @@ async def test_setup_save_writes_a_private_env_file_and_never_echoes(
         assert bad.startswith("invalid_input: ") and "DEVTO_API_KEY" in bad
 
 
-async def test_expose_lists_and_forwards_a_raw_tool(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
-    from gwanjong_gateway.config import parse
-    from gwanjong_gateway.server import build_gateway
-    from tests.gateway.helpers import config_text
-
-    text = config_text(tmp_path, ["devto"]).replace(
-        "[gateway]", '[gateway]\nexpose = ["devto__get_post"]', 1
-    )
-    gateway = build_gateway(
-        parse(text), environ={}, transports={"devto": SPECS["devto"].build(sandbox.url)}
-    )
+async def test_expose_lists_and_forwards_a_raw_tool(forum: FakePlatform, tmp_path: Path) -> None:
+    gateway = fake_gateway(tmp_path, forum, extra='expose = ["devto__get_post"]')
     async with Client(gateway) as client:
         names: set[str] = set()
         for _ in range(100):  # exposed tools appear once their server is up
@@ -251,9 +235,7 @@ async def test_expose_lists_and_forwards_a_raw_tool(
                 break
             await anyio.sleep(0.05)
         assert names == {"scout", "draft", "strike", "status", "setup", "devto__get_post"}
-        post = await client.call_tool(
-            "devto__get_post", {"post_id": sandbox.ids("devto")["rust-async"]}
-        )
+        post = await client.call_tool("devto__get_post", {"post_id": forum.ids["rust-async"]})
         assert post.structured_content is not None and "select!" in post.structured_content["body"]
         gone = await client.call_tool(
             "devto__get_post", {"post_id": "999999"}, raise_on_error=False

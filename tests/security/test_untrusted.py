@@ -14,7 +14,9 @@ from gwanjong_gateway.dotenv_file import DotenvError, overridden, save
 from gwanjong_gateway.fence import fence
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.untrusted import clean, has_hidden, one_line, quote
-from tests.gateway.helpers import in_memory_gateway
+from tests.fakes.gateway import fake_gateway
+from tests.fakes.platform import FakePlatform
+from tests.fakes.profiles import FORUM
 from tests.mcp import call, error_of
 from tests.platforms import SPECS
 from tests.security.hostile import CONTROLS
@@ -78,11 +80,10 @@ def test_overridden_names_the_environment_winners() -> None:
 
 
 @pytest.mark.anyio
-async def test_saving_warns_when_gateway_toml_wins(sandbox: SandboxControl, tmp_path: Path) -> None:
-    gateway = in_memory_gateway(
-        sandbox,
+async def test_saving_warns_when_gateway_toml_wins(tmp_path: Path) -> None:
+    gateway = fake_gateway(
         tmp_path,
-        ["devto"],
+        FakePlatform(FORUM),
         extra="model_may_save_credentials = true",
         platform_extra='env = { DEVTO_API_KEY = "from-toml" }',
     )
@@ -94,12 +95,11 @@ async def test_saving_warns_when_gateway_toml_wins(sandbox: SandboxControl, tmp_
 
 
 @pytest.mark.anyio
-async def test_scout_platforms_are_deduplicated_and_bounded(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["devto"])) as client:
+async def test_scout_platforms_are_deduplicated_and_bounded(tmp_path: Path) -> None:
+    forum = FakePlatform(FORUM)
+    async with Client(fake_gateway(tmp_path, forum)) as client:
         await call(client, "scout", topic="rust", platforms=["devto", " DEVTO ", "devto"])
-        once = sandbox.requests().get("devto", 0)
+        once = len(forum.calls)
         text = await error_of(client, "scout", topic="rust", platforms=["devto"] * 300)
     assert once <= 3, once  # search + trending (+ a sign-in), not three times that
     assert text.startswith("invalid_input") and len(text) < 600

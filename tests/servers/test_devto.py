@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import time
+from typing import Any
 
 import pytest
-from fastmcp import Client
+from fastmcp import Client, FastMCP
 
+from gwanjong_devto.server import build_server
 from gwanjong_sandbox.control import SandboxControl
+from tests.fakes.clock import FakeTime
 from tests.platforms import SPECS
 
 pytestmark = pytest.mark.anyio
@@ -43,32 +45,34 @@ async def test_tags_as_a_string_and_forem_tag_rules(sandbox: SandboxControl) -> 
     assert write["data"]["tags"] == ["python", "packaging"]
 
 
+def paced(sandbox: SandboxControl, clock: FakeTime, **overrides: str) -> FastMCP[Any]:
+    """The Dev.to server pacing on ``clock``: its waits advance the clock, not the test."""
+    return build_server(SPEC.settings(sandbox.url, **overrides), clock=clock, sleep=clock.sleep)
+
+
 async def test_writes_are_paced_to_one_per_second(sandbox: SandboxControl) -> None:
     # Forem throttles writes at 1/s per key; the server waits instead of earning a 429.
+    # The sandbox enforces that on its own (real) clock, so this server paces on real time
+    # too: what proves the pacing is that no write is refused, not how long it took.
     async with Client(SPEC.build(sandbox.url)) as client:
-        start = time.monotonic()
         for i in range(3):
             result = await client.call_tool("write_post", {"title": f"Paced {i}", "body": "b"})
             assert result.structured_content is not None and result.structured_content["ok"]
-        assert time.monotonic() - start >= 2.0
     assert len(sandbox.writes("devto")) == 3
 
 
 async def test_reads_are_paced_by_the_token_bucket(sandbox: SandboxControl) -> None:
-    async with Client(
-        SPEC.build(sandbox.url, DEVTO_READS_PER_MINUTE="120")
-    ) as client:  # 2/s, burst 120
-        start = time.monotonic()
-        for _ in range(3):
+    within = FakeTime()
+    async with Client(paced(sandbox, within, DEVTO_READS_PER_MINUTE="120")) as client:
+        for _ in range(3):  # 2/s, burst 120
             await client.call_tool("trending", {"limit": 1})
-        assert time.monotonic() - start < 2  # within the burst
-    async with Client(SPEC.build(sandbox.url, DEVTO_READS_PER_MINUTE="1")) as client:  # burst 1
-        start = time.monotonic()
+    assert within.slept == []  # within the burst: no wait
+    over = FakeTime()
+    async with Client(paced(sandbox, over, DEVTO_READS_PER_MINUTE="1")) as client:  # burst 1
         await client.call_tool("trending", {"limit": 1})
-        with pytest.raises(Exception, match="timeout"):
-            # the second read would wait ~60 s for a token: the tool's time bound answers first
-            await client.call_tool("trending", {"limit": 1})
-        assert time.monotonic() - start < 15
+        assert over.slept == []
+        await client.call_tool("trending", {"limit": 1})
+    assert over.slept == [pytest.approx(60.0)]  # the second read waited a minute for a token
 
 
 async def test_forem_validation_errors_are_invalid_input(sandbox: SandboxControl) -> None:

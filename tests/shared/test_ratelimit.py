@@ -9,8 +9,16 @@ import pytest
 
 from gwanjong_shared.errors import ErrorKind, PlatformError
 from gwanjong_shared.http import raise_for_response
-from gwanjong_shared.ratelimit import ANY, Limiter, MinInterval, read_window, wait_from
+from gwanjong_shared.ratelimit import (
+    ANY,
+    Limiter,
+    MinInterval,
+    TokenBucket,
+    read_window,
+    wait_from,
+)
 from gwanjong_shared.server import package_version
+from tests.fakes.clock import FakeTime
 
 pytestmark = pytest.mark.anyio
 WALL = 1_800_000_000.0  # "now" in epoch seconds for every test
@@ -127,6 +135,17 @@ async def test_acquire_checks_before_pacing_and_intervals_count_from_the_answer(
     lim.observe("write", 429, {"Retry-After": "12"})
     with pytest.raises(PlatformError, match="retry_after=12"):
         await lim.acquire("write", write=True)
+
+
+async def test_pacing_waits_on_the_injected_sleep() -> None:
+    time = FakeTime()
+    interval = MinInterval(30, clock=time, sleep=time.sleep)
+    assert await interval.acquire() == 0
+    time.now += 10  # 10 s after the first call: 20 s of the interval are left
+    assert await interval.acquire() == pytest.approx(20)
+    bucket = TokenBucket(2, 60, clock=time, sleep=time.sleep)  # 2 a minute, burst 2
+    assert [await bucket.acquire() for _ in range(3)] == [0, 0, pytest.approx(30)]
+    assert time.slept == [pytest.approx(20), pytest.approx(30)]  # and no real time passed
 
 
 def _response(status: int, body: bytes, content_type: str = "application/json") -> httpx.Response:

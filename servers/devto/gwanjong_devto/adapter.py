@@ -5,9 +5,9 @@ from __future__ import annotations
 import html
 import re
 import time
-from collections.abc import Callable
 from typing import Any, ClassVar
 
+import anyio
 import httpx
 
 from gwanjong_devto.settings import Settings
@@ -16,7 +16,7 @@ from gwanjong_shared.adapter import PlatformAdapter
 from gwanjong_shared.contract import ActionRule, Capabilities, Limit, MentionList
 from gwanjong_shared.http import raise_for_response, transport_error
 from gwanjong_shared.models import Comment, Post, PostResult
-from gwanjong_shared.ratelimit import Limiter, MinInterval, TokenBucket
+from gwanjong_shared.ratelimit import Clock, Limiter, MinInterval, Sleep, TokenBucket
 from gwanjong_shared.target_cache import TargetCache
 
 V1_ACCEPT = "application/vnd.forem.api-v1+json"
@@ -78,15 +78,19 @@ class DevtoAdapter(PlatformAdapter):
         settings: Settings,
         transport: httpx.AsyncBaseTransport | None = None,
         *,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Clock = time.monotonic,
+        sleep: Sleep = anyio.sleep,
     ) -> None:
         self.settings = settings
         self._transport = transport
         self.targets: TargetCache[Post] = TargetCache(clock=clock)  # validate's target reads
+        # Pacing on an injectable clock and sleep: tests advance time instead of waiting.
         self.limiter = Limiter(
             self.label,
-            reads=TokenBucket(settings.reads_per_minute, 60.0),
-            writes=MinInterval(settings.write_interval_s),
+            reads=TokenBucket(settings.reads_per_minute, 60.0, clock, sleep),
+            writes=MinInterval(settings.write_interval_s, clock, sleep),
+            clock=clock,
+            sleep=sleep,
         )
         self._http: httpx.AsyncClient | None = None
         self._account: str | None = None

@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 
+import anyio
 from fastmcp import FastMCP
 
 from gwanjong_devto.adapter import DevtoAdapter
 from gwanjong_devto.profile import PROFILE
 from gwanjong_devto.settings import Settings
 from gwanjong_shared.hosted import settings_from_env
+from gwanjong_shared.ratelimit import Clock, Sleep
 from gwanjong_shared.server import build_platform_server
 
 __all__ = ["Settings", "build_server", "hosted"]
 
 
-def build_server(settings: Settings) -> FastMCP:
-    return build_platform_server(
-        DevtoAdapter(settings), call_timeout_s=settings.timeout_s + 5, profile=PROFILE
-    )
+def build_server(
+    settings: Settings, *, clock: Clock = time.monotonic, sleep: Sleep = anyio.sleep
+) -> FastMCP:
+    """``clock`` and ``sleep`` pace the calls (tests pass a clock they advance)."""
+    adapter = DevtoAdapter(settings, clock=clock, sleep=sleep)
+    return build_platform_server(adapter, call_timeout_s=settings.timeout_s + 5, profile=PROFILE)
 
 
 def hosted(env: Mapping[str, str]) -> FastMCP:

@@ -1,0 +1,373 @@
+"""A platform that lives in memory, served by the real server kit.
+
+``FakePlatform`` holds the posts, comments and writes; ``server()`` wraps it in
+``build_platform_server`` (the same factory every platform server uses), so the gateway
+sees the contract's real tools, schemas, error wording and validate logic, with length
+counted by ``gwanjong_shared.text``. Nothing here touches the network or the clock:
+a hang waits on an anyio event the test sets, and a post that lands late stays out of
+reads until the test calls ``show_late()``.
+
+Seeded from the sandbox's corpus (plain data), so relevance ranking and mood in the
+gateway have the same realistic text to work on as in the sandbox tier.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+import anyio
+from fastmcp import FastMCP
+
+from gwanjong_sandbox.corpus import Node, Thread, build_corpus, walk
+from gwanjong_shared import errors
+from gwanjong_shared.adapter import PlatformAdapter
+from gwanjong_shared.contract import ActionRule, Capabilities, MentionList
+from gwanjong_shared.errors import ErrorKind, PlatformError
+from gwanjong_shared.models import Comment, Post, PostResult
+from gwanjong_shared.server import build_platform_server
+from tests.fakes.profiles import Profile
+
+Op = Literal[
+    "trending",
+    "search",
+    "get_post",
+    "get_comments",
+    "write_post",
+    "write_comment",
+    "upvote",
+    "capabilities",
+    "mentions",
+]
+WRITE_OPS = ("write_post", "write_comment", "upvote")
+
+
+@dataclass
+class Fault:
+    """One scripted misbehaviour: ``op`` None matches every call.
+
+    error: raise ``kind``. hang: wait until ``release()`` (the caller's time bound ends
+    the call). land_then_hang: do the write, then hang (it lands; the caller gives up).
+    land_then_error: do the write, then answer ``kind`` (``timeout``: the outcome the
+    caller cannot know).
+    """
+
+    op: str | None
+    what: Literal["error", "hang", "land_then_hang", "land_then_error"] = "error"
+    kind: ErrorKind = ErrorKind.UNAVAILABLE
+    retry_after: float | None = None
+    count: int = 1
+
+
+@dataclass
+class Write:
+    action: str
+    target: str | None
+    data: dict[str, Any]
+
+
+@dataclass
+class FakePlatform:
+    profile: Profile
+    configured: bool = True
+    posts: dict[str, Post] = field(default_factory=dict)
+    comments: dict[str, list[Comment]] = field(default_factory=dict)
+    #: logical corpus key ("rust-async") -> post id
+    ids: dict[str, str] = field(default_factory=dict)
+    writes: list[Write] = field(default_factory=list)
+    faults: list[Fault] = field(default_factory=list)
+    #: every adapter call, by op name, in order
+    calls: list[str] = field(default_factory=list)
+    #: while set, new posts stay out of reads until show_late()
+    lag: bool = False
+    _hidden: set[str] = field(default_factory=set)
+    _summoning: set[str] = field(default_factory=set)
+    _mine: set[str] = field(default_factory=set)
+    _order: dict[str, int] = field(default_factory=dict)
+    _seq: itertools.count[int] = field(default_factory=lambda: itertools.count(1001))
+    _released: anyio.Event | None = None
+    _is_released: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.posts:
+            for thread in build_corpus(me=self.profile.me):
+                self._seed(thread)
+
+    # -- steering, for tests --------------------------------------------------------------
+
+    def fail(
+        self,
+        op: str | None = None,
+        kind: ErrorKind = ErrorKind.UNAVAILABLE,
+        count: int = 1,
+        retry_after: float | None = None,
+    ) -> None:
+        self.faults.append(Fault(op, "error", kind, retry_after, count))
+
+    def hang(self, op: str | None = None, count: int = 1, *, land: bool = False) -> None:
+        self.faults.append(Fault(op, "land_then_hang" if land else "hang", count=count))
+
+    def land(self, op: str, kind: ErrorKind = ErrorKind.TIMEOUT, count: int = 1) -> None:
+        """The next ``op`` writes, then fails with ``kind``: the write landed unseen."""
+        self.faults.append(Fault(op, "land_then_error", kind, count=count))
+
+    def release(self) -> None:
+        """End every hang (now and later)."""
+        self._is_released = True
+        if self._released is not None:
+            self._released.set()
+
+    def show_late(self) -> None:
+        """Let the writes held back by ``lag`` show in reads."""
+        self._hidden.clear()
+
+    def add_post(
+        self,
+        key: str,
+        title: str,
+        body: str,
+        *,
+        author: str = "someone",
+        summons: bool = False,
+        hours_ago: float = 0.5,
+    ) -> str:
+        """A new post (after the seed; ``summons``: it mentions our account); its id."""
+        thread = Thread(key, title, body, author, ["fake"], 1, hours_ago, mentions_me=summons)
+        return self._seed(thread)
+
+    def written(self, action: str | None = None) -> list[Write]:
+        return [w for w in self.writes if action is None or w.action == action]
+
+    def server(self, call_timeout_s: float = 30.0) -> FastMCP[Any]:
+        return build_platform_server(_adapter_for(self), call_timeout_s=call_timeout_s)
+
+    # -- the platform -----------------------------------------------------------------------
+
+    def _seed(self, thread: Thread) -> str:
+        pid = str(next(self._seq))
+        me = self.profile.me
+        body = thread.body.replace("{me}", f"@{me}")
+        self.ids[thread.key] = pid
+        self._order[pid] = len(self._order)
+        if thread.mentions_me or f"@{me}" in body:
+            self._summoning.add(pid)
+        if thread.author == me:
+            self._mine.add(pid)
+        if thread.deleted:
+            return pid
+        self.posts[pid] = Post(
+            id=pid,
+            platform=self.profile.name,
+            title=thread.title,
+            url=f"{self.profile.url}/{thread.author}/{thread.key}",
+            body=body,
+            author=thread.author,
+            tags=list(thread.tags),
+            likes=thread.likes,
+            comments_count=thread.comment_count(),
+            published_at=thread.created.isoformat().replace("+00:00", "Z"),
+        )
+        self.comments[pid] = [
+            self._comment(pid, node, depth, parent) for node, depth, parent in walk(thread.comments)
+        ]
+        return pid
+
+    def _comment(self, pid: str, node: Node, depth: int, parent: Node | None) -> Comment:
+        return Comment(
+            id=f"{pid}-{node.key}",
+            platform=self.profile.name,
+            post_id=pid,
+            parent_id=f"{pid}-{parent.key}" if parent is not None else None,
+            author="" if node.deleted else node.author,
+            body="" if node.deleted else node.body.replace("{me}", f"@{self.profile.me}"),
+            likes=node.likes,
+            depth=depth,
+        )
+
+    def visible(self) -> list[Post]:
+        return [p for pid, p in self.posts.items() if pid not in self._hidden]
+
+    def post(self, post_id: str) -> Post:
+        found = self.posts.get(post_id)
+        if found is None or post_id in self._hidden:
+            raise errors.not_found(
+                f"No {self.profile.label} post has id {post_id}. Check the id from search."
+            )
+        return found
+
+    async def enter(self, op: str) -> Fault | None:
+        """Record the call and apply the first matching fault (a hang waits here)."""
+        self.calls.append(op)
+        for fault in self.faults:
+            if fault.op is not None and fault.op != op:
+                continue
+            fault.count -= 1
+            if fault.count <= 0:
+                self.faults.remove(fault)
+            if fault.what == "error":
+                raise PlatformError(
+                    fault.kind,
+                    f"{self.profile.label} failed as scripted. Try again later.",
+                    retry_after=fault.retry_after,
+                )
+            if fault.what == "hang":
+                await self._wait_released()
+            return fault
+        return None
+
+    async def _wait_released(self) -> None:
+        if self._is_released:
+            return
+        if self._released is None:
+            self._released = anyio.Event()
+        await self._released.wait()
+
+    def record(self, action: str, target: str | None, **data: Any) -> PostResult:
+        wid = str(next(self._seq))
+        self.writes.append(Write(action, target, {"id": wid, **data}))
+        if action == "write_post":
+            self.posts[wid] = Post(
+                id=wid,
+                platform=self.profile.name,
+                title=str(data.get("title", "")),
+                url=f"{self.profile.url}/{self.profile.me}/{wid}",
+                body=str(data.get("body", "")),
+                author=self.profile.me,
+                tags=list(data.get("tags", [])),
+            )
+            self._mine.add(wid)
+            self._order[wid] = len(self._order)
+            if self.lag:
+                self._hidden.add(wid)
+        elif action == "write_comment" and target is not None:
+            parent = data.get("parent_id")
+            self.comments.setdefault(target, []).append(
+                Comment(
+                    id=wid,
+                    platform=self.profile.name,
+                    post_id=target,
+                    parent_id=str(parent) if parent else None,
+                    author=self.profile.me,
+                    body=str(data.get("body", "")),
+                )
+            )
+        url = f"{self.profile.url}/{self.profile.me}/{wid}"
+        return PostResult(ok=True, platform=self.profile.name, action=action, id=wid, url=url)  # type: ignore[arg-type]
+
+    def mentions_after(self, since: int) -> list[Post]:
+        found = [
+            p
+            for p in self.visible()
+            if p.id in self._summoning and self._order[p.id] > since and p.author != self.profile.me
+        ]
+        return sorted(found, key=lambda p: -self._order[p.id])
+
+    def summoned(self, post_id: str) -> bool:
+        return post_id in self._summoning
+
+
+class FakeAdapter(PlatformAdapter):
+    platform: ClassVar[str] = "fake"
+    label: ClassVar[str] = "Fake"
+
+    def __init__(self, world: FakePlatform) -> None:
+        self.world = world
+
+    def is_configured(self) -> bool:
+        return self.world.configured
+
+    async def get_trending(self, limit: int) -> list[Post]:
+        await self.world.enter("trending")
+        return sorted(self.world.visible(), key=lambda p: -p.likes)[:limit]
+
+    async def search(self, query: str, limit: int) -> list[Post]:
+        await self.world.enter("search")
+        words = [w.lower() for w in query.split() if w]
+
+        def hits(p: Post) -> int:
+            text = f"{p.title} {p.body} {' '.join(p.tags)}".lower()
+            return sum(text.count(w) for w in words)
+
+        scored = sorted(((hits(p), p) for p in self.world.visible()), key=lambda s: -s[0])
+        return [p for score, p in scored if score > 0][:limit]
+
+    async def get_post(self, post_id: str) -> Post:
+        await self.world.enter("get_post")
+        return self.world.post(post_id)
+
+    async def get_comments(self, post_id: str, limit: int) -> list[Comment]:
+        await self.world.enter("get_comments")
+        self.world.post(post_id)
+        return self.world.comments.get(post_id, [])[:limit]
+
+    async def _write(self, action: str, target: str | None, **data: Any) -> PostResult:
+        if not self.world.configured:
+            raise errors.auth(f"{self.label} needs credentials to write. Run setup first.")
+        fault = await self.world.enter(action)
+        result = self.world.record(action, target, **data)
+        if fault is not None and fault.what == "land_then_hang":
+            await self.world._wait_released()  # pyright: ignore[reportPrivateUsage]
+        if fault is not None and fault.what == "land_then_error":
+            raise PlatformError(
+                fault.kind, f"{self.label} did not answer in time. Try again later."
+            )
+        return result
+
+    async def write_post(self, title: str, body: str, tags: list[str]) -> PostResult:
+        return await self._write("write_post", None, title=title, body=body, tags=tags)
+
+    async def write_comment(self, post_id: str, body: str, parent_id: str | None) -> PostResult:
+        self.world.post(post_id)
+        return await self._write("write_comment", post_id, body=body, parent_id=parent_id)
+
+    async def upvote(self, post_id: str) -> PostResult:
+        self.world.post(post_id)
+        return await self._write("upvote", post_id)
+
+    def static_capabilities(self) -> Capabilities:
+        profile = self.world.profile
+        return Capabilities(
+            platform=profile.name,
+            configured=self.is_configured(),
+            actions=dict(profile.rules),
+            limits=dict(profile.limits),
+            credentials=list(profile.credentials),
+        )
+
+    async def account(self) -> str | None:
+        await self.world.enter("capabilities")
+        return self.world.profile.me if self.world.configured else None
+
+    async def rule_for_target(self, action: str, post_id: str, rule: ActionRule) -> ActionRule:
+        self.world.post(post_id)  # a missing target is not_found, not a policy answer
+        if rule.allowed != "summoned":
+            return rule
+        if self.world.summoned(post_id):
+            return ActionRule(allowed="auto", reason=f"{rule.reason} This post mentions us.")
+        return ActionRule(
+            allowed="human", reason=f"{rule.reason} This post does not mention our account."
+        )
+
+    async def mentions(self, since: str | None, limit: int) -> MentionList:
+        if not self.world.profile.has_mentions:
+            return await super().mentions(since, limit)
+        await self.world.enter("mentions")
+        try:
+            after = int(since) if since else -1
+        except ValueError:
+            raise errors.invalid_input("since is not a next_since value. Omit it.") from None
+        found = self.world.mentions_after(after)[:limit]
+        latest = max((self.world._order[p.id] for p in found), default=after)  # pyright: ignore[reportPrivateUsage]
+        tagged = [p.model_copy(update={"tags": ["mention"]}) for p in found]
+        return MentionList(posts=tagged, next_since=str(latest))
+
+
+def _adapter_for(world: FakePlatform) -> FakeAdapter:
+    # platform and label are class facts in the kit; one small subclass per profile.
+    cls = type(
+        f"Fake_{world.profile.name}",
+        (FakeAdapter,),
+        {"platform": world.profile.name, "label": world.profile.label},
+    )
+    return cls(world)
