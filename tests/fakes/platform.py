@@ -140,7 +140,9 @@ class FakePlatform:
         return [w for w in self.writes if action is None or w.action == action]
 
     def server(self, call_timeout_s: float = 30.0) -> FastMCP[Any]:
-        return build_platform_server(_adapter_for(self), call_timeout_s=call_timeout_s)
+        return build_platform_server(
+            _adapter_for(self), call_timeout_s=call_timeout_s, profile=self.profile.about
+        )
 
     # -- the platform -----------------------------------------------------------------------
 

@@ -3,15 +3,17 @@
 The gateway knows a platform only through the contract, so a profile is all it takes to
 stand in for one. ``FORUM`` has the shape of a long-form site (posts auto, comments and
 votes for a person); ``SOCIAL`` that of a short-post network (replies only when summoned).
-They carry the bundled names ("devto", "bluesky") so that the gateway's per-name config
-defaults (disclosure, guides) are the ones its tests expect.
+Each also describes itself the way a platform server does (``about``: writing guide,
+disclosure footer, setup guide), so the gateway's guide, footer and setup text in these
+tests come from the fake, never from gateway code.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gwanjong_shared.contract import Action, ActionRule, Limit, LimitName
+from gwanjong_shared.contract import Action, ActionRule, Limit, LimitName, SetupGuide
+from gwanjong_shared.contract import Profile as About
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,8 @@ class Profile:
     #: whether the optional `mentions` tool is served
     has_mentions: bool = True
     tags: tuple[str, ...] = field(default=())
+    #: the self-description `capabilities` carries (None: the gateway's generic text)
+    about: About | None = None
 
     def reason(self, action: Action) -> str:
         return self.rules[action].reason
@@ -52,6 +56,18 @@ FORUM = Profile(
         "comment": Limit(max=25_000, unit="chars"),
     },
     credentials=("DEVTO_API_KEY",),
+    about=About(
+        label="Fake Forum",
+        writing_guide=["Lead with the point; long posts are read here."],
+        disclosure="\n\n*Drafted with an AI assistant (fake forum).*",
+        setup=SetupGuide(
+            where="https://forum.example/settings/keys",
+            price="free in the fake",
+            access="anyone with a test account",
+            steps=["Open https://forum.example/settings/keys.", "Create a key and copy it."],
+            credentials=["DEVTO_API_KEY"],
+        ),
+    ),
 )
 
 SOCIAL = Profile(
@@ -68,6 +84,18 @@ SOCIAL = Profile(
     limits={"body": Limit(max=300, unit="graphemes"), "comment": Limit(max=300, unit="graphemes")},
     credentials=("BLUESKY_HANDLE", "BLUESKY_APP_PASSWORD"),
     me="gwanjong.bsky.social",
+    about=About(
+        label="Fake Social",
+        writing_guide=["Short and plain: one thought per reply."],
+        disclosure="",
+        setup=SetupGuide(
+            where="https://social.example/app-passwords",
+            price="free in the fake",
+            access="anyone with a test account",
+            steps=["Open https://social.example/app-passwords.", "Create a key and copy it."],
+            credentials=["BLUESKY_HANDLE", "BLUESKY_APP_PASSWORD"],
+        ),
+    ),
 )
 
 LINKS = Profile(
@@ -85,4 +113,16 @@ LINKS = Profile(
         "comment": Limit(max=10_000, unit="chars"),
     },
     credentials=("REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET"),
+    about=About(
+        label="Fake Links",
+        writing_guide=["Answer the question asked; no self-promotion."],
+        disclosure="\n\n^(an automated reply, fake links)",
+        setup=SetupGuide(
+            where="https://links.example/prefs/apps",
+            price="free in the fake",
+            access="anyone with a test account",
+            steps=["Open https://links.example/prefs/apps.", "Create a key and copy it."],
+            credentials=["REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET"],
+        ),
+    ),
 )

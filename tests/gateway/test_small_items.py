@@ -109,12 +109,13 @@ async def test_one_opt_out_entry_covers_the_person_on_every_platform(
 
 
 async def test_draft_limits_are_net_of_the_disclosure_footer(tmp_path: Path) -> None:
-    links = FakePlatform(LINKS)  # named "reddit": the gateway's reddit footer applies
+    links = FakePlatform(LINKS)  # its server declares its own footer
     async with Client(fake_gateway(tmp_path, links, writes="dry-run")) as client:
         scouted = await call(client, "scout", topic="MCP gateway design feedback", limit=10)
         oid = opportunity_for(scouted, "reddit", "feedback")
         drafted = await call(client, "draft", opportunity_id=oid)
-        footer = len(REDDIT.disclosure)  # the footer Reddit's own server declares
+        assert LINKS.about is not None
+        footer = len(LINKS.about.disclosure)  # the footer the platform's own server declares
         limit = drafted["limits"]["comment"]
         assert limit == {"max": 10_000 - footer, "unit": "chars", "footer": footer}
         fits = await call(

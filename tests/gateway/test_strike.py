@@ -75,7 +75,9 @@ async def test_dry_run_writes_nothing_and_shows_exactly_what(
         assert would["platform"] == "devto" and would["tool"] == "write_post"
         assert would["arguments"]["title"] == "Cancellation-safe handlers"
         assert would["arguments"]["body"].startswith("Guards around every await.")
-        assert "Drafted with an AI assistant" in would["arguments"]["body"]  # the disclosure
+        assert (
+            "Drafted with an AI assistant (fake forum)" in would["arguments"]["body"]
+        )  # its footer
         again = await strike(client, oid)
         assert again["status"] == "dry_run"  # a dry run is not an action
     assert forum.writes == []

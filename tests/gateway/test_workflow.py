@@ -13,6 +13,7 @@ from fastmcp import Client
 from gwanjong_shared.errors import ErrorKind
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
+from tests.fakes.profiles import LINKS
 
 pytestmark = pytest.mark.anyio
 MODES = ["legacy", "auto"]
@@ -174,7 +175,8 @@ async def test_unknown_opportunity_lists_known_ids(forum: FakePlatform, tmp_path
 
 
 async def test_setup_check_and_guide(forum: FakePlatform, tmp_path: Path) -> None:
-    async with Client(fake_gateway(tmp_path, forum)) as client:
+    links = FakePlatform(LINKS)
+    async with Client(fake_gateway(tmp_path, forum, links)) as client:
         checked = (await client.call_tool("setup", {"action": "check"})).structured_content
         assert checked is not None
         assert (
@@ -184,10 +186,10 @@ async def test_setup_check_and_guide(forum: FakePlatform, tmp_path: Path) -> Non
         guide = (
             await client.call_tool("setup", {"action": "guide", "platform": "reddit"})
         ).structured_content
-        assert guide is not None and "Responsible Builder" in " ".join(
-            guide["guides"]["reddit"]["steps"]
-        )
-        assert guide["guides"]["reddit"]["where"] == "https://www.reddit.com/prefs/apps"
+        # The guide is the platform server's own (the fake's), not gateway text.
+        assert guide is not None and LINKS.about is not None
+        assert guide["guides"]["reddit"]["where"] == LINKS.about.setup.where
+        assert guide["guides"]["reddit"]["steps"] == LINKS.about.setup.steps
         # A platform not enabled here has no server to ask: it is only named.
         other = (
             await client.call_tool("setup", {"action": "guide", "platform": "twitter"})
