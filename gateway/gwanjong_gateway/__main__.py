@@ -19,6 +19,7 @@ from gwanjong_shared.logs import configure_logging
 
 def _serve(args: argparse.Namespace) -> int:
     from gwanjong_gateway.auth import bind_problem, build_auth
+    from gwanjong_gateway.lean import remember_missing_modules
     from gwanjong_gateway.server import Gateway, build_gateway
     from gwanjong_gateway.telemetry import spans_only_when_traced
 
@@ -36,6 +37,7 @@ def _serve(args: argparse.Namespace) -> int:
     configure_logging(args.log_level)
     add_log_file(config)
     spans_only_when_traced(os.environ)
+    remember_missing_modules()
     gateway = Gateway(config)
     server = build_gateway(config, gateway=gateway, auth=auth)
 
