@@ -101,8 +101,5 @@ class InProcessTransport(FastMCPTransport):
         self, *, transport_options: TransportOptions | None = None, **session_kwargs: Any
     ) -> AsyncIterator[ClientSession]:
         options = transport_options or TransportOptions(session_class=_TypedBoundarySession)
-        async with super().connect_session(
-            transport_options=options, **session_kwargs
-        ) as session:
+        async with super().connect_session(transport_options=options, **session_kwargs) as session:
             yield session
-

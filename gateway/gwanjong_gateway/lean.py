@@ -9,7 +9,7 @@ import sys
 _PROBED_PER_CALL = ("sniffio",)  # httpcore: `import sniffio` in each request's lock setup
 
 
-def remember_missing_modules() -> list[str]:
+def remember_missing_modules(names: tuple[str, ...] = _PROBED_PER_CALL) -> list[str]:
     """Record absent optional modules as absent, so each failed import is a dict lookup.
 
     httpcore imports `sniffio` inside every request; when it is not installed (anyio 4 no
@@ -18,7 +18,7 @@ def remember_missing_modules() -> list[str]:
     once with the same ImportError, so the library takes the same branch. Installed modules
     are left alone. Returns the names marked."""
     marked: list[str] = []
-    for name in _PROBED_PER_CALL:
+    for name in names:
         if name not in sys.modules and importlib.util.find_spec(name) is None:
             sys.modules[name] = None  # type: ignore[assignment]
             marked.append(name)
