@@ -19,7 +19,7 @@ from gwanjong_shared.logs import configure_logging
 
 def _serve(args: argparse.Namespace) -> int:
     from gwanjong_gateway.auth import bind_problem, build_auth
-    from gwanjong_gateway.lean import remember_missing_modules
+    from gwanjong_gateway.lean import loop_options, remember_missing_modules
     from gwanjong_gateway.server import Gateway, build_gateway
     from gwanjong_gateway.telemetry import spans_only_when_traced
 
@@ -67,7 +67,7 @@ def _serve(args: argparse.Namespace) -> int:
                 )
             tg.cancel_scope.cancel()
 
-    anyio.run(serve)
+    anyio.run(serve, backend_options=loop_options())
     if args.transport == "stdio":
         # The stdin reader thread may still be blocked in read(); the children are closed
         # already, so leave without waiting for it.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from typing import Any
 
 #: optional modules that libraries try to import on every request when they are absent
 _PROBED_PER_CALL = ("sniffio",)  # httpcore: `import sniffio` in each request's lock setup
@@ -23,3 +24,13 @@ def remember_missing_modules(names: tuple[str, ...] = _PROBED_PER_CALL) -> list[
             sys.modules[name] = None  # type: ignore[assignment]
             marked.append(name)
     return marked
+
+
+def loop_options() -> dict[str, Any]:
+    """anyio's backend options: uvloop's event loop when it is installed (not a dependency).
+
+    Measured on a warm scout with the platforms in-process: about 8% less CPU per scout
+    (`uv run --with uvloop`, bench/warm.py). Without uvloop, the standard asyncio loop."""
+    if sys.platform != "win32" and importlib.util.find_spec("uvloop") is not None:
+        return {"use_uvloop": True}
+    return {}

@@ -54,3 +54,18 @@ def test_an_absent_module_fails_at_once_with_the_same_error(
         importlib.import_module(name)
     assert sys.modules["json"] is not None
     monkeypatch.delitem(sys.modules, name)
+
+
+def test_uvloop_only_when_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from gwanjong_gateway import lean
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(lean.sys, "platform", "linux")
+    monkeypatch.setattr(
+        lean.importlib.util, "find_spec", lambda name: None if name == "uvloop" else real(name)
+    )
+    assert lean.loop_options() == {}
+    monkeypatch.setattr(lean.importlib.util, "find_spec", lambda name: object())
+    assert lean.loop_options() == {"use_uvloop": True}
