@@ -12,7 +12,7 @@ from fastmcp.client.transports import FastMCPTransport
 from fastmcp.tools.base import ToolResult
 
 from gwanjong_gateway.hosting import InProcessTransport
-from gwanjong_gateway.lean import remember_missing_modules
+from gwanjong_gateway.lean import loop_options, remember_missing_modules
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 
@@ -59,13 +59,11 @@ def test_an_absent_module_fails_at_once_with_the_same_error(
 def test_uvloop_only_when_installed(monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.util
 
-    from gwanjong_gateway import lean
-
     real = importlib.util.find_spec
-    monkeypatch.setattr(lean.sys, "platform", "linux")
+    monkeypatch.setattr(sys, "platform", "linux")
     monkeypatch.setattr(
-        lean.importlib.util, "find_spec", lambda name: None if name == "uvloop" else real(name)
+        importlib.util, "find_spec", lambda name: None if name == "uvloop" else real(name)
     )
-    assert lean.loop_options() == {}
-    monkeypatch.setattr(lean.importlib.util, "find_spec", lambda name: object())
-    assert lean.loop_options() == {"use_uvloop": True}
+    assert loop_options() == {}
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: object())
+    assert loop_options() == {"use_uvloop": True}
