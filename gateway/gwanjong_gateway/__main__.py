@@ -19,6 +19,7 @@ from gwanjong_shared.quiet import quiet_fastmcp
 
 def _serve(args: argparse.Namespace) -> int:
     from gwanjong_gateway.auth import bind_problem, build_auth
+    from gwanjong_gateway.lean import loop_options, remember_missing_modules
     from gwanjong_gateway.serve_loop import run_until_signal
     from gwanjong_gateway.server import Gateway, build_gateway
     from gwanjong_gateway.telemetry import spans_only_when_traced
@@ -35,6 +36,7 @@ def _serve(args: argparse.Namespace) -> int:
     configure_logging(args.log_level)
     add_log_file(config)
     spans_only_when_traced(os.environ)
+    remember_missing_modules()
     gateway = Gateway(config)
     server = build_gateway(config, gateway=gateway, auth=auth)
 
@@ -55,7 +57,7 @@ def _serve(args: argparse.Namespace) -> int:
             await gateway.upstreams.close_all()
         gateway.close_store()
 
-    run_until_signal(serve, stop)
+    run_until_signal(serve, stop, backend_options=loop_options())
     return 0
 
 

@@ -13,14 +13,18 @@ gateway. Calls still have timeouts and exceptions still come back as tool errors
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any, cast
 
 import anyio.to_thread
+import mcp.types
 from fastmcp import FastMCP
 from fastmcp.client.transports import FastMCPTransport
+from fastmcp.client.transports.base import TransportOptions, VersionAwareClientSession
+from mcp import ClientSession
 
 log = logging.getLogger(__name__)
 
@@ -73,4 +77,29 @@ async def in_process(name: str, env: Mapping[str, str]) -> FastMCPTransport:
     if not isinstance(server, FastMCP):
         raise HostingError(f"{GROUP}:{name} did not return a FastMCP server")
     log.info("%s: hosted in-process", name)
-    return FastMCPTransport(server)
+    return InProcessTransport(server)
+
+
+class _TypedBoundarySession(VersionAwareClientSession):
+    """Leaves a result's structured content to the gateway's typed models.
+
+    The gateway reads every platform result through its pydantic models (the contract), so
+    the client's jsonschema pass over the same content against the advertised outputSchema
+    is the second of two validations: about a tenth of a warm scout's CPU, and the
+    jsonschema import and validator builds in the first one. A server in its own process
+    keeps the client's check."""
+
+    async def validate_tool_result(self, name: str, result: mcp.types.CallToolResult) -> None:
+        return None
+
+
+class InProcessTransport(FastMCPTransport):
+    """FastMCP's in-memory transport, with the session above unless the client asks for one."""
+
+    @contextlib.asynccontextmanager
+    async def connect_session(
+        self, *, transport_options: TransportOptions | None = None, **session_kwargs: Any
+    ) -> AsyncIterator[ClientSession]:
+        options = transport_options or TransportOptions(session_class=_TypedBoundarySession)
+        async with super().connect_session(transport_options=options, **session_kwargs) as session:
+            yield session

@@ -24,8 +24,11 @@ _POLL_S = 0.2  # how often the main thread looks up from waiting (signals interr
 
 
 class _Loop:
-    def __init__(self, serve: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    def __init__(
+        self, serve: Callable[[], Coroutine[Any, Any, None]], backend_options: dict[str, Any]
+    ) -> None:
         self._serve = serve
+        self.backend_options = backend_options  # uvloop when installed (lean.loop_options)
         self.token: anyio.lowlevel.EventLoopToken | None = None
         self.started = threading.Event()
         self.finished = threading.Event()
@@ -33,7 +36,7 @@ class _Loop:
 
     def run(self) -> None:
         try:
-            anyio.run(self._main)
+            anyio.run(self._main, backend_options=self.backend_options)
         except BaseException as exc:  # handed to the main thread, which raises it
             self.error = exc
         finally:
@@ -50,9 +53,10 @@ def run_until_signal(
     serve: Callable[[], Coroutine[Any, Any, None]],
     stop: Callable[[], Coroutine[Any, Any, None]],
     signals: tuple[signal.Signals, ...] = (signal.SIGTERM, signal.SIGINT),
+    backend_options: dict[str, Any] | None = None,
 ) -> None:
     """Run `serve` until it returns; on one of `signals`, run `stop` instead and return."""
-    loop = _Loop(serve)
+    loop = _Loop(serve, backend_options or {})
     received: list[int] = []
 
     def on_signal(signum: int, _frame: Any) -> None:
