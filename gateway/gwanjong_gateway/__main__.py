@@ -13,8 +13,8 @@ from gwanjong_gateway.config import ConfigError, load
 from gwanjong_gateway.logfile import add_log_file
 from gwanjong_gateway.token_cli import add_token_commands
 from gwanjong_gateway.version import gwanjong_version
-from gwanjong_shared.logs import configure_logging
-from gwanjong_shared.quiet import quiet_fastmcp
+from gwanjong_shared.kit.logs import configure_logging
+from gwanjong_shared.kit.quiet import quiet_fastmcp
 
 
 def _serve(args: argparse.Namespace) -> int:

@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from gwanjong_shared.models import Frozen
+from gwanjong_shared.contract.models import Frozen
 
 WriteMode = Literal["dry-run", "confirm", "live"]
 #: where a bundled platform runs: in the gateway's interpreter, or its own subprocess
@@ -232,7 +232,7 @@ def read_dotenv(path: Path) -> dict[str, str]:
     can only come from a hand edit, and some readers would split them into variables."""
     from dotenv import dotenv_values
 
-    from gwanjong_shared.untrusted import has_hidden
+    from gwanjong_shared.contract.untrusted import has_hidden
 
     if not path.is_file():
         return {}

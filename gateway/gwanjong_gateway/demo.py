@@ -24,7 +24,7 @@ from rich.table import Table
 
 from gwanjong_gateway.config_file import render, write_config
 from gwanjong_gateway.tokens import count_tokens, tool_list_tokens
-from gwanjong_shared.quiet import QUIET_ENV
+from gwanjong_shared.kit.quiet import QUIET_ENV
 
 console = Console(stderr=False, highlight=False, width=110)
 

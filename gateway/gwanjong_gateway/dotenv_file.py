@@ -18,7 +18,7 @@ from pathlib import Path
 from dotenv import set_key
 
 from gwanjong_gateway.config import read_dotenv
-from gwanjong_shared.untrusted import has_hidden
+from gwanjong_shared.contract.untrusted import has_hidden
 
 MAX_VALUE_CHARS = 4096
 

@@ -23,7 +23,7 @@ from mcp.types import TextContent
 from pydantic import PrivateAttr
 
 from gwanjong_gateway.upstreams import SEP, Health, Upstreams
-from gwanjong_shared.errors import ErrorKind, PlatformError, format_error
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError, format_error
 
 log = logging.getLogger(__name__)
 

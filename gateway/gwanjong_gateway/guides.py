@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from gwanjong_gateway.mood import Mood
 from gwanjong_gateway.profiles import REGISTRY
-from gwanjong_shared.untrusted import one_line
+from gwanjong_shared.contract.untrusted import one_line
 
 MAX_LINES = 12
 LINE_CHARS = 400

@@ -23,8 +23,8 @@ from gwanjong_gateway.policy import is_opted_out
 from gwanjong_gateway.ranking import dedupe, opportunity_id
 from gwanjong_gateway.state import Opportunity
 from gwanjong_gateway.upstreams import Upstreams
-from gwanjong_shared.errors import PlatformError
-from gwanjong_shared.models import Post
+from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.contract.models import Post
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ import logging
 
 from gwanjong_gateway.records import Records
 from gwanjong_gateway.store import StrikeStore
-from gwanjong_shared.errors import PlatformError
+from gwanjong_shared.contract.errors import PlatformError
 
 log = logging.getLogger(__name__)
 

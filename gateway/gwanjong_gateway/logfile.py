@@ -7,7 +7,7 @@ from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_shared.logs import redact
+from gwanjong_shared.kit.logs import redact
 
 MAX_BYTES = 5 * 1024 * 1024
 BACKUPS = 3

@@ -15,7 +15,7 @@ from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.upstreams import Outcome, Upstreams
 from gwanjong_gateway.usage import UsageLog
 from gwanjong_gateway.usage_pg import open_usage
-from gwanjong_shared.errors import ErrorKind, parse_error, read_error
+from gwanjong_shared.contract.errors import ErrorKind, parse_error, read_error
 
 
 class UsageMiddleware(Middleware):

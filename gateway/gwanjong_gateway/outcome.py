@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from mcp.types import CallToolResult
 
-from gwanjong_shared.errors import ErrorKind, format_error, read_error
-from gwanjong_shared.rate_meta import RateWindow, window_from_meta
+from gwanjong_shared.contract.errors import ErrorKind, format_error, read_error
+from gwanjong_shared.contract.rate import RateWindow, window_from_meta
 
 
 @dataclass

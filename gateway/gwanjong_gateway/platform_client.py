@@ -28,8 +28,8 @@ from gwanjong_shared.contract import (
     PostList,
     Validation,
 )
-from gwanjong_shared.errors import ErrorKind, PlatformError
-from gwanjong_shared.models import Comment, Post, PostResult
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+from gwanjong_shared.contract.models import Comment, Post, PostResult
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -15,7 +15,7 @@ from enum import StrEnum
 from typing import Any
 
 from gwanjong_shared.contract import Capabilities
-from gwanjong_shared.errors import ErrorKind
+from gwanjong_shared.contract.errors import ErrorKind
 
 PROBE_TTL_S = 60.0
 

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from gwanjong_gateway.platform_client import PlatformClient
 from gwanjong_shared.contract import Capabilities, Profile
-from gwanjong_shared.errors import PlatformError
+from gwanjong_shared.contract.errors import PlatformError
 
 if TYPE_CHECKING:
     from gwanjong_gateway.upstreams import Upstreams

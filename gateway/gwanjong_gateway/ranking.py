@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from gwanjong_gateway.bm25 import bm25_scores
-from gwanjong_shared.models import Post
+from gwanjong_shared.contract.models import Post
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CJK = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u9fff\uac00-\ud7af]")

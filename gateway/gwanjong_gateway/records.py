@@ -26,7 +26,7 @@ import anyio.to_thread
 from gwanjong_gateway import pg_errors
 from gwanjong_gateway.config import ConfigError, GatewayConfig, expand, read_dotenv
 from gwanjong_gateway.store import BUSY_TIMEOUT_S, SchemaError, StrikeStore
-from gwanjong_shared.errors import ErrorKind, PlatformError
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

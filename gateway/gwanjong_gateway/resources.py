@@ -17,7 +17,7 @@ from gwanjong_gateway.platform_client import PlatformClient
 from gwanjong_gateway.store import StrikeStore
 from gwanjong_gateway.usage import UsageLog
 from gwanjong_shared.contract import Action, Capabilities
-from gwanjong_shared.errors import PlatformError
+from gwanjong_shared.contract.errors import PlatformError
 
 if TYPE_CHECKING:
     from gwanjong_gateway.server import Gateway

@@ -39,10 +39,10 @@ from gwanjong_gateway.strike import StrikeDesk
 from gwanjong_gateway.strike_text import unexpected
 from gwanjong_gateway.upstreams import Upstreams
 from gwanjong_gateway.version import gwanjong_version
-from gwanjong_shared.errors import ErrorKind, PlatformError
-from gwanjong_shared.mcp_errors import ContractErrors
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+from gwanjong_shared.contract.untrusted import one_line, quote
+from gwanjong_shared.kit.mcp_errors import ContractErrors
 from gwanjong_shared.pipeline import Pipeline, Stored
-from gwanjong_shared.untrusted import one_line, quote
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from gwanjong_gateway.platform_client import PlatformClient
 from gwanjong_gateway.records import Records
 from gwanjong_gateway.store import StrikeStore
 from gwanjong_gateway.upstreams import Upstreams
-from gwanjong_shared.errors import PlatformError
+from gwanjong_shared.contract.errors import PlatformError
 
 log = logging.getLogger(__name__)
 

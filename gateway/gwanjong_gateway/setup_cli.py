@@ -18,8 +18,8 @@ from gwanjong_gateway.dotenv_file import DotenvError, check_value, overridden
 from gwanjong_gateway.platform_client import PlatformClient
 from gwanjong_gateway.setup_guide import allowed_names, guide_for, save_credentials
 from gwanjong_gateway.upstreams import Upstreams
-from gwanjong_shared.errors import PlatformError
-from gwanjong_shared.untrusted import one_line
+from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.contract.untrusted import one_line
 
 Prompt = Callable[[str], str]
 

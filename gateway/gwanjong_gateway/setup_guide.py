@@ -9,7 +9,7 @@ from typing import Any
 
 from gwanjong_gateway.dotenv_file import save
 from gwanjong_shared.contract import Profile
-from gwanjong_shared.untrusted import one_line, quote
+from gwanjong_shared.contract.untrusted import one_line, quote
 
 MAX_STEPS = 12
 MAX_CREDENTIALS = 20

@@ -26,8 +26,8 @@ from gwanjong_gateway.profiles import REGISTRY
 from gwanjong_gateway.secret_page import Ask, Saved, ask_secrets
 from gwanjong_gateway.setup_guide import allowed_names, check_names, guide_for, save_credentials
 from gwanjong_gateway.store import StrikeStore
-from gwanjong_shared.errors import ErrorKind, PlatformError
-from gwanjong_shared.untrusted import one_line, quote
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+from gwanjong_shared.contract.untrusted import one_line, quote
 
 if TYPE_CHECKING:
     from gwanjong_gateway.server import Gateway

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from gwanjong_shared.contract import Allowed, Capabilities
-from gwanjong_shared.models import Post
+from gwanjong_shared.contract.models import Post
 from gwanjong_shared.pipeline import PipelineState
 
 

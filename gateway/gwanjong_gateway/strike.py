@@ -51,8 +51,8 @@ from gwanjong_gateway.strike_locks import KeyedLocks
 from gwanjong_gateway.strike_text import duplicate, result, would
 from gwanjong_gateway.upstreams import Upstreams
 from gwanjong_shared.contract import Validation
-from gwanjong_shared.errors import ErrorKind, PlatformError
-from gwanjong_shared.models import PostResult
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+from gwanjong_shared.contract.models import PostResult
 
 __all__ = ["Approver", "StrikeDesk"]
 

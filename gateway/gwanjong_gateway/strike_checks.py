@@ -27,8 +27,8 @@ from gwanjong_gateway.state import DraftContext
 from gwanjong_gateway.store import StrikeStore
 from gwanjong_gateway.strike_text import question, result, would
 from gwanjong_shared.contract import Validation
-from gwanjong_shared.errors import PlatformError
-from gwanjong_shared.models import Post
+from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.contract.models import Post
 
 if TYPE_CHECKING:
     from gwanjong_gateway.strike import StrikeDesk

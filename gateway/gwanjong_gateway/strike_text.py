@@ -7,7 +7,7 @@ from typing import Any
 
 from gwanjong_gateway.ledger import UNSETTLED, Strike, StrikeAction, StrikeStatus
 from gwanjong_gateway.state import DraftContext
-from gwanjong_shared.errors import ErrorKind, PlatformError
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 
 log = logging.getLogger(__name__)
 

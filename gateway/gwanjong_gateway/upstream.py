@@ -36,8 +36,8 @@ from gwanjong_gateway.config import PlatformConfig, command_for
 from gwanjong_gateway.outcome import Outcome
 from gwanjong_gateway.platform_health import PlatformHealth, PlatformState
 from gwanjong_shared.contract import CONTRACT_TOOLS, OPTIONAL_TOOLS, READ_TOOLS
-from gwanjong_shared.errors import ErrorKind
-from gwanjong_shared.quiet import QUIET_ENV
+from gwanjong_shared.contract.errors import ErrorKind
+from gwanjong_shared.kit.quiet import QUIET_ENV
 
 log = logging.getLogger(__name__)
 

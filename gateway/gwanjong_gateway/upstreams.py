@@ -15,7 +15,7 @@ from gwanjong_gateway.config import GatewayConfig, PlatformConfig, expand, read_
 from gwanjong_gateway.outcome import Outcome
 from gwanjong_gateway.upstream import QUIET, Health, Upstream
 from gwanjong_gateway.watched import Watched
-from gwanjong_shared.errors import ErrorKind
+from gwanjong_shared.contract.errors import ErrorKind
 
 __all__ = ["PASSTHROUGH", "SEP", "Health", "Outcome", "Upstream", "Upstreams", "platform_env"]
 

@@ -20,8 +20,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from gwanjong_shared.logs import redact
-from gwanjong_shared.rate_meta import RateWindow
+from gwanjong_shared.contract.rate import RateWindow
+from gwanjong_shared.kit.logs import redact
 
 log = logging.getLogger(__name__)
 

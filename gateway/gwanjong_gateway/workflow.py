@@ -22,10 +22,10 @@ from gwanjong_gateway.ranking import dedupe, opportunity_id, rank, select
 from gwanjong_gateway.state import DraftContext, DraftRule, Opportunity
 from gwanjong_gateway.upstreams import Upstreams
 from gwanjong_shared.contract import Action, Capabilities, Limit, LimitName, Validation
-from gwanjong_shared.errors import ErrorKind, PlatformError
-from gwanjong_shared.models import Comment, Post
-from gwanjong_shared.text import measure
-from gwanjong_shared.untrusted import one_line
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+from gwanjong_shared.contract.models import Comment, Post
+from gwanjong_shared.contract.text import measure
+from gwanjong_shared.contract.untrusted import one_line
 
 Progress = Callable[[float, float, str], Awaitable[None]]
 PER_PLATFORM = 10

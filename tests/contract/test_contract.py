@@ -23,7 +23,7 @@ from gwanjong_shared.contract import (
     WRITE_TOOLS,
     Profile,
 )
-from gwanjong_shared.models import Comment, Post
+from gwanjong_shared.contract.models import Comment, Post
 from tests.mcp import call, error_of
 from tests.platforms import SPECS, PlatformSpec
 

@@ -3,7 +3,7 @@
 ``FakePlatform`` holds the posts, comments and writes; ``server()`` wraps it in
 ``build_platform_server`` (the same factory every platform server uses), so the gateway
 sees the contract's real tools, schemas, error wording and validate logic, with length
-counted by ``gwanjong_shared.text``. Nothing here touches the network or the clock:
+counted by ``gwanjong_shared.contract.text``. Nothing here touches the network or the clock:
 a hang waits on an anyio event the test sets, and a post that lands late stays out of
 reads until the test calls ``show_late()``.
 
@@ -21,12 +21,11 @@ import anyio
 from fastmcp import FastMCP
 
 from gwanjong_sandbox.corpus import Node, Thread, build_corpus, walk
-from gwanjong_shared import errors
-from gwanjong_shared.adapter import PlatformAdapter
-from gwanjong_shared.contract import ActionRule, Capabilities, MentionList
-from gwanjong_shared.errors import ErrorKind, PlatformError
-from gwanjong_shared.models import Comment, Post, PostResult
-from gwanjong_shared.server import build_platform_server
+from gwanjong_shared.contract import ActionRule, Capabilities, MentionList, errors
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+from gwanjong_shared.contract.models import Comment, Post, PostResult
+from gwanjong_shared.kit.adapter import PlatformAdapter
+from gwanjong_shared.kit.server import build_platform_server
 from tests.fakes.profiles import Profile
 
 Op = Literal[

@@ -10,8 +10,6 @@ from __future__ import annotations
 import os
 from itertools import count
 
-from gwanjong_shared import errors
-from gwanjong_shared.adapter import PlatformAdapter
 from gwanjong_shared.contract import (
     ActionRule,
     Capabilities,
@@ -19,9 +17,11 @@ from gwanjong_shared.contract import (
     Limit,
     Profile,
     SetupGuide,
+    errors,
 )
-from gwanjong_shared.models import Comment, Post, PostResult
-from gwanjong_shared.server import build_platform_server, run_server
+from gwanjong_shared.contract.models import Comment, Post, PostResult
+from gwanjong_shared.kit.adapter import PlatformAdapter
+from gwanjong_shared.kit.server import build_platform_server, run_server
 
 NAME = "mastodon"
 HOST = "fifth.example"

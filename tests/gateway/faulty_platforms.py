@@ -12,10 +12,10 @@ from typing import Any, ClassVar
 import anyio
 from fastmcp import FastMCP
 
-from gwanjong_shared.adapter import PlatformAdapter
 from gwanjong_shared.contract import Capabilities
-from gwanjong_shared.models import Comment, Post, PostResult
-from gwanjong_shared.server import build_platform_server
+from gwanjong_shared.contract.models import Comment, Post, PostResult
+from gwanjong_shared.kit.adapter import PlatformAdapter
+from gwanjong_shared.kit.server import build_platform_server
 
 
 class _Faulty(PlatformAdapter):

@@ -17,7 +17,7 @@ from gwanjong_gateway.init import STARTER, launch_command, run_init
 from gwanjong_gateway.logfile import add_log_file
 from gwanjong_gateway.store import StrikeStore
 from gwanjong_gateway.usage import UsageLog
-from gwanjong_shared.logs import register_secret
+from gwanjong_shared.kit.logs import register_secret
 
 
 def exit_code(argv: list[str]) -> int:

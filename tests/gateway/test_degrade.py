@@ -14,7 +14,7 @@ from fastmcp import Client
 from gwanjong_gateway.breaker import Breaker
 from gwanjong_gateway.config import PlatformConfig
 from gwanjong_gateway.upstreams import platform_env
-from gwanjong_shared.errors import ErrorKind
+from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.mcp import call, error_of

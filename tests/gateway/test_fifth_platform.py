@@ -16,7 +16,7 @@ from gwanjong_gateway.config import parse
 from gwanjong_gateway.config_file import render
 from gwanjong_gateway.guides import COMMON, FALLBACK
 from gwanjong_gateway.server import build_gateway
-from gwanjong_shared.server import build_platform_server
+from gwanjong_shared.kit.server import build_platform_server
 from tests.fifth import server as fifth
 from tests.mcp import call
 

@@ -17,7 +17,7 @@ from gwanjong_gateway.config import parse
 from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.state import Opportunity
 from gwanjong_sandbox.control import SandboxControl
-from gwanjong_shared.models import Post
+from gwanjong_shared.contract.models import Post
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM, LINKS, SOCIAL

@@ -19,8 +19,8 @@ from gwanjong_gateway.config import parse
 from gwanjong_gateway.platform_client import PlatformClient
 from gwanjong_gateway.upstreams import Upstreams
 from gwanjong_shared.contract import Capabilities, Validation
-from gwanjong_shared.errors import ErrorKind, PlatformError
-from gwanjong_shared.models import Post
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+from gwanjong_shared.contract.models import Post
 
 pytestmark = pytest.mark.anyio
 

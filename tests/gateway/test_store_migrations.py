@@ -12,7 +12,7 @@ import pytest
 from gwanjong_gateway import migrations
 from gwanjong_gateway.records import Records
 from gwanjong_gateway.store import SchemaError, StrikeStore
-from gwanjong_shared.errors import PlatformError
+from gwanjong_shared.contract.errors import PlatformError
 
 pytestmark = pytest.mark.anyio
 

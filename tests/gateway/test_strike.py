@@ -18,7 +18,7 @@ from fastmcp.client.elicitation import ElicitResult
 
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.store import StrikeStore
-from gwanjong_shared.errors import ErrorKind
+from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM

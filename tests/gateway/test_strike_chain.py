@@ -29,8 +29,8 @@ from gwanjong_gateway.strike_checks import Answer, Attempt, Refuse
 from gwanjong_gateway.strike_locks import KeyedLocks
 from gwanjong_gateway.upstreams import Upstreams
 from gwanjong_shared.contract import Action, ActionRule, Capabilities, Length, Limit, Validation
-from gwanjong_shared.errors import ErrorKind, PlatformError
-from gwanjong_shared.models import Comment, Post, PostResult
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+from gwanjong_shared.contract.models import Comment, Post, PostResult
 from tests.gateway.helpers import config_text
 
 pytestmark = pytest.mark.anyio

@@ -17,7 +17,7 @@ from gwanjong_gateway.config import parse
 from gwanjong_gateway.ledger import StrikeStatus
 from gwanjong_gateway.server import Gateway, build_gateway
 from gwanjong_gateway.store import StrikeStore
-from gwanjong_shared.errors import ErrorKind
+from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import config_text
 from tests.gateway.test_strike import drafted, history, strike

@@ -22,8 +22,8 @@ from gwanjong_gateway.usage import (
     percentile,
 )
 from gwanjong_sandbox.control import SandboxControl
-from gwanjong_shared.errors import ErrorKind
-from gwanjong_shared.rate_meta import RateWindow
+from gwanjong_shared.contract.errors import ErrorKind
+from gwanjong_shared.contract.rate import RateWindow
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import in_memory_gateway

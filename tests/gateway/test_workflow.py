@@ -10,7 +10,7 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from gwanjong_shared.errors import ErrorKind
+from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS

@@ -17,7 +17,7 @@ from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.store import StrikeStore
 from gwanjong_gateway.store_pg import PostgresStrikeStore
 from gwanjong_sandbox.control import SandboxControl
-from gwanjong_shared.errors import PlatformError
+from gwanjong_shared.contract.errors import PlatformError
 from tests.gateway.helpers import config_text, in_memory_gateway, opportunity_for
 from tests.gateway.http_gateway import free_port
 from tests.mcp import call, error_of

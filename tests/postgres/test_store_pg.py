@@ -20,7 +20,7 @@ from gwanjong_gateway.ledger import ClaimRequest, StrikeStatus, Verdict, intent_
 from gwanjong_gateway.records import Records
 from gwanjong_gateway.store import StrikeStore
 from gwanjong_gateway.store_pg import PostgresStrikeStore
-from gwanjong_shared.errors import ErrorKind, PlatformError
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from tests.gateway.helpers import config_text
 from tests.gateway.http_gateway import free_port
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gwanjong_shared.untrusted import has_hidden
+from gwanjong_shared.contract.untrusted import has_hidden
 
 MARK = "zqx"  # every hostile string carries it, so its way through the results is traceable
 INJECT = (

@@ -14,7 +14,7 @@ from fastmcp.client.transports import StdioTransport
 
 from gwanjong_gateway.config_file import render
 from gwanjong_sandbox.control import SandboxControl
-from gwanjong_shared.untrusted import has_hidden
+from gwanjong_shared.contract.untrusted import has_hidden
 from tests.mcp import call, error_of
 from tests.platforms import SPECS
 from tests.security.hostile import CONTROLS, HUGE, MARK, hostile_thread, leaks

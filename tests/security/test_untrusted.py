@@ -13,7 +13,7 @@ from gwanjong_gateway.config import read_dotenv
 from gwanjong_gateway.dotenv_file import DotenvError, overridden, save
 from gwanjong_gateway.fence import fence
 from gwanjong_sandbox.control import SandboxControl
-from gwanjong_shared.untrusted import clean, has_hidden, one_line, quote
+from gwanjong_shared.contract.untrusted import clean, has_hidden, one_line, quote
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM

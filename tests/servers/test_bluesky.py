@@ -25,7 +25,7 @@ from gwanjong_sandbox.bluesky import (
     handle_for,
 )
 from gwanjong_sandbox.control import SandboxControl
-from gwanjong_shared.text import graphemes
+from gwanjong_shared.contract.text import graphemes
 from tests.mcp import call, error_of
 from tests.platforms import SPECS
 

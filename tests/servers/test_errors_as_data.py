@@ -10,8 +10,8 @@ from fastmcp import Client
 from mcp.types import CallToolResult
 
 from gwanjong_sandbox.control import SandboxControl
-from gwanjong_shared.errors import ErrorKind, ErrorResult, parse_error
-from gwanjong_shared.rate_meta import window_from_meta
+from gwanjong_shared.contract.errors import ErrorKind, ErrorResult, parse_error
+from gwanjong_shared.contract.rate import window_from_meta
 from tests.platforms import SPECS
 
 pytestmark = pytest.mark.anyio

@@ -12,7 +12,7 @@ import pytest
 from fastmcp import Client
 
 from gwanjong_sandbox.control import SandboxControl
-from gwanjong_shared.rate_meta import META_KEY, RateWindow, window_from_meta
+from gwanjong_shared.contract.rate import META_KEY, RateWindow, window_from_meta
 from tests.platforms import SPECS
 
 pytestmark = pytest.mark.anyio

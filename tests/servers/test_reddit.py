@@ -20,9 +20,9 @@ from gwanjong_reddit.adapter import RedditAdapter
 from gwanjong_reddit.server import Settings
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_sandbox.corpus import build_corpus
-from gwanjong_shared.errors import ErrorKind, PlatformError
-from gwanjong_shared.host_gate import HostNotAllowed
-from gwanjong_shared.text import graphemes
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+from gwanjong_shared.contract.text import graphemes
+from gwanjong_shared.kit.host_gate import HostNotAllowed
 from tests.mcp import call, error_of
 from tests.platforms import SPECS
 

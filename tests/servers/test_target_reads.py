@@ -19,9 +19,9 @@ from gwanjong_bluesky.adapter import BlueskyAdapter
 from gwanjong_devto.adapter import DevtoAdapter
 from gwanjong_reddit.adapter import RedditAdapter
 from gwanjong_sandbox.control import SandboxControl
-from gwanjong_shared.adapter import PlatformAdapter
-from gwanjong_shared.server import build_platform_server
-from gwanjong_shared.target_cache import DEFAULT_TTL_S
+from gwanjong_shared.kit.adapter import PlatformAdapter
+from gwanjong_shared.kit.server import build_platform_server
+from gwanjong_shared.kit.target_cache import DEFAULT_TTL_S
 from gwanjong_twitter.adapter import TwitterAdapter
 from tests.mcp import call
 from tests.platforms import SPECS, PlatformSpec

@@ -22,8 +22,8 @@ import pytest
 from fastmcp import Client
 
 from gwanjong_sandbox.control import SandboxControl
-from gwanjong_shared.host_gate import HostNotAllowed
-from gwanjong_shared.ratelimit import Limiter
+from gwanjong_shared.kit.host_gate import HostNotAllowed
+from gwanjong_shared.kit.ratelimit import Limiter
 from gwanjong_twitter.redirect import API_HOSTS, AiohttpGate, web_gate
 from gwanjong_twitter.web import no_console
 from gwanjong_twitter.weighted import weighted_length

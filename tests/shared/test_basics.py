@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from gwanjong_shared import errors
-from gwanjong_shared.errors import ErrorKind, parse_error
-from gwanjong_shared.http import error_for_status, retry_after_seconds
-from gwanjong_shared.logs import redact, register_secret
-from gwanjong_shared.ratelimit import MinInterval, TokenBucket
-from gwanjong_shared.text import graphemes, measure
+from gwanjong_shared.contract import errors
+from gwanjong_shared.contract.errors import ErrorKind, parse_error
+from gwanjong_shared.contract.text import graphemes, measure
+from gwanjong_shared.kit.http import error_for_status, retry_after_seconds
+from gwanjong_shared.kit.logs import redact, register_secret
+from gwanjong_shared.kit.ratelimit import MinInterval, TokenBucket
 
 pytestmark = pytest.mark.anyio
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from gwanjong_shared.host_gate import GateTransport, HostAllowList, HostNotAllowed
-from gwanjong_shared.ratelimit import Limiter
+from gwanjong_shared.kit.host_gate import GateTransport, HostAllowList, HostNotAllowed
+from gwanjong_shared.kit.ratelimit import Limiter
 
 pytestmark = pytest.mark.anyio
 

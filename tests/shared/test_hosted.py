@@ -4,8 +4,8 @@ import pytest
 from pydantic import Field, SecretStr
 from pydantic_settings import SettingsConfigDict
 
-from gwanjong_shared.hosted import SettingsProblem, settings_from_env
-from gwanjong_shared.settings import PlatformSettings
+from gwanjong_shared.kit.hosted import SettingsProblem, settings_from_env
+from gwanjong_shared.kit.settings import PlatformSettings
 
 
 class Demo(PlatformSettings):

@@ -11,9 +11,9 @@ from fastmcp.exceptions import ToolError
 from mcp.types import CallToolResult
 from pydantic import BaseModel
 
-from gwanjong_shared import errors
-from gwanjong_shared.errors import ErrorBody, ErrorKind, ErrorResult, read_error
-from gwanjong_shared.mcp_errors import ContractErrors
+from gwanjong_shared.contract import errors
+from gwanjong_shared.contract.errors import ErrorBody, ErrorKind, ErrorResult, read_error
+from gwanjong_shared.kit.mcp_errors import ContractErrors
 
 pytestmark = pytest.mark.anyio
 

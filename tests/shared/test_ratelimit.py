@@ -7,9 +7,9 @@ from importlib.metadata import version
 import httpx
 import pytest
 
-from gwanjong_shared.errors import ErrorKind, PlatformError
-from gwanjong_shared.http import raise_for_response
-from gwanjong_shared.ratelimit import (
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+from gwanjong_shared.kit.http import raise_for_response
+from gwanjong_shared.kit.ratelimit import (
     ANY,
     Limiter,
     MinInterval,
@@ -17,7 +17,7 @@ from gwanjong_shared.ratelimit import (
     read_window,
     wait_from,
 )
-from gwanjong_shared.server import package_version
+from gwanjong_shared.kit.server import package_version
 from tests.fakes.clock import FakeTime
 
 pytestmark = pytest.mark.anyio

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from gwanjong_shared import errors
-from gwanjong_shared.errors import PlatformError
-from gwanjong_shared.target_cache import TargetCache
+from gwanjong_shared.contract import errors
+from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.kit.target_cache import TargetCache
 
 pytestmark = pytest.mark.anyio
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gwanjong_bluesky.server import Settings, build_server
-from gwanjong_shared.cli import serve_main
+from gwanjong_shared.kit.cli import serve_main
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -31,12 +31,12 @@ from gwanjong_bluesky.settings import Settings
 from gwanjong_bluesky.threads import View, read_comments, read_post
 from gwanjong_bluesky.transport import limit_key
 from gwanjong_bluesky.write import Writer, compose, guess_langs
-from gwanjong_shared.adapter import PlatformAdapter
 from gwanjong_shared.contract import ActionRule, Capabilities, MentionList, Validation
-from gwanjong_shared.host_gate import HostNotAllowed
-from gwanjong_shared.models import Comment, Post, PostResult
-from gwanjong_shared.ratelimit import Limiter, MinInterval, TokenBucket
-from gwanjong_shared.target_cache import TargetCache
+from gwanjong_shared.contract.models import Comment, Post, PostResult
+from gwanjong_shared.kit.adapter import PlatformAdapter
+from gwanjong_shared.kit.host_gate import HostNotAllowed
+from gwanjong_shared.kit.ratelimit import Limiter, MinInterval, TokenBucket
+from gwanjong_shared.kit.target_cache import TargetCache
 
 # Names other modules imported from here before the split, still importable from here.
 __all__ = [

@@ -17,11 +17,11 @@ from atproto_client.exceptions import (
 from atproto_client.models.common import XrpcError
 from atproto_core.exceptions import AtProtocolError
 
-from gwanjong_shared import errors
-from gwanjong_shared.errors import PlatformError
-from gwanjong_shared.host_gate import HostNotAllowed
-from gwanjong_shared.http import error_for_status
-from gwanjong_shared.logs import redact
+from gwanjong_shared.contract import errors
+from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.kit.host_gate import HostNotAllowed
+from gwanjong_shared.kit.http import error_for_status
+from gwanjong_shared.kit.logs import redact
 
 SESSION_GONE = {"ExpiredToken", "InvalidToken"}
 AUTH_NAMES = SESSION_GONE | {

@@ -6,7 +6,7 @@ import logging
 from typing import Any
 from urllib.parse import quote
 
-from gwanjong_shared.models import Comment, Post
+from gwanjong_shared.contract.models import Comment, Post
 
 log = logging.getLogger(__name__)
 

@@ -8,10 +8,9 @@ from typing import Any
 from gwanjong_bluesky.posts import MENTION, authority, dig
 from gwanjong_bluesky.session import BlueskyClient
 from gwanjong_bluesky.threads import View, target_view
-from gwanjong_shared import errors
-from gwanjong_shared.contract import ActionRule, Limit
-from gwanjong_shared.errors import PlatformError
-from gwanjong_shared.target_cache import TargetCache
+from gwanjong_shared.contract import ActionRule, Limit, errors
+from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.kit.target_cache import TargetCache
 
 MAX_GRAPHEMES = 300  # app.bsky.feed.post text: maxGraphemes
 MAX_TEXT_BYTES = 3000  # ... and maxLength, which Lexicon counts in UTF-8 bytes

@@ -32,9 +32,9 @@ from gwanjong_bluesky.failures import (
 )
 from gwanjong_bluesky.settings import Settings
 from gwanjong_bluesky.transport import limit_key
-from gwanjong_shared import errors
-from gwanjong_shared.host_gate import GateTransport, HostAllowList
-from gwanjong_shared.ratelimit import Limiter
+from gwanjong_shared.contract import errors
+from gwanjong_shared.kit.host_gate import GateTransport, HostAllowList
+from gwanjong_shared.kit.ratelimit import Limiter
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field, SecretStr
 from pydantic_settings import SettingsConfigDict
 
-from gwanjong_shared.settings import PlatformSettings
+from gwanjong_shared.kit.settings import PlatformSettings
 
 
 class Settings(PlatformSettings):

@@ -8,9 +8,9 @@ from atproto_client.models.utils import get_model_as_dict
 
 from gwanjong_bluesky.posts import BLOCKED, THREAD_VIEW, dig, to_comment, to_post
 from gwanjong_bluesky.session import BlueskyClient
-from gwanjong_shared import errors
-from gwanjong_shared.models import Comment, Post
-from gwanjong_shared.target_cache import TargetCache
+from gwanjong_shared.contract import errors
+from gwanjong_shared.contract.models import Comment, Post
+from gwanjong_shared.kit.target_cache import TargetCache
 
 MAX_CHAIN = 25  # how many parts of an author's self-thread get_post joins
 

@@ -15,11 +15,10 @@ from gwanjong_bluesky.posts import authority, dig, post_url
 from gwanjong_bluesky.rules import COMMENT_RULE, GATED_RULE, reply_shut, summons
 from gwanjong_bluesky.session import BlueskyClient
 from gwanjong_bluesky.threads import View, missing, target_view, target_views
-from gwanjong_shared import errors
-from gwanjong_shared.contract import Action
-from gwanjong_shared.models import PostResult
-from gwanjong_shared.target_cache import TargetCache
-from gwanjong_shared.text import graphemes
+from gwanjong_shared.contract import Action, errors
+from gwanjong_shared.contract.models import PostResult
+from gwanjong_shared.contract.text import graphemes
+from gwanjong_shared.kit.target_cache import TargetCache
 
 PLATFORM = "bluesky"
 MAX_TAGS = 8

@@ -11,13 +11,12 @@ import anyio
 import httpx
 
 from gwanjong_devto.settings import Settings
-from gwanjong_shared import errors
-from gwanjong_shared.adapter import PlatformAdapter
-from gwanjong_shared.contract import ActionRule, Capabilities, Limit, MentionList
-from gwanjong_shared.http import raise_for_response, transport_error
-from gwanjong_shared.models import Comment, Post, PostResult
-from gwanjong_shared.ratelimit import Clock, Limiter, MinInterval, Sleep, TokenBucket
-from gwanjong_shared.target_cache import TargetCache
+from gwanjong_shared.contract import ActionRule, Capabilities, Limit, MentionList, errors
+from gwanjong_shared.contract.models import Comment, Post, PostResult
+from gwanjong_shared.kit.adapter import PlatformAdapter
+from gwanjong_shared.kit.http import raise_for_response, transport_error
+from gwanjong_shared.kit.ratelimit import Clock, Limiter, MinInterval, Sleep, TokenBucket
+from gwanjong_shared.kit.target_cache import TargetCache
 
 V1_ACCEPT = "application/vnd.forem.api-v1+json"
 _TAG = re.compile(r"^[a-z0-9]{1,30}$")

@@ -14,9 +14,8 @@ from urllib.parse import urlsplit
 
 from gwanjong_devto.adapter import DevtoAdapter
 from gwanjong_devto.adapter import _text as strip_html
-from gwanjong_shared import errors
-from gwanjong_shared.contract import MentionList
-from gwanjong_shared.models import Post
+from gwanjong_shared.contract import MentionList, errors
+from gwanjong_shared.contract.models import Post
 
 ARTICLES = 10  # our most recent articles with comments: older threads rarely wake up
 

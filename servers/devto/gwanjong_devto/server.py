@@ -11,9 +11,9 @@ from fastmcp import FastMCP
 from gwanjong_devto.adapter import DevtoAdapter
 from gwanjong_devto.profile import PROFILE
 from gwanjong_devto.settings import Settings
-from gwanjong_shared.hosted import settings_from_env
-from gwanjong_shared.ratelimit import Clock, Sleep
-from gwanjong_shared.server import build_platform_server
+from gwanjong_shared.kit.hosted import settings_from_env
+from gwanjong_shared.kit.ratelimit import Clock, Sleep
+from gwanjong_shared.kit.server import build_platform_server
 
 __all__ = ["Settings", "build_server", "hosted"]
 

@@ -28,12 +28,11 @@ from gwanjong_reddit.rules import (
     rule_for_thread,
 )
 from gwanjong_reddit.settings import Settings
-from gwanjong_shared import errors
-from gwanjong_shared.adapter import PlatformAdapter
-from gwanjong_shared.contract import ActionRule, Capabilities, MentionList, Validation
-from gwanjong_shared.host_gate import HostNotAllowed
-from gwanjong_shared.models import Comment, Post, PostResult
-from gwanjong_shared.target_cache import TargetCache
+from gwanjong_shared.contract import ActionRule, Capabilities, MentionList, Validation, errors
+from gwanjong_shared.contract.models import Comment, Post, PostResult
+from gwanjong_shared.kit.adapter import PlatformAdapter
+from gwanjong_shared.kit.host_gate import HostNotAllowed
+from gwanjong_shared.kit.target_cache import TargetCache
 
 # Names other modules imported from here before the split, still importable from here.
 __all__ = [

@@ -19,9 +19,9 @@ from asyncprawcore.sessions import Session
 from gwanjong_reddit.failures import NO_APP, READ_ONLY, sdk_error
 from gwanjong_reddit.gate import Gate, GatedRequestor, retry_strategy
 from gwanjong_reddit.settings import Settings
-from gwanjong_shared import errors
-from gwanjong_shared.errors import PlatformError
-from gwanjong_shared.ratelimit import ANY
+from gwanjong_shared.contract import errors
+from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.kit.ratelimit import ANY
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

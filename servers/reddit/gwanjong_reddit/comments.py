@@ -9,7 +9,7 @@ from asyncpraw.models import Comment as RedditComment
 from asyncpraw.models import MoreComments, Submission
 
 from gwanjong_reddit.posts import items, to_comment
-from gwanjong_shared.models import Comment
+from gwanjong_shared.contract.models import Comment
 
 
 async def flatten(submission: Submission, limit: int, more_requests: int) -> list[Comment]:

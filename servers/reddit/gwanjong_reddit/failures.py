@@ -11,10 +11,10 @@ import asyncprawcore
 from asyncpraw.exceptions import InvalidURL, ReadOnlyException, RedditAPIException
 
 from gwanjong_reddit.gate import Gate
-from gwanjong_shared import errors
-from gwanjong_shared.errors import PlatformError
-from gwanjong_shared.host_gate import HostNotAllowed
-from gwanjong_shared.http import error_for_status
+from gwanjong_shared.contract import errors
+from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.kit.host_gate import HostNotAllowed
+from gwanjong_shared.kit.http import error_for_status
 
 _WAIT = re.compile(r"(\d+)\s*(milliseconds?|seconds?|minutes?|hours?)", re.IGNORECASE)
 

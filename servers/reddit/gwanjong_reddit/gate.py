@@ -14,9 +14,9 @@ from asyncprawcore.requestor import Requestor
 from asyncprawcore.sessions import FiniteRetryStrategy
 
 from gwanjong_reddit.settings import Settings
-from gwanjong_shared.host_gate import HostAllowList
-from gwanjong_shared.models import RateLimit
-from gwanjong_shared.ratelimit import ANY, Limiter, MinInterval, TokenBucket
+from gwanjong_shared.contract.models import RateLimit
+from gwanjong_shared.kit.host_gate import HostAllowList
+from gwanjong_shared.kit.ratelimit import ANY, Limiter, MinInterval, TokenBucket
 
 
 class Gate:

@@ -16,9 +16,8 @@ import asyncpraw
 
 from gwanjong_reddit.client import RedditClient
 from gwanjong_reddit.posts import WEB, iso
-from gwanjong_shared import errors
-from gwanjong_shared.contract import MentionList
-from gwanjong_shared.models import Post
+from gwanjong_shared.contract import MentionList, errors
+from gwanjong_shared.contract.models import Post
 
 _CONTEXT = re.compile(r"/comments/(?P<post>[0-9a-z]+)/[^/]*/(?P<comment>[0-9a-z]+)")
 _WHY = {"username_mention": "mention", "comment_reply": "reply", "post_reply": "reply"}

@@ -13,8 +13,8 @@ from asyncpraw.models import Redditor, Submission, Subreddit
 from asyncpraw.models.base import AsyncPRAWBase
 from asyncpraw.models.comment_forest import CommentForest
 
-from gwanjong_shared import errors
-from gwanjong_shared.models import Comment, Post
+from gwanjong_shared.contract import errors
+from gwanjong_shared.contract.models import Comment, Post
 
 PLATFORM = "reddit"
 WEB = "https://www.reddit.com"  # public links always point at the real site

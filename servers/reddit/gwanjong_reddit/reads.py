@@ -8,8 +8,8 @@ from asyncpraw.models import Submission
 from gwanjong_reddit.client import RedditClient
 from gwanjong_reddit.comments import flatten
 from gwanjong_reddit.posts import submission_id, to_post
-from gwanjong_shared import errors
-from gwanjong_shared.models import Comment, Post
+from gwanjong_shared.contract import errors
+from gwanjong_shared.contract.models import Comment, Post
 
 
 async def hot(client: RedditClient, limit: int) -> list[Post]:

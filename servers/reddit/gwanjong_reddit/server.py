@@ -9,8 +9,8 @@ from fastmcp import FastMCP
 from gwanjong_reddit.adapter import RedditAdapter
 from gwanjong_reddit.profile import PROFILE
 from gwanjong_reddit.settings import Settings
-from gwanjong_shared.hosted import settings_from_env
-from gwanjong_shared.server import build_platform_server
+from gwanjong_shared.kit.hosted import settings_from_env
+from gwanjong_shared.kit.server import build_platform_server
 
 __all__ = ["Settings", "build_server", "hosted"]
 

@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import NoDecode, SettingsConfigDict
 
-from gwanjong_shared.settings import PlatformSettings
+from gwanjong_shared.kit.settings import PlatformSettings
 
 DEFAULT_SUBREDDITS = ("programming", "Python", "rust", "webdev", "ExperiencedDevs")
 

@@ -10,9 +10,9 @@ from asyncpraw.models import Submission
 
 from gwanjong_reddit.client import RedditClient
 from gwanjong_reddit.posts import WEB, comment_id, submission_id
-from gwanjong_shared import errors
-from gwanjong_shared.models import PostResult
-from gwanjong_shared.target_cache import TargetCache
+from gwanjong_shared.contract import errors
+from gwanjong_shared.contract.models import PostResult
+from gwanjong_shared.kit.target_cache import TargetCache
 
 PLATFORM = "reddit"
 

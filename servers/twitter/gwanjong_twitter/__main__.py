@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gwanjong_shared.cli import serve_main
+from gwanjong_shared.kit.cli import serve_main
 from gwanjong_twitter.server import Settings, build_server
 
 

@@ -18,12 +18,19 @@ from typing import TYPE_CHECKING, ClassVar, TypeVar
 import anyio
 import httpx
 
-from gwanjong_shared import errors
-from gwanjong_shared.adapter import PlatformAdapter
-from gwanjong_shared.contract import ActionRule, Capabilities, Limit, MentionList, Unit, Validation
-from gwanjong_shared.errors import ErrorKind, PlatformError
-from gwanjong_shared.models import Comment, Post, PostResult
-from gwanjong_shared.target_cache import TargetCache
+from gwanjong_shared.contract import (
+    ActionRule,
+    Capabilities,
+    Limit,
+    MentionList,
+    Unit,
+    Validation,
+    errors,
+)
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+from gwanjong_shared.contract.models import Comment, Post, PostResult
+from gwanjong_shared.kit.adapter import PlatformAdapter
+from gwanjong_shared.kit.target_cache import TargetCache
 from gwanjong_twitter.api import ApiReader
 from gwanjong_twitter.posts import XPost, compose, flatten, to_post
 from gwanjong_twitter.settings import Settings

@@ -12,11 +12,11 @@ import tweepy
 from tweepy.asynchronous import AsyncClient
 from tweepy.client import Response
 
-from gwanjong_shared import errors
-from gwanjong_shared.errors import PlatformError
-from gwanjong_shared.host_gate import HostNotAllowed
-from gwanjong_shared.http import edge_block, error_for_status
-from gwanjong_shared.ratelimit import Limiter, MinInterval, wait_from
+from gwanjong_shared.contract import errors
+from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.kit.host_gate import HostNotAllowed
+from gwanjong_shared.kit.http import edge_block, error_for_status
+from gwanjong_shared.kit.ratelimit import Limiter, MinInterval, wait_from
 from gwanjong_twitter.posts import XPost
 from gwanjong_twitter.redirect import API_HOSTS, AiohttpGate
 from gwanjong_twitter.settings import Settings

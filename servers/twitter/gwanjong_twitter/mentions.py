@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gwanjong_shared import errors
-from gwanjong_shared.contract import MentionList
+from gwanjong_shared.contract import MentionList, errors
 from gwanjong_twitter.api import EXPANSIONS, TWEET_FIELDS, USER_FIELDS
 from gwanjong_twitter.posts import XPost, to_post
 

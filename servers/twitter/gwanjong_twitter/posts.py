@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from gwanjong_shared.models import Comment, Post
+from gwanjong_shared.contract.models import Comment, Post
 
 PLATFORM = "twitter"
 

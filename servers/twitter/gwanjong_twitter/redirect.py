@@ -23,8 +23,8 @@ import re
 import aiohttp
 from yarl import URL
 
-from gwanjong_shared.host_gate import GateTransport, HostAllowList
-from gwanjong_shared.ratelimit import Limiter
+from gwanjong_shared.kit.host_gate import GateTransport, HostAllowList
+from gwanjong_shared.kit.ratelimit import Limiter
 
 API_HOSTS = HostAllowList(["api.twitter.com", "api.x.com"])
 WEB_HOSTS = HostAllowList(["x.com", "api.x.com", "twitter.com", "abs.twimg.com"])

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 
 from fastmcp import FastMCP
 
-from gwanjong_shared.hosted import settings_from_env
-from gwanjong_shared.server import build_platform_server
+from gwanjong_shared.kit.hosted import settings_from_env
+from gwanjong_shared.kit.server import build_platform_server
 from gwanjong_twitter.adapter import TwitterAdapter
 from gwanjong_twitter.profile import PROFILE
 from gwanjong_twitter.settings import Settings

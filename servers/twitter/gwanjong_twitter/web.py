@@ -29,8 +29,8 @@ import twikit
 from twikit.tweet import tweet_from_data
 from twikit.x_client_transaction import ClientTransaction
 
-from gwanjong_shared import errors
-from gwanjong_shared.ratelimit import Limiter
+from gwanjong_shared.contract import errors
+from gwanjong_shared.kit.ratelimit import Limiter
 from gwanjong_twitter.posts import XPost, web_time_to_iso
 from gwanjong_twitter.redirect import web_gate
 from gwanjong_twitter.settings import Settings

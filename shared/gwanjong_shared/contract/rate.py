@@ -1,8 +1,9 @@
-"""The platform's rate-limit budget, carried in each tool result's ``_meta``.
+"""The platform's rate-limit budget as it travels in a tool result's ``_meta`` (part of the
+contract: any client may read it).
 
 A platform server knows from its response headers how many calls it has left; the gateway
-only sees tool results. The kit's middleware puts the tightest window a call observed under
-:data:`META_KEY`; the gateway reads it back with :func:`window_from_meta`. No window known
+only sees tool results. A server puts the tightest window a call observed under
+:data:`META_KEY`; a client reads it back with :func:`window_from_meta`. No window known
 (a platform without a limiter, a cached answer, a call refused locally): no meta.
 """
 
@@ -14,12 +15,9 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import pydantic
-from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
-from fastmcp.tools.base import ToolResult
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-from gwanjong_shared.models import RateLimit
-from gwanjong_shared.ratelimit import recording, tightest
+from gwanjong_shared.contract.models import RateLimit
 
 META_KEY = "gwanjong/rate_limit"
 ISO_Z = "%Y-%m-%dT%H:%M:%SZ"
@@ -70,20 +68,3 @@ def window_from_meta(meta: Mapping[str, Any] | None) -> RateWindow | None:
         return RateWindow.model_validate(raw)
     except pydantic.ValidationError:
         return None
-
-
-class RateMeta(Middleware):
-    """Attach the tightest rate window a tool call observed to its result's ``_meta``."""
-
-    async def on_call_tool(
-        self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]
-    ) -> Any:
-        with recording() as seen:
-            result = await call_next(context)
-        window = tightest(seen)
-        found = RateWindow.from_rate_limit(window) if window is not None else None
-        if found is None or not isinstance(result, ToolResult):
-            return result
-        meta = dict(result.meta or {})
-        meta[META_KEY] = found.model_dump(mode="json")
-        return result.model_copy(update={"meta": meta})

@@ -11,7 +11,6 @@ import logging
 from abc import ABC, abstractmethod
 from typing import ClassVar
 
-from gwanjong_shared import errors
 from gwanjong_shared.contract import (
     ACTIONS,
     ActionRule,
@@ -22,10 +21,11 @@ from gwanjong_shared.contract import (
     MentionList,
     Unit,
     Validation,
+    errors,
 )
-from gwanjong_shared.errors import ErrorKind, PlatformError
-from gwanjong_shared.models import Comment, Post, PostResult
-from gwanjong_shared.text import measure
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+from gwanjong_shared.contract.models import Comment, Post, PostResult
+from gwanjong_shared.contract.text import measure
 
 log = logging.getLogger(__name__)
 # An account lookup failing this way means the platform is out of reach, not a rule change.

@@ -1,5 +1,10 @@
 """The platform tool contract: the names and result shapes every platform server speaks.
 
+This package is what another gateway or agent needs: tool names and result models (here),
+`models` (Post, Comment, PostResult), `errors` (the error kinds, as text and as data),
+`rate` (the rate window in `_meta`), `text` (how platforms count length) and `untrusted`
+(cleaning platform text). It imports neither the server kit nor the pipeline.
+
 The gateway (and any other agent) relies on these exactly, so a fifth platform is just
 another server that returns these models from these tools.
 """
@@ -10,7 +15,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from gwanjong_shared.models import Comment, Frozen, Post
+from gwanjong_shared.contract.models import Comment, Frozen, Post
 
 # The tools of the contract, in the order a server lists them.
 READ_TOOLS = ("trending", "search", "get_post", "get_comments", "capabilities", "validate")

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 
 import httpx
 
-from gwanjong_shared.ratelimit import Limiter
+from gwanjong_shared.kit.ratelimit import Limiter
 
 #: (method, path) -> the limiter key a request counts against
 RouteKey = Callable[[str, str], str]

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import httpx
 
-from gwanjong_shared import errors
-from gwanjong_shared.errors import PlatformError
-from gwanjong_shared.ratelimit import retry_after_seconds, wait_from
+from gwanjong_shared.contract import errors
+from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.kit.ratelimit import retry_after_seconds, wait_from
 
 __all__ = [
     "edge_block",

@@ -26,8 +26,8 @@ from typing import Protocol
 
 import anyio
 
-from gwanjong_shared import errors
-from gwanjong_shared.models import RateLimit
+from gwanjong_shared.contract import errors
+from gwanjong_shared.contract.models import RateLimit
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]

@@ -17,8 +17,14 @@ from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools.base import ToolResult
 from mcp.types import TextContent
 
-from gwanjong_shared.errors import ErrorBody, ErrorKind, ErrorResult, PlatformError, parse_error
-from gwanjong_shared.untrusted import ECHO_CHARS, clean, has_hidden, one_line
+from gwanjong_shared.contract.errors import (
+    ErrorBody,
+    ErrorKind,
+    ErrorResult,
+    PlatformError,
+    parse_error,
+)
+from gwanjong_shared.contract.untrusted import ECHO_CHARS, clean, has_hidden, one_line
 
 log = logging.getLogger(__name__)
 MAX_ERROR_CHARS = 1000

@@ -17,8 +17,6 @@ from fastmcp import FastMCP
 from mcp.types import ToolAnnotations
 from pydantic import BeforeValidator, Field
 
-from gwanjong_shared import errors
-from gwanjong_shared.adapter import PlatformAdapter
 from gwanjong_shared.contract import (
     Capabilities,
     CommentList,
@@ -26,11 +24,13 @@ from gwanjong_shared.contract import (
     PostList,
     Profile,
     Validation,
+    errors,
 )
-from gwanjong_shared.errors import PlatformError
-from gwanjong_shared.mcp_errors import ContractErrors
-from gwanjong_shared.models import Post, PostResult
-from gwanjong_shared.rate_meta import RateMeta
+from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.contract.models import Post, PostResult
+from gwanjong_shared.kit.adapter import PlatformAdapter
+from gwanjong_shared.kit.mcp_errors import ContractErrors
+from gwanjong_shared.kit.rate_meta import RateMeta
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -11,10 +11,10 @@ from typing import Any, TypeVar
 import pydantic
 from fastmcp import FastMCP
 
-from gwanjong_shared.logs import configure_logging
-from gwanjong_shared.quiet import quiet_fastmcp
-from gwanjong_shared.server import run_server
-from gwanjong_shared.settings import PlatformSettings
+from gwanjong_shared.kit.logs import configure_logging
+from gwanjong_shared.kit.quiet import quiet_fastmcp
+from gwanjong_shared.kit.server import run_server
+from gwanjong_shared.kit.settings import PlatformSettings
 
 S = TypeVar("S", bound=PlatformSettings)
 

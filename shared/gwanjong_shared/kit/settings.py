@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from gwanjong_shared.logs import register_secret
+from gwanjong_shared.kit.logs import register_secret
 
 
 class PlatformSettings(BaseSettings):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 
-from gwanjong_shared.untrusted import clean
+from gwanjong_shared.contract.untrusted import clean
 
 _secrets: set[str] = set()
 

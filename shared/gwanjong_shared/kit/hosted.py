@@ -14,7 +14,7 @@ import pydantic
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource
 from pydantic_settings.sources.utils import parse_env_vars
 
-from gwanjong_shared.settings import PlatformSettings
+from gwanjong_shared.kit.settings import PlatformSettings
 
 S = TypeVar("S", bound=PlatformSettings)
 
