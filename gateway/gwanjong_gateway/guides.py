@@ -8,7 +8,7 @@ platform asks comes from its own server (its capabilities profile).
 from __future__ import annotations
 
 from gwanjong_gateway.mood import Mood
-from gwanjong_gateway.profiles import REGISTRY
+from gwanjong_shared.contract import Profile
 from gwanjong_shared.contract.untrusted import one_line
 
 MAX_LINES = 12
@@ -26,10 +26,8 @@ FALLBACK = [
 ]
 
 
-def guide(platform: str, caps: object) -> list[str]:
-    """The common advice plus the platform's own writing guide, from its capabilities
-    answer (`caps`, which also refreshes the platform's profile)."""
-    profile = REGISTRY.remember(platform, caps)
+def guide(profile: Profile | None) -> list[str]:
+    """The common advice plus the platform's own writing guide (from its profile)."""
     own = profile.writing_guide[:MAX_LINES] if profile is not None else []
     # The server's own words, cleaned and bounded like any text from outside the gateway.
     return COMMON + ([one_line(line, LINE_CHARS) for line in own] or FALLBACK)

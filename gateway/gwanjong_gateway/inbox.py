@@ -126,7 +126,9 @@ async def inbox(
     found.sort(key=lambda p: p.published_at or "", reverse=True)
     fresh: dict[str, Opportunity] = {}
     for post in dedupe(found):
-        if (post.platform, post.id) in acted or is_opted_out(opt_out, post.platform, post.author):
+        if (post.platform, post.id) in acted or is_opted_out(
+            opt_out, post.platform, post.author, upstreams.profiles
+        ):
             continue
         # Two replies in one Dev.to/Reddit thread are one place to answer: keep the newest.
         fresh.setdefault(opportunity_id(post), summoned(post))

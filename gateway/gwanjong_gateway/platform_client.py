@@ -11,6 +11,7 @@ error code for a timeout (upstream.py).
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterable
 from typing import Any, TypeVar
 
 import anyio
@@ -82,6 +83,7 @@ class PlatformClient:
         upstream = self.upstreams.get(self.platform)
         if upstream is not None:
             upstream.platform_health.observe_capabilities(caps)
+        self.upstreams.profiles.remember(self.platform, caps)  # every answer refreshes it
         return caps
 
     async def validate(
@@ -129,3 +131,18 @@ async def probe_all(upstreams: Upstreams, ttl_s: float = PROBE_TTL_S, wait_s: fl
     async with anyio.create_task_group() as tg:
         for name in upstreams.names():
             tg.start_soon(probe, upstreams, name, ttl_s, wait)
+
+
+async def ensure_profiles(upstreams: Upstreams, names: Iterable[str]) -> None:
+    """Ask the platforms not heard from yet for their capabilities (their profile: footer,
+    opt-out spellings); draft refreshes them. A failure leaves the generic text in place."""
+
+    async def one(name: str) -> None:
+        with contextlib.suppress(PlatformError):  # generic text until it answers
+            await PlatformClient(upstreams, name).capabilities()
+
+    missing = [n for n in dict.fromkeys(names) if not upstreams.profiles.answered(n)]
+    if missing:
+        async with anyio.create_task_group() as tg:
+            for name in missing:
+                tg.start_soon(one, name)

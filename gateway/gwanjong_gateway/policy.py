@@ -12,17 +12,17 @@ from urllib.parse import urlsplit
 
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.ledger import Strike
-from gwanjong_gateway.profiles import REGISTRY, Profiles
+from gwanjong_gateway.profiles import Profiles
 from gwanjong_shared.contract import HandleRules
 
 
-def disclosure_for(config: GatewayConfig, platform: str) -> str:
+def disclosure_for(config: GatewayConfig, platform: str, profiles: Profiles) -> str:
     """The footer appended to automated writes: gateway.toml's `disclosure` if set ("" turns
     it off), else the one the platform's own server names (its capabilities profile)."""
     setting = config.platforms.get(platform)
     if setting is not None and setting.disclosure is not None:
         return setting.disclosure
-    profile = REGISTRY.get(platform)
+    profile = profiles.get(platform)
     return profile.disclosure if profile is not None else ""
 
 
@@ -83,11 +83,9 @@ def for_platform(entry: str, platform: str, profiles: Profiles) -> str | None:
     return text
 
 
-def is_opted_out(
-    entries: list[str], platform: str, author: str, profiles: Profiles | None = None
-) -> bool:
+def is_opted_out(entries: list[str], platform: str, author: str, profiles: Profiles) -> bool:
     """Whether `author` on `platform` matches an opt-out entry (forms: README)."""
-    known = REGISTRY if profiles is None else profiles
+    known = profiles
     rules = _rules(platform, known)
     who = handle_key(rules, author)
     if not who:
@@ -99,8 +97,8 @@ def is_opted_out(
     return False
 
 
-def opted_out(config: GatewayConfig, platform: str, author: str) -> str | None:
-    if is_opted_out(config.safety.opt_out, platform, author):
+def opted_out(config: GatewayConfig, platform: str, author: str, profiles: Profiles) -> str | None:
+    if is_opted_out(config.safety.opt_out, platform, author, profiles):
         return f"{author} is on the opt-out list in gateway.toml ([safety] opt_out); gwanjong never targets them."
     return None
 

@@ -27,9 +27,8 @@ from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.expose import declare_exposed, register_exposed
 from gwanjong_gateway.inbox_record import RecordCursors
 from gwanjong_gateway.metering import attach_usage
-from gwanjong_gateway.platform_client import probe_all
+from gwanjong_gateway.platform_client import ensure_profiles, probe_all
 from gwanjong_gateway.policy import disclosure_for
-from gwanjong_gateway.profiles import REGISTRY
 from gwanjong_gateway.records import Records, health_of
 from gwanjong_gateway.resources import register_resources
 from gwanjong_gateway.secret_listener import SecretListener
@@ -210,7 +209,7 @@ def build_gateway(
         found: list[Opportunity] = []
         errors: dict[str, str] = {}
         # Opt-out entries are matched in each platform's own handle spellings (its profile).
-        await REGISTRY.ensure(gw.upstreams, names)
+        await ensure_profiles(gw.upstreams, names)
         if source == "mentions":
             found, errors = await inbox.inbox(
                 gw.upstreams, acted, gw.cursors, names, limit, config.safety.opt_out
@@ -250,10 +249,13 @@ def build_gateway(
                 f"No opportunity {quote(opportunity_id, 100)} from scout. Known ids: {', '.join(list(state.opportunities)[:10])}.",
             )
         platform = opportunity.post.platform
-        await REGISTRY.ensure(gw.upstreams, [platform])  # its disclosure footer, once
+        await ensure_profiles(gw.upstreams, [platform])  # its disclosure footer, once
         try:
             shown, context = await workflow.draft(
-                gw.upstreams, opportunity, config.gateway.writes, disclosure_for(config, platform)
+                gw.upstreams,
+                opportunity,
+                config.gateway.writes,
+                disclosure_for(config, platform, gw.upstreams.profiles),
             )
         except LookupError as exc:
             raise ToolError(str(exc)) from None

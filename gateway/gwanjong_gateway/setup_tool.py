@@ -21,8 +21,7 @@ from mcp.types import InputRequiredResult
 
 from gwanjong_gateway import hosting
 from gwanjong_gateway.dotenv_file import DotenvError, check_value, overridden
-from gwanjong_gateway.platform_client import PlatformClient
-from gwanjong_gateway.profiles import REGISTRY
+from gwanjong_gateway.platform_client import PlatformClient, ensure_profiles
 from gwanjong_gateway.secret_page import Ask, Saved, ask_secrets
 from gwanjong_gateway.setup_guide import allowed_names, check_names, guide_for, save_credentials
 from gwanjong_gateway.store import StrikeStore
@@ -49,7 +48,6 @@ async def declared_credentials(gw: Gateway, platform: str) -> list[str] | None:
         caps = await PlatformClient(gw.upstreams, platform).capabilities()
     except PlatformError:
         return None
-    REGISTRY.remember(platform, caps)
     return allowed_names(platform, caps.credentials)
 
 
@@ -62,10 +60,12 @@ async def guides(gw: Gateway, platform: str) -> dict[str, Any]:
     # Each platform's server tells how to get its keys; one not enabled here is only named.
     names = [platform] if platform else (gw.upstreams.names() or hosting.installed())
     enabled = [name for name in names if name in gw.upstreams.by_name]
-    await REGISTRY.ensure(gw.upstreams, enabled)
+    await ensure_profiles(gw.upstreams, enabled)
     return {
         "guides": {
-            name: guide_for(name, REGISTRY.get(name) if name in enabled else None, name in enabled)
+            name: guide_for(
+                name, gw.upstreams.profiles.get(name) if name in enabled else None, name in enabled
+            )
             for name in names
         },
         "next": "Put the values in the environment, or ask the user to run `gwanjong setup "
@@ -179,7 +179,6 @@ async def check(gw: Gateway, names: list[str]) -> dict[str, Any]:
         except PlatformError as exc:
             out[name] = {"ok": False, "error": one_line(str(exc), 300)}
         else:
-            REGISTRY.remember(name, caps)
             out[name] = {
                 "ok": True,
                 "configured": caps.configured,

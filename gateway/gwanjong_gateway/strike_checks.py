@@ -144,7 +144,7 @@ async def paused(desk: StrikeDesk, a: Attempt) -> Step:
 async def opted_out(desk: StrikeDesk, a: Attempt) -> Step:
     if not a.action.targeted:  # a new post addresses no one
         return PASS
-    why = policy.opted_out(desk.config, a.platform, a.post.author)
+    why = policy.opted_out(desk.config, a.platform, a.post.author, desk.upstreams.profiles)
     return Refuse(why) if why else PASS
 
 
@@ -156,7 +156,7 @@ async def never_allowed(desk: StrikeDesk, a: Attempt) -> Step:
 
 async def disclosure(desk: StrikeDesk, a: Attempt) -> Step:
     """Appends the platform's disclosure footer: the text checked and sent from here on."""
-    footer = policy.disclosure_for(desk.config, a.platform)
+    footer = policy.disclosure_for(desk.config, a.platform, desk.upstreams.profiles)
     a.footer = bool(footer)
     a.final = policy.with_disclosure(a.text, footer) if a.action.has_text else ""
     if footer and a.action.has_text:

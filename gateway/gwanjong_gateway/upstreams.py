@@ -13,6 +13,7 @@ from gwanjong_gateway import childlog
 from gwanjong_gateway.breaker import Clock
 from gwanjong_gateway.config import GatewayConfig, PlatformConfig, expand, read_dotenv
 from gwanjong_gateway.outcome import Outcome
+from gwanjong_gateway.profiles import Profiles
 from gwanjong_gateway.upstream import QUIET, Health, Upstream
 from gwanjong_gateway.watched import Watched
 from gwanjong_shared.contract.errors import ErrorKind
@@ -60,6 +61,8 @@ class Upstreams:
         env = dict(os.environ if environ is None else environ)
         secrets = read_dotenv(config.state_dir / ".env")
         self.config = config
+        #: what each platform says about itself (guide, footer, setup, handles)
+        self.profiles = Profiles()
         self.by_name: dict[str, Upstream] = {
             name: Upstream(
                 name,

@@ -88,7 +88,8 @@ async def scout(
     fresh = [
         p
         for p in dedupe(found)
-        if (p.platform, p.id) not in acted and not is_opted_out(opt_out, p.platform, p.author)
+        if (p.platform, p.id) not in acted
+        and not is_opted_out(opt_out, p.platform, p.author, upstreams.profiles)
     ]
     chosen = select(rank(topic, fresh), limit)
     return [Opportunity(opportunity_id(r.post), r.post, r.score, r.reason) for r in chosen], errors
@@ -247,7 +248,7 @@ async def draft(
             "neutral": mood.neutral,
         },
         "approach": approach(full.title, full.body, mood, len(comments)),
-        "guide": guide(platform, caps),
+        "guide": guide(upstreams.profiles.get(platform)),
         "limits": net_limits(caps.limits if caps is not None else {}, disclosure),
         "strike": {
             "writes": mode,

@@ -21,6 +21,7 @@ from gwanjong_gateway.policy import is_opted_out
 from gwanjong_gateway.profiles import Profiles
 from gwanjong_reddit.profile import PROFILE as REDDIT
 from gwanjong_sandbox.control import SandboxControl
+from gwanjong_shared.contract import Capabilities
 from gwanjong_twitter.profile import PROFILE as TWITTER
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
@@ -71,7 +72,8 @@ def test_opt_out_forms(entry: str, platform: str, author: str, expected: bool) -
         ("twitter", TWITTER),
         ("reddit", REDDIT),
     ):
-        profiles.remember(name, {"platform": name, "profile": profile.model_dump()})
+        caps = Capabilities(platform=name, configured=True, actions={}, limits={}, profile=profile)
+        profiles.remember(name, caps)
     assert is_opted_out([entry], platform, author, profiles) is expected
 
 
