@@ -15,12 +15,14 @@ import logging
 import math
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 import anyio
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.ledger import Strike, StrikeStatus, normalise
+from gwanjong_gateway.ledger import Strike, StrikeAction, StrikeStatus, normalise
 from gwanjong_gateway.platform_client import PlatformClient
 from gwanjong_gateway.records import Records
 from gwanjong_gateway.store import StrikeStore
@@ -40,6 +42,21 @@ def _mine(author: str, account: str | None) -> bool:
     return account is None or str(author or "").lower().lstrip("@") == str(account).lower().lstrip(
         "@"
     )
+
+
+class Seen(StrEnum):
+    FOUND = "found"
+    ABSENT = "absent"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class ReadBack:
+    """What reading the platform back showed about one write."""
+
+    seen: Seen
+    id: str = ""
+    url: str = ""
 
 
 class Settler:
@@ -91,24 +108,24 @@ class Settler:
             return row
         found = await self.read_back(row)
         now = self.clock()
-        if found:
+        if found.seen is Seen.FOUND:
             log.info("record %s: read-back found the write", row.id)
             return await self._move(
                 row,
                 StrikeStatus.POSTED,
-                result_id=found.get("id", ""),
-                result_url=found.get("url", ""),
+                result_id=found.id,
+                result_url=found.url,
                 policy=[*row.policy, "read-back: found on the platform"],
             )
         past = now >= row.created_at + self.window
-        if found is not None and past:
+        if found.seen is Seen.ABSENT and past:
             return await self._move(
                 row,
                 StrikeStatus.FAILED,
                 reason=f"read-back: still not on the platform {self.window:g} s after sending; not written",
                 policy=[*row.policy, "read-back: absent after the settle window"],
             )
-        if found is None and past:
+        if found.seen is Seen.UNKNOWN and past:
             reason = (
                 "the platform cannot be read back for this; a person must check and run "
                 f"`gwanjong history --resolve {row.id} --as posted|failed`"
@@ -161,26 +178,27 @@ class Settler:
 
     # -- read-back ------------------------------------------------------------------------
 
-    async def read_back(self, row: Strike) -> dict[str, str] | None:
-        """{} if not found, a dict if found, None if we cannot tell."""
+    async def read_back(self, row: Strike) -> ReadBack:
+        """Whether the write is on the platform: found (with its id and url), absent, or
+        unknown (the platform could not be asked, or cannot show it)."""
         client = PlatformClient(self.upstreams, row.platform)
         needle = normalise(row.content)[:120]
         try:
             account = (await client.capabilities()).account
-            if row.action == "comment":
+            if row.action == StrikeAction.COMMENT:
                 for c in await client.get_comments(row.target, 1000):
                     if _mine(c.author, account) and needle and needle in normalise(c.body):
-                        return {"id": c.id, "url": ""}
-                return {}
-            if row.action == "post":
+                        return ReadBack(Seen.FOUND, c.id)
+                return ReadBack(Seen.ABSENT)
+            if row.action == StrikeAction.POST:
                 query = row.title or row.content[:60]
                 for p in await client.search(query, 50):
                     if _mine(p.author, account) and (
                         needle in normalise(p.body)
                         or (row.title and normalise(row.title) == normalise(p.title))
                     ):
-                        return {"id": p.id, "url": p.url}
-                return {}
+                        return ReadBack(Seen.FOUND, p.id, p.url)
+                return ReadBack(Seen.ABSENT)
         except PlatformError:
-            return None
-        return None  # votes cannot be read back through the contract
+            return ReadBack(Seen.UNKNOWN)
+        return ReadBack(Seen.UNKNOWN)  # votes cannot be read back through the contract

@@ -308,9 +308,7 @@ class StrikeDesk:
             )
         link = url.strip() if url.strip().startswith("http") else ""
         if not link:
-            found = await self.settler.read_back(row)
-            if found:
-                link = found.get("url", "")
+            link = (await self.settler.read_back(row)).url
         row = await self.records.run(
             StrikeStore.update,
             row.id,
