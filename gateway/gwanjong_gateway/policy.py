@@ -16,12 +16,18 @@ from gwanjong_gateway.profiles import Profiles
 from gwanjong_shared.contract import HandleRules
 
 
+def configured_disclosure(config: GatewayConfig, platform: str) -> str | None:
+    """gateway.toml's `disclosure` for this platform, None when it does not set one."""
+    setting = config.platforms.get(platform)
+    return setting.disclosure if setting is not None else None
+
+
 def disclosure_for(config: GatewayConfig, platform: str, profiles: Profiles) -> str:
     """The footer appended to automated writes: gateway.toml's `disclosure` if set ("" turns
     it off), else the one the platform's own server names (its capabilities profile)."""
-    setting = config.platforms.get(platform)
-    if setting is not None and setting.disclosure is not None:
-        return setting.disclosure
+    setting = configured_disclosure(config, platform)
+    if setting is not None:
+        return setting
     profile = profiles.get(platform)
     return profile.disclosure if profile is not None else ""
 

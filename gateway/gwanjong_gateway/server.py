@@ -11,6 +11,7 @@ import logging
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import Annotated, Any, Literal
 
 import anyio
@@ -208,9 +209,9 @@ def build_gateway(
             acted = set()
         found: list[Opportunity] = []
         errors: dict[str, str] = {}
-        # Opt-out entries are matched in each platform's own handle spellings (its profile).
-        await ensure_profiles(gw.upstreams, names)
         if source == "mentions":
+            if config.safety.opt_out:  # matched in each platform's own handle spellings
+                await ensure_profiles(gw.upstreams, names)
             found, errors = await inbox.inbox(
                 gw.upstreams, acted, gw.cursors, names, limit, config.safety.opt_out
             )
@@ -249,13 +250,13 @@ def build_gateway(
                 f"No opportunity {quote(opportunity_id, 100)} from scout. Known ids: {', '.join(list(state.opportunities)[:10])}.",
             )
         platform = opportunity.post.platform
-        await ensure_profiles(gw.upstreams, [platform])  # its disclosure footer, once
         try:
             shown, context = await workflow.draft(
                 gw.upstreams,
                 opportunity,
                 config.gateway.writes,
-                disclosure_for(config, platform, gw.upstreams.profiles),
+                # after draft's capabilities answer, which carries the platform's footer
+                partial(disclosure_for, config, platform, gw.upstreams.profiles),
             )
         except LookupError as exc:
             raise ToolError(str(exc)) from None

@@ -23,6 +23,7 @@ from gwanjong_gateway.ledger import (
     content_hash,
     intent_key,
 )
+from gwanjong_gateway.platform_client import ensure_profiles
 from gwanjong_gateway.state import DraftContext
 from gwanjong_gateway.store import StrikeStore
 from gwanjong_gateway.strike_text import question, result, would
@@ -156,7 +157,19 @@ async def never_allowed(desk: StrikeDesk, a: Attempt) -> Step:
 
 async def disclosure(desk: StrikeDesk, a: Attempt) -> Step:
     """Appends the platform's disclosure footer: the text checked and sent from here on."""
-    footer = policy.disclosure_for(desk.config, a.platform, desk.upstreams.profiles)
+    profiles = desk.upstreams.profiles
+    if a.action.has_text and not profiles.answered(a.platform):
+        # The footer may be the platform's own (its profile): never write without asking.
+        await ensure_profiles(desk.upstreams, [a.platform])
+        if (
+            not profiles.answered(a.platform)
+            and policy.configured_disclosure(desk.config, a.platform) is None
+        ):
+            return Refuse(
+                f"Could not ask {a.platform} for its rules (capabilities), so its disclosure "
+                "footer is unknown; nothing was written. Check status() and try again."
+            )
+    footer = policy.disclosure_for(desk.config, a.platform, profiles)
     a.footer = bool(footer)
     a.final = policy.with_disclosure(a.text, footer) if a.action.has_text else ""
     if footer and a.action.has_text:

@@ -6,6 +6,7 @@ server module stays a thin layer of tool definitions.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -70,6 +71,10 @@ async def scout(
             async with anyio.create_task_group() as tg:
                 tg.start_soon(fetch, "search", partial(client.search, topic, PER_PLATFORM))
                 tg.start_soon(fetch, "trending", partial(client.trending, PER_PLATFORM))
+                if opt_out and not upstreams.profiles.answered(platform):
+                    # Opt-out entries are matched in the platform's own handle spellings
+                    # (its profile): learnt beside the reads, not before them.
+                    tg.start_soon(_learn_profile, client)
         if scope.cancelled_caught:
             problems.append(f"no answer within {timeout:g} s")
         if problems and not posts:
@@ -161,7 +166,10 @@ UNTRUSTED_FIELDS = (
 
 
 async def draft(
-    upstreams: Upstreams, opportunity: Opportunity, mode: str, disclosure: str
+    upstreams: Upstreams,
+    opportunity: Opportunity,
+    mode: str,
+    footer: Callable[[], str],
 ) -> tuple[dict[str, Any], DraftContext]:
     """Everything the model needs to write one good reply, with platform text fenced."""
     post = opportunity.post
@@ -222,6 +230,8 @@ async def draft(
     }
     shown_rules = {k: {"allowed": r.allowed, "reason": r.reason} for k, r in strike_rules.items()}
     source = f"{platform} post {post_id}"
+    # The footer after the capabilities answer above: the platform may have just named it.
+    disclosure = footer()
     shown: dict[str, Any] = {
         "opportunity_id": opportunity.id,
         "platform": platform,
@@ -266,3 +276,8 @@ async def draft(
         shown=shown,
     )
     return shown, context
+
+
+async def _learn_profile(client: PlatformClient) -> None:
+    with contextlib.suppress(PlatformError):  # generic spellings until it answers
+        await client.capabilities()  # the typed client keeps the profile it carries

@@ -13,16 +13,18 @@ from typing import Any
 
 import anyio
 import pytest
-from fastmcp import Client
+from fastmcp import Client, FastMCP
 from fastmcp.client.elicitation import ElicitResult
+from fastmcp.exceptions import ToolError
 
 from gwanjong_gateway.config import parse
+from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.store import StrikeStore
 from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM
-from tests.gateway.helpers import opportunity_for
+from tests.gateway.helpers import config_text, opportunity_for
 
 pytestmark = pytest.mark.anyio
 MODES = ["legacy", "auto"]
@@ -332,3 +334,39 @@ def test_history_cli_filters(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert '"status": "posted"' in out and '"status": "handoff"' in out and "reddit" not in out
     print_history(config, platform=None, status="refused", limit=10, as_json=True)
     assert '"platform": "reddit"' in capsys.readouterr().out
+
+
+def without_capabilities(real: FastMCP[Any]) -> FastMCP[Any]:
+    """A platform server whose `capabilities` tool fails (its rules, limits and profile
+    cannot be learnt); every other tool is the real one."""
+    outer: FastMCP[Any] = FastMCP("devto")
+    outer.mount(real)
+
+    @outer.tool(name="capabilities")
+    def capabilities() -> dict[str, Any]:
+        raise ToolError("unavailable: the server cannot answer capabilities now. Try again later.")
+
+    return outer
+
+
+@pytest.mark.parametrize("toml_footer", [None, ""])
+async def test_no_write_without_knowing_the_footer(
+    forum: FakePlatform, tmp_path: Path, toml_footer: str | None
+) -> None:
+    # The footer may be the platform's own (its profile): while the platform has never
+    # answered capabilities, strike refuses rather than write without it, unless
+    # gateway.toml sets the footer itself ("" = none).
+    extra = "min_interval_s = 0" + (
+        "" if toml_footer is None else f'\ndisclosure = "{toml_footer}"'
+    )
+    config = parse(config_text(tmp_path, ["devto"], platform_extra=extra))
+    transports = {"devto": without_capabilities(forum.server())}
+    async with Client(build_gateway(config, environ={}, transports=transports)) as client:
+        oid = await drafted(client)
+        got = await strike(client, oid)
+    if toml_footer is None:
+        assert got["status"] == "refused" and "footer is unknown" in got["reason"], got
+        assert forum.writes == []
+    else:
+        assert got["status"] == "posted", got
+        assert forum.writes[0].data["body"] == "Guards around every await."
