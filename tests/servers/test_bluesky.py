@@ -15,8 +15,9 @@ import httpx
 import pytest
 from fastmcp import Client
 
-from gwanjong_bluesky.adapter import BlueskyAdapter, compose
+from gwanjong_bluesky.adapter import BlueskyAdapter
 from gwanjong_bluesky.server import Settings
+from gwanjong_bluesky.write import compose
 from gwanjong_sandbox.bluesky import (
     ME_HANDLE,
     WANDERER_HANDLE,

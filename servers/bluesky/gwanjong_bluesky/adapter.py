@@ -29,28 +29,14 @@ from gwanjong_bluesky.rules import (
 from gwanjong_bluesky.session import BlueskyClient
 from gwanjong_bluesky.settings import Settings
 from gwanjong_bluesky.threads import View, read_comments, read_post
-from gwanjong_bluesky.transport import limit_key
-from gwanjong_bluesky.write import Writer, compose, guess_langs
+from gwanjong_bluesky.write import Writer, compose
 from gwanjong_shared.contract import ActionRule, Capabilities, MentionList, Validation
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
-from gwanjong_shared.kit.host_gate import HostNotAllowed
 from gwanjong_shared.kit.ratelimit import Limiter, MinInterval, TokenBucket
 from gwanjong_shared.kit.target_cache import TargetCache
 
-# Names other modules imported from here before the split, still importable from here.
-__all__ = [
-    "COMMENT_RULE",
-    "CREDENTIALS",
-    "LIMITS",
-    "POST_RULE",
-    "UPVOTE_RULE",
-    "BlueskyAdapter",
-    "HostNotAllowed",
-    "compose",
-    "guess_langs",
-    "limit_key",
-]
+__all__ = ["BlueskyAdapter"]
 
 
 class BlueskyAdapter(PlatformAdapter):

@@ -31,19 +31,9 @@ from gwanjong_reddit.settings import Settings
 from gwanjong_shared.contract import ActionRule, Capabilities, MentionList, Validation, errors
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
-from gwanjong_shared.kit.host_gate import HostNotAllowed
 from gwanjong_shared.kit.target_cache import TargetCache
 
-# Names other modules imported from here before the split, still importable from here.
-__all__ = [
-    "COMMENT_RULE",
-    "CREDENTIALS",
-    "LIMITS",
-    "POST_RULE",
-    "UPVOTE_RULE",
-    "HostNotAllowed",
-    "RedditAdapter",
-]
+__all__ = ["RedditAdapter"]
 
 
 class RedditAdapter(PlatformAdapter):
