@@ -22,8 +22,9 @@ from fastmcp.tools.base import Tool, ToolResult
 from mcp.types import TextContent
 from pydantic import PrivateAttr
 
-from gwanjong_gateway.upstreams import SEP, Health, Upstreams
-from gwanjong_shared.contract.errors import ErrorKind, PlatformError, format_error
+from gwanjong_gateway.upstream import Health
+from gwanjong_gateway.upstreams import SEP, Upstreams
+from gwanjong_shared.contract.errors import ErrorKind, format_error
 
 log = logging.getLogger(__name__)
 
@@ -55,9 +56,7 @@ class ForwardedTool(Tool):
                 )
             )
         outcome = await self._upstreams.call(self.upstream_name, self.upstream_tool, arguments)
-        if not outcome.ok:
-            kind = outcome.kind or ErrorKind.UNAVAILABLE
-            raise PlatformError(kind, outcome.message, retry_after=outcome.retry_after)
+        outcome.raise_for_error()
         # A pass-through: the platform's own answer, as its server shaped it.
         raw = outcome.result.structured_content if outcome.result is not None else None
         data = raw if isinstance(raw, dict) else {"result": raw}

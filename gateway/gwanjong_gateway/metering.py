@@ -12,7 +12,8 @@ from fastmcp.exceptions import ToolError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.upstreams import Outcome, Upstreams
+from gwanjong_gateway.outcome import Outcome
+from gwanjong_gateway.upstreams import Upstreams
 from gwanjong_gateway.usage import UsageLog
 from gwanjong_gateway.usage_pg import open_usage
 from gwanjong_shared.contract.errors import ErrorKind, parse_error, read_error

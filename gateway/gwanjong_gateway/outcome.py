@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from mcp.types import CallToolResult
 
-from gwanjong_shared.contract.errors import ErrorKind, format_error, read_error
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError, read_error
 from gwanjong_shared.contract.rate import RateWindow, window_from_meta
 
 
@@ -50,8 +50,9 @@ class Outcome:
         failed.result = result
         return failed
 
-    @property
-    def error(self) -> str:
-        if self.ok or self.kind is None:
-            return ""
-        return format_error(self.kind, self.message, self.retry_after)
+    def raise_for_error(self) -> None:
+        """Raise the failure as the one PlatformError every reader of a platform sees."""
+        if not self.ok:
+            raise PlatformError(
+                self.kind or ErrorKind.UNAVAILABLE, self.message, retry_after=self.retry_after
+            )

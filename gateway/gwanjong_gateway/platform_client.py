@@ -46,12 +46,7 @@ class PlatformClient:
 
     async def _call(self, tool: str, arguments: dict[str, Any], model: type[M]) -> M:
         outcome = await self.upstreams.call(self.platform, tool, arguments, self.timeout_s)
-        if not outcome.ok:
-            raise PlatformError(
-                outcome.kind or ErrorKind.UNAVAILABLE,
-                outcome.message,
-                retry_after=outcome.retry_after,
-            )
+        outcome.raise_for_error()
         structured = outcome.result.structured_content if outcome.result is not None else None
         try:
             return model.model_validate(structured)

@@ -14,11 +14,9 @@ from gwanjong_gateway.breaker import Clock
 from gwanjong_gateway.config import GatewayConfig, PlatformConfig, expand, read_dotenv
 from gwanjong_gateway.outcome import Outcome
 from gwanjong_gateway.profiles import Profiles
-from gwanjong_gateway.upstream import QUIET, Health, Upstream
+from gwanjong_gateway.upstream import QUIET, Upstream
 from gwanjong_gateway.watched import Watched
 from gwanjong_shared.contract.errors import ErrorKind
-
-__all__ = ["PASSTHROUGH", "SEP", "Health", "Outcome", "Upstream", "Upstreams", "platform_env"]
 
 SEP = "__"  # namespaced tool names: devto__search
 # The network setup every HTTP client honours (httpx, aiohttp, requests): a server
