@@ -37,6 +37,22 @@ class Profile:
         return self.rules[action].reason
 
 
+def _about(label: str, guide: str, *, footer: str, where: str, credentials: list[str]) -> About:
+    """A fake's self-description, in the shape every platform server gives it."""
+    return About(
+        label=label,
+        writing_guide=[guide],
+        disclosure=footer,
+        setup=SetupGuide(
+            where=where,
+            price="free in the fake",
+            access="anyone with a test account",
+            steps=[f"Open {where}.", "Create a key and copy it."],
+            credentials=credentials,
+        ),
+    )
+
+
 FORUM = Profile(
     name="devto",
     label="Fake Forum",
@@ -56,17 +72,12 @@ FORUM = Profile(
         "comment": Limit(max=25_000, unit="chars"),
     },
     credentials=("DEVTO_API_KEY",),
-    about=About(
-        label="Fake Forum",
-        writing_guide=["Lead with the point; long posts are read here."],
-        disclosure="\n\n*Drafted with an AI assistant (fake forum).*",
-        setup=SetupGuide(
-            where="https://forum.example/settings/keys",
-            price="free in the fake",
-            access="anyone with a test account",
-            steps=["Open https://forum.example/settings/keys.", "Create a key and copy it."],
-            credentials=["DEVTO_API_KEY"],
-        ),
+    about=_about(
+        "Fake Forum",
+        "Lead with the point; long posts are read here.",
+        footer="\n\n*Drafted with an AI assistant (fake forum).*",
+        where="https://forum.example/settings/keys",
+        credentials=["DEVTO_API_KEY"],
     ),
 )
 
@@ -84,17 +95,12 @@ SOCIAL = Profile(
     limits={"body": Limit(max=300, unit="graphemes"), "comment": Limit(max=300, unit="graphemes")},
     credentials=("BLUESKY_HANDLE", "BLUESKY_APP_PASSWORD"),
     me="gwanjong.bsky.social",
-    about=About(
-        label="Fake Social",
-        writing_guide=["Short and plain: one thought per reply."],
-        disclosure="",
-        setup=SetupGuide(
-            where="https://social.example/app-passwords",
-            price="free in the fake",
-            access="anyone with a test account",
-            steps=["Open https://social.example/app-passwords.", "Create a key and copy it."],
-            credentials=["BLUESKY_HANDLE", "BLUESKY_APP_PASSWORD"],
-        ),
+    about=_about(
+        "Fake Social",
+        "Short and plain: one thought per reply.",
+        footer="",
+        where="https://social.example/app-passwords",
+        credentials=["BLUESKY_HANDLE", "BLUESKY_APP_PASSWORD"],
     ),
 )
 
@@ -113,16 +119,11 @@ LINKS = Profile(
         "comment": Limit(max=10_000, unit="chars"),
     },
     credentials=("REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET"),
-    about=About(
-        label="Fake Links",
-        writing_guide=["Answer the question asked; no self-promotion."],
-        disclosure="\n\n^(an automated reply, fake links)",
-        setup=SetupGuide(
-            where="https://links.example/prefs/apps",
-            price="free in the fake",
-            access="anyone with a test account",
-            steps=["Open https://links.example/prefs/apps.", "Create a key and copy it."],
-            credentials=["REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET"],
-        ),
+    about=_about(
+        "Fake Links",
+        "Answer the question asked; no self-promotion.",
+        footer="\n\n^(an automated reply, fake links)",
+        where="https://links.example/prefs/apps",
+        credentials=["REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET"],
     ),
 )
