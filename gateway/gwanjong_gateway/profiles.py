@@ -16,28 +16,22 @@ from gwanjong_shared.contract import Capabilities, Profile
 
 
 class Profiles:
-    """Platform name -> its latest profile."""
+    """Platform name -> its latest profile (None: it answered without one)."""
 
     def __init__(self) -> None:
-        self._by_name: dict[str, Profile] = {}
-        self._answered: set[str] = set()  # asked and answered, with or without a profile
+        self._by_name: dict[str, Profile | None] = {}  # only platforms that answered
 
-    def remember(self, platform: str, caps: Capabilities) -> Profile | None:
-        """Keep the profile of this capabilities answer; return what is known now."""
-        self._answered.add(platform)
-        profile = caps.profile
-        if profile is None:  # the server says nothing about itself (now): generic text
-            self._by_name.pop(platform, None)
-        else:
-            self._by_name[platform] = profile
-        return profile
+    def remember(self, platform: str, caps: Capabilities) -> None:
+        """Keep the profile of this capabilities answer (a server that stops describing
+        itself gets the generic text again)."""
+        self._by_name[platform] = caps.profile
 
     def get(self, platform: str) -> Profile | None:
         return self._by_name.get(platform)
 
     def others(self, platform: str) -> list[Profile]:
-        return [p for name, p in self._by_name.items() if name != platform]
+        return [p for name, p in self._by_name.items() if name != platform and p is not None]
 
     def answered(self, platform: str) -> bool:
         """Whether this platform has answered capabilities (with or without a profile)."""
-        return platform in self._answered
+        return platform in self._by_name
