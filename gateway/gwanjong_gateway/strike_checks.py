@@ -151,7 +151,7 @@ async def opted_out(desk: StrikeDesk, a: Attempt) -> Step:
 
 async def never_allowed(desk: StrikeDesk, a: Attempt) -> Step:
     # before any pacing: "try again in N s" would invite a pointless retry
-    why = _never(a.ctx, a.action)
+    why = a.ctx.never_reason(str(a.action), a.action.tool)  # draft's verdict, no new call
     return Refuse(why) if why else PASS
 
 
@@ -176,11 +176,6 @@ async def disclosure(desk: StrikeDesk, a: Attempt) -> Step:
         a.decisions.append("disclosure appended")
     a.key = intent_key(a.platform, a.target, str(a.action), a.final)
     return PASS
-
-
-def _never(ctx: DraftContext, action: StrikeAction) -> str:
-    """The reason, when draft already learned that the platform never allows this action."""
-    return ctx.never_reason(str(action), action.tool)
 
 
 # -- under the lock: the record, the platform, the person, the write -------------------------
