@@ -9,7 +9,7 @@ import anyio
 from fastmcp import Client
 
 from bench.common import dumps, gateway_transport, sandbox_and_config, server_transport, table
-from gwanjong_gateway.tokens import count_tokens
+from gwanjong_gateway.usage.token_count import count_tokens
 
 TOPIC = "rust async cancellation"
 REPLY = "Wrapping each await in a guard made our handlers cancellation-safe."

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import table
-from gwanjong_gateway.ledger import ClaimRequest, StrikeStatus, intent_key
-from gwanjong_gateway.store import StrikeStore
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.ledger import ClaimRequest, StrikeStatus, intent_key
 
 WORKERS = 4
 
@@ -46,7 +46,7 @@ def request(n: int, worker: int) -> ClaimRequest:
 
 def open_store(where: str) -> StrikeStore:
     if where.startswith("postgresql://"):
-        from gwanjong_gateway.store_pg import PostgresStrikeStore
+        from gwanjong_gateway.record.store_pg import PostgresStrikeStore
 
         return PostgresStrikeStore(where, busy_timeout_s=30)
     return StrikeStore(Path(where), busy_timeout_s=30)

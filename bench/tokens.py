@@ -11,7 +11,7 @@ import anyio
 from fastmcp import Client
 
 from bench.common import dumps, gateway_transport, sandbox_and_config, server_transport, table
-from gwanjong_gateway.tokens import count_tokens, tool_list_tokens
+from gwanjong_gateway.usage.token_count import count_tokens, tool_list_tokens
 
 BASELINE_MODEL_VIEW = 1013  # the gateway's five tools as the model saw them before issue 17
 

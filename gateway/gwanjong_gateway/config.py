@@ -163,7 +163,7 @@ class GatewayConfig(_Strict):
 
 def _declared(name: str) -> bool:
     """Declared by an installed package (a `gwanjong.platforms` entry point): bundled."""
-    from gwanjong_gateway.hosting import entry_point  # reads package metadata: only when needed
+    from gwanjong_gateway.bundled import entry_point  # reads package metadata: only when needed
 
     return entry_point(name) is not None
 
@@ -324,7 +324,7 @@ def load(
 ) -> tuple[GatewayConfig, Path | None]:
     path = locate(explicit)
     if path is None:  # no file anywhere: every installed (bundled) platform, dry-run
-        from gwanjong_gateway.hosting import installed  # reads package metadata: only here
+        from gwanjong_gateway.bundled import installed  # reads package metadata: only here
 
         return GatewayConfig(platforms={name: PlatformConfig() for name in installed()}), None
     text = path.read_text(encoding="utf-8")

@@ -7,20 +7,18 @@ through the store's public `history`/`get` only.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 from fastmcp import FastMCP
 from fastmcp.exceptions import ResourceError
 
-from gwanjong_gateway.platform_client import PlatformClient
-from gwanjong_gateway.store import StrikeStore
-from gwanjong_gateway.usage import UsageLog
+from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.platforms.client import PlatformClient
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.usage.log import UsageLog
 from gwanjong_shared.contract import Action, Capabilities
 from gwanjong_shared.contract.errors import PlatformError
-
-if TYPE_CHECKING:
-    from gwanjong_gateway.server import Gateway
 
 HISTORY_LIMIT = 30
 USAGE_SINCE_S = 7 * 86400

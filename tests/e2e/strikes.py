@@ -16,8 +16,8 @@ import anyio
 import httpx
 from fastmcp import Client
 
-from gwanjong_gateway.ledger import Strike
-from gwanjong_gateway.store import StrikeStore
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.ledger import Strike
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.test_chain import write_config
 from tests.gateway.helpers import opportunity_for

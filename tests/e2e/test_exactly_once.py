@@ -15,7 +15,7 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from gwanjong_gateway.ledger import StrikeStatus
+from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.procs import alive, find
 from tests.e2e.strikes import config, history, scout_draft, strike, until

@@ -15,7 +15,7 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from gwanjong_gateway.ledger import UNSETTLED, StrikeStatus
+from gwanjong_gateway.rules.ledger import UNSETTLED, StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.procs import find
 from tests.e2e.strikes import clients, config, history, http_gateway, strike

@@ -8,7 +8,8 @@ from typing import Any
 from fastmcp import FastMCP
 
 from gwanjong_gateway.config import parse
-from gwanjong_gateway.server import Gateway, build_gateway
+from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.server import build_gateway
 from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import config_text
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from gwanjong_gateway.__main__ import main
-from gwanjong_gateway.access_tokens import TokenError, TokenStore, digest
-from gwanjong_gateway.auth import HashedTokenVerifier, bind_problem, build_auth, is_loopback
+from gwanjong_gateway.cli.main import main
 from gwanjong_gateway.config import ConfigError, parse
+from gwanjong_gateway.team.access_tokens import TokenError, TokenStore, digest
+from gwanjong_gateway.team.auth import HashedTokenVerifier, bind_problem, build_auth, is_loopback
 
 pytestmark = pytest.mark.anyio
 

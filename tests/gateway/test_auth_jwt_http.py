@@ -17,10 +17,10 @@ from joserfc import jwt
 from joserfc.jwk import RSAKey
 from mcp.shared.exceptions import MCPError
 
-from gwanjong_gateway.auth import build_auth
 from gwanjong_gateway.config import ConfigError, parse
+from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.server import build_gateway
-from gwanjong_gateway.store import StrikeStore
+from gwanjong_gateway.team.auth import build_auth
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import config_text, opportunity_for
 from tests.gateway.http_gateway import client, initialize_status, serve_app

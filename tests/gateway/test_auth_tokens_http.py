@@ -11,7 +11,7 @@ import httpx
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from gwanjong_gateway.store import StrikeStore
+from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import opportunity_for
 from tests.gateway.http_gateway import (

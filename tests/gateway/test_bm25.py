@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from gwanjong_gateway.bm25 import bm25_scores
+from gwanjong_gateway.scout.bm25 import bm25_scores
 
 
 def test_score_matches_the_okapi_formula_by_hand() -> None:

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from gwanjong_gateway.__main__ import main, parser
+from gwanjong_gateway.cli.history import print_history
+from gwanjong_gateway.cli.init import STARTER, launch_command, run_init
+from gwanjong_gateway.cli.logfile import add_log_file
+from gwanjong_gateway.cli.main import main, parser
 from gwanjong_gateway.config import parse
-from gwanjong_gateway.history import print_history
-from gwanjong_gateway.init import STARTER, launch_command, run_init
-from gwanjong_gateway.logfile import add_log_file
-from gwanjong_gateway.store import StrikeStore
-from gwanjong_gateway.usage import UsageLog
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.usage.log import UsageLog
 from gwanjong_shared.kit.logs import register_secret
 
 
@@ -173,7 +173,7 @@ async def test_a_missing_bundled_server_is_down_with_what_to_install(
 ) -> None:
     import sys
 
-    from gwanjong_gateway.upstreams import Upstreams
+    from gwanjong_gateway.platforms.upstreams import Upstreams
 
     # as if gwanjong had been installed without its platform server packages
     for module in [m for m in sys.modules if m.startswith("gwanjong_reddit")] + ["gwanjong_reddit"]:

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from gwanjong_gateway.config import ConfigError, expand, load, locate, parse
-from gwanjong_gateway.upstreams import platform_env
+from gwanjong_gateway.platforms.upstreams import platform_env
 
 
 def error_of(text: str) -> str:

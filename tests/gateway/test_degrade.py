@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from fastmcp import Client
 
-from gwanjong_gateway.breaker import Breaker
 from gwanjong_gateway.config import PlatformConfig
-from gwanjong_gateway.upstreams import platform_env
+from gwanjong_gateway.platforms.breaker import Breaker
+from gwanjong_gateway.platforms.upstreams import platform_env
 from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform

@@ -14,7 +14,7 @@ from fastmcp.client.transports import FastMCPTransport
 
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.config_file import render
-from gwanjong_gateway.guides import COMMON, FALLBACK
+from gwanjong_gateway.scout.guides import COMMON, FALLBACK
 from gwanjong_gateway.server import build_gateway
 from gwanjong_shared.kit.server import build_platform_server
 from tests.fifth import server as fifth

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from gwanjong_gateway import inbox
 from gwanjong_gateway.config import parse
+from gwanjong_gateway.scout import inbox
+from gwanjong_gateway.scout.state import Opportunity
 from gwanjong_gateway.server import build_gateway
-from gwanjong_gateway.state import Opportunity
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract.models import Post
 from tests.fakes.gateway import fake_gateway

@@ -11,8 +11,8 @@ from fastmcp import Client, FastMCP
 from fastmcp.client.transports import FastMCPTransport
 from fastmcp.tools.base import ToolResult
 
-from gwanjong_gateway.hosting import InProcessTransport
-from gwanjong_gateway.lean import loop_options, remember_missing_modules
+from gwanjong_gateway.cli.lean import loop_options, remember_missing_modules
+from gwanjong_gateway.platforms.hosting import InProcessTransport
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 

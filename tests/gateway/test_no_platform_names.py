@@ -17,8 +17,8 @@ WORDS = re.compile(r"dev\.?to|bluesky|bsky|twitter|tweet|reddit|subreddit|x\.com
 
 #: whole modules that write gateway.toml's defaults
 DEFAULTS = {
-    "init.py": "the starter gateway.toml that `gwanjong init` writes",
-    "demo.py": "the offline demo: the gateway.toml and script for the sandbox's four platforms",
+    "cli/init.py": "the starter gateway.toml that `gwanjong init` writes",
+    "cli/demo.py": "the offline demo: the gateway.toml and script for the sandbox's four platforms",
 }
 #: single lines elsewhere, by a part of their text
 LINES = {
@@ -27,8 +27,8 @@ LINES = {
     ("server.py", 'draft(opportunity_id="devto-1a2b3c")'): "draft's example: public surface",
     ("server.py", 'strike(opportunity_id="devto-1a2b3c"'): "strike's example: public surface",
     ("server.py", 'platform="devto")"""'): "setup's example: public surface, unchanged",
-    ("__main__.py", "description="): "the CLI's one-line description (`--help`)",
-    ("expose.py", "`devto__get_post` as well"): "the module docstring's example",
+    ("cli/main.py", "description="): "the CLI's one-line description (`--help`)",
+    ("platforms/expose.py", "`devto__get_post` as well"): "the module docstring's example",
 }
 
 

@@ -16,8 +16,8 @@ from fastmcp.tools.base import ToolResult
 from mcp.types import TextContent
 
 from gwanjong_gateway.config import parse
-from gwanjong_gateway.platform_client import PlatformClient
-from gwanjong_gateway.upstreams import Upstreams
+from gwanjong_gateway.platforms.client import PlatformClient
+from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_shared.contract import Capabilities, Validation
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.models import Post

@@ -2,7 +2,14 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from gwanjong_gateway.ranking import dedupe, normalize_url, opportunity_id, rank, select, tokens
+from gwanjong_gateway.scout.ranking import (
+    dedupe,
+    normalize_url,
+    opportunity_id,
+    rank,
+    select,
+    tokens,
+)
 from gwanjong_shared.contract.models import Post
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)

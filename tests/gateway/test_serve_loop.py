@@ -14,7 +14,7 @@ import pytest
 SCRIPT = """
 import sys, atexit
 from fastmcp import FastMCP
-from gwanjong_gateway.serve_loop import run_until_signal
+from gwanjong_gateway.cli.serve_loop import run_until_signal
 
 atexit.register(lambda: print("atexit ran", flush=True, file=sys.stderr))  # not os._exit
 

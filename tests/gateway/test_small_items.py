@@ -17,8 +17,8 @@ from mcp.types import ClientCapabilities, ElicitationCapability, UrlElicitationC
 
 from gwanjong_bluesky.profile import PROFILE as BLUESKY
 from gwanjong_devto.profile import PROFILE as DEVTO
-from gwanjong_gateway.policy import is_opted_out
-from gwanjong_gateway.profiles import Profiles
+from gwanjong_gateway.rules.policy import is_opted_out
+from gwanjong_gateway.rules.profiles import Profiles
 from gwanjong_reddit.profile import PROFILE as REDDIT
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract import Capabilities

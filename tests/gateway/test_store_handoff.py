@@ -6,8 +6,8 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-from gwanjong_gateway.ledger import StrikeStatus
-from gwanjong_gateway.store import StrikeStore
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.ledger import StrikeStatus
 
 NOW = 1_800_000_000.0
 _KEYS = itertools.count()

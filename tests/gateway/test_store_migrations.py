@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from gwanjong_gateway import migrations
-from gwanjong_gateway.records import Records
-from gwanjong_gateway.store import SchemaError, StrikeStore
+from gwanjong_gateway.record import migrations
+from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.record.store import SchemaError, StrikeStore
 from gwanjong_shared.contract.errors import PlatformError
 
 pytestmark = pytest.mark.anyio

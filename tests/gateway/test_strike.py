@@ -18,8 +18,8 @@ from fastmcp.client.elicitation import ElicitResult
 from fastmcp.exceptions import ToolError
 
 from gwanjong_gateway.config import parse
+from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.server import build_gateway
-from gwanjong_gateway.store import StrikeStore
 from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
@@ -310,7 +310,7 @@ async def test_the_audit_record_keeps_context_and_decisions(
 
 
 def test_history_cli_filters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from gwanjong_gateway.history import print_history
+    from gwanjong_gateway.cli.history import print_history
 
     store = StrikeStore(tmp_path / "gwanjong.db")
     for i, (platform, status) in enumerate(

@@ -18,16 +18,16 @@ import anyio
 import pytest
 from fastmcp import FastMCP
 
-from gwanjong_gateway import strike_checks
 from gwanjong_gateway.config import parse
-from gwanjong_gateway.ledger import StrikeAction, StrikeStatus
-from gwanjong_gateway.records import Records
-from gwanjong_gateway.state import DraftContext, DraftRule, Opportunity
-from gwanjong_gateway.store import StrikeStore
-from gwanjong_gateway.strike import StrikeDesk
-from gwanjong_gateway.strike_checks import Answer, Attempt, Refuse
-from gwanjong_gateway.strike_locks import KeyedLocks
-from gwanjong_gateway.upstreams import Upstreams
+from gwanjong_gateway.platforms.upstreams import Upstreams
+from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.ledger import StrikeAction, StrikeStatus
+from gwanjong_gateway.scout.state import DraftContext, DraftRule, Opportunity
+from gwanjong_gateway.strike import checks as strike_checks
+from gwanjong_gateway.strike.checks import Answer, Attempt, Refuse
+from gwanjong_gateway.strike.desk import StrikeDesk
+from gwanjong_gateway.strike.locks import KeyedLocks
 from gwanjong_shared.contract import Action, ActionRule, Capabilities, Length, Limit, Validation
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.models import Comment, Post, PostResult

@@ -14,9 +14,10 @@ import pytest
 from fastmcp import Client, FastMCP
 
 from gwanjong_gateway.config import parse
-from gwanjong_gateway.ledger import StrikeStatus
-from gwanjong_gateway.server import Gateway, build_gateway
-from gwanjong_gateway.store import StrikeStore
+from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.ledger import StrikeStatus
+from gwanjong_gateway.server import build_gateway
 from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import config_text

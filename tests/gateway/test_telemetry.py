@@ -4,7 +4,7 @@ import fastmcp
 import pytest
 from fastmcp.telemetry import get_tracer
 
-from gwanjong_gateway.telemetry import spans_only_when_traced
+from gwanjong_gateway.cli.telemetry import spans_only_when_traced
 
 
 @pytest.fixture(autouse=True)

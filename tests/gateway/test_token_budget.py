@@ -11,7 +11,7 @@ from fastmcp import Client
 
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.server import build_gateway
-from gwanjong_gateway.tokens import count_tokens, tool_list_tokens
+from gwanjong_gateway.usage.token_count import count_tokens, tool_list_tokens
 
 pytestmark = pytest.mark.anyio
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from gwanjong_gateway.__main__ import main
-from gwanjong_gateway.usage import (
+from gwanjong_gateway.cli.main import main
+from gwanjong_gateway.usage.log import (
     TOKEN_SAMPLE_CHARS,
     UsageLog,
     compact_lines,

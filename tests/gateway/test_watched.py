@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from gwanjong_gateway.watched import Watched
+from gwanjong_gateway.platforms.watched import Watched
 
 
 async def _settle() -> None:
@@ -23,7 +23,7 @@ async def test_a_failure_is_logged_and_kept(caplog: pytest.LogCaptureFixture) ->
         raise RuntimeError("https://example.test/?token=s3cr3t")
 
     watched = Watched("start-up")
-    with caplog.at_level(logging.ERROR, logger="gwanjong_gateway.watched"):
+    with caplog.at_level(logging.ERROR, logger="gwanjong_gateway.platforms.watched"):
         watched.start(boom())
         await _settle()
     assert watched.failure == "start-up stopped: RuntimeError"

@@ -10,7 +10,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from gwanjong_gateway.__main__ import parser
+from gwanjong_gateway.cli.main import parser
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -82,6 +82,6 @@ def test_entrypoint_is_the_http_gateway() -> None:
     args = parser().parse_args(cmd)
     assert args.transport == "http" and args.host == "0.0.0.0"
     assert steps["EXPOSE"] == str(args.port)
-    assert 'gwanjong = "gwanjong_gateway.__main__:main"' in (
+    assert 'gwanjong = "gwanjong_gateway.cli.main:main"' in (
         ROOT / "gateway/pyproject.toml"
     ).read_text(encoding="utf-8")

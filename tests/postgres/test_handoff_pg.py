@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gwanjong_gateway.store_pg import PostgresStrikeStore
+from gwanjong_gateway.record.store_pg import PostgresStrikeStore
 from tests.gateway.test_store_handoff import check_pending_handoff
 
 

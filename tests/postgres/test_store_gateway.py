@@ -12,10 +12,10 @@ import pytest
 from fastmcp import Client
 
 from gwanjong_gateway.config import ConfigError, parse
-from gwanjong_gateway.records import Records
+from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.record.store_pg import PostgresStrikeStore
 from gwanjong_gateway.server import build_gateway
-from gwanjong_gateway.store import StrikeStore
-from gwanjong_gateway.store_pg import PostgresStrikeStore
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract.errors import PlatformError
 from tests.gateway.helpers import config_text, in_memory_gateway, opportunity_for

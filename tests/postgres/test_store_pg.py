@@ -13,13 +13,13 @@ from typing import Any
 import psycopg
 import pytest
 
-from gwanjong_gateway import migrations
+from gwanjong_gateway.cli.history import print_history, resolve
 from gwanjong_gateway.config import parse
-from gwanjong_gateway.history import print_history, resolve
-from gwanjong_gateway.ledger import ClaimRequest, StrikeStatus, Verdict, intent_key
-from gwanjong_gateway.records import Records
-from gwanjong_gateway.store import StrikeStore
-from gwanjong_gateway.store_pg import PostgresStrikeStore
+from gwanjong_gateway.record import migrations
+from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.record.store_pg import PostgresStrikeStore
+from gwanjong_gateway.rules.ledger import ClaimRequest, StrikeStatus, Verdict, intent_key
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from tests.gateway.helpers import config_text
 from tests.gateway.http_gateway import free_port

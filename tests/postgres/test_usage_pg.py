@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from fastmcp import Client
 
-from gwanjong_gateway.__main__ import main
-from gwanjong_gateway.usage import UsageUnavailable
-from gwanjong_gateway.usage_pg import PostgresUsageLog
+from gwanjong_gateway.cli.main import main
+from gwanjong_gateway.usage.log import UsageUnavailable
+from gwanjong_gateway.usage.pg import PostgresUsageLog
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import in_memory_gateway
 from tests.gateway.http_gateway import free_port
@@ -92,7 +92,7 @@ def test_a_database_that_is_down_drops_the_figures_with_one_warning(
 ) -> None:
     url = f"postgresql://gw:s3cret-pw@127.0.0.1:{free_port()}/gwanjong"  # nothing listens
     log = PostgresUsageLog(url, count_tokens=len)
-    with caplog.at_level(logging.WARNING, logger="gwanjong_gateway.usage_pg"):
+    with caplog.at_level(logging.WARNING, logger="gwanjong_gateway.usage.pg"):
         for _ in range(2):  # two batches, each dropped
             log.record_platform("devto", "search", "", 0.01)
             log.flush()

@@ -28,8 +28,9 @@ from mcp.types import (
 
 from gwanjong_gateway.config import parse, read_dotenv
 from gwanjong_gateway.config_file import render
-from gwanjong_gateway.secret_listener import CSP
-from gwanjong_gateway.server import Gateway, build_gateway
+from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.server import build_gateway
+from gwanjong_gateway.setup.secret_listener import CSP
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import config_text
 from tests.mcp import call, error_of

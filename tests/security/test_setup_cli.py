@@ -76,7 +76,7 @@ def test_gwanjong_setup_devto_in_a_terminal(sandbox: SandboxControl, tmp_path: P
 
 def test_gwanjong_setup_refuses_a_platform_that_is_not_enabled(tmp_path: Path) -> None:
     from gwanjong_gateway.config import parse
-    from gwanjong_gateway.setup_cli import run_setup
+    from gwanjong_gateway.setup.terminal import run_setup
 
     config = parse(render({"state_dir": tmp_path / "state"}, {"devto": {}}))
     asked: list[str] = []

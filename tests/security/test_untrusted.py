@@ -10,8 +10,8 @@ import pytest
 from fastmcp import Client
 
 from gwanjong_gateway.config import read_dotenv
-from gwanjong_gateway.dotenv_file import DotenvError, overridden, save
-from gwanjong_gateway.fence import fence
+from gwanjong_gateway.scout.fence import fence
+from gwanjong_gateway.setup.dotenv_file import DotenvError, overridden, save
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract.untrusted import clean, has_hidden, one_line, quote
 from tests.fakes.gateway import fake_gateway
@@ -119,7 +119,7 @@ async def test_x_validate_refuses_a_huge_title_without_counting(sandbox: Sandbox
 
 
 def test_only_declared_credentials_and_never_endpoints() -> None:
-    from gwanjong_gateway.setup_guide import allowed_names, check_names
+    from gwanjong_gateway.setup.guide import allowed_names, check_names
 
     declared = ["DEVTO_API_KEY", "DEVTO_BASE_URL", "DEVTO_HTTPS_PROXY", "BLUESKY_HANDLE", 7]
     assert allowed_names("devto", declared) == ["DEVTO_API_KEY"]

@@ -1,0 +1,3 @@
+"""The `gwanjong` command line: serving, the demo, history, init, tokens, and the
+process-level pieces (serve loop, log file, tracing, lean start). It may import every
+other room; nothing imports it."""

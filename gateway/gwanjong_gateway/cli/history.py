@@ -1,0 +1,139 @@
+"""`gwanjong history`: the strike record as plain text that fits the terminal (80 columns,
+or a pipe) or as JSON, and `--resolve` for a person to settle a write that reading back
+cannot prove."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import textwrap
+import time
+from typing import TextIO, cast
+
+from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.record.pg_errors import describe, redact
+from gwanjong_gateway.record.records import open_store, store_url
+from gwanjong_gateway.record.store import BUSY_TIMEOUT_S, StrikeStore
+from gwanjong_gateway.rules.ledger import RESOLVABLE, UNSETTLED, Strike, StrikeStatus
+
+MIN_WIDTH, MAX_WIDTH = 60, 120
+
+
+def format_strike(r: Strike, width: int) -> list[str]:
+    """Two or three lines per strike: the facts on one, then where and why, indented."""
+    p = r.public()
+    head = f"#{r.id:<4} {p['at'][:16].replace('T', ' ')}  {r.platform:<8} {r.action:<15} {r.status}"
+    if r.approver:
+        head += f" ({r.approver})"
+    if r.principal:
+        head += f" by {r.principal}"
+    lines = textwrap.wrap(head, width, subsequent_indent="      ") or [head]
+    where = r.result_url or r.target_url or r.target
+    if where:
+        # a URL is never broken (it must stay clickable); it may exceed a narrow terminal
+        lines.append("      " + where)
+    if r.reason:
+        lines += textwrap.wrap(
+            r.reason, width, initial_indent="      ", subsequent_indent="      ", max_lines=3
+        )
+    return lines
+
+
+def _open(config: GatewayConfig) -> StrikeStore | None:
+    """The record, or None after saying on stderr why the database cannot be reached."""
+    try:
+        return open_store(config)
+    except Exception as exc:
+        if not config.store.url:
+            raise
+        message = describe(exc, store_url(config), BUSY_TIMEOUT_S)
+        if message is None:
+            raise
+        print(f"gwanjong: {message}", file=sys.stderr)
+        return None
+
+
+def print_history(
+    config: GatewayConfig,
+    platform: str | None,
+    status: StrikeStatus | str | None,
+    limit: int,
+    as_json: bool,
+    out: TextIO | None = None,
+    width: int | None = None,
+) -> int:
+    out = out or cast(TextIO, sys.stdout)
+    path = config.state_dir / "gwanjong.db"
+    if not config.store.url and not path.exists():
+        print(f"No strikes recorded yet ({path} does not exist).", file=out)
+        return 0
+    store = _open(config)
+    if store is None:
+        return 2
+    try:
+        wanted = StrikeStatus(status) if status else None
+        rows = store.history(platform=platform, status=wanted, limit=limit)
+    finally:
+        store.close()
+    if as_json:
+        print(
+            json.dumps(
+                [
+                    {**r.public(), "by": r.principal, "content": r.content, "policy": r.policy}
+                    for r in rows
+                ],
+                ensure_ascii=False,
+                indent=2,
+            ),
+            file=out,
+        )
+        return 0
+    if width is None:
+        width = shutil.get_terminal_size((80, 24)).columns if out.isatty() else 80
+    width = max(MIN_WIDTH, min(MAX_WIDTH, width))
+    source = redact(config.store.url) if config.store.url else str(path)
+    print(f"gwanjong history, newest first (UTC), from\n  {source}", file=out)
+    for r in rows:
+        print("\n".join(format_strike(r, width)), file=out)
+    if not rows:
+        print("No strikes match.", file=out)
+    return 0
+
+
+def resolve(config: GatewayConfig, record: int, outcome: StrikeStatus | str) -> int:
+    """Settle an unsure record by hand: `posted` keeps the target held for good, `failed`
+    frees it (say so only after checking the platform)."""
+    path = config.state_dir / "gwanjong.db"
+    if not config.store.url and not path.exists():
+        print(f"gwanjong: no strike record at {path}.", file=sys.stderr)
+        return 2
+    status = StrikeStatus(outcome)
+    if status not in RESOLVABLE:
+        print(f"gwanjong: --as takes {' or '.join(RESOLVABLE)}, not {status}.", file=sys.stderr)
+        return 2
+    store = _open(config)
+    if store is None:
+        return 2
+    try:
+        row = store.get(record)
+        if row is None:
+            print(f"gwanjong: there is no record {record}.", file=sys.stderr)
+            return 2
+        if row.status not in UNSETTLED:
+            print(
+                f"gwanjong: record {record} is {row.status}, not unknown or pending; nothing to resolve.",
+                file=sys.stderr,
+            )
+            return 2
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
+        store.settle(
+            record,
+            status,
+            reason=f"resolved by a person as {status}",
+            policy=[*row.policy, f"resolved by a person as {status} at {when}Z"],
+        )
+    finally:
+        store.close()
+    print(f"record {record}: {status}")
+    return 0

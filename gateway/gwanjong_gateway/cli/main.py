@@ -1,0 +1,225 @@
+"""`gwanjong`: serve the gateway (stdio by default), or run the demo, sandbox or history."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+import anyio
+
+from gwanjong_gateway.cli.logfile import add_log_file
+from gwanjong_gateway.cli.token import add_token_commands
+from gwanjong_gateway.config import ConfigError, load
+from gwanjong_gateway.version import gwanjong_version
+from gwanjong_shared.kit.logs import configure_logging
+from gwanjong_shared.kit.quiet import quiet_fastmcp
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from gwanjong_gateway.cli.lean import loop_options, remember_missing_modules
+    from gwanjong_gateway.cli.serve_loop import run_until_signal
+    from gwanjong_gateway.cli.telemetry import spans_only_when_traced
+    from gwanjong_gateway.gateway import Gateway
+    from gwanjong_gateway.server import build_gateway
+    from gwanjong_gateway.team.auth import bind_problem, build_auth
+
+    config, _path = load(args.config)
+    auth = None
+    if args.transport == "http":
+        auth = build_auth(config)
+        problem = bind_problem(args.host, auth)
+        if problem:
+            print(f"gwanjong: {problem}", file=sys.stderr)
+            return 2
+    quiet_fastmcp()
+    configure_logging(args.log_level)
+    add_log_file(config)
+    spans_only_when_traced(os.environ)
+    remember_missing_modules()
+    gateway = Gateway(config)
+    server = build_gateway(config, gateway=gateway, auth=auth)
+
+    async def serve() -> None:
+        if args.transport == "stdio":
+            await server.run_stdio_async(show_banner=False)
+        else:
+            await server.run_http_async(
+                host=args.host,
+                port=args.port,
+                show_banner=False,
+                host_origin_protection="auto",
+            )
+
+    async def stop() -> None:
+        # On SIGTERM or Ctrl-C, end every platform server this gateway spawned.
+        with anyio.move_on_after(10):
+            await gateway.upstreams.close_all()
+        gateway.close_store()
+
+    run_until_signal(serve, stop, backend_options=loop_options())
+    return 0
+
+
+def _history(args: argparse.Namespace) -> int:
+    from gwanjong_gateway.cli.history import print_history, resolve
+
+    config, _ = load(args.config, check_env=False)  # reads the record only
+    if args.resolve is not None:
+        if args.outcome is None:
+            print("gwanjong: --resolve needs --as posted|failed", file=sys.stderr)
+            return 2
+        return resolve(config, args.resolve, args.outcome)
+    return print_history(
+        config, platform=args.platform, status=args.status, limit=args.limit, as_json=args.json
+    )
+
+
+def _usage(args: argparse.Namespace) -> int:
+    from gwanjong_gateway.usage.log import UsageUnavailable, as_json, format_report, parse_since
+    from gwanjong_gateway.usage.pg import open_usage
+
+    config, _ = load(args.config)
+    try:
+        since = parse_since(args.since) if args.since else None
+    except ValueError as exc:
+        print(f"gwanjong usage: {exc}", file=sys.stderr)
+        return 2
+    log = open_usage(config)
+    try:
+        report = log.report(since)
+    except UsageUnavailable as exc:
+        print(f"gwanjong usage: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        log.close()
+    print(as_json(report) if args.json else format_report(report))
+    return 0
+
+
+def _init(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from gwanjong_gateway.cli.init import run_init
+
+    return run_init(Path(args.path) if args.path else None)
+
+
+def config_option(p: argparse.ArgumentParser, top: bool = False) -> None:
+    """`--config` before or after the subcommand (`gwanjong history --config x.toml`)."""
+    p.add_argument(
+        "--config",
+        default=None if top else argparse.SUPPRESS,
+        help="gateway.toml to use (default: $GWANJONG_CONFIG, ./gateway.toml, ~/.config/gwanjong/gateway.toml)",
+    )
+
+
+def add_usage_and_init(sub: Any) -> None:
+    u = sub.add_parser("usage", help="calls, errors, latency and tokens per tool")
+    u.add_argument("--since", default="7d", help="e.g. 7d, 24h, 30m; '' = everything kept")
+    u.add_argument("--json", action="store_true")
+    config_option(u)
+    u.set_defaults(run=_usage)
+    i = sub.add_parser("init", help="write a starter gateway.toml and print client configs")
+    i.add_argument("path", nargs="?", help="where (default ~/.config/gwanjong/gateway.toml)")
+    i.set_defaults(run=_init)
+
+
+def _sandbox(args: argparse.Namespace) -> int:
+    try:
+        from gwanjong_sandbox.__main__ import main as sandbox_main
+    except ModuleNotFoundError:
+        print(
+            "gwanjong: the sandbox is not installed; run `uv sync` in the repository.",
+            file=sys.stderr,
+        )
+        return 2
+    sandbox_main(["--port", str(args.port)])
+    return 0
+
+
+def _setup(args: argparse.Namespace) -> int:
+    from gwanjong_gateway.setup.terminal import run_setup
+
+    config, _ = load(args.config)
+    configure_logging(args.log_level)
+    return run_setup(config, [args.platform] if args.platform else [])
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from gwanjong_gateway.cli.demo import run_demo
+
+    return run_demo(topic=args.topic, platforms=args.platforms)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="gwanjong",
+        description="MCP gateway: scout -> draft -> strike across Dev.to, Bluesky, X and Reddit.",
+    )
+    config_option(p, top=True)
+    p.add_argument(
+        "--transport",
+        choices=["stdio", "http"],
+        default="stdio",
+        help="how to serve (default stdio, what MCP clients launch)",
+    )
+    p.add_argument("--port", type=int, default=8765, help="HTTP port (with --transport http)")
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="HTTP address (default 127.0.0.1; any other needs [auth] in gateway.toml)",
+    )
+    p.add_argument("--log-level", default="WARNING")
+    p.add_argument("--version", action="version", version=f"gwanjong {gwanjong_version()}")
+    p.set_defaults(run=_serve)
+    sub = p.add_subparsers(dest="command")
+    s = sub.add_parser("serve", help="serve the gateway (the default)")
+    config_option(s)
+    s.set_defaults(run=_serve)
+    d = sub.add_parser("demo", help="run scout -> draft -> strike against the local sandbox")
+    d.add_argument("--topic", default="MCP gateway design")
+    d.add_argument("--platforms", nargs="*", default=None)
+    d.set_defaults(run=_demo)
+    sb = sub.add_parser("sandbox", help="serve the platform emulators on 127.0.0.1")
+    sb.add_argument("--port", type=int, default=8799)
+    sb.set_defaults(run=_sandbox)
+    st = sub.add_parser(
+        "setup", help="type a platform's credentials (hidden), save them, check the connection"
+    )
+    st.add_argument("platform", nargs="?", help="one platform (default: every enabled one)")
+    st.set_defaults(run=_setup)
+    from gwanjong_gateway.rules.ledger import RECORDED, RESOLVABLE  # light: no pydantic
+
+    h = sub.add_parser("history", help="list recorded strikes")
+    h.add_argument("--platform")
+    h.add_argument("--status", choices=[str(s) for s in RECORDED])
+    h.add_argument("--limit", type=int, default=30)
+    h.add_argument("--json", action="store_true")
+    config_option(h)
+    h.add_argument(
+        "--resolve",
+        type=int,
+        metavar="RECORD",
+        help="settle an unknown write by hand, after checking the platform (with --as)",
+    )
+    h.add_argument("--as", dest="outcome", choices=[str(s) for s in RESOLVABLE])
+    h.set_defaults(run=_history)
+    add_usage_and_init(sub)
+    add_token_commands(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    args: Any = parser().parse_args(argv)
+    try:
+        code = args.run(args)
+    except ConfigError as exc:
+        print(f"gwanjong: config error:\n{exc}", file=sys.stderr)
+        code = 2
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()

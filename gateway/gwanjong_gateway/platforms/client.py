@@ -1,0 +1,143 @@
+"""One platform's contract tools, typed: the only place a platform's answer is read.
+
+Each method calls one contract tool through the upstreams and returns the contract's
+model (`Post`, `Capabilities`, `Validation`, ...), validated once, here. A failure of any
+kind (the platform's, the transport's, an answer outside the contract) raises one
+`PlatformError(kind, message, retry_after)`: the kind comes from the error's structured
+content, or from its `kind: ` text for a server that sends text only, or from MCP's own
+error code for a timeout (upstream.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable
+from typing import Any, TypeVar
+
+import anyio
+import pydantic
+from pydantic import BaseModel
+
+from gwanjong_gateway.platforms.health import PROBE_TTL_S
+from gwanjong_gateway.platforms.upstream import Health
+from gwanjong_gateway.platforms.upstreams import Upstreams
+from gwanjong_shared.contract import (
+    Action,
+    Capabilities,
+    CommentList,
+    MentionList,
+    PostList,
+    Validation,
+)
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+from gwanjong_shared.contract.models import Comment, Post, PostResult
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class PlatformClient:
+    """The contract tools of one platform. `timeout_s` bounds each call (None: the
+    gateway's call_timeout_s)."""
+
+    def __init__(self, upstreams: Upstreams, platform: str, timeout_s: float | None = None):
+        self.upstreams = upstreams
+        self.platform = platform
+        self.timeout_s = timeout_s
+
+    async def _call(self, tool: str, arguments: dict[str, Any], model: type[M]) -> M:
+        outcome = await self.upstreams.call(self.platform, tool, arguments, self.timeout_s)
+        outcome.raise_for_error()
+        structured = outcome.result.structured_content if outcome.result is not None else None
+        try:
+            return model.model_validate(structured)
+        except pydantic.ValidationError as exc:
+            raise PlatformError(
+                ErrorKind.UNAVAILABLE,
+                f"the {self.platform} server answered {tool} outside the platform contract "
+                f"({exc.error_count()} problems); check that server's version.",
+            ) from None
+
+    async def trending(self, limit: int = 20) -> list[Post]:
+        return (await self._call("trending", {"limit": limit}, PostList)).posts
+
+    async def search(self, query: str, limit: int = 20) -> list[Post]:
+        return (await self._call("search", {"query": query, "limit": limit}, PostList)).posts
+
+    async def get_post(self, post_id: str) -> Post:
+        return await self._call("get_post", {"post_id": post_id}, Post)
+
+    async def get_comments(self, post_id: str, limit: int = 50) -> list[Comment]:
+        args = {"post_id": post_id, "limit": limit}
+        return (await self._call("get_comments", args, CommentList)).comments
+
+    async def mentions(self, since: str | None = None, limit: int = 20) -> MentionList:
+        return await self._call("mentions", {"since": since, "limit": limit}, MentionList)
+
+    async def capabilities(self) -> Capabilities:
+        caps = await self._call("capabilities", {}, Capabilities)
+        upstream = self.upstreams.get(self.platform)
+        if upstream is not None:
+            upstream.platform_health.observe_capabilities(caps)
+        self.upstreams.profiles.remember(self.platform, caps)  # every answer refreshes it
+        return caps
+
+    async def validate(
+        self, action: Action, body: str = "", title: str = "", post_id: str | None = None
+    ) -> Validation:
+        args = {"action": action, "body": body, "title": title, "post_id": post_id}
+        return await self._call("validate", args, Validation)
+
+    async def write_post(self, title: str, body: str, tags: list[str] | None = None) -> PostResult:
+        args: dict[str, Any] = {"title": title, "body": body, "tags": tags}
+        return await self._call("write_post", args, PostResult)
+
+    async def write_comment(
+        self, post_id: str, body: str, parent_id: str | None = None
+    ) -> PostResult:
+        args = {"post_id": post_id, "body": body, "parent_id": parent_id}
+        return await self._call("write_comment", args, PostResult)
+
+    async def upvote(self, post_id: str) -> PostResult:
+        return await self._call("upvote", {"post_id": post_id}, PostResult)
+
+    async def write(self, action: Action, arguments: dict[str, Any]) -> PostResult:
+        """One of the three writes by its contract name, with that tool's arguments."""
+        return await self._call(action, arguments, PostResult)
+
+
+async def probe(
+    upstreams: Upstreams, name: str, ttl_s: float = PROBE_TTL_S, wait_s: float = 5.0
+) -> None:
+    """Refresh one platform's layer of health with `capabilities` when stale; never
+    starts a server and never waits longer than `wait_s`."""
+    upstream = upstreams.get(name)
+    if upstream is None or upstream.health is not Health.UP:
+        return
+    if not upstream.platform_health.stale(ttl_s):
+        return
+    # A failure is observed by the upstream already.
+    with anyio.move_on_after(wait_s), contextlib.suppress(PlatformError):
+        await PlatformClient(upstreams, name, wait_s + 1).capabilities()
+
+
+async def probe_all(upstreams: Upstreams, ttl_s: float = PROBE_TTL_S, wait_s: float = 5.0) -> None:
+    """Refresh each running platform's reachability (cached for `ttl_s`)."""
+    wait = min(wait_s, upstreams.config.gateway.call_timeout_s)
+    async with anyio.create_task_group() as tg:
+        for name in upstreams.names():
+            tg.start_soon(probe, upstreams, name, ttl_s, wait)
+
+
+async def ensure_profiles(upstreams: Upstreams, names: Iterable[str]) -> None:
+    """Ask the platforms not heard from yet for their capabilities (their profile: footer,
+    opt-out spellings); draft refreshes them. A failure leaves the generic text in place."""
+
+    async def one(name: str) -> None:
+        with contextlib.suppress(PlatformError):  # generic text until it answers
+            await PlatformClient(upstreams, name).capabilities()
+
+    missing = [n for n in dict.fromkeys(names) if not upstreams.profiles.answered(n)]
+    if missing:
+        async with anyio.create_task_group() as tg:
+            for name in missing:
+                tg.start_soon(one, name)

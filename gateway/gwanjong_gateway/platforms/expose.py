@@ -1,0 +1,122 @@
+"""Pass chosen raw platform tools through, by namespaced name (`expose` in gateway.toml).
+
+Hidden by default: the point of the gateway is a small tool list. A user who wants, say,
+`devto__get_post` as well lists it, and it is forwarded verbatim to that server.
+
+The tools are declared from the config when the gateway is built, so they are in the very
+first `tools/list` (clients that list once never miss them). Until the backend is up a
+tool takes any arguments and answers `unavailable` with the reason; once it is up, its
+definition is replaced by the server's own description and schema.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+from typing import Any
+
+from fastmcp import FastMCP
+from fastmcp.exceptions import ToolError
+from fastmcp.tools.base import Tool, ToolResult
+from mcp.types import TextContent
+from pydantic import PrivateAttr
+
+from gwanjong_gateway.platforms.upstream import Health
+from gwanjong_gateway.platforms.upstreams import SEP, Upstreams
+from gwanjong_shared.contract.errors import ErrorKind, format_error
+
+log = logging.getLogger(__name__)
+
+_ANY_ARGS: dict[str, Any] = {"type": "object", "additionalProperties": True}
+
+
+class ForwardedTool(Tool):
+    upstream_name: str
+    upstream_tool: str
+    _upstreams: Upstreams | None = PrivateAttr(default=None)
+
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        assert self._upstreams is not None
+        upstream = self._upstreams.get(self.upstream_name)
+        if upstream is None:
+            raise ToolError(
+                format_error(
+                    ErrorKind.NOT_SUPPORTED,
+                    f"{self.upstream_name} is not enabled in gateway.toml; enable it or drop "
+                    f"{self.name} from expose.",
+                )
+            )
+        if upstream.health is Health.UP and self.upstream_tool not in upstream.tools:
+            raise ToolError(
+                format_error(
+                    ErrorKind.NOT_SUPPORTED,
+                    f"the {self.upstream_name} server has no tool {self.upstream_tool!r}; "
+                    "fix expose in gateway.toml.",
+                )
+            )
+        outcome = await self._upstreams.call(self.upstream_name, self.upstream_tool, arguments)
+        outcome.raise_for_error()
+        # A pass-through: the platform's own answer, as its server shaped it.
+        raw = outcome.result.structured_content if outcome.result is not None else None
+        data = raw if isinstance(raw, dict) else {"result": raw}
+        text = json.dumps(data, ensure_ascii=False)
+        return ToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+
+
+def _forwarded(
+    upstreams: Upstreams,
+    name: str,
+    description: str,
+    parameters: dict[str, Any],
+    annotations: Any = None,
+) -> ForwardedTool:
+    platform, _, tool = name.partition(SEP)
+    forwarded = ForwardedTool(
+        name=name,
+        description=description,
+        parameters=parameters,
+        annotations=annotations,
+        upstream_name=platform,
+        upstream_tool=tool,
+    )
+    forwarded._upstreams = upstreams
+    return forwarded
+
+
+def declare_exposed(mcp: FastMCP[Any], upstreams: Upstreams, names: list[str]) -> None:
+    """Every configured name, before any backend is up."""
+    for name in names:
+        platform, _, tool = name.partition(SEP)
+        mcp.add_tool(
+            _forwarded(
+                upstreams,
+                name,
+                f"[{platform}] {tool}, forwarded to the {platform} server (not started yet).",
+                _ANY_ARGS,
+            )
+        )
+
+
+def register_exposed(mcp: FastMCP[Any], upstreams: Upstreams, names: list[str]) -> list[str]:
+    """Give each exposed tool whose backend is up that server's description and schema."""
+    added: list[str] = []
+    for name in names:
+        platform, _, tool = name.partition(SEP)
+        upstream = upstreams.get(platform)
+        if upstream is None or tool not in upstream.tools:
+            log.warning("expose: %s is not available yet (platform down or no such tool)", name)
+            continue
+        source = upstream.tools[tool]
+        forwarded = _forwarded(
+            upstreams,
+            name,
+            f"[{platform}] {source.description or ''}",
+            source.input_schema,
+            source.annotations,
+        )
+        with contextlib.suppress(Exception):  # absent if never declared
+            mcp.local_provider.remove_tool(name)
+        mcp.add_tool(forwarded)
+        added.append(name)
+    return added

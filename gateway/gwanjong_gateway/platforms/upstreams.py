@@ -1,0 +1,132 @@
+"""Every enabled platform's Upstream (upstream.py), and the environment each one gets."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+
+from gwanjong_gateway.config import GatewayConfig, PlatformConfig, expand, read_dotenv
+from gwanjong_gateway.platforms import childlog
+from gwanjong_gateway.platforms.breaker import Clock
+from gwanjong_gateway.platforms.outcome import Outcome
+from gwanjong_gateway.platforms.upstream import QUIET, Upstream
+from gwanjong_gateway.platforms.watched import Watched
+from gwanjong_gateway.rules.profiles import Profiles
+from gwanjong_shared.contract.errors import ErrorKind
+
+SEP = "__"  # namespaced tool names: devto__search
+# The network setup every HTTP client honours (httpx, aiohttp, requests): a server
+# behind a corporate proxy or CA must see the same as the gateway.
+_NETWORK = ("HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "ALL_PROXY")
+PASSTHROUGH = frozenset(
+    [
+        *_NETWORK,
+        *(v.lower() for v in _NETWORK),
+        *("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"),
+    ]
+)
+
+
+def platform_env(
+    name: str, platform: PlatformConfig, secrets: dict[str, str], environ: dict[str, str]
+) -> dict[str, str]:
+    """Only this platform's variables: its prefix from the environment and the saved
+    `.env`, the proxy and CA variables, then the `env` table of gateway.toml (with
+    `${VAR}` expanded)."""
+    prefix = f"{name.upper()}_"
+    merged = {**secrets, **environ}
+    env = {k: v for k, v in merged.items() if k.startswith(prefix)}
+    env.update({k: v for k, v in environ.items() if k in PASSTHROUGH})
+    env.update({k: expand(v, merged) for k, v in platform.env.items()})
+    env.update(QUIET)
+    return env
+
+
+class Upstreams:
+    """Every enabled platform's Upstream, started concurrently."""
+
+    def __init__(
+        self,
+        config: GatewayConfig,
+        environ: dict[str, str] | None = None,
+        transports: dict[str, Any] | None = None,
+        clock: Clock = time.monotonic,
+    ) -> None:
+        env = dict(os.environ if environ is None else environ)
+        secrets = read_dotenv(config.state_dir / ".env")
+        self.config = config
+        #: what each platform says about itself (guide, footer, setup, handles)
+        self.profiles = Profiles()
+        self.by_name: dict[str, Upstream] = {
+            name: Upstream(
+                name,
+                platform,
+                platform_env(name, platform, secrets, env),
+                connect_timeout_s=config.gateway.start_timeout_s,
+                log_file=childlog.log_path(config.state_dir, name),
+                clock=clock,
+            )
+            for name, platform in config.enabled().items()
+        }
+        for name, transport in (transports or {}).items():
+            if name in self.by_name:
+                self.by_name[name].transport_override = transport
+        #: start-up and the settle loop, run in the background by the server's lifespan
+        self.background = Watched("background start-up and settle loop")
+        #: told of every platform call (usage figures): (platform, tool, outcome, seconds)
+        self.observer: Callable[[str, str, Outcome, float], None] | None = None
+
+    def on_up(self, callback: Callable[[str], None]) -> None:
+        for upstream in self.by_name.values():
+            upstream.on_up = callback
+
+    def names(self) -> list[str]:
+        return list(self.by_name)
+
+    def get(self, name: str) -> Upstream | None:
+        return self.by_name.get(name)
+
+    async def start_all(self, only: set[str] | None = None) -> None:
+        """Start these platforms now (all when `only` is None) rather than on first use."""
+        async with anyio.create_task_group() as tg:
+            for name, upstream in self.by_name.items():
+                if only is None or name in only:
+                    tg.start_soon(upstream.ensure)
+
+    async def close_all(self) -> None:
+        with anyio.CancelScope(shield=True):
+            async with anyio.create_task_group() as tg:
+                for upstream in self.by_name.values():
+                    tg.start_soon(upstream.close)
+
+    async def call(
+        self, platform: str, tool: str, arguments: dict[str, Any], timeout_s: float | None = None
+    ) -> Outcome:
+        upstream = self.by_name.get(platform)
+        if upstream is None:
+            return Outcome.failure(
+                ErrorKind.INVALID_INPUT,
+                f"platform {platform!r} is not enabled; enabled: {', '.join(self.by_name) or 'none'}",
+            )
+        started = time.perf_counter()
+        outcome = await upstream.call(
+            tool, arguments, timeout_s or self.config.gateway.call_timeout_s
+        )
+        if self.observer is not None:
+            self.observer(platform, tool, outcome, time.perf_counter() - started)
+        return outcome
+
+    def health(self) -> dict[str, dict[str, Any]]:
+        return {name: u.view() for name, u in self.by_name.items()}
+
+    def reload_env(self, name: str, environ: dict[str, str] | None = None) -> None:
+        """After `setup save`: rebuild this platform's env from the saved `.env`."""
+        upstream = self.by_name[name]
+        env = dict(os.environ if environ is None else environ)
+        upstream.env = platform_env(
+            name, upstream.platform, read_dotenv(self.config.state_dir / ".env"), env
+        )

@@ -1,0 +1,373 @@
+"""The strike record in SQLite (WAL): every write attempt, before and after the call.
+
+(`store_pg.PostgresStrikeStore` is the same class on PostgreSQL: it overrides only the
+connection, the transaction and the placeholders; the logic below serves both.)
+
+One row per intent (see `ledger`). A write is *claimed* before the platform is called:
+one `BEGIN IMMEDIATE` transaction checks the target, the same or a near-identical post,
+the author cool-down, the daily cap and the minimum interval (claims in flight count),
+and inserts the `pending` row, so no two sessions or processes sharing the file can both
+pass. The class is synchronous; the gateway calls it from one worker thread (`records`).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from gwanjong_gateway.record import migrations
+from gwanjong_gateway.rules import policy
+from gwanjong_gateway.rules.ledger import (
+    HOLDING,
+    SIMILAR,
+    UNSETTLED,
+    WRITING,
+    ClaimRequest,
+    Strike,
+    StrikeAction,
+    StrikeStatus,
+    Verdict,
+    content_hash,
+    intent_key,
+    similarity,
+)
+
+__all__ = [
+    "BUSY_TIMEOUT_S",
+    "SchemaError",
+    "Strike",
+    "StrikeStore",
+    "content_hash",
+    "intent_key",
+]
+
+#: How long a statement waits for another process's lock before giving up.
+BUSY_TIMEOUT_S = 2.0
+
+
+class SchemaError(Exception):
+    """The record was written by a newer gwanjong (a schema version this one lacks)."""
+
+
+def _principal(fields: dict[str, Any]) -> str:
+    """The signed-in caller, from the strike's leading `by=NAME` decision."""
+    decisions = fields.get("policy")
+    if isinstance(decisions, list) and decisions and str(decisions[0]).startswith("by="):
+        return str(decisions[0])[3:]
+    return ""
+
+
+class StrikeStore:
+    #: appended to a SELECT that is followed by an UPDATE of the same row
+    FOR_UPDATE = ""
+    STEPS = migrations.SQLITE
+
+    def __init__(self, path: Path, busy_timeout_s: float = BUSY_TIMEOUT_S) -> None:
+        """Raises sqlite3.DatabaseError when the file is not a readable strike record."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._db = sqlite3.connect(
+            str(path), timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
+        )
+        try:
+            self._db.row_factory = sqlite3.Row
+            self._x("PRAGMA journal_mode=WAL")
+            self._x("PRAGMA synchronous=NORMAL")
+            check = self._x("PRAGMA quick_check").fetchone()
+            if check is None or check[0] != "ok":
+                raise sqlite3.DatabaseError(f"integrity check failed: {check[0] if check else '?'}")
+            self._migrate()
+        except BaseException:
+            self._db.close()
+            raise
+
+    def close(self) -> None:
+        self._db.close()
+
+    def _x(self, sql: str, args: Sequence[Any] = ()) -> Any:
+        """Run one statement (``?`` placeholders); the cursor, rows readable by column name."""
+        return self._db.execute(sql, tuple(args))
+
+    def _migrate(self) -> None:
+        """Apply the migration steps this record lacks, in order, in one transaction."""
+        with self._transaction(immediate=True, lock="schema"):
+            self._x("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            row = self._x("SELECT MAX(version) AS v FROM schema_version").fetchone()
+            current = int(row["v"] or 0)
+            if current > len(self.STEPS):
+                raise SchemaError(
+                    f"schema version {current} is newer than this gwanjong knows "
+                    f"({len(self.STEPS)}); upgrade gwanjong"
+                )
+            for version, statements in enumerate(self.STEPS, 1):
+                if version > current:
+                    for statement in statements:
+                        self._x(statement)
+                    self._x("INSERT INTO schema_version (version) VALUES (?)", (version,))
+
+    def schema_version(self) -> int:
+        return int(self._x("SELECT MAX(version) AS v FROM schema_version").fetchone()["v"] or 0)
+
+    # -- rows ------------------------------------------------------------------------
+
+    def _row(self, row: Any) -> Strike | None:
+        if row is None:
+            return None
+        data = dict(row)
+        data["status"] = StrikeStatus(data["status"])
+        data["action"] = StrikeAction(data["action"])
+        data["context"] = json.loads(data["context"])
+        data["policy"] = json.loads(data["policy"])
+        return Strike(**data)
+
+    def get(self, strike_id: int) -> Strike | None:
+        return self._row(self._x("SELECT * FROM strikes WHERE id = ?", (strike_id,)).fetchone())
+
+    def insert(self, **fields: Any) -> Strike:
+        now = fields.pop("now", None) or time.time()
+        fields.setdefault("created_at", now)
+        if "status" in fields:
+            fields["status"] = str(fields["status"])
+        fields.setdefault("updated_at", now)
+        fields.setdefault("principal", _principal(fields))
+        for key in ("context", "policy"):
+            if key in fields and not isinstance(fields[key], str):
+                fields[key] = json.dumps(fields[key], ensure_ascii=False, default=str)
+        cols = ", ".join(fields)
+        marks = ", ".join("?" for _ in fields)
+        row = self._x(
+            f"INSERT INTO strikes ({cols}) VALUES ({marks}) RETURNING id", tuple(fields.values())
+        ).fetchone()
+        strike = self.get(int(row["id"]))
+        assert strike is not None
+        return strike
+
+    def update(self, strike_id: int, **fields: Any) -> Strike:
+        fields["updated_at"] = fields.pop("now", None) or time.time()
+        if "status" in fields:
+            fields["status"] = str(fields["status"])
+        for key in ("context", "policy"):
+            if key in fields and not isinstance(fields[key], str):
+                fields[key] = json.dumps(fields[key], ensure_ascii=False, default=str)
+        sets = ", ".join(f"{k} = ?" for k in fields)
+        self._x(f"UPDATE strikes SET {sets} WHERE id = ?", (*fields.values(), strike_id))
+        strike = self.get(strike_id)
+        assert strike is not None
+        return strike
+
+    # -- the claim ----------------------------------------------------------------------
+
+    @contextmanager
+    def _transaction(self, immediate: bool, lock: str = "") -> Iterator[None]:
+        """BEGIN IMMEDIATE takes the write lock first, so check-then-insert is atomic
+        across connections and processes. (``lock`` names what PostgreSQL locks: the whole
+        file is SQLite's lock.)"""
+        self._x("BEGIN IMMEDIATE" if immediate else "BEGIN")
+        try:
+            yield
+        except BaseException:
+            self._x("ROLLBACK")
+            raise
+        self._x("COMMIT")
+
+    def decide(self, req: ClaimRequest, now: float, insert: bool) -> Verdict:
+        """Every limit, and (with ``insert``) the claim itself, in one transaction."""
+        with self._transaction(immediate=insert, lock=req.platform):
+            earlier = self._holding(req, now)
+            if earlier is not None:
+                return Verdict(earlier=earlier)
+            if req.action != StrikeAction.UPVOTE:
+                last = self._last_to_author(req.platform, str(req.row.get("author", "")))
+                why = policy.author_cooldown(
+                    req.cooldown_days, last, req.platform, str(req.row.get("author", "")), now
+                )
+                if why:
+                    return Verdict(refusal=why)
+            if req.live:
+                used = self._count(req.platform, req.action, policy.day_start(now))
+                why = policy.daily_cap(req.cap, used, req.platform, req.action, now)
+                if why:
+                    return Verdict(refusal=why)
+                wait = policy.min_interval(
+                    req.interval_s, self._last_write(req.platform), req.platform, now
+                )
+                if wait:
+                    return Verdict(refusal=wait[0], retry_after=wait[1])
+            if not insert:
+                return Verdict()
+            return Verdict(row=self.insert(**req.row, now=now))
+
+    def _holding(self, req: ClaimRequest, now: float) -> Strike | None:
+        """The earlier claim that holds this target, or this (or a near-identical) post."""
+        marks = ", ".join("?" for _ in HOLDING)
+        if req.target:
+            return self._row(
+                self._x(
+                    f"SELECT * FROM strikes WHERE platform = ? AND target = ? AND action = ? "
+                    f"AND status IN ({marks}) ORDER BY id DESC LIMIT 1",
+                    (req.platform, req.target, req.action, *HOLDING),
+                ).fetchone()
+            )
+        same = self.same_intent(str(req.row["intent_key"]))
+        if same is not None or not req.cooldown_days:
+            return same
+        since = now - req.cooldown_days * 86400
+        rows = self._x(
+            f"SELECT * FROM strikes WHERE platform = ? AND target = '' AND action = ? "
+            f"AND status IN ({marks}) AND created_at >= ? ORDER BY id DESC LIMIT 500",
+            (req.platform, StrikeAction.POST, *HOLDING, since),
+        )
+        text = str(req.row["content"])
+        for row in rows:
+            if similarity(text, row["content"]) >= SIMILAR:
+                return self._row(row)
+        return None
+
+    def _count(self, platform: str, action: str, since: float) -> int:
+        marks = ", ".join("?" for _ in WRITING)
+        return int(
+            self._x(
+                f"SELECT COUNT(*) AS n FROM strikes WHERE platform = ? AND action = ? "
+                f"AND status IN ({marks}) AND created_at >= ?",
+                (platform, action, *WRITING, since),
+            ).fetchone()["n"]
+        )
+
+    def _last_write(self, platform: str) -> float | None:
+        marks = ", ".join("?" for _ in WRITING)
+        row = self._x(
+            f"SELECT MAX(created_at) AS last FROM strikes WHERE platform = ? AND status IN ({marks})",
+            (platform, *WRITING),
+        ).fetchone()
+        return float(row["last"]) if row and row["last"] is not None else None
+
+    def _last_to_author(self, platform: str, author: str) -> Strike | None:
+        if not author:
+            return None
+        marks = ", ".join("?" for _ in HOLDING)
+        return self._row(
+            self._x(
+                f"SELECT * FROM strikes WHERE platform = ? AND author = ? AND action != ? "
+                f"AND target != '' AND status IN ({marks}) ORDER BY created_at DESC LIMIT 1",
+                (platform, author, StrikeAction.UPVOTE, *HOLDING),
+            ).fetchone()
+        )
+
+    # -- other questions ------------------------------------------------------------------
+
+    def same_intent(self, key: str) -> Strike | None:
+        marks = ", ".join("?" for _ in HOLDING)
+        return self._row(
+            self._x(
+                f"SELECT * FROM strikes WHERE intent_key = ? AND status IN ({marks}) ORDER BY id DESC LIMIT 1",
+                (key, *HOLDING),
+            ).fetchone()
+        )
+
+    def acted_targets(self) -> set[tuple[str, str]]:
+        marks = ", ".join("?" for _ in HOLDING)
+        rows = self._x(
+            f"SELECT DISTINCT platform, target FROM strikes WHERE target != '' AND status IN ({marks})",
+            HOLDING,
+        )
+        return {(r["platform"], r["target"]) for r in rows}
+
+    def unsettled(self) -> list[Strike]:
+        marks = ", ".join("?" for _ in UNSETTLED)
+        rows = self._x(f"SELECT * FROM strikes WHERE status IN ({marks}) ORDER BY id", UNSETTLED)
+        return [s for s in (self._row(r) for r in rows) if s is not None]
+
+    def settle(self, strike_id: int, status: StrikeStatus, **fields: Any) -> Strike | None:
+        """Move an unsettled row to ``status``; None if someone settled it already."""
+        marks = ", ".join("?" for _ in UNSETTLED)
+        with self._transaction(immediate=True):
+            row = self._row(
+                self._x(
+                    f"SELECT * FROM strikes WHERE id = ? AND status IN ({marks}){self.FOR_UPDATE}",
+                    (strike_id, *UNSETTLED),
+                ).fetchone()
+            )
+            if row is None:
+                return None
+            return self.update(strike_id, status=status, **fields)
+
+    def pending_handoff(self, opportunity: str, platform: str) -> Strike | None:
+        """The newest hand-off of this opportunity that no one has confirmed yet."""
+        return self._row(
+            self._x(
+                "SELECT * FROM strikes WHERE opportunity = ? AND status = ? AND platform = ? "
+                "ORDER BY id DESC LIMIT 1",
+                (opportunity, StrikeStatus.HANDOFF, platform),
+            ).fetchone()
+        )
+
+    def history(
+        self, platform: str | None = None, status: StrikeStatus | None = None, limit: int = 50
+    ) -> list[Strike]:
+        query, args = "SELECT * FROM strikes WHERE 1=1", []
+        if platform:
+            query += " AND platform = ?"
+            args.append(platform)
+        if status:
+            query += " AND status = ?"
+            args.append(status)
+        query += " ORDER BY id DESC LIMIT ?"
+        args.append(limit)
+        return [s for s in (self._row(r) for r in self._x(query, args)) if s is not None]
+
+    # -- failure pause ------------------------------------------------------------------
+
+    def record_failure(self, platform: str, reason: str, pause_after: int) -> int:
+        now = time.time()
+        self._x(
+            "INSERT INTO platform_health (platform, failures, paused_reason, updated_at) VALUES (?, 1, '', ?) "
+            "ON CONFLICT(platform) DO UPDATE SET failures = platform_health.failures + 1, updated_at = ?",
+            (platform, now, now),
+        )
+        failures = int(
+            self._x(
+                "SELECT failures FROM platform_health WHERE platform = ?", (platform,)
+            ).fetchone()["failures"]
+        )
+        if failures >= pause_after:
+            self._x(
+                "UPDATE platform_health SET paused_reason = ? WHERE platform = ?",
+                (f"{failures} write failures in a row; last: {reason}", platform),
+            )
+        return failures
+
+    def record_success(self, platform: str) -> None:
+        self.clear_pause(platform)
+
+    def clear_pause(self, platform: str) -> None:
+        self._x(
+            "INSERT INTO platform_health (platform, failures, paused_reason, updated_at) VALUES (?, 0, '', ?) "
+            "ON CONFLICT(platform) DO UPDATE SET failures = 0, paused_reason = '', updated_at = ?",
+            (platform, time.time(), time.time()),
+        )
+
+    def paused(self, platform: str) -> str:
+        row = self._x(
+            "SELECT paused_reason FROM platform_health WHERE platform = ?", (platform,)
+        ).fetchone()
+        return str(row["paused_reason"]) if row else ""
+
+    # -- inbox cursors (the shared record's copy; see inbox_record) ---------------------
+
+    def inbox_cursor(self, platform: str) -> str | None:
+        row = self._x(
+            "SELECT next_since FROM inbox_cursors WHERE platform = ?", (platform,)
+        ).fetchone()
+        return str(row["next_since"]) if row else None
+
+    def set_inbox_cursor(self, platform: str, cursor: str) -> None:
+        self._x(
+            "INSERT INTO inbox_cursors (platform, next_since) VALUES (?, ?) "
+            "ON CONFLICT(platform) DO UPDATE SET next_since = excluded.next_since",
+            (platform, cursor),
+        )

@@ -1,0 +1,65 @@
+"""The strike record in PostgreSQL (`[store] url = "postgresql://…"`): one record for any
+number of gateway processes.
+
+The same `StrikeStore` logic; what differs is the connection (psycopg 3, autocommit, rows
+as dicts), the placeholders, and the lock: `decide` starts its transaction with
+`pg_advisory_xact_lock` on the platform's name, so checks and claim are serialised per
+platform account across every process on the database, as BEGIN IMMEDIATE does for a file.
+Unique partial indexes still refuse a second live claim. psycopg is an optional
+dependency (`gwanjong[postgres]`), imported only when a URL is configured.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from enum import Enum
+from typing import Any
+
+from gwanjong_gateway.record import migrations
+from gwanjong_gateway.record.store import BUSY_TIMEOUT_S, StrikeStore
+
+CONNECT_TIMEOUT_S = 5
+_PLACEHOLDER = re.compile(r"\?")
+
+
+class PostgresStrikeStore(StrikeStore):
+    FOR_UPDATE = " FOR UPDATE"
+    STEPS = migrations.POSTGRES
+
+    def __init__(self, url: str, busy_timeout_s: float = BUSY_TIMEOUT_S) -> None:  # pyright: ignore[reportMissingSuperCall]
+        """Raises psycopg.Error when the database cannot be reached or migrated."""
+        import psycopg
+        from psycopg.rows import dict_row
+
+        self.url = url
+        self.path = None
+        # lock_timeout: waiting for another process's claim longer than this is "busy"
+        self._db: Any = psycopg.connect(
+            url,
+            autocommit=True,
+            connect_timeout=CONNECT_TIMEOUT_S,
+            options=f"-c lock_timeout={int(busy_timeout_s * 1000)}",
+            application_name="gwanjong",
+        )
+        self._db.row_factory = dict_row
+        try:
+            self._migrate()
+        except BaseException:
+            self._db.close()
+            raise
+
+    def _x(self, sql: str, args: Sequence[Any] = ()) -> Any:
+        # psycopg dumps an Enum by its name; the record holds the value
+        values = tuple(str(a.value) if isinstance(a, Enum) else a for a in args)
+        return self._db.execute(_PLACEHOLDER.sub("%s", sql), values)
+
+    @contextmanager
+    def _transaction(self, immediate: bool, lock: str = "") -> Iterator[None]:
+        """One transaction; ``immediate`` first takes the advisory lock named ``lock``
+        (held until commit or rollback)."""
+        with self._db.transaction():
+            if immediate and lock:
+                self._x("SELECT pg_advisory_xact_lock(hashtext(?))", (f"gwanjong:{lock}",))
+            yield

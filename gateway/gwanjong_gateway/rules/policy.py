@@ -1,0 +1,169 @@
+"""The rules gwanjong imposes on itself before any write, on top of the platform's own.
+
+Each check returns None to let the strike go on, or the reason to refuse it. They run in
+the order of `strike`: cheapest and most certain first.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from urllib.parse import urlsplit
+
+from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.rules.ledger import Strike
+from gwanjong_gateway.rules.profiles import Profiles
+from gwanjong_shared.contract import HandleRules
+
+
+def configured_disclosure(config: GatewayConfig, platform: str) -> str | None:
+    """gateway.toml's `disclosure` for this platform, None when it does not set one."""
+    setting = config.platforms.get(platform)
+    return setting.disclosure if setting is not None else None
+
+
+def disclosure_for(config: GatewayConfig, platform: str, profiles: Profiles) -> str:
+    """The footer appended to automated writes: gateway.toml's `disclosure` if set ("" turns
+    it off), else the one the platform's own server names (its capabilities profile)."""
+    setting = configured_disclosure(config, platform)
+    if setting is not None:
+        return setting
+    profile = profiles.get(platform)
+    return profile.disclosure if profile is not None else ""
+
+
+def with_disclosure(text: str, footer: str) -> str:
+    if not footer or text.rstrip().endswith(footer.strip()):
+        return text
+    return text.rstrip() + footer
+
+
+_PLATFORM = re.compile(r"^[a-z][a-z0-9_]{0,30}$")  # a platform name, as in gateway.toml
+_NO_RULES = HandleRules()
+
+
+def _rules(platform: str, profiles: Profiles) -> HandleRules:
+    profile = profiles.get(platform)
+    return profile.handles if profile is not None else _NO_RULES
+
+
+def handle_key(rules: HandleRules, handle: str) -> str:
+    """One spelling per account: case and "@" never matter; the rest is the platform's
+    own (prefixes and a default domain that may be left out, characters read as others)."""
+    key = handle.strip().lower().lstrip("@")
+    for prefix in rules.strip_prefixes:
+        key = key.removeprefix(prefix)
+    for suffix in rules.strip_suffixes:
+        key = key.removesuffix(suffix)
+    for old, new in rules.replace.items():
+        key = key.replace(old, new)
+    return key
+
+
+def _on_host(host: str, hosts: list[str]) -> bool:
+    return any(host == h or host.endswith("." + h) for h in hosts)
+
+
+def for_platform(entry: str, platform: str, profiles: Profiles) -> str | None:
+    """The handle of an opt-out entry if it applies to `platform`, else None. Forms:
+    "handle", "@handle", "platform:handle" (or one of the platform's aliases) and a profile
+    URL; a URL of a host no platform claims applies everywhere (when unsure, stay away)."""
+    text = entry.strip()
+    own = _rules(platform, profiles)
+    if "://" in text:
+        parts = urlsplit(text)
+        host = parts.netloc.lower().removeprefix("www.")
+        segments = [s for s in parts.path.split("/") if s]
+        handle = segments[-1] if segments else ""
+        if _on_host(host, own.hosts):
+            return handle
+        claimed = any(_on_host(host, p.handles.hosts) for p in profiles.others(platform))
+        return None if claimed else handle
+    prefix, sep, rest = text.partition(":")
+    name = prefix.strip().lower()
+    if sep and (name == platform or name in own.aliases):
+        return rest
+    aliases = {a for p in profiles.others(platform) for a in p.handles.aliases}
+    if sep and (name in aliases or _PLATFORM.match(name)):
+        return None  # another platform's entry
+    return text
+
+
+def is_opted_out(entries: list[str], platform: str, author: str, profiles: Profiles) -> bool:
+    """Whether `author` on `platform` matches an opt-out entry (forms: README)."""
+    known = profiles
+    rules = _rules(platform, known)
+    who = handle_key(rules, author)
+    if not who:
+        return False
+    for entry in entries:
+        handle = for_platform(entry, platform, known)
+        if handle is not None and handle_key(rules, handle) == who:
+            return True
+    return False
+
+
+def opted_out(config: GatewayConfig, platform: str, author: str, profiles: Profiles) -> str | None:
+    if is_opted_out(config.safety.opt_out, platform, author, profiles):
+        return f"{author} is on the opt-out list in gateway.toml ([safety] opt_out); gwanjong never targets them."
+    return None
+
+
+def author_cooldown(
+    days: float, last: Strike | None, platform: str, author: str, now: float
+) -> str | None:
+    """`last`: the latest write (or claim) to this author; None lets the strike go on."""
+    if not days or last is None:
+        return None
+    until = last.created_at + days * 86400
+    if now < until:
+        when = datetime.fromtimestamp(until, UTC).strftime("%Y-%m-%d %H:%M UTC")
+        return (
+            f"We already engaged with {author} on {platform} ({last.result_url or 'record ' + str(last.id)}); "
+            f"the author cool-down is {days:g} days, so not again before {when}."
+        )
+    return None
+
+
+def day_start(now: float) -> float:
+    """Caps count from midnight UTC."""
+    return (
+        datetime.fromtimestamp(now, UTC)
+        .replace(hour=0, minute=0, second=0, microsecond=0)
+        .timestamp()
+    )
+
+
+def daily_cap(cap: int | None, used: int, platform: str, action: str, now: float) -> str | None:
+    """`used`: today's writes of this action, those in flight included."""
+    if cap is None or used < cap:
+        return None
+    reset = (datetime.fromtimestamp(day_start(now), UTC) + timedelta(days=1)).strftime("%H:%M UTC")
+    return (
+        f"Daily cap reached: {used} of {cap} {action}s on {platform} today "
+        f"([platforms.{platform}.daily] in gateway.toml). It resets at {reset}."
+    )
+
+
+def min_interval(
+    interval: float, last: float | None, platform: str, now: float
+) -> tuple[str, float] | None:
+    """`last`: when the latest write (or claim) on this platform was made."""
+    if not interval or last is None:
+        return None
+    wait = last + interval - now
+    if wait > 0:
+        return (
+            f"Too soon: gwanjong waits {interval:g} s between writes on {platform} "
+            f"(min_interval_s). Try again in {max(1, round(wait))} s.",
+            wait,
+        )
+    return None
+
+
+def limits_for(config: GatewayConfig, platform: str, action: str) -> tuple[int | None, float]:
+    """(today's cap for this action, minimum interval) from gateway.toml."""
+    setting = config.platforms.get(platform)
+    if setting is None:
+        return None, 0.0
+    return getattr(setting.daily, action, None), setting.min_interval_s

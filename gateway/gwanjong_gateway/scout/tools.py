@@ -1,0 +1,283 @@
+"""scout and draft: find the discussions worth joining, then prepare one of them.
+
+No MCP server code here: the functions take the upstreams and return plain data, so the
+server module stays a thin layer of tool definitions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import Any
+
+import anyio
+
+from gwanjong_gateway.platforms.client import PlatformClient
+from gwanjong_gateway.platforms.upstreams import Upstreams
+from gwanjong_gateway.rules.policy import is_opted_out
+from gwanjong_gateway.scout.fence import NOTICE, fence
+from gwanjong_gateway.scout.guides import approach, guide
+from gwanjong_gateway.scout.mood import thread_mood
+from gwanjong_gateway.scout.ranking import dedupe, opportunity_id, rank, select
+from gwanjong_gateway.scout.state import DraftContext, DraftRule, Opportunity
+from gwanjong_shared.contract import Action, Capabilities, Limit, LimitName, Validation
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+from gwanjong_shared.contract.models import Comment, Post
+from gwanjong_shared.contract.text import measure
+from gwanjong_shared.contract.untrusted import one_line
+
+Progress = Callable[[float, float, str], Awaitable[None]]
+PER_PLATFORM = 10
+POST_CHARS = 1200
+COMMENT_CHARS = 300
+TOP_COMMENTS = 5
+TITLE_CHARS = 120  # titles and names are untrusted: short, single-line, cleaned
+NAME_CHARS = 60
+URL_CHARS = 300
+
+
+async def scout(
+    upstreams: Upstreams,
+    acted: set[tuple[str, str]],
+    topic: str,
+    platforms: list[str],
+    limit: int,
+    opt_out: list[str],
+    progress: Progress | None = None,
+) -> tuple[list[Opportunity], dict[str, str]]:
+    """Trending and search on every platform at once; merged, deduplicated, ranked."""
+    found: list[Post] = []
+    errors: dict[str, str] = {}
+    done = 0
+    timeout = upstreams.config.gateway.call_timeout_s
+
+    async def one(platform: str) -> None:
+        nonlocal done
+        posts: list[Post] = []
+        problems: list[str] = []
+        client = PlatformClient(upstreams, platform, timeout)
+
+        async def fetch(tool: str, read: Callable[[], Awaitable[list[Post]]]) -> None:
+            try:
+                posts.extend(await read())
+            except PlatformError as exc:
+                problems.append(f"{tool}: {exc}")
+
+        # Each call waits for a starting server within its own call time, and a server
+        # that is down answers at once (its circuit breaker), so no platform holds scout.
+        with anyio.move_on_after(timeout + 1) as scope:  # a hung server must not hold scout
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(fetch, "search", partial(client.search, topic, PER_PLATFORM))
+                tg.start_soon(fetch, "trending", partial(client.trending, PER_PLATFORM))
+                if opt_out and not upstreams.profiles.answered(platform):
+                    # Opt-out entries are matched in the platform's own handle spellings
+                    # (its profile): learnt beside the reads, not before them.
+                    tg.start_soon(_learn_profile, client)
+        if scope.cancelled_caught:
+            problems.append(f"no answer within {timeout:g} s")
+        if problems and not posts:
+            errors[platform] = "; ".join(problems)
+        elif problems:
+            errors[platform] = "partial: " + "; ".join(problems)
+        found.extend(posts)
+        done += 1
+        if progress is not None:
+            await progress(done, len(platforms), f"{platform}: {len(posts)} posts")
+
+    async with anyio.create_task_group() as tg:
+        for platform in platforms:
+            tg.start_soon(one, platform)
+
+    fresh = [
+        p
+        for p in dedupe(found)
+        if (p.platform, p.id) not in acted
+        and not is_opted_out(opt_out, p.platform, p.author, upstreams.profiles)
+    ]
+    chosen = select(rank(topic, fresh), limit)
+    return [Opportunity(opportunity_id(r.post), r.post, r.score, r.reason) for r in chosen], errors
+
+
+def net_limits(limits: Mapping[LimitName, Limit], footer: str) -> dict[str, Any]:
+    """What the model may write: the disclosure footer is appended to bodies and
+    comments, so its length comes off their limits (titles keep theirs)."""
+    out: dict[str, Any] = {}
+    for name, limit in limits.items():
+        shown = limit.model_dump(mode="json")
+        if footer and name != "title":
+            used = _footer_length(footer, limit.unit)
+            shown.update(max=max(0, limit.max - used), footer=used)
+        out[name] = shown
+    return out
+
+
+def _footer_length(footer: str, unit: str) -> int:
+    if unit == "weighted_chars":  # X: most non-Latin characters and emoji count twice
+        return sum(2 if ord(ch) > 0x10FF else 1 for ch in footer)
+    try:
+        return measure(footer, unit)  # type: ignore[arg-type]
+    except ValueError:
+        return len(footer)
+
+
+def compress(opportunity: Opportunity) -> dict[str, Any]:
+    """The short form the model sees for each scouted post. `title` and `url` are
+    platform text (the tool description says so): cleaned, single-line, bounded."""
+    post = opportunity.post
+    shown: dict[str, Any] = {
+        "id": opportunity.id,
+        "platform": post.platform,
+        "title": one_line(post.title or post.body[: TITLE_CHARS * 4], TITLE_CHARS),
+        "url": one_line(post.url, URL_CHARS),
+        "score": opportunity.score,
+        "comments_count": post.comments_count,
+        "reason": one_line(opportunity.reason, 200),
+    }
+    if opportunity.summoned:
+        shown["summoned"] = True
+    return shown
+
+
+@dataclass
+class _Reads:
+    """What draft's concurrent reads brought back (a failure is kept by its key)."""
+
+    post: Post | None = None
+    comments: list[Comment] = field(default_factory=list)
+    caps: Capabilities | None = None
+    verdicts: dict[str, Validation] = field(default_factory=dict)
+    failures: dict[str, PlatformError] = field(default_factory=dict)
+
+    async def read_post(self, client: PlatformClient, post_id: str) -> None:
+        self.post = await client.get_post(post_id)
+
+    async def read_comments(self, client: PlatformClient, post_id: str) -> None:
+        self.comments = await client.get_comments(post_id, 100)
+
+    async def read_caps(self, client: PlatformClient) -> None:
+        self.caps = await client.capabilities()
+
+
+UNTRUSTED_FIELDS = (
+    " Quoted from the platform: title, author, url, post, top_comments[].author and .text."
+)
+
+
+async def draft(
+    upstreams: Upstreams,
+    opportunity: Opportunity,
+    mode: str,
+    footer: Callable[[], str],
+) -> tuple[dict[str, Any], DraftContext]:
+    """Everything the model needs to write one good reply, with platform text fenced."""
+    post = opportunity.post
+    platform, post_id = post.platform, post.id
+    client = PlatformClient(upstreams, platform)
+    got = _Reads()
+    failures = got.failures
+
+    async def guard(key: str, read: Callable[[], Awaitable[None]]) -> None:
+        try:
+            await read()
+        except PlatformError as exc:
+            failures[key] = exc
+
+    async def check(key: str, action: Action, body: str) -> None:
+        got.verdicts[key] = await client.validate(action, body, post_id=post_id)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(guard, "post", partial(got.read_post, client, post_id))
+        tg.start_soon(guard, "comments", partial(got.read_comments, client, post_id))
+        tg.start_soon(guard, "caps", partial(got.read_caps, client))
+        tg.start_soon(
+            guard, "comment_rule", partial(check, "comment_rule", "write_comment", "draft")
+        )
+        tg.start_soon(guard, "upvote_rule", partial(check, "upvote_rule", "upvote", ""))
+    caps, comments = got.caps, got.comments
+
+    gone = failures.get("post")
+    if gone is not None and gone.kind is ErrorKind.NOT_FOUND:
+        raise LookupError(
+            f"not_found: the post behind {opportunity.id} is gone ({gone}). Run scout again."
+        )
+    full = got.post or post
+    if opportunity.summoned:  # the link (and a hand-off) opens the mention
+        full = full.model_copy(update={"url": post.url})
+    mood = thread_mood([c.body for c in comments if c.body])
+    top = sorted(comments, key=lambda c: c.likes, reverse=True)[:TOP_COMMENTS]
+
+    def rule(key: str, action: Action) -> DraftRule:
+        base = caps.actions.get(action) if caps is not None else None
+        verdict = got.verdicts.get(key)
+        if verdict is not None:
+            reason = (
+                "; ".join(verdict.problems)
+                if verdict.allowed != "auto"
+                else (base.reason if base is not None else "")
+            )
+            return DraftRule(verdict.allowed, one_line(reason, 400))
+        if base is not None:
+            return DraftRule(base.allowed, one_line(base.reason, 400))
+        why = failures.get(key) or failures.get("caps")
+        return DraftRule("unknown", one_line(str(why) if why else "could not check", 400))
+
+    strike_rules = {
+        "comment": rule("comment_rule", "write_comment"),
+        "upvote": rule("upvote_rule", "upvote"),
+        "post": rule("post_rule", "write_post"),  # no per-target check for new posts
+    }
+    shown_rules = {k: {"allowed": r.allowed, "reason": r.reason} for k, r in strike_rules.items()}
+    source = f"{platform} post {post_id}"
+    # The footer after the capabilities answer above: the platform may have just named it.
+    disclosure = footer()
+    shown: dict[str, Any] = {
+        "opportunity_id": opportunity.id,
+        "platform": platform,
+        "url": one_line(full.url, URL_CHARS),
+        "title": one_line(full.title, TITLE_CHARS),
+        "author": one_line(full.author or "", NAME_CHARS),
+        "untrusted": NOTICE.format(source=platform) + UNTRUSTED_FIELDS,
+        "post": fence(full.body, source, POST_CHARS),
+        "top_comments": [
+            {
+                "author": one_line(c.author, NAME_CHARS) or "[deleted]",
+                "likes": c.likes,
+                "depth": c.depth,
+                "text": fence(c.body, f"{platform} comment {c.id}", COMMENT_CHARS),
+            }
+            for c in top
+        ],
+        "comments_total": len(comments),
+        "mood": {
+            "label": mood.label,
+            "compound": mood.compound,
+            "positive": mood.positive,
+            "negative": mood.negative,
+            "neutral": mood.neutral,
+        },
+        "approach": approach(full.title, full.body, mood, len(comments)),
+        "guide": guide(upstreams.profiles.get(platform)),
+        "limits": net_limits(caps.limits if caps is not None else {}, disclosure),
+        "strike": {
+            "writes": mode,
+            "disclosure_appended": disclosure or None,
+            "actions": shown_rules,
+        },
+        "next": f"Write your reply, then strike(opportunity_id={opportunity.id!r}, action='comment', content=...).",
+    }
+    if failures:
+        shown["warnings"] = {k: one_line(str(v), 300) for k, v in failures.items()}
+    context = DraftContext(
+        opportunity=replace(opportunity, post=full),
+        capabilities=caps,
+        validation={"comment": strike_rules["comment"], "upvote": strike_rules["upvote"]},
+        shown=shown,
+    )
+    return shown, context
+
+
+async def _learn_profile(client: PlatformClient) -> None:
+    with contextlib.suppress(PlatformError):  # generic spellings until it answers
+        await client.capabilities()  # the typed client keeps the profile it carries

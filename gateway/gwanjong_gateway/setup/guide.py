@@ -1,0 +1,76 @@
+"""`setup`: check each platform, explain how to get its keys today (in the words of the
+platform's own server), save them safely."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from gwanjong_gateway.setup.dotenv_file import save
+from gwanjong_shared.contract import Profile
+from gwanjong_shared.contract.untrusted import one_line, quote
+
+MAX_STEPS = 12
+MAX_CREDENTIALS = 20
+# Even a server that declares it is never allowed to let `setup` move its endpoints.
+_CREDENTIAL = re.compile(r"^[A-Z][A-Z0-9_]{1,63}$")
+_NOT_CREDENTIAL = re.compile(r"URL|HOST|PROXY|ENDPOINT|CA_BUNDLE|CERT")
+
+
+def guide_for(platform: str, profile: Profile | None, enabled: bool = True) -> dict[str, Any]:
+    """How to get this platform's keys today, as its own server tells it (its profile)."""
+    setup = profile.setup if profile is not None else None
+    if setup is None or not setup.steps:
+        why = (
+            "Its server does not describe its setup: see the server's own documentation for credentials."
+            if enabled
+            else f"It is not enabled here: add [platforms.{platform}] to gateway.toml, then ask "
+            "again (its server describes its own keys)."
+        )
+        names = setup.credentials if setup is not None else []
+        return {"vars": list(names) or [f"{platform.upper()}_..."], "steps": [why]}
+    # The server's own words, cleaned and bounded like any text from outside the gateway.
+    out: dict[str, Any] = {
+        "vars": [one_line(name, 64) for name in setup.credentials[:MAX_CREDENTIALS]],
+        "steps": [one_line(step, 400) for step in setup.steps[:MAX_STEPS]],
+    }
+    for key in ("where", "price", "access"):
+        if getattr(setup, key):
+            out[key] = one_line(getattr(setup, key), 300)
+    return out
+
+
+def allowed_names(platform: str, declared: object) -> list[str] | None:
+    """The credential names `setup` may save for `platform`: what its server declares in
+    `capabilities`, minus anything that is not a credential. None if it declared nothing."""
+    if not isinstance(declared, list) or not declared:
+        return None
+    prefix = f"{platform.upper()}_"
+    return [
+        name
+        for name in declared
+        if isinstance(name, str)
+        and _CREDENTIAL.match(name)
+        and name.startswith(prefix)
+        and not _NOT_CREDENTIAL.search(name)
+    ] or None
+
+
+def check_names(platform: str, allowed: list[str], credentials: dict[str, str]) -> None:
+    """Raise ValueError naming (bounded) any name that is not one of `allowed`."""
+    bad = [quote(k, 60) for k in credentials if k not in allowed]
+    if bad:
+        more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+        raise ValueError(
+            f"{', '.join(bad[:5])}{more} cannot be saved for {platform}: setup saves only "
+            f"{', '.join(allowed)}. Endpoints, proxies and other settings belong in gateway.toml "
+            "or the operator's environment."
+        )
+
+
+def save_credentials(state_dir: Path, platform: str, credentials: dict[str, str]) -> list[str]:
+    """Merge into `<state_dir>/.env` (atomic, mode 0600). Returns the variable names saved.
+    The caller has checked the names against the server's declared credentials."""
+    save(state_dir / ".env", credentials)
+    return sorted(credentials)

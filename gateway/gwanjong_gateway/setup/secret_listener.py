@@ -1,0 +1,294 @@
+"""The one-page HTTP listener where the person types platform credentials (URL-mode
+elicitation): the value goes from the browser to the gateway, never through the MCP
+client or the model.
+
+Safety by design: it listens on 127.0.0.1 only (random port, started on first use, on the
+gateway's own event loop); each link carries a 256-bit random token that is the only
+secret, is tied to one platform, works once and expires; the Host header must be the
+loopback address (DNS rebinding) and a POST from any other Origin is refused (CSRF); the
+page loads nothing from elsewhere (strict CSP), is never cached and sends no Referer
+elsewhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+import hmac
+import html
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl
+
+from gwanjong_gateway.setup.dotenv_file import DotenvError, check_value
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], float]
+SaveFn = Callable[[dict[str, str]], Awaitable[dict[str, Any]]]
+NotifyFn = Callable[[], Awaitable[None]]
+
+HOST = "127.0.0.1"
+TTL_S = 600.0
+MAX_HEAD = 16 * 1024
+MAX_BODY = 64 * 1024
+READ_TIMEOUT_S = 30.0
+CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
+
+
+class LinkState(enum.Enum):
+    OPEN = "open"
+    SAVED = "saved"
+    CANCELLED = "cancelled"
+
+
+@dataclass
+class SecretLink:
+    """One person, one platform, one use. `result` is what saving answered (no values)."""
+
+    token: str
+    elicitation_id: str
+    platform: str
+    names: list[str]
+    expires: float
+    on_save: SaveFn
+    notify: NotifyFn | None = None
+    state: LinkState = LinkState.OPEN
+    result: dict[str, Any] | None = None
+    saving: bool = field(default=False)
+
+
+@dataclass(frozen=True)
+class Reply:
+    status: int
+    body: str
+
+
+class SecretListener:
+    """Links by elicitation id, and the listener that serves them (one per gateway)."""
+
+    def __init__(self, clock: Clock = time.monotonic, ttl_s: float = TTL_S) -> None:
+        self.clock = clock
+        self.ttl_s = ttl_s
+        self._links: dict[str, SecretLink] = {}
+        self._server: asyncio.Server | None = None
+        self._lock = asyncio.Lock()
+        self.port = 0
+
+    async def open(
+        self, platform: str, names: list[str], on_save: SaveFn, notify: NotifyFn | None = None
+    ) -> SecretLink:
+        """A fresh link for `platform`; an older open link for it stops working."""
+        await self._serve()
+        now = self.clock()
+        for key, old in list(self._links.items()):
+            if old.platform == platform and old.state is LinkState.OPEN:
+                old.state = LinkState.CANCELLED
+            if old.expires + self.ttl_s < now:  # long gone: forget it
+                del self._links[key]
+        link = SecretLink(
+            token=secrets.token_urlsafe(32),
+            elicitation_id=secrets.token_hex(16),
+            platform=platform,
+            names=list(names),
+            expires=now + self.ttl_s,
+            on_save=on_save,
+            notify=notify,
+        )
+        self._links[link.elicitation_id] = link
+        return link
+
+    def url(self, link: SecretLink) -> str:
+        return f"http://{HOST}:{self.port}/setup/{link.token}"
+
+    def find(self, elicitation_id: str) -> SecretLink | None:
+        return self._links.get(elicitation_id)
+
+    def cancel(self, elicitation_id: str) -> None:
+        link = self._links.get(elicitation_id)
+        if link is not None and link.state is LinkState.OPEN:
+            link.state = LinkState.CANCELLED
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            with contextlib.suppress(Exception):
+                await self._server.wait_closed()
+            self._server = None
+
+    async def _serve(self) -> None:
+        async with self._lock:
+            if self._server is None:
+                self._server = await asyncio.start_server(self._connection, HOST, 0)
+                self.port = int(self._server.sockets[0].getsockname()[1])
+                log.info("credential page listening on %s:%d", HOST, self.port)
+
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            try:
+                reply = await asyncio.wait_for(self._handle(reader), READ_TIMEOUT_S)
+            except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+                reply = Reply(400, _page("Bad request", "<p>The request was not complete.</p>"))
+            except ValueError:
+                reply = Reply(400, _page("Bad request", "<p>The request was malformed.</p>"))
+            except Exception as exc:  # only the type: the text might quote a value
+                log.warning("credential page: request failed (%s)", type(exc).__name__)
+                reply = Reply(500, _page("Not saved", _FAILED))
+            writer.write(_response(reply))
+            await writer.drain()
+        except Exception:  # a broken connection must never hurt the gateway
+            log.warning("credential page: a connection failed")
+        finally:
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+
+    async def _handle(self, reader: asyncio.StreamReader) -> Reply:
+        head = await reader.readuntil(b"\r\n\r\n")
+        if len(head) > MAX_HEAD:
+            return Reply(431, _page("Bad request", "<p>Headers too large.</p>"))
+        lines = head.decode("latin-1").split("\r\n")
+        method, target, _version = lines[0].split(" ", 2)
+        headers: dict[str, str] = {}
+        for line in lines[1:]:
+            if line:
+                name, _, value = line.partition(":")
+                headers[name.strip().lower()] = value.strip()
+        origin = f"http://{HOST}:{self.port}"
+        if headers.get("host") != f"{HOST}:{self.port}":
+            return Reply(421, _page("Refused", "<p>Open the link exactly as given.</p>"))
+        link = self._link_for(target)
+        if link is None:
+            return Reply(404, _page("Link not valid", _GONE))
+        if method == "GET":
+            return Reply(200, _form(link))
+        if method != "POST":
+            return Reply(405, _page("Not allowed", "<p>Only GET and POST.</p>"))
+        if headers.get("origin", origin) != origin:
+            log.warning("credential page: a POST from another origin was refused")
+            return Reply(403, _page("Refused", "<p>This form only accepts its own page.</p>"))
+        if not headers.get("content-type", "").startswith("application/x-www-form-urlencoded"):
+            return Reply(415, _page("Refused", "<p>Send the form from its page.</p>"))
+        length = int(headers.get("content-length", "0"))
+        if length < 0 or length > MAX_BODY:
+            return Reply(413, _page("Refused", "<p>Too much data.</p>"))
+        body = (await reader.readexactly(length)).decode("utf-8", errors="strict")
+        return await self._submit(link, body)
+
+    def _link_for(self, target: str) -> SecretLink | None:
+        prefix = "/setup/"
+        if not target.startswith(prefix):
+            return None
+        token = target[len(prefix) :]
+        now = self.clock()
+        for link in self._links.values():
+            if hmac.compare_digest(link.token.encode(), token.encode()):
+                if link.state is LinkState.OPEN and not link.saving and now < link.expires:
+                    return link
+                return None
+        return None
+
+    async def _submit(self, link: SecretLink, body: str) -> Reply:
+        pairs = parse_qsl(body, keep_blank_values=True, max_num_fields=64)
+        values: dict[str, str] = {}
+        for key, value in pairs:
+            if key in link.names:
+                if key in values:
+                    return Reply(400, _form(link, f"{key} was sent twice."))
+                if value.strip(" "):
+                    values[key] = value.strip(" ")
+        if not values:
+            return Reply(400, _form(link, "Nothing was typed; nothing saved."))
+        try:
+            for key, value in values.items():
+                check_value(key, value)
+        except DotenvError as exc:
+            return Reply(400, _form(link, str(exc)))
+        link.saving = True  # a second POST meanwhile finds no link
+        try:
+            result = await link.on_save(values)
+        except (DotenvError, ValueError) as exc:
+            return Reply(400, _form(link, str(exc)))
+        finally:
+            link.saving = False
+        link.state, link.result = LinkState.SAVED, result
+        log.info("credential page: saved %s for %s", ", ".join(sorted(values)), link.platform)
+        if link.notify is not None:
+            with contextlib.suppress(Exception):  # the client may be gone; the save stands
+                await link.notify()
+        names = ", ".join(html.escape(n) for n in sorted(values))
+        return Reply(200, _page("Saved", f"<p>Saved {names}; you may close this tab.</p>"))
+
+
+_FAILED = (
+    "<p>Something went wrong and the values may not have been saved. Reload this page to "
+    "try again, or run <code>gwanjong setup</code> in a terminal.</p>"
+)
+_GONE = (
+    "<p>This link is wrong, already used or expired. Ask the assistant to run setup again "
+    "for a new one.</p>"
+)
+
+
+def _form(link: SecretLink, error: str = "") -> str:
+    rows = "".join(
+        f'<label>{html.escape(n)}<input type="password" name="{html.escape(n)}" '
+        'autocomplete="off" spellcheck="false"></label>'
+        for n in link.names
+    )
+    problem = f'<p class="error">{html.escape(error)}</p>' if error else ""
+    body = (
+        f"<p>Enter the {html.escape(link.platform)} credentials. They are saved to the "
+        "gateway's .env (mode 0600) and never shown to the assistant. Leave a field empty "
+        f'to keep its current value.</p>{problem}<form method="post">{rows}'
+        '<button type="submit">Save</button></form>'
+    )
+    return _page(f"gwanjong: {link.platform} credentials", body)
+
+
+def _page(title: str, body: str) -> str:
+    return (
+        '<!doctype html><html><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title><style>"
+        "body{font-family:sans-serif;max-width:32em;margin:3em auto}"
+        "label{display:block;margin:1em 0}input{display:block;width:100%}"
+        ".error{color:#b00}</style></head>"
+        f"<body><h1>{html.escape(title)}</h1>{body}</body></html>"
+    )
+
+
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    403: "Forbidden",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    413: "Content Too Large",
+    415: "Unsupported Media Type",
+    421: "Misdirected Request",
+    431: "Request Header Fields Too Large",
+    500: "Internal Server Error",
+}
+
+
+def _response(reply: Reply) -> bytes:
+    body = reply.body.encode("utf-8")
+    head = [
+        f"HTTP/1.1 {reply.status} {_REASONS.get(reply.status, 'Error')}",
+        "Content-Type: text/html; charset=utf-8",
+        f"Content-Length: {len(body)}",
+        f"Content-Security-Policy: {CSP}",
+        "X-Content-Type-Options: nosniff",
+        "X-Frame-Options: DENY",
+        "Referrer-Policy: same-origin",  # no-referrer would make browsers send `Origin: null`
+        "Cache-Control: no-store",
+        "Connection: close",
+    ]
+    if reply.status == 405:
+        head.append("Allow: GET, POST")
+    return ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body

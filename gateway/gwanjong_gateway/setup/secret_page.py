@@ -1,0 +1,101 @@
+"""Asking the human for credentials through URL-mode MCP elicitation, never a form.
+
+The MCP spec forbids asking for secrets with form-mode elicitation (the values would pass
+through the client). Instead the client shows the person a one-time link to the
+gateway's own page on 127.0.0.1 (secret_listener), opens it after consent, and the
+person types the values there. Handshake-era clients get the URL-mode request mid-call
+(with an elicitationId, and `notifications/elicitation/complete` once saved); stateless
+(2026-07-28) clients get an input-required result and call again, and the link is found
+again through the request state. A client that cannot open a URL is refused.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+from fastmcp import Context
+from mcp.types import ElicitRequest, ElicitRequestURLParams, InputRequiredResult
+
+from gwanjong_gateway.setup.secret_listener import LinkState, SaveFn, SecretListener
+from gwanjong_gateway.strike.approval import _modern
+
+_KEY = "gwanjong_credentials_page"
+
+
+class Ask(enum.Enum):
+    UNSUPPORTED = "unsupported"  # the client declared no URL-mode elicitation
+    DECLINED = "declined"  # the person declined or cancelled opening the page
+    PENDING = "pending"  # the page is open; nothing saved yet
+
+
+@dataclass(frozen=True)
+class Saved:
+    """What saving answered (names, check, warning): never a value."""
+
+    result: dict[str, Any]
+
+
+def can_open_url(ctx: Context) -> bool:
+    """Whether the client declared URL-mode elicitation (`elicitation.url`)."""
+    session = ctx.session if ctx.request_context is not None else None
+    caps = getattr(session, "client_capabilities", None) if session is not None else None
+    elicitation = getattr(caps, "elicitation", None) if caps is not None else None
+    return elicitation is not None and getattr(elicitation, "url", None) is not None
+
+
+def _message(platform: str) -> str:
+    return (
+        f"gwanjong: open this page to enter the {platform} credentials. It is served by the "
+        "gateway on this computer; the values are saved to its .env (mode 0600) and never "
+        "shown to the assistant. The link works once, for 10 minutes."
+    )
+
+
+async def ask_secrets(
+    ctx: Context, listener: SecretListener, platform: str, names: list[str], on_save: SaveFn
+) -> Saved | Ask | InputRequiredResult:
+    """Saved, UNSUPPORTED, DECLINED, PENDING, or (stateless era, first round) the
+    InputRequiredResult the tool must return so the client can show the link."""
+    if not can_open_url(ctx):
+        return Ask.UNSUPPORTED
+    if _modern(ctx):
+        responses, state = ctx.input_responses, ctx.request_state
+        link = listener.find(state) if state else None
+        if link is not None and (link.platform != platform or link.state is LinkState.CANCELLED):
+            link = None  # superseded or for another platform: a fresh link
+        if responses is None or _KEY not in responses or link is None:
+            link = await listener.open(platform, names, on_save)
+            request = ElicitRequest(
+                method="elicitation/create",
+                params=ElicitRequestURLParams(message=_message(platform), url=listener.url(link)),
+            )
+            return InputRequiredResult(
+                result_type="input_required",
+                input_requests={_KEY: request},
+                request_state=link.elicitation_id,  # an id, not the token
+            )
+        action = getattr(responses[_KEY], "action", "cancel")
+    else:
+        session = ctx.session
+        elicitation_id: list[str] = []
+
+        async def notify() -> None:
+            await session.send_elicit_complete(elicitation_id[0])
+
+        link = await listener.open(platform, names, on_save, notify)
+        elicitation_id.append(link.elicitation_id)
+        answer = await session.elicit_url(
+            _message(platform),
+            listener.url(link),
+            link.elicitation_id,
+            related_request_id=ctx.request_id,
+        )
+        action = answer.action
+    if link.state is LinkState.SAVED and link.result is not None:
+        return Saved(link.result)
+    if action != "accept":
+        listener.cancel(link.elicitation_id)
+        return Ask.DECLINED
+    return Ask.PENDING

@@ -1,0 +1,118 @@
+"""`gwanjong setup [PLATFORM]`: the person types each credential (hidden), nothing passes
+through a model. Asks the platform server which credentials it takes, saves them to
+`<state_dir>/.env` (atomic, 0600), restarts the server with them and checks the connection.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import sys
+from collections.abc import Callable
+from typing import TextIO
+
+import anyio
+
+from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.platforms.client import PlatformClient
+from gwanjong_gateway.platforms.upstreams import Upstreams
+from gwanjong_gateway.setup.dotenv_file import DotenvError, check_value, overridden
+from gwanjong_gateway.setup.guide import allowed_names, guide_for, save_credentials
+from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.contract.untrusted import one_line
+
+Prompt = Callable[[str], str]
+
+
+def run_setup(
+    config: GatewayConfig,
+    platforms: list[str],
+    out: TextIO = sys.stdout,
+    ask: Prompt = getpass.getpass,
+) -> int:
+    """0 when every chosen platform saved and checked fine, else 1 (2: bad platform)."""
+    enabled = list(config.enabled())
+    unknown = [p for p in platforms if p not in enabled]
+    if unknown:
+        names = ", ".join(one_line(p, 40) for p in unknown)
+        sys.stderr.write(
+            f"gwanjong setup: not enabled in gateway.toml: {names}. "
+            f"Enabled: {', '.join(enabled) or 'none'}.\n"
+        )
+        return 2
+    return anyio.run(_run, config, platforms or enabled, out, ask)
+
+
+async def _run(config: GatewayConfig, platforms: list[str], out: TextIO, ask: Prompt) -> int:
+    environ = dict(os.environ)
+    upstreams = Upstreams(config, environ)
+    failures = 0
+    try:
+        for name in platforms:
+            failures += not await _one(config, upstreams, name, environ, out, ask)
+    finally:
+        await upstreams.close_all()
+    return 1 if failures else 0
+
+
+async def _one(
+    config: GatewayConfig,
+    upstreams: Upstreams,
+    name: str,
+    environ: dict[str, str],
+    out: TextIO,
+    ask: Prompt,
+) -> bool:
+    print(f"== {name}", file=out)
+    why, profile = "it declares no credentials", None
+    try:
+        caps = await PlatformClient(upstreams, name).capabilities()
+        names, profile = allowed_names(name, caps.credentials), caps.profile
+    except PlatformError as exc:
+        names, why = None, one_line(str(exc), 200)
+    if names is None:
+        print(f"Cannot ask for {name}'s credentials: {why}.", file=out)
+        return False
+    for step in guide_for(name, profile)["steps"]:
+        print(f"  - {step}", file=out)
+    print("Type each value (hidden); leave empty to keep what is there.", file=out, flush=True)
+    values: dict[str, str] = {}
+    for key in names:
+        while True:
+            value = ask(f"{key}: ").strip()
+            if not value:
+                break
+            try:
+                check_value(key, value)
+            except DotenvError as exc:
+                print(str(exc), file=out, flush=True)
+                continue
+            values[key] = value
+            break
+    if values:
+        try:
+            save_credentials(config.state_dir, name, values)
+        except DotenvError as exc:
+            print(f"Not saved: {exc}", file=out)
+            return False
+        print(f"Saved {', '.join(sorted(values))} to {config.state_dir / '.env'}.", file=out)
+        over = overridden(values, environ)
+        if over:
+            print(
+                f"Warning: {', '.join(over)} is also set in this environment, which wins over "
+                "the saved value.",
+                file=out,
+            )
+    upstreams.reload_env(name, environ)
+    upstream = upstreams.get(name)
+    if upstream is not None:
+        await upstream.close()
+    try:
+        caps = await PlatformClient(upstreams, name).capabilities()
+    except PlatformError as exc:
+        print(f"Check failed: {one_line(str(exc), 300)}", file=out)
+        return False
+    account = one_line(caps.account or "", 60) or "none"
+    state = "configured" if caps.configured else "NOT configured"
+    print(f"Check: {name} is {state}; account: {account}.", file=out, flush=True)
+    return caps.configured

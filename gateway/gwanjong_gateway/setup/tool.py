@@ -1,0 +1,207 @@
+"""The `setup` tool: check platforms, explain how to get keys, save credentials safely.
+
+Saving is where a hostile post could try to steer the model, so: only the credential
+names a platform server declares in `capabilities` can be saved (never an endpoint or a
+proxy: those come from gateway.toml or the operator's environment); secrets preferably
+come from the person, typed on the gateway's own local page that the client opens
+(URL-mode elicitation), never through the model nor a client form;
+values the model supplies are saved only when `[gateway] model_may_save_credentials` is on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from typing import Any, Protocol
+
+import anyio
+from fastmcp import Context
+from mcp.types import InputRequiredResult
+
+from gwanjong_gateway import bundled
+from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.platforms.client import PlatformClient, ensure_profiles
+from gwanjong_gateway.platforms.upstreams import Upstreams
+from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.setup.dotenv_file import DotenvError, check_value, overridden
+from gwanjong_gateway.setup.guide import allowed_names, check_names, guide_for, save_credentials
+from gwanjong_gateway.setup.secret_listener import SecretListener
+from gwanjong_gateway.setup.secret_page import Ask, Saved, ask_secrets
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+from gwanjong_shared.contract.untrusted import one_line, quote
+
+MAX_CREDENTIALS = 20
+_PLATFORM = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
+
+
+def other_ways(platform: str) -> str:
+    return (
+        f"Ask the user to run `gwanjong setup {platform}` in a terminal (hidden input), or "
+        f"call setup(action='save', platform='{platform}') without credentials so the client "
+        "opens a page where the user types them (you never see them)."
+    )
+
+
+class SetupHost(Protocol):
+    """What setup needs of the gateway (the `Gateway` holder has it), no more."""
+
+    config: GatewayConfig
+    environ: dict[str, str] | None
+    upstreams: Upstreams
+    records: Records
+    secret_listener: SecretListener
+
+
+async def declared_credentials(gw: SetupHost, platform: str) -> list[str] | None:
+    try:
+        caps = await PlatformClient(gw.upstreams, platform).capabilities()
+    except PlatformError:
+        return None
+    return allowed_names(platform, caps.credentials)
+
+
+async def guides(gw: SetupHost, platform: str) -> dict[str, Any]:
+    if platform and not _PLATFORM.match(platform):
+        raise PlatformError(
+            ErrorKind.INVALID_INPUT,
+            f"No platform named {quote(platform, 40)}. Use one of: {', '.join(gw.upstreams.names())}.",
+        )
+    # Each platform's server tells how to get its keys; one not enabled here is only named.
+    names = [platform] if platform else (gw.upstreams.names() or bundled.installed())
+    enabled = [name for name in names if name in gw.upstreams.by_name]
+    await ensure_profiles(gw.upstreams, enabled)
+    return {
+        "guides": {
+            name: guide_for(
+                name, gw.upstreams.profiles.get(name) if name in enabled else None, name in enabled
+            )
+            for name in names
+        },
+        "next": "Put the values in the environment, or ask the user to run `gwanjong setup "
+        "<platform>` in a terminal, or call setup(action='save', platform=...) so the client "
+        "opens a page where the user types them.",
+    }
+
+
+async def save(
+    gw: SetupHost, ctx: Context, platform: str, credentials: dict[str, str] | None
+) -> dict[str, Any] | InputRequiredResult:
+    if not platform:
+        raise PlatformError(
+            ErrorKind.INVALID_INPUT,
+            f"save needs a platform, one of: {', '.join(gw.upstreams.names()) or 'none enabled'}.",
+        )
+    if credentials is not None and len(credentials) > MAX_CREDENTIALS:
+        raise PlatformError(
+            ErrorKind.INVALID_INPUT,
+            f"{len(credentials)} credentials is too many; give at most {MAX_CREDENTIALS}.",
+        )
+    names = await declared_credentials(gw, platform)
+    if names is None:
+        raise PlatformError(
+            ErrorKind.UNAVAILABLE,
+            f"The {platform} server did not say which credentials it takes (it is down or "
+            "predates the contract's `credentials`), so setup saves nothing for it. Set them in "
+            "the environment or gateway.toml, or check status().",
+        )
+    try:
+        if credentials:
+            check_names(platform, names, credentials)
+            for key, value in credentials.items():
+                check_value(key, value)
+            if not gw.config.gateway.model_may_save_credentials:
+                raise PlatformError(
+                    ErrorKind.NOT_SUPPORTED,
+                    "Saving credentials that pass through the assistant is off "
+                    "([gateway] model_may_save_credentials = false). " + other_ways(platform),
+                )
+            values = dict(credentials)
+        else:
+            return await _ask_person(gw, ctx, platform, names)
+        saved = save_credentials(gw.config.state_dir, platform, values)
+    except (DotenvError, ValueError) as exc:
+        raise PlatformError(ErrorKind.INVALID_INPUT, str(exc)) from None
+    return await _saved(gw, platform, values, saved)
+
+
+async def _ask_person(
+    gw: SetupHost, ctx: Context, platform: str, names: list[str]
+) -> dict[str, Any] | InputRequiredResult:
+    """The person types the values on the gateway's own page (URL-mode elicitation)."""
+
+    async def on_save(values: dict[str, str]) -> dict[str, Any]:
+        saved = save_credentials(gw.config.state_dir, platform, values)
+        return await _saved(gw, platform, values, saved)
+
+    answer = await ask_secrets(ctx, gw.secret_listener, platform, names, on_save)
+    if isinstance(answer, (InputRequiredResult, Saved)):
+        return answer if isinstance(answer, InputRequiredResult) else answer.result
+    if answer is Ask.UNSUPPORTED:
+        raise PlatformError(
+            ErrorKind.NOT_SUPPORTED,
+            "This client cannot open a page for the user (no URL-mode elicitation), and "
+            "secrets are never asked for in a form. Ask the user to run "
+            f"`gwanjong setup {platform}` in a terminal, or to set "
+            f"{', '.join(names)} in the gateway's environment.",
+        )
+    if answer is Ask.DECLINED:
+        return {"saved": [], "status": "declined", "next": "Nothing was saved."}
+    return {
+        "saved": [],
+        "status": "pending",
+        "next": f"The user is entering the {platform} credentials on the page their client "
+        "opened (the link works once, for 10 minutes); nothing is saved yet. When they say "
+        f"they are done, call setup(action='check', platform='{platform}').",
+    }
+
+
+async def _saved(
+    gw: SetupHost, platform: str, values: dict[str, str], saved: list[str]
+) -> dict[str, Any]:
+    """After a save: restart that platform's server, check it, warn about overrides."""
+    environ = dict(os.environ if gw.environ is None else gw.environ)
+    gw.upstreams.reload_env(platform, environ)
+    upstream = gw.upstreams.get(platform)
+    if upstream is not None:
+        await upstream.close()  # restarted with the new env on the next call
+    result: dict[str, Any] = {
+        "saved": saved,
+        "file": str(gw.config.state_dir / ".env"),
+        "check": await check(gw, [platform]),
+    }
+    table = upstream.platform.env if upstream is not None else {}
+    over = sorted(set(overridden(values, environ)) | {k for k in values if k in table})
+    if over:
+        result["warning"] = (
+            f"{', '.join(over)} is also set in the gateway's environment or gateway.toml, which "
+            "wins over the saved value: remove it there for the saved one to take effect."
+        )
+    return result
+
+
+async def check(gw: SetupHost, names: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+
+    async def one(name: str) -> None:
+        try:
+            caps = await PlatformClient(gw.upstreams, name).capabilities()
+        except PlatformError as exc:
+            out[name] = {"ok": False, "error": one_line(str(exc), 300)}
+        else:
+            out[name] = {
+                "ok": True,
+                "configured": caps.configured,
+                "account": one_line(caps.account or "", 60) or None,
+                "actions": {k: v.allowed for k, v in caps.actions.items()},
+            }
+            with contextlib.suppress(PlatformError):  # a busy record: resume next check
+                if await gw.records.run(StrikeStore.paused, name):
+                    await gw.records.run(StrikeStore.clear_pause, name)
+                    out[name]["writes_resumed"] = True
+
+    async with anyio.create_task_group() as tg:
+        for name in names:
+            tg.start_soon(one, name)
+    return out

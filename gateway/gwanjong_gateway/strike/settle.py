@@ -1,0 +1,204 @@
+"""Settling writes whose outcome is unknown, by reading the platform back.
+
+A write that timed out, lost its connection or was cut short by a crash may still land:
+real servers finish what they received, and reads may lag behind writes. So an unsure
+row stays `unknown` (holding its target) and is read back with backoff; only a read-back
+that still finds nothing once `settle_window_s` has passed since the write was sent
+proves it absent (`failed`, which frees the target). A row that cannot be read back at
+all (votes; a platform that never shows it) stays `unknown` until a person resolves it
+with `gwanjong history --resolve`.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+import anyio
+
+from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.platforms.client import PlatformClient
+from gwanjong_gateway.platforms.upstreams import Upstreams
+from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus, normalise
+from gwanjong_shared.contract.errors import PlatformError
+
+log = logging.getLogger(__name__)
+
+FIRST_DELAY_S = 2.0
+MAX_DELAY_S = 30.0
+#: a `pending` row younger than the call timeout plus this may still be in flight
+IN_FLIGHT_MARGIN_S = 5.0
+IDLE_POLL_S = 5.0
+
+
+def _mine(author: str, account: str | None) -> bool:
+    return account is None or str(author or "").lower().lstrip("@") == str(account).lower().lstrip(
+        "@"
+    )
+
+
+class Seen(StrEnum):
+    FOUND = "found"
+    ABSENT = "absent"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class ReadBack:
+    """What reading the platform back showed about one write."""
+
+    seen: Seen
+    id: str = ""
+    url: str = ""
+
+
+class Settler:
+    def __init__(
+        self,
+        config: GatewayConfig,
+        upstreams: Upstreams,
+        records: Records,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.config = config
+        self.upstreams = upstreams
+        self.records = records
+        self.clock = clock
+        self._next: dict[int, tuple[float, float]] = {}  # record -> (next check, delay)
+
+    @property
+    def window(self) -> float:
+        return self.config.safety.settle_window_s
+
+    def next_check_in(self, row: Strike) -> int:
+        """Seconds until this row is read back again (what the model is told)."""
+        if self.in_flight(row):
+            due = row.created_at + self.config.gateway.call_timeout_s + IN_FLIGHT_MARGIN_S
+        else:
+            due, _ = self._next.get(row.id, (self.clock(), 0.0))
+        return max(1, math.ceil(due - self.clock()))
+
+    def _schedule(self, row: Strike) -> None:
+        _, delay = self._next.get(row.id, (0.0, FIRST_DELAY_S / 2))
+        delay = min(MAX_DELAY_S, delay * 2)
+        now = self.clock()
+        due = now + delay
+        end = row.created_at + self.window
+        if now < end < due:  # never overshoot the window's end by a whole backoff step
+            due = end + 0.1
+        self._next[row.id] = (due, delay)
+
+    def in_flight(self, row: Strike) -> bool:
+        """A fresh `pending` row may be another call's write still on its way."""
+        young = (
+            self.clock() - row.created_at < self.config.gateway.call_timeout_s + IN_FLIGHT_MARGIN_S
+        )
+        return row.status == StrikeStatus.PENDING and young
+
+    async def settle(self, row: Strike) -> Strike:
+        """Read back once; the row as it now stands (posted, failed, or still unknown)."""
+        if row.status not in (StrikeStatus.PENDING, StrikeStatus.UNKNOWN) or self.in_flight(row):
+            return row
+        found = await self.read_back(row)
+        now = self.clock()
+        if found.seen is Seen.FOUND:
+            log.info("record %s: read-back found the write", row.id)
+            return await self._move(
+                row,
+                StrikeStatus.POSTED,
+                result_id=found.id,
+                result_url=found.url,
+                policy=[*row.policy, "read-back: found on the platform"],
+            )
+        past = now >= row.created_at + self.window
+        if found.seen is Seen.ABSENT and past:
+            return await self._move(
+                row,
+                StrikeStatus.FAILED,
+                reason=f"read-back: still not on the platform {self.window:g} s after sending; not written",
+                policy=[*row.policy, "read-back: absent after the settle window"],
+            )
+        if found.seen is Seen.UNKNOWN and past:
+            reason = (
+                "the platform cannot be read back for this; a person must check and run "
+                f"`gwanjong history --resolve {row.id} --as posted|failed`"
+            )
+        else:
+            reason = row.reason or "outcome unknown: the platform did not confirm the write"
+        self._schedule(row)
+        if row.status == StrikeStatus.UNKNOWN and row.reason == reason:
+            return row
+        return await self._move(row, StrikeStatus.UNKNOWN, reason=reason)
+
+    async def _move(self, row: Strike, status: StrikeStatus, **fields: Any) -> Strike:
+        moved = await self.records.run(
+            StrikeStore.settle, row.id, status, now=self.clock(), **fields
+        )
+        if status != StrikeStatus.UNKNOWN:
+            self._next.pop(row.id, None)
+        if moved is None:  # another call or gateway settled it first
+            latest = await self.records.run(StrikeStore.get, row.id)
+            return latest or row
+        return moved
+
+    async def settle_due(self) -> int:
+        """Read back every unsettled row whose next check is due; how many were settled."""
+        settled = 0
+        for row in await self.records.run(StrikeStore.unsettled):
+            due, _ = self._next.get(row.id, (0.0, 0.0))
+            if due > self.clock():
+                continue
+            try:
+                new = await self.settle(row)
+            except PlatformError as exc:  # the record is busy: next round
+                log.info("settling record %s: %s", row.id, exc)
+                continue
+            settled += new.status not in (StrikeStatus.PENDING, StrikeStatus.UNKNOWN)
+        return settled
+
+    async def run_forever(self) -> None:
+        """The background loop the gateway's lifespan starts (also settles a crash's leftovers)."""
+        while True:
+            try:
+                settled = await self.settle_due()
+                if settled:
+                    log.info("settled %d unsure writes by reading back", settled)
+            except PlatformError as exc:
+                log.info("settle loop: %s", exc)
+            # Wake for the next due check; look for new unsure rows every few seconds.
+            waits = [due - self.clock() for due, _ in self._next.values()]
+            await anyio.sleep(max(0.2, min([IDLE_POLL_S, *waits])))
+
+    # -- read-back ------------------------------------------------------------------------
+
+    async def read_back(self, row: Strike) -> ReadBack:
+        """Whether the write is on the platform: found (with its id and url), absent, or
+        unknown (the platform could not be asked, or cannot show it)."""
+        client = PlatformClient(self.upstreams, row.platform)
+        needle = normalise(row.content)[:120]
+        try:
+            account = (await client.capabilities()).account
+            if row.action == StrikeAction.COMMENT:
+                for c in await client.get_comments(row.target, 1000):
+                    if _mine(c.author, account) and needle and needle in normalise(c.body):
+                        return ReadBack(Seen.FOUND, c.id)
+                return ReadBack(Seen.ABSENT)
+            if row.action == StrikeAction.POST:
+                query = row.title or row.content[:60]
+                for p in await client.search(query, 50):
+                    if _mine(p.author, account) and (
+                        needle in normalise(p.body)
+                        or (row.title and normalise(row.title) == normalise(p.title))
+                    ):
+                        return ReadBack(Seen.FOUND, p.id, p.url)
+                return ReadBack(Seen.ABSENT)
+        except PlatformError:
+            return ReadBack(Seen.UNKNOWN)
+        return ReadBack(Seen.UNKNOWN)  # votes cannot be read back through the contract

@@ -1,0 +1,75 @@
+"""What strike shows: result shapes, the would-be call, the approval question."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from gwanjong_gateway.rules.ledger import UNSETTLED, Strike, StrikeAction, StrikeStatus
+from gwanjong_gateway.scout.state import DraftContext
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+
+log = logging.getLogger(__name__)
+
+
+def result(status: StrikeStatus, **fields: Any) -> dict[str, Any]:
+    return {"status": str(status), **{k: v for k, v in fields.items() if v not in (None, "")}}
+
+
+def duplicate(action: StrikeAction, earlier: Strike, check_in: int | None = None) -> dict[str, Any]:
+    """Answer for a target held by an earlier claim; never claims more than is known."""
+    if earlier.status in UNSETTLED:
+        if check_in is None:
+            why = (
+                f"This {action} may already be written (record {earlier.id}) and cannot be read "
+                f"back; gwanjong will not risk a second one. A person must check the platform, "
+                f"then run `gwanjong history --resolve {earlier.id} --as posted|failed`."
+            )
+        else:
+            why = (
+                f"This {action} may already be written (record {earlier.id}); checking again in "
+                f"{check_in} s. gwanjong will not send it a second time meanwhile."
+            )
+        return result(
+            StrikeStatus.DUPLICATE, reason=why, earlier=earlier.public(), retry_after=check_in
+        )
+    return result(
+        StrikeStatus.DUPLICATE,
+        reason=f"Already done: this {action} was {earlier.status} earlier (record {earlier.id}); "
+        "gwanjong never acts on the same target (or the same post text) twice.",
+        earlier=earlier.public(),
+    )
+
+
+def would(ctx: DraftContext, action: StrikeAction, text: str, title: str) -> dict[str, Any]:
+    post = ctx.opportunity.post
+    args: dict[str, Any] = {"body": text} if action.has_text else {}
+    if action.targeted:
+        args["post_id"] = post.id
+    else:
+        args["title"] = title
+    return {
+        "platform": post.platform,
+        "tool": action.tool,
+        "arguments": args,
+        "target": post.url if action.targeted else None,
+    }
+
+
+def question(ctx: DraftContext, action: StrikeAction, text: str, title: str, where: str) -> str:
+    head = f"Publish this {action} as your account on {ctx.opportunity.post.platform}?\nTarget: {where}"
+    if title:
+        head += f"\nTitle: {title}"
+    return f"{head}\n\n{text}" if text else head
+
+
+def unexpected(exc: Exception) -> PlatformError:
+    """An exception strike did not expect, as a kind-prefixed answer (logged with its
+    traceback on stderr, never shown to the model)."""
+    log.error("strike failed unexpectedly", exc_info=exc)
+    return PlatformError(
+        ErrorKind.UNAVAILABLE,
+        f"strike stopped on an unexpected error ({type(exc).__name__}). A write already sent "
+        "stays recorded and holds its target until it is read back; call status() and try "
+        "again in a minute.",
+    )

@@ -1,0 +1,133 @@
+"""Who is calling the HTTP gateway: team bearer tokens or OAuth 2.1 JWTs, from `[auth]`.
+
+FastMCP's bearer middleware answers 401 before any tool runs when the verifier returns
+None, so a refused request never reaches the pipeline state or the strike record. The
+verified principal keys the pipeline state (gwanjong_shared.pipeline.keys) and is recorded
+as `by=<name>` in each strike's policy decisions.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from fastmcp.server.auth import AccessToken, AuthProvider, TokenVerifier
+from fastmcp.server.dependencies import get_access_token
+
+from gwanjong_gateway.config import AuthSection, ConfigError, GatewayConfig
+from gwanjong_gateway.team.access_tokens import TokenError, TokenStore, store_for
+
+TOKEN_ISSUER = "gwanjong"
+log = logging.getLogger(__name__)
+
+
+class HashedTokenVerifier(TokenVerifier):
+    """Accepts the active tokens of a TokenStore; the principal is the token's name."""
+
+    def __init__(self, store: TokenStore) -> None:
+        super().__init__()
+        self.store = store
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        try:
+            name = self.store.lookup(token)
+        except TokenError as exc:  # a damaged file lets nobody in, and says why
+            log.error("refusing every token: %s", exc)
+            return None
+        if name is None:
+            return None
+        return AccessToken(
+            token=token,
+            client_id=name,
+            scopes=[],
+            subject=name,
+            claims={"iss": TOKEN_ISSUER, "sub": name},
+        )
+
+
+def _jwt_verifier(auth: AuthSection) -> AuthProvider:
+    # Imported here: the JWT stack (joserfc, cryptography) is only needed in jwt mode.
+    from fastmcp.server.auth.providers.jwt import JWTVerifier
+
+    common: dict[str, Any] = {
+        "issuer": auth.issuer,
+        "audience": auth.audience,
+        "algorithm": auth.algorithm,
+        "required_scopes": auth.required_scopes or None,
+    }
+    if auth.jwks_uri is not None:
+        return JWTVerifier(jwks_uri=auth.jwks_uri, **common)
+    assert auth.jwks_file is not None
+    path = Path(auth.jwks_file).expanduser()
+    _read_jwks(path)  # fail at start, not on the first request
+
+    class JwksFileVerifier(JWTVerifier):
+        """JWTVerifier reading its key set from a local file instead of a URL."""
+
+        async def _fetch_jwks(self) -> dict[str, Any]:
+            return _read_jwks(path)
+
+    return JwksFileVerifier(jwks_uri=path.resolve().as_uri(), **common)
+
+
+def _read_jwks(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"auth.jwks_file: cannot read {path}: {exc.strerror}") from None
+    except ValueError:
+        raise ConfigError(f"auth.jwks_file: {path} is not JSON") from None
+    if not isinstance(data, dict) or not isinstance(data.get("keys"), list) or not data["keys"]:
+        raise ConfigError(f'auth.jwks_file: {path} has no "keys" list')
+    return data
+
+
+def build_auth(config: GatewayConfig) -> AuthProvider | None:
+    """The verifier for `[auth]`, or None when mode = "none"."""
+    mode = config.auth.mode
+    if mode == "tokens":
+        return HashedTokenVerifier(store_for(config.state_dir))
+    if mode == "jwt":
+        return _jwt_verifier(config.auth)
+    return None
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a name: it may resolve to anything
+
+
+def bind_problem(host: str, auth: AuthProvider | None) -> str | None:
+    """Why serving HTTP on `host` with `auth` must not start, or None if it may."""
+    if auth is None and not is_loopback(host):
+        return (
+            f"refusing to serve HTTP on {host} without authentication: anyone who can reach "
+            'it could post as your accounts. Set [auth] mode = "tokens" (then run '
+            '`gwanjong token add NAME`) or mode = "jwt" in gateway.toml, or serve on 127.0.0.1.'
+        )
+    if isinstance(auth, HashedTokenVerifier):
+        try:
+            active = auth.store.active_count()
+        except TokenError as exc:
+            return str(exc)
+        if active == 0:
+            return (
+                f'[auth] mode = "tokens" but {auth.store.path} holds no active token, so '
+                "nobody could connect. Run `gwanjong token add NAME` first."
+            )
+    return None
+
+
+def principal_name() -> str | None:
+    """The signed-in caller of the current request (token name or JWT subject), if any."""
+    token = get_access_token()
+    if token is None:
+        return None
+    return token.subject or token.client_id

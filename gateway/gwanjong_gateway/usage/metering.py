@@ -1,0 +1,88 @@
+"""Feeding the usage record: a middleware around every gateway tool, and the observer
+`Upstreams.call` reports each platform call to."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from fastmcp import FastMCP
+from fastmcp.exceptions import ToolError
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+
+from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.platforms.outcome import Outcome
+from gwanjong_gateway.platforms.upstreams import Upstreams
+from gwanjong_gateway.usage.log import UsageLog
+from gwanjong_gateway.usage.pg import open_usage
+from gwanjong_shared.contract.errors import ErrorKind, parse_error, read_error
+
+
+class UsageMiddleware(Middleware):
+    """Counts each gateway tool call, its error kind and the tokens of its result."""
+
+    def __init__(self, usage: UsageLog) -> None:
+        self.usage = usage
+
+    async def on_call_tool(
+        self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]
+    ) -> Any:
+        name = str(getattr(context.message, "name", "?"))
+        started = time.perf_counter()
+        try:
+            result = await call_next(context)
+        except ToolError as exc:
+            kind, _, _ = parse_error(str(exc))
+            self.usage.record_gateway(name, kind.value, time.perf_counter() - started, str(exc))
+            raise
+        except Exception:
+            self.usage.record_gateway(
+                name, ErrorKind.UNAVAILABLE.value, time.perf_counter() - started, ""
+            )
+            raise
+        text, kind = _text_of(result), ""
+        if getattr(result, "is_error", False):  # ContractErrors made the failure a result
+            kind = read_error(getattr(result, "structured_content", None), text).kind.value
+        self.usage.record_gateway(name, kind, time.perf_counter() - started, text)
+        return result
+
+
+def _text_of(result: Any) -> str:
+    """What the model reads of a tool result: its text blocks (JSON for structured data)."""
+    parts: list[str] = []
+    for block in getattr(result, "content", None) or []:
+        text = getattr(block, "text", None)
+        if isinstance(text, str):
+            parts.append(text)
+    if not parts:
+        structured = getattr(result, "structured_content", None)
+        if structured is not None:
+            parts.append(json.dumps(structured, ensure_ascii=False, default=str))
+    return "\n".join(parts)
+
+
+def attach_usage(
+    mcp: FastMCP[Any],
+    upstreams: Upstreams,
+    config: GatewayConfig,
+    environ: dict[str, str] | None = None,
+) -> UsageLog:
+    """Meter this gateway into `<state_dir>/usage.db` (PostgreSQL with `[store] url`): the
+    outermost middleware (so it sees the final error text) and the platform-call observer."""
+    usage = open_usage(config, environ)
+    mcp.middleware.insert(0, UsageMiddleware(usage))
+
+    def observe(platform: str, tool: str, outcome: Outcome, seconds: float) -> None:
+        usage.record_platform(
+            platform,
+            tool,
+            "" if outcome.ok else (outcome.kind.value if outcome.kind else "unavailable"),
+            seconds,
+            message=outcome.message,
+            retry_after=outcome.retry_after,
+            rate=outcome.rate,
+        )
+
+    upstreams.observer = observe
+    return usage

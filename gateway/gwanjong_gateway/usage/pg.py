@@ -1,0 +1,127 @@
+"""Usage figures in PostgreSQL (`[store] url`): every gateway process writes its calls into
+one `usage_calls` table (migration step 4), so `gwanjong usage` shows the whole team's.
+
+Only the engine differs from `UsageLog`: the connection (psycopg 3, autocommit, as
+store_pg), `%s` placeholders, and failure. Usage is best effort: while the database is
+down each batch is dropped, with one warning until it answers again; a tool call never
+waits on it (the writer is UsageLog's background thread).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from gwanjong_gateway.config import ConfigError, GatewayConfig
+from gwanjong_gateway.record import pg_errors
+from gwanjong_gateway.record.records import store_url
+from gwanjong_gateway.usage.log import (
+    INSERT,
+    KEEP_DAYS,
+    SELECT,
+    USAGE_FILE,
+    UsageLog,
+    UsageUnavailable,
+)
+
+log = logging.getLogger(__name__)
+TABLE = "usage_calls"
+
+
+class PostgresUsageLog(UsageLog):
+    def __init__(
+        self,
+        url: str,
+        clock: Callable[[], float] = time.time,
+        count_tokens: Callable[[str], int] | None = None,
+        broken: str = "",
+    ) -> None:
+        super().__init__(Path(), clock, count_tokens)
+        self.url = url
+        #: why the URL cannot be used (a `${VAR}` not set); "" when it can
+        self.broken = broken
+        self._warned = False
+
+    def _connect(self) -> Any:
+        if self.broken:
+            raise UsageUnavailable(self.broken)
+        if self._db is None:
+            import psycopg
+
+            from gwanjong_gateway.record.store_pg import CONNECT_TIMEOUT_S, PostgresStrikeStore
+
+            # Opening the record applies the migration steps (step 4: usage_calls), under
+            # the same advisory lock as every other process.
+            PostgresStrikeStore(self.url).close()
+            db = psycopg.connect(
+                self.url,
+                autocommit=True,
+                connect_timeout=CONNECT_TIMEOUT_S,
+                application_name="gwanjong-usage",
+            )
+            db.execute(f"DELETE FROM {TABLE} WHERE at < %s", (self.clock() - KEEP_DAYS * 86400,))
+            self._db = db
+        return self._db
+
+    def _insert(self, rows: list[tuple[Any, ...]]) -> None:
+        try:
+            db = self._connect()
+            with db.transaction(), db.cursor() as cur:
+                cur.executemany(INSERT.format(table=TABLE, p="%s"), rows)
+        except Exception as exc:
+            self._failed(exc)
+            if not self._warned:
+                self._warned = True
+                log.warning(
+                    "usage: the database at %s is unavailable (%s); usage figures are dropped "
+                    "until it answers",
+                    self._where(),
+                    self._why(exc),
+                )
+            return
+        if self._warned:
+            self._warned = False
+            log.info("usage: recording into %s again", self._where())
+
+    def _select(self, start: float) -> list[tuple[Any, ...]]:
+        try:
+            return self._connect().execute(SELECT.format(table=TABLE, p="%s"), (start,)).fetchall()
+        except Exception as exc:
+            self._failed(exc)
+            raise UsageUnavailable(
+                f"unavailable: the usage figures at {self._where()} cannot be read "
+                f"({self._why(exc)}); check that PostgreSQL is running there, then try again."
+            ) from None
+
+    def _why(self, exc: BaseException) -> str:
+        # libpq's messages never carry the password (pg_errors); ours (broken) neither
+        return str(exc) if isinstance(exc, UsageUnavailable) else type(exc).__name__
+
+    def _failed(self, exc: BaseException) -> None:
+        """A lost connection is dropped, so the next batch connects afresh."""
+        if self._db is not None and (self._db.closed or pg_errors.connection_lost(exc)):
+            try:
+                self._db.close()
+            finally:
+                self._db = None
+
+    def _where(self) -> str:
+        if self.broken:
+            return "the configured [store] url"
+        try:
+            return pg_errors.where(self.url)
+        except ImportError:  # psycopg missing: the warning still shows, without a host
+            return "the configured [store] url"
+
+
+def open_usage(config: GatewayConfig, environ: dict[str, str] | None = None) -> UsageLog:
+    """The configured usage record: PostgreSQL with `[store] url`, else `<state_dir>/usage.db`."""
+    if not config.store.url:
+        return UsageLog(config.state_dir / USAGE_FILE)
+    try:
+        return PostgresUsageLog(store_url(config, environ))
+    except ConfigError as exc:  # the gateway still serves; only the figures are missing
+        return PostgresUsageLog("", broken=f"[store] url: {exc}")
