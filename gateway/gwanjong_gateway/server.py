@@ -220,16 +220,13 @@ def build_gateway(
                 f"No opportunity {quote(opportunity_id, 100)} from scout. Known ids: {', '.join(list(state.opportunities)[:10])}.",
             )
         platform = opportunity.post.platform
-        try:
-            shown, context = await scouting.draft(
-                gw.upstreams,
-                opportunity,
-                config.gateway.writes,
-                # after draft's capabilities answer, which carries the platform's footer
-                partial(disclosure_for, config, platform, gw.upstreams.profiles),
-            )
-        except LookupError as exc:
-            raise ToolError(str(exc)) from None
+        shown, context = await scouting.draft(
+            gw.upstreams,
+            opportunity,
+            config.gateway.writes,
+            # after draft's capabilities answer, which carries the platform's footer
+            partial(disclosure_for, config, platform, gw.upstreams.profiles),
+        )
         return Stored(shown, store={"contexts": {**state.contexts, opportunity.id: context}})
 
     @pipeline.tool(

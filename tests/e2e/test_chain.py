@@ -20,6 +20,7 @@ from fastmcp.client.transports import StdioTransport
 
 from gwanjong_gateway.config_file import render
 from gwanjong_sandbox.control import SandboxControl
+from gwanjong_twitter.weighted import weighted_length
 from tests.e2e.procs import alive, descendants, find
 from tests.platforms import SPECS
 
@@ -99,6 +100,8 @@ async def test_three_calls_through_the_whole_chain(
             "draft", {"opportunity_id": "devto-000000"}, raise_on_error=False
         )
         assert early.is_error and "Call `scout` first" in early.content[0].text  # type: ignore[union-attr]
+        # An order hint is its own kind, as data: not an outage.
+        assert (early.structured_content or {})["error"]["kind"] == "needs_previous_step"
         args = {"opportunity_id": "x", "action": "comment", "content": "hi"}
         early = await client.call_tool("strike", args, raise_on_error=False)
         assert early.is_error and "Call `draft` first" in early.content[0].text  # type: ignore[union-attr]
@@ -126,6 +129,13 @@ async def test_three_calls_through_the_whole_chain(
             await client.call_tool("draft", {"opportunity_id": devto["id"]})
         ).structured_content
         assert drafted is not None and "select!" in drafted["post"]
+        # X counts its own weighted length (URLs as 23, CJK and emoji as 2): the footer's
+        # share of the limit is the X server's count, not a gateway estimate.
+        x = next(o for o in rust if o["platform"] == "twitter")
+        x_draft = (await client.call_tool("draft", {"opportunity_id": x["id"]})).structured_content
+        assert x_draft is not None
+        footer = x_draft["strike"]["disclosure_appended"]
+        assert footer and x_draft["limits"]["comment"]["footer"] == weighted_length(footer)
         struck = (
             await client.call_tool(
                 "strike",

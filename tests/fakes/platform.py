@@ -341,6 +341,7 @@ class FakeAdapter(PlatformAdapter):
         return self.world.profile.me if self.world.configured else None
 
     async def rule_for_target(self, action: str, post_id: str, rule: ActionRule) -> ActionRule:
+        await self.world.enter("validate")  # the per-target check before a write
         self.world.post(post_id)  # a missing target is not_found, not a policy answer
         if rule.allowed != "summoned":
             return rule

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import pytest
 from fastmcp import Client, FastMCP
 from fastmcp.exceptions import ToolError
@@ -84,3 +85,39 @@ def test_read_error_prefers_data_and_falls_back_to_text() -> None:
     )
     assert read_error({"error": "not ours"}, "timeout: slow").kind is ErrorKind.TIMEOUT
     assert read_error(None, "Error calling tool").kind is ErrorKind.UNAVAILABLE
+
+
+async def test_a_tool_error_that_declares_its_kind_is_reported_as_that_kind() -> None:
+    """The pipeline's order hint may not import the contract; it declares its kind as a
+    class attribute and the middleware reads it, never its text."""
+    from gwanjong_shared.pipeline.graph import NeedsPreviousStep
+
+    mcp: FastMCP[Any] = FastMCP("order", mask_error_details=True)
+    mcp.add_middleware(ContractErrors())
+
+    @mcp.tool
+    async def draft() -> Out:
+        raise NeedsPreviousStep("`draft` needs `opportunities`. Call `scout` first.")
+
+    async with Client(mcp) as client:
+        body = body_of(await client.call_tool_mcp("draft", {}))
+    assert body.kind is ErrorKind.NEEDS_PREVIOUS_STEP
+    assert body.text == "needs_previous_step: `draft` needs `opportunities`. Call `scout` first."
+
+
+async def test_a_hanging_check_before_a_write_sends_nothing_and_says_so() -> None:
+    """The kit bounds the pre-write check like every platform call; a check that never
+    answers is `unavailable` (nothing went out), not `timeout` (an unsure write)."""
+    from tests.fakes.platform import FakePlatform
+    from tests.fakes.profiles import SOCIAL
+
+    world = FakePlatform(SOCIAL)
+    target = next(iter(world.posts))
+    world.hang("validate")
+    with anyio.fail_after(60):  # without the bound, the unguarded check hangs for ever
+        async with Client(world.server(call_timeout_s=0.2)) as client:
+            args = {"post_id": target, "body": "hi"}
+            result = await client.call_tool_mcp("write_comment", args)
+    body = body_of(result)
+    assert body.kind is ErrorKind.UNAVAILABLE and "nothing was sent" in body.message
+    assert world.written() == []

@@ -22,7 +22,7 @@ from gwanjong_gateway.scout.guides import approach, guide
 from gwanjong_gateway.scout.mood import thread_mood
 from gwanjong_gateway.scout.ranking import dedupe, opportunity_id, rank, select
 from gwanjong_gateway.scout.state import DraftContext, DraftRule, Opportunity
-from gwanjong_shared.contract import Action, Capabilities, Limit, LimitName, Validation
+from gwanjong_shared.contract import Action, Capabilities, Limit, LimitName, Unit, Validation
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.models import Comment, Post
 from gwanjong_shared.contract.text import measure
@@ -100,26 +100,52 @@ async def scout(
     return [Opportunity(opportunity_id(r.post), r.post, r.score, r.reason) for r in chosen], errors
 
 
-def net_limits(limits: Mapping[LimitName, Limit], footer: str) -> dict[str, Any]:
+def net_limits(
+    limits: Mapping[LimitName, Limit], footer: str, counted: Mapping[str, int] | None = None
+) -> dict[str, Any]:
     """What the model may write: the disclosure footer is appended to bodies and
-    comments, so its length comes off their limits (titles keep theirs)."""
+    comments, so its length comes off their limits (titles keep theirs). `counted` has
+    the footer's length in units only the platform can count (its own `validate`)."""
     out: dict[str, Any] = {}
     for name, limit in limits.items():
         shown = limit.model_dump(mode="json")
         if footer and name != "title":
-            used = _footer_length(footer, limit.unit)
+            used = _footer_length(footer, limit.unit, counted or {})
             shown.update(max=max(0, limit.max - used), footer=used)
         out[name] = shown
     return out
 
 
-def _footer_length(footer: str, unit: str) -> int:
-    if unit == "weighted_chars":  # X: most non-Latin characters and emoji count twice
-        return sum(2 if ord(ch) > 0x10FF else 1 for ch in footer)
+def _footer_length(footer: str, unit: Unit, counted: Mapping[str, int]) -> int:
+    if unit in counted:
+        return counted[unit]
     try:
-        return measure(footer, unit)  # type: ignore[arg-type]
+        return measure(footer, unit)
+    except ValueError:  # the platform could not count it: no unit weighs a char over 2
+        return 2 * len(footer)
+
+
+async def _platform_counts(
+    client: PlatformClient, limits: Mapping[LimitName, Limit], footer: str, post_id: str
+) -> dict[str, int]:
+    """The footer's length in each unit the gateway cannot count itself, from the
+    platform's own counter (one `validate`, only when such a unit is in use)."""
+    units: set[Unit] = {limit.unit for limit in limits.values()}
+    if not footer or all(_local(unit) for unit in units):
+        return {}
+    try:
+        verdict = await client.validate("write_comment", footer, post_id=post_id)
+    except PlatformError:
+        return {}
+    return {verdict.length.unit: verdict.length.used}
+
+
+def _local(unit: Unit) -> bool:
+    try:
+        measure("", unit)
     except ValueError:
-        return len(footer)
+        return False
+    return True
 
 
 def compress(opportunity: Opportunity) -> dict[str, Any]:
@@ -199,8 +225,9 @@ async def draft(
 
     gone = failures.get("post")
     if gone is not None and gone.kind is ErrorKind.NOT_FOUND:
-        raise LookupError(
-            f"not_found: the post behind {opportunity.id} is gone ({gone}). Run scout again."
+        raise PlatformError(
+            ErrorKind.NOT_FOUND,
+            f"the post behind {opportunity.id} is gone ({gone}). Run scout again.",
         )
     full = got.post or post
     if opportunity.summoned:  # the link (and a hand-off) opens the mention
@@ -232,6 +259,8 @@ async def draft(
     source = f"{platform} post {post_id}"
     # The footer after the capabilities answer above: the platform may have just named it.
     disclosure = footer()
+    limits = caps.limits if caps is not None else {}
+    counted = await _platform_counts(client, limits, disclosure, post_id)
     shown: dict[str, Any] = {
         "opportunity_id": opportunity.id,
         "platform": platform,
@@ -259,7 +288,7 @@ async def draft(
         },
         "approach": approach(full.title, full.body, mood, len(comments)),
         "guide": guide(upstreams.profiles.get(platform)),
-        "limits": net_limits(caps.limits if caps is not None else {}, disclosure),
+        "limits": net_limits(limits, disclosure, counted),
         "strike": {
             "writes": mode,
             "disclosure_appended": disclosure or None,

@@ -16,7 +16,7 @@ from gwanjong_gateway.platforms.outcome import Outcome
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.usage.log import UsageLog
 from gwanjong_gateway.usage.pg import open_usage
-from gwanjong_shared.contract.errors import ErrorKind, parse_error, read_error
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError, parse_error, read_error
 
 
 class UsageMiddleware(Middleware):
@@ -32,7 +32,11 @@ class UsageMiddleware(Middleware):
         started = time.perf_counter()
         try:
             result = await call_next(context)
-        except ToolError as exc:
+        except PlatformError as exc:  # typed: no text to read back
+            kind = exc.kind
+            self.usage.record_gateway(name, kind.value, time.perf_counter() - started, str(exc))
+            raise
+        except ToolError as exc:  # FastMCP's own (bad arguments, unknown tool): its text
             kind, _, _ = parse_error(str(exc))
             self.usage.record_gateway(name, kind.value, time.perf_counter() - started, str(exc))
             raise

@@ -139,7 +139,7 @@ class BlueskyAdapter(PlatformAdapter):
             platform=self.platform,
             configured=self.is_configured(),
             actions={"write_post": POST_RULE, "write_comment": COMMENT_RULE, "upvote": UPVOTE_RULE},
-            limits=LIMITS,  # type: ignore[arg-type]  # dict[str, Limit] for dict[LimitName, Limit]
+            limits=LIMITS,
             credentials=CREDENTIALS,
         )
 

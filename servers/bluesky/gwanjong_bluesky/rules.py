@@ -8,7 +8,7 @@ from typing import Any
 from gwanjong_bluesky.posts import MENTION, authority, dig
 from gwanjong_bluesky.session import BlueskyClient
 from gwanjong_bluesky.threads import View, target_view
-from gwanjong_shared.contract import ActionRule, Limit, errors
+from gwanjong_shared.contract import ActionRule, Limit, LimitName, errors
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.kit.target_cache import TargetCache
 
@@ -38,7 +38,7 @@ GATED_RULE = ActionRule(
     reason="The author's reply gate (threadgate) does not let our account reply to this thread; "
     "Bluesky would hide the reply, so nobody can post it from this account.",
 )
-LIMITS: dict[str, Limit] = {
+LIMITS: dict[LimitName, Limit] = {
     "body": Limit(max=MAX_GRAPHEMES, unit="graphemes"),
     "comment": Limit(max=MAX_GRAPHEMES, unit="graphemes"),
 }

@@ -11,7 +11,7 @@ import anyio
 import httpx
 
 from gwanjong_devto.settings import Settings
-from gwanjong_shared.contract import ActionRule, Capabilities, Limit, MentionList, errors
+from gwanjong_shared.contract import ActionRule, Capabilities, Limit, LimitName, MentionList, errors
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
 from gwanjong_shared.kit.http import raise_for_response, transport_error
@@ -34,7 +34,7 @@ UPVOTE_RULE = ActionRule(
     reason="Forem accepts reactions only from admin API keys; a person can like the post in "
     "the browser.",
 )
-LIMITS: dict[str, Limit] = {
+LIMITS: dict[LimitName, Limit] = {
     "title": Limit(max=128, unit="chars"),
     "body": Limit(max=800_000, unit="bytes"),
     "comment": Limit(max=25_000, unit="chars"),
@@ -284,7 +284,7 @@ class DevtoAdapter(PlatformAdapter):
                 "write_comment": COMMENT_RULE,
                 "upvote": UPVOTE_RULE,
             },
-            limits=LIMITS,  # type: ignore[arg-type]
+            limits=LIMITS,
             credentials=CREDENTIALS,
         )
 

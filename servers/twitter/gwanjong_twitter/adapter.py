@@ -22,6 +22,7 @@ from gwanjong_shared.contract import (
     ActionRule,
     Capabilities,
     Limit,
+    LimitName,
     MentionList,
     Unit,
     Validation,
@@ -42,7 +43,7 @@ if TYPE_CHECKING:  # twikit (and js2py under it) is imported only when the reade
 log = logging.getLogger("gwanjong_twitter")
 T = TypeVar("T")
 
-LIMITS: dict[str, Limit] = {
+LIMITS: dict[LimitName, Limit] = {
     "body": Limit(max=MAX_WEIGHTED, unit="weighted_chars"),
     "comment": Limit(max=MAX_WEIGHTED, unit="weighted_chars"),
 }
@@ -360,7 +361,7 @@ class TwitterAdapter(PlatformAdapter):
                 "write_comment": ActionRule(allowed="summoned", reason=f"{REPLY_REASON} {reader}"),
                 "upvote": like,
             },
-            limits=LIMITS,  # type: ignore[arg-type]
+            limits=LIMITS,
             credentials=CREDENTIALS,
         )
 

@@ -33,6 +33,7 @@ class ErrorKind(StrEnum):
     NOT_SUPPORTED = "not_supported"
     UNAVAILABLE = "unavailable"
     TIMEOUT = "timeout"
+    NEEDS_PREVIOUS_STEP = "needs_previous_step"  # an order hint: call the named tool first
 
 
 class PlatformError(ToolError):

@@ -65,9 +65,21 @@ def _unexpected(name: str, exc: BaseException) -> ErrorBody:
     )
 
 
+def _declared_kind(exc: ToolError) -> ErrorKind | None:
+    """The kind a ToolError subclass declares as a class attribute (the pipeline's
+    `NeedsPreviousStep` does: the pipeline may not import the contract)."""
+    declared = getattr(type(exc), "kind", None)
+    try:
+        return ErrorKind(declared) if isinstance(declared, str) else None
+    except ValueError:
+        return None
+
+
 def _from_tool_error(name: str, exc: ToolError) -> ErrorBody:
     if isinstance(exc, PlatformError):
         body = exc.body
+    elif (kind := _declared_kind(exc)) is not None:  # e.g. the pipeline's order hint
+        body = ErrorBody.of(kind, str(exc))
     else:  # a bare ToolError (ours or FastMCP's) says its kind in its text, if at all
         kind, message, after = parse_error(str(exc))
         cause = exc.__cause__

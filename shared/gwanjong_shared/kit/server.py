@@ -33,6 +33,7 @@ from gwanjong_shared.kit.mcp_errors import ContractErrors
 from gwanjong_shared.kit.rate_meta import RateMeta
 
 log = logging.getLogger(__name__)
+CHECKING = "checking the write first"
 T = TypeVar("T")
 
 READ = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=True)
@@ -108,7 +109,7 @@ def build_platform_server(
     mcp.add_middleware(RateMeta())  # the platform's remaining budget, in each result's _meta
     mcp.add_middleware(ContractErrors())
 
-    async def guarded(call: Awaitable[T], what: str) -> T:
+    async def guarded(call: Awaitable[T], what: str, *, sent: bool = True) -> T:
         # The SDKs differ in how (and whether) they time out; one bound for all of them.
         try:
             with anyio.move_on_after(call_timeout_s) as scope:
@@ -129,6 +130,11 @@ def build_platform_server(
                 "failing, check the server's log."
             ) from None
         assert scope.cancelled_caught
+        if not sent:  # a check before a write: nothing went out, so not an unsure write
+            raise errors.unavailable(
+                f"{label} did not finish {what} within {call_timeout_s:g} s; nothing was sent. "
+                "Try again later."
+            )
         raise errors.timeout(
             f"{label} did not finish {what} within {call_timeout_s:g} s. Try again later."
         )
@@ -231,7 +237,7 @@ Example: write_post(title="What I learned shipping an MCP server", body="...", t
         tags: list[str] | str | None = None,
     ) -> PostResult:
         tag_list = _tags(tags)
-        check = await adapter.validate("write_post", body, title)
+        check = await guarded(adapter.validate("write_post", body, title), CHECKING, sent=False)
         _raise_if_refused(check, label, "write_post")
         return await guarded(adapter.write_post(title, body, tag_list), "publishing")
 
@@ -252,7 +258,9 @@ Example: write_comment(post_id="1001", body="The retry trick in your second snip
         body: Annotated[str, Field(max_length=200_000)],
         parent_id: Annotated[str | None, BeforeValidator(_id_text)] = None,
     ) -> PostResult:
-        check = await adapter.validate("write_comment", body, post_id=post_id.strip())
+        check = await guarded(
+            adapter.validate("write_comment", body, post_id=post_id.strip()), CHECKING, sent=False
+        )
         _raise_if_refused(check, label, "write_comment")
         return await guarded(
             adapter.write_comment(post_id.strip(), body, parent_id or None), "replying"
@@ -270,7 +278,9 @@ Errors: `not_supported` (not allowed for programs here), `not_found`, `auth`,
 Example: upvote(post_id="1001")""",
     )
     async def upvote(post_id: PostId) -> PostResult:
-        check = await adapter.validate("upvote", "", post_id=post_id.strip())
+        check = await guarded(
+            adapter.validate("upvote", "", post_id=post_id.strip()), CHECKING, sent=False
+        )
         _raise_if_refused(check, label, "upvote")
         return await guarded(adapter.upvote(post_id.strip()), "voting")
 

@@ -6,6 +6,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fastmcp.exceptions import ToolError
+
 from gwanjong_shared.pipeline.state import PipelineState, field_count, is_populated
 
 
@@ -41,6 +43,13 @@ def call_first(specs: Sequence[ToolSpec], missing: Iterable[str]) -> list[str]:
             if name not in order:
                 order.append(name)
     return order
+
+
+class NeedsPreviousStep(ToolError):
+    """A tool called before the step that feeds it: an order hint, not an outage. `kind`
+    is the error kind a server's error middleware reports it as (data, not text)."""
+
+    kind = "needs_previous_step"
 
 
 def missing_message(tool: str, missing: Sequence[str], specs: Sequence[ToolSpec]) -> str:

@@ -10,11 +10,10 @@ from typing import Any, Generic, TypedDict, TypeVar, overload
 
 from fastmcp import Context, FastMCP
 from fastmcp.dependencies import CurrentContext, Depends
-from fastmcp.exceptions import ToolError
 from mcp.types import Icon, ToolAnnotations
 from typing_extensions import Unpack
 
-from gwanjong_shared.pipeline.graph import ToolSpec, describe, missing_message
+from gwanjong_shared.pipeline.graph import NeedsPreviousStep, ToolSpec, describe, missing_message
 from gwanjong_shared.pipeline.keys import DEFAULT_CLIENT_KEY_HEADER, client_key
 from gwanjong_shared.pipeline.state import PipelineState
 from gwanjong_shared.pipeline.status import STATUS_DESCRIPTION, StatusExtra, merge_extra
@@ -190,7 +189,8 @@ class Pipeline(Generic[S]):
             async with self.store.hold(key) as state:
                 missing = state.missing(spec.requires)
                 if missing:
-                    raise ToolError(missing_message(spec.name, missing, list(self._specs.values())))
+                    specs = list(self._specs.values())
+                    raise NeedsPreviousStep(missing_message(spec.name, missing, specs))
                 if state_param is not None:
                     kwargs[state_param] = state
                 outcome = await call_user_function(func, kwargs)
