@@ -3,6 +3,7 @@ tiers (tests/tiers.py): the fast tier by default, every tier with --all-tiers.""
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +23,28 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     tiers.select(items, config)
+
+
+@pytest.fixture(autouse=True)
+def _fast_tier_stays_in_process(request: pytest.FixtureRequest) -> Iterator[None]:
+    """The fast tier promises one process: a test there that starts a process fails at
+    once, naming the marker it needs, instead of silently making the tier slow."""
+    if any(request.node.get_closest_marker(tier) for tier in tiers.SLOW):
+        yield
+        return
+    real = subprocess.Popen._execute_child  # type: ignore[attr-defined]
+
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError(
+            f"{request.node.nodeid} starts a process: mark it @pytest.mark.stdio "
+            "(the fast tier runs in one process)"
+        )
+
+    subprocess.Popen._execute_child = refuse  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        subprocess.Popen._execute_child = real  # type: ignore[attr-defined]
 
 
 @pytest.fixture(scope="session")

@@ -37,6 +37,7 @@ def write_config(
     extra: str = "",
     start: float = 60,
     isolation: str = "in-process",
+    disclosure: dict[str, str] | None = None,
 ) -> Path:
     gateway = {
         "writes": writes,
@@ -44,10 +45,12 @@ def write_config(
         "call_timeout_s": timeout,
         "start_timeout_s": start,
     }
-    tables = {
+    tables: dict[str, dict[str, Any]] = {
         name: {"env": SPECS[name].env(sandbox.url), "min_interval_s": 0, "isolation": isolation}
         for name in platforms
     }
+    for name, footer in (disclosure or {}).items():
+        tables[name]["disclosure"] = footer
     path = tmp / "gateway.toml"
     path.write_text(render(gateway, tables) + "\n" + extra, encoding="utf-8")
     return path
@@ -129,13 +132,6 @@ async def test_three_calls_through_the_whole_chain(
             await client.call_tool("draft", {"opportunity_id": devto["id"]})
         ).structured_content
         assert drafted is not None and "select!" in drafted["post"]
-        # X counts its own weighted length (URLs as 23, CJK and emoji as 2): the footer's
-        # share of the limit is the X server's count, not a gateway estimate.
-        x = next(o for o in rust if o["platform"] == "twitter")
-        x_draft = (await client.call_tool("draft", {"opportunity_id": x["id"]})).structured_content
-        assert x_draft is not None
-        footer = x_draft["strike"]["disclosure_appended"]
-        assert footer and x_draft["limits"]["comment"]["footer"] == weighted_length(footer)
         struck = (
             await client.call_tool(
                 "strike",
@@ -161,6 +157,28 @@ async def test_three_calls_through_the_whole_chain(
         ).structured_content
         assert again is not None and again["status"] == "duplicate"
     assert [w["action"] for w in sandbox.writes()] == ["write_post"]
+
+
+async def test_a_weighted_footer_is_counted_by_the_platform(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    """X counts its own weighted length (a URL as 23, emoji and CJK as 2): the footer's
+    share of the limit draft shows is the X server's count, not a gateway estimate."""
+    footer = "\n\u2014 drafted with https://example.com/gwanjong/about?from=x \U0001f916"
+    config = write_config(tmp_path, sandbox, ["twitter"], disclosure={"twitter": footer})
+    async with Client(gateway(config), timeout=60) as client:
+        await until_up(client, ["twitter"])
+        scouted = (
+            await client.call_tool("scout", {"topic": "rust async cancellation", "limit": 5})
+        ).structured_content
+        assert scouted is not None and scouted["opportunities"]
+        first = scouted["opportunities"][0]["id"]
+        drafted = (await client.call_tool("draft", {"opportunity_id": first})).structured_content
+    assert drafted is not None and drafted["strike"]["disclosure_appended"] == footer
+    counted = weighted_length(footer)
+    assert counted != len(footer)  # the case where an estimate goes wrong
+    comment = drafted["limits"]["comment"]
+    assert comment["footer"] == counted and comment["max"] == 280 - counted
 
 
 async def test_default_dry_run_writes_nothing(sandbox: SandboxControl, tmp_path: Path) -> None:

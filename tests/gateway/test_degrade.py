@@ -48,6 +48,7 @@ def test_breaker_backs_off_exponentially_on_its_clock() -> None:
     assert breaker.failed(immediate=True) == 4  # ...but not forever
 
 
+@pytest.mark.stdio  # spawns a process
 async def test_a_server_that_cannot_import_is_down_with_its_stderr_and_fails_fast(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
@@ -149,6 +150,7 @@ def test_proxy_and_ca_variables_reach_the_platform_servers() -> None:
     assert "TWITTER_BEARER_TOKEN" not in env and "AWS_SECRET_ACCESS_KEY" not in env
 
 
+@pytest.mark.stdio  # spawns a process
 async def test_a_stderr_reason_never_shows_a_secret(forum: FakePlatform, tmp_path: Path) -> None:
     leaky = (
         f'[platforms.leaky]\ncommand = ["{PY}", "-c", '

@@ -39,6 +39,7 @@ def gateway_toml(state_dir: Path, opt_out: list[str]) -> str:
     return text + f"\n[safety]\nopt_out = {opt_out!r}\n".replace("'", '"')
 
 
+@pytest.mark.stdio  # spawns a process
 async def test_a_fifth_platform_works_with_its_own_guide_disclosure_and_setup(
     tmp_path: Path,
 ) -> None:
@@ -70,6 +71,7 @@ async def test_a_fifth_platform_works_with_its_own_guide_disclosure_and_setup(
         assert checked["check"]["mastodon"]["account"] == "fifth_bot"
 
 
+@pytest.mark.stdio  # spawns a process
 async def test_the_footer_reaches_the_fifth_platform(tmp_path: Path) -> None:
     """What the server received, read back through an exposed raw tool."""
     text = gateway_toml(tmp_path, []).replace(

@@ -117,6 +117,7 @@ def test_a_declared_platform_needs_no_command(tmp_path: Path, faulty_installed: 
         parse(config_text(tmp_path, ["devto"], platform_extra='isolation = "thread"'))
 
 
+@pytest.mark.stdio  # spawns a process
 def test_no_platform_sdk_is_imported_before_first_use(tmp_path: Path) -> None:
     """Building the gateway imports no platform server and no SDK (checked in a fresh
     interpreter, since this test process has imported them already)."""

@@ -45,6 +45,7 @@ def _start() -> subprocess.Popen[str]:
     return proc
 
 
+@pytest.mark.stdio  # spawns a process
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_stops_and_exits_while_stdin_is_still_open(sig: signal.Signals) -> None:
     proc = _start()
@@ -61,6 +62,7 @@ def test_a_signal_stops_and_exits_while_stdin_is_still_open(sig: signal.Signals)
     assert err.split() == ["stopped", "returned", "atexit", "ran"]
 
 
+@pytest.mark.stdio  # spawns a process
 def test_the_end_of_stdin_ends_it_without_stop() -> None:
     proc = _start()
     _out, err = proc.communicate("", timeout=60)

@@ -164,6 +164,7 @@ async def test_a_url_only_client_never_gets_a_form(
     assert asked == [] and forum.writes == []
 
 
+@pytest.mark.stdio  # spawns a process
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_server_version_is_gwanjongs(forum: FakePlatform, tmp_path: Path, mode: str) -> None:
     async with Client(fake_gateway(tmp_path, forum), mode=mode) as client:

@@ -35,5 +35,6 @@ def loaded_twikit(env: dict[str, str]) -> bool:
         ({"TWITTER_BEARER_TOKEN": "t", "TWITTER_COOKIES_FILE": "/nonexistent.json"}, True),
     ],
 )
+@pytest.mark.stdio  # spawns a process
 def test_twikit_only_with_the_web_reader(env: dict[str, str], expected: bool) -> None:
     assert loaded_twikit(env) is expected

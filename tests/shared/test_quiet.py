@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 
 def _serve_until_eof(extra: dict[str, str]) -> str:
     """A platform server over stdio with stdin closed at once: it starts, then ends."""
@@ -24,9 +26,11 @@ def _serve_until_eof(extra: dict[str, str]) -> str:
     return done.stderr
 
 
+@pytest.mark.stdio  # spawns a process
 def test_a_server_starts_without_fastmcp_chatter() -> None:
     assert "Starting MCP server" not in _serve_until_eof({})
 
 
+@pytest.mark.stdio  # spawns a process
 def test_the_environment_still_chooses_the_log_level() -> None:
     assert "Starting MCP server" in _serve_until_eof({"FASTMCP_LOG_LEVEL": "INFO"})
