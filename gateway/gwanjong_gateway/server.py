@@ -27,6 +27,7 @@ from gwanjong_gateway.platforms.expose import declare_exposed, register_exposed
 from gwanjong_gateway.record.records import health_of
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.resources import register_resources
+from gwanjong_gateway.rules.ledger import StrikeAction
 from gwanjong_gateway.rules.policy import disclosure_for
 from gwanjong_gateway.scout import inbox
 from gwanjong_gateway.scout import tools as scouting
@@ -243,6 +244,7 @@ def build_gateway(
         state: Workflow,
         content: Annotated[str, Field(max_length=100_000)] = "",
         title: Annotated[str, Field(max_length=500, description="post only")] = "",
+        handoff: int | Literal["comment", "post", "upvote"] | None = None,
     ) -> dict[str, Any] | InputRequiredResult:
         context = state.contexts.get(opportunity_id.strip())
         if context is None:
@@ -254,6 +256,11 @@ def build_gateway(
             raise PlatformError(
                 ErrorKind.INVALID_INPUT,
                 f"{quote(opportunity_id, 100)} has not been drafted: {hint}.",
+            )
+        if handoff is not None and action != "confirm_handoff":
+            raise PlatformError(
+                ErrorKind.INVALID_INPUT,
+                f"handoff names the hand-off that action='confirm_handoff' records; leave it out for action={action!r}.",
             )
         if action in ("comment", "post") and not content.strip():
             raise PlatformError(
@@ -280,7 +287,13 @@ def build_gateway(
 
         try:
             return await gw.desk.strike(
-                context, action, content, title.strip(), approve, by=principal_name()
+                context,
+                action,
+                content,
+                title.strip(),
+                approve,
+                by=principal_name(),
+                handoff=StrikeAction(handoff) if isinstance(handoff, str) else handoff,
             )
         except _AskFirst:
             return pending[0]
@@ -342,8 +355,8 @@ Call last, with the final text. Checks platform rules, length, opt-outs, caps an
 never acts on a target twice. writes (gateway.toml): dry-run shows what would be sent,
 confirm asks the human, live posts.
 Returns {"status": posted|dry_run|handoff|declined|refused|duplicate, ...}; handoff gives
-text + link for the person, then call again with action="confirm_handoff" (content =
-their URL). Errors start with a kind (rate_limited retry_after=N, unavailable, ...).
+text + link + record for the person, then call again with action="confirm_handoff"
+(handoff = that record, content = their URL). Errors start with a kind (rate_limited retry_after=N, unavailable, ...).
 Example: strike(opportunity_id="devto-1a2b3c", action="comment", content="...")"""
 
 STATUS_DOC = """Where you are in scout -> draft -> strike, and each platform's health.

@@ -22,5 +22,8 @@ def test_demo_runs_the_pipeline_and_exits_zero() -> None:
     assert "Tools the model sees" in out and "scout" in out and "total" in out
     assert "Opportunities" in out
     assert "-> posted" in out and "-> handoff" in out and "duplicate (never twice)" in out
+    # Issue 21: the Dev.to post was always refused by the author cool-down, and said nothing
+    [post] = [line for line in out.splitlines() if "strike(action='post') ->" in line]
+    assert "-> posted https://dev.to/" in post, out[-3000:]
     assert "Demo complete:" in out
     assert "Traceback" not in out + proc.stderr

@@ -19,6 +19,7 @@ import anyio
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from rich.console import Console
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
@@ -129,17 +130,10 @@ async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: A
                 {"opportunity_id": oid, "action": "comment", "content": reply},
                 raise_on_error=False,
             )
-            result = struck.structured_content or {
-                "error": " ".join(getattr(c, "text", "") for c in struck.content)
-            }
+            result = _answer(struck)
             status = str(result.get("status", "error"))
             where = result.get("url") or result.get("open") or ""
-            detail = (
-                ""
-                if status == "posted"
-                else f" ({result.get('reason') or result.get('error', '')})"
-            )
-            console.print(f"   -> [bold]{status}[/] {where}{detail}")
+            console.print(f"   -> [bold]{status}[/] {where}{_why(result)}")
             outcomes.append((platform, status, where))
             if status == "posted":
                 again = await client.call_tool(
@@ -157,12 +151,14 @@ async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: A
                         "title": "Five tools instead of thirty-six",
                         "content": "What we learned putting one MCP gateway in front of four platform servers.",
                     },
+                    raise_on_error=False,
                 )
-                posted = post.structured_content or {}
+                posted = _answer(post)
+                status = str(posted.get("status", "error"))
                 console.print(
-                    f"   strike(action='post') -> [bold]{posted.get('status')}[/] {posted.get('url', '')}"
+                    f"   strike(action='post') -> [bold]{status}[/] {posted.get('url', '')}{_why(posted)}"
                 )
-                outcomes.append((platform, str(posted.get("status")), str(posted.get("url", ""))))
+                outcomes.append((platform, status, str(posted.get("url", ""))))
         status = (await client.call_tool("status", {})).structured_content or {}
         console.print(
             "\n[bold]5. status[/]: "
@@ -187,6 +183,21 @@ async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: A
         f"{sum(1 for _, s, _ in outcomes if s == 'handoff')} handed to a human, {len(writes)} writes in the sandbox."
     )
     return 0 if outcomes and len(writes) >= posted else 1
+
+
+def _answer(called: Any) -> dict[str, Any]:
+    """A tool result as data: its structured content, or its error text."""
+    return called.structured_content or {
+        "error": " ".join(getattr(c, "text", "") for c in called.content)
+    }
+
+
+def _why(result: dict[str, Any]) -> str:
+    """Why a strike did not post (its reason or error), for the line after its status."""
+    if result.get("status") == "posted":
+        return ""
+    why = result.get("reason") or result.get("error") or "no reason given"
+    return f" ({escape(str(why))})"  # a reason may hold "[...]", which is not rich markup
 
 
 INBOX_REPLY = (
@@ -226,13 +237,12 @@ async def _inbox(client: Client[Any], platforms: list[str]) -> list[tuple[str, s
             {"opportunity_id": chosen["id"], "action": "comment", "content": INBOX_REPLY},
             raise_on_error=False,
         )
-        result = struck.structured_content or {
-            "error": " ".join(getattr(c, "text", "") for c in struck.content)
-        }
+        result = _answer(struck)
         status = str(result.get("status", "error"))
         where = str(result.get("url") or result.get("open") or "")
+        why = "" if status == "handoff" else _why(result)
         console.print(
-            f"   \\[{platform}] {chosen['reason']}: comment is {allowed} -> [bold]{status}[/] {where}"
+            f"   \\[{platform}] {chosen['reason']}: comment is {allowed} -> [bold]{status}[/] {where}{why}"
         )
         outcomes.append((platform, status, where))
     return outcomes

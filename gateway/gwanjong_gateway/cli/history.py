@@ -16,6 +16,7 @@ from gwanjong_gateway.record.pg_errors import describe, redact
 from gwanjong_gateway.record.records import open_store, store_url
 from gwanjong_gateway.record.store import BUSY_TIMEOUT_S, StrikeStore
 from gwanjong_gateway.rules.ledger import RESOLVABLE, UNSETTLED, Strike, StrikeStatus
+from gwanjong_shared.contract.untrusted import clean
 
 MIN_WIDTH, MAX_WIDTH = 60, 120
 
@@ -37,6 +38,30 @@ def format_strike(r: Strike, width: int) -> list[str]:
         lines += textwrap.wrap(
             r.reason, width, initial_indent="      ", subsequent_indent="      ", max_lines=3
         )
+    if r.status is StrikeStatus.HANDOFF:
+        lines += _handoff_text(r, width)
+    return lines
+
+
+def _handoff_text(r: Strike, width: int) -> list[str]:
+    """What the person is to post by hand, in full (paragraphs kept), and how to confirm."""
+    pad = "        "
+    lines = ["      to post by hand:"]
+    if r.title:
+        lines += textwrap.wrap(
+            f"title: {clean(r.title)}", width, initial_indent=pad, subsequent_indent=pad
+        )
+    for paragraph in clean(r.content).split("\n"):
+        lines += textwrap.wrap(paragraph, width, initial_indent=pad, subsequent_indent=pad) or [""]
+    if not r.content:
+        lines.append(f"{pad}(no text: a {r.action})")
+    lines += textwrap.wrap(
+        f"then: strike(opportunity_id={r.opportunity!r}, action='confirm_handoff', "
+        f"handoff={r.id}, content=<their URL>)",
+        width,
+        initial_indent="      ",
+        subsequent_indent=pad,
+    )
     return lines
 
 

@@ -23,6 +23,7 @@ from typing import Any
 from gwanjong_gateway.record import migrations
 from gwanjong_gateway.rules import policy
 from gwanjong_gateway.rules.ledger import (
+    ENGAGING,
     HOLDING,
     SIMILAR,
     UNSETTLED,
@@ -181,7 +182,7 @@ class StrikeStore:
             earlier = self._holding(req, now)
             if earlier is not None:
                 return Verdict(earlier=earlier)
-            if req.action != StrikeAction.UPVOTE:
+            if req.action.engages_author:  # a new post or an upvote engages no one
                 last = self._last_to_author(req.platform, str(req.row.get("author", "")))
                 why = policy.author_cooldown(
                     req.cooldown_days, last, req.platform, str(req.row.get("author", "")), now
@@ -250,11 +251,12 @@ class StrikeStore:
         if not author:
             return None
         marks = ", ".join("?" for _ in HOLDING)
+        actions = ", ".join("?" for _ in ENGAGING)
         return self._row(
             self._x(
-                f"SELECT * FROM strikes WHERE platform = ? AND author = ? AND action != ? "
+                f"SELECT * FROM strikes WHERE platform = ? AND author = ? AND action IN ({actions}) "
                 f"AND target != '' AND status IN ({marks}) ORDER BY created_at DESC LIMIT 1",
-                (platform, author, StrikeAction.UPVOTE, *HOLDING),
+                (platform, author, *ENGAGING, *HOLDING),
             ).fetchone()
         )
 
@@ -296,15 +298,26 @@ class StrikeStore:
                 return None
             return self.update(strike_id, status=status, **fields)
 
-    def pending_handoff(self, opportunity: str, platform: str) -> Strike | None:
-        """The newest hand-off of this opportunity that no one has confirmed yet."""
-        return self._row(
-            self._x(
-                "SELECT * FROM strikes WHERE opportunity = ? AND status = ? AND platform = ? "
-                "ORDER BY id DESC LIMIT 1",
-                (opportunity, StrikeStatus.HANDOFF, platform),
-            ).fetchone()
+    def pending_handoffs(self, opportunity: str, platform: str) -> list[Strike]:
+        """The hand-offs of this opportunity that no one has confirmed yet, oldest first."""
+        rows = self._x(
+            "SELECT * FROM strikes WHERE opportunity = ? AND status = ? AND platform = ? "
+            "ORDER BY id",
+            (opportunity, StrikeStatus.HANDOFF, platform),
         )
+        return [s for s in (self._row(r) for r in rows) if s is not None]
+
+    def confirm_handoff(self, strike_id: int, **fields: Any) -> Strike | None:
+        """Mark a pending hand-off posted; None if it is no longer pending (someone
+        confirmed it meanwhile)."""
+        with self._transaction(immediate=True):
+            row = self._x(
+                f"SELECT id FROM strikes WHERE id = ? AND status = ?{self.FOR_UPDATE}",
+                (strike_id, StrikeStatus.HANDOFF),
+            ).fetchone()
+            if row is None:
+                return None
+            return self.update(strike_id, status=StrikeStatus.POSTED, **fields)
 
     def history(
         self, platform: str | None = None, status: StrikeStatus | None = None, limit: int = 50

@@ -45,12 +45,23 @@ class StrikeAction(StrEnum):
         """Whether the action acts on the drafted post (a new post has no target)."""
         return self is not StrikeAction.POST
 
+    @property
+    def engages_author(self) -> bool:
+        """Whether the action addresses the drafted post's author, so the author cool-down
+        counts and checks it: a comment (a reply is one). A new post addresses no one; an
+        upvote is not a conversation (no setting makes it count)."""
+        return self in ENGAGING
+
 
 _TOOLS: dict[StrikeAction, Action] = {
     StrikeAction.COMMENT: "write_comment",
     StrikeAction.POST: "write_post",
     StrikeAction.UPVOTE: "upvote",
 }
+
+
+#: The actions the author cool-down counts and checks (`StrikeAction.engages_author`).
+ENGAGING = (StrikeAction.COMMENT,)
 
 
 class StrikeStatus(StrEnum):

@@ -35,6 +35,7 @@ from gwanjong_gateway.rules.ledger import (
     intent_key,
 )
 from gwanjong_gateway.scout.state import DraftContext
+from gwanjong_gateway.strike import handoffs
 from gwanjong_gateway.strike.checks import (
     HELD,
     OPEN,
@@ -47,6 +48,7 @@ from gwanjong_gateway.strike.checks import (
     Step,
     wait_s,
 )
+from gwanjong_gateway.strike.handoffs import Which
 from gwanjong_gateway.strike.locks import KeyedLocks
 from gwanjong_gateway.strike.settle import Settler
 from gwanjong_gateway.strike.text import duplicate, result, would
@@ -84,10 +86,12 @@ class StrikeDesk:
         title: str,
         approve: Approver,
         by: str | None = None,
+        handoff: Which = None,
     ) -> dict[str, Any]:
+        """``handoff``: which hand-off a confirm_handoff records (see `confirm_handoff`)."""
         action = StrikeAction(action)
         if action is StrikeAction.CONFIRM_HANDOFF:
-            return await self.confirm_handoff(ctx, content, by)
+            return await self.confirm_handoff(ctx, content, handoff, by)
         decisions = [f"mode={self.config.gateway.writes}"]
         if by is not None:  # the signed-in caller (HTTP with [auth]); the row's `principal`
             decisions.insert(0, f"by={by}")
@@ -194,7 +198,7 @@ class StrikeDesk:
             text=a.final or None,
             title=a.title or None,
             record=claimed.id,
-            next=f"Give the person the text and the link; once they have posted it, call strike(opportunity_id={a.ctx.opportunity.id!r}, action='confirm_handoff', content=<the URL of their post, optional>).",
+            next=f"Give the person the text and the link; once they have posted it, call strike(opportunity_id={a.ctx.opportunity.id!r}, action='confirm_handoff', handoff={claimed.id}, content=<the URL of their post, optional>).",
         )
 
     # -- the platform (its only two calls) --------------------------------------------------
@@ -295,24 +299,35 @@ class StrikeDesk:
     # -- a person did it ----------------------------------------------------------------------
 
     async def confirm_handoff(
-        self, ctx: DraftContext, url: str, by: str | None = None
+        self, ctx: DraftContext, url: str, which: Which = None, by: str | None = None
     ) -> dict[str, Any]:
+        """Record as posted by a person the hand-off ``which`` names (its record or its
+        action; None: the only one pending here)."""
         opportunity = ctx.opportunity.id
-        row = await self.records.run(
-            StrikeStore.pending_handoff, opportunity, ctx.opportunity.post.platform
+        pending = await self.records.run(
+            StrikeStore.pending_handoffs, opportunity, ctx.opportunity.post.platform
         )
-        if row is None:
-            raise PlatformError(
-                ErrorKind.INVALID_INPUT,
-                f"There is no pending hand-off for {opportunity}. strike with action='comment' (or 'post') first.",
-            )
+        picked = handoffs.pick(pending, which)
+        if isinstance(picked, list) and picked:
+            return handoffs.ambiguous(opportunity, which, picked)
+        if isinstance(picked, list):
+            named = None
+            if isinstance(which, int):
+                named = await self.records.run(StrikeStore.get, which)
+            if (
+                named is not None
+                and named.opportunity == opportunity
+                and named.status == StrikeStatus.POSTED
+            ):
+                return handoffs.already(named)
+            raise handoffs.none_fits(opportunity, which, pending, named)
+        row = picked
         link = url.strip() if url.strip().startswith("http") else ""
         if not link:
             link = (await self.settler.read_back(row)).url
-        row = await self.records.run(
-            StrikeStore.update,
+        confirmed = await self.records.run(
+            StrikeStore.confirm_handoff,
             row.id,
-            status=StrikeStatus.POSTED,
             approver="human",
             result_url=link,
             policy=[
@@ -322,10 +337,14 @@ class StrikeDesk:
             ],
             now=self.clock(),
         )
+        if confirmed is None:  # another call confirmed it meanwhile
+            earlier = await self.records.run(StrikeStore.get, row.id)
+            return handoffs.already(earlier or row)
         return result(
             StrikeStatus.POSTED,
             url=link,
-            record=row.id,
+            record=confirmed.id,
+            action=str(confirmed.action),
             approver="human",
             reason="Recorded as posted by a person.",
         )
