@@ -24,7 +24,7 @@ def _serve(args: argparse.Namespace) -> int:
     from gwanjong_gateway.cli.telemetry import spans_only_when_traced
     from gwanjong_gateway.gateway import Gateway
     from gwanjong_gateway.server import build_gateway
-    from gwanjong_gateway.team.auth import bind_problem, build_auth
+    from gwanjong_gateway.team.auth import bind_problem, build_auth, honest_refusal
 
     config, _path = load(args.config)
     auth = None
@@ -46,11 +46,14 @@ def _serve(args: argparse.Namespace) -> int:
         if args.transport == "stdio":
             await server.run_stdio_async(show_banner=False)
         else:
+            host = f"[{args.host}]" if ":" in args.host else args.host
+            print(f"gwanjong: serving MCP on http://{host}:{args.port}/mcp", file=sys.stderr)
             await server.run_http_async(
                 host=args.host,
                 port=args.port,
                 show_banner=False,
                 host_origin_protection="auto",
+                middleware=honest_refusal(config),
             )
 
     async def stop() -> None:
