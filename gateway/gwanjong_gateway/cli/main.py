@@ -160,7 +160,7 @@ def _setup(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from gwanjong_gateway.cli.demo import run_demo
 
-    return run_demo(topic=args.topic, platforms=args.platforms)
+    return run_demo(topic=args.topic, platforms=args.platforms, keep=args.keep)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -179,6 +179,9 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument("--topic", default="MCP gateway design", help="what to scout for")
     d.add_argument(
         "--platforms", nargs="*", default=None, help="which platforms (default: all four)"
+    )
+    d.add_argument(
+        "--keep", action="store_true", help="keep its gateway.toml and state (default: deleted)"
     )
     global_options(d)
     d.set_defaults(run=_demo)
