@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -16,6 +17,7 @@ def test_demo_runs_the_pipeline_and_exits_zero() -> None:
         capture_output=True,
         text=True,
         timeout=300,
+        env={**os.environ, "COLUMNS": "80"},  # an 80-column terminal
     )
     out = proc.stdout
     assert proc.returncode == 0, out[-3000:] + proc.stderr[-3000:]
@@ -27,3 +29,6 @@ def test_demo_runs_the_pipeline_and_exits_zero() -> None:
     assert "-> posted https://dev.to/" in post, out[-3000:]
     assert "Demo complete:" in out
     assert "Traceback" not in out + proc.stderr
+    assert "Deleted the demo's gateway.toml and state" in out  # says so
+    wide = [line for line in out.splitlines() if len(line) > 80]
+    assert wide == [], "\n".join(wide)

@@ -58,6 +58,15 @@ async def test_no_wrong_or_revoked_token_is_refused_and_writes_nothing(
         )
         assert await initialize_status(gw.url, alice) == 200
         assert await initialize_status(gw.url, bob) == 200
+        assert f"gwanjong: serving MCP on {gw.url}" in gw.log()  # says where it listens
+        async with httpx.AsyncClient(timeout=30) as http:
+            wrong = await http.post(
+                gw.url, json=INIT, headers={"Authorization": "Bearer gwj_not-a-token"}
+            )
+        assert wrong.status_code == 401
+        said = wrong.json()["error_description"] + wrong.headers["www-authenticate"]
+        assert "wrong or revoked" in said and "gwanjong token add" in said
+        assert "re-register" not in said
         for token in (None, "gwj_not-a-token"):  # a real MCP client gets no further
             with pytest.raises(MCPError):
                 async with client(gw.url, token) as refused:

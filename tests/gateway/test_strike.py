@@ -82,8 +82,9 @@ async def test_dry_run_writes_nothing_and_shows_exactly_what(
         )  # its footer
         again = await strike(client, oid)
         assert again["status"] == "dry_run"  # a dry run is not an action
+        assert again["record"] == result["record"]  # the same dry run: the same record
     assert forum.writes == []
-    assert [r.status for r in history(tmp_path)] == ["dry_run", "dry_run"]
+    assert [r.status for r in history(tmp_path)] == ["dry_run"]
 
 
 async def test_posted_then_duplicate(forum: FakePlatform, tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ printing what an agent would see: first the inbox (where we were summoned), then
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -27,7 +28,8 @@ from gwanjong_gateway.config_file import render, write_config
 from gwanjong_gateway.usage.token_count import count_tokens, tool_list_tokens
 from gwanjong_shared.kit.quiet import QUIET_ENV
 
-console = Console(stderr=False, highlight=False, width=110)
+# The terminal's width (COLUMNS, else 80 when not a terminal); every table folds to fit.
+console = Console(stderr=False, highlight=False)
 
 
 async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: Any) -> int:
@@ -248,7 +250,9 @@ async def _inbox(client: Client[Any], platforms: list[str]) -> list[tuple[str, s
     return outcomes
 
 
-def run_demo(topic: str = "MCP gateway design", platforms: list[str] | None = None) -> int:
+def run_demo(
+    topic: str = "MCP gateway design", platforms: list[str] | None = None, keep: bool = False
+) -> int:
     try:
         from gwanjong_sandbox.control import start_sandbox
     except ModuleNotFoundError:
@@ -263,20 +267,33 @@ def run_demo(topic: str = "MCP gateway design", platforms: list[str] | None = No
             expand=False,
         )
     )
-    with start_sandbox() as sandbox, tempfile.TemporaryDirectory(prefix="gwanjong-demo-") as tmp:
-        available = sandbox.health()["servable"]
-        chosen = [
-            p for p in (platforms or ["devto", "bluesky", "twitter", "reddit"]) if p in available
-        ]
-        if not chosen:
+    state = Path(tempfile.mkdtemp(prefix="gwanjong-demo-"))
+    try:
+        with start_sandbox() as sandbox:
+            return _run(sandbox, state, topic, platforms)
+    finally:
+        if keep:
+            console.print(f"The demo's gateway.toml and state are kept in {state}.")
+        else:
+            shutil.rmtree(state, ignore_errors=True)
             console.print(
-                f"[red]None of {platforms} is served by the sandbox ({', '.join(available)}).[/]"
+                f"Deleted the demo's gateway.toml and state ({state}); "
+                "`gwanjong demo --keep` keeps them."
             )
-            return 2
-        envs = {p: sandbox.env(p) for p in chosen}
-        console.print(f"Sandbox at {sandbox.url} serving {', '.join(available)}")
-        config_path = Path(tmp) / "gateway.toml"
-        gateway = {"writes": "live", "state_dir": Path(tmp) / "state", "call_timeout_s": 20}
-        platforms_ = {name: {"env": env, "min_interval_s": 0} for name, env in envs.items()}
-        write_config(config_path, render(gateway, platforms_))
-        return anyio.run(_drive, config_path, topic, chosen, sandbox)
+
+
+def _run(sandbox: Any, tmp: Path, topic: str, platforms: list[str] | None) -> int:
+    available = sandbox.health()["servable"]
+    chosen = [p for p in (platforms or ["devto", "bluesky", "twitter", "reddit"]) if p in available]
+    if not chosen:
+        console.print(
+            f"[red]None of {platforms} is served by the sandbox ({', '.join(available)}).[/]"
+        )
+        return 2
+    envs = {p: sandbox.env(p) for p in chosen}
+    console.print(f"Sandbox at {sandbox.url} serving {', '.join(available)}")
+    config_path = tmp / "gateway.toml"
+    gateway = {"writes": "live", "state_dir": tmp / "state", "call_timeout_s": 20}
+    platforms_ = {name: {"env": env, "min_interval_s": 0} for name, env in envs.items()}
+    write_config(config_path, render(gateway, platforms_))
+    return anyio.run(_drive, config_path, topic, chosen, sandbox)

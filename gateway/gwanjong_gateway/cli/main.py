@@ -10,6 +10,7 @@ from typing import Any
 import anyio
 
 from gwanjong_gateway.cli.logfile import add_log_file
+from gwanjong_gateway.cli.options import global_options
 from gwanjong_gateway.cli.token import add_token_commands
 from gwanjong_gateway.config import ConfigError, load
 from gwanjong_gateway.version import gwanjong_version
@@ -23,7 +24,7 @@ def _serve(args: argparse.Namespace) -> int:
     from gwanjong_gateway.cli.telemetry import spans_only_when_traced
     from gwanjong_gateway.gateway import Gateway
     from gwanjong_gateway.server import build_gateway
-    from gwanjong_gateway.team.auth import bind_problem, build_auth
+    from gwanjong_gateway.team.auth import bind_problem, build_auth, honest_refusal
 
     config, _path = load(args.config)
     auth = None
@@ -45,11 +46,14 @@ def _serve(args: argparse.Namespace) -> int:
         if args.transport == "stdio":
             await server.run_stdio_async(show_banner=False)
         else:
+            host = f"[{args.host}]" if ":" in args.host else args.host
+            print(f"gwanjong: serving MCP on http://{host}:{args.port}/mcp", file=sys.stderr)
             await server.run_http_async(
                 host=args.host,
                 port=args.port,
                 show_banner=False,
                 host_origin_protection="auto",
+                middleware=honest_refusal(config),
             )
 
     async def stop() -> None:
@@ -106,23 +110,15 @@ def _init(args: argparse.Namespace) -> int:
     return run_init(Path(args.path) if args.path else None)
 
 
-def config_option(p: argparse.ArgumentParser, top: bool = False) -> None:
-    """`--config` before or after the subcommand (`gwanjong history --config x.toml`)."""
-    p.add_argument(
-        "--config",
-        default=None if top else argparse.SUPPRESS,
-        help="gateway.toml to use (default: $GWANJONG_CONFIG, ./gateway.toml, ~/.config/gwanjong/gateway.toml)",
-    )
-
-
 def add_usage_and_init(sub: Any) -> None:
     u = sub.add_parser("usage", help="calls, errors, latency and tokens per tool")
     u.add_argument("--since", default="7d", help="e.g. 7d, 24h, 30m; '' = everything kept")
-    u.add_argument("--json", action="store_true")
-    config_option(u)
+    u.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    global_options(u)
     u.set_defaults(run=_usage)
     i = sub.add_parser("init", help="write a starter gateway.toml and print client configs")
     i.add_argument("path", nargs="?", help="where (default ~/.config/gwanjong/gateway.toml)")
+    global_options(i)
     i.set_defaults(run=_init)
 
 
@@ -139,18 +135,32 @@ def _sandbox(args: argparse.Namespace) -> int:
     return 0
 
 
+NO_TERMINAL = (
+    "gwanjong setup: needs a terminal to type the credentials in (hidden); run it in one "
+    "(`docker run -it ...`), or set the platform's variables in the environment or in "
+    "<state_dir>/.env, or use the setup tool from an MCP client."
+)
+
+
 def _setup(args: argparse.Namespace) -> int:
     from gwanjong_gateway.setup.terminal import run_setup
 
+    if not sys.stdin.isatty():
+        print(NO_TERMINAL, file=sys.stderr)
+        return 2
     config, _ = load(args.config)
     configure_logging(args.log_level)
-    return run_setup(config, [args.platform] if args.platform else [])
+    try:
+        return run_setup(config, [args.platform] if args.platform else [])
+    except EOFError:  # the input ended (Ctrl-D, or a closed pipe) before the answers
+        print(NO_TERMINAL, file=sys.stderr)
+        return 2
 
 
 def _demo(args: argparse.Namespace) -> int:
     from gwanjong_gateway.cli.demo import run_demo
 
-    return run_demo(topic=args.topic, platforms=args.platforms)
+    return run_demo(topic=args.topic, platforms=args.platforms, keep=args.keep)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -158,53 +168,55 @@ def parser() -> argparse.ArgumentParser:
         prog="gwanjong",
         description="MCP gateway: scout -> draft -> strike across Dev.to, Bluesky, X and Reddit.",
     )
-    config_option(p, top=True)
-    p.add_argument(
-        "--transport",
-        choices=["stdio", "http"],
-        default="stdio",
-        help="how to serve (default stdio, what MCP clients launch)",
-    )
-    p.add_argument("--port", type=int, default=8765, help="HTTP port (with --transport http)")
-    p.add_argument(
-        "--host",
-        default="127.0.0.1",
-        help="HTTP address (default 127.0.0.1; any other needs [auth] in gateway.toml)",
-    )
-    p.add_argument("--log-level", default="WARNING")
+    global_options(p, top=True)
     p.add_argument("--version", action="version", version=f"gwanjong {gwanjong_version()}")
     p.set_defaults(run=_serve)
-    sub = p.add_subparsers(dest="command")
+    sub = p.add_subparsers(dest="command", help="what to do (default: serve)")
     s = sub.add_parser("serve", help="serve the gateway (the default)")
-    config_option(s)
+    global_options(s)
     s.set_defaults(run=_serve)
     d = sub.add_parser("demo", help="run scout -> draft -> strike against the local sandbox")
-    d.add_argument("--topic", default="MCP gateway design")
-    d.add_argument("--platforms", nargs="*", default=None)
+    d.add_argument("--topic", default="MCP gateway design", help="what to scout for")
+    d.add_argument(
+        "--platforms", nargs="*", default=None, help="which platforms (default: all four)"
+    )
+    d.add_argument(
+        "--keep", action="store_true", help="keep its gateway.toml and state (default: deleted)"
+    )
+    global_options(d)
     d.set_defaults(run=_demo)
     sb = sub.add_parser("sandbox", help="serve the platform emulators on 127.0.0.1")
-    sb.add_argument("--port", type=int, default=8799)
+    sb.add_argument("--port", type=int, default=8799, help="port to serve on (default 8799)")
+    global_options(sb, port=False)
     sb.set_defaults(run=_sandbox)
     st = sub.add_parser(
         "setup", help="type a platform's credentials (hidden), save them, check the connection"
     )
     st.add_argument("platform", nargs="?", help="one platform (default: every enabled one)")
+    global_options(st)
     st.set_defaults(run=_setup)
     from gwanjong_gateway.rules.ledger import RECORDED, RESOLVABLE  # light: no pydantic
 
     h = sub.add_parser("history", help="list recorded strikes")
-    h.add_argument("--platform")
-    h.add_argument("--status", choices=[str(s) for s in RECORDED])
-    h.add_argument("--limit", type=int, default=30)
-    h.add_argument("--json", action="store_true")
-    config_option(h)
+    h.add_argument("--platform", help="only this platform's strikes")
+    h.add_argument(
+        "--status", choices=[str(s) for s in RECORDED], help="only strikes in this state"
+    )
+    h.add_argument("--limit", type=int, default=30, help="at most this many (default 30)")
+    h.add_argument("--json", action="store_true", help="print JSON instead of lines")
+    global_options(h)
     h.add_argument(
         "--resolve",
         type=int,
         metavar="RECORD",
         help="settle an unknown write by hand, after checking the platform (with --as)",
     )
-    h.add_argument("--as", dest="outcome", choices=[str(s) for s in RESOLVABLE])
+    h.add_argument(
+        "--as",
+        dest="outcome",
+        choices=[str(s) for s in RESOLVABLE],
+        help="what the write turned out to be (with --resolve)",
+    )
     h.set_defaults(run=_history)
     add_usage_and_init(sub)
     add_token_commands(sub)
@@ -215,9 +227,16 @@ def main(argv: list[str] | None = None) -> None:
     args: Any = parser().parse_args(argv)
     try:
         code = args.run(args)
+        sys.stdout.flush()
     except ConfigError as exc:
         print(f"gwanjong: config error:\n{exc}", file=sys.stderr)
         code = 2
+    except BrokenPipeError:
+        # `gwanjong history | head`: the reader has what it wanted; end quietly. Point
+        # stdout at devnull so the interpreter's final flush does not complain again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        code = 0
     sys.exit(code)
 
 

@@ -6,8 +6,9 @@ FastMCP's in-memory transport (hosting.py); `isolation = "process"` spawns it ov
 instead; a `command` is spawned and a `url` reached over HTTP. A backend that fails to
 start or hangs is marked down with its real reason (a spawned server's stderr) and
 stopped; its circuit breaker (breaker.py) answers calls at once while it is restarted in
-the background with backoff. One that died is restarted for the very next call. Every
-call, waiting for a start included, is bounded by its timeout.
+the background with backoff. One that died is restarted for the very next call, and a
+call that comes while it is coming back (or whose time outlasts the backoff) waits for
+it. Every call, waiting for a start included, is bounded by its timeout.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import contextlib
 import logging
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -79,6 +80,8 @@ class Upstream:
     #: where a spawned server's stderr goes (None: the gateway's own stderr)
     log_file: Path | None = None
     clock: Clock = field(default=time.monotonic)
+    #: the background restart's wait for the backoff (tests: one that moves `clock`)
+    sleep: Callable[[float], Awaitable[None]] = field(default=anyio.sleep)
     breaker: Breaker = field(init=False)
     platform_health: PlatformHealth = field(default_factory=PlatformHealth)
     #: told each time the server comes up (the exposed tools take its schema then)
@@ -95,6 +98,11 @@ class Upstream:
     _starting: asyncio.Task[Client[Any] | None] | None = None
     _retry: asyncio.Task[None] | None = None
     _closed: bool = False
+    #: the connection was lost (a crash), and the server is not back yet: a call whose
+    #: time outlasts the backoff waits for the restart instead of failing at once
+    _lost_connection: bool = False
+    #: set (and replaced) each time a start attempt ends, up or down
+    _attempted: anyio.Event = field(default_factory=anyio.Event)
 
     def __post_init__(self) -> None:
         self.breaker = Breaker(clock=self.clock)
@@ -133,6 +141,13 @@ class Upstream:
         return await asyncio.shield(task)
 
     async def _start(self) -> Client[Any] | None:
+        try:
+            return await self._start_once()
+        finally:
+            attempted, self._attempted = self._attempted, anyio.Event()
+            attempted.set()
+
+    async def _start_once(self) -> Client[Any] | None:
         async with self._lock:
             if self._client is not None and self.health is Health.UP and _alive(self._client):
                 return self._client
@@ -168,6 +183,7 @@ class Upstream:
             self._client = client
             self._generation += 1
             self.health, self.reason = Health.UP, "ok"
+            self._lost_connection = False
             self.started_at = time.time()
             log.info("%s: up", self.name)
             if self.on_up is not None:
@@ -197,7 +213,7 @@ class Upstream:
 
     async def _retry_loop(self) -> None:
         while not self._closed and self.health is not Health.UP:
-            await anyio.sleep(max(0.05, min(self.breaker.retry_in(), 60.0)))
+            await self.sleep(max(0.05, min(self.breaker.retry_in(), 60.0)))
             if self._closed or self.health is Health.UP:
                 return
             if not self.breaker.is_open():
@@ -223,18 +239,22 @@ class Upstream:
         self, tool: str, arguments: dict[str, Any], timeout_s: float, retried: bool = False
     ) -> Outcome:
         began = anyio.current_time()
-        if self.health is Health.DOWN and self.breaker.is_open():
-            return self.unavailable()
-        if self.health is Health.STARTING and self._start_waited_out:
-            return self._still_starting()  # a call already waited this start out
         client: Client[Any] | None = None
-        with anyio.move_on_after(timeout_s) as waiting:
-            client = await self.ensure()
-        if client is None:
-            if self.health is Health.STARTING:
+        while client is None:
+            left = timeout_s - (anyio.current_time() - began)
+            if self.health is Health.DOWN and self.breaker.is_open():
+                if not await self._wait_for_restart(left):
+                    return self.unavailable()
+                left = timeout_s - (anyio.current_time() - began)
+            if self.health is Health.STARTING and self._start_waited_out:
+                return self._still_starting()  # a call already waited this start out
+            with anyio.move_on_after(left) as waiting:
+                client = await self.ensure()
+            if client is None and self.health is Health.STARTING:
                 self._start_waited_out = waiting.cancelled_caught
                 return self._still_starting()
-            return self.unavailable()
+            if client is None and not self._lost_connection:
+                return self.unavailable()
         generation = self._generation
         remaining = max(0.5, timeout_s - (anyio.current_time() - began))
         try:
@@ -270,12 +290,28 @@ class Upstream:
             self.platform_health.observe(outcome.kind, outcome.message, outcome.retry_after)
         return outcome
 
+    async def _wait_for_restart(self, timeout_s: float) -> bool:
+        """After a crash, the restart under way (or due within this call's time) is
+        waited for, bounded by the call's time: True when the server is up or being
+        started again. A server that hangs or cannot start keeps failing fast."""
+        if not self._lost_connection or self._closed or timeout_s <= 0:
+            return False
+        deadline = anyio.current_time() + timeout_s
+        with anyio.move_on_after(timeout_s):
+            while self.health is Health.DOWN and self.breaker.is_open():
+                if self.breaker.retry_in() > deadline - anyio.current_time():
+                    return False  # the next try comes after this call's time
+                self._schedule_retry()
+                await self._attempted.wait()
+        return not (self.health is Health.DOWN and self.breaker.is_open())
+
     async def _lost(self, generation: int, reason: str, immediate: bool = False) -> None:
         """Mark down once per broken connection (concurrent calls see the same break)."""
         async with self._lock:
             if generation != self._generation or self.health is not Health.UP:
                 return
             detached = self._detach()
+            self._lost_connection = self._lost_connection or immediate
             self._down(self._stderr_reason(reason), immediate)
         # Stopping a hung child takes seconds (stdin closed, a grace period, SIGTERM):
         # not on the caller's time.

@@ -161,6 +161,22 @@ class StrikeStore:
         assert strike is not None
         return strike
 
+    def save_dry_run(self, **fields: Any) -> Strike:
+        """One dry-run record per intent (target, action and text): a repeat of the same
+        dry run updates that record (its time, decisions, caller) instead of adding one."""
+        key = fields["intent_key"]
+        with self._transaction(immediate=True, lock=f"dry-run:{key}"):
+            found = self._x(
+                "SELECT id FROM strikes WHERE intent_key = ? AND status = ? "
+                "ORDER BY id DESC LIMIT 1" + self.FOR_UPDATE,
+                (key, StrikeStatus.DRY_RUN),
+            ).fetchone()
+            if found is None:
+                return self.insert(**fields)
+            fields.pop("created_at", None)
+            fields.setdefault("principal", _principal(fields))
+            return self.update(int(found["id"]), **fields)
+
     # -- the claim ----------------------------------------------------------------------
 
     @contextmanager

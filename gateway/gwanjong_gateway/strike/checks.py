@@ -253,12 +253,14 @@ async def human_only(desk: StrikeDesk, a: Attempt) -> Step:
 async def dry_run(desk: StrikeDesk, a: Attempt) -> Step:
     if desk.config.gateway.writes != "dry-run":
         return PASS
-    row = await desk.insert(
-        a,
+    fields = a.columns(
+        desk.config.gateway.writes,
         StrikeStatus.DRY_RUN,
         reason="writes = dry-run in gateway.toml",
         policy=[*a.decisions, "dry-run: nothing sent"],
     )
+    # the same dry run again updates its record rather than piling up another
+    row = await desk.records.run(StrikeStore.save_dry_run, now=desk.clock(), **fields)
     return Answer(
         result(
             StrikeStatus.DRY_RUN,

@@ -131,3 +131,64 @@ def principal_name() -> str | None:
     if token is None:
         return None
     return token.subject or token.client_id
+
+
+WRONG_TOKEN = (
+    "The bearer token is wrong or revoked. Ask the gateway's operator for a token "
+    "(they issue one with `gwanjong token add NAME`) and send it as "
+    "`Authorization: Bearer <token>`."
+)
+
+
+class HonestRefusal:
+    """ASGI middleware for `[auth] mode = "tokens"`: FastMCP answers a refused token with
+    OAuth wording ("re-register and obtain new tokens") that a team token cannot follow;
+    this says what is wrong and what to do instead. Everything else passes untouched."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") != "http":
+            await self.app(scope, receive, send)
+            return
+        refused = False
+
+        async def honest_send(message: dict[str, Any]) -> None:
+            nonlocal refused
+            if message["type"] == "http.response.start" and message.get("status") == 401:
+                headers = dict(message.get("headers") or [])
+                challenge = headers.get(b"www-authenticate", b"")
+                refused = b'error="invalid_token"' in challenge
+                if refused:
+                    body = _refusal_body()
+                    message = {
+                        **message,
+                        "headers": [
+                            (b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode()),
+                            (
+                                b"www-authenticate",
+                                f'Bearer error="invalid_token", error_description="{WRONG_TOKEN}"'.encode(),
+                            ),
+                        ],
+                    }
+            elif message["type"] == "http.response.body" and refused:
+                if message.get("more_body"):
+                    return  # FastMCP's body, swallowed: ours goes in one piece at the end
+                message = {"type": "http.response.body", "body": _refusal_body()}
+            await send(message)
+
+        await self.app(scope, receive, honest_send)
+
+
+def honest_refusal(config: GatewayConfig) -> list[Any]:
+    """The HTTP app's extra middleware: HonestRefusal in tokens mode (JWT clients do
+    follow the OAuth wording)."""
+    from starlette.middleware import Middleware
+
+    return [Middleware(HonestRefusal)] if config.auth.mode == "tokens" else []
+
+
+def _refusal_body() -> bytes:
+    return json.dumps({"error": "invalid_token", "error_description": WRONG_TOKEN}).encode()

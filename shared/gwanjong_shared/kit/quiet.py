@@ -5,6 +5,7 @@ noise on a stdio server's stderr. One definition, applied in-process to `fastmcp
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 
 #: FastMCP setting -> value (as its environment variable would carry it)
@@ -12,6 +13,8 @@ QUIET: Mapping[str, str] = {
     "log_level": "WARNING",
     "show_server_banner": "false",
     "check_for_updates": "off",
+    # plain "LEVEL: message" lines on stderr, not rich boxes and tracebacks
+    "enable_rich_logging": "false",
 }
 #: the same settings as the environment of a spawned server (`FASTMCP_` prefix)
 QUIET_ENV: Mapping[str, str] = {f"FASTMCP_{name.upper()}": v for name, v in QUIET.items()}
@@ -29,3 +32,20 @@ def quiet_fastmcp() -> None:
             settings.set_setting(name, value)  # validated: "false" becomes False
     # FastMCP set its logger's level when it was imported, from the settings of that moment.
     configure_logging(level=settings.log_level)
+    server_log = logging.getLogger("fastmcp.server.server")
+    if not any(isinstance(f, OrdinaryToolErrors) for f in server_log.filters):
+        server_log.addFilter(OrdinaryToolErrors())
+
+
+#: what FastMCP logs for a tool error it answers anyway (our tools answer errors as data)
+_ORDINARY = ("Invalid arguments for tool", "Error calling tool")
+
+
+class OrdinaryToolErrors(logging.Filter):
+    """Drops FastMCP's line for an ordinary tool error (bad arguments, a ToolError): the
+    caller gets the error as the answer, so stderr need not repeat it. An unexpected
+    exception (logged with its traceback) still gets through."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        ordinary = str(record.msg).startswith(_ORDINARY) and not record.exc_info
+        return not ordinary
