@@ -12,6 +12,7 @@ import anyio
 from gwanjong_gateway.cli.logfile import add_log_file
 from gwanjong_gateway.cli.token import add_token_commands
 from gwanjong_gateway.config import ConfigError, load
+from gwanjong_gateway.extras import MissingExtra, missing_message
 from gwanjong_gateway.version import gwanjong_version
 from gwanjong_shared.kit.logs import configure_logging
 from gwanjong_shared.kit.quiet import quiet_fastmcp
@@ -111,7 +112,8 @@ def config_option(p: argparse.ArgumentParser, top: bool = False) -> None:
     p.add_argument(
         "--config",
         default=None if top else argparse.SUPPRESS,
-        help="gateway.toml to use (default: $GWANJONG_CONFIG, ./gateway.toml, ~/.config/gwanjong/gateway.toml)",
+        help="gateway.toml to use (default: $GWANJONG_CONFIG, ./gateway.toml, the user config dir: "
+        "~/.config/gwanjong/gateway.toml on Linux; see README)",
     )
 
 
@@ -122,7 +124,7 @@ def add_usage_and_init(sub: Any) -> None:
     config_option(u)
     u.set_defaults(run=_usage)
     i = sub.add_parser("init", help="write a starter gateway.toml and print client configs")
-    i.add_argument("path", nargs="?", help="where (default ~/.config/gwanjong/gateway.toml)")
+    i.add_argument("path", nargs="?", help="where (default: the user config dir, see --config)")
     i.set_defaults(run=_init)
 
 
@@ -130,11 +132,8 @@ def _sandbox(args: argparse.Namespace) -> int:
     try:
         from gwanjong_sandbox.__main__ import main as sandbox_main
     except ModuleNotFoundError:
-        print(
-            "gwanjong: the sandbox is not installed; run `uv sync` in the repository.",
-            file=sys.stderr,
-        )
-        return 2
+        print(f"gwanjong sandbox: {missing_message('sandbox')}", file=sys.stderr)
+        return 1
     sandbox_main(["--port", str(args.port)])
     return 0
 
@@ -218,6 +217,9 @@ def main(argv: list[str] | None = None) -> None:
     except ConfigError as exc:
         print(f"gwanjong: config error:\n{exc}", file=sys.stderr)
         code = 2
+    except MissingExtra as exc:  # an optional part this command needs: one line, what to do
+        print(f"gwanjong: {exc}", file=sys.stderr)
+        code = 1
     sys.exit(code)
 
 
