@@ -128,4 +128,7 @@ async def test_tools_without_psycopg_say_what_to_install(
             text = await error_of(client, "strike", opportunity_id=first, action="upvote")
             assert text.startswith("unavailable: ") and INSTALL_HINT in text, text
     said = log.read_text(encoding="utf-8")
-    assert said.count("is not installed") == 1, said  # logged once, not per call
+    lines = [line for line in said.splitlines() if "is not installed" in line]
+    # once by the strike record and at most once by usage metering, not once per call
+    assert sum("record.records" in line for line in lines) == 1, said
+    assert sum("usage.pg" in line for line in lines) <= 1 and len(lines) <= 2, said
