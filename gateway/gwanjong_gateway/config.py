@@ -74,7 +74,8 @@ class SafetyConfig(_Strict):
 
 class GatewaySection(_Strict):
     writes: WriteMode = "dry-run"
-    state_dir: str = "~/.gwanjong"
+    #: "" = `~/.gwanjong` if it exists, else the OS user data dir (`paths`)
+    state_dir: str = ""
     call_timeout_s: Annotated[float, Field(gt=0, le=600)] = 20.0
     start_timeout_s: Annotated[float, Field(gt=0, le=600)] = 30.0
     expose: list[str] = Field(default_factory=list)
@@ -155,6 +156,10 @@ class GatewayConfig(_Strict):
 
     @property
     def state_dir(self) -> Path:
+        if not self.gateway.state_dir:
+            from gwanjong_gateway.paths import default_state_dir
+
+            return default_state_dir()
         return Path(os.path.expanduser(self.gateway.state_dir))
 
     def enabled(self) -> dict[str, PlatformConfig]:
@@ -299,7 +304,8 @@ def parse(text: str, source: str = "gateway.toml") -> GatewayConfig:
 
 
 def locate(explicit: str | None = None, environ: dict[str, str] | None = None) -> Path | None:
-    """--config PATH, else GWANJONG_CONFIG, else ./gateway.toml, else the user config dir."""
+    """--config PATH, else GWANJONG_CONFIG, else ./gateway.toml, else the user config dir
+    (`~/.config/gwanjong/gateway.toml` if it is there, else the OS convention's)."""
     env = os.environ if environ is None else environ
     if explicit:
         path = Path(explicit).expanduser()
@@ -314,8 +320,9 @@ def locate(explicit: str | None = None, environ: dict[str, str] | None = None) -
     local = Path("gateway.toml")
     if local.exists():
         return local
-    base = Path(env.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-    user = base / "gwanjong" / "gateway.toml"
+    from gwanjong_gateway.paths import user_config_file
+
+    user = user_config_file(env)
     return user if user.exists() else None
 
 

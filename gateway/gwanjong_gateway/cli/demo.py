@@ -256,10 +256,10 @@ def run_demo(
     try:
         from gwanjong_sandbox.control import start_sandbox
     except ModuleNotFoundError:
-        console.print(
-            "The sandbox package is not installed: run `uv sync` in the repository first."
-        )
-        return 2
+        from gwanjong_gateway.extras import missing_message
+
+        sys.stderr.write(f"gwanjong demo: {missing_message('sandbox')}\n")
+        return 1
     console.print(
         Panel(
             "gwanjong demo: scout -> draft -> strike against a local sandbox of Dev.to, Bluesky, X and Reddit.\n"

@@ -12,6 +12,7 @@ import time
 from typing import TextIO, cast
 
 from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.extras import MissingExtra
 from gwanjong_gateway.record.pg_errors import describe, redact
 from gwanjong_gateway.record.records import open_store, store_url
 from gwanjong_gateway.record.store import BUSY_TIMEOUT_S, StrikeStore
@@ -69,6 +70,8 @@ def _open(config: GatewayConfig) -> StrikeStore | None:
     """The record, or None after saying on stderr why the database cannot be reached."""
     try:
         return open_store(config)
+    except MissingExtra:
+        raise  # main() says what to install
     except Exception as exc:
         if not config.store.url:
             raise

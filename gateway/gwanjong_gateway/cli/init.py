@@ -19,7 +19,8 @@ STARTER = """\
 
 [gateway]
 writes = "dry-run"          # dry-run (shows what would be sent) | confirm (asks you) | live
-state_dir = "~/.gwanjong"   # strike record, usage figures, saved credentials
+# state_dir = "~/.gwanjong" # strike record, usage figures, saved credentials
+                            # (default: ~/.gwanjong if it exists, else the OS user data dir)
 call_timeout_s = 20         # every call to a platform server
 start_timeout_s = 30        # how long a platform server may take to start
 # log_file = "gateway.log"  # also log to a rotating file (relative: inside state_dir)
@@ -50,10 +51,10 @@ enabled = true
 
 
 def default_path(environ: dict[str, str] | None = None) -> Path:
-    """Where `locate` looks last: the user config dir."""
-    env = os.environ if environ is None else environ
-    base = Path(env.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-    return base / "gwanjong" / "gateway.toml"
+    """Where `locate` looks last: the user config dir (the legacy one if its file exists)."""
+    from gwanjong_gateway.paths import user_config_file
+
+    return user_config_file(os.environ if environ is None else environ)
 
 
 def _workspace_root() -> Path | None:

@@ -5,12 +5,22 @@ from __future__ import annotations
 import logging
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
+from typing import Any
 
 from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.paths import private_dir, private_file
 from gwanjong_shared.kit.logs import redact
 
 MAX_BYTES = 5 * 1024 * 1024
 BACKUPS = 3
+
+
+class _PrivateRotatingFile(RotatingFileHandler):
+    """Each log file (the first and every one after a rollover) is created 0600."""
+
+    def _open(self) -> Any:
+        private_file(Path(self.baseFilename))
+        return super()._open()
 
 
 class _Redacting(logging.Formatter):
@@ -34,8 +44,8 @@ def add_log_file(
     path = log_path(config)
     if path is None:
         return None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handler = RotatingFileHandler(
+    private_dir(path.parent)
+    handler = _PrivateRotatingFile(
         path, maxBytes=max_bytes, backupCount=backups, encoding="utf-8", delay=True
     )
     handler.setFormatter(_Redacting("%(asctime)s %(levelname)s %(name)s: %(message)s"))

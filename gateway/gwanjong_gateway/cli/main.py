@@ -13,6 +13,7 @@ from gwanjong_gateway.cli.logfile import add_log_file
 from gwanjong_gateway.cli.options import global_options
 from gwanjong_gateway.cli.token import add_token_commands
 from gwanjong_gateway.config import ConfigError, load
+from gwanjong_gateway.extras import MissingExtra, missing_message
 from gwanjong_gateway.version import gwanjong_version
 from gwanjong_shared.kit.logs import configure_logging
 from gwanjong_shared.kit.quiet import quiet_fastmcp
@@ -117,7 +118,7 @@ def add_usage_and_init(sub: Any) -> None:
     global_options(u)
     u.set_defaults(run=_usage)
     i = sub.add_parser("init", help="write a starter gateway.toml and print client configs")
-    i.add_argument("path", nargs="?", help="where (default ~/.config/gwanjong/gateway.toml)")
+    i.add_argument("path", nargs="?", help="where (default: the user config dir, see --config)")
     global_options(i)
     i.set_defaults(run=_init)
 
@@ -126,11 +127,8 @@ def _sandbox(args: argparse.Namespace) -> int:
     try:
         from gwanjong_sandbox.__main__ import main as sandbox_main
     except ModuleNotFoundError:
-        print(
-            "gwanjong: the sandbox is not installed; run `uv sync` in the repository.",
-            file=sys.stderr,
-        )
-        return 2
+        print(f"gwanjong sandbox: {missing_message('sandbox')}", file=sys.stderr)
+        return 1
     sandbox_main(["--port", str(args.port)])
     return 0
 
@@ -237,6 +235,9 @@ def main(argv: list[str] | None = None) -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         code = 0
+    except MissingExtra as exc:  # an optional part this command needs: one line, what to do
+        print(f"gwanjong: {exc}", file=sys.stderr)
+        code = 1
     sys.exit(code)
 
 

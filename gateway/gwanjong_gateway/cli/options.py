@@ -30,8 +30,8 @@ def global_options(p: argparse.ArgumentParser, top: bool = False, port: bool = T
     p.add_argument(
         "--config",
         default=default(None),
-        help="gateway.toml to use (default: $GWANJONG_CONFIG, ./gateway.toml, "
-        "~/.config/gwanjong/gateway.toml)",
+        help="gateway.toml to use (default: $GWANJONG_CONFIG, ./gateway.toml, the user config "
+        "dir: ~/.config/gwanjong/gateway.toml on Linux; see README)",
     )
     p.add_argument(
         "--transport",

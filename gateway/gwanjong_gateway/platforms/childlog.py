@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gwanjong_gateway.paths import private_file
+
 TAIL_LINES = 3
 TAIL_CHARS = 300
 _SECRET_MIN = 8  # shorter values (ports, flags) are not worth blanking and would mangle text
@@ -19,9 +21,8 @@ def log_path(state_dir: Path, name: str) -> Path:
 
 
 def reset(path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("", encoding="utf-8")
-    return path
+    """Empty the log (created 0600, in a 0700 dir: it may hold what the server said)."""
+    return private_file(path, truncate=True)
 
 
 def tail(path: Path | None, secrets: list[str]) -> str:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 import re
 
+from gwanjong_gateway.extras import MissingExtra
+
 
 def redact(url: str) -> str:
     """The URL without its password (what logs and errors may show)."""
@@ -15,8 +17,10 @@ def redact(url: str) -> str:
 
 def where(url: str) -> str:
     """host:port of the database, for messages."""
-    from psycopg.conninfo import conninfo_to_dict
-
+    try:
+        from psycopg.conninfo import conninfo_to_dict
+    except ImportError:  # psycopg missing: say nothing more precise than the setting
+        return "the configured [store] url"
     try:
         info = conninfo_to_dict(url)
     except Exception:  # a malformed URL: say nothing that may hold a secret
@@ -35,7 +39,10 @@ def _reason(exc: BaseException, url: str) -> str:
 
 
 def connection_lost(exc: BaseException) -> bool:
-    import psycopg
+    try:
+        import psycopg
+    except ImportError:  # without psycopg no connection was ever made
+        return False
 
     return isinstance(exc, psycopg.OperationalError) and not isinstance(
         exc, psycopg.errors.LockNotAvailable | psycopg.errors.QueryCanceled
@@ -43,9 +50,14 @@ def connection_lost(exc: BaseException) -> bool:
 
 
 def describe(exc: BaseException, url: str, busy_timeout_s: float) -> str | None:
-    """The model's answer for a psycopg error; None if ``exc`` is not one."""
-    import psycopg
-
+    """The model's answer for a psycopg error (or psycopg missing); None if ``exc`` is
+    neither."""
+    if isinstance(exc, MissingExtra):
+        return str(exc)
+    try:
+        import psycopg
+    except ImportError:  # then exc cannot be one of its errors
+        return None
     if not isinstance(exc, psycopg.Error):
         return None
     at = where(url)

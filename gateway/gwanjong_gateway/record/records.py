@@ -24,6 +24,7 @@ import anyio
 import anyio.to_thread
 
 from gwanjong_gateway.config import ConfigError, GatewayConfig, expand, read_dotenv
+from gwanjong_gateway.extras import MissingExtra
 from gwanjong_gateway.record import pg_errors
 from gwanjong_gateway.record.store import BUSY_TIMEOUT_S, SchemaError, StrikeStore
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
@@ -100,14 +101,12 @@ class Records:
         except ConfigError as exc:
             self.broken = f"[store] url: {exc}; fix gateway.toml and restart gwanjong."
             raise PlatformError(ErrorKind.UNAVAILABLE, self.broken) from None
-        except ImportError:
-            self.broken = (
-                "[store] url needs PostgreSQL support, which is not installed: install "
-                "gwanjong[postgres] (psycopg) and restart gwanjong."
-            )
-            raise PlatformError(ErrorKind.UNAVAILABLE, self.broken) from None
         try:
             return PostgresStrikeStore(url, self.busy_timeout_s)
+        except MissingExtra as exc:  # said once (logged), then every call answers with it
+            self.broken = str(exc)
+            log.error("%s", self.broken)
+            raise PlatformError(ErrorKind.UNAVAILABLE, self.broken) from None
         except SchemaError as exc:
             self.broken = f"the strike record at {pg_errors.where(url)}: {exc}."
             raise PlatformError(ErrorKind.UNAVAILABLE, self.broken) from None

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from gwanjong_gateway.paths import private_file
 from gwanjong_gateway.record import migrations
 from gwanjong_gateway.rules import policy
 from gwanjong_gateway.rules.ledger import (
@@ -70,7 +71,7 @@ class StrikeStore:
 
     def __init__(self, path: Path, busy_timeout_s: float = BUSY_TIMEOUT_S) -> None:
         """Raises sqlite3.DatabaseError when the file is not a readable strike record."""
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_file(path)  # 0600 in a 0700 dir; SQLite's -wal and -shm follow the file
         self.path = path
         self._db = sqlite3.connect(
             str(path), timeout=busy_timeout_s, isolation_level=None, check_same_thread=False

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from enum import Enum
 from typing import Any
 
+from gwanjong_gateway.extras import require_psycopg
 from gwanjong_gateway.record import migrations
 from gwanjong_gateway.record.store import BUSY_TIMEOUT_S, StrikeStore
 
@@ -29,8 +30,9 @@ class PostgresStrikeStore(StrikeStore):
     STEPS = migrations.POSTGRES
 
     def __init__(self, url: str, busy_timeout_s: float = BUSY_TIMEOUT_S) -> None:  # pyright: ignore[reportMissingSuperCall]
-        """Raises psycopg.Error when the database cannot be reached or migrated."""
-        import psycopg
+        """Raises psycopg.Error when the database cannot be reached or migrated, and
+        MissingExtra when psycopg is not installed."""
+        psycopg = require_psycopg()
         from psycopg.rows import dict_row
 
         self.url = url

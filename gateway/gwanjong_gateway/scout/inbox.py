@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from pathlib import Path
 from typing import Protocol
 
 import anyio
 
+from gwanjong_gateway.paths import replace_private
 from gwanjong_gateway.platforms.client import PlatformClient
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.rules.policy import is_opted_out
@@ -62,10 +62,7 @@ class Cursors:
     def set(self, platform: str, cursor: str) -> None:
         data = self.load()
         data[platform] = cursor
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, self.path)
+        replace_private(self.path, json.dumps(data, indent=1, sort_keys=True))  # 0600
 
     async def aget(self, platform: str) -> str | None:
         return self.get(platform)

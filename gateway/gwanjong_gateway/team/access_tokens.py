@@ -10,7 +10,6 @@ request without a restart.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
@@ -21,6 +20,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+
+from gwanjong_gateway.paths import exclusive_lock
 
 TOKENS_FILE = "tokens.json"
 TOKEN_PREFIX = "gwj_"
@@ -136,13 +137,8 @@ class TokenStore:
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
         # Two `token add` at once must not lose one of the writes.
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(self.path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+        with exclusive_lock(self.path.with_suffix(".lock")):
             yield
-        finally:
-            os.close(fd)
 
     def _write(self, entries: list[TokenEntry]) -> None:
         text = json.dumps({"tokens": [asdict(e) for e in entries]}, indent=2) + "\n"

@@ -20,6 +20,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from gwanjong_gateway.paths import private_file
 from gwanjong_shared.contract.rate import RateWindow
 from gwanjong_shared.kit.logs import redact
 
@@ -240,7 +241,7 @@ class UsageLog:
 
     def _connect(self) -> Any:
         if self._db is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            private_file(self.path)  # 0600 in a 0700 dir, as the strike record
             db = sqlite3.connect(
                 str(self.path), timeout=10, isolation_level=None, check_same_thread=False
             )

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from gwanjong_gateway.config import ConfigError, GatewayConfig
+from gwanjong_gateway.extras import MissingExtra, require_psycopg
 from gwanjong_gateway.record import pg_errors
 from gwanjong_gateway.record.records import store_url
 from gwanjong_gateway.usage.log import (
@@ -49,7 +50,11 @@ class PostgresUsageLog(UsageLog):
         if self.broken:
             raise UsageUnavailable(self.broken)
         if self._db is None:
-            import psycopg
+            try:
+                psycopg = require_psycopg()
+            except MissingExtra as exc:  # not a database problem: say what to install
+                self.broken = str(exc)
+                raise UsageUnavailable(self.broken) from None
 
             from gwanjong_gateway.record.store_pg import CONNECT_TIMEOUT_S, PostgresStrikeStore
 
@@ -75,12 +80,15 @@ class PostgresUsageLog(UsageLog):
             self._failed(exc)
             if not self._warned:
                 self._warned = True
-                log.warning(
-                    "usage: the database at %s is unavailable (%s); usage figures are dropped "
-                    "until it answers",
-                    self._where(),
-                    self._why(exc),
-                )
+                if self.broken:
+                    log.warning("usage: figures are dropped: %s", self.broken)
+                else:
+                    log.warning(
+                        "usage: the database at %s is unavailable (%s); usage figures are "
+                        "dropped until it answers",
+                        self._where(),
+                        self._why(exc),
+                    )
             return
         if self._warned:
             self._warned = False
@@ -91,6 +99,8 @@ class PostgresUsageLog(UsageLog):
             return self._connect().execute(SELECT.format(table=TABLE, p="%s"), (start,)).fetchall()
         except Exception as exc:
             self._failed(exc)
+            if self.broken:
+                raise UsageUnavailable(f"unavailable: {self.broken}") from None
             raise UsageUnavailable(
                 f"unavailable: the usage figures at {self._where()} cannot be read "
                 f"({self._why(exc)}); check that PostgreSQL is running there, then try again."
@@ -111,10 +121,7 @@ class PostgresUsageLog(UsageLog):
     def _where(self) -> str:
         if self.broken:
             return "the configured [store] url"
-        try:
-            return pg_errors.where(self.url)
-        except ImportError:  # psycopg missing: the warning still shows, without a host
-            return "the configured [store] url"
+        return pg_errors.where(self.url)
 
 
 def open_usage(config: GatewayConfig, environ: dict[str, str] | None = None) -> UsageLog:

@@ -1,0 +1,36 @@
+"""Optional parts of gwanjong (its extras): when one is missing, say so once, in words
+that name the command installing it, never a ModuleNotFoundError traceback."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+#: what each extra brings, for the message
+PARTS = {
+    "postgres": 'PostgreSQL support (psycopg), which [store] url = "postgresql://…" needs,',
+    "sandbox": "The sandbox (the local emulator of the four platforms, package gwanjong-sandbox)",
+}
+
+
+class MissingExtra(Exception):
+    """An optional part that is not installed; the message says how to install it."""
+
+
+def install_hint(extra: str) -> str:
+    return (
+        f"install it with `uv tool install 'gwanjong[{extra}]'` or "
+        f"`pip install 'gwanjong[{extra}]'` (in a clone: `uv sync`)"
+    )
+
+
+def missing_message(extra: str) -> str:
+    return f"{PARTS[extra]} is not installed: {install_hint(extra)}. Then run gwanjong again."
+
+
+def require_psycopg() -> ModuleType:
+    """psycopg, or MissingExtra naming the `postgres` extra."""
+    try:
+        import psycopg
+    except ImportError:
+        raise MissingExtra(missing_message("postgres")) from None
+    return psycopg

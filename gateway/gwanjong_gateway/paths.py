@@ -1,0 +1,121 @@
+"""Where gwanjong keeps its files on each OS, and how it keeps them private.
+
+The config and state dirs follow the OS convention (platformdirs): on Linux
+`~/.config/gwanjong` and `~/.local/share/gwanjong` (or `$XDG_CONFIG_HOME`,
+`$XDG_DATA_HOME`), on macOS `~/Library/Application Support/gwanjong` for both, on Windows
+`%LOCALAPPDATA%\\gwanjong`. The places older versions used, `~/.config/gwanjong/gateway.toml`
+and `~/.gwanjong`, are used first whenever they exist, so an upgrade finds its files.
+
+The state dir is created 0700 and every record file in it 0600 (where the OS has modes);
+the exclusive file lock is `fcntl.flock` on Unix, `msvcrt.locking` on Windows, each
+imported only where it is used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+APP = "gwanjong"
+CONFIG_FILE = "gateway.toml"
+
+
+def legacy_config_file(environ: Mapping[str, str] | None = None) -> Path:
+    """`$XDG_CONFIG_HOME/gwanjong/gateway.toml` (else `~/.config/…`): where older versions looked."""
+    env = os.environ if environ is None else environ
+    base = Path(env.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    return base / APP / CONFIG_FILE
+
+
+def os_config_file() -> Path:
+    """The OS convention's config file (platformdirs' user config dir)."""
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir(APP, appauthor=False)) / CONFIG_FILE
+
+
+def user_config_file(environ: Mapping[str, str] | None = None) -> Path:
+    """The user's gateway.toml: the legacy place if the file is there, else the OS one
+    (on Linux and the BSDs both are the XDG config dir)."""
+    legacy = legacy_config_file(environ)
+    if legacy.exists() or sys.platform not in ("win32", "darwin"):
+        return legacy
+    return os_config_file()
+
+
+def legacy_state_dir() -> Path:
+    return Path.home() / ".gwanjong"
+
+
+def default_state_dir() -> Path:
+    """`~/.gwanjong` if it exists (older versions), else the OS user data dir."""
+    legacy = legacy_state_dir()
+    if legacy.is_dir():
+        return legacy
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir(APP, appauthor=False))
+
+
+def private_dir(path: Path) -> Path:
+    """Make `path`; every directory this creates (missing parents too) is 0700."""
+    missing = [p for p in (path, *path.parents) if not p.exists()]
+    for p in reversed(missing):
+        p.mkdir(mode=0o700, exist_ok=True)
+    return path
+
+
+def private_file(path: Path, truncate: bool = False) -> Path:
+    """Create `path` 0600 if it is not there (its parent 0700); an existing file keeps its
+    mode. SQLite gives its -wal and -shm files the mode of the database file."""
+    private_dir(path.parent)
+    flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if truncate else 0)
+    os.close(os.open(path, flags, 0o600))
+    return path
+
+
+def replace_private(path: Path, text: str) -> None:
+    """Write `text` to `path` atomically (temp file + rename); the file is 0600."""
+    private_dir(path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)  # mode 0600
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def exclusive_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on `path` (created 0600) until the block ends; waits for it."""
+    private_dir(path.parent)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        if sys.platform == "win32":
+            import msvcrt
+
+            while True:  # LK_LOCK gives up after ~10 s; keep waiting, as flock does
+                try:
+                    msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
+                    break
+                except OSError:
+                    continue
+            try:
+                yield
+            finally:
+                os.lseek(fd, 0, os.SEEK_SET)
+                msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield  # closing the descriptor releases the lock
+    finally:
+        os.close(fd)
