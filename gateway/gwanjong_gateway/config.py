@@ -95,6 +95,12 @@ class GatewaySection(_Strict):
         return names
 
 
+#: signature algorithms a JWKS public key can verify; never "none", never an HMAC
+JWT_ALGORITHMS = frozenset(
+    {"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
+)
+
+
 class AuthSection(_Strict):
     """Who may call the HTTP gateway (stdio trusts the local user)."""
 
@@ -103,7 +109,10 @@ class AuthSection(_Strict):
     audience: str | None = None
     jwks_uri: str | None = None
     jwks_file: str | None = None
-    algorithm: str = "RS256"
+    algorithm: str | None = None  # shorthand for algorithms = [algorithm]
+    algorithms: list[str] = Field(default_factory=lambda: ["RS256"])
+    required_claims: list[str] = Field(default_factory=lambda: ["exp", "sub", "iat"])
+    leeway_s: float = Field(default=30, ge=0, le=300)
     required_scopes: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
@@ -118,7 +127,21 @@ class AuthSection(_Strict):
             raise ValueError('mode = "jwt" needs issuer and audience')
         if (self.jwks_uri is None) == (self.jwks_file is None):
             raise ValueError('mode = "jwt" needs exactly one of jwks_uri or jwks_file')
+        bad = [a for a in self.pinned_algorithms if a not in JWT_ALGORITHMS]
+        if bad or not self.pinned_algorithms:
+            raise ValueError(
+                f"algorithms: {bad or '[]'} not accepted; pick from {sorted(JWT_ALGORITHMS)}"
+                " (keys come from a JWKS, so never none or an HMAC HS*)"
+            )
+        for claim in ("exp", "sub"):
+            if claim not in self.required_claims:
+                raise ValueError(f"required_claims must include {claim!r}")
         return self
+
+    @property
+    def pinned_algorithms(self) -> list[str]:
+        """The JWT `alg` values accepted: `algorithm` if given, else `algorithms`."""
+        return [self.algorithm] if self.algorithm is not None else list(self.algorithms)
 
 
 class StoreSection(_Strict):

@@ -17,7 +17,7 @@ from gwanjong_gateway.record.pg_errors import describe, redact
 from gwanjong_gateway.record.records import open_store, store_url
 from gwanjong_gateway.record.store import BUSY_TIMEOUT_S, StrikeStore
 from gwanjong_gateway.rules.ledger import RESOLVABLE, UNSETTLED, Strike, StrikeStatus
-from gwanjong_shared.contract.untrusted import clean
+from gwanjong_shared.contract.untrusted import clean, one_line
 
 MIN_WIDTH, MAX_WIDTH = 60, 120
 
@@ -29,7 +29,7 @@ def format_strike(r: Strike, width: int) -> list[str]:
     if r.approver:
         head += f" ({r.approver})"
     if r.principal:
-        head += f" by {r.principal}"
+        head += f" by {one_line(r.principal, 200)}"  # an identity provider's text
     lines = textwrap.wrap(head, width, subsequent_indent="      ") or [head]
     where = r.result_url or r.target_url or r.target
     if where:

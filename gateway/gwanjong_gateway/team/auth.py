@@ -11,14 +11,17 @@ from __future__ import annotations
 import ipaddress
 import json
 import logging
+import time
 from pathlib import Path
 from typing import Any
 
 from fastmcp.server.auth import AccessToken, AuthProvider, TokenVerifier
 from fastmcp.server.dependencies import get_access_token
+from fastmcp.utilities.auth import decode_jwt_header
 
 from gwanjong_gateway.config import AuthSection, ConfigError, GatewayConfig
 from gwanjong_gateway.team.access_tokens import TokenError, TokenStore, store_for
+from gwanjong_shared.contract.untrusted import one_line
 
 TOKEN_ISSUER = "gwanjong"
 log = logging.getLogger(__name__)
@@ -48,6 +51,59 @@ class HashedTokenVerifier(TokenVerifier):
         )
 
 
+class PinnedJwtVerifier(TokenVerifier):
+    """JWTs that prove who: the header `alg` is one of `[auth] algorithms` (public-key
+    only, so a public key can never serve as an HMAC secret), `required_claims` are
+    present, and `exp`, `nbf` and `iat` hold within `leeway_s` of now. The signature,
+    `iss`, `aud` and scopes are FastMCP's JWTVerifier's, one per pinned algorithm; it
+    refuses an unknown `kid`, and a token without `kid` when the key set has several."""
+
+    def __init__(self, auth: AuthSection, by_alg: dict[str, TokenVerifier]) -> None:
+        super().__init__(required_scopes=auth.required_scopes or None)
+        self.by_alg = by_alg
+        self.required_claims = tuple(auth.required_claims)
+        self.leeway_s = auth.leeway_s
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        try:
+            header = decode_jwt_header(token)
+        except Exception:  # not a JWT at all
+            return None
+        verifier = self.by_alg.get(str(header.get("alg")))
+        if verifier is None:
+            log.info("bearer token refused: algorithm not pinned")
+            return None
+        access = await verifier.verify_token(token)
+        if access is None:
+            return None
+        problem = self._claims_problem(access.claims)
+        if problem is not None:
+            log.info("bearer token refused: %s", problem)
+            return None
+        return access
+
+    def _claims_problem(self, claims: dict[str, Any]) -> str | None:
+        missing = [c for c in self.required_claims if claims.get(c) in (None, "")]
+        if missing:
+            return f"missing claim {', '.join(missing)}"
+        if "sub" in claims and not isinstance(claims["sub"], str):
+            return "sub is not a string"
+        now = time.time()
+        for name in ("exp", "nbf", "iat"):
+            value = claims.get(name)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int | float)
+            ):
+                return f"{name} is not a number"
+        if claims.get("exp") is not None and claims["exp"] <= now - self.leeway_s:
+            return "expired"
+        if claims.get("nbf") is not None and claims["nbf"] > now + self.leeway_s:
+            return "not yet valid (nbf)"
+        if claims.get("iat") is not None and claims["iat"] > now + self.leeway_s:
+            return "issued in the future (iat)"
+        return None
+
+
 def _jwt_verifier(auth: AuthSection) -> AuthProvider:
     # Imported here: the JWT stack (joserfc, cryptography) is only needed in jwt mode.
     from fastmcp.server.auth.providers.jwt import JWTVerifier
@@ -55,11 +111,16 @@ def _jwt_verifier(auth: AuthSection) -> AuthProvider:
     common: dict[str, Any] = {
         "issuer": auth.issuer,
         "audience": auth.audience,
-        "algorithm": auth.algorithm,
         "required_scopes": auth.required_scopes or None,
     }
     if auth.jwks_uri is not None:
-        return JWTVerifier(jwks_uri=auth.jwks_uri, **common)
+        return PinnedJwtVerifier(
+            auth,
+            {
+                a: JWTVerifier(jwks_uri=auth.jwks_uri, algorithm=a, **common)
+                for a in auth.pinned_algorithms
+            },
+        )
     assert auth.jwks_file is not None
     path = Path(auth.jwks_file).expanduser()
     _read_jwks(path)  # fail at start, not on the first request
@@ -70,7 +131,11 @@ def _jwt_verifier(auth: AuthSection) -> AuthProvider:
         async def _fetch_jwks(self) -> dict[str, Any]:
             return _read_jwks(path)
 
-    return JwksFileVerifier(jwks_uri=path.resolve().as_uri(), **common)
+    uri = path.resolve().as_uri()
+    return PinnedJwtVerifier(
+        auth,
+        {a: JwksFileVerifier(jwks_uri=uri, algorithm=a, **common) for a in auth.pinned_algorithms},
+    )
 
 
 def _read_jwks(path: Path) -> dict[str, Any]:
@@ -130,7 +195,9 @@ def principal_name() -> str | None:
     token = get_access_token()
     if token is None:
         return None
-    return token.subject or token.client_id
+    name = token.subject or token.client_id
+    # A JWT `sub` is the identity provider's text, shown in terminals and logs: cleaned.
+    return one_line(name, 200) if name else None
 
 
 WRONG_TOKEN = (

@@ -3,11 +3,25 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 
 from gwanjong_shared.contract.untrusted import clean
 
 _secrets: set[str] = set()
+
+#: loggers that quote the wire; kept at WARNING or above (see configure_logging)
+WIRE_LOGGERS = (
+    "httpx",
+    "httpcore",
+    "sse_starlette",
+    "uvicorn.access",
+    "mcp.server.streamable_http",
+    "mcp.client.streamable_http",
+    "mcp.server.sse",
+    "mcp.client.sse",
+    "bm25s",
+)
 
 
 def register_secret(value: str | None) -> None:
@@ -34,7 +48,10 @@ def configure_logging(level: str = "WARNING") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
-    # httpx logs every request URL at INFO (some platforms put tokens in query strings);
-    # bm25s logs each index build at DEBUG.
-    for noisy in ("httpx", "bm25s"):
-        logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))
+    # Wire loggers quote requests, headers and event-stream bodies (bearer tokens, setup
+    # links, credentials): they stay at WARNING at every level unless named explicitly in
+    # GWANJONG_WIRE_LOGS (comma-separated). bm25s logs each index build at DEBUG.
+    named = {n.strip() for n in os.environ.get("GWANJONG_WIRE_LOGS", "").split(",")}
+    for noisy in WIRE_LOGGERS:
+        wanted = logging.NOTSET if noisy in named else max(logging.WARNING, root.level)
+        logging.getLogger(noisy).setLevel(wanted)

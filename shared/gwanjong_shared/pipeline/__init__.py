@@ -27,7 +27,8 @@ keyed by their MCP session id. Requests without a session (the 2026-07-28 era, o
 `X-Gwanjong-Session` header; stdio and in-memory servers without either use one
 process-wide bucket; anonymous HTTP calls without the header are refused rather than
 pooled. Idle clients are forgotten after `ttl` seconds (default one hour) and
-at most `max_clients` (default 1000) are kept. Calls of one client run one at a time.
+at most `max_clients` (default 1000) are kept, at most 100 of one signed-in principal
+(StateStore.max_per_principal). Calls of one client run one at a time.
 """
 
 from gwanjong_shared.pipeline.graph import ToolSpec, describe, missing_message

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
@@ -18,6 +18,8 @@ S = TypeVar("S", bound=PipelineState)
 
 DEFAULT_TTL_SECONDS = 3600.0
 DEFAULT_MAX_CLIENTS = 1000
+#: most buckets one signed-in principal keeps (its own LRU ones go first beyond that)
+DEFAULT_MAX_PER_PRINCIPAL = 100
 
 # Buckets whose lock the current task (or the task that spawned it) already holds. A
 # pipeline tool that calls another pipeline tool of the same client must not wait on itself.
@@ -41,6 +43,12 @@ class StateStore(Generic[S]):
     `max_clients` buckets exist the least recently used idle ones go first. Sweeping is
     lazy (on every access) so no background task is needed; `sweep()` can also be called
     explicitly. `clock` is injectable so tests can move time.
+
+    Users cannot crowd each other out: the buckets of one signed-in principal
+    (`user:<hash>` and its `user:<hash>:client:<hash>` splits) are capped at
+    `max_per_principal`, its own least recently used going first, and when the store is
+    full the principal holding the most buckets gives one up. Every other key is its
+    own owner, so without sign-in the order is plain LRU.
     """
 
     def __init__(
@@ -49,18 +57,23 @@ class StateStore(Generic[S]):
         *,
         ttl: float = DEFAULT_TTL_SECONDS,
         max_clients: int = DEFAULT_MAX_CLIENTS,
+        max_per_principal: int = DEFAULT_MAX_PER_PRINCIPAL,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if ttl <= 0:
             raise ValueError("ttl must be positive")
         if max_clients < 1:
             raise ValueError("max_clients must be at least 1")
+        if max_per_principal < 1:
+            raise ValueError("max_per_principal must be at least 1")
         self._factory = factory
         self.ttl = ttl
         self.max_clients = max_clients
+        self.max_per_principal = max_per_principal
         self._clock = clock
         # Ordered oldest-used first, so expiry and LRU eviction scan from the front.
         self._buckets: OrderedDict[str, Bucket[S]] = OrderedDict()
+        self._owned: Counter[str] = Counter()  # buckets per owner (see owner())
 
     def __len__(self) -> int:
         return len(self._buckets)
@@ -81,9 +94,13 @@ class StateStore(Generic[S]):
         self._expire(now)
         found = self._buckets.get(key)
         if found is None:
+            owner = self.owner(key)
+            if self._owned[owner] >= self.max_per_principal:
+                self._evict(self.max_per_principal - 1, owner)
             self._make_room(self.max_clients - 1)
             found = Bucket(state=self._factory(), last_used=now)
             self._buckets[key] = found
+            self._owned[owner] += 1
         else:
             self._touch(key, found, now)
         return found
@@ -100,7 +117,15 @@ class StateStore(Generic[S]):
 
     def drop(self, key: str) -> bool:
         """Forget `key` now; True if it existed."""
-        return self._buckets.pop(key, None) is not None
+        if key not in self._buckets:
+            return False
+        self._remove(key)
+        return True
+
+    @staticmethod
+    def owner(key: str) -> str:
+        """Whose bucket `key` is: the principal part of `user:` keys, else the key."""
+        return key.split(":client:", 1)[0] if key.startswith("user:") else key
 
     def sweep(self) -> int:
         """Drop expired and surplus buckets; returns how many went."""
@@ -140,13 +165,31 @@ class StateStore(Generic[S]):
             if now - bucket.last_used < self.ttl:
                 break  # everything after this was used more recently
             if bucket.users == 0:
-                del self._buckets[key]
+                self._remove(key)
+
+    def _remove(self, key: str) -> None:
+        del self._buckets[key]
+        owner = self.owner(key)
+        self._owned[owner] -= 1
+        if self._owned[owner] <= 0:
+            del self._owned[owner]
 
     def _make_room(self, limit: int) -> None:
-        if len(self._buckets) <= limit:
-            return
-        for key, bucket in list(self._buckets.items()):
-            if len(self._buckets) <= limit:
-                break
-            if bucket.users == 0:
-                del self._buckets[key]
+        while len(self._buckets) > limit:
+            # the principal holding the most buckets gives one up (plain LRU among equals)
+            largest = max(self._owned.values(), default=0)
+            busiest = {o for o, n in self._owned.items() if n == largest}
+            if not self._evict_one(busiest) and not self._evict_one(None):
+                return  # every bucket is busy
+
+    def _evict(self, limit: int, owner: str) -> None:
+        while self._owned[owner] > limit and self._evict_one({owner}):
+            pass
+
+    def _evict_one(self, owners: set[str] | None) -> bool:
+        """Drop the least recently used idle bucket of `owners` (None: anyone's)."""
+        for key, bucket in self._buckets.items():
+            if bucket.users == 0 and (owners is None or self.owner(key) in owners):
+                self._remove(key)
+                return True
+        return False
