@@ -262,7 +262,7 @@ class FakePlatform:
             for p in self.visible()
             if p.id in self._summoning and self._order[p.id] > since and p.author != self.profile.me
         ]
-        return sorted(found, key=lambda p: -self._order[p.id])
+        return sorted(found, key=lambda p: self._order[p.id])  # oldest first, as servers list
 
     def summoned(self, post_id: str) -> bool:
         return post_id in self._summoning
@@ -359,10 +359,11 @@ class FakeAdapter(PlatformAdapter):
             after = int(since) if since else -1
         except ValueError:
             raise errors.invalid_input("since is not a next_since value. Omit it.") from None
-        found = self.world.mentions_after(after)[:limit]
+        waiting = self.world.mentions_after(after)
+        found = waiting[:limit]  # the oldest unseen; the cursor ends at the newest listed
         latest = max((self.world._order[p.id] for p in found), default=after)  # pyright: ignore[reportPrivateUsage]
         tagged = [p.model_copy(update={"tags": ["mention"]}) for p in found]
-        return MentionList(posts=tagged, next_since=str(latest))
+        return MentionList(posts=tagged, next_since=str(latest), more=len(waiting) > limit)
 
 
 def _adapter_for(world: FakePlatform) -> FakeAdapter:

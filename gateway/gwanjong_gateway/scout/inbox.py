@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
+from collections.abc import Callable
 from typing import Protocol
 
 import anyio
@@ -24,6 +25,7 @@ from gwanjong_gateway.rules.policy import is_opted_out
 from gwanjong_gateway.scout.ranking import dedupe, opportunity_id
 from gwanjong_gateway.scout.state import Opportunity
 from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.contract import MentionList
 from gwanjong_shared.contract.models import Post
 
 log = logging.getLogger(__name__)
@@ -87,11 +89,17 @@ async def inbox(
     limit: int,
     opt_out: list[str],
 ) -> tuple[list[Opportunity], dict[str, str]]:
-    """Unanswered mentions (newest first, in rounds across platforms) and a note per
-    platform that could not answer."""
-    found: list[Post] = []
+    """Unanswered mentions (the oldest unseen first, in rounds across platforms) and a
+    note per platform that could not answer or has more waiting.
+
+    Each server lists the oldest unseen summons first and sets `next_since` to the newest
+    one it listed. The cursor here moves only past what this answer consumed (listed, or
+    skipped for good: answered already, opted out): when `limit` cut a platform short, the
+    server is asked once more for exactly the consumed count, and its `next_since` then
+    ends where this answer did. Every summons is listed once."""
+    lists: dict[str, MentionList] = {}
+    olds: dict[str, str | None] = {}
     notes: dict[str, str] = {}
-    new_cursors: dict[str, str] = {}
     timeout = upstreams.config.gateway.call_timeout_s
 
     async def one(platform: str) -> None:
@@ -103,54 +111,86 @@ async def inbox(
             notes[platform] = skipped
             return
         # Starting, waiting and the breaker are the call's business, as for any tool.
-        since = await cursors.aget(platform)
+        since = olds[platform] = await cursors.aget(platform)
         try:
-            listed = await PlatformClient(upstreams, platform, timeout).mentions(
+            lists[platform] = await PlatformClient(upstreams, platform, timeout).mentions(
                 since, PER_PLATFORM
             )
         except PlatformError as exc:
             missing = upstream.tools and TOOL not in upstream.tools
             notes[platform] = skipped if missing else f"inbox: {exc}"
-            return
-        found.extend(listed.posts)
-        if listed.next_since:
-            new_cursors[platform] = listed.next_since
 
     async with anyio.create_task_group() as tg:
         for platform in platforms:
             tg.start_soon(one, platform)
 
-    found.sort(key=lambda p: p.published_at or "", reverse=True)
-    fresh: dict[str, Opportunity] = {}
-    for post in dedupe(found):
-        if (post.platform, post.id) in acted or is_opted_out(
+    def skip(post: Post) -> bool:
+        return (post.platform, post.id) in acted or is_opted_out(
             opt_out, post.platform, post.author, upstreams.profiles
-        ):
-            continue
-        # Two replies in one Dev.to/Reddit thread are one place to answer: keep the newest.
-        fresh.setdefault(opportunity_id(post), summoned(post))
+        )
+
+    # Oldest first per platform, as the servers list them; two replies in one thread are
+    # one place to answer (the newest reply stands for it).
+    fresh: dict[str, Opportunity] = {}
+    for platform in platforms:
+        for post in dedupe(lists[platform].posts) if platform in lists else []:
+            if not skip(post):
+                fresh.pop(opportunity_id(post), None)
+                fresh[opportunity_id(post)] = summoned(post)
     shown = fair(list(fresh.values()))[:limit]
+    ids = {o.id for o in shown}
 
-    # The cursor moves only past what the model was shown: a platform whose summons did
-    # not all fit in `limit` keeps its old cursor, so the rest come back next time.
-    def count(items: list[Opportunity], platform: str) -> int:
-        return sum(o.post.platform == platform for o in items)
-
-    left_out = {p for p in new_cursors if count([*fresh.values()], p) > count(shown, p)}
-    for platform, cursor in new_cursors.items():
-        if platform in left_out:
+    for platform, listed in lists.items():
+        consumed = _consumed(listed.posts, ids, skip)
+        cursor: str | None = listed.next_since
+        if consumed < len(listed.posts):  # cut short: end the cursor where we did
             notes[platform] = "inbox: more summons than `limit`: call again to see the rest"
-        else:
+            cursor = await _cursor_after(
+                upstreams, platform, timeout, olds[platform], listed, consumed
+            )
+        elif listed.more:
+            notes[platform] = "inbox: more summons wait on the platform: call again to see them"
+        if cursor:
             await cursors.aset(platform, cursor)
     return shown, notes
 
 
+def _consumed(posts: list[Post], shown: set[str], skip: Callable[[Post], bool]) -> int:
+    """How many of a platform's oldest-first summons this answer used up: the prefix up to
+    the first one that is neither listed (its thread shown) nor skipped for good."""
+    for index, post in enumerate(posts):
+        if not skip(post) and opportunity_id(post) not in shown:
+            return index
+    return len(posts)
+
+
+async def _cursor_after(
+    upstreams: Upstreams,
+    platform: str,
+    timeout: float,
+    since: str | None,
+    listed: MentionList,
+    consumed: int,
+) -> str | None:
+    """The server's own cursor after exactly the first `consumed` summons (None: keep the
+    old one, so what was not consumed comes back rather than being lost)."""
+    if consumed == 0:
+        return None
+    try:
+        again = await PlatformClient(upstreams, platform, timeout).mentions(since, consumed)
+    except PlatformError:
+        return None
+    wanted = [p.id for p in listed.posts[:consumed]]
+    # The same oldest items, or the platform changed meanwhile: then repeat, never lose.
+    return again.next_since if [p.id for p in again.posts] == wanted else None
+
+
 def fair(items: list[Opportunity]) -> list[Opportunity]:
-    """Newest first, but in rounds across platforms, so a busy platform cannot push the
-    others' summons past `limit`."""
+    """In the order given (oldest first), but in rounds across platforms, so a busy
+    platform cannot push the others' summons past `limit`."""
     seen: dict[str, int] = {}
     ranked: list[tuple[int, int, Opportunity]] = []
-    for order, item in enumerate(items):  # items are newest first
+    for order, item in enumerate(items):
         turn = seen.get(item.post.platform, 0)
         seen[item.post.platform] = turn + 1
         ranked.append((turn, order, item))
