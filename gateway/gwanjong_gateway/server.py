@@ -367,7 +367,8 @@ limited until T, unreachable), paused and unsettled writes. Example: status()"""
 
 SETUP_DOC = """Check, explain or save platform credentials.
 
-check: each platform's configured/account/allowed actions (resumes paused writes).
+check: each platform's configured/credentials (missing/accepted/refused/unknown)/account/
+allowed actions; ok false when the platform refused the keys (resumes paused writes).
 guide: how to get that platform's keys today (access rules, costs).
 save: the user types the credentials on a local page the client opens (you never see
 them); saved, server restarted, checked. Example: setup(action="save", platform="devto")"""

@@ -255,6 +255,7 @@ async def test_capabilities_shape_and_rules(client: Client[Any], spec: PlatformS
         "actions",
         "limits",
         "reachable",
+        "credentials_state",
         "credentials",
         "profile",
     }
@@ -266,7 +267,7 @@ async def test_capabilities_shape_and_rules(client: Client[Any], spec: PlatformS
     assert caps["credentials"] and all(name.startswith(prefix) for name in caps["credentials"])
     assert not [n for n in caps["credentials"] if "URL" in n or "PROXY" in n]
     assert caps["platform"] == spec.name and caps["configured"] is True and caps["account"]
-    assert caps["reachable"] is True
+    assert caps["reachable"] is True and caps["credentials_state"] == "accepted"
     assert set(caps["actions"]) == set(ACTIONS)
     for action, rule in caps["actions"].items():
         assert rule["allowed"] == spec.rules[action], action

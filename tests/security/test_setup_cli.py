@@ -38,7 +38,8 @@ def read_until(fd: int, needle: bytes, seen: bytearray, seconds: float = 120) ->
     return True
 
 
-def test_gwanjong_setup_devto_in_a_terminal(sandbox: SandboxControl, tmp_path: Path) -> None:
+def setup_in_a_pty(sandbox: SandboxControl, tmp_path: Path, key: str) -> tuple[int, str]:
+    """`gwanjong setup devto` in a pty, typing `key`: its exit code and what it printed."""
     env_table = {"DEVTO_BASE_URL": sandbox.url, "DEVTO_TIMEOUT_S": "60"}
     config = tmp_path / "gateway.toml"
     config.write_text(
@@ -59,19 +60,34 @@ def test_gwanjong_setup_devto_in_a_terminal(sandbox: SandboxControl, tmp_path: P
     seen = bytearray()
     try:
         assert read_until(fd, b"DEVTO_API_KEY: ", seen), bytes(seen)
-        os.write(fd, KEY.encode() + b"\n")
-        assert read_until(fd, b"Check: devto", seen), bytes(seen)
+        os.write(fd, key.encode() + b"\n")
+        assert read_until(fd, b"Check", seen), bytes(seen)
         read_until(fd, b"\n", seen, 10)
     finally:
         _, status = os.waitpid(pid, 0)
         os.close(fd)
-    text = bytes(seen).decode("utf-8", "replace")
-    assert os.waitstatus_to_exitcode(status) == 0, text
-    assert "Check: devto is configured; account: gwanjong_bot" in text
+    return os.waitstatus_to_exitcode(status), bytes(seen).decode("utf-8", "replace")
+
+
+def test_gwanjong_setup_devto_in_a_terminal(sandbox: SandboxControl, tmp_path: Path) -> None:
+    code, text = setup_in_a_pty(sandbox, tmp_path, KEY)
+    assert code == 0, text
+    assert "Check: devto is configured; account: gwanjong_bot; credentials accepted" in text
     assert KEY not in text  # hidden input: the terminal never echoed it
     env_file = tmp_path / "state" / ".env"
     assert env_file.read_text(encoding="utf-8") == f"DEVTO_API_KEY='{KEY}'\n"
     assert env_file.stat().st_mode & 0o777 == 0o600
+
+
+def test_gwanjong_setup_says_a_wrong_key_was_refused(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    # Dev.to answers a wrong key with 401: setup must not call that "configured"
+    code, text = setup_in_a_pty(sandbox, tmp_path, "wrong-devto-key")
+    assert code == 1, text
+    assert "Check failed: devto refused the credentials (DEVTO_API_KEY)" in text
+    assert "Get new ones: " in text and "gwanjong setup devto" in text  # what to do next
+    assert "is configured" not in text and "wrong-devto-key" not in text
 
 
 def test_gwanjong_setup_refuses_a_platform_that_is_not_enabled(tmp_path: Path) -> None:

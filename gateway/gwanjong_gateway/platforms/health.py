@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from gwanjong_shared.contract import Capabilities
+from gwanjong_shared.contract import Capabilities, CredentialState
 from gwanjong_shared.contract.errors import ErrorKind
 
 PROBE_TTL_S = 60.0
@@ -58,7 +58,9 @@ class PlatformHealth:
             self.state, self.detail = PlatformState.UNREACHABLE, message[:200]
 
     def observe_capabilities(self, caps: Capabilities) -> None:
-        if caps.reachable is False:
+        if caps.credentials_state is CredentialState.REFUSED:
+            self.observe(ErrorKind.AUTH, f"{caps.platform} refused our credentials")
+        elif caps.reachable is False:
             self.observe(ErrorKind.UNAVAILABLE, "the platform did not answer the probe")
         elif not caps.configured:
             self.observe(None)

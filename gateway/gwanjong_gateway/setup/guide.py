@@ -41,6 +41,17 @@ def guide_for(platform: str, profile: Profile | None, enabled: bool = True) -> d
     return out
 
 
+def refused(platform: str, profile: Profile | None) -> str:
+    """What to tell the person when the platform refused the credentials (401/403)."""
+    guide = guide_for(platform, profile)
+    where = f" Get new ones: {guide['where']}." if "where" in guide else ""
+    return (
+        f"{platform} refused the credentials ({', '.join(guide['vars'])}): they are wrong, "
+        f"revoked or expired.{where} Then run `gwanjong setup {platform}` again and type the "
+        "new values (see setup(action='guide') for the platform's own steps)."
+    )
+
+
 def allowed_names(platform: str, declared: object) -> list[str] | None:
     """The credential names `setup` may save for `platform`: what its server declares in
     `capabilities`, minus anything that is not a credential. None if it declared nothing."""

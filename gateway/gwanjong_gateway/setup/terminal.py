@@ -17,7 +17,8 @@ from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.platforms.client import PlatformClient
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.setup.dotenv_file import DotenvError, check_value, overridden
-from gwanjong_gateway.setup.guide import allowed_names, guide_for, save_credentials
+from gwanjong_gateway.setup.guide import allowed_names, guide_for, refused, save_credentials
+from gwanjong_shared.contract import CredentialState
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.untrusted import one_line
 
@@ -112,7 +113,13 @@ async def _one(
     except PlatformError as exc:
         print(f"Check failed: {one_line(str(exc), 300)}", file=out)
         return False
+    if caps.credentials_state is CredentialState.REFUSED:
+        print(f"Check failed: {refused(name, caps.profile)}", file=out, flush=True)
+        return False
     account = one_line(caps.account or "", 60) or "none"
     state = "configured" if caps.configured else "NOT configured"
-    print(f"Check: {name} is {state}; account: {account}.", file=out, flush=True)
+    creds = caps.credentials_state.value
+    print(
+        f"Check: {name} is {state}; account: {account}; credentials {creds}.", file=out, flush=True
+    )
     return caps.configured

@@ -26,9 +26,16 @@ from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.setup.dotenv_file import DotenvError, check_value, overridden
-from gwanjong_gateway.setup.guide import allowed_names, check_names, guide_for, save_credentials
+from gwanjong_gateway.setup.guide import (
+    allowed_names,
+    check_names,
+    guide_for,
+    refused,
+    save_credentials,
+)
 from gwanjong_gateway.setup.secret_listener import SecretListener
 from gwanjong_gateway.setup.secret_page import Ask, Saved, ask_secrets
+from gwanjong_shared.contract import CredentialState
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.untrusted import one_line, quote
 
@@ -191,11 +198,15 @@ async def check(gw: SetupHost, names: list[str]) -> dict[str, Any]:
             out[name] = {"ok": False, "error": one_line(str(exc), 300)}
         else:
             out[name] = {
-                "ok": True,
+                "ok": caps.credentials_state is not CredentialState.REFUSED,
                 "configured": caps.configured,
+                "credentials": caps.credentials_state.value,
                 "account": one_line(caps.account or "", 60) or None,
                 "actions": {k: v.allowed for k, v in caps.actions.items()},
             }
+            if caps.credentials_state is CredentialState.REFUSED:
+                out[name]["next"] = refused(name, caps.profile)
+                return  # writes stay paused: the keys are what is wrong
             with contextlib.suppress(PlatformError):  # a busy record: resume next check
                 if await gw.records.run(StrikeStore.paused, name):
                     await gw.records.run(StrikeStore.clear_pause, name)

@@ -11,6 +11,7 @@ another server that returns these models from these tools.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Literal
 
 from pydantic import Field
@@ -36,6 +37,15 @@ LimitName = Literal["title", "body", "comment"]
 
 
 _Model = Frozen
+
+
+class CredentialState(StrEnum):
+    """What the platform itself said about our credentials, in `capabilities`."""
+
+    MISSING = "missing"  # none set: nothing was asked
+    ACCEPTED = "accepted"  # the platform answered the account lookup with our account
+    REFUSED = "refused"  # the platform refused them (401/403 auth): get new ones
+    UNKNOWN = "unknown"  # set, but not checked (platform unreachable, or not asked yet)
 
 
 class ActionRule(_Model):
@@ -103,6 +113,8 @@ class Capabilities(_Model):
     # Whether the platform answered the account lookup: None when nothing was asked
     # (no credentials); false when it could not be reached. Rules and limits hold either way.
     reachable: bool | None = None
+    #: the platform's own answer about our credentials (refused = a 401/403 auth answer)
+    credentials_state: CredentialState = CredentialState.UNKNOWN
     #: the environment variable names of this server's credentials, the only names the
     #: gateway's `setup` may save for it (endpoints and other settings are not credentials)
     credentials: list[str] = Field(default_factory=list)

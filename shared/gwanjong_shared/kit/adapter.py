@@ -15,6 +15,7 @@ from gwanjong_shared.contract import (
     ACTIONS,
     ActionRule,
     Capabilities,
+    CredentialState,
     Length,
     Limit,
     LimitName,
@@ -82,15 +83,23 @@ class PlatformAdapter(ABC):
         """The static rules plus our account. The rules answer even when the platform is
         unreachable (``reachable: false``, ``account: null``)."""
         caps = self.static_capabilities()
+        if not caps.configured:
+            caps = caps.model_copy(update={"credentials_state": CredentialState.MISSING})
         try:
             account = await self.account()
         except PlatformError as exc:
             if exc.kind is ErrorKind.INVALID_INPUT or exc.kind is ErrorKind.NOT_SUPPORTED:
                 raise
             log.info("%s: account lookup failed (%s); rules only", self.platform, exc.kind.value)
-            return caps.model_copy(update={"reachable": exc.kind not in _UNREACHABLE})
+            update: dict[str, object] = {"reachable": exc.kind not in _UNREACHABLE}
+            if exc.kind is ErrorKind.AUTH:  # the platform's own 401/403: our keys are refused
+                update["credentials_state"] = CredentialState.REFUSED
+            return caps.model_copy(update=update)
         reachable = True if account is not None else None
-        return caps.model_copy(update={"account": account, "reachable": reachable})
+        update = {"account": account, "reachable": reachable}
+        if account is not None:
+            update["credentials_state"] = CredentialState.ACCEPTED
+        return caps.model_copy(update=update)
 
     async def mentions(self, since: str | None, limit: int) -> MentionList:
         """Posts that mention or quote our account and replies to our posts, newest first,
