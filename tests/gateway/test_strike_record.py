@@ -43,7 +43,7 @@ def gateway_over(
     config = parse(config_text(tmp_path, ["devto"], extra=extra))
     gw = Gateway(config, environ={}, transports={"devto": forum.server()})
     if clock is not None:  # the record's and the read-back's clock (StrikeDesk, Settler)
-        gw.desk.clock = gw.desk.settler.clock = clock
+        gw.desk.clock = gw.desk.settler.clock = gw.desk.settler.mono = clock
     return build_gateway(config, gateway=gw)
 
 
