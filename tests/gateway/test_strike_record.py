@@ -43,7 +43,7 @@ def gateway_over(
     config = parse(config_text(tmp_path, ["devto"], extra=extra))
     gw = Gateway(config, environ={}, transports={"devto": forum.server()})
     if clock is not None:  # the record's and the read-back's clock (StrikeDesk, Settler)
-        gw.desk.clock = gw.desk.settler.clock = clock
+        gw.desk.clock = gw.desk.settler.clock = gw.desk.settler.mono = clock
     return build_gateway(config, gateway=gw)
 
 
@@ -217,3 +217,29 @@ async def test_a_write_that_shows_late_settles_as_posted(
     assert len(forum.writes) == 1
     [row] = history(tmp_path)
     assert row.status == StrikeStatus.POSTED and "read-back: found on the platform" in row.policy
+
+
+async def test_a_record_that_fails_after_sending_answers_outcome_unknown(
+    forum: FakePlatform, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The write went out; recording its result fails (disk full): the answer must not
+    # say "nothing was written", and the claim still keeps it from going out twice.
+    real_update = StrikeStore.update
+
+    def full_disk(self: StrikeStore, strike_id: int, **fields: Any) -> Any:
+        if fields.get("status") == StrikeStatus.POSTED:
+            raise sqlite3.OperationalError("database or disk is full")
+        return real_update(self, strike_id, **fields)
+
+    monkeypatch.setattr(StrikeStore, "update", full_disk)
+    async with Client(gateway_over(forum, tmp_path)) as client:
+        oid = await drafted(client)
+        first = await strike(client, oid)
+        text = first["error"]
+        assert text.startswith("unavailable") and "outcome is unknown" in text, first
+        assert "will not send it again" in text and "othing" not in text, first
+        again = await strike(client, oid)
+        assert again["status"] == "duplicate" and "may already be written" in again["reason"]
+    assert len(forum.writes) == 1
+    [row] = history(tmp_path)
+    assert row.status == StrikeStatus.PENDING  # read back and settled once the record answers

@@ -98,12 +98,17 @@ CREATE TABLE IF NOT EXISTS usage_calls (
 #: `confirm_handoff` finds the pending hand-off of an opportunity with one indexed query
 _HANDOFFS = ["CREATE INDEX IF NOT EXISTS strikes_opportunity ON strikes (opportunity, status)"]
 
+#: how many spaced read-backs found an unsure write absent (strike/settle.py), so a clock
+#: step or a restart cannot turn it `failed` before the settle window really passed
+_READBACKS = ["ALTER TABLE strikes ADD COLUMN readbacks INTEGER NOT NULL DEFAULT 0"]
+
 SQLITE: list[list[str]] = [
     _first("INTEGER PRIMARY KEY AUTOINCREMENT", "REAL"),
     _PRINCIPAL,
     _CURSORS,
     [],  # step 4 (usage_calls) is PostgreSQL's: SQLite's usage figures stay in usage.db
     _HANDOFFS,
+    _READBACKS,
 ]
 POSTGRES: list[list[str]] = [
     # DOUBLE PRECISION: PostgreSQL's REAL is 4 bytes, too coarse for epoch seconds
@@ -112,5 +117,6 @@ POSTGRES: list[list[str]] = [
     _CURSORS,
     _USAGE,
     _HANDOFFS,
+    _READBACKS,
 ]
 LATEST = len(SQLITE)

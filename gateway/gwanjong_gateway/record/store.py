@@ -315,6 +315,17 @@ class StrikeStore:
                 return None
             return self.update(strike_id, status=status, **fields)
 
+    def count_readback(self, strike_id: int) -> int:
+        """One more spaced read-back found this unsettled row absent; the count now (0 if
+        the row is settled already)."""
+        marks = ", ".join("?" for _ in UNSETTLED)
+        row = self._x(
+            f"UPDATE strikes SET readbacks = readbacks + 1 WHERE id = ? AND status IN ({marks}) "
+            "RETURNING readbacks",
+            (strike_id, *UNSETTLED),
+        ).fetchone()
+        return int(row["readbacks"]) if row else 0
+
     def pending_handoffs(self, opportunity: str, platform: str) -> list[Strike]:
         """The hand-offs of this opportunity that no one has confirmed yet, oldest first."""
         rows = self._x(

@@ -151,6 +151,7 @@ class Strike:
     created_at: float
     updated_at: float
     principal: str = ""  # the signed-in caller who made the strike ("" = stdio/no auth)
+    readbacks: int = 0  # read-backs of an unsure write that found it absent (strike/settle.py)
 
     def public(self) -> dict[str, Any]:
         """What a tool result or `history` shows (the context stays in the record)."""

@@ -7,6 +7,8 @@ the order of `strike`: cheapest and most certain first.
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
 
@@ -109,13 +111,38 @@ def opted_out(config: GatewayConfig, platform: str, author: str, profiles: Profi
     return None
 
 
+class Future:
+    """Record times the wall clock says are still to come: it was stepped back. Each counts
+    as made when gwanjong first saw it in the future, measured on the monotonic clock since,
+    so a backwards step never holds a refusal longer than its own length from then."""
+
+    def __init__(self, mono: Callable[[], float] = time.monotonic) -> None:
+        self.mono = mono
+        self._noticed: dict[tuple[str, float], float] = {}
+
+    def at(self, key: str, when: float, now: float) -> float:
+        """When the write counts as made (never later than ``when``)."""
+        first = self._noticed.get((key, when))
+        if first is None:
+            if when <= now:
+                return when
+            if len(self._noticed) > 1000:  # only the latest writes are ever asked about
+                self._noticed.clear()
+            first = self._noticed[(key, when)] = self.mono()
+        # still once the wall clock has caught up: the earlier of the two
+        return min(when, now - (self.mono() - first))
+
+
+FUTURE = Future()
+
+
 def author_cooldown(
     days: float, last: Strike | None, platform: str, author: str, now: float
 ) -> str | None:
     """`last`: the latest write (or claim) to this author; None lets the strike go on."""
     if not days or last is None:
         return None
-    until = last.created_at + days * 86400
+    until = FUTURE.at(f"author:{platform}:{author}", last.created_at, now) + days * 86400
     if now < until:
         when = datetime.fromtimestamp(until, UTC).strftime("%Y-%m-%d %H:%M UTC")
         return (
@@ -151,7 +178,7 @@ def min_interval(
     """`last`: when the latest write (or claim) on this platform was made."""
     if not interval or last is None:
         return None
-    wait = last + interval - now
+    wait = FUTURE.at(f"interval:{platform}", last, now) + interval - now
     if wait > 0:
         return (
             f"Too soon: gwanjong waits {interval:g} s between writes on {platform} "

@@ -15,8 +15,9 @@ This module runs the chain and records what it decided; the checks live in
 
 from __future__ import annotations
 
+import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from gwanjong_gateway.config import GatewayConfig
@@ -59,6 +60,11 @@ from gwanjong_shared.contract.models import PostResult
 __all__ = ["Approver", "StrikeDesk"]
 
 UNSURE = (ErrorKind.TIMEOUT, ErrorKind.UNAVAILABLE)
+log = logging.getLogger(__name__)
+
+
+class _Answered(PlatformError):
+    """The answer to a sent write, once the record says what happened."""
 
 
 class StrikeDesk:
@@ -227,8 +233,29 @@ class StrikeDesk:
         try:
             posted = await self._platform_write(a.platform, a.action, args)
         except PlatformError as exc:
-            return await self._failed(a, row, exc)
-        return await self._posted(row, posted)
+            return await self._unrecorded(a, row, self._failed(a, row, exc))
+        return await self._unrecorded(a, row, self._posted(row, posted))
+
+    async def _unrecorded(
+        self, a: Attempt, row: Strike, after: Coroutine[Any, Any, dict[str, Any]]
+    ) -> dict[str, Any]:
+        """Recording what happened after the write was sent; should the record fail (busy,
+        unreachable, disk full), the answer claims only what is known: the outcome is
+        unknown, and the claim (still `pending`) keeps the write from being sent again."""
+        try:
+            return await after
+        except _Answered:
+            raise  # _failed's own answer, worded for what is known
+        except Exception as exc:
+            failure = exc
+        log.warning("record %s: sent, but the result could not be recorded: %s", row.id, failure)
+        raise PlatformError(
+            ErrorKind.UNAVAILABLE,
+            f"The {a.action} was sent, but the strike record failed while recording its "
+            "outcome (the gateway log has why). "
+            f"The outcome is unknown (record {row.id}); gwanjong will not send it again and "
+            "reads the platform back to settle it once the record answers.",
+        )
 
     async def _failed(self, a: Attempt, row: Strike, exc: PlatformError) -> dict[str, Any]:
         platform = a.platform
@@ -258,7 +285,7 @@ class StrikeDesk:
                     approver=a.approver,
                     reason="The platform answered late; reading back showed the write went through.",
                 )
-            raise PlatformError(
+            raise _Answered(
                 exc.kind,
                 f"{exc.message} The {a.action} may already be written (record {row.id}); "
                 f"gwanjong reads the platform back (checking again in {self.settler.next_check_in(settled)} s) "
@@ -271,7 +298,7 @@ class StrikeDesk:
             reason=str(exc),
             now=self.clock(),
         )
-        raise PlatformError(
+        raise _Answered(
             exc.kind,
             f"{exc.message} The platform refused it: nothing was written (record {row.id}).{note}",
             retry_after=exc.retry_after,

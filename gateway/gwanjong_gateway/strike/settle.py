@@ -7,6 +7,14 @@ that still finds nothing once `settle_window_s` has passed since the write was s
 proves it absent (`failed`, which frees the target). A row that cannot be read back at
 all (votes; a platform that never shows it) stays `unknown` until a person resolves it
 with `gwanjong history --resolve`.
+
+No clock step can shorten the window. Within a process it is measured on the monotonic
+clock (the wall clock only says how old a row already was when this process first saw
+it, never less than zero). And a row turns `failed` only after `MIN_READBACKS` read-backs
+found it absent, each at least `window / MIN_READBACKS` monotonic seconds after the
+previous one (or after this process first saw the row); their count is kept in the
+record (`readbacks`), so across restarts too the read-backs that really happened span
+the whole window.
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ import logging
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
@@ -36,6 +44,8 @@ MAX_DELAY_S = 30.0
 #: a `pending` row younger than the call timeout plus this may still be in flight
 IN_FLIGHT_MARGIN_S = 5.0
 IDLE_POLL_S = 5.0
+#: absent read-backs, spaced over the whole window, before a write counts as not written
+MIN_READBACKS = 3
 
 
 def _mine(author: str, account: str | None) -> bool:
@@ -66,48 +76,79 @@ class Settler:
         upstreams: Upstreams,
         records: Records,
         clock: Callable[[], float] = time.time,
+        mono: Callable[[], float] = time.monotonic,
     ) -> None:
         self.config = config
         self.upstreams = upstreams
         self.records = records
-        self.clock = clock
-        self._next: dict[int, tuple[float, float]] = {}  # record -> (next check, delay)
+        self.clock = clock  # the wall clock: what the record stores
+        self.mono = mono  # what the window is measured with
+        self._next: dict[int, tuple[float, float]] = {}  # record -> (next check, delay), mono
+        # record -> (mono when first seen, its wall age then, mono of the last counted read-back)
+        self._seen: dict[int, tuple[float, float, float]] = {}
 
     @property
     def window(self) -> float:
         return self.config.safety.settle_window_s
 
+    @property
+    def spacing(self) -> float:
+        """The least monotonic time between two counted read-backs."""
+        return self.window / MIN_READBACKS
+
+    def _first_sight(self, row: Strike) -> tuple[float, float, float]:
+        if row.id not in self._seen:
+            now = self.mono()
+            self._seen[row.id] = (now, max(0.0, self.clock() - row.created_at), now)
+        return self._seen[row.id]
+
+    def age(self, row: Strike) -> float:
+        """Seconds since the write was sent: monotonic since this process first saw the
+        row, plus how old the wall clock said it was then (a backwards step counts 0)."""
+        seen, wall_age, _ = self._first_sight(row)
+        return self.mono() - seen + wall_age
+
     def next_check_in(self, row: Strike) -> int:
         """Seconds until this row is read back again (what the model is told)."""
+        now = self.mono()
         if self.in_flight(row):
-            due = row.created_at + self.config.gateway.call_timeout_s + IN_FLIGHT_MARGIN_S
+            due = now - self.age(row) + self.config.gateway.call_timeout_s + IN_FLIGHT_MARGIN_S
         else:
-            due, _ = self._next.get(row.id, (self.clock(), 0.0))
-        return max(1, math.ceil(due - self.clock()))
+            due, _ = self._next.get(row.id, (now, 0.0))
+        return max(1, math.ceil(due - now))
 
     def _schedule(self, row: Strike) -> None:
         _, delay = self._next.get(row.id, (0.0, FIRST_DELAY_S / 2))
         delay = min(MAX_DELAY_S, delay * 2)
-        now = self.clock()
+        now = self.mono()
         due = now + delay
-        end = row.created_at + self.window
+        end = now - self.age(row) + self.window
         if now < end < due:  # never overshoot the window's end by a whole backoff step
             due = end + 0.1
+        if row.readbacks < MIN_READBACKS:  # nor the moment the next read-back counts
+            due = min(due, max(now, self._seen[row.id][2] + self.spacing) + 0.1)
         self._next[row.id] = (due, delay)
 
     def in_flight(self, row: Strike) -> bool:
         """A fresh `pending` row may be another call's write still on its way."""
-        young = (
-            self.clock() - row.created_at < self.config.gateway.call_timeout_s + IN_FLIGHT_MARGIN_S
-        )
+        young = self.age(row) < self.config.gateway.call_timeout_s + IN_FLIGHT_MARGIN_S
         return row.status == StrikeStatus.PENDING and young
+
+    async def _count_absent(self, row: Strike) -> Strike:
+        """Count this absent read-back if it is spaced far enough from the last counted one."""
+        seen, wall_age, last = self._first_sight(row)
+        now = self.mono()
+        if row.readbacks >= MIN_READBACKS or now - last < self.spacing:
+            return row
+        count = await self.records.run(StrikeStore.count_readback, row.id)
+        self._seen[row.id] = (seen, wall_age, now)
+        return replace(row, readbacks=count) if count else row
 
     async def settle(self, row: Strike) -> Strike:
         """Read back once; the row as it now stands (posted, failed, or still unknown)."""
         if row.status not in (StrikeStatus.PENDING, StrikeStatus.UNKNOWN) or self.in_flight(row):
             return row
         found = await self.read_back(row)
-        now = self.clock()
         if found.seen is Seen.FOUND:
             log.info("record %s: read-back found the write", row.id)
             return await self._move(
@@ -117,8 +158,10 @@ class Settler:
                 result_url=found.url,
                 policy=[*row.policy, "read-back: found on the platform"],
             )
-        past = now >= row.created_at + self.window
-        if found.seen is Seen.ABSENT and past:
+        if found.seen is Seen.ABSENT:
+            row = await self._count_absent(row)
+        past = self.age(row) >= self.window
+        if found.seen is Seen.ABSENT and past and row.readbacks >= MIN_READBACKS:
             return await self._move(
                 row,
                 StrikeStatus.FAILED,
@@ -143,6 +186,7 @@ class Settler:
         )
         if status != StrikeStatus.UNKNOWN:
             self._next.pop(row.id, None)
+            self._seen.pop(row.id, None)
         if moved is None:  # another call or gateway settled it first
             latest = await self.records.run(StrikeStore.get, row.id)
             return latest or row
@@ -153,7 +197,7 @@ class Settler:
         settled = 0
         for row in await self.records.run(StrikeStore.unsettled):
             due, _ = self._next.get(row.id, (0.0, 0.0))
-            if due > self.clock():
+            if due > self.mono():
                 continue
             try:
                 new = await self.settle(row)
@@ -173,7 +217,7 @@ class Settler:
             except PlatformError as exc:
                 log.info("settle loop: %s", exc)
             # Wake for the next due check; look for new unsure rows every few seconds.
-            waits = [due - self.clock() for due, _ in self._next.values()]
+            waits = [due - self.mono() for due, _ in self._next.values()]
             await anyio.sleep(max(0.2, min([IDLE_POLL_S, *waits])))
 
     # -- read-back ------------------------------------------------------------------------
