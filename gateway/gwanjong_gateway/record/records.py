@@ -13,6 +13,7 @@ retried on the next call, never reported with its password.
 
 from __future__ import annotations
 
+import errno
 import functools
 import logging
 import math
@@ -130,12 +131,18 @@ class Records:
             return self._open_pg()
         try:
             return StrikeStore(self.path, self.busy_timeout_s)
-        except sqlite3.OperationalError as exc:
-            if _is_busy(exc):
+        except (sqlite3.OperationalError, OSError) as exc:
+            if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
                 raise
+            if _read_only(exc):  # not `broken`: retried once state_dir is writable again
+                raise PlatformError(ErrorKind.UNAVAILABLE, self._read_only(exc)) from None
+            if isinstance(exc, OSError):
+                self.broken = self._unreadable(exc)
+                log.error("%s", self.broken)
+                raise PlatformError(ErrorKind.UNAVAILABLE, self.broken) from None
             self.broken = self._unreadable(exc)
             raise PlatformError(ErrorKind.UNAVAILABLE, self.broken) from None
-        except (sqlite3.DatabaseError, OSError, SchemaError) as exc:
+        except (sqlite3.DatabaseError, SchemaError) as exc:
             self.broken = self._unreadable(exc)
             log.error("%s", self.broken)
             raise PlatformError(ErrorKind.UNAVAILABLE, self.broken) from None
@@ -170,6 +177,13 @@ class Records:
                 raise
             log.warning("%s", message)
             raise PlatformError(ErrorKind.UNAVAILABLE, message) from None
+
+    def _read_only(self, exc: BaseException) -> str:
+        return (
+            f"the strike record {self.path} cannot be written ({exc}): state_dir is read-only, "
+            "so nothing is written (a write that cannot be recorded is never sent). Make "
+            f"{self.path.parent} writable, then try again."
+        )
 
     def _unreadable(self, exc: BaseException) -> str:
         return (
@@ -247,6 +261,8 @@ class Records:
                     "the strike record is busy (locked by another gwanjong process); "
                     f"try again in {max(1, math.ceil(self.busy_timeout_s))} s.",
                 )
+            if _read_only(exc):
+                return PlatformError(ErrorKind.UNAVAILABLE, self._read_only(exc))
             return PlatformError(ErrorKind.UNAVAILABLE, self._unreadable(exc))
         if isinstance(exc, sqlite3.DatabaseError):
             return PlatformError(ErrorKind.UNAVAILABLE, self._unreadable(exc))
@@ -269,6 +285,13 @@ def _lost(exc: BaseException) -> bool:
         return pg_errors.connection_lost(exc)
     except ImportError:
         return False
+
+
+def _read_only(exc: BaseException) -> bool:
+    if isinstance(exc, OSError):
+        return exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM)
+    text = str(exc).lower()
+    return "readonly" in text or "read-only" in text or "unable to open" in text
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:

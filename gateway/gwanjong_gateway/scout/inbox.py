@@ -144,7 +144,13 @@ async def inbox(
         if platform in left_out:
             notes[platform] = "inbox: more summons than `limit`: call again to see the rest"
         else:
-            await cursors.aset(platform, cursor)
+            try:
+                await cursors.aset(platform, cursor)
+            except OSError as exc:  # a read-only state_dir: the inbox still answers
+                notes[platform] = (
+                    f"inbox: cursor not saved ({exc.strerror or exc}): the same summons may "
+                    "show again next time; make state_dir writable to keep it"
+                )
     return shown, notes
 
 
