@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import signal
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import anyio
@@ -55,10 +55,8 @@ def frozen() -> Iterator[None]:
         yield
     finally:
         for pid in pids:
-            try:
+            with suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGCONT)
-            except ProcessLookupError:
-                pass
 
 
 @pytest.mark.anyio
