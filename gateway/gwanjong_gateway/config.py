@@ -149,6 +149,14 @@ class StoreSection(_Strict):
     shares one record between gateway processes (`${VAR}` is expanded when it opens)."""
 
     url: str = ""
+    #: the longest any one record call may take before it answers `unavailable`
+    call_deadline_s: Annotated[float, Field(gt=0, le=600)] = 8.0
+    #: PostgreSQL: connecting, one statement, waiting for another process's lock
+    connect_timeout_s: Annotated[int, Field(ge=1, le=600)] = 3
+    statement_timeout_s: Annotated[float, Field(gt=0, le=600)] = 5.0
+    lock_timeout_s: Annotated[float, Field(gt=0, le=600)] = 2.0
+    #: PostgreSQL connections (and threads) record calls run on at once; SQLite uses one
+    pool_size: Annotated[int, Field(ge=1, le=64)] = 8
 
     @field_validator("url")
     @classmethod

@@ -1,8 +1,10 @@
-"""The strike record off the event loop: one connection, used from one worker thread.
+"""The strike record off the event loop: connections lent to worker threads, one each.
 
 SQLite blocks while another process holds its lock; called on the event loop it would
-freeze every tool. Here each call runs in a worker thread (one at a time, so the single
-connection is never shared), waits at most `BUSY_TIMEOUT_S`, and turns the database's
+freeze every tool. Here each call runs in a worker thread on a connection no other call
+uses (PostgreSQL: up to `[store] pool_size` at once; SQLite: one writer), waits at most
+`lock_timeout_s` for a lock and `call_deadline_s` in all (a frozen database answers
+`unavailable`; the hung call's thread and connection are abandoned), and turns the database's
 errors into `unavailable` answers the model can act on. A record that cannot be opened
 (corrupt, unreadable) leaves the gateway running: only what needs the record says so.
 With `[store] url` the record is PostgreSQL (`store_pg`); an unreachable database is
@@ -11,11 +13,13 @@ retried on the next call, never reported with its password.
 
 from __future__ import annotations
 
+import errno
 import functools
 import logging
 import math
 import os
 import sqlite3
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -23,7 +27,7 @@ from typing import Any, TypeVar
 import anyio
 import anyio.to_thread
 
-from gwanjong_gateway.config import ConfigError, GatewayConfig, expand, read_dotenv
+from gwanjong_gateway.config import ConfigError, GatewayConfig, StoreSection, expand, read_dotenv
 from gwanjong_gateway.extras import MissingExtra
 from gwanjong_gateway.record import pg_errors
 from gwanjong_gateway.record.store import BUSY_TIMEOUT_S, SchemaError, StrikeStore
@@ -51,6 +55,37 @@ def open_store(config: GatewayConfig, busy_timeout_s: float = BUSY_TIMEOUT_S) ->
     return StrikeStore(config.state_dir / "gwanjong.db", busy_timeout_s)
 
 
+class _Lease:
+    """One connection lent to one worker thread. A call past its deadline is abandoned:
+    its thread closes the connection when (if) the call returns; it is never reused."""
+
+    def __init__(self, store: StrikeStore | None) -> None:
+        self.store = store
+        self._lock = threading.Lock()
+        self._done = False
+        self._abandoned = False
+
+    def finish(self) -> None:  # in the worker thread
+        with self._lock:
+            self._done = True
+            if self._abandoned:
+                _close_quietly(self.store)
+
+    def abandon(self) -> None:  # on the event loop, at the deadline
+        with self._lock:
+            self._abandoned = True
+            if self._done:
+                _close_quietly(self.store)
+
+
+def _close_quietly(store: StrikeStore | None) -> None:
+    if store is not None:
+        try:
+            store.close()
+        except Exception:  # already broken: closing is best effort
+            log.debug("closing a lost strike record connection failed", exc_info=True)
+
+
 class Records:
     def __init__(
         self,
@@ -58,40 +93,60 @@ class Records:
         busy_timeout_s: float = BUSY_TIMEOUT_S,
         url: str = "",
         environ: dict[str, str] | None = None,
+        store: StoreSection | None = None,
     ) -> None:
         self.path = path
         self.busy_timeout_s = busy_timeout_s
         #: `[store] url` as written (may hold `${VAR}`); "" = the SQLite file at `path`
         self.url = url
         self._environ = environ
-        self._store: StrikeStore | None = None
-        self._limiter = anyio.CapacityLimiter(1)
+        self.settings = store or StoreSection(lock_timeout_s=busy_timeout_s)
+        #: the longest one call waits before it answers `unavailable` (`[store] call_deadline_s`)
+        self.deadline_s = self.settings.call_deadline_s
+        #: idle connections; at most `pool_size` calls run at once (SQLite: one writer)
+        self._free: list[StrikeStore] = []
+        self._slots = anyio.CapacityLimiter(self.settings.pool_size if url else 1)
+        self._threads = anyio.CapacityLimiter(self._slots.total_tokens)
         #: why the record cannot be used (a corrupt file); "" when it can
         self.broken = ""
 
     @classmethod
     def for_config(cls, config: GatewayConfig, environ: dict[str, str] | None = None) -> Records:
-        return cls(config.state_dir / "gwanjong.db", url=config.store.url, environ=environ)
+        return cls(
+            config.state_dir / "gwanjong.db",
+            busy_timeout_s=config.store.lock_timeout_s,
+            url=config.store.url,
+            environ=environ,
+            store=config.store,
+        )
+
+    @property
+    def _store(self) -> StrikeStore | None:
+        """An idle connection, if any (what messages take the URL from)."""
+        return self._free[-1] if self._free else None
 
     def _open(self) -> StrikeStore:
-        if self._store is None:
-            if self.broken:
-                raise PlatformError(ErrorKind.UNAVAILABLE, self.broken)
-            if self.url:
-                self._store = self._open_pg()
-                return self._store
-            try:
-                self._store = StrikeStore(self.path, self.busy_timeout_s)
-            except sqlite3.OperationalError as exc:
-                if _is_busy(exc):
-                    raise
-                self.broken = self._unreadable(exc)
-                raise PlatformError(ErrorKind.UNAVAILABLE, self.broken) from None
-            except (sqlite3.DatabaseError, OSError, SchemaError) as exc:
+        if self.broken:
+            raise PlatformError(ErrorKind.UNAVAILABLE, self.broken)
+        if self.url:
+            return self._open_pg()
+        try:
+            return StrikeStore(self.path, self.busy_timeout_s)
+        except (sqlite3.OperationalError, OSError) as exc:
+            if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
+                raise
+            if _read_only(exc):  # not `broken`: retried once state_dir is writable again
+                raise PlatformError(ErrorKind.UNAVAILABLE, self._read_only(exc)) from None
+            if isinstance(exc, OSError):
                 self.broken = self._unreadable(exc)
                 log.error("%s", self.broken)
                 raise PlatformError(ErrorKind.UNAVAILABLE, self.broken) from None
-        return self._store
+            self.broken = self._unreadable(exc)
+            raise PlatformError(ErrorKind.UNAVAILABLE, self.broken) from None
+        except (sqlite3.DatabaseError, SchemaError) as exc:
+            self.broken = self._unreadable(exc)
+            log.error("%s", self.broken)
+            raise PlatformError(ErrorKind.UNAVAILABLE, self.broken) from None
 
     def _open_pg(self) -> StrikeStore:
         env = {**read_dotenv(self.path.parent / ".env"), **(self._environ or os.environ)}
@@ -102,7 +157,12 @@ class Records:
             self.broken = f"[store] url: {exc}; fix gateway.toml and restart gwanjong."
             raise PlatformError(ErrorKind.UNAVAILABLE, self.broken) from None
         try:
-            return PostgresStrikeStore(url, self.busy_timeout_s)
+            return PostgresStrikeStore(
+                url,
+                self.busy_timeout_s,
+                self.settings.connect_timeout_s,
+                self.settings.statement_timeout_s,
+            )
         except MissingExtra as exc:  # said once (logged), then every call answers with it
             self.broken = str(exc)
             log.error("%s", self.broken)
@@ -116,6 +176,13 @@ class Records:
                 raise
             log.warning("%s", message)
             raise PlatformError(ErrorKind.UNAVAILABLE, message) from None
+
+    def _read_only(self, exc: BaseException) -> str:
+        return (
+            f"the strike record {self.path} cannot be written ({exc}): state_dir is read-only, "
+            "so nothing is written (a write that cannot be recorded is never sent). Make "
+            f"{self.path.parent} writable, then try again."
+        )
 
     def _unreadable(self, exc: BaseException) -> str:
         return (
@@ -133,53 +200,97 @@ class Records:
         return True
 
     async def run(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
-        """``fn(store, *args, **kwargs)`` in the worker thread."""
+        """``fn(store, *args, **kwargs)`` in a worker thread, within `deadline_s`."""
+        return await self.run_within(self.deadline_s, fn, *args, **kwargs)
+
+    async def run_within(
+        self, deadline_s: float, fn: Callable[..., T], *args: object, **kwargs: object
+    ) -> T:
+        """`run` with its own deadline (status answers within 2 s)."""
+        try:
+            with anyio.fail_after(deadline_s):
+                async with self._slots:
+                    return await self._call(fn, *args, **kwargs)
+        except TimeoutError:
+            log.warning("a strike record call took longer than %.1f s; abandoned", deadline_s)
+            raise PlatformError(
+                ErrorKind.UNAVAILABLE,
+                f"the strike record did not answer within {deadline_s:g} s (the database is "
+                "frozen, overloaded or unreachable); a write in flight may have been claimed. "
+                "Check the database, then call again: strike says whether it was written.",
+            ) from None
+
+    async def _call(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
+        lease = _Lease(self._free.pop() if self._free else None)
 
         def work() -> T:
-            return fn(self._open(), *args, **kwargs)
+            try:
+                if lease.store is None:
+                    lease.store = self._open()
+                return fn(lease.store, *args, **kwargs)
+            finally:
+                lease.finish()
 
         try:
-            return await anyio.to_thread.run_sync(
-                functools.partial(work), limiter=self._limiter, abandon_on_cancel=False
+            result = await anyio.to_thread.run_sync(
+                functools.partial(work), limiter=self._threads, abandon_on_cancel=True
             )
-        except sqlite3.OperationalError as exc:
+        except BaseException as exc:
+            if isinstance(exc, anyio.get_cancelled_exc_class()):
+                lease.abandon()
+                raise
+            self._give_back(lease, exc)
+            raise self._answer(exc, lease.store) from None
+        self._give_back(lease, None)
+        return result
+
+    def _give_back(self, lease: _Lease, exc: BaseException | None) -> None:
+        if lease.store is None:
+            return
+        if exc is not None and self.url and _lost(exc):  # reconnect on the next call
+            _close_quietly(lease.store)
+        else:
+            self._free.append(lease.store)
+
+    def _answer(self, exc: BaseException, store: StrikeStore | None) -> BaseException:
+        if isinstance(exc, sqlite3.OperationalError):
             if _is_busy(exc):
-                raise PlatformError(
+                return PlatformError(
                     ErrorKind.UNAVAILABLE,
                     "the strike record is busy (locked by another gwanjong process); "
                     f"try again in {max(1, math.ceil(self.busy_timeout_s))} s.",
-                ) from None
-            raise PlatformError(ErrorKind.UNAVAILABLE, self._unreadable(exc)) from None
-        except sqlite3.DatabaseError as exc:
-            raise PlatformError(ErrorKind.UNAVAILABLE, self._unreadable(exc)) from None
-        except PlatformError:
-            raise
-        except Exception as exc:
-            if not self.url or not isinstance(self._store, StrikeStore):
-                raise
-            message = pg_errors.describe(exc, self._store_url(), self.busy_timeout_s)
-            if message is None:
-                raise
-            if pg_errors.connection_lost(exc):  # reconnect on the next call
-                self._drop()
-            log.warning("%s", message)
-            raise PlatformError(ErrorKind.UNAVAILABLE, message) from None
-
-    def _store_url(self) -> str:
-        return str(getattr(self._store, "url", self.url))
-
-    def _drop(self) -> None:
-        store, self._store = self._store, None
-        if store is not None:
-            try:
-                store.close()
-            except Exception:  # already broken: closing is best effort
-                log.debug("closing the lost strike record connection failed", exc_info=True)
+                )
+            if _read_only(exc):
+                return PlatformError(ErrorKind.UNAVAILABLE, self._read_only(exc))
+            return PlatformError(ErrorKind.UNAVAILABLE, self._unreadable(exc))
+        if isinstance(exc, sqlite3.DatabaseError):
+            return PlatformError(ErrorKind.UNAVAILABLE, self._unreadable(exc))
+        if isinstance(exc, PlatformError) or not self.url or not isinstance(store, StrikeStore):
+            return exc
+        message = pg_errors.describe(exc, str(getattr(store, "url", self.url)), self.busy_timeout_s)
+        if message is None:
+            return exc
+        log.warning("%s", message)
+        return PlatformError(ErrorKind.UNAVAILABLE, message)
 
     def close(self) -> None:
-        if self._store is not None:
-            self._store.close()
-            self._store = None
+        free, self._free = self._free, []
+        for store in free:
+            store.close()
+
+
+def _lost(exc: BaseException) -> bool:
+    try:
+        return pg_errors.connection_lost(exc)
+    except ImportError:
+        return False
+
+
+def _read_only(exc: BaseException) -> bool:
+    if isinstance(exc, OSError):
+        return exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM)
+    text = str(exc).lower()
+    return "readonly" in text or "read-only" in text or "unable to open" in text
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:

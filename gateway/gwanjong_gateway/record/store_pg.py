@@ -21,7 +21,32 @@ from gwanjong_gateway.extras import require_psycopg
 from gwanjong_gateway.record import migrations
 from gwanjong_gateway.record.store import BUSY_TIMEOUT_S, StrikeStore
 
-CONNECT_TIMEOUT_S = 5
+CONNECT_TIMEOUT_S = 3
+STATEMENT_TIMEOUT_S = 5.0
+
+
+def connection_options(
+    name: str,
+    lock_timeout_s: float = BUSY_TIMEOUT_S,
+    connect_timeout_s: int = CONNECT_TIMEOUT_S,
+    statement_timeout_s: float = STATEMENT_TIMEOUT_S,
+) -> dict[str, Any]:
+    """libpq settings that bound every wait: connecting, each statement, another process's
+    lock (that one is "busy"), and a silent server (TCP keepalives, and tcp_user_timeout:
+    unacknowledged data gives up after about the statement timeout)."""
+    ms = int(statement_timeout_s * 1000)
+    return {
+        "connect_timeout": connect_timeout_s,
+        "options": f"-c lock_timeout={int(lock_timeout_s * 1000)} -c statement_timeout={ms}",
+        "keepalives": 1,
+        "keepalives_idle": 5,
+        "keepalives_interval": 2,
+        "keepalives_count": 3,
+        "tcp_user_timeout": ms + 1000,
+        "application_name": name,
+    }
+
+
 _PLACEHOLDER = re.compile(r"\?")
 
 
@@ -29,7 +54,13 @@ class PostgresStrikeStore(StrikeStore):
     FOR_UPDATE = " FOR UPDATE"
     STEPS = migrations.POSTGRES
 
-    def __init__(self, url: str, busy_timeout_s: float = BUSY_TIMEOUT_S) -> None:  # pyright: ignore[reportMissingSuperCall]
+    def __init__(  # pyright: ignore[reportMissingSuperCall]
+        self,
+        url: str,
+        busy_timeout_s: float = BUSY_TIMEOUT_S,
+        connect_timeout_s: int = CONNECT_TIMEOUT_S,
+        statement_timeout_s: float = STATEMENT_TIMEOUT_S,
+    ) -> None:
         """Raises psycopg.Error when the database cannot be reached or migrated, and
         MissingExtra when psycopg is not installed."""
         psycopg = require_psycopg()
@@ -37,13 +68,12 @@ class PostgresStrikeStore(StrikeStore):
 
         self.url = url
         self.path = None
-        # lock_timeout: waiting for another process's claim longer than this is "busy"
         self._db: Any = psycopg.connect(
             url,
             autocommit=True,
-            connect_timeout=CONNECT_TIMEOUT_S,
-            options=f"-c lock_timeout={int(busy_timeout_s * 1000)}",
-            application_name="gwanjong",
+            **connection_options(
+                "gwanjong", busy_timeout_s, connect_timeout_s, statement_timeout_s
+            ),
         )
         self._db.row_factory = dict_row
         try:

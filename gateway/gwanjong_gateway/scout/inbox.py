@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 import logging
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Protocol
 
 import anyio
@@ -24,8 +24,8 @@ from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.rules.policy import is_opted_out
 from gwanjong_gateway.scout.ranking import dedupe, opportunity_id
 from gwanjong_gateway.scout.state import Opportunity
-from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract import MentionList
+from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.models import Post
 
 log = logging.getLogger(__name__)
@@ -151,7 +151,13 @@ async def inbox(
         elif listed.more:
             notes[platform] = "inbox: more summons wait on the platform: call again to see them"
         if cursor:
-            await cursors.aset(platform, cursor)
+            try:
+                await cursors.aset(platform, cursor)
+            except OSError as exc:  # a read-only state_dir: the inbox still answers
+                notes[platform] = (
+                    f"inbox: cursor not saved ({exc.strerror or exc}): the same summons may "
+                    "show again next time; make state_dir writable to keep it"
+                )
     return shown, notes
 
 
@@ -167,7 +173,7 @@ def _consumed(posts: list[Post], shown: set[str], skip: Callable[[Post], bool]) 
 async def _cursor_after(
     upstreams: Upstreams,
     platform: str,
-    timeout: float,
+    call_s: float,
     since: str | None,
     listed: MentionList,
     consumed: int,
@@ -177,7 +183,7 @@ async def _cursor_after(
     if consumed == 0:
         return None
     try:
-        again = await PlatformClient(upstreams, platform, timeout).mentions(since, consumed)
+        again = await PlatformClient(upstreams, platform, call_s).mentions(since, consumed)
     except PlatformError:
         return None
     wanted = [p.id for p in listed.posts[:consumed]]

@@ -288,6 +288,8 @@ class UsageLog:
             return compact_lines(self.report(since_s), self.clock())
         except UsageUnavailable as exc:  # status must answer while the database is down
             return [str(exc)]
+        except (sqlite3.Error, OSError) as exc:  # a read-only state_dir: status still answers
+            return [f"usage not recorded: {self.path} cannot be opened for writing ({exc})"]
 
 
 def aggregate(rows: list[tuple[Any, ...]], since_s: float | None, now: float) -> dict[str, Any]:

@@ -56,17 +56,12 @@ class PostgresUsageLog(UsageLog):
                 self.broken = str(exc)
                 raise UsageUnavailable(self.broken) from None
 
-            from gwanjong_gateway.record.store_pg import CONNECT_TIMEOUT_S, PostgresStrikeStore
+            from gwanjong_gateway.record.store_pg import PostgresStrikeStore, connection_options
 
             # Opening the record applies the migration steps (step 4: usage_calls), under
             # the same advisory lock as every other process.
             PostgresStrikeStore(self.url).close()
-            db = psycopg.connect(
-                self.url,
-                autocommit=True,
-                connect_timeout=CONNECT_TIMEOUT_S,
-                application_name="gwanjong-usage",
-            )
+            db = psycopg.connect(self.url, autocommit=True, **connection_options("gwanjong-usage"))
             db.execute(f"DELETE FROM {TABLE} WHERE at < %s", (self.clock() - KEEP_DAYS * 86400,))
             self._db = db
         return self._db

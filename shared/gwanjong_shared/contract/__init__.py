@@ -151,3 +151,5 @@ class MentionList(_Model):
 
     posts: list[Post]
     next_since: str
+    #: more items wait behind ``next_since`` right now: call again with it to get them
+    more: bool = False
