@@ -15,6 +15,10 @@ Control API (JSON), used by tests, the demo and the benchmarks:
 - ``POST /_sandbox/reset`` -> faults, writes and every emulator back to the seed
 - ``POST /_sandbox/posts`` {key, title, body, author, tags, likes, hours_ago, comments:
   [{key, author, body, likes}]} -> a thread added to every platform until the next reset
+- ``POST /_sandbox/inbox`` {summons, noise, noise_last, hours_ago} -> an inbox flood on
+  every platform until the next reset (``flood.add_flood``): summons mixed with items that
+  summon nobody, served in each platform's real pages; answers the flood thread's id per
+  platform and the summons' texts, oldest first
 - ``GET  /_sandbox/hosts`` -> every Host header received, with counts
 """
 
@@ -30,6 +34,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gwanjong_sandbox import flood
 from gwanjong_sandbox.corpus import Node, Thread, add_thread, clear_extra
 from gwanjong_sandbox.emulator import Emulator, make_emulators
 from gwanjong_sandbox.state import Fault, SandboxState
@@ -111,13 +116,30 @@ def _control(
         ids = {name: e.ids().get(thread.key) for name, e in emulators.items()}
         return JSONResponse({"ok": True, "ids": ids})
 
+    async def add_inbox(request: Request) -> Response:
+        body = await request.json()
+        try:
+            summons, noise = int(body.get("summons", 100)), int(body.get("noise", 0))
+            noise_last, hours_ago = bool(body.get("noise_last")), float(body.get("hours_ago", 0))
+        except (TypeError, ValueError) as exc:
+            return JSONResponse({"error": f"bad inbox flood: {exc}"}, status_code=400)
+        if not (0 <= summons <= 2000 and 0 <= noise <= 2000):
+            return JSONResponse({"error": "summons and noise: 0-2000 each"}, status_code=400)
+        flood.add_flood(summons, noise, noise_last=noise_last, hours_ago=hours_ago)
+        for emulator in emulators.values():
+            emulator.reset()
+        ids = {name: e.ids().get(flood.FLOOD_KEY) for name, e in emulators.items()}
+        texts = [flood.summons_text(i) for i in range(summons)]
+        return JSONResponse({"ok": True, "ids": ids, "summons": texts})
+
     async def reset(_: Request) -> Response:
         # Only emulators that served a request since the last reset can have changed
         # (with those sharing state with them): re-seeding the rest would be wasted time.
         touched = set(state.requests)
         state.clear()
         paths.clear()
-        every = clear_extra()  # added threads live in every emulator
+        every = clear_extra()  # added threads (a flood's too) live in every emulator
+        flood.clear()
         for emulator in emulators.values():
             if every:
                 emulator.reset()
@@ -142,6 +164,7 @@ def _control(
             Route("/_sandbox/requests/paths", request_paths),
             Route("/_sandbox/reset", reset, methods=["POST"]),
             Route("/_sandbox/posts", add_post, methods=["POST"]),
+            Route("/_sandbox/inbox", add_inbox, methods=["POST"]),
             Route("/_sandbox/hosts", hosts),
         ]
     )

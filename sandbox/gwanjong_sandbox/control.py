@@ -45,6 +45,25 @@ class SandboxControl:
         response.raise_for_status()
         return response.json()["ids"]
 
+    def flood_inbox(
+        self, summons: int, noise: int = 0, *, noise_last: bool = False, hours_ago: float = 0
+    ) -> dict[str, Any]:
+        """Flood every platform's inbox until the next reset: ``summons`` summons (texts
+        returned oldest first, with the thread's id per platform) mixed with ``noise``
+        items that summon nobody."""
+        response = self._http.post(
+            "/_sandbox/inbox",
+            json={
+                "summons": summons,
+                "noise": noise,
+                "noise_last": noise_last,
+                "hours_ago": hours_ago,
+            },
+            timeout=60,
+        )
+        response.raise_for_status()
+        return response.json()
+
     def hosts(self) -> dict[str, int]:
         return self._get("/_sandbox/hosts")
 

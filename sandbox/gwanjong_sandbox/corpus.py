@@ -12,6 +12,7 @@ As an author, ``{me}`` is our account itself (``build_corpus(me=...)`` fills it 
 
 from __future__ import annotations
 
+import copy
 import random
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -121,7 +122,8 @@ def clear_extra() -> bool:
 def build_corpus(me: str = ME) -> list[Thread]:
     """The seed and any added threads, with our account's handle as the author wherever
     we wrote."""
-    threads = [*_threads(), *_EXTRA]
+    # Copies of the added threads: each emulator writes its own handle into them.
+    threads = [*_threads(), *copy.deepcopy(_EXTRA)]
     for thread in threads:
         if thread.author == ME:
             thread.author = me

@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 import time
 import zlib
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from starlette.applications import Starlette
@@ -77,7 +77,8 @@ class DevtoEmulator:
             if not thread.deleted:
                 self.articles[article_id] = self._article(article_id, thread)
         self.comments: dict[int, list[dict[str, Any]]] = {
-            self.by_thread[t.key]: [self._comment(n) for n in t.comments] for t in self.threads
+            self.by_thread[t.key]: [self._comment(n, t.created) for n in t.comments]
+            for t in self.threads
         }
         self._add_front_matter_article(1001 + len(self.threads))
         self._next_id = 5001
@@ -157,15 +158,16 @@ class DevtoEmulator:
             "body_html": f"<p>{html.escape(body)}</p>",
         }
 
-    def _comment(self, node: Node) -> dict[str, Any]:
-        created = _iso(datetime.fromtimestamp(1_795_000_000 + node.minutes * 60, UTC))
+    def _comment(self, node: Node, start: datetime) -> dict[str, Any]:
+        # Minutes after the article, as on the other platforms: the inbox orders by it.
+        created = _iso(start + timedelta(minutes=node.minutes))
         if node.deleted:
             return {
                 "type_of": "comment",
                 "id_code": _id_code(node.key),
                 "body_html": "<p>[deleted]</p>",
                 "user": {},
-                "children": [self._comment(c) for c in node.children],
+                "children": [self._comment(c, start) for c in node.children],
             }
         return {
             "type_of": "comment",
@@ -173,7 +175,7 @@ class DevtoEmulator:
             "created_at": created,
             "body_html": f"<p>{html.escape(node.body.replace('{me}', f'@{ME}'))}</p>",
             "user": _user(node.author, _uid(node.author)),
-            "children": [self._comment(c) for c in node.children],
+            "children": [self._comment(c, start) for c in node.children],
         }
 
     @staticmethod

@@ -197,7 +197,7 @@ REASONS = {"mention", "reply", "quote"}
 async def test_mentions_lists_who_asked_for_us(client: Client[Any], spec: PlatformSpec) -> None:
     account = (await call(client, "capabilities"))["account"]
     inbox = await call(client, "mentions")
-    assert set(inbox) == {"posts", "next_since"} and inbox["next_since"]
+    assert set(inbox) == {"posts", "next_since", "more"} and inbox["next_since"]
     posts = inbox["posts"]
     assert posts
     for post in posts:
@@ -208,7 +208,7 @@ async def test_mentions_lists_who_asked_for_us(client: Client[Any], spec: Platfo
     # Every platform's corpus has a reply to our own post ("my-post").
     assert any("tool list costs in tokens" in p["body"] for p in posts)
     dates = [p["published_at"] for p in posts]
-    assert dates == sorted(dates, reverse=True)  # newest first
+    assert dates == sorted(dates)  # the oldest unseen first
 
 
 async def test_mentions_ids_are_what_get_post_takes(client: Client[Any]) -> None:
@@ -222,10 +222,14 @@ async def test_mentions_cursor_shows_only_what_is_new(client: Client[Any]) -> No
     assert again["posts"] == [] and again["next_since"] == first["next_since"]
 
 
-async def test_mentions_limit_keeps_the_newest(client: Client[Any]) -> None:
+async def test_mentions_limit_keeps_the_oldest_and_the_rest_come_next(
+    client: Client[Any],
+) -> None:
     everything = (await call(client, "mentions"))["posts"]
     one = await call(client, "mentions", limit=1)
-    assert one["posts"] == everything[:1]
+    assert one["posts"] == everything[:1] and one["more"] == (len(everything) > 1)
+    rest = await call(client, "mentions", since=one["next_since"])
+    assert rest["posts"] == everything[1:]  # nothing cut falls behind the cursor
 
 
 async def test_mentions_need_our_account(spec: PlatformSpec, sandbox: SandboxControl) -> None:

@@ -5,7 +5,8 @@ name the viewer's DID, ``reply`` for a reply to one of the viewer's posts
 (``reasonSubject`` = that post), ``quote`` for a post embedding one of the viewer's posts.
 Newest first; the cursor is the ``indexedAt`` of the last item sent (the real one is an
 opaque timestamp string too). ``reasons`` filters, as the lexicon says. The quote it finds
-for us is seeded by ``state.BlueskyState._seed_quote``.
+for us is seeded by ``state.BlueskyState._seed_quote``; a flood's likes, reposts and
+follows (``state.BlueskyState._noise``) are listed among them.
 """
 
 from __future__ import annotations
@@ -66,6 +67,10 @@ async def list_notifications(emulator: BlueskyHttp, request: Request) -> Respons
         if subject is not None:
             item["reasonSubject"] = subject
         items.append(item)
+    for note in emulator.notes:
+        if (wanted and note["reason"] not in wanted) or (cursor and note["indexedAt"] >= cursor):
+            continue
+        items.append({**note, "author": emulator._profile_basic(note["author"], viewer)})
     items.sort(key=lambda n: n["indexedAt"], reverse=True)
     page = items[:limit]
     body: dict[str, Any] = {"notifications": page, "priority": False}

@@ -29,6 +29,7 @@ from gwanjong_sandbox.bluesky.model import (
     tid,
 )
 from gwanjong_sandbox.corpus import BASE_TIME, Thread, build_corpus, walk
+from gwanjong_sandbox.flood import FLOOD_KEY, flood_noise
 from gwanjong_sandbox.state import SandboxState
 
 
@@ -64,9 +65,36 @@ class BlueskyState:
         for thread in [*build_corpus(ME_NAME), *extra_threads()]:
             self._seed(thread)
         self._seed_quote()
+        self.notes = [self._noise(n, when) for n, when in flood_noise()]
         gil = self._by_name("gatekeeper_gil")
         gil.follows.add(self._by_name("friend_fay").did)
         self._by_name("blocker_bo").blocks_me = True
+
+    def _noise(self, n: int, when: datetime) -> dict[str, Any]:
+        """A flood's noise as Bluesky notifies it: a like, repost or follow of ours, whose
+        ``record`` is the like/repost record (``subject`` our flood post) or the follow
+        record (``subject`` our DID), as payloads/bluesky/list-notifications.json shows."""
+        reason = ("like", "repost", "follow")[n % 3]
+        fan = self._author(f"fan_{n % 11}")
+        collection = {"follow": "app.bsky.graph.follow"}.get(reason, f"app.bsky.feed.{reason}")
+        uri = self._new_uri(fan.did, collection, when)
+        root = self.posts[self.roots[FLOOD_KEY]]
+        subject: Any = self.me.did
+        if reason != "follow":
+            subject = {"cid": root.cid, "uri": root.uri}
+        note: dict[str, Any] = {
+            "uri": uri,
+            "cid": cid_for(uri),
+            "author": fan.did,  # rendered as a profile when served
+            "reason": reason,
+            "record": {"$type": collection, "createdAt": iso(when), "subject": subject},
+            "isRead": False,
+            "indexedAt": iso(when + timedelta(milliseconds=250)),
+            "labels": [],
+        }
+        if reason != "follow":
+            note["reasonSubject"] = root.uri
+        return note
 
     def _account(
         self,

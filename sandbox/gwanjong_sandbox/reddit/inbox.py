@@ -5,6 +5,7 @@ Derived from the stored threads: a comment answering one of our comments is a
 ``comment reply``, one answering our post a ``post reply``, one naming ``u/<us>`` a
 ``username mention``. Inbox items are t1 things with ``was_comment``, ``subject``,
 ``context``, ``link_title``, ``dest`` and ``new`` (but no ``link_id``, as on Reddit).
+Private messages (t4, a flood's noise) are in ``inbox`` and ``unread`` only, as on Reddit.
 Newest first; ``after``/``before`` are fullnames and ``limit`` is 1-100 (default 25).
 """
 
@@ -50,7 +51,7 @@ def _item(emulator: RedditHttp, c: RComment, kind: str, me: str) -> dict[str, An
         "subreddit": link.sub,
         "likes": None,
         "replies": "",
-        "author_fullname": f"t2_{user_fullname(c.author)}",
+        "author_fullname": user_fullname(c.author),
         "id": c.id,
         "subject": kind.replace("_", " "),
         "associated_awarding_id": None,
@@ -85,13 +86,16 @@ async def route_inbox(
     if user is None:  # application-only token: no inbox
         return emulator._forbidden(client)
     wanted = BOXES[box]
-    found = [
-        (c, kind)
+    # (created, fullname, kind, data): comments and messages in one newest-first order
+    found: list[tuple[float, str, str, dict[str, Any]]] = [
+        (c.created, f"t1_{c.id}", "t1", _item(emulator, c, kind, user))
         for c in emulator.comments.values()
         if c.link_id in emulator.links and (kind := _kind(emulator, c, user)) in wanted
     ]
-    found.sort(key=lambda pair: (pair[0].created, pair[0].id), reverse=True)
-    names = [f"t1_{c.id}" for c, _ in found]
+    if box in ("inbox", "unread"):
+        found += [(m["created_utc"], m["name"], "t4", m) for m in emulator.messages]
+    found.sort(key=lambda entry: (entry[0], entry[1]), reverse=True)
+    names = [entry[1] for entry in found]
     q = request.query_params
     try:
         limit = max(1, min(100, int(q.get("limit", "25"))))
@@ -110,7 +114,7 @@ async def route_inbox(
         "dist": len(chunk),
         "modhash": None,
         "geo_filter": "",
-        "children": [{"kind": "t1", "data": _item(emulator, c, k, user)} for c, k in chunk],
+        "children": [{"kind": kind, "data": data} for _t, _n, kind, data in chunk],
         "before": None,
     }
     return emulator._json({"kind": "Listing", "data": data}, headers)

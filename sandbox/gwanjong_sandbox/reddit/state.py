@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import time
 import zlib
+from typing import Any
 
 from gwanjong_sandbox.corpus import BASE_TIME, Node, Thread, build_corpus
+from gwanjong_sandbox.flood import flood_noise, noise_text
 from gwanjong_sandbox.reddit.model import (
     CLIENT_ID,
     CLIENT_SECRET,
@@ -16,6 +18,8 @@ from gwanjong_sandbox.reddit.model import (
     RComment,
     RLink,
     b36,
+    md_html,
+    user_fullname,
 )
 from gwanjong_sandbox.state import SandboxState
 
@@ -61,9 +65,46 @@ class RedditState:
             ]
             if not thread.deleted:  # every read of a deleted post is Reddit's 404
                 self.links[link_id] = link
+        # A flood's noise: private messages (t4), which only /message/inbox and unread list.
+        self.messages: list[dict[str, Any]] = [
+            self._message(b36(int("2r00000", 36) + n), n, when.timestamp())
+            for n, when in flood_noise()
+        ]
         self._next_link = int("1r00000", 36)
         self._next_comment = int("o700000", 36)
         self.missing = "1zzzzzz"
+
+    @staticmethod
+    def _message(message_id: str, n: int, created: float) -> dict[str, Any]:
+        """A user's private message to us, keyed as payloads/reddit/inbox.json records t4."""
+        sender = f"pen_pal_{n % 13}"
+        return {
+            "first_message": None,
+            "first_message_name": None,
+            "subreddit": None,
+            "likes": None,
+            "replies": "",
+            "author_fullname": user_fullname(sender),
+            "id": message_id,
+            "subject": f"Quick question {n}",
+            "associated_awarding_id": None,
+            "score": 0,
+            "author": sender,
+            "num_comments": None,
+            "parent_id": None,
+            "subreddit_name_prefixed": None,
+            "new": True,
+            "type": "unknown",
+            "body": noise_text(n),
+            "dest": ME,
+            "was_comment": False,
+            "body_html": f"<!-- SC_OFF -->{md_html(noise_text(n))}<!-- SC_ON -->",
+            "name": f"t4_{message_id}",
+            "created": created,
+            "created_utc": created,
+            "context": "",
+            "distinguished": None,
+        }
 
     @staticmethod
     def _unique(key: str, base: int, taken: set[str]) -> str:

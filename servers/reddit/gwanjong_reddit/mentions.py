@@ -1,10 +1,17 @@
 """Reddit's inbox: username mentions and replies to our posts and comments.
 
-``reddit.inbox.all()`` through asyncpraw (``GET /message/inbox``); private messages (t4)
-are not discussions and are skipped. An inbox comment carries no ``link_id``, so the post
-it belongs to comes from its ``context`` path. Each item's id is that post's (what
-get_post and write_comment take); its url is the comment itself. ``since`` is the newest
-``created_utc`` already seen.
+Three of Reddit's message boxes through asyncpraw, the ones that hold only discussions:
+``inbox.mentions()`` (``GET /message/mentions``), ``inbox.comment_replies()``
+(``/message/comments``) and ``inbox.submission_replies()`` (``/message/selfreply``). The
+mixed ``/message/inbox`` would let private messages fill its pages and push the summons
+to pages never read. Each box is paged back (``after``, 100 a page) until it reaches our
+cursor, at most the 1,000 items a Reddit listing holds at all, and the oldest unseen
+items of the three are handed out first (``gwanjong_shared.kit.inbox``).
+
+An inbox comment carries no ``link_id``, so the post it belongs to comes from its
+``context`` path. Each item's id is that post's (what get_post and write_comment take); its
+url is the comment itself. The cursor is ``<created_utc>,<fullname>`` of the newest item
+handed out; a bare ``created_utc`` (what this server handed out before) still works.
 """
 
 from __future__ import annotations
@@ -18,8 +25,13 @@ from gwanjong_reddit.client import RedditClient
 from gwanjong_reddit.posts import WEB, iso
 from gwanjong_shared.contract import MentionList, errors
 from gwanjong_shared.contract.models import Post
+from gwanjong_shared.kit.inbox import LAST, MAX_PAGES, Back, Key, hand_out, parse_cursor
 
 _CONTEXT = re.compile(r"/comments/(?P<post>[0-9a-z]+)/[^/]*/(?P<comment>[0-9a-z]+)")
+_WHEN = re.compile(r"\d{1,11}(\.\d{1,6})?")
+_NAME = re.compile(r"t[14]_[0-9a-z]{1,13}")
+MAX_ITEMS = MAX_PAGES * 100  # a Reddit listing holds at most 1,000 items, 100 a page
+EXAMPLE = "1795770000.000,t1_o5abcde"
 _WHY = {"username_mention": "mention", "comment_reply": "reply", "post_reply": "reply"}
 
 
@@ -43,28 +55,45 @@ def to_post(d: dict[str, Any]) -> Post | None:
     )
 
 
+def parse_key(text: str) -> Key | None:
+    when, comma, name = text.partition(",")
+    if not _WHEN.fullmatch(when) or (comma and not _NAME.fullmatch(name)):
+        return None
+    return (_when(float(when)), name if comma else LAST)
+
+
+def key_text(key: Key) -> str:
+    # As many decimals as the key holds, so the cursor names exactly the item it came from.
+    when = f"{float(key[0]):.6f}".rstrip("0").rstrip(".")
+    return when if key[1] == LAST else f"{when},{key[1]}"
+
+
+def _when(epoch: float) -> str:
+    return f"{epoch:020.6f}"  # fixed width: text order is time order
+
+
 async def fetch_mentions(client: RedditClient, since: str | None, limit: int) -> MentionList:
     client.require_account()
-    try:
-        floor = float(since) if since else 0.0
-    except ValueError:
+    cursor = parse_cursor(since, parse_key, EXAMPLE)
+    if cursor.resume is not None:  # Reddit's boxes end within the bound: we never hand one out
         raise errors.invalid_input(
-            f"since must be the next_since of an earlier mentions call; got {since!r}."
-        ) from None
+            f"since must be the next_since of an earlier mentions call (like {EXAMPLE!r}); "
+            f"got {since!r}."
+        )
 
-    async def inbox(reddit: asyncpraw.Reddit) -> list[dict[str, Any]]:
-        return [vars(item) async for item in reddit.inbox.all(limit=min(100, max(limit, 25)))]
+    async def boxes(reddit: asyncpraw.Reddit) -> Back[Post]:
+        back: Back[Post] = Back()
+        inbox = reddit.inbox
+        for box in (inbox.mentions, inbox.comment_replies, inbox.submission_replies):
+            async for item in box(limit=MAX_ITEMS):
+                d = vars(item)
+                key = (_when(float(d.get("created_utc") or 0)), str(d.get("name") or ""))
+                if cursor.seen is not None and key[0] < cursor.seen[0]:
+                    break  # newest first: the rest of this box is older than the cursor
+                post = to_post(d)
+                if post is not None and (cursor.seen is None or key > cursor.seen):
+                    back.found.setdefault(key, post)
+        return back
 
-    items = await client.run("reading the inbox", inbox, missing="inbox")
-    posts: list[Post] = []
-    newest = floor
-    for d in items:
-        created = float(d.get("created_utc") or 0)
-        if created <= floor:
-            continue
-        post = to_post(d)
-        if post is not None:
-            posts.append(post)
-            newest = max(newest, created)
-    next_since = f"{newest:.3f}" if newest else (since or "")
-    return MentionList(posts=posts[:limit], next_since=next_since)
+    back = await client.run("reading the inbox", boxes, missing="inbox")
+    return hand_out(back, cursor, limit, key_text)

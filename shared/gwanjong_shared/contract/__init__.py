@@ -144,9 +144,11 @@ class CommentList(_Model):
 
 
 class MentionList(_Model):
-    """Posts that mention, quote or reply to our account, newest first.
+    """Posts that mention, quote or reply to our account: the oldest unseen first.
 
-    ``next_since`` is an opaque cursor: pass it back as ``since`` to get only what is newer.
+    ``next_since`` is an opaque cursor (the newest item listed): pass it back as ``since``
+    to get what comes after. A server lists the oldest ``limit`` items newer than ``since``,
+    so nothing it leaves out falls behind the cursor.
     """
 
     posts: list[Post]

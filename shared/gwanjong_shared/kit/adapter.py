@@ -102,8 +102,10 @@ class PlatformAdapter(ABC):
         return caps.model_copy(update=update)
 
     async def mentions(self, since: str | None, limit: int) -> MentionList:
-        """Posts that mention or quote our account and replies to our posts, newest first,
-        only those newer than the cursor ``since``. Each Post's id is what get_post and
+        """Posts that mention or quote our account and replies to our posts: the oldest
+        ``limit`` newer than the cursor ``since``, oldest first, with ``next_since`` the
+        newest of them (``gwanjong_shared.kit.inbox`` does the paging and the cut). Each
+        Post's id is what get_post and
         write_comment take for replying to it, and its tags name why it is here
         ("mention", "reply", "quote"). Items our account already answered are left out
         where the platform shows that."""

@@ -205,9 +205,11 @@ Example: get_comments(post_id="1001", limit=20)""",
         description=f"""Posts on {label} that mention or quote our account, and replies to our posts.
 
 Use it to find where someone asked for us; reply to them with write_comment(post_id=id).
-Input: since (the next_since of an earlier call: only newer items), limit (1-100, default 20).
-Output: {{"posts": [Post], "next_since": str}}, newest first; each Post's tags name why it is
-here (mention, reply, quote). Items we already answered are left out where {label} shows it.
+Input: since (the next_since of an earlier call; omit it the first time), limit (1-100, default 20).
+Output: {{"posts": [Post], "next_since": str, "more": bool}}: the oldest `limit` items newer
+than since, oldest first; next_since is the newest one listed, so pass it back to get the
+rest (more is true while the rest wait). Each Post's tags name why it is here (mention,
+reply, quote). Items we already answered are left out where {label} shows it.
 Errors: `auth` (needs our account), `invalid_input` (a since that is no next_since),
 `not_supported`, `rate_limited retry_after=N`, `unavailable`, `timeout`.
 Example: mentions(since=None, limit=20)""",
@@ -216,7 +218,16 @@ Example: mentions(since=None, limit=20)""",
         since: Annotated[str | None, Field(max_length=200)] = None, limit: Limit20 = 20
     ) -> MentionList:
         found = await guarded(adapter.mentions((since or "").strip() or None, limit), "mentions")
-        return MentionList(posts=found.posts[:limit], next_since=found.next_since)
+        # No cut here: the adapter set next_since from what it listed, and a second cut
+        # would put the items cut off behind that cursor for good.
+        if len(found.posts) > limit:
+            log.warning(
+                "%s: mentions listed %d items for limit %d; passing all of them on",
+                adapter.platform,
+                len(found.posts),
+                limit,
+            )
+        return found
 
     @mcp.tool(
         annotations=WRITE,

@@ -1,0 +1,211 @@
+"""An inbox that loses nothing (issue 21), through the real SDKs over real HTTP to the
+sandbox: every summons listed once, oldest first, however many wait and whatever they are
+mixed with; the platform's own failures as error kinds; a bogus cursor refused."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+from fastmcp import Client
+
+from gwanjong_sandbox.control import SandboxControl
+from gwanjong_sandbox.corpus import BASE_TIME
+from tests.mcp import call, error_of
+from tests.platforms import SPECS
+
+pytestmark = pytest.mark.anyio
+
+PLATFORMS = ["devto", "bluesky", "twitter", "reddit"]
+FLOOD = "Inbox summons #"
+
+
+def before_flood(platform: str, flood: dict[str, Any]) -> str:
+    """A cursor each platform accepts that sits just before the flood (which starts a
+    minute after BASE_TIME): an id or a time, in the forms its server documents."""
+    if platform == "twitter":
+        return str(flood["ids"]["twitter"])  # the flood's root post: ours, older than its replies
+    if platform == "reddit":
+        return f"{BASE_TIME.timestamp():.3f}"
+    return BASE_TIME.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+async def drain(client: Client[Any], since: str | None, limit: int) -> list[dict[str, Any]]:
+    """Poll as a gateway does (pass next_since back) until nothing more comes."""
+    listed: list[dict[str, Any]] = []
+    for _ in range(400):  # a bound, so a server that never stops fails instead of hanging
+        got = await call(client, "mentions", since=since, limit=limit)
+        assert len(got["posts"]) <= limit
+        listed += got["posts"]
+        if not got["posts"] and not got["more"]:
+            return listed
+        since = got["next_since"] or since
+    raise AssertionError("mentions kept saying more")
+
+
+def assert_once_oldest_first(listed: list[dict[str, Any]]) -> None:
+    urls = [p["url"] for p in listed]
+    assert len(set(urls)) == len(urls), "a summons was listed twice"
+    dates = [p["published_at"] for p in listed]
+    assert dates == sorted(dates), "not oldest first"
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+async def test_every_summons_once_oldest_first_from_a_cursor(
+    sandbox: SandboxControl, platform: str
+) -> None:
+    # 160 summons mixed with 60 items that summon nobody (each platform's own kind), more
+    # than one page of the platform's own inbox feed: polled 7 at a time from a cursor.
+    flood = sandbox.flood_inbox(160, noise=60)
+    async with Client(SPECS[platform].build(sandbox.url)) as client:
+        listed = await drain(client, before_flood(platform, flood), limit=7)
+    assert [p["body"] for p in listed] == flood["summons"]  # no gap, no repeat, in order
+    assert_once_oldest_first(listed)
+    assert all(p["tags"] == ["reply"] for p in listed)
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+async def test_a_first_poll_starts_at_the_oldest_and_loses_nothing(
+    sandbox: SandboxControl, platform: str
+) -> None:
+    async with Client(SPECS[platform].build(sandbox.url)) as client:
+        seeded = {
+            (p["author"], p["body"]) for p in (await call(client, "mentions", limit=100))["posts"]
+        }
+        flood = sandbox.flood_inbox(110, noise=40)
+        listed = await drain(client, None, limit=7)
+    assert_once_oldest_first(listed)
+    flooded = [p["body"] for p in listed if p["body"].startswith(FLOOD)]
+    assert flooded == flood["summons"]
+    assert {(p["author"], p["body"]) for p in listed if not p["body"].startswith(FLOOD)} == seeded
+    assert len(listed) == len(seeded) + len(flooded)
+
+
+@pytest.mark.parametrize("platform", ["bluesky", "twitter"])
+async def test_a_backlog_deeper_than_the_page_bound_resumes(
+    sandbox: SandboxControl, platform: str
+) -> None:
+    # 1,050 summons behind the cursor: more than the 10 pages of 100 one call reads. The
+    # first answer lists nothing yet and carries the platform's page cursor on.
+    flood = sandbox.flood_inbox(1050)
+    since = before_flood(platform, flood)
+    async with Client(SPECS[platform].build(sandbox.url)) as client:
+        first = await call(client, "mentions", since=since, limit=100)
+        assert first["posts"] == [] and first["more"] and "|" in first["next_since"]
+        listed = await drain(client, first["next_since"], limit=100)
+    assert [p["body"] for p in listed] == flood["summons"]
+    assert_once_oldest_first(listed)
+
+
+async def test_reddit_private_messages_do_not_crowd_out_the_summons(
+    sandbox: SandboxControl,
+) -> None:
+    # /message/inbox's newest page of 100: 98 private messages and 2 summons; 28 more
+    # summons on the next page. The server reads the boxes that hold discussions only.
+    flood = sandbox.flood_inbox(30, noise=98, noise_last=True)
+    async with Client(SPECS["reddit"].build(sandbox.url)) as client:
+        listed = await drain(client, before_flood("reddit", flood), limit=7)
+    assert [p["body"] for p in listed] == flood["summons"]
+    async with httpx.AsyncClient() as http:
+        paths = (await http.get(f"{sandbox.url}/_sandbox/requests/paths")).json()
+    asked = " ".join(paths)
+    assert "/message/selfreply" in asked and "/message/comments" in asked
+    assert "/message/mentions" in asked and "/message/inbox" not in asked
+
+
+async def test_reddit_emulator_mixes_private_messages_into_the_inbox(
+    sandbox: SandboxControl,
+) -> None:
+    # The crowding is real in the sandbox too: the newest inbox page is 98 messages (t4).
+    sandbox.flood_inbox(30, noise=98, noise_last=True)
+    env = sandbox.env("reddit")
+    base = env["REDDIT_BASE_URL"]
+    async with httpx.AsyncClient() as http:
+        token = (
+            await http.post(
+                f"{base}/api/v1/access_token",
+                data={
+                    "grant_type": "password",
+                    "username": env["REDDIT_USERNAME"],
+                    "password": env["REDDIT_PASSWORD"],
+                },
+                auth=(env["REDDIT_CLIENT_ID"], env["REDDIT_CLIENT_SECRET"]),
+            )
+        ).json()["access_token"]
+        answer = await http.get(
+            f"{base}/message/inbox",
+            params={"limit": 100, "raw_json": 1},
+            headers={"Authorization": f"bearer {token}", "User-Agent": "gwanjong-test"},
+        )
+    page = answer.json()["data"]
+    kinds = [c["kind"] for c in page["children"]]
+    assert kinds.count("t4") == 98 and len(kinds) == 100 and page["after"]
+
+
+SUSPENDED = {
+    "errors": [
+        {
+            "value": "4200000000",
+            "detail": "User has been suspended: [4200000000].",
+            "title": "Forbidden",
+            "resource_type": "user",
+            "parameter": "id",
+            "resource_id": "4200000000",
+            "type": "https://api.twitter.com/2/problems/resource-not-found",
+        }
+    ]
+}
+NO_SUCH_USER = {
+    "errors": [
+        {
+            "value": "4200000000",
+            "detail": "Could not find user with id: [4200000000].",
+            "title": "Not Found Error",
+            "resource_type": "user",
+            "parameter": "id",
+            "resource_id": "4200000000",
+            "type": "https://api.twitter.com/2/problems/resource-not-found",
+        }
+    ]
+}
+
+
+@pytest.mark.parametrize(
+    ("answer", "kind", "said"),
+    [(SUSPENDED, "auth", "suspended"), (NO_SUCH_USER, "not_found", "Could not find user")],
+)
+async def test_x_answer_with_only_errors_is_an_error_not_an_empty_inbox(
+    sandbox: SandboxControl, answer: dict[str, Any], kind: str, said: str
+) -> None:
+    async with Client(SPECS["twitter"].build(sandbox.url)) as client:
+        await call(client, "capabilities")  # our account is looked up before the fault
+        sandbox.fault(
+            "twitter",
+            status=200,
+            match="/mentions",
+            body=json.dumps(answer),
+            content_type="application/json",
+        )
+        text = await error_of(client, "mentions")
+    assert text.startswith(f"{kind}: ") and said in text, text
+
+
+BOGUS = {
+    "devto": ["zzz", "9999-99-99", "2026-11-27T09:00:00Z,NOT A CODE", "2026-11-27T09:00:00Z|p2"],
+    "bluesky": ["zzz", "2026-13-45T99:00:00.000Z", "2026-11-27T09:00:00.000Z,http://x", "a|b"],
+    "twitter": ["yesterday", "12ab", "1" * 21, "123|"],
+    "reddit": ["last week", "1795770000.0,t9_x", "-5", "1795770000.000,t1_abc|t1_x"],
+}
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+async def test_a_malformed_since_is_invalid_input_everywhere(
+    sandbox: SandboxControl, platform: str
+) -> None:
+    async with Client(SPECS[platform].build(sandbox.url)) as client:
+        for since in BOGUS[platform]:
+            text = await error_of(client, "mentions", since=since)
+            assert text.startswith("invalid_input: "), (since, text)
+            assert "next_since" in text and "like '" in text, text  # what a valid one looks like
