@@ -117,7 +117,10 @@ class UsageLog:
         self.clock = clock
         self._count = count_tokens
         self._db: Any = None  # sqlite3 here, psycopg in usage_pg
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the connection: the writer holds it while it writes
+        # Starting the writer has a lock of its own: a call records its figures on the
+        # event loop, and must not wait behind a writer stuck on a frozen database.
+        self._start_lock = threading.Lock()
         self._queue: queue.Queue[Event | None] = queue.Queue()
         self._writer: threading.Thread | None = None
 
@@ -162,7 +165,7 @@ class UsageLog:
         )
 
     def _put(self, event: Event) -> None:
-        with self._lock:
+        with self._start_lock:
             if self._writer is None:
                 self._writer = threading.Thread(
                     target=self._drain, name="gwanjong-usage", daemon=True
@@ -262,7 +265,7 @@ class UsageLog:
 
     def close(self) -> None:
         self.flush()
-        with self._lock:
+        with self._start_lock:
             writer, self._writer = self._writer, None
         if writer is not None:
             self._queue.put(None)
