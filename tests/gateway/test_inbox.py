@@ -194,3 +194,29 @@ async def test_every_summons_is_listed_exactly_once_at_a_small_limit(tmp_path: P
                 listed += [(o["platform"], o["id"]) for o in got]
     assert len(listed) == len(set(listed))  # never twice
     assert len(listed) == expected  # never lost
+
+
+@pytest.mark.parametrize("platform", ["bluesky", "twitter"])
+async def test_the_gateway_lists_every_sandbox_summons_once_at_a_small_limit(
+    sandbox: SandboxControl, tmp_path: Path, platform: str
+) -> None:
+    """The real server, its SDK and the sandbox's paged inbox (summons mixed with items
+    that summon nobody), polled through the gateway at limit 4 until it is empty: every
+    summons the server holds is listed once. The truth is the server's own listing."""
+    from tests.platforms import SPECS
+    from tests.servers.test_inbox_paging import drain
+
+    sandbox.flood_inbox(45, noise=20)
+    async with Client(SPECS[platform].build(sandbox.url)) as server:
+        truth = {p["url"] for p in await drain(server, None, limit=100)}
+    listed: list[str] = []
+    async with Client(in_memory_gateway(sandbox, tmp_path, [platform])) as client:
+        for _poll in range(40):
+            got = summoned(await call(client, "scout", source="mentions", limit=4))
+            assert len(got) <= 4
+            if not got:
+                break
+            listed += [o["url"] for o in got]
+    assert len(truth) > 45
+    assert len(listed) == len(set(listed))  # never twice
+    assert set(listed) == truth  # never lost
