@@ -95,3 +95,30 @@ async def test_replicas_on_one_database_share_the_inbox_cursors(
         assert all(store.inbox_cursor(p) for p in platforms)
     finally:
         store.close()
+
+
+async def test_two_replicas_at_a_small_limit_list_every_summons_once(
+    sandbox: SandboxControl, tmp_path: Path, pg_url: str
+) -> None:
+    """Two gateways on one record take turns polling the flooded inbox at limit 4: every
+    summons the server holds is listed once for the team, never twice, none lost."""
+    from tests.servers.test_inbox_paging import drain
+
+    sandbox.flood_inbox(30, noise=10)
+    async with Client(SPECS["bluesky"].build(sandbox.url)) as server:
+        truth = {p["url"] for p in await drain(server, None, limit=100)}
+    extra = f'[store]\nurl = "{pg_url}"'
+    listed: list[str] = []
+    async with (
+        Client(in_memory_gateway(sandbox, tmp_path / "a", ["bluesky"], extra=extra)) as a,
+        Client(in_memory_gateway(sandbox, tmp_path / "b", ["bluesky"], extra=extra)) as b,
+    ):
+        for poll in range(40):
+            got = await call(a if poll % 2 else b, "scout", source="mentions", limit=4)
+            urls = [o["url"] for o in got["opportunities"] if o.get("summoned")]
+            if not urls:
+                break
+            listed += urls
+    assert len(truth) > 30
+    assert len(listed) == len(set(listed))
+    assert set(listed) == truth
