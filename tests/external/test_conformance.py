@@ -4,7 +4,7 @@ Most scenarios call fixture tools, prompts and resources (`test_image_content`,
 `test://static-text`, ...) that only the suite's reference server has; the gateway serves
 five tools of its own. The test pins which scenarios pass and that every other failure is
 one of those missing fixtures (or FastMCP's unimplemented completion/subscribe), so a new
-failure of ours cannot hide among them. The README records the score.
+failure of ours cannot hide among them. docs/develop/external-clients.md records the score.
 """
 
 from __future__ import annotations
