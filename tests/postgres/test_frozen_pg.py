@@ -5,10 +5,6 @@ works again on a fresh connection."""
 
 from __future__ import annotations
 
-import os
-import signal
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import anyio
@@ -18,45 +14,10 @@ from gwanjong_gateway.config import StoreSection
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+from tests.postgres.faults import frozen
 
 #: behaviour, not speed: a hang would run into this; an answer comes long before
 GENEROUS_S = 30
-
-
-def _server_pids() -> list[int]:
-    pg_dir = os.environ.get("GWANJONG_PG_DIR", "")
-    if not pg_dir:
-        pytest.fail("GWANJONG_PG_DIR is not set: start the server with scripts/pg", pytrace=False)
-    pid_file = Path(pg_dir) / "data" / "postmaster.pid"  # scripts/pg: initdb -D $dir/data
-    text = (
-        pid_file.read_text() if pid_file.exists() else (Path(pg_dir) / "postmaster.pid").read_text()
-    )
-    if not text.strip():
-        pytest.fail("postmaster.pid is empty", pytrace=False)
-    postmaster = int(text.split()[0])
-    children = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == postmaster:
-            children.append(int(stat.parent.name))
-    return [postmaster, *children]
-
-
-@contextmanager
-def frozen() -> Iterator[None]:
-    """The postmaster and every backend stopped; always continued after."""
-    pids = _server_pids()
-    try:
-        for pid in pids:
-            os.kill(pid, signal.SIGSTOP)
-        yield
-    finally:
-        for pid in pids:
-            with suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGCONT)
 
 
 @pytest.mark.anyio

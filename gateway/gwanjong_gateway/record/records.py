@@ -220,8 +220,20 @@ class Records:
                 "Check the database, then call again: strike says whether it was written.",
             ) from None
 
+    def _idle(self) -> StrikeStore | None:
+        """An idle connection that is not known dead. After a database restart every idle
+        one is: each is dropped here, so the call opens a fresh one rather than failing
+        on a connection the server closed long ago."""
+        while self._free:
+            store = self._free.pop()
+            if not store.stale():
+                return store
+            log.info("dropped a strike record connection the database had closed")
+            _close_quietly(store)
+        return None
+
     async def _call(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
-        lease = _Lease(self._free.pop() if self._free else None)
+        lease = _Lease(self._idle())
 
         def work() -> T:
             try:
