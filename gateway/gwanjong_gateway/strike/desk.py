@@ -249,6 +249,7 @@ class StrikeDesk:
         except Exception as exc:
             failure = exc
         log.warning("record %s: sent, but the result could not be recorded: %s", row.id, failure)
+        self.settler.returned(row.id)  # read back as soon as the record answers
         raise PlatformError(
             ErrorKind.UNAVAILABLE,
             f"The {a.action} was sent, but the strike record failed while recording its "

@@ -86,6 +86,9 @@ class Settler:
         self._next: dict[int, tuple[float, float]] = {}  # record -> (next check, delay), mono
         # record -> (mono when first seen, its wall age then, mono of the last counted read-back)
         self._seen: dict[int, tuple[float, float, float]] = {}
+        #: `pending` rows whose write call returned here, though its outcome could not be
+        #: recorded: no longer in flight, so read back as soon as the record answers
+        self._returned: set[int] = set()
 
     @property
     def window(self) -> float:
@@ -129,8 +132,15 @@ class Settler:
             due = min(due, max(now, self._seen[row.id][2] + self.spacing) + 0.1)
         self._next[row.id] = (due, delay)
 
+    def returned(self, row_id: int) -> None:
+        """The write of this claim was sent and its call is over (its outcome could not be
+        recorded): the settle loop reads it back at once, not after the in-flight wait."""
+        self._returned.add(row_id)
+
     def in_flight(self, row: Strike) -> bool:
         """A fresh `pending` row may be another call's write still on its way."""
+        if row.id in self._returned:
+            return False
         young = self.age(row) < self.config.gateway.call_timeout_s + IN_FLIGHT_MARGIN_S
         return row.status == StrikeStatus.PENDING and young
 
@@ -187,6 +197,7 @@ class Settler:
         if status != StrikeStatus.UNKNOWN:
             self._next.pop(row.id, None)
             self._seen.pop(row.id, None)
+            self._returned.discard(row.id)
         if moved is None:  # another call or gateway settled it first
             latest = await self.records.run(StrikeStore.get, row.id)
             return latest or row
