@@ -27,6 +27,7 @@ from fastmcp import Client, FastMCP
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.server import STATUS_RECORD_S, build_gateway
+from gwanjong_sandbox.control import SandboxControl
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import SOCIAL
 from tests.mcp import call
@@ -229,3 +230,57 @@ async def test_after_a_restart_the_first_calls_answer_on_fresh_connections(
                 assert await records.run(StrikeStore.history) == []
     finally:
         records.close()
+
+
+async def test_a_database_stopped_after_a_devto_post_landed(
+    sandbox: SandboxControl, pg_url: str, tmp_path: Path
+) -> None:
+    """The real Dev.to server over HTTP to the sandbox: the post lands (the sandbox's write
+    log has it) and the database stops before the gateway records it. The answer says the
+    outcome is unknown; once the database is back the retry answers duplicate of a posted
+    record, and the sandbox's log still holds exactly one write."""
+    from tests.e2e.strikes import scout_draft
+    from tests.gateway.helpers import config_text
+    from tests.platforms import SPECS
+
+    post = {
+        "action": "post",
+        "title": "Once only",
+        "content": "Exactly once, whatever the database does.",
+    }
+    extra = f'[store]\nurl = "{pg_url}"\ncall_deadline_s = {DEADLINE_S}\nconnect_timeout_s = 1'
+    stopped = Stopped(pg_url)
+    try:
+        config = parse(config_text(tmp_path / "state", ["devto"], extra=extra))
+        # the server waits past the sandbox's 5 s (the gateway's call_timeout_s is 8)
+        devto = SPECS["devto"].build(sandbox.url, DEVTO_TIMEOUT_S="30")
+        gateway = build_gateway(config, environ={}, transports={"devto": devto})
+        async with Client(gateway) as client:
+            oid = await scout_draft(client, "devto", "rust async", "Rust async")
+            # the article is written at once; the sandbox answers 5 s later
+            sandbox.fault("devto", kind="hang_after", seconds=5, match="/api/articles")
+            answers: list[tuple[bool, str]] = []
+
+            async def strike() -> None:
+                answers.append(await answer_of(client, "strike", 8, opportunity_id=oid, **post))
+
+            async def landed() -> bool:
+                return len(await anyio.to_thread.run_sync(sandbox.writes, "devto")) == 1
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(strike)
+                await until(landed, "the article is in the sandbox's write log")
+                await stopped.apply()
+            [(failed, text)] = answers
+            assert failed and "outcome is unknown" in text, text
+            assert not any(w in text.lower() for w in SENT_WORDING), text
+            await stopped.lift()
+            again = await call(client, "strike", opportunity_id=oid, **post)
+            assert again["status"] == "duplicate", again
+            assert again["earlier"]["status"] == "posted", again
+    finally:
+        await stopped.lift()
+    [written] = sandbox.writes("devto")
+    rows = await record_rows(pg_url)
+    assert [r["status"] for r in rows or []] == ["posted"], rows
+    assert written["data"].get("id") is None or str(written["data"]["id"]) == rows[0]["result_id"]  # type: ignore[index]
