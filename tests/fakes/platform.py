@@ -379,6 +379,9 @@ class FakeAdapter(PlatformAdapter):
 
     async def rule_for_target(self, action: str, post_id: str, rule: ActionRule) -> ActionRule:
         await self.world.enter("validate")  # the per-target check before a write
+        held = self.world.take_gate("validate")  # the last platform call before the claim
+        if held is not None:
+            await held.hold()
         self.world.post(post_id)  # a missing target is not_found, not a policy answer
         if rule.allowed != "summoned":
             return rule

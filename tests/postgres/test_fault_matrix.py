@@ -130,7 +130,16 @@ async def drafted(client: Client[Any]) -> str:
 
 
 FAULTS = ("stopped", "frozen", "slow")
-MOMENTS = ("before_claim", "between_claim_and_write", "after_write")
+#: when the fault comes: before strike is called; while the platform's validate (the last
+#: call before the claim) is answering, so it hits the claim itself; while the write is on
+#: its way (claimed, not yet landed); once it landed, before the platform answers
+MOMENTS = ("before_claim", "during_claim", "between_claim_and_write", "after_write")
+#: where each moment holds the strike while the fault is applied
+GATES = {
+    "during_claim": ("validate", False),
+    "between_claim_and_write": ("write_comment", False),
+    "after_write": ("write_comment", True),
+}
 
 
 @pytest.mark.parametrize("moment", MOMENTS)
@@ -140,6 +149,7 @@ async def test_a_failing_database_around_a_write(
 ) -> None:
     fake = FakePlatform(TWEETS)
     comment = {"action": "comment", "content": "Guard each await with a deadline."}
+    sent = moment in ("between_claim_and_write", "after_write")
     async with (
         fault_of(kind, pg_url) as (fault, url),
         Client(gateway_for(tmp_path / "state", fake, url)) as client,
@@ -150,10 +160,9 @@ async def test_a_failing_database_around_a_write(
         if moment == "before_claim":
             await fault.apply()
             failed, text = await answer_of(client, "strike", CALL_TIMEOUT_S, **args)
-            assert failed and "unavailable" in text, text
-            assert fake.written() == []
         else:
-            gate = fake.gate("write_comment", after=moment == "after_write")
+            op, after = GATES[moment]
+            gate = fake.gate(op, after=after)
             answers: list[tuple[bool, str]] = []
 
             async def strike() -> None:
@@ -166,9 +175,14 @@ async def test_a_failing_database_around_a_write(
                 await fault.apply()
                 gate.go.set()
             [(failed, text)] = answers
+        assert failed and text.startswith("unavailable"), text
+        if sent:
             assert len(fake.written("write_comment")) == 1
-            assert failed and "outcome is unknown" in text, text
+            assert "outcome is unknown" in text, text
             assert not any(w in text.lower() for w in SENT_WORDING), text
+        else:
+            assert fake.written() == []
+            assert "was sent" not in text, text
         # status answers by its own bound, saying the record is unavailable
         failed, text = await answer_of(client, "status", STATUS_RECORD_S + 2)
         assert not failed and "strike_record" in text, text
@@ -178,24 +192,27 @@ async def test_a_failing_database_around_a_write(
             rows = await record_rows(pg_url)
             return rows is not None and all(r["status"] not in ("pending", "unknown") for r in rows)
 
-        if moment == "after_write":
-            # at once: the retry reads the unsure write back (its call is over, so it is
-            # not taken for a write still in flight) and answers duplicate of a posted row
+        if moment in ("after_write", "during_claim"):
+            # at once: the retry reads an unsure write back (its call is over, so it is not
+            # taken for a write still in flight), and a claim whose answer was lost (it may
+            # commit after its call gave up) is known never sent: it frees the target
             again = await call(client, "strike", **args)
+            assert again["status"] == ("duplicate" if sent else "posted"), again
         else:  # the settle loop settles it on its own
             await until(settled, f"{kind} {moment}")
             again = None
-        rows = await record_rows(pg_url)
-        if moment == "before_claim":
-            assert rows == [] or all(r["status"] == "failed" for r in rows or []), rows
-            posted = await call(client, "strike", **args)
-            assert posted["status"] == "posted", posted
-        else:  # the write that landed is recorded as posted, with its platform id
-            [written] = fake.written("write_comment")
-            assert [(r["status"], r["result_id"]) for r in rows or []] == [
-                ("posted", written.data["id"])
-            ], rows
-        again = again or await call(client, "strike", **args)
+        if again is None and not sent:  # now the strike goes through, once
+            again = await call(client, "strike", **args)
+            assert again["status"] == "posted", again
+        rows = await record_rows(pg_url) or []
+        [written] = fake.written("write_comment")
+        # the write is recorded as posted, with its platform id; a claim that may have
+        # committed after its call gave up is failed (never sent)
+        assert [r["status"] for r in rows[:-1]] == ["failed"] * (len(rows) - 1), rows
+        assert (rows[-1]["status"], rows[-1]["result_id"]) == ("posted", written.data["id"]), rows
+        if sent:
+            assert len(rows) == 1, rows
+        again = await call(client, "strike", **args)
         assert again["status"] == "duplicate", again
         assert again["earlier"]["status"] == "posted", again
     assert len(fake.written("write_comment")) == 1

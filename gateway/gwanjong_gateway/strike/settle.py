@@ -44,6 +44,8 @@ MAX_DELAY_S = 30.0
 #: a `pending` row younger than the call timeout plus this may still be in flight
 IN_FLIGHT_MARGIN_S = 5.0
 IDLE_POLL_S = 5.0
+#: how long a lost claim is remembered (its abandoned call is long over by then)
+UNSENT_KEPT_S = 3600.0
 #: absent read-backs, spaced over the whole window, before a write counts as not written
 MIN_READBACKS = 3
 
@@ -89,6 +91,10 @@ class Settler:
         #: `pending` rows whose write call returned here, though its outcome could not be
         #: recorded: no longer in flight, so read back as soon as the record answers
         self._returned: set[int] = set()
+        #: claims whose call failed here, by (intent key, created_at): the answer was lost,
+        #: but the row may still commit (a frozen or slow database finishes it later).
+        #: This gateway never sends such a claim, so it is failed as soon as it is seen.
+        self._unsent: dict[tuple[str, float], float] = {}
 
     @property
     def window(self) -> float:
@@ -137,6 +143,19 @@ class Settler:
         recorded): the settle loop reads it back at once, not after the in-flight wait."""
         self._returned.add(row_id)
 
+    def unsent(self, intent_key: str, created_at: float) -> None:
+        """The claim call for this row failed (its answer never came): nothing was sent."""
+        now = self.mono()
+        for key, when in list(self._unsent.items()):  # an abandoned call is over in an hour
+            if now - when > UNSENT_KEPT_S:
+                del self._unsent[key]
+        self._unsent[(intent_key, created_at)] = now
+
+    def _never_sent(self, row: Strike) -> bool:
+        return (
+            row.status == StrikeStatus.PENDING and (row.intent_key, row.created_at) in self._unsent
+        )
+
     def in_flight(self, row: Strike) -> bool:
         """A fresh `pending` row may be another call's write still on its way."""
         if row.id in self._returned:
@@ -156,6 +175,16 @@ class Settler:
 
     async def settle(self, row: Strike) -> Strike:
         """Read back once; the row as it now stands (posted, failed, or still unknown)."""
+        if self._never_sent(row):
+            log.info("record %s: a claim whose answer was lost; never sent", row.id)
+            self._unsent.pop((row.intent_key, row.created_at), None)
+            return await self._move(
+                row,
+                StrikeStatus.FAILED,
+                reason="the claim was recorded after its call had given up (the strike record "
+                "did not answer in time); it was never sent: not written",
+                policy=[*row.policy, "never sent: the claim's answer was lost"],
+            )
         if row.status not in (StrikeStatus.PENDING, StrikeStatus.UNKNOWN) or self.in_flight(row):
             return row
         found = await self.read_back(row)
