@@ -137,6 +137,8 @@ class Records:
                 raise
             if _read_only(exc):  # not `broken`: retried once state_dir is writable again
                 raise PlatformError(ErrorKind.UNAVAILABLE, self._read_only(exc)) from None
+            if _full(exc):  # nor this: retried once there is space again
+                raise PlatformError(ErrorKind.UNAVAILABLE, self._full(exc)) from None
             if isinstance(exc, OSError):
                 self.broken = self._unreadable(exc)
                 log.error("%s", self.broken)
@@ -182,6 +184,14 @@ class Records:
             f"the strike record {self.path} cannot be written ({exc}): state_dir is read-only, "
             "so nothing is written (a write that cannot be recorded is never sent). Make "
             f"{self.path.parent} writable, then try again."
+        )
+
+    def _full(self, exc: BaseException) -> str:
+        # never "move it aside" here: the record's claims keep writes from going out twice
+        return (
+            f"the strike record {self.path} cannot be written: the disk is full ({exc}). "
+            f"Free space on the disk of {self.path.parent}, then try again; keep the record "
+            "where it is (its claims stop a write from being sent twice)."
         )
 
     def _unreadable(self, exc: BaseException) -> str:
@@ -274,6 +284,8 @@ class Records:
                 )
             if _read_only(exc):
                 return PlatformError(ErrorKind.UNAVAILABLE, self._read_only(exc))
+            if _full(exc):
+                return PlatformError(ErrorKind.UNAVAILABLE, self._full(exc))
             return PlatformError(ErrorKind.UNAVAILABLE, self._unreadable(exc))
         if isinstance(exc, sqlite3.DatabaseError):
             return PlatformError(ErrorKind.UNAVAILABLE, self._unreadable(exc))
@@ -303,6 +315,12 @@ def _read_only(exc: BaseException) -> bool:
         return exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM)
     text = str(exc).lower()
     return "readonly" in text or "read-only" in text or "unable to open" in text
+
+
+def _full(exc: BaseException) -> bool:
+    if isinstance(exc, OSError):
+        return exc.errno == errno.ENOSPC
+    return "disk is full" in str(exc).lower()  # SQLITE_FULL
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:

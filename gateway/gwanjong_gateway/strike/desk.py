@@ -165,7 +165,7 @@ class StrikeDesk:
         verdict = await self._decide_once(req, insert)
         earlier = verdict.earlier
         if earlier is not None and earlier.status in UNSETTLED:
-            settled = await self.settler.settle(earlier)
+            settled = await self.settler.settle_or_keep(earlier)
             if settled.status == StrikeStatus.FAILED:  # proven absent: the target is free
                 verdict = await self._decide_once(req, insert)
             else:

@@ -177,7 +177,6 @@ class Settler:
         """Read back once; the row as it now stands (posted, failed, or still unknown)."""
         if self._never_sent(row):
             log.info("record %s: a claim whose answer was lost; never sent", row.id)
-            self._unsent.pop((row.intent_key, row.created_at), None)
             return await self._move(
                 row,
                 StrikeStatus.FAILED,
@@ -219,6 +218,15 @@ class Settler:
             return row
         return await self._move(row, StrikeStatus.UNKNOWN, reason=reason)
 
+    async def settle_or_keep(self, row: Strike) -> Strike:
+        """`settle`, or the row as it stands when the record cannot take the outcome now
+        (busy, full, unreachable): the claim still holds its target, and the loop retries."""
+        try:
+            return await self.settle(row)
+        except PlatformError as exc:
+            log.info("settling record %s: %s", row.id, exc)
+            return row
+
     async def _move(self, row: Strike, status: StrikeStatus, **fields: Any) -> Strike:
         moved = await self.records.run(
             StrikeStore.settle, row.id, status, now=self.clock(), **fields
@@ -227,6 +235,7 @@ class Settler:
             self._next.pop(row.id, None)
             self._seen.pop(row.id, None)
             self._returned.discard(row.id)
+            self._unsent.pop((row.intent_key, row.created_at), None)
         if moved is None:  # another call or gateway settled it first
             latest = await self.records.run(StrikeStore.get, row.id)
             return latest or row
