@@ -201,18 +201,19 @@ def build_gateway(
         async def progress(done: float, total: float, message: str) -> None:
             await ctx.report_progress(done, total, message)
 
-        try:
-            acted = await gw.records.run(StrikeStore.acted_targets)
-        except PlatformError:  # the record is busy or broken: scout still works
-            acted = set()
         found: list[Opportunity] = []
         errors: dict[str, str] = {}
-        if source == "mentions":
-            if config.safety.opt_out:  # matched in each platform's own handle spellings
-                await ensure_profiles(gw.upstreams, names)
-            found, errors = await inbox.inbox(
-                gw.upstreams, acted, gw.cursors, names, limit, config.safety.opt_out
-            )
+        with gw.records.one_wait():  # a frozen record costs scout one deadline, not three
+            try:
+                acted = await gw.records.run(StrikeStore.acted_targets)
+            except PlatformError:  # the record is busy or broken: scout still works
+                acted = set()
+            if source == "mentions":
+                if config.safety.opt_out:  # matched in each platform's own handle spellings
+                    await ensure_profiles(gw.upstreams, names)
+                found, errors = await inbox.inbox(
+                    gw.upstreams, acted, gw.cursors, names, limit, config.safety.opt_out
+                )
         if topic.strip() and len(found) < limit:
             more, topic_errors = await scouting.scout(
                 gw.upstreams, acted, topic.strip(), names, limit, config.safety.opt_out, progress
@@ -313,15 +314,16 @@ def build_gateway(
             return answer
 
         try:
-            return await gw.desk.strike(
-                context,
-                action,
-                content,
-                title.strip(),
-                approve,
-                by=principal_name(),
-                handoff=StrikeAction(handoff) if isinstance(handoff, str) else handoff,
-            )
+            with gw.records.one_wait():  # a frozen record costs strike one deadline
+                return await gw.desk.strike(
+                    context,
+                    action,
+                    content,
+                    title.strip(),
+                    approve,
+                    by=principal_name(),
+                    handoff=StrikeAction(handoff) if isinstance(handoff, str) else handoff,
+                )
         except _AskFirst:
             return pending[0]
         except ToolError:

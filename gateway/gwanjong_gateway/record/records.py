@@ -20,7 +20,9 @@ import math
 import os
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -84,6 +86,16 @@ def _close_quietly(store: StrikeStore | None) -> None:
             store.close()
         except Exception:  # already broken: closing is best effort
             log.debug("closing a lost strike record connection failed", exc_info=True)
+
+
+class _Outage:
+    """The first `unavailable` answer of the record within one tool call (see `one_wait`)."""
+
+    def __init__(self) -> None:
+        self.error: PlatformError | None = None
+
+
+_OUTAGE: ContextVar[_Outage | None] = ContextVar("gwanjong_record_outage", default=None)
 
 
 class Records:
@@ -213,10 +225,35 @@ class Records:
         """``fn(store, *args, **kwargs)`` in a worker thread, within `deadline_s`."""
         return await self.run_within(self.deadline_s, fn, *args, **kwargs)
 
+    @contextmanager
+    def one_wait(self) -> Iterator[None]:
+        """Within (one tool call, and the tasks it starts): once a record call answers
+        `unavailable`, the later ones answer the same at once instead of each waiting out
+        its own deadline, so a frozen database costs the call one deadline, not one per
+        record call (scout asks the record three times)."""
+        token = _OUTAGE.set(_Outage())
+        try:
+            yield
+        finally:
+            _OUTAGE.reset(token)
+
     async def run_within(
         self, deadline_s: float, fn: Callable[..., T], *args: object, **kwargs: object
     ) -> T:
         """`run` with its own deadline (status answers within 2 s)."""
+        outage = _OUTAGE.get()
+        if outage is not None and outage.error is not None:
+            raise PlatformError(outage.error.kind, outage.error.message)
+        try:
+            return await self._within(deadline_s, fn, *args, **kwargs)
+        except PlatformError as exc:
+            if outage is not None and exc.kind is ErrorKind.UNAVAILABLE:
+                outage.error = exc
+            raise
+
+    async def _within(
+        self, deadline_s: float, fn: Callable[..., T], *args: object, **kwargs: object
+    ) -> T:
         try:
             with anyio.fail_after(deadline_s):
                 async with self._slots:
