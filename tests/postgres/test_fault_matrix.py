@@ -1,7 +1,8 @@
 """The strike record's PostgreSQL fails around a write: stopped, frozen or slow, before the
-claim, between the claim and the write, or after the write (before its outcome is
-recorded). Nine cases through the real gateway over MCP (the in-process fake platform,
-whose write waits at a gate the test opens once the fault is applied).
+claim, during the claim, between the claim and the write, or after the write (before its
+outcome is recorded). Twelve cases through the real gateway over MCP (the in-process fake
+platform, whose validate or write waits at a gate the test opens once the fault is
+applied), and one through the real Dev.to server and the sandbox.
 
 In every case: at most one write (exactly one once it was sent), no answer after sending
 says "nothing was written", each call answers by its configured deadline (a hang runs
@@ -183,6 +184,8 @@ async def test_a_failing_database_around_a_write(
         else:
             assert fake.written() == []
             assert "was sent" not in text, text
+            if kind != "stopped":  # by the configured deadline, which the answer names
+                assert f"did not answer within {DEADLINE_S:g} s" in text, text
         # status answers by its own bound, saying the record is unavailable
         failed, text = await answer_of(client, "status", STATUS_RECORD_S + 2)
         assert not failed and "strike_record" in text, text
