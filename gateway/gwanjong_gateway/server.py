@@ -121,12 +121,26 @@ def build_gateway(
     async def health_extra(_ctx: Context) -> dict[str, Any]:
         await probe_all(gw.upstreams)  # cached: probes only platforms not seen lately
         record: dict[str, Any] = {}
-        try:
-            record = await gw.records.run_within(
-                min(STATUS_RECORD_S, gw.records.deadline_s), health_of, list(gw.upstreams.health())
-            )
-        except PlatformError as exc:
-            record = {"error": str(exc)}
+        used: list[Any] = []
+
+        async def ask_record() -> None:
+            nonlocal record
+            try:
+                record = await gw.records.run_within(
+                    min(STATUS_RECORD_S, gw.records.deadline_s),
+                    health_of,
+                    list(gw.upstreams.health()),
+                )
+            except PlatformError as exc:
+                record = {"error": str(exc)}
+
+        async def ask_usage() -> None:
+            used.append(await _usage_within(usage.compact, STATUS_RECORD_S))
+
+        # side by side: a frozen database costs status one deadline, not two in a row
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(ask_record)
+            tg.start_soon(ask_usage)
         platforms = {}
         for name, row in gw.upstreams.health().items():
             paused = record.get("paused", {}).get(name, "")
@@ -136,7 +150,7 @@ def build_gateway(
             "writes": config.gateway.writes,
             "platforms": platforms,
             "unsettled_writes": record.get("unsettled", 0),
-            "usage_7d": await _usage_within(usage.compact, STATUS_RECORD_S),
+            "usage_7d": used[0],
         }
         if "error" in record:
             extra["strike_record"] = record["error"]
@@ -187,18 +201,19 @@ def build_gateway(
         async def progress(done: float, total: float, message: str) -> None:
             await ctx.report_progress(done, total, message)
 
-        try:
-            acted = await gw.records.run(StrikeStore.acted_targets)
-        except PlatformError:  # the record is busy or broken: scout still works
-            acted = set()
         found: list[Opportunity] = []
         errors: dict[str, str] = {}
-        if source == "mentions":
-            if config.safety.opt_out:  # matched in each platform's own handle spellings
-                await ensure_profiles(gw.upstreams, names)
-            found, errors = await inbox.inbox(
-                gw.upstreams, acted, gw.cursors, names, limit, config.safety.opt_out
-            )
+        with gw.records.one_wait():  # a frozen record costs scout one deadline, not three
+            try:
+                acted = await gw.records.run(StrikeStore.acted_targets)
+            except PlatformError:  # the record is busy or broken: scout still works
+                acted = set()
+            if source == "mentions":
+                if config.safety.opt_out:  # matched in each platform's own handle spellings
+                    await ensure_profiles(gw.upstreams, names)
+                found, errors = await inbox.inbox(
+                    gw.upstreams, acted, gw.cursors, names, limit, config.safety.opt_out
+                )
         if topic.strip() and len(found) < limit:
             more, topic_errors = await scouting.scout(
                 gw.upstreams, acted, topic.strip(), names, limit, config.safety.opt_out, progress
@@ -299,15 +314,16 @@ def build_gateway(
             return answer
 
         try:
-            return await gw.desk.strike(
-                context,
-                action,
-                content,
-                title.strip(),
-                approve,
-                by=principal_name(),
-                handoff=StrikeAction(handoff) if isinstance(handoff, str) else handoff,
-            )
+            with gw.records.one_wait():  # a frozen record costs strike one deadline
+                return await gw.desk.strike(
+                    context,
+                    action,
+                    content,
+                    title.strip(),
+                    approve,
+                    by=principal_name(),
+                    handoff=StrikeAction(handoff) if isinstance(handoff, str) else handoff,
+                )
         except _AskFirst:
             return pending[0]
         except ToolError:

@@ -60,6 +60,22 @@ class Fault:
 
 
 @dataclass
+class Gate:
+    """One write held at a moment the test chooses: before it lands (``after`` False) or
+    after it landed and before the platform answers. ``reached`` is set when the write
+    arrives there; it waits until the test sets ``go``."""
+
+    op: str
+    after: bool
+    reached: anyio.Event = field(default_factory=anyio.Event)
+    go: anyio.Event = field(default_factory=anyio.Event)
+
+    async def hold(self) -> None:
+        self.reached.set()
+        await self.go.wait()
+
+
+@dataclass
 class Write:
     action: str
     target: str | None
@@ -76,6 +92,8 @@ class FakePlatform:
     ids: dict[str, str] = field(default_factory=dict)
     writes: list[Write] = field(default_factory=list)
     faults: list[Fault] = field(default_factory=list)
+    #: the next write of an op waits at its gate (see `gate`)
+    gates: list[Gate] = field(default_factory=list)
     #: every adapter call, by op name, in order
     calls: list[str] = field(default_factory=list)
     #: while set, new posts stay out of reads until show_late()
@@ -110,6 +128,20 @@ class FakePlatform:
     def land(self, op: str, kind: ErrorKind = ErrorKind.TIMEOUT, count: int = 1) -> None:
         """The next ``op`` writes, then fails with ``kind``: the write landed unseen."""
         self.faults.append(Fault(op, "land_then_error", kind, count=count))
+
+    def gate(self, op: str, *, after: bool = False) -> Gate:
+        """Hold the next ``op`` write at its gate (before it lands, or ``after``) until the
+        test sets ``gate.go``: a fault can then be applied at exactly that moment."""
+        held = Gate(op, after)
+        self.gates.append(held)
+        return held
+
+    def take_gate(self, op: str) -> Gate | None:
+        for held in self.gates:
+            if held.op == op:
+                self.gates.remove(held)
+                return held
+        return None
 
     def release(self) -> None:
         """End every hang (now and later)."""
@@ -306,7 +338,12 @@ class FakeAdapter(PlatformAdapter):
         if not self.world.configured:
             raise errors.auth(f"{self.label} needs credentials to write. Run setup first.")
         fault = await self.world.enter(action)
+        held = self.world.take_gate(action)
+        if held is not None and not held.after:
+            await held.hold()
         result = self.world.record(action, target, **data)
+        if held is not None and held.after:
+            await held.hold()
         if fault is not None and fault.what == "land_then_hang":
             await self.world._wait_released()  # pyright: ignore[reportPrivateUsage]
         if fault is not None and fault.what == "land_then_error":
@@ -342,6 +379,9 @@ class FakeAdapter(PlatformAdapter):
 
     async def rule_for_target(self, action: str, post_id: str, rule: ActionRule) -> ActionRule:
         await self.world.enter("validate")  # the per-target check before a write
+        held = self.world.take_gate("validate")  # the last platform call before the claim
+        if held is not None:
+            await held.hold()
         self.world.post(post_id)  # a missing target is not_found, not a policy answer
         if rule.allowed != "summoned":
             return rule

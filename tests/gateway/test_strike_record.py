@@ -243,3 +243,24 @@ async def test_a_record_that_fails_after_sending_answers_outcome_unknown(
     assert len(forum.writes) == 1
     [row] = history(tmp_path)
     assert row.status == StrikeStatus.PENDING  # read back and settled once the record answers
+
+
+async def test_a_full_disk_says_so_and_never_says_move_the_record_aside(tmp_path: Path) -> None:
+    # Moving the record aside would drop its claims (a write could go out twice): a full
+    # disk says to free space, and the record works again once a call succeeds.
+    from gwanjong_gateway.record.records import Records
+    from gwanjong_shared.contract.errors import PlatformError
+
+    records = Records(tmp_path / "gwanjong.db")
+
+    def full(store: StrikeStore) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    with pytest.raises(PlatformError) as answer:
+        await records.run(full)
+    text = str(answer.value)
+    assert text.startswith("unavailable") and "the disk is full" in text, text
+    assert "Free space" in text and "mv " not in text and "move it aside" not in text, text
+    assert records.broken == ""
+    assert await records.run(StrikeStore.history) == []
+    records.close()

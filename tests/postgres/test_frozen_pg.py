@@ -5,10 +5,6 @@ works again on a fresh connection."""
 
 from __future__ import annotations
 
-import os
-import signal
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import anyio
@@ -18,45 +14,10 @@ from gwanjong_gateway.config import StoreSection
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+from tests.postgres.faults import frozen
 
 #: behaviour, not speed: a hang would run into this; an answer comes long before
 GENEROUS_S = 30
-
-
-def _server_pids() -> list[int]:
-    pg_dir = os.environ.get("GWANJONG_PG_DIR", "")
-    if not pg_dir:
-        pytest.fail("GWANJONG_PG_DIR is not set: start the server with scripts/pg", pytrace=False)
-    pid_file = Path(pg_dir) / "data" / "postmaster.pid"  # scripts/pg: initdb -D $dir/data
-    text = (
-        pid_file.read_text() if pid_file.exists() else (Path(pg_dir) / "postmaster.pid").read_text()
-    )
-    if not text.strip():
-        pytest.fail("postmaster.pid is empty", pytrace=False)
-    postmaster = int(text.split()[0])
-    children = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == postmaster:
-            children.append(int(stat.parent.name))
-    return [postmaster, *children]
-
-
-@contextmanager
-def frozen() -> Iterator[None]:
-    """The postmaster and every backend stopped; always continued after."""
-    pids = _server_pids()
-    try:
-        for pid in pids:
-            os.kill(pid, signal.SIGSTOP)
-        yield
-    finally:
-        for pid in pids:
-            with suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGCONT)
 
 
 @pytest.mark.anyio
@@ -134,3 +95,36 @@ async def test_a_gateway_on_a_frozen_database_answers_every_tool(
         assert "opportunities" in again, again
         text = " ".join(getattr(c, "text", "") for c in struck.content)
         assert struck.is_error and "did not answer within 2 s" in text, text
+
+
+@pytest.mark.anyio
+async def test_one_tool_call_waits_for_a_frozen_record_once(pg_url: str, tmp_path: Path) -> None:
+    """Within `one_wait` (scout), the first call that answers `unavailable` answers for
+    the rest: the later calls are not sent to the frozen database at all."""
+    settings = StoreSection(url=pg_url, call_deadline_s=1.0, pool_size=4)
+    records = Records(tmp_path / "unused.db", url=pg_url, store=settings)
+    assert await records.open()
+    sent: list[str] = []
+
+    def history(store: StrikeStore, name: str) -> object:
+        sent.append(name)
+        return store.history()
+
+    def hold(store: StrikeStore) -> None:
+        store._x("SELECT pg_sleep(0.3)")  # pyright: ignore[reportPrivateUsage]
+
+    async with anyio.create_task_group() as tg:  # idle connections for every call below
+        for _ in range(4):
+            tg.start_soon(records.run, hold)
+    with frozen(), anyio.fail_after(GENEROUS_S), records.one_wait():
+        answers = []
+        for name in ("first", "second", "third"):
+            with pytest.raises(PlatformError) as answer:
+                await records.run(history, name)
+            answers.append(str(answer.value))
+    assert sent == ["first"]
+    assert len(set(answers)) == 1 and "did not answer within 1 s" in answers[0], answers
+    with anyio.fail_after(GENEROUS_S):  # outside it, every call asks the database again
+        assert await records.run(history, "after") == []
+    assert sent == ["first", "after"]
+    records.close()

@@ -20,7 +20,9 @@ import math
 import os
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -86,6 +88,16 @@ def _close_quietly(store: StrikeStore | None) -> None:
             log.debug("closing a lost strike record connection failed", exc_info=True)
 
 
+class _Outage:
+    """The first `unavailable` answer of the record within one tool call (see `one_wait`)."""
+
+    def __init__(self) -> None:
+        self.error: PlatformError | None = None
+
+
+_OUTAGE: ContextVar[_Outage | None] = ContextVar("gwanjong_record_outage", default=None)
+
+
 class Records:
     def __init__(
         self,
@@ -137,6 +149,8 @@ class Records:
                 raise
             if _read_only(exc):  # not `broken`: retried once state_dir is writable again
                 raise PlatformError(ErrorKind.UNAVAILABLE, self._read_only(exc)) from None
+            if _full(exc):  # nor this: retried once there is space again
+                raise PlatformError(ErrorKind.UNAVAILABLE, self._full(exc)) from None
             if isinstance(exc, OSError):
                 self.broken = self._unreadable(exc)
                 log.error("%s", self.broken)
@@ -184,6 +198,14 @@ class Records:
             f"{self.path.parent} writable, then try again."
         )
 
+    def _full(self, exc: BaseException) -> str:
+        # never "move it aside" here: the record's claims keep writes from going out twice
+        return (
+            f"the strike record {self.path} cannot be written: the disk is full ({exc}). "
+            f"Free space on the disk of {self.path.parent}, then try again; keep the record "
+            "where it is (its claims stop a write from being sent twice)."
+        )
+
     def _unreadable(self, exc: BaseException) -> str:
         return (
             f"the strike record {self.path} cannot be read ({exc}); nothing will be written "
@@ -203,10 +225,35 @@ class Records:
         """``fn(store, *args, **kwargs)`` in a worker thread, within `deadline_s`."""
         return await self.run_within(self.deadline_s, fn, *args, **kwargs)
 
+    @contextmanager
+    def one_wait(self) -> Iterator[None]:
+        """Within (one tool call, and the tasks it starts): once a record call answers
+        `unavailable`, the later ones answer the same at once instead of each waiting out
+        its own deadline, so a frozen database costs the call one deadline, not one per
+        record call (scout asks the record three times)."""
+        token = _OUTAGE.set(_Outage())
+        try:
+            yield
+        finally:
+            _OUTAGE.reset(token)
+
     async def run_within(
         self, deadline_s: float, fn: Callable[..., T], *args: object, **kwargs: object
     ) -> T:
         """`run` with its own deadline (status answers within 2 s)."""
+        outage = _OUTAGE.get()
+        if outage is not None and outage.error is not None:
+            raise PlatformError(outage.error.kind, outage.error.message)
+        try:
+            return await self._within(deadline_s, fn, *args, **kwargs)
+        except PlatformError as exc:
+            if outage is not None and exc.kind is ErrorKind.UNAVAILABLE:
+                outage.error = exc
+            raise
+
+    async def _within(
+        self, deadline_s: float, fn: Callable[..., T], *args: object, **kwargs: object
+    ) -> T:
         try:
             with anyio.fail_after(deadline_s):
                 async with self._slots:
@@ -220,8 +267,20 @@ class Records:
                 "Check the database, then call again: strike says whether it was written.",
             ) from None
 
+    def _idle(self) -> StrikeStore | None:
+        """An idle connection that is not known dead. After a database restart every idle
+        one is: each is dropped here, so the call opens a fresh one rather than failing
+        on a connection the server closed long ago."""
+        while self._free:
+            store = self._free.pop()
+            if not store.stale():
+                return store
+            log.info("dropped a strike record connection the database had closed")
+            _close_quietly(store)
+        return None
+
     async def _call(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
-        lease = _Lease(self._free.pop() if self._free else None)
+        lease = _Lease(self._idle())
 
         def work() -> T:
             try:
@@ -262,6 +321,8 @@ class Records:
                 )
             if _read_only(exc):
                 return PlatformError(ErrorKind.UNAVAILABLE, self._read_only(exc))
+            if _full(exc):
+                return PlatformError(ErrorKind.UNAVAILABLE, self._full(exc))
             return PlatformError(ErrorKind.UNAVAILABLE, self._unreadable(exc))
         if isinstance(exc, sqlite3.DatabaseError):
             return PlatformError(ErrorKind.UNAVAILABLE, self._unreadable(exc))
@@ -291,6 +352,12 @@ def _read_only(exc: BaseException) -> bool:
         return exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM)
     text = str(exc).lower()
     return "readonly" in text or "read-only" in text or "unable to open" in text
+
+
+def _full(exc: BaseException) -> bool:
+    if isinstance(exc, OSError):
+        return exc.errno == errno.ENOSPC
+    return "disk is full" in str(exc).lower()  # SQLITE_FULL
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:

@@ -91,6 +91,10 @@ class StrikeStore:
     def close(self) -> None:
         self._db.close()
 
+    def stale(self) -> bool:
+        """Whether this idle connection is known dead (a file never is; see store_pg)."""
+        return False
+
     def _x(self, sql: str, args: Sequence[Any] = ()) -> Any:
         """Run one statement (``?`` placeholders); the cursor, rows readable by column name."""
         return self._db.execute(sql, tuple(args))

@@ -12,6 +12,7 @@ dependency (`gwanjong[postgres]`), imported only when a URL is configured.
 from __future__ import annotations
 
 import re
+import select
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from enum import Enum
@@ -81,6 +82,18 @@ class PostgresStrikeStore(StrikeStore):
         except BaseException:
             self._db.close()
             raise
+
+    def stale(self) -> bool:
+        """Whether this idle connection is dead already, known without a round trip: the
+        server closed it or wrote to it while idle (a restart, a crash, an admin's
+        terminate: an idle connection is sent nothing else), or psycopg saw it break."""
+        if self._db.closed or self._db.broken:
+            return True
+        try:
+            readable, _, _ = select.select([self._db.fileno()], [], [], 0)
+        except (OSError, ValueError):  # no socket any more
+            return True
+        return bool(readable)
 
     def _x(self, sql: str, args: Sequence[Any] = ()) -> Any:
         # psycopg dumps an Enum by its name; the record holds the value

@@ -162,15 +162,24 @@ class StrikeDesk:
         """The claim's checks (with ``insert``, the claim); an unsure earlier claim is read
         back first."""
         req = self._request(row, a.action)
-        verdict = await self.records.run(StrikeStore.decide, req, self.clock(), insert)
+        verdict = await self._decide_once(req, insert)
         earlier = verdict.earlier
         if earlier is not None and earlier.status in UNSETTLED:
-            settled = await self.settler.settle(earlier)
+            settled = await self.settler.settle_or_keep(earlier)
             if settled.status == StrikeStatus.FAILED:  # proven absent: the target is free
-                verdict = await self.records.run(StrikeStore.decide, req, self.clock(), insert)
+                verdict = await self._decide_once(req, insert)
             else:
                 verdict = Verdict(earlier=settled)
         return verdict
+
+    async def _decide_once(self, req: ClaimRequest, insert: bool) -> Verdict:
+        now = self.clock()
+        try:
+            return await self.records.run(StrikeStore.decide, req, now, insert)
+        except PlatformError:
+            if insert:  # the claim may still commit: it is never sent (see Settler.unsent)
+                self.settler.unsent(str(req.row["intent_key"]), now)
+            raise
 
     def blocked(self, action: StrikeAction, earlier: Strike) -> dict[str, Any]:
         if earlier.status in UNSETTLED and "--resolve" not in earlier.reason:
@@ -249,6 +258,7 @@ class StrikeDesk:
         except Exception as exc:
             failure = exc
         log.warning("record %s: sent, but the result could not be recorded: %s", row.id, failure)
+        self.settler.returned(row.id)  # read back as soon as the record answers
         raise PlatformError(
             ErrorKind.UNAVAILABLE,
             f"The {a.action} was sent, but the strike record failed while recording its "

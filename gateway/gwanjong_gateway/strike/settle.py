@@ -44,6 +44,8 @@ MAX_DELAY_S = 30.0
 #: a `pending` row younger than the call timeout plus this may still be in flight
 IN_FLIGHT_MARGIN_S = 5.0
 IDLE_POLL_S = 5.0
+#: how long a lost claim is remembered (its abandoned call is long over by then)
+UNSENT_KEPT_S = 3600.0
 #: absent read-backs, spaced over the whole window, before a write counts as not written
 MIN_READBACKS = 3
 
@@ -86,6 +88,13 @@ class Settler:
         self._next: dict[int, tuple[float, float]] = {}  # record -> (next check, delay), mono
         # record -> (mono when first seen, its wall age then, mono of the last counted read-back)
         self._seen: dict[int, tuple[float, float, float]] = {}
+        #: `pending` rows whose write call returned here, though its outcome could not be
+        #: recorded: no longer in flight, so read back as soon as the record answers
+        self._returned: set[int] = set()
+        #: claims whose call failed here, by (intent key, created_at): the answer was lost,
+        #: but the row may still commit (a frozen or slow database finishes it later).
+        #: This gateway never sends such a claim, so it is failed as soon as it is seen.
+        self._unsent: dict[tuple[str, float], float] = {}
 
     @property
     def window(self) -> float:
@@ -129,8 +138,28 @@ class Settler:
             due = min(due, max(now, self._seen[row.id][2] + self.spacing) + 0.1)
         self._next[row.id] = (due, delay)
 
+    def returned(self, row_id: int) -> None:
+        """The write of this claim was sent and its call is over (its outcome could not be
+        recorded): the settle loop reads it back at once, not after the in-flight wait."""
+        self._returned.add(row_id)
+
+    def unsent(self, intent_key: str, created_at: float) -> None:
+        """The claim call for this row failed (its answer never came): nothing was sent."""
+        now = self.mono()
+        for key, when in list(self._unsent.items()):  # an abandoned call is over in an hour
+            if now - when > UNSENT_KEPT_S:
+                del self._unsent[key]
+        self._unsent[(intent_key, created_at)] = now
+
+    def _never_sent(self, row: Strike) -> bool:
+        return (
+            row.status == StrikeStatus.PENDING and (row.intent_key, row.created_at) in self._unsent
+        )
+
     def in_flight(self, row: Strike) -> bool:
         """A fresh `pending` row may be another call's write still on its way."""
+        if row.id in self._returned:
+            return False
         young = self.age(row) < self.config.gateway.call_timeout_s + IN_FLIGHT_MARGIN_S
         return row.status == StrikeStatus.PENDING and young
 
@@ -146,6 +175,15 @@ class Settler:
 
     async def settle(self, row: Strike) -> Strike:
         """Read back once; the row as it now stands (posted, failed, or still unknown)."""
+        if self._never_sent(row):
+            log.info("record %s: a claim whose answer was lost; never sent", row.id)
+            return await self._move(
+                row,
+                StrikeStatus.FAILED,
+                reason="the claim was recorded after its call had given up (the strike record "
+                "did not answer in time); it was never sent: not written",
+                policy=[*row.policy, "never sent: the claim's answer was lost"],
+            )
         if row.status not in (StrikeStatus.PENDING, StrikeStatus.UNKNOWN) or self.in_flight(row):
             return row
         found = await self.read_back(row)
@@ -180,6 +218,15 @@ class Settler:
             return row
         return await self._move(row, StrikeStatus.UNKNOWN, reason=reason)
 
+    async def settle_or_keep(self, row: Strike) -> Strike:
+        """`settle`, or the row as it stands when the record cannot take the outcome now
+        (busy, full, unreachable): the claim still holds its target, and the loop retries."""
+        try:
+            return await self.settle(row)
+        except PlatformError as exc:
+            log.info("settling record %s: %s", row.id, exc)
+            return row
+
     async def _move(self, row: Strike, status: StrikeStatus, **fields: Any) -> Strike:
         moved = await self.records.run(
             StrikeStore.settle, row.id, status, now=self.clock(), **fields
@@ -187,6 +234,8 @@ class Settler:
         if status != StrikeStatus.UNKNOWN:
             self._next.pop(row.id, None)
             self._seen.pop(row.id, None)
+            self._returned.discard(row.id)
+            self._unsent.pop((row.intent_key, row.created_at), None)
         if moved is None:  # another call or gateway settled it first
             latest = await self.records.run(StrikeStore.get, row.id)
             return latest or row
