@@ -81,6 +81,8 @@ def build_gateway(
         async def start() -> None:
             # Platforms start on first use; only those with exposed tools start now.
             await gw.upstreams.start_all(only={n.partition("__")[0] for n in config.gateway.expose})
+            # Writes the record never heard the outcome of are put back into it first.
+            await gw.desk.journal.ready()
             # Unsure writes (from this run or a crashed one) are read back until settled.
             await gw.desk.settler.run_forever()
 

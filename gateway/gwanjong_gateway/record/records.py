@@ -137,6 +137,8 @@ class Records:
                 raise
             if _read_only(exc):  # not `broken`: retried once state_dir is writable again
                 raise PlatformError(ErrorKind.UNAVAILABLE, self._read_only(exc)) from None
+            if disk_full(exc):  # journal: not `broken` either: retried once there is room
+                raise PlatformError(ErrorKind.UNAVAILABLE, self._full(exc)) from None
             if isinstance(exc, OSError):
                 self.broken = self._unreadable(exc)
                 log.error("%s", self.broken)
@@ -185,10 +187,20 @@ class Records:
         )
 
     def _unreadable(self, exc: BaseException) -> str:
+        # journal: never "move it aside": that loses every claim and unsure write
         return (
             f"the strike record {self.path} cannot be read ({exc}); nothing will be written "
-            f"until it is fixed. Stop gwanjong, move it aside (mv {self.path} {self.path}.broken) "
-            "and start again: a new record is created."
+            "until it is fixed. Stop gwanjong and run `gwanjong doctor --repair`: it exports "
+            "every claim and unsure write first, then rebuilds the record carrying them over."
+        )
+
+    def _full(self, exc: BaseException) -> str:
+        return (
+            f"the disk holding the strike record {self.path} is full ({exc}); nothing new is "
+            "written until there is room (a write that cannot be recorded is never sent). "
+            f"Free space on the disk of {self.path.parent}, then try again; if the record "
+            "still cannot be used, stop gwanjong and run `gwanjong doctor --repair` (it "
+            "carries every claim and unsure write over)."
         )
 
     async def open(self) -> bool:
@@ -262,6 +274,8 @@ class Records:
                 )
             if _read_only(exc):
                 return PlatformError(ErrorKind.UNAVAILABLE, self._read_only(exc))
+            if disk_full(exc):  # journal
+                return PlatformError(ErrorKind.UNAVAILABLE, self._full(exc))
             return PlatformError(ErrorKind.UNAVAILABLE, self._unreadable(exc))
         if isinstance(exc, sqlite3.DatabaseError):
             return PlatformError(ErrorKind.UNAVAILABLE, self._unreadable(exc))
@@ -291,6 +305,17 @@ def _read_only(exc: BaseException) -> bool:
         return exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM)
     text = str(exc).lower()
     return "readonly" in text or "read-only" in text or "unable to open" in text
+
+
+def disk_full(exc: BaseException) -> bool:
+    """The disk (or the quota) is full: SQLite's SQLITE_FULL, or ENOSPC/EDQUOT."""
+    if isinstance(exc, OSError):
+        return exc.errno in (errno.ENOSPC, errno.EDQUOT)
+    if isinstance(exc, sqlite3.Error):
+        return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or (
+            "disk is full" in str(exc).lower()
+        )
+    return False
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
