@@ -18,6 +18,7 @@ import functools
 import logging
 import math
 import os
+import shutil
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -137,7 +138,7 @@ class Records:
                 raise
             if _read_only(exc):  # not `broken`: retried once state_dir is writable again
                 raise PlatformError(ErrorKind.UNAVAILABLE, self._read_only(exc)) from None
-            if disk_full(exc):  # journal: not `broken` either: retried once there is room
+            if self._is_full(exc):  # journal: not `broken` either: retried once there is room
                 raise PlatformError(ErrorKind.UNAVAILABLE, self._full(exc)) from None
             if isinstance(exc, OSError):
                 self.broken = self._unreadable(exc)
@@ -193,6 +194,19 @@ class Records:
             "until it is fixed. Stop gwanjong and run `gwanjong doctor --repair`: it exports "
             "every claim and unsure write first, then rebuilds the record carrying them over."
         )
+
+    def _is_full(self, exc: BaseException) -> bool:
+        """SQLITE_FULL or ENOSPC; or an I/O error while the disk has no room left (SQLite
+        says `disk I/O error` when it cannot grow its shared-memory file)."""
+        if disk_full(exc):
+            return True
+        code = getattr(exc, "sqlite_errorcode", None)
+        if code is None or code & 0xFF != sqlite3.SQLITE_IOERR:
+            return False
+        try:
+            return shutil.disk_usage(self.path.parent).free < 64 * 1024
+        except OSError:
+            return False
 
     def _full(self, exc: BaseException) -> str:
         return (
@@ -274,7 +288,7 @@ class Records:
                 )
             if _read_only(exc):
                 return PlatformError(ErrorKind.UNAVAILABLE, self._read_only(exc))
-            if disk_full(exc):  # journal
+            if self._is_full(exc):  # journal
                 return PlatformError(ErrorKind.UNAVAILABLE, self._full(exc))
             return PlatformError(ErrorKind.UNAVAILABLE, self._unreadable(exc))
         if isinstance(exc, sqlite3.DatabaseError):
