@@ -149,14 +149,26 @@ def run_repair(
         print(f"gwanjong doctor: could not export the record anywhere ({exc}); nothing was changed.", file=err)
         return 1
     print(f"exported {len(rows)} records and {len(entries)} open journal entries to {exported}", file=out)
+    free = repair.disk_free(state)
+    if record.health is Health.OK and free is not None and free < repair.LOW_SPACE_BYTES:
+        record.health = Health.FULL
     if record.health in (Health.OK, Health.MISSING):
-        unsure = _replay(config, entries, now)
+        try:
+            unsure = _replay(config, entries, now)
+        except Exception as exc:
+            print(
+                f"gwanjong doctor: could not put the journal's writes into the record "
+                f"({type(exc).__name__}: {exc}); everything is in {exported}.",
+                file=err,
+            )
+            return 1
         print(f"the record is healthy; {unsure} unsure writes from the journal are in it", file=out)
         return 0
     if record.health is Health.FULL:
         print(
             f"gwanjong doctor: the record is intact but the disk holding {state} is full: free "
-            "space there and run `gwanjong doctor --repair` again (nothing was changed).",
+            "space there and run `gwanjong doctor --repair` again (nothing was changed; "
+            f"everything is in {exported}).",
             file=err,
         )
         return 1
