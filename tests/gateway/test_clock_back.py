@@ -36,7 +36,10 @@ class Clock:
 
 def stepped_gateway(links: FakePlatform, state: Path, wall: Clock, mono: Clock) -> FastMCP[Any]:
     text = config_text(
-        state, ["reddit"], extra="[safety]\nsettle_window_s = 120", platform_extra=f"min_interval_s = {INTERVAL}"
+        state,
+        ["reddit"],
+        extra="[safety]\nsettle_window_s = 120",
+        platform_extra=f"min_interval_s = {INTERVAL}",
     )
     config = parse(text)
     gw = Gateway(config, environ={}, transports={"reddit": links.server()})
@@ -56,7 +59,9 @@ async def test_a_clock_stepped_back_during_an_unsure_write_sends_it_once(
     content, title = "Cancel scopes around every await.", "Cancel scopes"
     async with Client(stepped_gateway(links, tmp_path, wall, mono)) as client:
         scouted = await scout(client)
-        [oid] = [o["id"] for o in scouted["opportunities"] if TITLE.lower() in o["title"].lower()][:1]
+        [oid] = [o["id"] for o in scouted["opportunities"] if TITLE.lower() in o["title"].lower()][
+            :1
+        ]
         await client.call_tool("draft", {"opportunity_id": oid})
         first = await strike(client, oid, "post", content, title)
         assert first["error"].startswith("timeout"), first

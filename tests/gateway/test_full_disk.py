@@ -29,10 +29,19 @@ from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
 from tests.gateway.helpers import config_text
-from tests.gateway.test_journal import REPLY, TITLE, drafted, offered, scout, until_posted
+from tests.gateway.test_journal import (
+    REPLY,
+    TITLE,
+    drafted,
+    named,
+    offered,
+    scout,
+    until_posted,
+)
 from tests.gateway.test_strike import history, strike
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]  # mounts a tmpfs (a process)
+FILLER = "filler"
 NOT_WRITTEN = ("nothing was written", "nothing is written", "nothing was sent")
 
 
@@ -56,7 +65,7 @@ def state(tmp_path: Path) -> Iterator[Path]:
 
 def fill(where: Path) -> Path:
     """Fill the disk to the last byte; the filler file (delete it to free the space)."""
-    filler = where / "filler"
+    filler = where / FILLER
     with filler.open("ab", buffering=0) as f:
         for size in (1 << 16, 4096, 1):
             while True:
@@ -102,13 +111,13 @@ async def test_a_full_disk_during_a_write_writes_once_and_says_unknown(state: Pa
             with anyio.fail_after(30):  # only catches a hang
                 while "write_comment" not in links.calls:
                     await anyio.sleep(0.01)
-            filler = fill(state)  # the claim and the journal line are in; the disk is full
+            fill(state)  # the claim and the journal line are in; the disk is full
             links.release()
         [first] = answers
         text = first.get("error", "")
         assert "outcome is unknown" in text and "will not send it again" in text, first
         no_claim_of_nothing(text)
-        filler.unlink()  # space again: the same strike is held (read back: posted)
+        (state / FILLER).unlink()  # space again: the same strike is held (read back: posted)
         again = await strike(client, oid, "comment", REPLY)
         assert again["status"] == "duplicate", again
         no_claim_of_nothing(str(again))
@@ -137,7 +146,7 @@ async def test_following_the_advice_on_a_full_disk_never_offers_the_target_again
             with anyio.fail_after(30):
                 while "write_comment" not in links.calls:
                     await anyio.sleep(0.01)
-            filler = fill(state)
+            fill(state)
             links.release()
         assert "outcome is unknown" in answers[0].get("error", ""), answers
         status = (await client.call_tool("status", {})).structured_content
@@ -151,9 +160,9 @@ async def test_following_the_advice_on_a_full_disk_never_offers_the_target_again
     done = doctor(cfg, home)
     assert done.returncode == 1 and "is full" in done.stderr, done.stdout + done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr  # a one-line reason
-    [export] = list(home.glob("gwanjong-export-*.json"))
+    [export] = named(home, "gwanjong-export-")
     assert '"pending"' in export.read_text() or '"unknown"' in export.read_text()
-    filler.unlink()
+    (state / FILLER).unlink()
     done = doctor(cfg, home)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "exported" in done.stdout, done.stdout
@@ -185,7 +194,7 @@ async def test_a_dotenv_save_on_a_full_disk_says_so_and_keeps_the_old_file(state
     assert "is full" in str(caught.value) and "unchanged" in str(caught.value)
     assert "s" * 20 not in str(caught.value)  # never the secret
     assert env.read_bytes() == before
-    assert [p.name for p in state.iterdir() if p.name.startswith(".env.")] == []
+    assert named(state, ".env.") == []  # no temp file left behind
 
 
 async def test_setup_save_on_a_full_disk_answers_unavailable(state: Path) -> None:

@@ -6,6 +6,7 @@ every claim and unsure write over, so scout never offers a written target again.
 
 from __future__ import annotations
 
+import io
 import json
 import sqlite3
 import time
@@ -149,12 +150,18 @@ async def test_a_write_the_record_lost_is_held_again_and_settled(
     assert (tmp_path / JOURNAL).read_text() == ""  # compacted away
 
 
+def named(folder: Path, prefix: str) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.name.startswith(prefix))
+
+
 def damage_an_index(db: Path) -> None:
     """Overwrite one index page: quick_check fails, the table itself still reads."""
     con = sqlite3.connect(db)
     con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     page = con.execute("PRAGMA page_size").fetchone()[0]
-    root = con.execute("SELECT rootpage FROM sqlite_master WHERE name = 'strikes_intent'").fetchone()[0]
+    root = con.execute(
+        "SELECT rootpage FROM sqlite_master WHERE name = 'strikes_intent'"
+    ).fetchone()[0]
     con.close()
     with db.open("r+b") as f:
         f.seek((root - 1) * page)
@@ -173,11 +180,16 @@ async def test_doctor_repair_carries_every_claim_over_a_damaged_record(
         status = (await client.call_tool("status", {})).structured_content
         assert status is not None and "gwanjong doctor --repair" in status["strike_record"], status
     config = parse(config_text(tmp_path, ["reddit"]))
-    out, err = _Text(), _Text()
-    assert run_doctor(config, None, fix=True, out=out, err=err) == 0, (out.text, err.text)
-    assert "rebuilt" in out.text and "1 records carried over" in out.text, out.text
-    [broken] = list(tmp_path.glob("gwanjong.db.broken-*"))
-    [export] = list(tmp_path.glob("gwanjong-export-*.json"))
+    out, err = io.StringIO(), io.StringIO()
+    assert run_doctor(config, None, fix=True, out=out, err=err) == 0, (
+        out.getvalue(),
+        err.getvalue(),
+    )
+    assert "rebuilt" in out.getvalue() and "1 records carried over" in out.getvalue(), (
+        out.getvalue()
+    )
+    [broken] = named(tmp_path, "gwanjong.db.broken-")
+    [export] = named(tmp_path, "gwanjong-export-")
     assert [r["status"] for r in json.loads(export.read_text())["strikes"]] == ["posted"]
     assert broken.exists() and db.exists()
     async with Client(fake_gateway(tmp_path, links)) as client:
@@ -192,21 +204,9 @@ async def test_doctor_puts_a_journalled_write_back_into_a_new_record(
 ) -> None:
     lost = sent_then_lost(tmp_path, links, time.time())
     config = parse(config_text(tmp_path, ["reddit"]))
-    out, err = _Text(), _Text()
+    out, err = io.StringIO(), io.StringIO()
     assert run_doctor(config, None, fix=False, out=out, err=err) == 0
-    assert "1 open entry" in out.text, out.text
-    assert run_doctor(config, None, fix=True, out=out, err=err) == 0, err.text
+    assert "1 open entry" in out.getvalue(), out.getvalue()
+    assert run_doctor(config, None, fix=True, out=out, err=err) == 0, err.getvalue()
     [row] = history(tmp_path)
     assert row.status == StrikeStatus.UNKNOWN and f"as record {lost}" in row.reason, row
-
-
-class _Text:
-    def __init__(self) -> None:
-        self.text = ""
-
-    def write(self, s: str) -> int:
-        self.text += s
-        return len(s)
-
-    def flush(self) -> None:
-        return None

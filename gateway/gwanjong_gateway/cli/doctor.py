@@ -33,7 +33,7 @@ def _size(n: int | None) -> str:
 
 
 def _writable(folder: Path) -> str:
-    """"" when a file can be made in ``folder``, else why not."""
+    """ "" when a file can be made in ``folder``, else why not."""
     if not folder.exists():
         return ""  # made on first use
     probe = folder / ".gwanjong-doctor-probe"
@@ -62,7 +62,9 @@ def _server(name: str, config: GatewayConfig) -> str:
     return f"bundled {ep.dist.name} {ep.dist.version} ({p.isolation})"
 
 
-def problems(config: GatewayConfig, record: RecordCheck, free: int | None, unwritable: str) -> list[str]:
+def problems(
+    config: GatewayConfig, record: RecordCheck, free: int | None, unwritable: str
+) -> list[str]:
     found: list[str] = []
     state = config.state_dir
     if unwritable:
@@ -74,15 +76,23 @@ def problems(config: GatewayConfig, record: RecordCheck, free: int | None, unwri
     return found
 
 
-def report(config: GatewayConfig, config_path: Path | None, out: TextIO) -> tuple[RecordCheck, list[str]]:
+def report(
+    config: GatewayConfig, config_path: Path | None, out: TextIO
+) -> tuple[RecordCheck, list[str]]:
     state = config.state_dir
     free = repair.disk_free(state)
     unwritable = _writable(state)
     record = repair.check_record(config)
     entries = repair.open_entries(state)
     print(f"gwanjong {gwanjong_version()} doctor", file=out)
-    print(f"  config     {config_path or 'none found: the defaults (every installed platform, dry-run)'}", file=out)
-    print(f"  state_dir  {state} ({'cannot be written: ' + unwritable if unwritable else 'writable'}, {_size(free)})", file=out)
+    print(
+        f"  config     {config_path or 'none found: the defaults (every installed platform, dry-run)'}",
+        file=out,
+    )
+    print(
+        f"  state_dir  {state} ({'cannot be written: ' + unwritable if unwritable else 'writable'}, {_size(free)})",
+        file=out,
+    )
     counts = ", ".join(f"{k} {v}" for k, v in sorted(record.counts.items())) or "no rows"
     detail = counts if record.health is Health.OK else record.problem
     print(f"  record     {record.engine} {record.location}: {record.health} ({detail})", file=out)
@@ -146,9 +156,15 @@ def run_repair(
             rows, entries, paused, repair.export_places(state, export_to), record.location, now
         )
     except OSError as exc:
-        print(f"gwanjong doctor: could not export the record anywhere ({exc}); nothing was changed.", file=err)
+        print(
+            f"gwanjong doctor: could not export the record anywhere ({exc}); nothing was changed.",
+            file=err,
+        )
         return 1
-    print(f"exported {len(rows)} records and {len(entries)} open journal entries to {exported}", file=out)
+    print(
+        f"exported {len(rows)} records and {len(entries)} open journal entries to {exported}",
+        file=out,
+    )
     free = repair.disk_free(state)
     if record.health is Health.OK and free is not None and free < repair.LOW_SPACE_BYTES:
         record.health = Health.FULL
@@ -173,7 +189,10 @@ def run_repair(
         )
         return 1
     if record.health is not Health.DAMAGED or record.engine != "sqlite":
-        print(f"gwanjong doctor: the record is {record.health}: {record.problem} (nothing was changed).", file=err)
+        print(
+            f"gwanjong doctor: the record is {record.health}: {record.problem} (nothing was changed).",
+            file=err,
+        )
         return 1
     try:
         done = repair.rebuild_sqlite(db, rows, paused, entries, now)

@@ -95,7 +95,9 @@ class Sent(BaseModel):
 
     def matches(self, row: Strike | None) -> bool:
         """``row`` is this write's own row (ids are reused by a new record)."""
-        return row is not None and row.intent_key == self.intent_key and row.platform == self.platform
+        return (
+            row is not None and row.intent_key == self.intent_key and row.platform == self.platform
+        )
 
     def row(self, reason: str) -> dict[str, Any]:
         """The `unknown` row that puts this write back into a record."""

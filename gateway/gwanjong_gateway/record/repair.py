@@ -177,7 +177,9 @@ def salvage_sqlite(path: Path) -> tuple[list[dict[str, Any]], dict[str, str]]:
 def salvage_store(store: StrikeStore) -> list[dict[str, Any]]:
     """Every row of an open record (PostgreSQL, or a healthy SQLite file)."""
     rows = list(reversed(store.history(limit=10_000_000)))
-    return [dataclasses.asdict(r) | {"status": str(r.status), "action": str(r.action)} for r in rows]
+    return [
+        dataclasses.asdict(r) | {"status": str(r.status), "action": str(r.action)} for r in rows
+    ]
 
 
 # -- export ----------------------------------------------------------------------------------
