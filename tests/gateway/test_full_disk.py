@@ -216,3 +216,36 @@ async def test_setup_save_on_a_full_disk_answers_unavailable(state: Path) -> Non
     text = result.content[0].text  # type: ignore[union-attr]
     assert result.is_error and text.startswith("unavailable:") and "is full" in text, text
     assert "unexpectedly" not in text and "x" * 40 not in text, text
+
+
+async def test_a_record_lost_after_a_full_disk_write_is_rebuilt_from_the_journal(
+    state: Path,
+) -> None:
+    """The old advice (move gwanjong.db aside), followed anyway: the journal still holds
+    the write, so the new record holds its target and scout does not offer it again."""
+    links = FakePlatform(LINKS)
+    links.hang("write_comment")
+    async with Client(fake_gateway(state, links)) as client:
+        oid = await drafted(client)
+        answers: list[dict[str, Any]] = []
+
+        async def write() -> None:
+            answers.append(await strike(client, oid, "comment", REPLY))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(write)
+            with anyio.fail_after(30):
+                while "write_comment" not in links.calls:
+                    await anyio.sleep(0.01)
+            fill(state)
+            links.release()
+        assert "outcome is unknown" in answers[0].get("error", ""), answers
+    (state / FILLER).unlink()
+    for name in ("gwanjong.db", "gwanjong.db-wal", "gwanjong.db-shm"):
+        if (state / name).exists():
+            (state / name).rename(state / f"{name}.aside")
+    async with Client(fake_gateway(state, links)) as client:
+        assert not any(TITLE.lower() in t.lower() for t in offered(await scout(client)))
+        row = await until_posted(state)
+    assert "journal" in " ".join(map(str, row.policy)), row
+    assert len(links.written("write_comment")) == 1
