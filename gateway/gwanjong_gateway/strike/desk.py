@@ -263,7 +263,8 @@ class StrikeDesk:
             "outcome (the gateway log has why). "
             f"The outcome is unknown (record {row.id}); gwanjong will not send it again (the "
             "write journal keeps it) and reads the platform back to settle it once the record "
-            "answers.",
+            "answers. Should the record stay unusable, stop gwanjong and run "
+            "`gwanjong doctor --repair`: it carries this write over.",
         )
 
     async def _failed(self, a: Attempt, row: Strike, exc: PlatformError) -> dict[str, Any]:
