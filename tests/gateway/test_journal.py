@@ -181,6 +181,9 @@ async def test_doctor_repair_carries_every_claim_over_a_damaged_record(
         assert status is not None and "gwanjong doctor --repair" in status["strike_record"], status
     config = parse(config_text(tmp_path, ["reddit"]))
     out, err = io.StringIO(), io.StringIO()
+    assert run_doctor(config, None, fix=False, out=out, err=err) == 1
+    assert "the record is damaged" in err.getvalue() and err.getvalue().count("\n") == 1
+    assert "record     sqlite" in out.getvalue() and "reddit" in out.getvalue(), out.getvalue()
     assert run_doctor(config, None, fix=True, out=out, err=err) == 0, (
         out.getvalue(),
         err.getvalue(),

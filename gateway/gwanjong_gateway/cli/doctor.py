@@ -12,6 +12,7 @@ one-line reason on stderr. Run it with the gateway stopped.
 from __future__ import annotations
 
 import contextlib
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -53,12 +54,13 @@ def _server(name: str, config: GatewayConfig) -> str:
         u = urlsplit(p.url)
         return f"url {u.scheme}://{u.hostname}{f':{u.port}' if u.port else ''}"  # no query, no user
     if p.command:
-        return f"command {p.command[0]}"
+        found = shutil.which(p.command[0]) or Path(p.command[0]).exists()
+        return f"command {p.command[0]}" + ("" if found else " (PROBLEM: not found on PATH)")
     from gwanjong_gateway.bundled import entry_point
 
     ep = entry_point(name)
     if ep is None or ep.dist is None:
-        return "bundled (its package is not installed here)"
+        return "bundled (PROBLEM: its package is not installed here; reinstall gwanjong)"
     return f"bundled {ep.dist.name} {ep.dist.version} ({p.isolation})"
 
 
@@ -71,7 +73,12 @@ def problems(
         found.append(f"state_dir {state} cannot be written ({unwritable})")
     if free is not None and free < repair.LOW_SPACE_BYTES:
         found.append(f"the disk holding {state} is full ({_size(free)}): free space there")
-    if record.health not in (Health.OK, Health.MISSING):
+    if record.health is Health.DAMAGED:
+        found.append(
+            f"the record is damaged ({record.problem}): stop gwanjong and run "
+            "`gwanjong doctor --repair`"
+        )
+    elif record.health not in (Health.OK, Health.MISSING):
         found.append(f"the record is {record.health}: {record.problem}")
     return found
 
@@ -106,6 +113,11 @@ def report(
     for name in sorted(config.platforms):
         print(f"    {name:<10} {_server(name, config)}", file=out)
     found = problems(config, record, free, unwritable)
+    found += [
+        f"platforms.{name}: {server.partition('PROBLEM: ')[2].rstrip(')')}"
+        for name in sorted(config.platforms)
+        if "PROBLEM: " in (server := _server(name, config))
+    ]
     if found:
         print("problems:", file=out)
         for p in found:

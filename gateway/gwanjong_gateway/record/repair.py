@@ -62,6 +62,11 @@ class RecordCheck:
     counts: dict[str, int] = field(default_factory=dict)
 
 
+def _said(exc: BaseException) -> str:
+    """The error on one bounded line (SQLite's integrity report spans several)."""
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:300]
+
+
 def _health_of(exc: BaseException) -> Health:
     if disk_full(exc):
         return Health.FULL
@@ -102,11 +107,11 @@ def check_record(config: GatewayConfig) -> RecordCheck:
     try:
         store = StrikeStore(path, config.store.lock_timeout_s)
     except (sqlite3.Error, OSError, SchemaError) as exc:
-        return RecordCheck("sqlite", str(path), _health_of(exc), f"{type(exc).__name__}: {exc}")
+        return RecordCheck("sqlite", str(path), _health_of(exc), _said(exc))
     try:
         return RecordCheck("sqlite", str(path), Health.OK, counts=_counts(store))
     except sqlite3.Error as exc:
-        return RecordCheck("sqlite", str(path), _health_of(exc), f"{type(exc).__name__}: {exc}")
+        return RecordCheck("sqlite", str(path), _health_of(exc), _said(exc))
     finally:
         store.close()
 
