@@ -213,3 +213,29 @@ async def test_doctor_puts_a_journalled_write_back_into_a_new_record(
     assert run_doctor(config, None, fix=True, out=out, err=err) == 0, err.getvalue()
     [row] = history(tmp_path)
     assert row.status == StrikeStatus.UNKNOWN and f"as record {lost}" in row.reason, row
+
+
+def test_the_journal_stays_short(tmp_path: Path) -> None:
+    """Closed entries are compacted away once the file passes its bound; open ones stay."""
+    store = StrikeStore(tmp_path / "gwanjong.db")
+    journal = Journal(tmp_path, compact_bytes=4096)
+    kept = None
+    for n in range(200):
+        row = store.insert(
+            intent_key=f"k{n}",
+            platform="reddit",
+            target=f"t{n}",
+            action="comment",
+            content_hash="h",
+            content="x" * 100,
+            mode="live",
+            status=StrikeStatus.PENDING,
+        )
+        journal.append_sending(row)
+        if n == 7:
+            kept = row.id  # never recorded: stays open through every compaction
+        else:
+            journal.append_recorded(row.id)
+    store.close()
+    assert (tmp_path / JOURNAL).stat().st_size < 4096 + 1024
+    assert [e.id for e in journal.open_entries()] == [kept]
