@@ -79,6 +79,8 @@ def build_gateway(
     @asynccontextmanager
     async def lifespan(_server: FastMCP[Any]) -> AsyncIterator[dict[str, Any]]:
         async def start() -> None:
+            # Writes the record never heard the outcome of are put back into it first.
+            await gw.desk.journal.ready()
             # Platforms start on first use; only those with exposed tools start now.
             await gw.upstreams.start_all(only={n.partition("__")[0] for n in config.gateway.expose})
             # Unsure writes (from this run or a crashed one) are read back until settled.
@@ -205,6 +207,7 @@ def build_gateway(
         errors: dict[str, str] = {}
         with gw.records.one_wait():  # a frozen record costs scout one deadline, not three
             try:
+                await gw.desk.journal.ready()  # a write the record lost is held again
                 acted = await gw.records.run(StrikeStore.acted_targets)
             except PlatformError:  # the record is busy or broken: scout still works
                 acted = set()

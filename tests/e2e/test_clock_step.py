@@ -75,3 +75,40 @@ async def test_a_clock_step_during_an_unsure_write_sends_it_once(
         assert wait <= 30, other
     assert len(sandbox.writes("devto")) == 1
     assert [r.status for r in history(tmp_path) if r.action == "post"][-1] == StrikeStatus.POSTED
+
+
+async def test_a_clock_stepped_back_during_an_unsure_write_sends_it_once(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    needs("devto")
+    offset = tmp_path / "offset"
+    offset.write_text("0")
+    cfg = config(tmp_path, sandbox, ["devto"], "settle_window_s = 20", {"min_interval_s": 30})
+    async with Client(stepped_gateway(cfg, offset), timeout=90) as client:
+        oid = await scout_draft(client, "devto", "rust async", "Rust async")
+        sandbox.fault("devto", kind="slow_write", seconds=8, match="/api/articles")
+        answers: list[dict[str, Any]] = []
+        async with anyio.create_task_group() as tg:
+
+            async def write() -> None:
+                answers.append(await strike(client, oid, "post", POST["content"], POST["title"]))
+
+            tg.start_soon(write)
+            await until(lambda: _pending(tmp_path), seconds=60, every=0.05)
+            offset.write_text("-400")  # the clock steps 400 s back while the write is out
+        [first] = answers
+        assert first["error"].startswith("timeout"), first
+        may_be_written(first)
+        # The unsure write now looks 400 s in the future: it is held, never sent again.
+        retry = await strike(client, oid, "post", POST["content"], POST["title"])
+        assert retry["status"] == "duplicate", retry
+        await settled_as_posted(client, oid, "post", POST["content"], POST["title"])
+        assert len(sandbox.writes("devto")) == 1
+        # The minimum interval refuses for its own 30 s at most, not 400 s more.
+        other = await strike(client, oid, "post", "A second, different post.", "Another")
+        text = str(other)
+        assert "min_interval_s" in text, other
+        wait = int(re.search(r"Try again in (\d+) s", text).group(1))  # type: ignore[union-attr]
+        assert wait <= 30, other
+    assert len(sandbox.writes("devto")) == 1
+    assert [r.status for r in history(tmp_path) if r.action == "post"][-1] == StrikeStatus.POSTED

@@ -85,12 +85,14 @@ async def test_a_corrupt_record_leaves_the_gateway_up_and_refuses_writes(
     async with Client(gateway_over(forum, tmp_path)) as client:
         oid = await drafted(client)  # scout and draft work without the record
         status = await call(client, "status")
-        assert str(db) in status["strike_record"] and "mv " in status["strike_record"]
+        assert str(db) in status["strike_record"]
+        assert "gwanjong doctor --repair" in status["strike_record"]  # never "move it aside"
+        assert "mv " not in status["strike_record"]
         text = await error_of(
             client, "strike", opportunity_id=oid, action="post", content="Hello.", title="Hi"
         )
         assert text.startswith(f"unavailable: the strike record {db} cannot be read"), text
-        assert f"mv {db} {db}.broken" in text
+        assert "gwanjong doctor --repair" in text and "mv " not in text
     assert forum.writes == []
     assert db.read_bytes().startswith(b"this is not a database")  # left for the person
 

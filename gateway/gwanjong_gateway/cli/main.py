@@ -123,6 +123,29 @@ def add_usage_and_init(sub: Any) -> None:
     i.set_defaults(run=_init)
 
 
+def _doctor(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from gwanjong_gateway.cli.doctor import run_doctor
+
+    config, path = load(args.config, check_env=False)  # a broken setup is what it looks at
+    export = Path(args.export) if args.export else None
+    return run_doctor(config, path, fix=args.repair, export_to=export)
+
+
+def add_doctor(sub: Any) -> None:
+    doc = sub.add_parser("doctor", help="what gwanjong uses and what is wrong with it")
+    doc.add_argument(
+        "--repair",
+        action="store_true",
+        help="export every claim and unsure write first, then rebuild a damaged record "
+        "carrying them over (run with the gateway stopped)",
+    )
+    doc.add_argument("--export", help="where the export goes (default: state_dir, else home)")
+    global_options(doc, port=False)
+    doc.set_defaults(run=_doctor)
+
+
 def _sandbox(args: argparse.Namespace) -> int:
     try:
         from gwanjong_sandbox.__main__ import main as sandbox_main
@@ -217,6 +240,7 @@ def parser() -> argparse.ArgumentParser:
     )
     h.set_defaults(run=_history)
     add_usage_and_init(sub)
+    add_doctor(sub)
     add_token_commands(sub)
     return p
 

@@ -18,6 +18,7 @@ import functools
 import logging
 import math
 import os
+import shutil
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
@@ -149,7 +150,7 @@ class Records:
                 raise
             if _read_only(exc):  # not `broken`: retried once state_dir is writable again
                 raise PlatformError(ErrorKind.UNAVAILABLE, self._read_only(exc)) from None
-            if _full(exc):  # nor this: retried once there is space again
+            if self._is_full(exc):  # journal: not `broken` either: retried once there is room
                 raise PlatformError(ErrorKind.UNAVAILABLE, self._full(exc)) from None
             if isinstance(exc, OSError):
                 self.broken = self._unreadable(exc)
@@ -198,19 +199,35 @@ class Records:
             f"{self.path.parent} writable, then try again."
         )
 
-    def _full(self, exc: BaseException) -> str:
-        # never "move it aside" here: the record's claims keep writes from going out twice
-        return (
-            f"the strike record {self.path} cannot be written: the disk is full ({exc}). "
-            f"Free space on the disk of {self.path.parent}, then try again; keep the record "
-            "where it is (its claims stop a write from being sent twice)."
-        )
-
     def _unreadable(self, exc: BaseException) -> str:
+        # journal: never "move it aside": that loses every claim and unsure write
         return (
             f"the strike record {self.path} cannot be read ({exc}); nothing will be written "
-            f"until it is fixed. Stop gwanjong, move it aside (mv {self.path} {self.path}.broken) "
-            "and start again: a new record is created."
+            "until it is fixed. Stop gwanjong and run `gwanjong doctor --repair`: it exports "
+            "every claim and unsure write first, then rebuilds the record carrying them over."
+        )
+
+    def _is_full(self, exc: BaseException) -> bool:
+        """SQLITE_FULL or ENOSPC; or an I/O error while the disk has no room left (SQLite
+        says `disk I/O error` when it cannot grow its shared-memory file)."""
+        if disk_full(exc):
+            return True
+        code = getattr(exc, "sqlite_errorcode", None)
+        if code is None or code & 0xFF != sqlite3.SQLITE_IOERR:
+            return False
+        try:
+            return shutil.disk_usage(self.path.parent).free < 64 * 1024
+        except OSError:
+            return False
+
+    def _full(self, exc: BaseException) -> str:
+        return (
+            f"the strike record {self.path} cannot be written: the disk is full ({exc}); nothing new is "
+            "written until there is room (a write that cannot be recorded is never sent). "
+            f"Free space on the disk of {self.path.parent}, then try again, keeping the record "
+            "where it is (its claims stop a write from being sent twice); if the record "
+            "still cannot be used, stop gwanjong and run `gwanjong doctor --repair` (it "
+            "carries every claim and unsure write over)."
         )
 
     async def open(self) -> bool:
@@ -321,7 +338,7 @@ class Records:
                 )
             if _read_only(exc):
                 return PlatformError(ErrorKind.UNAVAILABLE, self._read_only(exc))
-            if _full(exc):
+            if self._is_full(exc):  # journal
                 return PlatformError(ErrorKind.UNAVAILABLE, self._full(exc))
             return PlatformError(ErrorKind.UNAVAILABLE, self._unreadable(exc))
         if isinstance(exc, sqlite3.DatabaseError):
@@ -354,10 +371,15 @@ def _read_only(exc: BaseException) -> bool:
     return "readonly" in text or "read-only" in text or "unable to open" in text
 
 
-def _full(exc: BaseException) -> bool:
+def disk_full(exc: BaseException) -> bool:
+    """The disk (or the quota) is full: SQLite's SQLITE_FULL, or ENOSPC/EDQUOT."""
     if isinstance(exc, OSError):
-        return exc.errno == errno.ENOSPC
-    return "disk is full" in str(exc).lower()  # SQLITE_FULL
+        return exc.errno in (errno.ENOSPC, errno.EDQUOT)
+    if isinstance(exc, sqlite3.Error):
+        return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or (
+            "disk is full" in str(exc).lower()
+        )
+    return False
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:

@@ -11,6 +11,7 @@ in its place is refused rather than written through.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -25,6 +26,11 @@ MAX_VALUE_CHARS = 4096
 
 class DotenvError(ValueError):
     """A value or file that must not be written; the text says what to do instead."""
+
+
+class DotenvUnwritable(DotenvError):
+    """The file could not be written (disk full, read-only): nothing was saved, the old
+    file is intact; the text says what to do."""
 
 
 def check_value(key: str, value: str) -> None:
@@ -52,6 +58,32 @@ def save(path: Path, values: dict[str, str]) -> None:
         )
     if path.exists() and not path.is_file():
         raise DotenvError(f"{path} is not a regular file; remove it or pick another state_dir.")
+    try:
+        _replace(path, values)
+    except OSError as exc:  # the old file is untouched: the rename is the only change
+        raise DotenvUnwritable(_not_saved(path, exc)) from None
+
+
+def _not_saved(path: Path, exc: OSError) -> str:
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return (
+            f"the disk holding {path.parent} is full: nothing was saved and {path} is "
+            "unchanged. Free space there, then run setup again (or set the variables in "
+            "the environment)."
+        )
+    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return (
+            f"{path.parent} cannot be written ({exc.strerror}): nothing was saved and {path} "
+            "is unchanged. Make it writable, or set the variables in the environment."
+        )
+    return (
+        f"{path} could not be written ({exc.strerror or type(exc).__name__}): nothing was "
+        "saved and the file is unchanged. Fix the state_dir, or set the variables in the "
+        "environment."
+    )
+
+
+def _replace(path: Path, values: dict[str, str]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd, tmp_name = tempfile.mkstemp(prefix=".env.", dir=path.parent)  # mode 0600
     tmp = Path(tmp_name)
@@ -59,6 +91,8 @@ def save(path: Path, values: dict[str, str]) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             if path.exists():
                 out.write(path.read_text(encoding="utf-8"))
+            out.flush()
+            os.fsync(out.fileno())  # a full disk fails here, not after the rename
         for key, value in sorted(values.items()):
             set_key(tmp, key, value, quote_mode="always")
         os.chmod(tmp, 0o600)

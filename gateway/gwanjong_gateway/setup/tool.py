@@ -25,7 +25,12 @@ from gwanjong_gateway.platforms.client import PlatformClient, ensure_profiles
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
-from gwanjong_gateway.setup.dotenv_file import DotenvError, check_value, overridden
+from gwanjong_gateway.setup.dotenv_file import (
+    DotenvError,
+    DotenvUnwritable,
+    check_value,
+    overridden,
+)
 from gwanjong_gateway.setup.guide import (
     allowed_names,
     check_names,
@@ -128,6 +133,8 @@ async def save(
         else:
             return await _ask_person(gw, ctx, platform, names)
         saved = save_credentials(gw.config.state_dir, platform, values)
+    except DotenvUnwritable as exc:  # a full or read-only disk: not the caller's input
+        raise PlatformError(ErrorKind.UNAVAILABLE, str(exc)) from None
     except (DotenvError, ValueError) as exc:
         raise PlatformError(ErrorKind.INVALID_INPUT, str(exc)) from None
     return await _saved(gw, platform, values, saved)

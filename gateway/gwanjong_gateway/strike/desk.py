@@ -23,6 +23,7 @@ from typing import Any
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.platforms.client import PlatformClient
 from gwanjong_gateway.platforms.upstreams import Upstreams
+from gwanjong_gateway.record.journal import WriteJournal
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules import policy
@@ -80,6 +81,7 @@ class StrikeDesk:
         self.records = records
         self.clock = clock
         self.settler = Settler(config, upstreams, records, clock)
+        self.journal = WriteJournal.beside(records, clock)  # journal: a trace of every send
         self._locks: KeyedLocks[tuple[str, str, str]] = KeyedLocks()
 
     # -- the chain --------------------------------------------------------------------------
@@ -98,6 +100,7 @@ class StrikeDesk:
         action = StrikeAction(action)
         if action is StrikeAction.CONFIRM_HANDOFF:
             return await self.confirm_handoff(ctx, content, handoff, by)
+        await self.journal.ready()  # journal: earlier unrecorded writes are in the record first
         decisions = [f"mode={self.config.gateway.writes}"]
         if by is not None:  # the signed-in caller (HTTP with [auth]); the row's `principal`
             decisions.insert(0, f"by={by}")
@@ -239,6 +242,7 @@ class StrikeDesk:
         args = would(a.ctx, a.action, a.final, a.title)["arguments"]
         if a.action is StrikeAction.POST:
             args["tags"] = a.post.tags[:4]
+        await self.journal.sending(row)  # journal: durable first, or nothing is sent
         try:
             posted = await self._platform_write(a.platform, a.action, args)
         except PlatformError as exc:
@@ -252,19 +256,25 @@ class StrikeDesk:
         unreachable, disk full), the answer claims only what is known: the outcome is
         unknown, and the claim (still `pending`) keeps the write from being sent again."""
         try:
-            return await after
+            answer = await after
         except _Answered:
+            await self.journal.recorded(row.id)  # journal: the record has the outcome
             raise  # _failed's own answer, worded for what is known
         except Exception as exc:
             failure = exc
+        else:
+            await self.journal.recorded(row.id)  # journal: the record has the outcome
+            return answer
         log.warning("record %s: sent, but the result could not be recorded: %s", row.id, failure)
         self.settler.returned(row.id)  # read back as soon as the record answers
         raise PlatformError(
             ErrorKind.UNAVAILABLE,
             f"The {a.action} was sent, but the strike record failed while recording its "
             "outcome (the gateway log has why). "
-            f"The outcome is unknown (record {row.id}); gwanjong will not send it again and "
-            "reads the platform back to settle it once the record answers.",
+            f"The outcome is unknown (record {row.id}); gwanjong will not send it again (the "
+            "write journal keeps it) and reads the platform back to settle it once the record "
+            "answers. Should the record stay unusable, stop gwanjong and run "
+            "`gwanjong doctor --repair`: it carries this write over.",
         )
 
     async def _failed(self, a: Attempt, row: Strike, exc: PlatformError) -> dict[str, Any]:

@@ -1,0 +1,243 @@
+"""`gwanjong doctor [--repair]`: what gwanjong uses and what is wrong with it, on one screen.
+
+It shows the config file in use, the state folder (writable? free space?), the record's
+engine, place and health, the write journal's open entries (writes sent whose outcome the
+record may not know) and each platform's server. `--repair` keeps what matters before it
+changes anything: it exports every row and the journal's open entries to a JSON file
+first, then rebuilds a damaged record carrying them all over (`record/repair.py`), or puts
+the journal's writes back into a healthy one. Exit 0: nothing wrong (or repaired); 1: a
+one-line reason on stderr. Run it with the gateway stopped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import TextIO
+from urllib.parse import urlsplit
+
+from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.record import repair
+from gwanjong_gateway.record.journal import JOURNAL, Journal, Sent, restore
+from gwanjong_gateway.record.records import open_store
+from gwanjong_gateway.record.repair import Health, RecordCheck
+from gwanjong_gateway.version import gwanjong_version
+
+
+def _size(n: int | None) -> str:
+    if n is None:
+        return "free space unknown"
+    return f"{n / (1024 * 1024):.1f} MiB free"
+
+
+def _writable(folder: Path) -> str:
+    """ "" when a file can be made in ``folder``, else why not."""
+    if not folder.exists():
+        return ""  # made on first use
+    probe = folder / ".gwanjong-doctor-probe"
+    try:
+        probe.write_bytes(b"x" * 4096)
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+    finally:
+        with contextlib.suppress(OSError):
+            probe.unlink()
+    return ""
+
+
+def _server(name: str, config: GatewayConfig) -> str:
+    p = config.platforms[name]
+    if p.url:
+        u = urlsplit(p.url)
+        return f"url {u.scheme}://{u.hostname}{f':{u.port}' if u.port else ''}"  # no query, no user
+    if p.command:
+        found = shutil.which(p.command[0]) or Path(p.command[0]).exists()
+        return f"command {p.command[0]}" + ("" if found else " (PROBLEM: not found on PATH)")
+    from gwanjong_gateway.bundled import entry_point
+
+    ep = entry_point(name)
+    if ep is None or ep.dist is None:
+        return "bundled (PROBLEM: its package is not installed here; reinstall gwanjong)"
+    return f"bundled {ep.dist.name} {ep.dist.version} ({p.isolation})"
+
+
+def problems(
+    config: GatewayConfig, record: RecordCheck, free: int | None, unwritable: str
+) -> list[str]:
+    found: list[str] = []
+    state = config.state_dir
+    if unwritable:
+        found.append(f"state_dir {state} cannot be written ({unwritable})")
+    if free is not None and free < repair.LOW_SPACE_BYTES:
+        found.append(f"the disk holding {state} is full ({_size(free)}): free space there")
+    if record.health is Health.DAMAGED:
+        found.append(
+            f"the record is damaged ({record.problem}): stop gwanjong and run "
+            "`gwanjong doctor --repair`"
+        )
+    elif record.health not in (Health.OK, Health.MISSING):
+        found.append(f"the record is {record.health}: {record.problem}")
+    return found
+
+
+def report(
+    config: GatewayConfig, config_path: Path | None, out: TextIO
+) -> tuple[RecordCheck, list[str]]:
+    state = config.state_dir
+    free = repair.disk_free(state)
+    unwritable = _writable(state)
+    record = repair.check_record(config)
+    entries = repair.open_entries(state)
+    print(f"gwanjong {gwanjong_version()} doctor", file=out)
+    print(
+        f"  config     {config_path or 'none found: the defaults (every installed platform, dry-run)'}",
+        file=out,
+    )
+    print(
+        f"  state_dir  {state} ({'cannot be written: ' + unwritable if unwritable else 'writable'}, {_size(free)})",
+        file=out,
+    )
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(record.counts.items())) or "no rows"
+    detail = counts if record.health is Health.OK else record.problem
+    print(f"  record     {record.engine} {record.location}: {record.health} ({detail})", file=out)
+    print(
+        f"  journal    {state / JOURNAL}: {len(entries)} open "
+        f"{'entry' if len(entries) == 1 else 'entries'}"
+        + (" (writes sent whose outcome the record may not know)" if entries else ""),
+        file=out,
+    )
+    print("  platforms", file=out)
+    for name in sorted(config.platforms):
+        print(f"    {name:<10} {_server(name, config)}", file=out)
+    found = problems(config, record, free, unwritable)
+    found += [
+        f"platforms.{name}: {server.partition('PROBLEM: ')[2].rstrip(')')}"
+        for name in sorted(config.platforms)
+        if "PROBLEM: " in (server := _server(name, config))
+    ]
+    if found:
+        print("problems:", file=out)
+        for p in found:
+            print(f"  - {p}", file=out)
+    else:
+        print("no problems found", file=out)
+    return record, found
+
+
+def _replay(config: GatewayConfig, entries: list[Sent], now: float) -> int:
+    """Put the journal's open writes into a healthy record; how many are still unsure."""
+    store = open_store(config)
+    closed: set[int] = set()
+    unsure = 0
+    try:
+        for e in entries:
+            held = restore(store, e, now)
+            if held is None or held.id != e.id or not e.matches(held):
+                closed.add(e.id)
+            unsure += held is not None
+    finally:
+        store.close()
+    with contextlib.suppress(OSError):
+        Journal(config.state_dir).compact(closed)
+    return unsure
+
+
+def run_repair(
+    config: GatewayConfig, record: RecordCheck, export_to: Path | None, out: TextIO, err: TextIO
+) -> int:
+    state = config.state_dir
+    now = time.time()
+    entries = repair.open_entries(state)
+    db = state / "gwanjong.db"
+    paused: dict[str, str] = {}
+    if record.health is Health.OK:
+        store = open_store(config)
+        try:
+            rows = repair.salvage_store(store)
+        finally:
+            store.close()
+    elif record.engine == "sqlite":
+        rows, paused = repair.salvage_sqlite(db)
+    else:
+        rows = []
+    try:
+        exported = repair.export(
+            rows, entries, paused, repair.export_places(state, export_to), record.location, now
+        )
+    except OSError as exc:
+        print(
+            f"gwanjong doctor: could not export the record anywhere ({exc}); nothing was changed.",
+            file=err,
+        )
+        return 1
+    print(
+        f"exported {len(rows)} records and {len(entries)} open journal entries to {exported}",
+        file=out,
+    )
+    free = repair.disk_free(state)
+    if record.health is Health.OK and free is not None and free < repair.LOW_SPACE_BYTES:
+        record.health = Health.FULL
+    if record.health in (Health.OK, Health.MISSING):
+        try:
+            unsure = _replay(config, entries, now)
+        except Exception as exc:
+            print(
+                f"gwanjong doctor: could not put the journal's writes into the record "
+                f"({type(exc).__name__}: {exc}); everything is in {exported}.",
+                file=err,
+            )
+            return 1
+        print(f"the record is healthy; {unsure} unsure writes from the journal are in it", file=out)
+        return 0
+    if record.health is Health.FULL:
+        print(
+            f"gwanjong doctor: the record is intact but the disk holding {state} is full: free "
+            "space there and run `gwanjong doctor --repair` again (nothing was changed; "
+            f"everything is in {exported}).",
+            file=err,
+        )
+        return 1
+    if record.health is not Health.DAMAGED or record.engine != "sqlite":
+        print(
+            f"gwanjong doctor: the record is {record.health}: {record.problem} (nothing was changed).",
+            file=err,
+        )
+        return 1
+    try:
+        done = repair.rebuild_sqlite(db, rows, paused, entries, now)
+    except Exception as exc:
+        print(
+            f"gwanjong doctor: could not rebuild the record ({type(exc).__name__}: {exc}); the "
+            f"old one is untouched and everything is in {exported}. Free space, then run it again.",
+            file=err,
+        )
+        return 1
+    with contextlib.suppress(OSError):  # the journal's writes are in the new record now
+        Journal(state).compact({e.id for e in entries})
+    print(
+        f"rebuilt {db}: {done.carried} records carried over"
+        + (f" ({len(done.skipped)} unreadable, in the export)" if done.skipped else "")
+        + f", {done.restored} unsure writes restored from the journal; the old file is {done.broken}",
+        file=out,
+    )
+    return 0
+
+
+def run_doctor(
+    config: GatewayConfig,
+    config_path: Path | None,
+    fix: bool = False,
+    export_to: Path | None = None,
+    out: TextIO = sys.stdout,
+    err: TextIO = sys.stderr,
+) -> int:
+    record, found = report(config, config_path, out)
+    if fix:
+        return run_repair(config, record, export_to, out, err)
+    if found:
+        print(f"gwanjong doctor: {found[0]}", file=err)
+        return 1
+    return 0

@@ -1,0 +1,320 @@
+"""The write journal: a durable trace of every write before it is sent.
+
+`<state_dir>/journal.jsonl` (0600, next to the record, and local to the gateway process
+even when the record is PostgreSQL) holds one JSON line per event, each fsync'd:
+``sending`` (the claimed row, in full) before the platform is called, ``recorded`` once the
+record holds the write's outcome. A ``sending`` without its ``recorded`` is a write whose
+outcome the record may not know (the record was full, unreachable or lost, or the gateway
+stopped mid-write). At start, and before the first strike, `replay` puts each such write
+back into the record as `unknown`: it holds its target (the duplicate check refuses a
+second write, scout does not offer it again) and the settle loop reads it back.
+
+If the journal cannot be written (disk full, read-only), the write is not sent: a write is
+never out without a durable trace. The journal is kept short: once replayed, it is
+rewritten (temp file + rename) with only the entries still open, and again whenever it
+grows past `COMPACT_BYTES`. Several gateways sharing one state_dir take turns on it (an
+exclusive lock on `journal.lock`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.to_thread
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from gwanjong_gateway.paths import exclusive_lock, private_dir, replace_private
+from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.ledger import UNSETTLED, ClaimRequest, Strike, StrikeStatus
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+
+log = logging.getLogger(__name__)
+
+JOURNAL = "journal.jsonl"
+#: past this size the journal is rewritten with only its open entries
+COMPACT_BYTES = 256 * 1024
+
+
+class Event(StrEnum):
+    SENDING = "sending"
+    RECORDED = "recorded"
+
+
+class Sent(BaseModel):
+    """A ``sending`` line: the claimed row, enough to put it back into any record."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    event: Event = Event.SENDING
+    id: int
+    intent_key: str
+    platform: str
+    target: str
+    action: str
+    content_hash: str
+    content: str = ""  # what reading back looks for (public text, never a secret)
+    title: str = ""
+    target_url: str = ""
+    author: str = ""
+    opportunity: str = ""
+    mode: str = ""
+    approver: str = ""
+    principal: str = ""
+    at: float  # the claim's time (the row's created_at)
+
+    @classmethod
+    def of(cls, row: Strike) -> Sent:
+        return cls(
+            id=row.id,
+            intent_key=row.intent_key,
+            platform=row.platform,
+            target=row.target,
+            action=str(row.action),
+            content_hash=row.content_hash,
+            content=row.content,
+            title=row.title,
+            target_url=row.target_url,
+            author=row.author,
+            opportunity=row.opportunity,
+            mode=row.mode,
+            approver=row.approver,
+            principal=row.principal,
+            at=row.created_at,
+        )
+
+    def matches(self, row: Strike | None) -> bool:
+        """``row`` is this write's own row (ids are reused by a new record)."""
+        return (
+            row is not None and row.intent_key == self.intent_key and row.platform == self.platform
+        )
+
+    def row(self, reason: str) -> dict[str, Any]:
+        """The `unknown` row that puts this write back into a record."""
+        return {
+            "intent_key": self.intent_key,
+            "platform": self.platform,
+            "target": self.target,
+            "target_url": self.target_url,
+            "author": self.author,
+            "opportunity": self.opportunity,
+            "action": self.action,
+            "content_hash": self.content_hash,
+            "content": self.content,
+            "title": self.title,
+            "mode": self.mode or "live",
+            "approver": self.approver,
+            "principal": self.principal,
+            "status": StrikeStatus.UNKNOWN,
+            "reason": reason,
+            "policy": [f"journal: sent as record {self.id}", "outcome unknown"],
+            "created_at": self.at,
+        }
+
+
+def restore(store: StrikeStore, entry: Sent, now: float) -> Strike | None:
+    """Put a journalled write back into ``store`` (in its worker thread): its own row,
+    still unsettled, turns `unknown`; a missing one is inserted as `unknown`, unless an
+    earlier row already holds its target. The row that now holds it (None: settled)."""
+    own = store.get(entry.id)
+    if entry.matches(own):
+        assert own is not None
+        if own.status == StrikeStatus.PENDING:
+            why = "outcome unknown: sent, but the gateway stopped before recording it (journal)"
+            return store.settle(own.id, StrikeStatus.UNKNOWN, reason=why, now=now) or own
+        return own if own.status in UNSETTLED else None
+    when = time.strftime("%Y-%m-%d %H:%M:%SZ", time.gmtime(entry.at))
+    reason = (
+        f"outcome unknown: sent at {when} as record {entry.id}, which the record lost "
+        "(restored from the write journal); read back until settled"
+    )
+    # The claim's own transaction: it inserts only if nothing holds the target already.
+    req = ClaimRequest(row=entry.row(reason), live=False, cap=None, interval_s=0, cooldown_days=0)
+    verdict = store.decide(req, entry.at, insert=True)
+    return verdict.row or verdict.earlier
+
+
+class Journal:
+    """The write journal of one state_dir (see the module doc)."""
+
+    def __init__(self, folder: Path, compact_bytes: int = COMPACT_BYTES) -> None:
+        self.path = folder / JOURNAL
+        self.compact_bytes = compact_bytes
+        self._lock = threading.Lock()  # this process's threads; journal.lock: other processes
+
+    @contextlib.contextmanager
+    def _held(self) -> Iterator[None]:
+        with self._lock, exclusive_lock(self.path.with_suffix(".lock")):
+            yield
+
+    # -- writing (worker threads) --------------------------------------------------------
+
+    def _append(self, line: dict[str, Any]) -> None:
+        data = (json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        private_dir(self.path.parent)
+        with self._held():
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                written = os.write(fd, data)
+                if written != len(data):  # a short write on a full disk: no half line stays
+                    os.ftruncate(fd, os.fstat(fd).st_size - written)
+                    raise OSError(28, "No space left on device (short write)")
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+
+    def append_sending(self, row: Strike) -> None:
+        """Raises OSError when the trace cannot be made durable."""
+        self._append(Sent.of(row).model_dump(mode="json"))
+
+    def append_recorded(self, strike_id: int) -> None:
+        self._append({"event": Event.RECORDED, "id": strike_id})
+        with contextlib.suppress(OSError):
+            if self.path.stat().st_size > self.compact_bytes:
+                self.compact(set())
+
+    # -- reading -------------------------------------------------------------------------
+
+    def open_entries(self) -> list[Sent]:
+        """Every ``sending`` without its ``recorded``, oldest first (a torn last line, from
+        a crash mid-append, is skipped)."""
+        try:
+            text = self.path.read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            return []
+        open_: dict[int, Sent] = {}
+        for line in text.splitlines():
+            try:
+                data = json.loads(line)
+                if data.get("event") == Event.RECORDED:
+                    open_.pop(int(data["id"]), None)
+                elif data.get("event") == Event.SENDING:
+                    entry = Sent.model_validate(data)
+                    open_[entry.id] = entry
+            except (ValueError, KeyError, TypeError, AttributeError, ValidationError):
+                log.warning("write journal %s: skipped an unreadable line", self.path)
+        return list(open_.values())
+
+    def compact(self, closed: set[int]) -> None:
+        """Rewrite the journal with only its open entries (less ``closed``), atomically."""
+        with self._held():
+            keep = [e for e in self.open_entries() if e.id not in closed]
+            text = "".join(
+                json.dumps(e.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
+                + "\n"
+                for e in keep
+            )
+            replace_private(self.path, text)
+
+
+class WriteJournal:
+    """The journal as the strike desk uses it: ``sending`` before the write (or it is not
+    sent), ``recorded`` after the outcome is in the record, `replay` before the first
+    strike."""
+
+    def __init__(
+        self, journal: Journal, records: Records, clock: Callable[[], float] = time.time
+    ) -> None:
+        self.journal = journal
+        self.records = records
+        self.clock = clock
+        self._replayed = False
+        self._replaying = anyio.Lock()
+
+    @classmethod
+    def beside(cls, records: Records, clock: Callable[[], float] = time.time) -> WriteJournal:
+        return cls(Journal(records.path.parent), records, clock)
+
+    async def sending(self, row: Strike) -> None:
+        """A durable trace of ``row`` before it is sent; PlatformError (nothing sent, the
+        claim released) when the journal cannot be written."""
+        try:
+            await anyio.to_thread.run_sync(self.journal.append_sending, row)
+        except OSError as exc:
+            why = _why(exc, self.journal.path)
+            log.error("record %s: not sent: %s", row.id, why)
+            with contextlib.suppress(Exception):  # if the record fails too, settling frees it
+                await self.records.run(
+                    StrikeStore.settle,
+                    row.id,
+                    StrikeStatus.FAILED,
+                    reason=f"not sent: {why}",
+                    now=self.clock(),
+                )
+            raise PlatformError(
+                ErrorKind.UNAVAILABLE,
+                f"Nothing was sent (record {row.id}): {why}",
+            ) from None
+
+    async def recorded(self, strike_id: int) -> None:
+        """The outcome is in the record. Best effort: an entry left open is closed by the
+        next replay, which finds the row settled."""
+        try:
+            await anyio.to_thread.run_sync(self.journal.append_recorded, strike_id)
+        except OSError as exc:
+            log.warning("write journal: could not note record %s as recorded: %s", strike_id, exc)
+
+    async def ready(self) -> None:
+        """Replay once (before the first strike); a failed replay is tried again next time."""
+        if self._replayed:
+            return
+        async with self._replaying:
+            if not self._replayed:
+                try:
+                    await self.replay()
+                except Exception as exc:  # the record or the journal is not usable yet
+                    log.warning("write journal: replay deferred: %s", exc)
+
+    async def replay(self) -> int:
+        """Put every open entry back into the record (see `restore`); how many are still
+        unsettled there. Raises PlatformError when the record cannot be used."""
+        entries = await anyio.to_thread.run_sync(self.journal.open_entries)
+        closed: set[int] = set()
+        unsettled = 0
+        for entry in entries:
+            held = await self.records.run(restore, entry, self.clock())
+            if held is None or not entry.matches(held) or held.id != entry.id:
+                closed.add(entry.id)  # settled, or now held by another row
+            if held is not None and held.status in UNSETTLED:
+                unsettled += 1
+        if entries:
+            log.info(
+                "write journal: %d open entries replayed; %d writes still unsure",
+                len(entries),
+                unsettled,
+            )
+        try:
+            if entries:
+                await anyio.to_thread.run_sync(self.journal.compact, closed)
+        except OSError as exc:  # kept as it is: replaying it again is harmless
+            log.warning("write journal: could not compact %s: %s", self.journal.path, exc)
+        self._replayed = True
+        return unsettled
+
+
+def _why(exc: OSError, path: Path) -> str:
+    if exc.errno in (28, 122):  # ENOSPC, EDQUOT
+        return (
+            f"the disk holding {path.parent} is full, so the write journal {path} cannot "
+            "note it first (a write without a durable trace is never sent). Free space "
+            "there, then try again; `gwanjong doctor` shows what is wrong."
+        )
+    if exc.errno in (30, 13, 1):  # EROFS, EACCES, EPERM
+        return (
+            f"the write journal {path} cannot be written ({exc.strerror}): state_dir is "
+            f"read-only, so nothing is sent. Make {path.parent} writable, then try again."
+        )
+    return (
+        f"the write journal {path} cannot be written ({exc.strerror or exc}); nothing is "
+        "sent until it can. `gwanjong doctor` shows what is wrong."
+    )

@@ -1,0 +1,326 @@
+"""What `gwanjong doctor` checks about the record, and how `--repair` keeps what matters.
+
+A damaged or full record is never simply moved aside: that forgets every claim and every
+unsure write, so scout would offer written targets again and nothing would stop a second
+write. `repair` first exports every row (claims, `pending`/`unknown` writes, hand-offs, the
+history) and the write journal's open entries to a JSON file somewhere it can be written;
+then, for a damaged SQLite record, it builds a fresh record carrying every row over (their
+ids kept), puts the journal's open writes back as `unknown`, and keeps the old file as
+`gwanjong.db.broken-<time>`. A full disk is not damage: the record is left as it is (free
+space, then run it again). Run it with the gateway stopped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import errno
+import json
+import logging
+import os
+import shutil
+import sqlite3
+import tempfile
+import time
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.paths import replace_private
+from gwanjong_gateway.record import pg_errors
+from gwanjong_gateway.record.journal import Journal, Sent, restore
+from gwanjong_gateway.record.records import disk_full, open_store, store_url
+from gwanjong_gateway.record.store import SchemaError, StrikeStore
+from gwanjong_gateway.rules.ledger import HOLDING, UNSETTLED, Strike, StrikeStatus
+
+log = logging.getLogger(__name__)
+
+#: less free space than this on the state_dir's disk is reported as full
+LOW_SPACE_BYTES = 1024 * 1024
+#: the columns a strike row has (what is carried over)
+COLUMNS = tuple(f.name for f in dataclasses.fields(Strike))
+
+
+class Health(StrEnum):
+    OK = "ok"
+    MISSING = "missing"  # no record yet: one is created on first use
+    DAMAGED = "damaged"
+    FULL = "disk full"
+    READ_ONLY = "read-only"
+    NEWER = "newer schema"
+    UNREACHABLE = "unreachable"
+
+
+@dataclass
+class RecordCheck:
+    engine: str  # sqlite | postgresql
+    location: str  # the file, or host:port (never a password)
+    health: Health
+    problem: str = ""
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def _said(exc: BaseException) -> str:
+    """The error on one bounded line (SQLite's integrity report spans several)."""
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:300]
+
+
+def _health_of(exc: BaseException) -> Health:
+    if disk_full(exc):
+        return Health.FULL
+    if isinstance(exc, OSError) and exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return Health.READ_ONLY
+    if isinstance(exc, sqlite3.OperationalError) and "readonly" in str(exc).lower():
+        return Health.READ_ONLY
+    if isinstance(exc, SchemaError):
+        return Health.NEWER
+    return Health.DAMAGED
+
+
+def _counts(store: StrikeStore) -> dict[str, int]:
+    rows = store.history(limit=1_000_000)
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[str(r.status)] = counts.get(str(r.status), 0) + 1
+    return counts
+
+
+def check_record(config: GatewayConfig) -> RecordCheck:
+    """Open the record as the gateway would and say how it is."""
+    url = store_url(config)
+    if url:
+        where = pg_errors.where(url)
+        try:
+            store = open_store(config)
+        except Exception as exc:
+            said = pg_errors.describe(exc, url, config.store.lock_timeout_s)
+            return RecordCheck("postgresql", where, Health.UNREACHABLE, said or type(exc).__name__)
+        try:
+            return RecordCheck("postgresql", where, Health.OK, counts=_counts(store))
+        finally:
+            store.close()
+    path = config.state_dir / "gwanjong.db"
+    if not path.exists():
+        return RecordCheck("sqlite", str(path), Health.MISSING, "created on first use")
+    try:
+        store = StrikeStore(path, config.store.lock_timeout_s)
+    except (sqlite3.Error, OSError, SchemaError) as exc:
+        return RecordCheck("sqlite", str(path), _health_of(exc), _said(exc))
+    try:
+        return RecordCheck("sqlite", str(path), Health.OK, counts=_counts(store))
+    except sqlite3.Error as exc:
+        return RecordCheck("sqlite", str(path), _health_of(exc), _said(exc))
+    finally:
+        store.close()
+
+
+def disk_free(folder: Path) -> int | None:
+    """Free bytes on the disk of ``folder`` (its nearest existing parent); None if unknown."""
+    for p in (folder, *folder.parents):
+        if p.exists():
+            try:
+                return shutil.disk_usage(p).free
+            except OSError:
+                return None
+    return None
+
+
+# -- salvage: every row that can still be read -----------------------------------------------
+
+
+def _rows_of(con: sqlite3.Connection) -> list[dict[str, Any]]:
+    try:
+        return [dict(r) for r in con.execute("SELECT * FROM strikes ORDER BY id")]
+    except sqlite3.DatabaseError:  # damaged pages: row by row, skipping what cannot be read
+        pass
+    try:
+        top = int(con.execute("SELECT MAX(id) FROM strikes").fetchone()[0] or 0)
+    except sqlite3.DatabaseError:
+        top = 100_000
+    rows: list[dict[str, Any]] = []
+    misses = 0
+    for rid in range(1, top + 1):
+        try:
+            row = con.execute("SELECT * FROM strikes WHERE id = ?", (rid,)).fetchone()
+        except sqlite3.DatabaseError:
+            row = None
+        if row is None:
+            misses += 1
+            if misses > 1000 and top == 100_000:
+                break
+            continue
+        misses = 0
+        rows.append(dict(row))
+    return rows
+
+
+def salvage_sqlite(path: Path) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The strike rows and paused platforms readable in ``path`` (its WAL included)."""
+    if not path.exists():
+        return [], {}
+    try:
+        con = sqlite3.connect(str(path), timeout=2)
+    except sqlite3.Error:
+        return [], {}
+    con.row_factory = sqlite3.Row
+    try:
+        rows = _rows_of(con)
+        paused: dict[str, str] = {}
+        try:
+            for r in con.execute("SELECT platform, paused_reason FROM platform_health"):
+                if r["paused_reason"]:
+                    paused[str(r["platform"])] = str(r["paused_reason"])
+        except sqlite3.DatabaseError:
+            pass
+        return rows, paused
+    finally:
+        con.close()
+
+
+def salvage_store(store: StrikeStore) -> list[dict[str, Any]]:
+    """Every row of an open record (PostgreSQL, or a healthy SQLite file)."""
+    rows = list(reversed(store.history(limit=10_000_000)))
+    return [
+        dataclasses.asdict(r) | {"status": str(r.status), "action": str(r.action)} for r in rows
+    ]
+
+
+# -- export ----------------------------------------------------------------------------------
+
+
+def export(
+    rows: list[dict[str, Any]],
+    entries: list[Sent],
+    paused: dict[str, str],
+    where: list[Path],
+    source: str,
+    now: float,
+) -> Path:
+    """Write the export to the first of ``where`` that takes it; its path. Raises OSError
+    (the last one) when none does."""
+    holding = {str(s) for s in HOLDING}
+    doc = {
+        "exported_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now)),
+        "record": source,
+        "holding": [r["id"] for r in rows if str(r.get("status")) in holding],
+        "unsettled": [r["id"] for r in rows if str(r.get("status")) in {str(s) for s in UNSETTLED}],
+        "strikes": rows,
+        "journal_open": [e.model_dump(mode="json") for e in entries],
+        "paused": paused,
+    }
+    text = json.dumps(doc, ensure_ascii=False, indent=1, default=str)
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now))
+    last: OSError | None = None
+    for place in where:
+        target = place if place.suffix == ".json" else place / f"gwanjong-export-{stamp}.json"
+        try:
+            replace_private(target, text)
+        except OSError as exc:
+            last = exc
+            with contextlib.suppress(OSError):
+                target.unlink()
+            continue
+        return target
+    raise last or OSError("no place to write the export")
+
+
+def export_places(state_dir: Path, explicit: Path | None) -> list[Path]:
+    """Where an export may go: the given path, else the state_dir, then the home folder,
+    then the temp folder (a full state_dir disk still leaves the others)."""
+    if explicit is not None:
+        return [explicit]
+    return [state_dir, Path.home(), Path(tempfile.gettempdir())]
+
+
+# -- rebuild ---------------------------------------------------------------------------------
+
+
+def _sidecars(db: Path) -> list[Path]:
+    return [db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")]
+
+
+def _move_set(src: Path, dst: Path) -> None:
+    """Move a SQLite file with its -wal and -shm (they belong to it, by name)."""
+    for a, b in zip(_sidecars(src), _sidecars(dst), strict=True):
+        if a.exists():
+            os.replace(a, b)
+
+
+def carry_over(
+    store: StrikeStore, rows: list[dict[str, Any]], paused: dict[str, str]
+) -> tuple[int, list[int]]:
+    """Insert ``rows`` (ids kept) into a fresh ``store``; (carried, skipped ids)."""
+    carried, skipped = 0, []
+    for raw in rows:
+        fields = {k: v for k, v in raw.items() if k in COLUMNS}
+        for key in ("context", "policy"):
+            if key in fields and not isinstance(fields[key], str):
+                fields[key] = json.dumps(fields[key], ensure_ascii=False, default=str)
+        try:
+            store.insert(**fields)
+            carried += 1
+        except (sqlite3.Error, TypeError, ValueError) as exc:  # a torn row; kept in the export
+            log.warning("doctor: record %s not carried over: %s", raw.get("id"), exc)
+            skipped.append(int(raw.get("id") or 0))
+    for platform, reason in paused.items():  # still paused: a person clears it with setup
+        store.record_failure(platform, reason, 1)
+    return carried, skipped
+
+
+@dataclass
+class Rebuilt:
+    broken: Path  # where the old record now is
+    carried: int
+    skipped: list[int]
+    restored: int  # journal entries put back as unknown
+
+
+def rebuild_sqlite(
+    db: Path,
+    rows: list[dict[str, Any]],
+    paused: dict[str, str],
+    entries: list[Sent],
+    now: float,
+) -> Rebuilt:
+    """Keep the old record as `<db>.broken-<time>` and build a fresh one at ``db`` holding
+    ``rows`` and the journal's open writes. On any failure the old record is put back
+    (and the error raised)."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now))
+    broken = db.with_name(f"{db.name}.broken-{stamp}")
+    fresh = db.with_name(f"{db.name}.rebuild-{stamp}")
+    for p in _sidecars(fresh):
+        with contextlib.suppress(OSError):
+            p.unlink()
+    try:
+        store = StrikeStore(fresh)
+        try:
+            carried, skipped = carry_over(store, rows, paused)
+            restored = sum(
+                1
+                for e in entries
+                if (held := restore(store, e, now)) is not None
+                and held.status == StrikeStatus.UNKNOWN
+            )
+        finally:
+            store.close()  # the last connection: SQLite folds its WAL into the file
+        _move_set(db, broken)
+    except BaseException:
+        for p in _sidecars(fresh):
+            with contextlib.suppress(OSError):
+                p.unlink()
+        raise
+    try:
+        _move_set(fresh, db)
+    except BaseException:
+        _move_set(broken, db)  # the old one back where it was
+        raise
+    return Rebuilt(broken, carried, skipped, restored)
+
+
+def open_entries(state_dir: Path) -> list[Sent]:
+    try:
+        return Journal(state_dir).open_entries()
+    except OSError:
+        return []
