@@ -112,21 +112,24 @@ async def test_one_members_setup_never_cancels_anothers_credential_link(
         transport = StreamableHttpTransport(team.url, auth=team.tokens[user])
         return Client(transport, mode="legacy", elicitation_handler=handler, timeout=60)
 
-    async with team_gateway(tmp_path, forum) as team:
-        async with member(team, "alice") as a, member(team, "bob") as b:
-            first = await call(a, "setup", action="save", platform="devto")
-            second = await call(b, "setup", action="save", platform="devto")
-            assert first["status"] == second["status"] == "pending"
-            async with httpx.AsyncClient(timeout=30) as web:
-                origin = links["alice"].split("/setup/")[0]
-                saved = await web.post(
-                    links["alice"], data={"DEVTO_API_KEY": "alices-key"}, headers={"Origin": origin}
-                )
-                bobs = await web.get(links["bob"])
-            assert saved.status_code == 200 and "Saved" in saved.text
-            assert bobs.status_code == 200  # and Bob's own is still open too
-            # Alice asking again supersedes her own older link only.
-            await call(a, "setup", action="save", platform="devto")
-            async with httpx.AsyncClient(timeout=30) as web:
-                assert (await web.get(links["bob"])).status_code == 200
+    async with (
+        team_gateway(tmp_path, forum) as team,
+        member(team, "alice") as a,
+        member(team, "bob") as b,
+    ):
+        first = await call(a, "setup", action="save", platform="devto")
+        second = await call(b, "setup", action="save", platform="devto")
+        assert first["status"] == second["status"] == "pending"
+        async with httpx.AsyncClient(timeout=30) as web:
+            origin = links["alice"].split("/setup/")[0]
+            saved = await web.post(
+                links["alice"], data={"DEVTO_API_KEY": "alices-key"}, headers={"Origin": origin}
+            )
+            bobs = await web.get(links["bob"])
+        assert saved.status_code == 200 and "Saved" in saved.text
+        assert bobs.status_code == 200  # and Bob's own is still open too
+        # Alice asking again supersedes her own older link only.
+        await call(a, "setup", action="save", platform="devto")
+        async with httpx.AsyncClient(timeout=30) as web:
+            assert (await web.get(links["bob"])).status_code == 200
     assert checks == [200]
