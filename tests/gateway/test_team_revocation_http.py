@@ -94,8 +94,9 @@ async def test_a_revoked_token_is_refused_next_and_its_open_stream_is_closed(
         store.close()
 
 
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_one_members_setup_never_cancels_anothers_credential_link(
-    forum: FakePlatform, tmp_path: Path
+    forum: FakePlatform, tmp_path: Path, mode: str
 ) -> None:
     links: dict[str, str] = {}
     checks: list[int] = []
@@ -110,7 +111,7 @@ async def test_one_members_setup_never_cancels_anothers_credential_link(
             return ElicitResult(action="accept")  # the page is open; typed later
 
         transport = StreamableHttpTransport(team.url, auth=team.tokens[user])
-        return Client(transport, mode="legacy", elicitation_handler=handler, timeout=60)
+        return Client(transport, mode=mode, elicitation_handler=handler, timeout=60)
 
     async with (
         team_gateway(tmp_path, forum) as team,
