@@ -182,3 +182,23 @@ def test_auditors_are_checked_when_the_config_is_read(tmp_path: Path) -> None:
     for bad in ('" carol"', '"ca\\u0007rol"', '""'):
         with pytest.raises(ConfigError, match="auditor"):
             parse(config_text(tmp_path, [], extra=tokens + f"auditors = [{bad}]"))
+
+
+async def test_an_author_cool_down_names_no_other_members_record(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    """Alice's hand-off engages an author; Bob replying to the same author elsewhere is
+    refused by the team's cool-down, told it was another member, never which record."""
+    async with team_gateway(tmp_path, forum) as team:
+        async with team.client("alice") as a:
+            handoff = await call(
+                a, "strike", opportunity_id=await drafted(a), action="comment", content=ALICE_REPLY
+            )
+            assert handoff["status"] == "handoff", handoff
+        async with team.client("bob") as b:
+            oid = await drafted(b, "tokio loom testing", "loom")  # the same author's
+            refused = await call(b, "strike", opportunity_id=oid, action="comment", content="Hi")
+            own = await resource(b, f"gwanjong://strike/{refused['record']}")
+    assert refused["status"] == "refused" and "another member of this team" in refused["reason"]
+    for shown in (refused["reason"], json.dumps(own)):
+        assert f"record {handoff['record']}" not in shown and ALICE_REPLY not in shown

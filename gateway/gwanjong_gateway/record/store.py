@@ -203,7 +203,12 @@ class StrikeStore:
             if req.action.engages_author:  # a new post or an upvote engages no one
                 last = self._last_to_author(req.platform, str(req.row.get("author", "")))
                 why = policy.author_cooldown(
-                    req.cooldown_days, last, req.platform, str(req.row.get("author", "")), now
+                    req.cooldown_days,
+                    last,
+                    req.platform,
+                    str(req.row.get("author", "")),
+                    now,
+                    req.row.get("principal") or _principal(req.row),
                 )
                 if why:
                     return Verdict(refusal=why)
