@@ -100,22 +100,23 @@ async def bob_strikes(
     return posted, seen
 
 
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_each_member_reads_only_their_own_record_and_the_auditor_reads_all(
-    forum: FakePlatform, tmp_path: Path
+    forum: FakePlatform, tmp_path: Path, mode: str
 ) -> None:
     async with team_gateway(tmp_path, forum) as team:
-        async with team.client("alice") as a, team.client("bob") as b:
+        async with team.client("alice", mode) as a, team.client("bob", mode) as b:
             alice_oid, bob_oid = await drafted(a), await drafted(b)  # the same thread
             handoff, alice_post = await alice_strikes(a, alice_oid)
             bob_post, seen = await bob_strikes(b, bob_oid, handoff)
         shown = json.dumps(seen)
         for secret in (ALICE_REPLY, ALICE_POST, "Alice's", "alice"):
             assert secret not in shown, secret
-        async with team.client("alice") as a:
+        async with team.client("alice", mode) as a:
             assert await not_found(a, bob_post["record"]) == await not_found(a, 99_999)
             status = await call(a, "status")
             assert any("setup" in line for line in status["usage_7d"]), status
-        async with team.client("carol") as c:  # the auditor
+        async with team.client("carol", mode) as c:  # the auditor
             every = await resource(c, "gwanjong://history")
             audit = await resource(c, f"gwanjong://strike/{handoff['record']}")
             usage = await resource(c, "gwanjong://usage")
