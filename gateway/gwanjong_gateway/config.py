@@ -114,9 +114,29 @@ class AuthSection(_Strict):
     required_claims: list[str] = Field(default_factory=lambda: ["exp", "sub", "iat"])
     leeway_s: float = Field(default=30, ge=0, le=300)
     required_scopes: list[str] = Field(default_factory=list)
+    #: principals (token names, JWT `sub`s) who read everyone's record; the others read
+    #: only their own strikes and usage (docs/operate/team-privacy.md)
+    auditors: list[str] = Field(default_factory=list, max_length=100)
+
+    @field_validator("auditors")
+    @classmethod
+    def _auditor_names(cls, names: list[str]) -> list[str]:
+        for name in names:
+            if not name.strip() or name != name.strip():
+                raise ValueError(f"auditor {name!r}: give the name without surrounding spaces")
+            if len(name) > 200 or any(ord(c) < 32 or ord(c) == 127 for c in name):
+                raise ValueError(
+                    f"auditor {name[:40]!r}: at most 200 characters, no control characters"
+                )
+        return list(dict.fromkeys(names))
 
     @model_validator(mode="after")
     def _jwt_settings(self) -> AuthSection:
+        if self.mode == "none" and self.auditors:
+            raise ValueError(
+                'auditors only apply with mode = "tokens" or "jwt" (without sign-in, the one '
+                "local user reads the whole record)"
+            )
         jwt_keys = ("issuer", "audience", "jwks_uri", "jwks_file")
         if self.mode != "jwt":
             given = [k for k in jwt_keys if getattr(self, k) is not None]

@@ -7,6 +7,8 @@ through the store's public `history`/`get` only.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import anyio
@@ -15,6 +17,7 @@ from fastmcp.exceptions import ResourceError
 
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.platforms.client import PlatformClient
+from gwanjong_gateway.record.readers import EVERYONE, Reader
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.usage.log import UsageLog
 from gwanjong_shared.contract import Action, Capabilities
@@ -29,7 +32,11 @@ _COLUMNS: tuple[tuple[Action, str], ...] = (
 )
 
 
-def register_resources(mcp: FastMCP[Any], gw: Gateway, usage: UsageLog) -> None:
+def register_resources(
+    mcp: FastMCP[Any], gw: Gateway, usage: UsageLog, reader: Callable[[], Reader] = lambda: EVERYONE
+) -> None:
+    """``reader`` says whose records the current request may read (team/privacy.py)."""
+
     @mcp.resource(
         "gwanjong://policy",
         mime_type="text/markdown",
@@ -41,10 +48,10 @@ def register_resources(mcp: FastMCP[Any], gw: Gateway, usage: UsageLog) -> None:
     @mcp.resource(
         "gwanjong://history",
         mime_type="application/json",
-        description=f"The {HISTORY_LIMIT} most recent strikes, newest first.",
+        description=f"The {HISTORY_LIMIT} most recent strikes (yours, in team mode), newest first.",
     )
     async def history() -> str:
-        return await _history(gw, None)
+        return await _history(gw, None, reader())
 
     @mcp.resource(
         "gwanjong://history/{platform}",
@@ -56,7 +63,7 @@ def register_resources(mcp: FastMCP[Any], gw: Gateway, usage: UsageLog) -> None:
             raise ResourceError(
                 f"not_found: no platform {platform!r}; known: {', '.join(gw.config.platforms)}."
             )
-        return await _history(gw, platform)
+        return await _history(gw, platform, reader())
 
     @mcp.resource(
         "gwanjong://strike/{record}",
@@ -65,6 +72,8 @@ def register_resources(mcp: FastMCP[Any], gw: Gateway, usage: UsageLog) -> None:
     )
     async def strike(record: str) -> str:
         row = await gw.records.run(StrikeStore.get, int(record)) if record.isdigit() else None
+        if row is not None and not reader().may_read(row.principal):
+            row = None  # another principal's: not found, so ids are no oracle
         if row is None:
             raise ResourceError(
                 f"not_found: no strike record {record!r}; read gwanjong://history for the ids."
@@ -83,10 +92,10 @@ def register_resources(mcp: FastMCP[Any], gw: Gateway, usage: UsageLog) -> None:
     @mcp.resource(
         "gwanjong://usage",
         mime_type="application/json",
-        description="Calls, errors, latency and tokens per tool over the last 7 days.",
+        description="Calls, errors, latency and tokens per tool over the last 7 days (yours, in team mode).",
     )
     async def usage_report() -> str:
-        report = await anyio.to_thread.run_sync(usage.report, USAGE_SINCE_S)
+        report = await anyio.to_thread.run_sync(partial(usage.report, USAGE_SINCE_S, reader()))
         return json.dumps(report, ensure_ascii=False, indent=2)
 
     @mcp.prompt(
@@ -97,8 +106,15 @@ def register_resources(mcp: FastMCP[Any], gw: Gateway, usage: UsageLog) -> None:
         return engage_text(topic, platforms, list(gw.upstreams.names()), gw.config.gateway.writes)
 
 
-async def _history(gw: Gateway, platform: str | None) -> str:
-    rows = await gw.records.run(StrikeStore.history, platform=platform, limit=HISTORY_LIMIT)
+async def _history(gw: Gateway, platform: str | None, reader: Reader) -> str:
+    if reader.reads_nothing:
+        return "[]"
+    rows = await gw.records.run(
+        StrikeStore.history,
+        platform=platform,
+        limit=HISTORY_LIMIT,
+        principal=None if reader.everyone else reader.principal,
+    )
     return json.dumps([r.public() for r in rows], ensure_ascii=False, indent=2)
 
 

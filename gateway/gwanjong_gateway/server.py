@@ -24,6 +24,7 @@ from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.platforms.client import ensure_profiles, probe_all
 from gwanjong_gateway.platforms.expose import declare_exposed, register_exposed
+from gwanjong_gateway.record.readers import Reader
 from gwanjong_gateway.record.records import health_of
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.resources import register_resources
@@ -36,6 +37,7 @@ from gwanjong_gateway.setup import tool as setup_tool
 from gwanjong_gateway.strike import approval
 from gwanjong_gateway.strike.text import unexpected
 from gwanjong_gateway.team.auth import principal_name
+from gwanjong_gateway.team.privacy import reader_for, shown_to
 from gwanjong_gateway.usage.metering import attach_usage
 from gwanjong_gateway.version import gwanjong_version
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
@@ -109,8 +111,12 @@ def build_gateway(
         auth=auth,
     )
     mcp.add_middleware(ContractErrors())
-    usage = attach_usage(mcp, gw.upstreams, config, gw.environ)
-    register_resources(mcp, gw, usage)
+    usage = attach_usage(mcp, gw.upstreams, config, gw.environ, who=principal_name)
+
+    def reader() -> Reader:  # whose records this request reads (team mode: the caller's)
+        return reader_for(config, signed_in=auth is not None)
+
+    register_resources(mcp, gw, usage, reader)
     declare_exposed(mcp, gw.upstreams, config.gateway.expose)  # in the first tools/list
 
     def exposed_up(name: str) -> None:  # a backend up (again): its exposed tools get its schema
@@ -124,6 +130,7 @@ def build_gateway(
         await probe_all(gw.upstreams)  # cached: probes only platforms not seen lately
         record: dict[str, Any] = {}
         used: list[Any] = []
+        who = reader()
 
         async def ask_record() -> None:
             nonlocal record
@@ -132,12 +139,13 @@ def build_gateway(
                     min(STATUS_RECORD_S, gw.records.deadline_s),
                     health_of,
                     list(gw.upstreams.health()),
+                    who,
                 )
             except PlatformError as exc:
                 record = {"error": str(exc)}
 
         async def ask_usage() -> None:
-            used.append(await _usage_within(usage.compact, STATUS_RECORD_S))
+            used.append(await _usage_within(partial(usage.compact, reader=who), STATUS_RECORD_S))
 
         # side by side: a frozen database costs status one deadline, not two in a row
         async with anyio.create_task_group() as tg:
@@ -318,7 +326,7 @@ def build_gateway(
 
         try:
             with gw.records.one_wait():  # a frozen record costs strike one deadline
-                return await gw.desk.strike(
+                answer = await gw.desk.strike(
                     context,
                     action,
                     content,
@@ -327,6 +335,7 @@ def build_gateway(
                     by=principal_name(),
                     handoff=StrikeAction(handoff) if isinstance(handoff, str) else handoff,
                 )
+                return await shown_to(reader(), answer, gw.records)
         except _AskFirst:
             return pending[0]
         except ToolError:
@@ -355,7 +364,7 @@ def build_gateway(
             return await setup_tool.guides(gw, platform)
         names = known(platform or None)
         if action == "save":
-            return await setup_tool.save(gw, ctx, platform, credentials)
+            return await setup_tool.save(gw, ctx, platform, credentials, owner=principal_name())
         return {"check": await setup_tool.check(gw, names)}
 
     return mcp

@@ -135,12 +135,13 @@ def client(
 
 
 @contextlib.asynccontextmanager
-async def serve_app(mcp: FastMCP[Any]) -> AsyncIterator[str]:
-    """Serve `mcp` in-process over streamable HTTP on a free loopback port; yield its URL."""
+async def serve_app(mcp: FastMCP[Any], middleware: list[Any] | None = None) -> AsyncIterator[str]:
+    """Serve `mcp` in-process over streamable HTTP on a free loopback port; yield its URL.
+    ``middleware``: the HTTP app's extra middleware, as `gwanjong --transport http` adds."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    app = mcp.http_app(path="/mcp", host_origin_protection="auto")
+    app = mcp.http_app(path="/mcp", host_origin_protection="auto", middleware=middleware)
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     )

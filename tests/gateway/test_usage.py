@@ -13,6 +13,7 @@ import pytest
 from fastmcp import Client
 
 from gwanjong_gateway.cli.main import main
+from gwanjong_gateway.record.readers import EVERYONE, Reader
 from gwanjong_gateway.usage.log import (
     TOKEN_SAMPLE_CHARS,
     UsageLog,
@@ -224,3 +225,36 @@ def test_many_calls_from_many_threads_are_all_recorded(tmp_path: Path) -> None:
         assert row(report, name, "search")["calls"] == 200
         assert row(report, name, "search")["errors"] == {"timeout": 20}
     log.close()
+
+
+def test_usage_rows_carry_the_principal_and_read_per_reader(tmp_path: Path) -> None:
+    """An older usage.db gains the `principal` column (its rows: ''); a Reader of one
+    principal counts only their calls, the operator's (everyone) all of them."""
+    path = tmp_path / "usage.db"
+    old = sqlite3.connect(path)
+    old.executescript(
+        "CREATE TABLE calls (at REAL NOT NULL, scope TEXT NOT NULL, platform TEXT NOT NULL,"
+        " tool TEXT NOT NULL, kind TEXT NOT NULL, ms REAL NOT NULL, tokens INTEGER,"
+        " retry_after REAL, message TEXT NOT NULL DEFAULT '');"
+    )
+    old.execute(
+        "INSERT INTO calls VALUES (?, 'gateway', '', 'scout', '', 5, 1, NULL, '')", (time.time(),)
+    )
+    old.commit()
+    old.close()
+    log = UsageLog(path, count_tokens=len)
+    log.record_gateway("strike", "", 0.01, "x", principal="alice")
+    log.record_gateway("strike", "", 0.01, "x", principal="bob")
+    log.record_platform("devto", "search", "", 0.01, principal="bob")
+    calls = {
+        who: {g["tool"]: g["calls"] for g in log.report(None, reader)["gateway_tools"]}
+        for who, reader in {
+            "all": EVERYONE,
+            "alice": Reader.only("alice"),
+            "nobody": Reader.only(None),
+        }.items()
+    }
+    bob = log.report(None, Reader.only("bob"))
+    log.close()
+    assert calls == {"all": {"scout": 1, "strike": 2}, "alice": {"strike": 1}, "nobody": {}}
+    assert [(p["platform"], p["calls"]) for p in bob["platform_tools"]] == [("devto", 1)]

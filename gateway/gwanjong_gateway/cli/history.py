@@ -90,7 +90,10 @@ def print_history(
     as_json: bool,
     out: TextIO | None = None,
     width: int | None = None,
+    principal: str | None = None,
 ) -> int:
+    """The record as the host's operator reads it: everyone's strikes (``principal``: one
+    signed-in caller's only)."""
     out = out or cast(TextIO, sys.stdout)
     path = config.state_dir / "gwanjong.db"
     if not config.store.url and not path.exists():
@@ -101,7 +104,7 @@ def print_history(
         return 2
     try:
         wanted = StrikeStatus(status) if status else None
-        rows = store.history(platform=platform, status=wanted, limit=limit)
+        rows = store.history(platform=platform, status=wanted, limit=limit, principal=principal)
     finally:
         store.close()
     if as_json:

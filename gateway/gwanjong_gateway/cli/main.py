@@ -25,7 +25,7 @@ def _serve(args: argparse.Namespace) -> int:
     from gwanjong_gateway.cli.telemetry import spans_only_when_traced
     from gwanjong_gateway.gateway import Gateway
     from gwanjong_gateway.server import build_gateway
-    from gwanjong_gateway.team.auth import bind_problem, build_auth, honest_refusal
+    from gwanjong_gateway.team.auth import bind_problem, build_auth, http_middleware
 
     config, _path = load(args.config)
     auth = None
@@ -54,7 +54,7 @@ def _serve(args: argparse.Namespace) -> int:
                 port=args.port,
                 show_banner=False,
                 host_origin_protection="auto",
-                middleware=honest_refusal(config),
+                middleware=http_middleware(config, auth),
             )
 
     async def stop() -> None:
@@ -77,11 +77,17 @@ def _history(args: argparse.Namespace) -> int:
             return 2
         return resolve(config, args.resolve, args.outcome)
     return print_history(
-        config, platform=args.platform, status=args.status, limit=args.limit, as_json=args.json
+        config,
+        platform=args.platform,
+        status=args.status,
+        limit=args.limit,
+        as_json=args.json,
+        principal=args.principal,
     )
 
 
 def _usage(args: argparse.Namespace) -> int:
+    from gwanjong_gateway.record.readers import EVERYONE, Reader
     from gwanjong_gateway.usage.log import UsageUnavailable, as_json, format_report, parse_since
     from gwanjong_gateway.usage.pg import open_usage
 
@@ -92,8 +98,10 @@ def _usage(args: argparse.Namespace) -> int:
         print(f"gwanjong usage: {exc}", file=sys.stderr)
         return 2
     log = open_usage(config)
+    # The CLI is the host's operator: everyone's figures, unless --principal picks one.
+    reader = EVERYONE if args.principal is None else Reader.only(args.principal)
     try:
-        report = log.report(since)
+        report = log.report(since, reader)
     except UsageUnavailable as exc:
         print(f"gwanjong usage: {exc}", file=sys.stderr)
         return 1
@@ -114,6 +122,11 @@ def _init(args: argparse.Namespace) -> int:
 def add_usage_and_init(sub: Any) -> None:
     u = sub.add_parser("usage", help="calls, errors, latency and tokens per tool")
     u.add_argument("--since", default="7d", help="e.g. 7d, 24h, 30m; '' = everything kept")
+    u.add_argument(
+        "--principal",
+        metavar="NAME",
+        help="only the calls of this signed-in caller (default: everyone's; '' = local ones)",
+    )
     u.add_argument("--json", action="store_true", help="print JSON instead of a table")
     global_options(u)
     u.set_defaults(run=_usage)
@@ -224,6 +237,11 @@ def parser() -> argparse.ArgumentParser:
         "--status", choices=[str(s) for s in RECORDED], help="only strikes in this state"
     )
     h.add_argument("--limit", type=int, default=30, help="at most this many (default 30)")
+    h.add_argument(
+        "--principal",
+        metavar="NAME",
+        help="only the strikes of this signed-in caller (default: everyone's; '' = local ones)",
+    )
     h.add_argument("--json", action="store_true", help="print JSON instead of lines")
     global_options(h)
     h.add_argument(

@@ -102,6 +102,13 @@ _HANDOFFS = ["CREATE INDEX IF NOT EXISTS strikes_opportunity ON strikes (opportu
 #: step or a restart cannot turn it `failed` before the settle window really passed
 _READBACKS = ["ALTER TABLE strikes ADD COLUMN readbacks INTEGER NOT NULL DEFAULT 0"]
 
+#: whose call each usage row counts (team mode: each principal reads their own usage);
+#: SQLite's usage.db gets the column when it is opened (usage/log.py)
+_USAGE_PRINCIPAL = [
+    "ALTER TABLE usage_calls ADD COLUMN IF NOT EXISTS principal TEXT NOT NULL DEFAULT ''",
+    "CREATE INDEX IF NOT EXISTS usage_calls_principal ON usage_calls (principal, at)",
+]
+
 SQLITE: list[list[str]] = [
     _first("INTEGER PRIMARY KEY AUTOINCREMENT", "REAL"),
     _PRINCIPAL,
@@ -109,6 +116,7 @@ SQLITE: list[list[str]] = [
     [],  # step 4 (usage_calls) is PostgreSQL's: SQLite's usage figures stay in usage.db
     _HANDOFFS,
     _READBACKS,
+    [],  # step 7 (usage_calls.principal) is PostgreSQL's, as step 4
 ]
 POSTGRES: list[list[str]] = [
     # DOUBLE PRECISION: PostgreSQL's REAL is 4 bytes, too coarse for epoch seconds
@@ -118,5 +126,6 @@ POSTGRES: list[list[str]] = [
     _USAGE,
     _HANDOFFS,
     _READBACKS,
+    _USAGE_PRINCIPAL,
 ]
 LATEST = len(SQLITE)

@@ -33,6 +33,7 @@ import anyio.to_thread
 from gwanjong_gateway.config import ConfigError, GatewayConfig, StoreSection, expand, read_dotenv
 from gwanjong_gateway.extras import MissingExtra
 from gwanjong_gateway.record import pg_errors
+from gwanjong_gateway.record.readers import EVERYONE, Reader
 from gwanjong_gateway.record.store import BUSY_TIMEOUT_S, SchemaError, StrikeStore
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 
@@ -387,9 +388,12 @@ def _is_busy(exc: sqlite3.OperationalError) -> bool:
     return "locked" in text or "busy" in text
 
 
-def health_of(store: StrikeStore, platforms: list[str]) -> dict[str, Any]:
-    """What status shows about the record (run in the record's worker thread)."""
+def health_of(
+    store: StrikeStore, platforms: list[str], reader: Reader = EVERYONE
+) -> dict[str, Any]:
+    """What status shows about the record (run in the record's worker thread): the pauses
+    (they stop everyone's writes), and the unsettled writes ``reader`` may read."""
     return {
         "paused": {name: store.paused(name) for name in platforms},
-        "unsettled": len(store.unsettled()),
+        "unsettled": len([s for s in store.unsettled() if reader.may_read(s.principal)]),
     }

@@ -170,16 +170,17 @@ class StrikeStore:
         """One dry-run record per intent (target, action and text): a repeat of the same
         dry run updates that record (its time, decisions, caller) instead of adding one."""
         key = fields["intent_key"]
+        # Per caller: one team member's dry run never takes over another's record.
+        fields.setdefault("principal", _principal(fields))
         with self._transaction(immediate=True, lock=f"dry-run:{key}"):
             found = self._x(
-                "SELECT id FROM strikes WHERE intent_key = ? AND status = ? "
+                "SELECT id FROM strikes WHERE intent_key = ? AND status = ? AND principal = ? "
                 "ORDER BY id DESC LIMIT 1" + self.FOR_UPDATE,
-                (key, StrikeStatus.DRY_RUN),
+                (key, StrikeStatus.DRY_RUN, fields["principal"]),
             ).fetchone()
             if found is None:
                 return self.insert(**fields)
             fields.pop("created_at", None)
-            fields.setdefault("principal", _principal(fields))
             return self.update(int(found["id"]), **fields)
 
     # -- the claim ----------------------------------------------------------------------
@@ -206,7 +207,12 @@ class StrikeStore:
             if req.action.engages_author:  # a new post or an upvote engages no one
                 last = self._last_to_author(req.platform, str(req.row.get("author", "")))
                 why = policy.author_cooldown(
-                    req.cooldown_days, last, req.platform, str(req.row.get("author", "")), now
+                    req.cooldown_days,
+                    last,
+                    req.platform,
+                    str(req.row.get("author", "")),
+                    now,
+                    req.row.get("principal") or _principal(req.row),
                 )
                 if why:
                     return Verdict(refusal=why)
@@ -352,9 +358,17 @@ class StrikeStore:
             return self.update(strike_id, status=StrikeStatus.POSTED, **fields)
 
     def history(
-        self, platform: str | None = None, status: StrikeStatus | None = None, limit: int = 50
+        self,
+        platform: str | None = None,
+        status: StrikeStatus | None = None,
+        limit: int = 50,
+        principal: str | None = None,
     ) -> list[Strike]:
+        """The newest rows first; ``principal``: only that caller's (None: everyone's)."""
         query, args = "SELECT * FROM strikes WHERE 1=1", []
+        if principal is not None:
+            query += " AND principal = ?"
+            args.append(principal)
         if platform:
             query += " AND platform = ?"
             args.append(platform)

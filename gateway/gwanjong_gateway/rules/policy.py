@@ -137,16 +137,22 @@ FUTURE = Future()
 
 
 def author_cooldown(
-    days: float, last: Strike | None, platform: str, author: str, now: float
+    days: float, last: Strike | None, platform: str, author: str, now: float, caller: str = ""
 ) -> str | None:
-    """`last`: the latest write (or claim) to this author; None lets the strike go on."""
+    """`last`: the latest write (or claim) to this author; None lets the strike go on.
+    ``caller``: who strikes now; another principal's row is not named (team privacy)."""
     if not days or last is None:
         return None
     until = FUTURE.at(f"author:{platform}:{author}", last.created_at, now) + days * 86400
     if now < until:
         when = datetime.fromtimestamp(until, UTC).strftime("%Y-%m-%d %H:%M UTC")
+        which = (
+            (last.result_url or f"record {last.id}")
+            if last.principal == caller
+            else "another member of this team"
+        )
         return (
-            f"We already engaged with {author} on {platform} ({last.result_url or 'record ' + str(last.id)}); "
+            f"We already engaged with {author} on {platform} ({which}); "
             f"the author cool-down is {days:g} days, so not again before {when}."
         )
     return None

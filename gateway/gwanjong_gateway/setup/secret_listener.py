@@ -61,6 +61,9 @@ class SecretLink:
     state: LinkState = LinkState.OPEN
     result: dict[str, Any] | None = None
     saving: bool = field(default=False)
+    #: the signed-in caller it was opened for (None without sign-in): only their own
+    #: calls find, cancel or supersede it
+    owner: str | None = None
 
 
 @dataclass(frozen=True)
@@ -81,13 +84,19 @@ class SecretListener:
         self.port = 0
 
     async def open(
-        self, platform: str, names: list[str], on_save: SaveFn, notify: NotifyFn | None = None
+        self,
+        platform: str,
+        names: list[str],
+        on_save: SaveFn,
+        notify: NotifyFn | None = None,
+        owner: str | None = None,
     ) -> SecretLink:
-        """A fresh link for `platform`; an older open link for it stops working."""
+        """A fresh link for `platform`; an older open link of the same `owner` for it stops
+        working (another team member's stays open: links are keyed by owner)."""
         await self._serve()
         now = self.clock()
         for key, old in list(self._links.items()):
-            if old.platform == platform and old.state is LinkState.OPEN:
+            if old.platform == platform and old.owner == owner and old.state is LinkState.OPEN:
                 old.state = LinkState.CANCELLED
             if old.expires + self.ttl_s < now:  # long gone: forget it
                 del self._links[key]
@@ -99,6 +108,7 @@ class SecretListener:
             expires=now + self.ttl_s,
             on_save=on_save,
             notify=notify,
+            owner=owner,
         )
         self._links[link.elicitation_id] = link
         return link
@@ -106,11 +116,14 @@ class SecretListener:
     def url(self, link: SecretLink) -> str:
         return f"http://{HOST}:{self.port}/setup/{link.token}"
 
-    def find(self, elicitation_id: str) -> SecretLink | None:
-        return self._links.get(elicitation_id)
-
-    def cancel(self, elicitation_id: str) -> None:
+    def find(self, elicitation_id: str, owner: str | None = None) -> SecretLink | None:
+        """The link of that id, if it is `owner`'s (a stateless client echoes the id back:
+        another caller presenting it finds nothing)."""
         link = self._links.get(elicitation_id)
+        return link if link is not None and link.owner == owner else None
+
+    def cancel(self, elicitation_id: str, owner: str | None = None) -> None:
+        link = self.find(elicitation_id, owner)
         if link is not None and link.state is LinkState.OPEN:
             link.state = LinkState.CANCELLED
 

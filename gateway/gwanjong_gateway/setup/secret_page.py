@@ -54,19 +54,25 @@ def _message(platform: str) -> str:
 
 
 async def ask_secrets(
-    ctx: Context, listener: SecretListener, platform: str, names: list[str], on_save: SaveFn
+    ctx: Context,
+    listener: SecretListener,
+    platform: str,
+    names: list[str],
+    on_save: SaveFn,
+    owner: str | None = None,
 ) -> Saved | Ask | InputRequiredResult:
     """Saved, UNSUPPORTED, DECLINED, PENDING, or (stateless era, first round) the
-    InputRequiredResult the tool must return so the client can show the link."""
+    InputRequiredResult the tool must return so the client can show the link. ``owner``
+    (the signed-in caller) keys the link: no one else's call finds or supersedes it."""
     if not can_open_url(ctx):
         return Ask.UNSUPPORTED
     if _modern(ctx):
         responses, state = ctx.input_responses, ctx.request_state
-        link = listener.find(state) if state else None
+        link = listener.find(state, owner) if state else None
         if link is not None and (link.platform != platform or link.state is LinkState.CANCELLED):
             link = None  # superseded or for another platform: a fresh link
         if responses is None or _KEY not in responses or link is None:
-            link = await listener.open(platform, names, on_save)
+            link = await listener.open(platform, names, on_save, owner=owner)
             request = ElicitRequest(
                 method="elicitation/create",
                 params=ElicitRequestURLParams(message=_message(platform), url=listener.url(link)),
@@ -84,7 +90,7 @@ async def ask_secrets(
         async def notify() -> None:
             await session.send_elicit_complete(elicitation_id[0])
 
-        link = await listener.open(platform, names, on_save, notify)
+        link = await listener.open(platform, names, on_save, notify, owner=owner)
         elicitation_id.append(link.elicitation_id)
         answer = await session.elicit_url(
             _message(platform),
@@ -96,6 +102,6 @@ async def ask_secrets(
     if link.state is LinkState.SAVED and link.result is not None:
         return Saved(link.result)
     if action != "accept":
-        listener.cancel(link.elicitation_id)
+        listener.cancel(link.elicitation_id, owner)
         return Ask.DECLINED
     return Ask.PENDING

@@ -98,8 +98,14 @@ async def guides(gw: SetupHost, platform: str) -> dict[str, Any]:
 
 
 async def save(
-    gw: SetupHost, ctx: Context, platform: str, credentials: dict[str, str] | None
+    gw: SetupHost,
+    ctx: Context,
+    platform: str,
+    credentials: dict[str, str] | None,
+    owner: str | None = None,
 ) -> dict[str, Any] | InputRequiredResult:
+    """``owner``: the signed-in caller; their credential link is theirs alone (a new link
+    supersedes only their own older one for the platform)."""
     if not platform:
         raise PlatformError(
             ErrorKind.INVALID_INPUT,
@@ -131,7 +137,7 @@ async def save(
                 )
             values = dict(credentials)
         else:
-            return await _ask_person(gw, ctx, platform, names)
+            return await _ask_person(gw, ctx, platform, names, owner)
         saved = save_credentials(gw.config.state_dir, platform, values)
     except DotenvUnwritable as exc:  # a full or read-only disk: not the caller's input
         raise PlatformError(ErrorKind.UNAVAILABLE, str(exc)) from None
@@ -141,7 +147,7 @@ async def save(
 
 
 async def _ask_person(
-    gw: SetupHost, ctx: Context, platform: str, names: list[str]
+    gw: SetupHost, ctx: Context, platform: str, names: list[str], owner: str | None
 ) -> dict[str, Any] | InputRequiredResult:
     """The person types the values on the gateway's own page (URL-mode elicitation)."""
 
@@ -149,7 +155,7 @@ async def _ask_person(
         saved = save_credentials(gw.config.state_dir, platform, values)
         return await _saved(gw, platform, values, saved)
 
-    answer = await ask_secrets(ctx, gw.secret_listener, platform, names, on_save)
+    answer = await ask_secrets(ctx, gw.secret_listener, platform, names, on_save, owner)
     if isinstance(answer, (InputRequiredResult, Saved)):
         return answer if isinstance(answer, InputRequiredResult) else answer.result
     if answer is Ask.UNSUPPORTED:

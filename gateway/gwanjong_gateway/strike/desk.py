@@ -354,6 +354,8 @@ class StrikeDesk:
         pending = await self.records.run(
             StrikeStore.pending_handoffs, opportunity, ctx.opportunity.post.platform
         )
+        if by is not None:  # signed in: only the caller's own hand-offs, as if no other existed
+            pending = [r for r in pending if r.principal == by]
         picked = handoffs.pick(pending, which)
         if isinstance(picked, list) and picked:
             return handoffs.ambiguous(opportunity, which, picked)
@@ -361,6 +363,8 @@ class StrikeDesk:
             named = None
             if isinstance(which, int):
                 named = await self.records.run(StrikeStore.get, which)
+                if named is not None and by is not None and named.principal != by:
+                    named = None  # another's record answers as a missing one
             if (
                 named is not None
                 and named.opportunity == opportunity

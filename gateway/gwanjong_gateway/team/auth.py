@@ -257,5 +257,21 @@ def honest_refusal(config: GatewayConfig) -> list[Any]:
     return [Middleware(HonestRefusal)] if config.auth.mode == "tokens" else []
 
 
+def http_middleware(
+    config: GatewayConfig, auth: AuthProvider | None, recheck_s: float | None = None
+) -> list[Any]:
+    """The HTTP app's extra middleware: HonestRefusal (tokens mode) and, with any sign-in,
+    StreamWatch, which ends an open event stream once its token is revoked or expired."""
+    from starlette.middleware import Middleware
+
+    from gwanjong_gateway.team.stream_watch import RECHECK_S, StreamWatch
+
+    extra = honest_refusal(config)
+    if isinstance(auth, TokenVerifier):
+        interval = RECHECK_S if recheck_s is None else recheck_s
+        extra.append(Middleware(StreamWatch, verifier=auth, interval_s=interval))
+    return extra
+
+
 def _refusal_body() -> bytes:
     return json.dumps({"error": "invalid_token", "error_description": WRONG_TOKEN}).encode()

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from gwanjong_gateway.paths import private_file
+from gwanjong_gateway.record.readers import EVERYONE, Reader
 from gwanjong_shared.contract.rate import RateWindow
 from gwanjong_shared.kit.logs import redact
 
@@ -46,20 +47,31 @@ CREATE TABLE IF NOT EXISTS calls (
 );
 CREATE INDEX IF NOT EXISTS calls_at ON calls (at);
 """
-# The platform's budget as its server reported it (the result's _meta); added later, so
-# older files get the columns on open.
+# The platform's budget as its server reported it (the result's _meta), and the signed-in
+# caller the call was made for ('' without sign-in: the local user, the gateway itself);
+# added later, so older files get the columns on open.
 RATE_COLUMNS = {"rl_remaining": "INTEGER", "rl_limit": "INTEGER", "rl_reset": "TEXT"}
+LATER_COLUMNS = {**RATE_COLUMNS, "principal": "TEXT NOT NULL DEFAULT ''"}
 
 
 INSERT = (
     "INSERT INTO {table} (at, scope, platform, tool, kind, ms, tokens, retry_after, message,"
-    " rl_remaining, rl_limit, rl_reset) VALUES ({p}, {p}, {p}, {p}, {p}, {p}, {p}, {p}, {p},"
-    " {p}, {p}, {p})"
+    " rl_remaining, rl_limit, rl_reset, principal) VALUES ({p}, {p}, {p}, {p}, {p}, {p}, {p},"
+    " {p}, {p}, {p}, {p}, {p}, {p})"
 )
 SELECT = (
     "SELECT at, scope, platform, tool, kind, ms, tokens, retry_after, message, rl_remaining,"
-    " rl_limit, rl_reset FROM {table} WHERE at >= {p} ORDER BY at"
+    " rl_limit, rl_reset FROM {table} WHERE at >= {p}{mine} ORDER BY at"
 )
+
+
+def select_sql(table: str, p: str, reader: Reader) -> str:
+    """SELECT of the rows since a time, and (team mode) of one principal only."""
+    return SELECT.format(table=table, p=p, mine="" if reader.everyone else f" AND principal = {p}")
+
+
+def select_args(start: float, reader: Reader) -> tuple[Any, ...]:
+    return (start,) if reader.everyone else (start, reader.principal)
 
 
 class UsageUnavailable(Exception):
@@ -84,6 +96,7 @@ class Event:
     retry_after: float | None = None
     message: str = ""
     rate: RateWindow | None = None
+    principal: str = ""  # the signed-in caller ('' without sign-in)
 
 
 def estimate_tokens(sample: str, total_chars: int, count: Callable[[str], int]) -> int:
@@ -135,6 +148,7 @@ class UsageLog:
         message: str = "",
         retry_after: float | None = None,
         rate: RateWindow | None = None,
+        principal: str = "",
     ) -> None:
         self._put(
             Event(
@@ -147,10 +161,13 @@ class UsageLog:
                 retry_after=retry_after,
                 message=redact(message)[:200],
                 rate=rate,
+                principal=principal,
             )
         )
 
-    def record_gateway(self, tool: str, kind: str, seconds: float, result_text: str) -> None:
+    def record_gateway(
+        self, tool: str, kind: str, seconds: float, result_text: str, principal: str = ""
+    ) -> None:
         self._put(
             Event(
                 self.clock(),
@@ -161,6 +178,7 @@ class UsageLog:
                 seconds * 1000,
                 text=result_text[:TOKEN_SAMPLE_CHARS],
                 text_chars=len(result_text),
+                principal=principal,
             )
         )
 
@@ -212,6 +230,7 @@ class UsageLog:
                 e.rate.remaining if e.rate else None,
                 e.rate.limit if e.rate else None,
                 e.rate.reset_at if e.rate else None,
+                e.principal,
             )
             for e in events
         ]
@@ -230,10 +249,11 @@ class UsageLog:
             raise
         db.execute("COMMIT")
 
-    def _select(self, start: float) -> list[tuple[Any, ...]]:
+    def _select(self, start: float, reader: Reader) -> list[tuple[Any, ...]]:
         if self._db is None and not self.path.exists():
             return []
-        return self._connect().execute(SELECT.format(table="calls", p="?"), (start,)).fetchall()
+        sql = select_sql("calls", "?", reader)
+        return self._connect().execute(sql, select_args(start, reader)).fetchall()
 
     def _counter(self) -> Callable[[str], int]:
         if self._count is None:
@@ -252,7 +272,7 @@ class UsageLog:
             db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable enough for counters
             db.executescript(SCHEMA)
             have = {r[1] for r in db.execute("PRAGMA table_info(calls)")}
-            for name, kind in RATE_COLUMNS.items():
+            for name, kind in LATER_COLUMNS.items():
                 if name not in have:
                     db.execute(f"ALTER TABLE calls ADD COLUMN {name} {kind}")
             db.execute("DELETE FROM calls WHERE at < ?", (self.clock() - KEEP_DAYS * 86400,))
@@ -277,18 +297,21 @@ class UsageLog:
 
     # -- reading -------------------------------------------------------------------------
 
-    def report(self, since_s: float | None = None) -> dict[str, Any]:
-        """Every figure, per platform tool and per gateway tool, since `since_s` ago."""
+    def report(self, since_s: float | None = None, reader: Reader = EVERYONE) -> dict[str, Any]:
+        """Every figure, per platform tool and per gateway tool, since `since_s` ago, of
+        the calls ``reader`` may read (team mode: their own)."""
         self.flush()
         start = self.clock() - since_s if since_s else 0.0
-        with self._lock:
-            rows = self._select(start)
+        rows: list[tuple[Any, ...]] = []
+        if not reader.reads_nothing:
+            with self._lock:
+                rows = self._select(start, reader)
         return aggregate(rows, since_s, self.clock())
 
-    def compact(self, since_s: float = 7 * 86400) -> list[str]:
+    def compact(self, since_s: float = 7 * 86400, reader: Reader = EVERYONE) -> list[str]:
         """The few lines `status` shows."""
         try:
-            return compact_lines(self.report(since_s), self.clock())
+            return compact_lines(self.report(since_s, reader), self.clock())
         except UsageUnavailable as exc:  # status must answer while the database is down
             return [str(exc)]
         except (sqlite3.Error, OSError) as exc:  # a read-only state_dir: status still answers

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 from fastmcp import FastMCP
@@ -22,33 +23,39 @@ from gwanjong_shared.contract.errors import ErrorKind, PlatformError, parse_erro
 class UsageMiddleware(Middleware):
     """Counts each gateway tool call, its error kind and the tokens of its result."""
 
-    def __init__(self, usage: UsageLog) -> None:
+    def __init__(self, usage: UsageLog, who: Callable[[], str | None] = lambda: None) -> None:
         self.usage = usage
+        self.who = who
 
     async def on_call_tool(
         self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]
     ) -> Any:
         name = str(getattr(context.message, "name", "?"))
+        who = self.who() or ""
         started = time.perf_counter()
         try:
             result = await call_next(context)
         except PlatformError as exc:  # typed: no text to read back
             kind = exc.kind
-            self.usage.record_gateway(name, kind.value, time.perf_counter() - started, str(exc))
+            self.usage.record_gateway(
+                name, kind.value, time.perf_counter() - started, str(exc), who
+            )
             raise
         except ToolError as exc:  # FastMCP's own (bad arguments, unknown tool): its text
             kind, _, _ = parse_error(str(exc))
-            self.usage.record_gateway(name, kind.value, time.perf_counter() - started, str(exc))
+            self.usage.record_gateway(
+                name, kind.value, time.perf_counter() - started, str(exc), who
+            )
             raise
         except Exception:
             self.usage.record_gateway(
-                name, ErrorKind.UNAVAILABLE.value, time.perf_counter() - started, ""
+                name, ErrorKind.UNAVAILABLE.value, time.perf_counter() - started, "", who
             )
             raise
         text, kind = _text_of(result), ""
         if getattr(result, "is_error", False):  # ContractErrors made the failure a result
             kind = read_error(getattr(result, "structured_content", None), text).kind.value
-        self.usage.record_gateway(name, kind, time.perf_counter() - started, text)
+        self.usage.record_gateway(name, kind, time.perf_counter() - started, text, who)
         return result
 
 
@@ -71,11 +78,14 @@ def attach_usage(
     upstreams: Upstreams,
     config: GatewayConfig,
     environ: dict[str, str] | None = None,
+    who: Callable[[], str | None] = lambda: None,
 ) -> UsageLog:
     """Meter this gateway into `<state_dir>/usage.db` (PostgreSQL with `[store] url`): the
-    outermost middleware (so it sees the final error text) and the platform-call observer."""
+    outermost middleware (so it sees the final error text) and the platform-call observer.
+    ``who``: the signed-in caller of the current request, recorded with each call (a
+    platform call made outside any request, e.g. a read-back, records '')."""
     usage = open_usage(config, environ)
-    mcp.middleware.insert(0, UsageMiddleware(usage))
+    mcp.middleware.insert(0, UsageMiddleware(usage, who))
 
     def observe(platform: str, tool: str, outcome: Outcome, seconds: float) -> None:
         usage.record_platform(
@@ -86,6 +96,7 @@ def attach_usage(
             message=outcome.message,
             retry_after=outcome.retry_after,
             rate=outcome.rate,
+            principal=who() or "",
         )
 
     upstreams.observer = observe

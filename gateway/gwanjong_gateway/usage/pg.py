@@ -18,14 +18,16 @@ from typing import Any
 from gwanjong_gateway.config import ConfigError, GatewayConfig
 from gwanjong_gateway.extras import MissingExtra, require_psycopg
 from gwanjong_gateway.record import pg_errors
+from gwanjong_gateway.record.readers import Reader
 from gwanjong_gateway.record.records import store_url
 from gwanjong_gateway.usage.log import (
     INSERT,
     KEEP_DAYS,
-    SELECT,
     USAGE_FILE,
     UsageLog,
     UsageUnavailable,
+    select_args,
+    select_sql,
 )
 
 log = logging.getLogger(__name__)
@@ -89,9 +91,10 @@ class PostgresUsageLog(UsageLog):
             self._warned = False
             log.info("usage: recording into %s again", self._where())
 
-    def _select(self, start: float) -> list[tuple[Any, ...]]:
+    def _select(self, start: float, reader: Reader) -> list[tuple[Any, ...]]:
         try:
-            return self._connect().execute(SELECT.format(table=TABLE, p="%s"), (start,)).fetchall()
+            sql = select_sql(TABLE, "%s", reader)
+            return self._connect().execute(sql, select_args(start, reader)).fetchall()
         except Exception as exc:
             self._failed(exc)
             if self.broken:

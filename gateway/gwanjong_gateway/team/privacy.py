@@ -1,0 +1,56 @@
+"""Records private by default in team mode: which Reader a request gets, and what a
+strike answer may show of a row someone else made.
+
+Team mode is HTTP with `[auth]` (the server was built with an auth provider). There, a
+signed-in principal reads their own strikes and usage; one named in `[auth] auditors`
+reads everyone's; a request without a principal (which auth should make impossible) reads
+nothing. Without sign-in (stdio, or HTTP on loopback without `[auth]`) the one local user
+reads everything, as before.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.record.readers import EVERYONE, Reader
+from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.ledger import StrikeStatus
+from gwanjong_gateway.strike.text import result
+from gwanjong_gateway.team.auth import principal_name
+
+
+def reader_for(config: GatewayConfig, signed_in: bool) -> Reader:
+    """The Reader of the current request. ``signed_in``: the server requires sign-in."""
+    if not signed_in:
+        return EVERYONE
+    name = principal_name()
+    if name is not None and name in config.auth.auditors:
+        return EVERYONE
+    return Reader.only(name)
+
+
+async def shown_to(reader: Reader, answer: dict[str, Any], records: Records) -> dict[str, Any]:
+    """A strike answer as ``reader`` may see it. A duplicate held by another principal's
+    row says only that the target is taken: no record id, text, reason or link of theirs
+    (that row is theirs to read, and its id must not be an oracle)."""
+    if reader.everyone or answer.get("status") != str(StrikeStatus.DUPLICATE):
+        return answer
+    earlier = answer.get("earlier")
+    record = earlier.get("record") if isinstance(earlier, dict) else None
+    if not isinstance(record, int):
+        return answer
+    row = await records.run(StrikeStore.get, record)
+    if row is not None and reader.may_read(row.principal):
+        return answer
+    action = earlier.get("action", "write") if isinstance(earlier, dict) else "write"
+    return result(
+        StrikeStatus.DUPLICATE,
+        reason=(
+            f"Already taken: another member of this team has a {action} on this target (or "
+            "the same post text) recorded or in progress, and gwanjong never acts on one "
+            "target twice. Pick another opportunity."
+        ),
+        retry_after=answer.get("retry_after"),
+    )
