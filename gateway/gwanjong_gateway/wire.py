@@ -66,7 +66,8 @@ _MAPS = ("properties", "$defs", "patternProperties")
 
 def _prune(node: Any) -> Any:
     """Drops what the model needs no tokens for: titles, defaults, discriminator maps, the
-    docstrings of models and enums, the type beside a const; `T or null` becomes `[T, "null"]`."""
+    docstrings of models and enums, the type beside a const or an enum; `T or null` becomes
+    `[T, "null"]`."""
     if isinstance(node, list):
         return [_prune(item) for item in node]
     if not isinstance(node, dict):
@@ -75,8 +76,8 @@ def _prune(node: Any) -> Any:
     for key, value in node.items():
         if key in _NOISE or (key == "description" and ("properties" in node or "enum" in node)):
             continue
-        if key == "type" and "const" in node:
-            continue
+        if key == "type" and ("const" in node or "enum" in node):
+            continue  # the values say it
         if key in _MAPS and isinstance(value, dict):
             out[key] = {name: _prune(schema) for name, schema in value.items()}
         else:
@@ -93,7 +94,8 @@ def _prune(node: Any) -> Any:
 def output_schema(result: Any) -> dict[str, Any]:
     """The output schema of a tool answering `result` (a model or a union of models): an
     object that is one of its results or the error shape of a failed call."""
-    schema = TypeAdapter(result | ErrorResult).json_schema(mode="serialization")
+    either: Any = result | ErrorResult
+    schema = TypeAdapter(either).json_schema(mode="serialization")
     branches: list[dict[str, Any]] = []
     for branch in schema.pop("anyOf"):
         # a discriminated union's variants sit beside the error, one level

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 from fastmcp import Client
+from fastmcp.client.client import CallToolResult
 from fastmcp.client.elicitation import ElicitResult
 from jsonschema import Draft202012Validator
-from mcp.types import CallToolResult
 from pydantic import BaseModel, TypeAdapter
 
 from gwanjong_gateway.scout.results import DraftResult, ScoutResult
@@ -195,6 +195,7 @@ async def test_the_schema_is_not_vacuous(forum: FakePlatform, tmp_path: Path) ->
     assert strike.is_valid(dry)
     assert not strike.is_valid({**dry, "status": "maybe"})
     assert not strike.is_valid({k: v for k, v in dry.items() if k != "record"})
+    assert not strike.is_valid({k: v for k, v in dry.items() if k != "status"})  # always sent
     assert not strike.is_valid({**dry, "status": "refused", "retry_after": None})
     assert not strike.is_valid({"error": {"kind": "oops", "message": "x"}})
     assert not c.validators["scout"].is_valid({"opportunities": []})  # errors is always sent
