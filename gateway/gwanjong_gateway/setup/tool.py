@@ -35,7 +35,6 @@ from gwanjong_gateway.setup.guide import (
 )
 from gwanjong_gateway.setup.results import (
     Checked,
-    Guide,
     SetupGuide,
     SetupResult,
     SetupSaved,
@@ -90,12 +89,8 @@ async def guides(gw: SetupHost, platform: str) -> SetupGuide:
     await ensure_profiles(gw.upstreams, enabled)
     return SetupGuide(
         guides={
-            name: Guide.model_validate(
-                guide_for(
-                    name,
-                    gw.upstreams.profiles.get(name) if name in enabled else None,
-                    name in enabled,
-                )
+            name: guide_for(
+                name, gw.upstreams.profiles.get(name) if name in enabled else None, name in enabled
             )
             for name in names
         },
