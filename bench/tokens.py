@@ -14,6 +14,8 @@ from bench.common import dumps, gateway_transport, sandbox_and_config, server_tr
 from gwanjong_gateway.usage.token_count import count_tokens, tool_list_tokens
 
 BASELINE_MODEL_VIEW = 1013  # the gateway's five tools as the model saw them before issue 17
+#: the whole tools/list JSON once the five tools declare typed output schemas (issue 24)
+WHOLE_JSON_BUDGET = 4373
 
 
 def model_view_tokens(tools: list[Any]) -> int:
@@ -66,7 +68,8 @@ async def main() -> None:
     ]
     table("Gateway tools", ["tool", "tokens"], rows)
     print(
-        f"\ntarget: gateway <= 1500 tokens and <= 15% of raw -> {'met' if g <= 1500 and g <= 0.15 * r else 'NOT met'}"
+        f"\ntarget: gateway <= {WHOLE_JSON_BUDGET} tokens (output schemas included) and <= 15% "
+        f"of raw -> {'met' if g <= WHOLE_JSON_BUDGET and g <= 0.15 * r else 'NOT met'}"
     )
     print(
         f"target: as the model sees it, no growth over {BASELINE_MODEL_VIEW} -> {gm} "

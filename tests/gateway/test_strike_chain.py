@@ -17,6 +17,7 @@ from typing import Any
 import anyio
 import pytest
 from fastmcp import FastMCP
+from pydantic import BaseModel
 
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.platforms.upstreams import Upstreams
@@ -36,6 +37,11 @@ from tests.gateway.helpers import config_text
 pytestmark = pytest.mark.anyio
 NAME = "devto"  # a bundled name, so the config needs no command; the server is the fake
 FOOTER = "\n\n-- drafted with a bot"
+
+
+def wire(result: BaseModel) -> dict[str, Any]:
+    """A strike result as the model receives it (the tool's structured content)."""
+    return result.model_dump(mode="json")
 
 
 @dataclass
@@ -197,7 +203,7 @@ def test_the_chain_runs_in_the_documented_order() -> None:
 
 
 async def test_a_clean_comment_passes_every_check_and_is_written(bench: Bench) -> None:
-    got = await bench.desk.strike(context(), "comment", "Nice post.", "", accept)
+    got = wire(await bench.desk.strike(context(), "comment", "Nice post.", "", accept))
     assert got["status"] == "posted" and got["url"] == "https://x.test/w1", got
     assert bench.fake.calls == ["validate", "write_comment"]  # validated once, written once
     assert bench.fake.bodies == ["Nice post." + FOOTER]
@@ -215,7 +221,7 @@ async def refused_by(bench: Bench, got: dict[str, Any], words: str) -> None:
 
 async def test_paused_refuses_before_anything_else(bench: Bench) -> None:
     await bench.desk.records.run(StrikeStore.record_failure, NAME, "boom", 1)
-    got = await bench.desk.strike(context(), "comment", "Hi.", "", accept)
+    got = wire(await bench.desk.strike(context(), "comment", "Hi.", "", accept))
     await refused_by(bench, got, "are paused")
     assert bench.fake.calls == []
 
@@ -224,37 +230,37 @@ async def test_opted_out_refuses_a_comment_but_not_a_new_post(
     tmp_path: Path, fake: FakePlatform
 ) -> None:
     async for b in bench_for(tmp_path, fake, extra=f'[safety]\nopt_out = ["{NAME}:alice"]'):
-        got = await b.desk.strike(context(), "comment", "Hi.", "", accept)
+        got = wire(await b.desk.strike(context(), "comment", "Hi.", "", accept))
         await refused_by(b, got, "opt-out list")
         assert fake.calls == []
-        posted = await b.desk.strike(context(), "post", "A new post.", "Title", accept)
+        posted = wire(await b.desk.strike(context(), "post", "A new post.", "Title", accept))
         assert posted["status"] == "posted", posted
 
 
 async def test_never_allowed_refuses_from_the_draft_verdict(bench: Bench) -> None:
     ctx = context(comment={"allowed": "never", "reason": "comments are closed"})
-    got = await bench.desk.strike(ctx, "comment", "Hi.", "", accept)
+    got = wire(await bench.desk.strike(ctx, "comment", "Hi.", "", accept))
     await refused_by(bench, got, "comments are closed")
     assert bench.fake.calls == []
 
 
 async def test_earlier_claim_answers_duplicate(bench: Bench) -> None:
-    first = await bench.desk.strike(context(), "comment", "Hi.", "", accept)
-    again = await bench.desk.strike(context(), "comment", "Hi.", "", accept)
+    first = wire(await bench.desk.strike(context(), "comment", "Hi.", "", accept))
+    again = wire(await bench.desk.strike(context(), "comment", "Hi.", "", accept))
     assert first["status"] == "posted" and again["status"] == "duplicate", again
     assert bench.fake.calls == ["validate", "write_comment"]  # the second never asked
 
 
 async def test_limits_refuse_on_the_daily_cap(tmp_path: Path, fake: FakePlatform) -> None:
     async for b in bench_for(tmp_path, fake, daily="comment = 0"):
-        got = await b.desk.strike(context(), "comment", "Hi.", "", accept)
+        got = wire(await b.desk.strike(context(), "comment", "Hi.", "", accept))
         await refused_by(b, got, "Daily cap reached")
         assert fake.calls == []
 
 
 async def test_limits_refuse_on_the_author_cooldown(bench: Bench) -> None:
-    first = await bench.desk.strike(context("p1"), "comment", "Hi.", "", accept)
-    got = await bench.desk.strike(context("p2"), "comment", "Hello.", "", accept)
+    first = wire(await bench.desk.strike(context("p1"), "comment", "Hi.", "", accept))
+    got = wire(await bench.desk.strike(context("p2"), "comment", "Hello.", "", accept))
     assert first["status"] == "posted", first
     assert got["status"] == "refused" and "cool-down" in got["reason"], got
     assert bench.fake.calls == ["validate", "write_comment"]
@@ -262,7 +268,7 @@ async def test_limits_refuse_on_the_author_cooldown(bench: Bench) -> None:
 
 async def test_fits_refuses_an_overlong_text_naming_the_footer(bench: Bench) -> None:
     bench.fake.max = 20
-    got = await bench.desk.strike(context(), "comment", "x" * 15, "", accept)
+    got = wire(await bench.desk.strike(context(), "comment", "x" * 15, "", accept))
     await refused_by(bench, got, "Too long")
     assert "including the disclosure footer" in got["reason"]
     assert bench.fake.calls == ["validate"]
@@ -270,30 +276,32 @@ async def test_fits_refuses_an_overlong_text_naming_the_footer(bench: Bench) -> 
 
 async def test_platform_allows_refuses_never_and_auto_problems(bench: Bench) -> None:
     bench.fake.allowed, bench.fake.problems = "never", ["locked thread"]
-    got = await bench.desk.strike(context("p1"), "comment", "Hi.", "", accept)
+    got = wire(await bench.desk.strike(context("p1"), "comment", "Hi.", "", accept))
     await refused_by(bench, got, "locked thread")
     bench.fake.allowed, bench.fake.problems = "auto", ["no links"]
-    got = await bench.desk.strike(context("p2", author="bob"), "comment", "Hi.", "", accept)
+    got = wire(await bench.desk.strike(context("p2", author="bob"), "comment", "Hi.", "", accept))
     assert got["status"] == "refused" and got["reason"] == "no links", got
     assert bench.fake.calls == ["validate", "validate"]
 
 
 async def test_human_only_hands_off_and_confirm_handoff_records_it(bench: Bench) -> None:
     bench.fake.allowed, bench.fake.problems = "human", ["a person must post comments"]
-    got = await bench.desk.strike(context(), "comment", "Hi.", "", accept)
+    got = wire(await bench.desk.strike(context(), "comment", "Hi.", "", accept))
     assert got["status"] == "handoff" and got["reason"] == "a person must post comments", got
     assert got["text"] == "Hi." + FOOTER and bench.fake.calls == ["validate"]
-    done = await bench.desk.strike(context(), "confirm_handoff", "https://x.test/mine", "", accept)
+    done = wire(
+        await bench.desk.strike(context(), "confirm_handoff", "https://x.test/mine", "", accept)
+    )
     assert done["status"] == "posted" and done["url"] == "https://x.test/mine", done
     [row] = bench.rows()
     assert row.status is StrikeStatus.POSTED and row.approver == "human"
     with pytest.raises(PlatformError, match=r"^invalid_input: There is no pending hand-off"):
-        await bench.desk.strike(context(), "confirm_handoff", "", "", accept)
+        wire(await bench.desk.strike(context(), "confirm_handoff", "", "", accept))
 
 
 async def test_dry_run_answers_what_it_would_do(tmp_path: Path, fake: FakePlatform) -> None:
     async for b in bench_for(tmp_path, fake, writes="dry-run"):
-        got = await b.desk.strike(context(), "comment", "Hi.", "", accept)
+        got = wire(await b.desk.strike(context(), "comment", "Hi.", "", accept))
         assert got["status"] == "dry_run" and got["would"]["tool"] == "write_comment", got
         assert fake.calls == ["validate"] and b.rows()[0].status is StrikeStatus.DRY_RUN
 
@@ -309,9 +317,11 @@ async def test_confirm_records_a_decline_and_refuses_without_elicitation(
         return "unsupported"
 
     async for b in bench_for(tmp_path, fake, writes="confirm"):
-        got = await b.desk.strike(context("p1"), "comment", "Hi.", "", decline)
+        got = wire(await b.desk.strike(context("p1"), "comment", "Hi.", "", decline))
         assert got["status"] == "declined", got
-        got = await b.desk.strike(context("p2", author="bob"), "comment", "Hi.", "", unsupported)
+        got = wire(
+            await b.desk.strike(context("p2", author="bob"), "comment", "Hi.", "", unsupported)
+        )
         await refused_by(b, got, "cannot ask you for approval")
         assert [r.status for r in b.rows()] == [StrikeStatus.REFUSED, StrikeStatus.DECLINED]
         assert fake.calls == ["validate", "validate"]
@@ -329,7 +339,7 @@ async def test_claim_answers_duplicate_when_the_target_was_taken_meanwhile(
     other = a.columns("live", StrikeStatus.PENDING, intent_key="someone-else")
     await bench.desk.records.run(StrikeStore.insert, **other)
     step = await strike_checks.claim(bench.desk, a)
-    assert isinstance(step, Answer) and step.result["status"] == "duplicate", step
+    assert isinstance(step, Answer) and step.result.status == "duplicate", step
     assert a.row is None
 
 
@@ -344,7 +354,7 @@ async def test_limits_check_refuses_on_its_own(tmp_path: Path, fake: FakePlatfor
 async def test_write_records_a_refused_write_as_failed(bench: Bench) -> None:
     bench.fake.fail = ErrorKind.INVALID_INPUT
     with pytest.raises(PlatformError, match="nothing was written"):
-        await bench.desk.strike(context(), "comment", "Hi.", "", accept)
+        wire(await bench.desk.strike(context(), "comment", "Hi.", "", accept))
     [row] = bench.rows()
     assert row.status is StrikeStatus.FAILED
     assert bench.fake.calls == ["validate", "write_comment"]
@@ -353,7 +363,7 @@ async def test_write_records_a_refused_write_as_failed(bench: Bench) -> None:
 async def test_the_locks_are_dropped_after_many_targets(bench: Bench) -> None:
     for i in range(12):
         ctx = context(f"p{i}", author=f"author{i}")
-        got = await bench.desk.strike(ctx, "upvote", "", "", accept)
+        got = wire(await bench.desk.strike(ctx, "upvote", "", "", accept))
         assert got["status"] == "posted", got
     assert len(bench.desk._locks) == 0
     assert len(bench.fake.bodies) == 12

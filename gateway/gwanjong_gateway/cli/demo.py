@@ -19,13 +19,18 @@ from typing import Any
 import anyio
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
+from pydantic import TypeAdapter
 from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
 from gwanjong_gateway.config_file import render, write_config
+from gwanjong_gateway.scout.results import DraftResult, Found, ScoutResult
+from gwanjong_gateway.status import StatusResult
+from gwanjong_gateway.strike.results import Handoff, Posted, StrikeResult
 from gwanjong_gateway.usage.token_count import count_tokens, tool_list_tokens
+from gwanjong_shared.contract.errors import ErrorBody, read_error
 from gwanjong_shared.kit.quiet import QUIET_ENV
 
 # The terminal's width (COLUMNS, else 80 when not a terminal); every table folds to fit.
@@ -69,23 +74,18 @@ async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: A
         scouted = await client.call_tool(
             "scout", {"topic": topic, "platforms": platforms, "limit": 8}, progress_handler=progress
         )
-        data = scouted.structured_content or {}
+        data = ScoutResult.model_validate(scouted.structured_content)
         table = Table(title="Opportunities")
         for col in ("id", "platform", "score", "comments", "title", "reason"):
             table.add_column(col, overflow="fold")
-        for o in data.get("opportunities", []):
+        for o in data.opportunities:
             table.add_row(
-                o["id"],
-                o["platform"],
-                f"{o['score']:.3f}",
-                str(o["comments_count"]),
-                o["title"][:60],
-                o["reason"],
+                o.id, o.platform, f"{o.score:.3f}", str(o.comments_count), o.title[:60], o.reason
             )
         console.print(table)
-        if data.get("errors"):
-            console.print(f"[yellow]errors:[/] {data['errors']}")
-        opportunities = data.get("opportunities", [])
+        if data.errors:
+            console.print(f"[yellow]errors:[/] {data.errors}")
+        opportunities = data.opportunities
         if not opportunities:
             console.print("[red]scout found nothing; the demo cannot go on.[/]")
             return 1
@@ -96,35 +96,28 @@ async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: A
             "instead of thirty-six, and the raw posts stay on the server."
         )
         for platform in platforms:
-            mine = [o for o in opportunities if o["platform"] == platform]
+            mine = [o for o in opportunities if o.platform == platform]
             if not mine:
                 continue
             # Prefer a thread where a program may reply (one that summoned us); otherwise
             # show the hand-off on the best one.
             chosen, drafted = mine[0], None
             for opportunity in mine[:3]:
-                candidate = (
-                    await client.call_tool("draft", {"opportunity_id": opportunity["id"]})
-                ).structured_content or {}
+                candidate = await _draft(client, opportunity)
                 if drafted is None:
                     chosen, drafted = opportunity, candidate
-                if (
-                    candidate.get("strike", {}).get("actions", {}).get("comment", {}).get("allowed")
-                    == "auto"
-                ):
+                if _comment_rule(candidate) == "auto":
                     chosen, drafted = opportunity, candidate
                     break
             assert drafted is not None
-            oid = chosen["id"]
-            rules = drafted.get("strike", {}).get("actions", {})
+            oid = chosen.id
+            rules = drafted.strike.actions
             console.print(
-                f"\n[bold]3. draft[/](opportunity_id={oid!r})  [{platform}] {chosen['title'][:70]}"
+                f"\n[bold]3. draft[/](opportunity_id={oid!r})  [{platform}] {chosen.title[:70]}"
             )
+            console.print(f"   mood: {drafted.mood.label} · approach: {drafted.approach}")
             console.print(
-                f"   mood: {drafted.get('mood', {}).get('label')} · approach: {drafted.get('approach')}"
-            )
-            console.print(
-                "   strike may: " + ", ".join(f"{a}={r.get('allowed')}" for a, r in rules.items())
+                "   strike may: " + ", ".join(f"{a}={r.allowed}" for a, r in rules.items())
             )
             console.print("[bold]4. strike[/](action='comment')")
             struck = await client.call_tool(
@@ -133,16 +126,17 @@ async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: A
                 raise_on_error=False,
             )
             result = _answer(struck)
-            status = str(result.get("status", "error"))
-            where = result.get("url") or result.get("open") or ""
+            status, where = _status(result), _where(result)
             console.print(f"   -> [bold]{status}[/] {where}{_why(result)}")
             outcomes.append((platform, status, where))
             if status == "posted":
                 again = await client.call_tool(
-                    "strike", {"opportunity_id": oid, "action": "comment", "content": reply}
+                    "strike",
+                    {"opportunity_id": oid, "action": "comment", "content": reply},
+                    raise_on_error=False,
                 )
                 console.print(
-                    f"   strike again -> [bold]{(again.structured_content or {}).get('status')}[/] (never twice)"
+                    f"   strike again -> [bold]{_status(_answer(again))}[/] (never twice)"
                 )
             if platform == "devto" and status == "handoff":
                 post = await client.call_tool(
@@ -156,15 +150,16 @@ async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: A
                     raise_on_error=False,
                 )
                 posted = _answer(post)
-                status = str(posted.get("status", "error"))
-                console.print(
-                    f"   strike(action='post') -> [bold]{status}[/] {posted.get('url', '')}{_why(posted)}"
-                )
-                outcomes.append((platform, status, str(posted.get("url", ""))))
-        status = (await client.call_tool("status", {})).structured_content or {}
+                status = _status(posted)
+                url = posted.url or "" if isinstance(posted, Posted) else ""
+                console.print(f"   strike(action='post') -> [bold]{status}[/] {url}{_why(posted)}")
+                outcomes.append((platform, status, url))
+        report = StatusResult.model_validate(
+            (await client.call_tool("status", {})).structured_content
+        )
         console.print(
             "\n[bold]5. status[/]: "
-            + ", ".join(f"{k}={v['health']}" for k, v in status.get("platforms", {}).items())
+            + ", ".join(f"{k}={v.health}" for k, v in report.platforms.items())
         )
 
     writes = sandbox.writes()
@@ -187,19 +182,44 @@ async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: A
     return 0 if outcomes and len(writes) >= posted else 1
 
 
-def _answer(called: Any) -> dict[str, Any]:
-    """A tool result as data: its structured content, or its error text."""
-    return called.structured_content or {
-        "error": " ".join(getattr(c, "text", "") for c in called.content)
-    }
+async def _draft(client: Client[Any], opportunity: Found) -> DraftResult:
+    drafted = await client.call_tool("draft", {"opportunity_id": opportunity.id})
+    return DraftResult.model_validate(drafted.structured_content)
 
 
-def _why(result: dict[str, Any]) -> str:
+def _comment_rule(drafted: DraftResult) -> str:
+    rule = drafted.strike.actions.get("comment")
+    return rule.allowed if rule is not None else "unknown"
+
+
+def _answer(called: Any) -> StrikeResult | ErrorBody:
+    """A strike's result, typed: one of its statuses, or the error it failed with."""
+    if called.is_error:
+        text = " ".join(getattr(c, "text", "") for c in called.content)
+        return read_error(called.structured_content, text)
+    result: StrikeResult = TypeAdapter(StrikeResult).validate_python(called.structured_content)
+    return result
+
+
+def _status(result: StrikeResult | ErrorBody) -> str:
+    return "error" if isinstance(result, ErrorBody) else str(result.status)
+
+
+def _where(result: StrikeResult | ErrorBody) -> str:
+    """The link to show: what was posted, or where the person posts it."""
+    if isinstance(result, Posted):
+        return result.url or ""
+    if isinstance(result, Handoff):
+        return result.open or ""
+    return ""
+
+
+def _why(result: StrikeResult | ErrorBody) -> str:
     """Why a strike did not post (its reason or error), for the line after its status."""
-    if result.get("status") == "posted":
+    if isinstance(result, Posted):
         return ""
-    why = result.get("reason") or result.get("error") or "no reason given"
-    return f" ({escape(str(why))})"  # a reason may hold "[...]", which is not rich markup
+    why = result.text if isinstance(result, ErrorBody) else result.reason
+    return f" ({escape(why or 'no reason given')})"  # a reason may hold "[...]" (not markup)
 
 
 INBOX_REPLY = (
@@ -211,40 +231,40 @@ INBOX_REPLY = (
 async def _inbox(client: Client[Any], platforms: list[str]) -> list[tuple[str, str, str]]:
     """Step 1b: scout(source="mentions") and answer one summons per platform."""
     console.print(f"\n[bold]1b. scout[/](source='mentions') across {', '.join(platforms)}")
-    scouted = (
-        await client.call_tool("scout", {"source": "mentions", "platforms": platforms, "limit": 10})
-    ).structured_content or {}
+    scouted = ScoutResult.model_validate(
+        (
+            await client.call_tool(
+                "scout", {"source": "mentions", "platforms": platforms, "limit": 10}
+            )
+        ).structured_content
+    )
     table = Table(title="Inbox: where someone asked for us (unanswered, newest first)")
     for col in ("id", "platform", "title", "reason"):
         table.add_column(col, overflow="fold")
-    inbox = [o for o in scouted.get("opportunities", []) if o.get("summoned")]
+    inbox = [o for o in scouted.opportunities if o.summoned]
     for o in inbox:
-        table.add_row(o["id"], o["platform"], o["title"][:60], o["reason"])
+        table.add_row(o.id, o.platform, o.title[:60], o.reason)
     console.print(table)
-    if scouted.get("errors"):
-        console.print(f"[yellow]errors:[/] {scouted['errors']}")
+    if scouted.errors:
+        console.print(f"[yellow]errors:[/] {scouted.errors}")
     outcomes: list[tuple[str, str, str]] = []
     for platform in platforms:
-        mine = [o for o in inbox if o["platform"] == platform]
+        mine = [o for o in inbox if o.platform == platform]
         if not mine:
             continue
         # A post that tagged us is where a program may answer (X, Bluesky); else the newest.
-        chosen = next((o for o in mine if "mentions you" in o["reason"]), mine[0])
-        drafted = (
-            await client.call_tool("draft", {"opportunity_id": chosen["id"]})
-        ).structured_content or {}
-        allowed = drafted.get("strike", {}).get("actions", {}).get("comment", {}).get("allowed")
+        chosen = next((o for o in mine if "mentions you" in o.reason), mine[0])
+        allowed = _comment_rule(await _draft(client, chosen))
         struck = await client.call_tool(
             "strike",
-            {"opportunity_id": chosen["id"], "action": "comment", "content": INBOX_REPLY},
+            {"opportunity_id": chosen.id, "action": "comment", "content": INBOX_REPLY},
             raise_on_error=False,
         )
         result = _answer(struck)
-        status = str(result.get("status", "error"))
-        where = str(result.get("url") or result.get("open") or "")
+        status, where = _status(result), _where(result)
         why = "" if status == "handoff" else _why(result)
         console.print(
-            f"   \\[{platform}] {chosen['reason']}: comment is {allowed} -> [bold]{status}[/] {where}{why}"
+            f"   \\[{platform}] {chosen.reason}: comment is {allowed} -> [bold]{status}[/] {where}{why}"
         )
         outcomes.append((platform, status, where))
     return outcomes

@@ -10,10 +10,10 @@ import contextlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
 
 import anyio
 
+from gwanjong_gateway.config import WriteMode
 from gwanjong_gateway.platforms.client import PlatformClient
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.rules.policy import is_opted_out
@@ -21,6 +21,15 @@ from gwanjong_gateway.scout.fence import NOTICE, fence
 from gwanjong_gateway.scout.guides import approach, guide
 from gwanjong_gateway.scout.mood import thread_mood
 from gwanjong_gateway.scout.ranking import dedupe, opportunity_id, rank, select
+from gwanjong_gateway.scout.results import (
+    DraftResult,
+    Found,
+    LimitView,
+    MoodView,
+    RuleView,
+    StrikeView,
+    TopComment,
+)
 from gwanjong_gateway.scout.state import DraftContext, DraftRule, Opportunity
 from gwanjong_shared.contract import Action, Capabilities, Limit, LimitName, Unit, Validation
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
@@ -102,16 +111,16 @@ async def scout(
 
 def net_limits(
     limits: Mapping[LimitName, Limit], footer: str, counted: Mapping[str, int] | None = None
-) -> dict[str, Any]:
+) -> dict[str, LimitView]:
     """What the model may write: the disclosure footer is appended to bodies and
     comments, so its length comes off their limits (titles keep theirs). `counted` has
     the footer's length in units only the platform can count (its own `validate`)."""
-    out: dict[str, Any] = {}
+    out: dict[str, LimitView] = {}
     for name, limit in limits.items():
-        shown = limit.model_dump(mode="json")
+        shown = LimitView(max=limit.max, unit=limit.unit)
         if footer and name != "title":
             used = _footer_length(footer, limit.unit, counted or {})
-            shown.update(max=max(0, limit.max - used), footer=used)
+            shown = LimitView(max=max(0, limit.max - used), unit=limit.unit, footer=used)
         out[name] = shown
     return out
 
@@ -148,22 +157,20 @@ def _local(unit: Unit) -> bool:
     return True
 
 
-def compress(opportunity: Opportunity) -> dict[str, Any]:
+def compress(opportunity: Opportunity) -> Found:
     """The short form the model sees for each scouted post. `title` and `url` are
     platform text (the tool description says so): cleaned, single-line, bounded."""
     post = opportunity.post
-    shown: dict[str, Any] = {
-        "id": opportunity.id,
-        "platform": post.platform,
-        "title": one_line(post.title or post.body[: TITLE_CHARS * 4], TITLE_CHARS),
-        "url": one_line(post.url, URL_CHARS),
-        "score": opportunity.score,
-        "comments_count": post.comments_count,
-        "reason": one_line(opportunity.reason, 200),
-    }
-    if opportunity.summoned:
-        shown["summoned"] = True
-    return shown
+    return Found(
+        id=opportunity.id,
+        platform=post.platform,
+        title=one_line(post.title or post.body[: TITLE_CHARS * 4], TITLE_CHARS),
+        url=one_line(post.url, URL_CHARS),
+        score=opportunity.score,
+        comments_count=post.comments_count,
+        reason=one_line(opportunity.reason, 200),
+        summoned=True if opportunity.summoned else None,
+    )
 
 
 @dataclass
@@ -194,9 +201,9 @@ UNTRUSTED_FIELDS = (
 async def draft(
     upstreams: Upstreams,
     opportunity: Opportunity,
-    mode: str,
+    mode: WriteMode,
     footer: Callable[[], str],
-) -> tuple[dict[str, Any], DraftContext]:
+) -> tuple[DraftResult, DraftContext]:
     """Everything the model needs to write one good reply, with platform text fenced."""
     post = opportunity.post
     platform, post_id = post.platform, post.id
@@ -255,54 +262,49 @@ async def draft(
         "upvote": rule("upvote_rule", "upvote"),
         "post": rule("post_rule", "write_post"),  # no per-target check for new posts
     }
-    shown_rules = {k: {"allowed": r.allowed, "reason": r.reason} for k, r in strike_rules.items()}
+    shown_rules = {k: RuleView(allowed=r.allowed, reason=r.reason) for k, r in strike_rules.items()}
     source = f"{platform} post {post_id}"
     # The footer after the capabilities answer above: the platform may have just named it.
     disclosure = footer()
     limits = caps.limits if caps is not None else {}
     counted = await _platform_counts(client, limits, disclosure, post_id)
-    shown: dict[str, Any] = {
-        "opportunity_id": opportunity.id,
-        "platform": platform,
-        "url": one_line(full.url, URL_CHARS),
-        "title": one_line(full.title, TITLE_CHARS),
-        "author": one_line(full.author or "", NAME_CHARS),
-        "untrusted": NOTICE.format(source=platform) + UNTRUSTED_FIELDS,
-        "post": fence(full.body, source, POST_CHARS),
-        "top_comments": [
-            {
-                "author": one_line(c.author, NAME_CHARS) or "[deleted]",
-                "likes": c.likes,
-                "depth": c.depth,
-                "text": fence(c.body, f"{platform} comment {c.id}", COMMENT_CHARS),
-            }
+    shown = DraftResult(
+        opportunity_id=opportunity.id,
+        platform=platform,
+        url=one_line(full.url, URL_CHARS),
+        title=one_line(full.title, TITLE_CHARS),
+        author=one_line(full.author or "", NAME_CHARS),
+        untrusted=NOTICE.format(source=platform) + UNTRUSTED_FIELDS,
+        post=fence(full.body, source, POST_CHARS),
+        top_comments=[
+            TopComment(
+                author=one_line(c.author, NAME_CHARS) or "[deleted]",
+                likes=c.likes,
+                depth=c.depth,
+                text=fence(c.body, f"{platform} comment {c.id}", COMMENT_CHARS),
+            )
             for c in top
         ],
-        "comments_total": len(comments),
-        "mood": {
-            "label": mood.label,
-            "compound": mood.compound,
-            "positive": mood.positive,
-            "negative": mood.negative,
-            "neutral": mood.neutral,
-        },
-        "approach": approach(full.title, full.body, mood, len(comments)),
-        "guide": guide(upstreams.profiles.get(platform)),
-        "limits": net_limits(limits, disclosure, counted),
-        "strike": {
-            "writes": mode,
-            "disclosure_appended": disclosure or None,
-            "actions": shown_rules,
-        },
-        "next": f"Write your reply, then strike(opportunity_id={opportunity.id!r}, action='comment', content=...).",
-    }
-    if failures:
-        shown["warnings"] = {k: one_line(str(v), 300) for k, v in failures.items()}
+        comments_total=len(comments),
+        mood=MoodView(
+            label=mood.label,
+            compound=mood.compound,
+            positive=mood.positive,
+            negative=mood.negative,
+            neutral=mood.neutral,
+        ),
+        approach=approach(full.title, full.body, mood, len(comments)),
+        guide=guide(upstreams.profiles.get(platform)),
+        limits=net_limits(limits, disclosure, counted),
+        strike=StrikeView(writes=mode, disclosure_appended=disclosure or None, actions=shown_rules),
+        next=f"Write your reply, then strike(opportunity_id={opportunity.id!r}, action='comment', content=...).",
+        warnings={k: one_line(str(v), 300) for k, v in failures.items()} if failures else None,
+    )
     context = DraftContext(
         opportunity=replace(opportunity, post=full),
         capabilities=caps,
         validation={"comment": strike_rules["comment"], "upvote": strike_rules["upvote"]},
-        shown=shown,
+        shown=shown.model_dump(mode="json"),  # the record keeps what the model saw
     )
     return shown, context
 

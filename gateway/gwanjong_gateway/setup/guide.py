@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from gwanjong_gateway.setup.dotenv_file import save
+from gwanjong_gateway.setup.results import Guide
 from gwanjong_shared.contract import Profile
 from gwanjong_shared.contract.untrusted import one_line, quote
 
@@ -18,7 +18,7 @@ _CREDENTIAL = re.compile(r"^[A-Z][A-Z0-9_]{1,63}$")
 _NOT_CREDENTIAL = re.compile(r"URL|HOST|PROXY|ENDPOINT|CA_BUNDLE|CERT")
 
 
-def guide_for(platform: str, profile: Profile | None, enabled: bool = True) -> dict[str, Any]:
+def guide_for(platform: str, profile: Profile | None, enabled: bool = True) -> Guide:
     """How to get this platform's keys today, as its own server tells it (its profile)."""
     setup = profile.setup if profile is not None else None
     if setup is None or not setup.steps:
@@ -29,24 +29,28 @@ def guide_for(platform: str, profile: Profile | None, enabled: bool = True) -> d
             "again (its server describes its own keys)."
         )
         names = setup.credentials if setup is not None else []
-        return {"vars": list(names) or [f"{platform.upper()}_..."], "steps": [why]}
-    # The server's own words, cleaned and bounded like any text from outside the gateway.
-    out: dict[str, Any] = {
-        "vars": [one_line(name, 64) for name in setup.credentials[:MAX_CREDENTIALS]],
-        "steps": [one_line(step, 400) for step in setup.steps[:MAX_STEPS]],
-    }
-    for key in ("where", "price", "access"):
-        if getattr(setup, key):
-            out[key] = one_line(getattr(setup, key), 300)
-    return out
+        return Guide(vars=list(names) or [f"{platform.upper()}_..."], steps=[why])
+    # The server's own words, cleaned and bounded like any text from outside the gateway
+    # (what it left empty is left out).
+    return Guide(
+        vars=[one_line(name, 64) for name in setup.credentials[:MAX_CREDENTIALS]],
+        steps=[one_line(step, 400) for step in setup.steps[:MAX_STEPS]],
+        where=_said(setup.where),
+        price=_said(setup.price),
+        access=_said(setup.access),
+    )
+
+
+def _said(text: str) -> str | None:
+    return one_line(text, 300) if text else None
 
 
 def refused(platform: str, profile: Profile | None) -> str:
     """What to tell the person when the platform refused the credentials (401/403)."""
     guide = guide_for(platform, profile)
-    where = f" Get new ones: {guide['where']}." if "where" in guide else ""
+    where = f" Get new ones: {guide.where}." if guide.where is not None else ""
     return (
-        f"{platform} refused the credentials ({', '.join(guide['vars'])}): they are wrong, "
+        f"{platform} refused the credentials ({', '.join(guide.vars)}): they are wrong, "
         f"revoked or expired.{where} Then run `gwanjong setup {platform}` again and type the "
         "new values (see setup(action='guide') for the platform's own steps)."
     )

@@ -22,15 +22,15 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import parse_qsl
 
 from gwanjong_gateway.setup.dotenv_file import DotenvError, check_value
+from gwanjong_gateway.setup.results import SetupSaved
 
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], float]
-SaveFn = Callable[[dict[str, str]], Awaitable[dict[str, Any]]]
+SaveFn = Callable[[dict[str, str]], Awaitable[SetupSaved]]
 NotifyFn = Callable[[], Awaitable[None]]
 
 HOST = "127.0.0.1"
@@ -59,7 +59,7 @@ class SecretLink:
     on_save: SaveFn
     notify: NotifyFn | None = None
     state: LinkState = LinkState.OPEN
-    result: dict[str, Any] | None = None
+    result: SetupSaved | None = None
     saving: bool = field(default=False)
     #: the signed-in caller it was opened for (None without sign-in): only their own
     #: calls find, cancel or supersede it

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any
 
 from fastmcp import Context
 from mcp.types import ElicitRequest, ElicitRequestURLParams, InputRequiredResult
 
+from gwanjong_gateway.setup.results import SetupSaved
 from gwanjong_gateway.setup.secret_listener import LinkState, SaveFn, SecretListener
 from gwanjong_gateway.strike.approval import _modern
 
@@ -34,7 +34,7 @@ class Ask(enum.Enum):
 class Saved:
     """What saving answered (names, check, warning): never a value."""
 
-    result: dict[str, Any]
+    result: SetupSaved
 
 
 def can_open_url(ctx: Context) -> bool:

@@ -74,7 +74,7 @@ async def _one(
     if names is None:
         print(f"Cannot ask for {name}'s credentials: {why}.", file=out)
         return False
-    for step in guide_for(name, profile)["steps"]:
+    for step in guide_for(name, profile).steps:
         print(f"  - {step}", file=out)
     print("Type each value (hidden); leave empty to keep what is there.", file=out, flush=True)
     values: dict[str, str] = {}

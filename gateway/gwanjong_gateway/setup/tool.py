@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from typing import Any, Protocol
+from typing import Protocol
 
 import anyio
 from fastmcp import Context
@@ -37,6 +37,14 @@ from gwanjong_gateway.setup.guide import (
     guide_for,
     refused,
     save_credentials,
+)
+from gwanjong_gateway.setup.results import (
+    Checked,
+    SetupGuide,
+    SetupResult,
+    SetupSaved,
+    SetupWaiting,
+    Unchecked,
 )
 from gwanjong_gateway.setup.secret_listener import SecretListener
 from gwanjong_gateway.setup.secret_page import Ask, Saved, ask_secrets
@@ -74,7 +82,7 @@ async def declared_credentials(gw: SetupHost, platform: str) -> list[str] | None
     return allowed_names(platform, caps.credentials)
 
 
-async def guides(gw: SetupHost, platform: str) -> dict[str, Any]:
+async def guides(gw: SetupHost, platform: str) -> SetupGuide:
     if platform and not _PLATFORM.match(platform):
         raise PlatformError(
             ErrorKind.INVALID_INPUT,
@@ -84,17 +92,17 @@ async def guides(gw: SetupHost, platform: str) -> dict[str, Any]:
     names = [platform] if platform else (gw.upstreams.names() or bundled.installed())
     enabled = [name for name in names if name in gw.upstreams.by_name]
     await ensure_profiles(gw.upstreams, enabled)
-    return {
-        "guides": {
+    return SetupGuide(
+        guides={
             name: guide_for(
                 name, gw.upstreams.profiles.get(name) if name in enabled else None, name in enabled
             )
             for name in names
         },
-        "next": "Put the values in the environment, or ask the user to run `gwanjong setup "
+        next="Put the values in the environment, or ask the user to run `gwanjong setup "
         "<platform>` in a terminal, or call setup(action='save', platform=...) so the client "
         "opens a page where the user types them.",
-    }
+    )
 
 
 async def save(
@@ -103,7 +111,7 @@ async def save(
     platform: str,
     credentials: dict[str, str] | None,
     owner: str | None = None,
-) -> dict[str, Any] | InputRequiredResult:
+) -> SetupResult | InputRequiredResult:
     """``owner``: the signed-in caller; their credential link is theirs alone (a new link
     supersedes only their own older one for the platform)."""
     if not platform:
@@ -148,10 +156,10 @@ async def save(
 
 async def _ask_person(
     gw: SetupHost, ctx: Context, platform: str, names: list[str], owner: str | None
-) -> dict[str, Any] | InputRequiredResult:
+) -> SetupResult | InputRequiredResult:
     """The person types the values on the gateway's own page (URL-mode elicitation)."""
 
-    async def on_save(values: dict[str, str]) -> dict[str, Any]:
+    async def on_save(values: dict[str, str]) -> SetupSaved:
         saved = save_credentials(gw.config.state_dir, platform, values)
         return await _saved(gw, platform, values, saved)
 
@@ -167,63 +175,64 @@ async def _ask_person(
             f"{', '.join(names)} in the gateway's environment.",
         )
     if answer is Ask.DECLINED:
-        return {"saved": [], "status": "declined", "next": "Nothing was saved."}
-    return {
-        "saved": [],
-        "status": "pending",
-        "next": f"The user is entering the {platform} credentials on the page their client "
+        return SetupWaiting(saved=[], status="declined", next="Nothing was saved.")
+    return SetupWaiting(
+        saved=[],
+        status="pending",
+        next=f"The user is entering the {platform} credentials on the page their client "
         "opened (the link works once, for 10 minutes); nothing is saved yet. When they say "
         f"they are done, call setup(action='check', platform='{platform}').",
-    }
+    )
 
 
 async def _saved(
     gw: SetupHost, platform: str, values: dict[str, str], saved: list[str]
-) -> dict[str, Any]:
+) -> SetupSaved:
     """After a save: restart that platform's server, check it, warn about overrides."""
     environ = dict(os.environ if gw.environ is None else gw.environ)
     gw.upstreams.reload_env(platform, environ)
     upstream = gw.upstreams.get(platform)
     if upstream is not None:
         await upstream.close()  # restarted with the new env on the next call
-    result: dict[str, Any] = {
-        "saved": saved,
-        "file": str(gw.config.state_dir / ".env"),
-        "check": await check(gw, [platform]),
-    }
+    checked = await check(gw, [platform])
     table = upstream.platform.env if upstream is not None else {}
     over = sorted(set(overridden(values, environ)) | {k for k in values if k in table})
-    if over:
-        result["warning"] = (
+    return SetupSaved(
+        saved=saved,
+        file=str(gw.config.state_dir / ".env"),
+        check=checked,
+        warning=(
             f"{', '.join(over)} is also set in the gateway's environment or gateway.toml, which "
             "wins over the saved value: remove it there for the saved one to take effect."
         )
-    return result
+        if over
+        else None,
+    )
 
 
-async def check(gw: SetupHost, names: list[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+async def check(gw: SetupHost, names: list[str]) -> dict[str, Checked | Unchecked]:
+    out: dict[str, Checked | Unchecked] = {}
 
     async def one(name: str) -> None:
         try:
             caps = await PlatformClient(gw.upstreams, name).capabilities()
         except PlatformError as exc:
-            out[name] = {"ok": False, "error": one_line(str(exc), 300)}
-        else:
-            out[name] = {
-                "ok": caps.credentials_state is not CredentialState.REFUSED,
-                "configured": caps.configured,
-                "credentials": caps.credentials_state.value,
-                "account": one_line(caps.account or "", 60) or None,
-                "actions": {k: v.allowed for k, v in caps.actions.items()},
-            }
-            if caps.credentials_state is CredentialState.REFUSED:
-                out[name]["next"] = refused(name, caps.profile)
-                return  # writes stay paused: the keys are what is wrong
-            with contextlib.suppress(PlatformError):  # a busy record: resume next check
-                if await gw.records.run(StrikeStore.paused, name):
-                    await gw.records.run(StrikeStore.clear_pause, name)
-                    out[name]["writes_resumed"] = True
+            out[name] = Unchecked(error=one_line(str(exc), 300))
+            return
+        row = out[name] = Checked(
+            ok=caps.credentials_state is not CredentialState.REFUSED,
+            configured=caps.configured,
+            credentials=caps.credentials_state.value,
+            account=one_line(caps.account or "", 60) or None,
+            actions={k: v.allowed for k, v in caps.actions.items()},
+        )
+        if caps.credentials_state is CredentialState.REFUSED:
+            row.next = refused(name, caps.profile)
+            return  # writes stay paused: the keys are what is wrong
+        with contextlib.suppress(PlatformError):  # a busy record: resume next check
+            if await gw.records.run(StrikeStore.paused, name):
+                await gw.records.run(StrikeStore.clear_pause, name)
+                row.writes_resumed = True
 
     async with anyio.create_task_group() as tg:
         for name in names:

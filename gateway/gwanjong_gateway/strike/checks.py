@@ -26,7 +26,8 @@ from gwanjong_gateway.rules.ledger import (
     intent_key,
 )
 from gwanjong_gateway.scout.state import DraftContext
-from gwanjong_gateway.strike.text import question, result, would
+from gwanjong_gateway.strike.results import Declined, DryRun, StrikeResult, Would
+from gwanjong_gateway.strike.text import question, would
 from gwanjong_shared.contract import Validation
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.models import Post
@@ -56,7 +57,7 @@ class HandOff:
 class Answer:
     """The strike ends with this result (its row, if any, is already recorded)."""
 
-    result: dict[str, Any]
+    result: StrikeResult
 
 
 PASS = None
@@ -262,9 +263,8 @@ async def dry_run(desk: StrikeDesk, a: Attempt) -> Step:
     # the same dry run again updates its record rather than piling up another
     row = await desk.records.run(StrikeStore.save_dry_run, now=desk.clock(), **fields)
     return Answer(
-        result(
-            StrikeStatus.DRY_RUN,
-            would=would(a.ctx, a.action, a.final, a.title),
+        DryRun(
+            would=Would.model_validate(would(a.ctx, a.action, a.final, a.title)),
             record=row.id,
             reason='Nothing was written: writes = "dry-run" in gateway.toml. Set "confirm" or "live" to publish.',
         )
@@ -294,13 +294,7 @@ async def confirm(desk: StrikeDesk, a: Attempt) -> Step:
             approver="human",
             policy=a.decisions,
         )
-        return Answer(
-            result(
-                StrikeStatus.DECLINED,
-                reason=f"You chose {answer}: nothing was written.",
-                record=row.id,
-            )
-        )
+        return Answer(Declined(reason=f"You chose {answer}: nothing was written.", record=row.id))
     a.approver = "human"
     return PASS
 

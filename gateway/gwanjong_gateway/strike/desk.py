@@ -52,8 +52,9 @@ from gwanjong_gateway.strike.checks import (
 )
 from gwanjong_gateway.strike.handoffs import Which
 from gwanjong_gateway.strike.locks import KeyedLocks
+from gwanjong_gateway.strike.results import Duplicate, Handoff, Posted, Refused, StrikeResult
 from gwanjong_gateway.strike.settle import Settler
-from gwanjong_gateway.strike.text import duplicate, result, would
+from gwanjong_gateway.strike.text import duplicate, would
 from gwanjong_shared.contract import Validation
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.models import PostResult
@@ -95,7 +96,7 @@ class StrikeDesk:
         approve: Approver,
         by: str | None = None,
         handoff: Which = None,
-    ) -> dict[str, Any]:
+    ) -> StrikeResult:
         """``handoff``: which hand-off a confirm_handoff records (see `confirm_handoff`)."""
         action = StrikeAction(action)
         if action is StrikeAction.CONFIRM_HANDOFF:
@@ -114,7 +115,7 @@ class StrikeDesk:
             raise RuntimeError("the strike chain ended without an answer")
         return answer
 
-    async def _run(self, checks: tuple[Check, ...], a: Attempt) -> dict[str, Any] | None:
+    async def _run(self, checks: tuple[Check, ...], a: Attempt) -> StrikeResult | None:
         """The checks in order, up to the first that does not pass: its result."""
         for check in checks:
             step = await check(self, a)
@@ -122,7 +123,7 @@ class StrikeDesk:
                 return await self._conclude(a, step)
         return None
 
-    async def _conclude(self, a: Attempt, step: Step) -> dict[str, Any]:
+    async def _conclude(self, a: Attempt, step: Step) -> StrikeResult:
         if isinstance(step, Refuse):
             return await self._refuse(a, step.reason, step.retry_after)
         if isinstance(step, HandOff):
@@ -137,7 +138,7 @@ class StrikeDesk:
         row = a.columns(self.config.gateway.writes, status, **fields)
         return await self.records.run(StrikeStore.insert, now=self.clock(), **row)
 
-    async def _refuse(self, a: Attempt, reason: str, retry_after: int | None) -> dict[str, Any]:
+    async def _refuse(self, a: Attempt, reason: str, retry_after: int | None) -> Refused:
         # A refused row names the drafted post even for a new post: what was looked at.
         post = a.post
         row = await self.insert(
@@ -149,7 +150,7 @@ class StrikeDesk:
             reason=reason,
             policy=[*a.decisions, f"refused: {reason}"],
         )
-        return result(StrikeStatus.REFUSED, reason=reason, record=row.id, retry_after=retry_after)
+        return Refused(reason=reason, record=row.id, retry_after=retry_after)
 
     def _request(self, row: dict[str, Any], action: StrikeAction) -> ClaimRequest:
         cap, interval = policy.limits_for(self.config, str(row["platform"]), str(action))
@@ -184,7 +185,7 @@ class StrikeDesk:
                 self.settler.unsent(str(req.row["intent_key"]), now)
             raise
 
-    def blocked(self, action: StrikeAction, earlier: Strike) -> dict[str, Any]:
+    def blocked(self, action: StrikeAction, earlier: Strike) -> Duplicate:
         if earlier.status in UNSETTLED and "--resolve" not in earlier.reason:
             return duplicate(action, earlier, self.settler.next_check_in(earlier))
         return duplicate(action, earlier)
@@ -198,7 +199,7 @@ class StrikeDesk:
             return Refuse(verdict.refusal, wait_s(verdict.retry_after))
         return verdict.row
 
-    async def _handoff(self, a: Attempt, why: str) -> dict[str, Any]:
+    async def _handoff(self, a: Attempt, why: str) -> StrikeResult:
         fields = a.columns(
             self.config.gateway.writes,
             StrikeStatus.HANDOFF,
@@ -209,10 +210,9 @@ class StrikeDesk:
         claimed = await self.claim(a, fields)
         if not isinstance(claimed, Strike):
             return await self._conclude(a, claimed)
-        return result(
-            StrikeStatus.HANDOFF,
+        return Handoff(
             reason=why,
-            open=a.post.url,
+            open=a.post.url or None,
             text=a.final or None,
             title=a.title or None,
             record=claimed.id,
@@ -237,7 +237,7 @@ class StrikeDesk:
 
     # -- the write --------------------------------------------------------------------------
 
-    async def send(self, a: Attempt, row: Strike) -> dict[str, Any]:
+    async def send(self, a: Attempt, row: Strike) -> Posted:
         """Write the claimed row; its result, or PlatformError once the row says what happened."""
         args = would(a.ctx, a.action, a.final, a.title)["arguments"]
         if a.action is StrikeAction.POST:
@@ -250,8 +250,8 @@ class StrikeDesk:
         return await self._unrecorded(a, row, self._posted(row, posted))
 
     async def _unrecorded(
-        self, a: Attempt, row: Strike, after: Coroutine[Any, Any, dict[str, Any]]
-    ) -> dict[str, Any]:
+        self, a: Attempt, row: Strike, after: Coroutine[Any, Any, Posted]
+    ) -> Posted:
         """Recording what happened after the write was sent; should the record fail (busy,
         unreachable, disk full), the answer claims only what is known: the outcome is
         unknown, and the claim (still `pending`) keeps the write from being sent again."""
@@ -277,7 +277,7 @@ class StrikeDesk:
             "`gwanjong doctor --repair`: it carries this write over.",
         )
 
-    async def _failed(self, a: Attempt, row: Strike, exc: PlatformError) -> dict[str, Any]:
+    async def _failed(self, a: Attempt, row: Strike, exc: PlatformError) -> Posted:
         platform = a.platform
         pause = self.config.safety.pause_after_failures
         failures = await self.records.run(StrikeStore.record_failure, platform, str(exc), pause)
@@ -298,9 +298,8 @@ class StrikeDesk:
             )
             settled = await self.settler.settle(row)
             if settled.status == StrikeStatus.POSTED:
-                return result(
-                    StrikeStatus.POSTED,
-                    url=settled.result_url,
+                return Posted(
+                    url=settled.result_url or None,
                     record=settled.id,
                     approver=a.approver,
                     reason="The platform answered late; reading back showed the write went through.",
@@ -324,7 +323,7 @@ class StrikeDesk:
             retry_after=exc.retry_after,
         )
 
-    async def _posted(self, row: Strike, posted: PostResult) -> dict[str, Any]:
+    async def _posted(self, row: Strike, posted: PostResult) -> Posted:
         row = await self.records.run(
             StrikeStore.update,
             row.id,
@@ -335,10 +334,9 @@ class StrikeDesk:
             now=self.clock(),
         )
         await self.records.run(StrikeStore.record_success, row.platform)
-        return result(
-            StrikeStatus.POSTED,
-            url=row.result_url,
-            id=row.result_id,
+        return Posted(
+            url=row.result_url or None,
+            id=row.result_id or None,
             record=row.id,
             approver=row.approver,
         )
@@ -347,7 +345,7 @@ class StrikeDesk:
 
     async def confirm_handoff(
         self, ctx: DraftContext, url: str, which: Which = None, by: str | None = None
-    ) -> dict[str, Any]:
+    ) -> StrikeResult:
         """Record as posted by a person the hand-off ``which`` names (its record or its
         action; None: the only one pending here)."""
         opportunity = ctx.opportunity.id
@@ -391,9 +389,8 @@ class StrikeDesk:
         if confirmed is None:  # another call confirmed it meanwhile
             earlier = await self.records.run(StrikeStore.get, row.id)
             return handoffs.already(earlier or row)
-        return result(
-            StrikeStatus.POSTED,
-            url=link,
+        return Posted(
+            url=link or None,
             record=confirmed.id,
             action=str(confirmed.action),
             approver="human",

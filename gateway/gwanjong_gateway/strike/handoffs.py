@@ -4,10 +4,9 @@ More than one that fits is never guessed: the answer lists them (`choices`)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus
-from gwanjong_gateway.strike.text import result
+from gwanjong_gateway.rules.ledger import Strike, StrikeAction
+from gwanjong_gateway.strike.results import Choice, Duplicate, Refused
+from gwanjong_gateway.strike.text import earlier_view
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.untrusted import one_line
 
@@ -26,16 +25,15 @@ def pick(pending: list[Strike], which: Which) -> Strike | list[Strike]:
     return fitting[0] if len(fitting) == 1 else fitting
 
 
-def choice(row: Strike) -> dict[str, Any]:
-    """One pending hand-off, as the model is shown it to choose."""
-    shown = {
-        "record": row.id,
-        "action": str(row.action),
-        "open": row.target_url,
-        "title": one_line(row.title, 80),
-        "text": one_line(row.content, 80),
-    }
-    return {k: v for k, v in shown.items() if v != ""}
+def choice(row: Strike) -> Choice:
+    """One pending hand-off, as the model is shown it to choose (what it lacks is left out)."""
+    return Choice(
+        record=row.id,
+        action=str(row.action),
+        open=row.target_url or None,
+        title=one_line(row.title, 80) or None,
+        text=one_line(row.content, 80) or None,
+    )
 
 
 def _call(opportunity: str, handoff: str) -> str:
@@ -49,11 +47,10 @@ def _listing(rows: list[Strike]) -> str:
     return ", ".join(f"record {r.id} ({r.action})" for r in rows)
 
 
-def ambiguous(opportunity: str, which: Which, rows: list[Strike]) -> dict[str, Any]:
+def ambiguous(opportunity: str, which: Which, rows: list[Strike]) -> Refused:
     """More than one hand-off fits: nothing is recorded, the choices are the answer."""
     named = f" {which}" if isinstance(which, StrikeAction) else ""
-    return result(
-        StrikeStatus.REFUSED,
+    return Refused(
         reason=(
             f"{len(rows)}{named} hand-offs of {opportunity} are pending ({_listing(rows)}); "
             f"nothing was recorded. Say which one the person posted: {_call(opportunity, '<record>')}."
@@ -62,13 +59,12 @@ def ambiguous(opportunity: str, which: Which, rows: list[Strike]) -> dict[str, A
     )
 
 
-def already(row: Strike) -> dict[str, Any]:
+def already(row: Strike) -> Duplicate:
     """The named record was confirmed (or posted) before: never recorded twice."""
-    return result(
-        StrikeStatus.DUPLICATE,
+    return Duplicate(
         reason=f"Record {row.id} ({row.action}) is already recorded as posted"
         f"{' at ' + row.result_url if row.result_url else ''}; nothing to confirm.",
-        earlier=row.public(),
+        earlier=earlier_view(row),
     )
 
 

@@ -1,22 +1,19 @@
-"""What strike shows: result shapes, the would-be call, the approval question."""
+"""What strike shows: the duplicate answer, the would-be call, the approval question."""
 
 from __future__ import annotations
 
 import logging
 from typing import Any
 
-from gwanjong_gateway.rules.ledger import UNSETTLED, Strike, StrikeAction, StrikeStatus
+from gwanjong_gateway.rules.ledger import UNSETTLED, Strike, StrikeAction
 from gwanjong_gateway.scout.state import DraftContext
+from gwanjong_gateway.strike.results import Duplicate, Earlier
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 
 log = logging.getLogger(__name__)
 
 
-def result(status: StrikeStatus, **fields: Any) -> dict[str, Any]:
-    return {"status": str(status), **{k: v for k, v in fields.items() if v not in (None, "")}}
-
-
-def duplicate(action: StrikeAction, earlier: Strike, check_in: int | None = None) -> dict[str, Any]:
+def duplicate(action: StrikeAction, earlier: Strike, check_in: int | None = None) -> Duplicate:
     """Answer for a target held by an earlier claim; never claims more than is known."""
     if earlier.status in UNSETTLED:
         if check_in is None:
@@ -30,15 +27,17 @@ def duplicate(action: StrikeAction, earlier: Strike, check_in: int | None = None
                 f"This {action} may already be written (record {earlier.id}); checking again in "
                 f"{check_in} s. gwanjong will not send it a second time meanwhile."
             )
-        return result(
-            StrikeStatus.DUPLICATE, reason=why, earlier=earlier.public(), retry_after=check_in
-        )
-    return result(
-        StrikeStatus.DUPLICATE,
+        return Duplicate(reason=why, earlier=earlier_view(earlier), retry_after=check_in)
+    return Duplicate(
         reason=f"Already done: this {action} was {earlier.status} earlier (record {earlier.id}); "
         "gwanjong never acts on the same target (or the same post text) twice.",
-        earlier=earlier.public(),
+        earlier=earlier_view(earlier),
     )
+
+
+def earlier_view(row: Strike) -> Earlier:
+    """The earlier row a duplicate answer shows."""
+    return Earlier.model_validate(row.public())
 
 
 def would(ctx: DraftContext, action: StrikeAction, text: str, title: str) -> dict[str, Any]:

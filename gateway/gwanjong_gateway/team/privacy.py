@@ -10,14 +10,11 @@ reads everything, as before.
 
 from __future__ import annotations
 
-from typing import Any
-
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.record.readers import EVERYONE, Reader
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
-from gwanjong_gateway.rules.ledger import StrikeStatus
-from gwanjong_gateway.strike.text import result
+from gwanjong_gateway.strike.results import Duplicate, StrikeResult
 from gwanjong_gateway.team.auth import principal_name
 
 
@@ -31,26 +28,21 @@ def reader_for(config: GatewayConfig, signed_in: bool) -> Reader:
     return Reader.only(name)
 
 
-async def shown_to(reader: Reader, answer: dict[str, Any], records: Records) -> dict[str, Any]:
+async def shown_to(reader: Reader, answer: StrikeResult, records: Records) -> StrikeResult:
     """A strike answer as ``reader`` may see it. A duplicate held by another principal's
     row says only that the target is taken: no record id, text, reason or link of theirs
     (that row is theirs to read, and its id must not be an oracle)."""
-    if reader.everyone or answer.get("status") != str(StrikeStatus.DUPLICATE):
+    if reader.everyone or not isinstance(answer, Duplicate) or answer.earlier is None:
         return answer
-    earlier = answer.get("earlier")
-    record = earlier.get("record") if isinstance(earlier, dict) else None
-    if not isinstance(record, int):
-        return answer
-    row = await records.run(StrikeStore.get, record)
+    earlier = answer.earlier
+    row = await records.run(StrikeStore.get, earlier.record)
     if row is not None and reader.may_read(row.principal):
         return answer
-    action = earlier.get("action", "write") if isinstance(earlier, dict) else "write"
-    return result(
-        StrikeStatus.DUPLICATE,
+    return Duplicate(
         reason=(
-            f"Already taken: another member of this team has a {action} on this target (or "
-            "the same post text) recorded or in progress, and gwanjong never acts on one "
-            "target twice. Pick another opportunity."
+            f"Already taken: another member of this team has a {earlier.action} on this "
+            "target (or the same post text) recorded or in progress, and gwanjong never acts "
+            "on one target twice. Pick another opportunity."
         ),
-        retry_after=answer.get("retry_after"),
+        retry_after=answer.retry_after,
     )

@@ -48,6 +48,7 @@ class ToolOptions(TypedDict, total=False):
     annotations: ToolAnnotations | dict[str, Any]
     meta: dict[str, Any]
     timeout: float
+    output_schema: dict[str, Any] | None
 
 
 def _names(value: str | Sequence[str]) -> tuple[str, ...]:

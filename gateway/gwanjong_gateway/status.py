@@ -1,0 +1,130 @@
+"""What `status` answers: where the client is in scout -> draft -> strike (the pipeline's
+own report), and how each platform, the strike record and the usage log are doing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import anyio
+
+from gwanjong_gateway.config import WriteMode
+from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.platforms.client import probe_all
+from gwanjong_gateway.platforms.health import PlatformState
+from gwanjong_gateway.platforms.upstream import Health
+from gwanjong_gateway.record.readers import Reader
+from gwanjong_gateway.record.records import health_of
+from gwanjong_gateway.wire import Result, optional
+from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.contract.untrusted import one_line
+
+#: how long status waits for the strike record, and for the usage log (it answers in 2 s)
+STATUS_RECORD_S = 0.8
+
+
+class Filled(Result):
+    populated: bool
+    count: int
+
+
+class Blocked(Result):
+    tool: str
+    waiting_for: list[str]
+    call_first: list[str]
+
+
+class Steps(Result):
+    available: list[str]
+    blocked: list[Blocked]
+
+
+class PlatformSide(Result):
+    """The platform behind the server, as last probed."""
+
+    state: PlatformState
+    until: str | None = optional()
+    detail: str | None = optional()
+    checked_at: str | None = optional()
+
+
+class PlatformRow(Result):
+    health: Health
+    reason: str
+    next_try_in_s: int | None = optional()
+    platform: PlatformSide
+    writes_paused: str | None
+
+
+class StatusResult(Result):
+    state: dict[str, Filled]
+    tools: Steps
+    writes: WriteMode
+    platforms: dict[str, PlatformRow]
+    unsettled_writes: int
+    usage_7d: list[str]
+    strike_record: str | None = optional()
+    background: str | None = optional()
+
+
+async def _usage_within(compact: Callable[[], list[str]], deadline_s: float) -> list[str]:
+    """The usage summary, or the line that says it is unavailable (a frozen database)."""
+    with anyio.move_on_after(deadline_s):
+        return await anyio.to_thread.run_sync(compact, abandon_on_cancel=True)
+    return [f"the usage log did not answer within {deadline_s:g} s"]
+
+
+async def status_report(
+    gw: Gateway,
+    pipeline_report: dict[str, Any],
+    usage: Callable[..., list[str]],
+    who: Reader,
+) -> StatusResult:
+    """`pipeline_report`: the pipeline's `describe` of the caller's state; `usage`: the
+    usage log's compact summary (run in a worker thread, within the deadline); `who`:
+    whose records and usage the caller reads (team mode: their own)."""
+    await probe_all(gw.upstreams)  # cached: probes only platforms not seen lately
+    record: dict[str, Any] = {}
+    failed = None
+    used: list[list[str]] = []
+
+    async def ask_record() -> None:
+        nonlocal record, failed
+        try:
+            record = await gw.records.run_within(
+                min(STATUS_RECORD_S, gw.records.deadline_s),
+                health_of,
+                list(gw.upstreams.health()),
+                who,
+            )
+        except PlatformError as exc:
+            failed = str(exc)
+
+    async def ask_usage() -> None:
+        used.append(await _usage_within(partial(usage, reader=who), STATUS_RECORD_S))
+
+    # side by side: a frozen database costs status one deadline, not two in a row
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(ask_record)
+        tg.start_soon(ask_usage)
+    platforms: dict[str, PlatformRow] = {}
+    for name, row in gw.upstreams.health().items():
+        paused = record.get("paused", {}).get(name, "")
+        platforms[name] = PlatformRow.model_validate(
+            {
+                **row,
+                "reason": one_line(str(row.get("reason", "")), 300),
+                "writes_paused": paused or None,
+            }
+        )
+    return StatusResult(
+        state={name: Filled.model_validate(f) for name, f in pipeline_report["state"].items()},
+        tools=Steps.model_validate(pipeline_report["tools"]),
+        writes=gw.config.gateway.writes,
+        platforms=platforms,
+        unsettled_writes=record.get("unsettled", 0),
+        usage_7d=used[0],
+        strike_record=failed,
+        background=gw.upstreams.background.failure or None,
+    )

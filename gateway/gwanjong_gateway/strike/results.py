@@ -1,0 +1,107 @@
+"""What strike answers: one model per status, told apart by `status` (`StrikeResult`).
+
+The status strings are the record's (`StrikeStatus`), unchanged: clients read them.
+`record` is the strike record's row id (`gwanjong history`).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from gwanjong_gateway.rules.ledger import StrikeStatus
+from gwanjong_gateway.wire import Result, optional
+
+
+class Earlier(Result):
+    """The row that already holds the target (`Strike.public()`)."""
+
+    record: int
+    platform: str
+    action: str
+    target: str
+    status: str
+    reason: str
+    approver: str
+    url: str
+    at: str
+
+
+class Arguments(Result):
+    """The platform call a dry run would make (a new post has no post_id; an upvote no body)."""
+
+    body: str | None = optional()
+    post_id: str | None = optional()
+    title: str | None = optional()
+
+
+class Would(Result):
+    platform: str
+    tool: str
+    arguments: Arguments
+    target: str | None  # null: a new post
+
+
+class Choice(Result):
+    """One pending hand-off, for the model to name by its record."""
+
+    record: int
+    action: str
+    open: str | None = optional()
+    title: str | None = optional()
+    text: str | None = optional()
+
+
+class Posted(Result):
+    status: Literal[StrikeStatus.POSTED] = StrikeStatus.POSTED
+    url: str | None = optional()
+    id: str | None = optional()
+    record: int
+    action: str | None = optional()
+    approver: str
+    reason: str | None = optional()
+
+
+class DryRun(Result):
+    status: Literal[StrikeStatus.DRY_RUN] = StrikeStatus.DRY_RUN
+    would: Would
+    record: int
+    reason: str
+
+
+class Handoff(Result):
+    status: Literal[StrikeStatus.HANDOFF] = StrikeStatus.HANDOFF
+    reason: str
+    open: str | None = optional()
+    text: str | None = optional()
+    title: str | None = optional()
+    record: int
+    next: str
+
+
+class Declined(Result):
+    status: Literal[StrikeStatus.DECLINED] = StrikeStatus.DECLINED
+    reason: str
+    record: int
+
+
+class Refused(Result):
+    status: Literal[StrikeStatus.REFUSED] = StrikeStatus.REFUSED
+    reason: str
+    record: int | None = optional()
+    retry_after: int | None = optional()
+    choices: list[Choice] | None = optional()
+
+
+class Duplicate(Result):
+    status: Literal[StrikeStatus.DUPLICATE] = StrikeStatus.DUPLICATE
+    reason: str
+    # absent in team mode when another member's row holds the target (theirs to read)
+    earlier: Earlier | None = optional()
+    retry_after: int | None = optional()
+
+
+StrikeResult = Annotated[
+    Posted | DryRun | Handoff | Declined | Refused | Duplicate, Field(discriminator="status")
+]
