@@ -25,7 +25,7 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeAction, StrikeStatus
 from gwanjong_gateway.scout.state import DraftContext, DraftRule, Opportunity
 from gwanjong_gateway.strike import checks as strike_checks
-from gwanjong_gateway.strike.checks import Answer, Attempt, Refuse
+from gwanjong_gateway.strike.attempt import Answer, Attempt, Refuse
 from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_gateway.strike.locks import KeyedLocks
 from gwanjong_shared.contract import Action, ActionRule, Capabilities, Length, Limit, Validation
@@ -322,22 +322,22 @@ async def test_claim_answers_duplicate_when_the_target_was_taken_meanwhile(
 ) -> None:
     # Another process claims the target between the first look and the claim: the claim
     # (one transaction with its own checks) is what stops the second write.
-    a = Attempt(context(), StrikeAction.COMMENT, "Hi.", "", accept, ["mode=live"])
+    a = Attempt(context(), StrikeAction.COMMENT, "Hi.", "", accept, ["mode=live"], mode="live")
     for check in strike_checks.OPEN:
-        assert await check(bench.desk, a) is None
-    assert await strike_checks.earlier_claim(bench.desk, a) is None
-    other = a.columns("live", StrikeStatus.PENDING, intent_key="someone-else")
+        assert await check(bench.desk.deps, a) is None
+    assert await strike_checks.earlier_claim(bench.desk.deps, a) is None
+    other = a.columns(StrikeStatus.PENDING, intent_key="someone-else")
     await bench.desk.records.run(StrikeStore.insert, **other)
-    step = await strike_checks.claim(bench.desk, a)
+    step = await strike_checks.claim(bench.desk.deps, a)
     assert isinstance(step, Answer) and step.result["status"] == "duplicate", step
     assert a.row is None
 
 
 async def test_limits_check_refuses_on_its_own(tmp_path: Path, fake: FakePlatform) -> None:
     async for b in bench_for(tmp_path, fake, daily="comment = 0"):
-        a = Attempt(context(), StrikeAction.COMMENT, "Hi.", "", accept, ["mode=live"])
-        await strike_checks.disclosure(b.desk, a)
-        step = await strike_checks.limits(b.desk, a)
+        a = Attempt(context(), StrikeAction.COMMENT, "Hi.", "", accept, ["mode=live"], mode="live")
+        await strike_checks.disclosure(b.desk.deps, a)
+        step = await strike_checks.limits(b.desk.deps, a)
         assert isinstance(step, Refuse) and "Daily cap" in step.reason
 
 

@@ -18,6 +18,7 @@ from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_gateway.server import build_gateway
+from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import config_text
@@ -43,7 +44,7 @@ def gateway_over(
     config = parse(config_text(tmp_path, ["devto"], extra=extra))
     gw = Gateway(config, environ={}, transports={"devto": forum.server()})
     if clock is not None:  # the record's and the read-back's clock (StrikeDesk, Settler)
-        gw.desk.clock = gw.desk.settler.clock = gw.desk.settler.mono = clock
+        gw.desk = StrikeDesk(config, gw.upstreams, gw.records, clock=clock, mono=clock)
     return build_gateway(config, gateway=gw)
 
 

@@ -102,6 +102,9 @@ _HANDOFFS = ["CREATE INDEX IF NOT EXISTS strikes_opportunity ON strikes (opportu
 #: step or a restart cannot turn it `failed` before the settle window really passed
 _READBACKS = ["ALTER TABLE strikes ADD COLUMN readbacks INTEGER NOT NULL DEFAULT 0"]
 
+#: who (the signed-in principal) confirmed a hand-off as posted by a person
+_CONFIRMED_BY = ["ALTER TABLE strikes ADD COLUMN confirmed_by TEXT NOT NULL DEFAULT ''"]
+
 SQLITE: list[list[str]] = [
     _first("INTEGER PRIMARY KEY AUTOINCREMENT", "REAL"),
     _PRINCIPAL,
@@ -109,6 +112,7 @@ SQLITE: list[list[str]] = [
     [],  # step 4 (usage_calls) is PostgreSQL's: SQLite's usage figures stay in usage.db
     _HANDOFFS,
     _READBACKS,
+    _CONFIRMED_BY,
 ]
 POSTGRES: list[list[str]] = [
     # DOUBLE PRECISION: PostgreSQL's REAL is 4 bytes, too coarse for epoch seconds
@@ -118,5 +122,6 @@ POSTGRES: list[list[str]] = [
     _USAGE,
     _HANDOFFS,
     _READBACKS,
+    _CONFIRMED_BY,
 ]
 LATEST = len(SQLITE)

@@ -56,14 +56,6 @@ class SchemaError(Exception):
     """The record was written by a newer gwanjong (a schema version this one lacks)."""
 
 
-def _principal(fields: dict[str, Any]) -> str:
-    """The signed-in caller, from the strike's leading `by=NAME` decision."""
-    decisions = fields.get("policy")
-    if isinstance(decisions, list) and decisions and str(decisions[0]).startswith("by="):
-        return str(decisions[0])[3:]
-    return ""
-
-
 class StrikeStore:
     #: appended to a SELECT that is followed by an UPDATE of the same row
     FOR_UPDATE = ""
@@ -136,7 +128,6 @@ class StrikeStore:
         if "status" in fields:
             fields["status"] = str(fields["status"])
         fields.setdefault("updated_at", now)
-        fields.setdefault("principal", _principal(fields))
         for key in ("context", "policy"):
             if key in fields and not isinstance(fields[key], str):
                 fields[key] = json.dumps(fields[key], ensure_ascii=False, default=str)
@@ -175,7 +166,6 @@ class StrikeStore:
             if found is None:
                 return self.insert(**fields)
             fields.pop("created_at", None)
-            fields.setdefault("principal", _principal(fields))
             return self.update(int(found["id"]), **fields)
 
     # -- the claim ----------------------------------------------------------------------

@@ -1,12 +1,22 @@
-"""Which pending hand-off a `confirm_handoff` means: the one named by its record (the
-`record` of the hand-off answer) or by its action, else the only one of the opportunity.
-More than one that fits is never guessed: the answer lists them (`choices`)."""
+"""A person did it: `confirm_handoff` records a pending hand-off as posted (`Confirm`).
+
+Which hand-off it means: the one named by its record (the `record` of the hand-off
+answer) or by its action, else the only one of the opportunity. More than one that fits
+is never guessed: the answer lists them (`choices`). Who confirmed it (the signed-in
+caller) is its own column, `confirmed_by`. Imports `settle` and `text` of strike.
+"""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
+from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus
+from gwanjong_gateway.scout.state import DraftContext
+from gwanjong_gateway.strike.settle import Settler
 from gwanjong_gateway.strike.text import result
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.untrusted import one_line
@@ -93,3 +103,63 @@ def none_fits(
     else:
         then = " strike with action='comment' (or 'post') first."
     return PlatformError(ErrorKind.INVALID_INPUT, why + then)
+
+
+class Confirm:
+    """Records as posted by a person the hand-off a `confirm_handoff` names."""
+
+    def __init__(self, records: Records, settler: Settler, clock: Callable[[], float]) -> None:
+        self.records = records
+        self.settler = settler  # reads the platform back when no URL is given
+        self.clock = clock
+
+    async def __call__(
+        self, ctx: DraftContext, url: str, which: Which = None, by: str | None = None
+    ) -> dict[str, Any]:
+        """Record as posted by a person the hand-off ``which`` names (its record or its
+        action; None: the only one pending here). ``by``: the signed-in caller."""
+        opportunity = ctx.opportunity.id
+        pending = await self.records.run(
+            StrikeStore.pending_handoffs, opportunity, ctx.opportunity.post.platform
+        )
+        picked = pick(pending, which)
+        if isinstance(picked, list) and picked:
+            return ambiguous(opportunity, which, picked)
+        if isinstance(picked, list):
+            named = None
+            if isinstance(which, int):
+                named = await self.records.run(StrikeStore.get, which)
+            if (
+                named is not None
+                and named.opportunity == opportunity
+                and named.status == StrikeStatus.POSTED
+            ):
+                return already(named)
+            raise none_fits(opportunity, which, pending, named)
+        row = picked
+        link = url.strip() if url.strip().startswith("http") else ""
+        if not link:
+            link = (await self.settler.read_back(row)).url
+        confirmed = await self.records.run(
+            StrikeStore.confirm_handoff,
+            row.id,
+            approver="human",
+            result_url=link,
+            policy=[
+                *row.policy,
+                f"hand-off confirmed {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(self.clock()))}Z",
+            ],
+            confirmed_by=by or "",
+            now=self.clock(),
+        )
+        if confirmed is None:  # another call confirmed it meanwhile
+            earlier = await self.records.run(StrikeStore.get, row.id)
+            return already(earlier or row)
+        return result(
+            StrikeStatus.POSTED,
+            url=link,
+            record=confirmed.id,
+            action=str(confirmed.action),
+            approver="human",
+            reason="Recorded as posted by a person.",
+        )
