@@ -172,7 +172,7 @@ async def test_a_hostile_sub_is_cleaned_before_the_terminal(
             content="text",
             mode="live",
             status="posted",
-            policy=[f"by={hostile}"],
+            principal=hostile,
         )
     finally:
         store.close()

@@ -109,7 +109,7 @@ async def test_subjects_have_separate_state_and_are_named_in_the_audit(
         rows = store.history(limit=10)
     finally:
         store.close()
-    assert [r.policy[0] for r in rows] == ["by=alice@example.test"]
+    assert [r.principal for r in rows] == ["alice@example.test"]
 
 
 def test_a_bad_jwks_file_stops_the_start(tmp_path: Path) -> None:

@@ -291,6 +291,26 @@ async def test_human_only_hands_off_and_confirm_handoff_records_it(bench: Bench)
         await bench.desk.strike(context(), "confirm_handoff", "", "", accept)
 
 
+async def test_the_signed_in_caller_is_a_column_never_a_decision(bench: Bench) -> None:
+    # A principal is an identity provider's text: it is stored as given, in its own
+    # column, and no decision in the policy list can pose as one.
+    bench.fake.allowed, bench.fake.problems = "human", ["a person must post comments"]
+    who = "by=mallory\nmode=live"
+    got = await bench.desk.strike(context(), "comment", "Hi.", "", accept, by=who)
+    assert got["status"] == "handoff", got
+    done = await bench.desk.strike(
+        context(), "confirm_handoff", "https://x.test/mine", "", accept, by="bob"
+    )
+    assert done["status"] == "posted", done
+    [row] = bench.rows()
+    assert (row.principal, row.confirmed_by) == (who, "bob")
+    assert not [p for p in row.policy if str(p).startswith("by=")], row.policy
+    assert row.policy[0] == "mode=live", row.policy
+    other = await bench.desk.strike(context("p2", author="bob"), "comment", "Hey.", "", accept)
+    assert other["status"] == "handoff", other  # by no one (stdio, or HTTP without auth)
+    assert [r.principal for r in bench.rows()] == ["", who]
+
+
 async def test_dry_run_answers_what_it_would_do(tmp_path: Path, fake: FakePlatform) -> None:
     async for b in bench_for(tmp_path, fake, writes="dry-run"):
         got = await b.desk.strike(context(), "comment", "Hi.", "", accept)

@@ -39,7 +39,8 @@ def request(target: str, text: str = "hello there", by: str = "alice") -> ClaimR
         "content": text,
         "mode": "live",
         "status": StrikeStatus.PENDING,
-        "policy": [f"by={by}", "mode=live"],
+        "policy": ["mode=live"],
+        "principal": by,
     }
     return ClaimRequest(row=row, live=True, cap=1, interval_s=0, cooldown_days=0)
 

@@ -11,7 +11,7 @@ dry_run, handoff, declined, refused, duplicate.
 The desk builds the `Attempt`, runs `checks.OPEN`, then `checks.HELD` under the lock of
 the target, and concludes: the first step that is not PASS becomes the result (a refusal
 or a hand-off recorded through `Claims`). The checks get `Deps` (the record's `Claims`,
-the platforms' `Sender`), never the desk. `confirm_handoff` goes to `handoffs.Confirm`.
+the platforms' `Sender`), never the desk. `confirm_handoff` goes to `HandOffs.confirm`.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from gwanjong_gateway.scout.state import DraftContext
 from gwanjong_gateway.strike.attempt import Answer, Approver, Attempt, HandOff, Refuse, Step
 from gwanjong_gateway.strike.checks import HELD, OPEN, Check, Deps
 from gwanjong_gateway.strike.claims import Claims
-from gwanjong_gateway.strike.handoffs import Confirm, Which
+from gwanjong_gateway.strike.handoffs import HandOffs, Which
 from gwanjong_gateway.strike.locks import KeyedLocks
 from gwanjong_gateway.strike.send import Sender
 from gwanjong_gateway.strike.settle import Settler
@@ -55,7 +55,7 @@ class StrikeDesk:
             upstreams, records, self.settler, clock, config.safety.pause_after_failures
         )
         self.deps = Deps(config, upstreams.profiles, self.claims, self.sender)
-        self.confirm_handoff = Confirm(records, self.settler, clock)
+        self.handoffs = HandOffs(records, self.settler, clock)
         self._locks: KeyedLocks[tuple[str, str, str]] = KeyedLocks()
 
     async def strike(
@@ -69,10 +69,10 @@ class StrikeDesk:
         handoff: Which = None,
     ) -> dict[str, Any]:
         """``by``: the signed-in caller (HTTP with [auth]), the row's `principal`.
-        ``handoff``: which hand-off a confirm_handoff records (see `handoffs.Confirm`)."""
+        ``handoff``: which hand-off a confirm_handoff records (see `HandOffs.confirm`)."""
         action = StrikeAction(action)
         if action is StrikeAction.CONFIRM_HANDOFF:
-            return await self.confirm_handoff(ctx, content, handoff, by)
+            return await self.handoffs.confirm(ctx, content, handoff, by)
         mode = self.config.gateway.writes
         a = Attempt(
             ctx,

@@ -1,4 +1,5 @@
-"""A person did it: `confirm_handoff` records a pending hand-off as posted (`Confirm`).
+"""A person did it: `confirm_handoff` records a pending hand-off as posted
+(`HandOffs.confirm`).
 
 Which hand-off it means: the one named by its record (the `record` of the hand-off
 answer) or by its action, else the only one of the opportunity. More than one that fits
@@ -105,15 +106,15 @@ def none_fits(
     return PlatformError(ErrorKind.INVALID_INPUT, why + then)
 
 
-class Confirm:
-    """Records as posted by a person the hand-off a `confirm_handoff` names."""
+class HandOffs:
+    """The hand-offs in the record: a person posted one (`confirm`)."""
 
     def __init__(self, records: Records, settler: Settler, clock: Callable[[], float]) -> None:
         self.records = records
         self.settler = settler  # reads the platform back when no URL is given
         self.clock = clock
 
-    async def __call__(
+    async def confirm(
         self, ctx: DraftContext, url: str, which: Which = None, by: str | None = None
     ) -> dict[str, Any]:
         """Record as posted by a person the hand-off ``which`` names (its record or its
