@@ -8,7 +8,6 @@ come before that check.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -152,12 +151,16 @@ def fake() -> FakePlatform:
 
 
 async def bench_for(
-    tmp_path: Path, fake: FakePlatform, writes: str = "live", extra: str = "", daily: str = ""
+    tmp_path: Path,
+    fake: FakePlatform,
+    writes: str = "live",
+    tables: dict[str, dict[str, Any]] | None = None,
+    daily: dict[str, int] | None = None,
 ) -> AsyncIterator[Bench]:
-    platform = f"min_interval_s = 0\ndisclosure = {json.dumps(FOOTER)}"
-    if daily:
-        platform += f"\n[platforms.{NAME}.daily]\n{daily}"
-    config = parse(config_text(tmp_path, [NAME], writes, extra, platform_extra=platform))
+    platform: dict[str, Any] = {"min_interval_s": 0, "disclosure": FOOTER}
+    if daily is not None:
+        platform["daily"] = daily
+    config = parse(config_text(tmp_path, [NAME], writes, tables=tables, platform=platform))
     upstreams = Upstreams(config, environ={}, transports={NAME: fake.server()})
     records = Records(tmp_path / "gwanjong.db")
     try:
@@ -223,7 +226,7 @@ async def test_paused_refuses_before_anything_else(bench: Bench) -> None:
 async def test_opted_out_refuses_a_comment_but_not_a_new_post(
     tmp_path: Path, fake: FakePlatform
 ) -> None:
-    async for b in bench_for(tmp_path, fake, extra=f'[safety]\nopt_out = ["{NAME}:alice"]'):
+    async for b in bench_for(tmp_path, fake, tables={"safety": {"opt_out": [f"{NAME}:alice"]}}):
         got = await b.desk.strike(context(), "comment", "Hi.", "", accept)
         await refused_by(b, got, "opt-out list")
         assert fake.calls == []
@@ -246,7 +249,7 @@ async def test_earlier_claim_answers_duplicate(bench: Bench) -> None:
 
 
 async def test_limits_refuse_on_the_daily_cap(tmp_path: Path, fake: FakePlatform) -> None:
-    async for b in bench_for(tmp_path, fake, daily="comment = 0"):
+    async for b in bench_for(tmp_path, fake, daily={"comment": 0}):
         got = await b.desk.strike(context(), "comment", "Hi.", "", accept)
         await refused_by(b, got, "Daily cap reached")
         assert fake.calls == []
@@ -354,7 +357,7 @@ async def test_claim_answers_duplicate_when_the_target_was_taken_meanwhile(
 
 
 async def test_limits_check_refuses_on_its_own(tmp_path: Path, fake: FakePlatform) -> None:
-    async for b in bench_for(tmp_path, fake, daily="comment = 0"):
+    async for b in bench_for(tmp_path, fake, daily={"comment": 0}):
         a = Attempt(context(), StrikeAction.COMMENT, "Hi.", "", accept, ["mode=live"], mode="live")
         await strike_checks.disclosure(b.desk.deps, a)
         step = await strike_checks.limits(b.desk.deps, a)

@@ -39,9 +39,13 @@ class WallClock:
 
 
 def gateway_over(
-    forum: FakePlatform, tmp_path: Path, extra: str = "", clock: WallClock | None = None
+    forum: FakePlatform,
+    tmp_path: Path,
+    safety: dict[str, Any] | None = None,
+    clock: WallClock | None = None,
 ) -> FastMCP[Any]:
-    config = parse(config_text(tmp_path, ["devto"], extra=extra))
+    tables = {"safety": safety} if safety is not None else None
+    config = parse(config_text(tmp_path, ["devto"], tables=tables))
     gw = Gateway(config, environ={}, transports={"devto": forum.server()})
     if clock is not None:  # the record's and the read-back's clock (StrikeDesk, Settler)
         gw.desk = StrikeDesk(config, gw.upstreams, gw.records, clock=clock, mono=clock)
@@ -133,7 +137,7 @@ async def test_absence_counts_only_after_the_settle_window(
     # A 500 may hide a write that landed: unknown, held, and freed only when reading back
     # still finds nothing once the window has passed.
     clock = WallClock()
-    gw = gateway_over(forum, tmp_path, extra="[safety]\nsettle_window_s = 3", clock=clock)
+    gw = gateway_over(forum, tmp_path, {"settle_window_s": 3}, clock=clock)
     async with Client(gw) as client:
         oid = await drafted(client)
         forum.fail("write_post", ErrorKind.UNAVAILABLE)
@@ -198,7 +202,7 @@ async def test_a_write_that_shows_late_settles_as_posted(
     # The write lands, the answer is lost, and reads do not show it yet: held as unknown
     # (never sent twice) until reading back finds it.
     clock = WallClock()
-    gw = gateway_over(forum, tmp_path, extra="[safety]\nsettle_window_s = 600", clock=clock)
+    gw = gateway_over(forum, tmp_path, {"settle_window_s": 600}, clock=clock)
     async with Client(gw) as client:
         oid = await drafted(client)
         forum.lag = True

@@ -198,7 +198,7 @@ async def test_an_unreachable_database_is_unavailable_and_keeps_its_password(
 
 
 def test_history_and_resolve_use_the_configured_database(pg_url: str, tmp_path: Path) -> None:
-    config = parse(config_text(tmp_path / "state", ["devto"], extra=f'[store]\nurl = "{pg_url}"'))
+    config = parse(config_text(tmp_path / "state", ["devto"], tables={"store": {"url": pg_url}}))
     store = PostgresStrikeStore(pg_url)
     try:
         row = store.insert(**{**request("t1").row, "status": StrikeStatus.UNKNOWN}, now=NOW)
