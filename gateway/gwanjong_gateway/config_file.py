@@ -1,38 +1,109 @@
 """Writing gateway.toml: the one place that does, for `gwanjong init`, the demo, the tests
-and the benchmarks. A file is checked as the gateway would load it before it is written."""
+and the benchmarks. A file is checked as the gateway would load it before it is written.
+
+`dumps` is a small TOML writer for the values a gateway.toml holds: strings (and paths,
+written with forward slashes), booleans, integers, floats, arrays, and tables (a mapping:
+a `[header]` section at the top level or under another table, an inline `{ }` inside an
+array). Every string is a basic string with TOML's escapes, so any text reads back as
+written; what TOML cannot hold (None, a lone surrogate) is refused, never guessed.
+"""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+import math
+import re
+from collections.abc import Mapping
+from pathlib import Path, PurePath
 from typing import Any
 
 from gwanjong_gateway.config import GatewayConfig, parse
 
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\f": "\\f",
+    "\r": "\\r",
+}
 
-def _toml(value: Any) -> str:
+
+def _string(text: str) -> str:
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif code < 0x20 or code == 0x7F:  # other control characters are not allowed raw
+            out.append(f"\\u{code:04X}")
+        elif 0xD800 <= code <= 0xDFFF:
+            raise ValueError(f"cannot write a lone surrogate (U+{code:04X}) to TOML")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _key(key: object) -> str:
+    if not isinstance(key, str):
+        raise TypeError(f"a TOML key must be text, not {type(key).__name__}")
+    return key if _BARE_KEY.fullmatch(key) else _string(key)
+
+
+def _value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, str | Path):
-        return json.dumps(
-            str(value) if isinstance(value, str) else value.as_posix(), ensure_ascii=False
-        )
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        return repr(value)  # 1.5, 1e+20, inf, -inf: all TOML floats
+    if isinstance(value, str):
+        return _string(value)
+    if isinstance(value, PurePath):
+        return _string(value.as_posix())
     if isinstance(value, list | tuple):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }"
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        pairs = ", ".join(f"{_key(k)} = {_value(v)}" for k, v in value.items())
+        return "{ " + pairs + " }" if pairs else "{}"
     raise TypeError(f"cannot write {type(value).__name__} to TOML")
 
 
-def render(gateway: dict[str, Any], platforms: dict[str, dict[str, Any]]) -> str:
-    """gateway.toml text for these settings: the demo, the tests and the benchmarks write
-    throw-away configs pointing the servers at the sandbox."""
-    lines = ["[gateway]", *(f"{k} = {_toml(v)}" for k, v in gateway.items()), ""]
-    for name, table in platforms.items():
-        lines += [f"[platforms.{name}]", *(f"{k} = {_toml(v)}" for k, v in table.items()), ""]
-    return "\n".join(lines)
+def _table(path: list[str], table: Mapping[str, Any], out: list[str]) -> None:
+    """The plain keys of ``table`` under its header, then each sub-table as its own."""
+    plain = [(k, v) for k, v in table.items() if not isinstance(v, Mapping)]
+    subtables = [k for k, v in table.items() if isinstance(v, Mapping)]
+    if path and (plain or not subtables):  # a table of tables alone needs no header
+        if out:
+            out.append("")
+        out.append("[" + ".".join(_key(k) for k in path) + "]")
+    out += [f"{_key(k)} = {_value(v)}" for k, v in plain]
+    for key in subtables:
+        _table([*path, key], table[key], out)
+
+
+def dumps(doc: Mapping[str, Any]) -> str:
+    """``doc`` as TOML text that `tomllib.loads` reads back equal (paths as text)."""
+    out: list[str] = []
+    _table([], doc, out)
+    return "\n".join(out) + "\n"
+
+
+def render(
+    gateway: Mapping[str, Any],
+    platforms: Mapping[str, Mapping[str, Any]],
+    tables: Mapping[str, Mapping[str, Any]] | None = None,
+) -> str:
+    """gateway.toml text for these settings: `[gateway]`, then ``tables`` (`[safety]`,
+    `[store]`, `[auth]` …), then one `[platforms.NAME]` per platform. The demo, the tests
+    and the benchmarks write throw-away configs pointing the servers at the sandbox."""
+    doc: dict[str, Any] = {"gateway": dict(gateway), **(tables or {})}
+    if platforms:
+        doc["platforms"] = {name: dict(table) for name, table in platforms.items()}
+    return dumps(doc)
 
 
 def write_config(path: Path, text: str, source: str = "gateway.toml") -> GatewayConfig:

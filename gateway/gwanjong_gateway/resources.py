@@ -80,6 +80,8 @@ def register_resources(
             )
         audit = {
             **row.public(),
+            "by": row.principal,  # the signed-in caller who made it ("" = stdio / no auth)
+            "confirmed_by": row.confirmed_by,
             "mode": row.mode,
             "title": row.title,
             "content": row.content,

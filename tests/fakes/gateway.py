@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,17 +19,18 @@ def fake_gateway(
     state_dir: Path,
     *fakes: FakePlatform,
     writes: str = "live",
-    extra: str = "",
-    platform_extra: str = "min_interval_s = 0",
-    tables: str = "",
+    settings: Mapping[str, Any] | None = None,
+    tables: Mapping[str, Mapping[str, Any]] | None = None,
+    platform: Mapping[str, Any] | None = None,
+    others: Mapping[str, Mapping[str, Any]] | None = None,
     **gateway_kwargs: Any,
 ) -> FastMCP[Any]:
     """The gateway with each fake as one of its platforms (by the fake's profile name).
 
-    ``gateway_kwargs`` go to ``Gateway`` (e.g. ``clock=``); ``tables`` is extra TOML."""
+    ``gateway_kwargs`` go to ``Gateway`` (e.g. ``clock=``); the rest to `config_text`
+    (``others``: more platforms, with their own tables)."""
     names = [f.profile.name for f in fakes]
-    text = config_text(state_dir, names, writes, extra, platform_extra) + "\n" + tables
-    config = parse(text)
+    config = parse(config_text(state_dir, names, writes, settings, tables, platform, others))
     transports = {f.profile.name: f.server() for f in fakes}
     gw = Gateway(config, environ={}, transports=transports, **gateway_kwargs)
     return build_gateway(config, gateway=gw)

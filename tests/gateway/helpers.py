@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from fastmcp import FastMCP
 
 from gwanjong_gateway.config import parse
+from gwanjong_gateway.config_file import render
 from gwanjong_gateway.server import build_gateway
 from gwanjong_sandbox.control import SandboxControl
 from tests.platforms import SPECS
@@ -17,21 +19,20 @@ def config_text(
     state_dir: Path,
     platforms: list[str],
     writes: str = "live",
-    extra: str = "",
-    platform_extra: str = "min_interval_s = 0",
+    settings: Mapping[str, Any] | None = None,
+    tables: Mapping[str, Mapping[str, Any]] | None = None,
+    platform: Mapping[str, Any] | None = None,
+    others: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> str:
-    lines = [
-        "[gateway]",
-        f'writes = "{writes}"',
-        f'state_dir = "{state_dir.as_posix()}"',
-        "call_timeout_s = 8",
-        "",
-    ]
-    if extra:
-        lines += [extra, ""]
-    for name in platforms:
-        lines += [f"[platforms.{name}]", platform_extra, ""]
-    return "\n".join(lines)
+    """gateway.toml for a test, by the product's writer: ``settings`` go in [gateway],
+    ``tables`` are [safety], [store], [auth] …, each of ``platforms`` gets ``platform``
+    (default: no minimum interval), and ``others`` are more platforms with their own."""
+    each = {"min_interval_s": 0} if platform is None else platform
+    return render(
+        {"writes": writes, "state_dir": state_dir, "call_timeout_s": 8, **(settings or {})},
+        {**{name: dict(each) for name in platforms}, **(others or {})},
+        tables,
+    )
 
 
 def in_memory_gateway(
@@ -39,11 +40,12 @@ def in_memory_gateway(
     state_dir: Path,
     platforms: list[str],
     writes: str = "live",
-    extra: str = "",
-    platform_extra: str = "min_interval_s = 0",
+    settings: Mapping[str, Any] | None = None,
+    tables: Mapping[str, Mapping[str, Any]] | None = None,
+    platform: Mapping[str, Any] | None = None,
 ) -> FastMCP[Any]:
     """The gateway with each platform server in-process, talking HTTP to the sandbox."""
-    config = parse(config_text(state_dir, platforms, writes, extra, platform_extra))
+    config = parse(config_text(state_dir, platforms, writes, settings, tables, platform))
     transports = {name: SPECS[name].build(sandbox.url) for name in platforms}
     return build_gateway(config, environ={}, transports=transports)
 

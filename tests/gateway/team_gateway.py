@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from tests.gateway.helpers import config_text
 from tests.gateway.http_gateway import client, serve_app
 
 USERS = ("alice", "bob", "carol")
-AUTH = '[auth]\nmode = "tokens"\nauditors = ["carol"]'
+AUTH = {"auth": {"mode": "tokens", "auditors": ["carol"]}}
 
 
 @dataclass
@@ -44,12 +44,11 @@ async def team_gateway(
     *fakes: FakePlatform,
     writes: str = "live",
     recheck_s: float | None = None,
-    extra: str = "",
-    store: str = "",
+    store: Mapping[str, Any] | None = None,
 ) -> AsyncIterator[Team]:
     names = [f.profile.name for f in fakes]
-    tables = AUTH + ("\n\n" + store if store else "")
-    text = config_text(state_dir, names, writes, tables) + "\n" + extra
+    tables = {**AUTH, **({"store": store} if store else {})}
+    text = config_text(state_dir, names, writes, tables=tables)
     path = state_dir / "gateway.toml"
     path.write_text(text, encoding="utf-8")
     config = parse(text)

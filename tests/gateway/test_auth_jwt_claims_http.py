@@ -109,7 +109,7 @@ async def test_only_the_pinned_algorithms_are_accepted(
     ec = ECKey.generate_key("P-256", parameters={"kid": "e1"})
     jwks = tmp_path / "jwks.json"
     jwks.write_text(json.dumps({"keys": [ec.as_dict(private=False)]}))
-    es_only = auth_table(jwks) + '\nalgorithms = ["ES256"]'
+    es_only = auth_table(jwks, algorithms=["ES256"])
     es_token = jwt.encode({"alg": "ES256", "kid": "e1"}, _claims(), ec)
     public_pem = ec.as_pem(private=False)
     async with serve_app(gateway(sandbox, tmp_path, jwks, es_only)) as url:
@@ -121,21 +121,23 @@ async def test_only_the_pinned_algorithms_are_accepted(
 
 
 @pytest.mark.parametrize(
-    ("line", "why"),
+    ("setting", "why"),
     [
-        ('algorithms = ["none"]', "not accepted"),
-        ('algorithms = ["HS256"]', "not accepted"),
-        ('algorithm = "HS256"', "not accepted"),
-        ("algorithms = []", "not accepted"),
-        ('required_claims = ["sub"]', "'exp'"),
-        ('required_claims = ["exp"]', "'sub'"),
-        ("leeway_s = 3600", "leeway_s"),
+        ({"algorithms": ["none"]}, "not accepted"),
+        ({"algorithms": ["HS256"]}, "not accepted"),
+        ({"algorithm": "HS256"}, "not accepted"),
+        ({"algorithms": []}, "not accepted"),
+        ({"required_claims": ["sub"]}, "'exp'"),
+        ({"required_claims": ["exp"]}, "'sub'"),
+        ({"leeway_s": 3600}, "leeway_s"),
     ],
 )
-def test_unsafe_jwt_settings_stop_the_start(tmp_path: Path, line: str, why: str) -> None:
-    table = auth_table(tmp_path / "jwks.json") + "\n" + line
+def test_unsafe_jwt_settings_stop_the_start(
+    tmp_path: Path, setting: dict[str, Any], why: str
+) -> None:
+    tables = auth_table(tmp_path / "jwks.json", **setting)
     with pytest.raises(ConfigError, match=why):
-        parse(config_text(tmp_path, [], extra=table))
+        parse(config_text(tmp_path, [], tables=tables))
 
 
 async def test_a_hostile_sub_is_cleaned_before_the_terminal(
@@ -172,7 +174,7 @@ async def test_a_hostile_sub_is_cleaned_before_the_terminal(
             content="text",
             mode="live",
             status="posted",
-            policy=[f"by={hostile}"],
+            principal=hostile,
         )
     finally:
         store.close()

@@ -47,15 +47,17 @@ class Issuer:
         return jwt.encode({"alg": "RS256", "kid": signer.kid}, {**body, **claims}, signer)
 
 
-def auth_table(jwks: Path) -> str:
-    return (
-        f'[auth]\nmode = "jwt"\nissuer = "{ISSUER}"\naudience = "{AUDIENCE}"\n'
-        f'jwks_file = "{jwks.as_posix()}"'
-    )
+def auth_table(jwks: Path, **more: Any) -> dict[str, dict[str, Any]]:
+    """The [auth] table of a JWT resource server trusting ``jwks``, plus ``more``."""
+    return {
+        "auth": {"mode": "jwt", "issuer": ISSUER, "audience": AUDIENCE, "jwks_file": jwks, **more}
+    }
 
 
-def gateway(sandbox: SandboxControl, tmp: Path, jwks: Path, table: str = "") -> Any:
-    config = parse(config_text(tmp, ["devto"], extra=table or auth_table(jwks)))
+def gateway(
+    sandbox: SandboxControl, tmp: Path, jwks: Path, tables: dict[str, dict[str, Any]] | None = None
+) -> Any:
+    config = parse(config_text(tmp, ["devto"], tables=tables or auth_table(jwks)))
     transports = {"devto": SPECS["devto"].build(sandbox.url)}
     return build_gateway(config, environ={}, transports=transports, auth=build_auth(config))
 
@@ -109,17 +111,17 @@ async def test_subjects_have_separate_state_and_are_named_in_the_audit(
         rows = store.history(limit=10)
     finally:
         store.close()
-    assert [r.policy[0] for r in rows] == ["by=alice@example.test"]
+    assert [r.principal for r in rows] == ["alice@example.test"]
 
 
 def test_a_bad_jwks_file_stops_the_start(tmp_path: Path) -> None:
     missing = tmp_path / "absent.json"
     with pytest.raises(ConfigError, match="cannot read"):
-        build_auth(parse(config_text(tmp_path, [], extra=auth_table(missing))))
+        build_auth(parse(config_text(tmp_path, [], tables=auth_table(missing))))
     empty = tmp_path / "empty.json"
     empty.write_text('{"keys": []}')
     with pytest.raises(ConfigError, match='no "keys"'):
-        build_auth(parse(config_text(tmp_path, [], extra=auth_table(empty))))
+        build_auth(parse(config_text(tmp_path, [], tables=auth_table(empty))))
 
 
 @contextlib.contextmanager
@@ -151,10 +153,8 @@ def serve_file(path: Path) -> Iterator[str]:
 async def test_keys_can_come_from_a_jwks_url(sandbox: SandboxControl, tmp_path: Path) -> None:
     idp = Issuer(tmp_path, kid="rotating-1")
     with serve_file(idp.jwks) as jwks_uri:
-        table = (
-            f'[auth]\nmode = "jwt"\nissuer = "{ISSUER}"\naudience = "{AUDIENCE}"\n'
-            f'jwks_uri = "{jwks_uri}"'
-        )
+        table = {"auth": {"mode": "jwt", "issuer": ISSUER, "audience": AUDIENCE}}
+        table["auth"]["jwks_uri"] = jwks_uri
         async with serve_app(gateway(sandbox, tmp_path, idp.jwks, table)) as url:
             async with client(url, idp.token("carol")) as c:
                 assert (await call(c, "status"))["state"]["opportunities"]["count"] == 0

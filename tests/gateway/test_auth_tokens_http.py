@@ -162,10 +162,11 @@ async def test_each_user_sees_only_their_own_state_and_is_named_in_the_audit(
             shown.append(posted)
         log = gw.log()
     rows = history(config)
-    by = {r.content.split(" ", 1)[0]: [p for p in r.policy if p.startswith("by=")] for r in rows}
-    assert by == {"Alice's": ["by=alice"], "Bob's": ["by=bob"]}, rows
+    by = {r.content.split(" ", 1)[0]: r.principal for r in rows}
+    assert by == {"Alice's": "alice", "Bob's": "bob"}, rows
     audit = json.loads(cli(config, "history", "--json").stdout)  # what an operator reads
-    assert sorted(r["policy"][0] for r in audit) == ["by=alice", "by=bob"]
+    assert sorted(r["by"] for r in audit) == ["alice", "bob"]
+    assert not [p for r in audit for p in r["policy"] if p.startswith("by=")], audit
     assert len(sandbox.writes()) == 2
     assert alice not in log and bob not in log
     assert alice not in json.dumps(shown) and bob not in json.dumps(shown)

@@ -15,6 +15,7 @@ from gwanjong_gateway.config import parse
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.rules import policy
 from gwanjong_gateway.server import build_gateway
+from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
@@ -38,13 +39,12 @@ def stepped_gateway(links: FakePlatform, state: Path, wall: Clock, mono: Clock) 
     text = config_text(
         state,
         ["reddit"],
-        extra="[safety]\nsettle_window_s = 120",
-        platform_extra=f"min_interval_s = {INTERVAL}",
+        tables={"safety": {"settle_window_s": 120}},
+        platform={"min_interval_s": INTERVAL},
     )
     config = parse(text)
     gw = Gateway(config, environ={}, transports={"reddit": links.server()})
-    gw.desk.clock = gw.desk.settler.clock = gw.desk.journal.clock = wall
-    gw.desk.settler.mono = mono
+    gw.desk = StrikeDesk(config, gw.upstreams, gw.records, clock=wall, mono=mono)
     return build_gateway(config, gateway=gw)
 
 

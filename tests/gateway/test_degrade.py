@@ -21,7 +21,7 @@ from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio
 PY = sys.executable
-BROKEN = f'[platforms.broken]\ncommand = ["{PY}", "-c", "import gwanjong_nosuch_pkg"]\n'
+BROKEN = {"broken": {"command": [PY, "-c", "import gwanjong_nosuch_pkg"]}}
 
 
 class FakeClock:
@@ -53,7 +53,7 @@ async def test_a_server_that_cannot_import_is_down_with_its_stderr_and_fails_fas
     forum: FakePlatform, tmp_path: Path
 ) -> None:
     clock = FakeClock()
-    gw = fake_gateway(tmp_path, forum, tables=BROKEN, clock=clock)
+    gw = fake_gateway(tmp_path, forum, others=BROKEN, clock=clock)
     async with Client(gw, timeout=120) as client:
         scouted = await call(client, "scout", topic="rust")
         assert {o["platform"] for o in scouted["opportunities"]} == {"devto"}
@@ -117,8 +117,8 @@ async def test_exposed_tools_are_in_the_first_list(forum: FakePlatform, tmp_path
     gw = fake_gateway(
         tmp_path,
         forum,
-        tables=BROKEN,
-        extra='expose = ["devto__get_post", "broken__get_post"]',
+        others=BROKEN,
+        settings={"expose": ["devto__get_post", "broken__get_post"]},
     )
     async with Client(gw, timeout=120) as client:
         listed = {t.name for t in await client.list_tools()}  # once, right after connect
@@ -152,12 +152,17 @@ def test_proxy_and_ca_variables_reach_the_platform_servers() -> None:
 
 @pytest.mark.stdio  # spawns a process
 async def test_a_stderr_reason_never_shows_a_secret(forum: FakePlatform, tmp_path: Path) -> None:
-    leaky = (
-        f'[platforms.leaky]\ncommand = ["{PY}", "-c", '
-        "\"import os, sys; sys.exit('bad token ' + os.environ['LEAKY_TOKEN'])\"]\n"
-        'env = { LEAKY_TOKEN = "s3cr3t-value-123", LEAKY_BASE_URL = "http://127.0.0.1:9" }\n'
-    )
-    async with Client(fake_gateway(tmp_path, forum, tables=leaky), timeout=120) as client:
+    leaky = {
+        "leaky": {
+            "command": [
+                PY,
+                "-c",
+                "import os, sys; sys.exit('bad token ' + os.environ['LEAKY_TOKEN'])",
+            ],
+            "env": {"LEAKY_TOKEN": "s3cr3t-value-123", "LEAKY_BASE_URL": "http://127.0.0.1:9"},
+        }
+    }
+    async with Client(fake_gateway(tmp_path, forum, others=leaky), timeout=120) as client:
         scouted = await call(client, "scout", topic="rust", platforms=["leaky"])
         status = await call(client, "status")
         reason = status["platforms"]["leaky"]["reason"]

@@ -26,8 +26,8 @@ SERVER = Path(fifth.__file__)
 
 
 def gateway_toml(state_dir: Path, opt_out: list[str]) -> str:
-    text = render(
-        {"writes": "live", "state_dir": state_dir.as_posix(), "call_timeout_s": 20},
+    return render(
+        {"writes": "live", "state_dir": state_dir, "call_timeout_s": 20},
         {
             "mastodon": {
                 "command": [sys.executable, str(SERVER)],
@@ -35,8 +35,8 @@ def gateway_toml(state_dir: Path, opt_out: list[str]) -> str:
                 "min_interval_s": 0,
             }
         },
+        {"safety": {"opt_out": opt_out}},
     )
-    return text + f"\n[safety]\nopt_out = {opt_out!r}\n".replace("'", '"')
 
 
 @pytest.mark.stdio  # spawns a process

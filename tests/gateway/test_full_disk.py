@@ -200,7 +200,7 @@ async def test_a_dotenv_save_on_a_full_disk_says_so_and_keeps_the_old_file(state
 async def test_setup_save_on_a_full_disk_answers_unavailable(state: Path) -> None:
     links = FakePlatform(LINKS, configured=False)
     async with Client(
-        fake_gateway(state, links, extra="model_may_save_credentials = true")
+        fake_gateway(state, links, settings={"model_may_save_credentials": True})
     ) as client:
         await client.call_tool("status", {})
         fill(state)

@@ -69,7 +69,7 @@ async def test_bundled_platform_runs_in_process_and_starts_on_first_use(
 
 @pytest.mark.stdio
 async def test_isolation_process_spawns_the_server(sandbox: SandboxControl, tmp_path: Path) -> None:
-    config = parse(config_text(tmp_path, ["devto"], platform_extra='isolation = "process"'))
+    config = parse(config_text(tmp_path, ["devto"], platform={"isolation": "process"}))
     gateway = build_gateway(config, environ=devto_env(sandbox))
     async with Client(gateway, timeout=90) as client:
         assert (await call(client, "status"))["platforms"]["devto"]["health"] == "not started"
@@ -85,9 +85,7 @@ async def test_isolation_process_spawns_the_server(sandbox: SandboxControl, tmp_
 async def test_a_failing_in_process_platform_leaves_the_others_answering(
     sandbox: SandboxControl, tmp_path: Path, faulty_installed: None
 ) -> None:
-    text = config_text(tmp_path, ["devto", *FAULTY]).replace(
-        "call_timeout_s = 8", "call_timeout_s = 5"
-    )
+    text = config_text(tmp_path, ["devto", *FAULTY], settings={"call_timeout_s": 5})
     gateway = build_gateway(parse(text), environ=devto_env(sandbox))
     async with Client(gateway, timeout=120) as client:
         scouted = await call(client, "scout", topic="rust async")
@@ -114,7 +112,7 @@ def test_a_declared_platform_needs_no_command(tmp_path: Path, faulty_installed: 
     with pytest.raises(ConfigError, match="not bundled"):
         parse(config_text(tmp_path, ["nosuchplatform"]))
     with pytest.raises(ConfigError, match="isolation"):
-        parse(config_text(tmp_path, ["devto"], platform_extra='isolation = "thread"'))
+        parse(config_text(tmp_path, ["devto"], platform={"isolation": "thread"}))
 
 
 @pytest.mark.stdio  # spawns a process

@@ -89,7 +89,7 @@ async def drafted(c: Checked, topic: str = "rust async cancellation") -> str:
 async def test_every_live_result_and_error_conforms(
     forum: FakePlatform, tmp_path: Path, mode: str
 ) -> None:
-    gateway = fake_gateway(tmp_path, forum, extra="model_may_save_credentials = true")
+    gateway = fake_gateway(tmp_path, forum, settings={"model_may_save_credentials": True})
     async with Client(gateway, mode=mode) as client:
         c = await Checked(client).start()
         await c.call("status")

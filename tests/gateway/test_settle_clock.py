@@ -54,9 +54,7 @@ class ScriptedSettler(Settler):
 
 
 def settler(tmp_path: Path, store: StrikeStore, wall: Clock, mono: Clock) -> ScriptedSettler:
-    config = parse(
-        config_text(tmp_path, ["devto"], extra=f"[safety]\nsettle_window_s = {WINDOW:g}")
-    )
+    config = parse(config_text(tmp_path, ["devto"], tables={"safety": {"settle_window_s": WINDOW}}))
     records = cast(Records, InlineRecords(store))
     return ScriptedSettler(config, cast(Upstreams, None), records, clock=wall, mono=mono)
 

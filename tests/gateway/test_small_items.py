@@ -94,7 +94,7 @@ async def test_one_opt_out_entry_covers_the_person_on_every_platform(
         scouted = await call(client, "scout", **topic)
         assert rust(scouted, "devto") and rust(scouted, "bluesky")  # ferris_fan's post on each
     gateway = in_memory_gateway(
-        sandbox, tmp_path / "b", both, extra='[safety]\nopt_out = ["@Ferris_Fan"]'
+        sandbox, tmp_path / "b", both, tables={"safety": {"opt_out": ["@Ferris_Fan"]}}
     )
     async with Client(gateway) as client:
         scouted = await call(client, "scout", **topic)
@@ -103,7 +103,7 @@ async def test_one_opt_out_entry_covers_the_person_on_every_platform(
         sandbox,
         tmp_path / "c",
         both,
-        extra='[safety]\nopt_out = ["bluesky:ferris-fan.bsky.social"]',
+        tables={"safety": {"opt_out": ["bluesky:ferris-fan.bsky.social"]}},
     )
     async with Client(gateway) as client:
         scouted = await call(client, "scout", **topic)

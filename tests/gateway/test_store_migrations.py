@@ -1,5 +1,5 @@
 """The SQLite strike record's migrations: a file from before versioning (no
-`schema_version`, no `principal` column) opens, keeps its rows and gains the column; a
+`schema_version`, no `principal` column) opens, keeps its rows and gains the columns; a
 file from a newer gwanjong is refused, not damaged."""
 
 from __future__ import annotations
@@ -79,6 +79,7 @@ def test_an_old_file_opens_and_gains_the_principal_column(tmp_path: Path) -> Non
         assert store.schema_version() == migrations.LATEST
         (old,) = store.history()
         assert (old.content, old.status, old.principal) == ("old words", "posted", "")
+        assert (old.readbacks, old.confirmed_by) == (0, "")
         assert store.acted_targets() == {("devto", "t1")}  # its claim still holds
         new = store.insert(
             intent_key="k2",
@@ -89,9 +90,23 @@ def test_an_old_file_opens_and_gains_the_principal_column(tmp_path: Path) -> Non
             content="new words",
             mode="live",
             status="posted",
-            policy=["by=dave", "mode=live"],
+            principal="dave",
+            policy=["mode=live"],
         )
-        assert new.principal == "dave"
+        assert (new.principal, new.confirmed_by) == ("dave", "")
+        # a decision that reads like a caller is only a decision: never parsed back
+        posed = store.insert(
+            intent_key="k4",
+            platform="devto",
+            target="t4",
+            action="comment",
+            content_hash="h4",
+            content="posing words",
+            mode="live",
+            status="posted",
+            policy=["by=eve", "mode=live"],
+        )
+        assert posed.principal == ""
         with pytest.raises(sqlite3.IntegrityError):  # the unique claim index survived
             store.insert(
                 intent_key="k3",

@@ -215,9 +215,7 @@ async def test_title_length_at_max_and_max_plus_one(forum: FakePlatform, tmp_pat
 
 
 async def test_daily_cap(forum: FakePlatform, tmp_path: Path) -> None:
-    gateway = fake_gateway(
-        tmp_path, forum, platform_extra="min_interval_s = 0\ndaily = { post = 1 }"
-    )
+    gateway = fake_gateway(tmp_path, forum, platform={"min_interval_s": 0, "daily": {"post": 1}})
     async with Client(gateway) as client:
         oid = await drafted(client)
         assert (await strike(client, oid, content="First."))["status"] == "posted"
@@ -229,7 +227,7 @@ async def test_daily_cap(forum: FakePlatform, tmp_path: Path) -> None:
 
 
 async def test_minimum_interval(forum: FakePlatform, tmp_path: Path) -> None:
-    gateway = fake_gateway(tmp_path, forum, platform_extra="min_interval_s = 600")
+    gateway = fake_gateway(tmp_path, forum, platform={"min_interval_s": 600})
     async with Client(gateway) as client:
         oid = await drafted(client)
         assert (await strike(client, oid, content="First."))["status"] == "posted"
@@ -242,7 +240,7 @@ async def test_minimum_interval(forum: FakePlatform, tmp_path: Path) -> None:
 
 
 async def test_opt_out_author_is_never_targeted(forum: FakePlatform, tmp_path: Path) -> None:
-    gateway = fake_gateway(tmp_path, forum, extra='[safety]\nopt_out = ["devto:ferris_fan"]')
+    gateway = fake_gateway(tmp_path, forum, tables={"safety": {"opt_out": ["devto:ferris_fan"]}})
     async with Client(gateway) as client:
         scouted = (
             await client.call_tool("scout", {"topic": "rust async cancellation", "limit": 10})
@@ -357,10 +355,10 @@ async def test_no_write_without_knowing_the_footer(
     # The footer may be the platform's own (its profile): while the platform has never
     # answered capabilities, strike refuses rather than write without it, unless
     # gateway.toml sets the footer itself ("" = none).
-    extra = "min_interval_s = 0" + (
-        "" if toml_footer is None else f'\ndisclosure = "{toml_footer}"'
-    )
-    config = parse(config_text(tmp_path, ["devto"], platform_extra=extra))
+    table: dict[str, Any] = {"min_interval_s": 0}
+    if toml_footer is not None:
+        table["disclosure"] = toml_footer
+    config = parse(config_text(tmp_path, ["devto"], platform=table))
     transports = {"devto": without_capabilities(forum.server())}
     async with Client(build_gateway(config, environ={}, transports=transports)) as client:
         oid = await drafted(client)

@@ -8,7 +8,6 @@ come before that check.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +25,7 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeAction, StrikeStatus
 from gwanjong_gateway.scout.state import DraftContext, DraftRule, Opportunity
 from gwanjong_gateway.strike import checks as strike_checks
-from gwanjong_gateway.strike.checks import Answer, Attempt, Refuse
+from gwanjong_gateway.strike.attempt import Answer, Attempt, Refuse
 from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_gateway.strike.locks import KeyedLocks
 from gwanjong_shared.contract import Action, ActionRule, Capabilities, Length, Limit, Validation
@@ -158,12 +157,16 @@ def fake() -> FakePlatform:
 
 
 async def bench_for(
-    tmp_path: Path, fake: FakePlatform, writes: str = "live", extra: str = "", daily: str = ""
+    tmp_path: Path,
+    fake: FakePlatform,
+    writes: str = "live",
+    tables: dict[str, dict[str, Any]] | None = None,
+    daily: dict[str, int] | None = None,
 ) -> AsyncIterator[Bench]:
-    platform = f"min_interval_s = 0\ndisclosure = {json.dumps(FOOTER)}"
-    if daily:
-        platform += f"\n[platforms.{NAME}.daily]\n{daily}"
-    config = parse(config_text(tmp_path, [NAME], writes, extra, platform_extra=platform))
+    platform: dict[str, Any] = {"min_interval_s": 0, "disclosure": FOOTER}
+    if daily is not None:
+        platform["daily"] = daily
+    config = parse(config_text(tmp_path, [NAME], writes, tables=tables, platform=platform))
     upstreams = Upstreams(config, environ={}, transports={NAME: fake.server()})
     records = Records(tmp_path / "gwanjong.db")
     try:
@@ -229,7 +232,7 @@ async def test_paused_refuses_before_anything_else(bench: Bench) -> None:
 async def test_opted_out_refuses_a_comment_but_not_a_new_post(
     tmp_path: Path, fake: FakePlatform
 ) -> None:
-    async for b in bench_for(tmp_path, fake, extra=f'[safety]\nopt_out = ["{NAME}:alice"]'):
+    async for b in bench_for(tmp_path, fake, tables={"safety": {"opt_out": [f"{NAME}:alice"]}}):
         got = wire(await b.desk.strike(context(), "comment", "Hi.", "", accept))
         await refused_by(b, got, "opt-out list")
         assert fake.calls == []
@@ -252,7 +255,7 @@ async def test_earlier_claim_answers_duplicate(bench: Bench) -> None:
 
 
 async def test_limits_refuse_on_the_daily_cap(tmp_path: Path, fake: FakePlatform) -> None:
-    async for b in bench_for(tmp_path, fake, daily="comment = 0"):
+    async for b in bench_for(tmp_path, fake, daily={"comment": 0}):
         got = wire(await b.desk.strike(context(), "comment", "Hi.", "", accept))
         await refused_by(b, got, "Daily cap reached")
         assert fake.calls == []
@@ -299,6 +302,26 @@ async def test_human_only_hands_off_and_confirm_handoff_records_it(bench: Bench)
         wire(await bench.desk.strike(context(), "confirm_handoff", "", "", accept))
 
 
+async def test_the_signed_in_caller_is_a_column_never_a_decision(bench: Bench) -> None:
+    # A principal is an identity provider's text: it is stored as given, in its own
+    # column, and no decision in the policy list can pose as one.
+    bench.fake.allowed, bench.fake.problems = "human", ["a person must post comments"]
+    who = "by=mallory\nmode=live"
+    got = await bench.desk.strike(context(), "comment", "Hi.", "", accept, by=who)
+    assert got.status == "handoff", got
+    done = await bench.desk.strike(
+        context(), "confirm_handoff", "https://x.test/mine", "", accept, by=who
+    )
+    assert done.status == "posted", done
+    [row] = bench.rows()
+    assert (row.principal, row.confirmed_by) == (who, who)
+    assert not [p for p in row.policy if str(p).startswith("by=")], row.policy
+    assert row.policy[0] == "mode=live", row.policy
+    other = await bench.desk.strike(context("p2", author="bob"), "comment", "Hey.", "", accept)
+    assert other.status == "handoff", other  # by no one (stdio, or HTTP without auth)
+    assert [r.principal for r in bench.rows()] == ["", who]
+
+
 async def test_dry_run_answers_what_it_would_do(tmp_path: Path, fake: FakePlatform) -> None:
     async for b in bench_for(tmp_path, fake, writes="dry-run"):
         got = wire(await b.desk.strike(context(), "comment", "Hi.", "", accept))
@@ -332,22 +355,22 @@ async def test_claim_answers_duplicate_when_the_target_was_taken_meanwhile(
 ) -> None:
     # Another process claims the target between the first look and the claim: the claim
     # (one transaction with its own checks) is what stops the second write.
-    a = Attempt(context(), StrikeAction.COMMENT, "Hi.", "", accept, ["mode=live"])
+    a = Attempt(context(), StrikeAction.COMMENT, "Hi.", "", accept, ["mode=live"], mode="live")
     for check in strike_checks.OPEN:
-        assert await check(bench.desk, a) is None
-    assert await strike_checks.earlier_claim(bench.desk, a) is None
-    other = a.columns("live", StrikeStatus.PENDING, intent_key="someone-else")
+        assert await check(bench.desk.deps, a) is None
+    assert await strike_checks.earlier_claim(bench.desk.deps, a) is None
+    other = a.columns(StrikeStatus.PENDING, intent_key="someone-else")
     await bench.desk.records.run(StrikeStore.insert, **other)
-    step = await strike_checks.claim(bench.desk, a)
+    step = await strike_checks.claim(bench.desk.deps, a)
     assert isinstance(step, Answer) and step.result.status == "duplicate", step
     assert a.row is None
 
 
 async def test_limits_check_refuses_on_its_own(tmp_path: Path, fake: FakePlatform) -> None:
-    async for b in bench_for(tmp_path, fake, daily="comment = 0"):
-        a = Attempt(context(), StrikeAction.COMMENT, "Hi.", "", accept, ["mode=live"])
-        await strike_checks.disclosure(b.desk, a)
-        step = await strike_checks.limits(b.desk, a)
+    async for b in bench_for(tmp_path, fake, daily={"comment": 0}):
+        a = Attempt(context(), StrikeAction.COMMENT, "Hi.", "", accept, ["mode=live"], mode="live")
+        await strike_checks.disclosure(b.desk.deps, a)
+        step = await strike_checks.limits(b.desk.deps, a)
         assert isinstance(step, Refuse) and "Daily cap" in step.reason
 
 

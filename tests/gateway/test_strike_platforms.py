@@ -14,7 +14,7 @@ from tests.gateway.helpers import in_memory_gateway, opportunity_for
 from tests.platforms import SPECS
 
 pytestmark = pytest.mark.anyio
-NO_FOOTER = 'min_interval_s = 0\ndisclosure = ""'
+NO_FOOTER = {"min_interval_s": 0, "disclosure": ""}
 
 
 def needs(*platforms: str) -> None:
@@ -106,7 +106,7 @@ async def test_comment_length_at_max_and_max_plus_one(
     sandbox: SandboxControl, tmp_path: Path, platform: str, unit_text: Any
 ) -> None:
     needs(platform)
-    gateway = in_memory_gateway(sandbox, tmp_path, [platform], platform_extra=NO_FOOTER)
+    gateway = in_memory_gateway(sandbox, tmp_path, [platform], platform=NO_FOOTER)
     async with Client(gateway) as client:
         oid = await drafted(client, platform, "MCP gateway design feedback", "feedback")
         caps = (await client.call_tool("draft", {"opportunity_id": oid})).structured_content
@@ -145,9 +145,7 @@ async def test_a_never_action_says_never_even_while_paced(
 ) -> None:
     """An X like is never allowed: the answer says so, not "too soon, retry in N s"."""
     needs("twitter")
-    gateway = in_memory_gateway(
-        sandbox, tmp_path, ["twitter"], platform_extra="min_interval_s = 600"
-    )
+    gateway = in_memory_gateway(sandbox, tmp_path, ["twitter"], platform={"min_interval_s": 600})
     async with Client(gateway) as client:
         summoned = await drafted(client, "twitter", "MCP gateway design feedback", "feedback")
         assert (await strike(client, summoned, "One gateway, fewer tools."))["status"] == "posted"

@@ -18,6 +18,7 @@ from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_gateway.server import build_gateway
+from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import config_text
@@ -38,12 +39,16 @@ class WallClock:
 
 
 def gateway_over(
-    forum: FakePlatform, tmp_path: Path, extra: str = "", clock: WallClock | None = None
+    forum: FakePlatform,
+    tmp_path: Path,
+    safety: dict[str, Any] | None = None,
+    clock: WallClock | None = None,
 ) -> FastMCP[Any]:
-    config = parse(config_text(tmp_path, ["devto"], extra=extra))
+    tables = {"safety": safety} if safety is not None else None
+    config = parse(config_text(tmp_path, ["devto"], tables=tables))
     gw = Gateway(config, environ={}, transports={"devto": forum.server()})
     if clock is not None:  # the record's and the read-back's clock (StrikeDesk, Settler)
-        gw.desk.clock = gw.desk.settler.clock = gw.desk.settler.mono = clock
+        gw.desk = StrikeDesk(config, gw.upstreams, gw.records, clock=clock, mono=clock)
     return build_gateway(config, gateway=gw)
 
 
@@ -134,7 +139,7 @@ async def test_absence_counts_only_after_the_settle_window(
     # A 500 may hide a write that landed: unknown, held, and freed only when reading back
     # still finds nothing once the window has passed.
     clock = WallClock()
-    gw = gateway_over(forum, tmp_path, extra="[safety]\nsettle_window_s = 3", clock=clock)
+    gw = gateway_over(forum, tmp_path, {"settle_window_s": 3}, clock=clock)
     async with Client(gw) as client:
         oid = await drafted(client)
         forum.fail("write_post", ErrorKind.UNAVAILABLE)
@@ -199,7 +204,7 @@ async def test_a_write_that_shows_late_settles_as_posted(
     # The write lands, the answer is lost, and reads do not show it yet: held as unknown
     # (never sent twice) until reading back finds it.
     clock = WallClock()
-    gw = gateway_over(forum, tmp_path, extra="[safety]\nsettle_window_s = 600", clock=clock)
+    gw = gateway_over(forum, tmp_path, {"settle_window_s": 600}, clock=clock)
     async with Client(gw) as client:
         oid = await drafted(client)
         forum.lag = True
@@ -256,7 +261,9 @@ async def test_a_full_disk_says_so_and_never_says_move_the_record_aside(tmp_path
     records = Records(tmp_path / "gwanjong.db")
 
     def full(store: StrikeStore) -> None:
-        raise sqlite3.OperationalError("database or disk is full")
+        exc = sqlite3.OperationalError("database or disk is full")
+        exc.sqlite_errorcode = sqlite3.SQLITE_FULL  # as SQLite sets it
+        raise exc
 
     with pytest.raises(PlatformError) as answer:
         await records.run(full)

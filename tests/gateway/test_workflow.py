@@ -200,7 +200,7 @@ async def test_setup_check_and_guide(forum: FakePlatform, tmp_path: Path) -> Non
 async def test_setup_save_writes_a_private_env_file_and_never_echoes(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
-    gateway = fake_gateway(tmp_path, forum, extra="model_may_save_credentials = true")
+    gateway = fake_gateway(tmp_path, forum, settings={"model_may_save_credentials": True})
     async with Client(gateway) as client:
         result = await client.call_tool(
             "setup",
@@ -228,7 +228,7 @@ async def test_setup_save_writes_a_private_env_file_and_never_echoes(
 
 
 async def test_expose_lists_and_forwards_a_raw_tool(forum: FakePlatform, tmp_path: Path) -> None:
-    gateway = fake_gateway(tmp_path, forum, extra='expose = ["devto__get_post"]')
+    gateway = fake_gateway(tmp_path, forum, settings={"expose": ["devto__get_post"]})
     async with Client(gateway) as client:
         names: set[str] = set()
         for _ in range(100):  # exposed tools appear once their server is up

@@ -27,7 +27,8 @@ from fastmcp import Client, FastMCP
 
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.gateway import Gateway
-from gwanjong_gateway.server import STATUS_RECORD_S, build_gateway
+from gwanjong_gateway.server import build_gateway
+from gwanjong_gateway.status import STATUS_RECORD_S
 from gwanjong_sandbox.control import SandboxControl
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import SOCIAL
@@ -271,10 +272,10 @@ async def test_a_database_stopped_after_a_devto_post_landed(
         "title": "Once only",
         "content": "Exactly once, whatever the database does.",
     }
-    extra = f'[store]\nurl = "{pg_url}"\ncall_deadline_s = {DEADLINE_S}\nconnect_timeout_s = 1'
+    store = {"url": pg_url, "call_deadline_s": DEADLINE_S, "connect_timeout_s": 1}
     stopped = Stopped(pg_url)
     try:
-        config = parse(config_text(tmp_path / "state", ["devto"], extra=extra))
+        config = parse(config_text(tmp_path / "state", ["devto"], tables={"store": store}))
         # the server waits past the sandbox's 5 s (the gateway's call_timeout_s is 8)
         devto = SPECS["devto"].build(sandbox.url, DEVTO_TIMEOUT_S="30")
         gateway = build_gateway(config, environ={}, transports={"devto": devto})

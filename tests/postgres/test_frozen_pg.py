@@ -76,8 +76,8 @@ async def test_a_gateway_on_a_frozen_database_answers_every_tool(
     from tests.mcp import call
 
     tweets = dataclasses.replace(SOCIAL, name="twitter", label="Fake Tweets", url="https://x.com")
-    extra = f'[store]\nurl = "{pg_url}"\ncall_deadline_s = 2'
-    mcp = fake_gateway(tmp_path / "state", FakePlatform(tweets), writes="dry-run", extra=extra)
+    tables = {"store": {"url": pg_url, "call_deadline_s": 2}}
+    mcp = fake_gateway(tmp_path / "state", FakePlatform(tweets), writes="dry-run", tables=tables)
     async with Client(mcp) as client:
         await call(client, "status")  # the pool is open
         scouted = await call(client, "scout", source="mentions")

@@ -54,12 +54,12 @@ async def test_a_write_whose_database_went_away_is_journalled_and_settled(
     tmp_path: Path, pg_server: str, pg_url: str
 ) -> None:
     name = pg_url.rsplit("/", 1)[1]
-    extra = f'[store]\nurl = "{pg_url}"\nconnect_timeout_s = 2'
+    store = {"store": {"url": pg_url, "connect_timeout_s": 2}}
     links = FakePlatform(LINKS)
     links.hang("write_comment")
     answers: list[dict[str, Any]] = []
     try:
-        async with Client(fake_gateway(tmp_path, links, extra=extra)) as client:
+        async with Client(fake_gateway(tmp_path, links, tables=store)) as client:
             oid = await drafted(client)
 
             async def write() -> None:
@@ -80,7 +80,7 @@ async def test_a_write_whose_database_went_away_is_journalled_and_settled(
     finally:
         await anyio.to_thread.run_sync(shut, pg_server, name, True)
     links.show_late()
-    async with Client(fake_gateway(tmp_path, links, extra=extra)) as client:
+    async with Client(fake_gateway(tmp_path, links, tables=store)) as client:
         assert not any(TITLE.lower() in t.lower() for t in offered(await scout(client)))
         with anyio.fail_after(60):  # only catches a hang
             while [r.status for r in rows(pg_url)] != [StrikeStatus.POSTED]:

@@ -28,15 +28,17 @@ SECRET = "s3cret-pw"
 
 
 def test_the_store_url_must_be_postgresql(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"gateway.toml:7: store.url: .*postgresql://"):
-        parse(config_text(tmp_path, ["devto"], extra='[store]\nurl = "mysql://db/x"'))
+    text = config_text(tmp_path, ["devto"], tables={"store": {"url": "mysql://db/x"}})
+    line = text.splitlines().index('url = "mysql://db/x"') + 1  # the error names its line
+    with pytest.raises(ConfigError, match=rf"gateway.toml:{line}: store.url: .*postgresql://"):
+        parse(text)
     assert parse(config_text(tmp_path, ["devto"])).store.url == ""
 
 
 async def test_an_unset_variable_in_the_url_breaks_only_the_record(tmp_path: Path) -> None:
     config = parse(
         config_text(
-            tmp_path, ["devto"], extra='[store]\nurl = "postgresql://gw:${NO_SUCH_PW}@db/x"'
+            tmp_path, ["devto"], tables={"store": {"url": "postgresql://gw:${NO_SUCH_PW}@db/x"}}
         )
     )
     records = Records.for_config(config, {"HOME": "/nowhere"})
@@ -50,8 +52,8 @@ async def test_a_gateway_whose_database_is_down_scouts_but_writes_nothing(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     port = free_port()  # nothing listens here
-    extra = f'[store]\nurl = "postgresql://gw:${{GWJ_DB_PW}}@127.0.0.1:{port}/gwanjong"'
-    config = parse(config_text(tmp_path / "state", ["devto"], extra=extra))
+    store = {"url": f"postgresql://gw:${{GWJ_DB_PW}}@127.0.0.1:{port}/gwanjong"}
+    config = parse(config_text(tmp_path / "state", ["devto"], tables={"store": store}))
     mcp = build_gateway(
         config,
         environ={"GWJ_DB_PW": SECRET},
@@ -78,10 +80,10 @@ async def test_replicas_on_one_database_share_the_inbox_cursors(
 ) -> None:
     """A summons listed by one replica is not listed again by another (own state dirs)."""
     platforms = ["bluesky", "twitter"]
-    extra = f'[store]\nurl = "{pg_url}"'
+    tables = {"store": {"url": pg_url}}
 
     def replica(name: str) -> Client[Any]:
-        return Client(in_memory_gateway(sandbox, tmp_path / name, platforms, extra=extra))
+        return Client(in_memory_gateway(sandbox, tmp_path / name, platforms, tables=tables))
 
     async with replica("a") as a:
         first = await call(a, "scout", source="mentions", limit=25)
@@ -107,11 +109,11 @@ async def test_two_replicas_at_a_small_limit_list_every_summons_once(
     sandbox.flood_inbox(30, noise=10)
     async with Client(SPECS["bluesky"].build(sandbox.url)) as server:
         truth = {p["url"] for p in await drain(server, None, limit=100)}
-    extra = f'[store]\nurl = "{pg_url}"'
+    tables = {"store": {"url": pg_url}}
     listed: list[str] = []
     async with (
-        Client(in_memory_gateway(sandbox, tmp_path / "a", ["bluesky"], extra=extra)) as a,
-        Client(in_memory_gateway(sandbox, tmp_path / "b", ["bluesky"], extra=extra)) as b,
+        Client(in_memory_gateway(sandbox, tmp_path / "a", ["bluesky"], tables=tables)) as a,
+        Client(in_memory_gateway(sandbox, tmp_path / "b", ["bluesky"], tables=tables)) as b,
     ):
         for poll in range(40):
             got = await call(a if poll % 2 else b, "scout", source="mentions", limit=4)

@@ -39,7 +39,8 @@ def request(target: str, text: str = "hello there", by: str = "alice") -> ClaimR
         "content": text,
         "mode": "live",
         "status": StrikeStatus.PENDING,
-        "policy": [f"by={by}", "mode=live"],
+        "policy": ["mode=live"],
+        "principal": by,
     }
     return ClaimRequest(row=row, live=True, cap=1, interval_s=0, cooldown_days=0)
 
@@ -197,7 +198,7 @@ async def test_an_unreachable_database_is_unavailable_and_keeps_its_password(
 
 
 def test_history_and_resolve_use_the_configured_database(pg_url: str, tmp_path: Path) -> None:
-    config = parse(config_text(tmp_path / "state", ["devto"], extra=f'[store]\nurl = "{pg_url}"'))
+    config = parse(config_text(tmp_path / "state", ["devto"], tables={"store": {"url": pg_url}}))
     store = PostgresStrikeStore(pg_url)
     try:
         row = store.insert(**{**request("t1").row, "status": StrikeStatus.UNKNOWN}, now=NOW)

@@ -108,7 +108,7 @@ async def test_two_gateways_on_one_postgres_write_once_and_name_the_approver(
     assert not (tmp_path / "b" / "state" / "gwanjong.db").exists()
     posted = [r for r in rows if r["status"] == "posted"]
     assert [(r["by"], r["content"].split()[0]) for r in posted] == [(winner, winner)], rows
-    assert posted[0]["policy"][0] == f"by={winner}"
+    assert posted[0]["policy"][0] == "mode=live"  # who asked is a column, not a decision
     if not same_target:  # the refusal is recorded too, with who asked
         assert [r["by"] for r in rows if r["status"] == "refused"] == [loser], rows
     assert tokens["alice"] not in logs and tokens["bob"] not in logs

@@ -28,7 +28,7 @@ async def test_two_members_on_postgres_read_their_own_and_the_auditor_all(
     tmp_path: Path, pg_url: str
 ) -> None:
     forum = FakePlatform(FORUM)
-    store = f'[store]\nurl = "{pg_url}"'
+    store = {"url": pg_url}
     async with team_gateway(tmp_path, forum, store=store) as team:
         async with team.client("alice") as a, team.client("bob") as b:
             alice_oid, bob_oid = await drafted(a), await drafted(b)

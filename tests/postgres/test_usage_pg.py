@@ -68,10 +68,10 @@ def test_two_writers_in_two_threads_share_one_table(
 async def test_two_gateways_on_one_database_and_gwanjong_usage_shows_both(
     sandbox: SandboxControl, tmp_path: Path, pg_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    extra = f'[store]\nurl = "{pg_url}"'
+    tables = {"store": {"url": pg_url}}
     kinds = []
     for name in ("a", "b"):
-        mcp = in_memory_gateway(sandbox, tmp_path / name, ["devto"], extra=extra)
+        mcp = in_memory_gateway(sandbox, tmp_path / name, ["devto"], tables=tables)
         async with Client(mcp) as c:  # leaving it closes the usage log: every row written
             await call(c, "scout", topic="rust async cancellation", limit=5)
             failed = await error_of(c, "draft", opportunity_id="no-such-opportunity")

@@ -276,7 +276,7 @@ async def test_the_saved_key_restarts_the_platform_server_configured(
             assert done.status_code == 200, done.text
         return ElicitResult(action="accept")
 
-    config = parse(config_text(tmp_path, ["devto"], platform_extra=f'isolation = "{isolation}"'))
+    config = parse(config_text(tmp_path, ["devto"], platform={"isolation": isolation}))
     server = build_gateway(config, environ=env)
     async with Client(server, mode=mode, elicitation_handler=handler, timeout=120) as client:
         before = await call(client, "setup", action="check", platform="devto")

@@ -84,8 +84,8 @@ async def test_saving_warns_when_gateway_toml_wins(tmp_path: Path) -> None:
     gateway = fake_gateway(
         tmp_path,
         FakePlatform(FORUM),
-        extra="model_may_save_credentials = true",
-        platform_extra='env = { DEVTO_API_KEY = "from-toml" }',
+        settings={"model_may_save_credentials": True},
+        platform={"env": {"DEVTO_API_KEY": "from-toml"}},
     )
     async with Client(gateway) as client:
         result = await call(

@@ -30,6 +30,8 @@ def format_strike(r: Strike, width: int) -> list[str]:
         head += f" ({r.approver})"
     if r.principal:
         head += f" by {one_line(r.principal, 200)}"  # an identity provider's text
+    if r.confirmed_by:
+        head += f" confirmed by {one_line(r.confirmed_by, 200)}"
     lines = textwrap.wrap(head, width, subsequent_indent="      ") or [head]
     where = r.result_url or r.target_url or r.target
     if where:
@@ -111,7 +113,13 @@ def print_history(
         print(
             json.dumps(
                 [
-                    {**r.public(), "by": r.principal, "content": r.content, "policy": r.policy}
+                    {
+                        **r.public(),
+                        "by": r.principal,
+                        "confirmed_by": r.confirmed_by,
+                        "content": r.content,
+                        "policy": r.policy,
+                    }
                     for r in rows
                 ],
                 ensure_ascii=False,

@@ -109,6 +109,9 @@ _USAGE_PRINCIPAL = [
     "CREATE INDEX IF NOT EXISTS usage_calls_principal ON usage_calls (principal, at)",
 ]
 
+#: who (the signed-in principal) confirmed a hand-off as posted by a person
+_CONFIRMED_BY = ["ALTER TABLE strikes ADD COLUMN confirmed_by TEXT NOT NULL DEFAULT ''"]
+
 SQLITE: list[list[str]] = [
     _first("INTEGER PRIMARY KEY AUTOINCREMENT", "REAL"),
     _PRINCIPAL,
@@ -117,6 +120,7 @@ SQLITE: list[list[str]] = [
     _HANDOFFS,
     _READBACKS,
     [],  # step 7 (usage_calls.principal) is PostgreSQL's, as step 4
+    _CONFIRMED_BY,
 ]
 POSTGRES: list[list[str]] = [
     # DOUBLE PRECISION: PostgreSQL's REAL is 4 bytes, too coarse for epoch seconds
@@ -127,5 +131,6 @@ POSTGRES: list[list[str]] = [
     _HANDOFFS,
     _READBACKS,
     _USAGE_PRINCIPAL,
+    _CONFIRMED_BY,
 ]
 LATEST = len(SQLITE)

@@ -5,7 +5,8 @@ freeze every tool. Here each call runs in a worker thread on a connection no oth
 uses (PostgreSQL: up to `[store] pool_size` at once; SQLite: one writer), waits at most
 `lock_timeout_s` for a lock and `call_deadline_s` in all (a frozen database answers
 `unavailable`; the hung call's thread and connection are abandoned), and turns the database's
-errors into `unavailable` answers the model can act on. A record that cannot be opened
+errors into `unavailable` answers the model can act on (SQLite's by their error code:
+`sqlite_errors`). A record that cannot be opened
 (corrupt, unreadable) leaves the gateway running: only what needs the record says so.
 With `[store] url` the record is PostgreSQL (`store_pg`); an unreachable database is
 retried on the next call, never reported with its password.
@@ -13,7 +14,6 @@ retried on the next call, never reported with its password.
 
 from __future__ import annotations
 
-import errno
 import functools
 import logging
 import math
@@ -34,6 +34,7 @@ from gwanjong_gateway.config import ConfigError, GatewayConfig, StoreSection, ex
 from gwanjong_gateway.extras import MissingExtra
 from gwanjong_gateway.record import pg_errors
 from gwanjong_gateway.record.readers import EVERYONE, Reader
+from gwanjong_gateway.record.sqlite_errors import Trouble, trouble
 from gwanjong_gateway.record.store import BUSY_TIMEOUT_S, SchemaError, StrikeStore
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 
@@ -146,20 +147,18 @@ class Records:
             return self._open_pg()
         try:
             return StrikeStore(self.path, self.busy_timeout_s)
-        except (sqlite3.OperationalError, OSError) as exc:
-            if isinstance(exc, sqlite3.OperationalError) and _is_busy(exc):
+        except (sqlite3.DatabaseError, OSError) as exc:
+            found = trouble(exc)
+            if found is Trouble.BUSY:  # answered as busy by `_answer`
                 raise
-            if _read_only(exc):  # not `broken`: retried once state_dir is writable again
+            if found is Trouble.READ_ONLY:  # not `broken`: retried once state_dir is writable
                 raise PlatformError(ErrorKind.UNAVAILABLE, self._read_only(exc)) from None
-            if self._is_full(exc):  # journal: not `broken` either: retried once there is room
+            if self._is_full(exc):  # not `broken` either: retried once there is room
                 raise PlatformError(ErrorKind.UNAVAILABLE, self._full(exc)) from None
-            if isinstance(exc, OSError):
-                self.broken = self._unreadable(exc)
-                log.error("%s", self.broken)
-                raise PlatformError(ErrorKind.UNAVAILABLE, self.broken) from None
             self.broken = self._unreadable(exc)
+            log.error("%s", self.broken)
             raise PlatformError(ErrorKind.UNAVAILABLE, self.broken) from None
-        except (sqlite3.DatabaseError, SchemaError) as exc:
+        except SchemaError as exc:
             self.broken = self._unreadable(exc)
             log.error("%s", self.broken)
             raise PlatformError(ErrorKind.UNAVAILABLE, self.broken) from None
@@ -330,19 +329,18 @@ class Records:
             self._free.append(lease.store)
 
     def _answer(self, exc: BaseException, store: StrikeStore | None) -> BaseException:
-        if isinstance(exc, sqlite3.OperationalError):
-            if _is_busy(exc):
+        if isinstance(exc, sqlite3.DatabaseError):
+            found = trouble(exc)
+            if found is Trouble.BUSY:
                 return PlatformError(
                     ErrorKind.UNAVAILABLE,
                     "the strike record is busy (locked by another gwanjong process); "
                     f"try again in {max(1, math.ceil(self.busy_timeout_s))} s.",
                 )
-            if _read_only(exc):
+            if found is Trouble.READ_ONLY:
                 return PlatformError(ErrorKind.UNAVAILABLE, self._read_only(exc))
-            if self._is_full(exc):  # journal
+            if self._is_full(exc):
                 return PlatformError(ErrorKind.UNAVAILABLE, self._full(exc))
-            return PlatformError(ErrorKind.UNAVAILABLE, self._unreadable(exc))
-        if isinstance(exc, sqlite3.DatabaseError):
             return PlatformError(ErrorKind.UNAVAILABLE, self._unreadable(exc))
         if isinstance(exc, PlatformError) or not self.url or not isinstance(store, StrikeStore):
             return exc
@@ -365,27 +363,9 @@ def _lost(exc: BaseException) -> bool:
         return False
 
 
-def _read_only(exc: BaseException) -> bool:
-    if isinstance(exc, OSError):
-        return exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM)
-    text = str(exc).lower()
-    return "readonly" in text or "read-only" in text or "unable to open" in text
-
-
 def disk_full(exc: BaseException) -> bool:
     """The disk (or the quota) is full: SQLite's SQLITE_FULL, or ENOSPC/EDQUOT."""
-    if isinstance(exc, OSError):
-        return exc.errno in (errno.ENOSPC, errno.EDQUOT)
-    if isinstance(exc, sqlite3.Error):
-        return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or (
-            "disk is full" in str(exc).lower()
-        )
-    return False
-
-
-def _is_busy(exc: sqlite3.OperationalError) -> bool:
-    text = str(exc).lower()
-    return "locked" in text or "busy" in text
+    return isinstance(exc, sqlite3.Error | OSError) and trouble(exc) is Trouble.FULL
 
 
 def health_of(

@@ -56,14 +56,6 @@ class SchemaError(Exception):
     """The record was written by a newer gwanjong (a schema version this one lacks)."""
 
 
-def _principal(fields: dict[str, Any]) -> str:
-    """The signed-in caller, from the strike's leading `by=NAME` decision."""
-    decisions = fields.get("policy")
-    if isinstance(decisions, list) and decisions and str(decisions[0]).startswith("by="):
-        return str(decisions[0])[3:]
-    return ""
-
-
 class StrikeStore:
     #: appended to a SELECT that is followed by an UPDATE of the same row
     FOR_UPDATE = ""
@@ -140,7 +132,6 @@ class StrikeStore:
         if "status" in fields:
             fields["status"] = str(fields["status"])
         fields.setdefault("updated_at", now)
-        fields.setdefault("principal", _principal(fields))
         for key in ("context", "policy"):
             if key in fields and not isinstance(fields[key], str):
                 fields[key] = json.dumps(fields[key], ensure_ascii=False, default=str)
@@ -171,7 +162,7 @@ class StrikeStore:
         dry run updates that record (its time, decisions, caller) instead of adding one."""
         key = fields["intent_key"]
         # Per caller: one team member's dry run never takes over another's record.
-        fields.setdefault("principal", _principal(fields))
+        fields.setdefault("principal", "")
         with self._transaction(immediate=True, lock=f"dry-run:{key}"):
             found = self._x(
                 "SELECT id FROM strikes WHERE intent_key = ? AND status = ? AND principal = ? "
@@ -212,7 +203,7 @@ class StrikeStore:
                     req.platform,
                     str(req.row.get("author", "")),
                     now,
-                    req.row.get("principal") or _principal(req.row),
+                    str(req.row.get("principal") or ""),
                 )
                 if why:
                     return Verdict(refusal=why)

@@ -103,8 +103,13 @@ class PostgresStrikeStore(StrikeStore):
     @contextmanager
     def _transaction(self, immediate: bool, lock: str = "") -> Iterator[None]:
         """One transaction; ``immediate`` first takes the advisory lock named ``lock``
-        (held until commit or rollback)."""
+        (held until commit or rollback). Without it the transaction only reads, at
+        REPEATABLE READ: all its statements see one snapshot, as a SQLite read transaction
+        does (at READ COMMITTED a claim committed between two of them is half seen: its
+        target free, yet counted against the cap)."""
         with self._db.transaction():
-            if immediate and lock:
+            if not immediate:
+                self._x("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            elif lock:
                 self._x("SELECT pg_advisory_xact_lock(hashtext(?))", (f"gwanjong:{lock}",))
             yield

@@ -1,3 +1,9 @@
-"""strike: the desk that runs each write through its chain of checks, the checks, the
-per-target locks, what strike shows, settling unsure writes, and asking a person. It may
-import `scout` (the workflow state), `platforms`, `record` and `rules`."""
+"""strike: the one place where gwanjong writes.
+
+`desk` (the entry: builds the `attempt`, runs the `checks`, concludes) → `checks` (one small
+function each, given `Deps`, never the desk) → `claims` (the record's side: earlier claims,
+limits, the claim, rows that send nothing) | `send` (the platforms' side: their rules,
+`validate`, the write and its outcome) | `handoffs` (a person posted it) → `settle`
+(reading unsure writes back) → `attempt`, `text`, `locks`, `approval` (what all of them
+pass along and show). Each imports only those to its right (an import-linter contract).
+strike may import `scout` (the workflow state), `platforms`, `record` and `rules`."""

@@ -1,11 +1,23 @@
-"""Which pending hand-off a `confirm_handoff` means: the one named by its record (the
-`record` of the hand-off answer) or by its action, else the only one of the opportunity.
-More than one that fits is never guessed: the answer lists them (`choices`)."""
+"""A person did it: `confirm_handoff` records a pending hand-off as posted
+(`HandOffs.confirm`).
+
+Which hand-off it means: the one named by its record (the `record` of the hand-off
+answer) or by its action, else the only one of the opportunity. More than one that fits
+is never guessed: the answer lists them (`choices`). Who confirmed it (the signed-in
+caller) is its own column, `confirmed_by`. Imports `settle` and `text` of strike.
+"""
 
 from __future__ import annotations
 
-from gwanjong_gateway.rules.ledger import Strike, StrikeAction
-from gwanjong_gateway.strike.results import Choice, Duplicate, Refused
+import time
+from collections.abc import Callable
+
+from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus
+from gwanjong_gateway.scout.state import DraftContext
+from gwanjong_gateway.strike.results import Choice, Duplicate, Posted, Refused, StrikeResult
+from gwanjong_gateway.strike.settle import Settler
 from gwanjong_gateway.strike.text import earlier_view
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.untrusted import one_line
@@ -89,3 +101,66 @@ def none_fits(
     else:
         then = " strike with action='comment' (or 'post') first."
     return PlatformError(ErrorKind.INVALID_INPUT, why + then)
+
+
+class HandOffs:
+    """The hand-offs in the record: a person posted one (`confirm`)."""
+
+    def __init__(self, records: Records, settler: Settler, clock: Callable[[], float]) -> None:
+        self.records = records
+        self.settler = settler  # reads the platform back when no URL is given
+        self.clock = clock
+
+    async def confirm(
+        self, ctx: DraftContext, url: str, which: Which = None, by: str | None = None
+    ) -> StrikeResult:
+        """Record as posted by a person the hand-off ``which`` names (its record or its
+        action; None: the only one pending here). ``by``: the signed-in caller."""
+        opportunity = ctx.opportunity.id
+        pending = await self.records.run(
+            StrikeStore.pending_handoffs, opportunity, ctx.opportunity.post.platform
+        )
+        if by is not None:  # signed in: only the caller's own hand-offs, as if no other existed
+            pending = [r for r in pending if r.principal == by]
+        picked = pick(pending, which)
+        if isinstance(picked, list) and picked:
+            return ambiguous(opportunity, which, picked)
+        if isinstance(picked, list):
+            named = None
+            if isinstance(which, int):
+                named = await self.records.run(StrikeStore.get, which)
+                if named is not None and by is not None and named.principal != by:
+                    named = None  # another's record answers as a missing one
+            if (
+                named is not None
+                and named.opportunity == opportunity
+                and named.status == StrikeStatus.POSTED
+            ):
+                return already(named)
+            raise none_fits(opportunity, which, pending, named)
+        row = picked
+        link = url.strip() if url.strip().startswith("http") else ""
+        if not link:
+            link = (await self.settler.read_back(row)).url
+        confirmed = await self.records.run(
+            StrikeStore.confirm_handoff,
+            row.id,
+            approver="human",
+            result_url=link,
+            policy=[
+                *row.policy,
+                f"hand-off confirmed {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(self.clock()))}Z",
+            ],
+            confirmed_by=by or "",
+            now=self.clock(),
+        )
+        if confirmed is None:  # another call confirmed it meanwhile
+            earlier = await self.records.run(StrikeStore.get, row.id)
+            return already(earlier or row)
+        return Posted(
+            url=link or None,
+            record=confirmed.id,
+            action=str(confirmed.action),
+            approver="human",
+            reason="Recorded as posted by a person.",
+        )

@@ -3,7 +3,7 @@
 FastMCP's bearer middleware answers 401 before any tool runs when the verifier returns
 None, so a refused request never reaches the pipeline state or the strike record. The
 verified principal keys the pipeline state (gwanjong_shared.pipeline.keys) and is recorded
-as `by=<name>` in each strike's policy decisions.
+as each strike's `principal` (a column of the strike record, `by` in `history --json`).
 """
 
 from __future__ import annotations

@@ -1,0 +1,113 @@
+"""One strike on its way through the checks (`Attempt`), and what a check answers.
+
+A check answers `PASS` (go on), `Refuse(reason)`, `HandOff(reason)` (a person must do it)
+or `Answer(result)` (the strike ends here with that result). Everything in strike passes
+these along; this module imports nothing of strike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus, Verdict, content_hash
+from gwanjong_gateway.scout.state import DraftContext
+from gwanjong_gateway.strike.results import StrikeResult
+from gwanjong_shared.contract import Validation
+from gwanjong_shared.contract.models import Post
+
+Approver = Callable[[str], Awaitable[str]]  # message -> accept | decline | cancel | unsupported
+
+
+@dataclass(frozen=True)
+class Refuse:
+    """Nothing is written; the reason is recorded as a `refused` row."""
+
+    reason: str
+    retry_after: int | None = None
+
+
+@dataclass(frozen=True)
+class HandOff:
+    """A person must do it: the text is claimed as a `handoff` row and handed over."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The strike ends with this result (its row, if any, is already recorded)."""
+
+    result: StrikeResult
+
+
+PASS = None
+Step = Refuse | HandOff | Answer | None
+
+
+def wait_s(wait: float | None) -> int | None:
+    """A retry-after in whole seconds, at least one."""
+    return None if wait is None else max(1, round(wait))
+
+
+@dataclass
+class Attempt:
+    """One strike on its way through the checks."""
+
+    ctx: DraftContext
+    action: StrikeAction
+    text: str  # the model's text, stripped
+    title: str
+    approve: Approver
+    decisions: list[str]  # the policy decisions, in order: the record's `policy`
+    mode: str  # gateway.writes when the strike began: dry-run | confirm | live
+    principal: str = ""  # the signed-in caller (HTTP with [auth]); "" = stdio / no auth
+    final: str = ""  # what will be sent: the text with the disclosure footer (upvote: "")
+    key: str = ""  # the intent key of `final`
+    footer: bool = False  # a disclosure footer is configured
+    verdict: Verdict | None = None  # the claim's checks, run once without claiming
+    validation: Validation | None = None  # the platform's verdict on `final`
+    approver: str = "auto"
+    row: Strike | None = None  # the claimed `pending` row
+
+    def __post_init__(self) -> None:
+        self.final = self.final or self.text
+
+    def columns(self, status: StrikeStatus, **fields: Any) -> dict[str, Any]:
+        """A record row: the target and the final text of this attempt, plus ``fields``."""
+        return {
+            "intent_key": self.key,
+            "platform": self.platform,
+            "target": self.target,
+            "target_url": self.post.url,
+            "author": self.post.author,
+            "opportunity": self.ctx.opportunity.id,
+            "action": str(self.action),
+            "content_hash": content_hash(self.final),
+            "content": self.final,
+            "title": self.title,
+            "mode": self.mode,
+            "context": self.ctx.shown,
+            "status": status,
+            "policy": self.decisions,
+            "principal": self.principal,
+            **fields,
+        }
+
+    @property
+    def post(self) -> Post:
+        return self.ctx.opportunity.post
+
+    @property
+    def platform(self) -> str:
+        return self.post.platform
+
+    @property
+    def target(self) -> str:
+        """The post acted on; "" for a new post."""
+        return self.post.id if self.action.targeted else ""
+
+    @property
+    def lock_key(self) -> tuple[str, str, str]:
+        return (self.platform, self.target or self.key, str(self.action))

@@ -1,0 +1,142 @@
+"""strike's rows in the record: the claim's checks and the claim itself, and the rows of a
+strike that sends nothing (refused, declined, dry run, hand-off).
+
+`decide` runs the claim's checks (the target or the same post held by an earlier claim,
+the author cool-down, the daily cap, the minimum interval) in one transaction of the
+record, and with ``insert`` the claim itself. An earlier claim whose outcome is unknown is
+read back first (`Settler`): proven absent, the target is free again. Imports `attempt`,
+`settle` and `text` of strike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules import policy
+from gwanjong_gateway.rules.ledger import (
+    UNSETTLED,
+    ClaimRequest,
+    Strike,
+    StrikeAction,
+    StrikeStatus,
+    Verdict,
+    intent_key,
+)
+from gwanjong_gateway.strike.attempt import Answer, Attempt, Refuse, wait_s
+from gwanjong_gateway.strike.results import Duplicate, Handoff, Refused
+from gwanjong_gateway.strike.settle import Settler
+from gwanjong_gateway.strike.text import duplicate
+from gwanjong_shared.contract.errors import PlatformError
+
+
+class Claims:
+    """The record's side of a strike: the limits of gateway.toml, checked and claimed."""
+
+    def __init__(
+        self, config: GatewayConfig, records: Records, settler: Settler, clock: Callable[[], float]
+    ) -> None:
+        self.config = config  # the limits: daily caps, minimum interval, author cool-down
+        self.records = records
+        self.settler = settler
+        self.clock = clock
+
+    async def paused(self, platform: str) -> str:
+        """Why writes to ``platform`` are paused ("" when they are not)."""
+        return await self.records.run(StrikeStore.paused, platform)
+
+    async def insert(self, a: Attempt, status: StrikeStatus, **fields: Any) -> Strike:
+        return await self.records.run(
+            StrikeStore.insert, now=self.clock(), **a.columns(status, **fields)
+        )
+
+    async def save_dry_run(self, a: Attempt, **fields: Any) -> Strike:
+        """The dry run's row; the same dry run again updates it rather than adding one."""
+        row = a.columns(StrikeStatus.DRY_RUN, **fields)
+        return await self.records.run(StrikeStore.save_dry_run, now=self.clock(), **row)
+
+    async def refuse(self, a: Attempt, reason: str, retry_after: int | None) -> Refused:
+        # A refused row names the drafted post even for a new post: what was looked at.
+        post = a.post
+        row = await self.insert(
+            a,
+            StrikeStatus.REFUSED,
+            intent_key=intent_key(post.platform, post.id, str(a.action), a.final),
+            target=post.id,
+            title="",
+            reason=reason,
+            policy=[*a.decisions, f"refused: {reason}"],
+        )
+        return Refused(reason=reason, record=row.id, retry_after=retry_after)
+
+    def _request(self, a: Attempt, row: dict[str, Any]) -> ClaimRequest:
+        cap, interval = policy.limits_for(self.config, str(row["platform"]), str(a.action))
+        return ClaimRequest(
+            row=row,
+            live=a.mode != "dry-run",
+            cap=cap,
+            interval_s=interval,
+            cooldown_days=self.config.safety.author_cooldown_days,
+        )
+
+    async def decide(self, a: Attempt, row: dict[str, Any], insert: bool) -> Verdict:
+        """The claim's checks (with ``insert``, the claim); an unsure earlier claim is read
+        back first."""
+        req = self._request(a, row)
+        verdict = await self._decide_once(req, insert)
+        earlier = verdict.earlier
+        if earlier is not None and earlier.status in UNSETTLED:
+            settled = await self.settler.settle_or_keep(earlier)
+            if settled.status == StrikeStatus.FAILED:  # proven absent: the target is free
+                verdict = await self._decide_once(req, insert)
+            else:
+                verdict = Verdict(earlier=settled)
+        return verdict
+
+    async def _decide_once(self, req: ClaimRequest, insert: bool) -> Verdict:
+        now = self.clock()
+        try:
+            return await self.records.run(StrikeStore.decide, req, now, insert)
+        except PlatformError:
+            if insert:  # the claim may still commit: it is never sent (see Settler.unsent)
+                self.settler.unsent(str(req.row["intent_key"]), now)
+            raise
+
+    def blocked(self, action: StrikeAction, earlier: Strike) -> Duplicate:
+        if earlier.status in UNSETTLED and "--resolve" not in earlier.reason:
+            return duplicate(action, earlier, self.settler.next_check_in(earlier))
+        return duplicate(action, earlier)
+
+    async def claim(self, a: Attempt, row: dict[str, Any]) -> Strike | Refuse | Answer:
+        """The atomic claim: the row, or why not (the target is held, or a limit)."""
+        verdict = await self.decide(a, row, insert=True)
+        if verdict.earlier is not None:
+            return Answer(self.blocked(a.action, verdict.earlier))
+        if verdict.refusal or verdict.row is None:
+            return Refuse(verdict.refusal, wait_s(verdict.retry_after))
+        return verdict.row
+
+    async def hand_off(self, a: Attempt, why: str) -> Answer | Refuse:
+        """Claim the text as a `handoff` row: the person's instructions, or why not."""
+        fields = a.columns(
+            StrikeStatus.HANDOFF,
+            reason=why,
+            approver="human",
+            policy=[*a.decisions, "handoff: a person must do this"],
+        )
+        claimed = await self.claim(a, fields)
+        if not isinstance(claimed, Strike):
+            return claimed
+        return Answer(
+            Handoff(
+                reason=why,
+                open=a.post.url or None,
+                text=a.final or None,
+                title=a.title or None,
+                record=claimed.id,
+                next=f"Give the person the text and the link; once they have posted it, call strike(opportunity_id={a.ctx.opportunity.id!r}, action='confirm_handoff', handoff={claimed.id}, content=<the URL of their post, optional>).",
+            )
+        )

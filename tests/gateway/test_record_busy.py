@@ -1,0 +1,101 @@
+"""A busy SQLite record is told by SQLite's error code, not by the words of its message:
+a second connection holding the write lock makes it busy for real; a message that merely
+says "locked" is not busy."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.record.sqlite_errors import Trouble, primary_code, trouble
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+
+pytestmark = pytest.mark.anyio
+
+#: how long a statement waits for the lock here; the lock is held throughout, so the
+#: outcome does not depend on how long the wait really takes
+WAIT_S = 0.05
+
+
+@pytest.fixture
+def record(tmp_path: Path) -> Path:
+    path = tmp_path / "gwanjong.db"
+    StrikeStore(path).close()  # created and migrated
+    return path
+
+
+@pytest.fixture
+def holder(record: Path) -> Iterator[sqlite3.Connection]:
+    """Another process's claim: a connection holding the write lock."""
+    db = sqlite3.connect(record, isolation_level=None)
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    finally:
+        db.execute("ROLLBACK")
+        db.close()
+
+
+def row(target: str) -> dict[str, object]:
+    return {
+        "intent_key": f"k-{target}",
+        "platform": "devto",
+        "target": target,
+        "action": "comment",
+        "content_hash": "h",
+        "content": "words",
+        "mode": "live",
+        "status": "pending",
+    }
+
+
+def test_a_held_write_lock_is_busy_by_its_code(record: Path, holder: sqlite3.Connection) -> None:
+    with pytest.raises(sqlite3.OperationalError) as caught:
+        StrikeStore(record, busy_timeout_s=WAIT_S)  # opening migrates: BEGIN IMMEDIATE
+    assert primary_code(caught.value) == sqlite3.SQLITE_BUSY
+    assert trouble(caught.value) is Trouble.BUSY
+
+
+def test_a_message_saying_locked_is_not_busy(tmp_path: Path) -> None:
+    db = sqlite3.connect(tmp_path / "x.db")
+    try:
+        with pytest.raises(sqlite3.OperationalError, match="locked") as caught:
+            db.execute("SELECT * FROM locked_by_busy")  # no such table: an SQLITE_ERROR
+    finally:
+        db.close()
+    assert trouble(caught.value) is Trouble.UNREADABLE
+
+
+def test_errors_sqlite_did_not_raise_have_no_code() -> None:
+    ours = sqlite3.DatabaseError("integrity check failed: database is locked")
+    assert primary_code(ours) is None and trouble(ours) is Trouble.UNREADABLE
+
+
+async def test_records_answer_a_busy_record_unavailable_and_stay_usable(
+    record: Path,
+) -> None:
+    records = Records(record, busy_timeout_s=WAIT_S)
+    try:
+        assert await records.open()  # a connection made before the lock is taken
+        db = sqlite3.connect(record, isolation_level=None)
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            with pytest.raises(PlatformError) as caught:
+                await records.run(StrikeStore.insert, **row("t1"))
+        finally:
+            db.execute("ROLLBACK")
+            db.close()
+        assert caught.value.kind is ErrorKind.UNAVAILABLE
+        assert caught.value.message == (
+            "the strike record is busy (locked by another gwanjong process); try again in 1 s."
+        )
+        assert records.broken == ""  # busy is not broken: the next call goes through
+        written = await records.run(StrikeStore.insert, **row("t1"))
+        assert (written.target, written.status) == ("t1", "pending")
+    finally:
+        records.close()
