@@ -19,6 +19,7 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_gateway.server import build_gateway
 from gwanjong_shared.contract.errors import ErrorKind
+from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import config_text
 from tests.gateway.test_strike import drafted, history, strike
@@ -27,23 +28,14 @@ from tests.mcp import call, error_of
 pytestmark = pytest.mark.anyio
 
 
-class WallClock:
-    """Epoch seconds that move only when the test moves them."""
-
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def gateway_over(
-    forum: FakePlatform, tmp_path: Path, extra: str = "", clock: WallClock | None = None
+    forum: FakePlatform, tmp_path: Path, extra: str = "", clock: FakeClock | None = None
 ) -> FastMCP[Any]:
     config = parse(config_text(tmp_path, ["devto"], extra=extra))
     gw = Gateway(config, environ={}, transports={"devto": forum.server()})
     if clock is not None:  # the record's and the read-back's clock (StrikeDesk, Settler)
-        gw.desk.clock = gw.desk.settler.clock = gw.desk.settler.mono = clock
+        gw.desk.clock = gw.desk.settler.clock = clock.time
+        gw.desk.settler.mono = clock
     return build_gateway(config, gateway=gw)
 
 
@@ -131,7 +123,7 @@ async def test_absence_counts_only_after_the_settle_window(
 ) -> None:
     # A 500 may hide a write that landed: unknown, held, and freed only when reading back
     # still finds nothing once the window has passed.
-    clock = WallClock()
+    clock = FakeClock()
     gw = gateway_over(forum, tmp_path, extra="[safety]\nsettle_window_s = 3", clock=clock)
     async with Client(gw) as client:
         oid = await drafted(client)
@@ -144,11 +136,11 @@ async def test_absence_counts_only_after_the_settle_window(
         assert held["status"] == "duplicate" and "may already be written" in held["reason"], held
         assert held["earlier"]["status"] == "unknown"
         # Inside the window the write stays held however often it is asked for again.
-        clock.now += 2
+        clock.advance(2)
         assert (await strike(client, oid))["status"] == "duplicate"
         again = held
         for _ in range(30):  # past the window (and the call timeout): read back, freed
-            clock.now += 1
+            clock.advance(1)
             again = await strike(client, oid)
             if again["status"] != "duplicate":
                 break
@@ -196,7 +188,7 @@ async def test_a_write_that_shows_late_settles_as_posted(
 ) -> None:
     # The write lands, the answer is lost, and reads do not show it yet: held as unknown
     # (never sent twice) until reading back finds it.
-    clock = WallClock()
+    clock = FakeClock()
     gw = gateway_over(forum, tmp_path, extra="[safety]\nsettle_window_s = 600", clock=clock)
     async with Client(gw) as client:
         oid = await drafted(client)
@@ -204,12 +196,12 @@ async def test_a_write_that_shows_late_settles_as_posted(
         forum.land("write_post", ErrorKind.TIMEOUT)
         first = await strike(client, oid)
         assert "may already be written" in str(first), first
-        clock.now += 60
+        clock.advance(60)
         held = await strike(client, oid)
         assert held["status"] == "duplicate" and held["earlier"]["status"] == "unknown", held
         forum.show_late()
         for _ in range(30):
-            clock.now += 60
+            clock.advance(60)
             held = await strike(client, oid)
             if held["earlier"]["status"] != "unknown":
                 break

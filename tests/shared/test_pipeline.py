@@ -25,6 +25,7 @@ from gwanjong_shared.pipeline import (
     field_count,
     is_populated,
 )
+from tests.fakes.clock import FakeClock
 
 pytestmark = pytest.mark.anyio
 
@@ -53,17 +54,6 @@ class OtherState(PipelineState):
 
 class LiteralDefaults(PipelineState):
     items: list[str] = []  # noqa: RUF012 - pydantic copies it per instance; tested below
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 def build(**options: Any) -> tuple[FastMCP, Pipeline[Flow]]:
