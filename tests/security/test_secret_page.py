@@ -37,7 +37,7 @@ from tests.gateway.helpers import config_text
 from tests.mcp import call, error_of
 from tests.platforms import SPECS
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
 MODES = ["legacy", "auto"]
 SECRET = "typed-by-the-human-7Qx"
 

@@ -30,7 +30,7 @@ from gwanjong_shared.contract.text import graphemes
 from tests.mcp import call, error_of
 from tests.platforms import SPECS
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
 
 ME_DID = did_for(ME_HANDLE)
 SPEC = SPECS["bluesky"]  # via the registry: importing the spec module first is circular

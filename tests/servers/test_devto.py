@@ -12,7 +12,7 @@ from gwanjong_sandbox.control import SandboxControl
 from tests.fakes.clock import FakeClock
 from tests.platforms import SPECS
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
 SPEC = SPECS["devto"]
 
 

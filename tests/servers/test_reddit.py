@@ -27,7 +27,7 @@ from tests.mcp import call, error_of
 from tests.platforms import SPECS
 
 LIVE_THREADS = sum(1 for thread in build_corpus() if not thread.deleted)
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
 
 SPEC = SPECS["reddit"]  # via the registry: importing the spec module first is circular
 

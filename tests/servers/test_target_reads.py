@@ -27,7 +27,7 @@ from tests.fakes.clock import FakeClock
 from tests.mcp import call
 from tests.platforms import SPECS, PlatformSpec
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
 
 ADAPTERS: dict[str, Callable[..., PlatformAdapter]] = {
     "bluesky": BlueskyAdapter,
