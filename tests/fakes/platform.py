@@ -73,6 +73,8 @@ class Write:
 class FakePlatform:
     profile: Profile
     configured: bool = True
+    #: start from the sandbox's corpus (unless given posts); False: an empty platform
+    seeded: bool = True
     posts: dict[str, Post] = field(default_factory=dict)
     comments: dict[str, list[Comment]] = field(default_factory=dict)
     #: logical corpus key ("rust-async") -> post id
@@ -98,9 +100,18 @@ class FakePlatform:
     _is_released: bool = False
 
     def __post_init__(self) -> None:
-        if not self.posts:
-            for thread in build_corpus(me=self.profile.me):
-                self._seed(thread)
+        if self.seeded and not self.posts:
+            self._from_seed(_seed_of(self.profile))
+
+    def _from_seed(self, seed: _Seed) -> None:
+        """The seeded corpus, as every fake of this profile starts (copied: our own lists)."""
+        self.posts = dict(seed.posts)
+        self.comments = {pid: list(found) for pid, found in seed.comments.items()}
+        self.ids = dict(seed.ids)
+        self._order = dict(seed.order)
+        self._summoning = set(seed.summoning)
+        self._mine = set(seed.mine)
+        self._seq = itertools.count(seed.next_id)
 
     # -- steering, for tests --------------------------------------------------------------
 
@@ -292,6 +303,42 @@ class FakePlatform:
 
     def summoned(self, post_id: str) -> bool:
         return post_id in self._summoning
+
+
+@dataclass(frozen=True)
+class _Seed:
+    """A profile's seeded corpus, built once per test run: seeding converts some five hundred
+    comments (the huge thread too), which every test would otherwise pay for again. Posts
+    and comments are shared between fakes and never changed in place."""
+
+    posts: dict[str, Post]
+    comments: dict[str, list[Comment]]
+    ids: dict[str, str]
+    order: dict[str, int]
+    summoning: frozenset[str]
+    mine: frozenset[str]
+    next_id: int
+
+
+_SEEDS: dict[tuple[str, str, str], _Seed] = {}
+
+
+def _seed_of(profile: Profile) -> _Seed:
+    key = (profile.name, profile.me, profile.url)
+    if key not in _SEEDS:
+        world = FakePlatform(profile, seeded=False)
+        for thread in build_corpus(me=profile.me):
+            world._seed(thread)
+        _SEEDS[key] = _Seed(
+            posts=world.posts,
+            comments=world.comments,
+            ids=world.ids,
+            order=world._order,
+            summoning=frozenset(world._summoning),
+            mine=frozenset(world._mine),
+            next_id=next(world._seq),
+        )
+    return _SEEDS[key]
 
 
 class FakeAdapter(PlatformAdapter):

@@ -481,12 +481,9 @@ async def serve_http(mcp: FastMCP, *, stateless: bool = False) -> AsyncIterator[
     )
     async with anyio.create_task_group() as group:
         group.start_soon(server.serve, [sock])
-        for _ in range(1000):  # uvicorn exposes only a flag, no event
-            if server.started:
-                break
-            await anyio.sleep(0.01)
-        else:
-            raise TimeoutError("uvicorn did not start")
+        with anyio.fail_after(60):  # uvicorn exposes only a flag, no event; generous
+            while not server.started:
+                await anyio.sleep(0.01)
         try:
             yield f"http://127.0.0.1:{port}/mcp"
         finally:
