@@ -78,8 +78,9 @@ def file_marks(path: Path) -> set[str]:
         return set()  # let the import report it
     names: set[str] = set()
     for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else []
-        if not any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in targets):
+        if not isinstance(node, ast.Assign) or not any(
+            isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets
+        ):
             continue
         for sub in ast.walk(node.value):
             if (
