@@ -18,7 +18,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    return True if tiers.skip_dir(collection_path, config) else None
+    return True if tiers.skip_path(collection_path, config) else None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

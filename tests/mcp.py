@@ -1,9 +1,11 @@
-"""Calling a tool in tests: its structured result, or the text of its error."""
+"""Calling a tool in tests: its structured result, or the text of its error; waiting for a
+gateway's spawned servers to be up."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import anyio
 from fastmcp import Client
 
 
@@ -21,3 +23,17 @@ async def error_of(client: Client[Any], tool: str, **args: Any) -> str:
     text = result.content[0].text  # type: ignore[union-attr]
     assert "Traceback" not in text
     return text
+
+
+async def until_up(client: Client[Any], names: list[str], seconds: float = 300) -> None:
+    """Start these servers (they start on first use) and wait until they are up. A call
+    waits for a starting server only within its call time, and on a loaded machine a cold
+    start can take longer: ``seconds`` is a generous deadline that only catches a hang."""
+    with anyio.fail_after(seconds):
+        for name in names:  # `check` calls capabilities: the first use starts the server
+            await client.call_tool("setup", {"action": "check", "platform": name})
+        while True:
+            status = (await client.call_tool("status", {})).structured_content or {}
+            if all(status["platforms"][n]["health"] == "up" for n in names):
+                return
+            await anyio.sleep(0.2)

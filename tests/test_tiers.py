@@ -36,3 +36,18 @@ def test_tiers_come_from_fixtures_and_directories() -> None:
     assert marks("e2e/test_chain.py", "sandbox_session") == ["e2e", "sandbox"]
     assert marks("install/test_uvx.py") == ["install"]
     assert marks("external/test_inspector.py") == ["external"]
+
+
+def test_a_file_marked_with_a_slow_tier_is_in_it_without_being_imported(tmp_path: Path) -> None:
+    marked = tmp_path / "test_marked.py"
+    marked.write_text(
+        "import pytest\nimport no_such_module_here\n"
+        "pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]\n"
+    )
+    plain = tmp_path / "test_plain.py"
+    plain.write_text("import pytest\npytestmark = pytest.mark.anyio\n")
+    assert tiers.file_marks(marked) == {"anyio", "sandbox"}
+    assert tiers.file_marks(plain) == {"anyio"}
+    # and the suite's own files that declare their tier are read the same way
+    assert "sandbox" in tiers.file_marks(TESTS / "servers" / "test_reddit.py")
+    assert "stdio" in tiers.file_marks(TESTS / "contract" / "test_stdio.py")

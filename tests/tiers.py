@@ -10,6 +10,11 @@ marked here by what they need, so a test file needs no marker of its own:
 - ``install``: builds or installs packages (tests/install)
 - ``external``: runs external clients (tests/external: Inspector, conformance suite)
 
+A test file whose module-level ``pytestmark`` names a slow tier (``pytestmark =
+[pytest.mark.anyio, pytest.mark.sandbox]``) is in that tier as a whole, and the fast tier
+does not even import it (read from its source, not by importing it): the SDKs such files
+import are most of what collecting them costs.
+
 ``--all-tiers`` (or ``GWANJONG_ALL_TIERS=1``) runs every tier. So do named paths
 (``pytest tests/servers/test_devto.py`` runs what it names, whatever its tier) and an
 explicit ``-m`` expression, which then selects on its own (``-m sandbox``: that tier alone).
@@ -17,6 +22,7 @@ explicit ``-m`` expression, which then selects on its own (``-m sandbox``: that 
 
 from __future__ import annotations
 
+import ast
 import os
 from pathlib import Path
 
@@ -63,10 +69,39 @@ def all_tiers(config: pytest.Config) -> bool:
     )
 
 
-def skip_dir(path: Path, config: pytest.Config) -> bool:
-    """Whole directories of a slow tier are not even imported for the fast tier."""
+def file_marks(path: Path) -> set[str]:
+    """The ``pytest.mark.X`` names in a test file's module-level ``pytestmark``, read from
+    its source (nothing imported)."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return set()  # let the import report it
+    names: set[str] = set()
+    for node in tree.body:
+        if not isinstance(node, ast.Assign) or not any(
+            isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets
+        ):
+            continue
+        for sub in ast.walk(node.value):
+            if (
+                isinstance(sub, ast.Attribute)
+                and isinstance(sub.value, ast.Attribute)
+                and sub.value.attr == "mark"
+            ):
+                names.add(sub.attr)
+    return names
+
+
+def skip_path(path: Path, config: pytest.Config) -> bool:
+    """Whole directories of a slow tier, and test files marked with one as a whole, are not
+    even imported for the fast tier."""
+    if all_tiers(config):
+        return False
     tests_dir = Path(__file__).parent
-    return path.parent == tests_dir and path.name in _BY_DIR and not all_tiers(config)
+    if path.parent == tests_dir and path.name in _BY_DIR:
+        return True
+    is_test_file = path.suffix == ".py" and path.name.startswith("test_")
+    return is_test_file and bool(file_marks(path) & set(SLOW))
 
 
 def select(items: list[pytest.Item], config: pytest.Config) -> None:

@@ -504,21 +504,28 @@ async def test_after_a_429_the_server_holds_calls_until_the_reset(
     assert sum(sandbox.requests().values()) == sent
 
 
-async def test_a_never_rule_says_never_before_any_rate_limit(
+async def test_rules_answer_before_any_rate_limit(
     client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl
 ) -> None:
-    never = [action for action, allowed in spec.rules.items() if allowed == "never"]
-    if not never:
-        assert "never" not in spec.rules.values()  # nothing to check on this platform
-        return
-    sandbox.fault(spec.name, status=429, retry_after=30, count=20)
+    """On a rate-limited platform, a rule that needs no read of it (never, human) still
+    answers: not_supported, and validate names the rule. A rule that depends on the target
+    (summoned) or lets a program act (auto) cannot be answered without the platform: it
+    says rate_limited, never a verdict it did not get. Every action on a target falls in
+    one of the two (Dev.to's both answer from the rules, Bluesky's both need the target),
+    so no platform passes by checking nothing."""
+    sandbox.fault(spec.name, status=429, retry_after=30, count=50)
     await error_of(client, "get_post", post_id=ids["rust-async"])  # now rate limited
-    for action in never:
+    for action in ("write_comment", "upvote"):
+        rule = spec.rules[action]
         args = {"post_id": ids["rust-async"]} | ({"body": "hi"} if action != "upvote" else {})
         text = await error_of(client, action, **args)
-        assert text.startswith("not_supported: "), text
-        check = await call(client, "validate", action=action, **args)
-        assert check["allowed"] == "never" and not check["ok"]
+        if rule in ("never", "human"):
+            assert text.startswith("not_supported: "), (action, text)
+            check = await call(client, "validate", action=action, **args)
+            assert check["allowed"] == rule and not check["ok"], (action, check)
+        else:
+            assert text.startswith("rate_limited retry_after="), (action, text)
+    assert sandbox.writes(spec.name) == []  # nothing written while the platform said wait
 
 
 async def test_rules_answer_offline(spec: PlatformSpec) -> None:

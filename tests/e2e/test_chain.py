@@ -22,6 +22,7 @@ from gwanjong_gateway.config_file import render
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_twitter.weighted import weighted_length
 from tests.e2e.procs import alive, descendants, find
+from tests.mcp import until_up
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -77,20 +78,6 @@ async def wait_for(predicate: Any, seconds: float = 20) -> None:
 
 
 ALL = sorted(SPECS)
-
-
-async def until_up(client: Client[Any], names: list[str], seconds: float = 120) -> None:
-    """Start these servers (they start on first use) and wait until they are up. A call
-    waits for a starting server only within its call time, and on this shared machine a
-    cold start can take longer."""
-    with anyio.fail_after(seconds):
-        for name in names:  # `check` calls capabilities: the first use starts the server
-            await client.call_tool("setup", {"action": "check", "platform": name})
-        while True:
-            status = (await client.call_tool("status", {})).structured_content or {}
-            if all(status["platforms"][n]["health"] == "up" for n in names):
-                return
-            await anyio.sleep(0.2)
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])

@@ -16,8 +16,8 @@ from fastmcp import Client
 from gwanjong_gateway.config_file import render
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.procs import alive, find
-from tests.e2e.test_chain import gateway, gateway_pid, until_up, wait_for, write_config
-from tests.mcp import call
+from tests.e2e.test_chain import gateway, gateway_pid, wait_for, write_config
+from tests.mcp import call, until_up
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]

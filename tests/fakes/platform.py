@@ -5,7 +5,9 @@
 sees the contract's real tools, schemas, error wording and validate logic, with length
 counted by ``gwanjong_shared.contract.text``. Nothing here touches the network or the clock:
 a hang waits on an anyio event the test sets, and a post that lands late stays out of
-reads until the test calls ``show_late()``.
+reads until the test calls ``show_late()``. ``tools`` lists every MCP tool the gateway
+called, ``calls`` every adapter operation (the write tools validate again inside), and
+``judge`` gives one target the platform's own verdict (a locked thread, a community rule).
 
 Seeded from the sandbox's corpus (plain data), so relevance ranking and mood in the
 gateway have the same realistic text to work on as in the sandbox tier.
@@ -19,9 +21,10 @@ from typing import Any, ClassVar, Literal
 
 import anyio
 from fastmcp import FastMCP
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 
 from gwanjong_sandbox.corpus import Node, Thread, build_corpus, walk
-from gwanjong_shared.contract import ActionRule, Capabilities, MentionList, errors
+from gwanjong_shared.contract import ActionRule, Capabilities, MentionList, Validation, errors
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
@@ -86,6 +89,8 @@ class Write:
 class FakePlatform:
     profile: Profile
     configured: bool = True
+    #: start from the sandbox's corpus (unless given posts); False: an empty platform
+    seeded: bool = True
     posts: dict[str, Post] = field(default_factory=dict)
     comments: dict[str, list[Comment]] = field(default_factory=dict)
     #: logical corpus key ("rust-async") -> post id
@@ -96,6 +101,12 @@ class FakePlatform:
     gates: list[Gate] = field(default_factory=list)
     #: every adapter call, by op name, in order
     calls: list[str] = field(default_factory=list)
+    #: every MCP tool called on the server, by name, in order (what the gateway asked)
+    tools: list[str] = field(default_factory=list)
+    #: post id -> the platform's own rule for that target (see ``judge``)
+    verdicts: dict[str, ActionRule] = field(default_factory=dict)
+    #: post id -> problems the platform finds with any text there (see ``judge``)
+    objections: dict[str, list[str]] = field(default_factory=dict)
     #: while set, new posts stay out of reads until show_late()
     lag: bool = False
     _hidden: set[str] = field(default_factory=set)
@@ -107,9 +118,18 @@ class FakePlatform:
     _is_released: bool = False
 
     def __post_init__(self) -> None:
-        if not self.posts:
-            for thread in build_corpus(me=self.profile.me):
-                self._seed(thread)
+        if self.seeded and not self.posts:
+            self._from_seed(_seed_of(self.profile))
+
+    def _from_seed(self, seed: _Seed) -> None:
+        """The seeded corpus, as every fake of this profile starts (copied: our own lists)."""
+        self.posts = dict(seed.posts)
+        self.comments = {pid: list(found) for pid, found in seed.comments.items()}
+        self.ids = dict(seed.ids)
+        self._order = dict(seed.order)
+        self._summoning = set(seed.summoning)
+        self._mine = set(seed.mine)
+        self._seq = itertools.count(seed.next_id)
 
     # -- steering, for tests --------------------------------------------------------------
 
@@ -143,6 +163,21 @@ class FakePlatform:
                 return held
         return None
 
+    def judge(self, post_id: str, allowed: Literal["auto", "human", "never"], reason: str) -> None:
+        """The platform's own verdict on ``post_id`` from now on: ``never`` or ``human``
+        (a locked thread; a person must reply there) replaces the profile's rule;
+        ``auto`` with a reason keeps the rule and objects to the text (a community's own
+        rule, such as no links)."""
+        if allowed == "auto":
+            self.objections.setdefault(post_id, []).append(reason)
+        else:
+            self.verdicts[post_id] = ActionRule(allowed=allowed, reason=reason)
+
+    def asked(self, *tools: str) -> list[str]:
+        """The tools called, in order, among ``tools`` (default: validate and the writes)."""
+        names = tools or ("validate", *WRITE_OPS)
+        return [t for t in self.tools if t in names]
+
     def release(self) -> None:
         """End every hang (now and later)."""
         self._is_released = True
@@ -171,9 +206,11 @@ class FakePlatform:
         return [w for w in self.writes if action is None or w.action == action]
 
     def server(self, call_timeout_s: float = 30.0) -> FastMCP[Any]:
-        return build_platform_server(
+        mcp = build_platform_server(
             _adapter_for(self), call_timeout_s=call_timeout_s, profile=self.profile.about
         )
+        mcp.add_middleware(_ToolLog(self.tools))
+        return mcp
 
     # -- the platform -----------------------------------------------------------------------
 
@@ -300,6 +337,42 @@ class FakePlatform:
         return post_id in self._summoning
 
 
+@dataclass(frozen=True)
+class _Seed:
+    """A profile's seeded corpus, built once per test run: seeding converts some five hundred
+    comments (the huge thread too), which every test would otherwise pay for again. Posts
+    and comments are shared between fakes and never changed in place."""
+
+    posts: dict[str, Post]
+    comments: dict[str, list[Comment]]
+    ids: dict[str, str]
+    order: dict[str, int]
+    summoning: frozenset[str]
+    mine: frozenset[str]
+    next_id: int
+
+
+_SEEDS: dict[tuple[str, str, str], _Seed] = {}
+
+
+def _seed_of(profile: Profile) -> _Seed:
+    key = (profile.name, profile.me, profile.url)
+    if key not in _SEEDS:
+        world = FakePlatform(profile, seeded=False)
+        for thread in build_corpus(me=profile.me):
+            world._seed(thread)
+        _SEEDS[key] = _Seed(
+            posts=world.posts,
+            comments=world.comments,
+            ids=world.ids,
+            order=world._order,
+            summoning=frozenset(world._summoning),
+            mine=frozenset(world._mine),
+            next_id=next(world._seq),
+        )
+    return _SEEDS[key]
+
+
 class FakeAdapter(PlatformAdapter):
     platform: ClassVar[str] = "fake"
     label: ClassVar[str] = "Fake"
@@ -383,6 +456,8 @@ class FakeAdapter(PlatformAdapter):
         if held is not None:
             await held.hold()
         self.world.post(post_id)  # a missing target is not_found, not a policy answer
+        if post_id in self.world.verdicts:
+            return self.world.verdicts[post_id]
         if rule.allowed != "summoned":
             return rule
         if self.world.summoned(post_id):
@@ -390,6 +465,16 @@ class FakeAdapter(PlatformAdapter):
         return ActionRule(
             allowed="human", reason=f"{rule.reason} This post does not mention our account."
         )
+
+    async def validate(
+        self, action: str, body: str, title: str = "", post_id: str | None = None
+    ) -> Validation:
+        check = await super().validate(action, body, title, post_id)
+        objections = self.world.objections.get(post_id or "", [])
+        if not objections or check.allowed != "auto":
+            return check
+        problems = [*check.problems, *objections]
+        return check.model_copy(update={"ok": False, "problems": problems})
 
     async def mentions(self, since: str | None, limit: int) -> MentionList:
         if not self.world.profile.has_mentions:
@@ -404,6 +489,19 @@ class FakeAdapter(PlatformAdapter):
         latest = max((self.world._order[p.id] for p in found), default=after)  # pyright: ignore[reportPrivateUsage]
         tagged = [p.model_copy(update={"tags": ["mention"]}) for p in found]
         return MentionList(posts=tagged, next_since=str(latest), more=len(waiting) > limit)
+
+
+class _ToolLog(Middleware):
+    """Notes each tool call's name: what the gateway asked the platform server, in order."""
+
+    def __init__(self, log: list[str]) -> None:
+        self.log = log
+
+    async def on_call_tool(
+        self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]
+    ) -> Any:
+        self.log.append(context.message.name)
+        return await call_next(context)
 
 
 def _adapter_for(world: FakePlatform) -> FakeAdapter:

@@ -13,21 +13,17 @@ from gwanjong_gateway.cli.main import main
 from gwanjong_gateway.config import ConfigError, parse
 from gwanjong_gateway.team.access_tokens import TokenError, TokenStore, digest
 from gwanjong_gateway.team.auth import HashedTokenVerifier, bind_problem, build_auth, is_loopback
+from tests.fakes.clock import FakeClock
 
 pytestmark = pytest.mark.anyio
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
+START = datetime(2026, 11, 30, 9, 0, tzinfo=UTC).timestamp()
 
 
 def test_a_token_is_stored_only_as_its_hash_in_a_private_file(tmp_path: Path) -> None:
-    clock = Clock()
-    store = TokenStore(tmp_path / "state" / "tokens.json", clock)
+    clock = FakeClock(wall=START)
+    store = TokenStore(tmp_path / "state" / "tokens.json", clock.utc)
     token = store.add("alice")
     text = store.path.read_text()
     assert token not in text and digest(token) in text
@@ -44,13 +40,13 @@ def test_a_token_is_stored_only_as_its_hash_in_a_private_file(tmp_path: Path) ->
 
 
 def test_revocation_is_seen_by_a_running_verifier_without_restart(tmp_path: Path) -> None:
-    clock = Clock()
+    clock = FakeClock(wall=START)
     path = tmp_path / "tokens.json"
-    gateway_side = TokenStore(path, clock)  # what the serving process holds
-    cli_side = TokenStore(path, clock)  # what `gwanjong token` uses
+    gateway_side = TokenStore(path, clock.utc)  # what the serving process holds
+    cli_side = TokenStore(path, clock.utc)  # what `gwanjong token` uses
     alice, bob = cli_side.add("alice"), cli_side.add("bob")
     assert gateway_side.lookup(alice) == "alice" and gateway_side.lookup(bob) == "bob"
-    clock.now += timedelta(hours=2)
+    clock.advance(timedelta(hours=2).total_seconds())
     assert cli_side.revoke("alice") is True
     assert cli_side.revoke("alice") is False  # nothing active left to revoke
     assert gateway_side.lookup(alice) is None and gateway_side.lookup(bob) == "bob"

@@ -24,7 +24,7 @@ from tests.gateway.http_gateway import (
 )
 from tests.mcp import call, error_of
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
 TOKENS = '[auth]\nmode = "tokens"'
 KEY = "0b9d7f0e-5b7c-4b1e-9a53-2f1d3c6e8a77"  # one client key both users present
 

@@ -15,6 +15,7 @@ from gwanjong_gateway.config import PlatformConfig
 from gwanjong_gateway.platforms.breaker import Breaker
 from gwanjong_gateway.platforms.upstreams import platform_env
 from gwanjong_shared.contract.errors import ErrorKind
+from tests.fakes.clock import FakeClock
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.mcp import call, error_of
@@ -24,20 +25,12 @@ PY = sys.executable
 BROKEN = {"broken": {"command": [PY, "-c", "import gwanjong_nosuch_pkg"]}}
 
 
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_breaker_backs_off_exponentially_on_its_clock() -> None:
     clock = FakeClock()
     breaker = Breaker(clock=clock, base_s=2, max_s=10)
     assert not breaker.is_open()
     assert breaker.failed() == 2 and breaker.is_open() and breaker.retry_in() == 2
-    clock.now += 2
+    clock.advance(2)
     assert not breaker.is_open()  # due: the next try goes through
     assert breaker.failed() == 4
     assert breaker.failed() == 8
@@ -78,7 +71,7 @@ async def test_a_server_that_cannot_import_is_down_with_its_stderr_and_fails_fas
 
         # Once the backoff has passed, the next call tries again; it fails again, and
         # the breaker stays open twice as long.
-        clock.now += 2.5
+        clock.advance(2.5)
         later = (await call(client, "scout", topic="rust", platforms=["broken"]))["errors"]
         assert "No module named 'gwanjong_nosuch_pkg'" in later["broken"]
         assert "next try in 4 s" in later["broken"]

@@ -18,7 +18,7 @@ from gwanjong_gateway.scout.guides import COMMON, FALLBACK
 from gwanjong_gateway.server import build_gateway
 from gwanjong_shared.kit.server import build_platform_server
 from tests.fifth import server as fifth
-from tests.mcp import call
+from tests.mcp import call, until_up
 
 pytestmark = pytest.mark.anyio
 
@@ -27,7 +27,14 @@ SERVER = Path(fifth.__file__)
 
 def gateway_toml(state_dir: Path, opt_out: list[str]) -> str:
     return render(
-        {"writes": "live", "state_dir": state_dir, "call_timeout_s": 20},
+        # A cold start of the spawned server is slow on a loaded machine: the tests wait for
+        # it to be up (`until_up`), under a start bound that only catches a hang.
+        {
+            "writes": "live",
+            "state_dir": state_dir,
+            "call_timeout_s": 20,
+            "start_timeout_s": 300,
+        },
         {
             "mastodon": {
                 "command": [sys.executable, str(SERVER)],
@@ -46,6 +53,7 @@ async def test_a_fifth_platform_works_with_its_own_guide_disclosure_and_setup(
     # "toot:" is the fifth platform's own alias: only its profile says it means mastodon.
     config = parse(gateway_toml(tmp_path, ["toot:Quiet_One@fifth.example"]))
     async with Client(build_gateway(config, environ={})) as client:
+        await until_up(client, ["mastodon"])
         scouted = await call(client, "scout", topic="rust async cancellation", limit=5)
         assert scouted["errors"] == {}, scouted
         found = {o["id"]: o for o in scouted["opportunities"]}
@@ -78,6 +86,7 @@ async def test_the_footer_reaches_the_fifth_platform(tmp_path: Path) -> None:
         "[gateway]\n", '[gateway]\nexpose = ["mastodon__get_comments"]\n', 1
     )
     async with Client(build_gateway(parse(text), environ={})) as client:
+        await until_up(client, ["mastodon"])
         scouted = await call(client, "scout", topic="rust async cancellation", limit=5)
         assert len(scouted["opportunities"]) == 2, scouted  # no opt-out: both posts
         oid = next(o["id"] for o in scouted["opportunities"] if "practice" in o["title"])

@@ -12,35 +12,10 @@ import pytest
 
 from gwanjong_gateway.config import PlatformConfig
 from gwanjong_gateway.platforms.upstream import Health, Upstream
-from tests.fakes.clock import FakeTime
+from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 
 pytestmark = pytest.mark.anyio
-
-
-class GatedTime(FakeTime):
-    """The background restart's sleeps wait until the test lets each one pass (and
-    moves the clock by what it asked for)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.pending: list[tuple[float, anyio.Event]] = []
-        self.asked = anyio.Event()
-
-    async def sleep(self, seconds: float) -> None:
-        done = anyio.Event()
-        self.pending.append((seconds, done))
-        self.asked.set()
-        await done.wait()
-
-    async def pass_one(self) -> None:
-        while not self.pending:
-            await self.asked.wait()
-            self.asked = anyio.Event()
-        seconds, done = self.pending.pop(0)
-        self.now += seconds
-        self.slept.append(seconds)
-        done.set()
 
 
 class Flaky(Upstream):
@@ -55,7 +30,7 @@ class Flaky(Upstream):
         return await super()._transport()
 
 
-def _upstream(forum: FakePlatform, clock: FakeTime) -> Flaky:
+def _upstream(forum: FakePlatform, clock: FakeClock) -> Flaky:
     up = Flaky("devto", PlatformConfig(), {}, clock=clock, sleep=clock.sleep)
     up.transport_override = forum.server()
     return up
@@ -71,7 +46,7 @@ async def _crash(up: Flaky, failed_restarts: int) -> None:
 
 
 async def test_a_call_after_a_crash_waits_for_the_restart(forum: FakePlatform) -> None:
-    clock = GatedTime()
+    clock = FakeClock(gated=True)
     up = _upstream(forum, clock)
     outcomes: list[Any] = []
     try:
@@ -94,7 +69,7 @@ async def test_a_call_after_a_crash_waits_for_the_restart(forum: FakePlatform) -
 
 
 async def test_a_call_shorter_than_the_backoff_still_fails_fast(forum: FakePlatform) -> None:
-    clock = GatedTime()
+    clock = FakeClock(gated=True)
     up = _upstream(forum, clock)
     try:
         await _crash(up, failed_restarts=1)
@@ -107,7 +82,7 @@ async def test_a_call_shorter_than_the_backoff_still_fails_fast(forum: FakePlatf
 
 
 async def test_a_server_that_never_started_keeps_failing_fast(forum: FakePlatform) -> None:
-    clock = GatedTime()
+    clock = FakeClock(gated=True)
     up = _upstream(forum, clock)
     up.broken = 1
     try:

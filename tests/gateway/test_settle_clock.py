@@ -18,20 +18,13 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules import policy
 from gwanjong_gateway.rules.ledger import Strike, StrikeStatus
 from gwanjong_gateway.strike.settle import MIN_READBACKS, ReadBack, Seen, Settler
+from tests.fakes.clock import FakeClock
 from tests.gateway.helpers import config_text
 
 pytestmark = pytest.mark.anyio
 
 T = TypeVar("T")
 WINDOW = 120.0
-
-
-class Clock:
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class InlineRecords:
@@ -53,10 +46,10 @@ class ScriptedSettler(Settler):
         return ReadBack(self.seen, "c1" if self.seen is Seen.FOUND else "")
 
 
-def settler(tmp_path: Path, store: StrikeStore, wall: Clock, mono: Clock) -> ScriptedSettler:
+def settler(tmp_path: Path, store: StrikeStore, clock: FakeClock) -> ScriptedSettler:
     config = parse(config_text(tmp_path, ["devto"], tables={"safety": {"settle_window_s": WINDOW}}))
     records = cast(Records, InlineRecords(store))
-    return ScriptedSettler(config, cast(Upstreams, None), records, clock=wall, mono=mono)
+    return ScriptedSettler(config, cast(Upstreams, None), records, clock=clock.time, mono=clock)
 
 
 def unsure(store: StrikeStore, now: float) -> Strike:
@@ -74,25 +67,25 @@ def unsure(store: StrikeStore, now: float) -> Strike:
     )
 
 
-async def settle_until_done(s: Settler, store: StrikeStore, mono: Clock, step: float) -> float:
-    """Read back every ``step`` monotonic seconds until the row settles; seconds taken."""
-    start = mono.now
+async def settle_until_done(s: Settler, store: StrikeStore, clock: FakeClock, step: float) -> float:
+    """Read back every ``step`` seconds until the row settles; monotonic seconds taken."""
+    start = clock.now
     for _ in range(10_000):
         row = store.get(1)
         assert row is not None
         if (await s.settle(row)).status != StrikeStatus.UNKNOWN:
-            return mono.now - start
-        mono.now += step
+            return clock.now - start
+        clock.advance(step)
     raise AssertionError("never settled")
 
 
 async def test_a_wall_clock_stepped_forward_does_not_end_the_window(tmp_path: Path) -> None:
     store = StrikeStore(tmp_path / "gwanjong.db")
-    wall, mono = Clock(1_800_000_000.0), Clock(50.0)
-    unsure(store, wall.now)
-    s = settler(tmp_path, store, wall, mono)
-    wall.now += 400  # NTP correction, VM resume: the row looks 400 s old at once
-    taken = await settle_until_done(s, store, mono, step=1.0)
+    clock = FakeClock(50.0)
+    unsure(store, clock.wall)
+    s = settler(tmp_path, store, clock)
+    clock.step_wall(400)  # NTP correction, VM resume: the row looks 400 s old at once
+    taken = await settle_until_done(s, store, clock, step=1.0)
     row = store.get(1)
     assert row is not None and row.status == StrikeStatus.FAILED
     assert taken >= WINDOW and row.readbacks == MIN_READBACKS
@@ -100,35 +93,34 @@ async def test_a_wall_clock_stepped_forward_does_not_end_the_window(tmp_path: Pa
 
 async def test_reading_back_often_counts_only_spaced_read_backs(tmp_path: Path) -> None:
     store = StrikeStore(tmp_path / "gwanjong.db")
-    wall, mono = Clock(1_800_000_000.0), Clock(50.0)
-    unsure(store, wall.now - 10_000)  # the wall clock says long past the window
-    s = settler(tmp_path, store, wall, mono)
+    clock = FakeClock(50.0)
+    unsure(store, clock.wall - 10_000)  # the wall clock says long past the window
+    s = settler(tmp_path, store, clock)
     for _ in range(50):  # a model asking again and again within a few seconds
         row = store.get(1)
         assert row is not None
         assert (await s.settle(row)).status == StrikeStatus.UNKNOWN
-        mono.now += 0.1
+        clock.advance(0.1)
     row = store.get(1)
     assert row is not None and row.readbacks <= 1
 
 
 async def test_read_backs_are_kept_across_a_restart(tmp_path: Path) -> None:
     store = StrikeStore(tmp_path / "gwanjong.db")
-    wall, mono = Clock(1_800_000_000.0), Clock(50.0)
-    unsure(store, wall.now)
-    first = settler(tmp_path, store, wall, mono)
+    clock = FakeClock(50.0)
+    unsure(store, clock.wall)
+    first = settler(tmp_path, store, clock)
     spacing = WINDOW / MIN_READBACKS
     for _ in range(int(spacing * (MIN_READBACKS - 1)) + 1):  # all but the last read-back
         row = store.get(1)
         assert row is not None
         await first.settle(row)
-        mono.now += 1
+        clock.advance(1)
     row = store.get(1)
     assert row is not None and row.readbacks == MIN_READBACKS - 1
     # Restart: a new process, a new monotonic clock, the wall clock far ahead.
-    wall.now += 10_000
-    mono2 = Clock(7.0)
-    taken = await settle_until_done(settler(tmp_path, store, wall, mono2), store, mono2, 1.0)
+    clock2 = FakeClock(7.0, wall=clock.wall + 10_000)
+    taken = await settle_until_done(settler(tmp_path, store, clock2), store, clock2, 1.0)
     row = store.get(1)
     assert row is not None and row.status == StrikeStatus.FAILED
     assert spacing <= taken < WINDOW  # only the missing read-back, spaced, not the whole window
@@ -136,25 +128,25 @@ async def test_read_backs_are_kept_across_a_restart(tmp_path: Path) -> None:
 
 async def test_a_wall_clock_stepped_back_does_not_stretch_the_window(tmp_path: Path) -> None:
     store = StrikeStore(tmp_path / "gwanjong.db")
-    wall, mono = Clock(1_800_000_000.0), Clock(50.0)
-    unsure(store, wall.now)
-    s = settler(tmp_path, store, wall, mono)
-    wall.now -= 3600  # the row now looks an hour in the future
-    taken = await settle_until_done(s, store, mono, step=1.0)
+    clock = FakeClock(50.0)
+    unsure(store, clock.wall)
+    s = settler(tmp_path, store, clock)
+    clock.step_wall(-3600)  # the row now looks an hour in the future
+    taken = await settle_until_done(s, store, clock, step=1.0)
     assert WINDOW <= taken <= WINDOW + 5
 
 
 async def test_a_late_write_found_settles_posted_whatever_the_clock(tmp_path: Path) -> None:
     store = StrikeStore(tmp_path / "gwanjong.db")
-    wall, mono = Clock(1_800_000_000.0), Clock(50.0)
-    unsure(store, wall.now)
-    s = settler(tmp_path, store, wall, mono)
-    wall.now += 400
+    clock = FakeClock(50.0)
+    unsure(store, clock.wall)
+    s = settler(tmp_path, store, clock)
+    clock.step_wall(400)
     row = store.get(1)
     assert row is not None
     assert (await s.settle(row)).status == StrikeStatus.UNKNOWN
     s.seen = Seen.FOUND
-    mono.now += 5
+    clock.advance(5)
     assert (await s.settle(row)).status == StrikeStatus.POSTED
 
 
@@ -178,21 +170,21 @@ def _last(created_at: float) -> Any:
 
 
 def test_a_clock_stepped_back_does_not_stretch_refusals(monkeypatch: pytest.MonkeyPatch) -> None:
-    mono = Clock(50.0)
+    mono = FakeClock(50.0)
     monkeypatch.setattr(policy, "FUTURE", policy.Future(mono))
     now = 1_800_000_000.0
     # The last write was made "an hour from now": the clock was stepped back an hour.
     wait = policy.min_interval(60, now + 3600, "devto", now)
     assert wait is not None and wait[1] == 60
-    mono.now += 59
+    mono.advance(59)
     assert policy.min_interval(60, now + 3600, "devto", now + 59) is not None
-    mono.now += 1  # a minute of real time: the refusal is over, not an hour and a minute
+    mono.advance(1)  # a minute of real time: the refusal is over, not an hour and a minute
     assert policy.min_interval(60, now + 3600, "devto", now + 60) is None
     day = 86400.0
     assert policy.author_cooldown(1, _last(now + 3600), "devto", "ann", now + 60)
-    mono.now += day - 1
+    mono.advance(day - 1)
     assert policy.author_cooldown(1, _last(now + 3600), "devto", "ann", now + day)
-    mono.now += 1
+    mono.advance(1)
     assert policy.author_cooldown(1, _last(now + 3600), "devto", "ann", now + day + 1) is None
     # Forward steps only end a refusal early, as real waiting would have.
     assert policy.min_interval(60, now, "devto", now + 400) is None

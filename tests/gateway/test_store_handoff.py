@@ -112,17 +112,26 @@ def test_the_author_cooldown_counts_and_checks_comments_only(tmp_path: Path) -> 
 
 
 def test_pending_handoffs_is_one_indexed_lookup(tmp_path: Path) -> None:
+    """The plan of the statement `pending_handoffs` really runs (caught on the store's own
+    connection as SQLite expands it), not of a copy of its text."""
     store = StrikeStore(tmp_path / "gwanjong.db")
     try:
         for i in range(50):
             add(store, f"devto:{i}", StrikeStatus.POSTED)
+        wanted = add(store, "devto:1", StrikeStatus.HANDOFF)
         store._x("ANALYZE")
-        plan = store._x(
-            "EXPLAIN QUERY PLAN SELECT * FROM strikes WHERE opportunity = ? AND status = ? "
-            "AND platform = ? ORDER BY id",
-            ("devto:1", StrikeStatus.HANDOFF, "devto"),
-        ).fetchall()
+        ran: list[str] = []
+        store._db.set_trace_callback(ran.append)
+        try:
+            found = store.pending_handoffs("devto:1", "devto")
+        finally:
+            store._db.set_trace_callback(None)
+        assert [r.id for r in found] == [wanted]
+        [query] = ran  # one statement, and it is the lookup
+        assert query.lstrip().upper().startswith("SELECT"), query
+        plan = store._x(f"EXPLAIN QUERY PLAN {query}").fetchall()
         details = " ".join(str(row["detail"]) for row in plan)
-        assert "USING INDEX strikes_opportunity" in details, details
+        # a search through the index, not a scan of the table (nor of the index)
+        assert "SEARCH strikes USING INDEX strikes_opportunity" in details, details
     finally:
         store.close()

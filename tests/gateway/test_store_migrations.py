@@ -1,6 +1,7 @@
 """The SQLite strike record's migrations: a file from before versioning (no
-`schema_version`, no `principal` column) opens, keeps its rows and gains the columns; a
-file from a newer gwanjong is refused, not damaged."""
+`schema_version`, no `principal` column) opens, keeps its rows and gains the column; so
+does a file at every older version; a file from a newer gwanjong is refused, not damaged.
+Old files are made by the real migration steps up to their version, not by a copy."""
 
 from __future__ import annotations
 
@@ -16,51 +17,19 @@ from gwanjong_shared.contract.errors import PlatformError
 
 pytestmark = pytest.mark.anyio
 
-# The schema as gwanjong wrote it before migrations (verbatim).
-OLD_SCHEMA = """
-CREATE TABLE IF NOT EXISTS strikes (
-    id            INTEGER PRIMARY KEY AUTOINCREMENT,
-    intent_key    TEXT NOT NULL,
-    platform      TEXT NOT NULL,
-    target        TEXT NOT NULL,          -- post id acted on; '' for a new post
-    target_url    TEXT NOT NULL DEFAULT '',
-    author        TEXT NOT NULL DEFAULT '',
-    opportunity   TEXT NOT NULL DEFAULT '',
-    action        TEXT NOT NULL,          -- comment | post | upvote
-    content_hash  TEXT NOT NULL,
-    content       TEXT NOT NULL,
-    title         TEXT NOT NULL DEFAULT '',
-    mode          TEXT NOT NULL,          -- dry-run | confirm | live
-    status        TEXT NOT NULL,          -- a ledger.StrikeStatus
-    reason        TEXT NOT NULL DEFAULT '',
-    approver      TEXT NOT NULL DEFAULT '',  -- auto | human | ''
-    result_id     TEXT NOT NULL DEFAULT '',
-    result_url    TEXT NOT NULL DEFAULT '',
-    context       TEXT NOT NULL DEFAULT '{}',  -- what the model saw in draft
-    policy        TEXT NOT NULL DEFAULT '[]',  -- the policy decisions, in order
-    created_at    REAL NOT NULL,
-    updated_at    REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS strikes_target ON strikes (platform, target, action);
-CREATE INDEX IF NOT EXISTS strikes_intent ON strikes (intent_key);
--- The database itself refuses a second live claim on a target (or, for new posts, on the
--- same text), so two gateways or two racing calls cannot both write.
-CREATE UNIQUE INDEX IF NOT EXISTS strikes_one_claim ON strikes (platform, target, action)
-    WHERE target != '' AND status IN ('pending', 'posted', 'handoff', 'unknown');
-CREATE UNIQUE INDEX IF NOT EXISTS strikes_one_post ON strikes (platform, intent_key)
-    WHERE target = '' AND status IN ('pending', 'posted', 'handoff', 'unknown');
-CREATE TABLE IF NOT EXISTS platform_health (
-    platform      TEXT PRIMARY KEY,
-    failures      INTEGER NOT NULL DEFAULT 0,
-    paused_reason TEXT NOT NULL DEFAULT '',
-    updated_at    REAL NOT NULL
-);
-"""
 
-
-def old_file(path: Path) -> None:
+def file_at(path: Path, version: int, *, versioned: bool = True) -> None:
+    """A record as gwanjong left it at schema ``version``: the real migration steps up to
+    it, and one posted comment. ``versioned=False``: a file from before versioning, which
+    had step 1's tables and no `schema_version` table at all."""
     db = sqlite3.connect(path)
-    db.executescript(OLD_SCHEMA)
+    if versioned:
+        db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+    for n, statements in enumerate(migrations.SQLITE[:version], 1):
+        for statement in statements:
+            db.execute(statement)
+        if versioned:
+            db.execute("INSERT INTO schema_version (version) VALUES (?)", (n,))
     db.execute(
         "INSERT INTO strikes (intent_key, platform, target, action, content_hash, content, "
         "mode, status, policy, created_at, updated_at) VALUES "
@@ -69,6 +38,10 @@ def old_file(path: Path) -> None:
     )
     db.commit()
     db.close()
+
+
+def old_file(path: Path) -> None:
+    file_at(path, 1, versioned=False)
 
 
 def test_an_old_file_opens_and_gains_the_principal_column(tmp_path: Path) -> None:
@@ -126,6 +99,24 @@ def test_an_old_file_opens_and_gains_the_principal_column(tmp_path: Path) -> Non
         assert versions == list(range(1, migrations.LATEST + 1))
     finally:
         again.close()
+
+
+@pytest.mark.parametrize("version", range(1, migrations.LATEST))
+def test_a_file_at_each_older_version_opens_at_the_latest_and_keeps_its_rows(
+    tmp_path: Path, version: int
+) -> None:
+    path = tmp_path / "gwanjong.db"
+    file_at(path, version)
+    store = StrikeStore(path)
+    try:
+        assert store.schema_version() == migrations.LATEST
+        (old,) = store.history()
+        assert (old.content, old.status, old.readbacks) == ("old words", "posted", 0)
+        assert store.acted_targets() == {("devto", "t1")}
+        versions = [r[0] for r in store._db.execute("SELECT version FROM schema_version")]
+        assert versions == list(range(1, migrations.LATEST + 1))  # each step applied once
+    finally:
+        store.close()
 
 
 def test_both_engines_have_the_same_versions() -> None:

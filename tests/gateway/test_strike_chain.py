@@ -1,5 +1,5 @@
-"""strike's chain of checks, one at a time, against a fake platform that answers the
-contract from memory (an in-process FastMCP server: no sandbox, no SDK).
+"""strike's chain of checks, one at a time, against the fake platform (tests/fakes: the
+real server kit over a platform in memory; no sandbox, no SDK).
 
 Each test sets up the one condition a check refuses on and shows that this check, and no
 later one, decided: the record row says why, and the platform saw only the calls that
@@ -9,13 +9,12 @@ come before that check.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from fastmcp import FastMCP
 from pydantic import BaseModel
 
 from gwanjong_gateway.config import parse
@@ -28,9 +27,10 @@ from gwanjong_gateway.strike import checks as strike_checks
 from gwanjong_gateway.strike.attempt import Answer, Attempt, Refuse
 from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_gateway.strike.locks import KeyedLocks
-from gwanjong_shared.contract import Action, ActionRule, Capabilities, Length, Limit, Validation
+from gwanjong_shared.contract import ActionRule, Limit
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
-from gwanjong_shared.contract.models import Comment, Post, PostResult
+from tests.fakes.platform import FakePlatform
+from tests.fakes.profiles import Profile
 from tests.gateway.helpers import config_text
 
 pytestmark = pytest.mark.anyio
@@ -38,88 +38,22 @@ NAME = "devto"  # a bundled name, so the config needs no command; the server is 
 FOOTER = "\n\n-- drafted with a bot"
 
 
-def wire(result: BaseModel) -> dict[str, Any]:
-    """A strike result as the model receives it (the tool's structured content)."""
-    return result.model_dump(mode="json")
-
-
-@dataclass
-class FakePlatform:
-    """The contract from memory; `verdict` is what `validate` answers."""
-
-    allowed: str = "auto"
-    problems: list[str] = field(default_factory=list)
-    max: int = 500
-    fail: ErrorKind | None = None  # the write fails with this kind
-    calls: list[str] = field(default_factory=list)
-    bodies: list[str] = field(default_factory=list)
-
-    def server(self) -> FastMCP[Any]:
-        mcp: FastMCP[Any] = FastMCP(NAME)
-        post = Post(id="p1", platform=NAME, title="A post", url="https://x.test/p1")
-
-        @mcp.tool
-        def trending(limit: int = 10) -> dict[str, Any]:
-            return {"posts": [post.model_dump()]}
-
-        @mcp.tool
-        def search(query: str, limit: int = 10) -> dict[str, Any]:
-            return {"posts": [post.model_dump()]}
-
-        @mcp.tool
-        def get_post(post_id: str) -> Post:
-            return post
-
-        @mcp.tool
-        def get_comments(post_id: str, limit: int = 20) -> dict[str, Any]:
-            return {"comments": list[Comment]()}
-
-        @mcp.tool
-        def capabilities() -> Capabilities:
-            rule = ActionRule(allowed="auto", reason="")
-            return Capabilities(
-                platform=NAME,
-                configured=True,
-                account="me",
-                actions={"write_post": rule, "write_comment": rule, "upvote": rule},
-                limits={"body": Limit(max=self.max, unit="chars")},
-            )
-
-        @mcp.tool
-        def validate(
-            action: str, body: str, title: str = "", post_id: str | None = None
-        ) -> Validation:
-            self.calls.append("validate")
-            return Validation(
-                ok=not self.problems,
-                allowed=self.allowed,  # type: ignore[arg-type]
-                problems=self.problems,
-                length=Length(used=len(body), max=self.max, unit="chars"),
-            )
-
-        def written(action: Action, body: str) -> PostResult:
-            self.calls.append(action)
-            if self.fail is not None:
-                raise PlatformError(self.fail, "the fake platform says no.")
-            self.bodies.append(body)
-            n = len(self.bodies)
-            return PostResult(
-                ok=True, platform=NAME, action=action, id=f"w{n}", url=f"https://x.test/w{n}"
-            )
-
-        @mcp.tool
-        def write_comment(post_id: str, body: str, parent_id: str | None = None) -> PostResult:
-            return written("write_comment", body)
-
-        @mcp.tool
-        def write_post(title: str, body: str, tags: list[str] | None = None) -> PostResult:
-            return written("write_post", body)
-
-        @mcp.tool
-        def upvote(post_id: str) -> PostResult:
-            return written("upvote", "")
-
-        return mcp
+#: A platform where a program may do everything: each test adds the one refusal it is about.
+OPEN_FORUM = Profile(
+    name=NAME,
+    label="Fake Forum",
+    url="https://x.test",
+    rules={
+        "write_post": ActionRule(allowed="auto", reason="Posts are open to programs."),
+        "write_comment": ActionRule(allowed="auto", reason="Comments are open to programs."),
+        "upvote": ActionRule(allowed="auto", reason="Likes are open to programs."),
+    },
+    limits={
+        "title": Limit(max=128, unit="chars"),
+        "body": Limit(max=500, unit="chars"),
+        "comment": Limit(max=500, unit="chars"),
+    },
+)
 
 
 @dataclass
@@ -136,10 +70,12 @@ class Bench:
             store.close()
 
 
-def context(post_id: str = "p1", author: str = "alice", **validation: Any) -> DraftContext:
-    post = Post(
-        id=post_id, platform=NAME, title="A post", url=f"https://x.test/{post_id}", author=author
-    )
+def context(
+    fake: FakePlatform, key: str = "p1", author: str = "alice", **validation: Any
+) -> DraftContext:
+    """A drafted strike on the fake's post ``key`` (made on first use, by ``author``)."""
+    post_id = fake.ids.get(key) or fake.add_post(key, "A post", "Some text.", author=author)
+    post = fake.posts[post_id]
     return DraftContext(
         opportunity=Opportunity(id=f"{NAME}:{post_id}", post=post, score=1.0, reason="test"),
         capabilities=None,
@@ -153,7 +89,21 @@ async def accept(message: str) -> str:
 
 @pytest.fixture
 def fake() -> FakePlatform:
-    return FakePlatform()
+    return FakePlatform(OPEN_FORUM)
+
+
+def url_of(fake: FakePlatform, write: int = 0) -> str:
+    """The URL the platform gave its ``write``-th write."""
+    return f"{fake.profile.url}/{fake.profile.me}/{fake.writes[write].data['id']}"
+
+
+def bodies(fake: FakePlatform) -> list[str]:
+    return [str(w.data.get("body", "")) for w in fake.writes]
+
+
+def wire(result: BaseModel) -> dict[str, Any]:
+    """A strike result as the model receives it (the tool's structured content)."""
+    return result.model_dump(mode="json")
 
 
 async def bench_for(
@@ -201,15 +151,14 @@ def test_the_chain_runs_in_the_documented_order() -> None:
         "claim",
         "write",
     ]
-    assert (*strike_checks.OPEN, *strike_checks.HELD) == strike_checks.CHAIN
     assert strike_checks.OPEN[-1] is strike_checks.disclosure  # the lock needs the final text
 
 
 async def test_a_clean_comment_passes_every_check_and_is_written(bench: Bench) -> None:
-    got = wire(await bench.desk.strike(context(), "comment", "Nice post.", "", accept))
-    assert got["status"] == "posted" and got["url"] == "https://x.test/w1", got
-    assert bench.fake.calls == ["validate", "write_comment"]  # validated once, written once
-    assert bench.fake.bodies == ["Nice post." + FOOTER]
+    got = wire(await bench.desk.strike(context(bench.fake), "comment", "Nice post.", "", accept))
+    assert got["status"] == "posted" and got["url"] == url_of(bench.fake), got
+    assert bench.fake.asked() == ["validate", "write_comment"]  # validated once, written once
+    assert bodies(bench.fake) == ["Nice post." + FOOTER]
     [row] = bench.rows()
     assert row.status is StrikeStatus.POSTED and row.action == "comment"
     assert "disclosure appended" in row.policy and row.policy[-1] == "posted"
@@ -217,116 +166,126 @@ async def test_a_clean_comment_passes_every_check_and_is_written(bench: Bench) -
 
 async def refused_by(bench: Bench, got: dict[str, Any], words: str) -> None:
     assert got["status"] == "refused" and words in got["reason"], got
-    assert not bench.fake.bodies
+    assert not bench.fake.writes
     row = bench.rows()[0]
     assert row.status is StrikeStatus.REFUSED and row.policy[-1] == f"refused: {got['reason']}"
 
 
 async def test_paused_refuses_before_anything_else(bench: Bench) -> None:
     await bench.desk.records.run(StrikeStore.record_failure, NAME, "boom", 1)
-    got = wire(await bench.desk.strike(context(), "comment", "Hi.", "", accept))
+    got = wire(await bench.desk.strike(context(bench.fake), "comment", "Hi.", "", accept))
     await refused_by(bench, got, "are paused")
-    assert bench.fake.calls == []
+    assert bench.fake.asked() == []
 
 
 async def test_opted_out_refuses_a_comment_but_not_a_new_post(
     tmp_path: Path, fake: FakePlatform
 ) -> None:
     async for b in bench_for(tmp_path, fake, tables={"safety": {"opt_out": [f"{NAME}:alice"]}}):
-        got = wire(await b.desk.strike(context(), "comment", "Hi.", "", accept))
+        got = wire(await b.desk.strike(context(fake), "comment", "Hi.", "", accept))
         await refused_by(b, got, "opt-out list")
-        assert fake.calls == []
-        posted = wire(await b.desk.strike(context(), "post", "A new post.", "Title", accept))
+        assert fake.asked() == []
+        posted = wire(await b.desk.strike(context(fake), "post", "A new post.", "Title", accept))
         assert posted["status"] == "posted", posted
 
 
 async def test_never_allowed_refuses_from_the_draft_verdict(bench: Bench) -> None:
-    ctx = context(comment={"allowed": "never", "reason": "comments are closed"})
+    ctx = context(bench.fake, comment={"allowed": "never", "reason": "comments are closed"})
     got = wire(await bench.desk.strike(ctx, "comment", "Hi.", "", accept))
     await refused_by(bench, got, "comments are closed")
-    assert bench.fake.calls == []
+    assert bench.fake.asked() == []
 
 
 async def test_earlier_claim_answers_duplicate(bench: Bench) -> None:
-    first = wire(await bench.desk.strike(context(), "comment", "Hi.", "", accept))
-    again = wire(await bench.desk.strike(context(), "comment", "Hi.", "", accept))
+    first = wire(await bench.desk.strike(context(bench.fake), "comment", "Hi.", "", accept))
+    again = wire(await bench.desk.strike(context(bench.fake), "comment", "Hi.", "", accept))
     assert first["status"] == "posted" and again["status"] == "duplicate", again
-    assert bench.fake.calls == ["validate", "write_comment"]  # the second never asked
+    assert bench.fake.asked() == ["validate", "write_comment"]  # the second never asked
 
 
 async def test_limits_refuse_on_the_daily_cap(tmp_path: Path, fake: FakePlatform) -> None:
     async for b in bench_for(tmp_path, fake, daily={"comment": 0}):
-        got = wire(await b.desk.strike(context(), "comment", "Hi.", "", accept))
+        got = wire(await b.desk.strike(context(fake), "comment", "Hi.", "", accept))
         await refused_by(b, got, "Daily cap reached")
-        assert fake.calls == []
+        assert fake.asked() == []
 
 
 async def test_limits_refuse_on_the_author_cooldown(bench: Bench) -> None:
-    first = wire(await bench.desk.strike(context("p1"), "comment", "Hi.", "", accept))
-    got = wire(await bench.desk.strike(context("p2"), "comment", "Hello.", "", accept))
+    first = wire(await bench.desk.strike(context(bench.fake, "p1"), "comment", "Hi.", "", accept))
+    got = wire(await bench.desk.strike(context(bench.fake, "p2"), "comment", "Hello.", "", accept))
     assert first["status"] == "posted", first
     assert got["status"] == "refused" and "cool-down" in got["reason"], got
-    assert bench.fake.calls == ["validate", "write_comment"]
+    assert bench.fake.asked() == ["validate", "write_comment"]
 
 
-async def test_fits_refuses_an_overlong_text_naming_the_footer(bench: Bench) -> None:
-    bench.fake.max = 20
-    got = wire(await bench.desk.strike(context(), "comment", "x" * 15, "", accept))
-    await refused_by(bench, got, "Too long")
-    assert "including the disclosure footer" in got["reason"]
-    assert bench.fake.calls == ["validate"]
+async def test_fits_refuses_an_overlong_text_naming_the_footer(tmp_path: Path) -> None:
+    short = Limit(max=20, unit="chars")
+    fake = FakePlatform(replace(OPEN_FORUM, limits={"body": short, "comment": short}))
+    async for b in bench_for(tmp_path, fake):
+        got = wire(await b.desk.strike(context(fake), "comment", "x" * 15, "", accept))
+        await refused_by(b, got, "Too long")
+        assert "including the disclosure footer" in got["reason"]
+        assert fake.asked() == ["validate"]
 
 
 async def test_platform_allows_refuses_never_and_auto_problems(bench: Bench) -> None:
-    bench.fake.allowed, bench.fake.problems = "never", ["locked thread"]
-    got = wire(await bench.desk.strike(context("p1"), "comment", "Hi.", "", accept))
+    locked = context(bench.fake, "p1")
+    bench.fake.judge(locked.opportunity.post.id, "never", "locked thread")
+    got = wire(await bench.desk.strike(locked, "comment", "Hi.", "", accept))
     await refused_by(bench, got, "locked thread")
-    bench.fake.allowed, bench.fake.problems = "auto", ["no links"]
-    got = wire(await bench.desk.strike(context("p2", author="bob"), "comment", "Hi.", "", accept))
+    ruled = context(bench.fake, "p2", author="bob")
+    bench.fake.judge(ruled.opportunity.post.id, "auto", "no links")
+    got = wire(await bench.desk.strike(ruled, "comment", "Hi.", "", accept))
     assert got["status"] == "refused" and got["reason"] == "no links", got
-    assert bench.fake.calls == ["validate", "validate"]
+    assert bench.fake.asked() == ["validate", "validate"]
 
 
 async def test_human_only_hands_off_and_confirm_handoff_records_it(bench: Bench) -> None:
-    bench.fake.allowed, bench.fake.problems = "human", ["a person must post comments"]
-    got = wire(await bench.desk.strike(context(), "comment", "Hi.", "", accept))
+    ctx = context(bench.fake)
+    bench.fake.judge(ctx.opportunity.post.id, "human", "a person must post comments")
+    got = wire(await bench.desk.strike(ctx, "comment", "Hi.", "", accept))
     assert got["status"] == "handoff" and got["reason"] == "a person must post comments", got
-    assert got["text"] == "Hi." + FOOTER and bench.fake.calls == ["validate"]
+    assert got["text"] == "Hi." + FOOTER and bench.fake.asked() == ["validate"]
     done = wire(
-        await bench.desk.strike(context(), "confirm_handoff", "https://x.test/mine", "", accept)
+        await bench.desk.strike(
+            context(bench.fake), "confirm_handoff", "https://x.test/mine", "", accept
+        )
     )
     assert done["status"] == "posted" and done["url"] == "https://x.test/mine", done
     [row] = bench.rows()
     assert row.status is StrikeStatus.POSTED and row.approver == "human"
     with pytest.raises(PlatformError, match=r"^invalid_input: There is no pending hand-off"):
-        wire(await bench.desk.strike(context(), "confirm_handoff", "", "", accept))
+        await bench.desk.strike(context(bench.fake), "confirm_handoff", "", "", accept)
 
 
 async def test_the_signed_in_caller_is_a_column_never_a_decision(bench: Bench) -> None:
     # A principal is an identity provider's text: it is stored as given, in its own
     # column, and no decision in the policy list can pose as one.
-    bench.fake.allowed, bench.fake.problems = "human", ["a person must post comments"]
+    ctx = context(bench.fake)
+    bench.fake.judge(ctx.opportunity.post.id, "human", "a person must post comments")
     who = "by=mallory\nmode=live"
-    got = await bench.desk.strike(context(), "comment", "Hi.", "", accept, by=who)
+    got = await bench.desk.strike(ctx, "comment", "Hi.", "", accept, by=who)
     assert got.status == "handoff", got
     done = await bench.desk.strike(
-        context(), "confirm_handoff", "https://x.test/mine", "", accept, by=who
+        ctx, "confirm_handoff", "https://x.test/mine", "", accept, by=who
     )
     assert done.status == "posted", done
     [row] = bench.rows()
     assert (row.principal, row.confirmed_by) == (who, who)
     assert not [p for p in row.policy if str(p).startswith("by=")], row.policy
     assert row.policy[0] == "mode=live", row.policy
-    other = await bench.desk.strike(context("p2", author="bob"), "comment", "Hey.", "", accept)
+    other_ctx = context(bench.fake, "p2", author="bob")
+    bench.fake.judge(other_ctx.opportunity.post.id, "human", "a person must post comments")
+    other = await bench.desk.strike(other_ctx, "comment", "Hey.", "", accept)
     assert other.status == "handoff", other  # by no one (stdio, or HTTP without auth)
     assert [r.principal for r in bench.rows()] == ["", who]
 
 
 async def test_dry_run_answers_what_it_would_do(tmp_path: Path, fake: FakePlatform) -> None:
     async for b in bench_for(tmp_path, fake, writes="dry-run"):
-        got = wire(await b.desk.strike(context(), "comment", "Hi.", "", accept))
+        got = wire(await b.desk.strike(context(fake), "comment", "Hi.", "", accept))
         assert got["status"] == "dry_run" and got["would"]["tool"] == "write_comment", got
-        assert fake.calls == ["validate"] and b.rows()[0].status is StrikeStatus.DRY_RUN
+        assert fake.asked() == ["validate"] and b.rows()[0].status is StrikeStatus.DRY_RUN
 
 
 async def test_confirm_records_a_decline_and_refuses_without_elicitation(
@@ -340,14 +299,16 @@ async def test_confirm_records_a_decline_and_refuses_without_elicitation(
         return "unsupported"
 
     async for b in bench_for(tmp_path, fake, writes="confirm"):
-        got = wire(await b.desk.strike(context("p1"), "comment", "Hi.", "", decline))
+        got = wire(await b.desk.strike(context(fake, "p1"), "comment", "Hi.", "", decline))
         assert got["status"] == "declined", got
         got = wire(
-            await b.desk.strike(context("p2", author="bob"), "comment", "Hi.", "", unsupported)
+            await b.desk.strike(
+                context(fake, "p2", author="bob"), "comment", "Hi.", "", unsupported
+            )
         )
         await refused_by(b, got, "cannot ask you for approval")
         assert [r.status for r in b.rows()] == [StrikeStatus.REFUSED, StrikeStatus.DECLINED]
-        assert fake.calls == ["validate", "validate"]
+        assert fake.asked() == ["validate", "validate"]
 
 
 async def test_claim_answers_duplicate_when_the_target_was_taken_meanwhile(
@@ -355,7 +316,9 @@ async def test_claim_answers_duplicate_when_the_target_was_taken_meanwhile(
 ) -> None:
     # Another process claims the target between the first look and the claim: the claim
     # (one transaction with its own checks) is what stops the second write.
-    a = Attempt(context(), StrikeAction.COMMENT, "Hi.", "", accept, ["mode=live"], mode="live")
+    a = Attempt(
+        context(bench.fake), StrikeAction.COMMENT, "Hi.", "", accept, ["mode=live"], mode="live"
+    )
     for check in strike_checks.OPEN:
         assert await check(bench.desk.deps, a) is None
     assert await strike_checks.earlier_claim(bench.desk.deps, a) is None
@@ -368,28 +331,30 @@ async def test_claim_answers_duplicate_when_the_target_was_taken_meanwhile(
 
 async def test_limits_check_refuses_on_its_own(tmp_path: Path, fake: FakePlatform) -> None:
     async for b in bench_for(tmp_path, fake, daily={"comment": 0}):
-        a = Attempt(context(), StrikeAction.COMMENT, "Hi.", "", accept, ["mode=live"], mode="live")
+        a = Attempt(
+            context(fake), StrikeAction.COMMENT, "Hi.", "", accept, ["mode=live"], mode="live"
+        )
         await strike_checks.disclosure(b.desk.deps, a)
         step = await strike_checks.limits(b.desk.deps, a)
         assert isinstance(step, Refuse) and "Daily cap" in step.reason
 
 
 async def test_write_records_a_refused_write_as_failed(bench: Bench) -> None:
-    bench.fake.fail = ErrorKind.INVALID_INPUT
+    bench.fake.fail("write_comment", ErrorKind.INVALID_INPUT)
     with pytest.raises(PlatformError, match="nothing was written"):
-        wire(await bench.desk.strike(context(), "comment", "Hi.", "", accept))
+        await bench.desk.strike(context(bench.fake), "comment", "Hi.", "", accept)
     [row] = bench.rows()
     assert row.status is StrikeStatus.FAILED
-    assert bench.fake.calls == ["validate", "write_comment"]
+    assert bench.fake.asked() == ["validate", "write_comment"]
 
 
 async def test_the_locks_are_dropped_after_many_targets(bench: Bench) -> None:
     for i in range(12):
-        ctx = context(f"p{i}", author=f"author{i}")
+        ctx = context(bench.fake, f"p{i}", author=f"author{i}")
         got = wire(await bench.desk.strike(ctx, "upvote", "", "", accept))
         assert got["status"] == "posted", got
     assert len(bench.desk._locks) == 0
-    assert len(bench.fake.bodies) == 12
+    assert len(bench.fake.writes) == 12
 
 
 async def test_a_keyed_lock_lives_while_held_or_awaited() -> None:

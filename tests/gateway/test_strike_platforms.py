@@ -13,7 +13,7 @@ from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import in_memory_gateway, opportunity_for
 from tests.platforms import SPECS
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
 NO_FOOTER = {"min_interval_s": 0, "disclosure": ""}
 
 

@@ -20,6 +20,7 @@ from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_shared.contract.errors import ErrorKind
+from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import config_text
 from tests.gateway.test_strike import drafted, history, strike
@@ -28,27 +29,17 @@ from tests.mcp import call, error_of
 pytestmark = pytest.mark.anyio
 
 
-class WallClock:
-    """Epoch seconds that move only when the test moves them."""
-
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def gateway_over(
     forum: FakePlatform,
     tmp_path: Path,
     safety: dict[str, Any] | None = None,
-    clock: WallClock | None = None,
+    clock: FakeClock | None = None,
 ) -> FastMCP[Any]:
     tables = {"safety": safety} if safety is not None else None
     config = parse(config_text(tmp_path, ["devto"], tables=tables))
     gw = Gateway(config, environ={}, transports={"devto": forum.server()})
     if clock is not None:  # the record's and the read-back's clock (StrikeDesk, Settler)
-        gw.desk = StrikeDesk(config, gw.upstreams, gw.records, clock=clock, mono=clock)
+        gw.desk = StrikeDesk(config, gw.upstreams, gw.records, clock=clock.time, mono=clock)
     return build_gateway(config, gateway=gw)
 
 
@@ -138,7 +129,7 @@ async def test_absence_counts_only_after_the_settle_window(
 ) -> None:
     # A 500 may hide a write that landed: unknown, held, and freed only when reading back
     # still finds nothing once the window has passed.
-    clock = WallClock()
+    clock = FakeClock()
     gw = gateway_over(forum, tmp_path, {"settle_window_s": 3}, clock=clock)
     async with Client(gw) as client:
         oid = await drafted(client)
@@ -151,11 +142,11 @@ async def test_absence_counts_only_after_the_settle_window(
         assert held["status"] == "duplicate" and "may already be written" in held["reason"], held
         assert held["earlier"]["status"] == "unknown"
         # Inside the window the write stays held however often it is asked for again.
-        clock.now += 2
+        clock.advance(2)
         assert (await strike(client, oid))["status"] == "duplicate"
         again = held
         for _ in range(30):  # past the window (and the call timeout): read back, freed
-            clock.now += 1
+            clock.advance(1)
             again = await strike(client, oid)
             if again["status"] != "duplicate":
                 break
@@ -203,7 +194,7 @@ async def test_a_write_that_shows_late_settles_as_posted(
 ) -> None:
     # The write lands, the answer is lost, and reads do not show it yet: held as unknown
     # (never sent twice) until reading back finds it.
-    clock = WallClock()
+    clock = FakeClock()
     gw = gateway_over(forum, tmp_path, {"settle_window_s": 600}, clock=clock)
     async with Client(gw) as client:
         oid = await drafted(client)
@@ -211,12 +202,12 @@ async def test_a_write_that_shows_late_settles_as_posted(
         forum.land("write_post", ErrorKind.TIMEOUT)
         first = await strike(client, oid)
         assert "may already be written" in str(first), first
-        clock.now += 60
+        clock.advance(60)
         held = await strike(client, oid)
         assert held["status"] == "duplicate" and held["earlier"]["status"] == "unknown", held
         forum.show_late()
         for _ in range(30):
-            clock.now += 60
+            clock.advance(60)
             held = await strike(client, oid)
             if held["earlier"]["status"] != "unknown":
                 break

@@ -231,11 +231,10 @@ async def test_expose_lists_and_forwards_a_raw_tool(forum: FakePlatform, tmp_pat
     gateway = fake_gateway(tmp_path, forum, settings={"expose": ["devto__get_post"]})
     async with Client(gateway) as client:
         names: set[str] = set()
-        for _ in range(100):  # exposed tools appear once their server is up
-            names = {t.name for t in await client.list_tools()}
-            if "devto__get_post" in names:
-                break
-            await anyio.sleep(0.05)
+        with anyio.fail_after(60):  # exposed tools appear once their server is up; generous
+            while "devto__get_post" not in names:
+                names = {t.name for t in await client.list_tools()}
+                await anyio.sleep(0.05)
         assert names == {"scout", "draft", "strike", "status", "setup", "devto__get_post"}
         post = await client.call_tool("devto__get_post", {"post_id": forum.ids["rust-async"]})
         assert post.structured_content is not None and "select!" in post.structured_content["body"]

@@ -32,21 +32,14 @@ from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.setup.secret_listener import CSP
 from gwanjong_sandbox.control import SandboxControl
+from tests.fakes.clock import FakeClock
 from tests.gateway.helpers import config_text
 from tests.mcp import call, error_of
 from tests.platforms import SPECS
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
 MODES = ["legacy", "auto"]
 SECRET = "typed-by-the-human-7Qx"
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class FormOnlySession(VersionAwareClientSession):
@@ -198,7 +191,7 @@ async def test_an_expired_link_saves_nothing_and_the_answer_says_pending(
     async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
         async with httpx.AsyncClient(timeout=60) as http:
             codes.append((await http.get(params.url)).status_code)
-            clock.now += 601  # the person came back after the 10 minutes
+            clock.advance(601)  # the person came back after the 10 minutes
             codes.append((await http.get(params.url)).status_code)
             codes.append((await post(http, params.url, {"DEVTO_API_KEY": "late"})).status_code)
         return ElicitResult(action="accept")

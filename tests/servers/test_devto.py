@@ -9,10 +9,10 @@ from fastmcp import Client, FastMCP
 
 from gwanjong_devto.server import build_server
 from gwanjong_sandbox.control import SandboxControl
-from tests.fakes.clock import FakeTime
+from tests.fakes.clock import FakeClock
 from tests.platforms import SPECS
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
 SPEC = SPECS["devto"]
 
 
@@ -45,7 +45,7 @@ async def test_tags_as_a_string_and_forem_tag_rules(sandbox: SandboxControl) -> 
     assert write["data"]["tags"] == ["python", "packaging"]
 
 
-def paced(sandbox: SandboxControl, clock: FakeTime, **overrides: str) -> FastMCP[Any]:
+def paced(sandbox: SandboxControl, clock: FakeClock, **overrides: str) -> FastMCP[Any]:
     """The Dev.to server pacing on ``clock``: its waits advance the clock, not the test."""
     return build_server(SPEC.settings(sandbox.url, **overrides), clock=clock, sleep=clock.sleep)
 
@@ -62,12 +62,12 @@ async def test_writes_are_paced_to_one_per_second(sandbox: SandboxControl) -> No
 
 
 async def test_reads_are_paced_by_the_token_bucket(sandbox: SandboxControl) -> None:
-    within = FakeTime()
+    within = FakeClock()
     async with Client(paced(sandbox, within, DEVTO_READS_PER_MINUTE="120")) as client:
         for _ in range(3):  # 2/s, burst 120
             await client.call_tool("trending", {"limit": 1})
     assert within.slept == []  # within the burst: no wait
-    over = FakeTime()
+    over = FakeClock()
     async with Client(paced(sandbox, over, DEVTO_READS_PER_MINUTE="1")) as client:  # burst 1
         await client.call_tool("trending", {"limit": 1})
         assert over.slept == []

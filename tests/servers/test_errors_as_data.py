@@ -14,7 +14,7 @@ from gwanjong_shared.contract.errors import ErrorKind, ErrorResult, parse_error
 from gwanjong_shared.contract.rate import window_from_meta
 from tests.platforms import SPECS
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
 
 
 def error_of(result: CallToolResult) -> ErrorResult:

@@ -16,7 +16,7 @@ from gwanjong_sandbox.corpus import BASE_TIME
 from tests.mcp import call, error_of
 from tests.platforms import SPECS
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
 
 PLATFORMS = ["devto", "bluesky", "twitter", "reddit"]
 FLOOD = "Inbox summons #"

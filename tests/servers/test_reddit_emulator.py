@@ -15,6 +15,7 @@ from gwanjong_sandbox.control import SandboxControl
 from gwanjong_sandbox.corpus import build_corpus
 from gwanjong_sandbox.reddit import CLIENT_ID, CLIENT_SECRET, ME, PASSWORD
 
+pytestmark = pytest.mark.sandbox  # the whole file: see tests/tiers.py
 RATE_HEADERS = ("x-ratelimit-used", "x-ratelimit-remaining", "x-ratelimit-reset")
 LIVE_THREADS = sum(1 for thread in build_corpus() if not thread.deleted)
 

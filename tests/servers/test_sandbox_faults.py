@@ -9,17 +9,10 @@ import pytest
 from gwanjong_sandbox.app import SandboxApp
 from gwanjong_sandbox.devto import API_KEY
 from gwanjong_sandbox.state import Fault, SandboxState
+from tests.fakes.clock import FakeClock
 
 pytestmark = pytest.mark.anyio
 ARTICLE = {"article": {"title": "Lagging article", "body_markdown": "zebrafish", "published": True}}
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 async def found(client: httpx.AsyncClient) -> bool:
@@ -28,8 +21,8 @@ async def found(client: httpx.AsyncClient) -> bool:
 
 
 async def test_read_back_lag_follows_the_sandbox_clock() -> None:
-    clock = Clock()
-    state = SandboxState(clock=clock)
+    clock = FakeClock()
+    state = SandboxState(clock=clock.time)
     state.faults.append(Fault("devto", kind="lag", seconds=5))
     app = SandboxApp(state)
     async with httpx.AsyncClient(
@@ -38,9 +31,9 @@ async def test_read_back_lag_follows_the_sandbox_clock() -> None:
         made = await client.post("/api/articles", json=ARTICLE, headers={"api-key": API_KEY})
         assert made.status_code == 201
         assert len(state.writes) == 1 and not await found(client)
-        clock.now += 4.9
+        clock.advance(4.9)
         assert not await found(client)
-        clock.now += 0.2
+        clock.advance(0.2)
         assert await found(client)
     assert [f.kind for f in state.faults] == ["lag"]  # a standing fault, like latency
 

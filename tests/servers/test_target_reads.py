@@ -23,10 +23,11 @@ from gwanjong_shared.kit.adapter import PlatformAdapter
 from gwanjong_shared.kit.server import build_platform_server
 from gwanjong_shared.kit.target_cache import DEFAULT_TTL_S
 from gwanjong_twitter.adapter import TwitterAdapter
+from tests.fakes.clock import FakeClock
 from tests.mcp import call
 from tests.platforms import SPECS, PlatformSpec
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
 
 ADAPTERS: dict[str, Callable[..., PlatformAdapter]] = {
     "bluesky": BlueskyAdapter,
@@ -37,17 +38,7 @@ ADAPTERS: dict[str, Callable[..., PlatformAdapter]] = {
 BODY = "Thanks for asking: one gateway in front of all four keeps the rules in one place."
 
 
-class Clock:
-    """A monotonic clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def server(spec: PlatformSpec, sandbox: SandboxControl, clock: Clock) -> FastMCP[Any]:
+def server(spec: PlatformSpec, sandbox: SandboxControl, clock: FakeClock) -> FastMCP[Any]:
     """The platform's server as its build_server makes it, but with our clock in the adapter."""
     settings_cls = importlib.import_module(f"{spec.module}.server").Settings
     with mock.patch.dict(os.environ, spec.env(sandbox.url), clear=False):
@@ -80,7 +71,7 @@ async def test_validate_then_write_reads_the_target_once(
     name: str, sandbox: SandboxControl
 ) -> None:
     spec = SPECS[name]
-    clock = Clock()
+    clock = FakeClock()
     post_id = sandbox.ids(name)["summons-me"]
     async with Client(server(spec, sandbox, clock)) as client:
         check = await call(client, "validate", action="write_comment", body=BODY, post_id=post_id)
@@ -104,10 +95,10 @@ async def test_validate_then_write_reads_the_target_once(
         await call(client, "validate", action="write_comment", body=BODY, post_id=post_id)
         assert target_reads(sandbox, name, post_id) == 2
 
-        clock.now += DEFAULT_TTL_S - 0.5
+        clock.advance(DEFAULT_TTL_S - 0.5)
         await call(client, "validate", action="write_comment", body=BODY, post_id=post_id)
         assert target_reads(sandbox, name, post_id) == 2
-        clock.now += 0.5  # the TTL has passed: read afresh
+        clock.advance(0.5)  # the TTL has passed: read afresh
         await call(client, "validate", action="write_comment", body=BODY, post_id=post_id)
         assert target_reads(sandbox, name, post_id) == 3
 
@@ -119,14 +110,13 @@ async def test_without_the_cache_the_same_calls_read_twice(
     """The counter above measures what it claims: validates a TTL apart each read the
     target, as every validate did before the cache."""
     spec = SPECS[name]
-    clock = Clock()
+    clock = FakeClock(0.0)
     app = server(spec, sandbox, clock)
     post_id = sandbox.ids(name)["summons-me"]
-    clock.now = 0.0
     async with Client(app) as client:
         for _ in range(2):
             await call(client, "validate", action="write_comment", body=BODY, post_id=post_id)
-            clock.now += DEFAULT_TTL_S
+            clock.advance(DEFAULT_TTL_S)
         assert target_reads(sandbox, name, post_id) == 2
 
 
@@ -134,7 +124,7 @@ async def test_bluesky_like_reads_the_target_once(sandbox: SandboxControl) -> No
     if "bluesky" not in SPECS:
         pytest.skip("bluesky is not in GWANJONG_TEST_PLATFORMS")
     post_id = sandbox.ids("bluesky")["summons-me"]
-    async with Client(server(SPECS["bluesky"], sandbox, Clock())) as client:
+    async with Client(server(SPECS["bluesky"], sandbox, FakeClock())) as client:
         check = await call(client, "validate", action="upvote", body="", post_id=post_id)
         assert check["ok"] is True, check
         liked = await call(client, "upvote", post_id=post_id)
@@ -147,7 +137,7 @@ async def test_a_missing_target_is_asked_about_again(sandbox: SandboxControl) ->
     if "twitter" not in SPECS:
         pytest.skip("twitter is not in GWANJONG_TEST_PLATFORMS")
     missing = "1234567"
-    async with Client(server(SPECS["twitter"], sandbox, Clock())) as client:
+    async with Client(server(SPECS["twitter"], sandbox, FakeClock())) as client:
         for _ in range(2):
             result = await client.call_tool(
                 "validate",

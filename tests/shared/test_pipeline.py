@@ -25,6 +25,7 @@ from gwanjong_shared.pipeline import (
     field_count,
     is_populated,
 )
+from tests.fakes.clock import FakeClock
 
 pytestmark = pytest.mark.anyio
 
@@ -53,17 +54,6 @@ class OtherState(PipelineState):
 
 class LiteralDefaults(PipelineState):
     items: list[str] = []  # noqa: RUF012 - pydantic copies it per instance; tested below
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 def build(**options: Any) -> tuple[FastMCP, Pipeline[Flow]]:
@@ -454,7 +444,7 @@ async def test_calls_of_one_client_run_one_at_a_time(mode: Mode) -> None:
             for _ in range(5):
                 group.start_soon(client.call_tool, "bump", {})
         assert (await status(client))["state"]["history"] == field(True, 5)
-        with anyio.fail_after(5):  # re-entering the same client's lock must not deadlock
+        with anyio.fail_after(60):  # re-entering the same client's lock must not deadlock
             assert (await client.call_tool("rescout", {"topic": "zig"})).data == ["zig"]
 
 
@@ -491,12 +481,9 @@ async def serve_http(mcp: FastMCP, *, stateless: bool = False) -> AsyncIterator[
     )
     async with anyio.create_task_group() as group:
         group.start_soon(server.serve, [sock])
-        for _ in range(1000):  # uvicorn exposes only a flag, no event
-            if server.started:
-                break
-            await anyio.sleep(0.01)
-        else:
-            raise TimeoutError("uvicorn did not start")
+        with anyio.fail_after(60):  # uvicorn exposes only a flag, no event; generous
+            while not server.started:
+                await anyio.sleep(0.01)
         try:
             yield f"http://127.0.0.1:{port}/mcp"
         finally:

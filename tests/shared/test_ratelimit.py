@@ -18,23 +18,15 @@ from gwanjong_shared.kit.ratelimit import (
     wait_from,
 )
 from gwanjong_shared.kit.server import package_version
-from tests.fakes.clock import FakeTime
+from tests.fakes.clock import WALL_START, FakeClock
 
 pytestmark = pytest.mark.anyio
-WALL = 1_800_000_000.0  # "now" in epoch seconds for every test
+WALL = WALL_START  # "now" in epoch seconds at the start of every test
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def limiter() -> tuple[Limiter, Clock]:
-    clock = Clock()
-    return Limiter("Example", clock=clock, wall=lambda: WALL + clock.now - 100.0), clock
+def limiter() -> tuple[Limiter, FakeClock]:
+    clock = FakeClock()
+    return Limiter("Example", clock=clock, wall=clock.time), clock
 
 
 def refusal(lim: Limiter, key: str = ANY) -> PlatformError:
@@ -89,14 +81,15 @@ def test_after_a_429_calls_are_refused_locally_until_the_reset() -> None:
     assert err.kind is ErrorKind.RATE_LIMITED and err.retry_after == pytest.approx(30)
     assert str(err).startswith("rate_limited retry_after=30: Example ")
     lim.check("write")  # another window is unaffected
-    clock.now += 29.5
+    clock.advance(29.5)
     assert refusal(lim, "read").retry_after == pytest.approx(0.5)
-    clock.now += 0.5
+    clock.advance(0.5)
     lim.check("read")
 
 
 def test_an_empty_window_blocks_until_its_reset_and_budget_reopens_it() -> None:
     lim, clock = limiter()
+    start = clock.now
     lim.observe("GET /2/tweets/:id", 200, {
         "x-rate-limit-limit": "15", "x-rate-limit-remaining": "0",
         "x-rate-limit-reset": str(int(WALL) + 120),
@@ -108,7 +101,7 @@ def test_an_empty_window_blocks_until_its_reset_and_budget_reopens_it() -> None:
         "x-rate-limit-remaining": "15", "x-rate-limit-reset": str(int(WALL) + 900),
     })  # fmt: skip
     lim.check("GET /2/tweets/:id")
-    assert clock.now == 100.0  # no time had to pass
+    assert clock.now == start  # no time had to pass
 
 
 def test_the_any_window_blocks_every_key_and_short_waits_can_be_tolerated() -> None:
@@ -124,13 +117,13 @@ def test_the_any_window_blocks_every_key_and_short_waits_can_be_tolerated() -> N
 
 
 async def test_acquire_checks_before_pacing_and_intervals_count_from_the_answer() -> None:
-    clock = Clock()
+    clock = FakeClock()
     interval = MinInterval(5, clock=clock)
-    lim = Limiter("Example", writes=interval, clock=clock, wall=lambda: WALL)
+    lim = Limiter("Example", writes=interval, clock=clock, wall=clock.time)
     await lim.acquire("write", write=True)
-    clock.now += 3  # the call took 3 s to answer
+    clock.advance(3)  # the call took 3 s to answer
     lim.finished(write=True)
-    clock.now += 5
+    clock.advance(5)
     assert await interval.acquire() == 0  # 5 s after the answer, not after the start
     lim.observe("write", 429, {"Retry-After": "12"})
     with pytest.raises(PlatformError, match="retry_after=12"):
@@ -138,10 +131,10 @@ async def test_acquire_checks_before_pacing_and_intervals_count_from_the_answer(
 
 
 async def test_pacing_waits_on_the_injected_sleep() -> None:
-    time = FakeTime()
+    time = FakeClock()
     interval = MinInterval(30, clock=time, sleep=time.sleep)
     assert await interval.acquire() == 0
-    time.now += 10  # 10 s after the first call: 20 s of the interval are left
+    time.advance(10)  # 10 s after the first call: 20 s of the interval are left
     assert await interval.acquire() == pytest.approx(20)
     bucket = TokenBucket(2, 60, clock=time, sleep=time.sleep)  # 2 a minute, burst 2
     assert [await bucket.acquire() for _ in range(3)] == [0, 0, pytest.approx(30)]
@@ -180,11 +173,11 @@ def test_server_version_is_the_packages_own() -> None:
 
 
 async def test_a_short_shut_window_can_be_slept_through_a_long_one_not() -> None:
-    clock = Clock()
-    lim = Limiter("Example", clock=clock, wall=lambda: WALL)
+    clock = FakeClock()
+    lim = Limiter("Example", clock=clock, wall=clock.time)
     assert await lim.wait_or_refuse("read", tolerate_s=5) == 0
     lim.block("read", 40)
     with pytest.raises(PlatformError, match="retry_after=40"):
         await lim.wait_or_refuse("read", tolerate_s=5)
-    clock.now += 39.99  # 0.01 s left: slept, not refused
+    clock.advance(39.99)  # 0.01 s left: slept, not refused
     assert await lim.wait_or_refuse("read", tolerate_s=5) == pytest.approx(0.01)

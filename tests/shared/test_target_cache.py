@@ -8,16 +8,9 @@ import pytest
 from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.kit.target_cache import TargetCache
+from tests.fakes.clock import FakeClock
 
 pytestmark = pytest.mark.anyio
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 50.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class Loader:
@@ -35,20 +28,20 @@ class Loader:
 
 
 async def test_a_lookup_is_kept_for_the_ttl_then_read_again() -> None:
-    clock, load = Clock(), Loader()
+    clock, load = FakeClock(), Loader()
     cache: TargetCache[str] = TargetCache(ttl_s=30, clock=clock)
     assert await cache.fetch("p1", load) == "view-1"
-    clock.now += 29.9
+    clock.advance(29.9)
     assert await cache.fetch("p1", load) == "view-1"
     assert load.calls == 1
-    clock.now += 0.1
+    clock.advance(0.1)
     assert await cache.fetch("p1", load) == "view-2"
     assert load.calls == 2
 
 
 async def test_keys_are_separate() -> None:
     load = Loader()
-    cache: TargetCache[str] = TargetCache(clock=Clock())
+    cache: TargetCache[str] = TargetCache(clock=FakeClock())
     assert await cache.fetch("a", load) == "view-1"
     assert await cache.fetch("b", load) == "view-2"
     assert await cache.fetch("a", load) == "view-1"
@@ -56,7 +49,7 @@ async def test_keys_are_separate() -> None:
 
 async def test_our_write_drops_the_target() -> None:
     load = Loader()
-    cache: TargetCache[str] = TargetCache(clock=Clock())
+    cache: TargetCache[str] = TargetCache(clock=FakeClock())
     await cache.fetch("a", load)
     await cache.fetch("b", load)
     cache.forget("a", "never-seen")
@@ -67,7 +60,7 @@ async def test_our_write_drops_the_target() -> None:
 async def test_failures_are_not_kept() -> None:
     load = Loader()
     load.missing = True
-    cache: TargetCache[str] = TargetCache(clock=Clock())
+    cache: TargetCache[str] = TargetCache(clock=FakeClock())
     for _ in range(2):
         with pytest.raises(PlatformError):
             await cache.fetch("gone", load)
@@ -77,11 +70,11 @@ async def test_failures_are_not_kept() -> None:
 
 
 def test_size_is_bounded_oldest_first() -> None:
-    clock = Clock()
+    clock = FakeClock()
     cache: TargetCache[int] = TargetCache(max_size=3, clock=clock)
     for n in range(5):
         cache.put(f"k{n}", n)
-        clock.now += 1
+        clock.advance(1)
     assert len(cache) == 3
     assert [cache.get(f"k{n}") for n in range(5)] == [None, None, 2, 3, 4]
     cache.put("k2", 20)  # stored again: now the newest
