@@ -72,7 +72,7 @@ def build_gateway(
     gw = gateway or Gateway(config, environ, transports)
 
     @asynccontextmanager
-    async def lifespan(_server: FastMCP[Any]) -> AsyncIterator[dict[str, Any]]:
+    async def lifespan(_server: FastMCP[Any]) -> AsyncGenerator[dict[str, Any], None]:
         async def start() -> None:
             # Writes the record never heard the outcome of are put back into it first.
             await gw.desk.journal.ready()

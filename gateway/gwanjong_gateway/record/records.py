@@ -232,8 +232,12 @@ class Records:
 
     async def open(self) -> bool:
         """Open now (at start); False, with `broken` set or a busy lock, if it cannot."""
+
+        def opened(_store: StrikeStore) -> None:
+            return None
+
         try:
-            await self.run(lambda store: None)
+            await self.run(opened)
         except PlatformError:
             return False
         return True

@@ -15,10 +15,10 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from gwanjong_gateway.paths import private_file
 from gwanjong_gateway.record import migrations
@@ -177,7 +177,7 @@ class StrikeStore:
     # -- the claim ----------------------------------------------------------------------
 
     @contextmanager
-    def _transaction(self, immediate: bool, lock: str = "") -> Iterator[None]:
+    def _transaction(self, immediate: bool, lock: str = "") -> Generator[None, None, None]:
         """BEGIN IMMEDIATE takes the write lock first, so check-then-insert is atomic
         across connections and processes. (``lock`` names what PostgreSQL locks: the whole
         file is SQLite's lock.)"""

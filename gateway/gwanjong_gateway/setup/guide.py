@@ -64,7 +64,7 @@ def allowed_names(platform: str, declared: object) -> list[str] | None:
     prefix = f"{platform.upper()}_"
     return [
         name
-        for name in declared
+        for name in cast("list[object]", declared)
         if isinstance(name, str)
         and _CREDENTIAL.match(name)
         and name.startswith(prefix)
