@@ -8,7 +8,7 @@ server in the client's pipeline state.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from functools import partial
 from typing import Annotated, Any, Literal
@@ -186,7 +186,7 @@ def build_gateway(
                 await gw.desk.journal.ready()  # a write the record lost is held again
                 acted = await gw.records.run(StrikeStore.acted_targets)
             except PlatformError:  # the record is busy or broken: scout still works
-                acted = set()
+                acted: set[tuple[str, str]] = set()
             if source == "mentions":
                 if config.safety.opt_out:  # matched in each platform's own handle spellings
                     await ensure_profiles(gw.upstreams, names)

@@ -18,7 +18,7 @@ import time
 from collections.abc import Generator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from gwanjong_gateway.paths import private_file
 from gwanjong_gateway.record import migrations
@@ -356,7 +356,8 @@ class StrikeStore:
         principal: str | None = None,
     ) -> list[Strike]:
         """The newest rows first; ``principal``: only that caller's (None: everyone's)."""
-        query, args = "SELECT * FROM strikes WHERE 1=1", []
+        query = "SELECT * FROM strikes WHERE 1=1"
+        args: list[str | int] = []
         if principal is not None:
             query += " AND principal = ?"
             args.append(principal)

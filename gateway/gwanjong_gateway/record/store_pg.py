@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import select
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from contextlib import contextmanager
 from enum import Enum
 from typing import Any

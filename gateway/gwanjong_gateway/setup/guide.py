@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import cast
 
 from gwanjong_gateway.setup.dotenv_file import save
 from gwanjong_gateway.setup.results import Guide
