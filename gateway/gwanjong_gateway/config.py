@@ -258,7 +258,7 @@ def expand(value: str, environ: dict[str, str]) -> str:
 
 def check_vars(config: GatewayConfig, text: str, source: str, environ: dict[str, str]) -> None:
     """Every `${VAR}` of every enabled platform's env table, at load time, with its line."""
-    problems = []
+    problems: list[str] = []
     for name, platform in config.enabled().items():
         for key, value in platform.env.items():
             try:
@@ -336,7 +336,7 @@ def parse(text: str, source: str = "gateway.toml") -> GatewayConfig:
     try:
         return GatewayConfig.model_validate(data)
     except ValidationError as exc:
-        problems = []
+        problems: list[str] = []
         for err in exc.errors():
             loc = tuple(err["loc"])
             where = ".".join(str(p) for p in loc)

@@ -14,7 +14,7 @@ import math
 import re
 from collections.abc import Mapping
 from pathlib import Path, PurePath
-from typing import Any
+from typing import Any, cast
 
 from gwanjong_gateway.config import GatewayConfig, parse
 
@@ -31,7 +31,7 @@ _ESCAPES = {
 
 
 def _string(text: str) -> str:
-    out = []
+    out: list[str] = []
     for ch in text:
         code = ord(ch)
         if ch in _ESCAPES:
@@ -51,7 +51,7 @@ def _key(key: object) -> str:
     return key if _BARE_KEY.fullmatch(key) else _string(key)
 
 
-def _value(value: Any) -> str:
+def _value(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -65,9 +65,11 @@ def _value(value: Any) -> str:
     if isinstance(value, PurePath):
         return _string(value.as_posix())
     if isinstance(value, list | tuple):
-        return "[" + ", ".join(_value(v) for v in value) + "]"
+        items = cast("list[object] | tuple[object, ...]", value)
+        return "[" + ", ".join(_value(v) for v in items) + "]"
     if isinstance(value, Mapping):
-        pairs = ", ".join(f"{_key(k)} = {_value(v)}" for k, v in value.items())
+        table = cast("Mapping[object, object]", value)
+        pairs = ", ".join(f"{_key(k)} = {_value(v)}" for k, v in table.items())
         return "{ " + pairs + " }" if pairs else "{}"
     raise TypeError(f"cannot write {type(value).__name__} to TOML")
 

@@ -17,7 +17,7 @@ import contextlib
 import os
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Mapping
 from pathlib import Path
 
 APP = "gwanjong"
@@ -93,7 +93,7 @@ def replace_private(path: Path, text: str) -> None:
 
 
 @contextlib.contextmanager
-def exclusive_lock(path: Path) -> Iterator[None]:
+def exclusive_lock(path: Path) -> Generator[None, None, None]:
     """Hold an exclusive lock on `path` (created 0600) until the block ends; waits for it."""
     private_dir(path.parent)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)

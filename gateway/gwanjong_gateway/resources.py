@@ -145,7 +145,7 @@ async def policy_table(gw: Gateway) -> str:
         if not isinstance(data, Capabilities):
             lines.append(f"| {name} | unavailable: {_cell(str(data))} |" + " |" * len(_COLUMNS))
             continue
-        cells = []
+        cells: list[str] = []
         for key, _ in _COLUMNS:
             rule = data.actions.get(key)
             allowed, reason = (rule.allowed, rule.reason) if rule is not None else ("?", "")

@@ -8,7 +8,7 @@ server in the client's pipeline state.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from functools import partial
 from typing import Annotated, Any, Literal
@@ -72,7 +72,7 @@ def build_gateway(
     gw = gateway or Gateway(config, environ, transports)
 
     @asynccontextmanager
-    async def lifespan(_server: FastMCP[Any]) -> AsyncIterator[dict[str, Any]]:
+    async def lifespan(_server: FastMCP[Any]) -> AsyncGenerator[dict[str, Any], None]:
         async def start() -> None:
             # Writes the record never heard the outcome of are put back into it first.
             await gw.desk.journal.ready()
@@ -186,7 +186,7 @@ def build_gateway(
                 await gw.desk.journal.ready()  # a write the record lost is held again
                 acted = await gw.records.run(StrikeStore.acted_targets)
             except PlatformError:  # the record is busy or broken: scout still works
-                acted = set()
+                acted: set[tuple[str, str]] = set()
             if source == "mentions":
                 if config.safety.opt_out:  # matched in each platform's own handle spellings
                     await ensure_profiles(gw.upstreams, names)

@@ -14,7 +14,7 @@ tool's own result (docs/develop/results.md says why).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -64,30 +64,34 @@ _NOISE = ("title", "default", "discriminator")
 _MAPS = ("properties", "$defs", "patternProperties")
 
 
-def _prune(node: Any) -> Any:
+def _prune(node: object) -> Any:
     """Drops what the model needs no tokens for: titles, defaults, discriminator maps, the
     docstrings of models and enums, the type beside a const or an enum; `T or null` becomes
     `[T, "null"]`."""
     if isinstance(node, list):
-        return [_prune(item) for item in node]
+        return [_prune(item) for item in cast("list[object]", node)]
     if not isinstance(node, dict):
         return node
+    schema = cast("dict[str, object]", node)  # a JSON object: its keys are text
     out: dict[str, Any] = {}
-    for key, value in node.items():
-        if key in _NOISE or (key == "description" and ("properties" in node or "enum" in node)):
+    for key, value in schema.items():
+        if key in _NOISE or (key == "description" and ("properties" in schema or "enum" in schema)):
             continue
-        if key == "type" and ("const" in node or "enum" in node):
+        if key == "type" and ("const" in schema or "enum" in schema):
             continue  # the values say it
         if key in _MAPS and isinstance(value, dict):
-            out[key] = {name: _prune(schema) for name, schema in value.items()}
+            named = cast("dict[str, object]", value)  # a map of schemas by name
+            out[key] = {name: _prune(sub) for name, sub in named.items()}
         else:
             out[key] = _prune(value)
-    branches = out.get("anyOf")
-    if isinstance(branches, list) and len(branches) == 2 and {"type": "null"} in branches:
-        other = branches[0] if branches[1] == {"type": "null"} else branches[1]
-        if isinstance(other.get("type"), str) and len(other) == 1:
-            del out["anyOf"]
-            out["type"] = [other["type"], "null"]
+    branches: object = out.get("anyOf")
+    if isinstance(branches, list):
+        pair = cast("list[dict[str, object]]", branches)  # anyOf holds schemas
+        if len(pair) == 2 and {"type": "null"} in pair:
+            other = pair[0] if pair[1] == {"type": "null"} else pair[1]
+            if isinstance(other.get("type"), str) and len(other) == 1:
+                del out["anyOf"]
+                out["type"] = [other["type"], "null"]
     return out
 
 

@@ -9,7 +9,7 @@ import shutil
 import sys
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
-from typing import TextIO, cast
+from typing import Any, TextIO, cast
 
 from gwanjong_gateway.config_file import write_config
 
@@ -84,7 +84,7 @@ def _install_source() -> str | None:
     url = str(info.get("url", ""))
     if url.startswith("file://"):
         return url.removeprefix("file://")
-    vcs = info.get("vcs_info") or {}
+    vcs: dict[str, Any] = info.get("vcs_info") or {}
     if url and vcs.get("vcs") == "git":
         spec = f"git+{url}" + (
             f"@{vcs['requested_revision']}" if vcs.get("requested_revision") else ""

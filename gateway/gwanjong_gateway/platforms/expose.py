@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-from typing import Any
+from typing import Any, cast
 
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
@@ -35,6 +35,11 @@ class ForwardedTool(Tool):
     upstream_name: str
     upstream_tool: str
     _upstreams: Upstreams | None = PrivateAttr(default=None)
+
+    def bind(self, upstreams: Upstreams) -> ForwardedTool:
+        """Forward through ``upstreams`` (the gateway's; not a model field)."""
+        self._upstreams = upstreams
+        return self
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         assert self._upstreams is not None
@@ -59,7 +64,9 @@ class ForwardedTool(Tool):
         outcome.raise_for_error()
         # A pass-through: the platform's own answer, as its server shaped it.
         raw = outcome.result.structured_content if outcome.result is not None else None
-        data = raw if isinstance(raw, dict) else {"result": raw}
+        data: dict[str, Any] = {"result": raw}
+        if isinstance(raw, dict):
+            data = cast("dict[str, Any]", raw)
         text = json.dumps(data, ensure_ascii=False)
         return ToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
@@ -80,8 +87,7 @@ def _forwarded(
         upstream_name=platform,
         upstream_tool=tool,
     )
-    forwarded._upstreams = upstreams
-    return forwarded
+    return forwarded.bind(upstreams)
 
 
 def declare_exposed(mcp: FastMCP[Any], upstreams: Upstreams, names: list[str]) -> None:

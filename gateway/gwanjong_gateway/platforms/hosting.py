@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import Any, cast
 
 import anyio.to_thread
@@ -29,7 +29,9 @@ from gwanjong_gateway.bundled import GROUP, entry_point
 
 log = logging.getLogger(__name__)
 
-Factory = Callable[[Mapping[str, str]], FastMCP[Any]]
+#: An entry point's `hosted(env)`: it should return a FastMCP server, and `in_process`
+#: checks that it did (a third-party entry point may return anything).
+Factory = Callable[[Mapping[str, str]], object]
 
 
 class HostingError(Exception):
@@ -67,7 +69,7 @@ async def in_process(name: str, env: Mapping[str, str]) -> FastMCPTransport:
     if not isinstance(server, FastMCP):
         raise HostingError(f"{GROUP}:{name} did not return a FastMCP server")
     log.info("%s: hosted in-process", name)
-    return InProcessTransport(server)
+    return InProcessTransport(cast("FastMCP[Any]", server))  # isinstance cannot check [Any]
 
 
 class _TypedBoundarySession(VersionAwareClientSession):
@@ -89,7 +91,7 @@ class InProcessTransport(FastMCPTransport):
     @contextlib.asynccontextmanager
     async def connect_session(
         self, *, transport_options: TransportOptions | None = None, **session_kwargs: Any
-    ) -> AsyncIterator[ClientSession]:
+    ) -> AsyncGenerator[ClientSession, None]:
         options = transport_options or TransportOptions(session_class=_TypedBoundarySession)
         async with super().connect_session(transport_options=options, **session_kwargs) as session:
             yield session

@@ -75,7 +75,7 @@ class Upstream:
     transport_override: Any = None
     health: Health = Health.NOT_STARTED
     reason: str = "started on first use"
-    tools: dict[str, Any] = field(default_factory=dict)
+    tools: dict[str, Any] = field(default_factory=dict[str, Any])
     started_at: float | None = None
     #: where a spawned server's stderr goes (None: the gateway's own stderr)
     log_file: Path | None = None
@@ -94,7 +94,7 @@ class Upstream:
     #: a call gave up waiting for the current start: later calls answer at once
     _start_waited_out: bool = False
     _start_began: float | None = None
-    _reaping: set[asyncio.Task[None]] = field(default_factory=set)
+    _reaping: set[asyncio.Task[None]] = field(default_factory=set[asyncio.Task[None]])
     _starting: asyncio.Task[Client[Any] | None] | None = None
     _retry: asyncio.Task[None] | None = None
     _closed: bool = False
@@ -211,10 +211,14 @@ class Upstream:
             return
         self._retry = asyncio.get_running_loop().create_task(self._retry_loop())
 
+    def _up(self) -> bool:
+        """Read afresh (not narrowed by a check before an await)."""
+        return self.health is Health.UP
+
     async def _retry_loop(self) -> None:
         while not self._closed and self.health is not Health.UP:
             await self.sleep(max(0.05, min(self.breaker.retry_in(), 60.0)))
-            if self._closed or self.health is Health.UP:
+            if self._closed or self._up():  # the await may have changed either
                 return
             if not self.breaker.is_open():
                 await self.ensure()

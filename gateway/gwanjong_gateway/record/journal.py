@@ -24,7 +24,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -153,7 +153,7 @@ class Journal:
         self._lock = threading.Lock()  # this process's threads; journal.lock: other processes
 
     @contextlib.contextmanager
-    def _held(self) -> Iterator[None]:
+    def _held(self) -> Generator[None, None, None]:
         with self._lock, exclusive_lock(self.path.with_suffix(".lock")):
             yield
 

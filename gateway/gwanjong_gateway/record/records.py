@@ -21,7 +21,7 @@ import os
 import shutil
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -232,8 +232,12 @@ class Records:
 
     async def open(self) -> bool:
         """Open now (at start); False, with `broken` set or a busy lock, if it cannot."""
+
+        def opened(_store: StrikeStore) -> None:
+            return None
+
         try:
-            await self.run(lambda store: None)
+            await self.run(opened)
         except PlatformError:
             return False
         return True
@@ -243,7 +247,7 @@ class Records:
         return await self.run_within(self.deadline_s, fn, *args, **kwargs)
 
     @contextmanager
-    def one_wait(self) -> Iterator[None]:
+    def one_wait(self) -> Generator[None, None, None]:
         """Within (one tool call, and the tasks it starts): once a record call answers
         `unavailable`, the later ones answer the same at once instead of each waiting out
         its own deadline, so a frozen database costs the call one deadline, not one per

@@ -59,7 +59,7 @@ class RecordCheck:
     location: str  # the file, or host:port (never a password)
     health: Health
     problem: str = ""
-    counts: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict[str, int])
 
 
 def _said(exc: BaseException) -> str:
@@ -252,7 +252,8 @@ def carry_over(
     store: StrikeStore, rows: list[dict[str, Any]], paused: dict[str, str]
 ) -> tuple[int, list[int]]:
     """Insert ``rows`` (ids kept) into a fresh ``store``; (carried, skipped ids)."""
-    carried, skipped = 0, []
+    carried = 0
+    skipped: list[int] = []
     for raw in rows:
         fields = {k: v for k, v in raw.items() if k in COLUMNS}
         for key in ("context", "policy"):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -177,7 +177,7 @@ class StrikeStore:
     # -- the claim ----------------------------------------------------------------------
 
     @contextmanager
-    def _transaction(self, immediate: bool, lock: str = "") -> Iterator[None]:
+    def _transaction(self, immediate: bool, lock: str = "") -> Generator[None, None, None]:
         """BEGIN IMMEDIATE takes the write lock first, so check-then-insert is atomic
         across connections and processes. (``lock`` names what PostgreSQL locks: the whole
         file is SQLite's lock.)"""
@@ -356,7 +356,8 @@ class StrikeStore:
         principal: str | None = None,
     ) -> list[Strike]:
         """The newest rows first; ``principal``: only that caller's (None: everyone's)."""
-        query, args = "SELECT * FROM strikes WHERE 1=1", []
+        query = "SELECT * FROM strikes WHERE 1=1"
+        args: list[str | int] = []
         if principal is not None:
             query += " AND principal = ?"
             args.append(principal)

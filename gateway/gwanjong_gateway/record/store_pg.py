@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import select
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from contextlib import contextmanager
 from enum import Enum
 from typing import Any
@@ -101,7 +101,7 @@ class PostgresStrikeStore(StrikeStore):
         return self._db.execute(_PLACEHOLDER.sub("%s", sql), values)
 
     @contextmanager
-    def _transaction(self, immediate: bool, lock: str = "") -> Iterator[None]:
+    def _transaction(self, immediate: bool, lock: str = "") -> Generator[None, None, None]:
         """One transaction; ``immediate`` first takes the advisory lock named ``lock``
         (held until commit or rollback). Without it the transaction only reads, at
         REPEATABLE READ: all its statements see one snapshot, as a SQLite read transaction

@@ -14,7 +14,7 @@ import json
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, cast
 
 import anyio
 
@@ -56,7 +56,9 @@ class Cursors:
         except (OSError, ValueError) as exc:  # a broken file costs one full inbox, no more
             log.warning("inbox: ignoring unreadable cursor file %s (%s)", self.path, exc)
             return {}
-        return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+        if not isinstance(data, dict):
+            return {}
+        return {str(k): str(v) for k, v in cast("dict[object, object]", data).items()}
 
     def get(self, platform: str) -> str | None:
         return self.load().get(platform) or None

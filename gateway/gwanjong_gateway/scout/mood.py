@@ -4,12 +4,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Protocol
 
-from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
+# VADER ships no types (no stubs exist); _Scorer below types what we use of it.
+from vaderSentiment.vaderSentiment import (  # pyright: ignore[reportMissingTypeStubs]
+    SentimentIntensityAnalyzer,
+)
+
+
+class _Scorer(Protocol):
+    """What we use of VADER (untyped): scores by name, "compound" among them."""
+
+    def polarity_scores(self, text: str) -> dict[str, float]: ...
 
 
 @lru_cache(maxsize=1)
-def _analyzer() -> SentimentIntensityAnalyzer:
+def _analyzer() -> _Scorer:
     return SentimentIntensityAnalyzer()
 
 

@@ -37,7 +37,9 @@ class DraftContext:
     capabilities: Capabilities | None
     #: the verdicts draft got, by action (comment, upvote): strike keeps them
     validation: dict[str, DraftRule]
-    shown: dict[str, Any] = field(default_factory=dict)  # what the model saw, for the audit
+    shown: dict[str, Any] = field(
+        default_factory=dict[str, Any]
+    )  # what the model saw, for the audit
 
     def never_reason(self, action: str, tool: str) -> str:
         """The reason, when draft already learned that the platform never allows this

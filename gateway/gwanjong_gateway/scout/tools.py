@@ -178,10 +178,10 @@ class _Reads:
     """What draft's concurrent reads brought back (a failure is kept by its key)."""
 
     post: Post | None = None
-    comments: list[Comment] = field(default_factory=list)
+    comments: list[Comment] = field(default_factory=list[Comment])
     caps: Capabilities | None = None
-    verdicts: dict[str, Validation] = field(default_factory=dict)
-    failures: dict[str, PlatformError] = field(default_factory=dict)
+    verdicts: dict[str, Validation] = field(default_factory=dict[str, Validation])
+    failures: dict[str, PlatformError] = field(default_factory=dict[str, PlatformError])
 
     async def read_post(self, client: PlatformClient, post_id: str) -> None:
         self.post = await client.get_post(post_id)

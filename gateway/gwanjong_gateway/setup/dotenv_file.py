@@ -33,7 +33,7 @@ class DotenvUnwritable(DotenvError):
     file is intact; the text says what to do."""
 
 
-def check_value(key: str, value: str) -> None:
+def check_value(key: str, value: object) -> None:
     if not isinstance(value, str) or not value.strip():
         raise DotenvError(f"{key} is empty; give its value.")
     if len(value) > MAX_VALUE_CHARS:

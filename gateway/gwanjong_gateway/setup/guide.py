@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import cast
 
 from gwanjong_gateway.setup.dotenv_file import save
 from gwanjong_gateway.setup.results import Guide
@@ -64,7 +65,7 @@ def allowed_names(platform: str, declared: object) -> list[str] | None:
     prefix = f"{platform.upper()}_"
     return [
         name
-        for name in declared
+        for name in cast("list[object]", declared)
         if isinstance(name, str)
         and _CREDENTIAL.match(name)
         and name.startswith(prefix)

@@ -19,7 +19,7 @@ from mcp.types import ElicitRequest, ElicitRequestURLParams, InputRequiredResult
 
 from gwanjong_gateway.setup.results import SetupSaved
 from gwanjong_gateway.setup.secret_listener import LinkState, SaveFn, SecretListener
-from gwanjong_gateway.strike.approval import _modern
+from gwanjong_gateway.strike.approval import modern_era
 
 _KEY = "gwanjong_credentials_page"
 
@@ -66,7 +66,7 @@ async def ask_secrets(
     (the signed-in caller) keys the link: no one else's call finds or supersedes it."""
     if not can_open_url(ctx):
         return Ask.UNSUPPORTED
-    if _modern(ctx):
+    if modern_era(ctx):
         responses, state = ctx.input_responses, ctx.request_state
         link = listener.find(state, owner) if state else None
         if link is not None and (link.platform != platform or link.state is LinkState.CANCELLED):

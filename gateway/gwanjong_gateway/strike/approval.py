@@ -37,7 +37,8 @@ def can_elicit(ctx: Context) -> bool:
     return form is not None or url is None
 
 
-def _modern(ctx: Context) -> bool:
+def modern_era(ctx: Context) -> bool:
+    """Whether this request came in the stateless (2026-07-28) protocol era."""
     return (
         ctx.request_context is not None
         and ctx.request_context.protocol_version in MODERN_PROTOCOL_VERSIONS
@@ -49,7 +50,7 @@ async def ask(ctx: Context, message: str) -> Answer | InputRequiredResult:
     InputRequiredResult the tool must return so the client can ask."""
     if not can_elicit(ctx):
         return "unsupported"
-    if _modern(ctx):
+    if modern_era(ctx):
         responses = ctx.input_responses
         if responses is None or _KEY not in responses:
             request = ElicitRequest(
@@ -59,7 +60,7 @@ async def ask(ctx: Context, message: str) -> Answer | InputRequiredResult:
             return InputRequiredResult(result_type="input_required", input_requests={_KEY: request})
         answer = responses[_KEY]
         action = getattr(answer, "action", "cancel")
-        content = getattr(answer, "content", None) or {}
+        content: dict[str, object] = getattr(answer, "content", None) or {}
         if action == "accept":
             return "accept" if bool(content.get("approve")) else "decline"
         return "decline" if action == "decline" else "cancel"

@@ -8,7 +8,7 @@ only the targets being struck right now.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Hashable
+from collections.abc import AsyncGenerator, Hashable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
@@ -33,7 +33,7 @@ class KeyedLocks(Generic[K]):
         return len(self._entries)
 
     @asynccontextmanager
-    async def hold(self, key: K) -> AsyncIterator[None]:
+    async def hold(self, key: K) -> AsyncGenerator[None, None]:
         # No await between the lookup and the count: one event loop, so no one slips in.
         entry = self._entries.setdefault(key, _Entry())
         entry.users += 1

@@ -16,7 +16,7 @@ import os
 import re
 import secrets
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -135,7 +135,7 @@ class TokenStore:
         return self._clock().astimezone(UTC).isoformat(timespec="seconds")
 
     @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
+    def _locked(self) -> Generator[None, None, None]:
         # Two `token add` at once must not lose one of the writes.
         with exclusive_lock(self.path.with_suffix(".lock")):
             yield

@@ -13,7 +13,7 @@ import json
 import logging
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from fastmcp.server.auth import AccessToken, AuthProvider, TokenVerifier
 from fastmcp.server.dependencies import get_access_token
@@ -145,9 +145,10 @@ def _read_jwks(path: Path) -> dict[str, Any]:
         raise ConfigError(f"auth.jwks_file: cannot read {path}: {exc.strerror}") from None
     except ValueError:
         raise ConfigError(f"auth.jwks_file: {path} is not JSON") from None
-    if not isinstance(data, dict) or not isinstance(data.get("keys"), list) or not data["keys"]:
+    jwks = cast("dict[str, Any]", data) if isinstance(data, dict) else {}
+    if not isinstance(jwks.get("keys"), list) or not jwks["keys"]:
         raise ConfigError(f'auth.jwks_file: {path} has no "keys" list')
-    return data
+    return jwks
 
 
 def build_auth(config: GatewayConfig) -> AuthProvider | None:

@@ -24,7 +24,8 @@ RECHECK_S = 2.0
 
 
 def bearer_of(scope: dict[str, Any]) -> str | None:
-    for name, value in scope.get("headers") or []:
+    headers: list[tuple[bytes, bytes]] = scope.get("headers") or []  # ASGI: raw byte pairs
+    for name, value in headers:
         if name.lower() == b"authorization":
             scheme, _, token = value.decode("latin-1").partition(" ")
             if scheme.lower() == "bearer" and token.strip():

@@ -62,7 +62,8 @@ class UsageMiddleware(Middleware):
 def _text_of(result: Any) -> str:
     """What the model reads of a tool result: its text blocks (JSON for structured data)."""
     parts: list[str] = []
-    for block in getattr(result, "content", None) or []:
+    blocks: list[object] = getattr(result, "content", None) or []
+    for block in blocks:
         text = getattr(block, "text", None)
         if isinstance(text, str):
             parts.append(text)

@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
-import bpe_openai
+# bpe-openai ships no types (no stubs exist); _encoding() is typed Any where it is used.
+import bpe_openai  # pyright: ignore[reportMissingTypeStubs]
 
 
 @lru_cache(maxsize=1)

@@ -7,6 +7,8 @@ exposes, so every platform words its errors the same way.
 
 from __future__ import annotations
 
+from typing import cast
+
 import httpx
 
 from gwanjong_shared.contract import errors
@@ -77,7 +79,8 @@ def raise_for_response(response: httpx.Response, label: str, *, what: str = "tha
         body = response.json()
         platform_body = True
         if isinstance(body, dict):
-            raw = body.get("error") or body.get("message") or ""
+            fields = cast("dict[str, object]", body)
+            raw = fields.get("error") or fields.get("message") or ""
             detail = str(raw)[:200]
     except ValueError:
         pass

@@ -18,7 +18,7 @@ from __future__ import annotations
 import email.utils
 import math
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -189,7 +189,7 @@ _seen: ContextVar[dict[str, RateLimit] | None] = ContextVar("gwanjong_rate_seen"
 
 
 @contextmanager
-def recording() -> Iterator[dict[str, RateLimit]]:
+def recording() -> Generator[dict[str, RateLimit], None, None]:
     """Collect, per key, the last window any Limiter observes inside this block."""
     seen: dict[str, RateLimit] = {}
     token = _seen.set(seen)

@@ -7,7 +7,7 @@ annotations, time limits and error wording live here, once.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncGenerator, Awaitable
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
 from typing import Annotated, Any, TypeVar
@@ -81,7 +81,7 @@ def build_platform_server(
     label = adapter.label
 
     @asynccontextmanager
-    async def lifespan(_server: FastMCP) -> AsyncIterator[None]:
+    async def lifespan(_server: FastMCP) -> AsyncGenerator[None, None]:
         try:
             await adapter.connect()
         except PlatformError as exc:  # start anyway: tools report the problem when called

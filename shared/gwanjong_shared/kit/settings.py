@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -28,7 +28,7 @@ class PlatformSettings(BaseSettings):
         optional = {name for name, f in cls.model_fields.items() if f.default is None}
         return {
             k: v
-            for k, v in data.items()
+            for k, v in cast("dict[str, object]", data).items()
             if not (k.lower() in optional and isinstance(v, str) and not v.strip())
         }
 

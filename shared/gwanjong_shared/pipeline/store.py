@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter, OrderedDict
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, Callable, Iterator
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -135,7 +135,7 @@ class StateStore(Generic[S]):
         return before - len(self._buckets)
 
     @asynccontextmanager
-    async def hold(self, key: str) -> AsyncIterator[S]:
+    async def hold(self, key: str) -> AsyncGenerator[S, None]:
         """Use `key`'s state exclusively: calls for one client run one at a time."""
         bucket = self.bucket(key)
         marker = (id(self), key)

@@ -23,7 +23,7 @@ class Stored(Generic[T]):
     """
 
     result: T
-    store: Mapping[str, Any] = field(default_factory=dict)
+    store: Mapping[str, Any] = field(default_factory=dict[str, Any])
 
 
 def apply_outcome(spec: ToolSpec, state: PipelineState, outcome: object) -> object:
