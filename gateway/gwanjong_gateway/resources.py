@@ -121,7 +121,8 @@ async def _history(gw: Gateway, platform: str | None, reader: Reader) -> str:
 
 
 async def policy_table(gw: Gateway) -> str:
-    """The README's table, from each enabled platform's `capabilities` now."""
+    """The platform-rules table (docs/use/platform-rules.md), from each enabled platform's
+    `capabilities` now."""
     caps: dict[str, Capabilities | PlatformError] = {}
 
     async def one(name: str) -> None:

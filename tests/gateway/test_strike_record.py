@@ -22,6 +22,7 @@ from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
+from tests.fakes.profiles import SOCIAL
 from tests.gateway.helpers import config_text
 from tests.gateway.test_strike import drafted, history, strike
 from tests.mcp import call, error_of
@@ -155,6 +156,33 @@ async def test_absence_counts_only_after_the_settle_window(
     rows = history(tmp_path)
     assert [r.status for r in rows] == [StrikeStatus.POSTED, StrikeStatus.FAILED]
     assert "absent after the settle window" in rows[1].policy[-1]
+
+
+async def test_what_cannot_be_read_back_waits_for_a_person(tmp_path: Path) -> None:
+    # A like cannot be read back through the contract: once its settle window has passed,
+    # the record says (a typed field, not words in its reason) that only a person can
+    # settle it, and a second strike says so instead of "checking again in N s".
+    social = FakePlatform(SOCIAL)
+    clock = FakeClock()
+    config = parse(config_text(tmp_path, ["bluesky"], tables={"safety": {"settle_window_s": 3}}))
+    gw = Gateway(config, environ={}, transports={"bluesky": social.server()})
+    gw.desk = StrikeDesk(config, gw.upstreams, gw.records, clock=clock.time, mono=clock)
+    async with Client(build_gateway(config, gateway=gw)) as client:
+        scouted = await call(client, "scout", topic="rust", limit=5)
+        oid = scouted["opportunities"][0]["id"]
+        await call(client, "draft", opportunity_id=oid)
+        social.fail("upvote", ErrorKind.TIMEOUT)
+        first = await error_of(client, "strike", opportunity_id=oid, action="upvote")
+        assert "may already be written" in first, first
+        held = await call(client, "strike", opportunity_id=oid, action="upvote")
+        assert held["status"] == "duplicate" and "checking again in" in held["reason"], held
+        clock.advance(60)  # past the window and the call timeout
+        again = await call(client, "strike", opportunity_id=oid, action="upvote")
+        assert again["status"] == "duplicate", again
+        assert "A person must check the platform" in again["reason"], again
+    [row] = history(tmp_path)
+    assert row.status == StrikeStatus.UNKNOWN and row.needs_person, row
+    assert social.writes == []  # the timed-out like never landed, and none was sent again
 
 
 @pytest.mark.stdio  # the CLI as a process

@@ -31,7 +31,7 @@ def global_options(p: argparse.ArgumentParser, top: bool = False, port: bool = T
         "--config",
         default=default(None),
         help="gateway.toml to use (default: $GWANJONG_CONFIG, ./gateway.toml, the user config "
-        "dir: ~/.config/gwanjong/gateway.toml on Linux; see README)",
+        "dir: ~/.config/gwanjong/gateway.toml on Linux; `gwanjong doctor` shows which)",
     )
     p.add_argument(
         "--transport",

@@ -112,6 +112,15 @@ _USAGE_PRINCIPAL = [
 #: who (the signed-in principal) confirmed a hand-off as posted by a person
 _CONFIRMED_BY = ["ALTER TABLE strikes ADD COLUMN confirmed_by TEXT NOT NULL DEFAULT ''"]
 
+#: an unsure write the platform cannot show (a vote, a read that keeps failing) past its
+#: settle window: only a person settles it (`gwanjong history --resolve`); rows from before
+#: this step said so only in their reason's words
+_NEEDS_PERSON = [
+    "ALTER TABLE strikes ADD COLUMN needs_person INTEGER NOT NULL DEFAULT 0",
+    "UPDATE strikes SET needs_person = 1 WHERE status IN ('pending', 'unknown') "
+    "AND reason LIKE '%history --resolve%'",
+]
+
 SQLITE: list[list[str]] = [
     _first("INTEGER PRIMARY KEY AUTOINCREMENT", "REAL"),
     _PRINCIPAL,
@@ -121,6 +130,7 @@ SQLITE: list[list[str]] = [
     _READBACKS,
     [],  # step 7 (usage_calls.principal) is PostgreSQL's, as step 4
     _CONFIRMED_BY,
+    _NEEDS_PERSON,
 ]
 POSTGRES: list[list[str]] = [
     # DOUBLE PRECISION: PostgreSQL's REAL is 4 bytes, too coarse for epoch seconds
@@ -132,5 +142,6 @@ POSTGRES: list[list[str]] = [
     _READBACKS,
     _USAGE_PRINCIPAL,
     _CONFIRMED_BY,
+    _NEEDS_PERSON,
 ]
 LATEST = len(SQLITE)

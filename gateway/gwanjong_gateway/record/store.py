@@ -121,6 +121,7 @@ class StrikeStore:
         data["action"] = StrikeAction(data["action"])
         data["context"] = json.loads(data["context"])
         data["policy"] = json.loads(data["policy"])
+        data["needs_person"] = bool(data.get("needs_person", 0))
         return Strike(**data)
 
     def get(self, strike_id: int) -> Strike | None:

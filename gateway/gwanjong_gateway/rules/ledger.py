@@ -153,6 +153,8 @@ class Strike:
     principal: str = ""  # the signed-in caller who made the strike ("" = stdio/no auth)
     readbacks: int = 0  # read-backs of an unsure write that found it absent (strike/settle.py)
     confirmed_by: str = ""  # the signed-in caller who confirmed a hand-off ("" = none/no auth)
+    # an unsure write that cannot be read back past its settle window: a person settles it
+    needs_person: bool = False
 
     def public(self) -> dict[str, Any]:
         """What a tool result or `history` shows (the context stays in the record)."""

@@ -92,7 +92,7 @@ def for_platform(entry: str, platform: str, profiles: Profiles) -> str | None:
 
 
 def is_opted_out(entries: list[str], platform: str, author: str, profiles: Profiles) -> bool:
-    """Whether `author` on `platform` matches an opt-out entry (forms: README)."""
+    """Whether `author` on `platform` matches an opt-out entry (forms: docs/operate/gateway-toml.md)."""
     known = profiles
     rules = _rules(platform, known)
     who = handle_key(rules, author)

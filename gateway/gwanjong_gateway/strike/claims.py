@@ -106,7 +106,7 @@ class Claims:
             raise
 
     def blocked(self, action: StrikeAction, earlier: Strike) -> Duplicate:
-        if earlier.status in UNSETTLED and "--resolve" not in earlier.reason:
+        if earlier.status in UNSETTLED and not earlier.needs_person:
             return duplicate(action, earlier, self.settler.next_check_in(earlier))
         return duplicate(action, earlier)
 

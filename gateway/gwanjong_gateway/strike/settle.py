@@ -206,7 +206,8 @@ class Settler:
                 reason=f"read-back: still not on the platform {self.window:g} s after sending; not written",
                 policy=[*row.policy, "read-back: absent after the settle window"],
             )
-        if found.seen is Seen.UNKNOWN and past:
+        person = found.seen is Seen.UNKNOWN and past
+        if person:
             reason = (
                 "the platform cannot be read back for this; a person must check and run "
                 f"`gwanjong history --resolve {row.id} --as posted|failed`"
@@ -216,6 +217,8 @@ class Settler:
         self._schedule(row)
         if row.status == StrikeStatus.UNKNOWN and row.reason == reason:
             return row
+        if person:
+            return await self._move(row, StrikeStatus.UNKNOWN, reason=reason, needs_person=1)
         return await self._move(row, StrikeStatus.UNKNOWN, reason=reason)
 
     async def settle_or_keep(self, row: Strike) -> Strike:
