@@ -137,3 +137,27 @@ async def test_a_file_from_a_newer_gwanjong_is_refused_untouched(tmp_path: Path)
     assert "newer than this gwanjong knows" in records.broken
     with pytest.raises(PlatformError):
         await records.run(StrikeStore.history)
+
+
+def test_an_unsure_write_left_to_a_person_keeps_that_after_the_step(tmp_path: Path) -> None:
+    # Before step 9 only the reason's words said a person must settle a write; the step
+    # carries that into the typed field, and only for writes still unsettled.
+    path = tmp_path / "gwanjong.db"
+    file_at(path, 8)
+    db = sqlite3.connect(path)
+    for key, status in (("k2", "unknown"), ("k3", "failed")):
+        db.execute(
+            "INSERT INTO strikes (intent_key, platform, target, action, content_hash, content, "
+            "mode, status, reason, policy, created_at, updated_at) VALUES "
+            f"('{key}', 'reddit', '{key}', 'upvote', 'h', '', 'live', '{status}', "
+            "'the platform cannot be read back for this; a person must check and run "
+            "`gwanjong history --resolve 2 --as posted|failed`', '[]', 1.0, 2.0)"
+        )
+    db.commit()
+    db.close()
+    store = StrikeStore(path)
+    try:
+        flags = {r.intent_key: r.needs_person for r in store.history()}
+        assert flags == {"k1": False, "k2": True, "k3": False}, flags
+    finally:
+        store.close()

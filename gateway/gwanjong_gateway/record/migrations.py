@@ -115,11 +115,14 @@ _CONFIRMED_BY = ["ALTER TABLE strikes ADD COLUMN confirmed_by TEXT NOT NULL DEFA
 #: an unsure write the platform cannot show (a vote, a read that keeps failing) past its
 #: settle window: only a person settles it (`gwanjong history --resolve`); rows from before
 #: this step said so only in their reason's words
-_NEEDS_PERSON = [
-    "ALTER TABLE strikes ADD COLUMN needs_person INTEGER NOT NULL DEFAULT 0",
-    "UPDATE strikes SET needs_person = 1 WHERE status IN ('pending', 'unknown') "
-    "AND reason LIKE '%history --resolve%'",
-]
+def _needs_person(find: str) -> list[str]:
+    # ``find``: the engine's substring test (no `%` in SQL that psycopg also reads)
+    return [
+        "ALTER TABLE strikes ADD COLUMN needs_person INTEGER NOT NULL DEFAULT 0",
+        "UPDATE strikes SET needs_person = 1 WHERE status IN ('pending', 'unknown') "
+        f"AND {find}(reason, 'history --resolve') > 0",
+    ]
+
 
 SQLITE: list[list[str]] = [
     _first("INTEGER PRIMARY KEY AUTOINCREMENT", "REAL"),
@@ -130,7 +133,7 @@ SQLITE: list[list[str]] = [
     _READBACKS,
     [],  # step 7 (usage_calls.principal) is PostgreSQL's, as step 4
     _CONFIRMED_BY,
-    _NEEDS_PERSON,
+    _needs_person("instr"),
 ]
 POSTGRES: list[list[str]] = [
     # DOUBLE PRECISION: PostgreSQL's REAL is 4 bytes, too coarse for epoch seconds
@@ -142,6 +145,6 @@ POSTGRES: list[list[str]] = [
     _READBACKS,
     _USAGE_PRINCIPAL,
     _CONFIRMED_BY,
-    _NEEDS_PERSON,
+    _needs_person("strpos"),
 ]
 LATEST = len(SQLITE)
