@@ -112,6 +112,7 @@ _USAGE_PRINCIPAL = [
 #: who (the signed-in principal) confirmed a hand-off as posted by a person
 _CONFIRMED_BY = ["ALTER TABLE strikes ADD COLUMN confirmed_by TEXT NOT NULL DEFAULT ''"]
 
+
 #: an unsure write the platform cannot show (a vote, a read that keeps failing) past its
 #: settle window: only a person settles it (`gwanjong history --resolve`); rows from before
 #: this step said so only in their reason's words
