@@ -35,6 +35,29 @@ async def _pending(tmp: Path) -> bool:
     return any(r.status == StrikeStatus.PENDING for r in history(tmp))
 
 
+async def unsure_post_while_the_clock_steps(
+    client: Client[Any], sandbox: SandboxControl, tmp: Path, offset: Path, step: int
+) -> str:
+    """A Dev.to post whose answer is late (the server's 2 s timeout gives up; the sandbox
+    applies it 8 s after receiving it), with the gateway's clock stepped ``step`` seconds
+    while it is out. The strike answered timeout / may already be written; the opportunity."""
+    oid = await scout_draft(client, "devto", "rust async", "Rust async")
+    sandbox.fault("devto", kind="slow_write", seconds=8, match="/api/articles")
+    answers: list[dict[str, Any]] = []
+    async with anyio.create_task_group() as tg:
+
+        async def write() -> None:
+            answers.append(await strike(client, oid, "post", POST["content"], POST["title"]))
+
+        tg.start_soon(write)
+        await until(lambda: _pending(tmp), seconds=60, every=0.05)
+        await anyio.Path(offset).write_text(str(step))  # the clock steps while the write is out
+    [first] = answers
+    assert first["error"].startswith("timeout"), first
+    may_be_written(first)
+    return oid
+
+
 async def test_a_clock_step_during_an_unsure_write_sends_it_once(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
@@ -43,21 +66,7 @@ async def test_a_clock_step_during_an_unsure_write_sends_it_once(
     offset.write_text("0")
     cfg = config(tmp_path, sandbox, ["devto"], "settle_window_s = 20", {"min_interval_s": 30})
     async with Client(stepped_gateway(cfg, offset), timeout=90) as client:
-        oid = await scout_draft(client, "devto", "rust async", "Rust async")
-        # Received now, applied 8 s later: the server's 2 s timeout gives up first.
-        sandbox.fault("devto", kind="slow_write", seconds=8, match="/api/articles")
-        answers: list[dict[str, Any]] = []
-        async with anyio.create_task_group() as tg:
-
-            async def write() -> None:
-                answers.append(await strike(client, oid, "post", POST["content"], POST["title"]))
-
-            tg.start_soon(write)
-            await until(lambda: _pending(tmp_path), seconds=60, every=0.05)
-            offset.write_text("400")  # the clock jumps 400 s ahead while the write is out
-        [first] = answers
-        assert first["error"].startswith("timeout"), first
-        may_be_written(first)
+        oid = await unsure_post_while_the_clock_steps(client, sandbox, tmp_path, offset, 400)
         # The wall clock says 400 s have passed, far past the 20 s window: the write
         # must still be held (reading back finds nothing yet; it lands later).
         retry = await strike(client, oid, "post", POST["content"], POST["title"])
@@ -85,20 +94,7 @@ async def test_a_clock_stepped_back_during_an_unsure_write_sends_it_once(
     offset.write_text("0")
     cfg = config(tmp_path, sandbox, ["devto"], "settle_window_s = 20", {"min_interval_s": 30})
     async with Client(stepped_gateway(cfg, offset), timeout=90) as client:
-        oid = await scout_draft(client, "devto", "rust async", "Rust async")
-        sandbox.fault("devto", kind="slow_write", seconds=8, match="/api/articles")
-        answers: list[dict[str, Any]] = []
-        async with anyio.create_task_group() as tg:
-
-            async def write() -> None:
-                answers.append(await strike(client, oid, "post", POST["content"], POST["title"]))
-
-            tg.start_soon(write)
-            await until(lambda: _pending(tmp_path), seconds=60, every=0.05)
-            offset.write_text("-400")  # the clock steps 400 s back while the write is out
-        [first] = answers
-        assert first["error"].startswith("timeout"), first
-        may_be_written(first)
+        oid = await unsure_post_while_the_clock_steps(client, sandbox, tmp_path, offset, -400)
         # The unsure write now looks 400 s in the future: it is held, never sent again.
         retry = await strike(client, oid, "post", POST["content"], POST["title"])
         assert retry["status"] == "duplicate", retry

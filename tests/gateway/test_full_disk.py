@@ -15,11 +15,9 @@ import errno
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Any
 
-import anyio
 import pytest
 from fastmcp import Client
 
@@ -36,6 +34,7 @@ from tests.gateway.test_journal import (
     named,
     offered,
     scout,
+    strike_while_held,
     until_posted,
 )
 from tests.gateway.test_strike import history, strike
@@ -84,6 +83,16 @@ def no_claim_of_nothing(text: str) -> None:
     assert not any(n in low for n in NOT_WRITTEN), text
 
 
+def filled(state: Path) -> Callable[[], Awaitable[None]]:
+    """The fault for `strike_while_held`: the claim and the journal line are in, then the
+    disk is full."""
+
+    async def fill_it() -> None:
+        fill(state)
+
+    return fill_it
+
+
 async def test_a_full_disk_before_a_write_sends_nothing(state: Path) -> None:
     links = FakePlatform(LINKS)
     async with Client(fake_gateway(state, links)) as client:
@@ -99,21 +108,9 @@ async def test_a_full_disk_before_a_write_sends_nothing(state: Path) -> None:
 async def test_a_full_disk_during_a_write_writes_once_and_says_unknown(state: Path) -> None:
     links = FakePlatform(LINKS)
     links.hang("write_comment")  # the write waits until the test releases it
-    answers: list[dict[str, Any]] = []
     async with Client(fake_gateway(state, links)) as client:
         oid = await drafted(client)
-
-        async def write() -> None:
-            answers.append(await strike(client, oid, "comment", REPLY))
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(write)
-            with anyio.fail_after(30):  # only catches a hang
-                while "write_comment" not in links.calls:
-                    await anyio.sleep(0.01)
-            fill(state)  # the claim and the journal line are in; the disk is full
-            links.release()
-        [first] = answers
+        first = await strike_while_held(client, links, oid, filled(state))
         text = first.get("error", "")
         assert "outcome is unknown" in text and "will not send it again" in text, first
         no_claim_of_nothing(text)
@@ -136,19 +133,8 @@ async def test_following_the_advice_on_a_full_disk_never_offers_the_target_again
     links.hang("write_comment")
     async with Client(fake_gateway(state, links)) as client:
         oid = await drafted(client)
-        answers: list[dict[str, Any]] = []
-
-        async def write() -> None:
-            answers.append(await strike(client, oid, "comment", REPLY))
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(write)
-            with anyio.fail_after(30):
-                while "write_comment" not in links.calls:
-                    await anyio.sleep(0.01)
-            fill(state)
-            links.release()
-        assert "outcome is unknown" in answers[0].get("error", ""), answers
+        first = await strike_while_held(client, links, oid, filled(state))
+        assert "outcome is unknown" in first.get("error", ""), first
         status = (await client.call_tool("status", {})).structured_content
         assert status is not None
     # The advice: `gwanjong doctor --repair` (the gateway stopped). On the full disk it
@@ -227,19 +213,8 @@ async def test_a_record_lost_after_a_full_disk_write_is_rebuilt_from_the_journal
     links.hang("write_comment")
     async with Client(fake_gateway(state, links)) as client:
         oid = await drafted(client)
-        answers: list[dict[str, Any]] = []
-
-        async def write() -> None:
-            answers.append(await strike(client, oid, "comment", REPLY))
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(write)
-            with anyio.fail_after(30):
-                while "write_comment" not in links.calls:
-                    await anyio.sleep(0.01)
-            fill(state)
-            links.release()
-        assert "outcome is unknown" in answers[0].get("error", ""), answers
+        first = await strike_while_held(client, links, oid, filled(state))
+        assert "outcome is unknown" in first.get("error", ""), first
     (state / FILLER).unlink()
     for name in ("gwanjong.db", "gwanjong.db-wal", "gwanjong.db-shm"):
         if (state / name).exists():

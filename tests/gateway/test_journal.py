@@ -10,6 +10,7 @@ import io
 import json
 import sqlite3
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,28 @@ async def drafted(client: Client[Any]) -> str:
     ][:1]
     await client.call_tool("draft", {"opportunity_id": oid})
     return str(oid)
+
+
+async def strike_while_held(
+    client: Client[Any], links: FakePlatform, oid: str, meanwhile: Callable[[], Awaitable[None]]
+) -> dict[str, Any]:
+    """Comment on ``oid`` while ``links`` holds the write (`links.hang("write_comment")`
+    first): once the write is out, ``meanwhile`` (a fault) runs, then the write lands.
+    The strike's answer."""
+    answers: list[dict[str, Any]] = []
+
+    async def write() -> None:
+        answers.append(await strike(client, oid, "comment", REPLY))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(write)
+        with anyio.fail_after(30):  # only catches a hang
+            while "write_comment" not in links.calls:
+                await anyio.sleep(0.01)
+        await meanwhile()
+        links.release()
+    [answer] = answers
+    return answer
 
 
 def lines(state: Path) -> list[dict[str, Any]]:

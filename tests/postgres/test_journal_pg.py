@@ -21,8 +21,7 @@ from gwanjong_gateway.rules.ledger import StrikeStatus
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
-from tests.gateway.test_journal import REPLY, TITLE, drafted, offered, scout
-from tests.gateway.test_strike import strike
+from tests.gateway.test_journal import TITLE, drafted, offered, scout, strike_while_held
 
 pytestmark = pytest.mark.anyio
 
@@ -57,22 +56,14 @@ async def test_a_write_whose_database_went_away_is_journalled_and_settled(
     store = {"store": {"url": pg_url, "connect_timeout_s": 2}}
     links = FakePlatform(LINKS)
     links.hang("write_comment")
-    answers: list[dict[str, Any]] = []
+
+    async def refuse_connections() -> None:
+        await anyio.to_thread.run_sync(shut, pg_server, name, False)
+
     try:
         async with Client(fake_gateway(tmp_path, links, tables=store)) as client:
             oid = await drafted(client)
-
-            async def write() -> None:
-                answers.append(await strike(client, oid, "comment", REPLY))
-
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(write)
-                with anyio.fail_after(30):  # only catches a hang
-                    while "write_comment" not in links.calls:
-                        await anyio.sleep(0.01)
-                await anyio.to_thread.run_sync(shut, pg_server, name, False)
-                links.release()
-        [first] = answers
+            first = await strike_while_held(client, links, oid, refuse_connections)
         text = first.get("error", "")
         assert "outcome is unknown" in text and "will not send it again" in text, first
         assert "nothing was written" not in text.lower(), first
