@@ -14,10 +14,12 @@ imported only where it is used.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sys
 import tempfile
 from collections.abc import Generator, Mapping
+from enum import StrEnum
 from pathlib import Path
 
 APP = "gwanjong"
@@ -119,3 +121,23 @@ def exclusive_lock(path: Path) -> Generator[None, None, None]:
             yield  # closing the descriptor releases the lock
     finally:
         os.close(fd)
+
+
+class DiskTrouble(StrEnum):
+    """Why a file in the state dir (or beside it) could not be written."""
+
+    FULL = "full"  # the disk or the quota: retried once there is room
+    READ_ONLY = "read_only"  # a read-only mount, or no permission: retried once writable
+
+
+_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
+_READ_ONLY = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
+
+
+def disk_trouble(exc: OSError) -> DiskTrouble | None:
+    """What ``exc`` says of the disk, from its errno (each OS's own numbers); None: neither."""
+    if exc.errno in _FULL:
+        return DiskTrouble.FULL
+    if exc.errno in _READ_ONLY:
+        return DiskTrouble.READ_ONLY
+    return None

@@ -33,7 +33,13 @@ import anyio
 import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from gwanjong_gateway.paths import exclusive_lock, private_dir, replace_private
+from gwanjong_gateway.paths import (
+    DiskTrouble,
+    disk_trouble,
+    exclusive_lock,
+    private_dir,
+    replace_private,
+)
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import UNSETTLED, ClaimRequest, Strike, StrikeStatus
@@ -303,13 +309,14 @@ class WriteJournal:
 
 
 def _why(exc: OSError, path: Path) -> str:
-    if exc.errno in (28, 122):  # ENOSPC, EDQUOT
+    trouble = disk_trouble(exc)
+    if trouble is DiskTrouble.FULL:
         return (
             f"the disk holding {path.parent} is full, so the write journal {path} cannot "
             "note it first (a write without a durable trace is never sent). Free space "
             "there, then try again; `gwanjong doctor` shows what is wrong."
         )
-    if exc.errno in (30, 13, 1):  # EROFS, EACCES, EPERM
+    if trouble is DiskTrouble.READ_ONLY:
         return (
             f"the write journal {path} cannot be written ({exc.strerror}): state_dir is "
             f"read-only, so nothing is sent. Make {path.parent} writable, then try again."

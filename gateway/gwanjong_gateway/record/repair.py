@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import errno
 import json
 import logging
 import os
@@ -28,10 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.paths import replace_private
+from gwanjong_gateway.paths import DiskTrouble, disk_trouble, replace_private
 from gwanjong_gateway.record import pg_errors
 from gwanjong_gateway.record.journal import Journal, Sent, restore
 from gwanjong_gateway.record.records import disk_full, open_store, store_url
+from gwanjong_gateway.record.sqlite_errors import primary_code
 from gwanjong_gateway.record.store import SchemaError, StrikeStore
 from gwanjong_gateway.rules.ledger import HOLDING, UNSETTLED, Strike, StrikeStatus
 
@@ -70,9 +70,9 @@ def _said(exc: BaseException) -> str:
 def _health_of(exc: BaseException) -> Health:
     if disk_full(exc):
         return Health.FULL
-    if isinstance(exc, OSError) and exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+    if isinstance(exc, OSError) and disk_trouble(exc) is DiskTrouble.READ_ONLY:
         return Health.READ_ONLY
-    if isinstance(exc, sqlite3.OperationalError) and "readonly" in str(exc).lower():
+    if isinstance(exc, sqlite3.Error) and primary_code(exc) == sqlite3.SQLITE_READONLY:
         return Health.READ_ONLY
     if isinstance(exc, SchemaError):
         return Health.NEWER

@@ -3,9 +3,10 @@ the message, whose words vary by version and may quote a table or a path)."""
 
 from __future__ import annotations
 
-import errno
 import sqlite3
 from enum import StrEnum
+
+from gwanjong_gateway.paths import DiskTrouble, disk_trouble
 
 
 class Trouble(StrEnum):
@@ -17,8 +18,6 @@ class Trouble(StrEnum):
 
 _BUSY = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 _READ_ONLY = frozenset({sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM})
-_OS_READ_ONLY = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
-_OS_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
 
 
 def primary_code(exc: sqlite3.Error) -> int | None:
@@ -30,9 +29,10 @@ def primary_code(exc: sqlite3.Error) -> int | None:
 
 def trouble(exc: sqlite3.Error | OSError) -> Trouble:
     if isinstance(exc, OSError):
-        if exc.errno in _OS_FULL:
+        disk = disk_trouble(exc)
+        if disk is DiskTrouble.FULL:
             return Trouble.FULL
-        return Trouble.READ_ONLY if exc.errno in _OS_READ_ONLY else Trouble.UNREADABLE
+        return Trouble.READ_ONLY if disk is DiskTrouble.READ_ONLY else Trouble.UNREADABLE
     code = primary_code(exc)
     if code in _BUSY:
         return Trouble.BUSY

@@ -11,7 +11,6 @@ in its place is refused rather than written through.
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import tempfile
 from pathlib import Path
@@ -19,6 +18,7 @@ from pathlib import Path
 from dotenv import set_key
 
 from gwanjong_gateway.config import read_dotenv
+from gwanjong_gateway.paths import DiskTrouble, disk_trouble
 from gwanjong_shared.contract.untrusted import has_hidden
 
 MAX_VALUE_CHARS = 4096
@@ -65,13 +65,14 @@ def save(path: Path, values: dict[str, str]) -> None:
 
 
 def _not_saved(path: Path, exc: OSError) -> str:
-    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+    trouble = disk_trouble(exc)
+    if trouble is DiskTrouble.FULL:
         return (
             f"the disk holding {path.parent} is full: nothing was saved and {path} is "
             "unchanged. Free space there, then run setup again (or set the variables in "
             "the environment)."
         )
-    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+    if trouble is DiskTrouble.READ_ONLY:
         return (
             f"{path.parent} cannot be written ({exc.strerror}): nothing was saved and {path} "
             "is unchanged. Make it writable, or set the variables in the environment."
