@@ -164,6 +164,25 @@ class AuthSection(_Strict):
         return [self.algorithm] if self.algorithm is not None else list(self.algorithms)
 
 
+class ReviewSection(_Strict):
+    """How a write that waits for a person (`writes = "confirm"`) reaches them."""
+
+    #: how long a pending approval waits before it expires
+    expire_after_s: Annotated[float, Field(ge=60, le=30 * 86400)] = 86400.0
+    #: "elicitation": ask in the client's dialog where it has one; "queue": never (for a
+    #: client known to decline every dialog); either way `gwanjong review` decides
+    ask: Literal["elicitation", "queue"] = "elicitation"
+    #: a dialog declined faster than this was declined by the client, not read by a person
+    min_read_s: Annotated[float, Field(ge=0, le=60)] = 2.0
+    #: principals who may decide anyone's approvals (team mode); others decide their own
+    approvers: list[str] = Field(default_factory=list, max_length=100)
+
+    @field_validator("approvers")
+    @classmethod
+    def _approver_names(cls, names: list[str]) -> list[str]:
+        return AuthSection._auditor_names(names)  # pyright: ignore[reportPrivateUsage]
+
+
 class StoreSection(_Strict):
     """Where the strike record lives: "" = the SQLite file in state_dir; a PostgreSQL URL
     shares one record between gateway processes (`${VAR}` is expanded when it opens)."""
@@ -191,7 +210,17 @@ class GatewayConfig(_Strict):
     safety: SafetyConfig = Field(default_factory=SafetyConfig)
     auth: AuthSection = Field(default_factory=AuthSection)
     store: StoreSection = Field(default_factory=StoreSection)
+    review: ReviewSection = Field(default_factory=ReviewSection)
     platforms: dict[str, PlatformConfig] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _approvers_sign_in(self) -> GatewayConfig:
+        if self.review.approvers and self.auth.mode == "none":
+            raise ValueError(
+                '[review] approvers only apply with [auth] mode = "tokens" or "jwt" (without '
+                "sign-in, the one local user decides every approval)"
+            )
+        return self
 
     @field_validator("platforms")
     @classmethod

@@ -13,6 +13,7 @@ from gwanjong_gateway.record.inbox_cursors import RecordCursors
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.scout import inbox
 from gwanjong_gateway.setup.secret_listener import SecretListener
+from gwanjong_gateway.strike.approval import PageLink
 from gwanjong_gateway.strike.desk import StrikeDesk
 
 
@@ -39,6 +40,9 @@ class Gateway:
             else inbox.Cursors(config.state_dir / "inbox.json")
         )
         self.secret_listener = SecretListener(clock)  # the credential page, started on use
+        self.mono = clock
+        #: a page link for an approval (URL-mode elicitation); None: no page is served
+        self.approval_page: PageLink | None = None
 
     def close_store(self) -> None:
         self.records.close()

@@ -288,15 +288,7 @@ def build_gateway(
                 ErrorKind.INVALID_INPUT,
                 f"A {context.opportunity.post.platform} post needs a title.",
             )
-        pending: list[InputRequiredResult] = []
-
-        async def approve(message: str) -> str:
-            answer = await approval.ask(ctx, message)
-            if isinstance(answer, InputRequiredResult):
-                pending.append(answer)
-                raise _AskFirst
-            return answer
-
+        asker = approval.McpAsker(ctx, config.review, gw.mono, gw.approval_page)
         try:
             with gw.records.one_wait():  # a frozen record costs strike one deadline
                 answer = await gw.desk.strike(
@@ -304,13 +296,13 @@ def build_gateway(
                     action,
                     content,
                     title.strip(),
-                    approve,
+                    asker,
                     by=principal_name(),
                     handoff=StrikeAction(handoff) if isinstance(handoff, str) else handoff,
                 )
                 return await shown_to(reader(), answer, gw.records)
-        except _AskFirst:
-            return pending[0]
+        except approval.AskFirst as first:
+            return first.result
         except ToolError:
             raise
         except Exception as exc:  # FastMCP masks these before middleware: word them here
@@ -342,10 +334,6 @@ def build_gateway(
         return SetupCheck(check=await setup_tool.check(gw, names))
 
     return mcp
-
-
-class _AskFirst(Exception):
-    """Unwinds strike so it can return the input-required result (stateless era)."""
 
 
 SCOUT_DOC = """Find developer discussions worth joining on every enabled platform.

@@ -22,6 +22,7 @@ from typing import Any
 
 from gwanjong_gateway.paths import private_file
 from gwanjong_gateway.record import migrations
+from gwanjong_gateway.record.approval_rows import ApprovalRows
 from gwanjong_gateway.rules import policy
 from gwanjong_gateway.rules.ledger import (
     ENGAGING,
@@ -56,7 +57,7 @@ class SchemaError(Exception):
     """The record was written by a newer gwanjong (a schema version this one lacks)."""
 
 
-class StrikeStore:
+class StrikeStore(ApprovalRows):
     #: appended to a SELECT that is followed by an UPDATE of the same row
     FOR_UPDATE = ""
     STEPS = migrations.SQLITE
@@ -193,6 +194,11 @@ class StrikeStore:
     def decide(self, req: ClaimRequest, now: float, insert: bool) -> Verdict:
         """Every limit, and (with ``insert``) the claim itself, in one transaction."""
         with self._transaction(immediate=insert, lock=req.platform):
+            use = req.approval if insert else None
+            if use is not None:
+                gone = self._unusable(use, now)
+                if gone:
+                    return Verdict(refusal=gone)
             earlier = self._holding(req, now)
             if earlier is not None:
                 return Verdict(earlier=earlier)
@@ -220,7 +226,10 @@ class StrikeStore:
                     return Verdict(refusal=wait[0], retry_after=wait[1])
             if not insert:
                 return Verdict()
-            return Verdict(row=self.insert(**req.row, now=now))
+            row = self.insert(**req.row, now=now)
+            if use is not None:
+                self._consume(use, now, row.id, row.content, row.title)
+            return Verdict(row=row)
 
     def _holding(self, req: ClaimRequest, now: float) -> Strike | None:
         """The earlier claim that holds this target, or this (or a near-identical) post."""

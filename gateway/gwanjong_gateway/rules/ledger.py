@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the CLI imports this module: keep it free of pydantic
+    from gwanjong_gateway.rules.approvals import ApprovalUse
     from gwanjong_shared.contract import Action
 
 
@@ -74,10 +75,14 @@ class StrikeStatus(StrEnum):
     FAILED = "failed"  # proven not written
     UNKNOWN = "unknown"  # may have been written; blocks the intent until settled
     DUPLICATE = "duplicate"  # a result only, never stored: an earlier row holds the target
+    # a result only: the write waits for a person (the `approvals` table holds it)
+    PENDING_APPROVAL = "pending_approval"
 
 
 #: What a row can hold (`history --status`); `duplicate` is only ever an answer.
-RECORDED = tuple(s for s in StrikeStatus if s is not StrikeStatus.DUPLICATE)
+RECORDED = tuple(
+    s for s in StrikeStatus if s not in (StrikeStatus.DUPLICATE, StrikeStatus.PENDING_APPROVAL)
+)
 #: How a person may settle an unsure row (`history --resolve N --as ...`).
 RESOLVABLE = (StrikeStatus.POSTED, StrikeStatus.FAILED)
 
@@ -180,6 +185,7 @@ class ClaimRequest:
     cap: int | None  # today's cap for this action on this platform
     interval_s: float
     cooldown_days: float
+    approval: ApprovalUse | None = None  # consumed with the claim, in its transaction
 
     @property
     def platform(self) -> str:

@@ -1,40 +1,98 @@
-"""Asking the human before a write, in both protocol eras.
+"""Asking the person about a pending approval through the client, in both protocol eras.
 
-Handshake era (2025-11-25, today's desktop clients): the server pushes an elicitation
-request mid-call. Stateless era (2026-07-28): the tool returns an input-required result,
-and the client calls it again with the answer, so the tool runs again from the top and
-reads the answer from `ctx.input_responses`. A client that cannot ask with a form (none
-declared, or only URL mode) gets a refusal, never a silent write.
+The approval is already in the record when the client is asked: whatever the dialog does
+(no dialog, an error, a decline faster than anyone reads, the window closed) it stays
+pending and the person decides elsewhere (`gwanjong review`, a page, an app card). Only a
+considered answer decides it here.
+
+Handshake era (2025-11-25): the server pushes `elicitation/create` mid-call. Stateless era
+(2026-07-28): the tool returns an input-required result and the client calls again with
+the answer; the strike then finds the pending approval and reads the answer for it
+(`answer_for`). A client that declared only URL-mode elicitation is sent a link to the
+approval's page (`page`), never a form.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from fastmcp import Context
-from mcp.types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult
+from mcp.types import (
+    ElicitRequest,
+    ElicitRequestFormParams,
+    ElicitRequestURLParams,
+    InputRequiredResult,
+)
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-Answer = Literal["accept", "decline", "cancel", "unsupported"]
-_KEY = "approve_write"
-_SCHEMA = {
+from gwanjong_gateway.config import ReviewSection
+from gwanjong_gateway.rules.approvals import Approval, Channel
+from gwanjong_gateway.strike.attempt import Ask
+
+log = logging.getLogger(__name__)
+
+
+class AskFirst(Exception):
+    """Stateless era, first round: the tool must return this input-required result."""
+
+    def __init__(self, result: InputRequiredResult) -> None:
+        super().__init__("input required")
+        self.result = result
+
+
+#: The form: the decision as two labelled choices, never a bare checkbox.
+FORM: dict[str, Any] = {
     "type": "object",
-    "properties": {"approve": {"type": "boolean", "title": "Publish this?", "default": False}},
-    "required": ["approve"],
+    "properties": {
+        "decision": {
+            "type": "string",
+            "title": "Your decision",
+            "oneOf": [
+                {"const": "approve", "title": "Approve: publish exactly this text"},
+                {"const": "decline", "title": "Decline: send nothing"},
+            ],
+        }
+    },
+    "required": ["decision"],
 }
 
+#: A page link for an approval (the URL carries its one-time token), when pages are served.
+PageLink = Callable[[Approval, str], Awaitable[str]]
 
-def can_elicit(ctx: Context) -> bool:
-    """Whether the client declared form-mode elicitation, the only mode that can ask
-    "publish this?". An empty `elicitation: {}` means form (the spec's default); a client
-    that declared only `url` must never get a form request."""
+
+def message(approval: Approval) -> str:
+    """The dialog's text: what, where, as whom, then the exact text."""
+    head = f"gwanjong asks before it writes in your name: {approval.where()}."
+    if approval.title:
+        head += f"\nTitle: {approval.title}"
+    body = approval.text or "(no text: an upvote)"
+    return (
+        f"{head}\n\nThis exact text will be sent:\n\n{body}\n\n"
+        f"Approve to publish it, or decline. Approval {approval.id} also waits for you in "
+        "`gwanjong review` until it expires."
+    )
+
+
+def _elicitation(ctx: Context) -> Any:
     session = ctx.session if ctx.request_context is not None else None
     caps = getattr(session, "client_capabilities", None) if session is not None else None
-    elicitation = getattr(caps, "elicitation", None) if caps is not None else None
+    return getattr(caps, "elicitation", None) if caps is not None else None
+
+
+def can_form(ctx: Context) -> bool:
+    """The client declared form-mode elicitation (an empty `elicitation: {}` means form)."""
+    elicitation = _elicitation(ctx)
     if elicitation is None:
         return False
     form, url = getattr(elicitation, "form", None), getattr(elicitation, "url", None)
     return form is not None or url is None
+
+
+def can_url(ctx: Context) -> bool:
+    elicitation = _elicitation(ctx)
+    return elicitation is not None and getattr(elicitation, "url", None) is not None
 
 
 def modern_era(ctx: Context) -> bool:
@@ -45,26 +103,115 @@ def modern_era(ctx: Context) -> bool:
     )
 
 
-async def ask(ctx: Context, message: str) -> Answer | InputRequiredResult:
-    """accept/decline/cancel, "unsupported", or (stateless era, first round) the
-    InputRequiredResult the tool must return so the client can ask."""
-    if not can_elicit(ctx):
-        return "unsupported"
-    if modern_era(ctx):
-        responses = ctx.input_responses
-        if responses is None or _KEY not in responses:
+def input_key(approval: Approval) -> str:
+    return f"approval-{approval.id}"
+
+
+class McpAsker:
+    """Asks through the calling MCP client, as `[review]` says."""
+
+    def __init__(
+        self,
+        ctx: Context,
+        review: ReviewSection,
+        mono: Callable[[], float],
+        page: PageLink | None = None,
+    ) -> None:
+        self.ctx = ctx
+        self.review = review
+        self.mono = mono
+        self.page = page
+
+    def _judge(self, action: str, choice: object, seconds: float | None) -> Ask:
+        """A dialog's answer: a decision only when a person could have made it."""
+        if action == "accept" and choice == "approve":
+            return Ask("approve")
+        if action in ("accept", "decline"):
+            if seconds is not None and seconds < self.review.min_read_s:
+                return Ask(
+                    "pending",
+                    f"The client declined the dialog after {seconds:.1f} s, faster than a person "
+                    "reads it (some clients decline every dialog): the approval stays pending.",
+                )
+            return Ask("decline", "The person declined in the dialog.")
+        return Ask(
+            "pending", "The dialog was closed without a decision: the approval stays pending."
+        )
+
+    def answer_for(self, approval: Approval, now: float) -> Ask | None:
+        if not modern_era(self.ctx):
+            return None
+        responses = self.ctx.input_responses
+        answer = responses.get(input_key(approval)) if responses else None
+        if answer is None:
+            return None
+        content: dict[str, Any] = getattr(answer, "content", None) or {}
+        action = str(getattr(answer, "action", "cancel"))
+        if action == "accept" and "decision" not in content:  # a URL-mode link was opened
+            return Ask("pending", "The person was given the approval's page.", Channel.PAGE)
+        # how long the person had: from the approval's creation to this second round
+        return self._judge(action, content.get("decision"), max(0.0, now - approval.created_at))
+
+    async def ask(self, approval: Approval, token: str) -> Ask:
+        if self.review.ask == "queue":
+            return Ask("pending", '[review] ask = "queue": no dialog was shown.')
+        if can_form(self.ctx):
+            return await self._form(approval)
+        if can_url(self.ctx) and self.page is not None:
+            return await self._url(approval, token)
+        return Ask("pending", "This client shows no approval dialog.")
+
+    async def _form(self, approval: Approval) -> Ask:
+        text = message(approval)
+        if modern_era(self.ctx):
             request = ElicitRequest(
                 method="elicitation/create",
-                params=ElicitRequestFormParams(message=message, requested_schema=_SCHEMA),
+                params=ElicitRequestFormParams(message=text, requested_schema=FORM),
             )
-            return InputRequiredResult(result_type="input_required", input_requests={_KEY: request})
-        answer = responses[_KEY]
-        action = getattr(answer, "action", "cancel")
-        content: dict[str, object] = getattr(answer, "content", None) or {}
-        if action == "accept":
-            return "accept" if bool(content.get("approve")) else "decline"
-        return "decline" if action == "decline" else "cancel"
-    result = await ctx.elicit(message, response_type=bool)
-    if result.action == "accept":
-        return "accept" if bool(getattr(result, "data", False)) else "decline"
-    return "decline" if result.action == "decline" else "cancel"
+            raise AskFirst(
+                InputRequiredResult(
+                    result_type="input_required", input_requests={input_key(approval): request}
+                )
+            )
+        started = self.mono()
+        try:
+            result = await self.ctx.session.elicit(
+                message=text, requested_schema=FORM, related_request_id=self.ctx.request_id
+            )
+        except Exception as exc:  # the client answered with an error: not a decision
+            log.warning("the approval dialog failed: %s", type(exc).__name__)
+            return Ask(
+                "pending",
+                f"The client could not show the approval dialog ({type(exc).__name__}): the "
+                "approval stays pending.",
+            )
+        content: dict[str, Any] = result.content or {}
+        return self._judge(result.action, content.get("decision"), self.mono() - started)
+
+    async def _url(self, approval: Approval, token: str) -> Ask:
+        assert self.page is not None
+        url = await self.page(approval, token)
+        text = f"Approve or decline approval {approval.id} ({approval.where()}) on this page."
+        if modern_era(self.ctx):
+            request = ElicitRequest(
+                method="elicitation/create",
+                params=ElicitRequestURLParams(
+                    message=text, url=url, elicitation_id=input_key(approval)
+                ),
+            )
+            raise AskFirst(
+                InputRequiredResult(
+                    result_type="input_required", input_requests={input_key(approval): request}
+                )
+            )
+        try:
+            await self.ctx.session.elicit_url(
+                message=text,
+                url=url,
+                elicitation_id=input_key(approval),
+                related_request_id=self.ctx.request_id,
+            )
+        except Exception as exc:
+            log.warning("the approval link could not be shown: %s", type(exc).__name__)
+            return Ask("pending", "The client could not open the approval's page.", Channel.PAGE)
+        return Ask("pending", "The person was given a link to the approval's page.", Channel.PAGE)

@@ -7,17 +7,49 @@ these along; this module imports nothing of strike.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
 
+from gwanjong_gateway.rules.approvals import Approval, ApprovalUse, Channel
 from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus, Verdict, content_hash
 from gwanjong_gateway.scout.state import DraftContext
 from gwanjong_gateway.strike.results import StrikeResult
 from gwanjong_shared.contract import Validation
 from gwanjong_shared.contract.models import Post
 
-Approver = Callable[[str], Awaitable[str]]  # message -> accept | decline | cancel | unsupported
+Decision = Literal["approve", "decline", "pending"]
+
+
+@dataclass(frozen=True)
+class Ask:
+    """What asking the person gave: their decision, or why the approval stays pending."""
+
+    decision: Decision
+    why: str = ""  # said to the model: what happened, in plain words
+    channel: Channel = Channel.ELICITATION
+    how: list[str] = field(default_factory=list[str])  # where else the person can decide
+
+
+class Asker(Protocol):
+    """How a strike asks the person about a pending approval (strike/approval.py)."""
+
+    def answer_for(self, approval: Approval, now: float) -> Ask | None:
+        """The client's answer about ``approval`` carried by this very request, if any."""
+        ...
+
+    async def ask(self, approval: Approval, token: str) -> Ask:
+        """Ask the person now; ``token``: the approval's one-time token (a page link)."""
+        ...
+
+
+class NoAsking:
+    """Nobody to ask: an approval executed from the terminal, a page or an app card."""
+
+    def answer_for(self, approval: Approval, now: float) -> Ask | None:
+        return None
+
+    async def ask(self, approval: Approval, token: str) -> Ask:
+        return Ask("pending", "nobody was asked")
 
 
 @dataclass(frozen=True)
@@ -59,7 +91,7 @@ class Attempt:
     action: StrikeAction
     text: str  # the model's text, stripped
     title: str
-    approve: Approver
+    asker: Asker  # how the person is asked, when a write waits for them
     decisions: list[str]  # the policy decisions, in order: the record's `policy`
     mode: str  # gateway.writes when the strike began: dry-run | confirm | live
     principal: str = ""  # the signed-in caller (HTTP with [auth]); "" = stdio / no auth
@@ -70,6 +102,7 @@ class Attempt:
     validation: Validation | None = None  # the platform's verdict on `final`
     approver: str = "auto"
     row: Strike | None = None  # the claimed `pending` row
+    approval: ApprovalUse | None = None  # a person's approval being executed
 
     def __post_init__(self) -> None:
         self.final = self.final or self.text

@@ -17,12 +17,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.rules import policy
+from gwanjong_gateway.rules import approvals, policy
+from gwanjong_gateway.rules.approvals import Approval, ApprovalUse
 from gwanjong_gateway.rules.ledger import Strike, StrikeStatus, Verdict, intent_key
 from gwanjong_gateway.rules.profiles import Profiles
 from gwanjong_gateway.strike.attempt import (
     PASS,
     Answer,
+    Ask,
     Attempt,
     HandOff,
     Refuse,
@@ -30,9 +32,10 @@ from gwanjong_gateway.strike.attempt import (
     wait_s,
 )
 from gwanjong_gateway.strike.claims import Claims
-from gwanjong_gateway.strike.results import Declined, DryRun, Would
+from gwanjong_gateway.strike.results import DryRun, Would
+from gwanjong_gateway.strike.reviews import pending
 from gwanjong_gateway.strike.send import Sender
-from gwanjong_gateway.strike.text import question, would
+from gwanjong_gateway.strike.text import would
 from gwanjong_shared.contract import Validation
 from gwanjong_shared.contract.errors import PlatformError
 
@@ -186,32 +189,68 @@ async def dry_run(deps: Deps, a: Attempt) -> Step:
     )
 
 
-async def confirm(deps: Deps, a: Attempt) -> Step:
-    """writes = "confirm": the person approves this very text first."""
-    if a.mode != "confirm":
+async def approved_text(deps: Deps, a: Attempt) -> Step:
+    """An approval being executed sends exactly the approved text (footer included)."""
+    if a.approval is None or approvals.digest(a.title, a.final) == a.approval.digest:
         return PASS
-    where = (
-        f"{a.platform} {a.action.tool} on {a.post.url or a.post.id}"
-        if a.action.targeted
-        else f"a new {a.platform} post"
+    return Refuse(
+        f"The text that would be sent is no longer the one approved in approval {a.approval.id} "
+        "(the disclosure footer or the platform's rules changed since): nothing was sent. "
+        "Strike again so a person approves the new text."
     )
-    answer = await a.approve(question(a.ctx, a.action, a.final, a.title, where))
-    a.decisions.append(f"human: {answer}")
-    if answer == "unsupported":
+
+
+async def awaiting(deps: Deps, a: Attempt) -> Step:
+    """A write already waiting for a person on this target: this strike answers it (or,
+    in the stateless era's second round, carries the person's answer to it)."""
+    if a.approval is not None or a.mode == "dry-run":
+        return PASS
+    waiting = await deps.claims.pending_approval(a)
+    if waiting is None:
+        return PASS
+    if waiting.principal != a.principal:
         return Refuse(
-            'writes = "confirm" but this MCP client cannot ask you for approval (no elicitation support). Nothing was written. Use a client with elicitation, or set writes = "live" deliberately.'
+            "Another team member's write on this target is waiting for a person's approval; "
+            "nothing was written."
         )
-    if answer != "accept":
-        row = await deps.claims.insert(
-            a,
-            StrikeStatus.DECLINED,
-            reason=f"the human chose {answer}",
-            approver="human",
-            policy=a.decisions,
+    ask = a.asker.answer_for(waiting, deps.claims.clock())
+    if ask is None:
+        ask = Ask(
+            "pending", f"A write on this target already waits for a person (approval {waiting.id})."
         )
-        return Answer(Declined(reason=f"You chose {answer}: nothing was written.", record=row.id))
-    a.approver = "human"
-    return PASS
+    elif ask.decision == "approve" and waiting.digest != approvals.digest(a.title, a.final):
+        ask = Ask(
+            "pending",
+            f"This text differs from the one waiting in approval {waiting.id}; that one stands.",
+        )
+    return await decided(deps, a, waiting, ask)
+
+
+async def decided(deps: Deps, a: Attempt, approval: Approval, ask: Ask) -> Step:
+    """The person's answer: approved (the chain goes on and consumes the approval with the
+    claim), declined, or still pending (the answer says where they can decide)."""
+    who = a.principal or "the local user"
+    if ask.decision == "approve":
+        a.approval = ApprovalUse(approval.id, approval.digest, a.principal, ask.channel)
+        a.approver = "human"
+        a.decisions.append(f"approved by {who} via {ask.channel} (approval {approval.id})")
+        return PASS
+    if ask.decision == "decline":
+        return Answer(await deps.claims.decline(a, approval, a.principal, ask.channel, ask.why))
+    return Answer(pending(approval, ask))
+
+
+async def confirm(deps: Deps, a: Attempt) -> Step:
+    """writes = "confirm": the exact text waits for a person as a pending approval; the
+    client's dialog, where it has one, may decide it at once."""
+    if a.mode != "confirm" or a.approval is not None:
+        return PASS
+    approval, token = await deps.claims.open_approval(a)
+    if not token:  # opened meanwhile by another call: that one's asking stands
+        return Answer(
+            pending(approval, Ask("pending", "A write on this target already waits for a person."))
+        )
+    return await decided(deps, a, approval, await a.asker.ask(approval, token))
 
 
 async def claim(deps: Deps, a: Attempt) -> Step:
@@ -235,10 +274,11 @@ async def write(deps: Deps, a: Attempt) -> Step:
 
 
 #: Before the lock: cheap, certain, and about this strike alone.
-OPEN: tuple[Check, ...] = (paused, opted_out, never_allowed, disclosure)
+OPEN: tuple[Check, ...] = (paused, opted_out, never_allowed, disclosure, approved_text)
 #: Under the lock of the target: the record, the platform, the person, then the write.
 HELD: tuple[Check, ...] = (
     earlier_claim,
+    awaiting,
     limits,
     platform_rules,
     fits,

@@ -10,13 +10,15 @@ read back first (`Settler`): proven absent, the target is free again. Imports `a
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 from typing import Any
 
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
-from gwanjong_gateway.rules import policy
+from gwanjong_gateway.rules import approvals, policy
+from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Channel
 from gwanjong_gateway.rules.ledger import (
     UNSETTLED,
     ClaimRequest,
@@ -27,7 +29,7 @@ from gwanjong_gateway.rules.ledger import (
     intent_key,
 )
 from gwanjong_gateway.strike.attempt import Answer, Attempt, Refuse, wait_s
-from gwanjong_gateway.strike.results import Duplicate, Handoff, Refused
+from gwanjong_gateway.strike.results import Declined, Duplicate, Handoff, Refused
 from gwanjong_gateway.strike.settle import Settler
 from gwanjong_gateway.strike.text import duplicate
 from gwanjong_shared.contract.errors import PlatformError
@@ -80,6 +82,7 @@ class Claims:
             cap=cap,
             interval_s=interval,
             cooldown_days=self.config.safety.author_cooldown_days,
+            approval=a.approval,
         )
 
     async def decide(self, a: Attempt, row: dict[str, Any], insert: bool) -> Verdict:
@@ -118,6 +121,79 @@ class Claims:
         if verdict.refusal or verdict.row is None:
             return Refuse(verdict.refusal, wait_s(verdict.retry_after))
         return verdict.row
+
+    # -- approvals: a write waiting for a person ------------------------------------------
+
+    def approval_key(self, a: Attempt) -> str:
+        return approvals.lock_key(a.platform, a.target, a.key, str(a.action))
+
+    async def pending_approval(self, a: Attempt) -> Approval | None:
+        """The approval already waiting on this target (a new post: this text), if any."""
+        return await self.records.run(
+            StrikeStore.pending_approval, self.approval_key(a), self.clock()
+        )
+
+    async def open_approval(self, a: Attempt) -> tuple[Approval, str]:
+        """The pending approval of this write, and its one-time token ("" when one was
+        already waiting: its token went to whoever opened it)."""
+        token = secrets.token_urlsafe(24)
+        now = self.clock()
+        approval, created = await self.records.run(
+            StrikeStore.open_approval,
+            now,
+            principal=a.principal,
+            platform=a.platform,
+            target=a.target,
+            target_url=a.post.url,
+            author=a.post.author,
+            opportunity=a.ctx.opportunity.id,
+            action=str(a.action),
+            intent_key=a.key,
+            lock_key=self.approval_key(a),
+            title=a.title,
+            text=a.final,
+            body=a.text,
+            digest=approvals.digest(a.title, a.final),
+            post=a.post.model_dump(mode="json"),
+            context=a.ctx.shown,
+            policy=a.decisions,
+            expires_at=now + self.config.review.expire_after_s,
+            token_hash=approvals.token_hash(token),
+        )
+        return approval, token if created else ""
+
+    async def decline(
+        self, a: Attempt, approval: Approval, by: str, channel: Channel, why: str
+    ) -> Declined | Refused:
+        """The person declined: the approval closes and a `declined` row says so."""
+        closed = await self.records.run(
+            StrikeStore.close_approval,
+            approval.id,
+            ApprovalStatus.DECLINED,
+            self.clock(),
+            by=by,
+            channel=str(channel),
+            reason=why,
+        )
+        if closed is None:  # decided meanwhile, or expired
+            current = await self.records.run(StrikeStore.approval, approval.id)
+            state = current.status_at(self.clock()) if current is not None else "gone"
+            return Refused(reason=f"Approval {approval.id} is already {state}: nothing changed.")
+        row = await self.insert(
+            a,
+            StrikeStatus.DECLINED,
+            reason=why,
+            approver="human",
+            confirmed_by=by,
+            policy=[
+                *a.decisions,
+                f"declined by {by or 'the local user'} via {channel} (approval {approval.id})",
+            ],
+        )
+        await self.records.run(StrikeStore.link_approval, approval.id, row.id)
+        return Declined(
+            reason=f"{why} Nothing was written (approval {approval.id}).", record=row.id
+        )
 
     async def hand_off(self, a: Attempt, why: str) -> Answer | Refuse:
         """Claim the text as a `handoff` row: the person's instructions, or why not."""

@@ -18,23 +18,27 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Literal
 
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.record.journal import WriteJournal
 from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.rules.approvals import ApprovalUse, Channel
 from gwanjong_gateway.rules.ledger import StrikeAction
 from gwanjong_gateway.scout.state import DraftContext
-from gwanjong_gateway.strike.attempt import Answer, Approver, Attempt, HandOff, Refuse, Step
+from gwanjong_gateway.strike.attempt import Answer, Asker, Attempt, HandOff, Refuse, Step
 from gwanjong_gateway.strike.checks import HELD, OPEN, Check, Deps
 from gwanjong_gateway.strike.claims import Claims
 from gwanjong_gateway.strike.handoffs import HandOffs, Which
 from gwanjong_gateway.strike.locks import KeyedLocks
 from gwanjong_gateway.strike.results import StrikeResult
+from gwanjong_gateway.strike.reviews import Reviews, attempt_for
 from gwanjong_gateway.strike.send import Sender
 from gwanjong_gateway.strike.settle import Settler
+from gwanjong_shared.contract.errors import PlatformError
 
-__all__ = ["Approver", "StrikeDesk"]
+__all__ = ["Asker", "StrikeDesk"]
 
 
 class StrikeDesk:
@@ -63,6 +67,7 @@ class StrikeDesk:
         )
         self.deps = Deps(config, upstreams.profiles, self.claims, self.sender)
         self.handoffs = HandOffs(records, self.settler, clock)
+        self.reviews = Reviews(config, records, upstreams.profiles, clock)
         self._locks: KeyedLocks[tuple[str, str, str]] = KeyedLocks()
 
     async def strike(
@@ -71,7 +76,7 @@ class StrikeDesk:
         action: StrikeAction | str,
         content: str,
         title: str,
-        approve: Approver,
+        asker: Asker,
         by: str | None = None,
         handoff: Which = None,
     ) -> StrikeResult:
@@ -87,19 +92,60 @@ class StrikeDesk:
             action,
             content.strip(),
             title,
-            approve,
+            asker,
             [f"mode={mode}"],
             mode=mode,
             principal=by or "",
         )
-        answer = await self._run(OPEN, a)
-        if answer is not None:
-            return answer
-        async with self._locks.hold(a.lock_key):
-            answer = await self._run(HELD, a)
+        return await self.chain(a)
+
+    async def chain(self, a: Attempt) -> StrikeResult:
+        """The checks of `OPEN`, then those of `HELD` under the target's lock. An approval
+        the chain did not consume (refused, or the target taken meanwhile) is closed with
+        the reason, unless the refusal only asks to wait."""
+        try:
+            answer = await self._run(OPEN, a)
+            if answer is None:
+                async with self._locks.hold(a.lock_key):
+                    answer = await self._run(HELD, a)
+        except PlatformError:
+            raise  # the write was sent or the record failed: the approval is consumed or open
         if answer is None:
             raise RuntimeError("the strike chain ended without an answer")
+        if a.approval is not None:
+            await self.reviews.unconsumed(a.approval, answer)
         return answer
+
+    async def decide(
+        self,
+        approval_id: int,
+        decision: Literal["approve", "decline"],
+        channel: Channel,
+        by: str = "",
+        who: str | None = None,
+        token: str | None = None,
+        text: str | None = None,
+        reason: str = "",
+    ) -> StrikeResult:
+        """A person's decision on a pending approval, from any channel. ``by``: who decided,
+        for the audit; ``who``: the signed-in principal, None for the operator (the
+        terminal); ``token``: the approval's one-time token (a page or an app card must
+        give it); ``text``: the person's edit of the text. Approving runs the whole chain
+        again and sends exactly the approved (or edited) text, at most once."""
+        approval = await self.reviews.open_for(approval_id, who, token)
+        if decision == "decline":
+            a = attempt_for(
+                approval,
+                ApprovalUse(approval.id, approval.digest, by, channel),
+                self.config.gateway.writes,
+                None,
+            )
+            why = f"Declined by {by or 'the local user'}" + (f": {reason}" if reason else ".")
+            return await self.claims.decline(a, approval, by, channel, why)
+        use = self.reviews.use(approval, by, channel, text)
+        a = attempt_for(approval, use, self.config.gateway.writes, text)
+        await self.journal.ready()
+        return await self.chain(a)
 
     async def _run(self, checks: tuple[Check, ...], a: Attempt) -> StrikeResult | None:
         """The checks in order, up to the first that does not pass: its result."""

@@ -102,6 +102,21 @@ class Duplicate(Result):
     retry_after: int | None = optional()
 
 
+class ApprovalInfo(Result):
+    """The approval a person decides (`gwanjong review`); ``how``: where they can."""
+
+    id: int
+    expires_at: str
+    how: list[str]
+
+
+class PendingApproval(Result):
+    status: Literal[StrikeStatus.PENDING_APPROVAL] = StrikeStatus.PENDING_APPROVAL
+    approval: ApprovalInfo
+    reason: str
+
+
 StrikeResult = Annotated[
-    Posted | DryRun | Handoff | Declined | Refused | Duplicate, Field(discriminator="status")
+    Posted | DryRun | Handoff | Declined | Refused | Duplicate | PendingApproval,
+    Field(discriminator="status"),
 ]

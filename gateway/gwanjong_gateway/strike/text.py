@@ -1,4 +1,4 @@
-"""What strike shows: the duplicate answer, the would-be call, the approval question."""
+"""What strike shows: the duplicate answer, the would-be call, an unexpected error."""
 
 from __future__ import annotations
 
@@ -53,13 +53,6 @@ def would(ctx: DraftContext, action: StrikeAction, text: str, title: str) -> dic
         "arguments": args,
         "target": post.url if action.targeted else None,
     }
-
-
-def question(ctx: DraftContext, action: StrikeAction, text: str, title: str, where: str) -> str:
-    head = f"Publish this {action} as your account on {ctx.opportunity.post.platform}?\nTarget: {where}"
-    if title:
-        head += f"\nTitle: {title}"
-    return f"{head}\n\n{text}" if text else head
 
 
 def unexpected(exc: Exception) -> PlatformError:

@@ -1,0 +1,193 @@
+"""The record's pending approvals (rules/approvals.py), for `StrikeStore` on both engines.
+
+A mixin: it uses the store's `_x` (one statement), `_transaction` and `FOR_UPDATE`. The
+approval's consumption (`_consume`) runs inside `StrikeStore.decide`, in the claim's own
+transaction, so an approval executes at most once whoever approves it and however often.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from typing import Any
+
+from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, ApprovalUse, iso
+
+_JSON = ("post", "context", "policy")
+
+
+class ApprovalRows:
+    FOR_UPDATE: str
+
+    def _x(self, sql: str, args: Sequence[Any] = ()) -> Any:
+        raise NotImplementedError
+
+    def _transaction(
+        self, immediate: bool, lock: str = ""
+    ) -> AbstractContextManager[None]:  # pragma: no cover - the store's
+        raise NotImplementedError
+
+    def _approval(self, row: Any) -> Approval | None:
+        if row is None:
+            return None
+        data = dict(row)
+        for key in _JSON:
+            data[key] = json.loads(data[key])
+        data["status"] = ApprovalStatus(data["status"])
+        data["edited"] = bool(data["edited"])
+        data["record"] = int(data["record"]) if data["record"] is not None else None
+        return Approval(**data)
+
+    def approval(self, approval_id: int) -> Approval | None:
+        return self._approval(
+            self._x("SELECT * FROM approvals WHERE id = ?", (approval_id,)).fetchone()
+        )
+
+    def _pending_for(self, key: str) -> Approval | None:
+        return self._approval(
+            self._x(
+                f"SELECT * FROM approvals WHERE lock_key = ? AND status = ?{self.FOR_UPDATE}",
+                (key, ApprovalStatus.PENDING),
+            ).fetchone()
+        )
+
+    def _expire(self, approval_id: int, now: float) -> None:
+        self._x(
+            "UPDATE approvals SET status = ?, decided_at = ?, reason = ? WHERE id = ? AND status = ?",
+            (
+                ApprovalStatus.EXPIRED,
+                now,
+                "nobody decided in time",
+                approval_id,
+                ApprovalStatus.PENDING,
+            ),
+        )
+
+    def open_approval(self, now: float, **fields: Any) -> tuple[Approval, bool]:
+        """The pending approval of ``fields['lock_key']``: the one already waiting (False),
+        or a new one (True). One past its time is expired first, freeing the key."""
+        key = str(fields["lock_key"])
+        with self._transaction(immediate=True, lock=f"approval:{key}"):
+            waiting = self._pending_for(key)
+            if waiting is not None and waiting.open_at(now):
+                return waiting, False
+            if waiting is not None:
+                self._expire(waiting.id, now)
+            row = {**fields, "status": str(ApprovalStatus.PENDING), "created_at": now}
+            for name in _JSON:
+                row[name] = json.dumps(row[name], ensure_ascii=False, default=str)
+            cols = ", ".join(row)
+            marks = ", ".join("?" for _ in row)
+            made = self._x(
+                f"INSERT INTO approvals ({cols}) VALUES ({marks}) RETURNING id", tuple(row.values())
+            ).fetchone()
+        created = self.approval(int(made["id"]))
+        assert created is not None
+        return created, True
+
+    def pending_approval(self, key: str, now: float) -> Approval | None:
+        """The approval waiting on ``key`` now, if any."""
+        waiting = self._pending_for(key)
+        return waiting if waiting is not None and waiting.open_at(now) else None
+
+    def approvals(
+        self,
+        now: float,
+        pending: bool = True,
+        principal: str | None = None,
+        limit: int = 50,
+    ) -> list[Approval]:
+        """Pending ones (oldest first), or every one (newest first); ``principal``: only
+        theirs (None: everyone's)."""
+        query = "SELECT * FROM approvals WHERE 1=1"
+        args: list[Any] = []
+        if pending:
+            query += " AND status = ? AND expires_at > ?"
+            args += [ApprovalStatus.PENDING, now]
+        if principal is not None:
+            query += " AND principal = ?"
+            args.append(principal)
+        query += f" ORDER BY id {'ASC' if pending else 'DESC'} LIMIT ?"
+        args.append(limit)
+        rows = self._x(query, args).fetchall()
+        return [a for a in (self._approval(r) for r in rows) if a is not None]
+
+    def close_approval(
+        self,
+        approval_id: int,
+        status: ApprovalStatus,
+        now: float,
+        by: str = "",
+        channel: str = "",
+        reason: str = "",
+        record: int | None = None,
+    ) -> Approval | None:
+        """Move a pending approval to ``status`` (declined, refused, expired); None if it
+        was no longer pending (decided meanwhile, or past its time: then it is expired)."""
+        with self._transaction(immediate=True, lock=f"approval-id:{approval_id}"):
+            row = self._x(
+                f"SELECT status, expires_at FROM approvals WHERE id = ?{self.FOR_UPDATE}",
+                (approval_id,),
+            ).fetchone()
+            if row is None or row["status"] != ApprovalStatus.PENDING:
+                return None
+            if float(row["expires_at"]) <= now:
+                self._expire(approval_id, now)
+                return None
+            self._x(
+                "UPDATE approvals SET status = ?, decided_at = ?, decided_by = ?, channel = ?, "
+                "reason = ?, record = ? WHERE id = ?",
+                (status, now, by, channel, reason, record, approval_id),
+            )
+        return self.approval(approval_id)
+
+    def link_approval(self, approval_id: int, record: int) -> None:
+        """The strike row a decided approval became (a decline's `declined` row)."""
+        self._x("UPDATE approvals SET record = ? WHERE id = ?", (record, approval_id))
+
+    def _unusable(self, use: ApprovalUse, now: float) -> str:
+        """Why this approval cannot be consumed now ("" = it can); inside the claim."""
+        row = self._x(
+            f"SELECT status, expires_at, digest, decided_by, decided_at FROM approvals "
+            f"WHERE id = ?{self.FOR_UPDATE}",
+            (use.id,),
+        ).fetchone()
+        if row is None:
+            return f"Approval {use.id} does not exist."
+        if row["status"] != ApprovalStatus.PENDING:
+            who = f" by {row['decided_by']}" if row["decided_by"] else ""
+            when = f" at {iso(float(row['decided_at']))}" if row["decided_at"] else ""
+            return (
+                f"Approval {use.id} was already {row['status']}{who}{when}: nothing more is sent."
+            )
+        if float(row["expires_at"]) <= now:
+            self._expire(use.id, now)
+            return (
+                f"Approval {use.id} expired at {iso(float(row['expires_at']))}: nothing was sent."
+            )
+        if not use.edited and row["digest"] != use.digest:
+            return (
+                f"The text that would be sent is no longer the one approved in approval {use.id} "
+                "(its SHA-256 differs): nothing was sent."
+            )
+        return ""
+
+    def _consume(self, use: ApprovalUse, now: float, record: int, text: str, title: str) -> None:
+        """The approval becomes the claimed write ``record``: never pending again."""
+        self._x(
+            "UPDATE approvals SET status = ?, decided_at = ?, decided_by = ?, channel = ?, "
+            "record = ?, edited = ?, text = ?, title = ?, digest = ? WHERE id = ?",
+            (
+                ApprovalStatus.APPROVED,
+                now,
+                use.by,
+                use.channel,
+                record,
+                1 if use.edited else 0,
+                text,
+                title,
+                use.digest,
+                use.id,
+            ),
+        )

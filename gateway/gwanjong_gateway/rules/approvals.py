@@ -1,0 +1,134 @@
+"""A pending approval: one write waiting for a person, kept in the strike record.
+
+`writes = "confirm"` records the exact text that would be sent (title and disclosure footer
+included) with its SHA-256, who asked, and when it expires. A person approves or declines it
+from wherever they are (the client's dialog, the terminal, a page, an app card); approving
+re-runs the whole strike chain and consumes the approval in the same transaction as the
+claim, so it executes at most once. This module says what an approval holds; `record`
+keeps it and `strike` acts on it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+
+class ApprovalStatus(StrEnum):
+    PENDING = "pending"  # waiting for a person
+    APPROVED = "approved"  # consumed: the write was claimed (`record` is its row)
+    DECLINED = "declined"
+    EXPIRED = "expired"
+    REFUSED = "refused"  # approved, but the chain refused it when it ran (`reason`)
+
+
+class Channel(StrEnum):
+    """Where the person decided."""
+
+    ELICITATION = "elicitation"  # the client's dialog (form, or a stateless-era input request)
+    PAGE = "page"  # the one-approval page (URL-mode elicitation)
+    TERMINAL = "terminal"  # `gwanjong review`
+    APP = "app"  # the MCP Apps card, through the app-only tool
+    CONSOLE = "console"
+
+
+def digest(title: str, text: str) -> str:
+    """SHA-256 of exactly what is sent: the title and the final text (footer included)."""
+    return hashlib.sha256(json.dumps([title, text], ensure_ascii=False).encode()).hexdigest()
+
+
+def token_hash(token: str) -> str:
+    """What the record keeps of an approval's one-time token (never the token)."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def lock_key(platform: str, target: str, intent: str, action: str) -> str:
+    """At most one pending approval per key: the target (a new post: its intent)."""
+    return f"{platform}|{target or intent}|{action}"
+
+
+def iso(at: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
+
+
+@dataclass(frozen=True)
+class Approval:
+    id: int
+    principal: str  # who asked ("" = stdio / no sign-in)
+    platform: str
+    target: str
+    target_url: str
+    author: str
+    opportunity: str
+    action: str
+    intent_key: str
+    lock_key: str
+    title: str
+    text: str  # the exact final text that will be sent (footer included)
+    body: str  # the model's text, before the footer
+    digest: str
+    post: dict[str, Any]  # the drafted post (contract `Post`), to run the chain again
+    context: dict[str, Any]  # what the model saw in draft
+    policy: list[Any]  # the decisions so far
+    status: ApprovalStatus
+    created_at: float
+    expires_at: float
+    decided_at: float | None
+    decided_by: str
+    channel: str
+    reason: str
+    edited: bool
+    record: int | None  # the strike row it became (approved, declined or refused)
+    token_hash: str
+
+    def open_at(self, now: float) -> bool:
+        """Still waiting for a person at ``now``."""
+        return self.status is ApprovalStatus.PENDING and now < self.expires_at
+
+    def status_at(self, now: float) -> ApprovalStatus:
+        """The status as a person sees it (a pending one past its time is expired)."""
+        if self.status is ApprovalStatus.PENDING and now >= self.expires_at:
+            return ApprovalStatus.EXPIRED
+        return self.status
+
+    def where(self) -> str:
+        """The target in plain words: "a reply to <url> on <platform>", "a new post on …"."""
+        what = {"comment": "a reply to", "upvote": "an upvote of"}.get(self.action)
+        if what is None:
+            return f"a new post on {self.platform}"
+        return f"{what} {self.target_url or self.target} on {self.platform}"
+
+    def public(self, now: float) -> dict[str, Any]:
+        """What `status`, `gwanjong://approvals` and `review list --json` show."""
+        return {
+            "id": self.id,
+            "status": str(self.status_at(now)),
+            "platform": self.platform,
+            "action": self.action,
+            "target": self.target_url or self.target,
+            "by": self.principal,
+            "created_at": iso(self.created_at),
+            "expires_at": iso(self.expires_at),
+            "decided_by": self.decided_by,
+            "channel": self.channel,
+            "decided_at": iso(self.decided_at) if self.decided_at else "",
+            "reason": self.reason,
+            "edited": self.edited,
+            "record": self.record,
+            "sha256": self.digest,
+        }
+
+
+@dataclass(frozen=True)
+class ApprovalUse:
+    """An approval being executed: consumed with the claim, in its transaction."""
+
+    id: int
+    digest: str  # what must be sent: the approved digest (or the edited text's)
+    by: str
+    channel: Channel
+    edited: bool = False

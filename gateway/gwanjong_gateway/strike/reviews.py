@@ -1,0 +1,174 @@
+"""A write waiting for a person, as strike answers it (`pending`) and as it runs again
+when the person approves it (`attempt_for`). Imports `attempt` and `results` of strike."""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Callable
+
+from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules import approvals, policy
+from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, ApprovalUse, Channel, iso
+from gwanjong_gateway.rules.ledger import StrikeAction
+from gwanjong_gateway.rules.profiles import Profiles
+from gwanjong_gateway.scout.state import DraftContext, Opportunity
+from gwanjong_gateway.strike.attempt import Ask, Attempt, NoAsking
+from gwanjong_gateway.strike.results import (
+    ApprovalInfo,
+    DryRun,
+    Duplicate,
+    PendingApproval,
+    Refused,
+    StrikeResult,
+)
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+from gwanjong_shared.contract.models import Post
+
+
+def ways(approval: Approval, ask: Ask) -> list[str]:
+    """Where the person can decide this approval, in plain words."""
+    found = list(ask.how)
+    if ask.channel == "page" and ask.decision == "pending":
+        found.append("the approval page the client opened for the person")
+    found.append(
+        f"a terminal on the gateway's machine: gwanjong review approve {approval.id} "
+        f"(or: gwanjong review decline {approval.id})"
+    )
+    return found
+
+
+def pending(approval: Approval, ask: Ask) -> PendingApproval:
+    """strike's answer for a write that waits for a person."""
+    return PendingApproval(
+        approval=ApprovalInfo(
+            id=approval.id, expires_at=iso(approval.expires_at), how=ways(approval, ask)
+        ),
+        reason=(
+            f"{ask.why} Nothing was written yet: the person approves or declines approval "
+            f"{approval.id} (exactly this text) before {iso(approval.expires_at)}. You need do "
+            "nothing more; status() shows how it ended."
+        ).strip(),
+    )
+
+
+def attempt_for(approval: Approval, use: ApprovalUse, mode: str, text: str | None) -> Attempt:
+    """The strike again, as the person approved it: the same target and text (or the
+    person's edit, ``text``), from the top of the chain."""
+    post = Post.model_validate(approval.post)
+    ctx = DraftContext(
+        opportunity=Opportunity(approval.opportunity, post, 0.0, "approved by a person"),
+        capabilities=None,  # the platform's `validate` runs again in the chain
+        validation={},
+        shown=approval.context,
+    )
+    how = f"approved by {use.by or 'the local user'} via {use.channel} (approval {approval.id})"
+    if use.edited:
+        how += ", text edited by them"
+    return Attempt(
+        ctx,
+        StrikeAction(approval.action),
+        (approval.body if text is None else text).strip(),
+        approval.title,
+        NoAsking(),
+        [*[str(d) for d in approval.policy], how],
+        mode=mode,
+        principal=approval.principal,
+        approver="human",
+        approval=use,
+    )
+
+
+class Reviews:
+    """The record's side of a person's decision: who may decide, the edit's rules, and
+    closing an approval the chain did not consume."""
+
+    def __init__(
+        self,
+        config: GatewayConfig,
+        records: Records,
+        profiles: Profiles,
+        clock: Callable[[], float],
+    ) -> None:
+        self.config = config
+        self.records = records
+        self.profiles = profiles
+        self.clock = clock
+
+    def may_decide(self, approval: Approval, who: str | None) -> bool:
+        """The operator (None) decides all; a signed-in person their own, an approver all."""
+        return who is None or approval.principal == who or who in self.config.review.approvers
+
+    async def open_for(self, approval_id: int, who: str | None, token: str | None) -> Approval:
+        """The pending approval a person may decide now. Raises PlatformError (not_found for
+        one they may not see, so ids are no oracle; invalid_input when it is decided)."""
+        approval = await self.records.run(StrikeStore.approval, approval_id)
+        if (
+            approval is not None
+            and token is not None
+            and not hmac.compare_digest(approvals.token_hash(token), approval.token_hash)
+        ):
+            approval = None
+        if approval is None or not self.may_decide(approval, who):
+            raise PlatformError(
+                ErrorKind.NOT_FOUND,
+                f"No approval {approval_id} that you may decide; `gwanjong review list` shows them.",
+            )
+        now = self.clock()
+        state = approval.status_at(now)
+        if state is ApprovalStatus.EXPIRED:
+            raise PlatformError(
+                ErrorKind.INVALID_INPUT,
+                f"Approval {approval.id} expired at {iso(approval.expires_at)}: nothing was sent. "
+                "The model can strike again for a new one.",
+            )
+        if state is not ApprovalStatus.PENDING:
+            by = f" by {approval.decided_by}" if approval.decided_by else ""
+            raise PlatformError(
+                ErrorKind.INVALID_INPUT,
+                f"Approval {approval.id} was already {state}{by}"
+                f"{' at ' + iso(approval.decided_at) if approval.decided_at else ''}: nothing more is sent.",
+            )
+        return approval
+
+    def use(self, approval: Approval, by: str, channel: Channel, text: str | None) -> ApprovalUse:
+        """The approval as it will be executed; an edit is checked first (the disclosure
+        footer stays, an upvote has no text) and becomes the digest to send."""
+        if text is None or text.strip() == approval.text:
+            return ApprovalUse(approval.id, approval.digest, by, channel)
+        if not StrikeAction(approval.action).has_text:
+            raise PlatformError(ErrorKind.INVALID_INPUT, "An upvote has no text to edit.")
+        edited = text.strip()
+        if not edited:
+            raise PlatformError(
+                ErrorKind.INVALID_INPUT, "The edited text is empty: decline instead."
+            )
+        footer = policy.disclosure_for(self.config, approval.platform, self.profiles).strip()
+        if footer and not edited.endswith(footer):
+            raise PlatformError(
+                ErrorKind.INVALID_INPUT,
+                f"Keep the disclosure footer at the end of the text: {footer!r}.",
+            )
+        return ApprovalUse(
+            approval.id, approvals.digest(approval.title, edited), by, channel, edited=True
+        )
+
+    async def unconsumed(self, use: ApprovalUse, answer: StrikeResult) -> None:
+        """After the chain: an approval it did not consume is closed as refused, with the
+        reason, unless the refusal only asks to wait (a cap, the minimum interval) or the
+        write mode is dry-run: then it stays pending for another try."""
+        if isinstance(answer, DryRun) or (isinstance(answer, Refused) and answer.retry_after):
+            return
+        if isinstance(answer, (Refused, Duplicate)):
+            record = answer.record if isinstance(answer, Refused) else None
+            await self.records.run(
+                StrikeStore.close_approval,
+                use.id,
+                ApprovalStatus.REFUSED,
+                self.clock(),
+                by=use.by,
+                channel=str(use.channel),
+                reason=answer.reason,
+                record=record,
+            )
