@@ -78,6 +78,7 @@ def register_resources(
             raise ResourceError(
                 f"not_found: no strike record {record!r}; read gwanjong://history for the ids."
             )
+        approval = await gw.records.run(StrikeStore.approval_of, row.id)
         audit = {
             **row.public(),
             "by": row.principal,  # the signed-in caller who made it ("" = stdio / no auth)
@@ -88,8 +89,30 @@ def register_resources(
             "author": row.author,
             "context": row.context,
             "policy": row.policy,
+            # who decided, where, when, and the digest of what they approved
+            "approval": approval.public(gw.desk.claims.clock()) if approval else None,
         }
         return json.dumps(audit, ensure_ascii=False, indent=2)
+
+    @mcp.resource(
+        "gwanjong://approvals",
+        mime_type="application/json",
+        description="Writes waiting for a person's approval, and the latest decisions (yours, in team mode).",
+    )
+    async def approvals() -> str:
+        who = reader()
+        now = gw.desk.claims.clock()
+        if who.reads_nothing:  # fails closed
+            return json.dumps({"pending": [], "decided": []})
+        deciders = gw.config.review.approvers
+        mine = None if who.everyone or who.principal in deciders else who.principal
+        pending = await gw.records.run(StrikeStore.approvals, now, True, mine, 50)
+        decided = await gw.records.run(StrikeStore.approvals, now, False, mine, 20)
+        view = {
+            "pending": [a.public(now) for a in pending],
+            "decided": [a.public(now) for a in decided if a.decided_at is not None],
+        }
+        return json.dumps(view, ensure_ascii=False, indent=2)
 
     @mcp.resource(
         "gwanjong://usage",

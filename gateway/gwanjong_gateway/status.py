@@ -57,12 +57,35 @@ class PlatformRow(Result):
     writes_paused: str | None
 
 
+class Waiting(Result):
+    """A write waiting for a person (`gwanjong review`)."""
+
+    id: int
+    platform: str
+    action: str
+    target: str
+    expires_at: str
+
+
+class Decision(Result):
+    """How a recent approval ended, and who decided where."""
+
+    id: int
+    status: str
+    decided_by: str
+    channel: str
+    decided_at: str
+    record: int | None
+
+
 class StatusResult(Result):
     state: dict[str, Filled]
     tools: Steps
     writes: WriteMode
     platforms: dict[str, PlatformRow]
     unsettled_writes: int
+    approvals: list[Waiting]
+    decisions: list[Decision]
     usage_7d: list[str]
     strike_record: str | None = optional()
     background: str | None = optional()
@@ -97,6 +120,8 @@ async def status_report(
                 health_of,
                 list(gw.upstreams.health()),
                 who,
+                gw.desk.claims.clock(),
+                tuple(gw.config.review.approvers),
             )
         except PlatformError as exc:
             failed = str(exc)
@@ -124,6 +149,8 @@ async def status_report(
         writes=gw.config.gateway.writes,
         platforms=platforms,
         unsettled_writes=record.get("unsettled", 0),
+        approvals=[Waiting.model_validate(a) for a in record.get("approvals", [])],
+        decisions=[Decision.model_validate(a) for a in record.get("decided", [])],
         usage_7d=used[0],
         strike_record=failed,
         background=gw.upstreams.background.failure or None,

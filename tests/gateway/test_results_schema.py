@@ -164,7 +164,9 @@ async def test_dry_run_declined_refused_and_waiting_conform(
     async def decline(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
         return ElicitResult(action="decline")
 
-    confirm = fake_gateway(tmp_path / "confirm", forum, writes="confirm")
+    confirm = fake_gateway(
+        tmp_path / "confirm", forum, writes="confirm", tables={"review": {"min_read_s": 0}}
+    )
     async with Client(confirm, mode=mode, elicitation_handler=decline) as client:
         c2 = await Checked(client).start()
         oid = await drafted(c2)
@@ -176,11 +178,14 @@ async def test_dry_run_declined_refused_and_waiting_conform(
     async with Client(unasked, mode=mode) as client:
         c3 = await Checked(client).start()
         oid = await drafted(c3)
-        refused = await c3.call(
-            "strike", opportunity_id=oid, action="post", content="Hi.", title="T"
+        waits = await c3.call("strike", opportunity_id=oid, action="post", content="Hi.", title="T")
+        assert waits["status"] == "pending_approval" and waits["approval"]["how"], waits
+        refused = await c3.call(  # too long a title: refused and recorded
+            "strike", opportunity_id=oid, action="post", content="Other.", title="t" * 129
         )
         assert refused["status"] == "refused" and isinstance(refused["record"], int), refused
-    assert {v for _, v in c.seen | c2.seen | c3.seen} >= {"dry_run", "declined", "refused"}
+    seen = {v for _, v in c.seen | c2.seen | c3.seen}
+    assert seen >= {"dry_run", "declined", "refused", "pending_approval"}
     assert ("setup", "SetupWaiting") in c2.seen
 
 

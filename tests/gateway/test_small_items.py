@@ -160,7 +160,8 @@ async def test_a_url_only_client_never_gets_a_form(
         result = await call(
             client, "strike", opportunity_id=oid, action="post", content="Hi.", title="Hello"
         )
-    assert result["status"] == "refused" and "cannot ask you for approval" in result["reason"]
+    # no approval page is served: no form either; the write waits for the person elsewhere
+    assert result["status"] == "pending_approval" and "no approval dialog" in result["reason"]
     assert asked == [] and forum.writes == []
 
 

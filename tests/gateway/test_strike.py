@@ -16,11 +16,13 @@ import pytest
 from fastmcp import Client, FastMCP
 from fastmcp.client.elicitation import ElicitResult
 from fastmcp.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
 
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.server import build_gateway
 from gwanjong_shared.contract.errors import ErrorKind
+from tests.fakes.clock import FakeClock
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM
@@ -151,52 +153,76 @@ async def test_upvote_on_devto_is_a_handoff(forum: FakePlatform, tmp_path: Path)
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize(
-    ("answer", "status"),
-    [("accept", "posted"), ("decline", "declined"), ("cancel", "declined"), ("no", "declined")],
+    ("answer", "read_s", "status"),
+    [
+        ("approve", 0, "posted"),
+        ("decline", 5, "declined"),  # read, then declined: a person's "no"
+        ("decline", 0, "pending_approval"),  # declined at once: the client, not a person
+        ("refuse", 5, "declined"),  # the client's own decline button, after reading
+        ("cancel", 5, "pending_approval"),  # closed without deciding
+        ("error", 0, "pending_approval"),  # the client answered the dialog with an error
+    ],
 )
 async def test_confirm_mode_asks_the_human(
-    forum: FakePlatform, tmp_path: Path, mode: str, answer: str, status: str
+    forum: FakePlatform, tmp_path: Path, mode: str, answer: str, read_s: float, status: str
 ) -> None:
-    asked: list[str] = []
+    asked: list[tuple[str, dict[str, Any]]] = []
+    clock = FakeClock()
 
     async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
-        asked.append(message)
-        if answer in ("accept", "no"):  # "no": accepted the form but left "approve" unticked
-            try:
-                return response_type(approve=answer == "accept")  # the stateless era's form
-            except TypeError:
-                return response_type(
-                    value=answer == "accept"
-                )  # ctx.elicit(bool) in the handshake era
-        return ElicitResult(action=answer)  # type: ignore[arg-type]
+        asked.append((message, params.requested_schema))
+        clock.advance(read_s)  # the person reads for this long (the modern era: the wall)
+        if answer == "error":
+            raise RuntimeError("this client cannot show dialogs")
+        if answer in ("approve", "decline"):
+            return ElicitResult(action="accept", content={"decision": answer})
+        return ElicitResult(action="decline" if answer == "refuse" else "cancel")  # type: ignore[arg-type]
 
-    async with Client(
-        fake_gateway(tmp_path, forum, writes="confirm"),
-        mode=mode,
-        elicitation_handler=handler,
-    ) as client:
+    gateway = fake_gateway(tmp_path, forum, writes="confirm", clock=clock, wall=clock.time)
+    async with Client(gateway, mode=mode, elicitation_handler=handler) as client:
         oid = await drafted(client)
-        result = await strike(client, oid)
+        if answer == "error" and mode == "auto":
+            # stateless era: the client drives the input round itself and gives up with the
+            # error; the approval recorded in the first round stays pending on the server
+            with pytest.raises(MCPError, match="cannot show dialogs"):
+                await strike(client, oid)
+            answer = "gone"  # the next strike is asked no more: it reports the pending one
+            result = await strike(client, oid)
+        else:
+            result = await strike(client, oid)
         assert result["status"] == status, result
-    assert (
-        asked
-        and "Cancellation-safe handlers" in asked[0]
-        and "Guards around every await." in asked[0]
-        and "devto" in asked[0]
-    )
+    message, schema = asked[0]
+    assert "Cancellation-safe handlers" in message and "Guards around every await." in message
+    assert "devto" in message and "Approve" in message
+    choices = schema["properties"]["decision"]["oneOf"]  # labelled choices, never "Value"
+    assert [c["title"].split(":")[0] for c in choices] == ["Approve", "Decline"]
     assert len(forum.writes) == (1 if status == "posted" else 0)
+    store = StrikeStore(tmp_path / "gwanjong.db")
+    try:
+        (approval,) = store.approvals(clock.time(), pending=False)
+    finally:
+        store.close()
+    expected = {"posted": "approved", "declined": "declined", "pending_approval": "pending"}
+    assert approval.status == expected[status]
     if status == "posted":
-        assert history(tmp_path)[0].approver == "human"
+        assert history(tmp_path)[0].approver == "human" and approval.channel == "elicitation"
+    if status == "pending_approval":
+        assert result["approval"]["id"] == approval.id
+        assert any("gwanjong review approve" in way for way in result["approval"]["how"])
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_confirm_without_elicitation_is_refused_not_written(
+async def test_confirm_without_elicitation_waits_for_a_person(
     forum: FakePlatform, tmp_path: Path, mode: str
 ) -> None:
     async with Client(fake_gateway(tmp_path, forum, writes="confirm"), mode=mode) as client:
         oid = await drafted(client)
         result = await strike(client, oid)
-        assert result["status"] == "refused" and "cannot ask you for approval" in result["reason"]
+        assert result["status"] == "pending_approval", result
+        assert "shows no approval dialog" in result["reason"]
+        again = await strike(client, oid)  # the same write again: the same approval
+        assert again["status"] == "pending_approval"
+        assert again["approval"]["id"] == result["approval"]["id"]
     assert forum.writes == []
 
 

@@ -21,10 +21,11 @@ from gwanjong_gateway.config import parse
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.approvals import Approval
 from gwanjong_gateway.rules.ledger import StrikeAction, StrikeStatus
 from gwanjong_gateway.scout.state import DraftContext, DraftRule, Opportunity
 from gwanjong_gateway.strike import checks as strike_checks
-from gwanjong_gateway.strike.attempt import Answer, Attempt, Refuse
+from gwanjong_gateway.strike.attempt import Answer, Ask, Attempt, Decision, Refuse
 from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_gateway.strike.locks import KeyedLocks
 from gwanjong_shared.contract import ActionRule, Limit
@@ -83,8 +84,23 @@ def context(
     )
 
 
-async def accept(message: str) -> str:
-    return "accept"
+class Says:
+    """A person who answers every approval dialog with ``decision`` (after reading it)."""
+
+    def __init__(self, decision: Decision, why: str = "") -> None:
+        self.decision: Decision = decision
+        self.why = why
+        self.asked: list[Approval] = []
+
+    def answer_for(self, approval: Approval, now: float) -> Ask | None:
+        return None
+
+    async def ask(self, approval: Approval, token: str) -> Ask:
+        self.asked.append(approval)
+        return Ask(self.decision, self.why)
+
+
+accept = Says("approve")
 
 
 @pytest.fixture
@@ -140,7 +156,9 @@ def test_the_chain_runs_in_the_documented_order() -> None:
         "opted_out",
         "never_allowed",
         "disclosure",
+        "approved_text",
         "earlier_claim",
+        "awaiting",
         "limits",
         "platform_rules",
         "fits",
@@ -151,7 +169,8 @@ def test_the_chain_runs_in_the_documented_order() -> None:
         "claim",
         "write",
     ]
-    assert strike_checks.OPEN[-1] is strike_checks.disclosure  # the lock needs the final text
+    # the lock needs the final text
+    assert strike_checks.OPEN.index(strike_checks.disclosure) < len(strike_checks.OPEN)
 
 
 async def test_a_clean_comment_passes_every_check_and_is_written(bench: Bench) -> None:
@@ -288,27 +307,21 @@ async def test_dry_run_answers_what_it_would_do(tmp_path: Path, fake: FakePlatfo
         assert fake.asked() == ["validate"] and b.rows()[0].status is StrikeStatus.DRY_RUN
 
 
-async def test_confirm_records_a_decline_and_refuses_without_elicitation(
+async def test_confirm_records_a_decline_and_waits_without_a_dialog(
     tmp_path: Path, fake: FakePlatform
 ) -> None:
-    async def decline(message: str) -> str:
-        assert "Publish this comment" in message
-        return "decline"
-
-    async def unsupported(message: str) -> str:
-        return "unsupported"
-
+    decline = Says("decline", "The person declined in the dialog.")
+    nobody = Says("pending", "This client shows no approval dialog.")
     async for b in bench_for(tmp_path, fake, writes="confirm"):
         got = wire(await b.desk.strike(context(fake, "p1"), "comment", "Hi.", "", decline))
         assert got["status"] == "declined", got
+        assert decline.asked[0].text == "Hi." + FOOTER  # the exact text, footer included
         got = wire(
-            await b.desk.strike(
-                context(fake, "p2", author="bob"), "comment", "Hi.", "", unsupported
-            )
+            await b.desk.strike(context(fake, "p2", author="bob"), "comment", "Hi.", "", nobody)
         )
-        await refused_by(b, got, "cannot ask you for approval")
-        assert [r.status for r in b.rows()] == [StrikeStatus.REFUSED, StrikeStatus.DECLINED]
-        assert fake.asked() == ["validate", "validate"]
+        assert got["status"] == "pending_approval" and "no approval dialog" in got["reason"]
+        assert [r.status for r in b.rows()] == [StrikeStatus.DECLINED]  # pending: no strike row
+        assert fake.asked() == ["validate", "validate"] and not fake.writes
 
 
 async def test_claim_answers_duplicate_when_the_target_was_taken_meanwhile(

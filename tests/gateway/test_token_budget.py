@@ -20,8 +20,9 @@ pytestmark = pytest.mark.anyio
 # descriptions into the output schemas).
 MODEL_VIEW_BUDGET = 960
 # Issue 24: the whole tools/list JSON, output schemas included (each tool's typed result or
-# the error shape, docs/develop/results.md), annotations and _meta; measured 4,316.
-WHOLE_JSON_BUDGET = 4320
+# the error shape, docs/develop/results.md), annotations and _meta; measured 4,316. Issue 22
+# added strike's pending_approval answer and status's approvals and decisions: 4,621.
+WHOLE_JSON_BUDGET = 4650
 
 
 async def test_the_tool_list_stays_within_its_token_budget(tmp_path: Path) -> None:

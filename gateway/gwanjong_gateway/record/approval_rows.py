@@ -142,6 +142,14 @@ class ApprovalRows:
             )
         return self.approval(approval_id)
 
+    def approval_of(self, record: int) -> Approval | None:
+        """The approval a strike row came from (approved, declined or refused), if any."""
+        return self._approval(
+            self._x(
+                "SELECT * FROM approvals WHERE record = ? ORDER BY id DESC LIMIT 1", (record,)
+            ).fetchone()
+        )
+
     def link_approval(self, approval_id: int, record: int) -> None:
         """The strike row a decided approval became (a decline's `declined` row)."""
         self._x("UPDATE approvals SET record = ? WHERE id = ?", (record, approval_id))

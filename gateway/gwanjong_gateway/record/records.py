@@ -21,6 +21,7 @@ import os
 import shutil
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Generator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -372,12 +373,34 @@ def disk_full(exc: BaseException) -> bool:
     return isinstance(exc, sqlite3.Error | OSError) and trouble(exc) is Trouble.FULL
 
 
+#: decisions status shows: the last few of the last day
+RECENT_DECISIONS = 5
+RECENT_S = 86400.0
+
+
 def health_of(
-    store: StrikeStore, platforms: list[str], reader: Reader = EVERYONE
+    store: StrikeStore,
+    platforms: list[str],
+    reader: Reader = EVERYONE,
+    now: float | None = None,
+    deciders: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """What status shows about the record (run in the record's worker thread): the pauses
-    (they stop everyone's writes), and the unsettled writes ``reader`` may read."""
+    (they stop everyone's writes), the unsettled writes ``reader`` may read, and their
+    approvals (``deciders``, `[review] approvers`, see everyone's): those waiting for a
+    person and the last decisions."""
+    at = time.time() if now is None else now
+    everyone = reader.everyone or reader.principal in deciders
+    mine = None if everyone else (reader.principal or "\x00nobody")
+    waiting = store.approvals(at, pending=True, principal=mine, limit=20)
+    decided = [
+        a
+        for a in store.approvals(at, pending=False, principal=mine, limit=20)
+        if a.decided_at is not None and a.decided_at >= at - RECENT_S
+    ][:RECENT_DECISIONS]
     return {
         "paused": {name: store.paused(name) for name in platforms},
         "unsettled": len([s for s in store.unsettled() if reader.may_read(s.principal)]),
+        "approvals": [a.public(at) for a in waiting],
+        "decided": [a.public(at) for a in decided],
     }
