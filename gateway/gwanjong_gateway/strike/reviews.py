@@ -156,10 +156,13 @@ class Reviews:
 
     async def unconsumed(self, use: ApprovalUse, answer: StrikeResult) -> None:
         """After the chain: an approval it did not consume is closed as refused, with the
-        reason, unless the refusal only asks to wait (a cap, the minimum interval) or the
-        write mode is dry-run: then it stays pending for another try."""
-        if isinstance(answer, DryRun) or (isinstance(answer, Refused) and answer.retry_after):
-            return
+        reason, unless the refusal only asks to wait (the minimum interval), refused the
+        person's edit (too long, say), or the write mode is dry-run: then it stays pending
+        for another try."""
+        if isinstance(answer, DryRun) or (
+            isinstance(answer, Refused) and (answer.retry_after or use.edited)
+        ):
+            return  # a wait, or the person's edit was refused: they may try again
         if isinstance(answer, (Refused, Duplicate)):
             record = answer.record if isinstance(answer, Refused) else None
             await self.records.run(
