@@ -14,6 +14,8 @@ tool's own result (docs/develop/results.md says why).
 
 from __future__ import annotations
 
+import copy
+import functools
 from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -97,7 +99,13 @@ def _prune(node: object) -> Any:
 
 def output_schema(result: Any) -> dict[str, Any]:
     """The output schema of a tool answering `result` (a model or a union of models): an
-    object that is one of its results or the error shape of a failed call."""
+    object that is one of its results or the error shape of a failed call. Built once per
+    process (each build of the gateway asks again); each caller gets its own copy."""
+    return copy.deepcopy(_output_schema(result))
+
+
+@functools.cache
+def _output_schema(result: Any) -> dict[str, Any]:
     either: Any = result | ErrorResult
     schema = TypeAdapter(either).json_schema(mode="serialization")
     branches: list[dict[str, Any]] = []

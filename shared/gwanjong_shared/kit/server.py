@@ -31,6 +31,7 @@ from gwanjong_shared.contract.models import Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
 from gwanjong_shared.kit.mcp_errors import ContractErrors
 from gwanjong_shared.kit.rate_meta import RateMeta
+from gwanjong_shared.tool_templates import tool
 
 log = logging.getLogger(__name__)
 CHECKING = "checking the write first"
@@ -139,7 +140,8 @@ def build_platform_server(
             f"{label} did not finish {what} within {call_timeout_s:g} s. Try again later."
         )
 
-    @mcp.tool(
+    @tool(
+        mcp,
         annotations=READ,
         description=f"""List what is popular on {label} right now.
 
@@ -153,7 +155,8 @@ Example: trending(limit=5)""",
     async def trending(limit: Limit20 = 20) -> PostList:
         return PostList(posts=await guarded(adapter.get_trending(limit), "trending"))
 
-    @mcp.tool(
+    @tool(
+        mcp,
         annotations=READ,
         description=f"""Search {label} posts about a topic.
 
@@ -171,7 +174,8 @@ Example: search(query="rust async", limit=10)""",
             raise errors.invalid_input("query is empty. Give a few words or a tag to search for.")
         return PostList(posts=await guarded(adapter.search(query.strip(), limit), "the search"))
 
-    @mcp.tool(
+    @tool(
+        mcp,
         annotations=READ,
         description=f"""Fetch one {label} post with its full body.
 
@@ -184,7 +188,8 @@ Example: get_post(post_id="1001")""",
     async def get_post(post_id: PostId) -> Post:
         return await guarded(adapter.get_post(post_id.strip()), "fetching the post")
 
-    @mcp.tool(
+    @tool(
+        mcp,
         annotations=READ,
         description=f"""Fetch the comments under a {label} post, flattened.
 
@@ -200,7 +205,8 @@ Example: get_comments(post_id="1001", limit=20)""",
         comments = await guarded(adapter.get_comments(post_id.strip(), limit), "fetching comments")
         return CommentList(comments=comments[:limit])
 
-    @mcp.tool(
+    @tool(
+        mcp,
         annotations=READ,
         description=f"""Posts on {label} that mention or quote our account, and replies to our posts.
 
@@ -229,7 +235,8 @@ Example: mentions(since=None, limit=20)""",
             )
         return found
 
-    @mcp.tool(
+    @tool(
+        mcp,
         annotations=WRITE,
         description=f"""Publish a new post on {label} as our account.
 
@@ -252,7 +259,8 @@ Example: write_post(title="What I learned shipping an MCP server", body="...", t
         _raise_if_refused(check, label, "write_post")
         return await guarded(adapter.write_post(title, body, tag_list), "publishing")
 
-    @mcp.tool(
+    @tool(
+        mcp,
         annotations=WRITE,
         description=f"""Reply to a {label} post (or to one of its comments).
 
@@ -277,7 +285,8 @@ Example: write_comment(post_id="1001", body="The retry trick in your second snip
             adapter.write_comment(post_id.strip(), body, parent_id or None), "replying"
         )
 
-    @mcp.tool(
+    @tool(
+        mcp,
         annotations=WRITE,
         description=f"""Like/upvote a {label} post as our account.
 
@@ -295,7 +304,8 @@ Example: upvote(post_id="1001")""",
         _raise_if_refused(check, label, "upvote")
         return await guarded(adapter.upvote(post_id.strip()), "voting")
 
-    @mcp.tool(
+    @tool(
+        mcp,
         annotations=READ,
         description=f"""What this {label} server may do, and its text limits.
 
@@ -313,7 +323,8 @@ Example: capabilities()""",
         caps = await guarded(adapter.capabilities(), "reading capabilities")
         return caps if profile is None else caps.model_copy(update={"profile": profile})
 
-    @mcp.tool(
+    @tool(
+        mcp,
         annotations=READ,
         description=f"""Check a planned {label} write without sending it.
 

@@ -29,6 +29,7 @@ from gwanjong_shared.pipeline.wrap import (
     registrable,
     type_hints,
 )
+from gwanjong_shared.tool_templates import add_tool
 
 S = TypeVar("S", bound=PipelineState)
 F = TypeVar("F", bound=Callable[..., Any])
@@ -182,7 +183,7 @@ class Pipeline(Generic[S]):
         hints = type_hints(func)
         state_param = find_state_parameter(func, hints, self.state_type)
         if not stores and not requires and state_param is None:
-            self.server.tool(func, **options)  # needs no state: leave it untouched
+            add_tool(self.server, func, **options)  # needs no state: leave it untouched
             return
         spec = ToolSpec(options.get("name") or func.__name__, stores, requires)
 
@@ -204,7 +205,7 @@ class Pipeline(Generic[S]):
             hidden_default=Depends(self._request_key),
             body=body,
         )
-        self.server.tool(wrapper, **options)
+        add_tool(self.server, wrapper, **options)
         self._specs[spec.name] = spec
 
     def _request_key(self, ctx: Context = _CURRENT_CONTEXT) -> str:

@@ -1,0 +1,75 @@
+"""Each tool's schemas computed once per process.
+
+FastMCP parses a tool function (its input schema, output schema and description) every
+time a server registers it, and pydantic builds those schemas anew each time: most of what
+building a server costs. A process that builds the same server again (an in-process
+platform per gateway, a gateway per test, a server per client in team mode) registers the
+same function code with the same options, so the parse of the first is kept and the later
+ones only bind their own function to a copy of it.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
+from fastmcp import FastMCP
+from fastmcp.server.dependencies import transform_context_annotations
+from fastmcp.tools.function_tool import FunctionTool
+from mcp.types import ToolAnnotations
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_TEMPLATES: dict[tuple[Any, ...], FunctionTool] = {}
+_PLAIN = (int, float, str, bool, type(None), tuple, frozenset)
+
+
+def _shape(fn: Callable[..., Any]) -> tuple[Any, ...]:
+    """What the schemas are made of: each parameter's name, kind, annotation and default
+    (a default that is an object, such as a dependency, by its type: it is not in the
+    schema and each server keeps its own)."""
+    out: list[Any] = []
+    for p in inspect.signature(fn).parameters.values():
+        default: object = p.default
+        plain = isinstance(default, _PLAIN)
+        shown = repr(cast(object, default)) if plain else type(default).__qualname__
+        out.append((p.name, p.kind, repr(p.annotation), shown))
+    return tuple(out)
+
+
+def _key(fn: Callable[..., Any], options: dict[str, Any]) -> tuple[Any, ...] | None:
+    code = getattr(fn, "__code__", None)
+    if code is None or not inspect.isfunction(fn):
+        return None  # a callable object or a partial: parsed each time
+    named = (fn.__module__, fn.__qualname__, fn.__name__, code)
+    return (*named, repr(sorted(options.items())), _shape(fn))
+
+
+def add_tool(mcp: FastMCP[Any], fn: Callable[..., Any], **options: Any) -> FunctionTool:
+    """``mcp.tool(fn, **options)``, parsing ``fn`` only if this code with these options was
+    not parsed before in this process."""
+    if isinstance(options.get("annotations"), dict):  # as FastMCP.tool accepts them
+        options["annotations"] = ToolAnnotations(**options["annotations"])
+    key = _key(fn, options)
+    template = _TEMPLATES.get(key) if key is not None else None
+    if template is None:
+        tool = FunctionTool.from_function(fn, **options)
+        if key is not None:
+            _TEMPLATES[key] = tool
+    else:
+        # what from_function does to the function itself: Context parameters become
+        # dependency-injected ones (its signature, on the same function object)
+        tool = template.model_copy(update={"fn": transform_context_annotations(fn)}, deep=True)
+    mcp.add_tool(tool)
+    return tool
+
+
+def tool(mcp: FastMCP[Any], **options: Any) -> Callable[[F], F]:
+    """The decorator form: ``@tool(mcp, description=...)`` as ``@mcp.tool(description=...)``."""
+
+    def register(fn: F) -> F:
+        add_tool(mcp, fn, **options)
+        return fn
+
+    return register
