@@ -5,6 +5,8 @@ card have their own tests."""
 
 from __future__ import annotations
 
+import io
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +14,7 @@ from typing import Any
 import anyio
 import pytest
 
+from gwanjong_gateway.cli.doctor import run_doctor
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.record.records import Records
@@ -23,6 +26,7 @@ from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import config_text
+from tests.gateway.test_journal import damage_an_index, named
 from tests.gateway.test_strike_chain import FOOTER, NAME, OPEN_FORUM, Says, bodies, context, wire
 
 pytestmark = pytest.mark.anyio
@@ -64,6 +68,7 @@ class Desks:
             for upstreams, records in self._open:
                 await upstreams.close_all()
                 records.close()
+        self._open.clear()
 
 
 @pytest.fixture
@@ -260,3 +265,26 @@ async def test_a_decline_landing_mid_approval_wins(desks: Desks, fake: FakePlatf
     assert fake.writes == []
     (approval,) = desks.approvals()
     assert approval.status == "declined" and approval.decided_by == "bob"
+
+
+async def test_a_waiting_approval_survives_doctor_repair(
+    desks: Desks, fake: FakePlatform, tmp_path: Path
+) -> None:
+    desk = desks.desk()
+    approval_id = await waiting(desk, fake, "p1", "Still waiting after a repair.")
+    declined = await waiting(desk, fake, "p2", "Declined before it.")
+    await desk.decide(declined, "decline", Channel.TERMINAL, by="ops")
+    await desks.close()
+    damage_an_index(tmp_path / "gwanjong.db")
+    config = parse(config_text(tmp_path, [NAME], "confirm", platform={"min_interval_s": 0}))
+    out, err = io.StringIO(), io.StringIO()
+    assert run_doctor(config, None, fix=True, out=out, err=err) == 0, err.getvalue()
+    [export] = named(tmp_path, "gwanjong-export-")
+    exported = json.loads(export.read_text())["approvals"]
+    assert [a["id"] for a in exported] == [approval_id, declined]
+    assert [(a.id, a.status) for a in desks.approvals()] == [
+        (declined, ApprovalStatus.DECLINED),
+        (approval_id, ApprovalStatus.PENDING),
+    ]
+    got = wire(await desks.desk().decide(approval_id, "approve", Channel.TERMINAL))
+    assert got["status"] == "posted" and bodies(fake) == ["Still waiting after a repair." + FOOTER]

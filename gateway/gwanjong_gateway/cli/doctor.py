@@ -16,7 +16,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 from gwanjong_gateway.config import GatewayConfig
@@ -153,19 +153,28 @@ def run_repair(
     entries = repair.open_entries(state)
     db = state / "gwanjong.db"
     paused: dict[str, str] = {}
+    approvals: list[dict[str, Any]] = []
     if record.health is Health.OK:
         store = open_store(config)
         try:
             rows = repair.salvage_store(store)
+            approvals = repair.approvals_of(store)
         finally:
             store.close()
     elif record.engine == "sqlite":
         rows, paused = repair.salvage_sqlite(db)
+        approvals = repair.salvage_approvals(db)
     else:
         rows = []
     try:
         exported = repair.export(
-            rows, entries, paused, repair.export_places(state, export_to), record.location, now
+            rows,
+            entries,
+            paused,
+            repair.export_places(state, export_to),
+            record.location,
+            now,
+            approvals,
         )
     except OSError as exc:
         print(
@@ -207,7 +216,7 @@ def run_repair(
         )
         return 1
     try:
-        done = repair.rebuild_sqlite(db, rows, paused, entries, now)
+        done = repair.rebuild_sqlite(db, rows, paused, entries, now, approvals)
     except Exception as exc:
         print(
             f"gwanjong doctor: could not rebuild the record ({type(exc).__name__}: {exc}); the "

@@ -150,6 +150,19 @@ class ApprovalRows:
             ).fetchone()
         )
 
+    def restore_approval(self, row: dict[str, Any]) -> None:
+        """Put back an approval row as it was, id kept (`gwanjong doctor --repair`)."""
+        fields = dict(row)
+        for name in _JSON:
+            if name in fields and not isinstance(fields[name], str):
+                fields[name] = json.dumps(fields[name], ensure_ascii=False, default=str)
+        for name in ("status",):
+            fields[name] = str(fields[name])
+        fields["edited"] = 1 if fields.get("edited") else 0
+        cols = ", ".join(fields)
+        marks = ", ".join("?" for _ in fields)
+        self._x(f"INSERT INTO approvals ({cols}) VALUES ({marks})", tuple(fields.values()))
+
     def link_approval(self, approval_id: int, record: int) -> None:
         """The strike row a decided approval became (a decline's `declined` row)."""
         self._x("UPDATE approvals SET record = ? WHERE id = ?", (record, approval_id))

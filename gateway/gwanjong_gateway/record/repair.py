@@ -179,6 +179,35 @@ def salvage_sqlite(path: Path) -> tuple[list[dict[str, Any]], dict[str, str]]:
         con.close()
 
 
+def salvage_approvals(path: Path) -> list[dict[str, Any]]:
+    """The approvals readable in a (possibly damaged) SQLite record: the pending ones are
+    writes a person has yet to decide, the others their audit."""
+    if not path.exists():
+        return []
+    try:
+        con = sqlite3.connect(str(path), timeout=2)
+        con.row_factory = sqlite3.Row
+    except sqlite3.Error:
+        return []
+    try:
+        rows = [dict(r) for r in con.execute("SELECT * FROM approvals ORDER BY id")]
+    except sqlite3.DatabaseError:  # damaged, or a record from before approvals
+        rows = []
+    finally:
+        con.close()
+    for row in rows:
+        for key in ("post", "context", "policy"):
+            with contextlib.suppress(TypeError, ValueError):
+                row[key] = json.loads(row[key])
+    return rows
+
+
+def approvals_of(store: StrikeStore) -> list[dict[str, Any]]:
+    """Every approval of an open record, oldest first."""
+    rows = reversed(store.approvals(0.0, pending=False, limit=10_000_000))
+    return [dataclasses.asdict(a) | {"status": str(a.status)} for a in rows]
+
+
 def salvage_store(store: StrikeStore) -> list[dict[str, Any]]:
     """Every row of an open record (PostgreSQL, or a healthy SQLite file)."""
     rows = list(reversed(store.history(limit=10_000_000)))
@@ -197,6 +226,7 @@ def export(
     where: list[Path],
     source: str,
     now: float,
+    approvals: list[dict[str, Any]] | None = None,
 ) -> Path:
     """Write the export to the first of ``where`` that takes it; its path. Raises OSError
     (the last one) when none does."""
@@ -209,6 +239,7 @@ def export(
         "strikes": rows,
         "journal_open": [e.model_dump(mode="json") for e in entries],
         "paused": paused,
+        "approvals": approvals or [],
     }
     text = json.dumps(doc, ensure_ascii=False, indent=1, default=str)
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now))
@@ -284,6 +315,7 @@ def rebuild_sqlite(
     paused: dict[str, str],
     entries: list[Sent],
     now: float,
+    approvals: list[dict[str, Any]] | None = None,
 ) -> Rebuilt:
     """Keep the old record as `<db>.broken-<time>` and build a fresh one at ``db`` holding
     ``rows`` and the journal's open writes. On any failure the old record is put back
@@ -298,6 +330,11 @@ def rebuild_sqlite(
         store = StrikeStore(fresh)
         try:
             carried, skipped = carry_over(store, rows, paused)
+            for approval in approvals or []:  # pending ones still wait for their person
+                try:
+                    store.restore_approval(approval)
+                except (sqlite3.Error, TypeError, ValueError) as exc:
+                    log.warning("doctor: approval %s not carried over: %s", approval.get("id"), exc)
             restored = sum(
                 1
                 for e in entries
