@@ -176,7 +176,7 @@ async def test_foreign_origin_host_csrf_and_tokens_are_refused(tmp_path: Path, m
         httpx.AsyncClient(timeout=60) as http,
     ):
         url, approval_id = await pending(client, person)
-        origin, _id, token = parts(url)
+        origin, _id, _token = parts(url)
         page = await http.get(url)
         csrf = csrf_of(page.text)
         form = {"decision": "approve", "csrf": csrf}
