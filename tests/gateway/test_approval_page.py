@@ -9,6 +9,7 @@ platform of tests/fakes, the real listener, httpx as the browser.
 from __future__ import annotations
 
 import dataclasses
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +99,10 @@ async def pending(client: Client[Any], person: Person, content: str = TEXT) -> t
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_url_only_client_approves_on_the_page(tmp_path: Path, mode: str) -> None:
+async def test_url_only_client_approves_on_the_page(
+    tmp_path: Path, mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
     platform, person = links(), Person()
     server = fake_gateway(tmp_path, platform, writes="confirm")
     async with client_for(server, person, mode) as client, httpx.AsyncClient(timeout=60) as http:
@@ -129,6 +133,11 @@ async def test_url_only_client_approves_on_the_page(tmp_path: Path, mode: str) -
     assert platform.writes[0].data["body"] == TEXT + FOOTER
     row = approval_row(tmp_path, approval_id)
     assert (row.status, row.channel, row.edited) == ("approved", "page", False)
+    token = parts(url)[2]
+    # every log but the test browser's own (httpx logs the URLs it fetches)
+    ours = [r for r in caplog.records if not r.name.startswith(("httpx", "httpcore"))]
+    assert any("approval page: approval" in r.getMessage() for r in ours)
+    assert token not in "\n".join(r.getMessage() for r in ours)
 
 
 @pytest.mark.parametrize("mode", MODES)

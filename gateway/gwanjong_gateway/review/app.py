@@ -49,8 +49,17 @@ def app_only(tool: Tool) -> bool:
     return not is_model_visible(tool)
 
 
+def without_ui(tool: Tool) -> Tool:
+    """``tool`` without its `_meta.ui` (a card only a host that renders apps can show)."""
+    meta = tool.meta or {}
+    if "ui" not in meta:
+        return tool
+    return tool.model_copy(update={"meta": {k: v for k, v in meta.items() if k != "ui"}})
+
+
 class AppOnlyTools(Middleware):
-    """Leaves app-only tools out of `tools/list` for clients that render no apps."""
+    """For clients that render no apps, `tools/list` leaves out the app-only tools and
+    the card's `_meta.ui` (tokens the model would read for nothing)."""
 
     async def on_list_tools(
         self, context: MiddlewareContext[Any], call_next: CallNext[Any, Sequence[Tool]]
@@ -58,7 +67,7 @@ class AppOnlyTools(Middleware):
         tools = await call_next(context)
         if renders_apps(context.fastmcp_context):
             return tools
-        return [t for t in tools if not app_only(t)]
+        return [without_ui(t) for t in tools if not app_only(t)]
 
 
 async def with_card(
