@@ -160,6 +160,32 @@ async def test_an_edit_on_the_page_is_what_is_sent(tmp_path: Path, mode: str) ->
 
 
 @pytest.mark.parametrize("mode", MODES)
+async def test_two_approvals_at_once_write_once(tmp_path: Path, mode: str) -> None:
+    platform, person = links(), Person()
+    codes: list[int] = []
+    texts: list[str] = []
+    async with (
+        client_for(fake_gateway(tmp_path, platform, writes="confirm"), person, mode) as client,
+        httpx.AsyncClient(timeout=60) as http,
+    ):
+        url, approval_id = await pending(client, person)
+        csrf = csrf_of((await http.get(url)).text)
+
+        async def approve() -> None:
+            reply = await decide(http, url, "approve", csrf=csrf)
+            codes.append(reply.status_code)
+            texts.append(reply.text)
+
+        async with anyio.create_task_group() as tg:  # two tabs, one click each
+            tg.start_soon(approve)
+            tg.start_soon(approve)
+    assert sorted(codes) == [200, 409]
+    assert sum("Approved and sent." in t for t in texts) == 1
+    assert len(platform.writes) == 1
+    assert approval_row(tmp_path, approval_id).status == "approved"
+
+
+@pytest.mark.parametrize("mode", MODES)
 async def test_decline_on_the_page_sends_nothing(tmp_path: Path, mode: str) -> None:
     platform, person = links(), Person()
     async with (

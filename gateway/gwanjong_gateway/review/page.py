@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 
 NotifyFn = Callable[[], Awaitable[None]]
 READ_TIMEOUT_S = 30.0
+MAX_NOTICES = 1000
 #: /approval/<id>/<token> (the token: url-safe base64 of 24 bytes or more)
 _PATH = re.compile(r"^/approval/([0-9]{1,18})/([A-Za-z0-9_-]{32,86})$")
 
@@ -71,6 +72,8 @@ class ApprovalPages:
         await self._serve()
         if notify is not None:
             self._notify[approval.id] = notify
+            while len(self._notify) > MAX_NOTICES:  # approvals never decided here: the oldest go
+                del self._notify[next(iter(self._notify))]
         return f"{self.origin}/approval/{approval.id}/{token}"
 
     @property
@@ -213,7 +216,8 @@ class ApprovalPages:
         fresh = await self.records.run(StrikeStore.approval, approval.id) or approval
         message, url, label = _outcome(result)
         log.info("approval page: approval %d decided (%s)", approval.id, decision)
-        return Reply(200, html.decided_page(fresh, now, message, url, label))
+        status = 409 if isinstance(result, Duplicate) else 200
+        return Reply(status, html.decided_page(fresh, now, message, url, label))
 
     async def _decided(self, approval_id: int) -> None:
         notify = self._notify.pop(approval_id, None)
@@ -256,7 +260,9 @@ def _outcome(result: object) -> tuple[str, str, str]:
         return "Approved and sent.", result.url or "", "Posted:"
     if isinstance(result, Declined):
         return "Declined: nothing was sent.", "", ""
-    if isinstance(result, Refused | Duplicate):
+    if isinstance(result, Duplicate):  # e.g. a second tab's click: the first one wrote
+        return f"Nothing more was sent: {result.reason}", "", ""
+    if isinstance(result, Refused):
         return f"Approved, but gwanjong did not send it: {result.reason}", "", ""
     if isinstance(result, DryRun):
         return f"Approved, but nothing was sent: {result.reason}", "", ""
