@@ -21,6 +21,7 @@ from fastmcp.client.elicitation import ElicitResult
 from mcp.types import ElicitRequestURLParams
 
 from gwanjong_gateway.setup.secret_listener import CSP
+from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
@@ -183,6 +184,24 @@ async def test_two_approvals_at_once_write_once(tmp_path: Path, mode: str) -> No
     assert sum("Approved and sent." in t for t in texts) == 1
     assert len(platform.writes) == 1
     assert approval_row(tmp_path, approval_id).status == "approved"
+
+
+async def test_a_failed_write_says_so_and_is_not_retried_by_the_page(tmp_path: Path) -> None:
+    platform, person = links(), Person()
+    async with (
+        client_for(fake_gateway(tmp_path, platform, writes="confirm"), person, "legacy") as client,
+        httpx.AsyncClient(timeout=60) as http,
+    ):
+        url, _approval_id = await pending(client, person)
+        csrf = csrf_of((await http.get(url)).text)
+        platform.fail("write_comment", ErrorKind.INVALID_INPUT)  # the platform refuses the write
+        failed = await decide(http, url, "approve", csrf=csrf)
+        assert failed.status_code == 502, failed.text
+        assert "<form" not in failed.text  # no button to send it again from here
+        assert 'class="error"' in failed.text and "Approved and sent" not in failed.text
+        again = await decide(http, url, "approve", csrf=csrf)
+        assert again.status_code == 409
+    assert platform.writes == []
 
 
 @pytest.mark.parametrize("mode", MODES)

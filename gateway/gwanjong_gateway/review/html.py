@@ -112,12 +112,18 @@ def review_page(approval: Approval, now: float, csrf: str, problem: str = "") ->
 
 
 def decided_page(
-    approval: Approval, now: float, message: str, url: str = "", label: str = "Posted:"
+    approval: Approval,
+    now: float,
+    message: str,
+    url: str = "",
+    label: str = "Posted:",
+    failed: bool = False,
 ) -> str:
     """An approval no longer waiting (or the outcome of this very decision)."""
     link = f"<p>{html.escape(label)} {web_link(url)}</p>" if url else ""
+    mood = "error" if failed else "done"
     body = (
-        f'<p class="done">{html.escape(message)}</p>{link}'
+        f'<p class="{mood}">{visible(message)}</p>{link}'
         + _facts(approval, now)
         + _exact(approval, "The text of this approval")
         + "<p>You may close this tab.</p>"

@@ -191,6 +191,11 @@ class ApprovalPages:
             # browsers send a textarea's line breaks as CRLF; the text was sent with LF
             typed = fields["text"].replace("\r\n", "\n").strip()
             edit = None if typed == approval.text else typed
+        try:  # already decided or expired: said as such, before anything runs
+            await self.desk.reviews.open_for(approval.id, None, token)
+        except PlatformError as exc:
+            await self._decided(approval.id)
+            return Reply(409, html.decided_page(approval, now, exc.message))
         try:
             result = await self.desk.decide(
                 approval.id,
@@ -203,15 +208,15 @@ class ApprovalPages:
             )
         except PlatformError as exc:
             fresh = await self.records.run(StrikeStore.approval, approval.id) or approval
-            if exc.kind is ErrorKind.INVALID_INPUT and fresh.open_at(now):
+            if fresh.open_at(now) and exc.kind is ErrorKind.INVALID_INPUT:
                 # the edit was refused (empty, footer removed): the form again, with why
                 return Reply(
                     400, html.review_page(fresh, now, self.csrf(fresh.id, token), exc.message)
                 )
             if not fresh.open_at(now):
                 await self._decided(approval.id)
-                return Reply(409, html.decided_page(fresh, now, exc.message))
-            return Reply(502, html.decided_page(fresh, now, exc.message))
+            # decided meanwhile, or the write failed or its outcome is unknown: the message says
+            return Reply(502, html.decided_page(fresh, now, exc.message, failed=True))
         await self._decided(approval.id)
         fresh = await self.records.run(StrikeStore.approval, approval.id) or approval
         message, url, label = _outcome(result)
