@@ -17,12 +17,14 @@ from typing import Any
 
 import pytest
 from fastmcp import Client
+from fastmcp.client.transports import StreamableHttpTransport
 
 from gwanjong_gateway.review.app import APP_TOOL, CARD_URI, META_KEY
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
-from tests.gateway.approval_clients import approval_row, apps_host, comment, drafted
+from tests.gateway.approval_clients import UI, approval_row, apps_host, comment, drafted
+from tests.gateway.team_gateway import team_gateway
 from tests.mcp import error_of
 
 pytestmark = pytest.mark.anyio
@@ -159,3 +161,34 @@ async def test_the_card_is_one_self_contained_page(tmp_path: Path) -> None:
     # nothing loaded from elsewhere: no src/href attribute, no import, no fetch
     assert not re.search(r"\b(src|href)\s*=|@import|fetch\(|XMLHttpRequest|<link", page)
     assert "innerHTML" not in page  # values are shown as text, never parsed as HTML
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_team_mode_only_the_owner_decides_even_with_the_token(
+    tmp_path: Path, mode: str
+) -> None:
+    """Signed in over HTTP: bob holding alice's token still may not decide her approval
+    (`[review] approvers` is empty); alice may, and the audit names her."""
+    platform = links()
+    async with team_gateway(tmp_path, platform, writes="confirm") as team:
+
+        def host(user: str) -> Client[Any]:
+            transport = StreamableHttpTransport(team.url, auth=team.tokens[user])
+            return Client(transport, mode=mode, timeout=60, extensions=UI)  # type: ignore[arg-type]
+
+        async with host("alice") as alice, host("bob") as bob:
+            card = (await pending(alice)).meta[META_KEY]
+            args = {"approval_id": card["id"], "token": card["token"]}
+            refused = await error_of(bob, APP_TOOL, **args, decision="approve")
+            assert refused.startswith("not_found"), refused
+            assert platform.writes == []
+            done = await alice.call_tool(APP_TOOL, {**args, "decision": "approve"})
+            assert (done.structured_content or {}).get("status") == "posted", done
+    assert len(platform.writes) == 1
+    row = approval_row(tmp_path, card["id"])
+    assert (row.status, row.channel, row.decided_by, row.principal) == (
+        "approved",
+        "app",
+        "alice",
+        "alice",
+    )
