@@ -17,6 +17,7 @@ import anyio
 from fastmcp import Context, FastMCP
 from fastmcp.exceptions import ToolError
 from fastmcp.server.auth import AuthProvider
+from fastmcp.tools import ToolResult
 from mcp.types import InputRequiredResult, ToolAnnotations
 from pydantic import Field
 
@@ -27,6 +28,8 @@ from gwanjong_gateway.platforms.expose import declare_exposed, register_exposed
 from gwanjong_gateway.record.readers import Reader
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.resources import register_resources
+from gwanjong_gateway.review.app import STRIKE_META, register_card, with_card
+from gwanjong_gateway.review.page import ApprovalPages
 from gwanjong_gateway.rules.ledger import StrikeAction
 from gwanjong_gateway.rules.policy import disclosure_for
 from gwanjong_gateway.scout import inbox
@@ -70,6 +73,9 @@ def build_gateway(
     `gateway` to keep a handle on the upstreams (the CLI closes them on SIGTERM), and
     `auth` to require sign-in over HTTP (gwanjong_gateway.team.auth.build_auth)."""
     gw = gateway or Gateway(config, environ, transports)
+    # The one-approval page, for clients that declared only URL-mode elicitation.
+    pages = ApprovalPages(gw.desk, gw.records)
+    gw.approval_page = pages.page_link
 
     @asynccontextmanager
     async def lifespan(_server: FastMCP[Any]) -> AsyncGenerator[dict[str, Any], None]:
@@ -92,6 +98,7 @@ def build_gateway(
                 await gw.upstreams.background.stop()
             await gw.upstreams.close_all()
             await gw.secret_listener.close()
+            await pages.close()
             gw.close_store()
             await anyio.to_thread.run_sync(usage.close)
 
@@ -110,6 +117,7 @@ def build_gateway(
         return reader_for(config, signed_in=auth is not None)
 
     register_resources(mcp, gw, usage, reader)
+    register_card(mcp, gw.desk, principal_name)  # the MCP Apps card and its app-only tool
     declare_exposed(mcp, gw.upstreams, config.gateway.expose)  # in the first tools/list
 
     def exposed_up(name: str) -> None:  # a backend up (again): its exposed tools get its schema
@@ -248,6 +256,7 @@ def build_gateway(
         annotations=ToolAnnotations(
             read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True
         ),
+        meta=STRIKE_META,  # an Apps host shows the approval card beside the result
     )
     async def strike(
         opportunity_id: Annotated[str, Field(max_length=100)],
@@ -257,7 +266,7 @@ def build_gateway(
         content: Annotated[str, Field(max_length=100_000)] = "",
         title: Annotated[str, Field(max_length=500, description="post only")] = "",
         handoff: int | Literal["comment", "post", "upvote"] | None = None,
-    ) -> StrikeResult | InputRequiredResult:
+    ) -> StrikeResult | InputRequiredResult | ToolResult:
         context = state.contexts.get(opportunity_id.strip())
         if context is None:
             hint = (
@@ -300,7 +309,8 @@ def build_gateway(
                     by=principal_name(),
                     handoff=StrikeAction(handoff) if isinstance(handoff, str) else handoff,
                 )
-                return await shown_to(reader(), answer, gw.records)
+                shown = await shown_to(reader(), answer, gw.records)
+                return await with_card(ctx, shown, gw.records)
         except approval.AskFirst as first:
             return first.result
         except ToolError:

@@ -152,7 +152,7 @@ class SecretListener:
             except Exception as exc:  # only the type: the text might quote a value
                 log.warning("credential page: request failed (%s)", type(exc).__name__)
                 reply = Reply(500, _page("Not saved", _FAILED))
-            writer.write(_response(reply))
+            writer.write(http_response(reply))
             await writer.drain()
         except Exception:  # a broken connection must never hurt the gateway
             log.warning("credential page: a connection failed")
@@ -281,15 +281,18 @@ _REASONS = {
     403: "Forbidden",
     404: "Not Found",
     405: "Method Not Allowed",
+    409: "Conflict",
     413: "Content Too Large",
     415: "Unsupported Media Type",
     421: "Misdirected Request",
     431: "Request Header Fields Too Large",
     500: "Internal Server Error",
+    502: "Bad Gateway",
 }
 
 
-def _response(reply: Reply) -> bytes:
+def http_response(reply: Reply) -> bytes:
+    """The whole HTTP response: never cached, framed nowhere, no Referer elsewhere."""
     body = reply.body.encode("utf-8")
     head = [
         f"HTTP/1.1 {reply.status} {_REASONS.get(reply.status, 'Error')}",

@@ -32,7 +32,7 @@ from gwanjong_gateway.strike.attempt import (
     wait_s,
 )
 from gwanjong_gateway.strike.claims import Claims
-from gwanjong_gateway.strike.results import DryRun, Would
+from gwanjong_gateway.strike.results import DryRun, PendingApproval, Would
 from gwanjong_gateway.strike.reviews import pending
 from gwanjong_gateway.strike.send import Sender
 from gwanjong_gateway.strike.text import would
@@ -250,7 +250,10 @@ async def confirm(deps: Deps, a: Attempt) -> Step:
         return Answer(
             pending(approval, Ask("pending", "A write on this target already waits for a person."))
         )
-    return await decided(deps, a, approval, await a.asker.ask(approval, token))
+    step = await decided(deps, a, approval, await a.asker.ask(approval, token))
+    if isinstance(step, Answer) and isinstance(step.result, PendingApproval):
+        step.result.carrying(token)  # for an app card's `_meta`, never the model's view
+    return step
 
 
 async def claim(deps: Deps, a: Attempt) -> Step:

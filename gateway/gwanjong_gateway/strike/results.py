@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_gateway.wire import Result, optional
@@ -114,6 +114,19 @@ class PendingApproval(Result):
     status: Literal[StrikeStatus.PENDING_APPROVAL] = StrikeStatus.PENDING_APPROVAL
     approval: ApprovalInfo
     reason: str
+    # The approval's one-time token, for an MCP Apps card only (the result's `_meta`):
+    # private, so never serialized into what the model reads.
+    _token: str = PrivateAttr(default="")
+
+    def carrying(self, token: str) -> PendingApproval:
+        """This answer, holding the approval's one-time token (see `token`)."""
+        self._token = token
+        return self
+
+    @property
+    def token(self) -> str:
+        """The one-time token when this strike opened the approval, else ""."""
+        return self._token
 
 
 StrikeResult = Annotated[

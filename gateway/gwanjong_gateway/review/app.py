@@ -1,0 +1,143 @@
+"""The MCP Apps card (`io.modelcontextprotocol/ui`): for hosts that render apps, a strike
+that waits for a person shows a card with the exact text, the target and Approve/Decline;
+the buttons call the app-only tool `approval_decide` through the host.
+
+The one-time token reaches the card only in the strike result's `_meta` (hosts give
+`_meta` to the app, not to the model), never in `content` or `structuredContent`. The
+app-only tool is listed only to clients that declared the UI extension and is marked
+`visibility: ["app"]` so hosts keep it from the model; neither is the safety: the token
+is, checked by `StrikeDesk.decide` in constant time against the record's hash.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, Literal
+
+from fastmcp import Context, FastMCP
+from fastmcp.apps.config import UI_EXTENSION_ID, UI_MIME_TYPE, AppConfig, is_model_visible
+from fastmcp.exceptions import ToolError
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+from fastmcp.tools import Tool, ToolResult
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.review.card import CARD_HTML
+from gwanjong_gateway.rules.approvals import Channel, iso
+from gwanjong_gateway.strike.desk import StrikeDesk
+from gwanjong_gateway.strike.results import PendingApproval, StrikeResult
+from gwanjong_gateway.strike.text import unexpected
+from gwanjong_gateway.wire import output_schema
+
+CARD_URI = "ui://gwanjong/approval.html"
+#: where a strike result's `_meta` carries the approval for the card
+META_KEY = "io.github.gwanjong/approval"
+APP_TOOL = "approval_decide"
+#: what the strike tool declares, so an Apps host renders the card beside its result
+STRIKE_META: dict[str, Any] = {"ui": {"resourceUri": CARD_URI}}
+
+
+def renders_apps(ctx: Context | None) -> bool:
+    """The client declared the MCP Apps extension (either protocol era)."""
+    return ctx is not None and ctx.client_supports_extension(UI_EXTENSION_ID)
+
+
+def app_only(tool: Tool) -> bool:
+    """The tool declares `_meta.ui.visibility` without "model" (for apps only)."""
+    return not is_model_visible(tool)
+
+
+def without_ui(tool: Tool) -> Tool:
+    """``tool`` without its `_meta.ui` (a card only a host that renders apps can show)."""
+    meta = tool.meta or {}
+    if "ui" not in meta:
+        return tool
+    return tool.model_copy(update={"meta": {k: v for k, v in meta.items() if k != "ui"}})
+
+
+class AppOnlyTools(Middleware):
+    """For clients that render no apps, `tools/list` leaves out the app-only tools and
+    the card's `_meta.ui` (tokens the model would read for nothing)."""
+
+    async def on_list_tools(
+        self, context: MiddlewareContext[Any], call_next: CallNext[Any, Sequence[Tool]]
+    ) -> Sequence[Tool]:
+        tools = await call_next(context)
+        if renders_apps(context.fastmcp_context):
+            return tools
+        return [without_ui(t) for t in tools if not app_only(t)]
+
+
+async def with_card(
+    ctx: Context, answer: StrikeResult, records: Records
+) -> StrikeResult | ToolResult:
+    """strike's answer as is, or (an Apps host, an approval this strike opened) the same
+    structured result plus `_meta` with what the card shows and the one-time token."""
+    if not isinstance(answer, PendingApproval) or not answer.token or not renders_apps(ctx):
+        return answer
+    approval = await records.run(StrikeStore.approval, answer.approval.id)
+    if approval is None:
+        return answer
+    answer.approval.how.insert(0, "the approval card shown beside this result (Approve / Decline)")
+    card = {
+        "id": approval.id,
+        "token": answer.token,
+        "where": approval.where(),
+        "target": approval.target_url if approval.action != "post" else "",
+        "title": approval.title,
+        "text": approval.text,
+        "expires_at": iso(approval.expires_at),
+    }
+    return ToolResult(structured_content=answer.model_dump(mode="json"), meta={META_KEY: card})
+
+
+def register_card(mcp: FastMCP[Any], desk: StrikeDesk, who: Callable[[], str | None]) -> None:
+    """The card resource, the app-only tool and the `tools/list` filter. ``who``: the
+    signed-in caller of the current request (None without sign-in)."""
+    mcp.add_middleware(AppOnlyTools())
+
+    @mcp.resource(
+        CARD_URI,
+        name="approval_card",
+        description="The approval card: Approve or Decline a write waiting for a person.",
+        mime_type=UI_MIME_TYPE,
+        app=AppConfig(prefers_border=True),
+    )
+    def approval_card() -> str:
+        return CARD_HTML
+
+    @mcp.tool(
+        name=APP_TOOL,
+        description=(
+            "For the approval card only (the person's buttons): approve or decline a "
+            "pending approval with its one-time token. The model has no token."
+        ),
+        app=AppConfig(visibility=["app"]),
+        output_schema=output_schema(StrikeResult),
+        annotations=ToolAnnotations(
+            read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True
+        ),
+    )
+    async def approval_decide(
+        approval_id: Annotated[int, Field(ge=1)],
+        token: Annotated[str, Field(min_length=1, max_length=100)],
+        decision: Literal["approve", "decline"],
+        text: Annotated[str | None, Field(max_length=100_000)] = None,
+    ) -> StrikeResult:
+        name = who()
+        try:
+            return await desk.decide(
+                approval_id,
+                decision,
+                Channel.APP,
+                by=name or "",
+                who=name,
+                token=token,
+                text=text if decision == "approve" else None,
+            )
+        except ToolError:  # PlatformError included: a typed, worded refusal
+            raise
+        except Exception as exc:  # FastMCP masks these before middleware: word them here
+            raise unexpected(exc) from None

@@ -1,0 +1,131 @@
+"""The one-approval page as HTML: every value from the platform, the model or the record
+is escaped; direction-control characters are shown as visible marks; a link is a link only
+when it is http(s). The page loads nothing and runs no script (see `page.CSP`)."""
+
+from __future__ import annotations
+
+import html
+import re
+from urllib.parse import urlsplit
+
+from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, iso
+
+#: Bidi controls and invisible marks that could make the shown text read otherwise than
+#: what is sent (RLO, isolates, LRM/RLM, ALM, zero-width joiners...).
+_INVISIBLE = re.compile("[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+
+
+def visible(text: str) -> str:
+    """``text`` escaped, with each invisible control shown as ⟦U+XXXX⟧."""
+    escaped = html.escape(text, quote=True)
+    return _INVISIBLE.sub(lambda m: f"⟦U+{ord(m.group()):04X}⟧", escaped)
+
+
+def invisible_count(text: str) -> int:
+    return len(_INVISIBLE.findall(text))
+
+
+def web_link(url: str) -> str:
+    """An http(s) link opening with no opener and no referrer; anything else as text."""
+    try:
+        scheme = urlsplit(url).scheme.lower()
+    except ValueError:
+        scheme = ""
+    if scheme in ("http", "https") and not _INVISIBLE.search(url) and url.isprintable():
+        return (
+            f'<a href="{html.escape(url, quote=True)}" rel="noopener noreferrer" '
+            f'target="_blank">{visible(url)}</a>'
+        )
+    return f"<code>{visible(url)}</code> (not a web link)" if url else "(none)"
+
+
+def page(title: str, body: str) -> str:
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width,initial-scale=1">'
+        f"<title>{html.escape(title)}</title><style>"
+        "body{font-family:sans-serif;max-width:44em;margin:2em auto;padding:0 1em}"
+        ".text{white-space:pre-wrap;overflow-wrap:anywhere;border:1px solid #999;"
+        "padding:.8em;background:#f6f6f6;unicode-bidi:isolate}"
+        "textarea{width:100%;min-height:12em;font:inherit}"
+        "dt{font-weight:bold}dd{margin:0 0 .6em 0}.error{color:#b00}.done{color:#060}"
+        "button{font-size:1.1em;margin:.8em .8em 0 0}</style></head>"
+        f"<body><h1>{html.escape(title)}</h1>{body}</body></html>"
+    )
+
+
+def _facts(approval: Approval, now: float) -> str:
+    rows = [
+        ("What", visible(approval.where())),
+        ("Asked by", visible(approval.principal or "the local user")),
+        ("Target", web_link(approval.target_url) if approval.action != "post" else "a new post"),
+    ]
+    if approval.title:
+        rows.append(("Title", f'<span class="text">{visible(approval.title)}</span>'))
+    rows.append(("Length", f"{len(approval.text)} characters (disclosure footer included)"))
+    state = approval.status_at(now)
+    if state is ApprovalStatus.PENDING:
+        rows.append(("Expires", html.escape(iso(approval.expires_at))))
+    else:
+        rows.append(("Status", html.escape(str(state))))
+    items = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in rows)
+    return f"<dl>{items}</dl>"
+
+
+def _exact(approval: Approval, heading: str = "The exact text that will be sent") -> str:
+    hidden = invisible_count(approval.text)
+    warn = (
+        f'<p class="error">This text holds {hidden} invisible direction or formatting '
+        "character(s), shown here as ⟦U+…⟧ marks: read it with care.</p>"
+        if hidden
+        else ""
+    )
+    return (
+        f"<h2>{html.escape(heading)}</h2>{warn}"
+        f'<div class="text">{visible(approval.text) or "(no text: an upvote)"}</div>'
+    )
+
+
+def review_page(approval: Approval, now: float, csrf: str, problem: str = "") -> str:
+    """A pending approval: the facts, the exact text, an edit box, Approve and Decline."""
+    error = f'<p class="error">{html.escape(problem)}</p>' if problem else ""
+    edit = ""
+    if approval.text:
+        # A leading newline after <textarea> is dropped by the HTML parser: give it one.
+        edit = (
+            "<h2>Edit before approving (optional)</h2><p>Approve sends this box as it is; "
+            "keep the disclosure footer at the end.</p>"
+            f'<textarea name="text" spellcheck="true">\n{html.escape(approval.text)}</textarea>'
+        )
+    form = (
+        f'<form method="post"><input type="hidden" name="csrf" value="{csrf}">{edit}'
+        '<p><button type="submit" name="decision" value="approve">Approve and send</button>'
+        '<button type="submit" name="decision" value="decline">Decline: send nothing'
+        "</button></p></form>"
+    )
+    intro = (
+        "<p>gwanjong asks before it writes in your name. Nothing is sent until you approve; "
+        "declining sends nothing.</p>"
+    )
+    body = intro + error + _facts(approval, now) + _exact(approval) + form
+    return page(f"gwanjong: approval {approval.id}", body)
+
+
+def decided_page(
+    approval: Approval,
+    now: float,
+    message: str,
+    url: str = "",
+    label: str = "Posted:",
+    failed: bool = False,
+) -> str:
+    """An approval no longer waiting (or the outcome of this very decision)."""
+    link = f"<p>{html.escape(label)} {web_link(url)}</p>" if url else ""
+    mood = "error" if failed else "done"
+    body = (
+        f'<p class="{mood}">{visible(message)}</p>{link}'
+        + _facts(approval, now)
+        + _exact(approval, "The text of this approval")
+        + "<p>You may close this tab.</p>"
+    )
+    return page(f"gwanjong: approval {approval.id}", body)

@@ -1,0 +1,113 @@
+"""A person approves from the page and from the app card, end to end: a real gateway
+process serving HTTP, the real platform server, the sandbox. Each ends with exactly one
+write in the sandbox's write log and the audit naming the channel."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastmcp import Client
+from fastmcp.client.elicitation import ElicitResult
+from fastmcp.client.transports import StreamableHttpTransport
+from mcp.types import ElicitRequestURLParams
+
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.review.app import APP_TOOL, META_KEY
+from gwanjong_gateway.rules.approvals import Approval
+from gwanjong_sandbox.control import SandboxControl
+from tests.e2e.strikes import history, http_gateway, scout_draft, strike
+from tests.e2e.test_chain import write_config
+from tests.gateway.approval_clients import apps_host, decide, parts, url_only
+from tests.platforms import SPECS
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
+MODES = ["legacy", "auto"]
+POST = {"title": "Approved by a person", "content": "Written only after a person said yes."}
+
+
+def transport(url: str) -> StreamableHttpTransport:
+    """The gateway over HTTP; the stateless era names its workflow with a header."""
+    return StreamableHttpTransport(url, headers={"X-Gwanjong-Session": str(uuid.uuid4())})
+
+
+def approval(tmp: Path, approval_id: int) -> Approval:
+    store = StrikeStore(tmp / "state" / "gwanjong.db")
+    try:
+        row = store.approval(approval_id)
+    finally:
+        store.close()
+    assert row is not None
+    return row
+
+
+def audited(tmp: Path, approval_id: int, channel: str) -> None:
+    """The approval consumed by that channel, and the posted row saying so."""
+    row = approval(tmp, approval_id)
+    assert (row.status, row.channel) == ("approved", channel)
+    posted = [r for r in history(tmp) if r.action == "post"]
+    assert [r.status for r in posted] == ["posted"]
+    assert posted[0].approver == "human"
+    assert any(f"via {channel} (approval {approval_id})" in str(d) for d in posted[0].policy)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_url_only_client_then_the_page(
+    sandbox: SandboxControl, tmp_path: Path, mode: str
+) -> None:
+    if "devto" not in SPECS:
+        pytest.skip("platform devto not selected")
+    urls: list[str] = []
+
+    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        assert isinstance(params, ElicitRequestURLParams) and response_type is None
+        urls.append(params.url)
+        return ElicitResult(action="accept")
+
+    cfg = write_config(tmp_path, sandbox, ["devto"], writes="confirm", timeout=30)
+    with http_gateway(cfg) as url:
+        client = url_only(
+            Client(transport(url), mode=mode, timeout=90, elicitation_handler=handler)
+        )
+        async with client, httpx.AsyncClient(timeout=60) as http:
+            oid = await scout_draft(client, "devto", "rust async", "Rust async")
+            pending = await strike(client, oid, "post", POST["content"], POST["title"])
+            assert pending["status"] == "pending_approval", pending
+            assert len(urls) == 1 and urls[0] not in str(pending)
+            assert sandbox.writes("devto") == []
+            done = await decide(http, urls[0], "approve")  # a real HTTP request, a real page
+            assert done.status_code == 200 and "Approved and sent." in done.text, done.text
+            replay = await http.post(urls[0], data={"decision": "approve"})
+            assert replay.status_code in (403, 409)
+    assert len(sandbox.writes("devto")) == 1
+    audited(tmp_path, parts(urls[0])[1], "page")
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_an_apps_host_approves_with_the_card(
+    sandbox: SandboxControl, tmp_path: Path, mode: str
+) -> None:
+    if "devto" not in SPECS:
+        pytest.skip("platform devto not selected")
+    cfg = write_config(tmp_path, sandbox, ["devto"], writes="confirm", timeout=30)
+    with http_gateway(cfg) as url:
+        async with apps_host(transport(url), mode, timeout=90) as host:
+            oid = await scout_draft(host, "devto", "rust async", "Rust async")
+            result = await host.call_tool(
+                "strike", {"opportunity_id": oid, "action": "post", **POST}
+            )
+            assert result.structured_content is not None
+            assert result.structured_content["status"] == "pending_approval"
+            card = (result.meta or {})[META_KEY]
+            assert card["token"] not in str(result.content) + str(result.structured_content)
+            assert sandbox.writes("devto") == []
+            done = await host.call_tool(
+                APP_TOOL, {"approval_id": card["id"], "token": card["token"], "decision": "approve"}
+            )
+            assert done.structured_content is not None
+            assert done.structured_content["status"] == "posted", done.structured_content
+    assert len(sandbox.writes("devto")) == 1
+    audited(tmp_path, card["id"], "app")

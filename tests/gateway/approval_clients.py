@@ -1,0 +1,98 @@
+"""Clients for the approval page and card tests: a real fastmcp Client whose session
+declares only URL-mode elicitation, or the MCP Apps extension; the browser's part (GET the
+page, POST its form) with httpx against the real listener on 127.0.0.1."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import httpx
+from fastmcp import Client, FastMCP
+from fastmcp.apps.config import UI_EXTENSION_ID, UI_MIME_TYPE
+from fastmcp.client.transports.base import TransportOptions, VersionAwareClientSession
+from mcp.client import advertise
+from mcp.types import ClientCapabilities, ElicitationCapability, UrlElicitationCapability
+
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.approvals import Approval
+from tests.gateway.helpers import opportunity_for
+
+LINK = re.compile(r"^(http://127\.0\.0\.1:\d+)/approval/(\d+)/([A-Za-z0-9_-]{32,86})$")
+CSRF = re.compile(r'name="csrf" value="([0-9a-f]{64})"')
+UI = [advertise(UI_EXTENSION_ID, {"mimeTypes": [UI_MIME_TYPE]})]
+
+
+class UrlOnlySession(VersionAwareClientSession):
+    """A real client session that declares only URL-mode elicitation."""
+
+    def _build_capabilities(self, version: str) -> ClientCapabilities:
+        caps = super()._build_capabilities(version)
+        return caps.model_copy(
+            update={"elicitation": ElicitationCapability(url=UrlElicitationCapability())}
+        )
+
+
+def url_only(client: Client[Any]) -> Client[Any]:
+    client._transport_options = TransportOptions(session_class=UrlOnlySession)  # type: ignore[reportPrivateUsage]
+    return client
+
+
+def apps_host(server: FastMCP[Any] | Any, mode: str = "auto", **kwargs: Any) -> Client[Any]:
+    """A client that declares the MCP Apps extension (and no elicitation)."""
+    return Client(server, mode=mode, extensions=UI, **kwargs)
+
+
+def parts(url: str) -> tuple[str, int, str]:
+    """(origin, approval id, token) of a page link; fails on any other shape."""
+    match = LINK.match(url)
+    assert match, url
+    return match.group(1), int(match.group(2)), match.group(3)
+
+
+def csrf_of(page: str) -> str:
+    match = CSRF.search(page)
+    assert match, page
+    return match.group(1)
+
+
+async def decide(
+    http: httpx.AsyncClient,
+    url: str,
+    decision: str,
+    text: str | None = None,
+    csrf: str | None = None,
+    **headers: str,
+) -> httpx.Response:
+    """The browser: load the page, then send its form (Origin: the page's own)."""
+    page = await http.get(url)
+    form = {"decision": decision, "csrf": csrf if csrf is not None else csrf_of(page.text)}
+    if text is not None:
+        form["text"] = text.replace("\n", "\r\n")  # as a browser sends a textarea
+    return await http.post(url, data=form, headers={"Origin": parts(url)[0], **headers})
+
+
+def approval_row(state_dir: Path, approval_id: int) -> Approval:
+    store = StrikeStore(state_dir / "gwanjong.db")
+    try:
+        row = store.approval(approval_id)
+    finally:
+        store.close()
+    assert row is not None
+    return row
+
+
+async def drafted(client: Client[Any], platform: str, title: str, topic: str) -> str:
+    scouted = (await client.call_tool("scout", {"topic": topic, "limit": 5})).structured_content
+    assert scouted is not None
+    oid = opportunity_for(scouted, platform, title)
+    await client.call_tool("draft", {"opportunity_id": oid})
+    return oid
+
+
+async def comment(client: Client[Any], oid: str, content: str) -> Any:
+    result = await client.call_tool(
+        "strike", {"opportunity_id": oid, "action": "comment", "content": content}
+    )
+    return result

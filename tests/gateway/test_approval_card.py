@@ -1,0 +1,194 @@
+"""The MCP Apps card: a host that declared the UI extension gets the approval's one-time
+token in the strike result's `_meta` (never in what the model reads) and decides through
+the app-only tool; a client without the extension does not list that tool, and calling it
+without the token (what a tricked model can do) is refused with nothing written.
+
+Real parts: the gateway over MCP (in-memory transport, both protocol eras), the fake
+platform of tests/fakes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client
+from fastmcp.client.transports import StreamableHttpTransport
+
+from gwanjong_gateway.review.app import APP_TOOL, CARD_URI, META_KEY
+from tests.fakes.gateway import fake_gateway
+from tests.fakes.platform import FakePlatform
+from tests.fakes.profiles import LINKS
+from tests.gateway.approval_clients import UI, approval_row, apps_host, comment, drafted
+from tests.gateway.team_gateway import team_gateway
+from tests.mcp import error_of
+
+pytestmark = pytest.mark.anyio
+MODES = ["legacy", "auto"]
+FOOTER = "\n\n^(an automated reply, fake links)"
+TEXT = "Cancel scopes make the await points explicit."
+
+
+def links() -> FakePlatform:
+    return FakePlatform(dataclasses.replace(LINKS))
+
+
+async def pending(client: Client[Any]) -> Any:
+    oid = await drafted(client, "reddit", "Rust async", "rust async cancellation")
+    result = await comment(client, oid, TEXT)
+    assert result.structured_content["status"] == "pending_approval", result.structured_content
+    return result
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_an_apps_host_approves_with_the_card(
+    tmp_path: Path, mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    platform = links()
+    async with apps_host(fake_gateway(tmp_path, platform, writes="confirm"), mode) as host:
+        tools = {t.name: t.meta or {} for t in await host.list_tools()}
+        assert tools[APP_TOOL]["ui"]["visibility"] == ["app"]
+        assert tools["strike"]["ui"]["resourceUri"] == CARD_URI
+        result = await pending(host)
+        card = (result.meta or {})[META_KEY]
+        approval_id, token = card["id"], card["token"]
+        assert card["text"] == TEXT + FOOTER and "reddit" in card["where"]
+        assert card["target"].startswith("https://")
+        model_view = str(result.content) + str(result.structured_content)
+        assert token not in model_view  # the model reads content/structuredContent only
+        assert "approval card" in model_view  # it is told where the person decides
+        assert platform.writes == []
+        done = await host.call_tool(
+            APP_TOOL, {"approval_id": approval_id, "token": token, "decision": "approve"}
+        )
+        assert done.structured_content is not None
+        assert done.structured_content["status"] == "posted", done.structured_content
+        replay = await error_of(
+            host, APP_TOOL, approval_id=approval_id, token=token, decision="approve"
+        )
+        assert replay.startswith("invalid_input") and "already approved" in replay
+    assert [w.data["body"] for w in platform.writes] == [TEXT + FOOTER]
+    row = approval_row(tmp_path, approval_id)
+    assert (row.status, row.channel) == ("approved", "app")
+    assert caplog.records and token not in "\n".join(r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_the_card_can_send_an_edit_or_a_decline(tmp_path: Path, mode: str) -> None:
+    platform = links()
+    edited = "Edited on the card." + FOOTER
+    async with apps_host(fake_gateway(tmp_path, platform, writes="confirm"), mode) as host:
+        card = (await pending(host)).meta[META_KEY]
+        bad = await error_of(
+            host,
+            APP_TOOL,
+            approval_id=card["id"],
+            token=card["token"],
+            decision="approve",
+            text="The footer is gone.",
+        )
+        assert bad.startswith("invalid_input") and "disclosure footer" in bad
+        done = await host.call_tool(
+            APP_TOOL,
+            {
+                "approval_id": card["id"],
+                "token": card["token"],
+                "decision": "approve",
+                "text": edited,
+            },
+        )
+        assert (done.structured_content or {}).get("status") == "posted", done
+    assert [w.data["body"] for w in platform.writes] == [edited]
+    assert approval_row(tmp_path, card["id"]).edited is True
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_decline_on_the_card_writes_nothing(tmp_path: Path, mode: str) -> None:
+    platform = links()
+    async with apps_host(fake_gateway(tmp_path, platform, writes="confirm"), mode) as host:
+        card = (await pending(host)).meta[META_KEY]
+        done = await host.call_tool(
+            APP_TOOL, {"approval_id": card["id"], "token": card["token"], "decision": "decline"}
+        )
+        assert (done.structured_content or {}).get("status") == "declined", done
+    assert platform.writes == []
+    row = approval_row(tmp_path, card["id"])
+    assert (row.status, row.channel) == ("declined", "app")
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_without_the_extension_the_tool_is_unlisted_and_the_model_cannot_approve(
+    tmp_path: Path, mode: str
+) -> None:
+    platform = links()
+    async with Client(fake_gateway(tmp_path, platform, writes="confirm"), mode=mode) as model:
+        tools = {t.name: t.meta or {} for t in await model.list_tools()}
+        assert APP_TOOL not in tools and "ui" not in tools["strike"]
+        result = await pending(model)
+        assert META_KEY not in (result.meta or {})  # no card, no token
+        approval_id = result.structured_content["approval"]["id"]
+        attempts = [
+            await error_of(model, APP_TOOL, approval_id=approval_id, decision="approve"),
+            await error_of(model, APP_TOOL, approval_id=approval_id, token="", decision="approve"),
+            await error_of(
+                model, APP_TOOL, approval_id=approval_id, token="A" * 32, decision="approve"
+            ),
+            await error_of(
+                model, APP_TOOL, approval_id=approval_id, token="guess", decision="decline"
+            ),
+        ]
+    assert attempts[0].startswith("invalid_input") and "token" in attempts[0]
+    assert attempts[1].startswith("invalid_input")
+    assert all(a.startswith("not_found") for a in attempts[2:]), attempts
+    assert platform.writes == []
+    assert approval_row(tmp_path, approval_id).status == "pending"
+
+
+async def test_the_card_is_one_self_contained_page(tmp_path: Path) -> None:
+    async with apps_host(fake_gateway(tmp_path, links(), writes="confirm")) as host:
+        listed = {str(r.uri): r for r in await host.list_resources()}
+        assert listed[CARD_URI].mime_type == "text/html;profile=mcp-app"
+        [content] = await host.read_resource(CARD_URI)
+    page = content.text  # type: ignore[union-attr]
+    assert page.startswith("<!doctype html>") and "ui/initialize" in page
+    assert "ui/notifications/tool-result" in page and f'"{APP_TOOL}"' in page
+    assert META_KEY in page
+    # nothing loaded from elsewhere: no src/href attribute, no import, no fetch
+    assert not re.search(r"\b(src|href)\s*=|@import|fetch\(|XMLHttpRequest|<link", page)
+    assert "innerHTML" not in page  # values are shown as text, never parsed as HTML
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_team_mode_only_the_owner_decides_even_with_the_token(
+    tmp_path: Path, mode: str
+) -> None:
+    """Signed in over HTTP: bob holding alice's token still may not decide her approval
+    (`[review] approvers` is empty); alice may, and the audit names her."""
+    platform = links()
+    async with team_gateway(tmp_path, platform, writes="confirm") as team:
+
+        def host(user: str) -> Client[Any]:
+            transport = StreamableHttpTransport(team.url, auth=team.tokens[user])
+            return Client(transport, mode=mode, timeout=60, extensions=UI)  # type: ignore[arg-type]
+
+        async with host("alice") as alice, host("bob") as bob:
+            card = (await pending(alice)).meta[META_KEY]
+            args = {"approval_id": card["id"], "token": card["token"]}
+            refused = await error_of(bob, APP_TOOL, **args, decision="approve")
+            assert refused.startswith("not_found"), refused
+            assert platform.writes == []
+            done = await alice.call_tool(APP_TOOL, {**args, "decision": "approve"})
+            assert (done.structured_content or {}).get("status") == "posted", done
+    assert len(platform.writes) == 1
+    row = approval_row(tmp_path, card["id"])
+    assert (row.status, row.channel, row.decided_by, row.principal) == (
+        "approved",
+        "app",
+        "alice",
+        "alice",
+    )

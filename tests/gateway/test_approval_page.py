@@ -1,0 +1,308 @@
+"""The one-approval page (URL-mode elicitation): a client that declared only URL mode is
+sent a link (never a form); the person approves, edits or declines in a real HTTP request
+to the gateway's listener on 127.0.0.1, and exactly what they approved is written, once.
+
+Real parts: the gateway over MCP (in-memory transport, both protocol eras), the fake
+platform of tests/fakes, the real listener, httpx as the browser.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from fastmcp import Client, FastMCP
+from fastmcp.client.elicitation import ElicitResult
+from mcp.types import ElicitRequestURLParams
+
+from gwanjong_gateway.setup.secret_listener import CSP
+from gwanjong_shared.contract.errors import ErrorKind
+from tests.fakes.gateway import fake_gateway
+from tests.fakes.platform import FakePlatform
+from tests.fakes.profiles import LINKS
+from tests.gateway.approval_clients import (
+    approval_row,
+    comment,
+    csrf_of,
+    decide,
+    drafted,
+    parts,
+    url_only,
+)
+
+pytestmark = pytest.mark.anyio
+MODES = ["legacy", "auto"]
+FOOTER = "\n\n^(an automated reply, fake links)"
+TEXT = "Cancel scopes make the await points explicit."
+
+
+def links(url: str = LINKS.url) -> FakePlatform:
+    platform = FakePlatform(dataclasses.replace(LINKS, url=url))
+    platform.add_post("k1", "Rust async cancellation", "How do you cancel?", author="ferris")
+    return platform
+
+
+class Person:
+    """The client's side: the URL-mode requests it got, and the notifications."""
+
+    def __init__(self) -> None:
+        self.urls: list[str] = []
+        self.ids: list[str | None] = []
+        self.notes: list[Any] = []
+
+    async def handler(self, message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        # a URL request, never a form: no schema, no response type
+        assert isinstance(params, ElicitRequestURLParams), params
+        assert response_type is None
+        self.urls.append(params.url)
+        self.ids.append(params.elicitation_id)
+        return ElicitResult(action="accept")  # the client opened the page; the person decides there
+
+    async def on_message(self, message: Any) -> None:
+        self.notes.append(message)
+
+    def completed(self) -> list[str]:
+        return [
+            str(n.params.elicitation_id)
+            for n in self.notes
+            if getattr(n, "method", "") == "notifications/elicitation/complete"
+        ]
+
+
+def client_for(server: FastMCP[Any], person: Person, mode: str) -> Client[Any]:
+    return url_only(
+        Client(
+            server,
+            mode=mode,
+            elicitation_handler=person.handler,
+            message_handler=person.on_message,
+        )
+    )
+
+
+async def pending(client: Client[Any], person: Person, content: str = TEXT) -> tuple[str, int]:
+    oid = await drafted(client, "reddit", "Rust async", "rust async cancellation")
+    result = await comment(client, oid, content)
+    data = result.structured_content
+    assert data["status"] == "pending_approval", data
+    assert len(person.urls) == 1
+    url = person.urls[0]
+    _origin, approval_id, token = parts(url)
+    assert data["approval"]["id"] == approval_id
+    seen = str(result.content) + str(data) + str(result.meta)
+    assert token not in seen and url not in seen  # the model never sees the link
+    return url, approval_id
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_url_only_client_approves_on_the_page(
+    tmp_path: Path, mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    platform, person = links(), Person()
+    server = fake_gateway(tmp_path, platform, writes="confirm")
+    async with client_for(server, person, mode) as client, httpx.AsyncClient(timeout=60) as http:
+        url, approval_id = await pending(client, person)
+        page = await http.get(url)
+        assert page.status_code == 200
+        assert page.headers["content-security-policy"] == CSP
+        assert page.headers["cache-control"] == "no-store"
+        assert page.headers["referrer-policy"] == "same-origin"
+        assert TEXT in page.text and "a reply to" in page.text and "reddit" in page.text
+        assert f"{len(TEXT + FOOTER)} characters" in page.text
+        assert 'rel="noopener noreferrer"' in page.text and "<script" not in page.text
+        assert platform.writes == []  # reading the page decides nothing
+        done = await decide(http, url, "approve", text=TEXT + FOOTER)  # the box, untouched
+        assert done.status_code == 200, done.text
+        assert "Approved and sent." in done.text
+        replay = await decide(http, url, "approve", csrf=csrf_of(page.text))
+        assert replay.status_code == 409 and "already approved" in replay.text
+        again = await http.get(url)
+        assert again.status_code == 200 and "already approved" in again.text
+        assert "<form" not in again.text
+        if mode == "legacy":  # the client hears that the page is done with
+            with anyio.fail_after(30):  # only catches a hang
+                while not person.completed():
+                    await anyio.sleep(0.01)
+            assert person.completed() == [person.ids[0]] == [f"approval-{approval_id}"]
+    assert [w.action for w in platform.writes] == ["write_comment"]
+    assert platform.writes[0].data["body"] == TEXT + FOOTER
+    row = approval_row(tmp_path, approval_id)
+    assert (row.status, row.channel, row.edited) == ("approved", "page", False)
+    token = parts(url)[2]
+    # every log but the test browser's own (httpx logs the URLs it fetches)
+    ours = [r for r in caplog.records if not r.name.startswith(("httpx", "httpcore"))]
+    assert any("approval page: approval" in r.getMessage() for r in ours)
+    assert token not in "\n".join(r.getMessage() for r in ours)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_an_edit_on_the_page_is_what_is_sent(tmp_path: Path, mode: str) -> None:
+    platform, person = links(), Person()
+    edited = "Cancel scopes, edited by the person.\nSecond line." + FOOTER
+    async with (
+        client_for(fake_gateway(tmp_path, platform, writes="confirm"), person, mode) as client,
+        httpx.AsyncClient(timeout=60) as http,
+    ):
+        url, approval_id = await pending(client, person)
+        refused = await decide(http, url, "approve", text="No footer any more.")
+        assert refused.status_code == 400 and "disclosure footer" in refused.text
+        assert platform.writes == []
+        done = await decide(http, url, "approve", text=edited)
+        assert done.status_code == 200 and "Approved and sent." in done.text
+    assert [w.data["body"] for w in platform.writes] == [edited]
+    row = approval_row(tmp_path, approval_id)
+    assert (row.status, row.channel, row.edited) == ("approved", "page", True)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_two_approvals_at_once_write_once(tmp_path: Path, mode: str) -> None:
+    platform, person = links(), Person()
+    codes: list[int] = []
+    texts: list[str] = []
+    async with (
+        client_for(fake_gateway(tmp_path, platform, writes="confirm"), person, mode) as client,
+        httpx.AsyncClient(timeout=60) as http,
+    ):
+        url, approval_id = await pending(client, person)
+        csrf = csrf_of((await http.get(url)).text)
+
+        async def approve() -> None:
+            reply = await decide(http, url, "approve", csrf=csrf)
+            codes.append(reply.status_code)
+            texts.append(reply.text)
+
+        async with anyio.create_task_group() as tg:  # two tabs, one click each
+            tg.start_soon(approve)
+            tg.start_soon(approve)
+    assert sorted(codes) == [200, 409]
+    assert sum("Approved and sent." in t for t in texts) == 1
+    assert len(platform.writes) == 1
+    assert approval_row(tmp_path, approval_id).status == "approved"
+
+
+async def test_a_failed_write_says_so_and_is_not_retried_by_the_page(tmp_path: Path) -> None:
+    platform, person = links(), Person()
+    async with (
+        client_for(fake_gateway(tmp_path, platform, writes="confirm"), person, "legacy") as client,
+        httpx.AsyncClient(timeout=60) as http,
+    ):
+        url, _approval_id = await pending(client, person)
+        csrf = csrf_of((await http.get(url)).text)
+        platform.fail("write_comment", ErrorKind.INVALID_INPUT)  # the platform refuses the write
+        failed = await decide(http, url, "approve", csrf=csrf)
+        assert failed.status_code == 502, failed.text
+        assert "<form" not in failed.text  # no button to send it again from here
+        assert 'class="error"' in failed.text and "Approved and sent" not in failed.text
+        again = await decide(http, url, "approve", csrf=csrf)
+        assert again.status_code == 409
+    assert platform.writes == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_decline_on_the_page_sends_nothing(tmp_path: Path, mode: str) -> None:
+    platform, person = links(), Person()
+    async with (
+        client_for(fake_gateway(tmp_path, platform, writes="confirm"), person, mode) as client,
+        httpx.AsyncClient(timeout=60) as http,
+    ):
+        url, approval_id = await pending(client, person)
+        csrf = csrf_of((await http.get(url)).text)
+        done = await decide(http, url, "decline")
+        assert done.status_code == 200 and "Declined: nothing was sent." in done.text
+        late = await decide(http, url, "approve", csrf=csrf)
+        assert late.status_code == 409 and "already declined" in late.text
+    assert platform.writes == []
+    row = approval_row(tmp_path, approval_id)
+    assert (row.status, row.channel) == ("declined", "page")
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_foreign_origin_host_csrf_and_tokens_are_refused(tmp_path: Path, mode: str) -> None:
+    platform, person = links(), Person()
+    async with (
+        client_for(fake_gateway(tmp_path, platform, writes="confirm"), person, mode) as client,
+        httpx.AsyncClient(timeout=60) as http,
+    ):
+        url, approval_id = await pending(client, person)
+        origin, _id, _token = parts(url)
+        page = await http.get(url)
+        csrf = csrf_of(page.text)
+        form = {"decision": "approve", "csrf": csrf}
+        own = {"Origin": origin}
+        wrong = url[:-4] + ("AAAA" if not url.endswith("AAAA") else "BBBB")
+        other_id = url.replace(f"/approval/{approval_id}/", f"/approval/{approval_id + 1}/")
+        codes = {
+            "foreign origin": (
+                await http.post(url, data=form, headers={"Origin": "http://evil.example"})
+            ).status_code,
+            "null origin": (
+                await http.post(url, data=form, headers={"Origin": "null"})
+            ).status_code,
+            "rebound host": (
+                await http.post(url, data=form, headers={**own, "Host": "evil.example"})
+            ).status_code,
+            "rebound host get": (await http.get(url, headers={"Host": "localhost"})).status_code,
+            "missing csrf": (
+                await http.post(url, data={"decision": "approve"}, headers=own)
+            ).status_code,
+            "wrong csrf": (
+                await http.post(url, data={**form, "csrf": "0" * 64}, headers=own)
+            ).status_code,
+            "bad token": (await http.post(wrong, data=form, headers=own)).status_code,
+            "bad token get": (await http.get(wrong)).status_code,
+            "token of another id": (await http.post(other_id, data=form, headers=own)).status_code,
+            "no decision": (await http.post(url, data={"csrf": csrf}, headers=own)).status_code,
+            "not a form": (await http.post(url, json=form, headers=own)).status_code,
+            "put": (await http.put(url, data=form, headers=own)).status_code,
+        }
+        assert platform.writes == []
+        assert approval_row(tmp_path, approval_id).status == "pending"
+        done = await decide(http, url, "approve")  # the real page still works after all that
+        assert done.status_code == 200, done.text
+    assert codes == {
+        "foreign origin": 403,
+        "null origin": 403,
+        "rebound host": 421,
+        "rebound host get": 421,
+        "missing csrf": 403,
+        "wrong csrf": 403,
+        "bad token": 404,
+        "bad token get": 404,
+        "token of another id": 404,
+        "no decision": 400,
+        "not a form": 415,
+        "put": 405,
+    }
+    assert len(platform.writes) == 1
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_hostile_text_and_links_render_inert(tmp_path: Path, mode: str) -> None:
+    platform, person = links(url="javascript:alert(1)//x"), Person()
+    hostile = (
+        'Fine.</div><script>alert("x")</script><img src=x onerror=alert(1)>'
+        '\u202eevil\u202c <a href="javascript:alert(2)">click</a>'
+    )
+    async with (
+        client_for(fake_gateway(tmp_path, platform, writes="confirm"), person, mode) as client,
+        httpx.AsyncClient(timeout=60) as http,
+    ):
+        url, _approval_id = await pending(client, person, content=hostile)
+        page = (await http.get(url)).text
+        done = await decide(http, url, "approve", text=hostile + FOOTER)
+        assert done.status_code == 200, done.text
+    for html_text in (page, done.text):
+        assert "<script" not in html_text and "<img" not in html_text
+        assert 'href="javascript:' not in html_text.lower()
+        assert "\u202e" not in html_text.split("<textarea", 1)[0]  # shown as a mark instead
+        assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in html_text
+        assert "⟦U+202E⟧evil⟦U+202C⟧" in html_text
+        assert "javascript:alert(1)//x" in html_text and "(not a web link)" in html_text
+    assert "invisible direction" in page
+    assert [w.data["body"] for w in platform.writes] == [hostile + FOOTER]  # sent exactly
