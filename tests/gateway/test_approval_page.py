@@ -306,3 +306,34 @@ async def test_hostile_text_and_links_render_inert(tmp_path: Path, mode: str) ->
         assert "javascript:alert(1)//x" in html_text and "(not a web link)" in html_text
     assert "invisible direction" in page
     assert [w.data["body"] for w in platform.writes] == [hostile + FOOTER]  # sent exactly
+
+
+class WaitingPerson(Person):
+    """A client that keeps the URL request open until the person has decided on the page
+    (some clients answer it only when the page is done)."""
+
+    def __init__(self, http: httpx.AsyncClient) -> None:
+        super().__init__()
+        self.http = http
+        self.outcome: list[httpx.Response] = []
+
+    async def handler(self, message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        self.urls.append(params.url)
+        with anyio.fail_after(30):  # only catches a hang (the strike held the target's lock)
+            self.outcome.append(await decide(self.http, params.url, "approve"))
+        return ElicitResult(action="accept")
+
+
+async def test_approving_while_the_client_still_holds_the_link_open(tmp_path: Path) -> None:
+    platform = links()
+    server = fake_gateway(tmp_path, platform, writes="confirm")
+    async with httpx.AsyncClient(timeout=60) as http:
+        person = WaitingPerson(http)
+        async with client_for(server, person, "legacy") as client:
+            oid = await drafted(client, "reddit", "Rust async", "rust async cancellation")
+            data = (await comment(client, oid, TEXT)).structured_content
+    assert person.outcome[0].status_code == 200, person.outcome[0].text
+    # the page made the write; the strike that asked reports the approval it opened
+    assert data["status"] == "pending_approval", data
+    assert [w.data["body"] for w in platform.writes] == [TEXT + FOOTER]
+    assert approval_row(tmp_path, data["approval"]["id"]).status == "approved"

@@ -144,10 +144,10 @@ class UrlOnlySession(VersionAwareClientSession):
 async def test_a_url_only_client_never_gets_a_form(
     forum: FakePlatform, tmp_path: Path, mode: str
 ) -> None:
-    asked: list[str] = []
+    asked: list[Any] = []
 
     async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
-        asked.append(message)
+        asked.append(params)
         return ElicitResult(action="accept")
 
     gateway = fake_gateway(tmp_path, forum, writes="confirm")
@@ -160,9 +160,10 @@ async def test_a_url_only_client_never_gets_a_form(
         result = await call(
             client, "strike", opportunity_id=oid, action="post", content="Hi.", title="Hello"
         )
-    # no approval page is served: no form either; the write waits for the person elsewhere
-    assert result["status"] == "pending_approval" and "no approval dialog" in result["reason"]
-    assert asked == [] and forum.writes == []
+    # a link to the approval's page, never a form; the write waits for the person there
+    assert result["status"] == "pending_approval" and "page" in result["reason"], result
+    assert len(asked) == 1 and asked[0].mode == "url" and "/approval/" in asked[0].url
+    assert not hasattr(asked[0], "requested_schema") and forum.writes == []
 
 
 @pytest.mark.stdio  # spawns a process

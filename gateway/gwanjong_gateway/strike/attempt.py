@@ -74,8 +74,18 @@ class Answer:
     result: StrikeResult
 
 
+@dataclass(frozen=True)
+class AskPerson:
+    """The write now waits for a person as ``approval``: the desk asks them in the client
+    once the target's lock is let go (a dialog may stay open for minutes, and the person
+    may decide elsewhere meanwhile, which takes that lock)."""
+
+    approval: Approval
+    token: str  # the approval's one-time token (a page link, an app card)
+
+
 PASS = None
-Step = Refuse | HandOff | Answer | None
+Step = Refuse | HandOff | Answer | AskPerson | None
 
 
 def wait_s(wait: float | None) -> int | None:

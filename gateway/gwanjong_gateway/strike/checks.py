@@ -25,6 +25,7 @@ from gwanjong_gateway.strike.attempt import (
     PASS,
     Answer,
     Ask,
+    AskPerson,
     Attempt,
     HandOff,
     Refuse,
@@ -32,7 +33,7 @@ from gwanjong_gateway.strike.attempt import (
     wait_s,
 )
 from gwanjong_gateway.strike.claims import Claims
-from gwanjong_gateway.strike.results import DryRun, PendingApproval, Would
+from gwanjong_gateway.strike.results import DryRun, Would
 from gwanjong_gateway.strike.reviews import pending
 from gwanjong_gateway.strike.send import Sender
 from gwanjong_gateway.strike.text import would
@@ -241,8 +242,8 @@ async def decided(deps: Deps, a: Attempt, approval: Approval, ask: Ask) -> Step:
 
 
 async def confirm(deps: Deps, a: Attempt) -> Step:
-    """writes = "confirm": the exact text waits for a person as a pending approval; the
-    client's dialog, where it has one, may decide it at once."""
+    """writes = "confirm": the exact text becomes a pending approval, and the person is
+    asked (by the desk, out of the lock: `AskPerson`)."""
     if a.mode != "confirm" or a.approval is not None:
         return PASS
     approval, token = await deps.claims.open_approval(a)
@@ -250,10 +251,7 @@ async def confirm(deps: Deps, a: Attempt) -> Step:
         return Answer(
             pending(approval, Ask("pending", "A write on this target already waits for a person."))
         )
-    step = await decided(deps, a, approval, await a.asker.ask(approval, token))
-    if isinstance(step, Answer) and isinstance(step.result, PendingApproval):
-        step.result.carrying(token)  # for an app card's `_meta`, never the model's view
-    return step
+    return AskPerson(approval, token)
 
 
 async def claim(deps: Deps, a: Attempt) -> Step:

@@ -136,7 +136,7 @@ class Claims:
     async def open_approval(self, a: Attempt) -> tuple[Approval, str]:
         """The pending approval of this write, and its one-time token ("" when one was
         already waiting: its token went to whoever opened it)."""
-        token = secrets.token_urlsafe(24)
+        token = secrets.token_urlsafe(32)  # 256 bits
         now = self.clock()
         approval, created = await self.records.run(
             StrikeStore.open_approval,

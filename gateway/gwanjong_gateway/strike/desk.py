@@ -27,13 +27,21 @@ from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.rules.approvals import ApprovalUse, Channel
 from gwanjong_gateway.rules.ledger import StrikeAction
 from gwanjong_gateway.scout.state import DraftContext
-from gwanjong_gateway.strike.attempt import Answer, Asker, Attempt, HandOff, Refuse, Step
+from gwanjong_gateway.strike.attempt import (
+    Answer,
+    Asker,
+    AskPerson,
+    Attempt,
+    HandOff,
+    Refuse,
+    Step,
+)
 from gwanjong_gateway.strike.checks import HELD, OPEN, Check, Deps
 from gwanjong_gateway.strike.claims import Claims
 from gwanjong_gateway.strike.handoffs import HandOffs, Which
 from gwanjong_gateway.strike.locks import KeyedLocks
 from gwanjong_gateway.strike.results import StrikeResult
-from gwanjong_gateway.strike.reviews import Reviews, attempt_for
+from gwanjong_gateway.strike.reviews import Reviews, attempt_for, pending
 from gwanjong_gateway.strike.send import Sender
 from gwanjong_gateway.strike.settle import Settler
 from gwanjong_shared.contract.errors import PlatformError
@@ -110,6 +118,8 @@ class StrikeDesk:
                     answer = await self._run(HELD, a)
         except PlatformError:
             raise  # the write was sent or the record failed: the approval is consumed or open
+        if isinstance(answer, AskPerson):
+            return await self._ask(a, answer)
         if answer is None:
             raise RuntimeError("the strike chain ended without an answer")
         if a.approval is not None:
@@ -147,10 +157,26 @@ class StrikeDesk:
         await self.journal.ready()
         return await self.chain(a)
 
-    async def _run(self, checks: tuple[Check, ...], a: Attempt) -> StrikeResult | None:
-        """The checks in order, up to the first that does not pass: its result."""
+    async def _ask(self, a: Attempt, ask: AskPerson) -> StrikeResult:
+        """The person's answer in the client, out of the target's lock: approving runs the
+        chain again as the approval (the same as approving it anywhere else)."""
+        approval = ask.approval
+        said = await a.asker.ask(approval, ask.token)
+        if said.decision == "approve":
+            use = ApprovalUse(approval.id, approval.digest, a.principal, said.channel)
+            return await self.chain(attempt_for(approval, use, a.mode, None))
+        if said.decision == "decline":
+            return await self.claims.decline(a, approval, a.principal, said.channel, said.why)
+        # for an app card's `_meta` only, never what the model reads
+        return pending(approval, said).carrying(ask.token)
+
+    async def _run(self, checks: tuple[Check, ...], a: Attempt) -> StrikeResult | AskPerson | None:
+        """The checks in order, up to the first that does not pass: its result (or the
+        person to ask, which the desk does once the lock is let go)."""
         for check in checks:
             step = await check(self.deps, a)
+            if isinstance(step, AskPerson):
+                return step
             if step is not None:
                 return await self._conclude(a, step)
         return None
