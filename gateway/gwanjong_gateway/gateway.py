@@ -4,6 +4,7 @@ record and its desk, the inbox cursors, the credential page. Built once per gate
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from gwanjong_gateway.config import GatewayConfig
@@ -26,14 +27,17 @@ class Gateway:
         environ: dict[str, str] | None = None,
         transports: dict[str, Any] | None = None,
         clock: Clock = time.monotonic,
+        wall: Callable[[], float] = time.time,
     ) -> None:
+        """``clock``: monotonic (breakers, timings); ``wall``: the time the record keeps
+        (an approval's expiry is read on it)."""
         self.config = config
         self.environ = environ
         self.upstreams = Upstreams(config, environ, transports, clock)
         # The record is opened lazily in its worker thread; a corrupt file is reported by
         # strike (and status), never fatal to the gateway.
         self.records = Records.for_config(config, environ)
-        self.desk = StrikeDesk(config, self.upstreams, self.records)
+        self.desk = StrikeDesk(config, self.upstreams, self.records, clock=wall)
         self.cursors: inbox.CursorStore = (
             RecordCursors(self.records)
             if config.store.url
