@@ -67,7 +67,8 @@ class PtyCommand:
     def _read_pipe(self, pipe: IO[bytes] | None) -> None:
         if pipe is None:
             return
-        for chunk in iter(lambda: pipe.read1(4096), b""):
+        fd = pipe.fileno()
+        for chunk in iter(lambda: os.read(fd, 4096), b""):
             with self._lock:
                 self._err += chunk
 

@@ -213,7 +213,11 @@ async def test_done_closes_exactly_the_named_handoff(tmp_path: Path) -> None:
     ]
     assert listed[0]["excerpt"] == "By hand, please."
     table = (await bench.review("list")).out
-    assert "hand-off" in table and f"review done ID --url URL" in table
+    assert "hand-off" in table and "review done ID --url URL" in table
+    full = await bench.review("show", "--handoff", str(comment["record"]))
+    assert full.code == 0, full
+    assert "  | By hand, please." in full.out and "Drafted with an AI assistant" in full.out
+    assert f"gwanjong review done {comment['record']} --url" in full.out
     bad = await bench.review("done", str(upvote["record"]), "--url", "javascript:alert(1)")
     assert bad.code == 1 and "http(s) link" in bad.err
     url = "https://dev.to/gwanjong_bot/comment/42"
@@ -227,6 +231,8 @@ async def test_done_closes_exactly_the_named_handoff(tmp_path: Path) -> None:
     assert untouched.status is StrikeStatus.HANDOFF
     again = await bench.review("done", str(comment["record"]), "--url", url)
     assert again.code == 1 and "already recorded" in again.err
+    gone = await bench.review("show", "--handoff", str(comment["record"]))
+    assert gone.code == 1 and "is posted, not a hand-off waiting" in gone.err
     missing = await bench.review("done", "9999", "--url", url)
     assert missing.code == 1 and "no hand-off 9999" in missing.err
     assert [r["id"] for r in json.loads((await bench.review("list", "--json")).out)] == [

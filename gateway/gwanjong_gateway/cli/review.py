@@ -146,8 +146,13 @@ def add_review(sub: Any) -> None:
         help="only this signed-in caller's (default: everyone's; '' = local ones)",
     )
     ls.add_argument("--limit", type=int, default=50, help="at most this many of each kind")
-    show = rsub.add_parser("show", help="one approval in full: the exact text, where, why")
+    show = rsub.add_parser(
+        "show", help="one approval (or hand-off) in full: the exact text, where, why"
+    )
     show.add_argument("id", type=int, help="the approval's ID (see review list)")
+    show.add_argument(
+        "--handoff", action="store_true", help="ID is a hand-off's: show what to post by hand"
+    )
     ap = rsub.add_parser("approve", help="approve at this terminal, and make the write now")
     ap.add_argument("id", type=int, help="the approval's ID")
     ap.add_argument(

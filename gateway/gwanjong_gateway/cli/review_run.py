@@ -37,7 +37,7 @@ async def dispatch(r: Review, args: argparse.Namespace) -> int:
     if command == "list":
         return await list_waiting(r, args.all, args.json, args.principal, args.limit)
     if command == "show":
-        return await show(r, args.id)
+        return await (show_handoff(r, args.id) if args.handoff else show(r, args.id))
     if command == "approve":
         return await approve(r, args.id, args.text_file)
     if command == "decline":
@@ -93,6 +93,29 @@ async def show(r: Review, approval_id: int) -> int:
             f"There is no approval {approval_id}; `gwanjong review list` shows those waiting."
         )
     r.term.out(*view.details(approval, r.clock()))
+    return 0
+
+
+async def show_handoff(r: Review, record_id: int) -> int:
+    if _no_record(r):
+        return r.term.fail(f"There is no hand-off {record_id} (nothing is recorded yet).")
+    records = Records.for_config(r.config)
+    try:
+        row = await records.run(StrikeStore.get, record_id)
+    except PlatformError as exc:
+        return r.term.fail(exc.message, 2)
+    finally:
+        records.close()
+    if row is None:
+        return r.term.fail(
+            f"There is no hand-off {record_id}; `gwanjong review list` shows those waiting."
+        )
+    if row.status is not StrikeStatus.HANDOFF:
+        return r.term.fail(
+            f"Record {record_id} is {row.status}, not a hand-off waiting for a person; "
+            f"`gwanjong history` shows it."
+        )
+    r.term.out(*view.handoff_details(row))
     return 0
 
 

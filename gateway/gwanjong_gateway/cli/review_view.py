@@ -246,3 +246,16 @@ def edit_view(a: Approval, text: str) -> list[str]:
         f"  SHA-256: {digest(a.title, text)}",
         f"  (the text waiting for approval has SHA-256 {a.digest})",
     ]
+
+
+def handoff_details(r: Strike) -> list[str]:
+    """A waiting hand-off in full: what to post by hand, where, and how to say it is done."""
+    lines = [
+        f"Hand-off {r.id}: {r.status}, {r.action} on {r.platform} since {iso(r.created_at)}",
+        f"  asked by: {who(r.principal)}",
+        f"  where:    {one_line(r.target_url or r.target or '(a new post)', 300)}",
+        f"  why:      {one_line(r.reason, 300)}",
+    ]
+    lines += ["", "Post exactly this by hand:", *sent_text(r.title, r.content)]
+    lines += ["", f"Then: gwanjong review done {r.id} --url <the link of your post>"]
+    return lines
