@@ -127,3 +127,5 @@ class PtyCommand:
             self.kill()
         self._join()
         os.close(self.master)
+        if self.proc is not None and self.proc.stderr is not None:
+            self.proc.stderr.close()
