@@ -19,81 +19,16 @@ wall clock, the terminal's streams and the login name.
 from __future__ import annotations
 
 import argparse
-import getpass
-import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from gwanjong_gateway.cli.options import global_options
+from gwanjong_gateway.cli.review_term import Review, Terminal, login_name
 from gwanjong_gateway.config import GatewayConfig
 
-#: what the person types to approve
-APPROVE_WORD = "approve"
-
-
-@dataclass
-class Terminal:
-    """The streams a command talks through (the process's own by default)."""
-
-    stdin: TextIO | None = field(default_factory=lambda: sys.stdin)
-    stdout: TextIO = field(default_factory=lambda: sys.stdout)
-    stderr: TextIO = field(default_factory=lambda: sys.stderr)
-
-    def out(self, *lines: str) -> None:
-        for line in lines:
-            self.stdout.write(line + "\n")
-        self.stdout.flush()
-
-    def fail(self, why: str, code: int = 1) -> int:
-        """One line on stderr; the exit code."""
-        self.stderr.write(f"gwanjong review: {' '.join(why.split())}\n")
-        self.stderr.flush()
-        return code
-
-    def why_no_person(self) -> str:
-        """ "" when a person can be at this terminal; else why not."""
-        if self.stdin is None or not _tty(self.stdin):
-            return "stdin is not a terminal (the answer would be piped in)"
-        if not _tty(self.stdout):
-            return "stdout is not a terminal (nobody would see the text)"
-        return ""
-
-    def ask(self, prompt: str) -> str:
-        """One typed line ("" at the end of input)."""
-        self.stdout.write(prompt)
-        self.stdout.flush()
-        assert self.stdin is not None
-        return self.stdin.readline().strip()
-
-
-def _tty(stream: Any) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError, OSError):  # no such method, or a closed stream
-        return False
-
-
-def login_name() -> str:
-    """Who is at this terminal: the OS login (the audit's `decided_by`)."""
-    try:
-        return getpass.getuser()
-    except Exception:  # no login name in the environment or the password database
-        return "terminal"
-
-
-@dataclass
-class Review:
-    """One `gwanjong review` command's dependencies."""
-
-    config: GatewayConfig
-    term: Terminal = field(default_factory=Terminal)
-    #: platform name -> transport (in-process servers in tests); None: as configured
-    transports: dict[str, Any] | None = None
-    clock: Callable[[], float] = time.time  # the wall clock (an approval's expiry)
-    login: Callable[[], str] = login_name  # who decides, for the audit
+__all__ = ["Terminal", "add_review", "run"]
 
 
 async def run(

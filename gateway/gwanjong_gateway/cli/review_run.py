@@ -12,7 +12,7 @@ from pathlib import Path
 import anyio
 
 from gwanjong_gateway.cli import review_view as view
-from gwanjong_gateway.cli.review import APPROVE_WORD, Review
+from gwanjong_gateway.cli.review_term import APPROVE_WORD, Review
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
