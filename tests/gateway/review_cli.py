@@ -17,8 +17,10 @@ from gwanjong_gateway.cli import review
 from gwanjong_gateway.cli.main import parser
 from gwanjong_gateway.config import GatewayConfig, parse
 from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.record.records import open_store
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import Approval
+from gwanjong_gateway.rules.ledger import Strike
 from gwanjong_gateway.server import build_gateway
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
@@ -52,16 +54,17 @@ class Bench:
     links: FakePlatform = field(default_factory=lambda: FakePlatform(LINKS))
     forum: FakePlatform = field(default_factory=lambda: FakePlatform(FORUM))
     clock: FakeClock = field(default_factory=FakeClock)
+    #: the record: "" = SQLite in ``tmp``; a PostgreSQL URL
+    store_url: str = ""
     config: GatewayConfig | None = None
 
     def __post_init__(self) -> None:
-        text = config_text(
-            self.tmp,
-            ["reddit", "devto"],
-            writes="confirm",
-            tables={"safety": {"author_cooldown_days": 0}},
+        tables: dict[str, dict[str, Any]] = {"safety": {"author_cooldown_days": 0}}
+        if self.store_url:
+            tables["store"] = {"url": self.store_url}
+        self.config = parse(
+            config_text(self.tmp, ["reddit", "devto"], writes="confirm", tables=tables)
         )
-        self.config = parse(text)
 
     @property
     def cfg(self) -> GatewayConfig:
@@ -98,7 +101,15 @@ class Bench:
         return Ran(code, stdout.getvalue(), stderr.getvalue())
 
     def store(self) -> StrikeStore:
-        return StrikeStore(self.tmp / "gwanjong.db")
+        return open_store(self.cfg)
+
+    def rows(self) -> list[Strike]:
+        """The strike record, newest first."""
+        store = self.store()
+        try:
+            return store.history(limit=1000)
+        finally:
+            store.close()
 
     def approval(self, approval_id: int) -> Approval:
         store = self.store()

@@ -21,7 +21,6 @@ from fastmcp import Client
 from gwanjong_gateway.rules.approvals import ApprovalStatus, Channel, digest
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from tests.gateway.review_cli import LOGIN, Bench
-from tests.gateway.test_strike import history
 
 pytestmark = pytest.mark.anyio
 FOOTER = "\n\n^(an automated reply, fake links)"
@@ -94,6 +93,30 @@ async def test_a_second_approve_writes_nothing(tmp_path: Path) -> None:
     assert len(bench.links.writes) == 1
 
 
+async def test_two_approvers_at_once_write_once(tmp_path: Path) -> None:
+    bench = Bench(tmp_path)
+    async with bench.client() as client:
+        [approval_id] = await pending_comments(client, 1)
+    await two_approvers_at_once(bench, approval_id)
+
+
+async def two_approvers_at_once(bench: Bench, approval_id: int) -> None:
+    """Two terminals approve one approval together: one write, one refusal."""
+    runs: list[Any] = []
+
+    async def approve() -> None:
+        runs.append(await bench.review("approve", str(approval_id), typed="approve\n"))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(approve)
+        tg.start_soon(approve)
+    assert sorted(r.code for r in runs) == [0, 1], runs
+    [lost] = [r for r in runs if r.code == 1]
+    assert lost.err.startswith("gwanjong review: ") and len(lost.err.strip().splitlines()) == 1
+    assert len(bench.links.writes) == 1
+    assert bench.approval(approval_id).status is ApprovalStatus.APPROVED
+
+
 async def test_decline_writes_nothing_and_records_a_declined_row(tmp_path: Path) -> None:
     bench = Bench(tmp_path)
     async with bench.client() as client:
@@ -103,7 +126,7 @@ async def test_decline_writes_nothing_and_records_a_declined_row(tmp_path: Path)
     assert f"Declined: nothing was sent (approval {approval_id}" in ran.out
     a = bench.approval(approval_id)
     assert (a.status, a.channel, a.decided_by) == (ApprovalStatus.DECLINED, "terminal", LOGIN)
-    [row] = history(tmp_path)
+    [row] = bench.rows()
     assert row.status is StrikeStatus.DECLINED and "not our tone" in row.reason
     assert a.record == row.id
     late = await bench.review("approve", str(approval_id), typed="approve\n")
@@ -142,7 +165,7 @@ async def test_an_edit_is_sent_and_recorded_as_edited(tmp_path: Path) -> None:
     assert bodies(bench) == [edited]
     a = bench.approval(approval_id)
     assert a.edited and a.text == edited and a.digest == digest("", edited) != before.digest
-    [row] = history(tmp_path)
+    [row] = bench.rows()
     assert row.content == edited
     assert any("text edited by them" in str(line) for line in row.policy), row.policy
 
@@ -223,7 +246,7 @@ async def test_done_closes_exactly_the_named_handoff(tmp_path: Path) -> None:
     url = "https://dev.to/gwanjong_bot/comment/42"
     ran = await bench.review("done", str(comment["record"]), "--url", url, tty=False)
     assert ran.code == 0 and url in ran.out, ran
-    rows = {r.id: r for r in history(tmp_path)}
+    rows = {r.id: r for r in bench.rows()}
     closed, untouched = rows[comment["record"]], rows[upvote["record"]]
     assert closed.status is StrikeStatus.POSTED and closed.result_url == url
     assert closed.confirmed_by == LOGIN and closed.approver == "human"
