@@ -341,3 +341,36 @@ def bench_text(tmp: Path) -> str:
     return config_text(
         tmp, ["reddit", "devto"], writes="confirm", tables={"safety": {"author_cooldown_days": 0}}
     )
+
+
+async def test_a_new_post_is_shown_with_its_title_and_sent_with_it(tmp_path: Path) -> None:
+    bench = Bench(tmp_path)
+    async with bench.client() as client:
+        scouted = (
+            await client.call_tool("scout", {"topic": TOPIC, "platforms": ["reddit"], "limit": 3})
+        ).structured_content
+        assert scouted is not None
+        oid = scouted["opportunities"][0]["id"]
+        await client.call_tool("draft", {"opportunity_id": oid})
+        answer = (
+            await client.call_tool(
+                "strike",
+                {
+                    "opportunity_id": oid,
+                    "action": "post",
+                    "title": "Guards for cancellation",
+                    "content": "What we learned.",
+                },
+            )
+        ).structured_content
+    assert answer is not None and answer["status"] == "pending_approval", answer
+    approval_id = answer["approval"]["id"]
+    shown = (await bench.review("show", str(approval_id))).out
+    assert "a new post on reddit" in shown and "  | Title: Guards for cancellation" in shown
+    assert "Drafted from this post" in shown
+    assert digest("Guards for cancellation", f"What we learned.{FOOTER}") in shown
+    ran = await bench.review("approve", str(approval_id), typed="approve\n")
+    assert ran.code == 0, ran
+    [written] = bench.links.written("write_post")
+    assert written.data["title"] == "Guards for cancellation"
+    assert written.data["body"] == f"What we learned.{FOOTER}"

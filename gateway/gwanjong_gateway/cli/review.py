@@ -63,7 +63,14 @@ def _review(args: argparse.Namespace) -> int:
     config, _ = load(args.config, check_env=args.review_command == "approve")
     quiet_fastmcp()
     configure_logging(args.log_level)
-    return anyio.run(run, args, config, None, time.time, term)
+    try:
+        return anyio.run(run, args, config, None, time.time, term)
+    except KeyboardInterrupt:  # Ctrl-C: at the question nothing was sent; later, maybe
+        return term.fail(
+            "interrupted. Nothing is sent before you type approve; if it was already "
+            "sending, `gwanjong history` shows how the write settles (never twice).",
+            130,
+        )
 
 
 def add_review(sub: Any) -> None:
