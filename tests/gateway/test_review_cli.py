@@ -18,6 +18,7 @@ import anyio
 import pytest
 from fastmcp import Client
 
+from gwanjong_gateway.record.records import open_store
 from gwanjong_gateway.rules.approvals import ApprovalStatus, Channel, digest
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from tests.gateway.review_cli import LOGIN, Bench
@@ -374,3 +375,69 @@ async def test_a_new_post_is_shown_with_its_title_and_sent_with_it(tmp_path: Pat
     [written] = bench.links.written("write_post")
     assert written.data["title"] == "Guards for cancellation"
     assert written.data["body"] == f"What we learned.{FOOTER}"
+
+
+async def test_team_mode_the_terminal_sees_and_decides_every_members(tmp_path: Path) -> None:
+    from gwanjong_gateway.cli import review
+    from gwanjong_gateway.cli.main import parser
+    from tests.fakes.platform import FakePlatform
+    from tests.fakes.profiles import LINKS
+    from tests.gateway.review_cli import Screen
+    from tests.gateway.team_gateway import team_gateway
+
+    links = FakePlatform(LINKS)
+    async with team_gateway(tmp_path, links, writes="confirm") as team:
+        asked: dict[str, int] = {}
+        async with team.client("alice") as alice, team.client("bob") as bob:
+            scouted = (
+                await alice.call_tool("scout", {"topic": TOPIC, "limit": 10})
+            ).structured_content
+            assert scouted is not None
+            by_author: dict[str, str] = {}
+            for o in scouted["opportunities"]:  # two authors: no cool-down between them
+                by_author.setdefault(o["url"].split("/")[-2], o["id"])
+            targets = list(by_author.values())[:2]
+            for user, client, oid in (("alice", alice, targets[0]), ("bob", bob, targets[1])):
+                if user == "bob":
+                    await client.call_tool("scout", {"topic": TOPIC, "limit": 10})
+                await client.call_tool("draft", {"opportunity_id": oid})
+                answer = (
+                    await client.call_tool(
+                        "strike",
+                        {"opportunity_id": oid, "action": "comment", "content": f"From {user}."},
+                    )
+                ).structured_content
+                assert answer is not None and answer["status"] == "pending_approval", answer
+                asked[user] = answer["approval"]["id"]
+
+        async def cli(*argv: str) -> tuple[int, str, str]:
+            out, err = Screen(), Screen()
+            term = review.Terminal(stdin=Screen("approve\n"), stdout=out, stderr=err)
+            code = await review.run(
+                parser().parse_args(["review", *argv]),
+                team.config,
+                transports={"reddit": links.server()},
+                term=term,
+                login=lambda: "operator",
+            )
+            return code, out.getvalue(), err.getvalue()
+
+        code, out, _ = await cli("list", "--json")
+        assert code == 0
+        assert {(r["by"], r["id"]) for r in json.loads(out)} == {
+            ("alice", asked["alice"]),
+            ("bob", asked["bob"]),
+        }
+        _, out, _ = await cli("list", "--json", "--principal", "alice")
+        assert [r["id"] for r in json.loads(out)] == [asked["alice"]]
+        code, out, err = await cli("approve", str(asked["bob"]))
+        assert code == 0, err
+    [written] = links.written("write_comment")
+    assert str(written.data["body"]).startswith("From bob.")
+    store = open_store(team.config)
+    try:
+        decided = store.approval(asked["bob"])
+    finally:
+        store.close()
+    assert decided is not None and decided.decided_by == "operator"
+    assert decided.principal == "bob" and decided.channel == "terminal"
