@@ -181,6 +181,7 @@ async def test_an_edit_without_the_footer_is_refused(tmp_path: Path) -> None:
         "approve", str(approval_id), "--text-file", str(edit), typed="approve\n"
     )
     assert ran.code == 1 and "Keep the disclosure footer" in ran.err
+    assert "Type approve" not in ran.out  # refused before the person is asked
     assert bench.links.writes == []
     assert bench.approval(approval_id).status is ApprovalStatus.PENDING
 

@@ -146,11 +146,10 @@ async def approve(r: Review, approval_id: int, text_file: Path | None) -> int:
         desk = gw.desk
         try:
             approval = await desk.reviews.open_for(approval_id, None, None)
-            if (
-                edit is not None
-                and not desk.reviews.use(approval, by, Channel.TERMINAL, edit).edited
-            ):
-                edit = None  # the same text as approved: not an edit
+            # an edit is checked before the question (the platform's footer learned first)
+            use = await desk.edit_for(approval, by, Channel.TERMINAL, edit)
+            if not use.edited:
+                edit = None  # no edit, or the same text as approved
         except PlatformError as exc:
             return r.term.fail(exc.message)
         now = r.clock()
