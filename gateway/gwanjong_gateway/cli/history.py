@@ -59,8 +59,9 @@ def _handoff_text(r: Strike, width: int) -> list[str]:
     if not r.content:
         lines.append(f"{pad}(no text: a {r.action})")
     lines += textwrap.wrap(
-        f"then: strike(opportunity_id={r.opportunity!r}, action='confirm_handoff', "
-        f"handoff={r.id}, content=<their URL>)",
+        f"then: gwanjong review done {r.id} --url <their URL> (or the model: "
+        f"strike(opportunity_id={r.opportunity!r}, action='confirm_handoff', "
+        f"handoff={r.id}, content=<their URL>))",
         width,
         initial_indent="      ",
         subsequent_indent=pad,

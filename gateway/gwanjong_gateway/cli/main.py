@@ -1,4 +1,5 @@
-"""`gwanjong`: serve the gateway (stdio by default), or run the demo, sandbox or history."""
+"""`gwanjong`: serve the gateway (stdio by default), or run the demo, sandbox, history or
+review."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import anyio
 
 from gwanjong_gateway.cli.logfile import add_log_file
 from gwanjong_gateway.cli.options import global_options
+from gwanjong_gateway.cli.review import add_review
 from gwanjong_gateway.cli.token import add_token_commands
 from gwanjong_gateway.config import ConfigError, load
 from gwanjong_gateway.extras import MissingExtra, missing_message
@@ -260,6 +262,7 @@ def parser() -> argparse.ArgumentParser:
     add_usage_and_init(sub)
     add_doctor(sub)
     add_token_commands(sub)
+    add_review(sub)
     return p
 
 

@@ -24,7 +24,7 @@ from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.record.journal import WriteJournal
 from gwanjong_gateway.record.records import Records
-from gwanjong_gateway.rules.approvals import ApprovalUse, Channel
+from gwanjong_gateway.rules.approvals import Approval, ApprovalUse, Channel
 from gwanjong_gateway.rules.ledger import StrikeAction
 from gwanjong_gateway.scout.state import DraftContext
 from gwanjong_gateway.strike.attempt import (
@@ -152,7 +152,7 @@ class StrikeDesk:
             )
             why = f"Declined by {by or 'the local user'}" + (f": {reason}" if reason else ".")
             return await self.claims.decline(a, approval, by, channel, why)
-        use = self.reviews.use(approval, by, channel, text)
+        use = await self.edit_for(approval, by, channel, text)
         a = attempt_for(approval, use, self.config.gateway.writes, text)
         await self.journal.ready()
         return await self.chain(a)
@@ -169,6 +169,16 @@ class StrikeDesk:
             return await self.claims.decline(a, approval, a.principal, said.channel, said.why)
         # for an app card's `_meta` only, never what the model reads
         return pending(approval, said).carrying(ask.token)
+
+    async def edit_for(
+        self, approval: Approval, by: str, channel: Channel, text: str | None
+    ) -> ApprovalUse:
+        """The approval as it will run, with the person's edit ``text`` checked. The edit
+        must keep the platform's disclosure footer, so a platform not heard from yet (in a
+        fresh process: `gwanjong review`) is asked for it first. Raises PlatformError."""
+        if text is not None and not self.deps.profiles.answered(approval.platform):
+            await self.sender.learn_rules(approval.platform)
+        return self.reviews.use(approval, by, channel, text)
 
     async def _run(self, checks: tuple[Check, ...], a: Attempt) -> StrikeResult | AskPerson | None:
         """The checks in order, up to the first that does not pass: its result (or the

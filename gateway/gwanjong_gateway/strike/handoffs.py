@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from urllib.parse import urlsplit
 
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.approvals import Channel
 from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus
 from gwanjong_gateway.scout.state import DraftContext
 from gwanjong_gateway.strike.results import Choice, Duplicate, Posted, Refused, StrikeResult
@@ -24,6 +26,30 @@ from gwanjong_shared.contract.untrusted import one_line
 
 #: how a confirm_handoff names its hand-off: a record id, an action, or nothing
 Which = int | StrikeAction | None
+
+#: where a person closed a hand-off, in the words of its policy line
+_FROM = {
+    Channel.TERMINAL: "the terminal",
+    Channel.PAGE: "the approval page",
+    Channel.CONSOLE: "the console",
+    Channel.APP: "an app card",
+    Channel.ELICITATION: "the client's dialog",
+}
+
+
+def web_link(url: str) -> str:
+    """``url`` when it is an http(s) link with a host; "" otherwise."""
+    url = url.strip()
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return ""
+    ok = (
+        parts.scheme in ("http", "https")
+        and bool(parts.hostname)
+        and not any(c.isspace() or ord(c) < 32 for c in url)
+    )
+    return url if ok else ""
 
 
 def pick(pending: list[Strike], which: Which) -> Strike | list[Strike]:
@@ -104,7 +130,8 @@ def none_fits(
 
 
 class HandOffs:
-    """The hand-offs in the record: a person posted one (`confirm`)."""
+    """The hand-offs in the record: a person posted one (`confirm` for the model's call,
+    `done` for the person's own word)."""
 
     def __init__(self, records: Records, settler: Settler, clock: Callable[[], float]) -> None:
         self.records = records
@@ -164,3 +191,69 @@ class HandOffs:
             approver="human",
             reason="Recorded as posted by a person.",
         )
+
+    async def done(
+        self,
+        record_id: int,
+        url: str,
+        by: str,
+        who: str | None = None,
+        channel: Channel = Channel.TERMINAL,
+    ) -> Posted:
+        """The person posted hand-off ``record_id`` at ``url``: exactly that record is
+        closed as posted (never "the latest of the opportunity"). ``by``: who, for the
+        audit; ``who``: the signed-in principal (None: the operator, who may close any).
+        Raises PlatformError: not an http(s) URL, no such hand-off (another person's
+        answers as missing), or already recorded."""
+        link = web_link(url)
+        if not link:
+            raise PlatformError(
+                ErrorKind.INVALID_INPUT,
+                f"--url must be the http(s) link of what was posted, not {one_line(url, 80)!r}.",
+            )
+        row = await self.records.run(StrikeStore.get, record_id)
+        if row is not None and who is not None and row.principal != who:
+            row = None  # another's record answers as a missing one (ids are no oracle)
+        if row is None:
+            raise PlatformError(
+                ErrorKind.NOT_FOUND,
+                f"There is no hand-off {record_id}; `gwanjong review list` shows those waiting.",
+            )
+        if row.status is StrikeStatus.POSTED:
+            raise PlatformError(ErrorKind.INVALID_INPUT, _already_recorded(row))
+        if row.status is not StrikeStatus.HANDOFF:
+            raise PlatformError(
+                ErrorKind.INVALID_INPUT,
+                f"Record {row.id} is {row.status}, not a hand-off waiting for a person; "
+                "nothing was recorded.",
+            )
+        now = self.clock()
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(now))
+        closed = await self.records.run(
+            StrikeStore.confirm_handoff,
+            row.id,
+            approver="human",
+            result_url=link,
+            policy=[
+                *row.policy,
+                f"posted by a person, closed from {_FROM[channel]} by {by or 'the local user'} "
+                f"at {when}Z",
+            ],
+            confirmed_by=by,
+            now=now,
+        )
+        if closed is None:  # closed by someone else meanwhile
+            earlier = await self.records.run(StrikeStore.get, row.id)
+            raise PlatformError(ErrorKind.INVALID_INPUT, _already_recorded(earlier or row))
+        return Posted(
+            url=link,
+            record=closed.id,
+            action=str(closed.action),
+            approver="human",
+            reason=f"Hand-off {closed.id} recorded as posted by a person.",
+        )
+
+
+def _already_recorded(row: Strike) -> str:
+    at = f" at {row.result_url}" if row.result_url else ""
+    return f"Hand-off {row.id} is already recorded as posted{at}; nothing changed."

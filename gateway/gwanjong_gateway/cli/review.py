@@ -1,0 +1,114 @@
+"""`gwanjong review`: where a person decides, at a terminal on the gateway's machine.
+
+`list` and `show` read the record; `approve` and `decline` go through `StrikeDesk.decide`
+(the one entry for a person's decision) on a `Gateway` of this process's own, so an
+approval is executed here, through the whole strike chain, whether or not a gateway
+process is running: the record (SQLite or PostgreSQL) consumes the approval in the
+claim's transaction, so two approvers, or a gateway and a terminal, never write twice.
+`done` closes the hand-off it names (`HandOffs.done`).
+
+`approve` needs a person: stdin and stdout must be a terminal and the person types
+`approve`. A model with a shell that pipes an answer in is refused; this is a speed bump
+against a tricked tool call, not a boundary against someone who controls the machine's
+user account (they can edit the record itself).
+
+Everything is injectable for tests: the platform transports (in-process servers), the
+wall clock, the terminal's streams and the login name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from gwanjong_gateway.cli.options import global_options
+from gwanjong_gateway.cli.review_term import Review, Terminal, login_name
+from gwanjong_gateway.config import GatewayConfig
+
+__all__ = ["Terminal", "add_review", "run"]
+
+
+async def run(
+    args: argparse.Namespace,
+    config: GatewayConfig,
+    transports: dict[str, Any] | None = None,
+    clock: Callable[[], float] = time.time,
+    term: Terminal | None = None,
+    login: Callable[[], str] = login_name,
+) -> int:
+    """Run the parsed `review` command ``args``; its exit code."""
+    from gwanjong_gateway.cli import review_run  # the gateway's machinery: only when used
+
+    deps = Review(config, term or Terminal(), transports, clock, login)
+    return await review_run.dispatch(deps, args)
+
+
+def _review(args: argparse.Namespace) -> int:
+    """The console script's entry (wired in `cli/main.py`)."""
+    import anyio
+
+    from gwanjong_gateway.config import load
+    from gwanjong_shared.kit.logs import configure_logging
+    from gwanjong_shared.kit.quiet import quiet_fastmcp
+
+    term = Terminal()
+    if args.review_command == "approve":
+        why = term.why_no_person()  # before anything else: a pipe learns nothing more
+        if why:
+            return term.fail(f"needs a person at a terminal: {why}. Run it yourself in one.")
+    # approving may start platform servers: their credentials must be there
+    config, _ = load(args.config, check_env=args.review_command == "approve")
+    quiet_fastmcp()
+    configure_logging(args.log_level)
+    try:
+        return anyio.run(run, args, config, None, time.time, term)
+    except KeyboardInterrupt:  # Ctrl-C: at the question nothing was sent; later, maybe
+        return term.fail(
+            "interrupted. Nothing is sent before you type approve; if it was already "
+            "sending, `gwanjong history` shows how the write settles (never twice).",
+            130,
+        )
+
+
+def add_review(sub: Any) -> None:
+    """Register `review` on the CLI's subparsers."""
+    r = sub.add_parser(
+        "review", help="approve or decline writes waiting for a person; close hand-offs"
+    )
+    rsub = r.add_subparsers(dest="review_command", required=True, help="what to do")
+    ls = rsub.add_parser("list", help="pending approvals and hand-offs, oldest first")
+    ls.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    ls.add_argument("--all", action="store_true", help="decided approvals too (newest first)")
+    ls.add_argument(
+        "--principal",
+        metavar="NAME",
+        help="only this signed-in caller's (default: everyone's; '' = local ones)",
+    )
+    ls.add_argument("--limit", type=int, default=50, help="at most this many of each kind")
+    show = rsub.add_parser(
+        "show", help="one approval (or hand-off) in full: the exact text, where, why"
+    )
+    show.add_argument("id", type=int, help="the approval's ID (see review list)")
+    show.add_argument(
+        "--handoff", action="store_true", help="ID is a hand-off's: show what to post by hand"
+    )
+    ap = rsub.add_parser("approve", help="approve at this terminal, and make the write now")
+    ap.add_argument("id", type=int, help="the approval's ID")
+    ap.add_argument(
+        "--text-file",
+        type=Path,
+        metavar="F",
+        help="send this file's text instead (the full final text, disclosure footer kept)",
+    )
+    de = rsub.add_parser("decline", help="decline: nothing is sent")
+    de.add_argument("id", type=int, help="the approval's ID")
+    de.add_argument("--reason", default="", help="why, for the record")
+    done = rsub.add_parser("done", help="you posted a hand-off by hand: record it with its URL")
+    done.add_argument("id", type=int, help="the hand-off's ID (its record, see review list)")
+    done.add_argument("--url", required=True, help="the http(s) link of what you posted")
+    for p in (r, ls, show, ap, de, done):
+        global_options(p)
+    r.set_defaults(run=_review)

@@ -1,0 +1,245 @@
+"""The `gwanjong review` commands themselves (`cli/review.py` parses and wires them).
+
+Exit codes: 0 done; 1 refused, expired, already decided, not found, or the write failed
+(one line on stderr says which); 2 the record cannot be read at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import anyio
+
+from gwanjong_gateway.cli import review_view as view
+from gwanjong_gateway.cli.review_term import APPROVE_WORD, Review
+from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.approvals import Channel
+from gwanjong_gateway.rules.ledger import StrikeStatus
+from gwanjong_gateway.strike.results import (
+    Declined,
+    DryRun,
+    Handoff,
+    Posted,
+    Refused,
+    StrikeResult,
+)
+from gwanjong_shared.contract.errors import PlatformError
+
+#: the longest --text-file read (the platform's own length limit applies after)
+MAX_EDIT_BYTES = 1_000_000
+
+
+async def dispatch(r: Review, args: argparse.Namespace) -> int:
+    command = args.review_command
+    if command == "list":
+        return await list_waiting(r, args.all, args.json, args.principal, args.limit)
+    if command == "show":
+        return await (show_handoff(r, args.id) if args.handoff else show(r, args.id))
+    if command == "approve":
+        return await approve(r, args.id, args.text_file)
+    if command == "decline":
+        return await decline(r, args.id, args.reason)
+    if command == "done":
+        return await done(r, args.id, args.url)
+    raise ValueError(f"unknown review command {command!r}")
+
+
+def _no_record(r: Review) -> bool:
+    """SQLite with no file yet: nothing was ever recorded (and reading must not make one)."""
+    return not r.config.store.url and not (r.config.state_dir / "gwanjong.db").exists()
+
+
+async def list_waiting(
+    r: Review, everything: bool, as_json: bool, principal: str | None, limit: int
+) -> int:
+    now = r.clock()
+    items: list[view.Item] = []
+    if not _no_record(r):
+        records = Records.for_config(r.config)
+        try:
+            approvals = await records.run(
+                StrikeStore.approvals, now, not everything, principal, limit
+            )
+            handoffs = await records.run(
+                StrikeStore.history, None, StrikeStatus.HANDOFF, limit, principal
+            )
+        except PlatformError as exc:
+            return r.term.fail(exc.message, 2)
+        finally:
+            records.close()
+        items = [view.approval_item(a, now) for a in approvals]
+        items += [view.handoff_item(h) for h in handoffs]
+    # waiting: the oldest first (it expires first); with --all, the newest first
+    items.sort(key=lambda i: (i.created_at, i.kind, i.data["id"]), reverse=everything)
+    r.term.out(view.as_json(items) if as_json else "\n".join(view.table(items, now, everything)))
+    return 0
+
+
+async def show(r: Review, approval_id: int) -> int:
+    if _no_record(r):
+        return r.term.fail(f"There is no approval {approval_id} (nothing is recorded yet).")
+    records = Records.for_config(r.config)
+    try:
+        approval = await records.run(StrikeStore.approval, approval_id)
+    except PlatformError as exc:
+        return r.term.fail(exc.message, 2)
+    finally:
+        records.close()
+    if approval is None:
+        return r.term.fail(
+            f"There is no approval {approval_id}; `gwanjong review list` shows those waiting."
+        )
+    r.term.out(*view.details(approval, r.clock()))
+    return 0
+
+
+async def show_handoff(r: Review, record_id: int) -> int:
+    if _no_record(r):
+        return r.term.fail(f"There is no hand-off {record_id} (nothing is recorded yet).")
+    records = Records.for_config(r.config)
+    try:
+        row = await records.run(StrikeStore.get, record_id)
+    except PlatformError as exc:
+        return r.term.fail(exc.message, 2)
+    finally:
+        records.close()
+    if row is None:
+        return r.term.fail(
+            f"There is no hand-off {record_id}; `gwanjong review list` shows those waiting."
+        )
+    if row.status is not StrikeStatus.HANDOFF:
+        return r.term.fail(
+            f"Record {record_id} is {row.status}, not a hand-off waiting for a person; "
+            f"`gwanjong history` shows it."
+        )
+    r.term.out(*view.handoff_details(row))
+    return 0
+
+
+def _read_edit(path: Path) -> str:
+    """The --text-file's text; OSError or ValueError with what went wrong."""
+    with path.open("rb") as f:
+        data = f.read(MAX_EDIT_BYTES + 1)
+    if len(data) > MAX_EDIT_BYTES:
+        raise ValueError(f"it is over {MAX_EDIT_BYTES} bytes")
+    return data.decode("utf-8")
+
+
+async def approve(r: Review, approval_id: int, text_file: Path | None) -> int:
+    why = r.term.why_no_person()
+    if why:
+        return r.term.fail(f"needs a person at a terminal: {why}. Run it yourself in one.")
+    if _no_record(r):
+        return r.term.fail(f"There is no approval {approval_id} (nothing is recorded yet).")
+    edit: str | None = None
+    if text_file is not None:
+        try:
+            edit = _read_edit(text_file)
+        except (OSError, ValueError) as exc:
+            return r.term.fail(f"cannot read --text-file {text_file}: {exc}")
+    by = r.login()
+    gw = Gateway(r.config, transports=r.transports, wall=r.clock)
+    try:
+        desk = gw.desk
+        try:
+            approval = await desk.reviews.open_for(approval_id, None, None)
+            # an edit is checked before the question (the platform's footer learned first)
+            use = await desk.edit_for(approval, by, Channel.TERMINAL, edit)
+            if not use.edited:
+                edit = None  # no edit, or the same text as approved
+        except PlatformError as exc:
+            return r.term.fail(exc.message)
+        now = r.clock()
+        r.term.out(
+            *(
+                view.details(approval, now)
+                if edit is None
+                else view.edit_view(approval, edit.strip())
+            )
+        )
+        r.term.out("")
+        typed = r.term.ask(
+            f"Type {APPROVE_WORD} to send it now (approval {approval.id}, approved by {by}); "
+            "anything else stops: "
+        )
+        if typed != APPROVE_WORD:
+            return r.term.fail(
+                f"Not approved: nothing was sent; approval {approval_id} still waits."
+            )
+        try:
+            result = await desk.decide(
+                approval_id, "approve", Channel.TERMINAL, by=by, who=None, text=edit
+            )
+        except PlatformError as exc:
+            return r.term.fail(exc.message)
+        return outcome(r, approval_id, result)
+    finally:
+        await _close(gw)
+
+
+async def decline(r: Review, approval_id: int, reason: str) -> int:
+    if _no_record(r):
+        return r.term.fail(f"There is no approval {approval_id} (nothing is recorded yet).")
+    gw = Gateway(r.config, transports=r.transports, wall=r.clock)
+    try:
+        result = await gw.desk.decide(
+            approval_id, "decline", Channel.TERMINAL, by=r.login(), who=None, reason=reason.strip()
+        )
+    except PlatformError as exc:
+        return r.term.fail(exc.message)
+    finally:
+        await _close(gw)
+    return outcome(r, approval_id, result)
+
+
+async def done(r: Review, record_id: int, url: str) -> int:
+    if _no_record(r):
+        return r.term.fail(f"There is no hand-off {record_id} (nothing is recorded yet).")
+    gw = Gateway(r.config, transports=r.transports, wall=r.clock)
+    try:
+        posted = await gw.desk.handoffs.done(record_id, url, by=r.login())
+    except PlatformError as exc:
+        return r.term.fail(exc.message)
+    finally:
+        await _close(gw)
+    r.term.out(f"Hand-off {posted.record} recorded as posted by a person: {posted.url}")
+    return 0
+
+
+def outcome(r: Review, approval_id: int, result: StrikeResult) -> int:
+    """What the decision came to, for the person; 0 when it did what they asked."""
+    if isinstance(result, Posted):
+        r.term.out(
+            f"Posted: {result.url or '(no link given)'} (approval {approval_id}, record {result.record})"
+        )
+        return 0
+    if isinstance(result, Handoff):
+        r.term.out(
+            f"Handed off (record {result.record}): {result.reason}",
+            f"Post it by hand at {result.open or 'the platform'}, then: "
+            f"gwanjong review done {result.record} --url URL",
+        )
+        return 0
+    if isinstance(result, Declined):
+        r.term.out(f"Declined: nothing was sent (approval {approval_id}, record {result.record}).")
+        return 0
+    if isinstance(result, Refused) and result.retry_after:
+        return r.term.fail(
+            f"{result.reason} Approval {approval_id} still waits: approve it again in "
+            f"{result.retry_after} s."
+        )
+    if isinstance(result, DryRun):
+        return r.term.fail(
+            f'writes = "dry-run": nothing was sent; approval {approval_id} still waits.'
+        )
+    return r.term.fail(result.reason)  # refused, a duplicate (or, never, still pending)
+
+
+async def _close(gw: Gateway) -> None:
+    """The platform servers this process started, and the record."""
+    with anyio.CancelScope(shield=True), anyio.move_on_after(10):
+        await gw.upstreams.close_all()
+    gw.close_store()

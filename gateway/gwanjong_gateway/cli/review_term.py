@@ -1,0 +1,79 @@
+"""Who and what `gwanjong review` talks to: the terminal's streams (and whether a person
+can be at them), the login name, and the dependencies a command runs with (injectable:
+tests pass in-process platform transports, a fake clock, stream doubles)."""
+
+from __future__ import annotations
+
+import getpass
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from gwanjong_gateway.config import GatewayConfig
+
+#: what the person types to approve
+APPROVE_WORD = "approve"
+
+
+@dataclass
+class Terminal:
+    """The streams a command talks through (the process's own by default)."""
+
+    stdin: TextIO | None = field(default_factory=lambda: sys.stdin)
+    stdout: TextIO = field(default_factory=lambda: sys.stdout)
+    stderr: TextIO = field(default_factory=lambda: sys.stderr)
+
+    def out(self, *lines: str) -> None:
+        for line in lines:
+            self.stdout.write(line + "\n")
+        self.stdout.flush()
+
+    def fail(self, why: str, code: int = 1) -> int:
+        """One line on stderr; the exit code."""
+        self.stderr.write(f"gwanjong review: {' '.join(why.split())}\n")
+        self.stderr.flush()
+        return code
+
+    def why_no_person(self) -> str:
+        """ "" when a person can be at this terminal; else why not."""
+        if self.stdin is None or not _tty(self.stdin):
+            return "stdin is not a terminal (the answer would be piped in)"
+        if not _tty(self.stdout):
+            return "stdout is not a terminal (nobody would see the text)"
+        return ""
+
+    def ask(self, prompt: str) -> str:
+        """One typed line ("" at the end of input)."""
+        self.stdout.write(prompt)
+        self.stdout.flush()
+        assert self.stdin is not None
+        return self.stdin.readline().strip()
+
+
+def _tty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):  # no such method, or a closed stream
+        return False
+
+
+def login_name() -> str:
+    """Who is at this terminal: the OS login (the audit's `decided_by`)."""
+    try:
+        return getpass.getuser()
+    except Exception:  # no login name in the environment or the password database
+        return "terminal"
+
+
+@dataclass
+class Review:
+    """One `gwanjong review` command's dependencies."""
+
+    config: GatewayConfig
+    term: Terminal = field(default_factory=Terminal)
+    #: platform name -> transport (in-process servers in tests); None: as configured
+    transports: dict[str, Any] | None = None
+    clock: Callable[[], float] = time.time  # the wall clock (an approval's expiry)
+    login: Callable[[], str] = login_name  # who decides, for the audit

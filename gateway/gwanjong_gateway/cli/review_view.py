@@ -1,0 +1,261 @@
+"""What `gwanjong review` prints: the waiting list and one approval in full.
+
+Everything shown may come from a stranger (the post answered) or from a tricked model (the
+text to send), so nothing reaches the terminal raw: platform text is cleaned of control,
+bidi and zero-width characters (`clean`), and the text to send, which must be shown
+exactly, has each such character written out as a visible marker (`[U+202E]`) with a
+warning, so a person never approves what they cannot see. Every quoted line starts with
+a bar, so no quoted text can pass for gwanjong's own lines.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from gwanjong_gateway.rules.approvals import Approval, digest, iso
+from gwanjong_gateway.rules.ledger import Strike
+from gwanjong_shared.contract.untrusted import clean, has_hidden, one_line
+
+#: how much of the post answered `show` quotes
+POST_CHARS = 2000
+BAR = "  | "
+ZWJ = "\u200d"
+
+
+@dataclass(frozen=True)
+class Visible:
+    """A text with every hidden character written out; ``hidden``: how many there were."""
+
+    text: str
+    hidden: int
+
+
+def visible(text: str) -> Visible:
+    """``text`` as it will be sent, with each control, bidi, zero-width or other hidden
+    character replaced by ``[U+XXXX]`` (``\\n`` and ``\\t`` are kept as they are)."""
+    out: list[str] = []
+    hidden = 0
+    for i, ch in enumerate(text):
+        if ch in "\n\t":
+            out.append(ch)
+            continue
+        # a zero-width joiner is hidden unless it joins an emoji (as `clean` decides)
+        joins = ch == ZWJ
+        hide = (i == 0 or has_hidden(text[i - 1 : i + 1])) if joins else has_hidden(ch)
+        if hide:
+            out.append(f"[U+{ord(ch):04X}]")
+            hidden += 1
+        else:
+            out.append(ch)
+    return Visible("".join(out), hidden)
+
+
+def quoted(text: str) -> list[str]:
+    """Each line behind the bar."""
+    return [(BAR + line) if line else BAR.rstrip() for line in text.split("\n")]
+
+
+def span(seconds: float) -> str:
+    """A duration in two units at most: 45s, 12m, 3h05m, 2d04h."""
+    s = max(0, int(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m"
+    if s < 86400:
+        return f"{s // 3600}h{s % 3600 // 60:02d}m"
+    return f"{s // 86400}d{s % 86400 // 3600:02d}h"
+
+
+def who(principal: str) -> str:
+    return one_line(principal, 40) if principal else "(local)"
+
+
+def first_line(text: str, width: int = 60) -> str:
+    for line in clean(text).split("\n"):
+        if line.strip():
+            return one_line(line, width)
+    return ""
+
+
+@dataclass(frozen=True)
+class Item:
+    """One line of `review list`: an approval or a hand-off, as JSON and as a row."""
+
+    kind: str  # "approval" | "handoff"
+    data: dict[str, Any]  # the stable JSON object
+    created_at: float
+    expires_in: float | None  # seconds; None: a hand-off never expires
+    excerpt: str
+
+
+def approval_item(a: Approval, now: float) -> Item:
+    excerpt = first_line(a.text)
+    data = {"kind": "approval", **a.public(now), "excerpt": excerpt}
+    left = a.expires_at - now if a.open_at(now) else None
+    return Item("approval", data, a.created_at, left, excerpt)
+
+
+def handoff_item(r: Strike) -> Item:
+    """A hand-off in the shape of an approval's `public` (the same keys, every time)."""
+    excerpt = first_line(r.content)
+    data: dict[str, Any] = {
+        "kind": "handoff",
+        "id": r.id,
+        "status": str(r.status),
+        "platform": r.platform,
+        "action": str(r.action),
+        "target": r.target_url or r.target,
+        "by": r.principal,
+        "created_at": iso(r.created_at),
+        "expires_at": "",
+        "decided_by": r.confirmed_by,
+        "channel": "",
+        "decided_at": "",
+        "reason": r.reason,
+        "edited": False,
+        "record": r.id,
+        "sha256": digest(r.title, r.content),
+        "excerpt": excerpt,
+    }
+    return Item("handoff", data, r.created_at, None, excerpt)
+
+
+def as_json(items: list[Item]) -> str:
+    return json.dumps([i.data for i in items], ensure_ascii=False, indent=2)
+
+
+def table(items: list[Item], now: float, decided: bool) -> list[str]:
+    """The list for a person: one head line and one quoted line per item."""
+    if not items:
+        return ["Nothing waits for a person." if not decided else "No approvals or hand-offs."]
+    lines = [
+        f"{'ID':>5}  {'KIND':<8} {'STATUS':<9} {'PLATFORM':<9} {'ACTION':<8} "
+        f"{'ASKED BY':<12} {'AGE':>6} {'EXPIRES':>7}  TARGET"
+    ]
+    for i in items:
+        d = i.data
+        kind = "hand-off" if i.kind == "handoff" else "approval"
+        left = span(i.expires_in) if i.expires_in is not None else "-"
+        lines.append(
+            f"{d['id']:>5}  {kind:<8} {d['status']:<9} {one_line(d['platform'], 9):<9} "
+            f"{d['action']:<8} {who(d['by']):<12} {span(now - i.created_at):>6} {left:>7}  "
+            f"{one_line(d['target'], 200)}"
+        )
+        if i.excerpt:
+            lines.append(f"{'':>7}| {i.excerpt}")
+    lines.append("")
+    lines.append(
+        "approval: gwanjong review show|approve|decline ID    "
+        "hand-off: post it by hand, then gwanjong review done ID --url URL"
+    )
+    return lines
+
+
+def sent_text(title: str, text: str) -> list[str]:
+    """The exact text to send, behind the bar, hidden characters written out."""
+    lines: list[str] = []
+    hidden = 0
+    if title:
+        t = visible(title)
+        hidden += t.hidden
+        lines += quoted(f"Title: {t.text}")
+        lines.append(BAR.rstrip())
+    body = visible(text)
+    hidden += body.hidden
+    lines += quoted(body.text) if text else [BAR + "(no text: an upvote)"]
+    if hidden:
+        lines.append(
+            f"  WARNING: {hidden} hidden character(s), shown above as [U+....], are part of "
+            "this text and would be sent as they are. Decline, or approve an edit without them."
+        )
+    return lines
+
+
+def details(a: Approval, now: float) -> list[str]:
+    """Everything a person needs to decide approval ``a``."""
+    state = a.status_at(now)
+    if a.open_at(now):
+        when = f"expires {iso(a.expires_at)} (in {span(a.expires_at - now)})"
+    elif a.decided_at:
+        by = f" by {one_line(a.decided_by, 40)}" if a.decided_by else ""
+        via = f" via {a.channel}" if a.channel else ""
+        when = f"decided {iso(a.decided_at)}{by}{via}"
+    else:
+        when = f"expired {iso(a.expires_at)}"
+    lines = [
+        f"Approval {a.id}: {state}, {when}",
+        f"  what:     {one_line(a.where(), 300)}",
+        f"  asked by: {who(a.principal)} at {iso(a.created_at)}",
+        f"  target:   {one_line(a.target_url or a.target or '(a new post)', 300)}",
+    ]
+    if a.reason:
+        lines.append(f"  reason:   {one_line(a.reason, 300)}")
+    if a.edited:
+        lines.append("  edited:   yes, by the person who approved it")
+    lines += ["", "This exact text will be sent (title and disclosure footer included):"]
+    lines += sent_text(a.title, a.text)
+    lines.append(f"  SHA-256: {a.digest}")
+    lines += ["", *answered(a)]
+    lines += ["", "Policy decisions so far:"]
+    lines += [f"  - {one_line(str(d), 300)}" for d in a.policy] or ["  (none)"]
+    if a.open_at(now):
+        lines += [
+            "",
+            f"Decide: gwanjong review approve {a.id} [--text-file F]   |   "
+            f"gwanjong review decline {a.id} [--reason TEXT]",
+        ]
+    return lines
+
+
+def answered(a: Approval) -> list[str]:
+    """The post this write answers, as the record keeps it: platform text, quoted."""
+    post = a.post
+    if a.action == "post":
+        head = "Drafted from this post (platform text: data to read, not instructions):"
+    else:
+        head = "The post it answers (platform text: data to read, not instructions):"
+    title = one_line(str(post.get("title") or a.context.get("title") or ""), 300)
+    author = one_line(str(post.get("author") or a.author or ""), 80)
+    body = str(post.get("body") or "")
+    if len(body) > POST_CHARS:
+        body = body[: POST_CHARS - 1].rstrip() + "…"
+    lines = [head]
+    if title:
+        lines.append(BAR + f"title: {title}")
+    if author:
+        lines.append(BAR + f"by: {author}")
+    url = one_line(str(post.get("url") or a.target_url or ""), 300)
+    if url:
+        lines.append(BAR + f"at: {url}")
+    if body.strip():
+        lines.append(BAR.rstrip())
+        lines += quoted(clean(body))
+    return lines
+
+
+def edit_view(a: Approval, text: str) -> list[str]:
+    """The person's edit of approval ``a``: what will be sent instead."""
+    return [
+        f"Approval {a.id}: {one_line(a.where(), 300)}",
+        "",
+        "Your edit will be sent instead (recorded as edited by you):",
+        *sent_text(a.title, text),
+        f"  SHA-256: {digest(a.title, text)}",
+        f"  (the text waiting for approval has SHA-256 {a.digest})",
+    ]
+
+
+def handoff_details(r: Strike) -> list[str]:
+    """A waiting hand-off in full: what to post by hand, where, and how to say it is done."""
+    lines = [
+        f"Hand-off {r.id}: {r.status}, {r.action} on {r.platform} since {iso(r.created_at)}",
+        f"  asked by: {who(r.principal)}",
+        f"  where:    {one_line(r.target_url or r.target or '(a new post)', 300)}",
+        f"  why:      {one_line(r.reason, 300)}",
+    ]
+    lines += ["", "Post exactly this by hand:", *sent_text(r.title, r.content)]
+    lines += ["", f"Then: gwanjong review done {r.id} --url <the link of your post>"]
+    return lines

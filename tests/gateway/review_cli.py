@@ -1,0 +1,121 @@
+"""Helpers for `gwanjong review` tests: a confirm-mode gateway over fake platforms, and the
+review command run in-process against the same record with the same fakes (injected
+transports, clock, terminal and login: no patching)."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fastmcp import Client
+
+from gwanjong_gateway.cli import review
+from gwanjong_gateway.cli.main import parser
+from gwanjong_gateway.config import GatewayConfig, parse
+from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.record.records import open_store
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.approvals import Approval
+from gwanjong_gateway.rules.ledger import Strike
+from gwanjong_gateway.server import build_gateway
+from tests.fakes.clock import FakeClock
+from tests.fakes.platform import FakePlatform
+from tests.fakes.profiles import FORUM, LINKS
+from tests.gateway.helpers import config_text
+
+#: who types at the injected terminal
+LOGIN = "alice"
+
+
+class Screen(io.StringIO):
+    """A stream that says it is a terminal (what a person's shell gives a command)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
+class Ran:
+    code: int
+    out: str
+    err: str
+
+
+@dataclass
+class Bench:
+    """A confirm-mode gateway on `links` (comments auto, a disclosure footer) and `forum`
+    (comments and likes handed off), and `review` against its record."""
+
+    tmp: Path
+    links: FakePlatform = field(default_factory=lambda: FakePlatform(LINKS))
+    forum: FakePlatform = field(default_factory=lambda: FakePlatform(FORUM))
+    clock: FakeClock = field(default_factory=FakeClock)
+    #: the record: "" = SQLite in ``tmp``; a PostgreSQL URL
+    store_url: str = ""
+    config: GatewayConfig | None = None
+
+    def __post_init__(self) -> None:
+        tables: dict[str, dict[str, Any]] = {"safety": {"author_cooldown_days": 0}}
+        if self.store_url:
+            tables["store"] = {"url": self.store_url}
+        self.config = parse(
+            config_text(self.tmp, ["reddit", "devto"], writes="confirm", tables=tables)
+        )
+
+    @property
+    def cfg(self) -> GatewayConfig:
+        assert self.config is not None
+        return self.config
+
+    def transports(self) -> dict[str, Any]:
+        return {"reddit": self.links.server(), "devto": self.forum.server()}
+
+    @asynccontextmanager
+    async def client(self, **kwargs: Any) -> AsyncIterator[Client[Any]]:
+        """The model's client (no elicitation unless ``elicitation_handler`` is given)."""
+        gw = Gateway(self.cfg, environ={}, transports=self.transports(), wall=self.clock.time)
+        async with Client(build_gateway(self.cfg, gateway=gw), **kwargs) as client:
+            yield client
+
+    async def review(
+        self, *argv: str, typed: str | None = None, tty: bool = True, out_tty: bool | None = None
+    ) -> Ran:
+        """`gwanjong review ARGV` at a terminal (``tty``) where the person types ``typed``."""
+        args = parser().parse_args(["review", *argv])
+        stdin = (Screen if tty else io.StringIO)(typed or "")
+        stdout = Screen() if (tty if out_tty is None else out_tty) else io.StringIO()
+        stderr = io.StringIO()
+        term = review.Terminal(stdin=stdin, stdout=stdout, stderr=stderr)
+        code = await review.run(
+            args,
+            self.cfg,
+            transports=self.transports(),
+            clock=self.clock.time,
+            term=term,
+            login=lambda: LOGIN,
+        )
+        return Ran(code, stdout.getvalue(), stderr.getvalue())
+
+    def store(self) -> StrikeStore:
+        return open_store(self.cfg)
+
+    def rows(self) -> list[Strike]:
+        """The strike record, newest first."""
+        store = self.store()
+        try:
+            return store.history(limit=1000)
+        finally:
+            store.close()
+
+    def approval(self, approval_id: int) -> Approval:
+        store = self.store()
+        try:
+            found = store.approval(approval_id)
+        finally:
+            store.close()
+        assert found is not None
+        return found

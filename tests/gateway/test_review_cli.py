@@ -1,0 +1,444 @@
+"""`gwanjong review`: a person decides at the terminal what a confirm-mode gateway holds.
+
+The model's client declares no elicitation, so every write waits as a pending approval;
+`review` runs in-process against the same record with the same fake platforms (injected
+transports, clock and terminal). One stdio-tier test runs the real console script under
+a real pty and through a pipe."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from fastmcp import Client
+
+from gwanjong_gateway.record.records import open_store
+from gwanjong_gateway.rules.approvals import ApprovalStatus, Channel, digest
+from gwanjong_gateway.rules.ledger import StrikeStatus
+from tests.gateway.review_cli import LOGIN, Bench
+
+pytestmark = pytest.mark.anyio
+FOOTER = "\n\n^(an automated reply, fake links)"
+TOPIC = "rust async"
+
+
+async def pending_comments(client: Client[Any], n: int, prefix: str = "Reply") -> list[int]:
+    """``n`` comments on ``n`` different reddit posts: each waits for a person."""
+    scouted = (await client.call_tool("scout", {"topic": TOPIC, "limit": 10})).structured_content
+    assert scouted is not None
+    ids: list[int] = []
+    targets = [o["id"] for o in scouted["opportunities"] if o["platform"] == "reddit"][:n]
+    assert len(targets) == n
+    for i, oid in enumerate(targets):
+        await client.call_tool("draft", {"opportunity_id": oid})
+        result = await client.call_tool(
+            "strike",
+            {"opportunity_id": oid, "action": "comment", "content": f"{prefix} number {i}."},
+        )
+        answer = result.structured_content
+        assert answer is not None and answer["status"] == "pending_approval", answer
+        ids.append(int(answer["approval"]["id"]))
+    return ids
+
+
+def bodies(bench: Bench) -> list[str]:
+    return [str(w.data["body"]) for w in bench.links.written("write_comment")]
+
+
+async def test_four_pending_approved_one_by_one_from_the_terminal(tmp_path: Path) -> None:
+    bench = Bench(tmp_path)
+    async with bench.client() as client:
+        ids = await pending_comments(client, 4)
+    assert len(set(ids)) == 4 and bench.links.writes == []
+    listed = await bench.review("list", "--json")
+    assert listed.code == 0, listed
+    rows = json.loads(listed.out)
+    assert [(r["kind"], r["id"], r["status"]) for r in rows] == [
+        ("approval", i, "pending") for i in ids
+    ]
+    assert all(r["platform"] == "reddit" and r["action"] == "comment" for r in rows)
+    assert rows[0]["excerpt"] == "Reply number 0."
+    for n, approval_id in enumerate(ids):
+        ran = await bench.review("approve", str(approval_id), typed="approve\n")
+        assert ran.code == 0, ran
+        assert "Posted: https://" in ran.out
+        assert f"Reply number {n}." in ran.out  # the text was shown before the question
+        assert len(bench.links.writes) == n + 1
+    assert bodies(bench) == [f"Reply number {i}.{FOOTER}" for i in range(4)]
+    for approval_id in ids:
+        a = bench.approval(approval_id)
+        assert a.status is ApprovalStatus.APPROVED
+        assert (a.channel, a.decided_by, a.edited) == (Channel.TERMINAL, LOGIN, False)
+        assert a.record is not None
+    assert json.loads((await bench.review("list", "--json")).out) == []
+    decided = json.loads((await bench.review("list", "--json", "--all")).out)
+    assert [r["id"] for r in decided] == list(reversed(ids))  # newest first
+    assert {r["channel"] for r in decided} == {"terminal"}
+
+
+async def test_a_second_approve_writes_nothing(tmp_path: Path) -> None:
+    bench = Bench(tmp_path)
+    async with bench.client() as client:
+        [approval_id] = await pending_comments(client, 1)
+    assert (await bench.review("approve", str(approval_id), typed="approve\n")).code == 0
+    again = await bench.review("approve", str(approval_id), typed="approve\n")
+    assert again.code == 1 and again.out == ""
+    assert f"Approval {approval_id} was already approved by {LOGIN}" in again.err
+    assert len(again.err.strip().splitlines()) == 1
+    assert len(bench.links.writes) == 1
+
+
+async def test_two_approvers_at_once_write_once(tmp_path: Path) -> None:
+    bench = Bench(tmp_path)
+    async with bench.client() as client:
+        [approval_id] = await pending_comments(client, 1)
+    await two_approvers_at_once(bench, approval_id)
+
+
+async def two_approvers_at_once(bench: Bench, approval_id: int) -> None:
+    """Two terminals approve one approval together: one write, one refusal."""
+    runs: list[Any] = []
+
+    async def approve() -> None:
+        runs.append(await bench.review("approve", str(approval_id), typed="approve\n"))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(approve)
+        tg.start_soon(approve)
+    assert sorted(r.code for r in runs) == [0, 1], runs
+    [lost] = [r for r in runs if r.code == 1]
+    assert lost.err.startswith("gwanjong review: ") and len(lost.err.strip().splitlines()) == 1
+    assert len(bench.links.writes) == 1
+    assert bench.approval(approval_id).status is ApprovalStatus.APPROVED
+
+
+async def test_decline_writes_nothing_and_records_a_declined_row(tmp_path: Path) -> None:
+    bench = Bench(tmp_path)
+    async with bench.client() as client:
+        [approval_id] = await pending_comments(client, 1)
+    ran = await bench.review("decline", str(approval_id), "--reason", "not our tone", tty=False)
+    assert ran.code == 0, ran
+    assert f"Declined: nothing was sent (approval {approval_id}" in ran.out
+    a = bench.approval(approval_id)
+    assert (a.status, a.channel, a.decided_by) == (ApprovalStatus.DECLINED, "terminal", LOGIN)
+    [row] = bench.rows()
+    assert row.status is StrikeStatus.DECLINED and "not our tone" in row.reason
+    assert a.record == row.id
+    late = await bench.review("approve", str(approval_id), typed="approve\n")
+    assert late.code == 1 and "already declined" in late.err
+    assert (await bench.review("decline", str(approval_id))).code == 1
+    assert bench.links.writes == []
+
+
+async def test_an_expired_approval_is_refused(tmp_path: Path) -> None:
+    bench = Bench(tmp_path)
+    async with bench.client() as client:
+        [approval_id] = await pending_comments(client, 1)
+    a = bench.approval(approval_id)
+    bench.clock.advance(a.expires_at - bench.clock.time() + 1)
+    ran = await bench.review("approve", str(approval_id), typed="approve\n")
+    assert ran.code == 1 and f"Approval {approval_id} expired at" in ran.err
+    assert "Type approve" not in ran.out  # refused before anything is asked
+    assert (await bench.review("decline", str(approval_id))).code == 1
+    assert bench.links.writes == []
+    assert json.loads((await bench.review("list", "--json")).out) == []
+
+
+async def test_an_edit_is_sent_and_recorded_as_edited(tmp_path: Path) -> None:
+    bench = Bench(tmp_path)
+    async with bench.client() as client:
+        [approval_id] = await pending_comments(client, 1)
+    before = bench.approval(approval_id)
+    edit = tmp_path / "edit.txt"
+    edited = f"A better reply, rewritten by a person.{FOOTER}"
+    edit.write_text(edited + "\n", encoding="utf-8")
+    ran = await bench.review(
+        "approve", str(approval_id), "--text-file", str(edit), typed="approve\n"
+    )
+    assert ran.code == 0, ran
+    assert "Your edit will be sent instead" in ran.out and digest("", edited) in ran.out
+    assert bodies(bench) == [edited]
+    a = bench.approval(approval_id)
+    assert a.edited and a.text == edited and a.digest == digest("", edited) != before.digest
+    [row] = bench.rows()
+    assert row.content == edited
+    assert any("text edited by them" in str(line) for line in row.policy), row.policy
+
+
+async def test_an_edit_without_the_footer_is_refused(tmp_path: Path) -> None:
+    bench = Bench(tmp_path)
+    async with bench.client() as client:
+        [approval_id] = await pending_comments(client, 1)
+    edit = tmp_path / "edit.txt"
+    edit.write_text("No disclosure at all.", encoding="utf-8")
+    ran = await bench.review(
+        "approve", str(approval_id), "--text-file", str(edit), typed="approve\n"
+    )
+    assert ran.code == 1 and "Keep the disclosure footer" in ran.err
+    assert "Type approve" not in ran.out  # refused before the person is asked
+    assert bench.links.writes == []
+    assert bench.approval(approval_id).status is ApprovalStatus.PENDING
+
+
+@pytest.mark.parametrize(
+    ("tty", "out_tty", "which"), [(False, True, "stdin"), (True, False, "stdout")]
+)
+async def test_approve_needs_a_terminal(
+    tmp_path: Path, tty: bool, out_tty: bool, which: str
+) -> None:
+    bench = Bench(tmp_path)
+    async with bench.client() as client:
+        [approval_id] = await pending_comments(client, 1)
+    ran = await bench.review(
+        "approve", str(approval_id), typed="approve\n", tty=tty, out_tty=out_tty
+    )
+    assert ran.code == 1 and ran.err.startswith("gwanjong review: needs a person at a terminal")
+    assert f"{which} is not a terminal" in ran.err
+    assert bench.links.writes == []
+    assert bench.approval(approval_id).status is ApprovalStatus.PENDING
+
+
+async def test_typing_anything_but_approve_sends_nothing(tmp_path: Path) -> None:
+    bench = Bench(tmp_path)
+    async with bench.client() as client:
+        [approval_id] = await pending_comments(client, 1)
+    for typed in ("yes\n", "", "APPROVE please\n"):
+        ran = await bench.review("approve", str(approval_id), typed=typed)
+        assert ran.code == 1 and "Not approved: nothing was sent" in ran.err
+    assert bench.links.writes == []
+    assert bench.approval(approval_id).status is ApprovalStatus.PENDING
+
+
+async def test_done_closes_exactly_the_named_handoff(tmp_path: Path) -> None:
+    bench = Bench(tmp_path)
+    async with bench.client() as client:
+        scouted = (
+            await client.call_tool("scout", {"topic": TOPIC, "platforms": ["devto"], "limit": 5})
+        ).structured_content
+        assert scouted is not None
+        oid = scouted["opportunities"][0]["id"]
+        await client.call_tool("draft", {"opportunity_id": oid})
+        args = {"opportunity_id": oid, "action": "comment", "content": "By hand, please."}
+        comment = (await client.call_tool("strike", args)).structured_content
+        upvote = (
+            await client.call_tool("strike", {**args, "action": "upvote", "content": ""})
+        ).structured_content
+    assert comment is not None and upvote is not None
+    assert comment["status"] == upvote["status"] == "handoff"
+    listed = json.loads((await bench.review("list", "--json")).out)
+    assert [(r["kind"], r["id"]) for r in listed] == [
+        ("handoff", comment["record"]),
+        ("handoff", upvote["record"]),
+    ]
+    assert listed[0]["excerpt"] == "By hand, please."
+    table = (await bench.review("list")).out
+    assert "hand-off" in table and "review done ID --url URL" in table
+    full = await bench.review("show", "--handoff", str(comment["record"]))
+    assert full.code == 0, full
+    assert "  | By hand, please." in full.out and "Drafted with an AI assistant" in full.out
+    assert f"gwanjong review done {comment['record']} --url" in full.out
+    bad = await bench.review("done", str(upvote["record"]), "--url", "javascript:alert(1)")
+    assert bad.code == 1 and "http(s) link" in bad.err
+    url = "https://dev.to/gwanjong_bot/comment/42"
+    ran = await bench.review("done", str(comment["record"]), "--url", url, tty=False)
+    assert ran.code == 0 and url in ran.out, ran
+    rows = {r.id: r for r in bench.rows()}
+    closed, untouched = rows[comment["record"]], rows[upvote["record"]]
+    assert closed.status is StrikeStatus.POSTED and closed.result_url == url
+    assert closed.confirmed_by == LOGIN and closed.approver == "human"
+    assert "posted by a person, closed from the terminal" in str(closed.policy[-1])
+    assert untouched.status is StrikeStatus.HANDOFF
+    again = await bench.review("done", str(comment["record"]), "--url", url)
+    assert again.code == 1 and "already recorded" in again.err
+    gone = await bench.review("show", "--handoff", str(comment["record"]))
+    assert gone.code == 1 and "is posted, not a hand-off waiting" in gone.err
+    missing = await bench.review("done", "9999", "--url", url)
+    assert missing.code == 1 and "no hand-off 9999" in missing.err
+    assert [r["id"] for r in json.loads((await bench.review("list", "--json")).out)] == [
+        upvote["record"]
+    ]
+    assert bench.forum.writes == []
+
+
+async def test_show_prints_hostile_text_inert(tmp_path: Path) -> None:
+    bench = Bench(tmp_path)
+    hostile = "Rust async cancellation \x1b]0;pwned\x07\x1b[2J \u202eevil\u202c tail"
+    bench.links.add_post("hostile", "Rust async cancellation, again", hostile, author="mallory")
+    async with bench.client() as client:
+        scouted = (
+            await client.call_tool("scout", {"topic": TOPIC, "limit": 12})
+        ).structured_content
+        assert scouted is not None
+        oid = next(o["id"] for o in scouted["opportunities"] if "again" in o["title"])
+        await client.call_tool("draft", {"opportunity_id": oid})
+        answer = (
+            await client.call_tool(
+                "strike",
+                {"opportunity_id": oid, "action": "comment", "content": "Fine \u202etxt.exe"},
+            )
+        ).structured_content
+    assert answer is not None
+    approval_id = answer["approval"]["id"]
+    ran = await bench.review("show", str(approval_id))
+    assert ran.code == 0, ran
+    shown = ran.out
+    assert not any(c in shown for c in "\x1b\x07\u202e\u202c")
+    assert "Fine [U+202E]txt.exe" in shown and "1 hidden character" in shown
+    assert "pwned" in shown and "evil" in shown  # the words stay: only the controls go
+    assert bench.approval(approval_id).digest in shown
+    assert "mallory" in shown and "Policy decisions so far:" in shown
+    # each quoted line is behind the bar: quoted text cannot pose as gwanjong's own line
+    assert any(line.startswith("  | ") and "pwned" in line for line in shown.splitlines())
+
+
+async def test_show_and_list_without_a_record(tmp_path: Path) -> None:
+    bench = Bench(tmp_path)
+    listed = await bench.review("list")
+    assert listed.code == 0 and "Nothing waits for a person." in listed.out
+    shown = await bench.review("show", "1")
+    assert shown.code == 1 and "no approval 1" in shown.err
+    assert not (tmp_path / "gwanjong.db").exists()  # reading made no record
+
+
+# -- the real console script ---------------------------------------------------------------
+
+GWANJONG = str(Path(sys.executable).with_name("gwanjong"))
+
+
+@pytest.mark.stdio
+@pytest.mark.skipif(sys.platform == "win32", reason="a pty is a POSIX terminal")
+async def test_the_console_script_refuses_a_pipe_and_asks_at_a_pty(tmp_path: Path) -> None:
+    from tests.terminal import PtyCommand
+
+    bench = Bench(tmp_path)
+    async with bench.client() as client:
+        [approval_id] = await pending_comments(client, 1)
+    config = tmp_path / "gateway.toml"
+    config.write_text(bench_text(tmp_path), encoding="utf-8")
+    argv = [GWANJONG, "review", "approve", str(approval_id), "--config", str(config)]
+    piped = await anyio.to_thread.run_sync(
+        lambda: subprocess.run(argv, input="approve\n", capture_output=True, text=True, timeout=120)
+    )
+    assert piped.returncode == 1 and piped.stdout == ""
+    assert piped.stderr.startswith("gwanjong review: needs a person at a terminal: stdin")
+    with PtyCommand(argv, env={**os.environ, "NO_COLOR": "1"}) as cmd:
+        await cmd.wait_for("Type approve")
+        assert "Reply number 0." in cmd.screen()
+        cmd.type("no\n")
+        code = await cmd.exit_code()
+    assert code == 1 and "Not approved: nothing was sent" in cmd.errors()
+    assert bench.links.writes == []
+    assert bench.approval(approval_id).status is ApprovalStatus.PENDING
+
+
+def bench_text(tmp: Path) -> str:
+    from tests.gateway.helpers import config_text
+
+    return config_text(
+        tmp, ["reddit", "devto"], writes="confirm", tables={"safety": {"author_cooldown_days": 0}}
+    )
+
+
+async def test_a_new_post_is_shown_with_its_title_and_sent_with_it(tmp_path: Path) -> None:
+    bench = Bench(tmp_path)
+    async with bench.client() as client:
+        scouted = (
+            await client.call_tool("scout", {"topic": TOPIC, "platforms": ["reddit"], "limit": 3})
+        ).structured_content
+        assert scouted is not None
+        oid = scouted["opportunities"][0]["id"]
+        await client.call_tool("draft", {"opportunity_id": oid})
+        answer = (
+            await client.call_tool(
+                "strike",
+                {
+                    "opportunity_id": oid,
+                    "action": "post",
+                    "title": "Guards for cancellation",
+                    "content": "What we learned.",
+                },
+            )
+        ).structured_content
+    assert answer is not None and answer["status"] == "pending_approval", answer
+    approval_id = answer["approval"]["id"]
+    shown = (await bench.review("show", str(approval_id))).out
+    assert "a new post on reddit" in shown and "  | Title: Guards for cancellation" in shown
+    assert "Drafted from this post" in shown
+    assert digest("Guards for cancellation", f"What we learned.{FOOTER}") in shown
+    ran = await bench.review("approve", str(approval_id), typed="approve\n")
+    assert ran.code == 0, ran
+    [written] = bench.links.written("write_post")
+    assert written.data["title"] == "Guards for cancellation"
+    assert written.data["body"] == f"What we learned.{FOOTER}"
+
+
+async def test_team_mode_the_terminal_sees_and_decides_every_members(tmp_path: Path) -> None:
+    from gwanjong_gateway.cli import review
+    from gwanjong_gateway.cli.main import parser
+    from tests.fakes.platform import FakePlatform
+    from tests.fakes.profiles import LINKS
+    from tests.gateway.review_cli import Screen
+    from tests.gateway.team_gateway import team_gateway
+
+    links = FakePlatform(LINKS)
+    async with team_gateway(tmp_path, links, writes="confirm") as team:
+        asked: dict[str, int] = {}
+        async with team.client("alice") as alice, team.client("bob") as bob:
+            scouted = (
+                await alice.call_tool("scout", {"topic": TOPIC, "limit": 10})
+            ).structured_content
+            assert scouted is not None
+            by_author: dict[str, str] = {}
+            for o in scouted["opportunities"]:  # two authors: no cool-down between them
+                by_author.setdefault(o["url"].split("/")[-2], o["id"])
+            targets = list(by_author.values())[:2]
+            for user, client, oid in (("alice", alice, targets[0]), ("bob", bob, targets[1])):
+                if user == "bob":
+                    await client.call_tool("scout", {"topic": TOPIC, "limit": 10})
+                await client.call_tool("draft", {"opportunity_id": oid})
+                answer = (
+                    await client.call_tool(
+                        "strike",
+                        {"opportunity_id": oid, "action": "comment", "content": f"From {user}."},
+                    )
+                ).structured_content
+                assert answer is not None and answer["status"] == "pending_approval", answer
+                asked[user] = answer["approval"]["id"]
+
+        async def cli(*argv: str) -> tuple[int, str, str]:
+            out, err = Screen(), Screen()
+            term = review.Terminal(stdin=Screen("approve\n"), stdout=out, stderr=err)
+            code = await review.run(
+                parser().parse_args(["review", *argv]),
+                team.config,
+                transports={"reddit": links.server()},
+                term=term,
+                login=lambda: "operator",
+            )
+            return code, out.getvalue(), err.getvalue()
+
+        code, out, _ = await cli("list", "--json")
+        assert code == 0
+        assert {(r["by"], r["id"]) for r in json.loads(out)} == {
+            ("alice", asked["alice"]),
+            ("bob", asked["bob"]),
+        }
+        _, out, _ = await cli("list", "--json", "--principal", "alice")
+        assert [r["id"] for r in json.loads(out)] == [asked["alice"]]
+        code, out, err = await cli("approve", str(asked["bob"]))
+        assert code == 0, err
+    [written] = links.written("write_comment")
+    assert str(written.data["body"]).startswith("From bob.")
+    store = open_store(team.config)
+    try:
+        decided = store.approval(asked["bob"])
+    finally:
+        store.close()
+    assert decided is not None and decided.decided_by == "operator"
+    assert decided.principal == "bob" and decided.channel == "terminal"
