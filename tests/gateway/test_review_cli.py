@@ -55,7 +55,12 @@ async def test_four_pending_approved_one_by_one_from_the_terminal(tmp_path: Path
     bench = Bench(tmp_path)
     async with bench.client() as client:
         ids = await pending_comments(client, 4)
+        status = (await client.call_tool("status", {})).structured_content
     assert len(set(ids)) == 4 and bench.links.writes == []
+    assert (
+        status is not None and [a["id"] for a in status["approvals"]] == ids
+    )  # the model sees them
+    assert {a["platform"] for a in status["approvals"]} == {"reddit"} and status["decisions"] == []
     listed = await bench.review("list", "--json")
     assert listed.code == 0, listed
     rows = json.loads(listed.out)
@@ -80,6 +85,11 @@ async def test_four_pending_approved_one_by_one_from_the_terminal(tmp_path: Path
     decided = json.loads((await bench.review("list", "--json", "--all")).out)
     assert [r["id"] for r in decided] == list(reversed(ids))  # newest first
     assert {r["channel"] for r in decided} == {"terminal"}
+    async with bench.client() as client:
+        after = (await client.call_tool("status", {})).structured_content
+    assert after is not None and after["approvals"] == []
+    assert sorted(d["id"] for d in after["decisions"]) == sorted(ids[-5:])
+    assert {(d["status"], d["channel"]) for d in after["decisions"]} == {("approved", "terminal")}
 
 
 async def test_a_second_approve_writes_nothing(tmp_path: Path) -> None:
