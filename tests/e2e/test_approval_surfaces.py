@@ -15,13 +15,12 @@ from fastmcp.client.elicitation import ElicitResult
 from fastmcp.client.transports import StreamableHttpTransport
 from mcp.types import ElicitRequestURLParams
 
-from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.review.app import APP_TOOL, META_KEY
 from gwanjong_gateway.rules.approvals import Approval
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.strikes import history, http_gateway, scout_draft, strike
 from tests.e2e.test_chain import write_config
-from tests.gateway.approval_clients import apps_host, decide, parts, url_only
+from tests.gateway.approval_clients import approval_row, apps_host, decide, parts, url_only
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -35,13 +34,7 @@ def transport(url: str) -> StreamableHttpTransport:
 
 
 def approval(tmp: Path, approval_id: int) -> Approval:
-    store = StrikeStore(tmp / "state" / "gwanjong.db")
-    try:
-        row = store.approval(approval_id)
-    finally:
-        store.close()
-    assert row is not None
-    return row
+    return approval_row(tmp / "state", approval_id)
 
 
 def audited(tmp: Path, approval_id: int, channel: str) -> None:

@@ -20,13 +20,13 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.elicitation import ElicitResult
 
-from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Channel
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.strikes import history, scout_draft, strike, until
 from tests.e2e.test_chain import gateway, write_config
 from tests.e2e.test_exactly_once import needs
+from tests.gateway.approval_clients import approval_row
 from tests.terminal import PtyCommand
 
 pytestmark = [
@@ -51,13 +51,7 @@ def configure(tmp: Path, sandbox: SandboxControl, server_timeout: int = 2) -> Pa
 
 
 def approval(tmp: Path, approval_id: int) -> Approval:
-    store = StrikeStore(tmp / "state" / "gwanjong.db")
-    try:
-        found = store.approval(approval_id)
-    finally:
-        store.close()
-    assert found is not None
-    return found
+    return approval_row(tmp / "state", approval_id)
 
 
 async def pending(client: Client[Any]) -> tuple[str, int]:

@@ -20,7 +20,7 @@ from fastmcp import Client, FastMCP
 from fastmcp.client.elicitation import ElicitResult
 from mcp.types import ElicitRequestURLParams
 
-from gwanjong_gateway.setup.secret_listener import CSP
+from gwanjong_gateway.setup.loopback import CSP
 from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform

@@ -30,7 +30,7 @@ from gwanjong_gateway.config import parse, read_dotenv
 from gwanjong_gateway.config_file import render
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.server import build_gateway
-from gwanjong_gateway.setup.secret_listener import CSP
+from gwanjong_gateway.setup.loopback import CSP
 from gwanjong_sandbox.control import SandboxControl
 from tests.fakes.clock import FakeClock
 from tests.gateway.helpers import config_text

@@ -31,7 +31,7 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.review import html
 from gwanjong_gateway.rules import approvals
 from gwanjong_gateway.rules.approvals import Approval, Channel
-from gwanjong_gateway.setup.secret_listener import HOST, MAX_BODY, MAX_HEAD, Reply, http_response
+from gwanjong_gateway.setup.loopback import LoopbackPage, Reply, Request
 from gwanjong_gateway.strike.approval import can_url, input_key, modern_era
 from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_gateway.strike.results import Declined, DryRun, Duplicate, Handoff, Posted, Refused
@@ -40,21 +40,24 @@ from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 log = logging.getLogger(__name__)
 
 NotifyFn = Callable[[], Awaitable[None]]
-READ_TIMEOUT_S = 30.0
 MAX_NOTICES = 1000
 #: /approval/<id>/<token> (the token: url-safe base64 of 24 bytes or more)
 _PATH = re.compile(r"^/approval/([0-9]{1,18})/([A-Za-z0-9_-]{32,86})$")
 
 
-class ApprovalPages:
+class ApprovalPages(LoopbackPage):
     """The page of every approval, and the listener that serves them (one per gateway)."""
 
+    name = "approval page"
+    failed = (
+        "<p>Something went wrong: the write may or may not have happened. Do not approve again "
+        "here; run <code>gwanjong review list</code> in a terminal to see how it stands.</p>"
+    )
+
     def __init__(self, desk: StrikeDesk, records: Records) -> None:
+        super().__init__()
         self.desk = desk
         self.records = records
-        self.port = 0
-        self._server: asyncio.Server | None = None
-        self._lock = asyncio.Lock()
         self._csrf_key = secrets.token_bytes(
             32
         )  # per process: a page from before a restart asks for a reload
@@ -69,88 +72,32 @@ class ApprovalPages:
     async def link(self, approval: Approval, token: str, notify: NotifyFn | None = None) -> str:
         """The page of ``approval`` (the listener starts on first use). ``notify`` is
         awaited once it is decided here (`notifications/elicitation/complete`)."""
-        await self._serve()
+        await self.serve()
         if notify is not None:
             self._notify[approval.id] = notify
             while len(self._notify) > MAX_NOTICES:  # approvals never decided here: the oldest go
                 del self._notify[next(iter(self._notify))]
         return f"{self.origin}/approval/{approval.id}/{token}"
 
-    @property
-    def origin(self) -> str:
-        return f"http://{HOST}:{self.port}"
-
-    async def close(self) -> None:
-        if self._server is not None:
-            self._server.close()
-            with contextlib.suppress(Exception):
-                await self._server.wait_closed()
-            self._server = None
-
     def csrf(self, approval_id: int, token: str) -> str:
         """The form's CSRF token: bound to this page (approval and link), this process."""
         msg = f"approval-page\x00{approval_id}\x00{token}".encode()
         return hmac.new(self._csrf_key, msg, hashlib.sha256).hexdigest()
 
-    async def _serve(self) -> None:
-        async with self._lock:
-            if self._server is None:
-                self._server = await asyncio.start_server(self._connection, HOST, 0)
-                self.port = int(self._server.sockets[0].getsockname()[1])
-                log.info("approval page listening on %s:%d", HOST, self.port)
+    def page(self, title: str, body: str) -> str:
+        return html.page(title, body)
 
-    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            try:
-                head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), READ_TIMEOUT_S)
-                reply = await self._handle(head, reader)
-            except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
-                reply = Reply(400, html.page("Bad request", "<p>The request was not complete.</p>"))
-            except (ValueError, UnicodeDecodeError):
-                reply = Reply(400, html.page("Bad request", "<p>The request was malformed.</p>"))
-            except Exception as exc:  # only the type: the text might quote the link
-                log.warning("approval page: a request failed (%s)", type(exc).__name__)
-                reply = Reply(500, html.page("Not sure what happened", _FAILED))
-            writer.write(http_response(reply))
-            await writer.drain()
-        except Exception:  # a broken connection must never hurt the gateway
-            log.warning("approval page: a connection failed")
-        finally:
-            writer.close()
-            with contextlib.suppress(Exception):
-                await writer.wait_closed()
-
-    async def _handle(self, head: bytes, reader: asyncio.StreamReader) -> Reply:
-        if len(head) > MAX_HEAD:
-            return Reply(431, html.page("Bad request", "<p>Headers too large.</p>"))
-        lines = head.decode("latin-1").split("\r\n")
-        method, target, _version = lines[0].split(" ", 2)
-        headers: dict[str, str] = {}
-        for line in lines[1:]:
-            if line:
-                name, _, value = line.partition(":")
-                headers[name.strip().lower()] = value.strip()
-        if headers.get("host") != f"{HOST}:{self.port}":
-            return Reply(421, html.page("Refused", "<p>Open the link exactly as given.</p>"))
-        found = await self._approval_for(target)
+    async def route(self, request: Request, reader: asyncio.StreamReader) -> Reply:
+        found = await self._approval_for(request.target)
         if found is None:
             return Reply(404, html.page("Link not valid", _GONE))
         approval, token = found
         now = self.desk.reviews.clock()
-        if method == "GET":
+        if request.method == "GET":
             return self._show(approval, token, now)
-        if method != "POST":
-            return Reply(405, html.page("Not allowed", "<p>Only GET and POST.</p>"))
-        if headers.get("origin", self.origin) != self.origin:
-            log.warning("approval page: a POST from another origin was refused")
-            return Reply(403, html.page("Refused", "<p>This form only accepts its own page.</p>"))
-        if not headers.get("content-type", "").startswith("application/x-www-form-urlencoded"):
-            return Reply(415, html.page("Refused", "<p>Send the form from its page.</p>"))
-        length = int(headers.get("content-length", "0"))
-        if length < 0 or length > MAX_BODY:
-            return Reply(413, html.page("Refused", "<p>Too much data.</p>"))
-        body = (await reader.readexactly(length)).decode("utf-8", errors="strict")
-        return await self._submit(approval, token, body, now)
+        if request.method != "POST":
+            return self.refused(405, "Not allowed", "Only GET and POST.")
+        return await self._submit(approval, token, await self.form(request, reader), now)
 
     async def _approval_for(self, target: str) -> tuple[Approval, str] | None:
         """The approval a link names, if its token is that approval's (constant time)."""
@@ -276,10 +223,6 @@ def _outcome(result: object) -> tuple[str, str, str]:
     return "Decided.", "", ""
 
 
-_FAILED = (
-    "<p>Something went wrong: the write may or may not have happened. Do not approve again "
-    "here; run <code>gwanjong review list</code> in a terminal to see how it stands.</p>"
-)
 _GONE = (
     "<p>This link is wrong, or its approval no longer exists. Run "
     "<code>gwanjong review list</code> in a terminal to see the approvals waiting.</p>"

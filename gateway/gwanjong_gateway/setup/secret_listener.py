@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from urllib.parse import parse_qsl
 
 from gwanjong_gateway.setup.dotenv_file import DotenvError, check_value
+from gwanjong_gateway.setup.loopback import LoopbackPage, Reply, Request
 from gwanjong_gateway.setup.results import SetupSaved
 
 log = logging.getLogger(__name__)
@@ -33,12 +34,7 @@ Clock = Callable[[], float]
 SaveFn = Callable[[dict[str, str]], Awaitable[SetupSaved]]
 NotifyFn = Callable[[], Awaitable[None]]
 
-HOST = "127.0.0.1"
 TTL_S = 600.0
-MAX_HEAD = 16 * 1024
-MAX_BODY = 64 * 1024
-READ_TIMEOUT_S = 30.0
-CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
 
 
 class LinkState(enum.Enum):
@@ -66,22 +62,23 @@ class SecretLink:
     owner: str | None = None
 
 
-@dataclass(frozen=True)
-class Reply:
-    status: int
-    body: str
-
-
-class SecretListener:
+class SecretListener(LoopbackPage):
     """Links by elicitation id, and the listener that serves them (one per gateway)."""
 
+    name = "credential page"
+    failed = (
+        "<p>Something went wrong and the values may not have been saved. Reload this page to "
+        "try again, or run <code>gwanjong setup</code> in a terminal.</p>"
+    )
+
     def __init__(self, clock: Clock = time.monotonic, ttl_s: float = TTL_S) -> None:
+        super().__init__()
         self.clock = clock
         self.ttl_s = ttl_s
         self._links: dict[str, SecretLink] = {}
-        self._server: asyncio.Server | None = None
-        self._lock = asyncio.Lock()
-        self.port = 0
+
+    def page(self, title: str, body: str) -> str:
+        return _page(title, body)
 
     async def open(
         self,
@@ -93,7 +90,7 @@ class SecretListener:
     ) -> SecretLink:
         """A fresh link for `platform`; an older open link of the same `owner` for it stops
         working (another team member's stays open: links are keyed by owner)."""
-        await self._serve()
+        await self.serve()
         now = self.clock()
         for key, old in list(self._links.items()):
             if old.platform == platform and old.owner == owner and old.state is LinkState.OPEN:
@@ -114,7 +111,7 @@ class SecretListener:
         return link
 
     def url(self, link: SecretLink) -> str:
-        return f"http://{HOST}:{self.port}/setup/{link.token}"
+        return f"{self.origin}/setup/{link.token}"
 
     def find(self, elicitation_id: str, owner: str | None = None) -> SecretLink | None:
         """The link of that id, if it is `owner`'s (a stateless client echoes the id back:
@@ -127,71 +124,15 @@ class SecretListener:
         if link is not None and link.state is LinkState.OPEN:
             link.state = LinkState.CANCELLED
 
-    async def close(self) -> None:
-        if self._server is not None:
-            self._server.close()
-            with contextlib.suppress(Exception):
-                await self._server.wait_closed()
-            self._server = None
-
-    async def _serve(self) -> None:
-        async with self._lock:
-            if self._server is None:
-                self._server = await asyncio.start_server(self._connection, HOST, 0)
-                self.port = int(self._server.sockets[0].getsockname()[1])
-                log.info("credential page listening on %s:%d", HOST, self.port)
-
-    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            try:
-                reply = await asyncio.wait_for(self._handle(reader), READ_TIMEOUT_S)
-            except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
-                reply = Reply(400, _page("Bad request", "<p>The request was not complete.</p>"))
-            except ValueError:
-                reply = Reply(400, _page("Bad request", "<p>The request was malformed.</p>"))
-            except Exception as exc:  # only the type: the text might quote a value
-                log.warning("credential page: request failed (%s)", type(exc).__name__)
-                reply = Reply(500, _page("Not saved", _FAILED))
-            writer.write(http_response(reply))
-            await writer.drain()
-        except Exception:  # a broken connection must never hurt the gateway
-            log.warning("credential page: a connection failed")
-        finally:
-            writer.close()
-            with contextlib.suppress(Exception):
-                await writer.wait_closed()
-
-    async def _handle(self, reader: asyncio.StreamReader) -> Reply:
-        head = await reader.readuntil(b"\r\n\r\n")
-        if len(head) > MAX_HEAD:
-            return Reply(431, _page("Bad request", "<p>Headers too large.</p>"))
-        lines = head.decode("latin-1").split("\r\n")
-        method, target, _version = lines[0].split(" ", 2)
-        headers: dict[str, str] = {}
-        for line in lines[1:]:
-            if line:
-                name, _, value = line.partition(":")
-                headers[name.strip().lower()] = value.strip()
-        origin = f"http://{HOST}:{self.port}"
-        if headers.get("host") != f"{HOST}:{self.port}":
-            return Reply(421, _page("Refused", "<p>Open the link exactly as given.</p>"))
-        link = self._link_for(target)
+    async def route(self, request: Request, reader: asyncio.StreamReader) -> Reply:
+        link = self._link_for(request.target)
         if link is None:
             return Reply(404, _page("Link not valid", _GONE))
-        if method == "GET":
+        if request.method == "GET":
             return Reply(200, _form(link))
-        if method != "POST":
-            return Reply(405, _page("Not allowed", "<p>Only GET and POST.</p>"))
-        if headers.get("origin", origin) != origin:
-            log.warning("credential page: a POST from another origin was refused")
-            return Reply(403, _page("Refused", "<p>This form only accepts its own page.</p>"))
-        if not headers.get("content-type", "").startswith("application/x-www-form-urlencoded"):
-            return Reply(415, _page("Refused", "<p>Send the form from its page.</p>"))
-        length = int(headers.get("content-length", "0"))
-        if length < 0 or length > MAX_BODY:
-            return Reply(413, _page("Refused", "<p>Too much data.</p>"))
-        body = (await reader.readexactly(length)).decode("utf-8", errors="strict")
-        return await self._submit(link, body)
+        if request.method != "POST":
+            return self.refused(405, "Not allowed", "Only GET and POST.")
+        return await self._submit(link, await self.form(request, reader))
 
     def _link_for(self, target: str) -> SecretLink | None:
         prefix = "/setup/"
@@ -238,10 +179,6 @@ class SecretListener:
         return Reply(200, _page("Saved", f"<p>Saved {names}; you may close this tab.</p>"))
 
 
-_FAILED = (
-    "<p>Something went wrong and the values may not have been saved. Reload this page to "
-    "try again, or run <code>gwanjong setup</code> in a terminal.</p>"
-)
 _GONE = (
     "<p>This link is wrong, already used or expired. Ask the assistant to run setup again "
     "for a new one.</p>"
@@ -273,38 +210,3 @@ def _page(title: str, body: str) -> str:
         ".error{color:#b00}</style></head>"
         f"<body><h1>{html.escape(title)}</h1>{body}</body></html>"
     )
-
-
-_REASONS = {
-    200: "OK",
-    400: "Bad Request",
-    403: "Forbidden",
-    404: "Not Found",
-    405: "Method Not Allowed",
-    409: "Conflict",
-    413: "Content Too Large",
-    415: "Unsupported Media Type",
-    421: "Misdirected Request",
-    431: "Request Header Fields Too Large",
-    500: "Internal Server Error",
-    502: "Bad Gateway",
-}
-
-
-def http_response(reply: Reply) -> bytes:
-    """The whole HTTP response: never cached, framed nowhere, no Referer elsewhere."""
-    body = reply.body.encode("utf-8")
-    head = [
-        f"HTTP/1.1 {reply.status} {_REASONS.get(reply.status, 'Error')}",
-        "Content-Type: text/html; charset=utf-8",
-        f"Content-Length: {len(body)}",
-        f"Content-Security-Policy: {CSP}",
-        "X-Content-Type-Options: nosniff",
-        "X-Frame-Options: DENY",
-        "Referrer-Policy: same-origin",  # no-referrer would make browsers send `Origin: null`
-        "Cache-Control: no-store",
-        "Connection: close",
-    ]
-    if reply.status == 405:
-        head.append("Allow: GET, POST")
-    return ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body
