@@ -9,6 +9,7 @@ from typing import Any
 
 import anyio
 
+from gwanjong_gateway.cli.console import add_console
 from gwanjong_gateway.cli.logfile import add_log_file
 from gwanjong_gateway.cli.options import global_options
 from gwanjong_gateway.cli.token import add_token_commands
@@ -260,6 +261,7 @@ def parser() -> argparse.ArgumentParser:
     add_usage_and_init(sub)
     add_doctor(sub)
     add_token_commands(sub)
+    add_console(sub)
     return p
 
 

@@ -1,0 +1,159 @@
+"""Inbox, usage and health: where we were summoned, and how each platform is doing.
+
+The inbox is read without moving its cursors (`Peek`): looking here does not hide a
+summons from the model. Usage comes from the usage log (the last 7 days, what the
+session may read), drawn as SVG bars; health is each platform's two layers
+(`Upstreams.health`) and the record's paused writes, with a Resume button.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.to_thread
+
+from gwanjong_gateway.console.app import Console, Refusal
+from gwanjong_gateway.console.charts import Bar, bars
+from gwanjong_gateway.console.guard import Session
+from gwanjong_gateway.console.text import line, safe_url, shown
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.scout import inbox
+from gwanjong_shared.contract.errors import PlatformError
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+WEEK_S = 7 * 86400
+INBOX_ROWS = 60
+
+
+class Peek:
+    """The inbox's cursors, read but never moved."""
+
+    def __init__(self, cursors: inbox.CursorStore) -> None:
+        self.cursors = cursors
+
+    async def aget(self, platform: str) -> str | None:
+        return await self.cursors.aget(platform)
+
+    async def aset(self, platform: str, cursor: str) -> None:
+        return None
+
+
+async def inbox_page(c: Console, request: Request, session: Session) -> Response:
+    names = c.gw.upstreams.names()
+    errors: dict[str, str] = {}
+    items: list[dict[str, Any]] = []
+    try:
+        acted = await c.gw.records.run(StrikeStore.acted_targets)
+        found, notes = await inbox.inbox(
+            c.gw.upstreams, acted, Peek(c.gw.cursors), names, INBOX_ROWS, c.config.safety.opt_out
+        )
+    except PlatformError as exc:
+        found, notes = [], {}
+        errors["record"] = line(exc.message, 300)
+    for name, note in notes.items():
+        errors[line(name, 40)] = line(note, 300)
+    for o in found:
+        p = o.post
+        items.append(
+            {
+                "platform": line(p.platform, 40),
+                "title": shown(p.title, 200),
+                "author": line(p.author, 80),
+                "body": shown(p.body, 600),
+                "url": safe_url(p.url),
+                "why": line(o.reason, 200),
+                "at": line(p.published_at or "", 40),
+            }
+        )
+    return c.render("inbox.html", session, items=items, errors=errors)
+
+
+def _charts(report: dict[str, Any]) -> dict[str, Any]:
+    calls: dict[str, float] = {}
+    errors: dict[str, dict[str, float]] = {}
+    p95: list[Bar] = []
+    for t in report["platform_tools"]:
+        plat = line(str(t["platform"]), 30)
+        calls[plat] = calls.get(plat, 0) + int(t["calls"])
+        for kind, n in dict(t["errors"]).items():
+            per = errors.setdefault(plat, {})
+            per[str(kind)] = per.get(str(kind), 0) + int(n)
+        if t.get("p95_ms") is not None:
+            p95.append(Bar(f"{plat} {line(str(t['tool']), 20)}", [("p95", float(t["p95_ms"]))]))
+    rates = [
+        Bar(
+            line(str(plat), 30),
+            [("left", float(w["remaining"] or 0))],
+            note=f"{w['remaining']} of {w['limit']} until {line(str(w['reset_at']), 30)}",
+        )
+        for plat, w in sorted(dict(report["rate_remaining"]).items())
+    ]
+    return {
+        "calls": bars(
+            "Calls per platform, last 7 days",
+            [Bar(k, [("calls", v)]) for k, v in sorted(calls.items())],
+        ),
+        "errors": bars(
+            "Errors by kind per platform, last 7 days",
+            [Bar(k, sorted(v.items())) for k, v in sorted(errors.items())],
+        ),
+        "p95": bars("p95 latency per platform tool, last 7 days", p95, " ms"),
+        "rates": bars("Rate-limit windows left", rates),
+        "totals": {
+            "calls": sum(calls.values()),
+            "errors": sum(sum(v.values()) for v in errors.values()),
+        },
+    }
+
+
+async def usage_page(c: Console, request: Request, session: Session) -> Response:
+    reader = c.reader(session)
+    trouble = ""
+    try:
+        report = await anyio.to_thread.run_sync(lambda: c.usage().report(WEEK_S, reader))
+    except Exception as exc:  # the usage log is a figure, never the page's failure
+        trouble = line(str(exc), 300)
+        report: dict[str, Any] = {"platform_tools": [], "rate_remaining": {}}
+    health: list[dict[str, Any]] = []
+    for name, row in c.gw.upstreams.health().items():
+        try:
+            paused = await c.gw.records.run(StrikeStore.paused, name)
+        except PlatformError as exc:
+            paused = f"(the record cannot say: {exc.message})"
+        inner: dict[str, Any] = row.get("platform", {})
+        health.append(
+            {
+                "name": line(name, 40),
+                "server": line(str(row.get("health", "")), 40),
+                "reason": line(str(row.get("reason", "")), 300),
+                "platform": line(str(inner.get("state", "")), 40),
+                "detail": line(str(inner.get("detail", "")), 300),
+                "checked": line(str(inner.get("checked_at", "")), 40),
+                "paused": line(paused, 300),
+            }
+        )
+    return c.render(
+        "usage.html",
+        session,
+        charts=_charts(report),
+        health=health,
+        trouble=trouble,
+        may_resume=session.principal is None or session.principal in c.config.review.approvers,
+    )
+
+
+async def resume(c: Console, request: Request, session: Session) -> Response:
+    form = await c.form(request, session)
+    if session.principal is not None and session.principal not in c.config.review.approvers:
+        raise Refusal(403, "Only the operator or an approver may resume a platform's writes.")
+    name = form.get("platform", "")
+    if name not in c.gw.upstreams.names():
+        raise Refusal(404, "No such platform: nothing changed.")
+    await c.gw.records.run(StrikeStore.clear_pause, name)
+    from starlette.responses import RedirectResponse
+
+    return RedirectResponse("/usage", status_code=303)
