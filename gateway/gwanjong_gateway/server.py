@@ -89,7 +89,7 @@ def build_gateway(
         if config.console.enabled:  # imported only when on: nothing at start-up otherwise
             from gwanjong_gateway.console.serve import serve_for_gateway
 
-            console = serve_for_gateway(gw)
+            console = serve_for_gateway(gw, usage)
         try:
             yield {"gateway": gw}
         finally:

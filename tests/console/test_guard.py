@@ -83,7 +83,13 @@ async def test_a_form_from_another_origin_changes_nothing(
         approval_id = await pending(s)
         csrf = await sign_in(s)
         form = {"csrf": csrf, "decision": "approve"}
-        for origin in ({"origin": "http://evil.example"}, {"origin": "null"}, {}):
+        for origin in (
+            {"origin": "http://evil.example"},
+            {"origin": "null"},
+            {},
+            {"origin": "null", "sec-fetch-site": "cross-site"},
+            {"origin": "http://evil.example", "sec-fetch-site": "same-origin"},
+        ):
             refused = await s.http.post(f"/approvals/{approval_id}", data=form, headers=origin)
             assert refused.status_code == 403, origin
         assert (await approval(gw, approval_id)).status is ApprovalStatus.PENDING

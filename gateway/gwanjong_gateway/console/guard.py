@@ -119,6 +119,17 @@ def origins_for(host: str, port: int) -> tuple[set[str], set[str]]:
     return hosts, {f"http://{h}" for h in hosts}
 
 
+def same_origin(headers: dict[str, str], origins: set[str]) -> bool:
+    """Whether an unsafe request comes from the console's own pages. Its Origin is ours;
+    or, under `Referrer-Policy: no-referrer`, a browser sends `Origin: null` for a form
+    POST even to its own origin, and then its `Sec-Fetch-Site` (which no page can set)
+    must say same-origin."""
+    origin = headers.get("origin", "").lower()
+    if origin in origins:
+        return True
+    return origin in ("", "null") and headers.get("sec-fetch-site", "") == "same-origin"
+
+
 class Guard:
     """ASGI middleware: the Host check on every request, the Origin check on every
     unsafe one, and the security headers on every answer."""
@@ -137,8 +148,7 @@ class Guard:
         if headers.get("host", "").lower() not in hosts:
             problem = "This console answers only at its own address (the Host header differs)."
         elif scope.get("method", "GET") not in ("GET", "HEAD"):
-            origin = headers.get("origin", "")
-            if origin.lower() not in origins:
+            if not same_origin(headers, origins):
                 problem = "This form came from another site (its Origin is not this console's): refused, nothing changed."
 
         async def with_headers(message: dict[str, Any]) -> None:
@@ -149,7 +159,9 @@ class Guard:
 
         if problem:
             body = (
-                "<!doctype html><title>Refused</title><h1>Refused</h1><p>" + problem + "</p>"
+                "<!doctype html><title>Refused</title><main><h1>Refused</h1><p>"
+                + problem
+                + "</p></main>"
             ).encode()
             await with_headers(
                 {

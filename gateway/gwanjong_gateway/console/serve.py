@@ -17,6 +17,7 @@ from gwanjong_gateway.console.routes import build_app
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.platforms.watched import Watched
 from gwanjong_gateway.team.auth import is_loopback
+from gwanjong_gateway.usage.log import UsageLog
 
 log = logging.getLogger(__name__)
 
@@ -87,13 +88,13 @@ def for_gateway(gw: Gateway, **kwargs: Any) -> Console:
     return Console(gw, host=section.host, port=section.port, **kwargs)
 
 
-def serve_for_gateway(gw: Gateway) -> Watched:
+def serve_for_gateway(gw: Gateway, usage: UsageLog | None = None) -> Watched:
     """The gateway's lifespan: refuse a console without sign-in off loopback (the
     gateway does not start), else serve it in the background; the link goes to stderr
     (stdout is the MCP wire)."""
     import sys
 
-    console = for_gateway(gw)
+    console = for_gateway(gw, usage=usage)  # the gateway's own log: its figures, unflushed too
     problem = bind_problem(console)
     if problem:
         raise RuntimeError(f"[console] {problem}")
