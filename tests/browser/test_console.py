@@ -58,7 +58,9 @@ async def test_sign_in_once_then_approve_writes_exactly_once(
         # sign in again: the first page's cookie was cleared above (one shared profile)
         page, seen = await lv.signed_in()
         await page.click(f"a[href='/approvals/{approval_id}'] >> nth=0")
-        assert "Guards around each await fixed it for us." in await page.inner_text("pre.platform >> nth=0")
+        assert "Guards around each await fixed it for us." in await page.inner_text(
+            "pre.platform >> nth=0"
+        )
         await lv.shot(page, "approval")
         await page.click("button.approve")
         outcome = await page.inner_text("#outcome")

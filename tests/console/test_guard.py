@@ -21,14 +21,18 @@ pytestmark = pytest.mark.anyio
 TOPIC = "rust async cancellation"
 
 
-def gateway(tmp_path: Path, forum: FakePlatform, tables: dict[str, dict[str, object]] | None = None) -> tuple[Gateway, object]:
+def gateway(
+    tmp_path: Path, forum: FakePlatform, tables: dict[str, dict[str, object]] | None = None
+) -> tuple[Gateway, object]:
     config = parse(config_text(tmp_path, ["devto"], "confirm", tables=tables))
     gw = Gateway(config, environ={}, transports={"devto": forum.server()})
     return gw, build_gateway(config, gateway=gw)
 
 
 async def pending(s: Served) -> int:
-    answer = await strike(s.client, "devto", "Rust async", "post", "Guards around every await.", TOPIC)
+    answer = await strike(
+        s.client, "devto", "Rust async", "post", "Guards around every await.", TOPIC
+    )
     assert answer["status"] == "pending_approval", answer
     return int(answer["approval"]["id"])
 

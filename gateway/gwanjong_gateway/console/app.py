@@ -54,6 +54,8 @@ class Console:
         self.sessions = Sessions(self.config.console.session_s, clock)
         self._usage = usage
         self._env: Environment | None = None
+        #: the usage page's last figures per reader: (when read, report)
+        self.usage_cache: dict[str, tuple[float, dict[str, Any]]] = {}
 
     # -- addresses and sign-in -----------------------------------------------------------
 
