@@ -147,9 +147,10 @@ class Guard:
         problem = ""
         if headers.get("host", "").lower() not in hosts:
             problem = "This console answers only at its own address (the Host header differs)."
-        elif scope.get("method", "GET") not in ("GET", "HEAD"):
-            if not same_origin(headers, origins):
-                problem = "This form came from another site (its Origin is not this console's): refused, nothing changed."
+        elif scope.get("method", "GET") not in ("GET", "HEAD") and not same_origin(
+            headers, origins
+        ):
+            problem = "This form came from another site (its Origin is not this console's): refused, nothing changed."
 
         async def with_headers(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":

@@ -30,6 +30,7 @@ WEEK_S = 7 * 86400
 #: the usage figures are read again after this long (reading a busy week's log takes
 #: ~0.1-0.2 s; the page says when its figures were read)
 USAGE_FRESH_S = 10.0
+EMPTY_USAGE: dict[str, Any] = {"platform_tools": [], "rate_remaining": {}}
 INBOX_ROWS = 60
 
 
@@ -129,7 +130,7 @@ async def usage_page(c: Console, request: Request, session: Session) -> Response
             c.usage_cache[key] = (at, report)
         except Exception as exc:  # the usage log is a figure, never the page's failure
             trouble = line(str(exc), 300)
-            report, at = {"platform_tools": [], "rate_remaining": {}}, now
+            report, at = EMPTY_USAGE, now
     health: list[dict[str, Any]] = []
     for name, row in c.gw.upstreams.health().items():
         try:
