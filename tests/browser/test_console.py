@@ -211,8 +211,9 @@ async def test_a_hostile_corpus_renders_inert_and_bounded(
             response = await page.goto(base + path)
             assert response is not None and response.status == 200, path
             await inert(page, path)
-        await lv.shot(page, "hostile")
         await page.goto(f"{base}/approvals/{approval_id}")
+        await page.locator("h2", has_text="The post it answers").scroll_into_view_if_needed()
+        await lv.shot(page, "hostile")
         await page.click("button.decline")
         record = (await lv.gw.records.run(StrikeStore.approval, approval_id)).record  # type: ignore[union-attr]
         await page.goto(f"{base}/history/{record}")

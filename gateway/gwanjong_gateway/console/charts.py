@@ -14,9 +14,9 @@ from markupsafe import Markup
 #: kinds of error in a fixed order, each its own colour class (console.css)
 PALETTE = 6
 ROW = 26
-LABEL_W = 150
+LABEL_W = 170
 BAR_W = 300
-VALUE_W = 110
+VALUE_W = 150
 
 
 @dataclass(frozen=True)
@@ -26,15 +26,16 @@ class Bar:
     note: str = ""  # shown after the bar (default: the total)
 
 
-def bars(title: str, rows: list[Bar], unit: str = "") -> Markup:
+def bars(title: str, rows: list[Bar], unit: str = "", top: float | None = None) -> Markup:
     """A horizontal bar chart (stacked when a row has several parts), with a legend of
-    the series names."""
+    the series names. ``top``: the value of a full bar (default: the largest row)."""
     series: list[str] = []
     for r in rows:
         for name, _ in r.parts:
             if name not in series:
                 series.append(name)
-    top = max((sum(v for _, v in r.parts) for r in rows), default=0.0) or 1.0
+    if top is None:
+        top = max((sum(v for _, v in r.parts) for r in rows), default=0.0) or 1.0
     legend_h = ROW if len(series) > 1 else 0
     height = legend_h + ROW * max(len(rows), 1) + 6
     width = LABEL_W + BAR_W + VALUE_W

@@ -92,8 +92,8 @@ def _charts(report: dict[str, Any]) -> dict[str, Any]:
     rates = [
         Bar(
             line(str(plat), 30),
-            [("left", float(w["remaining"] or 0))],
-            note=f"{w['remaining']} of {w['limit']} until {line(str(w['reset_at']), 30)}",
+            [("left", 100.0 * float(w["remaining"] or 0) / max(float(w["limit"] or 1), 1.0))],
+            note=f"{w['remaining']} of {w['limit']} left",
         )
         for plat, w in sorted(dict(report["rate_remaining"]).items())
     ]
@@ -107,7 +107,11 @@ def _charts(report: dict[str, Any]) -> dict[str, Any]:
             [Bar(k, sorted(v.items())) for k, v in sorted(errors.items())],
         ),
         "p95": bars("p95 latency per platform tool, last 7 days", p95, " ms"),
-        "rates": bars("Rate-limit windows left", rates),
+        "rates": bars("Rate-limit windows left, share of each window", rates, top=100.0),
+        "rate_notes": [
+            f"{line(str(p), 30)}: {w['remaining']} of {w['limit']} left ({line(str(w['tool']), 30)}), resets {line(str(w['reset_at']), 30)}"
+            for p, w in sorted(dict(report["rate_remaining"]).items())
+        ],
         "totals": {
             "calls": sum(calls.values()),
             "errors": sum(sum(v.values()) for v in errors.values()),
