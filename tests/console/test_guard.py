@@ -142,3 +142,22 @@ async def test_a_non_loopback_console_without_auth_is_refused(
     assert bind_problem(Console(gw, host="127.0.0.1")) is None
     problem = bind_problem(Console(gw, host="0.0.0.0"))
     assert problem is not None and "[auth]" in problem
+
+
+async def test_the_gateway_will_not_start_a_console_off_loopback_without_auth(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    from fastmcp import Client
+
+    config = parse(
+        config_text(
+            tmp_path, ["devto"], "confirm", tables={"console": {"enabled": True, "host": "0.0.0.0"}}
+        )
+    )
+    gw = Gateway(config, environ={}, transports={"devto": forum.server()})
+    with pytest.raises(Exception) as raised:  # the lifespan's error, however FastMCP wraps it
+        async with Client(build_gateway(config, gateway=gw)) as client:
+            await client.list_tools()
+    assert "refusing to serve the console on 0.0.0.0" in repr(raised.value) + repr(
+        raised.value.__cause__
+    ) + str(getattr(raised.value, "exceptions", ""))

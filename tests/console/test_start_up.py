@@ -78,3 +78,53 @@ def test_on_the_gateway_serves_it_and_prints_the_link_to_stderr(tmp_path: Path) 
     assert done.stdout.split() == ["sign-in", "answered", "303", "imported"]
     assert "gwanjong console: open http://127.0.0.1:" in done.stderr
     assert "/signin/" in done.stderr and "/signin/" not in done.stdout
+
+
+def test_gwanjong_console_prints_a_link_that_signs_in_once(tmp_path: Path) -> None:
+    import httpx
+
+    toml = tmp_path / "gateway.toml"
+    toml.write_text(config_text(tmp_path / "state", [], "dry-run"), encoding="utf-8")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gwanjong_gateway", "console", "--config", str(toml)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    )
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline().strip()
+        assert first.startswith("gwanjong console: open http://127.0.0.1:"), first
+        link = first.removeprefix("gwanjong console: open ")
+        with httpx.Client(timeout=30) as http:
+            assert http.get(link).status_code == 303
+            assert http.get(link).status_code == 403
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert proc.returncode == 0
+
+
+def test_gwanjong_console_off_loopback_without_auth_is_refused(tmp_path: Path) -> None:
+    toml = tmp_path / "gateway.toml"
+    toml.write_text(config_text(tmp_path / "state", [], "dry-run"), encoding="utf-8")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gwanjong_gateway",
+            "console",
+            "--config",
+            str(toml),
+            "--host",
+            "0.0.0.0",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2
+    assert "refusing to serve the console on 0.0.0.0 without sign-in" in done.stderr
+    assert done.stdout == ""

@@ -92,3 +92,29 @@ async def test_each_person_sees_their_own_approvals_approvers_all(
         await sign_in_as(s, tokens["audrey"])
         assert (await s.http.get(f"/history/{record}")).status_code == 200
     assert len(forum.writes) == 1
+
+
+async def test_a_jwt_signs_in_as_the_http_gateway_would_accept_it(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    from joserfc.jwk import RSAKey
+
+    from tests.gateway.test_auth_jwt_http import Issuer, auth_table
+
+    issuer = Issuer(tmp_path)
+    config = parse(
+        config_text(tmp_path / "state", ["devto"], "confirm", tables=auth_table(issuer.jwks))
+    )
+    gw = Gateway(config, environ={}, transports={"devto": forum.server()})
+    async with serving(gw, build_gateway(config, gateway=gw)) as s:
+        stranger = RSAKey.generate_key(2048, parameters={"kid": "k1"})
+        for bad in (
+            issuer.token("mallory", exp=1),  # expired
+            issuer.token("mallory", key=stranger),  # not the identity provider's key
+            issuer.token("mallory", aud="https://elsewhere.example/"),
+        ):
+            refused = await s.http.post("/signin", data={"token": bad}, headers=ORIGIN)
+            assert refused.status_code == 403 and "set-cookie" not in refused.headers
+        await sign_in_as(s, issuer.token("dana"))
+        page = await s.http.get("/approvals")
+        assert page.status_code == 200 and "dana" in page.text
