@@ -161,3 +161,44 @@ async def test_the_gateway_will_not_start_a_console_off_loopback_without_auth(
     assert "refusing to serve the console on 0.0.0.0" in repr(raised.value) + repr(
         raised.value.__cause__
     ) + str(getattr(raised.value, "exceptions", ""))
+
+
+async def test_hidden_characters_in_the_text_to_send_are_flagged(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    gw, mcp = gateway(tmp_path, forum)
+    async with serving(gw, mcp) as s:  # type: ignore[arg-type]
+        answer = await strike(
+            s.client, "devto", "Rust async", "post", "Guards\u202e around\u200b awaits.", TOPIC
+        )
+        approval_id = int(answer["approval"]["id"])
+        await sign_in(s)
+        page = await s.http.get(f"/approvals/{approval_id}")
+        assert "hidden or control characters" in page.text
+        assert "\u202e" not in page.text and "\u200b" not in page.text
+        plain = await strike(s.client, "devto", "Rust async", "post", "Plain words.", TOPIC)
+        other = await s.http.get(f"/approvals/{plain['approval']['id']}")
+        assert "hidden or control characters" not in other.text
+
+
+async def test_resume_clears_a_pause_and_needs_the_csrf_token(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    from gwanjong_gateway.record.store import StrikeStore
+
+    gw, mcp = gateway(tmp_path, forum)
+    async with serving(gw, mcp) as s:  # type: ignore[arg-type]
+        for _ in range(3):
+            await gw.records.run(StrikeStore.record_failure, "devto", "HTTP 500", 3)
+        csrf = await sign_in(s)
+        page = await s.http.get("/usage")
+        assert "paused" in page.text and "Resume devto" in page.text
+        refused = await s.http.post("/usage/resume", data={"platform": "devto"}, headers=ORIGIN)
+        assert refused.status_code == 403
+        assert await gw.records.run(StrikeStore.paused, "devto")
+        done = await s.http.post(
+            "/usage/resume", data={"platform": "devto", "csrf": csrf}, headers=ORIGIN
+        )
+        assert done.status_code == 303
+        assert await gw.records.run(StrikeStore.paused, "devto") == ""
+        assert "Resume devto" not in (await s.http.get("/usage")).text

@@ -23,6 +23,7 @@ from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Channel
 from gwanjong_gateway.rules.ledger import RECORDED, Strike, StrikeAction, StrikeStatus
 from gwanjong_gateway.strike.results import StrikeResult
 from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.contract.untrusted import has_hidden
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -51,6 +52,8 @@ def approval_view(a: Approval, now: float) -> dict[str, Any]:
         "title": shown(a.title, 300),
         "text": shown(a.text),
         "chars": len(a.text),
+        # shown cleaned, but sent as is: the person must know the difference exists
+        "hidden": has_hidden(a.text) or has_hidden(a.title),
         "digest": a.digest,
         "created": when(a.created_at),
         "expires": when(a.expires_at),
