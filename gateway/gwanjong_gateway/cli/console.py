@@ -69,12 +69,14 @@ def add_console(sub: Any) -> None:
     c.add_argument(
         "--host",
         dest="console_host",
+        metavar="H",
         default=None,
         help="address (default: [console] host, 127.0.0.1; any other needs [auth])",
     )
     c.add_argument(
         "--port",
         dest="console_port",
+        metavar="N",
         type=int,
         default=None,
         help="port (default: [console] port; 0 = a random free port)",
