@@ -62,7 +62,11 @@ async def test_sign_in_once_then_approve_writes_exactly_once(
             "pre.platform >> nth=0"
         )
         await lv.shot(page, "approval")
-        await page.click("button.approve")
+        # by keyboard: the first Tab reaches the skip link; Enter on Approve submits it
+        await page.keyboard.press("Tab")
+        assert await page.evaluate("document.activeElement.className") == "skip"
+        await page.focus("button.approve")
+        await page.keyboard.press("Enter")
         outcome = await page.inner_text("#outcome")
         assert outcome.startswith("posted"), outcome
         clean(seen)

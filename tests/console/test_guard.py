@@ -202,3 +202,17 @@ async def test_resume_clears_a_pause_and_needs_the_csrf_token(
         assert done.status_code == 303
         assert await gw.records.run(StrikeStore.paused, "devto") == ""
         assert "Resume devto" not in (await s.http.get("/usage")).text
+
+
+async def test_an_oversized_form_is_refused_before_it_is_read(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    gw, mcp = gateway(tmp_path, forum)
+    async with serving(gw, mcp) as s:  # type: ignore[arg-type]
+        approval_id = await pending(s)
+        csrf = await sign_in(s)
+        form = {"csrf": csrf, "decision": "approve", "text": "x" * (600 * 1024)}
+        refused = await s.http.post(f"/approvals/{approval_id}", data=form, headers=ORIGIN)
+        assert refused.status_code == 403 and "too large" in refused.text
+        assert (await approval(gw, approval_id)).status is ApprovalStatus.PENDING
+    assert forum.writes == []

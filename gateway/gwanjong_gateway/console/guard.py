@@ -36,6 +36,10 @@ HEADERS = {
 }
 
 
+#: the largest form the console accepts (an edited text is at most a few tens of KB)
+MAX_BODY = 512 * 1024
+
+
 @dataclass
 class Session:
     """A signed-in person. ``principal`` None: the operator (the one-time link), who
@@ -145,7 +149,10 @@ class Guard:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         hosts, origins = self.allowed()
         problem = ""
-        if headers.get("host", "").lower() not in hosts:
+        length = headers.get("content-length", "0")
+        if not length.isdigit() or int(length) > MAX_BODY:
+            problem = "This request is too large for the console: refused, nothing changed."
+        elif headers.get("host", "").lower() not in hosts:
             problem = "This console answers only at its own address (the Host header differs)."
         elif scope.get("method", "GET") not in ("GET", "HEAD") and not same_origin(
             headers, origins
