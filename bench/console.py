@@ -5,8 +5,9 @@ the real chain (a fake forum in-process, writes = confirm). Requests go through 
 console's ASGI app in-process (no TCP: the page's own work); the baseline is the
 stylesheet served by the same app (the floor any request pays), and each ratio is the
 page's p95 over the baseline's. Target: every page under 200 ms at p95. The usage page
-reads the usage log again after 10 s (`USAGE_FRESH_S`); its "uncached" row reads it on
-every request (the cost of the first look, and of each look 10 s later).
+answers from the figures it read last and reads the usage log again in the background
+once they are 10 s old (`USAGE_FRESH_S`); its "uncached" row empties that cache before
+each request: the cost of the first look after the console starts.
 
 Then start-up: a child Python builds the gateway and lists its tools, console off vs on
 (ROUNDS_START rounds each, alternating), and says whether the console package was

@@ -4,7 +4,7 @@ sandbox (browser tier): sign in, make a pending approval or a hand-off."""
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -33,9 +33,11 @@ class Served:
 
 
 @asynccontextmanager
-async def serving(gw: Gateway, mcp: FastMCP[Any]) -> AsyncIterator[Served]:
+async def serving(
+    gw: Gateway, mcp: FastMCP[Any], clock: Callable[[], float] | None = None
+) -> AsyncIterator[Served]:
     """The MCP client open (the gateway's lifespan runs) and the console app in-process."""
-    console = Console(gw, port=PORT)
+    console = Console(gw, port=PORT) if clock is None else Console(gw, port=PORT, clock=clock)
     transport = httpx.ASGITransport(app=build_app(console))
     async with (
         Client(mcp) as client,

@@ -7,6 +7,7 @@ history) and `health_pages` (inbox, usage and health).
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -56,6 +57,8 @@ class Console:
         self._env: Environment | None = None
         #: the usage page's last figures per reader: (when read, report)
         self.usage_cache: dict[str, tuple[float, dict[str, Any]]] = {}
+        #: background reads of the usage log under way, per reader
+        self.usage_reading: dict[str, asyncio.Task[Any]] = {}
 
     # -- addresses and sign-in -----------------------------------------------------------
 

@@ -26,9 +26,16 @@ class Bar:
     note: str = ""  # shown after the bar (default: the total)
 
 
-def bars(title: str, rows: list[Bar], unit: str = "", top: float | None = None) -> Markup:
+def bars(
+    title: str,
+    rows: list[Bar],
+    unit: str = "",
+    top: float | None = None,
+    legend: bool | None = None,
+) -> Markup:
     """A horizontal bar chart (stacked when a row has several parts), with a legend of
-    the series names. ``top``: the value of a full bar (default: the largest row)."""
+    the series names (default: when there are several). ``top``: the value of a full bar
+    (default: the largest row)."""
     series: list[str] = []
     for r in rows:
         for name, _ in r.parts:
@@ -36,7 +43,7 @@ def bars(title: str, rows: list[Bar], unit: str = "", top: float | None = None) 
                 series.append(name)
     if top is None:
         top = max((sum(v for _, v in r.parts) for r in rows), default=0.0) or 1.0
-    legend_h = ROW if len(series) > 1 else 0
+    legend_h = ROW if (len(series) > 1 if legend is None else legend and series) else 0
     height = legend_h + ROW * max(len(rows), 1) + 6
     width = LABEL_W + BAR_W + VALUE_W
     out = [
