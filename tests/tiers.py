@@ -9,6 +9,7 @@ marked here by what they need, so a test file needs no marker of its own:
 - ``postgres``: needs a PostgreSQL server (tests/postgres)
 - ``install``: builds or installs packages (tests/install)
 - ``external``: runs external clients (tests/external: Inspector, conformance suite)
+- ``browser``: drives Debian's headless Chromium through Playwright (tests/browser: the console)
 
 A test file whose module-level ``pytestmark`` names a slow tier (``pytestmark =
 [pytest.mark.anyio, pytest.mark.sandbox]``) is in that tier as a whole, and the fast tier
@@ -28,9 +29,15 @@ from pathlib import Path
 
 import pytest
 
-SLOW = ("sandbox", "stdio", "e2e", "postgres", "install", "external")
+SLOW = ("sandbox", "stdio", "e2e", "postgres", "install", "external", "browser")
 #: tests/<dir> whose tests are all in one tier
-_BY_DIR = {"postgres": "postgres", "install": "install", "external": "external", "e2e": "e2e"}
+_BY_DIR = {
+    "postgres": "postgres",
+    "install": "install",
+    "external": "external",
+    "e2e": "e2e",
+    "browser": "browser",
+}
 _SANDBOX_FIXTURES = {"sandbox", "sandbox_session"}
 ENV = "GWANJONG_ALL_TIERS"
 
@@ -40,7 +47,7 @@ def add_option(parser: pytest.Parser) -> None:
         "--all-tiers",
         action="store_true",
         default=False,
-        help="run every tier (sandbox, stdio, e2e, postgres, install, external), not only the fast one",
+        help="run every tier (sandbox, stdio, e2e, postgres, install, external, browser), not only the fast one",
     )
 
 

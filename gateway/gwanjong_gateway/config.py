@@ -183,6 +183,19 @@ class ReviewSection(_Strict):
         return AuthSection._auditor_names(names)  # pyright: ignore[reportPrivateUsage]
 
 
+class ConsoleSection(_Strict):
+    """The local web console (`gwanjong console`; the gateway serves it too when enabled)."""
+
+    #: the gateway process serves the console beside MCP (its own listener)
+    enabled: bool = False
+    #: where it listens; a non-loopback host needs [auth] (as for the MCP endpoint)
+    host: str = "127.0.0.1"
+    #: 0 = a random free port
+    port: Annotated[int, Field(ge=0, le=65535)] = 0
+    #: how long a signed-in session lasts
+    session_s: Annotated[float, Field(ge=60, le=30 * 86400)] = 12 * 3600.0
+
+
 class StoreSection(_Strict):
     """Where the strike record lives: "" = the SQLite file in state_dir; a PostgreSQL URL
     shares one record between gateway processes (`${VAR}` is expanded when it opens)."""
@@ -211,6 +224,7 @@ class GatewayConfig(_Strict):
     auth: AuthSection = Field(default_factory=AuthSection)
     store: StoreSection = Field(default_factory=StoreSection)
     review: ReviewSection = Field(default_factory=ReviewSection)
+    console: ConsoleSection = Field(default_factory=ConsoleSection)
     platforms: dict[str, PlatformConfig] = Field(default_factory=dict)
 
     @model_validator(mode="after")

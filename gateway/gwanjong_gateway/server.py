@@ -91,11 +91,18 @@ def build_gateway(
         # (A plain task, not a task group: FastMCP may leave the lifespan from another task.)
         # Watched: a failure is logged and shown by status, not swallowed.
         gw.upstreams.background.start(start())
+        console = None
+        if config.console.enabled:  # imported only when on: nothing at start-up otherwise
+            from gwanjong_gateway.console.serve import serve_for_gateway
+
+            console = serve_for_gateway(gw, usage)
         try:
             yield {"gateway": gw}
         finally:
             with anyio.CancelScope(shield=True):
                 await gw.upstreams.background.stop()
+                if console is not None:
+                    await console.stop()
             await gw.upstreams.close_all()
             await gw.secret_listener.close()
             await pages.close()

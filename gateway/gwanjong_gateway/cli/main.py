@@ -10,6 +10,7 @@ from typing import Any
 
 import anyio
 
+from gwanjong_gateway.cli.console import add_console
 from gwanjong_gateway.cli.logfile import add_log_file
 from gwanjong_gateway.cli.options import global_options
 from gwanjong_gateway.cli.review import add_review
@@ -263,6 +264,7 @@ def parser() -> argparse.ArgumentParser:
     add_doctor(sub)
     add_token_commands(sub)
     add_review(sub)
+    add_console(sub)
     return p
 
 

@@ -1,0 +1,91 @@
+"""`gwanjong console`: serve the local web console and print its one-time sign-in link."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from gwanjong_gateway.cli.options import LOG_LEVELS
+
+
+def _console(args: argparse.Namespace) -> int:
+    from gwanjong_gateway.cli.lean import loop_options
+    from gwanjong_gateway.cli.logfile import add_log_file
+    from gwanjong_gateway.cli.serve_loop import run_until_signal
+    from gwanjong_gateway.config import load
+    from gwanjong_gateway.console import serve as console_serve
+    from gwanjong_gateway.gateway import Gateway
+    from gwanjong_shared.kit.logs import configure_logging
+    from gwanjong_shared.kit.quiet import quiet_fastmcp
+
+    config, _path = load(args.config)
+    gateway = Gateway(config)
+    console = console_serve.for_gateway(gateway)
+    if args.console_host is not None:
+        console.host = args.console_host
+    if args.console_port is not None:
+        console.port = args.console_port
+    problem = console_serve.bind_problem(console)
+    if problem:
+        print(f"gwanjong console: {problem}", file=sys.stderr)
+        return 2
+    quiet_fastmcp()
+    configure_logging(args.log_level)
+    add_log_file(config)
+
+    def announce(link: str) -> None:
+        print(f"gwanjong console: open {link}", flush=True)
+        print(
+            "  (the link signs you in once; run `gwanjong console` again for a new one)",
+            flush=True,
+        )
+
+    async def serve() -> None:
+        try:
+            await console_serve.serve(console, announce)
+        except OSError as exc:
+            print(
+                f"gwanjong console: cannot listen on {console.host}:{console.port}: {exc.strerror or exc}",
+                file=sys.stderr,
+            )
+
+    async def stop() -> None:
+        import anyio
+
+        with anyio.move_on_after(10):
+            await gateway.upstreams.close_all()
+        gateway.close_store()
+
+    run_until_signal(serve, stop, backend_options=loop_options())
+    return 0
+
+
+def add_console(sub: Any) -> None:
+    c = sub.add_parser(
+        "console", help="serve the local web console (approvals, hand-offs, history, usage)"
+    )
+    c.add_argument("--config", default=argparse.SUPPRESS, help="gateway.toml to use")
+    c.add_argument(
+        "--host",
+        dest="console_host",
+        metavar="H",
+        default=None,
+        help="address (default: [console] host, 127.0.0.1; any other needs [auth])",
+    )
+    c.add_argument(
+        "--port",
+        dest="console_port",
+        metavar="N",
+        type=int,
+        default=None,
+        help="port (default: [console] port; 0 = a random free port)",
+    )
+    c.add_argument(
+        "--log-level",
+        default=argparse.SUPPRESS,
+        type=str.upper,
+        choices=LOG_LEVELS,
+        help="how much to log to stderr (default WARNING)",
+    )
+    c.set_defaults(run=_console)

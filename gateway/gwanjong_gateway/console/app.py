@@ -1,0 +1,221 @@
+"""The console's Starlette app: sign-in, the session a page needs, rendering, routes.
+
+`Console` is built once per process over a `Gateway` (the same one the MCP server uses
+when the gateway serves it). The pages themselves are in `pages` (approvals, hand-offs,
+history) and `health_pages` (inbox, usage and health).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.console.guard import Session, Sessions, csrf_ok, origins_for
+from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.record.readers import EVERYONE, Reader
+from gwanjong_gateway.usage.log import UsageLog
+from gwanjong_shared.contract.untrusted import one_line
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+HERE = Path(__file__).parent
+Page = Callable[["Console", "Request", Session], Awaitable["Response"]]
+
+
+class Refusal(Exception):
+    """A request refused before anything changed (status, message for the page)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class Console:
+    def __init__(
+        self,
+        gw: Gateway,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        clock: Callable[[], float] = time.time,
+        usage: UsageLog | None = None,
+    ) -> None:
+        self.gw = gw
+        self.config: GatewayConfig = gw.config
+        self.host = host
+        self.port = port  # set to the bound port once listening (0: random)
+        self.clock = clock
+        self.sessions = Sessions(self.config.console.session_s, clock)
+        self._usage = usage
+        self._env: Environment | None = None
+        #: the usage page's last figures per reader: (when read, report)
+        self.usage_cache: dict[str, tuple[float, dict[str, Any]]] = {}
+        #: background reads of the usage log under way, per reader
+        self.usage_reading: dict[str, asyncio.Task[Any]] = {}
+
+    # -- addresses and sign-in -----------------------------------------------------------
+
+    @property
+    def team(self) -> bool:
+        return self.config.auth.mode != "none"
+
+    def allowed(self) -> tuple[set[str], set[str]]:
+        return origins_for(self.host, self.port)
+
+    def base_url(self) -> str:
+        shown = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{shown}:{self.port}"
+
+    def signin_link(self) -> str:
+        """A new one-time sign-in link for the operator."""
+        return f"{self.base_url()}/signin/{self.sessions.new_link()}"
+
+    @property
+    def cookie(self) -> str:  # cookies are not per port: two consoles must not share one
+        return f"gwanjong_console_{self.port}"
+
+    # -- who is asking -------------------------------------------------------------------
+
+    def reader(self, session: Session) -> Reader:
+        """Whose records ``session`` reads: everyone's for the operator and `[auth] auditors`."""
+        if session.principal is None or session.principal in self.config.auth.auditors:
+            return EVERYONE
+        return Reader.only(session.principal)
+
+    def approvals_of(self, session: Session) -> str | None:
+        """Whose approvals ``session`` sees (None: everyone's, for the operator and approvers)."""
+        if session.principal is None or session.principal in self.config.review.approvers:
+            return None
+        return session.principal
+
+    def usage(self) -> UsageLog:
+        if self._usage is None:
+            from gwanjong_gateway.usage.pg import open_usage
+
+            self._usage = open_usage(self.config, self.gw.environ)
+        return self._usage
+
+    # -- rendering -----------------------------------------------------------------------
+
+    def env(self) -> Environment:
+        if self._env is None:
+            from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+            self._env = Environment(
+                loader=FileSystemLoader(HERE / "templates"),
+                autoescape=select_autoescape(default=True, default_for_string=True),
+                trim_blocks=True,
+                lstrip_blocks=True,
+            )
+        return self._env
+
+    def render(
+        self, name: str, session: Session | None, status: int = 200, **values: Any
+    ) -> Response:
+        from starlette.responses import HTMLResponse
+
+        html = self.env().get_template(name).render(session=session, team=self.team, **values)
+        return HTMLResponse(html, status_code=status)
+
+    def refused(self, status: int, message: str, session: Session | None = None) -> Response:
+        return self.render("refused.html", session, status=status, message=message)
+
+    async def form(self, request: Request, session: Session) -> dict[str, str]:
+        """The POSTed form, once its CSRF token is the session's (else Refusal)."""
+        data = await request.form(max_files=0, max_fields=20, max_part_size=64 * 1024)
+        fields = {k: v for k, v in data.items() if isinstance(v, str)}
+        if not csrf_ok(session, fields.get("csrf")):
+            raise Refusal(
+                403,
+                "This form's CSRF token is missing or wrong: refused, nothing changed. Reload the page and try again.",
+            )
+        return fields
+
+    def signed_in(self, page: Page) -> Callable[[Request], Awaitable[Response]]:
+        """A route that needs a session; without one, the way to sign in."""
+
+        async def route(request: Request) -> Response:
+            session = self.sessions.get(request.cookies.get(self.cookie))
+            if session is None:
+                how = (
+                    "Sign in on /signin with your token, or run `gwanjong console` for a new link."
+                    if self.team
+                    else "Run `gwanjong console` again for a new sign-in link."
+                )
+                return self.render("signed_out.html", None, status=401, how=how)
+            try:
+                return await page(self, request, session)
+            except Refusal as exc:
+                return self.refused(exc.status, exc.message, session)
+
+        return route
+
+    # -- sign-in routes ------------------------------------------------------------------
+
+    async def link_signin(self, request: Request) -> Response:
+        session = self.sessions.redeem(str(request.path_params["token"]))
+        if session is None:
+            return self.refused(
+                403,
+                "This sign-in link was used already, has expired or was never issued. "
+                "Run `gwanjong console` again for a new one.",
+            )
+        return self._enter(session)
+
+    async def token_form(self, request: Request) -> Response:
+        if not self.team:
+            return self.refused(404, "Sign in with the link `gwanjong console` printed.")
+        return self.render("signin.html", None)
+
+    async def token_signin(self, request: Request) -> Response:
+        if not self.team:
+            return self.refused(404, "Sign in with the link `gwanjong console` printed.")
+        data = await request.form(max_files=0, max_fields=5, max_part_size=16 * 1024)
+        token = data.get("token")
+        from gwanjong_gateway.team.auth import build_auth
+
+        verifier = build_auth(self.config)
+        access = None
+        if verifier is not None and isinstance(token, str) and token.strip():
+            access = await verifier.verify_token(token.strip())
+        if access is None:
+            return self.render(
+                "signin.html", None, status=403, error="That token is wrong, expired or revoked."
+            )
+        name = one_line(access.subject or access.client_id or "", 200)
+        if not name:
+            return self.render("signin.html", None, status=403, error="That token names nobody.")
+        return self._enter(self.sessions.start(name, name))
+
+    def _enter(self, session: Session) -> Response:
+        from starlette.responses import RedirectResponse
+
+        response = RedirectResponse("/approvals", status_code=303)
+        response.set_cookie(
+            self.cookie,
+            session.id,
+            max_age=int(self.config.console.session_s),
+            httponly=True,
+            samesite="strict",
+            path="/",
+        )
+        return response
+
+    async def signout(self, request: Request, session: Session) -> Response:
+        from starlette.responses import RedirectResponse
+
+        await self.form(request, session)
+        self.sessions.end(session.id)
+        response = RedirectResponse("/signed-out", status_code=303)
+        response.delete_cookie(self.cookie, path="/")
+        return response
+
+    async def signed_out(self, request: Request) -> Response:
+        return self.render("signed_out.html", None, how="You are signed out.")

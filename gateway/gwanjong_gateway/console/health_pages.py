@@ -1,0 +1,192 @@
+"""Inbox, usage and health: where we were summoned, and how each platform is doing.
+
+The inbox is read without moving its cursors (`Peek`): looking here does not hide a
+summons from the model. Usage comes from the usage log (the last 7 days, what the
+session may read), drawn as SVG bars; health is each platform's two layers
+(`Upstreams.health`) and the record's paused writes, with a Resume button.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.to_thread
+
+from gwanjong_gateway.console.app import Console, Refusal
+from gwanjong_gateway.console.charts import Bar, bars
+from gwanjong_gateway.console.guard import Session
+from gwanjong_gateway.console.text import line, safe_url, shown
+from gwanjong_gateway.record.readers import Reader
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.scout import inbox
+from gwanjong_shared.contract.errors import PlatformError
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+WEEK_S = 7 * 86400
+#: figures older than this are read again in the background, while the page answers with
+#: the ones it has (reading a busy week's log takes ~0.1-0.4 s; the page says when its
+#: figures were read)
+USAGE_FRESH_S = 10.0
+EMPTY_USAGE: dict[str, Any] = {"platform_tools": [], "rate_remaining": {}}
+INBOX_ROWS = 60
+
+
+class Peek:
+    """The inbox's cursors, read but never moved."""
+
+    def __init__(self, cursors: inbox.CursorStore) -> None:
+        self.cursors = cursors
+
+    async def aget(self, platform: str) -> str | None:
+        return await self.cursors.aget(platform)
+
+    async def aset(self, platform: str, cursor: str) -> None:
+        return None
+
+
+async def inbox_page(c: Console, request: Request, session: Session) -> Response:
+    names = c.gw.upstreams.names()
+    errors: dict[str, str] = {}
+    items: list[dict[str, Any]] = []
+    try:
+        acted = await c.gw.records.run(StrikeStore.acted_targets)
+        found, notes = await inbox.inbox(
+            c.gw.upstreams, acted, Peek(c.gw.cursors), names, INBOX_ROWS, c.config.safety.opt_out
+        )
+    except PlatformError as exc:
+        found, notes = [], {}
+        errors["record"] = line(exc.message, 300)
+    for name, note in notes.items():
+        errors[line(name, 40)] = line(note, 300)
+    for o in found:
+        p = o.post
+        items.append(
+            {
+                "platform": line(p.platform, 40),
+                "title": shown(p.title, 200),
+                "author": line(p.author, 80),
+                "body": shown(p.body, 600),
+                "url": safe_url(p.url),
+                "why": line(o.reason, 200),
+                "at": line(p.published_at or "", 40),
+            }
+        )
+    return c.render("inbox.html", session, items=items, errors=errors)
+
+
+def _charts(report: dict[str, Any]) -> dict[str, Any]:
+    calls: dict[str, float] = {}
+    errors: dict[str, dict[str, float]] = {}
+    p95: list[Bar] = []
+    for t in report["platform_tools"]:
+        plat = line(str(t["platform"]), 30)
+        calls[plat] = calls.get(plat, 0) + int(t["calls"])
+        for kind, n in dict(t["errors"]).items():
+            per = errors.setdefault(plat, {})
+            per[str(kind)] = per.get(str(kind), 0) + int(n)
+        if t.get("p95_ms") is not None:
+            p95.append(Bar(f"{plat} {line(str(t['tool']), 20)}", [("p95", float(t["p95_ms"]))]))
+    rates = [
+        Bar(
+            line(str(plat), 30),
+            [("left", 100.0 * float(w["remaining"] or 0) / max(float(w["limit"] or 1), 1.0))],
+            note=f"{w['remaining']} of {w['limit']} left",
+        )
+        for plat, w in sorted(dict(report["rate_remaining"]).items())
+    ]
+    return {
+        "calls": bars(
+            "Calls per platform, last 7 days",
+            [Bar(k, [("calls", v)]) for k, v in sorted(calls.items())],
+        ),
+        "errors": bars(
+            "Errors by kind per platform, last 7 days",
+            [Bar(k, sorted(v.items())) for k, v in sorted(errors.items())],
+            legend=True,  # the kinds are the point
+        ),
+        "p95": bars("p95 latency per platform tool, last 7 days", p95, " ms"),
+        "rates": bars("Rate-limit windows left, share of each window", rates, top=100.0),
+        "rate_notes": [
+            f"{line(str(p), 30)}: {w['remaining']} of {w['limit']} left ({line(str(w['tool']), 30)}), resets {line(str(w['reset_at']), 30)}"
+            for p, w in sorted(dict(report["rate_remaining"]).items())
+        ],
+        "totals": {
+            "calls": sum(calls.values()),
+            "errors": sum(sum(v.values()) for v in errors.values()),
+        },
+    }
+
+
+async def read_usage(c: Console, key: str, reader: Reader) -> tuple[float, dict[str, Any]]:
+    """Read the usage log (in a worker thread) into the console's cache."""
+    try:
+        report = await anyio.to_thread.run_sync(lambda: c.usage().report(WEEK_S, reader))
+    except Exception as exc:  # the usage log is a figure, never the page's failure
+        report = {**EMPTY_USAGE, "trouble": line(str(exc), 300)}
+    read = (c.clock(), report)
+    c.usage_cache[key] = read
+    return read
+
+
+async def usage_page(c: Console, request: Request, session: Session) -> Response:
+    reader = c.reader(session)
+    key = "*" if reader.everyone else f"={reader.principal}"
+    cached = c.usage_cache.get(key)
+    if cached is None:  # the first look waits for the figures; later ones never do
+        cached = await read_usage(c, key, reader)
+    elif c.clock() - cached[0] >= USAGE_FRESH_S and key not in c.usage_reading:
+        task = asyncio.get_running_loop().create_task(read_usage(c, key, reader))
+        c.usage_reading[key] = task  # kept until done (a task nobody holds may vanish)
+
+        def done(_task: asyncio.Task[tuple[float, dict[str, Any]]]) -> None:
+            c.usage_reading.pop(key, None)
+
+        task.add_done_callback(done)
+    at, report = cached
+    trouble = str(report.get("trouble", ""))
+    health: list[dict[str, Any]] = []
+    for name, row in c.gw.upstreams.health().items():
+        try:
+            paused = await c.gw.records.run(StrikeStore.paused, name)
+        except PlatformError as exc:
+            paused = f"(the record cannot say: {exc.message})"
+        inner: dict[str, Any] = row.get("platform", {})
+        health.append(
+            {
+                "name": line(name, 40),
+                "server": line(str(row.get("health", "")), 40),
+                "reason": line(str(row.get("reason", "")), 300),
+                "platform": line(str(inner.get("state", "")), 40),
+                "detail": line(str(inner.get("detail", "")), 300),
+                "checked": line(str(inner.get("checked_at", "")), 40),
+                "paused": line(paused, 300),
+            }
+        )
+    return c.render(
+        "usage.html",
+        session,
+        charts=_charts(report),
+        health=health,
+        trouble=trouble,
+        as_of=time.strftime("%H:%M:%S UTC", time.gmtime(at)),
+        may_resume=session.principal is None or session.principal in c.config.review.approvers,
+    )
+
+
+async def resume(c: Console, request: Request, session: Session) -> Response:
+    form = await c.form(request, session)
+    if session.principal is not None and session.principal not in c.config.review.approvers:
+        raise Refusal(403, "Only the operator or an approver may resume a platform's writes.")
+    name = form.get("platform", "")
+    if name not in c.gw.upstreams.names():
+        raise Refusal(404, "No such platform: nothing changed.")
+    await c.gw.records.run(StrikeStore.clear_pause, name)
+    from starlette.responses import RedirectResponse
+
+    return RedirectResponse("/usage", status_code=303)

@@ -1,0 +1,310 @@
+"""Approvals, hand-offs and history: what a person decides and what happened.
+
+Each page reads what its session may read (`Console.reader`, `Console.approvals_of`);
+another person's approval or record answers as a missing one. Decisions go through
+`StrikeDesk.decide` (channel console), the one entry every surface shares.
+"""
+
+from __future__ import annotations
+
+import calendar
+import time
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from gwanjong_gateway.console.app import Console, Refusal
+from gwanjong_gateway.console.guard import Session
+from gwanjong_gateway.console.text import line, safe_url, shown
+from gwanjong_gateway.platforms.client import PlatformClient
+from gwanjong_gateway.record.history_rows import HistoryFilter
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Channel
+from gwanjong_gateway.rules.ledger import RECORDED, Strike, StrikeAction, StrikeStatus
+from gwanjong_gateway.strike.results import StrikeResult
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+from gwanjong_shared.contract.untrusted import has_hidden
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+PAGE_ROWS = 50
+#: how long the approval page waits for the platform's own length check
+VALIDATE_S = 3.0
+
+
+def when(at: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(at)) if at else ""
+
+
+def approval_view(a: Approval, now: float) -> dict[str, Any]:
+    post: dict[str, Any] = a.post
+    return {
+        "id": a.id,
+        "status": str(a.status_at(now)),
+        "open": a.open_at(now),
+        "platform": line(a.platform, 40),
+        "action": str(a.action),
+        "where": line(a.where(), 300),
+        "target_url": safe_url(a.target_url),
+        "by": line(a.principal, 80) or "local",
+        "title": shown(a.title, 300),
+        "text": shown(a.text),
+        "chars": len(a.text),
+        # shown cleaned, but sent as is: the person must know the difference exists
+        "hidden": has_hidden(a.text) or has_hidden(a.title),
+        "digest": a.digest,
+        "created": when(a.created_at),
+        "expires": when(a.expires_at),
+        "decided": when(a.decided_at),
+        "decided_by": line(a.decided_by, 80),
+        "channel": a.channel,
+        "reason": shown(a.reason, 600),
+        "edited": a.edited,
+        "record": a.record,
+        "policy": [shown(str(d), 300) for d in a.policy[:40]],
+        "post": {
+            "title": shown(str(post.get("title", "")), 300),
+            "author": line(str(post.get("author", "")), 80),
+            "body": shown(str(post.get("body", "")), 2000),
+            "url": safe_url(str(post.get("url", ""))),
+        },
+    }
+
+
+async def approvals(c: Console, request: Request, session: Session) -> Response:
+    now = c.clock()
+    rows = await c.gw.records.run(
+        StrikeStore.approvals, now, pending=True, principal=c.approvals_of(session), limit=200
+    )
+    recent = await c.gw.records.run(
+        StrikeStore.approvals, now, pending=False, principal=c.approvals_of(session), limit=20
+    )
+    return c.render(
+        "approvals.html",
+        session,
+        pending=[approval_view(a, now) for a in rows],
+        recent=[approval_view(a, now) for a in recent if not a.open_at(now)],
+    )
+
+
+async def _visible(c: Console, session: Session, approval_id: int) -> Approval:
+    found = await c.gw.records.run(StrikeStore.approval, approval_id)
+    mine = c.approvals_of(session)
+    if found is None or (mine is not None and found.principal != mine):
+        raise Refusal(404, f"No approval {approval_id} that you may see.")
+    return found
+
+
+async def _length(c: Console, a: Approval, text: str) -> dict[str, Any]:
+    """The text's length against the platform's limit (its own `validate`), or its
+    plain length when the platform does not answer quickly."""
+    out: dict[str, Any] = {"used": len(text), "max": None, "unit": "characters", "problems": []}
+    if not StrikeAction(a.action).has_text:
+        return out
+    tool = StrikeAction(a.action).tool
+    post_id = str(a.post.get("id", "")) if a.action != "post" else None
+    with anyio.move_on_after(VALIDATE_S):
+        try:
+            check = await PlatformClient(c.gw.upstreams, a.platform, VALIDATE_S).validate(
+                tool, text, a.title, post_id
+            )
+        except PlatformError:
+            return out
+        out.update(
+            used=check.length.used,
+            max=check.length.max,
+            unit=str(check.length.unit),
+            problems=[shown(p, 300) for p in check.problems[:10]],
+        )
+    return out
+
+
+async def approval(c: Console, request: Request, session: Session) -> Response:
+    a = await _visible(c, session, int(request.path_params["id"]))
+    now = c.clock()
+    view = approval_view(a, now)
+    length = await _length(c, a, a.text) if view["open"] else None
+    editing = request.query_params.get("edit") == "1" and view["open"]
+    return c.render(
+        "approval.html", session, a=view, length=length, editing=editing, raw_text=a.text
+    )
+
+
+def outcome(result: StrikeResult) -> dict[str, Any]:
+    data = result.model_dump(mode="json")
+    return {
+        "status": str(data.get("status", "")),
+        "reason": shown(str(data.get("reason") or ""), 1000),
+        "url": safe_url(str(data.get("url") or "")),
+        "record": data.get("record"),
+    }
+
+
+async def decide(c: Console, request: Request, session: Session) -> Response:
+    approval_id = int(request.path_params["id"])
+    form = await c.form(request, session)
+    await _visible(c, session, approval_id)
+    decision = form.get("decision", "")
+    if decision not in ("approve", "decline"):
+        raise Refusal(400, "Choose Approve or Decline.")
+    text = form.get("text")
+    try:
+        result = await c.gw.desk.decide(
+            approval_id,
+            "approve" if decision == "approve" else "decline",
+            Channel.CONSOLE,
+            by=session.name,
+            who=session.principal,
+            text=text.replace("\r\n", "\n") if text is not None else None,
+            reason=line(form.get("reason", ""), 300),
+        )
+    except PlatformError as exc:
+        a = await _visible(c, session, approval_id)
+        return c.render(
+            "approval.html",
+            session,
+            status=409,
+            a=approval_view(a, c.clock()),
+            length=None,
+            editing=False,
+            raw_text=a.text,
+            error=shown(exc.message, 600),
+        )
+    a = await _visible(c, session, approval_id)
+    return c.render(
+        "approval.html",
+        session,
+        a=approval_view(a, c.clock()),
+        length=None,
+        editing=False,
+        raw_text=a.text,
+        result=outcome(result),
+    )
+
+
+# -- hand-offs ------------------------------------------------------------------------
+
+
+def strike_view(s: Strike, full: bool = False) -> dict[str, Any]:
+    ctx: dict[str, Any] = s.context
+    view: dict[str, Any] = {
+        "id": s.id,
+        "platform": line(s.platform, 40),
+        "action": str(s.action),
+        "status": str(s.status),
+        "target_url": safe_url(s.target_url),
+        "target": line(s.target_url or s.target, 200),
+        "title": shown(s.title, 300),
+        "text": shown(s.content, 4000 if full else 400),
+        "reason": shown(s.reason, 600 if full else 200),
+        "by": line(s.principal, 80) or "local",
+        "approver": line(s.approver, 80),
+        "result_url": safe_url(s.result_url),
+        "created": when(s.created_at),
+        "updated": when(s.updated_at),
+        "mode": line(s.mode, 20),
+        "confirmed_by": line(s.confirmed_by, 80),
+    }
+    if full:
+        view["raw_text"] = s.content[:20000]
+        view["policy"] = [shown(str(d), 400) for d in s.policy[:60]]
+        view["context"] = [
+            (line(str(k), 60), shown(v if isinstance(v, str) else repr(v), 2000))
+            for k, v in list(ctx.items())[:30]
+        ]
+    return view
+
+
+async def handoffs(c: Console, request: Request, session: Session) -> Response:
+    reader = c.reader(session)
+    rows = await c.gw.records.run(
+        StrikeStore.open_handoffs, None if reader.everyone else (reader.principal or "\x00")
+    )
+    return c.render("handoffs.html", session, rows=[strike_view(r, full=True) for r in rows])
+
+
+async def close_handoff(c: Console, request: Request, session: Session) -> Response:
+    record_id = int(request.path_params["id"])
+    form = await c.form(request, session)
+    url = safe_url(form.get("url", ""))
+    if not url:
+        raise Refusal(400, "Paste the http(s) link of what you posted, then Close.")
+    try:  # closing is acting: a member closes their own hand-offs (the operator any)
+        await c.gw.desk.handoffs.done(
+            record_id, url, session.name, who=session.principal, channel=Channel.CONSOLE
+        )
+    except PlatformError as exc:
+        status = 404 if exc.kind is ErrorKind.NOT_FOUND else 409
+        raise Refusal(status, f"{exc.message} Nothing changed.") from None
+    from starlette.responses import RedirectResponse
+
+    return RedirectResponse(f"/history/{record_id}", status_code=303)
+
+
+# -- history --------------------------------------------------------------------------
+
+
+def _day(text: str, end: bool = False) -> float | None:
+    try:
+        day = calendar.timegm(time.strptime(text.strip(), "%Y-%m-%d"))
+    except ValueError:
+        return None
+    return float(day + (86400 if end else 0))
+
+
+def _filter(c: Console, session: Session, q: Any) -> tuple[HistoryFilter, dict[str, str]]:
+    reader = c.reader(session)
+    chosen = {k: str(q.get(k, ""))[:80] for k in ("platform", "status", "by", "from", "to")}
+    status = StrikeStatus(chosen["status"]) if chosen["status"] in RECORDED else None
+    if not reader.everyone:
+        principal = reader.principal or "\x00"  # fails closed: no row has this principal
+    elif chosen["by"]:
+        principal = "" if chosen["by"] == "local" else chosen["by"]
+    else:
+        principal = None
+    which = HistoryFilter(
+        platform=chosen["platform"] if chosen["platform"] in c.gw.upstreams.names() else "",
+        status=status,
+        principal=principal,
+        since=_day(chosen["from"]),
+        until=_day(chosen["to"], end=True),
+    )
+    return which, chosen
+
+
+async def history(c: Console, request: Request, session: Session) -> Response:
+    which, chosen = _filter(c, session, request.query_params)
+    before_text = request.query_params.get("before", "")
+    before = int(before_text) if before_text.isdigit() else None
+    rows = await c.gw.records.run(StrikeStore.history_page, which, before, PAGE_ROWS + 1)
+    older = rows[PAGE_ROWS - 1].id if len(rows) > PAGE_ROWS else None
+    keep = {k: v for k, v in chosen.items() if v}
+    return c.render(
+        "history.html",
+        session,
+        rows=[strike_view(r) for r in rows[:PAGE_ROWS]],
+        chosen=chosen,
+        keep=keep,
+        older=older,
+        platforms=c.gw.upstreams.names(),
+        statuses=[str(s) for s in RECORDED],
+        everyone=c.reader(session).everyone,
+    )
+
+
+async def record(c: Console, request: Request, session: Session) -> Response:
+    record_id = int(request.path_params["id"])
+    row = await c.gw.records.run(StrikeStore.get, record_id)
+    if row is None or not c.reader(session).may_read(row.principal):
+        raise Refusal(404, f"No record {record_id} that you may read.")
+    decided = await c.gw.records.run(StrikeStore.approval_of, record_id)
+    now = c.clock()
+    return c.render(
+        "record.html",
+        session,
+        r=strike_view(row, full=True),
+        approval=approval_view(decided, now) if decided is not None else None,
+        statuses=ApprovalStatus,
+    )

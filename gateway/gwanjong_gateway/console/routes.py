@@ -1,0 +1,47 @@
+"""The console's routes: sign-in, the pages, the static files, behind `Guard`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gwanjong_gateway.console import health_pages, pages
+from gwanjong_gateway.console.app import HERE, Console
+from gwanjong_gateway.console.guard import Guard
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+
+def build_app(console: Console) -> Starlette:
+    from starlette.applications import Starlette
+    from starlette.middleware import Middleware
+    from starlette.responses import RedirectResponse
+    from starlette.routing import Mount, Route
+    from starlette.staticfiles import StaticFiles
+
+    async def home(_request: Request) -> Response:
+        return RedirectResponse("/approvals", status_code=303)
+
+    s = console.signed_in
+    routes = [
+        Route("/", home),
+        Route("/signin/{token}", console.link_signin),
+        Route("/signin", console.token_form, methods=["GET"]),
+        Route("/signin", console.token_signin, methods=["POST"]),
+        Route("/signout", s(Console.signout), methods=["POST"]),
+        Route("/signed-out", console.signed_out),
+        Route("/approvals", s(pages.approvals)),
+        Route("/approvals/{id:int}", s(pages.approval), methods=["GET"]),
+        Route("/approvals/{id:int}", s(pages.decide), methods=["POST"]),
+        Route("/handoffs", s(pages.handoffs), methods=["GET"]),
+        Route("/handoffs/{id:int}", s(pages.close_handoff), methods=["POST"]),
+        Route("/history", s(pages.history)),
+        Route("/history/{id:int}", s(pages.record)),
+        Route("/inbox", s(health_pages.inbox_page)),
+        Route("/usage", s(health_pages.usage_page)),
+        Route("/usage/resume", s(health_pages.resume), methods=["POST"]),
+        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+    ]
+    return Starlette(routes=routes, middleware=[Middleware(Guard, allowed=console.allowed)])

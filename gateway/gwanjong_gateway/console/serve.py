@@ -1,0 +1,108 @@
+"""Serving the console: its own listener (uvicorn on a socket bound first, so a random
+port is known before the sign-in link is printed), from `gwanjong console` or from the
+gateway's lifespan when `[console] enabled = true`."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import socket
+from collections.abc import Callable, Generator
+from typing import Any
+
+import anyio
+
+from gwanjong_gateway.console.app import Console
+from gwanjong_gateway.console.routes import build_app
+from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.platforms.watched import Watched
+from gwanjong_gateway.team.auth import is_loopback
+from gwanjong_gateway.usage.log import UsageLog
+
+log = logging.getLogger(__name__)
+
+
+def bind_problem(console: Console) -> str | None:
+    """Why the console must not start at its address, or None."""
+    if not is_loopback(console.host) and console.config.auth.mode == "none":
+        return (
+            f"refusing to serve the console on {console.host} without sign-in: anyone who "
+            'can reach it could approve writes in your name. Set [auth] mode = "tokens" '
+            '(then `gwanjong token add NAME`) or mode = "jwt" in gateway.toml, or serve it '
+            "on 127.0.0.1."
+        )
+    return None
+
+
+def listen(console: Console) -> socket.socket:
+    """Bind the console's socket; ``console.port`` becomes the bound port."""
+    family = socket.AF_INET6 if ":" in console.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((console.host, console.port))
+        sock.listen(64)
+        sock.setblocking(False)
+    except OSError:
+        sock.close()
+        raise
+    console.port = int(sock.getsockname()[1])
+    return sock
+
+
+async def serve(console: Console, announce: Callable[[str], None]) -> None:
+    """Listen, ``announce`` the first sign-in link, serve until cancelled."""
+    import uvicorn
+
+    class Quiet(uvicorn.Server):
+        # The process's signals belong to whoever runs us (the gateway, the CLI loop).
+        @contextlib.contextmanager
+        def capture_signals(self) -> Generator[None, None, None]:
+            yield
+
+    sock = listen(console)
+    config = uvicorn.Config(
+        build_app(console),
+        log_level="warning",
+        lifespan="off",
+        access_log=False,
+        server_header=False,
+        date_header=False,
+    )
+    server = Quiet(config)
+    announce(console.signin_link())
+    try:
+        await server.serve(sockets=[sock])
+    except anyio.get_cancelled_exc_class():
+        server.should_exit = True
+        with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+            await server.shutdown(sockets=[sock])
+        raise
+    finally:
+        sock.close()
+
+
+def for_gateway(gw: Gateway, **kwargs: Any) -> Console:
+    """The console of a gateway at its configured `[console]` address."""
+    section = gw.config.console
+    return Console(gw, host=section.host, port=section.port, **kwargs)
+
+
+def serve_for_gateway(gw: Gateway, usage: UsageLog | None = None) -> Watched:
+    """The gateway's lifespan: refuse a console without sign-in off loopback (the
+    gateway does not start), else serve it in the background; the link goes to stderr
+    (stdout is the MCP wire)."""
+    import sys
+
+    console = for_gateway(gw, usage=usage)  # the gateway's own log: its figures, unflushed too
+    problem = bind_problem(console)
+    if problem:
+        raise RuntimeError(f"[console] {problem}")
+
+    def announce(link: str) -> None:
+        sys.stderr.write(f"gwanjong console: open {link}\n")
+        sys.stderr.flush()
+
+    task = Watched("the console")
+    task.start(serve(console, announce))
+    return task

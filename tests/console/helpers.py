@@ -1,0 +1,83 @@
+"""A console over a gateway with the fake forum (fast tier) or the real servers and the
+sandbox (browser tier): sign in, make a pending approval or a hand-off."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from fastmcp import Client, FastMCP
+
+from gwanjong_gateway.console.app import Console
+from gwanjong_gateway.console.routes import build_app
+from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.approvals import Approval
+from tests.gateway.helpers import opportunity_for
+
+PORT = 8123
+BASE = f"http://127.0.0.1:{PORT}"
+ORIGIN = {"origin": BASE}
+
+
+@dataclass
+class Served:
+    gw: Gateway
+    console: Console
+    client: Client[Any]  # the MCP client (the model's side)
+    http: httpx.AsyncClient  # the person's browser, as plain HTTP
+
+
+@asynccontextmanager
+async def serving(
+    gw: Gateway, mcp: FastMCP[Any], clock: Callable[[], float] | None = None
+) -> AsyncIterator[Served]:
+    """The MCP client open (the gateway's lifespan runs) and the console app in-process."""
+    console = Console(gw, port=PORT) if clock is None else Console(gw, port=PORT, clock=clock)
+    transport = httpx.ASGITransport(app=build_app(console))
+    async with (
+        Client(mcp) as client,
+        httpx.AsyncClient(transport=transport, base_url=BASE) as http,
+    ):
+        yield Served(gw, console, client, http)
+
+
+async def sign_in(s: Served) -> str:
+    """Sign in with a fresh one-time link; the session's CSRF token."""
+    link = s.console.signin_link()
+    answer = await s.http.get(link.removeprefix(BASE))
+    assert answer.status_code == 303, answer.text
+    page = await s.http.get("/approvals")
+    assert page.status_code == 200
+    return csrf_of(page.text)
+
+
+def csrf_of(html: str) -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', html)
+    assert found, "no CSRF field on the page"
+    return found.group(1)
+
+
+async def strike(
+    client: Client[Any], platform: str, title_part: str, action: str, content: str, topic: str
+) -> dict[str, Any]:
+    scouted = (await client.call_tool("scout", {"topic": topic, "limit": 8})).structured_content
+    assert scouted is not None
+    oid = opportunity_for(scouted, platform, title_part)
+    await client.call_tool("draft", {"opportunity_id": oid})
+    result = await client.call_tool(
+        "strike",
+        {"opportunity_id": oid, "action": action, "content": content, "title": "A title"},
+    )
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+async def approval(gw: Gateway, approval_id: int) -> Approval:
+    found = await gw.records.run(StrikeStore.approval, approval_id)
+    assert found is not None
+    return found

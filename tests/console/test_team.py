@@ -1,0 +1,120 @@
+"""The console in team mode (`[auth] mode = "tokens"`): a bearer token typed on the
+sign-in page becomes a session; each person sees and decides their own approvals and
+reads their own history, `[review] approvers` decide anyone's, `[auth] auditors` read
+everyone's history. Fast tier: the fake forum, plain HTTP against the app in-process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gwanjong_gateway.config import parse
+from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.rules.approvals import ApprovalStatus
+from gwanjong_gateway.server import build_gateway
+from gwanjong_gateway.team.access_tokens import store_for
+from tests.console.helpers import ORIGIN, Served, approval, csrf_of, serving, strike
+from tests.fakes.platform import FakePlatform
+from tests.gateway.helpers import config_text
+
+pytestmark = pytest.mark.anyio
+TEAM = {
+    "auth": {"mode": "tokens", "auditors": ["audrey"]},
+    "review": {"approvers": ["carol"]},
+}
+
+
+def team_gateway(tmp_path: Path, forum: FakePlatform) -> tuple[Gateway, Any, dict[str, str]]:
+    state = tmp_path / "state"
+    tokens = {name: store_for(state).add(name) for name in ("alice", "carol", "audrey")}
+    config = parse(config_text(state, ["devto"], "confirm", tables=TEAM))
+    gw = Gateway(config, environ={}, transports={"devto": forum.server()})
+    # The model's side over the in-memory transport: no sign-in, so the approval's
+    # principal is "" (nobody on the team): only approvers may see it.
+    return gw, build_gateway(config, gateway=gw), tokens
+
+
+async def sign_in_as(s: Served, token: str) -> str:
+    s.http.cookies.clear()
+    answer = await s.http.post("/signin", data={"token": token}, headers=ORIGIN)
+    assert answer.status_code == 303, answer.text
+    return csrf_of((await s.http.get("/approvals")).text)
+
+
+async def test_a_token_signs_in_and_a_wrong_one_does_not(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    gw, mcp, tokens = team_gateway(tmp_path, forum)
+    async with serving(gw, mcp) as s:
+        form = await s.http.get("/signin")
+        assert form.status_code == 200 and 'name="token"' in form.text
+        wrong = await s.http.post("/signin", data={"token": "gwj_nope"}, headers=ORIGIN)
+        assert wrong.status_code == 403 and "set-cookie" not in wrong.headers
+        assert (await s.http.get("/approvals")).status_code == 401
+        await sign_in_as(s, tokens["alice"])
+        page = await s.http.get("/approvals")
+        assert page.status_code == 200 and "alice" in page.text
+
+
+async def test_each_person_sees_their_own_approvals_approvers_all(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    gw, mcp, tokens = team_gateway(tmp_path, forum)
+    async with serving(gw, mcp) as s:
+        answer = await strike(
+            s.client, "devto", "Rust async", "post", "Guards.", "rust async cancellation"
+        )
+        approval_id = int(answer["approval"]["id"])
+        csrf = await sign_in_as(s, tokens["alice"])
+        assert f"/approvals/{approval_id}" not in (await s.http.get("/approvals")).text
+        assert (await s.http.get(f"/approvals/{approval_id}")).status_code == 404
+        tried = await s.http.post(
+            f"/approvals/{approval_id}", data={"csrf": csrf, "decision": "approve"}, headers=ORIGIN
+        )
+        assert tried.status_code == 404
+        assert (await approval(gw, approval_id)).status is ApprovalStatus.PENDING
+        assert forum.writes == []
+        csrf = await sign_in_as(s, tokens["carol"])
+        assert f"/approvals/{approval_id}" in (await s.http.get("/approvals")).text
+        done = await s.http.post(
+            f"/approvals/{approval_id}", data={"csrf": csrf, "decision": "approve"}, headers=ORIGIN
+        )
+        assert done.status_code == 200 and "posted" in done.text
+        decided = await approval(gw, approval_id)
+        assert decided.decided_by == "carol" and decided.channel == "console"
+        record = decided.record
+        # history: alice reads none of it, the auditor reads it
+        await sign_in_as(s, tokens["alice"])
+        assert (await s.http.get(f"/history/{record}")).status_code == 404
+        assert "No record matches." in (await s.http.get("/history")).text
+        await sign_in_as(s, tokens["audrey"])
+        assert (await s.http.get(f"/history/{record}")).status_code == 200
+    assert len(forum.writes) == 1
+
+
+async def test_a_jwt_signs_in_as_the_http_gateway_would_accept_it(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    from joserfc.jwk import RSAKey
+
+    from tests.gateway.test_auth_jwt_http import Issuer, auth_table
+
+    issuer = Issuer(tmp_path)
+    config = parse(
+        config_text(tmp_path / "state", ["devto"], "confirm", tables=auth_table(issuer.jwks))
+    )
+    gw = Gateway(config, environ={}, transports={"devto": forum.server()})
+    async with serving(gw, build_gateway(config, gateway=gw)) as s:
+        stranger = RSAKey.generate_key(2048, parameters={"kid": "k1"})
+        for bad in (
+            issuer.token("mallory", exp=1),  # expired
+            issuer.token("mallory", key=stranger),  # not the identity provider's key
+            issuer.token("mallory", aud="https://elsewhere.example/"),
+        ):
+            refused = await s.http.post("/signin", data={"token": bad}, headers=ORIGIN)
+            assert refused.status_code == 403 and "set-cookie" not in refused.headers
+        await sign_in_as(s, issuer.token("dana"))
+        page = await s.http.get("/approvals")
+        assert page.status_code == 200 and "dana" in page.text
