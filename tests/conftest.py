@@ -7,6 +7,7 @@ import gc
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -73,3 +74,29 @@ def sandbox(sandbox_session: SandboxControl) -> Iterator[SandboxControl]:
     sandbox_session.reset()
     yield sandbox_session
     sandbox_session.reset()
+
+
+def _check_each_schema_once() -> None:
+    """The MCP client checks a tool's output schema against the JSON Schema metaschema
+    once per session (`ClientSession._output_schema_validator`); a test process opens
+    hundreds of short sessions over the same few schemas, and that check was a third of
+    the fast tier's CPU. Here each distinct schema is checked once per process: the same
+    answer (a schema that fails still raises, every time), computed once."""
+    import json
+
+    from jsonschema.validators import Draft202012Validator
+
+    checked: set[str] = set()
+    check = Draft202012Validator.check_schema.__func__  # type: ignore[attr-defined]
+
+    def check_once(cls: type[Draft202012Validator], schema: Any, *args: Any, **kw: Any) -> None:
+        key = f"{cls.__qualname__}:{json.dumps(schema, sort_keys=True, default=str)}"
+        if key in checked:
+            return
+        check(cls, schema, *args, **kw)  # raises SchemaError: not remembered
+        checked.add(key)
+
+    Draft202012Validator.check_schema = classmethod(check_once)  # type: ignore[method-assign,assignment]
+
+
+_check_each_schema_once()

@@ -51,6 +51,7 @@ from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.untrusted import one_line, quote
 from gwanjong_shared.kit.mcp_errors import ContractErrors
 from gwanjong_shared.pipeline import Pipeline, Stored
+from gwanjong_shared.tool_templates import tool
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +138,8 @@ def build_gateway(
     # status is the gateway's own (typed); the pipeline supplies its report of the state.
     pipeline: Pipeline[Workflow] = Pipeline(mcp, Workflow, status_tool=None)
 
-    @mcp.tool(
+    @tool(
+        mcp,
         description=STATUS_DOC,
         annotations=ToolAnnotations(
             read_only_hint=True, idempotent_hint=True, open_world_hint=False
@@ -325,7 +327,8 @@ def build_gateway(
         except Exception as exc:  # FastMCP masks these before middleware: word them here
             raise unexpected(exc) from None
 
-    @mcp.tool(
+    @tool(
+        mcp,
         description=SETUP_DOC,
         output_schema=output_schema(SetupResult),
         annotations=ToolAnnotations(

@@ -17,6 +17,7 @@ from typing import Any, TypeVar, cast
 from fastmcp import FastMCP
 from fastmcp.server.dependencies import transform_context_annotations
 from fastmcp.tools.function_tool import FunctionTool
+from fastmcp.utilities.json_schema import dereference_refs
 from mcp.types import ToolAnnotations
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -54,7 +55,7 @@ def add_tool(mcp: FastMCP[Any], fn: Callable[..., Any], **options: Any) -> Funct
     key = _key(fn, options)
     template = _TEMPLATES.get(key) if key is not None else None
     if template is None:
-        tool = FunctionTool.from_function(fn, **options)
+        tool = _inlined(FunctionTool.from_function(fn, **options))
         if key is not None:
             _TEMPLATES[key] = tool
     else:
@@ -63,6 +64,17 @@ def add_tool(mcp: FastMCP[Any], fn: Callable[..., Any], **options: Any) -> Funct
         tool = template.model_copy(update={"fn": transform_context_annotations(fn)}, deep=True)
     mcp.add_tool(tool)
     return tool
+
+
+def _inlined(tool: FunctionTool) -> FunctionTool:
+    """The tool with its schemas' `$ref`s inlined, as FastMCP sends them to clients anyway:
+    done once here rather than on every `tools/list`."""
+    updates: dict[str, Any] = {}
+    if "$defs" in tool.parameters:
+        updates["parameters"] = dereference_refs(tool.parameters)
+    if tool.output_schema is not None and "$defs" in tool.output_schema:
+        updates["output_schema"] = dereference_refs(tool.output_schema)
+    return tool.model_copy(update=updates) if updates else tool
 
 
 def tool(mcp: FastMCP[Any], **options: Any) -> Callable[[F], F]:

@@ -162,7 +162,10 @@ async def test_replay_decline_and_racing_approvers_send_at_most_once(
     with pytest.raises(PlatformError, match="already declined"):
         await other.decide(declined, "approve", Channel.TERMINAL)
     assert len(fake.writes) == 1
-    assert [r.status for r in desks.rows()] == [StrikeStatus.DECLINED, StrikeStatus.POSTED]
+    statuses = [r.status for r in desks.rows()]
+    # the slower approver's attempt may be on record as refused ("already approved")
+    assert statuses.count(StrikeStatus.POSTED) == 1 and statuses.count(StrikeStatus.DECLINED) == 1
+    assert set(statuses) <= {StrikeStatus.POSTED, StrikeStatus.DECLINED, StrikeStatus.REFUSED}
 
 
 async def test_an_expired_approval_sends_nothing_and_frees_the_target(

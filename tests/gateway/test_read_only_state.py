@@ -9,6 +9,7 @@ skips, saying why."""
 from __future__ import annotations
 
 import dataclasses
+import gc
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -44,6 +45,9 @@ def state(tmp_path: Path) -> Iterator[Path]:
 
 
 def remount_ro(where: Path) -> None:
+    # A gateway that has stopped may leave a closed-over SQLite handle for the collector
+    # (a connection kept by a cycle of frames): collect first, or the remount is "busy".
+    gc.collect()
     done = _mount("-o", "remount,ro", str(where))
     assert done.returncode == 0, done.stderr
     with pytest.raises(OSError):  # really read-only, even for root

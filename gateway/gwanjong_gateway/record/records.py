@@ -121,6 +121,7 @@ class Records:
         self.deadline_s = self.settings.call_deadline_s
         #: idle connections; at most `pool_size` calls run at once (SQLite: one writer)
         self._free: list[StrikeStore] = []
+        self._closed = False  # close() was called: connections are no longer kept
         self._slots = anyio.CapacityLimiter(self.settings.pool_size if url else 1)
         self._threads = anyio.CapacityLimiter(self._slots.total_tokens)
         #: why the record cannot be used (a corrupt file); "" when it can
@@ -328,7 +329,9 @@ class Records:
     def _give_back(self, lease: _Lease, exc: BaseException | None) -> None:
         if lease.store is None:
             return
-        if exc is not None and self.url and _lost(exc):  # reconnect on the next call
+        if self._closed:  # a call that ended after close(): its connection goes too
+            _close_quietly(lease.store)
+        elif exc is not None and self.url and _lost(exc):  # reconnect on the next call
             _close_quietly(lease.store)
         else:
             self._free.append(lease.store)
@@ -356,6 +359,8 @@ class Records:
         return PlatformError(ErrorKind.UNAVAILABLE, message)
 
     def close(self) -> None:
+        """Close every idle connection; one lent out now closes when its call ends."""
+        self._closed = True
         free, self._free = self._free, []
         for store in free:
             store.close()

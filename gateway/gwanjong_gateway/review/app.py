@@ -15,7 +15,13 @@ from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal
 
 from fastmcp import Context, FastMCP
-from fastmcp.apps.config import UI_EXTENSION_ID, UI_MIME_TYPE, AppConfig, is_model_visible
+from fastmcp.apps.config import (
+    UI_EXTENSION_ID,
+    UI_MIME_TYPE,
+    AppConfig,
+    app_config_to_meta_dict,
+    is_model_visible,
+)
 from fastmcp.exceptions import ToolError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools import Tool, ToolResult
@@ -30,6 +36,7 @@ from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_gateway.strike.results import PendingApproval, StrikeResult
 from gwanjong_gateway.strike.text import unexpected
 from gwanjong_gateway.wire import output_schema
+from gwanjong_shared.tool_templates import tool
 
 CARD_URI = "ui://gwanjong/approval.html"
 #: where a strike result's `_meta` carries the approval for the card
@@ -108,13 +115,14 @@ def register_card(mcp: FastMCP[Any], desk: StrikeDesk, who: Callable[[], str | N
     def approval_card() -> str:
         return CARD_HTML
 
-    @mcp.tool(
+    @tool(
+        mcp,
         name=APP_TOOL,
         description=(
             "For the approval card only (the person's buttons): approve or decline a "
             "pending approval with its one-time token. The model has no token."
         ),
-        app=AppConfig(visibility=["app"]),
+        meta={"ui": app_config_to_meta_dict(AppConfig(visibility=["app"]))},
         output_schema=output_schema(StrikeResult),
         annotations=ToolAnnotations(
             read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=True
