@@ -329,9 +329,7 @@ class Records:
     def _give_back(self, lease: _Lease, exc: BaseException | None) -> None:
         if lease.store is None:
             return
-        if self._closed:  # a call that ended after close(): its connection goes too
-            _close_quietly(lease.store)
-        elif exc is not None and self.url and _lost(exc):  # reconnect on the next call
+        if self._closed or (exc is not None and self.url and _lost(exc)):  # a call that ended after close(): its connection goes too
             _close_quietly(lease.store)
         else:
             self._free.append(lease.store)
