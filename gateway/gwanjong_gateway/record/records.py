@@ -329,7 +329,9 @@ class Records:
     def _give_back(self, lease: _Lease, exc: BaseException | None) -> None:
         if lease.store is None:
             return
-        if self._closed or (exc is not None and self.url and _lost(exc)):  # a call that ended after close(): its connection goes too
+        if self._closed or (
+            exc is not None and self.url and _lost(exc)
+        ):  # a call that ended after close(): its connection goes too
             _close_quietly(lease.store)
         else:
             self._free.append(lease.store)
