@@ -5,16 +5,33 @@ the Starlette app in-process)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
+from fastmcp import Client
+from fastmcp.client.elicitation import ElicitResult
 
 from gwanjong_gateway.config import parse
+from gwanjong_gateway.console.app import Console
 from gwanjong_gateway.console.guard import HEADERS
+from gwanjong_gateway.console.routes import build_app
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.rules.approvals import ApprovalStatus
 from gwanjong_gateway.server import build_gateway
-from tests.console.helpers import BASE, ORIGIN, PORT, Served, approval, serving, sign_in, strike
+from tests.console.helpers import (
+    BASE,
+    ORIGIN,
+    PORT,
+    Served,
+    approval,
+    csrf_of,
+    serving,
+    sign_in,
+    strike,
+)
 from tests.fakes.platform import FakePlatform
+from tests.gateway.approval_clients import url_only
 from tests.gateway.helpers import config_text
 
 pytestmark = pytest.mark.anyio
@@ -216,3 +233,37 @@ async def test_an_oversized_form_is_refused_before_it_is_read(
         assert refused.status_code == 403 and "too large" in refused.text
         assert (await approval(gw, approval_id)).status is ApprovalStatus.PENDING
     assert forum.writes == []
+
+
+async def test_a_url_only_client_is_sent_to_the_approvals_console_page(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    gw, mcp = gateway(tmp_path, forum)
+    urls: list[str] = []
+
+    async def person(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        assert response_type is None  # a link, never a form
+        urls.append(params.url)
+        return ElicitResult(action="accept")
+
+    console = Console(gw, port=PORT)
+    console.take_approval_links()
+    transport = httpx.ASGITransport(app=build_app(console))
+    client = url_only(Client(mcp, mode="legacy", elicitation_handler=person))  # type: ignore[arg-type]
+    async with client, httpx.AsyncClient(transport=transport, base_url=BASE) as http:
+        approval_id = await pending(Served(gw, console, client, http))
+        [url] = urls
+        assert url.startswith(f"{BASE}/signin/")  # the model never sees it: the client does
+        landed = await http.get(url.removeprefix(BASE))
+        assert (
+            landed.status_code == 303 and landed.headers["location"] == f"/approvals/{approval_id}"
+        )
+        page = await http.get(f"/approvals/{approval_id}")
+        assert "Guards around every await." in page.text
+        form = {"csrf": csrf_of(page.text), "decision": "approve"}
+        done = await http.post(f"/approvals/{approval_id}", data=form, headers=ORIGIN)
+        assert done.status_code == 200 and "posted" in done.text
+        replayed = await http.get(url.removeprefix(BASE))  # the link worked once
+        assert replayed.status_code == 403
+    assert len(forum.writes) == 1
+    assert (await approval(gw, approval_id)).channel == "console"

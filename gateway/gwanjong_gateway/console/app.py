@@ -17,6 +17,7 @@ from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.console.guard import Session, Sessions, csrf_ok, origins_for
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.readers import EVERYONE, Reader
+from gwanjong_gateway.rules.approvals import Approval
 from gwanjong_gateway.usage.log import UsageLog
 from gwanjong_shared.contract.untrusted import one_line
 
@@ -73,9 +74,25 @@ class Console:
         shown = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{shown}:{self.port}"
 
-    def signin_link(self) -> str:
-        """A new one-time sign-in link for the operator."""
-        return f"{self.base_url()}/signin/{self.sessions.new_link()}"
+    def signin_link(self, then: str = "") -> str:
+        """A new one-time sign-in link for the operator (leading to ``then``, a path)."""
+        return f"{self.base_url()}/signin/{self.sessions.new_link(then)}"
+
+    def take_approval_links(self) -> None:
+        """URL-mode elicitation of an approval points at its console page: a one-time
+        sign-in link that leads there. Only for a console without `[auth]` (its links sign
+        in the one local person; in team mode a link must not sign anyone in as the
+        operator, so the token-bound one-approval page stays) and once it listens."""
+        fallback = self.gw.approval_page
+        if self.team or fallback is None:
+            return
+
+        async def link(approval: Approval, token: str) -> str:
+            if not self.port:  # not listening yet: the one-approval page
+                return await fallback(approval, token)
+            return self.signin_link(then=f"/approvals/{approval.id}")
+
+        self.gw.approval_page = link
 
     @property
     def cookie(self) -> str:  # cookies are not per port: two consoles must not share one
@@ -160,14 +177,16 @@ class Console:
     # -- sign-in routes ------------------------------------------------------------------
 
     async def link_signin(self, request: Request) -> Response:
-        session = self.sessions.redeem(str(request.path_params["token"]))
+        token = str(request.path_params["token"])
+        then = self.sessions.landing(token)
+        session = self.sessions.redeem(token)
         if session is None:
             return self.refused(
                 403,
                 "This sign-in link was used already, has expired or was never issued. "
                 "Run `gwanjong console` again for a new one.",
             )
-        return self._enter(session)
+        return self._enter(session, then)
 
     async def token_form(self, request: Request) -> Response:
         if not self.team:
@@ -194,10 +213,10 @@ class Console:
             return self.render("signin.html", None, status=403, error="That token names nobody.")
         return self._enter(self.sessions.start(name, name))
 
-    def _enter(self, session: Session) -> Response:
+    def _enter(self, session: Session, then: str = "/approvals") -> Response:
         from starlette.responses import RedirectResponse
 
-        response = RedirectResponse("/approvals", status_code=303)
+        response = RedirectResponse(then, status_code=303)
         response.set_cookie(
             self.cookie,
             session.id,

@@ -63,13 +63,22 @@ class Sessions:
     ttl_s: float
     clock: Callable[[], float] = time.time
     _links: dict[str, float] = field(default_factory=dict[str, float])
+    #: where a link leads once redeemed (default: the approvals), by the link's hash
+    _then: dict[str, str] = field(default_factory=dict[str, str])
     _sessions: dict[str, Session] = field(default_factory=dict[str, Session])
 
-    def new_link(self) -> str:
-        """A one-time sign-in token (256 bits); only its hash is kept."""
+    def new_link(self, then: str = "") -> str:
+        """A one-time sign-in token (256 bits); only its hash is kept. ``then``: the page
+        it leads to (a path of this console), e.g. one approval's."""
         token = secrets.token_urlsafe(32)
         self._links[_hash(token)] = self.clock() + self.ttl_s
+        if then:
+            self._then[_hash(token)] = then
         return token
+
+    def landing(self, token: str) -> str:
+        """Where the link ``token`` leads (asked once, with its redemption)."""
+        return self._then.pop(_hash(token), "/approvals")
 
     def redeem(self, token: str) -> Session | None:
         """The operator's session for a link token, which is then void; None if unknown,

@@ -103,6 +103,7 @@ def serve_for_gateway(gw: Gateway, usage: UsageLog | None = None) -> Watched:
         sys.stderr.write(f"gwanjong console: open {link}\n")
         sys.stderr.flush()
 
+    console.take_approval_links()  # URL-mode elicitation leads to the console's page
     task = Watched("the console")
     task.start(serve(console, announce))
     return task
