@@ -36,6 +36,7 @@ def ways(approval: Approval, ask: Ask) -> list[str]:
         f"a terminal on the gateway's machine: gwanjong review approve {approval.id} "
         f"(or: gwanjong review decline {approval.id})"
     )
+    found.append("the console's Approvals page (the person runs `gwanjong console`)")
     return found
 
 
