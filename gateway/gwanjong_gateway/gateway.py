@@ -6,6 +6,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import anyio
+
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.platforms.breaker import Clock
 from gwanjong_gateway.platforms.upstreams import Upstreams
@@ -49,3 +51,10 @@ class Gateway:
 
     def close_store(self) -> None:
         self.records.close()
+
+    async def aclose(self, within_s: float = 10) -> None:
+        """A command's way out: end the platform servers this process started (waiting at
+        most ``within_s``, even when the command is being cancelled), then the record."""
+        with anyio.CancelScope(shield=True), anyio.move_on_after(within_s):
+            await self.upstreams.close_all()
+        self.close_store()

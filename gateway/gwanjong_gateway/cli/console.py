@@ -50,14 +50,7 @@ def _console(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
 
-    async def stop() -> None:
-        import anyio
-
-        with anyio.move_on_after(10):
-            await gateway.upstreams.close_all()
-        gateway.close_store()
-
-    run_until_signal(serve, stop, backend_options=loop_options())
+    run_until_signal(serve, gateway.aclose, backend_options=loop_options())
     return 0
 
 

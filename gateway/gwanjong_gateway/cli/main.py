@@ -8,8 +8,6 @@ import os
 import sys
 from typing import Any
 
-import anyio
-
 from gwanjong_gateway.cli.console import add_console
 from gwanjong_gateway.cli.logfile import add_log_file
 from gwanjong_gateway.cli.options import global_options
@@ -60,13 +58,8 @@ def _serve(args: argparse.Namespace) -> int:
                 middleware=http_middleware(config, auth),
             )
 
-    async def stop() -> None:
-        # On SIGTERM or Ctrl-C, end every platform server this gateway spawned.
-        with anyio.move_on_after(10):
-            await gateway.upstreams.close_all()
-        gateway.close_store()
-
-    run_until_signal(serve, stop, backend_options=loop_options())
+    # On SIGTERM or Ctrl-C, end every platform server this gateway spawned.
+    run_until_signal(serve, gateway.aclose, backend_options=loop_options())
     return 0
 
 

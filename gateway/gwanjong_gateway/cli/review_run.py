@@ -9,8 +9,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import anyio
-
 from gwanjong_gateway.cli import review_view as view
 from gwanjong_gateway.cli.review_term import APPROVE_WORD, Review
 from gwanjong_gateway.gateway import Gateway
@@ -177,7 +175,7 @@ async def approve(r: Review, approval_id: int, text_file: Path | None) -> int:
             return r.term.fail(exc.message)
         return outcome(r, approval_id, result)
     finally:
-        await _close(gw)
+        await gw.aclose()
 
 
 async def decline(r: Review, approval_id: int, reason: str) -> int:
@@ -191,7 +189,7 @@ async def decline(r: Review, approval_id: int, reason: str) -> int:
     except PlatformError as exc:
         return r.term.fail(exc.message)
     finally:
-        await _close(gw)
+        await gw.aclose()
     return outcome(r, approval_id, result)
 
 
@@ -204,7 +202,7 @@ async def done(r: Review, record_id: int, url: str) -> int:
     except PlatformError as exc:
         return r.term.fail(exc.message)
     finally:
-        await _close(gw)
+        await gw.aclose()
     r.term.out(f"Hand-off {posted.record} recorded as posted by a person: {posted.url}")
     return 0
 
@@ -236,10 +234,3 @@ def outcome(r: Review, approval_id: int, result: StrikeResult) -> int:
             f'writes = "dry-run": nothing was sent; approval {approval_id} still waits.'
         )
     return r.term.fail(result.reason)  # refused, a duplicate (or, never, still pending)
-
-
-async def _close(gw: Gateway) -> None:
-    """The platform servers this process started, and the record."""
-    with anyio.CancelScope(shield=True), anyio.move_on_after(10):
-        await gw.upstreams.close_all()
-    gw.close_store()
