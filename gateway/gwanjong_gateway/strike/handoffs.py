@@ -169,17 +169,8 @@ class HandOffs:
         link = url.strip() if url.strip().startswith("http") else ""
         if not link:
             link = (await self.settler.read_back(row)).url
-        confirmed = await self.records.run(
-            StrikeStore.confirm_handoff,
-            row.id,
-            approver="human",
-            result_url=link,
-            policy=[
-                *row.policy,
-                f"hand-off confirmed {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(self.clock()))}Z",
-            ],
-            confirmed_by=by or "",
-            now=self.clock(),
+        confirmed = await self._posted(
+            row, link, by or "", lambda when: f"hand-off confirmed {when}Z"
         )
         if confirmed is None:  # another call confirmed it meanwhile
             earlier = await self.records.run(StrikeStore.get, row.id)
@@ -227,20 +218,14 @@ class HandOffs:
                 f"Record {row.id} is {row.status}, not a hand-off waiting for a person; "
                 "nothing was recorded.",
             )
-        now = self.clock()
-        when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(now))
-        closed = await self.records.run(
-            StrikeStore.confirm_handoff,
-            row.id,
-            approver="human",
-            result_url=link,
-            policy=[
-                *row.policy,
-                f"posted by a person, closed from {_FROM[channel]} by {by or 'the local user'} "
-                f"at {when}Z",
-            ],
-            confirmed_by=by,
-            now=now,
+        closed = await self._posted(
+            row,
+            link,
+            by,
+            lambda when: (
+                f"posted by a person, closed from {_FROM[channel]} by "
+                f"{by or 'the local user'} at {when}Z"
+            ),
         )
         if closed is None:  # closed by someone else meanwhile
             earlier = await self.records.run(StrikeStore.get, row.id)
@@ -251,6 +236,23 @@ class HandOffs:
             action=str(closed.action),
             approver="human",
             reason=f"Hand-off {closed.id} recorded as posted by a person.",
+        )
+
+    async def _posted(
+        self, row: Strike, link: str, by: str, line: Callable[[str], str]
+    ) -> Strike | None:
+        """Record hand-off ``row`` as posted at ``link`` by ``by``, with the policy ``line``
+        (given the time); None when someone recorded it meanwhile."""
+        now = self.clock()
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(now))
+        return await self.records.run(
+            StrikeStore.confirm_handoff,
+            row.id,
+            approver="human",
+            result_url=link,
+            policy=[*row.policy, line(when)],
+            confirmed_by=by,
+            now=now,
         )
 
 
