@@ -74,15 +74,9 @@ class ApprovalRows:
                 return waiting, False
             if waiting is not None:
                 self._expire(waiting.id, now)
-            row = {**fields, "status": str(ApprovalStatus.PENDING), "created_at": now}
-            for name in _JSON:
-                row[name] = json.dumps(row[name], ensure_ascii=False, default=str)
-            cols = ", ".join(row)
-            marks = ", ".join("?" for _ in row)
-            made = self._x(
-                f"INSERT INTO approvals ({cols}) VALUES ({marks}) RETURNING id", tuple(row.values())
-            ).fetchone()
-        created = self.approval(int(made["id"]))
+            row = {**fields, "status": ApprovalStatus.PENDING, "created_at": now}
+            made = self._insert_approval(row)
+        created = self.approval(made)
         assert created is not None
         return created, True
 
@@ -152,16 +146,22 @@ class ApprovalRows:
 
     def restore_approval(self, row: dict[str, Any]) -> None:
         """Put back an approval row as it was, id kept (`gwanjong doctor --repair`)."""
+        self._insert_approval(row)
+
+    def _insert_approval(self, row: dict[str, Any]) -> int:
+        """One approvals row (JSON columns encoded unless they already are); its id."""
         fields = dict(row)
         for name in _JSON:
             if name in fields and not isinstance(fields[name], str):
                 fields[name] = json.dumps(fields[name], ensure_ascii=False, default=str)
-        for name in ("status",):
-            fields[name] = str(fields[name])
+        fields["status"] = str(fields["status"])
         fields["edited"] = 1 if fields.get("edited") else 0
         cols = ", ".join(fields)
         marks = ", ".join("?" for _ in fields)
-        self._x(f"INSERT INTO approvals ({cols}) VALUES ({marks})", tuple(fields.values()))
+        made = self._x(
+            f"INSERT INTO approvals ({cols}) VALUES ({marks}) RETURNING id", tuple(fields.values())
+        ).fetchone()
+        return int(made["id"])
 
     def link_approval(self, approval_id: int, record: int) -> None:
         """The strike row a decided approval became (a decline's `declined` row)."""
