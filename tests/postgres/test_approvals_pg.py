@@ -4,14 +4,13 @@ approvers (and a decline) race, each on its own connection."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
 from gwanjong_gateway.record.store_pg import PostgresStrikeStore
 from gwanjong_gateway.rules import approvals
 from gwanjong_gateway.rules.approvals import ApprovalStatus, ApprovalUse, Channel
-from tests.postgres.test_store_pg import NOW, request
+from tests.postgres.test_store_pg import NOW, request, together
 
 WORKERS = 8
 TEXT = "hello there"
@@ -41,27 +40,10 @@ def fields(target: str = "p1") -> dict[str, Any]:
     }
 
 
-def together(url: str, jobs: list[Callable[[PostgresStrikeStore], Any]]) -> list[Any]:
-    stores = [PostgresStrikeStore(url) for _ in jobs]
-    gate = threading.Barrier(len(jobs))
-    out: list[Any] = [None] * len(jobs)
-
-    def one(i: int) -> None:
-        gate.wait()
-        out[i] = jobs[i](stores[i])
-
-    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(jobs))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
-    for store in stores:
-        store.close()
-    return out
-
-
 def test_one_pending_approval_per_target_across_connections(pg_url: str) -> None:
-    opened = together(pg_url, [lambda s: s.open_approval(NOW, **fields()) for _ in range(WORKERS)])
+    opened: list[Any] = together(
+        pg_url, [lambda s: s.open_approval(NOW, **fields()) for _ in range(WORKERS)]
+    )
     assert len({a.id for a, _ in opened}) == 1
     assert sum(created for _, created in opened) == 1
 
@@ -80,7 +62,7 @@ def test_an_approval_is_consumed_by_exactly_one_claim(pg_url: str) -> None:
     jobs: list[Callable[[PostgresStrikeStore], Any]] = [
         lambda s: s.decide(claim, NOW, insert=True) for _ in range(WORKERS - 1)
     ]
-    verdicts = together(pg_url, [*jobs, decline])
+    verdicts: list[Any] = together(pg_url, [*jobs, decline])
     claimed = [v for v in verdicts[:-1] if v.row is not None]
     declined = verdicts[-1]
     store = PostgresStrikeStore(pg_url)

@@ -6,8 +6,10 @@ from __future__ import annotations
 import io
 import json
 import threading
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 import pytest
@@ -23,6 +25,7 @@ from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from tests.gateway.helpers import config_text
 from tests.gateway.http_gateway import free_port
 
+T = TypeVar("T")
 NOW = 1_800_000_000.0
 WORKERS = 8
 
@@ -44,25 +47,36 @@ def request(target: str, text: str = "hello there", by: str = "alice") -> ClaimR
     return ClaimRequest(row=row, live=True, cap=1, interval_s=0, cooldown_days=0)
 
 
-def race(url: str, requests: list[ClaimRequest]) -> list[Verdict]:
-    """Each request decided by its own connection, all released at once."""
-    stores = [PostgresStrikeStore(url) for _ in requests]
-    gate = threading.Barrier(len(requests))
-    verdicts: list[Verdict | None] = [None] * len(requests)
+def together(url: str, jobs: list[Callable[[PostgresStrikeStore], T]]) -> list[T | None]:
+    """Each job on its own connection, all released at once; their answers (None for a
+    job that did not finish)."""
+    stores = [PostgresStrikeStore(url) for _ in jobs]
+    gate = threading.Barrier(len(jobs))
+    out: list[T | None] = [None] * len(jobs)
 
     def one(i: int) -> None:
         gate.wait()
-        verdicts[i] = stores[i].decide(requests[i], NOW, insert=True)
+        out[i] = jobs[i](stores[i])
 
-    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(requests))]
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(jobs))]
     for t in threads:
         t.start()
     for t in threads:
         t.join(timeout=120)
     for store in stores:
         store.close()
+    return out
+
+
+def race(url: str, requests: list[ClaimRequest]) -> list[Verdict]:
+    """Each request decided by its own connection, all released at once."""
+    verdicts = together(url, [partial(_claim, req) for req in requests])
     assert all(v is not None for v in verdicts), verdicts
     return [v for v in verdicts if v is not None]
+
+
+def _claim(req: ClaimRequest, store: PostgresStrikeStore) -> Verdict:
+    return store.decide(req, NOW, insert=True)
 
 
 def test_a_new_database_is_migrated_once_even_by_racing_openers(pg_url: str) -> None:
