@@ -128,12 +128,13 @@ def as_json(items: list[Item]) -> str:
 
 
 def table(items: list[Item], now: float, decided: bool) -> list[str]:
-    """The list for a person: one head line and one quoted line per item."""
+    """The list for a person, within 80 columns: per item a head line, then its target and
+    the first line of its text, indented."""
     if not items:
         return ["Nothing waits for a person." if not decided else "No approvals or hand-offs."]
     lines = [
         f"{'ID':>5}  {'KIND':<8} {'STATUS':<9} {'PLATFORM':<9} {'ACTION':<8} "
-        f"{'ASKED BY':<12} {'AGE':>6} {'EXPIRES':>7}  TARGET"
+        f"{'ASKED BY':<12} {'AGE':>6} {'EXPIRES':>7}"
     ]
     for i in items:
         d = i.data
@@ -141,16 +142,14 @@ def table(items: list[Item], now: float, decided: bool) -> list[str]:
         left = span(i.expires_in) if i.expires_in is not None else "-"
         lines.append(
             f"{d['id']:>5}  {kind:<8} {d['status']:<9} {one_line(d['platform'], 9):<9} "
-            f"{d['action']:<8} {who(d['by']):<12} {span(now - i.created_at):>6} {left:>7}  "
-            f"{one_line(d['target'], 200)}"
+            f"{d['action']:<8} {one_line(who(d['by']), 12):<12} {span(now - i.created_at):>6} {left:>7}"
         )
+        lines.append(f"{'':>7}@ {one_line(d['target'], 200)}")
         if i.excerpt:
             lines.append(f"{'':>7}| {i.excerpt}")
     lines.append("")
-    lines.append(
-        "approval: gwanjong review show|approve|decline ID    "
-        "hand-off: post it by hand, then gwanjong review done ID --url URL"
-    )
+    lines.append("approval: gwanjong review show|approve|decline ID")
+    lines.append("hand-off: post it by hand, then gwanjong review done ID --url URL")
     return lines
 
 
