@@ -30,6 +30,7 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport, StreamableHttpTransport
 from mcp.shared.exceptions import MCPError
 from mcp.types import REQUEST_TIMEOUT
+from opentelemetry import context as otel_context
 
 from gwanjong_gateway.config import PlatformConfig, command_for
 from gwanjong_gateway.platforms import childlog, hosting
@@ -49,7 +50,8 @@ _RETRY_SAFE = frozenset((*READ_TOOLS, *OPTIONAL_TOOLS))
 QUIET = {
     **QUIET_ENV,
     "GWANJONG_SPAWNED": "1",  # settings come from this env alone, not a .env in the cwd
-    "FASTMCP_TELEMETRY_MODE": "off",  # no spans in a spawned server (tracing is the gateway's)
+    # no spans in a spawned server unless [telemetry] is set (upstreams.tracing_env)
+    "FASTMCP_TELEMETRY_MODE": "off",
 }
 # Variables whose values are not secret (kept readable in stderr reasons).
 _PLAIN = ("_URL", "_LOG_LEVEL", "_TIMEOUT_S")
@@ -141,6 +143,10 @@ class Upstream:
         return await asyncio.shield(task)
 
     async def _start(self) -> Client[Any] | None:
+        # The client's session tasks (and an in-process server's) start here and outlive
+        # this call: they must not inherit the trace of the call that happened to start
+        # them, or every later call's platform spans would hang under that first trace.
+        otel_context.attach(otel_context.Context())
         try:
             return await self._start_once()
         finally:

@@ -17,6 +17,7 @@ from gwanjong_gateway.platforms.upstream import QUIET, Upstream
 from gwanjong_gateway.platforms.watched import Watched
 from gwanjong_gateway.rules.profiles import Profiles
 from gwanjong_shared.contract.errors import ErrorKind
+from gwanjong_shared.kit.tracing import ENDPOINT_ENV, SERVICE_ENV
 
 SEP = "__"  # namespaced tool names: devto__search
 # The network setup every HTTP client honours (httpx, aiohttp, requests): a server
@@ -46,6 +47,19 @@ def platform_env(
     return env
 
 
+def tracing_env(config: GatewayConfig, name: str) -> dict[str, str]:
+    """A platform server's share of `[telemetry]`: its spans go to the gateway's collector
+    (a spawned one reads these; FastMCP's spans are on there only then)."""
+    telemetry = config.telemetry
+    if not telemetry.otlp_endpoint:
+        return {}
+    return {
+        ENDPOINT_ENV: telemetry.otlp_endpoint,
+        SERVICE_ENV: f"{telemetry.service_name}-{name}",
+        "FASTMCP_TELEMETRY_MODE": "native",
+    }
+
+
 class Upstreams:
     """Every enabled platform's Upstream, started concurrently."""
 
@@ -65,7 +79,7 @@ class Upstreams:
             name: Upstream(
                 name,
                 platform,
-                platform_env(name, platform, secrets, env),
+                {**platform_env(name, platform, secrets, env), **tracing_env(config, name)},
                 connect_timeout_s=config.gateway.start_timeout_s,
                 log_file=childlog.log_path(config.state_dir, name),
                 clock=clock,
@@ -127,6 +141,9 @@ class Upstreams:
         """After `setup save`: rebuild this platform's env from the saved `.env`."""
         upstream = self.by_name[name]
         env = dict(os.environ if environ is None else environ)
-        upstream.env = platform_env(
-            name, upstream.platform, read_dotenv(self.config.state_dir / ".env"), env
-        )
+        upstream.env = {
+            **platform_env(
+                name, upstream.platform, read_dotenv(self.config.state_dir / ".env"), env
+            ),
+            **tracing_env(self.config, name),
+        }
