@@ -30,7 +30,6 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport, StreamableHttpTransport
 from mcp.shared.exceptions import MCPError
 from mcp.types import REQUEST_TIMEOUT
-from opentelemetry import context as otel_context
 
 from gwanjong_gateway.config import PlatformConfig, command_for
 from gwanjong_gateway.platforms import childlog, hosting
@@ -143,10 +142,6 @@ class Upstream:
         return await asyncio.shield(task)
 
     async def _start(self) -> Client[Any] | None:
-        # The client's session tasks (and an in-process server's) start here and outlive
-        # this call: they must not inherit the trace of the call that happened to start
-        # them, or every later call's platform spans would hang under that first trace.
-        otel_context.attach(otel_context.Context())
         try:
             return await self._start_once()
         finally:
