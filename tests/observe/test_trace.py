@@ -150,6 +150,7 @@ async def test_one_strike_is_one_trace_from_the_client_to_the_platform_http(
     platform_tool = one(SpanKind.SERVER, **{"gen_ai.tool.name": "write_post"})
     platform_http = one(SpanKind.CLIENT, **{"http.request.method": "POST"})
     assert gateway_tool.name == "tools/call strike"
+    assert gateway_tool.attributes["network.transport"] == "tcp"  # attached as for HTTP
     by_id: dict[int, Any] = {sp.context.span_id: sp for sp in spans if sp.context is not None}
 
     def descends(child: Any, ancestor: Any) -> bool:

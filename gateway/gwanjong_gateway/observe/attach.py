@@ -96,4 +96,6 @@ def attach(
         observed.provider = tracing.start(config, exporter)
     except TracingUnavailable as exc:
         raise ObserveProblem(str(exc)) from None
+    if observed.provider is not None:
+        server.add_middleware(tracing.NetworkTransport(transport))
     return observed

@@ -10,7 +10,10 @@ environment (platforms/upstreams.py, tracing_env).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal
+
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+from opentelemetry import trace
 
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_shared.kit.tracing import start_tracing
@@ -30,3 +33,24 @@ def start(config: GatewayConfig, exporter: SpanExporter | None = None) -> Tracer
 
     fastmcp.settings.telemetry_mode = "native"
     return start_tracing(endpoint, config.telemetry.service_name, exporter)
+
+
+class NetworkTransport(Middleware):
+    """`network.transport` on the gateway's own span of each request (the MCP conventions:
+    `pipe` for stdio, `tcp` for HTTP, with `network.protocol.name` `http`); FastMCP's span
+    does not know how the request came."""
+
+    def __init__(self, transport: Literal["stdio", "http"]) -> None:
+        self.attributes: dict[str, str] = (
+            {"network.transport": "pipe"}
+            if transport == "stdio"
+            else {"network.transport": "tcp", "network.protocol.name": "http"}
+        )
+
+    async def on_request(
+        self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]
+    ) -> Any:
+        span = trace.get_current_span()
+        if span.is_recording():
+            span.set_attributes(self.attributes)
+        return await call_next(context)
