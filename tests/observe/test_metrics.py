@@ -6,6 +6,7 @@ for a stdio gateway."""
 from __future__ import annotations
 
 import contextlib
+import socket
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from pathlib import Path
@@ -181,3 +182,15 @@ def test_rate_windows_and_tool_labels() -> None:
         metrics.tool_label(f"t{i}")
     assert metrics.tool_label("one_more") == "other"
     assert metrics.tool_label("t0") == "t0"
+
+
+def test_a_metrics_port_in_use_stops_the_gateway_with_the_reason(tmp_path: Path) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        tables = {"metrics": {"enabled": True, "port": port}}
+        config = parse(config_text(tmp_path, ["devto"], "live", tables=tables))
+        gw = Gateway(config, environ={}, transports={"devto": FakePlatform(FORUM).server()})
+        with pytest.raises(ObserveProblem, match=rf"cannot listen on 127.0.0.1:{port}"):
+            attach(build_gateway(config, gateway=gw), gw, config, None, "stdio")

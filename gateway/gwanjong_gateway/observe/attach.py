@@ -8,6 +8,7 @@ flush at the end).
 from __future__ import annotations
 
 import contextlib
+import socket
 import time
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
@@ -39,17 +40,20 @@ class ObserveProblem(Exception):
 class Observed:
     metrics: Metrics | None = None
     provider: TracerProvider | None = None
-    #: the metrics' own listener port (`[metrics] port`; the bound one once running)
-    port: int | None = None
+    #: the metrics' own listener (`[metrics] port`), bound by attach
+    sock: socket.socket | None = None
     scrape: endpoint.Handler | None = None
+
+    @property
+    def port(self) -> int | None:
+        return int(self.sock.getsockname()[1]) if self.sock is not None else None
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncGenerator[None, None]:
         """The own listener while the gateway serves; spans flushed when it ends."""
         try:
-            if self.scrape is not None and self.port is not None:
-                async with endpoint.own_listener(self.scrape, self.port) as bound:
-                    self.port = bound
+            if self.scrape is not None and self.sock is not None:
+                async with endpoint.own_listener(self.scrape, self.sock):
                     yield
             else:
                 yield
@@ -91,7 +95,13 @@ def attach(
         else:
             # its own loopback listener: no token asked (only this machine reaches it)
             observed.scrape = endpoint.handler(metrics, gw, None)
-            observed.port = section.port
+            try:
+                observed.sock = endpoint.listen(section.port)
+            except OSError as exc:
+                raise ObserveProblem(
+                    f"[metrics] cannot listen on 127.0.0.1:{section.port} ({exc.strerror}); "
+                    "choose another port, or 0 to serve /metrics on the HTTP server."
+                ) from None
     try:
         observed.provider = tracing.start(config, exporter)
     except TracingUnavailable as exc:

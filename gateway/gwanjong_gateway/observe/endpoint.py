@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import socket
 from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
 from typing import Any
@@ -56,9 +57,12 @@ async def _signed_in(request: Request, auth: AuthProvider) -> bool:
     return await auth.verify_token(token.strip()) is not None
 
 
-def _listen(port: int) -> socket.socket:
+def listen(port: int) -> socket.socket:
+    """The metrics' own socket on 127.0.0.1 (0: a free port), bound before serving starts
+    so a port in use stops the gateway at once, with the reason."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if os.name != "nt":  # on Windows it would let us share a port another process holds
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind(("127.0.0.1", port))
         sock.listen(16)
@@ -70,9 +74,8 @@ def _listen(port: int) -> socket.socket:
 
 
 @contextlib.asynccontextmanager
-async def own_listener(scrape: Handler, port: int) -> AsyncGenerator[int, None]:
-    """Serve `scrape` at 127.0.0.1:<port>/metrics while the block runs; yields the port
-    bound (0: a free one)."""
+async def own_listener(scrape: Handler, sock: socket.socket) -> AsyncGenerator[None, None]:
+    """Serve `scrape` at <sock>/metrics while the block runs (the socket is closed after)."""
     import uvicorn
     from starlette.applications import Starlette
     from starlette.routing import Route
@@ -83,7 +86,6 @@ async def own_listener(scrape: Handler, port: int) -> AsyncGenerator[int, None]:
         def capture_signals(self) -> Generator[None, None, None]:
             yield
 
-    sock = _listen(port)
     bound = int(sock.getsockname()[1])
     app = Starlette(routes=[Route(PATH, scrape, methods=["GET"])])
     config = uvicorn.Config(
@@ -100,7 +102,7 @@ async def own_listener(scrape: Handler, port: int) -> AsyncGenerator[int, None]:
         async with anyio.create_task_group() as tg:
             tg.start_soon(_serve, server, sock)
             try:
-                yield bound
+                yield
             finally:
                 server.should_exit = True
     finally:
