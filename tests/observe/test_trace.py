@@ -41,6 +41,7 @@ pytestmark = pytest.mark.anyio
 TRACE_ID = 0x4BF92F3577B34DA6A3CE929D0E0E4736
 PARENT_ID = 0x00F067AA0BA902B7
 TRACEPARENT = f"00-{TRACE_ID:032x}-{PARENT_ID:016x}-01"
+TRACESTATE = "vendor=opaque-1"
 TELEMETRY = {"telemetry": {"otlp_endpoint": "http://127.0.0.1:4318"}}
 
 
@@ -51,7 +52,8 @@ def tracing_reset() -> Iterator[None]:
 
 
 class Headers:
-    """ASGI middleware in front of the sandbox: (method, path, traceparent) of each request."""
+    """ASGI middleware in front of the sandbox: (method, path, "traceparent;tracestate") of
+    each request."""
 
     def __init__(self, app: Any, seen: list[tuple[str, str, str]]) -> None:
         self.app, self.seen = app, seen
@@ -60,7 +62,8 @@ class Headers:
         if scope["type"] == "http":
             headers = dict(scope["headers"])
             parent = headers.get(b"traceparent", b"").decode()
-            self.seen.append((scope["method"], scope["path"], parent))
+            state = headers.get(b"tracestate", b"").decode()
+            self.seen.append((scope["method"], scope["path"], f"{parent};{state}".rstrip(";")))
         await self.app(scope, receive, send)
 
 
@@ -117,7 +120,8 @@ async def test_one_strike_is_one_trace_from_the_client_to_the_platform_http(
         observed.provider.force_flush()
         exporter.clear()
         # The client's own trace: its call continues the traceparent it was handed.
-        token = otel_context.attach(propagate.extract({"traceparent": TRACEPARENT}))
+        sent = {"traceparent": TRACEPARENT, "tracestate": TRACESTATE}
+        token = otel_context.attach(propagate.extract(sent))
         try:
             struck = await client.call_tool(
                 "strike",
@@ -186,7 +190,7 @@ async def test_one_strike_is_one_trace_from_the_client_to_the_platform_http(
     assert strays == []
     # and the platform received it: the HTTP span's own context in the request's headers
     http_id = f"00-{TRACE_ID:032x}-{platform_http.context.span_id:016x}-01"
-    assert ("POST", "/api/articles", http_id) in seen
+    assert ("POST", "/api/articles", f"{http_id};{TRACESTATE}") in seen
 
 
 async def test_no_endpoint_installs_nothing(tmp_path: Path) -> None:
