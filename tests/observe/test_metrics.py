@@ -102,6 +102,8 @@ async def test_a_scout_and_a_strike_move_the_figures_and_a_scrape_needs_a_token(
             during = figures((await web.get(team.metrics_url, headers=bearer)).text)
             oid = opportunity_for(scouted, "devto", "Rust async")
             await c.call_tool("draft", {"opportunity_id": oid})
+            wrong = await c.call_tool("draft", {"opportunity_id": "nope"}, raise_on_error=False)
+            assert wrong.is_error
             struck = await c.call_tool(
                 "strike",
                 {"opportunity_id": oid, "action": "post", "content": "Hi", "title": "Hello"},
@@ -116,6 +118,13 @@ async def test_a_scout_and_a_strike_move_the_figures_and_a_scrape_needs_a_token(
     assert at(after, "gwanjong_platform_call_seconds_count", **devto_search) >= 1
     assert at(after, "gwanjong_platform_calls_total", platform="devto", tool="validate") >= 1
     assert at(after, "gwanjong_tool_calls_total", tool="strike") == 1
+    assert at(after, "gwanjong_tool_calls_total", tool="draft") == 2
+    draft_errors = {
+        labels: value
+        for (name, labels), value in after.items()
+        if name == "gwanjong_tool_errors_total" and ("tool", "draft") in labels
+    }
+    assert draft_errors == {(("kind", "invalid_input"), ("tool", "draft")): 1.0}, draft_errors
     assert at(after, "gwanjong_tool_call_seconds_count", tool="strike") == 1
     assert at(after, "gwanjong_approvals_pending") == 1  # the strike waits for a person
     assert at(after, "gwanjong_writes_unsettled") == 0

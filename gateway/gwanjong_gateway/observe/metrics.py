@@ -12,13 +12,14 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from fastmcp.exceptions import ToolError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from mcp import types as mt
 
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.platforms.outcome import Outcome
 from gwanjong_gateway.record.store import StrikeStore
-from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError, read_error
 
 if TYPE_CHECKING:
     from prometheus_client import CollectorRegistry
@@ -76,8 +77,8 @@ class Metrics:
         )
         self.tool_errors = Counter(
             "gwanjong_tool_errors",
-            "Gateway tool calls answered with an error.",
-            ["tool"],
+            "Gateway tool calls answered with an error, by error kind.",
+            ["tool", "kind"],
             registry=r,
         )
         self.tool_latency = Histogram(
@@ -161,7 +162,7 @@ def record_figures(store: StrikeStore, now: float) -> tuple[int, int]:
 
 
 class ToolMetrics(Middleware):
-    """Counts each call of the gateway's tools, its errors and its latency."""
+    """Counts each call of the gateway's tools, its errors by kind and its latency."""
 
     def __init__(self, metrics: Metrics, clock: Callable[[], float]) -> None:
         self.metrics = metrics
@@ -174,13 +175,23 @@ class ToolMetrics(Middleware):
     ) -> Any:
         tool = self.metrics.tool_label(context.message.name)
         started = self.clock()
-        failed = True
+        kind = ""
         try:
             result = await call_next(context)
-            failed = bool(getattr(result, "is_error", False))
+            if getattr(result, "is_error", False):  # an error answered as data
+                kind = read_error(getattr(result, "structured_content", None), "").kind.value
             return result
+        except PlatformError as exc:
+            kind = exc.kind.value
+            raise
+        except ToolError:  # FastMCP's own: bad arguments, an unknown tool
+            kind = ErrorKind.INVALID_INPUT.value
+            raise
+        except Exception:
+            kind = ErrorKind.UNAVAILABLE.value
+            raise
         finally:
             self.metrics.tool_calls.labels(tool).inc()
             self.metrics.tool_latency.labels(tool).observe(self.clock() - started)
-            if failed:
-                self.metrics.tool_errors.labels(tool).inc()
+            if kind:
+                self.metrics.tool_errors.labels(tool, kind).inc()
