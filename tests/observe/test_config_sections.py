@@ -43,3 +43,12 @@ def test_bad_values_name_the_line(text: str, says: str) -> None:
     with pytest.raises(ConfigError, match=r"gateway.toml:2") as raised:
         parse(text)
     assert says in str(raised.value)
+
+
+def test_a_collectors_headers_go_to_the_spawned_servers_only_with_tracing() -> None:
+    environ = {"OTEL_EXPORTER_OTLP_HEADERS": "x-api-key=k3y", "OTEL_SDK_DISABLED": "true"}
+    traced = parse('[telemetry]\notlp_endpoint = "https://otel.example.com"\n')
+    env = tracing_env(traced, "devto", environ)
+    assert env["OTEL_EXPORTER_OTLP_HEADERS"] == "x-api-key=k3y"
+    assert "OTEL_SDK_DISABLED" not in env  # only the collector's headers pass
+    assert tracing_env(parse(""), "devto", environ) == {}

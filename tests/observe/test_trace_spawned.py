@@ -100,3 +100,24 @@ async def test_a_spawned_platform_server_continues_the_trace(
     assert ("gwanjong", "tools/call write_post") in chain
     assert ("gwanjong", "tools/call strike") in chain
     assert at.parent_id == PARENT_ID  # the top continues the client's traceparent
+
+
+async def test_a_traced_spawned_servers_reason_keeps_its_name(tmp_path: Path) -> None:
+    """Its service name is not a secret: a failing start still reads as that server's."""
+    text = config_text(
+        tmp_path,
+        ["devto"],
+        platform={"isolation": "process"},
+        tables={"telemetry": {"otlp_endpoint": "http://127.0.0.1:9"}},
+    )
+    environ = {"DEVTO_READS_PER_MINUTE": "-1", "OTEL_EXPORTER_OTLP_HEADERS": "x-key=s3cr3tk3y"}
+    gw = Gateway(parse(text), environ=environ)
+    upstream = gw.upstreams.get("devto")
+    assert upstream is not None
+    try:
+        assert await upstream.ensure() is None
+        reason = upstream.reason
+    finally:
+        await gw.aclose()
+    assert "gwanjong-devto: bad settings" in reason, reason
+    assert "s3cr3tk3y" not in reason

@@ -53,7 +53,7 @@ QUIET = {
     "FASTMCP_TELEMETRY_MODE": "off",
 }
 # Variables whose values are not secret (kept readable in stderr reasons).
-_PLAIN = ("_URL", "_LOG_LEVEL", "_TIMEOUT_S")
+_PLAIN = ("_URL", "_LOG_LEVEL", "_TIMEOUT_S", "OTEL_SERVICE_NAME", "FASTMCP_TELEMETRY_MODE")
 
 
 class Health(StrEnum):

@@ -47,16 +47,26 @@ def platform_env(
     return env
 
 
-def tracing_env(config: GatewayConfig, name: str) -> dict[str, str]:
+#: a collector's credentials, read by the OTLP exporter: a spawned server needs them too
+_OTLP_HEADERS = ("OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS")
+
+
+def tracing_env(
+    config: GatewayConfig, name: str, environ: dict[str, str] | None = None
+) -> dict[str, str]:
     """A platform server's share of `[telemetry]`: its spans go to the gateway's collector
-    (a spawned one reads these; FastMCP's spans are on there only then)."""
+    (a spawned one reads these; FastMCP's spans are on there only then), with the
+    collector's headers from the gateway's environment (masked in its stderr like any
+    credential)."""
     telemetry = config.telemetry
     if not telemetry.otlp_endpoint:
         return {}
+    given = environ or {}
     return {
         ENDPOINT_ENV: telemetry.otlp_endpoint,
         SERVICE_ENV: f"{telemetry.service_name}-{name}",
         "FASTMCP_TELEMETRY_MODE": "native",
+        **{k: given[k] for k in _OTLP_HEADERS if given.get(k)},
     }
 
 
@@ -79,7 +89,7 @@ class Upstreams:
             name: Upstream(
                 name,
                 platform,
-                {**platform_env(name, platform, secrets, env), **tracing_env(config, name)},
+                {**platform_env(name, platform, secrets, env), **tracing_env(config, name, env)},
                 connect_timeout_s=config.gateway.start_timeout_s,
                 log_file=childlog.log_path(config.state_dir, name),
                 clock=clock,
@@ -145,5 +155,5 @@ class Upstreams:
             **platform_env(
                 name, upstream.platform, read_dotenv(self.config.state_dir / ".env"), env
             ),
-            **tracing_env(self.config, name),
+            **tracing_env(self.config, name, env),
         }
