@@ -25,6 +25,7 @@ def _serve(args: argparse.Namespace) -> int:
     from gwanjong_gateway.cli.serve_loop import run_until_signal
     from gwanjong_gateway.cli.telemetry import spans_only_when_traced
     from gwanjong_gateway.gateway import Gateway
+    from gwanjong_gateway.observe.attach import ObserveProblem, attach
     from gwanjong_gateway.server import build_gateway
     from gwanjong_gateway.team.auth import bind_problem, build_auth, http_middleware
 
@@ -39,12 +40,21 @@ def _serve(args: argparse.Namespace) -> int:
     quiet_fastmcp()
     configure_logging(args.log_level)
     add_log_file(config)
-    spans_only_when_traced(os.environ)
+    spans_only_when_traced(os.environ, traced=bool(config.telemetry.otlp_endpoint))
     remember_missing_modules()
     gateway = Gateway(config)
     server = build_gateway(config, gateway=gateway, auth=auth)
+    try:  # [telemetry], [metrics], [logging]
+        observed = attach(server, gateway, config, auth, args.transport)
+    except ObserveProblem as exc:
+        print(f"gwanjong: {exc}", file=sys.stderr)
+        return 2
 
     async def serve() -> None:
+        async with observed.running():
+            await serve_mcp()
+
+    async def serve_mcp() -> None:
         if args.transport == "stdio":
             await server.run_stdio_async(show_banner=False)
         else:
