@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from gwanjong_gateway.cli.console import add_console
+from gwanjong_gateway.cli.link import add_link
 from gwanjong_gateway.cli.logfile import add_log_file
 from gwanjong_gateway.cli.options import global_options
 from gwanjong_gateway.cli.review import add_review
@@ -258,6 +259,7 @@ def parser() -> argparse.ArgumentParser:
     add_token_commands(sub)
     add_review(sub)
     add_console(sub)
+    add_link(sub)
     return p
 
 
