@@ -137,10 +137,19 @@ def _doctor(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from gwanjong_gateway.cli.doctor import run_doctor
+    from gwanjong_gateway.cli.doctor_where import config_source
 
     config, path = load(args.config, check_env=False)  # a broken setup is what it looks at
     export = Path(args.export) if args.export else None
-    return run_doctor(config, path, fix=args.repair, export_to=export)
+    source = config_source(path, args.config, os.environ)
+    return run_doctor(
+        config,
+        path,
+        fix=args.repair,
+        export_to=export,
+        source=source,
+        start_servers=not args.offline,
+    )
 
 
 def add_doctor(sub: Any) -> None:
@@ -152,6 +161,12 @@ def add_doctor(sub: Any) -> None:
         "carrying them over (run with the gateway stopped)",
     )
     doc.add_argument("--export", help="where the export goes (default: state_dir, else home)")
+    doc.add_argument(
+        "--offline",
+        action="store_true",
+        help="do not start the platform servers (a server with credentials set looks its "
+        "account up on the platform)",
+    )
     global_options(doc, port=False)
     doc.set_defaults(run=_doctor)
 
