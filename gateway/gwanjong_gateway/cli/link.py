@@ -21,6 +21,8 @@ from gwanjong_gateway.cli.link_apply import LinkError, Outcome, plan_add, plan_r
 from gwanjong_gateway.cli.link_clients import ENTRY, SANDBOX_ENTRY, Client, clients
 from gwanjong_gateway.cli.options import global_options
 
+_CHANGES = (Outcome.ADDED, Outcome.UPDATED, Outcome.REMOVED)
+
 
 def _installed(client: Client) -> bool:
     return any(Path(str(p)).exists() for p in client.installed)
@@ -87,26 +89,11 @@ def run_link(
         gateway = gateway_command(found, command)
     failed = 0
     for client in chosen:
-        path = Path(str(client.path))
-        entry = client.entry(gateway) if gateway else None
         try:
-            if remove:
-                plan = plan_remove(path, client.key, name)
-            else:
-                assert entry is not None
-                plan = plan_add(path, client.key, name, entry)
-            backup = None
-            if dry_run:
-                out.write(plan.diff())
-            elif plan.outcome in _CHANGES:
-                backup = write(plan, client.key, name)
+            out.write(_one(client, name, gateway, dry_run, out))
         except LinkError as exc:
             err.write(f"gwanjong link: {client.label}: {exc}\n")
             failed += 1
-            continue
-        said = f"would be {plan.outcome}" if dry_run and plan.outcome in _CHANGES else plan.outcome
-        line = f"{client.name:<15} {path}: {name!r} {said}"
-        out.write(line + (f" (backup of the original: {backup})" if backup else "") + "\n")
     if not dry_run and not remove and len(chosen) > failed:
         out.write("Restart the client (or reload its MCP servers) to start the gateway.\n")
         if sandbox:
@@ -116,7 +103,21 @@ def run_link(
     return 1 if failed else 0
 
 
-_CHANGES = (Outcome.ADDED, Outcome.UPDATED, Outcome.REMOVED)
+def _one(client: Client, name: str, gateway: list[str], dry_run: bool, out: TextIO) -> str:
+    """Link (``gateway`` given) or unlink one client; the line that says what happened."""
+    path = Path(str(client.path))
+    if gateway:
+        plan = plan_add(path, client.key, name, client.entry(gateway))
+    else:
+        plan = plan_remove(path, client.key, name)
+    backup = None
+    if dry_run:
+        out.write(plan.diff())
+    elif plan.outcome in _CHANGES:
+        backup = write(plan, client.key, name)
+    said = f"would be {plan.outcome}" if dry_run and plan.outcome in _CHANGES else plan.outcome
+    line = f"{client.name:<15} {path}: {name!r} {said}"
+    return line + (f" (backup of the original: {backup})" if backup else "") + "\n"
 
 
 def _gateway_config(
