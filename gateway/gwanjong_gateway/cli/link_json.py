@@ -161,7 +161,10 @@ def parse(text: str) -> Node:
     parser = _Parser(text)
     if text.startswith(BOM):
         parser.pos = 1
-    root = parser.value()
+    try:
+        root = parser.value()
+    except RecursionError:
+        raise parser.fail("values nested too deeply") from None
     parser.skip()
     if parser.pos != len(text):
         raise parser.fail("more text after the end of the document")
