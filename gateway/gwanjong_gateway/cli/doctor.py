@@ -129,7 +129,7 @@ def report(
     )
     print(f"  versions   {versions()}", file=out)
     print(
-        "  platforms" + ("" if probes is not None else " (servers not started: --offline)"),
+        "  platforms" + ("" if probes is not None else " (servers not started)"),
         file=out,
     )
     for name in sorted(config.platforms):
