@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from gwanjong_gateway.cli.console import add_console
+from gwanjong_gateway.cli.link import add_link
 from gwanjong_gateway.cli.logfile import add_log_file
 from gwanjong_gateway.cli.options import global_options
 from gwanjong_gateway.cli.review import add_review
@@ -146,10 +147,19 @@ def _doctor(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from gwanjong_gateway.cli.doctor import run_doctor
+    from gwanjong_gateway.cli.doctor_where import config_source
 
     config, path = load(args.config, check_env=False)  # a broken setup is what it looks at
     export = Path(args.export) if args.export else None
-    return run_doctor(config, path, fix=args.repair, export_to=export)
+    source = config_source(path, args.config, os.environ)
+    return run_doctor(
+        config,
+        path,
+        fix=args.repair,
+        export_to=export,
+        source=source,
+        start_servers=not args.offline,
+    )
 
 
 def add_doctor(sub: Any) -> None:
@@ -161,6 +171,12 @@ def add_doctor(sub: Any) -> None:
         "carrying them over (run with the gateway stopped)",
     )
     doc.add_argument("--export", help="where the export goes (default: state_dir, else home)")
+    doc.add_argument(
+        "--offline",
+        action="store_true",
+        help="do not start the platform servers (a server with credentials set looks its "
+        "account up on the platform)",
+    )
     global_options(doc, port=False)
     doc.set_defaults(run=_doctor)
 
@@ -268,6 +284,7 @@ def parser() -> argparse.ArgumentParser:
     add_token_commands(sub)
     add_review(sub)
     add_console(sub)
+    add_link(sub)
     return p
 
 
