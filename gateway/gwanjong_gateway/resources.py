@@ -171,13 +171,12 @@ def register_resources(
         chosen = chosen_platforms(platforms, enabled)
         return engage_text(topic, chosen, gw.config.gateway.writes)
 
-    mcp.add_prompt(described(engage, ENGAGE_ARGUMENTS))
-
-
-ENGAGE_ARGUMENTS = {
-    "topic": "What to talk about, in any language, e.g. rust async.",
-    "platforms": "Where, comma-separated, e.g. devto,bluesky; empty: every enabled one.",
-}
+    names = ", ".join(gw.upstreams.names()) or "none enabled"
+    arguments = {
+        "topic": "What to talk about, in any language, e.g. rust async.",
+        "platforms": f"Which platforms, comma-separated, of: {names}. Empty: all of them.",
+    }
+    mcp.add_prompt(described(engage, arguments))
 
 
 def described(fn: Callable[..., str], arguments: dict[str, str]) -> Prompt:

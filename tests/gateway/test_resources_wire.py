@@ -91,6 +91,7 @@ async def test_engage_describes_and_checks_its_arguments(
         for text in described.values():
             assert text and "JSON schema" not in text
         assert "comma-separated" in described["platforms"]
+        assert "devto, reddit" in described["platforms"]  # the enabled ones
 
         got = await client.get_prompt(
             "engage", {"topic": "rust", "platforms": " Reddit, devto,devto"}

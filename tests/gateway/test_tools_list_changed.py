@@ -11,6 +11,7 @@ import anyio
 import pytest
 from fastmcp import Client
 from fastmcp.client.messages import MessageHandler
+from fastmcp.client.transports import StreamableHttpTransport
 from mcp.client.subscriptions import listen
 from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import ToolsListChanged
@@ -21,6 +22,7 @@ from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.server import build_gateway
 from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import config_text
+from tests.gateway.http_gateway import serve_app
 
 pytestmark = pytest.mark.anyio
 EXPOSED = "devto__get_post"
@@ -95,3 +97,24 @@ async def test_without_expose_nothing_changes_and_no_listen_is_offered(
             async with listen(client.session, tools_list_changed=True):
                 pass
     assert caught.value.error.code == METHOD_NOT_FOUND
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_over_streamable_http_too(forum: FakePlatform, tmp_path: Path, mode: str) -> None:
+    gw, server = exposing(tmp_path, forum, [EXPOSED])
+    heard = Heard()
+    async with serve_app(server) as url:
+        transport = StreamableHttpTransport(url)
+        async with Client(transport, mode=mode, message_handler=heard, timeout=60) as client:  # type: ignore[arg-type]
+            await real_definition(client)
+            if mode == "legacy":  # the session's standalone (GET) stream
+                before = heard.changes
+                await up_again(gw, client, forum)
+                with anyio.fail_after(DEADLINE_S):
+                    while heard.changes == before:
+                        await anyio.sleep(0.02)
+                return
+            async with listen(client.session, tools_list_changed=True) as stream:
+                await up_again(gw, client, forum)
+                with anyio.fail_after(DEADLINE_S):
+                    assert isinstance(await stream.__anext__(), ToolsListChanged)
