@@ -20,6 +20,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+import anyio
 import anyio.lowlevel
 from fastmcp import FastMCP
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
@@ -28,6 +29,7 @@ from mcp.types import SubscriptionsListenRequestParams, ToolListChangedNotificat
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 log = logging.getLogger(__name__)
+SEND_WITHIN_S = 5.0  # per session: a notification is worth no longer wait
 
 
 class ToolChanges:
@@ -80,8 +82,9 @@ class ToolChanges:
 
     async def _tell(self, sessions: list[Any]) -> None:
         for session in sessions:
-            # A session that closed meanwhile: nothing to tell, and no error to anyone.
-            with contextlib.suppress(Exception):
+            # A session that closed meanwhile: nothing to tell, and no error to anyone; one
+            # that stopped reading does not hold up the others.
+            with contextlib.suppress(Exception), anyio.move_on_after(SEND_WITHIN_S):
                 await session.send_notification(ToolListChangedNotification())
 
 
