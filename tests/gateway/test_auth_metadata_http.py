@@ -12,11 +12,14 @@ from typing import Any
 
 import httpx
 import pytest
+from mcp.server.auth.routes import build_resource_metadata_url
+from pydantic import AnyHttpUrl
 
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.team.auth import NO_TOKEN, WRONG_TOKEN, build_auth, http_middleware
+from gwanjong_gateway.team.protected_resource import metadata_path, metadata_url, resource_of
 from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import config_text
 from tests.gateway.http_gateway import INIT, client, serve_app
@@ -117,3 +120,20 @@ async def test_tokens_mode_invites_no_oauth_flow(forum: FakePlatform, tmp_path: 
             assert "resource_metadata" not in refused.text + refused.headers["www-authenticate"]
         assert "gwanjong token add" in NO_TOKEN and "OAuth" in NO_TOKEN
         assert (await post_init(team.url, team.tokens["alice"])).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "audience",
+    ["https://h.test/mcp", "https://h.test/", "https://h.test", "https://h.test:8443/team/mcp/"],
+)
+def test_the_metadata_url_is_the_one_the_sdk_builds(audience: str) -> None:
+    # FastMCP names the metadata in the 401 only when a route serves the SDK's URL for it.
+    sdk = str(build_resource_metadata_url(AnyHttpUrl(audience)))
+    assert metadata_url(audience) == sdk
+    assert sdk.endswith(metadata_path(audience))
+
+
+def test_only_a_url_audience_is_a_resource() -> None:
+    assert resource_of("https://gwanjong.example.test/mcp") == "https://gwanjong.example.test/mcp"
+    for audience in (None, "", "gwanjong-api", "api://gwanjong", "https://", "https://h/#x"):
+        assert resource_of(audience) is None, audience
