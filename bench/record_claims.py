@@ -127,6 +127,23 @@ def claims(empty_at: str, full_at: str, count: int) -> tuple[list[float], list[f
             store.close()
 
 
+def acted_reads(empty_at: str, full_at: str, count: int = 5) -> tuple[list[float], list[float]]:
+    """Seconds per `acted_targets` (what every scout reads first: each target already
+    acted on), on each record, alternating."""
+    stores = [open_store(empty_at), open_store(full_at)]
+    try:
+        samples: tuple[list[float], list[float]] = ([], [])
+        for _ in range(count):
+            for store, out in zip(stores, samples, strict=True):
+                start = time.perf_counter()
+                store.acted_targets()
+                out.append(time.perf_counter() - start)
+        return samples
+    finally:
+        for store in stores:
+            store.close()
+
+
 def summary(samples: list[float]) -> tuple[float, float]:
     ordered = sorted(samples)
     return statistics.median(samples) * 1000, ordered[int(0.95 * (len(ordered) - 1))] * 1000
@@ -144,6 +161,11 @@ def row(engine: str, empty: list[float], full: list[float], fill_s: float) -> li
     ]
 
 
+def acted_row(engine: str, empty: list[float], full: list[float]) -> list[Any]:
+    em, fm = statistics.median(empty) * 1000, statistics.median(full) * 1000
+    return [engine, f"{em:.2f}", f"{fm:.0f}", f"{fm / em:.0f}"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rows", type=int, default=1_000_000, help="strikes in the full record")
@@ -151,12 +173,18 @@ def main() -> None:
     args = parser.parse_args()
     now = time.time()
     rows: list[list[Any]] = []
+    scout_rows: list[list[Any]] = []
     with tempfile.TemporaryDirectory(prefix="gwanjong-bench-") as tmp:
         start = time.perf_counter()
         fill_sqlite(Path(tmp) / "full.db", args.rows, now)
         fill_s = time.perf_counter() - start
         empty, full = claims(str(Path(tmp) / "empty.db"), str(Path(tmp) / "full.db"), args.claims)
         rows.append(row("SQLite (WAL file)", empty, full, fill_s))
+        scout_rows.append(
+            acted_row(
+                "SQLite", *acted_reads(str(Path(tmp) / "empty.db"), str(Path(tmp) / "full.db"))
+            )
+        )
     url = os.environ.get("GWANJONG_BENCH_PG_URL") or os.environ.get("GWANJONG_TEST_PG_URL")
     if not url:
         print(
@@ -172,6 +200,7 @@ def main() -> None:
             fill_s = time.perf_counter() - start
             empty, full = claims(empty_url, full_url, args.claims)
             rows.append(row("PostgreSQL", empty, full, fill_s))
+            scout_rows.append(acted_row("PostgreSQL", *acted_reads(empty_url, full_url)))
         finally:
             drop_pg(url, empty_name)
             drop_pg(url, full_name)
@@ -180,6 +209,13 @@ def main() -> None:
         f"ms per claim, median (p95) of {args.claims}; full = {args.rows:,} strikes",
         ["record", "empty", "full", "full / empty (target <= 2)", "bulk fill s"],
         rows,
+    )
+
+    table(
+        "what every scout reads first (acted_targets: each target already acted on), "
+        "ms, median of 5 (no target; scout's own cost grows with the record)",
+        ["record", "empty", "full", "full / empty"],
+        scout_rows,
     )
 
 
