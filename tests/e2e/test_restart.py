@@ -29,17 +29,17 @@ pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
 TEXT = "Guards around each await fixed it for us."
 
 
-def needs_devto() -> None:
-    if "devto" not in SPECS:
-        pytest.skip("devto is not in this run (GWANJONG_TEST_PLATFORMS)")
+def needs_reddit() -> None:
+    if "reddit" not in SPECS:
+        pytest.skip("reddit is not in this run (GWANJONG_TEST_PLATFORMS)")
 
 
 async def scout(c: Client[Any]) -> str:
     scouted = await c.call_tool(
-        "scout", {"topic": "rust async", "platforms": ["devto"], "limit": 10}
+        "scout", {"topic": "rust async cancellation", "platforms": ["reddit"], "limit": 10}
     )
     assert scouted.structured_content is not None, scouted
-    return opportunity_for(scouted.structured_content, "devto", "Rust async")
+    return opportunity_for(scouted.structured_content, "reddit", "Rust async")
 
 
 async def draft_and_strike(c: Client[Any], handle: str) -> dict[str, Any]:
@@ -54,7 +54,7 @@ async def draft_and_strike(c: Client[Any], handle: str) -> dict[str, Any]:
 
 def one_write(sandbox: SandboxControl, tmp: Path, done: dict[str, Any]) -> None:
     assert done["status"] == "posted", done
-    assert len(sandbox.writes("devto")) == 1
+    assert len(sandbox.writes("reddit")) == 1
     rows = history(tmp)
     assert [(r.id, r.status) for r in rows] == [(done["record"], StrikeStatus.POSTED)], rows
 
@@ -63,8 +63,8 @@ def one_write(sandbox: SandboxControl, tmp: Path, done: dict[str, Any]) -> None:
 async def test_a_handle_outlives_the_gateway_process_over_stdio(
     sandbox: SandboxControl, tmp_path: Path, mode: str
 ) -> None:
-    needs_devto()
-    config = write_config(tmp_path, sandbox, ["devto"])
+    needs_reddit()
+    config = write_config(tmp_path, sandbox, ["reddit"])
     async with Client(gateway(config), mode=mode, timeout=90) as first:  # type: ignore[arg-type]
         handle = await scout(first)
     # The first process is gone (its client closed stdin); a new one starts from disk.
@@ -77,8 +77,8 @@ async def test_a_handle_outlives_the_gateway_process_over_stdio(
 async def test_a_handle_outlives_a_killed_http_gateway(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
-    needs_devto()
-    config = write_config(tmp_path, sandbox, ["devto"])
+    needs_reddit()
+    config = write_config(tmp_path, sandbox, ["reddit"])
     with http_gateway(config, log_level="INFO") as running:
         async with client(running.url, None) as first:
             handle = await scout(first)
