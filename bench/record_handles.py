@@ -81,8 +81,10 @@ def fill(store: StrikeStore, others: int, now: float) -> None:
 
 
 def analyze(store: StrikeStore) -> None:
-    """Fresh planner statistics after the bulk fill (a live table has them from autovacuum)."""
-    store._x("ANALYZE handles")
+    """Fresh planner statistics and a vacuumed table after the bulk fill, as autovacuum
+    leaves a live table (and so that autovacuum does not start on it mid-measurement)."""
+    pg = type(store).__name__ == "PostgresStrikeStore"
+    store._x("VACUUM ANALYZE handles" if pg else "ANALYZE handles")
 
 
 async def rounds(records: Records, count: int, others: int) -> dict[str, list[float]]:
