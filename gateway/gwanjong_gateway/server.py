@@ -7,6 +7,7 @@ server in the client's pipeline state.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
@@ -26,7 +27,6 @@ from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.platforms.client import ensure_profiles
 from gwanjong_gateway.platforms.expose import declare_exposed, register_exposed
 from gwanjong_gateway.record.readers import Reader
-from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.resources import register_resources
 from gwanjong_gateway.review.app import STRIKE_META, register_card, with_card
 from gwanjong_gateway.review.page import ApprovalPages
@@ -34,6 +34,7 @@ from gwanjong_gateway.rules.ledger import StrikeAction
 from gwanjong_gateway.rules.policy import disclosure_for
 from gwanjong_gateway.scout import handles, inbox
 from gwanjong_gateway.scout import tools as scouting
+from gwanjong_gateway.scout.acted import acted_in
 from gwanjong_gateway.scout.handles import HandleStates
 from gwanjong_gateway.scout.results import DraftResult, ScoutResult
 from gwanjong_gateway.scout.state import Opportunity, Workflow
@@ -200,26 +201,31 @@ def build_gateway(
 
         found: list[Opportunity] = []
         errors: dict[str, str] = {}
+        acted = acted_in(gw.records, tolerant=True)  # a busy or broken record: none
         with gw.records.one_wait():  # a frozen record costs scout one deadline, not three
-            try:
-                await gw.desk.journal.ready()  # a write the record lost is held again
-                acted = await gw.records.run(StrikeStore.acted_targets)
-            except PlatformError:  # the record is busy or broken: scout still works
-                acted: set[tuple[str, str]] = set()
+            # a write the record lost is held again; a busy or broken record: scout still works
+            with contextlib.suppress(PlatformError):
+                await gw.desk.journal.ready()
             if source == "mentions":
                 if config.safety.opt_out:  # matched in each platform's own handle spellings
                     await ensure_profiles(gw.upstreams, names)
                 found, errors = await inbox.inbox(
                     gw.upstreams, acted, gw.cursors, names, limit, config.safety.opt_out
                 )
-        if topic.strip() and len(found) < limit:
-            more, topic_errors = await scouting.scout(
-                gw.upstreams, acted, topic.strip(), names, limit, config.safety.opt_out, progress
-            )
-            seen = {o.id for o in found}
-            found += [o for o in more if o.id not in seen][: limit - len(found)]
-            for name, error in topic_errors.items():
-                errors[name] = f"{errors[name]}; {error}" if name in errors else error
+            if topic.strip() and len(found) < limit:
+                more, topic_errors = await scouting.scout(
+                    gw.upstreams,
+                    acted,
+                    topic.strip(),
+                    names,
+                    limit,
+                    config.safety.opt_out,
+                    progress,
+                )
+                seen = {o.id for o in found}
+                found += [o for o in more if o.id not in seen][: limit - len(found)]
+                for name, error in topic_errors.items():
+                    errors[name] = f"{errors[name]}; {error}" if name in errors else error
         found = handles.minted(found)  # the ids the model gets are handles
         result = ScoutResult(
             opportunities=[scouting.compress(o) for o in found],

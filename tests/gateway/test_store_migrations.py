@@ -53,7 +53,9 @@ def test_an_old_file_opens_and_gains_the_principal_column(tmp_path: Path) -> Non
         (old,) = store.history()
         assert (old.content, old.status, old.principal) == ("old words", "posted", "")
         assert (old.readbacks, old.confirmed_by) == (0, "")
-        assert store.acted_targets() == {("devto", "t1")}  # its claim still holds
+        assert store.acted_among([("devto", "t1"), ("devto", "t9")]) == {
+            ("devto", "t1")
+        }  # its claim still holds
         new = store.insert(
             intent_key="k2",
             platform="devto",
@@ -112,7 +114,7 @@ def test_a_file_at_each_older_version_opens_at_the_latest_and_keeps_its_rows(
         assert store.schema_version() == migrations.LATEST
         (old,) = store.history()
         assert (old.content, old.status, old.readbacks) == ("old words", "posted", 0)
-        assert store.acted_targets() == {("devto", "t1")}
+        assert store.acted_among([("devto", "t1"), ("devto", "t9")]) == {("devto", "t1")}
         versions = [r[0] for r in store._db.execute("SELECT version FROM schema_version")]
         assert versions == list(range(1, migrations.LATEST + 1))  # each step applied once
     finally:

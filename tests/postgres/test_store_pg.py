@@ -110,7 +110,7 @@ def test_the_principal_is_a_column_and_rows_read_back_whole(pg_url: str) -> None
         settled = store.settle(granted.id, StrikeStatus.POSTED, result_url="https://x/1")
         assert settled is not None and settled.status is StrikeStatus.POSTED
         assert store.settle(granted.id, StrikeStatus.FAILED) is None  # settled once only
-        assert store.acted_targets() == {("devto", "t1")}
+        assert store.acted_among([("devto", "t1"), ("devto", "t9")]) == {("devto", "t1")}
         assert [r.principal for r in store.history()] == ["bob"]
     finally:
         store.close()

@@ -22,6 +22,7 @@ from gwanjong_gateway.console.text import line, safe_url, shown
 from gwanjong_gateway.record.readers import Reader
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.scout import inbox
+from gwanjong_gateway.scout.acted import acted_in
 from gwanjong_shared.contract.errors import PlatformError
 
 if TYPE_CHECKING:
@@ -55,9 +56,13 @@ async def inbox_page(c: Console, request: Request, session: Session) -> Response
     errors: dict[str, str] = {}
     items: list[dict[str, Any]] = []
     try:
-        acted = await c.gw.records.run(StrikeStore.acted_targets)
         found, notes = await inbox.inbox(
-            c.gw.upstreams, acted, Peek(c.gw.cursors), names, INBOX_ROWS, c.config.safety.opt_out
+            c.gw.upstreams,
+            acted_in(c.gw.records),
+            Peek(c.gw.cursors),
+            names,
+            INBOX_ROWS,
+            c.config.safety.opt_out,
         )
     except PlatformError as exc:
         found, notes = [], {}

@@ -301,13 +301,26 @@ class StrikeStore(ApprovalRows, HandleRows, HistoryRows):
             ).fetchone()
         )
 
-    def acted_targets(self) -> set[tuple[str, str]]:
+    def acted_among(self, targets: Sequence[tuple[str, str]]) -> set[tuple[str, str]]:
+        """Which of these (platform, target) pairs a live or unsure claim holds: only what
+        one scout found is asked about, so a record of millions costs what it holds of
+        them (an index on platform and target)."""
         marks = ", ".join("?" for _ in HOLDING)
-        rows = self._x(
-            f"SELECT DISTINCT platform, target FROM strikes WHERE target != '' AND status IN ({marks})",
-            HOLDING,
-        )
-        return {(r["platform"], r["target"]) for r in rows}
+        found: set[tuple[str, str]] = set()
+        by_platform: dict[str, list[str]] = {}
+        for platform, target in dict.fromkeys(targets):
+            if target:
+                by_platform.setdefault(platform, []).append(target)
+        for platform, ids in by_platform.items():
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                rows = self._x(
+                    f"SELECT DISTINCT target FROM strikes WHERE platform = ? AND target IN "
+                    f"({', '.join('?' for _ in chunk)}) AND status IN ({marks})",
+                    (platform, *chunk, *HOLDING),
+                )
+                found.update((platform, r["target"]) for r in rows)
+        return found
 
     def unsettled(self) -> list[Strike]:
         marks = ", ".join("?" for _ in UNSETTLED)

@@ -22,6 +22,7 @@ from gwanjong_gateway.paths import replace_private
 from gwanjong_gateway.platforms.client import PlatformClient
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.rules.policy import is_opted_out
+from gwanjong_gateway.scout.acted import Acted
 from gwanjong_gateway.scout.ranking import dedupe, opportunity_id
 from gwanjong_gateway.scout.state import Opportunity
 from gwanjong_shared.contract import MentionList
@@ -85,7 +86,7 @@ def summoned(post: Post) -> Opportunity:
 
 async def inbox(
     upstreams: Upstreams,
-    acted: set[tuple[str, str]],
+    acted: Acted,
     cursors: CursorStore,
     platforms: list[str],
     limit: int,
@@ -126,8 +127,10 @@ async def inbox(
         for platform in platforms:
             tg.start_soon(one, platform)
 
+    done = await acted([(p.platform, p.id) for listed in lists.values() for p in listed.posts])
+
     def skip(post: Post) -> bool:
-        return (post.platform, post.id) in acted or is_opted_out(
+        return (post.platform, post.id) in done or is_opted_out(
             opt_out, post.platform, post.author, upstreams.profiles
         )
 

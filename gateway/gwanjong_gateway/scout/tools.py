@@ -17,6 +17,7 @@ from gwanjong_gateway.config import WriteMode
 from gwanjong_gateway.platforms.client import PlatformClient
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.rules.policy import is_opted_out
+from gwanjong_gateway.scout.acted import Acted
 from gwanjong_gateway.scout.fence import NOTICE, fence
 from gwanjong_gateway.scout.guides import approach, guide
 from gwanjong_gateway.scout.mood import thread_mood
@@ -49,7 +50,7 @@ URL_CHARS = 300
 
 async def scout(
     upstreams: Upstreams,
-    acted: set[tuple[str, str]],
+    acted: Acted,
     topic: str,
     platforms: list[str],
     limit: int,
@@ -99,10 +100,12 @@ async def scout(
         for platform in platforms:
             tg.start_soon(one, platform)
 
+    unique = dedupe(found)
+    held = await acted([(p.platform, p.id) for p in unique])
     fresh = [
         p
-        for p in dedupe(found)
-        if (p.platform, p.id) not in acted
+        for p in unique
+        if (p.platform, p.id) not in held
         and not is_opted_out(opt_out, p.platform, p.author, upstreams.profiles)
     ]
     chosen = select(rank(topic, fresh), limit)

@@ -1,0 +1,92 @@
+"""A restart keeps the workflow: scout, stop the gateway process, start a new one on the
+same state dir (the SQLite record, the default), then draft and strike the same handle.
+
+Over stdio the first process ends when its client closes (both protocol eras); over HTTP
+it is killed outright (SIGKILL, nothing flushed at exit): the handle was durable when
+scout answered. Each case ends with exactly one write in the sandbox and in the record."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from fastmcp import Client
+
+from gwanjong_gateway.rules.ledger import StrikeStatus
+from gwanjong_sandbox.control import SandboxControl
+from tests.e2e.procs import alive
+from tests.e2e.strikes import history
+from tests.e2e.test_chain import gateway, write_config
+from tests.gateway.helpers import opportunity_for
+from tests.gateway.http_gateway import client, http_gateway
+from tests.platforms import SPECS
+
+pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
+TEXT = "Guards around each await fixed it for us."
+
+
+def needs_reddit() -> None:
+    if "reddit" not in SPECS:
+        pytest.skip("reddit is not in this run (GWANJONG_TEST_PLATFORMS)")
+
+
+async def scout(c: Client[Any]) -> str:
+    scouted = await c.call_tool(
+        "scout", {"topic": "rust async cancellation", "platforms": ["reddit"], "limit": 10}
+    )
+    assert scouted.structured_content is not None, scouted
+    return opportunity_for(scouted.structured_content, "reddit", "Rust async")
+
+
+async def draft_and_strike(c: Client[Any], handle: str) -> dict[str, Any]:
+    drafted = await c.call_tool("draft", {"opportunity_id": handle}, raise_on_error=False)
+    assert not drafted.is_error, drafted.content
+    args = {"opportunity_id": handle, "action": "comment", "content": TEXT}
+    struck = await c.call_tool("strike", args, raise_on_error=False)
+    assert not struck.is_error, struck.content
+    assert struck.structured_content is not None
+    return dict(struck.structured_content)
+
+
+def one_write(sandbox: SandboxControl, tmp: Path, done: dict[str, Any]) -> None:
+    assert done["status"] == "posted", done
+    assert len(sandbox.writes("reddit")) == 1
+    rows = history(tmp)
+    assert [(r.id, r.status) for r in rows] == [(done["record"], StrikeStatus.POSTED)], rows
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_a_handle_outlives_the_gateway_process_over_stdio(
+    sandbox: SandboxControl, tmp_path: Path, mode: str
+) -> None:
+    needs_reddit()
+    config = write_config(tmp_path, sandbox, ["reddit"])
+    async with Client(gateway(config), mode=mode, timeout=90) as first:  # type: ignore[arg-type]
+        handle = await scout(first)
+    # The first process is gone (its client closed stdin); a new one starts from disk.
+    async with Client(gateway(config), mode=mode, timeout=90) as second:  # type: ignore[arg-type]
+        done = await draft_and_strike(second, handle)
+    assert (tmp_path / "state" / "gwanjong.db").exists()
+    one_write(sandbox, tmp_path, done)
+
+
+async def test_a_handle_outlives_a_killed_http_gateway(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    needs_reddit()
+    config = write_config(tmp_path, sandbox, ["reddit"])
+    with http_gateway(config, log_level="INFO") as running:
+        async with client(running.url, None) as first:
+            handle = await scout(first)
+        os.kill(running.process.pid, signal.SIGKILL)
+        with anyio.fail_after(60):  # generous: only catches a hang
+            while alive(running.process.pid) and running.process.poll() is None:
+                await anyio.sleep(0.05)
+    with http_gateway(config, log_level="INFO") as again:
+        async with client(again.url, None) as second:
+            done = await draft_and_strike(second, handle)
+    one_write(sandbox, tmp_path, done)
