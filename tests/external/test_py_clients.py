@@ -64,3 +64,73 @@ def test_the_drivers_run_with_the_workspace_python_too() -> None:
     """flow.py is plain standard library: the workspace's python imports it (a syntax or
     import slip in the shared part shows here, before any client runs)."""
     assert sys.executable
+
+
+@pytest.mark.parametrize(
+    ("transport", "api", "era"),
+    [
+        ("stdio", "session", "2025-11-25"),
+        ("http", "client", "2026-07-28"),
+        ("stdio", "client", "2026-07-28"),
+        ("http", "session", "2025-11-25"),
+    ],
+)
+def test_the_mcp_packages_own_client(
+    sandbox: SandboxControl, tmp_path: Path, transport: str, api: str, era: str
+) -> None:
+    config = write_config(tmp_path, sandbox)
+    args = ["--api", api, "--transport", transport]
+    if transport == "stdio":
+        report = drive(
+            Path(sys.executable),
+            "drive_mcp.py",
+            *args,
+            "--command",
+            json.dumps(stdio_command(config)),
+        )
+    else:
+        with http_gateway(config, log_level="WARNING") as gateway:
+            report = drive(Path(sys.executable), "drive_mcp.py", *args, "--url", gateway.url)
+    assert report["protocol"] == era, report
+    assert report["tools"] == GATEWAY_TOOLS
+    assert_dry_run_flow(report, tmp_path, sandbox)
+
+
+def test_openai_agents_over_plain_http_in_the_2026_era(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    python = client_python("openai-agents")
+    config = write_config(tmp_path, sandbox)
+    with http_gateway(config, log_level="WARNING") as gateway:
+        report = drive(
+            python, "drive_openai_agents.py", "--transport", "http", "--url", gateway.url
+        )
+    assert report["protocol"] == "2026-07-28", report
+    wire = report["wire"]
+    # the stateless era: no MCP session at all, and no gwanjong header either
+    assert wire["versions"] == ["2026-07-28"] and wire["sessions"] == 0, wire
+    assert wire["gwanjong_headers"] == [], wire
+    assert report["tools"] == GATEWAY_TOOLS
+    assert_dry_run_flow(report, tmp_path, sandbox)
+
+
+def test_openai_agents_serves_every_gateway_tool_strict(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    """An OpenAI model gets a tool's schema strict only when the SDK can convert it
+    (`convert_schemas_to_strict`); otherwise the SDK serves it non-strict and the model may
+    send arguments the schema does not allow."""
+    python = client_python("openai-agents")
+    config = write_config(tmp_path, sandbox)
+    with http_gateway(config, log_level="WARNING") as gateway:
+        report = drive(
+            python,
+            "drive_openai_agents.py",
+            "--transport",
+            "http",
+            "--url",
+            gateway.url,
+            "--scenario",
+            "list",
+        )
+    assert report["strict"] == dict.fromkeys(GATEWAY_TOOLS, True), report["strict"]

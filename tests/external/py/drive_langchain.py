@@ -4,7 +4,8 @@ call (over stdio a new gateway process, over HTTP a new Mcp-Session-Id). Each to
 invoked as an agent's ToolNode does, with a tool call, so the answer is LangChain's
 ToolMessage: its artifact holds the structured result, its status says error."""
 
-# pyright: reportMissingImports=false
+# pyright: reportMissingImports=false, reportPrivateImportUsage=false
+# (checked against the workspace's mcp 2.x; this driver runs with its venv's mcp 1.x)
 from __future__ import annotations
 
 import asyncio
@@ -59,9 +60,7 @@ def text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "\n".join(
-            str(b.get("text", "")) if isinstance(b, dict) else str(b) for b in content
-        )
+        return "\n".join(str(b.get("text", "")) if isinstance(b, dict) else str(b) for b in content)
     return json.dumps(content)
 
 

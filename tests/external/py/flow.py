@@ -18,20 +18,28 @@ from typing import Any
 Call = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 TOPIC = "rust async cancellation"
-REPLY = "Pin the executor before you measure; a guard per await keeps cancellation honest."
+TITLE = "Guards for cancellation"
+BODY = "Pin the executor before you measure; a guard per await keeps cancellation honest."
 
 
 def arguments() -> argparse.Namespace:
+    return arguments_with(lambda _: None)
+
+
+def arguments_with(extra: Callable[[argparse.ArgumentParser], object]) -> argparse.Namespace:
+    """The common arguments, plus what ``extra`` adds for one driver."""
     p = argparse.ArgumentParser(description=__doc__)
+    extra(p)
     p.add_argument("--transport", choices=["stdio", "http"], required=True)
     p.add_argument("--url", help="the gateway's MCP URL (http)")
     p.add_argument("--command", help="the gateway's command line as a JSON list (stdio)")
     p.add_argument("--token", help="a bearer token (team mode): the standard Authorization header")
     p.add_argument(
         "--scenario",
-        choices=["flow", "draft", "strike"],
+        choices=["flow", "list", "scout", "draft", "strike"],
         default="flow",
-        help="flow: scout -> draft -> strike; draft/strike: only that call, on --handle",
+        help="flow: scout -> draft -> strike; list: tools only; scout: only scout; "
+        "draft/strike: only that call, on --handle",
     )
     p.add_argument("--handle", help="the opportunity id for --scenario draft/strike")
     p.add_argument("--platform", default="devto")
@@ -52,6 +60,8 @@ def headers(args: argparse.Namespace) -> dict[str, str] | None:
 async def run(call: Call, args: argparse.Namespace) -> dict[str, Any]:
     """What the test asserts on: each step's result, stopping at the first error."""
     report: dict[str, Any] = {}
+    if args.scenario == "list":
+        return report
     if args.scenario == "draft":
         report["draft"] = await call("draft", {"opportunity_id": args.handle})
         return report
@@ -64,6 +74,8 @@ async def run(call: Call, args: argparse.Namespace) -> dict[str, Any]:
         return report
     handle = str(scouted["opportunities"][0]["id"])
     report["handle"] = handle
+    if args.scenario == "scout":
+        return report
     report["draft"] = await call("draft", {"opportunity_id": handle})
     if "error" in report["draft"]:
         return report
@@ -72,7 +84,9 @@ async def run(call: Call, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def strike_args(handle: str) -> dict[str, Any]:
-    return {"opportunity_id": handle, "action": "comment", "content": REPLY}
+    """A new post: on dev.to a comment is a hand-off to a person, a post is a write (here a
+    dry run, which sends nothing)."""
+    return {"opportunity_id": handle, "action": "post", "title": TITLE, "content": BODY}
 
 
 class Wire:

@@ -20,7 +20,8 @@ from tests.platforms import SPECS
 HERE = Path(__file__).resolve().parent
 COUNTED = HERE / "counted.py"
 #: what flow.py's strike sends
-REPLY = "Pin the executor before you measure; a guard per await keeps cancellation honest."
+TITLE = "Guards for cancellation"
+BODY = "Pin the executor before you measure; a guard per await keeps cancellation honest."
 
 
 def write_config(tmp: Path, sandbox: SandboxControl, auth: dict[str, Any] | None = None) -> Path:
@@ -93,7 +94,8 @@ def assert_dry_run_flow(report: dict[str, Any], tmp: Path, sandbox: SandboxContr
     strike = report["strike"]
     assert "error" not in strike, f"strike on {handle!r} failed: {strike}"
     assert strike["status"] == "dry_run", strike
-    assert strike["would"]["arguments"]["body"].startswith(REPLY), strike
+    arguments = strike["would"]["arguments"]
+    assert arguments["title"] == TITLE and arguments["body"].startswith(BODY), strike
     row = record(tmp, strike["record"])
     assert (row.opportunity, str(row.status)) == (handle, "dry_run"), row
     assert sandbox.writes() == []
