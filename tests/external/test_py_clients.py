@@ -60,12 +60,6 @@ def test_langchain_get_tools_over_http_a_session_per_call(
     assert wire["sessions"] == 4 and wire["gwanjong_headers"] == [], wire
 
 
-def test_the_drivers_run_with_the_workspace_python_too() -> None:
-    """flow.py is plain standard library: the workspace's python imports it (a syntax or
-    import slip in the shared part shows here, before any client runs)."""
-    assert sys.executable
-
-
 @pytest.mark.parametrize(
     ("transport", "api", "era"),
     [
@@ -134,3 +128,39 @@ def test_openai_agents_serves_every_gateway_tool_strict(
             "list",
         )
     assert report["strict"] == dict.fromkeys(GATEWAY_TOOLS, True), report["strict"]
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_pydantic_ai_mcp_toolset_connecting_per_call(
+    sandbox: SandboxControl, tmp_path: Path, transport: str
+) -> None:
+    python = client_python("pydantic-ai")
+    config = write_config(tmp_path, sandbox)
+    args = ["--transport", transport]
+    if transport == "stdio":
+        line = json.dumps(stdio_command(config))
+        report = drive(python, "drive_pydantic_ai.py", *args, "--command", line)
+    else:
+        with http_gateway(config, log_level="WARNING") as gateway:
+            report = drive(python, "drive_pydantic_ai.py", *args, "--url", gateway.url)
+    assert report["protocol"] == "2026-07-28", report
+    assert report["tools"] == GATEWAY_TOOLS
+    assert_dry_run_flow(report, tmp_path, sandbox)
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_mcp_use_client_and_its_langchain_tools(
+    sandbox: SandboxControl, tmp_path: Path, transport: str
+) -> None:
+    python = client_python("mcp-use")
+    config = write_config(tmp_path, sandbox)
+    args = ["--transport", transport]
+    if transport == "stdio":
+        line = json.dumps(stdio_command(config))
+        report = drive(python, "drive_mcp_use.py", *args, "--command", line)
+    else:
+        with http_gateway(config, log_level="WARNING") as gateway:
+            report = drive(python, "drive_mcp_use.py", *args, "--url", gateway.url)
+    assert report["offers"] == "2025-11-25", report
+    assert report["tools"] == GATEWAY_TOOLS
+    assert_dry_run_flow(report, tmp_path, sandbox)
