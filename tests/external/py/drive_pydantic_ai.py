@@ -23,7 +23,12 @@ async def main() -> None:
         target: Any = StdioTransport(command=line[0], args=line[1:])
     else:
         target = args.url
-    toolset = MCPToolset(target, headers=flow.headers(args)) if args.token else MCPToolset(target)
+    # init_timeout: pydantic-ai's default (5 s) is shorter than a gateway's cold start over
+    # stdio on a busy machine (the handshake waits for the whole process to import).
+    options: dict[str, Any] = {"init_timeout": 60}
+    if args.token:
+        options["headers"] = flow.headers(args)
+    toolset = MCPToolset(target, **options)
 
     async def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         try:

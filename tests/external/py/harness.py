@@ -5,14 +5,17 @@ or over streamable HTTP (a `gwanjong --transport http` process on a loopback por
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 from gwanjong_gateway.config_file import render
+from gwanjong_gateway.record.handle_rows import HandleRow
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import Strike
+from gwanjong_gateway.scout.handles import handle_hash
 from gwanjong_gateway.team.access_tokens import store_for
 from gwanjong_sandbox.control import SandboxControl
 from tests.platforms import SPECS
@@ -61,7 +64,12 @@ def drive(python: Path, driver: str, *args: str, timeout: float = 600) -> dict[s
         cwd=HERE,
         check=False,
     )
-    assert proc.returncode == 0, f"{driver} exited {proc.returncode}:\n{proc.stderr[-4000:]}"
+    err = (
+        proc.stderr
+        if len(proc.stderr) < 8000
+        else proc.stderr[:3000] + "\n...\n" + proc.stderr[-5000:]
+    )
+    assert proc.returncode == 0, f"{driver} exited {proc.returncode}:\n{err}"
     lines = proc.stdout.strip().splitlines()
     assert lines, f"{driver} printed no report:\n{proc.stderr[-4000:]}"
     report: dict[str, Any] = json.loads(lines[-1])
@@ -77,6 +85,15 @@ def record(tmp: Path, number: int) -> Strike:
         store.close()
     assert len(rows) == 1, f"no record {number}"
     return rows[0]
+
+
+def handle_row(tmp: Path, handle: str, principal: str = "") -> HandleRow | None:
+    """What the record keeps for ``handle`` (under its SHA-256) for ``principal``."""
+    store = StrikeStore(tmp / "state" / "gwanjong.db")
+    try:
+        return store.handle(handle_hash(handle), principal, now=0.0)  # any expiry is later
+    finally:
+        store.close()
 
 
 def assert_dry_run_flow(report: dict[str, Any], tmp: Path, sandbox: SandboxControl) -> str:
@@ -96,7 +113,13 @@ def assert_dry_run_flow(report: dict[str, Any], tmp: Path, sandbox: SandboxContr
     assert strike["status"] == "dry_run", strike
     arguments = strike["would"]["arguments"]
     assert arguments["title"] == TITLE and arguments["body"].startswith(BODY), strike
+    # The handle is the server's (not the post's stable id), draft kept its context on that
+    # handle, and the strike's record row is that handle's opportunity.
+    assert re.fullmatch(r"devto-[A-Za-z0-9_-]{16}", handle), handle
+    kept = handle_row(tmp, handle)
+    assert kept is not None and kept.drafted is not None, kept
     row = record(tmp, strike["record"])
-    assert (row.opportunity, str(row.status)) == (handle, "dry_run"), row
+    assert (row.opportunity, str(row.status)) == (kept.opportunity, "dry_run"), row.public()
+    assert row.opportunity != handle
     assert sandbox.writes() == []
     return str(handle)
