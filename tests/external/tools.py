@@ -18,18 +18,20 @@ PY_DIR = ROOT / ".tools" / "py"
 REQUIRE = ("GWANJONG_REQUIRE_NODE_TOOLS", "GWANJONG_REQUIRE_CLIENTS")
 
 
-def need(path: Path, install: str = "bash scripts/node-tools") -> Path:
+def need(path: Path, install: str = "bash scripts/node-tools", what: str = "") -> Path:
     """CI installs the tools (GWANJONG_REQUIRE_NODE_TOOLS=1 or GWANJONG_REQUIRE_CLIENTS=1)
     and must not skip; a developer without them is told how to get them."""
     if path.exists():
         return path
     if any(os.environ.get(name) == "1" for name in REQUIRE):
         pytest.fail(f"{path} is missing: `{install}` did not install it")
-    pytest.skip(f"{path.name} not installed: run `{install}`")
+    pytest.skip(f"{what or path.name} not installed: run `{install}`")
 
 
 def client_python(name: str) -> Path:
     """The python of the client's own virtualenv, .tools/py/<name> (scripts/py-clients)."""
     bin_dir = "Scripts" if os.name == "nt" else "bin"
     exe = "python.exe" if os.name == "nt" else "python"
-    return need(PY_DIR / name / bin_dir / exe, f"bash scripts/py-clients {name}")
+    return need(
+        PY_DIR / name / bin_dir / exe, f"bash scripts/py-clients {name}", f"the {name} venv"
+    )
