@@ -1,19 +1,27 @@
 """MCP resources (policy, history, one strike, usage) and the `engage` prompt.
 
 Read-only views for clients that surface resources and prompts; the strike record is read
-through the store's public `history`/`get` only.
+through the store's public `history`/`get` only. A record or platform that is not there
+is a clean "resource not found" (JSON-RPC -32602 with `data.uri`, as FastMCP answers an
+unknown URI), not an internal error with a traceback in the log.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import re
 from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 import anyio
 from fastmcp import FastMCP
-from fastmcp.exceptions import ResourceError
+from fastmcp.exceptions import ResourceError, ValidationError
+from fastmcp.prompts import Prompt
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS
 
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.platforms.client import PlatformClient
@@ -22,8 +30,10 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.usage.log import UsageLog
 from gwanjong_shared.contract import Action, Capabilities
 from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.contract.untrusted import quote
 
 HISTORY_LIMIT = 30
+_RECORD_ID = re.compile(r"[0-9]{1,18}")  # ASCII digits that fit the record's integer
 USAGE_SINCE_S = 7 * 86400
 _COLUMNS: tuple[tuple[Action, str], ...] = (
     ("write_post", "write a post"),
@@ -32,10 +42,42 @@ _COLUMNS: tuple[tuple[Action, str], ...] = (
 )
 
 
+class Missing(ResourceError):
+    """What a resource URI names is not there (or not the caller's). Logged at DEBUG only:
+    asking for a record that does not exist is the caller's business, not a failure."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, log_level=logging.DEBUG)
+
+
+class BadArgument(ValidationError):
+    """A prompt argument that cannot be used: FastMCP sends a ValidationError as -32602
+    (invalid params) with this message. Logged at DEBUG only, as `Missing`."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, log_level=logging.DEBUG)
+
+
+class MissingIsNotFound(Middleware):
+    """A `Missing` becomes MCP's resource-not-found error: -32602 with the URI in `data`
+    (SEP-2164), the same as an unknown URI, keeping our message (what to read instead).
+    FastMCP would send any other ResourceError as -32603 Internal error."""
+
+    async def on_read_resource(
+        self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]
+    ) -> Any:
+        try:
+            return await call_next(context)
+        except Missing as exc:
+            uri = str(getattr(context.message, "uri", ""))
+            raise MCPError(code=INVALID_PARAMS, message=str(exc), data={"uri": uri}) from None
+
+
 def register_resources(
     mcp: FastMCP[Any], gw: Gateway, usage: UsageLog, reader: Callable[[], Reader] = lambda: EVERYONE
 ) -> None:
     """``reader`` says whose records the current request may read (team/privacy.py)."""
+    mcp.add_middleware(MissingIsNotFound())
 
     @mcp.resource(
         "gwanjong://policy",
@@ -60,8 +102,8 @@ def register_resources(
     )
     async def history_of(platform: str) -> str:
         if platform not in gw.upstreams.by_name and platform not in gw.config.platforms:
-            raise ResourceError(
-                f"not_found: no platform {platform!r}; known: {', '.join(gw.config.platforms)}."
+            raise Missing(
+                f"not_found: no platform {quote(platform, 40)}; known: {', '.join(gw.config.platforms)}."
             )
         return await _history(gw, platform, reader())
 
@@ -71,12 +113,13 @@ def register_resources(
         description="One strike's full audit record: context shown, policy decisions, result.",
     )
     async def strike(record: str) -> str:
-        row = await gw.records.run(StrikeStore.get, int(record)) if record.isdigit() else None
+        found = _RECORD_ID.fullmatch(record)
+        row = await gw.records.run(StrikeStore.get, int(record)) if found else None
         if row is not None and not reader().may_read(row.principal):
             row = None  # another principal's: not found, so ids are no oracle
         if row is None:
-            raise ResourceError(
-                f"not_found: no strike record {record!r}; read gwanjong://history for the ids."
+            raise Missing(
+                f"not_found: no strike record {quote(record, 40)}; read gwanjong://history for the ids."
             )
         approval = await gw.records.run(StrikeStore.approval_of, row.id)
         audit = {
@@ -123,12 +166,32 @@ def register_resources(
         report = await anyio.to_thread.run_sync(partial(usage.report, USAGE_SINCE_S, reader()))
         return json.dumps(report, ensure_ascii=False, indent=2)
 
-    @mcp.prompt(
+    def engage(topic: str, platforms: str = "") -> str:
+        enabled = list(gw.upstreams.names())
+        chosen = chosen_platforms(platforms, enabled)
+        return engage_text(topic, chosen, gw.config.gateway.writes)
+
+    names = ", ".join(gw.upstreams.names()) or "none enabled"
+    arguments = {
+        "topic": "What to talk about, in any language, e.g. rust async.",
+        "platforms": f"Which platforms, comma-separated, of: {names}. Empty: all of them.",
+    }
+    mcp.add_prompt(described(engage, arguments))
+
+
+def described(fn: Callable[..., str], arguments: dict[str, str]) -> Prompt:
+    """The `engage` prompt with each argument described in words: FastMCP would describe
+    each as "Provide a value matching the following JSON schema" (it does for any
+    annotation that is not the `str` class itself, and postponed annotations are text)."""
+    prompt = Prompt.from_function(
+        fn,
         name="engage",
         description="Join a developer discussion about a topic, within each platform's rules.",
     )
-    def engage(topic: str, platforms: str = "") -> str:
-        return engage_text(topic, platforms, list(gw.upstreams.names()), gw.config.gateway.writes)
+    shown = [
+        a.model_copy(update={"description": arguments[a.name]}) for a in prompt.arguments or []
+    ]
+    return prompt.model_copy(update={"arguments": shown})
 
 
 async def _history(gw: Gateway, platform: str | None, reader: Reader) -> str:
@@ -183,11 +246,35 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "/")
 
 
-def engage_text(topic: str, platforms: str, enabled: list[str], writes: str) -> str:
-    chosen = [p.strip() for p in platforms.split(",") if p.strip()] or enabled
-    return f"""Take part in developer discussions about "{topic}" on {", ".join(chosen) or "no platform (none enabled)"} with the gwanjong tools.
+TOPIC_CHARS = 300  # scout's own bound on a topic
 
-1. scout(topic="{topic}", platforms={json.dumps(chosen)}) and pick the one or two opportunities where you can add something real.
+
+def chosen_platforms(platforms: str, enabled: list[str]) -> list[str]:
+    """The enabled platforms named in ``platforms`` (comma-separated; empty: all). An
+    unknown name is refused, never written into the prompt: a prompt argument is text a
+    user or a page may have supplied, and the prompt becomes the model's instruction."""
+    wanted = list(dict.fromkeys(p.strip().lower() for p in platforms.split(",") if p.strip()))
+    unknown = [p for p in wanted if p not in enabled]
+    if unknown:
+        named = ", ".join(quote(p, 40) for p in unknown[:5])
+        raise BadArgument(
+            f"invalid_input: unknown or disabled platform(s) {named}. Enabled: "
+            f"{', '.join(enabled) or 'none'}; leave platforms empty for all of them."
+        )
+    return wanted or enabled
+
+
+def engage_text(topic: str, chosen: list[str], writes: str) -> str:
+    """The prompt text. ``topic`` goes in as a JSON string (quotes and line breaks
+    escaped, bounded as scout bounds it), so it stays an argument and never becomes a
+    line of instructions."""
+    if not topic.strip():
+        raise BadArgument("invalid_input: topic is empty. Give a few words, e.g. rust async.")
+    about = json.dumps(" ".join(topic.split())[:TOPIC_CHARS], ensure_ascii=False)
+    where = ", ".join(chosen) or "no platform (none enabled)"
+    return f"""Take part in developer discussions about {about} on {where} with the gwanjong tools.
+
+1. scout(topic={about}, platforms={json.dumps(chosen)}) and pick the one or two opportunities where you can add something real.
 2. draft(opportunity_id) to read the post, its top comments, the mood, the writing guide and what strike may do there.
 3. Write a reply that answers the thread in its own language and tone: specific, short, no marketing, no links unless asked.
 4. strike(opportunity_id, action="comment", content=...) and report each status to me.

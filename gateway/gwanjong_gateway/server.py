@@ -315,8 +315,9 @@ def build_gateway(
         except Exception as exc:  # FastMCP masks these before middleware: word them here
             raise unexpected(exc) from None
 
-    @tool(
+    @setup_tool.registered(  # `credentials` shown to the model only when opted in
         mcp,
+        config.gateway.model_may_save_credentials,
         description=SETUP_DOC,
         output_schema=output_schema(SetupResult),
         annotations=ToolAnnotations(

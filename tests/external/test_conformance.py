@@ -30,8 +30,6 @@ MUST_PASS = {
     "logging-set-level",
     "ping",
     "tools-list",
-    "tools-call-simple-text",
-    "tools-call-error",
     "server-sse-multiple-streams",
     "resources-list",
     "prompts-list",
@@ -39,6 +37,9 @@ MUST_PASS = {
 }
 # What a failure may say when the scenario needs something only the fixture server has.
 NOT_OURS = (
+    # An unknown tool is JSON-RPC -32602 (issue 25); tools-call-simple-text and
+    # tools-call-error passed vacuously while it was an isError result.
+    "Unknown tool: 'test_",
     "Unknown prompt: 'test_",
     "Resource not found: 'test://",
     "Method not found",
@@ -131,3 +132,4 @@ def test_conformance_suite(tmp_path: Path) -> None:
         if not all(any(n in m for n in NOT_OURS) for m in msgs)
     }
     assert ours == {}, ours
+    print(f"conformance: {len(passed)} of {len(passed) + len(failures)} pass: {sorted(passed)}")

@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS
 
 from gwanjong_gateway.config_file import render
 from gwanjong_sandbox.control import SandboxControl
@@ -105,7 +107,6 @@ async def test_hostile_corpus_reaches_the_model_only_as_marked_data(
             ("strike", {"opportunity_id": CONTROLS, "action": "comment", "content": "hi"}),
             ("setup", {"action": "guide", "platform": CONTROLS}),
             ("setup", {"action": "save", "platform": "devto", "credentials": {"K" * HUGE: "v"}}),
-            ("nonexistent_" + "z" * HUGE, {}),
         ]:
             text = await error_of(client, tool, **args)
             assert len(text) < 1_000, (tool, len(text))
@@ -115,7 +116,14 @@ async def test_hostile_corpus_reaches_the_model_only_as_marked_data(
                 "not_supported",
                 "unavailable",
                 "not_found",
+                "needs_previous_step",
             }, text
+        # An unknown tool is a protocol error (JSON-RPC -32602), bounded and clean too.
+        with pytest.raises(MCPError) as unknown:
+            await client.call_tool_mcp("nonexistent_" + CONTROLS + "z" * HUGE, {})
+        said = unknown.value.error.message
+        assert unknown.value.error.code == INVALID_PARAMS
+        assert len(said) < 1_000 and not has_hidden(said), said
 
     lines = log.read_text(encoding="utf-8", errors="strict").split("\n")
     assert len(lines) > 3

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 from fastmcp import Client
-from mcp.types import CallToolResult
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, CallToolResult
 
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract.errors import ErrorKind, ErrorResult, parse_error
@@ -45,12 +46,17 @@ async def test_a_throttled_call_carries_retry_after(sandbox: SandboxControl) -> 
     assert error.error.retry_after == 42
 
 
-async def test_bad_arguments_and_unknown_tools_carry_a_kind(sandbox: SandboxControl) -> None:
+async def test_bad_arguments_carry_a_kind(sandbox: SandboxControl) -> None:
     bad = error_of(await call(sandbox, "trending", limit=0))
     assert bad.error.kind is ErrorKind.INVALID_INPUT and "limit" in bad.error.message
-    unknown = error_of(await call(sandbox, "no_such_tool"))
-    assert unknown.error.kind is ErrorKind.INVALID_INPUT
-    assert "no_such_tool" in unknown.error.message
+
+
+async def test_an_unknown_tool_is_a_protocol_error(sandbox: SandboxControl) -> None:
+    # no tool ran, so no tool result: JSON-RPC -32602, as MCP says (test_unknown_tool.py)
+    with pytest.raises(MCPError) as caught:
+        await call(sandbox, "no_such_tool")
+    assert caught.value.error.code == INVALID_PARAMS
+    assert "no_such_tool" in caught.value.error.message
 
 
 async def test_a_success_has_no_error(sandbox: SandboxControl) -> None:

@@ -6,7 +6,8 @@ Hidden by default: the point of the gateway is a small tool list. A user who wan
 The tools are declared from the config when the gateway is built, so they are in the very
 first `tools/list` (clients that list once never miss them). Until the backend is up a
 tool takes any arguments and answers `unavailable` with the reason; once it is up, its
-definition is replaced by the server's own description and schema.
+definition is replaced by the server's own description and schema, and clients are told
+(`notifications/tools/list_changed`, tool_changes.py) so they list the tools again.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import weakref
 from typing import Any, cast
 
 from fastmcp import FastMCP
@@ -22,6 +24,7 @@ from fastmcp.tools.base import Tool, ToolResult
 from mcp.types import TextContent
 from pydantic import PrivateAttr
 
+from gwanjong_gateway.platforms.tool_changes import ToolChanges
 from gwanjong_gateway.platforms.upstream import Health
 from gwanjong_gateway.platforms.upstreams import SEP, Upstreams
 from gwanjong_shared.contract.errors import ErrorKind, format_error
@@ -29,6 +32,8 @@ from gwanjong_shared.contract.errors import ErrorKind, format_error
 log = logging.getLogger(__name__)
 
 _ANY_ARGS: dict[str, Any] = {"type": "object", "additionalProperties": True}
+#: each gateway server's announcer of changed tool lists (only one that exposes tools)
+_CHANGES: weakref.WeakKeyDictionary[FastMCP[Any], ToolChanges] = weakref.WeakKeyDictionary()
 
 
 class ForwardedTool(Tool):
@@ -92,6 +97,8 @@ def _forwarded(
 
 def declare_exposed(mcp: FastMCP[Any], upstreams: Upstreams, names: list[str]) -> None:
     """Every configured name, before any backend is up."""
+    if names:
+        _CHANGES[mcp] = ToolChanges().attach(mcp)
     for name in names:
         platform, _, tool = name.partition(SEP)
         mcp.add_tool(
@@ -125,4 +132,7 @@ def register_exposed(mcp: FastMCP[Any], upstreams: Upstreams, names: list[str]) 
             mcp.local_provider.remove_tool(name)
         mcp.add_tool(forwarded)
         added.append(name)
+    changes = _CHANGES.get(mcp)
+    if added and changes is not None:
+        changes.changed()
     return added

@@ -29,7 +29,7 @@ import anyio
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport, StreamableHttpTransport
 from mcp.shared.exceptions import MCPError
-from mcp.types import REQUEST_TIMEOUT
+from mcp.types import INVALID_PARAMS, REQUEST_TIMEOUT
 
 from gwanjong_gateway.config import PlatformConfig, command_for
 from gwanjong_gateway.platforms import childlog, hosting
@@ -49,10 +49,11 @@ _RETRY_SAFE = frozenset((*READ_TOOLS, *OPTIONAL_TOOLS))
 QUIET = {
     **QUIET_ENV,
     "GWANJONG_SPAWNED": "1",  # settings come from this env alone, not a .env in the cwd
-    "FASTMCP_TELEMETRY_MODE": "off",  # no spans in a spawned server (tracing is the gateway's)
+    # no spans in a spawned server unless [telemetry] is set (upstreams.tracing_env)
+    "FASTMCP_TELEMETRY_MODE": "off",
 }
 # Variables whose values are not secret (kept readable in stderr reasons).
-_PLAIN = ("_URL", "_LOG_LEVEL", "_TIMEOUT_S")
+_PLAIN = ("_URL", "_LOG_LEVEL", "_TIMEOUT_S", "OTEL_SERVICE_NAME", "FASTMCP_TELEMETRY_MODE")
 
 
 class Health(StrEnum):
@@ -267,6 +268,12 @@ class Upstream:
             result = await client.call_tool_mcp(tool, arguments, timeout=remaining)
         except MCPError as exc:
             text = str(exc)
+            if exc.code == INVALID_PARAMS:  # the server's answer (e.g. no such tool): it lives
+                self.breaker.succeeded()
+                return Outcome.failure(
+                    ErrorKind.NOT_SUPPORTED,
+                    f"the {self.name} server refused {tool}: {_why(exc)}",
+                )
             if exc.code == REQUEST_TIMEOUT:
                 # A hung server: stop it and restart it in the background, with backoff.
                 await self._lost(generation, f"hung: no answer to {tool} within {timeout_s:g} s")

@@ -13,10 +13,11 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from typing import Protocol
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
 
 import anyio
-from fastmcp import Context
+from fastmcp import Context, FastMCP
 from mcp.types import InputRequiredResult
 
 from gwanjong_gateway import bundled
@@ -51,9 +52,40 @@ from gwanjong_gateway.setup.secret_page import Ask, Saved, ask_secrets
 from gwanjong_shared.contract import CredentialState
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.untrusted import one_line, quote
+from gwanjong_shared.tool_templates import add_tool
 
 MAX_CREDENTIALS = 20
 _PLATFORM = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
+#: the argument only an operator's opt-in shows to the model
+CREDENTIALS_ARG = "credentials"
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def registered(mcp: FastMCP[Any], model_may_save: bool, **options: Any) -> Callable[[F], F]:
+    """``@tool(mcp, ...)`` for the setup function, whose `credentials` (an open map of
+    names to values, which no OpenAI strict schema can express) is in the model-facing
+    input schema only when `[gateway] model_may_save_credentials` is on. Off (the
+    default), the schema is strict; a call that sends `credentials` anyway still reaches
+    `save`, which refuses it with the other ways (so a tricked model learns what to do)."""
+
+    def register(fn: F) -> F:
+        added = add_tool(mcp, fn, **options)
+        if not model_may_save:
+            shown = without_argument(added.parameters, CREDENTIALS_ARG)
+            mcp.local_provider.remove_tool(added.name)
+            mcp.add_tool(added.model_copy(update={"parameters": shown}))
+        return fn
+
+    return register
+
+
+def without_argument(schema: dict[str, Any], name: str) -> dict[str, Any]:
+    """An object schema without one property (a copy: the parsed tool is shared)."""
+    properties = {k: v for k, v in schema.get("properties", {}).items() if k != name}
+    out = {**schema, "properties": properties}
+    if "required" in schema:
+        out["required"] = [r for r in schema["required"] if r != name]
+    return out
 
 
 def other_ways(platform: str) -> str:

@@ -104,7 +104,15 @@ class PinnedJwtVerifier(TokenVerifier):
         return None
 
 
-def _jwt_verifier(auth: AuthSection) -> AuthProvider:
+def _jwt_verifier(auth: AuthSection) -> TokenVerifier:
+    """The pinned verifier, serving RFC 9728 metadata when the audience is the gateway's
+    URL (team/protected_resource.py)."""
+    from gwanjong_gateway.team.protected_resource import with_metadata
+
+    return with_metadata(_pinned(auth), auth)
+
+
+def _pinned(auth: AuthSection) -> TokenVerifier:
     # Imported here: the JWT stack (joserfc, cryptography) is only needed in jwt mode.
     from fastmcp.server.auth.providers.jwt import JWTVerifier
 
@@ -206,10 +214,23 @@ WRONG_TOKEN = (
     "(they issue one with `gwanjong token add NAME`) and send it as "
     "`Authorization: Bearer <token>`."
 )
+NO_TOKEN = (
+    "This gateway takes a gwanjong access token, not an OAuth sign-in. Ask its operator "
+    "for one (they issue it with `gwanjong token add NAME`) and send it as "
+    "`Authorization: Bearer <token>`."
+)
+
+
+def challenge(description: str) -> bytes:
+    """The tokens-mode `WWW-Authenticate`: an error and what to do, and no
+    `resource_metadata` (there is no authorization server), so an OAuth-capable client
+    does not start a sign-in that cannot work."""
+    return f'Bearer realm="gwanjong", error="invalid_token", error_description="{description}"'.encode()
 
 
 class HonestRefusal:
-    """ASGI middleware for `[auth] mode = "tokens"`: FastMCP answers a refused token with
+    """ASGI middleware for `[auth] mode = "tokens"`: FastMCP answers a missing token with a
+    bare `Bearer` challenge (which OAuth clients take as "sign in") and a refused one with
     OAuth wording ("re-register and obtain new tokens") that a team token cannot follow;
     this says what is wrong and what to do instead. Everything else passes untouched."""
 
@@ -220,31 +241,28 @@ class HonestRefusal:
         if scope.get("type") != "http":
             await self.app(scope, receive, send)
             return
-        refused = False
+        said: str | None = None
 
         async def honest_send(message: dict[str, Any]) -> None:
-            nonlocal refused
+            nonlocal said
             if message["type"] == "http.response.start" and message.get("status") == 401:
                 headers = dict(message.get("headers") or [])
-                challenge = headers.get(b"www-authenticate", b"")
-                refused = b'error="invalid_token"' in challenge
-                if refused:
-                    body = _refusal_body()
+                asked = headers.get(b"www-authenticate", b"")
+                if asked.startswith(b"Bearer"):  # FastMCP's bearer check, not another route's
+                    said = WRONG_TOKEN if b'error="invalid_token"' in asked else NO_TOKEN
+                    body = _refusal_body(said)
                     message = {
                         **message,
                         "headers": [
                             (b"content-type", b"application/json"),
                             (b"content-length", str(len(body)).encode()),
-                            (
-                                b"www-authenticate",
-                                f'Bearer error="invalid_token", error_description="{WRONG_TOKEN}"'.encode(),
-                            ),
+                            (b"www-authenticate", challenge(said)),
                         ],
                     }
-            elif message["type"] == "http.response.body" and refused:
+            elif message["type"] == "http.response.body" and said is not None:
                 if message.get("more_body"):
                     return  # FastMCP's body, swallowed: ours goes in one piece at the end
-                message = {"type": "http.response.body", "body": _refusal_body()}
+                message = {"type": "http.response.body", "body": _refusal_body(said)}
             await send(message)
 
         await self.app(scope, receive, honest_send)
@@ -274,5 +292,5 @@ def http_middleware(
     return extra
 
 
-def _refusal_body() -> bytes:
-    return json.dumps({"error": "invalid_token", "error_description": WRONG_TOKEN}).encode()
+def _refusal_body(description: str) -> bytes:
+    return json.dumps({"error": "invalid_token", "error_description": description}).encode()

@@ -15,7 +15,8 @@ from fastmcp.exceptions import NotFoundError, ToolError
 from fastmcp.exceptions import ValidationError as ArgumentError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools.base import ToolResult
-from mcp.types import TextContent
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, TextContent
 
 from gwanjong_shared.contract.errors import (
     ErrorBody,
@@ -115,12 +116,13 @@ class ContractErrors(Middleware):
                 )
             )
         except NotFoundError:
-            return error_result(
-                ErrorBody.of(
-                    ErrorKind.INVALID_INPUT,
-                    f"There is no tool named {name!r}. List the tools and use one of those.",
-                )
-            )
+            # A protocol error, not a tool's answer (there is no tool to answer): JSON-RPC
+            # -32602, as MCP names an unknown tool and FastMCP an unknown resource.
+            raise MCPError(
+                code=INVALID_PARAMS,
+                message=f"Unknown tool: {name!r}. List the tools and use one of those.",
+                data={"name": name},
+            ) from None
         except ToolError as exc:
             return error_result(_from_tool_error(name, exc))
         except pydantic.ValidationError as exc:
