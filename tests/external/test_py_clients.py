@@ -1,0 +1,166 @@
+"""Stock Python MCP clients, used the way their documentation shows and with no custom header,
+run scout -> draft -> strike against the gateway (dry-run, the default) over the sandbox.
+
+Each client runs in its own virtualenv (scripts/py-clients; they pin `mcp` versions the
+workspace does not use) through a small driver in tests/external/py/ that calls the tools
+through the library's own tool objects, with no model. The workflow's state travels in
+scout's opportunity id (a handle), so a client that opens a new session, or starts a new
+gateway process, for every call still gets through. docs/develop/python-clients.md.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from gwanjong_sandbox.control import SandboxControl
+from tests.external.py.harness import (
+    assert_dry_run_flow,
+    drive,
+    starts,
+    stdio_command,
+    write_config,
+)
+from tests.external.tools import client_python
+from tests.gateway.http_gateway import http_gateway
+
+pytestmark = pytest.mark.e2e
+GATEWAY_TOOLS = ["draft", "scout", "setup", "status", "strike"]
+
+
+def test_langchain_get_tools_over_stdio_a_gateway_process_per_call(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    python = client_python("langchain")
+    config = write_config(tmp_path, sandbox)
+    tally = tmp_path / "starts"
+    line = json.dumps(stdio_command(config, tally))
+    report = drive(python, "drive_langchain.py", "--transport", "stdio", "--command", line)
+    assert report["tools"] == GATEWAY_TOOLS
+    assert_dry_run_flow(report, tmp_path, sandbox)
+    # tools/list, scout, draft, strike: each in a gateway process of its own
+    assert starts(tally) == 4, tally.read_text()
+
+
+def test_langchain_get_tools_over_http_a_session_per_call(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    python = client_python("langchain")
+    config = write_config(tmp_path, sandbox)
+    with http_gateway(config, log_level="WARNING") as gateway:
+        report = drive(python, "drive_langchain.py", "--transport", "http", "--url", gateway.url)
+    assert report["tools"] == GATEWAY_TOOLS
+    assert_dry_run_flow(report, tmp_path, sandbox)
+    wire = report["wire"]
+    # mcp<2 speaks the handshake era only; a new Mcp-Session-Id for each of the four
+    assert report["offers"] == "2025-11-25" and wire["versions"] == ["2025-11-25"], report
+    assert wire["sessions"] == 4 and wire["gwanjong_headers"] == [], wire
+
+
+@pytest.mark.parametrize(
+    ("transport", "api", "era"),
+    [
+        ("stdio", "session", "2025-11-25"),
+        ("http", "client", "2026-07-28"),
+        ("stdio", "client", "2026-07-28"),
+        ("http", "session", "2025-11-25"),
+    ],
+)
+def test_the_mcp_packages_own_client(
+    sandbox: SandboxControl, tmp_path: Path, transport: str, api: str, era: str
+) -> None:
+    config = write_config(tmp_path, sandbox)
+    args = ["--api", api, "--transport", transport]
+    if transport == "stdio":
+        report = drive(
+            Path(sys.executable),
+            "drive_mcp.py",
+            *args,
+            "--command",
+            json.dumps(stdio_command(config)),
+        )
+    else:
+        with http_gateway(config, log_level="WARNING") as gateway:
+            report = drive(Path(sys.executable), "drive_mcp.py", *args, "--url", gateway.url)
+    assert report["protocol"] == era, report
+    assert report["tools"] == GATEWAY_TOOLS
+    assert_dry_run_flow(report, tmp_path, sandbox)
+
+
+def test_openai_agents_over_plain_http_in_the_2026_era(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    python = client_python("openai-agents")
+    config = write_config(tmp_path, sandbox)
+    with http_gateway(config, log_level="WARNING") as gateway:
+        report = drive(
+            python, "drive_openai_agents.py", "--transport", "http", "--url", gateway.url
+        )
+    assert report["protocol"] == "2026-07-28", report
+    wire = report["wire"]
+    # the stateless era: no MCP session at all, and no gwanjong header either
+    assert wire["versions"] == ["2026-07-28"] and wire["sessions"] == 0, wire
+    assert wire["gwanjong_headers"] == [], wire
+    assert report["tools"] == GATEWAY_TOOLS
+    assert_dry_run_flow(report, tmp_path, sandbox)
+
+
+def test_openai_agents_serves_every_gateway_tool_strict(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    """An OpenAI model gets a tool's schema strict only when the SDK can convert it
+    (`convert_schemas_to_strict`); otherwise the SDK serves it non-strict and the model may
+    send arguments the schema does not allow."""
+    python = client_python("openai-agents")
+    config = write_config(tmp_path, sandbox)
+    with http_gateway(config, log_level="WARNING") as gateway:
+        report = drive(
+            python,
+            "drive_openai_agents.py",
+            "--transport",
+            "http",
+            "--url",
+            gateway.url,
+            "--scenario",
+            "list",
+        )
+    assert report["strict"] == dict.fromkeys(GATEWAY_TOOLS, True), report["strict"]
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_pydantic_ai_mcp_toolset_connecting_per_call(
+    sandbox: SandboxControl, tmp_path: Path, transport: str
+) -> None:
+    python = client_python("pydantic-ai")
+    config = write_config(tmp_path, sandbox)
+    args = ["--transport", transport]
+    if transport == "stdio":
+        line = json.dumps(stdio_command(config))
+        report = drive(python, "drive_pydantic_ai.py", *args, "--command", line)
+    else:
+        with http_gateway(config, log_level="WARNING") as gateway:
+            report = drive(python, "drive_pydantic_ai.py", *args, "--url", gateway.url)
+    assert report["protocol"] == "2026-07-28", report
+    assert report["tools"] == GATEWAY_TOOLS
+    assert_dry_run_flow(report, tmp_path, sandbox)
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_mcp_use_client_and_its_langchain_tools(
+    sandbox: SandboxControl, tmp_path: Path, transport: str
+) -> None:
+    python = client_python("mcp-use")
+    config = write_config(tmp_path, sandbox)
+    args = ["--transport", transport]
+    if transport == "stdio":
+        line = json.dumps(stdio_command(config))
+        report = drive(python, "drive_mcp_use.py", *args, "--command", line)
+    else:
+        with http_gateway(config, log_level="WARNING") as gateway:
+            report = drive(python, "drive_mcp_use.py", *args, "--url", gateway.url)
+    assert report["offers"] == "2025-11-25", report
+    assert report["tools"] == GATEWAY_TOOLS
+    assert_dry_run_flow(report, tmp_path, sandbox)
