@@ -37,8 +37,12 @@ class NodeClient:
         )
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.stderr: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=self._drain, daemon=True).start()
+        self.readers = [
+            threading.Thread(target=self._read, daemon=True),
+            threading.Thread(target=self._drain, daemon=True),
+        ]
+        for reader in self.readers:
+            reader.start()
         self.ready = self._next()
         if not self.ready.get("ready"):
             self.close()
@@ -89,6 +93,11 @@ class NodeClient:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
+        for reader in self.readers:  # both pipes end with the process
+            reader.join(timeout=10)
+        for pipe in (self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                pipe.close()
 
     def __enter__(self) -> NodeClient:
         return self
