@@ -32,7 +32,8 @@ from tests.platforms import SPECS
 pytestmark = pytest.mark.e2e
 MODERN = "2026-07-28"
 CLIENTS = {"ts-v1": ("v1", None), "ts-v2-modern": ("v2", MODERN)}
-TOOLS = ["draft", "scout", "setup", "status", "strike"]
+EXPOSED = "devto__get_post"
+TOOLS = [EXPOSED, "draft", "scout", "setup", "status", "strike"]
 # Only catches a hang: a platform server starts on first use, slowly on a busy machine.
 UP_DEADLINE_S = 300.0
 
@@ -40,8 +41,9 @@ Servers = Callable[[], dict[str, Any]]
 
 
 def write_config(tmp: Path, sandbox: SandboxControl) -> Path:
-    # writes is left out: the default (dry-run) is what a new user runs.
-    gateway = {"state_dir": tmp / "state", "call_timeout_s": 20}
+    # writes is left out: the default (dry-run) is what a new user runs. One raw platform
+    # tool is exposed: it passes the platform's answers (and the gateway's errors) through.
+    gateway = {"state_dir": tmp / "state", "call_timeout_s": 20, "expose": [EXPOSED]}
     tables = {"devto": {"env": SPECS["devto"].env(sandbox.url), "min_interval_s": 0}}
     path = tmp / "gateway.toml"
     path.write_text(render(gateway, tables), encoding="utf-8")
@@ -90,53 +92,68 @@ def test_every_gateway_result_is_accepted(
     client: str, transport: str, sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     sdk, pin = CLIENTS[client]
-    with gateway(transport, write_config(tmp_path, sandbox)) as server:
-        with NodeClient(sdk, server(), pin=pin) as c:
+    with (
+        gateway(transport, write_config(tmp_path, sandbox)) as server,
+        NodeClient(sdk, server(), pin=pin) as c,
+    ):
+        if pin is not None:
+            assert c.ready["protocolVersion"] == pin
+            check_modern_wire(c.ready)
+            assert any("tools" in raw for raw in c.ready["raw"])  # the list was checked
+        tools = c.ready["tools"]
+        assert sorted(t["name"] for t in tools) == TOOLS
+        # (the exposed tool is a placeholder until its server is up: checked below)
+        assert all("outputSchema" in t for t in tools if t["name"] != EXPOSED)
+        wait_until_up(c)
+        failing: list[tuple[str, dict[str, Any]]] = [
+            ("setup", {"action": "check", "platform": "no-such-platform"}),
+            ("setup", {"action": "nope"}),
+            ("scout", {"topic": ""}),
+            ("scout", {"topic": "rust", "platforms": ["no-such-platform"]}),
+            ("scout", {"topic": "x" * 400}),
+            ("draft", {"opportunity_id": "devto-no-such-handle"}),
+            ("draft", {}),
+            ("strike", {"opportunity_id": "devto-no-such-handle", "action": "comment"}),
+            ("strike", {"opportunity_id": "x", "action": "delete_everything"}),
+        ]
+        for tool, args in failing:
+            answer = c.call(tool, args)
+            error = error_data(answer)
+            assert error["kind"] in ("invalid_input", "needs_previous_step"), (tool, error)
             if pin is not None:
-                assert c.ready["protocolVersion"] == pin
-                check_modern_wire(c.ready)
-                assert any("tools" in raw for raw in c.ready["raw"])  # the list was checked
-            tools = c.ready["tools"]
-            assert sorted(t["name"] for t in tools) == TOOLS
-            assert all("outputSchema" in t for t in tools)
-            wait_until_up(c)
-            failing: list[tuple[str, dict[str, Any]]] = [
-                ("setup", {"action": "check", "platform": "no-such-platform"}),
-                ("setup", {"action": "nope"}),
-                ("scout", {"topic": ""}),
-                ("scout", {"topic": "rust", "platforms": ["no-such-platform"]}),
-                ("scout", {"topic": "x" * 400}),
-                ("draft", {"opportunity_id": "devto-no-such-handle"}),
-                ("draft", {}),
-                ("strike", {"opportunity_id": "devto-no-such-handle", "action": "comment"}),
-                ("strike", {"opportunity_id": "x", "action": "delete_everything"}),
-            ]
-            for tool, args in failing:
-                answer = c.call(tool, args)
-                error = error_data(answer)
-                assert error["kind"] in ("invalid_input", "needs_previous_step"), (tool, error)
-                if pin is not None:
-                    check_modern_wire(answer)
-            good: list[tuple[str, dict[str, Any]]] = [
-                ("status", {}),
-                ("setup", {"action": "check"}),
-                ("setup", {"action": "guide", "platform": "devto"}),
-                ("scout", {"topic": "rust async", "platforms": ["devto"]}),
-            ]
-            for tool, args in good:
-                answer = c.call(tool, args)
-                result = accepted(answer)
-                assert result.get("isError") is not True, (tool, result)
-                assert "error" not in result["structuredContent"], (tool, result)
-                if pin is not None:
-                    check_modern_wire(answer)
-            if pin is not None:  # the same tools in the same order, every time
-                first = c.list(refresh=True)
-                second = c.list(refresh=True)
-                check_modern_wire(first)
-                names = [t["name"] for t in accepted(first)["tools"]]
-                assert names == [t["name"] for t in accepted(second)["tools"]]
-                assert names == [t["name"] for t in tools]
+                check_modern_wire(answer)
+        good: list[tuple[str, dict[str, Any]]] = [
+            ("status", {}),
+            ("setup", {"action": "check"}),
+            ("setup", {"action": "guide", "platform": "devto"}),
+            ("scout", {"topic": "rust async", "platforms": ["devto"]}),
+        ]
+        for tool, args in good:
+            answer = c.call(tool, args)
+            result = accepted(answer)
+            assert result.get("isError") is not True, (tool, result)
+            assert "error" not in result["structuredContent"], (tool, result)
+            if pin is not None:
+                check_modern_wire(answer)
+        if pin is not None:  # the same tools in the same order, every time
+            first = c.list(refresh=True)
+            second = c.list(refresh=True)
+            check_modern_wire(first)
+            names = [t["name"] for t in accepted(first)["tools"]]
+            assert names == [t["name"] for t in accepted(second)["tools"]]
+            # The exposed tool's definition is replaced once its server is up, which moves it
+            # to the end of the list; the gateway's own tools keep their order.
+            own = [t["name"] for t in tools if t["name"] != EXPOSED]
+            assert [n for n in names if n != EXPOSED] == own
+        # The exposed tool has the platform server's own schema once that server is up: list
+        # again (as a host does on list_changed) so the SDK checks against that schema.
+        exposed = {t["name"]: t for t in accepted(c.list(refresh=True))["tools"]}[EXPOSED]
+        assert "anyOf" in exposed.get("outputSchema", {}), exposed  # the result, or the error
+        post_id = sandbox.ids("devto")["rust-async"]
+        post = accepted(c.call(EXPOSED, {"post_id": post_id}))
+        assert post.get("isError") is not True and post["structuredContent"]["id"] == post_id
+        assert error_data(c.call(EXPOSED, {"post_id": "999999999"}))["kind"] == "not_found"
+        assert error_data(c.call(EXPOSED, {"post_id": ""}))["kind"] == "invalid_input"
 
 
 def strike_dry_run(call: Callable[[str, dict[str, Any]], dict[str, Any]]) -> None:
@@ -159,10 +176,12 @@ def test_scout_draft_strike_without_a_custom_header(
     workflow: str, sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     sdk, pin = CLIENTS[WORKFLOWS[workflow][0]]
-    with gateway(WORKFLOWS[workflow][1], write_config(tmp_path, sandbox)) as server:
-        with NodeClient(sdk, server(), pin=pin) as c:
-            wait_until_up(c)
-            strike_dry_run(c.call)
+    with (
+        gateway(WORKFLOWS[workflow][1], write_config(tmp_path, sandbox)) as server,
+        NodeClient(sdk, server(), pin=pin) as c,
+    ):
+        wait_until_up(c)
+        strike_dry_run(c.call)
     assert sandbox.writes() == []
 
 
