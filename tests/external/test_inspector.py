@@ -113,7 +113,7 @@ def test_inspector_drives_the_gateway(sandbox: SandboxControl, tmp_path: Path) -
         assert names == ["draft", "scout", "setup", "status", "strike"]
     scouted = cli.call("scout", "topic=rust async", 'platforms=["devto"]')
     assert "Rust async" in scouted["structuredContent"]["opportunities"][0]["title"]
-    assert cli.error("scout", "topic=\"\"")["kind"] == "invalid_input"
+    assert cli.error("scout", 'topic=""')["kind"] == "invalid_input"
     missing = cli.error("draft", "opportunity_id=devto-no-such-handle")
     assert missing["kind"] in ("invalid_input", "needs_previous_step")
     status = cli.call("status")
