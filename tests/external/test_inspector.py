@@ -117,5 +117,6 @@ def test_inspector_drives_the_gateway(sandbox: SandboxControl, tmp_path: Path) -
     missing = cli.error("draft", "opportunity_id=devto-no-such-handle")
     assert missing["kind"] in ("invalid_input", "needs_previous_step")
     status = cli.call("status")
-    # Each Inspector call is a new process: a fresh client with an empty pipeline.
-    assert status["structuredContent"]["tools"]["available"] == ["scout"]
+    # Each Inspector call is a new gateway process; the scouted handles are kept in the
+    # record, so the next process may draft them.
+    assert status["structuredContent"]["tools"]["available"] == ["scout", "draft"]
