@@ -9,18 +9,19 @@ fields are not required and never null, all others are required.
 
 A failed call keeps the kit's error shape (`{"error": {kind, message, retry_after}}`,
 see `gwanjong_shared.kit.mcp_errors`), so every output schema admits it beside the
-tool's own result (docs/develop/results.md says why).
+tool's own result: `output_schema` (from `gwanjong_shared.kit.schemas`, shared with the
+platform servers; docs/develop/results.md says why).
 """
 
 from __future__ import annotations
 
-import copy
-import functools
-from typing import Any, cast
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field
 
-from gwanjong_shared.contract.errors import ErrorResult
+from gwanjong_shared.kit.schemas import output_schema
+
+__all__ = ["Result", "optional", "output_schema"]
 
 
 def _absent(value: object) -> bool:
@@ -60,60 +61,3 @@ class Result(BaseModel):
     """A tool result (or a part of one), as the model and programs receive it."""
 
     model_config = ConfigDict(json_schema_extra=_sent_fields_required)
-
-
-_NOISE = ("title", "default", "discriminator")
-_MAPS = ("properties", "$defs", "patternProperties")
-
-
-def _prune(node: object) -> Any:
-    """Drops what the model needs no tokens for: titles, defaults, discriminator maps, the
-    docstrings of models and enums, the type beside a const or an enum; `T or null` becomes
-    `[T, "null"]`."""
-    if isinstance(node, list):
-        return [_prune(item) for item in cast("list[object]", node)]
-    if not isinstance(node, dict):
-        return node
-    schema = cast("dict[str, object]", node)  # a JSON object: its keys are text
-    out: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key in _NOISE or (key == "description" and ("properties" in schema or "enum" in schema)):
-            continue
-        if key == "type" and ("const" in schema or "enum" in schema):
-            continue  # the values say it
-        if key in _MAPS and isinstance(value, dict):
-            named = cast("dict[str, object]", value)  # a map of schemas by name
-            out[key] = {name: _prune(sub) for name, sub in named.items()}
-        else:
-            out[key] = _prune(value)
-    branches: object = out.get("anyOf")
-    if isinstance(branches, list):
-        pair = cast("list[dict[str, object]]", branches)  # anyOf holds schemas
-        if len(pair) == 2 and {"type": "null"} in pair:
-            other = pair[0] if pair[1] == {"type": "null"} else pair[1]
-            if isinstance(other.get("type"), str) and len(other) == 1:
-                del out["anyOf"]
-                out["type"] = [other["type"], "null"]
-    return out
-
-
-def output_schema(result: Any) -> dict[str, Any]:
-    """The output schema of a tool answering `result` (a model or a union of models): an
-    object that is one of its results or the error shape of a failed call. Built once per
-    process (each build of the gateway asks again); each caller gets its own copy."""
-    return copy.deepcopy(_output_schema(result))
-
-
-@functools.cache
-def _output_schema(result: Any) -> dict[str, Any]:
-    either: Any = result | ErrorResult
-    schema = TypeAdapter(either).json_schema(mode="serialization")
-    branches: list[dict[str, Any]] = []
-    for branch in schema.pop("anyOf"):
-        # a discriminated union's variants sit beside the error, one level
-        branches.extend(branch.get("oneOf", [branch]))
-    defs = schema.get("$defs", {})
-    for branch in branches:  # the root says object once for all of them
-        target = defs.get(branch.get("$ref", "").rpartition("/")[2], branch)
-        target.pop("type", None)
-    return _prune({"type": "object", "anyOf": branches, **schema})

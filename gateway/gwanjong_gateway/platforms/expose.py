@@ -6,8 +6,11 @@ Hidden by default: the point of the gateway is a small tool list. A user who wan
 The tools are declared from the config when the gateway is built, so they are in the very
 first `tools/list` (clients that list once never miss them). Until the backend is up a
 tool takes any arguments and answers `unavailable` with the reason; once it is up, its
-definition is replaced by the server's own description and schema, and clients are told
-(`notifications/tools/list_changed`, tool_changes.py) so they list the tools again.
+definition is replaced by the server's own description and schemas, and clients are told
+(`notifications/tools/list_changed`, tool_changes.py) so they list the tools again. Its
+output schema is the server's, made to admit the error shape (`admit_errors`): a failed
+call answers with `{"error": {...}}` whatever the platform server declares, and strict
+clients check it.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from gwanjong_gateway.platforms.tool_changes import ToolChanges
 from gwanjong_gateway.platforms.upstream import Health
 from gwanjong_gateway.platforms.upstreams import SEP, Upstreams
 from gwanjong_shared.contract.errors import ErrorKind, format_error
+from gwanjong_shared.kit.schemas import admit_errors
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +86,7 @@ def _forwarded(
     description: str,
     parameters: dict[str, Any],
     annotations: Any = None,
+    output_schema: dict[str, Any] | None = None,
 ) -> ForwardedTool:
     platform, _, tool = name.partition(SEP)
     forwarded = ForwardedTool(
@@ -89,6 +94,7 @@ def _forwarded(
         description=description,
         parameters=parameters,
         annotations=annotations,
+        output_schema=admit_errors(output_schema) if output_schema is not None else None,
         upstream_name=platform,
         upstream_tool=tool,
     )
@@ -127,6 +133,7 @@ def register_exposed(mcp: FastMCP[Any], upstreams: Upstreams, names: list[str]) 
             f"[{platform}] {source.description or ''}",
             source.input_schema,
             source.annotations,
+            source.output_schema,
         )
         with contextlib.suppress(Exception):  # absent if never declared
             mcp.local_provider.remove_tool(name)

@@ -7,10 +7,10 @@ annotations, time limits and error wording live here, once.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncGenerator, Awaitable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, get_type_hints
 
 import anyio
 from fastmcp import FastMCP
@@ -31,11 +31,13 @@ from gwanjong_shared.contract.models import Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
 from gwanjong_shared.kit.mcp_errors import ContractErrors
 from gwanjong_shared.kit.rate_meta import RateMeta
-from gwanjong_shared.tool_templates import tool
+from gwanjong_shared.kit.schemas import output_schema
+from gwanjong_shared.tool_templates import add_tool
 
 log = logging.getLogger(__name__)
 CHECKING = "checking the write first"
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 
 READ = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=True)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=True)
@@ -54,6 +56,18 @@ PostId = Annotated[
     BeforeValidator(_id_text),
     Field(min_length=1, max_length=500, description="a post id from search or trending"),
 ]
+
+
+def tool(mcp: FastMCP[Any], **options: Any) -> Callable[[F], F]:
+    """``@mcp.tool(...)`` for a contract tool: its output schema admits the error shape a
+    failed call carries (`kit.schemas`), so strict clients accept every result."""
+
+    def register(fn: F) -> F:
+        returns = get_type_hints(fn)["return"]
+        add_tool(mcp, fn, output_schema=output_schema(returns), **options)
+        return fn
+
+    return register
 
 
 def package_version(module: str) -> str:
