@@ -5,6 +5,7 @@ and the Upstreams with the real spend gate on a real SQLite ledger (usage.db).""
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -257,3 +258,30 @@ def test_the_x_server_says_what_it_charges_and_where_it_read_it() -> None:
     assert prices is not None
     assert (prices.read, prices.write, prices.write_with_url) == (5_000, 15_000, 200_000)
     assert prices.source.startswith("https://docs.x.com/") and prices.as_of
+
+
+def test_a_reservation_waits_for_another_processes_and_counts_it(tmp_path: Path) -> None:
+    # Another process is mid-reservation ($0.14 of $0.15, not committed yet): ours must
+    # wait for it and count it, not read the day before it and pass the budget.
+    ledger = SpendLedger(tmp_path / "usage.db", lambda: NOW)
+    ledger.spent(NAME, 0)  # the file and its table exist
+    other = sqlite3.connect(tmp_path / "usage.db", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    other.execute(
+        "INSERT INTO spend (at, platform, tool, micros) VALUES (?, ?, 'write_post', 140000)",
+        (NOW, NAME),
+    )
+    got: list[int | Over] = []
+    worker = threading.Thread(
+        target=lambda: got.append(
+            ledger.reserve(NAME, "write_post", "", 15_000, 150_000, NOW - 3600)
+        )
+    )
+    worker.start()
+    worker.join(timeout=0.3)  # it is waiting for the other's lock (no bound on the test)
+    other.execute("COMMIT")
+    worker.join(timeout=60)
+    assert got == [Over(spent=140_000, budget=150_000)]
+    assert ledger.spent(NAME, 0) == 140_000
+    other.close()
+    ledger.close()
