@@ -8,6 +8,7 @@ import json
 import sqlite3
 import threading
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -66,6 +67,7 @@ def fake() -> FakePlatform:
     return FakePlatform(PAID)
 
 
+@asynccontextmanager
 async def bench_for(
     tmp_path: Path, fake: FakePlatform, config: GatewayConfig
 ) -> AsyncIterator[Bench]:
@@ -98,7 +100,7 @@ async def test_fifty_concurrent_strikes_never_pass_the_budget(
 ) -> None:
     # $0.15 a day at $0.015 a comment: ten fit, to the micro-dollar.
     config = config_for(tmp_path, daily_usd=0.15)
-    async for bench in bench_for(tmp_path, fake, config):
+    async with bench_for(tmp_path, fake, config) as bench:
         contexts = [context(fake, f"k{n}") for n in range(50)]
         results: list[dict[str, Any]] = []
 
@@ -138,7 +140,7 @@ async def test_a_write_with_a_link_costs_more_and_the_day_after_starts_afresh(
     tmp_path: Path, fake: FakePlatform
 ) -> None:
     config = config_for(tmp_path, daily_usd=0.2)
-    async for bench in bench_for(tmp_path, fake, config):
+    async with bench_for(tmp_path, fake, config) as bench:
         got = await bench.desk.strike(
             context(fake, "a"), "comment", "See example.com/x", "", accept
         )
@@ -150,14 +152,16 @@ async def test_a_write_with_a_link_costs_more_and_the_day_after_starts_afresh(
         assert "may cost $0.015" in wire["reason"]
         assert len(fake.written("write_comment")) == 1
         # Yesterday's spend does not count today.
-        assert bench.ledger.reserve(NAME, "write_comment", "", 15_000, 200_000, NOW + 9000) > 0
+        tomorrow = NOW + 9000  # the next midnight UTC: today's $0.20 is yesterday's there
+        got_row = bench.ledger.reserve(NAME, "write_comment", "", 15_000, 200_000, tomorrow)
+        assert isinstance(got_row, int)
 
 
 async def test_a_read_reserves_its_most_and_costs_what_it_returned(
     tmp_path: Path, fake: FakePlatform
 ) -> None:
     config = config_for(tmp_path, daily_usd=0.1)
-    async for bench in bench_for(tmp_path, fake, config):
+    async with bench_for(tmp_path, fake, config) as bench:
         before = len(fake.visible())
         # 20 posts at most: $0.10 reserved, the whole budget.
         outcome = await bench.upstreams.call(NAME, "trending", {"limit": 20})
@@ -179,7 +183,7 @@ async def test_a_read_reserves_its_most_and_costs_what_it_returned(
 
 async def test_gateway_toml_prices_override_the_servers(tmp_path: Path, fake: FakePlatform) -> None:
     config = config_for(tmp_path, prices={NAME: {"write": 0.5}})
-    async for bench in bench_for(tmp_path, fake, config):
+    async with bench_for(tmp_path, fake, config) as bench:
         got = await bench.desk.strike(context(fake, "a"), "comment", "Hello.", "", accept)
         assert got.model_dump()["status"] == "posted"
         assert bench.ledger.spent(NAME, 0) == 500_000  # no budget: counted all the same

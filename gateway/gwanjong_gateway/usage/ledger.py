@@ -25,11 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gwanjong_gateway.config import ConfigError, GatewayConfig
 from gwanjong_gateway.paths import private_file
 from gwanjong_gateway.record.readers import EVERYONE, Reader
-from gwanjong_gateway.record.records import store_url
-from gwanjong_gateway.usage.log import USAGE_FILE, UsageUnavailable
 
 #: rows older than this are dropped when the ledger is opened (as the usage log's)
 KEEP_DAYS = 90
@@ -46,6 +43,10 @@ CREATE TABLE IF NOT EXISTS spend (
 );
 CREATE INDEX IF NOT EXISTS spend_day ON spend (platform, at);
 """
+
+
+class LedgerUnavailable(Exception):
+    """The ledger cannot be opened (its database URL is unusable); the message says why."""
 
 
 @dataclass(frozen=True)
@@ -199,7 +200,7 @@ class PostgresSpendLedger(SpendLedger):
 
     def _open(self) -> Any:
         if self.broken:
-            raise UsageUnavailable(self.broken)
+            raise LedgerUnavailable(self.broken)
         from gwanjong_gateway.extras import require_psycopg
         from gwanjong_gateway.record.store_pg import PostgresStrikeStore, connection_options
 
@@ -230,17 +231,3 @@ class PostgresSpendLedger(SpendLedger):
                 finally:
                     self._db = None
             raise
-
-
-def open_ledger(
-    config: GatewayConfig,
-    environ: dict[str, str] | None = None,
-    clock: Callable[[], float] = time.time,
-) -> SpendLedger:
-    """The configured ledger: PostgreSQL with `[store] url`, else `<state_dir>/usage.db`."""
-    if not config.store.url:
-        return SpendLedger(config.state_dir / USAGE_FILE, clock)
-    try:
-        return PostgresSpendLedger(store_url(config, environ), clock)
-    except ConfigError as exc:  # refused on use: a budget is then not kept, never passed
-        return PostgresSpendLedger("", clock, broken=f"[store] url: {exc}")

@@ -20,7 +20,7 @@ from gwanjong_gateway.extras import MissingExtra, require_psycopg
 from gwanjong_gateway.record import pg_errors
 from gwanjong_gateway.record.readers import Reader
 from gwanjong_gateway.record.records import store_url
-from gwanjong_gateway.usage.ledger import DaySpend, open_ledger
+from gwanjong_gateway.usage.ledger import DaySpend, PostgresSpendLedger, SpendLedger
 from gwanjong_gateway.usage.log import (
     INSERT,
     KEEP_DAYS,
@@ -152,3 +152,17 @@ def _open(config: GatewayConfig, environ: dict[str, str] | None) -> UsageLog:
         return PostgresUsageLog(store_url(config, environ))
     except ConfigError as exc:  # the gateway still serves; only the figures are missing
         return PostgresUsageLog("", broken=f"[store] url: {exc}")
+
+
+def open_ledger(
+    config: GatewayConfig,
+    environ: dict[str, str] | None = None,
+    clock: Callable[[], float] = time.time,
+) -> SpendLedger:
+    """The configured spend ledger: PostgreSQL with `[store] url`, else `<state_dir>/usage.db`."""
+    if not config.store.url:
+        return SpendLedger(config.state_dir / USAGE_FILE, clock)
+    try:
+        return PostgresSpendLedger(store_url(config, environ), clock)
+    except ConfigError as exc:  # refused on use: a budget is then not kept, never passed
+        return PostgresSpendLedger("", clock, broken=f"[store] url: {exc}")

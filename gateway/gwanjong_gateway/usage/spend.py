@@ -173,7 +173,7 @@ def attach(
 ) -> Spend:
     """The spend gate of these upstreams, on the configured ledger (``clock``: the wall
     clock the ledger's rows and the budget's day are read from)."""
-    from gwanjong_gateway.usage.ledger import open_ledger
+    from gwanjong_gateway.usage.pg import open_ledger
 
     spend = Spend(config, upstreams, open_ledger(config, environ, clock), clock)
     upstreams.gate = spend
