@@ -56,6 +56,7 @@ class Spend:
         #: the signed-in caller of the current request ('' without sign-in), set by the server
         self.who: Callable[[], str | None] = lambda: None
         self._warned = False
+        self._asked: set[str] = set()  # platforms asked for their prices (capabilities)
 
     def budget(self, platform: str) -> int | None:
         """`[limits.<platform>] daily_usd` in micro-dollars (None: no budget)."""
@@ -64,13 +65,16 @@ class Spend:
             return None
         return micro_usd(limit.daily_usd)
 
-    async def _prices(self, platform: str, budget: int | None) -> Prices | Outcome | None:
+    async def _prices(self, platform: str, budget: int | None) -> Prices | None | Outcome:
         prices = prices_for(self.config, self.upstreams.profiles, platform)
-        if prices is not None or budget is None or self.upstreams.profiles.answered(platform):
+        if prices is not None or self.upstreams.profiles.answered(platform):
             return prices
-        # A budget, and the platform has not said what it charges yet: ask it first.
-        await ensure_profiles(self.upstreams, [platform])
-        if not self.upstreams.profiles.answered(platform):
+        # The platform has not said what it charges yet: ask it first (its capabilities,
+        # free), once per process for the figures, until it answers when a budget is set.
+        if budget is not None or platform not in self._asked:
+            self._asked.add(platform)
+            await ensure_profiles(self.upstreams, [platform])
+        if budget is not None and not self.upstreams.profiles.answered(platform):
             return Outcome.failure(
                 ErrorKind.UNAVAILABLE,
                 f"Could not ask {platform} what it charges (capabilities), so its daily budget "
