@@ -289,3 +289,17 @@ def test_a_reservation_waits_for_another_processes_and_counts_it(tmp_path: Path)
     assert ledger.spent(NAME, 0) == 140_000
     other.close()
     ledger.close()
+
+
+async def test_a_ledger_that_cannot_be_opened_refuses_budgeted_calls_only(
+    tmp_path: Path, fake: FakePlatform
+) -> None:
+    (tmp_path / "usage.db").mkdir()  # not a database: the ledger cannot be opened
+    async with bench_for(tmp_path, fake, config_for(tmp_path, daily_usd=5)) as bench:
+        refused = await bench.upstreams.call(NAME, "trending", {"limit": 5})
+        assert not refused.ok and refused.kind is ErrorKind.UNAVAILABLE
+        assert "the daily budget of devto cannot be kept: nothing was sent" in refused.message
+        assert "trending" not in fake.asked()
+    async with bench_for(tmp_path, fake, config_for(tmp_path)) as bench:
+        # No budget: the figures are missing, the call goes on.
+        assert (await bench.upstreams.call(NAME, "trending", {"limit": 5})).ok
