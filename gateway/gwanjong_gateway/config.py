@@ -84,6 +84,8 @@ class GatewaySection(_Strict):
     log_file: str = ""
     #: let setup(save) store credentials the model passes in (off: the human types them)
     model_may_save_credentials: bool = False
+    #: how long scout's handles stay usable by draft and strike (seconds; default a day)
+    handle_ttl_s: Annotated[float, Field(gt=0, le=30 * 86400)] = 86400.0
 
     @field_validator("expose")
     @classmethod

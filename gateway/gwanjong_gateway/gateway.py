@@ -49,6 +49,7 @@ class Gateway:
         )
         self.secret_listener = SecretListener(clock)  # the credential page, started on use
         self.mono = clock
+        self.wall = wall
         #: a page link for an approval (URL-mode elicitation); None: no page is served
         self.approval_page: PageLink | None = None
 

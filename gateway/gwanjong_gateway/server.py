@@ -32,8 +32,9 @@ from gwanjong_gateway.review.app import STRIKE_META, register_card, with_card
 from gwanjong_gateway.review.page import ApprovalPages
 from gwanjong_gateway.rules.ledger import StrikeAction
 from gwanjong_gateway.rules.policy import disclosure_for
-from gwanjong_gateway.scout import inbox
+from gwanjong_gateway.scout import handles, inbox
 from gwanjong_gateway.scout import tools as scouting
+from gwanjong_gateway.scout.handles import HandleStates
 from gwanjong_gateway.scout.results import DraftResult, ScoutResult
 from gwanjong_gateway.scout.state import Opportunity, Workflow
 from gwanjong_gateway.setup import tool as setup_tool
@@ -136,7 +137,11 @@ def build_gateway(
     gw.upstreams.on_up(exposed_up)
 
     # status is the gateway's own (typed); the pipeline supplies its report of the state.
-    pipeline: Pipeline[Workflow] = Pipeline(mcp, Workflow, status_tool=None)
+    # Its state is kept in the record by handle (scout/handles.py): no session needed.
+    states = HandleStates(
+        gw.records, ttl_s=config.gateway.handle_ttl_s, wall=gw.wall, who=principal_name
+    )
+    pipeline: Pipeline[Workflow] = Pipeline(mcp, Workflow, status_tool=None, source=states)
 
     @tool(
         mcp,
@@ -147,9 +152,7 @@ def build_gateway(
         output_schema=output_schema(StatusResult),
     )
     async def status(ctx: Context) -> StatusResult:
-        # Peek, not create: asking for status must not allocate a bucket.
-        state = pipeline.store.peek(pipeline.key_for(ctx))
-        report = pipeline.describe(state if state is not None else Workflow())
+        report = await pipeline.report(ctx)
         return await status_report(gw, report, usage.compact, reader())
 
     def known(platforms: list[str] | str | None) -> list[str]:
@@ -174,7 +177,6 @@ def build_gateway(
     )
     async def scout(
         ctx: Context,
-        state: Workflow,
         topic: Annotated[str, Field(max_length=300, description="any language")] = "",
         platforms: Annotated[
             list[Annotated[str, Field(max_length=40)]] | None,
@@ -218,6 +220,7 @@ def build_gateway(
             found += [o for o in more if o.id not in seen][: limit - len(found)]
             for name, error in topic_errors.items():
                 errors[name] = f"{errors[name]}; {error}" if name in errors else error
+        found = handles.minted(found)  # the ids the model gets are handles
         result = ScoutResult(
             opportunities=[scouting.compress(o) for o in found],
             errors={name: one_line(text, 300) for name, text in errors.items()},
@@ -228,8 +231,7 @@ def build_gateway(
                 if source == "mentions"
                 else "Nothing found: try other words, or check status() for platforms that are down."
             )
-        merged = {**state.opportunities, **{o.id: o for o in found}}
-        return Stored(result, store={"opportunities": merged})
+        return Stored(result, store={"opportunities": {o.handle: o for o in found}})
 
     @pipeline.tool(
         requires="opportunities",
@@ -242,12 +244,8 @@ def build_gateway(
         opportunity_id: Annotated[str, Field(max_length=100)],
         state: Workflow,
     ) -> Stored[DraftResult]:
-        opportunity = state.opportunities.get(opportunity_id.strip())
-        if opportunity is None:
-            raise PlatformError(
-                ErrorKind.INVALID_INPUT,
-                f"No opportunity {quote(opportunity_id, 100)} from scout. Known ids: {', '.join(list(state.opportunities)[:10])}.",
-            )
+        # the source found it by handle, or refused the call (scout/handles.py)
+        opportunity = state.opportunities[opportunity_id.strip()]
         platform = opportunity.post.platform
         shown, context = await scouting.draft(
             gw.upstreams,
@@ -256,7 +254,7 @@ def build_gateway(
             # after draft's capabilities answer, which carries the platform's footer
             partial(disclosure_for, config, platform, gw.upstreams.profiles),
         )
-        return Stored(shown, store={"contexts": {**state.contexts, opportunity.id: context}})
+        return Stored(shown, store={"contexts": {opportunity.handle: context}})
 
     @pipeline.tool(
         requires="contexts",
@@ -276,17 +274,7 @@ def build_gateway(
         title: Annotated[str, Field(max_length=500, description="post only")] = "",
         handoff: int | Literal["comment", "post", "upvote"] | None = None,
     ) -> StrikeResult | InputRequiredResult | ToolResult:
-        context = state.contexts.get(opportunity_id.strip())
-        if context is None:
-            hint = (
-                "call draft(opportunity_id) first"
-                if opportunity_id.strip() in state.opportunities
-                else "use an id from scout, then draft it"
-            )
-            raise PlatformError(
-                ErrorKind.INVALID_INPUT,
-                f"{quote(opportunity_id, 100)} has not been drafted: {hint}.",
-            )
+        context = state.contexts[opportunity_id.strip()]  # drafted: the pipeline checked
         if handoff is not None and action != "confirm_handoff":
             raise PlatformError(
                 ErrorKind.INVALID_INPUT,

@@ -94,7 +94,7 @@ async def test_three_calls_through_the_whole_chain(
         assert (early.structured_content or {})["error"]["kind"] == "needs_previous_step"
         args = {"opportunity_id": "x", "action": "comment", "content": "hi"}
         early = await client.call_tool("strike", args, raise_on_error=False)
-        assert early.is_error and "Call `draft` first" in early.content[0].text  # type: ignore[union-attr]
+        assert early.is_error and "then `draft` it" in early.content[0].text  # type: ignore[union-attr]
         assert {t.name for t in await client.list_tools()} == {
             "scout",
             "draft",

@@ -70,7 +70,9 @@ async def test_history_and_one_strike_record(forum: FakePlatform, tmp_path: Path
         record = recent[0]["record"]
         audit = json.loads(await read(client, f"gwanjong://strike/{record}"))
         assert audit["content"].startswith("Guard every await.")
-        assert audit["context"]["opportunity_id"] == oid and audit["policy"]
+        # the audit names the post by its stable id, never by the handle (a capability)
+        assert audit["context"]["opportunity_id"].startswith("devto-")
+        assert audit["policy"] and oid not in json.dumps(audit)
         with pytest.raises(MCPError, match="not_found"):
             await read(client, "gwanjong://strike/999")
         with pytest.raises(MCPError, match="not_found"):

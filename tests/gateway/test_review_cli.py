@@ -409,8 +409,13 @@ async def test_team_mode_the_terminal_sees_and_decides_every_members(tmp_path: P
                 by_author.setdefault(o["url"].split("/")[-2], o["id"])
             targets = list(by_author.values())[:2]
             for user, client, oid in (("alice", alice, targets[0]), ("bob", bob, targets[1])):
-                if user == "bob":
-                    await client.call_tool("scout", {"topic": TOPIC, "limit": 10})
+                if user == "bob":  # handles are per user: bob scouts the same post himself
+                    own = (
+                        await client.call_tool("scout", {"topic": TOPIC, "limit": 10})
+                    ).structured_content
+                    assert own is not None
+                    url = next(o["url"] for o in scouted["opportunities"] if o["id"] == oid)
+                    oid = next(o["id"] for o in own["opportunities"] if o["url"] == url)
                 await client.call_tool("draft", {"opportunity_id": oid})
                 answer = (
                     await client.call_tool(

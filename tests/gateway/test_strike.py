@@ -8,6 +8,7 @@ tests/gateway/test_strike_platforms.py.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -327,7 +328,8 @@ async def test_the_audit_record_keeps_context_and_decisions(
         oid = await drafted(client)
         await strike(client, oid)
     row = history(tmp_path)[0]
-    assert row.context["opportunity_id"] == oid and "<untrusted-" in row.context["post"]
+    assert row.context["opportunity_id"] == row.opportunity != oid  # the stable id
+    assert "<untrusted-" in row.context["post"] and oid not in json.dumps(row.context)
     assert row.policy[0] == "mode=live" and any(
         p.startswith("validate: allowed=auto") for p in row.policy
     )

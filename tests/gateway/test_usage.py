@@ -61,7 +61,8 @@ async def test_failures_count_as_their_kind_and_survive_a_restart(
         scouted = await call(client, "scout", topic="rust async")
         assert "rate_limited" in scouted["errors"]["devto"]
         forum.faults.clear()
-        assert (await error_of(client, "draft", opportunity_id="nope")).startswith("invalid_input")
+        nope = await error_of(client, "draft", opportunity_id="nope")
+        assert nope.startswith("needs_previous_step")
         report = await usage_of(client)
         search = row(report, "devto", "search")
         assert search["calls"] == 2 and search["errors"] == {"rate_limited": 1}
@@ -71,7 +72,7 @@ async def test_failures_count_as_their_kind_and_survive_a_restart(
         assert search["p50_ms"] is not None and search["p50_ms"] <= search["p95_ms"]
         scout = gateway_row(report, "scout")
         assert scout["calls"] == 2 and scout["errors"] == {} and scout["tokens"] > 20
-        assert gateway_row(report, "draft")["errors"] == {"invalid_input": 1}
+        assert gateway_row(report, "draft")["errors"] == {"needs_previous_step": 1}
         status = await call(client, "status")
         lines = status["usage_7d"]
         assert any(

@@ -48,11 +48,13 @@ async def test_out_of_order_calls_are_guided(
 ) -> None:
     async with Client(fake_gateway(tmp_path, forum), mode=mode) as client:
         draft_first = await text_of(client, "draft", {"opportunity_id": "devto-000000"})
-        assert "scout" in draft_first and "opportunities" in draft_first
+        assert (
+            draft_first.startswith("needs_previous_step: ") and "Call `scout` first" in draft_first
+        )
         strike_first = await text_of(
             client, "strike", {"opportunity_id": "x", "action": "comment", "content": "hi"}
         )
-        assert "draft" in strike_first
+        assert "Call `scout` first" in strike_first and "then `draft` it" in strike_first
         status = (await client.call_tool("status", {})).structured_content
         assert status is not None
         assert status["tools"]["available"] == ["scout"]
@@ -154,14 +156,17 @@ async def test_bad_arguments_on_every_tool(
         assert expect in text and "Traceback" not in text
 
 
-async def test_unknown_opportunity_lists_known_ids(forum: FakePlatform, tmp_path: Path) -> None:
+async def test_an_unknown_handle_is_sent_back_to_scout(forum: FakePlatform, tmp_path: Path) -> None:
     async with Client(fake_gateway(tmp_path, forum)) as client:
         scouted = (
             await client.call_tool("scout", {"topic": "rust", "limit": 2})
         ).structured_content
         assert scouted is not None
-        text = await text_of(client, "draft", {"opportunity_id": "devto-ffffff"})
-        assert text.startswith("invalid_input: ") and scouted["opportunities"][0]["id"] in text
+        real = scouted["opportunities"][0]["id"]
+        near = real[:-1] + ("A" if real[-1] != "A" else "B")  # one character off
+        text = await text_of(client, "draft", {"opportunity_id": near})
+        assert text.startswith("needs_previous_step: ") and "Call `scout` first" in text
+        assert real not in text  # the error never lists another handle
         text = await text_of(
             client,
             "strike",

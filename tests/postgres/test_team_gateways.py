@@ -1,15 +1,14 @@
 """Done-when for a team: two authenticated HTTP gateway processes (alice, bob) on one
 PostgreSQL record, striking at once against the sandbox with `daily.comment = 1`.
 Exactly one write lands, the cap holds across both processes, and the audit names who
-approved each strike. Pipeline state stays in the replica that served scout (sticky
-sessions): another replica answers with the guided "draft/scout first" errors."""
+approved each strike. Scout's handles live in the record too, so a workflow moves between
+replicas freely, and another user's handle reaches nothing on either."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import shutil
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -61,7 +60,7 @@ def replicas(a: Path, b: Path) -> Iterator[tuple[RunningGateway, RunningGateway]
 
 
 def session(url: str, token: str) -> Any:
-    return client(url, token, headers={"X-Gwanjong-Session": str(uuid.uuid4())})
+    return client(url, token)  # no session key: handles carry the workflow
 
 
 def audit(path: Path) -> list[dict[str, Any]]:
@@ -115,31 +114,24 @@ async def test_two_gateways_on_one_postgres_write_once_and_name_the_approver(
     assert pg_url.rsplit("/", 1)[1] not in json.dumps(answers)  # no database details shown
 
 
-async def test_a_workflow_lives_on_its_replica_and_another_asks_to_scout_again(
+async def test_a_workflow_moves_between_replicas_and_stays_its_users(
     sandbox: SandboxControl, tmp_path: Path, pg_url: str
 ) -> None:
     if "reddit" not in SPECS:
         pytest.skip("reddit is not in this run (GWANJONG_TEST_PLATFORMS)")
     a, b, tokens = team(tmp_path, sandbox, pg_url)
-    key = {"X-Gwanjong-Session": str(uuid.uuid4())}  # the same client, on either replica
     with replicas(a, b) as (ga, gb):
-        async with client(ga.url, tokens["alice"], headers=key) as on_a:
+        async with client(ga.url, tokens["alice"]) as on_a:
             oid = await scout_draft(on_a, "reddit", *TARGETS[0])
-        async with client(gb.url, tokens["alice"], headers=key) as on_b:
-            wrong = await on_b.call_tool(
+        async with client(gb.url, tokens["bob"]) as bob:
+            stolen = await bob.call_tool(
                 "strike",
-                {"opportunity_id": oid, "action": "comment", "content": "alice says: hi."},
+                {"opportunity_id": oid, "action": "comment", "content": "bob says: hi."},
                 raise_on_error=False,
             )
-            # the guided workflow error: this replica never drafted it
-            text = wrong.content[0].text  # type: ignore[union-attr]
-            assert wrong.is_error and "Call `draft` first" in text, text
-            redraft = await on_b.call_tool("draft", {"opportunity_id": oid}, raise_on_error=False)
-            text = redraft.content[0].text  # type: ignore[union-attr]
-            assert redraft.is_error and "scout" in text, text
-            assert sandbox.writes("reddit") == []
-            again = await scout_draft(on_b, "reddit", *TARGETS[0])  # re-scouting here works
-            done = await strike(on_b, again, "comment", "alice says: guard each await.")
-    assert done.get("status") == "posted", done
+            text = stolen.content[0].text  # type: ignore[union-attr]
+            assert stolen.is_error and "not one you scouted" in text, text
+        async with client(gb.url, tokens["alice"], mode="legacy") as on_b:
+            answer = await strike(on_b, oid, "comment", "alice says: guard each await.")
+    assert answer["status"] == "posted", answer
     assert len(sandbox.writes("reddit")) == 1
-    assert [r["by"] for r in audit(a)] == ["alice"]

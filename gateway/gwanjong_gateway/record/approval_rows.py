@@ -8,26 +8,15 @@ transaction, so an approval executes at most once whoever approves it and howeve
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from contextlib import AbstractContextManager
 from typing import Any
 
+from gwanjong_gateway.record.statements import Statements
 from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, ApprovalUse, iso
 
 _JSON = ("post", "context", "policy")
 
 
-class ApprovalRows:
-    FOR_UPDATE: str
-
-    def _x(self, sql: str, args: Sequence[Any] = ()) -> Any:
-        raise NotImplementedError
-
-    def _transaction(
-        self, immediate: bool, lock: str = ""
-    ) -> AbstractContextManager[None]:  # pragma: no cover - the store's
-        raise NotImplementedError
-
+class ApprovalRows(Statements):
     def _approval(self, row: Any) -> Approval | None:
         if row is None:
             return None

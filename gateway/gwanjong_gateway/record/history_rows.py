@@ -8,10 +8,10 @@ Pages are keyset-paged on the primary key (``id < before``, newest first), so th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gwanjong_gateway.record.statements import Statements
 from gwanjong_gateway.rules.ledger import Strike, StrikeStatus
 
 
@@ -26,10 +26,7 @@ class HistoryFilter:
     until: float | None = None  # created_at < until
 
 
-class HistoryRows:
-    def _x(self, sql: str, args: Sequence[Any] = ()) -> Any:  # pragma: no cover - the store's
-        raise NotImplementedError
-
+class HistoryRows(Statements):
     def _row(self, row: Any) -> Strike | None:  # pragma: no cover - the store's
         raise NotImplementedError
 

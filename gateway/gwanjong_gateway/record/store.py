@@ -23,6 +23,7 @@ from typing import Any
 from gwanjong_gateway.paths import private_file
 from gwanjong_gateway.record import migrations
 from gwanjong_gateway.record.approval_rows import ApprovalRows
+from gwanjong_gateway.record.handle_rows import HandleRows
 from gwanjong_gateway.record.history_rows import HistoryRows
 from gwanjong_gateway.rules import policy
 from gwanjong_gateway.rules.ledger import (
@@ -58,7 +59,7 @@ class SchemaError(Exception):
     """The record was written by a newer gwanjong (a schema version this one lacks)."""
 
 
-class StrikeStore(ApprovalRows, HistoryRows):
+class StrikeStore(ApprovalRows, HandleRows, HistoryRows):
     #: appended to a SELECT that is followed by an UPDATE of the same row
     FOR_UPDATE = ""
     STEPS = migrations.SQLITE

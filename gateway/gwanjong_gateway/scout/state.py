@@ -20,6 +20,14 @@ class Opportunity:
     reason: str
     #: from the inbox: the post mentions, quotes or replies to us
     summoned: bool = False
+    #: what the model calls it: a server-minted handle (scout/handles.py); "" before
+    #: scout mints one (and for a write a person approved from the record)
+    handle: str = ""
+
+    @property
+    def ref(self) -> str:
+        """The id to give the model in a hint: the handle, else the stable id."""
+        return self.handle or self.id
 
 
 @dataclass(frozen=True)

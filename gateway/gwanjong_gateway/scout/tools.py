@@ -162,7 +162,7 @@ def compress(opportunity: Opportunity) -> Found:
     platform text (the tool description says so): cleaned, single-line, bounded."""
     post = opportunity.post
     return Found(
-        id=opportunity.id,
+        id=opportunity.ref,
         platform=post.platform,
         title=one_line(post.title or post.body[: TITLE_CHARS * 4], TITLE_CHARS),
         url=one_line(post.url, URL_CHARS),
@@ -234,7 +234,7 @@ async def draft(
     if gone is not None and gone.kind is ErrorKind.NOT_FOUND:
         raise PlatformError(
             ErrorKind.NOT_FOUND,
-            f"the post behind {opportunity.id} is gone ({gone}). Run scout again.",
+            f"the post behind {opportunity.ref} is gone ({gone}). Run scout again.",
         )
     full = got.post or post
     if opportunity.summoned:  # the link (and a hand-off) opens the mention
@@ -269,7 +269,7 @@ async def draft(
     limits = caps.limits if caps is not None else {}
     counted = await _platform_counts(client, limits, disclosure, post_id)
     shown = DraftResult(
-        opportunity_id=opportunity.id,
+        opportunity_id=opportunity.ref,
         platform=platform,
         url=one_line(full.url, URL_CHARS),
         title=one_line(full.title, TITLE_CHARS),
@@ -297,7 +297,7 @@ async def draft(
         guide=guide(upstreams.profiles.get(platform)),
         limits=net_limits(limits, disclosure, counted),
         strike=StrikeView(writes=mode, disclosure_appended=disclosure or None, actions=shown_rules),
-        next=f"Write your reply, then strike(opportunity_id={opportunity.id!r}, action='comment', content=...).",
+        next=f"Write your reply, then strike(opportunity_id={opportunity.ref!r}, action='comment', content=...).",
         warnings={k: one_line(str(v), 300) for k, v in failures.items()} if failures else None,
     )
     context = DraftContext(

@@ -213,6 +213,6 @@ class Claims:
                 text=a.final or None,
                 title=a.title or None,
                 record=claimed.id,
-                next=f"Give the person the text and the link; once they have posted it, call strike(opportunity_id={a.ctx.opportunity.id!r}, action='confirm_handoff', handoff={claimed.id}, content=<the URL of their post, optional>).",
+                next=f"Give the person the text and the link; once they have posted it, call strike(opportunity_id={a.ctx.opportunity.ref!r}, action='confirm_handoff', handoff={claimed.id}, content=<the URL of their post, optional>).",
             )
         )

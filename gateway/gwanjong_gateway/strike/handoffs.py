@@ -85,13 +85,14 @@ def _listing(rows: list[Strike]) -> str:
     return ", ".join(f"record {r.id} ({r.action})" for r in rows)
 
 
-def ambiguous(opportunity: str, which: Which, rows: list[Strike]) -> Refused:
-    """More than one hand-off fits: nothing is recorded, the choices are the answer."""
+def ambiguous(opportunity: str, which: Which, rows: list[Strike], ref: str = "") -> Refused:
+    """More than one hand-off fits: nothing is recorded, the choices are the answer.
+    ``ref``: the id the model calls the opportunity by (its handle)."""
     named = f" {which}" if isinstance(which, StrikeAction) else ""
     return Refused(
         reason=(
-            f"{len(rows)}{named} hand-offs of {opportunity} are pending ({_listing(rows)}); "
-            f"nothing was recorded. Say which one the person posted: {_call(opportunity, '<record>')}."
+            f"{len(rows)}{named} hand-offs of {ref or opportunity} are pending ({_listing(rows)}); "
+            f"nothing was recorded. Say which one the person posted: {_call(ref or opportunity, '<record>')}."
         ),
         choices=[choice(r) for r in rows],
     )
@@ -107,23 +108,25 @@ def already(row: Strike) -> Duplicate:
 
 
 def none_fits(
-    opportunity: str, which: Which, pending: list[Strike], named: Strike | None
+    opportunity: str, which: Which, pending: list[Strike], named: Strike | None, ref: str = ""
 ) -> PlatformError:
     """Why no pending hand-off fits, and what to call instead. ``named``: the record
-    ``which`` names, if it exists."""
+    ``which`` names, if it exists; ``ref``: the opportunity's handle, for the hint."""
+    shown = ref or opportunity
     if isinstance(which, StrikeAction):
-        why = f"There is no pending {which} hand-off for {opportunity}."
+        why = f"There is no pending {which} hand-off for {shown}."
     elif which is None:
-        why = f"There is no pending hand-off for {opportunity}."
+        why = f"There is no pending hand-off for {shown}."
     elif named is None:
         why = f"There is no record {which}."
     elif named.opportunity != opportunity:
-        why = f"Record {which} is not a hand-off of {opportunity} (it is a {named.action} on {named.opportunity or 'another post'})."
+        where = named.target_url or "another post"
+        why = f"Record {which} is not a hand-off of {shown} (it is a {named.action} on {where})."
     else:
         why = f"Record {which} is {named.status}, not a pending hand-off."
     if pending:
         first = pending[0].id
-        then = f" Pending here: {_listing(pending)}; e.g. {_call(opportunity, str(first))}."
+        then = f" Pending here: {_listing(pending)}; e.g. {_call(ref or opportunity, str(first))}."
     else:
         then = " strike with action='comment' (or 'post') first."
     return PlatformError(ErrorKind.INVALID_INPUT, why + then)
@@ -151,7 +154,7 @@ class HandOffs:
             pending = [r for r in pending if r.principal == by]
         picked = pick(pending, which)
         if isinstance(picked, list) and picked:
-            return ambiguous(opportunity, which, picked)
+            return ambiguous(opportunity, which, picked, ctx.opportunity.ref)
         if isinstance(picked, list):
             named = None
             if isinstance(which, int):
@@ -164,7 +167,7 @@ class HandOffs:
                 and named.status == StrikeStatus.POSTED
             ):
                 return already(named)
-            raise none_fits(opportunity, which, pending, named)
+            raise none_fits(opportunity, which, pending, named, ctx.opportunity.ref)
         row = picked
         link = url.strip() if url.strip().startswith("http") else ""
         if not link:

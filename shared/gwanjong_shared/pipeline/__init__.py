@@ -26,14 +26,23 @@ keyed by their MCP session id. Requests without a session (the 2026-07-28 era, o
 `stateless_http` server) are keyed by the authenticated principal and/or an
 `X-Gwanjong-Session` header; stdio and in-memory servers without either use one
 process-wide bucket; anonymous HTTP calls without the header are refused rather than
-pooled. Idle clients are forgotten after `ttl` seconds (default one hour) and
+pooled. That is the default source (`MemoryStates`); a server can keep its state elsewhere
+(`StateSource`: e.g. in a database, one row per server-minted handle, so restarts and
+replicas keep the workflow). Idle clients are forgotten after `ttl` seconds (default one hour) and
 at most `max_clients` (default 1000) are kept, at most 100 of one signed-in principal
 (StateStore.max_per_principal). Calls of one client run one at a time.
 """
 
-from gwanjong_shared.pipeline.graph import ToolSpec, describe, missing_message
+from gwanjong_shared.pipeline.graph import (
+    NeedsPreviousStep,
+    ToolSpec,
+    describe,
+    describe_counts,
+    missing_message,
+)
 from gwanjong_shared.pipeline.keys import DEFAULT_CLIENT_KEY_HEADER, PROCESS_KEY, client_key
 from gwanjong_shared.pipeline.pipeline import Pipeline, ToolOptions
+from gwanjong_shared.pipeline.source import MemoryStates, StateSource, counts_of
 from gwanjong_shared.pipeline.state import PipelineState, field_count, is_populated
 from gwanjong_shared.pipeline.status import STATUS_DESCRIPTION, StatusExtra
 from gwanjong_shared.pipeline.store import (
@@ -51,8 +60,11 @@ __all__ = [
     "PROCESS_KEY",
     "STATUS_DESCRIPTION",
     "Bucket",
+    "MemoryStates",
+    "NeedsPreviousStep",
     "Pipeline",
     "PipelineState",
+    "StateSource",
     "StateStore",
     "StatusExtra",
     "Stored",
@@ -60,7 +72,9 @@ __all__ = [
     "ToolSpec",
     "apply_outcome",
     "client_key",
+    "counts_of",
     "describe",
+    "describe_counts",
     "field_count",
     "is_populated",
     "missing_message",

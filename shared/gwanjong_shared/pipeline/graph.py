@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from fastmcp.exceptions import ToolError
 
-from gwanjong_shared.pipeline.state import PipelineState, field_count, is_populated
+from gwanjong_shared.pipeline.state import PipelineState, field_count
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,14 +81,19 @@ def describe(state: PipelineState, specs: Sequence[ToolSpec]) -> dict[str, Any]:
     Shape: `{"state": {field: {"populated": bool, "count": int}},
     "tools": {"available": [name], "blocked": [{"tool", "waiting_for", "call_first"}]}}`.
     """
-    fields: dict[str, dict[str, Any]] = {}
-    for name in state.field_names():
-        value = getattr(state, name)
-        fields[name] = {"populated": is_populated(value), "count": field_count(value)}
+    return describe_counts(
+        {name: field_count(getattr(state, name)) for name in state.field_names()}, specs
+    )
+
+
+def describe_counts(counts: Mapping[str, int], specs: Sequence[ToolSpec]) -> dict[str, Any]:
+    """`describe` from each field's item count (a source that keeps its state elsewhere
+    reports counts, not the state itself)."""
+    fields = {name: {"populated": n > 0, "count": n} for name, n in counts.items()}
     available: list[str] = []
     blocked: list[dict[str, Any]] = []
     for spec in specs:
-        waiting = state.missing(spec.requires)
+        waiting = [name for name in spec.requires if counts.get(name, 0) <= 0]
         if waiting:
             first = call_first(specs, waiting)
             blocked.append({"tool": spec.name, "waiting_for": waiting, "call_first": first})

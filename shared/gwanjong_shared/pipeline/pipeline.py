@@ -13,8 +13,15 @@ from fastmcp.dependencies import CurrentContext, Depends
 from mcp.types import Icon, ToolAnnotations
 from typing_extensions import Unpack
 
-from gwanjong_shared.pipeline.graph import NeedsPreviousStep, ToolSpec, describe, missing_message
+from gwanjong_shared.pipeline.graph import (
+    NeedsPreviousStep,
+    ToolSpec,
+    describe,
+    describe_counts,
+    missing_message,
+)
 from gwanjong_shared.pipeline.keys import DEFAULT_CLIENT_KEY_HEADER, client_key
+from gwanjong_shared.pipeline.source import MemoryStates, StateSource
 from gwanjong_shared.pipeline.state import PipelineState
 from gwanjong_shared.pipeline.status import STATUS_DESCRIPTION, StatusExtra, merge_extra
 from gwanjong_shared.pipeline.store import (
@@ -72,6 +79,8 @@ class Pipeline(Generic[S]):
         clock: monotonic seconds; injectable for tests.
         client_key_header: the HTTP header a modern-era (2026-07-28) client sends to say
             which state is its own (see `gwanjong_shared.pipeline.keys`).
+        source: where the state lives (`gwanjong_shared.pipeline.source`); default: one
+            state per client in this process's memory, built from the four options above.
     """
 
     def __init__(
@@ -86,11 +95,16 @@ class Pipeline(Generic[S]):
         max_clients: int = DEFAULT_MAX_CLIENTS,
         clock: Callable[[], float] = time.monotonic,
         client_key_header: str = DEFAULT_CLIENT_KEY_HEADER,
+        source: StateSource[S, Any] | None = None,
     ) -> None:
         self.server = server
         self.state_type = state
         self.client_key_header = client_key_header
-        self.store: StateStore[S] = StateStore(state, ttl=ttl, max_clients=max_clients, clock=clock)
+        self.memory: MemoryStates[S] | None = None
+        if source is None:
+            store = StateStore(state, ttl=ttl, max_clients=max_clients, clock=clock)
+            source = self.memory = MemoryStates(store, self.key_for)
+        self.source: StateSource[S, Any] = source
         self._specs: dict[str, ToolSpec] = {}
         self._status_extra = status_extra
         if status_tool is not None:
@@ -103,8 +117,15 @@ class Pipeline(Generic[S]):
 
     # -- reaching the state from server code -------------------------------------------
 
+    @property
+    def store(self) -> StateStore[S]:
+        """The in-memory store (only with the default source)."""
+        if self.memory is None:
+            raise RuntimeError("this pipeline keeps its state in its own source, not in memory")
+        return self.memory.store
+
     def key_for(self, ctx: Context) -> str:
-        """The store key of the client behind `ctx`; raises ToolError if there is none."""
+        """The in-memory store key of the client behind `ctx`; raises ToolError if there is none."""
         return client_key(ctx, header=self.client_key_header)
 
     def state_for(self, ctx: Context) -> S:
@@ -123,6 +144,13 @@ class Pipeline(Generic[S]):
     def describe(self, state: S) -> dict[str, Any]:
         """The status report for `state` (what the status tool returns, minus extras)."""
         return describe(state, list(self._specs.values()))
+
+    async def report(self, ctx: Context) -> dict[str, Any]:
+        """The status report of the caller's state, from the source (never creates one)."""
+        counts = await self.source.counts(self.source.caller(ctx))
+        if counts is None:
+            return self.describe(self.state_type())
+        return describe_counts(counts, list(self._specs.values()))
 
     # -- registering tools --------------------------------------------------------------
 
@@ -187,8 +215,8 @@ class Pipeline(Generic[S]):
             return
         spec = ToolSpec(options.get("name") or func.__name__, stores, requires)
 
-        async def body(kwargs: dict[str, Any], key: str) -> Any:
-            async with self.store.hold(key) as state:
+        async def body(kwargs: dict[str, Any], caller: Any) -> Any:
+            async with self.source.hold(caller, spec, kwargs) as state:
                 missing = state.missing(spec.requires)
                 if missing:
                     specs = list(self._specs.values())
@@ -202,20 +230,18 @@ class Pipeline(Generic[S]):
             func,
             hints=hints,
             state_param=state_param,
-            hidden_default=Depends(self._request_key),
+            hidden_default=Depends(self._caller),
             body=body,
         )
         add_tool(self.server, wrapper, **options)
         self._specs[spec.name] = spec
 
-    def _request_key(self, ctx: Context = _CURRENT_CONTEXT) -> str:
-        return self.key_for(ctx)
+    def _caller(self, ctx: Context = _CURRENT_CONTEXT) -> Any:
+        return self.source.caller(ctx)
 
     def _register_status(self, name: str, description: str) -> None:
         async def status(ctx: Context = _CURRENT_CONTEXT) -> dict[str, Any]:
-            # Peek, not create: asking for status must not allocate a bucket.
-            state = self.store.peek(self.key_for(ctx))
-            report = self.describe(state if state is not None else self.state_type())
+            report = await self.report(ctx)
             await merge_extra(report, self._status_extra, ctx)
             return report
 

@@ -88,7 +88,7 @@ def registrable(
     if any(param.name == hidden_name for param in params):
         raise TypeError(f"{fn.__qualname__}: the parameter name `{hidden_name}` is reserved")
     hidden = inspect.Parameter(
-        hidden_name, inspect.Parameter.KEYWORD_ONLY, default=hidden_default, annotation=str
+        hidden_name, inspect.Parameter.KEYWORD_ONLY, default=hidden_default, annotation=Any
     )
     # A **kwargs parameter must stay last.
     tail = [p for p in params if p.kind is inspect.Parameter.VAR_KEYWORD]
@@ -103,7 +103,7 @@ def registrable(
         [*head, hidden, *tail], return_annotation=returns
     )
     annotations = {p.name: p.annotation for p in [*head, *tail] if p.annotation is not p.empty}
-    annotations[hidden_name] = str
+    annotations[hidden_name] = Any
     if returns is not inspect.Signature.empty:
         annotations["return"] = returns
     wrapper.__annotations__ = annotations

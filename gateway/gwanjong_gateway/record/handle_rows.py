@@ -1,0 +1,88 @@
+"""The record's scouted opportunities by handle (scout/handles.py), for `StrikeStore`.
+
+A mixin over the store's `_x` and `_transaction`. Rows are keyed by the SHA-256 of the
+handle and always read with their principal, so a handle presented by anyone else, or
+after its expiry, finds nothing. Expired rows are deleted when new ones are added.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gwanjong_gateway.record.statements import Statements
+
+
+@dataclass(frozen=True)
+class HandleRow:
+    handle_hash: str
+    principal: str
+    client: str
+    platform: str
+    opportunity: str
+    scouted: str  # JSON
+    drafted: str | None  # JSON
+    created_at: float
+    expires_at: float
+
+
+@dataclass(frozen=True)
+class HandleCounts:
+    scouted: int
+    drafted: int
+
+
+class HandleRows(Statements):
+    def add_handles(self, rows: Sequence[HandleRow], now: float) -> None:
+        """Keep ``rows`` (new handles: their hashes are random) and drop expired ones."""
+        with self._transaction(immediate=True, lock="handles"):
+            self._x("DELETE FROM handles WHERE expires_at <= ?", (now,))
+            for r in rows:
+                self._x(
+                    "INSERT INTO handles (handle_hash, principal, client, platform, opportunity,"
+                    " scouted, drafted, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        r.handle_hash,
+                        r.principal,
+                        r.client,
+                        r.platform,
+                        r.opportunity,
+                        r.scouted,
+                        r.drafted,
+                        r.created_at,
+                        r.expires_at,
+                    ),
+                )
+
+    def handle(self, handle_hash: str, principal: str, now: float) -> HandleRow | None:
+        """The live row of that handle for that principal, or None."""
+        row = self._x(
+            "SELECT * FROM handles WHERE handle_hash = ? AND principal = ? AND expires_at > ?",
+            (handle_hash, principal, now),
+        ).fetchone()
+        return None if row is None else HandleRow(**dict(row))
+
+    def set_drafted(
+        self, handle_hash: str, principal: str, drafted: str, expires_at: float
+    ) -> bool:
+        """Keep draft's context on the handle (and push its expiry); False if it is gone."""
+        cursor = self._x(
+            "UPDATE handles SET drafted = ?, expires_at = ? WHERE handle_hash = ? AND principal = ?",
+            (drafted, expires_at, handle_hash, principal),
+        )
+        return bool(cursor.rowcount)
+
+    def handle_counts(self, principal: str, client: str, now: float) -> HandleCounts:
+        """How many live handles ``principal`` holds (of one client, when ``client`` is
+        given), and how many of them are drafted."""
+        sql = (
+            "SELECT COUNT(*) AS scouted, COUNT(drafted) AS drafted FROM handles"
+            " WHERE principal = ? AND expires_at > ?"
+        )
+        args: list[Any] = [principal, now]
+        if client:
+            sql += " AND client = ?"
+            args.append(client)
+        row = self._x(sql, args).fetchone()
+        return HandleCounts(int(row["scouted"] or 0), int(row["drafted"] or 0))

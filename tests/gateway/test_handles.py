@@ -1,0 +1,178 @@
+"""Handles (issue 25): scout's ids are server-minted, kept in the strike record, bound to
+the principal and to an expiry, so no session or custom header is needed."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client, FastMCP
+
+from gwanjong_gateway.config import parse
+from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.server import build_gateway
+from tests.fakes.clock import FakeClock
+from tests.fakes.platform import FakePlatform
+from tests.gateway.helpers import config_text
+from tests.gateway.http_gateway import client, serve_app
+from tests.gateway.team_gateway import team_gateway
+
+pytestmark = pytest.mark.anyio
+TOPIC = "rust async cancellation"
+
+
+@pytest.fixture(params=["legacy", "auto"])  # 2025-11-25 and 2026-07-28
+def mode(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def gateway(
+    tmp_path: Path, forum: FakePlatform, clock: FakeClock | None = None, **settings: Any
+) -> FastMCP[Any]:
+    config = parse(config_text(tmp_path, ["devto"], "dry-run", settings=settings or None))
+    kwargs: dict[str, Any] = {"wall": clock.time, "clock": clock} if clock else {}
+    gw = Gateway(config, environ={}, transports={"devto": forum.server()}, **kwargs)
+    return build_gateway(config, gateway=gw)
+
+
+async def call(c: Client[Any], tool: str, **args: Any) -> dict[str, Any]:
+    result = await c.call_tool(tool, args, raise_on_error=False)
+    if result.is_error:
+        return {"error": result.content[0].text}  # type: ignore[union-attr]
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+async def post(c: Client[Any], handle: str) -> dict[str, Any]:
+    """strike a new post on the handle's platform (the fake forum publishes posts)."""
+    return await call(
+        c, "strike", opportunity_id=handle, action="post", title="On cancellation", content="Hi."
+    )
+
+
+async def scouted(c: Client[Any]) -> str:
+    found = await call(c, "scout", topic=TOPIC, limit=3)
+    return str(found["opportunities"][0]["id"])
+
+
+async def test_each_call_on_its_own_session_works(
+    forum: FakePlatform, tmp_path: Path, mode: str
+) -> None:
+    mcp = gateway(tmp_path, forum)
+    async with Client(mcp, mode=mode) as first:  # type: ignore[arg-type]
+        handle = await scouted(first)
+    assert handle.startswith("devto-") and len(handle) == len("devto-") + 16
+    async with Client(mcp, mode=mode) as second:  # type: ignore[arg-type]
+        drafted = await call(second, "draft", opportunity_id=handle)
+        assert drafted["opportunity_id"] == handle and handle in drafted["next"]
+    async with Client(mcp, mode=mode) as third:  # type: ignore[arg-type]
+        struck = await post(third, handle)
+        assert struck["status"] == "dry_run", struck
+        status = await call(third, "status")
+        assert status["state"]["opportunities"]["count"] == 3
+        assert status["state"]["contexts"]["count"] == 1
+        assert status["tools"]["available"] == ["scout", "draft", "strike"]
+
+
+async def test_a_restart_keeps_the_workflow(forum: FakePlatform, tmp_path: Path) -> None:
+    async with Client(gateway(tmp_path, forum)) as c:
+        handle = await scouted(c)
+        await call(c, "draft", opportunity_id=handle)
+    async with Client(gateway(tmp_path, forum)) as c:  # a new gateway on the same state
+        struck = await post(c, handle)
+        assert struck["status"] == "dry_run", struck
+
+
+async def test_the_handles_table_keeps_a_digest_not_the_handle(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    async with Client(gateway(tmp_path, forum)) as c:
+        handle = await scouted(c)
+        await call(c, "draft", opportunity_id=handle)
+    with sqlite3.connect(tmp_path / "gwanjong.db") as db:
+        rows = db.execute("SELECT * FROM handles").fetchall()
+    assert len(rows) == 3 and sum(1 for r in rows if r[6] is not None) == 1  # one drafted
+    assert not any(handle in str(value) for row in rows for value in row)
+    assert any(hashlib.sha256(handle.encode()).hexdigest() == row[0] for row in rows)
+
+
+async def test_a_handle_expires(forum: FakePlatform, tmp_path: Path) -> None:
+    clock = FakeClock()
+    async with Client(gateway(tmp_path, forum, clock, handle_ttl_s=600)) as c:
+        handle = await scouted(c)
+        clock.advance(599)
+        assert "opportunity_id" in await call(c, "draft", opportunity_id=handle)
+        clock.advance(599)  # draft pushed the expiry to 599 + 600
+        struck = await post(c, handle)
+        assert struck["status"] == "dry_run", struck
+        clock.advance(2)
+        late = await post(c, handle)
+        assert late["error"].startswith("needs_previous_step: "), late
+        assert "expired (after 0.166667 h)" in late["error"], late
+
+
+async def test_another_users_handle_reaches_nothing(forum: FakePlatform, tmp_path: Path) -> None:
+    async with (
+        team_gateway(tmp_path, forum, writes="dry-run") as team,
+        team.client("alice") as alice,
+        team.client("bob", "legacy") as bob,
+    ):
+        handle = await scouted(alice)
+        stolen = await call(bob, "draft", opportunity_id=handle)
+        assert stolen["error"].startswith("needs_previous_step: "), stolen
+        assert "not one you scouted" in stolen["error"]
+        assert (await call(bob, "status"))["state"]["opportunities"]["count"] == 0
+        await call(alice, "draft", opportunity_id=handle)
+        struck = await post(bob, handle)
+        assert struck["error"].startswith("needs_previous_step: "), struck
+        mine = await post(alice, handle)
+        assert mine["status"] == "dry_run", mine
+
+
+async def test_anonymous_http_in_the_modern_era_needs_no_header(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    async with serve_app(gateway(tmp_path, forum)) as url:
+        async with client(url, None, "auto") as c:  # no session, no header, no sign-in
+            handle = await scouted(c)
+        async with client(url, None, "auto") as c:
+            await call(c, "draft", opportunity_id=handle)
+            struck = await post(c, handle)
+            assert struck["status"] == "dry_run", struck
+
+
+async def test_a_client_key_only_groups_the_status(forum: FakePlatform, tmp_path: Path) -> None:
+    async with serve_app(gateway(tmp_path, forum)) as url:
+        one = {"X-Gwanjong-Session": "agent-one-0123456789"}
+        two = {"X-Gwanjong-Session": "agent-two-0123456789"}
+        async with client(url, None, "auto", one) as a, client(url, None, "auto", two) as b:
+            handle = await scouted(a)
+            assert (await call(a, "status"))["state"]["opportunities"]["count"] == 3
+            assert (await call(b, "status"))["state"]["opportunities"]["count"] == 0
+            # the key groups; it is no wall: the handle is the capability (same principal)
+            assert "opportunity_id" in await call(b, "draft", opportunity_id=handle)
+        bad = {"X-Gwanjong-Session": "short"}
+        async with client(url, None, "auto", bad) as c:
+            refused = await call(c, "scout", topic=TOPIC)
+            assert "16 to 256 printable characters" in refused["error"]
+
+
+async def test_strike_works_on_drafts_view_of_the_post(forum: FakePlatform, tmp_path: Path) -> None:
+    """draft reads the post anew; what it read, not what scout saw, is kept for strike."""
+    async with Client(gateway(tmp_path, forum)) as c:
+        found = await call(c, "scout", topic=TOPIC, limit=3)
+        handle, url = found["opportunities"][0]["id"], found["opportunities"][0]["url"]
+        [pid] = [p for p, post in forum.posts.items() if post.url == url]
+        forum.posts[pid] = forum.posts[pid].model_copy(update={"author": "renamed_since"})
+        drafted = await call(c, "draft", opportunity_id=handle)
+        assert "renamed_since" in drafted["author"]
+        struck = await call(
+            c, "strike", opportunity_id=handle, action="post", title="On it", content="Hi."
+        )
+        assert struck["status"] == "dry_run", struck
+    with sqlite3.connect(tmp_path / "gwanjong.db") as db:
+        [(author,)] = db.execute("SELECT author FROM strikes").fetchall()
+    assert author == "renamed_since"
