@@ -46,6 +46,7 @@ async def test_x_calls_are_counted_at_xs_rates_and_a_spent_budget_refuses_reads(
     budget = {"limits": {"twitter": {"daily_usd": float(Decimal(spent + 10_000) / 10**6)}}}
     gateway = in_memory_gateway(sandbox, tmp_path, ["twitter"], platform=platform, tables=budget)
     async with Client(gateway) as c:
+        asked = 0
         for _ in range(2):
             # (the first scout starts the server, which looks its account up: free)
             asked = sandbox.requests().get("twitter", 0)

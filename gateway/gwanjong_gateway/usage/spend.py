@@ -65,7 +65,7 @@ class Spend:
             return None
         return micro_usd(limit.daily_usd)
 
-    async def _prices(self, platform: str, budget: int | None) -> Prices | None | Outcome:
+    async def _prices(self, platform: str, budget: int | None) -> Prices | Outcome | None:
         prices = prices_for(self.config, self.upstreams.profiles, platform)
         if prices is not None or self.upstreams.profiles.answered(platform):
             return prices
