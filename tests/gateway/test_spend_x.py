@@ -54,6 +54,6 @@ async def test_x_calls_are_counted_at_xs_rates_and_a_spent_budget_refuses_reads(
             scouted = found.structured_content
             assert scouted is not None
             error = scouted["errors"]["twitter"]
-            assert error.startswith("search: rate_limited retry_after="), error
+            assert "rate_limited retry_after=" in error, error
             assert "Daily spend budget reached on twitter" in error and "Nothing was sent" in error
         assert sandbox.requests().get("twitter", 0) == asked  # no read reached X
