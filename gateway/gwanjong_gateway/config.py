@@ -249,6 +249,41 @@ class LimitSection(_Strict):
     daily_usd: Usd | None = None
 
 
+class TelemetrySection(_Strict):
+    """Tracing: spans exported over OTLP/HTTP (the `observe` extra); nothing when unset."""
+
+    #: the collector's base URL (spans go to <otlp_endpoint>/v1/traces); "" = no tracing
+    otlp_endpoint: str = ""
+    #: the gateway's `service.name` (each platform server is `<service_name>-<platform>`)
+    service_name: str = Field(default="gwanjong", min_length=1, max_length=100)
+
+    @field_validator("otlp_endpoint")
+    @classmethod
+    def _http_url(cls, url: str) -> str:
+        if url and not re.match(r"^https?://[^/\s]+(/\S*)?$", url):
+            raise ValueError(
+                'otlp_endpoint must be an http:// or https:// URL (e.g. "http://127.0.0.1:4318"), '
+                'or "" for no tracing'
+            )
+        return url
+
+
+class MetricsSection(_Strict):
+    """Prometheus metrics (the `observe` extra)."""
+
+    enabled: bool = False
+    #: 0: at /metrics on the gateway's own HTTP server, behind [auth] (`--transport http`);
+    #: else on its own listener at 127.0.0.1:<port> (any transport)
+    port: Annotated[int, Field(ge=0, le=65535)] = 0
+
+
+class LoggingSection(_Strict):
+    """The gateway's log lines on stderr."""
+
+    #: one JSON object per line (time, level, logger, message), for log shippers
+    json_lines: bool = Field(default=False, alias="json")
+
+
 class GatewayConfig(_Strict):
     gateway: GatewaySection = Field(default_factory=GatewaySection)
     safety: SafetyConfig = Field(default_factory=SafetyConfig)
@@ -256,6 +291,9 @@ class GatewayConfig(_Strict):
     store: StoreSection = Field(default_factory=StoreSection)
     review: ReviewSection = Field(default_factory=ReviewSection)
     console: ConsoleSection = Field(default_factory=ConsoleSection)
+    telemetry: TelemetrySection = Field(default_factory=TelemetrySection)
+    metrics: MetricsSection = Field(default_factory=MetricsSection)
+    logging: LoggingSection = Field(default_factory=LoggingSection)
     platforms: dict[str, PlatformConfig] = Field(default_factory=dict)
     prices: dict[str, PriceSection] = Field(default_factory=dict)
     limits: dict[str, LimitSection] = Field(default_factory=dict)

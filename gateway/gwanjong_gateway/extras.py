@@ -8,6 +8,8 @@ from types import ModuleType
 #: what each extra brings, for the message
 PARTS = {
     "postgres": 'PostgreSQL support (psycopg), which [store] url = "postgresql://…" needs,',
+    "observe": "Tracing and metrics (the OpenTelemetry SDK, prometheus-client), which "
+    "[telemetry] otlp_endpoint and [metrics] enabled need,",
     "sandbox": "The sandbox (the local emulator of the four platforms, package gwanjong-sandbox)",
 }
 

@@ -1,8 +1,12 @@
 """`gwanjong doctor [--repair]`: what gwanjong uses and what is wrong with it, on one screen.
 
-It shows the config file in use, the state folder (writable? free space?), the record's
-engine, place and health, the write journal's open entries (writes sent whose outcome the
-record may not know) and each platform's server. `--repair` keeps what matters before it
+It shows the config file in use and why (--config, $GWANJONG_CONFIG, ./gateway.toml, the
+user config file), the state folder (writable? free space?), the record's engine, place
+and health (a PostgreSQL host and database, never a password), the write journal's open
+entries (writes sent whose outcome the record may not know), the versions, and each
+platform's server: how it runs, whether it is on, and, started as the gateway would start
+it (doctor_probe.py; not with --offline), whether it answers and which credentials it
+still lacks. `--repair` keeps what matters before it
 changes anything: it exports every row and the journal's open entries to a JSON file
 first, then rebuilds a damaged record carrying them all over (`record/repair.py`), or puts
 the journal's writes back into a healthy one. Exit 0: nothing wrong (or repaired); 1: a
@@ -12,6 +16,7 @@ one-line reason on stderr. Run it with the gateway stopped.
 from __future__ import annotations
 
 import contextlib
+import logging
 import shutil
 import sys
 import time
@@ -19,6 +24,14 @@ from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
+from gwanjong_gateway.cli.doctor_probe import Probe
+from gwanjong_gateway.cli.doctor_where import (
+    config_source,
+    database,
+    how_it_runs,
+    state_source,
+    versions,
+)
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.record import repair
 from gwanjong_gateway.record.journal import JOURNAL, Journal, Sent, restore
@@ -61,7 +74,7 @@ def _server(name: str, config: GatewayConfig) -> str:
     ep = entry_point(name)
     if ep is None or ep.dist is None:
         return "bundled (PROBLEM: its package is not installed here; reinstall gwanjong)"
-    return f"bundled {ep.dist.name} {ep.dist.version} ({p.isolation})"
+    return f"bundled {ep.dist.name} {ep.dist.version} ({how_it_runs(config, name)})"
 
 
 def problems(
@@ -84,7 +97,11 @@ def problems(
 
 
 def report(
-    config: GatewayConfig, config_path: Path | None, out: TextIO
+    config: GatewayConfig,
+    config_path: Path | None,
+    out: TextIO,
+    source: str | None = None,
+    probes: dict[str, Probe] | None = None,
 ) -> tuple[RecordCheck, list[str]]:
     state = config.state_dir
     free = repair.disk_free(state)
@@ -92,32 +109,43 @@ def report(
     record = repair.check_record(config)
     entries = repair.open_entries(state)
     print(f"gwanjong {gwanjong_version()} doctor", file=out)
+    print(f"  config     {source or config_source(config_path, None, {})}", file=out)
     print(
-        f"  config     {config_path or 'none found: the defaults (every installed platform, dry-run)'}",
-        file=out,
-    )
-    print(
-        f"  state_dir  {state} ({'cannot be written: ' + unwritable if unwritable else 'writable'}, {_size(free)})",
+        f"  state_dir  {state} ({state_source(config)}; "
+        f"{'cannot be written: ' + unwritable if unwritable else 'writable'}, {_size(free)})",
         file=out,
     )
     counts = ", ".join(f"{k} {v}" for k, v in sorted(record.counts.items())) or "no rows"
     detail = counts if record.health is Health.OK else record.problem
-    print(f"  record     {record.engine} {record.location}: {record.health} ({detail})", file=out)
+    place = record.location
+    if record.engine == "postgresql" and (db := database(config.store.url)):
+        place = f"{place}, database {db}"
+    print(f"  record     {record.engine} {place}: {record.health} ({detail})", file=out)
     print(
         f"  journal    {state / JOURNAL}: {len(entries)} open "
         f"{'entry' if len(entries) == 1 else 'entries'}"
         + (" (writes sent whose outcome the record may not know)" if entries else ""),
         file=out,
     )
-    print("  platforms", file=out)
+    print(f"  versions   {versions()}", file=out)
+    print(
+        "  platforms" + ("" if probes is not None else " (servers not started)"),
+        file=out,
+    )
     for name in sorted(config.platforms):
-        print(f"    {name:<10} {_server(name, config)}", file=out)
+        on = "on " if config.platforms[name].enabled else "off"
+        checked = probes.get(name) if probes is not None else None
+        said = f"; {checked.line()}" if checked is not None else ""
+        print(f"    {name:<10} {on} {_server(name, config)}{said}", file=out)
     found = problems(config, record, free, unwritable)
     found += [
         f"platforms.{name}: {server.partition('PROBLEM: ')[2].rstrip(')')}"
         for name in sorted(config.platforms)
         if "PROBLEM: " in (server := _server(name, config))
     ]
+    for name, checked in (probes or {}).items():
+        if (problem := checked.problem(name)) is not None:
+            found.append(problem)
     if found:
         print("problems:", file=out)
         for p in found:
@@ -242,8 +270,28 @@ def run_doctor(
     export_to: Path | None = None,
     out: TextIO = sys.stdout,
     err: TextIO = sys.stderr,
+    source: str | None = None,
+    start_servers: bool = False,
 ) -> int:
-    record, found = report(config, config_path, out)
+    """`start_servers`: start each enabled platform's server and ask it (doctor_probe.py);
+    the CLI does unless --offline or --repair (run from a thread with no event loop)."""
+    probes = None
+    if start_servers and not fix:
+        import anyio
+
+        from gwanjong_gateway.cli.doctor_probe import probe
+
+        # A server that cannot connect logs why at WARNING; doctor says it in its own lines.
+        quiet = [logging.getLogger(n) for n in ("gwanjong_gateway", "gwanjong_shared")]
+        levels = [q.level for q in quiet]
+        for q in quiet:
+            q.setLevel(logging.ERROR)
+        try:
+            probes = anyio.run(probe, config)
+        finally:
+            for q, level in zip(quiet, levels, strict=True):
+                q.setLevel(level)
+    record, found = report(config, config_path, out, source, probes)
     if fix:
         return run_repair(config, record, export_to, out, err)
     if found:

@@ -59,7 +59,7 @@ def default_path(environ: dict[str, str] | None = None) -> Path:
 
 def _workspace_root() -> Path | None:
     """The source checkout this package runs from (a `uv run` setup), if any."""
-    here = Path(__file__).resolve().parent.parent.parent
+    here = Path(__file__).resolve().parents[3]  # cli -> gwanjong_gateway -> gateway -> root
     pyproject = here / "pyproject.toml"
     if pyproject.exists() and "[tool.uv.workspace]" in pyproject.read_text(encoding="utf-8"):
         return here

@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from gwanjong_gateway.cli.console import add_console
+from gwanjong_gateway.cli.link import add_link
 from gwanjong_gateway.cli.logfile import add_log_file
 from gwanjong_gateway.cli.options import global_options
 from gwanjong_gateway.cli.review import add_review
@@ -25,6 +26,7 @@ def _serve(args: argparse.Namespace) -> int:
     from gwanjong_gateway.cli.serve_loop import run_until_signal
     from gwanjong_gateway.cli.telemetry import spans_only_when_traced
     from gwanjong_gateway.gateway import Gateway
+    from gwanjong_gateway.observe.attach import ObserveProblem, attach
     from gwanjong_gateway.server import build_gateway
     from gwanjong_gateway.team.auth import bind_problem, build_auth, http_middleware
 
@@ -39,12 +41,21 @@ def _serve(args: argparse.Namespace) -> int:
     quiet_fastmcp()
     configure_logging(args.log_level)
     add_log_file(config)
-    spans_only_when_traced(os.environ)
+    spans_only_when_traced(os.environ, traced=bool(config.telemetry.otlp_endpoint))
     remember_missing_modules()
     gateway = Gateway(config)
     server = build_gateway(config, gateway=gateway, auth=auth)
+    try:  # [telemetry], [metrics], [logging]
+        observed = attach(server, gateway, config, auth, args.transport)
+    except ObserveProblem as exc:
+        print(f"gwanjong: {exc}", file=sys.stderr)
+        return 2
 
     async def serve() -> None:
+        async with observed.running():
+            await serve_mcp()
+
+    async def serve_mcp() -> None:
         if args.transport == "stdio":
             await server.run_stdio_async(show_banner=False)
         else:
@@ -136,10 +147,19 @@ def _doctor(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from gwanjong_gateway.cli.doctor import run_doctor
+    from gwanjong_gateway.cli.doctor_where import config_source
 
     config, path = load(args.config, check_env=False)  # a broken setup is what it looks at
     export = Path(args.export) if args.export else None
-    return run_doctor(config, path, fix=args.repair, export_to=export)
+    source = config_source(path, args.config, os.environ)
+    return run_doctor(
+        config,
+        path,
+        fix=args.repair,
+        export_to=export,
+        source=source,
+        start_servers=not args.offline,
+    )
 
 
 def add_doctor(sub: Any) -> None:
@@ -151,6 +171,12 @@ def add_doctor(sub: Any) -> None:
         "carrying them over (run with the gateway stopped)",
     )
     doc.add_argument("--export", help="where the export goes (default: state_dir, else home)")
+    doc.add_argument(
+        "--offline",
+        action="store_true",
+        help="do not start the platform servers (a server with credentials set looks its "
+        "account up on the platform)",
+    )
     global_options(doc, port=False)
     doc.set_defaults(run=_doctor)
 
@@ -258,6 +284,7 @@ def parser() -> argparse.ArgumentParser:
     add_token_commands(sub)
     add_review(sub)
     add_console(sub)
+    add_link(sub)
     return p
 
 

@@ -2,8 +2,9 @@
 
 Without an OpenTelemetry SDK the spans are no-ops, but each call still builds them (client
 and server side, for every hop, in-process platforms included). The gateway turns FastMCP's
-telemetry off unless the environment configures tracing (any `OTEL_*` exporter or service
-setting) or sets `FASTMCP_TELEMETRY_MODE` itself.
+telemetry off unless gateway.toml's `[telemetry] otlp_endpoint` is set (observe/tracing.py
+installs the SDK then), the environment configures tracing (any `OTEL_*` exporter or
+service setting) or sets `FASTMCP_TELEMETRY_MODE` itself.
 """
 
 from __future__ import annotations
@@ -22,10 +23,14 @@ def tracing_configured(environ: Mapping[str, str]) -> bool:
     return any(environ.get(name) for name in _TRACING)
 
 
-def spans_only_when_traced(environ: Mapping[str, str]) -> str:
-    """Set FastMCP's telemetry mode for this process; returns the mode in effect."""
+def spans_only_when_traced(environ: Mapping[str, str], traced: bool = False) -> str:
+    """Set FastMCP's telemetry mode for this process; returns the mode in effect.
+    ``traced``: gateway.toml's `[telemetry] otlp_endpoint` is set (spans on)."""
     import fastmcp
 
+    if traced:
+        fastmcp.settings.telemetry_mode = "native"
+        return "native"
     if environ.get("FASTMCP_TELEMETRY_MODE") or tracing_configured(environ):
         return str(fastmcp.settings.telemetry_mode)
     fastmcp.settings.telemetry_mode = "off"

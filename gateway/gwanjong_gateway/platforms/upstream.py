@@ -49,10 +49,11 @@ _RETRY_SAFE = frozenset((*READ_TOOLS, *OPTIONAL_TOOLS))
 QUIET = {
     **QUIET_ENV,
     "GWANJONG_SPAWNED": "1",  # settings come from this env alone, not a .env in the cwd
-    "FASTMCP_TELEMETRY_MODE": "off",  # no spans in a spawned server (tracing is the gateway's)
+    # no spans in a spawned server unless [telemetry] is set (upstreams.tracing_env)
+    "FASTMCP_TELEMETRY_MODE": "off",
 }
 # Variables whose values are not secret (kept readable in stderr reasons).
-_PLAIN = ("_URL", "_LOG_LEVEL", "_TIMEOUT_S")
+_PLAIN = ("_URL", "_LOG_LEVEL", "_TIMEOUT_S", "OTEL_SERVICE_NAME", "FASTMCP_TELEMETRY_MODE")
 
 
 class Health(StrEnum):

@@ -18,6 +18,7 @@ from gwanjong_gateway.platforms.upstream import QUIET, Upstream
 from gwanjong_gateway.platforms.watched import Watched
 from gwanjong_gateway.rules.profiles import Profiles
 from gwanjong_shared.contract.errors import ErrorKind
+from gwanjong_shared.kit.tracing import ENDPOINT_ENV, SERVICE_ENV
 
 SEP = "__"  # namespaced tool names: devto__search
 # The network setup every HTTP client honours (httpx, aiohttp, requests): a server
@@ -45,6 +46,29 @@ def platform_env(
     env.update({k: expand(v, merged) for k, v in platform.env.items()})
     env.update(QUIET)
     return env
+
+
+#: a collector's credentials, read by the OTLP exporter: a spawned server needs them too
+_OTLP_HEADERS = ("OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS")
+
+
+def tracing_env(
+    config: GatewayConfig, name: str, environ: dict[str, str] | None = None
+) -> dict[str, str]:
+    """A platform server's share of `[telemetry]`: its spans go to the gateway's collector
+    (a spawned one reads these; FastMCP's spans are on there only then), with the
+    collector's headers from the gateway's environment (masked in its stderr like any
+    credential)."""
+    telemetry = config.telemetry
+    if not telemetry.otlp_endpoint:
+        return {}
+    given = environ or {}
+    return {
+        ENDPOINT_ENV: telemetry.otlp_endpoint,
+        SERVICE_ENV: f"{telemetry.service_name}-{name}",
+        "FASTMCP_TELEMETRY_MODE": "native",
+        **{k: given[k] for k in _OTLP_HEADERS if given.get(k)},
+    }
 
 
 @dataclass(frozen=True)
@@ -93,7 +117,7 @@ class Upstreams:
             name: Upstream(
                 name,
                 platform,
-                platform_env(name, platform, secrets, env),
+                {**platform_env(name, platform, secrets, env), **tracing_env(config, name, env)},
                 connect_timeout_s=config.gateway.start_timeout_s,
                 log_file=childlog.log_path(config.state_dir, name),
                 clock=clock,
@@ -174,6 +198,9 @@ class Upstreams:
         """After `setup save`: rebuild this platform's env from the saved `.env`."""
         upstream = self.by_name[name]
         env = dict(os.environ if environ is None else environ)
-        upstream.env = platform_env(
-            name, upstream.platform, read_dotenv(self.config.state_dir / ".env"), env
-        )
+        upstream.env = {
+            **platform_env(
+                name, upstream.platform, read_dotenv(self.config.state_dir / ".env"), env
+            ),
+            **tracing_env(self.config, name, env),
+        }

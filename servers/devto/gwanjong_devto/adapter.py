@@ -17,6 +17,7 @@ from gwanjong_shared.kit.adapter import PlatformAdapter
 from gwanjong_shared.kit.http import raise_for_response, transport_error
 from gwanjong_shared.kit.ratelimit import Clock, Limiter, MinInterval, Sleep, TokenBucket
 from gwanjong_shared.kit.target_cache import TargetCache
+from gwanjong_shared.kit.tracing import traced_request
 
 V1_ACCEPT = "application/vnd.forem.api-v1+json"
 _TAG = re.compile(r"^[a-z0-9]{1,30}$")
@@ -121,7 +122,7 @@ class DevtoAdapter(PlatformAdapter):
         key = "read" if method == "GET" else "write"
         await self.limiter.acquire(key, write=method != "GET")
         try:
-            response = await self._http.request(method, path, **kw)
+            response = await traced_request(self._http, method, path, **kw)
         except httpx.HTTPError as exc:
             raise transport_error(exc, self.label) from None
         finally:

@@ -17,6 +17,7 @@ from gwanjong_reddit.settings import Settings
 from gwanjong_shared.contract.models import RateLimit
 from gwanjong_shared.kit.host_gate import HostAllowList
 from gwanjong_shared.kit.ratelimit import ANY, Limiter, MinInterval, TokenBucket
+from gwanjong_shared.kit.tracing import http_span, set_status
 
 
 class Gate:
@@ -76,12 +77,22 @@ class GatedRequestor(Requestor):
         **kwargs: Any,
     ) -> AsyncIterator[aiohttp.ClientResponse]:
         url = str(args[1]) if len(args) > 1 else str(kwargs.get("url", ""))
+        method = str(args[0]) if args else str(kwargs.get("method", "GET"))
         self._gate.check_host(url)
         await self._gate.limiter.pace()
-        # asyncprawcore always passes its module constant (16 s); ours is the setting.
-        async with super().request(*args, timeout=self._gate.timeout_s, **kwargs) as response:
-            await self._gate.observe(response)
-            yield response
+        parts = urlsplit(url)
+        headers: dict[str, str] = dict(kwargs.pop("headers", None) or {})
+        # A span per request, its trace context in the headers (asyncprawcore merges them).
+        with http_span(
+            method, parts.scheme, parts.hostname or "", parts.port, parts.path, headers
+        ) as span:
+            # asyncprawcore always passes its module constant (16 s); ours is the setting.
+            async with super().request(
+                *args, timeout=self._gate.timeout_s, headers=headers, **kwargs
+            ) as response:
+                set_status(span, response.status)
+                await self._gate.observe(response)
+                yield response
 
 
 def retry_strategy(count: int, backoff_s: float) -> type[FiniteRetryStrategy]:

@@ -25,6 +25,7 @@ from yarl import URL
 
 from gwanjong_shared.kit.host_gate import GateTransport, HostAllowList
 from gwanjong_shared.kit.ratelimit import Limiter
+from gwanjong_shared.kit.tracing import http_span, set_status
 
 API_HOSTS = HostAllowList(["api.twitter.com", "api.x.com"])
 WEB_HOSTS = HostAllowList(["x.com", "api.x.com", "twitter.com", "abs.twimg.com"])
@@ -42,7 +43,8 @@ def route_key(method: str, path: str) -> str:
 
 
 class AiohttpGate:
-    """aiohttp client middleware: allow-list, optional redirect, rate-limit bookkeeping."""
+    """aiohttp client middleware: allow-list, optional redirect, rate-limit bookkeeping, a
+    trace span per request (tweepy's own transport is aiohttp: this is where we see it)."""
 
     def __init__(self, allowed: HostAllowList, target: str | None, limiter: Limiter) -> None:
         self.allowed = allowed
@@ -55,6 +57,15 @@ class AiohttpGate:
         host = (req.url.host or "").lower()
         self.allowed.check(host)
         path = req.url.path
+        url = req.url
+        with http_span(req.method, url.scheme, host, url.port, path, req.headers) as span:
+            response = await self._send(req, handler, host, path)
+            set_status(span, response.status)
+            return response
+
+    async def _send(
+        self, req: aiohttp.ClientRequest, handler: aiohttp.ClientHandlerType, host: str, path: str
+    ) -> aiohttp.ClientResponse:
         if self.target is not None:
             req.headers["X-Sandbox-Original-Host"] = host
             req.url = (

@@ -15,6 +15,7 @@ from gwanjong_shared.kit.logs import configure_logging
 from gwanjong_shared.kit.quiet import quiet_fastmcp
 from gwanjong_shared.kit.server import run_server
 from gwanjong_shared.kit.settings import PlatformSettings
+from gwanjong_shared.kit.tracing import start_tracing_from_env
 
 S = TypeVar("S", bound=PlatformSettings)
 
@@ -48,4 +49,6 @@ def serve_main(
         )
         sys.exit(f"{prog}: bad settings ({problems}). Fix the environment or .env and start again.")
     configure_logging(settings.log_level)
+    # Spawned by a gateway whose [telemetry] names an OTLP endpoint: this server's spans too.
+    start_tracing_from_env(os.environ, prog)
     run_server(build(settings), args.transport, args.port)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 import httpx
 
 from gwanjong_shared.kit.ratelimit import Limiter
+from gwanjong_shared.kit.tracing import http_span, set_status
 
 #: (method, path) -> the limiter key a request counts against
 RouteKey = Callable[[str, str], str]
@@ -44,7 +45,8 @@ class HostAllowList:
 
 
 class GateTransport(httpx.AsyncBaseTransport):
-    """httpx transport: the allow-list, an optional redirect, rate-limit bookkeeping.
+    """httpx transport: the allow-list, an optional redirect, rate-limit bookkeeping, and a
+    trace span per request (kit/tracing.py).
 
     With a ``target`` URL (the loopback sandbox) scheme, host and port are rewritten and the
     original ``Host`` header is kept (the sandbox routes by it), so nothing reaches the
@@ -68,6 +70,13 @@ class GateTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         self.allowed.check(request.url.host, request)
+        u = request.url
+        with http_span(request.method, u.scheme, u.host, u.port, u.path, request.headers) as span:
+            response = await self._send(request)
+            set_status(span, response.status_code)
+            return response
+
+    async def _send(self, request: httpx.Request) -> httpx.Response:
         path = request.url.path
         if self.target is not None:
             # A new request: httpx keeps the original one on the response, so cookies are

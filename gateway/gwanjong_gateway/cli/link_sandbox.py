@@ -1,0 +1,59 @@
+"""`gwanjong link --sandbox`: a gateway.toml whose every platform talks to the local sandbox.
+
+It is the demo's set-up made lasting: `<state_dir>/gateway.sandbox.toml` points each
+platform the sandbox serves at `http://127.0.0.1:PORT` with the sandbox's own made-up
+credentials (the same variables `GET /_sandbox/env/<platform>` answers), keeps its record
+in `<state_dir>/sandbox/`, apart from the real one, and writes live: the sandbox is the only
+place a write can go. The person runs `gwanjong sandbox --port PORT` beside their client.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gwanjong_gateway.config_file import render, write_config
+from gwanjong_gateway.extras import MissingExtra, missing_message
+
+FILE = "gateway.sandbox.toml"
+DEFAULT_PORT = 8799  # `gwanjong sandbox`'s default
+HEADER = (
+    "# Written by `gwanjong link --sandbox`: every platform below talks to the local sandbox\n"
+    "# (`gwanjong sandbox --port {port}`), with the sandbox's own made-up credentials.\n"
+    "# Nothing leaves this machine. `gwanjong link --sandbox` writes it again as it was.\n"
+)
+
+
+def sandbox_env(port: int) -> dict[str, dict[str, str]]:
+    """Each servable platform's variables for a sandbox on 127.0.0.1:port."""
+    try:
+        from gwanjong_sandbox.emulator import make_emulators
+        from gwanjong_sandbox.state import SandboxState
+    except ModuleNotFoundError:
+        raise MissingExtra(missing_message("sandbox")) from None
+    url = f"http://127.0.0.1:{port}"
+    envs: dict[str, dict[str, str]] = {}
+    for emulator in make_emulators(SandboxState()):
+        make = getattr(emulator, "demo_env", None)  # as GET /_sandbox/env/<platform> answers
+        if make is not None:
+            envs[emulator.platform] = {str(k): str(v) for k, v in make(url).items()}
+    envs = dict(sorted(envs.items()))
+    return envs
+
+
+def sandbox_config_text(state_dir: Path, port: int) -> str:
+    gateway = {"writes": "live", "state_dir": state_dir / "sandbox"}
+    platforms = {name: {"env": env, "min_interval_s": 0} for name, env in sandbox_env(port).items()}
+    return HEADER.format(port=port) + render(gateway, platforms)
+
+
+def write_sandbox_config(state_dir: Path, port: int, dry_run: bool) -> tuple[Path, bool]:
+    """The sandbox config's path, and whether it was (or, dry-run, would be) changed."""
+    path = state_dir / FILE
+    text = sandbox_config_text(state_dir, port)
+    try:
+        same = path.read_text(encoding="utf-8") == text
+    except OSError:
+        same = False
+    if not same and not dry_run:
+        write_config(path, text, str(path))
+    return path, not same

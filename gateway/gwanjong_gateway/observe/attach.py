@@ -1,0 +1,111 @@
+"""The one call the serve path makes: tracing, metrics and JSON lines as gateway.toml says.
+
+`attach(server, gateway, config, auth, transport)` after `build_gateway`, then run the
+server inside `observed.running()` (the metrics' own listener, and the exporter's last
+flush at the end).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import time
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from fastmcp import FastMCP
+from fastmcp.server.auth import AuthProvider
+
+from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.extras import missing_message
+from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.observe import endpoint, tracing
+from gwanjong_gateway.observe.jsonlog import use_json_lines
+from gwanjong_gateway.observe.metrics import Metrics, ToolMetrics
+from gwanjong_shared.kit.tracing import TracingUnavailable
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SpanExporter
+
+Transport = Literal["stdio", "http"]
+
+
+class ObserveProblem(Exception):
+    """`[metrics]`/`[telemetry]` cannot be served as configured; the text says what to do."""
+
+
+@dataclass
+class Observed:
+    metrics: Metrics | None = None
+    provider: TracerProvider | None = None
+    #: the metrics' own listener (`[metrics] port`), bound by attach
+    sock: socket.socket | None = None
+    scrape: endpoint.Handler | None = None
+
+    @property
+    def port(self) -> int | None:
+        return int(self.sock.getsockname()[1]) if self.sock is not None else None
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncGenerator[None, None]:
+        """The own listener while the gateway serves; spans flushed when it ends."""
+        try:
+            if self.scrape is not None and self.sock is not None:
+                async with endpoint.own_listener(self.scrape, self.sock):
+                    yield
+            else:
+                yield
+        finally:
+            if self.provider is not None:
+                self.provider.shutdown()
+
+
+def attach(
+    server: FastMCP[Any],
+    gw: Gateway,
+    config: GatewayConfig,
+    auth: AuthProvider | None,
+    transport: Transport,
+    exporter: SpanExporter | None = None,
+) -> Observed:
+    """Turn on what `[telemetry]`, `[metrics]` and `[logging]` ask for. ``exporter``: the
+    span exporter instead of OTLP (tests). Raises ObserveProblem."""
+    observed = Observed()
+    if config.logging.json_lines:
+        use_json_lines()
+    section = config.metrics
+    if section.enabled:
+        if transport == "stdio" and section.port == 0:
+            raise ObserveProblem(
+                "[metrics] enabled = true needs an HTTP server: serve with --transport http "
+                "(metrics at /metrics, behind [auth]) or set [metrics] port = N (its own "
+                "listener on 127.0.0.1:N)."
+            )
+        try:
+            metrics = Metrics()
+        except ImportError:
+            raise ObserveProblem(missing_message("observe")) from None
+        gw.upstreams.observer = metrics.chain(gw.upstreams.observer)
+        server.add_middleware(ToolMetrics(metrics, time.perf_counter))
+        observed.metrics = metrics
+        if section.port == 0:
+            server.custom_route(endpoint.PATH, methods=["GET"])(endpoint.handler(metrics, gw, auth))
+        else:
+            # its own loopback listener: no token asked (only this machine reaches it)
+            observed.scrape = endpoint.handler(metrics, gw, None)
+            try:
+                observed.sock = endpoint.listen(section.port)
+            except OSError as exc:
+                raise ObserveProblem(
+                    f"[metrics] cannot listen on 127.0.0.1:{section.port} ({exc.strerror}); "
+                    "choose another port, or 0 to serve /metrics on the HTTP server."
+                ) from None
+    try:
+        observed.provider = tracing.start(config, exporter)
+    except TracingUnavailable as exc:
+        raise ObserveProblem(str(exc)) from None
+    if observed.provider is not None:
+        server.add_middleware(tracing.NetworkTransport(transport))
+    return observed

@@ -1,0 +1,113 @@
+"""Where Prometheus scrapes: `/metrics` on the gateway's own HTTP server, behind `[auth]`,
+or a listener of its own on 127.0.0.1 (`[metrics] port`), for any transport.
+
+A scrape without a valid bearer token is answered 401 when the gateway signs callers in
+(the figures name platforms and tools, and approvals waiting): the same verifier as MCP.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import socket
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
+from typing import Any
+
+import anyio
+from fastmcp.server.auth import AuthProvider
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.observe.metrics import Metrics
+
+log = logging.getLogger(__name__)
+PATH = "/metrics"
+Handler = Callable[[Request], Awaitable[Response]]
+
+REFUSED = (
+    "The metrics need a bearer token: send `Authorization: Bearer <token>` (an operator "
+    "issues one with `gwanjong token add NAME`)."
+)
+
+
+def handler(metrics: Metrics, gw: Gateway, auth: AuthProvider | None) -> Handler:
+    """The scrape: the bearer token checked (when `auth`), the record's figures read, the
+    exposition text answered."""
+
+    async def scrape(request: Request) -> Response:
+        if auth is not None and not await _signed_in(request, auth):
+            return JSONResponse(
+                {"error": "invalid_token", "error_description": REFUSED},
+                status_code=401,
+                headers={"www-authenticate": 'Bearer error="invalid_token"'},
+            )
+        await metrics.refresh(gw)
+        body, content_type = metrics.render()
+        return Response(body, media_type=content_type)
+
+    return scrape
+
+
+async def _signed_in(request: Request, auth: AuthProvider) -> bool:
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return False
+    return await auth.verify_token(token.strip()) is not None
+
+
+def listen(port: int) -> socket.socket:
+    """The metrics' own socket on 127.0.0.1 (0: a free port), bound before serving starts
+    so a port in use stops the gateway at once, with the reason."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if os.name != "nt":  # on Windows it would let us share a port another process holds
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(("127.0.0.1", port))
+        sock.listen(16)
+        sock.setblocking(False)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+@contextlib.asynccontextmanager
+async def own_listener(scrape: Handler, sock: socket.socket) -> AsyncGenerator[None, None]:
+    """Serve `scrape` at <sock>/metrics while the block runs (the socket is closed after)."""
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.routing import Route
+
+    class Quiet(uvicorn.Server):
+        # The process's signals belong to the gateway's serve loop.
+        @contextlib.contextmanager
+        def capture_signals(self) -> Generator[None, None, None]:
+            yield
+
+    bound = int(sock.getsockname()[1])
+    app = Starlette(routes=[Route(PATH, scrape, methods=["GET"])])
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        lifespan="off",
+        access_log=False,
+        server_header=False,
+        date_header=False,
+    )
+    server = Quiet(config)
+    log.info("metrics at http://127.0.0.1:%d%s", bound, PATH)
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_serve, server, sock)
+            try:
+                yield
+            finally:
+                server.should_exit = True
+    finally:
+        sock.close()
+
+
+async def _serve(server: Any, sock: socket.socket) -> None:
+    await server.serve(sockets=[sock])

@@ -1,0 +1,41 @@
+"""One JSON object per log line (`[logging] json = true`), for log shippers.
+
+The same masking as the plain lines (secrets, terminal escapes), then: time (ISO-8601 UTC),
+level, logger, message, the exception's text when there is one, and the trace and span id
+of the current span when a trace is being recorded (to join the line to its trace).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import UTC, datetime
+
+from opentelemetry import trace
+
+from gwanjong_shared.contract.untrusted import clean
+from gwanjong_shared.kit.logs import redact
+
+
+class JsonLines(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, str] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        if record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
+        context = trace.get_current_span().get_span_context()
+        if context.is_valid:
+            line["trace_id"] = format(context.trace_id, "032x")
+            line["span_id"] = format(context.span_id, "016x")
+        masked = {k: redact(clean(v)) if k != "exception" else redact(v) for k, v in line.items()}
+        return json.dumps(masked, ensure_ascii=False)
+
+
+def use_json_lines(logger: logging.Logger | None = None) -> None:
+    """Every handler of the root logger (stderr, the log file) writes JSON lines."""
+    for handler in (logger or logging.getLogger()).handlers:
+        handler.setFormatter(JsonLines())

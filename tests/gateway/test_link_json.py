@@ -1,0 +1,70 @@
+"""link_json: text edits of a JSON(C) document that keep every byte they do not touch."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gwanjong_gateway.cli.link_json import JsonError, indent_unit, insert, parse, remove
+
+ENTRY = {"command": "gwanjong", "args": ["--config", "/x/gateway.toml"]}
+
+
+def add_then_remove(text: str, key: str = "mcpServers") -> str:
+    root = parse(text)
+    servers = root.member(key)
+    assert servers is not None
+    added = insert(text, servers.node, "gwanjong", ENTRY, indent_unit(text, root))
+    value = parse(added).value
+    assert value[key]["gwanjong"] == ENTRY
+    back = parse(added).member(key)
+    assert back is not None
+    return remove(added, back.node, "gwanjong")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{\r\n  "mcpServers": {\r\n    "a": {"command": "x"}\r\n  }\r\n}\r\n',  # CRLF
+        '\ufeff{\n  "mcpServers": {"a": {"command": "x"}}\n}\n',  # a BOM, a one-line object
+        '{"mcpServers": {"a": {"command": "x"}}, "b": [1, 2]}',  # all on one line
+        '{\n  "mcpServers": {\n    "a": 1, // trailing comment\n  },\n}\n',  # JSONC
+    ],
+)
+def test_adding_then_removing_gives_back_every_byte(text: str) -> None:
+    assert add_then_remove(text) == text
+
+
+def test_crlf_files_get_crlf_lines() -> None:
+    text = '{\r\n  "mcpServers": {\r\n    "a": 1\r\n  }\r\n}\r\n'
+    root = parse(text)
+    servers = root.member("mcpServers")
+    assert servers is not None
+    added = insert(text, servers.node, "gwanjong", ENTRY, indent_unit(text, root))
+    assert "\n" not in added.replace("\r\n", "")
+
+
+def test_an_empty_object_gets_the_member_on_its_own_lines() -> None:
+    text = '{\n  "theme": "x",\n  "mcpServers": {}\n}\n'
+    root = parse(text)
+    servers = root.member("mcpServers")
+    assert servers is not None
+    added = insert(text, servers.node, "gwanjong", {"command": "g"}, "  ")
+    assert '"mcpServers": {\n    "gwanjong": {\n      "command": "g"\n    }\n  }' in added
+    assert json.loads(added)["theme"] == "x"
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ('{"a": 1,, "b": 2}', "line 1 column 9"),
+        ('{\n  "a": tru\n}', "line 2 column 8"),
+        ("[" * 100_000, "nested too deeply"),
+        ('{"a": 1} {"b": 2}', "more text after the end"),
+        ("", "the text ends where a value should be"),
+    ],
+)
+def test_what_is_not_json_is_refused_with_where(text: str, where: str) -> None:
+    with pytest.raises(JsonError, match=where):
+        parse(text)

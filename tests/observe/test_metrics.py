@@ -1,0 +1,205 @@
+"""The Prometheus figures: a team gateway (tokens, real HTTP on loopback, a fake platform)
+serves /metrics behind its sign-in; a scout and a strike move the counters, the
+histograms and the pending-approval gauge; a loopback listener of its own serves them
+for a stdio gateway."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastmcp import Client
+from prometheus_client.parser import text_string_to_metric_families
+
+from gwanjong_gateway.config import parse
+from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.observe.attach import Observed, ObserveProblem, attach
+from gwanjong_gateway.observe.metrics import Metrics
+from gwanjong_gateway.platforms.outcome import Outcome
+from gwanjong_gateway.server import build_gateway
+from gwanjong_gateway.team.access_tokens import store_for
+from gwanjong_gateway.team.auth import build_auth, http_middleware
+from gwanjong_shared.contract.errors import ErrorKind
+from gwanjong_shared.contract.rate import RateWindow
+from tests.fakes.platform import FakePlatform
+from tests.fakes.profiles import FORUM
+from tests.gateway.helpers import config_text, opportunity_for
+from tests.gateway.http_gateway import client, free_port, serve_app
+
+pytestmark = pytest.mark.anyio
+Figures = dict[tuple[str, tuple[tuple[str, str], ...]], float]
+
+
+@dataclass
+class Metered:
+    url: str  # the MCP endpoint
+    metrics_url: str
+    token: str
+
+
+@contextlib.asynccontextmanager
+async def metered_team(
+    tmp_path: Path, fake: FakePlatform, tables: dict[str, Any]
+) -> AsyncGenerator[Metered, None]:
+    text = config_text(tmp_path, ["devto"], "confirm", tables=tables)
+    config = parse(text)
+    token = store_for(config.state_dir).add("alice")
+    gw = Gateway(config, environ={}, transports={"devto": fake.server()})
+    auth = build_auth(config)
+    mcp = build_gateway(config, gateway=gw, auth=auth)
+    observed = attach(mcp, gw, config, auth, "http")
+    async with observed.running(), serve_app(mcp, http_middleware(config, auth)) as url:
+        yield Metered(url, url.removesuffix("/mcp") + "/metrics", token)
+
+
+def figures(text: str) -> Figures:
+    out: Figures = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            out[(sample.name, tuple(sorted(sample.labels.items())))] = sample.value
+    return out
+
+
+def at(f: Figures, name: str, **labels: str) -> float:
+    return f.get((name, tuple(sorted(labels.items()))), 0.0)
+
+
+TEAM = {
+    "auth": {"mode": "tokens"},
+    "metrics": {"enabled": True},
+    "review": {"ask": "queue"},  # a confirm-mode strike waits for a person
+}
+
+
+async def test_a_scout_and_a_strike_move_the_figures_and_a_scrape_needs_a_token(
+    tmp_path: Path,
+) -> None:
+    fake = FakePlatform(FORUM)
+    async with metered_team(tmp_path, fake, TEAM) as team, httpx.AsyncClient() as web:
+        assert (await web.get(team.metrics_url)).status_code == 401
+        wrong = await web.get(team.metrics_url, headers={"authorization": "Bearer nope"})
+        assert wrong.status_code == 401 and "gwanjong token add" in wrong.text
+        bearer = {"authorization": f"Bearer {team.token}"}
+        first = await web.get(team.metrics_url, headers=bearer)
+        assert first.status_code == 200
+        assert first.headers["content-type"].startswith("text/plain")
+        before = figures(first.text)
+        assert at(before, "gwanjong_approvals_pending") == 0
+        assert at(before, "gwanjong_record_up") == 1
+
+        fake.fail("search", ErrorKind.RATE_LIMITED, retry_after=30)
+        async with client(team.url, team.token) as c:
+            scouted = (
+                await c.call_tool("scout", {"topic": "rust async cancellation", "limit": 5})
+            ).structured_content
+            assert scouted is not None
+            during = figures((await web.get(team.metrics_url, headers=bearer)).text)
+            oid = opportunity_for(scouted, "devto", "Rust async")
+            await c.call_tool("draft", {"opportunity_id": oid})
+            wrong = await c.call_tool("draft", {"opportunity_id": "nope"}, raise_on_error=False)
+            assert wrong.is_error
+            struck = await c.call_tool(
+                "strike",
+                {"opportunity_id": oid, "action": "post", "content": "Hi", "title": "Hello"},
+            )
+            assert struck.structured_content is not None
+        after = figures((await web.get(team.metrics_url, headers=bearer)).text)
+
+    devto_search = {"platform": "devto", "tool": "search"}
+    assert at(during, "gwanjong_platform_calls_total", **devto_search) >= 1
+    assert at(during, "gwanjong_tool_calls_total", tool="scout") == 1
+    assert at(during, "gwanjong_platform_errors_total", **devto_search, kind="rate_limited") == 1
+    assert at(after, "gwanjong_platform_call_seconds_count", **devto_search) >= 1
+    assert at(after, "gwanjong_platform_calls_total", platform="devto", tool="validate") >= 1
+    assert at(after, "gwanjong_tool_calls_total", tool="strike") == 1
+    assert at(after, "gwanjong_tool_calls_total", tool="draft") == 2
+    draft_errors = {
+        labels: value
+        for (name, labels), value in after.items()
+        if name == "gwanjong_tool_errors_total" and ("tool", "draft") in labels
+    }
+    assert draft_errors == {(("kind", "invalid_input"), ("tool", "draft")): 1.0}, draft_errors
+    assert at(after, "gwanjong_tool_call_seconds_count", tool="strike") == 1
+    assert at(after, "gwanjong_approvals_pending") == 1  # the strike waits for a person
+    assert at(after, "gwanjong_writes_unsettled") == 0
+    assert fake.tools.count("write_post") == 0  # nothing was posted meanwhile
+
+
+async def test_without_metrics_nothing_is_served(tmp_path: Path) -> None:
+    fake = FakePlatform(FORUM)
+    tables = {"auth": {"mode": "tokens"}}
+    async with metered_team(tmp_path, fake, tables) as team, httpx.AsyncClient() as web:
+        got = await web.get(team.metrics_url, headers={"authorization": f"Bearer {team.token}"})
+        assert got.status_code == 404
+
+
+async def test_a_stdio_gateway_serves_metrics_on_its_own_loopback_port(tmp_path: Path) -> None:
+    fake = FakePlatform(FORUM)
+    port = free_port()
+    config = parse(
+        config_text(
+            tmp_path, ["devto"], "live", tables={"metrics": {"enabled": True, "port": port}}
+        )
+    )
+    gw = Gateway(config, environ={}, transports={"devto": fake.server()})
+    mcp = build_gateway(config, gateway=gw)
+    observed: Observed = attach(mcp, gw, config, None, "stdio")
+    async with observed.running(), Client(mcp) as c, httpx.AsyncClient() as web:
+        assert observed.port == port
+        await c.call_tool("scout", {"topic": "rust async cancellation", "limit": 5})
+        got = await web.get(f"http://127.0.0.1:{port}/metrics")
+        assert got.status_code == 200
+        assert at(figures(got.text), "gwanjong_tool_calls_total", tool="scout") == 1
+
+
+def test_metrics_on_stdio_need_a_port(tmp_path: Path) -> None:
+    config = parse(config_text(tmp_path, ["devto"], "live", tables={"metrics": {"enabled": True}}))
+    gw = Gateway(config, environ={}, transports={"devto": FakePlatform(FORUM).server()})
+    with pytest.raises(ObserveProblem, match=r"\[metrics\] port"):
+        attach(build_gateway(config, gateway=gw), gw, config, None, "stdio")
+
+
+def test_rate_windows_and_tool_labels() -> None:
+    metrics = Metrics()
+    window = RateWindow(remaining=7, limit=300)
+    metrics.observe_platform("reddit", "search", Outcome(ok=True, rate=window), 0.2)
+    metrics.observe_platform(
+        "reddit", "write_comment", Outcome.failure(ErrorKind.RATE_LIMITED, "wait", 30), 0.1
+    )
+    f = figures(metrics.render()[0].decode())
+    assert at(f, "gwanjong_rate_limit_remaining", platform="reddit") == 7
+    assert at(f, "gwanjong_rate_limit_limit", platform="reddit") == 300
+    assert (
+        at(
+            f,
+            "gwanjong_platform_errors_total",
+            platform="reddit",
+            tool="write_comment",
+            kind="rate_limited",
+        )
+        == 1
+    )
+    # a client names the tool it calls: no label from a name that is not one, nor past the cap
+    assert metrics.tool_label("bad name\n{}") == "other"
+    for i in range(300):
+        metrics.tool_label(f"t{i}")
+    assert metrics.tool_label("one_more") == "other"
+    assert metrics.tool_label("t0") == "t0"
+
+
+def test_a_metrics_port_in_use_stops_the_gateway_with_the_reason(tmp_path: Path) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        tables = {"metrics": {"enabled": True, "port": port}}
+        config = parse(config_text(tmp_path, ["devto"], "live", tables=tables))
+        gw = Gateway(config, environ={}, transports={"devto": FakePlatform(FORUM).server()})
+        with pytest.raises(ObserveProblem, match=rf"cannot listen on 127.0.0.1:{port}"):
+            attach(build_gateway(config, gateway=gw), gw, config, None, "stdio")
