@@ -14,10 +14,11 @@ import re
 import shutil
 import sys
 import tomllib
+from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from gwanjong_shared.contract.models import Frozen
 
@@ -220,6 +221,34 @@ class StoreSection(_Strict):
         return url
 
 
+#: dollars as written in gateway.toml: exact to the micro-dollar (the unit spend is counted in)
+Usd = Annotated[Decimal, Field(ge=0, le=1_000_000, decimal_places=6)]
+
+
+def micro_usd(value: Decimal) -> int:
+    """Dollars (at most 6 decimals, validated) as integer micro-dollars."""
+    return int(value * 1_000_000)
+
+
+class PriceSection(_Strict):
+    """`[prices.<platform>]`: the operator's own figures, in dollars, over those the
+    platform's server gives in its profile (each one left out keeps the server's)."""
+
+    #: per post or comment a read returns
+    read: Usd | None = None
+    #: per write request
+    write: Usd | None = None
+    #: per write whose text holds a link
+    write_with_url: Usd | None = None
+
+
+class LimitSection(_Strict):
+    """`[limits.<platform>]`: what gwanjong may spend on a platform's paid API."""
+
+    #: dollars per day (the day of the daily caps: midnight to midnight UTC); None: no budget
+    daily_usd: Usd | None = None
+
+
 class TelemetrySection(_Strict):
     """Tracing: spans exported over OTLP/HTTP (the `observe` extra); nothing when unset."""
 
@@ -266,6 +295,23 @@ class GatewayConfig(_Strict):
     metrics: MetricsSection = Field(default_factory=MetricsSection)
     logging: LoggingSection = Field(default_factory=LoggingSection)
     platforms: dict[str, PlatformConfig] = Field(default_factory=dict)
+    prices: dict[str, PriceSection] = Field(default_factory=dict)
+    limits: dict[str, LimitSection] = Field(default_factory=dict)
+
+    @field_validator("prices", "limits")
+    @classmethod
+    def _spend_of_known_platforms(
+        cls, tables: dict[str, Any], info: ValidationInfo
+    ) -> dict[str, Any]:
+        platforms: dict[str, PlatformConfig] = info.data.get("platforms") or {}
+        for name in tables:
+            if name not in platforms:
+                known = ", ".join(platforms) or "none"
+                raise ValueError(
+                    f"{info.field_name}.{name}: no such platform in [platforms] (known: "
+                    f"{known}); check the spelling"
+                )
+        return tables
 
     @model_validator(mode="after")
     def _approvers_sign_in(self) -> GatewayConfig:

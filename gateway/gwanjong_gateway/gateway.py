@@ -17,6 +17,7 @@ from gwanjong_gateway.scout import inbox
 from gwanjong_gateway.setup.secret_listener import SecretListener
 from gwanjong_gateway.strike.approval import PageLink
 from gwanjong_gateway.strike.desk import StrikeDesk
+from gwanjong_gateway.usage import spend
 
 
 class Gateway:
@@ -35,6 +36,8 @@ class Gateway:
         self.config = config
         self.environ = environ
         self.upstreams = Upstreams(config, environ, transports, clock)
+        #: every priced platform call's cost, and the daily budgets (the ledger opens on use)
+        self.spend = spend.attach(config, self.upstreams, environ, wall)
         # The record is opened lazily in its worker thread; a corrupt file is reported by
         # strike (and status), never fatal to the gateway.
         self.records = Records.for_config(config, environ)
@@ -52,6 +55,7 @@ class Gateway:
 
     def close_store(self) -> None:
         self.records.close()
+        self.spend.close()
 
     async def aclose(self, within_s: float = 10) -> None:
         """A command's way out: end the platform servers this process started (waiting at

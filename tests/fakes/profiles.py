@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gwanjong_shared.contract import Action, ActionRule, Limit, LimitName, SetupGuide
+from gwanjong_shared.contract import Action, ActionRule, Limit, LimitName, Prices, SetupGuide
 from gwanjong_shared.contract import Profile as About
 
 
@@ -125,5 +125,41 @@ LINKS = Profile(
         footer="\n\n^(an automated reply, fake links)",
         where="https://links.example/prefs/apps",
         credentials=["REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET"],
+    ),
+)
+
+#: A platform that charges per call, as X's pay-per-use API does: reads per post returned,
+#: writes per request (more for one holding a link). Programs may post and comment.
+PAID = Profile(
+    name="devto",  # a bundled name, so a config needs no command; the server is the fake
+    label="Fake Paid",
+    url="https://paid.example",
+    rules={
+        "write_post": ActionRule(allowed="auto", reason="Posts are open to programs."),
+        "write_comment": ActionRule(allowed="auto", reason="Comments are open to programs."),
+        "upvote": ActionRule(allowed="auto", reason="Likes are open to programs."),
+    },
+    limits={
+        "title": Limit(max=128, unit="chars"),
+        "body": Limit(max=2_000, unit="chars"),
+        "comment": Limit(max=2_000, unit="chars"),
+    },
+    credentials=("DEVTO_API_KEY",),
+    about=_about(
+        "Fake Paid",
+        "Every call costs money here.",
+        footer="",
+        where="https://paid.example/keys",
+        credentials=["DEVTO_API_KEY"],
+    ).model_copy(
+        update={
+            "prices": Prices(
+                read=5_000,  # $0.005 per post or comment returned
+                write=15_000,  # $0.015 per request
+                write_with_url=200_000,  # $0.20 per request holding a link
+                source="tests/fakes/profiles.py",
+                as_of="2026-12-02",
+            )
+        }
     ),
 )

@@ -166,6 +166,7 @@ def test_the_chain_runs_in_the_documented_order() -> None:
         "human_only",
         "dry_run",
         "confirm",
+        "budget",
         "claim",
         "write",
     ]

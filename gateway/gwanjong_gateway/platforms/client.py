@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from gwanjong_gateway.platforms.health import PROBE_TTL_S
 from gwanjong_gateway.platforms.upstream import Health
-from gwanjong_gateway.platforms.upstreams import Upstreams
+from gwanjong_gateway.platforms.upstreams import Reservation, Upstreams
 from gwanjong_shared.contract import (
     Action,
     Capabilities,
@@ -44,8 +44,16 @@ class PlatformClient:
         self.platform = platform
         self.timeout_s = timeout_s
 
-    async def _call(self, tool: str, arguments: dict[str, Any], model: type[M]) -> M:
-        outcome = await self.upstreams.call(self.platform, tool, arguments, self.timeout_s)
+    async def _call(
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        model: type[M],
+        prepaid: Reservation | None = None,
+    ) -> M:
+        outcome = await self.upstreams.call(
+            self.platform, tool, arguments, self.timeout_s, prepaid=prepaid
+        )
         outcome.raise_for_error()
         structured = outcome.result.structured_content if outcome.result is not None else None
         try:
@@ -100,9 +108,12 @@ class PlatformClient:
     async def upvote(self, post_id: str) -> PostResult:
         return await self._call("upvote", {"post_id": post_id}, PostResult)
 
-    async def write(self, action: Action, arguments: dict[str, Any]) -> PostResult:
-        """One of the three writes by its contract name, with that tool's arguments."""
-        return await self._call(action, arguments, PostResult)
+    async def write(
+        self, action: Action, arguments: dict[str, Any], prepaid: Reservation | None = None
+    ) -> PostResult:
+        """One of the three writes by its contract name, with that tool's arguments
+        (``prepaid``: its spend reserved by the strike beforehand)."""
+        return await self._call(action, arguments, PostResult, prepaid)
 
 
 async def probe(

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 import anyio
 
@@ -70,6 +71,33 @@ def tracing_env(
     }
 
 
+@dataclass(frozen=True)
+class Reservation:
+    """What a `Gate` reserved for one call (the spend budget: its row in the spend ledger
+    and the most the call may cost), handed back to the gate with the call's outcome."""
+
+    platform: str
+    tool: str
+    row: int
+    micros: int
+
+
+class Gate(Protocol):
+    """Asked before each platform call, told its outcome after (usage/spend.py: the daily
+    spend budget)."""
+
+    async def admit(
+        self, platform: str, tool: str, arguments: dict[str, Any]
+    ) -> Outcome | Reservation | None:
+        """A failure refuses the call (nothing is sent); a reservation goes on with it;
+        None: nothing to settle (a free call)."""
+        ...
+
+    async def settle(self, reservation: Reservation, outcome: Outcome | None) -> None:
+        """The call's outcome (None: it was never made, the reservation is let go)."""
+        ...
+
+
 class Upstreams:
     """Every enabled platform's Upstream, started concurrently."""
 
@@ -103,6 +131,8 @@ class Upstreams:
         self.background = Watched("background start-up and settle loop")
         #: told of every platform call (usage figures): (platform, tool, outcome, seconds)
         self.observer: Callable[[str, str, Outcome, float], None] | None = None
+        #: asked before every platform call (the spend budget); None: every call goes
+        self.gate: Gate | None = None
 
     def on_up(self, callback: Callable[[str], None]) -> None:
         for upstream in self.by_name.values():
@@ -128,18 +158,35 @@ class Upstreams:
                     tg.start_soon(upstream.close)
 
     async def call(
-        self, platform: str, tool: str, arguments: dict[str, Any], timeout_s: float | None = None
+        self,
+        platform: str,
+        tool: str,
+        arguments: dict[str, Any],
+        timeout_s: float | None = None,
+        prepaid: Reservation | None = None,
     ) -> Outcome:
+        """``prepaid``: the gate's reservation made for this call beforehand (a strike
+        reserves before it claims), so the gate is not asked again."""
         upstream = self.by_name.get(platform)
         if upstream is None:
             return Outcome.failure(
                 ErrorKind.INVALID_INPUT,
                 f"platform {platform!r} is not enabled; enabled: {', '.join(self.by_name) or 'none'}",
             )
+        held = prepaid
+        if held is None and self.gate is not None:
+            admitted = await self.gate.admit(platform, tool, arguments)
+            if isinstance(admitted, Outcome):
+                return admitted  # refused before the call: nothing was sent
+            held = admitted
         started = time.perf_counter()
         outcome = await upstream.call(
             tool, arguments, timeout_s or self.config.gateway.call_timeout_s
         )
+        if held is not None and self.gate is not None:
+            # A call cancelled mid-way never gets here: its reservation stands (it may
+            # have been served).
+            await self.gate.settle(held, outcome)
         if self.observer is not None:
             self.observer(platform, tool, outcome, time.perf_counter() - started)
         return outcome

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from gwanjong_gateway.platforms.upstreams import Reservation
 from gwanjong_gateway.rules.approvals import Approval, ApprovalUse, Channel
 from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus, Verdict, content_hash
 from gwanjong_gateway.scout.state import DraftContext
@@ -113,6 +114,7 @@ class Attempt:
     approver: str = "auto"
     row: Strike | None = None  # the claimed `pending` row
     approval: ApprovalUse | None = None  # a person's approval being executed
+    prepaid: Reservation | None = None  # the write's spend, reserved before the claim
 
     def __post_init__(self) -> None:
         self.final = self.final or self.text

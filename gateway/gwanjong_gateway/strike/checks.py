@@ -254,6 +254,17 @@ async def confirm(deps: Deps, a: Attempt) -> Step:
     return AskPerson(approval, token)
 
 
+async def budget(deps: Deps, a: Attempt) -> Step:
+    """The platform's daily spend budget: the write's price reserved, atomically against it,
+    before the claim (so a write over budget is a refusal, never a failed write)."""
+    refused = await deps.sender.reserve(a)
+    if refused is not None:
+        return refused
+    if a.prepaid is not None:
+        a.decisions.append(f"spend reserved: {a.prepaid.micros} micro-USD")
+    return PASS
+
+
 async def claim(deps: Deps, a: Attempt) -> Step:
     """Every limit again and the `pending` row, atomically: the record says "sending" first."""
     fields = a.columns(
@@ -261,10 +272,12 @@ async def claim(deps: Deps, a: Attempt) -> Step:
         approver=a.approver,
         policy=[*a.decisions, "intent recorded"],
     )
+    # A failing claim may have committed (see Settler.unsent): its reservation stands.
     claimed = await deps.claims.claim(a, fields)
     if isinstance(claimed, Strike):
         a.row = claimed
         return PASS
+    await deps.sender.release(a)  # nothing will be sent: the reservation goes
     return claimed
 
 
@@ -287,6 +300,7 @@ HELD: tuple[Check, ...] = (
     human_only,
     dry_run,
     confirm,
+    budget,
     claim,
     write,
 )

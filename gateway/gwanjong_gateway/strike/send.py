@@ -15,12 +15,13 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from gwanjong_gateway.platforms.client import PlatformClient, ensure_profiles
+from gwanjong_gateway.platforms.outcome import Outcome
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.record.journal import WriteJournal
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus
-from gwanjong_gateway.strike.attempt import Attempt
+from gwanjong_gateway.strike.attempt import Attempt, Refuse, wait_s
 from gwanjong_gateway.strike.results import Posted
 from gwanjong_gateway.strike.settle import Settler
 from gwanjong_gateway.strike.text import would
@@ -66,16 +67,42 @@ class Sender:
             a.action.tool, a.final, a.title, a.target or None
         )
 
+    # -- the write's spend: reserved before the claim (usage/spend.py) ---------------------
+
+    async def reserve(self, a: Attempt) -> Refuse | None:
+        """Reserve what the write will cost against the platform's daily budget: why not
+        (the true figures), or None (reserved in ``a.prepaid``, or nothing to reserve)."""
+        gate = self.upstreams.gate
+        if gate is None:
+            return None
+        admitted = await gate.admit(a.platform, a.action.tool, self._arguments(a))
+        if isinstance(admitted, Outcome):
+            return Refuse(admitted.message, wait_s(admitted.retry_after))
+        a.prepaid = admitted
+        return None
+
+    async def release(self, a: Attempt) -> None:
+        """The write will not be sent (the claim was refused): its reservation goes."""
+        gate, held, a.prepaid = self.upstreams.gate, a.prepaid, None
+        if gate is not None and held is not None:
+            await gate.settle(held, None)
+
     # -- the write --------------------------------------------------------------------------
 
-    async def send(self, a: Attempt, row: Strike) -> Posted:
-        """Write the claimed row; its result, or PlatformError once the row says what happened."""
+    def _arguments(self, a: Attempt) -> dict[str, Any]:
         args = would(a.ctx, a.action, a.final, a.title)["arguments"]
         if a.action is StrikeAction.POST:
             args["tags"] = a.post.tags[:4]
+        return args
+
+    async def send(self, a: Attempt, row: Strike) -> Posted:
+        """Write the claimed row; its result, or PlatformError once the row says what happened."""
+        args = self._arguments(a)
         await self.journal.sending(row)  # durable first, or nothing is sent
         try:
-            posted = await PlatformClient(self.upstreams, a.platform).write(a.action.tool, args)
+            posted = await PlatformClient(self.upstreams, a.platform).write(
+                a.action.tool, args, a.prepaid
+            )
         except PlatformError as exc:
             return await self._unrecorded(a, row, self._failed(a, row, exc))
         return await self._unrecorded(a, row, self._posted(row, posted))

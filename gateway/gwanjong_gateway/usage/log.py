@@ -18,12 +18,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gwanjong_gateway.paths import private_file
 from gwanjong_gateway.record.readers import EVERYONE, Reader
+from gwanjong_gateway.usage import spend_report
 from gwanjong_shared.contract.rate import RateWindow
 from gwanjong_shared.kit.logs import redact
+
+if TYPE_CHECKING:
+    from gwanjong_gateway.usage.ledger import DaySpend, SpendLedger
 
 log = logging.getLogger(__name__)
 
@@ -136,6 +140,10 @@ class UsageLog:
         self._start_lock = threading.Lock()
         self._queue: queue.Queue[Event | None] = queue.Queue()
         self._writer: threading.Thread | None = None
+        #: the spend ledger read for the report's `spend`, and each platform's daily budget
+        #: (micro-dollars); open_usage sets both
+        self.ledger: SpendLedger | None = None
+        self.budgets: dict[str, int] = {}
 
     # -- writing (never on the event loop) -----------------------------------------------
 
@@ -294,6 +302,8 @@ class UsageLog:
             if self._db is not None:
                 self._db.close()
                 self._db = None
+        if self.ledger is not None:
+            self.ledger.close()
 
     # -- reading -------------------------------------------------------------------------
 
@@ -306,7 +316,14 @@ class UsageLog:
         if not reader.reads_nothing:
             with self._lock:
                 rows = self._select(start, reader)
-        return aggregate(rows, since_s, self.clock())
+        report = aggregate(rows, since_s, self.clock())
+        report["spend"] = spend_report.section(self._spend(start, reader), self.budgets)
+        return report
+
+    def _spend(self, start: float, reader: Reader) -> list[DaySpend]:
+        if self.ledger is None or not self.path.exists():  # reading creates no file
+            return []
+        return self.ledger.by_day(start, reader)
 
     def compact(self, since_s: float = 7 * 86400, reader: Reader = EVERYONE) -> list[str]:
         """The few lines `status` shows."""
@@ -396,7 +413,7 @@ def _tightest_per_platform(tools: list[dict[str, Any]], now: float) -> dict[str,
 
 def compact_lines(report: dict[str, Any], now: float) -> list[str]:
     """One line per platform, one for the gateway's tools."""
-    lines: list[str] = []
+    lines: list[str] = spend_report.compact(report, now)
     by_platform: dict[str, list[dict[str, Any]]] = {}
     for p in report["platform_tools"]:
         by_platform.setdefault(p["platform"], []).append(p)
@@ -432,7 +449,7 @@ def compact_lines(report: dict[str, Any], now: float) -> list[str]:
 def format_report(report: dict[str, Any]) -> str:
     """`gwanjong usage` as text for an 80-column terminal."""
     since = report["since"] or "the start of the record"
-    out = [f"Usage since {since}.", ""]
+    out = [f"Usage since {since}.", "", *spend_report.table(report)]
     if report["platform_tools"]:
         out.append(f"{'platform':<9}{'tool':<14}{'calls':>6}{'p50 ms':>9}{'p95 ms':>9}  errors")
         for p in report["platform_tools"]:

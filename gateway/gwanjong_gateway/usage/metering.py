@@ -17,6 +17,7 @@ from gwanjong_gateway.platforms.outcome import Outcome
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.usage.log import UsageLog
 from gwanjong_gateway.usage.pg import open_usage
+from gwanjong_gateway.usage.spend import Spend
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError, parse_error, read_error
 
 
@@ -101,4 +102,6 @@ def attach_usage(
         )
 
     upstreams.observer = observe
+    if isinstance(upstreams.gate, Spend):  # each spend row names its caller too
+        upstreams.gate.who = who
     return usage

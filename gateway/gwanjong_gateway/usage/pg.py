@@ -15,11 +15,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gwanjong_gateway.config import ConfigError, GatewayConfig
+from gwanjong_gateway.config import ConfigError, GatewayConfig, micro_usd
 from gwanjong_gateway.extras import MissingExtra, require_psycopg
 from gwanjong_gateway.record import pg_errors
 from gwanjong_gateway.record.readers import Reader
 from gwanjong_gateway.record.records import store_url
+from gwanjong_gateway.usage.ledger import DaySpend, PostgresSpendLedger, SpendLedger
 from gwanjong_gateway.usage.log import (
     INSERT,
     KEEP_DAYS,
@@ -104,6 +105,15 @@ class PostgresUsageLog(UsageLog):
                 f"({self._why(exc)}); check that PostgreSQL is running there, then try again."
             ) from None
 
+    def _spend(self, start: float, reader: Reader) -> list[DaySpend]:
+        try:
+            return super()._spend(start, reader)
+        except Exception as exc:
+            raise UsageUnavailable(
+                f"unavailable: the spend figures at {self._where()} cannot be read "
+                f"({self._why(exc)}); check that PostgreSQL is running there, then try again."
+            ) from None
+
     def _why(self, exc: BaseException) -> str:
         # libpq's messages never carry the password (pg_errors); ours (broken) neither
         return str(exc) if isinstance(exc, UsageUnavailable) else type(exc).__name__
@@ -123,10 +133,36 @@ class PostgresUsageLog(UsageLog):
 
 
 def open_usage(config: GatewayConfig, environ: dict[str, str] | None = None) -> UsageLog:
-    """The configured usage record: PostgreSQL with `[store] url`, else `<state_dir>/usage.db`."""
+    """The configured usage record: PostgreSQL with `[store] url`, else `<state_dir>/usage.db`;
+    with the spend ledger beside it, and the daily budgets, for its report."""
+    usage = _open(config, environ)
+    usage.ledger = open_ledger(config, environ)
+    usage.budgets = {
+        name: micro_usd(limit.daily_usd)
+        for name, limit in config.limits.items()
+        if limit.daily_usd is not None
+    }
+    return usage
+
+
+def _open(config: GatewayConfig, environ: dict[str, str] | None) -> UsageLog:
     if not config.store.url:
         return UsageLog(config.state_dir / USAGE_FILE)
     try:
         return PostgresUsageLog(store_url(config, environ))
     except ConfigError as exc:  # the gateway still serves; only the figures are missing
         return PostgresUsageLog("", broken=f"[store] url: {exc}")
+
+
+def open_ledger(
+    config: GatewayConfig,
+    environ: dict[str, str] | None = None,
+    clock: Callable[[], float] = time.time,
+) -> SpendLedger:
+    """The configured spend ledger: PostgreSQL with `[store] url`, else `<state_dir>/usage.db`."""
+    if not config.store.url:
+        return SpendLedger(config.state_dir / USAGE_FILE, clock)
+    try:
+        return PostgresSpendLedger(store_url(config, environ), clock)
+    except ConfigError as exc:  # refused on use: a budget is then not kept, never passed
+        return PostgresSpendLedger("", clock, broken=f"[store] url: {exc}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gwanjong_shared.contract import HandleRules, Profile, SetupGuide
+from gwanjong_shared.contract import HandleRules, Prices, Profile, SetupGuide
 
 PROFILE = Profile(
     label="X",
@@ -33,4 +33,15 @@ PROFILE = Profile(
         ],
     ),
     handles=HandleRules(aliases=["x"], hosts=["x.com", "twitter.com"]),
+    # X's pay-per-use rates as its own pricing page lists them: reads per Post returned
+    # ("Posts: Read"), writes per request ("Content: Create", and "with URL" for a post
+    # holding a link; a like is "User Interaction: Create" at the same $0.015). X changes
+    # them: an operator overrides any figure in gateway.toml ([prices.twitter]).
+    prices=Prices(  # micro-dollars
+        read=5_000,  # $0.005 per post
+        write=15_000,  # $0.015 per request
+        write_with_url=200_000,  # $0.200 per request
+        source="https://docs.x.com/x-api/getting-started/pricing",
+        as_of="2026-12-02",
+    ),
 )

@@ -88,6 +88,33 @@ class HandleRules(_Model):
     replace: dict[str, str] = Field(default_factory=dict)
 
 
+#: one US dollar in the unit prices are counted in (integers: no float rounding in a budget)
+MICRO_USD = 1_000_000
+#: the contract's read tools a platform bills per resource returned (posts, comments)
+BILLED_READS = ("trending", "search", "get_post", "get_comments", "mentions")
+
+
+class Prices(_Model):
+    """What the platform charges for our calls, in micro-dollars (``MICRO_USD`` = $1), so a
+    gateway can count its spend and hold a daily budget. A platform that charges nothing
+    per call gives no prices (None).
+
+    Reads (``BILLED_READS``) are billed per post or comment they return; writes (the three
+    write tools) per request, whatever their outcome. `capabilities` and `validate` are
+    free. An operator may override each figure in gateway.toml (``[prices.<platform>]``).
+    """
+
+    #: per post or comment a read tool returns
+    read: int = Field(default=0, ge=0)
+    #: per write request (write_post, write_comment, upvote)
+    write: int = Field(default=0, ge=0)
+    #: per write whose text holds a link, when the platform charges more for it (None: `write`)
+    write_with_url: int | None = Field(default=None, ge=0)
+    #: where the figures were read (a URL), and on which date: they change
+    source: str = ""
+    as_of: str = ""
+
+
 class Profile(_Model):
     """What a platform says about itself, so a gateway needs no facts of its own about it.
 
@@ -102,6 +129,8 @@ class Profile(_Model):
     disclosure: str = ""
     setup: SetupGuide = Field(default_factory=SetupGuide)
     handles: HandleRules = Field(default_factory=HandleRules)
+    #: per-call prices where the platform charges per call (None: it does not)
+    prices: Prices | None = None
 
 
 class Capabilities(_Model):

@@ -1,0 +1,233 @@
+"""The spend ledger: what each priced platform call cost (or may cost, while it runs), in
+micro-dollars, and the atomic check of a daily budget.
+
+One row per priced call, in the usage log's database (`usage.db`'s `spend` table; with
+`[store] url`, PostgreSQL's `usage_spend`, migration step 12). `reserve` writes the row
+before the call with the most the call may cost, in one serialised transaction that first
+sums the platform's rows of the day (SQLite: BEGIN IMMEDIATE on the file; PostgreSQL: an
+advisory lock per platform, as the strike claims take), so no two calls, in one process or
+many, can both pass a budget: reservations in flight count, as claims in flight count
+against the daily caps. `settle` then puts the call's true cost in place of the
+reservation. A call that never settles (cancelled, or the process died mid-call) keeps
+its reservation: the budget errs on the safe side.
+
+Synchronous, one connection behind a lock: `spend.Spend` calls it from worker threads.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Generator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gwanjong_gateway.paths import private_file
+from gwanjong_gateway.record.readers import EVERYONE, Reader
+
+#: rows older than this are dropped when the ledger is opened (as the usage log's)
+KEEP_DAYS = 90
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS spend (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    at         REAL NOT NULL,
+    platform   TEXT NOT NULL,
+    tool       TEXT NOT NULL,
+    principal  TEXT NOT NULL DEFAULT '',
+    micros     INTEGER NOT NULL,   -- reserved while running, the true cost once settled
+    settled    INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS spend_day ON spend (platform, at);
+"""
+
+
+class LedgerUnavailable(Exception):
+    """The ledger cannot be opened (its database URL is unusable); the message says why."""
+
+
+@dataclass(frozen=True)
+class Over:
+    """The budget would be passed: today's spend (reservations in flight included) and the
+    budget, in micro-dollars."""
+
+    spent: int
+    budget: int
+
+
+@dataclass(frozen=True)
+class DaySpend:
+    day: str  # YYYY-MM-DD, UTC
+    platform: str
+    micros: int
+    calls: int
+    in_flight: int  # calls not settled yet (their reservation counts)
+
+
+class SpendLedger:
+    """The ledger in SQLite (`<state_dir>/usage.db`, beside the usage log's `calls`)."""
+
+    TABLE = "spend"
+    P = "?"
+
+    def __init__(self, path: Path, clock: Callable[[], float] = time.time) -> None:
+        self.path = path
+        self.clock = clock
+        self._db: Any = None
+        self._lock = threading.Lock()
+
+    # -- the engine (PostgresSpendLedger overrides these) ----------------------------------
+
+    def _open(self) -> Any:
+        private_file(self.path)  # 0600 in a 0700 dir, as the usage log
+        db = sqlite3.connect(
+            str(self.path), timeout=10, isolation_level=None, check_same_thread=False
+        )
+        db.execute("PRAGMA journal_mode=WAL")
+        db.executescript(SCHEMA)
+        return db
+
+    @contextmanager
+    def _transaction(self, platform: str) -> Generator[None, None, None]:
+        """BEGIN IMMEDIATE takes the file's write lock first: the sum and the insert of a
+        reservation are one step for every connection and process."""
+        db = self._connect()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    def _x(self, sql: str, args: tuple[Any, ...] = ()) -> Any:
+        return self._connect().execute(sql.replace("?", self.P), args)
+
+    def _connect(self) -> Any:
+        if self._db is None:
+            db = self._open()
+            cutoff = self.clock() - KEEP_DAYS * 86400
+            db.execute(f"DELETE FROM {self.TABLE} WHERE at < {self.P}", (cutoff,))
+            self._db = db
+        return self._db
+
+    # -- the ledger ---------------------------------------------------------------------
+
+    def reserve(
+        self,
+        platform: str,
+        tool: str,
+        principal: str,
+        micros: int,
+        budget: int | None,
+        day_start: float,
+    ) -> int | Over:
+        """Reserve ``micros`` for a call starting now: its row id, or `Over` when today's
+        spend (since ``day_start``) plus ``micros`` would pass ``budget`` (None: none)."""
+        with self._lock, self._transaction(platform):
+            if budget is not None:
+                spent = self._spent(platform, day_start)
+                if spent + micros > budget:
+                    return Over(spent=spent, budget=budget)
+            row = self._x(
+                f"INSERT INTO {self.TABLE} (at, platform, tool, principal, micros) "
+                "VALUES (?, ?, ?, ?, ?) RETURNING id",
+                (self.clock(), platform, tool, principal, micros),
+            ).fetchone()
+            return int(row[0])
+
+    def _spent(self, platform: str, since: float) -> int:
+        row = self._x(
+            f"SELECT COALESCE(SUM(micros), 0) FROM {self.TABLE} WHERE platform = ? AND at >= ?",
+            (platform, since),
+        ).fetchone()
+        return int(row[0])
+
+    def spent(self, platform: str, since: float) -> int:
+        """The platform's spend since ``since`` (reservations in flight included)."""
+        with self._lock:
+            return self._spent(platform, since)
+
+    def settle(self, row_id: int, micros: int) -> None:
+        """The call's true cost in place of its reservation."""
+        with self._lock:
+            self._x(
+                f"UPDATE {self.TABLE} SET micros = ?, settled = 1 WHERE id = ?", (micros, row_id)
+            )
+
+    def by_day(self, since: float, reader: Reader = EVERYONE) -> list[DaySpend]:
+        """Spend per UTC day and platform since ``since``, of the calls ``reader`` may read
+        (team mode: their own), oldest day first."""
+        if reader.reads_nothing:
+            return []
+        mine = "" if reader.everyone else " AND principal = ?"
+        args = (since,) if reader.everyone else (since, reader.principal)
+        with self._lock:
+            rows = self._x(
+                f"SELECT at, platform, micros, settled FROM {self.TABLE} WHERE at >= ?{mine}",
+                args,
+            ).fetchall()
+        out: dict[tuple[str, str], list[int]] = {}
+        for at, platform, micros, settled in rows:
+            key = (time.strftime("%Y-%m-%d", time.gmtime(float(at))), str(platform))
+            figures = out.setdefault(key, [0, 0, 0])
+            figures[0] += int(micros)
+            figures[1] += 1
+            figures[2] += 0 if settled else 1
+        return [DaySpend(day, p, m, n, f) for (day, p), (m, n, f) in sorted(out.items())]
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+
+class PostgresSpendLedger(SpendLedger):
+    """The ledger in PostgreSQL (`usage_spend`): every replica reserves in one table."""
+
+    TABLE = "usage_spend"
+    P = "%s"
+
+    def __init__(self, url: str, clock: Callable[[], float] = time.time, broken: str = "") -> None:
+        super().__init__(Path(), clock)
+        self.url = url
+        #: why the URL cannot be used (a `${VAR}` not set); "" when it can
+        self.broken = broken
+
+    def _open(self) -> Any:
+        if self.broken:
+            raise LedgerUnavailable(self.broken)
+        from gwanjong_gateway.extras import require_psycopg
+        from gwanjong_gateway.record.store_pg import PostgresStrikeStore, connection_options
+
+        psycopg = require_psycopg()
+        # Opening the record applies the migration steps (step 12: usage_spend) under the
+        # advisory lock every process takes for them.
+        PostgresStrikeStore(self.url).close()
+        return psycopg.connect(self.url, autocommit=True, **connection_options("gwanjong-spend"))
+
+    @contextmanager
+    def _transaction(self, platform: str) -> Generator[None, None, None]:
+        """An advisory lock per platform, held until commit: the sum and the insert are one
+        step for every connection (the strike claims' lock has another name)."""
+        with self._connect().transaction():
+            self._x("SELECT pg_advisory_xact_lock(hashtext(?))", (f"gwanjong-spend:{platform}",))
+            yield
+
+    def _x(self, sql: str, args: tuple[Any, ...] = ()) -> Any:
+        try:
+            return super()._x(sql, args)
+        except Exception as exc:
+            from gwanjong_gateway.record import pg_errors
+
+            # A lost connection is dropped, so the next call connects afresh.
+            if self._db is not None and (self._db.closed or pg_errors.connection_lost(exc)):
+                try:
+                    self._db.close()
+                finally:
+                    self._db = None
+            raise

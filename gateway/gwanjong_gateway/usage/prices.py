@@ -1,0 +1,101 @@
+"""What a platform call costs: the platform server's prices (its profile), the operator's
+`[prices.<platform>]` over them, and the price of one call before and after it is made.
+
+Reads are billed per post or comment returned, so before the call only their most is
+known (the `limit` asked for, one for `get_post`): that is what a budget reserves, and the
+count the answer carries is what it costs. A write costs its price whatever the outcome
+(a refused request may be billed too); one whose text holds a link costs `write_with_url`
+where the platform charges more for those. Free tools (`capabilities`, `validate`) and a
+platform without prices cost nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+from gwanjong_gateway.config import GatewayConfig, micro_usd
+from gwanjong_gateway.platforms.outcome import Outcome
+from gwanjong_gateway.rules.profiles import Profiles
+from gwanjong_shared.contract import BILLED_READS, MICRO_USD, WRITE_TOOLS, Prices
+from gwanjong_shared.contract.errors import ErrorKind
+
+#: a read without a `limit` argument: the most one page of any platform returns
+DEFAULT_READ_ITEMS = 100
+#: a link as a platform would find one, erring wide (a scheme, `www.`, or a dotted name
+#: ending in letters): a write wrongly priced "with URL" only makes the budget stricter
+_LINK = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://|\bwww\.|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b")
+#: a failure after which the platform may still have served (and billed) the call
+_UNSURE = (ErrorKind.TIMEOUT, ErrorKind.UNAVAILABLE)
+
+
+def prices_for(config: GatewayConfig, profiles: Profiles, platform: str) -> Prices | None:
+    """The platform server's prices, with each figure of `[prices.<platform>]` in place of
+    its own; None when neither gives any (the platform charges nothing per call)."""
+    profile = profiles.get(platform)
+    own = profile.prices if profile is not None else None
+    override = config.prices.get(platform)
+    if override is None:
+        return own
+    given = {k: micro_usd(v) for k, v in override.model_dump().items() if v is not None}
+    if own is None:
+        return Prices.model_validate({**given, "source": "gateway.toml"})
+    return own.model_copy(update={**given, "source": f"{own.source} (overridden in gateway.toml)"})
+
+
+def billed(tool: str) -> bool:
+    return tool in BILLED_READS or tool in WRITE_TOOLS
+
+
+def most(prices: Prices, tool: str, arguments: Mapping[str, Any]) -> int:
+    """The most this call may cost, in micro-dollars: what a budget reserves for it."""
+    if tool in WRITE_TOOLS:
+        text = " ".join(str(arguments.get(k) or "") for k in ("title", "body"))
+        if prices.write_with_url is not None and _LINK.search(text):
+            return prices.write_with_url
+        return prices.write
+    if tool in BILLED_READS:
+        return prices.read * _most_items(tool, arguments)
+    return 0
+
+
+def _most_items(tool: str, arguments: Mapping[str, Any]) -> int:
+    if tool == "get_post":
+        return 1
+    limit = arguments.get("limit")
+    if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0:
+        return limit
+    return DEFAULT_READ_ITEMS
+
+
+def cost(prices: Prices, tool: str, reserved: int, outcome: Outcome) -> int:
+    """What the call came to: a write its price; a read its items returned (a failure
+    after which the platform may have answered keeps the reservation)."""
+    if tool in WRITE_TOOLS:
+        return reserved
+    if not outcome.ok:
+        return reserved if outcome.kind in _UNSURE else 0
+    return prices.read * _items(tool, outcome)
+
+
+def _items(tool: str, outcome: Outcome) -> int:
+    """Posts and comments in a read's answer (the contract's PostList, CommentList,
+    MentionList, or one Post)."""
+    data = outcome.result.structured_content if outcome.result is not None else None
+    if not isinstance(data, Mapping):
+        return 0
+    if tool == "get_post":
+        return 1
+    for key in ("posts", "comments"):
+        items = data.get(key)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        if isinstance(items, list):
+            return len(items)  # pyright: ignore[reportUnknownArgumentType]
+    return 0
+
+
+def usd(micros: int) -> str:
+    """Micro-dollars for people, exact: $5.00, $4.995, $0.015 (no float on the way)."""
+    whole, _, frac = f"{Decimal(micros) / MICRO_USD:.6f}".partition(".")
+    return f"${whole}.{frac.rstrip('0').ljust(2, '0')}"
