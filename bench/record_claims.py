@@ -169,7 +169,7 @@ def row(engine: str, empty: list[float], full: list[float], fill_s: float) -> li
 
 def acted_row(engine: str, empty: list[float], full: list[float]) -> list[Any]:
     em, fm = statistics.median(empty) * 1000, statistics.median(full) * 1000
-    return [engine, f"{em:.2f}", f"{fm:.0f}", f"{fm / em:.0f}"]
+    return [engine, f"{em:.2f}", f"{fm:.2f}", f"{fm / em:.2f}"]
 
 
 def main() -> None:
