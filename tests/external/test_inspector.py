@@ -115,8 +115,23 @@ def test_inspector_drives_the_gateway(sandbox: SandboxControl, tmp_path: Path) -
     assert "Rust async" in scouted["structuredContent"]["opportunities"][0]["title"]
     assert cli.error("scout", 'topic=""')["kind"] == "invalid_input"
     missing = cli.error("draft", "opportunity_id=devto-no-such-handle")
-    assert missing["kind"] in ("invalid_input", "needs_previous_step")
+    assert missing["kind"] == "needs_previous_step"
     status = cli.call("status")
     # Each Inspector call is a new gateway process; the scouted handles are kept in the
     # record, so the next process may draft them.
     assert status["structuredContent"]["tools"]["available"] == ["scout", "draft"]
+    # scout -> draft -> strike, one process each, in both eras, no custom header
+    for era in ("legacy", "modern"):
+        found = cli.call("scout", "topic=rust async", 'platforms=["devto"]', era=era)
+        handle = found["structuredContent"]["opportunities"][0]["id"]
+        drafted = cli.call("draft", f"opportunity_id={handle}", era=era)
+        assert drafted["structuredContent"]["opportunity_id"] == handle
+        struck = cli.call(
+            "strike",
+            f"opportunity_id={handle}",
+            "action=post",
+            f"title=On async in Rust ({era})",
+            "content=Cancellation safety is a property of each await point.",
+            era=era,
+        )
+        assert struck["structuredContent"]["status"] == "dry_run", struck
