@@ -9,7 +9,7 @@ fields are not required and never null, all others are required.
 
 A failed call keeps the kit's error shape (`{"error": {kind, message, retry_after}}`,
 see `gwanjong_shared.kit.mcp_errors`), so every output schema admits it beside the
-tool's own result: `output_schema` (from `gwanjong_shared.kit.schemas`, shared with the
+tool's own result: `output_schema` (from `gwanjong_shared.contract.schemas`, shared with the
 platform servers; docs/develop/results.md says why).
 """
 
@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from gwanjong_shared.kit.schemas import output_schema
+from gwanjong_shared.contract.schemas import output_schema
 
 __all__ = ["Result", "optional", "output_schema"]
 

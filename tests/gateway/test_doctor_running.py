@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from gwanjong_gateway.cli.doctor import run_doctor
-from gwanjong_gateway.cli.doctor_where import config_source
+from gwanjong_gateway.cli.doctor.command import run_doctor
+from gwanjong_gateway.cli.doctor.where import config_source
 from gwanjong_gateway.config import load
 
 PG_PASSWORD = "planted-pg-password-7Q"

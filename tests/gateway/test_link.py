@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from gwanjong_gateway.cli.init import launch_command
-from gwanjong_gateway.cli.link import run_link
-from gwanjong_gateway.cli.link_clients import clients
-from gwanjong_gateway.cli.link_json import parse
+from gwanjong_gateway.cli.link.clients import clients
+from gwanjong_gateway.cli.link.command import run_link
+from gwanjong_gateway.cli.link.jsonc import parse
 
 CLAUDE_DESKTOP = """{
   "mcpServers": {

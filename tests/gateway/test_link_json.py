@@ -1,4 +1,4 @@
-"""link_json: text edits of a JSON(C) document that keep every byte they do not touch."""
+"""cli/link/jsonc.py: text edits of a JSON(C) document that keep every byte they do not touch."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from gwanjong_gateway.cli.link_json import JsonError, indent_unit, insert, parse, remove
+from gwanjong_gateway.cli.link.jsonc import JsonError, indent_unit, insert, parse, remove
 
 ENTRY = {"command": "gwanjong", "args": ["--config", "/x/gateway.toml"]}
 

@@ -17,7 +17,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from gwanjong_gateway.cli.link import run_link
+from gwanjong_gateway.cli.link.command import run_link
 from gwanjong_sandbox.control import SandboxControl
 from tests.mcp import call
 

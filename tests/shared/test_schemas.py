@@ -6,7 +6,7 @@ from jsonschema import Draft202012Validator
 
 from gwanjong_shared.contract.errors import ErrorBody, ErrorKind, ErrorResult
 from gwanjong_shared.contract.models import Post
-from gwanjong_shared.kit.schemas import admit_errors, output_schema
+from gwanjong_shared.contract.schemas import admit_errors, output_schema
 
 ERROR = ErrorResult(error=ErrorBody.of(ErrorKind.NOT_FOUND, "No post 9.")).model_dump(mode="json")
 POST = {"id": "1", "platform": "devto"}

@@ -9,10 +9,10 @@ import sys
 from typing import Any
 
 from gwanjong_gateway.cli.console import add_console
-from gwanjong_gateway.cli.link import add_link
+from gwanjong_gateway.cli.link.command import add_link
 from gwanjong_gateway.cli.logfile import add_log_file
 from gwanjong_gateway.cli.options import global_options
-from gwanjong_gateway.cli.review import add_review
+from gwanjong_gateway.cli.review.command import add_review
 from gwanjong_gateway.cli.token import add_token_commands
 from gwanjong_gateway.config import ConfigError, load
 from gwanjong_gateway.extras import MissingExtra, missing_message
@@ -146,8 +146,8 @@ def add_usage_and_init(sub: Any) -> None:
 def _doctor(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from gwanjong_gateway.cli.doctor import run_doctor
-    from gwanjong_gateway.cli.doctor_where import config_source
+    from gwanjong_gateway.cli.doctor.command import run_doctor
+    from gwanjong_gateway.cli.doctor.where import config_source
 
     config, path = load(args.config, check_env=False)  # a broken setup is what it looks at
     export = Path(args.export) if args.export else None

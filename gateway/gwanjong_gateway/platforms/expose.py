@@ -31,7 +31,7 @@ from gwanjong_gateway.platforms.tool_changes import ToolChanges
 from gwanjong_gateway.platforms.upstream import Health
 from gwanjong_gateway.platforms.upstreams import SEP, Upstreams
 from gwanjong_shared.contract.errors import ErrorKind, format_error
-from gwanjong_shared.kit.schemas import admit_errors
+from gwanjong_shared.contract.schemas import admit_errors
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 `server.build_platform_server` turns a `adapter.PlatformAdapter` into a FastMCP server that
 speaks the contract (tool names, schemas, descriptions, time limits, errors as data via
-`mcp_errors`, the rate window via `rate_meta`). Beside it: `http` (platform answers to
+`mcp_errors`, the rate window via `ratelimit.RateMeta`). Beside it: `http` (platform answers to
 error kinds), `host_gate` (only the configured hosts), `ratelimit` (pacing on an injectable
 clock), `target_cache` (one target read per write), `settings`, `cli`, `hosted` (the
 `gwanjong.platforms` entry point), `logs`, `quiet`.

@@ -44,7 +44,7 @@ def describe_validation(exc: pydantic.ValidationError) -> str:
 def error_result(body: ErrorBody) -> ToolResult:
     """A failed call as the model and the gateway see it: the `kind: ...` text for people
     and other agents, the same error as data for programs. Every output schema we declare
-    admits this shape (`kit.schemas.output_schema`): strict clients check structured
+    admits this shape (`contract.schemas.output_schema`): strict clients check structured
     content against the schema on error results too."""
     return ToolResult(
         content=[TextContent(type="text", text=body.text)],

@@ -22,12 +22,15 @@ from collections.abc import Awaitable, Callable, Generator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import anyio
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+from fastmcp.tools.base import ToolResult
 
 from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.models import RateLimit
+from gwanjong_shared.contract.rate import META_KEY, RateWindow
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
@@ -305,3 +308,21 @@ class Limiter:
         """``check``, then ``pace``."""
         self.check(key)
         await self.pace(write=write)
+
+
+class RateMeta(Middleware):
+    """Attach the tightest rate window a tool call observed to its result's ``_meta``
+    (the shape is the contract's: :mod:`gwanjong_shared.contract.rate`)."""
+
+    async def on_call_tool(
+        self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]
+    ) -> Any:
+        with recording() as seen:
+            result = await call_next(context)
+        window = tightest(seen)
+        found = RateWindow.from_rate_limit(window) if window is not None else None
+        if found is None or not isinstance(result, ToolResult):
+            return result
+        meta = dict(result.meta or {})
+        meta[META_KEY] = found.model_dump(mode="json")
+        return result.model_copy(update={"meta": meta})

@@ -28,10 +28,10 @@ from gwanjong_shared.contract import (
 )
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.models import Post, PostResult
+from gwanjong_shared.contract.schemas import output_schema
 from gwanjong_shared.kit.adapter import PlatformAdapter
 from gwanjong_shared.kit.mcp_errors import ContractErrors
-from gwanjong_shared.kit.rate_meta import RateMeta
-from gwanjong_shared.kit.schemas import output_schema
+from gwanjong_shared.kit.ratelimit import RateMeta
 from gwanjong_shared.tool_templates import add_tool
 
 log = logging.getLogger(__name__)
@@ -60,7 +60,7 @@ PostId = Annotated[
 
 def tool(mcp: FastMCP[Any], **options: Any) -> Callable[[F], F]:
     """``@mcp.tool(...)`` for a contract tool: its output schema admits the error shape a
-    failed call carries (`kit.schemas`), so strict clients accept every result."""
+    failed call carries (`contract.schemas`), so strict clients accept every result."""
 
     def register(fn: F) -> F:
         returns = get_type_hints(fn)["return"]

@@ -5,7 +5,7 @@ user config file), the state folder (writable? free space?), the record's engine
 and health (a PostgreSQL host and database, never a password), the write journal's open
 entries (writes sent whose outcome the record may not know), the versions, and each
 platform's server: how it runs, whether it is on, and, started as the gateway would start
-it (doctor_probe.py; not with --offline), whether it answers and which credentials it
+it (doctor/probe.py; not with --offline), whether it answers and which credentials it
 still lacks. `--repair` keeps what matters before it
 changes anything: it exports every row and the journal's open entries to a JSON file
 first, then rebuilds a damaged record carrying them all over (`record/repair.py`), or puts
@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
-from gwanjong_gateway.cli.doctor_probe import Probe
-from gwanjong_gateway.cli.doctor_where import (
+from gwanjong_gateway.cli.doctor.probe import Probe
+from gwanjong_gateway.cli.doctor.where import (
     config_source,
     database,
     how_it_runs,
@@ -273,13 +273,13 @@ def run_doctor(
     source: str | None = None,
     start_servers: bool = False,
 ) -> int:
-    """`start_servers`: start each enabled platform's server and ask it (doctor_probe.py);
+    """`start_servers`: start each enabled platform's server and ask it (doctor/probe.py);
     the CLI does unless --offline or --repair (run from a thread with no event loop)."""
     probes = None
     if start_servers and not fix:
         import anyio
 
-        from gwanjong_gateway.cli.doctor_probe import probe
+        from gwanjong_gateway.cli.doctor.probe import probe
 
         # A server that cannot connect logs why at WARNING; doctor says it in its own lines.
         quiet = [logging.getLogger(n) for n in ("gwanjong_gateway", "gwanjong_shared")]

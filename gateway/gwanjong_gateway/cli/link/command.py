@@ -2,7 +2,7 @@
 clients' own config files, so a client runs the gateway the way `gwanjong init` prints it.
 
 Without names, every client whose config folder exists here is linked. Each file keeps
-everything else it holds, byte for byte (link_json.py edits text); a backup is made before
+everything else it holds, byte for byte (link/jsonc.py edits text); a backup is made before
 its first change; `--dry-run` prints the diff and writes nothing. `--sandbox` links a
 second entry, `gwanjong-sandbox`, to a gateway that talks only to the local sandbox.
 """
@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO, cast
 
-from gwanjong_gateway.cli.link_apply import LinkError, Outcome, plan_add, plan_remove, write
-from gwanjong_gateway.cli.link_clients import ENTRY, SANDBOX_ENTRY, Client, clients
+from gwanjong_gateway.cli.link.apply import LinkError, Outcome, plan_add, plan_remove, write
+from gwanjong_gateway.cli.link.clients import ENTRY, SANDBOX_ENTRY, Client, clients
 from gwanjong_gateway.cli.options import global_options
 
 _CHANGES = (Outcome.ADDED, Outcome.UPDATED, Outcome.REMOVED)
@@ -128,7 +128,7 @@ def _gateway_config(
 
     config, path = load(explicit, check_env=False)
     if sandbox:
-        from gwanjong_gateway.cli.link_sandbox import write_sandbox_config
+        from gwanjong_gateway.cli.link.sandbox import write_sandbox_config
 
         written, changed = write_sandbox_config(config.state_dir, port, dry_run)
         if changed:

@@ -1,4 +1,4 @@
-"""The `gwanjong review` commands themselves (`cli/review.py` parses and wires them).
+"""The `gwanjong review` commands themselves (`cli/review/command.py` parses and wires them).
 
 Exit codes: 0 done; 1 refused, expired, already decided, not found, or the write failed
 (one line on stderr says which); 2 the record cannot be read at all.
@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gwanjong_gateway.cli import review_view as view
-from gwanjong_gateway.cli.review_term import APPROVE_WORD, Review
+from gwanjong_gateway.cli.review import view
+from gwanjong_gateway.cli.review.term import APPROVE_WORD, Review
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore

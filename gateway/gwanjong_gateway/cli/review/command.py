@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from gwanjong_gateway.cli.options import global_options
-from gwanjong_gateway.cli.review_term import Review, Terminal, login_name
+from gwanjong_gateway.cli.review.term import Review, Terminal, login_name
 from gwanjong_gateway.config import GatewayConfig
 
 __all__ = ["Terminal", "add_review", "run"]
@@ -40,7 +40,9 @@ async def run(
     login: Callable[[], str] = login_name,
 ) -> int:
     """Run the parsed `review` command ``args``; its exit code."""
-    from gwanjong_gateway.cli import review_run  # the gateway's machinery: only when used
+    from gwanjong_gateway.cli.review import (
+        run as review_run,  # the gateway's machinery: only when used
+    )
 
     deps = Review(config, term or Terminal(), transports, clock, login)
     return await review_run.dispatch(deps, args)

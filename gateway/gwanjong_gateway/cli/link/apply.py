@@ -20,9 +20,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, cast
 
-from gwanjong_gateway.cli.link_json import JsonError, Node, indent_unit, insert, parse
-from gwanjong_gateway.cli.link_json import remove as remove_member
-from gwanjong_gateway.cli.link_json import replace as replace_member
+from gwanjong_gateway.cli.link.jsonc import JsonError, Node, indent_unit, insert, parse
+from gwanjong_gateway.cli.link.jsonc import remove as remove_member
+from gwanjong_gateway.cli.link.jsonc import replace as replace_member
 
 BACKUP_SUFFIX = ".gwanjong-backup"
 
