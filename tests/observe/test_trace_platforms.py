@@ -66,10 +66,14 @@ async def test_a_platforms_http_calls_are_in_the_callers_trace(
         if s.kind is SpanKind.CLIENT and "http.request.method" in (s.attributes or {})
     ]
     assert http, f"no HTTP span from {name}: {[s.name for s in spans]}"
+    owners: set[object] = set()
     for s in http:
         assert s.parent is not None
         owner = by_id[s.parent.span_id]
         assert owner.kind is SpanKind.SERVER
-        assert (owner.attributes or {}).get("gen_ai.tool.name") in ("search", "trending")
+        owners.add((owner.attributes or {}).get("gen_ai.tool.name"))
         assert isinstance((s.attributes or {}).get("http.response.status_code"), int)
         assert "?" not in str((s.attributes or {}).get("url.full"))  # no query string
+    # the reads scout asked for; capabilities too when the gateway first learns the
+    # platform's profile (its prices, for the spend gate) within this scout
+    assert owners & {"search", "trending"} and owners <= {"search", "trending", "capabilities"}
