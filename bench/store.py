@@ -27,7 +27,9 @@ from gwanjong_gateway.rules.ledger import ClaimRequest, StrikeStatus, intent_key
 WORKERS = 4
 
 
-def request(n: int, worker: int) -> ClaimRequest:
+def request(n: int, worker: int, cap: int | None = None) -> ClaimRequest:
+    """A live comment claim on a new target by a new author (``cap``: the daily cap the
+    claim is counted against; None skips that check)."""
     target, text = f"w{worker}-t{n}", f"reply {worker}/{n}: guard each await."
     row = {
         "intent_key": intent_key("devto", target, "comment", text),
@@ -41,7 +43,7 @@ def request(n: int, worker: int) -> ClaimRequest:
         "status": StrikeStatus.PENDING,
         "policy": ["by=bench", "mode=live"],
     }
-    return ClaimRequest(row=row, live=True, cap=None, interval_s=0, cooldown_days=7)
+    return ClaimRequest(row=row, live=True, cap=cap, interval_s=0, cooldown_days=7)
 
 
 def open_store(where: str) -> StrikeStore:
