@@ -11,7 +11,9 @@ ones only bind their own function to a copy of it.
 from __future__ import annotations
 
 import inspect
+import marshal
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from fastmcp import FastMCP
@@ -20,9 +22,18 @@ from fastmcp.tools.function_tool import FunctionTool
 from fastmcp.utilities.json_schema import dereference_refs
 from mcp.types import ToolAnnotations
 
+from gwanjong_shared.json_copy import json_copy
+
 F = TypeVar("F", bound=Callable[..., Any])
 
-_TEMPLATES: dict[tuple[Any, ...], FunctionTool] = {}
+@dataclass(frozen=True)
+class _Template:
+    tool: FunctionTool
+    #: whether parsing gave the function a new signature (Context parameters injected)
+    resigned: bool
+
+
+_TEMPLATES: dict[tuple[Any, ...], _Template] = {}
 _PLAIN = (int, float, str, bool, type(None), tuple, frozenset)
 
 
@@ -39,12 +50,18 @@ def _shape(fn: Callable[..., Any]) -> tuple[Any, ...]:
     return tuple(out)
 
 
+def _option(value: Any) -> Any:
+    # a schema given as an option (output_schema) compared by its content, in C
+    return marshal.dumps(value) if isinstance(value, dict) else repr(value)
+
+
 def _key(fn: Callable[..., Any], options: dict[str, Any]) -> tuple[Any, ...] | None:
     code = getattr(fn, "__code__", None)
     if code is None or not inspect.isfunction(fn):
         return None  # a callable object or a partial: parsed each time
     named = (fn.__module__, fn.__qualname__, fn.__name__, code)
-    return (*named, repr(sorted(options.items())), _shape(fn))
+    chosen = tuple((name, _option(value)) for name, value in sorted(options.items()))
+    return (*named, chosen, _shape(fn))
 
 
 def add_tool(mcp: FastMCP[Any], fn: Callable[..., Any], **options: Any) -> FunctionTool:
@@ -53,15 +70,28 @@ def add_tool(mcp: FastMCP[Any], fn: Callable[..., Any], **options: Any) -> Funct
     if isinstance(options.get("annotations"), dict):  # as FastMCP.tool accepts them
         options["annotations"] = ToolAnnotations(**options["annotations"])
     key = _key(fn, options)
-    template = _TEMPLATES.get(key) if key is not None else None
-    if template is None:
+    known = _TEMPLATES.get(key) if key is not None else None
+    if known is None:
+        signed = fn.__dict__.get("__signature__")
         tool = _inlined(FunctionTool.from_function(fn, **options))
         if key is not None:
-            _TEMPLATES[key] = tool
+            # from_function gives Context parameters a new signature, on fn itself
+            _TEMPLATES[key] = _Template(tool, fn.__dict__.get("__signature__") is not signed)
     else:
-        # what from_function does to the function itself: Context parameters become
-        # dependency-injected ones (its signature, on the same function object)
-        tool = template.model_copy(update={"fn": transform_context_annotations(fn)}, deep=True)
+        template = known.tool
+        # what from_function does to the function itself, if it did anything to the first
+        bound = transform_context_annotations(fn) if known.resigned else fn
+        # A copy of its own for each server (schemas and meta are dicts a server may
+        # change), made without deepcopy's memo: registering was most of a server's build.
+        tool = template.model_copy(
+            update={
+                "fn": bound,
+                "parameters": json_copy(template.parameters),
+                "output_schema": json_copy(template.output_schema),
+                "meta": json_copy(template.meta),
+                "tags": set(template.tags),
+            }
+        )
     mcp.add_tool(tool)
     return tool
 

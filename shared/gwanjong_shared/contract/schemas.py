@@ -13,13 +13,13 @@ content).
 
 from __future__ import annotations
 
-import copy
 import functools
 from typing import Any, cast
 
 from pydantic import TypeAdapter
 
 from gwanjong_shared.contract.errors import ErrorKind, ErrorResult
+from gwanjong_shared.json_copy import json_copy
 
 _NOISE = ("title", "default", "discriminator")
 _MAPS = ("properties", "$defs", "patternProperties")
@@ -60,7 +60,7 @@ def output_schema(result: Any) -> dict[str, Any]:
     """The output schema of a tool answering `result` (a model or a union of models): an
     object that is one of its results or the error shape of a failed call. Built once per
     process (each build of a server asks again); each caller gets its own copy."""
-    return copy.deepcopy(_output_schema(result))
+    return json_copy(_output_schema(result))
 
 
 @functools.cache
@@ -80,7 +80,7 @@ def _output_schema(result: Any) -> dict[str, Any]:
 
 def error_schema() -> dict[str, Any]:
     """The schema of a failed call's structured content alone (`{"error": {...}}`)."""
-    return copy.deepcopy(_error_schema())
+    return json_copy(_error_schema())
 
 
 @functools.cache

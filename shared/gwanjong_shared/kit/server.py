@@ -10,6 +10,7 @@ import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
+from types import CodeType
 from typing import Annotated, Any, TypeVar, get_type_hints
 
 import anyio
@@ -63,11 +64,22 @@ def tool(mcp: FastMCP[Any], **options: Any) -> Callable[[F], F]:
     failed call carries (`contract.schemas`), so strict clients accept every result."""
 
     def register(fn: F) -> F:
-        returns = get_type_hints(fn)["return"]
-        add_tool(mcp, fn, output_schema=output_schema(returns), **options)
+        add_tool(mcp, fn, output_schema=output_schema(_returns(fn)), **options)
         return fn
 
     return register
+
+
+_RETURNS: dict[CodeType, Any] = {}
+
+
+def _returns(fn: Callable[..., Any]) -> Any:
+    """What ``fn`` returns, read from its annotation once per definition (each build of a
+    server defines its tools anew, with the same code)."""
+    code = fn.__code__
+    if code not in _RETURNS:
+        _RETURNS[code] = get_type_hints(fn)["return"]
+    return _RETURNS[code]
 
 
 def package_version(module: str) -> str:
