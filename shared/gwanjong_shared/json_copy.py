@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 import marshal
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 T = TypeVar("T")
 
@@ -14,6 +14,6 @@ def json_copy(value: T) -> T:
     """A deep copy of ``value`` (dicts, lists, strings, numbers, booleans, None); anything
     else falls back to ``copy.deepcopy``."""
     try:
-        return marshal.loads(marshal.dumps(value))
+        return cast(T, marshal.loads(marshal.dumps(cast(Any, value))))
     except ValueError:  # an object marshal does not know (an enum, a model)
         return copy.deepcopy(value)

@@ -26,6 +26,7 @@ from gwanjong_shared.json_copy import json_copy
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+
 @dataclass(frozen=True)
 class _Template:
     tool: FunctionTool
@@ -50,9 +51,15 @@ def _shape(fn: Callable[..., Any]) -> tuple[Any, ...]:
     return tuple(out)
 
 
-def _option(value: Any) -> Any:
+def _option(value: object) -> bytes | str:
     # a schema given as an option (output_schema) compared by its content, in C
-    return marshal.dumps(value) if isinstance(value, dict) else repr(value)
+    if type(value) is not dict:
+        return repr(value)  # an option of any other kind, by its text
+    schema = cast("dict[str, object]", value)
+    try:
+        return marshal.dumps(schema)
+    except ValueError:  # not plain JSON
+        return repr(schema)
 
 
 def _key(fn: Callable[..., Any], options: dict[str, Any]) -> tuple[Any, ...] | None:
