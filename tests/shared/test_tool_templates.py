@@ -46,3 +46,23 @@ async def test_other_options_are_parsed_anew() -> None:
 
     async with Client(mcp) as c:
         assert {t.description for t in await c.list_tools()} == {"First.", "Second."}
+
+
+def test_a_server_that_changes_its_tools_schemas_changes_no_other_servers() -> None:
+    def register() -> Any:
+        mcp: FastMCP[Any] = FastMCP("t")
+
+        async def add(x: int, meta_note: str = "") -> dict[str, int]:
+            return {"x": x}
+
+        shown = {"type": "object", "properties": {"x": {"type": "integer"}}}
+        return tool_templates.add_tool(mcp, add, output_schema=shown, meta={"tags": ["a"]})
+
+    first, second = register(), register()  # the second from the first's template
+    second.parameters["properties"]["x"]["title"] = "changed"
+    second.output_schema["properties"]["x"]["type"] = "string"
+    second.meta["tags"].append("b")
+    for other in (first, register()):
+        assert other.parameters["properties"]["x"].get("title") != "changed"
+        assert other.output_schema == {"type": "object", "properties": {"x": {"type": "integer"}}}
+        assert other.meta == {"tags": ["a"]}
