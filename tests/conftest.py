@@ -27,6 +27,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     tiers.add_option(parser)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    tiers.spread(config)  # before xdist reads -n
+
+
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     return True if tiers.skip_path(collection_path, config) else None
 

@@ -16,7 +16,9 @@ A test file whose module-level ``pytestmark`` names a slow tier (``pytestmark =
 does not even import it (read from its source, not by importing it): the SDKs such files
 import are most of what collecting them costs.
 
-``--all-tiers`` (or ``GWANJONG_ALL_TIERS=1``) runs every tier. So do named paths
+``--all-tiers`` (or ``GWANJONG_ALL_TIERS=1``) runs every tier, spread over worker processes
+(pytest-xdist; ``GWANJONG_TEST_WORKERS`` or ``-n N`` sets how many, ``-n 0`` none): most of
+the slow tiers' time is spent waiting on the processes they start, not computing. So do named paths
 (``pytest tests/servers/test_devto.py`` runs what it names, whatever its tier) and an
 explicit ``-m`` expression, which then selects on its own (``-m sandbox``: that tier alone).
 """
@@ -61,6 +63,33 @@ def tier_of(item: pytest.Item, tests_dir: Path) -> None:
         item.add_marker(_BY_DIR[top])
     if _SANDBOX_FIXTURES & set(getattr(item, "fixturenames", ())):
         item.add_marker("sandbox")
+
+
+WORKERS_ENV = "GWANJONG_TEST_WORKERS"
+
+
+def workers_for(config: pytest.Config) -> int | None:
+    """How many worker processes a run of every tier gets, unless the caller chose (``-n``),
+    is already a worker, debugs (``--pdb``), only collects, or runs without xdist."""
+    asked = config.getoption("--all-tiers") or os.environ.get(ENV, "") not in ("", "0")
+    option = config.option
+    if not asked or os.environ.get("PYTEST_XDIST_WORKER") or not hasattr(option, "numprocesses"):
+        return None
+    if option.numprocesses is not None or option.usepdb or option.collectonly:
+        return None
+    given = os.environ.get(WORKERS_ENV, "")
+    if given:
+        return int(given)
+    # Twice the cores: each worker spends most of its time waiting on a child process.
+    return min(8, 2 * (os.cpu_count() or 1))
+
+
+def spread(config: pytest.Config) -> None:
+    """A run of every tier on workers (see `workers_for`), each with a sandbox of its own."""
+    workers = workers_for(config)
+    if workers:
+        config.option.numprocesses = workers
+        config.option.dist = "worksteal"
 
 
 def all_tiers(config: pytest.Config) -> bool:
