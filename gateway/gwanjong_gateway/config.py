@@ -2,9 +2,10 @@
 limits, sign-in, the record, review and the console.
 
 Validated on parse: an unknown key, a bad value or a missing command is a ConfigError that
-names the file and line, never a traceback. Its neighbours: `config_spend` (the money
-sections), `config_observe` (traces, metrics, log lines) and `config_load` (finding the
-file, `${VAR}` from the environment and `<state_dir>/.env`: secrets do not belong here).
+names the file and line, never a traceback. Its neighbours: `config_ops` (the operator's
+sections: traces, metrics, log lines, prices and spending limits) and `config_load`
+(finding the file, `${VAR}` from the environment and `<state_dir>/.env`: secrets do not
+belong here).
 """
 
 from __future__ import annotations
@@ -20,8 +21,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
-from gwanjong_gateway.config_observe import LoggingSection, MetricsSection, TelemetrySection
-from gwanjong_gateway.config_spend import LimitSection, PriceSection
+from gwanjong_gateway.config_ops import (
+    LimitSection,
+    LoggingSection,
+    MetricsSection,
+    PriceSection,
+    TelemetrySection,
+)
 from gwanjong_shared.contract.models import Frozen
 
 WriteMode = Literal["dry-run", "confirm", "live"]

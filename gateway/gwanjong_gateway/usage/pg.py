@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from gwanjong_gateway.config import ConfigError, GatewayConfig
-from gwanjong_gateway.config_spend import micro_usd
+from gwanjong_gateway.config_ops import micro_usd
 from gwanjong_gateway.extras import MissingExtra, require_psycopg
 from gwanjong_gateway.record import pg_errors
 from gwanjong_gateway.record.readers import Reader

@@ -17,7 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.config_spend import micro_usd
+from gwanjong_gateway.config_ops import micro_usd
 from gwanjong_gateway.platforms.outcome import Outcome
 from gwanjong_gateway.rules.profiles import Profiles
 from gwanjong_shared.contract import BILLED_READS, MICRO_USD, WRITE_TOOLS, Prices

@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 import anyio
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.config_spend import micro_usd
+from gwanjong_gateway.config_ops import micro_usd
 from gwanjong_gateway.platforms.client import ensure_profiles
 from gwanjong_gateway.platforms.outcome import Outcome
 from gwanjong_gateway.platforms.upstreams import Reservation, Upstreams

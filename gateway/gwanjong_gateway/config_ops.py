@@ -1,9 +1,14 @@
-"""`[telemetry]`, `[metrics]` and `[logging]` of gateway.toml: where the gateway's traces,
-metrics and log lines go. The sections only: `observe/` and the CLI act on them."""
+"""The operator's sections of gateway.toml, for watching a running gateway and paying for
+it: what it reports about itself (`[telemetry]`, `[metrics]`, `[logging]`: where its
+traces, metrics and log lines go) and what platforms' paid APIs cost and it may spend
+(`[prices.<platform>]`, `[limits.<platform>]`, in dollars exact to the micro-dollar). The
+sections only: `config.py` checks that prices and limits name a platform; `observe/`, the
+CLI and `usage/` act on them."""
 
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from typing import Annotated
 
 from pydantic import Field, field_validator
@@ -44,3 +49,31 @@ class LoggingSection(Frozen):
 
     #: one JSON object per line (time, level, logger, message), for log shippers
     json_lines: bool = Field(default=False, alias="json")
+
+
+#: dollars as written in gateway.toml: exact to the micro-dollar (the unit spend is counted in)
+Usd = Annotated[Decimal, Field(ge=0, le=1_000_000, decimal_places=6)]
+
+
+def micro_usd(value: Decimal) -> int:
+    """Dollars (at most 6 decimals, validated) as integer micro-dollars."""
+    return int(value * 1_000_000)
+
+
+class PriceSection(Frozen):
+    """`[prices.<platform>]`: the operator's own figures, in dollars, over those the
+    platform's server gives in its profile (each one left out keeps the server's)."""
+
+    #: per post or comment a read returns
+    read: Usd | None = None
+    #: per write request
+    write: Usd | None = None
+    #: per write whose text holds a link
+    write_with_url: Usd | None = None
+
+
+class LimitSection(Frozen):
+    """`[limits.<platform>]`: what gwanjong may spend on a platform's paid API."""
+
+    #: dollars per day (the day of the daily caps: midnight to midnight UTC); None: no budget
+    daily_usd: Usd | None = None
