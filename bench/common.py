@@ -37,7 +37,7 @@ def sandbox_and_config(
             "writes": writes,
             "state_dir": Path(tmp) / "state",
             "call_timeout_s": timeout,
-            "expose": ["devto__capabilities"],  # for bench/hop.py
+            "expose": ["devto__capabilities"],  # for bench/wire/hop.py
         }
         platforms = {name: {"env": env, "min_interval_s": 0} for name, env in envs.items()}
         path = Path(tmp) / "gateway.toml"

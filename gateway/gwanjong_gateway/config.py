@@ -1,9 +1,11 @@
-"""`gateway.toml`: which platforms are on, how each server starts, write mode and limits.
+"""`gateway.toml`'s schema: which platforms are on, how each server starts, write mode and
+limits, sign-in, the record, review and the console.
 
-Validated on load: an unknown key, a bad value or a missing command is a ConfigError that
-names the file and line, never a traceback. Secrets do not belong here; `${VAR}` in a
-platform's `env` table is expanded from the environment (and `<state_dir>/.env`); an
-unset one is an error, `${VAR:-default}` gives a fallback.
+Validated on parse: an unknown key, a bad value or a missing command is a ConfigError that
+names the file and line, never a traceback. Its neighbours: `config_ops` (the operator's
+sections: traces, metrics, log lines, prices and spending limits) and `config_load`
+(finding the file, `${VAR}` from the environment and `<state_dir>/.env`: secrets do not
+belong here).
 """
 
 from __future__ import annotations
@@ -14,19 +16,24 @@ import re
 import shutil
 import sys
 import tomllib
-from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
+from gwanjong_gateway.config_ops import (
+    LimitSection,
+    LoggingSection,
+    MetricsSection,
+    PriceSection,
+    TelemetrySection,
+)
 from gwanjong_shared.contract.models import Frozen
 
 WriteMode = Literal["dry-run", "confirm", "live"]
 #: where a bundled platform runs: in the gateway's interpreter, or its own subprocess
 Isolation = Literal["in-process", "process"]
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
 class ConfigError(Exception):
@@ -221,69 +228,6 @@ class StoreSection(_Strict):
         return url
 
 
-#: dollars as written in gateway.toml: exact to the micro-dollar (the unit spend is counted in)
-Usd = Annotated[Decimal, Field(ge=0, le=1_000_000, decimal_places=6)]
-
-
-def micro_usd(value: Decimal) -> int:
-    """Dollars (at most 6 decimals, validated) as integer micro-dollars."""
-    return int(value * 1_000_000)
-
-
-class PriceSection(_Strict):
-    """`[prices.<platform>]`: the operator's own figures, in dollars, over those the
-    platform's server gives in its profile (each one left out keeps the server's)."""
-
-    #: per post or comment a read returns
-    read: Usd | None = None
-    #: per write request
-    write: Usd | None = None
-    #: per write whose text holds a link
-    write_with_url: Usd | None = None
-
-
-class LimitSection(_Strict):
-    """`[limits.<platform>]`: what gwanjong may spend on a platform's paid API."""
-
-    #: dollars per day (the day of the daily caps: midnight to midnight UTC); None: no budget
-    daily_usd: Usd | None = None
-
-
-class TelemetrySection(_Strict):
-    """Tracing: spans exported over OTLP/HTTP (the `observe` extra); nothing when unset."""
-
-    #: the collector's base URL (spans go to <otlp_endpoint>/v1/traces); "" = no tracing
-    otlp_endpoint: str = ""
-    #: the gateway's `service.name` (each platform server is `<service_name>-<platform>`)
-    service_name: str = Field(default="gwanjong", min_length=1, max_length=100)
-
-    @field_validator("otlp_endpoint")
-    @classmethod
-    def _http_url(cls, url: str) -> str:
-        if url and not re.match(r"^https?://[^/\s]+(/\S*)?$", url):
-            raise ValueError(
-                'otlp_endpoint must be an http:// or https:// URL (e.g. "http://127.0.0.1:4318"), '
-                'or "" for no tracing'
-            )
-        return url
-
-
-class MetricsSection(_Strict):
-    """Prometheus metrics (the `observe` extra)."""
-
-    enabled: bool = False
-    #: 0: at /metrics on the gateway's own HTTP server, behind [auth] (`--transport http`);
-    #: else on its own listener at 127.0.0.1:<port> (any transport)
-    port: Annotated[int, Field(ge=0, le=65535)] = 0
-
-
-class LoggingSection(_Strict):
-    """The gateway's log lines on stderr."""
-
-    #: one JSON object per line (time, level, logger, message), for log shippers
-    json_lines: bool = Field(default=False, alias="json")
-
-
 class GatewayConfig(_Strict):
     gateway: GatewaySection = Field(default_factory=GatewaySection)
     safety: SafetyConfig = Field(default_factory=SafetyConfig)
@@ -370,66 +314,7 @@ def command_for(name: str, platform: PlatformConfig) -> list[str]:
     return command
 
 
-def expand(value: str, environ: dict[str, str]) -> str:
-    """`${VAR}` from the environment, `${VAR:-default}` when it may be unset. An unset
-    `${VAR}` is a ConfigError: silently sending "" hides a typo or a missing secret."""
-
-    def one(match: re.Match[str]) -> str:
-        name, default = match.group(1), match.group(2)
-        if name in environ:
-            return environ[name]
-        if default is not None:
-            return default
-        raise ConfigError(f"${{{name}}} is not set; set it, or write ${{{name}:-default}}")
-
-    return _VAR.sub(one, value)
-
-
-def check_vars(config: GatewayConfig, text: str, source: str, environ: dict[str, str]) -> None:
-    """Every `${VAR}` of every enabled platform's env table, at load time, with its line."""
-    problems: list[str] = []
-    for name, platform in config.enabled().items():
-        for key, value in platform.env.items():
-            try:
-                expand(value, environ)
-            except ConfigError as exc:
-                line = _var_line(text, value) or _line_of(text, ("platforms", name, "env", key))
-                at = f"{source}:{line}" if line else source
-                problems.append(f"{at}: platforms.{name}.env.{key}: {exc}")
-    if problems:
-        raise ConfigError("\n".join(problems))
-
-
-def _var_line(text: str, value: str) -> int | None:
-    match = _VAR.search(value)
-    if match is None:
-        return None
-    for i, line in enumerate(text.splitlines()):
-        if match.group(0) in line:
-            return i + 1
-    return None
-
-
-def read_dotenv(path: Path) -> dict[str, str]:
-    """What `setup save` wrote, parsed by python-dotenv (the library that writes it).
-
-    Values holding a control character or a line/paragraph separator are dropped: they
-    can only come from a hand edit, and some readers would split them into variables."""
-    from dotenv import dotenv_values
-
-    from gwanjong_shared.contract.untrusted import has_hidden
-
-    if not path.is_file():
-        return {}
-    values: dict[str, str] = {}
-    for key, value in dotenv_values(path, interpolate=False, encoding="utf-8").items():
-        if value is None or has_hidden(key + value) or "\t" in value or "\n" in value:
-            continue
-        values[key] = value
-    return values
-
-
-def _line_of(text: str, loc: tuple[Any, ...]) -> int | None:
+def line_of(text: str, loc: tuple[Any, ...]) -> int | None:
     """Best effort: the line where the offending key (or its table) is written."""
     keys = [str(part) for part in loc if not isinstance(part, int)]
     lines = text.splitlines()
@@ -472,7 +357,7 @@ def parse(text: str, source: str = "gateway.toml") -> GatewayConfig:
             named = re.search(r"platform (?:name )?'([^']+)'", str(err["msg"]))
             if loc == ("platforms",) and named:  # a table-level check names its table
                 loc = ("platforms", named.group(1))
-            line = _line_of(text, loc)
+            line = line_of(text, loc)
             at = f"{source}:{line}" if line else source
             msg = (
                 "unknown key (check the spelling)"
@@ -481,43 +366,3 @@ def parse(text: str, source: str = "gateway.toml") -> GatewayConfig:
             )
             problems.append(f"{at}: {where}: {msg}")
         raise ConfigError("\n".join(problems)) from None
-
-
-def locate(explicit: str | None = None, environ: dict[str, str] | None = None) -> Path | None:
-    """--config PATH, else GWANJONG_CONFIG, else ./gateway.toml, else the user config dir
-    (`~/.config/gwanjong/gateway.toml` if it is there, else the OS convention's)."""
-    env = os.environ if environ is None else environ
-    if explicit:
-        path = Path(explicit).expanduser()
-        if not path.exists():
-            raise ConfigError(f"--config {explicit}: no such file")
-        return path
-    if env.get("GWANJONG_CONFIG"):
-        path = Path(env["GWANJONG_CONFIG"]).expanduser()
-        if not path.exists():
-            raise ConfigError(f"GWANJONG_CONFIG={path}: no such file")
-        return path
-    local = Path("gateway.toml")
-    if local.exists():
-        return local
-    from gwanjong_gateway.paths import user_config_file
-
-    user = user_config_file(env)
-    return user if user.exists() else None
-
-
-def load(
-    explicit: str | None = None, environ: dict[str, str] | None = None, check_env: bool = True
-) -> tuple[GatewayConfig, Path | None]:
-    path = locate(explicit)
-    if path is None:  # no file anywhere: every installed (bundled) platform, dry-run
-        from gwanjong_gateway.bundled import installed  # reads package metadata: only here
-
-        return GatewayConfig(platforms={name: PlatformConfig() for name in installed()}), None
-    text = path.read_text(encoding="utf-8")
-    config = parse(text, str(path))
-    if not check_env:
-        return config, path
-    env = dict(os.environ if environ is None else environ)
-    check_vars(config, text, str(path), {**read_dotenv(config.state_dir / ".env"), **env})
-    return config, path

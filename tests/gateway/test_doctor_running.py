@@ -17,7 +17,7 @@ import pytest
 
 from gwanjong_gateway.cli.doctor.command import run_doctor
 from gwanjong_gateway.cli.doctor.where import config_source
-from gwanjong_gateway.config import load
+from gwanjong_gateway.config_load import load
 
 PG_PASSWORD = "planted-pg-password-7Q"
 DEVTO_KEY = "planted-devto-key-3Z"

@@ -1,5 +1,5 @@
 """The tool list is what every request costs the model: its budget is pinned here, with
-the same count as `bench/tokens.py` (name + description + inputSchema, o200k)."""
+the same count as `bench/wire/tokens.py` (name + description + inputSchema, o200k)."""
 
 from __future__ import annotations
 

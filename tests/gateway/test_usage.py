@@ -14,14 +14,8 @@ from fastmcp import Client
 
 from gwanjong_gateway.cli.main import main
 from gwanjong_gateway.record.readers import EVERYONE, Reader
-from gwanjong_gateway.usage.log import (
-    TOKEN_SAMPLE_CHARS,
-    UsageLog,
-    compact_lines,
-    estimate_tokens,
-    parse_since,
-    percentile,
-)
+from gwanjong_gateway.usage.log import TOKEN_SAMPLE_CHARS, UsageLog, estimate_tokens
+from gwanjong_gateway.usage.report import compact_lines, parse_since, percentile
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract.errors import ErrorKind
 from gwanjong_shared.contract.rate import RateWindow

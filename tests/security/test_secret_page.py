@@ -26,8 +26,9 @@ from mcp.types import (
     FormElicitationCapability,
 )
 
-from gwanjong_gateway.config import parse, read_dotenv
+from gwanjong_gateway.config import parse
 from gwanjong_gateway.config_file import render
+from gwanjong_gateway.config_load import read_dotenv
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.setup.loopback import CSP

@@ -13,7 +13,7 @@ def _console(args: argparse.Namespace) -> int:
     from gwanjong_gateway.cli.lean import loop_options
     from gwanjong_gateway.cli.logfile import add_log_file
     from gwanjong_gateway.cli.serve_loop import run_until_signal
-    from gwanjong_gateway.config import load
+    from gwanjong_gateway.config_load import load
     from gwanjong_gateway.console import serve as console_serve
     from gwanjong_gateway.gateway import Gateway
     from gwanjong_shared.kit.logs import configure_logging

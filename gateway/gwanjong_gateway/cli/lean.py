@@ -30,7 +30,7 @@ def loop_options() -> dict[str, Any]:
     """anyio's backend options: uvloop's event loop when it is installed (not a dependency).
 
     Measured on a warm scout with the platforms in-process: about 8% less CPU per scout
-    (`uv run --with uvloop`, bench/warm.py). Without uvloop, the standard asyncio loop."""
+    (`uv run --with uvloop`, bench/start/warm.py). Without uvloop, the standard asyncio loop."""
     if sys.platform != "win32" and importlib.util.find_spec("uvloop") is not None:
         return {"use_uvloop": True}
     return {}

@@ -14,7 +14,8 @@ from gwanjong_gateway.cli.logfile import add_log_file
 from gwanjong_gateway.cli.options import global_options
 from gwanjong_gateway.cli.review.command import add_review
 from gwanjong_gateway.cli.token import add_token_commands
-from gwanjong_gateway.config import ConfigError, load
+from gwanjong_gateway.config import ConfigError
+from gwanjong_gateway.config_load import load
 from gwanjong_gateway.extras import MissingExtra, missing_message
 from gwanjong_gateway.version import gwanjong_version
 from gwanjong_shared.kit.logs import configure_logging
@@ -95,8 +96,9 @@ def _history(args: argparse.Namespace) -> int:
 
 def _usage(args: argparse.Namespace) -> int:
     from gwanjong_gateway.record.readers import EVERYONE, Reader
-    from gwanjong_gateway.usage.log import UsageUnavailable, as_json, format_report, parse_since
+    from gwanjong_gateway.usage.log import UsageUnavailable
     from gwanjong_gateway.usage.pg import open_usage
+    from gwanjong_gateway.usage.report import as_json, format_report, parse_since
 
     config, _ = load(args.config)
     try:

@@ -10,7 +10,8 @@ from typing import Any, Protocol
 
 import anyio
 
-from gwanjong_gateway.config import GatewayConfig, PlatformConfig, expand, read_dotenv
+from gwanjong_gateway.config import GatewayConfig, PlatformConfig
+from gwanjong_gateway.config_load import expand, read_dotenv
 from gwanjong_gateway.platforms import childlog
 from gwanjong_gateway.platforms.breaker import Clock
 from gwanjong_gateway.platforms.outcome import Outcome

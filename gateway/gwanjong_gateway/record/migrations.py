@@ -185,7 +185,7 @@ CREATE TABLE IF NOT EXISTS handles (
     ]
 
 
-#: the claim's checks stay index lookups however long the record grows (bench/record_claims.py:
+#: the claim's checks stay index lookups however long the record grows (bench/record/claims.py:
 #: without these, 1,000,000 strikes made each claim scan the platform's rows three times):
 #: the author cool-down, today's count for the cap, the last write for the minimum interval
 _CLAIM_CHECKS = [

@@ -31,7 +31,8 @@ from typing import Any, TypeVar
 import anyio
 import anyio.to_thread
 
-from gwanjong_gateway.config import ConfigError, GatewayConfig, StoreSection, expand, read_dotenv
+from gwanjong_gateway.config import ConfigError, GatewayConfig, StoreSection
+from gwanjong_gateway.config_load import expand, read_dotenv
 from gwanjong_gateway.extras import MissingExtra
 from gwanjong_gateway.record import pg_errors
 from gwanjong_gateway.record.readers import EVERYONE, Reader

@@ -3,12 +3,12 @@
 One row per call in `<state_dir>/usage.db` (its own SQLite file, WAL, so `gwanjong usage`
 can read it while a gateway runs). Rows are written by a background thread: `record_*`
 only puts the event on a queue, so the event loop never waits on the disk, and the o200k
-count of a gateway result (CPU work) happens there too.
+count of a gateway result (CPU work) happens there too. What the rows add up to, and how
+it is shown, is `report.py`'s.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import queue
 import sqlite3
@@ -16,13 +16,13 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gwanjong_gateway.paths import private_file
 from gwanjong_gateway.record.readers import EVERYONE, Reader
 from gwanjong_gateway.usage import spend_report
+from gwanjong_gateway.usage.report import Scope, aggregate, compact_lines
 from gwanjong_shared.contract.rate import RateWindow
 from gwanjong_shared.kit.logs import redact
 
@@ -82,11 +82,6 @@ class UsageUnavailable(Exception):
     """The usage record cannot be read (its database is down); the message says so."""
 
 
-class Scope(StrEnum):
-    PLATFORM = "platform"
-    GATEWAY = "gateway"
-
-
 @dataclass(frozen=True)
 class Event:
     at: float
@@ -111,14 +106,6 @@ def estimate_tokens(sample: str, total_chars: int, count: Callable[[str], int]) 
     if total_chars > len(sample):
         tokens = round(tokens * total_chars / len(sample))
     return tokens
-
-
-def percentile(values: list[float], q: float) -> float | None:
-    """Nearest-rank percentile (q in 0..100) of already sorted values."""
-    if not values:
-        return None
-    rank = max(1, -(-len(values) * q // 100))  # ceil
-    return values[int(rank) - 1]
 
 
 class UsageLog:
@@ -333,182 +320,3 @@ class UsageLog:
             return [str(exc)]
         except (sqlite3.Error, OSError) as exc:  # a read-only state_dir: status still answers
             return [f"usage not recorded: {self.path} cannot be opened for writing ({exc})"]
-
-
-def aggregate(rows: list[tuple[Any, ...]], since_s: float | None, now: float) -> dict[str, Any]:
-    platform: dict[tuple[str, str], dict[str, Any]] = {}
-    gateway: dict[str, dict[str, Any]] = {}
-    latencies: dict[tuple[str, str], list[float]] = {}
-    for at, scope, plat, tool, kind, ms, tokens, retry_after, message, *rate in rows:
-        if scope == Scope.GATEWAY:
-            g = gateway.setdefault(tool, {"tool": tool, "calls": 0, "errors": {}, "tokens": 0})
-            g["calls"] += 1
-            g["tokens"] += int(tokens or 0)
-            if kind:
-                g["errors"][kind] = g["errors"].get(kind, 0) + 1
-            continue
-        key = (plat, tool)
-        p = platform.setdefault(
-            key,
-            {
-                "platform": plat,
-                "tool": tool,
-                "calls": 0,
-                "errors": {},
-                "last_error": None,
-                "rate_limit": None,
-                "remaining": None,
-            },
-        )
-        p["calls"] += 1
-        if rate and rate[0] is not None:
-            # The last budget this tool's platform server read from the headers.
-            p["remaining"] = {
-                "remaining": rate[0],
-                "limit": rate[1],
-                "reset_at": rate[2],
-                "at": _iso(at),
-            }
-        latencies.setdefault(key, []).append(float(ms))
-        if kind:
-            p["errors"][kind] = p["errors"].get(kind, 0) + 1
-            p["last_error"] = {"kind": kind, "message": message, "at": _iso(at)}
-            if retry_after is not None:
-                # What the platform told us it allows (the contract carries no header
-                # counts, only the wait a rate_limited error asks for).
-                p["rate_limit"] = {
-                    "retry_after_s": retry_after,
-                    "until": _iso(at + retry_after),
-                    "now_limited": at + retry_after > now,
-                }
-    for key, p in platform.items():
-        values = sorted(latencies[key])
-        p["p50_ms"] = _ms(percentile(values, 50))
-        p["p95_ms"] = _ms(percentile(values, 95))
-    for g in gateway.values():
-        g["tokens_per_call"] = round(g["tokens"] / g["calls"]) if g["calls"] else 0
-    tools = sorted(platform.values(), key=lambda p: (p["platform"], p["tool"]))
-    return {
-        "since": _iso(now - since_s) if since_s else None,
-        "platform_tools": tools,
-        "rate_remaining": _tightest_per_platform(tools, now),
-        "gateway_tools": sorted(gateway.values(), key=lambda g: g["tool"]),
-    }
-
-
-def _tightest_per_platform(tools: list[dict[str, Any]], now: float) -> dict[str, Any]:
-    """Per platform, the known window with the least left whose reset is not past (X
-    counts per endpoint: the tightest one is what stops us first)."""
-    out: dict[str, Any] = {}
-    stamp = _iso(now)
-    for t in tools:
-        window = t["remaining"]
-        if window is None or (window["reset_at"] and window["reset_at"] <= stamp):
-            continue  # ISO-8601 Z strings compare in time order
-        best = out.get(t["platform"])
-        if best is None or window["remaining"] < best["remaining"]:
-            out[t["platform"]] = {**window, "tool": t["tool"]}
-    return out
-
-
-def compact_lines(report: dict[str, Any], now: float) -> list[str]:
-    """One line per platform, one for the gateway's tools."""
-    lines: list[str] = spend_report.compact(report, now)
-    by_platform: dict[str, list[dict[str, Any]]] = {}
-    for p in report["platform_tools"]:
-        by_platform.setdefault(p["platform"], []).append(p)
-    for name, tools in by_platform.items():
-        calls = sum(t["calls"] for t in tools)
-        errors: dict[str, int] = {}
-        for t in tools:
-            for kind, n in t["errors"].items():
-                errors[kind] = errors.get(kind, 0) + n
-        worst = max((t["p95_ms"] or 0 for t in tools), default=0)
-        line = f"{name}: {calls} calls, p95 {worst:g} ms"
-        if errors:
-            line += ", errors " + " ".join(f"{k}={n}" for k, n in sorted(errors.items()))
-        limited = [
-            t["rate_limit"] for t in tools if t["rate_limit"] and t["rate_limit"]["now_limited"]
-        ]
-        if limited:
-            line += f", rate-limited until {max(r['until'] for r in limited)}"
-        budget = report.get("rate_remaining", {}).get(name)
-        if budget:
-            of = f"/{budget['limit']}" if budget["limit"] is not None else ""
-            line += f", {budget['remaining']}{of} left ({budget['tool']})"
-        lines.append(line)
-    if report["gateway_tools"]:
-        parts = [
-            f"{g['tool']} {g['calls']}x ~{g['tokens_per_call']} tok"
-            for g in report["gateway_tools"]
-        ]
-        lines.append("gateway: " + ", ".join(parts))
-    return lines or ["no calls recorded yet"]
-
-
-def format_report(report: dict[str, Any]) -> str:
-    """`gwanjong usage` as text for an 80-column terminal."""
-    since = report["since"] or "the start of the record"
-    out = [f"Usage since {since}.", "", *spend_report.table(report)]
-    if report["platform_tools"]:
-        out.append(f"{'platform':<9}{'tool':<14}{'calls':>6}{'p50 ms':>9}{'p95 ms':>9}  errors")
-        for p in report["platform_tools"]:
-            errors = " ".join(f"{k}={n}" for k, n in sorted(p["errors"].items())) or "-"
-            out.append(
-                f"{p['platform'][:8]:<9}{p['tool'][:13]:<14}{p['calls']:>6}"
-                f"{_num(p['p50_ms']):>9}{_num(p['p95_ms']):>9}  {errors}"
-            )
-            if p["last_error"]:
-                e = p["last_error"]
-                out.append(f"    last error {e['at']}: {e['kind']}: {e['message']}"[:78])
-            if p["rate_limit"]:
-                r = p["rate_limit"]
-                out.append(
-                    f"    rate limited: retry after {r['retry_after_s']:g} s (until {r['until']})"
-                )
-            if p["remaining"]:
-                w = p["remaining"]
-                of = f"/{w['limit']}" if w["limit"] is not None else ""
-                resets = f", resets {w['reset_at']}" if w["reset_at"] else ""
-                out.append(f"    remaining {w['remaining']}{of}{resets} (as of {w['at']})")
-        out.append("")
-    if report["gateway_tools"]:
-        out.append(f"{'gateway tool':<23}{'calls':>6}{'tokens':>9}{'per call':>9}  errors")
-        for g in report["gateway_tools"]:
-            errors = " ".join(f"{k}={n}" for k, n in sorted(g["errors"].items())) or "-"
-            out.append(
-                f"{g['tool'][:22]:<23}{g['calls']:>6}{g['tokens']:>9}{g['tokens_per_call']:>9}  {errors}"
-            )
-    if not report["platform_tools"] and not report["gateway_tools"]:
-        out.append("No calls recorded in this period.")
-    return "\n".join(out).rstrip()
-
-
-def _num(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1f}"
-
-
-def parse_since(text: str) -> float:
-    """`7d`, `12h`, `30m`, `90s` (or plain seconds) -> seconds."""
-    units = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-    text = text.strip().lower()
-    try:
-        scale = units.get(text[-1:], 0)
-        value = float(text[:-1]) * scale if scale else float(text)
-    except ValueError:
-        raise ValueError(f"--since {text!r}: give a duration like 7d, 12h or 30m") from None
-    if value <= 0:
-        raise ValueError(f"--since {text!r}: give a positive duration")
-    return value
-
-
-def _iso(at: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
-
-
-def _ms(value: float | None) -> float | None:
-    return None if value is None else round(value, 1)
-
-
-def as_json(report: dict[str, Any]) -> str:
-    return json.dumps(report, ensure_ascii=False, indent=2)

@@ -15,7 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gwanjong_gateway.config import ConfigError, GatewayConfig, micro_usd
+from gwanjong_gateway.config import ConfigError, GatewayConfig
+from gwanjong_gateway.config_ops import micro_usd
 from gwanjong_gateway.extras import MissingExtra, require_psycopg
 from gwanjong_gateway.record import pg_errors
 from gwanjong_gateway.record.readers import Reader

@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from gwanjong_gateway.config import GatewayConfig, micro_usd
+from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.config_ops import micro_usd
 from gwanjong_gateway.platforms.outcome import Outcome
 from gwanjong_gateway.rules.profiles import Profiles
 from gwanjong_shared.contract import BILLED_READS, MICRO_USD, WRITE_TOOLS, Prices

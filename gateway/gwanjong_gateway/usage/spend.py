@@ -25,7 +25,8 @@ from typing import Any, TypeVar
 
 import anyio
 
-from gwanjong_gateway.config import GatewayConfig, micro_usd
+from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.config_ops import micro_usd
 from gwanjong_gateway.platforms.client import ensure_profiles
 from gwanjong_gateway.platforms.outcome import Outcome
 from gwanjong_gateway.platforms.upstreams import Reservation, Upstreams

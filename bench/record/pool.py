@@ -22,7 +22,7 @@ from typing import Any
 import anyio
 
 from bench.common import table
-from bench.store import drop_pg, fresh_pg
+from bench.record.store import drop_pg, fresh_pg
 from gwanjong_gateway.config import StoreSection
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import table
-from bench.store import drop_pg, fresh_pg, open_store, request
+from bench.record.store import drop_pg, fresh_pg, open_store, request
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import ClaimRequest
 
@@ -89,7 +89,7 @@ def fill_pg(url: str, rows: int, now: float) -> None:
 
 
 def claim(n: int) -> ClaimRequest:
-    """bench/store.py's claim, counted against a daily cap too (every check runs)."""
+    """bench/record/store.py's claim, counted against a daily cap too (every check runs)."""
     return request(n, 0, cap=10_000)
 
 

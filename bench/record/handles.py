@@ -27,7 +27,7 @@ from typing import Any
 import anyio
 
 from bench.common import table
-from bench.store import drop_pg, fresh_pg
+from bench.record.store import drop_pg, fresh_pg
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.scout.handles import Caller, HandleStates, mint

@@ -13,7 +13,7 @@ Then start-up: a child Python builds the gateway and lists its tools, console of
 (ROUNDS_START rounds each, alternating), and says whether the console package was
 imported at all (off: it must not be).
 
-    uv run python -m bench.console [--rows 10000] [--rounds 60]
+    uv run python -m bench.console.pages [--rows 10000] [--rounds 60]
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ mount, the 8 calls a client makes instead: search + trending on each, in paralle
 seconds the process tree spent until then and its peak memory (sum of VmHWM; the sandbox is
 not counted). Ratios are against the mount, measured in the same run.
 
-    uv run python -m bench.coldstart [--rounds N] [--before DIR]
+    uv run python -m bench.start.coldstart [--rounds N] [--before DIR]
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import anyio
 from fastmcp import Client
 
 from bench.common import sandbox_and_config, table, timed
-from bench.procstats import TreeStats, root_of, stats, tree
-from bench.subjects import Subject, subjects
+from bench.start.procstats import TreeStats, root_of, stats, tree
+from bench.start.subjects import Subject, subjects
 from tests.e2e.procs import alive
 
 

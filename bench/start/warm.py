@@ -2,7 +2,7 @@
 up (gateway plus its platform servers, in or out of its process), median of 3 batches of
 20 scouts, same run. With `--before DIR` the earlier gateway is the baseline.
 
-    uv run python -m bench.warm [--before DIR]
+    uv run python -m bench.start.warm [--before DIR]
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import anyio
 from fastmcp import Client
 
 from bench.common import sandbox_and_config, table, timed
-from bench.procstats import root_of, stats
-from bench.subjects import TOPIC, Subject, scout, subjects
+from bench.start.procstats import root_of, stats
+from bench.start.subjects import TOPIC, Subject, scout, subjects
 
 N = 20
 BATCHES = 3

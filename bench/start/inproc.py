@@ -4,7 +4,7 @@ in-process, as by default) and an in-memory client, so a profiler attached to th
 first scout (platform imports and first calls) and the median warm scout. A quick A/B aid
 for per-call changes, not a target figure (the client's own work is included here).
 
-    uv run python -m bench.inproc [--scouts N] [--pid-wait S]
+    uv run python -m bench.start.inproc [--scouts N] [--pid-wait S]
     uvx py-spy record --gil -p PID ...    # with --pid-wait, attach during the warm scouts
 """
 
@@ -23,10 +23,10 @@ import anyio  # noqa: E402  (after T0: the imports are part of what is measured)
 from fastmcp import Client  # noqa: E402
 
 from bench.common import QUIET, sandbox_and_config, table, write_config  # noqa: E402
-from bench.subjects import TOPIC  # noqa: E402
+from bench.start.subjects import TOPIC  # noqa: E402
 from gwanjong_gateway.cli.lean import remember_missing_modules  # noqa: E402
 from gwanjong_gateway.cli.telemetry import spans_only_when_traced  # noqa: E402
-from gwanjong_gateway.config import load  # noqa: E402
+from gwanjong_gateway.config_load import load  # noqa: E402
 from gwanjong_gateway.server import build_gateway  # noqa: E402
 
 

@@ -10,8 +10,8 @@ import anyio
 from fastmcp import Client
 
 from bench.common import gateway_transport, sandbox_and_config, table, write_config
-from bench.procstats import per_process, root_of
-from bench.subjects import scout
+from bench.start.procstats import per_process, root_of
+from bench.start.subjects import scout
 
 
 async def main() -> None:
