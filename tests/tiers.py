@@ -17,7 +17,7 @@ does not even import it (read from its source, not by importing it): the SDKs su
 import are most of what collecting them costs.
 
 ``--all-tiers`` (or ``GWANJONG_ALL_TIERS=1``) runs every tier. So do named paths
-(``pytest tests/servers/test_devto.py`` runs what it names, whatever its tier) and an
+(``pytest tests/servers/devto/test_devto.py`` runs what it names, whatever its tier) and an
 explicit ``-m`` expression, which then selects on its own (``-m sandbox``: that tier alone).
 """
 
