@@ -29,10 +29,10 @@ def marks(rel: str, *fixtures: str) -> list[str]:
 
 
 def test_tiers_come_from_fixtures_and_directories() -> None:
-    assert marks("gateway/test_strike.py", "forum", "tmp_path") == []  # fast: fakes only
-    assert marks("gateway/test_token_budget.py", "tmp_path") == []  # the budget stays fast
-    assert marks("servers/test_devto.py", "sandbox") == ["sandbox"]
-    assert marks("postgres/test_store_pg.py", "pg_url") == ["postgres"]
+    assert marks("gateway/strike/test_strike.py", "forum", "tmp_path") == []  # fast: fakes only
+    assert marks("gateway/usage/test_token_budget.py", "tmp_path") == []  # the budget stays fast
+    assert marks("servers/devto/test_devto.py", "sandbox") == ["sandbox"]
+    assert marks("postgres/record/test_store_pg.py", "pg_url") == ["postgres"]
     assert marks("e2e/test_chain.py", "sandbox_session") == ["e2e", "sandbox"]
     assert marks("install/test_uvx.py") == ["install"]
     assert marks("external/test_inspector.py") == ["external"]
@@ -49,5 +49,5 @@ def test_a_file_marked_with_a_slow_tier_is_in_it_without_being_imported(tmp_path
     assert tiers.file_marks(marked) == {"anyio", "sandbox"}
     assert tiers.file_marks(plain) == {"anyio"}
     # and the suite's own files that declare their tier are read the same way
-    assert "sandbox" in tiers.file_marks(TESTS / "servers" / "test_reddit.py")
+    assert "sandbox" in tiers.file_marks(TESTS / "servers" / "reddit" / "test_reddit.py")
     assert "stdio" in tiers.file_marks(TESTS / "contract" / "test_stdio.py")

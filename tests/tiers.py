@@ -19,7 +19,7 @@ import are most of what collecting them costs.
 ``--all-tiers`` (or ``GWANJONG_ALL_TIERS=1``) runs every tier, spread over worker processes
 (pytest-xdist; ``GWANJONG_TEST_WORKERS`` or ``-n N`` sets how many, ``-n 0`` none): most of
 the slow tiers' time is spent waiting on the processes they start, not computing. So do named paths
-(``pytest tests/servers/test_devto.py`` runs what it names, whatever its tier) and an
+(``pytest tests/servers/devto/test_devto.py`` runs what it names, whatever its tier) and an
 explicit ``-m`` expression, which then selects on its own (``-m sandbox``: that tier alone).
 """
 

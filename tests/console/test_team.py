@@ -99,7 +99,7 @@ async def test_a_jwt_signs_in_as_the_http_gateway_would_accept_it(
 ) -> None:
     from joserfc.jwk import RSAKey
 
-    from tests.gateway.test_auth_jwt_http import Issuer, auth_table
+    from tests.gateway.team.test_auth_jwt_http import Issuer, auth_table
 
     issuer = Issuer(tmp_path)
     config = parse(

@@ -1,0 +1,1 @@
+"""The `gwanjong` command line: init, options, doctor, link, review, serve loop, tracing."""

@@ -1,0 +1,1 @@
+"""The platform servers behind the gateway: hosting, breaker, client, tool changes, a fifth."""

@@ -1,0 +1,226 @@
+"""A full disk, for real: the state_dir is a small tmpfs the test fills (tests run as root;
+where mounting is not allowed the tests skip, saying why).
+
+Before a write: strike answers `unavailable`, says the disk is full and that nothing was
+sent; the platform sees no write. During a write (the disk fills while the platform call
+is out): exactly one write, and the answer says the outcome is unknown and that it will
+not be sent again, never that nothing was written; once space is freed, the same strike
+answers duplicate (read back: posted), a restart does not offer the target again, nor does
+following the answer's advice (`gwanjong doctor --repair`). A `.env` save on a full disk
+answers `unavailable` saying so, and the old file is intact."""
+
+from __future__ import annotations
+
+import errno
+import os
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+
+import pytest
+from fastmcp import Client
+
+from gwanjong_gateway.rules.ledger import StrikeStatus
+from gwanjong_gateway.setup.dotenv_file import DotenvUnwritable, save
+from tests.fakes.gateway import fake_gateway
+from tests.fakes.platform import FakePlatform
+from tests.fakes.profiles import LINKS
+from tests.gateway.helpers import config_text
+from tests.gateway.record.test_journal import (
+    REPLY,
+    TITLE,
+    drafted,
+    named,
+    offered,
+    scout,
+    strike_while_held,
+    until_posted,
+)
+from tests.gateway.strike.test_strike import history, strike
+
+pytestmark = [pytest.mark.anyio, pytest.mark.stdio]  # mounts a tmpfs (a process)
+FILLER = "filler"
+NOT_WRITTEN = ("nothing was written", "nothing is written", "nothing was sent")
+
+
+@pytest.fixture
+def state(tmp_path: Path) -> Iterator[Path]:
+    where = tmp_path / "state"
+    where.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(where)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs to fill (needs root): {done.stderr.strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+def fill(where: Path) -> Path:
+    """Fill the disk to the last byte; the filler file (delete it to free the space)."""
+    filler = where / FILLER
+    with filler.open("ab", buffering=0) as f:
+        for size in (1 << 16, 4096, 1):
+            while True:
+                try:
+                    f.write(b"\0" * size)
+                except OSError as exc:
+                    assert exc.errno == errno.ENOSPC, exc
+                    break
+    with pytest.raises(OSError):  # really full, even for root
+        (where / "probe").write_bytes(b"x" * 4096)
+    return filler
+
+
+def no_claim_of_nothing(text: str) -> None:
+    low = text.lower()
+    assert not any(n in low for n in NOT_WRITTEN), text
+
+
+def filled(state: Path) -> Callable[[], Awaitable[None]]:
+    """The fault for `strike_while_held`: the claim and the journal line are in, then the
+    disk is full."""
+
+    async def fill_it() -> None:
+        fill(state)
+
+    return fill_it
+
+
+async def test_a_full_disk_before_a_write_sends_nothing(state: Path) -> None:
+    links = FakePlatform(LINKS)
+    async with Client(fake_gateway(state, links)) as client:
+        oid = await drafted(client)
+        fill(state)
+        answer = await strike(client, oid, "comment", REPLY)
+        text = answer.get("error", "")
+        assert text.startswith("unavailable:") and "is full" in text, answer
+        assert "gwanjong doctor --repair" in text and "mv " not in text, answer
+    assert links.written() == []
+
+
+async def test_a_full_disk_during_a_write_writes_once_and_says_unknown(state: Path) -> None:
+    links = FakePlatform(LINKS)
+    links.hang("write_comment")  # the write waits until the test releases it
+    async with Client(fake_gateway(state, links)) as client:
+        oid = await drafted(client)
+        first = await strike_while_held(client, links, oid, filled(state))
+        text = first.get("error", "")
+        assert "outcome is unknown" in text and "will not send it again" in text, first
+        no_claim_of_nothing(text)
+        (state / FILLER).unlink()  # space again: the same strike is held (read back: posted)
+        again = await strike(client, oid, "comment", REPLY)
+        assert again["status"] == "duplicate", again
+        no_claim_of_nothing(str(again))
+    assert len(links.written("write_comment")) == 1
+    async with Client(fake_gateway(state, links)) as client:  # a restart: replay, settle
+        assert not any(TITLE.lower() in t.lower() for t in offered(await scout(client)))
+        row = await until_posted(state)
+    assert row.result_id == links.written("write_comment")[0].data["id"], row
+    assert len(links.written("write_comment")) == 1
+
+
+async def test_following_the_advice_on_a_full_disk_never_offers_the_target_again(
+    state: Path,
+) -> None:
+    links = FakePlatform(LINKS)
+    links.hang("write_comment")
+    async with Client(fake_gateway(state, links)) as client:
+        oid = await drafted(client)
+        first = await strike_while_held(client, links, oid, filled(state))
+        assert "outcome is unknown" in first.get("error", ""), first
+        status = (await client.call_tool("status", {})).structured_content
+        assert status is not None
+    # The advice: `gwanjong doctor --repair` (the gateway stopped). On the full disk it
+    # exports elsewhere first and changes nothing; once space is freed it succeeds.
+    cfg = state.parent / "gateway.toml"
+    cfg.write_text(config_text(state, ["reddit"]))
+    home = state.parent / "home"
+    home.mkdir()
+    done = doctor(cfg, home)
+    assert done.returncode == 1 and "is full" in done.stderr, done.stdout + done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr  # a one-line reason
+    [export] = named(home, "gwanjong-export-")
+    assert '"pending"' in export.read_text() or '"unknown"' in export.read_text()
+    (state / FILLER).unlink()
+    done = doctor(cfg, home)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "exported" in done.stdout, done.stdout
+    async with Client(fake_gateway(state, links)) as client:
+        assert not any(TITLE.lower() in t.lower() for t in offered(await scout(client)))
+    rows = [r for r in history(state) if r.action == "comment"]
+    assert len(rows) == 1 and rows[0].status in (StrikeStatus.POSTED, StrikeStatus.UNKNOWN), rows
+    assert len(links.written("write_comment")) == 1
+
+
+def doctor(cfg: Path, home: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "gwanjong_gateway", "doctor", "--repair", "--config", str(cfg)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+        env={**os.environ, "HOME": str(home)},
+    )
+
+
+async def test_a_dotenv_save_on_a_full_disk_says_so_and_keeps_the_old_file(state: Path) -> None:
+    env = state / ".env"
+    save(env, {"REDDIT_CLIENT_ID": "old-id"})
+    before = env.read_bytes()
+    fill(state)
+    with pytest.raises(DotenvUnwritable) as caught:
+        save(env, {"REDDIT_CLIENT_ID": "new-id", "REDDIT_CLIENT_SECRET": "s" * 3000})
+    assert "is full" in str(caught.value) and "unchanged" in str(caught.value)
+    assert "s" * 20 not in str(caught.value)  # never the secret
+    assert env.read_bytes() == before
+    assert named(state, ".env.") == []  # no temp file left behind
+
+
+async def test_setup_save_on_a_full_disk_answers_unavailable(state: Path) -> None:
+    links = FakePlatform(LINKS, configured=False)
+    async with Client(
+        fake_gateway(state, links, settings={"model_may_save_credentials": True})
+    ) as client:
+        await client.call_tool("status", {})
+        fill(state)
+        result = await client.call_tool(
+            "setup",
+            {
+                "action": "save",
+                "platform": "reddit",
+                "credentials": {"REDDIT_CLIENT_ID": "id", "REDDIT_CLIENT_SECRET": "x" * 40},
+            },
+            raise_on_error=False,
+        )
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert result.is_error and text.startswith("unavailable:") and "is full" in text, text
+    assert "unexpectedly" not in text and "x" * 40 not in text, text
+
+
+async def test_a_record_lost_after_a_full_disk_write_is_rebuilt_from_the_journal(
+    state: Path,
+) -> None:
+    """The old advice (move gwanjong.db aside), followed anyway: the journal still holds
+    the write, so the new record holds its target and scout does not offer it again."""
+    links = FakePlatform(LINKS)
+    links.hang("write_comment")
+    async with Client(fake_gateway(state, links)) as client:
+        oid = await drafted(client)
+        first = await strike_while_held(client, links, oid, filled(state))
+        assert "outcome is unknown" in first.get("error", ""), first
+    (state / FILLER).unlink()
+    for name in ("gwanjong.db", "gwanjong.db-wal", "gwanjong.db-shm"):
+        if (state / name).exists():
+            (state / name).rename(state / f"{name}.aside")
+    async with Client(fake_gateway(state, links)) as client:
+        assert not any(TITLE.lower() in t.lower() for t in offered(await scout(client)))
+        row = await until_posted(state)
+    assert "journal" in " ".join(map(str, row.policy)), row
+    assert len(links.written("write_comment")) == 1

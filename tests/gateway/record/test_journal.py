@@ -1,0 +1,264 @@
+"""The write journal (fast tier, the fake platform): every send is noted, fsync'd, before it
+goes out and closed once the record has its outcome; a journal that cannot be written
+means nothing is sent; a write the record lost is put back into it (holding its target,
+settled by reading back); `gwanjong doctor --repair` rebuilds a damaged record carrying
+every claim and unsure write over, so scout never offers a written target again."""
+
+from __future__ import annotations
+
+import io
+import json
+import sqlite3
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from fastmcp import Client
+
+from gwanjong_gateway.cli.doctor.command import run_doctor
+from gwanjong_gateway.config import parse
+from gwanjong_gateway.record.journal import JOURNAL, Journal
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.ledger import StrikeStatus, content_hash, intent_key
+from tests.fakes.gateway import fake_gateway
+from tests.fakes.platform import FakePlatform
+from tests.fakes.profiles import LINKS
+from tests.gateway.helpers import config_text
+from tests.gateway.strike.test_strike import history, strike
+
+pytestmark = pytest.mark.anyio
+TOPIC = "rust async cancellation"
+TITLE = "Rust async"
+REPLY = "Guard every await with a timeout and a cancel scope."
+
+
+@pytest.fixture
+def links() -> FakePlatform:
+    return FakePlatform(LINKS)
+
+
+def offered(scouted: dict[str, Any]) -> list[str]:
+    return [o["title"] for o in scouted["opportunities"] if o["platform"] == "reddit"]
+
+
+async def scout(client: Client[Any]) -> dict[str, Any]:
+    result = await client.call_tool("scout", {"topic": TOPIC, "limit": 10})
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+async def drafted(client: Client[Any]) -> str:
+    scouted = await scout(client)
+    [oid] = [
+        o["id"]
+        for o in scouted["opportunities"]
+        if o["platform"] == "reddit" and TITLE.lower() in o["title"].lower()
+    ][:1]
+    await client.call_tool("draft", {"opportunity_id": oid})
+    return str(oid)
+
+
+async def strike_while_held(
+    client: Client[Any], links: FakePlatform, oid: str, meanwhile: Callable[[], Awaitable[None]]
+) -> dict[str, Any]:
+    """Comment on ``oid`` while ``links`` holds the write (`links.hang("write_comment")`
+    first): once the write is out, ``meanwhile`` (a fault) runs, then the write lands.
+    The strike's answer."""
+    answers: list[dict[str, Any]] = []
+
+    async def write() -> None:
+        answers.append(await strike(client, oid, "comment", REPLY))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(write)
+        with anyio.fail_after(30):  # only catches a hang
+            while "write_comment" not in links.calls:
+                await anyio.sleep(0.01)
+        await meanwhile()
+        links.release()
+    [answer] = answers
+    return answer
+
+
+def lines(state: Path) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in (state / JOURNAL).read_text().splitlines()]
+
+
+async def test_every_send_is_journalled_first_and_closed_once_recorded(
+    links: FakePlatform, tmp_path: Path
+) -> None:
+    async with Client(fake_gateway(tmp_path, links)) as client:
+        oid = await drafted(client)
+        answer = await strike(client, oid, "comment", REPLY)
+    assert answer["status"] == "posted", answer
+    events = lines(tmp_path)
+    assert [e["event"] for e in events] == ["sending", "recorded"]
+    assert events[0]["id"] == events[1]["id"] == answer["record"]
+    assert events[0]["platform"] == "reddit" and events[0]["action"] == "comment"
+    assert Journal(tmp_path).open_entries() == []
+    assert (tmp_path / JOURNAL).stat().st_mode & 0o777 == 0o600
+
+
+async def test_a_journal_that_cannot_be_written_means_nothing_is_sent(
+    links: FakePlatform, tmp_path: Path
+) -> None:
+    (tmp_path / JOURNAL).mkdir()  # a real filesystem error on every append (EISDIR)
+    async with Client(fake_gateway(tmp_path, links)) as client:
+        oid = await drafted(client)
+        answer = await strike(client, oid, "comment", REPLY)
+    assert answer["error"].startswith("unavailable: Nothing was sent"), answer
+    assert links.written() == []
+    [row] = [r for r in history(tmp_path) if r.action == "comment"]
+    assert row.status == StrikeStatus.FAILED  # the claim is released: nothing holds it
+
+
+def _target(links: FakePlatform) -> str:
+    [pid] = [pid for pid, p in links.posts.items() if TITLE.lower() in p.title.lower()][:1]
+    return pid
+
+
+def sent_then_lost(state: Path, links: FakePlatform, now: float) -> int:
+    """A claim, its journal line and the write itself; then the record is moved aside, as
+    the old advice said to. The id the lost record gave it."""
+    target = _target(links)
+    store = StrikeStore(state / "gwanjong.db")
+    row = store.insert(
+        intent_key=intent_key("reddit", target, "comment", REPLY),
+        platform="reddit",
+        target=target,
+        action="comment",
+        content_hash=content_hash(REPLY),
+        content=REPLY,
+        mode="live",
+        status=StrikeStatus.PENDING,
+        now=now,
+    )
+    Journal(state).append_sending(row)
+    store.close()
+    links.record("write_comment", target, body=REPLY, parent_id=None)  # it went out
+    for name in ("gwanjong.db", "gwanjong.db-wal", "gwanjong.db-shm"):
+        if (state / name).exists():
+            (state / name).rename(state / f"{name}.aside")
+    return row.id
+
+
+async def until_posted(state: Path) -> Any:
+    with anyio.fail_after(60):  # only catches a hang; the settle loop's first round is due at once
+        while True:
+            rows = [r for r in history(state) if r.action == "comment"]
+            if rows and rows[0].status == StrikeStatus.POSTED:
+                return rows[0]
+            await anyio.sleep(0.05)
+
+
+async def test_a_write_the_record_lost_is_held_again_and_settled(
+    links: FakePlatform, tmp_path: Path
+) -> None:
+    sent_then_lost(tmp_path, links, time.time())
+    async with Client(fake_gateway(tmp_path, links)) as client:
+        scouted = await scout(client)
+        assert not any(TITLE.lower() in t.lower() for t in offered(scouted)), scouted
+        row = await until_posted(tmp_path)
+    assert "restored from the write journal" in row.reason or any(
+        "journal" in str(p) for p in row.policy
+    ), row
+    assert len(links.written("write_comment")) == 1
+    assert len(Journal(tmp_path).open_entries()) == 1  # open until its row is settled
+    async with Client(fake_gateway(tmp_path, links)) as client:
+        await scout(client)  # the next start's replay finds it settled
+    assert Journal(tmp_path).open_entries() == []
+    assert (tmp_path / JOURNAL).read_text() == ""  # compacted away
+
+
+def named(folder: Path, prefix: str) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.name.startswith(prefix))
+
+
+def damage_an_index(db: Path) -> None:
+    """Overwrite one index page: quick_check fails, the table itself still reads."""
+    con = sqlite3.connect(db)
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    page = con.execute("PRAGMA page_size").fetchone()[0]
+    root = con.execute(
+        "SELECT rootpage FROM sqlite_master WHERE name = 'strikes_intent'"
+    ).fetchone()[0]
+    con.close()
+    with db.open("r+b") as f:
+        f.seek((root - 1) * page)
+        f.write(b"\xde\xad" * (page // 2))
+
+
+async def test_doctor_repair_carries_every_claim_over_a_damaged_record(
+    links: FakePlatform, tmp_path: Path
+) -> None:
+    async with Client(fake_gateway(tmp_path, links)) as client:
+        oid = await drafted(client)
+        assert (await strike(client, oid, "comment", REPLY))["status"] == "posted"
+    db = tmp_path / "gwanjong.db"
+    damage_an_index(db)
+    async with Client(fake_gateway(tmp_path, links)) as client:
+        status = (await client.call_tool("status", {})).structured_content
+        assert status is not None and "gwanjong doctor --repair" in status["strike_record"], status
+    config = parse(config_text(tmp_path, ["reddit"]))
+    out, err = io.StringIO(), io.StringIO()
+    assert run_doctor(config, None, fix=False, out=out, err=err) == 1
+    assert "the record is damaged" in err.getvalue() and err.getvalue().count("\n") == 1
+    assert "record     sqlite" in out.getvalue() and "reddit" in out.getvalue(), out.getvalue()
+    assert run_doctor(config, None, fix=True, out=out, err=err) == 0, (
+        out.getvalue(),
+        err.getvalue(),
+    )
+    assert "rebuilt" in out.getvalue() and "1 records carried over" in out.getvalue(), (
+        out.getvalue()
+    )
+    [broken] = named(tmp_path, "gwanjong.db.broken-")
+    [export] = named(tmp_path, "gwanjong-export-")
+    assert [r["status"] for r in json.loads(export.read_text())["strikes"]] == ["posted"]
+    assert broken.exists() and db.exists()
+    async with Client(fake_gateway(tmp_path, links)) as client:
+        scouted = await scout(client)
+        assert not any(TITLE.lower() in t.lower() for t in offered(scouted)), scouted
+    assert [r.status for r in history(tmp_path)] == [StrikeStatus.POSTED]
+    assert len(links.written("write_comment")) == 1
+
+
+async def test_doctor_puts_a_journalled_write_back_into_a_new_record(
+    links: FakePlatform, tmp_path: Path
+) -> None:
+    lost = sent_then_lost(tmp_path, links, time.time())
+    config = parse(config_text(tmp_path, ["reddit"]))
+    out, err = io.StringIO(), io.StringIO()
+    assert run_doctor(config, None, fix=False, out=out, err=err) == 0
+    assert "1 open entry" in out.getvalue(), out.getvalue()
+    assert run_doctor(config, None, fix=True, out=out, err=err) == 0, err.getvalue()
+    [row] = history(tmp_path)
+    assert row.status == StrikeStatus.UNKNOWN and f"as record {lost}" in row.reason, row
+
+
+def test_the_journal_stays_short(tmp_path: Path) -> None:
+    """Closed entries are compacted away once the file passes its bound; open ones stay."""
+    store = StrikeStore(tmp_path / "gwanjong.db")
+    journal = Journal(tmp_path, compact_bytes=4096)
+    kept = None
+    for n in range(200):
+        row = store.insert(
+            intent_key=f"k{n}",
+            platform="reddit",
+            target=f"t{n}",
+            action="comment",
+            content_hash="h",
+            content="x" * 100,
+            mode="live",
+            status=StrikeStatus.PENDING,
+        )
+        journal.append_sending(row)
+        if n == 7:
+            kept = row.id  # never recorded: stays open through every compaction
+        else:
+            journal.append_recorded(row.id)
+    store.close()
+    assert (tmp_path / JOURNAL).stat().st_size < 4096 + 1024
+    assert [e.id for e in journal.open_entries()] == [kept]

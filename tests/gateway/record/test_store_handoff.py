@@ -1,0 +1,137 @@
+"""The hand-offs a person confirms, and the author cool-down, in the store: one indexed
+query finds the pending hand-offs of an opportunity, a confirmation closes exactly one,
+and the cool-down counts and checks only what engages an author (SQLite here; the same
+checks run on PostgreSQL in tests/postgres/record/test_handoff_pg.py)."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.ledger import ClaimRequest, StrikeAction, StrikeStatus
+
+NOW = 1_800_000_000.0
+_KEYS = itertools.count()
+
+
+def add(
+    store: StrikeStore,
+    opportunity: str,
+    status: StrikeStatus,
+    platform: str = "devto",
+    action: str = "comment",
+) -> int:
+    return store.insert(
+        intent_key=f"k{next(_KEYS)}",  # each row its own intent
+        platform=platform,
+        target="",
+        opportunity=opportunity,
+        action=action,
+        content_hash="h",
+        content="hello",
+        mode="live",
+        status=status,
+        now=NOW,
+    ).id
+
+
+def check_pending_handoffs(store: StrikeStore) -> None:
+    """Every `handoff` row of the opportunity on its platform, oldest first; a confirmation
+    closes the one it names, once."""
+    assert store.pending_handoffs("devto:1", "devto") == []
+    comment = add(store, "devto:1", StrikeStatus.HANDOFF)
+    upvote = add(store, "devto:1", StrikeStatus.HANDOFF, action="upvote")
+    add(store, "devto:1", StrikeStatus.REFUSED)
+    add(store, "devto:1", StrikeStatus.POSTED)
+    add(store, "devto:2", StrikeStatus.HANDOFF)
+    add(store, "devto:1", StrikeStatus.HANDOFF, platform="reddit")
+    found = store.pending_handoffs("devto:1", "devto")
+    assert [(r.id, r.action) for r in found] == [
+        (comment, StrikeAction.COMMENT),
+        (upvote, StrikeAction.UPVOTE),
+    ]
+    done = store.confirm_handoff(comment, result_url="https://x.test/c", approver="human")
+    assert done is not None and done.status is StrikeStatus.POSTED and done.id == comment
+    assert done.result_url == "https://x.test/c"
+    assert store.confirm_handoff(comment, result_url="https://x.test/other") is None
+    got = store.get(comment)
+    assert got is not None and got.result_url == "https://x.test/c"
+    assert [r.id for r in store.pending_handoffs("devto:1", "devto")] == [upvote]
+    assert store.confirm_handoff(upvote) is not None
+    assert store.pending_handoffs("devto:1", "devto") == []
+    assert store.pending_handoffs("devto:3", "devto") == []
+
+
+def _claim(action: str, target: str, status: StrikeStatus = StrikeStatus.PENDING) -> ClaimRequest:
+    row = {
+        "intent_key": f"k{next(_KEYS)}",
+        "platform": "devto",
+        "target": target if action != "post" else "",
+        "author": "ann",
+        "opportunity": f"devto:{target}",
+        "action": action,
+        "content_hash": "h",
+        "content": f"{action} text {next(_KEYS)}",
+        "mode": "live",
+        "status": status,
+    }
+    return ClaimRequest(row=row, live=True, cap=None, interval_s=0, cooldown_days=7)
+
+
+def check_author_cooldown(store: StrikeStore) -> None:
+    """A comment (or its hand-off) to an author cools that author down for comments only:
+    a new post from the same opportunity and an upvote pass; neither counts itself."""
+    first = store.decide(_claim("comment", "p1", StrikeStatus.HANDOFF), NOW, insert=True)
+    assert first.row is not None, first
+    post = store.decide(_claim("post", "p1"), NOW + 60, insert=True)
+    assert post.row is not None and not post.refusal, post
+    upvote = store.decide(_claim("upvote", "p2"), NOW + 120, insert=True)
+    assert upvote.row is not None and not upvote.refusal, upvote
+    again = store.decide(_claim("comment", "p3"), NOW + 180, insert=True)
+    assert again.row is None and "cool-down is 7 days" in again.refusal, again
+    assert f"record {first.row.id}" in again.refusal  # the comment, not the post or upvote
+    later = store.decide(_claim("comment", "p3"), NOW + 8 * 86400, insert=False)
+    assert not later.refusal, later
+
+
+def test_pending_handoffs_lists_the_open_handoffs_and_confirm_closes_one(tmp_path: Path) -> None:
+    store = StrikeStore(tmp_path / "gwanjong.db")
+    try:
+        check_pending_handoffs(store)
+    finally:
+        store.close()
+
+
+def test_the_author_cooldown_counts_and_checks_comments_only(tmp_path: Path) -> None:
+    store = StrikeStore(tmp_path / "gwanjong.db")
+    try:
+        check_author_cooldown(store)
+    finally:
+        store.close()
+
+
+def test_pending_handoffs_is_one_indexed_lookup(tmp_path: Path) -> None:
+    """The plan of the statement `pending_handoffs` really runs (caught on the store's own
+    connection as SQLite expands it), not of a copy of its text."""
+    store = StrikeStore(tmp_path / "gwanjong.db")
+    try:
+        for i in range(50):
+            add(store, f"devto:{i}", StrikeStatus.POSTED)
+        wanted = add(store, "devto:1", StrikeStatus.HANDOFF)
+        store._x("ANALYZE")
+        ran: list[str] = []
+        store._db.set_trace_callback(ran.append)
+        try:
+            found = store.pending_handoffs("devto:1", "devto")
+        finally:
+            store._db.set_trace_callback(None)
+        assert [r.id for r in found] == [wanted]
+        [query] = ran  # one statement, and it is the lookup
+        assert query.lstrip().upper().startswith("SELECT"), query
+        plan = store._x(f"EXPLAIN QUERY PLAN {query}").fetchall()
+        details = " ".join(str(row["detail"]) for row in plan)
+        # a search through the index, not a scan of the table (nor of the index)
+        assert "SEARCH strikes USING INDEX strikes_opportunity" in details, details
+    finally:
+        store.close()

@@ -1,0 +1,1 @@
+"""The gateway as an MCP server: the five tools, results, schemas, resources, protocol errors."""

@@ -1,0 +1,1 @@
+"""Credentials: what the `setup` tool and `status` say of refused credentials."""

@@ -1,0 +1,1 @@
+"""strike, where gwanjong writes: the desk, its checks, approvals, hand-offs, settling."""

@@ -1,0 +1,301 @@
+"""A write that waits for a person (issue 22): a pending approval in the record, decided
+from any channel through `StrikeDesk.decide`, executed at most once with exactly the
+approved text. The desk runs over the fake platform; the terminal, the page and the app
+card have their own tests."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from gwanjong_gateway.cli.doctor.command import run_doctor
+from gwanjong_gateway.config import parse
+from gwanjong_gateway.platforms.upstreams import Upstreams
+from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Channel
+from gwanjong_gateway.rules.ledger import StrikeStatus
+from gwanjong_gateway.strike.desk import StrikeDesk
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+from tests.fakes.clock import FakeClock
+from tests.fakes.platform import FakePlatform
+from tests.gateway.helpers import config_text
+from tests.gateway.record.test_journal import damage_an_index, named
+from tests.gateway.strike.test_strike_chain import (
+    FOOTER,
+    NAME,
+    OPEN_FORUM,
+    Says,
+    bodies,
+    context,
+    wire,
+)
+
+pytestmark = pytest.mark.anyio
+nobody = Says("pending", "This client shows no approval dialog.")
+
+
+class Desks:
+    """Desks over one record file (each its own connection, as two processes have)."""
+
+    def __init__(self, tmp: Path, fake: FakePlatform, clock: FakeClock, platform: dict[str, Any]):
+        self.tmp, self.fake, self.clock = tmp, fake, clock
+        self.platform = {"min_interval_s": 0, "disclosure": FOOTER, **platform}
+        self._open: list[tuple[Upstreams, Records]] = []
+
+    def desk(self, footer: str = FOOTER) -> StrikeDesk:
+        platform = {**self.platform, "disclosure": footer}
+        config = parse(config_text(self.tmp, [NAME], "confirm", platform=platform))
+        upstreams = Upstreams(config, environ={}, transports={NAME: self.fake.server()})
+        records = Records(self.tmp / "gwanjong.db")
+        self._open.append((upstreams, records))
+        return StrikeDesk(config, upstreams, records, clock=self.clock.time)
+
+    def approvals(self, pending: bool = False) -> list[Approval]:
+        store = StrikeStore(self.tmp / "gwanjong.db")
+        try:
+            return store.approvals(self.clock.time(), pending=pending)
+        finally:
+            store.close()
+
+    def rows(self) -> list[Any]:
+        store = StrikeStore(self.tmp / "gwanjong.db")
+        try:
+            return store.history(limit=100)
+        finally:
+            store.close()
+
+    async def close(self) -> None:
+        with anyio.CancelScope(shield=True):
+            for upstreams, records in self._open:
+                await upstreams.close_all()
+                records.close()
+        self._open.clear()
+
+
+@pytest.fixture
+def fake() -> FakePlatform:
+    return FakePlatform(OPEN_FORUM)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+async def desks_for(
+    tmp: Path, fake: FakePlatform, clock: FakeClock, **platform: Any
+) -> AsyncIterator[Desks]:
+    d = Desks(tmp, fake, clock, platform)
+    try:
+        yield d
+    finally:
+        await d.close()
+
+
+@pytest.fixture
+async def desks(tmp_path: Path, fake: FakePlatform, clock: FakeClock) -> AsyncIterator[Desks]:
+    async for d in desks_for(tmp_path, fake, clock):
+        yield d
+
+
+async def waiting(desk: StrikeDesk, fake: FakePlatform, key: str, text: str) -> int:
+    got = wire(await desk.strike(context(fake, key, author=key), "comment", text, "", nobody))
+    assert got["status"] == "pending_approval", got
+    return int(got["approval"]["id"])
+
+
+async def test_four_writes_wait_then_exactly_the_approved_texts_are_sent(
+    desks: Desks, fake: FakePlatform
+) -> None:
+    desk = desks.desk()
+    texts = {f"p{i}": f"Reply number {i}." for i in range(4)}
+    ids = [await waiting(desk, fake, key, text) for key, text in texts.items()]
+    assert len(set(ids)) == 4 and fake.writes == [] and desks.rows() == []
+    pending = desks.approvals(pending=True)
+    assert [a.text for a in pending] == [t + FOOTER for t in texts.values()]  # footer included
+    for approval_id in ids:
+        got = wire(await desk.decide(approval_id, "approve", Channel.TERMINAL, by="ops"))
+        assert got["status"] == "posted", got
+    assert sorted(bodies(fake)) == sorted(t + FOOTER for t in texts.values())
+    done = desks.approvals()
+    assert {a.status for a in done} == {ApprovalStatus.APPROVED}
+    assert {a.channel for a in done} == {"terminal"} and {a.decided_by for a in done} == {"ops"}
+    rows = {r.id: r for r in desks.rows()}
+    assert all(rows[a.record].status is StrikeStatus.POSTED for a in done if a.record)
+    assert all(rows[a.record].content == a.text for a in done if a.record)
+
+
+async def test_a_second_strike_answers_the_waiting_approval(
+    desks: Desks, fake: FakePlatform
+) -> None:
+    desk = desks.desk()
+    first = await waiting(desk, fake, "p1", "First text.")
+    again = await waiting(desk, fake, "p1", "A different text for the same target.")
+    assert again == first and len(desks.approvals(pending=True)) == 1
+
+
+async def test_replay_decline_and_racing_approvers_send_at_most_once(
+    desks: Desks, fake: FakePlatform
+) -> None:
+    one, other = desks.desk(), desks.desk()  # two processes on one record file
+    approval_id = await waiting(one, fake, "p1", "Once only.")
+    results: list[dict[str, Any] | PlatformError] = []
+
+    async def approve(desk: StrikeDesk, who: str) -> None:
+        try:
+            results.append(
+                wire(await desk.decide(approval_id, "approve", Channel.TERMINAL, by=who))
+            )
+        except PlatformError as exc:
+            results.append(exc)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(approve, one, "alice")
+        tg.start_soon(approve, other, "bob")
+    assert len(fake.writes) == 1
+    assert sum(isinstance(r, dict) and r["status"] == "posted" for r in results) == 1
+    with pytest.raises(PlatformError, match="already approved") as replay:
+        await one.decide(approval_id, "approve", Channel.TERMINAL)
+    assert replay.value.kind is ErrorKind.INVALID_INPUT
+    declined = await waiting(one, fake, "p2", "Not this one.")
+    got = wire(await one.decide(declined, "decline", Channel.TERMINAL, by="ops", reason="tone"))
+    assert got["status"] == "declined" and "tone" in got["reason"]
+    with pytest.raises(PlatformError, match="already declined"):
+        await other.decide(declined, "approve", Channel.TERMINAL)
+    assert len(fake.writes) == 1
+    statuses = [r.status for r in desks.rows()]
+    # the slower approver's attempt may be on record as refused ("already approved")
+    assert statuses.count(StrikeStatus.POSTED) == 1 and statuses.count(StrikeStatus.DECLINED) == 1
+    assert set(statuses) <= {StrikeStatus.POSTED, StrikeStatus.DECLINED, StrikeStatus.REFUSED}
+
+
+async def test_an_expired_approval_sends_nothing_and_frees_the_target(
+    desks: Desks, fake: FakePlatform, clock: FakeClock
+) -> None:
+    desk = desks.desk()
+    old = await waiting(desk, fake, "p1", "Too late.")
+    clock.advance(86400 + 1)  # [review] expire_after_s, default 24 h
+    with pytest.raises(PlatformError, match="expired"):
+        await desk.decide(old, "approve", Channel.TERMINAL)
+    fresh = await waiting(desk, fake, "p1", "Too late.")
+    assert fresh != old and fake.writes == []
+    assert [a.status_at(clock.time()) for a in desks.approvals()] == [
+        ApprovalStatus.PENDING,
+        ApprovalStatus.EXPIRED,
+    ]
+
+
+async def test_an_edited_text_is_validated_and_sent_as_edited(
+    desks: Desks, fake: FakePlatform
+) -> None:
+    desk = desks.desk()
+    approval_id = await waiting(desk, fake, "p1", "Draft.")
+    with pytest.raises(PlatformError, match="disclosure footer"):
+        await desk.decide(approval_id, "approve", Channel.TERMINAL, text="Footer dropped.")
+    too_long = "x" * 600 + FOOTER  # the platform's limit is 500
+    got = wire(await desk.decide(approval_id, "approve", Channel.TERMINAL, text=too_long))
+    assert got["status"] == "refused" and "Too long" in got["reason"]
+    assert desks.approvals(pending=True)  # a refused edit leaves the approval to edit again
+    edited = "Better words." + FOOTER
+    got = wire(await desk.decide(approval_id, "approve", Channel.TERMINAL, by="me", text=edited))
+    assert got["status"] == "posted", got
+    assert bodies(fake) == [edited]
+    (approval,) = desks.approvals()
+    assert approval.edited and approval.text == edited and approval.status == "approved"
+    posted = next(r for r in desks.rows() if r.status is StrikeStatus.POSTED)
+    assert any("text edited" in str(line) for line in posted.policy)
+
+
+async def test_a_changed_footer_makes_the_approved_text_stale(
+    desks: Desks, fake: FakePlatform
+) -> None:
+    approval_id = await waiting(desks.desk(), fake, "p1", "Hi.")
+    changed = desks.desk(footer="\n\n-- another footer")
+    got = wire(await changed.decide(approval_id, "approve", Channel.TERMINAL))
+    assert got["status"] == "refused" and "no longer the one approved" in got["reason"]
+    assert fake.writes == [] and desks.approvals()[0].status == ApprovalStatus.REFUSED
+
+
+async def test_a_wait_keeps_the_approval_pending(
+    tmp_path: Path, fake: FakePlatform, clock: FakeClock
+) -> None:
+    async for d in desks_for(tmp_path, fake, clock, min_interval_s=3600):
+        desk = d.desk()
+        first = await waiting(desk, fake, "p1", "One.")
+        second = await waiting(desk, fake, "p2", "Two.")
+        assert wire(await desk.decide(first, "approve", Channel.TERMINAL))["status"] == "posted"
+        got = wire(await desk.decide(second, "approve", Channel.TERMINAL))
+        assert got["status"] == "refused" and got["retry_after"], got
+        assert [a.id for a in d.approvals(pending=True)] == [second]  # try again later
+        clock.advance(3600)
+        assert wire(await desk.decide(second, "approve", Channel.TERMINAL))["status"] == "posted"
+        assert len(fake.writes) == 2
+
+
+async def test_only_its_owner_or_the_token_decides(desks: Desks, fake: FakePlatform) -> None:
+    desk = desks.desk()
+    got = wire(await desk.strike(context(fake, "p1"), "comment", "Mine.", "", nobody, by="alice"))
+    approval_id = int(got["approval"]["id"])
+    for who, token in (("bob", None), (None, "not-the-token"), ("bob", "not-the-token")):
+        with pytest.raises(PlatformError) as no:
+            await desk.decide(approval_id, "approve", Channel.APP, who=who, token=token)
+        assert no.value.kind is ErrorKind.NOT_FOUND  # the same answer as a missing id
+    with pytest.raises(PlatformError) as missing:
+        await desk.decide(approval_id + 100, "approve", Channel.APP, who="bob")
+    assert missing.value.kind is ErrorKind.NOT_FOUND
+    assert fake.writes == []
+    got = wire(await desk.decide(approval_id, "approve", Channel.CONSOLE, by="alice", who="alice"))
+    assert got["status"] == "posted" and len(fake.writes) == 1
+
+
+async def test_a_decline_landing_mid_approval_wins(desks: Desks, fake: FakePlatform) -> None:
+    # The approver passed every look-up; the person declines elsewhere before the claim:
+    # the claim itself (one transaction) consumes the approval, so nothing is sent.
+    one, other = desks.desk(), desks.desk()
+    approval_id = await waiting(one, fake, "p1", "Raced.")
+    held = fake.gate("validate")  # the last platform call before the claim
+    got: list[dict[str, Any]] = []
+
+    async def approve() -> None:
+        got.append(wire(await one.decide(approval_id, "approve", Channel.CONSOLE, by="alice")))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(approve)
+        await held.reached.wait()
+        declined = wire(await other.decide(approval_id, "decline", Channel.TERMINAL, by="bob"))
+        assert declined["status"] == "declined"
+        held.go.set()
+    assert got[0]["status"] == "refused" and "already declined by bob" in got[0]["reason"]
+    assert fake.writes == []
+    (approval,) = desks.approvals()
+    assert approval.status == "declined" and approval.decided_by == "bob"
+
+
+async def test_a_waiting_approval_survives_doctor_repair(
+    desks: Desks, fake: FakePlatform, tmp_path: Path
+) -> None:
+    desk = desks.desk()
+    approval_id = await waiting(desk, fake, "p1", "Still waiting after a repair.")
+    declined = await waiting(desk, fake, "p2", "Declined before it.")
+    await desk.decide(declined, "decline", Channel.TERMINAL, by="ops")
+    await desks.close()
+    damage_an_index(tmp_path / "gwanjong.db")
+    config = parse(config_text(tmp_path, [NAME], "confirm", platform={"min_interval_s": 0}))
+    out, err = io.StringIO(), io.StringIO()
+    assert run_doctor(config, None, fix=True, out=out, err=err) == 0, err.getvalue()
+    [export] = named(tmp_path, "gwanjong-export-")
+    exported = json.loads(export.read_text())["approvals"]
+    assert [a["id"] for a in exported] == [approval_id, declined]
+    assert [(a.id, a.status) for a in desks.approvals()] == [
+        (declined, ApprovalStatus.DECLINED),
+        (approval_id, ApprovalStatus.PENDING),
+    ]
+    got = wire(await desks.desk().decide(approval_id, "approve", Channel.TERMINAL))
+    assert got["status"] == "posted" and bodies(fake) == ["Still waiting after a repair." + FOOTER]

@@ -1,0 +1,90 @@
+"""A wall clock stepped BACK during an unsure write (fast tier: the real gateway over the
+fake platform, with injected wall and monotonic clocks): the write is sent exactly once,
+the unsure write keeps holding its target, and the minimum interval that follows refuses
+for its real length (measured on the monotonic clock), not 400 s longer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client, FastMCP
+
+from gwanjong_gateway.config import parse
+from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.rules import policy
+from gwanjong_gateway.server import build_gateway
+from gwanjong_gateway.strike.desk import StrikeDesk
+from gwanjong_shared.contract.errors import ErrorKind
+from tests.fakes.platform import FakePlatform
+from tests.fakes.profiles import LINKS
+from tests.gateway.helpers import config_text
+from tests.gateway.record.test_journal import TITLE, scout
+from tests.gateway.strike.test_strike import history, strike
+
+pytestmark = pytest.mark.anyio
+INTERVAL = 30
+
+
+class Clock:
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def stepped_gateway(links: FakePlatform, state: Path, wall: Clock, mono: Clock) -> FastMCP[Any]:
+    text = config_text(
+        state,
+        ["reddit"],
+        tables={"safety": {"settle_window_s": 120}},
+        platform={"min_interval_s": INTERVAL},
+    )
+    config = parse(text)
+    gw = Gateway(config, environ={}, transports={"reddit": links.server()})
+    gw.desk = StrikeDesk(config, gw.upstreams, gw.records, clock=wall, mono=mono)
+    return build_gateway(config, gateway=gw)
+
+
+async def test_a_clock_stepped_back_during_an_unsure_write_sends_it_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wall, mono = Clock(1_800_000_000.0), Clock(500.0)
+    monkeypatch.setattr(policy, "FUTURE", policy.Future(mono))  # the refusals' monotonic clock
+    links = FakePlatform(LINKS)
+    links.lag = True  # the post lands but does not show in reads yet
+    links.land("write_post", ErrorKind.TIMEOUT)  # ...and the platform's answer is lost
+    content, title = "Cancel scopes around every await.", "Cancel scopes"
+    async with Client(stepped_gateway(links, tmp_path, wall, mono)) as client:
+        scouted = await scout(client)
+        [oid] = [o["id"] for o in scouted["opportunities"] if TITLE.lower() in o["title"].lower()][
+            :1
+        ]
+        await client.call_tool("draft", {"opportunity_id": oid})
+        first = await strike(client, oid, "post", content, title)
+        assert first["error"].startswith("timeout"), first
+        assert "may already be written" in first["error"], first
+        wall.now -= 400  # the clock steps back 400 s while the write is unsure
+        mono.now += 5
+        for _ in range(3):  # asked again and again: held, never sent again
+            again = await strike(client, oid, "post", content, title)
+            assert again["status"] == "duplicate", again
+            mono.now += 1
+        assert len(links.written("write_post")) == 1
+        links.show_late()
+        mono.now += 10
+        settled = await strike(client, oid, "post", content, title)
+        assert settled["status"] == "duplicate", settled
+        assert [str(r.status) for r in history(tmp_path) if r.action == "post"] == ["posted"]
+        # The last write now looks 400 s in the future: the interval refuses for at most
+        # its own 30 s of real (monotonic) time, not 400 s more.
+        other = await strike(client, oid, "post", "A different post entirely.", "Another")
+        assert other["status"] == "refused" and "min_interval_s" in other["reason"], other
+        assert 1 <= other["retry_after"] <= INTERVAL, other
+        mono.now += other["retry_after"]
+        wall.now += other["retry_after"]
+        later = await strike(client, oid, "post", "A different post entirely.", "Another")
+        assert later["status"] == "posted", later
+    assert len(links.written("write_post")) == 2  # the unsure one once, and the other

@@ -1,0 +1,399 @@
+"""strike's safety: modes, approval, policy, idempotency, limits, pause, audit.
+
+The platform is a fake forum in memory (tests/fakes) whose rules cover both sides: posts
+are `auto`, comments and likes are `human` (hand-off). Comment paths on `auto`/`summoned`
+platforms, through the real servers and the sandbox, run in
+tests/gateway/strike/test_strike_platforms.py.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from fastmcp import Client, FastMCP
+from fastmcp.client.elicitation import ElicitResult
+from fastmcp.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
+
+from gwanjong_gateway.config import parse
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.server import build_gateway
+from gwanjong_shared.contract.errors import ErrorKind
+from tests.fakes.clock import FakeClock
+from tests.fakes.gateway import fake_gateway
+from tests.fakes.platform import FakePlatform
+from tests.fakes.profiles import FORUM
+from tests.gateway.helpers import config_text, opportunity_for
+
+pytestmark = pytest.mark.anyio
+MODES = ["legacy", "auto"]
+
+
+async def drafted(
+    client: Client[Any], topic: str = "rust async cancellation", title: str = "Rust async"
+) -> str:
+    scouted = (await client.call_tool("scout", {"topic": topic, "limit": 5})).structured_content
+    assert scouted is not None
+    oid = opportunity_for(scouted, "devto", title)
+    await client.call_tool("draft", {"opportunity_id": oid})
+    return oid
+
+
+async def strike(
+    client: Client[Any],
+    oid: str,
+    action: str = "post",
+    content: str = "Guards around every await.",
+    title: str = "Cancellation-safe handlers",
+) -> dict[str, Any]:
+    result = await client.call_tool(
+        "strike",
+        {"opportunity_id": oid, "action": action, "content": content, "title": title},
+        raise_on_error=False,
+    )
+    if result.is_error:
+        return {"error": result.content[0].text}  # type: ignore[union-attr]
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+def history(state_dir: Path) -> list[Any]:
+    store = StrikeStore(state_dir / "gwanjong.db")
+    try:
+        return store.history(limit=100)
+    finally:
+        store.close()
+
+
+async def test_dry_run_writes_nothing_and_shows_exactly_what(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    async with Client(fake_gateway(tmp_path, forum, writes="dry-run")) as client:
+        oid = await drafted(client)
+        result = await strike(client, oid)
+        assert result["status"] == "dry_run"
+        would = result["would"]
+        assert would["platform"] == "devto" and would["tool"] == "write_post"
+        assert would["arguments"]["title"] == "Cancellation-safe handlers"
+        assert would["arguments"]["body"].startswith("Guards around every await.")
+        assert (
+            "Drafted with an AI assistant (fake forum)" in would["arguments"]["body"]
+        )  # its footer
+        again = await strike(client, oid)
+        assert again["status"] == "dry_run"  # a dry run is not an action
+        assert again["record"] == result["record"]  # the same dry run: the same record
+    assert forum.writes == []
+    assert [r.status for r in history(tmp_path)] == ["dry_run"]
+
+
+async def test_posted_then_duplicate(forum: FakePlatform, tmp_path: Path) -> None:
+    async with Client(fake_gateway(tmp_path, forum)) as client:
+        oid = await drafted(client)
+        first = await strike(client, oid)
+        assert first["status"] == "posted" and first["url"].startswith(
+            "https://dev.to/gwanjong_bot/"
+        )
+        second = await strike(client, oid)
+        assert second["status"] == "duplicate" and second["earlier"]["url"] == first["url"]
+    assert len(forum.writes) == 1
+
+
+async def test_same_strike_twice_at_once_writes_once(forum: FakePlatform, tmp_path: Path) -> None:
+    async with Client(fake_gateway(tmp_path, forum)) as client:
+        oid = await drafted(client)
+        results: list[dict[str, Any]] = []
+
+        async def go() -> None:
+            results.append(await strike(client, oid))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(go)
+            tg.start_soon(go)
+        assert sorted(r["status"] for r in results) == ["duplicate", "posted"]
+    assert len(forum.writes) == 1
+
+
+async def test_handoff_then_confirm(forum: FakePlatform, tmp_path: Path) -> None:
+    async with Client(fake_gateway(tmp_path, forum)) as client:
+        oid = await drafted(client)
+        handed = await strike(
+            client, oid, action="comment", content="Structured concurrency would help here."
+        )
+        assert handed["status"] == "handoff"
+        assert handed["open"].startswith("https://dev.to/ferris_fan/")
+        assert handed["text"].startswith("Structured concurrency would help here.")
+        assert FORUM.reason("write_comment") in handed["reason"]
+        again = await strike(client, oid, action="comment", content="Something else entirely.")
+        assert again["status"] == "duplicate"
+        confirmed = await strike(
+            client,
+            oid,
+            action="confirm_handoff",
+            content="https://dev.to/ferris_fan/rust-async/comments/1",
+        )
+        assert confirmed["status"] == "posted" and confirmed["approver"] == "human"
+    assert forum.writes == []
+    rows = history(tmp_path)
+    assert (
+        rows[0].status == "posted"
+        and rows[0].approver == "human"
+        and rows[0].result_url.endswith("/comments/1")
+    )
+
+
+async def test_upvote_on_devto_is_a_handoff(forum: FakePlatform, tmp_path: Path) -> None:
+    async with Client(fake_gateway(tmp_path, forum)) as client:
+        oid = await drafted(client)
+        result = await strike(client, oid, action="upvote", content="")
+        assert result["status"] == "handoff" and FORUM.reason("upvote") in result["reason"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(
+    ("answer", "read_s", "status"),
+    [
+        ("approve", 0, "posted"),
+        ("decline", 5, "declined"),  # read, then declined: a person's "no"
+        ("decline", 0, "pending_approval"),  # declined at once: the client, not a person
+        ("refuse", 5, "declined"),  # the client's own decline button, after reading
+        ("cancel", 5, "pending_approval"),  # closed without deciding
+        ("error", 0, "pending_approval"),  # the client answered the dialog with an error
+    ],
+)
+async def test_confirm_mode_asks_the_human(
+    forum: FakePlatform, tmp_path: Path, mode: str, answer: str, read_s: float, status: str
+) -> None:
+    asked: list[tuple[str, dict[str, Any]]] = []
+    clock = FakeClock()
+
+    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        asked.append((message, params.requested_schema))
+        clock.advance(read_s)  # the person reads for this long (the modern era: the wall)
+        if answer == "error":
+            raise RuntimeError("this client cannot show dialogs")
+        if answer in ("approve", "decline"):
+            return ElicitResult(action="accept", content={"decision": answer})
+        return ElicitResult(action="decline" if answer == "refuse" else "cancel")  # type: ignore[arg-type]
+
+    gateway = fake_gateway(tmp_path, forum, writes="confirm", clock=clock, wall=clock.time)
+    async with Client(gateway, mode=mode, elicitation_handler=handler) as client:
+        oid = await drafted(client)
+        if answer == "error" and mode == "auto":
+            # stateless era: the client drives the input round itself and gives up with the
+            # error; the approval recorded in the first round stays pending on the server
+            with pytest.raises(MCPError, match="cannot show dialogs"):
+                await strike(client, oid)
+            answer = "gone"  # the next strike is asked no more: it reports the pending one
+            result = await strike(client, oid)
+        else:
+            result = await strike(client, oid)
+        assert result["status"] == status, result
+    message, schema = asked[0]
+    assert "Cancellation-safe handlers" in message and "Guards around every await." in message
+    assert "devto" in message and "Approve" in message
+    choices = schema["properties"]["decision"]["oneOf"]  # labelled choices, never "Value"
+    assert [c["title"].split(":")[0] for c in choices] == ["Approve", "Decline"]
+    assert len(forum.writes) == (1 if status == "posted" else 0)
+    store = StrikeStore(tmp_path / "gwanjong.db")
+    try:
+        (approval,) = store.approvals(clock.time(), pending=False)
+    finally:
+        store.close()
+    expected = {"posted": "approved", "declined": "declined", "pending_approval": "pending"}
+    assert approval.status == expected[status]
+    if status == "posted":
+        assert history(tmp_path)[0].approver == "human" and approval.channel == "elicitation"
+    if status == "pending_approval":
+        assert result["approval"]["id"] == approval.id
+        assert any("gwanjong review approve" in way for way in result["approval"]["how"])
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_confirm_without_elicitation_waits_for_a_person(
+    forum: FakePlatform, tmp_path: Path, mode: str
+) -> None:
+    async with Client(fake_gateway(tmp_path, forum, writes="confirm"), mode=mode) as client:
+        oid = await drafted(client)
+        result = await strike(client, oid)
+        assert result["status"] == "pending_approval", result
+        assert "shows no approval dialog" in result["reason"]
+        again = await strike(client, oid)  # the same write again: the same approval
+        assert again["status"] == "pending_approval"
+        assert again["approval"]["id"] == result["approval"]["id"]
+    assert forum.writes == []
+
+
+async def test_title_length_at_max_and_max_plus_one(forum: FakePlatform, tmp_path: Path) -> None:
+    async with Client(fake_gateway(tmp_path, forum)) as client:
+        oid = await drafted(client)
+        over = await strike(client, oid, title="t" * 129)
+        assert (
+            over["status"] == "refused"
+            and "129 chars" in over["reason"]
+            and "128" in over["reason"]
+        )
+        fits = await strike(client, oid, title="t" * 128)
+        assert fits["status"] == "posted"
+    assert len(forum.writes) == 1
+
+
+async def test_daily_cap(forum: FakePlatform, tmp_path: Path) -> None:
+    gateway = fake_gateway(tmp_path, forum, platform={"min_interval_s": 0, "daily": {"post": 1}})
+    async with Client(gateway) as client:
+        oid = await drafted(client)
+        assert (await strike(client, oid, content="First."))["status"] == "posted"
+        capped = await strike(client, oid, content="Second, different.", title="Another one")
+        assert (
+            capped["status"] == "refused" and "Daily cap reached: 1 of 1 posts" in capped["reason"]
+        )
+    assert len(forum.writes) == 1
+
+
+async def test_minimum_interval(forum: FakePlatform, tmp_path: Path) -> None:
+    gateway = fake_gateway(tmp_path, forum, platform={"min_interval_s": 600})
+    async with Client(gateway) as client:
+        oid = await drafted(client)
+        assert (await strike(client, oid, content="First."))["status"] == "posted"
+        early = await strike(client, oid, content="Second.", title="Another one")
+        assert (
+            early["status"] == "refused"
+            and "Too soon" in early["reason"]
+            and 590 <= early["retry_after"] <= 600
+        )
+
+
+async def test_opt_out_author_is_never_targeted(forum: FakePlatform, tmp_path: Path) -> None:
+    gateway = fake_gateway(tmp_path, forum, tables={"safety": {"opt_out": ["devto:ferris_fan"]}})
+    async with Client(gateway) as client:
+        scouted = (
+            await client.call_tool("scout", {"topic": "rust async cancellation", "limit": 10})
+        ).structured_content
+        assert scouted is not None
+        assert all(
+            "Rust async" not in o["title"] for o in scouted["opportunities"]
+        )  # scout drops them
+
+
+async def test_three_failures_pause_writes_until_check(forum: FakePlatform, tmp_path: Path) -> None:
+    async with Client(fake_gateway(tmp_path, forum)) as client:
+        oid = await drafted(client)
+        forum.fail("write_post", ErrorKind.AUTH, count=3)
+        failures = [
+            await strike(client, oid, content=f"Attempt {i}.", title=f"Attempt {i}")
+            for i in range(3)
+        ]
+        assert all(f["error"].startswith("auth: ") for f in failures), failures
+        assert "paused" not in failures[1]["error"] and "paused" in failures[2]["error"]
+        status = (await client.call_tool("status", {})).structured_content
+        assert (
+            status is not None
+            and "3 write failures" in status["platforms"]["devto"]["writes_paused"]
+        )
+        paused = await strike(client, oid, content="Attempt 4.", title="Attempt 4")
+        assert paused["status"] == "refused" and "paused" in paused["reason"]
+        checked = (
+            await client.call_tool("setup", {"action": "check", "platform": "devto"})
+        ).structured_content
+        assert checked is not None and checked["check"]["devto"]["writes_resumed"] is True
+        assert (await strike(client, oid, content="Attempt 5.", title="Attempt 5"))[
+            "status"
+        ] == "posted"
+    assert len(forum.writes) == 1
+
+
+async def test_unknown_outcome_is_read_back_not_retried(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    async with Client(fake_gateway(tmp_path, forum)) as client:
+        oid = await drafted(client)
+        # The platform writes, but its answer comes too late: the outcome is unknown.
+        forum.land("write_post", ErrorKind.TIMEOUT)
+        result = await strike(client, oid)
+        assert result["status"] == "posted" and "reading back" in result["reason"]
+        again = await strike(client, oid)
+        assert again["status"] == "duplicate"
+    assert len(forum.writes) == 1
+    row = history(tmp_path)[-1]
+    assert row.status == "posted" and "read-back: found on the platform" in row.policy
+
+
+async def test_the_audit_record_keeps_context_and_decisions(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    async with Client(fake_gateway(tmp_path, forum)) as client:
+        oid = await drafted(client)
+        await strike(client, oid)
+    row = history(tmp_path)[0]
+    assert row.context["opportunity_id"] == row.opportunity != oid  # the stable id
+    assert "<untrusted-" in row.context["post"] and oid not in json.dumps(row.context)
+    assert row.policy[0] == "mode=live" and any(
+        p.startswith("validate: allowed=auto") for p in row.policy
+    )
+    assert row.approver == "auto" and row.result_url and row.created_at <= row.updated_at
+
+
+def test_history_cli_filters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from gwanjong_gateway.cli.history import print_history
+
+    store = StrikeStore(tmp_path / "gwanjong.db")
+    for i, (platform, status) in enumerate(
+        [("devto", "posted"), ("reddit", "refused"), ("devto", "handoff")]
+    ):
+        store.insert(
+            intent_key=f"k{i}",
+            platform=platform,
+            target=f"t{i}",
+            action="comment",
+            content_hash="h",
+            content="text",
+            mode="live",
+            status=status,
+            reason=f"r{i}",
+        )
+    store.close()
+    config = parse(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n')
+    print_history(config, platform="devto", status=None, limit=10, as_json=True)
+    out = capsys.readouterr().out
+    assert '"status": "posted"' in out and '"status": "handoff"' in out and "reddit" not in out
+    print_history(config, platform=None, status="refused", limit=10, as_json=True)
+    assert '"platform": "reddit"' in capsys.readouterr().out
+
+
+def without_capabilities(real: FastMCP[Any]) -> FastMCP[Any]:
+    """A platform server whose `capabilities` tool fails (its rules, limits and profile
+    cannot be learnt); every other tool is the real one."""
+    outer: FastMCP[Any] = FastMCP("devto")
+    outer.mount(real)
+
+    @outer.tool(name="capabilities")
+    def capabilities() -> dict[str, Any]:
+        raise ToolError("unavailable: the server cannot answer capabilities now. Try again later.")
+
+    return outer
+
+
+@pytest.mark.parametrize("toml_footer", [None, ""])
+async def test_no_write_without_knowing_the_footer(
+    forum: FakePlatform, tmp_path: Path, toml_footer: str | None
+) -> None:
+    # The footer may be the platform's own (its profile): while the platform has never
+    # answered capabilities, strike refuses rather than write without it, unless
+    # gateway.toml sets the footer itself ("" = none).
+    table: dict[str, Any] = {"min_interval_s": 0}
+    if toml_footer is not None:
+        table["disclosure"] = toml_footer
+    config = parse(config_text(tmp_path, ["devto"], platform=table))
+    transports = {"devto": without_capabilities(forum.server())}
+    async with Client(build_gateway(config, environ={}, transports=transports)) as client:
+        oid = await drafted(client)
+        got = await strike(client, oid)
+    if toml_footer is None:
+        assert got["status"] == "refused" and "footer is unknown" in got["reason"], got
+        assert forum.writes == []
+    else:
+        assert got["status"] == "posted", got
+        assert forum.writes[0].data["body"] == "Guards around every await."

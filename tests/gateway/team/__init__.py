@@ -1,0 +1,1 @@
+"""Team mode: tokens, JWTs, auth metadata over HTTP, private records, revocation."""

@@ -1,0 +1,211 @@
+"""JWTs that prove who (issue 27): required claims, bounded clock skew, pinned algorithms,
+`kid` when the key set has several; and a hostile `sub` never reaches a terminal raw.
+Over real HTTP with a real MCP client; every refused token gets 401 and nothing runs."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import io
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from joserfc import jwt
+from joserfc.jwk import ECKey, RSAKey
+
+from gwanjong_gateway.cli.history import print_history
+from gwanjong_gateway.config import ConfigError, parse
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_sandbox.control import SandboxControl
+from tests.gateway.helpers import config_text, opportunity_for
+from tests.gateway.http_gateway import client, initialize_status, serve_app
+from tests.gateway.team.test_auth_jwt_http import AUDIENCE, ISSUER, Issuer, auth_table, gateway
+from tests.mcp import call
+
+pytestmark = pytest.mark.anyio
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _claims(**over: Any) -> dict[str, Any]:
+    now = int(time.time())
+    body: dict[str, Any] = {"iss": ISSUER, "aud": AUDIENCE, "sub": "alice", "iat": now}
+    body["exp"] = now + 600
+    body.update(over)
+    return {k: v for k, v in body.items() if v is not None}
+
+
+def unsigned(header: dict[str, Any], claims: dict[str, Any]) -> str:
+    return f"{_b64(json.dumps(header).encode())}.{_b64(json.dumps(claims).encode())}."
+
+
+def hmac_signed(secret: bytes, claims: dict[str, Any], kid: str) -> str:
+    head = _b64(json.dumps({"alg": "HS256", "typ": "JWT", "kid": kid}).encode())
+    body = _b64(json.dumps(claims).encode())
+    mac = hmac.new(secret, f"{head}.{body}".encode(), hashlib.sha256).digest()
+    return f"{head}.{body}.{_b64(mac)}"
+
+
+def signed(key: RSAKey, claims: dict[str, Any], kid: str | None = "k1") -> str:
+    header: dict[str, Any] = {"alg": "RS256", **({"kid": kid} if kid else {})}
+    return jwt.encode(header, claims, key)
+
+
+async def test_tokens_that_do_not_prove_who_are_refused(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    idp = Issuer(tmp_path)
+    now = int(time.time())
+    public_pem = idp.key.as_pem(private=False)
+    refused = {
+        "no exp": signed(idp.key, _claims(exp=None)),
+        "no sub": signed(idp.key, _claims(sub=None)),
+        "empty sub": signed(idp.key, _claims(sub="")),
+        "no iat": signed(idp.key, _claims(iat=None)),
+        "far-future nbf": signed(idp.key, _claims(nbf=now + 3600)),
+        "nbf beyond leeway": signed(idp.key, _claims(nbf=now + 120)),
+        "iat in the future": signed(idp.key, _claims(iat=now + 3600)),
+        "iat beyond leeway": signed(idp.key, _claims(iat=now + 120)),
+        "exp not a number": signed(idp.key, _claims(exp="tomorrow")),
+        "alg none": unsigned({"alg": "none", "typ": "JWT", "kid": "k1"}, _claims()),
+        "alg none, no kid": unsigned({"alg": "none"}, _claims()),
+        "public key as HMAC secret": hmac_signed(public_pem, _claims(), "k1"),
+        "unknown kid": signed(idp.key, _claims(), kid="k9"),
+    }
+    async with serve_app(gateway(sandbox, tmp_path, idp.jwks)) as url:
+        for why, token in refused.items():
+            assert await initialize_status(url, token) == 401, why
+        # within the leeway (30 s by default) a slightly fast issuer clock is fine
+        assert await initialize_status(url, signed(idp.key, _claims(iat=now + 5))) == 200
+        async with client(url, signed(idp.key, _claims())) as c:
+            assert (await call(c, "status"))["state"]["opportunities"]["count"] == 0
+    assert sandbox.writes() == []
+
+
+async def test_kid_is_required_when_the_key_set_has_several(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    idp = Issuer(tmp_path)
+    second = RSAKey.generate_key(2048, parameters={"kid": "k2"})
+    keys = [idp.key.as_dict(private=False), second.as_dict(private=False)]
+    idp.jwks.write_text(json.dumps({"keys": keys}))
+    async with serve_app(gateway(sandbox, tmp_path, idp.jwks)) as url:
+        assert await initialize_status(url, signed(idp.key, _claims(), kid=None)) == 401
+        assert await initialize_status(url, signed(second, _claims(), kid="k1")) == 401
+        assert await initialize_status(url, signed(second, _claims(), kid="k2")) == 200
+        assert await initialize_status(url, signed(idp.key, _claims(), kid="k1")) == 200
+
+
+async def test_only_the_pinned_algorithms_are_accepted(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    ec = ECKey.generate_key("P-256", parameters={"kid": "e1"})
+    jwks = tmp_path / "jwks.json"
+    jwks.write_text(json.dumps({"keys": [ec.as_dict(private=False)]}))
+    es_only = auth_table(jwks, algorithms=["ES256"])
+    es_token = jwt.encode({"alg": "ES256", "kid": "e1"}, _claims(), ec)
+    public_pem = ec.as_pem(private=False)
+    async with serve_app(gateway(sandbox, tmp_path, jwks, es_only)) as url:
+        assert await initialize_status(url, es_token) == 200
+        assert await initialize_status(url, hmac_signed(public_pem, _claims(), "e1")) == 401
+    rs_only = auth_table(jwks)  # the default pins RS256: an ES256 token is refused
+    async with serve_app(gateway(sandbox, tmp_path, jwks, rs_only)) as url:
+        assert await initialize_status(url, es_token) == 401
+
+
+@pytest.mark.parametrize(
+    ("setting", "why"),
+    [
+        ({"algorithms": ["none"]}, "not accepted"),
+        ({"algorithms": ["HS256"]}, "not accepted"),
+        ({"algorithm": "HS256"}, "not accepted"),
+        ({"algorithms": []}, "not accepted"),
+        ({"required_claims": ["sub"]}, "'exp'"),
+        ({"required_claims": ["exp"]}, "'sub'"),
+        ({"leeway_s": 3600}, "leeway_s"),
+    ],
+)
+def test_unsafe_jwt_settings_stop_the_start(
+    tmp_path: Path, setting: dict[str, Any], why: str
+) -> None:
+    tables = auth_table(tmp_path / "jwks.json", **setting)
+    with pytest.raises(ConfigError, match=why):
+        parse(config_text(tmp_path, [], tables=tables))
+
+
+async def test_a_hostile_sub_is_cleaned_before_the_terminal(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    idp = Issuer(tmp_path)
+    hostile = "mallory\x1b]0;owned\x07\x1b[2J\u202e\nby=admin"
+    async with (
+        serve_app(gateway(sandbox, tmp_path, idp.jwks)) as url,
+        client(url, idp.token(hostile)) as c,
+    ):
+        scouted = await call(c, "scout", topic="rust async cancellation", limit=5)
+        oid = opportunity_for(scouted, "devto", "Rust async")
+        await call(c, "draft", opportunity_id=oid)
+        posted = await call(
+            c, "strike", opportunity_id=oid, action="post", content="Hi", title="Hello"
+        )
+        assert posted["status"] == "posted", posted
+    store = StrikeStore(tmp_path / "gwanjong.db")
+    try:
+        (row,) = store.history(limit=10)
+    finally:
+        store.close()
+    assert row.principal == "mallory]0;owned[2J by=admin", row.principal
+    # a record written before cleaning existed is cleaned when shown as well
+    store = StrikeStore(tmp_path / "gwanjong.db")
+    try:
+        store.insert(
+            intent_key="k3",
+            platform="devto",
+            target="1003",
+            action="post",
+            content_hash="h3",
+            content="text",
+            mode="live",
+            status="posted",
+            principal=hostile,
+        )
+    finally:
+        store.close()
+    out = io.StringIO()
+    config = parse(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n')
+    assert print_history(config, None, None, 10, as_json=False, out=out) == 0
+    shown = out.getvalue()
+    assert " ".join(shown.split()).count("by mallory]0;owned[2J by=admin") == 2, shown
+    assert not any(ch in shown for ch in "\x1b\x07\u202e"), repr(shown)
+
+
+async def test_one_users_many_agents_leave_anothers_handles(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    idp = Issuer(tmp_path)
+    async with serve_app(gateway(sandbox, tmp_path, idp.jwks)) as url:
+        async with client(url, idp.token("bob")) as b:
+            found = await call(b, "scout", topic="rust async cancellation", limit=5)
+            bobs = found["opportunities"][0]["id"]
+        for n in range(3):  # three agents of Alice's, each grouped by its own key header
+            key = {"X-Gwanjong-Session": f"alice-session-{n:08d}-xxxxxxxx"}
+            async with client(url, idp.token("alice"), headers=key) as a:
+                await call(a, "scout", topic="rust async cancellation", limit=5)
+                mine = await call(a, "status")
+                assert mine["state"]["opportunities"]["count"] == 5, mine  # this agent's
+        async with client(url, idp.token("alice")) as a:
+            everything = await call(a, "status")
+            assert everything["state"]["opportunities"]["count"] == 15, everything
+            stolen = await a.call_tool("draft", {"opportunity_id": bobs}, raise_on_error=False)
+            assert stolen.is_error and "not one you scouted" in stolen.content[0].text  # type: ignore[union-attr]
+        async with client(url, idp.token("bob")) as b:
+            status = await call(b, "status")
+            assert status["state"]["opportunities"]["count"] == 5, status
+            drafted = await call(b, "draft", opportunity_id=bobs)
+            assert drafted["opportunity_id"] == bobs

@@ -1,0 +1,305 @@
+"""What paid API calls cost, and a daily budget (`[limits.<platform>] daily_usd`), against
+the fake platform that charges per call (tests/fakes/profiles.py `PAID`): the strike desk
+and the Upstreams with the real spend gate on a real SQLite ledger (usage.db)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from fastmcp import Client
+
+from gwanjong_gateway.cli.main import main
+from gwanjong_gateway.config import ConfigError, GatewayConfig, parse
+from gwanjong_gateway.platforms.upstreams import Upstreams
+from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.ledger import StrikeStatus
+from gwanjong_gateway.scout.state import DraftContext, Opportunity
+from gwanjong_gateway.strike.desk import StrikeDesk
+from gwanjong_gateway.usage import spend
+from gwanjong_gateway.usage.ledger import Over, SpendLedger
+from gwanjong_gateway.usage.pg import open_usage
+from gwanjong_gateway.usage.prices import usd
+from gwanjong_shared.contract.errors import ErrorKind
+from gwanjong_twitter.profile import PROFILE as X_PROFILE
+from tests.fakes.gateway import fake_gateway
+from tests.fakes.platform import FakePlatform
+from tests.fakes.profiles import PAID
+from tests.gateway.helpers import config_text
+from tests.gateway.strike.test_strike_chain import Says
+from tests.mcp import call
+
+pytestmark = pytest.mark.anyio
+NAME = PAID.name
+#: 21:30 UTC: the budget's day resets in 2 h 30 min
+NOW = datetime(2026, 12, 2, 21, 30, tzinfo=UTC).timestamp()
+accept = Says("approve")
+
+
+def config_for(tmp_path: Path, daily_usd: float | None = None, **tables: Any) -> GatewayConfig:
+    more: dict[str, Any] = dict(tables)
+    if daily_usd is not None:
+        more["limits"] = {NAME: {"daily_usd": daily_usd}}
+    platform = {"min_interval_s": 0, "daily": {"comment": 500, "post": 500}}
+    return parse(config_text(tmp_path, [NAME], "live", tables=more, platform=platform))
+
+
+@dataclass
+class Bench:
+    desk: StrikeDesk
+    upstreams: Upstreams
+    fake: FakePlatform
+    ledger: SpendLedger
+
+
+@pytest.fixture
+def fake() -> FakePlatform:
+    return FakePlatform(PAID)
+
+
+@asynccontextmanager
+async def bench_for(
+    tmp_path: Path, fake: FakePlatform, config: GatewayConfig
+) -> AsyncIterator[Bench]:
+    upstreams = Upstreams(config, environ={}, transports={NAME: fake.server()})
+    gate = spend.attach(config, upstreams, {}, lambda: NOW)
+    records = Records(tmp_path / "gwanjong.db")
+    try:
+        yield Bench(
+            StrikeDesk(config, upstreams, records, clock=lambda: NOW), upstreams, fake, gate.ledger
+        )
+    finally:
+        with anyio.CancelScope(shield=True):
+            await upstreams.close_all()
+        records.close()
+        gate.close()
+
+
+def context(fake: FakePlatform, key: str) -> DraftContext:
+    post_id = fake.ids.get(key) or fake.add_post(key, f"Post {key}", "Some text.", author=f"a{key}")
+    post = fake.posts[post_id]
+    return DraftContext(
+        opportunity=Opportunity(id=f"{NAME}:{post_id}", post=post, score=1.0, reason="test"),
+        capabilities=None,
+        validation={},
+    )
+
+
+async def test_fifty_concurrent_strikes_never_pass_the_budget(
+    tmp_path: Path, fake: FakePlatform
+) -> None:
+    # $0.15 a day at $0.015 a comment: ten fit, to the micro-dollar.
+    config = config_for(tmp_path, daily_usd=0.15)
+    async with bench_for(tmp_path, fake, config) as bench:
+        contexts = [context(fake, f"k{n}") for n in range(50)]
+        results: list[dict[str, Any]] = []
+
+        async def one(n: int) -> None:
+            got = await bench.desk.strike(contexts[n], "comment", f"Reply number {n}.", "", accept)
+            results.append(got.model_dump(mode="json"))
+
+        async with anyio.create_task_group() as tg:
+            for n in range(50):
+                tg.start_soon(one, n)
+
+        posted = [r for r in results if r["status"] == "posted"]
+        refused = [r for r in results if r["status"] == "refused"]
+        assert len(posted) == 10 and len(refused) == 40, results
+        assert len(fake.written("write_comment")) == 10  # the platform saw ten writes only
+        assert bench.ledger.spent(NAME, 0) == 150_000  # $0.15: not a micro-dollar more
+        for r in refused:
+            reason = r["reason"]
+            assert "Daily spend budget reached on devto: $0.15 spent today" in reason, reason
+            assert "this write_comment may cost $0.015" in reason
+            assert "the budget is $0.15 ([limits.devto] daily_usd" in reason
+            assert "resets at 00:00 UTC (2026-12-03), in 2 h 30 min" in reason
+            assert r["retry_after"] == 9000  # seconds to midnight UTC on the injected clock
+        # A refusal is a `refused` row, never a failed write: writes are not paused.
+        store = StrikeStore(tmp_path / "gwanjong.db")
+        try:
+            statuses = sorted(str(row.status) for row in store.history(limit=100))
+        finally:
+            store.close()
+        assert statuses == sorted(
+            [str(StrikeStatus.POSTED)] * 10 + [str(StrikeStatus.REFUSED)] * 40
+        )
+        assert await bench.desk.claims.paused(NAME) == ""
+
+
+async def test_a_write_with_a_link_costs_more_and_the_day_after_starts_afresh(
+    tmp_path: Path, fake: FakePlatform
+) -> None:
+    config = config_for(tmp_path, daily_usd=0.2)
+    async with bench_for(tmp_path, fake, config) as bench:
+        got = await bench.desk.strike(
+            context(fake, "a"), "comment", "See example.com/x", "", accept
+        )
+        assert got.model_dump()["status"] == "posted"
+        assert bench.ledger.spent(NAME, 0) == 200_000  # "with URL": $0.20
+        got = await bench.desk.strike(context(fake, "b"), "comment", "Plain words.", "", accept)
+        wire = got.model_dump(mode="json")
+        assert wire["status"] == "refused" and "$0.20 spent today" in wire["reason"]
+        assert "may cost $0.015" in wire["reason"]
+        assert len(fake.written("write_comment")) == 1
+        # Yesterday's spend does not count today.
+        tomorrow = NOW + 9000  # the next midnight UTC: today's $0.20 is yesterday's there
+        got_row = bench.ledger.reserve(NAME, "write_comment", "", 15_000, 200_000, tomorrow)
+        assert isinstance(got_row, int)
+
+
+async def test_a_read_reserves_its_most_and_costs_what_it_returned(
+    tmp_path: Path, fake: FakePlatform
+) -> None:
+    config = config_for(tmp_path, daily_usd=0.1)
+    async with bench_for(tmp_path, fake, config) as bench:
+        before = len(fake.visible())
+        # 20 posts at most: $0.10 reserved, the whole budget.
+        outcome = await bench.upstreams.call(NAME, "trending", {"limit": 20})
+        assert outcome.ok
+        returned = len(json.loads(outcome.result.content[0].text)["posts"])  # type: ignore[union-attr]
+        assert 0 < returned <= min(before, 20)
+        assert bench.ledger.spent(NAME, 0) == returned * 5_000  # settled to what came back
+        # Another 20 at most would pass it: refused before the call.
+        searches = fake.asked().count("search")
+        refused = await bench.upstreams.call(NAME, "search", {"query": "x", "limit": 20})
+        assert not refused.ok and refused.kind is ErrorKind.RATE_LIMITED
+        assert refused.retry_after == 9000
+        assert f"{usd(returned * 5_000)} spent today" in refused.message
+        assert "this search may cost $0.10, the budget is $0.10" in refused.message
+        assert fake.asked().count("search") == searches  # nothing was sent
+        # Free calls are never refused.
+        assert (await bench.upstreams.call(NAME, "capabilities", {})).ok
+
+
+async def test_gateway_toml_prices_override_the_servers(tmp_path: Path, fake: FakePlatform) -> None:
+    config = config_for(tmp_path, prices={NAME: {"write": 0.5}})
+    async with bench_for(tmp_path, fake, config) as bench:
+        got = await bench.desk.strike(context(fake, "a"), "comment", "Hello.", "", accept)
+        assert got.model_dump()["status"] == "posted"
+        assert bench.ledger.spent(NAME, 0) == 500_000  # no budget: counted all the same
+
+
+def test_two_ledgers_on_one_file_never_pass_the_budget(tmp_path: Path) -> None:
+    # Two connections (two processes' worth) reserving at once: BEGIN IMMEDIATE serialises.
+    ledgers = [SpendLedger(tmp_path / "usage.db", lambda: NOW) for _ in range(2)]
+    got: list[int | Over] = []
+    lock = threading.Lock()
+
+    def work(n: int) -> None:
+        for _ in range(25):
+            r = ledgers[n].reserve(NAME, "write_post", "", 15_000, 150_000, NOW - 3600)
+            with lock:
+                got.append(r)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert sum(isinstance(r, int) for r in got) == 10
+    assert {r.spent for r in got if isinstance(r, Over)} == {150_000}
+    assert ledgers[0].spent(NAME, 0) == 150_000
+    for ledger in ledgers:
+        ledger.close()
+
+
+async def test_status_and_gwanjong_usage_show_the_spend_per_day(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake = FakePlatform(PAID)
+    limits = {"limits": {NAME: {"daily_usd": 5}}}
+    platform = {"min_interval_s": 0}
+    mcp = fake_gateway(tmp_path, fake, tables=limits, platform=platform)
+    async with Client(mcp) as client:
+        await call(client, "scout", topic="rust")
+        # the usage resource first: its token counts load the tokenizer (status waits 0.8 s)
+        await client.read_resource("gwanjong://usage")
+        status = await call(client, "status")
+    usage = open_usage(parse(config_text(tmp_path, [NAME], tables=limits, platform=platform)))
+    report = usage.report()
+    usage.close()
+    (day,) = report["spend"]["days"]
+    assert day["platform"] == NAME and day["micros"] > 0 and day["micros"] % 5_000 == 0
+    assert report["spend"]["daily_budget"] == {NAME: {"usd": "$5.00", "micros": 5_000_000}}
+    assert any(
+        line.startswith(f"{NAME} spend: {day['usd']} today (UTC) of $5.00 a day")
+        for line in status["usage_7d"]
+    ), status["usage_7d"]
+
+    cfg = tmp_path / "g.toml"
+    cfg.write_text(
+        config_text(tmp_path, [NAME], tables=limits, platform=platform), encoding="utf-8"
+    )
+    with pytest.raises(SystemExit):
+        main(["usage", "--config", str(cfg)])
+    text = capsys.readouterr().out
+    rows = [line.split() for line in text.splitlines()]
+    assert [day["day"], NAME, day["usd"], str(day["calls"]), "$5.00"] in rows, text
+    assert all(len(line) <= 80 for line in text.splitlines()), text
+
+
+def test_a_budget_or_a_price_needs_a_known_platform_and_exact_dollars(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"limits\.devtoo: no such platform"):
+        config_for(tmp_path, limits={"devtoo": {"daily_usd": 5}})
+    with pytest.raises(ConfigError, match=r"prices\.devto\.read: .*6 decimal places"):
+        config_for(tmp_path, prices={NAME: {"read": 0.0000001}})
+    with pytest.raises(ConfigError, match=r"daily_usd: .*greater than or equal to 0"):
+        config_for(tmp_path, limits={NAME: {"daily_usd": -1}})
+
+
+def test_the_x_server_says_what_it_charges_and_where_it_read_it() -> None:
+    prices = X_PROFILE.prices
+    assert prices is not None
+    assert (prices.read, prices.write, prices.write_with_url) == (5_000, 15_000, 200_000)
+    assert prices.source.startswith("https://docs.x.com/") and prices.as_of
+
+
+def test_a_reservation_waits_for_another_processes_and_counts_it(tmp_path: Path) -> None:
+    # Another process is mid-reservation ($0.14 of $0.15, not committed yet): ours must
+    # wait for it and count it, not read the day before it and pass the budget.
+    ledger = SpendLedger(tmp_path / "usage.db", lambda: NOW)
+    ledger.spent(NAME, 0)  # the file and its table exist
+    other = sqlite3.connect(tmp_path / "usage.db", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    other.execute(
+        "INSERT INTO spend (at, platform, tool, micros) VALUES (?, ?, 'write_post', 140000)",
+        (NOW, NAME),
+    )
+    got: list[int | Over] = []
+    worker = threading.Thread(
+        target=lambda: got.append(
+            ledger.reserve(NAME, "write_post", "", 15_000, 150_000, NOW - 3600)
+        )
+    )
+    worker.start()
+    worker.join(timeout=0.3)  # it is waiting for the other's lock (no bound on the test)
+    other.execute("COMMIT")
+    worker.join(timeout=60)
+    assert got == [Over(spent=140_000, budget=150_000)]
+    assert ledger.spent(NAME, 0) == 140_000
+    other.close()
+    ledger.close()
+
+
+async def test_a_ledger_that_cannot_be_opened_refuses_budgeted_calls_only(
+    tmp_path: Path, fake: FakePlatform
+) -> None:
+    (tmp_path / "usage.db").mkdir()  # not a database: the ledger cannot be opened
+    async with bench_for(tmp_path, fake, config_for(tmp_path, daily_usd=5)) as bench:
+        refused = await bench.upstreams.call(NAME, "trending", {"limit": 5})
+        assert not refused.ok and refused.kind is ErrorKind.UNAVAILABLE
+        assert "the daily budget of devto cannot be kept: nothing was sent" in refused.message
+        assert "trending" not in fake.asked()
+    async with bench_for(tmp_path, fake, config_for(tmp_path)) as bench:
+        # No budget: the figures are missing, the call goes on.
+        assert (await bench.upstreams.call(NAME, "trending", {"limit": 5})).ok

@@ -1,0 +1,130 @@
+"""A frozen PostgreSQL (every server process SIGSTOPped: connections stay open, nothing
+answers) must not freeze the gateway: each record call answers `unavailable` by its
+deadline, other calls are not queued behind the hung one, and after SIGCONT the record
+works again on a fresh connection."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+
+from gwanjong_gateway.config import StoreSection
+from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+from tests.postgres.outages.faults import frozen
+
+#: behaviour, not speed: a hang would run into this; an answer comes long before
+GENEROUS_S = 30
+
+
+@pytest.mark.anyio
+async def test_a_frozen_database_answers_unavailable_by_the_deadline(
+    pg_url: str, tmp_path: Path
+) -> None:
+    settings = StoreSection(url=pg_url, call_deadline_s=1.0, pool_size=4)
+    records = Records(tmp_path / "unused.db", url=pg_url, store=settings)
+    assert await records.open()
+    answers: list[str] = []
+
+    async def one(fn: object) -> None:
+        try:
+            await records.run(fn)  # type: ignore[arg-type]
+        except PlatformError as exc:
+            assert exc.kind is ErrorKind.UNAVAILABLE
+            answers.append(str(exc))
+        else:
+            answers.append("answered")
+
+    with frozen():
+        with anyio.fail_after(GENEROUS_S):
+            async with anyio.create_task_group() as tg:
+                for _ in range(6):  # more than the pool: none waits on another's hang
+                    tg.start_soon(one, StrikeStore.history)
+                    tg.start_soon(one, StrikeStore.unsettled)
+            with pytest.raises(PlatformError) as status:
+                await records.run_within(0.5, StrikeStore.paused, "devto")
+    assert len(answers) == 12
+    assert all("did not answer within 1 s" in a for a in answers), answers
+    assert "Check the database" in answers[0]
+    assert "within 0.5 s" in str(status.value)
+    with anyio.fail_after(GENEROUS_S):  # continued: a fresh connection answers
+        assert await records.run(StrikeStore.history) == []
+    records.close()
+
+
+def test_store_timeouts_are_configurable_with_sane_defaults() -> None:
+    default = StoreSection()
+    assert default.call_deadline_s <= 20 and default.lock_timeout_s < default.call_deadline_s
+    with pytest.raises(ValueError):
+        StoreSection(pool_size=0)
+
+
+@pytest.mark.anyio
+async def test_a_gateway_on_a_frozen_database_answers_every_tool(
+    pg_url: str, tmp_path: Path
+) -> None:
+    import dataclasses
+
+    from fastmcp import Client
+
+    from tests.fakes.gateway import fake_gateway
+    from tests.fakes.platform import FakePlatform
+    from tests.fakes.profiles import SOCIAL
+    from tests.mcp import call
+
+    tweets = dataclasses.replace(SOCIAL, name="twitter", label="Fake Tweets", url="https://x.com")
+    tables = {"store": {"url": pg_url, "call_deadline_s": 2}}
+    mcp = fake_gateway(tmp_path / "state", FakePlatform(tweets), writes="dry-run", tables=tables)
+    async with Client(mcp) as client:
+        await call(client, "status")  # the pool is open
+        scouted = await call(client, "scout", source="mentions")
+        oid = scouted["opportunities"][0]["id"]
+        await call(client, "draft", opportunity_id=oid)
+        with frozen(), anyio.fail_after(GENEROUS_S):
+            status = await call(client, "status")
+            again = await call(client, "scout", source="mentions")
+            struck = await client.call_tool(
+                "strike",
+                {"opportunity_id": oid, "action": "comment", "content": "Guard each await."},
+                raise_on_error=False,
+            )
+        assert "did not answer within 0.8 s" in status["strike_record"], status
+        assert "opportunities" in again, again
+        text = " ".join(getattr(c, "text", "") for c in struck.content)
+        assert struck.is_error and "did not answer within 2 s" in text, text
+
+
+@pytest.mark.anyio
+async def test_one_tool_call_waits_for_a_frozen_record_once(pg_url: str, tmp_path: Path) -> None:
+    """Within `one_wait` (scout), the first call that answers `unavailable` answers for
+    the rest: the later calls are not sent to the frozen database at all."""
+    settings = StoreSection(url=pg_url, call_deadline_s=1.0, pool_size=4)
+    records = Records(tmp_path / "unused.db", url=pg_url, store=settings)
+    assert await records.open()
+    sent: list[str] = []
+
+    def history(store: StrikeStore, name: str) -> object:
+        sent.append(name)
+        return store.history()
+
+    def hold(store: StrikeStore) -> None:
+        store._x("SELECT pg_sleep(0.3)")  # pyright: ignore[reportPrivateUsage]
+
+    async with anyio.create_task_group() as tg:  # idle connections for every call below
+        for _ in range(4):
+            tg.start_soon(records.run, hold)
+    with frozen(), anyio.fail_after(GENEROUS_S), records.one_wait():
+        answers = []
+        for name in ("first", "second", "third"):
+            with pytest.raises(PlatformError) as answer:
+                await records.run(history, name)
+            answers.append(str(answer.value))
+    assert sent == ["first"]
+    assert len(set(answers)) == 1 and "did not answer within 1 s" in answers[0], answers
+    with anyio.fail_after(GENEROUS_S):  # outside it, every call asks the database again
+        assert await records.run(history, "after") == []
+    assert sent == ["first", "after"]
+    records.close()

@@ -1,0 +1,1 @@
+"""The strike record on PostgreSQL: store, approvals, hand-offs, journal, review, a gateway."""

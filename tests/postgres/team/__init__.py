@@ -1,0 +1,1 @@
+"""Team gateways on one PostgreSQL record: the shared cap and private records."""

@@ -1,0 +1,1 @@
+"""Usage figures and the daily spend budget on a shared PostgreSQL."""

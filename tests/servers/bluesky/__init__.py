@@ -1,0 +1,1 @@
+"""The Bluesky server's specifics, through atproto over real HTTP to the sandbox."""

@@ -1,0 +1,1 @@
+"""The Reddit server's specifics, through asyncpraw over real HTTP to the sandbox."""

@@ -1,0 +1,1 @@
+"""The sandbox itself: its route tables, its write faults, the Reddit emulator's wire."""

@@ -1,0 +1,1 @@
+"""The X server's specifics: weighted length, lazy twikit, its SDKs against the sandbox."""

@@ -1,0 +1,1 @@
+"""Every platform server through the same wire checks: errors, schemas, rate, inbox, reads."""

@@ -1,0 +1,1 @@
+"""The platform contract: the output schemas and the error shape they admit."""

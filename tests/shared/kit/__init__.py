@@ -1,0 +1,1 @@
+"""The server kit: host gate, limiter, inbox paging, target cache, errors, quiet, logs."""

@@ -1,0 +1,1 @@
+"""The workflow pipeline: state over MCP, state sources, per-principal caps."""
