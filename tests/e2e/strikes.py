@@ -4,7 +4,6 @@ one strike call, and what the strike record holds."""
 from __future__ import annotations
 
 import contextlib
-import socket
 import subprocess
 import sys
 import time
@@ -21,6 +20,7 @@ from gwanjong_gateway.rules.ledger import Strike
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.test_chain import write_config
 from tests.gateway.helpers import opportunity_for
+from tests.gateway.http_gateway import announced_port, stderr_file
 
 PY = sys.executable
 
@@ -103,32 +103,23 @@ async def until(predicate: Any, seconds: float = 60, every: float = 0.3) -> None
             await anyio.sleep(every)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+HTTP_ANY_PORT = ("--transport", "http", "--port", "0")
 
 
 @contextlib.contextmanager
-def http_gateway(config_path: Path, startup_s: float = 60) -> Iterator[str]:
-    """A gateway process serving streamable HTTP; yields its MCP URL."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            PY,
-            "-m",
-            "gwanjong_gateway",
-            "--config",
-            str(config_path),
-            "--transport",
-            "http",
-            "--port",
-            str(port),
-        ],
-        stdout=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}/mcp"
+def http_gateway(config_path: Path, startup_s: float = 120) -> Iterator[str]:
+    """A gateway process serving streamable HTTP on a port of its own choosing; yields its
+    MCP URL. Its stderr is kept beside the config (read for the port it announces)."""
+    log = stderr_file(config_path.parent)
+    with log.open("wb") as err:
+        proc = subprocess.Popen(
+            [PY, "-m", "gwanjong_gateway", "--config", str(config_path), *HTTP_ANY_PORT],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
     try:
+        port = announced_port(log, proc, startup_s)
+        url = f"http://127.0.0.1:{port}/mcp"
         deadline = time.monotonic() + startup_s
         while True:
             try:

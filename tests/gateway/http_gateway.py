@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -38,7 +40,37 @@ INIT = {
 }
 
 
+ANNOUNCED = re.compile(r"serving MCP on http://\S+:(\d+)/mcp")
+
+
+def announced_port(log: Path, process: subprocess.Popen[bytes], seconds: float = 120) -> int:
+    """The port a gateway started with ``--port 0`` bound, from the line it writes to its
+    stderr (``log``): no port guessed in advance that another test could take first."""
+    deadline = time.monotonic() + seconds  # generous: the CPU is shared
+    while True:
+        text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
+        found = ANNOUNCED.search(text)
+        if found:
+            return int(found.group(1))
+        if process.poll() is not None:
+            raise AssertionError(f"gateway exited {process.returncode}:\n{text}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gateway did not announce its port:\n{text}")
+        time.sleep(0.05)
+
+
+def stderr_file(folder: Path) -> Path:
+    """A new file for one gateway's stderr (two gateways on one config each get theirs)."""
+    for n in itertools.count():
+        path = folder / f"gateway-{n}.stderr"
+        with contextlib.suppress(FileExistsError):
+            path.touch(exist_ok=False)
+            return path
+    raise AssertionError("unreachable")
+
+
 def free_port() -> int:
+    """A port nothing listens on (for tests that need a refused connection)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -76,20 +108,26 @@ class RunningGateway:
 def http_gateway(
     config: Path, log_level: str = "DEBUG", host: str = "127.0.0.1"
 ) -> Iterator[RunningGateway]:
-    """Start the gateway over HTTP on a free loopback port; stderr goes to a file."""
-    port = free_port()
-    stderr = config.parent / "gateway.stderr"
+    """Start the gateway over HTTP on a free loopback port (its own pick, ``--port 0``);
+    stderr goes to a file."""
+    stderr = stderr_file(config.parent)
     with stderr.open("wb") as err:
         process = subprocess.Popen(
             [
                 *(PY, "-m", "gwanjong_gateway", "--config", str(config)),
-                *("--transport", "http", "--host", host, "--port", str(port)),
+                *("--transport", "http", "--host", host, "--port", "0"),
                 *("--log-level", log_level),
             ],
             stdout=subprocess.DEVNULL,
             stderr=err,
             env={**os.environ, "FASTMCP_LOG_LEVEL": log_level},
         )
+    try:
+        port = announced_port(stderr, process)
+    except BaseException:
+        process.kill()
+        process.wait(timeout=30)
+        raise
     running = RunningGateway(f"http://127.0.0.1:{port}/mcp", stderr, process)
     try:
         deadline = time.monotonic() + 120  # generous: the CPU is shared

@@ -29,15 +29,24 @@ def _serve(args: argparse.Namespace) -> int:
     from gwanjong_gateway.gateway import Gateway
     from gwanjong_gateway.observe.attach import ObserveProblem, attach
     from gwanjong_gateway.server import build_gateway
-    from gwanjong_gateway.team.auth import bind_problem, build_auth, http_middleware
+    from gwanjong_gateway.team.auth import bind_problem, build_auth, http_middleware, listen
 
     config, _path = load(args.config)
-    auth = None
+    auth = sock = None
     if args.transport == "http":
         auth = build_auth(config)
         problem = bind_problem(args.host, auth)
         if problem:
             print(f"gwanjong: {problem}", file=sys.stderr)
+            return 2
+        try:  # bound first: --port 0 picks a free port, announced once serving
+            sock = listen(args.host, args.port)
+        except OSError as exc:
+            print(
+                f"gwanjong: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}; "
+                "choose another --port (0 picks a free one)",
+                file=sys.stderr,
+            )
             return 2
     quiet_fastmcp()
     configure_logging(args.log_level)
@@ -57,17 +66,19 @@ def _serve(args: argparse.Namespace) -> int:
             await serve_mcp()
 
     async def serve_mcp() -> None:
-        if args.transport == "stdio":
+        if sock is None:
             await server.run_stdio_async(show_banner=False)
         else:
             host = f"[{args.host}]" if ":" in args.host else args.host
-            print(f"gwanjong: serving MCP on http://{host}:{args.port}/mcp", file=sys.stderr)
+            port = int(sock.getsockname()[1])
+            print(f"gwanjong: serving MCP on http://{host}:{port}/mcp", file=sys.stderr, flush=True)
             await server.run_http_async(
                 host=args.host,
-                port=args.port,
+                port=port,
                 show_banner=False,
                 host_origin_protection="auto",
                 middleware=http_middleware(config, auth),
+                sockets=[sock],
             )
 
     # On SIGTERM or Ctrl-C, end every platform server this gateway spawned.

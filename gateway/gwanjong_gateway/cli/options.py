@@ -44,7 +44,7 @@ def global_options(p: argparse.ArgumentParser, top: bool = False, port: bool = T
             "--port",
             type=int,
             default=default(8765),
-            help="HTTP port (with --transport http; default 8765)",
+            help="HTTP port (with --transport http; default 8765; 0 = a free one, announced on stderr)",
         )
     p.add_argument(
         "--host",

@@ -17,6 +17,7 @@ from gwanjong_gateway.console.routes import build_app
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.platforms.watched import Watched
 from gwanjong_gateway.team.auth import is_loopback
+from gwanjong_gateway.team.auth import listen as listen_on
 from gwanjong_gateway.usage.log import UsageLog
 
 log = logging.getLogger(__name__)
@@ -36,16 +37,7 @@ def bind_problem(console: Console) -> str | None:
 
 def listen(console: Console) -> socket.socket:
     """Bind the console's socket; ``console.port`` becomes the bound port."""
-    family = socket.AF_INET6 if ":" in console.host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((console.host, console.port))
-        sock.listen(64)
-        sock.setblocking(False)
-    except OSError:
-        sock.close()
-        raise
+    sock = listen_on(console.host, console.port)
     console.port = int(sock.getsockname()[1])
     return sock
 

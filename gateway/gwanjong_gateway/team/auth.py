@@ -11,6 +11,8 @@ from __future__ import annotations
 import ipaddress
 import json
 import logging
+import os
+import socket
 import time
 from pathlib import Path
 from typing import Any, cast
@@ -176,6 +178,24 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False  # a name: it may resolve to anything
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host``:``port`` (0: a free port, read back from the socket),
+    bound before the server starts so its real address can be announced and a port in use
+    is an error to report, not a crash inside the server. Raises OSError."""
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    if os.name != "nt":  # on Windows the option would let it take a port in use
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host.strip("[]"), port))
+        sock.listen(128)
+        sock.setblocking(False)
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 def bind_problem(host: str, auth: AuthProvider | None) -> str | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import stat
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -119,6 +120,20 @@ def test_serving_beyond_loopback_without_auth_is_refused_at_start(
     err = capsys.readouterr().err
     assert f"refusing to serve HTTP on {host} without authentication" in err
     assert '[auth] mode = "tokens"' in err and "Traceback" not in err
+
+
+def test_a_port_in_use_is_refused_at_start_with_what_to_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        config = str(write(tmp_path))
+        assert run("--config", config, "--transport", "http", "--port", str(port)) == 2
+    err = capsys.readouterr().err
+    assert f"cannot listen on 127.0.0.1:{port}" in err and "choose another --port" in err
+    assert "Traceback" not in err
 
 
 def test_token_mode_without_any_active_token_is_refused_at_start(
