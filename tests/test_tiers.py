@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from types import SimpleNamespace
 from typing import cast
 
 import pytest
@@ -51,3 +53,38 @@ def test_a_file_marked_with_a_slow_tier_is_in_it_without_being_imported(tmp_path
     # and the suite's own files that declare their tier are read the same way
     assert "sandbox" in tiers.file_marks(TESTS / "servers" / "reddit" / "test_reddit.py")
     assert "stdio" in tiers.file_marks(TESTS / "contract" / "test_stdio.py")
+
+
+class _Config:
+    """What `tiers.workers_for` reads of pytest's config."""
+
+    def __init__(self, all_tiers: bool = True, **option: object) -> None:
+        self.all_tiers = all_tiers
+        defaults = {"numprocesses": None, "usepdb": False, "collectonly": False}
+        self.option = SimpleNamespace(**{**defaults, **option})
+
+    def getoption(self, name: str) -> object:
+        assert name == "--all-tiers"
+        return self.all_tiers
+
+
+def workers(config: _Config) -> int | None:
+    return tiers.workers_for(cast(pytest.Config, config))
+
+
+def test_every_tier_runs_on_workers_unless_the_caller_chose(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in (tiers.ENV, tiers.WORKERS_ENV, "PYTEST_XDIST_WORKER"):
+        monkeypatch.delenv(name, raising=False)
+    cores = os.cpu_count() or 1
+    assert workers(_Config()) == min(8, 2 * cores)
+    monkeypatch.setenv(tiers.WORKERS_ENV, "3")
+    assert workers(_Config()) == 3
+    # the fast tier, an explicit -n (0 included), a debugger, a collection: left alone
+    assert workers(_Config(all_tiers=False)) is None
+    assert workers(_Config(numprocesses=0)) is None
+    assert workers(_Config(usepdb=True)) is None
+    assert workers(_Config(collectonly=True)) is None
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw0")  # a worker spreads nothing further
+    assert workers(_Config()) is None
