@@ -7,16 +7,13 @@ server in the client's pipeline state.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
-from functools import partial
 from typing import Annotated, Any, Literal
 
 import anyio
 from fastmcp import Context, FastMCP
-from fastmcp.exceptions import ToolError
 from fastmcp.server.auth import AuthProvider
 from fastmcp.tools import ToolResult
 from mcp.types import InputRequiredResult, ToolAnnotations
@@ -24,33 +21,28 @@ from pydantic import Field
 
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.gateway import Gateway
-from gwanjong_gateway.platforms.client import ensure_profiles
 from gwanjong_gateway.platforms.expose import declare_exposed, register_exposed
 from gwanjong_gateway.record.readers import Reader
 from gwanjong_gateway.resources import register_resources
-from gwanjong_gateway.review.app import STRIKE_META, register_card, with_card
+from gwanjong_gateway.review.app import STRIKE_META, register_card
 from gwanjong_gateway.review.page import ApprovalPages
-from gwanjong_gateway.rules.ledger import StrikeAction
-from gwanjong_gateway.rules.policy import disclosure_for
-from gwanjong_gateway.scout import handles, inbox
-from gwanjong_gateway.scout import tools as scouting
-from gwanjong_gateway.scout.acted import acted_in
 from gwanjong_gateway.scout.handles import HandleStates
 from gwanjong_gateway.scout.results import DraftResult, ScoutResult
-from gwanjong_gateway.scout.state import Opportunity, Workflow
+from gwanjong_gateway.scout.state import Workflow
 from gwanjong_gateway.setup import tool as setup_tool
-from gwanjong_gateway.setup.results import SetupCheck, SetupResult
+from gwanjong_gateway.setup.results import SetupResult
 from gwanjong_gateway.status import StatusResult, status_report
-from gwanjong_gateway.strike import approval
 from gwanjong_gateway.strike.results import StrikeResult
-from gwanjong_gateway.strike.text import unexpected
 from gwanjong_gateway.team.auth import principal_name
-from gwanjong_gateway.team.privacy import reader_for, shown_to
+from gwanjong_gateway.team.privacy import reader_for
+from gwanjong_gateway.tools import draft as draft_body
+from gwanjong_gateway.tools import scout as scout_body
+from gwanjong_gateway.tools import setup as setup_body
+from gwanjong_gateway.tools import strike as strike_body
+from gwanjong_gateway.tools.served import Served
 from gwanjong_gateway.usage.metering import attach_usage
 from gwanjong_gateway.version import gwanjong_version
 from gwanjong_gateway.wire import output_schema
-from gwanjong_shared.contract.errors import ErrorKind, PlatformError
-from gwanjong_shared.contract.untrusted import one_line, quote
 from gwanjong_shared.kit.mcp_errors import ContractErrors
 from gwanjong_shared.pipeline import Pipeline, Stored
 from gwanjong_shared.tool_templates import tool
@@ -143,6 +135,7 @@ def build_gateway(
         gw.records, ttl_s=config.gateway.handle_ttl_s, wall=gw.wall, who=principal_name
     )
     pipeline: Pipeline[Workflow] = Pipeline(mcp, Workflow, status_tool=None, source=states)
+    served = Served(gw, config, reader)  # what the tools' bodies (tools/) work with
 
     @tool(
         mcp,
@@ -155,20 +148,6 @@ def build_gateway(
     async def status(ctx: Context) -> StatusResult:
         report = await pipeline.report(ctx)
         return await status_report(gw, report, usage.compact, reader())
-
-    def known(platforms: list[str] | str | None) -> list[str]:
-        if platforms is None or platforms == [] or platforms == "":
-            return gw.upstreams.names()
-        wanted = [platforms] if isinstance(platforms, str) else platforms
-        # De-duplicated, so ["devto"] * 300 is one platform's requests, not 300.
-        wanted = list(dict.fromkeys(p.strip().lower() for p in wanted if p.strip()))
-        unknown = [quote(p, 40) for p in wanted if p not in gw.upstreams.by_name]
-        if unknown:
-            raise PlatformError(
-                ErrorKind.INVALID_INPUT,
-                f"Unknown or disabled platform(s): {', '.join(unknown[:5])}. Enabled: {', '.join(gw.upstreams.names()) or 'none'}.",
-            )
-        return wanted
 
     @pipeline.tool(
         stores="opportunities",
@@ -188,56 +167,7 @@ def build_gateway(
             Literal["topic", "mentions"], Field(description="mentions: the inbox first")
         ] = "topic",
     ) -> Stored[ScoutResult]:
-        if not topic.strip() and source == "topic":
-            raise PlatformError(
-                ErrorKind.INVALID_INPUT,
-                "topic is empty. Give a few words, e.g. scout(topic='rust async'), or read the "
-                "inbox with scout(source='mentions').",
-            )
-        names = known(platforms)
-
-        async def progress(done: float, total: float, message: str) -> None:
-            await ctx.report_progress(done, total, message)
-
-        found: list[Opportunity] = []
-        errors: dict[str, str] = {}
-        acted = acted_in(gw.records, tolerant=True)  # a busy or broken record: none
-        with gw.records.one_wait():  # a frozen record costs scout one deadline, not three
-            # a write the record lost is held again; a busy or broken record: scout still works
-            with contextlib.suppress(PlatformError):
-                await gw.desk.journal.ready()
-            if source == "mentions":
-                if config.safety.opt_out:  # matched in each platform's own handle spellings
-                    await ensure_profiles(gw.upstreams, names)
-                found, errors = await inbox.inbox(
-                    gw.upstreams, acted, gw.cursors, names, limit, config.safety.opt_out
-                )
-            if topic.strip() and len(found) < limit:
-                more, topic_errors = await scouting.scout(
-                    gw.upstreams,
-                    acted,
-                    topic.strip(),
-                    names,
-                    limit,
-                    config.safety.opt_out,
-                    progress,
-                )
-                seen = {o.id for o in found}
-                found += [o for o in more if o.id not in seen][: limit - len(found)]
-                for name, error in topic_errors.items():
-                    errors[name] = f"{errors[name]}; {error}" if name in errors else error
-        found = handles.minted(found)  # the ids the model gets are handles
-        result = ScoutResult(
-            opportunities=[scouting.compress(o) for o in found],
-            errors={name: one_line(text, 300) for name, text in errors.items()},
-        )
-        if not found:
-            result.hint = (
-                "Nothing new in the inbox: scout a topic instead."
-                if source == "mentions"
-                else "Nothing found: try other words, or check status() for platforms that are down."
-            )
-        return Stored(result, store={"opportunities": {o.handle: o for o in found}})
+        return await scout_body.scout(served, ctx, topic, platforms, limit, source)
 
     @pipeline.tool(
         requires="opportunities",
@@ -250,17 +180,7 @@ def build_gateway(
         opportunity_id: Annotated[str, Field(max_length=100)],
         state: Workflow,
     ) -> Stored[DraftResult]:
-        # the source found it by handle, or refused the call (scout/handles.py)
-        opportunity = state.opportunities[opportunity_id.strip()]
-        platform = opportunity.post.platform
-        shown, context = await scouting.draft(
-            gw.upstreams,
-            opportunity,
-            config.gateway.writes,
-            # after draft's capabilities answer, which carries the platform's footer
-            partial(disclosure_for, config, platform, gw.upstreams.profiles),
-        )
-        return Stored(shown, store={"contexts": {opportunity.handle: context}})
+        return await draft_body.draft(served, opportunity_id, state)
 
     @pipeline.tool(
         requires="contexts",
@@ -273,53 +193,16 @@ def build_gateway(
     )
     async def strike(
         opportunity_id: Annotated[str, Field(max_length=100)],
-        action: Literal["comment", "post", "upvote", "confirm_handoff"],
+        action: strike_body.Action,
         ctx: Context,
         state: Workflow,
         content: Annotated[str, Field(max_length=100_000)] = "",
         title: Annotated[str, Field(max_length=500, description="post only")] = "",
         handoff: int | Literal["comment", "post", "upvote"] | None = None,
     ) -> StrikeResult | InputRequiredResult | ToolResult:
-        context = state.contexts[opportunity_id.strip()]  # drafted: the pipeline checked
-        if handoff is not None and action != "confirm_handoff":
-            raise PlatformError(
-                ErrorKind.INVALID_INPUT,
-                f"handoff names the hand-off that action='confirm_handoff' records; leave it out for action={action!r}.",
-            )
-        if action in ("comment", "post") and not content.strip():
-            raise PlatformError(
-                ErrorKind.INVALID_INPUT, f"content is empty: write the {action} text first."
-            )
-        if (
-            action == "post"
-            and not title.strip()
-            and context.capabilities is not None
-            and "title" in context.capabilities.limits
-        ):
-            raise PlatformError(
-                ErrorKind.INVALID_INPUT,
-                f"A {context.opportunity.post.platform} post needs a title.",
-            )
-        asker = approval.McpAsker(ctx, config.review, gw.mono, gw.approval_page)
-        try:
-            with gw.records.one_wait():  # a frozen record costs strike one deadline
-                answer = await gw.desk.strike(
-                    context,
-                    action,
-                    content,
-                    title.strip(),
-                    asker,
-                    by=principal_name(),
-                    handoff=StrikeAction(handoff) if isinstance(handoff, str) else handoff,
-                )
-                shown = await shown_to(reader(), answer, gw.records)
-                return await with_card(ctx, shown, gw.records)
-        except approval.AskFirst as first:
-            return first.result
-        except ToolError:
-            raise
-        except Exception as exc:  # FastMCP masks these before middleware: word them here
-            raise unexpected(exc) from None
+        return await strike_body.strike(
+            served, ctx, state, opportunity_id, action, content, title, handoff
+        )
 
     @setup_tool.registered(  # `credentials` shown to the model only when opted in
         mcp,
@@ -340,13 +223,7 @@ def build_gateway(
             Field(description="operator opt-in only; omit it"),
         ] = None,
     ) -> SetupResult | InputRequiredResult:
-        platform = platform.strip().lower()
-        if action == "guide":
-            return await setup_tool.guides(gw, platform)
-        names = known(platform or None)
-        if action == "save":
-            return await setup_tool.save(gw, ctx, platform, credentials, owner=principal_name())
-        return SetupCheck(check=await setup_tool.check(gw, names))
+        return await setup_body.setup(served, ctx, action, platform, credentials)
 
     return mcp
 
