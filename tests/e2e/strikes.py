@@ -4,15 +4,12 @@ one strike call, and what the strike record holds."""
 from __future__ import annotations
 
 import contextlib
-import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx
 from fastmcp import Client
 
 from gwanjong_gateway.record.store import StrikeStore
@@ -20,7 +17,7 @@ from gwanjong_gateway.rules.ledger import Strike
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.test_chain import write_config
 from tests.gateway.helpers import opportunity_for
-from tests.gateway.http_gateway import announced_port, stderr_file
+from tests.gateway.http_gateway import http_gateway as running_gateway
 
 PY = sys.executable
 
@@ -103,42 +100,12 @@ async def until(predicate: Any, seconds: float = 60, every: float = 0.3) -> None
             await anyio.sleep(every)
 
 
-HTTP_ANY_PORT = ("--transport", "http", "--port", "0")
-
-
 @contextlib.contextmanager
-def http_gateway(config_path: Path, startup_s: float = 120) -> Iterator[str]:
+def http_gateway(config_path: Path) -> Iterator[str]:
     """A gateway process serving streamable HTTP on a port of its own choosing; yields its
-    MCP URL. Its stderr is kept beside the config (read for the port it announces)."""
-    log = stderr_file(config_path.parent)
-    with log.open("wb") as err:
-        proc = subprocess.Popen(
-            [PY, "-m", "gwanjong_gateway", "--config", str(config_path), *HTTP_ANY_PORT],
-            stdout=subprocess.DEVNULL,
-            stderr=err,
-        )
-    try:
-        port = announced_port(log, proc, startup_s)
-        url = f"http://127.0.0.1:{port}/mcp"
-        deadline = time.monotonic() + startup_s
-        while True:
-            try:
-                httpx.get(url, timeout=2)
-                break
-            except httpx.TransportError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(
-                        f"the HTTP gateway did not start (exit {proc.poll()})"
-                    ) from None
-                time.sleep(0.1)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    MCP URL."""
+    with running_gateway(config_path, log_level="INFO") as running:
+        yield running.url
 
 
 @contextlib.asynccontextmanager
