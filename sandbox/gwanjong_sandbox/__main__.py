@@ -7,6 +7,7 @@ import contextlib
 import logging
 import socket
 import sys
+import threading
 
 import uvicorn
 
@@ -20,6 +21,11 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--port", type=int, default=8799, help="0 picks a free port")
     parser.add_argument("--log-level", default="warning")
+    parser.add_argument(
+        "--until-stdin-closes",
+        action="store_true",
+        help="exit once stdin ends: whoever started us (with a pipe) is gone, even if killed",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=args.log_level.upper())
 
@@ -42,8 +48,17 @@ def main(argv: list[str] | None = None) -> None:
         SandboxApp(), log_level=args.log_level, access_log=False, lifespan="off"
     )
     server = uvicorn.Server(config)
+    if args.until_stdin_closes:
+        threading.Thread(target=_stop_at_end_of_stdin, args=(server,), daemon=True).start()
     with contextlib.suppress(KeyboardInterrupt):
         server.run(sockets=[sock])
+
+
+def _stop_at_end_of_stdin(server: uvicorn.Server) -> None:
+    # A test run killed or interrupted cannot stop us itself; its end of the pipe closes.
+    while sys.stdin.buffer.read(4096):
+        pass
+    server.should_exit = True
 
 
 if __name__ == "__main__":

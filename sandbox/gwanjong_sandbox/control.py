@@ -86,7 +86,8 @@ class SandboxControl:
 def start_sandbox(port: int = 0, startup_timeout: float = 30.0) -> Iterator[SandboxControl]:
     """Run ``python -m gwanjong_sandbox`` and yield a control client; stop it afterwards."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gwanjong_sandbox", "--port", str(port)],
+        [sys.executable, "-m", "gwanjong_sandbox", "--port", str(port), "--until-stdin-closes"],
+        stdin=subprocess.PIPE,  # ours until we exit, however we exit: then it stops too
         stdout=subprocess.PIPE,
         stderr=None,
         text=True,
@@ -111,6 +112,8 @@ def start_sandbox(port: int = 0, startup_timeout: float = 30.0) -> Iterator[Sand
         finally:
             control.close()
     finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
         proc.terminate()
         try:
             proc.wait(timeout=5)
