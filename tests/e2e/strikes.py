@@ -104,7 +104,7 @@ async def until(predicate: Any, seconds: float = 60, every: float = 0.3) -> None
 def http_gateway(config_path: Path) -> Iterator[str]:
     """A gateway process serving streamable HTTP on a port of its own choosing; yields its
     MCP URL."""
-    with running_gateway(config_path, log_level="INFO") as running:
+    with running_gateway(config_path, log_level="WARNING") as running:
         yield running.url
 
 
