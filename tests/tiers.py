@@ -71,14 +71,19 @@ WORKERS_ENV = "GWANJONG_TEST_WORKERS"
 def workers_for(config: pytest.Config) -> int | None:
     """How many worker processes a run of every tier gets, unless the caller chose (``-n``),
     is already a worker, debugs (``--pdb``), only collects, or runs without xdist."""
-    asked = config.getoption("--all-tiers") or os.environ.get(ENV, "") not in ("", "0")
     option = config.option
-    if not asked or os.environ.get("PYTEST_XDIST_WORKER") or not hasattr(option, "numprocesses"):
+    if not _asked(config) or os.environ.get("PYTEST_XDIST_WORKER"):
+        return None
+    if not hasattr(option, "numprocesses"):  # -p no:xdist
         return None
     if option.numprocesses is not None or option.usepdb or option.collectonly:
         return None
-    given = os.environ.get(WORKERS_ENV, "")
+    given = os.environ.get(WORKERS_ENV, "").strip()
     if given:
+        if not given.isdigit():
+            raise pytest.UsageError(
+                f"{WORKERS_ENV} must be a whole number of worker processes (0: none), not {given!r}"
+            )
         return int(given)
     # Twice the cores: each worker spends most of its time waiting on a child process.
     return min(8, 2 * (os.cpu_count() or 1))
@@ -92,17 +97,17 @@ def spread(config: pytest.Config) -> None:
         config.option.dist = "worksteal"
 
 
+def _asked(config: pytest.Config) -> bool:
+    """Every tier asked for by name: ``--all-tiers`` or the environment."""
+    return bool(config.getoption("--all-tiers") or os.environ.get(ENV, "") not in ("", "0"))
+
+
 def all_tiers(config: pytest.Config) -> bool:
     # Any -m, even `-m ''`, means the caller selects by marker themself; named paths mean
     # the caller chose the tests.
     marked = any(a == "-m" or a.startswith("-m") for a in config.invocation_params.args)
     named = config.args_source == pytest.Config.ArgsSource.ARGS
-    return bool(
-        config.getoption("--all-tiers")
-        or os.environ.get(ENV, "") not in ("", "0")
-        or marked
-        or named
-    )
+    return _asked(config) or marked or named
 
 
 def file_marks(path: Path) -> set[str]:

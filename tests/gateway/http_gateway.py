@@ -124,12 +124,7 @@ def http_gateway(
         )
     try:
         port = announced_port(stderr, process)
-    except BaseException:
-        process.kill()
-        process.wait(timeout=30)
-        raise
-    running = RunningGateway(f"http://127.0.0.1:{port}/mcp", stderr, process)
-    try:
+        running = RunningGateway(f"http://127.0.0.1:{port}/mcp", stderr, process)
         deadline = time.monotonic() + 120  # generous: the CPU is shared
         while True:
             if process.poll() is not None:

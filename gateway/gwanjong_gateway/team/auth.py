@@ -184,12 +184,12 @@ def listen(host: str, port: int) -> socket.socket:
     """A listening socket on ``host``:``port`` (0: a free port, read back from the socket),
     bound before the server starts so its real address can be announced and a port in use
     is an error to report, not a crash inside the server. Raises OSError."""
-    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    bare = host.strip("[]")
+    sock = socket.socket(socket.AF_INET6 if ":" in bare else socket.AF_INET, socket.SOCK_STREAM)
     if os.name != "nt":  # on Windows the option would let it take a port in use
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        sock.bind((host.strip("[]"), port))
+        sock.bind((bare, port))
         sock.listen(128)
         sock.setblocking(False)
     except OSError:
