@@ -8,8 +8,12 @@ be sent, invisible ones marked, nothing cut."""
 from __future__ import annotations
 
 import html
+from typing import TYPE_CHECKING, Any
 
 from gwanjong_shared.contract.visible import show
+
+if TYPE_CHECKING:
+    from gwanjong_gateway.rules.approvals import Approval
 
 
 def tags(words: str) -> str:
@@ -62,3 +66,41 @@ def assert_seen(view: str, text: str, escaped: bool = False) -> None:
     for ch in set(text):
         if show(ch).hidden and ch not in "\u200d\ufe0f":
             assert ch not in view, f"raw U+{ord(ch):04X} reaches the view"
+
+
+def approval_with(text: str, title: str = "", approval_id: int = 7, **fields: Any) -> Approval:
+    """A pending approval of ``text`` as the record would hold it (for the views' tests:
+    the chain refuses most of this corpus, but a view must show anything it is given)."""
+    from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, digest
+
+    values: dict[str, Any] = {
+        "id": approval_id,
+        "principal": "",
+        "platform": "devto",
+        "target": "p1",
+        "target_url": "https://dev.to/alice/p1",
+        "author": "alice",
+        "opportunity": "devto:p1",
+        "action": "post" if title else "comment",
+        "intent_key": "k",
+        "lock_key": "l",
+        "title": title,
+        "text": text,
+        "body": text,
+        "digest": digest(title, text),
+        "post": {"id": "p1", "title": "A post", "author": "alice", "body": "Some text."},
+        "context": {},
+        "policy": [],
+        "status": ApprovalStatus.PENDING,
+        "created_at": 1000.0,
+        "expires_at": 1_000_000.0,
+        "decided_at": None,
+        "decided_by": "",
+        "channel": "",
+        "reason": "",
+        "edited": False,
+        "record": None,
+        "token_hash": "",
+        **fields,
+    }
+    return Approval(**values)

@@ -30,6 +30,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from gwanjong_gateway.config import ReviewSection
 from gwanjong_gateway.rules.approvals import Approval, Channel
 from gwanjong_gateway.strike.attempt import Ask
+from gwanjong_shared.contract.visible import line, show
 
 log = logging.getLogger(__name__)
 
@@ -63,13 +64,21 @@ PageLink = Callable[[Approval, str], Awaitable[str]]
 
 
 def message(approval: Approval) -> str:
-    """The dialog's text: what, where, as whom, then the exact text."""
-    head = f"gwanjong asks before it writes in your name: {approval.where()}."
+    """The dialog's text: what, where, as whom, then the exact text, whole, in the terminal
+    form of `contract.visible` (clients show it in a terminal or a dialog: every hidden or
+    steering character is a visible mark, never raw)."""
+    head = f"gwanjong asks before it writes in your name: {line(approval.where(), 400)}."
+    title, body = show(approval.title), show(approval.text)
     if approval.title:
-        head += f"\nTitle: {approval.title}"
-    body = approval.text or "(no text: an upvote)"
+        head += f"\nTitle: {title.text}"
+    warnings = [f"WARNING (title): {title.warning()}"] if title.hidden else []
+    if body.hidden:
+        warnings.append(f"WARNING: {body.warning()}")
+    warn = "".join(f"\n\n{w}" for w in warnings)
+    size = f"{len(approval.text):,} characters, disclosure footer included"
     return (
-        f"{head}\n\nThis exact text will be sent:\n\n{body}\n\n"
+        f"{head}{warn}\n\nThis exact text will be sent ({size}):\n\n"
+        f"{body.text or '(no text: an upvote)'}\n\n"
         f"Approve to publish it, or decline. Approval {approval.id} also waits for you in "
         "`gwanjong review` until it expires."
     )
