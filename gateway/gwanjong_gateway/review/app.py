@@ -31,11 +31,12 @@ from pydantic import Field
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.review.card import CARD_HTML
-from gwanjong_gateway.rules.approvals import Channel, iso
+from gwanjong_gateway.rules.approvals import Approval, Channel, iso
 from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_gateway.strike.results import PendingApproval, StrikeResult
 from gwanjong_gateway.strike.text import unexpected
 from gwanjong_gateway.wire import output_schema
+from gwanjong_shared.contract.visible import line, show
 from gwanjong_shared.tool_templates import tool
 
 CARD_URI = "ui://gwanjong/approval.html"
@@ -88,16 +89,33 @@ async def with_card(
     if approval is None:
         return answer
     answer.approval.how.insert(0, "the approval card shown beside this result (Approve / Decline)")
-    card = {
+    card = card_view(approval, answer.token)
+    return ToolResult(structured_content=answer.model_dump(mode="json"), meta={META_KEY: card})
+
+
+def card_view(approval: Approval, token: str) -> dict[str, Any]:
+    """What the card shows: the exact text (for its edit box) and, drawn by the one
+    renderer (`contract.visible`), the text, title and target as the person sees them,
+    hidden characters marked, with the warnings. The card's script only places these."""
+    title, text = show(approval.title), show(approval.text)
+    target = approval.target_url if approval.action != "post" else ""
+    return {
         "id": approval.id,
-        "token": answer.token,
-        "where": approval.where(),
-        "target": approval.target_url if approval.action != "post" else "",
+        "token": token,
+        "where": line(approval.where(), 400),
+        "target": target,
         "title": approval.title,
         "text": approval.text,
         "expires_at": iso(approval.expires_at),
+        "shown": {
+            "target": line(target, 400),
+            "title": title.text,
+            "title_warning": title.warning(),
+            "text": text.text,
+            "warning": text.warning(),
+            "length": f"{len(approval.text):,} characters (disclosure footer included)",
+        },
     }
-    return ToolResult(structured_content=answer.model_dump(mode="json"), meta={META_KEY: card})
 
 
 def register_card(mcp: FastMCP[Any], desk: StrikeDesk, who: Callable[[], str | None]) -> None:
