@@ -23,7 +23,7 @@ from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Channel
 from gwanjong_gateway.rules.ledger import RECORDED, Strike, StrikeAction, StrikeStatus
 from gwanjong_gateway.strike.results import StrikeResult
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
-from gwanjong_shared.contract.untrusted import has_hidden
+from gwanjong_shared.contract.untrusted import one_line
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -38,7 +38,9 @@ def when(at: float | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(at)) if at else ""
 
 
-def approval_view(a: Approval, now: float) -> dict[str, Any]:
+def approval_view(a: Approval, now: float, full: bool = True) -> dict[str, Any]:
+    """An approval as a page shows it: ``full`` (the approval's own page) the whole text;
+    a list shows its start and says how much more there is."""
     post: dict[str, Any] = a.post
     return {
         "id": a.id,
@@ -49,11 +51,9 @@ def approval_view(a: Approval, now: float) -> dict[str, Any]:
         "where": line(a.where(), 300),
         "target_url": safe_url(a.target_url),
         "by": line(a.principal, 80) or "local",
-        "title": shown(a.title, 300),
-        "text": shown(a.text),
+        "title": shown(a.title),
+        "text": shown(a.text, None if full else 2000),
         "chars": len(a.text),
-        # shown cleaned, but sent as is: the person must know the difference exists
-        "hidden": has_hidden(a.text) or has_hidden(a.title),
         "digest": a.digest,
         "created": when(a.created_at),
         "expires": when(a.expires_at),
@@ -67,7 +67,7 @@ def approval_view(a: Approval, now: float) -> dict[str, Any]:
         "post": {
             "title": shown(str(post.get("title", "")), 300),
             "author": line(str(post.get("author", "")), 80),
-            "body": shown(str(post.get("body", "")), 2000),
+            "body": shown(str(post.get("body", "")), 4000),
             "url": safe_url(str(post.get("url", ""))),
         },
     }
@@ -84,8 +84,8 @@ async def approvals(c: Console, request: Request, session: Session) -> Response:
     return c.render(
         "approvals.html",
         session,
-        pending=[approval_view(a, now) for a in rows],
-        recent=[approval_view(a, now) for a in recent if not a.open_at(now)],
+        pending=[approval_view(a, now, full=False) for a in rows],
+        recent=[approval_view(a, now, full=False) for a in recent if not a.open_at(now)],
     )
 
 
@@ -158,7 +158,7 @@ async def decide(c: Console, request: Request, session: Session) -> Response:
             by=session.name,
             who=session.principal,
             text=text.replace("\r\n", "\n") if text is not None else None,
-            reason=line(form.get("reason", ""), 300),
+            reason=one_line(form.get("reason", ""), 300),
         )
     except PlatformError as exc:
         a = await _visible(c, session, approval_id)
@@ -196,8 +196,8 @@ def strike_view(s: Strike, full: bool = False) -> dict[str, Any]:
         "status": str(s.status),
         "target_url": safe_url(s.target_url),
         "target": line(s.target_url or s.target, 200),
-        "title": shown(s.title, 300),
-        "text": shown(s.content, 4000 if full else 400),
+        "title": shown(s.title),
+        "text": shown(s.content, None if full else 400),
         "reason": shown(s.reason, 600 if full else 200),
         "by": line(s.principal, 80) or "local",
         "approver": line(s.approver, 80),
@@ -208,7 +208,7 @@ def strike_view(s: Strike, full: bool = False) -> dict[str, Any]:
         "confirmed_by": line(s.confirmed_by, 80),
     }
     if full:
-        view["raw_text"] = s.content[:20000]
+        view["raw_text"] = s.content  # what "Copy text" copies: all of it, footer included
         view["policy"] = [shown(str(d), 400) for d in s.policy[:60]]
         view["context"] = [
             (line(str(k), 60), shown(v if isinstance(v, str) else repr(v), 2000))

@@ -167,13 +167,20 @@ def _fold(text: str) -> tuple[str, int]:
 
 def show(text: str | None, max_chars: int | None = None, fold: bool = True) -> Shown:
     """``text`` with every hidden character marked. ``max_chars`` (lists only): show at
-    most this many of its characters (``more`` says how many were left out); ``fold``: a
-    long run of blank lines or spaces shown as its count."""
+    most this many characters of the rendering, after folding (so a list too sees past a
+    run of blank lines); ``more`` says how many were left out. ``fold``: a long run of
+    blank lines or spaces shown as its count."""
     source = text or ""
-    more = 0
-    if max_chars is not None and len(source) > max_chars:
-        more = len(source) - max_chars
-        source = source[:max_chars]
+    window = len(source) if max_chars is None else max(max_chars * 20, 50_000)
+    shown, hidden, names, folded = _render(source[:window], fold)
+    beyond = max(0, len(source) - window)  # a list's bounded work: never rendered at all
+    if max_chars is None or len(shown) + beyond <= max_chars:
+        return Shown(shown, hidden, names, folded)
+    more = len(shown) - max_chars + beyond
+    return Shown(shown[:max_chars], hidden, names, folded, more)
+
+
+def _render(source: str, fold: bool) -> tuple[str, int, tuple[tuple[str, int], ...], int]:
     out: list[str] = []
     counts: dict[str, int] = {}
     i, n = 0, len(source)
@@ -199,7 +206,7 @@ def show(text: str | None, max_chars: int | None = None, fold: bool = True) -> S
     if fold:
         shown, folded = _fold(shown)
     names = tuple(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
-    return Shown(shown, sum(counts.values()), names, folded, more)
+    return shown, sum(counts.values()), names, folded
 
 
 def line(text: str | None, max_chars: int = 160) -> str:

@@ -58,6 +58,8 @@ def test_nothing_is_cut_unless_a_list_asks_and_then_it_says_so() -> None:
     assert show(CORPUS["long"]).text == CORPUS["long"]
     cut = show(CORPUS["long"], max_chars=400)
     assert len(cut.text) == 400 and cut.more == 10_000 - 400
+    listed = show(CORPUS["blank_tail"], max_chars=200)  # a list sees past the blank run
+    assert listed.more == 0 and listed.text.endswith(TAIL)
 
 
 def test_one_line_fields_are_marked_and_bounded() -> None:
