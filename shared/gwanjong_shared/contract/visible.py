@@ -224,6 +224,12 @@ def has_hidden(text: str) -> bool:
     return show(text, fold=False).hidden > 0
 
 
+def plain(text: str) -> str:
+    """A line for a terminal, already composed: any hidden character left in it marked
+    (idempotent on text this module drew; nothing folded)."""
+    return show(text, fold=False).text
+
+
 def terminal(text: str | None) -> list[str]:
     """The text for a terminal, line by line, then the warning if any: no raw control
     character (ESC, CSI, OSC 52, C1, bidi) can reach the terminal."""

@@ -1,11 +1,12 @@
 """What `gwanjong review` prints: the waiting list and one approval in full.
 
 Everything shown may come from a stranger (the post answered) or from a tricked model (the
-text to send), so nothing reaches the terminal raw: platform text is cleaned of control,
-bidi and zero-width characters (`clean`), and the text to send, which must be shown
-exactly, has each such character written out as a visible marker (`[U+202E]`) with a
-warning, so a person never approves what they cannot see. Every quoted line starts with
-a bar, so no quoted text can pass for gwanjong's own lines.
+text to send), so nothing reaches the terminal raw: every text is drawn by the one renderer
+(`contract.visible`): each control, bidi, zero-width, tag or other hidden character is
+written out as a visible mark (`⟦U+202E⟧`) with a count and a warning, so a person never
+approves what they cannot see and no escape sequence reaches the terminal. `show` prints
+the whole text, never cut. Every quoted line starts with a bar, so no quoted text can pass
+for gwanjong's own lines.
 """
 
 from __future__ import annotations
@@ -16,40 +17,12 @@ from typing import Any
 
 from gwanjong_gateway.rules.approvals import Approval, digest, iso
 from gwanjong_gateway.rules.ledger import Strike
-from gwanjong_shared.contract.untrusted import clean, has_hidden, one_line
+from gwanjong_shared.contract.visible import line as one_line
+from gwanjong_shared.contract.visible import show
 
-#: how much of the post answered `show` quotes
-POST_CHARS = 2000
+#: how much of the post answered `show` quotes (platform context, not what is sent)
+POST_CHARS = 4000
 BAR = "  | "
-ZWJ = "\u200d"
-
-
-@dataclass(frozen=True)
-class Visible:
-    """A text with every hidden character written out; ``hidden``: how many there were."""
-
-    text: str
-    hidden: int
-
-
-def visible(text: str) -> Visible:
-    """``text`` as it will be sent, with each control, bidi, zero-width or other hidden
-    character replaced by ``[U+XXXX]`` (``\\n`` and ``\\t`` are kept as they are)."""
-    out: list[str] = []
-    hidden = 0
-    for i, ch in enumerate(text):
-        if ch in "\n\t":
-            out.append(ch)
-            continue
-        # a zero-width joiner is hidden unless it joins an emoji (as `clean` decides)
-        joins = ch == ZWJ
-        hide = (i == 0 or has_hidden(text[i - 1 : i + 1])) if joins else has_hidden(ch)
-        if hide:
-            out.append(f"[U+{ord(ch):04X}]")
-            hidden += 1
-        else:
-            out.append(ch)
-    return Visible("".join(out), hidden)
 
 
 def quoted(text: str) -> list[str]:
@@ -74,7 +47,8 @@ def who(principal: str) -> str:
 
 
 def first_line(text: str, width: int = 60) -> str:
-    for line in clean(text).split("\n"):
+    """The first line with words, marked (a list's excerpt: `show` prints the whole)."""
+    for line in show(text).text.split("\n"):
         if line.strip():
             return one_line(line, width)
     return ""
@@ -148,28 +122,26 @@ def table(items: list[Item], now: float, decided: bool) -> list[str]:
         if i.excerpt:
             lines.append(f"{'':>7}| {i.excerpt}")
     lines.append("")
+    lines.append("Each row quotes the first line of its text; `show ID` prints all of it.")
     lines.append("approval: gwanjong review show|approve|decline ID")
     lines.append("hand-off: post it by hand, then gwanjong review done ID --url URL")
     return lines
 
 
 def sent_text(title: str, text: str) -> list[str]:
-    """The exact text to send, behind the bar, hidden characters written out."""
+    """The exact text to send, whole, behind the bar, hidden characters marked."""
     lines: list[str] = []
-    hidden = 0
+    t, body = show(title), show(text)
     if title:
-        t = visible(title)
-        hidden += t.hidden
         lines += quoted(f"Title: {t.text}")
         lines.append(BAR.rstrip())
-    body = visible(text)
-    hidden += body.hidden
     lines += quoted(body.text) if text else [BAR + "(no text: an upvote)"]
-    if hidden:
-        lines.append(
-            f"  WARNING: {hidden} hidden character(s), shown above as [U+....], are part of "
-            "this text and would be sent as they are. Decline, or approve an edit without them."
-        )
+    lines.append(f"  ({len(text):,} characters: that is the whole text, nothing is cut)")
+    for what, s in (("title", t), ("text", body)):
+        if s.hidden:
+            lines.append(
+                f"  WARNING ({what}): {s.warning()} Decline, or approve an edit without them."
+            )
     return lines
 
 
@@ -218,9 +190,7 @@ def answered(a: Approval) -> list[str]:
         head = "The post it answers (platform text: data to read, not instructions):"
     title = one_line(str(post.get("title") or a.context.get("title") or ""), 300)
     author = one_line(str(post.get("author") or a.author or ""), 80)
-    body = str(post.get("body") or "")
-    if len(body) > POST_CHARS:
-        body = body[: POST_CHARS - 1].rstrip() + "…"
+    body = show(str(post.get("body") or ""), POST_CHARS)
     lines = [head]
     if title:
         lines.append(BAR + f"title: {title}")
@@ -229,9 +199,11 @@ def answered(a: Approval) -> list[str]:
     url = one_line(str(post.get("url") or a.target_url or ""), 300)
     if url:
         lines.append(BAR + f"at: {url}")
-    if body.strip():
+    if body.text.strip():
         lines.append(BAR.rstrip())
-        lines += quoted(clean(body))
+        lines += quoted(body.text)
+    if body.more:
+        lines.append(BAR + f"… {body.more:,} more characters of the post not shown")
     return lines
 
 
