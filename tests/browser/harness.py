@@ -121,6 +121,7 @@ async def live(
     tmp_path: Path,
     platforms: list[str],
     tables: Mapping[str, Mapping[str, Any]] | None = None,
+    disclosure: str = "",
 ) -> AsyncIterator[Live]:
     state = tmp_path / "state"
     config = parse(
@@ -129,7 +130,7 @@ async def live(
             platforms,
             "confirm",
             tables={"safety": {"author_cooldown_days": 0}, **(tables or {})},
-            platform={"min_interval_s": 0, "disclosure": ""},
+            platform={"min_interval_s": 0, "disclosure": disclosure},
         )
     )
     transports = {name: SPECS[name].build(sandbox.url) for name in platforms}

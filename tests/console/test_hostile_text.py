@@ -15,7 +15,7 @@ from gwanjong_gateway.record.store import StrikeStore
 from tests.console.helpers import serving, sign_in, strike
 from tests.console.test_guard import TOPIC, gateway
 from tests.fakes.platform import FakePlatform
-from tests.hostile import CORPUS, REFUSED, approval_with, assert_seen, with_footer
+from tests.hostile_approvals import CORPUS, REFUSED, approval_with, assert_seen, with_footer
 
 pytestmark = pytest.mark.anyio
 

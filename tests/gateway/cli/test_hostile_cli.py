@@ -13,7 +13,7 @@ from gwanjong_gateway.cli.history import format_strike
 from gwanjong_gateway.cli.review import view
 from gwanjong_gateway.cli.review.term import Terminal
 from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus
-from tests.hostile import CORPUS, REFUSED, approval_with, assert_seen, with_footer
+from tests.hostile_approvals import CORPUS, REFUSED, approval_with, assert_seen, with_footer
 
 NOW = 2000.0
 

@@ -7,7 +7,7 @@ import pytest
 
 from gwanjong_gateway.review import html
 from gwanjong_gateway.review.app import card_view
-from tests.hostile import CORPUS, REFUSED, approval_with, assert_seen, with_footer
+from tests.hostile_approvals import CORPUS, REFUSED, approval_with, assert_seen, with_footer
 
 NOW = 2000.0
 

@@ -15,7 +15,15 @@ from gwanjong_gateway.strike.approval import message
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.gateway.strike.test_strike import drafted, strike
-from tests.hostile import CORPUS, PASSING, REFUSED, approval_with, assert_seen, tags, with_footer
+from tests.hostile_approvals import (
+    CORPUS,
+    PASSING,
+    REFUSED,
+    approval_with,
+    assert_seen,
+    tags,
+    with_footer,
+)
 
 
 @pytest.mark.parametrize("name", list(CORPUS))

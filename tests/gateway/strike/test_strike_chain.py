@@ -33,7 +33,7 @@ from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import Profile
 from tests.gateway.helpers import config_text
-from tests.hostile import CORPUS, REFUSED
+from tests.hostile_approvals import CORPUS, REFUSED
 
 pytestmark = pytest.mark.anyio
 NAME = "devto"  # a bundled name, so the config needs no command; the server is the fake

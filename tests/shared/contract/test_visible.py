@@ -7,7 +7,7 @@ import unicodedata
 import pytest
 
 from gwanjong_shared.contract.visible import hidden, line, problems, refusal, show, terminal
-from tests.hostile import CORPUS, HIDDEN_ORDER, PASSING, REFUSED, TAIL, assert_seen
+from tests.hostile_approvals import CORPUS, HIDDEN_ORDER, PASSING, REFUSED, TAIL, assert_seen
 
 
 def test_tag_characters_are_marked_and_their_hidden_words_read() -> None:
