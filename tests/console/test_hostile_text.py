@@ -23,8 +23,8 @@ pytestmark = pytest.mark.anyio
 async def stored(gw: Gateway, now: float, text: str, n: int) -> int:
     """An approval of ``text`` put in the record as it is (the chain would refuse most of
     this corpus; a page must still show whatever the record holds)."""
-    made_at = {"created_at": now, "expires_at": now + 3600}
-    fields = asdict(approval_with(text, target=f"p{n}", lock_key=f"k{n}", **made_at))
+    a = approval_with(text, target=f"p{n}", lock_key=f"k{n}", created_at=now, expires_at=now + 3600)
+    fields = asdict(a)
     for gone in ("id", "status", "created_at"):
         fields.pop(gone)
     made, _ = await gw.records.run(StrikeStore.open_approval, now, **fields)
