@@ -200,7 +200,8 @@ class McpAsker:
     async def _url(self, approval: Approval, token: str) -> Ask:
         assert self.page is not None
         url = await self.page(approval, token)
-        text = f"Approve or decline approval {approval.id} ({approval.where()}) on this page."
+        where = line(approval.where(), 400)
+        text = f"Approve or decline approval {approval.id} ({where}) on this page."
         if modern_era(self.ctx):
             request = ElicitRequest(
                 method="elicitation/create",
