@@ -18,7 +18,7 @@ variation selector 15/16 right after an emoji (❤️) build one glyph and are n
 nor warned about (they are still characters of the text and count in its length).
 
 A run of more than :data:`FOLD_LINES` blank lines, or of more than :data:`FOLD_SPACES`
-spaces in a line, would push what follows out of sight: it is shown as one mark with its
+spaces in a line (U+2800 BRAILLE PATTERN BLANK counts as a space), would push what follows out of sight: it is shown as one mark with its
 count (``⟦4,200 blank lines⟧``); the exact characters are still what is sent. Terminal
 output is the same text: with every control written out, it can carry no escape sequence.
 
@@ -51,8 +51,11 @@ VS15_16 = "\ufe0e\ufe0f"
 _IGNORABLE = regex.compile(r"\p{Default_Ignorable_Code_Point}")
 _PICTO = regex.compile(r"[\p{Extended_Pictographic}\p{Emoji_Modifier}]")
 _EMOJI = regex.compile(r"[\p{Emoji}\p{Emoji_Modifier}]")
-_BLANK_LINES = regex.compile(rf"(?:\n[^\S\n]*){{{FOLD_LINES + 1},}}(?=\n)")
-_SPACES = regex.compile(rf"[^\S\n]{{{FOLD_SPACES + 1},}}")
+# blank: whitespace but newline, and U+2800 BRAILLE PATTERN BLANK (a printable character
+# that draws nothing, the usual way to make "blank" lines a renderer will not collapse)
+_BLANK = r"(?:[^\S\n]|\u2800)"
+_BLANK_LINES = regex.compile(rf"(?:\n{_BLANK}*){{{FOLD_LINES + 1},}}(?=\n)")
+_SPACES = regex.compile(rf"{_BLANK}{{{FOLD_SPACES + 1},}}")
 _MARK_OPEN, _MARK_CLOSE = "\u27e6", "\u27e7"
 
 

@@ -51,6 +51,8 @@ def test_a_run_of_blank_lines_is_counted_and_the_tail_is_in_sight() -> None:
     assert s.folded == 4200 and s.hidden == 0
     assert show("a\n\n\nb").text == "a\n\n\nb"  # two blank lines stay as they are
     assert show("a" + " " * 40 + "b").text == "a⟦40 spaces⟧b"
+    # lines of U+2800 BRAILLE PATTERN BLANK draw nothing either
+    assert show("a" + "\n\u2800" * 50 + "\nb").text == "a\n⟦50 blank lines⟧\nb"
     assert show(CORPUS["blank_tail"], fold=False).text == CORPUS["blank_tail"]
 
 
