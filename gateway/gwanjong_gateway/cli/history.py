@@ -19,8 +19,8 @@ from gwanjong_gateway.record.pg_errors import describe, redact
 from gwanjong_gateway.record.records import open_store, store_url
 from gwanjong_gateway.record.store import BUSY_TIMEOUT_S, StrikeStore
 from gwanjong_gateway.rules.ledger import RESOLVABLE, UNSETTLED, Strike, StrikeStatus
+from gwanjong_shared.contract.visible import json_escaped, plain, show
 from gwanjong_shared.contract.visible import line as one_line
-from gwanjong_shared.contract.visible import plain, show
 
 MIN_WIDTH, MAX_WIDTH = 60, 120
 
@@ -125,23 +125,21 @@ def print_history(
     finally:
         store.close()
     if as_json:
-        print(
-            json.dumps(
-                [
-                    {
-                        **r.public(),
-                        "by": r.principal,
-                        "confirmed_by": r.confirmed_by,
-                        "content": r.content,
-                        "policy": r.policy,
-                    }
-                    for r in rows
-                ],
-                ensure_ascii=False,
-                indent=2,
-            ),
-            file=out,
+        document = json.dumps(
+            [
+                {
+                    **r.public(),
+                    "by": r.principal,
+                    "confirmed_by": r.confirmed_by,
+                    "content": r.content,
+                    "policy": r.policy,
+                }
+                for r in rows
+            ],
+            ensure_ascii=False,
+            indent=2,
         )
+        print(json_escaped(document), file=out)  # the same values; no raw control reaches out
         return 0
     if width is None:
         width = shutil.get_terminal_size((80, 24)).columns if out.isatty() else 80

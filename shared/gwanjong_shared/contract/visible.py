@@ -29,6 +29,7 @@ naming the character and where it is.
 
 from __future__ import annotations
 
+import json
 import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -231,6 +232,12 @@ def plain(text: str) -> str:
     """A line for a terminal, already composed: any hidden character left in it marked
     (idempotent on text this module drew; nothing folded)."""
     return show(text, fold=False).text
+
+
+def json_escaped(document: str) -> str:
+    """A JSON document (``json.dumps(..., ensure_ascii=False)``) with every hidden character
+    written as its ``\\u`` escape: the same JSON value, safe on a terminal."""
+    return "".join(json.dumps(c)[1:-1] if hidden(c) else c for c in document)
 
 
 def terminal(text: str | None) -> list[str]:

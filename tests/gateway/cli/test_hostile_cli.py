@@ -5,13 +5,17 @@ the terminal (no ESC, OSC 52, CSI, C1 or bidi control)."""
 from __future__ import annotations
 
 import io
+import json
 import unicodedata
+from pathlib import Path
 
 import pytest
 
-from gwanjong_gateway.cli.history import format_strike
+from gwanjong_gateway.cli.history import format_strike, print_history
 from gwanjong_gateway.cli.review import view
 from gwanjong_gateway.cli.review.term import Terminal
+from gwanjong_gateway.config import parse
+from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus
 from tests.hostile_approvals import CORPUS, REFUSED, approval_with, assert_seen, with_footer
 
@@ -94,3 +98,35 @@ def test_history_prints_stored_model_text_with_marks_only(name: str) -> None:
     assert ("WARNING:" in out) == (name in REFUSED)
     if name == "blank_tail":
         assert "⟦4,200 blank lines⟧" in out and "(tail)" in out
+
+
+@pytest.mark.parametrize("name", list(CORPUS))
+def test_json_outputs_keep_the_values_and_carry_no_raw_control(name: str) -> None:
+    a = approval_with(CORPUS[name], principal="\u200bmallory\u202e\x9b")
+    out = printed(view.as_json([view.approval_item(a, NOW)]))
+    no_raw_control(out)
+    assert "\u202e" not in out and "\\u202e" in out  # escaped, not marked: the same value
+    (item,) = json.loads(out)
+    assert item["by"] == "\u200bmallory\u202e\x9b"
+
+
+def test_history_json_escapes_what_the_model_stored(tmp_path: Path) -> None:
+    store = StrikeStore(tmp_path / "gwanjong.db")
+    try:
+        store.insert(
+            intent_key="k",
+            platform="devto",
+            target="1",
+            action="post",
+            content_hash="h",
+            content=CORPUS["osc52"] + "\x9b2J\u202e",
+            mode="live",
+            status="posted",
+        )
+    finally:
+        store.close()
+    out = io.StringIO()
+    config = parse(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n')
+    assert print_history(config, None, None, 10, as_json=True, out=out) == 0
+    no_raw_control(out.getvalue())
+    assert json.loads(out.getvalue())[0]["content"] == CORPUS["osc52"] + "\x9b2J\u202e"

@@ -17,8 +17,8 @@ from typing import Any
 
 from gwanjong_gateway.rules.approvals import Approval, digest, iso
 from gwanjong_gateway.rules.ledger import Strike
+from gwanjong_shared.contract.visible import json_escaped, show
 from gwanjong_shared.contract.visible import line as one_line
-from gwanjong_shared.contract.visible import show
 
 #: how much of the post answered `show` quotes (platform context, not what is sent)
 POST_CHARS = 4000
@@ -98,7 +98,8 @@ def handoff_item(r: Strike) -> Item:
 
 
 def as_json(items: list[Item]) -> str:
-    return json.dumps([i.data for i in items], ensure_ascii=False, indent=2)
+    """The items exactly, hidden characters as JSON escapes (the terminal sees no raw one)."""
+    return json_escaped(json.dumps([i.data for i in items], ensure_ascii=False, indent=2))
 
 
 def table(items: list[Item], now: float, decided: bool) -> list[str]:
