@@ -1,0 +1,50 @@
+"""The check each server's write-once test runs (tests/servers/<platform>/test_write_once.py):
+the sandbox applies a write, then loses its answer (a 5xx from "a proxy", or a dropped
+connection); the server's write tool, through its real SDK over HTTP, must send it once and
+answer an unsure kind that says it may have been written. A count=1 fault means any layer
+that resent the request would get it applied a second time: two writes in the log.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fastmcp import Client
+
+from gwanjong_sandbox.control import SandboxControl
+from gwanjong_shared.contract.errors import UNSURE, parse_error
+from tests.platforms import SPECS
+
+#: each platform's write_post endpoint (a path fragment; the fault also needs POST)
+WRITE_PATH = {
+    "devto": "/api/articles",
+    "bluesky": "com.atproto.repo.createRecord",
+    "twitter": "/2/tweets",
+    "reddit": "/api/submit",
+}
+#: the faults, as pytest parameters: (kind, extra fault fields)
+LOST = pytest.mark.parametrize(
+    ("kind", "fields"),
+    [("apply_then_status", {"status": 502}), ("apply_then_drop", {})],
+    ids=["5xx-after-write", "dropped-after-write"],
+)
+
+
+async def lost_write_is_sent_once(
+    sandbox: SandboxControl, platform: str, kind: str, fields: dict[str, Any]
+) -> None:
+    async with Client(SPECS[platform].build(sandbox.url)) as client:
+        sandbox.fault(platform, kind, method="POST", match=WRITE_PATH[platform], count=1, **fields)
+        result = await client.call_tool(
+            "write_post",
+            {"title": "Lost answer", "body": "Written once, whatever is lost."},
+            raise_on_error=False,
+        )
+    posts = [w for w in sandbox.writes(platform) if w["action"] == "write_post"]
+    assert len(posts) == 1, f"the write was sent {len(posts)} times"
+    assert result.is_error, f"a lost answer reported as {result.structured_content}"
+    text = result.content[0].text  # type: ignore[union-attr]
+    error_kind, message, _ = parse_error(text)
+    assert error_kind in UNSURE, text
+    assert "may have been written" in message and "not sent again" in message, text
