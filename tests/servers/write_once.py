@@ -48,3 +48,29 @@ async def lost_write_is_sent_once(
     error_kind, message, _ = parse_error(text)
     assert error_kind in UNSURE, text
     assert "may have been written" in message and "not sent again" in message, text
+
+
+async def read_facing(
+    sandbox: SandboxControl, platform: str, kind: str, **fields: Any
+) -> tuple[int, Any]:
+    """get_post of a seeded post with one fault armed on reads: (the GET requests the
+    server sent, the tool's result)."""
+    post_id = sandbox.ids(platform)["rust-async"]
+    async with Client(SPECS[platform].build(sandbox.url)) as client:
+        await client.call_tool("get_post", {"post_id": post_id})  # signed in, warm
+        before = _gets(sandbox, platform)
+        sandbox.fault(platform, kind, method="GET", count=1, **fields)
+        result = await client.call_tool("get_post", {"post_id": post_id}, raise_on_error=False)
+    return _gets(sandbox, platform) - before, result
+
+
+def _gets(sandbox: SandboxControl, platform: str) -> int:
+    paths = sandbox.request_paths().items()
+    return sum(n for key, n in paths if key.startswith(f"{platform} GET "))
+
+
+def read_failed_as_a_read(result: Any) -> None:
+    """A read's failure is an ordinary one: nothing in it says a write may have landed."""
+    assert result.is_error
+    text = result.content[0].text
+    assert text.startswith("unavailable: ") and "may have been written" not in text, text

@@ -49,3 +49,17 @@ async def test_a_slow_write_is_applied_late() -> None:
         assert made.status_code == 201 and made.json()["title"] == "Lagging article"
         assert len(state.writes) == 1 and await found(client)
     assert state.faults == []
+
+
+async def test_apply_then_status_applies_the_write_and_answers_the_status() -> None:
+    state = SandboxState()
+    state.faults.append(Fault("devto", kind="apply_then_status", status=502, method="POST"))
+    app = SandboxApp(state)
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app), base_url="http://sb"
+    ) as client:
+        assert not await found(client)  # a GET: the fault waits for a POST
+        made = await client.post("/api/articles", json=ARTICLE, headers={"api-key": API_KEY})
+        assert made.status_code == 502
+        assert len(state.writes) == 1 and await found(client)
+    assert state.faults == []
