@@ -53,9 +53,14 @@ def text_for(platform: str) -> str:
 
 
 async def lose_the_answer(
-    client: Client[Any], sandbox: SandboxControl, platform: str, fault: str
+    client: Client[Any],
+    sandbox: SandboxControl,
+    platform: str,
+    fault: str,
+    again_on: Client[Any] | None = None,
 ) -> int:
-    """One strike whose answer the sandbox loses; checks its answer, returns its record."""
+    """One strike whose answer the sandbox loses, then the same strike again (on
+    ``again_on``, another gateway, if given); checks both answers, returns the record."""
     action, topic, title, path = CASES[platform]
     kind, fields = FAULTS[fault]
     oid = await scout_draft(client, platform, topic, title)
@@ -69,7 +74,7 @@ async def lose_the_answer(
     else:  # settled at once by the read-back
         assert first["status"] == "posted", first
         record = int(first["record"])
-    again = await strike(client, oid, action, text_for(platform), TITLE)
+    again = await strike(again_on or client, oid, action, text_for(platform), TITLE)
     assert again.get("status") == "duplicate", again
     assert int(again["earlier"]["record"]) == record, again
     return record
@@ -111,8 +116,9 @@ pg_server = postgres.pg_server
 pg_url = postgres.pg_url
 
 
-def session(url: str) -> StreamableHttpTransport:
-    return StreamableHttpTransport(url, headers={"X-Gwanjong-Session": str(uuid.uuid4())})
+def session(url: str, name: str) -> StreamableHttpTransport:
+    """One workflow session (the record keeps it, so any gateway on it can continue it)."""
+    return StreamableHttpTransport(url, headers={"X-Gwanjong-Session": name})
 
 
 @pytest.mark.postgres
@@ -120,22 +126,18 @@ def session(url: str) -> StreamableHttpTransport:
 async def test_two_gateways_on_one_postgres_send_it_once(
     sandbox: SandboxControl, tmp_path: Path, pg_url: str, fault: str
 ) -> None:
-    """The write's answer is lost on one gateway; the other, sharing the record, sees the
-    target taken (a duplicate), and nothing is sent again."""
+    """The write's answer is lost on one gateway; the same strike on the other, sharing the
+    record, is a duplicate, and nothing is sent again."""
     needs("reddit")
     cfg = config(tmp_path, sandbox, ["reddit"], SAFETY)
     cfg.write_text(cfg.read_text() + f'\n[store]\nurl = "{pg_url}"\n')
-    action, topic, title, _ = CASES["reddit"]
+    name = str(uuid.uuid4())
     with contextlib.ExitStack() as stack:
         urls = [stack.enter_context(http_gateway(cfg)) for _ in range(2)]
-        async with clients(session(urls[0]), session(urls[1])) as (first, second):
-            record = await lose_the_answer(first, sandbox, "reddit", fault)
-            oid = await scout_draft(second, "reddit", topic, title)
-            other = await strike(second, oid, action, text_for("reddit"), TITLE)
-            assert other.get("status") == "duplicate", other
-            assert int(other["earlier"]["record"]) == record, other
+        async with clients(*(session(url, name) for url in urls)) as (first, second):
+            record = await lose_the_answer(first, sandbox, "reddit", fault, again_on=second)
     one_write(sandbox, "reddit")
     done = cli(cfg, "history", "--json")
     assert done.returncode == 0, done.stderr
-    [row] = [r for r in json.loads(done.stdout) if r["id"] == record]
+    [row] = [r for r in json.loads(done.stdout) if r["record"] == record]
     assert row["status"] in ("posted", "unknown"), row
