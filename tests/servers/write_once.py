@@ -74,3 +74,18 @@ def read_failed_as_a_read(result: Any) -> None:
     assert result.is_error
     text = result.content[0].text
     assert text.startswith("unavailable: ") and "may have been written" not in text, text
+
+
+async def sign_in_lost(sandbox: SandboxControl, platform: str, match: str) -> None:
+    """A sign-in POST whose answer is lost writes nothing: write_post says the sign-in
+    failed (not "may have been written"), and nothing reached the write endpoint."""
+    async with Client(SPECS[platform].build(sandbox.url)) as client:
+        sandbox.fault(platform, "apply_then_status", status=502, method="POST", match=match)
+        result = await client.call_tool(
+            "write_post", {"title": "Never sent", "body": "No session."}, raise_on_error=False
+        )
+    assert result.is_error
+    text = result.content[0].text  # type: ignore[union-attr]
+    assert text.startswith("unavailable: ") and "sign-in" in text, text
+    assert "may have been written" not in text, text
+    assert sandbox.writes(platform) == []

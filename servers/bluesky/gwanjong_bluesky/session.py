@@ -211,7 +211,9 @@ class BlueskyClient:
             except httpx.HTTPError as exc:
                 raise transport_error(exc, what, timeout_s) from None
             except AnswerLost as lost:  # a POST's answer was lost: never sent again
-                raise lost_answer("Bluesky", lost, what) if write else lost_sign_in(lost) from None
+                if limit_key(lost.path) == "session":  # a token refresh writes nothing
+                    raise lost_sign_in(lost) from None
+                raise lost_answer("Bluesky", lost, what) from None
         raise errors.auth(f"Bluesky rejected a fresh session too. {ACCOUNT_HINT}")
 
     async def uri(self, post_id: str, what: str = "post_id") -> str:

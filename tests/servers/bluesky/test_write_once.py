@@ -13,6 +13,7 @@ from tests.servers.write_once import (
     lost_write_is_sent_once,
     read_facing,
     read_failed_as_a_read,
+    sign_in_lost,
 )
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]
@@ -30,3 +31,7 @@ async def test_a_read_facing_a_5xx_fails_as_a_read(sandbox: SandboxControl) -> N
     sent, result = await read_facing(sandbox, "bluesky", "status", status=502)
     assert sent == 1
     read_failed_as_a_read(result)
+
+
+async def test_a_sign_in_whose_answer_is_lost_is_not_a_write(sandbox: SandboxControl) -> None:
+    await sign_in_lost(sandbox, "bluesky", "server.createSession")
