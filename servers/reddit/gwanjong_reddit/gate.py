@@ -108,7 +108,8 @@ class GatedRequestor(Requestor):
                 if yielded:
                     raise  # the SDK's own handling of the answer, not the request
                 original = exc.original_exception
-                left = not isinstance(original, (aiohttp.ClientConnectorError, HostNotAllowed))
+                never_left = (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError)
+                left = not isinstance(original, (*never_left, HostNotAllowed))
                 lost = answer_lost(method, parts.path, error=original, left=left)
                 if lost is None:
                     raise

@@ -80,7 +80,9 @@ class AiohttpGate:
             response = await handler(req)
         except (aiohttp.ClientError, TimeoutError) as exc:
             # aiohttp resends only idempotent methods; a write's lost answer is unsure.
-            left = not isinstance(exc, aiohttp.ClientConnectorError)
+            left = not isinstance(
+                exc, (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError)
+            )
             lost = answer_lost(req.method, path, error=exc, left=left)
             if lost is None:
                 raise
