@@ -233,13 +233,10 @@ def outcome(r: Review, approval_id: int, result: StrikeResult) -> int:
     if isinstance(result, Declined):
         r.term.out(f"Declined: nothing was sent (approval {approval_id}, record {result.record}).")
         return 0
-    if isinstance(result, Refused) and result.retry_after:
-        return r.term.fail(
-            f"{result.reason} Approval {approval_id} still waits: approve it again in "
-            f"{result.retry_after} s."
-        )
     if isinstance(result, DryRun):
         return r.term.fail(
             f'writes = "dry-run": nothing was sent; approval {approval_id} still waits.'
         )
-    return r.term.fail(result.reason)  # refused, a duplicate (or, never, still pending)
+    # refused (a wait says when, and that the approval still waits), a duplicate (or,
+    # never, still pending)
+    return r.term.fail(result.reason)
