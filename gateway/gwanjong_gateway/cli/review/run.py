@@ -21,7 +21,6 @@ from gwanjong_gateway.strike.results import (
     DryRun,
     Handoff,
     Posted,
-    Refused,
     StrikeResult,
 )
 from gwanjong_gateway.strike.reviews import holds
