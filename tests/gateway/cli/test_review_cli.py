@@ -464,15 +464,21 @@ async def test_team_mode_the_terminal_sees_and_decides_every_members(tmp_path: P
 async def test_a_blocked_approval_is_listed_and_shown_as_such_and_approve_asks_nothing(
     tmp_path: Path,
 ) -> None:
+    await blocked_then_sent(Bench(tmp_path))
+
+
+async def blocked_then_sent(bench: Bench) -> None:
     """The minimum interval blocks the second approval: `list` and `show` say why and from
     when, offer only declining, and `approve` is refused before asking, adding no row."""
-    bench = Bench(tmp_path)
+    tables: dict[str, Any] = {"safety": {"author_cooldown_days": 0}}
+    if bench.store_url:
+        tables["store"] = {"url": bench.store_url}
     bench.config = parse(
         config_text(
-            tmp_path,
+            bench.tmp,
             ["reddit", "devto"],
             writes="confirm",
-            tables={"safety": {"author_cooldown_days": 0}},
+            tables=tables,
             platform={"min_interval_s": 600},
         )
     )
