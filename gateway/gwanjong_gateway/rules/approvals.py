@@ -139,7 +139,7 @@ class Approval:
         if state is ApprovalStatus.PENDING:
             return f"waits for a person until {iso(self.expires_at)}"
         if state is ApprovalStatus.EXPIRED:
-            return f"expired at {iso(self.decided_at or self.expires_at)}: nobody decided in time; nothing was sent"
+            return f"expired at {iso(self.expires_at)}: nobody decided in time; nothing was sent"
         verb = "approved" if state is ApprovalStatus.REFUSED else str(state)
         by = f"{verb} by {self.decided_by or 'a person'}"
         if self.channel:

@@ -512,7 +512,7 @@ async def blocked_then_sent(bench: Bench) -> None:
 async def test_decided_approvals_speak_in_the_past_tense(tmp_path: Path) -> None:
     bench = Bench(tmp_path)
     async with bench.client() as client:
-        approved, declined = await pending_comments(client, 2)
+        approved, declined, expired = await pending_comments(client, 3)
     assert (await bench.review("approve", str(approved), typed="approve\n")).code == 0
     at = iso(bench.clock.time())
     assert (await bench.review("decline", str(declined), "--reason", "no")).code == 0
@@ -528,3 +528,10 @@ async def test_decided_approvals_speak_in_the_past_tense(tmp_path: Path) -> None
     rows = json.loads((await bench.review("list", "--all", "--json")).out)
     said = {r["id"]: r["said"] for r in rows}
     assert said[declined] == f"declined by {LOGIN} via terminal at {at}; nothing was sent"
+    ends = bench.approval(expired).expires_at
+    bench.clock.advance(ends - bench.clock.time() + 3600)  # noticed an hour after its time
+    assert (await bench.review("decline", str(expired))).code == 1  # expired: not decided
+    shown = (await bench.review("show", str(expired))).out
+    assert shown.startswith(
+        f"Approval {expired}: expired at {iso(ends)}: nobody decided in time; nothing was sent"
+    )
