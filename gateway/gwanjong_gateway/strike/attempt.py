@@ -59,6 +59,8 @@ class Refuse:
 
     reason: str
     retry_after: int | None = None
+    #: only asks to wait (a pause, a limit): an approval being executed stays pending
+    waits: bool = False
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,7 @@ class Attempt:
     row: Strike | None = None  # the claimed `pending` row
     approval: ApprovalUse | None = None  # a person's approval being executed
     prepaid: Reservation | None = None  # the write's spend, reserved before the claim
+    kept: bool = False  # the approval being executed was refused but stays pending
 
     def __post_init__(self) -> None:
         self.final = self.final or self.text

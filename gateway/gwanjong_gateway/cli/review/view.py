@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from gwanjong_gateway.rules.approvals import Approval, digest, iso
+from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Hold, digest, iso
 from gwanjong_gateway.rules.ledger import Strike
 from gwanjong_shared.contract.visible import json_escaped, show
 from gwanjong_shared.contract.visible import line as one_line
@@ -65,9 +65,17 @@ class Item:
     excerpt: str
 
 
-def approval_item(a: Approval, now: float) -> Item:
+def blocked(hold: Hold | None) -> dict[str, str] | None:
+    """`list --json`'s ``blocked``: why approving now would only be refused, and from when
+    it could be sent ("" until writes resume)."""
+    if hold is None:
+        return None
+    return {"why": one_line(hold.why, 300), "from": iso(hold.until) if hold.until else ""}
+
+
+def approval_item(a: Approval, now: float, hold: Hold | None = None) -> Item:
     excerpt = first_line(a.text)
-    data = {"kind": "approval", **a.public(now), "excerpt": excerpt}
+    data = {"kind": "approval", **a.public(now), "blocked": blocked(hold), "excerpt": excerpt}
     left = a.expires_at - now if a.open_at(now) else None
     return Item("approval", data, a.created_at, left, excerpt)
 
@@ -92,6 +100,8 @@ def handoff_item(r: Strike) -> Item:
         "edited": False,
         "record": r.id,
         "sha256": digest(r.title, r.content),
+        "said": f"waits for a person since {iso(r.created_at)}",
+        "blocked": None,
         "excerpt": excerpt,
     }
     return Item("handoff", data, r.created_at, None, excerpt)
@@ -115,11 +125,17 @@ def table(items: list[Item], now: float, decided: bool) -> list[str]:
         d = i.data
         kind = "hand-off" if i.kind == "handoff" else "approval"
         left = span(i.expires_in) if i.expires_in is not None else "-"
+        held = d.get("blocked")
+        status = "blocked" if held else d["status"]
         lines.append(
-            f"{d['id']:>5}  {kind:<8} {d['status']:<9} {one_line(d['platform'], 9):<9} "
+            f"{d['id']:>5}  {kind:<8} {status:<9} {one_line(d['platform'], 9):<9} "
             f"{d['action']:<8} {one_line(who(d['by']), 12):<12} {span(now - i.created_at):>6} {left:>7}"
         )
         lines.append(f"{'':>7}@ {one_line(d['target'], 200)}")
+        if held:
+            lines.append(f"{'':>7}! blocked: {held['why']} (from {held['from'] or 'a resume'})")
+        elif decided and i.kind == "approval" and d["status"] != "pending":
+            lines.append(f"{'':>7}= {d['said']}")
         if i.excerpt:
             lines.append(f"{'':>7}| {i.excerpt}")
     lines.append("")
@@ -146,39 +162,49 @@ def sent_text(title: str, text: str) -> list[str]:
     return lines
 
 
-def details(a: Approval, now: float) -> list[str]:
-    """Everything a person needs to decide approval ``a``."""
-    state = a.status_at(now)
-    if a.open_at(now):
-        when = f"expires {iso(a.expires_at)} (in {span(a.expires_at - now)})"
-    elif a.decided_at:
-        by = f" by {one_line(a.decided_by, 40)}" if a.decided_by else ""
-        via = f" via {a.channel}" if a.channel else ""
-        when = f"decided {iso(a.decided_at)}{by}{via}"
+def details(a: Approval, now: float, hold: Hold | None = None) -> list[str]:
+    """Everything a person needs to decide approval ``a``; ``hold``: why approving it now
+    would only be refused (it is shown as blocked, and only declining is offered)."""
+    open_now = a.open_at(now)
+    if hold is not None and open_now:
+        head = f"blocked, expires {iso(a.expires_at)} (in {span(a.expires_at - now)})"
+    elif open_now:
+        head = f"pending, expires {iso(a.expires_at)} (in {span(a.expires_at - now)})"
     else:
-        when = f"expired {iso(a.expires_at)}"
+        head = one_line(a.said(now), 300)
     lines = [
-        f"Approval {a.id}: {state}, {when}",
+        f"Approval {a.id}: {head}",
         f"  what:     {one_line(a.where(), 300)}",
         f"  asked by: {who(a.principal)} at {iso(a.created_at)}",
         f"  target:   {one_line(a.target_url or a.target or '(a new post)', 300)}",
     ]
+    if hold is not None and open_now:
+        when = f"it could be sent from {iso(hold.until)}" if hold.until else "until writes resume"
+        lines.append(f"  blocked:  {one_line(hold.why, 300)} ({when})")
     if a.reason:
         lines.append(f"  reason:   {one_line(a.reason, 300)}")
     if a.edited:
         lines.append("  edited:   yes, by the person who approved it")
-    lines += ["", "This exact text will be sent (title and disclosure footer included):"]
+    if open_now:
+        said = "This exact text will be sent (title and disclosure footer included):"
+    elif a.status_at(now) is ApprovalStatus.APPROVED:
+        said = "This exact text was approved and sent (title and disclosure footer included):"
+    else:
+        said = "This text was not sent:"
+    lines += ["", said]
     lines += sent_text(a.title, a.text)
     lines.append(f"  SHA-256: {a.digest}")
     lines += ["", *answered(a)]
     lines += ["", "Policy decisions so far:"]
     lines += [f"  - {one_line(str(d), 300)}" for d in a.policy] or ["  (none)"]
-    if a.open_at(now):
+    if open_now and hold is None:
         lines += [
             "",
             f"Decide: gwanjong review approve {a.id} [--text-file F]   |   "
             f"gwanjong review decline {a.id} [--reason TEXT]",
         ]
+    elif open_now:
+        lines += ["", f"Decide: gwanjong review decline {a.id} [--reason TEXT] (approving waits)"]
     return lines
 
 
