@@ -160,7 +160,7 @@ async def test_history_shows_a_handoffs_text(forum: FakePlatform, tmp_path: Path
     assert print_history(config, None, None, 10, as_json=False, out=out) == 0
     text = out.getvalue()
     lines = text.splitlines()
-    assert "to post by hand:" in text and f"handoff={record}" in text, text
+    assert "to post by hand:" in text and f"review done h{record}" in text, text
     assert any(line.startswith("        Structured concurrency would help here.") for line in lines)
     assert "        Second paragraph." in lines, text
     assert all(len(line) <= 80 for line in lines[2:]), text
