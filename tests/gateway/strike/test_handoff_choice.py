@@ -57,7 +57,7 @@ def rows_by_id(state_dir: Path) -> dict[int, Strike]:
 def by_hand(forum: FakePlatform, state_dir: Path, record: int) -> str:
     """Our account posts hand-off ``record``'s text on its post: the comment's link."""
     row = rows_by_id(state_dir)[record]
-    return forum.record("write_comment", row.target, body=row.content).url
+    return str(forum.record("write_comment", row.target, body=row.content).url)
 
 
 def dismissed(state_dir: Path, record: int) -> None:

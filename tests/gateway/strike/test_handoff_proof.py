@@ -62,7 +62,7 @@ class Rig:
         """Our account comments on hand-off ``record``'s post, its text (footer included)
         and ``tail``, as a person would by hand: the link of that comment."""
         row = self.row(record)
-        return self.forum.record("write_comment", row.target, body=row.content + tail).url
+        return str(self.forum.record("write_comment", row.target, body=row.content + tail).url)
 
 
 @asynccontextmanager

@@ -30,6 +30,7 @@ async def reply_by_hand(sandbox_url: str, post_uri: str, text: str) -> str:
     env = SPECS["bluesky"].env(sandbox_url)
     app = AsyncClient(base_url=sandbox_url)
     me = await app.login(env["BLUESKY_HANDLE"], env["BLUESKY_APP_PASSWORD"])
+    assert me is not None
     [target] = (await app.get_posts([post_uri])).posts
     ref = models.create_strong_ref(target)
     sent = await app.send_post(text, reply_to=models.AppBskyFeedPost.ReplyRef(parent=ref, root=ref))

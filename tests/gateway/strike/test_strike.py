@@ -130,7 +130,9 @@ async def test_handoff_then_confirm(forum: FakePlatform, tmp_path: Path) -> None
         again = await strike(client, oid, action="comment", content="Something else entirely.")
         assert again["status"] == "duplicate"
         # the person posts it by hand, under our account; the gateway finds it there
-        url = forum.record("write_comment", history(tmp_path)[0].target, body=handed["text"]).url
+        url = str(
+            forum.record("write_comment", history(tmp_path)[0].target, body=handed["text"]).url
+        )
         confirmed = await strike(client, oid, action="confirm_handoff", content=url)
         assert confirmed["status"] == "posted" and confirmed["approver"] == "human"
     assert [w.action for w in forum.writes] == ["write_comment"]  # the person's, by hand

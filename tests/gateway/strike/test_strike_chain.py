@@ -273,7 +273,7 @@ async def test_human_only_hands_off_and_confirm_handoff_records_it(bench: Bench)
     )
     assert said["status"] == "handoff" and "unverified" in said["reason"], said  # no proof
     [row] = bench.rows()
-    mine = bench.fake.record("write_comment", row.target, body=row.content).url  # by hand
+    mine = str(bench.fake.record("write_comment", row.target, body=row.content).url)  # by hand
     done = wire(await bench.desk.strike(context(bench.fake), "confirm_handoff", mine, "", accept))
     assert done["status"] == "posted" and done["url"] == mine, done
     [row] = bench.rows()
@@ -291,7 +291,7 @@ async def test_the_signed_in_caller_is_a_column_never_a_decision(bench: Bench) -
     got = await bench.desk.strike(ctx, "comment", "Hi.", "", accept, by=who)
     assert got.status == "handoff", got
     [row] = bench.rows()
-    mine = bench.fake.record("write_comment", row.target, body=row.content).url  # by hand
+    mine = str(bench.fake.record("write_comment", row.target, body=row.content).url)  # by hand
     done = await bench.desk.strike(ctx, "confirm_handoff", mine, "", accept, by=who)
     assert done.status == "posted", done
     [row] = bench.rows()
