@@ -179,6 +179,9 @@ class ReviewSection(_Strict):
 
     #: how long a pending approval waits before it expires
     expire_after_s: Annotated[float, Field(ge=60, le=30 * 86400)] = 86400.0
+    #: how long a hand-off waits in its person's queue (not posted, not dismissed) before
+    #: it expires: it leaves the queue, kept in history as `expired`
+    handoff_expire_after_s: Annotated[float, Field(ge=60, le=365 * 86400)] = 7 * 86400.0
     #: "elicitation": ask in the client's dialog where it has one; "queue": never (for a
     #: client known to decline every dialog); either way `gwanjong review` decides
     ask: Literal["elicitation", "queue"] = "elicitation"

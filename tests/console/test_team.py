@@ -68,7 +68,7 @@ async def test_each_person_sees_their_own_approvals_approvers_all(
         )
         approval_id = int(answer["approval"]["id"])
         csrf = await sign_in_as(s, tokens["alice"])
-        assert f"/approvals/{approval_id}" not in (await s.http.get("/approvals")).text
+        assert f"/approvals/a{approval_id}" not in (await s.http.get("/approvals")).text
         assert (await s.http.get(f"/approvals/{approval_id}")).status_code == 404
         tried = await s.http.post(
             f"/approvals/{approval_id}", data={"csrf": csrf, "decision": "approve"}, headers=ORIGIN
@@ -77,7 +77,7 @@ async def test_each_person_sees_their_own_approvals_approvers_all(
         assert (await approval(gw, approval_id)).status is ApprovalStatus.PENDING
         assert forum.writes == []
         csrf = await sign_in_as(s, tokens["carol"])
-        assert f"/approvals/{approval_id}" in (await s.http.get("/approvals")).text
+        assert f"/approvals/a{approval_id}" in (await s.http.get("/approvals")).text
         done = await s.http.post(
             f"/approvals/{approval_id}", data={"csrf": csrf, "decision": "approve"}, headers=ORIGIN
         )

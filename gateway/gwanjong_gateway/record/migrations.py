@@ -125,6 +125,17 @@ def _needs_person(find: str) -> list[str]:
     ]
 
 
+def _handoff_claims(time_type: str) -> list[str]:
+    """A hand-off the model said was posted, without proof (strike/proof.py), stays the
+    person's: when it claimed so and the link it gave. Hand-offs expire and are dismissed:
+    the sweep finds the open ones by status and age."""
+    return [
+        f"ALTER TABLE strikes ADD COLUMN claimed_at {time_type} NOT NULL DEFAULT 0",
+        "ALTER TABLE strikes ADD COLUMN claimed_url TEXT NOT NULL DEFAULT ''",
+        "CREATE INDEX IF NOT EXISTS strikes_status ON strikes (status, created_at)",
+    ]
+
+
 def _approvals(id_column: str, time_type: str) -> list[str]:
     """Writes waiting for a person (rules/approvals.py): at most one pending per target."""
     return [
@@ -224,6 +235,7 @@ SQLITE: list[list[str]] = [
     _handles("REAL"),
     _CLAIM_CHECKS,
     [],  # step 13 (usage_spend) is PostgreSQL's, as step 4: SQLite's ledger is in usage.db
+    _handoff_claims("REAL"),
 ]
 POSTGRES: list[list[str]] = [
     # DOUBLE PRECISION: PostgreSQL's REAL is 4 bytes, too coarse for epoch seconds
@@ -240,5 +252,6 @@ POSTGRES: list[list[str]] = [
     _handles("DOUBLE PRECISION"),
     _CLAIM_CHECKS,
     _SPEND,
+    _handoff_claims("DOUBLE PRECISION"),
 ]
 LATEST = len(SQLITE)
