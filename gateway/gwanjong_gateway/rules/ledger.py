@@ -160,6 +160,12 @@ class Strike:
     confirmed_by: str = ""  # the signed-in caller who confirmed a hand-off ("" = none/no auth)
     # an unsure write that cannot be read back past its settle window: a person settles it
     needs_person: bool = False
+    # the lease of the read-back under way (strike/settle.py): whose, and until when (wall)
+    settling_until: float = 0.0
+    settling_by: str = ""
+    # the strike's trace context (W3C hex), which the settlement's span links to
+    trace_id: str = ""
+    span_id: str = ""
 
     def public(self) -> dict[str, Any]:
         """What a tool result or `history` shows (the context stays in the record)."""
