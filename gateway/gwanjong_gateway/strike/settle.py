@@ -365,7 +365,7 @@ class Settler:
             if row.action == StrikeAction.COMMENT:
                 for c in await client.get_comments(row.target, 1000):
                     if _mine(c.author, account) and needle and needle in normalise(c.body):
-                        return ReadBack(Seen.FOUND, c.id)
+                        return ReadBack(Seen.FOUND, c.id, c.url)
                 return ReadBack(Seen.ABSENT)
             if row.action == StrikeAction.POST:
                 query = row.title or row.content[:60]
