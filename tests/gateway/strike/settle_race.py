@@ -41,8 +41,10 @@ def replicas(
     a shared state_dir), each with a settler on the injected clock."""
     tables = {"safety": {"settle_window_s": 120}, **({"store": store} if store else {})}
     out: list[Replica] = []
-    for _ in range(2):
-        config = parse(config_text(tmp_path, [fake.profile.name], tables=tables))
+    for i in range(2):
+        state = tmp_path / f"replica{i}" if store else tmp_path  # PostgreSQL: hosts apart
+        state.mkdir(exist_ok=True)
+        config = parse(config_text(state, [fake.profile.name], tables=tables))
         gw = Gateway(config, environ={}, transports={fake.profile.name: fake.server()})
         settler = Settler(config, gw.upstreams, gw.records, clock=clock.time, mono=clock)
         out.append(Replica(gw, settler))
