@@ -103,7 +103,9 @@ async def test_a_scout_and_a_strike_move_the_figures_and_a_scrape_needs_a_token(
             oid = opportunity_for(scouted, "devto", "Rust async")
             await c.call_tool("draft", {"opportunity_id": oid})
             wrong = await c.call_tool("draft", {"opportunity_id": "nope"}, raise_on_error=False)
-            assert wrong.is_error
+            assert wrong.is_error and wrong.structured_content is not None
+            got = wrong.structured_content["error"]["kind"]  # an order hint: scout first
+            assert got == "needs_previous_step", wrong.structured_content
             struck = await c.call_tool(
                 "strike",
                 {"opportunity_id": oid, "action": "post", "content": "Hi", "title": "Hello"},
@@ -124,7 +126,8 @@ async def test_a_scout_and_a_strike_move_the_figures_and_a_scrape_needs_a_token(
         for (name, labels), value in after.items()
         if name == "gwanjong_tool_errors_total" and ("tool", "draft") in labels
     }
-    assert draft_errors == {(("kind", "invalid_input"), ("tool", "draft")): 1.0}, draft_errors
+    # counted as the kind the client got (every kind: tests/observe/test_error_kinds.py)
+    assert draft_errors == {(("kind", got), ("tool", "draft")): 1.0}, draft_errors
     assert at(after, "gwanjong_tool_call_seconds_count", tool="strike") == 1
     assert at(after, "gwanjong_approvals_pending") == 1  # the strike waits for a person
     assert at(after, "gwanjong_writes_unsettled") == 0
