@@ -82,9 +82,14 @@ async def test_a_scout_and_a_strike_move_the_figures_and_a_scrape_needs_a_token(
 ) -> None:
     fake = FakePlatform(FORUM)
     async with metered_team(tmp_path, fake, TEAM) as team, httpx.AsyncClient() as web:
-        assert (await web.get(team.metrics_url)).status_code == 401
+        none = await web.get(team.metrics_url)
+        assert none.status_code == 401, none.text
+        said = none.json()["error_description"]  # how to get and send a token, not "wrong"
+        assert "gwanjong token add" in said and "Authorization: Bearer" in said, said
+        assert "wrong" not in said and said in none.headers["www-authenticate"]
         wrong = await web.get(team.metrics_url, headers={"authorization": "Bearer nope"})
         assert wrong.status_code == 401 and "gwanjong token add" in wrong.text
+        assert "wrong or revoked" in wrong.json()["error_description"]
         bearer = {"authorization": f"Bearer {team.token}"}
         first = await web.get(team.metrics_url, headers=bearer)
         assert first.status_code == 200
