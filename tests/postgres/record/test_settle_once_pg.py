@@ -5,14 +5,14 @@ line, and the row keeps the URL found."""
 
 from __future__ import annotations
 
-from functools import partial
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.record.store_pg import PostgresStrikeStore
-from gwanjong_gateway.rules.ledger import StrikeStatus
+from gwanjong_gateway.rules.ledger import Strike, StrikeStatus
 from tests.fakes.clock import FakeClock
 from tests.gateway.strike.settle_race import (
     close,
@@ -79,9 +79,10 @@ def test_of_many_connections_taking_one_row_at_once_one_gets_it(pg_url: str) -> 
         now=NOW,
     )
     first.close()
-    jobs = [
-        partial(StrikeStore.take_settling, strike_id=row.id, by=f"r{i}", now=NOW, lease_s=60.0)
-        for i in range(WORKERS)
-    ]
+
+    def take(by: str) -> Callable[[PostgresStrikeStore], Strike | None]:
+        return lambda store: store.take_settling(row.id, by, NOW, 60.0)
+
+    jobs = [take(f"r{i}") for i in range(WORKERS)]
     taken = [t for t in together(pg_url, jobs) if t is not None]
     assert len(taken) == 1 and taken[0].settling_until == NOW + 60
