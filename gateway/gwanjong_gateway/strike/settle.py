@@ -245,6 +245,8 @@ class Settler:
         )
         if taken is None:  # another read-back holds it (or it is settled): not this round
             log.debug("record %s: being read back elsewhere; skipped", row.id)
+            _, delay = self._next.get(row.id, (0.0, FIRST_DELAY_S / 2))
+            self._next[row.id] = (self.mono() + FIRST_DELAY_S, delay)  # not every loop pass
             return await self.records.run(StrikeStore.get, row.id) or row
         try:
             with self._span(taken):
