@@ -221,6 +221,19 @@ CREATE TABLE IF NOT EXISTS usage_spend (
 ]
 
 
+def _settling(time_type: str) -> list[str]:
+    """Who reads an unsure write back now (strike/settle.py): a lease taken by
+    compare-and-set before the read-back, so two replicas never both read back and settle
+    one write; it expires by itself, so a replica that died mid read-back frees it. And the
+    strike's trace context, which the settlement's span links to."""
+    return [
+        f"ALTER TABLE strikes ADD COLUMN settling_until {time_type} NOT NULL DEFAULT 0",
+        "ALTER TABLE strikes ADD COLUMN settling_by TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE strikes ADD COLUMN trace_id TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE strikes ADD COLUMN span_id TEXT NOT NULL DEFAULT ''",
+    ]
+
+
 SQLITE: list[list[str]] = [
     _first("INTEGER PRIMARY KEY AUTOINCREMENT", "REAL"),
     _PRINCIPAL,
@@ -236,6 +249,7 @@ SQLITE: list[list[str]] = [
     _CLAIM_CHECKS,
     [],  # step 13 (usage_spend) is PostgreSQL's, as step 4: SQLite's ledger is in usage.db
     _handoff_claims("REAL"),
+    _settling("REAL"),
 ]
 POSTGRES: list[list[str]] = [
     # DOUBLE PRECISION: PostgreSQL's REAL is 4 bytes, too coarse for epoch seconds
@@ -253,5 +267,6 @@ POSTGRES: list[list[str]] = [
     _CLAIM_CHECKS,
     _SPEND,
     _handoff_claims("DOUBLE PRECISION"),
+    _settling("DOUBLE PRECISION"),
 ]
 LATEST = len(SQLITE)

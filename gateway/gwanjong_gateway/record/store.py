@@ -344,6 +344,31 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows):
                 return None
             return self.update(strike_id, status=status, **fields)
 
+    def take_settling(self, strike_id: int, by: str, now: float, lease_s: float) -> Strike | None:
+        """Compare-and-set: this unsettled row is ``by``'s to read back for ``lease_s``
+        (wall seconds from ``now``), unless another holds an unexpired lease on it. The row
+        as it now stands when taken; None when another holds it or it is settled. One
+        UPDATE, atomic on both engines (PostgreSQL re-checks the WHERE on the row it locks).
+        A lease ending more than two leases off was set by a clock far ahead of ours (a
+        step, not skew between replicas): it is taken too, so no clock step holds a row
+        for long."""
+        marks = ", ".join("?" for _ in UNSETTLED)
+        taken = self._x(
+            f"UPDATE strikes SET settling_by = ?, settling_until = ? WHERE id = ? "
+            f"AND status IN ({marks}) AND (settling_until <= ? OR settling_until > ?) "
+            "RETURNING id",
+            (by, now + lease_s, strike_id, *UNSETTLED, now, now + 2 * lease_s),
+        ).fetchone()
+        return self.get(strike_id) if taken else None
+
+    def release_settling(self, strike_id: int, by: str) -> None:
+        """``by``'s read-back is over: the row is free for the next one at once."""
+        self._x(
+            "UPDATE strikes SET settling_by = '', settling_until = 0 "
+            "WHERE id = ? AND settling_by = ?",
+            (strike_id, by),
+        )
+
     def count_readback(self, strike_id: int) -> int:
         """One more spaced read-back found this unsettled row absent; the count now (0 if
         the row is settled already)."""

@@ -167,6 +167,12 @@ class Strike:
     # when (0 = never), and the link it gave, if it was a well-formed http(s) one
     claimed_at: float = 0.0
     claimed_url: str = ""
+    # the lease of the read-back under way (strike/settle.py): whose, and until when (wall)
+    settling_until: float = 0.0
+    settling_by: str = ""
+    # the strike's trace context (W3C hex), which the settlement's span links to
+    trace_id: str = ""
+    span_id: str = ""
 
     def public(self) -> dict[str, Any]:
         """What a tool result or `history` shows (the context stays in the record)."""

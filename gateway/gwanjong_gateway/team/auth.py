@@ -268,7 +268,9 @@ class HonestRefusal:
             if message["type"] == "http.response.start" and message.get("status") == 401:
                 headers = dict(message.get("headers") or [])
                 asked = headers.get(b"www-authenticate", b"")
-                if asked.startswith(b"Bearer"):  # FastMCP's bearer check, not another route's
+                # FastMCP's bearer check, not another route's, nor a challenge of ours
+                # (realm="gwanjong": /metrics says what to do itself)
+                if asked.startswith(b"Bearer") and b'realm="gwanjong"' not in asked:
                     said = WRONG_TOKEN if b'error="invalid_token"' in asked else NO_TOKEN
                     body = _refusal_body(said)
                     message = {
