@@ -28,6 +28,7 @@ from gwanjong_gateway.config_ops import (
     PriceSection,
     TelemetrySection,
 )
+from gwanjong_shared.contract import WRITE_TOOLS
 from gwanjong_shared.contract.models import Frozen
 
 WriteMode = Literal["dry-run", "confirm", "live"]
@@ -101,6 +102,13 @@ class GatewaySection(_Strict):
             if "__" not in name:
                 raise ValueError(
                     f"{name!r} is not a namespaced tool name like '<platform>__get_post'"
+                )
+            if name.partition("__")[2] in WRITE_TOOLS:
+                # A forwarded call skips the strike chain: no approval, record, caps, footer.
+                raise ValueError(
+                    f"{name!r} writes to the platform, and an exposed tool is called without "
+                    "approval, record or caps; drop it from expose: the model writes through "
+                    "strike (docs/operate/gateway-toml.md, 'Exposed tools only read')"
                 )
         return names
 
@@ -362,7 +370,7 @@ def parse(text: str, source: str = "gateway.toml") -> GatewayConfig:
             msg = (
                 "unknown key (check the spelling)"
                 if err["type"] == "extra_forbidden"
-                else err["msg"]
+                else str(err["msg"]).removeprefix("Value error, ")  # our own wording
             )
             problems.append(f"{at}: {where}: {msg}")
         raise ConfigError("\n".join(problems)) from None
