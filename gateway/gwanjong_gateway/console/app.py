@@ -19,7 +19,6 @@ from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.readers import EVERYONE, Reader
 from gwanjong_gateway.rules.approvals import Approval
 from gwanjong_gateway.usage.log import UsageLog
-from gwanjong_shared.contract.untrusted import one_line
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -198,7 +197,7 @@ class Console:
             return self.refused(404, "Sign in with the link `gwanjong console` printed.")
         data = await request.form(max_files=0, max_fields=5, max_part_size=16 * 1024)
         token = data.get("token")
-        from gwanjong_gateway.team.auth import build_auth
+        from gwanjong_gateway.team.auth import build_auth, principal_of
 
         verifier = build_auth(self.config)
         access = None
@@ -208,8 +207,8 @@ class Console:
             return self.render(
                 "signin.html", None, status=403, error="That token is wrong, expired or revoked."
             )
-        name = one_line(access.subject or access.client_id or "", 200)
-        if not name:
+        name = principal_of(access.subject or access.client_id or "")
+        if name is None:  # the verifier refuses it first; one name per person, or none
             return self.render("signin.html", None, status=403, error="That token names nobody.")
         return self._enter(self.sessions.start(name, name))
 
