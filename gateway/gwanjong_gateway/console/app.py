@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.console.guard import Session, Sessions, csrf_ok, origins_for
+from gwanjong_gateway.console.guard import Scope, Session, Sessions, csrf_ok, origins_for
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.readers import EVERYONE, Reader
 from gwanjong_gateway.rules.approvals import Approval
@@ -78,10 +78,10 @@ class Console:
         return f"{self.base_url()}/signin/{self.sessions.new_link(then)}"
 
     def take_approval_links(self) -> None:
-        """URL-mode elicitation of an approval points at its console page: a one-time
-        sign-in link that leads there. Only for a console without `[auth]` (its links sign
-        in the one local person; in team mode a link must not sign anyone in as the
-        operator, so the token-bound one-approval page stays) and once it listens."""
+        """URL-mode elicitation of an approval points at its console page: an approval
+        link (guard.Sessions.approval_link: once, 15 minutes, that approval and digest
+        only, never the operator's console). Only for a console without `[auth]` (in team
+        mode the token-bound one-approval page stays) and once it listens."""
         fallback = self.gw.approval_page
         if self.team or fallback is None:
             return
@@ -89,7 +89,8 @@ class Console:
         async def link(approval: Approval, token: str) -> str:
             if not self.port:  # not listening yet: the one-approval page
                 return await fallback(approval, token)
-            return self.signin_link(then=f"/approvals/{approval.id}")
+            minted = self.sessions.approval_link(approval.id, approval.digest)
+            return f"{self.base_url()}/signin/{minted}"
 
         self.gw.approval_page = link
 
@@ -159,6 +160,10 @@ class Console:
 
         async def route(request: Request) -> Response:
             session = self.sessions.get(request.cookies.get(self.cookie))
+            if session is not None and session.scope is not None:
+                problem = await self._out_of_scope(request, session.scope)
+                if problem:
+                    return self.refused(403, problem, session)
             if session is None:
                 how = (
                     "Sign in on /signin with your token, or run `gwanjong console` for a new link."
@@ -172,6 +177,27 @@ class Console:
                 return self.refused(exc.status, exc.message, session)
 
         return route
+
+    async def _out_of_scope(self, request: Request, scope: Scope) -> str:
+        """Why an approval link's session may not make this request ("" if it may): it
+        opens its approval's page (and signs out), while that approval is the one it
+        was made for (its digest, unless decided since)."""
+        from gwanjong_gateway.record.store import StrikeStore
+
+        if request.url.path == "/signout":
+            return ""
+        if request.url.path != scope.path:
+            return (
+                f"This link opens approval {scope.approval_id} only: nothing else here. Run "
+                "`gwanjong console` in a terminal for the whole console."
+            )
+        found = await self.gw.records.run(StrikeStore.approval, scope.approval_id)
+        if found is None or (found.digest != scope.digest and found.open_at(self.clock())):
+            return (
+                f"Approval {scope.approval_id} is not the one this link was made for: "
+                "refused, nothing changed. Run `gwanjong review list` in a terminal."
+            )
+        return ""
 
     # -- sign-in routes ------------------------------------------------------------------
 
@@ -219,7 +245,7 @@ class Console:
         response.set_cookie(
             self.cookie,
             session.id,
-            max_age=int(self.config.console.session_s),
+            max_age=max(1, int(session.expires_at - self.clock())),
             httponly=True,
             samesite="strict",
             path="/",
