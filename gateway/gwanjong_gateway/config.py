@@ -212,6 +212,38 @@ class ConsoleSection(_Strict):
     port: Annotated[int, Field(ge=0, le=65535)] = 0
     #: how long a signed-in session lasts
     session_s: Annotated[float, Field(ge=60, le=30 * 86400)] = 12 * 3600.0
+    #: the address people open when a TLS-terminating proxy serves it, e.g.
+    #: "https://gwanjong.example.com" (its origin is accepted, links use it, an https
+    #: one makes the cookie Secure); "" = only its own http address
+    public_url: str = ""
+
+    @field_validator("public_url")
+    @classmethod
+    def _origin_only(cls, url: str) -> str:
+        if not url:
+            return url
+        from urllib.parse import urlsplit
+
+        try:
+            parts = urlsplit(url)
+            parts.port  # noqa: B018  (a bad port raises here)
+        except ValueError:
+            parts = None
+        if (
+            parts is None
+            or parts.scheme not in ("http", "https")
+            or not parts.hostname
+            or parts.path not in ("", "/")
+            or parts.query
+            or parts.fragment
+            or parts.username
+        ):
+            raise ValueError(
+                f"{url[:80]!r} is not an origin: give the scheme and host the proxy serves "
+                'it at, e.g. "https://gwanjong.example.com" (no path: the console is served '
+                "at the root of its own host name)"
+            )
+        return url.rstrip("/").lower()
 
 
 class StoreSection(_Strict):

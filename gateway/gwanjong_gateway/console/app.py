@@ -14,7 +14,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.console.guard import Scope, Session, Sessions, csrf_ok, origins_for
+from gwanjong_gateway.console.guard import (
+    Scope,
+    Session,
+    Sessions,
+    csrf_ok,
+    origins_for,
+    public_origin,
+)
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.readers import EVERYONE, Reader
 from gwanjong_gateway.rules.approvals import Approval
@@ -67,9 +74,19 @@ class Console:
         return self.config.auth.mode != "none"
 
     def allowed(self) -> tuple[set[str], set[str]]:
-        return origins_for(self.host, self.port)
+        hosts, origins = origins_for(self.host, self.port)
+        public_hosts, public = public_origin(self.config.console.public_url)
+        return hosts | public_hosts, origins | public
+
+    @property
+    def secure(self) -> bool:
+        """Served over https (by a TLS-terminating proxy at `public_url`): the cookie is
+        `Secure`. Said by the config, never by a request header."""
+        return self.config.console.public_url.startswith("https://")
 
     def base_url(self) -> str:
+        if self.config.console.public_url:  # links lead through the proxy
+            return self.config.console.public_url
         shown = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{shown}:{self.port}"
 
@@ -247,6 +264,7 @@ class Console:
             session.id,
             max_age=max(1, int(session.expires_at - self.clock())),
             httponly=True,
+            secure=self.secure,
             samesite="strict",
             path="/",
         )
@@ -258,7 +276,7 @@ class Console:
         await self.form(request, session)
         self.sessions.end(session.id)
         response = RedirectResponse("/signed-out", status_code=303)
-        response.delete_cookie(self.cookie, path="/")
+        response.delete_cookie(self.cookie, path="/", secure=self.secure, httponly=True)
         return response
 
     async def signed_out(self, request: Request) -> Response:

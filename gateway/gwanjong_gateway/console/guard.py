@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 #: every answer's headers: no script but our own file, nothing framed, cached or referred
 HEADERS = {
@@ -175,6 +176,23 @@ def origins_for(host: str, port: int) -> tuple[set[str], set[str]]:
         names |= {"127.0.0.1", "localhost", "[::1]"}
     hosts = {f"{n}:{port}" for n in names}
     return hosts, {f"http://{h}" for h in hosts}
+
+
+def public_origin(url: str) -> tuple[set[str], set[str]]:
+    """The Host values and Origin of `[console] public_url` (what a TLS-terminating
+    proxy serves; "" adds none). A proxy may pass the public Host on or its own."""
+    if not url:
+        return set(), set()
+    parts = urlsplit(url)
+    default = {"http": 80, "https": 443}[parts.scheme]
+    host = parts.netloc.lower()
+    hosts = {host}
+    if parts.port is None:  # a browser's Host may name the default port, or not
+        hosts.add(f"{host}:{default}")
+    elif parts.port == default:
+        hosts.add(host.rpartition(":")[0])
+    origin = f"{parts.scheme}://{host if parts.port != default else host.rpartition(':')[0]}"
+    return hosts, {origin}
 
 
 def same_origin(headers: dict[str, str], origins: set[str]) -> bool:
