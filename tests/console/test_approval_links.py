@@ -78,6 +78,7 @@ async def test_an_approval_link_opens_its_approval_only(
         assert f"Max-Age={int(APPROVAL_LINK_S)}" in cookie, cookie  # not the 12 h session
         page = await http.get(f"/approvals/{two}")
         assert page.status_code == 200 and "Second text." in page.text
+        assert 'href="/history"' not in page.text  # no way in shown either
         csrf = csrf_of(page.text)
         # Nothing else: another approval (seen or decided), the lists, history, Resume.
         for path in ("/approvals", f"/approvals/{one}", "/history", "/handoffs", "/usage"):
