@@ -16,6 +16,7 @@ import re
 import shutil
 import sys
 import tomllib
+import unicodedata
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -30,6 +31,7 @@ from gwanjong_gateway.config_ops import (
 )
 from gwanjong_shared.contract import WRITE_TOOLS
 from gwanjong_shared.contract.models import Frozen
+from gwanjong_shared.contract.untrusted import has_hidden
 
 WriteMode = Literal["dry-run", "confirm", "live"]
 #: where a bundled platform runs: in the gateway's interpreter, or its own subprocess
@@ -145,6 +147,12 @@ class AuthSection(_Strict):
             if len(name) > 200 or any(ord(c) < 32 or ord(c) == 127 for c in name):
                 raise ValueError(
                     f"auditor {name[:40]!r}: at most 200 characters, no control characters"
+                )
+            if has_hidden(name) or unicodedata.normalize("NFKC", name) != name:
+                # a signed-in name is taken in this one form only (team/auth.principal_of)
+                raise ValueError(
+                    f"{name[:40]!r}: write the name in its one form (NFKC, no hidden "
+                    "characters), as sign-in takes it; no one could match this spelling"
                 )
         return list(dict.fromkeys(names))
 
