@@ -230,7 +230,10 @@ def details(a: Approval, now: float, hold: Hold | None = None) -> list[str]:
             f"gwanjong review decline {approval_ref(a.id)} [--reason TEXT]",
         ]
     elif open_now:
-        lines += ["", f"Decide: gwanjong review decline {approval_ref(a.id)} [--reason TEXT] (approving waits)"]
+        lines += [
+            "",
+            f"Decide: gwanjong review decline {approval_ref(a.id)} [--reason TEXT] (approving waits)",
+        ]
     return lines
 
 
