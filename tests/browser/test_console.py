@@ -306,13 +306,12 @@ async def test_a_long_text_is_whole_by_scrolling_and_copied_whole(
             ["clipboard-read", "clipboard-write"], origin=lv.console.base_url()
         )
         await page.goto(f"{lv.console.base_url()}/handoffs")
-        card = page.locator(f"#handoff-{record}")
+        card = page.locator(f"#handoff-h{record}")
         shown = await card.locator(f"#text-{record}").evaluate(IN_SIGHT)
         assert shown["scrolls"] and shown["inSight"] and footer in shown["text"], shown
         await card.locator("button.copy").click()
-        await page.wait_for_function(
-            "document.querySelector('button.copy').textContent === 'Copied'"
-        )
+        # the page's CSP allows no eval, so wait on the element, not on a script
+        await card.locator("button.copy", has_text="Copied").wait_for()
         copied = await page.evaluate("navigator.clipboard.readText()")
         row = await lv.gw.records.run(StrikeStore.get, record)
         assert row is not None and row.content.endswith(footer)
