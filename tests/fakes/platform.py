@@ -443,6 +443,7 @@ class FakeAdapter(PlatformAdapter):
             configured=self.is_configured(),
             actions=dict(profile.rules),
             limits=dict(profile.limits),
+            tags=profile.tag_rules,
             credentials=list(profile.credentials),
         )
 
@@ -467,9 +468,14 @@ class FakeAdapter(PlatformAdapter):
         )
 
     async def validate(
-        self, action: str, body: str, title: str = "", post_id: str | None = None
+        self,
+        action: str,
+        body: str,
+        title: str = "",
+        post_id: str | None = None,
+        tags: list[str] | None = None,
     ) -> Validation:
-        check = await super().validate(action, body, title, post_id)
+        check = await super().validate(action, body, title, post_id, tags)
         objections = self.world.objections.get(post_id or "", [])
         if not objections or check.allowed != "auto":
             return check

@@ -143,7 +143,7 @@ CREATE TABLE IF NOT EXISTS approvals (
     title         TEXT NOT NULL DEFAULT '',
     text          TEXT NOT NULL,          -- exactly what will be sent, footer included
     body          TEXT NOT NULL,          -- the model's text, before the footer
-    digest        TEXT NOT NULL,          -- SHA-256 of [title, text]
+    digest        TEXT NOT NULL,          -- SHA-256 of [title, text]; from step 14, of `outgoing`
     post          TEXT NOT NULL,          -- the drafted post (JSON), to run the chain again
     context       TEXT NOT NULL DEFAULT '{{}}',
     policy        TEXT NOT NULL DEFAULT '[]',
@@ -209,6 +209,9 @@ CREATE TABLE IF NOT EXISTS usage_spend (
     "CREATE INDEX IF NOT EXISTS usage_spend_day ON usage_spend (platform, at)",
 ]
 
+#: the one exact write (rules/outgoing.py) an approval sends, as its canonical JSON: what
+#: its digest covers, tags included. Rows from before keep '' and a digest of [title, text]
+_OUTGOING = ["ALTER TABLE approvals ADD COLUMN outgoing TEXT NOT NULL DEFAULT ''"]
 
 SQLITE: list[list[str]] = [
     _first("INTEGER PRIMARY KEY AUTOINCREMENT", "REAL"),
@@ -224,6 +227,7 @@ SQLITE: list[list[str]] = [
     _handles("REAL"),
     _CLAIM_CHECKS,
     [],  # step 13 (usage_spend) is PostgreSQL's, as step 4: SQLite's ledger is in usage.db
+    _OUTGOING,
 ]
 POSTGRES: list[list[str]] = [
     # DOUBLE PRECISION: PostgreSQL's REAL is 4 bytes, too coarse for epoch seconds
@@ -240,5 +244,6 @@ POSTGRES: list[list[str]] = [
     _handles("DOUBLE PRECISION"),
     _CLAIM_CHECKS,
     _SPEND,
+    _OUTGOING,
 ]
 LATEST = len(SQLITE)

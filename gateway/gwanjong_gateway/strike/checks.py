@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.rules import approvals, policy
+from gwanjong_gateway.rules import policy
 from gwanjong_gateway.rules.approvals import Approval, ApprovalUse
 from gwanjong_gateway.rules.ledger import Strike, StrikeStatus, Verdict, intent_key
 from gwanjong_gateway.rules.profiles import Profiles
@@ -99,6 +99,7 @@ async def disclosure(deps: Deps, a: Attempt) -> Step:
     if footer and a.action.has_text:
         a.decisions.append("disclosure appended")
     a.key = intent_key(a.platform, a.target, str(a.action), a.final)
+    a.account = profiles.account(a.platform)  # part of what a person approves
     return PASS
 
 
@@ -183,7 +184,7 @@ async def dry_run(deps: Deps, a: Attempt) -> Step:
     )
     return Answer(
         DryRun(
-            would=Would.model_validate(would(a.ctx, a.action, a.final, a.title)),
+            would=Would.model_validate(would(a.outgoing)),
             record=row.id,
             reason='Nothing was written: writes = "dry-run" in gateway.toml. Set "confirm" or "live" to publish.',
         )
@@ -191,12 +192,26 @@ async def dry_run(deps: Deps, a: Attempt) -> Step:
 
 
 async def approved_text(deps: Deps, a: Attempt) -> Step:
-    """An approval being executed sends exactly the approved text (footer included)."""
-    if a.approval is None or approvals.digest(a.title, a.final) == a.approval.digest:
+    """An approval being executed sends exactly the approved write (`Outgoing`: the text
+    with its footer, the title, the tags, the target, the account): its digest."""
+    if a.approval is None or a.outgoing.matches(a.approval.digest):
         return PASS
+    if not a.account:  # the platform has not said whom we write as: ask, never guess
+        await deps.sender.learn_rules(a.platform)
+        a.account = deps.profiles.account(a.platform)
+        if a.outgoing.matches(a.approval.digest):
+            return PASS
+        if not a.account:
+            return Refuse(
+                f"{a.platform} did not say which account gwanjong writes as, so approval "
+                f"{a.approval.id} cannot be checked against it: nothing was sent. It stays "
+                "pending; try again once the platform answers (status() shows it).",
+                retry_after=60,
+            )
     return Refuse(
-        f"The text that would be sent is no longer the one approved in approval {a.approval.id} "
-        "(the disclosure footer or the platform's rules changed since): nothing was sent. "
+        f"What would be sent is no longer what was approved in approval {a.approval.id} "
+        "(the disclosure footer, the platform's rules or the account changed since): nothing "
+        "was sent. "
         "Strike again so a person approves the new text."
     )
 
@@ -219,7 +234,7 @@ async def awaiting(deps: Deps, a: Attempt) -> Step:
         ask = Ask(
             "pending", f"A write on this target already waits for a person (approval {waiting.id})."
         )
-    elif ask.decision == "approve" and waiting.digest != approvals.digest(a.title, a.final):
+    elif ask.decision == "approve" and not a.outgoing.matches(waiting.digest):
         ask = Ask(
             "pending",
             f"This text differs from the one waiting in approval {waiting.id}; that one stands.",

@@ -14,8 +14,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from gwanjong_gateway.rules.approvals import Approval, digest, iso
+from gwanjong_gateway.rules.approvals import Approval, iso
 from gwanjong_gateway.rules.ledger import Strike
+from gwanjong_gateway.rules.outgoing import Outgoing
 from gwanjong_shared.contract.untrusted import clean, has_hidden, one_line
 
 #: how much of the post answered `show` quotes
@@ -93,7 +94,13 @@ class Item:
 
 def approval_item(a: Approval, now: float) -> Item:
     excerpt = first_line(a.text)
-    data = {"kind": "approval", **a.public(now), "excerpt": excerpt}
+    data = {
+        "kind": "approval",
+        **a.public(now),
+        "title": a.title,
+        "tags": list(a.tags),
+        "excerpt": excerpt,
+    }
     left = a.expires_at - now if a.open_at(now) else None
     return Item("approval", data, a.created_at, left, excerpt)
 
@@ -117,10 +124,26 @@ def handoff_item(r: Strike) -> Item:
         "reason": r.reason,
         "edited": False,
         "record": r.id,
-        "sha256": digest(r.title, r.content),
+        "sha256": handoff_write(r).digest(),
+        "title": r.title,
+        "tags": [],
         "excerpt": excerpt,
     }
     return Item("handoff", data, r.created_at, None, excerpt)
+
+
+def handoff_write(r: Strike) -> Outgoing:
+    """What a hand-off asks the person to post, as the one write model."""
+    return Outgoing.model_validate(
+        {
+            "platform": r.platform,
+            "action": str(r.action),
+            "target": r.target,
+            "target_url": r.target_url,
+            "title": r.title,
+            "text": r.content,
+        }
+    )
 
 
 def as_json(items: list[Item]) -> str:
@@ -145,6 +168,11 @@ def table(items: list[Item], now: float, decided: bool) -> list[str]:
             f"{d['action']:<8} {one_line(who(d['by']), 12):<12} {span(now - i.created_at):>6} {left:>7}"
         )
         lines.append(f"{'':>7}@ {one_line(d['target'], 200)}")
+        if d.get("title"):
+            lines.append(f"{'':>7}| title: {one_line(visible(d['title']).text, 200)}")
+        if d.get("tags"):
+            shown = ", ".join(visible(t).text for t in d["tags"])
+            lines.append(f"{'':>7}| tags: {one_line(shown, 200)}")
         if i.excerpt:
             lines.append(f"{'':>7}| {i.excerpt}")
     lines.append("")
@@ -153,14 +181,20 @@ def table(items: list[Item], now: float, decided: bool) -> list[str]:
     return lines
 
 
-def sent_text(title: str, text: str) -> list[str]:
-    """The exact text to send, behind the bar, hidden characters written out."""
+def sent_text(title: str, text: str, tags: tuple[str, ...] | None = None) -> list[str]:
+    """The exact text to send, behind the bar, hidden characters written out; ``tags``:
+    a new post's (None: the write has none to show)."""
     lines: list[str] = []
     hidden = 0
     if title:
         t = visible(title)
         hidden += t.hidden
         lines += quoted(f"Title: {t.text}")
+    if tags is not None:
+        shown = [visible(tag) for tag in tags]
+        hidden += sum(t.hidden for t in shown)
+        lines += quoted(f"Tags: {', '.join(t.text for t in shown) or '(none)'}")
+    if title or tags is not None:
         lines.append(BAR.rstrip())
     body = visible(text)
     hidden += body.hidden
@@ -194,16 +228,15 @@ def details(a: Approval, now: float) -> list[str]:
         lines.append(f"  reason:   {one_line(a.reason, 300)}")
     if a.edited:
         lines.append("  edited:   yes, by the person who approved it")
-    lines += ["", "This exact text will be sent (title and disclosure footer included):"]
-    lines += sent_text(a.title, a.text)
-    lines.append(f"  SHA-256: {a.digest}")
+    lines += ["", *sent_write(a.write), f"  SHA-256: {a.digest}"]
     lines += ["", *answered(a)]
     lines += ["", "Policy decisions so far:"]
     lines += [f"  - {one_line(str(d), 300)}" for d in a.policy] or ["  (none)"]
     if a.open_at(now):
         lines += [
             "",
-            f"Decide: gwanjong review approve {a.id} [--text-file F]   |   "
+            f"Decide: gwanjong review approve {a.id} [--text-file F]"
+            f"{' [--title T] [--tags a,b]' if a.action == 'post' else ''}   |   "
             f"gwanjong review decline {a.id} [--reason TEXT]",
         ]
     return lines
@@ -235,15 +268,26 @@ def answered(a: Approval) -> list[str]:
     return lines
 
 
-def edit_view(a: Approval, text: str) -> list[str]:
+def sent_write(w: Outgoing) -> list[str]:
+    """Everything one write sends: as whom, where, visible to whom, then title, tags and
+    the exact text (disclosure footer included), each hidden character written out."""
+    lines = [
+        f"This exact write will be sent, {w.visibility}, as "
+        f"{one_line(w.account, 80) if w.account else 'our account (not known yet)'}:"
+    ]
+    lines += sent_text(w.title, w.text, w.tags if w.action == "post" else None)
+    return lines
+
+
+def edit_view(a: Approval, edited: Outgoing) -> list[str]:
     """The person's edit of approval ``a``: what will be sent instead."""
     return [
         f"Approval {a.id}: {one_line(a.where(), 300)}",
         "",
-        "Your edit will be sent instead (recorded as edited by you):",
-        *sent_text(a.title, text),
-        f"  SHA-256: {digest(a.title, text)}",
-        f"  (the text waiting for approval has SHA-256 {a.digest})",
+        "Your edit will be sent instead (recorded as edited by you).",
+        *sent_write(edited),
+        f"  SHA-256: {edited.digest()}",
+        f"  (the write waiting for approval has SHA-256 {a.digest})",
     ]
 
 
