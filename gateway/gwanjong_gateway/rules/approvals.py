@@ -93,7 +93,7 @@ class Approval:
                 "platform": self.platform,
                 "action": self.action,
                 "target": self.target,
-                "target_url": self.target_url,
+                "target_url": self.target_url if self.target else "",
                 "title": self.title,
                 "text": self.text,
             }

@@ -47,7 +47,8 @@ class Outgoing(BaseModel):
     @property
     def links(self) -> tuple[str, ...]:
         """The links in the title and text, in order (part of the text, shown apart)."""
-        return tuple(_LINK.findall(f"{self.title}\n{self.text}"))
+        found = _LINK.findall(f"{self.title}\n{self.text}")
+        return tuple(link.rstrip(".,;:!?") for link in found)  # a sentence's end is no part
 
     @property
     def tool(self) -> Action:
