@@ -21,6 +21,7 @@ from gwanjong_gateway.record.history_rows import HistoryFilter
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Channel
 from gwanjong_gateway.rules.ledger import RECORDED, Strike, StrikeAction, StrikeStatus
+from gwanjong_gateway.rules.outgoing import Edit, parse_tags
 from gwanjong_gateway.strike.results import StrikeResult
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.untrusted import has_hidden
@@ -50,10 +51,14 @@ def approval_view(a: Approval, now: float) -> dict[str, Any]:
         "target_url": safe_url(a.target_url),
         "by": line(a.principal, 80) or "local",
         "title": shown(a.title, 300),
+        "is_post": a.action == "post",  # a new post: its title and tags are shown
+        "tags": [shown(t, 100) for t in a.tags],
+        "account": line(a.write.account, 80),
+        "visibility": a.write.visibility,
         "text": shown(a.text),
         "chars": len(a.text),
         # shown cleaned, but sent as is: the person must know the difference exists
-        "hidden": has_hidden(a.text) or has_hidden(a.title),
+        "hidden": any(has_hidden(t) for t in (a.text, a.title, *a.tags)),
         "digest": a.digest,
         "created": when(a.created_at),
         "expires": when(a.expires_at),
@@ -108,7 +113,7 @@ async def _length(c: Console, a: Approval, text: str) -> dict[str, Any]:
     with anyio.move_on_after(VALIDATE_S):
         try:
             check = await PlatformClient(c.gw.upstreams, a.platform, VALIDATE_S).validate(
-                tool, text, a.title, post_id
+                tool, text, a.title, post_id, list(a.tags) or None
             )
         except PlatformError:
             return out
@@ -128,7 +133,14 @@ async def approval(c: Console, request: Request, session: Session) -> Response:
     length = await _length(c, a, a.text) if view["open"] else None
     editing = request.query_params.get("edit") == "1" and view["open"]
     return c.render(
-        "approval.html", session, a=view, length=length, editing=editing, raw_text=a.text
+        "approval.html",
+        session,
+        a=view,
+        length=length,
+        editing=editing,
+        raw_text=a.text,
+        raw_title=a.title,
+        raw_tags=", ".join(a.tags),
     )
 
 
@@ -150,6 +162,11 @@ async def decide(c: Console, request: Request, session: Session) -> Response:
     if decision not in ("approve", "decline"):
         raise Refusal(400, "Choose Approve or Decline.")
     text = form.get("text")
+    title, tags = form.get("title"), form.get("tags")
+    edit = Edit(
+        title=title.replace("\r\n", "\n") if title is not None else None,
+        tags=parse_tags(tags) if tags is not None else None,
+    )
     try:
         result = await c.gw.desk.decide(
             approval_id,
@@ -159,6 +176,7 @@ async def decide(c: Console, request: Request, session: Session) -> Response:
             who=session.principal,
             text=text.replace("\r\n", "\n") if text is not None else None,
             reason=line(form.get("reason", ""), 300),
+            edit=edit,
         )
     except PlatformError as exc:
         a = await _visible(c, session, approval_id)

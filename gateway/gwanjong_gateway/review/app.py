@@ -31,7 +31,7 @@ from pydantic import Field
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.review.card import CARD_HTML
-from gwanjong_gateway.rules.approvals import Channel, iso
+from gwanjong_gateway.rules.approvals import Approval, Channel, iso
 from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_gateway.strike.results import PendingApproval, StrikeResult
 from gwanjong_gateway.strike.text import unexpected
@@ -77,6 +77,23 @@ class AppOnlyTools(Middleware):
         return [without_ui(t) for t in tools if not app_only(t)]
 
 
+def card_data(approval: Approval, token: str) -> dict[str, Any]:
+    """What the card shows of ``approval``: all the write sends, and its one-time token."""
+    write = approval.write
+    return {
+        "id": approval.id,
+        "token": token,
+        "where": approval.where(),
+        "target": approval.target_url if approval.action != "post" else "",
+        "title": approval.title,
+        "tags": list(write.tags) if approval.action == "post" else None,
+        "account": write.account,
+        "visibility": write.visibility,
+        "text": approval.text,
+        "expires_at": iso(approval.expires_at),
+    }
+
+
 async def with_card(
     ctx: Context, answer: StrikeResult, records: Records
 ) -> StrikeResult | ToolResult:
@@ -88,15 +105,7 @@ async def with_card(
     if approval is None:
         return answer
     answer.approval.how.insert(0, "the approval card shown beside this result (Approve / Decline)")
-    card = {
-        "id": approval.id,
-        "token": answer.token,
-        "where": approval.where(),
-        "target": approval.target_url if approval.action != "post" else "",
-        "title": approval.title,
-        "text": approval.text,
-        "expires_at": iso(approval.expires_at),
-    }
+    card = card_data(approval, answer.token)
     return ToolResult(structured_content=answer.model_dump(mode="json"), meta={META_KEY: card})
 
 

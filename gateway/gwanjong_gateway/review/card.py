@@ -23,7 +23,9 @@ button{font-size:1em;margin:.6em .6em 0 0}[hidden]{display:none}
   <dl>
     <dt>What</dt><dd id="where"></dd>
     <dt>Target</dt><dd><span id="target"></span> <button id="open" type="button" hidden>Open</button></dd>
+    <dt>Sent as</dt><dd id="as"></dd>
     <dt id="title-label" hidden>Title</dt><dd id="title" class="text" hidden></dd>
+    <dt id="tags-label" hidden>Tags</dt><dd id="tags" hidden></dd>
     <dt>Length</dt><dd id="length"></dd>
     <dt>Expires</dt><dd id="expires"></dd>
   </dl>
@@ -92,6 +94,11 @@ button{font-size:1em;margin:.6em .6em 0 0}[hidden]{display:none}
     $("open").hidden = !link;
     $("open").onclick = function () { request("ui/open-link", { url: link }).catch(function () {}); };
     if (card.title) { $("title").textContent = marked(card.title); $("title").hidden = false; $("title-label").hidden = false; }
+    $("as").textContent = marked((card.account || "our account") + ", " + (card.visibility || "public"));
+    if (card.tags) {  // a new post's: every tag shown, none hidden
+      $("tags").textContent = card.tags.length ? card.tags.map(marked).join(", ") : "(none)";
+      $("tags").hidden = false; $("tags-label").hidden = false;
+    }
     $("length").textContent = String(card.text.length) + " characters (disclosure footer included)";
     $("expires").textContent = card.expires_at || "";
     var hidden = (card.text.match(MARKS) || []).length;

@@ -64,9 +64,13 @@ PageLink = Callable[[Approval, str], Awaitable[str]]
 
 def message(approval: Approval) -> str:
     """The dialog's text: what, where, as whom, then the exact text."""
+    write = approval.write
     head = f"gwanjong asks before it writes in your name: {approval.where()}."
+    head += f"\nSent as: {write.account or 'our account'}, {write.visibility}"
     if approval.title:
         head += f"\nTitle: {approval.title}"
+    if approval.action == "post":
+        head += f"\nTags: {', '.join(write.tags) or '(none)'}"
     body = approval.text or "(no text: an upvote)"
     return (
         f"{head}\n\nThis exact text will be sent:\n\n{body}\n\n"
