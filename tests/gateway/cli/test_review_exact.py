@@ -36,7 +36,11 @@ async def pending_post(client: Client[Any]) -> int:
 
 
 async def test_approve_with_edited_title_and_tags_sends_exactly_them(tmp_path: Path) -> None:
-    bench = Bench(tmp_path)
+    await edited_title_and_tags(Bench(tmp_path))
+
+
+async def edited_title_and_tags(bench: Bench) -> None:
+    """Shown, edited with --title and --tags, sent exactly (either record engine)."""
     async with bench.client() as client:
         approval_id = await pending_post(client)
     shown = (await bench.review("show", str(approval_id))).out
