@@ -195,3 +195,15 @@ def test_the_canonical_bytes_are_stable_and_cover_every_field() -> None:
         digests.add(write.edited(**change).digest())
     assert len(digests) == 8  # each field is covered
     assert Outgoing.load(write.canonical().decode()) == write
+
+
+async def test_a_write_the_platform_would_make_as_another_account_is_not_sent(
+    desks: Desks, fake: FakePlatform
+) -> None:
+    approval_id = await post_waiting(desks.desk(), fake)
+    assert only(desks).write.account == "gwanjong_bot"  # shown to the person, in the digest
+    fake.profile = replace(fake.profile, me="someone_else")  # the server's key changed
+    got = wire(await desks.desk().decide(approval_id, "approve", Channel.TERMINAL))
+    assert got["status"] == "refused" and "the account changed" in got["reason"], got
+    assert sent(fake, "write_post") == [] and fake.writes == []
+    assert only(desks).status is ApprovalStatus.REFUSED
