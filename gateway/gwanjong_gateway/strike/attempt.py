@@ -137,6 +137,8 @@ class Attempt:
 
     def __post_init__(self) -> None:
         self.final = self.final or self.text
+        if self.action is not StrikeAction.POST:
+            self.title = ""  # only a new post has one: nothing is shown that is not sent
 
     def columns(self, status: StrikeStatus, **fields: Any) -> dict[str, Any]:
         """A record row: the target and the final text of this attempt, plus ``fields``."""
