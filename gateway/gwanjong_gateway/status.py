@@ -68,7 +68,8 @@ class Waiting(Result):
 
 
 class Decision(Result):
-    """How a recent approval ended, and who decided where."""
+    """How a recent approval ended, and who decided where: ``said`` in the past tense,
+    ``reason`` the person's (a decline's, cleaned) or the chain's (a refusal's)."""
 
     id: int
     status: str
@@ -76,6 +77,8 @@ class Decision(Result):
     channel: str
     decided_at: str
     record: int | None
+    said: str
+    reason: str
 
 
 class StatusResult(Result):
@@ -150,7 +153,10 @@ async def status_report(
         platforms=platforms,
         unsettled_writes=record.get("unsettled", 0),
         approvals=[Waiting.model_validate(a) for a in record.get("approvals", [])],
-        decisions=[Decision.model_validate(a) for a in record.get("decided", [])],
+        decisions=[
+            Decision.model_validate({**a, "reason": one_line(str(a.get("reason", "")), 300)})
+            for a in record.get("decided", [])
+        ],
         usage_7d=used[0],
         strike_record=failed,
         background=gw.upstreams.background.failure or None,

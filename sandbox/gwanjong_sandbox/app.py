@@ -6,8 +6,10 @@ Control API (JSON), used by tests, the demo and the benchmarks:
 - ``GET  /_sandbox/ids/{platform}`` -> logical corpus key -> platform post id
 - ``GET  /_sandbox/env/{platform}`` -> env vars that point that platform's server here
 - ``POST /_sandbox/faults`` {platform, kind, status, retry_after, seconds, ms, count, match,
-  body, content_type} (kinds: status, hang, hang_after, slow_write, latency, lag; see
-  `state.Fault`; ``body``: a raw error body, e.g. "" for a CDN's empty 403)
+  method, body, content_type} (kinds: status, hang, hang_after, slow_write, latency, lag,
+  apply_then_status, apply_then_drop; see `state.Fault`; ``body``: a raw error body, e.g.
+  "" for a CDN's empty 403; ``match``/``method``: only requests whose path contains it /
+  with that method, e.g. a write endpoint)
 - ``DELETE /_sandbox/faults`` -> drop pending faults and latency (emulators keep their state)
 - ``GET  /_sandbox/writes[?platform=]`` -> every write received, oldest first
 - ``GET  /_sandbox/requests`` -> request counts per platform
@@ -247,7 +249,7 @@ class SandboxApp:
             await anyio.sleep(latency / 1000)
         fault = None
         for name in scope_names:
-            fault = self.state.take_fault(name, scope["path"])
+            fault = self.state.take_fault(name, scope["path"], scope["method"])
             if fault is not None:
                 break
         if fault is None:
@@ -259,12 +261,17 @@ class SandboxApp:
             await self.apps[platform](scope, receive, send)
         elif fault.kind == "hang_after":
             # The platform does the work, but its answer never arrives in time.
-            async def swallow(_message: object) -> None:
-                return None
-
-            await self.apps[platform](scope, receive, swallow)  # type: ignore[arg-type]
+            await self.apps[platform](scope, receive, _swallow)
             await anyio.sleep(fault.seconds)
             await JSONResponse({"error": "late"}, status_code=504)(scope, receive, send)
+        elif fault.kind in ("apply_then_status", "apply_then_drop"):
+            # The platform applies the write; its answer is lost on the way back: a proxy
+            # answers a 5xx instead, or the connection drops without any answer.
+            await self.apps[platform](scope, receive, _swallow)
+            if fault.kind == "apply_then_status":
+                await _fault_response(emulator, fault)(scope, receive, send)
+            else:
+                await _drop(receive, send)
         elif fault.kind == "slow_write":
             # Real servers finish what they received: read the request now, apply it after
             # the delay even if the client has given up, then answer (maybe to nobody).
@@ -288,6 +295,22 @@ class SandboxApp:
             await JSONResponse({"error": f"unknown fault kind {fault.kind}"}, status_code=500)(
                 scope, receive, send
             )
+
+
+async def _swallow(_message: Message) -> None:
+    """An emulator's answer sent nowhere (the fault answers instead)."""
+
+
+async def _drop(receive: Receive, send: Send) -> None:
+    """Close the client's connection without an answer. uvicorn gives the app no socket,
+    but its ``send`` is a method of the request cycle that holds the transport."""
+    transport = getattr(getattr(send, "__self__", None), "transport", None)
+    if transport is None:  # in-process (httpx's ASGITransport): no socket to close
+        raise ConnectionResetError("the sandbox dropped the connection")
+    transport.close()
+    with anyio.move_on_after(5):  # uvicorn sees the close; then the app may return unanswered
+        while (await receive())["type"] != "http.disconnect":
+            pass
 
 
 async def _read_body(receive: Receive) -> bytes:

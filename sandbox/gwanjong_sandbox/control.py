@@ -39,6 +39,10 @@ class SandboxControl:
     def requests(self) -> dict[str, int]:
         return self._get("/_sandbox/requests")
 
+    def request_paths(self) -> dict[str, int]:
+        """Request counts per "platform METHOD path"."""
+        return self._get("/_sandbox/requests/paths")
+
     def add_post(self, thread: dict[str, Any]) -> dict[str, str | None]:
         """Add a thread to every platform until the next reset; its id per platform."""
         response = self._http.post("/_sandbox/posts", json=thread, timeout=60)

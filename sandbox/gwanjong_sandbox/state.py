@@ -18,8 +18,12 @@ class Fault:
     then sleep: the write happens but the client times out), ``slow_write`` (wait
     ``seconds``, then do the work even if the client has gone, then answer: a late write
     that still lands), ``latency`` (add ``ms`` to every request until reset; ``count`` is
-    ignored) or ``lag`` (read-back lag: what is written from now on shows in reads only
-    ``seconds`` later, on the sandbox's clock, until reset; ``count`` is ignored).
+    ignored), ``lag`` (read-back lag: what is written from now on shows in reads only
+    ``seconds`` later, on the sandbox's clock, until reset; ``count`` is ignored),
+    ``apply_then_status`` (do the work, then answer ``status``, as a proxy in front of the
+    platform does when its answer is lost: the write happened, the client sees a 5xx) or
+    ``apply_then_drop`` (do the work, then close the connection without any answer).
+    With ``count=1`` a client that resends the request gets it applied a second time.
     """
 
     platform: str
@@ -30,6 +34,7 @@ class Fault:
     ms: float = 0.0
     count: int = 1
     match: str = ""  # only requests whose path contains this
+    method: str = ""  # only requests with this method ("POST"); "": any
     # ``status`` only: send this body as is (a CDN's empty 403, a text/plain 429, an HTML
     # 404) with the platform's own headers for that status; None: the platform's error JSON.
     body: str | None = None
@@ -90,11 +95,13 @@ class SandboxState:
             default=0.0,
         )
 
-    def take_fault(self, platform: str, path: str) -> Fault | None:
+    def take_fault(self, platform: str, path: str, method: str = "GET") -> Fault | None:
         for fault in self.faults:
             if fault.platform != platform or fault.kind in STANDING:
                 continue
             if fault.match and fault.match not in path:
+                continue
+            if fault.method and fault.method.upper() != method.upper():
                 continue
             fault.count -= 1
             if fault.count <= 0:

@@ -121,7 +121,10 @@ async def live(
     tmp_path: Path,
     platforms: list[str],
     tables: Mapping[str, Mapping[str, Any]] | None = None,
+    platform: Mapping[str, Any] | None = None,
 ) -> AsyncIterator[Live]:
+    """``tables``: more of gateway.toml ([safety] …); ``platform``: each platform's settings
+    over the defaults (no minimum interval, no disclosure footer)."""
     state = tmp_path / "state"
     config = parse(
         config_text(
@@ -129,7 +132,7 @@ async def live(
             platforms,
             "confirm",
             tables={"safety": {"author_cooldown_days": 0}, **(tables or {})},
-            platform={"min_interval_s": 0, "disclosure": ""},
+            platform={"min_interval_s": 0, "disclosure": "", **(platform or {})},
         )
     )
     transports = {name: SPECS[name].build(sandbox.url) for name in platforms}

@@ -90,7 +90,7 @@ async def test_edit_then_approve_sends_the_edited_text(
         await page.click("button.approve")
         outcome = await page.inner_text("#outcome")
         assert outcome.startswith("posted"), outcome
-        assert "(edited)" in await page.inner_text("main")
+        assert "edited; sent" in await page.inner_text("main")
         clean(seen)
     [write] = sandbox.writes("reddit")
     assert "WAL mode held up for us, with busy_timeout set." in str(write["data"])
@@ -251,3 +251,80 @@ async def inert(page: Page, path: str) -> None:
     if path.startswith("/approvals/"):  # the post it answers: the markup shown as text
         assert "<script>alert(1)</script>" in text and "[click](javascript:alert(1))" in text
         assert "more characters not shown" in text  # the 1 MB body, cut
+
+
+FOOTER = "\n\n^(drafted with an AI assistant)"
+
+
+async def test_a_refused_edit_keeps_the_edited_text(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    async with live(sandbox, tmp_path, ["reddit"], platform={"disclosure": FOOTER}) as lv:
+        approval_id = await pending(lv, SQLITE, "WAL mode held up for us too.")
+        page, seen = await lv.signed_in()
+        await page.goto(f"{lv.console.base_url()}/approvals/{approval_id}")
+        await page.click("a[href$='?edit=1']")
+        mine = "WAL held up for us,\nonce busy_timeout was set. (footer dropped by mistake)"
+        await page.fill("textarea#text", mine)
+        await page.click("button.approve")
+        # refused, and the page holds the person's own text, not the original
+        assert "Keep the disclosure footer" in await page.inner_text("#outcome")
+        assert await page.input_value("textarea#text") == mine
+        assert sandbox.writes() == []
+        kept = await lv.gw.records.run(StrikeStore.approval, approval_id)
+        assert kept is not None and kept.status is ApprovalStatus.PENDING
+        # the person finishes their own edit in place and approves it
+        await page.fill("textarea#text", mine + FOOTER)
+        await page.click("button.approve")
+        assert (await page.inner_text("#outcome")).startswith("posted")
+        clean(seen)
+    [write] = sandbox.writes("reddit")
+    assert "once busy_timeout was set." in str(write["data"])
+
+
+async def test_a_cool_down_blocked_approval_shows_why_and_when_without_approve(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    for n in ("one", "two"):
+        sandbox.add_post(
+            {
+                "key": f"kept-{n}",
+                "title": f"Ferrule zyzzyva {n}",
+                "body": "How do you size a ferrule for a zyzzyva?",
+                "author": "ann_ferrule",
+                "tags": ["zyzzyva"],
+                "likes": 5,
+                "hours_ago": 1,
+            }
+        )
+    week = {"safety": {"author_cooldown_days": 7}}
+    async with live(sandbox, tmp_path, ["reddit"], tables=week) as lv:
+        topic = "ferrule zyzzyva"
+        first = await pending(lv, (topic, "zyzzyva one"), "Measure the bore first.")
+        second = await pending(lv, (topic, "zyzzyva two"), "Same answer as the other.")
+        page, seen = await lv.signed_in()
+        await page.goto(f"{lv.console.base_url()}/approvals/{first}")
+        await page.click("button.approve")
+        assert (await page.inner_text("#outcome")).startswith("posted")
+        posted = await lv.gw.records.run(StrikeStore.approval, first)
+        assert posted is not None and posted.decided_at is not None
+        await page.goto(f"{lv.console.base_url()}/approvals")
+        card = await page.inner_text(f"#approval-{second}")
+        assert "Blocked" in card and "cool-down" in card and "ann_ferrule" in card
+        await page.goto(f"{lv.console.base_url()}/approvals/{second}")
+        blocked = await page.inner_text("#blocked")
+        assert "cool-down is 7 days" in blocked and "It could be sent from" in blocked
+        assert await page.locator("button.approve").count() == 0
+        assert await page.locator("a[href$='?edit=1']").count() == 0
+        assert await page.locator("button.decline").count() == 1
+        assert (await page.inner_text("h1")).endswith("blocked")
+        await fits_a_phone_after(page)
+        clean(seen)
+        waiting = await lv.gw.records.run(StrikeStore.approval, second)
+        assert waiting is not None and waiting.status is ApprovalStatus.PENDING
+    assert len(sandbox.writes("reddit")) == 1
+
+
+async def fits_a_phone_after(page: Page) -> None:
+    await page.set_viewport_size({"width": PHONE["width"], "height": PHONE["height"]})
+    await fits_a_phone(page)

@@ -17,7 +17,7 @@ from gwanjong_gateway.console.app import Console
 from gwanjong_gateway.console.guard import HEADERS
 from gwanjong_gateway.console.routes import build_app
 from gwanjong_gateway.gateway import Gateway
-from gwanjong_gateway.rules.approvals import ApprovalStatus
+from gwanjong_gateway.rules.approvals import ApprovalStatus, operator_name
 from gwanjong_gateway.server import build_gateway
 from tests.console.helpers import (
     BASE,
@@ -145,7 +145,7 @@ async def test_approve_on_the_console_writes_once(forum: FakePlatform, tmp_path:
         assert again.status_code == 409 and "already approved" in again.text
         decided = await approval(gw, approval_id)
         assert decided.status is ApprovalStatus.APPROVED
-        assert decided.channel == "console" and decided.decided_by == "local"
+        assert decided.channel == "console" and decided.decided_by == operator_name()
     assert len(forum.writes) == 1
 
 

@@ -20,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gwanjong_gateway.rules.approvals import operator_name
+
 #: every answer's headers: no script but our own file, nothing framed, cached or referred
 HEADERS = {
     "content-security-policy": (
@@ -86,7 +88,7 @@ class Sessions:
         expires = self._links.pop(_hash(token), None)
         if expires is None or expires <= self.clock():
             return None
-        return self.start("local", None)
+        return self.start(operator_name(), None)  # one name on every channel
 
     def start(self, name: str, principal: str | None) -> Session:
         self._drop_expired()

@@ -19,10 +19,11 @@ from gwanjong_gateway.console.text import line, safe_url, shown
 from gwanjong_gateway.platforms.client import PlatformClient
 from gwanjong_gateway.record.history_rows import HistoryFilter
 from gwanjong_gateway.record.store import StrikeStore
-from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Channel
+from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Channel, Hold
 from gwanjong_gateway.rules.ledger import RECORDED, Strike, StrikeAction, StrikeStatus
 from gwanjong_gateway.rules.outgoing import Edit, parse_tags
-from gwanjong_gateway.strike.results import StrikeResult
+from gwanjong_gateway.strike.results import Refused, StrikeResult
+from gwanjong_gateway.strike.reviews import holds
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.untrusted import has_hidden
 
@@ -39,12 +40,18 @@ def when(at: float | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(at)) if at else ""
 
 
-def approval_view(a: Approval, now: float) -> dict[str, Any]:
+def approval_view(a: Approval, now: float, hold: Hold | None = None) -> dict[str, Any]:
+    """``hold``: why approving it now would only be refused (then it shows as blocked,
+    with no Approve)."""
     post: dict[str, Any] = a.post
     return {
         "id": a.id,
-        "status": str(a.status_at(now)),
+        "status": "blocked" if hold is not None else str(a.status_at(now)),
+        "said": line(a.said(now), 400),
         "open": a.open_at(now),
+        "blocked": None
+        if hold is None
+        else {"why": shown(hold.why, 600), "until": when(hold.until) if hold.until else ""},
         "platform": line(a.platform, 40),
         "action": str(a.action),
         "where": line(a.where(), 300),
@@ -86,10 +93,11 @@ async def approvals(c: Console, request: Request, session: Session) -> Response:
     recent = await c.gw.records.run(
         StrikeStore.approvals, now, pending=False, principal=c.approvals_of(session), limit=20
     )
+    held = await c.gw.records.run(holds, c.config, rows, now)
     return c.render(
         "approvals.html",
         session,
-        pending=[approval_view(a, now) for a in rows],
+        pending=[approval_view(a, now, held.get(a.id)) for a in rows],
         recent=[approval_view(a, now) for a in recent if not a.open_at(now)],
     )
 
@@ -128,19 +136,36 @@ async def _length(c: Console, a: Approval, text: str) -> dict[str, Any]:
 
 async def approval(c: Console, request: Request, session: Session) -> Response:
     a = await _visible(c, session, int(request.path_params["id"]))
+    editing = request.query_params.get("edit") == "1"
+    return await _page(c, session, a, a.text if editing else None)
+
+
+async def _page(
+    c: Console,
+    session: Session,
+    a: Approval,
+    edit: str | None,
+    status: int = 200,
+    **values: Any,
+) -> Response:
+    """Approval ``a`` as it stands now; ``edit``: the text in the edit form (the person's
+    own, kept when a decision was refused), None for no form."""
     now = c.clock()
-    view = approval_view(a, now)
-    length = await _length(c, a, a.text) if view["open"] else None
-    editing = request.query_params.get("edit") == "1" and view["open"]
+    hold = await c.gw.desk.reviews.hold(a) if a.open_at(now) else None
+    view = approval_view(a, now, hold)
+    editing = edit is not None and view["open"]
+    text = edit if editing and edit is not None else a.text
+    length = await _length(c, a, text) if view["open"] else None
     return c.render(
         "approval.html",
         session,
+        status=status,
         a=view,
         length=length,
         editing=editing,
-        raw_text=a.text,
-        raw_title=a.title,
-        raw_tags=", ".join(a.tags),
+        raw_text=text,
+        # a new post's title and tags in the edit form: the person's own when refused
+        **{"raw_title": a.title, "raw_tags": ", ".join(a.tags), **values},
     )
 
 
@@ -155,6 +180,9 @@ def outcome(result: StrikeResult) -> dict[str, Any]:
 
 
 async def decide(c: Console, request: Request, session: Session) -> Response:
+    """A decision from the page. A refused one (an edit without the footer, too soon, a
+    cool-down) answers the page again with the reason and, in the edit form, the person's
+    own text as they sent it: never a redirect that loses their work."""
     approval_id = int(request.path_params["id"])
     form = await c.form(request, session)
     await _visible(c, session, approval_id)
@@ -162,11 +190,14 @@ async def decide(c: Console, request: Request, session: Session) -> Response:
     if decision not in ("approve", "decline"):
         raise Refusal(400, "Choose Approve or Decline.")
     text = form.get("text")
+    edit = text.replace("\r\n", "\n") if text is not None and decision == "approve" else None
     title, tags = form.get("title"), form.get("tags")
-    edit = Edit(
-        title=title.replace("\r\n", "\n") if title is not None else None,
-        tags=parse_tags(tags) if tags is not None else None,
+    approving = decision == "approve"
+    change = Edit(
+        title=title.replace("\r\n", "\n") if title is not None and approving else None,
+        tags=parse_tags(tags) if tags is not None and approving else None,
     )
+    kept = {k: v for k, v in (("raw_title", title), ("raw_tags", tags)) if v is not None}
     try:
         result = await c.gw.desk.decide(
             approval_id,
@@ -174,32 +205,17 @@ async def decide(c: Console, request: Request, session: Session) -> Response:
             Channel.CONSOLE,
             by=session.name,
             who=session.principal,
-            text=text.replace("\r\n", "\n") if text is not None else None,
+            text=edit,
             reason=line(form.get("reason", ""), 300),
-            edit=edit,
+            edit=change,
         )
     except PlatformError as exc:
         a = await _visible(c, session, approval_id)
-        return c.render(
-            "approval.html",
-            session,
-            status=409,
-            a=approval_view(a, c.clock()),
-            length=None,
-            editing=False,
-            raw_text=a.text,
-            error=shown(exc.message, 600),
-        )
+        return await _page(c, session, a, edit, 409, error=shown(exc.message, 600), **kept)
     a = await _visible(c, session, approval_id)
-    return c.render(
-        "approval.html",
-        session,
-        a=approval_view(a, c.clock()),
-        length=None,
-        editing=False,
-        raw_text=a.text,
-        result=outcome(result),
-    )
+    if isinstance(result, Refused) and a.open_at(c.clock()):  # nothing sent: try again
+        return await _page(c, session, a, edit, 409, error=shown(result.reason, 1000), **kept)
+    return await _page(c, session, a, None, result=outcome(result))
 
 
 # -- hand-offs ------------------------------------------------------------------------

@@ -76,6 +76,16 @@ class ApprovalRows(Statements):
         waiting = self._pending_for(key)
         return waiting if waiting is not None and waiting.open_at(now) else None
 
+    def last_before(self, key: str, before: int) -> Approval | None:
+        """The latest approval on ``key`` older than approval ``before`` (how the last
+        person to see this target decided)."""
+        return self._approval(
+            self._x(
+                "SELECT * FROM approvals WHERE lock_key = ? AND id < ? ORDER BY id DESC LIMIT 1",
+                (key, before),
+            ).fetchone()
+        )
+
     def approvals(
         self,
         now: float,

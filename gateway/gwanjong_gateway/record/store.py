@@ -215,12 +215,12 @@ class StrikeStore(ApprovalRows, HandleRows, HistoryRows):
                     str(req.row.get("principal") or ""),
                 )
                 if why:
-                    return Verdict(refusal=why)
+                    return Verdict(refusal=why[0], retry_after=why[1])
             if req.live:
                 used = self._count(req.platform, req.action, policy.day_start(now))
                 why = policy.daily_cap(req.cap, used, req.platform, req.action, now)
                 if why:
-                    return Verdict(refusal=why)
+                    return Verdict(refusal=why[0], retry_after=why[1])
                 wait = policy.min_interval(
                     req.interval_s, self._last_write(req.platform), req.platform, now
                 )

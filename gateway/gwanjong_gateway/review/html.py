@@ -97,8 +97,11 @@ def _exact(approval: Approval, heading: str = "The exact text that will be sent"
     )
 
 
-def review_page(approval: Approval, now: float, csrf: str, problem: str = "") -> str:
-    """A pending approval: the facts, the exact text, an edit box, Approve and Decline."""
+def review_page(
+    approval: Approval, now: float, csrf: str, problem: str = "", text: str | None = None
+) -> str:
+    """A pending approval: the facts, the exact text, an edit box (``text``: the person's
+    own edit, kept when a decision was refused), Approve and Decline."""
     error = f'<p class="error">{html.escape(problem)}</p>' if problem else ""
     edit = ""
     if approval.text:
@@ -106,7 +109,7 @@ def review_page(approval: Approval, now: float, csrf: str, problem: str = "") ->
         edit = (
             "<h2>Edit before approving (optional)</h2><p>Approve sends this box as it is; "
             "keep the disclosure footer at the end.</p>"
-            f'<textarea name="text" spellcheck="true">\n{html.escape(approval.text)}</textarea>'
+            f'<textarea name="text" spellcheck="true">\n{html.escape(approval.text if text is None else text)}</textarea>'
         )
     form = (
         f'<form method="post"><input type="hidden" name="csrf" value="{csrf}">{edit}'

@@ -158,14 +158,20 @@ class ApprovalPages(LoopbackPage):
             if fresh.open_at(now) and exc.kind is ErrorKind.INVALID_INPUT:
                 # the edit was refused (empty, footer removed): the form again, with why
                 return Reply(
-                    400, html.review_page(fresh, now, self.csrf(fresh.id, token), exc.message)
+                    400,
+                    html.review_page(fresh, now, self.csrf(fresh.id, token), exc.message, edit),
                 )
             if not fresh.open_at(now):
                 await self._decided(approval.id)
             # decided meanwhile, or the write failed or its outcome is unknown: the message says
             return Reply(502, html.decided_page(fresh, now, exc.message, failed=True))
-        await self._decided(approval.id)
         fresh = await self.records.run(StrikeStore.approval, approval.id) or approval
+        if isinstance(result, Refused) and fresh.open_at(now):
+            # refused but still waiting (blocked for now, or the edit refused): the form
+            # again with why, and the person's own text
+            page = html.review_page(fresh, now, self.csrf(fresh.id, token), result.reason, edit)
+            return Reply(409, page)
+        await self._decided(approval.id)
         message, url, label = _outcome(result)
         log.info("approval page: approval %d decided (%s)", approval.id, decision)
         status = 409 if isinstance(result, Duplicate) else 200

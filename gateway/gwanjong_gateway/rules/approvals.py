@@ -11,6 +11,7 @@ keeps it and `strike` acts on it.
 
 from __future__ import annotations
 
+import getpass
 import hashlib
 import time
 from dataclasses import dataclass
@@ -50,6 +51,35 @@ def lock_key(platform: str, target: str, intent: str, action: str) -> str:
 
 def iso(at: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
+
+
+def operator_name() -> str:
+    """The local operator's one name on every channel: their OS login name."""
+    try:
+        return getpass.getuser()
+    except Exception:  # no login name in the environment or the password database
+        return "operator"
+
+
+def person(principal: str | None) -> str:
+    """Who decides, as the audit names them everywhere: a signed-in member by their
+    principal, the local operator (no sign-in: stdio, the terminal, the console's link)
+    by their OS login name."""
+    return principal or operator_name()
+
+
+@dataclass(frozen=True)
+class Hold:
+    """Why a pending approval cannot be sent now (a pause, the author cool-down, the daily
+    cap, the minimum interval): approving it would only be refused. ``until``: from when
+    it could be sent (None: once a person resumes writes)."""
+
+    why: str
+    until: float | None
+
+    def said(self) -> str:
+        when = f"it could be sent from {iso(self.until)}" if self.until else "until writes resume"
+        return f"Blocked: {self.why} ({when})"
 
 
 @dataclass(frozen=True)
@@ -120,6 +150,27 @@ class Approval:
             return f"a new post on {self.platform}"
         return f"{what} {self.target_url or self.target} on {self.platform}"
 
+    def said(self, now: float) -> str:
+        """How it stands, in the past tense once decided: "approved by alice via console
+        at T; sent (record 5)", "declined by …", "expired at …"."""
+        state = self.status_at(now)
+        if state is ApprovalStatus.PENDING:
+            return f"waits for a person until {iso(self.expires_at)}"
+        if state is ApprovalStatus.EXPIRED:
+            return f"expired at {iso(self.expires_at)}: nobody decided in time; nothing was sent"
+        verb = "approved" if state is ApprovalStatus.REFUSED else str(state)
+        by = f"{verb} by {self.decided_by or 'a person'}"
+        if self.channel:
+            by += f" via {self.channel}"
+        if self.decided_at:
+            by += f" at {iso(self.decided_at)}"
+        if state is ApprovalStatus.APPROVED:
+            edited = ", edited" if self.edited else ""
+            return f"{by}{edited}; sent" + (f" (record {self.record})" if self.record else "")
+        if state is ApprovalStatus.DECLINED:
+            return f"{by}; nothing was sent"
+        return f"{by}, then refused when it ran; nothing was sent"
+
     def public(self, now: float) -> dict[str, Any]:
         """What `status`, `gwanjong://approvals` and `review list --json` show."""
         return {
@@ -138,6 +189,7 @@ class Approval:
             "edited": self.edited,
             "record": self.record,
             "sha256": self.digest,
+            "said": self.said(now),
         }
 
 

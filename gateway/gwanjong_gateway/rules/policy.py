@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 from gwanjong_gateway.config import GatewayConfig
@@ -138,9 +138,10 @@ FUTURE = Future()
 
 def author_cooldown(
     days: float, last: Strike | None, platform: str, author: str, now: float, caller: str = ""
-) -> str | None:
+) -> tuple[str, float] | None:
     """`last`: the latest write (or claim) to this author; None lets the strike go on.
-    ``caller``: who strikes now; another principal's row is not named (team privacy)."""
+    ``caller``: who strikes now; another principal's row is not named (team privacy).
+    (why, seconds until the cool-down ends)."""
     if not days or last is None:
         return None
     until = FUTURE.at(f"author:{platform}:{author}", last.created_at, now) + days * 86400
@@ -153,7 +154,8 @@ def author_cooldown(
         )
         return (
             f"We already engaged with {author} on {platform} ({which}); "
-            f"the author cool-down is {days:g} days, so not again before {when}."
+            f"the author cool-down is {days:g} days, so not again before {when}.",
+            until - now,
         )
     return None
 
@@ -167,14 +169,19 @@ def day_start(now: float) -> float:
     )
 
 
-def daily_cap(cap: int | None, used: int, platform: str, action: str, now: float) -> str | None:
-    """`used`: today's writes of this action, those in flight included."""
+def daily_cap(
+    cap: int | None, used: int, platform: str, action: str, now: float
+) -> tuple[str, float] | None:
+    """`used`: today's writes of this action, those in flight included. (why, seconds
+    until the cap resets)."""
     if cap is None or used < cap:
         return None
-    reset = (datetime.fromtimestamp(day_start(now), UTC) + timedelta(days=1)).strftime("%H:%M UTC")
+    reset = day_start(now) + 86400
     return (
         f"Daily cap reached: {used} of {cap} {action}s on {platform} today "
-        f"([platforms.{platform}.daily] in gateway.toml). It resets at {reset}."
+        f"([platforms.{platform}.daily] in gateway.toml). It resets at "
+        f"{datetime.fromtimestamp(reset, UTC).strftime('%H:%M UTC')}.",
+        reset - now,
     )
 
 

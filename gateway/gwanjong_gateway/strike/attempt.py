@@ -60,6 +60,8 @@ class Refuse:
 
     reason: str
     retry_after: int | None = None
+    #: only asks to wait (a pause, a limit): an approval being executed stays pending
+    waits: bool = False
 
 
 @dataclass(frozen=True)
@@ -134,6 +136,8 @@ class Attempt:
                 "tags": self.tags if self.action is StrikeAction.POST else (),
             }
         )
+
+    kept: bool = False  # the approval being executed was refused but stays pending
 
     def __post_init__(self) -> None:
         self.final = self.final or self.text

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.rules import policy
+from gwanjong_gateway.rules import approvals, policy
 from gwanjong_gateway.rules.approvals import Approval, ApprovalUse
 from gwanjong_gateway.rules.ledger import Strike, StrikeStatus, Verdict, intent_key
 from gwanjong_gateway.rules.profiles import Profiles
@@ -61,7 +61,8 @@ async def paused(deps: Deps, a: Attempt) -> Step:
     why = await deps.claims.paused(a.platform)
     if why:
         return Refuse(
-            f"Writes to {a.platform} are paused: {why}. Run setup(action='check', platform='{a.platform}') once the cause is fixed."
+            f"Writes to {a.platform} are paused: {why}. Run setup(action='check', platform='{a.platform}') once the cause is fixed.",
+            waits=True,
         )
     return PASS
 
@@ -122,7 +123,9 @@ async def earlier_claim(deps: Deps, a: Attempt) -> Step:
 async def limits(deps: Deps, a: Attempt) -> Step:
     """The author cool-down, the daily cap and the minimum interval."""
     verdict = await _first_verdict(deps, a)
-    return Refuse(verdict.refusal, wait_s(verdict.retry_after)) if verdict.refusal else PASS
+    if not verdict.refusal:
+        return PASS
+    return Refuse(verdict.refusal, wait_s(verdict.retry_after), waits=True)
 
 
 async def platform_rules(deps: Deps, a: Attempt) -> Step:
@@ -249,14 +252,14 @@ async def awaiting(deps: Deps, a: Attempt) -> Step:
 async def decided(deps: Deps, a: Attempt, approval: Approval, ask: Ask) -> Step:
     """The person's answer: approved (the chain goes on and consumes the approval with the
     claim), declined, or still pending (the answer says where they can decide)."""
-    who = a.principal or "the local user"
+    who = approvals.person(a.principal)
     if ask.decision == "approve":
-        a.approval = ApprovalUse(approval.id, approval.digest, a.principal, ask.channel)
+        a.approval = ApprovalUse(approval.id, approval.digest, who, ask.channel)
         a.approver = "human"
         a.decisions.append(f"approved by {who} via {ask.channel} (approval {approval.id})")
         return PASS
     if ask.decision == "decline":
-        return Answer(await deps.claims.decline(a, approval, a.principal, ask.channel, ask.why))
+        return Answer(await deps.claims.decline(a, approval, who, ask.channel))
     return Answer(pending(approval, ask))
 
 

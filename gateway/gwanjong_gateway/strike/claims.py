@@ -33,6 +33,7 @@ from gwanjong_gateway.strike.results import Declined, Duplicate, Handoff, Refuse
 from gwanjong_gateway.strike.settle import Settler
 from gwanjong_gateway.strike.text import duplicate
 from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.contract.untrusted import one_line
 
 
 class Claims:
@@ -166,9 +167,11 @@ class Claims:
         return approval, token if created else ""
 
     async def decline(
-        self, a: Attempt, approval: Approval, by: str, channel: Channel, why: str
+        self, a: Attempt, approval: Approval, by: str, channel: Channel, reason: str = ""
     ) -> Declined | Refused:
-        """The person declined: the approval closes and a `declined` row says so."""
+        """The person declined: the approval closes with their ``reason`` (their own
+        words, cleaned) and a `declined` row says so."""
+        reason = one_line(reason, 300)
         closed = await self.records.run(
             StrikeStore.close_approval,
             approval.id,
@@ -176,22 +179,20 @@ class Claims:
             self.clock(),
             by=by,
             channel=str(channel),
-            reason=why,
+            reason=reason,
         )
         if closed is None:  # decided meanwhile, or expired
             current = await self.records.run(StrikeStore.approval, approval.id)
             state = current.status_at(self.clock()) if current is not None else "gone"
             return Refused(reason=f"Approval {approval.id} is already {state}: nothing changed.")
+        why = f"Declined by {by} via {channel}" + (f": {reason}" if reason else ".")
         row = await self.insert(
             a,
             StrikeStatus.DECLINED,
             reason=why,
             approver="human",
             confirmed_by=by,
-            policy=[
-                *a.decisions,
-                f"declined by {by or 'the local user'} via {channel} (approval {approval.id})",
-            ],
+            policy=[*a.decisions, f"declined by {by} via {channel} (approval {approval.id})"],
         )
         await self.records.run(StrikeStore.link_approval, approval.id, row.id)
         return Declined(

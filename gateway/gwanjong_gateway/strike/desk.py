@@ -25,6 +25,7 @@ from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.record.journal import WriteJournal
 from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.rules import approvals
 from gwanjong_gateway.rules.approvals import Approval, ApprovalUse, Channel
 from gwanjong_gateway.rules.ledger import StrikeAction
 from gwanjong_gateway.rules.outgoing import Edit
@@ -37,12 +38,13 @@ from gwanjong_gateway.strike.attempt import (
     HandOff,
     Refuse,
     Step,
+    wait_s,
 )
 from gwanjong_gateway.strike.checks import HELD, OPEN, Check, Deps
 from gwanjong_gateway.strike.claims import Claims
 from gwanjong_gateway.strike.handoffs import HandOffs, Which
 from gwanjong_gateway.strike.locks import KeyedLocks
-from gwanjong_gateway.strike.results import StrikeResult
+from gwanjong_gateway.strike.results import PendingApproval, Refused, StrikeResult
 from gwanjong_gateway.strike.reviews import Reviews, attempt_for, pending
 from gwanjong_gateway.strike.send import Sender
 from gwanjong_gateway.strike.settle import Settler
@@ -107,7 +109,12 @@ class StrikeDesk:
             mode=mode,
             principal=by or "",
         )
-        return await self.chain(a)
+        answer = await self.chain(a)
+        if isinstance(answer, PendingApproval):  # the last person's "no" on this target
+            note = await self.reviews.declined_before_id(answer.approval.id)
+            if note:
+                answer.reason = f"{note} {answer.reason}"
+        return answer
 
     async def chain(self, a: Attempt) -> StrikeResult:
         """The checks of `OPEN`, then those of `HELD` under the target's lock. An approval
@@ -124,7 +131,7 @@ class StrikeDesk:
             return await self._ask(a, answer)
         if answer is None:
             raise RuntimeError("the strike chain ended without an answer")
-        if a.approval is not None:
+        if a.approval is not None and not a.kept:
             await self.reviews.unconsumed(a.approval, answer)
         return answer
 
@@ -149,15 +156,22 @@ class StrikeDesk:
         if text is not None:
             edit = replace(edit or Edit(), text=text)
         approval = await self.reviews.open_for(approval_id, who, token)
+        by = approvals.person(by)
         if decision == "decline":
             a = attempt_for(
                 approval,
                 ApprovalUse(approval.id, approval.digest, by, channel),
                 self.config.gateway.writes,
             )
-            why = f"Declined by {by or 'the local user'}" + (f": {reason}" if reason else ".")
-            return await self.claims.decline(a, approval, by, channel, why)
+            return await self.claims.decline(a, approval, by, channel, reason)
         use = await self.edit_for(approval, by, channel, edit)
+        held = await self.reviews.hold(approval)
+        if held is not None:  # it would only be refused: no run, no row, still pending
+            wait = None if held.until is None else wait_s(held.until - self.claims.clock())
+            return Refused(
+                reason=f"{held.said()}. Nothing was sent; approval {approval.id} still waits.",
+                retry_after=wait,
+            )
         a = attempt_for(approval, use, self.config.gateway.writes, edit)
         await self.journal.ready()
         return await self.chain(a)
@@ -167,11 +181,12 @@ class StrikeDesk:
         chain again as the approval (the same as approving it anywhere else)."""
         approval = ask.approval
         said = await a.asker.ask(approval, ask.token)
+        who = approvals.person(a.principal)
         if said.decision == "approve":
-            use = ApprovalUse(approval.id, approval.digest, a.principal, said.channel)
+            use = ApprovalUse(approval.id, approval.digest, who, said.channel)
             return await self.chain(attempt_for(approval, use, a.mode))
         if said.decision == "decline":
-            return await self.claims.decline(a, approval, a.principal, said.channel, said.why)
+            return await self.claims.decline(a, approval, who, said.channel)
         # for an app card's `_meta` only, never what the model reads
         return pending(approval, said).carrying(ask.token)
 
@@ -205,6 +220,15 @@ class StrikeDesk:
         if isinstance(step, HandOff):  # claimed for a person, or why it cannot be
             step = await self.claims.hand_off(a, step.reason)
         if isinstance(step, Refuse):
+            use = a.approval
+            if use is not None and (step.retry_after or step.waits or use.edited):
+                # a wait, or the person's edit refused: the approval stays pending for
+                # another try, and a refused click leaves no row in the history
+                a.kept = True
+                return Refused(
+                    reason=f"{step.reason} Nothing was sent; approval {use.id} still waits.",
+                    retry_after=step.retry_after,
+                )
             return await self.claims.refuse(a, step.reason, step.retry_after)
         if isinstance(step, Answer):
             return step.result

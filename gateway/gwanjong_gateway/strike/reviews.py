@@ -11,15 +11,21 @@ from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules import approvals, policy
-from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, ApprovalUse, Channel, iso
-from gwanjong_gateway.rules.ledger import StrikeAction
+from gwanjong_gateway.rules.approvals import (
+    Approval,
+    ApprovalStatus,
+    ApprovalUse,
+    Channel,
+    Hold,
+    iso,
+)
+from gwanjong_gateway.rules.ledger import ClaimRequest, StrikeAction
 from gwanjong_gateway.rules.outgoing import Edit, Outgoing
 from gwanjong_gateway.rules.profiles import Profiles
 from gwanjong_gateway.scout.state import DraftContext, Opportunity
 from gwanjong_gateway.strike.attempt import Ask, Attempt, NoAsking
 from gwanjong_gateway.strike.results import (
     ApprovalInfo,
-    DryRun,
     Duplicate,
     PendingApproval,
     Refused,
@@ -27,6 +33,7 @@ from gwanjong_gateway.strike.results import (
 )
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.models import Post
+from gwanjong_shared.contract.untrusted import one_line
 
 
 def ways(approval: Approval, ask: Ask) -> list[str]:
@@ -56,6 +63,49 @@ def pending(approval: Approval, ask: Ask) -> PendingApproval:
     )
 
 
+def hold_of(store: StrikeStore, config: GatewayConfig, a: Approval, now: float) -> Hold | None:
+    """Why approving ``a`` now would only be refused (run in the record's worker thread):
+    writes to its platform paused, or a limit (author cool-down, daily cap, minimum
+    interval) the claim would meet. The same checks as the chain's, read without claiming."""
+    paused = store.paused(a.platform)
+    if paused:
+        return Hold(f"writes to {a.platform} are paused: {paused}", None)
+    cap, interval = policy.limits_for(config, a.platform, a.action)
+    row = {
+        "platform": a.platform,
+        "target": a.target,
+        "action": a.action,
+        "author": a.author,
+        "principal": a.principal,
+        "intent_key": a.intent_key,
+        "content": a.text,
+    }
+    live = config.gateway.writes != "dry-run"
+    request = ClaimRequest(row, live, cap, interval, config.safety.author_cooldown_days)
+    verdict = store.decide(request, now, insert=False)
+    if not verdict.refusal or verdict.retry_after is None:
+        return None  # free to go, or a refusal no wait ends (approving closes it)
+    return Hold(verdict.refusal, now + verdict.retry_after)
+
+
+def holds(
+    store: StrikeStore, config: GatewayConfig, pending: list[Approval], now: float
+) -> dict[int, Hold]:
+    """`hold_of` of each open approval, in one trip to the record's thread."""
+    found = ((a.id, hold_of(store, config, a, now)) for a in pending if a.open_at(now))
+    return {i: h for i, h in found if h is not None}
+
+
+def declined_note(earlier: Approval | None) -> str:
+    """What the model is told of a person's decline of this target: their reason, cleaned."""
+    if earlier is None or earlier.status is not ApprovalStatus.DECLINED:
+        return ""
+    at = iso(earlier.decided_at) if earlier.decided_at else "an earlier approval"
+    why = one_line(earlier.reason, 300)
+    said = f": {why}" if why else " (no reason given)"
+    return f"A person declined this on {at} (approval {earlier.id}){said}."
+
+
 def attempt_for(
     approval: Approval, use: ApprovalUse, mode: str, edit: Edit | None = None
 ) -> Attempt:
@@ -68,7 +118,7 @@ def attempt_for(
         validation={},
         shown=approval.context,
     )
-    how = f"approved by {use.by or 'the local user'} via {use.channel} (approval {approval.id})"
+    how = f"approved by {use.by} via {use.channel} (approval {approval.id})"
     edit = edit or Edit()
     if use.edited:
         parts = [
@@ -195,15 +245,22 @@ class Reviews:
         changes["text"] = edited
         return changes
 
+    async def hold(self, approval: Approval) -> Hold | None:
+        return await self.records.run(hold_of, self.config, approval, self.clock())
+
+    async def declined_before_id(self, approval_id: int) -> str:
+        """`declined_note` of the approval on the same target before approval ``approval_id``."""
+        approval = await self.records.run(StrikeStore.approval, approval_id)
+        if approval is None:
+            return ""
+        earlier = await self.records.run(StrikeStore.last_before, approval.lock_key, approval.id)
+        return declined_note(earlier)
+
     async def unconsumed(self, use: ApprovalUse, answer: StrikeResult) -> None:
         """After the chain: an approval it did not consume is closed as refused, with the
-        reason, unless the refusal only asks to wait (the minimum interval), refused the
-        person's edit (too long, say), or the write mode is dry-run: then it stays pending
+        reason, unless it was kept pending (a refusal that only asks to wait, or of the
+        person's edit: `Attempt.kept`) or the write mode is dry-run: then it stays pending
         for another try."""
-        if isinstance(answer, DryRun) or (
-            isinstance(answer, Refused) and (answer.retry_after or use.edited)
-        ):
-            return  # a wait, or the person's edit was refused: they may try again
         if isinstance(answer, (Refused, Duplicate)):
             record = answer.record if isinstance(answer, Refused) else None
             await self.records.run(

@@ -25,10 +25,9 @@ from gwanjong_gateway.strike.attempt import Attempt, Refuse, wait_s
 from gwanjong_gateway.strike.results import Posted
 from gwanjong_gateway.strike.settle import Settler
 from gwanjong_shared.contract import Validation
-from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+from gwanjong_shared.contract.errors import UNSURE, ErrorKind, PlatformError
 from gwanjong_shared.contract.models import PostResult
 
-UNSURE = (ErrorKind.TIMEOUT, ErrorKind.UNAVAILABLE)
 log = logging.getLogger(__name__)
 
 

@@ -21,15 +21,13 @@ from gwanjong_gateway.config_ops import micro_usd
 from gwanjong_gateway.platforms.outcome import Outcome
 from gwanjong_gateway.rules.profiles import Profiles
 from gwanjong_shared.contract import BILLED_READS, MICRO_USD, WRITE_TOOLS, Prices
-from gwanjong_shared.contract.errors import ErrorKind
+from gwanjong_shared.contract.errors import UNSURE
 
 #: a read without a `limit` argument: the most one page of any platform returns
 DEFAULT_READ_ITEMS = 100
 #: a link as a platform would find one, erring wide (a scheme, `www.`, or a dotted name
 #: ending in letters): a write wrongly priced "with URL" only makes the budget stricter
 _LINK = re.compile(r"(?i)\b[a-z][a-z0-9+.-]*://|\bwww\.|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b")
-#: a failure after which the platform may still have served (and billed) the call
-_UNSURE = (ErrorKind.TIMEOUT, ErrorKind.UNAVAILABLE)
 
 
 def prices_for(config: GatewayConfig, profiles: Profiles, platform: str) -> Prices | None:
@@ -77,7 +75,7 @@ def cost(prices: Prices, tool: str, reserved: int, outcome: Outcome) -> int:
     if tool in WRITE_TOOLS:
         return reserved
     if not outcome.ok:
-        return reserved if outcome.kind in _UNSURE else 0
+        return reserved if outcome.kind in UNSURE else 0
     return prices.read * _items(tool, outcome)
 
 

@@ -23,6 +23,7 @@ from gwanjong_shared.contract import (
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
 from gwanjong_shared.kit.http import raise_for_response, transport_error
+from gwanjong_shared.kit.once import HTTPX_NEVER_LEFT, answer_lost, lost_answer
 from gwanjong_shared.kit.ratelimit import Clock, Limiter, MinInterval, Sleep, TokenBucket
 from gwanjong_shared.kit.target_cache import TargetCache
 from gwanjong_shared.kit.tracing import traced_request
@@ -136,10 +137,17 @@ class DevtoAdapter(PlatformAdapter):
         try:
             response = await traced_request(self._http, method, path, **kw)
         except httpx.HTTPError as exc:
-            raise transport_error(exc, self.label) from None
+            # httpx sends each request once; a write's lost answer is unsure (kit/once.py).
+            lost = answer_lost(method, path, error=exc, left=not isinstance(exc, HTTPX_NEVER_LEFT))
+            raise (
+                lost_answer(self.label, lost) if lost else transport_error(exc, self.label)
+            ) from None
         finally:
             self.limiter.finished(write=method != "GET")
         self.limiter.observe(key, response.status_code, response.headers)
+        lost = answer_lost(method, path, status=response.status_code)
+        if lost is not None:
+            raise lost_answer(self.label, lost)
         raise_for_response(response, self.label, what=what)
         try:
             return response.json()

@@ -1,5 +1,7 @@
 """What every asyncpraw HTTP request passes through: host allow-list, pacing, our timeout,
-Reddit's rate headers, and our 5xx retry schedule."""
+Reddit's rate headers, and our 5xx retry schedule, for reads only: a write is sent once
+(kit/once.py), its 5xx or lost connection raised as ``AnswerLost``, which asyncprawcore
+does not retry."""
 
 from __future__ import annotations
 
@@ -10,12 +12,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
+from asyncprawcore.exceptions import RequestException
 from asyncprawcore.requestor import Requestor
 from asyncprawcore.sessions import FiniteRetryStrategy
 
 from gwanjong_reddit.settings import Settings
 from gwanjong_shared.contract.models import RateLimit
-from gwanjong_shared.kit.host_gate import HostAllowList
+from gwanjong_shared.kit.host_gate import HostAllowList, HostNotAllowed
+from gwanjong_shared.kit.once import AnswerLost, answer_lost
 from gwanjong_shared.kit.ratelimit import ANY, Limiter, MinInterval, TokenBucket
 from gwanjong_shared.kit.tracing import http_span, set_status
 
@@ -86,17 +90,37 @@ class GatedRequestor(Requestor):
         with http_span(
             method, parts.scheme, parts.hostname or "", parts.port, parts.path, headers
         ) as span:
-            # asyncprawcore always passes its module constant (16 s); ours is the setting.
-            async with super().request(
-                *args, timeout=self._gate.timeout_s, headers=headers, **kwargs
-            ) as response:
-                set_status(span, response.status)
-                await self._gate.observe(response)
-                yield response
+            lost: AnswerLost | None = None
+            yielded = False
+            try:
+                # asyncprawcore always passes its module constant (16 s); ours is the setting.
+                async with super().request(
+                    *args, timeout=self._gate.timeout_s, headers=headers, **kwargs
+                ) as response:
+                    set_status(span, response.status)
+                    await self._gate.observe(response)
+                    # A write's 5xx never reaches asyncprawcore, which would resend it.
+                    lost = answer_lost(method, parts.path, status=response.status)
+                    if lost is None:
+                        yielded = True
+                        yield response
+            except RequestException as exc:
+                if yielded:
+                    raise  # the SDK's own handling of the answer, not the request
+                original = exc.original_exception
+                never_left = (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError)
+                left = not isinstance(original, (*never_left, HostNotAllowed))
+                lost = answer_lost(method, parts.path, error=original, left=left)
+                if lost is None:
+                    raise
+                raise lost from exc
+            if lost is not None:
+                raise lost
 
 
 def retry_strategy(count: int, backoff_s: float) -> type[FiniteRetryStrategy]:
-    """asyncprawcore's finite retries with our count and backoff (0-b, then b-2b, ...)."""
+    """asyncprawcore's finite retries with our count and backoff (0-b, then b-2b, ...).
+    It sees only reads' failures: the requestor raises a write's as ``AnswerLost``."""
 
     class Retry(FiniteRetryStrategy):
         def __init__(self, retries: int = count) -> None:

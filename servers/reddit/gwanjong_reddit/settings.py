@@ -80,7 +80,9 @@ class Settings(PlatformSettings):
     ratelimit_seconds: int = Field(
         default=5, ge=0, description="RATELIMIT waits up to this long are slept and retried"
     )
-    retries: int = Field(default=2, ge=0, le=5, description="retries after a 5xx (asyncprawcore's)")
+    retries: int = Field(
+        default=2, ge=0, le=5, description="retries of a read after a 5xx (a write is never resent)"
+    )
     retry_backoff_s: float = Field(
         default=2.0, ge=0, description="backoff unit between 5xx retries"
     )

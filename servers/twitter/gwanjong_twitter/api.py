@@ -16,6 +16,7 @@ from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.kit.host_gate import HostNotAllowed
 from gwanjong_shared.kit.http import edge_block, error_for_status
+from gwanjong_shared.kit.once import AnswerLost, lost_answer
 from gwanjong_shared.kit.ratelimit import Limiter, MinInterval, wait_from
 from gwanjong_twitter.posts import XPost
 from gwanjong_twitter.redirect import API_HOSTS, AiohttpGate
@@ -111,6 +112,8 @@ class ApiReader:
             return await call
         except PlatformError:
             raise
+        except AnswerLost as lost:  # a write's answer was lost: it is never sent again
+            raise lost_answer(LABEL, lost, what) from None
         except tweepy.TooManyRequests as exc:
             wait = exc.reset_time - time.time() if exc.reset_time else None
             raise errors.rate_limited(

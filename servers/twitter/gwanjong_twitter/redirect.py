@@ -13,7 +13,9 @@ Each gate allows only the hosts its SDK is expected to contact: anything else ra
 shared ``HostNotAllowed`` before a byte leaves the machine. With a target URL the gate rewrites
 scheme, host and port and keeps the original ``Host`` header (the sandbox routes by it), so
 nothing reaches X. Each gate also hands every answer's headers (``x-rate-limit-*``,
-``Retry-After``) to the shared :class:`Limiter`, per endpoint.
+``Retry-After``) to the shared :class:`Limiter`, per endpoint, and sends a write once: a
+write's 5xx or lost connection raises the kit's ``AnswerLost`` (kit/once.py), which no SDK
+layer resends.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import aiohttp
 from yarl import URL
 
 from gwanjong_shared.kit.host_gate import GateTransport, HostAllowList
+from gwanjong_shared.kit.once import answer_lost
 from gwanjong_shared.kit.ratelimit import Limiter
 from gwanjong_shared.kit.tracing import http_span, set_status
 
@@ -73,8 +76,22 @@ class AiohttpGate:
                 .with_host(self.target.host or "127.0.0.1")
                 .with_port(self.target.port)
             )
-        response = await handler(req)
+        try:
+            response = await handler(req)
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            # aiohttp resends only idempotent methods; a write's lost answer is unsure.
+            left = not isinstance(
+                exc, (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError)
+            )
+            lost = answer_lost(req.method, path, error=exc, left=left)
+            if lost is None:
+                raise
+            raise lost from exc
         self.limiter.observe(route_key(req.method, path), response.status, response.headers)
+        lost = answer_lost(req.method, path, status=response.status)
+        if lost is not None:  # raised here, before tweepy sees a status it could retry on
+            response.release()
+            raise lost
         return response
 
 

@@ -36,6 +36,13 @@ class ErrorKind(StrEnum):
     NEEDS_PREVIOUS_STEP = "needs_previous_step"  # an order hint: call the named tool first
 
 
+#: A write that failed with one of these may have been written (its answer was lost: a
+#: timeout, a 5xx, a dropped connection). The gateway holds it as unknown and reads it back;
+#: it never tells the model that nothing was written. Servers word it with
+#: ``kit.once.lost_answer``.
+UNSURE = frozenset({ErrorKind.TIMEOUT, ErrorKind.UNAVAILABLE})
+
+
 class PlatformError(ToolError):
     """Raised by adapters (and by a client reading a failed call). It is a ToolError, so
     FastMCP sends its text to the model as is (an expected outcome, logged at INFO without

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 
 import httpx
 
+from gwanjong_shared.kit.once import WriteOnce
 from gwanjong_shared.kit.ratelimit import Limiter
 from gwanjong_shared.kit.tracing import http_span, set_status
 
@@ -45,8 +46,8 @@ class HostAllowList:
 
 
 class GateTransport(httpx.AsyncBaseTransport):
-    """httpx transport: the allow-list, an optional redirect, rate-limit bookkeeping, and a
-    trace span per request (kit/tracing.py).
+    """httpx transport: the allow-list, an optional redirect, rate-limit bookkeeping, a
+    trace span per request (kit/tracing.py), and a write sent once (kit/once.py).
 
     With a ``target`` URL (the loopback sandbox) scheme, host and port are rewritten and the
     original ``Host`` header is kept (the sandbox routes by it), so nothing reaches the
@@ -66,7 +67,7 @@ class GateTransport(httpx.AsyncBaseTransport):
         self.limiter = limiter
         self.key = key
         self.target = httpx.URL(target) if target else None
-        self.inner = inner or httpx.AsyncHTTPTransport()
+        self.inner = WriteOnce(inner)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         self.allowed.check(request.url.host, request)

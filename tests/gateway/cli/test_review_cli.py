@@ -18,9 +18,11 @@ import anyio
 import pytest
 from fastmcp import Client
 
+from gwanjong_gateway.config import parse
 from gwanjong_gateway.record.records import open_store
-from gwanjong_gateway.rules.approvals import ApprovalStatus, Channel
+from gwanjong_gateway.rules.approvals import ApprovalStatus, Channel, iso
 from gwanjong_gateway.rules.ledger import StrikeStatus
+from tests.gateway.helpers import config_text
 from tests.gateway.review_cli import LOGIN, Bench
 
 pytestmark = pytest.mark.anyio
@@ -462,3 +464,79 @@ async def test_team_mode_the_terminal_sees_and_decides_every_members(tmp_path: P
         store.close()
     assert decided is not None and decided.decided_by == "operator"
     assert decided.principal == "bob" and decided.channel == "terminal"
+
+
+async def test_a_blocked_approval_is_listed_and_shown_as_such_and_approve_asks_nothing(
+    tmp_path: Path,
+) -> None:
+    await blocked_then_sent(Bench(tmp_path))
+
+
+async def blocked_then_sent(bench: Bench) -> None:
+    """The minimum interval blocks the second approval: `list` and `show` say why and from
+    when, offer only declining, and `approve` is refused before asking, adding no row."""
+    tables: dict[str, Any] = {"safety": {"author_cooldown_days": 0}}
+    if bench.store_url:
+        tables["store"] = {"url": bench.store_url}
+    bench.config = parse(
+        config_text(
+            bench.tmp,
+            ["reddit", "devto"],
+            writes="confirm",
+            tables=tables,
+            platform={"min_interval_s": 600},
+        )
+    )
+    async with bench.client() as client:
+        first, second = await pending_comments(client, 2)
+    assert (await bench.review("approve", str(first), typed="approve\n")).code == 0
+    sent_at = bench.clock.time()
+    until = iso(sent_at + 600)
+    listed = await bench.review("list")
+    assert "! blocked: Too soon" in listed.out and f"(from {until})" in listed.out
+    [row] = json.loads((await bench.review("list", "--json")).out)
+    assert row["id"] == second and row["status"] == "pending"
+    assert row["blocked"]["from"] == until and "Too soon" in row["blocked"]["why"]
+    shown = await bench.review("show", str(second))
+    assert shown.out.startswith(f"Approval {second}: blocked, expires")
+    assert f"it could be sent from {until}" in shown.out
+    assert f"review approve {second}" not in shown.out
+    assert f"gwanjong review decline {second}" in shown.out
+    before = len(bench.rows())
+    for _ in range(2):
+        refused = await bench.review("approve", str(second), typed="approve\n")
+        assert refused.code == 1 and "Type approve" not in refused.out
+        assert "Blocked: Too soon" in refused.err and until in refused.err
+    assert len(bench.rows()) == before and len(bench.links.writes) == 1
+    assert bench.approval(second).status is ApprovalStatus.PENDING
+    bench.clock.advance(601)
+    assert (await bench.review("approve", str(second), typed="approve\n")).code == 0
+    assert len(bench.links.writes) == 2
+
+
+async def test_decided_approvals_speak_in_the_past_tense(tmp_path: Path) -> None:
+    bench = Bench(tmp_path)
+    async with bench.client() as client:
+        approved, declined, expired = await pending_comments(client, 3)
+    assert (await bench.review("approve", str(approved), typed="approve\n")).code == 0
+    at = iso(bench.clock.time())
+    assert (await bench.review("decline", str(declined), "--reason", "no")).code == 0
+    shown = (await bench.review("show", str(approved))).out
+    assert shown.startswith(f"Approval {approved}: approved by {LOGIN} via terminal at {at}; sent")
+    assert "This exact text was approved and sent" in shown and "will be sent" not in shown
+    assert "Decide:" not in shown
+    shown = (await bench.review("show", str(declined))).out
+    assert f"declined by {LOGIN} via terminal at {at}; nothing was sent" in shown
+    assert "This text was not sent:" in shown
+    listed = (await bench.review("list", "--all")).out
+    assert f"= approved by {LOGIN} via terminal at {at}; sent" in listed
+    rows = json.loads((await bench.review("list", "--all", "--json")).out)
+    said = {r["id"]: r["said"] for r in rows}
+    assert said[declined] == f"declined by {LOGIN} via terminal at {at}; nothing was sent"
+    ends = bench.approval(expired).expires_at
+    bench.clock.advance(ends - bench.clock.time() + 3600)  # noticed an hour after its time
+    assert (await bench.review("decline", str(expired))).code == 1  # expired: not decided
+    shown = (await bench.review("show", str(expired))).out
+    assert shown.startswith(
+        f"Approval {expired}: expired at {iso(ends)}: nobody decided in time; nothing was sent"
+    )

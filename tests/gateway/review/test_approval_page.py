@@ -150,8 +150,9 @@ async def test_an_edit_on_the_page_is_what_is_sent(tmp_path: Path, mode: str) ->
         httpx.AsyncClient(timeout=60) as http,
     ):
         url, approval_id = await pending(client, person)
-        refused = await decide(http, url, "approve", text="No footer any more.")
+        refused = await decide(http, url, "approve", text="No footer <any> more.")
         assert refused.status_code == 400 and "disclosure footer" in refused.text
+        assert "\nNo footer &lt;any&gt; more.</textarea>" in refused.text  # their text, kept
         assert platform.writes == []
         done = await decide(http, url, "approve", text=edited)
         assert done.status_code == 200 and "Approved and sent." in done.text

@@ -11,7 +11,12 @@ import pytest
 
 from gwanjong_gateway.rules.approvals import ApprovalStatus, Channel
 from gwanjong_gateway.rules.ledger import StrikeStatus
-from tests.gateway.cli.test_review_cli import FOOTER, pending_comments, two_approvers_at_once
+from tests.gateway.cli.test_review_cli import (
+    FOOTER,
+    blocked_then_sent,
+    pending_comments,
+    two_approvers_at_once,
+)
 from tests.gateway.review_cli import LOGIN, Bench
 
 pytestmark = [pytest.mark.anyio, pytest.mark.postgres]
@@ -76,3 +81,8 @@ async def test_decline_then_a_handoff_closed(tmp_path: Path, pg_url: str) -> Non
     assert rows[handed["record"]].result_url == url
     assert any(r.status is StrikeStatus.DECLINED for r in rows.values())
     assert bench.links.writes == [] and bench.forum.writes == []
+
+
+async def test_a_blocked_approval_waits_without_rows(tmp_path: Path, pg_url: str) -> None:
+    # the hold is read from PostgreSQL's own claim checks, without claiming
+    await blocked_then_sent(Bench(tmp_path, store_url=pg_url))

@@ -1,5 +1,6 @@
 """The sandbox's write faults on its own clock: read-back lag hides a new article from
-reads until the clock passes it; a slow write lands late but lands."""
+reads until the clock passes it; a slow write lands late but lands; a write whose answer is
+lost (a 5xx or a dropped connection) is applied all the same."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import httpx
 import pytest
 
 from gwanjong_sandbox.app import SandboxApp
+from gwanjong_sandbox.control import SandboxControl
 from gwanjong_sandbox.devto import API_KEY
 from gwanjong_sandbox.state import Fault, SandboxState
 from tests.fakes.clock import FakeClock
@@ -49,3 +51,29 @@ async def test_a_slow_write_is_applied_late() -> None:
         assert made.status_code == 201 and made.json()["title"] == "Lagging article"
         assert len(state.writes) == 1 and await found(client)
     assert state.faults == []
+
+
+async def test_apply_then_status_applies_the_write_and_answers_the_status() -> None:
+    state = SandboxState()
+    state.faults.append(Fault("devto", kind="apply_then_status", status=502, method="POST"))
+    app = SandboxApp(state)
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app), base_url="http://sb"
+    ) as client:
+        assert not await found(client)  # a GET: the fault waits for a POST
+        made = await client.post("/api/articles", json=ARTICLE, headers={"api-key": API_KEY})
+        assert made.status_code == 502
+        assert len(state.writes) == 1 and await found(client)
+    assert state.faults == []
+
+
+async def test_apply_then_drop_applies_the_write_and_answers_nothing(
+    sandbox: SandboxControl,
+) -> None:
+    """Over a real socket (the sandbox process): the connection closes without a byte."""
+    sandbox.fault("devto", "apply_then_drop", method="POST", match="/api/articles")
+    async with httpx.AsyncClient(base_url=sandbox.url) as client:
+        with pytest.raises(httpx.RemoteProtocolError, match="without sending a response"):
+            await client.post("/api/articles", json=ARTICLE, headers={"api-key": API_KEY})
+        assert await found(client)  # applied all the same
+    assert len(sandbox.writes("devto")) == 1

@@ -22,9 +22,9 @@ from gwanjong_gateway.strike.results import (
     DryRun,
     Handoff,
     Posted,
-    Refused,
     StrikeResult,
 )
+from gwanjong_gateway.strike.reviews import holds
 from gwanjong_shared.contract.errors import PlatformError
 
 #: the longest --text-file read (the platform's own length limit applies after)
@@ -66,11 +66,12 @@ async def list_waiting(
             handoffs = await records.run(
                 StrikeStore.history, None, StrikeStatus.HANDOFF, limit, principal
             )
+            held = await records.run(holds, r.config, approvals, now)
         except PlatformError as exc:
             return r.term.fail(exc.message, 2)
         finally:
             records.close()
-        items = [view.approval_item(a, now) for a in approvals]
+        items = [view.approval_item(a, now, held.get(a.id)) for a in approvals]
         items += [view.handoff_item(h) for h in handoffs]
     # waiting: the oldest first (it expires first); with --all, the newest first
     items.sort(key=lambda i: (i.created_at, i.kind, i.data["id"]), reverse=everything)
@@ -82,8 +83,10 @@ async def show(r: Review, approval_id: int) -> int:
     if _no_record(r):
         return r.term.fail(f"There is no approval {approval_id} (nothing is recorded yet).")
     records = Records.for_config(r.config)
+    now = r.clock()
     try:
         approval = await records.run(StrikeStore.approval, approval_id)
+        held = await records.run(holds, r.config, [approval] if approval else [], now)
     except PlatformError as exc:
         return r.term.fail(exc.message, 2)
     finally:
@@ -92,7 +95,7 @@ async def show(r: Review, approval_id: int) -> int:
         return r.term.fail(
             f"There is no approval {approval_id}; `gwanjong review list` shows those waiting."
         )
-    r.term.out(*view.details(approval, r.clock()))
+    r.term.out(*view.details(approval, now, held.get(approval.id)))
     return 0
 
 
@@ -156,8 +159,13 @@ async def approve(
             # an edit is checked before the question (the platform's footer learned first)
             use = await desk.edit_for(approval, by, Channel.TERMINAL, edit)
             edited = desk.reviews.write_for(approval, edit) if use.edited else None
+            held = await desk.reviews.hold(approval)
         except PlatformError as exc:
             return r.term.fail(exc.message)
+        if held is not None:  # approving would only be refused: not even asked
+            return r.term.fail(
+                f"Approval {approval_id}: {held.said()}. Nothing was sent; it still waits."
+            )
         if edited is None:
             edit = None  # no edit, or the same write as approved
         now = r.clock()
@@ -230,13 +238,10 @@ def outcome(r: Review, approval_id: int, result: StrikeResult) -> int:
     if isinstance(result, Declined):
         r.term.out(f"Declined: nothing was sent (approval {approval_id}, record {result.record}).")
         return 0
-    if isinstance(result, Refused) and result.retry_after:
-        return r.term.fail(
-            f"{result.reason} Approval {approval_id} still waits: approve it again in "
-            f"{result.retry_after} s."
-        )
     if isinstance(result, DryRun):
         return r.term.fail(
             f'writes = "dry-run": nothing was sent; approval {approval_id} still waits.'
         )
-    return r.term.fail(result.reason)  # refused, a duplicate (or, never, still pending)
+    # refused (a wait says when, and that the approval still waits), a duplicate (or,
+    # never, still pending)
+    return r.term.fail(result.reason)

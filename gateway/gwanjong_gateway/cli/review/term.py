@@ -4,7 +4,6 @@ tests pass in-process platform transports, a fake clock, stream doubles)."""
 
 from __future__ import annotations
 
-import getpass
 import sys
 import time
 from collections.abc import Callable
@@ -12,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.rules.approvals import operator_name
 
 #: what the person types to approve
 APPROVE_WORD = "approve"
@@ -60,11 +60,9 @@ def _tty(stream: Any) -> bool:
 
 
 def login_name() -> str:
-    """Who is at this terminal: the OS login (the audit's `decided_by`)."""
-    try:
-        return getpass.getuser()
-    except Exception:  # no login name in the environment or the password database
-        return "terminal"
+    """Who is at this terminal: the operator (the audit's `decided_by`), one name on every
+    channel (`approvals.person`)."""
+    return operator_name()
 
 
 @dataclass

@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from gwanjong_gateway.rules.approvals import Approval, iso
+from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Hold, iso
 from gwanjong_gateway.rules.ledger import Strike
 from gwanjong_gateway.rules.outgoing import Outgoing
 from gwanjong_shared.contract.untrusted import clean, has_hidden, one_line
@@ -92,13 +92,22 @@ class Item:
     excerpt: str
 
 
-def approval_item(a: Approval, now: float) -> Item:
+def blocked(hold: Hold | None) -> dict[str, str] | None:
+    """`list --json`'s ``blocked``: why approving now would only be refused, and from when
+    it could be sent ("" until writes resume)."""
+    if hold is None:
+        return None
+    return {"why": one_line(hold.why, 300), "from": iso(hold.until) if hold.until else ""}
+
+
+def approval_item(a: Approval, now: float, hold: Hold | None = None) -> Item:
     excerpt = first_line(a.text)
     data = {
         "kind": "approval",
         **a.public(now),
         "title": a.title,
         "tags": list(a.tags),
+        "blocked": blocked(hold),
         "excerpt": excerpt,
     }
     left = a.expires_at - now if a.open_at(now) else None
@@ -127,6 +136,8 @@ def handoff_item(r: Strike) -> Item:
         "sha256": handoff_write(r).digest(),
         "title": r.title,
         "tags": [],
+        "said": f"waits for a person since {iso(r.created_at)}",
+        "blocked": None,
         "excerpt": excerpt,
     }
     return Item("handoff", data, r.created_at, None, excerpt)
@@ -163,8 +174,10 @@ def table(items: list[Item], now: float, decided: bool) -> list[str]:
         d = i.data
         kind = "hand-off" if i.kind == "handoff" else "approval"
         left = span(i.expires_in) if i.expires_in is not None else "-"
+        held = d.get("blocked")
+        status = "blocked" if held else d["status"]
         lines.append(
-            f"{d['id']:>5}  {kind:<8} {d['status']:<9} {one_line(d['platform'], 9):<9} "
+            f"{d['id']:>5}  {kind:<8} {status:<9} {one_line(d['platform'], 9):<9} "
             f"{d['action']:<8} {one_line(who(d['by']), 12):<12} {span(now - i.created_at):>6} {left:>7}"
         )
         lines.append(f"{'':>7}@ {one_line(d['target'], 200)}")
@@ -173,6 +186,10 @@ def table(items: list[Item], now: float, decided: bool) -> list[str]:
         if d.get("tags"):
             shown = ", ".join(visible(t).text for t in d["tags"])
             lines.append(f"{'':>7}| tags: {one_line(shown, 200)}")
+        if held:
+            lines.append(f"{'':>7}! blocked: {held['why']} (from {held['from'] or 'a resume'})")
+        elif decided and i.kind == "approval" and d["status"] != "pending":
+            lines.append(f"{'':>7}= {d['said']}")
         if i.excerpt:
             lines.append(f"{'':>7}| {i.excerpt}")
     lines.append("")
@@ -207,38 +224,48 @@ def sent_text(title: str, text: str, tags: tuple[str, ...] | None = None) -> lis
     return lines
 
 
-def details(a: Approval, now: float) -> list[str]:
-    """Everything a person needs to decide approval ``a``."""
-    state = a.status_at(now)
-    if a.open_at(now):
-        when = f"expires {iso(a.expires_at)} (in {span(a.expires_at - now)})"
-    elif a.decided_at:
-        by = f" by {one_line(a.decided_by, 40)}" if a.decided_by else ""
-        via = f" via {a.channel}" if a.channel else ""
-        when = f"decided {iso(a.decided_at)}{by}{via}"
+def details(a: Approval, now: float, hold: Hold | None = None) -> list[str]:
+    """Everything a person needs to decide approval ``a``; ``hold``: why approving it now
+    would only be refused (it is shown as blocked, and only declining is offered)."""
+    open_now = a.open_at(now)
+    if hold is not None and open_now:
+        head = f"blocked, expires {iso(a.expires_at)} (in {span(a.expires_at - now)})"
+    elif open_now:
+        head = f"pending, expires {iso(a.expires_at)} (in {span(a.expires_at - now)})"
     else:
-        when = f"expired {iso(a.expires_at)}"
+        head = one_line(a.said(now), 300)
     lines = [
-        f"Approval {a.id}: {state}, {when}",
+        f"Approval {a.id}: {head}",
         f"  what:     {one_line(a.where(), 300)}",
         f"  asked by: {who(a.principal)} at {iso(a.created_at)}",
         f"  target:   {one_line(a.target_url or a.target or '(a new post)', 300)}",
     ]
+    if hold is not None and open_now:
+        when = f"it could be sent from {iso(hold.until)}" if hold.until else "until writes resume"
+        lines.append(f"  blocked:  {one_line(hold.why, 300)} ({when})")
     if a.reason:
         lines.append(f"  reason:   {one_line(a.reason, 300)}")
     if a.edited:
         lines.append("  edited:   yes, by the person who approved it")
-    lines += ["", *sent_write(a.write), f"  SHA-256: {a.digest}"]
+    if open_now:
+        said = "This exact text will be sent"
+    elif a.status_at(now) is ApprovalStatus.APPROVED:
+        said = "This exact text was approved and sent"
+    else:
+        said = "This text was not sent"
+    lines += ["", *sent_write(a.write, said), f"  SHA-256: {a.digest}"]
     lines += ["", *answered(a)]
     lines += ["", "Policy decisions so far:"]
     lines += [f"  - {one_line(str(d), 300)}" for d in a.policy] or ["  (none)"]
-    if a.open_at(now):
+    if open_now and hold is None:
         lines += [
             "",
             f"Decide: gwanjong review approve {a.id} [--text-file F]"
             f"{' [--title T] [--tags a,b]' if a.action == 'post' else ''}   |   "
             f"gwanjong review decline {a.id} [--reason TEXT]",
         ]
+    elif open_now:
+        lines += ["", f"Decide: gwanjong review decline {a.id} [--reason TEXT] (approving waits)"]
     return lines
 
 
@@ -268,13 +295,11 @@ def answered(a: Approval) -> list[str]:
     return lines
 
 
-def sent_write(w: Outgoing) -> list[str]:
-    """Everything one write sends: as whom, where, visible to whom, then title, tags and
-    the exact text (disclosure footer included), each hidden character written out."""
-    lines = [
-        f"This exact write will be sent, {w.visibility}, as "
-        f"{one_line(w.account, 80) if w.account else 'our account (not known yet)'}:"
-    ]
+def sent_write(w: Outgoing, said: str = "This exact text will be sent") -> list[str]:
+    """Everything one write sends: as whom, visible to whom, then title, tags and the exact
+    text (disclosure footer included), each hidden character written out."""
+    who = one_line(w.account, 80) if w.account else "our account (not known yet)"
+    lines = [f"{said}:", f"  {w.visibility}, as {who} (title, tags and disclosure footer included)"]
     lines += sent_text(w.title, w.text, w.tags if w.action == "post" else None)
     return lines
 

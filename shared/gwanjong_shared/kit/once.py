@@ -1,0 +1,130 @@
+"""A write leaves once: no layer of a platform server's HTTP stack sends it a second time.
+
+Reads (GET, HEAD, OPTIONS) change nothing, so an SDK may resend one after a 5xx or a lost
+connection. A write may not: once its request has left, a 5xx (a proxy in front of a
+platform that applied it), a dropped connection or a timeout says nothing about whether it
+was applied, and a resend can post it twice. So every server's HTTP hook (the shared
+:class:`WriteOnce` transport for httpx, X's aiohttp middleware, Reddit's requestor) turns a
+write's lost answer into :class:`AnswerLost`, an exception no SDK retries, before any retry
+layer above it sees a status or an error it knows; the server then reports it with
+:func:`lost_answer` as an unsure kind (:data:`~gwanjong_shared.contract.errors.UNSURE`),
+which the gateway holds as unknown and reads back, and never as "nothing was written".
+
+A write refused before it left (the connection never opened, a host not allowed) and a
+write the platform answered (4xx) are outcomes, not lost answers: they pass through.
+"""
+
+from __future__ import annotations
+
+import httpx
+
+from gwanjong_shared.contract import errors
+from gwanjong_shared.contract.errors import PlatformError
+
+#: the methods that change nothing: the only requests a layer may send again by itself
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def may_resend(method: str) -> bool:
+    """True only for a request that changes nothing (a read)."""
+    return method.upper() in SAFE_METHODS
+
+
+class AnswerLost(Exception):
+    """A write left, and its answer was lost: a 5xx, a dropped connection or a timeout."""
+
+    def __init__(
+        self, method: str, path: str, *, status: int | None = None, timed_out: bool = False
+    ) -> None:
+        self.method = method.upper()
+        self.path = path
+        self.status = status
+        self.timed_out = timed_out
+        super().__init__(f"{self.method} {path}: {self.why}")
+
+    @property
+    def why(self) -> str:
+        if self.status is not None:
+            return f"HTTP {self.status}"
+        return "no answer in time" if self.timed_out else "the connection dropped"
+
+
+#: httpx errors raised before a request left: nothing can have been written
+HTTPX_NEVER_LEFT = (httpx.ConnectError, httpx.ConnectTimeout)
+
+
+def answer_lost(
+    method: str,
+    path: str,
+    *,
+    status: int | None = None,
+    error: BaseException | None = None,
+    left: bool = True,
+) -> AnswerLost | None:
+    """The rule in one place: a write (not a read) that ``left`` and got a 5xx ``status`` or
+    an ``error`` instead of an answer lost its answer; anything else is an outcome."""
+    if may_resend(method) or not left:
+        return None
+    if error is not None:
+        timed_out = isinstance(error, (TimeoutError, httpx.TimeoutException))
+        return AnswerLost(method, path, timed_out=timed_out)
+    if status is not None and status >= 500:
+        return AnswerLost(method, path, status=status)
+    return None
+
+
+def lost_in(exc: BaseException) -> AnswerLost | None:
+    """The AnswerLost an SDK may have wrapped (``__cause__``, ``__context__`` or
+    asyncprawcore's ``original_exception``), if any."""
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        current = todo.pop()
+        if current is None or id(current) in seen:
+            continue
+        if isinstance(current, AnswerLost):
+            return current
+        seen.add(id(current))
+        original = getattr(current, "original_exception", None)
+        todo += [current.__cause__, current.__context__]
+        if isinstance(original, BaseException):
+            todo.append(original)
+    return None
+
+
+def lost_answer(label: str, lost: AnswerLost, what: str = "writing") -> PlatformError:
+    """The error for a write whose answer was lost: an unsure kind (timeout or
+    unavailable), worded so nobody reads it as "nothing was written"."""
+    message = (
+        f"{label}'s answer was lost while {what} ({lost.why}), after the request had left: "
+        "it may have been written. It was not sent again; read it back before writing it anew."
+    )
+    return errors.timeout(message) if lost.timed_out else errors.unavailable(message)
+
+
+class WriteOnce(httpx.AsyncBaseTransport):
+    """httpx transport that sends every request once and raises :class:`AnswerLost` for a
+    write's lost answer (the form for SDKs on httpx: Bluesky's atproto, X's twikit)."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport | None = None) -> None:
+        # retries=0: httpx's own retries only reconnect, but say it here.
+        self.inner = inner or httpx.AsyncHTTPTransport(retries=0)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        method, path = request.method, request.url.path
+        try:
+            response = await self.inner.handle_async_request(request)
+        except httpx.TransportError as exc:
+            left = not isinstance(exc, HTTPX_NEVER_LEFT)
+            lost = answer_lost(method, path, error=exc, left=left)
+            if lost is None:
+                raise
+            raise lost from exc
+        lost = answer_lost(method, path, status=response.status_code)
+        if lost is not None:
+            await response.aclose()
+            raise lost
+        return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

@@ -1,0 +1,210 @@
+"""The person's work is kept (issue 34): a refused edit comes back with the person's own
+text and the reason; an approval that could only be refused (the author cool-down, the
+minimum interval, a pause) shows as blocked with why and from when, without Approve, and a
+refused click adds no history row; one name for the operator; the past tense once decided;
+a decline's reason reaches the model (status, and the next strike on that target).
+
+Fast tier: the console's Starlette app in-process, the gateway over MCP with the fake
+platform (comments open to programs), a fake clock."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gwanjong_gateway.config import parse
+from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.approvals import ApprovalStatus, iso, operator_name
+from gwanjong_gateway.server import build_gateway
+from tests.console.helpers import ORIGIN, Served, approval, serving, sign_in, strike
+from tests.fakes.clock import FakeClock
+from tests.fakes.platform import FakePlatform
+from tests.gateway.helpers import config_text
+from tests.gateway.strike.test_strike_chain import FOOTER, OPEN_FORUM
+
+pytestmark = pytest.mark.anyio
+TOPIC = "cancellation guards"
+APPROVE_BUTTON = re.compile(r'name="decision" value="approve"')
+
+
+@pytest.fixture
+def fake() -> FakePlatform:
+    fake = FakePlatform(OPEN_FORUM)
+    # two posts by one author: approving a reply to one starts the author cool-down
+    fake.add_post("p1", "Cancellation guards one", "Guards at each await.", author="ann")
+    fake.add_post("p2", "Cancellation guards two", "More guards.", author="ann")
+    fake.add_post("p3", "Cancellation guards three", "Other author.", author="bob")
+    return fake
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+def gateway(
+    tmp_path: Path, fake: FakePlatform, clock: FakeClock, interval: float = 0
+) -> tuple[Gateway, Any]:
+    platform = {"min_interval_s": interval, "disclosure": FOOTER}
+    config = parse(config_text(tmp_path, ["devto"], "confirm", platform=platform))
+    gw = Gateway(config, environ={}, transports={"devto": fake.server()}, wall=clock.time)
+    return gw, build_gateway(config, gateway=gw)
+
+
+async def reply(s: Served, title_part: str, text: str) -> int:
+    got = await strike(s.client, "devto", title_part, "comment", text, TOPIC)
+    assert got["status"] == "pending_approval", got
+    return int(got["approval"]["id"])
+
+
+async def rows(s: Served) -> list[Any]:
+    return await s.gw.records.run(StrikeStore.history, limit=100)
+
+
+def textarea(page: str) -> str:
+    found = re.search(r'<textarea id="text" name="text"[^>]*>(.*?)</textarea>', page, re.S)
+    assert found, "no edit form on the page"
+    return html.unescape(found.group(1))
+
+
+async def test_a_refused_edit_comes_back_with_the_persons_text(
+    fake: FakePlatform, clock: FakeClock, tmp_path: Path
+) -> None:
+    gw, mcp = gateway(tmp_path, fake, clock)
+    async with serving(gw, mcp, clock=clock.time) as s:
+        approval_id = await reply(s, "one", "Guards around every await.")
+        csrf = await sign_in(s)
+        edit = "My own careful wording, <b>kept</b>,\r\nwithout the footer."
+        form = {"csrf": csrf, "decision": "approve", "text": edit}
+        refused = await s.http.post(f"/approvals/{approval_id}", data=form, headers=ORIGIN)
+        assert refused.status_code == 409
+        assert "Keep the disclosure footer" in refused.text
+        # the person's text, exactly as typed (line breaks as the form sends them back)
+        assert textarea(refused.text) == edit.replace("\r\n", "\n")
+        assert "<b>kept</b>" not in refused.text  # escaped, never markup
+        assert (await approval(gw, approval_id)).status is ApprovalStatus.PENDING
+        assert await rows(s) == [] and fake.writes == []
+
+
+async def test_an_edit_refused_as_too_soon_is_kept_and_adds_no_row(
+    fake: FakePlatform, clock: FakeClock, tmp_path: Path
+) -> None:
+    gw, mcp = gateway(tmp_path, fake, clock, interval=600)
+    async with serving(gw, mcp, clock=clock.time) as s:
+        first = await reply(s, "one", "First reply.")
+        second = await reply(s, "three", "Second reply.")
+        csrf = await sign_in(s)
+        done = await s.http.post(
+            f"/approvals/{first}", data={"csrf": csrf, "decision": "approve"}, headers=ORIGIN
+        )
+        assert done.status_code == 200 and "posted" in done.text
+        before = len(await rows(s))
+        edit = "An edited second reply." + FOOTER
+        for _ in range(3):  # each click is refused: none leaves a row
+            form = {"csrf": csrf, "decision": "approve", "text": edit}
+            refused = await s.http.post(f"/approvals/{second}", data=form, headers=ORIGIN)
+            assert refused.status_code == 409
+            assert "Too soon" in refused.text and textarea(refused.text) == edit
+            # the wait is named with the moment it ends, and there is no Approve to press
+            assert f"It could be sent from <time>{_when(clock.time() + 600)}" in refused.text
+            assert "Approve the edited text" not in refused.text
+        assert len(await rows(s)) == before and len(fake.writes) == 1
+        assert (await approval(gw, second)).status is ApprovalStatus.PENDING
+        clock.advance(601)  # the interval has passed: Approve is back and the edit goes out
+        page = await s.http.get(f"/approvals/{second}")
+        assert "Blocked" not in page.text and APPROVE_BUTTON.search(page.text)
+        form = {"csrf": csrf, "decision": "approve", "text": edit}
+        sent = await s.http.post(f"/approvals/{second}", data=form, headers=ORIGIN)
+        assert sent.status_code == 200 and "posted" in sent.text
+        assert fake.writes[-1].data["body"] == edit
+
+
+def _when(at: float) -> str:
+    from gwanjong_gateway.console.pages import when
+
+    return when(at)
+
+
+async def test_a_cool_down_blocked_approval_shows_why_and_when_without_approve(
+    fake: FakePlatform, clock: FakeClock, tmp_path: Path
+) -> None:
+    gw, mcp = gateway(tmp_path, fake, clock)
+    async with serving(gw, mcp, clock=clock.time) as s:
+        first = await reply(s, "one", "A reply to ann.")
+        second = await reply(s, "two", "Another reply to ann.")
+        csrf = await sign_in(s)
+        posted = await s.http.post(
+            f"/approvals/{first}", data={"csrf": csrf, "decision": "approve"}, headers=ORIGIN
+        )
+        assert "posted" in posted.text
+        sent_at = clock.time()
+        clock.advance(60)
+        listing = await s.http.get("/approvals")
+        card = listing.text.split(f'id="approval-{second}"')[1].split("</li>")[0]
+        assert "Blocked" in card and "cool-down" in card
+        until = _when(sent_at + 7 * 86400)
+        assert f"It could be sent from <time>{until}</time>" in card
+        page = await s.http.get(f"/approvals/{second}")
+        assert page.status_code == 200
+        assert "<h1>Approval 2: blocked</h1>" in page.text
+        assert "ann" in page.text and until in page.text
+        assert not APPROVE_BUTTON.search(page.text) and "?edit=1" not in page.text
+        assert 'value="decline"' in page.text  # declining is still the person's to do
+        # a crafted POST (no button) is refused the same way: no row, still pending
+        before = len(await rows(s))
+        forced = await s.http.post(
+            f"/approvals/{second}", data={"csrf": csrf, "decision": "approve"}, headers=ORIGIN
+        )
+        assert forced.status_code == 409 and "cool-down" in forced.text
+        assert len(await rows(s)) == before and len(fake.writes) == 1
+        assert (await approval(gw, second)).status is ApprovalStatus.PENDING
+
+
+async def test_decided_in_the_past_tense_by_one_name_and_the_reason_reaches_the_model(
+    fake: FakePlatform, clock: FakeClock, tmp_path: Path
+) -> None:
+    gw, mcp = gateway(tmp_path, fake, clock)
+    me = operator_name()
+    async with serving(gw, mcp, clock=clock.time) as s:
+        approved = await reply(s, "one", "A reply to ann.")
+        declined = await reply(s, "three", "A reply to bob.")
+        csrf = await sign_in(s)
+        await s.http.post(
+            f"/approvals/{approved}", data={"csrf": csrf, "decision": "approve"}, headers=ORIGIN
+        )
+        decided_at = iso(clock.time())
+        reason = "Too salesy\u202e; say it\u200b plainly."  # person text, shown cleaned
+        form = {"csrf": csrf, "decision": "decline", "reason": reason}
+        answer = await s.http.post(f"/approvals/{declined}", data=form, headers=ORIGIN)
+        assert answer.status_code == 200
+        page = await s.http.get(f"/approvals/{approved}")
+        assert f"approved by {me} via console at {decided_at}; sent (record 1)" in page.text
+        assert "was approved and sent" in page.text and "will be sent" not in page.text
+        page = await s.http.get(f"/approvals/{declined}")
+        assert f"declined by {me} via console" in page.text and "was not sent" in page.text
+        listing = await s.http.get("/approvals")
+        assert "Nothing waits for you." in listing.text and "; sent (record 1)" in listing.text
+
+        # the model's view: status says how each ended, with the person's reason, cleaned
+        status = (await s.client.call_tool("status", {})).structured_content
+        assert status is not None
+        said = {d["id"]: d for d in status["decisions"]}
+        assert said[approved]["said"].startswith(f"approved by {me} via console")
+        assert said[declined]["decided_by"] == me
+        assert said[declined]["reason"] == "Too salesy; say it plainly."
+        assert "\u202e" not in str(status)
+        # and the next strike on that target tells it the person said no, and why
+        again = await strike(s.client, "devto", "three", "comment", "Plainly, then.", TOPIC)
+        assert again["status"] == "pending_approval"
+        assert again["reason"].startswith(
+            f"A person declined this on {decided_at} (approval {declined}): "
+            "Too salesy; say it plainly."
+        )
+        # a strike elsewhere carries no such note
+        other = await strike(s.client, "devto", "two", "comment", "Hi ann.", TOPIC)
+        assert "declined" not in str(other.get("reason", ""))

@@ -1,0 +1,137 @@
+"""A person's decision kept (issue 34), at the desk every channel shares: an approval that
+could only be refused waits as blocked (a pause, the author cool-down) and a refused try
+leaves no row; the operator has one name on every channel (the dialog included); a
+decline's reason reaches the next strike on that target. Over the fake platform."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.approvals import ApprovalStatus, Channel, iso, operator_name
+from tests.fakes.clock import FakeClock
+from tests.fakes.platform import FakePlatform
+from tests.gateway.strike.test_approvals import Desks, desks_for, waiting
+from tests.gateway.strike.test_strike_chain import FOOTER, OPEN_FORUM, Says, context, wire
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def fake() -> FakePlatform:
+    return FakePlatform(OPEN_FORUM)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+async def desks(tmp_path: Path, fake: FakePlatform, clock: FakeClock) -> AsyncIterator[Desks]:
+    async for d in desks_for(tmp_path, fake, clock):
+        yield d
+
+
+def pause(tmp_path: Path, platform: str) -> None:
+    store = StrikeStore(tmp_path / "gwanjong.db")
+    try:
+        for _ in range(3):
+            store.record_failure(platform, "HTTP 500", pause_after=3)
+    finally:
+        store.close()
+
+
+async def test_a_paused_platform_blocks_an_approval_without_closing_it(
+    desks: Desks, fake: FakePlatform, tmp_path: Path
+) -> None:
+    desk = desks.desk()
+    approval_id = await waiting(desk, fake, "p1", "Waits out a pause.")
+    pause(tmp_path, fake.profile.name)
+    (approval,) = desks.approvals(pending=True)
+    hold = await desk.reviews.hold(approval)
+    assert hold is not None and hold.until is None and "paused" in hold.why
+    for _ in range(2):
+        got = wire(await desk.decide(approval_id, "approve", Channel.CONSOLE, by="ops"))
+        assert got["status"] == "refused" and "until writes resume" in got["reason"]
+        assert got.get("record") is None
+    assert desks.rows() == [] and fake.writes == []  # no row per refused try
+    assert desks.approvals(pending=True)[0].status is ApprovalStatus.PENDING
+    StrikeStore(tmp_path / "gwanjong.db").clear_pause(fake.profile.name)
+    assert await desk.reviews.hold(approval) is None
+    got = wire(await desk.decide(approval_id, "approve", Channel.CONSOLE, by="ops"))
+    assert got["status"] == "posted" and len(fake.writes) == 1
+
+
+async def test_the_cool_down_holds_a_second_approval_to_one_author_until_it_ends(
+    desks: Desks, fake: FakePlatform, clock: FakeClock
+) -> None:
+    desk = desks.desk()
+    one = wire(await desk.strike(context(fake, "p1", "ann"), "comment", "One.", "", nobody()))
+    two = wire(await desk.strike(context(fake, "p2", "ann"), "comment", "Two.", "", nobody()))
+    first, second = one["approval"]["id"], two["approval"]["id"]
+    assert wire(await desk.decide(first, "approve", Channel.TERMINAL, by="ops"))["status"] == (
+        "posted"
+    )
+    sent_at = clock.time()
+    (blocked,) = desks.approvals(pending=True)
+    hold = await desk.reviews.hold(blocked)
+    assert hold is not None and "cool-down" in hold.why and hold.until == sent_at + 7 * 86400
+    rows = len(desks.rows())
+    got = wire(await desk.decide(second, "approve", Channel.TERMINAL, by="ops"))
+    assert got["status"] == "refused" and iso(sent_at + 7 * 86400) in got["reason"]
+    assert got["retry_after"] == 7 * 86400
+    assert len(desks.rows()) == rows and len(fake.writes) == 1
+    assert desks.approvals(pending=True)[0].id == second  # still waiting for its time
+
+
+def nobody() -> Says:
+    return Says("pending", "This client shows no approval dialog.")
+
+
+async def test_the_dialogs_person_has_the_operators_one_name(
+    desks: Desks, fake: FakePlatform
+) -> None:
+    desk = desks.desk()
+    me = operator_name()
+    yes = wire(await desk.strike(context(fake, "p1", "a"), "comment", "Yes.", "", Says("approve")))
+    assert yes["status"] == "posted"
+    no = wire(await desk.strike(context(fake, "p2", "b"), "comment", "No.", "", Says("decline")))
+    assert no["status"] == "declined" and f"Declined by {me} via elicitation." in no["reason"]
+    decided = {a.status: a for a in desks.approvals()}
+    assert decided[ApprovalStatus.APPROVED].decided_by == me
+    assert decided[ApprovalStatus.DECLINED].decided_by == me
+    rows = {r.status: r for r in desks.rows()}
+    assert any(f"approved by {me} via elicitation" in str(p) for p in rows["posted"].policy)
+    assert rows["declined"].confirmed_by == me
+
+
+async def test_the_next_strike_on_a_declined_target_tells_the_model_why(
+    desks: Desks, fake: FakePlatform, clock: FakeClock
+) -> None:
+    desk = desks.desk()
+    approval_id = await waiting(desk, fake, "p1", "Buy my course.")
+    reason = "Salesy.\x1b]52;c;ZXZpbA==\x07 Answer the question\u200b instead."
+    await desk.decide(approval_id, "decline", Channel.TERMINAL, by="ops", reason=reason)
+    at = iso(clock.time())
+    clock.advance(30)
+    again: dict[str, Any] = wire(
+        await desk.strike(context(fake, "p1"), "comment", "Here is the answer.", "", nobody())
+    )
+    assert again["status"] == "pending_approval"
+    note = f"A person declined this on {at} (approval {approval_id}): Salesy."
+    assert again["reason"].startswith(note)
+    assert "Answer the question instead." in again["reason"]
+    assert "\x1b" not in again["reason"] and "\u200b" not in again["reason"]
+    other = wire(await desk.strike(context(fake, "p2"), "comment", "Elsewhere.", "", nobody()))
+    assert "declined" not in other["reason"]
+    # once the person approves the new text, nothing old is carried
+    new_id = again["approval"]["id"]
+    got = wire(await desk.decide(new_id, "approve", Channel.TERMINAL, by="ops"))
+    assert got["status"] == "posted" and fake.writes[-1].data["body"] == (
+        "Here is the answer." + FOOTER
+    )
