@@ -13,7 +13,9 @@ from playwright.async_api import Page
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import ApprovalStatus
 from gwanjong_sandbox.control import SandboxControl
+from gwanjong_shared.contract.visible import show
 from tests.browser.harness import PHONE, Live, Seen, live
+from tests.hostile_approvals import CORPUS, TAIL
 from tests.security.hostile import MARK, hostile_thread
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
@@ -227,6 +229,62 @@ async def test_a_hostile_corpus_renders_inert_and_bounded(
         await fits_a_phone(phone)
         clean(seen)
         clean(phone_seen)
+    assert sandbox.writes() == []
+
+
+#: the last characters of a box are in sight once it is scrolled to its end
+IN_SIGHT = """(el) => {
+  el.scrollTop = el.scrollHeight;
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  let last = null;
+  while (walker.nextNode()) { last = walker.currentNode; }
+  const range = document.createRange();
+  range.setStart(last, Math.max(0, last.length - 8));
+  range.setEnd(last, last.length);
+  const end = range.getBoundingClientRect(), box = el.getBoundingClientRect();
+  return {
+    scrolls: el.scrollHeight > el.clientHeight,
+    inSight: end.top >= box.top && end.bottom <= box.bottom + 1,
+    text: el.textContent,
+  };
+}"""
+
+
+async def test_a_long_text_is_whole_by_scrolling_and_copied_whole(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    footer = "-- drafted with gwanjong"
+    # 5,000 characters, 4,200 blank lines, then a tail: the page must show all of it
+    text = CORPUS["long"][:5000] + "\n" * 4201 + TAIL
+    async with live(sandbox, tmp_path, ["reddit", "devto"], platform={"disclosure": footer}) as lv:
+        approval_id = await pending(lv, RUST, text)
+        page, seen = await lv.signed_in()
+        await page.goto(f"{lv.console.base_url()}/approvals/{approval_id}")
+        box = await page.locator("#exact").evaluate(IN_SIGHT)
+        sent = (await lv.gw.records.run(StrikeStore.approval, approval_id)).text  # type: ignore[union-attr]
+        assert sent.endswith(footer) and box["text"] == show(sent).text
+        assert box["scrolls"] and box["inSight"], box  # scrolled to its end: the footer
+        assert "⟦4,200 blank lines⟧" in box["text"] and TAIL in box["text"]
+        # a hand-off's Copy text copies the exact text, whole, footer included
+        handed = await lv.strike("devto", *RUST, text)
+        assert handed["status"] == "handoff", handed
+        record = int(handed["record"])
+        await page.context.grant_permissions(
+            ["clipboard-read", "clipboard-write"], origin=lv.console.base_url()
+        )
+        await page.goto(f"{lv.console.base_url()}/handoffs")
+        card = page.locator(f"#handoff-{record}")
+        shown = await card.locator(f"#text-{record}").evaluate(IN_SIGHT)
+        assert shown["scrolls"] and shown["inSight"] and footer in shown["text"], shown
+        await card.locator("button.copy").click()
+        await page.wait_for_function(
+            "document.querySelector('button.copy').textContent === 'Copied'"
+        )
+        copied = await page.evaluate("navigator.clipboard.readText()")
+        row = await lv.gw.records.run(StrikeStore.get, record)
+        assert row is not None and row.content.endswith(footer)
+        assert copied == row.content and copied.startswith(text)  # not one character lost
+        clean(seen)
     assert sandbox.writes() == []
 
 

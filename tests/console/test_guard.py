@@ -186,16 +186,17 @@ async def test_hidden_characters_in_the_text_to_send_are_flagged(
     gw, mcp = gateway(tmp_path, forum)
     async with serving(gw, mcp) as s:  # type: ignore[arg-type]
         answer = await strike(
-            s.client, "devto", "Rust async", "post", "Guards\u202e around\u200b awaits.", TOPIC
+            s.client, "devto", "Rust async", "post", "Guards\u2060 around\u200b awaits.", TOPIC
         )
         approval_id = int(answer["approval"]["id"])
         await sign_in(s)
         page = await s.http.get(f"/approvals/{approval_id}")
-        assert "hidden or control characters" in page.text
-        assert "\u202e" not in page.text and "\u200b" not in page.text
+        assert "2 invisible characters, marked" in page.text
+        assert "Guards⟦U+2060⟧ around⟦U+200B⟧ awaits." in page.text
+        assert "\u2060" not in page.text.split("<textarea")[0] and "\u200b" not in page.text
         plain = await strike(s.client, "devto", "Rust async", "post", "Plain words.", TOPIC)
         other = await s.http.get(f"/approvals/{plain['approval']['id']}")
-        assert "hidden or control characters" not in other.text
+        assert "invisible character" not in other.text
 
 
 async def test_resume_clears_a_pause_and_needs_the_csrf_token(

@@ -1,6 +1,8 @@
 """`gwanjong history`: the strike record as plain text that fits the terminal (80 columns,
 or a pipe) or as JSON, and `--resolve` for a person to settle a write that reading back
-cannot prove."""
+cannot prove. Every text is drawn by the one renderer (`contract.visible`): what the model
+or a platform wrote reaches the terminal with each hidden character a visible mark, never
+an escape sequence."""
 
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ from gwanjong_gateway.record.pg_errors import describe, redact
 from gwanjong_gateway.record.records import open_store, store_url
 from gwanjong_gateway.record.store import BUSY_TIMEOUT_S, StrikeStore
 from gwanjong_gateway.rules.ledger import RESOLVABLE, UNSETTLED, Strike, StrikeStatus
-from gwanjong_shared.contract.untrusted import clean, one_line
+from gwanjong_shared.contract.visible import json_escaped, plain, show
+from gwanjong_shared.contract.visible import line as one_line
 
 MIN_WIDTH, MAX_WIDTH = 60, 120
 
@@ -36,10 +39,15 @@ def format_strike(r: Strike, width: int) -> list[str]:
     where = r.result_url or r.target_url or r.target
     if where:
         # a URL is never broken (it must stay clickable); it may exceed a narrow terminal
-        lines.append("      " + where)
+        lines.append("      " + plain(where))
     if r.reason:
         lines += textwrap.wrap(
-            r.reason, width, initial_indent="      ", subsequent_indent="      ", max_lines=3
+            one_line(r.reason, 1000),
+            width,
+            initial_indent="      ",
+            subsequent_indent="      ",
+            max_lines=3,
+            placeholder=" [… more in the console]",
         )
     if r.status is StrikeStatus.HANDOFF:
         lines += _handoff_text(r, width)
@@ -50,12 +58,18 @@ def _handoff_text(r: Strike, width: int) -> list[str]:
     """What the person is to post by hand, in full (paragraphs kept), and how to confirm."""
     pad = "        "
     lines = ["      to post by hand:"]
+    title, text = show(r.title), show(r.content)
     if r.title:
         lines += textwrap.wrap(
-            f"title: {clean(r.title)}", width, initial_indent=pad, subsequent_indent=pad
+            f"title: {title.text}", width, initial_indent=pad, subsequent_indent=pad
         )
-    for paragraph in clean(r.content).split("\n"):
+    for paragraph in text.text.split("\n"):
         lines += textwrap.wrap(paragraph, width, initial_indent=pad, subsequent_indent=pad) or [""]
+    for s in (title, text):
+        if s.hidden:
+            lines += textwrap.wrap(
+                f"WARNING: {s.warning()}", width, initial_indent=pad, subsequent_indent=pad
+            )
     if not r.content:
         lines.append(f"{pad}(no text: a {r.action})")
     lines += textwrap.wrap(
@@ -111,23 +125,21 @@ def print_history(
     finally:
         store.close()
     if as_json:
-        print(
-            json.dumps(
-                [
-                    {
-                        **r.public(),
-                        "by": r.principal,
-                        "confirmed_by": r.confirmed_by,
-                        "content": r.content,
-                        "policy": r.policy,
-                    }
-                    for r in rows
-                ],
-                ensure_ascii=False,
-                indent=2,
-            ),
-            file=out,
+        document = json.dumps(
+            [
+                {
+                    **r.public(),
+                    "by": r.principal,
+                    "confirmed_by": r.confirmed_by,
+                    "content": r.content,
+                    "policy": r.policy,
+                }
+                for r in rows
+            ],
+            ensure_ascii=False,
+            indent=2,
         )
+        print(json_escaped(document), file=out)  # the same values; no raw control reaches out
         return 0
     if width is None:
         width = shutil.get_terminal_size((80, 24)).columns if out.isatty() else 80
@@ -135,7 +147,7 @@ def print_history(
     source = redact(config.store.url) if config.store.url else str(path)
     print(f"gwanjong history, newest first (UTC), from\n  {source}", file=out)
     for r in rows:
-        print("\n".join(format_strike(r, width)), file=out)
+        print(plain("\n".join(format_strike(r, width))), file=out)
     if not rows:
         print("No strikes match.", file=out)
     return 0

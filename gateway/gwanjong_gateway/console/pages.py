@@ -25,7 +25,7 @@ from gwanjong_gateway.rules.outgoing import Edit, parse_tags
 from gwanjong_gateway.strike.results import Refused, StrikeResult
 from gwanjong_gateway.strike.reviews import holds
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
-from gwanjong_shared.contract.untrusted import has_hidden
+from gwanjong_shared.contract.untrusted import one_line
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -40,9 +40,12 @@ def when(at: float | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(at)) if at else ""
 
 
-def approval_view(a: Approval, now: float, hold: Hold | None = None) -> dict[str, Any]:
+def approval_view(
+    a: Approval, now: float, hold: Hold | None = None, full: bool = True
+) -> dict[str, Any]:
     """``hold``: why approving it now would only be refused (then it shows as blocked,
-    with no Approve)."""
+    with no Approve); ``full`` (the approval's own page): the whole text, where a list
+    shows its start and says how much more there is."""
     post: dict[str, Any] = a.post
     return {
         "id": a.id,
@@ -57,29 +60,27 @@ def approval_view(a: Approval, now: float, hold: Hold | None = None) -> dict[str
         "where": line(a.where(), 300),
         "target_url": safe_url(a.target_url),
         "by": line(a.principal, 80) or "local",
-        "title": shown(a.title, 300),
+        "title": shown(a.title),
         "is_post": a.action == "post",  # a new post: its title and tags are shown
-        "tags": [shown(t, 100) for t in a.tags],
+        "tags": [shown(t) for t in a.tags],
         "account": line(a.write.account, 80),
         "visibility": a.write.visibility,
-        "text": shown(a.text),
+        "text": shown(a.text, None if full else 2000),
         "chars": len(a.text),
-        # shown cleaned, but sent as is: the person must know the difference exists
-        "hidden": any(has_hidden(t) for t in (a.text, a.title, *a.tags)),
         "digest": a.digest,
         "created": when(a.created_at),
         "expires": when(a.expires_at),
         "decided": when(a.decided_at),
         "decided_by": line(a.decided_by, 80),
         "channel": a.channel,
-        "reason": shown(a.reason, 600),
+        "reason": shown(a.reason),
         "edited": a.edited,
         "record": a.record,
         "policy": [shown(str(d), 300) for d in a.policy[:40]],
         "post": {
             "title": shown(str(post.get("title", "")), 300),
             "author": line(str(post.get("author", "")), 80),
-            "body": shown(str(post.get("body", "")), 2000),
+            "body": shown(str(post.get("body", "")), 4000),
             "url": safe_url(str(post.get("url", ""))),
         },
     }
@@ -97,8 +98,8 @@ async def approvals(c: Console, request: Request, session: Session) -> Response:
     return c.render(
         "approvals.html",
         session,
-        pending=[approval_view(a, now, held.get(a.id)) for a in rows],
-        recent=[approval_view(a, now) for a in recent if not a.open_at(now)],
+        pending=[approval_view(a, now, held.get(a.id), full=False) for a in rows],
+        recent=[approval_view(a, now, full=False) for a in recent if not a.open_at(now)],
     )
 
 
@@ -206,7 +207,7 @@ async def decide(c: Console, request: Request, session: Session) -> Response:
             by=session.name,
             who=session.principal,
             text=edit,
-            reason=line(form.get("reason", ""), 300),
+            reason=one_line(form.get("reason", ""), 300),
             edit=change,
         )
     except PlatformError as exc:
@@ -230,9 +231,9 @@ def strike_view(s: Strike, full: bool = False) -> dict[str, Any]:
         "status": str(s.status),
         "target_url": safe_url(s.target_url),
         "target": line(s.target_url or s.target, 200),
-        "title": shown(s.title, 300),
-        "text": shown(s.content, 4000 if full else 400),
-        "reason": shown(s.reason, 600 if full else 200),
+        "title": shown(s.title),
+        "text": shown(s.content, None if full else 400),
+        "reason": shown(s.reason, None if full else 200),
         "by": line(s.principal, 80) or "local",
         "approver": line(s.approver, 80),
         "result_url": safe_url(s.result_url),
@@ -242,7 +243,7 @@ def strike_view(s: Strike, full: bool = False) -> dict[str, Any]:
         "confirmed_by": line(s.confirmed_by, 80),
     }
     if full:
-        view["raw_text"] = s.content[:20000]
+        view["raw_text"] = s.content  # what "Copy text" copies: all of it, footer included
         view["policy"] = [shown(str(d), 400) for d in s.policy[:60]]
         view["context"] = [
             (line(str(k), 60), shown(v if isinstance(v, str) else repr(v), 2000))

@@ -1,40 +1,28 @@
-"""Platform text as the console shows it: cleaned of hidden and steering characters
-(bidi overrides, zero-width, controls), bounded, and links only when they are http(s)."""
+"""Platform and outgoing text as the console shows it: drawn by the one renderer
+(`contract.visible`: every hidden or steering character a visible mark, counted, with a
+warning), and links only when they are http(s).
+
+A page that approves (an approval, a hand-off, a record) shows the whole text: its box
+scrolls (`pre.platform` in console.css), nothing is cut. A list may show the start of a
+long text, and then says how many characters it left out (`Shown.more`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from gwanjong_shared.contract.untrusted import clean, one_line
+from gwanjong_shared.contract.visible import Shown, has_hidden, line, show
 
-#: the most of one text a page shows (a 1 MB comment is cut, and says so)
-TEXT_CHARS = 4000
+__all__ = ["LINE_CHARS", "LIST_CHARS", "Shown", "line", "safe_url", "shown"]
+
+#: how much of one text a list shows (it says how much more there is)
+LIST_CHARS = 400
 #: titles, names and other one-line fields
 LINE_CHARS = 160
 
 
-@dataclass(frozen=True)
-class Shown:
-    """A text as displayed: the cleaned part and how many characters were left out."""
-
-    text: str
-    more: int
-
-    def __str__(self) -> str:
-        return self.text
-
-
-def shown(text: str | None, max_chars: int = TEXT_CHARS) -> Shown:
-    raw = text or ""
-    cut = clean(raw, max_chars + 1)
-    if len(raw) > max_chars:
-        return Shown(cut[:max_chars].rstrip() + "…", len(raw) - max_chars)
-    return Shown(cut, 0)
-
-
-def line(text: str | None, max_chars: int = LINE_CHARS) -> str:
-    return one_line(text or "", max_chars)
+def shown(text: str | None, max_chars: int | None = None) -> Shown:
+    """``text`` whole (``max_chars``: a list's cut, which the page then names)."""
+    return show(text, max_chars)
 
 
 def safe_url(url: str | None) -> str:
@@ -42,7 +30,7 @@ def safe_url(url: str | None) -> str:
     if not url or len(url) > 2000:
         return ""
     candidate = url.strip()
-    if clean(candidate) != candidate or any(c.isspace() for c in candidate):
+    if has_hidden(candidate) or any(c.isspace() for c in candidate):
         return ""
     try:
         parts = urlsplit(candidate)

@@ -36,6 +36,7 @@ from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_gateway.strike.results import PendingApproval, StrikeResult
 from gwanjong_gateway.strike.text import unexpected
 from gwanjong_gateway.wire import output_schema
+from gwanjong_shared.contract.visible import line, show
 from gwanjong_shared.tool_templates import tool
 
 CARD_URI = "ui://gwanjong/approval.html"
@@ -77,23 +78,6 @@ class AppOnlyTools(Middleware):
         return [without_ui(t) for t in tools if not app_only(t)]
 
 
-def card_data(approval: Approval, token: str) -> dict[str, Any]:
-    """What the card shows of ``approval``: all the write sends, and its one-time token."""
-    write = approval.write
-    return {
-        "id": approval.id,
-        "token": token,
-        "where": approval.where(),
-        "target": approval.target_url if approval.action != "post" else "",
-        "title": approval.title,
-        "tags": list(write.tags) if approval.action == "post" else None,
-        "account": write.account,
-        "visibility": write.visibility,
-        "text": approval.text,
-        "expires_at": iso(approval.expires_at),
-    }
-
-
 async def with_card(
     ctx: Context, answer: StrikeResult, records: Records
 ) -> StrikeResult | ToolResult:
@@ -105,8 +89,40 @@ async def with_card(
     if approval is None:
         return answer
     answer.approval.how.insert(0, "the approval card shown beside this result (Approve / Decline)")
-    card = card_data(approval, answer.token)
+    card = card_view(approval, answer.token)
     return ToolResult(structured_content=answer.model_dump(mode="json"), meta={META_KEY: card})
+
+
+def card_view(approval: Approval, token: str) -> dict[str, Any]:
+    """What the card shows: the exact text (for its edit box) and, drawn by the one
+    renderer (`contract.visible`), the text, title, tags, account and target as the person sees them,
+    hidden characters marked, with the warnings. The card's script only places these."""
+    title, text = show(approval.title), show(approval.text)
+    target = approval.target_url if approval.action != "post" else ""
+    write = approval.write
+    post = approval.action == "post"
+    return {
+        "id": approval.id,
+        "token": token,
+        "where": line(approval.where(), 400),
+        "target": target,
+        "title": approval.title,
+        "tags": list(write.tags) if post else None,
+        "account": write.account,
+        "visibility": write.visibility,
+        "text": approval.text,
+        "expires_at": iso(approval.expires_at),
+        "shown": {
+            "target": line(target, 400),
+            "title": title.text,
+            "title_warning": title.warning(),
+            "tags": [show(t, fold=False).text for t in write.tags] if post else None,
+            "as": f"{line(write.account, 100) or 'our account'}, {write.visibility}",
+            "text": text.text,
+            "warning": text.warning(),
+            "length": f"{len(approval.text):,} characters (disclosure footer included)",
+        },
+    }
 
 
 def register_card(mcp: FastMCP[Any], desk: StrikeDesk, who: Callable[[], str | None]) -> None:

@@ -1,7 +1,9 @@
 """The approval card (MCP Apps, `ui://gwanjong/approval.html`): one self-contained HTML
 page with its script inline; it loads nothing and talks only to its host, by the MCP Apps
 postMessage protocol (JSON-RPC 2.0: `ui/initialize`, `ui/notifications/tool-result`,
-`tools/call`). Every value is shown with `textContent`, never as HTML."""
+`tools/call`). Every value is shown with `textContent`, never as HTML, and as the gateway's
+one renderer drew it (`card.shown`, from `contract.visible`: hidden characters marked,
+counted, nothing cut); the script draws nothing of its own."""
 
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ button{font-size:1em;margin:.6em .6em 0 0}[hidden]{display:none}
     <dt>Length</dt><dd id="length"></dd>
     <dt>Expires</dt><dd id="expires"></dd>
   </dl>
+  <p id="title-marks" class="error" hidden></p>
   <p id="marks" class="error" hidden></p>
   <div>The exact text that will be sent:</div>
   <div id="text" class="text"></div>
@@ -45,7 +48,6 @@ button{font-size:1em;margin:.6em .6em 0 0}[hidden]{display:none}
   "use strict";
   var TOOL = "approval_decide";
   var META = "io.github.gwanjong/approval";
-  var MARKS = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
   var nextId = 1;
   var waiting = {};
   var current = null;
@@ -61,11 +63,6 @@ button{font-size:1em;margin:.6em .6em 0 0}[hidden]{display:none}
   function resize() {
     notify("ui/notifications/size-changed",
       { width: document.body.scrollWidth, height: document.body.scrollHeight });
-  }
-  function marked(text) {  // invisible direction controls shown as visible marks
-    return String(text).replace(MARKS, function (c) {
-      return "\u27e6U+" + c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0") + "\u27e7";
-    });
   }
   function webLink(url) {
     try { var u = new URL(url); return (u.protocol === "http:" || u.protocol === "https:") ? u.href : ""; }
@@ -86,27 +83,25 @@ button{font-size:1em;margin:.6em .6em 0 0}[hidden]{display:none}
       return;
     }
     current = card;
+    var shown = card.shown || {};
     $("state").hidden = true;
     $("card").hidden = false;
-    $("where").textContent = marked(card.where || "");
-    $("target").textContent = marked(card.target || "a new post");
+    $("where").textContent = card.where || "";
+    $("target").textContent = shown.target || "a new post";
     var link = webLink(card.target || "");
     $("open").hidden = !link;
     $("open").onclick = function () { request("ui/open-link", { url: link }).catch(function () {}); };
-    if (card.title) { $("title").textContent = marked(card.title); $("title").hidden = false; $("title-label").hidden = false; }
-    $("as").textContent = marked((card.account || "our account") + ", " + (card.visibility || "public"));
-    if (card.tags) {  // a new post's: every tag shown, none hidden
-      $("tags").textContent = card.tags.length ? card.tags.map(marked).join(", ") : "(none)";
+    if (card.title) { $("title").textContent = shown.title || ""; $("title").hidden = false; $("title-label").hidden = false; }
+    $("as").textContent = shown.as || "";
+    if (shown.tags) {  // a new post's: every tag, drawn by the server's renderer
+      $("tags").textContent = shown.tags.length ? shown.tags.join(", ") : "(none)";
       $("tags").hidden = false; $("tags-label").hidden = false;
     }
-    $("length").textContent = String(card.text.length) + " characters (disclosure footer included)";
+    $("length").textContent = shown.length || "";
     $("expires").textContent = card.expires_at || "";
-    var hidden = (card.text.match(MARKS) || []).length;
-    if (hidden) {
-      say("marks", "This text holds " + hidden + " invisible direction or formatting character(s), shown as \u27e6U+...\u27e7 marks.", "error");
-      $("marks").hidden = false;
-    }
-    $("text").textContent = marked(card.text) || "(no text: an upvote)";
+    if (shown.title_warning) { say("title-marks", "Title: " + shown.title_warning, "error"); $("title-marks").hidden = false; }
+    if (shown.warning) { say("marks", shown.warning, "error"); $("marks").hidden = false; }
+    $("text").textContent = shown.text || "(no text: an upvote)";
     $("edit").value = card.text;
     resize();
   }

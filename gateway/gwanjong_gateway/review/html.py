@@ -1,28 +1,20 @@
 """The one-approval page as HTML: every value from the platform, the model or the record
-is escaped; direction-control characters are shown as visible marks; a link is a link only
-when it is http(s). The page loads nothing and runs no script (see `page.CSP`)."""
+is escaped and drawn by `contract.visible` (each hidden character a visible mark, counted,
+nothing cut: a long text scrolls in its box); a link is a link only when it is http(s).
+The page loads nothing and runs no script (see `page.CSP`)."""
 
 from __future__ import annotations
 
 import html
-import re
 from urllib.parse import urlsplit
 
 from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, iso
-
-#: Bidi controls and invisible marks that could make the shown text read otherwise than
-#: what is sent (RLO, isolates, LRM/RLM, ALM, zero-width joiners...).
-_INVISIBLE = re.compile("[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+from gwanjong_shared.contract.visible import has_hidden, show
 
 
 def visible(text: str) -> str:
-    """``text`` escaped, with each invisible control shown as ⟦U+XXXX⟧."""
-    escaped = html.escape(text, quote=True)
-    return _INVISIBLE.sub(lambda m: f"⟦U+{ord(m.group()):04X}⟧", escaped)
-
-
-def invisible_count(text: str) -> int:
-    return len(_INVISIBLE.findall(text))
+    """``text`` escaped, each hidden character a ⟦U+XXXX⟧ mark, long blank runs counted."""
+    return html.escape(show(text).text, quote=True)
 
 
 def web_link(url: str) -> str:
@@ -31,7 +23,7 @@ def web_link(url: str) -> str:
         scheme = urlsplit(url).scheme.lower()
     except ValueError:
         scheme = ""
-    if scheme in ("http", "https") and not _INVISIBLE.search(url) and url.isprintable():
+    if scheme in ("http", "https") and not has_hidden(url) and url.isprintable():
         return (
             f'<a href="{html.escape(url, quote=True)}" rel="noopener noreferrer" '
             f'target="_blank">{visible(url)}</a>'
@@ -53,7 +45,7 @@ def page(title: str, body: str) -> str:
         f"<title>{html.escape(title)}</title><style>"
         "body{font-family:sans-serif;max-width:44em;margin:2em auto;padding:0 1em}"
         ".text{white-space:pre-wrap;overflow-wrap:anywhere;border:1px solid #999;"
-        "padding:.8em;background:#f6f6f6;unicode-bidi:isolate}"
+        "padding:.8em;background:#f6f6f6;unicode-bidi:isolate;max-height:28em;overflow:auto}"
         "textarea{width:100%;min-height:12em;font:inherit}"
         "dt{font-weight:bold}dd{margin:0 0 .6em 0}.error{color:#b00}.done{color:#060}"
         "button{font-size:1.1em;margin:.8em .8em 0 0}</style></head>"
@@ -84,16 +76,18 @@ def _facts(approval: Approval, now: float) -> str:
 
 
 def _exact(approval: Approval, heading: str = "The exact text that will be sent") -> str:
-    hidden = invisible_count(approval.text)
-    warn = (
-        f'<p class="error">This text holds {hidden} invisible direction or formatting '
-        "character(s), shown here as ⟦U+…⟧ marks: read it with care.</p>"
-        if hidden
-        else ""
-    )
+    """The whole text (it scrolls when long, nothing is cut), its hidden characters marked
+    and counted, the title's too."""
+    warnings = [
+        f"{what}: {s.warning()}"
+        for what, s in (("Title", show(approval.title)), ("Text", show(approval.text)))
+        if s.hidden
+    ]
+    warn = "".join(f'<p class="error" role="alert">{html.escape(w)}</p>' for w in warnings)
     return (
         f"<h2>{html.escape(heading)}</h2>{warn}"
-        f'<div class="text">{visible(approval.text) or "(no text: an upvote)"}</div>'
+        f'<div class="text" id="exact">{visible(approval.text) or "(no text: an upvote)"}</div>'
+        "<p>That is the whole text, to its last character: a long one scrolls in its box.</p>"
     )
 
 

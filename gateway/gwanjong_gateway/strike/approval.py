@@ -30,6 +30,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from gwanjong_gateway.config import ReviewSection
 from gwanjong_gateway.rules.approvals import Approval, Channel
 from gwanjong_gateway.strike.attempt import Ask
+from gwanjong_shared.contract.visible import line, show
 
 log = logging.getLogger(__name__)
 
@@ -63,17 +64,27 @@ PageLink = Callable[[Approval, str], Awaitable[str]]
 
 
 def message(approval: Approval) -> str:
-    """The dialog's text: what, where, as whom, then the exact text."""
+    """The dialog's text: what, where, as whom, then the whole write (title, tags, the
+    exact text), in the terminal form of `contract.visible` (clients show it in a terminal
+    or a dialog: every hidden or steering character is a visible mark, never raw)."""
     write = approval.write
-    head = f"gwanjong asks before it writes in your name: {approval.where()}."
-    head += f"\nSent as: {write.account or 'our account'}, {write.visibility}"
+    head = f"gwanjong asks before it writes in your name: {line(approval.where(), 400)}."
+    head += f"\nSent as: {line(write.account, 100) or 'our account'}, {write.visibility}"
+    title, body = show(approval.title), show(approval.text)
+    tags = [show(t, fold=False) for t in write.tags]
     if approval.title:
-        head += f"\nTitle: {approval.title}"
+        head += f"\nTitle: {title.text}"
     if approval.action == "post":
-        head += f"\nTags: {', '.join(write.tags) or '(none)'}"
-    body = approval.text or "(no text: an upvote)"
+        head += f"\nTags: {', '.join(t.text for t in tags) or '(none)'}"
+    warnings = [f"WARNING (title): {title.warning()}"] if title.hidden else []
+    warnings += [f"WARNING (tag {t.text}): {t.warning()}" for t in tags if t.hidden]
+    if body.hidden:
+        warnings.append(f"WARNING: {body.warning()}")
+    warn = "".join(f"\n\n{w}" for w in warnings)
+    size = f"{len(approval.text):,} characters, disclosure footer included"
     return (
-        f"{head}\n\nThis exact text will be sent:\n\n{body}\n\n"
+        f"{head}{warn}\n\nThis exact text will be sent ({size}):\n\n"
+        f"{body.text or '(no text: an upvote)'}\n\n"
         f"Approve to publish it, or decline. Approval {approval.id} also waits for you in "
         "`gwanjong review` until it expires."
     )
@@ -195,7 +206,8 @@ class McpAsker:
     async def _url(self, approval: Approval, token: str) -> Ask:
         assert self.page is not None
         url = await self.page(approval, token)
-        text = f"Approve or decline approval {approval.id} ({approval.where()}) on this page."
+        where = line(approval.where(), 400)
+        text = f"Approve or decline approval {approval.id} ({where}) on this page."
         if modern_era(self.ctx):
             request = ElicitRequest(
                 method="elicitation/create",

@@ -39,6 +39,7 @@ from gwanjong_gateway.strike.send import Sender
 from gwanjong_gateway.strike.text import would
 from gwanjong_shared.contract import Validation
 from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.contract.visible import refusal
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,15 @@ async def never_allowed(deps: Deps, a: Attempt) -> Step:
     # before any pacing: "try again in N s" would invite a pointless retry
     why = a.ctx.never_reason(str(a.action), a.action.tool)  # draft's verdict, no new call
     return Refuse(why) if why else PASS
+
+
+async def plain_text(deps: Deps, a: Attempt) -> Step:
+    """No control (but newline and tab), bidi override or isolate, or tag character: none
+    is needed by a comment, and each can hide or reorder what the person approves; nor
+    by a tag."""
+    tags = (refusal(t, f"the tag {i}") for i, t in enumerate(a.tags, 1))
+    why = refusal(a.title, "the title") or next((w for w in tags if w), "") or refusal(a.text)
+    return Refuse(why[0].upper() + why[1:]) if why else PASS
 
 
 async def disclosure(deps: Deps, a: Attempt) -> Step:
@@ -310,7 +320,14 @@ async def write(deps: Deps, a: Attempt) -> Step:
 
 
 #: Before the lock: cheap, certain, and about this strike alone.
-OPEN: tuple[Check, ...] = (paused, opted_out, never_allowed, disclosure, approved_text)
+OPEN: tuple[Check, ...] = (
+    paused,
+    opted_out,
+    never_allowed,
+    plain_text,
+    disclosure,
+    approved_text,
+)
 #: Under the lock of the target: the record, the platform, the person, then the write.
 HELD: tuple[Check, ...] = (
     earlier_claim,

@@ -2,8 +2,9 @@
 
 This package is what another gateway or agent needs: tool names and result models (here),
 `models` (Post, Comment, PostResult), `errors` (the error kinds, as text and as data),
-`rate` (the rate window in `_meta`), `text` (how platforms count length) and `untrusted`
-(cleaning platform text). It imports neither the server kit nor the pipeline.
+`rate` (the rate window in `_meta`), `text` (how platforms count length), `untrusted`
+(cleaning platform text for a model) and `visible` (showing text to a person: every
+hidden character marked, nothing removed). It imports neither the server kit nor the pipeline.
 
 The gateway (and any other agent) relies on these exactly, so a fifth platform is just
 another server that returns these models from these tools.

@@ -7,6 +7,9 @@ other than ``\\n`` that some parsers split on. :func:`clean` removes them (line 
 paragraph separators become ``\\n``), :func:`one_line` also folds every line break into a
 space and bounds the length, and :func:`quote` is how an error echoes an input: cleaned,
 single-line, at most ~200 characters.
+
+This is for what a *model* (or a log) reads. A person deciding a write must instead see
+every character: `visible` marks them rather than removing them.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.strikes import history, http_gateway, scout_draft, strike
 from tests.e2e.test_chain import write_config
 from tests.gateway.approval_clients import approval_row, apps_host, decide, parts, url_only
+from tests.hostile_approvals import CORPUS, REFUSED, assert_seen
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -104,3 +105,65 @@ async def test_an_apps_host_approves_with_the_card(
             assert done.structured_content["status"] == "posted", done.structured_content
     assert len(sandbox.writes("devto")) == 1
     audited(tmp_path, card["id"], "app")
+
+
+def strings(data: Any) -> list[str]:
+    """Every string in a write's JSON, at any depth."""
+    if isinstance(data, str):
+        return [data]
+    if isinstance(data, dict):
+        return [s for v in data.values() for s in strings(v)]  # type: ignore[union-attr]
+    if isinstance(data, list):
+        return [s for v in data for s in strings(v)]  # type: ignore[union-attr]
+    return []
+
+
+async def test_the_hostile_corpus_through_the_dialog_and_the_page(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    """Refused texts are refused by name and position before anyone is asked; a text with
+    4,200 blank lines before its tail is shown whole in the dialog, a 10,000-character one
+    on the page, and the platform receives exactly the approved characters."""
+    if "devto" not in SPECS:
+        pytest.skip("platform devto not selected")
+    messages: list[str] = []
+    urls: list[str] = []
+
+    async def dialog(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        messages.append(message)
+        return ElicitResult(action="cancel")  # closed: the approval stays pending
+
+    async def link(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        urls.append(params.url)
+        return ElicitResult(action="accept")
+
+    cfg = write_config(tmp_path, sandbox, ["devto"], writes="confirm", timeout=30)
+    with http_gateway(cfg) as url:
+        form = Client(transport(url), mode="legacy", timeout=90, elicitation_handler=dialog)
+        async with form:
+            oid = await scout_draft(form, "devto", "rust async", "Rust async")
+            for name, (first, at) in REFUSED.items():
+                refused = await strike(form, oid, "post", CORPUS[name], POST["title"])
+                assert refused["status"] == "refused", refused
+                assert first in refused["reason"] and f"at character {at}" in refused["reason"]
+            assert messages == [] and sandbox.writes("devto") == []
+            text = CORPUS["blank_tail"] + " " + CORPUS["emoji"]
+            waiting = await strike(form, oid, "post", text, POST["title"])
+            assert waiting["status"] == "pending_approval", waiting
+            (said,) = messages
+            assert_seen(said, approval(tmp_path, int(waiting["approval"]["id"])).text)
+        paged = url_only(
+            Client(transport(url), mode="legacy", timeout=90, elicitation_handler=link)
+        )
+        async with paged, httpx.AsyncClient(timeout=60) as http:
+            oid = await scout_draft(paged, "devto", "rust async", "Rust async")
+            pending = await strike(paged, oid, "post", CORPUS["long"], "A long one")
+            assert pending["status"] == "pending_approval", pending
+            row = approval(tmp_path, int(pending["approval"]["id"]))
+            assert row.text.startswith(CORPUS["long"]) and len(row.text) > 10_000  # + footer
+            page = (await http.get(urls[0])).text
+            assert_seen(page.split("<textarea", 1)[0], row.text, escaped=True)
+            done = await decide(http, urls[0], "approve")
+            assert done.status_code == 200 and "Approved and sent." in done.text, done.text
+    (write,) = sandbox.writes("devto")
+    assert row.text in strings(write["data"])  # exactly the approved characters

@@ -293,7 +293,7 @@ async def test_show_prints_hostile_text_inert(tmp_path: Path) -> None:
         answer = (
             await client.call_tool(
                 "strike",
-                {"opportunity_id": oid, "action": "comment", "content": "Fine \u202etxt.exe"},
+                {"opportunity_id": oid, "action": "comment", "content": "Fine \u200btxt.exe"},
             )
         ).structured_content
     assert answer is not None
@@ -302,8 +302,9 @@ async def test_show_prints_hostile_text_inert(tmp_path: Path) -> None:
     assert ran.code == 0, ran
     shown = ran.out
     assert not any(c in shown for c in "\x1b\x07\u202e\u202c")
-    assert "Fine [U+202E]txt.exe" in shown and "1 hidden character" in shown
-    assert "pwned" in shown and "evil" in shown  # the words stay: only the controls go
+    assert "Fine ⟦U+200B⟧txt.exe" in shown and "1 invisible character, marked" in shown
+    # the post's controls are marks: its words and every character are there to read
+    assert "⟦U+001B⟧]0;pwned⟦U+0007⟧⟦U+001B⟧[2J ⟦U+202E⟧evil⟦U+202C⟧ tail" in shown
     assert bench.approval(approval_id).digest in shown
     assert "mallory" in shown and "Policy decisions so far:" in shown
     # each quoted line is behind the bar: quoted text cannot pose as gwanjong's own line

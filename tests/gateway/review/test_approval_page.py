@@ -288,7 +288,7 @@ async def test_hostile_text_and_links_render_inert(tmp_path: Path, mode: str) ->
     platform, person = links(url="javascript:alert(1)//x"), Person()
     hostile = (
         'Fine.</div><script>alert("x")</script><img src=x onerror=alert(1)>'
-        '\u202eevil\u202c <a href="javascript:alert(2)">click</a>'
+        '\u200bevil\u2060 <a href="javascript:alert(2)">click</a>'
     )
     async with (
         client_for(fake_gateway(tmp_path, platform, writes="confirm"), person, mode) as client,
@@ -301,11 +301,11 @@ async def test_hostile_text_and_links_render_inert(tmp_path: Path, mode: str) ->
     for html_text in (page, done.text):
         assert "<script" not in html_text and "<img" not in html_text
         assert 'href="javascript:' not in html_text.lower()
-        assert "\u202e" not in html_text.split("<textarea", 1)[0]  # shown as a mark instead
+        assert "\u200b" not in html_text.split("<textarea", 1)[0]  # shown as a mark instead
         assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in html_text
-        assert "⟦U+202E⟧evil⟦U+202C⟧" in html_text
+        assert "⟦U+200B⟧evil⟦U+2060⟧" in html_text
         assert "javascript:alert(1)//x" in html_text and "(not a web link)" in html_text
-    assert "invisible direction" in page
+    assert "2 invisible characters, marked" in page
     assert [w.data["body"] for w in platform.writes] == [hostile + FOOTER]  # sent exactly
 
 

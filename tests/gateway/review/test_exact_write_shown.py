@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gwanjong_gateway.cli.review import view
-from gwanjong_gateway.review.app import card_data
+from gwanjong_gateway.review.app import card_view
 from gwanjong_gateway.review.html import review_page
 from gwanjong_gateway.rules.approvals import Approval
 from gwanjong_gateway.strike.approval import message
@@ -54,9 +54,10 @@ async def test_the_page_and_the_card_show_the_tags(tagged: tuple[Desks, Approval
     assert "<dt>Tags</dt><dd>" in page
     assert '<code class="tag">python</code> <code class="tag">async</code>' in page
     assert "Cancellation notes" in page and "gwanjong_bot, public" in page
-    card = card_data(approval, "token")
+    card = card_view(approval, "token")
     assert card["tags"] == list(TAGS) and card["title"] == "Cancellation notes"
     assert (card["account"], card["visibility"]) == ("gwanjong_bot", "public")
+    assert card["shown"]["tags"] == list(TAGS) and card["shown"]["as"] == "gwanjong_bot, public"
 
 
 async def test_review_show_and_list_show_title_and_tags(tagged: tuple[Desks, Approval]) -> None:

@@ -203,6 +203,10 @@ async def test_an_edited_text_is_validated_and_sent_as_edited(
     got = wire(await desk.decide(approval_id, "approve", Channel.TERMINAL, text=too_long))
     assert got["status"] == "refused" and "Too long" in got["reason"]
     assert desks.approvals(pending=True)  # a refused edit leaves the approval to edit again
+    smuggled = "Better words.\U000e0049\U000e0067" + FOOTER  # the chain runs again on an edit
+    got = wire(await desk.decide(approval_id, "approve", Channel.TERMINAL, text=smuggled))
+    assert got["status"] == "refused" and "U+E0049 TAG" in got["reason"], got
+    assert "at character 14" in got["reason"] and fake.writes == []
     edited = "Better words." + FOOTER
     got = wire(await desk.decide(approval_id, "approve", Channel.TERMINAL, by="me", text=edited))
     assert got["status"] == "posted", got

@@ -207,3 +207,15 @@ async def test_a_write_the_platform_would_make_as_another_account_is_not_sent(
     assert got["status"] == "refused" and "the account changed" in got["reason"], got
     assert sent(fake, "write_post") == [] and fake.writes == []
     assert only(desks).status is ApprovalStatus.REFUSED
+
+
+async def test_a_tag_with_a_character_no_tag_needs_is_refused_by_name(
+    desks: Desks, fake: FakePlatform
+) -> None:
+    desk = desks.desk()
+    approval_id = await post_waiting(desk, fake)
+    bad = Edit(tags=("rust", "a\u202eb"))
+    got = wire(await desk.decide(approval_id, "approve", Channel.TERMINAL, edit=bad))
+    assert got["status"] == "refused" and "The tag 2 carries U+202E" in got["reason"], got
+    assert "U+202E" in got["reason"] and fake.writes == []
+    assert only(desks).status is ApprovalStatus.PENDING

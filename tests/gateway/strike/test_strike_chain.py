@@ -33,6 +33,7 @@ from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import Profile
 from tests.gateway.helpers import config_text
+from tests.hostile_approvals import CORPUS, REFUSED
 
 pytestmark = pytest.mark.anyio
 NAME = "devto"  # a bundled name, so the config needs no command; the server is the fake
@@ -155,6 +156,7 @@ def test_the_chain_runs_in_the_documented_order() -> None:
         "paused",
         "opted_out",
         "never_allowed",
+        "plain_text",
         "disclosure",
         "approved_text",
         "earlier_claim",
@@ -214,6 +216,26 @@ async def test_never_allowed_refuses_from_the_draft_verdict(bench: Bench) -> Non
     got = wire(await bench.desk.strike(ctx, "comment", "Hi.", "", accept))
     await refused_by(bench, got, "comments are closed")
     assert bench.fake.asked() == []
+
+
+@pytest.mark.parametrize("name", list(REFUSED))
+async def test_plain_text_refuses_hidden_characters_naming_which_and_where(
+    bench: Bench, name: str
+) -> None:
+    got = wire(await bench.desk.strike(context(bench.fake), "comment", CORPUS[name], "", accept))
+    first, at = REFUSED[name]
+    await refused_by(bench, got, f"carries {first}")
+    assert f"at character {at}" in got["reason"]
+    assert bench.fake.asked() == []  # refused before the platform is asked anything
+
+
+async def test_plain_text_refuses_a_title_and_lets_emoji_through(bench: Bench) -> None:
+    title = "Release notes\u202e"
+    got = wire(await bench.desk.strike(context(bench.fake), "post", "Body.", title, accept))
+    await refused_by(bench, got, "The title carries U+202E RIGHT-TO-LEFT OVERRIDE at character 14")
+    emoji = CORPUS["emoji"]
+    posted = wire(await bench.desk.strike(context(bench.fake), "comment", emoji, "", accept))
+    assert posted["status"] == "posted" and bodies(bench.fake) == [emoji + FOOTER], posted
 
 
 async def test_earlier_claim_answers_duplicate(bench: Bench) -> None:

@@ -161,7 +161,7 @@ async def test_a_hostile_sub_is_cleaned_before_the_terminal(
     finally:
         store.close()
     assert row.principal == "mallory]0;owned[2J by=admin", row.principal
-    # a record written before cleaning existed is cleaned when shown as well
+    # a record written before cleaning existed is shown with its hidden characters marked
     store = StrikeStore(tmp_path / "gwanjong.db")
     try:
         store.insert(
@@ -181,7 +181,9 @@ async def test_a_hostile_sub_is_cleaned_before_the_terminal(
     config = parse(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n')
     assert print_history(config, None, None, 10, as_json=False, out=out) == 0
     shown = out.getvalue()
-    assert " ".join(shown.split()).count("by mallory]0;owned[2J by=admin") == 2, shown
+    words = " ".join(shown.split())
+    assert words.count("by mallory]0;owned[2J by=admin") == 1, shown
+    assert "by mallory⟦U+001B⟧]0;owned⟦U+0007⟧⟦U+001B⟧[2J⟦U+202E⟧ by=admin" in words, shown
     assert not any(ch in shown for ch in "\x1b\x07\u202e"), repr(shown)
 
 

@@ -19,7 +19,7 @@ from gwanjong_gateway.platforms.client import PlatformClient
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_shared.contract import CredentialState
 from gwanjong_shared.contract.errors import PlatformError
-from gwanjong_shared.contract.untrusted import one_line
+from gwanjong_shared.contract.visible import line as one_line
 
 
 class ServerState(StrEnum):

@@ -128,7 +128,9 @@ def _read_edit(path: Path) -> str:
         data = f.read(MAX_EDIT_BYTES + 1)
     if len(data) > MAX_EDIT_BYTES:
         raise ValueError(f"it is over {MAX_EDIT_BYTES} bytes")
-    return data.decode("utf-8")
+    # a file saved on Windows ends its lines in CRLF: normalised, as every edit box does
+    # (a lone CR stays, and the chain refuses it by name)
+    return data.decode("utf-8").replace("\r\n", "\n")
 
 
 async def approve(

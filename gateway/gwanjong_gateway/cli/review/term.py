@@ -12,6 +12,7 @@ from typing import Any, TextIO
 
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.rules.approvals import operator_name
+from gwanjong_shared.contract.visible import plain
 
 #: what the person types to approve
 APPROVE_WORD = "approve"
@@ -26,13 +27,14 @@ class Terminal:
     stderr: TextIO = field(default_factory=lambda: sys.stderr)
 
     def out(self, *lines: str) -> None:
+        """Lines to stdout; any hidden character (a reason, a URL) marked, never raw."""
         for line in lines:
-            self.stdout.write(line + "\n")
+            self.stdout.write(plain(line) + "\n")
         self.stdout.flush()
 
     def fail(self, why: str, code: int = 1) -> int:
         """One line on stderr; the exit code."""
-        self.stderr.write(f"gwanjong review: {' '.join(why.split())}\n")
+        self.stderr.write(f"gwanjong review: {plain(' '.join(why.split()))}\n")
         self.stderr.flush()
         return code
 

@@ -1,11 +1,12 @@
 """What `gwanjong review` prints: the waiting list and one approval in full.
 
 Everything shown may come from a stranger (the post answered) or from a tricked model (the
-text to send), so nothing reaches the terminal raw: platform text is cleaned of control,
-bidi and zero-width characters (`clean`), and the text to send, which must be shown
-exactly, has each such character written out as a visible marker (`[U+202E]`) with a
-warning, so a person never approves what they cannot see. Every quoted line starts with
-a bar, so no quoted text can pass for gwanjong's own lines.
+text to send), so nothing reaches the terminal raw: every text is drawn by the one renderer
+(`contract.visible`): each control, bidi, zero-width, tag or other hidden character is
+written out as a visible mark (`⟦U+202E⟧`) with a count and a warning, so a person never
+approves what they cannot see and no escape sequence reaches the terminal. `show` prints
+the whole text, never cut. Every quoted line starts with a bar, so no quoted text can pass
+for gwanjong's own lines.
 """
 
 from __future__ import annotations
@@ -17,40 +18,12 @@ from typing import Any
 from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Hold, iso
 from gwanjong_gateway.rules.ledger import Strike
 from gwanjong_gateway.rules.outgoing import Outgoing
-from gwanjong_shared.contract.untrusted import clean, has_hidden, one_line
+from gwanjong_shared.contract.visible import json_escaped, show
+from gwanjong_shared.contract.visible import line as one_line
 
-#: how much of the post answered `show` quotes
-POST_CHARS = 2000
+#: how much of the post answered `show` quotes (platform context, not what is sent)
+POST_CHARS = 4000
 BAR = "  | "
-ZWJ = "\u200d"
-
-
-@dataclass(frozen=True)
-class Visible:
-    """A text with every hidden character written out; ``hidden``: how many there were."""
-
-    text: str
-    hidden: int
-
-
-def visible(text: str) -> Visible:
-    """``text`` as it will be sent, with each control, bidi, zero-width or other hidden
-    character replaced by ``[U+XXXX]`` (``\\n`` and ``\\t`` are kept as they are)."""
-    out: list[str] = []
-    hidden = 0
-    for i, ch in enumerate(text):
-        if ch in "\n\t":
-            out.append(ch)
-            continue
-        # a zero-width joiner is hidden unless it joins an emoji (as `clean` decides)
-        joins = ch == ZWJ
-        hide = (i == 0 or has_hidden(text[i - 1 : i + 1])) if joins else has_hidden(ch)
-        if hide:
-            out.append(f"[U+{ord(ch):04X}]")
-            hidden += 1
-        else:
-            out.append(ch)
-    return Visible("".join(out), hidden)
 
 
 def quoted(text: str) -> list[str]:
@@ -75,7 +48,8 @@ def who(principal: str) -> str:
 
 
 def first_line(text: str, width: int = 60) -> str:
-    for line in clean(text).split("\n"):
+    """The first line with words, marked (a list's excerpt: `show` prints the whole)."""
+    for line in show(text).text.split("\n"):
         if line.strip():
             return one_line(line, width)
     return ""
@@ -158,7 +132,8 @@ def handoff_write(r: Strike) -> Outgoing:
 
 
 def as_json(items: list[Item]) -> str:
-    return json.dumps([i.data for i in items], ensure_ascii=False, indent=2)
+    """The items exactly, hidden characters as JSON escapes (the terminal sees no raw one)."""
+    return json_escaped(json.dumps([i.data for i in items], ensure_ascii=False, indent=2))
 
 
 def table(items: list[Item], now: float, decided: bool) -> list[str]:
@@ -182,10 +157,9 @@ def table(items: list[Item], now: float, decided: bool) -> list[str]:
         )
         lines.append(f"{'':>7}@ {one_line(d['target'], 200)}")
         if d.get("title"):
-            lines.append(f"{'':>7}| title: {one_line(visible(d['title']).text, 200)}")
+            lines.append(f"{'':>7}| title: {one_line(d['title'], 200)}")
         if d.get("tags"):
-            shown = ", ".join(visible(t).text for t in d["tags"])
-            lines.append(f"{'':>7}| tags: {one_line(shown, 200)}")
+            lines.append(f"{'':>7}| tags: {one_line(', '.join(d['tags']), 200)}")
         if held:
             lines.append(f"{'':>7}! blocked: {held['why']} (from {held['from'] or 'a resume'})")
         elif decided and i.kind == "approval" and d["status"] != "pending":
@@ -193,34 +167,31 @@ def table(items: list[Item], now: float, decided: bool) -> list[str]:
         if i.excerpt:
             lines.append(f"{'':>7}| {i.excerpt}")
     lines.append("")
+    lines.append("Each row quotes the first line of its text; `show ID` prints all of it.")
     lines.append("approval: gwanjong review show|approve|decline ID")
     lines.append("hand-off: post it by hand, then gwanjong review done ID --url URL")
     return lines
 
 
 def sent_text(title: str, text: str, tags: tuple[str, ...] | None = None) -> list[str]:
-    """The exact text to send, behind the bar, hidden characters written out; ``tags``:
+    """The exact text to send, whole, behind the bar, hidden characters marked; ``tags``:
     a new post's (None: the write has none to show)."""
     lines: list[str] = []
-    hidden = 0
+    t, body = show(title), show(text)
     if title:
-        t = visible(title)
-        hidden += t.hidden
         lines += quoted(f"Title: {t.text}")
+    tagged = [show(tag, fold=False) for tag in tags or ()]
     if tags is not None:
-        shown = [visible(tag) for tag in tags]
-        hidden += sum(t.hidden for t in shown)
-        lines += quoted(f"Tags: {', '.join(t.text for t in shown) or '(none)'}")
+        lines += quoted(f"Tags: {', '.join(g.text for g in tagged) or '(none)'}")
     if title or tags is not None:
         lines.append(BAR.rstrip())
-    body = visible(text)
-    hidden += body.hidden
     lines += quoted(body.text) if text else [BAR + "(no text: an upvote)"]
-    if hidden:
-        lines.append(
-            f"  WARNING: {hidden} hidden character(s), shown above as [U+....], are part of "
-            "this text and would be sent as they are. Decline, or approve an edit without them."
-        )
+    lines.append(f"  ({len(text):,} characters: that is the whole text, nothing is cut)")
+    for what, s in (("title", t), *(("tag", g) for g in tagged), ("text", body)):
+        if s.hidden:
+            lines.append(
+                f"  WARNING ({what}): {s.warning()} Decline, or approve an edit without them."
+            )
     return lines
 
 
@@ -278,9 +249,7 @@ def answered(a: Approval) -> list[str]:
         head = "The post it answers (platform text: data to read, not instructions):"
     title = one_line(str(post.get("title") or a.context.get("title") or ""), 300)
     author = one_line(str(post.get("author") or a.author or ""), 80)
-    body = str(post.get("body") or "")
-    if len(body) > POST_CHARS:
-        body = body[: POST_CHARS - 1].rstrip() + "…"
+    body = show(str(post.get("body") or ""), POST_CHARS)
     lines = [head]
     if title:
         lines.append(BAR + f"title: {title}")
@@ -289,9 +258,11 @@ def answered(a: Approval) -> list[str]:
     url = one_line(str(post.get("url") or a.target_url or ""), 300)
     if url:
         lines.append(BAR + f"at: {url}")
-    if body.strip():
+    if body.text.strip():
         lines.append(BAR.rstrip())
-        lines += quoted(clean(body))
+        lines += quoted(body.text)
+    if body.more:
+        lines.append(BAR + f"… {body.more:,} more characters of the post not shown")
     return lines
 
 

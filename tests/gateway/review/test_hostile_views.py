@@ -1,0 +1,41 @@
+"""The one-approval page and the app card against the hostile corpus: the whole text, every
+hidden character marked and counted, nothing cut, nothing raw outside the edit box."""
+
+from __future__ import annotations
+
+import pytest
+
+from gwanjong_gateway.review import html
+from gwanjong_gateway.review.app import card_view
+from tests.hostile_approvals import CORPUS, REFUSED, approval_with, assert_seen, with_footer
+
+NOW = 2000.0
+
+
+@pytest.mark.parametrize("name", list(CORPUS))
+def test_the_page_shows_the_whole_text_marked(name: str) -> None:
+    text = with_footer(CORPUS[name])
+    a = approval_with(text)
+    for page in (html.review_page(a, NOW, "0" * 64), html.decided_page(a, NOW, "Declined.")):
+        shown = page.split("<textarea", 1)[0]  # the edit box holds the raw text to edit
+        assert_seen(shown, text, escaped=True)
+        assert ("invisible character" in shown) == (name in REFUSED)
+        assert "more characters" not in shown and "not shown" not in shown
+    # a long text scrolls in its box: the box is bounded, never cut
+    assert ".text{" in page and "max-height" in page and "overflow:auto" in page
+
+
+def test_the_title_is_marked_and_warned_about() -> None:
+    a = approval_with("Body.", title="Notes\u202e\u200b")
+    page = html.review_page(a, NOW, "0" * 64)
+    assert "Notes⟦U+202E⟧⟦U+200B⟧" in page and "Title: 2 invisible characters" in page
+
+
+@pytest.mark.parametrize("name", list(CORPUS))
+def test_the_card_is_given_the_rendered_text_and_its_warning(name: str) -> None:
+    text = with_footer(CORPUS[name])
+    card = card_view(approval_with(text, title="T\u202e"), "tok")
+    assert card["text"] == text  # the exact text, for the edit box
+    assert_seen(card["shown"]["text"], text)
+    assert bool(card["shown"]["warning"]) == (name in REFUSED)
+    assert card["shown"]["title"] == "T⟦U+202E⟧" and card["shown"]["title_warning"]

@@ -1,0 +1,67 @@
+"""The approval dialog's message (form-mode elicitation): clients show it in a terminal or a
+dialog, so it carries the exact text whole, every hidden or steering character as a mark."""
+
+from __future__ import annotations
+
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client
+from fastmcp.client.elicitation import ElicitResult
+
+from gwanjong_gateway.strike.approval import message
+from tests.fakes.gateway import fake_gateway
+from tests.fakes.platform import FakePlatform
+from tests.gateway.strike.test_strike import drafted, strike
+from tests.hostile_approvals import (
+    CORPUS,
+    PASSING,
+    REFUSED,
+    approval_with,
+    assert_seen,
+    tags,
+    with_footer,
+)
+
+
+@pytest.mark.parametrize("name", list(CORPUS))
+def test_the_message_shows_every_character_marked_and_nothing_raw(name: str) -> None:
+    text = with_footer(CORPUS[name])
+    said = message(approval_with(text))
+    assert_seen(said, text)
+    assert not any(unicodedata.category(c) == "Cc" for c in said if c != "\n")
+    assert said.index("-- posted with gwanjong") < said.index("Approve to publish")
+    assert ("WARNING:" in said) == (name in REFUSED)
+    assert f"({len(text):,} characters, disclosure footer included)" in said
+
+
+def test_a_hidden_title_is_marked_and_warned_about() -> None:
+    said = message(approval_with("Body.", title="Release notes" + tags("run rm -rf")))
+    assert 'Title: Release notes⟦10 tag characters: "run rm -rf"⟧' in said
+    assert "WARNING (title): 10 invisible characters" in said
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("name", [*PASSING, "osc52"])
+async def test_the_dialog_a_client_is_sent_shows_the_whole_text(
+    forum: FakePlatform, tmp_path: Path, name: str
+) -> None:
+    asked: list[str] = []
+
+    async def handler(said: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        asked.append(said)
+        return ElicitResult(action="cancel")
+
+    gateway = fake_gateway(tmp_path, forum, writes="confirm")
+    async with Client(gateway, mode="legacy", elicitation_handler=handler) as client:
+        oid = await drafted(client)
+        result = await strike(client, oid, content=CORPUS[name])
+    if name in REFUSED:  # refused by the chain: no person is asked to approve it
+        assert result["status"] == "refused" and "U+001B" in result["reason"], result
+        assert asked == []
+        return
+    assert result["status"] == "pending_approval", result
+    (said,) = asked
+    assert_seen(said, CORPUS[name])
