@@ -89,10 +89,6 @@ class Outgoing(BaseModel):
         """This write with ``changes`` (a person's edit): validated, so a new digest."""
         return Outgoing.model_validate({**self.model_dump(exclude={"links"}), **changes})
 
-    def shown(self) -> dict[str, Any]:
-        """The model as JSON data, for a surface or an answer."""
-        return self.model_dump(mode="json")
-
 
 @dataclass(frozen=True)
 class Edit:
