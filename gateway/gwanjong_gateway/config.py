@@ -16,6 +16,7 @@ import re
 import shutil
 import sys
 import tomllib
+import unicodedata
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -28,7 +29,9 @@ from gwanjong_gateway.config_ops import (
     PriceSection,
     TelemetrySection,
 )
+from gwanjong_shared.contract import WRITE_TOOLS
 from gwanjong_shared.contract.models import Frozen
+from gwanjong_shared.contract.untrusted import has_hidden
 
 WriteMode = Literal["dry-run", "confirm", "live"]
 #: where a bundled platform runs: in the gateway's interpreter, or its own subprocess
@@ -102,6 +105,13 @@ class GatewaySection(_Strict):
                 raise ValueError(
                     f"{name!r} is not a namespaced tool name like '<platform>__get_post'"
                 )
+            if name.partition("__")[2] in WRITE_TOOLS:
+                # A forwarded call skips the strike chain: no approval, record, caps, footer.
+                raise ValueError(
+                    f"{name!r} writes to the platform, and an exposed tool is called without "
+                    "approval, record or caps; drop it from expose: the model writes through "
+                    "strike (docs/operate/gateway-toml.md, 'Exposed tools only read')"
+                )
         return names
 
 
@@ -137,6 +147,12 @@ class AuthSection(_Strict):
             if len(name) > 200 or any(ord(c) < 32 or ord(c) == 127 for c in name):
                 raise ValueError(
                     f"auditor {name[:40]!r}: at most 200 characters, no control characters"
+                )
+            if has_hidden(name) or unicodedata.normalize("NFKC", name) != name:
+                # a signed-in name is taken in this one form only (team/auth.principal_of)
+                raise ValueError(
+                    f"{name[:40]!r}: write the name in its one form (NFKC, no hidden "
+                    "characters), as sign-in takes it; no one could match this spelling"
                 )
         return list(dict.fromkeys(names))
 
@@ -179,6 +195,9 @@ class ReviewSection(_Strict):
 
     #: how long a pending approval waits before it expires
     expire_after_s: Annotated[float, Field(ge=60, le=30 * 86400)] = 86400.0
+    #: how long a hand-off waits in its person's queue (not posted, not dismissed) before
+    #: it expires: it leaves the queue, kept in history as `expired`
+    handoff_expire_after_s: Annotated[float, Field(ge=60, le=365 * 86400)] = 7 * 86400.0
     #: "elicitation": ask in the client's dialog where it has one; "queue": never (for a
     #: client known to decline every dialog); either way `gwanjong review` decides
     ask: Literal["elicitation", "queue"] = "elicitation"
@@ -204,6 +223,38 @@ class ConsoleSection(_Strict):
     port: Annotated[int, Field(ge=0, le=65535)] = 0
     #: how long a signed-in session lasts
     session_s: Annotated[float, Field(ge=60, le=30 * 86400)] = 12 * 3600.0
+    #: the address people open when a TLS-terminating proxy serves it, e.g.
+    #: "https://gwanjong.example.com" (its origin is accepted, links use it, an https
+    #: one makes the cookie Secure); "" = only its own http address
+    public_url: str = ""
+
+    @field_validator("public_url")
+    @classmethod
+    def _origin_only(cls, url: str) -> str:
+        if not url:
+            return url
+        from urllib.parse import urlsplit
+
+        try:
+            parts = urlsplit(url)
+            parts.port  # noqa: B018  (a bad port raises here)
+        except ValueError:
+            parts = None
+        if (
+            parts is None
+            or parts.scheme not in ("http", "https")
+            or not parts.hostname
+            or parts.path not in ("", "/")
+            or parts.query
+            or parts.fragment
+            or parts.username
+        ):
+            raise ValueError(
+                f"{url[:80]!r} is not an origin: give the scheme and host the proxy serves "
+                'it at, e.g. "https://gwanjong.example.com" (no path: the console is served '
+                "at the root of its own host name)"
+            )
+        return url.rstrip("/").lower()
 
 
 class StoreSection(_Strict):
@@ -362,7 +413,7 @@ def parse(text: str, source: str = "gateway.toml") -> GatewayConfig:
             msg = (
                 "unknown key (check the spelling)"
                 if err["type"] == "extra_forbidden"
-                else err["msg"]
+                else str(err["msg"]).removeprefix("Value error, ")  # our own wording
             )
             problems.append(f"{at}: {where}: {msg}")
         raise ConfigError("\n".join(problems)) from None

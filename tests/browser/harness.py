@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import AsyncIterator, Mapping
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -122,9 +123,12 @@ async def live(
     platforms: list[str],
     tables: Mapping[str, Mapping[str, Any]] | None = None,
     platform: Mapping[str, Any] | None = None,
+    wall: Callable[[], float] = time.time,
 ) -> AsyncIterator[Live]:
-    """``tables``: more of gateway.toml ([safety] …); ``platform``: each platform's settings
-    over the defaults (no minimum interval, no disclosure footer)."""
+    """The console in Chromium over a confirm-mode gateway. ``tables``: more of gateway.toml
+    ([safety] …); ``platform``: each platform's settings over the defaults (no minimum
+    interval, no disclosure footer); ``wall``: the gateway's epoch clock (the console's
+    sign-in keeps the real one)."""
     state = tmp_path / "state"
     config = parse(
         config_text(
@@ -136,7 +140,7 @@ async def live(
         )
     )
     transports = {name: SPECS[name].build(sandbox.url) for name in platforms}
-    gw = Gateway(config, environ={}, transports=transports)
+    gw = Gateway(config, environ={}, transports=transports, wall=wall)
     mcp = build_gateway(config, gateway=gw)
     console = Console(gw, host="127.0.0.1", port=0)
     links: list[str] = []

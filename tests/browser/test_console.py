@@ -5,6 +5,7 @@ go to docs/img with GWANJONG_SCREENSHOTS=1."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from gwanjong_gateway.rules.approvals import ApprovalStatus
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract.visible import show
 from tests.browser.harness import PHONE, Live, Seen, live
+from tests.fakes.clock import FakeClock
 from tests.hostile_approvals import CORPUS, TAIL
 from tests.security.hostile import MARK, hostile_thread
 
@@ -47,7 +49,7 @@ async def test_sign_in_once_then_approve_writes_exactly_once(
     async with live(sandbox, tmp_path, ["reddit"]) as lv:
         approval_id = await pending(lv, RUST, "Guards around each await fixed it for us.")
         page, seen = await lv.signed_in(link=lv.link)
-        assert f"Approval {approval_id}" in await page.inner_text("main")
+        assert f"Approval a{approval_id}" in await page.inner_text("main")
         await lv.shot(page, "approvals")
         # the link is void once used: a second browser page gets the refusal
         other, _ = await lv.page()
@@ -59,7 +61,7 @@ async def test_sign_in_once_then_approve_writes_exactly_once(
         assert "Not signed in" in await other.inner_text("main")
         # sign in again: the first page's cookie was cleared above (one shared profile)
         page, seen = await lv.signed_in()
-        await page.click(f"a[href='/approvals/{approval_id}'] >> nth=0")
+        await page.click(f"a[href='/approvals/a{approval_id}'] >> nth=0")
         assert "Guards around each await fixed it for us." in await page.inner_text(
             "pre.platform >> nth=0"
         )
@@ -128,8 +130,9 @@ async def test_close_a_hand_off_with_its_url(sandbox: SandboxControl, tmp_path: 
         record = int(handed["record"])
         page, seen = await lv.signed_in()
         await page.goto(f"{lv.console.base_url()}/handoffs")
-        card = page.locator(f"#handoff-{record}")
+        card = page.locator(f"#handoff-h{record}")
         assert "Explicit guards saved us as well." in await card.inner_text()
+        assert f"Hand-off h{record}" in await card.inner_text()
         opener = card.locator("a.button")
         assert (await opener.get_attribute("href") or "").startswith("https://")
         assert await opener.get_attribute("rel") == "noopener noreferrer"
@@ -140,7 +143,7 @@ async def test_close_a_hand_off_with_its_url(sandbox: SandboxControl, tmp_path: 
         await lv.shot(phone, "handoffs-375")
         posted = "https://dev.to/me/comment/abc123"
         await card.locator("input[name=url]").fill(posted)
-        await card.locator("button[type=submit]").click()
+        await card.locator("button.close").click()
         await page.wait_for_url(f"**/history/{record}")
         main = await page.inner_text("main")
         assert "posted" in main and posted in main
@@ -148,6 +151,36 @@ async def test_close_a_hand_off_with_its_url(sandbox: SandboxControl, tmp_path: 
         assert row is not None and str(row.status) == "posted" and row.result_url == posted
         await page.goto(f"{lv.console.base_url()}/handoffs")
         assert "No hand-off waits." in await page.inner_text("main")
+        clean(seen)
+    assert sandbox.writes() == []
+
+
+async def test_dismiss_a_hand_off_and_an_expired_one_is_gone(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    clock = FakeClock(wall=time.time())  # the gateway's wall clock: the expiry moves with it
+    review = {"review": {"handoff_expire_after_s": 3600}}
+    async with live(sandbox, tmp_path, ["devto"], review, wall=clock.time) as lv:
+        first = await lv.strike("devto", *RUST, "Explicit guards saved us as well.")
+        second = await lv.strike("devto", *SQLITE, "WAL mode and one writer did it for us.")
+        assert first["status"] == second["status"] == "handoff", (first, second)
+        dropped, kept = int(first["record"]), int(second["record"])
+        page, seen = await lv.signed_in()
+        await page.goto(f"{lv.console.base_url()}/handoffs")
+        card = page.locator(f"#handoff-h{dropped}")
+        await card.locator("button.dismiss").click()
+        await page.wait_for_url("**/handoffs")
+        main = await page.inner_text("main")
+        assert f"Hand-off h{dropped}" not in main and f"Hand-off h{kept}" in main
+        row = await lv.gw.records.run(StrikeStore.get, dropped)
+        assert row is not None and str(row.status) == "dismissed"  # kept in history
+        await page.goto(f"{lv.console.base_url()}/history/{dropped}")
+        assert "dismissed" in await page.inner_text("main")
+        clock.advance(3601)  # past [review] handoff_expire_after_s
+        await page.goto(f"{lv.console.base_url()}/handoffs")
+        assert "No hand-off waits." in await page.inner_text("main")
+        row = await lv.gw.records.run(StrikeStore.get, kept)
+        assert row is not None and str(row.status) == "expired"
         clean(seen)
     assert sandbox.writes() == []
 

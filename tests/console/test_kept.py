@@ -153,7 +153,7 @@ async def test_a_cool_down_blocked_approval_shows_why_and_when_without_approve(
         assert f"It could be sent from <time>{until}</time>" in card
         page = await s.http.get(f"/approvals/{second}")
         assert page.status_code == 200
-        assert "<h1>Approval 2: blocked</h1>" in page.text
+        assert "<h1>Approval a2: blocked</h1>" in page.text
         assert "ann" in page.text and until in page.text
         assert not APPROVE_BUTTON.search(page.text) and "?edit=1" not in page.text
         assert 'value="decline"' in page.text  # declining is still the person's to do

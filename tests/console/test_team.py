@@ -68,7 +68,7 @@ async def test_each_person_sees_their_own_approvals_approvers_all(
         )
         approval_id = int(answer["approval"]["id"])
         csrf = await sign_in_as(s, tokens["alice"])
-        assert f"/approvals/{approval_id}" not in (await s.http.get("/approvals")).text
+        assert f"/approvals/a{approval_id}" not in (await s.http.get("/approvals")).text
         assert (await s.http.get(f"/approvals/{approval_id}")).status_code == 404
         tried = await s.http.post(
             f"/approvals/{approval_id}", data={"csrf": csrf, "decision": "approve"}, headers=ORIGIN
@@ -77,7 +77,7 @@ async def test_each_person_sees_their_own_approvals_approvers_all(
         assert (await approval(gw, approval_id)).status is ApprovalStatus.PENDING
         assert forum.writes == []
         csrf = await sign_in_as(s, tokens["carol"])
-        assert f"/approvals/{approval_id}" in (await s.http.get("/approvals")).text
+        assert f"/approvals/a{approval_id}" in (await s.http.get("/approvals")).text
         done = await s.http.post(
             f"/approvals/{approval_id}", data={"csrf": csrf, "decision": "approve"}, headers=ORIGIN
         )
@@ -118,3 +118,26 @@ async def test_a_jwt_signs_in_as_the_http_gateway_would_accept_it(
         await sign_in_as(s, issuer.token("dana"))
         page = await s.http.get("/approvals")
         assert page.status_code == 200 and "dana" in page.text
+
+
+async def test_only_the_operator_or_an_approver_resumes_paused_writes(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    from gwanjong_gateway.record.store import StrikeStore
+
+    gw, mcp, tokens = team_gateway(tmp_path, forum)
+    async with serving(gw, mcp) as s:
+        for _ in range(3):
+            await gw.records.run(StrikeStore.record_failure, "devto", "HTTP 500", 3)
+        csrf = await sign_in_as(s, tokens["alice"])
+        assert "Resume devto" not in (await s.http.get("/usage")).text
+        tried = await s.http.post(
+            "/usage/resume", data={"platform": "devto", "csrf": csrf}, headers=ORIGIN
+        )
+        assert tried.status_code == 403 and await gw.records.run(StrikeStore.paused, "devto")
+        csrf = await sign_in_as(s, tokens["carol"])  # the approver
+        done = await s.http.post(
+            "/usage/resume", data={"platform": "devto", "csrf": csrf}, headers=ORIGIN
+        )
+        assert done.status_code == 303
+        assert await gw.records.run(StrikeStore.paused, "devto") == ""

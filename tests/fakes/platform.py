@@ -322,6 +322,7 @@ class FakePlatform:
                     parent_id=str(parent) if parent else None,
                     author=self.profile.me,
                     body=str(data.get("body", "")),
+                    url=f"{self.profile.url}/{self.profile.me}/{wid}",
                 )
             )
         url = f"{self.profile.url}/{self.profile.me}/{wid}"

@@ -141,9 +141,21 @@ class BareAdapter(FifthAdapter):
     label = "Bare (test)"
 
 
+def boost(post_id: str) -> dict[str, str]:
+    """Boost a post (a write this server does not mark read-only: it has no annotations)."""
+    BOOSTED.append(post_id)
+    return {"boosted": post_id}
+
+
+BOOSTED: list[str] = []
+
+
 def main() -> None:
     adapter = FifthAdapter(os.environ.get("MASTODON_TOKEN", ""))
-    run_server(build_platform_server(adapter, profile=PROFILE))
+    server = build_platform_server(adapter, profile=PROFILE)
+    if os.environ.get("MASTODON_BOOST") == "1":  # a tool beyond the contract, unannotated
+        server.tool(boost)
+    run_server(server)
 
 
 if __name__ == "__main__":

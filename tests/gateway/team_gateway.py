@@ -45,9 +45,14 @@ async def team_gateway(
     writes: str = "live",
     recheck_s: float | None = None,
     store: Mapping[str, Any] | None = None,
+    review: Mapping[str, Any] | None = None,
 ) -> AsyncIterator[Team]:
     names = [f.profile.name for f in fakes]
-    tables = {**AUTH, **({"store": store} if store else {})}
+    tables = {
+        **AUTH,
+        **({"store": store} if store else {}),
+        **({"review": review} if review else {}),
+    }
     text = config_text(state_dir, names, writes, tables=tables)
     path = state_dir / "gateway.toml"
     path.write_text(text, encoding="utf-8")

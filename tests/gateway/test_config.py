@@ -120,3 +120,17 @@ def test_table_level_errors_have_a_line(text: str, line: int, needle: str) -> No
     with pytest.raises(ConfigError) as err:
         parse(text, "g.toml")
     assert f"g.toml:{line}:" in str(err.value) and needle in str(err.value)
+
+
+@pytest.mark.parametrize("name", ["ali\u00adce", "\uff41\uff4c\uff49\uff43\uff45", "alice\u200b"])
+def test_auditors_and_approvers_are_named_in_their_one_form(name: str) -> None:
+    """Sign-in takes a name in one form only (NFKC, no hidden characters): another
+    spelling in the config could never match anyone, so it is refused with its line."""
+    texts = {
+        "auth.auditors": f'[auth]\nmode = "tokens"\n\nauditors = ["{name}"]\n',
+        "review.approvers": f'[auth]\nmode = "tokens"\n[review]\napprovers = ["{name}"]\n',
+    }
+    for where, text in texts.items():
+        said = error_of(text)
+        assert said.startswith(f"gateway.toml:4: {where}: "), said
+        assert "one form" in said and "\n" not in said, said

@@ -82,9 +82,14 @@ async def test_a_scout_and_a_strike_move_the_figures_and_a_scrape_needs_a_token(
 ) -> None:
     fake = FakePlatform(FORUM)
     async with metered_team(tmp_path, fake, TEAM) as team, httpx.AsyncClient() as web:
-        assert (await web.get(team.metrics_url)).status_code == 401
+        none = await web.get(team.metrics_url)
+        assert none.status_code == 401, none.text
+        said = none.json()["error_description"]  # how to get and send a token, not "wrong"
+        assert "gwanjong token add" in said and "Authorization: Bearer" in said, said
+        assert "wrong" not in said and said in none.headers["www-authenticate"]
         wrong = await web.get(team.metrics_url, headers={"authorization": "Bearer nope"})
         assert wrong.status_code == 401 and "gwanjong token add" in wrong.text
+        assert "wrong or revoked" in wrong.json()["error_description"]
         bearer = {"authorization": f"Bearer {team.token}"}
         first = await web.get(team.metrics_url, headers=bearer)
         assert first.status_code == 200
@@ -103,7 +108,9 @@ async def test_a_scout_and_a_strike_move_the_figures_and_a_scrape_needs_a_token(
             oid = opportunity_for(scouted, "devto", "Rust async")
             await c.call_tool("draft", {"opportunity_id": oid})
             wrong = await c.call_tool("draft", {"opportunity_id": "nope"}, raise_on_error=False)
-            assert wrong.is_error
+            assert wrong.is_error and wrong.structured_content is not None
+            got = wrong.structured_content["error"]["kind"]  # an order hint: scout first
+            assert got == "needs_previous_step", wrong.structured_content
             struck = await c.call_tool(
                 "strike",
                 {"opportunity_id": oid, "action": "post", "content": "Hi", "title": "Hello"},
@@ -124,7 +131,8 @@ async def test_a_scout_and_a_strike_move_the_figures_and_a_scrape_needs_a_token(
         for (name, labels), value in after.items()
         if name == "gwanjong_tool_errors_total" and ("tool", "draft") in labels
     }
-    assert draft_errors == {(("kind", "invalid_input"), ("tool", "draft")): 1.0}, draft_errors
+    # counted as the kind the client got (every kind: tests/observe/test_error_kinds.py)
+    assert draft_errors == {(("kind", got), ("tool", "draft")): 1.0}, draft_errors
     assert at(after, "gwanjong_tool_call_seconds_count", tool="strike") == 1
     assert at(after, "gwanjong_approvals_pending") == 1  # the strike waits for a person
     assert at(after, "gwanjong_writes_unsettled") == 0

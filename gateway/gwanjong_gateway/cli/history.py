@@ -13,6 +13,7 @@ import textwrap
 import time
 from typing import TextIO, cast
 
+from gwanjong_gateway.cli.review.view import claim_note
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.extras import MissingExtra
 from gwanjong_gateway.record.pg_errors import describe, redact
@@ -72,10 +73,14 @@ def _handoff_text(r: Strike, width: int) -> list[str]:
             )
     if not r.content:
         lines.append(f"{pad}(no text: a {r.action})")
+    if r.claimed_at:  # the model's word, never proof: the hand-off still waits
+        lines += textwrap.wrap(
+            claim_note(r), width, initial_indent="      ! ", subsequent_indent=pad
+        )
     lines += textwrap.wrap(
-        f"then: gwanjong review done {r.id} --url <their URL> (or the model: "
-        f"strike(opportunity_id={r.opportunity!r}, action='confirm_handoff', "
-        f"handoff={r.id}, content=<their URL>))",
+        f"then: gwanjong review done h{r.id} --url <their URL>, or gwanjong review "
+        f"dismiss h{r.id} (the model's confirm_handoff closes it only when the gateway "
+        "finds it on the platform)",
         width,
         initial_indent="      ",
         subsequent_indent=pad,

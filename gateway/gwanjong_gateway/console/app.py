@@ -14,12 +14,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.console.guard import Session, Sessions, csrf_ok, origins_for
+from gwanjong_gateway.console.guard import (
+    Scope,
+    Session,
+    Sessions,
+    csrf_ok,
+    origins_for,
+    public_origin,
+)
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.readers import EVERYONE, Reader
 from gwanjong_gateway.rules.approvals import Approval
 from gwanjong_gateway.usage.log import UsageLog
-from gwanjong_shared.contract.untrusted import one_line
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -68,9 +74,19 @@ class Console:
         return self.config.auth.mode != "none"
 
     def allowed(self) -> tuple[set[str], set[str]]:
-        return origins_for(self.host, self.port)
+        hosts, origins = origins_for(self.host, self.port)
+        public_hosts, public = public_origin(self.config.console.public_url)
+        return hosts | public_hosts, origins | public
+
+    @property
+    def secure(self) -> bool:
+        """Served over https (by a TLS-terminating proxy at `public_url`): the cookie is
+        `Secure`. Said by the config, never by a request header."""
+        return self.config.console.public_url.startswith("https://")
 
     def base_url(self) -> str:
+        if self.config.console.public_url:  # links lead through the proxy
+            return self.config.console.public_url
         shown = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{shown}:{self.port}"
 
@@ -79,10 +95,10 @@ class Console:
         return f"{self.base_url()}/signin/{self.sessions.new_link(then)}"
 
     def take_approval_links(self) -> None:
-        """URL-mode elicitation of an approval points at its console page: a one-time
-        sign-in link that leads there. Only for a console without `[auth]` (its links sign
-        in the one local person; in team mode a link must not sign anyone in as the
-        operator, so the token-bound one-approval page stays) and once it listens."""
+        """URL-mode elicitation of an approval points at its console page: an approval
+        link (guard.Sessions.approval_link: once, 15 minutes, that approval and digest
+        only, never the operator's console). Only for a console without `[auth]` (in team
+        mode the token-bound one-approval page stays) and once it listens."""
         fallback = self.gw.approval_page
         if self.team or fallback is None:
             return
@@ -90,7 +106,8 @@ class Console:
         async def link(approval: Approval, token: str) -> str:
             if not self.port:  # not listening yet: the one-approval page
                 return await fallback(approval, token)
-            return self.signin_link(then=f"/approvals/{approval.id}")
+            minted = self.sessions.approval_link(approval.id, approval.digest)
+            return f"{self.base_url()}/signin/{minted}"
 
         self.gw.approval_page = link
 
@@ -160,6 +177,10 @@ class Console:
 
         async def route(request: Request) -> Response:
             session = self.sessions.get(request.cookies.get(self.cookie))
+            if session is not None and session.scope is not None:
+                problem = await self._out_of_scope(request, session.scope)
+                if problem:
+                    return self.refused(403, problem, session)
             if session is None:
                 how = (
                     "Sign in on /signin with your token, or run `gwanjong console` for a new link."
@@ -173,6 +194,27 @@ class Console:
                 return self.refused(exc.status, exc.message, session)
 
         return route
+
+    async def _out_of_scope(self, request: Request, scope: Scope) -> str:
+        """Why an approval link's session may not make this request ("" if it may): it
+        opens its approval's page (and signs out), while that approval is the one it
+        was made for (its digest, unless decided since)."""
+        from gwanjong_gateway.record.store import StrikeStore
+
+        if request.url.path == "/signout":
+            return ""
+        if request.url.path != scope.path:
+            return (
+                f"This link opens approval {scope.approval_id} only: nothing else here. Run "
+                "`gwanjong console` in a terminal for the whole console."
+            )
+        found = await self.gw.records.run(StrikeStore.approval, scope.approval_id)
+        if found is None or (found.digest != scope.digest and found.open_at(self.clock())):
+            return (
+                f"Approval {scope.approval_id} is not the one this link was made for: "
+                "refused, nothing changed. Run `gwanjong review list` in a terminal."
+            )
+        return ""
 
     # -- sign-in routes ------------------------------------------------------------------
 
@@ -198,7 +240,7 @@ class Console:
             return self.refused(404, "Sign in with the link `gwanjong console` printed.")
         data = await request.form(max_files=0, max_fields=5, max_part_size=16 * 1024)
         token = data.get("token")
-        from gwanjong_gateway.team.auth import build_auth
+        from gwanjong_gateway.team.auth import build_auth, principal_of
 
         verifier = build_auth(self.config)
         access = None
@@ -208,8 +250,8 @@ class Console:
             return self.render(
                 "signin.html", None, status=403, error="That token is wrong, expired or revoked."
             )
-        name = one_line(access.subject or access.client_id or "", 200)
-        if not name:
+        name = principal_of(access.subject or access.client_id or "")
+        if name is None:  # the verifier refuses it first; one name per person, or none
             return self.render("signin.html", None, status=403, error="That token names nobody.")
         return self._enter(self.sessions.start(name, name))
 
@@ -220,8 +262,9 @@ class Console:
         response.set_cookie(
             self.cookie,
             session.id,
-            max_age=int(self.config.console.session_s),
+            max_age=max(1, int(session.expires_at - self.clock())),
             httponly=True,
+            secure=self.secure,
             samesite="strict",
             path="/",
         )
@@ -233,7 +276,7 @@ class Console:
         await self.form(request, session)
         self.sessions.end(session.id)
         response = RedirectResponse("/signed-out", status_code=303)
-        response.delete_cookie(self.cookie, path="/")
+        response.delete_cookie(self.cookie, path="/", secure=self.secure, httponly=True)
         return response
 
     async def signed_out(self, request: Request) -> Response:

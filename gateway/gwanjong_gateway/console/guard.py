@@ -3,7 +3,10 @@
 Sign-in: a one-time link (`/signin/<256-bit token>`) printed where the operator reads it,
 or (team mode) a bearer token / JWT typed into the sign-in form and checked the way the
 HTTP gateway checks it. Either becomes a server-side session (random id in an HttpOnly,
-SameSite=Strict cookie) with an expiry; the link is void once used.
+SameSite=Strict cookie, `Secure` when served over https) with an expiry; the link is void
+once used. A link sent to a URL-mode client is an approval link: good for 15 minutes, once,
+and its session opens that one approval (while its digest is the one the link was made
+for) and nothing else: never the operator's console.
 
 Every request: the Host must be the console's own address (DNS rebinding refused); every
 POST: the Origin must be the console's own and the form must carry the session's CSRF
@@ -19,6 +22,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from gwanjong_gateway.rules.approvals import operator_name
 
@@ -40,18 +44,41 @@ HEADERS = {
 
 #: the largest form the console accepts (an edited text is at most a few tens of KB)
 MAX_BODY = 512 * 1024
+#: how long an approval link (sent to a URL-mode client) and its session are good
+APPROVAL_LINK_S = 15 * 60.0
+
+
+@dataclass(frozen=True)
+class Scope:
+    """All an approval link's session may open: one approval, while its digest is this."""
+
+    approval_id: int
+    digest: str
+
+    @property
+    def path(self) -> str:
+        return f"/approvals/{self.approval_id}"
 
 
 @dataclass
 class Session:
     """A signed-in person. ``principal`` None: the operator (the one-time link), who
-    decides and reads everything, as at the terminal."""
+    decides and reads everything, as at the terminal, unless ``scope`` confines the
+    session to one approval (an approval link's)."""
 
     id: str
     name: str
     principal: str | None
     csrf: str
     expires_at: float
+    scope: Scope | None = None
+
+
+@dataclass(frozen=True)
+class _Link:
+    expires_at: float
+    then: str
+    scope: Scope | None
 
 
 def _hash(token: str) -> str:
@@ -64,40 +91,57 @@ class Sessions:
 
     ttl_s: float
     clock: Callable[[], float] = time.time
-    _links: dict[str, float] = field(default_factory=dict[str, float])
-    #: where a link leads once redeemed (default: the approvals), by the link's hash
-    _then: dict[str, str] = field(default_factory=dict[str, str])
+    #: unused links by their token's hash (the token itself is never kept)
+    _links: dict[str, _Link] = field(default_factory=dict[str, _Link])
     _sessions: dict[str, Session] = field(default_factory=dict[str, Session])
 
     def new_link(self, then: str = "") -> str:
-        """A one-time sign-in token (256 bits); only its hash is kept. ``then``: the page
-        it leads to (a path of this console), e.g. one approval's."""
+        """A one-time sign-in token (256 bits) for the operator; only its hash is kept.
+        ``then``: the page it leads to (a path of this console)."""
+        return self._mint(_Link(self.clock() + self.ttl_s, then or "/approvals", None))
+
+    def approval_link(self, approval_id: int, digest: str) -> str:
+        """A one-time token whose session opens approval ``approval_id`` only, while its
+        digest is ``digest``, for `APPROVAL_LINK_S`: what a URL-mode client is sent."""
+        scope = Scope(approval_id, digest)
+        return self._mint(_Link(self.clock() + APPROVAL_LINK_S, scope.path, scope))
+
+    def _mint(self, link: _Link) -> str:
         token = secrets.token_urlsafe(32)
-        self._links[_hash(token)] = self.clock() + self.ttl_s
-        if then:
-            self._then[_hash(token)] = then
+        self._drop_expired()
+        self._links[_hash(token)] = link
         return token
 
     def landing(self, token: str) -> str:
-        """Where the link ``token`` leads (asked once, with its redemption)."""
-        return self._then.pop(_hash(token), "/approvals")
+        """Where the link ``token`` leads (asked with its redemption)."""
+        link = self._links.get(_hash(token))
+        return link.then if link is not None else "/approvals"
 
     def redeem(self, token: str) -> Session | None:
-        """The operator's session for a link token, which is then void; None if unknown,
-        used or expired."""
-        expires = self._links.pop(_hash(token), None)
-        if expires is None or expires <= self.clock():
+        """The session of a link token, which is then void: the operator's, or an
+        approval link's confined one; None if unknown, used or expired."""
+        link = self._links.pop(_hash(token), None)
+        if link is None or link.expires_at <= self.clock():
             return None
+        if link.scope is not None:
+            return self.start(operator_name(), None, link.scope, APPROVAL_LINK_S)
         return self.start(operator_name(), None)  # one name on every channel
 
-    def start(self, name: str, principal: str | None) -> Session:
+    def start(
+        self,
+        name: str,
+        principal: str | None,
+        scope: Scope | None = None,
+        ttl_s: float | None = None,
+    ) -> Session:
         self._drop_expired()
         session = Session(
             id=secrets.token_urlsafe(32),
             name=name,
             principal=principal,
             csrf=secrets.token_urlsafe(32),
-            expires_at=self.clock() + self.ttl_s,
+            expires_at=self.clock() + (self.ttl_s if ttl_s is None else ttl_s),
+            scope=scope,
         )
         self._sessions[_hash(session.id)] = session
         return session
@@ -117,6 +161,8 @@ class Sessions:
         now = self.clock()
         for key in [k for k, s in self._sessions.items() if s.expires_at <= now]:
             del self._sessions[key]
+        for key in [k for k, link in self._links.items() if link.expires_at <= now]:
+            del self._links[key]
 
 
 def csrf_ok(session: Session, given: object) -> bool:
@@ -132,6 +178,23 @@ def origins_for(host: str, port: int) -> tuple[set[str], set[str]]:
         names |= {"127.0.0.1", "localhost", "[::1]"}
     hosts = {f"{n}:{port}" for n in names}
     return hosts, {f"http://{h}" for h in hosts}
+
+
+def public_origin(url: str) -> tuple[set[str], set[str]]:
+    """The Host values and Origin of `[console] public_url` (what a TLS-terminating
+    proxy serves; "" adds none). A proxy may pass the public Host on or its own."""
+    if not url:
+        return set(), set()
+    parts = urlsplit(url)
+    default = {"http": 80, "https": 443}[parts.scheme]
+    host = parts.netloc.lower()
+    hosts = {host}
+    if parts.port is None:  # a browser's Host may name the default port, or not
+        hosts.add(f"{host}:{default}")
+    elif parts.port == default:
+        hosts.add(host.rpartition(":")[0])
+    origin = f"{parts.scheme}://{host if parts.port != default else host.rpartition(':')[0]}"
+    return hosts, {origin}
 
 
 def same_origin(headers: dict[str, str], origins: set[str]) -> bool:

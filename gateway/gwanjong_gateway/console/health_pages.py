@@ -23,6 +23,7 @@ from gwanjong_gateway.record.readers import Reader
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.scout import inbox
 from gwanjong_gateway.scout.acted import acted_in
+from gwanjong_gateway.setup.tool import may_resume
 from gwanjong_shared.contract.errors import PlatformError
 
 if TYPE_CHECKING:
@@ -180,13 +181,13 @@ async def usage_page(c: Console, request: Request, session: Session) -> Response
         health=health,
         trouble=trouble,
         as_of=time.strftime("%H:%M:%S UTC", time.gmtime(at)),
-        may_resume=session.principal is None or session.principal in c.config.review.approvers,
+        may_resume=may_resume(c.config, session.principal),
     )
 
 
 async def resume(c: Console, request: Request, session: Session) -> Response:
     form = await c.form(request, session)
-    if session.principal is not None and session.principal not in c.config.review.approvers:
+    if not may_resume(c.config, session.principal):
         raise Refusal(403, "Only the operator or an approver may resume a platform's writes.")
     name = form.get("platform", "")
     if name not in c.gw.upstreams.names():

@@ -22,6 +22,7 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Channel, Hold
 from gwanjong_gateway.rules.ledger import RECORDED, Strike, StrikeAction, StrikeStatus
 from gwanjong_gateway.rules.outgoing import Edit, parse_tags
+from gwanjong_gateway.rules.refs import handoff_ref
 from gwanjong_gateway.strike.results import Refused, StrikeResult
 from gwanjong_gateway.strike.reviews import holds
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
@@ -241,6 +242,10 @@ def strike_view(s: Strike, full: bool = False) -> dict[str, Any]:
         "updated": when(s.updated_at),
         "mode": line(s.mode, 20),
         "confirmed_by": line(s.confirmed_by, 80),
+        "ref": handoff_ref(s.id),
+        # the model said it was posted, without proof: still the person's to close
+        "claimed": when(s.claimed_at) if s.claimed_at else "",
+        "claimed_url": safe_url(s.claimed_url),
     }
     if full:
         view["raw_text"] = s.content  # what "Copy text" copies: all of it, footer included
@@ -253,11 +258,17 @@ def strike_view(s: Strike, full: bool = False) -> dict[str, Any]:
 
 
 async def handoffs(c: Console, request: Request, session: Session) -> Response:
+    await c.gw.desk.handoffs.sweep()  # one past its time is expired, never shown as waiting
     reader = c.reader(session)
     rows = await c.gw.records.run(
         StrikeStore.open_handoffs, None if reader.everyone else (reader.principal or "\x00")
     )
-    return c.render("handoffs.html", session, rows=[strike_view(r, full=True) for r in rows])
+    return c.render(
+        "handoffs.html",
+        session,
+        rows=[strike_view(r, full=True) for r in rows],
+        expire_after=c.config.review.handoff_expire_after_s,
+    )
 
 
 async def close_handoff(c: Console, request: Request, session: Session) -> Response:
@@ -276,6 +287,22 @@ async def close_handoff(c: Console, request: Request, session: Session) -> Respo
     from starlette.responses import RedirectResponse
 
     return RedirectResponse(f"/history/{record_id}", status_code=303)
+
+
+async def dismiss_handoff(c: Console, request: Request, session: Session) -> Response:
+    """The person will not post it: out of the queue, kept in history."""
+    record_id = int(request.path_params["id"])
+    await c.form(request, session)  # the CSRF check
+    try:  # a member dismisses their own hand-offs (the operator any)
+        await c.gw.desk.handoffs.dismiss(
+            record_id, session.name, who=session.principal, channel=Channel.CONSOLE
+        )
+    except PlatformError as exc:
+        status = 404 if exc.kind is ErrorKind.NOT_FOUND else 409
+        raise Refusal(status, f"{exc.message} Nothing changed.") from None
+    from starlette.responses import RedirectResponse
+
+    return RedirectResponse("/handoffs", status_code=303)
 
 
 # -- history --------------------------------------------------------------------------

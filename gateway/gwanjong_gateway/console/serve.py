@@ -60,6 +60,9 @@ async def serve(console: Console, announce: Callable[[str], None]) -> None:
         access_log=False,
         server_header=False,
         date_header=False,
+        # No X-Forwarded-* is believed: behind a TLS proxy, `[console] public_url` says
+        # the scheme and address, so no request header can make itself https or ours.
+        proxy_headers=False,
     )
     server = Quiet(config)
     announce(console.signin_link())

@@ -21,14 +21,26 @@ from starlette.responses import JSONResponse, Response
 
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.observe.metrics import Metrics
+from gwanjong_gateway.team.auth import WRONG_TOKEN, HashedTokenVerifier, challenge
 
 log = logging.getLogger(__name__)
 PATH = "/metrics"
 Handler = Callable[[Request], Awaitable[Response]]
 
-REFUSED = (
-    "The metrics need a bearer token: send `Authorization: Bearer <token>` (an operator "
-    "issues one with `gwanjong token add NAME`)."
+#: what a scrape without a token, or with one refused, is told to do (tokens mode; JWT)
+NO_TOKEN = (
+    "The metrics need a bearer token: send `Authorization: Bearer <token>` with a gwanjong "
+    "access token (an operator issues one with `gwanjong token add NAME`; give Prometheus "
+    "its own, read from `authorization: {credentials_file: ...}`)."
+)
+NO_JWT = (
+    "The metrics need a bearer token: send `Authorization: Bearer <token>` with an access "
+    "token from the identity provider this gateway trusts (its `[auth] issuer`)."
+)
+REFUSED_JWT = (
+    "The bearer token was refused (wrong, expired, or for another audience). Get a fresh "
+    "access token from the identity provider this gateway trusts (its `[auth] issuer`) and "
+    "send it as `Authorization: Bearer <token>`."
 )
 
 
@@ -37,12 +49,16 @@ def handler(metrics: Metrics, gw: Gateway, auth: AuthProvider | None) -> Handler
     exposition text answered."""
 
     async def scrape(request: Request) -> Response:
-        if auth is not None and not await _signed_in(request, auth):
-            return JSONResponse(
-                {"error": "invalid_token", "error_description": REFUSED},
-                status_code=401,
-                headers={"www-authenticate": 'Bearer error="invalid_token"'},
-            )
+        if auth is not None:
+            sent = _bearer(request)
+            if not sent or await auth.verify_token(sent) is None:
+                said = _refusal(auth, sent)
+                return JSONResponse(
+                    {"error": "invalid_token", "error_description": said},
+                    status_code=401,
+                    # realm="gwanjong": already says what to do (HonestRefusal keeps it)
+                    headers={"www-authenticate": challenge(said).decode()},
+                )
         await metrics.refresh(gw)
         body, content_type = metrics.render()
         return Response(body, media_type=content_type)
@@ -50,11 +66,16 @@ def handler(metrics: Metrics, gw: Gateway, auth: AuthProvider | None) -> Handler
     return scrape
 
 
-async def _signed_in(request: Request, auth: AuthProvider) -> bool:
+def _bearer(request: Request) -> str:
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        return False
-    return await auth.verify_token(token.strip()) is not None
+    return token.strip() if scheme.lower() == "bearer" else ""
+
+
+def _refusal(auth: AuthProvider, sent: str) -> str:
+    """What to do: get a token (and where from), or get another one."""
+    if isinstance(auth, HashedTokenVerifier):
+        return WRONG_TOKEN if sent else NO_TOKEN
+    return REFUSED_JWT if sent else NO_JWT
 
 
 def listen(port: int) -> socket.socket:

@@ -12,14 +12,14 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from fastmcp.exceptions import ToolError
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from mcp import types as mt
 
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.platforms.outcome import Outcome
 from gwanjong_gateway.record.store import StrikeStore
-from gwanjong_shared.contract.errors import ErrorKind, PlatformError, read_error
+from gwanjong_shared.contract.errors import PlatformError, read_error
+from gwanjong_shared.kit.mcp_errors import answered_kind
 
 if TYPE_CHECKING:
     from prometheus_client import CollectorRegistry
@@ -181,14 +181,8 @@ class ToolMetrics(Middleware):
             if getattr(result, "is_error", False):  # an error answered as data
                 kind = read_error(getattr(result, "structured_content", None), "").kind.value
             return result
-        except PlatformError as exc:
-            kind = exc.kind.value
-            raise
-        except ToolError:  # FastMCP's own: bad arguments, an unknown tool
-            kind = ErrorKind.INVALID_INPUT.value
-            raise
-        except Exception:
-            kind = ErrorKind.UNAVAILABLE.value
+        except Exception as exc:  # counted as the kind the caller gets (ContractErrors)
+            kind = answered_kind(exc).value
             raise
         finally:
             self.metrics.tool_calls.labels(tool).inc()

@@ -11,6 +11,14 @@ definition is replaced by the server's own description and schemas, and clients 
 output schema is the server's, made to admit the error shape (`admit_errors`): a failed
 call answers with `{"error": {...}}` whatever the platform server declares, and strict
 clients check it.
+
+Only tools that read may be exposed. A forwarded call goes around the strike chain (no
+approval, no record row, no never-twice, no caps, no footer), so a tool that writes is
+refused rather than routed through that chain: the contract's write tools are refused when
+the config loads (config.py), and any other tool is refused, neither listed nor called,
+unless its server's annotations say `readOnlyHint: true` (known only once the server has
+answered `tools/list`; `gwanjong doctor` names such a tool). Strike already does every
+write properly; a second way in would be a second chain to keep equal to it.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ import logging
 import weakref
 from typing import Any, cast
 
+import anyio
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 from fastmcp.tools.base import Tool, ToolResult
@@ -30,6 +39,7 @@ from pydantic import PrivateAttr
 from gwanjong_gateway.platforms.tool_changes import ToolChanges
 from gwanjong_gateway.platforms.upstream import Health
 from gwanjong_gateway.platforms.upstreams import SEP, Upstreams
+from gwanjong_shared.contract import WRITE_TOOLS
 from gwanjong_shared.contract.errors import ErrorKind, format_error
 from gwanjong_shared.contract.schemas import admit_errors
 
@@ -38,6 +48,22 @@ log = logging.getLogger(__name__)
 _ANY_ARGS: dict[str, Any] = {"type": "object", "additionalProperties": True}
 #: each gateway server's announcer of changed tool lists (only one that exposes tools)
 _CHANGES: weakref.WeakKeyDictionary[FastMCP[Any], ToolChanges] = weakref.WeakKeyDictionary()
+
+
+def writes(tool: str, definition: Any) -> bool:
+    """True unless ``tool`` (a platform server's tool, as it listed it) only reads: one of
+    the contract's write tools, or annotations that do not say `readOnlyHint: true`."""
+    annotations = getattr(definition, "annotations", None)
+    return tool in WRITE_TOOLS or getattr(annotations, "read_only_hint", None) is not True
+
+
+def _refusal(name: str) -> str:
+    return format_error(
+        ErrorKind.NOT_SUPPORTED,
+        f"{name} may write to the platform (its server does not mark it read-only), and a "
+        "write goes through strike, where a person approves it; drop it from expose in "
+        "gateway.toml and use strike.",
+    )
 
 
 class ForwardedTool(Tool):
@@ -61,7 +87,21 @@ class ForwardedTool(Tool):
                     f"{self.name} from expose.",
                 )
             )
-        if upstream.health is Health.UP and self.upstream_tool not in upstream.tools:
+        if upstream.health is not Health.UP:
+            # Its tool list (and so whether the tool only reads) is known once it is up.
+            with anyio.move_on_after(self._upstreams.config.gateway.call_timeout_s):
+                await upstream.ensure()
+        if upstream.health is Health.STARTING:
+            raise ToolError(
+                format_error(
+                    ErrorKind.UNAVAILABLE,
+                    f"{self.upstream_name} is still starting; call again later, status() "
+                    "shows progress.",
+                )
+            )
+        if upstream.health is not Health.UP:
+            upstream.unavailable().raise_for_error()
+        if self.upstream_tool not in upstream.tools:
             raise ToolError(
                 format_error(
                     ErrorKind.NOT_SUPPORTED,
@@ -69,6 +109,8 @@ class ForwardedTool(Tool):
                     "fix expose in gateway.toml.",
                 )
             )
+        if writes(self.upstream_tool, upstream.tools[self.upstream_tool]):
+            raise ToolError(_refusal(self.name))
         outcome = await self._upstreams.call(self.upstream_name, self.upstream_tool, arguments)
         outcome.raise_for_error()
         # A pass-through: the platform's own answer, as its server shaped it.
@@ -120,6 +162,7 @@ def declare_exposed(mcp: FastMCP[Any], upstreams: Upstreams, names: list[str]) -
 def register_exposed(mcp: FastMCP[Any], upstreams: Upstreams, names: list[str]) -> list[str]:
     """Give each exposed tool whose backend is up that server's description and schema."""
     added: list[str] = []
+    removed: list[str] = []
     for name in names:
         platform, _, tool = name.partition(SEP)
         upstream = upstreams.get(platform)
@@ -127,6 +170,12 @@ def register_exposed(mcp: FastMCP[Any], upstreams: Upstreams, names: list[str]) 
             log.warning("expose: %s is not available yet (platform down or no such tool)", name)
             continue
         source = upstream.tools[tool]
+        if writes(tool, source):
+            log.error("expose: %s is refused: it may write to %s (not read-only)", name, platform)
+            with contextlib.suppress(Exception):  # its placeholder goes too: never listed
+                mcp.local_provider.remove_tool(name)
+            removed.append(name)
+            continue
         forwarded = _forwarded(
             upstreams,
             name,
@@ -140,6 +189,6 @@ def register_exposed(mcp: FastMCP[Any], upstreams: Upstreams, names: list[str]) 
         mcp.add_tool(forwarded)
         added.append(name)
     changes = _CHANGES.get(mcp)
-    if added and changes is not None:
+    if (added or removed) and changes is not None:
         changes.changed()
     return added

@@ -1,5 +1,4 @@
-"""The record as the console reads it: one page of history with filters, and every pending
-hand-off. A mixin of `StrikeStore` (both engines), like `approval_rows`.
+"""The record as the console reads it: one page of history with filters. A mixin of `StrikeStore` (both engines), like `approval_rows`.
 
 Pages are keyset-paged on the primary key (``id < before``, newest first), so the
 10,000th row costs what the first does; the filters are plain equality and a range on
@@ -56,16 +55,5 @@ class HistoryRows(Statements):
             query += " AND created_at < ?"
             args.append(which.until)
         query += " ORDER BY id DESC LIMIT ?"
-        args.append(limit)
-        return [s for s in (self._row(r) for r in self._x(query, args)) if s is not None]
-
-    def open_handoffs(self, principal: str | None = None, limit: int = 200) -> list[Strike]:
-        """Every hand-off no one has confirmed yet, oldest first (``principal``: theirs)."""
-        query = "SELECT * FROM strikes WHERE status = ?"
-        args: list[Any] = [str(StrikeStatus.HANDOFF)]
-        if principal is not None:
-            query += " AND principal = ?"
-            args.append(principal)
-        query += " ORDER BY id LIMIT ?"
         args.append(limit)
         return [s for s in (self._row(r) for r in self._x(query, args)) if s is not None]

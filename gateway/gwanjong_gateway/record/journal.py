@@ -78,6 +78,8 @@ class Sent(BaseModel):
     approver: str = ""
     principal: str = ""
     at: float  # the claim's time (the row's created_at)
+    trace_id: str = ""  # the strike's trace context, for the settle span's link
+    span_id: str = ""
 
     @classmethod
     def of(cls, row: Strike) -> Sent:
@@ -97,6 +99,8 @@ class Sent(BaseModel):
             approver=row.approver,
             principal=row.principal,
             at=row.created_at,
+            trace_id=row.trace_id,
+            span_id=row.span_id,
         )
 
     def matches(self, row: Strike | None) -> bool:
@@ -125,6 +129,8 @@ class Sent(BaseModel):
             "reason": reason,
             "policy": [f"journal: sent as record {self.id}", "outcome unknown"],
             "created_at": self.at,
+            "trace_id": self.trace_id,
+            "span_id": self.span_id,
         }
 
 

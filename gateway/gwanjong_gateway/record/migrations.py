@@ -125,6 +125,17 @@ def _needs_person(find: str) -> list[str]:
     ]
 
 
+def _handoff_claims(time_type: str) -> list[str]:
+    """A hand-off the model said was posted, without proof (strike/proof.py), stays the
+    person's: when it claimed so and the link it gave. Hand-offs expire and are dismissed:
+    the sweep finds the open ones by status and age."""
+    return [
+        f"ALTER TABLE strikes ADD COLUMN claimed_at {time_type} NOT NULL DEFAULT 0",
+        "ALTER TABLE strikes ADD COLUMN claimed_url TEXT NOT NULL DEFAULT ''",
+        "CREATE INDEX IF NOT EXISTS strikes_status ON strikes (status, created_at)",
+    ]
+
+
 def _approvals(id_column: str, time_type: str) -> list[str]:
     """Writes waiting for a person (rules/approvals.py): at most one pending per target."""
     return [
@@ -143,7 +154,7 @@ CREATE TABLE IF NOT EXISTS approvals (
     title         TEXT NOT NULL DEFAULT '',
     text          TEXT NOT NULL,          -- exactly what will be sent, footer included
     body          TEXT NOT NULL,          -- the model's text, before the footer
-    digest        TEXT NOT NULL,          -- SHA-256 of [title, text]; from step 14, of `outgoing`
+    digest        TEXT NOT NULL,          -- SHA-256 of [title, text]; since `outgoing` (step 16), of it
     post          TEXT NOT NULL,          -- the drafted post (JSON), to run the chain again
     context       TEXT NOT NULL DEFAULT '{{}}',
     policy        TEXT NOT NULL DEFAULT '[]',
@@ -213,6 +224,20 @@ CREATE TABLE IF NOT EXISTS usage_spend (
 #: its digest covers, tags included. Rows from before keep '' and a digest of [title, text]
 _OUTGOING = ["ALTER TABLE approvals ADD COLUMN outgoing TEXT NOT NULL DEFAULT ''"]
 
+
+def _settling(time_type: str) -> list[str]:
+    """Who reads an unsure write back now (strike/settle.py): a lease taken by
+    compare-and-set before the read-back, so two replicas never both read back and settle
+    one write; it expires by itself, so a replica that died mid read-back frees it. And the
+    strike's trace context, which the settlement's span links to."""
+    return [
+        f"ALTER TABLE strikes ADD COLUMN settling_until {time_type} NOT NULL DEFAULT 0",
+        "ALTER TABLE strikes ADD COLUMN settling_by TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE strikes ADD COLUMN trace_id TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE strikes ADD COLUMN span_id TEXT NOT NULL DEFAULT ''",
+    ]
+
+
 SQLITE: list[list[str]] = [
     _first("INTEGER PRIMARY KEY AUTOINCREMENT", "REAL"),
     _PRINCIPAL,
@@ -227,6 +252,8 @@ SQLITE: list[list[str]] = [
     _handles("REAL"),
     _CLAIM_CHECKS,
     [],  # step 13 (usage_spend) is PostgreSQL's, as step 4: SQLite's ledger is in usage.db
+    _handoff_claims("REAL"),
+    _settling("REAL"),
     _OUTGOING,
 ]
 POSTGRES: list[list[str]] = [
@@ -244,6 +271,8 @@ POSTGRES: list[list[str]] = [
     _handles("DOUBLE PRECISION"),
     _CLAIM_CHECKS,
     _SPEND,
+    _handoff_claims("DOUBLE PRECISION"),
+    _settling("DOUBLE PRECISION"),
     _OUTGOING,
 ]
 LATEST = len(SQLITE)

@@ -24,6 +24,7 @@ from gwanjong_gateway.paths import private_file
 from gwanjong_gateway.record import migrations
 from gwanjong_gateway.record.approval_rows import ApprovalRows
 from gwanjong_gateway.record.handle_rows import HandleRows
+from gwanjong_gateway.record.handoff_rows import HandoffRows
 from gwanjong_gateway.record.history_rows import HistoryRows
 from gwanjong_gateway.rules import policy
 from gwanjong_gateway.rules.ledger import (
@@ -59,7 +60,7 @@ class SchemaError(Exception):
     """The record was written by a newer gwanjong (a schema version this one lacks)."""
 
 
-class StrikeStore(ApprovalRows, HandleRows, HistoryRows):
+class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows):
     #: appended to a SELECT that is followed by an UPDATE of the same row
     FOR_UPDATE = ""
     STEPS = migrations.SQLITE
@@ -278,15 +279,17 @@ class StrikeStore(ApprovalRows, HandleRows, HistoryRows):
         return float(row["last"]) if row and row["last"] is not None else None
 
     def _last_to_author(self, platform: str, author: str) -> Strike | None:
+        """The latest write to ``author`` that engaged them: sent, in flight or unsure. A
+        hand-off counts once it is posted (a waiting one may never be)."""
         if not author:
             return None
-        marks = ", ".join("?" for _ in HOLDING)
+        marks = ", ".join("?" for _ in WRITING)
         actions = ", ".join("?" for _ in ENGAGING)
         return self._row(
             self._x(
                 f"SELECT * FROM strikes WHERE platform = ? AND author = ? AND action IN ({actions}) "
                 f"AND target != '' AND status IN ({marks}) ORDER BY created_at DESC LIMIT 1",
-                (platform, author, *ENGAGING, *HOLDING),
+                (platform, author, *ENGAGING, *WRITING),
             ).fetchone()
         )
 
@@ -341,6 +344,31 @@ class StrikeStore(ApprovalRows, HandleRows, HistoryRows):
                 return None
             return self.update(strike_id, status=status, **fields)
 
+    def take_settling(self, strike_id: int, by: str, now: float, lease_s: float) -> Strike | None:
+        """Compare-and-set: this unsettled row is ``by``'s to read back for ``lease_s``
+        (wall seconds from ``now``), unless another holds an unexpired lease on it. The row
+        as it now stands when taken; None when another holds it or it is settled. One
+        UPDATE, atomic on both engines (PostgreSQL re-checks the WHERE on the row it locks).
+        A lease ending more than two leases off was set by a clock far ahead of ours (a
+        step, not skew between replicas): it is taken too, so no clock step holds a row
+        for long."""
+        marks = ", ".join("?" for _ in UNSETTLED)
+        taken = self._x(
+            f"UPDATE strikes SET settling_by = ?, settling_until = ? WHERE id = ? "
+            f"AND status IN ({marks}) AND (settling_until <= ? OR settling_until > ?) "
+            "RETURNING id",
+            (by, now + lease_s, strike_id, *UNSETTLED, now, now + 2 * lease_s),
+        ).fetchone()
+        return self.get(strike_id) if taken else None
+
+    def release_settling(self, strike_id: int, by: str) -> None:
+        """``by``'s read-back is over: the row is free for the next one at once."""
+        self._x(
+            "UPDATE strikes SET settling_by = '', settling_until = 0 "
+            "WHERE id = ? AND settling_by = ?",
+            (strike_id, by),
+        )
+
     def count_readback(self, strike_id: int) -> int:
         """One more spaced read-back found this unsettled row absent; the count now (0 if
         the row is settled already)."""
@@ -351,27 +379,6 @@ class StrikeStore(ApprovalRows, HandleRows, HistoryRows):
             (strike_id, *UNSETTLED),
         ).fetchone()
         return int(row["readbacks"]) if row else 0
-
-    def pending_handoffs(self, opportunity: str, platform: str) -> list[Strike]:
-        """The hand-offs of this opportunity that no one has confirmed yet, oldest first."""
-        rows = self._x(
-            "SELECT * FROM strikes WHERE opportunity = ? AND status = ? AND platform = ? "
-            "ORDER BY id",
-            (opportunity, StrikeStatus.HANDOFF, platform),
-        )
-        return [s for s in (self._row(r) for r in rows) if s is not None]
-
-    def confirm_handoff(self, strike_id: int, **fields: Any) -> Strike | None:
-        """Mark a pending hand-off posted; None if it is no longer pending (someone
-        confirmed it meanwhile)."""
-        with self._transaction(immediate=True):
-            row = self._x(
-                f"SELECT id FROM strikes WHERE id = ? AND status = ?{self.FOR_UPDATE}",
-                (strike_id, StrikeStatus.HANDOFF),
-            ).fetchone()
-            if row is None:
-                return None
-            return self.update(strike_id, status=StrikeStatus.POSTED, **fields)
 
     def history(
         self,

@@ -69,7 +69,9 @@ class StrikeStatus(StrEnum):
     PENDING = "pending"  # claimed, the write is being sent
     POSTED = "posted"
     DRY_RUN = "dry_run"
-    HANDOFF = "handoff"
+    HANDOFF = "handoff"  # waits for a person to post it by hand (their queue)
+    DISMISSED = "dismissed"  # a hand-off the person chose not to post
+    EXPIRED = "expired"  # a hand-off left past `[review] handoff_expire_after_s`
     DECLINED = "declined"
     REFUSED = "refused"
     FAILED = "failed"  # proven not written
@@ -89,7 +91,8 @@ RESOLVABLE = (StrikeStatus.POSTED, StrikeStatus.FAILED)
 
 #: Statuses that hold a target: no second write while one of these stands.
 HOLDING = (StrikeStatus.PENDING, StrikeStatus.POSTED, StrikeStatus.HANDOFF, StrikeStatus.UNKNOWN)
-#: Statuses that count against caps and the minimum interval (in-flight ones included).
+#: Statuses that count against caps and the minimum interval (in-flight ones included),
+#: and start the author cool-down: a hand-off only once it is posted.
 WRITING = (StrikeStatus.PENDING, StrikeStatus.POSTED, StrikeStatus.UNKNOWN)
 #: Statuses whose outcome is not known yet.
 UNSETTLED = (StrikeStatus.PENDING, StrikeStatus.UNKNOWN)
@@ -160,6 +163,16 @@ class Strike:
     confirmed_by: str = ""  # the signed-in caller who confirmed a hand-off ("" = none/no auth)
     # an unsure write that cannot be read back past its settle window: a person settles it
     needs_person: bool = False
+    # the model said a person posted this hand-off, but no proof was found (strike/proof.py):
+    # when (0 = never), and the link it gave, if it was a well-formed http(s) one
+    claimed_at: float = 0.0
+    claimed_url: str = ""
+    # the lease of the read-back under way (strike/settle.py): whose, and until when (wall)
+    settling_until: float = 0.0
+    settling_by: str = ""
+    # the strike's trace context (W3C hex), which the settlement's span links to
+    trace_id: str = ""
+    span_id: str = ""
 
     def public(self) -> dict[str, Any]:
         """What a tool result or `history` shows (the context stays in the record)."""

@@ -183,7 +183,7 @@ async def save(
         raise PlatformError(ErrorKind.UNAVAILABLE, str(exc)) from None
     except (DotenvError, ValueError) as exc:
         raise PlatformError(ErrorKind.INVALID_INPUT, str(exc)) from None
-    return await _saved(gw, platform, values, saved)
+    return await _saved(gw, platform, values, saved, owner)
 
 
 async def _ask_person(
@@ -193,7 +193,7 @@ async def _ask_person(
 
     async def on_save(values: dict[str, str]) -> SetupSaved:
         saved = save_credentials(gw.config.state_dir, platform, values)
-        return await _saved(gw, platform, values, saved)
+        return await _saved(gw, platform, values, saved, owner)
 
     answer = await ask_secrets(ctx, gw.secret_listener, platform, names, on_save, owner)
     if isinstance(answer, (InputRequiredResult, Saved)):
@@ -218,7 +218,7 @@ async def _ask_person(
 
 
 async def _saved(
-    gw: SetupHost, platform: str, values: dict[str, str], saved: list[str]
+    gw: SetupHost, platform: str, values: dict[str, str], saved: list[str], who: str | None
 ) -> SetupSaved:
     """After a save: restart that platform's server, check it, warn about overrides."""
     environ = dict(os.environ if gw.environ is None else gw.environ)
@@ -226,7 +226,7 @@ async def _saved(
     upstream = gw.upstreams.get(platform)
     if upstream is not None:
         await upstream.close()  # restarted with the new env on the next call
-    checked = await check(gw, [platform])
+    checked = await check(gw, [platform], who)
     table = upstream.platform.env if upstream is not None else {}
     over = sorted(set(overridden(values, environ)) | {k for k in values if k in table})
     return SetupSaved(
@@ -242,7 +242,17 @@ async def _saved(
     )
 
 
-async def check(gw: SetupHost, names: list[str]) -> dict[str, Checked | Unchecked]:
+def may_resume(config: GatewayConfig, who: str | None) -> bool:
+    """Resuming paused writes is the operator's (``who`` None: stdio, the terminal) or an
+    `[review] approvers` member's, on every surface (the console asks the same)."""
+    return who is None or who in config.review.approvers
+
+
+async def check(
+    gw: SetupHost, names: list[str], who: str | None = None
+) -> dict[str, Checked | Unchecked]:
+    """Each platform's credentials; a platform whose writes are paused is resumed once it
+    answers, when ``who`` (the signed-in caller) may resume them."""
     out: dict[str, Checked | Unchecked] = {}
 
     async def one(name: str) -> None:
@@ -262,9 +272,17 @@ async def check(gw: SetupHost, names: list[str]) -> dict[str, Checked | Unchecke
             row.next = refused(name, caps.profile)
             return  # writes stay paused: the keys are what is wrong
         with contextlib.suppress(PlatformError):  # a busy record: resume next check
-            if await gw.records.run(StrikeStore.paused, name):
-                await gw.records.run(StrikeStore.clear_pause, name)
-                row.writes_resumed = True
+            if not await gw.records.run(StrikeStore.paused, name):
+                return
+            if not may_resume(gw.config, who):
+                row.writes_resumed = False
+                row.next = (
+                    f"Writes to {name} stay paused: only the operator or an approver may "
+                    "resume them (setup check, or Resume in the console's usage page)."
+                )
+                return
+            await gw.records.run(StrikeStore.clear_pause, name)
+            row.writes_resumed = True
 
     async with anyio.create_task_group() as tg:
         for name in names:

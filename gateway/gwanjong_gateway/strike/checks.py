@@ -36,6 +36,7 @@ from gwanjong_gateway.strike.claims import Claims
 from gwanjong_gateway.strike.results import DryRun, Would
 from gwanjong_gateway.strike.reviews import pending
 from gwanjong_gateway.strike.send import Sender
+from gwanjong_gateway.strike.settle import strike_trace
 from gwanjong_gateway.strike.text import would
 from gwanjong_shared.contract import Validation
 from gwanjong_shared.contract.errors import PlatformError
@@ -303,6 +304,7 @@ async def claim(deps: Deps, a: Attempt) -> Step:
         StrikeStatus.PENDING,
         approver=a.approver,
         policy=[*a.decisions, "intent recorded"],
+        **strike_trace(),  # what the settlement's span links to, should the write be unsure
     )
     # A failing claim may have committed (see Settler.unsent): its reservation stands.
     claimed = await deps.claims.claim(a, fields)

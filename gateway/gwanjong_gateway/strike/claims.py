@@ -28,6 +28,7 @@ from gwanjong_gateway.rules.ledger import (
     Verdict,
     intent_key,
 )
+from gwanjong_gateway.rules.refs import handoff_ref
 from gwanjong_gateway.strike.attempt import Answer, Attempt, Refuse, wait_s
 from gwanjong_gateway.strike.results import Declined, Duplicate, Handoff, Refused
 from gwanjong_gateway.strike.settle import Settler
@@ -217,6 +218,6 @@ class Claims:
                 text=a.final or None,
                 title=a.title or None,
                 record=claimed.id,
-                next=f"Give the person the text and the link; once they have posted it, call strike(opportunity_id={a.ctx.opportunity.ref!r}, action='confirm_handoff', handoff={claimed.id}, content=<the URL of their post, optional>).",
+                next=f"Give the person the text and the link (hand-off {handoff_ref(claimed.id)} waits in their queue: `gwanjong review`, the console). Once it is on the platform, strike(opportunity_id={a.ctx.opportunity.ref!r}, action='confirm_handoff', handoff={claimed.id}, content=<the URL of their post, optional>) records it posted when the gateway finds it there; only the person closes it otherwise.",
             )
         )

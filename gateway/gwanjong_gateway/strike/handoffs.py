@@ -1,24 +1,35 @@
-"""A person did it: `confirm_handoff` records a pending hand-off as posted
-(`HandOffs.confirm`).
+"""Hand-offs belong to the person: only a person closes one (`HandOffs.done`, from the
+terminal or the console) or proof does. The model's `confirm_handoff` (`HandOffs.confirm`)
+reads the platform (`proof`): found, the hand-off is posted; not found, the claim is noted
+on the row as unverified and the hand-off stays in the person's queue. A person may also
+dismiss one (`dismiss`); one left past `[review] handoff_expire_after_s` expires (`sweep`).
 
 Which hand-off it means: the one named by its record (the `record` of the hand-off
 answer) or by its action, else the only one of the opportunity. More than one that fits
 is never guessed: the answer lists them (`choices`). Who confirmed it (the signed-in
-caller) is its own column, `confirmed_by`. Imports `settle` and `text` of strike.
+caller) is its own column, `confirmed_by`. Imports `proof`, `settle` and `text` of strike.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from urllib.parse import urlsplit
 
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import Channel
 from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus
+from gwanjong_gateway.rules.refs import handoff_ref
 from gwanjong_gateway.scout.state import DraftContext
-from gwanjong_gateway.strike.results import Choice, Duplicate, Posted, Refused, StrikeResult
+from gwanjong_gateway.strike.proof import Proof, prove, web_link
+from gwanjong_gateway.strike.results import (
+    Choice,
+    Duplicate,
+    Handoff,
+    Posted,
+    Refused,
+    StrikeResult,
+)
 from gwanjong_gateway.strike.settle import Settler
 from gwanjong_gateway.strike.text import earlier_view
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
@@ -35,21 +46,6 @@ _FROM = {
     Channel.APP: "an app card",
     Channel.ELICITATION: "the client's dialog",
 }
-
-
-def web_link(url: str) -> str:
-    """``url`` when it is an http(s) link with a host; "" otherwise."""
-    url = url.strip()
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return ""
-    ok = (
-        parts.scheme in ("http", "https")
-        and bool(parts.hostname)
-        and not any(c.isspace() or ord(c) < 32 for c in url)
-    )
-    return url if ok else ""
 
 
 def pick(pending: list[Strike], which: Which) -> Strike | list[Strike]:
@@ -82,7 +78,7 @@ def _call(opportunity: str, handoff: str) -> str:
 
 
 def _listing(rows: list[Strike]) -> str:
-    return ", ".join(f"record {r.id} ({r.action})" for r in rows)
+    return ", ".join(f"hand-off {handoff_ref(r.id)} (handoff={r.id}, {r.action})" for r in rows)
 
 
 def ambiguous(opportunity: str, which: Which, rows: list[Strike], ref: str = "") -> Refused:
@@ -101,7 +97,7 @@ def ambiguous(opportunity: str, which: Which, rows: list[Strike], ref: str = "")
 def already(row: Strike) -> Duplicate:
     """The named record was confirmed (or posted) before: never recorded twice."""
     return Duplicate(
-        reason=f"Record {row.id} ({row.action}) is already recorded as posted"
+        reason=f"Hand-off {handoff_ref(row.id)} ({row.action}) is already recorded as posted"
         f"{' at ' + row.result_url if row.result_url else ''}; nothing to confirm.",
         earlier=earlier_view(row),
     )
@@ -118,12 +114,12 @@ def none_fits(
     elif which is None:
         why = f"There is no pending hand-off for {shown}."
     elif named is None:
-        why = f"There is no record {which}."
+        why = f"There is no hand-off {handoff_ref(which)}."
     elif named.opportunity != opportunity:
         where = named.target_url or "another post"
         why = f"Record {which} is not a hand-off of {shown} (it is a {named.action} on {where})."
     else:
-        why = f"Record {which} is {named.status}, not a pending hand-off."
+        why = f"Hand-off {handoff_ref(which)} is {named.status}, not waiting for a person."
     if pending:
         first = pending[0].id
         then = f" Pending here: {_listing(pending)}; e.g. {_call(ref or opportunity, str(first))}."
@@ -133,20 +129,29 @@ def none_fits(
 
 
 class HandOffs:
-    """The hand-offs in the record: a person posted one (`confirm` for the model's call,
-    `done` for the person's own word)."""
+    """The hand-offs in the record: the model says one was posted (`confirm`: proof, or a
+    noted claim), a person closes one (`done`) or dismisses it (`dismiss`), time expires it
+    (`sweep`)."""
 
     def __init__(self, records: Records, settler: Settler, clock: Callable[[], float]) -> None:
         self.records = records
-        self.settler = settler  # reads the platform back when no URL is given
+        self.settler = settler  # its upstreams read the platform for proof; its config
         self.clock = clock
+
+    async def sweep(self) -> int:
+        """Expire every hand-off older than `[review] handoff_expire_after_s`; how many."""
+        now = self.clock()
+        after = self.settler.config.review.handoff_expire_after_s
+        return await self.records.run(StrikeStore.expire_handoffs, now - after, now)
 
     async def confirm(
         self, ctx: DraftContext, url: str, which: Which = None, by: str | None = None
     ) -> StrikeResult:
-        """Record as posted by a person the hand-off ``which`` names (its record or its
-        action; None: the only one pending here). ``by``: the signed-in caller."""
+        """The model says the hand-off ``which`` names (its record or its action; None: the
+        only one pending here) was posted: posted when the platform shows it (`proof`),
+        else the claim is noted and it stays the person's. ``by``: the signed-in caller."""
         opportunity = ctx.opportunity.id
+        await self.sweep()
         pending = await self.records.run(
             StrikeStore.pending_handoffs, opportunity, ctx.opportunity.post.platform
         )
@@ -169,22 +174,82 @@ class HandOffs:
                 return already(named)
             raise none_fits(opportunity, which, pending, named, ctx.opportunity.ref)
         row = picked
-        link = url.strip() if url.strip().startswith("http") else ""
-        if not link:
-            link = (await self.settler.read_back(row)).url
+        link = web_link(url)
+        if url.strip() and not link:
+            proof = Proof(why="what was given is not the http(s) link of a post")
+        else:
+            proof = await prove(self.settler.upstreams, row, link)
+        if not proof.found:
+            return await self._claimed(row, link, proof.why, ctx.opportunity.ref)
         confirmed = await self._posted(
-            row, link, by or "", lambda when: f"hand-off confirmed {when}Z"
+            row,
+            proof.url,
+            by or "",
+            lambda when: f"hand-off proven: found on {row.platform} by the gateway at {when}Z",
+            result_id=proof.id,
         )
-        if confirmed is None:  # another call confirmed it meanwhile
+        if confirmed is None:  # closed meanwhile
             earlier = await self.records.run(StrikeStore.get, row.id)
             return already(earlier or row)
         return Posted(
-            url=link or None,
+            url=proof.url or None,
             record=confirmed.id,
             action=str(confirmed.action),
             approver="human",
-            reason="Recorded as posted by a person.",
+            reason=f"Hand-off {handoff_ref(row.id)} recorded as posted: the gateway found it on "
+            f"{row.platform}.",
         )
+
+    async def _claimed(
+        self, row: Strike, link: str, why: str, ref: str
+    ) -> Handoff | Duplicate | Refused:
+        """No proof: the claim is noted (unverified) and the hand-off stays the person's."""
+        now = self.clock()
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(now))
+        line = f"claimed posted by the model at {when}Z, unverified: {why}"
+        noted = await self.records.run(StrikeStore.note_claim, row.id, link, line, now)
+        if noted is None:  # closed, dismissed or expired meanwhile
+            earlier = await self.records.run(StrikeStore.get, row.id) or row
+            if earlier.status is StrikeStatus.POSTED:
+                return already(earlier)
+            return Refused(
+                reason=f"Hand-off {handoff_ref(row.id)} is {earlier.status}; nothing recorded.",
+                record=row.id,
+            )
+        h = handoff_ref(row.id)
+        return Handoff(
+            reason=f"Not recorded as posted: {why}. Only a person closes hand-off {h}, or "
+            f"the gateway once it finds the comment on {row.platform}; it stays in their "
+            "queue, this claim noted as unverified.",
+            open=row.target_url or None,
+            record=row.id,
+            next=f"Ask the person to post it if they have not, then to close it themself "
+            f"(`gwanjong review done {h} --url <link>`, or the console's Hand-offs page); "
+            f"or call strike(opportunity_id={ref!r}, action='confirm_handoff', "
+            f"handoff={row.id}) again once it is on {row.platform}.",
+        )
+
+    async def _waiting(self, record_id: int, who: str | None) -> Strike:
+        """Hand-off ``record_id`` as it stands (expired first if past its time); raises
+        when there is none the caller may see (``who`` None: the operator, who sees all)."""
+        await self.sweep()
+        row = await self.records.run(StrikeStore.get, record_id)
+        if row is not None and who is not None and row.principal != who:
+            row = None  # another's record answers as a missing one (ids are no oracle)
+        h = handoff_ref(record_id)
+        if row is None:
+            raise PlatformError(
+                ErrorKind.NOT_FOUND,
+                f"There is no hand-off {h}; `gwanjong review list` shows those waiting.",
+            )
+        if row.status is StrikeStatus.POSTED:
+            raise PlatformError(ErrorKind.INVALID_INPUT, _already_recorded(row))
+        if row.status is not StrikeStatus.HANDOFF:
+            raise PlatformError(
+                ErrorKind.INVALID_INPUT,
+                f"Hand-off {h} is {row.status}, not waiting for a person; nothing changed.",
+            )
+        return row
 
     async def done(
         self,
@@ -198,29 +263,14 @@ class HandOffs:
         closed as posted (never "the latest of the opportunity"). ``by``: who, for the
         audit; ``who``: the signed-in principal (None: the operator, who may close any).
         Raises PlatformError: not an http(s) URL, no such hand-off (another person's
-        answers as missing), or already recorded."""
+        answers as missing), or it no longer waits."""
         link = web_link(url)
         if not link:
             raise PlatformError(
                 ErrorKind.INVALID_INPUT,
                 f"--url must be the http(s) link of what was posted, not {one_line(url, 80)!r}.",
             )
-        row = await self.records.run(StrikeStore.get, record_id)
-        if row is not None and who is not None and row.principal != who:
-            row = None  # another's record answers as a missing one (ids are no oracle)
-        if row is None:
-            raise PlatformError(
-                ErrorKind.NOT_FOUND,
-                f"There is no hand-off {record_id}; `gwanjong review list` shows those waiting.",
-            )
-        if row.status is StrikeStatus.POSTED:
-            raise PlatformError(ErrorKind.INVALID_INPUT, _already_recorded(row))
-        if row.status is not StrikeStatus.HANDOFF:
-            raise PlatformError(
-                ErrorKind.INVALID_INPUT,
-                f"Record {row.id} is {row.status}, not a hand-off waiting for a person; "
-                "nothing was recorded.",
-            )
+        row = await self._waiting(record_id, who)
         closed = await self._posted(
             row,
             link,
@@ -238,14 +288,50 @@ class HandOffs:
             record=closed.id,
             action=str(closed.action),
             approver="human",
-            reason=f"Hand-off {closed.id} recorded as posted by a person.",
+            reason=f"Hand-off {handoff_ref(closed.id)} recorded as posted by a person.",
         )
 
+    async def dismiss(
+        self,
+        record_id: int,
+        by: str,
+        who: str | None = None,
+        channel: Channel = Channel.TERMINAL,
+    ) -> Strike:
+        """The person will not post hand-off ``record_id``: it leaves their queue, kept in
+        history as `dismissed` (it holds its target no longer). Raises as `done`."""
+        row = await self._waiting(record_id, who)
+        now = self.clock()
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(now))
+        closed = await self.records.run(
+            StrikeStore.close_handoff,
+            row.id,
+            StrikeStatus.DISMISSED,
+            now,
+            reason=f"dismissed by {by or 'the local user'}",
+            confirmed_by=by,
+            policy=[
+                *row.policy,
+                f"dismissed by {by or 'the local user'} from {_FROM[channel]} at {when}Z",
+            ],
+        )
+        if closed is None:
+            raise PlatformError(
+                ErrorKind.INVALID_INPUT,
+                f"Hand-off {handoff_ref(row.id)} no longer waits; nothing changed.",
+            )
+        return closed
+
     async def _posted(
-        self, row: Strike, link: str, by: str, line: Callable[[str], str]
+        self,
+        row: Strike,
+        link: str,
+        by: str,
+        line: Callable[[str], str],
+        result_id: str = "",
     ) -> Strike | None:
         """Record hand-off ``row`` as posted at ``link`` by ``by``, with the policy ``line``
-        (given the time); None when someone recorded it meanwhile."""
+        (given the time); None when someone closed it meanwhile."""
         now = self.clock()
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(now))
         return await self.records.run(
@@ -253,6 +339,7 @@ class HandOffs:
             row.id,
             approver="human",
             result_url=link,
+            result_id=result_id,
             policy=[*row.policy, line(when)],
             confirmed_by=by,
             now=now,
@@ -261,4 +348,4 @@ class HandOffs:
 
 def _already_recorded(row: Strike) -> str:
     at = f" at {row.result_url}" if row.result_url else ""
-    return f"Hand-off {row.id} is already recorded as posted{at}; nothing changed."
+    return f"Hand-off {handoff_ref(row.id)} is already recorded as posted{at}; nothing changed."

@@ -22,6 +22,7 @@ from gwanjong_gateway.rules.approvals import (
 from gwanjong_gateway.rules.ledger import ClaimRequest, StrikeAction
 from gwanjong_gateway.rules.outgoing import Edit, Outgoing
 from gwanjong_gateway.rules.profiles import Profiles
+from gwanjong_gateway.rules.refs import approval_ref
 from gwanjong_gateway.scout.state import DraftContext, Opportunity
 from gwanjong_gateway.strike.attempt import Ask, Attempt, NoAsking
 from gwanjong_gateway.strike.results import (
@@ -42,8 +43,8 @@ def ways(approval: Approval, ask: Ask) -> list[str]:
     if ask.channel == "page" and ask.decision == "pending":
         found.append("the approval page the client opened for the person")
     found.append(
-        f"a terminal on the gateway's machine: gwanjong review approve {approval.id} "
-        f"(or: gwanjong review decline {approval.id})"
+        f"a terminal on the gateway's machine: gwanjong review approve {approval_ref(approval.id)} "
+        f"(or: gwanjong review decline {approval_ref(approval.id)})"
     )
     found.append("the console's Approvals page (the person runs `gwanjong console`)")
     return found

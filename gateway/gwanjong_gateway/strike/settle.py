@@ -15,19 +15,34 @@ found it absent, each at least `window / MIN_READBACKS` monotonic seconds after 
 previous one (or after this process first saw the row); their count is kept in the
 record (`readbacks`), so across restarts too the read-backs that really happened span
 the whole window.
+
+One read-back at a time per row, across every replica on the record: `settle` first takes
+the row's lease (`StrikeStore.take_settling`, a compare-and-set on `settling_until` and
+`settling_by`, for `lease_s`) and only the taker reads back and moves the row; the others
+skip it this round. The lease ends when the read-back does, or by itself when its replica
+died mid read-back. "settled" is logged only by the process whose move changed the row.
+
+The settlement's span (`gwanjong.settle`) links to the strike's trace, kept in the row
+(`trace_id`, `span_id`) when the write was claimed.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
+import os
+import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
 import anyio
+from opentelemetry import trace
+from opentelemetry.trace import Link, Span, SpanContext, TraceFlags
 
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.platforms.client import PlatformClient
@@ -36,6 +51,7 @@ from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus, normalise
 from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.kit.tracing import TRACER
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +64,31 @@ IDLE_POLL_S = 5.0
 UNSENT_KEPT_S = 3600.0
 #: absent read-backs, spaced over the whole window, before a write counts as not written
 MIN_READBACKS = 3
+#: the span of one read-back, and the attribute naming its record
+SPAN = "gwanjong.settle"
+RECORD_ID = "gwanjong.record_id"
+
+
+def strike_trace() -> dict[str, str]:
+    """The current span's trace context, as the claimed row keeps it (W3C hex; nothing
+    when no trace is recorded): what the settlement's span links to."""
+    ctx = trace.get_current_span().get_span_context()
+    if not ctx.is_valid:
+        return {}
+    return {"trace_id": format(ctx.trace_id, "032x"), "span_id": format(ctx.span_id, "016x")}
+
+
+def _links(row: Strike) -> list[Link]:
+    try:
+        ctx = SpanContext(
+            int(row.trace_id, 16),
+            int(row.span_id, 16),
+            is_remote=True,
+            trace_flags=TraceFlags(TraceFlags.SAMPLED),
+        )
+    except ValueError:  # no trace kept (or not hex): nothing to link
+        return []
+    return [Link(ctx, {RECORD_ID: row.id})] if ctx.is_valid else []
 
 
 def _mine(author: str, account: str | None) -> bool:
@@ -95,10 +136,22 @@ class Settler:
         #: but the row may still commit (a frozen or slow database finishes it later).
         #: This gateway never sends such a claim, so it is failed as soon as it is seen.
         self._unsent: dict[tuple[str, float], float] = {}
+        #: who takes a row's lease: this process, and a number per read-back (two calls of
+        #: one process exclude each other too)
+        self.holder = f"{socket.gethostname()}:{os.getpid()}"
+        self._takes: Iterator[int] = itertools.count(1)
+        #: rows this process moved out of unsure (what the loop's "settled" line counts)
+        self.moved = 0
 
     @property
     def window(self) -> float:
         return self.config.safety.settle_window_s
+
+    @property
+    def lease_s(self) -> float:
+        """How long one read-back holds its row: its two platform calls (the account,
+        then the read) and the record writes after them, each at their longest."""
+        return 2 * self.config.gateway.call_timeout_s + 2 * self.config.store.call_deadline_s
 
     @property
     def spacing(self) -> float:
@@ -186,9 +239,36 @@ class Settler:
             )
         if row.status not in (StrikeStatus.PENDING, StrikeStatus.UNKNOWN) or self.in_flight(row):
             return row
+        by = f"{self.holder}:{next(self._takes)}"
+        taken = await self.records.run(
+            StrikeStore.take_settling, row.id, by, self.clock(), self.lease_s
+        )
+        if taken is None:  # another read-back holds it (or it is settled): not this round
+            log.debug("record %s: being read back elsewhere; skipped", row.id)
+            _, delay = self._next.get(row.id, (0.0, FIRST_DELAY_S / 2))
+            self._next[row.id] = (self.mono() + FIRST_DELAY_S, delay)  # not every loop pass
+            return await self.records.run(StrikeStore.get, row.id) or row
+        try:
+            with self._span(taken):
+                return await self._read_back_and_move(taken)
+        finally:
+            try:
+                await self.records.run(StrikeStore.release_settling, row.id, by)
+            except PlatformError as exc:  # the lease ends by itself
+                log.info("record %s: lease not released: %s", row.id, exc)
+
+    def _span(self, row: Strike) -> AbstractContextManager[Span]:
+        """The read-back's span, linked to the strike's trace (a no-op without tracing)."""
+        return trace.get_tracer(TRACER).start_as_current_span(
+            SPAN,
+            links=_links(row),
+            attributes={RECORD_ID: row.id, "gwanjong.platform": row.platform},
+        )
+
+    async def _read_back_and_move(self, row: Strike) -> Strike:
+        """Read back once (this process holds the row's lease) and move the row."""
         found = await self.read_back(row)
         if found.seen is Seen.FOUND:
-            log.info("record %s: read-back found the write", row.id)
             return await self._move(
                 row,
                 StrikeStatus.POSTED,
@@ -239,25 +319,28 @@ class Settler:
             self._seen.pop(row.id, None)
             self._returned.discard(row.id)
             self._unsent.pop((row.intent_key, row.created_at), None)
-        if moved is None:  # another call or gateway settled it first
+        if moved is None:  # another call or gateway settled it first: not this one's to log
             latest = await self.records.run(StrikeStore.get, row.id)
             return latest or row
+        if status != StrikeStatus.UNKNOWN:
+            self.moved += 1
+            why = moved.policy[-1] if moved.policy else moved.reason
+            log.info("record %s: settled as %s here (%s)", row.id, status, why)
         return moved
 
     async def settle_due(self) -> int:
-        """Read back every unsettled row whose next check is due; how many were settled."""
-        settled = 0
+        """Read back every unsettled row whose next check is due; how many this process
+        settled (a row another replica settled meanwhile is not counted)."""
+        before = self.moved
         for row in await self.records.run(StrikeStore.unsettled):
             due, _ = self._next.get(row.id, (0.0, 0.0))
             if due > self.mono():
                 continue
             try:
-                new = await self.settle(row)
+                await self.settle(row)
             except PlatformError as exc:  # the record is busy: next round
                 log.info("settling record %s: %s", row.id, exc)
-                continue
-            settled += new.status not in (StrikeStatus.PENDING, StrikeStatus.UNKNOWN)
-        return settled
+        return self.moved - before
 
     async def run_forever(self) -> None:
         """The background loop the gateway's lifespan starts (also settles a crash's leftovers)."""
@@ -284,7 +367,7 @@ class Settler:
             if row.action == StrikeAction.COMMENT:
                 for c in await client.get_comments(row.target, 1000):
                     if _mine(c.author, account) and needle and needle in normalise(c.body):
-                        return ReadBack(Seen.FOUND, c.id)
+                        return ReadBack(Seen.FOUND, c.id, c.url)
                 return ReadBack(Seen.ABSENT)
             if row.action == StrikeAction.POST:
                 query = row.title or row.content[:60]

@@ -14,6 +14,7 @@ import logging
 import os
 import socket
 import time
+import unicodedata
 from pathlib import Path
 from typing import Any, cast
 
@@ -29,6 +30,15 @@ TOKEN_ISSUER = "gwanjong"
 log = logging.getLogger(__name__)
 
 
+def principal_of(name: str) -> str | None:
+    """A signed-in name in its one form (NFKC, cleaned, one line), or None when it is not
+    one: empty once cleaned, or written otherwise than its cleaned form. Refusing those
+    (rather than cleaning them) keeps two spellings from being one person: `ali\u00adce`
+    or a fullwidth `ａｌｉｃｅ` are not `alice`, and a lone U+200B is not the operator."""
+    cleaned = one_line(unicodedata.normalize("NFKC", name), 200)
+    return cleaned if cleaned and cleaned == name else None
+
+
 class HashedTokenVerifier(TokenVerifier):
     """Accepts the active tokens of a TokenStore; the principal is the token's name."""
 
@@ -42,7 +52,7 @@ class HashedTokenVerifier(TokenVerifier):
         except TokenError as exc:  # a damaged file lets nobody in, and says why
             log.error("refusing every token: %s", exc)
             return None
-        if name is None:
+        if name is None or principal_of(name) is None:  # a hand-edited tokens.json
             return None
         return AccessToken(
             token=token,
@@ -90,6 +100,8 @@ class PinnedJwtVerifier(TokenVerifier):
             return f"missing claim {', '.join(missing)}"
         if "sub" in claims and not isinstance(claims["sub"], str):
             return "sub is not a string"
+        if isinstance(claims.get("sub"), str) and principal_of(claims["sub"]) is None:
+            return "sub is empty once cleaned or not in its one form (NFKC, no hidden characters)"
         now = time.time()
         for name in ("exp", "nbf", "iat"):
             value = claims.get(name)
@@ -224,9 +236,10 @@ def principal_name() -> str | None:
     token = get_access_token()
     if token is None:
         return None
-    name = token.subject or token.client_id
-    # A JWT `sub` is the identity provider's text, shown in terminals and logs: cleaned.
-    return one_line(name, 200) if name else None
+    name = principal_of(token.subject or token.client_id or "")
+    if name is None:  # the verifiers refuse these; never the operator (None) by accident
+        raise PermissionError("the signed-in name is not in its one form")
+    return name
 
 
 WRONG_TOKEN = (
@@ -268,7 +281,9 @@ class HonestRefusal:
             if message["type"] == "http.response.start" and message.get("status") == 401:
                 headers = dict(message.get("headers") or [])
                 asked = headers.get(b"www-authenticate", b"")
-                if asked.startswith(b"Bearer"):  # FastMCP's bearer check, not another route's
+                # FastMCP's bearer check, not another route's, nor a challenge of ours
+                # (realm="gwanjong": /metrics says what to do itself)
+                if asked.startswith(b"Bearer") and b'realm="gwanjong"' not in asked:
                     said = WRONG_TOKEN if b'error="invalid_token"' in asked else NO_TOKEN
                     body = _refusal_body(said)
                     message = {

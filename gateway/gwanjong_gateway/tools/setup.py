@@ -28,4 +28,4 @@ async def setup(
     names = served.known(platform or None)
     if action == "save":
         return await setup_tool.save(gw, ctx, platform, credentials, owner=principal_name())
-    return SetupCheck(check=await setup_tool.check(gw, names))
+    return SetupCheck(check=await setup_tool.check(gw, names, principal_name()))

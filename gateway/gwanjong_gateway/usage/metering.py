@@ -18,7 +18,8 @@ from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.usage.log import UsageLog
 from gwanjong_gateway.usage.pg import open_usage
 from gwanjong_gateway.usage.spend import Spend
-from gwanjong_shared.contract.errors import ErrorKind, PlatformError, parse_error, read_error
+from gwanjong_shared.contract.errors import read_error
+from gwanjong_shared.kit.mcp_errors import answered_kind
 
 
 class UsageMiddleware(Middleware):
@@ -36,22 +37,10 @@ class UsageMiddleware(Middleware):
         started = time.perf_counter()
         try:
             result = await call_next(context)
-        except PlatformError as exc:  # typed: no text to read back
-            kind = exc.kind
-            self.usage.record_gateway(
-                name, kind.value, time.perf_counter() - started, str(exc), who
-            )
-            raise
-        except ToolError as exc:  # FastMCP's own (bad arguments, unknown tool): its text
-            kind, _, _ = parse_error(str(exc))
-            self.usage.record_gateway(
-                name, kind.value, time.perf_counter() - started, str(exc), who
-            )
-            raise
-        except Exception:
-            self.usage.record_gateway(
-                name, ErrorKind.UNAVAILABLE.value, time.perf_counter() - started, "", who
-            )
+        except Exception as exc:  # the kind the caller gets (ContractErrors answers it)
+            text = str(exc) if isinstance(exc, ToolError) else ""
+            kind = answered_kind(exc).value
+            self.usage.record_gateway(name, kind, time.perf_counter() - started, text, who)
             raise
         text, kind = _text_of(result), ""
         if getattr(result, "is_error", False):  # ContractErrors made the failure a result

@@ -105,5 +105,6 @@ def to_comment(
         likes=int(view.get("likeCount") or 0),
         published_at=record.get("createdAt") or view.get("indexedAt"),
         depth=depth,
+        url=post_url(view),  # a reply is a post: the same bsky.app link
         raw=raw,
     )

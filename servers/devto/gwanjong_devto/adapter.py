@@ -187,6 +187,7 @@ class DevtoAdapter(PlatformAdapter):
         while stack and len(out) < limit:
             node, parent, depth = stack.pop()
             user = node.get("user") or {}
+            name, code = user.get("username", ""), node.get("id_code")
             out.append(
                 Comment(
                     id=str(node.get("id_code", "")),
@@ -197,6 +198,10 @@ class DevtoAdapter(PlatformAdapter):
                     body=_text(node.get("body_html") or ""),
                     published_at=node.get("created_at"),
                     depth=depth,
+                    # Forem's web pages share the API's origin: /<user>/comment/<id_code>
+                    url=f"{self.settings.base_url.rstrip('/')}/{name}/comment/{code}"
+                    if name and code
+                    else "",
                     raw={k: v for k, v in node.items() if k != "children"},
                 )
             )

@@ -86,6 +86,7 @@ def to_comment(item: RedditComment, post_id: str, parent: str | None, depth: int
         likes=int(d.get("score") or 0),
         published_at=iso(d.get("created_utc")),
         depth=depth,
+        url=WEB + str(d["permalink"]) if d.get("permalink") else "",
         raw=d,
     )
 

@@ -130,6 +130,7 @@ def flatten(
                 likes=p.likes,
                 published_at=p.created_at,
                 depth=depth,
+                url="" if p.deleted else p.url,
                 raw=p.raw,
             )
         )

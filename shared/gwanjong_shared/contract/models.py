@@ -44,6 +44,7 @@ class Comment(Frozen):
     likes: int = 0
     published_at: str | None = None
     depth: int = 0
+    url: str = ""  # the comment's permalink ("" when the platform shows none: deleted, hidden)
     raw: dict[str, Any] | None = Field(default=None, exclude=True, repr=False)
 
 

@@ -54,12 +54,6 @@ def error_result(body: ErrorBody) -> ToolResult:
 
 
 def _unexpected(name: str, exc: BaseException) -> ErrorBody:
-    log.error(
-        "tool %s failed unexpectedly: %s",
-        name,
-        type(exc).__name__,
-        exc_info=log.isEnabledFor(logging.DEBUG),
-    )
     return ErrorBody.of(
         ErrorKind.UNAVAILABLE,
         f"{name} failed unexpectedly ({type(exc).__name__}). Try again; if it keeps "
@@ -77,7 +71,7 @@ def _declared_kind(exc: ToolError) -> ErrorKind | None:
         return None
 
 
-def _from_tool_error(name: str, exc: ToolError) -> ErrorBody:
+def _from_tool_error(name: str, exc: ToolError) -> tuple[ErrorBody, BaseException | None]:
     if isinstance(exc, PlatformError):
         body = exc.body
     elif (kind := _declared_kind(exc)) is not None:  # e.g. the pipeline's order hint
@@ -87,12 +81,46 @@ def _from_tool_error(name: str, exc: ToolError) -> ErrorBody:
         cause = exc.__cause__
         if not str(exc).startswith(kind.value) and isinstance(cause, Exception):
             # FastMCP's mask of an exception a tool raised ("Error calling tool ...")
-            return _unexpected(name, cause)
+            return _unexpected(name, cause), cause
         body = ErrorBody.of(kind, message, after)
     if len(body.text) > MAX_ERROR_CHARS or has_hidden(body.text):
         # An error may quote a platform's answer or an input: cleaned and bounded.
-        return body.model_copy(update={"message": clean(body.message, MAX_ERROR_CHARS)})
-    return body
+        return body.model_copy(update={"message": clean(body.message, MAX_ERROR_CHARS)}), None
+    return body, None
+
+
+def _answer(name: str, exc: Exception) -> tuple[ErrorBody, BaseException | None]:
+    """The error the caller gets for a tool call that raised ``exc`` (not an unknown tool:
+    that one is a protocol error), and the unexpected exception it stands for, if any."""
+    if isinstance(exc, ArgumentError):
+        cause = exc.__cause__
+        detail = (
+            describe_validation(cause)
+            if isinstance(cause, pydantic.ValidationError)
+            else one_line(str(exc), ECHO_CHARS)
+        )
+        return ErrorBody.of(
+            ErrorKind.INVALID_INPUT,
+            f"Bad arguments for {name}: {detail}. Fix them (see the tool's input schema) "
+            "and call again.",
+        ), None
+    if isinstance(exc, ToolError):
+        return _from_tool_error(name, exc)
+    if isinstance(exc, pydantic.ValidationError):
+        return ErrorBody.of(
+            ErrorKind.INVALID_INPUT, f"Bad arguments for {name}: {describe_validation(exc)}."
+        ), None
+    return _unexpected(name, exc), exc  # the last line of defence: never a traceback
+
+
+def answered_kind(exc: Exception) -> ErrorKind:
+    """The error kind the caller gets for a tool call that raised ``exc`` (what
+    `ContractErrors` answers), so the figures that count errors by kind (metrics, usage)
+    count what the caller saw. An unknown tool is answered as a protocol error (JSON-RPC
+    -32602, invalid params): `invalid_input`."""
+    if isinstance(exc, NotFoundError):
+        return ErrorKind.INVALID_INPUT
+    return _answer("", exc)[0].kind
 
 
 class ContractErrors(Middleware):
@@ -102,20 +130,6 @@ class ContractErrors(Middleware):
         name = one_line(str(getattr(context.message, "name", "?")), 60)
         try:
             return await call_next(context)
-        except ArgumentError as exc:
-            cause = exc.__cause__
-            detail = (
-                describe_validation(cause)
-                if isinstance(cause, pydantic.ValidationError)
-                else one_line(str(exc), ECHO_CHARS)
-            )
-            return error_result(
-                ErrorBody.of(
-                    ErrorKind.INVALID_INPUT,
-                    f"Bad arguments for {name}: {detail}. Fix them (see the tool's input schema) "
-                    "and call again.",
-                )
-            )
         except NotFoundError:
             # A protocol error, not a tool's answer (there is no tool to answer): JSON-RPC
             # -32602, as MCP names an unknown tool and FastMCP an unknown resource.
@@ -124,14 +138,13 @@ class ContractErrors(Middleware):
                 message=f"Unknown tool: {name!r}. List the tools and use one of those.",
                 data={"name": name},
             ) from None
-        except ToolError as exc:
-            return error_result(_from_tool_error(name, exc))
-        except pydantic.ValidationError as exc:
-            return error_result(
-                ErrorBody.of(
-                    ErrorKind.INVALID_INPUT,
-                    f"Bad arguments for {name}: {describe_validation(exc)}.",
+        except Exception as exc:
+            body, unexpected = _answer(name, exc)
+            if unexpected is not None:
+                log.error(
+                    "tool %s failed unexpectedly: %s",
+                    name,
+                    type(unexpected).__name__,
+                    exc_info=log.isEnabledFor(logging.DEBUG),
                 )
-            )
-        except Exception as exc:  # the last line of defence: never a traceback to the model
-            return error_result(_unexpected(name, exc))
+            return error_result(body)

@@ -24,9 +24,10 @@ from fastmcp.client.transports import StreamableHttpTransport
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.exactly_once.test_exactly_once import needs
-from tests.e2e.strikes import clients, config, history, http_gateway, scout_draft, strike
+from tests.e2e.strikes import clients, config, history, scout_draft, strike, until
 from tests.e2e.test_chain import gateway
 from tests.gateway.http_gateway import cli
+from tests.gateway.http_gateway import http_gateway as logged_gateway
 from tests.postgres import conftest as postgres
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
@@ -127,17 +128,29 @@ async def test_two_gateways_on_one_postgres_send_it_once(
     sandbox: SandboxControl, tmp_path: Path, pg_url: str, fault: str
 ) -> None:
     """The write's answer is lost on one gateway; the same strike on the other, sharing the
-    record, is a duplicate, and nothing is sent again."""
+    record, is a duplicate, and nothing is sent again. Both gateways' settle loops see the
+    unsure row, but one settles it: one "settled" line over both logs."""
     needs("reddit")
     cfg = config(tmp_path, sandbox, ["reddit"], SAFETY)
     cfg.write_text(cfg.read_text() + f'\n[store]\nurl = "{pg_url}"\n')
     name = str(uuid.uuid4())
+
+    def posted(record: int) -> bool:
+        done = cli(cfg, "history", "--json")
+        assert done.returncode == 0, done.stderr
+        [row] = [r for r in json.loads(done.stdout) if r["record"] == record]
+        return bool(row["status"] == "posted" and row["url"])
+
     with contextlib.ExitStack() as stack:
-        urls = [stack.enter_context(http_gateway(cfg)) for _ in range(2)]
-        async with clients(*(session(url, name) for url in urls)) as (first, second):
+        running = [stack.enter_context(logged_gateway(cfg, log_level="INFO")) for _ in range(2)]
+        transports = (session(r.url, name) for r in running)
+        async with clients(*transports) as (first, second):
             record = await lose_the_answer(first, sandbox, "reddit", fault, again_on=second)
+
+            async def settled() -> bool:
+                return posted(record)
+
+            await until(settled, seconds=90, every=1.0)
+        logs = "".join(r.log() for r in running)
     one_write(sandbox, "reddit")
-    done = cli(cfg, "history", "--json")
-    assert done.returncode == 0, done.stderr
-    [row] = [r for r in json.loads(done.stdout) if r["record"] == record]
-    assert row["status"] in ("posted", "unknown"), row
+    assert logs.count(f"record {record}: settled as posted here") == 1, logs

@@ -136,7 +136,7 @@ async def test_decline_writes_nothing_and_records_a_declined_row(tmp_path: Path)
         [approval_id] = await pending_comments(client, 1)
     ran = await bench.review("decline", str(approval_id), "--reason", "not our tone", tty=False)
     assert ran.code == 0, ran
-    assert f"Declined: nothing was sent (approval {approval_id}" in ran.out
+    assert f"Declined: nothing was sent (approval a{approval_id}" in ran.out
     a = bench.approval(approval_id)
     assert (a.status, a.channel, a.decided_by) == (ApprovalStatus.DECLINED, "terminal", LOGIN)
     [row] = bench.rows()
@@ -250,33 +250,112 @@ async def test_done_closes_exactly_the_named_handoff(tmp_path: Path) -> None:
         ("handoff", upvote["record"]),
     ]
     assert listed[0]["excerpt"] == "By hand, please."
+    assert [r["ref"] for r in listed] == [f"h{comment['record']}", f"h{upvote['record']}"]
     table = (await bench.review("list")).out
-    assert "hand-off" in table and "review done ID --url URL" in table
-    full = await bench.review("show", "--handoff", str(comment["record"]))
+    assert "hand-off" in table and "review done hID --url URL" in table
+    assert f"   h{comment['record']}  hand-off" in table
+    h = f"h{comment['record']}"
+    full = await bench.review("show", h)
     assert full.code == 0, full
     assert "  | By hand, please." in full.out and "Drafted with an AI assistant" in full.out
-    assert f"gwanjong review done {comment['record']} --url" in full.out
-    bad = await bench.review("done", str(upvote["record"]), "--url", "javascript:alert(1)")
+    assert f"gwanjong review done {h} --url" in full.out
+    assert f"gwanjong review dismiss {h}" in full.out
+    bad = await bench.review("done", f"h{upvote['record']}", "--url", "javascript:alert(1)")
     assert bad.code == 1 and "http(s) link" in bad.err
     url = "https://dev.to/gwanjong_bot/comment/42"
-    ran = await bench.review("done", str(comment["record"]), "--url", url, tty=False)
-    assert ran.code == 0 and url in ran.out, ran
+    ran = await bench.review("done", h, "--url", url, tty=False)
+    assert ran.code == 0 and url in ran.out and f"Hand-off {h}" in ran.out, ran
     rows = {r.id: r for r in bench.rows()}
     closed, untouched = rows[comment["record"]], rows[upvote["record"]]
     assert closed.status is StrikeStatus.POSTED and closed.result_url == url
     assert closed.confirmed_by == LOGIN and closed.approver == "human"
     assert "posted by a person, closed from the terminal" in str(closed.policy[-1])
     assert untouched.status is StrikeStatus.HANDOFF
-    again = await bench.review("done", str(comment["record"]), "--url", url)
+    again = await bench.review("done", h, "--url", url)
     assert again.code == 1 and "already recorded" in again.err
     gone = await bench.review("show", "--handoff", str(comment["record"]))
-    assert gone.code == 1 and "is posted, not a hand-off waiting" in gone.err
-    missing = await bench.review("done", "9999", "--url", url)
-    assert missing.code == 1 and "no hand-off 9999" in missing.err
+    assert gone.code == 1 and "is posted, not waiting for a person" in gone.err
+    missing = await bench.review("done", "h9999", "--url", url)
+    assert missing.code == 1 and "no hand-off h9999" in missing.err
     assert [r["id"] for r in json.loads((await bench.review("list", "--json")).out)] == [
         upvote["record"]
     ]
+    # the person will not post the upvote: dismissed, it leaves the queue, kept in history
+    dropped = await bench.review("dismiss", f"h{upvote['record']}")
+    assert dropped.code == 0 and "dismissed" in dropped.out, dropped
+    assert json.loads((await bench.review("list", "--json")).out) == []
+    kept = {r.id: r for r in bench.rows()}[upvote["record"]]
+    assert kept.status is StrikeStatus.DISMISSED and kept.confirmed_by == LOGIN
     assert bench.forum.writes == []
+
+
+async def handoff_and_approval(bench: Bench) -> int:
+    """Hand-off 1 (a Dev.to comment) and approval 1 (a Reddit comment), both waiting."""
+    async with bench.client() as client:
+        scouted = (
+            await client.call_tool("scout", {"topic": TOPIC, "platforms": ["devto"], "limit": 5})
+        ).structured_content
+        assert scouted is not None
+        oid = scouted["opportunities"][0]["id"]
+        await client.call_tool("draft", {"opportunity_id": oid})
+        args = {"opportunity_id": oid, "action": "comment", "content": "By hand, please."}
+        handed = (await client.call_tool("strike", args)).structured_content
+        [approval_id] = await pending_comments(client, 1)
+    assert handed is not None and handed["status"] == "handoff", handed
+    assert handed["record"] == approval_id == 1  # two kinds, one number
+    assert "hand-off h1" in handed["next"]
+    return approval_id
+
+
+async def test_a_bare_number_that_could_be_either_is_refused(tmp_path: Path) -> None:
+    bench = Bench(tmp_path)
+    await handoff_and_approval(bench)
+    for command in (["decline"], ["show"], ["dismiss"], ["done", "--url", "https://x.test/1"]):
+        ran = await bench.review(command[0], "1", *command[1:], tty=False)
+        assert ran.code == 1 and "did you mean a1 or h1?" in ran.err, (command, ran)
+    wrong = await bench.review("decline", "h1")
+    assert wrong.code == 1 and "`review decline` takes an approval" in wrong.err
+    assert "gwanjong review dismiss h1" in wrong.err
+    wrong = await bench.review("dismiss", "a1")
+    assert wrong.code == 1 and "takes a hand-off" in wrong.err and "decline a1" in wrong.err
+    junk = await bench.review("show", "x1")
+    assert junk.code == 1 and "hand-offs h<number>" in junk.err
+    assert bench.approval(1).status is ApprovalStatus.PENDING
+    assert {r.id: r.status for r in bench.rows()}[1] is StrikeStatus.HANDOFF
+    shown = await bench.review("show", "a1")
+    assert shown.code == 0 and shown.out.startswith("Approval a1: pending"), shown
+    declined = await bench.review("decline", "a1", tty=False)
+    assert declined.code == 0, declined
+    # approval 1 is decided now: a bare 1 can only be the waiting hand-off
+    assert (await bench.review("dismiss", "1")).code == 0
+    assert {r.status for r in bench.rows()} >= {StrikeStatus.DISMISSED}
+
+
+async def test_the_list_shows_an_unverified_claim_and_hides_an_expired_handoff(
+    tmp_path: Path,
+) -> None:
+    bench = Bench(tmp_path)
+    async with bench.client() as client:
+        scouted = (
+            await client.call_tool("scout", {"topic": TOPIC, "platforms": ["devto"], "limit": 5})
+        ).structured_content
+        assert scouted is not None
+        oid = scouted["opportunities"][0]["id"]
+        await client.call_tool("draft", {"opportunity_id": oid})
+        args = {"opportunity_id": oid, "action": "comment", "content": "By hand, please."}
+        handed = (await client.call_tool("strike", args)).structured_content
+        assert handed is not None
+        claim = {**args, "action": "confirm_handoff", "content": "https://dev.to/gwanjong_bot/9"}
+        said = (await client.call_tool("strike", claim)).structured_content
+    assert said is not None and said["status"] == "handoff", said  # no proof: still theirs
+    table = (await bench.review("list")).out
+    assert "! claimed posted by the model at https://dev.to/gwanjong_bot/9, unverified" in table
+    listed = json.loads((await bench.review("list", "--json")).out)
+    assert listed[0]["claimed_url"] == "https://dev.to/gwanjong_bot/9" and listed[0]["claimed_at"]
+    assert "claimed:  claimed posted by the model" in (await bench.review("show", "h1")).out
+    bench.clock.advance(7 * 86400 + 1)  # the default: a week
+    assert json.loads((await bench.review("list", "--json")).out) == []
+    assert {r.id: r.status for r in bench.rows()}[handed["record"]] is StrikeStatus.EXPIRED
 
 
 async def test_show_prints_hostile_text_inert(tmp_path: Path) -> None:
@@ -316,7 +395,7 @@ async def test_show_and_list_without_a_record(tmp_path: Path) -> None:
     listed = await bench.review("list")
     assert listed.code == 0 and "Nothing waits for a person." in listed.out
     shown = await bench.review("show", "1")
-    assert shown.code == 1 and "no approval 1" in shown.err
+    assert shown.code == 1 and "no approval a1" in shown.err
     assert not (tmp_path / "gwanjong.db").exists()  # reading made no record
 
 
@@ -499,10 +578,10 @@ async def blocked_then_sent(bench: Bench) -> None:
     assert row["id"] == second and row["status"] == "pending"
     assert row["blocked"]["from"] == until and "Too soon" in row["blocked"]["why"]
     shown = await bench.review("show", str(second))
-    assert shown.out.startswith(f"Approval {second}: blocked, expires")
+    assert shown.out.startswith(f"Approval a{second}: blocked, expires")
     assert f"it could be sent from {until}" in shown.out
     assert f"review approve {second}" not in shown.out
-    assert f"gwanjong review decline {second}" in shown.out
+    assert f"gwanjong review decline a{second}" in shown.out
     before = len(bench.rows())
     for _ in range(2):
         refused = await bench.review("approve", str(second), typed="approve\n")
@@ -523,7 +602,7 @@ async def test_decided_approvals_speak_in_the_past_tense(tmp_path: Path) -> None
     at = iso(bench.clock.time())
     assert (await bench.review("decline", str(declined), "--reason", "no")).code == 0
     shown = (await bench.review("show", str(approved))).out
-    assert shown.startswith(f"Approval {approved}: approved by {LOGIN} via terminal at {at}; sent")
+    assert shown.startswith(f"Approval a{approved}: approved by {LOGIN} via terminal at {at}; sent")
     assert "This exact text was approved and sent" in shown and "will be sent" not in shown
     assert "Decide:" not in shown
     shown = (await bench.review("show", str(declined))).out
@@ -539,5 +618,5 @@ async def test_decided_approvals_speak_in_the_past_tense(tmp_path: Path) -> None
     assert (await bench.review("decline", str(expired))).code == 1  # expired: not decided
     shown = (await bench.review("show", str(expired))).out
     assert shown.startswith(
-        f"Approval {expired}: expired at {iso(ends)}: nobody decided in time; nothing was sent"
+        f"Approval a{expired}: expired at {iso(ends)}: nobody decided in time; nothing was sent"
     )

@@ -20,7 +20,7 @@ from fastmcp import Client
 
 from gwanjong_gateway.cli.doctor.command import run_doctor
 from gwanjong_gateway.config import parse
-from gwanjong_gateway.record.journal import JOURNAL, Journal
+from gwanjong_gateway.record.journal import JOURNAL, Journal, restore
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus, content_hash, intent_key
 from tests.fakes.gateway import fake_gateway
@@ -262,3 +262,30 @@ def test_the_journal_stays_short(tmp_path: Path) -> None:
     store.close()
     assert (tmp_path / JOURNAL).stat().st_size < 4096 + 1024
     assert [e.id for e in journal.open_entries()] == [kept]
+
+
+def test_a_write_put_back_from_the_journal_keeps_the_strikes_trace(tmp_path: Path) -> None:
+    """The settle span links to the strike that sent the write, even when the record lost
+    the row and the journal put it back."""
+    lost = StrikeStore(tmp_path / "lost.db")
+    row = lost.insert(
+        intent_key="k",
+        platform="reddit",
+        target="t1",
+        action="comment",
+        content_hash="h",
+        content="hello there",
+        mode="live",
+        status=StrikeStatus.PENDING,
+        trace_id="4bf92f3577b34da6a3ce929d0e0e4736",
+        span_id="00f067aa0ba902b7",
+    )
+    lost.close()
+    journal = Journal(tmp_path)
+    journal.append_sending(row)
+    fresh = StrikeStore(tmp_path / "gwanjong.db")
+    [entry] = journal.open_entries()
+    back = restore(fresh, entry, time.time())
+    assert back is not None and back.status == StrikeStatus.UNKNOWN
+    assert (back.trace_id, back.span_id) == (row.trace_id, row.span_id)
+    fresh.close()

@@ -1,6 +1,7 @@
 """The hand-offs a person confirms, and the author cool-down, in the store: one indexed
 query finds the pending hand-offs of an opportunity, a confirmation closes exactly one,
-and the cool-down counts and checks only what engages an author (SQLite here; the same
+dismissal and expiry take one out of the queue, and the cool-down counts and checks only
+what engages an author (a hand-off once posted) (SQLite here; the same
 checks run on PostgreSQL in tests/postgres/record/test_handoff_pg.py)."""
 
 from __future__ import annotations
@@ -80,19 +81,55 @@ def _claim(action: str, target: str, status: StrikeStatus = StrikeStatus.PENDING
 
 
 def check_author_cooldown(store: StrikeStore) -> None:
-    """A comment (or its hand-off) to an author cools that author down for comments only:
-    a new post from the same opportunity and an upvote pass; neither counts itself."""
+    """A comment to an author cools that author down for comments only (a new post from the
+    same opportunity and an upvote pass; neither counts itself); a hand-off only once it is
+    posted: one waiting (or dismissed) may never be."""
     first = store.decide(_claim("comment", "p1", StrikeStatus.HANDOFF), NOW, insert=True)
     assert first.row is not None, first
     post = store.decide(_claim("post", "p1"), NOW + 60, insert=True)
     assert post.row is not None and not post.refusal, post
     upvote = store.decide(_claim("upvote", "p2"), NOW + 120, insert=True)
     assert upvote.row is not None and not upvote.refusal, upvote
+    waiting = store.decide(_claim("comment", "p3"), NOW + 150, insert=False)
+    assert not waiting.refusal, waiting  # the hand-off waits: no one was engaged yet
+    assert store.confirm_handoff(first.row.id, approver="human", now=NOW + 170) is not None
     again = store.decide(_claim("comment", "p3"), NOW + 180, insert=True)
     assert again.row is None and "cool-down is 7 days" in again.refusal, again
     assert f"record {first.row.id}" in again.refusal  # the comment, not the post or upvote
     later = store.decide(_claim("comment", "p3"), NOW + 8 * 86400, insert=False)
     assert not later.refusal, later
+
+
+def check_dismiss_expire_and_claims(store: StrikeStore) -> None:
+    """A dismissed hand-off leaves the queue and frees its target; one older than the cut
+    expires (kept in history); the model's unproven claim is noted, the row still waits."""
+    old = add(store, "devto:7", StrikeStatus.HANDOFF)
+    fresh = store.insert(
+        intent_key=f"k{next(_KEYS)}",
+        platform="devto",
+        target="",
+        opportunity="devto:7",
+        action="comment",
+        content_hash="h",
+        content="hello",
+        mode="live",
+        status=StrikeStatus.HANDOFF,
+        now=NOW + 100,
+    ).id
+    claimed = store.note_claim(fresh, "https://x.test/c", "claimed, unverified", NOW + 101)
+    assert claimed is not None and claimed.status is StrikeStatus.HANDOFF
+    assert (claimed.claimed_at, claimed.claimed_url) == (NOW + 101, "https://x.test/c")
+    assert claimed.policy[-1] == "claimed, unverified"
+    assert store.expire_handoffs(NOW + 50, NOW + 200) == 1  # the old one only
+    gone = store.get(old)
+    assert gone is not None and gone.status is StrikeStatus.EXPIRED and gone.updated_at == NOW + 200
+    assert [r.id for r in store.open_handoffs() if r.opportunity == "devto:7"] == [fresh]
+    assert store.note_claim(old, "", "late", NOW + 300) is None  # expired: no longer waits
+    out = store.close_handoff(fresh, StrikeStatus.DISMISSED, NOW + 300, reason="dismissed")
+    assert out is not None and out.status is StrikeStatus.DISMISSED
+    assert store.close_handoff(fresh, StrikeStatus.POSTED, NOW + 301) is None
+    assert store.pending_handoffs("devto:7", "devto") == []
+    assert store.same_intent(out.intent_key) is None  # holds its target no longer
 
 
 def test_pending_handoffs_lists_the_open_handoffs_and_confirm_closes_one(tmp_path: Path) -> None:
@@ -107,6 +144,14 @@ def test_the_author_cooldown_counts_and_checks_comments_only(tmp_path: Path) -> 
     store = StrikeStore(tmp_path / "gwanjong.db")
     try:
         check_author_cooldown(store)
+    finally:
+        store.close()
+
+
+def test_handoffs_are_dismissed_and_expire_and_claims_are_noted(tmp_path: Path) -> None:
+    store = StrikeStore(tmp_path / "gwanjong.db")
+    try:
+        check_dismiss_expire_and_claims(store)
     finally:
         store.close()
 

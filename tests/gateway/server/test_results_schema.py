@@ -106,12 +106,20 @@ async def test_every_live_result_and_error_conforms(
         which = await c.call("strike", opportunity_id=oid, action="confirm_handoff")
         assert which["status"] == "refused" and len(which["choices"]) == 2, which
         assert "record" not in which  # nothing was recorded
-        done = await c.call(
+        said = await c.call(
             "strike",
             opportunity_id=oid,
             action="confirm_handoff",
             handoff=comment["record"],
             content="https://dev.to/me/mine",
+        )
+        assert said["status"] == "handoff" and said["record"] == comment["record"], said
+        target = next(
+            p for p, cs in forum.comments.items() if forum.posts[p].url == comment["open"]
+        )
+        forum.record("write_comment", target, body=comment["text"])  # the person, by hand
+        done = await c.call(
+            "strike", opportunity_id=oid, action="confirm_handoff", handoff=comment["record"]
         )
         assert done["status"] == "posted" and done["action"] == "comment", done
         twice = await c.call(

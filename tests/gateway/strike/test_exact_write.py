@@ -154,7 +154,7 @@ async def test_an_approval_from_before_the_model_still_loads_and_sends(
     desk = desks.desk()
     approval_id = await post_waiting(desk, fake)
     waiting = only(desks)
-    old = legacy_digest(waiting.title, waiting.text)  # as rows before migration 14 hold it
+    old = legacy_digest(waiting.title, waiting.text)  # as rows from before `outgoing` hold it
     with sqlite3.connect(desks.tmp / "gwanjong.db") as db:
         db.execute(
             "UPDATE approvals SET outgoing = '', digest = ? WHERE id = ?", (old, approval_id)

@@ -4,6 +4,8 @@ posts are written).
 
 Issue 21: after a comment hand-off and an upvote hand-off on one opportunity, confirming
 with the comment's URL marked the upvote posted, and the comment could never be closed.
+Since issue 34 a confirm closes a hand-off only with proof (our comment found on the post):
+each test posts that comment on the fake forum first, as the person would by hand.
 """
 
 from __future__ import annotations
@@ -17,13 +19,13 @@ from fastmcp import Client
 
 from gwanjong_gateway.cli.history import print_history
 from gwanjong_gateway.config import parse
+from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import Strike, StrikeStatus
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.gateway.strike.test_strike import drafted, history
 
 pytestmark = pytest.mark.anyio
-COMMENT_URL = "https://dev.to/ferris_fan/rust-async/comments/1"
 COMMENT = "Structured concurrency would help here."
 
 
@@ -52,6 +54,21 @@ def rows_by_id(state_dir: Path) -> dict[int, Strike]:
     return {r.id: r for r in history(state_dir)}
 
 
+def by_hand(forum: FakePlatform, state_dir: Path, record: int) -> str:
+    """Our account posts hand-off ``record``'s text on its post: the comment's link."""
+    row = rows_by_id(state_dir)[record]
+    return str(forum.record("write_comment", row.target, body=row.content).url)
+
+
+def dismissed(state_dir: Path, record: int) -> None:
+    """A person dismissed hand-off ``record`` (the record's own step)."""
+    store = StrikeStore(state_dir / "gwanjong.db")
+    try:
+        assert store.close_handoff(record, StrikeStatus.DISMISSED, 1.0) is not None
+    finally:
+        store.close()
+
+
 @pytest.mark.parametrize("by", ["action", "record"])
 async def test_each_handoff_is_confirmed_by_name_and_only_that_one(
     forum: FakePlatform, tmp_path: Path, by: str
@@ -62,20 +79,21 @@ async def test_each_handoff_is_confirmed_by_name_and_only_that_one(
         name: dict[str, Any] = {"comment": "comment", "upvote": "upvote"}
         if by == "record":
             name = {"comment": comment, "upvote": upvote}
-        done = await call(
-            client, oid, "confirm_handoff", handoff=name["comment"], content=COMMENT_URL
-        )
+        url = by_hand(forum, tmp_path, comment)
+        done = await call(client, oid, "confirm_handoff", handoff=name["comment"], content=url)
         assert done["status"] == "posted" and done["record"] == comment, done
-        assert done["action"] == "comment" and done["url"] == COMMENT_URL
+        assert done["action"] == "comment" and done["url"] == url
         rows = rows_by_id(tmp_path)
         assert rows[comment].status is StrikeStatus.POSTED and rows[comment].approver == "human"
-        assert rows[comment].result_url == COMMENT_URL
+        assert rows[comment].result_url == url
         assert rows[upvote].status is StrikeStatus.HANDOFF and rows[upvote].result_url == ""
+        # an upvote cannot be read back: the model's word leaves it the person's
         voted = await call(client, oid, "confirm_handoff", handoff=name["upvote"])
-        assert voted["status"] == "posted" and voted["record"] == upvote, voted
+        assert voted["status"] == "handoff" and voted["record"] == upvote, voted
     rows = rows_by_id(tmp_path)
-    assert rows[upvote].status is StrikeStatus.POSTED and rows[comment].result_url == COMMENT_URL
-    assert forum.writes == []
+    assert rows[upvote].status is StrikeStatus.HANDOFF and rows[upvote].claimed_at
+    assert rows[comment].result_url == url
+    assert [w.action for w in forum.writes] == ["write_comment"]  # ours, by hand
 
 
 async def test_an_unnamed_confirm_of_two_handoffs_is_refused_with_the_choices(
@@ -83,9 +101,10 @@ async def test_an_unnamed_confirm_of_two_handoffs_is_refused_with_the_choices(
 ) -> None:
     async with Client(fake_gateway(tmp_path, forum)) as client:
         oid, comment, upvote = await two_handoffs(client)
-        got = await call(client, oid, "confirm_handoff", content=COMMENT_URL)
+        got = await call(client, oid, "confirm_handoff", content="https://dev.to/x/1")
         assert got["status"] == "refused", got
-        assert f"record {comment} (comment), record {upvote} (upvote)" in got["reason"], got
+        listed = f"hand-off h{comment} (handoff={comment}, comment), h{upvote}"
+        assert listed.replace(", h", ", hand-off h") in got["reason"], got
         assert "handoff=<record>" in got["reason"] and "nothing was recorded" in got["reason"]
         choices = {c["record"]: c for c in got["choices"]}
         assert set(choices) == {comment, upvote}
@@ -95,9 +114,10 @@ async def test_an_unnamed_confirm_of_two_handoffs_is_refused_with_the_choices(
         assert choices[upvote]["open"].startswith("https://dev.to/ferris_fan/")
         rows = rows_by_id(tmp_path)
         assert {rows[comment].status, rows[upvote].status} == {StrikeStatus.HANDOFF}
-        # once one is confirmed, the other is the only one: no name needed
-        await call(client, oid, "confirm_handoff", handoff=upvote)
-        last = await call(client, oid, "confirm_handoff", content=COMMENT_URL)
+        # once one is closed, the other is the only one: no name needed
+        dismissed(tmp_path, upvote)
+        url = by_hand(forum, tmp_path, comment)
+        last = await call(client, oid, "confirm_handoff", content=url)
         assert last["status"] == "posted" and last["record"] == comment, last
 
 
@@ -108,8 +128,8 @@ async def test_a_confirm_that_names_no_pending_handoff_says_what_to_call(
         oid = await drafted(client)
         comment = (await call(client, oid, "comment", content=COMMENT))["record"]
         unknown = await call(client, oid, "confirm_handoff", handoff=999)
-        assert unknown["error"].startswith("invalid_input: There is no record 999."), unknown
-        assert f"Pending here: record {comment} (comment)" in unknown["error"]
+        assert unknown["error"].startswith("invalid_input: There is no hand-off h999."), unknown
+        assert f"Pending here: hand-off h{comment} (handoff={comment}, comment)" in unknown["error"]
         assert f"handoff={comment}" in unknown["error"]
         none = await call(client, oid, "confirm_handoff", handoff="upvote")
         assert "There is no pending upvote hand-off" in none["error"], none
@@ -119,12 +139,13 @@ async def test_a_confirm_that_names_no_pending_handoff_says_what_to_call(
         foreign = await call(client, other, "confirm_handoff", handoff=comment)
         assert f"Record {comment} is not a hand-off of {other}" in foreign["error"], foreign
         assert "strike with action='comment' (or 'post') first" in foreign["error"]
-        done = await call(client, oid, "confirm_handoff", handoff=comment, content=COMMENT_URL)
+        url = by_hand(forum, tmp_path, comment)
+        done = await call(client, oid, "confirm_handoff", handoff=comment, content=url)
         assert done["status"] == "posted", done
         twice = await call(client, oid, "confirm_handoff", handoff=comment, content="https://x")
-        assert twice["status"] == "duplicate" and COMMENT_URL in twice["reason"], twice
+        assert twice["status"] == "duplicate" and url in twice["reason"], twice
         assert twice["earlier"]["record"] == comment
-    assert rows_by_id(tmp_path)[comment].result_url == COMMENT_URL
+    assert rows_by_id(tmp_path)[comment].result_url == url
 
 
 async def test_history_shows_a_handoffs_text(forum: FakePlatform, tmp_path: Path) -> None:
@@ -139,7 +160,7 @@ async def test_history_shows_a_handoffs_text(forum: FakePlatform, tmp_path: Path
     assert print_history(config, None, None, 10, as_json=False, out=out) == 0
     text = out.getvalue()
     lines = text.splitlines()
-    assert "to post by hand:" in text and f"handoff={record}" in text, text
+    assert "to post by hand:" in text and f"review done h{record}" in text, text
     assert any(line.startswith("        Structured concurrency would help here.") for line in lines)
     assert "        Second paragraph." in lines, text
     assert all(len(line) <= 80 for line in lines[2:]), text
@@ -154,7 +175,7 @@ async def test_a_post_after_a_comment_to_the_same_author_is_not_cooled_down(
     async with Client(fake_gateway(tmp_path, forum)) as client:
         oid = await drafted(client)
         commented = await call(client, oid, "comment", content=COMMENT)
-        assert commented["status"] == "handoff", commented  # a hand-off engages the author
+        assert commented["status"] == "handoff", commented
         posted = await call(
             client, oid, "post", content="What we learned about cancellation.", title="Cancel"
         )
@@ -164,12 +185,14 @@ async def test_a_post_after_a_comment_to_the_same_author_is_not_cooled_down(
     assert [w.action for w in forum.writes] == ["write_post"]
 
 
-async def test_a_comment_after_a_comment_to_the_same_author_is_cooled_down(
+async def test_a_comment_after_a_posted_comment_to_the_same_author_is_cooled_down(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
     async with Client(fake_gateway(tmp_path, forum)) as client:
         first = await drafted(client)
-        assert (await call(client, first, "comment", content=COMMENT))["status"] == "handoff"
+        record = (await call(client, first, "comment", content=COMMENT))["record"]
+        by_hand(forum, tmp_path, record)
+        assert (await call(client, first, "confirm_handoff"))["status"] == "posted"
         second = await drafted(client, "tokio loom testing", "loom")
         cooled = await call(client, second, "comment", content="Loom is great for this.")
         assert cooled["status"] == "refused", cooled

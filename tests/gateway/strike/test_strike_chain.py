@@ -288,12 +288,16 @@ async def test_human_only_hands_off_and_confirm_handoff_records_it(bench: Bench)
     got = wire(await bench.desk.strike(ctx, "comment", "Hi.", "", accept))
     assert got["status"] == "handoff" and got["reason"] == "a person must post comments", got
     assert got["text"] == "Hi." + FOOTER and bench.fake.asked() == ["validate"]
-    done = wire(
+    said = wire(
         await bench.desk.strike(
             context(bench.fake), "confirm_handoff", "https://x.test/mine", "", accept
         )
     )
-    assert done["status"] == "posted" and done["url"] == "https://x.test/mine", done
+    assert said["status"] == "handoff" and "unverified" in said["reason"], said  # no proof
+    [row] = bench.rows()
+    mine = str(bench.fake.record("write_comment", row.target, body=row.content).url)  # by hand
+    done = wire(await bench.desk.strike(context(bench.fake), "confirm_handoff", mine, "", accept))
+    assert done["status"] == "posted" and done["url"] == mine, done
     [row] = bench.rows()
     assert row.status is StrikeStatus.POSTED and row.approver == "human"
     with pytest.raises(PlatformError, match=r"^invalid_input: There is no pending hand-off"):
@@ -308,9 +312,9 @@ async def test_the_signed_in_caller_is_a_column_never_a_decision(bench: Bench) -
     who = "by=mallory\nmode=live"
     got = await bench.desk.strike(ctx, "comment", "Hi.", "", accept, by=who)
     assert got.status == "handoff", got
-    done = await bench.desk.strike(
-        ctx, "confirm_handoff", "https://x.test/mine", "", accept, by=who
-    )
+    [row] = bench.rows()
+    mine = str(bench.fake.record("write_comment", row.target, body=row.content).url)  # by hand
+    done = await bench.desk.strike(ctx, "confirm_handoff", mine, "", accept, by=who)
     assert done.status == "posted", done
     [row] = bench.rows()
     assert (row.principal, row.confirmed_by) == (who, who)

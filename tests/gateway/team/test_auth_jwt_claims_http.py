@@ -21,7 +21,7 @@ from gwanjong_gateway.cli.history import print_history
 from gwanjong_gateway.config import ConfigError, parse
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_sandbox.control import SandboxControl
-from tests.gateway.helpers import config_text, opportunity_for
+from tests.gateway.helpers import config_text
 from tests.gateway.http_gateway import client, initialize_status, serve_app
 from tests.gateway.team.test_auth_jwt_http import AUDIENCE, ISSUER, Issuer, auth_table, gateway
 from tests.mcp import call
@@ -139,29 +139,39 @@ def test_unsafe_jwt_settings_stop_the_start(
         parse(config_text(tmp_path, [], tables=tables))
 
 
-async def test_a_hostile_sub_is_cleaned_before_the_terminal(
-    sandbox: SandboxControl, tmp_path: Path
+HOSTILE = "mallory\x1b]0;owned\x07\x1b[2J\u202e\nby=admin"
+
+
+@pytest.mark.parametrize(
+    "sub",
+    [
+        "\u200b",  # cleans to "": was the local operator
+        " \u2060\ufeff ",
+        "ali\u00adce",  # a soft hyphen: was alice
+        "\uff41\uff4c\uff49\uff43\uff45",  # fullwidth: NFKC makes it alice
+        "alice\u200d",
+        " alice",
+        HOSTILE,
+    ],
+)
+async def test_a_sub_not_in_its_one_form_is_refused(
+    sandbox: SandboxControl, tmp_path: Path, sub: str
 ) -> None:
+    """A `sub` is normalised once (NFKC, cleaned): empty after, or other than its cleaned
+    form, it signs nobody in (neither the operator nor the person it cleans to)."""
     idp = Issuer(tmp_path)
-    hostile = "mallory\x1b]0;owned\x07\x1b[2J\u202e\nby=admin"
-    async with (
-        serve_app(gateway(sandbox, tmp_path, idp.jwks)) as url,
-        client(url, idp.token(hostile)) as c,
-    ):
-        scouted = await call(c, "scout", topic="rust async cancellation", limit=5)
-        oid = opportunity_for(scouted, "devto", "Rust async")
-        await call(c, "draft", opportunity_id=oid)
-        posted = await call(
-            c, "strike", opportunity_id=oid, action="post", content="Hi", title="Hello"
-        )
-        assert posted["status"] == "posted", posted
-    store = StrikeStore(tmp_path / "gwanjong.db")
-    try:
-        (row,) = store.history(limit=10)
-    finally:
-        store.close()
-    assert row.principal == "mallory]0;owned[2J by=admin", row.principal
-    # a record written before cleaning existed is shown with its hidden characters marked
+    async with serve_app(gateway(sandbox, tmp_path, idp.jwks)) as url:
+        assert await initialize_status(url, idp.token(sub)) == 401
+        assert await initialize_status(url, idp.token("alice")) == 200
+        assert await initialize_status(url, idp.token("Zoë Kim")) == 200  # NFC: its one form
+    assert sandbox.writes() == []
+
+
+def test_a_hostile_principal_in_the_record_is_cleaned_before_the_terminal(
+    tmp_path: Path,
+) -> None:
+    """A record written before names were refused is shown with its hidden characters
+    marked, never raw."""
     store = StrikeStore(tmp_path / "gwanjong.db")
     try:
         store.insert(
@@ -173,7 +183,7 @@ async def test_a_hostile_sub_is_cleaned_before_the_terminal(
             content="text",
             mode="live",
             status="posted",
-            principal=hostile,
+            principal=HOSTILE,
         )
     finally:
         store.close()
@@ -182,7 +192,6 @@ async def test_a_hostile_sub_is_cleaned_before_the_terminal(
     assert print_history(config, None, None, 10, as_json=False, out=out) == 0
     shown = out.getvalue()
     words = " ".join(shown.split())
-    assert words.count("by mallory]0;owned[2J by=admin") == 1, shown
     assert "by mallory⟦U+001B⟧]0;owned⟦U+0007⟧⟦U+001B⟧[2J⟦U+202E⟧ by=admin" in words, shown
     assert not any(ch in shown for ch in "\x1b\x07\u202e"), repr(shown)
 

@@ -18,6 +18,7 @@ from mcp.shared.exceptions import MCPError
 from gwanjong_gateway.cli.history import print_history
 from gwanjong_gateway.cli.main import parser
 from gwanjong_gateway.config import ConfigError, parse
+from gwanjong_gateway.record.store import StrikeStore
 from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import config_text
 from tests.gateway.strike.test_strike import drafted
@@ -78,7 +79,7 @@ async def bob_strikes(
         handoff=handoff["record"],
         content=URL,
     )
-    assert f"There is no record {handoff['record']}." in named, named
+    assert f"There is no hand-off h{handoff['record']}." in named, named
     seen += [none, named]
     posted = await call(
         b, "strike", opportunity_id=oid, action="post", content=BOB_POST, title="Bob's"
@@ -190,14 +191,21 @@ def test_auditors_are_checked_when_the_config_is_read(tmp_path: Path) -> None:
 async def test_an_author_cool_down_names_no_other_members_record(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
-    """Alice's hand-off engages an author; Bob replying to the same author elsewhere is
+    """Alice's posted hand-off engages an author; Bob replying to the same author elsewhere is
     refused by the team's cool-down, told it was another member, never which record."""
     async with team_gateway(tmp_path, forum) as team:
         async with team.client("alice") as a:
+            handoff_oid = await drafted(a)
             handoff = await call(
-                a, "strike", opportunity_id=await drafted(a), action="comment", content=ALICE_REPLY
+                a, "strike", opportunity_id=handoff_oid, action="comment", content=ALICE_REPLY
             )
             assert handoff["status"] == "handoff", handoff
+            # posted by hand and proven: only now is the author engaged
+            row = await team.gateway.records.run(StrikeStore.get, int(handoff["record"]))
+            assert row is not None
+            forum.record("write_comment", row.target, body=row.content)
+            done = await call(a, "strike", opportunity_id=handoff_oid, action="confirm_handoff")
+            assert done["status"] == "posted", done
         async with team.client("bob") as b:
             oid = await drafted(b, "tokio loom testing", "loom")  # the same author's
             refused = await call(b, "strike", opportunity_id=oid, action="comment", content="Hi")

@@ -1,5 +1,5 @@
 """One exact write on a PostgreSQL record (issue 34): the approval keeps its write's
-canonical JSON there (migration 14), and `review approve --title --tags` sends exactly it,
+canonical JSON there (the `outgoing` migration), and `review approve --title --tags` sends exactly it,
 as on SQLite (tests/gateway/cli/test_review_exact.py)."""
 
 from __future__ import annotations

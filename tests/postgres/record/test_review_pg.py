@@ -73,9 +73,9 @@ async def test_decline_then_a_handoff_closed(tmp_path: Path, pg_url: str) -> Non
             )
         ).structured_content
     assert handed is not None and handed["status"] == "handoff"
-    assert (await bench.review("decline", str(approval_id))).code == 0
+    assert (await bench.review("decline", f"a{approval_id}")).code == 0
     url = "https://dev.to/gwanjong_bot/comment/7"
-    assert (await bench.review("done", str(handed["record"]), "--url", url)).code == 0
+    assert (await bench.review("done", f"h{handed['record']}", "--url", url)).code == 0
     rows = {r.id: r for r in bench.rows()}
     assert rows[handed["record"]].status is StrikeStatus.POSTED
     assert rows[handed["record"]].result_url == url

@@ -146,6 +146,7 @@ def report(
     for name, checked in (probes or {}).items():
         if (problem := checked.problem(name)) is not None:
             found.append(problem)
+        found += checked.exposed_problems()
     if found:
         print("problems:", file=out)
         for p in found:

@@ -4,7 +4,8 @@
 The gateway holds no platform facts: a server names its own credentials (the
 `credentials` of its capabilities answer). A server with credentials set looks its account
 up on the platform (the same call `status` makes), so `--offline` skips this probe.
-Only variable names are ever reported, never a value.
+Only variable names are ever reported, never a value. An `expose`d tool the server does
+not mark read-only is named too: the gateway refuses to list or call it (expose.py).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import anyio
 
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.platforms.client import PlatformClient
-from gwanjong_gateway.platforms.upstreams import Upstreams
+from gwanjong_gateway.platforms.expose import writes
+from gwanjong_gateway.platforms.upstreams import SEP, Upstreams
 from gwanjong_shared.contract import CredentialState
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.visible import line as one_line
@@ -37,6 +39,15 @@ class Probe:
     missing: list[str] = field(default_factory=list[str])
     account: str | None = None
     why: str = ""
+    #: its `expose`d tools that may write (not marked read-only): refused by the gateway
+    exposed_writes: list[str] = field(default_factory=list[str])
+
+    def exposed_problems(self) -> list[str]:
+        return [
+            f"gateway.expose: {name} is not marked read-only by its server, so the gateway "
+            "neither lists nor calls it (a write goes through strike): drop it from expose"
+            for name in self.exposed_writes
+        ]
 
     def line(self) -> str:
         if self.state is ServerState.NO_CREDENTIALS:
@@ -69,6 +80,16 @@ async def probe(config: GatewayConfig, timeout_s: float | None = None) -> dict[s
 
     async def one(name: str) -> None:
         found[name] = await _one(upstreams, name, bound)
+        upstream = upstreams.get(name)
+        if upstream is not None and upstream.tools:  # listed: its annotations are known
+            for exposed in config.gateway.expose:
+                platform, _, tool = exposed.partition(SEP)
+                if (
+                    platform == name
+                    and tool in upstream.tools
+                    and writes(tool, upstream.tools[tool])
+                ):
+                    found[name].exposed_writes.append(exposed)
 
     try:
         async with anyio.create_task_group() as tg:

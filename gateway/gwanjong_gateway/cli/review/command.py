@@ -5,7 +5,9 @@
 approval is executed here, through the whole strike chain, whether or not a gateway
 process is running: the record (SQLite or PostgreSQL) consumes the approval in the
 claim's transaction, so two approvers, or a gateway and a terminal, never write twice.
-`done` closes the hand-off it names (`HandOffs.done`).
+`done` closes the hand-off it names (`HandOffs.done`), `dismiss` drops it (`HandOffs.dismiss`).
+Approvals are named `a7`, hand-offs `h12` (`rules/refs.py`); a bare number is taken only
+where it cannot mean the other kind.
 
 `approve` needs a person: stdin and stdout must be a terminal and the person types
 `approve`. A model with a shell that pipes an answer in is refused; this is a speed bump
@@ -91,14 +93,12 @@ def add_review(sub: Any) -> None:
     )
     ls.add_argument("--limit", type=int, default=50, help="at most this many of each kind")
     show = rsub.add_parser(
-        "show", help="one approval (or hand-off) in full: the exact text, where, why"
+        "show", help="one approval or hand-off in full: the exact text, where, why"
     )
-    show.add_argument("id", type=int, help="the approval's ID (see review list)")
-    show.add_argument(
-        "--handoff", action="store_true", help="ID is a hand-off's: show what to post by hand"
-    )
+    show.add_argument("id", help="a7 (an approval) or h12 (a hand-off); see review list")
+    show.add_argument("--handoff", action="store_true", help="ID is a hand-off's (as h<ID>)")
     ap = rsub.add_parser("approve", help="approve at this terminal, and make the write now")
-    ap.add_argument("id", type=int, help="the approval's ID")
+    ap.add_argument("id", help="the approval's ID (a7)")
     ap.add_argument(
         "--text-file",
         type=Path,
@@ -112,11 +112,15 @@ def add_review(sub: Any) -> None:
         help="a new post: send exactly these tags (comma-separated; '' for none)",
     )
     de = rsub.add_parser("decline", help="decline: nothing is sent")
-    de.add_argument("id", type=int, help="the approval's ID")
+    de.add_argument("id", help="the approval's ID (a7)")
     de.add_argument("--reason", default="", help="why, for the record")
     done = rsub.add_parser("done", help="you posted a hand-off by hand: record it with its URL")
-    done.add_argument("id", type=int, help="the hand-off's ID (its record, see review list)")
+    done.add_argument("id", help="the hand-off's ID (h12, see review list)")
     done.add_argument("--url", required=True, help="the http(s) link of what you posted")
-    for p in (r, ls, show, ap, de, done):
+    dis = rsub.add_parser(
+        "dismiss", help="you will not post a hand-off: it leaves the queue (kept in history)"
+    )
+    dis.add_argument("id", help="the hand-off's ID (h12, see review list)")
+    for p in (r, ls, show, ap, de, done, dis):
         global_options(p)
     r.set_defaults(run=_review)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from gwanjong_gateway.cli.review import view
+from gwanjong_gateway.cli.review import ids, view
 from gwanjong_gateway.cli.review.term import APPROVE_WORD, Review
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.records import Records
@@ -17,6 +17,7 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import Channel
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_gateway.rules.outgoing import Edit, parse_tags
+from gwanjong_gateway.rules.refs import Kind, approval_ref, handoff_ref
 from gwanjong_gateway.strike.results import (
     Declined,
     DryRun,
@@ -35,15 +36,23 @@ async def dispatch(r: Review, args: argparse.Namespace) -> int:
     command = args.review_command
     if command == "list":
         return await list_waiting(r, args.all, args.json, args.principal, args.limit)
+    try:
+        ref = await ids.resolve(r, command, args.id, getattr(args, "handoff", False))
+    except ids.NotAnId as exc:
+        return r.term.fail(str(exc))
+    except PlatformError as exc:
+        return r.term.fail(exc.message, 2)
     if command == "show":
-        return await (show_handoff(r, args.id) if args.handoff else show(r, args.id))
+        return await (show_handoff(r, ref.id) if ref.kind is Kind.HANDOFF else show(r, ref.id))
     if command == "approve":
         tags = None if args.tags is None else parse_tags(args.tags)
-        return await approve(r, args.id, args.text_file, args.title, tags)
+        return await approve(r, ref.id, args.text_file, args.title, tags)
     if command == "decline":
-        return await decline(r, args.id, args.reason)
+        return await decline(r, ref.id, args.reason)
     if command == "done":
-        return await done(r, args.id, args.url)
+        return await done(r, ref.id, args.url)
+    if command == "dismiss":
+        return await dismiss(r, ref.id)
     raise ValueError(f"unknown review command {command!r}")
 
 
@@ -63,6 +72,8 @@ async def list_waiting(
             approvals = await records.run(
                 StrikeStore.approvals, now, not everything, principal, limit
             )
+            after = r.config.review.handoff_expire_after_s
+            await records.run(StrikeStore.expire_handoffs, now - after, now)
             handoffs = await records.run(
                 StrikeStore.history, None, StrikeStatus.HANDOFF, limit, principal
             )
@@ -72,7 +83,7 @@ async def list_waiting(
         finally:
             records.close()
         items = [view.approval_item(a, now, held.get(a.id)) for a in approvals]
-        items += [view.handoff_item(h) for h in handoffs]
+        items += [view.handoff_item(h, after, now) for h in handoffs]
     # waiting: the oldest first (it expires first); with --all, the newest first
     items.sort(key=lambda i: (i.created_at, i.kind, i.data["id"]), reverse=everything)
     r.term.out(view.as_json(items) if as_json else "\n".join(view.table(items, now, everything)))
@@ -81,7 +92,9 @@ async def list_waiting(
 
 async def show(r: Review, approval_id: int) -> int:
     if _no_record(r):
-        return r.term.fail(f"There is no approval {approval_id} (nothing is recorded yet).")
+        return r.term.fail(
+            f"There is no approval {approval_ref(approval_id)} (nothing is recorded yet)."
+        )
     records = Records.for_config(r.config)
     now = r.clock()
     try:
@@ -93,15 +106,17 @@ async def show(r: Review, approval_id: int) -> int:
         records.close()
     if approval is None:
         return r.term.fail(
-            f"There is no approval {approval_id}; `gwanjong review list` shows those waiting."
+            f"There is no approval {approval_ref(approval_id)}; `gwanjong review list` shows "
+            "those waiting."
         )
     r.term.out(*view.details(approval, now, held.get(approval.id)))
     return 0
 
 
 async def show_handoff(r: Review, record_id: int) -> int:
+    h = handoff_ref(record_id)
     if _no_record(r):
-        return r.term.fail(f"There is no hand-off {record_id} (nothing is recorded yet).")
+        return r.term.fail(f"There is no hand-off {h} (nothing is recorded yet).")
     records = Records.for_config(r.config)
     try:
         row = await records.run(StrikeStore.get, record_id)
@@ -110,13 +125,10 @@ async def show_handoff(r: Review, record_id: int) -> int:
     finally:
         records.close()
     if row is None:
-        return r.term.fail(
-            f"There is no hand-off {record_id}; `gwanjong review list` shows those waiting."
-        )
+        return r.term.fail(f"There is no hand-off {h}; `gwanjong review list` shows those waiting.")
     if row.status is not StrikeStatus.HANDOFF:
         return r.term.fail(
-            f"Record {record_id} is {row.status}, not a hand-off waiting for a person; "
-            f"`gwanjong history` shows it."
+            f"Hand-off {h} is {row.status}, not waiting for a person; `gwanjong history` shows it."
         )
     r.term.out(*view.handoff_details(row))
     return 0
@@ -144,7 +156,9 @@ async def approve(
     if why:
         return r.term.fail(f"needs a person at a terminal: {why}. Run it yourself in one.")
     if _no_record(r):
-        return r.term.fail(f"There is no approval {approval_id} (nothing is recorded yet).")
+        return r.term.fail(
+            f"There is no approval {approval_ref(approval_id)} (nothing is recorded yet)."
+        )
     text: str | None = None
     if text_file is not None:
         try:
@@ -176,12 +190,12 @@ async def approve(
         )
         r.term.out("")
         typed = r.term.ask(
-            f"Type {APPROVE_WORD} to send it now (approval {approval.id}, approved by {by}); "
+            f"Type {APPROVE_WORD} to send it now (approval {approval_ref(approval.id)}, approved by {by}); "
             "anything else stops: "
         )
         if typed != APPROVE_WORD:
             return r.term.fail(
-                f"Not approved: nothing was sent; approval {approval_id} still waits."
+                f"Not approved: nothing was sent; approval {approval_ref(approval_id)} still waits."
             )
         try:
             result = await desk.decide(
@@ -196,7 +210,9 @@ async def approve(
 
 async def decline(r: Review, approval_id: int, reason: str) -> int:
     if _no_record(r):
-        return r.term.fail(f"There is no approval {approval_id} (nothing is recorded yet).")
+        return r.term.fail(
+            f"There is no approval {approval_ref(approval_id)} (nothing is recorded yet)."
+        )
     gw = Gateway(r.config, transports=r.transports, wall=r.clock)
     try:
         result = await gw.desk.decide(
@@ -211,7 +227,9 @@ async def decline(r: Review, approval_id: int, reason: str) -> int:
 
 async def done(r: Review, record_id: int, url: str) -> int:
     if _no_record(r):
-        return r.term.fail(f"There is no hand-off {record_id} (nothing is recorded yet).")
+        return r.term.fail(
+            f"There is no hand-off {handoff_ref(record_id)} (nothing is recorded yet)."
+        )
     gw = Gateway(r.config, transports=r.transports, wall=r.clock)
     try:
         posted = await gw.desk.handoffs.done(record_id, url, by=r.login())
@@ -219,7 +237,27 @@ async def done(r: Review, record_id: int, url: str) -> int:
         return r.term.fail(exc.message)
     finally:
         await gw.aclose()
-    r.term.out(f"Hand-off {posted.record} recorded as posted by a person: {posted.url}")
+    r.term.out(
+        f"Hand-off {handoff_ref(posted.record)} recorded as posted by a person: {posted.url}"
+    )
+    return 0
+
+
+async def dismiss(r: Review, record_id: int) -> int:
+    if _no_record(r):
+        return r.term.fail(
+            f"There is no hand-off {handoff_ref(record_id)} (nothing is recorded yet)."
+        )
+    gw = Gateway(r.config, transports=r.transports, wall=r.clock)
+    try:
+        row = await gw.desk.handoffs.dismiss(record_id, by=r.login())
+    except PlatformError as exc:
+        return r.term.fail(exc.message)
+    finally:
+        await gw.aclose()
+    r.term.out(
+        f"Hand-off {handoff_ref(row.id)} dismissed: it left the queue (`gwanjong history` keeps it)."
+    )
     return 0
 
 
@@ -227,22 +265,25 @@ def outcome(r: Review, approval_id: int, result: StrikeResult) -> int:
     """What the decision came to, for the person; 0 when it did what they asked."""
     if isinstance(result, Posted):
         r.term.out(
-            f"Posted: {result.url or '(no link given)'} (approval {approval_id}, record {result.record})"
+            f"Posted: {result.url or '(no link given)'} (approval {approval_ref(approval_id)}, record {result.record})"
         )
         return 0
     if isinstance(result, Handoff):
+        h = handoff_ref(result.record)
         r.term.out(
-            f"Handed off (record {result.record}): {result.reason}",
+            f"Handed off (hand-off {h}): {result.reason}",
             f"Post it by hand at {result.open or 'the platform'}, then: "
-            f"gwanjong review done {result.record} --url URL",
+            f"gwanjong review done {h} --url URL",
         )
         return 0
     if isinstance(result, Declined):
-        r.term.out(f"Declined: nothing was sent (approval {approval_id}, record {result.record}).")
+        r.term.out(
+            f"Declined: nothing was sent (approval {approval_ref(approval_id)}, record {result.record})."
+        )
         return 0
     if isinstance(result, DryRun):
         return r.term.fail(
-            f'writes = "dry-run": nothing was sent; approval {approval_id} still waits.'
+            f'writes = "dry-run": nothing was sent; approval {approval_ref(approval_id)} still waits.'
         )
     # refused (a wait says when, and that the approval still waits), a duplicate (or,
     # never, still pending)

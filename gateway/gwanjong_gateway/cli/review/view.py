@@ -18,6 +18,7 @@ from typing import Any
 from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Hold, iso
 from gwanjong_gateway.rules.ledger import Strike
 from gwanjong_gateway.rules.outgoing import Outgoing
+from gwanjong_gateway.rules.refs import approval_ref, handoff_ref
 from gwanjong_shared.contract.visible import json_escaped, show
 from gwanjong_shared.contract.visible import line as one_line
 
@@ -62,8 +63,9 @@ class Item:
     kind: str  # "approval" | "handoff"
     data: dict[str, Any]  # the stable JSON object
     created_at: float
-    expires_in: float | None  # seconds; None: a hand-off never expires
+    expires_in: float | None  # seconds; None: decided
     excerpt: str
+    note: str = ""  # one more line under it (a hand-off's unverified claim)
 
 
 def blocked(hold: Hold | None) -> dict[str, str] | None:
@@ -78,6 +80,7 @@ def approval_item(a: Approval, now: float, hold: Hold | None = None) -> Item:
     excerpt = first_line(a.text)
     data = {
         "kind": "approval",
+        "ref": approval_ref(a.id),
         **a.public(now),
         "title": a.title,
         "tags": list(a.tags),
@@ -88,11 +91,14 @@ def approval_item(a: Approval, now: float, hold: Hold | None = None) -> Item:
     return Item("approval", data, a.created_at, left, excerpt)
 
 
-def handoff_item(r: Strike) -> Item:
-    """A hand-off in the shape of an approval's `public` (the same keys, every time)."""
+def handoff_item(r: Strike, expire_after_s: float, now: float) -> Item:
+    """A hand-off in the shape of an approval's `public` (the same keys, every time), and
+    whether the model claimed it posted (unverified: it stays the person's)."""
     excerpt = first_line(r.content)
+    expires_at = r.created_at + expire_after_s
     data: dict[str, Any] = {
         "kind": "handoff",
+        "ref": handoff_ref(r.id),
         "id": r.id,
         "status": str(r.status),
         "platform": r.platform,
@@ -100,7 +106,7 @@ def handoff_item(r: Strike) -> Item:
         "target": r.target_url or r.target,
         "by": r.principal,
         "created_at": iso(r.created_at),
-        "expires_at": "",
+        "expires_at": iso(expires_at),
         "decided_by": r.confirmed_by,
         "channel": "",
         "decided_at": "",
@@ -113,8 +119,19 @@ def handoff_item(r: Strike) -> Item:
         "said": f"waits for a person since {iso(r.created_at)}",
         "blocked": None,
         "excerpt": excerpt,
+        "claimed_at": iso(r.claimed_at) if r.claimed_at else "",
+        "claimed_url": r.claimed_url,
     }
-    return Item("handoff", data, r.created_at, None, excerpt)
+    note = claim_note(r)
+    return Item("handoff", data, r.created_at, expires_at - now, excerpt, note)
+
+
+def claim_note(r: Strike) -> str:
+    """What the model said of this hand-off, if it said it was posted (never proof)."""
+    if not r.claimed_at:
+        return ""
+    at = f" at {one_line(r.claimed_url, 200)}" if r.claimed_url else ""
+    return f"claimed posted by the model{at}, unverified ({iso(r.claimed_at)})"
 
 
 def handoff_write(r: Strike) -> Outgoing:
@@ -152,7 +169,7 @@ def table(items: list[Item], now: float, decided: bool) -> list[str]:
         held = d.get("blocked")
         status = "blocked" if held else d["status"]
         lines.append(
-            f"{d['id']:>5}  {kind:<8} {status:<9} {one_line(d['platform'], 9):<9} "
+            f"{d['ref']:>5}  {kind:<8} {status:<9} {one_line(d['platform'], 9):<9} "
             f"{d['action']:<8} {one_line(who(d['by']), 12):<12} {span(now - i.created_at):>6} {left:>7}"
         )
         lines.append(f"{'':>7}@ {one_line(d['target'], 200)}")
@@ -166,10 +183,14 @@ def table(items: list[Item], now: float, decided: bool) -> list[str]:
             lines.append(f"{'':>7}= {d['said']}")
         if i.excerpt:
             lines.append(f"{'':>7}| {i.excerpt}")
+        if i.note:
+            lines.append(f"{'':>7}! {i.note}")
     lines.append("")
     lines.append("Each row quotes the first line of its text; `show ID` prints all of it.")
-    lines.append("approval: gwanjong review show|approve|decline ID")
-    lines.append("hand-off: post it by hand, then gwanjong review done ID --url URL")
+    lines.append("approval: gwanjong review show|approve|decline aID")
+    lines.append(
+        "hand-off: post it by hand, then gwanjong review done hID --url URL (or review dismiss hID)"
+    )
     return lines
 
 
@@ -206,7 +227,7 @@ def details(a: Approval, now: float, hold: Hold | None = None) -> list[str]:
     else:
         head = one_line(a.said(now), 300)
     lines = [
-        f"Approval {a.id}: {head}",
+        f"Approval {approval_ref(a.id)}: {head}",
         f"  what:     {one_line(a.where(), 300)}",
         f"  asked by: {who(a.principal)} at {iso(a.created_at)}",
         f"  target:   {one_line(a.target_url or a.target or '(a new post)', 300)}",
@@ -231,12 +252,15 @@ def details(a: Approval, now: float, hold: Hold | None = None) -> list[str]:
     if open_now and hold is None:
         lines += [
             "",
-            f"Decide: gwanjong review approve {a.id} [--text-file F]"
+            f"Decide: gwanjong review approve {approval_ref(a.id)} [--text-file F]"
             f"{' [--title T] [--tags a,b]' if a.action == 'post' else ''}   |   "
-            f"gwanjong review decline {a.id} [--reason TEXT]",
+            f"gwanjong review decline {approval_ref(a.id)} [--reason TEXT]",
         ]
     elif open_now:
-        lines += ["", f"Decide: gwanjong review decline {a.id} [--reason TEXT] (approving waits)"]
+        lines += [
+            "",
+            f"Decide: gwanjong review decline {approval_ref(a.id)} [--reason TEXT] (approving waits)",
+        ]
     return lines
 
 
@@ -278,7 +302,7 @@ def sent_write(w: Outgoing, said: str = "This exact text will be sent") -> list[
 def edit_view(a: Approval, edited: Outgoing) -> list[str]:
     """The person's edit of approval ``a``: what will be sent instead."""
     return [
-        f"Approval {a.id}: {one_line(a.where(), 300)}",
+        f"Approval {approval_ref(a.id)}: {one_line(a.where(), 300)}",
         "",
         "Your edit will be sent instead (recorded as edited by you).",
         *sent_write(edited),
@@ -289,12 +313,19 @@ def edit_view(a: Approval, edited: Outgoing) -> list[str]:
 
 def handoff_details(r: Strike) -> list[str]:
     """A waiting hand-off in full: what to post by hand, where, and how to say it is done."""
+    h = handoff_ref(r.id)
     lines = [
-        f"Hand-off {r.id}: {r.status}, {r.action} on {r.platform} since {iso(r.created_at)}",
+        f"Hand-off {h}: {r.status}, {r.action} on {r.platform} since {iso(r.created_at)}",
         f"  asked by: {who(r.principal)}",
         f"  where:    {one_line(r.target_url or r.target or '(a new post)', 300)}",
         f"  why:      {one_line(r.reason, 300)}",
     ]
+    if r.claimed_at:
+        lines.append(f"  claimed:  {claim_note(r)}")
     lines += ["", "Post exactly this by hand:", *sent_text(r.title, r.content)]
-    lines += ["", f"Then: gwanjong review done {r.id} --url <the link of your post>"]
+    lines += [
+        "",
+        f"Then: gwanjong review done {h} --url <the link of your post>"
+        f"   |   not posting it: gwanjong review dismiss {h}",
+    ]
     return lines

@@ -1,0 +1,96 @@
+"""The record's hand-offs: writes a person posts by hand (`strike/handoffs.py`). A mixin of
+`StrikeStore` (both engines), like `approval_rows`.
+
+A hand-off waits in its person's queue (status `handoff`) until a person closes it as
+posted (or proof does), dismisses it, or it expires. Expiry is a sweep (`expire_handoffs`)
+run before the queue is read or a hand-off is closed, so an old one never reaches a person
+as waiting. The model's unproven word that one was posted is only noted on the row
+(`claimed_at`, `claimed_url`); the row stays `handoff`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from gwanjong_gateway.record.statements import Statements
+from gwanjong_gateway.rules.ledger import Strike, StrikeStatus
+
+
+class HandoffRows(Statements):
+    def _row(self, row: Any) -> Strike | None:  # pragma: no cover - the store's
+        raise NotImplementedError
+
+    def update(self, strike_id: int, **fields: Any) -> Strike:  # pragma: no cover - the store's
+        raise NotImplementedError
+
+    def pending_handoffs(self, opportunity: str, platform: str) -> list[Strike]:
+        """The hand-offs of this opportunity that no one has closed yet, oldest first."""
+        rows = self._x(
+            "SELECT * FROM strikes WHERE opportunity = ? AND status = ? AND platform = ? "
+            "ORDER BY id",
+            (opportunity, StrikeStatus.HANDOFF, platform),
+        )
+        return [s for s in (self._row(r) for r in rows) if s is not None]
+
+    def open_handoffs(self, principal: str | None = None, limit: int = 200) -> list[Strike]:
+        """Every hand-off no one has closed yet, oldest first (``principal``: theirs)."""
+        query = "SELECT * FROM strikes WHERE status = ?"
+        args: list[Any] = [str(StrikeStatus.HANDOFF)]
+        if principal is not None:
+            query += " AND principal = ?"
+            args.append(principal)
+        query += " ORDER BY id LIMIT ?"
+        args.append(limit)
+        return [s for s in (self._row(r) for r in self._x(query, args)) if s is not None]
+
+    def close_handoff(
+        self, strike_id: int, status: StrikeStatus, now: float, **fields: Any
+    ) -> Strike | None:
+        """Move a waiting hand-off to ``status`` (posted, dismissed); None if it no longer
+        waits (closed meanwhile, or expired)."""
+        with self._transaction(immediate=True, lock=f"handoff:{strike_id}"):
+            row = self._x(
+                f"SELECT id FROM strikes WHERE id = ? AND status = ?{self.FOR_UPDATE}",
+                (strike_id, StrikeStatus.HANDOFF),
+            ).fetchone()
+            if row is None:
+                return None
+            return self.update(strike_id, status=status, now=now, **fields)
+
+    def confirm_handoff(self, strike_id: int, **fields: Any) -> Strike | None:
+        """Mark a waiting hand-off posted; None if it no longer waits."""
+        now = float(fields.pop("now", 0) or time.time())
+        return self.close_handoff(strike_id, StrikeStatus.POSTED, now, **fields)
+
+    def note_claim(self, strike_id: int, url: str, line: str, now: float) -> Strike | None:
+        """The model said hand-off ``strike_id`` was posted and nothing proved it: note the
+        claim (and ``url``, already checked), the row stays waiting. None: it no longer waits."""
+        with self._transaction(immediate=True, lock=f"handoff:{strike_id}"):
+            row = self._row(
+                self._x(
+                    f"SELECT * FROM strikes WHERE id = ? AND status = ?{self.FOR_UPDATE}",
+                    (strike_id, StrikeStatus.HANDOFF),
+                ).fetchone()
+            )
+            if row is None:
+                return None
+            policy = json.dumps([*row.policy, line], ensure_ascii=False, default=str)
+            return self.update(strike_id, claimed_at=now, claimed_url=url, policy=policy, now=now)
+
+    def expire_handoffs(self, older_than: float, now: float) -> int:
+        """Every hand-off handed over before ``older_than`` and still waiting expires; how
+        many did."""
+        found = self._x(
+            "UPDATE strikes SET status = ?, updated_at = ?, reason = ? "
+            "WHERE status = ? AND created_at < ? RETURNING id",
+            (
+                StrikeStatus.EXPIRED,
+                now,
+                "expired: no person closed or dismissed it in time",
+                StrikeStatus.HANDOFF,
+                older_than,
+            ),
+        ).fetchall()
+        return len(found)

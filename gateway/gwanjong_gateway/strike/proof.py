@@ -1,0 +1,107 @@
+"""Whether a hand-off is on the platform: the proof that closes it without a person.
+
+The model's word is never proof (a tricked model says anything, `javascript:` links
+included). Proof is reading the platform (over MCP, like `settle.read_back`): a comment
+by our account on the hand-off's post whose text holds the start of the handed-off text
+(a new post: one of ours with that text or title). A link the model gives must be an
+http(s) one of bounded length that points at that comment or that post; any other link
+makes the claim unproven, whatever the platform holds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from gwanjong_gateway.platforms.client import PlatformClient
+from gwanjong_gateway.platforms.upstreams import Upstreams
+from gwanjong_gateway.rules.ledger import Strike, StrikeAction, normalise
+from gwanjong_shared.contract.errors import PlatformError
+
+#: the longest link a hand-off keeps (a post's URL is far shorter)
+MAX_URL = 2048
+#: how much of the handed-off text (normalised) a comment must hold to be that hand-off
+NEEDLE = 120
+
+
+def web_link(url: str) -> str:
+    """``url`` when it is an http(s) link with a host, at most `MAX_URL` characters and
+    without a space or control character; "" otherwise (it is never stored or shown)."""
+    url = url.strip()
+    if len(url) > MAX_URL or any(c.isspace() or not c.isprintable() for c in url):
+        return ""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return ""
+    return url if parts.scheme in ("http", "https") and parts.hostname else ""
+
+
+@dataclass(frozen=True)
+class Proof:
+    """Found: ``url`` (what the record keeps) and ``id``; not found: ``why``."""
+
+    url: str = ""
+    id: str = ""
+    why: str = ""
+
+    @property
+    def found(self) -> bool:
+        return not self.why
+
+
+def _host(url: str) -> str:
+    return (urlsplit(url).hostname or "").lower().removeprefix("www.")
+
+
+def _segments(url: str) -> list[str]:
+    parts = urlsplit(url)
+    return [s for s in (*parts.path.split("/"), *parts.fragment.split("-")) if s]
+
+
+def points_at(link: str, post_url: str, item_id: str) -> bool:
+    """Whether ``link`` is the post at ``post_url`` or the item ``item_id`` on its site
+    (an id such as an AT URI is matched by its last part, as its web link shows it)."""
+    if not post_url or _host(link) != _host(post_url):
+        return False
+    if urlsplit(link).path.rstrip("/") == urlsplit(post_url).path.rstrip("/"):
+        return True
+    last = item_id.rstrip("/").rsplit("/", 1)[-1]
+    return bool(last) and last in _segments(link)
+
+
+def _ours(author: str, account: str) -> bool:
+    return author.lower().lstrip("@") == account.lower().lstrip("@")
+
+
+async def prove(upstreams: Upstreams, row: Strike, link: str) -> Proof:
+    """Read the platform for hand-off ``row``; ``link``: the checked link the model gave
+    ("" for none)."""
+    if row.action not in (StrikeAction.COMMENT, StrikeAction.POST):
+        return Proof(why=f"a {row.action} cannot be read back from {row.platform}")
+    needle = normalise(row.content)[:NEEDLE]
+    if not needle:
+        return Proof(why="the hand-off has no text to look for")
+    client = PlatformClient(upstreams, row.platform)
+    try:
+        account = (await client.capabilities()).account
+        if not account:
+            return Proof(why=f"{row.platform} does not say which account is ours")
+        if row.action is StrikeAction.COMMENT:
+            for c in await client.get_comments(row.target, 1000):
+                if _ours(c.author, account) and needle in normalise(c.body):
+                    if link and not points_at(link, row.target_url, c.id):
+                        return Proof(why="the link given is not that comment's or its post's")
+                    return Proof(url=link or row.target_url, id=c.id)
+            return Proof(why=f"no comment by {account} with this text is on that post")
+        for p in await client.search(row.title or row.content[:60], 50):
+            same = needle in normalise(p.body) or (
+                bool(row.title) and normalise(row.title) == normalise(p.title)
+            )
+            if _ours(p.author, account) and same:
+                if link and not points_at(link, p.url, p.id):
+                    return Proof(why="the link given is not that post's")
+                return Proof(url=link or p.url, id=p.id)
+        return Proof(why=f"no post by {account} with this text was found")
+    except PlatformError as exc:
+        return Proof(why=f"{row.platform} could not be read ({exc.kind})")

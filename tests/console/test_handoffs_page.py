@@ -1,0 +1,108 @@
+"""The console's Hand-offs page (fast tier, the fake forum in-process): hand-offs are named
+h12 and approvals a7 in its URLs and labels, the model's unverified claim is shown on the
+card, a person dismisses one (out of the queue, kept in history), and one past
+`[review] handoff_expire_after_s` is gone (the gateway's injected wall clock). The same in
+Chromium over the sandbox: tests/browser/test_console.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gwanjong_gateway.config import parse
+from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.ledger import StrikeStatus
+from gwanjong_gateway.server import build_gateway
+from tests.console.helpers import ORIGIN, Served, serving, sign_in
+from tests.fakes.clock import FakeClock
+from tests.fakes.platform import FakePlatform
+from tests.gateway.helpers import config_text, opportunity_for
+
+pytestmark = pytest.mark.anyio
+TEXT = "Structured concurrency would help here."
+
+
+def gateway(forum: FakePlatform, tmp_path: Path, clock: FakeClock) -> tuple[Gateway, Any]:
+    config = parse(
+        config_text(
+            tmp_path, ["devto"], "live", tables={"review": {"handoff_expire_after_s": 3600}}
+        )
+    )
+    gw = Gateway(
+        config, environ={}, transports={"devto": forum.server()}, clock=clock, wall=clock.time
+    )
+    return gw, build_gateway(config, gateway=gw)
+
+
+async def handed(s: Served) -> tuple[str, int]:
+    """A comment hand-off on the fake forum: (the model's opportunity id, its record)."""
+    scouted = await s.client.call_tool("scout", {"topic": "rust async cancellation", "limit": 8})
+    assert scouted.structured_content is not None
+    oid = opportunity_for(scouted.structured_content, "devto", "Rust async")
+    await s.client.call_tool("draft", {"opportunity_id": oid})
+    got = await s.client.call_tool(
+        "strike", {"opportunity_id": oid, "action": "comment", "content": TEXT}
+    )
+    assert got.structured_content is not None and got.structured_content["status"] == "handoff"
+    return oid, int(got.structured_content["record"])
+
+
+async def test_dismiss_a_handoff_from_the_console(forum: FakePlatform, tmp_path: Path) -> None:
+    gw, mcp = gateway(forum, tmp_path, FakeClock())
+    async with serving(gw, mcp) as s:
+        oid, record = await handed(s)
+        csrf = await sign_in(s)
+        page = (await s.http.get("/handoffs")).text
+        assert f"Hand-off h{record}: comment on devto" in page
+        assert f'action="/handoffs/h{record}/dismiss"' in page and "claimed, unverified" not in page
+        # the model says it was posted: no proof on the forum, so the card says so
+        said = await s.client.call_tool(
+            "strike",
+            {
+                "opportunity_id": oid,
+                "action": "confirm_handoff",
+                "content": "https://dev.to/gwanjong_bot/77",
+            },
+        )
+        assert said.structured_content is not None
+        assert said.structured_content["status"] == "handoff"
+        page = (await s.http.get("/handoffs")).text
+        assert "claimed, unverified" in page and "https://dev.to/gwanjong_bot/77" in page
+        refused = await s.http.post(f"/handoffs/h{record}/dismiss", data={}, headers=ORIGIN)
+        assert refused.status_code == 403  # no CSRF token: nothing changed
+        bare = await s.http.post(f"/handoffs/{record}/dismiss", data={"csrf": csrf}, headers=ORIGIN)
+        assert bare.status_code in (404, 405)  # a bare number names no hand-off here
+        done = await s.http.post(
+            f"/handoffs/h{record}/dismiss", data={"csrf": csrf}, headers=ORIGIN
+        )
+        assert done.status_code == 303 and done.headers["location"] == "/handoffs"
+        assert "No hand-off waits." in (await s.http.get("/handoffs")).text
+        row = await s.gw.records.run(StrikeStore.get, record)
+        assert row is not None and row.status is StrikeStatus.DISMISSED
+        assert "dismissed" in (await s.http.get(f"/history/{record}")).text
+        again = await s.http.post(
+            f"/handoffs/h{record}/dismiss", data={"csrf": csrf}, headers=ORIGIN
+        )
+        assert again.status_code == 409 and "is dismissed" in again.text
+
+
+async def test_an_expired_handoff_is_gone_from_the_queue(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    clock = FakeClock()
+    gw, mcp = gateway(forum, tmp_path, clock)
+    async with serving(gw, mcp) as s:
+        _, record = await handed(s)
+        await sign_in(s)
+        assert f"Hand-off h{record}" in (await s.http.get("/handoffs")).text
+        clock.advance(3599)
+        assert f"Hand-off h{record}" in (await s.http.get("/handoffs")).text
+        clock.advance(2)
+        page = (await s.http.get("/handoffs")).text
+        assert f"Hand-off h{record}" not in page and "No hand-off waits." in page
+        row = await s.gw.records.run(StrikeStore.get, record)
+        assert row is not None and row.status is StrikeStatus.EXPIRED
+        assert "expired" in (await s.http.get(f"/history/{record}")).text

@@ -1,0 +1,118 @@
+"""Two replicas settling one unsure write: two gateways on one strike record (a SQLite
+file, or one PostgreSQL), each with its own record connection and its own settler, both
+reading the same fake platform back. Shared by the SQLite (fast) and PostgreSQL tests."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from gwanjong_gateway.config import parse
+from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.ledger import Strike, StrikeStatus
+from gwanjong_gateway.strike.settle import Settler
+from tests.fakes.clock import FakeClock
+from tests.fakes.platform import FakePlatform
+from tests.fakes.profiles import FORUM
+from tests.gateway.helpers import config_text
+
+TEXT = "Cancel scopes belong around every await that can hang."
+#: the log line a settler writes only when its own move settled the row
+SETTLED = "settled as"
+
+
+@dataclass
+class Replica:
+    gateway: Gateway
+    settler: Settler
+
+
+def replicas(
+    tmp_path: Path, fake: FakePlatform, clock: FakeClock, store: Mapping[str, Any] | None = None
+) -> list[Replica]:
+    """Two gateways on one record (``store``: the [store] table; none: one SQLite file in
+    a shared state_dir), each with a settler on the injected clock."""
+    tables = {"safety": {"settle_window_s": 120}, **({"store": store} if store else {})}
+    out: list[Replica] = []
+    for i in range(2):
+        state = tmp_path / f"replica{i}" if store else tmp_path  # PostgreSQL: hosts apart
+        state.mkdir(exist_ok=True)
+        config = parse(config_text(state, [fake.profile.name], tables=tables))
+        gw = Gateway(config, environ={}, transports={fake.profile.name: fake.server()})
+        settler = Settler(config, gw.upstreams, gw.records, clock=clock.time, mono=clock)
+        out.append(Replica(gw, settler))
+    return out
+
+
+async def landed_unsure(fake: FakePlatform, replica: Replica, clock: FakeClock) -> Strike:
+    """A comment that reached the platform though its answer was lost: on the platform,
+    and `unknown` in the record."""
+    post = next(iter(fake.posts))
+    fake.record("write_comment", post, body=TEXT)
+    return await replica.gateway.records.run(
+        StrikeStore.insert,
+        intent_key="k-race",
+        platform=fake.profile.name,
+        target=post,
+        action="comment",
+        content_hash="h",
+        content=TEXT,
+        mode="live",
+        status=StrikeStatus.UNKNOWN,
+        reason="outcome unknown: timeout",
+        now=clock.time(),
+    )
+
+
+async def reached(fake: FakePlatform, op: str) -> None:
+    """Until the fake platform has been asked ``op`` (each pass yields to the others)."""
+    for _ in range(10_000):
+        if op in fake.calls:
+            return
+        await anyio.sleep(0.001)
+    raise AssertionError(f"{op} was never asked")
+
+
+async def race(
+    fake: FakePlatform, pair: list[Replica], caplog: pytest.LogCaptureFixture
+) -> list[int]:
+    """Both replicas' settle loops run while the first one's read-back is still at the
+    platform; how many each says it settled."""
+    caplog.set_level(logging.INFO, logger="gwanjong_gateway.strike.settle")
+    fake.hang("get_comments")  # the first read-back waits at the platform until released
+    counts = [0, 0]
+
+    async def first() -> None:
+        counts[0] = await pair[0].settler.settle_due()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(first)
+        await reached(fake, "get_comments")
+        counts[1] = await pair[1].settler.settle_due()  # the other replica, meanwhile
+        fake.release()
+    return counts
+
+
+def settled_lines(caplog: pytest.LogCaptureFixture, row: Strike) -> list[str]:
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.getMessage().startswith(f"record {row.id}: {SETTLED}")
+    ]
+
+
+async def close(pair: list[Replica]) -> None:
+    for replica in pair:
+        await replica.gateway.upstreams.close_all()
+        replica.gateway.close_store()
+
+
+def fake_forum() -> FakePlatform:
+    return FakePlatform(FORUM)

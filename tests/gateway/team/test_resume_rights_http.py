@@ -1,0 +1,39 @@
+"""Resuming a platform's paused writes is the operator's or an approver's, on every
+surface: a member's `setup(check)` over team HTTP leaves them paused and says who may
+resume (the console refuses the same member); an approver's check resumes them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gwanjong_gateway.record.store import StrikeStore
+from tests.fakes.platform import FakePlatform
+from tests.gateway.team_gateway import team_gateway
+from tests.mcp import call
+
+pytestmark = pytest.mark.anyio
+PAUSE = "3 write failures in a row; last: auth"
+
+
+async def test_only_the_operator_or_an_approver_resumes_paused_writes(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    async with team_gateway(tmp_path, forum, review={"approvers": ["bob"]}) as team:
+        records = team.gateway.records
+        for _ in range(3):
+            await records.run(StrikeStore.record_failure, "devto", "auth", 3)
+        assert await records.run(StrikeStore.paused, "devto") == PAUSE
+        async with team.client("alice") as alice:
+            checked = (await call(alice, "setup", action="check", platform="devto"))["check"]
+        assert checked["devto"]["writes_resumed"] is False
+        assert "only the operator or an approver" in checked["devto"]["next"]
+        assert await records.run(StrikeStore.paused, "devto") == PAUSE  # still paused
+        async with team.client("carol") as carol:  # an auditor reads all, resumes nothing
+            checked = (await call(carol, "setup", action="check", platform="devto"))["check"]
+        assert checked["devto"]["writes_resumed"] is False
+        async with team.client("bob") as bob:
+            checked = (await call(bob, "setup", action="check", platform="devto"))["check"]
+        assert checked["devto"]["writes_resumed"] is True
+        assert await records.run(StrikeStore.paused, "devto") == ""
