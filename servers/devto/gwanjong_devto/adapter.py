@@ -11,7 +11,15 @@ import anyio
 import httpx
 
 from gwanjong_devto.settings import Settings
-from gwanjong_shared.contract import ActionRule, Capabilities, Limit, LimitName, MentionList, errors
+from gwanjong_shared.contract import (
+    ActionRule,
+    Capabilities,
+    Limit,
+    LimitName,
+    MentionList,
+    TagRules,
+    errors,
+)
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
 from gwanjong_shared.kit.http import raise_for_response, transport_error
@@ -41,6 +49,10 @@ LIMITS: dict[LimitName, Limit] = {
     "body": Limit(max=800_000, unit="bytes"),
     "comment": Limit(max=25_000, unit="chars"),
 }
+
+
+#: DEV's tag rules (its editor refuses others): checked by `validate`, never rewritten
+TAGS = TagRules(max=4, max_length=30, pattern=_TAG.pattern, hint="lowercase letters or digits")
 
 
 def _text(body_html: str) -> str:
@@ -299,6 +311,7 @@ class DevtoAdapter(PlatformAdapter):
                 "upvote": UPVOTE_RULE,
             },
             limits=LIMITS,
+            tags=TAGS,
             credentials=CREDENTIALS,
         )
 
