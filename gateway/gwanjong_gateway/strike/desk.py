@@ -98,6 +98,7 @@ class StrikeDesk:
         if action is StrikeAction.CONFIRM_HANDOFF:
             return await self.handoffs.confirm(ctx, content, handoff, by)
         await self.journal.ready()  # earlier unrecorded writes are in the record first
+        await self.handoffs.sweep()  # a hand-off past its time holds its target no more
         mode = self.config.gateway.writes
         a = Attempt(
             ctx,
