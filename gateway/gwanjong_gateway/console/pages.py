@@ -23,8 +23,8 @@ from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Channel, 
 from gwanjong_gateway.rules.ledger import RECORDED, Strike, StrikeAction, StrikeStatus
 from gwanjong_gateway.rules.outgoing import Edit, parse_tags
 from gwanjong_gateway.rules.refs import handoff_ref
+from gwanjong_gateway.strike.holds import holds
 from gwanjong_gateway.strike.results import Refused, StrikeResult
-from gwanjong_gateway.strike.reviews import holds
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.untrusted import one_line
 

@@ -26,7 +26,7 @@ from collections.abc import Callable, Generator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -38,7 +38,9 @@ from gwanjong_gateway.record import pg_errors
 from gwanjong_gateway.record.readers import EVERYONE, Reader
 from gwanjong_gateway.record.sqlite_errors import Trouble, trouble
 from gwanjong_gateway.record.store import BUSY_TIMEOUT_S, SchemaError, StrikeStore
-from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+
+if TYPE_CHECKING:
+    from gwanjong_shared.contract.errors import PlatformError
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -100,6 +102,23 @@ class _Outage:
         self.error: PlatformError | None = None
 
 
+def _unavailable(message: str) -> PlatformError:
+    from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+
+    return PlatformError(ErrorKind.UNAVAILABLE, message)
+
+
+def platform_error(exc: BaseException) -> PlatformError | None:
+    """``exc`` if it is a PlatformError (the record's `unavailable` answer), else None.
+
+    Imported when first needed, not at the top: PlatformError is a FastMCP ToolError, and
+    importing FastMCP costs about a second, which a read that succeeds (`gwanjong review
+    list`, `history`) must not pay. Once one was raised, the import is free."""
+    from gwanjong_shared.contract.errors import PlatformError
+
+    return exc if isinstance(exc, PlatformError) else None
+
+
 _OUTAGE: ContextVar[_Outage | None] = ContextVar("gwanjong_record_outage", default=None)
 
 
@@ -145,7 +164,7 @@ class Records:
 
     def _open(self) -> StrikeStore:
         if self.broken:
-            raise PlatformError(ErrorKind.UNAVAILABLE, self.broken)
+            raise _unavailable(self.broken)
         if self.url:
             return self._open_pg()
         try:
@@ -155,16 +174,16 @@ class Records:
             if found is Trouble.BUSY:  # answered as busy by `_answer`
                 raise
             if found is Trouble.READ_ONLY:  # not `broken`: retried once state_dir is writable
-                raise PlatformError(ErrorKind.UNAVAILABLE, self._read_only(exc)) from None
+                raise _unavailable(self._read_only(exc)) from None
             if self._is_full(exc):  # not `broken` either: retried once there is room
-                raise PlatformError(ErrorKind.UNAVAILABLE, self._full(exc)) from None
+                raise _unavailable(self._full(exc)) from None
             self.broken = self._unreadable(exc)
             log.error("%s", self.broken)
-            raise PlatformError(ErrorKind.UNAVAILABLE, self.broken) from None
+            raise _unavailable(self.broken) from None
         except SchemaError as exc:
             self.broken = self._unreadable(exc)
             log.error("%s", self.broken)
-            raise PlatformError(ErrorKind.UNAVAILABLE, self.broken) from None
+            raise _unavailable(self.broken) from None
 
     def _open_pg(self) -> StrikeStore:
         env = {**read_dotenv(self.path.parent / ".env"), **(self._environ or os.environ)}
@@ -173,7 +192,7 @@ class Records:
             from gwanjong_gateway.record.store_pg import PostgresStrikeStore
         except ConfigError as exc:
             self.broken = f"[store] url: {exc}; fix gateway.toml and restart gwanjong."
-            raise PlatformError(ErrorKind.UNAVAILABLE, self.broken) from None
+            raise _unavailable(self.broken) from None
         try:
             return PostgresStrikeStore(
                 url,
@@ -184,16 +203,16 @@ class Records:
         except MissingExtra as exc:  # said once (logged), then every call answers with it
             self.broken = str(exc)
             log.error("%s", self.broken)
-            raise PlatformError(ErrorKind.UNAVAILABLE, self.broken) from None
+            raise _unavailable(self.broken) from None
         except SchemaError as exc:
             self.broken = f"the strike record at {pg_errors.where(url)}: {exc}."
-            raise PlatformError(ErrorKind.UNAVAILABLE, self.broken) from None
+            raise _unavailable(self.broken) from None
         except Exception as exc:
             message = pg_errors.describe(exc, url, self.busy_timeout_s)
             if message is None:
                 raise
             log.warning("%s", message)
-            raise PlatformError(ErrorKind.UNAVAILABLE, message) from None
+            raise _unavailable(message) from None
 
     def _read_only(self, exc: BaseException) -> str:
         return (
@@ -241,7 +260,9 @@ class Records:
 
         try:
             await self.run(opened)
-        except PlatformError:
+        except Exception as exc:
+            if platform_error(exc) is None:
+                raise
             return False
         return True
 
@@ -267,12 +288,13 @@ class Records:
         """`run` with its own deadline (status answers within 2 s)."""
         outage = _OUTAGE.get()
         if outage is not None and outage.error is not None:
-            raise PlatformError(outage.error.kind, outage.error.message)
+            raise _unavailable(outage.error.message)
         try:
             return await self._within(deadline_s, fn, *args, **kwargs)
-        except PlatformError as exc:
-            if outage is not None and exc.kind is ErrorKind.UNAVAILABLE:
-                outage.error = exc
+        except Exception as exc:
+            error = platform_error(exc)
+            if outage is not None and error is not None and error.kind == "unavailable":
+                outage.error = error
             raise
 
     async def _within(
@@ -284,8 +306,7 @@ class Records:
                     return await self._call(fn, *args, **kwargs)
         except TimeoutError:
             log.warning("a strike record call took longer than %.1f s; abandoned", deadline_s)
-            raise PlatformError(
-                ErrorKind.UNAVAILABLE,
+            raise _unavailable(
                 f"the strike record did not answer within {deadline_s:g} s (the database is "
                 "frozen, overloaded or unreachable); a write in flight may have been claimed. "
                 "Check the database, then call again: strike says whether it was written.",
@@ -341,23 +362,22 @@ class Records:
         if isinstance(exc, sqlite3.DatabaseError):
             found = trouble(exc)
             if found is Trouble.BUSY:
-                return PlatformError(
-                    ErrorKind.UNAVAILABLE,
+                return _unavailable(
                     "the strike record is busy (locked by another gwanjong process); "
                     f"try again in {max(1, math.ceil(self.busy_timeout_s))} s.",
                 )
             if found is Trouble.READ_ONLY:
-                return PlatformError(ErrorKind.UNAVAILABLE, self._read_only(exc))
+                return _unavailable(self._read_only(exc))
             if self._is_full(exc):
-                return PlatformError(ErrorKind.UNAVAILABLE, self._full(exc))
-            return PlatformError(ErrorKind.UNAVAILABLE, self._unreadable(exc))
-        if isinstance(exc, PlatformError) or not self.url or not isinstance(store, StrikeStore):
+                return _unavailable(self._full(exc))
+            return _unavailable(self._unreadable(exc))
+        if platform_error(exc) or not self.url or not isinstance(store, StrikeStore):
             return exc
         message = pg_errors.describe(exc, str(getattr(store, "url", self.url)), self.busy_timeout_s)
         if message is None:
             return exc
         log.warning("%s", message)
-        return PlatformError(ErrorKind.UNAVAILABLE, message)
+        return _unavailable(message)
 
     def close(self) -> None:
         """Close every idle connection; one lent out now closes when its call ends."""

@@ -19,12 +19,13 @@ from gwanjong_gateway.rules.approvals import (
     Hold,
     iso,
 )
-from gwanjong_gateway.rules.ledger import ClaimRequest, StrikeAction
+from gwanjong_gateway.rules.ledger import StrikeAction
 from gwanjong_gateway.rules.outgoing import Edit, Outgoing
 from gwanjong_gateway.rules.profiles import Profiles
 from gwanjong_gateway.rules.refs import approval_ref
 from gwanjong_gateway.scout.state import DraftContext, Opportunity
 from gwanjong_gateway.strike.attempt import Ask, Attempt, NoAsking
+from gwanjong_gateway.strike.holds import hold_of
 from gwanjong_gateway.strike.results import (
     ApprovalInfo,
     Duplicate,
@@ -62,39 +63,6 @@ def pending(approval: Approval, ask: Ask) -> PendingApproval:
             "nothing more; status() shows how it ended."
         ).strip(),
     )
-
-
-def hold_of(store: StrikeStore, config: GatewayConfig, a: Approval, now: float) -> Hold | None:
-    """Why approving ``a`` now would only be refused (run in the record's worker thread):
-    writes to its platform paused, or a limit (author cool-down, daily cap, minimum
-    interval) the claim would meet. The same checks as the chain's, read without claiming."""
-    paused = store.paused(a.platform)
-    if paused:
-        return Hold(f"writes to {a.platform} are paused: {paused}", None)
-    cap, interval = policy.limits_for(config, a.platform, a.action)
-    row = {
-        "platform": a.platform,
-        "target": a.target,
-        "action": a.action,
-        "author": a.author,
-        "principal": a.principal,
-        "intent_key": a.intent_key,
-        "content": a.text,
-    }
-    live = config.gateway.writes != "dry-run"
-    request = ClaimRequest(row, live, cap, interval, config.safety.author_cooldown_days)
-    verdict = store.decide(request, now, insert=False)
-    if not verdict.refusal or verdict.retry_after is None:
-        return None  # free to go, or a refusal no wait ends (approving closes it)
-    return Hold(verdict.refusal, now + verdict.retry_after)
-
-
-def holds(
-    store: StrikeStore, config: GatewayConfig, pending: list[Approval], now: float
-) -> dict[int, Hold]:
-    """`hold_of` of each open approval, in one trip to the record's thread."""
-    found = ((a.id, hold_of(store, config, a, now)) for a in pending if a.open_at(now))
-    return {i: h for i, h in found if h is not None}
 
 
 def declined_note(earlier: Approval | None) -> str:

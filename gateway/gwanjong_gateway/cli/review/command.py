@@ -42,12 +42,14 @@ async def run(
     login: Callable[[], str] = login_name,
 ) -> int:
     """Run the parsed `review` command ``args``; its exit code."""
-    from gwanjong_gateway.cli.review import (
-        run as review_run,  # the gateway's machinery: only when used
-    )
+    from gwanjong_gateway.cli.review import read
 
     deps = Review(config, term or Terminal(), transports, clock, login)
-    return await review_run.dispatch(deps, args)
+    if args.review_command in read.READS:
+        return await read.dispatch(deps, args)
+    from gwanjong_gateway.cli.review import run as decide  # the gateway's machinery
+
+    return await decide.dispatch(deps, args)
 
 
 def _review(args: argparse.Namespace) -> int:
@@ -65,7 +67,8 @@ def _review(args: argparse.Namespace) -> int:
             return term.fail(f"needs a person at a terminal: {why}. Run it yourself in one.")
     # approving may start platform servers: their credentials must be there
     config, _ = load(args.config, check_env=args.review_command == "approve")
-    quiet_fastmcp()
+    if args.review_command == "approve":  # the only one that starts platform servers
+        quiet_fastmcp()
     configure_logging(args.log_level)
     try:
         return anyio.run(run, args, config, None, time.time, term)

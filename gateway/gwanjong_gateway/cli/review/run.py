@@ -1,4 +1,5 @@
-"""The `gwanjong review` commands themselves (`cli/review/command.py` parses and wires them).
+"""The `gwanjong review` commands that decide: approve, decline, done, dismiss (`read.py`
+has list and show; `cli/review/command.py` parses and wires them).
 
 Exit codes: 0 done; 1 refused, expired, already decided, not found, or the write failed
 (one line on stderr says which); 2 the record cannot be read at all.
@@ -10,14 +11,12 @@ import argparse
 from pathlib import Path
 
 from gwanjong_gateway.cli.review import ids, view
+from gwanjong_gateway.cli.review.read import no_record
 from gwanjong_gateway.cli.review.term import APPROVE_WORD, Review
 from gwanjong_gateway.gateway import Gateway
-from gwanjong_gateway.record.records import Records
-from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import Channel
-from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_gateway.rules.outgoing import Edit, parse_tags
-from gwanjong_gateway.rules.refs import Kind, approval_ref, handoff_ref
+from gwanjong_gateway.rules.refs import approval_ref, handoff_ref
 from gwanjong_gateway.strike.results import (
     Declined,
     DryRun,
@@ -25,7 +24,6 @@ from gwanjong_gateway.strike.results import (
     Posted,
     StrikeResult,
 )
-from gwanjong_gateway.strike.reviews import holds
 from gwanjong_shared.contract.errors import PlatformError
 
 #: the longest --text-file read (the platform's own length limit applies after)
@@ -34,16 +32,12 @@ MAX_EDIT_BYTES = 1_000_000
 
 async def dispatch(r: Review, args: argparse.Namespace) -> int:
     command = args.review_command
-    if command == "list":
-        return await list_waiting(r, args.all, args.json, args.principal, args.limit)
     try:
         ref = await ids.resolve(r, command, args.id, getattr(args, "handoff", False))
     except ids.NotAnId as exc:
         return r.term.fail(str(exc))
     except PlatformError as exc:
         return r.term.fail(exc.message, 2)
-    if command == "show":
-        return await (show_handoff(r, ref.id) if ref.kind is Kind.HANDOFF else show(r, ref.id))
     if command == "approve":
         tags = None if args.tags is None else parse_tags(args.tags)
         return await approve(r, ref.id, args.text_file, args.title, tags)
@@ -54,84 +48,6 @@ async def dispatch(r: Review, args: argparse.Namespace) -> int:
     if command == "dismiss":
         return await dismiss(r, ref.id)
     raise ValueError(f"unknown review command {command!r}")
-
-
-def _no_record(r: Review) -> bool:
-    """SQLite with no file yet: nothing was ever recorded (and reading must not make one)."""
-    return not r.config.store.url and not (r.config.state_dir / "gwanjong.db").exists()
-
-
-async def list_waiting(
-    r: Review, everything: bool, as_json: bool, principal: str | None, limit: int
-) -> int:
-    now = r.clock()
-    items: list[view.Item] = []
-    if not _no_record(r):
-        records = Records.for_config(r.config)
-        try:
-            approvals = await records.run(
-                StrikeStore.approvals, now, not everything, principal, limit
-            )
-            after = r.config.review.handoff_expire_after_s
-            await records.run(StrikeStore.expire_handoffs, now - after, now)
-            handoffs = await records.run(
-                StrikeStore.history, None, StrikeStatus.HANDOFF, limit, principal
-            )
-            held = await records.run(holds, r.config, approvals, now)
-        except PlatformError as exc:
-            return r.term.fail(exc.message, 2)
-        finally:
-            records.close()
-        items = [view.approval_item(a, now, held.get(a.id)) for a in approvals]
-        items += [view.handoff_item(h, after, now) for h in handoffs]
-    # waiting: the oldest first (it expires first); with --all, the newest first
-    items.sort(key=lambda i: (i.created_at, i.kind, i.data["id"]), reverse=everything)
-    r.term.out(view.as_json(items) if as_json else "\n".join(view.table(items, now, everything)))
-    return 0
-
-
-async def show(r: Review, approval_id: int) -> int:
-    if _no_record(r):
-        return r.term.fail(
-            f"There is no approval {approval_ref(approval_id)} (nothing is recorded yet)."
-        )
-    records = Records.for_config(r.config)
-    now = r.clock()
-    try:
-        approval = await records.run(StrikeStore.approval, approval_id)
-        held = await records.run(holds, r.config, [approval] if approval else [], now)
-    except PlatformError as exc:
-        return r.term.fail(exc.message, 2)
-    finally:
-        records.close()
-    if approval is None:
-        return r.term.fail(
-            f"There is no approval {approval_ref(approval_id)}; `gwanjong review list` shows "
-            "those waiting."
-        )
-    r.term.out(*view.details(approval, now, held.get(approval.id)))
-    return 0
-
-
-async def show_handoff(r: Review, record_id: int) -> int:
-    h = handoff_ref(record_id)
-    if _no_record(r):
-        return r.term.fail(f"There is no hand-off {h} (nothing is recorded yet).")
-    records = Records.for_config(r.config)
-    try:
-        row = await records.run(StrikeStore.get, record_id)
-    except PlatformError as exc:
-        return r.term.fail(exc.message, 2)
-    finally:
-        records.close()
-    if row is None:
-        return r.term.fail(f"There is no hand-off {h}; `gwanjong review list` shows those waiting.")
-    if row.status is not StrikeStatus.HANDOFF:
-        return r.term.fail(
-            f"Hand-off {h} is {row.status}, not waiting for a person; `gwanjong history` shows it."
-        )
-    r.term.out(*view.handoff_details(row))
-    return 0
 
 
 def _read_edit(path: Path) -> str:
@@ -155,7 +71,7 @@ async def approve(
     why = r.term.why_no_person()
     if why:
         return r.term.fail(f"needs a person at a terminal: {why}. Run it yourself in one.")
-    if _no_record(r):
+    if no_record(r):
         return r.term.fail(
             f"There is no approval {approval_ref(approval_id)} (nothing is recorded yet)."
         )
@@ -209,7 +125,7 @@ async def approve(
 
 
 async def decline(r: Review, approval_id: int, reason: str) -> int:
-    if _no_record(r):
+    if no_record(r):
         return r.term.fail(
             f"There is no approval {approval_ref(approval_id)} (nothing is recorded yet)."
         )
@@ -226,7 +142,7 @@ async def decline(r: Review, approval_id: int, reason: str) -> int:
 
 
 async def done(r: Review, record_id: int, url: str) -> int:
-    if _no_record(r):
+    if no_record(r):
         return r.term.fail(
             f"There is no hand-off {handoff_ref(record_id)} (nothing is recorded yet)."
         )
@@ -244,7 +160,7 @@ async def done(r: Review, record_id: int, url: str) -> int:
 
 
 async def dismiss(r: Review, record_id: int) -> int:
-    if _no_record(r):
+    if no_record(r):
         return r.term.fail(
             f"There is no hand-off {handoff_ref(record_id)} (nothing is recorded yet)."
         )

@@ -1,0 +1,116 @@
+"""`gwanjong review list` and `review show`: read the record and print, nothing more. No
+platform, no FastMCP, no gateway (`run.py` has the commands that decide), so they answer
+about as fast as `gwanjong --help` (bench/start/cli.py)."""
+
+from __future__ import annotations
+
+import argparse
+
+from gwanjong_gateway.cli.review import ids, view
+from gwanjong_gateway.cli.review.term import Review
+from gwanjong_gateway.record.records import Records, platform_error
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.ledger import StrikeStatus
+from gwanjong_gateway.rules.refs import Kind, approval_ref, handoff_ref
+from gwanjong_gateway.strike.holds import holds
+
+#: the commands this module answers
+READS = ("list", "show")
+
+
+async def dispatch(r: Review, args: argparse.Namespace) -> int:
+    if args.review_command == "list":
+        return await list_waiting(r, args.all, args.json, args.principal, args.limit)
+    try:
+        ref = await ids.resolve(r, "show", args.id, args.handoff)
+    except ids.NotAnId as exc:
+        return r.term.fail(str(exc))
+    except Exception as exc:
+        return _unavailable(r, exc)
+    return await (show_handoff(r, ref.id) if ref.kind is Kind.HANDOFF else show(r, ref.id))
+
+
+def _unavailable(r: Review, exc: Exception) -> int:
+    """The record's `unavailable` answer, said; any other exception goes on up."""
+    error = platform_error(exc)
+    if error is None:
+        raise exc
+    return r.term.fail(error.message, 2)
+
+
+def no_record(r: Review) -> bool:
+    """SQLite with no file yet: nothing was ever recorded (and reading must not make one)."""
+    return not r.config.store.url and not (r.config.state_dir / "gwanjong.db").exists()
+
+
+async def list_waiting(
+    r: Review, everything: bool, as_json: bool, principal: str | None, limit: int
+) -> int:
+    now = r.clock()
+    items: list[view.Item] = []
+    if not no_record(r):
+        records = Records.for_config(r.config)
+        try:
+            approvals = await records.run(
+                StrikeStore.approvals, now, not everything, principal, limit
+            )
+            after = r.config.review.handoff_expire_after_s
+            await records.run(StrikeStore.expire_handoffs, now - after, now)
+            handoffs = await records.run(
+                StrikeStore.history, None, StrikeStatus.HANDOFF, limit, principal
+            )
+            held = await records.run(holds, r.config, approvals, now)
+        except Exception as exc:
+            return _unavailable(r, exc)
+        finally:
+            records.close()
+        items = [view.approval_item(a, now, held.get(a.id)) for a in approvals]
+        items += [view.handoff_item(h, after, now) for h in handoffs]
+    # waiting: the oldest first (it expires first); with --all, the newest first
+    items.sort(key=lambda i: (i.created_at, i.kind, i.data["id"]), reverse=everything)
+    r.term.out(view.as_json(items) if as_json else "\n".join(view.table(items, now, everything)))
+    return 0
+
+
+async def show(r: Review, approval_id: int) -> int:
+    if no_record(r):
+        return r.term.fail(
+            f"There is no approval {approval_ref(approval_id)} (nothing is recorded yet)."
+        )
+    records = Records.for_config(r.config)
+    now = r.clock()
+    try:
+        approval = await records.run(StrikeStore.approval, approval_id)
+        held = await records.run(holds, r.config, [approval] if approval else [], now)
+    except Exception as exc:
+        return _unavailable(r, exc)
+    finally:
+        records.close()
+    if approval is None:
+        return r.term.fail(
+            f"There is no approval {approval_ref(approval_id)}; `gwanjong review list` shows "
+            "those waiting."
+        )
+    r.term.out(*view.details(approval, now, held.get(approval.id)))
+    return 0
+
+
+async def show_handoff(r: Review, record_id: int) -> int:
+    h = handoff_ref(record_id)
+    if no_record(r):
+        return r.term.fail(f"There is no hand-off {h} (nothing is recorded yet).")
+    records = Records.for_config(r.config)
+    try:
+        row = await records.run(StrikeStore.get, record_id)
+    except Exception as exc:
+        return _unavailable(r, exc)
+    finally:
+        records.close()
+    if row is None:
+        return r.term.fail(f"There is no hand-off {h}; `gwanjong review list` shows those waiting.")
+    if row.status is not StrikeStatus.HANDOFF:
+        return r.term.fail(
+            f"Hand-off {h} is {row.status}, not waiting for a person; `gwanjong history` shows it."
+        )
+    r.term.out(*view.handoff_details(row))
+    return 0
