@@ -40,10 +40,9 @@ from gwanjong_gateway.paths import (
     private_dir,
     replace_private,
 )
-from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.record.records import Records, unavailable
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import UNSETTLED, ClaimRequest, Strike, StrikeStatus
-from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 
 log = logging.getLogger(__name__)
 
@@ -263,10 +262,7 @@ class WriteJournal:
                     reason=f"not sent: {why}",
                     now=self.clock(),
                 )
-            raise PlatformError(
-                ErrorKind.UNAVAILABLE,
-                f"Nothing was sent (record {row.id}): {why}",
-            ) from None
+            raise unavailable(f"Nothing was sent (record {row.id}): {why}") from None
 
     async def recorded(self, strike_id: int) -> None:
         """The outcome is in the record. Best effort: an entry left open is closed by the

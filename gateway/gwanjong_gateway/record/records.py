@@ -102,7 +102,7 @@ class _Outage:
         self.error: PlatformError | None = None
 
 
-def _unavailable(message: str) -> PlatformError:
+def unavailable(message: str) -> PlatformError:
     from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 
     return PlatformError(ErrorKind.UNAVAILABLE, message)
@@ -164,7 +164,7 @@ class Records:
 
     def _open(self) -> StrikeStore:
         if self.broken:
-            raise _unavailable(self.broken)
+            raise unavailable(self.broken)
         if self.url:
             return self._open_pg()
         try:
@@ -174,16 +174,16 @@ class Records:
             if found is Trouble.BUSY:  # answered as busy by `_answer`
                 raise
             if found is Trouble.READ_ONLY:  # not `broken`: retried once state_dir is writable
-                raise _unavailable(self._read_only(exc)) from None
+                raise unavailable(self._read_only(exc)) from None
             if self._is_full(exc):  # not `broken` either: retried once there is room
-                raise _unavailable(self._full(exc)) from None
+                raise unavailable(self._full(exc)) from None
             self.broken = self._unreadable(exc)
             log.error("%s", self.broken)
-            raise _unavailable(self.broken) from None
+            raise unavailable(self.broken) from None
         except SchemaError as exc:
             self.broken = self._unreadable(exc)
             log.error("%s", self.broken)
-            raise _unavailable(self.broken) from None
+            raise unavailable(self.broken) from None
 
     def _open_pg(self) -> StrikeStore:
         env = {**read_dotenv(self.path.parent / ".env"), **(self._environ or os.environ)}
@@ -192,7 +192,7 @@ class Records:
             from gwanjong_gateway.record.store_pg import PostgresStrikeStore
         except ConfigError as exc:
             self.broken = f"[store] url: {exc}; fix gateway.toml and restart gwanjong."
-            raise _unavailable(self.broken) from None
+            raise unavailable(self.broken) from None
         try:
             return PostgresStrikeStore(
                 url,
@@ -203,16 +203,16 @@ class Records:
         except MissingExtra as exc:  # said once (logged), then every call answers with it
             self.broken = str(exc)
             log.error("%s", self.broken)
-            raise _unavailable(self.broken) from None
+            raise unavailable(self.broken) from None
         except SchemaError as exc:
             self.broken = f"the strike record at {pg_errors.where(url)}: {exc}."
-            raise _unavailable(self.broken) from None
+            raise unavailable(self.broken) from None
         except Exception as exc:
             message = pg_errors.describe(exc, url, self.busy_timeout_s)
             if message is None:
                 raise
             log.warning("%s", message)
-            raise _unavailable(message) from None
+            raise unavailable(message) from None
 
     def _read_only(self, exc: BaseException) -> str:
         return (
@@ -288,7 +288,7 @@ class Records:
         """`run` with its own deadline (status answers within 2 s)."""
         outage = _OUTAGE.get()
         if outage is not None and outage.error is not None:
-            raise _unavailable(outage.error.message)
+            raise unavailable(outage.error.message)
         try:
             return await self._within(deadline_s, fn, *args, **kwargs)
         except Exception as exc:
@@ -306,7 +306,7 @@ class Records:
                     return await self._call(fn, *args, **kwargs)
         except TimeoutError:
             log.warning("a strike record call took longer than %.1f s; abandoned", deadline_s)
-            raise _unavailable(
+            raise unavailable(
                 f"the strike record did not answer within {deadline_s:g} s (the database is "
                 "frozen, overloaded or unreachable); a write in flight may have been claimed. "
                 "Check the database, then call again: strike says whether it was written.",
@@ -362,22 +362,22 @@ class Records:
         if isinstance(exc, sqlite3.DatabaseError):
             found = trouble(exc)
             if found is Trouble.BUSY:
-                return _unavailable(
+                return unavailable(
                     "the strike record is busy (locked by another gwanjong process); "
                     f"try again in {max(1, math.ceil(self.busy_timeout_s))} s.",
                 )
             if found is Trouble.READ_ONLY:
-                return _unavailable(self._read_only(exc))
+                return unavailable(self._read_only(exc))
             if self._is_full(exc):
-                return _unavailable(self._full(exc))
-            return _unavailable(self._unreadable(exc))
+                return unavailable(self._full(exc))
+            return unavailable(self._unreadable(exc))
         if platform_error(exc) or not self.url or not isinstance(store, StrikeStore):
             return exc
         message = pg_errors.describe(exc, str(getattr(store, "url", self.url)), self.busy_timeout_s)
         if message is None:
             return exc
         log.warning("%s", message)
-        return _unavailable(message)
+        return unavailable(message)
 
     def close(self) -> None:
         """Close every idle connection; one lent out now closes when its call ends."""

@@ -14,14 +14,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.config_ops import micro_usd
-from gwanjong_gateway.platforms.outcome import Outcome
 from gwanjong_gateway.rules.profiles import Profiles
 from gwanjong_shared.contract import BILLED_READS, MICRO_USD, WRITE_TOOLS, Prices
-from gwanjong_shared.contract.errors import UNSURE
+
+if TYPE_CHECKING:  # `gwanjong usage` reads prices; neither needs FastMCP (errors imports it)
+    from gwanjong_gateway.platforms.outcome import Outcome
 
 #: a read without a `limit` argument: the most one page of any platform returns
 DEFAULT_READ_ITEMS = 100
@@ -75,6 +76,8 @@ def cost(prices: Prices, tool: str, reserved: int, outcome: Outcome) -> int:
     if tool in WRITE_TOOLS:
         return reserved
     if not outcome.ok:
+        from gwanjong_shared.contract.errors import UNSURE  # loaded already: an outcome exists
+
         return reserved if outcome.kind in UNSURE else 0
     return prices.read * _items(tool, outcome)
 

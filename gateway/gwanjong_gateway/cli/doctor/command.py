@@ -21,10 +21,9 @@ import shutil
 import sys
 import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import urlsplit
 
-from gwanjong_gateway.cli.doctor.probe import Probe
 from gwanjong_gateway.cli.doctor.where import (
     config_source,
     database,
@@ -38,6 +37,9 @@ from gwanjong_gateway.record.journal import JOURNAL, Journal, Sent, restore
 from gwanjong_gateway.record.records import open_store
 from gwanjong_gateway.record.repair import Health, RecordCheck
 from gwanjong_gateway.version import gwanjong_version
+
+if TYPE_CHECKING:  # the probe (platform servers, FastMCP) loads only with --probe
+    from gwanjong_gateway.cli.doctor.probe import Probe
 
 
 def _size(n: int | None) -> str:

@@ -1,0 +1,67 @@
+"""A gateway.toml whose record already holds waiting approvals and hand-offs: what
+`gwanjong review list` reads in tests/gateway/cli/test_quick_commands.py and in
+bench/start/cli.py."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from gwanjong_gateway.config_file import render
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules import approvals
+from gwanjong_gateway.rules.ledger import StrikeStatus, intent_key
+from gwanjong_gateway.rules.outgoing import legacy_digest
+
+
+def seeded_config(tmp: Path, waiting: int = 20, now: float | None = None) -> Path:
+    """gateway.toml (confirm mode, dev.to) in ``tmp`` whose SQLite record holds ``waiting``
+    pending approvals (open for an hour from ``now``) and as many hand-offs; its path."""
+    at = time.time() if now is None else now
+    state = tmp / "state"
+    state.mkdir(parents=True, exist_ok=True)
+    store = StrikeStore(state / "gwanjong.db")
+    try:
+        for n in range(waiting):
+            target, text = f"p{n}", f"reply {n}: guard each await."
+            key = intent_key("devto", target, "comment", text)
+            store.open_approval(
+                at,
+                principal="",
+                platform="devto",
+                target=target,
+                target_url=f"https://dev.to/{target}",
+                author=f"ann{n}",
+                opportunity=f"devto:{target}",
+                action="comment",
+                intent_key=key,
+                lock_key=approvals.lock_key("devto", target, key, "comment"),
+                title="",
+                text=text,
+                body=text,
+                digest=legacy_digest("", text),
+                post={"id": target, "platform": "devto"},
+                context={},
+                policy=["mode=confirm"],
+                expires_at=at + 3600,
+                token_hash=approvals.token_hash(f"t{n}"),
+            )
+            store.insert(
+                intent_key=f"handoff-{n}",
+                platform="devto",
+                target="",
+                opportunity=f"devto:h{n}",
+                action="post",
+                content_hash="h",
+                content=f"a post to make by hand {n}",
+                mode="live",
+                status=StrikeStatus.HANDOFF,
+                now=at,
+            )
+    finally:
+        store.close()
+    path = tmp / "gateway.toml"
+    path.write_text(
+        render({"writes": "confirm", "state_dir": str(state)}, {"devto": {}}), encoding="utf-8"
+    )
+    return path
