@@ -198,7 +198,7 @@ def build_gateway(
         state: Workflow,
         content: Annotated[str, Field(max_length=100_000)] = "",
         title: Annotated[str, Field(max_length=500, description="post only")] = "",
-        handoff: int | Literal["comment", "post", "upvote"] | None = None,
+        handoff: strike_body.Handoff = None,
     ) -> StrikeResult | InputRequiredResult | ToolResult:
         return await strike_body.strike(
             served, ctx, state, opportunity_id, action, content, title, handoff
