@@ -110,6 +110,9 @@ def build_gateway(
         instructions=INSTRUCTIONS,
         lifespan=lifespan,
         mask_error_details=True,
+        # the schemas are inlined once, when each tool is registered (tool_templates): no
+        # middleware walking them again on every request and every tools/list
+        dereference_schemas=False,
         auth=auth,
     )
     mcp.add_middleware(ContractErrors())
