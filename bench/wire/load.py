@@ -15,6 +15,8 @@ gets its ratio.
 from __future__ import annotations
 
 import argparse
+import itertools
+import json
 import os
 import re
 import signal
@@ -27,16 +29,18 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from fastmcp import Client
-from fastmcp.client.transports import StreamableHttpTransport
+import httpx
 
 from bench.common import PLATFORMS, PY, QUIET, table
 from bench.start.procstats import stats
 from gwanjong_gateway.config_file import render
 from gwanjong_gateway.team.access_tokens import store_for
 from gwanjong_sandbox.control import start_sandbox
+from tests.e2e.procs import find
 
 TOPIC = "rust async"
+VERSION = "2025-11-25"
+CLIENT = {"name": "bench-load", "version": "0"}
 ANNOUNCED = re.compile(r"serving MCP on http://\S+:(\d+)/mcp")
 
 
@@ -53,11 +57,18 @@ class Figures:
     ops_per_s: float
     cpu_ms_per_op: float
     cpu_share: float  # of the wall time, one core = 1
+    client_share: float  # the users' (this process's) CPU, the same way
+    sandbox_share: float  # the platforms' emulator's
     strike_p50_ms: float
     strike_p99_ms: float
     ops: int
     errors: int
     first_error: str
+
+
+def sandbox_pid() -> int:
+    (pid,) = find(os.getpid(), "gwanjong_sandbox")
+    return pid
 
 
 def configure(folder: Path, envs: dict[str, dict[str, str]], users: int) -> tuple[Path, list[str]]:
@@ -95,58 +106,114 @@ def start(
     return process, f"http://127.0.0.1:{found.group(1)}/mcp", log
 
 
-async def one_round(client: Client[Any], platform: str, load: Load) -> None:
+class Raw:
+    """A light MCP client (JSON-RPC over httpx, handshake era): the load is the gateway's,
+    not a full client's parsing and validation in this process."""
+
+    def __init__(self, http: httpx.AsyncClient, url: str, token: str) -> None:
+        self.http, self.url, self.ids = http, url, itertools.count(1)
+        self.headers = {
+            "Authorization": f"Bearer {token}",
+            "Accept": "application/json, text/event-stream",
+            "Content-Type": "application/json",
+        }
+
+    async def start(self) -> Raw:
+        init = {"protocolVersion": VERSION, "capabilities": {}, "clientInfo": CLIENT}
+        answer = await self.http.post(
+            self.url, json=self._rpc("initialize", init), headers=self.headers
+        )
+        answer.raise_for_status()
+        self.headers["mcp-session-id"] = answer.headers["mcp-session-id"]
+        self.headers["mcp-protocol-version"] = VERSION
+        note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        (await self.http.post(self.url, json=note, headers=self.headers)).raise_for_status()
+        return self
+
+    def _rpc(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": next(self.ids), "method": method, "params": params}
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
+        """(is_error, structuredContent) of one tools/call."""
+        body = self._rpc("tools/call", {"name": tool, "arguments": arguments})
+        answer = await self.http.post(self.url, json=body, headers=self.headers)
+        text = answer.text
+        if answer.headers.get("content-type", "").startswith("text/event-stream"):
+            text = next(
+                line[5:]
+                for line in text.splitlines()
+                if line.startswith("data:") and '"id"' in line
+            )
+        reply = json.loads(text)
+        if "error" in reply:
+            return True, {"error": reply["error"]}
+        result = reply["result"]
+        return bool(result.get("isError")), result.get("structuredContent") or {}
+
+    async def close(self) -> None:
+        await self.http.delete(self.url, headers=self.headers)
+
+
+async def one_round(client: Raw, platform: str, load: Load) -> None:
     args = {"topic": TOPIC, "platforms": [platform], "limit": 3}
-    found = await client.call_tool("scout", args, raise_on_error=False)
+    failed, found = await client.call("scout", args)
     load.ops += 1
-    chances = (found.structured_content or {}).get("opportunities") or []
-    if found.is_error:
-        load.errors.append(f"scout {platform}: {found.structured_content}")
+    chances = found.get("opportunities") or []
+    if failed:
+        load.errors.append(f"scout {platform}: {found}")
     if not chances:  # an answer all the same (e.g. twitter's search only gives new posts)
         load.empty += 1
         return
     opportunity = chances[0]["id"]
-    drafted = await client.call_tool("draft", {"opportunity_id": opportunity}, raise_on_error=False)
+    failed, drafted = await client.call("draft", {"opportunity_id": opportunity})
     load.ops += 1
-    if drafted.is_error:
-        load.errors.append(f"draft: {drafted.structured_content}")
+    if failed:
+        load.errors.append(f"draft: {drafted}")
         return
     began = time.perf_counter()
-    struck = await client.call_tool(
+    failed, struck = await client.call(
         "strike",
         {"opportunity_id": opportunity, "action": "comment", "content": "Guard each await."},
-        raise_on_error=False,
     )
     load.strikes.append(time.perf_counter() - began)
     load.ops += 1
-    if struck.is_error:
-        load.errors.append(f"strike: {struck.structured_content}")
+    if failed:
+        load.errors.append(f"strike: {struck}")
 
 
-async def user(url: str, token: str, platform: str, until: float, load: Load) -> None:
-    transport = StreamableHttpTransport(url, auth=token)
-    async with Client(transport, timeout=120) as client:
-        while time.monotonic() < until:
-            await one_round(client, platform, load)
+async def user(
+    http: httpx.AsyncClient, url: str, token: str, platform: str, until: float, load: Load
+) -> None:
+    client = await Raw(http, url, token).start()
+    while time.monotonic() < until:
+        await one_round(client, platform, load)
+    await client.close()
 
 
 async def run(url: str, tokens: list[str], seconds: float, pid: int) -> Figures:
     found: list[str] = []  # the platforms whose sandbox finds the topic
-    async with Client(StreamableHttpTransport(url, auth=tokens[0]), timeout=180) as warm:
+    limits = httpx.Limits(max_connections=len(tokens) + 1)
+    async with httpx.AsyncClient(timeout=180, limits=limits) as http:
+        warm = await Raw(http, url, tokens[0]).start()
         for platform in PLATFORMS:  # every platform up and each code path warm
             tried = Load()
             await one_round(warm, platform, tried)
             if not tried.errors and not tried.empty:
                 found.append(platform)
-    assert found, "no platform found the topic"
-    load = Load()
-    cpu_before, began = stats(pid).cpu_s, time.monotonic()
-    async with anyio.create_task_group() as group:
-        for n, token in enumerate(tokens):
-            platform = found[n % len(found)]
-            group.start_soon(user, url, token, platform, began + seconds, load)
-    wall = time.monotonic() - began
-    cpu = stats(pid).cpu_s - cpu_before
+        await warm.close()
+        assert found, "no platform found the topic"
+        load = Load()
+        sandbox = sandbox_pid()
+        cpu_before, began, mine = stats(pid).cpu_s, time.monotonic(), time.process_time()
+        sandbox_before = stats(sandbox).cpu_s
+        async with anyio.create_task_group() as group:
+            for n, token in enumerate(tokens):
+                platform = found[n % len(found)]
+                group.start_soon(user, http, url, token, platform, began + seconds, load)
+        wall = time.monotonic() - began
+        cpu = stats(pid).cpu_s - cpu_before
+        clients = (time.process_time() - mine) / wall
+        emulator = (stats(sandbox).cpu_s - sandbox_before) / wall
     ms = sorted(s * 1000 for s in load.strikes) or [0.0]
     p99 = ms[min(len(ms) - 1, round(0.99 * (len(ms) - 1)))]
     return Figures(
@@ -156,6 +223,8 @@ async def run(url: str, tokens: list[str], seconds: float, pid: int) -> Figures:
         strike_p50_ms=statistics.median(ms),
         strike_p99_ms=p99,
         ops=load.ops,
+        client_share=clients,
+        sandbox_share=emulator,
         errors=len(load.errors),
         first_error=load.errors[0][:300] if load.errors else "",
     )
@@ -227,6 +296,8 @@ def main() -> None:
             f"{f.ops_per_s:.1f}",
             f"{f.cpu_ms_per_op:.1f}",
             f"{f.cpu_share:.2f}",
+            f"{f.client_share:.2f}",
+            f"{f.sandbox_share:.2f}",
             f"{f.strike_p50_ms:.0f}",
             f"{f.strike_p99_ms:.0f}",
             f.ops,
@@ -241,6 +312,8 @@ def main() -> None:
                 ratio("ops_per_s"),
                 ratio("cpu_ms_per_op"),
                 ratio("cpu_share"),
+                "",
+                "",
                 ratio("strike_p50_ms"),
                 ratio("strike_p99_ms"),
                 "",
@@ -254,7 +327,9 @@ def main() -> None:
             "gateway",
             "ops/s",
             "gateway CPU ms/op",
-            "CPU (cores)",
+            "gateway CPU (cores)",
+            "users' CPU (cores)",
+            "sandbox CPU (cores)",
             "strike p50 ms",
             "strike p99 ms",
             "ops",
