@@ -258,7 +258,7 @@ def measure(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--users", type=int, default=10)
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--before", type=Path, help="an archive of an earlier commit")
