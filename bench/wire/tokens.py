@@ -15,7 +15,7 @@ from gwanjong_gateway.usage.token_count import count_tokens, tool_list_tokens
 
 BASELINE_MODEL_VIEW = 960  # the gateway's five tools as the model saw them when issue 24 was filed
 #: the whole tools/list JSON once the five tools declare typed output schemas (issue 24)
-WHOLE_JSON_BUDGET = 4650
+WHOLE_JSON_BUDGET = 1950
 
 
 def model_view_tokens(tools: list[Any]) -> int:

@@ -110,6 +110,9 @@ def build_gateway(
         instructions=INSTRUCTIONS,
         lifespan=lifespan,
         mask_error_details=True,
+        # the schemas are inlined once, when each tool is registered (tool_templates): no
+        # middleware walking them again on every request and every tools/list
+        dereference_schemas=False,
         auth=auth,
     )
     mcp.add_middleware(ContractErrors())
@@ -198,7 +201,7 @@ def build_gateway(
         state: Workflow,
         content: Annotated[str, Field(max_length=100_000)] = "",
         title: Annotated[str, Field(max_length=500, description="post only")] = "",
-        handoff: int | Literal["comment", "post", "upvote"] | None = None,
+        handoff: strike_body.Handoff = None,
     ) -> StrikeResult | InputRequiredResult | ToolResult:
         return await strike_body.strike(
             served, ctx, state, opportunity_id, action, content, title, handoff

@@ -28,7 +28,13 @@ class Served:
         if platforms is None or platforms == [] or platforms == "":
             return names
         wanted = [platforms] if isinstance(platforms, str) else platforms
-        wanted = list(dict.fromkeys(p.strip().lower() for p in wanted if p.strip()))
+        if not all(p.strip() for p in wanted):  # else it would search nothing, quietly
+            raise PlatformError(
+                ErrorKind.INVALID_INPUT,
+                f"An empty platform name: name enabled ones ({', '.join(names) or 'none'}), "
+                "or leave platforms out for all of them.",
+            )
+        wanted = list(dict.fromkeys(p.strip().lower() for p in wanted))
         unknown = [quote(p, 40) for p in wanted if p not in self.gw.upstreams.by_name]
         if unknown:
             raise PlatformError(

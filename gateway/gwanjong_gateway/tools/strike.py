@@ -3,12 +3,14 @@ answer as the caller may see it, with the approval card where the client shows o
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from fastmcp import Context
 from fastmcp.exceptions import ToolError
 from fastmcp.tools import ToolResult
 from mcp.types import InputRequiredResult
+from pydantic import BeforeValidator
+from pydantic_core import PydanticCustomError
 
 from gwanjong_gateway.review.app import with_card
 from gwanjong_gateway.rules.ledger import StrikeAction
@@ -24,6 +26,21 @@ from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 Action = Literal["comment", "post", "upvote", "confirm_handoff"]
 
 
+def _not_blank(value: object) -> object:
+    # Otherwise an empty handoff fails each branch of the union and the caller reads both.
+    if isinstance(value, str) and not value.strip():
+        raise PydanticCustomError(
+            "empty_handoff",
+            "empty: send the hand-off's record number (or its action: comment, post, "
+            "upvote), or leave handoff out",
+        )
+    return value
+
+
+#: which hand-off a confirm_handoff records (the validator leaves the input schema as it is)
+Handoff = Annotated[int | Literal["comment", "post", "upvote"] | None, BeforeValidator(_not_blank)]
+
+
 async def strike(
     served: Served,
     ctx: Context,
@@ -32,7 +49,7 @@ async def strike(
     action: Action,
     content: str,
     title: str,
-    handoff: int | Literal["comment", "post", "upvote"] | None,
+    handoff: Handoff,
 ) -> StrikeResult | InputRequiredResult | ToolResult:
     gw = served.gw
     context = state.contexts[opportunity_id.strip()]  # drafted: the pipeline checked

@@ -14,46 +14,22 @@ content).
 from __future__ import annotations
 
 import functools
-from typing import Any, cast
+from typing import Any
 
 from pydantic import TypeAdapter
 
-from gwanjong_shared.contract.errors import ErrorKind, ErrorResult
+from gwanjong_shared.contract.errors import ErrorKind
 from gwanjong_shared.json_copy import json_copy
 
-_NOISE = ("title", "default", "discriminator")
-_MAPS = ("properties", "$defs", "patternProperties")
 
-
-def _prune(node: object) -> Any:
-    """Drops what the model needs no tokens for: titles, defaults, discriminator maps, the
-    docstrings of models and enums, the type beside a const or an enum; `T or null` becomes
-    `[T, "null"]`."""
-    if isinstance(node, list):
-        return [_prune(item) for item in cast("list[object]", node)]
-    if not isinstance(node, dict):
-        return node
-    schema = cast("dict[str, object]", node)  # a JSON object: its keys are text
-    out: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key in _NOISE or (key == "description" and ("properties" in schema or "enum" in schema)):
-            continue
-        if key == "type" and ("const" in schema or "enum" in schema):
-            continue  # the values say it
-        if key in _MAPS and isinstance(value, dict):
-            named = cast("dict[str, object]", value)  # a map of schemas by name
-            out[key] = {name: _prune(sub) for name, sub in named.items()}
-        else:
-            out[key] = _prune(value)
-    branches: object = out.get("anyOf")
-    if isinstance(branches, list):
-        pair = cast("list[dict[str, object]]", branches)  # anyOf holds schemas
-        if len(pair) == 2 and {"type": "null"} in pair:
-            other = pair[0] if pair[1] == {"type": "null"} else pair[1]
-            if isinstance(other.get("type"), str) and len(other) == 1:
-                del out["anyOf"]
-                out["type"] = [other["type"], "null"]
-    return out
+def _branches(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """The object schemas a (possibly discriminated) union's JSON schema stands for."""
+    defs: dict[str, Any] = schema.get("$defs", {})
+    found: list[dict[str, Any]] = []
+    for branch in schema.get("anyOf", [schema]):
+        for variant in branch.get("oneOf", [branch]):  # a discriminated union, one level
+            found.append(defs.get(variant.get("$ref", "").rpartition("/")[2], variant))
+    return found
 
 
 def output_schema(result: Any) -> dict[str, Any]:
@@ -65,17 +41,28 @@ def output_schema(result: Any) -> dict[str, Any]:
 
 @functools.cache
 def _output_schema(result: Any) -> dict[str, Any]:
-    either: Any = result | ErrorResult
-    schema = TypeAdapter(either).json_schema(mode="serialization")
-    branches: list[dict[str, Any]] = []
-    for branch in schema.pop("anyOf"):
-        # a discriminated union's variants sit beside the error, one level
-        branches.extend(branch.get("oneOf", [branch]))
-    defs = schema.get("$defs", {})
-    for branch in branches:  # the root says object once for all of them
-        target = defs.get(branch.get("$ref", "").rpartition("/")[2], branch)
-        target.pop("type", None)
-    return _prune({"type": "object", "anyOf": branches, **schema})
+    """What a strict client needs and no more (every tool sends its schema on each
+    `tools/list`, and some hosts put all of it before the model): the fields the results
+    always carry (`required`), the values that tell them apart (a field held by a `const`,
+    such as strike's `status`), and the error shape, each once. Field types and nested
+    shapes are the result models' (docs/develop/results.md): spelled out per field they
+    made the five tools' list three times its size."""
+    schema = TypeAdapter(result).json_schema(mode="serialization")
+    tags: dict[str, list[Any]] = {}  # a field each result holds to its own value
+    sets: list[list[str]] = []
+    for branch in _branches(schema):
+        for name, field in branch.get("properties", {}).items():
+            if "const" in field:
+                tags.setdefault(name, []).append(field["const"])
+        sets.append(branch.get("required", []))
+    least: list[list[str]] = []  # a result requiring all another requires adds nothing
+    for names in sorted(sets, key=len):
+        if not any(set(kept) <= set(names) for kept in least):
+            least.append(names)
+    properties: dict[str, Any] = {name: {"enum": values} for name, values in tags.items()}
+    properties.update(_error_schema()["properties"])
+    either = [{"required": names} for names in least] + [{"required": ["error"]}]
+    return {"type": "object", "properties": properties, "anyOf": either}
 
 
 def error_schema() -> dict[str, Any]:
@@ -85,9 +72,13 @@ def error_schema() -> dict[str, Any]:
 
 @functools.cache
 def _error_schema() -> dict[str, Any]:
-    from fastmcp.utilities.json_schema import dereference_refs
-
-    return _prune(dereference_refs(ErrorResult.model_json_schema(mode="serialization")))
+    kinds = [kind.value for kind in ErrorKind]
+    body = {
+        "type": "object",
+        "properties": {"kind": {"enum": kinds}},
+        "required": ["kind", "message"],
+    }
+    return {"type": "object", "properties": {"error": body}, "required": ["error"]}
 
 
 _SAMPLE_ERROR = {"error": {"kind": ErrorKind.UNAVAILABLE.value, "message": "down"}}

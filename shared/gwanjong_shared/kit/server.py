@@ -128,6 +128,9 @@ def build_platform_server(
         ),
         lifespan=lifespan,
         mask_error_details=True,
+        # the schemas are inlined once, when each tool is registered (tool_templates): no
+        # middleware walking them again on every request and every tools/list
+        dereference_schemas=False,
         # serverInfo.version: ours (the server's package), not FastMCP's.
         version=package_version(type(adapter).__module__),
     )

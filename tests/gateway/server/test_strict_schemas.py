@@ -4,6 +4,7 @@ and LangChain serve a tool non-strict when its schema cannot be made strict). `s
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +52,8 @@ async def test_every_tool_can_be_strict_by_default(forum: FakePlatform, tmp_path
     assert {"scout", "draft", "strike", "status", "setup"} <= set(tools)
     for name, tool in tools.items():
         assert strict_problems(tool.input_schema) == [], name
+        # inlined once when registered (the gateway does not dereference per request)
+        assert "$ref" not in json.dumps([tool.input_schema, tool.output_schema]), name
     assert "credentials" not in tools["setup"].input_schema["properties"]
 
 
