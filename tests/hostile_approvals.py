@@ -70,7 +70,8 @@ def assert_seen(view: str, text: str, escaped: bool = False) -> None:
 def approval_with(text: str, title: str = "", approval_id: int = 7, **fields: Any) -> Approval:
     """A pending approval of ``text`` as the record would hold it (for the views' tests:
     the chain refuses most of this corpus, but a view must show anything it is given)."""
-    from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, digest
+    from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus
+    from gwanjong_gateway.rules.outgoing import legacy_digest as digest  # a row with no `outgoing`
 
     values: dict[str, Any] = {
         "id": approval_id,

@@ -94,7 +94,7 @@ async def test_edit_then_approve_sends_the_edited_text(
         await page.click("button.approve")
         outcome = await page.inner_text("#outcome")
         assert outcome.startswith("posted"), outcome
-        assert "text edited" in await page.inner_text("main")
+        assert "edited; sent" in await page.inner_text("main")
         clean(seen)
     [write] = sandbox.writes("reddit")
     assert "WAL mode held up for us, with busy_timeout set." in str(write["data"])

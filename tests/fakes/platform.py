@@ -103,6 +103,8 @@ class FakePlatform:
     calls: list[str] = field(default_factory=list)
     #: every MCP tool called on the server, by name, in order (what the gateway asked)
     tools: list[str] = field(default_factory=list)
+    #: every MCP tool call as it arrived: (name, its arguments exactly as the gateway sent them)
+    arguments: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     #: post id -> the platform's own rule for that target (see ``judge``)
     verdicts: dict[str, ActionRule] = field(default_factory=dict)
     #: post id -> problems the platform finds with any text there (see ``judge``)
@@ -209,7 +211,7 @@ class FakePlatform:
         mcp = build_platform_server(
             _adapter_for(self), call_timeout_s=call_timeout_s, profile=self.profile.about
         )
-        mcp.add_middleware(_ToolLog(self.tools))
+        mcp.add_middleware(_ToolLog(self.tools, self.arguments))
         return mcp
 
     # -- the platform -----------------------------------------------------------------------
@@ -444,6 +446,7 @@ class FakeAdapter(PlatformAdapter):
             configured=self.is_configured(),
             actions=dict(profile.rules),
             limits=dict(profile.limits),
+            tags=profile.tag_rules,
             credentials=list(profile.credentials),
         )
 
@@ -468,9 +471,14 @@ class FakeAdapter(PlatformAdapter):
         )
 
     async def validate(
-        self, action: str, body: str, title: str = "", post_id: str | None = None
+        self,
+        action: str,
+        body: str,
+        title: str = "",
+        post_id: str | None = None,
+        tags: list[str] | None = None,
     ) -> Validation:
-        check = await super().validate(action, body, title, post_id)
+        check = await super().validate(action, body, title, post_id, tags)
         objections = self.world.objections.get(post_id or "", [])
         if not objections or check.allowed != "auto":
             return check
@@ -493,15 +501,18 @@ class FakeAdapter(PlatformAdapter):
 
 
 class _ToolLog(Middleware):
-    """Notes each tool call's name: what the gateway asked the platform server, in order."""
+    """Notes each tool call's name and arguments: what the gateway asked the platform
+    server, in order."""
 
-    def __init__(self, log: list[str]) -> None:
+    def __init__(self, log: list[str], arguments: list[tuple[str, dict[str, Any]]]) -> None:
         self.log = log
+        self.arguments = arguments
 
     async def on_call_tool(
         self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]
     ) -> Any:
         self.log.append(context.message.name)
+        self.arguments.append((context.message.name, dict(context.message.arguments or {})))
         return await call_next(context)
 
 

@@ -12,7 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gwanjong_shared.contract import Action, ActionRule, Limit, LimitName, Prices, SetupGuide
+from gwanjong_shared.contract import (
+    Action,
+    ActionRule,
+    Limit,
+    LimitName,
+    Prices,
+    SetupGuide,
+    TagRules,
+)
 from gwanjong_shared.contract import Profile as About
 
 
@@ -30,6 +38,8 @@ class Profile:
     #: whether the optional `mentions` tool is served
     has_mentions: bool = True
     tags: tuple[str, ...] = field(default=())
+    #: the tags a new post may carry (None: none), as `capabilities` declares them
+    tag_rules: TagRules | None = None
     #: the self-description `capabilities` carries (None: the gateway's generic text)
     about: About | None = None
 
@@ -72,6 +82,9 @@ FORUM = Profile(
         "comment": Limit(max=25_000, unit="chars"),
     },
     credentials=("DEVTO_API_KEY",),
+    tag_rules=TagRules(
+        max=4, max_length=30, pattern="[a-z0-9]+", hint="lowercase letters or digits"
+    ),
     about=_about(
         "Fake Forum",
         "Lead with the point; long posts are read here.",

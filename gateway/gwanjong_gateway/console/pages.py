@@ -21,6 +21,7 @@ from gwanjong_gateway.record.history_rows import HistoryFilter
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Channel, Hold
 from gwanjong_gateway.rules.ledger import RECORDED, Strike, StrikeAction, StrikeStatus
+from gwanjong_gateway.rules.outgoing import Edit, parse_tags
 from gwanjong_gateway.rules.refs import handoff_ref
 from gwanjong_gateway.strike.results import Refused, StrikeResult
 from gwanjong_gateway.strike.reviews import holds
@@ -61,6 +62,10 @@ def approval_view(
         "target_url": safe_url(a.target_url),
         "by": line(a.principal, 80) or "local",
         "title": shown(a.title),
+        "is_post": a.action == "post",  # a new post: its title and tags are shown
+        "tags": [shown(t) for t in a.tags],
+        "account": line(a.write.account, 80),
+        "visibility": a.write.visibility,
         "text": shown(a.text, None if full else 2000),
         "chars": len(a.text),
         "digest": a.digest,
@@ -118,7 +123,7 @@ async def _length(c: Console, a: Approval, text: str) -> dict[str, Any]:
     with anyio.move_on_after(VALIDATE_S):
         try:
             check = await PlatformClient(c.gw.upstreams, a.platform, VALIDATE_S).validate(
-                tool, text, a.title, post_id
+                tool, text, a.title, post_id, list(a.tags) or None
             )
         except PlatformError:
             return out
@@ -161,7 +166,8 @@ async def _page(
         length=length,
         editing=editing,
         raw_text=text,
-        **values,
+        # a new post's title and tags in the edit form: the person's own when refused
+        **{"raw_title": a.title, "raw_tags": ", ".join(a.tags), **values},
     )
 
 
@@ -187,6 +193,13 @@ async def decide(c: Console, request: Request, session: Session) -> Response:
         raise Refusal(400, "Choose Approve or Decline.")
     text = form.get("text")
     edit = text.replace("\r\n", "\n") if text is not None and decision == "approve" else None
+    title, tags = form.get("title"), form.get("tags")
+    approving = decision == "approve"
+    change = Edit(
+        title=title.replace("\r\n", "\n") if title is not None and approving else None,
+        tags=parse_tags(tags) if tags is not None and approving else None,
+    )
+    kept = {k: v for k, v in (("raw_title", title), ("raw_tags", tags)) if v is not None}
     try:
         result = await c.gw.desk.decide(
             approval_id,
@@ -196,13 +209,14 @@ async def decide(c: Console, request: Request, session: Session) -> Response:
             who=session.principal,
             text=edit,
             reason=one_line(form.get("reason", ""), 300),
+            edit=change,
         )
     except PlatformError as exc:
         a = await _visible(c, session, approval_id)
-        return await _page(c, session, a, edit, 409, error=shown(exc.message, 600))
+        return await _page(c, session, a, edit, 409, error=shown(exc.message, 600), **kept)
     a = await _visible(c, session, approval_id)
     if isinstance(result, Refused) and a.open_at(c.clock()):  # nothing sent: try again
-        return await _page(c, session, a, edit, 409, error=shown(result.reason, 1000))
+        return await _page(c, session, a, edit, 409, error=shown(result.reason, 1000), **kept)
     return await _page(c, session, a, None, result=outcome(result))
 
 

@@ -90,9 +90,16 @@ class PlatformClient:
         return caps
 
     async def validate(
-        self, action: Action, body: str = "", title: str = "", post_id: str | None = None
+        self,
+        action: Action,
+        body: str = "",
+        title: str = "",
+        post_id: str | None = None,
+        tags: list[str] | None = None,
     ) -> Validation:
-        args = {"action": action, "body": body, "title": title, "post_id": post_id}
+        args: dict[str, Any] = {"action": action, "body": body, "title": title, "post_id": post_id}
+        if tags:  # only then: a server from before tags were validated still answers
+            args["tags"] = tags
         return await self._call("validate", args, Validation)
 
     async def write_post(self, title: str, body: str, tags: list[str] | None = None) -> PostResult:

@@ -12,6 +12,8 @@ from typing import Any
 
 from gwanjong_gateway.record.statements import Statements
 from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, ApprovalUse, iso
+from gwanjong_gateway.rules.ledger import Strike
+from gwanjong_gateway.rules.outgoing import Outgoing
 
 _JSON = ("post", "context", "policy")
 
@@ -188,26 +190,33 @@ class ApprovalRows(Statements):
             )
         if not use.edited and row["digest"] != use.digest:
             return (
-                f"The text that would be sent is no longer the one approved in approval {use.id} "
+                f"What would be sent is no longer what was approved in approval {use.id} "
                 "(its SHA-256 differs): nothing was sent."
             )
         return ""
 
-    def _consume(self, use: ApprovalUse, now: float, record: int, text: str, title: str) -> None:
-        """The approval becomes the claimed write ``record``: never pending again."""
+    def _consume(self, use: ApprovalUse, now: float, record: Strike, sent: str) -> None:
+        """The approval becomes the claimed write ``record``: never pending again. ``sent``:
+        the write's canonical JSON (`Outgoing`), the person's edit included ("" = the
+        record's text and title)."""
+        text, title = record.content, record.title
+        if sent:
+            write = Outgoing.load(sent)
+            text, title = write.text, write.title
         self._x(
             "UPDATE approvals SET status = ?, decided_at = ?, decided_by = ?, channel = ?, "
-            "record = ?, edited = ?, text = ?, title = ?, digest = ? WHERE id = ?",
+            "record = ?, edited = ?, text = ?, title = ?, digest = ?, outgoing = ? WHERE id = ?",
             (
                 ApprovalStatus.APPROVED,
                 now,
                 use.by,
                 use.channel,
-                record,
+                record.id,
                 1 if use.edited else 0,
                 text,
                 title,
                 use.digest,
+                sent,
                 use.id,
             ),
         )

@@ -154,7 +154,7 @@ CREATE TABLE IF NOT EXISTS approvals (
     title         TEXT NOT NULL DEFAULT '',
     text          TEXT NOT NULL,          -- exactly what will be sent, footer included
     body          TEXT NOT NULL,          -- the model's text, before the footer
-    digest        TEXT NOT NULL,          -- SHA-256 of [title, text]
+    digest        TEXT NOT NULL,          -- SHA-256 of [title, text]; since `outgoing` (step 16), of it
     post          TEXT NOT NULL,          -- the drafted post (JSON), to run the chain again
     context       TEXT NOT NULL DEFAULT '{{}}',
     policy        TEXT NOT NULL DEFAULT '[]',
@@ -220,6 +220,10 @@ CREATE TABLE IF NOT EXISTS usage_spend (
     "CREATE INDEX IF NOT EXISTS usage_spend_day ON usage_spend (platform, at)",
 ]
 
+#: the one exact write (rules/outgoing.py) an approval sends, as its canonical JSON: what
+#: its digest covers, tags included. Rows from before keep '' and a digest of [title, text]
+_OUTGOING = ["ALTER TABLE approvals ADD COLUMN outgoing TEXT NOT NULL DEFAULT ''"]
+
 
 def _settling(time_type: str) -> list[str]:
     """Who reads an unsure write back now (strike/settle.py): a lease taken by
@@ -250,6 +254,7 @@ SQLITE: list[list[str]] = [
     [],  # step 13 (usage_spend) is PostgreSQL's, as step 4: SQLite's ledger is in usage.db
     _handoff_claims("REAL"),
     _settling("REAL"),
+    _OUTGOING,
 ]
 POSTGRES: list[list[str]] = [
     # DOUBLE PRECISION: PostgreSQL's REAL is 4 bytes, too coarse for epoch seconds
@@ -268,5 +273,6 @@ POSTGRES: list[list[str]] = [
     _SPEND,
     _handoff_claims("DOUBLE PRECISION"),
     _settling("DOUBLE PRECISION"),
+    _OUTGOING,
 ]
 LATEST = len(SQLITE)

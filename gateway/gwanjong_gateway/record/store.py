@@ -231,7 +231,7 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows):
                 return Verdict()
             row = self.insert(**req.row, now=now)
             if use is not None:
-                self._consume(use, now, row.id, row.content, row.title)
+                self._consume(use, now, row, req.sent)
             return Verdict(row=row)
 
     def _holding(self, req: ClaimRequest, now: float) -> Strike | None:

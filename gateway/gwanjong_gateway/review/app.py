@@ -95,22 +95,29 @@ async def with_card(
 
 def card_view(approval: Approval, token: str) -> dict[str, Any]:
     """What the card shows: the exact text (for its edit box) and, drawn by the one
-    renderer (`contract.visible`), the text, title and target as the person sees them,
+    renderer (`contract.visible`), the text, title, tags, account and target as the person sees them,
     hidden characters marked, with the warnings. The card's script only places these."""
     title, text = show(approval.title), show(approval.text)
     target = approval.target_url if approval.action != "post" else ""
+    write = approval.write
+    post = approval.action == "post"
     return {
         "id": approval.id,
         "token": token,
         "where": line(approval.where(), 400),
         "target": target,
         "title": approval.title,
+        "tags": list(write.tags) if post else None,
+        "account": write.account,
+        "visibility": write.visibility,
         "text": approval.text,
         "expires_at": iso(approval.expires_at),
         "shown": {
             "target": line(target, 400),
             "title": title.text,
             "title_warning": title.warning(),
+            "tags": [show(t, fold=False).text for t in write.tags] if post else None,
+            "as": f"{line(write.account, 100) or 'our account'}, {write.visibility}",
             "text": text.text,
             "warning": text.warning(),
             "length": f"{len(approval.text):,} characters (disclosure footer included)",

@@ -25,7 +25,9 @@ button{font-size:1em;margin:.6em .6em 0 0}[hidden]{display:none}
   <dl>
     <dt>What</dt><dd id="where"></dd>
     <dt>Target</dt><dd><span id="target"></span> <button id="open" type="button" hidden>Open</button></dd>
+    <dt>Sent as</dt><dd id="as"></dd>
     <dt id="title-label" hidden>Title</dt><dd id="title" class="text" hidden></dd>
+    <dt id="tags-label" hidden>Tags</dt><dd id="tags" hidden></dd>
     <dt>Length</dt><dd id="length"></dd>
     <dt>Expires</dt><dd id="expires"></dd>
   </dl>
@@ -90,6 +92,11 @@ button{font-size:1em;margin:.6em .6em 0 0}[hidden]{display:none}
     $("open").hidden = !link;
     $("open").onclick = function () { request("ui/open-link", { url: link }).catch(function () {}); };
     if (card.title) { $("title").textContent = shown.title || ""; $("title").hidden = false; $("title-label").hidden = false; }
+    $("as").textContent = shown.as || "";
+    if (shown.tags) {  // a new post's: every tag, drawn by the server's renderer
+      $("tags").textContent = shown.tags.length ? shown.tags.join(", ") : "(none)";
+      $("tags").hidden = false; $("tags-label").hidden = false;
+    }
     $("length").textContent = shown.length || "";
     $("expires").textContent = card.expires_at || "";
     if (shown.title_warning) { say("title-marks", "Title: " + shown.title_warning, "error"); $("title-marks").hidden = false; }

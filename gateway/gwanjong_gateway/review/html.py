@@ -31,6 +31,13 @@ def web_link(url: str) -> str:
     return f"<code>{visible(url)}</code> (not a web link)" if url else "(none)"
 
 
+def tags_html(tags: tuple[str, ...]) -> str:
+    """A new post's tags, each in its own box (so a space or a comma inside shows)."""
+    if not tags:
+        return "(none)"
+    return " ".join(f'<code class="tag">{visible(t)}</code>' for t in tags)
+
+
 def page(title: str, body: str) -> str:
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
@@ -52,8 +59,12 @@ def _facts(approval: Approval, now: float) -> str:
         ("Asked by", visible(approval.principal or "the local user")),
         ("Target", web_link(approval.target_url) if approval.action != "post" else "a new post"),
     ]
+    write = approval.write
+    rows.append(("Sent as", f"{visible(write.account or 'our account')}, {write.visibility}"))
     if approval.title:
         rows.append(("Title", f'<span class="text">{visible(approval.title)}</span>'))
+    if approval.action == "post":
+        rows.append(("Tags", tags_html(write.tags)))
     rows.append(("Length", f"{len(approval.text)} characters (disclosure footer included)"))
     state = approval.status_at(now)
     if state is ApprovalStatus.PENDING:

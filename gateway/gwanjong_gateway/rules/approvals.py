@@ -1,7 +1,8 @@
 """A pending approval: one write waiting for a person, kept in the strike record.
 
-`writes = "confirm"` records the exact text that would be sent (title and disclosure footer
-included) with its SHA-256, who asked, and when it expires. A person approves or declines it
+`writes = "confirm"` records the exact write that would be sent (`rules.outgoing.Outgoing`:
+platform, account, target, title, text with its disclosure footer, tags) with the SHA-256 of
+its canonical bytes, who asked, and when it expires. A person approves or declines it
 from wherever they are (the client's dialog, the terminal, a page, an app card); approving
 re-runs the whole strike chain and consumes the approval in the same transaction as the
 claim, so it executes at most once. This module says what an approval holds; `record`
@@ -12,11 +13,12 @@ from __future__ import annotations
 
 import getpass
 import hashlib
-import json
 import time
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+
+from gwanjong_gateway.rules.outgoing import Outgoing
 
 
 class ApprovalStatus(StrEnum):
@@ -35,11 +37,6 @@ class Channel(StrEnum):
     TERMINAL = "terminal"  # `gwanjong review`
     APP = "app"  # the MCP Apps card, through the app-only tool
     CONSOLE = "console"
-
-
-def digest(title: str, text: str) -> str:
-    """SHA-256 of exactly what is sent: the title and the final text (footer included)."""
-    return hashlib.sha256(json.dumps([title, text], ensure_ascii=False).encode()).hexdigest()
 
 
 def token_hash(token: str) -> str:
@@ -100,7 +97,7 @@ class Approval:
     title: str
     text: str  # the exact final text that will be sent (footer included)
     body: str  # the model's text, before the footer
-    digest: str
+    digest: str  # SHA-256 of `write`'s canonical bytes (older rows: of [title, text])
     post: dict[str, Any]  # the drafted post (contract `Post`), to run the chain again
     context: dict[str, Any]  # what the model saw in draft
     policy: list[Any]  # the decisions so far
@@ -114,6 +111,27 @@ class Approval:
     edited: bool
     record: int | None  # the strike row it became (approved, declined or refused)
     token_hash: str
+    outgoing: str = ""  # `write`, as its canonical JSON ("" in rows from before it)
+
+    @property
+    def write(self) -> Outgoing:
+        """Everything this approval sends (a row from before the model: no tags)."""
+        if self.outgoing:
+            return Outgoing.load(self.outgoing)
+        return Outgoing.model_validate(
+            {
+                "platform": self.platform,
+                "action": self.action,
+                "target": self.target,
+                "target_url": self.target_url if self.target else "",
+                "title": self.title,
+                "text": self.text,
+            }
+        )
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        return self.write.tags
 
     def open_at(self, now: float) -> bool:
         """Still waiting for a person at ``now``."""
@@ -147,7 +165,7 @@ class Approval:
         if self.decided_at:
             by += f" at {iso(self.decided_at)}"
         if state is ApprovalStatus.APPROVED:
-            edited = ", text edited" if self.edited else ""
+            edited = ", edited" if self.edited else ""
             return f"{by}{edited}; sent" + (f" (record {self.record})" if self.record else "")
         if state is ApprovalStatus.DECLINED:
             return f"{by}; nothing was sent"
@@ -180,7 +198,7 @@ class ApprovalUse:
     """An approval being executed: consumed with the claim, in its transaction."""
 
     id: int
-    digest: str  # what must be sent: the approved digest (or the edited text's)
+    digest: str  # what must be sent: the approved digest (or the person's edit's)
     by: str
     channel: Channel
     edited: bool = False

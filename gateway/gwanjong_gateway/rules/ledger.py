@@ -199,6 +199,7 @@ class ClaimRequest:
     interval_s: float
     cooldown_days: float
     approval: ApprovalUse | None = None  # consumed with the claim, in its transaction
+    sent: str = ""  # with an approval: the write's canonical JSON (`Outgoing`), kept on it
 
     @property
     def platform(self) -> str:

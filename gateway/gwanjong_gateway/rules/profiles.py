@@ -20,17 +20,23 @@ class Profiles:
 
     def __init__(self) -> None:
         self._by_name: dict[str, Profile | None] = {}  # only platforms that answered
+        self._accounts: dict[str, str] = {}  # the account each last named ("" = none)
 
     def remember(self, platform: str, caps: Capabilities) -> None:
         """Keep the profile of this capabilities answer (a server that stops describing
         itself gets the generic text again)."""
         self._by_name[platform] = caps.profile
+        self._accounts[platform] = caps.account or ""
 
     def get(self, platform: str) -> Profile | None:
         return self._by_name.get(platform)
 
     def others(self, platform: str) -> list[Profile]:
         return [p for name, p in self._by_name.items() if name != platform and p is not None]
+
+    def account(self, platform: str) -> str:
+        """Whom we write as there, as the platform last said ("" = not known)."""
+        return self._accounts.get(platform, "")
 
     def answered(self, platform: str) -> bool:
         """Whether this platform has answered capabilities (with or without a profile)."""

@@ -64,14 +64,20 @@ PageLink = Callable[[Approval, str], Awaitable[str]]
 
 
 def message(approval: Approval) -> str:
-    """The dialog's text: what, where, as whom, then the exact text, whole, in the terminal
-    form of `contract.visible` (clients show it in a terminal or a dialog: every hidden or
-    steering character is a visible mark, never raw)."""
+    """The dialog's text: what, where, as whom, then the whole write (title, tags, the
+    exact text), in the terminal form of `contract.visible` (clients show it in a terminal
+    or a dialog: every hidden or steering character is a visible mark, never raw)."""
+    write = approval.write
     head = f"gwanjong asks before it writes in your name: {line(approval.where(), 400)}."
+    head += f"\nSent as: {line(write.account, 100) or 'our account'}, {write.visibility}"
     title, body = show(approval.title), show(approval.text)
+    tags = [show(t, fold=False) for t in write.tags]
     if approval.title:
         head += f"\nTitle: {title.text}"
+    if approval.action == "post":
+        head += f"\nTags: {', '.join(t.text for t in tags) or '(none)'}"
     warnings = [f"WARNING (title): {title.warning()}"] if title.hidden else []
+    warnings += [f"WARNING (tag {t.text}): {t.warning()}" for t in tags if t.hidden]
     if body.hidden:
         warnings.append(f"WARNING: {body.warning()}")
     warn = "".join(f"\n\n{w}" for w in warnings)

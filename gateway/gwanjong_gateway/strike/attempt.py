@@ -13,6 +13,7 @@ from typing import Any, Literal, Protocol
 from gwanjong_gateway.platforms.upstreams import Reservation
 from gwanjong_gateway.rules.approvals import Approval, ApprovalUse, Channel
 from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus, Verdict, content_hash
+from gwanjong_gateway.rules.outgoing import Outgoing
 from gwanjong_gateway.scout.state import DraftContext
 from gwanjong_gateway.strike.results import StrikeResult
 from gwanjong_shared.contract import Validation
@@ -117,10 +118,31 @@ class Attempt:
     row: Strike | None = None  # the claimed `pending` row
     approval: ApprovalUse | None = None  # a person's approval being executed
     prepaid: Reservation | None = None  # the write's spend, reserved before the claim
+    tags: tuple[str, ...] = ()  # a new post's tags: only a person adds them
+    account: str = ""  # whom we write as, as the platform last said
+
+    @property
+    def outgoing(self) -> Outgoing:
+        """Everything this write sends: what a person approves and the platform receives."""
+        return Outgoing.model_validate(
+            {
+                "platform": self.platform,
+                "account": self.account,
+                "action": str(self.action),
+                "target": self.target,
+                "target_url": self.post.url if self.action.targeted else "",
+                "title": self.title if self.action is StrikeAction.POST else "",
+                "text": self.final if self.action.has_text else "",
+                "tags": self.tags if self.action is StrikeAction.POST else (),
+            }
+        )
+
     kept: bool = False  # the approval being executed was refused but stays pending
 
     def __post_init__(self) -> None:
         self.final = self.final or self.text
+        if self.action is not StrikeAction.POST:
+            self.title = ""  # only a new post has one: nothing is shown that is not sent
 
     def columns(self, status: StrikeStatus, **fields: Any) -> dict[str, Any]:
         """A record row: the target and the final text of this attempt, plus ``fields``."""

@@ -84,8 +84,10 @@ async def never_allowed(deps: Deps, a: Attempt) -> Step:
 
 async def plain_text(deps: Deps, a: Attempt) -> Step:
     """No control (but newline and tab), bidi override or isolate, or tag character: none
-    is needed by a comment, and each can hide or reorder what the person approves."""
-    why = refusal(a.title, "the title") or refusal(a.text)
+    is needed by a comment, and each can hide or reorder what the person approves; nor
+    by a tag."""
+    tags = (refusal(t, f"the tag {i}") for i, t in enumerate(a.tags, 1))
+    why = refusal(a.title, "the title") or next((w for w in tags if w), "") or refusal(a.text)
     return Refuse(why[0].upper() + why[1:]) if why else PASS
 
 
@@ -109,6 +111,7 @@ async def disclosure(deps: Deps, a: Attempt) -> Step:
     if footer and a.action.has_text:
         a.decisions.append("disclosure appended")
     a.key = intent_key(a.platform, a.target, str(a.action), a.final)
+    a.account = profiles.account(a.platform)  # part of what a person approves
     return PASS
 
 
@@ -195,7 +198,7 @@ async def dry_run(deps: Deps, a: Attempt) -> Step:
     )
     return Answer(
         DryRun(
-            would=Would.model_validate(would(a.ctx, a.action, a.final, a.title)),
+            would=Would.model_validate(would(a.outgoing)),
             record=row.id,
             reason='Nothing was written: writes = "dry-run" in gateway.toml. Set "confirm" or "live" to publish.',
         )
@@ -203,12 +206,30 @@ async def dry_run(deps: Deps, a: Attempt) -> Step:
 
 
 async def approved_text(deps: Deps, a: Attempt) -> Step:
-    """An approval being executed sends exactly the approved text (footer included)."""
-    if a.approval is None or approvals.digest(a.title, a.final) == a.approval.digest:
+    """An approval being executed sends exactly the approved write (`Outgoing`: the text
+    with its footer, the title, the tags, the target, the account): its digest."""
+    sent = a.outgoing
+    # an approval asked before the platform named our account covers the account it names
+    if a.approval is None or any(
+        w.matches(a.approval.digest) for w in (sent, sent.edited(account=""))
+    ):
         return PASS
+    if not a.account:  # the platform has not said whom we write as: ask, never guess
+        await deps.sender.learn_rules(a.platform)
+        a.account = deps.profiles.account(a.platform)
+        if a.outgoing.matches(a.approval.digest):
+            return PASS
+        if not a.account:
+            return Refuse(
+                f"{a.platform} did not say which account gwanjong writes as, so approval "
+                f"{a.approval.id} cannot be checked against it: nothing was sent. It stays "
+                "pending; try again once the platform answers (status() shows it).",
+                retry_after=60,
+            )
     return Refuse(
-        f"The text that would be sent is no longer the one approved in approval {a.approval.id} "
-        "(the disclosure footer or the platform's rules changed since): nothing was sent. "
+        f"What would be sent is no longer what was approved in approval {a.approval.id} "
+        "(the disclosure footer, the platform's rules or the account changed since): nothing "
+        "was sent. "
         "Strike again so a person approves the new text."
     )
 
@@ -231,7 +252,7 @@ async def awaiting(deps: Deps, a: Attempt) -> Step:
         ask = Ask(
             "pending", f"A write on this target already waits for a person (approval {waiting.id})."
         )
-    elif ask.decision == "approve" and waiting.digest != approvals.digest(a.title, a.final):
+    elif ask.decision == "approve" and not a.outgoing.matches(waiting.digest):
         ask = Ask(
             "pending",
             f"This text differs from the one waiting in approval {waiting.id}; that one stands.",

@@ -85,6 +85,7 @@ class Claims:
             interval_s=interval,
             cooldown_days=self.config.safety.author_cooldown_days,
             approval=a.approval,
+            sent=a.outgoing.canonical().decode("utf-8") if a.approval else "",
         )
 
     async def decide(self, a: Attempt, row: dict[str, Any], insert: bool) -> Verdict:
@@ -140,6 +141,7 @@ class Claims:
         already waiting: its token went to whoever opened it)."""
         token = secrets.token_urlsafe(32)  # 256 bits
         now = self.clock()
+        sent = a.outgoing  # what the person approves: all that will be sent
         approval, created = await self.records.run(
             StrikeStore.open_approval,
             now,
@@ -155,7 +157,8 @@ class Claims:
             title=a.title,
             text=a.final,
             body=a.text,
-            digest=approvals.digest(a.title, a.final),
+            digest=sent.digest(),
+            outgoing=sent.canonical().decode("utf-8"),
             post=a.post.model_dump(mode="json"),
             context=a.ctx.shown,
             policy=a.decisions,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Literal
 
 from gwanjong_gateway.config import GatewayConfig
@@ -27,6 +28,7 @@ from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.rules import approvals
 from gwanjong_gateway.rules.approvals import Approval, ApprovalUse, Channel
 from gwanjong_gateway.rules.ledger import StrikeAction
+from gwanjong_gateway.rules.outgoing import Edit
 from gwanjong_gateway.scout.state import DraftContext
 from gwanjong_gateway.strike.attempt import (
     Answer,
@@ -96,6 +98,7 @@ class StrikeDesk:
         if action is StrikeAction.CONFIRM_HANDOFF:
             return await self.handoffs.confirm(ctx, content, handoff, by)
         await self.journal.ready()  # earlier unrecorded writes are in the record first
+        await self.handoffs.sweep()  # a hand-off past its time holds its target no more
         mode = self.config.gateway.writes
         a = Attempt(
             ctx,
@@ -143,12 +146,16 @@ class StrikeDesk:
         token: str | None = None,
         text: str | None = None,
         reason: str = "",
+        edit: Edit | None = None,
     ) -> StrikeResult:
         """A person's decision on a pending approval, from any channel. ``by``: who decided,
         for the audit; ``who``: the signed-in principal, None for the operator (the
         terminal); ``token``: the approval's one-time token (a page or an app card must
-        give it); ``text``: the person's edit of the text. Approving runs the whole chain
-        again and sends exactly the approved (or edited) text, at most once."""
+        give it); ``text``: the person's edit of the text (``edit``: of the text, title and
+        tags). Approving runs the whole chain again and sends exactly the approved (or
+        edited) write, at most once."""
+        if text is not None:
+            edit = replace(edit or Edit(), text=text)
         approval = await self.reviews.open_for(approval_id, who, token)
         by = approvals.person(by)
         if decision == "decline":
@@ -156,10 +163,9 @@ class StrikeDesk:
                 approval,
                 ApprovalUse(approval.id, approval.digest, by, channel),
                 self.config.gateway.writes,
-                None,
             )
             return await self.claims.decline(a, approval, by, channel, reason)
-        use = await self.edit_for(approval, by, channel, text)
+        use = await self.edit_for(approval, by, channel, edit)
         held = await self.reviews.hold(approval)
         if held is not None:  # it would only be refused: no run, no row, still pending
             wait = None if held.until is None else wait_s(held.until - self.claims.clock())
@@ -167,7 +173,7 @@ class StrikeDesk:
                 reason=f"{held.said()}. Nothing was sent; approval {approval.id} still waits.",
                 retry_after=wait,
             )
-        a = attempt_for(approval, use, self.config.gateway.writes, text)
+        a = attempt_for(approval, use, self.config.gateway.writes, edit)
         await self.journal.ready()
         return await self.chain(a)
 
@@ -179,21 +185,26 @@ class StrikeDesk:
         who = approvals.person(a.principal)
         if said.decision == "approve":
             use = ApprovalUse(approval.id, approval.digest, who, said.channel)
-            return await self.chain(attempt_for(approval, use, a.mode, None))
+            return await self.chain(attempt_for(approval, use, a.mode))
         if said.decision == "decline":
             return await self.claims.decline(a, approval, who, said.channel)
         # for an app card's `_meta` only, never what the model reads
         return pending(approval, said).carrying(ask.token)
 
     async def edit_for(
-        self, approval: Approval, by: str, channel: Channel, text: str | None
+        self, approval: Approval, by: str, channel: Channel, edit: Edit | None
     ) -> ApprovalUse:
-        """The approval as it will run, with the person's edit ``text`` checked. The edit
-        must keep the platform's disclosure footer, so a platform not heard from yet (in a
-        fresh process: `gwanjong review`) is asked for it first. Raises PlatformError."""
-        if text is not None and not self.deps.profiles.answered(approval.platform):
+        """The approval as it will run, with the person's ``edit`` checked. The edit must
+        keep the platform's disclosure footer, and its digest names the account, so a
+        platform not heard from yet (in a fresh process: `gwanjong review`) is asked
+        first. Raises PlatformError."""
+        if (
+            edit is not None
+            and not edit.empty
+            and not self.deps.profiles.answered(approval.platform)
+        ):
             await self.sender.learn_rules(approval.platform)
-        return self.reviews.use(approval, by, channel, text)
+        return self.reviews.use(approval, by, channel, edit)
 
     async def _run(self, checks: tuple[Check, ...], a: Attempt) -> StrikeResult | AskPerson | None:
         """The checks in order, up to the first that does not pass: its result (or the

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Callable
+from typing import Any
 
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.record.records import Records
@@ -19,6 +20,7 @@ from gwanjong_gateway.rules.approvals import (
     iso,
 )
 from gwanjong_gateway.rules.ledger import ClaimRequest, StrikeAction
+from gwanjong_gateway.rules.outgoing import Edit, Outgoing
 from gwanjong_gateway.rules.profiles import Profiles
 from gwanjong_gateway.rules.refs import approval_ref
 from gwanjong_gateway.scout.state import DraftContext, Opportunity
@@ -105,9 +107,11 @@ def declined_note(earlier: Approval | None) -> str:
     return f"A person declined this on {at} (approval {earlier.id}){said}."
 
 
-def attempt_for(approval: Approval, use: ApprovalUse, mode: str, text: str | None) -> Attempt:
-    """The strike again, as the person approved it: the same target and text (or the
-    person's edit, ``text``), from the top of the chain."""
+def attempt_for(
+    approval: Approval, use: ApprovalUse, mode: str, edit: Edit | None = None
+) -> Attempt:
+    """The strike again, as the person approved it: the same target, text, title and tags
+    (or the person's ``edit`` of them), from the top of the chain."""
     post = Post.model_validate(approval.post)
     ctx = DraftContext(
         opportunity=Opportunity(approval.opportunity, post, 0.0, "approved by a person"),
@@ -116,19 +120,26 @@ def attempt_for(approval: Approval, use: ApprovalUse, mode: str, text: str | Non
         shown=approval.context,
     )
     how = f"approved by {use.by} via {use.channel} (approval {approval.id})"
+    edit = edit or Edit()
     if use.edited:
-        how += ", text edited by them"
+        parts = [
+            n
+            for n, v in (("text", edit.text), ("title", edit.title), ("tags", edit.tags))
+            if v is not None
+        ]
+        how += f", {' and '.join(parts) or 'write'} edited by them"
     return Attempt(
         ctx,
         StrikeAction(approval.action),
-        (approval.body if text is None else text).strip(),
-        approval.title,
+        (approval.body if edit.text is None else edit.text).strip(),
+        approval.title if edit.title is None else edit.title.strip(),
         NoAsking(),
         [*[str(d) for d in approval.policy], how],
         mode=mode,
         principal=approval.principal,
         approver="human",
         approval=use,
+        tags=approval.tags if edit.tags is None else edit.tags,
     )
 
 
@@ -184,14 +195,44 @@ class Reviews:
             )
         return approval
 
-    def use(self, approval: Approval, by: str, channel: Channel, text: str | None) -> ApprovalUse:
-        """The approval as it will be executed; an edit is checked first (the disclosure
-        footer stays, an upvote has no text) and becomes the digest to send."""
-        if text is None or text.strip() == approval.text:
+    def use(self, approval: Approval, by: str, channel: Channel, edit: Edit | None) -> ApprovalUse:
+        """The approval as it will be executed; a person's edit (text, title, tags) is
+        checked first (the disclosure footer stays; only a new post has a title and tags)
+        and its write's digest becomes the one to send."""
+        after = self.write_for(approval, edit)
+        if after is None:
             return ApprovalUse(approval.id, approval.digest, by, channel)
-        if not StrikeAction(approval.action).has_text:
+        return ApprovalUse(approval.id, after.digest(), by, channel, edited=True)
+
+    def write_for(self, approval: Approval, edit: Edit | None) -> Outgoing | None:
+        """The write ``edit`` makes of ``approval`` (None: it changes nothing). Raises
+        PlatformError (invalid_input) for an edit that may not be made."""
+        changes = self._changes(approval, edit or Edit())
+        if not changes:
+            return None
+        before = approval.write
+        if not before.account:  # a row from before `Outgoing`: the account now known
+            before = before.edited(account=self.profiles.account(approval.platform))
+        return before.edited(**changes)
+
+    def _changes(self, approval: Approval, edit: Edit) -> dict[str, Any]:
+        """What ``edit`` changes, checked. Raises PlatformError (invalid_input)."""
+        action = StrikeAction(approval.action)
+        changes: dict[str, Any] = {}
+        if (edit.title is not None or edit.tags is not None) and action is not StrikeAction.POST:
+            raise PlatformError(
+                ErrorKind.INVALID_INPUT,
+                f"Only a new post has a title and tags; this is a {action}. Edit the text only.",
+            )
+        if edit.title is not None and edit.title.strip() != approval.title:
+            changes["title"] = edit.title.strip()
+        if edit.tags is not None and edit.tags != approval.tags:
+            changes["tags"] = edit.tags
+        if edit.text is None or edit.text.strip() == approval.text:
+            return changes
+        if not action.has_text:
             raise PlatformError(ErrorKind.INVALID_INPUT, "An upvote has no text to edit.")
-        edited = text.strip()
+        edited = edit.text.strip()
         if not edited:
             raise PlatformError(
                 ErrorKind.INVALID_INPUT, "The edited text is empty: decline instead."
@@ -202,9 +243,8 @@ class Reviews:
                 ErrorKind.INVALID_INPUT,
                 f"Keep the disclosure footer at the end of the text: {footer!r}.",
             )
-        return ApprovalUse(
-            approval.id, approvals.digest(approval.title, edited), by, channel, edited=True
-        )
+        changes["text"] = edited
+        return changes
 
     async def hold(self, approval: Approval) -> Hold | None:
         return await self.records.run(hold_of, self.config, approval, self.clock())

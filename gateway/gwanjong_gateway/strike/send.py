@@ -20,11 +20,10 @@ from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.record.journal import WriteJournal
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
-from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus
+from gwanjong_gateway.rules.ledger import Strike, StrikeStatus
 from gwanjong_gateway.strike.attempt import Attempt, Refuse, wait_s
 from gwanjong_gateway.strike.results import Posted
 from gwanjong_gateway.strike.settle import Settler
-from gwanjong_gateway.strike.text import would
 from gwanjong_shared.contract import Validation
 from gwanjong_shared.contract.errors import UNSURE, ErrorKind, PlatformError
 from gwanjong_shared.contract.models import PostResult
@@ -62,8 +61,9 @@ class Sender:
 
     async def validate(self, a: Attempt) -> Validation:
         """The platform's verdict on the final text. Raises PlatformError."""
+        sent = a.outgoing
         return await PlatformClient(self.upstreams, a.platform).validate(
-            a.action.tool, a.final, a.title, a.target or None
+            sent.tool, sent.text, a.title, sent.target or None, list(sent.tags)
         )
 
     # -- the write's spend: reserved before the claim (usage/spend.py) ---------------------
@@ -89,10 +89,9 @@ class Sender:
     # -- the write --------------------------------------------------------------------------
 
     def _arguments(self, a: Attempt) -> dict[str, Any]:
-        args = would(a.ctx, a.action, a.final, a.title)["arguments"]
-        if a.action is StrikeAction.POST:
-            args["tags"] = a.post.tags[:4]
-        return args
+        """The platform call: `Outgoing.arguments` and nothing else (no tag of the post
+        answered, nothing the person was not shown)."""
+        return a.outgoing.arguments()
 
     async def send(self, a: Attempt, row: Strike) -> Posted:
         """Write the claimed row; its result, or PlatformError once the row says what happened."""

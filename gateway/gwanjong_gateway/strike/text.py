@@ -6,7 +6,7 @@ import logging
 from typing import Any
 
 from gwanjong_gateway.rules.ledger import UNSETTLED, Strike, StrikeAction
-from gwanjong_gateway.scout.state import DraftContext
+from gwanjong_gateway.rules.outgoing import Outgoing
 from gwanjong_gateway.strike.results import Duplicate, Earlier
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 
@@ -40,18 +40,16 @@ def earlier_view(row: Strike) -> Earlier:
     return Earlier.model_validate(row.public())
 
 
-def would(ctx: DraftContext, action: StrikeAction, text: str, title: str) -> dict[str, Any]:
-    post = ctx.opportunity.post
-    args: dict[str, Any] = {"body": text} if action.has_text else {}
-    if action.targeted:
-        args["post_id"] = post.id
-    else:
-        args["title"] = title
+def would(sent: Outgoing) -> dict[str, Any]:
+    """The platform call a dry run would make: `Outgoing.arguments`, the very call sent."""
+    args = sent.arguments()
+    if not args.get("tags", True):
+        del args["tags"]  # the model never sets tags: a person adds them when approving
     return {
-        "platform": post.platform,
-        "tool": action.tool,
+        "platform": sent.platform,
+        "tool": sent.tool,
         "arguments": args,
-        "target": post.url if action.targeted else None,
+        "target": sent.target_url or None,
     }
 
 

@@ -47,6 +47,7 @@ async def scout(
         # a write the record lost is held again; a busy or broken record: scout still works
         with contextlib.suppress(PlatformError):
             await gw.desk.journal.ready()
+            await gw.desk.handoffs.sweep()  # an expired hand-off offers its target again
         if source == "mentions":
             if config.safety.opt_out:  # matched in each platform's own handle spellings
                 await ensure_profiles(gw.upstreams, names)

@@ -29,7 +29,7 @@ from gwanjong_bluesky.rules import (
 from gwanjong_bluesky.session import BlueskyClient
 from gwanjong_bluesky.settings import Settings
 from gwanjong_bluesky.threads import View, read_comments, read_post
-from gwanjong_bluesky.write import Writer, compose
+from gwanjong_bluesky.write import TAGS, Writer, compose
 from gwanjong_shared.contract import ActionRule, Capabilities, MentionList, Validation
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
@@ -113,11 +113,16 @@ class BlueskyAdapter(PlatformAdapter):
         return await rule_for_target(self.client, self.targets, action, post_id, rule)
 
     async def validate(
-        self, action: str, body: str, title: str = "", post_id: str | None = None
+        self,
+        action: str,
+        body: str,
+        title: str = "",
+        post_id: str | None = None,
+        tags: list[str] | None = None,
     ) -> Validation:
         if action == "write_post":  # count exactly the text write_post will send
             body, title = compose(title, body), ""
-        result = await super().validate(action, body, title, post_id)
+        result = await super().validate(action, body, title, post_id, tags)
         size = len(body.encode("utf-8"))
         if action != "upvote" and size > MAX_TEXT_BYTES:
             problem = (
@@ -140,6 +145,7 @@ class BlueskyAdapter(PlatformAdapter):
             configured=self.is_configured(),
             actions={"write_post": POST_RULE, "write_comment": COMMENT_RULE, "upvote": UPVOTE_RULE},
             limits=LIMITS,
+            tags=TAGS,
             credentials=CREDENTIALS,
         )
 

@@ -22,7 +22,6 @@ from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.kit.host_gate import HostNotAllowed
 from gwanjong_shared.kit.http import error_for_status
 from gwanjong_shared.kit.logs import redact
-from gwanjong_shared.kit.once import AnswerLost
 
 SESSION_GONE = {"ExpiredToken", "InvalidToken"}
 AUTH_NAMES = SESSION_GONE | {
@@ -53,13 +52,6 @@ def timeout_error(what: str, timeout_s: float) -> PlatformError:
     return errors.timeout(
         f"Bluesky did not answer within {timeout_s:g} s while {what}. Try again; "
         "if it keeps happening the service may be down."
-    )
-
-
-def lost_sign_in(lost: AnswerLost) -> PlatformError:
-    """A session POST (sign-in, token refresh) whose answer was lost: it writes nothing."""
-    return errors.unavailable(
-        f"Bluesky did not answer the sign-in ({lost.why}). Try again in a minute."
     )
 
 

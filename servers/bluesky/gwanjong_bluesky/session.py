@@ -26,7 +26,6 @@ from atproto_core.exceptions import AtProtocolError
 from gwanjong_bluesky.failures import (
     ACCOUNT_HINT,
     SESSION_GONE,
-    lost_sign_in,
     sdk_error,
     transport_error,
     xrpc_error,
@@ -35,7 +34,7 @@ from gwanjong_bluesky.settings import Settings
 from gwanjong_bluesky.transport import limit_key
 from gwanjong_shared.contract import errors
 from gwanjong_shared.kit.host_gate import GateTransport, HostAllowList
-from gwanjong_shared.kit.once import AnswerLost, lost_answer
+from gwanjong_shared.kit.once import AnswerLost, lost_answer, lost_sign_in
 from gwanjong_shared.kit.ratelimit import Limiter
 
 log = logging.getLogger(__name__)
@@ -165,7 +164,7 @@ class BlueskyClient:
         except httpx.HTTPError as exc:
             raise transport_error(exc, "signing in", self.settings.timeout_s) from None
         except AnswerLost as lost:
-            raise lost_sign_in(lost) from None
+            raise lost_sign_in("Bluesky", lost) from None
 
     async def me(self) -> tuple[str, str]:
         """Our DID and handle (signs in if needed)."""
@@ -212,7 +211,7 @@ class BlueskyClient:
                 raise transport_error(exc, what, timeout_s) from None
             except AnswerLost as lost:  # a POST's answer was lost: never sent again
                 if limit_key(lost.path) == "session":  # a token refresh writes nothing
-                    raise lost_sign_in(lost) from None
+                    raise lost_sign_in("Bluesky", lost) from None
                 raise lost_answer("Bluesky", lost, what) from None
         raise errors.auth(f"Bluesky rejected a fresh session too. {ACCOUNT_HINT}")
 

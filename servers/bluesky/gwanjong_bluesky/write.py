@@ -15,7 +15,7 @@ from gwanjong_bluesky.posts import authority, dig, post_url
 from gwanjong_bluesky.rules import COMMENT_RULE, GATED_RULE, reply_shut, summons
 from gwanjong_bluesky.session import BlueskyClient
 from gwanjong_bluesky.threads import View, missing, target_view, target_views
-from gwanjong_shared.contract import Action, errors
+from gwanjong_shared.contract import Action, TagRules, errors
 from gwanjong_shared.contract.models import PostResult
 from gwanjong_shared.contract.text import graphemes
 from gwanjong_shared.kit.target_cache import TargetCache
@@ -23,6 +23,14 @@ from gwanjong_shared.kit.target_cache import TargetCache
 PLATFORM = "bluesky"
 MAX_TAGS = 8
 MAX_TAG_GRAPHEMES = 64
+#: a post record's `tags` (the lexicon's limits), as `validate` checks them
+TAGS = TagRules(
+    max=MAX_TAGS,
+    max_length=MAX_TAG_GRAPHEMES,
+    unit="graphemes",
+    pattern=r"[^#\s]\S*",
+    hint="words without spaces or a leading #",
+)
 
 
 def compose(title: str, body: str) -> str:

@@ -12,7 +12,15 @@ import httpx
 from gwanjong_devto.client import LABEL, PLATFORM, DevtoClient, html_text
 from gwanjong_devto.mentions import fetch_mentions
 from gwanjong_devto.settings import Settings
-from gwanjong_shared.contract import ActionRule, Capabilities, Limit, LimitName, MentionList, errors
+from gwanjong_shared.contract import (
+    ActionRule,
+    Capabilities,
+    Limit,
+    LimitName,
+    MentionList,
+    TagRules,
+    errors,
+)
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
 from gwanjong_shared.kit.ratelimit import Clock, Limiter, MinInterval, Sleep, TokenBucket
@@ -37,6 +45,10 @@ LIMITS: dict[LimitName, Limit] = {
     "body": Limit(max=800_000, unit="bytes"),
     "comment": Limit(max=25_000, unit="chars"),
 }
+
+
+#: DEV's tag rules (its editor refuses others): checked by `validate`, never rewritten
+TAGS = TagRules(max=4, max_length=30, pattern=_TAG.pattern, hint="lowercase letters or digits")
 
 
 def markdown_body(markdown: str) -> str:
@@ -250,6 +262,7 @@ class DevtoAdapter(PlatformAdapter):
                 "upvote": UPVOTE_RULE,
             },
             limits=LIMITS,
+            tags=TAGS,
             credentials=CREDENTIALS,
         )
 

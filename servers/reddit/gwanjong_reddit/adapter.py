@@ -121,9 +121,14 @@ class RedditAdapter(PlatformAdapter):
         return self._account
 
     async def validate(
-        self, action: str, body: str, title: str = "", post_id: str | None = None
+        self,
+        action: str,
+        body: str,
+        title: str = "",
+        post_id: str | None = None,
+        tags: list[str] | None = None,
     ) -> Validation:
-        result = await super().validate(action, body, title, post_id)
+        result = await super().validate(action, body, title, post_id, tags)
         if action == "write_post" and not self.settings.post_subreddit:
             problem = (
                 "No subreddit to post in: set REDDIT_POST_SUBREDDIT to one whose rules allow it."

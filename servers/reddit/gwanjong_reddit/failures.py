@@ -15,7 +15,7 @@ from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.kit.host_gate import HostNotAllowed
 from gwanjong_shared.kit.http import error_for_status
-from gwanjong_shared.kit.once import lost_answer, lost_in
+from gwanjong_shared.kit.once import lost_answer, lost_in, lost_sign_in
 
 _WAIT = re.compile(r"(\d+)\s*(milliseconds?|seconds?|minutes?|hours?)", re.IGNORECASE)
 
@@ -79,9 +79,7 @@ def sdk_error(exc: Exception, what: str, missing: str, gate: Gate) -> PlatformEr
     lost = lost_in(exc)
     if lost is not None:  # a POST's answer was lost: it is never sent again
         if lost.path.endswith("/access_token"):  # a sign-in writes nothing
-            return errors.unavailable(
-                f"Reddit did not answer the sign-in ({lost.why}). Try again in a minute."
-            )
+            return lost_sign_in("Reddit", lost)
         return lost_answer("Reddit", lost, what)
     if isinstance(exc, RedditAPIException):
         return api_error(exc, missing)

@@ -232,11 +232,16 @@ class TwitterAdapter(PlatformAdapter):
         return weighted_length(text) if unit == "weighted_chars" else super().measure(text, unit)
 
     async def validate(
-        self, action: str, body: str, title: str = "", post_id: str | None = None
+        self,
+        action: str,
+        body: str,
+        title: str = "",
+        post_id: str | None = None,
+        tags: list[str] | None = None,
     ) -> Validation:
         # X has no titles: count exactly what write_post sends.
         text = compose(title, body) if action == "write_post" else body
-        result = await super().validate(action, text, "", post_id)
+        result = await super().validate(action, text, "", post_id, tags)
         if action != "upvote" and has_invalid_characters(text):
             problems = [
                 *result.problems,

@@ -59,6 +59,20 @@ class Limit(_Model):
     unit: Unit
 
 
+class TagRules(_Model):
+    """The tags a new post may carry here (a platform that takes none declares no rules)."""
+
+    #: at most this many tags
+    max: int
+    #: each tag at most this long, in ``unit``
+    max_length: int
+    unit: Unit = "chars"
+    #: each tag must match this regular expression in full ("" = any text)
+    pattern: str = ""
+    #: the pattern in plain words ("lowercase letters or digits")
+    hint: str = ""
+
+
 class SetupGuide(_Model):
     """How a person gets this platform's credentials today: shown by the gateway's `setup`."""
 
@@ -140,6 +154,8 @@ class Capabilities(_Model):
     account: str | None = None
     actions: dict[Action, ActionRule]
     limits: dict[LimitName, Limit]
+    #: the tags a new post may carry (None: this platform's posts take no tags)
+    tags: TagRules | None = None
     # Whether the platform answered the account lookup: None when nothing was asked
     # (no credentials); false when it could not be reached. Rules and limits hold either way.
     reachable: bool | None = None

@@ -8,6 +8,7 @@ failure. It knows nothing about MCP.
 from __future__ import annotations
 
 import logging
+import re
 from abc import ABC, abstractmethod
 from typing import ClassVar
 
@@ -20,6 +21,7 @@ from gwanjong_shared.contract import (
     Limit,
     LimitName,
     MentionList,
+    TagRules,
     Unit,
     Validation,
     errors,
@@ -130,7 +132,12 @@ class PlatformAdapter(ABC):
         return rule
 
     async def validate(
-        self, action: str, body: str, title: str = "", post_id: str | None = None
+        self,
+        action: str,
+        body: str,
+        title: str = "",
+        post_id: str | None = None,
+        tags: list[str] | None = None,
     ) -> Validation:
         if action not in ACTIONS:
             raise errors.invalid_input(
@@ -158,11 +165,36 @@ class PlatformAdapter(ABC):
                 if not title.strip():
                     problems.append(f"{self.label} posts need a title.")
                 self._check_length("title", title, title_limit, problems)
+            problems += self.tag_problems(tags or [], caps.tags)
+        elif tags:
+            problems.append(f"Only a new post carries tags; a {action} takes none.")
 
         if rule.allowed in ("never", "human"):
             problems.append(rule.reason)
         allowed = "auto" if rule.allowed == "summoned" else rule.allowed
         return Validation(ok=not problems, allowed=allowed, problems=problems, length=length)
+
+    def tag_problems(self, tags: list[str], rules: TagRules | None) -> list[str]:
+        """What is wrong with a new post's tags, under this platform's ``rules``. Tags are
+        checked as given, never changed, so what is approved is what is sent."""
+        if not tags:
+            return []
+        if rules is None:
+            return [f"{self.label} posts take no tags; remove them ({tags!r})."]
+        problems: list[str] = []
+        if len(tags) > rules.max:
+            problems.append(f"{self.label} takes at most {rules.max} tags; got {len(tags)}.")
+        if len(set(tags)) < len(tags):
+            problems.append(f"A tag is given twice in {tags!r}.")
+        for tag in tags:
+            if self.measure(tag, rules.unit) > rules.max_length or not tag:
+                problems.append(
+                    f"The tag {tag!r} is empty or over {rules.max_length} {rules.unit}."
+                )
+            elif rules.pattern and re.fullmatch(rules.pattern, tag) is None:
+                what = rules.hint or f"matching {rules.pattern}"
+                problems.append(f"The tag {tag!r} is not allowed: {self.label} tags are {what}.")
+        return problems
 
     def _check_length(self, name: str, text: str, limit: Limit, problems: list[str]) -> Length:
         cap = max(4 * limit.max, 4096)

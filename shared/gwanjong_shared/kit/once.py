@@ -102,6 +102,13 @@ def lost_answer(label: str, lost: AnswerLost, what: str = "writing") -> Platform
     return errors.timeout(message) if lost.timed_out else errors.unavailable(message)
 
 
+def lost_sign_in(label: str, lost: AnswerLost) -> PlatformError:
+    """A sign-in or token refresh whose answer was lost: it writes nothing, so it is an
+    ordinary failure of its kind (a timeout stays a timeout), safe to try again."""
+    message = f"{label} did not answer the sign-in ({lost.why}). Try again in a minute."
+    return errors.timeout(message) if lost.timed_out else errors.unavailable(message)
+
+
 class WriteOnce(httpx.AsyncBaseTransport):
     """httpx transport that sends every request once and raises :class:`AnswerLost` for a
     write's lost answer (the form for SDKs on httpx: Bluesky's atproto, X's twikit)."""

@@ -281,7 +281,9 @@ Example: write_post(title="What I learned shipping an MCP server", body="...", t
         tags: list[str] | str | None = None,
     ) -> PostResult:
         tag_list = _tags(tags)
-        check = await guarded(adapter.validate("write_post", body, title), CHECKING, sent=False)
+        check = await guarded(
+            adapter.validate("write_post", body, title, tags=tag_list), CHECKING, sent=False
+        )
         _raise_if_refused(check, label, "write_post")
         return await guarded(adapter.write_post(title, body, tag_list), "publishing")
 
@@ -355,7 +357,7 @@ Example: capabilities()""",
         description=f"""Check a planned {label} write without sending it.
 
 Counts the text the way {label} does and applies its interaction rules to this target.
-Input: action (write_post | write_comment | upvote), body, title (for write_post),
+Input: action (write_post | write_comment | upvote), body, title and tags (for write_post),
 post_id (the target, for write_comment/upvote).
 Output: {{"ok", "allowed": auto|human|never, "problems": [str], "length": {{"used", "max", "unit"}}}}.
 ok is true when a program may send this text to this target now. allowed=human means a
@@ -367,9 +369,12 @@ Example: validate(action="write_comment", body="...", post_id="1001")""",
         body: Annotated[str, Field(max_length=200_000)] = "",
         title: Annotated[str, Field(max_length=10_000)] = "",
         post_id: Annotated[str | None, Field(max_length=200)] = None,
+        tags: Annotated[list[str] | None, Field(max_length=100)] = None,
     ) -> Validation:
         return await guarded(
-            adapter.validate(action.strip(), body, title, (post_id or "").strip() or None),
+            adapter.validate(
+                action.strip(), body, title, (post_id or "").strip() or None, tags or None
+            ),
             "validating",
         )
 

@@ -20,7 +20,7 @@ from fastmcp import Client
 
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.record.records import open_store
-from gwanjong_gateway.rules.approvals import ApprovalStatus, Channel, digest, iso
+from gwanjong_gateway.rules.approvals import ApprovalStatus, Channel, iso
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from tests.gateway.helpers import config_text
 from tests.gateway.review_cli import LOGIN, Bench
@@ -174,13 +174,14 @@ async def test_an_edit_is_sent_and_recorded_as_edited(tmp_path: Path) -> None:
         "approve", str(approval_id), "--text-file", str(edit), typed="approve\n"
     )
     assert ran.code == 0, ran
-    assert "Your edit will be sent instead" in ran.out and digest("", edited) in ran.out
+    want = before.write.edited(text=edited).digest()  # the edited write's own digest
+    assert "Your edit will be sent instead" in ran.out and want in ran.out
     assert bodies(bench) == [edited]
     a = bench.approval(approval_id)
-    assert a.edited and a.text == edited and a.digest == digest("", edited) != before.digest
+    assert a.edited and a.text == edited and a.digest == want != before.digest
     [row] = bench.rows()
     assert row.content == edited
-    assert any("text edited by them" in str(line) for line in row.policy), row.policy
+    assert any("edited by them" in str(line) for line in row.policy), row.policy
 
 
 async def test_an_edit_without_the_footer_is_refused(tmp_path: Path) -> None:
@@ -462,7 +463,11 @@ async def test_a_new_post_is_shown_with_its_title_and_sent_with_it(tmp_path: Pat
     shown = (await bench.review("show", str(approval_id))).out
     assert "a new post on reddit" in shown and "  | Title: Guards for cancellation" in shown
     assert "Drafted from this post" in shown
-    assert digest("Guards for cancellation", f"What we learned.{FOOTER}") in shown
+    waiting = bench.approval(approval_id).write
+    assert (
+        waiting.title == "Guards for cancellation" and waiting.text == f"What we learned.{FOOTER}"
+    )
+    assert waiting.digest() in shown and "  | Tags: (none)" in shown
     ran = await bench.review("approve", str(approval_id), typed="approve\n")
     assert ran.code == 0, ran
     [written] = bench.links.written("write_post")

@@ -223,7 +223,7 @@ async def test_a_changed_footer_makes_the_approved_text_stale(
     approval_id = await waiting(desks.desk(), fake, "p1", "Hi.")
     changed = desks.desk(footer="\n\n-- another footer")
     got = wire(await changed.decide(approval_id, "approve", Channel.TERMINAL))
-    assert got["status"] == "refused" and "no longer the one approved" in got["reason"]
+    assert got["status"] == "refused" and "no longer what was approved" in got["reason"]
     assert fake.writes == [] and desks.approvals()[0].status == ApprovalStatus.REFUSED
 
 

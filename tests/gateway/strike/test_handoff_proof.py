@@ -186,6 +186,19 @@ async def test_a_handoff_expires_after_its_time(forum: FakePlatform, tmp_path: P
         assert r.open_ids() == []
 
 
+async def test_a_handoff_past_its_time_holds_its_target_no_more(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    """Nothing read the queue since it expired: the next strike on that target sweeps first,
+    so it is handed over anew, not answered as a duplicate of the stale one."""
+    async with rig(forum, tmp_path, handoff_expire_after_s=3600) as r:
+        oid, record = await handed(r)
+        r.clock.advance(3601)
+        again = await call(r.client, oid, "comment", content=COMMENT)
+        assert again["status"] == "handoff" and again["record"] != record, again
+        assert r.row(record).status is StrikeStatus.EXPIRED
+
+
 async def test_the_default_expiry_is_a_week(forum: FakePlatform, tmp_path: Path) -> None:
     async with rig(forum, tmp_path) as r:
         _, record = await handed(r)

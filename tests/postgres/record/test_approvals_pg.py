@@ -10,6 +10,7 @@ from typing import Any
 from gwanjong_gateway.record.store_pg import PostgresStrikeStore
 from gwanjong_gateway.rules import approvals
 from gwanjong_gateway.rules.approvals import ApprovalStatus, ApprovalUse, Channel
+from gwanjong_gateway.rules.outgoing import legacy_digest
 from tests.postgres.record.test_store_pg import NOW, request, together
 
 WORKERS = 8
@@ -31,7 +32,7 @@ def fields(target: str = "p1") -> dict[str, Any]:
         "title": "",
         "text": TEXT,
         "body": TEXT,
-        "digest": approvals.digest("", TEXT),
+        "digest": legacy_digest("", TEXT),
         "post": {"id": target, "platform": "devto"},
         "context": {},
         "policy": ["mode=confirm"],

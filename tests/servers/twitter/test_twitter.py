@@ -92,7 +92,12 @@ async def test_a_title_is_the_first_paragraph_and_counts(sandbox: SandboxControl
         assert fits["ok"] and fits["length"]["used"] == 277
         over = await call(client, "validate", action="write_post", title="Long title", body=body)
         assert not over["ok"] and over["length"]["used"] == 282
-        await call(client, "write_post", title="Title", body=body, tags=["ignored"])
+        # X posts carry no tags: refused rather than dropped, so none is approved unseen
+        tagged = await call(
+            client, "validate", action="write_post", title="T", body="b", tags=["x"]
+        )
+        assert not tagged["ok"] and "take no tags" in " ".join(tagged["problems"])
+        await call(client, "write_post", title="Title", body=body)
     assert sandbox.writes("twitter")[0]["data"]["text"] == "Title\n\n" + body
 
 

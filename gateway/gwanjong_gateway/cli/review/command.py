@@ -105,6 +105,12 @@ def add_review(sub: Any) -> None:
         metavar="F",
         help="send this file's text instead (the full final text, disclosure footer kept)",
     )
+    ap.add_argument("--title", metavar="T", help="a new post: send this title instead")
+    ap.add_argument(
+        "--tags",
+        metavar="a,b",
+        help="a new post: send exactly these tags (comma-separated; '' for none)",
+    )
     de = rsub.add_parser("decline", help="decline: nothing is sent")
     de.add_argument("id", help="the approval's ID (a7)")
     de.add_argument("--reason", default="", help="why, for the record")

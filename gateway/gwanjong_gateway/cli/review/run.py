@@ -16,6 +16,7 @@ from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import Channel
 from gwanjong_gateway.rules.ledger import StrikeStatus
+from gwanjong_gateway.rules.outgoing import Edit, parse_tags
 from gwanjong_gateway.rules.refs import Kind, approval_ref, handoff_ref
 from gwanjong_gateway.strike.results import (
     Declined,
@@ -44,7 +45,8 @@ async def dispatch(r: Review, args: argparse.Namespace) -> int:
     if command == "show":
         return await (show_handoff(r, ref.id) if ref.kind is Kind.HANDOFF else show(r, ref.id))
     if command == "approve":
-        return await approve(r, ref.id, args.text_file)
+        tags = None if args.tags is None else parse_tags(args.tags)
+        return await approve(r, ref.id, args.text_file, args.title, tags)
     if command == "decline":
         return await decline(r, ref.id, args.reason)
     if command == "done":
@@ -143,7 +145,13 @@ def _read_edit(path: Path) -> str:
     return data.decode("utf-8").replace("\r\n", "\n")
 
 
-async def approve(r: Review, approval_id: int, text_file: Path | None) -> int:
+async def approve(
+    r: Review,
+    approval_id: int,
+    text_file: Path | None,
+    title: str | None = None,
+    tags: tuple[str, ...] | None = None,
+) -> int:
     why = r.term.why_no_person()
     if why:
         return r.term.fail(f"needs a person at a terminal: {why}. Run it yourself in one.")
@@ -151,12 +159,13 @@ async def approve(r: Review, approval_id: int, text_file: Path | None) -> int:
         return r.term.fail(
             f"There is no approval {approval_ref(approval_id)} (nothing is recorded yet)."
         )
-    edit: str | None = None
+    text: str | None = None
     if text_file is not None:
         try:
-            edit = _read_edit(text_file)
+            text = _read_edit(text_file)
         except (OSError, ValueError) as exc:
             return r.term.fail(f"cannot read --text-file {text_file}: {exc}")
+    edit: Edit | None = Edit(text, title, tags)
     by = r.login()
     gw = Gateway(r.config, transports=r.transports, wall=r.clock)
     try:
@@ -165,8 +174,7 @@ async def approve(r: Review, approval_id: int, text_file: Path | None) -> int:
             approval = await desk.reviews.open_for(approval_id, None, None)
             # an edit is checked before the question (the platform's footer learned first)
             use = await desk.edit_for(approval, by, Channel.TERMINAL, edit)
-            if not use.edited:
-                edit = None  # no edit, or the same text as approved
+            edited = desk.reviews.write_for(approval, edit) if use.edited else None
             held = await desk.reviews.hold(approval)
         except PlatformError as exc:
             return r.term.fail(exc.message)
@@ -174,13 +182,11 @@ async def approve(r: Review, approval_id: int, text_file: Path | None) -> int:
             return r.term.fail(
                 f"Approval {approval_id}: {held.said()}. Nothing was sent; it still waits."
             )
+        if edited is None:
+            edit = None  # no edit, or the same write as approved
         now = r.clock()
         r.term.out(
-            *(
-                view.details(approval, now)
-                if edit is None
-                else view.edit_view(approval, edit.strip())
-            )
+            *(view.details(approval, now) if edited is None else view.edit_view(approval, edited))
         )
         r.term.out("")
         typed = r.term.ask(
@@ -193,7 +199,7 @@ async def approve(r: Review, approval_id: int, text_file: Path | None) -> int:
             )
         try:
             result = await desk.decide(
-                approval_id, "approve", Channel.TERMINAL, by=by, who=None, text=edit
+                approval_id, "approve", Channel.TERMINAL, by=by, who=None, edit=edit
             )
         except PlatformError as exc:
             return r.term.fail(exc.message)

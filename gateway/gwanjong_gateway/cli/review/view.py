@@ -15,8 +15,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Hold, digest, iso
+from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Hold, iso
 from gwanjong_gateway.rules.ledger import Strike
+from gwanjong_gateway.rules.outgoing import Outgoing
 from gwanjong_gateway.rules.refs import approval_ref, handoff_ref
 from gwanjong_shared.contract.visible import json_escaped, show
 from gwanjong_shared.contract.visible import line as one_line
@@ -81,6 +82,8 @@ def approval_item(a: Approval, now: float, hold: Hold | None = None) -> Item:
         "kind": "approval",
         "ref": approval_ref(a.id),
         **a.public(now),
+        "title": a.title,
+        "tags": list(a.tags),
         "blocked": blocked(hold),
         "excerpt": excerpt,
     }
@@ -110,7 +113,9 @@ def handoff_item(r: Strike, expire_after_s: float, now: float) -> Item:
         "reason": r.reason,
         "edited": False,
         "record": r.id,
-        "sha256": digest(r.title, r.content),
+        "sha256": handoff_write(r).digest(),
+        "title": r.title,
+        "tags": [],
         "said": f"waits for a person since {iso(r.created_at)}",
         "blocked": None,
         "excerpt": excerpt,
@@ -127,6 +132,20 @@ def claim_note(r: Strike) -> str:
         return ""
     at = f" at {one_line(r.claimed_url, 200)}" if r.claimed_url else ""
     return f"claimed posted by the model{at}, unverified ({iso(r.claimed_at)})"
+
+
+def handoff_write(r: Strike) -> Outgoing:
+    """What a hand-off asks the person to post, as the one write model."""
+    return Outgoing.model_validate(
+        {
+            "platform": r.platform,
+            "action": str(r.action),
+            "target": r.target,
+            "target_url": r.target_url,
+            "title": r.title,
+            "text": r.content,
+        }
+    )
 
 
 def as_json(items: list[Item]) -> str:
@@ -154,6 +173,10 @@ def table(items: list[Item], now: float, decided: bool) -> list[str]:
             f"{d['action']:<8} {one_line(who(d['by']), 12):<12} {span(now - i.created_at):>6} {left:>7}"
         )
         lines.append(f"{'':>7}@ {one_line(d['target'], 200)}")
+        if d.get("title"):
+            lines.append(f"{'':>7}| title: {one_line(d['title'], 200)}")
+        if d.get("tags"):
+            lines.append(f"{'':>7}| tags: {one_line(', '.join(d['tags']), 200)}")
         if held:
             lines.append(f"{'':>7}! blocked: {held['why']} (from {held['from'] or 'a resume'})")
         elif decided and i.kind == "approval" and d["status"] != "pending":
@@ -171,16 +194,21 @@ def table(items: list[Item], now: float, decided: bool) -> list[str]:
     return lines
 
 
-def sent_text(title: str, text: str) -> list[str]:
-    """The exact text to send, whole, behind the bar, hidden characters marked."""
+def sent_text(title: str, text: str, tags: tuple[str, ...] | None = None) -> list[str]:
+    """The exact text to send, whole, behind the bar, hidden characters marked; ``tags``:
+    a new post's (None: the write has none to show)."""
     lines: list[str] = []
     t, body = show(title), show(text)
     if title:
         lines += quoted(f"Title: {t.text}")
+    tagged = [show(tag, fold=False) for tag in tags or ()]
+    if tags is not None:
+        lines += quoted(f"Tags: {', '.join(g.text for g in tagged) or '(none)'}")
+    if title or tags is not None:
         lines.append(BAR.rstrip())
     lines += quoted(body.text) if text else [BAR + "(no text: an upvote)"]
     lines.append(f"  ({len(text):,} characters: that is the whole text, nothing is cut)")
-    for what, s in (("title", t), ("text", body)):
+    for what, s in (("title", t), *(("tag", g) for g in tagged), ("text", body)):
         if s.hidden:
             lines.append(
                 f"  WARNING ({what}): {s.warning()} Decline, or approve an edit without them."
@@ -212,21 +240,20 @@ def details(a: Approval, now: float, hold: Hold | None = None) -> list[str]:
     if a.edited:
         lines.append("  edited:   yes, by the person who approved it")
     if open_now:
-        said = "This exact text will be sent (title and disclosure footer included):"
+        said = "This exact text will be sent"
     elif a.status_at(now) is ApprovalStatus.APPROVED:
-        said = "This exact text was approved and sent (title and disclosure footer included):"
+        said = "This exact text was approved and sent"
     else:
-        said = "This text was not sent:"
-    lines += ["", said]
-    lines += sent_text(a.title, a.text)
-    lines.append(f"  SHA-256: {a.digest}")
+        said = "This text was not sent"
+    lines += ["", *sent_write(a.write, said), f"  SHA-256: {a.digest}"]
     lines += ["", *answered(a)]
     lines += ["", "Policy decisions so far:"]
     lines += [f"  - {one_line(str(d), 300)}" for d in a.policy] or ["  (none)"]
     if open_now and hold is None:
         lines += [
             "",
-            f"Decide: gwanjong review approve {approval_ref(a.id)} [--text-file F]   |   "
+            f"Decide: gwanjong review approve {approval_ref(a.id)} [--text-file F]"
+            f"{' [--title T] [--tags a,b]' if a.action == 'post' else ''}   |   "
             f"gwanjong review decline {approval_ref(a.id)} [--reason TEXT]",
         ]
     elif open_now:
@@ -263,15 +290,24 @@ def answered(a: Approval) -> list[str]:
     return lines
 
 
-def edit_view(a: Approval, text: str) -> list[str]:
+def sent_write(w: Outgoing, said: str = "This exact text will be sent") -> list[str]:
+    """Everything one write sends: as whom, visible to whom, then title, tags and the exact
+    text (disclosure footer included), each hidden character written out."""
+    who = one_line(w.account, 80) if w.account else "our account (not known yet)"
+    lines = [f"{said}:", f"  {w.visibility}, as {who} (title, tags and disclosure footer included)"]
+    lines += sent_text(w.title, w.text, w.tags if w.action == "post" else None)
+    return lines
+
+
+def edit_view(a: Approval, edited: Outgoing) -> list[str]:
     """The person's edit of approval ``a``: what will be sent instead."""
     return [
         f"Approval {approval_ref(a.id)}: {one_line(a.where(), 300)}",
         "",
-        "Your edit will be sent instead (recorded as edited by you):",
-        *sent_text(a.title, text),
-        f"  SHA-256: {digest(a.title, text)}",
-        f"  (the text waiting for approval has SHA-256 {a.digest})",
+        "Your edit will be sent instead (recorded as edited by you).",
+        *sent_write(edited),
+        f"  SHA-256: {edited.digest()}",
+        f"  (the write waiting for approval has SHA-256 {a.digest})",
     ]
 
 

@@ -1,0 +1,114 @@
+"""One exact write: everything that leaves for the platform, as one frozen model.
+
+`Outgoing` is what a person approves, what every surface shows and what the platform
+receives: the strike's send path builds the platform call from it and from nothing else
+(`arguments`), and an approval's digest is the SHA-256 of its canonical bytes (`canonical`:
+JSON, keys sorted, no spaces, UTF-8). Tags are part of it: none unless a person adds them,
+never copied from the post answered. An approval recorded before this model has a digest of
+[title, text] only (`legacy_digest`); it still matches a write that carries no tags.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, computed_field
+
+from gwanjong_shared.contract import Action
+
+#: strike's writing actions and the contract tool of each (`ledger.StrikeAction`'s values;
+#: not imported: the ledger names approvals, which name this model)
+Kind = Literal["comment", "post", "upvote"]
+_TOOLS: dict[str, Action] = {"comment": "write_comment", "post": "write_post", "upvote": "upvote"}
+#: what a link looks like in a text: shown apart so a person sees where each one leads
+_LINK = re.compile(r"https?://[^\s<>()\[\]\"'`]+", re.I)
+
+
+class Outgoing(BaseModel):
+    """Everything one write sends. Frozen: an edit is a new `Outgoing` (a new digest)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    platform: str
+    account: str = ""  # whom we write as, as the platform last said ("" = not known)
+    action: Kind
+    target: str = ""  # the post acted on ("" = a new post)
+    target_url: str = ""
+    title: str = ""  # a new post's title
+    text: str = ""  # the exact final text, disclosure footer included ("" = an upvote)
+    tags: tuple[str, ...] = ()  # a new post's tags, exactly as sent
+    visibility: Literal["public"] = "public"  # every write gwanjong makes is public
+
+    @computed_field
+    @property
+    def links(self) -> tuple[str, ...]:
+        """The links in the title and text, in order (part of the text, shown apart)."""
+        found = _LINK.findall(f"{self.title}\n{self.text}")
+        return tuple(link.rstrip(".,;:!?") for link in found)  # a sentence's end is no part
+
+    @property
+    def tool(self) -> Action:
+        return _TOOLS[self.action]
+
+    def canonical(self) -> bytes:
+        """The bytes the digest covers: canonical JSON (sorted keys, no whitespace), UTF-8."""
+        data = self.model_dump(mode="json")
+        return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
+            "utf-8"
+        )
+
+    def digest(self) -> str:
+        return hashlib.sha256(self.canonical()).hexdigest()
+
+    def matches(self, digest: str) -> bool:
+        """Whether ``digest`` (an approval's) covers exactly this write."""
+        return digest == self.digest() or (
+            not self.tags and digest == legacy_digest(self.title, self.text)
+        )
+
+    def arguments(self) -> dict[str, Any]:
+        """The platform tool's arguments: all the platform receives, all from this model."""
+        if self.action == "post":
+            return {"title": self.title, "body": self.text, "tags": list(self.tags)}
+        if self.action == "comment":
+            return {"post_id": self.target, "body": self.text}
+        return {"post_id": self.target}
+
+    @classmethod
+    def load(cls, data: str) -> Outgoing:
+        """Back from its canonical JSON (whose `links` are computed again)."""
+        fields = json.loads(data)
+        fields.pop("links", None)
+        return cls.model_validate(fields)
+
+    def edited(self, **changes: Any) -> Outgoing:
+        """This write with ``changes`` (a person's edit): validated, so a new digest."""
+        return Outgoing.model_validate({**self.model_dump(exclude={"links"}), **changes})
+
+
+@dataclass(frozen=True)
+class Edit:
+    """A person's changes to a pending write (None: unchanged)."""
+
+    text: str | None = None  # the whole final text, disclosure footer included
+    title: str | None = None
+    tags: tuple[str, ...] | None = None
+
+    @property
+    def empty(self) -> bool:
+        return self.text is None and self.title is None and self.tags is None
+
+
+def legacy_digest(title: str, text: str) -> str:
+    """An approval's digest before `Outgoing`: SHA-256 of [title, text] (no tags then)."""
+    return hashlib.sha256(json.dumps([title, text], ensure_ascii=False).encode()).hexdigest()
+
+
+def parse_tags(raw: str) -> tuple[str, ...]:
+    """Tags as a person types them: comma- or space-separated ("a, b" or "a b"), kept
+    as written otherwise (the platform's `validate` says what it refuses)."""
+    return tuple(t for t in re.split(r"[,\s]+", raw.strip()) if t)

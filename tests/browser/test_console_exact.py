@@ -1,0 +1,59 @@
+"""One exact write in the browser (issue 34): a Dev.to post waiting on the console shows
+its title and tags, a person edits both in the Edit form, and the sandbox's write log holds
+exactly what the page then shows as approved. Headless Chromium over the real gateway, the
+real Dev.to server and the sandbox."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_sandbox.control import SandboxControl
+from tests.browser.harness import live
+from tests.gateway.helpers import opportunity_for
+
+pytestmark = [pytest.mark.anyio, pytest.mark.browser]
+TEXT = "What cancellation taught us."
+
+
+async def test_title_and_tags_edited_on_the_console_are_sent_exactly(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    async with live(sandbox, tmp_path, ["devto"]) as lv:
+        scouted = (
+            await lv.client.call_tool("scout", {"topic": "rust async", "platforms": ["devto"]})
+        ).structured_content
+        assert scouted is not None
+        oid = opportunity_for(scouted, "devto", "Rust async")
+        await lv.client.call_tool("draft", {"opportunity_id": oid})
+        answer = (
+            await lv.client.call_tool(
+                "strike",
+                {"opportunity_id": oid, "action": "post", "title": "Draft title", "content": TEXT},
+            )
+        ).structured_content
+        assert answer is not None and answer["status"] == "pending_approval", answer
+        approval_id = int(answer["approval"]["id"])
+        page, seen = await lv.signed_in()
+        listed = await page.inner_text("main")
+        assert "Title: Draft title" in listed and "Tags: (none)" in listed
+        await page.goto(f"{lv.console.base_url()}/approvals/{approval_id}?edit=1")
+        await page.fill("input#title", "Cancellation, in practice")
+        await page.fill("input#tags", "rust, async")
+        await page.click("button.approve")
+        outcome = await page.inner_text("#outcome")
+        assert outcome.startswith("posted"), outcome
+        assert await page.inner_text("span.tags") == "rust async"
+        assert seen.dialogs == [] and seen.errors == [], seen
+        decided = await lv.gw.records.run(StrikeStore.approval, approval_id)
+        assert decided is not None and decided.edited
+    [write] = [w for w in sandbox.writes("devto") if w["action"] == "write_post"]
+    data = write["data"]
+    assert (data["title"], data["tags"], data["body"]) == (
+        "Cancellation, in practice",
+        ["rust", "async"],
+        TEXT,
+    )
+    assert decided.write.arguments() == {k: data[k] for k in ("title", "body", "tags")}

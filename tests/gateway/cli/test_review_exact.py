@@ -1,0 +1,81 @@
+"""`gwanjong review approve --title --tags` (issue 34, one exact write): the person sees the
+whole write they approve (title, tags, text with footer, its SHA-256), tags the platform
+refuses are refused with its reason, and the platform receives exactly the approved write.
+In-process over the fake forum (Dev.to's tag rules), the same record as the gateway."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client
+
+from gwanjong_gateway.rules.approvals import ApprovalStatus
+from tests.gateway.review_cli import Bench
+
+pytestmark = pytest.mark.anyio
+FOOTER = "\n\n*Drafted with an AI assistant (fake forum).*"
+
+
+async def pending_post(client: Client[Any]) -> int:
+    scouted = (
+        await client.call_tool("scout", {"topic": "rust async", "platforms": ["devto"], "limit": 3})
+    ).structured_content
+    assert scouted is not None
+    oid = scouted["opportunities"][0]["id"]
+    await client.call_tool("draft", {"opportunity_id": oid})
+    answer = (
+        await client.call_tool(
+            "strike",
+            {"opportunity_id": oid, "action": "post", "title": "Draft title", "content": "Notes."},
+        )
+    ).structured_content
+    assert answer is not None and answer["status"] == "pending_approval", answer
+    return int(answer["approval"]["id"])
+
+
+async def test_approve_with_edited_title_and_tags_sends_exactly_them(tmp_path: Path) -> None:
+    await edited_title_and_tags(Bench(tmp_path))
+
+
+async def edited_title_and_tags(bench: Bench) -> None:
+    """Shown, edited with --title and --tags, sent exactly (either record engine)."""
+    async with bench.client() as client:
+        approval_id = await pending_post(client)
+    shown = (await bench.review("show", str(approval_id))).out
+    assert "  | Title: Draft title" in shown and "  | Tags: (none)" in shown
+    listed = (await bench.review("list")).out
+    assert "| title: Draft title" in listed
+    ran = await bench.review(
+        "approve",
+        str(approval_id),
+        "--title",
+        "Cancellation, in practice",
+        "--tags",
+        "rust,async",
+        typed="approve\n",
+    )
+    assert ran.code == 0, ran
+    a = bench.approval(approval_id)
+    assert "Your edit will be sent instead" in ran.out and a.digest in ran.out
+    assert "  | Title: Cancellation, in practice" in ran.out and "  | Tags: rust, async" in ran.out
+    [written] = bench.forum.written("write_post")
+    assert written.data == {
+        "id": written.data["id"],
+        "title": "Cancellation, in practice",
+        "body": f"Notes.{FOOTER}",
+        "tags": ["rust", "async"],
+    }
+    assert a.status is ApprovalStatus.APPROVED and a.edited and a.tags == ("rust", "async")
+    assert "| tags: rust, async" in (await bench.review("list", "--all")).out
+
+
+async def test_tags_the_platform_refuses_are_refused_with_the_reason(tmp_path: Path) -> None:
+    bench = Bench(tmp_path)
+    async with bench.client() as client:
+        approval_id = await pending_post(client)
+    ran = await bench.review("approve", str(approval_id), "--tags", "a,b,c,d,e", typed="approve\n")
+    assert ran.code == 1 and "Fake Forum takes at most 4 tags; got 5" in ran.err, ran
+    assert bench.forum.writes == []
+    assert bench.approval(approval_id).status is ApprovalStatus.PENDING  # edit again

@@ -1,0 +1,73 @@
+"""Every surface shows a new post's title and tags (issue 34, one exact write): the dialog
+message, the one-approval page, the app card's data, `gwanjong review show` and `list`.
+The approval is a real record row (made by the desk over the fake platform) whose write
+carries tags, as an approval's row does once a person added them."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from gwanjong_gateway.cli.review import view
+from gwanjong_gateway.review.app import card_view
+from gwanjong_gateway.review.html import review_page
+from gwanjong_gateway.rules.approvals import Approval
+from gwanjong_gateway.strike.approval import message
+from tests.fakes.clock import FakeClock
+from tests.fakes.platform import FakePlatform
+from tests.gateway.strike.test_approvals import Desks, desks_for
+from tests.gateway.strike.test_exact_write import TAGGED, only, post_waiting
+
+pytestmark = pytest.mark.anyio
+TAGS = ("python", "async")
+
+
+@pytest.fixture
+async def tagged(tmp_path: Path) -> AsyncIterator[tuple[Desks, Approval]]:
+    fake = FakePlatform(TAGGED)
+    async for desks in desks_for(tmp_path, fake, FakeClock()):
+        approval_id = await post_waiting(desks.desk(), fake)
+        write = only(desks).write.edited(tags=TAGS)
+        with sqlite3.connect(desks.tmp / "gwanjong.db") as db:
+            db.execute(
+                "UPDATE approvals SET outgoing = ?, digest = ? WHERE id = ?",
+                (write.canonical().decode(), write.digest(), approval_id),
+            )
+        yield desks, only(desks)
+
+
+async def test_the_dialog_message_names_title_tags_and_account(
+    tagged: tuple[Desks, Approval],
+) -> None:
+    _, approval = tagged
+    text = message(approval)
+    assert "Title: Cancellation notes" in text and "Tags: python, async" in text
+    assert "Sent as: gwanjong_bot, public" in text
+
+
+async def test_the_page_and_the_card_show_the_tags(tagged: tuple[Desks, Approval]) -> None:
+    desks, approval = tagged
+    page = review_page(approval, desks.clock.time(), "csrf")
+    assert "<dt>Tags</dt><dd>" in page
+    assert '<code class="tag">python</code> <code class="tag">async</code>' in page
+    assert "Cancellation notes" in page and "gwanjong_bot, public" in page
+    card = card_view(approval, "token")
+    assert card["tags"] == list(TAGS) and card["title"] == "Cancellation notes"
+    assert (card["account"], card["visibility"]) == ("gwanjong_bot", "public")
+    assert card["shown"]["tags"] == list(TAGS) and card["shown"]["as"] == "gwanjong_bot, public"
+
+
+async def test_review_show_and_list_show_title_and_tags(tagged: tuple[Desks, Approval]) -> None:
+    desks, approval = tagged
+    now = desks.clock.time()
+    shown = "\n".join(view.details(approval, now))
+    assert "  | Title: Cancellation notes" in shown and "  | Tags: python, async" in shown
+    assert "as gwanjong_bot" in shown and approval.digest in shown
+    assert "--title T] [--tags a,b]" in shown  # how to edit them
+    listed = "\n".join(view.table([view.approval_item(approval, now)], now, False))
+    assert "| title: Cancellation notes" in listed and "| tags: python, async" in listed
+    data = view.approval_item(approval, now).data
+    assert data["title"] == "Cancellation notes" and data["tags"] == list(TAGS)

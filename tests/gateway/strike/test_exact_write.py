@@ -1,0 +1,221 @@
+"""One exact write (issue 34): what a person approves is one model (`Outgoing`), its
+canonical bytes are what the digest covers, and the platform call is built from it alone.
+The desk runs over the fake platform, whose MCP server notes each call's arguments as the
+gateway sent them."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Channel
+from gwanjong_gateway.rules.outgoing import Edit, Outgoing, legacy_digest
+from gwanjong_gateway.strike.desk import StrikeDesk
+from gwanjong_shared.contract import TagRules
+from gwanjong_shared.contract.errors import PlatformError
+from tests.fakes.clock import FakeClock
+from tests.fakes.platform import FakePlatform
+from tests.gateway.strike.test_approvals import Desks, desks_for, nobody
+from tests.gateway.strike.test_strike_chain import FOOTER, OPEN_FORUM, context, wire
+
+pytestmark = pytest.mark.anyio
+
+TAGGED = replace(
+    OPEN_FORUM,
+    tag_rules=TagRules(
+        max=4, max_length=30, pattern="[a-z0-9]+", hint="lowercase letters or digits"
+    ),
+)
+
+
+@pytest.fixture
+def fake() -> FakePlatform:
+    return FakePlatform(TAGGED)
+
+
+@pytest.fixture
+async def desks(tmp_path: Path, fake: FakePlatform) -> AsyncIterator[Desks]:
+    async for d in desks_for(tmp_path, fake, FakeClock()):
+        yield d
+
+
+async def post_waiting(desk: StrikeDesk, fake: FakePlatform) -> int:
+    ctx = context(fake, "p1")
+    assert ctx.opportunity.post.tags  # the post answered has tags of its own
+    got = wire(await desk.strike(ctx, "post", "What we learned.", "Cancellation notes", nobody))
+    assert got["status"] == "pending_approval", got
+    return int(got["approval"]["id"])
+
+
+def sent(fake: FakePlatform, tool: str) -> list[dict[str, Any]]:
+    """The arguments of each ``tool`` call, exactly as they reached the platform server."""
+    return [args for name, args in fake.arguments if name == tool]
+
+
+def only(desks: Desks) -> Approval:
+    (approval,) = desks.approvals()
+    return approval
+
+
+async def test_the_platform_receives_exactly_the_approved_canonical_write(
+    desks: Desks, fake: FakePlatform
+) -> None:
+    desk = desks.desk()
+    approval_id = await post_waiting(desk, fake)
+    waiting = only(desks)
+    assert waiting.digest == hashlib.sha256(waiting.outgoing.encode("utf-8")).hexdigest()
+    assert waiting.write.tags == ()  # none copied from the post answered
+    edit = Edit(title="Cancellation, in practice", tags=("python", "async"))
+    got = wire(await desk.decide(approval_id, "approve", Channel.TERMINAL, by="ops", edit=edit))
+    assert got["status"] == "posted", got
+    done = only(desks)
+    assert done.status is ApprovalStatus.APPROVED and done.edited
+    # the digest recorded covers the bytes recorded, and the call carried exactly them
+    assert done.digest == hashlib.sha256(done.outgoing.encode("utf-8")).hexdigest()
+    [call] = sent(fake, "write_post")
+    assert call == done.write.arguments()
+    assert call == {
+        "title": "Cancellation, in practice",
+        "body": f"What we learned.{FOOTER}",
+        "tags": ["python", "async"],
+    }
+    assert done.write.canonical() == done.outgoing.encode("utf-8")
+    # what was validated is what was sent
+    [*_, checked] = sent(fake, "validate")
+    assert checked["tags"] == ["python", "async"] and checked["title"] == call["title"]
+
+
+async def test_no_tags_are_sent_unless_a_person_added_them(
+    desks: Desks, fake: FakePlatform
+) -> None:
+    desk = desks.desk()
+    approval_id = await post_waiting(desk, fake)
+    got = wire(await desk.decide(approval_id, "approve", Channel.TERMINAL))
+    assert got["status"] == "posted", got
+    [call] = sent(fake, "write_post")
+    assert call["tags"] == [] and call == only(desks).write.arguments()
+
+
+async def test_tags_changed_after_approval_send_nothing(desks: Desks, fake: FakePlatform) -> None:
+    desk = desks.desk()
+    approval_id = await post_waiting(desk, fake)
+    waiting = only(desks)
+    tagged = waiting.write.edited(tags=("mcp", "architecture"))
+    assert tagged.digest() != waiting.digest and not tagged.matches(waiting.digest)
+    # the record's write gains tags behind the digest's back: the digest no longer covers it
+    with sqlite3.connect(desks.tmp / "gwanjong.db") as db:
+        db.execute(
+            "UPDATE approvals SET outgoing = ? WHERE id = ?",
+            (tagged.canonical().decode(), approval_id),
+        )
+    got = wire(await desk.decide(approval_id, "approve", Channel.TERMINAL))
+    assert got["status"] == "refused" and "no longer what was approved" in got["reason"], got
+    assert sent(fake, "write_post") == [] and fake.writes == []
+
+
+async def test_invalid_tags_are_refused_with_the_reason_and_the_approval_waits(
+    desks: Desks, fake: FakePlatform
+) -> None:
+    desk = desks.desk()
+    approval_id = await post_waiting(desk, fake)
+    bad = Edit(tags=("Rust", "a", "b", "c", "d"))
+    got = wire(await desk.decide(approval_id, "approve", Channel.TERMINAL, edit=bad))
+    assert got["status"] == "refused", got
+    assert "at most 4 tags; got 5" in got["reason"]
+    assert "The tag 'Rust' is not allowed" in got["reason"], got["reason"]
+    assert "lowercase letters or digits" in got["reason"]
+    assert only(desks).status is ApprovalStatus.PENDING and fake.writes == []
+    got = wire(
+        await desk.decide(approval_id, "approve", Channel.TERMINAL, edit=Edit(tags=("rust",)))
+    )
+    assert got["status"] == "posted", got
+    assert sent(fake, "write_post")[0]["tags"] == ["rust"]
+
+
+async def test_a_comment_takes_no_title_or_tags(desks: Desks, fake: FakePlatform) -> None:
+    desk = desks.desk()
+    got = wire(await desk.strike(context(fake, "p1"), "comment", "Nice.", "", nobody))
+    with pytest.raises(PlatformError, match="Only a new post has a title and tags"):
+        await desk.decide(
+            int(got["approval"]["id"]), "approve", Channel.TERMINAL, edit=Edit(tags=("x",))
+        )
+    assert fake.writes == []
+
+
+async def test_an_approval_from_before_the_model_still_loads_and_sends(
+    desks: Desks, fake: FakePlatform
+) -> None:
+    desk = desks.desk()
+    approval_id = await post_waiting(desk, fake)
+    waiting = only(desks)
+    old = legacy_digest(waiting.title, waiting.text)  # as rows from before `outgoing` hold it
+    with sqlite3.connect(desks.tmp / "gwanjong.db") as db:
+        db.execute(
+            "UPDATE approvals SET outgoing = '', digest = ? WHERE id = ?", (old, approval_id)
+        )
+    legacy = only(desks)
+    assert legacy.write == Outgoing.model_validate(
+        {**waiting.write.model_dump(exclude={"links", "account"}), "account": ""}
+    )
+    got = wire(await desk.decide(approval_id, "approve", Channel.TERMINAL))
+    assert got["status"] == "posted", got
+    assert sent(fake, "write_post") == [waiting.write.arguments()]
+
+
+def test_the_canonical_bytes_are_stable_and_cover_every_field() -> None:
+    write = Outgoing(
+        platform="devto",
+        account="me",
+        action="post",
+        title="T",
+        text="See https://example.com/a.",
+        tags=("x",),
+    )
+    assert write.canonical() == (
+        b'{"account":"me","action":"post","links":["https://example.com/a"],"platform":"devto",'
+        b'"tags":["x"],"target":"","target_url":"","text":"See https://example.com/a.",'
+        b'"title":"T","visibility":"public"}'
+    )
+    digests = {write.digest()}
+    for change in (
+        {"account": "other"},
+        {"title": "U"},
+        {"tags": ("y",)},
+        {"tags": ()},
+        {"text": "See."},
+        {"target": "9"},
+        {"platform": "reddit"},
+    ):
+        digests.add(write.edited(**change).digest())
+    assert len(digests) == 8  # each field is covered
+    assert Outgoing.load(write.canonical().decode()) == write
+
+
+async def test_a_write_the_platform_would_make_as_another_account_is_not_sent(
+    desks: Desks, fake: FakePlatform
+) -> None:
+    approval_id = await post_waiting(desks.desk(), fake)
+    assert only(desks).write.account == "gwanjong_bot"  # shown to the person, in the digest
+    fake.profile = replace(fake.profile, me="someone_else")  # the server's key changed
+    got = wire(await desks.desk().decide(approval_id, "approve", Channel.TERMINAL))
+    assert got["status"] == "refused" and "the account changed" in got["reason"], got
+    assert sent(fake, "write_post") == [] and fake.writes == []
+    assert only(desks).status is ApprovalStatus.REFUSED
+
+
+async def test_a_tag_with_a_character_no_tag_needs_is_refused_by_name(
+    desks: Desks, fake: FakePlatform
+) -> None:
+    desk = desks.desk()
+    approval_id = await post_waiting(desk, fake)
+    bad = Edit(tags=("rust", "a\u202eb"))
+    got = wire(await desk.decide(approval_id, "approve", Channel.TERMINAL, edit=bad))
+    assert got["status"] == "refused" and "The tag 2 carries U+202E" in got["reason"], got
+    assert "U+202E" in got["reason"] and fake.writes == []
+    assert only(desks).status is ApprovalStatus.PENDING
