@@ -87,10 +87,10 @@ def test_every_value_type_reads_back() -> None:
 @pytest.mark.parametrize(
     ("doc", "why"),
     [
-        ({"x": None}, "cannot write NoneType"),
-        ({"x": "lone \ud800 surrogate"}, "lone surrogate"),
-        ({"x": {1: "a"}}, "key must be text"),
-        ({"x": object()}, "cannot write object"),
+        ({"x": None}, "NoneType"),
+        ({"x": "lone \ud800 surrogate"}, "surrogates not allowed"),
+        ({"x": {1: "a"}}, "Keys must be strings"),
+        ({"x": object()}, "object"),
     ],
 )
 def test_what_toml_cannot_hold_is_refused(doc: dict[str, Any], why: str) -> None:

@@ -21,29 +21,13 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import urlsplit
 
 from gwanjong_gateway.rules.approvals import operator_name
+from gwanjong_gateway.web import HEADERS, MAX_BODY, Guard, origins_for, same_origin
 
-#: every answer's headers: no script but our own file, nothing framed, cached or referred
-HEADERS = {
-    "content-security-policy": (
-        "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; "
-        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-    ),
-    "cache-control": "no-store",
-    "pragma": "no-cache",
-    "referrer-policy": "no-referrer",
-    "x-content-type-options": "nosniff",
-    "x-frame-options": "DENY",
-    "cross-origin-opener-policy": "same-origin",
-    "cross-origin-resource-policy": "same-origin",
-}
+__all__ = ["HEADERS", "MAX_BODY", "Guard", "origins_for", "same_origin"]
 
-
-#: the largest form the console accepts (an edited text is at most a few tens of KB)
-MAX_BODY = 512 * 1024
 #: how long an approval link (sent to a URL-mode client) and its session are good
 APPROVAL_LINK_S = 15 * 60.0
 
@@ -169,17 +153,6 @@ def csrf_ok(session: Session, given: object) -> bool:
     return isinstance(given, str) and hmac.compare_digest(given.encode(), session.csrf.encode())
 
 
-def origins_for(host: str, port: int) -> tuple[set[str], set[str]]:
-    """The Host values and Origins of a console bound at ``host:port``: its own address,
-    and ``localhost`` as well when that address is loopback."""
-    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
-    names = {shown}
-    if host in ("127.0.0.1", "::1", "localhost"):
-        names |= {"127.0.0.1", "localhost", "[::1]"}
-    hosts = {f"{n}:{port}" for n in names}
-    return hosts, {f"http://{h}" for h in hosts}
-
-
 def public_origin(url: str) -> tuple[set[str], set[str]]:
     """The Host values and Origin of `[console] public_url` (what a TLS-terminating
     proxy serves; "" adds none). A proxy may pass the public Host on or its own."""
@@ -195,66 +168,3 @@ def public_origin(url: str) -> tuple[set[str], set[str]]:
         hosts.add(host.rpartition(":")[0])
     origin = f"{parts.scheme}://{host if parts.port != default else host.rpartition(':')[0]}"
     return hosts, {origin}
-
-
-def same_origin(headers: dict[str, str], origins: set[str]) -> bool:
-    """Whether an unsafe request comes from the console's own pages. Its Origin is ours;
-    or, under `Referrer-Policy: no-referrer`, a browser sends `Origin: null` for a form
-    POST even to its own origin, and then its `Sec-Fetch-Site` (which no page can set)
-    must say same-origin."""
-    origin = headers.get("origin", "").lower()
-    if origin in origins:
-        return True
-    return origin in ("", "null") and headers.get("sec-fetch-site", "") == "same-origin"
-
-
-class Guard:
-    """ASGI middleware: the Host check on every request, the Origin check on every
-    unsafe one, and the security headers on every answer."""
-
-    def __init__(self, app: Any, allowed: Callable[[], tuple[set[str], set[str]]]) -> None:
-        self.app = app
-        self.allowed = allowed  # read per request: a random port is known after binding
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope.get("type") != "http":
-            await self.app(scope, receive, send)
-            return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        hosts, origins = self.allowed()
-        problem = ""
-        length = headers.get("content-length", "0")
-        if not length.isdigit() or int(length) > MAX_BODY:
-            problem = "This request is too large for the console: refused, nothing changed."
-        elif headers.get("host", "").lower() not in hosts:
-            problem = "This console answers only at its own address (the Host header differs)."
-        elif scope.get("method", "GET") not in ("GET", "HEAD") and not same_origin(
-            headers, origins
-        ):
-            problem = "This form came from another site (its Origin is not this console's): refused, nothing changed."
-
-        async def with_headers(message: dict[str, Any]) -> None:
-            if message["type"] == "http.response.start":
-                extra = [(k.encode(), v.encode()) for k, v in HEADERS.items()]
-                message = {**message, "headers": [*message.get("headers", []), *extra]}
-            await send(message)
-
-        if problem:
-            body = (
-                "<!doctype html><title>Refused</title><main><h1>Refused</h1><p>"
-                + problem
-                + "</p></main>"
-            ).encode()
-            await with_headers(
-                {
-                    "type": "http.response.start",
-                    "status": 403,
-                    "headers": [
-                        (b"content-type", b"text/html; charset=utf-8"),
-                        (b"content-length", str(len(body)).encode()),
-                    ],
-                }
-            )
-            await send({"type": "http.response.body", "body": body})
-            return
-        await self.app(scope, receive, with_headers)

@@ -4,14 +4,12 @@ gateway's lifespan when `[console] enabled = true`."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import socket
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from typing import Any
 
-import anyio
-
+from gwanjong_gateway import web
 from gwanjong_gateway.console.app import Console
 from gwanjong_gateway.console.routes import build_app
 from gwanjong_gateway.gateway import Gateway
@@ -44,37 +42,9 @@ def listen(console: Console) -> socket.socket:
 
 async def serve(console: Console, announce: Callable[[str], None]) -> None:
     """Listen, ``announce`` the first sign-in link, serve until cancelled."""
-    import uvicorn
-
-    class Quiet(uvicorn.Server):
-        # The process's signals belong to whoever runs us (the gateway, the CLI loop).
-        @contextlib.contextmanager
-        def capture_signals(self) -> Generator[None, None, None]:
-            yield
-
     sock = listen(console)
-    config = uvicorn.Config(
-        build_app(console),
-        log_level="warning",
-        lifespan="off",
-        access_log=False,
-        server_header=False,
-        date_header=False,
-        # No X-Forwarded-* is believed: behind a TLS proxy, `[console] public_url` says
-        # the scheme and address, so no request header can make itself https or ours.
-        proxy_headers=False,
-    )
-    server = Quiet(config)
     announce(console.signin_link())
-    try:
-        await server.serve(sockets=[sock])
-    except anyio.get_cancelled_exc_class():
-        server.should_exit = True
-        with anyio.CancelScope(shield=True), anyio.move_on_after(5):
-            await server.shutdown(sockets=[sock])
-        raise
-    finally:
-        sock.close()
+    await web.serve(build_app(console), sock)
 
 
 def for_gateway(gw: Gateway, **kwargs: Any) -> Console:

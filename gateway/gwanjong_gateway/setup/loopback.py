@@ -1,6 +1,7 @@
-"""A tiny HTTP listener on 127.0.0.1 for the gateway's own pages (the credential page,
-the approval page): a person's browser talks to the gateway without the MCP client or the
-model in between.
+"""A tiny HTTP listener on 127.0.0.1 for the one-approval page (review/page.py): a person's
+browser talks to the gateway without the MCP client or the model in between. (The
+credential page is a Starlette app behind `web.Guard`, like the console; this one is to
+follow, issue 35.)
 
 What every such page needs, in one place: a random port, started on first use on the
 gateway's event loop; the request head read within a deadline and bounded; the Host header

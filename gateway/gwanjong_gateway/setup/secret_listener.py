@@ -1,40 +1,58 @@
-"""The one-page HTTP listener where the person types platform credentials (URL-mode
-elicitation): the value goes from the browser to the gateway, never through the MCP
-client or the model.
+"""The credential page (URL-mode elicitation): the person types platform credentials in
+their browser and the value goes to the gateway, never through the MCP client or the model.
 
-Safety by design: it listens on 127.0.0.1 only (random port, started on first use, on the
-gateway's own event loop); each link carries a 256-bit random token that is the only
-secret, is tied to one platform, works once and expires; the Host header must be the
-loopback address (DNS rebinding) and a POST from any other Origin is refused (CSRF); the
-page loads nothing from elsewhere (strict CSP), is never cached and sends no Referer
-elsewhere.
+Safety by design: a small Starlette app behind the console's guard (`web.Guard`: the Host
+must be this very address, a POST's Origin this page's own, one strict CSP, never cached
+or framed, no Referer), served by uvicorn on 127.0.0.1 on a free port, started on first
+use on the gateway's own event loop. Each link carries a 256-bit random token that is the
+only secret (no one else can know the URL, so it is the form's CSRF token as well), is tied
+to one platform and one caller, works once and expires. The values are never logged, put
+in a URL or returned.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import enum
 import hmac
-import html
 import logging
 import secrets
+import socket
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
+from gwanjong_gateway import web
+from gwanjong_gateway.platforms.watched import Watched
 from gwanjong_gateway.setup.dotenv_file import DotenvError, check_value
-from gwanjong_gateway.setup.loopback import LoopbackPage, Reply, Request
 from gwanjong_gateway.setup.results import SetupSaved
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
 
 log = logging.getLogger(__name__)
 
+HERE = Path(__file__).parent
+HOST = "127.0.0.1"
 Clock = Callable[[], float]
 SaveFn = Callable[[dict[str, str]], Awaitable[SetupSaved]]
 NotifyFn = Callable[[], Awaitable[None]]
 
 TTL_S = 600.0
+_GONE = (
+    "This link is wrong, already used or expired. Ask the assistant to run setup again for "
+    "a new one."
+)
+_FAILED = (
+    "Something went wrong and the values may not have been saved. Reload this page to try "
+    "again, or run `gwanjong setup` in a terminal."
+)
 
 
 class LinkState(enum.Enum):
@@ -56,29 +74,52 @@ class SecretLink:
     notify: NotifyFn | None = None
     state: LinkState = LinkState.OPEN
     result: SetupSaved | None = None
-    saving: bool = field(default=False)
+    saving: bool = False
     #: the signed-in caller it was opened for (None without sign-in): only their own
     #: calls find, cancel or supersede it
     owner: str | None = None
 
 
-class SecretListener(LoopbackPage):
-    """Links by elicitation id, and the listener that serves them (one per gateway)."""
-
-    name = "credential page"
-    failed = (
-        "<p>Something went wrong and the values may not have been saved. Reload this page to "
-        "try again, or run <code>gwanjong setup</code> in a terminal.</p>"
-    )
+class SecretListener:
+    """Links by elicitation id, and the page that serves them (one per gateway)."""
 
     def __init__(self, clock: Clock = time.monotonic, ttl_s: float = TTL_S) -> None:
-        super().__init__()
         self.clock = clock
         self.ttl_s = ttl_s
+        self.port = 0
         self._links: dict[str, SecretLink] = {}
+        self._task: Watched | None = None
+        self._env: Environment | None = None
 
-    def page(self, title: str, body: str) -> str:
-        return _page(title, body)
+    def serve(self) -> None:
+        """Start listening, once (no await inside: two callers cannot both start it)."""
+        if self._task is None:
+            sock = socket.create_server((HOST, 0))
+            sock.setblocking(False)
+            self.port = int(sock.getsockname()[1])
+            self._task = Watched("the credential page")
+            self._task.start(web.serve(self.app(), sock))
+            log.info("credential page listening on %s:%d", HOST, self.port)
+
+    async def close(self) -> None:
+        if self._task is not None:
+            await self._task.stop()
+            self._task = None
+
+    def app(self) -> Starlette:
+        from starlette.applications import Starlette
+        from starlette.middleware import Middleware
+        from starlette.routing import Mount, Route
+        from starlette.staticfiles import StaticFiles
+
+        routes = [
+            Route("/setup/{token}", self._page, methods=["GET", "POST"]),
+            Mount("/static", StaticFiles(directory=HERE / "static")),
+            # anything else, any method (a PUT to a link too): no link here
+            Route("/{path:path}", self._gone, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
+        ]
+        allowed = lambda: web.origins_for(HOST, self.port)  # noqa: E731
+        return Starlette(routes=routes, middleware=[Middleware(web.Guard, allowed=allowed)])
 
     async def open(
         self,
@@ -90,7 +131,7 @@ class SecretListener(LoopbackPage):
     ) -> SecretLink:
         """A fresh link for `platform`; an older open link of the same `owner` for it stops
         working (another team member's stays open: links are keyed by owner)."""
-        await self.serve()
+        self.serve()
         now = self.clock()
         for key, old in list(self._links.items()):
             if old.platform == platform and old.owner == owner and old.state is LinkState.OPEN:
@@ -111,7 +152,7 @@ class SecretListener(LoopbackPage):
         return link
 
     def url(self, link: SecretLink) -> str:
-        return f"{self.origin}/setup/{link.token}"
+        return f"http://{HOST}:{self.port}/setup/{link.token}"
 
     def find(self, elicitation_id: str, owner: str | None = None) -> SecretLink | None:
         """The link of that id, if it is `owner`'s (a stateless client echoes the id back:
@@ -124,21 +165,42 @@ class SecretListener(LoopbackPage):
         if link is not None and link.state is LinkState.OPEN:
             link.state = LinkState.CANCELLED
 
-    async def route(self, request: Request, reader: asyncio.StreamReader) -> Reply:
-        link = self._link_for(request.target)
-        if link is None:
-            return Reply(404, _page("Link not valid", _GONE))
-        if request.method == "GET":
-            return Reply(200, _form(link))
-        if request.method != "POST":
-            return self.refused(405, "Not allowed", "Only GET and POST.")
-        return await self._submit(link, await self.form(request, reader))
+    def _render(self, status: int, title: str, **values: Any) -> Response:
+        from starlette.responses import HTMLResponse
 
-    def _link_for(self, target: str) -> SecretLink | None:
-        prefix = "/setup/"
-        if not target.startswith(prefix):
-            return None
-        token = target[len(prefix) :]
+        if self._env is None:
+            from jinja2 import Environment, FileSystemLoader
+
+            self._env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True)
+        page = self._env.get_template("credentials.html").render(title=title, **values)
+        return HTMLResponse(page, status_code=status)
+
+    def _form(self, link: SecretLink, status: int = 200, error: str = "") -> Response:
+        return self._render(
+            status, f"gwanjong: {link.platform} credentials", link=link, error=error
+        )
+
+    async def _gone(self, _request: Request) -> Response:
+        return self._render(404, "Link not valid", text=_GONE)
+
+    async def _page(self, request: Request) -> Response:
+        link = self._link_for(request.path_params["token"])
+        if link is None:
+            return await self._gone(request)
+        if request.method == "GET":
+            return self._form(link)
+        try:
+            body = (await request.body()).decode("utf-8", errors="strict")
+            pairs = parse_qsl(body, keep_blank_values=True, max_num_fields=64)
+        except (ValueError, UnicodeDecodeError):
+            return self._render(400, "Bad request", text="The request was malformed.")
+        try:
+            return await self._submit(link, pairs)
+        except Exception as exc:  # only the type: the text might quote a value or a link
+            log.warning("credential page: a request failed (%s)", type(exc).__name__)
+            return self._render(500, "Not sure what happened", text=_FAILED)
+
+    def _link_for(self, token: str) -> SecretLink | None:
         now = self.clock()
         for link in self._links.values():
             if hmac.compare_digest(link.token.encode(), token.encode()):
@@ -147,27 +209,26 @@ class SecretListener(LoopbackPage):
                 return None
         return None
 
-    async def _submit(self, link: SecretLink, body: str) -> Reply:
-        pairs = parse_qsl(body, keep_blank_values=True, max_num_fields=64)
+    async def _submit(self, link: SecretLink, pairs: list[tuple[str, str]]) -> Response:
         values: dict[str, str] = {}
         for key, value in pairs:
             if key in link.names:
                 if key in values:
-                    return Reply(400, _form(link, f"{key} was sent twice."))
+                    return self._form(link, 400, f"{key} was sent twice.")
                 if value.strip(" "):
                     values[key] = value.strip(" ")
         if not values:
-            return Reply(400, _form(link, "Nothing was typed; nothing saved."))
+            return self._form(link, 400, "Nothing was typed; nothing saved.")
         try:
             for key, value in values.items():
                 check_value(key, value)
         except DotenvError as exc:
-            return Reply(400, _form(link, str(exc)))
+            return self._form(link, 400, str(exc))
         link.saving = True  # a second POST meanwhile finds no link
         try:
             result = await link.on_save(values)
         except (DotenvError, ValueError) as exc:
-            return Reply(400, _form(link, str(exc)))
+            return self._form(link, 400, str(exc))
         finally:
             link.saving = False
         link.state, link.result = LinkState.SAVED, result
@@ -175,38 +236,5 @@ class SecretListener(LoopbackPage):
         if link.notify is not None:
             with contextlib.suppress(Exception):  # the client may be gone; the save stands
                 await link.notify()
-        names = ", ".join(html.escape(n) for n in sorted(values))
-        return Reply(200, _page("Saved", f"<p>Saved {names}; you may close this tab.</p>"))
-
-
-_GONE = (
-    "<p>This link is wrong, already used or expired. Ask the assistant to run setup again "
-    "for a new one.</p>"
-)
-
-
-def _form(link: SecretLink, error: str = "") -> str:
-    rows = "".join(
-        f'<label>{html.escape(n)}<input type="password" name="{html.escape(n)}" '
-        'autocomplete="off" spellcheck="false"></label>'
-        for n in link.names
-    )
-    problem = f'<p class="error">{html.escape(error)}</p>' if error else ""
-    body = (
-        f"<p>Enter the {html.escape(link.platform)} credentials. They are saved to the "
-        "gateway's .env (mode 0600) and never shown to the assistant. Leave a field empty "
-        f'to keep its current value.</p>{problem}<form method="post">{rows}'
-        '<button type="submit">Save</button></form>'
-    )
-    return _page(f"gwanjong: {link.platform} credentials", body)
-
-
-def _page(title: str, body: str) -> str:
-    return (
-        '<!doctype html><html><head><meta charset="utf-8">'
-        f"<title>{html.escape(title)}</title><style>"
-        "body{font-family:sans-serif;max-width:32em;margin:3em auto}"
-        "label{display:block;margin:1em 0}input{display:block;width:100%}"
-        ".error{color:#b00}</style></head>"
-        f"<body><h1>{html.escape(title)}</h1>{body}</body></html>"
-    )
+        names = ", ".join(sorted(values))
+        return self._render(200, "Saved", text=f"Saved {names}; you may close this tab.")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import re
 import time
 from typing import Any, ClassVar
@@ -10,6 +9,8 @@ from typing import Any, ClassVar
 import anyio
 import httpx
 
+from gwanjong_devto.client import LABEL, PLATFORM, DevtoClient, html_text
+from gwanjong_devto.mentions import fetch_mentions
 from gwanjong_devto.settings import Settings
 from gwanjong_shared.contract import (
     ActionRule,
@@ -22,15 +23,10 @@ from gwanjong_shared.contract import (
 )
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
-from gwanjong_shared.kit.http import raise_for_response, transport_error
-from gwanjong_shared.kit.once import HTTPX_NEVER_LEFT, answer_lost, lost_answer
 from gwanjong_shared.kit.ratelimit import Clock, Limiter, MinInterval, Sleep, TokenBucket
 from gwanjong_shared.kit.target_cache import TargetCache
-from gwanjong_shared.kit.tracing import traced_request
 
-V1_ACCEPT = "application/vnd.forem.api-v1+json"
 _TAG = re.compile(r"^[a-z0-9]{1,30}$")
-_TAGS_HTML = re.compile(r"<[^>]+>")
 # Jekyll-style front matter at the very top of body_markdown (DEV's editor v1 writes it).
 _FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\n.*?\n---[ \t]*(?:\n|\Z)", re.S)
 
@@ -53,10 +49,6 @@ LIMITS: dict[LimitName, Limit] = {
 
 #: DEV's tag rules (its editor refuses others): checked by `validate`, never rewritten
 TAGS = TagRules(max=4, max_length=30, pattern=_TAG.pattern, hint="lowercase letters or digits")
-
-
-def _text(body_html: str) -> str:
-    return html.unescape(_TAGS_HTML.sub("", body_html)).strip()
 
 
 def markdown_body(markdown: str) -> str:
@@ -83,8 +75,8 @@ CREDENTIALS = ["DEVTO_API_KEY"]
 
 
 class DevtoAdapter(PlatformAdapter):
-    platform: ClassVar[str] = "devto"
-    label: ClassVar[str] = "Dev.to"
+    platform: ClassVar[str] = PLATFORM
+    label: ClassVar[str] = LABEL
 
     def __init__(
         self,
@@ -95,7 +87,6 @@ class DevtoAdapter(PlatformAdapter):
         sleep: Sleep = anyio.sleep,
     ) -> None:
         self.settings = settings
-        self._transport = transport
         self.targets: TargetCache[Post] = TargetCache(clock=clock)  # validate's target reads
         # Pacing on an injectable clock and sleep: tests advance time instead of waiting.
         self.limiter = Limiter(
@@ -105,56 +96,16 @@ class DevtoAdapter(PlatformAdapter):
             clock=clock,
             sleep=sleep,
         )
-        self._http: httpx.AsyncClient | None = None
-        self._account: str | None = None
+        self.client = DevtoClient(settings, self.limiter, transport)
 
     async def connect(self) -> None:
-        headers = {"accept": V1_ACCEPT, "user-agent": "gwanjong-devto/0.1"}
-        if self.settings.api_key is not None:
-            headers["api-key"] = self.settings.api_key.get_secret_value()
-        self._http = httpx.AsyncClient(
-            base_url=self.settings.base_url.rstrip("/"),
-            headers=headers,
-            timeout=self.settings.timeout_s,
-            transport=self._transport,
-        )
+        await self.client.connect()
 
     async def close(self) -> None:
-        if self._http is not None:
-            await self._http.aclose()
-            self._http = None
+        await self.client.close()
 
     def is_configured(self) -> bool:
-        return self.settings.api_key is not None
-
-    async def _request(self, method: str, path: str, *, what: str = "that item", **kw: Any) -> Any:
-        if self._http is None:
-            await self.connect()
-        assert self._http is not None
-        # Rack::Attack throttles reads and writes separately: one window each.
-        key = "read" if method == "GET" else "write"
-        await self.limiter.acquire(key, write=method != "GET")
-        try:
-            response = await traced_request(self._http, method, path, **kw)
-        except httpx.HTTPError as exc:
-            # httpx sends each request once; a write's lost answer is unsure (kit/once.py).
-            lost = answer_lost(method, path, error=exc, left=not isinstance(exc, HTTPX_NEVER_LEFT))
-            raise (
-                lost_answer(self.label, lost) if lost else transport_error(exc, self.label)
-            ) from None
-        finally:
-            self.limiter.finished(write=method != "GET")
-        self.limiter.observe(key, response.status_code, response.headers)
-        lost = answer_lost(method, path, status=response.status_code)
-        if lost is not None:
-            raise lost_answer(self.label, lost)
-        raise_for_response(response, self.label, what=what)
-        try:
-            return response.json()
-        except ValueError:
-            raise errors.unavailable(
-                f"{self.label} sent a reply that is not JSON. Try again later."
-            ) from None
+        return self.client.is_configured()
 
     # -- mapping --------------------------------------------------------------------
 
@@ -163,7 +114,7 @@ class DevtoAdapter(PlatformAdapter):
         body = (
             markdown_body(markdown)
             if isinstance(markdown, str) and markdown
-            else (_text(a["body_html"]) if a.get("body_html") else "")
+            else (html_text(a["body_html"]) if a.get("body_html") else "")
         )
         return Post(
             id=str(a["id"]),
@@ -195,7 +146,7 @@ class DevtoAdapter(PlatformAdapter):
                     post_id=post_id,
                     parent_id=parent,
                     author=user.get("username", ""),  # deleted comments keep their place, no user
-                    body=_text(node.get("body_html") or ""),
+                    body=html_text(node.get("body_html") or ""),
                     published_at=node.get("created_at"),
                     depth=depth,
                     # Forem's web pages share the API's origin: /<user>/comment/<id_code>
@@ -220,7 +171,9 @@ class DevtoAdapter(PlatformAdapter):
     # -- reads ----------------------------------------------------------------------
 
     async def get_trending(self, limit: int) -> list[Post]:
-        data = await self._request("GET", "/api/articles", params={"top": 7, "per_page": limit})
+        data = await self.client.request(
+            "GET", "/api/articles", params={"top": 7, "per_page": limit}
+        )
         return [self._post(a) for a in data][:limit]
 
     async def search(self, query: str, limit: int) -> list[Post]:
@@ -229,13 +182,13 @@ class DevtoAdapter(PlatformAdapter):
         found: list[Post] = []
         tag = query.lower().lstrip("#")
         if _TAG.match(tag):
-            data = await self._request(
+            data = await self.client.request(
                 "GET", "/api/articles", params={"tag": tag, "per_page": limit}
             )
             found = [self._post(a) for a in data]
         if len(found) < limit:
             try:
-                data = await self._request(
+                data = await self.client.request(
                     "GET", "/api/articles/search", params={"q": query, "per_page": limit}
                 )
             except errors.PlatformError as exc:
@@ -247,13 +200,13 @@ class DevtoAdapter(PlatformAdapter):
         return found[:limit]
 
     async def get_post(self, post_id: str) -> Post:
-        data = await self._request(
+        data = await self.client.request(
             "GET", f"/api/articles/{self._article_id(post_id)}", what=f"article {post_id}"
         )
         return self._post(data)
 
     async def get_comments(self, post_id: str, limit: int) -> list[Comment]:
-        data = await self._request(
+        data = await self.client.request(
             "GET",
             "/api/comments",
             params={"a_id": self._article_id(post_id)},
@@ -262,9 +215,7 @@ class DevtoAdapter(PlatformAdapter):
         return self._flatten(post_id, data, limit)
 
     async def mentions(self, since: str | None, limit: int) -> MentionList:
-        from gwanjong_devto.mentions import fetch_mentions
-
-        return await fetch_mentions(self, since, limit)
+        return await fetch_mentions(self.client, since, limit)
 
     # -- writes ---------------------------------------------------------------------
 
@@ -284,7 +235,7 @@ class DevtoAdapter(PlatformAdapter):
         payload = {
             "article": {"title": title, "body_markdown": body, "published": True, "tags": clean}
         }
-        data = await self._request("POST", "/api/articles", json=payload)
+        data = await self.client.request("POST", "/api/articles", json=payload)
         return PostResult(
             ok=True,
             platform=self.platform,
@@ -316,12 +267,7 @@ class DevtoAdapter(PlatformAdapter):
         )
 
     async def account(self) -> str | None:
-        if not self.is_configured():
-            return None
-        if self._account is None:
-            me = await self._request("GET", "/api/users/me")
-            self._account = str(me.get("username") or "") or None
-        return self._account
+        return await self.client.account()
 
     async def rule_for_target(self, action: str, post_id: str, rule: ActionRule) -> ActionRule:
         # a missing target is `not_found`, not a policy answer

@@ -19,8 +19,8 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from gwanjong_devto.adapter import DevtoAdapter
-from gwanjong_devto.adapter import _text as strip_html
+from gwanjong_devto.client import PLATFORM, DevtoClient
+from gwanjong_devto.client import html_text as strip_html
 from gwanjong_shared.contract import MentionList, errors
 from gwanjong_shared.contract.models import Post
 from gwanjong_shared.kit.inbox import (
@@ -75,11 +75,11 @@ def parse_key(text: str) -> Key | None:
         return None
 
 
-async def _commented(adapter: DevtoAdapter) -> list[dict[str, Any]]:
+async def _commented(client: DevtoClient) -> list[dict[str, Any]]:
     """Our most recent articles that have comments (the list is newest first)."""
     found: list[dict[str, Any]] = []
     for page in range(1, MAX_PAGES + 1):
-        articles = await adapter._request(
+        articles = await client.request(
             "GET", "/api/articles/me", params={"per_page": PER_PAGE, "page": page}
         )
         found += [a for a in articles if int(a.get("comments_count") or 0) > 0]
@@ -88,8 +88,8 @@ async def _commented(adapter: DevtoAdapter) -> list[dict[str, Any]]:
     return found[:ARTICLES]
 
 
-async def fetch_mentions(adapter: DevtoAdapter, since: str | None, limit: int) -> MentionList:
-    if not adapter.is_configured():
+async def fetch_mentions(client: DevtoClient, since: str | None, limit: int) -> MentionList:
+    if not client.is_configured():
         raise errors.auth(
             "The Dev.to inbox needs our account: put DEVTO_API_KEY in the environment and "
             "restart the server."
@@ -100,10 +100,10 @@ async def fetch_mentions(adapter: DevtoAdapter, since: str | None, limit: int) -
             f"since must be the next_since of an earlier mentions call (like {EXAMPLE!r}); "
             f"got {since!r}."
         )
-    me = await adapter.account() or ""
+    me = await client.account() or ""
     back: Back[Post] = Back()
-    for article in await _commented(adapter):
-        roots = await adapter._request(
+    for article in await _commented(client):
+        roots = await client.request(
             "GET", "/api/comments", params={"a_id": article["id"]}, what=f"article {article['id']}"
         )
         parts = urlsplit(str(article.get("url") or ""))
@@ -120,7 +120,7 @@ async def fetch_mentions(adapter: DevtoAdapter, since: str | None, limit: int) -
                 key,
                 Post(
                     id=str(article["id"]),
-                    platform=adapter.platform,
+                    platform=PLATFORM,
                     title=str(article.get("title") or ""),
                     url=f"{parts.scheme}://{parts.netloc}/{author}/comment/{node.get('id_code')}",
                     body=_text(node),

@@ -33,6 +33,7 @@ from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
 from gwanjong_shared.kit.target_cache import TargetCache
 from gwanjong_twitter.api import ApiReader
+from gwanjong_twitter.mentions import fetch_mentions
 from gwanjong_twitter.posts import XPost, compose, flatten, to_post
 from gwanjong_twitter.settings import Settings
 from gwanjong_twitter.weighted import MAX_WEIGHTED, has_invalid_characters, weighted_length
@@ -343,9 +344,7 @@ class TwitterAdapter(PlatformAdapter):
     # -- capabilities ---------------------------------------------------------------------
 
     async def mentions(self, since: str | None, limit: int) -> MentionList:
-        from gwanjong_twitter.mentions import fetch_mentions
-
-        return await fetch_mentions(self, since, limit)
+        return await fetch_mentions(self.api, since, limit)
 
     async def account(self) -> str | None:
         me = await self.api.me()

@@ -161,7 +161,7 @@ class ApiReader:
                 "TWITTER_API_BASE_URL, then try again."
             ) from None
 
-    async def _resp(self, what: str, key: str, call: Awaitable[Any]) -> Response:
+    async def response(self, what: str, key: str, call: Awaitable[Any]) -> Response:
         """``call`` for tweepy methods that return a Response (tweepy's annotations are a union)."""
         return cast(Response, await self.call(what, key, call))
 
@@ -216,7 +216,7 @@ class ApiReader:
             return None
         if self._me is None:
             client = await self.open()
-            resp = await self._resp(
+            resp = await self.response(
                 "reading our account", "GET /2/users/me", client.get_me(user_auth=True)
             )
             data = resp.data
@@ -225,7 +225,7 @@ class ApiReader:
 
     # -- reads ----------------------------------------------------------------------------
 
-    def _read_auth(self) -> bool:
+    def read_auth(self) -> bool:
         if not self.can_read():
             raise errors.auth(
                 "No X API credentials are set. Put TWITTER_BEARER_TOKEN (reads) and the OAuth 1.0a "
@@ -233,7 +233,7 @@ class ApiReader:
             )
         return self.settings.bearer_token is None  # user context only when there is no bearer
 
-    def _posts(
+    def posts_of(
         self, data: Any, includes: dict[str, Any], errs: list[dict[str, Any]]
     ) -> tuple[list[XPost], list[XPost]]:
         """(the posts in ``data``, deleted posts named by the expansion errors)."""
@@ -283,7 +283,7 @@ class ApiReader:
 
     async def get(self, post_id: str) -> XPost:
         client = await self.open()
-        resp = await self._resp(
+        resp = await self.response(
             "fetching the post",
             "GET /2/tweets/:id",
             client.get_tweet(
@@ -291,7 +291,7 @@ class ApiReader:
                 tweet_fields=TWEET_FIELDS,
                 expansions=EXPANSIONS,
                 user_fields=USER_FIELDS,
-                user_auth=self._read_auth(),
+                user_auth=self.read_auth(),
             ),
         )
         if resp.data is None:
@@ -299,7 +299,7 @@ class ApiReader:
             raise errors.not_found(
                 f"X has no post {post_id} (deleted, protected or a wrong id). Use an id from search or trending."
             )
-        posts, _gone = self._posts(resp.data, resp.includes, resp.errors)
+        posts, _gone = self.posts_of(resp.data, resp.includes, resp.errors)
         return posts[0]
 
     async def search(self, query: str, limit: int) -> list[XPost]:
@@ -308,7 +308,7 @@ class ApiReader:
         found: list[XPost] = []
         token: str | None = None
         while len(found) < limit:
-            resp = await self._resp(
+            resp = await self.response(
                 "searching",
                 "GET /2/tweets/search/recent",
                 client.search_recent_tweets(
@@ -318,10 +318,10 @@ class ApiReader:
                     tweet_fields=TWEET_FIELDS,
                     expansions=EXPANSIONS,
                     user_fields=USER_FIELDS,
-                    user_auth=self._read_auth(),
+                    user_auth=self.read_auth(),
                 ),
             )
-            posts, _gone = self._posts(resp.data, resp.includes, resp.errors)
+            posts, _gone = self.posts_of(resp.data, resp.includes, resp.errors)
             found += posts
             token = resp.meta.get("next_token")
             if not token or not posts:
@@ -339,7 +339,7 @@ class ApiReader:
         gone: dict[str, XPost] = {}
         token: str | None = None
         while True:
-            resp = await self._resp(
+            resp = await self.response(
                 "fetching the conversation",
                 "GET /2/tweets/search/recent",
                 client.search_recent_tweets(
@@ -349,15 +349,15 @@ class ApiReader:
                     tweet_fields=TWEET_FIELDS,
                     expansions=EXPANSIONS,
                     user_fields=USER_FIELDS,
-                    user_auth=self._read_auth(),
+                    user_auth=self.read_auth(),
                 ),
             )
-            page, deleted = self._posts(resp.data, resp.includes, resp.errors)
+            page, deleted = self.posts_of(resp.data, resp.includes, resp.errors)
             posts.update((p.id, p) for p in page)
             gone.update((p.id, p) for p in deleted)
             # includes.tweets holds parents of this page, but also the posts they quote, from
             # other conversations: only this conversation's are replies.
-            extra, _ = self._posts(resp.includes.get("tweets"), resp.includes, [])
+            extra, _ = self.posts_of(resp.includes.get("tweets"), resp.includes, [])
             for p in extra:
                 if p.conversation_id == conversation:
                     posts.setdefault(p.id, p)
@@ -386,7 +386,7 @@ class ApiReader:
                 return
             for start in range(0, len(missing), 100):
                 chunk = missing[start : start + 100]
-                resp = await self._resp(
+                resp = await self.response(
                     "fetching earlier replies",
                     "GET /2/tweets",
                     client.get_tweets(
@@ -394,10 +394,10 @@ class ApiReader:
                         tweet_fields=TWEET_FIELDS,
                         expansions=EXPANSIONS,
                         user_fields=USER_FIELDS,
-                        user_auth=self._read_auth(),
+                        user_auth=self.read_auth(),
                     ),
                 )
-                found, _ = self._posts(resp.data, resp.includes, resp.errors)
+                found, _ = self.posts_of(resp.data, resp.includes, resp.errors)
                 posts.update((p.id, p) for p in found)
                 for tweet_id in chunk:
                     if tweet_id not in posts:
@@ -413,7 +413,7 @@ class ApiReader:
                 "GET",
                 f"/2/trends/by/woeid/{woeid}",
                 params={"max_trends": max(1, min(50, count))},
-                user_auth=self._read_auth(),
+                user_auth=self.read_auth(),
             )
             return await response.json()
 
@@ -424,7 +424,7 @@ class ApiReader:
 
     async def create(self, text: str, reply_to: str | None = None) -> str:
         client = await self.open()
-        resp = await self._resp(
+        resp = await self.response(
             "posting" if reply_to is None else "replying",
             "POST /2/tweets",
             client.create_tweet(text=text, in_reply_to_tweet_id=reply_to, user_auth=True),

@@ -11,17 +11,12 @@ an empty inbox.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from gwanjong_shared.contract import MentionList, errors
 from gwanjong_shared.contract.models import Post
 from gwanjong_shared.kit.inbox import Key, Page, hand_out, parse_cursor, read_back
-from gwanjong_twitter.api import EXPANSIONS, TWEET_FIELDS, USER_FIELDS
+from gwanjong_twitter.api import EXPANSIONS, TWEET_FIELDS, USER_FIELDS, ApiReader
 from gwanjong_twitter.posts import XPost, to_post
 from gwanjong_twitter.problems import error_for
-
-if TYPE_CHECKING:
-    from gwanjong_twitter.adapter import TwitterAdapter
 
 PAGE = 100  # the endpoint's max_results maximum
 EXAMPLE = "1861000000000000000"
@@ -44,9 +39,8 @@ def key_text(key: Key) -> str:
     return key[0].lstrip("0") or "0"
 
 
-async def fetch_mentions(adapter: TwitterAdapter, since: str | None, limit: int) -> MentionList:
+async def fetch_mentions(api: ApiReader, since: str | None, limit: int) -> MentionList:
     cursor = parse_cursor(since, parse_key, EXAMPLE)
-    api = adapter.api
     me = await api.me()
     if me is None:
         raise errors.auth(
@@ -58,7 +52,7 @@ async def fetch_mentions(adapter: TwitterAdapter, since: str | None, limit: int)
     since_id = key_text(cursor.seen) if cursor.seen is not None else None
 
     async def page(token: str | None) -> Page[Post]:
-        resp = await api._resp(
+        resp = await api.response(
             "reading mentions",
             "GET /2/users/:id/mentions",
             client.get_users_mentions(
@@ -69,12 +63,12 @@ async def fetch_mentions(adapter: TwitterAdapter, since: str | None, limit: int)
                 tweet_fields=[*TWEET_FIELDS, "in_reply_to_user_id"],
                 expansions=EXPANSIONS,
                 user_fields=USER_FIELDS,
-                user_auth=api._read_auth(),
+                user_auth=api.read_auth(),
             ),
         )
         if resp.data is None and resp.errors:
             raise error_for(resp.errors, "reading mentions")
-        found, _gone = api._posts(resp.data, resp.includes, resp.errors)
+        found, _gone = api.posts_of(resp.data, resp.includes, resp.errors)
         keys = [(p.id.zfill(20), "") for p in found]
         items = [
             ((p.id.zfill(20), ""), to_post(p).model_copy(update={"tags": [_why(p, user_id)]}))

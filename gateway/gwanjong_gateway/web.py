@@ -1,0 +1,145 @@
+"""The building blocks of every page the gateway serves to a person's browser (the
+console, the credential page): Starlette apps behind one guard, served by uvicorn.
+
+`Guard` refuses a request whose Host is not the page's own address (DNS rebinding), an
+unsafe one whose Origin is not its own (CSRF), and a body too large, before the app sees
+it; every answer carries one strict CSP and no-cache, no-frame, no-referrer headers.
+`serve` runs an app on a socket bound first (a random port is known before the link to it
+is shown) on the caller's event loop, until cancelled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+from collections.abc import Callable, Generator
+from typing import Any
+
+import anyio
+
+#: every answer's headers: no script but our own file, nothing framed, cached or referred
+HEADERS = {
+    "content-security-policy": (
+        "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; "
+        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    ),
+    "cache-control": "no-store",
+    "pragma": "no-cache",
+    "referrer-policy": "no-referrer",
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "cross-origin-opener-policy": "same-origin",
+    "cross-origin-resource-policy": "same-origin",
+}
+
+
+#: the largest form a page accepts (an edited text is at most a few tens of KB)
+MAX_BODY = 512 * 1024
+
+
+def origins_for(host: str, port: int) -> tuple[set[str], set[str]]:
+    """The Host values and Origins of a page bound at ``host:port``: its own address,
+    and ``localhost`` as well when that address is loopback."""
+    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    names = {shown}
+    if host in ("127.0.0.1", "::1", "localhost"):
+        names |= {"127.0.0.1", "localhost", "[::1]"}
+    hosts = {f"{n}:{port}" for n in names}
+    return hosts, {f"http://{h}" for h in hosts}
+
+
+def same_origin(headers: dict[str, str], origins: set[str]) -> bool:
+    """Whether an unsafe request comes from the page's own origin. Its Origin is ours;
+    or, under `Referrer-Policy: no-referrer`, a browser sends `Origin: null` for a form
+    POST even to its own origin, and then its `Sec-Fetch-Site` (which no page can set)
+    must say same-origin."""
+    origin = headers.get("origin", "").lower()
+    if origin in origins:
+        return True
+    return origin in ("", "null") and headers.get("sec-fetch-site", "") == "same-origin"
+
+
+class Guard:
+    """ASGI middleware: the Host check on every request, the Origin check on every
+    unsafe one, and the security headers on every answer."""
+
+    def __init__(self, app: Any, allowed: Callable[[], tuple[set[str], set[str]]]) -> None:
+        self.app = app
+        self.allowed = allowed  # read per request: a random port is known after binding
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        hosts, origins = self.allowed()
+        problem = ""
+        length = headers.get("content-length", "0")
+        if not length.isdigit() or int(length) > MAX_BODY:
+            problem = "This request is too large: refused, nothing changed."
+        elif headers.get("host", "").lower() not in hosts:
+            problem = "This page answers only at its own address (the Host header differs)."
+        elif scope.get("method", "GET") not in ("GET", "HEAD") and not same_origin(
+            headers, origins
+        ):
+            problem = "This form came from another site (its Origin is not this page's): refused, nothing changed."
+
+        async def with_headers(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                extra = [(k.encode(), v.encode()) for k, v in HEADERS.items()]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        if problem:
+            body = (
+                "<!doctype html><title>Refused</title><main><h1>Refused</h1><p>"
+                + problem
+                + "</p></main>"
+            ).encode()
+            await with_headers(
+                {
+                    "type": "http.response.start",
+                    "status": 403,
+                    "headers": [
+                        (b"content-type", b"text/html; charset=utf-8"),
+                        (b"content-length", str(len(body)).encode()),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": body})
+            return
+        await self.app(scope, receive, with_headers)
+
+
+async def serve(app: Any, sock: socket.socket) -> None:
+    """Serve ``app`` on ``sock`` (bound and listening) until cancelled; no access log, no
+    server header, no X-Forwarded-* believed."""
+    import uvicorn
+
+    class Quiet(uvicorn.Server):
+        # The process's signals belong to whoever runs us (the gateway, the CLI loop).
+        @contextlib.contextmanager
+        def capture_signals(self) -> Generator[None, None, None]:
+            yield
+
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        lifespan="off",
+        access_log=False,
+        server_header=False,
+        date_header=False,
+        # No X-Forwarded-* is believed: behind a TLS proxy, `[console] public_url` says
+        # the scheme and address, so no request header can make itself https or ours.
+        proxy_headers=False,
+    )
+    server = Quiet(config)
+    try:
+        await server.serve(sockets=[sock])
+    except anyio.get_cancelled_exc_class():
+        server.should_exit = True
+        with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+            await server.shutdown(sockets=[sock])
+        raise
+    finally:
+        sock.close()
