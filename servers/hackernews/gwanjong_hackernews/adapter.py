@@ -216,7 +216,9 @@ class HackernewsAdapter(PlatformAdapter):
         while len(posts) < limit and start < len(ranked):  # skipping gone items, in rank order
             batch = ranked[start : start + limit - len(posts)]
             start += len(batch)
-            posts += [self._post(i) for i in await self.items(batch) if i is not None and not gone(i)]
+            posts += [
+                self._post(i) for i in await self.items(batch) if i is not None and not gone(i)
+            ]
         return posts[:limit]
 
     def _post(self, item: dict[str, Any]) -> Post:
