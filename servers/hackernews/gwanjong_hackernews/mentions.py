@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from gwanjong_hackernews.adapter import HackernewsAdapter, gone, item_url, iso, text_of
+from gwanjong_hackernews.adapter import HackernewsAdapter, gone, iso, item_url, text_of
 from gwanjong_shared.contract import MentionList, errors
 from gwanjong_shared.contract.models import Post
 from gwanjong_shared.kit.inbox import Back, Key, hand_out, iso_key, key_text, parse_cursor

@@ -26,7 +26,14 @@ def emulator(request: pytest.FixtureRequest) -> Emulator:
 
 
 def test_every_emulator_is_covered() -> None:
-    assert {e.platform for e in EMULATORS} == {"devto", "bluesky", "reddit", "twitter", "twikit"}
+    assert {e.platform for e in EMULATORS} == {
+        "devto",
+        "bluesky",
+        "reddit",
+        "twitter",
+        "twikit",
+        "hackernews",
+    }
 
 
 def test_no_route_is_listed_twice(emulator: Emulator) -> None:
