@@ -76,7 +76,7 @@ def _flatten(platform: str, post_id: str, roots: list[Node], limit: int) -> list
                 body=text_of(item.get("text")) if node.live else "",
                 published_at=iso(item.get("time")),
                 depth=depth,
-                raw={k: v for k, v in item.items() if k != "kids"},
+                raw={k: v for k, v in item.items() if k != "kids"} if node.live else None,
             )
         )
         stack.extend((k, str(item["id"]), depth + 1) for k in reversed(node.kids))
