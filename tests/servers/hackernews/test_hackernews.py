@@ -13,6 +13,7 @@ import pytest
 from fastmcp import Client
 
 from gwanjong_hackernews.profile import GUIDELINE
+from gwanjong_hackernews.server import hosted
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import in_memory_gateway, opportunity_for
 from tests.mcp import call, error_of
@@ -200,3 +201,13 @@ async def test_through_the_gateway_draft_reads_and_strike_refuses(
     # refused, not handed off: no text for a person to paste
     assert "Guards fixed it" not in str(refused)
     assert sandbox.writes("hackernews") == []
+
+
+async def test_the_sandbox_env_points_the_server_at_it(sandbox: SandboxControl) -> None:
+    env = sandbox.env("hackernews")
+    assert env["HACKERNEWS_API_URL"] == env["HACKERNEWS_SEARCH_URL"] == sandbox.url
+    async with Client(hosted(env)) as client:
+        caps = await call(client, "capabilities")
+        inbox = await call(client, "mentions")
+    assert caps["account"] == env["HACKERNEWS_USERNAME"] and caps["reachable"] is True
+    assert caps["credentials_state"] == "accepted" and inbox["posts"]
