@@ -15,7 +15,7 @@ import httpx
 
 from gwanjong_hackernews.profile import NEVER
 from gwanjong_hackernews.settings import Settings
-from gwanjong_shared.contract import ActionRule, Capabilities, Limit, LimitName, MentionList, errors
+from gwanjong_shared.contract import Capabilities, Limit, LimitName, MentionList, errors
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
 from gwanjong_shared.kit.host_gate import GateTransport, HostAllowList
@@ -289,6 +289,3 @@ class HackernewsAdapter(PlatformAdapter):
                 "(usernames are case-sensitive) and restart the server."
             )
         return data
-
-    async def rule_for_target(self, action: str, post_id: str, rule: ActionRule) -> ActionRule:
-        return rule  # every rule here is `never`: no target is read for it
