@@ -61,6 +61,7 @@ def make_emulators(state: SandboxState) -> list[Emulator]:
     from gwanjong_sandbox.bluesky import BlueskyEmulator
     from gwanjong_sandbox.devto import DevtoEmulator
     from gwanjong_sandbox.hackernews import HackernewsEmulator
+    from gwanjong_sandbox.mastodon import MastodonEmulator
     from gwanjong_sandbox.reddit import RedditEmulator
     from gwanjong_sandbox.twikit import TwikitEmulator
     from gwanjong_sandbox.twitter import TwitterEmulator
@@ -72,4 +73,5 @@ def make_emulators(state: SandboxState) -> list[Emulator]:
         TwitterEmulator(state),
         TwikitEmulator(state),
         HackernewsEmulator(state),
+        MastodonEmulator(state),
     ]
