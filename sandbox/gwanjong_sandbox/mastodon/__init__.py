@@ -203,9 +203,7 @@ class MastodonEmulator:
                 },
                 "registrations": {"enabled": False, "approval_required": False, "message": None},
                 "contact": {"email": f"admin@{DOMAIN}", "account": None},
-                "rules": [
-                    {"id": str(i), "text": t, "hint": ""} for i, t in enumerate(RULES, 1)
-                ],
+                "rules": [{"id": str(i), "text": t, "hint": ""} for i, t in enumerate(RULES, 1)],
             }
         )
 
@@ -216,7 +214,13 @@ class MastodonEmulator:
         who = self._who(request)
         if who is None:
             return self._unauthorized()
-        source = {"privacy": "public", "sensitive": False, "language": "en", "note": "", "fields": []}
+        source = {
+            "privacy": "public",
+            "sensitive": False,
+            "language": "en",
+            "note": "",
+            "fields": [],
+        }
         return self._json({**who, "source": source})
 
     async def search(self, request: Request) -> Response:
@@ -301,8 +305,14 @@ class MastodonEmulator:
         now = datetime.now(UTC)
         sid = self.world.next_id(now)
         status = make_status(
-            self.world, sid, who["username"], text, now, reply_to=parent,
-            visibility=visibility, spoiler=str(form.get("spoiler_text") or ""),
+            self.world,
+            sid,
+            who["username"],
+            text,
+            now,
+            reply_to=parent,
+            visibility=visibility,
+            spoiler=str(form.get("spoiler_text") or ""),
         )
         self.world.statuses[sid] = status
         self.world.path[sid] = [*self.world.path[reply_id], reply_id] if reply_id else []
@@ -310,8 +320,13 @@ class MastodonEmulator:
             self.world.idempotent[key] = sid
         action = "write_comment" if reply_id else "write_post"
         self.state.record_write(
-            self.platform, action, reply_id, status=text, visibility=visibility,
-            spoiler_text=status["spoiler_text"], id=sid,
+            self.platform,
+            action,
+            reply_id,
+            status=text,
+            visibility=visibility,
+            spoiler_text=status["spoiler_text"],
+            id=sid,
         )
         return self._json(status)
 

@@ -67,8 +67,10 @@ class World:
 
     def account(self, name: str) -> dict[str, Any]:
         if name not in self.accounts:
-            note = "<p>Developer. Automated replies: no thanks. #NoBot</p>" if name == NOBOT else (
-                "<p>I write code and talk about it.</p>"
+            note = (
+                "<p>Developer. Automated replies: no thanks. #NoBot</p>"
+                if name == NOBOT
+                else ("<p>I write code and talk about it.</p>")
             )
             self.accounts[name] = {
                 "id": str(100 + len(self.accounts)),
@@ -116,8 +118,10 @@ def content_html(world: World, text: str) -> tuple[str, list[dict[str, Any]]]:
 
         escaped = _URL.sub(link, escaped)
         escaped = _TAG.sub(
-            lambda m: f'<a href="https://{DOMAIN}/tags/{m.group(1).lower()}" class="mention '
-            f'hashtag" rel="tag">#<span>{m.group(1)}</span></a>',
+            lambda m: (
+                f'<a href="https://{DOMAIN}/tags/{m.group(1).lower()}" class="mention '
+                f'hashtag" rel="tag">#<span>{m.group(1)}</span></a>'
+            ),
             escaped,
         )
         if "{me}" in escaped:
@@ -148,11 +152,15 @@ def make_status(
     account = world.account(author)
     content, mentions = content_html(world, text)
     if tags:
-        content += "<p>" + " ".join(
-            f'<a href="https://{DOMAIN}/tags/{t}" class="mention hashtag" rel="tag">#<span>{t}'
-            "</span></a>"
-            for t in tags
-        ) + "</p>"
+        content += (
+            "<p>"
+            + " ".join(
+                f'<a href="https://{DOMAIN}/tags/{t}" class="mention hashtag" rel="tag">#<span>{t}'
+                "</span></a>"
+                for t in tags
+            )
+            + "</p>"
+        )
     return {
         "id": sid,
         "created_at": stamp(when),
@@ -214,8 +222,15 @@ def _add_thread(world: World, thread: Thread, visibility: str) -> None:
     text = f"{thread.title}\n\n{thread.body}" if thread.title else thread.body
     spoiler = "long thread, database talk" if thread.key == "huge" else ""
     root = make_status(
-        world, sid, thread.author, text, when, visibility=visibility, tags=thread.tags,
-        likes=thread.likes, spoiler=spoiler,
+        world,
+        sid,
+        thread.author,
+        text,
+        when,
+        visibility=visibility,
+        tags=thread.tags,
+        likes=thread.likes,
+        spoiler=spoiler,
     )
     world.statuses[sid] = root
     world.path[sid] = []
@@ -247,7 +262,13 @@ def _add_reply(
         return
     reply_to = up or {"id": up_id, "account": {"id": world.account(thread.author)["id"]}}
     status = make_status(
-        world, sid, node.author, node.body, when, reply_to=reply_to, visibility=visibility,
+        world,
+        sid,
+        node.author,
+        node.body,
+        when,
+        reply_to=reply_to,
+        visibility=visibility,
         likes=node.likes,
     )
     world.statuses[sid] = status
@@ -277,8 +298,6 @@ def _notify(world: World, status: dict[str, Any]) -> None:
 
 def context(world: World, sid: str) -> dict[str, Any]:
     ancestors = [world.statuses[a] for a in world.path[sid] if a in world.statuses]
-    below = [
-        s for i, s in world.statuses.items() if sid in world.path.get(i, []) and i != sid
-    ]
+    below = [s for i, s in world.statuses.items() if sid in world.path.get(i, []) and i != sid]
     below.sort(key=lambda s: [int(x) for x in [*world.path[s["id"]], s["id"]]])
     return {"ancestors": ancestors, "descendants": below}

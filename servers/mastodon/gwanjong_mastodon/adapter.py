@@ -112,7 +112,9 @@ class MastodonAdapter(PlatformAdapter):
             await self.connect()
         assert self.api is not None
         await self.limiter.pace(write=write)
-        return await run(self.api, self.limiter, client.partial(fn, *args, **kw), what=what, write=write)
+        return await run(
+            self.api, self.limiter, client.partial(fn, *args, **kw), what=what, write=write
+        )
 
     def _methods(self) -> Mastodon:
         assert self.api is not None
@@ -172,7 +174,11 @@ class MastodonAdapter(PlatformAdapter):
         return Capabilities(
             platform=self.platform,
             configured=self.is_configured(),
-            actions={"write_post": POST_RULE, "write_comment": REPLY_RULE, "upvote": FAVOURITE_RULE},
+            actions={
+                "write_post": POST_RULE,
+                "write_comment": REPLY_RULE,
+                "upvote": FAVOURITE_RULE,
+            },
             limits=limits,
             credentials=CREDENTIALS,
         )

@@ -15,13 +15,15 @@ from __future__ import annotations
 import functools
 import logging
 import math
-import threading
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
+import typing
+
 import anyio
+import mastodon.types_base
 import requests
 from mastodon import Mastodon
 from mastodon.errors import (
@@ -42,6 +44,11 @@ from gwanjong_shared.kit.ratelimit import Limiter
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+# Mastodon.py casts every answer into its typed classes and asks typing.get_type_hints for
+# each field of each object: a 500-reply context took 20 s of CPU. The hints of a class do
+# not change, so they are computed once (a 500-reply context then takes under a second).
+mastodon.types_base.get_type_hints = functools.cache(typing.get_type_hints)  # pyright: ignore[reportAttributeAccessIssue]
 LABEL = "Mastodon"
 TOKEN_HINT = (
     "Set MASTODON_ACCESS_TOKEN (Preferences > Development > New application, scopes read and "
@@ -79,7 +86,6 @@ class GatedSession(requests.Session):
         super().__init__()
         self.host = host.lower()
         self.limiter = limiter
-        self.last_wait = threading.local()
         no_retry = HTTPAdapter(max_retries=0)
         self.mount("https://", no_retry)
         self.mount("http://", no_retry)
@@ -95,7 +101,7 @@ class GatedSession(requests.Session):
             )
         kwargs["allow_redirects"] = False  # a redirect would carry the token elsewhere
         response = super().request(verb, target, *args, **kwargs)
-        self.last_wait.seconds = self.limiter.observe(
+        self.limiter.observe(
             route_key(verb.upper()), response.status_code, epoch_reset(response.headers)
         )
         return response
@@ -116,7 +122,9 @@ def connect(base_url: str, token: str | None, limiter: Limiter, timeout_s: float
     )
 
 
-async def run(api: Mastodon, limiter: Limiter, fn: Callable[[], T], *, what: str, write: bool = False) -> T:
+async def run(
+    api: Mastodon, limiter: Limiter, fn: Callable[[], T], *, what: str, write: bool = False
+) -> T:
     """``fn`` (a Mastodon.py call) in a worker thread, its failures as contract errors."""
     limiter.check(route_key("POST" if write else "GET"))
     try:
@@ -129,9 +137,8 @@ async def run(api: Mastodon, limiter: Limiter, fn: Callable[[], T], *, what: str
 
 def _mapped(exc: MastodonError, api: Mastodon, limiter: Limiter, what: str) -> PlatformError:
     if isinstance(exc, MastodonRatelimitError):
-        session = api.session
-        wait = getattr(getattr(session, "last_wait", None), "seconds", None)
-        wait = 60.0 if wait is None else wait
+        # The session told the limiter what the 429 said (X-RateLimit-Reset).
+        wait = max(limiter.wait_s("read"), limiter.wait_s("write")) or 60.0
         return errors.rate_limited(
             f"{LABEL} is rate limiting us: its window resets in {max(1, math.ceil(wait))} "
             "seconds. Wait that long before calling again.",
@@ -166,4 +173,3 @@ def _mapped(exc: MastodonError, api: Mastodon, limiter: Limiter, what: str) -> P
 
 def partial(fn: Callable[..., T], *args: Any, **kwargs: Any) -> Callable[[], T]:
     return functools.partial(fn, *args, **kwargs)
-

@@ -108,7 +108,7 @@ def comment_tree(
     nodes = [*ancestors[1:], *([status] if ancestors else []), *(context.get("descendants") or [])]
     by_id = {str(n["id"]): n for n in nodes}
     children: dict[str | None, list[str]] = {}
-    for sid, node in by_id.items():
+    for sid, node in list(by_id.items()):
         parent = str(node.get("in_reply_to_id") or root)
         if parent != root and parent not in by_id:
             children.setdefault(None, []).append(parent)  # the deleted parent, at the top
