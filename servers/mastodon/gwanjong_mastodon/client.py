@@ -15,12 +15,11 @@ from __future__ import annotations
 import functools
 import logging
 import math
+import typing
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
-
-import typing
 
 import anyio
 import mastodon.types_base
