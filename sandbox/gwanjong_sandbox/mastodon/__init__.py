@@ -151,6 +151,8 @@ class MastodonEmulator:
     def route_table(self) -> tuple[Endpoint, ...]:
         return (
             Endpoint("GET", "/api/v2/instance", self.instance, "/api/v2/instance"),
+            # Rails takes the trailing slash Mastodon.py sends; Starlette would redirect.
+            Endpoint("GET", "/api/v2/instance/", self.instance, "/api/v2/instance/"),
             Endpoint("GET", "/api/v1/instance/rules", self.rules, "/api/v1/instance/rules"),
             Endpoint(
                 "GET",
@@ -229,14 +231,19 @@ class MastodonEmulator:
             return self._unauthorized()
         q = request.query_params.get("q", "").lower()
         words = [w for w in q.split() if w]
-        found = [
-            s
-            for s in self.world.statuses.values()
-            if s["visibility"] == "public"
-            and words
-            and all(w in html.unescape(s["content"]).lower() for w in words)
-        ]
-        found.sort(key=lambda s: int(s["id"]), reverse=True)
+
+        # Full-text search, most words matched first, then newest (Elasticsearch's bool
+        # query over the statuses the account may see).
+        def hits(s: dict[str, Any]) -> int:
+            text = html.unescape(s["content"]).lower()
+            return sum(w in text for w in words)
+
+        public = [s for s in self.world.statuses.values() if s["visibility"] == "public"]
+        found = sorted(
+            (s for s in public if words and hits(s)),
+            key=lambda s: (hits(s), int(s["id"])),
+            reverse=True,
+        )
         limit = min(int(request.query_params.get("limit", 20)), 40)
         return self._json({"accounts": [], "statuses": found[:limit], "hashtags": []})
 

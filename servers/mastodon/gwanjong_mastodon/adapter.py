@@ -107,31 +107,29 @@ class MastodonAdapter(PlatformAdapter):
         except PlatformError as exc:
             log.info("mastodon: instance not read at start (%s)", exc.kind.value)
 
-    async def _call(self, fn: Any, *args: Any, what: str, write: bool = False, **kw: Any) -> Any:
+    async def call(self, method: str, *args: Any, what: str, write: bool = False, **kw: Any) -> Any:
+        """Mastodon.py's ``method`` (by name: the client may not exist yet) in a thread."""
         if self.api is None:
             await self.connect()
         assert self.api is not None
+        fn = getattr(self.api, method)
         await self.limiter.pace(write=write)
         return await run(
             self.api, self.limiter, client.partial(fn, *args, **kw), what=what, write=write
         )
-
-    def _methods(self) -> Mastodon:
-        assert self.api is not None
-        return self.api
 
     async def instance(self) -> None:
         """The instance's character limit, URL weight and rules (once)."""
         if self._instance_read:
             return
         if self.api is None:
-            await self.connect()
+            await self.connect()  # which reads it
             return
-        info = await self._call(self.api.instance_v2, what="the instance's description")
+        info = await self.call("instance_v2", what="the instance's description")
         statuses = ((info.get("configuration") or {}).get("statuses")) or {}
         self.max_chars = int(statuses.get("max_characters") or DEFAULT_MAX_CHARS)
         self.url_chars = int(statuses.get("characters_reserved_per_url") or URL_CHARS)
-        rules = await self._call(self.api.instance_rules, what="the instance's rules")
+        rules = await self.call("instance_rules", what="the instance's rules")
         self.rules = [str(r.get("text") or "").strip() for r in rules or [] if r.get("text")]
         self._instance_read = True
 
@@ -143,12 +141,7 @@ class MastodonAdapter(PlatformAdapter):
         if self._me is None:
             if not self.is_configured():
                 raise errors.auth(f"No Mastodon account is configured. {client.TOKEN_HINT}")
-            if self.api is None:
-                await self.connect()
-            assert self.api is not None
-            self._me = dict(
-                await self._call(self.api.account_verify_credentials, what="our account")
-            )
+            self._me = dict(await self.call("account_verify_credentials", what="our account"))
         return self._me
 
     async def account(self) -> str | None:
@@ -198,34 +191,23 @@ class MastodonAdapter(PlatformAdapter):
                 f"Mastodon status ids are numbers (like 109372843234); got {status_id!r}. Use "
                 "an id from search, trending or mentions."
             )
-        api = self._methods() if self.api else None
-        if api is None:
-            await self.connect()
-            api = self._methods()
-        return dict(await self._call(api.status, status_id, what=f"status {status_id}"))
+        return dict(await self.call("status", status_id, what=f"status {status_id}"))
 
     async def get_trending(self, limit: int) -> list[Post]:
-        await self.instance_or_connect()
-        statuses = await self._call(
-            self._methods().trending_statuses, limit=min(limit, 40), what="trending statuses"
+        statuses = await self.call(
+            "trending_statuses", limit=min(limit, 40), what="trending statuses"
         )
         return [post_of(s, self.platform) for s in statuses or []][:limit]
 
-    async def instance_or_connect(self) -> None:
-        if self.api is None:
-            await self.connect()
-
     async def search(self, query: str, limit: int) -> list[Post]:
-        await self.instance_or_connect()
-        api = self._methods()
         words = query.split()
         if len(words) == 1 and words[0].startswith("#") and len(words[0]) > 1:
-            found = await self._call(
-                api.timeline_hashtag, words[0][1:], limit=min(limit, 40), what="that hashtag"
+            found = await self.call(
+                "timeline_hashtag", words[0][1:], limit=min(limit, 40), what="that hashtag"
             )
             return [post_of(s, self.platform) for s in found or []][:limit]
-        found = await self._call(
-            api.search_v2, query, resolve=False, result_type="statuses", what="search"
+        found = await self.call(
+            "search_v2", query, resolve=False, result_type="statuses", what="search"
         )
         return [post_of(s, self.platform) for s in (found or {}).get("statuses") or []][:limit]
 
@@ -234,8 +216,8 @@ class MastodonAdapter(PlatformAdapter):
 
     async def get_comments(self, post_id: str, limit: int) -> list[Comment]:
         status = await self.status(post_id)
-        context = await self._call(
-            self._methods().status_context, post_id, what=f"the replies to status {post_id}"
+        context = await self.call(
+            "status_context", post_id, what=f"the replies to status {post_id}"
         )
         return comment_tree(post_id, status, context, self.platform, limit)
 
@@ -341,8 +323,8 @@ class MastodonAdapter(PlatformAdapter):
         hashtags = " ".join(f"#{t}" for t in tags if f"#{t}".lower() not in text.lower())
         if hashtags and self.measure(f"{text}\n\n{hashtags}", "graphemes") <= self.max_chars:
             text = f"{text}\n\n{hashtags}"
-        status = await self._call(
-            self._methods().status_post,
+        status = await self.call(
+            "status_post",
             text,
             visibility="public",
             idempotency_key=self.idempotency_key("post", text),
@@ -357,8 +339,8 @@ class MastodonAdapter(PlatformAdapter):
         parent = await self.status(target)
         visibility = narrowest(str(parent.get("visibility") or "public"))
         cw = str(parent.get("spoiler_text") or "") or None  # answer under the same warning
-        status = await self._call(
-            self._methods().status_post,
+        status = await self.call(
+            "status_post",
             body.strip(),
             in_reply_to_id=target,
             visibility=visibility,
@@ -371,7 +353,5 @@ class MastodonAdapter(PlatformAdapter):
 
     async def upvote(self, post_id: str) -> PostResult:
         await self._refuse_unless_auto("upvote", post_id)
-        status = await self._call(
-            self._methods().status_favourite, post_id, what="favouriting", write=True
-        )
+        status = await self.call("status_favourite", post_id, what="favouriting", write=True)
         return self._result("upvote", dict(status))

@@ -47,7 +47,7 @@ T = TypeVar("T")
 # Mastodon.py casts every answer into its typed classes and asks typing.get_type_hints for
 # each field of each object: a 500-reply context took 20 s of CPU. The hints of a class do
 # not change, so they are computed once (a 500-reply context then takes under a second).
-mastodon.types_base.get_type_hints = functools.cache(typing.get_type_hints)  # pyright: ignore[reportAttributeAccessIssue]
+mastodon.types_base.get_type_hints = functools.cache(typing.get_type_hints)  # pyright: ignore[reportPrivateImportUsage]
 LABEL = "Mastodon"
 TOKEN_HINT = (
     "Set MASTODON_ACCESS_TOKEN (Preferences > Development > New application, scopes read and "

@@ -54,8 +54,8 @@ async def fetch_mentions(adapter: MastodonAdapter, since: str | None, limit: int
     my_id = str(me.get("id"))
 
     async def page(token: str | None) -> Page[Post]:
-        found = await adapter._call(  # pyright: ignore[reportPrivateUsage]
-            adapter._methods().notifications,  # pyright: ignore[reportPrivateUsage]
+        found = await adapter.call(
+            "notifications",
             types=["mention"],
             max_id=token,
             limit=PAGE,
