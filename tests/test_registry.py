@@ -1,4 +1,4 @@
-"""The MCP Registry entries: six `server.json` files valid against the published schema
+"""The MCP Registry entries: seven `server.json` files valid against the published schema
 (the copy in schemas/), in step with their packages, and the `mcp-name:` line the registry
 reads in each package's README to verify that the PyPI package is ours.
 
@@ -23,9 +23,9 @@ from pydantic.fields import FieldInfo
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_URL = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
 #: the platforms the gateway bundles (its server.json names their credentials)
-PLATFORMS = ("devto", "bluesky", "twitter", "reddit")
+PLATFORMS = ("devto", "bluesky", "twitter", "reddit", "mastodon", "hackernews")
 #: every platform server with a registry entry, bundled or not
-SERVERS = (*PLATFORMS, "hackernews")
+SERVERS = PLATFORMS
 #: package folder -> the server.json in it
 PACKAGES = {"gateway": ROOT / "gateway", **{p: ROOT / "servers" / p for p in SERVERS}}
 

@@ -33,6 +33,9 @@ from gwanjong_gateway.usage.token_count import count_tokens, tool_list_tokens
 from gwanjong_shared.contract.errors import ErrorBody, read_error
 from gwanjong_shared.kit.quiet import QUIET_ENV
 
+#: the six bundled platforms the sandbox serves
+DEFAULT_PLATFORMS = ["devto", "bluesky", "twitter", "reddit", "mastodon", "hackernews"]
+
 # The terminal's width (COLUMNS, else 80 when not a terminal); every table folds to fit.
 console = Console(stderr=False, highlight=False)
 
@@ -282,7 +285,8 @@ def run_demo(
         return 1
     console.print(
         Panel(
-            "gwanjong demo: scout -> draft -> strike against a local sandbox of Dev.to, Bluesky, X and Reddit.\n"
+            "gwanjong demo: scout -> draft -> strike against a local sandbox of Dev.to, Bluesky, X,\n"
+            "Reddit, Mastodon and Hacker News. "
             "Nothing leaves this machine.",
             expand=False,
         )
@@ -304,7 +308,7 @@ def run_demo(
 
 def _run(sandbox: Any, tmp: Path, topic: str, platforms: list[str] | None) -> int:
     available = sandbox.health()["servable"]
-    chosen = [p for p in (platforms or ["devto", "bluesky", "twitter", "reddit"]) if p in available]
+    chosen = [p for p in (platforms or DEFAULT_PLATFORMS) if p in available]
     if not chosen:
         console.print(
             f"[red]None of {platforms} is served by the sandbox ({', '.join(available)}).[/]"

@@ -102,6 +102,8 @@ class MastodonAdapter(PlatformAdapter):
             self.limiter,
             self.settings.timeout_s,
         )
+        if not self.is_configured():
+            return  # nothing to ask an instance nobody configured; capabilities asks later
         try:  # the instance's limit and rules, read at start; a later call tries again
             await self.instance()
         except PlatformError as exc:

@@ -52,3 +52,7 @@ def build_profile(label: str, disclosure: str, rules: list[str]) -> Profile:
         ),
         handles=HandleRules(aliases=["fediverse", "masto"]),
     )
+
+
+#: the profile before the instance's rules are read (the setup guide, the credentials)
+PROFILE = build_profile("Mastodon", "", [])

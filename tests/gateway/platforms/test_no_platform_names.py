@@ -13,12 +13,16 @@ from pathlib import Path
 import gwanjong_gateway
 
 GATEWAY = Path(gwanjong_gateway.__file__).parent
-WORDS = re.compile(r"dev\.?to|bluesky|bsky|twitter|tweet|reddit|subreddit|x\.com", re.IGNORECASE)
+WORDS = re.compile(
+    r"dev\.?to|bluesky|bsky|twitter|tweet|reddit|subreddit|x\.com|mastodon|fediverse|toot"
+    r"|hacker\s?news|ycombinator|algolia",
+    re.IGNORECASE,
+)
 
 #: whole modules that write gateway.toml's defaults
 DEFAULTS = {
     "cli/init.py": "the starter gateway.toml that `gwanjong init` writes",
-    "cli/demo.py": "the offline demo: the gateway.toml and script for the sandbox's four platforms",
+    "cli/demo.py": "the offline demo: the gateway.toml and script for the sandbox's six platforms",
 }
 #: single lines elsewhere, by a part of their text
 LINES = {
