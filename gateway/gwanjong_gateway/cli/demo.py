@@ -270,7 +270,32 @@ async def _inbox(client: Client[Any], platforms: list[str]) -> list[tuple[str, s
             f"   \\[{platform}] {chosen.reason}: comment is {allowed} -> [bold]{status}[/] {where}{why}"
         )
         outcomes.append((platform, status, where))
+        if allowed != "never":
+            outcomes += await _refusal(client, platform, [o for o in mine if o is not chosen])
     return outcomes
+
+
+async def _refusal(
+    client: Client[Any], platform: str, others: list[Found]
+) -> list[tuple[str, str, str]]:
+    """A summons the platform's rules refuse for this target (an author who opted out of
+    automated replies), struck to show the refusal and its reason."""
+    for opportunity in others[:4]:
+        if _comment_rule(await _draft(client, opportunity)) != "never":
+            continue
+        struck = await client.call_tool(
+            "strike",
+            {"opportunity_id": opportunity.id, "action": "comment", "content": INBOX_REPLY},
+            raise_on_error=False,
+        )
+        result = _answer(struck)
+        status = _status(result)
+        console.print(
+            f"   \\[{platform}] {opportunity.reason}: comment is never -> [bold]{status}[/]"
+            f"{_why(result)}"
+        )
+        return [(platform, status, "")]
+    return []
 
 
 def run_demo(
@@ -285,8 +310,8 @@ def run_demo(
         return 1
     console.print(
         Panel(
-            "gwanjong demo: scout -> draft -> strike against a local sandbox of Dev.to, Bluesky, X,\n"
-            "Reddit, Mastodon and Hacker News. "
+            "gwanjong demo: scout -> draft -> strike against a local sandbox of Dev.to, Bluesky, "
+            "X, Reddit, Mastodon and Hacker News.\n"
             "Nothing leaves this machine.",
             expand=False,
         )

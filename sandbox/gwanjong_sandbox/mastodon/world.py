@@ -200,7 +200,8 @@ def build_world() -> World:
     world.account(HUMAN)["note"] = "<p>A person, posting by hand.</p>"
     threads = build_corpus(ME)
     for key, author, _visibility, text in EXTRA:
-        threads.append(Thread(key, "", text, author, [], 3, 2, [], mentions_me=True))
+        # older than the seed: the first an inbox hands out
+        threads.append(Thread(key, "", text, author, [], 3, 300, [], mentions_me=True))
     visibility = {key: v for key, _a, v, _t in EXTRA}
     for thread in threads:
         _add_thread(world, thread, visibility.get(thread.key, "public"))
