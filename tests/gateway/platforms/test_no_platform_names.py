@@ -26,7 +26,6 @@ DEFAULTS = {
 }
 #: single lines elsewhere, by a part of their text
 LINES = {
-    ("server.py", "INSTRUCTIONS = "): "the initialize instructions: public surface, unchanged",
     ("server.py", 'platforms=["devto"], limit=5'): "scout's example: public surface, unchanged",
     ("server.py", 'draft(opportunity_id="devto-1a2b3c")'): "draft's example: public surface",
     ("server.py", 'strike(opportunity_id="devto-1a2b3c"'): "strike's example: public surface",
