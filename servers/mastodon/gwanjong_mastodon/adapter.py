@@ -34,6 +34,7 @@ from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.contract.text import measure
 from gwanjong_shared.kit.adapter import PlatformAdapter
 from gwanjong_shared.kit.ratelimit import Clock, Limiter, Sleep, TokenBucket
+from gwanjong_shared.kit.target_cache import TargetCache
 
 log = logging.getLogger(__name__)
 DEFAULT_MAX_CHARS = 500  # Mastodon's default; each instance says its own
@@ -91,6 +92,8 @@ class MastodonAdapter(PlatformAdapter):
         self.rules: list[str] = []
         self._instance_read = False
         self._me: dict[str, Any] | None = None
+        # validate, the write tool's own validate and the write read a target once
+        self.targets: TargetCache[dict[str, Any]] = TargetCache(clock=clock)
 
     # -- plumbing --------------------------------------------------------------------
 
@@ -195,6 +198,10 @@ class MastodonAdapter(PlatformAdapter):
             )
         return dict(await self.call("status", status_id, what=f"status {status_id}"))
 
+    async def target(self, status_id: str) -> dict[str, Any]:
+        """A write's target, read once for validate and the write (kit/target_cache.py)."""
+        return await self.targets.fetch(status_id, lambda: self.status(status_id))
+
     async def get_trending(self, limit: int) -> list[Post]:
         statuses = await self.call(
             "trending_statuses", limit=min(limit, 40), what="trending statuses"
@@ -240,7 +247,7 @@ class MastodonAdapter(PlatformAdapter):
         return None
 
     async def rule_for_target(self, action: str, post_id: str, rule: ActionRule) -> ActionRule:
-        target = await self.status(post_id)  # a missing target is not_found
+        target = await self.target(post_id)  # a missing target is not_found
         author = dict(target.get("account") or {})
         tag = opted_out(author)
         if tag is not None:
@@ -338,7 +345,7 @@ class MastodonAdapter(PlatformAdapter):
     async def write_comment(self, post_id: str, body: str, parent_id: str | None) -> PostResult:
         target = (parent_id or post_id).strip()
         await self._refuse_unless_auto("write_comment", target)
-        parent = await self.status(target)
+        parent = await self.target(target)
         visibility = narrowest(str(parent.get("visibility") or "public"))
         cw = str(parent.get("spoiler_text") or "") or None  # answer under the same warning
         status = await self.call(
@@ -351,9 +358,11 @@ class MastodonAdapter(PlatformAdapter):
             what="replying",
             write=True,
         )
+        self.targets.forget(target)  # its replies count changed
         return self._result("write_comment", dict(status))
 
     async def upvote(self, post_id: str) -> PostResult:
         await self._refuse_unless_auto("upvote", post_id)
         status = await self.call("status_favourite", post_id, what="favouriting", write=True)
+        self.targets.forget(post_id)
         return self._result("upvote", dict(status))

@@ -18,6 +18,7 @@ from fastmcp import Client, FastMCP
 from gwanjong_bluesky.adapter import BlueskyAdapter
 from gwanjong_devto.adapter import DevtoAdapter
 from gwanjong_hackernews.adapter import HackernewsAdapter
+from gwanjong_mastodon.adapter import MastodonAdapter
 from gwanjong_reddit.adapter import RedditAdapter
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.kit.adapter import PlatformAdapter
@@ -34,6 +35,7 @@ ADAPTERS: dict[str, Callable[..., PlatformAdapter]] = {
     "bluesky": BlueskyAdapter,
     "devto": DevtoAdapter,
     "hackernews": HackernewsAdapter,
+    "mastodon": MastodonAdapter,
     "reddit": RedditAdapter,
     "twitter": TwitterAdapter,
 }
@@ -58,6 +60,7 @@ def target_reads(sandbox: SandboxControl, name: str, post_id: str) -> int:
         "bluesky": "GET /xrpc/app.bsky.feed.getPosts",  # only targets use getPosts
         "devto": f"GET /api/articles/{post_id}",
         "hackernews": f"GET /v0/item/{post_id}.json",
+        "mastodon": f"GET /api/v1/statuses/{post_id}",
         "reddit": f"GET /reddit/comments/{post_id}/",
         "twitter": f"GET /2/tweets/{post_id}",
     }[name]
