@@ -9,6 +9,7 @@ import logging
 import re
 import time
 from typing import Any, ClassVar
+from urllib.parse import urlsplit
 
 import anyio
 from mastodon import Mastodon
@@ -44,6 +45,7 @@ _URL = re.compile(r"https?://[^\s<>\"]+", re.I)
 # @user@domain counts as @user (Mastodon's StatusLengthValidator)
 _MENTION = re.compile(r"(?<![\w/])@(\w+)@[\w.-]+\w", re.I)
 _UNREACHABLE = (ErrorKind.UNAVAILABLE, ErrorKind.TIMEOUT)
+_ID = re.compile(r"[A-Za-z0-9]{1,40}")
 
 POST_RULE = ActionRule(
     allowed="auto",
@@ -90,6 +92,7 @@ class MastodonAdapter(PlatformAdapter):
         self.max_chars = DEFAULT_MAX_CHARS
         self.url_chars = URL_CHARS
         self.rules: list[str] = []
+        self.domain = ""  # the instance's own name for itself (/api/v2/instance: domain)
         self._instance_read = False
         self._me: dict[str, Any] | None = None
         # validate, the write tool's own validate and the write read a target once
@@ -134,6 +137,7 @@ class MastodonAdapter(PlatformAdapter):
         statuses = ((info.get("configuration") or {}).get("statuses")) or {}
         self.max_chars = int(statuses.get("max_characters") or DEFAULT_MAX_CHARS)
         self.url_chars = int(statuses.get("characters_reserved_per_url") or URL_CHARS)
+        self.domain = str(info.get("domain") or "").lower()
         rules = await self.call("instance_rules", what="the instance's rules")
         self.rules = [str(r.get("text") or "").strip() for r in rules or [] if r.get("text")]
         self._instance_read = True
@@ -155,8 +159,8 @@ class MastodonAdapter(PlatformAdapter):
         return str((await self.me()).get("acct") or "") or None
 
     def profile(self) -> Profile:
-        label = f"Mastodon ({self.base_url.split('://', 1)[-1]})"
-        return build_profile(label, self.settings.disclosure, self.rules)
+        host = self.domain or (urlsplit(self.base_url).hostname or "")
+        return build_profile(f"Mastodon ({host})", self.settings.disclosure, self.rules, host)
 
     async def capabilities(self) -> Capabilities:
         try:
@@ -191,10 +195,10 @@ class MastodonAdapter(PlatformAdapter):
     # -- reads ----------------------------------------------------------------------
 
     async def status(self, status_id: str) -> dict[str, Any]:
-        if not status_id.strip().isdigit():
+        if not _ID.fullmatch(status_id):  # numbers on Mastodon; other servers use ULIDs
             raise errors.invalid_input(
-                f"Mastodon status ids are numbers (like 109372843234); got {status_id!r}. Use "
-                "an id from search, trending or mentions."
+                f"Mastodon status ids are like 109372843234; got {status_id!r}. Use an id "
+                "from search, trending or mentions."
             )
         return dict(await self.call("status", status_id, what=f"status {status_id}"))
 

@@ -28,7 +28,9 @@ GUIDE = [
 ]
 
 
-def build_profile(label: str, disclosure: str, rules: list[str]) -> Profile:
+def build_profile(label: str, disclosure: str, rules: list[str], host: str = "") -> Profile:
+    """``host``: the instance's domain; its local accounts may be written without it
+    (an opt-out entry `mastodon:@ann@fosstodon.org` also names `ann` seen on fosstodon)."""
     guide = [*GUIDE]
     if rules:
         guide.append(f"{label}'s rules: " + " ".join(f"({i}) {r}" for i, r in enumerate(rules, 1)))
@@ -50,7 +52,11 @@ def build_profile(label: str, disclosure: str, rules: list[str]) -> Profile:
             ],
             credentials=["MASTODON_ACCESS_TOKEN"],
         ),
-        handles=HandleRules(aliases=["fediverse", "masto"]),
+        handles=HandleRules(
+            aliases=["fediverse", "masto"],
+            hosts=[host] if host else [],
+            strip_suffixes=[f"@{host}"] if host else [],
+        ),
     )
 
 

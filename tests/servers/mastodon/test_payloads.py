@@ -98,3 +98,9 @@ def test_the_sandbox_tree_maps_with_parents_first() -> None:
         assert c.parent_id is None or c.parent_id in seen
         seen.add(c.id)
     assert len(comments) == 6
+
+
+def test_local_accounts_match_an_opt_out_entry_with_or_without_the_domain() -> None:
+    settings = Settings(_env_file=None, api_base_url="https://fosstodon.org")  # pyright: ignore[reportCallIssue]
+    handles = MastodonAdapter(settings).profile().handles
+    assert handles.hosts == ["fosstodon.org"] and handles.strip_suffixes == ["@fosstodon.org"]
