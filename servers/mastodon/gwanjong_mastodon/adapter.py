@@ -73,6 +73,12 @@ def opted_out(account: dict[str, Any]) -> str | None:
     return next((tag for tag in OPT_OUT_TAGS if re.search(rf"{tag}\b", text)), None)
 
 
+def compose(title: str, body: str) -> str:
+    """Statuses have no title: a given title becomes the first paragraph of the text."""
+    title, body = title.strip(), body.strip()
+    return f"{title}\n\n{body}" if title else body
+
+
 class MastodonAdapter(PlatformAdapter):
     platform: ClassVar[str] = "mastodon"
     label: ClassVar[str] = "Mastodon"
@@ -289,6 +295,8 @@ class MastodonAdapter(PlatformAdapter):
         except PlatformError as exc:
             if exc.kind not in _UNREACHABLE:
                 raise
+        if action == "write_post":  # no titles: count exactly what write_post sends
+            body, title = compose(title, body), ""
         check = await super().validate(action, body, title, post_id)
         if action == "write_post" and check.allowed == "auto":
             try:
@@ -332,7 +340,7 @@ class MastodonAdapter(PlatformAdapter):
 
     async def write_post(self, title: str, body: str, tags: list[str]) -> PostResult:
         await self._refuse_unless_auto("write_post", None)
-        text = body.strip()
+        text = compose(title, body)
         hashtags = " ".join(f"#{t}" for t in tags if f"#{t}".lower() not in text.lower())
         if hashtags and self.measure(f"{text}\n\n{hashtags}", "graphemes") <= self.max_chars:
             text = f"{text}\n\n{hashtags}"

@@ -111,7 +111,15 @@ async def test_a_summoned_reply_is_written_once(sandbox: SandboxControl) -> None
         )
     writes = sandbox.writes("mastodon")
     assert result["ok"] and [w["action"] for w in writes] == ["write_comment"]
+    assert writes[0]["data"]["status"] == "One gateway, five tools."
     assert writes[0]["target"] == ids["summons-me"] and writes[0]["data"]["visibility"] == "public"
+
+
+async def test_a_post_puts_its_title_first_and_its_tags_last(sandbox: SandboxControl) -> None:
+    async with Client(SPEC.build(sandbox.url)) as client:
+        await call(client, "write_post", title="Notes", body="Log to stderr.", tags=["mcp"])
+    (write,) = sandbox.writes("mastodon")
+    assert write["data"]["status"] == "Notes\n\nLog to stderr.\n\n#mcp"
 
 
 async def test_a_reply_keeps_a_followers_only_thread_followers_only(
