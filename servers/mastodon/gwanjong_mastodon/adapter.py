@@ -115,7 +115,7 @@ class MastodonAdapter(PlatformAdapter):
             self.settings.timeout_s,
         )
         if not self.is_configured():
-            return  # nothing to ask an instance nobody configured; capabilities asks later
+            return  # only writes need the instance's limit and rules, and they need an account
         try:  # the instance's limit and rules, read at start; a later call tries again
             await self.instance()
         except PlatformError as exc:
@@ -134,8 +134,8 @@ class MastodonAdapter(PlatformAdapter):
 
     async def instance(self) -> None:
         """The instance's character limit, URL weight and rules (once)."""
-        if self._instance_read:
-            return
+        if self._instance_read or not self.is_configured():
+            return  # without an account nothing is written: the limit is not needed
         if self.api is None:
             await self.connect()  # which reads it
             return
