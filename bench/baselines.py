@@ -1,6 +1,6 @@
 """What a user would build instead of the gateway, run as stdio MCP servers for the benchmarks:
 
-    python -m bench.baselines mount ENVS.json     # FastMCP mount of the four servers' proxies
+    python -m bench.baselines mount ENVS.json     # FastMCP mount of the bundled servers' proxies
     python -m bench.baselines proxy devto ENVS.json   # FastMCP's proxy of one server
 
 ENVS.json maps each platform to the env that points its server at the sandbox.

@@ -17,7 +17,7 @@ from fastmcp.client.transports import StdioTransport
 from gwanjong_gateway.config_file import render
 from gwanjong_sandbox.control import SandboxControl, start_sandbox
 
-PLATFORMS = ["devto", "bluesky", "twitter", "reddit"]
+PLATFORMS = ["devto", "bluesky", "twitter", "reddit", "mastodon", "hackernews"]
 PY = sys.executable
 QUIET = {
     "FASTMCP_LOG_LEVEL": "WARNING",

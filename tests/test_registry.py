@@ -1,4 +1,4 @@
-"""The MCP Registry entries: five `server.json` files valid against the published schema
+"""The MCP Registry entries: seven `server.json` files valid against the published schema
 (the copy in schemas/), in step with their packages, and the `mcp-name:` line the registry
 reads in each package's README to verify that the PyPI package is ours.
 
@@ -22,9 +22,12 @@ from pydantic.fields import FieldInfo
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_URL = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
-PLATFORMS = ("devto", "bluesky", "twitter", "reddit")
+#: the platforms the gateway bundles (its server.json names their credentials)
+PLATFORMS = ("devto", "bluesky", "twitter", "reddit", "mastodon", "hackernews")
+#: every platform server with a registry entry, bundled or not
+SERVERS = PLATFORMS
 #: package folder -> the server.json in it
-PACKAGES = {"gateway": ROOT / "gateway", **{p: ROOT / "servers" / p for p in PLATFORMS}}
+PACKAGES = {"gateway": ROOT / "gateway", **{p: ROOT / "servers" / p for p in SERVERS}}
 
 
 def _json(path: Path) -> Any:
@@ -117,7 +120,7 @@ def test_each_package_readme_carries_the_registry_ownership_line(package: str) -
     assert re.search(rf"mcp-name: {re.escape(name)}(?=\s|<|-->|$)", readme, re.M), name
 
 
-@pytest.mark.parametrize("platform", PLATFORMS)
+@pytest.mark.parametrize("platform", SERVERS)
 def test_a_platform_server_json_names_every_variable_its_settings_read(platform: str) -> None:
     settings = importlib.import_module(f"gwanjong_{platform}.settings").Settings
     prefix = settings.model_config["env_prefix"]

@@ -1,5 +1,5 @@
 """Footprint: peak RSS (VmHWM) of the gateway and every platform server it runs, after one
-scout on 4 platforms, default (in-process) and isolation=process. The sandbox is not counted."""
+scout on every bundled platform, default (in-process) and isolation=process. The sandbox is not counted."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@
 - gwanjong, isolation=process: the same with every platform in its own process;
 - before: the gateway at an earlier commit (`--before DIR`, a `git archive` of it, with
   `DIR/.deps` holding its extra dependencies), as the issue measured it: five processes;
-- mount: FastMCP `mount` of proxies of the four servers, what a user would build instead;
+- mount: FastMCP `mount` of proxies of the bundled servers, what a user would build instead;
 - bare: a one-tool FastMCP server, the floor of any Python MCP server.
 """
 
@@ -89,7 +89,7 @@ def subjects(
     (tmp / "envs.json").write_text(json.dumps(envs))
     out.append(
         Subject(
-            "FastMCP mount of the 4 servers",
+            "FastMCP mount of the bundled servers",
             lambda: StdioTransport(
                 command=PY,
                 args=["-m", "bench.baselines", "mount", str(tmp / "envs.json")],

@@ -61,7 +61,7 @@ async def main() -> None:
         rows,
     )
     print(
-        "\ntarget: wall / L <= 1.3. At L = 0 the wall time is the fixed cost of the gateway, four servers and "
+        "\ntarget: wall / L <= 1.3. At L = 0 the wall time is the fixed cost of the gateway, the servers and "
         "ranking on this 2-core machine; sequential requests would take requests x L."
     )
 

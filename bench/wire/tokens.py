@@ -1,4 +1,4 @@
-"""Tool-definition tokens: the gateway's tools/list vs all four platform servers' tools
+"""Tool-definition tokens: the gateway's tools/list vs all six platform servers' tools
 under namespaced names, as a user connecting them directly would see them (o200k). Counted
 two ways: the whole tools/list JSON, and what a host sends the model (name, description and
 inputSchema of each tool; hosts generally leave outputSchema, annotations and _meta out)."""

@@ -17,7 +17,7 @@ from gwanjong_sandbox.app import SandboxApp
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="gwanjong-sandbox",
-        description="Local emulator of the Dev.to, Bluesky, X and Reddit APIs (loopback only).",
+        description="Local emulator of the Dev.to, Bluesky, X, Reddit, Mastodon and Hacker News APIs (loopback only).",
     )
     parser.add_argument("--port", type=int, default=8799, help="0 picks a free port")
     parser.add_argument("--log-level", default="warning")

@@ -213,10 +213,9 @@ class SandboxApp:
             if host in emulator.hosts:
                 return emulator
         path: str = scope.get("path", "")
-        for emulator in self.emulators:
-            if any(path.startswith(p) for p in emulator.prefixes):
-                return emulator
-        return None
+        # The longest prefix wins: Algolia's /api/v1/ is not Forem's /api/.
+        matches = [(len(p), e) for e in self.emulators for p in e.prefixes if path.startswith(p)]
+        return max(matches, key=lambda m: m[0])[1] if matches else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

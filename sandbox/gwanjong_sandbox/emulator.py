@@ -60,6 +60,8 @@ def make_emulators(state: SandboxState) -> list[Emulator]:
     """Every emulator the sandbox serves. A new platform adds one line here."""
     from gwanjong_sandbox.bluesky import BlueskyEmulator
     from gwanjong_sandbox.devto import DevtoEmulator
+    from gwanjong_sandbox.hackernews import HackernewsEmulator
+    from gwanjong_sandbox.mastodon import MastodonEmulator
     from gwanjong_sandbox.reddit import RedditEmulator
     from gwanjong_sandbox.twikit import TwikitEmulator
     from gwanjong_sandbox.twitter import TwitterEmulator
@@ -70,4 +72,6 @@ def make_emulators(state: SandboxState) -> list[Emulator]:
         RedditEmulator(state),
         TwitterEmulator(state),
         TwikitEmulator(state),
+        HackernewsEmulator(state),
+        MastodonEmulator(state),
     ]

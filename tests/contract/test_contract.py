@@ -463,7 +463,10 @@ async def test_over_long_text_is_refused_before_sending(
 async def test_bad_credentials_are_auth(spec: PlatformSpec, sandbox: SandboxControl) -> None:
     async with Client(spec.build(sandbox.url, **spec.bad_auth_env)) as client:
         text = await error_of(client, "write_post", title="Hello", body="A short post.")
-        assert text.startswith("auth: ")
+        if spec.rules["write_post"] == "never":  # refused by the rule before keys matter
+            assert text.startswith("not_supported: "), text
+        else:
+            assert text.startswith("auth: "), text
         for secret in (*spec.secrets, *spec.bad_auth_env.values()):
             assert secret not in text
     assert sandbox.writes(spec.name) == []
@@ -550,7 +553,11 @@ async def test_rules_answer_offline(spec: PlatformSpec) -> None:
         info = offline.server_info  # era-neutral: initialize or server/discover
     assert caps["reachable"] is False and caps["account"] is None
     assert {a: r["allowed"] for a, r in caps["actions"].items()} == spec.rules
-    assert check["ok"] is True, check
+    if spec.rules["write_post"] == "never":  # the rule is the only problem, offline too
+        assert check["ok"] is False and check["allowed"] == "never", check
+        assert check["problems"] == [caps["actions"]["write_post"]["reason"]], check
+    else:
+        assert check["ok"] is True, check
     assert too_long["ok"] is False and any("Cut at least 1" in p for p in too_long["problems"])
     # serverInfo names our package's version, not FastMCP's.
     assert info is not None and info.version == version(f"gwanjong-{spec.name}")

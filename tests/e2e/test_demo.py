@@ -27,6 +27,17 @@ def test_demo_runs_the_pipeline_and_exits_zero() -> None:
     # Issue 21: the Dev.to post was always refused by the author cool-down, and said nothing
     [post] = [line for line in out.splitlines() if "strike(action='post') ->" in line]
     assert "-> posted https://dev.to/" in post, out[-3000:]
+    # Six platforms: Mastodon writes where summoned and refuses a #nobot author; Hacker
+    # News refuses every write with its guideline (rich folds lines at 80 columns).
+    flat = " ".join(out.split())
+    assert (
+        "scout(topic='MCP gateway design') across devto, bluesky, twitter, reddit, mastodon, hackernews"
+        in flat
+    )
+    assert "[mastodon] summoned: @quiet_quinn mentions you: comment is never -> refused" in flat
+    assert "has #nobot in their profile" in flat
+    assert "-> posted https://sandbox.social/@gwanjong_bot/" in flat
+    assert "[hackernews] summoned:" in flat and "HN is for conversation between humans" in flat
     assert "Demo complete:" in out
     assert "Traceback" not in out + proc.stderr
     assert "Deleted the demo's gateway.toml and state" in out  # says so

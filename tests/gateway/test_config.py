@@ -18,7 +18,14 @@ def error_of(text: str) -> str:
 def test_the_shipped_file_is_valid_and_dry_run() -> None:
     config = parse(Path("gateway.toml").read_text(encoding="utf-8"))
     assert config.gateway.writes == "dry-run"
-    assert set(config.enabled()) == {"devto", "bluesky", "twitter", "reddit"}
+    assert set(config.enabled()) == {
+        "devto",
+        "bluesky",
+        "twitter",
+        "reddit",
+        "mastodon",
+        "hackernews",
+    }
     assert config.gateway.expose == []
 
 
@@ -39,9 +46,10 @@ def test_bad_toml_says_where() -> None:
 
 
 def test_a_fifth_platform_needs_a_command_or_url() -> None:
-    assert "give it command" in error_of("[platforms.mastodon]\nenabled = true\n")
-    config = parse('[platforms.mastodon]\ncommand = ["mastodon-mcp"]\n')
-    assert config.platforms["mastodon"].command == ["mastodon-mcp"]
+    # (Mastodon and Hacker News are bundled now: a platform no installed package declares)
+    assert "give it command" in error_of("[platforms.lemmy]\nenabled = true\n")
+    config = parse('[platforms.lemmy]\ncommand = ["lemmy-mcp"]\n')
+    assert config.platforms["lemmy"].command == ["lemmy-mcp"]
 
 
 def test_command_and_url_together_are_refused() -> None:
@@ -107,7 +115,7 @@ def test_an_unset_variable_is_an_error_naming_file_and_line(tmp_path: Path) -> N
 @pytest.mark.parametrize(
     ("text", "line", "needle"),
     [
-        ('[gateway]\nwrites = "live"\n\n[platforms.mastodon]\nenabled = true\n', 4, "mastodon"),
+        ('[gateway]\nwrites = "live"\n\n[platforms.lemmy]\nenabled = true\n', 4, "lemmy"),
         ("[gateway]\n\n[platfroms.devto]\nenabled = true\n", 3, "unknown key"),
         (
             '[platforms.devto]\nenabled = true\n\n[platforms.Bad-Name]\ncommand = ["x"]\n',

@@ -21,7 +21,7 @@ def test_each_member_carries_the_license() -> None:
     license_text = (ROOT / "LICENSE").read_text(encoding="utf-8")
     assert license_text.startswith("MIT License")
     found = members()
-    assert len(found) == 7
+    assert len(found) == 9  # shared, gateway, sandbox, six platform servers
     for member in found:
         project = tomllib.loads((member / "pyproject.toml").read_text(encoding="utf-8"))["project"]
         assert project["license"] == "MIT", member

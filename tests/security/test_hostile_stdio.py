@@ -23,7 +23,7 @@ from tests.security.hostile import CONTROLS, HUGE, MARK, hostile_thread, leaks
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
 ALL = sorted(SPECS)
-LOG_LEVELS = {"devto": "DEVTO_", "bluesky": "BLUESKY_", "twitter": "TWITTER_", "reddit": "REDDIT_"}
+LOG_LEVELS = {name: f"{name.upper()}_" for name in ALL}  # each server's env prefix
 
 SCOUT_FIELDS = {"opportunities[*].title", "opportunities[*].url"}
 DRAFT_FIELDS = {"title", "author", "url", "post", "top_comments[*].author", "top_comments[*].text"}

@@ -33,6 +33,9 @@ from gwanjong_gateway.usage.token_count import count_tokens, tool_list_tokens
 from gwanjong_shared.contract.errors import ErrorBody, read_error
 from gwanjong_shared.kit.quiet import QUIET_ENV
 
+#: the six bundled platforms the sandbox serves
+DEFAULT_PLATFORMS = ["devto", "bluesky", "twitter", "reddit", "mastodon", "hackernews"]
+
 # The terminal's width (COLUMNS, else 80 when not a terminal); every table folds to fit.
 console = Console(stderr=False, highlight=False)
 
@@ -267,7 +270,32 @@ async def _inbox(client: Client[Any], platforms: list[str]) -> list[tuple[str, s
             f"   \\[{platform}] {chosen.reason}: comment is {allowed} -> [bold]{status}[/] {where}{why}"
         )
         outcomes.append((platform, status, where))
+        if allowed != "never":
+            outcomes += await _refusal(client, platform, [o for o in mine if o is not chosen])
     return outcomes
+
+
+async def _refusal(
+    client: Client[Any], platform: str, others: list[Found]
+) -> list[tuple[str, str, str]]:
+    """A summons the platform's rules refuse for this target (an author who opted out of
+    automated replies), struck to show the refusal and its reason."""
+    for opportunity in others[:4]:
+        if _comment_rule(await _draft(client, opportunity)) != "never":
+            continue
+        struck = await client.call_tool(
+            "strike",
+            {"opportunity_id": opportunity.id, "action": "comment", "content": INBOX_REPLY},
+            raise_on_error=False,
+        )
+        result = _answer(struck)
+        status = _status(result)
+        console.print(
+            f"   \\[{platform}] {opportunity.reason}: comment is never -> [bold]{status}[/]"
+            f"{_why(result)}"
+        )
+        return [(platform, status, "")]
+    return []
 
 
 def run_demo(
@@ -282,7 +310,8 @@ def run_demo(
         return 1
     console.print(
         Panel(
-            "gwanjong demo: scout -> draft -> strike against a local sandbox of Dev.to, Bluesky, X and Reddit.\n"
+            "gwanjong demo: scout -> draft -> strike against a local sandbox of Dev.to, Bluesky, "
+            "X, Reddit, Mastodon and Hacker News.\n"
             "Nothing leaves this machine.",
             expand=False,
         )
@@ -304,7 +333,7 @@ def run_demo(
 
 def _run(sandbox: Any, tmp: Path, topic: str, platforms: list[str] | None) -> int:
     available = sandbox.health()["servable"]
-    chosen = [p for p in (platforms or ["devto", "bluesky", "twitter", "reddit"]) if p in available]
+    chosen = [p for p in (platforms or DEFAULT_PLATFORMS) if p in available]
     if not chosen:
         console.print(
             f"[red]None of {platforms} is served by the sandbox ({', '.join(available)}).[/]"

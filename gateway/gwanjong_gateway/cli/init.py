@@ -32,7 +32,8 @@ opt_out = []                # authors never to target: "handle" or "platform:han
 pause_after_failures = 3    # consecutive write failures that pause a platform
 
 # One table per platform; enabled = false turns one off. Each bundled server gets only
-# its own variables (DEVTO_*, BLUESKY_*, TWITTER_*, REDDIT_*).
+# its own variables (DEVTO_*, BLUESKY_*, TWITTER_*, REDDIT_*, MASTODON_*,
+# HACKERNEWS_*).
 
 [platforms.devto]           # DEVTO_API_KEY
 enabled = true
@@ -46,6 +47,12 @@ enabled = true
 enabled = true
 
 [platforms.reddit]          # REDDIT_CLIENT_ID, REDDIT_CLIENT_SECRET, REDDIT_USERNAME, REDDIT_PASSWORD
+enabled = true
+
+[platforms.mastodon]        # MASTODON_API_BASE_URL (your instance), MASTODON_ACCESS_TOKEN
+enabled = true
+
+[platforms.hackernews]      # HACKERNEWS_USERNAME (optional: the inbox); reads only
 enabled = true
 """
 

@@ -235,7 +235,7 @@ def _demo(args: argparse.Namespace) -> int:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="gwanjong",
-        description="MCP gateway: scout -> draft -> strike across Dev.to, Bluesky, X and Reddit.",
+        description="MCP gateway: scout -> draft -> strike across Dev.to, Bluesky, X, Reddit, Mastodon and Hacker News.",
     )
     global_options(p, top=True)
     p.add_argument("--version", action="version", version=f"gwanjong {gwanjong_version()}")

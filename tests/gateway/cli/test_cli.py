@@ -33,7 +33,14 @@ def test_init_writes_a_starter_and_refuses_to_overwrite(tmp_path: Path) -> None:
     text = target.read_text(encoding="utf-8")
     config = parse(text)
     assert config.gateway.writes == "dry-run"
-    assert set(config.enabled()) == {"devto", "bluesky", "twitter", "reddit"}
+    assert set(config.enabled()) == {
+        "devto",
+        "bluesky",
+        "twitter",
+        "reddit",
+        "mastodon",
+        "hackernews",
+    }
     assert text.count("#") > 10  # commented
     printed = out.getvalue()
     for client in ("Claude Desktop", "Cursor", "Claude Code"):

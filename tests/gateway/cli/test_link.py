@@ -295,7 +295,8 @@ def test_link_sandbox_points_a_second_entry_at_the_local_sandbox_only(
     assert settings["gateway"]["writes"] == "live"
     assert settings["gateway"]["state_dir"] == (tmp_path / "state" / "sandbox").as_posix()
     platforms = settings["platforms"]
-    assert set(platforms) == {"devto", "bluesky", "twitter", "reddit"}
+    # every platform the sandbox serves whose server is installed (here: all six)
+    assert set(platforms) == {"devto", "bluesky", "twitter", "reddit", "mastodon", "hackernews"}
     for name, table in platforms.items():
         urls = {k: v for k, v in table["env"].items() if k.endswith("_URL")}
         assert urls, name  # each platform is pointed somewhere, and only at the sandbox

@@ -13,16 +13,19 @@ from pathlib import Path
 import gwanjong_gateway
 
 GATEWAY = Path(gwanjong_gateway.__file__).parent
-WORDS = re.compile(r"dev\.?to|bluesky|bsky|twitter|tweet|reddit|subreddit|x\.com", re.IGNORECASE)
+WORDS = re.compile(
+    r"dev\.?to|bluesky|bsky|twitter|tweet|reddit|subreddit|x\.com|mastodon|fediverse|toot"
+    r"|hacker\s?news|ycombinator|algolia",
+    re.IGNORECASE,
+)
 
 #: whole modules that write gateway.toml's defaults
 DEFAULTS = {
     "cli/init.py": "the starter gateway.toml that `gwanjong init` writes",
-    "cli/demo.py": "the offline demo: the gateway.toml and script for the sandbox's four platforms",
+    "cli/demo.py": "the offline demo: the gateway.toml and script for the sandbox's six platforms",
 }
 #: single lines elsewhere, by a part of their text
 LINES = {
-    ("server.py", "INSTRUCTIONS = "): "the initialize instructions: public surface, unchanged",
     ("server.py", 'platforms=["devto"], limit=5'): "scout's example: public surface, unchanged",
     ("server.py", 'draft(opportunity_id="devto-1a2b3c")'): "draft's example: public surface",
     ("server.py", 'strike(opportunity_id="devto-1a2b3c"'): "strike's example: public surface",

@@ -26,7 +26,32 @@ def emulator(request: pytest.FixtureRequest) -> Emulator:
 
 
 def test_every_emulator_is_covered() -> None:
-    assert {e.platform for e in EMULATORS} == {"devto", "bluesky", "reddit", "twitter", "twikit"}
+    assert {e.platform for e in EMULATORS} == {
+        "devto",
+        "bluesky",
+        "reddit",
+        "twitter",
+        "twikit",
+        "hackernews",
+        "mastodon",
+    }
+
+
+def test_the_longest_path_prefix_picks_the_emulator() -> None:
+    # Forem, Algolia and Mastodon all live under /api/: the most specific prefix wins.
+    from gwanjong_sandbox.app import SandboxApp
+
+    app = SandboxApp()
+
+    def owner(path: str) -> str | None:
+        found = app.route({"type": "http", "path": path, "headers": []})
+        return found.platform if found is not None else None
+
+    assert owner("/api/articles/search") == "devto"
+    assert owner("/api/v1/search") == "hackernews"
+    assert owner("/api/v1/statuses/1/context") == "mastodon"
+    assert owner("/api/v1/notifications") == "mastodon"
+    assert owner("/api/v2/search") == "mastodon"
 
 
 def test_no_route_is_listed_twice(emulator: Emulator) -> None:

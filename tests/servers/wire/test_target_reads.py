@@ -17,6 +17,8 @@ from fastmcp import Client, FastMCP
 
 from gwanjong_bluesky.adapter import BlueskyAdapter
 from gwanjong_devto.adapter import DevtoAdapter
+from gwanjong_hackernews.adapter import HackernewsAdapter
+from gwanjong_mastodon.adapter import MastodonAdapter
 from gwanjong_reddit.adapter import RedditAdapter
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.kit.adapter import PlatformAdapter
@@ -32,6 +34,8 @@ pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tes
 ADAPTERS: dict[str, Callable[..., PlatformAdapter]] = {
     "bluesky": BlueskyAdapter,
     "devto": DevtoAdapter,
+    "hackernews": HackernewsAdapter,
+    "mastodon": MastodonAdapter,
     "reddit": RedditAdapter,
     "twitter": TwitterAdapter,
 }
@@ -55,6 +59,8 @@ def target_reads(sandbox: SandboxControl, name: str, post_id: str) -> int:
     path = {
         "bluesky": "GET /xrpc/app.bsky.feed.getPosts",  # only targets use getPosts
         "devto": f"GET /api/articles/{post_id}",
+        "hackernews": f"GET /v0/item/{post_id}.json",
+        "mastodon": f"GET /api/v1/statuses/{post_id}",
         "reddit": f"GET /reddit/comments/{post_id}/",
         "twitter": f"GET /2/tweets/{post_id}",
     }[name]
@@ -78,7 +84,7 @@ async def test_validate_then_write_reads_the_target_once(
         written = await client.call_tool(
             "write_comment", {"post_id": post_id, "body": BODY}, raise_on_error=False
         )
-        if not reads_targets(spec):  # Dev.to: a person comments; nothing to read, nothing sent
+        if not reads_targets(spec):  # Dev.to, HN: no program comments; nothing read or sent
             assert check["ok"] is False and written.is_error
             assert written.content[0].text.startswith("not_supported: ")  # type: ignore[union-attr]
             assert target_reads(sandbox, name, post_id) == 0

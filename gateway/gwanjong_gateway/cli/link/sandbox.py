@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gwanjong_gateway.bundled import installed
 from gwanjong_gateway.config_file import render, write_config
 from gwanjong_gateway.extras import MissingExtra, missing_message
 
@@ -32,9 +33,10 @@ def sandbox_env(port: int) -> dict[str, dict[str, str]]:
         raise MissingExtra(missing_message("sandbox")) from None
     url = f"http://127.0.0.1:{port}"
     envs: dict[str, dict[str, str]] = {}
+    servers = set(installed())  # a platform whose server is not installed could not start
     for emulator in make_emulators(SandboxState()):
         make = getattr(emulator, "demo_env", None)  # as GET /_sandbox/env/<platform> answers
-        if make is not None:
+        if make is not None and emulator.platform in servers:
             envs[emulator.platform] = {str(k): str(v) for k, v in make(url).items()}
     envs = dict(sorted(envs.items()))
     return envs

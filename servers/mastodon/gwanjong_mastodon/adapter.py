@@ -1,0 +1,380 @@
+"""One Mastodon instance through Mastodon.py: statuses, hashtags, trends, context trees,
+the mention inbox, and writes held to the fediverse's rules (bot flag, #nobot, visibility,
+the instance's own character limit)."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import time
+from typing import Any, ClassVar
+from urllib.parse import urlsplit
+
+import anyio
+from mastodon import Mastodon
+
+from gwanjong_mastodon import client
+from gwanjong_mastodon.client import run
+from gwanjong_mastodon.profile import BOT_FLAG_HOWTO, OPT_OUT_TAGS, build_profile
+from gwanjong_mastodon.settings import Settings
+from gwanjong_mastodon.statuses import comment_tree, narrowest, post_of, text_of
+from gwanjong_shared.contract import (
+    ActionRule,
+    Capabilities,
+    Limit,
+    LimitName,
+    MentionList,
+    Profile,
+    Unit,
+    Validation,
+    errors,
+)
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+from gwanjong_shared.contract.models import Comment, Post, PostResult
+from gwanjong_shared.contract.text import measure
+from gwanjong_shared.kit.adapter import PlatformAdapter
+from gwanjong_shared.kit.ratelimit import Clock, Limiter, Sleep, TokenBucket
+from gwanjong_shared.kit.target_cache import TargetCache
+
+log = logging.getLogger(__name__)
+DEFAULT_MAX_CHARS = 500  # Mastodon's default; each instance says its own
+URL_CHARS = 23  # configuration.statuses.characters_reserved_per_url, by default
+CREDENTIALS = ["MASTODON_ACCESS_TOKEN"]
+_URL = re.compile(r"https?://[^\s<>\"]+", re.I)
+# @user@domain counts as @user (Mastodon's StatusLengthValidator)
+_MENTION = re.compile(r"(?<![\w/])@(\w+)@[\w.-]+\w", re.I)
+_UNREACHABLE = (ErrorKind.UNAVAILABLE, ErrorKind.TIMEOUT)
+_ID = re.compile(r"[A-Za-z0-9]{1,40}")
+
+POST_RULE = ActionRule(
+    allowed="auto",
+    reason="Mastodon welcomes automated accounts that post to their own timeline when the "
+    "account carries the bot flag (shown as 'Automated'); this server writes only from such an "
+    "account.",
+)
+REPLY_RULE = ActionRule(
+    allowed="summoned",
+    reason="On Mastodon unsolicited replies from bots are taken as spam: a program may reply "
+    "only to a status that mentions our account or answers one of ours, keeping the thread's "
+    "visibility, and never to anyone with #nobot or #noai in their bio or name.",
+)
+FAVOURITE_RULE = ActionRule(
+    allowed="summoned",
+    reason="A favourite notifies its author: a program may favourite only a status that "
+    "mentions our account or answers one of ours, and never one by someone with #nobot or "
+    "#noai in their bio or name.",
+)
+
+
+def opted_out(account: dict[str, Any]) -> str | None:
+    """The opt-out tag an author carries in their bio or display name, if any."""
+    text = f"{text_of(str(account.get('note') or ''))} {account.get('display_name') or ''}".lower()
+    return next((tag for tag in OPT_OUT_TAGS if re.search(rf"{tag}\b", text)), None)
+
+
+def compose(title: str, body: str) -> str:
+    """Statuses have no title: a given title becomes the first paragraph of the text."""
+    title, body = title.strip(), body.strip()
+    return f"{title}\n\n{body}" if title else body
+
+
+class MastodonAdapter(PlatformAdapter):
+    platform: ClassVar[str] = "mastodon"
+    label: ClassVar[str] = "Mastodon"
+
+    def __init__(
+        self, settings: Settings, *, clock: Clock = time.monotonic, sleep: Sleep = anyio.sleep
+    ) -> None:
+        self.settings = settings
+        self.base_url = settings.api_base_url.rstrip("/")
+        self.limiter = Limiter(
+            self.label,
+            reads=TokenBucket(settings.requests_per_5min, 300.0, clock, sleep),
+            clock=clock,
+            sleep=sleep,
+        )
+        self.api: Mastodon | None = None
+        self.max_chars = DEFAULT_MAX_CHARS
+        self.url_chars = URL_CHARS
+        self.rules: list[str] = []
+        self.domain = ""  # the instance's own name for itself (/api/v2/instance: domain)
+        self._instance_read = False
+        self._me: dict[str, Any] | None = None
+        # validate, the write tool's own validate and the write read a target once
+        self.targets: TargetCache[dict[str, Any]] = TargetCache(clock=clock)
+
+    # -- plumbing --------------------------------------------------------------------
+
+    async def connect(self) -> None:
+        token = self.settings.access_token
+        self.api = client.connect(
+            self.base_url,
+            token.get_secret_value() if token else None,
+            self.limiter,
+            self.settings.timeout_s,
+        )
+        if not self.is_configured():
+            return  # only writes need the instance's limit and rules, and they need an account
+        try:  # the instance's limit and rules, read at start; a later call tries again
+            await self.instance()
+        except PlatformError as exc:
+            log.info("mastodon: instance not read at start (%s)", exc.kind.value)
+
+    async def call(self, method: str, *args: Any, what: str, write: bool = False, **kw: Any) -> Any:
+        """Mastodon.py's ``method`` (by name: the client may not exist yet) in a thread."""
+        if self.api is None:
+            await self.connect()
+        assert self.api is not None
+        fn = getattr(self.api, method)
+        await self.limiter.pace(write=write)
+        return await run(
+            self.api, self.limiter, client.partial(fn, *args, **kw), what=what, write=write
+        )
+
+    async def instance(self) -> None:
+        """The instance's character limit, URL weight and rules (once)."""
+        if self._instance_read or not self.is_configured():
+            return  # without an account nothing is written: the limit is not needed
+        if self.api is None:
+            await self.connect()  # which reads it
+            return
+        info = await self.call("instance_v2", what="the instance's description")
+        statuses = ((info.get("configuration") or {}).get("statuses")) or {}
+        self.max_chars = int(statuses.get("max_characters") or DEFAULT_MAX_CHARS)
+        self.url_chars = int(statuses.get("characters_reserved_per_url") or URL_CHARS)
+        self.domain = str(info.get("domain") or "").lower()
+        rules = await self.call("instance_rules", what="the instance's rules")
+        self.rules = [str(r.get("text") or "").strip() for r in rules or [] if r.get("text")]
+        self._instance_read = True
+
+    def is_configured(self) -> bool:
+        return self.settings.access_token is not None
+
+    async def me(self) -> dict[str, Any]:
+        """Our account (verify_credentials), once; ``auth`` without a token."""
+        if self._me is None:
+            if not self.is_configured():
+                raise errors.auth(f"No Mastodon account is configured. {client.TOKEN_HINT}")
+            self._me = dict(await self.call("account_verify_credentials", what="our account"))
+        return self._me
+
+    async def account(self) -> str | None:
+        if not self.is_configured():
+            return None
+        return str((await self.me()).get("acct") or "") or None
+
+    def profile(self) -> Profile:
+        host = self.domain or (urlsplit(self.base_url).hostname or "")
+        return build_profile(f"Mastodon ({host})", self.settings.disclosure, self.rules, host)
+
+    async def capabilities(self) -> Capabilities:
+        try:
+            await self.instance()
+        except PlatformError as exc:
+            log.info("mastodon: instance unread (%s); default limits", exc.kind.value)
+        caps = await super().capabilities()
+        return caps.model_copy(update={"profile": self.profile()})
+
+    def static_capabilities(self) -> Capabilities:
+        limit = Limit(max=self.max_chars, unit="graphemes")
+        limits: dict[LimitName, Limit] = {"body": limit, "comment": limit}
+        return Capabilities(
+            platform=self.platform,
+            configured=self.is_configured(),
+            actions={
+                "write_post": POST_RULE,
+                "write_comment": REPLY_RULE,
+                "upvote": FAVOURITE_RULE,
+            },
+            limits=limits,
+            credentials=CREDENTIALS,
+        )
+
+    def measure(self, text: str, unit: Unit) -> int:
+        """Mastodon's count: every URL weighs ``characters_reserved_per_url``, a remote
+        mention counts without its domain."""
+        counted = _URL.sub("x" * self.url_chars, text)
+        counted = _MENTION.sub(lambda m: "@" + m.group(1), counted)
+        return measure(counted, unit)
+
+    # -- reads ----------------------------------------------------------------------
+
+    async def status(self, status_id: str) -> dict[str, Any]:
+        if not _ID.fullmatch(status_id):  # numbers on Mastodon; other servers use ULIDs
+            raise errors.invalid_input(
+                f"Mastodon status ids are like 109372843234; got {status_id!r}. Use an id "
+                "from search, trending or mentions."
+            )
+        return dict(await self.call("status", status_id, what=f"status {status_id}"))
+
+    async def target(self, status_id: str) -> dict[str, Any]:
+        """A write's target, read once for validate and the write (kit/target_cache.py)."""
+        return await self.targets.fetch(status_id, lambda: self.status(status_id))
+
+    async def get_trending(self, limit: int) -> list[Post]:
+        statuses = await self.call(
+            "trending_statuses", limit=min(limit, 40), what="trending statuses"
+        )
+        return [post_of(s, self.platform) for s in statuses or []][:limit]
+
+    async def search(self, query: str, limit: int) -> list[Post]:
+        words = query.split()
+        if len(words) == 1 and words[0].startswith("#") and len(words[0]) > 1:
+            found = await self.call(
+                "timeline_hashtag", words[0][1:], limit=min(limit, 40), what="that hashtag"
+            )
+            return [post_of(s, self.platform) for s in found or []][:limit]
+        found = await self.call(
+            "search_v2", query, resolve=False, result_type="statuses", what="search"
+        )
+        return [post_of(s, self.platform) for s in (found or {}).get("statuses") or []][:limit]
+
+    async def get_post(self, post_id: str) -> Post:
+        return post_of(await self.status(post_id), self.platform)
+
+    async def get_comments(self, post_id: str, limit: int) -> list[Comment]:
+        status = await self.status(post_id)
+        context = await self.call(
+            "status_context", post_id, what=f"the replies to status {post_id}"
+        )
+        return comment_tree(post_id, status, context, self.platform, limit)
+
+    async def mentions(self, since: str | None, limit: int) -> MentionList:
+        from gwanjong_mastodon.mentions import fetch_mentions
+
+        return await fetch_mentions(self, since, limit)
+
+    # -- rules per target -------------------------------------------------------------
+
+    async def bot_problem(self) -> str | None:
+        """Why our account may not write at all (its bot flag is off), or None."""
+        if not bool((await self.me()).get("bot")):
+            return (
+                "Our Mastodon account is not flagged as automated, and this server writes only "
+                f"from accounts that are. {BOT_FLAG_HOWTO}"
+            )
+        return None
+
+    async def rule_for_target(self, action: str, post_id: str, rule: ActionRule) -> ActionRule:
+        target = await self.target(post_id)  # a missing target is not_found
+        author = dict(target.get("account") or {})
+        tag = opted_out(author)
+        if tag is not None:
+            return ActionRule(
+                allowed="never",
+                reason=f"@{author.get('acct')} has {tag} in their profile: they asked for no "
+                "automated replies or interactions, so nobody may send one from this account.",
+            )
+        if not self.is_configured():
+            return ActionRule(
+                allowed="human",
+                reason=f"{rule.reason} No Mastodon account is configured, so this server "
+                "cannot tell whether the status summoned us.",
+            )
+        problem = await self.bot_problem()
+        if problem is not None:
+            return ActionRule(allowed="never", reason=problem)
+        me = await self.me()
+        my_id = str(me.get("id"))
+        mentioned = any(str(m.get("id")) == my_id for m in target.get("mentions") or [])
+        answers_us = str(target.get("in_reply_to_account_id") or "") == my_id
+        if rule.allowed != "summoned" or mentioned or answers_us:
+            return ActionRule(allowed="auto", reason=rule.reason)
+        return ActionRule(
+            allowed="human",
+            reason=f"{rule.reason} This status does not mention @{me.get('acct')} or answer "
+            "one of our statuses, so a person must decide whether to answer.",
+        )
+
+    async def validate(
+        self, action: str, body: str, title: str = "", post_id: str | None = None
+    ) -> Validation:
+        try:
+            await self.instance()  # the limit is the instance's
+        except PlatformError as exc:
+            if exc.kind not in _UNREACHABLE:
+                raise
+        if action == "write_post":  # no titles: count exactly what write_post sends
+            body, title = compose(title, body), ""
+        check = await super().validate(action, body, title, post_id)
+        if action == "write_post" and check.allowed == "auto":
+            try:
+                problem = await self.bot_problem()
+            except PlatformError as exc:
+                if exc.kind not in _UNREACHABLE:
+                    raise
+                problem = None  # offline: the write itself checks again
+            if problem is not None:
+                return check.model_copy(
+                    update={"ok": False, "allowed": "never", "problems": [*check.problems, problem]}
+                )
+        return check
+
+    async def _refuse_unless_auto(self, action: str, target: str | None) -> None:
+        """Writes check again where they land (a reply's parent may not be the validated
+        post): nothing is sent that the rules refuse."""
+        problem = await self.bot_problem()
+        if problem is not None:
+            raise errors.not_supported(f"{action} is not allowed: {problem}")
+        if target is not None:
+            base = REPLY_RULE if action == "write_comment" else FAVOURITE_RULE
+            rule = await self.rule_for_target(action, target, base)
+            if rule.allowed != "auto":
+                raise errors.not_supported(f"{action} is not allowed for a program: {rule.reason}")
+
+    # -- writes -----------------------------------------------------------------------
+
+    def _result(self, action: Any, status: dict[str, Any]) -> PostResult:
+        return PostResult(
+            ok=True,
+            platform=self.platform,
+            action=action,
+            id=str(status.get("id")),
+            url=str(status.get("url") or status.get("uri") or "") or None,
+        )
+
+    @staticmethod
+    def idempotency_key(*parts: str) -> str:
+        return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
+
+    async def write_post(self, title: str, body: str, tags: list[str]) -> PostResult:
+        await self._refuse_unless_auto("write_post", None)
+        text = compose(title, body)
+        hashtags = " ".join(f"#{t}" for t in tags if f"#{t}".lower() not in text.lower())
+        if hashtags and self.measure(f"{text}\n\n{hashtags}", "graphemes") <= self.max_chars:
+            text = f"{text}\n\n{hashtags}"
+        status = await self.call(
+            "status_post",
+            text,
+            visibility="public",
+            idempotency_key=self.idempotency_key("post", text),
+            what="posting",
+            write=True,
+        )
+        return self._result("write_post", dict(status))
+
+    async def write_comment(self, post_id: str, body: str, parent_id: str | None) -> PostResult:
+        target = (parent_id or post_id).strip()
+        await self._refuse_unless_auto("write_comment", target)
+        parent = await self.target(target)
+        visibility = narrowest(str(parent.get("visibility") or "public"))
+        cw = str(parent.get("spoiler_text") or "") or None  # answer under the same warning
+        status = await self.call(
+            "status_post",
+            body.strip(),
+            in_reply_to_id=target,
+            visibility=visibility,
+            spoiler_text=cw,
+            idempotency_key=self.idempotency_key("reply", target, body.strip()),
+            what="replying",
+            write=True,
+        )
+        self.targets.forget(target)  # its replies count changed
+        return self._result("write_comment", dict(status))
+
+    async def upvote(self, post_id: str) -> PostResult:
+        await self._refuse_unless_auto("upvote", post_id)
+        status = await self.call("status_favourite", post_id, what="favouriting", write=True)
+        self.targets.forget(post_id)
+        return self._result("upvote", dict(status))

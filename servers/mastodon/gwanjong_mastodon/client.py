@@ -1,0 +1,174 @@
+"""Mastodon.py under our rules: one instance, calls in a worker thread, never a resent
+write, never a sleep for the rate limit, and its failures as contract errors.
+
+Mastodon.py is synchronous (requests). Its own rate-limit handling sleeps up to five
+minutes ("wait"/"pace"); we pass ``ratelimit_method="throw"`` and keep the windows in the
+kit's Limiter instead, fed by :class:`GatedSession` from every response's headers
+(``X-RateLimit-Reset`` is an ISO time on Mastodon). A write is sent once: requests' default
+adapter does not retry (``max_retries=0``, mounted explicitly here), Mastodon.py repeats a
+request only on a 429 in "wait"/"pace" mode (never in "throw"), and every status carries an
+``Idempotency-Key`` so even a person's retry of a timed-out write cannot post twice.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import math
+import typing
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any, TypeVar
+from urllib.parse import urlsplit
+
+import anyio
+import mastodon.types_base
+import requests
+from mastodon import Mastodon
+from mastodon.errors import (
+    MastodonAPIError,
+    MastodonError,
+    MastodonNetworkError,
+    MastodonNotFoundError,
+    MastodonRatelimitError,
+    MastodonReadTimeout,
+    MastodonUnauthorizedError,
+)
+from requests.adapters import HTTPAdapter
+
+from gwanjong_shared.contract import errors
+from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.kit.http import error_for_status
+from gwanjong_shared.kit.ratelimit import Limiter
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# Mastodon.py casts every answer into its typed classes and asks typing.get_type_hints for
+# each field of each object: a 500-reply context took 20 s of CPU. The hints of a class do
+# not change, so they are computed once (a 500-reply context then takes under a second).
+mastodon.types_base.get_type_hints = functools.cache(typing.get_type_hints)  # pyright: ignore[reportPrivateImportUsage]
+LABEL = "Mastodon"
+TOKEN_HINT = (
+    "Set MASTODON_ACCESS_TOKEN (Preferences > Development > New application, scopes read and "
+    "write) and MASTODON_API_BASE_URL (your instance) in the server's environment and restart it."
+)
+
+
+def route_key(method: str) -> str:
+    # Mastodon keeps one window per account for everything, and a tighter one for statuses.
+    return "write" if method == "POST" else "read"
+
+
+def epoch_reset(headers: Mapping[str, str]) -> dict[str, str]:
+    """The headers with ``X-RateLimit-Reset`` as epoch seconds (Mastodon sends ISO 8601)."""
+    out = {k.lower(): v for k, v in headers.items()}
+    reset = out.get("x-ratelimit-reset")
+    if reset:
+        try:
+            float(reset)
+        except ValueError:
+            try:
+                when = datetime.fromisoformat(reset.replace("Z", "+00:00"))
+                out["x-ratelimit-reset"] = str(when.timestamp())
+            except ValueError:
+                out.pop("x-ratelimit-reset")
+    return out
+
+
+class GatedSession(requests.Session):
+    """The one session Mastodon.py gets: only the instance's host, no retries, every
+    response's rate-limit headers told to the Limiter, and the last 429's wait kept per
+    thread (Mastodon.py's own error for it carries no headers)."""
+
+    def __init__(self, host: str, limiter: Limiter) -> None:
+        super().__init__()
+        self.host = host.lower()
+        self.limiter = limiter
+        no_retry = HTTPAdapter(max_retries=0)
+        self.mount("https://", no_retry)
+        self.mount("http://", no_retry)
+
+    def request(self, method: str | bytes, url: str | bytes, *args: Any, **kwargs: Any) -> Any:
+        verb = method.decode() if isinstance(method, bytes) else method
+        target = url.decode() if isinstance(url, bytes) else url
+        host = (urlsplit(target).hostname or "").lower()
+        if host != self.host:
+            raise errors.unavailable(
+                f"Refused a request to {host or 'an unnamed host'}: this server talks only to "
+                "its instance (MASTODON_API_BASE_URL)."
+            )
+        kwargs["allow_redirects"] = False  # a redirect would carry the token elsewhere
+        response = super().request(verb, target, *args, **kwargs)
+        self.limiter.observe(
+            route_key(verb.upper()), response.status_code, epoch_reset(response.headers)
+        )
+        return response
+
+
+def connect(base_url: str, token: str | None, limiter: Limiter, timeout_s: float) -> Mastodon:
+    session = GatedSession(urlsplit(base_url).hostname or "", limiter)
+    return Mastodon(
+        access_token=token,
+        api_base_url=base_url,
+        ratelimit_method="throw",
+        request_timeout=timeout_s,
+        session=session,
+        # No version probe per call: we need 4.0+ (instance v2, trends), and say so.
+        version_check_mode="none",
+        mastodon_version="4.0.0",
+        user_agent="gwanjong-mastodon/0.1",
+    )
+
+
+async def run(
+    api: Mastodon, limiter: Limiter, fn: Callable[[], T], *, what: str, write: bool = False
+) -> T:
+    """``fn`` (a Mastodon.py call) in a worker thread, its failures as contract errors."""
+    limiter.check(route_key("POST" if write else "GET"))
+    try:
+        return await anyio.to_thread.run_sync(fn, abandon_on_cancel=True)
+    except PlatformError:
+        raise
+    except MastodonError as exc:
+        raise _mapped(exc, api, limiter, what) from None
+
+
+def _mapped(exc: MastodonError, api: Mastodon, limiter: Limiter, what: str) -> PlatformError:
+    if isinstance(exc, MastodonRatelimitError):
+        # The session told the limiter what the 429 said (X-RateLimit-Reset).
+        wait = max(limiter.wait_s("read"), limiter.wait_s("write")) or 60.0
+        return errors.rate_limited(
+            f"{LABEL} is rate limiting us: its window resets in {max(1, math.ceil(wait))} "
+            "seconds. Wait that long before calling again.",
+            wait,
+        )
+    if isinstance(exc, MastodonReadTimeout):
+        return errors.timeout(f"{LABEL} did not answer in time while {what}. Try again later.")
+    if isinstance(exc, MastodonNetworkError):
+        text = str(exc)
+        if "timed out" in text.lower() or "timeout" in text.lower():
+            return errors.timeout(f"{LABEL} did not answer in time while {what}. Try again later.")
+        return errors.unavailable(
+            f"Could not reach {LABEL} while {what}. Check the network and "
+            "MASTODON_API_BASE_URL, then try again."
+        )
+    if isinstance(exc, MastodonUnauthorizedError):
+        return errors.auth(f"{LABEL} refused our access token. {TOKEN_HINT}")
+    if isinstance(exc, MastodonNotFoundError):
+        return errors.not_found(
+            f"{LABEL} has no {what} (deleted, or not visible to our account). Use an id from "
+            "search, trending or mentions."
+        )
+    if isinstance(exc, MastodonAPIError) and len(exc.args) >= 2 and isinstance(exc.args[1], int):
+        status = exc.args[1]
+        if status == 403:
+            return errors.auth(f"{LABEL} refused this for our account. {TOKEN_HINT}")
+        detail = str(exc.args[3])[:200] if len(exc.args) > 3 and exc.args[3] else ""
+        return error_for_status(status, LABEL, detail=detail, what=what)
+    log.info("mastodon call failed: %s", type(exc).__name__)
+    return errors.unavailable(f"{LABEL} failed while {what} ({type(exc).__name__}). Try again.")
+
+
+def partial(fn: Callable[..., T], *args: Any, **kwargs: Any) -> Callable[[], T]:
+    return functools.partial(fn, *args, **kwargs)

@@ -1,0 +1,148 @@
+"""Mastodon statuses as the shared models: HTML to text, content warnings and visibility
+kept, and a status's context as the comment tree."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from html.parser import HTMLParser
+from typing import Any
+
+from gwanjong_shared.contract.models import Comment, Post
+
+#: widest first: a reply may be as wide as its parent, never wider
+VISIBILITIES = ("public", "unlisted", "private", "direct")
+DELETED = "[deleted]"
+
+
+class _Text(HTMLParser):
+    """Mastodon's status HTML (``<p>``, ``<br>``, links cut with invisible spans, mention
+    and hashtag links) as plain text: a link is its full URL, a mention its ``@user``."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.out: list[str] = []
+        self.href: list[str | None] = []  # the open links: the URL to write, or None
+        self.paragraphs = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "br":
+            self.out.append("\n")
+        elif tag == "p":
+            if self.paragraphs:
+                self.out.append("\n\n")
+            self.paragraphs += 1
+        elif tag == "a":
+            a = dict(attrs)
+            classes = (a.get("class") or "").split()
+            # mentions and hashtags read as their text; other links as the whole URL
+            keep_text = "mention" in classes or "hashtag" in classes or not a.get("href")
+            self.href.append(None if keep_text else a.get("href"))
+            if not keep_text:
+                self.out.append(a.get("href") or "")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "a" and self.href:
+            self.href.pop()
+
+    def handle_data(self, data: str) -> None:
+        if self.href and self.href[-1] is not None:
+            return  # the link's shortened text: the URL is already written
+        self.out.append(data)
+
+
+def text_of(markup: str | None) -> str:
+    if not markup:
+        return ""
+    parser = _Text()
+    parser.feed(markup)
+    parser.close()
+    return "".join(parser.out).strip()
+
+
+def iso(value: object) -> str | None:
+    if isinstance(value, datetime):
+        return value.isoformat().replace("+00:00", "Z")
+    return str(value) if value else None
+
+
+def acct(status: Mapping[str, Any]) -> str:
+    account = status.get("account") or {}
+    return str(account.get("acct") or account.get("username") or "")
+
+
+def post_of(status: Mapping[str, Any], platform: str, tags: list[str] | None = None) -> Post:
+    """A status as a Post: a content warning is its title (``CW: …``), a narrower than
+    public visibility is a tag (``visibility:private``), a boost is what it boosts."""
+    inner = status.get("reblog") or status
+    cw = str(inner.get("spoiler_text") or "")
+    visibility = str(inner.get("visibility") or "public")
+    if tags is None:
+        tags = [str(t.get("name")) for t in inner.get("tags") or [] if t.get("name")]
+        if visibility != "public":
+            tags.append(f"visibility:{visibility}")
+    return Post(
+        id=str(inner["id"]),
+        platform=platform,
+        title=f"CW: {cw}" if cw else "",
+        url=str(inner.get("url") or inner.get("uri") or ""),
+        body=text_of(inner.get("content")),
+        author=acct(inner),
+        tags=tags,
+        likes=int(inner.get("favourites_count") or 0),
+        comments_count=int(inner.get("replies_count") or 0),
+        published_at=iso(inner.get("created_at")),
+        raw=dict(inner),
+    )
+
+
+def comment_tree(
+    post_id: str, status: Mapping[str, Any], context: Mapping[str, Any], platform: str, limit: int
+) -> list[Comment]:
+    """The conversation as one flat tree, each reply after its parent: a status that is
+    itself a reply sits in its thread (the ancestors below the root, then the status, then
+    its descendants); a reply whose parent was deleted hangs under a ``[deleted]`` stand-in
+    (Mastodon keeps ``in_reply_to_id`` on it)."""
+    ancestors = list(context.get("ancestors") or [])
+    root = str(ancestors[0]["id"]) if ancestors else str(status["id"])
+    nodes = [*ancestors[1:], *([status] if ancestors else []), *(context.get("descendants") or [])]
+    by_id = {str(n["id"]): n for n in nodes}
+    children: dict[str | None, list[str]] = {}
+    for sid, node in list(by_id.items()):
+        parent = str(node.get("in_reply_to_id") or root)
+        if parent != root and parent not in by_id:
+            children.setdefault(None, []).append(parent)  # the deleted parent, at the top
+            by_id.setdefault(parent, {"id": parent, "in_reply_to_id": root, "_gone": True})
+        children.setdefault(None if parent == root else parent, []).append(sid)
+    out: list[Comment] = []
+
+    def visit(parent: str | None, depth: int) -> None:
+        ordered = sorted(set(children.get(parent, [])), key=lambda i: (len(i), i))
+        for sid in ordered:
+            if len(out) >= limit:
+                return
+            node = by_id[sid]
+            gone = bool(node.get("_gone"))
+            out.append(
+                Comment(
+                    id=sid,
+                    platform=platform,
+                    post_id=post_id,
+                    parent_id=parent,
+                    author="" if gone else acct(node),
+                    body=DELETED if gone else text_of(node.get("content")),
+                    likes=0 if gone else int(node.get("favourites_count") or 0),
+                    published_at=None if gone else iso(node.get("created_at")),
+                    depth=depth,
+                    raw=None if gone else dict(node),
+                )
+            )
+            visit(sid, depth + 1)
+
+    visit(None, 0)
+    return out
+
+
+def narrowest(*visibilities: str) -> str:
+    known = [v for v in visibilities if v in VISIBILITIES]
+    return max(known, key=VISIBILITIES.index) if known else "public"

@@ -1,0 +1,1 @@
+"""The Hacker News server: Firebase and Algolia shapes, the flattened tree, the inbox, writes never."""

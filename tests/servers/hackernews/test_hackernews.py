@@ -1,0 +1,213 @@
+"""Hacker News specifics the contract suite cannot see, over real HTTP to the sandbox: both
+search orders, the front page and the comment tree past HN's dead, deleted and missing
+items, the inbox paged by its cursor (across a restart), and every write refused with HN's
+guideline, by the server and through the gateway, with nothing sent and nothing to paste."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastmcp import Client
+
+from gwanjong_hackernews.profile import GUIDELINE
+from gwanjong_hackernews.server import hosted
+from gwanjong_sandbox.control import SandboxControl
+from tests.gateway.helpers import in_memory_gateway, opportunity_for
+from tests.mcp import call, error_of
+from tests.platforms import SPECS
+
+pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
+SPEC = SPECS["hackernews"]
+FLOOD = "Inbox summons #"
+
+
+def hn_paths(sandbox: SandboxControl) -> dict[str, int]:
+    counts = httpx.get(f"{sandbox.url}/_sandbox/requests/paths", timeout=10).json()
+    return {k.split(" ", 1)[1]: v for k, v in counts.items() if k.startswith("hackernews ")}
+
+
+# -- search and the front page ---------------------------------------------------------
+
+
+async def test_search_by_relevance_and_by_date(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("hackernews")
+    async with Client(SPEC.build(sandbox.url)) as client:
+        relevant = (await call(client, "search", query="cancellation", limit=10))["posts"]
+    async with Client(SPEC.build(sandbox.url, HACKERNEWS_SEARCH_ORDER="date")) as client:
+        recent = (await call(client, "search", query="cancellation", limit=10))["posts"]
+    assert relevant[0]["id"] == ids["rust-async"]  # the title matches: most relevant
+    assert {p["id"] for p in relevant} == {p["id"] for p in recent}
+    dates = [p["published_at"] for p in recent]
+    assert dates == sorted(dates, reverse=True) and dates != [p["published_at"] for p in relevant]
+    comments = [p for p in relevant if p["tags"] == ["comment"]]
+    assert comments and all(p["title"] for p in comments)  # a comment hit names its story
+    paths = hn_paths(sandbox)
+    assert paths.get("GET /api/v1/search") == 1 and paths.get("GET /api/v1/search_by_date") == 1
+
+
+async def test_search_skips_what_hn_hides(sandbox: SandboxControl) -> None:
+    async with Client(SPEC.build(sandbox.url)) as client:
+        dead = (await call(client, "search", query="followers", limit=10))["posts"]
+        live = (await call(client, "search", query="civil", limit=10))["posts"]
+    assert dead == []  # the dead (flagged) comment is not indexed
+    assert [p["body"] for p in live] == ["Please keep it civil."]
+
+
+async def test_trending_is_the_front_page_without_gone_items(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("hackernews")
+    async with Client(SPEC.build(sandbox.url)) as client:
+        posts = (await call(client, "trending", limit=5))["posts"]
+    listed = [p["id"] for p in posts]
+    assert len(listed) == 5 and ids["deleted-post"] not in listed and ids["missing"] not in listed
+    likes = [p["likes"] for p in posts]
+    assert likes == sorted(likes, reverse=True)  # rank order kept past the skipped ones
+    paths = hn_paths(sandbox)
+    # the deleted and the missing item were read (they sit at ranks 3 and 4), then skipped
+    assert paths.get(f"GET /v0/item/{ids['deleted-post']}.json") == 1
+    assert paths.get(f"GET /v0/item/{ids['missing']}.json") == 1
+
+
+# -- the comment tree ----------------------------------------------------------------------
+
+
+async def test_tree_skips_dead_deleted_and_missing_replies(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("hackernews")
+    async with Client(SPEC.build(sandbox.url)) as client:
+        comments = (await call(client, "get_comments", post_id=ids["deleted-comments"]))["comments"]
+    listed = {c["id"] for c in comments}
+    for gone in ("hn-dead", "hn-deleted-leaf", "hn-missing"):
+        assert ids[gone] not in listed, gone
+    assert not any("followers" in c["body"] for c in comments)  # the dead reply's text
+    # the deleted comment with a live reply keeps its place, empty, as HN shows "[deleted]"
+    holder = next(c for c in comments if c["id"] == ids["del-1"])
+    assert holder["author"] == "" and holder["body"] == "" and holder["depth"] == 0
+    reply = next(c for c in comments if c["id"] == ids["del-1-1"])
+    assert reply["parent_id"] == ids["del-1"] and reply["depth"] == 1
+    assert len(comments) == 3
+    # every reply was asked for, the missing one too: skipped on what HN answered
+    assert hn_paths(sandbox).get(f"GET /v0/item/{ids['hn-missing']}.json") == 1
+
+
+async def test_tree_text_is_text(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("hackernews")
+    async with Client(SPEC.build(sandbox.url)) as client:
+        post = await call(client, "get_post", post_id=ids["mcp-servers"])
+    # HN stores "'failed'" as &#x27;failed&#x27;
+    assert "'failed'" in post["body"] and "&#x27;" not in post["body"]
+
+
+async def test_a_deep_tree_is_read_level_by_level_up_to_the_limit(
+    sandbox: SandboxControl,
+) -> None:
+    ids = sandbox.ids("hackernews")
+    async with Client(SPEC.build(sandbox.url, HACKERNEWS_CONCURRENCY="4")) as client:
+        first = (await call(client, "get_comments", post_id=ids["huge"], limit=20))["comments"]
+    reads = sum(v for k, v in hn_paths(sandbox).items() if k.startswith("GET /v0/item/"))
+    assert len(first) == 20
+    assert reads < 200  # not the whole 500-comment tree for 20 comments
+
+
+# -- the inbox -----------------------------------------------------------------------------
+
+
+async def drain(client: Client[Any], since: str | None, limit: int) -> list[dict[str, Any]]:
+    listed: list[dict[str, Any]] = []
+    for _ in range(100):
+        got = await call(client, "mentions", since=since, limit=limit)
+        assert len(got["posts"]) <= limit
+        listed += got["posts"]
+        if not got["posts"] and not got["more"]:
+            return listed
+        since = got["next_since"] or since
+    raise AssertionError("mentions kept saying more")
+
+
+async def test_inbox_pages_every_reply_once_oldest_first(sandbox: SandboxControl) -> None:
+    flood = sandbox.flood_inbox(40, 10)
+    async with Client(SPEC.build(sandbox.url)) as client:
+        everything = (await call(client, "mentions", limit=100))["posts"]
+        first = await call(client, "mentions", limit=7)
+    # a second server (a restart): the cursor alone carries the inbox on
+    async with Client(SPEC.build(sandbox.url)) as client:
+        rest = await drain(client, first["next_since"], 7)
+    listed = first["posts"] + rest
+    assert listed == everything
+    summons = [p["body"] for p in listed if p["body"].startswith(FLOOD)]
+    assert summons == flood["summons"]  # every one, once, oldest first
+    assert all(p["tags"] == ["reply"] and p["author"] != "gwanjong_bot" for p in listed)
+    dates = [p["published_at"] for p in listed]
+    assert dates == sorted(dates)
+
+
+async def test_inbox_leaves_out_what_we_answered(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("hackernews")
+    async with Client(SPEC.build(sandbox.url)) as client:
+        posts = (await call(client, "mentions"))["posts"]
+        bogus = await error_of(client, "mentions", since="yesterday")
+    listed = {p["id"] for p in posts}
+    assert ids["my-1"] in listed  # a reply to our story
+    assert ids["my-2"] not in listed  # answered by our own my-2-1
+    assert bogus.startswith("invalid_input: ")
+
+
+# -- writes: never ---------------------------------------------------------------------------
+
+
+async def test_every_write_is_refused_with_the_guideline_and_nothing_sent(
+    sandbox: SandboxControl,
+) -> None:
+    post_id = sandbox.ids("hackernews")["summons-me"]
+    async with Client(SPEC.build(sandbox.url)) as client:
+        caps = await call(client, "capabilities")
+        sent = sandbox.requests().get("hackernews", 0)
+        texts = [
+            await error_of(client, "write_comment", post_id=post_id, body="Nice post."),
+            await error_of(client, "write_post", title="Show HN: x", body="y"),
+            await error_of(client, "upvote", post_id=post_id),
+        ]
+        check = await call(client, "validate", action="write_comment", body="Hi", post_id=post_id)
+        assert sandbox.requests().get("hackernews", 0) == sent  # not one request
+    for text in texts:
+        assert text.startswith("not_supported: ") and GUIDELINE in text and "own words" in text
+    assert check["allowed"] == "never" and check["ok"] is False
+    assert check["problems"] == [caps["actions"]["write_comment"]["reason"]]
+    assert caps["profile"]["disclosure"] == ""
+    assert any(GUIDELINE in line for line in caps["profile"]["writing_guide"])
+
+
+async def test_through_the_gateway_draft_reads_and_strike_refuses(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    async with Client(in_memory_gateway(sandbox, tmp_path, ["hackernews"])) as client:
+        scouted = await call(
+            client, "scout", topic="rust async cancellation", platforms=["hackernews"], limit=10
+        )
+        oid = opportunity_for(scouted, "hackernews", "Rust async")
+        drafted = await call(client, "draft", opportunity_id=oid)
+        result = await client.call_tool(
+            "strike",
+            {"opportunity_id": oid, "action": "comment", "content": "Guards fixed it for us."},
+            raise_on_error=False,
+        )
+    assert "select!" in drafted["post"]  # the context is there to read
+    assert drafted["strike"]["actions"]["comment"]["allowed"] == "never"
+    assert any(GUIDELINE in line for line in drafted["guide"])
+    refused = result.structured_content
+    assert refused is not None and refused["status"] == "refused", refused
+    assert GUIDELINE in refused["reason"] and "own words" in refused["reason"]
+    # refused, not handed off: no text for a person to paste
+    assert "Guards fixed it" not in str(refused)
+    assert sandbox.writes("hackernews") == []
+
+
+async def test_the_sandbox_env_points_the_server_at_it(sandbox: SandboxControl) -> None:
+    env = sandbox.env("hackernews")
+    assert env["HACKERNEWS_API_URL"] == env["HACKERNEWS_SEARCH_URL"] == sandbox.url
+    async with Client(hosted(env)) as client:
+        caps = await call(client, "capabilities")
+        inbox = await call(client, "mentions")
+    assert caps["account"] == env["HACKERNEWS_USERNAME"] and caps["reachable"] is True
+    assert caps["credentials_state"] == "accepted" and inbox["posts"]

@@ -1,0 +1,218 @@
+"""Mastodon specifics the contract suite cannot see, over real HTTP to the sandbox through
+Mastodon.py: search by words and by hashtag, the context tree with its content warning,
+the inbox paged by its cursor across a restart, and the fediverse's rules as correctness
+(a write allowed from a flagged bot, refused without the flag and to a #nobot author, a
+reply that keeps a followers-only thread's visibility, the instance's own limit)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastmcp import Client
+
+from gwanjong_mastodon.server import hosted
+from gwanjong_sandbox.control import SandboxControl
+from gwanjong_sandbox.mastodon.world import HUMAN_TOKEN, MAX_CHARS, NOBOT, RULES
+from tests.gateway.helpers import in_memory_gateway, opportunity_for
+from tests.mcp import call, error_of
+from tests.platforms import SPECS
+
+pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
+SPEC = SPECS["mastodon"]
+FLOOD = "Inbox summons #"
+
+
+def paths(sandbox: SandboxControl) -> dict[str, int]:
+    counts = httpx.get(f"{sandbox.url}/_sandbox/requests/paths", timeout=10).json()
+    return {k.split(" ", 1)[1]: v for k, v in counts.items() if k.startswith("mastodon ")}
+
+
+# -- reads ------------------------------------------------------------------------------------
+
+
+async def test_search_by_words_and_by_hashtag(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("mastodon")
+    async with Client(SPEC.build(sandbox.url)) as client:
+        words = (await call(client, "search", query="rust cancellation", limit=10))["posts"]
+        tagged = (await call(client, "search", query="#databases", limit=10))["posts"]
+    assert ids["rust-async"] in [p["id"] for p in words]
+    assert tagged and all("databases" in p["tags"] for p in tagged)
+    assert ids["huge"] in [p["id"] for p in tagged]
+    assert all("<p>" not in p["body"] for p in words + tagged)  # HTML became text
+    seen = paths(sandbox)
+    assert (
+        seen.get("GET /api/v2/search") == 1 and seen.get("GET /api/v1/timelines/tag/databases") == 1
+    )
+
+
+async def test_context_tree_keeps_the_content_warning(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("mastodon")
+    async with Client(SPEC.build(sandbox.url)) as client:
+        post = await call(client, "get_post", post_id=ids["huge"])
+        comments = (await call(client, "get_comments", post_id=ids["mcp-servers"]))["comments"]
+        # a reply asked for itself: it sits in its thread, under its parent
+        reply = next(c for c in comments if c["depth"] == 1)
+        around = (await call(client, "get_comments", post_id=reply["id"]))["comments"]
+    assert post["title"] == "CW: long thread, database talk"
+    assert [c["depth"] for c in comments][:1] == [0] and max(c["depth"] for c in comments) == 2
+    assert reply["id"] in [c["id"] for c in around]
+    assert any("stdout" in c["body"] and "<" not in c["body"] for c in comments)
+
+
+async def test_followers_only_thread_is_kept_and_shown(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("mastodon")
+    async with Client(SPEC.build(sandbox.url)) as client:
+        post = await call(client, "get_post", post_id=ids["private-thread"])
+    assert "visibility:private" in post["tags"]
+
+
+async def drain(client: Client[Any], since: str, limit: int) -> list[dict[str, Any]]:
+    listed: list[dict[str, Any]] = []
+    for _ in range(100):
+        got = await call(client, "mentions", since=since, limit=limit)
+        assert len(got["posts"]) <= limit
+        listed += got["posts"]
+        if not got["posts"] and not got["more"]:
+            return listed
+        since = got["next_since"] or since
+    raise AssertionError("mentions kept saying more")
+
+
+async def test_inbox_pages_every_mention_once_across_a_restart(sandbox: SandboxControl) -> None:
+    flood = sandbox.flood_inbox(80, 10)  # more than two pages of 40
+    async with Client(SPEC.build(sandbox.url)) as client:
+        everything = (await call(client, "mentions", limit=100))["posts"]
+        first = await call(client, "mentions", limit=7)
+    # a second server (a restart): the cursor alone carries the inbox on
+    async with Client(SPEC.build(sandbox.url)) as client:
+        rest = await drain(client, first["next_since"], 7)
+    listed = first["posts"] + rest
+    assert listed == everything
+    summons = [p["body"] for p in listed if FLOOD in p["body"]]
+    assert [s.split(FLOOD, 1)[1] for s in summons] == [
+        s.split(FLOOD, 1)[1] for s in flood["summons"]
+    ]  # every one, once, oldest first
+    assert all(p["author"] != "gwanjong_bot" for p in listed)
+    assert {t for p in listed for t in p["tags"]} <= {"mention", "reply"}
+    assert paths(sandbox).get("GET /api/v1/notifications", 0) >= 3  # paged by the Link header
+
+
+# -- rules as correctness ----------------------------------------------------------------------
+
+
+async def test_a_summoned_reply_is_written_once(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("mastodon")
+    async with Client(SPEC.build(sandbox.url)) as client:
+        result = await call(
+            client, "write_comment", post_id=ids["summons-me"], body="One gateway, five tools."
+        )
+    writes = sandbox.writes("mastodon")
+    assert result["ok"] and [w["action"] for w in writes] == ["write_comment"]
+    assert writes[0]["data"]["status"] == "One gateway, five tools."
+    assert writes[0]["target"] == ids["summons-me"] and writes[0]["data"]["visibility"] == "public"
+
+
+async def test_a_post_puts_its_title_first_and_its_tags_last(sandbox: SandboxControl) -> None:
+    async with Client(SPEC.build(sandbox.url)) as client:
+        await call(client, "write_post", title="Notes", body="Log to stderr.", tags=["mcp"])
+    (write,) = sandbox.writes("mastodon")
+    assert write["data"]["status"] == "Notes\n\nLog to stderr.\n\n#mcp"
+
+
+async def test_a_reply_keeps_a_followers_only_thread_followers_only(
+    sandbox: SandboxControl,
+) -> None:
+    ids = sandbox.ids("mastodon")
+    async with Client(SPEC.build(sandbox.url)) as client:
+        await call(client, "write_comment", post_id=ids["private-thread"], body="Will do today.")
+    (write,) = sandbox.writes("mastodon")
+    assert write["data"]["visibility"] == "private"  # never widened to public
+
+
+async def test_writes_are_refused_without_the_bot_flag(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("mastodon")
+    async with Client(SPEC.build(sandbox.url, MASTODON_ACCESS_TOKEN=HUMAN_TOKEN)) as client:
+        post = await error_of(client, "write_post", title="", body="Hello from a script.")
+        reply = await error_of(client, "write_comment", post_id=ids["summons-me"], body="Hi.")
+        check = await call(client, "validate", action="write_post", body="Hello.")
+    for text in (post, reply):
+        assert text.startswith("not_supported: ") and "This is an automated account" in text
+    assert check["allowed"] == "never" and not check["ok"]
+    assert sandbox.writes("mastodon") == []
+
+
+async def test_nobody_answers_a_nobot_author(sandbox: SandboxControl) -> None:
+    ids = sandbox.ids("mastodon")
+    async with Client(SPEC.build(sandbox.url)) as client:
+        check = await call(
+            client, "validate", action="write_comment", body="Hi!", post_id=ids["nobot-post"]
+        )
+        reply = await error_of(client, "write_comment", post_id=ids["nobot-post"], body="Hi!")
+        fav = await error_of(client, "upvote", post_id=ids["nobot-post"])
+    assert check["allowed"] == "never" and any("#nobot" in p for p in check["problems"])
+    for text in (reply, fav):
+        assert text.startswith("not_supported: ") and f"@{NOBOT}" in text and "#nobot" in text
+    assert sandbox.writes("mastodon") == []
+
+
+async def test_the_limit_is_the_instances(sandbox: SandboxControl) -> None:
+    async with Client(SPEC.build(sandbox.url)) as client:
+        caps = await call(client, "capabilities")
+        fits = await call(client, "validate", action="write_post", body="a" * MAX_CHARS)
+        over = await call(client, "validate", action="write_post", body="a" * (MAX_CHARS + 1))
+        url = await call(
+            client,
+            "validate",
+            action="write_post",
+            body="a" * (MAX_CHARS - 24) + " https://example.com/" + "x" * 80,
+        )
+    assert caps["limits"]["body"] == {"max": MAX_CHARS, "unit": "graphemes"} != 500
+    assert fits["ok"] and not over["ok"] and url["ok"]  # a URL counts 23, whatever its length
+    # the instance's rules, read at start, are in the guide; the bot flag is the disclosure
+    assert any(RULES[1] in line for line in caps["profile"]["writing_guide"])
+    assert caps["profile"]["disclosure"] == ""
+
+
+# -- through the gateway -----------------------------------------------------------------------
+
+
+async def test_through_the_gateway_strike_writes_once_and_refuses_nobot(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    async with Client(in_memory_gateway(sandbox, tmp_path, ["mastodon"])) as client:
+        scouted = await call(
+            client, "scout", topic="MCP gateway design feedback", platforms=["mastodon"], limit=20
+        )
+        summoned = opportunity_for(scouted, "mastodon", "Looking for feedback")
+        nobot = opportunity_for(scouted, "mastodon", "what do you think about MCP gateways")
+        drafted = await call(client, "draft", opportunity_id=summoned)
+        struck = await client.call_tool(
+            "strike",
+            {"opportunity_id": summoned, "action": "comment", "content": "One gateway."},
+            raise_on_error=False,
+        )
+        await call(client, "draft", opportunity_id=nobot)
+        refused = await client.call_tool(
+            "strike",
+            {"opportunity_id": nobot, "action": "comment", "content": "Hello!"},
+            raise_on_error=False,
+        )
+    assert drafted["strike"]["actions"]["comment"]["allowed"] == "auto", drafted["strike"]
+    assert struck.structured_content is not None
+    assert struck.structured_content["status"] == "posted", struck.structured_content
+    no = refused.structured_content
+    assert no is not None and no["status"] == "refused" and "#nobot" in no["reason"], no
+    assert [w["action"] for w in sandbox.writes("mastodon")] == ["write_comment"]
+
+
+async def test_the_sandbox_env_points_the_server_at_it(sandbox: SandboxControl) -> None:
+    env = sandbox.env("mastodon")
+    assert env["MASTODON_API_BASE_URL"] == sandbox.url
+    async with Client(hosted(env)) as client:
+        caps = await call(client, "capabilities")
+        inbox = await call(client, "mentions")
+    assert caps["account"] == "gwanjong_bot" and caps["credentials_state"] == "accepted"
+    assert inbox["posts"]

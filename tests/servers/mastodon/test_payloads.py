@@ -1,0 +1,106 @@
+"""Recorded Mastodon responses (payloads/, sources in its README): the server maps them,
+and the sandbox serves at least their fields, so the emulator cannot drift from the real
+shapes unnoticed. In-process, no network (fast tier)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from gwanjong_mastodon.adapter import MastodonAdapter, opted_out
+from gwanjong_mastodon.settings import Settings
+from gwanjong_mastodon.statuses import comment_tree, narrowest, post_of, text_of
+from gwanjong_sandbox.mastodon.world import NOBOT, build_world, content_html, context
+
+PAYLOADS = Path(__file__).parent / "payloads"
+
+
+def recorded(name: str) -> Any:
+    return json.loads((PAYLOADS / name).read_text(encoding="utf-8"))
+
+
+def test_a_recorded_mention_maps_to_a_post() -> None:
+    mention, follow = recorded("notifications_mention.json")["body"]
+    assert follow["type"] == "follow" and "status" not in follow
+    post = post_of(mention["status"], "mastodon", tags=["mention"])
+    assert (post.id, post.author, post.tags) == ("109440144846268383", "admin", ["mention"])
+    assert post.body == "@mastodonpy_test hello!"  # the h-card link reads as the mention
+    assert post.url == "http://localhost:3000/@admin/109440144846268383"
+    assert post.published_at == "2022-12-01T19:48:05.180Z"
+
+
+def test_a_recorded_hashtag_status_maps_to_a_post() -> None:
+    record = recorded("timeline_tag.json")
+    post = post_of(record["body"][0], "mastodon")
+    assert post.body == "#hoot (hashtag toot)" and post.tags == ["hoot"]
+    assert post.title == ""  # no content warning
+    assert "max_id=109440153064280358" in record["headers"]["Link"]
+
+
+def test_links_cut_short_become_the_whole_url() -> None:
+    markup = (
+        '<p>See <a href="https://example.com/a/very/long/path" rel="nofollow noopener"><span '
+        'class="invisible">https://</span><span class="ellipsis">example.com/a/ve</span><span '
+        'class="invisible">ry/long/path</span></a> &amp; it&#39;s fine<br />next</p><p>two</p>'
+    )
+    assert text_of(markup) == "See https://example.com/a/very/long/path & it's fine\nnext\n\ntwo"
+
+
+def test_content_warning_and_visibility_are_kept() -> None:
+    status = recorded("timeline_tag.json")["body"][0] | {
+        "spoiler_text": "meta",
+        "visibility": "private",
+    }
+    post = post_of(status, "mastodon")
+    assert post.title == "CW: meta" and "visibility:private" in post.tags
+    assert narrowest("private", "public") == "private" and narrowest("direct") == "direct"
+
+
+def test_mastodon_counts_urls_and_remote_mentions_its_way() -> None:
+    adapter = MastodonAdapter(Settings(_env_file=None))  # pyright: ignore[reportCallIssue]
+    url = "https://example.com/" + "x" * 200
+    assert adapter.measure(f"see {url}", "graphemes") == 4 + 23
+    assert adapter.measure("@carl@fosstodon.org hi", "graphemes") == len("@carl hi")
+
+
+def test_nobot_and_noai_in_a_bio_or_name_opt_out() -> None:
+    assert opted_out({"note": "<p>Dev. #NoBot please</p>", "display_name": "Q"}) == "#nobot"
+    assert opted_out({"note": "", "display_name": "Ann #noAI"}) == "#noai"
+    assert opted_out({"note": "<p>#nobotany fan</p>", "display_name": ""}) is None
+
+
+def _keys(value: dict[str, Any]) -> set[str]:
+    return set(value)
+
+
+def test_the_sandbox_serves_every_recorded_field() -> None:
+    world = build_world()
+    mention, _follow = recorded("notifications_mention.json")["body"]
+    ours = world.notifications[0]
+    assert _keys(mention) <= _keys(ours) | {"group_key"}
+    real_status = _keys(mention["status"])
+    assert real_status <= _keys(ours["status"])
+    assert _keys(mention["account"]) - {"noindex"} <= _keys(ours["account"])
+    tagged = recorded("timeline_tag.json")["body"][0]
+    assert _keys(tagged) - {"pinned"} <= _keys(next(iter(world.statuses.values())))
+    html, mentions = content_html(world, "Hey {me}, see https://example.com/x #MCP")
+    assert 'class="u-url mention"' in html and 'class="invisible"' in html and mentions
+    assert any(a["username"] == NOBOT and "#NoBot" in a["note"] for a in world.accounts.values())
+
+
+def test_the_sandbox_tree_maps_with_parents_first() -> None:
+    world = build_world()
+    root = world.by_key["mcp-servers"]
+    comments = comment_tree(root, world.statuses[root], context(world, root), "mastodon", 100)
+    seen: set[str] = set()
+    for c in comments:
+        assert c.parent_id is None or c.parent_id in seen
+        seen.add(c.id)
+    assert len(comments) == 6
+
+
+def test_local_accounts_match_an_opt_out_entry_with_or_without_the_domain() -> None:
+    settings = Settings(_env_file=None, api_base_url="https://fosstodon.org")  # pyright: ignore[reportCallIssue]
+    handles = MastodonAdapter(settings).profile().handles
+    assert handles.hosts == ["fosstodon.org"] and handles.strip_suffixes == ["@fosstodon.org"]
