@@ -22,6 +22,7 @@ WRITE_PATH = {
     "bluesky": "com.atproto.repo.createRecord",
     "twitter": "/2/tweets",
     "reddit": "/api/submit",
+    "mastodon": "/api/v1/statuses",
 }
 #: the faults, as pytest parameters: (kind, extra fault fields)
 LOST = pytest.mark.parametrize(

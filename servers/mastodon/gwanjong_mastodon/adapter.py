@@ -288,7 +288,12 @@ class MastodonAdapter(PlatformAdapter):
         )
 
     async def validate(
-        self, action: str, body: str, title: str = "", post_id: str | None = None
+        self,
+        action: str,
+        body: str,
+        title: str = "",
+        post_id: str | None = None,
+        tags: list[str] | None = None,
     ) -> Validation:
         try:
             await self.instance()  # the limit is the instance's
@@ -297,7 +302,7 @@ class MastodonAdapter(PlatformAdapter):
                 raise
         if action == "write_post":  # no titles: count exactly what write_post sends
             body, title = compose(title, body), ""
-        check = await super().validate(action, body, title, post_id)
+        check = await super().validate(action, body, title, post_id, tags)
         if action == "write_post" and check.allowed == "auto":
             try:
                 problem = await self.bot_problem()
@@ -340,10 +345,7 @@ class MastodonAdapter(PlatformAdapter):
 
     async def write_post(self, title: str, body: str, tags: list[str]) -> PostResult:
         await self._refuse_unless_auto("write_post", None)
-        text = compose(title, body)
-        hashtags = " ".join(f"#{t}" for t in tags if f"#{t}".lower() not in text.lower())
-        if hashtags and self.measure(f"{text}\n\n{hashtags}", "graphemes") <= self.max_chars:
-            text = f"{text}\n\n{hashtags}"
+        text = compose(title, body)  # no tags: the kit refused them (hashtags go in the text)
         status = await self.call(
             "status_post",
             text,

@@ -7,7 +7,9 @@ kit's Limiter instead, fed by :class:`GatedSession` from every response's header
 (``X-RateLimit-Reset`` is an ISO time on Mastodon). A write is sent once: requests' default
 adapter does not retry (``max_retries=0``, mounted explicitly here), Mastodon.py repeats a
 request only on a 429 in "wait"/"pace" mode (never in "throw"), and every status carries an
-``Idempotency-Key`` so even a person's retry of a timed-out write cannot post twice.
+``Idempotency-Key`` so even a person's retry of a timed-out write cannot post twice. A
+write whose answer is lost after it left (a 5xx, a dropped connection, a timeout) is the
+kit's ``AnswerLost`` (kit/once.py), reported as unsure, never as "nothing was written".
 """
 
 from __future__ import annotations
@@ -35,10 +37,12 @@ from mastodon.errors import (
     MastodonUnauthorizedError,
 )
 from requests.adapters import HTTPAdapter
+from urllib3.exceptions import NewConnectionError
 
 from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.kit.http import error_for_status
+from gwanjong_shared.kit.once import AnswerLost, answer_lost, lost_answer, lost_in, may_resend
 from gwanjong_shared.kit.ratelimit import Limiter
 
 log = logging.getLogger(__name__)
@@ -99,11 +103,29 @@ class GatedSession(requests.Session):
                 "its instance (MASTODON_API_BASE_URL)."
             )
         kwargs["allow_redirects"] = False  # a redirect would carry the token elsewhere
-        response = super().request(verb, target, *args, **kwargs)
+        path = urlsplit(target).path
+        try:
+            response = super().request(verb, target, *args, **kwargs)
+        except requests.RequestException as exc:
+            if may_resend(verb) or _never_left(exc):
+                raise
+            raise AnswerLost(verb, path, timed_out=isinstance(exc, requests.Timeout)) from exc
+        lost = answer_lost(verb, path, status=response.status_code)
+        if lost is not None:
+            response.close()
+            raise lost
         self.limiter.observe(
             route_key(verb.upper()), response.status_code, epoch_reset(response.headers)
         )
         return response
+
+
+def _never_left(exc: requests.RequestException) -> bool:
+    """The connection never opened: nothing can have been written."""
+    if isinstance(exc, requests.ConnectTimeout):
+        return True
+    reason = getattr(exc.args[0], "reason", None) if exc.args else None
+    return isinstance(reason, NewConnectionError)
 
 
 def connect(base_url: str, token: str | None, limiter: Limiter, timeout_s: float) -> Mastodon:
@@ -130,7 +152,12 @@ async def run(
         return await anyio.to_thread.run_sync(fn, abandon_on_cancel=True)
     except PlatformError:
         raise
+    except AnswerLost as lost:
+        raise lost_answer(LABEL, lost, what) from None
     except MastodonError as exc:
+        lost = lost_in(exc)  # Mastodon.py wraps what the session raised
+        if lost is not None:
+            raise lost_answer(LABEL, lost, what) from None
         raise _mapped(exc, api, limiter, what) from None
 
 

@@ -115,11 +115,20 @@ async def test_a_summoned_reply_is_written_once(sandbox: SandboxControl) -> None
     assert writes[0]["target"] == ids["summons-me"] and writes[0]["data"]["visibility"] == "public"
 
 
-async def test_a_post_puts_its_title_first_and_its_tags_last(sandbox: SandboxControl) -> None:
+async def test_a_post_is_its_title_then_its_text_and_takes_no_separate_tags(
+    sandbox: SandboxControl,
+) -> None:
+    """What is sent is what was approved: hashtags are written in the text, never added."""
     async with Client(SPEC.build(sandbox.url)) as client:
-        await call(client, "write_post", title="Notes", body="Log to stderr.", tags=["mcp"])
+        tagged = await client.call_tool(
+            "write_post",
+            {"title": "Notes", "body": "Log to stderr.", "tags": ["mcp"]},
+            raise_on_error=False,
+        )
+        assert tagged.is_error and "take no tags" in str(tagged.content), tagged
+        await call(client, "write_post", title="Notes", body="Log to stderr. #mcp", tags=[])
     (write,) = sandbox.writes("mastodon")
-    assert write["data"]["status"] == "Notes\n\nLog to stderr.\n\n#mcp"
+    assert write["data"]["status"] == "Notes\n\nLog to stderr. #mcp"
 
 
 async def test_a_reply_keeps_a_followers_only_thread_followers_only(
