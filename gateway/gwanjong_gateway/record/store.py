@@ -20,9 +20,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from gwanjong_gateway.paths import private_file
 from gwanjong_gateway.record import migrations
 from gwanjong_gateway.record.approval_rows import ApprovalRows
+from gwanjong_gateway.record.engine import BUSY_TIMEOUT_S, Engine, SqliteEngine
 from gwanjong_gateway.record.handle_rows import HandleRows
 from gwanjong_gateway.record.handoff_rows import HandoffRows
 from gwanjong_gateway.record.history_rows import HistoryRows
@@ -52,61 +52,68 @@ __all__ = [
     "intent_key",
 ]
 
-#: How long a statement waits for another process's lock before giving up.
-BUSY_TIMEOUT_S = 2.0
-
 
 class SchemaError(Exception):
     """The record was written by a newer gwanjong (a schema version this one lacks)."""
 
 
 class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows):
-    #: appended to a SELECT that is followed by an UPDATE of the same row
-    FOR_UPDATE = ""
-    STEPS = migrations.SQLITE
-
     def __init__(self, path: Path, busy_timeout_s: float = BUSY_TIMEOUT_S) -> None:
         """Raises sqlite3.DatabaseError when the file is not a readable strike record."""
-        private_file(path)  # 0600 in a 0700 dir; SQLite's -wal and -shm follow the file
-        self.path = path
-        self._db = sqlite3.connect(
-            str(path), timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
-        )
+        engine = SqliteEngine(path, busy_timeout_s)
         try:
-            self._db.row_factory = sqlite3.Row
-            self._x("PRAGMA journal_mode=WAL")
-            self._x("PRAGMA synchronous=NORMAL")
-            check = self._x("PRAGMA quick_check").fetchone()
+            check = engine.x("PRAGMA quick_check").fetchone()
             if check is None or check[0] != "ok":
                 raise sqlite3.DatabaseError(f"integrity check failed: {check[0] if check else '?'}")
+        except BaseException:
+            engine.close()
+            raise
+        self._open(engine, path)
+
+    def _open(self, engine: Engine, path: Path | None) -> None:
+        self.engine = engine
+        self.path = path
+        self._db: Any = engine.db
+        #: appended to a SELECT that is followed by an UPDATE of the same row
+        self.FOR_UPDATE = engine.FOR_UPDATE
+        self.url = getattr(engine, "url", "")
+        try:
             self._migrate()
         except BaseException:
-            self._db.close()
+            engine.close()
             raise
 
     def close(self) -> None:
-        self._db.close()
+        self.engine.close()
 
     def stale(self) -> bool:
-        """Whether this idle connection is known dead (a file never is; see store_pg)."""
-        return False
+        """Whether this idle connection is known dead (a file never is)."""
+        return self.engine.stale()
 
     def _x(self, sql: str, args: Sequence[Any] = ()) -> Any:
         """Run one statement (``?`` placeholders); the cursor, rows readable by column name."""
-        return self._db.execute(sql, tuple(args))
+        return self.engine.x(sql, args)
+
+    @contextmanager
+    def _transaction(self, immediate: bool, lock: str = "") -> Generator[None, None, None]:
+        """BEGIN IMMEDIATE takes the write lock first, so check-then-insert is atomic
+        across connections and processes (``lock`` names what PostgreSQL locks)."""
+        with self.engine.transaction(immediate, f"gwanjong:{lock}" if lock else ""):
+            yield
 
     def _migrate(self) -> None:
         """Apply the migration steps this record lacks, in order, in one transaction."""
+        steps = migrations.POSTGRES if self.engine.postgres else migrations.SQLITE
         with self._transaction(immediate=True, lock="schema"):
             self._x("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
             row = self._x("SELECT MAX(version) AS v FROM schema_version").fetchone()
             current = int(row["v"] or 0)
-            if current > len(self.STEPS):
+            if current > len(steps):
                 raise SchemaError(
                     f"schema version {current} is newer than this gwanjong knows "
-                    f"({len(self.STEPS)}); upgrade gwanjong"
+                    f"({len(steps)}); upgrade gwanjong"
                 )
-            for version, statements in enumerate(self.STEPS, 1):
+            for version, statements in enumerate(steps, 1):
                 if version > current:
                     for statement in statements:
                         self._x(statement)
@@ -180,19 +187,6 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows):
             return self.update(int(found["id"]), **fields)
 
     # -- the claim ----------------------------------------------------------------------
-
-    @contextmanager
-    def _transaction(self, immediate: bool, lock: str = "") -> Generator[None, None, None]:
-        """BEGIN IMMEDIATE takes the write lock first, so check-then-insert is atomic
-        across connections and processes. (``lock`` names what PostgreSQL locks: the whole
-        file is SQLite's lock.)"""
-        self._x("BEGIN IMMEDIATE" if immediate else "BEGIN")
-        try:
-            yield
-        except BaseException:
-            self._x("ROLLBACK")
-            raise
-        self._x("COMMIT")
 
     def decide(self, req: ClaimRequest, now: float, insert: bool) -> Verdict:
         """Every limit, and (with ``insert``) the claim itself, in one transaction."""
