@@ -31,8 +31,8 @@ import select
 import sqlite3
 import threading
 import time
-from collections.abc import Generator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Generator, Sequence
+from contextlib import contextmanager, suppress
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -137,8 +137,22 @@ class Engine:
             time.sleep(pause)
             pause = min(pause * 2, 0.1)
 
+    def one(self, sql: str, args: Sequence[Any] = ()) -> Any:
+        """The first row of one statement (None: no row), read under the lock."""
+        with self.lock:
+            return self.x(sql, args).fetchone()
+
+    def tuples(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Every row of one statement, as tuples, read under the lock."""
+        with self.lock:
+            return [tuple(r) for r in self.x(sql, args)]
+
     def stale(self) -> bool:
         """Whether this idle connection is known dead (a file never is)."""
+        return False
+
+    def lost(self, exc: BaseException) -> bool:
+        """Whether ``exc`` left this connection unusable (a file's never is)."""
         return False
 
     def close(self) -> None:
@@ -225,6 +239,12 @@ class PostgresEngine(Engine):
                 self.x("SELECT pg_advisory_xact_lock(hashtext(?))", (lock,))
             yield
 
+    def tuples(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        from psycopg.rows import tuple_row
+
+        with self.lock, self.db.cursor(row_factory=tuple_row) as cur:
+            return list(cur.execute(_pg_sql(sql), _values(args)).fetchall())
+
     def stale(self) -> bool:
         """Whether this idle connection is dead already, known without a round trip: the
         server closed it or wrote to it while idle (a restart, a crash, an admin's
@@ -242,3 +262,44 @@ class PostgresEngine(Engine):
         from gwanjong_gateway.record import pg_errors
 
         return bool(self.db.closed or pg_errors.connection_lost(exc))
+
+
+class Lazy:
+    """One engine, opened on first use (reading creates no file until then) and dropped
+    when its connection is lost, so the next use connects afresh: the usage log's and the
+    spend ledger's. (The strike record keeps a pool of its own: `records.Records`.)"""
+
+    def __init__(self, open_engine: Callable[[], Engine]) -> None:
+        self._open = open_engine
+        self._engine: Engine | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def opened(self) -> bool:
+        return self._engine is not None
+
+    def get(self) -> Engine:
+        with self._lock:
+            if self._engine is None:
+                self._engine = self._open()
+            return self._engine
+
+    @contextmanager
+    def use(self) -> Generator[Engine, None, None]:
+        engine = self.get()
+        try:
+            yield engine
+        except Exception as exc:
+            if engine.lost(exc):
+                with self._lock:
+                    if self._engine is engine:
+                        self._engine = None
+                with suppress(Exception):  # already broken: closing is best effort
+                    engine.close()
+            raise
+
+    def close(self) -> None:
+        with self._lock:
+            engine, self._engine = self._engine, None
+        if engine is not None:
+            engine.close()
