@@ -38,13 +38,12 @@ from pathlib import Path
 from typing import Any
 
 from gwanjong_gateway.paths import private_file
+from gwanjong_gateway.record.sqlite_errors import Trouble, trouble
 
 #: How long a statement waits for another process's lock before giving up.
 BUSY_TIMEOUT_S = 2.0
 CONNECT_TIMEOUT_S = 3
 STATEMENT_TIMEOUT_S = 5.0
-
-_BUSY = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 
 
 def connection_options(
@@ -78,11 +77,6 @@ def _pg_sql(sql: str) -> str:
     if "%" in sql:
         raise ValueError("a statement must not hold '%': bind the value with '?' instead")
     return sql.replace("?", "%s")
-
-
-def is_busy(exc: BaseException) -> bool:
-    code = getattr(exc, "sqlite_errorcode", None)
-    return isinstance(code, int) and code & 0xFF in _BUSY
 
 
 class Engine:
@@ -132,7 +126,7 @@ class Engine:
             try:
                 return step()
             except sqlite3.OperationalError as exc:
-                if not is_busy(exc) or time.monotonic() + pause > end:
+                if trouble(exc) is not Trouble.BUSY or time.monotonic() + pause > end:
                     raise
             time.sleep(pause)
             pause = min(pause * 2, 0.1)

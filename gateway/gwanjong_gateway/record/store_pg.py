@@ -14,11 +14,8 @@ from gwanjong_gateway.record.engine import (
     CONNECT_TIMEOUT_S,
     STATEMENT_TIMEOUT_S,
     PostgresEngine,
-    connection_options,
 )
 from gwanjong_gateway.record.store import StrikeStore
-
-__all__ = ["PostgresStrikeStore", "connection_options"]
 
 
 class PostgresStrikeStore(StrikeStore):
