@@ -12,6 +12,7 @@ pass. The class is synchronous; the gateway calls it from one worker thread (`re
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 import time
@@ -55,6 +56,25 @@ __all__ = [
 
 class SchemaError(Exception):
     """The record was written by a newer gwanjong (a schema version this one lacks)."""
+
+
+#: the strike record's columns: a `Strike`'s fields
+COLUMNS = frozenset(f.name for f in dataclasses.fields(Strike))
+
+
+def _columns(fields: dict[str, Any]) -> dict[str, Any]:
+    """A row's values as stored: only a `Strike`'s fields (a name that is not one is a
+    TypeError, never SQL), the status by value, the context and decisions as JSON."""
+    unknown = fields.keys() - COLUMNS
+    if unknown:
+        raise TypeError(f"not a strike record column: {', '.join(sorted(unknown))}")
+    out = dict(fields)
+    if "status" in out:
+        out["status"] = str(out["status"])
+    for key in ("context", "policy"):
+        if key in out and not isinstance(out[key], str):
+            out[key] = json.dumps(out[key], ensure_ascii=False, default=str)
+    return out
 
 
 class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows):
@@ -141,12 +161,8 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows):
     def insert(self, **fields: Any) -> Strike:
         now = fields.pop("now", None) or time.time()
         fields.setdefault("created_at", now)
-        if "status" in fields:
-            fields["status"] = str(fields["status"])
         fields.setdefault("updated_at", now)
-        for key in ("context", "policy"):
-            if key in fields and not isinstance(fields[key], str):
-                fields[key] = json.dumps(fields[key], ensure_ascii=False, default=str)
+        fields = _columns(fields)
         cols = ", ".join(fields)
         marks = ", ".join("?" for _ in fields)
         row = self._x(
@@ -158,11 +174,7 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows):
 
     def update(self, strike_id: int, **fields: Any) -> Strike:
         fields["updated_at"] = fields.pop("now", None) or time.time()
-        if "status" in fields:
-            fields["status"] = str(fields["status"])
-        for key in ("context", "policy"):
-            if key in fields and not isinstance(fields[key], str):
-                fields[key] = json.dumps(fields[key], ensure_ascii=False, default=str)
+        fields = _columns(fields)
         sets = ", ".join(f"{k} = ?" for k in fields)
         self._x(f"UPDATE strikes SET {sets} WHERE id = ?", (*fields.values(), strike_id))
         strike = self.get(strike_id)

@@ -64,3 +64,13 @@ def test_postgres_placeholders() -> None:
     )
     with pytest.raises(ValueError, match="bind the value"):
         _pg_sql("SELECT a FROM t WHERE b LIKE 'x%'")
+
+
+def test_a_row_names_only_strike_columns(tmp_path: Path) -> None:
+    """A column name comes from the `Strike` dataclass, never from a caller's text."""
+    from gwanjong_gateway.record.store import StrikeStore
+
+    store = StrikeStore(tmp_path / "gwanjong.db")
+    with pytest.raises(TypeError, match="not a strike record column: id = 1; --"):
+        store.insert(**{"id = 1; --": 1})
+    store.close()
