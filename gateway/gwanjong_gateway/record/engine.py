@@ -79,6 +79,10 @@ def _pg_sql(sql: str) -> str:
     return sql.replace("?", "%s")
 
 
+class SchemaError(Exception):
+    """The database was written by a newer gwanjong (a schema version this one lacks)."""
+
+
 class Engine:
     """One connection to one database, behind one lock (see the module's doc)."""
 
@@ -116,6 +120,25 @@ class Engine:
                 self.db.execute("ROLLBACK")
                 raise
             self.db.execute("COMMIT")
+
+    def migrate(self, steps: Sequence[Sequence[str]], lock: str) -> None:
+        """The one migration path: apply the steps this database lacks, in order, in one
+        transaction (``lock``: PostgreSQL's name for it; every process takes it). Step N
+        brings the schema to version N; `schema_version` holds the versions applied."""
+        with self.transaction(immediate=True, lock=lock):
+            self.x("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            row = self.x("SELECT MAX(version) AS v FROM schema_version").fetchone()
+            current = int(row["v"] or 0)
+            if current > len(steps):
+                raise SchemaError(
+                    f"schema version {current} is newer than this gwanjong knows "
+                    f"({len(steps)}); upgrade gwanjong"
+                )
+            for version, statements in enumerate(steps, 1):
+                if version > current:
+                    for statement in statements:
+                        self.x(statement)
+                    self.x("INSERT INTO schema_version (version) VALUES (?)", (version,))
 
     def _retry(self, step: Any) -> Any:
         """``step`` again while SQLite says busy without having waited, until the busy

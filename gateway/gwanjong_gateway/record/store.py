@@ -23,7 +23,7 @@ from typing import Any
 
 from gwanjong_gateway.record import migrations
 from gwanjong_gateway.record.approval_rows import ApprovalRows
-from gwanjong_gateway.record.engine import BUSY_TIMEOUT_S, Engine, SqliteEngine
+from gwanjong_gateway.record.engine import BUSY_TIMEOUT_S, Engine, SchemaError, SqliteEngine
 from gwanjong_gateway.record.handle_rows import HandleRows
 from gwanjong_gateway.record.handoff_rows import HandoffRows
 from gwanjong_gateway.record.history_rows import HistoryRows
@@ -52,10 +52,6 @@ __all__ = [
     "content_hash",
     "intent_key",
 ]
-
-
-class SchemaError(Exception):
-    """The record was written by a newer gwanjong (a schema version this one lacks)."""
 
 
 #: the strike record's columns: a `Strike`'s fields
@@ -122,22 +118,9 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows):
             yield
 
     def _migrate(self) -> None:
-        """Apply the migration steps this record lacks, in order, in one transaction."""
+        """Apply the migration steps this record lacks (migrations.py)."""
         steps = migrations.POSTGRES if self.engine.postgres else migrations.SQLITE
-        with self._transaction(immediate=True, lock="schema"):
-            self._x("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-            row = self._x("SELECT MAX(version) AS v FROM schema_version").fetchone()
-            current = int(row["v"] or 0)
-            if current > len(steps):
-                raise SchemaError(
-                    f"schema version {current} is newer than this gwanjong knows "
-                    f"({len(steps)}); upgrade gwanjong"
-                )
-            for version, statements in enumerate(steps, 1):
-                if version > current:
-                    for statement in statements:
-                        self._x(statement)
-                    self._x("INSERT INTO schema_version (version) VALUES (?)", (version,))
+        self.engine.migrate(steps, "gwanjong:schema")
 
     def schema_version(self) -> int:
         return int(self._x("SELECT MAX(version) AS v FROM schema_version").fetchone()["v"] or 0)
