@@ -1,27 +1,10 @@
-"""The one storage layer under every table the gateway keeps (the strike record with its
-approvals, hand-offs, handles and cursors; the usage log; the spend ledger), on SQLite or
-PostgreSQL. Every engine difference is here and nowhere else:
-
-- the connection: a SQLite file in WAL mode with a busy timeout, or psycopg 3 in
-  autocommit with libpq timeouts on every wait (`connection_options`);
-- placeholders: statements are written once, with ``?``; PostgreSQL's ``%s`` form of each
-  distinct statement is made once and cached (`_pg_sql`), and refused if the statement
-  holds a ``%`` (values are always bound, never written into the SQL);
-- enums are bound by value on both engines (psycopg would dump an Enum by its name);
-- the write lock: SQLite's ``BEGIN IMMEDIATE`` takes the file's; PostgreSQL takes an
-  advisory lock named for what is checked (a platform), held until commit; a read-only
-  transaction there runs at REPEATABLE READ (one snapshot, as SQLite's read transaction);
-- ``FOR UPDATE`` after a SELECT followed by an UPDATE of the same row (SQLite: nothing, the
-  file lock covers it);
-- busy: a SQLite ``database is locked`` raised without waiting (changing the journal mode,
-  WAL recovery, a read snapshot turned stale) is retried here until the busy timeout, so
-  the only busy a caller ever sees is one that outlasted it, and each caller turns that
-  into its own answer (`sqlite_errors`, `pg_errors`).
-
-RETURNING, ``ON CONFLICT … DO UPDATE`` and ``excluded.`` are the same on both (SQLite
-3.35+). Threading: one `Engine` is one connection behind one lock; callers run it off the
-event loop (the record's worker threads, one store each; the spend gate's worker threads;
-the usage log's writer thread).
+"""The one storage layer under every table the gateway keeps (the strike record, the usage
+log, the spend ledger), on SQLite or PostgreSQL; every engine difference is here
+(docs/develop/architecture.md, "One storage layer"). Statements are written once, with
+``?``; PostgreSQL's ``%s`` form of each is made once and cached, and a statement holding
+``%`` is refused (values are always bound). A SQLite busy raised without waiting (a
+journal-mode change, WAL recovery) is retried here until the busy timeout. One `Engine` is
+one connection behind one lock; callers run it off the event loop.
 """
 
 from __future__ import annotations
