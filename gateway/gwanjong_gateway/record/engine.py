@@ -81,8 +81,8 @@ class Engine:
     def x(self, sql: str, args: Sequence[Any] = ()) -> Any:
         """Run one statement (``?`` placeholders); the cursor, rows readable by column name
         (or by position)."""
-        with self.lock:
-            return self.db.execute(sql, _values(args))
+        with self.lock:  # sqlite3 binds a StrEnum as the text it is
+            return self.db.execute(sql, tuple(args))
 
     def many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         """One statement for each of ``rows``, in one transaction."""
