@@ -32,15 +32,14 @@ from gwanjong_gateway.record import pg_errors
 from gwanjong_gateway.record.journal import Journal, Sent, restore
 from gwanjong_gateway.record.records import disk_full, open_store, store_url
 from gwanjong_gateway.record.sqlite_errors import primary_code
-from gwanjong_gateway.record.store import SchemaError, StrikeStore
-from gwanjong_gateway.rules.ledger import HOLDING, UNSETTLED, Strike, StrikeStatus
+from gwanjong_gateway.record.store import COLUMNS, SchemaError, StrikeStore
+from gwanjong_gateway.rules.ledger import HOLDING, UNSETTLED, StrikeStatus
 
 log = logging.getLogger(__name__)
 
 #: less free space than this on the state_dir's disk is reported as full
 LOW_SPACE_BYTES = 1024 * 1024
 #: the columns a strike row has (what is carried over)
-COLUMNS = tuple(f.name for f in dataclasses.fields(Strike))
 
 
 class Health(StrEnum):
@@ -287,9 +286,6 @@ def carry_over(
     skipped: list[int] = []
     for raw in rows:
         fields = {k: v for k, v in raw.items() if k in COLUMNS}
-        for key in ("context", "policy"):
-            if key in fields and not isinstance(fields[key], str):
-                fields[key] = json.dumps(fields[key], ensure_ascii=False, default=str)
         try:
             store.insert(**fields)
             carried += 1

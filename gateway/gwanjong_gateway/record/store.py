@@ -12,6 +12,7 @@ pass. The class is synchronous; the gateway calls it from one worker thread (`re
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 import time
@@ -20,9 +21,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from gwanjong_gateway.paths import private_file
 from gwanjong_gateway.record import migrations
 from gwanjong_gateway.record.approval_rows import ApprovalRows
+from gwanjong_gateway.record.engine import BUSY_TIMEOUT_S, Engine, SchemaError, SqliteEngine
 from gwanjong_gateway.record.handle_rows import HandleRows
 from gwanjong_gateway.record.handoff_rows import HandoffRows
 from gwanjong_gateway.record.history_rows import HistoryRows
@@ -52,65 +53,74 @@ __all__ = [
     "intent_key",
 ]
 
-#: How long a statement waits for another process's lock before giving up.
-BUSY_TIMEOUT_S = 2.0
+
+#: the strike record's columns: a `Strike`'s fields
+COLUMNS = frozenset(f.name for f in dataclasses.fields(Strike))
 
 
-class SchemaError(Exception):
-    """The record was written by a newer gwanjong (a schema version this one lacks)."""
+def _columns(fields: dict[str, Any]) -> dict[str, Any]:
+    """A row's values as stored: only a `Strike`'s fields (a name that is not one is a
+    TypeError, never SQL), the status by value, the context and decisions as JSON."""
+    unknown = fields.keys() - COLUMNS
+    if unknown:
+        raise TypeError(f"not a strike record column: {', '.join(sorted(unknown))}")
+    out = dict(fields)
+    if "status" in out:
+        out["status"] = str(out["status"])
+    for key in ("context", "policy"):
+        if key in out and not isinstance(out[key], str):
+            out[key] = json.dumps(out[key], ensure_ascii=False, default=str)
+    return out
 
 
 class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows):
-    #: appended to a SELECT that is followed by an UPDATE of the same row
-    FOR_UPDATE = ""
-    STEPS = migrations.SQLITE
-
     def __init__(self, path: Path, busy_timeout_s: float = BUSY_TIMEOUT_S) -> None:
         """Raises sqlite3.DatabaseError when the file is not a readable strike record."""
-        private_file(path)  # 0600 in a 0700 dir; SQLite's -wal and -shm follow the file
-        self.path = path
-        self._db = sqlite3.connect(
-            str(path), timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
-        )
+        engine = SqliteEngine(path, busy_timeout_s)
         try:
-            self._db.row_factory = sqlite3.Row
-            self._x("PRAGMA journal_mode=WAL")
-            self._x("PRAGMA synchronous=NORMAL")
-            check = self._x("PRAGMA quick_check").fetchone()
+            check = engine.x("PRAGMA quick_check").fetchone()
             if check is None or check[0] != "ok":
                 raise sqlite3.DatabaseError(f"integrity check failed: {check[0] if check else '?'}")
+        except BaseException:
+            engine.close()
+            raise
+        self._open(engine, path)
+
+    def _open(self, engine: Engine, path: Path | None) -> None:
+        self.engine = engine
+        self.path = path
+        self._db: Any = engine.db
+        #: appended to a SELECT that is followed by an UPDATE of the same row
+        self.FOR_UPDATE = engine.FOR_UPDATE
+        self.url = getattr(engine, "url", "")
+        try:
             self._migrate()
         except BaseException:
-            self._db.close()
+            engine.close()
             raise
 
     def close(self) -> None:
-        self._db.close()
+        self.engine.close()
 
     def stale(self) -> bool:
-        """Whether this idle connection is known dead (a file never is; see store_pg)."""
-        return False
+        """Whether this idle connection is known dead (a file never is)."""
+        return self.engine.stale()
 
     def _x(self, sql: str, args: Sequence[Any] = ()) -> Any:
         """Run one statement (``?`` placeholders); the cursor, rows readable by column name."""
-        return self._db.execute(sql, tuple(args))
+        return self.engine.x(sql, args)
+
+    @contextmanager
+    def _transaction(self, immediate: bool, lock: str = "") -> Generator[None, None, None]:
+        """BEGIN IMMEDIATE takes the write lock first, so check-then-insert is atomic
+        across connections and processes (``lock`` names what PostgreSQL locks)."""
+        with self.engine.transaction(immediate, f"gwanjong:{lock}" if lock else ""):
+            yield
 
     def _migrate(self) -> None:
-        """Apply the migration steps this record lacks, in order, in one transaction."""
-        with self._transaction(immediate=True, lock="schema"):
-            self._x("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-            row = self._x("SELECT MAX(version) AS v FROM schema_version").fetchone()
-            current = int(row["v"] or 0)
-            if current > len(self.STEPS):
-                raise SchemaError(
-                    f"schema version {current} is newer than this gwanjong knows "
-                    f"({len(self.STEPS)}); upgrade gwanjong"
-                )
-            for version, statements in enumerate(self.STEPS, 1):
-                if version > current:
-                    for statement in statements:
-                        self._x(statement)
-                    self._x("INSERT INTO schema_version (version) VALUES (?)", (version,))
+        """Apply the migration steps this record lacks (migrations.py)."""
+        steps = migrations.POSTGRES if self.engine.postgres else migrations.SQLITE
+        self.engine.migrate(steps, "gwanjong:schema")
 
     def schema_version(self) -> int:
         return int(self._x("SELECT MAX(version) AS v FROM schema_version").fetchone()["v"] or 0)
@@ -134,12 +144,8 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows):
     def insert(self, **fields: Any) -> Strike:
         now = fields.pop("now", None) or time.time()
         fields.setdefault("created_at", now)
-        if "status" in fields:
-            fields["status"] = str(fields["status"])
         fields.setdefault("updated_at", now)
-        for key in ("context", "policy"):
-            if key in fields and not isinstance(fields[key], str):
-                fields[key] = json.dumps(fields[key], ensure_ascii=False, default=str)
+        fields = _columns(fields)
         cols = ", ".join(fields)
         marks = ", ".join("?" for _ in fields)
         row = self._x(
@@ -151,11 +157,7 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows):
 
     def update(self, strike_id: int, **fields: Any) -> Strike:
         fields["updated_at"] = fields.pop("now", None) or time.time()
-        if "status" in fields:
-            fields["status"] = str(fields["status"])
-        for key in ("context", "policy"):
-            if key in fields and not isinstance(fields[key], str):
-                fields[key] = json.dumps(fields[key], ensure_ascii=False, default=str)
+        fields = _columns(fields)
         sets = ", ".join(f"{k} = ?" for k in fields)
         self._x(f"UPDATE strikes SET {sets} WHERE id = ?", (*fields.values(), strike_id))
         strike = self.get(strike_id)
@@ -180,19 +182,6 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows):
             return self.update(int(found["id"]), **fields)
 
     # -- the claim ----------------------------------------------------------------------
-
-    @contextmanager
-    def _transaction(self, immediate: bool, lock: str = "") -> Generator[None, None, None]:
-        """BEGIN IMMEDIATE takes the write lock first, so check-then-insert is atomic
-        across connections and processes. (``lock`` names what PostgreSQL locks: the whole
-        file is SQLite's lock.)"""
-        self._x("BEGIN IMMEDIATE" if immediate else "BEGIN")
-        try:
-            yield
-        except BaseException:
-            self._x("ROLLBACK")
-            raise
-        self._x("COMMIT")
 
     def decide(self, req: ClaimRequest, now: float, insert: bool) -> Verdict:
         """Every limit, and (with ``insert``) the claim itself, in one transaction."""

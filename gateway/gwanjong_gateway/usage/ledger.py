@@ -11,21 +11,18 @@ against the daily caps. `settle` then puts the call's true cost in place of the
 reservation. A call that never settles (cancelled, or the process died mid-call) keeps
 its reservation: the budget errs on the safe side.
 
-Synchronous, one connection behind a lock: `spend.Spend` calls it from worker threads.
+Synchronous, on one engine (record/engine.py: one connection behind one lock):
+`spend.Spend` calls it from worker threads.
 """
 
 from __future__ import annotations
 
-import sqlite3
-import threading
 import time
-from collections.abc import Callable, Generator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from gwanjong_gateway.paths import private_file
+from gwanjong_gateway.record.engine import Engine, Lazy, PostgresEngine, SqliteEngine
 from gwanjong_gateway.record.readers import EVERYONE, Reader
 
 #: rows older than this are dropped when the ledger is opened (as the usage log's)
@@ -71,48 +68,22 @@ class SpendLedger:
     """The ledger in SQLite (`<state_dir>/usage.db`, beside the usage log's `calls`)."""
 
     TABLE = "spend"
-    P = "?"
 
     def __init__(self, path: Path, clock: Callable[[], float] = time.time) -> None:
         self.path = path
         self.clock = clock
-        self._db: Any = None
-        self._lock = threading.Lock()
+        self._engine = Lazy(self._connect)
 
-    # -- the engine (PostgresSpendLedger overrides these) ----------------------------------
+    def _open(self) -> Engine:
+        """The engine (PostgresSpendLedger's: PostgreSQL), its schema in place."""
+        engine = SqliteEngine(self.path, busy_timeout_s=10)
+        engine.script(SCHEMA)
+        return engine
 
-    def _open(self) -> Any:
-        private_file(self.path)  # 0600 in a 0700 dir, as the usage log
-        db = sqlite3.connect(
-            str(self.path), timeout=10, isolation_level=None, check_same_thread=False
-        )
-        db.execute("PRAGMA journal_mode=WAL")
-        db.executescript(SCHEMA)
-        return db
-
-    @contextmanager
-    def _transaction(self, platform: str) -> Generator[None, None, None]:
-        """BEGIN IMMEDIATE takes the file's write lock first: the sum and the insert of a
-        reservation are one step for every connection and process."""
-        db = self._connect()
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
-
-    def _x(self, sql: str, args: tuple[Any, ...] = ()) -> Any:
-        return self._connect().execute(sql.replace("?", self.P), args)
-
-    def _connect(self) -> Any:
-        if self._db is None:
-            db = self._open()
-            cutoff = self.clock() - KEEP_DAYS * 86400
-            db.execute(f"DELETE FROM {self.TABLE} WHERE at < {self.P}", (cutoff,))
-            self._db = db
-        return self._db
+    def _connect(self) -> Engine:
+        engine = self._open()
+        engine.x(f"DELETE FROM {self.TABLE} WHERE at < ?", (self.clock() - KEEP_DAYS * 86400,))
+        return engine
 
     # -- the ledger ---------------------------------------------------------------------
 
@@ -126,37 +97,38 @@ class SpendLedger:
         day_start: float,
     ) -> int | Over:
         """Reserve ``micros`` for a call starting now: its row id, or `Over` when today's
-        spend (since ``day_start``) plus ``micros`` would pass ``budget`` (None: none)."""
-        with self._lock, self._transaction(platform):
+        spend (since ``day_start``) plus ``micros`` would pass ``budget`` (None: none).
+        The sum and the insert are one step for every connection and process (the lock is
+        named for the platform; the strike claims' lock has another name)."""
+        with self._engine.use() as db, db.transaction(True, f"gwanjong-spend:{platform}"):
             if budget is not None:
-                spent = self._spent(platform, day_start)
+                spent = self._spent(db, platform, day_start)
                 if spent + micros > budget:
                     return Over(spent=spent, budget=budget)
-            row = self._x(
+            row = db.one(
                 f"INSERT INTO {self.TABLE} (at, platform, tool, principal, micros) "
                 "VALUES (?, ?, ?, ?, ?) RETURNING id",
                 (self.clock(), platform, tool, principal, micros),
-            ).fetchone()
-            return int(row[0])
+            )
+            return int(row["id"])
 
-    def _spent(self, platform: str, since: float) -> int:
-        row = self._x(
-            f"SELECT COALESCE(SUM(micros), 0) FROM {self.TABLE} WHERE platform = ? AND at >= ?",
+    def _spent(self, db: Engine, platform: str, since: float) -> int:
+        row = db.one(
+            f"SELECT COALESCE(SUM(micros), 0) AS spent FROM {self.TABLE} "
+            "WHERE platform = ? AND at >= ?",
             (platform, since),
-        ).fetchone()
-        return int(row[0])
+        )
+        return int(row["spent"])
 
     def spent(self, platform: str, since: float) -> int:
         """The platform's spend since ``since`` (reservations in flight included)."""
-        with self._lock:
-            return self._spent(platform, since)
+        with self._engine.use() as db:
+            return self._spent(db, platform, since)
 
     def settle(self, row_id: int, micros: int) -> None:
         """The call's true cost in place of its reservation."""
-        with self._lock:
-            self._x(
-                f"UPDATE {self.TABLE} SET micros = ?, settled = 1 WHERE id = ?", (micros, row_id)
-            )
+        with self._engine.use() as db:
+            db.x(f"UPDATE {self.TABLE} SET micros = ?, settled = 1 WHERE id = ?", (micros, row_id))
 
     def by_day(self, since: float, reader: Reader = EVERYONE) -> list[DaySpend]:
         """Spend per UTC day and platform since ``since``, of the calls ``reader`` may read
@@ -165,11 +137,11 @@ class SpendLedger:
             return []
         mine = "" if reader.everyone else " AND principal = ?"
         args = (since,) if reader.everyone else (since, reader.principal)
-        with self._lock:
-            rows = self._x(
+        with self._engine.use() as db:
+            rows = db.tuples(
                 f"SELECT at, platform, micros, settled FROM {self.TABLE} WHERE at >= ?{mine}",
                 args,
-            ).fetchall()
+            )
         out: dict[tuple[str, str], list[int]] = {}
         for at, platform, micros, settled in rows:
             key = (time.strftime("%Y-%m-%d", time.gmtime(float(at))), str(platform))
@@ -180,17 +152,13 @@ class SpendLedger:
         return [DaySpend(day, p, m, n, f) for (day, p), (m, n, f) in sorted(out.items())]
 
     def close(self) -> None:
-        with self._lock:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
+        self._engine.close()
 
 
 class PostgresSpendLedger(SpendLedger):
     """The ledger in PostgreSQL (`usage_spend`): every replica reserves in one table."""
 
     TABLE = "usage_spend"
-    P = "%s"
 
     def __init__(self, url: str, clock: Callable[[], float] = time.time, broken: str = "") -> None:
         super().__init__(Path(), clock)
@@ -198,36 +166,12 @@ class PostgresSpendLedger(SpendLedger):
         #: why the URL cannot be used (a `${VAR}` not set); "" when it can
         self.broken = broken
 
-    def _open(self) -> Any:
+    def _open(self) -> Engine:
         if self.broken:
             raise LedgerUnavailable(self.broken)
-        from gwanjong_gateway.extras import require_psycopg
-        from gwanjong_gateway.record.store_pg import PostgresStrikeStore, connection_options
+        from gwanjong_gateway.record.store_pg import PostgresStrikeStore
 
-        psycopg = require_psycopg()
         # Opening the record applies the migration steps (step 12: usage_spend) under the
         # advisory lock every process takes for them.
         PostgresStrikeStore(self.url).close()
-        return psycopg.connect(self.url, autocommit=True, **connection_options("gwanjong-spend"))
-
-    @contextmanager
-    def _transaction(self, platform: str) -> Generator[None, None, None]:
-        """An advisory lock per platform, held until commit: the sum and the insert are one
-        step for every connection (the strike claims' lock has another name)."""
-        with self._connect().transaction():
-            self._x("SELECT pg_advisory_xact_lock(hashtext(?))", (f"gwanjong-spend:{platform}",))
-            yield
-
-    def _x(self, sql: str, args: tuple[Any, ...] = ()) -> Any:
-        try:
-            return super()._x(sql, args)
-        except Exception as exc:
-            from gwanjong_gateway.record import pg_errors
-
-            # A lost connection is dropped, so the next call connects afresh.
-            if self._db is not None and (self._db.closed or pg_errors.connection_lost(exc)):
-                try:
-                    self._db.close()
-                finally:
-                    self._db = None
-            raise
+        return PostgresEngine(self.url, "gwanjong-spend")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gwanjong_gateway.paths import private_file
+from gwanjong_gateway.record.engine import Engine, Lazy, SqliteEngine
 from gwanjong_gateway.record.readers import EVERYONE, Reader
 from gwanjong_gateway.usage import spend_report
 from gwanjong_gateway.usage.report import Scope, aggregate, compact_lines
@@ -60,18 +60,18 @@ LATER_COLUMNS = {**RATE_COLUMNS, "principal": "TEXT NOT NULL DEFAULT ''"}
 
 INSERT = (
     "INSERT INTO {table} (at, scope, platform, tool, kind, ms, tokens, retry_after, message,"
-    " rl_remaining, rl_limit, rl_reset, principal) VALUES ({p}, {p}, {p}, {p}, {p}, {p}, {p},"
-    " {p}, {p}, {p}, {p}, {p}, {p})"
+    " rl_remaining, rl_limit, rl_reset, principal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+    " ?, ?)"
 )
 SELECT = (
     "SELECT at, scope, platform, tool, kind, ms, tokens, retry_after, message, rl_remaining,"
-    " rl_limit, rl_reset FROM {table} WHERE at >= {p}{mine} ORDER BY at"
+    " rl_limit, rl_reset FROM {table} WHERE at >= ?{mine} ORDER BY at"
 )
 
 
-def select_sql(table: str, p: str, reader: Reader) -> str:
+def select_sql(table: str, reader: Reader) -> str:
     """SELECT of the rows since a time, and (team mode) of one principal only."""
-    return SELECT.format(table=table, p=p, mine="" if reader.everyone else f" AND principal = {p}")
+    return SELECT.format(table=table, mine="" if reader.everyone else " AND principal = ?")
 
 
 def select_args(start: float, reader: Reader) -> tuple[Any, ...]:
@@ -120,8 +120,7 @@ class UsageLog:
         self.path = path
         self.clock = clock
         self._count = count_tokens
-        self._db: Any = None  # sqlite3 here, psycopg in usage_pg
-        self._lock = threading.Lock()  # the connection: the writer holds it while it writes
+        self._engine = Lazy(self._connect)  # opened by the first write or read
         # Starting the writer has a lock of its own: a call records its figures on the
         # event loop, and must not wait behind a writer stuck on a frozen database.
         self._start_lock = threading.Lock()
@@ -229,26 +228,36 @@ class UsageLog:
             )
             for e in events
         ]
-        with self._lock:
-            self._insert(rows)
+        self._insert(rows)
 
-    # -- the engine: a subclass (usage_pg) overrides these few -----------------------------
+    # -- the engine: a subclass (usage/pg.py) overrides these few ------------------------
+
+    TABLE = "calls"
+
+    def _open(self) -> Engine:
+        """The engine, its schema in place (older files get the later columns)."""
+        engine = SqliteEngine(self.path, busy_timeout_s=10)
+        engine.script(SCHEMA)
+        have = {r[1] for r in engine.tuples("PRAGMA table_info(calls)")}
+        for name, kind in LATER_COLUMNS.items():
+            if name not in have:
+                engine.x(f"ALTER TABLE calls ADD COLUMN {name} {kind}")
+        return engine
+
+    def _connect(self) -> Engine:
+        engine = self._open()
+        engine.x(f"DELETE FROM {self.TABLE} WHERE at < ?", (self.clock() - KEEP_DAYS * 86400,))
+        return engine
 
     def _insert(self, rows: list[tuple[Any, ...]]) -> None:
-        db = self._connect()
-        db.execute("BEGIN")  # one transaction (the connection is in autocommit mode)
-        try:
-            db.executemany(INSERT.format(table="calls", p="?"), rows)
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
+        with self._engine.use() as db:
+            db.many(INSERT.format(table=self.TABLE), rows)
 
     def _select(self, start: float, reader: Reader) -> list[tuple[Any, ...]]:
-        if self._db is None and not self.path.exists():
+        if not self._engine.opened and not self.path.exists():
             return []
-        sql = select_sql("calls", "?", reader)
-        return self._connect().execute(sql, select_args(start, reader)).fetchall()
+        with self._engine.use() as db:
+            return db.tuples(select_sql(self.TABLE, reader), select_args(start, reader))
 
     def _counter(self) -> Callable[[str], int]:
         if self._count is None:
@@ -256,23 +265,6 @@ class UsageLog:
 
             self._count = count_tokens
         return self._count
-
-    def _connect(self) -> Any:
-        if self._db is None:
-            private_file(self.path)  # 0600 in a 0700 dir, as the strike record
-            db = sqlite3.connect(
-                str(self.path), timeout=10, isolation_level=None, check_same_thread=False
-            )
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable enough for counters
-            db.executescript(SCHEMA)
-            have = {r[1] for r in db.execute("PRAGMA table_info(calls)")}
-            for name, kind in LATER_COLUMNS.items():
-                if name not in have:
-                    db.execute(f"ALTER TABLE calls ADD COLUMN {name} {kind}")
-            db.execute("DELETE FROM calls WHERE at < ?", (self.clock() - KEEP_DAYS * 86400,))
-            self._db = db
-        return self._db
 
     def flush(self) -> None:
         """Wait until every recorded call is on disk."""
@@ -285,10 +277,7 @@ class UsageLog:
         if writer is not None:
             self._queue.put(None)
             writer.join(timeout=10)
-        with self._lock:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
+        self._engine.close()
         if self.ledger is not None:
             self.ledger.close()
 
@@ -301,8 +290,7 @@ class UsageLog:
         start = self.clock() - since_s if since_s else 0.0
         rows: list[tuple[Any, ...]] = []
         if not reader.reads_nothing:
-            with self._lock:
-                rows = self._select(start, reader)
+            rows = self._select(start, reader)
         report = aggregate(rows, since_s, self.clock())
         report["spend"] = spend_report.section(self._spend(start, reader), self.budgets)
         return report

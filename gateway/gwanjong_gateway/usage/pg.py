@@ -1,9 +1,8 @@
 """Usage figures in PostgreSQL (`[store] url`): every gateway process writes its calls into
 one `usage_calls` table (migration step 4), so `gwanjong usage` shows the whole team's.
 
-Only the engine differs from `UsageLog`: the connection (psycopg 3, autocommit, as
-store_pg), `%s` placeholders, and failure. Usage is best effort: while the database is
-down each batch is dropped, with one warning until it answers again; a tool call never
+Only the engine (record/engine.py) and failure differ from `UsageLog`. Usage is best
+effort: while the database is down each batch is dropped, with one warning until it answers again; a tool call never
 waits on it (the writer is UsageLog's background thread).
 """
 
@@ -19,24 +18,19 @@ from gwanjong_gateway.config import ConfigError, GatewayConfig
 from gwanjong_gateway.config_ops import micro_usd
 from gwanjong_gateway.extras import MissingExtra, require_psycopg
 from gwanjong_gateway.record import pg_errors
+from gwanjong_gateway.record.engine import Engine, PostgresEngine
 from gwanjong_gateway.record.readers import Reader
 from gwanjong_gateway.record.records import store_url
 from gwanjong_gateway.usage.ledger import DaySpend, PostgresSpendLedger, SpendLedger
-from gwanjong_gateway.usage.log import (
-    INSERT,
-    KEEP_DAYS,
-    USAGE_FILE,
-    UsageLog,
-    UsageUnavailable,
-    select_args,
-    select_sql,
-)
+from gwanjong_gateway.usage.log import USAGE_FILE, UsageLog, UsageUnavailable
 
 log = logging.getLogger(__name__)
 TABLE = "usage_calls"
 
 
 class PostgresUsageLog(UsageLog):
+    TABLE = TABLE
+
     def __init__(
         self,
         url: str,
@@ -50,33 +44,25 @@ class PostgresUsageLog(UsageLog):
         self.broken = broken
         self._warned = False
 
-    def _connect(self) -> Any:
+    def _open(self) -> Engine:
         if self.broken:
             raise UsageUnavailable(self.broken)
-        if self._db is None:
-            try:
-                psycopg = require_psycopg()
-            except MissingExtra as exc:  # not a database problem: say what to install
-                self.broken = str(exc)
-                raise UsageUnavailable(self.broken) from None
+        try:
+            require_psycopg()
+        except MissingExtra as exc:  # not a database problem: say what to install
+            self.broken = str(exc)
+            raise UsageUnavailable(self.broken) from None
+        from gwanjong_gateway.record.store_pg import PostgresStrikeStore
 
-            from gwanjong_gateway.record.store_pg import PostgresStrikeStore, connection_options
-
-            # Opening the record applies the migration steps (step 4: usage_calls), under
-            # the same advisory lock as every other process.
-            PostgresStrikeStore(self.url).close()
-            db = psycopg.connect(self.url, autocommit=True, **connection_options("gwanjong-usage"))
-            db.execute(f"DELETE FROM {TABLE} WHERE at < %s", (self.clock() - KEEP_DAYS * 86400,))
-            self._db = db
-        return self._db
+        # Opening the record applies the migration steps (step 4: usage_calls), under the
+        # same advisory lock as every other process.
+        PostgresStrikeStore(self.url).close()
+        return PostgresEngine(self.url, "gwanjong-usage")
 
     def _insert(self, rows: list[tuple[Any, ...]]) -> None:
         try:
-            db = self._connect()
-            with db.transaction(), db.cursor() as cur:
-                cur.executemany(INSERT.format(table=TABLE, p="%s"), rows)
+            super()._insert(rows)
         except Exception as exc:
-            self._failed(exc)
             if not self._warned:
                 self._warned = True
                 if self.broken:
@@ -95,10 +81,8 @@ class PostgresUsageLog(UsageLog):
 
     def _select(self, start: float, reader: Reader) -> list[tuple[Any, ...]]:
         try:
-            sql = select_sql(TABLE, "%s", reader)
-            return self._connect().execute(sql, select_args(start, reader)).fetchall()
+            return super()._select(start, reader)
         except Exception as exc:
-            self._failed(exc)
             if self.broken:
                 raise UsageUnavailable(f"unavailable: {self.broken}") from None
             raise UsageUnavailable(
@@ -118,14 +102,6 @@ class PostgresUsageLog(UsageLog):
     def _why(self, exc: BaseException) -> str:
         # libpq's messages never carry the password (pg_errors); ours (broken) neither
         return str(exc) if isinstance(exc, UsageUnavailable) else type(exc).__name__
-
-    def _failed(self, exc: BaseException) -> None:
-        """A lost connection is dropped, so the next batch connects afresh."""
-        if self._db is not None and (self._db.closed or pg_errors.connection_lost(exc)):
-            try:
-                self._db.close()
-            finally:
-                self._db = None
 
     def _where(self) -> str:
         if self.broken:

@@ -1,0 +1,76 @@
+"""The one storage layer's own promises: a SQLite busy that SQLite raises without waiting
+is retried (never reaching the caller) until the busy timeout, and a PostgreSQL statement
+is made once from the ``?`` form, never from text holding a ``%``."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from gwanjong_gateway.record.engine import SqliteEngine, _pg_sql  # pyright: ignore[reportPrivateUsage]
+
+
+def busy() -> sqlite3.OperationalError:
+    exc = sqlite3.OperationalError("database is locked")
+    exc.sqlite_errorcode = sqlite3.SQLITE_BUSY  # pyright: ignore[reportAttributeAccessIssue]
+    return exc
+
+
+def test_busy_without_waiting_is_retried(tmp_path: Path) -> None:
+    engine = SqliteEngine(tmp_path / "x.db", busy_timeout_s=2.0)
+    tries: list[int] = []
+
+    def step() -> str:
+        tries.append(1)
+        if len(tries) < 3:
+            raise busy()
+        return "done"
+
+    assert engine._retry(step) == "done"  # pyright: ignore[reportPrivateUsage]
+    assert len(tries) == 3
+    engine.close()
+
+
+def test_busy_past_the_timeout_reaches_the_caller(tmp_path: Path) -> None:
+    engine = SqliteEngine(tmp_path / "x.db", busy_timeout_s=0.05)
+
+    def step() -> None:
+        raise busy()
+
+    with pytest.raises(sqlite3.OperationalError):
+        engine._retry(step)  # pyright: ignore[reportPrivateUsage]
+    engine.close()
+
+
+def test_other_errors_are_not_retried(tmp_path: Path) -> None:
+    engine = SqliteEngine(tmp_path / "x.db")
+    tries: list[int] = []
+
+    def step() -> None:
+        tries.append(1)
+        raise sqlite3.OperationalError("no such table: nope")
+
+    with pytest.raises(sqlite3.OperationalError):
+        engine._retry(step)  # pyright: ignore[reportPrivateUsage]
+    assert tries == [1]
+    engine.close()
+
+
+def test_postgres_placeholders() -> None:
+    assert _pg_sql("SELECT a FROM t WHERE b = ? AND c IN (?, ?)") == (
+        "SELECT a FROM t WHERE b = %s AND c IN (%s, %s)"
+    )
+    with pytest.raises(ValueError, match="bind the value"):
+        _pg_sql("SELECT a FROM t WHERE b LIKE 'x%'")
+
+
+def test_a_row_names_only_strike_columns(tmp_path: Path) -> None:
+    """A column name comes from the `Strike` dataclass, never from a caller's text."""
+    from gwanjong_gateway.record.store import StrikeStore
+
+    store = StrikeStore(tmp_path / "gwanjong.db")
+    with pytest.raises(TypeError, match="not a strike record column: id = 1; --"):
+        store.insert(**{"id = 1; --": 1})
+    store.close()
