@@ -26,6 +26,7 @@ from gwanjong_gateway.record.approval_rows import ApprovalRows
 from gwanjong_gateway.record.handle_rows import HandleRows
 from gwanjong_gateway.record.handoff_rows import HandoffRows
 from gwanjong_gateway.record.history_rows import HistoryRows
+from gwanjong_gateway.record.notice_rows import NoticeRows
 from gwanjong_gateway.rules import policy
 from gwanjong_gateway.rules.ledger import (
     ENGAGING,
@@ -60,7 +61,7 @@ class SchemaError(Exception):
     """The record was written by a newer gwanjong (a schema version this one lacks)."""
 
 
-class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows):
+class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows):
     #: appended to a SELECT that is followed by an UPDATE of the same row
     FOR_UPDATE = ""
     STEPS = migrations.SQLITE
