@@ -9,10 +9,10 @@ from typing import Any
 import anyio
 
 from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.notify.notifier import Notifier
 from gwanjong_gateway.platforms.breaker import Clock
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.record.inbox_cursors import RecordCursors
-from gwanjong_gateway.notify.notifier import Notifier
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.scout import inbox
 from gwanjong_gateway.setup.secret_listener import SecretListener

@@ -6,8 +6,8 @@ keeps failing gives up with a line that names no secret."""
 from __future__ import annotations
 
 import logging
-from contextlib import closing
 from collections.abc import Iterator
+from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 
