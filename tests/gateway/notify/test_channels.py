@@ -89,6 +89,6 @@ async def test_a_refusing_and_a_hanging_channel_give_up_and_the_others_are_sent(
         "json://127.0.0.1: gave up: no answer within 1 s"
     )
     assert "hunter2" not in error and "s3cret" not in error
-    [(path, body)] = web.posts
+    [(_path, body)] = web.posts
     expected(json.loads(body)["message"])
     records.close()
