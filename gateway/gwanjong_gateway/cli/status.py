@@ -88,7 +88,7 @@ def print_status(config: GatewayConfig, clock: Callable[[], float] = time.time) 
     now = clock()
     try:
         store = _open(config)
-    except Exception as exc:  # noqa: BLE001 - the type only: a URL's password stays out
+    except Exception as exc:  # the type only: a URL's password stays out
         print(
             f"gwanjong status: the record cannot be opened ({type(exc).__name__}); "
             "`gwanjong doctor` says why",
