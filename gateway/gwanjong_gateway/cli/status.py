@@ -13,6 +13,7 @@ from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.notify.message import ago
 from gwanjong_gateway.notify.redact import shown
 from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_shared.contract.visible import line as one_line
 
 
 def _waiting(store: StrikeStore, now: float) -> list[str]:
@@ -44,7 +45,7 @@ def _health(store: StrikeStore, config: GatewayConfig, now: float) -> list[str]:
             continue
         failures, paused, at = known[name]
         if paused:
-            lines.append(f"  {name}: writes PAUSED ({paused}); resume in the console's /usage")
+            lines.append(f"  {name}: writes PAUSED ({one_line(paused)}); resume in the console's /usage")
         elif failures:
             lines.append(f"  {name}: {failures} write failures in a row, last {ago(now - at)} ago")
         else:
@@ -68,7 +69,7 @@ def _notify(store: StrikeStore, config: GatewayConfig, now: float) -> list[str]:
     else:
         lines.append(f"  last one ({last.summary}) is being sent")
     if last.error:
-        lines.append(f"  delivery error: {last.error}")
+        lines.append(f"  delivery error: {one_line(last.error, 300)}")
     return lines
 
 
