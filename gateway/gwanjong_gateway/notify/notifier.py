@@ -9,7 +9,7 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -66,6 +66,7 @@ class Notifier:
         clock: Callable[[], float] = time.time,
         send: Send = apprise_send,
         retry: Retry | None = None,
+        sources: Sequence[Callable[[], Awaitable[list[Event]]]] = (),
     ) -> None:
         self.section = section
         self.records = records
@@ -74,6 +75,8 @@ class Notifier:
         self.clock = clock
         self.send = send
         self.retry = retry or Retry()
+        #: more events each scan, known outside the record (`sources.GatewayEvents`)
+        self.sources = list(sources)
         self.kinds = {EventKind(k) for k in section.events} or set(EventKind)
         self.me = f"{socket.gethostname()}:{os.getpid()}"
         self._scanned: dict[str, Event] = {}
@@ -142,6 +145,8 @@ class Notifier:
                         at=changed,
                     )
                 )
+        for source in self.sources:
+            found += await source()
         self._scanned = {e.notice_key: e for e in found if e.kind in self.kinds}
 
     async def tick(self) -> Message | None:

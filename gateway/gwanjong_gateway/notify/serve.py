@@ -11,6 +11,7 @@ import anyio
 from gwanjong_gateway.config import ConfigError, GatewayConfig
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.notify.notifier import Notifier, resolve_urls
+from gwanjong_gateway.notify.sources import GatewayEvents
 from gwanjong_gateway.platforms.watched import Watched
 
 log = logging.getLogger(__name__)
@@ -38,7 +39,12 @@ def start_notifier(gw: Gateway) -> Watched | None:
     except ConfigError as exc:  # names the variable, never a value
         log.error("notify: not started: %s", exc)
         return None
-    notifier = Notifier(gw.config.notify, gw.records, urls, console_url(gw.config), clock=gw.wall)
+    section = gw.config.notify
+    budgets = {name: b for name in gw.config.limits if (b := gw.spend.budget(name))}
+    known = GatewayEvents(section, gw.upstreams.health, budgets, gw.spend.ledger.spent, gw.wall)
+    notifier = Notifier(
+        section, gw.records, urls, console_url(gw.config), clock=gw.wall, sources=[known]
+    )
     gw.notifier = notifier
 
     async def run() -> None:
