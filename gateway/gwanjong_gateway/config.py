@@ -257,6 +257,18 @@ class ConsoleSection(_Strict):
         return url.rstrip("/").lower()
 
 
+#: what `[notify] events` may name (notify/events.py EventKind has the same values)
+NotifyEvent = Literal[
+    "approval_waiting",
+    "approval_expiring",
+    "handoff_waiting",
+    "summoned",
+    "writes_paused",
+    "spend_near_cap",
+    "platform_down",
+]
+
+
 class NotifySection(_Strict):
     """Who is told when something waits for a person (docs/use/notifications.md)."""
 
@@ -270,7 +282,7 @@ class NotifySection(_Strict):
     #: the quiet hours' time zone (an IANA name; "" = the machine's)
     timezone: str = ""
     #: which events are sent (notify/events.py EventKind); [] = every one
-    events: list[str] = Field(default_factory=list)
+    events: list[NotifyEvent] = Field(default_factory=list[NotifyEvent])
     #: "about to expire": an approval this close to its expiry is sent again, once
     expiring_within_s: Annotated[float, Field(ge=60, le=7 * 86400)] = 3600.0
     #: a platform failing for longer than this is "down"
@@ -299,17 +311,6 @@ class NotifySection(_Strict):
                     '"Europe/Berlin" (or "" for the machine\'s)'
                 ) from None
         return value
-
-    @field_validator("events")
-    @classmethod
-    def _kinds(cls, kinds: list[str]) -> list[str]:
-        from gwanjong_gateway.notify.events import EventKind
-
-        known = {str(k) for k in EventKind}
-        bad = [k for k in kinds if k not in known]
-        if bad:
-            raise ValueError(f"events: {bad} unknown; pick from {sorted(known)}")
-        return list(dict.fromkeys(kinds))
 
     @field_validator("urls")
     @classmethod

@@ -45,7 +45,9 @@ def _health(store: StrikeStore, config: GatewayConfig, now: float) -> list[str]:
             continue
         failures, paused, at = known[name]
         if paused:
-            lines.append(f"  {name}: writes PAUSED ({one_line(paused)}); resume in the console's /usage")
+            lines.append(
+                f"  {name}: writes PAUSED ({one_line(paused)}); resume in the console's /usage"
+            )
         elif failures:
             lines.append(f"  {name}: {failures} write failures in a row, last {ago(now - at)} ago")
         else:

@@ -5,11 +5,11 @@ fatal, and never in the way of a tool call."""
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import anyio
 
 from gwanjong_gateway.config import ConfigError, GatewayConfig
-from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.notify.notifier import Notifier, resolve_urls
 from gwanjong_gateway.notify.sources import GatewayEvents
 from gwanjong_gateway.platforms.watched import Watched
@@ -29,21 +29,23 @@ def console_url(config: GatewayConfig) -> str:
     return ""
 
 
-def start_notifier(gw: Gateway) -> Watched | None:
-    """Start notifying when `[notify] urls` are set; the notifier is `gw.notifier` (what
-    producers such as the watcher `publish` to). None when there is nothing to start."""
-    if not gw.config.notify.urls:
+def start_notifier(gw: Any) -> Watched | None:
+    """Start notifying when `[notify] urls` are set, for ``gw`` (a `Gateway`: not imported,
+    the gateway holds the notifier); the notifier is `gw.notifier` (what producers such
+    as the watcher `publish` to). None when there is nothing to start."""
+    config: GatewayConfig = gw.config
+    if not config.notify.urls:
         return None
     try:
-        urls = resolve_urls(gw.config, gw.environ)
+        urls = resolve_urls(config, gw.environ)
     except ConfigError as exc:  # names the variable, never a value
         log.error("notify: not started: %s", exc)
         return None
-    section = gw.config.notify
-    budgets = {name: b for name in gw.config.limits if (b := gw.spend.budget(name))}
+    section = config.notify
+    budgets = {name: b for name in config.limits if (b := gw.spend.budget(name))}
     known = GatewayEvents(section, gw.upstreams.health, budgets, gw.spend.ledger.spent, gw.wall)
     notifier = Notifier(
-        section, gw.records, urls, console_url(gw.config), clock=gw.wall, sources=[known]
+        section, gw.records, urls, console_url(config), clock=gw.wall, sources=[known]
     )
     gw.notifier = notifier
 

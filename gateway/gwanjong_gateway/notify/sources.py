@@ -41,7 +41,7 @@ class GatewayEvents:
         day = int(day_start(now))
         found: list[Event] = []
         for name, row in self.health().items():
-            platform = row.get("platform") or {}
+            platform: Mapping[str, Any] = row.get("platform") or {}
             if row.get("health") != "down" and platform.get("state") != "unreachable":
                 self._down_since.pop(name, None)
                 continue
