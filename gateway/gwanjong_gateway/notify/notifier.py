@@ -55,6 +55,11 @@ def quiet(section: NotifySection, now: float) -> bool:
     return minute >= start or minute < end  # across midnight
 
 
+#: how long a notice is remembered: longer than anything it names can wait (a hand-off
+#: waits a year at most)
+KEEP_S = 400 * 86400.0
+
+
 class Notifier:
     def __init__(
         self,
@@ -149,11 +154,16 @@ class Notifier:
             found += await source()
         self._scanned = {e.notice_key: e for e in found if e.kind in self.kinds}
 
+    def due(self) -> bool:
+        """A message may go out now (the period passed, not quiet hours)."""
+        now = self.clock()
+        return bool(self.urls) and now >= self._next_at and not quiet(self.section, now)
+
     async def tick(self) -> Message | None:
         """The message due now, claimed in the record; None when nothing is due (too soon,
         quiet hours, nothing new, or another replica sends this period's)."""
         now = self.clock()
-        if now < self._next_at or quiet(self.section, now) or not self.urls:
+        if not self.due():
             return None
         pending = {**self._scanned, **self._published}
         if not pending:
@@ -169,6 +179,7 @@ class Notifier:
             if not await self.records.run(StrikeStore.claim_notices, [period], now, self.me):
                 return None  # another replica sends this period's message
             won = await self.records.run(StrikeStore.claim_notices, fresh, now, self.me)
+            await self.records.run(StrikeStore.prune_notices, now - KEEP_S)
         except PlatformError as exc:
             log.warning("notify: the record is unavailable (%s); trying next period", exc.kind)
             return None
@@ -199,8 +210,9 @@ class Notifier:
         """Forever: scan, and start each due message's delivery beside this loop."""
         log.info("notify: sending to %s every %g s", ", ".join(self.channels), self.section.every_s)
         while True:
-            await self.scan()
-            message = await self.tick()
-            if message is not None:
-                tg.start_soon(self.deliver, message)
+            if self.due():  # the record is read only when a message may go out
+                await self.scan()
+                message = await self.tick()
+                if message is not None:
+                    tg.start_soon(self.deliver, message)
             await anyio.sleep(min(poll_s, self.section.every_s))

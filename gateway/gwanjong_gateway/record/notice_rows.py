@@ -58,6 +58,15 @@ class NoticeRows(Statements):
                     won.append(key)
         return won
 
+    def prune_notices(self, older_than: float) -> int:
+        """Forget notices claimed before ``older_than`` (longer ago than anything they
+        could name still waits: a hand-off waits a year at most); how many."""
+        return len(
+            self._x(
+                "DELETE FROM notices WHERE claimed_at < ? RETURNING key", (older_than,)
+            ).fetchall()
+        )
+
     def unclaimed(self, keys: Sequence[str]) -> list[str]:
         """The keys no process has claimed yet (a read: the claim still decides)."""
         if not keys:

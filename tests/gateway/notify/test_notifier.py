@@ -225,3 +225,14 @@ def test_urls_are_shown_as_scheme_and_host_only() -> None:
     assert shown("mailto://me:pw@mail.example.com?to=x@y") == "mailto://mail.example.com"
     assert shown("ntfys://tok@ntfy.sh/topic") == "ntfys://ntfy.sh"
     assert shown("garbage") == "(not a URL)"
+
+
+def test_notices_are_forgotten_only_after_anything_they_name_is_gone(db: Path) -> None:
+    from gwanjong_gateway.notify.notifier import KEEP_S
+
+    with closing(StrikeStore(db)) as store:
+        assert store.claim_notices(["a", "b"], NOON, "me") == ["a", "b"]
+        assert store.claim_notices(["a", "c"], NOON + 1, "other") == ["c"]
+        assert store.prune_notices(NOON + 365 * 86400 - KEEP_S) == 0  # a year on: kept
+        assert store.prune_notices(NOON + 0.5) == 2
+        assert store.unclaimed(["a", "b", "c"]) == ["a", "b"]
