@@ -317,7 +317,7 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-INTRO = """gwanjong {version}: an MCP gateway that scouts Dev.to, Bluesky, X and Reddit, drafts
+INTRO = """gwanjong {version}: an MCP gateway that scouts the platforms you enable, drafts
 replies, and sends a write only after a person approves it.
 
 To start:
