@@ -9,6 +9,7 @@ import json
 from contextlib import closing
 from pathlib import Path
 
+import anyio
 import pytest
 
 from gwanjong_gateway.config import NotifySection
@@ -92,3 +93,36 @@ async def test_a_refusing_and_a_hanging_channel_give_up_and_the_others_are_sent(
     [(_path, body)] = web.posts
     expected(json.loads(body)["message"])
     records.close()
+
+
+async def test_the_gateway_notifies_from_its_lifespan_and_names_the_console_page(
+    tmp_path: Path,
+) -> None:
+    from fastmcp import Client
+
+    from gwanjong_gateway.config import parse
+    from gwanjong_gateway.gateway import Gateway
+    from gwanjong_gateway.server import build_gateway
+    from tests.gateway.helpers import config_text
+
+    state = tmp_path / "state"
+    state.mkdir()
+    with closing(StrikeStore(state / "gwanjong.db")) as store:
+        open_approval(store, "p1", NOW)
+    with http_receiver() as (port, web):
+        tables = {
+            "notify": {"urls": ["${GWANJONG_TEST_HOOK}"], "every_s": 10},
+            "console": {"public_url": "https://gw.example.com"},
+        }
+        config = parse(config_text(state, ["devto"], "confirm", tables=tables))
+        env = {"GWANJONG_TEST_HOOK": f"json://127.0.0.1:{port}/hook"}
+        gw = Gateway(config, environ=env, transports={})
+        async with Client(build_gateway(config, gateway=gw)):
+            with anyio.fail_after(60):  # only a hang: it is sent as soon as it starts
+                while not web.posts:
+                    await anyio.sleep(0.05)
+            assert gw.notifier is not None and gw.notifier.channels == ["json://127.0.0.1"]
+    [(_path, body)] = web.posts
+    message = json.loads(body)["message"]
+    assert message.startswith("1 approvals waiting on devto")
+    assert "Open https://gw.example.com/approvals" in message and BODY not in message
