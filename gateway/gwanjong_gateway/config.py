@@ -257,6 +257,74 @@ class ConsoleSection(_Strict):
         return url.rstrip("/").lower()
 
 
+#: what `[notify] events` may name (notify/events.py EventKind has the same values)
+NotifyEvent = Literal[
+    "approval_waiting",
+    "approval_expiring",
+    "handoff_waiting",
+    "summoned",
+    "writes_paused",
+    "spend_near_cap",
+    "platform_down",
+]
+
+
+class NotifySection(_Strict):
+    """Who is told when something waits for a person (docs/use/notifications.md)."""
+
+    #: Apprise URLs ("ntfys://…", "mailto://…", "json://…"), or `${VAR}` naming one in the
+    #: environment so the secrets they carry stay out of this file; [] = no notifications
+    urls: list[str] = Field(default_factory=list, max_length=20)
+    #: one message per channel per period at most, with the counts and what is oldest
+    every_s: Annotated[float, Field(ge=10, le=86400)] = 300.0
+    #: "22:00-07:00": nothing sent then; what waits is sent when they end ("" = never quiet)
+    quiet_hours: str = ""
+    #: the quiet hours' time zone (an IANA name; "" = the machine's)
+    timezone: str = ""
+    #: which events are sent (notify/events.py EventKind); [] = every one
+    events: list[NotifyEvent] = Field(default_factory=list[NotifyEvent])
+    #: "about to expire": an approval this close to its expiry is sent again, once
+    expiring_within_s: Annotated[float, Field(ge=60, le=7 * 86400)] = 3600.0
+    #: a platform failing for longer than this is "down"
+    down_after_s: Annotated[float, Field(ge=60, le=7 * 86400)] = 900.0
+    #: spend near a daily cap: this share of the cap reached
+    spend_share: Annotated[float, Field(gt=0, le=1)] = 0.8
+
+    @field_validator("quiet_hours")
+    @classmethod
+    def _span(cls, value: str) -> str:
+        if value and not re.fullmatch(r"([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-3]):[0-5]\d", value):
+            raise ValueError(f'{value[:40]!r}: write the quiet hours as "22:00-07:00" (24 h clock)')
+        return value
+
+    @field_validator("timezone")
+    @classmethod
+    def _zone(cls, value: str) -> str:
+        if value:
+            from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+            try:
+                ZoneInfo(value)
+            except (ZoneInfoNotFoundError, ValueError):
+                raise ValueError(
+                    f"{value[:40]!r} is not a time zone; give an IANA name like "
+                    '"Europe/Berlin" (or "" for the machine\'s)'
+                ) from None
+        return value
+
+    @field_validator("urls")
+    @classmethod
+    def _urls(cls, urls: list[str]) -> list[str]:
+        for url in urls:
+            if "://" not in url and not url.startswith("${"):
+                # never echo the value: it may be a secret pasted in the wrong place
+                raise ValueError(
+                    'each url is an Apprise URL like "ntfys://ntfy.sh/topic" or "${VAR}" '
+                    "naming one in the environment"
+                )
+        return urls
+
+
 class StoreSection(_Strict):
     """Where the strike record lives: "" = the SQLite file in state_dir; a PostgreSQL URL
     shares one record between gateway processes (`${VAR}` is expanded when it opens)."""
@@ -286,6 +354,7 @@ class GatewayConfig(_Strict):
     store: StoreSection = Field(default_factory=StoreSection)
     review: ReviewSection = Field(default_factory=ReviewSection)
     console: ConsoleSection = Field(default_factory=ConsoleSection)
+    notify: NotifySection = Field(default_factory=NotifySection)
     telemetry: TelemetrySection = Field(default_factory=TelemetrySection)
     metrics: MetricsSection = Field(default_factory=MetricsSection)
     logging: LoggingSection = Field(default_factory=LoggingSection)

@@ -10,6 +10,7 @@ PARTS = {
     "postgres": 'PostgreSQL support (psycopg), which [store] url = "postgresql://…" needs,',
     "observe": "Tracing and metrics (the OpenTelemetry SDK, prometheus-client), which "
     "[telemetry] otlp_endpoint and [metrics] enabled need,",
+    "notify": "Notifications (Apprise), which [notify] urls need,",
     "sandbox": "The sandbox (the local emulator of the four platforms, package gwanjong-sandbox)",
 }
 

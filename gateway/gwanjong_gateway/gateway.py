@@ -9,6 +9,7 @@ from typing import Any
 import anyio
 
 from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.notify.notifier import Notifier
 from gwanjong_gateway.platforms.breaker import Clock
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.record.inbox_cursors import RecordCursors
@@ -52,6 +53,8 @@ class Gateway:
         self.wall = wall
         #: a page link for an approval (URL-mode elicitation); None: no page is served
         self.approval_page: PageLink | None = None
+        #: `[notify]`'s notifier while one runs (notify/serve.py): producers publish to it
+        self.notifier: Notifier | None = None
 
     def close_store(self) -> None:
         self.records.close()

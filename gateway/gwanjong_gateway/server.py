@@ -91,6 +91,11 @@ def build_gateway(
             from gwanjong_gateway.console.serve import serve_for_gateway
 
             console = serve_for_gateway(gw, usage)
+        notifying = None
+        if config.notify.urls:
+            from gwanjong_gateway.notify.serve import start_notifier
+
+            notifying = start_notifier(gw)
         try:
             yield {"gateway": gw}
         finally:
@@ -98,6 +103,8 @@ def build_gateway(
                 await gw.upstreams.background.stop()
                 if console is not None:
                     await console.stop()
+                if notifying is not None:
+                    await notifying.stop()
             await gw.upstreams.close_all()
             await gw.secret_listener.close()
             await pages.close()

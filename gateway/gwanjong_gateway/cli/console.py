@@ -35,6 +35,8 @@ def _console(args: argparse.Namespace) -> int:
     add_log_file(config)
 
     def announce(link: str) -> None:
+        if gateway.notifier is not None and not gateway.notifier.base_url:
+            gateway.notifier.base_url = console.base_url()  # the port is known now
         print(f"gwanjong console: open {link}", flush=True)
         print(
             "  (the link signs you in once; run `gwanjong console` again for a new one)",
@@ -42,6 +44,9 @@ def _console(args: argparse.Namespace) -> int:
         )
 
     async def serve() -> None:
+        from gwanjong_gateway.notify.serve import start_notifier
+
+        notifying = start_notifier(gateway)
         try:
             await console_serve.serve(console, announce)
         except OSError as exc:
@@ -49,6 +54,9 @@ def _console(args: argparse.Namespace) -> int:
                 f"gwanjong console: cannot listen on {console.host}:{console.port}: {exc.strerror or exc}",
                 file=sys.stderr,
             )
+        finally:
+            if notifying is not None:
+                await notifying.stop()
 
     run_until_signal(serve, gateway.aclose, backend_options=loop_options())
     return 0

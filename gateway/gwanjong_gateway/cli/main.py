@@ -194,6 +194,21 @@ def add_doctor(sub: Any) -> None:
     doc.set_defaults(run=_doctor)
 
 
+def _status(args: argparse.Namespace) -> int:
+    from gwanjong_gateway.cli.status import print_status
+
+    config, _ = load(args.config, check_env=False)  # reads the record only
+    return print_status(config)
+
+
+def add_status(sub: Any) -> None:
+    st = sub.add_parser(
+        "status", help="what waits for you, each platform's health, the last notification"
+    )
+    global_options(st, port=False)
+    st.set_defaults(run=_status)
+
+
 def _sandbox(args: argparse.Namespace) -> int:
     try:
         from gwanjong_sandbox.__main__ import main as sandbox_main
@@ -294,6 +309,7 @@ def parser() -> argparse.ArgumentParser:
     h.set_defaults(run=_history)
     add_usage_and_init(sub)
     add_doctor(sub)
+    add_status(sub)
     add_token_commands(sub)
     add_review(sub)
     add_console(sub)
@@ -301,7 +317,25 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+INTRO = """gwanjong {version}: an MCP gateway that scouts the platforms you enable, drafts
+replies, and sends a write only after a person approves it.
+
+To start:
+  gwanjong demo       try scout -> draft -> strike against a local sandbox (no accounts)
+  gwanjong init       write a starter gateway.toml and print your MCP client's config
+  gwanjong link       add gwanjong to an MCP client's config
+  gwanjong status     what waits for you, each platform's health, the last notification
+  gwanjong --help     every command
+
+MCP clients start gwanjong themselves, with stdin as a pipe: then it serves MCP on
+stdio (run `gwanjong serve` to do that here). Docs: docs/use/ in the repository."""
+
+
 def main(argv: list[str] | None = None) -> None:
+    given = sys.argv[1:] if argv is None else argv
+    if not given and sys.stdin.isatty():  # a person typed `gwanjong`, not a client
+        print(INTRO.format(version=gwanjong_version()))
+        sys.exit(0)
     args: Any = parser().parse_args(argv)
     try:
         code = args.run(args)

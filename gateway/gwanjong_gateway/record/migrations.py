@@ -7,6 +7,8 @@ tables in place and only the later steps change it. Add a step, never edit one.
 
 from __future__ import annotations
 
+from gwanjong_gateway.record.notice_rows import notices_table
+
 _CLAIMS = """
 -- The database itself refuses a second live claim on a target (or, for new posts, on the
 -- same text), so two gateways or two racing calls cannot both write.
@@ -255,6 +257,7 @@ SQLITE: list[list[str]] = [
     _handoff_claims("REAL"),
     _settling("REAL"),
     _OUTGOING,
+    notices_table("REAL"),
 ]
 POSTGRES: list[list[str]] = [
     # DOUBLE PRECISION: PostgreSQL's REAL is 4 bytes, too coarse for epoch seconds
@@ -274,5 +277,6 @@ POSTGRES: list[list[str]] = [
     _handoff_claims("DOUBLE PRECISION"),
     _settling("DOUBLE PRECISION"),
     _OUTGOING,
+    notices_table("DOUBLE PRECISION"),
 ]
 LATEST = len(SQLITE)

@@ -27,6 +27,7 @@ from gwanjong_gateway.record.engine import BUSY_TIMEOUT_S, Engine, SchemaError, 
 from gwanjong_gateway.record.handle_rows import HandleRows
 from gwanjong_gateway.record.handoff_rows import HandoffRows
 from gwanjong_gateway.record.history_rows import HistoryRows
+from gwanjong_gateway.record.notice_rows import NoticeRows
 from gwanjong_gateway.rules import policy
 from gwanjong_gateway.rules.ledger import (
     ENGAGING,
@@ -73,7 +74,7 @@ def _columns(fields: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows):
+class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows):
     def __init__(self, path: Path, busy_timeout_s: float = BUSY_TIMEOUT_S) -> None:
         """Raises sqlite3.DatabaseError when the file is not a readable strike record."""
         engine = SqliteEngine(path, busy_timeout_s)

@@ -1,0 +1,113 @@
+"""`gwanjong status`: what waits for the person, each platform's write health as the record
+last knew it, the write mode, and how notifications went. Reads the record only: no
+platform is started or asked (that is `gwanjong doctor`), so it answers at once."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+
+from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.notify.message import ago
+from gwanjong_gateway.notify.redact import shown
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_shared.contract.visible import line as one_line
+
+
+def _waiting(store: StrikeStore, now: float) -> list[str]:
+    lines: list[str] = []
+    approvals = store.approvals(now, True, None, 1000)
+    if approvals:
+        oldest = min(a.created_at for a in approvals)
+        soonest = min(a.expires_at for a in approvals)
+        lines.append(
+            f"  {len(approvals)} approvals (oldest {ago(now - oldest)} ago; the first expires "
+            f"in {ago(soonest - now)}): `gwanjong review`, or the console's /approvals"
+        )
+    handoffs = store.open_handoffs(None, 1000)
+    if handoffs:
+        oldest = min(h.created_at for h in handoffs)
+        lines.append(
+            f"  {len(handoffs)} hand-offs to post by hand (oldest {ago(now - oldest)} ago): "
+            "the console's /handoffs"
+        )
+    return lines or ["  nothing"]
+
+
+def _health(store: StrikeStore, config: GatewayConfig, now: float) -> list[str]:
+    known = {name: (failures, paused, at) for name, failures, paused, at in store.health_rows()}
+    lines: list[str] = []
+    for name in config.enabled():
+        if name not in known:
+            lines.append(f"  {name}: no write recorded yet")
+            continue
+        failures, paused, at = known[name]
+        if paused:
+            lines.append(
+                f"  {name}: writes PAUSED ({one_line(paused)}); resume in the console's /usage"
+            )
+        elif failures:
+            lines.append(f"  {name}: {failures} write failures in a row, last {ago(now - at)} ago")
+        else:
+            lines.append(f"  {name}: ok (last write {ago(now - at)} ago)")
+    return lines or ["  no platform enabled"]
+
+
+def _notify(store: StrikeStore, config: GatewayConfig, now: float) -> list[str]:
+    section = config.notify
+    if not section.urls:
+        return ["notifications: off (set [notify] urls in gateway.toml)"]
+    # `${VAR}` stays unexpanded here: status shows where, never what the URL holds
+    where = ", ".join(u if u.startswith("${") else shown(u) for u in section.urls)
+    lines = [f"notifications: to {where}, at most every {section.every_s:g} s"]
+    last = store.last_notice()
+    if last is None:
+        lines.append("  none sent yet")
+        return lines
+    if last.sent_at:
+        lines.append(f"  last sent {ago(now - last.sent_at)} ago: {last.summary}")
+    else:
+        lines.append(f"  last one ({last.summary}) is being sent")
+    if last.error:
+        lines.append(f"  delivery error: {one_line(last.error, 300)}")
+    return lines
+
+
+def _open(config: GatewayConfig) -> StrikeStore:
+    """The record, as `records.open_store` opens it, without importing `records` (it
+    brings the MCP SDK: seconds, for a command that must answer at once)."""
+    if config.store.url:
+        from gwanjong_gateway.config_load import expand, read_dotenv
+        from gwanjong_gateway.record.store_pg import PostgresStrikeStore
+
+        env = {**read_dotenv(config.state_dir / ".env"), **os.environ}
+        return PostgresStrikeStore(expand(config.store.url, env))
+    return StrikeStore(config.state_dir / "gwanjong.db")
+
+
+def print_status(config: GatewayConfig, clock: Callable[[], float] = time.time) -> int:
+    now = clock()
+    try:
+        store = _open(config)
+    except Exception as exc:  # the type only: a URL's password stays out
+        print(
+            f"gwanjong status: the record cannot be opened ({type(exc).__name__}); "
+            "`gwanjong doctor` says why",
+            file=sys.stderr,
+        )
+        return 1
+    try:
+        lines = [
+            f"writes: {config.gateway.writes}",
+            "waiting for you:",
+            *_waiting(store, now),
+            "platforms (as the record last knew them; `gwanjong doctor` checks them):",
+            *_health(store, config, now),
+            *_notify(store, config, now),
+        ]
+    finally:
+        store.close()
+    print("\n".join(lines))
+    return 0

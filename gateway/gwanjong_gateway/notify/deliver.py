@@ -1,0 +1,89 @@
+"""Sending one message to each channel through Apprise, off the event loop: each try
+bounded in time (a channel that hangs is abandoned, never waited on), retried with
+backoff, then given up with a line in the log and the record. Apprise's own log is kept
+quiet: its lines may name a URL with its secrets; ours show scheme and host only."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import anyio
+import anyio.to_thread
+
+from gwanjong_gateway.extras import MissingExtra, missing_message
+from gwanjong_gateway.notify.message import Message
+from gwanjong_gateway.notify.redact import shown
+
+log = logging.getLogger(__name__)
+
+#: (url, title, body) -> sent; runs in a worker thread
+Send = Callable[[str, str, str], bool]
+
+
+class Refused(Exception):
+    """Apprise did not take the URL (unknown scheme, bad form)."""
+
+
+def apprise_send(url: str, title: str, body: str) -> bool:
+    try:
+        import apprise
+    except ImportError:
+        raise MissingExtra(missing_message("notify")) from None
+    logging.getLogger("apprise").setLevel(logging.CRITICAL)  # it may log a URL's secrets
+    sender = apprise.Apprise()
+    if not sender.add(url):  # pyright: ignore[reportUnknownMemberType]
+        raise Refused
+    return bool(sender.notify(body=body, title=title))  # pyright: ignore[reportUnknownMemberType]
+
+
+@dataclass(frozen=True)
+class Retry:
+    #: the pauses between tries (its length + 1 tries in all)
+    backoff_s: Sequence[float] = (5.0, 30.0)
+    #: the longest one try may take
+    try_s: float = 20.0
+
+
+async def deliver_one(url: str, message: Message, send: Send, retry: Retry) -> str:
+    """Send to one channel; "" when sent, else why it gave up (scheme+host, no secret)."""
+    why = ""
+    for attempt, pause in enumerate([*retry.backoff_s, None], start=1):
+        try:
+            with anyio.fail_after(retry.try_s):
+                ok = await anyio.to_thread.run_sync(
+                    send, url, message.title, message.body, abandon_on_cancel=True
+                )
+            if ok:
+                return ""
+            why = "the channel refused it"
+        except TimeoutError:
+            why = f"no answer within {retry.try_s:g} s"
+        except Refused:
+            why = "Apprise does not know this URL (check its scheme)"
+            break  # no try will change that
+        except MissingExtra as exc:
+            why = str(exc)
+            break
+        except Exception as exc:  # a plugin's error; its text may name the URL: type only
+            why = f"failed ({type(exc).__name__})"
+        if pause is not None:
+            log.info("notify: %s: try %d %s; again in %g s", shown(url), attempt, why, pause)
+            await anyio.sleep(pause)
+    line = f"{shown(url)}: gave up: {why}"
+    log.warning("notify: %s", line)
+    return line
+
+
+async def deliver(urls: Sequence[str], message: Message, send: Send, retry: Retry) -> str:
+    """Every channel at once; the lines of those that gave up ("" = all sent)."""
+    errors: list[str] = [""] * len(urls)
+
+    async def one(i: int, url: str) -> None:
+        errors[i] = await deliver_one(url, message, send, retry)
+
+    async with anyio.create_task_group() as tg:
+        for i, url in enumerate(urls):
+            tg.start_soon(one, i, url)
+    return "; ".join(e for e in errors if e)

@@ -1,0 +1,218 @@
+"""The notifier: collects events (the record's scan, and `publish` for producers like the
+watcher), and once per `[notify] every_s`, outside quiet hours, claims in the record what
+no process told yet and sends one message per channel in the background. A channel that
+is slow or down never delays anything else: the loop only starts deliveries."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import anyio
+from anyio.abc import TaskGroup
+
+from gwanjong_gateway.config import ConfigError, GatewayConfig, NotifySection
+from gwanjong_gateway.config_load import expand, read_dotenv
+from gwanjong_gateway.notify.deliver import Retry, Send, apprise_send, deliver
+from gwanjong_gateway.notify.events import Event, EventKind
+from gwanjong_gateway.notify.message import Message, compose
+from gwanjong_gateway.notify.redact import shown
+from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_shared.contract.errors import PlatformError
+
+log = logging.getLogger(__name__)
+
+
+def resolve_urls(config: GatewayConfig, environ: dict[str, str] | None = None) -> list[str]:
+    """`[notify] urls` with `${VAR}` expanded. Raises ConfigError (naming the variable,
+    never a value)."""
+    env = {**read_dotenv(config.state_dir / ".env"), **(os.environ if environ is None else environ)}
+    urls = [expand(url, env) for url in config.notify.urls]
+    for url in urls:
+        if "://" not in url:
+            raise ConfigError("[notify] urls: a ${VAR} holds no Apprise URL (scheme://…)")
+    return urls
+
+
+def quiet(section: NotifySection, now: float) -> bool:
+    """Inside `[notify] quiet_hours` at ``now`` (in its time zone)."""
+    if not section.quiet_hours:
+        return False
+    zone = ZoneInfo(section.timezone) if section.timezone else None
+    local = datetime.fromtimestamp(now, zone) if zone else datetime.fromtimestamp(now).astimezone()
+    start, end = (
+        int(h) * 60 + int(m) for h, m in (p.split(":") for p in section.quiet_hours.split("-"))
+    )
+    minute = local.hour * 60 + local.minute
+    if start <= end:
+        return start <= minute < end
+    return minute >= start or minute < end  # across midnight
+
+
+#: how long a notice is remembered: longer than anything it names can wait (a hand-off
+#: waits a year at most)
+KEEP_S = 400 * 86400.0
+
+
+class Notifier:
+    def __init__(
+        self,
+        section: NotifySection,
+        records: Records,
+        urls: list[str],
+        base_url: str = "",
+        *,
+        clock: Callable[[], float] = time.time,
+        send: Send = apprise_send,
+        retry: Retry | None = None,
+        sources: Sequence[Callable[[], Awaitable[list[Event]]]] = (),
+    ) -> None:
+        self.section = section
+        self.records = records
+        self.urls = urls
+        self.base_url = base_url
+        self.clock = clock
+        self.send = send
+        self.retry = retry or Retry()
+        #: more events each scan, known outside the record (`sources.GatewayEvents`)
+        self.sources = list(sources)
+        self.kinds = {EventKind(k) for k in section.events} or set(EventKind)
+        self.me = f"{socket.gethostname()}:{os.getpid()}"
+        self._scanned: dict[str, Event] = {}
+        self._published: dict[str, Event] = {}
+        self._next_at = 0.0
+        self.last_error = ""
+
+    @property
+    def channels(self) -> list[str]:
+        """The channels as they may be shown: scheme and host."""
+        return [shown(u) for u in self.urls]
+
+    def publish(self, event: Event) -> None:
+        """Hand an event over (never blocks, never fails): sent with the next batch,
+        unless the person caused it themselves or `[notify] events` leaves its kind out."""
+        if event.by_person or event.kind not in self.kinds:
+            return
+        self._published.setdefault(event.notice_key, event)
+
+    async def scan(self) -> None:
+        """What waits in the record now: pending approvals (and those about to expire),
+        open hand-offs, platforms whose writes are paused."""
+        now = self.clock()
+        try:
+            approvals = await self.records.run(StrikeStore.approvals, now, True, None, 500)
+            handoffs = await self.records.run(StrikeStore.open_handoffs, None, 500)
+            health = await self.records.run(StrikeStore.health_rows)
+        except PlatformError as exc:  # the record is down: try again next period
+            log.warning("notify: the record is unavailable (%s)", exc.kind)
+            return
+        found: list[Event] = []
+        for a in approvals:
+            found.append(
+                Event(
+                    kind=EventKind.APPROVAL_WAITING,
+                    key=f"a{a.id}",
+                    platform=a.platform,
+                    at=a.created_at,
+                )
+            )
+            if a.expires_at - now <= self.section.expiring_within_s:
+                found.append(
+                    Event(
+                        kind=EventKind.APPROVAL_EXPIRING,
+                        key=f"a{a.id}",
+                        platform=a.platform,
+                        at=a.created_at,
+                    )
+                )
+        for h in handoffs:
+            found.append(
+                Event(
+                    kind=EventKind.HANDOFF_WAITING,
+                    key=f"h{h.id}",
+                    platform=h.platform,
+                    at=h.created_at,
+                )
+            )
+        for platform, _failures, paused, changed in health:
+            if paused:
+                found.append(
+                    Event(
+                        kind=EventKind.WRITES_PAUSED,
+                        key=f"{platform}:{changed:.0f}",
+                        platform=platform,
+                        at=changed,
+                    )
+                )
+        for source in self.sources:
+            found += await source()
+        self._scanned = {e.notice_key: e for e in found if e.kind in self.kinds}
+
+    def due(self) -> bool:
+        """A message may go out now (the period passed, not quiet hours)."""
+        now = self.clock()
+        return bool(self.urls) and now >= self._next_at and not quiet(self.section, now)
+
+    async def tick(self) -> Message | None:
+        """The message due now, claimed in the record; None when nothing is due (too soon,
+        quiet hours, nothing new, or another replica sends this period's)."""
+        now = self.clock()
+        if not self.due():
+            return None
+        pending = {**self._scanned, **self._published}
+        if not pending:
+            return None
+        try:
+            fresh = await self.records.run(StrikeStore.unclaimed, list(pending))
+            for key in set(pending) - set(fresh):  # told before (by us, or another process)
+                self._published.pop(key, None)
+            if not fresh:
+                return None
+            period = f"period:{int(now // self.section.every_s)}"
+            self._next_at = now + self.section.every_s
+            if not await self.records.run(StrikeStore.claim_notices, [period], now, self.me):
+                return None  # another replica sends this period's message
+            won = await self.records.run(StrikeStore.claim_notices, fresh, now, self.me)
+            await self.records.run(StrikeStore.prune_notices, now - KEEP_S)
+        except PlatformError as exc:
+            log.warning("notify: the record is unavailable (%s); trying next period", exc.kind)
+            return None
+        for key in won:
+            self._published.pop(key, None)
+        if not won:
+            return None
+        message = compose(period, [pending[k] for k in won], now, self.base_url)
+        await self._note(message, 0.0, "")
+        return message
+
+    async def deliver(self, message: Message) -> str:
+        """Send ``message`` to every channel; note how it went in the record."""
+        error = await deliver(self.urls, message, self.send, self.retry)
+        self.last_error = error
+        await self._note(message, self.clock(), error)
+        return error
+
+    async def _note(self, message: Message, sent_at: float, error: str) -> None:
+        try:
+            await self.records.run(
+                StrikeStore.note_message, message.key, message.summary, sent_at, error
+            )
+        except PlatformError as exc:
+            log.warning("notify: could not note the message in the record (%s)", exc.kind)
+
+    async def run(self, tg: TaskGroup, poll_s: float = 10.0) -> None:
+        """Forever: scan, and start each due message's delivery beside this loop."""
+        log.info("notify: sending to %s every %g s", ", ".join(self.channels), self.section.every_s)
+        while True:
+            if self.due():  # the record is read only when a message may go out
+                await self.scan()
+                message = await self.tick()
+                if message is not None:
+                    tg.start_soon(self.deliver, message)
+            await anyio.sleep(min(poll_s, self.section.every_s))

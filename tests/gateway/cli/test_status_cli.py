@@ -1,0 +1,143 @@
+"""`gwanjong status` from the record alone: what waits (counts, oldest, first expiry),
+each platform's write health, the write mode, the last notification and its delivery
+error, with no URL secret; and bare `gwanjong` at a terminal says what it is and how to
+start, while with stdin a pipe it stays an MCP server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from contextlib import closing
+from pathlib import Path
+
+import anyio
+import pytest
+
+from gwanjong_gateway.cli.main import main
+from gwanjong_gateway.record.store import StrikeStore
+from tests.gateway.helpers import config_text
+from tests.gateway.notify.records import BODY, hand_off, open_approval
+
+GWANJONG = str(Path(sys.executable).with_name("gwanjong"))
+
+
+def write_config(tmp_path: Path) -> Path:
+    text = config_text(
+        tmp_path,
+        ["devto", "bluesky", "reddit"],
+        writes="confirm",
+        tables={"notify": {"urls": ["${HOOK}", "ntfys://tok3n@ntfy.example.com/topic"]}},
+    )
+    path = tmp_path / "gateway.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_status_says_what_waits_health_and_the_last_notification(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = write_config(tmp_path)
+    now = time.time()
+    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
+        open_approval(store, "p1", now - 3 * 3600, expires_in=5 * 3600)
+        open_approval(store, "p2", now - 60)
+        hand_off(store, "q1", now - 7200)
+        for _ in range(3):
+            store.record_failure("bluesky", "unavailable", pause_after=3)
+        store.record_failure("reddit", "timeout", pause_after=3)
+        store.claim_notices(["period:1"], now - 600, "me")
+        store.note_message(
+            "period:1", "2 approvals waiting", now - 600, "ntfys://ntfy.example.com: gave up: x"
+        )
+    with pytest.raises(SystemExit) as code:
+        main(["status", "--config", str(config)])
+    out = capsys.readouterr().out
+    assert code.value.code == 0
+    assert out.startswith("writes: confirm\nwaiting for you:\n")
+    assert "  2 approvals (oldest 3 h ago; the first expires in 1 h)" in out
+    assert "  1 hand-offs to post by hand (oldest 2 h ago)" in out
+    assert "  devto: no write recorded yet" in out
+    assert "  bluesky: writes PAUSED (3 write failures in a row; last: unavailable)" in out
+    assert "  reddit: 1 write failures in a row, last 0 s ago" in out
+    assert "notifications: to ${HOOK}, ntfys://ntfy.example.com, at most every 300 s" in out
+    assert "  last sent 10 min ago: 2 approvals waiting" in out
+    assert "  delivery error: ntfys://ntfy.example.com: gave up: x" in out
+    assert "tok3n" not in out and BODY not in out
+
+
+def test_status_with_nothing_recorded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "gateway.toml"
+    path.write_text(config_text(tmp_path, ["devto"]), encoding="utf-8")
+    with pytest.raises(SystemExit):
+        main(["status", "--config", str(path)])
+    out = capsys.readouterr().out
+    assert "waiting for you:\n  nothing\n" in out
+    assert "notifications: off (set [notify] urls in gateway.toml)" in out
+
+
+# -- the real console script ---------------------------------------------------------------
+
+
+@pytest.mark.stdio
+def test_status_imports_no_mcp_sdk(tmp_path: Path) -> None:
+    config = write_config(tmp_path)
+    probe = (
+        "import sys; from gwanjong_gateway.cli.main import main\n"
+        "try:\n    main(['status', '--config', sys.argv[1]])\n"
+        "except SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('fastmcp', 'mcp', 'httpx', 'atproto', 'tweepy', 'asyncpraw', 'apprise')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(config)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "[]"
+
+
+@pytest.mark.stdio
+@pytest.mark.anyio
+@pytest.mark.skipif(sys.platform == "win32", reason="a pty is a POSIX terminal")
+async def test_bare_gwanjong_at_a_terminal_says_how_to_start(tmp_path: Path) -> None:
+    from tests.terminal import PtyCommand
+
+    env = {**os.environ, "GWANJONG_CONFIG": str(write_config(tmp_path)), "HOOK": "json://x"}
+    with PtyCommand([GWANJONG], env=env) as cmd:
+        code = await cmd.exit_code()
+        screen = cmd.screen()
+    assert code == 0
+    for start in ("gwanjong demo", "gwanjong init", "gwanjong link", "gwanjong status"):
+        assert start in screen
+    assert "stdin as a pipe" in screen
+
+
+@pytest.mark.stdio
+@pytest.mark.anyio
+async def test_bare_gwanjong_with_stdin_a_pipe_serves_mcp(tmp_path: Path) -> None:
+    env = {**os.environ, "GWANJONG_CONFIG": str(write_config(tmp_path)), "HOOK": "json://x"}
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    done = await anyio.to_thread.run_sync(
+        lambda: subprocess.run(
+            [GWANJONG],
+            input=json.dumps(hello) + "\n",
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+    )
+    first = json.loads(done.stdout.splitlines()[0])
+    assert first["id"] == 1 and first["result"]["serverInfo"]["name"] == "gwanjong"
+    assert "gwanjong demo" not in done.stdout

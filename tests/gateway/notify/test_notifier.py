@@ -1,0 +1,238 @@
+"""The notifier with an injected clock, on a real SQLite record: one message per period
+with counts and the oldest, quiet hours, "about to expire" told once more, nothing told
+twice after a restart, nothing the person caused, no platform text, and a channel that
+keeps failing gives up with a line that names no secret."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import closing
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from gwanjong_gateway.config import NotifySection
+from gwanjong_gateway.notify.deliver import Retry
+from gwanjong_gateway.notify.events import Event, EventKind
+from gwanjong_gateway.notify.notifier import Notifier, quiet
+from gwanjong_gateway.notify.redact import shown
+from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.record.store import StrikeStore
+from tests.gateway.notify.records import BODY, hand_off, open_approval
+
+pytestmark = pytest.mark.anyio
+
+NOON = datetime(2026, 12, 7, 12, 0, tzinfo=UTC).timestamp()
+BASE = "https://gwanjong.example.com"
+SECRET_URL = "json://user:hunter2@hooks.example.com/t0ken?key=s3cret"
+
+
+class Clock:
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Sent:
+    """A channel that keeps what it was sent (runs in the worker thread, as Apprise does)."""
+
+    def __init__(self, ok: bool = True) -> None:
+        self.ok = ok
+        self.messages: list[tuple[str, str, str]] = []
+
+    def __call__(self, url: str, title: str, body: str) -> bool:
+        self.messages.append((url, title, body))
+        return self.ok
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Iterator[Path]:
+    path = tmp_path / "gwanjong.db"
+    StrikeStore(path).close()
+    yield path
+
+
+def notifier(db: Path, clock: Clock, sent: Sent, **settings: object) -> tuple[Notifier, Records]:
+    records = Records(db)
+    section = NotifySection.model_validate({"urls": ["json://127.0.0.1:9/x"], **settings})
+    return (
+        Notifier(
+            section,
+            records,
+            ["json://127.0.0.1:9/x"],
+            BASE,
+            clock=clock,
+            send=sent,
+            retry=Retry(backoff_s=(0, 0), try_s=5),
+        ),
+        records,
+    )
+
+
+async def cycle(n: Notifier) -> str | None:
+    await n.scan()
+    message = await n.tick()
+    if message is None:
+        return None
+    await n.deliver(message)
+    return message.body
+
+
+async def test_one_message_per_period_with_counts_oldest_and_the_page(db: Path) -> None:
+    clock, sent = Clock(NOON), Sent()
+    with closing(StrikeStore(db)) as store:
+        open_approval(store, "p1", NOON - 3 * 3600)
+        open_approval(store, "p2", NOON - 600)
+        hand_off(store, "q1", NOON - 7200)
+    n, records = notifier(db, clock, sent, every_s=300)
+    body = await cycle(n)
+    assert body is not None
+    assert "2 approvals waiting on devto (oldest 3 h ago)" in body
+    assert "1 hand-offs waiting to be posted on bluesky (oldest 2 h ago)" in body
+    assert f"Open {BASE}/approvals" in body and f"Open {BASE}/handoffs" in body
+    assert BODY not in body and "signin" not in body
+    assert len(sent.messages) == 1
+
+    with closing(StrikeStore(db)) as store:
+        open_approval(store, "p3", NOON + 10)
+    clock.now = NOON + 60
+    assert await cycle(n) is None  # within the period: it waits for the next one
+    clock.now = NOON + 301
+    body = await cycle(n)
+    assert body is not None and body.startswith("1 approvals waiting on devto (oldest 4 min ago)")
+    assert "hand-off" not in body  # told already
+    assert len(sent.messages) == 2
+    records.close()
+
+
+async def test_quiet_hours_hold_messages_until_they_end(db: Path) -> None:
+    night = datetime(2026, 12, 7, 23, 30, tzinfo=UTC).timestamp()
+    clock, sent = Clock(night), Sent()
+    with closing(StrikeStore(db)) as store:
+        open_approval(store, "p1", night - 60)
+    n, records = notifier(db, clock, sent, quiet_hours="22:00-07:00", timezone="UTC")
+    assert await cycle(n) is None
+    clock.now = night + 6 * 3600  # 05:30
+    assert await cycle(n) is None
+    clock.now = night + 7.5 * 3600  # 07:00
+    body = await cycle(n)
+    assert body is not None and "1 approvals waiting" in body
+    records.close()
+
+
+def test_quiet_hours_in_a_time_zone_and_within_a_day() -> None:
+    seoul = NotifySection(quiet_hours="22:00-07:00", timezone="Asia/Seoul")
+    assert quiet(seoul, NOON) is False  # 21:00 in Seoul
+    assert quiet(seoul, NOON + 3600) is True  # 22:00 in Seoul
+    lunch = NotifySection(quiet_hours="12:00-13:00", timezone="UTC")
+    assert quiet(lunch, NOON) is True and quiet(lunch, NOON + 3600) is False
+
+
+async def test_an_approval_about_to_expire_is_told_once_more(db: Path) -> None:
+    clock, sent = Clock(NOON), Sent()
+    with closing(StrikeStore(db)) as store:
+        open_approval(store, "p1", NOON, expires_in=3 * 3600)
+    n, records = notifier(db, clock, sent, every_s=300, expiring_within_s=3600)
+    first = await cycle(n)
+    assert first is not None and "about to expire" not in first
+    clock.now = NOON + 3600
+    assert await cycle(n) is None  # nothing new
+    clock.now = NOON + 2.5 * 3600
+    second = await cycle(n)
+    assert second is not None and second.startswith("1 approvals about to expire on devto")
+    clock.now = NOON + 2.8 * 3600
+    assert await cycle(n) is None  # once
+    records.close()
+
+
+async def test_nothing_is_told_twice_after_a_restart(db: Path) -> None:
+    clock, sent = Clock(NOON), Sent()
+    with closing(StrikeStore(db)) as store:
+        open_approval(store, "p1", NOON)
+    n, records = notifier(db, clock, sent)
+    assert await cycle(n) is not None
+    records.close()
+    clock.now = NOON + 3600
+    again, records = notifier(db, clock, sent)  # a new process on the same record
+    assert await cycle(again) is None
+    assert len(sent.messages) == 1
+    with closing(StrikeStore(db)) as store:
+        last = store.last_notice()
+    assert last is not None and last.summary == "1 approvals waiting" and last.error == ""
+    records.close()
+
+
+async def test_what_the_person_caused_and_kinds_left_out_are_not_sent(db: Path) -> None:
+    clock, sent = Clock(NOON), Sent()
+    n, records = notifier(db, clock, sent, events=["summoned"])
+    n.publish(
+        Event(kind=EventKind.SUMMONED, key="bluesky:1", platform="bluesky", at=NOON, by_person=True)
+    )
+    n.publish(Event(kind=EventKind.PLATFORM_DOWN, key="reddit:1", platform="reddit", at=NOON))
+    with closing(StrikeStore(db)) as store:
+        open_approval(store, "p1", NOON)  # approvals are left out by `events`
+    assert await cycle(n) is None
+    n.publish(Event(kind=EventKind.SUMMONED, key="bluesky:2", platform="bluesky", at=NOON - 120))
+    body = await cycle(n)
+    assert body is not None and body.startswith(
+        "1 new mentions or replies on bluesky (oldest 2 min"
+    )
+    assert f"Open {BASE}/inbox" in body and "approval" not in body
+    records.close()
+
+
+async def test_a_channel_that_keeps_failing_gives_up_naming_no_secret(
+    db: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    clock = Clock(NOON)
+
+    def boom(url: str, title: str, body: str) -> bool:
+        raise RuntimeError(f"cannot reach {url}")  # as a plugin might word it
+
+    with closing(StrikeStore(db)) as store:
+        open_approval(store, "p1", NOON)
+    records = Records(db)
+    n = Notifier(
+        NotifySection(urls=["${HOOK}"]),
+        records,
+        [SECRET_URL],
+        BASE,
+        clock=clock,
+        send=boom,
+        retry=Retry(backoff_s=(0, 0), try_s=5),
+    )
+    await n.scan()
+    message = await n.tick()
+    assert message is not None
+    error = await n.deliver(message)
+    assert error == "json://hooks.example.com: gave up: failed (RuntimeError)"
+    with closing(StrikeStore(db)) as store:
+        last = store.last_notice()
+    assert last is not None and last.error == error and last.sent_at == NOON
+    for secret in ("hunter2", "t0ken", "s3cret", "user"):
+        assert secret not in caplog.text and secret not in error
+    assert caplog.text.count("json://hooks.example.com") == 3  # two retries, one give-up
+    records.close()
+
+
+def test_urls_are_shown_as_scheme_and_host_only() -> None:
+    assert shown(SECRET_URL) == "json://hooks.example.com"
+    assert shown("mailto://me:pw@mail.example.com?to=x@y") == "mailto://mail.example.com"
+    assert shown("ntfys://tok@ntfy.sh/topic") == "ntfys://ntfy.sh"
+    assert shown("garbage") == "(not a URL)"
+
+
+def test_notices_are_forgotten_only_after_anything_they_name_is_gone(db: Path) -> None:
+    from gwanjong_gateway.notify.notifier import KEEP_S
+
+    with closing(StrikeStore(db)) as store:
+        assert store.claim_notices(["a", "b"], NOON, "me") == ["a", "b"]
+        assert store.claim_notices(["a", "c"], NOON + 1, "other") == ["c"]
+        assert store.prune_notices(NOON + 365 * 86400 - KEEP_S) == 0  # a year on: kept
+        assert store.prune_notices(NOON + 0.5) == 2
+        assert store.unclaimed(["a", "b", "c"]) == ["a", "b"]
