@@ -91,6 +91,11 @@ def build_gateway(
             from gwanjong_gateway.console.serve import serve_for_gateway
 
             console = serve_for_gateway(gw, usage)
+        watching = None
+        if config.watch.enabled:  # imported only when on
+            from gwanjong_gateway.watch.watcher import start_watching
+
+            watching = start_watching(gw)
         try:
             yield {"gateway": gw}
         finally:
@@ -98,6 +103,8 @@ def build_gateway(
                 await gw.upstreams.background.stop()
                 if console is not None:
                     await console.stop()
+                if watching is not None:
+                    await watching.stop()
             await gw.upstreams.close_all()
             await gw.secret_listener.close()
             await pages.close()

@@ -42,6 +42,9 @@ def _console(args: argparse.Namespace) -> int:
         )
 
     async def serve() -> None:
+        from gwanjong_gateway.watch.watcher import start_watching
+
+        watching = start_watching(gateway)  # [watch] enabled: the console's process watches
         try:
             await console_serve.serve(console, announce)
         except OSError as exc:
@@ -49,6 +52,9 @@ def _console(args: argparse.Namespace) -> int:
                 f"gwanjong console: cannot listen on {console.host}:{console.port}: {exc.strerror or exc}",
                 file=sys.stderr,
             )
+        finally:
+            if watching is not None:
+                await watching.stop()
 
     run_until_signal(serve, gateway.aclose, backend_options=loop_options())
     return 0

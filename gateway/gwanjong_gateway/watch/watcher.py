@@ -24,6 +24,7 @@ from typing import Literal, Protocol
 import anyio
 
 from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.platforms.watched import Watched
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.scout import inbox
 from gwanjong_gateway.scout import tools as scouting
@@ -214,3 +215,13 @@ class Watcher:
                 continue
             dates = [o.post.published_at for o in items if o.post.published_at]
             await self.on_found(platform, kind, len(items), min(dates) if dates else None)
+
+
+def start_watching(gw: Gateway, on_found: OnFound = log_found) -> Watched | None:
+    """In a long-running process (the gateway's lifespan, `gwanjong console`, `gwanjong
+    watch`): the watcher as a watched background task when `[watch] enabled`, else None."""
+    if not gw.config.watch.enabled:
+        return None
+    task = Watched("the watcher")
+    task.start(Watcher(gw, on_found).run_forever())
+    return task
