@@ -30,7 +30,7 @@ from gwanjong_gateway.rules.approvals import operator_name
 HEADERS = {
     "content-security-policy": (
         "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; "
-        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
     ),
     "cache-control": "no-store",
     "pragma": "no-cache",

@@ -30,6 +30,7 @@ from gwanjong_gateway.scout import inbox
 from gwanjong_gateway.scout import tools as scouting
 from gwanjong_gateway.scout.acted import acted_in
 from gwanjong_gateway.scout.state import Opportunity
+from gwanjong_gateway.watch import seen
 from gwanjong_shared.contract.errors import PlatformError
 
 log = logging.getLogger(__name__)
@@ -112,6 +113,7 @@ class Watcher:
         self.settings = gw.config.watch
         #: platform -> when it may be polled again
         self._next: dict[str, float] = {}
+        seen.watching(gw)
 
     def platforms(self) -> list[str]:
         """The platforms due now (each at most once per max(every_s, min_interval_s))."""
@@ -214,6 +216,8 @@ class Watcher:
             if platform not in won:
                 continue
             dates = [o.post.published_at for o in items if o.post.published_at]
+            if kind == "summoned":
+                seen.add(self.gw, len(items))  # the console's inbox count
             await self.on_found(platform, kind, len(items), min(dates) if dates else None)
 
 
