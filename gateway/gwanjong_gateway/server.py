@@ -105,6 +105,7 @@ def build_gateway(
                     await console.stop()
                 if watching is not None:
                     await watching.stop()
+                gw.late.close()  # scout's reads still on the way
             await gw.upstreams.close_all()
             await gw.secret_listener.close()
             await pages.close()

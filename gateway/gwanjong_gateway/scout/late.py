@@ -58,5 +58,11 @@ class Late:
         """The read was used: the next scout on the topic asks the platform again."""
         self._reads.pop(key, None)
 
+    def close(self) -> None:
+        """The gateway is closing: the reads still on the way are dropped."""
+        for _at, task in self._reads.values():
+            task.cancel()
+        self._reads.clear()
+
     def pending(self) -> int:
         return sum(1 for _at, task in self._reads.values() if not task.done())
