@@ -96,6 +96,9 @@ class GatewaySection(_Strict):
     model_may_save_credentials: bool = False
     #: how long scout's handles stay usable by draft and strike (seconds; default a day)
     handle_ttl_s: Annotated[float, Field(gt=0, le=30 * 86400)] = 86400.0
+    #: scout answers with what arrived by then and names the slower platforms as still
+    #: coming (under the 5 s many agent frameworks give a tool call)
+    answer_within_s: Annotated[float, Field(gt=0, le=600)] = 4.0
 
     @field_validator("expose")
     @classmethod
@@ -263,6 +266,7 @@ NotifyEvent = Literal[
     "approval_expiring",
     "handoff_waiting",
     "summoned",
+    "topic_post",
     "writes_paused",
     "spend_near_cap",
     "platform_down",
@@ -325,6 +329,28 @@ class NotifySection(_Strict):
         return urls
 
 
+class WatchSection(_Strict):
+    """Watching while the person is away (opt-in): the inbox and saved topics, polled in
+    the long-running process (docs/use/watching.md). It only reads."""
+
+    enabled: bool = False
+    #: how often each platform is polled (never more often than its `min_interval_s`)
+    every_s: Annotated[float, Field(ge=10, le=7 * 86400)] = 900.0
+    #: saved topics: a new post scoring at least `min_score` on one is noticed
+    topics: list[str] = Field(default_factory=list, max_length=20)
+    min_score: Annotated[float, Field(ge=0, le=1)] = 0.5
+    #: which platforms to watch; empty = every enabled platform
+    platforms: list[str] = Field(default_factory=list)
+
+    @field_validator("topics")
+    @classmethod
+    def _topics(cls, topics: list[str]) -> list[str]:
+        cleaned = [t.strip() for t in topics]
+        if any(not t or len(t) > 200 for t in cleaned):
+            raise ValueError("each topic is a few words (1 to 200 characters), e.g. 'rust async'")
+        return cleaned
+
+
 class StoreSection(_Strict):
     """Where the strike record lives: "" = the SQLite file in state_dir; a PostgreSQL URL
     shares one record between gateway processes (`${VAR}` is expanded when it opens)."""
@@ -355,6 +381,7 @@ class GatewayConfig(_Strict):
     review: ReviewSection = Field(default_factory=ReviewSection)
     console: ConsoleSection = Field(default_factory=ConsoleSection)
     notify: NotifySection = Field(default_factory=NotifySection)
+    watch: WatchSection = Field(default_factory=WatchSection)
     telemetry: TelemetrySection = Field(default_factory=TelemetrySection)
     metrics: MetricsSection = Field(default_factory=MetricsSection)
     logging: LoggingSection = Field(default_factory=LoggingSection)

@@ -4,6 +4,7 @@ record and its desk, the inbox cursors, the credential page. Built once per gate
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -15,6 +16,7 @@ from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.record.inbox_cursors import RecordCursors
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.scout import inbox
+from gwanjong_gateway.scout.late import Late
 from gwanjong_gateway.setup.secret_listener import SecretListener
 from gwanjong_gateway.strike.approval import PageLink
 from gwanjong_gateway.strike.desk import StrikeDesk
@@ -48,6 +50,10 @@ class Gateway:
             if config.store.url
             else inbox.Cursors(config.state_dir / "inbox.json")
         )
+        #: scout's reads still on the way when it answered, for the next scout (scout/late.py)
+        self.late = Late(clock)
+        #: how the gateway waits out a deadline of its own (tests: a fake clock's sleep)
+        self.sleep: Callable[[float], Awaitable[None]] = anyio.sleep
         self.secret_listener = SecretListener(clock)  # the credential page, started on use
         self.mono = clock
         self.wall = wall

@@ -96,6 +96,11 @@ def build_gateway(
             from gwanjong_gateway.notify.serve import start_notifier
 
             notifying = start_notifier(gw)
+        watching = None
+        if config.watch.enabled:  # imported only when on
+            from gwanjong_gateway.watch.watcher import start_watching
+
+            watching = start_watching(gw)
         try:
             yield {"gateway": gw}
         finally:
@@ -105,6 +110,9 @@ def build_gateway(
                     await console.stop()
                 if notifying is not None:
                     await notifying.stop()
+                if watching is not None:
+                    await watching.stop()
+                gw.late.close()  # scout's reads still on the way
             await gw.upstreams.close_all()
             await gw.secret_listener.close()
             await pages.close()

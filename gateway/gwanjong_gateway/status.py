@@ -3,6 +3,8 @@ own report), and how each platform, the strike record and the usage log are doin
 
 from __future__ import annotations
 
+import asyncio
+import weakref
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -22,6 +24,11 @@ from gwanjong_shared.contract.untrusted import one_line
 
 #: how long status waits for the strike record, and for the usage log (it answers in 2 s)
 STATUS_RECORD_S = 0.8
+#: how long status waits for stale platforms' `capabilities` before it answers with what
+#: is known (the refresh goes on in the background, for the next status)
+STATUS_PROBE_S = 0.5
+#: the refresh under way, per gateway: one at a time, however often status is called
+_probing: weakref.WeakKeyDictionary[Gateway, asyncio.Task[None]] = weakref.WeakKeyDictionary()
 
 
 class Filled(Result):
@@ -101,6 +108,23 @@ async def _usage_within(compact: Callable[[], list[str]], deadline_s: float) -> 
     return [f"the usage log did not answer within {deadline_s:g} s"]
 
 
+async def _refresh_within(gw: Gateway, deadline_s: float) -> None:
+    """Probe the stale platforms in the background, waiting at most `deadline_s` for it."""
+    task = _probing.get(gw)
+    if task is None or task.done():
+        task = _probing[gw] = asyncio.get_running_loop().create_task(probe_all(gw.upstreams))
+    with anyio.CancelScope() as waiting:
+
+        async def deadline() -> None:
+            await gw.sleep(deadline_s)
+            waiting.cancel()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(deadline)
+            await asyncio.shield(task)  # status stops waiting; the refresh goes on
+            tg.cancel_scope.cancel()
+
+
 async def status_report(
     gw: Gateway,
     pipeline_report: dict[str, Any],
@@ -110,7 +134,6 @@ async def status_report(
     """`pipeline_report`: the pipeline's `describe` of the caller's state; `usage`: the
     usage log's compact summary (run in a worker thread, within the deadline); `who`:
     whose records and usage the caller reads (team mode: their own)."""
-    await probe_all(gw.upstreams)  # cached: probes only platforms not seen lately
     record: dict[str, Any] = {}
     failed = None
     used: list[list[str]] = []
@@ -134,6 +157,8 @@ async def status_report(
 
     # side by side: a frozen database costs status one deadline, not two in a row
     async with anyio.create_task_group() as tg:
+        # cached: probes only platforms not seen lately, and answers within a second
+        tg.start_soon(_refresh_within, gw, STATUS_PROBE_S)
         tg.start_soon(ask_record)
         tg.start_soon(ask_usage)
     platforms: dict[str, PlatformRow] = {}

@@ -21,6 +21,7 @@ import anyio
 HEADERS = {
     "content-security-policy": (
         "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; "
         "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
     ),
     "cache-control": "no-store",

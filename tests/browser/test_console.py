@@ -418,3 +418,19 @@ async def test_a_cool_down_blocked_approval_shows_why_and_when_without_approve(
 async def fits_a_phone_after(page: Page) -> None:
     await page.set_viewport_size({"width": PHONE["width"], "height": PHONE["height"]})
     await fits_a_phone(page)
+
+
+async def test_the_navigation_counts_what_waits_and_updates_without_a_reload(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    async with live(sandbox, tmp_path, ["reddit"]) as lv:
+        await pending(lv, RUST, "Guards around each await fixed it for us.")
+        page, seen = await lv.signed_in(link=lv.link)
+        badge = "nav [data-count='approvals']"
+        await page.wait_for_function(f"document.querySelector(\"{badge}\").textContent === '1'")
+        assert await page.inner_text("nav [data-count='handoffs']") == ""  # none: no badge
+        await pending(lv, SQLITE, "WAL mode held up for us too.")
+        # no reload: the script asks /counts.json again (here on focus; else every 15 s)
+        await page.evaluate("window.dispatchEvent(new Event('focus'))")
+        await page.wait_for_function(f"document.querySelector(\"{badge}\").textContent === '2'")
+        clean(seen)  # no CSP violation, no script error

@@ -268,3 +268,18 @@ async def test_a_url_only_client_is_sent_to_the_approvals_console_page(
         assert replayed.status_code == 403
     assert len(forum.writes) == 1
     assert (await approval(gw, approval_id)).channel == "console"
+
+
+async def test_the_navigation_counts_are_behind_the_sign_in(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    gw, mcp = gateway(tmp_path, forum)
+    async with serving(gw, mcp) as s:  # type: ignore[arg-type]
+        refused = await s.http.get("/counts.json")
+        assert refused.status_code == 401 and "approvals" not in refused.text
+        await pending(s)
+        await sign_in(s)
+        counts = await s.http.get("/counts.json")
+        assert counts.status_code == 200
+        assert counts.json() == {"approvals": 1, "handoffs": 0}  # no watcher here: no inbox
+        assert "connect-src 'self'" in counts.headers["content-security-policy"]

@@ -47,6 +47,9 @@ def _console(args: argparse.Namespace) -> int:
         from gwanjong_gateway.notify.serve import start_notifier
 
         notifying = start_notifier(gateway)
+        from gwanjong_gateway.watch.watcher import start_watching
+
+        watching = start_watching(gateway)  # [watch] enabled: the console's process watches
         try:
             await console_serve.serve(console, announce)
         except OSError as exc:
@@ -57,6 +60,8 @@ def _console(args: argparse.Namespace) -> int:
         finally:
             if notifying is not None:
                 await notifying.stop()
+            if watching is not None:
+                await watching.stop()
 
     run_until_signal(serve, gateway.aclose, backend_options=loop_options())
     return 0

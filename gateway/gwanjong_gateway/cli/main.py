@@ -14,6 +14,7 @@ from gwanjong_gateway.cli.logfile import add_log_file
 from gwanjong_gateway.cli.options import global_options
 from gwanjong_gateway.cli.review.command import add_review
 from gwanjong_gateway.cli.token import add_token_commands
+from gwanjong_gateway.cli.watch import add_watch
 from gwanjong_gateway.config import ConfigError
 from gwanjong_gateway.config_load import load
 from gwanjong_gateway.extras import MissingExtra, missing_message
@@ -313,6 +314,7 @@ def parser() -> argparse.ArgumentParser:
     add_token_commands(sub)
     add_review(sub)
     add_console(sub)
+    add_watch(sub)
     add_link(sub)
     return p
 

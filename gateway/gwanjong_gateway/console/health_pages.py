@@ -24,6 +24,7 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.scout import inbox
 from gwanjong_gateway.scout.acted import acted_in
 from gwanjong_gateway.setup.tool import may_resume
+from gwanjong_gateway.watch.seen import seen
 from gwanjong_shared.contract.errors import PlatformError
 
 if TYPE_CHECKING:
@@ -83,6 +84,7 @@ async def inbox_page(c: Console, request: Request, session: Session) -> Response
                 "at": line(p.published_at or "", 40),
             }
         )
+    seen(c.gw)  # the nav's inbox count starts again from here
     return c.render("inbox.html", session, items=items, errors=errors)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gwanjong_gateway.console import health_pages, pages
+from gwanjong_gateway.console import counts, health_pages, pages
 from gwanjong_gateway.console.app import HERE, Console
 from gwanjong_gateway.console.guard import Guard
 
@@ -44,6 +44,7 @@ def build_app(console: Console) -> Starlette:
         Route("/history", s(pages.history)),
         Route("/history/{id:int}", s(pages.record)),
         Route("/inbox", s(health_pages.inbox_page)),
+        Route("/counts.json", s(counts.counts)),
         Route("/usage", s(health_pages.usage_page)),
         Route("/usage/resume", s(health_pages.resume), methods=["POST"]),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),

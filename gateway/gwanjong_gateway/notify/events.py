@@ -16,6 +16,7 @@ class EventKind(StrEnum):
     APPROVAL_EXPIRING = "approval_expiring"
     HANDOFF_WAITING = "handoff_waiting"
     SUMMONED = "summoned"
+    TOPIC_POST = "topic_post"
     WRITES_PAUSED = "writes_paused"
     SPEND_NEAR_CAP = "spend_near_cap"
     PLATFORM_DOWN = "platform_down"
@@ -27,6 +28,7 @@ PAGES: dict[EventKind, str] = {
     EventKind.APPROVAL_EXPIRING: "/approvals",
     EventKind.HANDOFF_WAITING: "/handoffs",
     EventKind.SUMMONED: "/inbox",
+    EventKind.TOPIC_POST: "/inbox",
     EventKind.WRITES_PAUSED: "/usage",
     EventKind.SPEND_NEAR_CAP: "/usage",
     EventKind.PLATFORM_DOWN: "/usage",
@@ -38,6 +40,7 @@ LABELS: dict[EventKind, str] = {
     EventKind.APPROVAL_EXPIRING: "approvals about to expire",
     EventKind.HANDOFF_WAITING: "hand-offs waiting to be posted",
     EventKind.SUMMONED: "new mentions or replies",
+    EventKind.TOPIC_POST: "new posts on your saved topics",
     EventKind.WRITES_PAUSED: "platforms with writes paused",
     EventKind.SPEND_NEAR_CAP: "platforms near their daily spending cap",
     EventKind.PLATFORM_DOWN: "platforms down",

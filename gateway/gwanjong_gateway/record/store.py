@@ -444,3 +444,15 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
             "ON CONFLICT(platform) DO UPDATE SET next_since = excluded.next_since",
             (platform, cursor),
         )
+
+    def swap_inbox_cursor(self, key: str, old: str | None, new: str) -> bool:
+        """Compare-and-set: move `key` from `old` (None: unset) to `new`; False when
+        another process moved it first (the watcher's claim on one period's finds)."""
+        if old is None:
+            sql = (
+                "INSERT INTO inbox_cursors (platform, next_since) VALUES (?, ?) "
+                "ON CONFLICT(platform) DO NOTHING"
+            )
+            return self._x(sql, (key, new)).rowcount == 1
+        sql = "UPDATE inbox_cursors SET next_since = ? WHERE platform = ? AND next_since = ?"
+        return self._x(sql, (new, key, old)).rowcount == 1

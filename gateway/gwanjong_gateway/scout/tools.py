@@ -6,6 +6,7 @@ server module stays a thin layer of tool definitions.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -20,6 +21,7 @@ from gwanjong_gateway.rules.policy import is_opted_out
 from gwanjong_gateway.scout.acted import Acted
 from gwanjong_gateway.scout.fence import NOTICE, fence
 from gwanjong_gateway.scout.guides import approach, guide
+from gwanjong_gateway.scout.late import Late, Read, key_of
 from gwanjong_gateway.scout.mood import thread_mood
 from gwanjong_gateway.scout.ranking import dedupe, opportunity_id, rank, select
 from gwanjong_gateway.scout.results import (
@@ -56,24 +58,31 @@ async def scout(
     limit: int,
     opt_out: list[str],
     progress: Progress | None = None,
+    *,
+    late: Late | None = None,
+    within_s: float | None = None,
+    sleep: Callable[[float], Awaitable[None]] = anyio.sleep,
 ) -> tuple[list[Opportunity], dict[str, str]]:
-    """Trending and search on every platform at once; merged, deduplicated, ranked."""
+    """Trending and search on every platform at once; merged, deduplicated, ranked.
+
+    `within_s`: answer with what arrived by then (None: wait for every platform); the
+    slower platforms are named in the errors as still coming and their reads stay in
+    `late` for the next scout on the same topic (scout/late.py)."""
     found: list[Post] = []
     errors: dict[str, str] = {}
     done = 0
     timeout = upstreams.config.gateway.call_timeout_s
+    late = late if late is not None else Late()
 
-    async def one(platform: str) -> None:
-        nonlocal done
-        posts: list[Post] = []
-        problems: list[str] = []
+    async def one(platform: str) -> Read:
+        got = Read()
         client = PlatformClient(upstreams, platform, timeout)
 
         async def fetch(tool: str, read: Callable[[], Awaitable[list[Post]]]) -> None:
             try:
-                posts.extend(await read())
+                got.posts.extend(await read())
             except PlatformError as exc:
-                problems.append(f"{tool}: {exc}")
+                got.problems.append(f"{tool}: {exc}")
 
         # Each call waits for a starting server within its own call time, and a server
         # that is down answers at once (its circuit breaker), so no platform holds scout.
@@ -86,19 +95,45 @@ async def scout(
                     # (its profile): learnt beside the reads, not before them.
                     tg.start_soon(_learn_profile, client)
         if scope.cancelled_caught:
-            problems.append(f"no answer within {timeout:g} s")
-        if problems and not posts:
-            errors[platform] = "; ".join(problems)
-        elif problems:
-            errors[platform] = "partial: " + "; ".join(problems)
-        found.extend(posts)
+            got.problems.append(f"no answer within {timeout:g} s")
+        return got
+
+    reads = {p: late.read(key_of(topic, p), partial(one, p)) for p in platforms}
+
+    async def arrive(platform: str, task: asyncio.Task[Read]) -> None:
+        nonlocal done
+        got = await asyncio.shield(task)  # a scout that stops waiting leaves it running
         done += 1
         if progress is not None:
-            await progress(done, len(platforms), f"{platform}: {len(posts)} posts")
+            await progress(done, len(platforms), f"{platform}: {len(got.posts)} posts")
 
-    async with anyio.create_task_group() as tg:
-        for platform in platforms:
-            tg.start_soon(one, platform)
+    with anyio.CancelScope() as waiting:
+
+        async def deadline(seconds: float) -> None:
+            await sleep(seconds)
+            waiting.cancel()
+
+        async with anyio.create_task_group() as tg:
+            if within_s is not None:
+                tg.start_soon(deadline, within_s)
+            async with anyio.create_task_group() as each:
+                for platform, task in reads.items():
+                    each.start_soon(arrive, platform, task)
+            tg.cancel_scope.cancel()  # every platform answered: no deadline to wait for
+    for platform, task in reads.items():
+        if not task.done():
+            errors[platform] = (
+                f"still coming: no answer within {within_s or 0:g} s; scout the same topic "
+                "again shortly to include it"
+            )
+            continue
+        late.take(key_of(topic, platform))
+        got = task.result()
+        if got.problems and not got.posts:
+            errors[platform] = "; ".join(got.problems)
+        elif got.problems:
+            errors[platform] = "partial: " + "; ".join(got.problems)
+        found.extend(got.posts)
 
     unique = dedupe(found)
     held = await acted([(p.platform, p.id) for p in unique])

@@ -63,6 +63,9 @@ async def scout(
                 limit,
                 config.safety.opt_out,
                 progress,
+                late=gw.late,
+                within_s=config.gateway.answer_within_s,
+                sleep=gw.sleep,
             )
             seen = {o.id for o in found}
             found += [o for o in more if o.id not in seen][: limit - len(found)]

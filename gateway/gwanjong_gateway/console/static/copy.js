@@ -13,3 +13,29 @@ document.addEventListener("click", function (event) {
     button.textContent = "Select the text and copy it";
   });
 });
+
+// The navigation's counts of what waits (approvals, hand-offs, new summons), from
+// /counts.json (the same session): on load, every 15 s, and when the window is focused
+// again. A count of 0, or none, shows nothing.
+function refreshCounts() {
+  var nav = document.querySelector("nav[data-counts]");
+  if (!nav || !window.fetch) return;
+  fetch(nav.getAttribute("data-counts"), {
+    credentials: "same-origin",
+    headers: { Accept: "application/json" },
+    redirect: "error",
+  }).then(function (response) {
+    return response.ok ? response.json() : null;
+  }).then(function (counts) {
+    if (!counts) return;
+    nav.querySelectorAll("[data-count]").forEach(function (badge) {
+      var n = counts[badge.getAttribute("data-count")];
+      badge.textContent = typeof n === "number" && n > 0 ? String(n) : "";
+    });
+  }).catch(function () {});
+}
+document.addEventListener("DOMContentLoaded", function () {
+  refreshCounts();
+  setInterval(refreshCounts, 15000);
+});
+window.addEventListener("focus", refreshCounts);

@@ -1,0 +1,61 @@
+"""`gwanjong watch`: the watcher alone, for people who run the gateway only over stdio
+(no long-running process of theirs polls the inbox and saved topics otherwise)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from gwanjong_gateway.cli.options import LOG_LEVELS
+
+
+def _watch(args: argparse.Namespace) -> int:
+    from gwanjong_gateway.cli.lean import loop_options
+    from gwanjong_gateway.cli.logfile import add_log_file
+    from gwanjong_gateway.cli.serve_loop import run_until_signal
+    from gwanjong_gateway.config_load import load
+    from gwanjong_gateway.gateway import Gateway
+    from gwanjong_gateway.notify.serve import start_notifier
+    from gwanjong_gateway.watch.watcher import Watcher, notifying
+    from gwanjong_shared.kit.logs import configure_logging
+    from gwanjong_shared.kit.quiet import quiet_fastmcp
+
+    config, path = load(args.config)
+    if not config.watch.enabled:
+        print(
+            f"gwanjong watch: [watch] is off in {path}; set `enabled = true` there, with "
+            "`topics` if you want saved topics watched (docs/use/watching.md)",
+            file=sys.stderr,
+        )
+        return 2
+    quiet_fastmcp()
+    configure_logging(args.log_level)
+    add_log_file(config)
+    gateway = Gateway(config)
+    every = config.watch.every_s
+    print(f"gwanjong watch: polling every {every:g} s; Ctrl-C stops", file=sys.stderr)
+
+    async def watch() -> None:
+        notifier = start_notifier(gateway)  # [notify]: what is found is told, too
+        try:
+            await Watcher(gateway, notifying(gateway)).run_forever()
+        finally:
+            if notifier is not None:
+                await notifier.stop()
+
+    run_until_signal(watch, gateway.aclose, backend_options=loop_options())
+    return 0
+
+
+def add_watch(sub: Any) -> None:
+    w = sub.add_parser("watch", help="watch the inbox and saved topics ([watch] in gateway.toml)")
+    w.add_argument("--config", default=argparse.SUPPRESS, help="gateway.toml to use")
+    w.add_argument(
+        "--log-level",
+        default=argparse.SUPPRESS,
+        type=str.upper,
+        choices=LOG_LEVELS,
+        help="how much to log to stderr (default WARNING)",
+    )
+    w.set_defaults(run=_watch)

@@ -1,0 +1,1 @@
+"""Watching while the person is away: `[watch]` polls the inbox and saved topics."""

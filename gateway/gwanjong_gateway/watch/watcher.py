@@ -1,0 +1,258 @@
+"""The watcher: every `[watch] every_s`, the inbox (the same `scout.inbox` code and
+`mentions` tool `scout(source="mentions")` uses) and each saved topic (the same
+`scout.tools.scout`), and `on_found` for what is new. It only reads.
+
+Its calls go through `Upstreams.call` like every other platform call, so the spend gate
+(X's reads are paid: `[limits.<platform>] daily_usd` refuses before anything is sent),
+the platform server's rate limiter and the circuit breaker all apply; a platform is also
+never polled more often than its `min_interval_s`.
+
+Its own cursors live in the strike record (`inbox_cursors`, keys `watch:...`), apart
+from the model's inbox cursors: watching never hides a summons from the model. Each
+period's finds are claimed by compare-and-set on the cursor, so of two replicas sharing a
+record, or a gateway and its restart, exactly one calls `on_found` for them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Literal, Protocol
+
+import anyio
+
+from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.platforms.watched import Watched
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.scout import inbox
+from gwanjong_gateway.scout import tools as scouting
+from gwanjong_gateway.scout.acted import acted_in
+from gwanjong_gateway.scout.state import Opportunity
+from gwanjong_gateway.watch import seen
+from gwanjong_shared.contract.errors import PlatformError
+
+log = logging.getLogger(__name__)
+
+FoundKind = Literal["summoned", "topic"]
+#: how many ids of a topic's high-score posts are remembered per platform
+SEEN_IDS = 300
+PER_PLATFORM = 10
+
+
+class OnFound(Protocol):
+    """What the watcher reports, and all it reports: on `platform`, `count` new items of
+    `kind` ("summoned": someone mentioned, replied to or quoted us; "topic": a new post
+    on a saved topic scoring at least `min_score`), the oldest published at `oldest_at`
+    (ISO 8601, or None when the platform gave no date). Names and counts only: no
+    platform text, which is untrusted and would land in another app. Called once per
+    platform, kind and period, by one process of all that share the record."""
+
+    def __call__(
+        self, platform: str, kind: FoundKind, count: int, oldest_at: str | None
+    ) -> Awaitable[None]: ...
+
+
+async def log_found(platform: str, kind: FoundKind, count: int, oldest_at: str | None) -> None:
+    """The default `on_found` (until notifications are wired): a line in the log."""
+    what = "summons" if kind == "summoned" else "posts on a saved topic"
+    log.warning("watch: %d new %s on %s (oldest %s)", count, what, platform, oldest_at or "?")
+
+
+class _Claims:
+    """The watcher's cursors in the record, read then moved by compare-and-set."""
+
+    def __init__(self, gw: Gateway, prefix: str) -> None:
+        self.gw = gw
+        self.prefix = prefix
+        self.read: dict[str, str | None] = {}
+        #: platforms whose cursor this process moved (it owns their finds)
+        self.won: set[str] = set()
+
+    async def aget(self, platform: str) -> str | None:
+        try:
+            value = await self.gw.records.run(StrikeStore.inbox_cursor, self.prefix + platform)
+        except PlatformError as exc:
+            # The record is down: nothing is claimed this period (no notice twice).
+            log.warning("watch: the record is unavailable (%s); %s waits", exc, platform)
+            return None
+        self.read[platform] = value
+        return value
+
+    async def aset(self, platform: str, cursor: str) -> None:
+        if platform not in self.read:
+            return  # never read: nothing to claim
+        old = self.read[platform]
+        if cursor == old:
+            return
+        try:
+            moved = await self.gw.records.run(
+                StrikeStore.swap_inbox_cursor, self.prefix + platform, old, cursor
+            )
+        except PlatformError as exc:
+            log.warning("watch: could not claim %s's finds (%s)", platform, exc)
+            return
+        if moved:
+            self.won.add(platform)
+
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+class Watcher:
+    def __init__(
+        self,
+        gw: Gateway,
+        on_found: OnFound = log_found,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.gw = gw
+        self.on_found = on_found
+        self.clock = clock
+        self.settings = gw.config.watch
+        #: platform -> when it may be polled again
+        self._next: dict[str, float] = {}
+        seen.watching(gw)
+
+    def platforms(self) -> list[str]:
+        """The platforms due now (each at most once per max(every_s, min_interval_s))."""
+        config = self.gw.config
+        names = self.settings.platforms or [n for n, p in config.platforms.items() if p.enabled]
+        now = self.clock()
+        due = [n for n in names if n in config.platforms and self._next.get(n, 0.0) <= now]
+        for name in due:
+            gap = max(self.settings.every_s, config.platforms[name].min_interval_s)
+            self._next[name] = now + gap
+        return due
+
+    async def tick(self) -> None:
+        """One period: poll the platforms that are due, report what is new."""
+        due = self.platforms()
+        if not due:
+            return
+        await self._summons(due)
+        for topic in self.settings.topics:
+            await self._topic(topic, due)
+
+    async def run_forever(self, sleep: Sleep = anyio.sleep) -> None:
+        while True:
+            try:
+                await self.tick()
+            except Exception:  # one bad period is logged; watching goes on
+                log.exception("watch: a poll failed")
+            await sleep(self.settings.every_s)
+
+    async def _summons(self, due: list[str]) -> None:
+        claims = _Claims(self.gw, "watch:inbox:")
+        acted = acted_in(self.gw.records, tolerant=True)
+        found, notes = await inbox.inbox(
+            self.gw.upstreams,
+            acted,
+            claims,
+            due,
+            inbox.PER_PLATFORM * len(due),
+            self.gw.config.safety.opt_out,
+        )
+        for platform, note in notes.items():
+            log.info("watch: %s: %s", platform, note)
+        await self._report(found, claims.won, "summoned")
+
+    async def _topic(self, topic: str, due: list[str]) -> None:
+        acted = acted_in(self.gw.records, tolerant=True)
+        found, errors = await scouting.scout(
+            self.gw.upstreams,
+            acted,
+            topic,
+            due,
+            PER_PLATFORM * len(due),
+            self.gw.config.safety.opt_out,
+        )
+        for platform, error in errors.items():
+            log.info("watch: %s: topic %r: %s", platform, topic, error)
+        good = [o for o in found if o.score >= self.settings.min_score]
+        won: set[str] = set()
+        new: list[Opportunity] = []
+        for platform in due:
+            if platform in errors and not any(o.post.platform == platform for o in found):
+                continue  # nothing heard: the seen list stays as it was
+            mine = [o for o in good if o.post.platform == platform]
+            fresh = await self._claim_topic(topic, platform, mine)
+            if fresh is not None:
+                won.add(platform)
+                new += fresh
+        await self._report(new, won, "topic")
+
+    async def _claim_topic(
+        self, topic: str, platform: str, good: list[Opportunity]
+    ) -> list[Opportunity] | None:
+        """The high-score posts not seen before (None: not ours to report). The first
+        poll of a topic only learns what is there: a saved topic notices what is new."""
+        key = f"watch:topic:{platform}:{topic}"
+        try:
+            old = await self.gw.records.run(StrikeStore.inbox_cursor, key)
+        except PlatformError:
+            return None
+        seen: list[str] = json.loads(old) if old else []
+        fresh = [o for o in good if o.post.id not in seen]
+        if old is not None and not fresh:
+            return None
+        ids = [*seen, *(o.post.id for o in fresh)][-SEEN_IDS:]
+        try:
+            moved = await self.gw.records.run(
+                StrikeStore.swap_inbox_cursor, key, old, json.dumps(ids)
+            )
+        except PlatformError:
+            return None
+        if not moved:
+            return None
+        return fresh if old is not None else []
+
+    async def _report(self, found: list[Opportunity], won: set[str], kind: FoundKind) -> None:
+        by_platform: dict[str, list[Opportunity]] = {}
+        for o in found:
+            by_platform.setdefault(o.post.platform, []).append(o)
+        for platform, items in by_platform.items():
+            if platform not in won:
+                continue
+            dates = [o.post.published_at for o in items if o.post.published_at]
+            if kind == "summoned":
+                seen.add(self.gw, len(items))  # the console's inbox count
+            await self.on_found(platform, kind, len(items), min(dates) if dates else None)
+
+
+def notifying(gw: Gateway) -> OnFound:
+    """The watcher's report: a line in the log, and one event per new item to the
+    notifier running in this process (`[notify]`), if any. The watcher has claimed the
+    period already, so no other process reports the same items."""
+
+    async def found(platform: str, kind: FoundKind, count: int, oldest_at: str | None) -> None:
+        await log_found(platform, kind, count, oldest_at)
+        if gw.notifier is None:
+            return
+        from datetime import datetime
+
+        from gwanjong_gateway.notify.events import Event, EventKind
+
+        now = time.time()
+        try:
+            at = datetime.fromisoformat(oldest_at).timestamp() if oldest_at else now
+        except ValueError:
+            at = now
+        what = EventKind.SUMMONED if kind == "summoned" else EventKind.TOPIC_POST
+        for i in range(count):
+            key = f"{platform}:{kind}:{now:.3f}:{i}"  # this claimed period's items
+            gw.notifier.publish(Event(kind=what, key=key, platform=platform, at=at))
+
+    return found
+
+
+def start_watching(gw: Gateway, on_found: OnFound | None = None) -> Watched | None:
+    """In a long-running process (the gateway's lifespan, `gwanjong console`, `gwanjong
+    watch`): the watcher as a watched background task when `[watch] enabled`, else None.
+    What it finds goes to the log and to `[notify]` (`notifying`) unless told otherwise."""
+    if not gw.config.watch.enabled:
+        return None
+    task = Watched("the watcher")
+    task.start(Watcher(gw, on_found or notifying(gw)).run_forever())
+    return task

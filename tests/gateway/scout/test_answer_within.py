@@ -1,0 +1,67 @@
+"""scout answers within `[gateway] answer_within_s` (agent frameworks give a tool call about
+5 s): what arrived by then, the slower platforms named as still coming, and their reads
+kept for the next scout on the same topic. The deadline is the fake clock's gated sleep:
+the test decides when it passes, nothing depends on the machine's speed."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from fastmcp import Client
+
+from gwanjong_gateway.config import parse
+from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.server import build_gateway
+from tests.fakes.clock import FakeClock
+from tests.fakes.platform import FakePlatform
+from tests.fakes.profiles import SOCIAL
+from tests.gateway.helpers import config_text
+from tests.mcp import call
+
+pytestmark = pytest.mark.anyio
+TWEETS = dataclasses.replace(SOCIAL, name="twitter", label="Fake Tweets", url="https://x.com")
+TOPIC = "rust async"
+
+
+async def test_a_slow_platform_is_named_still_coming_and_kept_for_the_next_scout(
+    tmp_path: Path,
+) -> None:
+    social, tweets = FakePlatform(SOCIAL), FakePlatform(TWEETS)
+    tweets.hang("search")
+    tweets.hang("trending")
+    clock = FakeClock(gated=True)
+    config = parse(config_text(tmp_path, ["bluesky", "twitter"], settings={"answer_within_s": 4}))
+    transports = {"bluesky": social.server(), "twitter": tweets.server()}
+    gw = Gateway(config, environ={}, transports=transports, clock=clock)
+    gw.sleep = clock.sleep
+    first: dict[str, Any] = {}
+    with anyio.fail_after(60):  # a guard against a hang, not a measurement
+        async with Client(build_gateway(config, gateway=gw)) as client:
+
+            async def scout() -> None:
+                first.update(await call(client, "scout", topic=TOPIC, limit=20))
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(scout)
+                await anyio.wait_all_tasks_blocked()  # bluesky answered; X hangs
+                await clock.pass_one()  # answer_within_s passes
+            assert clock.slept == [4]
+            platforms = {o["platform"] for o in first["opportunities"]}
+            assert platforms == {"bluesky"}
+            assert first["errors"]["twitter"].startswith("still coming: ")
+            assert "bluesky" not in first["errors"]
+
+            tweets.release()  # X answers after the first scout gave up waiting
+            await anyio.wait_all_tasks_blocked()
+            calls = len(tweets.asked("search", "trending"))
+            second = await call(client, "scout", topic=TOPIC, limit=20)
+            assert "twitter" not in second["errors"]
+            assert "twitter" in {o["platform"] for o in second["opportunities"]}
+            assert len(tweets.asked("search", "trending")) == calls  # the kept read, not a new one
+            # Taken once: the scout after asks X again.
+            await call(client, "scout", topic=TOPIC, limit=20)
+            assert len(tweets.asked("search", "trending")) == calls + 2

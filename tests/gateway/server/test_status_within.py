@@ -1,0 +1,56 @@
+"""status answers from what is known within a second, even when a platform is slow to
+answer `capabilities`; the refresh goes on in the background for the next status. The
+deadline is the fake clock's gated sleep: the test decides when it passes."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from fastmcp import Client
+
+from gwanjong_gateway.config import parse
+from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.server import build_gateway
+from gwanjong_gateway.status import STATUS_PROBE_S
+from tests.fakes.clock import FakeClock
+from tests.fakes.platform import FakePlatform
+from tests.fakes.profiles import SOCIAL
+from tests.gateway.helpers import config_text
+from tests.mcp import call
+
+pytestmark = pytest.mark.anyio
+TWEETS = dataclasses.replace(SOCIAL, name="twitter", label="Fake Tweets", url="https://x.com")
+
+
+async def test_status_answers_within_a_second_while_a_platform_is_slow(tmp_path: Path) -> None:
+    assert STATUS_PROBE_S < 1
+    tweets = FakePlatform(TWEETS)
+    config = parse(config_text(tmp_path, ["twitter"]))
+    gw = Gateway(config, environ={}, transports={"twitter": tweets.server()})
+    with anyio.fail_after(60):  # a guard against a hang, not a measurement
+        async with Client(build_gateway(config, gateway=gw)) as client:
+            await gw.upstreams.start_all(only={"twitter"})  # running, never probed
+            tweets.hang("capabilities")
+            deadline = FakeClock(gated=True)
+            gw.sleep = deadline.sleep
+            first: dict[str, Any] = {}
+
+            async def status() -> None:
+                first.update(await call(client, "status"))
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(status)
+                await anyio.wait_all_tasks_blocked()  # capabilities hangs
+                await deadline.pass_one()
+            assert deadline.slept == [STATUS_PROBE_S]
+            assert first["platforms"]["twitter"]["platform"].get("checked_at") is None
+
+            tweets.release()  # the background refresh hears back
+            await anyio.wait_all_tasks_blocked()
+            second = await call(client, "status")
+            assert second["platforms"]["twitter"]["platform"].get("checked_at")
+            assert tweets.asked("capabilities") == ["capabilities"]  # one refresh, not two

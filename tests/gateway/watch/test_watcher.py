@@ -1,0 +1,180 @@
+"""[watch] over fake platforms in memory: what is new is reported once (a period, a restart,
+two replicas sharing the record), saved topics notice new high-score posts, and each
+platform's min_interval_s holds. The clock is injected; nothing sleeps."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from gwanjong_gateway.config import parse
+from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.watch.watcher import FoundKind, Watcher
+from tests.fakes.clock import FakeClock
+from tests.fakes.platform import FakePlatform
+from tests.fakes.profiles import SOCIAL
+from tests.gateway.helpers import config_text
+
+pytestmark = pytest.mark.anyio
+TWEETS = dataclasses.replace(SOCIAL, name="twitter", label="Fake Tweets", url="https://x.com")
+EVERY_S = 300.0
+
+Found = tuple[str, FoundKind, int]
+
+
+class Heard:
+    """The on_found callback: every report, in order."""
+
+    def __init__(self) -> None:
+        self.reports: list[Found] = []
+        self.oldest: list[str | None] = []
+
+    async def __call__(
+        self, platform: str, kind: FoundKind, count: int, oldest_at: str | None
+    ) -> None:
+        self.reports.append((platform, kind, count))
+        self.oldest.append(oldest_at)
+
+    def take(self) -> list[Found]:
+        taken, self.reports = sorted(self.reports), []
+        return taken
+
+
+@asynccontextmanager
+async def watcher(
+    tmp_path: Path,
+    *fakes: FakePlatform,
+    heard: Heard,
+    clock: FakeClock,
+    platform: dict[str, Any] | None = None,
+    **watch: Any,
+) -> AsyncIterator[Watcher]:
+    names = [f.profile.name for f in fakes]
+    tables = {"watch": {"enabled": True, "every_s": EVERY_S, **watch}}
+    config = parse(config_text(tmp_path, names, tables=tables, platform=platform))
+    transports = {f.profile.name: f.server() for f in fakes}
+    gw = Gateway(config, environ={}, transports=transports, clock=clock, wall=clock.time)
+    try:
+        yield Watcher(gw, heard, clock)
+    finally:
+        await gw.upstreams.close_all()
+        gw.close_store()
+
+
+async def test_a_new_summons_is_reported_once_within_a_period(tmp_path: Path) -> None:
+    social, tweets, heard, clock = FakePlatform(SOCIAL), FakePlatform(TWEETS), Heard(), FakeClock()
+    async with watcher(tmp_path, social, tweets, heard=heard, clock=clock) as w:
+        await w.tick()  # the first poll: every unanswered summons waiting
+        first = heard.take()
+        assert {(p, k) for p, k, _ in first} == {("bluesky", "summoned"), ("twitter", "summoned")}
+        assert all(n > 0 for _, _, n in first) and all(heard.oldest)
+        clock.advance(EVERY_S)
+        await w.tick()
+        assert heard.take() == []  # nothing new: nothing said
+        social.add_post("ping", "Quick question", "What do you think, {me}?", summons=True)
+        clock.advance(EVERY_S)
+        await w.tick()
+        assert heard.take() == [("bluesky", "summoned", 1)]
+        clock.advance(EVERY_S)
+        await w.tick()
+        assert heard.take() == []
+    # A restart on the same record: still nothing twice.
+    async with watcher(tmp_path, social, tweets, heard=heard, clock=clock) as w:
+        await w.tick()
+        assert heard.take() == []
+
+
+async def test_watching_leaves_the_models_inbox_alone(tmp_path: Path) -> None:
+    social, heard, clock = FakePlatform(SOCIAL), Heard(), FakeClock()
+    async with watcher(tmp_path, social, heard=heard, clock=clock) as w:
+        await w.tick()
+        assert heard.take()
+        # the model's own cursor (scout(source="mentions")) has not moved
+        assert await w.gw.cursors.aget("bluesky") is None
+
+
+async def test_two_replicas_sharing_the_record_report_once(tmp_path: Path) -> None:
+    social, heard, clock = FakePlatform(SOCIAL), Heard(), FakeClock()
+    async with (
+        watcher(tmp_path, social, heard=heard, clock=clock) as one,
+        watcher(tmp_path, social, heard=heard, clock=clock) as two,
+    ):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(one.tick)
+            tg.start_soon(two.tick)
+        reports = heard.take()
+        assert [(p, k) for p, k, _ in reports] == [("bluesky", "summoned")]
+
+
+async def test_a_platform_is_never_polled_more_often_than_its_min_interval(
+    tmp_path: Path,
+) -> None:
+    social, heard, clock = FakePlatform(SOCIAL), Heard(), FakeClock()
+    slow = {"min_interval_s": 3 * EVERY_S}
+    async with watcher(tmp_path, social, heard=heard, clock=clock, platform=slow) as w:
+        await w.tick()
+        assert social.asked("mentions") == ["mentions"]
+        for _ in range(2):
+            clock.advance(EVERY_S)
+            await w.tick()
+        assert social.asked("mentions") == ["mentions"]  # two periods: not due yet
+        clock.advance(EVERY_S)
+        await w.tick()
+        assert social.asked("mentions") == ["mentions", "mentions"]
+
+
+async def test_a_saved_topics_new_high_score_post_is_reported_once(tmp_path: Path) -> None:
+    social, heard, clock = FakePlatform(SOCIAL), Heard(), FakeClock()
+    topic = {"topics": ["rust async cancellation"], "min_score": 0.6}
+    async with watcher(tmp_path, social, heard=heard, clock=clock, **topic) as w:
+        await w.tick()  # the first poll learns what is there
+        assert [r for r in heard.take() if r[1] == "topic"] == []
+        social.add_post(
+            "cancel",
+            "Rust async cancellation, explained",
+            "How rust async cancellation works: dropping a future cancels it at its next await.",
+            hours_ago=0.01,
+        )
+        social.add_post("cats", "My cat", "A picture of my cat sleeping.", hours_ago=0.01)
+        clock.advance(EVERY_S)
+        await w.tick()
+        assert heard.take() == [("bluesky", "topic", 1)]
+        clock.advance(EVERY_S)
+        await w.tick()
+        assert heard.take() == []
+
+
+class Told:
+    """A notifier as the watcher sees it (`gw.notifier`): what it was handed."""
+
+    def __init__(self) -> None:
+        self.events: list[Any] = []
+
+    def publish(self, event: Any) -> None:
+        self.events.append(event)
+
+
+async def test_what_the_watcher_finds_is_handed_to_the_notifier(tmp_path: Path) -> None:
+    """`notifying` (the default report): one summoned event per new summons, with the
+    platform and when the oldest was published, and nothing of the post's text."""
+    from gwanjong_gateway.notify.events import EventKind
+    from gwanjong_gateway.watch.watcher import notifying
+
+    social, clock, told = FakePlatform(SOCIAL), FakeClock(), Told()
+    async with watcher(tmp_path, social, heard=Heard(), clock=clock) as w:
+        w.gw.notifier = told  # type: ignore[assignment]
+        w.on_found = notifying(w.gw)
+        await w.tick()
+        assert told.events and {e.kind for e in told.events} == {EventKind.SUMMONED}
+        assert {e.platform for e in told.events} == {"bluesky"}
+        assert len({e.key for e in told.events}) == len(told.events)  # each told once
+        told.events.clear()
+        clock.advance(EVERY_S)
+        await w.tick()
+        assert told.events == []  # nothing new: nothing told
