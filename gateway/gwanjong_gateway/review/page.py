@@ -43,6 +43,9 @@ NotifyFn = Callable[[], Awaitable[None]]
 MAX_NOTICES = 1000
 #: /approval/<id>/<token> (the token: url-safe base64 of 24 bytes or more)
 _PATH = re.compile(r"^/approval/([0-9]{1,18})/([A-Za-z0-9_-]{32,86})$")
+#: how long a link sent to a client decides its approval: a link is short-lived, like
+#: the console's approval links (console/guard.py); the terminal and the console remain
+LINK_S = 15 * 60.0
 
 
 class ApprovalPages(LoopbackPage):
@@ -93,6 +96,8 @@ class ApprovalPages(LoopbackPage):
             return Reply(404, html.page("Link not valid", _GONE))
         approval, token = found
         now = self.desk.reviews.clock()
+        if approval.open_at(now) and now - approval.created_at > LINK_S:
+            return Reply(410, html.page("Link expired", _expired(approval.id)))
         if request.method == "GET":
             return self._show(approval, token, now)
         if request.method != "POST":
@@ -227,6 +232,15 @@ def _outcome(result: object) -> tuple[str, str, str]:
     if isinstance(result, Handoff):
         return f"Approved, but a person must post it: {result.reason}", result.open or "", "Open:"
     return "Decided.", "", ""
+
+
+def _expired(approval_id: int) -> str:
+    return (
+        f"<p>This link was good for {LINK_S / 60:g} minutes and has expired; it decides "
+        f"nothing now. Approval a{approval_id} still waits for you: run "
+        f"<code>gwanjong review show a{approval_id}</code> in a terminal, or open the "
+        "console (<code>gwanjong console</code>).</p>"
+    )
 
 
 _GONE = (

@@ -338,3 +338,26 @@ async def test_approving_while_the_client_still_holds_the_link_open(tmp_path: Pa
     assert data["status"] == "pending_approval", data
     assert [w.data["body"] for w in platform.writes] == [TEXT + FOOTER]
     assert approval_row(tmp_path, data["approval"]["id"]).status == "approved"
+
+
+async def test_a_link_sent_to_a_client_is_short_lived(tmp_path: Path) -> None:
+    """The page link decides its one approval for 15 minutes; after that it decides
+    nothing (410) and says where the approval still waits; nothing is sent."""
+    from tests.fakes.clock import FakeClock
+
+    clock, platform, person = FakeClock(), links(), Person()
+    server = fake_gateway(tmp_path, platform, writes="confirm", clock=clock, wall=clock.time)
+    async with (
+        client_for(server, person, "legacy") as client,
+        httpx.AsyncClient(timeout=60) as http,
+    ):
+        url, approval_id = await pending(client, person)
+        page = await http.get(url)
+        assert page.status_code == 200
+        clock.advance(15 * 60 + 1)
+        late = await http.get(url)
+        assert late.status_code == 410 and f"review show a{approval_id}" in late.text
+        refused = await decide(http, url, "approve", csrf=csrf_of(page.text))
+        assert refused.status_code == 410
+    assert platform.writes == []
+    assert approval_row(tmp_path, approval_id).status == "pending"
