@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Page
+from playwright.async_api import Page, expect
 
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import ApprovalStatus
@@ -427,10 +427,11 @@ async def test_the_navigation_counts_what_waits_and_updates_without_a_reload(
         await pending(lv, RUST, "Guards around each await fixed it for us.")
         page, seen = await lv.signed_in(link=lv.link)
         badge = "nav [data-count='approvals']"
-        await page.wait_for_function(f"document.querySelector(\"{badge}\").textContent === '1'")
+        # the page's CSP allows no eval: wait on the element, not on a script
+        await expect(page.locator(badge)).to_have_text("1")
         assert await page.inner_text("nav [data-count='handoffs']") == ""  # none: no badge
         await pending(lv, SQLITE, "WAL mode held up for us too.")
         # no reload: the script asks /counts.json again (here on focus; else every 15 s)
         await page.evaluate("window.dispatchEvent(new Event('focus'))")
-        await page.wait_for_function(f"document.querySelector(\"{badge}\").textContent === '2'")
+        await expect(page.locator(badge)).to_have_text("2")
         clean(seen)  # no CSP violation, no script error

@@ -44,6 +44,7 @@ def write_config(
         "writes": writes,
         "state_dir": tmp / "state",
         "call_timeout_s": timeout,
+        "answer_within_s": timeout,  # every platform, however loaded the machine
         "start_timeout_s": start,
     }
     tables: dict[str, dict[str, Any]] = {

@@ -30,7 +30,12 @@ async def test_setup_check_and_status_agree_on_refused_keys(
         name: {"env": {**SPECS[name].env(sandbox.url), **wrong}, "min_interval_s": 0}
         for name, wrong in WRONG.items()
     }
-    gateway = {"state_dir": tmp_path / "state", "call_timeout_s": 30, "start_timeout_s": 60}
+    gateway = {
+        "state_dir": tmp_path / "state",
+        "call_timeout_s": 30,
+        "answer_within_s": 30,
+        "start_timeout_s": 60,
+    }
     config = tmp_path / "gateway.toml"
     config.write_text(render(gateway, tables), encoding="utf-8")
     transport = StdioTransport(

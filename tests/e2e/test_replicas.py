@@ -72,7 +72,12 @@ def need_haproxy() -> None:
 def team_config(tmp: Path, sandbox: SandboxControl, pg_url: str) -> Path:
     """One gateway.toml for every replica: live writes to the sandbox's Reddit, tokens,
     the record in PostgreSQL."""
-    gateway = {"writes": "live", "state_dir": tmp / "state", "call_timeout_s": 20}
+    gateway = {
+        "writes": "live",
+        "state_dir": tmp / "state",
+        "call_timeout_s": 20,
+        "answer_within_s": 20,
+    }
     tables = {"reddit": {"env": SPECS["reddit"].env(sandbox.url), "min_interval_s": 0}}
     extra = (
         f'[auth]\nmode = "tokens"\n\n[store]\nurl = "{pg_url}"\n\n'

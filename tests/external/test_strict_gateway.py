@@ -43,7 +43,12 @@ Servers = Callable[[], dict[str, Any]]
 def write_config(tmp: Path, sandbox: SandboxControl) -> Path:
     # writes is left out: the default (dry-run) is what a new user runs. One raw platform
     # tool is exposed: it passes the platform's answers (and the gateway's errors) through.
-    gateway = {"state_dir": tmp / "state", "call_timeout_s": 20, "expose": [EXPOSED]}
+    gateway = {
+        "state_dir": tmp / "state",
+        "call_timeout_s": 20,
+        "answer_within_s": 20,
+        "expose": [EXPOSED],
+    }
     tables = {"devto": {"env": SPECS["devto"].env(sandbox.url), "min_interval_s": 0}}
     path = tmp / "gateway.toml"
     path.write_text(render(gateway, tables), encoding="utf-8")

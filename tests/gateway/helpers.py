@@ -28,8 +28,16 @@ def config_text(
     ``tables`` are [safety], [store], [auth] …, each of ``platforms`` gets ``platform``
     (default: no minimum interval), and ``others`` are more platforms with their own."""
     each = {"min_interval_s": 0} if platform is None else platform
+    gateway: dict[str, Any] = {
+        "writes": writes,
+        "state_dir": state_dir,
+        "call_timeout_s": 8,
+        **(settings or {}),
+    }
+    # a test not about patience waits for every platform, however loaded the machine
+    gateway.setdefault("answer_within_s", gateway["call_timeout_s"])
     return render(
-        {"writes": writes, "state_dir": state_dir, "call_timeout_s": 8, **(settings or {})},
+        gateway,
         {**{name: dict(each) for name in platforms}, **(others or {})},
         tables,
     )

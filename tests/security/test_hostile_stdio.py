@@ -34,6 +34,7 @@ def gateway_config(tmp: Path, sandbox: SandboxControl, extra: dict[str, Any] | N
         "writes": "dry-run",
         "state_dir": tmp / "state",
         "call_timeout_s": 60,
+        "answer_within_s": 60,  # every platform, however loaded the machine
         "start_timeout_s": 90,
         **(extra or {}),
     }

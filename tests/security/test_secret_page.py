@@ -297,7 +297,12 @@ async def test_the_page_over_a_real_stdio_gateway(
     key = env.pop("DEVTO_API_KEY")
     state = tmp_path / "state"
     config = tmp_path / "gateway.toml"
-    gateway_table = {"state_dir": state, "call_timeout_s": 60, "start_timeout_s": 90}
+    gateway_table = {
+        "state_dir": state,
+        "call_timeout_s": 60,
+        "answer_within_s": 60,
+        "start_timeout_s": 90,
+    }
     tables = {"devto": {"env": env, "min_interval_s": 0}}
     config.write_text(render(gateway_table, tables), encoding="utf-8")
     log = tmp_path / "gateway.log"

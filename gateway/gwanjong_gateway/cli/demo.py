@@ -342,7 +342,14 @@ def _run(sandbox: Any, tmp: Path, topic: str, platforms: list[str] | None) -> in
     envs = {p: sandbox.env(p) for p in chosen}
     console.print(f"Sandbox at {sandbox.url} serving {', '.join(available)}")
     config_path = tmp / "gateway.toml"
-    gateway = {"writes": "live", "state_dir": tmp / "state", "call_timeout_s": 20}
+    # the demo shows every platform's answer: its scout waits for all of them (a real
+    # client gets what arrived within `answer_within_s`, the rest on its next call)
+    gateway = {
+        "writes": "live",
+        "state_dir": tmp / "state",
+        "call_timeout_s": 20,
+        "answer_within_s": 20,
+    }
     platforms_ = {name: {"env": env, "min_interval_s": 0} for name, env in envs.items()}
     write_config(config_path, render(gateway, platforms_))
     return anyio.run(_drive, config_path, topic, chosen, sandbox)

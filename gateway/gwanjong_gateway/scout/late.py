@@ -48,7 +48,7 @@ class Late:
         for old in [k for k, (at, t) in self._reads.items() if t.done() and now - at > self.keep_s]:
             del self._reads[old]
         kept = self._reads.get(key)
-        if kept is not None:
+        if kept is not None and not _failed(kept[1]):
             return kept[1]
         task = asyncio.get_running_loop().create_task(start())
         self._reads[key] = (now, task)
@@ -66,3 +66,14 @@ class Late:
 
     def pending(self) -> int:
         return sum(1 for _at, task in self._reads.values() if not task.done())
+
+
+def _failed(task: asyncio.Task[Read]) -> bool:
+    """A kept read that ended with nothing but problems: stale news of a failure (the
+    platform may be down now, or back), so the next scout asks again."""
+    if not task.done() or task.cancelled():
+        return task.cancelled()
+    if task.exception() is not None:
+        return True
+    read = task.result()
+    return not read.posts and bool(read.problems)

@@ -114,12 +114,8 @@ class MastodonAdapter(PlatformAdapter):
             self.limiter,
             self.settings.timeout_s,
         )
-        if not self.is_configured():
-            return  # only writes need the instance's limit and rules, and they need an account
-        try:  # the instance's limit and rules, read at start; a later call tries again
-            await self.instance()
-        except PlatformError as exc:
-            log.info("mastodon: instance not read at start (%s)", exc.kind.value)
+        # No request here: the instance's limit and rules are read on first use
+        # (capabilities, validate), inside the call that needs them and its trace.
 
     async def call(self, method: str, *args: Any, what: str, write: bool = False, **kw: Any) -> Any:
         """Mastodon.py's ``method`` (by name: the client may not exist yet) in a thread."""

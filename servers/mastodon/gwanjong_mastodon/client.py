@@ -44,6 +44,7 @@ from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.kit.http import error_for_status
 from gwanjong_shared.kit.once import AnswerLost, answer_lost, lost_answer, lost_in, may_resend
 from gwanjong_shared.kit.ratelimit import Limiter
+from gwanjong_shared.kit.tracing import http_span, set_status
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -103,13 +104,20 @@ class GatedSession(requests.Session):
                 "its instance (MASTODON_API_BASE_URL)."
             )
         kwargs["allow_redirects"] = False  # a redirect would carry the token elsewhere
-        path = urlsplit(target).path
-        try:
-            response = super().request(verb, target, *args, **kwargs)
-        except requests.RequestException as exc:
-            if may_resend(verb) or _never_left(exc):
-                raise
-            raise AnswerLost(verb, path, timed_out=isinstance(exc, requests.Timeout)) from exc
+        parts = urlsplit(target)
+        path = parts.path
+        headers: dict[str, str] = dict(kwargs.pop("headers", None) or {})
+        # A span per request, its trace context in the headers (the caller's trace).
+        with http_span(
+            verb.upper(), parts.scheme, parts.hostname or "", parts.port, path, headers
+        ) as span:
+            try:
+                response = super().request(verb, target, *args, headers=headers, **kwargs)
+            except requests.RequestException as exc:
+                if may_resend(verb) or _never_left(exc):
+                    raise
+                raise AnswerLost(verb, path, timed_out=isinstance(exc, requests.Timeout)) from exc
+            set_status(span, response.status_code)
         lost = answer_lost(verb, path, status=response.status_code)
         if lost is not None:
             response.close()

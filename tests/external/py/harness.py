@@ -29,7 +29,12 @@ BODY = "Pin the executor before you measure; a guard per await keeps cancellatio
 
 def write_config(tmp: Path, sandbox: SandboxControl, auth: dict[str, Any] | None = None) -> Path:
     """devto over the sandbox. No `writes` key: the default, "dry-run", is what is tested."""
-    gateway = {"state_dir": tmp / "state", "call_timeout_s": 30, "start_timeout_s": 60}
+    gateway = {
+        "state_dir": tmp / "state",
+        "call_timeout_s": 30,
+        "answer_within_s": 30,
+        "start_timeout_s": 60,
+    }
     tables = {"auth": auth} if auth else None
     path = tmp / "gateway.toml"
     devto = {"env": SPECS["devto"].env(sandbox.url), "min_interval_s": 0}

@@ -33,6 +33,7 @@ def gateway_toml(state_dir: Path, opt_out: list[str]) -> str:
             "writes": "live",
             "state_dir": state_dir,
             "call_timeout_s": 20,
+            "answer_within_s": 20,
             "start_timeout_s": 300,
         },
         {

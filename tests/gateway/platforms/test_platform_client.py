@@ -102,7 +102,7 @@ def tiny() -> FastMCP[Any]:
 
 def upstreams_for(tmp_path: Path) -> Upstreams:
     config = parse(
-        f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\ncall_timeout_s = 30\n'
+        f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\ncall_timeout_s = 30\nanswer_within_s = 30\n'
         '[platforms.tiny]\nurl = "http://127.0.0.1:9/mcp"\n'
     )
     return Upstreams(config, environ={}, transports={"tiny": tiny()})

@@ -53,6 +53,7 @@ def gateway_for(state: Path, fake: FakePlatform, url: str) -> FastMCP[Any]:
 writes = "live"
 state_dir = "{state.as_posix()}"
 call_timeout_s = {CALL_TIMEOUT_S}
+answer_within_s = {CALL_TIMEOUT_S}
 
 [safety]
 settle_window_s = 3
