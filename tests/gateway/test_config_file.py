@@ -113,7 +113,13 @@ def test_the_tests_config_text_is_written_by_the_same_writer(tmp_path: Path) -> 
     assert config.safety.opt_out == ['devto:x"y']
     assert config.platforms["devto"].disclosure == '\n\n-- "bot" \\o/'
     assert text == render(
-        {"writes": "live", "state_dir": state, "call_timeout_s": 8, "expose": ["devto__get_post"]},
+        {
+            "writes": "live",
+            "state_dir": state,
+            "call_timeout_s": 8,
+            "expose": ["devto__get_post"],
+            "answer_within_s": 8,
+        },
         {"devto": {"disclosure": '\n\n-- "bot" \\o/'}},
         {"safety": {"opt_out": ['devto:x"y']}},
     )
