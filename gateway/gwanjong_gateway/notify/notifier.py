@@ -16,7 +16,8 @@ from zoneinfo import ZoneInfo
 import anyio
 from anyio.abc import TaskGroup
 
-from gwanjong_gateway.config import ConfigError, GatewayConfig, NotifySection
+from gwanjong_gateway.config import ConfigError, GatewayConfig
+from gwanjong_gateway.config_away import NotifySection
 from gwanjong_gateway.config_load import expand, read_dotenv
 from gwanjong_gateway.notify.deliver import Retry, Send, apprise_send, deliver
 from gwanjong_gateway.notify.events import Event, EventKind
