@@ -71,8 +71,10 @@ class Late:
 def _failed(task: asyncio.Task[Read]) -> bool:
     """A kept read that ended with nothing but problems: stale news of a failure (the
     platform may be down now, or back), so the next scout asks again."""
-    if not task.done() or task.cancelled():
-        return task.cancelled()
+    if task.cancelled():
+        return True
+    if not task.done():
+        return False  # still on the way: the next scout waits on it
     if task.exception() is not None:
         return True
     read = task.result()
