@@ -1,24 +1,12 @@
 """Pass chosen raw platform tools through, by namespaced name (`expose` in gateway.toml).
 
-Hidden by default: the point of the gateway is a small tool list. A user who wants, say,
-`devto__get_post` as well lists it, and it is forwarded verbatim to that server.
+Declared from the config at build time, so they are in the first `tools/list`; until the
+backend is up a tool answers `unavailable`, then takes the server's own definition (output
+schema admitting the error shape) and clients are told (tool_changes.py).
 
-The tools are declared from the config when the gateway is built, so they are in the very
-first `tools/list` (clients that list once never miss them). Until the backend is up a
-tool takes any arguments and answers `unavailable` with the reason; once it is up, its
-definition is replaced by the server's own description and schemas, and clients are told
-(`notifications/tools/list_changed`, tool_changes.py) so they list the tools again. Its
-output schema is the server's, made to admit the error shape (`admit_errors`): a failed
-call answers with `{"error": {...}}` whatever the platform server declares, and strict
-clients check it.
-
-Only tools that read may be exposed. A forwarded call goes around the strike chain (no
-approval, no record row, no never-twice, no caps, no footer), so a tool that writes is
-refused rather than routed through that chain: the contract's write tools are refused when
-the config loads (config.py), and any other tool is refused, neither listed nor called,
-unless its server's annotations say `readOnlyHint: true` (known only once the server has
-answered `tools/list`; `gwanjong doctor` names such a tool). Strike already does every
-write properly; a second way in would be a second chain to keep equal to it.
+Only tools that read: a forwarded call goes around the strike chain, so the contract's
+write tools are refused when the config loads, and any other tool unless its server
+annotates it `readOnlyHint: true` (`gwanjong doctor` names such a tool).
 """
 
 from __future__ import annotations

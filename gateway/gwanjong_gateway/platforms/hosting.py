@@ -1,14 +1,9 @@
 """Bundled platforms hosted in the gateway's own interpreter, still spoken to over MCP.
 
-An installed package declares a platform in the `gwanjong.platforms` entry-point group: a
-function that builds its FastMCP server from a mapping of that platform's variables. The
-gateway loads it on the platform's first use (the import runs in a worker thread, so the
-event loop keeps answering) and connects through FastMCP's in-memory transport. The server
-package is never imported by name here: the import-linter boundary holds.
-
-In-process there is no crash isolation: an adapter that blocks the thread blocks the
-gateway. Calls still have timeouts and exceptions still come back as tool errors; set
-`isolation = "process"` for a platform that needs more.
+A package declares a platform in the `gwanjong.platforms` entry-point group; it is loaded
+on first use (imported in a worker thread) and reached over FastMCP's in-memory transport,
+never imported by name (the import-linter boundary). No crash isolation in-process: use
+`isolation = "process"` for a platform that needs it.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """The platform servers, held open as MCP clients.
 
-Each enabled platform is one Upstream, started on its first use (health "not started"
-until then): a bundled platform is built in the gateway's interpreter and reached over
-FastMCP's in-memory transport (hosting.py); `isolation = "process"` spawns it over stdio
-instead; a `command` is spawned and a `url` reached over HTTP. A backend that fails to
-start or hangs is marked down with its real reason (a spawned server's stderr) and
-stopped; its circuit breaker (breaker.py) answers calls at once while it is restarted in
-the background with backoff. One that died is restarted for the very next call, and a
-call that comes while it is coming back (or whose time outlasts the backoff) waits for
-it. Every call, waiting for a start included, is bounded by its timeout.
+Each enabled platform is one Upstream, started on first use: bundled in-process over
+FastMCP's memory transport (hosting.py), spawned over stdio (`isolation = "process"` or a
+`command`), or reached over HTTP (`url`). A backend that fails is marked down with its real
+reason and restarted in the background with backoff while its breaker answers at once;
+every call, waiting for a start included, is bounded by its timeout.
 """
 
 from __future__ import annotations

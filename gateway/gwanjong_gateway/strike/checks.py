@@ -1,14 +1,8 @@
 """strike's checks, one small function each, in the order they run (`CHAIN`).
 
-A check looks at one `Attempt` and answers `PASS` (go on), `Refuse(reason)`, `HandOff(reason)`
-(a person must do it) or `Answer(result)` (the strike ends here with that result: a
-duplicate, a dry run, a decline, the write itself). A check may also fill in the attempt
-for the ones after it (the disclosure footer, the platform's verdict, the claimed row).
-A check is given only `Deps`: the settings it reads, the platforms' profiles, the record's
-`Claims` and the platforms' `Sender`; never the desk that runs it. `StrikeDesk` runs `OPEN`
-first, then `HELD` under the lock of the target, and turns the first answer that is not
-`PASS` into the strike's result and its record row. Imports `attempt`, `claims`, `send`
-and `text` of strike.
+A check looks at one `Attempt` and answers `PASS`, `Refuse`, `HandOff` or `Answer`, and may
+fill in the attempt for the ones after it (footer, verdict, claimed row). It is given only
+`Deps`, never the desk.
 """
 
 from __future__ import annotations

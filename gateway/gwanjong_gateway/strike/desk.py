@@ -1,17 +1,8 @@
 """strike: the one place where gwanjong writes, and every check that comes first.
 
-Order (`checks.CHAIN`): platform not paused → author not opted out → not an action
-the platform never allows → disclosure footer appended → under the target's lock: not done
-before (an unsure earlier attempt is read back first) → author cool-down, daily cap and
-minimum interval → the platform's own `validate` of the final text (length, never, human)
-→ write mode (dry-run / confirm / live) → the claim (every limit again, atomically, in one
-transaction with the `pending` row) → the write → result recorded. Statuses: posted,
-dry_run, handoff, declined, refused, duplicate.
-
 The desk builds the `Attempt`, runs `checks.OPEN`, then `checks.HELD` under the lock of
-the target, and concludes: the first step that is not PASS becomes the result (a refusal
-or a hand-off recorded through `Claims`). The checks get `Deps` (the record's `Claims`,
-the platforms' `Sender`), never the desk. `confirm_handoff` goes to `HandOffs.confirm`.
+the target; the first step that is not PASS becomes the result (recorded through
+`Claims`). The order is docs/develop/strike-chain.md; the checks get `Deps`, never the desk.
 """
 
 from __future__ import annotations

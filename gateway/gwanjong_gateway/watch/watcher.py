@@ -1,16 +1,10 @@
-"""The watcher: every `[watch] every_s`, the inbox (the same `scout.inbox` code and
-`mentions` tool `scout(source="mentions")` uses) and each saved topic (the same
-`scout.tools.scout`), and `on_found` for what is new. It only reads.
+"""The watcher: every `[watch] every_s`, the inbox and each saved topic (the same code
+scout uses), and `on_found` for what is new. It only reads.
 
-Its calls go through `Upstreams.call` like every other platform call, so the spend gate
-(X's reads are paid: `[limits.<platform>] daily_usd` refuses before anything is sent),
-the platform server's rate limiter and the circuit breaker all apply; a platform is also
-never polled more often than its `min_interval_s`.
-
-Its own cursors live in the strike record (`inbox_cursors`, keys `watch:...`), apart
-from the model's inbox cursors: watching never hides a summons from the model. Each
-period's finds are claimed by compare-and-set on the cursor, so of two replicas sharing a
-record, or a gateway and its restart, exactly one calls `on_found` for them.
+Its calls go through `Upstreams.call`, so the spend gate, rate limiter and breaker apply,
+and a platform is never polled more often than its `min_interval_s`. Its cursors (`watch:`
+keys in `inbox_cursors`) are apart from the model's, so watching never hides a summons; a
+period's finds are claimed by compare-and-set, so exactly one replica reports them.
 """
 
 from __future__ import annotations

@@ -16,7 +16,6 @@ from gwanjong_gateway.config_file import render, write_config
 from gwanjong_gateway.extras import MissingExtra, missing_message
 
 FILE = "gateway.sandbox.toml"
-DEFAULT_PORT = 8799  # `gwanjong sandbox`'s default
 HEADER = (
     "# Written by `gwanjong link --sandbox`: every platform below talks to the local sandbox\n"
     "# (`gwanjong sandbox --port {port}`), with the sandbox's own made-up credentials.\n"
