@@ -1,11 +1,7 @@
-"""`gateway.toml`'s schema: which platforms are on, how each server starts, write mode and
-limits, sign-in, the record, review and the console.
-
-Validated on parse: an unknown key, a bad value or a missing command is a ConfigError that
-names the file and line, never a traceback. Its neighbours: `config_ops` (the operator's
-sections: traces, metrics, log lines, prices and spending limits) and `config_load`
-(finding the file, `${VAR}` from the environment and `<state_dir>/.env`: secrets do not
-belong here).
+"""`gateway.toml`'s schema (docs/operate/gateway-toml.md). An unknown key, a bad value or a
+missing command is a ConfigError naming the file and line, never a traceback. Neighbours:
+`config_ops` (traces, metrics, logs, prices, spend) and `config_load` (finding the file,
+`${VAR}` from the environment and `<state_dir>/.env`).
 """
 
 from __future__ import annotations

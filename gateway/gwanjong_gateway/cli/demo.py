@@ -1,9 +1,7 @@
-"""`gwanjong demo`: the whole pipeline on this machine, against the local sandbox.
-
-Starts the sandbox, writes a throw-away gateway.toml that points every bundled server at
-it (writes = live: the sandbox is the only place anything goes), launches the gateway as a
-real stdio MCP server, and drives scout -> draft -> strike through a real MCP client,
-printing what an agent would see: first the inbox (where we were summoned), then a topic.
+"""`gwanjong demo`: the whole pipeline on this machine against the local sandbox: a throw-away
+gateway.toml (writes = live; the sandbox is the only place anything goes), the gateway as a
+real stdio MCP server, and scout -> draft -> strike through a real MCP client, printing what
+an agent would see: the inbox first, then a topic.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """One platform's contract tools, typed: the only place a platform's answer is read.
 
-Each method calls one contract tool through the upstreams and returns the contract's
-model (`Post`, `Capabilities`, `Validation`, ...), validated once, here. A failure of any
-kind (the platform's, the transport's, an answer outside the contract) raises one
-`PlatformError(kind, message, retry_after)`: the kind comes from the error's structured
-content, or from its `kind: ` text for a server that sends text only, or from MCP's own
-error code for a timeout (upstream.py).
+Each method returns the contract's model, validated here; any failure (platform,
+transport, an answer outside the contract) raises one `PlatformError(kind, message,
+retry_after)`, its kind from the structured error, its `kind: ` text, or MCP's error code.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """The inbox: where someone asked for us, on every platform, before any topic search.
 
-Each platform server's optional `mentions` tool lists posts that mention or quote our
-account and replies to our posts. The inbox keeps those we have not answered (no
-`posted` strike of ours on the item; the servers already leave out what the platform
-shows we answered), marks them `summoned`, and remembers per platform the cursor the
-server handed back, so the next inbox shows only what is new. A server without the tool
-(a fifth platform) is skipped with a note, never marked down.
+From each server's optional `mentions` tool it keeps what we have not answered (no
+`posted` strike of ours on it), marks it `summoned`, and keeps the server's cursor per
+platform so the next inbox shows only what is new. A server without the tool is skipped.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
-"""Hand-offs belong to the person: only a person closes one (`HandOffs.done`, from the
-terminal or the console) or proof does. The model's `confirm_handoff` (`HandOffs.confirm`)
-reads the platform (`proof`): found, the hand-off is posted; not found, the claim is noted
-on the row as unverified and the hand-off stays in the person's queue. A person may also
-dismiss one (`dismiss`); one left past `[review] handoff_expire_after_s` expires (`sweep`).
-
-Which hand-off it means: the one named by its record (the `record` of the hand-off
-answer) or by its action, else the only one of the opportunity. More than one that fits
-is never guessed: the answer lists them (`choices`). Who confirmed it (the signed-in
-caller) is its own column, `confirmed_by`. Imports `proof`, `settle` and `text` of strike.
+"""Hand-offs belong to the person: only a person (`done`, `dismiss`) or proof closes one; one
+left past `[review] handoff_expire_after_s` expires (`sweep`). The model's
+`confirm_handoff` (`confirm`) reads the platform (`proof`): found, it is posted; not found,
+the claim is noted as unverified and the hand-off stays queued. Which one is meant: named
+by record or action, else the only one of the opportunity; several are never guessed
+(`choices`).
 """
 
 from __future__ import annotations

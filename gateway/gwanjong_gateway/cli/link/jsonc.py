@@ -1,11 +1,8 @@
 """Edit one entry of a client's JSON config as text, leaving every other byte alone.
 
-A client's config holds other servers, other settings and, in Zed's and VS Code's
-case, `//` and `/* */` comments (JSONC). Parsing it and dumping it again would reformat
-the person's file and drop those comments, so `gwanjong link` edits text instead: this
-module parses JSON (comments and trailing commas allowed) keeping where each object
-member starts and ends, then adds, replaces or removes one member by splicing text.
-Adding a member and removing it again gives back the original bytes.
+Configs may hold `//` and `/* */` comments (JSONC) that a parse-and-dump would drop, so
+this parses JSON (comments, trailing commas) keeping where each member starts and ends,
+and splices one member in or out. Adding then removing gives back the original bytes.
 """
 
 from __future__ import annotations
