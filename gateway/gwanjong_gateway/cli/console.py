@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from gwanjong_gateway.cli.options import LOG_LEVELS
+from gwanjong_gateway.cli.options import config_and_log_level
 
 
 def _console(args: argparse.Namespace) -> int:
@@ -71,7 +71,6 @@ def add_console(sub: Any) -> None:
     c = sub.add_parser(
         "console", help="serve the local web console (approvals, hand-offs, history, usage)"
     )
-    c.add_argument("--config", default=argparse.SUPPRESS, help="gateway.toml to use")
     c.add_argument(
         "--host",
         dest="console_host",
@@ -87,11 +86,5 @@ def add_console(sub: Any) -> None:
         default=None,
         help="port (default: [console] port; 0 = a random free port)",
     )
-    c.add_argument(
-        "--log-level",
-        default=argparse.SUPPRESS,
-        type=str.upper,
-        choices=LOG_LEVELS,
-        help="how much to log to stderr (default WARNING)",
-    )
+    config_and_log_level(c)
     c.set_defaults(run=_console)

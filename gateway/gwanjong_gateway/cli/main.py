@@ -140,15 +140,19 @@ def _init(args: argparse.Namespace) -> int:
     return run_init(Path(args.path) if args.path else None)
 
 
+def _principal_and_json(p: argparse.ArgumentParser, what: str, instead: str) -> None:
+    p.add_argument(
+        "--principal",
+        metavar="NAME",
+        help=f"only the {what} of this signed-in caller (default: everyone's; '' = local ones)",
+    )
+    p.add_argument("--json", action="store_true", help=f"print JSON instead of {instead}")
+
+
 def add_usage_and_init(sub: Any) -> None:
     u = sub.add_parser("usage", help="calls, errors, latency and tokens per tool")
     u.add_argument("--since", default="7d", help="e.g. 7d, 24h, 30m; '' = everything kept")
-    u.add_argument(
-        "--principal",
-        metavar="NAME",
-        help="only the calls of this signed-in caller (default: everyone's; '' = local ones)",
-    )
-    u.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    _principal_and_json(u, "calls", "a table")
     global_options(u)
     u.set_defaults(run=_usage)
     i = sub.add_parser("init", help="write a starter gateway.toml and print client configs")
@@ -288,12 +292,7 @@ def parser() -> argparse.ArgumentParser:
         "--status", choices=[str(s) for s in RECORDED], help="only strikes in this state"
     )
     h.add_argument("--limit", type=int, default=30, help="at most this many (default 30)")
-    h.add_argument(
-        "--principal",
-        metavar="NAME",
-        help="only the strikes of this signed-in caller (default: everyone's; '' = local ones)",
-    )
-    h.add_argument("--json", action="store_true", help="print JSON instead of lines")
+    _principal_and_json(h, "strikes", "lines")
     global_options(h)
     h.add_argument(
         "--resolve",

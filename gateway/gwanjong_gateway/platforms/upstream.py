@@ -73,7 +73,6 @@ class Upstream:
     health: Health = Health.NOT_STARTED
     reason: str = "started on first use"
     tools: dict[str, Any] = field(default_factory=dict[str, Any])
-    started_at: float | None = None
     #: where a spawned server's stderr goes (None: the gateway's own stderr)
     log_file: Path | None = None
     clock: Clock = field(default=time.monotonic)
@@ -173,15 +172,12 @@ class Upstream:
             if missing:
                 await self._close_locked()
                 return self._down(
-                    "does not speak the platform tool contract (missing: "
-                    + ", ".join(missing)
-                    + ")"
+                    f"does not speak the platform tool contract (missing: {', '.join(missing)})"
                 )
             self._client = client
             self._generation += 1
             self.health, self.reason = Health.UP, "ok"
             self._lost_connection = False
-            self.started_at = time.time()
             log.info("%s: up", self.name)
             if self.on_up is not None:
                 self.on_up(self.name)
