@@ -195,8 +195,7 @@ def build_gateway(
         output_schema=output_schema(DraftResult),
     )
     async def draft(
-        opportunity_id: Annotated[str, Field(max_length=100)],
-        state: Workflow,
+        opportunity_id: Annotated[str, Field(max_length=100)], state: Workflow
     ) -> Stored[DraftResult]:
         return await draft_body.draft(served, opportunity_id, state)
 

@@ -263,8 +263,7 @@ class Upstream:
             if exc.code == INVALID_PARAMS:  # the server's answer (e.g. no such tool): it lives
                 self.breaker.succeeded()
                 return Outcome.failure(
-                    ErrorKind.NOT_SUPPORTED,
-                    f"the {self.name} server refused {tool}: {_why(exc)}",
+                    ErrorKind.NOT_SUPPORTED, f"the {self.name} server refused {tool}: {_why(exc)}"
                 )
             if exc.code == REQUEST_TIMEOUT:
                 # A hung server: stop it and restart it in the background, with backoff.

@@ -229,10 +229,7 @@ UNTRUSTED_FIELDS = (
 
 
 async def draft(
-    upstreams: Upstreams,
-    opportunity: Opportunity,
-    mode: WriteMode,
-    footer: Callable[[], str],
+    upstreams: Upstreams, opportunity: Opportunity, mode: WriteMode, footer: Callable[[], str]
 ) -> tuple[DraftResult, DraftContext]:
     """Everything the model needs to write one good reply, with platform text fenced."""
     post = opportunity.post

@@ -186,9 +186,7 @@ async def dry_run(deps: Deps, a: Attempt) -> Step:
         return PASS
     # the same dry run again updates its record rather than piling up another
     row = await deps.claims.save_dry_run(
-        a,
-        reason="writes = dry-run in gateway.toml",
-        policy=[*a.decisions, "dry-run: nothing sent"],
+        a, reason="writes = dry-run in gateway.toml", policy=[*a.decisions, "dry-run: nothing sent"]
     )
     return Answer(
         DryRun(
@@ -316,27 +314,10 @@ async def write(deps: Deps, a: Attempt) -> Step:
 
 
 #: Before the lock: cheap, certain, and about this strike alone.
-OPEN: tuple[Check, ...] = (
-    paused,
-    opted_out,
-    never_allowed,
-    plain_text,
-    disclosure,
-    approved_text,
-)
+OPEN: tuple[Check, ...] = (paused, opted_out, never_allowed, plain_text, disclosure, approved_text)
 #: Under the lock of the target: the record, the platform, the person, then the write.
 HELD: tuple[Check, ...] = (
-    earlier_claim,
-    awaiting,
-    limits,
-    platform_rules,
-    fits,
-    platform_allows,
-    human_only,
-    dry_run,
-    confirm,
-    budget,
-    claim,
-    write,
+    *(earlier_claim, awaiting, limits, platform_rules, fits, platform_allows, human_only),
+    *(dry_run, confirm, budget, claim, write),
 )
 CHAIN: tuple[Check, ...] = (*OPEN, *HELD)

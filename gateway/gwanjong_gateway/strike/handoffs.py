@@ -288,11 +288,7 @@ class HandOffs:
         )
 
     async def dismiss(
-        self,
-        record_id: int,
-        by: str,
-        who: str | None = None,
-        channel: Channel = Channel.TERMINAL,
+        self, record_id: int, by: str, who: str | None = None, channel: Channel = Channel.TERMINAL
     ) -> Strike:
         """The person will not post hand-off ``record_id``: it leaves their queue, kept in
         history as `dismissed` (it holds its target no longer). Raises as `done`."""
@@ -319,12 +315,7 @@ class HandOffs:
         return closed
 
     async def _posted(
-        self,
-        row: Strike,
-        link: str,
-        by: str,
-        line: Callable[[str], str],
-        result_id: str = "",
+        self, row: Strike, link: str, by: str, line: Callable[[str], str], result_id: str = ""
     ) -> Strike | None:
         """Record hand-off ``row`` as posted at ``link`` by ``by``, with the policy ``line``
         (given the time); None when someone closed it meanwhile."""

@@ -123,10 +123,7 @@ def report(
         file=out,
     )
     print(f"  versions   {versions()}", file=out)
-    print(
-        "  platforms" + ("" if probes is not None else " (servers not started)"),
-        file=out,
-    )
+    print("  platforms" + ("" if probes is not None else " (servers not started)"), file=out)
     for name in sorted(config.platforms):
         on = "on " if config.platforms[name].enabled else "off"
         checked = probes.get(name) if probes is not None else None

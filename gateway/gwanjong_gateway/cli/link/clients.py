@@ -111,11 +111,7 @@ def clients(system: str, environ: Mapping[str, str]) -> dict[str, Client]:
             (("type", "stdio"),),
         ),
         Client(
-            "windsurf",
-            "Windsurf",
-            windsurf_dir / "mcp_config.json",
-            "mcpServers",
-            (windsurf_dir,),
+            "windsurf", "Windsurf", windsurf_dir / "mcp_config.json", "mcpServers", (windsurf_dir,)
         ),
         Client("zed", "Zed", zed_dir / "settings.json", "context_servers", (zed_dir,)),
     ]
