@@ -63,10 +63,9 @@ def build_gateway(
     gateway: Gateway | None = None,
     auth: AuthProvider | None = None,
 ) -> FastMCP[Any]:
-    """The gateway server. `transports` replaces how named platforms are reached (tests
-    pass in-process platform servers); everything else comes from `config`. Pass
-    `gateway` to keep a handle on the upstreams (the CLI closes them on SIGTERM), and
-    `auth` to require sign-in over HTTP (gwanjong_gateway.team.auth.build_auth)."""
+    """The gateway server. `transports` replaces how named platforms are reached (tests);
+    `gateway` keeps a handle on the upstreams; `auth` requires sign-in over HTTP.
+    """
     gw = gateway or Gateway(config, environ, transports)
     # The one-approval page, for clients that declared only URL-mode elicitation.
     pages = ApprovalPages(gw.desk, gw.records)

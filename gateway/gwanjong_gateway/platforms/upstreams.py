@@ -56,10 +56,9 @@ _OTLP_HEADERS = ("OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADER
 def tracing_env(
     config: GatewayConfig, name: str, environ: dict[str, str] | None = None
 ) -> dict[str, str]:
-    """A platform server's share of `[telemetry]`: its spans go to the gateway's collector
-    (a spawned one reads these; FastMCP's spans are on there only then), with the
-    collector's headers from the gateway's environment (masked in its stderr like any
-    credential)."""
+    """A platform server's share of `[telemetry]`: its spans go to the gateway's collector, with
+    the collector's headers (masked in its stderr like any credential).
+    """
     telemetry = config.telemetry
     if not telemetry.otlp_endpoint:
         return {}

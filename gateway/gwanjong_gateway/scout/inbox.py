@@ -89,14 +89,11 @@ async def inbox(
     limit: int,
     opt_out: list[str],
 ) -> tuple[list[Opportunity], dict[str, str]]:
-    """Unanswered mentions (the oldest unseen first, in rounds across platforms) and a
-    note per platform that could not answer or has more waiting.
-
-    Each server lists the oldest unseen summons first and sets `next_since` to the newest
-    one it listed. The cursor here moves only past what this answer consumed (listed, or
-    skipped for good: answered already, opted out): when `limit` cut a platform short, the
-    server is asked once more for exactly the consumed count, and its `next_since` then
-    ends where this answer did. Every summons is listed once."""
+    """Unanswered mentions (oldest unseen first, in rounds across platforms) and a note per
+    platform that could not answer or has more waiting. The cursor moves only past what this
+    answer consumed (when `limit` cut a platform short the server is asked again for that
+    count), so every summons is listed once.
+    """
     lists: dict[str, MentionList] = {}
     olds: dict[str, str | None] = {}
     notes: dict[str, str] = {}

@@ -139,12 +139,10 @@ class StrikeDesk:
         reason: str = "",
         edit: Edit | None = None,
     ) -> StrikeResult:
-        """A person's decision on a pending approval, from any channel. ``by``: who decided,
-        for the audit; ``who``: the signed-in principal, None for the operator (the
-        terminal); ``token``: the approval's one-time token (a page or an app card must
-        give it); ``text``: the person's edit of the text (``edit``: of the text, title and
-        tags). Approving runs the whole chain again and sends exactly the approved (or
-        edited) write, at most once."""
+        """A person's decision on a pending approval, from any channel (``by``: for the audit;
+        ``who``: the signed-in principal, None for the operator; ``token``: the approval's
+        one-time token; ``text``/``edit``: the person's edit). Approving re-runs the whole chain.
+        """
         if text is not None:
             edit = replace(edit or Edit(), text=text)
         approval = await self.reviews.open_for(approval_id, who, token)

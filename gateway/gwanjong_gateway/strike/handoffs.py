@@ -255,11 +255,9 @@ class HandOffs:
         who: str | None = None,
         channel: Channel = Channel.TERMINAL,
     ) -> Posted:
-        """The person posted hand-off ``record_id`` at ``url``: exactly that record is
-        closed as posted (never "the latest of the opportunity"). ``by``: who, for the
-        audit; ``who``: the signed-in principal (None: the operator, who may close any).
-        Raises PlatformError: not an http(s) URL, no such hand-off (another person's
-        answers as missing), or it no longer waits."""
+        """The person posted hand-off ``record_id`` at ``url``: exactly that record is closed
+        (``who``: the signed-in principal, None for the operator). Raises PlatformError.
+        """
         link = web_link(url)
         if not link:
             raise PlatformError(

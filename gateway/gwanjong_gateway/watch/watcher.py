@@ -36,12 +36,10 @@ PER_PLATFORM = 10
 
 
 class OnFound(Protocol):
-    """What the watcher reports, and all it reports: on `platform`, `count` new items of
-    `kind` ("summoned": someone mentioned, replied to or quoted us; "topic": a new post
-    on a saved topic scoring at least `min_score`), the oldest published at `oldest_at`
-    (ISO 8601, or None when the platform gave no date). Names and counts only: no
-    platform text, which is untrusted and would land in another app. Called once per
-    platform, kind and period, by one process of all that share the record."""
+    """What the watcher reports: on `platform`, `count` new items of `kind` ("summoned" or
+    "topic"), the oldest at `oldest_at` (ISO 8601 or None). Names and counts only, never
+    platform text; once per platform, kind and period across replicas.
+    """
 
     def __call__(
         self, platform: str, kind: FoundKind, count: int, oldest_at: str | None
