@@ -99,19 +99,6 @@ class PlatformClient:
             args["tags"] = tags
         return await self._call("validate", args, Validation)
 
-    async def write_post(self, title: str, body: str, tags: list[str] | None = None) -> PostResult:
-        args: dict[str, Any] = {"title": title, "body": body, "tags": tags}
-        return await self._call("write_post", args, PostResult)
-
-    async def write_comment(
-        self, post_id: str, body: str, parent_id: str | None = None
-    ) -> PostResult:
-        args = {"post_id": post_id, "body": body, "parent_id": parent_id}
-        return await self._call("write_comment", args, PostResult)
-
-    async def upvote(self, post_id: str) -> PostResult:
-        return await self._call("upvote", {"post_id": post_id}, PostResult)
-
     async def write(
         self, action: Action, arguments: dict[str, Any], prepaid: Reservation | None = None
     ) -> PostResult:
