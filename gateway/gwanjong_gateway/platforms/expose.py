@@ -15,7 +15,7 @@ import contextlib
 import json
 import logging
 import weakref
-from typing import Any, cast
+from typing import Any, NoReturn, cast
 
 import anyio
 from fastmcp import FastMCP
@@ -54,6 +54,10 @@ def _refusal(name: str) -> str:
     )
 
 
+def _fail(kind: ErrorKind, message: str) -> NoReturn:
+    raise ToolError(format_error(kind, message))
+
+
 class ForwardedTool(Tool):
     upstream_name: str
     upstream_tool: str
@@ -68,34 +72,28 @@ class ForwardedTool(Tool):
         assert self._upstreams is not None
         upstream = self._upstreams.get(self.upstream_name)
         if upstream is None:
-            raise ToolError(
-                format_error(
-                    ErrorKind.NOT_SUPPORTED,
-                    f"{self.upstream_name} is not enabled in gateway.toml; enable it or drop "
-                    f"{self.name} from expose.",
-                )
+            _fail(
+                ErrorKind.NOT_SUPPORTED,
+                f"{self.upstream_name} is not enabled in gateway.toml; enable it or drop "
+                f"{self.name} from expose.",
             )
         if upstream.health is not Health.UP:
             # Its tool list (and so whether the tool only reads) is known once it is up.
             with anyio.move_on_after(self._upstreams.config.gateway.call_timeout_s):
                 await upstream.ensure()
         if upstream.health is Health.STARTING:
-            raise ToolError(
-                format_error(
-                    ErrorKind.UNAVAILABLE,
-                    f"{self.upstream_name} is still starting; call again later, status() "
-                    "shows progress.",
-                )
+            _fail(
+                ErrorKind.UNAVAILABLE,
+                f"{self.upstream_name} is still starting; call again later, status() "
+                "shows progress.",
             )
         if upstream.health is not Health.UP:
             upstream.unavailable().raise_for_error()
         if self.upstream_tool not in upstream.tools:
-            raise ToolError(
-                format_error(
-                    ErrorKind.NOT_SUPPORTED,
-                    f"the {self.upstream_name} server has no tool {self.upstream_tool!r}; "
-                    "fix expose in gateway.toml.",
-                )
+            _fail(
+                ErrorKind.NOT_SUPPORTED,
+                f"the {self.upstream_name} server has no tool {self.upstream_tool!r}; "
+                "fix expose in gateway.toml.",
             )
         if writes(self.upstream_tool, upstream.tools[self.upstream_tool]):
             raise ToolError(_refusal(self.name))
