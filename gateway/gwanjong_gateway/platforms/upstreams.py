@@ -108,8 +108,6 @@ class Upstreams:
         transports: dict[str, Any] | None = None,
         clock: Clock = time.monotonic,
     ) -> None:
-        env = dict(os.environ if environ is None else environ)
-        secrets = read_dotenv(config.state_dir / ".env")
         self.config = config
         #: what each platform says about itself (guide, footer, setup, handles)
         self.profiles = Profiles()
@@ -117,7 +115,7 @@ class Upstreams:
             name: Upstream(
                 name,
                 platform,
-                {**platform_env(name, platform, secrets, env), **tracing_env(config, name, env)},
+                self._env(name, platform, environ),
                 connect_timeout_s=config.gateway.start_timeout_s,
                 log_file=childlog.log_path(config.state_dir, name),
                 clock=clock,
@@ -196,11 +194,11 @@ class Upstreams:
 
     def reload_env(self, name: str, environ: dict[str, str] | None = None) -> None:
         """After `setup save`: rebuild this platform's env from the saved `.env`."""
-        upstream = self.by_name[name]
+        self.by_name[name].env = self._env(name, self.by_name[name].platform, environ)
+
+    def _env(
+        self, name: str, platform: PlatformConfig, environ: dict[str, str] | None
+    ) -> dict[str, str]:
         env = dict(os.environ if environ is None else environ)
-        upstream.env = {
-            **platform_env(
-                name, upstream.platform, read_dotenv(self.config.state_dir / ".env"), env
-            ),
-            **tracing_env(self.config, name, env),
-        }
+        secrets = read_dotenv(self.config.state_dir / ".env")
+        return {**platform_env(name, platform, secrets, env), **tracing_env(self.config, name, env)}
