@@ -65,8 +65,7 @@ def build_gateway(
     auth: AuthProvider | None = None,
 ) -> FastMCP[Any]:
     """The gateway server. `transports` replaces how named platforms are reached (tests);
-    `gateway` keeps a handle on the upstreams; `auth` requires sign-in over HTTP.
-    """
+    `gateway` keeps a handle on the upstreams; `auth` requires sign-in over HTTP."""
     gw = gateway or Gateway(config, environ, transports)
     # The one-approval page, for clients that declared only URL-mode elicitation.
     pages = ApprovalPages(gw.desk, gw.records)

@@ -13,8 +13,7 @@ _PROBED_PER_CALL = ("sniffio",)  # httpcore: `import sniffio` in each request's 
 def remember_missing_modules(names: tuple[str, ...] = _PROBED_PER_CALL) -> list[str]:
     """Mark absent optional modules absent in sys.modules, so a failed import is a dict lookup
     (httpcore imports a missing `sniffio` on every request: ~5% of a warm scout). Returns the
-    names marked.
-    """
+    names marked."""
     marked: list[str] = []
     for name in names:
         if name not in sys.modules and importlib.util.find_spec(name) is None:

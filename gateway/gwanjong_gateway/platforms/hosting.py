@@ -70,8 +70,7 @@ async def in_process(name: str, env: Mapping[str, str]) -> FastMCPTransport:
 class _TypedBoundarySession(VersionAwareClientSession):
     """Leaves a result's structured content to the gateway's typed models: the client's own
     jsonschema pass would validate it twice (~10% of a warm scout's CPU). Out-of-process
-    servers keep the client's check.
-    """
+    servers keep the client's check."""
 
     async def validate_tool_result(self, name: str, result: mcp.types.CallToolResult) -> None:
         return None

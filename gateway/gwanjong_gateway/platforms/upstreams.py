@@ -57,8 +57,7 @@ def tracing_env(
     config: GatewayConfig, name: str, environ: dict[str, str] | None = None
 ) -> dict[str, str]:
     """A platform server's share of `[telemetry]`: its spans go to the gateway's collector, with
-    the collector's headers (masked in its stderr like any credential).
-    """
+    the collector's headers (masked in its stderr like any credential)."""
     telemetry = config.telemetry
     if not telemetry.otlp_endpoint:
         return {}

@@ -92,8 +92,7 @@ async def inbox(
     """Unanswered mentions (oldest unseen first, in rounds across platforms) and a note per
     platform that could not answer or has more waiting. The cursor moves only past what this
     answer consumed (when `limit` cut a platform short the server is asked again for that
-    count), so every summons is listed once.
-    """
+    count), so every summons is listed once."""
     lists: dict[str, MentionList] = {}
     olds: dict[str, str | None] = {}
     notes: dict[str, str] = {}

@@ -141,8 +141,7 @@ class StrikeDesk:
     ) -> StrikeResult:
         """A person's decision on a pending approval, from any channel (``by``: for the audit;
         ``who``: the signed-in principal, None for the operator; ``token``: the approval's
-        one-time token; ``text``/``edit``: the person's edit). Approving re-runs the whole chain.
-        """
+        one-time token; ``text``/``edit``: the person's edit). Approving re-runs the whole chain."""
         if text is not None:
             edit = replace(edit or Edit(), text=text)
         approval = await self.reviews.open_for(approval_id, who, token)

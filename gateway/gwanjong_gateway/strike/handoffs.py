@@ -256,8 +256,7 @@ class HandOffs:
         channel: Channel = Channel.TERMINAL,
     ) -> Posted:
         """The person posted hand-off ``record_id`` at ``url``: exactly that record is closed
-        (``who``: the signed-in principal, None for the operator). Raises PlatformError.
-        """
+        (``who``: the signed-in principal, None for the operator). Raises PlatformError."""
         link = web_link(url)
         if not link:
             raise PlatformError(

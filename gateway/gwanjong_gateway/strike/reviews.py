@@ -227,8 +227,7 @@ class Reviews:
 
     async def unconsumed(self, use: ApprovalUse, answer: StrikeResult) -> None:
         """An approval the chain did not consume is closed as refused, with the reason, unless kept
-        pending (`Attempt.kept`) or the mode is dry-run.
-        """
+        pending (`Attempt.kept`) or the mode is dry-run."""
         if isinstance(answer, (Refused, Duplicate)):
             record = answer.record if isinstance(answer, Refused) else None
             await self.records.run(

@@ -38,8 +38,7 @@ PER_PLATFORM = 10
 class OnFound(Protocol):
     """What the watcher reports: on `platform`, `count` new items of `kind` ("summoned" or
     "topic"), the oldest at `oldest_at` (ISO 8601 or None). Names and counts only, never
-    platform text; once per platform, kind and period across replicas.
-    """
+    platform text; once per platform, kind and period across replicas."""
 
     def __call__(
         self, platform: str, kind: FoundKind, count: int, oldest_at: str | None
