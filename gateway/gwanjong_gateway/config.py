@@ -380,14 +380,10 @@ def line_of(text: str, loc: tuple[Any, ...]) -> int | None:
                 break
         if table_line:
             break
-    if keys:
-        key = re.compile(r"^\s*" + re.escape(keys[-1]) + r"\s*=")
+    for start in (r"^\s*", r"\b") if keys else ():  # the key's own line, else inline
+        key = re.compile(start + re.escape(keys[-1]) + r"\s*=")
         for i in range(table_line, len(lines)):
-            if key.match(lines[i]):
-                return i + 1
-        inline = re.compile(r"\b" + re.escape(keys[-1]) + r"\s*=")
-        for i in range(table_line, len(lines)):
-            if inline.search(lines[i]):
+            if key.search(lines[i]):
                 return i + 1
     return table_line + 1 if table_line else None
 
