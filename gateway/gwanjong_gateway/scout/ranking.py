@@ -23,8 +23,11 @@ from gwanjong_shared.contract.models import Post
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CJK = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u9fff\uac00-\ud7af]")
 _STOP = frozenset(
-    "a an and are as at be by for from how i in is it of"
-    " on or that the this to we what with you".split()
+    (
+        *("a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "i", "in"),
+        *("is", "it", "of", "on", "or", "that", "the", "this", "to", "we", "what", "with"),
+        "you",
+    )
 )
 HALF_LIFE_H = 48.0
 
