@@ -44,11 +44,10 @@ def _console(args: argparse.Namespace) -> int:
 
     async def serve() -> None:
         from gwanjong_gateway.notify.serve import start_notifier
-
-        notifying = start_notifier(gateway)
         from gwanjong_gateway.watch.watcher import start_watching
 
-        watching = start_watching(gateway)  # [watch] enabled: the console's process watches
+        # [watch] enabled: the console's process watches
+        running = [start_notifier(gateway), start_watching(gateway)]
         try:
             await console_serve.serve(console, announce)
         except OSError as exc:
@@ -57,10 +56,9 @@ def _console(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
         finally:
-            if notifying is not None:
-                await notifying.stop()
-            if watching is not None:
-                await watching.stop()
+            for task in running:
+                if task is not None:
+                    await task.stop()
 
     run_until_signal(serve, gateway.aclose, backend_options=loop_options())
     return 0
