@@ -1,11 +1,7 @@
-"""`gateway.toml`'s schema: which platforms are on, how each server starts, write mode and
-limits, sign-in, the record, review and the console.
-
-Validated on parse: an unknown key, a bad value or a missing command is a ConfigError that
-names the file and line, never a traceback. Its neighbours: `config_ops` (the operator's
-sections: traces, metrics, log lines, prices and spending limits) and `config_load`
-(finding the file, `${VAR}` from the environment and `<state_dir>/.env`: secrets do not
-belong here).
+"""`gateway.toml`'s schema (docs/operate/gateway-toml.md). An unknown key, a bad value or a
+missing command is a ConfigError naming the file and line, never a traceback. Neighbours:
+`config_ops` (traces, metrics, logs, prices, spend) and `config_load` (finding the file,
+`${VAR}` from the environment and `<state_dir>/.env`).
 """
 
 from __future__ import annotations
@@ -44,16 +40,13 @@ class ConfigError(Exception):
     """A config problem, worded for the person editing the file."""
 
 
-_Strict = Frozen
-
-
-class DailyCaps(_Strict):
+class DailyCaps(Frozen):
     comment: int = Field(default=10, ge=0)
     post: int = Field(default=2, ge=0)
     upvote: int = Field(default=20, ge=0)
 
 
-class PlatformConfig(_Strict):
+class PlatformConfig(Frozen):
     enabled: bool = True
     command: list[str] | None = None
     url: str | None = None
@@ -76,7 +69,7 @@ class PlatformConfig(_Strict):
         return self
 
 
-class SafetyConfig(_Strict):
+class SafetyConfig(Frozen):
     author_cooldown_days: float = Field(default=7, ge=0)
     opt_out: list[str] = Field(default_factory=list)
     pause_after_failures: int = Field(default=3, ge=1)
@@ -84,7 +77,7 @@ class SafetyConfig(_Strict):
     settle_window_s: float = Field(default=120, ge=0)
 
 
-class GatewaySection(_Strict):
+class GatewaySection(Frozen):
     writes: WriteMode = "dry-run"
     #: "" = `~/.gwanjong` if it exists, else the OS user data dir (`paths`)
     state_dir: str = ""
@@ -125,7 +118,7 @@ JWT_ALGORITHMS = frozenset(
 )
 
 
-class AuthSection(_Strict):
+class AuthSection(Frozen):
     """Who may call the HTTP gateway (stdio trusts the local user)."""
 
     mode: Literal["none", "tokens", "jwt"] = "none"
@@ -194,7 +187,7 @@ class AuthSection(_Strict):
         return [self.algorithm] if self.algorithm is not None else list(self.algorithms)
 
 
-class ReviewSection(_Strict):
+class ReviewSection(Frozen):
     """How a write that waits for a person (`writes = "confirm"`) reaches them."""
 
     #: how long a pending approval waits before it expires
@@ -216,7 +209,7 @@ class ReviewSection(_Strict):
         return AuthSection._auditor_names(names)  # pyright: ignore[reportPrivateUsage]
 
 
-class ConsoleSection(_Strict):
+class ConsoleSection(Frozen):
     """The local web console (`gwanjong console`; the gateway serves it too when enabled)."""
 
     #: the gateway process serves the console beside MCP (its own listener)
@@ -261,7 +254,7 @@ class ConsoleSection(_Strict):
         return url.rstrip("/").lower()
 
 
-class StoreSection(_Strict):
+class StoreSection(Frozen):
     """Where the strike record lives: "" = the SQLite file in state_dir; a PostgreSQL URL
     shares one record between gateway processes (`${VAR}` is expanded when it opens)."""
 
@@ -283,7 +276,7 @@ class StoreSection(_Strict):
         return url
 
 
-class GatewayConfig(_Strict):
+class GatewayConfig(Frozen):
     gateway: GatewaySection = Field(default_factory=GatewaySection)
     safety: SafetyConfig = Field(default_factory=SafetyConfig)
     auth: AuthSection = Field(default_factory=AuthSection)
@@ -387,14 +380,10 @@ def line_of(text: str, loc: tuple[Any, ...]) -> int | None:
                 break
         if table_line:
             break
-    if keys:
-        key = re.compile(r"^\s*" + re.escape(keys[-1]) + r"\s*=")
+    for start in (r"^\s*", r"\b") if keys else ():  # the key's own line, else inline
+        key = re.compile(start + re.escape(keys[-1]) + r"\s*=")
         for i in range(table_line, len(lines)):
-            if key.match(lines[i]):
-                return i + 1
-        inline = re.compile(r"\b" + re.escape(keys[-1]) + r"\s*=")
-        for i in range(table_line, len(lines)):
-            if inline.search(lines[i]):
+            if key.search(lines[i]):
                 return i + 1
     return table_line + 1 if table_line else None
 

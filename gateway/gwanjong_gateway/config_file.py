@@ -1,9 +1,5 @@
-"""Writing gateway.toml: the one place that does, for `gwanjong init`, the demo, the tests
-and the benchmarks. A file is checked as the gateway would load it before it is written.
-
-`dumps` is tomlkit's writer (TOML 1.0, every string escaped so any text reads back as
-written), given paths as text with forward slashes; what TOML cannot hold (None, a lone
-surrogate, a key that is not text) is refused, never guessed.
+"""Writing gateway.toml (for `gwanjong init`, the demo, tests and benchmarks), checked as the
+gateway would load it first. `dumps` is tomlkit's; what TOML cannot hold is refused.
 """
 
 from __future__ import annotations

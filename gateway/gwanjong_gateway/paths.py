@@ -1,14 +1,6 @@
-"""Where gwanjong keeps its files on each OS, and how it keeps them private.
-
-The config and state dirs follow the OS convention (platformdirs): on Linux
-`~/.config/gwanjong` and `~/.local/share/gwanjong` (or `$XDG_CONFIG_HOME`,
-`$XDG_DATA_HOME`), on macOS `~/Library/Application Support/gwanjong` for both, on Windows
-`%LOCALAPPDATA%\\gwanjong`. The places older versions used, `~/.config/gwanjong/gateway.toml`
-and `~/.gwanjong`, are used first whenever they exist, so an upgrade finds its files.
-
-The state dir is created 0700 and every record file in it 0600 (where the OS has modes);
-the exclusive file lock is `fcntl.flock` on Unix, `msvcrt.locking` on Windows, each
-imported only where it is used.
+"""Where gwanjong keeps its files on each OS (platformdirs; docs/operate/where-things-live.md),
+and how it keeps them private: the state dir 0700, record files 0600, an exclusive lock
+(`fcntl.flock` or `msvcrt.locking`). Older places are used first when they exist.
 """
 
 from __future__ import annotations

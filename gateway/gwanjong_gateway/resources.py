@@ -1,9 +1,6 @@
-"""MCP resources (policy, history, one strike, usage) and the `engage` prompt.
-
-Read-only views for clients that surface resources and prompts; the strike record is read
-through the store's public `history`/`get` only. A record or platform that is not there
-is a clean "resource not found" (JSON-RPC -32602 with `data.uri`, as FastMCP answers an
-unknown URI), not an internal error with a traceback in the log.
+"""MCP resources (policy, history, one strike, usage) and the `engage` prompt: read-only
+views. A missing record or platform is a clean "resource not found" (-32602 with
+`data.uri`, as FastMCP answers an unknown URI), not an internal error.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from pydantic import Field
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.platforms.expose import declare_exposed, register_exposed
+from gwanjong_gateway.platforms.watched import Watched
 from gwanjong_gateway.record.readers import Reader
 from gwanjong_gateway.resources import register_resources
 from gwanjong_gateway.review.app import STRIKE_META, register_card
@@ -63,10 +64,8 @@ def build_gateway(
     gateway: Gateway | None = None,
     auth: AuthProvider | None = None,
 ) -> FastMCP[Any]:
-    """The gateway server. `transports` replaces how named platforms are reached (tests
-    pass in-process platform servers); everything else comes from `config`. Pass
-    `gateway` to keep a handle on the upstreams (the CLI closes them on SIGTERM), and
-    `auth` to require sign-in over HTTP (gwanjong_gateway.team.auth.build_auth)."""
+    """The gateway server. `transports` replaces how named platforms are reached (tests);
+    `gateway` keeps a handle on the upstreams; `auth` requires sign-in over HTTP."""
     gw = gateway or Gateway(config, environ, transports)
     # The one-approval page, for clients that declared only URL-mode elicitation.
     pages = ApprovalPages(gw.desk, gw.records)
@@ -86,32 +85,27 @@ def build_gateway(
         # (A plain task, not a task group: FastMCP may leave the lifespan from another task.)
         # Watched: a failure is logged and shown by status, not swallowed.
         gw.upstreams.background.start(start())
-        console = None
-        if config.console.enabled:  # imported only when on: nothing at start-up otherwise
+        running: list[Watched | None] = []  # each imported only when on: nothing at start-up
+        if config.console.enabled:
             from gwanjong_gateway.console.serve import serve_for_gateway
 
-            console = serve_for_gateway(gw, usage)
-        notifying = None
+            running.append(serve_for_gateway(gw, usage))
         if config.notify.urls:
             from gwanjong_gateway.notify.serve import start_notifier
 
-            notifying = start_notifier(gw)
-        watching = None
-        if config.watch.enabled:  # imported only when on
+            running.append(start_notifier(gw))
+        if config.watch.enabled:
             from gwanjong_gateway.watch.watcher import start_watching
 
-            watching = start_watching(gw)
+            running.append(start_watching(gw))
         try:
             yield {"gateway": gw}
         finally:
             with anyio.CancelScope(shield=True):
                 await gw.upstreams.background.stop()
-                if console is not None:
-                    await console.stop()
-                if notifying is not None:
-                    await notifying.stop()
-                if watching is not None:
-                    await watching.stop()
+                for task in running:
+                    if task is not None:
+                        await task.stop()
                 gw.late.close()  # scout's reads still on the way
             await gw.upstreams.close_all()
             await gw.secret_listener.close()
@@ -195,8 +189,7 @@ def build_gateway(
         output_schema=output_schema(DraftResult),
     )
     async def draft(
-        opportunity_id: Annotated[str, Field(max_length=100)],
-        state: Workflow,
+        opportunity_id: Annotated[str, Field(max_length=100)], state: Workflow
     ) -> Stored[DraftResult]:
         return await draft_body.draft(served, opportunity_id, state)
 

@@ -126,10 +126,7 @@ async def _refresh_within(gw: Gateway, deadline_s: float) -> None:
 
 
 async def status_report(
-    gw: Gateway,
-    pipeline_report: dict[str, Any],
-    usage: Callable[..., list[str]],
-    who: Reader,
+    gw: Gateway, pipeline_report: dict[str, Any], usage: Callable[..., list[str]], who: Reader
 ) -> StatusResult:
     """`pipeline_report`: the pipeline's `describe` of the caller's state; `usage`: the
     usage log's compact summary (run in a worker thread, within the deadline); `who`:

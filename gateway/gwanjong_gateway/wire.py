@@ -1,16 +1,8 @@
-"""Tool results on the wire: the base of every result model, and the output schema each
-tool declares.
+"""Tool results on the wire: the base of every result model, and each tool's output schema.
 
-Two kinds of field, so nothing vanishes by accident: a field declared with `optional()`
-is left out of the result when it is None (absent means "does not apply", e.g. no
-`retry_after`); every other field is always sent, an empty string as "" and a nullable
-one as null (e.g. `would.target` of a new post). The schema says the same: `optional()`
-fields are not required and never null, all others are required.
-
-A failed call keeps the kit's error shape (`{"error": {kind, message, retry_after}}`,
-see `gwanjong_shared.kit.mcp_errors`), so every output schema admits it beside the
-tool's own result: `output_schema` (from `gwanjong_shared.contract.schemas`, shared with the
-platform servers; docs/develop/results.md says why).
+A field declared with `optional()` is left out when None (absent means "does not apply")
+and is neither required nor null in the schema; every other field is always sent and
+required. Every output schema also admits the kit's error shape (docs/develop/results.md).
 """
 
 from __future__ import annotations

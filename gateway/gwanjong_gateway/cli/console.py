@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from gwanjong_gateway.cli.options import LOG_LEVELS
+from gwanjong_gateway.cli.options import config_and_log_level
 
 
 def _console(args: argparse.Namespace) -> int:
@@ -39,17 +39,15 @@ def _console(args: argparse.Namespace) -> int:
             gateway.notifier.base_url = console.base_url()  # the port is known now
         print(f"gwanjong console: open {link}", flush=True)
         print(
-            "  (the link signs you in once; run `gwanjong console` again for a new one)",
-            flush=True,
+            "  (the link signs you in once; run `gwanjong console` again for a new one)", flush=True
         )
 
     async def serve() -> None:
         from gwanjong_gateway.notify.serve import start_notifier
-
-        notifying = start_notifier(gateway)
         from gwanjong_gateway.watch.watcher import start_watching
 
-        watching = start_watching(gateway)  # [watch] enabled: the console's process watches
+        # [watch] enabled: the console's process watches
+        running = [start_notifier(gateway), start_watching(gateway)]
         try:
             await console_serve.serve(console, announce)
         except OSError as exc:
@@ -58,10 +56,9 @@ def _console(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
         finally:
-            if notifying is not None:
-                await notifying.stop()
-            if watching is not None:
-                await watching.stop()
+            for task in running:
+                if task is not None:
+                    await task.stop()
 
     run_until_signal(serve, gateway.aclose, backend_options=loop_options())
     return 0
@@ -71,7 +68,6 @@ def add_console(sub: Any) -> None:
     c = sub.add_parser(
         "console", help="serve the local web console (approvals, hand-offs, history, usage)"
     )
-    c.add_argument("--config", default=argparse.SUPPRESS, help="gateway.toml to use")
     c.add_argument(
         "--host",
         dest="console_host",
@@ -87,11 +83,5 @@ def add_console(sub: Any) -> None:
         default=None,
         help="port (default: [console] port; 0 = a random free port)",
     )
-    c.add_argument(
-        "--log-level",
-        default=argparse.SUPPRESS,
-        type=str.upper,
-        choices=LOG_LEVELS,
-        help="how much to log to stderr (default WARNING)",
-    )
+    config_and_log_level(c)
     c.set_defaults(run=_console)

@@ -1,9 +1,7 @@
-"""`gwanjong demo`: the whole pipeline on this machine, against the local sandbox.
-
-Starts the sandbox, writes a throw-away gateway.toml that points every bundled server at
-it (writes = live: the sandbox is the only place anything goes), launches the gateway as a
-real stdio MCP server, and drives scout -> draft -> strike through a real MCP client,
-printing what an agent would see: first the inbox (where we were summoned), then a topic.
+"""`gwanjong demo`: the whole pipeline on this machine against the local sandbox: a throw-away
+gateway.toml (writes = live; the sandbox is the only place anything goes), the gateway as a
+real stdio MCP server, and scout -> draft -> strike through a real MCP client, printing what
+an agent would see: the inbox first, then a topic.
 """
 
 from __future__ import annotations
@@ -78,14 +76,12 @@ async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: A
             "scout", {"topic": topic, "platforms": platforms, "limit": 8}, progress_handler=progress
         )
         data = ScoutResult.model_validate(scouted.structured_content)
-        table = Table(title="Opportunities")
-        for col in ("id", "platform", "score", "comments", "title", "reason"):
-            table.add_column(col, overflow="fold")
-        for o in data.opportunities:
-            table.add_row(
-                o.id, o.platform, f"{o.score:.3f}", str(o.comments_count), o.title[:60], o.reason
-            )
-        console.print(table)
+        found = [
+            (o.id, o.platform, f"{o.score:.3f}", str(o.comments_count), o.title[:60], o.reason)
+            for o in data.opportunities
+        ]
+        columns = ("id", "platform", "score", "comments", "title", "reason")
+        console.print(_table("Opportunities", columns, found))
         if data.errors:
             console.print(f"[yellow]errors:[/] {data.errors}")
         opportunities = data.opportunities
@@ -123,36 +119,21 @@ async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: A
                 "   strike may: " + ", ".join(f"{a}={r.allowed}" for a, r in rules.items())
             )
             console.print("[bold]4. strike[/](action='comment')")
-            struck = await client.call_tool(
-                "strike",
-                {"opportunity_id": oid, "action": "comment", "content": reply},
-                raise_on_error=False,
-            )
-            result = _answer(struck)
+            result = await _strike(client, oid, reply)
             status, where = _status(result), _where(result)
             console.print(f"   -> [bold]{status}[/] {where}{_why(result)}")
             outcomes.append((platform, status, where))
             if status == "posted":
-                again = await client.call_tool(
-                    "strike",
-                    {"opportunity_id": oid, "action": "comment", "content": reply},
-                    raise_on_error=False,
-                )
-                console.print(
-                    f"   strike again -> [bold]{_status(_answer(again))}[/] (never twice)"
-                )
+                again = await _strike(client, oid, reply)
+                console.print(f"   strike again -> [bold]{_status(again)}[/] (never twice)")
             if platform == "devto" and status == "handoff":
-                post = await client.call_tool(
-                    "strike",
-                    {
-                        "opportunity_id": oid,
-                        "action": "post",
-                        "title": "Five tools instead of thirty-six",
-                        "content": "What we learned putting one MCP gateway in front of four platform servers.",
-                    },
-                    raise_on_error=False,
+                posted = await _strike(
+                    client,
+                    oid,
+                    "What we learned putting one MCP gateway in front of four platform servers.",
+                    action="post",
+                    title="Five tools instead of thirty-six",
                 )
-                posted = _answer(post)
                 status = _status(posted)
                 url = posted.url or "" if isinstance(posted, Posted) else ""
                 console.print(f"   strike(action='post') -> [bold]{status}[/] {url}{_why(posted)}")
@@ -166,23 +147,39 @@ async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: A
         )
 
     writes = sandbox.writes()
-    table = Table(title="What reached the sandbox (its write log)")
-    for col in ("platform", "action", "target", "text"):
-        table.add_column(col, overflow="fold")
-    for w in writes:
-        table.add_row(
+    rows = [
+        (
             w["platform"],
             w["action"],
             str(w["target"] or "-"),
             json.dumps(w["data"], ensure_ascii=False)[:90],
         )
-    console.print(table)
+        for w in writes
+    ]
+    title = "What reached the sandbox (its write log)"
+    console.print(_table(title, ("platform", "action", "target", "text"), rows))
     posted = sum(1 for _, s, _ in outcomes if s == "posted")
     console.print(
         f"\n[bold green]Demo complete:[/] {len(outcomes)} strikes, {posted} posted, "
         f"{sum(1 for _, s, _ in outcomes if s == 'handoff')} handed to a human, {len(writes)} writes in the sandbox."
     )
     return 0 if outcomes and len(writes) >= posted else 1
+
+
+async def _strike(
+    client: Client[Any], oid: str, content: str, **more: str
+) -> StrikeResult | ErrorBody:
+    args = {"opportunity_id": oid, "action": "comment", "content": content, **more}
+    return _answer(await client.call_tool("strike", args, raise_on_error=False))
+
+
+def _table(title: str, columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> Table:
+    table = Table(title=title)
+    for col in columns:
+        table.add_column(col, overflow="fold")
+    for row in rows:
+        table.add_row(*row)
+    return table
 
 
 async def _draft(client: Client[Any], opportunity: Found) -> DraftResult:
@@ -241,13 +238,10 @@ async def _inbox(client: Client[Any], platforms: list[str]) -> list[tuple[str, s
             )
         ).structured_content
     )
-    table = Table(title="Inbox: where someone asked for us (unanswered, newest first)")
-    for col in ("id", "platform", "title", "reason"):
-        table.add_column(col, overflow="fold")
     inbox = [o for o in scouted.opportunities if o.summoned]
-    for o in inbox:
-        table.add_row(o.id, o.platform, o.title[:60], o.reason)
-    console.print(table)
+    title = "Inbox: where someone asked for us (unanswered, newest first)"
+    rows = [(o.id, o.platform, o.title[:60], o.reason) for o in inbox]
+    console.print(_table(title, ("id", "platform", "title", "reason"), rows))
     if scouted.errors:
         console.print(f"[yellow]errors:[/] {scouted.errors}")
     outcomes: list[tuple[str, str, str]] = []
@@ -258,12 +252,7 @@ async def _inbox(client: Client[Any], platforms: list[str]) -> list[tuple[str, s
         # A post that tagged us is where a program may answer (X, Bluesky); else the newest.
         chosen = next((o for o in mine if "mentions you" in o.reason), mine[0])
         allowed = _comment_rule(await _draft(client, chosen))
-        struck = await client.call_tool(
-            "strike",
-            {"opportunity_id": chosen.id, "action": "comment", "content": INBOX_REPLY},
-            raise_on_error=False,
-        )
-        result = _answer(struck)
+        result = await _strike(client, chosen.id, INBOX_REPLY)
         status, where = _status(result), _where(result)
         why = "" if status == "handoff" else _why(result)
         console.print(
@@ -283,12 +272,7 @@ async def _refusal(
     for opportunity in others[:4]:
         if _comment_rule(await _draft(client, opportunity)) != "never":
             continue
-        struck = await client.call_tool(
-            "strike",
-            {"opportunity_id": opportunity.id, "action": "comment", "content": INBOX_REPLY},
-            raise_on_error=False,
-        )
-        result = _answer(struck)
+        result = await _strike(client, opportunity.id, INBOX_REPLY)
         status = _status(result)
         console.print(
             f"   \\[{platform}] {opportunity.reason}: comment is never -> [bold]{status}[/]"

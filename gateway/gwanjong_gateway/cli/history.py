@@ -11,7 +11,7 @@ import shutil
 import sys
 import textwrap
 import time
-from typing import TextIO, cast
+from typing import Any, TextIO, cast
 
 from gwanjong_gateway.cli.review.view import claim_note
 from gwanjong_gateway.config import GatewayConfig
@@ -42,17 +42,15 @@ def format_strike(r: Strike, width: int) -> list[str]:
         # a URL is never broken (it must stay clickable); it may exceed a narrow terminal
         lines.append("      " + plain(where))
     if r.reason:
-        lines += textwrap.wrap(
-            one_line(r.reason, 1000),
-            width,
-            initial_indent="      ",
-            subsequent_indent="      ",
-            max_lines=3,
-            placeholder=" [… more in the console]",
-        )
+        more = {"max_lines": 3, "placeholder": " [… more in the console]"}
+        lines += _wrap(one_line(r.reason, 1000), width, "      ", "      ", **more)
     if r.status is StrikeStatus.HANDOFF:
         lines += _handoff_text(r, width)
     return lines
+
+
+def _wrap(text: str, width: int, first: str, rest: str, **more: Any) -> list[str]:
+    return textwrap.wrap(text, width, initial_indent=first, subsequent_indent=rest, **more)
 
 
 def _handoff_text(r: Strike, width: int) -> list[str]:
@@ -61,30 +59,22 @@ def _handoff_text(r: Strike, width: int) -> list[str]:
     lines = ["      to post by hand:"]
     title, text = show(r.title), show(r.content)
     if r.title:
-        lines += textwrap.wrap(
-            f"title: {title.text}", width, initial_indent=pad, subsequent_indent=pad
-        )
+        lines += _wrap(f"title: {title.text}", width, pad, pad)
     for paragraph in text.text.split("\n"):
-        lines += textwrap.wrap(paragraph, width, initial_indent=pad, subsequent_indent=pad) or [""]
+        lines += _wrap(paragraph, width, pad, pad) or [""]
     for s in (title, text):
         if s.hidden:
-            lines += textwrap.wrap(
-                f"WARNING: {s.warning()}", width, initial_indent=pad, subsequent_indent=pad
-            )
+            lines += _wrap(f"WARNING: {s.warning()}", width, pad, pad)
     if not r.content:
         lines.append(f"{pad}(no text: a {r.action})")
     if r.claimed_at:  # the model's word, never proof: the hand-off still waits
-        lines += textwrap.wrap(
-            claim_note(r), width, initial_indent="      ! ", subsequent_indent=pad
-        )
-    lines += textwrap.wrap(
+        lines += _wrap(claim_note(r), width, "      ! ", pad)
+    then = (
         f"then: gwanjong review done h{r.id} --url <their URL>, or gwanjong review "
         f"dismiss h{r.id} (the model's confirm_handoff closes it only when the gateway "
-        "finds it on the platform)",
-        width,
-        initial_indent="      ",
-        subsequent_indent=pad,
+        "finds it on the platform)"
     )
+    lines += _wrap(then, width, "      ", pad)
     return lines
 
 

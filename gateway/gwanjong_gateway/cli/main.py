@@ -140,21 +140,13 @@ def _init(args: argparse.Namespace) -> int:
     return run_init(Path(args.path) if args.path else None)
 
 
-def add_usage_and_init(sub: Any) -> None:
-    u = sub.add_parser("usage", help="calls, errors, latency and tokens per tool")
-    u.add_argument("--since", default="7d", help="e.g. 7d, 24h, 30m; '' = everything kept")
-    u.add_argument(
+def _principal_and_json(p: argparse.ArgumentParser, what: str, instead: str) -> None:
+    p.add_argument(
         "--principal",
         metavar="NAME",
-        help="only the calls of this signed-in caller (default: everyone's; '' = local ones)",
+        help=f"only the {what} of this signed-in caller (default: everyone's; '' = local ones)",
     )
-    u.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    global_options(u)
-    u.set_defaults(run=_usage)
-    i = sub.add_parser("init", help="write a starter gateway.toml and print client configs")
-    i.add_argument("path", nargs="?", help="where (default: the user config dir, see --config)")
-    global_options(i)
-    i.set_defaults(run=_init)
+    p.add_argument("--json", action="store_true", help=f"print JSON instead of {instead}")
 
 
 def _doctor(args: argparse.Namespace) -> int:
@@ -176,38 +168,11 @@ def _doctor(args: argparse.Namespace) -> int:
     )
 
 
-def add_doctor(sub: Any) -> None:
-    doc = sub.add_parser("doctor", help="what gwanjong uses and what is wrong with it")
-    doc.add_argument(
-        "--repair",
-        action="store_true",
-        help="export every claim and unsure write first, then rebuild a damaged record "
-        "carrying them over (run with the gateway stopped)",
-    )
-    doc.add_argument("--export", help="where the export goes (default: state_dir, else home)")
-    doc.add_argument(
-        "--offline",
-        action="store_true",
-        help="do not start the platform servers (a server with credentials set looks its "
-        "account up on the platform)",
-    )
-    global_options(doc, port=False)
-    doc.set_defaults(run=_doctor)
-
-
 def _status(args: argparse.Namespace) -> int:
     from gwanjong_gateway.cli.status import print_status
 
     config, _ = load(args.config, check_env=False)  # reads the record only
     return print_status(config)
-
-
-def add_status(sub: Any) -> None:
-    st = sub.add_parser(
-        "status", help="what waits for you, each platform's health, the last notification"
-    )
-    global_options(st, port=False)
-    st.set_defaults(run=_status)
 
 
 def _sandbox(args: argparse.Namespace) -> int:
@@ -288,12 +253,7 @@ def parser() -> argparse.ArgumentParser:
         "--status", choices=[str(s) for s in RECORDED], help="only strikes in this state"
     )
     h.add_argument("--limit", type=int, default=30, help="at most this many (default 30)")
-    h.add_argument(
-        "--principal",
-        metavar="NAME",
-        help="only the strikes of this signed-in caller (default: everyone's; '' = local ones)",
-    )
-    h.add_argument("--json", action="store_true", help="print JSON instead of lines")
+    _principal_and_json(h, "strikes", "lines")
     global_options(h)
     h.add_argument(
         "--resolve",
@@ -308,9 +268,36 @@ def parser() -> argparse.ArgumentParser:
         help="what the write turned out to be (with --resolve)",
     )
     h.set_defaults(run=_history)
-    add_usage_and_init(sub)
-    add_doctor(sub)
-    add_status(sub)
+    u = sub.add_parser("usage", help="calls, errors, latency and tokens per tool")
+    u.add_argument("--since", default="7d", help="e.g. 7d, 24h, 30m; '' = everything kept")
+    _principal_and_json(u, "calls", "a table")
+    global_options(u)
+    u.set_defaults(run=_usage)
+    i = sub.add_parser("init", help="write a starter gateway.toml and print client configs")
+    i.add_argument("path", nargs="?", help="where (default: the user config dir, see --config)")
+    global_options(i)
+    i.set_defaults(run=_init)
+    doc = sub.add_parser("doctor", help="what gwanjong uses and what is wrong with it")
+    doc.add_argument(
+        "--repair",
+        action="store_true",
+        help="export every claim and unsure write first, then rebuild a damaged record "
+        "carrying them over (run with the gateway stopped)",
+    )
+    doc.add_argument("--export", help="where the export goes (default: state_dir, else home)")
+    doc.add_argument(
+        "--offline",
+        action="store_true",
+        help="do not start the platform servers (a server with credentials set looks its "
+        "account up on the platform)",
+    )
+    global_options(doc, port=False)
+    doc.set_defaults(run=_doctor)
+    st = sub.add_parser(
+        "status", help="what waits for you, each platform's health, the last notification"
+    )
+    global_options(st, port=False)
+    st.set_defaults(run=_status)
     add_token_commands(sub)
     add_review(sub)
     add_console(sub)

@@ -58,3 +58,15 @@ def global_options(p: argparse.ArgumentParser, top: bool = False, port: bool = T
         metavar="{" + ",".join(LOG_LEVELS) + "}",
         help="how much the gateway logs to stderr (default WARNING)",
     )
+
+
+def config_and_log_level(p: argparse.ArgumentParser) -> None:
+    """`--config` and `--log-level` alone, for a subcommand with its own `--host`/`--port`."""
+    p.add_argument("--config", default=argparse.SUPPRESS, help="gateway.toml to use")
+    p.add_argument(
+        "--log-level",
+        default=argparse.SUPPRESS,
+        type=_level,
+        metavar="{" + ",".join(LOG_LEVELS) + "}",
+        help="how much to log to stderr (default WARNING)",
+    )

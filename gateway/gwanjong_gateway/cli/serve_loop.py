@@ -1,11 +1,8 @@
 """Run the gateway until its transport ends or a signal stops it, then exit normally.
 
-MCP's stdio transport reads stdin in an anyio worker thread. A read blocked on a quiet pipe
-cannot be interrupted, a cancelled task waits for its thread, and Python waits at exit for
-every non-daemon thread: so after SIGTERM the process would hang until its client wrote or
-closed stdin. Here the event loop runs in a daemon thread (the worker threads it starts
-inherit that), the main thread takes the signals, runs `stop` on the loop (close the
-platform servers and the record), and returns: nothing left behind keeps the process alive.
+stdio reads stdin in a worker thread that cannot be interrupted, and Python waits for
+non-daemon threads at exit, so after SIGTERM the process would hang. The loop runs in a
+daemon thread instead; the main thread takes signals, runs `stop` on the loop and returns.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""FastMCP's OpenTelemetry spans only when tracing is configured.
-
-Without an OpenTelemetry SDK the spans are no-ops, but each call still builds them (client
-and server side, for every hop, in-process platforms included). The gateway turns FastMCP's
-telemetry off unless gateway.toml's `[telemetry] otlp_endpoint` is set (observe/tracing.py
-installs the SDK then), the environment configures tracing (any `OTEL_*` exporter or
-service setting) or sets `FASTMCP_TELEMETRY_MODE` itself.
+"""FastMCP's OpenTelemetry spans only when tracing is configured: without an SDK they are
+no-ops that still cost every call, so FastMCP's telemetry is off unless `[telemetry]
+otlp_endpoint`, an `OTEL_*` setting or `FASTMCP_TELEMETRY_MODE` asks for it.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any
 
-from gwanjong_gateway.cli.options import LOG_LEVELS
+from gwanjong_gateway.cli.options import config_and_log_level
 
 
 def _watch(args: argparse.Namespace) -> int:
@@ -50,12 +50,5 @@ def _watch(args: argparse.Namespace) -> int:
 
 def add_watch(sub: Any) -> None:
     w = sub.add_parser("watch", help="watch the inbox and saved topics ([watch] in gateway.toml)")
-    w.add_argument("--config", default=argparse.SUPPRESS, help="gateway.toml to use")
-    w.add_argument(
-        "--log-level",
-        default=argparse.SUPPRESS,
-        type=str.upper,
-        choices=LOG_LEVELS,
-        help="how much to log to stderr (default WARNING)",
-    )
+    config_and_log_level(w)
     w.set_defaults(run=_watch)

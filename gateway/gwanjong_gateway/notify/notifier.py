@@ -88,7 +88,6 @@ class Notifier:
         self._scanned: dict[str, Event] = {}
         self._published: dict[str, Event] = {}
         self._next_at = 0.0
-        self.last_error = ""
 
     @property
     def channels(self) -> list[str]:
@@ -115,42 +114,23 @@ class Notifier:
             return
         found: list[Event] = []
         for a in approvals:
-            found.append(
-                Event(
-                    kind=EventKind.APPROVAL_WAITING,
-                    key=f"a{a.id}",
-                    platform=a.platform,
-                    at=a.created_at,
-                )
-            )
+            kinds = [EventKind.APPROVAL_WAITING]
             if a.expires_at - now <= self.section.expiring_within_s:
-                found.append(
-                    Event(
-                        kind=EventKind.APPROVAL_EXPIRING,
-                        key=f"a{a.id}",
-                        platform=a.platform,
-                        at=a.created_at,
-                    )
-                )
-        for h in handoffs:
-            found.append(
-                Event(
-                    kind=EventKind.HANDOFF_WAITING,
-                    key=f"h{h.id}",
-                    platform=h.platform,
-                    at=h.created_at,
-                )
+                kinds.append(EventKind.APPROVAL_EXPIRING)
+            found += [
+                Event(kind=k, key=f"a{a.id}", platform=a.platform, at=a.created_at) for k in kinds
+            ]
+        found += [
+            Event(
+                kind=EventKind.HANDOFF_WAITING, key=f"h{h.id}", platform=h.platform, at=h.created_at
             )
-        for platform, _failures, paused, changed in health:
-            if paused:
-                found.append(
-                    Event(
-                        kind=EventKind.WRITES_PAUSED,
-                        key=f"{platform}:{changed:.0f}",
-                        platform=platform,
-                        at=changed,
-                    )
-                )
+            for h in handoffs
+        ]
+        found += [
+            Event(kind=EventKind.WRITES_PAUSED, key=f"{p}:{changed:.0f}", platform=p, at=changed)
+            for p, _failures, paused, changed in health
+            if paused
+        ]
         for source in self.sources:
             found += await source()
         self._scanned = {e.notice_key: e for e in found if e.kind in self.kinds}
@@ -195,7 +175,6 @@ class Notifier:
     async def deliver(self, message: Message) -> str:
         """Send ``message`` to every channel; note how it went in the record."""
         error = await deliver(self.urls, message, self.send, self.retry)
-        self.last_error = error
         await self._note(message, self.clock(), error)
         return error
 

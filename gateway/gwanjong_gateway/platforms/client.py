@@ -1,11 +1,8 @@
 """One platform's contract tools, typed: the only place a platform's answer is read.
 
-Each method calls one contract tool through the upstreams and returns the contract's
-model (`Post`, `Capabilities`, `Validation`, ...), validated once, here. A failure of any
-kind (the platform's, the transport's, an answer outside the contract) raises one
-`PlatformError(kind, message, retry_after)`: the kind comes from the error's structured
-content, or from its `kind: ` text for a server that sends text only, or from MCP's own
-error code for a timeout (upstream.py).
+Each method returns the contract's model, validated here; any failure (platform,
+transport, an answer outside the contract) raises one `PlatformError(kind, message,
+retry_after)`, its kind from the structured error, its `kind: ` text, or MCP's error code.
 """
 
 from __future__ import annotations
@@ -101,19 +98,6 @@ class PlatformClient:
         if tags:  # only then: a server from before tags were validated still answers
             args["tags"] = tags
         return await self._call("validate", args, Validation)
-
-    async def write_post(self, title: str, body: str, tags: list[str] | None = None) -> PostResult:
-        args: dict[str, Any] = {"title": title, "body": body, "tags": tags}
-        return await self._call("write_post", args, PostResult)
-
-    async def write_comment(
-        self, post_id: str, body: str, parent_id: str | None = None
-    ) -> PostResult:
-        args = {"post_id": post_id, "body": body, "parent_id": parent_id}
-        return await self._call("write_comment", args, PostResult)
-
-    async def upvote(self, post_id: str) -> PostResult:
-        return await self._call("upvote", {"post_id": post_id}, PostResult)
 
     async def write(
         self, action: Action, arguments: dict[str, Any], prepaid: Reservation | None = None

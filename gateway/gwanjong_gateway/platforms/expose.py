@@ -1,24 +1,12 @@
 """Pass chosen raw platform tools through, by namespaced name (`expose` in gateway.toml).
 
-Hidden by default: the point of the gateway is a small tool list. A user who wants, say,
-`devto__get_post` as well lists it, and it is forwarded verbatim to that server.
+Declared from the config at build time, so they are in the first `tools/list`; until the
+backend is up a tool answers `unavailable`, then takes the server's own definition (output
+schema admitting the error shape) and clients are told (tool_changes.py).
 
-The tools are declared from the config when the gateway is built, so they are in the very
-first `tools/list` (clients that list once never miss them). Until the backend is up a
-tool takes any arguments and answers `unavailable` with the reason; once it is up, its
-definition is replaced by the server's own description and schemas, and clients are told
-(`notifications/tools/list_changed`, tool_changes.py) so they list the tools again. Its
-output schema is the server's, made to admit the error shape (`admit_errors`): a failed
-call answers with `{"error": {...}}` whatever the platform server declares, and strict
-clients check it.
-
-Only tools that read may be exposed. A forwarded call goes around the strike chain (no
-approval, no record row, no never-twice, no caps, no footer), so a tool that writes is
-refused rather than routed through that chain: the contract's write tools are refused when
-the config loads (config.py), and any other tool is refused, neither listed nor called,
-unless its server's annotations say `readOnlyHint: true` (known only once the server has
-answered `tools/list`; `gwanjong doctor` names such a tool). Strike already does every
-write properly; a second way in would be a second chain to keep equal to it.
+Only tools that read: a forwarded call goes around the strike chain, so the contract's
+write tools are refused when the config loads, and any other tool unless its server
+annotates it `readOnlyHint: true` (`gwanjong doctor` names such a tool).
 """
 
 from __future__ import annotations
@@ -27,7 +15,7 @@ import contextlib
 import json
 import logging
 import weakref
-from typing import Any, cast
+from typing import Any, NoReturn, cast
 
 import anyio
 from fastmcp import FastMCP
@@ -66,6 +54,10 @@ def _refusal(name: str) -> str:
     )
 
 
+def _fail(kind: ErrorKind, message: str) -> NoReturn:
+    raise ToolError(format_error(kind, message))
+
+
 class ForwardedTool(Tool):
     upstream_name: str
     upstream_tool: str
@@ -80,34 +72,28 @@ class ForwardedTool(Tool):
         assert self._upstreams is not None
         upstream = self._upstreams.get(self.upstream_name)
         if upstream is None:
-            raise ToolError(
-                format_error(
-                    ErrorKind.NOT_SUPPORTED,
-                    f"{self.upstream_name} is not enabled in gateway.toml; enable it or drop "
-                    f"{self.name} from expose.",
-                )
+            _fail(
+                ErrorKind.NOT_SUPPORTED,
+                f"{self.upstream_name} is not enabled in gateway.toml; enable it or drop "
+                f"{self.name} from expose.",
             )
         if upstream.health is not Health.UP:
             # Its tool list (and so whether the tool only reads) is known once it is up.
             with anyio.move_on_after(self._upstreams.config.gateway.call_timeout_s):
                 await upstream.ensure()
         if upstream.health is Health.STARTING:
-            raise ToolError(
-                format_error(
-                    ErrorKind.UNAVAILABLE,
-                    f"{self.upstream_name} is still starting; call again later, status() "
-                    "shows progress.",
-                )
+            _fail(
+                ErrorKind.UNAVAILABLE,
+                f"{self.upstream_name} is still starting; call again later, status() "
+                "shows progress.",
             )
         if upstream.health is not Health.UP:
             upstream.unavailable().raise_for_error()
         if self.upstream_tool not in upstream.tools:
-            raise ToolError(
-                format_error(
-                    ErrorKind.NOT_SUPPORTED,
-                    f"the {self.upstream_name} server has no tool {self.upstream_tool!r}; "
-                    "fix expose in gateway.toml.",
-                )
+            _fail(
+                ErrorKind.NOT_SUPPORTED,
+                f"the {self.upstream_name} server has no tool {self.upstream_tool!r}; "
+                "fix expose in gateway.toml.",
             )
         if writes(self.upstream_tool, upstream.tools[self.upstream_tool]):
             raise ToolError(_refusal(self.name))

@@ -1,14 +1,9 @@
 """Bundled platforms hosted in the gateway's own interpreter, still spoken to over MCP.
 
-An installed package declares a platform in the `gwanjong.platforms` entry-point group: a
-function that builds its FastMCP server from a mapping of that platform's variables. The
-gateway loads it on the platform's first use (the import runs in a worker thread, so the
-event loop keeps answering) and connects through FastMCP's in-memory transport. The server
-package is never imported by name here: the import-linter boundary holds.
-
-In-process there is no crash isolation: an adapter that blocks the thread blocks the
-gateway. Calls still have timeouts and exceptions still come back as tool errors; set
-`isolation = "process"` for a platform that needs more.
+A package declares a platform in the `gwanjong.platforms` entry-point group; it is loaded
+on first use (imported in a worker thread) and reached over FastMCP's in-memory transport,
+never imported by name (the import-linter boundary). No crash isolation in-process: use
+`isolation = "process"` for a platform that needs it.
 """
 
 from __future__ import annotations
@@ -73,13 +68,9 @@ async def in_process(name: str, env: Mapping[str, str]) -> FastMCPTransport:
 
 
 class _TypedBoundarySession(VersionAwareClientSession):
-    """Leaves a result's structured content to the gateway's typed models.
-
-    The gateway reads every platform result through its pydantic models (the contract), so
-    the client's jsonschema pass over the same content against the advertised outputSchema
-    is the second of two validations: about a tenth of a warm scout's CPU, and the
-    jsonschema import and validator builds in the first one. A server in its own process
-    keeps the client's check."""
+    """Leaves a result's structured content to the gateway's typed models: the client's own
+    jsonschema pass would validate it twice (~10% of a warm scout's CPU). Out-of-process
+    servers keep the client's check."""
 
     async def validate_tool_result(self, name: str, result: mcp.types.CallToolResult) -> None:
         return None

@@ -1,14 +1,9 @@
-"""`notifications/tools/list_changed`, in each protocol era's way, for the exposed tools
-whose definition replaces their placeholder once their platform server is up (expose.py).
+"""`notifications/tools/list_changed` for exposed tools whose definition replaces their
+placeholder (expose.py), in each protocol era's way.
 
-- 2025-11-25 and older (sessions): the notification goes to every open session on its
-  standalone channel (stdio, in-memory, and HTTP clients holding the GET stream). The
-  sessions are the ones seen making a request, held weakly: a closed one just drops out.
-- 2026-07-28 (no sessions, no standalone channel): a client opts in with a
-  `subscriptions/listen` request whose response is the stream (SEP-2575). FastMCP 4 does
-  not serve that method, so this registers the SDK's `ListenHandler` on the low-level
-  server, over this in-process bus. Its capabilities then say `listChanged: true` at
-  2026-07-28 as well (only on a gateway with `expose`: nothing else changes the list).
+2025-11-25: to every open session seen making a request (held weakly). 2026-07-28: to
+clients that opened `subscriptions/listen` (SEP-2575), which FastMCP 4 does not serve, so
+the SDK's `ListenHandler` is registered on the low-level server over this in-process bus.
 """
 
 from __future__ import annotations

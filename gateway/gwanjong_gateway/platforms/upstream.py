@@ -1,14 +1,10 @@
 """The platform servers, held open as MCP clients.
 
-Each enabled platform is one Upstream, started on its first use (health "not started"
-until then): a bundled platform is built in the gateway's interpreter and reached over
-FastMCP's in-memory transport (hosting.py); `isolation = "process"` spawns it over stdio
-instead; a `command` is spawned and a `url` reached over HTTP. A backend that fails to
-start or hangs is marked down with its real reason (a spawned server's stderr) and
-stopped; its circuit breaker (breaker.py) answers calls at once while it is restarted in
-the background with backoff. One that died is restarted for the very next call, and a
-call that comes while it is coming back (or whose time outlasts the backoff) waits for
-it. Every call, waiting for a start included, is bounded by its timeout.
+Each enabled platform is one Upstream, started on first use: bundled in-process over
+FastMCP's memory transport (hosting.py), spawned over stdio (`isolation = "process"` or a
+`command`), or reached over HTTP (`url`). A backend that fails is marked down with its real
+reason and restarted in the background with backoff while its breaker answers at once;
+every call, waiting for a start included, is bounded by its timeout.
 """
 
 from __future__ import annotations
@@ -77,7 +73,6 @@ class Upstream:
     health: Health = Health.NOT_STARTED
     reason: str = "started on first use"
     tools: dict[str, Any] = field(default_factory=dict[str, Any])
-    started_at: float | None = None
     #: where a spawned server's stderr goes (None: the gateway's own stderr)
     log_file: Path | None = None
     clock: Clock = field(default=time.monotonic)
@@ -177,15 +172,12 @@ class Upstream:
             if missing:
                 await self._close_locked()
                 return self._down(
-                    "does not speak the platform tool contract (missing: "
-                    + ", ".join(missing)
-                    + ")"
+                    f"does not speak the platform tool contract (missing: {', '.join(missing)})"
                 )
             self._client = client
             self._generation += 1
             self.health, self.reason = Health.UP, "ok"
             self._lost_connection = False
-            self.started_at = time.time()
             log.info("%s: up", self.name)
             if self.on_up is not None:
                 self.on_up(self.name)
@@ -271,8 +263,7 @@ class Upstream:
             if exc.code == INVALID_PARAMS:  # the server's answer (e.g. no such tool): it lives
                 self.breaker.succeeded()
                 return Outcome.failure(
-                    ErrorKind.NOT_SUPPORTED,
-                    f"the {self.name} server refused {tool}: {_why(exc)}",
+                    ErrorKind.NOT_SUPPORTED, f"the {self.name} server refused {tool}: {_why(exc)}"
                 )
             if exc.code == REQUEST_TIMEOUT:
                 # A hung server: stop it and restart it in the background, with backoff.

@@ -56,10 +56,8 @@ _OTLP_HEADERS = ("OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADER
 def tracing_env(
     config: GatewayConfig, name: str, environ: dict[str, str] | None = None
 ) -> dict[str, str]:
-    """A platform server's share of `[telemetry]`: its spans go to the gateway's collector
-    (a spawned one reads these; FastMCP's spans are on there only then), with the
-    collector's headers from the gateway's environment (masked in its stderr like any
-    credential)."""
+    """A platform server's share of `[telemetry]`: its spans go to the gateway's collector, with
+    the collector's headers (masked in its stderr like any credential)."""
     telemetry = config.telemetry
     if not telemetry.otlp_endpoint:
         return {}
@@ -109,8 +107,6 @@ class Upstreams:
         transports: dict[str, Any] | None = None,
         clock: Clock = time.monotonic,
     ) -> None:
-        env = dict(os.environ if environ is None else environ)
-        secrets = read_dotenv(config.state_dir / ".env")
         self.config = config
         #: what each platform says about itself (guide, footer, setup, handles)
         self.profiles = Profiles()
@@ -118,7 +114,7 @@ class Upstreams:
             name: Upstream(
                 name,
                 platform,
-                {**platform_env(name, platform, secrets, env), **tracing_env(config, name, env)},
+                self._env(name, platform, environ),
                 connect_timeout_s=config.gateway.start_timeout_s,
                 log_file=childlog.log_path(config.state_dir, name),
                 clock=clock,
@@ -197,11 +193,11 @@ class Upstreams:
 
     def reload_env(self, name: str, environ: dict[str, str] | None = None) -> None:
         """After `setup save`: rebuild this platform's env from the saved `.env`."""
-        upstream = self.by_name[name]
+        self.by_name[name].env = self._env(name, self.by_name[name].platform, environ)
+
+    def _env(
+        self, name: str, platform: PlatformConfig, environ: dict[str, str] | None
+    ) -> dict[str, str]:
         env = dict(os.environ if environ is None else environ)
-        upstream.env = {
-            **platform_env(
-                name, upstream.platform, read_dotenv(self.config.state_dir / ".env"), env
-            ),
-            **tracing_env(self.config, name, env),
-        }
+        secrets = read_dotenv(self.config.state_dir / ".env")
+        return {**platform_env(name, platform, secrets, env), **tracing_env(self.config, name, env)}

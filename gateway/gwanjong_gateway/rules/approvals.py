@@ -1,12 +1,7 @@
-"""A pending approval: one write waiting for a person, kept in the strike record.
-
-`writes = "confirm"` records the exact write that would be sent (`rules.outgoing.Outgoing`:
-platform, account, target, title, text with its disclosure footer, tags) with the SHA-256 of
-its canonical bytes, who asked, and when it expires. A person approves or declines it
-from wherever they are (the client's dialog, the terminal, a page, an app card); approving
-re-runs the whole strike chain and consumes the approval in the same transaction as the
-claim, so it executes at most once. This module says what an approval holds; `record`
-keeps it and `strike` acts on it.
+"""A pending approval: one exact write (`rules.outgoing.Outgoing`) waiting for a person, with
+the SHA-256 of its canonical bytes, who asked, and when it expires. Approving re-runs the
+whole chain and consumes the approval in the claim's transaction, so it executes at most
+once. This module says what an approval holds; `record` keeps it, `strike` acts on it.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""The strike record: its vocabulary (actions, statuses), one row, and what makes two
-writes "the same". `store` / `store_pg` keep it; this module says what it holds.
-
-A row is one intent (platform, target, action, normalised text). New posts have no
-target: their identity is the text alone, so the same article sent from two
-opportunities is one intent. Near-identical texts are compared with word-shingle Jaccard
-similarity (3-word shingles, >= 0.9; shorter texts compare word sets).
+"""The strike record's vocabulary (actions, statuses), one row, and what makes two writes
+"the same": one intent is (platform, target, action, normalised text), a new post's identity
+its text alone; near-identical texts compare by 3-word-shingle Jaccard >= 0.9 (shorter
+texts: word sets).
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """One exact write: everything that leaves for the platform, as one frozen model.
 
-`Outgoing` is what a person approves, what every surface shows and what the platform
-receives: the strike's send path builds the platform call from it and from nothing else
-(`arguments`), and an approval's digest is the SHA-256 of its canonical bytes (`canonical`:
-JSON, keys sorted, no spaces, UTF-8). Tags are part of it: none unless a person adds them,
-never copied from the post answered. An approval recorded before this model has a digest of
-[title, text] only (`legacy_digest`); it still matches a write that carries no tags.
+`Outgoing` is what a person approves, every surface shows and the platform receives (the
+send path builds the call from it alone, `arguments`); an approval's digest is the SHA-256
+of its canonical JSON. Tags only when a person adds them. Approvals older than this model
+digest [title, text] only (`legacy_digest`).
 """
 
 from __future__ import annotations

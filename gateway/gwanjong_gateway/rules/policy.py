@@ -93,16 +93,10 @@ def for_platform(entry: str, platform: str, profiles: Profiles) -> str | None:
 
 def is_opted_out(entries: list[str], platform: str, author: str, profiles: Profiles) -> bool:
     """Whether `author` on `platform` matches an opt-out entry (forms: docs/operate/gateway-toml.md)."""
-    known = profiles
-    rules = _rules(platform, known)
+    rules = _rules(platform, profiles)
     who = handle_key(rules, author)
-    if not who:
-        return False
-    for entry in entries:
-        handle = for_platform(entry, platform, known)
-        if handle is not None and handle_key(rules, handle) == who:
-            return True
-    return False
+    handles = (for_platform(entry, platform, profiles) for entry in entries)
+    return bool(who) and any(h is not None and handle_key(rules, h) == who for h in handles)
 
 
 def opted_out(config: GatewayConfig, platform: str, author: str, profiles: Profiles) -> str | None:
@@ -162,11 +156,7 @@ def author_cooldown(
 
 def day_start(now: float) -> float:
     """Caps count from midnight UTC."""
-    return (
-        datetime.fromtimestamp(now, UTC)
-        .replace(hour=0, minute=0, second=0, microsecond=0)
-        .timestamp()
-    )
+    return now - now % 86400  # POSIX time has no leap seconds: days are 86400 s
 
 
 def daily_cap(

@@ -1,13 +1,8 @@
 """What each platform says about itself: the `profile` of its `capabilities` answer.
 
-The gateway holds no facts about any platform: writing guides, disclosure footers, setup
-guides and handle spellings all come from here, filled from the platform's own server.
-A profile is refreshed on every capabilities answer and kept across a server's restarts,
-so a disclosure footer never goes missing while a server comes back. A server without a
-profile gets the gateway's generic text.
-
-One registry per gateway (`Upstreams.profiles`), keyed by platform name; the typed client
-(platform_client.py) fills it from every capabilities answer.
+The gateway holds no platform facts: guides, disclosure footers and handle spellings come
+from here. A profile is refreshed on every capabilities answer and kept across a server's
+restarts, so a footer never goes missing; a server without one gets generic text.
 """
 
 from __future__ import annotations

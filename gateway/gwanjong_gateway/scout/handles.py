@@ -1,22 +1,12 @@
 """Handles: what scout gives the model for each opportunity, and where draft and strike
 find it again (issue 25: no protocol session, no custom header).
 
-A handle (`<platform>-Q3x9f0aLm2Zp7sKe`) is minted by the server, 96 random bits after the
-platform's name, and kept in the strike record (`handles` table: SQLite by default,
-PostgreSQL in team mode) with the opportunity, later draft's context, the principal who
-scouted it and an expiry. So a client that opens a new session or process for every
-call, a gateway restart, and any replica behind a load balancer all see the same
-workflow. The row is keyed by the handle's SHA-256 and read with its principal: another
-user's handle, or one past its expiry, finds nothing. An `X-Gwanjong-Session` header is
-optional: it only groups one agent's handles for `status()`.
-
-`HandleStates` is the pipeline's state source (`gwanjong_shared.pipeline.source`): a call
-without the handle argument (scout) works on a fresh state whose new opportunities are
-kept when it returns; a call with one (draft, strike) works on that handle's state.
-
-When the record cannot be used (a corrupt file, a database down), handles are kept in
-this process's memory instead, so scout and draft still work while strike refuses to
-write; such handles do not outlive the process.
+A handle (`<platform>-` and 96 random bits) is kept in the strike record's `handles` table,
+keyed by its SHA-256 and read with its principal, so a new session, a restart or another
+replica finds the same workflow, and another user's or an expired handle finds nothing.
+`X-Gwanjong-Session` only groups one agent's handles for `status()`. `HandleStates` is the
+pipeline's state source. When the record cannot be used, handles live in this process's
+memory: scout and draft still work, strike refuses to write.
 """
 
 from __future__ import annotations

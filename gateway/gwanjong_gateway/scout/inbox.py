@@ -1,11 +1,8 @@
 """The inbox: where someone asked for us, on every platform, before any topic search.
 
-Each platform server's optional `mentions` tool lists posts that mention or quote our
-account and replies to our posts. The inbox keeps those we have not answered (no
-`posted` strike of ours on the item; the servers already leave out what the platform
-shows we answered), marks them `summoned`, and remembers per platform the cursor the
-server handed back, so the next inbox shows only what is new. A server without the tool
-(a fifth platform) is skipped with a note, never marked down.
+From each server's optional `mentions` tool it keeps what we have not answered (no
+`posted` strike of ours on it), marks it `summoned`, and keeps the server's cursor per
+platform so the next inbox shows only what is new. A server without the tool is skipped.
 """
 
 from __future__ import annotations
@@ -92,14 +89,10 @@ async def inbox(
     limit: int,
     opt_out: list[str],
 ) -> tuple[list[Opportunity], dict[str, str]]:
-    """Unanswered mentions (the oldest unseen first, in rounds across platforms) and a
-    note per platform that could not answer or has more waiting.
-
-    Each server lists the oldest unseen summons first and sets `next_since` to the newest
-    one it listed. The cursor here moves only past what this answer consumed (listed, or
-    skipped for good: answered already, opted out): when `limit` cut a platform short, the
-    server is asked once more for exactly the consumed count, and its `next_since` then
-    ends where this answer did. Every summons is listed once."""
+    """Unanswered mentions (oldest unseen first, in rounds across platforms) and a note per
+    platform that could not answer or has more waiting. The cursor moves only past what this
+    answer consumed (when `limit` cut a platform short the server is asked again for that
+    count), so every summons is listed once."""
     lists: dict[str, MentionList] = {}
     olds: dict[str, str | None] = {}
     notes: dict[str, str] = {}

@@ -1,11 +1,9 @@
 """Platform reads that outlive the scout that asked for them.
 
-Agent frameworks give a tool call about 5 s (google-adk, autogen; agno 10 s), and one
-slow platform must not cost the other platforms' answers. So scout waits at most
-`[gateway] answer_within_s`, answers with what arrived and names the rest as still
-coming; their reads go on here, keyed by (topic, platform), and the next scout on the same
-topic takes them (arrived, or still on the way) instead of asking again. A read is taken
-once; one nobody takes is dropped after `KEEP_S`.
+Agent frameworks give a call about 5 s, so scout answers within `[gateway]
+answer_within_s` and names the rest as still coming; their reads go on here, keyed by
+(topic, platform), and the next scout on that topic takes them once. Untaken ones are
+dropped after `KEEP_S`.
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
-"""Ranking scouted posts: BM25 relevance to the topic, blended with engagement and age.
+"""Ranking scouted posts: 0.70 * relevance + 0.20 * engagement + 0.10 * freshness, each in
+[0, 1].
 
-score = 0.70 * relevance + 0.20 * engagement + 0.10 * freshness, each in [0, 1]:
-
-- relevance: BM25 (plain Python, gwanjong_gateway.scout.bm25) of the topic against title (counted twice), tags and body,
-  divided by the best score in this batch. Words are lower-cased; Hangul, kana and CJK
-  runs also yield character bigrams, so "비동기로" still matches "비동기" with no
-  language-specific tokenizer.
-- engagement: log(1 + likes + 2 * comments) over the batch's maximum: a discussion with
-  replies is a better place to take part than a post with likes alone.
-- freshness: 1 for a post from now, halving every 48 hours.
-
-Posts with no word in common with the topic are kept only to fill the list when too few
-match, and their reason says so.
+Relevance is BM25 (scout.bm25) of the topic against title (twice), tags and body over the
+batch's best; CJK runs also yield character bigrams, so no language-specific tokenizer is
+needed. Engagement is log(1 + likes + 2 * comments) over the batch's maximum (replies make
+a better place to take part); freshness halves every 48 hours. Posts sharing no word with
+the topic only fill the list, and their reason says so.
 """
 
 from __future__ import annotations
@@ -29,34 +23,11 @@ from gwanjong_shared.contract.models import Post
 _WORD = re.compile(r"\w+", re.UNICODE)
 _CJK = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u9fff\uac00-\ud7af]")
 _STOP = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "how",
-        "i",
-        "in",
-        "is",
-        "it",
-        "of",
-        "on",
-        "or",
-        "that",
-        "the",
-        "this",
-        "to",
-        "we",
-        "what",
-        "with",
+    (
+        *("a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "i", "in"),
+        *("is", "it", "of", "on", "or", "that", "the", "this", "to", "we", "what", "with"),
         "you",
-    ]
+    )
 )
 HALF_LIFE_H = 48.0
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from functools import partial
+from typing import cast
 
 import anyio
 
@@ -221,15 +222,6 @@ class _Reads:
     verdicts: dict[str, Validation] = field(default_factory=dict[str, Validation])
     failures: dict[str, PlatformError] = field(default_factory=dict[str, PlatformError])
 
-    async def read_post(self, client: PlatformClient, post_id: str) -> None:
-        self.post = await client.get_post(post_id)
-
-    async def read_comments(self, client: PlatformClient, post_id: str) -> None:
-        self.comments = await client.get_comments(post_id, 100)
-
-    async def read_caps(self, client: PlatformClient) -> None:
-        self.caps = await client.capabilities()
-
 
 UNTRUSTED_FIELDS = (
     " Quoted from the platform: title, author, url, post, top_comments[].author and .text."
@@ -237,10 +229,7 @@ UNTRUSTED_FIELDS = (
 
 
 async def draft(
-    upstreams: Upstreams,
-    opportunity: Opportunity,
-    mode: WriteMode,
-    footer: Callable[[], str],
+    upstreams: Upstreams, opportunity: Opportunity, mode: WriteMode, footer: Callable[[], str]
 ) -> tuple[DraftResult, DraftContext]:
     """Everything the model needs to write one good reply, with platform text fenced."""
     post = opportunity.post
@@ -249,23 +238,25 @@ async def draft(
     got = _Reads()
     failures = got.failures
 
-    async def guard(key: str, read: Callable[[], Awaitable[None]]) -> None:
+    async def guard(key: str, read: Awaitable[object]) -> None:
         try:
-            await read()
+            answer = await read
         except PlatformError as exc:
             failures[key] = exc
-
-    async def check(key: str, action: Action, body: str) -> None:
-        got.verdicts[key] = await client.validate(action, body, post_id=post_id)
+            return
+        if key.endswith("_rule"):
+            got.verdicts[key] = cast(Validation, answer)
+        else:
+            setattr(got, key, answer)
 
     async with anyio.create_task_group() as tg:
-        tg.start_soon(guard, "post", partial(got.read_post, client, post_id))
-        tg.start_soon(guard, "comments", partial(got.read_comments, client, post_id))
-        tg.start_soon(guard, "caps", partial(got.read_caps, client))
+        tg.start_soon(guard, "post", client.get_post(post_id))
+        tg.start_soon(guard, "comments", client.get_comments(post_id, 100))
+        tg.start_soon(guard, "caps", client.capabilities())
         tg.start_soon(
-            guard, "comment_rule", partial(check, "comment_rule", "write_comment", "draft")
+            guard, "comment_rule", client.validate("write_comment", "draft", post_id=post_id)
         )
-        tg.start_soon(guard, "upvote_rule", partial(check, "upvote_rule", "upvote", ""))
+        tg.start_soon(guard, "upvote_rule", client.validate("upvote", "", post_id=post_id))
     caps, comments = got.caps, got.comments
 
     gone = failures.get("post")
@@ -324,13 +315,7 @@ async def draft(
             for c in top
         ],
         comments_total=len(comments),
-        mood=MoodView(
-            label=mood.label,
-            compound=mood.compound,
-            positive=mood.positive,
-            negative=mood.negative,
-            neutral=mood.neutral,
-        ),
+        mood=MoodView(**asdict(mood)),
         approach=approach(full.title, full.body, mood, len(comments)),
         guide=guide(upstreams.profiles.get(platform)),
         limits=net_limits(limits, disclosure, counted),

@@ -1,15 +1,9 @@
 """Asking the person about a pending approval through the client, in both protocol eras.
 
-The approval is already in the record when the client is asked: whatever the dialog does
-(no dialog, an error, a decline faster than anyone reads, the window closed) it stays
-pending and the person decides elsewhere (`gwanjong review`, a page, an app card). Only a
-considered answer decides it here.
-
-Handshake era (2025-11-25): the server pushes `elicitation/create` mid-call. Stateless era
-(2026-07-28): the tool returns an input-required result and the client calls again with
-the answer; the strike then finds the pending approval and reads the answer for it
-(`answer_for`). A client that declared only URL-mode elicitation is sent a link to the
-approval's page (`page`), never a form.
+The approval is in the record before the client is asked, so whatever the dialog does it
+stays pending; only a considered answer decides it here. 2025-11-25 pushes
+`elicitation/create` mid-call; 2026-07-28 returns an input-required result and the retried
+call brings the answer (`answer_for`). URL-mode-only clients get the approval's page link.
 """
 
 from __future__ import annotations

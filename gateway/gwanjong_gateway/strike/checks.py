@@ -1,14 +1,8 @@
 """strike's checks, one small function each, in the order they run (`CHAIN`).
 
-A check looks at one `Attempt` and answers `PASS` (go on), `Refuse(reason)`, `HandOff(reason)`
-(a person must do it) or `Answer(result)` (the strike ends here with that result: a
-duplicate, a dry run, a decline, the write itself). A check may also fill in the attempt
-for the ones after it (the disclosure footer, the platform's verdict, the claimed row).
-A check is given only `Deps`: the settings it reads, the platforms' profiles, the record's
-`Claims` and the platforms' `Sender`; never the desk that runs it. `StrikeDesk` runs `OPEN`
-first, then `HELD` under the lock of the target, and turns the first answer that is not
-`PASS` into the strike's result and its record row. Imports `attempt`, `claims`, `send`
-and `text` of strike.
+A check looks at one `Attempt` and answers `PASS`, `Refuse`, `HandOff` or `Answer`, and may
+fill in the attempt for the ones after it (footer, verdict, claimed row). It is given only
+`Deps`, never the desk.
 """
 
 from __future__ import annotations
@@ -192,9 +186,7 @@ async def dry_run(deps: Deps, a: Attempt) -> Step:
         return PASS
     # the same dry run again updates its record rather than piling up another
     row = await deps.claims.save_dry_run(
-        a,
-        reason="writes = dry-run in gateway.toml",
-        policy=[*a.decisions, "dry-run: nothing sent"],
+        a, reason="writes = dry-run in gateway.toml", policy=[*a.decisions, "dry-run: nothing sent"]
     )
     return Answer(
         DryRun(
@@ -322,27 +314,10 @@ async def write(deps: Deps, a: Attempt) -> Step:
 
 
 #: Before the lock: cheap, certain, and about this strike alone.
-OPEN: tuple[Check, ...] = (
-    paused,
-    opted_out,
-    never_allowed,
-    plain_text,
-    disclosure,
-    approved_text,
-)
+OPEN: tuple[Check, ...] = (paused, opted_out, never_allowed, plain_text, disclosure, approved_text)
 #: Under the lock of the target: the record, the platform, the person, then the write.
 HELD: tuple[Check, ...] = (
-    earlier_claim,
-    awaiting,
-    limits,
-    platform_rules,
-    fits,
-    platform_allows,
-    human_only,
-    dry_run,
-    confirm,
-    budget,
-    claim,
-    write,
+    *(earlier_claim, awaiting, limits, platform_rules, fits, platform_allows, human_only),
+    *(dry_run, confirm, budget, claim, write),
 )
 CHAIN: tuple[Check, ...] = (*OPEN, *HELD)

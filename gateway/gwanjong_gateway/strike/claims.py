@@ -1,11 +1,6 @@
-"""strike's rows in the record: the claim's checks and the claim itself, and the rows of a
-strike that sends nothing (refused, declined, dry run, hand-off).
-
-`decide` runs the claim's checks (the target or the same post held by an earlier claim,
-the author cool-down, the daily cap, the minimum interval) in one transaction of the
-record, and with ``insert`` the claim itself. An earlier claim whose outcome is unknown is
-read back first (`Settler`): proven absent, the target is free again. Imports `attempt`,
-`settle` and `text` of strike.
+"""strike's rows in the record: the claim's checks (target held, cool-down, daily cap,
+interval) and the claim, in one transaction (`decide`), and the rows of strikes that send
+nothing. An earlier claim whose outcome is unknown is read back first (`Settler`).
 """
 
 from __future__ import annotations

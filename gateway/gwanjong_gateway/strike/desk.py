@@ -1,17 +1,8 @@
 """strike: the one place where gwanjong writes, and every check that comes first.
 
-Order (`checks.CHAIN`): platform not paused → author not opted out → not an action
-the platform never allows → disclosure footer appended → under the target's lock: not done
-before (an unsure earlier attempt is read back first) → author cool-down, daily cap and
-minimum interval → the platform's own `validate` of the final text (length, never, human)
-→ write mode (dry-run / confirm / live) → the claim (every limit again, atomically, in one
-transaction with the `pending` row) → the write → result recorded. Statuses: posted,
-dry_run, handoff, declined, refused, duplicate.
-
 The desk builds the `Attempt`, runs `checks.OPEN`, then `checks.HELD` under the lock of
-the target, and concludes: the first step that is not PASS becomes the result (a refusal
-or a hand-off recorded through `Claims`). The checks get `Deps` (the record's `Claims`,
-the platforms' `Sender`), never the desk. `confirm_handoff` goes to `HandOffs.confirm`.
+the target; the first step that is not PASS becomes the result (recorded through
+`Claims`). The order is docs/develop/strike-chain.md; the checks get `Deps`, never the desk.
 """
 
 from __future__ import annotations
@@ -148,12 +139,9 @@ class StrikeDesk:
         reason: str = "",
         edit: Edit | None = None,
     ) -> StrikeResult:
-        """A person's decision on a pending approval, from any channel. ``by``: who decided,
-        for the audit; ``who``: the signed-in principal, None for the operator (the
-        terminal); ``token``: the approval's one-time token (a page or an app card must
-        give it); ``text``: the person's edit of the text (``edit``: of the text, title and
-        tags). Approving runs the whole chain again and sends exactly the approved (or
-        edited) write, at most once."""
+        """A person's decision on a pending approval, from any channel (``by``: for the audit;
+        ``who``: the signed-in principal, None for the operator; ``token``: the approval's
+        one-time token; ``text``/``edit``: the person's edit). Approving re-runs the whole chain."""
         if text is not None:
             edit = replace(edit or Edit(), text=text)
         approval = await self.reviews.open_for(approval_id, who, token)

@@ -1,13 +1,9 @@
-"""Hand-offs belong to the person: only a person closes one (`HandOffs.done`, from the
-terminal or the console) or proof does. The model's `confirm_handoff` (`HandOffs.confirm`)
-reads the platform (`proof`): found, the hand-off is posted; not found, the claim is noted
-on the row as unverified and the hand-off stays in the person's queue. A person may also
-dismiss one (`dismiss`); one left past `[review] handoff_expire_after_s` expires (`sweep`).
-
-Which hand-off it means: the one named by its record (the `record` of the hand-off
-answer) or by its action, else the only one of the opportunity. More than one that fits
-is never guessed: the answer lists them (`choices`). Who confirmed it (the signed-in
-caller) is its own column, `confirmed_by`. Imports `proof`, `settle` and `text` of strike.
+"""Hand-offs belong to the person: only a person (`done`, `dismiss`) or proof closes one; one
+left past `[review] handoff_expire_after_s` expires (`sweep`). The model's
+`confirm_handoff` (`confirm`) reads the platform (`proof`): found, it is posted; not found,
+the claim is noted as unverified and the hand-off stays queued. Which one is meant: named
+by record or action, else the only one of the opportunity; several are never guessed
+(`choices`).
 """
 
 from __future__ import annotations
@@ -259,11 +255,8 @@ class HandOffs:
         who: str | None = None,
         channel: Channel = Channel.TERMINAL,
     ) -> Posted:
-        """The person posted hand-off ``record_id`` at ``url``: exactly that record is
-        closed as posted (never "the latest of the opportunity"). ``by``: who, for the
-        audit; ``who``: the signed-in principal (None: the operator, who may close any).
-        Raises PlatformError: not an http(s) URL, no such hand-off (another person's
-        answers as missing), or it no longer waits."""
+        """The person posted hand-off ``record_id`` at ``url``: exactly that record is closed
+        (``who``: the signed-in principal, None for the operator). Raises PlatformError."""
         link = web_link(url)
         if not link:
             raise PlatformError(
@@ -292,11 +285,7 @@ class HandOffs:
         )
 
     async def dismiss(
-        self,
-        record_id: int,
-        by: str,
-        who: str | None = None,
-        channel: Channel = Channel.TERMINAL,
+        self, record_id: int, by: str, who: str | None = None, channel: Channel = Channel.TERMINAL
     ) -> Strike:
         """The person will not post hand-off ``record_id``: it leaves their queue, kept in
         history as `dismissed` (it holds its target no longer). Raises as `done`."""
@@ -323,12 +312,7 @@ class HandOffs:
         return closed
 
     async def _posted(
-        self,
-        row: Strike,
-        link: str,
-        by: str,
-        line: Callable[[str], str],
-        result_id: str = "",
+        self, row: Strike, link: str, by: str, line: Callable[[str], str], result_id: str = ""
     ) -> Strike | None:
         """Record hand-off ``row`` as posted at ``link`` by ``by``, with the policy ``line``
         (given the time); None when someone closed it meanwhile."""

@@ -1,9 +1,5 @@
-"""One lock per key, kept only while someone holds it or waits for it.
-
-strike serialises the checks and the claim per target inside one process (the record's
-own lock does it across processes). A dict of plain locks would keep one entry for every
-target ever struck; here an entry goes as soon as its last user leaves, so the dict holds
-only the targets being struck right now.
+"""One lock per key (strike's per-target lock within a process), kept only while someone
+holds or waits for it, so the dict holds only the targets being struck right now.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Whether a hand-off is on the platform: the proof that closes it without a person.
 
-The model's word is never proof (a tricked model says anything, `javascript:` links
-included). Proof is reading the platform (over MCP, like `settle.read_back`): a comment
-by our account on the hand-off's post whose text holds the start of the handed-off text
-(a new post: one of ours with that text or title). A link the model gives must be an
-http(s) one of bounded length that points at that comment or that post; any other link
-makes the claim unproven, whatever the platform holds.
+The model's word is never proof; reading the platform is: a comment by our account on the
+post holding the start of the handed-off text (a new post: ours, with that text or title).
+A link the model gives must be bounded http(s) pointing at it, else the claim is unproven.
 """
 
 from __future__ import annotations

@@ -226,10 +226,8 @@ class Reviews:
         return declined_note(earlier)
 
     async def unconsumed(self, use: ApprovalUse, answer: StrikeResult) -> None:
-        """After the chain: an approval it did not consume is closed as refused, with the
-        reason, unless it was kept pending (a refusal that only asks to wait, or of the
-        person's edit: `Attempt.kept`) or the write mode is dry-run: then it stays pending
-        for another try."""
+        """An approval the chain did not consume is closed as refused, with the reason, unless kept
+        pending (`Attempt.kept`) or the mode is dry-run."""
         if isinstance(answer, (Refused, Duplicate)):
             record = answer.record if isinstance(answer, Refused) else None
             await self.records.run(

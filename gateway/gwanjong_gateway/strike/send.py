@@ -1,11 +1,7 @@
-"""strike's only door to the platforms: their rules (capabilities, for the disclosure
-footer), their verdict on the final text (`validate`), and the write itself (`send`).
-
-`Sender.send` writes a claimed row and records what happened. A write that may have
-landed (timeout, lost connection) turns the row `unknown` and is read back (`Settler`);
-should the record itself fail after the write was sent, the answer says only what is
-known: the outcome is unknown, and the claim keeps the write from being sent again.
-Imports `attempt`, `settle` and `text` of strike.
+"""strike's only door to the platforms: their rules (capabilities), their verdict on the
+final text (`validate`), and the write itself (`send`). A write that may have landed turns
+the row `unknown` and is read back (`Settler`); if the record fails after sending, the
+answer says the outcome is unknown and the claim keeps the write from going twice.
 """
 
 from __future__ import annotations

@@ -1,29 +1,11 @@
-"""Settling writes whose outcome is unknown, by reading the platform back.
+"""Settling writes whose outcome is unknown, by reading the platform back
+(docs/operate/durability.md).
 
-A write that timed out, lost its connection or was cut short by a crash may still land:
-real servers finish what they received, and reads may lag behind writes. So an unsure
-row stays `unknown` (holding its target) and is read back with backoff; only a read-back
-that still finds nothing once `settle_window_s` has passed since the write was sent
-proves it absent (`failed`, which frees the target). A row that cannot be read back at
-all (votes; a platform that never shows it) stays `unknown` until a person resolves it
-with `gwanjong history --resolve`.
-
-No clock step can shorten the window. Within a process it is measured on the monotonic
-clock (the wall clock only says how old a row already was when this process first saw
-it, never less than zero). And a row turns `failed` only after `MIN_READBACKS` read-backs
-found it absent, each at least `window / MIN_READBACKS` monotonic seconds after the
-previous one (or after this process first saw the row); their count is kept in the
-record (`readbacks`), so across restarts too the read-backs that really happened span
-the whole window.
-
-One read-back at a time per row, across every replica on the record: `settle` first takes
-the row's lease (`StrikeStore.take_settling`, a compare-and-set on `settling_until` and
-`settling_by`, for `lease_s`) and only the taker reads back and moves the row; the others
-skip it this round. The lease ends when the read-back does, or by itself when its replica
-died mid read-back. "settled" is logged only by the process whose move changed the row.
-
-The settlement's span (`gwanjong.settle`) links to the strike's trace, kept in the row
-(`trace_id`, `span_id`) when the write was claimed.
+An unsure row stays `unknown`, holding its target, and is read back with backoff. It turns
+`failed` only after `MIN_READBACKS` absent read-backs spaced over `settle_window_s`,
+measured on the monotonic clock (and counted in the record), so no clock step or restart
+can shorten the window. One read-back at a time per row, across replicas: the lease
+(`StrikeStore.take_settling`). Its span links to the strike's trace kept in the row.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Team bearer tokens: `<state_dir>/tokens.json` keeps names, dates and SHA-256 digests.
 
-A token is 256 random bits, so a plain SHA-256 digest is as strong as a slow password hash
-here and costs nothing per request; the token itself is printed once and never stored.
-The file is rewritten atomically (temp file + rename, mode 0600) under an exclusive lock,
-and the gateway re-reads it when it changes, so a revocation takes effect on the next
-request without a restart.
+A token is 256 random bits, so a plain SHA-256 is as strong as a slow hash here; it is
+printed once, never stored. The file is rewritten atomically (0600) under a lock and
+re-read when it changes, so a revocation applies on the next request.
 """
 
 from __future__ import annotations

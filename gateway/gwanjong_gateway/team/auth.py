@@ -1,9 +1,6 @@
 """Who is calling the HTTP gateway: team bearer tokens or OAuth 2.1 JWTs, from `[auth]`.
-
-FastMCP's bearer middleware answers 401 before any tool runs when the verifier returns
-None, so a refused request never reaches the pipeline state or the strike record. The
-verified principal keys the pipeline state (gwanjong_shared.pipeline.keys) and is recorded
-as each strike's `principal` (a column of the strike record, `by` in `history --json`).
+FastMCP's bearer middleware answers 401 before any tool runs; the verified principal keys
+the pipeline state and is recorded as each strike's `principal`.
 """
 
 from __future__ import annotations

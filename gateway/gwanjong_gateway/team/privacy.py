@@ -1,11 +1,7 @@
-"""Records private by default in team mode: which Reader a request gets, and what a
-strike answer may show of a row someone else made.
-
-Team mode is HTTP with `[auth]` (the server was built with an auth provider). There, a
-signed-in principal reads their own strikes and usage; one named in `[auth] auditors`
-reads everyone's; a request without a principal (which auth should make impossible) reads
-nothing. Without sign-in (stdio, or HTTP on loopback without `[auth]`) the one local user
-reads everything, as before.
+"""Records private by default in team mode (HTTP with `[auth]`): which Reader a request gets,
+and what a strike answer may show of someone else's row. A principal reads their own
+rows, `[auth] auditors` everyone's, a request without a principal nothing; without
+sign-in the one local user reads everything.
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
-"""RFC 9728 protected-resource metadata for `[auth] mode = "jwt"`: where a client gets a
-token for this gateway, so an OAuth-capable client (Claude, ChatGPT, the MCP SDKs) signs
-in with no manual step.
-
-The resource is `[auth] audience`, which must then be the public URL of the MCP endpoint
-(the MCP authorization spec binds tokens to it, RFC 8707); the authorization server is
-`[auth] issuer`. The document is served at `/.well-known/oauth-protected-resource` plus the
-resource's path (RFC 9728 §3.1, what the 401's `resource_metadata` names) and at the bare
-well-known path (the fallback MCP clients try next). Tokens mode has no authorization
-server, so it serves none of this (auth.py says so in its 401 instead).
+"""RFC 9728 protected-resource metadata for `[auth] mode = "jwt"`, so an OAuth-capable client
+signs in with no manual step. The resource is `[auth] audience` (the MCP endpoint's public
+URL, RFC 8707), the authorization server `[auth] issuer`; served at the well-known path
+plus the resource's path (RFC 9728 §3.1) and at the bare one. Tokens mode serves none.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """Open event streams end when their bearer token stops being valid.
 
-Each request is verified when it arrives (FastMCP's bearer middleware), so a revoked team
-token is refused on its very next request. A long-lived GET (the MCP event stream for
-server-to-client messages) is one request that may stay open for hours: this ASGI
-middleware verifies its token again every `interval_s` with the same verifier, and ends
-the stream once it no longer passes (`gwanjong token revoke`, or an expired JWT). POSTs
-are left alone: a call that was let in finishes (cut in the middle, a write could be sent
-but left unrecorded), and the caller's next request is refused.
+Each request is verified on arrival, but a GET event stream may stay open for hours: this
+ASGI middleware re-verifies its token every `interval_s` and ends the stream once it fails.
+POSTs are left alone: a call let in finishes (cut mid-way, a write could go unrecorded).
 """
 
 from __future__ import annotations

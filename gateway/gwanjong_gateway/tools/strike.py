@@ -69,8 +69,7 @@ async def strike(
         and "title" in context.capabilities.limits
     ):
         raise PlatformError(
-            ErrorKind.INVALID_INPUT,
-            f"A {context.opportunity.post.platform} post needs a title.",
+            ErrorKind.INVALID_INPUT, f"A {context.opportunity.post.platform} post needs a title."
         )
     asker = approval.McpAsker(ctx, served.config.review, gw.mono, gw.approval_page)
     try:

@@ -1,16 +1,10 @@
-"""The watcher: every `[watch] every_s`, the inbox (the same `scout.inbox` code and
-`mentions` tool `scout(source="mentions")` uses) and each saved topic (the same
-`scout.tools.scout`), and `on_found` for what is new. It only reads.
+"""The watcher: every `[watch] every_s`, the inbox and each saved topic (the same code
+scout uses), and `on_found` for what is new. It only reads.
 
-Its calls go through `Upstreams.call` like every other platform call, so the spend gate
-(X's reads are paid: `[limits.<platform>] daily_usd` refuses before anything is sent),
-the platform server's rate limiter and the circuit breaker all apply; a platform is also
-never polled more often than its `min_interval_s`.
-
-Its own cursors live in the strike record (`inbox_cursors`, keys `watch:...`), apart
-from the model's inbox cursors: watching never hides a summons from the model. Each
-period's finds are claimed by compare-and-set on the cursor, so of two replicas sharing a
-record, or a gateway and its restart, exactly one calls `on_found` for them.
+Its calls go through `Upstreams.call`, so the spend gate, rate limiter and breaker apply,
+and a platform is never polled more often than its `min_interval_s`. Its cursors (`watch:`
+keys in `inbox_cursors`) are apart from the model's, so watching never hides a summons; a
+period's finds are claimed by compare-and-set, so exactly one replica reports them.
 """
 
 from __future__ import annotations
@@ -42,12 +36,9 @@ PER_PLATFORM = 10
 
 
 class OnFound(Protocol):
-    """What the watcher reports, and all it reports: on `platform`, `count` new items of
-    `kind` ("summoned": someone mentioned, replied to or quoted us; "topic": a new post
-    on a saved topic scoring at least `min_score`), the oldest published at `oldest_at`
-    (ISO 8601, or None when the platform gave no date). Names and counts only: no
-    platform text, which is untrusted and would land in another app. Called once per
-    platform, kind and period, by one process of all that share the record."""
+    """What the watcher reports: on `platform`, `count` new items of `kind` ("summoned" or
+    "topic"), the oldest at `oldest_at` (ISO 8601 or None). Names and counts only, never
+    platform text; once per platform, kind and period across replicas."""
 
     def __call__(
         self, platform: str, kind: FoundKind, count: int, oldest_at: str | None

@@ -31,7 +31,6 @@ LINES = {
     ("server.py", 'strike(opportunity_id="devto-1a2b3c"'): "strike's example: public surface",
     ("server.py", 'platform="devto")"""'): "setup's example: public surface, unchanged",
     ("cli/main.py", "description="): "the CLI's one-line description (`--help`)",
-    ("platforms/expose.py", "`devto__get_post` as well"): "the module docstring's example",
 }
 
 

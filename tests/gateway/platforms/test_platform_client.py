@@ -119,7 +119,7 @@ async def test_answers_are_contract_models(tmp_path: Path) -> None:
         verdict = await client.validate("write_comment", "hi", post_id="p1")
         assert isinstance(verdict, Validation) and verdict.length.used == 2
         assert await client.get_comments("p1") == []
-        written = await client.write_comment("p1", "hi")
+        written = await client.write("write_comment", {"post_id": "p1", "body": "hi"})
         assert written.ok and written.id == "c1"
         # the platform layer of health saw the typed capabilities
         assert upstreams.health()["tiny"]["platform"]["state"] == "reachable"
@@ -139,10 +139,10 @@ async def test_text_only_errors_keep_their_kind(tmp_path: Path) -> None:
             await client.search("rust")
         assert slow.value.kind is ErrorKind.RATE_LIMITED and slow.value.retry_after == 9
         with pytest.raises(PlatformError) as broke:
-            await client.write_post("t", "b")
+            await client.write("write_post", {"title": "t", "body": "b"})
         assert broke.value.kind is ErrorKind.UNAVAILABLE
         with pytest.raises(PlatformError) as data:
-            await client.upvote("p1")
+            await client.write("upvote", {"post_id": "p1"})
         assert data.value.kind is ErrorKind.AUTH and data.value.message == "the data says so"
         with pytest.raises(PlatformError) as shape:
             await client.trending()

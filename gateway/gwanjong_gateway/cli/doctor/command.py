@@ -1,16 +1,9 @@
-"""`gwanjong doctor [--repair]`: what gwanjong uses and what is wrong with it, on one screen.
+"""`gwanjong doctor [--repair]`: what gwanjong uses and what is wrong with it, on one screen
+(docs/use/install.md).
 
-It shows the config file in use and why (--config, $GWANJONG_CONFIG, ./gateway.toml, the
-user config file), the state folder (writable? free space?), the record's engine, place
-and health (a PostgreSQL host and database, never a password), the write journal's open
-entries (writes sent whose outcome the record may not know), the versions, and each
-platform's server: how it runs, whether it is on, and, started as the gateway would start
-it (doctor/probe.py; not with --offline), whether it answers and which credentials it
-still lacks. `--repair` keeps what matters before it
-changes anything: it exports every row and the journal's open entries to a JSON file
-first, then rebuilds a damaged record carrying them all over (`record/repair.py`), or puts
-the journal's writes back into a healthy one. Exit 0: nothing wrong (or repaired); 1: a
-one-line reason on stderr. Run it with the gateway stopped.
+`--repair` exports every row and the journal's open entries to JSON first, then rebuilds a
+damaged record carrying them over (`record/repair.py`). Exit 0: nothing wrong (or
+repaired); 1: a one-line reason on stderr. Run it with the gateway stopped.
 """
 
 from __future__ import annotations
@@ -130,10 +123,7 @@ def report(
         file=out,
     )
     print(f"  versions   {versions()}", file=out)
-    print(
-        "  platforms" + ("" if probes is not None else " (servers not started)"),
-        file=out,
-    )
+    print("  platforms" + ("" if probes is not None else " (servers not started)"), file=out)
     for name in sorted(config.platforms):
         on = "on " if config.platforms[name].enabled else "off"
         checked = probes.get(name) if probes is not None else None

@@ -1,11 +1,7 @@
 """`gwanjong doctor`: start each enabled platform's server as the gateway would and ask it
-`capabilities`, to say whether it starts and which of its credentials are missing.
-
-The gateway holds no platform facts: a server names its own credentials (the
-`credentials` of its capabilities answer). A server with credentials set looks its account
-up on the platform (the same call `status` makes), so `--offline` skips this probe.
-Only variable names are ever reported, never a value. An `expose`d tool the server does
-not mark read-only is named too: the gateway refuses to list or call it (expose.py).
+`capabilities`: does it start, which credentials does it lack (names only, never values),
+which `expose`d tools it does not mark read-only. `--offline` skips this (a server with
+credentials looks its account up on the platform).
 """
 
 from __future__ import annotations

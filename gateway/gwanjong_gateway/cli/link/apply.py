@@ -1,10 +1,7 @@
-"""One client's config: plan the change to our entry, then write it safely.
-
-Safely means: a config that is not JSON is refused and left as it is; the original is
-copied to `<file>.gwanjong-backup` before the first change ever made to it; the new text
-goes to a temporary file beside it that then replaces it (atomic); the written file is
-read back and must hold our entry as planned and every other entry and key as before,
-or the old text is put back. A file that changed while we worked is not overwritten.
+"""One client's config: plan the change to our entry, then write it safely: a non-JSON file
+is refused, the original backed up before the first change, the new text written
+atomically and read back (our entry as planned, everything else as before, else the old
+text returns). A file that changed while we worked is not overwritten.
 """
 
 from __future__ import annotations

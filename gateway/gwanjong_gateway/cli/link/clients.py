@@ -1,9 +1,6 @@
-"""The MCP clients `gwanjong link` knows: where each keeps its config on Linux, macOS and
-Windows, under which key its servers are, and the shape of one stdio entry.
-
-Paths are built from the environment given (HOME, XDG_CONFIG_HOME, APPDATA, USERPROFILE)
-and the OS named, never from the running process alone, so each OS's paths can be
-checked anywhere. Each path is the client's own documented one (source beside it).
+"""The MCP clients `gwanjong link` knows: where each keeps its config per OS (from the given
+environment, so every OS's paths can be checked anywhere), its servers' key, and the shape
+of one stdio entry.
 """
 
 from __future__ import annotations
@@ -114,11 +111,7 @@ def clients(system: str, environ: Mapping[str, str]) -> dict[str, Client]:
             (("type", "stdio"),),
         ),
         Client(
-            "windsurf",
-            "Windsurf",
-            windsurf_dir / "mcp_config.json",
-            "mcpServers",
-            (windsurf_dir,),
+            "windsurf", "Windsurf", windsurf_dir / "mcp_config.json", "mcpServers", (windsurf_dir,)
         ),
         Client("zed", "Zed", zed_dir / "settings.json", "context_servers", (zed_dir,)),
     ]

@@ -1,10 +1,6 @@
-"""`gwanjong link [CLIENT...]`: add (or update, or `--remove`) the gwanjong entry in MCP
-clients' own config files, so a client runs the gateway the way `gwanjong init` prints it.
-
-Without names, every client whose config folder exists here is linked. Each file keeps
-everything else it holds, byte for byte (link/jsonc.py edits text); a backup is made before
-its first change; `--dry-run` prints the diff and writes nothing. `--sandbox` links a
-second entry, `gwanjong-sandbox`, to a gateway that talks only to the local sandbox.
+"""`gwanjong link [CLIENT...]`: add, update or `--remove` the gwanjong entry in MCP clients'
+config files (docs/use/link.md): every other byte kept (link/jsonc.py), a backup before the
+first change, `--dry-run` prints the diff, `--sandbox` adds a `gwanjong-sandbox` entry.
 """
 
 from __future__ import annotations

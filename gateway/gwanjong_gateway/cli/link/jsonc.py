@@ -1,17 +1,15 @@
 """Edit one entry of a client's JSON config as text, leaving every other byte alone.
 
-A client's config holds other servers, other settings and, in Zed's and VS Code's
-case, `//` and `/* */` comments (JSONC). Parsing it and dumping it again would reformat
-the person's file and drop those comments, so `gwanjong link` edits text instead: this
-module parses JSON (comments and trailing commas allowed) keeping where each object
-member starts and ends, then adds, replaces or removes one member by splicing text.
-Adding a member and removing it again gives back the original bytes.
+Configs may hold `//` and `/* */` comments (JSONC) that a parse-and-dump would drop, so
+this parses JSON (comments, trailing commas) keeping where each member starts and ends,
+and splices one member in or out. Adding then removing gives back the original bytes.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,13 +107,25 @@ class _Parser:
         decoded: str = json.loads(match.group())
         return decoded
 
-    def obj(self) -> Node:
-        node = Node({}, self.pos, self.pos, is_object=True)
+    def items(self, close: str, each: Callable[[], None]) -> None:
+        """An object's or array's items up to ``close`` (a trailing comma allowed)."""
         self.pos += 1
         while True:
             self.skip()
-            if self.text.startswith("}", self.pos):
+            if self.text.startswith(close, self.pos):
                 break
+            each()
+            self.skip()
+            if self.text.startswith(",", self.pos):
+                self.pos += 1
+            elif not self.text.startswith(close, self.pos):
+                raise self.fail(f"expected , or {close} after a value")
+        self.pos += 1
+
+    def obj(self) -> Node:
+        node = Node({}, self.pos, self.pos, is_object=True)
+
+        def member() -> None:
             if not self.text.startswith('"', self.pos):
                 raise self.fail('expected "key" or }')
             key_start = self.pos
@@ -127,31 +137,14 @@ class _Parser:
             child = self.value()
             node.members.append(Member(key, key_start, child.start, child.end, child))
             node.value[key] = child.value
-            self.skip()
-            if self.text.startswith(",", self.pos):
-                self.pos += 1
-                continue
-            if not self.text.startswith("}", self.pos):
-                raise self.fail("expected , or } after a value")
-        self.pos += 1
+
+        self.items("}", member)
         node.end = self.pos
         return node
 
     def array(self) -> Node:
         node = Node([], self.pos, self.pos)
-        self.pos += 1
-        while True:
-            self.skip()
-            if self.text.startswith("]", self.pos):
-                break
-            node.value.append(self.value().value)
-            self.skip()
-            if self.text.startswith(",", self.pos):
-                self.pos += 1
-                continue
-            if not self.text.startswith("]", self.pos):
-                raise self.fail("expected , or ] after a value")
-        self.pos += 1
+        self.items("]", lambda: node.value.append(self.value().value))
         node.end = self.pos
         return node
 

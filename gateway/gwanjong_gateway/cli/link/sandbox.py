@@ -1,10 +1,7 @@
-"""`gwanjong link --sandbox`: a gateway.toml whose every platform talks to the local sandbox.
-
-It is the demo's set-up made lasting: `<state_dir>/gateway.sandbox.toml` points each
-platform the sandbox serves at `http://127.0.0.1:PORT` with the sandbox's own made-up
-credentials (the same variables `GET /_sandbox/env/<platform>` answers), keeps its record
-in `<state_dir>/sandbox/`, apart from the real one, and writes live: the sandbox is the only
-place a write can go. The person runs `gwanjong sandbox --port PORT` beside their client.
+"""`gwanjong link --sandbox`: the demo's set-up made lasting. `<state_dir>/gateway.sandbox.toml`
+points every platform the sandbox serves at `http://127.0.0.1:PORT` with its made-up
+credentials, a record apart in `<state_dir>/sandbox/`, and live writes (the sandbox is the
+only place they can go).
 """
 
 from __future__ import annotations
@@ -16,7 +13,6 @@ from gwanjong_gateway.config_file import render, write_config
 from gwanjong_gateway.extras import MissingExtra, missing_message
 
 FILE = "gateway.sandbox.toml"
-DEFAULT_PORT = 8799  # `gwanjong sandbox`'s default
 HEADER = (
     "# Written by `gwanjong link --sandbox`: every platform below talks to the local sandbox\n"
     "# (`gwanjong sandbox --port {port}`), with the sandbox's own made-up credentials.\n"
