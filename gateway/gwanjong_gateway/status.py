@@ -4,8 +4,6 @@ own report), and how each platform, the strike record and the usage log are doin
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import time
 import weakref
 from collections.abc import Callable
 from functools import partial
@@ -18,9 +16,10 @@ from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.platforms.client import probe_all
 from gwanjong_gateway.platforms.health import PlatformState
 from gwanjong_gateway.platforms.upstream import Health
+from gwanjong_gateway.record.notice_rows import Notice
 from gwanjong_gateway.record.readers import Reader
 from gwanjong_gateway.record.records import health_of
-from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.approvals import iso
 from gwanjong_gateway.wire import Result, optional
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.untrusted import one_line
@@ -167,32 +166,12 @@ async def status_report(
     async def ask_usage() -> None:
         used.append(await _usage_within(partial(usage, reader=who), STATUS_RECORD_S))
 
-    notified: list[Notified] = []
-
-    async def ask_notified() -> None:
-        # one message for all, so only for who reads everyone's records (never in team mode)
-        if not gw.config.notify.urls or not who.everyone:
-            return
-        with contextlib.suppress(PlatformError):  # the record's own line says it failed
-            last = await gw.records.run_within(
-                min(STATUS_RECORD_S, gw.records.deadline_s), StrikeStore.last_notice
-            )
-            if last is not None:
-                notified.append(
-                    Notified(
-                        last=one_line(last.summary, 200),
-                        sent_at=_iso(last.sent_at) if last.sent_at else None,
-                        error=one_line(last.error, 300) or None,
-                    )
-                )
-
     # side by side: a frozen database costs status one deadline, not two in a row
     async with anyio.create_task_group() as tg:
         # cached: probes only platforms not seen lately, and answers within a second
         tg.start_soon(_refresh_within, gw, STATUS_PROBE_S)
         tg.start_soon(ask_record)
         tg.start_soon(ask_usage)
-        tg.start_soon(ask_notified)
     platforms: dict[str, PlatformRow] = {}
     for name, row in gw.upstreams.health().items():
         paused = record.get("paused", {}).get(name, "")
@@ -217,9 +196,13 @@ async def status_report(
         usage_7d=used[0],
         strike_record=failed,
         background=gw.upstreams.background.failure or None,
-        notified=notified[0] if notified else None,
+        notified=_notified(record.get("notified") if gw.config.notify.urls else None),
     )
 
 
-def _iso(at: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
+def _notified(last: Notice | None) -> Notified | None:
+    if last is None:
+        return None
+    sent_at = iso(last.sent_at) if last.sent_at else None
+    error = one_line(last.error, 300) or None
+    return Notified(last=one_line(last.summary, 200), sent_at=sent_at, error=error)
