@@ -58,19 +58,18 @@ async def wait_within(
         if arrived is not None:
             await arrived(platform, got)
 
-    with anyio.CancelScope() as waiting:
+    async with anyio.create_task_group() as tg:
 
-        async def deadline(seconds: float) -> None:
-            await sleep(seconds)
-            waiting.cancel()
-
-        async with anyio.create_task_group() as tg:
-            if within_s is not None:
-                tg.start_soon(deadline, within_s)
+        async def every() -> None:
             async with anyio.create_task_group() as each:
                 for platform, task in reads.items():
                     each.start_soon(arrive, platform, task)
             tg.cancel_scope.cancel()  # every platform answered: no deadline to wait for
+
+        tg.start_soon(every)
+        if within_s is not None:
+            await sleep(within_s)
+            tg.cancel_scope.cancel()
 
 
 def key_of(topic: str, platform: str) -> Key:
