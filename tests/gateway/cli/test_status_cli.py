@@ -106,6 +106,13 @@ async def test_the_status_tool_carries_the_last_notification(tmp_path: Path) -> 
         "error": "ntfys://ntfy.example.com: gave up: x",
     }
     assert "tok3n" not in json.dumps(status)
+    # in team mode the message counts everyone's: a member's status leaves it out
+    from gwanjong_gateway.record.readers import EVERYONE, Reader
+    from gwanjong_gateway.record.records import health_of
+
+    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
+        assert health_of(store, [], EVERYONE)["notified"] is not None
+        assert health_of(store, [], Reader.only("member"))["notified"] is None
 
 
 # -- the real console script ---------------------------------------------------------------
