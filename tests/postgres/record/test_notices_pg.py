@@ -84,6 +84,9 @@ async def test_two_replicas_tell_each_thing_once(pg_url: str, tmp_path: Path) ->
     assert (
         len(sent) == 2 and sent[1].startswith("1 approvals waiting") and "hand-off" not in sent[1]
     )
+    with closing(PostgresStrikeStore(pg_url)) as store:  # what both status surfaces show
+        last = store.last_notice()
+    assert last is not None and last.summary.startswith("1 approvals waiting") and last.sent_at
     r.close()
 
 
