@@ -21,7 +21,7 @@ from typing import Protocol, cast
 import anyio
 
 from gwanjong_gateway.paths import replace_private
-from gwanjong_gateway.platforms.client import PlatformClient
+from gwanjong_gateway.platforms.client import PlatformClient, ensure_profiles
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.rules.policy import is_opted_out
 from gwanjong_gateway.scout.acted import Acted
@@ -120,16 +120,25 @@ async def inbox(
     skipped = "inbox: this server has no mentions tool; skipped"
 
     async def listing(platform: str, since: str | None) -> Read:
-        # Starting, waiting and the breaker are the call's business, as for any tool.
-        try:
-            listed = await PlatformClient(upstreams, platform, timeout).mentions(
-                since, PER_PLATFORM
-            )
-        except PlatformError as exc:
-            tools = upstreams.get(platform)
-            missing = tools is not None and tools.tools and TOOL not in tools.tools
-            return Read(problems=[skipped if missing else f"inbox: {exc}"])
-        return Read(posts=listed.posts, listed=listed)
+        got = Read()
+
+        async def fetch() -> None:
+            # Starting, waiting and the breaker are the call's business, as for any tool.
+            try:
+                got.listed = await PlatformClient(upstreams, platform, timeout).mentions(
+                    since, PER_PLATFORM
+                )
+                got.posts = got.listed.posts
+            except PlatformError as exc:
+                tools = upstreams.get(platform)
+                missing = tools is not None and tools.tools and TOOL not in tools.tools
+                got.problems.append(skipped if missing else f"inbox: {exc}")
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(fetch)
+            if opt_out:  # matched in the platform's own handle spellings: learnt beside
+                tg.start_soon(ensure_profiles, upstreams, [platform])
+        return got
 
     async def one(platform: str) -> None:
         upstream = upstreams.get(platform)

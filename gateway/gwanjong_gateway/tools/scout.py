@@ -8,7 +8,6 @@ from typing import Literal
 
 from fastmcp import Context
 
-from gwanjong_gateway.platforms.client import ensure_profiles
 from gwanjong_gateway.scout import handles, inbox
 from gwanjong_gateway.scout import tools as scouting
 from gwanjong_gateway.scout.acted import acted_in
@@ -51,8 +50,6 @@ async def scout(
             await gw.desk.handoffs.sweep()  # an expired hand-off offers its target again
         if source == "mentions":
             started = gw.mono()
-            if config.safety.opt_out:  # matched in each platform's own handle spellings
-                await ensure_profiles(gw.upstreams, names)
             found, errors = await inbox.inbox(
                 gw.upstreams,
                 acted,
