@@ -16,8 +16,10 @@ from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.platforms.client import probe_all
 from gwanjong_gateway.platforms.health import PlatformState
 from gwanjong_gateway.platforms.upstream import Health
+from gwanjong_gateway.record.notice_rows import Notice
 from gwanjong_gateway.record.readers import Reader
 from gwanjong_gateway.record.records import health_of
+from gwanjong_gateway.rules.approvals import iso
 from gwanjong_gateway.wire import Result, optional
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.untrusted import one_line
@@ -88,6 +90,14 @@ class Decision(Result):
     reason: str
 
 
+class Notified(Result):
+    """`[notify]`'s last message: counts and names only; channels as scheme and host."""
+
+    last: str
+    sent_at: str | None = optional()
+    error: str | None = optional()
+
+
 class StatusResult(Result):
     state: dict[str, Filled]
     tools: Steps
@@ -99,6 +109,7 @@ class StatusResult(Result):
     usage_7d: list[str]
     strike_record: str | None = optional()
     background: str | None = optional()
+    notified: Notified | None = optional()
 
 
 async def _usage_within(compact: Callable[[], list[str]], deadline_s: float) -> list[str]:
@@ -182,4 +193,13 @@ async def status_report(
         usage_7d=used[0],
         strike_record=failed,
         background=gw.upstreams.background.failure or None,
+        notified=_notified(record.get("notified") if gw.config.notify.urls else None),
     )
+
+
+def _notified(last: Notice | None) -> Notified | None:
+    if last is None:
+        return None
+    sent_at = iso(last.sent_at) if last.sent_at else None
+    error = one_line(last.error, 300) or None
+    return Notified(last=one_line(last.summary, 200), sent_at=sent_at, error=error)

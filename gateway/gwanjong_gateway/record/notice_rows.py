@@ -85,7 +85,8 @@ class NoticeRows(Statements):
     def last_notice(self) -> Notice | None:
         row: Any = self._x(
             "SELECT claimed_at, summary, sent_at, error FROM notices "
-            "WHERE key LIKE 'period:%' AND summary != '' ORDER BY claimed_at DESC LIMIT 1"
+            "WHERE key LIKE ? AND summary != '' ORDER BY claimed_at DESC LIMIT 1",
+            ("period:%",),  # bound: PostgreSQL's driver reads a '%' in the SQL as its own
         ).fetchone()
         if row is None:
             return None

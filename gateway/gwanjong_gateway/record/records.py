@@ -414,7 +414,7 @@ def health_of(
     """What status shows about the record (run in the record's worker thread): the pauses
     (they stop everyone's writes), the unsettled writes ``reader`` may read, and their
     approvals (``deciders``, `[review] approvers`, see everyone's): those waiting for a
-    person and the last decisions."""
+    person and the last decisions; `[notify]`'s last message (it counts everyone's)."""
     at = time.time() if now is None else now
     everyone = reader.everyone or reader.principal in deciders
     mine = None if everyone else (reader.principal or "\x00nobody")
@@ -429,4 +429,5 @@ def health_of(
         "unsettled": len([s for s in store.unsettled() if reader.may_read(s.principal)]),
         "approvals": [a.public(at) for a in waiting],
         "decided": [a.public(at) for a in decided],
+        "notified": store.last_notice() if reader.everyone else None,
     }

@@ -7,19 +7,22 @@ platform so the next inbox shows only what is new. A server without the tool is 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Protocol, cast
 
 import anyio
 
 from gwanjong_gateway.paths import replace_private
-from gwanjong_gateway.platforms.client import PlatformClient
+from gwanjong_gateway.platforms.client import PlatformClient, ensure_profiles
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.rules.policy import is_opted_out
 from gwanjong_gateway.scout.acted import Acted
+from gwanjong_gateway.scout.late import Key, Late, Read, still_coming, wait_within
 from gwanjong_gateway.scout.ranking import dedupe, opportunity_id
 from gwanjong_gateway.scout.state import Opportunity
 from gwanjong_shared.contract import MentionList
@@ -88,37 +91,70 @@ async def inbox(
     platforms: list[str],
     limit: int,
     opt_out: list[str],
+    *,
+    late: Late | None = None,
+    within_s: float | None = None,
+    sleep: Callable[[float], Awaitable[None]] = anyio.sleep,
 ) -> tuple[list[Opportunity], dict[str, str]]:
     """Unanswered mentions (oldest unseen first, in rounds across platforms) and a note per
     platform that could not answer or has more waiting. The cursor moves only past what this
     answer consumed (when `limit` cut a platform short the server is asked again for that
-    count), so every summons is listed once."""
+    count), so every summons is listed once. `within_s`: answer with the listings that
+    arrived by then (None: wait for all); the slower ones are noted as still coming and kept
+    in `late`, keyed by the cursor they were read from."""
     lists: dict[str, MentionList] = {}
     olds: dict[str, str | None] = {}
     notes: dict[str, str] = {}
+    reads: dict[str, asyncio.Task[Read]] = {}
     timeout = upstreams.config.gateway.call_timeout_s
+    late = late if late is not None else Late()
+    skipped = "inbox: this server has no mentions tool; skipped"
+
+    async def listing(platform: str, since: str | None) -> Read:
+        got = Read()
+
+        async def fetch() -> None:
+            # Starting, waiting and the breaker are the call's business, as for any tool.
+            try:
+                got.listed = await PlatformClient(upstreams, platform, timeout).mentions(
+                    since, PER_PLATFORM
+                )
+                got.posts = got.listed.posts
+            except PlatformError as exc:
+                tools = upstreams.get(platform)
+                missing = tools is not None and tools.tools and TOOL not in tools.tools
+                got.problems.append(skipped if missing else f"inbox: {exc}")
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(fetch)
+            if opt_out:  # matched in the platform's own handle spellings: learnt beside
+                tg.start_soon(ensure_profiles, upstreams, [platform])
+        return got
 
     async def one(platform: str) -> None:
         upstream = upstreams.get(platform)
         if upstream is None:
             return
-        skipped = "inbox: this server has no mentions tool; skipped"
         if upstream.tools and TOOL not in upstream.tools:  # listed already: no need to ask
             notes[platform] = skipped
             return
-        # Starting, waiting and the breaker are the call's business, as for any tool.
         since = olds[platform] = await cursors.aget(platform)
-        try:
-            lists[platform] = await PlatformClient(upstreams, platform, timeout).mentions(
-                since, PER_PLATFORM
-            )
-        except PlatformError as exc:
-            missing = upstream.tools and TOOL not in upstream.tools
-            notes[platform] = skipped if missing else f"inbox: {exc}"
+        reads[platform] = late.read(_key(platform, since), partial(listing, platform, since))
 
     async with anyio.create_task_group() as tg:
         for platform in platforms:
             tg.start_soon(one, platform)
+    await wait_within(reads, within_s, sleep)
+    for platform, task in reads.items():
+        if not task.done():
+            notes[platform] = still_coming(within_s, "read the inbox")
+            continue
+        late.take(_key(platform, olds[platform]))
+        got = task.result()
+        if got.listed is not None:
+            lists[platform] = got.listed
+        elif got.problems:
+            notes[platform] = "; ".join(got.problems)
 
     done = await acted([(p.platform, p.id) for listed in lists.values() for p in listed.posts])
 
@@ -157,6 +193,11 @@ async def inbox(
                     "show again next time; make state_dir writable to keep it"
                 )
     return shown, notes
+
+
+def _key(platform: str, since: str | None) -> Key:
+    """A listing's place in `late`: apart from every topic (no topic holds a NUL)."""
+    return (f"\0inbox:{since or ''}", platform)
 
 
 def _consumed(posts: list[Post], shown: set[str], skip: Callable[[Post], bool]) -> int:

@@ -3,17 +3,20 @@
 Agent frameworks give a call about 5 s, so scout answers within `[gateway]
 answer_within_s` and names the rest as still coming; their reads go on here, keyed by
 (topic, platform), and the next scout on that topic takes them once. Untaken ones are
-dropped after `KEEP_S`.
+dropped after `KEEP_S`. The inbox keeps its listings here too, keyed by cursor.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
+
+from gwanjong_shared.contract import MentionList
 from gwanjong_shared.contract.models import Post
 
 #: how long an arrived read waits for the scout that takes it
@@ -28,6 +31,42 @@ class Read:
 
     posts: list[Post] = field(default_factory=list[Post])
     problems: list[str] = field(default_factory=list[str])
+    #: the inbox's listing (its posts are `posts`)
+    listed: MentionList | None = None
+
+
+def still_coming(within_s: float | None, again: str = "scout the same topic") -> str:
+    return (
+        f"still coming: no answer within {within_s or 0:g} s; {again} again shortly to include it"
+    )
+
+
+async def wait_within(
+    reads: Mapping[str, asyncio.Task[Read]],
+    within_s: float | None,
+    sleep: Callable[[float], Awaitable[None]],
+    arrived: Callable[[str, Read], Awaitable[None]] | None = None,
+) -> None:
+    """Wait for every read, or until `within_s` has passed (None: no deadline). The reads
+    go on either way; `arrived` is told of each as it comes."""
+
+    async def arrive(platform: str, task: asyncio.Task[Read]) -> None:
+        got = await asyncio.shield(task)  # a call that stops waiting leaves it running
+        if arrived is not None:
+            await arrived(platform, got)
+
+    async with anyio.create_task_group() as tg:
+
+        async def every() -> None:
+            async with anyio.create_task_group() as each:
+                for platform, task in reads.items():
+                    each.start_soon(arrive, platform, task)
+            tg.cancel_scope.cancel()  # every platform answered: no deadline to wait for
+
+        tg.start_soon(every)
+        if within_s is not None:
+            await sleep(within_s)
+            tg.cancel_scope.cancel()
 
 
 def key_of(topic: str, platform: str) -> Key:

@@ -6,7 +6,6 @@ server module stays a thin layer of tool definitions.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
@@ -22,7 +21,7 @@ from gwanjong_gateway.rules.policy import is_opted_out
 from gwanjong_gateway.scout.acted import Acted
 from gwanjong_gateway.scout.fence import NOTICE, fence
 from gwanjong_gateway.scout.guides import approach, guide
-from gwanjong_gateway.scout.late import Late, Read, key_of
+from gwanjong_gateway.scout.late import Late, Read, key_of, still_coming, wait_within
 from gwanjong_gateway.scout.mood import thread_mood
 from gwanjong_gateway.scout.ranking import dedupe, opportunity_id, rank, select
 from gwanjong_gateway.scout.results import (
@@ -101,32 +100,16 @@ async def scout(
 
     reads = {p: late.read(key_of(topic, p), partial(one, p)) for p in platforms}
 
-    async def arrive(platform: str, task: asyncio.Task[Read]) -> None:
+    async def arrive(platform: str, got: Read) -> None:
         nonlocal done
-        got = await asyncio.shield(task)  # a scout that stops waiting leaves it running
         done += 1
         if progress is not None:
             await progress(done, len(platforms), f"{platform}: {len(got.posts)} posts")
 
-    with anyio.CancelScope() as waiting:
-
-        async def deadline(seconds: float) -> None:
-            await sleep(seconds)
-            waiting.cancel()
-
-        async with anyio.create_task_group() as tg:
-            if within_s is not None:
-                tg.start_soon(deadline, within_s)
-            async with anyio.create_task_group() as each:
-                for platform, task in reads.items():
-                    each.start_soon(arrive, platform, task)
-            tg.cancel_scope.cancel()  # every platform answered: no deadline to wait for
+    await wait_within(reads, within_s, sleep, arrive)
     for platform, task in reads.items():
         if not task.done():
-            errors[platform] = (
-                f"still coming: no answer within {within_s or 0:g} s; scout the same topic "
-                "again shortly to include it"
-            )
+            errors[platform] = still_coming(within_s)
             continue
         late.take(key_of(topic, platform))
         got = task.result()

@@ -8,7 +8,6 @@ from typing import Literal
 
 from fastmcp import Context
 
-from gwanjong_gateway.platforms.client import ensure_profiles
 from gwanjong_gateway.scout import handles, inbox
 from gwanjong_gateway.scout import tools as scouting
 from gwanjong_gateway.scout.acted import acted_in
@@ -42,6 +41,7 @@ async def scout(
 
     found: list[Opportunity] = []
     errors: dict[str, str] = {}
+    within_s = config.gateway.answer_within_s
     acted = acted_in(gw.records, tolerant=True)  # a busy or broken record: none
     with gw.records.one_wait():  # a frozen record costs scout one deadline, not three
         # a write the record lost is held again; a busy or broken record: scout still works
@@ -49,11 +49,20 @@ async def scout(
             await gw.desk.journal.ready()
             await gw.desk.handoffs.sweep()  # an expired hand-off offers its target again
         if source == "mentions":
-            if config.safety.opt_out:  # matched in each platform's own handle spellings
-                await ensure_profiles(gw.upstreams, names)
+            started = gw.mono()
             found, errors = await inbox.inbox(
-                gw.upstreams, acted, gw.cursors, names, limit, config.safety.opt_out
+                gw.upstreams,
+                acted,
+                gw.cursors,
+                names,
+                limit,
+                config.safety.opt_out,
+                late=gw.late,
+                within_s=within_s,
+                sleep=gw.sleep,
             )
+            # the inbox and a topic after it answer within the one deadline
+            within_s = max(0.0, within_s - (gw.mono() - started))
         if topic.strip() and len(found) < limit:
             more, topic_errors = await scouting.scout(
                 gw.upstreams,
@@ -64,7 +73,7 @@ async def scout(
                 config.safety.opt_out,
                 progress,
                 late=gw.late,
-                within_s=config.gateway.answer_within_s,
+                within_s=within_s,
                 sleep=gw.sleep,
             )
             seen = {o.id for o in found}

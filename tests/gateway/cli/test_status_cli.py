@@ -78,6 +78,43 @@ def test_status_with_nothing_recorded(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "notifications: off (set [notify] urls in gateway.toml)" in out
 
 
+@pytest.mark.anyio
+async def test_the_status_tool_carries_the_last_notification(tmp_path: Path) -> None:
+    from fastmcp import Client
+
+    from gwanjong_gateway.config import parse
+    from gwanjong_gateway.gateway import Gateway
+    from gwanjong_gateway.server import build_gateway
+    from tests.fakes.platform import FakePlatform
+    from tests.fakes.profiles import SOCIAL
+    from tests.mcp import call
+
+    sent_at = 1_800_000_000.0
+    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
+        store.claim_notices(["period:1"], sent_at, "me")
+        store.note_message(
+            "period:1", "2 approvals waiting", sent_at, "ntfys://ntfy.example.com: gave up: x"
+        )
+    tables = {"notify": {"urls": ["ntfys://tok3n@ntfy.example.com/topic"]}}
+    config = parse(config_text(tmp_path, ["bluesky"], tables=tables))
+    gw = Gateway(config, environ={}, transports={"bluesky": FakePlatform(SOCIAL).server()})
+    async with Client(build_gateway(config, gateway=gw)) as client:
+        status = await call(client, "status")
+    assert status["notified"] == {
+        "last": "2 approvals waiting",
+        "sent_at": "2027-01-15T08:00:00Z",
+        "error": "ntfys://ntfy.example.com: gave up: x",
+    }
+    assert "tok3n" not in json.dumps(status)
+    # in team mode the message counts everyone's: a member's status leaves it out
+    from gwanjong_gateway.record.readers import EVERYONE, Reader
+    from gwanjong_gateway.record.records import health_of
+
+    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
+        assert health_of(store, [], EVERYONE)["notified"] is not None
+        assert health_of(store, [], Reader.only("member"))["notified"] is None
+
+
 # -- the real console script ---------------------------------------------------------------
 
 

@@ -65,3 +65,73 @@ async def test_a_slow_platform_is_named_still_coming_and_kept_for_the_next_scout
             # Taken once: the scout after asks X again.
             await call(client, "scout", topic=TOPIC, limit=20)
             assert len(tweets.asked("search", "trending")) == calls + 2
+
+
+async def test_a_slow_inbox_is_named_still_coming_and_kept_for_the_next_read(
+    tmp_path: Path,
+) -> None:
+    social, tweets = FakePlatform(SOCIAL), FakePlatform(TWEETS)
+    tweets.hang("mentions")
+    clock = FakeClock(gated=True)
+    config = parse(config_text(tmp_path, ["bluesky", "twitter"], settings={"answer_within_s": 4}))
+    transports = {"bluesky": social.server(), "twitter": tweets.server()}
+    gw = Gateway(config, environ={}, transports=transports, clock=clock)
+    gw.sleep = clock.sleep
+    first: dict[str, Any] = {}
+    with anyio.fail_after(60):  # a guard against a hang, not a measurement
+        async with Client(build_gateway(config, gateway=gw)) as client:
+
+            async def inbox() -> None:
+                first.update(await call(client, "scout", source="mentions", limit=25))
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(inbox)
+                await anyio.wait_all_tasks_blocked()  # bluesky listed its summons; X hangs
+                await clock.pass_one()  # answer_within_s passes
+            assert clock.slept == [4]
+            assert {o["platform"] for o in first["opportunities"]} == {"bluesky"}
+            assert first["errors"]["twitter"].startswith("still coming: ")
+            assert "bluesky" not in first["errors"]
+
+            tweets.release()  # X answers after the first read gave up waiting
+            await anyio.wait_all_tasks_blocked()
+            asked = len(tweets.asked("mentions"))
+            second = await call(client, "scout", source="mentions", limit=25)
+            assert second["errors"] == {}
+            assert {o["platform"] for o in second["opportunities"]} == {"twitter"}
+            assert len(tweets.asked("mentions")) == asked  # the kept listing, not a new one
+            # Taken once, and its cursor moved: the next read asks X again and lists nothing new.
+            third = await call(client, "scout", source="mentions", limit=25)
+            assert len(tweets.asked("mentions")) == asked + 1
+            assert third["opportunities"] == []
+
+
+async def test_with_an_opt_out_list_the_inbox_learns_profiles_beside_its_reads(
+    tmp_path: Path,
+) -> None:
+    social, tweets = FakePlatform(SOCIAL), FakePlatform(TWEETS)
+    social.add_post("ask", "A question", "@gwanjong.bsky.social hi", author="nope", summons=True)
+    tweets.hang("capabilities")  # X's profile (its opt-out spellings) never comes
+    clock = FakeClock(gated=True)
+    tables = {"safety": {"opt_out": ["@nope"]}}
+    settings = {"answer_within_s": 4}
+    config = parse(config_text(tmp_path, ["bluesky", "twitter"], settings=settings, tables=tables))
+    transports = {"bluesky": social.server(), "twitter": tweets.server()}
+    gw = Gateway(config, environ={}, transports=transports, clock=clock)
+    gw.sleep = clock.sleep
+    first: dict[str, Any] = {}
+    with anyio.fail_after(60):  # a guard against a hang, not a measurement
+        async with Client(build_gateway(config, gateway=gw)) as client:
+
+            async def inbox() -> None:
+                first.update(await call(client, "scout", source="mentions", limit=25))
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(inbox)
+                await anyio.wait_all_tasks_blocked()
+                await clock.pass_one()  # answer_within_s passes
+            tweets.release()
+    assert clock.slept == [4]
+    assert first["errors"]["twitter"].startswith("still coming: ")
+    assert {o["platform"] for o in first["opportunities"]} == {"bluesky"}
+    assert not any(o["title"] == "A question" for o in first["opportunities"])  # opted out

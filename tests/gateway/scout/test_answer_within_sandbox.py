@@ -1,6 +1,6 @@
 """With every platform answering 4 s late (the sandbox's `latency` fault): the first scout
-answers at `answer_within_s` with every platform named as still coming, the next scout on
-the topic has them, and status answers without waiting for the stale platforms' probes.
+(a topic, and the inbox alike) answers at `answer_within_s` with every platform named as
+still coming, the next scout on the topic (the next inbox read) has them, and status answers without waiting for the stale platforms' probes.
 The deadlines are a gated fake clock's sleeps, passed at once by the test."""
 
 from __future__ import annotations
@@ -72,3 +72,19 @@ async def test_scout_and_status_answer_within_a_clients_patience(
             second = await call(client, "scout", topic="rust async", limit=25)
             assert second["errors"] == {}
             assert {o["platform"] for o in second["opportunities"]} == set(names)
+
+            deadline = FakeClock(gated=True)  # none of the sleeps cancelled above
+            gw.sleep = deadline.sleep
+            async with anyio.create_task_group() as tg:  # the inbox likewise
+                tg.start_soon(ask, "scout", {"source": "mentions", "limit": 25})
+                await deadline.pass_one()
+            assert deadline.slept == [4]
+            assert first["opportunities"] == []
+            assert set(first["errors"]) == set(names)
+            assert all(e.startswith("still coming: ") for e in first["errors"].values())
+
+            while gw.late.pending():
+                await anyio.sleep(0.1)
+            inbox = await call(client, "scout", source="mentions", limit=25)
+            assert {o["platform"] for o in inbox["opportunities"]} == set(names)
+            assert all(o["summoned"] for o in inbox["opportunities"])

@@ -1,10 +1,14 @@
 """[watch] through the real platform servers (their SDKs over HTTP to the sandbox): a new
 summons on each platform is reported once within one period and never again after a
-restart; a saved topic's new high-score post likewise; X's daily spend cap stops the
-watcher's paid reads before anything reaches X. The clock is injected; nothing sleeps."""
+restart; a saved topic's new high-score post likewise; the limits stop the watcher before
+the platform's do: X polled no more often than its min_interval_s, a rate window X shut
+holding the watcher (refused by the server's limiter, never sent) until it reopens, and
+X's daily spend cap never exceeded, refusing its paid reads before they reach X, with a
+line in the log that says so. The watcher's clock is injected; nothing sleeps."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -14,6 +18,7 @@ import pytest
 
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.rules.policy import day_start
 from gwanjong_gateway.watch.watcher import Watcher
 from gwanjong_sandbox.control import SandboxControl
 from tests.fakes.clock import FakeClock
@@ -31,11 +36,13 @@ async def watching(
     heard: Heard,
     clock: FakeClock,
     tables: Mapping[str, Mapping[str, Any]] | None = None,
+    others: Mapping[str, Mapping[str, Any]] | None = None,
     **watch: Any,
 ) -> AsyncIterator[Watcher]:
     names = list(SPECS)
     more = {"watch": {"enabled": True, "every_s": EVERY_S, **watch}, **(tables or {})}
-    config = parse(config_text(tmp_path, names, tables=more))
+    own = [n for n in names if n not in (others or {})]
+    config = parse(config_text(tmp_path, own, tables=more, others=others))
     transports = {name: SPECS[name].build(sandbox.url) for name in names}
     gw = Gateway(config, environ={}, transports=transports, clock=clock, wall=clock.time)
     try:
@@ -105,11 +112,52 @@ def x_mentions_reads(sandbox: SandboxControl) -> int:
     )
 
 
+def needs_x() -> None:
+    if "twitter" not in SPECS:
+        pytest.skip("X is not in this run (GWANJONG_TEST_PLATFORMS)")
+
+
+async def test_x_is_polled_no_more_often_than_its_min_interval(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    needs_x()
+    heard, clock = Heard(), FakeClock()
+    others = {"twitter": {"min_interval_s": 4 * EVERY_S}}
+    before = x_mentions_reads(sandbox)
+    async with watching(sandbox, tmp_path, heard, clock, others=others) as w:
+        for _ in range(8):  # two X intervals of four periods
+            await w.tick()
+            clock.advance(EVERY_S)
+    assert x_mentions_reads(sandbox) - before == 2
+
+
+async def test_a_rate_window_x_shut_holds_the_watcher_until_it_reopens(
+    sandbox: SandboxControl, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    needs_x()
+    heard, clock = Heard(), FakeClock()
+    async with watching(sandbox, tmp_path, heard, clock) as w:
+        await w.tick()  # what waits already
+        heard.take()
+        sandbox.fault("twitter", status=429, retry_after=900, match="mentions")
+        sandbox.flood_inbox(1)
+        before = x_mentions_reads(sandbox)
+        with caplog.at_level(logging.INFO, logger="gwanjong_gateway.watch.watcher"):
+            for _ in range(4):
+                clock.advance(EVERY_S)
+                await w.tick()
+        # X said no once; the server's limiter held every later poll: nothing more sent
+        assert x_mentions_reads(sandbox) - before == 1
+        told = [r.getMessage() for r in caplog.records if "watch: twitter:" in r.getMessage()]
+        assert len(told) == 4 and all("rate_limited" in t for t in told), told
+    reports = heard.take()
+    assert {p for p, _, _ in reports} == set(SPECS) - {"twitter"}  # the others went on
+
+
 async def test_xs_daily_spend_cap_stops_the_watcher_before_x_is_asked(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
-    if "twitter" not in SPECS:
-        pytest.skip("X is not in this run (GWANJONG_TEST_PLATFORMS)")
+    needs_x()
     heard, clock = Heard(), FakeClock()
     before = x_mentions_reads(sandbox)
     async with watching(sandbox, tmp_path / "open", heard, clock) as w:
@@ -125,3 +173,28 @@ async def test_xs_daily_spend_cap_stops_the_watcher_before_x_is_asked(
             await w.tick()
     assert x_mentions_reads(sandbox) == before  # refused by our budget: nothing reached X
     assert "twitter" not in {p for p, _, _ in heard.take()}
+
+
+async def test_xs_daily_spend_cap_is_never_exceeded_and_the_log_says_so(
+    sandbox: SandboxControl, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    needs_x()
+    heard, clock = Heard(), FakeClock()
+    cap = {"limits": {"twitter": {"daily_usd": 0.15}}}  # a few paid inbox reads
+    refused_at = None
+    async with watching(sandbox, tmp_path, heard, clock, tables=cap) as w:
+        with caplog.at_level(logging.INFO, logger="gwanjong_gateway.watch.watcher"):
+            for n in range(10):
+                sandbox.flood_inbox(5)  # new summons every period: each read costs
+                clock.advance(EVERY_S)
+                before = x_mentions_reads(sandbox)
+                await w.tick()
+                if x_mentions_reads(sandbox) == before:
+                    refused_at = refused_at if refused_at is not None else n
+                else:
+                    assert refused_at is None  # once refused, X is not read again today
+        spent = w.gw.spend.ledger.spent("twitter", day_start(clock.time()))
+    assert refused_at is not None and refused_at > 0  # read until the cap, then refused
+    assert 0 < spent <= 150_000  # micro-dollars: never past the cap
+    told = [r.getMessage() for r in caplog.records if "watch: twitter:" in r.getMessage()]
+    assert any("Daily spend budget reached on twitter" in t for t in told), told

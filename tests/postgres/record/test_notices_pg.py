@@ -1,6 +1,7 @@
 """Two replicas sharing one PostgreSQL record, each running a notifier: what waits is told
 once between them (the period and each event are claimed by compare-and-set), and each
-new thing once more."""
+new thing once more; a platform down longer than `down_after_s`, which each replica sees
+in its own memory, is told once between them and not again after a restart."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from gwanjong_gateway.config_away import NotifySection
 from gwanjong_gateway.notify.deliver import Retry
 from gwanjong_gateway.notify.notifier import Notifier
+from gwanjong_gateway.notify.sources import GatewayEvents
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store_pg import PostgresStrikeStore
 from tests.gateway.notify.records import hand_off, open_approval
@@ -30,36 +32,24 @@ class Clock:
         return self.now
 
 
-async def test_two_replicas_tell_each_thing_once(pg_url: str, tmp_path: Path) -> None:
-    clock = Clock()
-    sent: list[str] = []
+class Replicas:
+    """Notifiers on one PostgreSQL record, sending to `sent`, on one clock."""
 
-    def send(url: str, title: str, body: str) -> bool:
-        sent.append(body)
+    def __init__(self, pg_url: str, tmp_path: Path, section: NotifySection) -> None:
+        self.clock, self.section, self.sent = Clock(), section, list[str]()
+        self.records = [Records(tmp_path / "unused.db", url=pg_url) for _ in range(2)]
+
+    def send(self, url: str, title: str, body: str) -> bool:
+        self.sent.append(body)
         return True
 
-    replicas = []
-    for _ in range(2):
-        records = Records(tmp_path / "unused.db", url=pg_url)
-        replicas.append(
-            (
-                Notifier(
-                    NotifySection(urls=[URL]),
-                    records,
-                    [URL],
-                    "",
-                    clock=clock,
-                    send=send,
-                    retry=Retry(backoff_s=()),
-                ),
-                records,
-            )
-        )
-    with closing(PostgresStrikeStore(pg_url)) as store:
-        open_approval(store, "p1", NOW - 60)
-        hand_off(store, "q1", NOW - 60)
+    def notifier(self, records: Records, sources: list[GatewayEvents]) -> Notifier:
+        return Notifier(
+            self.section, records, [URL], "", clock=self.clock, send=self.send,
+            retry=Retry(backoff_s=()), sources=sources,
+        )  # fmt: skip
 
-    async def both() -> None:
+    async def period(self, notifiers: list[Notifier]) -> None:
         async def one(n: Notifier) -> None:
             await n.scan()
             message = await n.tick()
@@ -67,20 +57,61 @@ async def test_two_replicas_tell_each_thing_once(pg_url: str, tmp_path: Path) ->
                 await n.deliver(message)
 
         async with anyio.create_task_group() as tg:
-            for n, _ in replicas:
+            for n in notifiers:
                 tg.start_soon(one, n)
 
-    await both()
-    assert len(sent) == 1 and "1 approvals waiting" in sent[0] and "1 hand-offs" in sent[0]
-    clock.now = NOW + 400  # the next period: nothing new
-    await both()
-    assert len(sent) == 1
+    def close(self) -> None:
+        for records in self.records:
+            records.close()
+
+
+async def test_two_replicas_tell_each_thing_once(pg_url: str, tmp_path: Path) -> None:
+    r = Replicas(pg_url, tmp_path, NotifySection(urls=[URL]))
+    both = [r.notifier(records, []) for records in r.records]
+    with closing(PostgresStrikeStore(pg_url)) as store:
+        open_approval(store, "p1", NOW - 60)
+        hand_off(store, "q1", NOW - 60)
+    await r.period(both)
+    assert len(r.sent) == 1 and "1 approvals waiting" in r.sent[0] and "1 hand-offs" in r.sent[0]
+    r.clock.now = NOW + 400  # the next period: nothing new
+    await r.period(both)
+    assert len(r.sent) == 1
     with closing(PostgresStrikeStore(pg_url)) as store:
         open_approval(store, "p2", NOW + 401)
-    clock.now = NOW + 800
-    await both()
+    r.clock.now = NOW + 800
+    await r.period(both)
+    sent = r.sent
     assert (
         len(sent) == 2 and sent[1].startswith("1 approvals waiting") and "hand-off" not in sent[1]
     )
-    for _, records in replicas:
-        records.close()
+    with closing(PostgresStrikeStore(pg_url)) as store:  # what both status surfaces show
+        last = store.last_notice()
+    assert last is not None and last.summary.startswith("1 approvals waiting") and last.sent_at
+    r.close()
+
+
+async def test_a_platform_down_is_told_once_by_two_replicas_and_not_after_a_restart(
+    pg_url: str, tmp_path: Path
+) -> None:
+    r = Replicas(pg_url, tmp_path, NotifySection(urls=[URL], down_after_s=600))
+
+    def replica(records: Records) -> Notifier:
+        down = {"reddit": {"health": "down", "reason": "unavailable"}}
+        return r.notifier(
+            records, [GatewayEvents(r.section, lambda: down, {}, lambda _p, _s: 0, r.clock)]
+        )
+
+    both = [replica(records) for records in r.records]
+    await r.period(both)  # reddit is seen down: not yet for long
+    assert r.sent == []
+    r.clock.now = NOW + 601
+    await r.period(both)
+    assert len(r.sent) == 1 and "platforms down" in r.sent[0]
+    r.clock.now = NOW + 1300  # the next period: still down, told already
+    await r.period(both)
+    restarted = [replica(r.records[0])]  # a restart forgets when reddit went down
+    await r.period(restarted)
+    r.clock.now = NOW + 2000
+    await r.period(restarted)
+    assert len(r.sent) == 1
+    r.close()
