@@ -194,7 +194,7 @@ async def user(
     await client.close()
 
 
-async def run(url: str, tokens: list[str], seconds: float, pid: int) -> Figures:
+async def run(url: str, tokens: list[str], seconds: float, pid: int, profiled: bool) -> Figures:
     found: list[str] = []  # the platforms whose sandbox finds the topic
     limits = httpx.Limits(max_connections=len(tokens) + 1)
     async with httpx.AsyncClient(timeout=180, limits=limits) as http:
@@ -208,6 +208,8 @@ async def run(url: str, tokens: list[str], seconds: float, pid: int) -> Figures:
         assert found, "no platform found the topic"
         load = Load()
         sandbox = sandbox_pid()
+        if profiled:  # the profile keeps only what follows (bench/wire/profiled.py)
+            os.kill(pid, signal.SIGUSR1)
         cpu_before, began, mine = stats(pid).cpu_s, time.monotonic(), time.process_time()
         sandbox_before = stats(sandbox).cpu_s
         async with anyio.create_task_group() as group:
@@ -252,7 +254,7 @@ def measure(
     config, tokens = configure(folder, envs, users)
     process, url, log = start(config, env, profile)
     try:
-        figures = anyio.run(run, url, tokens, seconds, process.pid)
+        figures = anyio.run(run, url, tokens, seconds, process.pid, profile is not None)
     finally:
         process.send_signal(signal.SIGTERM)
         try:
