@@ -74,6 +74,26 @@ def _remembered(fn: Callable[..., Any]) -> Callable[..., Any]:
 # about half of what a status costs to read. The answers depend on the types alone.
 mastodon.types_base.get_type_class = _remembered(mastodon.types_base.get_type_class)
 mastodon.types_base.real_issubclass = _remembered(mastodon.types_base.real_issubclass)
+
+
+_dateutil = mastodon.types_base.dateutil  # pyright: ignore[reportAttributeAccessIssue]
+
+
+class _Dates:
+    """What Mastodon.py's casting sees as ``dateutil``: its one call, ``parser.parse``, reads
+    ISO 8601 (all Mastodon sends) with the standard library, ten times cheaper, and leaves
+    anything else to dateutil. The datetime is the same instant either way."""
+
+    class parser:  # the name Mastodon.py calls
+        @staticmethod
+        def parse(text: str) -> datetime:
+            try:
+                return datetime.fromisoformat(text)
+            except ValueError:
+                return _dateutil.parser.parse(text)
+
+
+mastodon.types_base.dateutil = _Dates  # pyright: ignore[reportAttributeAccessIssue]
 LABEL = "Mastodon"
 TOKEN_HINT = (
     "Set MASTODON_ACCESS_TOKEN (Preferences > Development > New application, scopes read and "
