@@ -1,5 +1,5 @@
-"""Many signed-in users at once on one gateway process over HTTP: operations a second, the
-gateway's CPU per operation and a strike's p50/p99.
+"""Many signed-in users at once on one gateway process over HTTP: operations a second and
+per CPU-second of the gateway, and a strike's p50/p95/p99.
 
 USERS users (each with its own token, `[auth] mode = "tokens"`) each loop for SECONDS:
 a dry-run scout of one platform, a draft of its first opportunity, a dry-run strike of a
@@ -7,9 +7,11 @@ comment on it (the reliability load of issue 27, bounded). A real `gwanjong --tr
 http` process on 127.0.0.1, its platforms the real servers against the sandbox. With
 `--before DIR` (a `git archive` of an earlier commit, its extra dependencies in
 `DIR/.deps`, as `bench/start/warm.py`) that gateway runs the same load next, and each row
-gets its ratio.
+gets its ratio. `--rounds N` runs each gateway N times, alternating which goes first, and
+shows the medians: on a shared machine the CPU a gateway gets in its turn varies, the CPU
+an operation costs much less.
 
-    uv run python -m bench.wire.load [--users 50] [--seconds 120] [--before DIR]
+    uv run python -m bench.wire.load [--users 50] [--seconds 120] [--before DIR] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -55,11 +57,13 @@ class Load:
 @dataclass(frozen=True)
 class Figures:
     ops_per_s: float
+    ops_per_cpu_s: float  # the gateway's: the figure a busy machine changes least
     cpu_ms_per_op: float
     cpu_share: float  # of the wall time, one core = 1
     client_share: float  # the users' (this process's) CPU, the same way
     sandbox_share: float  # the platforms' emulator's
     strike_p50_ms: float
+    strike_p95_ms: float
     strike_p99_ms: float
     ops: int
     errors: int
@@ -190,7 +194,7 @@ async def user(
     await client.close()
 
 
-async def run(url: str, tokens: list[str], seconds: float, pid: int) -> Figures:
+async def run(url: str, tokens: list[str], seconds: float, pid: int, profiled: bool) -> Figures:
     found: list[str] = []  # the platforms whose sandbox finds the topic
     limits = httpx.Limits(max_connections=len(tokens) + 1)
     async with httpx.AsyncClient(timeout=180, limits=limits) as http:
@@ -204,6 +208,8 @@ async def run(url: str, tokens: list[str], seconds: float, pid: int) -> Figures:
         assert found, "no platform found the topic"
         load = Load()
         sandbox = sandbox_pid()
+        if profiled:  # the profile keeps only what follows (bench/wire/profiled.py)
+            os.kill(pid, signal.SIGUSR1)
         cpu_before, began, mine = stats(pid).cpu_s, time.monotonic(), time.process_time()
         sandbox_before = stats(sandbox).cpu_s
         async with anyio.create_task_group() as group:
@@ -215,13 +221,18 @@ async def run(url: str, tokens: list[str], seconds: float, pid: int) -> Figures:
         clients = (time.process_time() - mine) / wall
         emulator = (stats(sandbox).cpu_s - sandbox_before) / wall
     ms = sorted(s * 1000 for s in load.strikes) or [0.0]
-    p99 = ms[min(len(ms) - 1, round(0.99 * (len(ms) - 1)))]
+
+    def pick(q: float) -> float:
+        return ms[min(len(ms) - 1, round(q * (len(ms) - 1)))]
+
     return Figures(
         ops_per_s=load.ops / wall,
+        ops_per_cpu_s=load.ops / max(cpu, 1e-9),
         cpu_ms_per_op=cpu / max(load.ops, 1) * 1000,
         cpu_share=cpu / wall,
         strike_p50_ms=statistics.median(ms),
-        strike_p99_ms=p99,
+        strike_p95_ms=pick(0.95),
+        strike_p99_ms=pick(0.99),
         ops=load.ops,
         client_share=clients,
         sandbox_share=emulator,
@@ -243,7 +254,7 @@ def measure(
     config, tokens = configure(folder, envs, users)
     process, url, log = start(config, env, profile)
     try:
-        figures = anyio.run(run, url, tokens, seconds, process.pid)
+        figures = anyio.run(run, url, tokens, seconds, process.pid, profile is not None)
     finally:
         process.send_signal(signal.SIGTERM)
         try:
@@ -257,11 +268,67 @@ def measure(
     return figures
 
 
+def median_of(runs: list[Figures]) -> Figures:
+    """Each figure's median over the runs (the errors summed, the first one kept)."""
+    numbers = {
+        name: statistics.median(getattr(f, name) for f in runs)
+        for name in Figures.__dataclass_fields__
+        if name not in ("ops", "errors", "first_error")
+    }
+    first = next((f.first_error for f in runs if f.first_error), "")
+    ops = round(statistics.median(f.ops for f in runs))
+    return Figures(**numbers, ops=ops, errors=sum(f.errors for f in runs), first_error=first)
+
+
+COLUMNS = [
+    "gateway",
+    "ops/s",
+    "ops per gateway CPU-s",
+    "gateway CPU ms/op",
+    "gateway CPU (cores)",
+    "users' CPU (cores)",
+    "sandbox CPU (cores)",
+    "strike p50 ms",
+    "strike p95 ms",
+    "strike p99 ms",
+    "ops",
+    "errors",
+]
+
+
+def row(name: str, f: Figures) -> list[Any]:
+    return [
+        name,
+        f"{f.ops_per_s:.1f}",
+        f"{f.ops_per_cpu_s:.1f}",
+        f"{f.cpu_ms_per_op:.1f}",
+        f"{f.cpu_share:.2f}",
+        f"{f.client_share:.2f}",
+        f"{f.sandbox_share:.2f}",
+        f"{f.strike_p50_ms:.0f}",
+        f"{f.strike_p95_ms:.0f}",
+        f"{f.strike_p99_ms:.0f}",
+        f.ops,
+        f.errors,
+    ]
+
+
+def ratios(now: Figures, old: Figures) -> list[Any]:
+    def ratio(attribute: str) -> str:
+        before = getattr(old, attribute)
+        return f"{getattr(now, attribute) / before:.2f}" if before else ""
+
+    figures = ["ops_per_s", "ops_per_cpu_s", "cpu_ms_per_op", "cpu_share"]
+    latencies = ["strike_p50_ms", "strike_p95_ms", "strike_p99_ms"]
+    return ["now / before", *map(ratio, figures), "", "", *map(ratio, latencies), "", ""]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--users", type=int, default=10)
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--before", type=Path, help="an archive of an earlier commit")
+    parser.add_argument("--rounds", type=int, default=1, help="runs of each gateway (medians)")
     parser.add_argument("--profile", type=Path, help="cProfile the gateway into this file")
     args = parser.parse_args()
     subjects: list[tuple[str, dict[str, str]]] = [("gwanjong", {})]
@@ -269,72 +336,31 @@ def main() -> None:
         paths = ["gateway", "shared", *(f"servers/{n}" for n in PLATFORMS), ".deps"]
         path = ":".join(str(args.before.resolve() / p) for p in paths)
         subjects.append(("before", {"PYTHONPATH": path, "PYTHONDONTWRITEBYTECODE": "1"}))
+    runs: dict[str, list[Figures]] = {name: [] for name, _ in subjects}
     with start_sandbox() as sandbox, tempfile.TemporaryDirectory(prefix="gwanjong-load-") as tmp:
         served = [p for p in PLATFORMS if p in sandbox.health()["servable"]]
         envs = {p: sandbox.env(p) for p in served}
-        results = {
-            name: measure(
-                name,
-                Path(tmp) / name,
-                envs,
-                args.users,
-                args.seconds,
-                env,
-                args.profile if name == "gwanjong" else None,
-            )
-            for name, env in subjects
-        }
-    now = results["gwanjong"]
-    old = results.get("before")
-
-    def ratio(attribute: str) -> str:
-        return f"{getattr(now, attribute) / getattr(old, attribute):.2f}" if old else ""
-
-    rows = [
-        [
-            name,
-            f"{f.ops_per_s:.1f}",
-            f"{f.cpu_ms_per_op:.1f}",
-            f"{f.cpu_share:.2f}",
-            f"{f.client_share:.2f}",
-            f"{f.sandbox_share:.2f}",
-            f"{f.strike_p50_ms:.0f}",
-            f"{f.strike_p99_ms:.0f}",
-            f.ops,
-            f.errors,
-        ]
-        for name, f in results.items()
-    ]
-    if old is not None:
-        rows.append(
-            [
-                "now / before",
-                ratio("ops_per_s"),
-                ratio("cpu_ms_per_op"),
-                ratio("cpu_share"),
-                "",
-                "",
-                ratio("strike_p50_ms"),
-                ratio("strike_p99_ms"),
-                "",
-                "",
-            ]
-        )
-    print(f"load {os.getloadavg()[0]:.1f}; {args.users} users for {args.seconds:.0f} s each")
+        for n in range(args.rounds):
+            # alternate which goes first: neither always gets the quieter half of a round
+            for name, env in subjects if n % 2 == 0 else subjects[::-1]:
+                profile = args.profile if name == "gwanjong" and n == 0 else None
+                folder = Path(tmp) / f"{name}-{n}"
+                figures = measure(name, folder, envs, args.users, args.seconds, env, profile)
+                runs[name].append(figures)
+                print(
+                    f"round {n + 1} {name}: {figures.ops_per_cpu_s:.1f} ops per CPU-s", flush=True
+                )
+    results = {name: median_of(figures) for name, figures in runs.items()}
+    rows = [row(name, f) for name, f in results.items()]
+    if "before" in results:
+        rows.append(ratios(results["gwanjong"], results["before"]))
+    print(
+        f"load {os.getloadavg()[0]:.1f}; {args.users} users for {args.seconds:.0f} s each; "
+        f"median of {args.rounds} round(s)"
+    )
     table(
         "Signed-in users over HTTP on one gateway process (dry-run scout -> draft -> strike)",
-        [
-            "gateway",
-            "ops/s",
-            "gateway CPU ms/op",
-            "gateway CPU (cores)",
-            "users' CPU (cores)",
-            "sandbox CPU (cores)",
-            "strike p50 ms",
-            "strike p99 ms",
-            "ops",
-            "errors",
-        ],
+        COLUMNS,
         rows,
     )
 
