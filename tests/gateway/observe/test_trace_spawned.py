@@ -20,8 +20,8 @@ from gwanjong_gateway.server import build_gateway
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import config_text, opportunity_for
 from tests.mcp import call, until_up
-from tests.observe.collector import Collected, collector
-from tests.observe.otel import clean_tracing
+from tests.gateway.observe.collector import Collected, collector
+from tests.gateway.observe.otel import clean_tracing
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]

@@ -29,7 +29,7 @@ from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM
 from tests.gateway.helpers import config_text, opportunity_for
-from tests.observe.otel import clean_tracing
+from tests.gateway.observe.otel import clean_tracing
 
 pytestmark = pytest.mark.anyio
 

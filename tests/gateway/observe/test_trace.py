@@ -34,7 +34,7 @@ from gwanjong_sandbox.state import SandboxState
 from gwanjong_shared.kit.hosted import settings_from_env
 from gwanjong_shared.kit.server import build_platform_server
 from tests.gateway.helpers import config_text, opportunity_for
-from tests.observe.otel import clean_tracing, orphans, spans_of
+from tests.gateway.observe.otel import clean_tracing, orphans, spans_of
 
 pytestmark = pytest.mark.anyio
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from gwanjong_gateway.rules.approvals import ApprovalStatus
-from tests.console.helpers import ORIGIN, approval, serving, sign_in
-from tests.console.test_guard import gateway, pending
+from tests.gateway.console.helpers import ORIGIN, approval, serving, sign_in
+from tests.gateway.console.test_guard import gateway, pending
 from tests.fakes.platform import FakePlatform
 
 pytestmark = pytest.mark.anyio

@@ -19,7 +19,7 @@ from gwanjong_gateway.console.routes import build_app
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.rules.approvals import ApprovalStatus, operator_name
 from gwanjong_gateway.server import build_gateway
-from tests.console.helpers import (
+from tests.gateway.console.helpers import (
     BASE,
     ORIGIN,
     PORT,

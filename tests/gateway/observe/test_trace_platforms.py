@@ -22,7 +22,7 @@ from gwanjong_gateway.server import build_gateway
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import config_text
 from tests.mcp import call
-from tests.observe.otel import clean_tracing, orphans, spans_of
+from tests.gateway.observe.otel import clean_tracing, orphans, spans_of
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]

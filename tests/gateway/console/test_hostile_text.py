@@ -12,8 +12,8 @@ import pytest
 
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.store import StrikeStore
-from tests.console.helpers import serving, sign_in, strike
-from tests.console.test_guard import TOPIC, gateway
+from tests.gateway.console.helpers import serving, sign_in, strike
+from tests.gateway.console.test_guard import TOPIC, gateway
 from tests.fakes.platform import FakePlatform
 from tests.hostile_approvals import CORPUS, REFUSED, approval_with, assert_seen, with_footer
 
@@ -68,7 +68,7 @@ async def test_the_chain_refuses_them_naming_the_character(
 async def test_an_edit_with_a_tag_character_is_refused_on_approve(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
-    from tests.console.helpers import ORIGIN, approval, csrf_of
+    from tests.gateway.console.helpers import ORIGIN, approval, csrf_of
 
     gw, mcp = gateway(tmp_path, forum)
     async with serving(gw, mcp) as s:  # type: ignore[arg-type]
