@@ -21,8 +21,8 @@ from gwanjong_gateway.console.serve import serve
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.rules.approvals import ApprovalStatus
 from gwanjong_gateway.server import build_gateway
-from tests.gateway.console.helpers import BASE, PORT, approval, csrf_of, strike
 from tests.fakes.platform import FakePlatform
+from tests.gateway.console.helpers import BASE, PORT, approval, csrf_of, strike
 from tests.gateway.helpers import config_text
 
 pytestmark = pytest.mark.anyio

@@ -19,133 +19,104 @@ from gwanjong_gateway.console.routes import build_app
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.rules.approvals import ApprovalStatus, operator_name
 from gwanjong_gateway.server import build_gateway
+from tests.fakes.platform import FakePlatform
+from tests.gateway.approval_clients import url_only
 from tests.gateway.console.helpers import (
     BASE,
     ORIGIN,
     PORT,
+    TOPIC,
     Served,
     approval,
     csrf_of,
-    serving,
+    gateway,
+    pending,
     sign_in,
     strike,
 )
-from tests.fakes.platform import FakePlatform
-from tests.gateway.approval_clients import url_only
 from tests.gateway.helpers import config_text
 
 pytestmark = pytest.mark.anyio
-TOPIC = "rust async cancellation"
 
 
-def gateway(
-    tmp_path: Path, forum: FakePlatform, tables: dict[str, dict[str, object]] | None = None
-) -> tuple[Gateway, object]:
-    config = parse(config_text(tmp_path, ["devto"], "confirm", tables=tables))
-    gw = Gateway(config, environ={}, transports={"devto": forum.server()})
-    return gw, build_gateway(config, gateway=gw)
+async def test_the_sign_in_link_works_once(s: Served) -> None:
+    assert (await s.http.get("/approvals")).status_code == 401
+    link = s.console.signin_link().removeprefix(BASE)
+    first = await s.http.get(link)
+    assert first.status_code == 303
+    cookie = first.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=strict" in cookie
+    assert f"gwanjong_console_{PORT}=" in cookie
+    assert (await s.http.get("/approvals")).status_code == 200
+    s.http.cookies.clear()
+    again = await s.http.get(link)
+    assert again.status_code == 403
+    assert "gwanjong console" in again.text and "again" in again.text
+    assert (await s.http.get("/approvals")).status_code == 401
 
 
-async def pending(s: Served) -> int:
-    answer = await strike(
-        s.client, "devto", "Rust async", "post", "Guards around every await.", TOPIC
-    )
-    assert answer["status"] == "pending_approval", answer
-    return int(answer["approval"]["id"])
+async def test_every_answer_has_the_strict_headers(s: Served) -> None:
+    await sign_in(s)
+    for path in ("/approvals", "/static/console.css", "/nowhere"):
+        answer = await s.http.get(path)
+        for name, value in HEADERS.items():
+            assert answer.headers.get(name) == value, (path, name)
+    assert "script-src 'self'" in HEADERS["content-security-policy"]
+    assert "unsafe-inline" not in HEADERS["content-security-policy"]
 
 
-async def test_the_sign_in_link_works_once(forum: FakePlatform, tmp_path: Path) -> None:
-    gw, mcp = gateway(tmp_path, forum)
-    async with serving(gw, mcp) as s:  # type: ignore[arg-type]
-        assert (await s.http.get("/approvals")).status_code == 401
-        link = s.console.signin_link().removeprefix(BASE)
-        first = await s.http.get(link)
-        assert first.status_code == 303
-        cookie = first.headers["set-cookie"].lower()
-        assert "httponly" in cookie and "samesite=strict" in cookie
-        assert f"gwanjong_console_{PORT}=" in cookie
-        assert (await s.http.get("/approvals")).status_code == 200
-        s.http.cookies.clear()
-        again = await s.http.get(link)
-        assert again.status_code == 403
-        assert "gwanjong console" in again.text and "again" in again.text
-        assert (await s.http.get("/approvals")).status_code == 401
+async def test_a_foreign_host_is_refused(s: Served) -> None:
+    link = s.console.signin_link().removeprefix(BASE)
+    rebound = await s.http.get(link, headers={"host": f"attacker.example:{PORT}"})
+    assert rebound.status_code == 403 and "Host" in rebound.text
+    assert "set-cookie" not in rebound.headers
+    # the link was not spent by the refused request
+    assert (await s.http.get(link)).status_code == 303
+    assert (await s.http.get("/approvals", headers={"host": "127.0.0.1:9"})).status_code == 403
 
 
-async def test_every_answer_has_the_strict_headers(forum: FakePlatform, tmp_path: Path) -> None:
-    gw, mcp = gateway(tmp_path, forum)
-    async with serving(gw, mcp) as s:  # type: ignore[arg-type]
-        await sign_in(s)
-        for path in ("/approvals", "/static/console.css", "/nowhere"):
-            answer = await s.http.get(path)
-            for name, value in HEADERS.items():
-                assert answer.headers.get(name) == value, (path, name)
-        assert "script-src 'self'" in HEADERS["content-security-policy"]
-        assert "unsafe-inline" not in HEADERS["content-security-policy"]
-
-
-async def test_a_foreign_host_is_refused(forum: FakePlatform, tmp_path: Path) -> None:
-    gw, mcp = gateway(tmp_path, forum)
-    async with serving(gw, mcp) as s:  # type: ignore[arg-type]
-        link = s.console.signin_link().removeprefix(BASE)
-        rebound = await s.http.get(link, headers={"host": f"attacker.example:{PORT}"})
-        assert rebound.status_code == 403 and "Host" in rebound.text
-        assert "set-cookie" not in rebound.headers
-        # the link was not spent by the refused request
-        assert (await s.http.get(link)).status_code == 303
-        assert (await s.http.get("/approvals", headers={"host": "127.0.0.1:9"})).status_code == 403
-
-
-async def test_a_form_from_another_origin_changes_nothing(
-    forum: FakePlatform, tmp_path: Path
-) -> None:
-    gw, mcp = gateway(tmp_path, forum)
-    async with serving(gw, mcp) as s:  # type: ignore[arg-type]
-        approval_id = await pending(s)
-        csrf = await sign_in(s)
-        form = {"csrf": csrf, "decision": "approve"}
-        for origin in (
-            {"origin": "http://evil.example"},
-            {"origin": "null"},
-            {},
-            {"origin": "null", "sec-fetch-site": "cross-site"},
-            {"origin": "http://evil.example", "sec-fetch-site": "same-origin"},
-        ):
-            refused = await s.http.post(f"/approvals/{approval_id}", data=form, headers=origin)
-            assert refused.status_code == 403, origin
-        assert (await approval(gw, approval_id)).status is ApprovalStatus.PENDING
+async def test_a_form_from_another_origin_changes_nothing(s: Served, forum: FakePlatform) -> None:
+    approval_id = await pending(s)
+    csrf = await sign_in(s)
+    form = {"csrf": csrf, "decision": "approve"}
+    for origin in (
+        {"origin": "http://evil.example"},
+        {"origin": "null"},
+        {},
+        {"origin": "null", "sec-fetch-site": "cross-site"},
+        {"origin": "http://evil.example", "sec-fetch-site": "same-origin"},
+    ):
+        refused = await s.http.post(f"/approvals/{approval_id}", data=form, headers=origin)
+        assert refused.status_code == 403, origin
+    assert (await approval(s.gw, approval_id)).status is ApprovalStatus.PENDING
     assert forum.writes == []
 
 
 async def test_a_missing_or_wrong_csrf_token_changes_nothing(
-    forum: FakePlatform, tmp_path: Path
+    s: Served, forum: FakePlatform
 ) -> None:
-    gw, mcp = gateway(tmp_path, forum)
-    async with serving(gw, mcp) as s:  # type: ignore[arg-type]
-        approval_id = await pending(s)
-        csrf = await sign_in(s)
-        for form in ({"decision": "approve"}, {"decision": "approve", "csrf": csrf[:-2] + "xx"}):
-            refused = await s.http.post(f"/approvals/{approval_id}", data=form, headers=ORIGIN)
-            assert refused.status_code == 403 and "CSRF" in refused.text
-        assert (await approval(gw, approval_id)).status is ApprovalStatus.PENDING
+    approval_id = await pending(s)
+    csrf = await sign_in(s)
+    for form in ({"decision": "approve"}, {"decision": "approve", "csrf": csrf[:-2] + "xx"}):
+        refused = await s.http.post(f"/approvals/{approval_id}", data=form, headers=ORIGIN)
+        assert refused.status_code == 403 and "CSRF" in refused.text
+    assert (await approval(s.gw, approval_id)).status is ApprovalStatus.PENDING
     assert forum.writes == []
 
 
-async def test_approve_on_the_console_writes_once(forum: FakePlatform, tmp_path: Path) -> None:
-    gw, mcp = gateway(tmp_path, forum)
-    async with serving(gw, mcp) as s:  # type: ignore[arg-type]
-        approval_id = await pending(s)
-        csrf = await sign_in(s)
-        page = await s.http.get(f"/approvals/{approval_id}")
-        assert "Guards around every await." in page.text
-        form = {"csrf": csrf, "decision": "approve"}
-        done = await s.http.post(f"/approvals/{approval_id}", data=form, headers=ORIGIN)
-        assert done.status_code == 200 and "posted" in done.text
-        again = await s.http.post(f"/approvals/{approval_id}", data=form, headers=ORIGIN)
-        assert again.status_code == 409 and "already approved" in again.text
-        decided = await approval(gw, approval_id)
-        assert decided.status is ApprovalStatus.APPROVED
-        assert decided.channel == "console" and decided.decided_by == operator_name()
+async def test_approve_on_the_console_writes_once(s: Served, forum: FakePlatform) -> None:
+    approval_id = await pending(s)
+    csrf = await sign_in(s)
+    page = await s.http.get(f"/approvals/{approval_id}")
+    assert "Guards around every await." in page.text
+    form = {"csrf": csrf, "decision": "approve"}
+    done = await s.http.post(f"/approvals/{approval_id}", data=form, headers=ORIGIN)
+    assert done.status_code == 200 and "posted" in done.text
+    again = await s.http.post(f"/approvals/{approval_id}", data=form, headers=ORIGIN)
+    assert again.status_code == 409 and "already approved" in again.text
+    decided = await approval(s.gw, approval_id)
+    assert decided.status is ApprovalStatus.APPROVED
+    assert decided.channel == "console" and decided.decided_by == operator_name()
     assert len(forum.writes) == 1
 
 
@@ -180,59 +151,49 @@ async def test_the_gateway_will_not_start_a_console_off_loopback_without_auth(
     ) + str(getattr(raised.value, "exceptions", ""))
 
 
-async def test_hidden_characters_in_the_text_to_send_are_flagged(
-    forum: FakePlatform, tmp_path: Path
-) -> None:
-    gw, mcp = gateway(tmp_path, forum)
-    async with serving(gw, mcp) as s:  # type: ignore[arg-type]
-        answer = await strike(
-            s.client, "devto", "Rust async", "post", "Guards\u2060 around\u200b awaits.", TOPIC
-        )
-        approval_id = int(answer["approval"]["id"])
-        await sign_in(s)
-        page = await s.http.get(f"/approvals/{approval_id}")
-        assert "2 invisible characters, marked" in page.text
-        assert "Guards⟦U+2060⟧ around⟦U+200B⟧ awaits." in page.text
-        assert "\u2060" not in page.text.split("<textarea")[0] and "\u200b" not in page.text
-        plain = await strike(s.client, "devto", "Rust async", "post", "Plain words.", TOPIC)
-        other = await s.http.get(f"/approvals/{plain['approval']['id']}")
-        assert "invisible character" not in other.text
+async def test_hidden_characters_in_the_text_to_send_are_flagged(s: Served) -> None:
+    answer = await strike(
+        s.client, "devto", "Rust async", "post", "Guards\u2060 around\u200b awaits.", TOPIC
+    )
+    approval_id = int(answer["approval"]["id"])
+    await sign_in(s)
+    page = await s.http.get(f"/approvals/{approval_id}")
+    assert "2 invisible characters, marked" in page.text
+    assert "Guards⟦U+2060⟧ around⟦U+200B⟧ awaits." in page.text
+    assert "\u2060" not in page.text.split("<textarea")[0] and "\u200b" not in page.text
+    plain = await strike(s.client, "devto", "Rust async", "post", "Plain words.", TOPIC)
+    other = await s.http.get(f"/approvals/{plain['approval']['id']}")
+    assert "invisible character" not in other.text
 
 
-async def test_resume_clears_a_pause_and_needs_the_csrf_token(
-    forum: FakePlatform, tmp_path: Path
-) -> None:
+async def test_resume_clears_a_pause_and_needs_the_csrf_token(s: Served) -> None:
     from gwanjong_gateway.record.store import StrikeStore
 
-    gw, mcp = gateway(tmp_path, forum)
-    async with serving(gw, mcp) as s:  # type: ignore[arg-type]
-        for _ in range(3):
-            await gw.records.run(StrikeStore.record_failure, "devto", "HTTP 500", 3)
-        csrf = await sign_in(s)
-        page = await s.http.get("/usage")
-        assert "paused" in page.text and "Resume devto" in page.text
-        refused = await s.http.post("/usage/resume", data={"platform": "devto"}, headers=ORIGIN)
-        assert refused.status_code == 403
-        assert await gw.records.run(StrikeStore.paused, "devto")
-        done = await s.http.post(
-            "/usage/resume", data={"platform": "devto", "csrf": csrf}, headers=ORIGIN
-        )
-        assert done.status_code == 303
-        assert await gw.records.run(StrikeStore.paused, "devto") == ""
-        assert "Resume devto" not in (await s.http.get("/usage")).text
+    for _ in range(3):
+        await s.gw.records.run(StrikeStore.record_failure, "devto", "HTTP 500", 3)
+    csrf = await sign_in(s)
+    page = await s.http.get("/usage")
+    assert "paused" in page.text and "Resume devto" in page.text
+    refused = await s.http.post("/usage/resume", data={"platform": "devto"}, headers=ORIGIN)
+    assert refused.status_code == 403
+    assert await s.gw.records.run(StrikeStore.paused, "devto")
+    done = await s.http.post(
+        "/usage/resume", data={"platform": "devto", "csrf": csrf}, headers=ORIGIN
+    )
+    assert done.status_code == 303
+    assert await s.gw.records.run(StrikeStore.paused, "devto") == ""
+    assert "Resume devto" not in (await s.http.get("/usage")).text
 
 
 async def test_an_oversized_form_is_refused_before_it_is_read(
-    forum: FakePlatform, tmp_path: Path
+    s: Served, forum: FakePlatform
 ) -> None:
-    gw, mcp = gateway(tmp_path, forum)
-    async with serving(gw, mcp) as s:  # type: ignore[arg-type]
-        approval_id = await pending(s)
-        csrf = await sign_in(s)
-        form = {"csrf": csrf, "decision": "approve", "text": "x" * (600 * 1024)}
-        refused = await s.http.post(f"/approvals/{approval_id}", data=form, headers=ORIGIN)
-        assert refused.status_code == 403 and "too large" in refused.text
-        assert (await approval(gw, approval_id)).status is ApprovalStatus.PENDING
+    approval_id = await pending(s)
+    csrf = await sign_in(s)
+    form = {"csrf": csrf, "decision": "approve", "text": "x" * (600 * 1024)}
+    refused = await s.http.post(f"/approvals/{approval_id}", data=form, headers=ORIGIN)
+    assert refused.status_code == 403 and "too large" in refused.text
+    assert (await approval(s.gw, approval_id)).status is ApprovalStatus.PENDING
     assert forum.writes == []
 
 
@@ -270,16 +231,12 @@ async def test_a_url_only_client_is_sent_to_the_approvals_console_page(
     assert (await approval(gw, approval_id)).channel == "console"
 
 
-async def test_the_navigation_counts_are_behind_the_sign_in(
-    forum: FakePlatform, tmp_path: Path
-) -> None:
-    gw, mcp = gateway(tmp_path, forum)
-    async with serving(gw, mcp) as s:  # type: ignore[arg-type]
-        refused = await s.http.get("/counts.json")
-        assert refused.status_code == 401 and "approvals" not in refused.text
-        await pending(s)
-        await sign_in(s)
-        counts = await s.http.get("/counts.json")
-        assert counts.status_code == 200
-        assert counts.json() == {"approvals": 1, "handoffs": 0}  # no watcher here: no inbox
-        assert "connect-src 'self'" in counts.headers["content-security-policy"]
+async def test_the_navigation_counts_are_behind_the_sign_in(s: Served) -> None:
+    refused = await s.http.get("/counts.json")
+    assert refused.status_code == 401 and "approvals" not in refused.text
+    await pending(s)
+    await sign_in(s)
+    counts = await s.http.get("/counts.json")
+    assert counts.status_code == 200
+    assert counts.json() == {"approvals": 1, "handoffs": 0}  # no watcher here: no inbox
+    assert "connect-src 'self'" in counts.headers["content-security-policy"]
