@@ -16,7 +16,7 @@ from fastmcp.client.transports import StreamableHttpTransport
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.strikes import clients, config, http_gateway, scout_draft, strike
 from tests.e2e.test_chain import gateway
-from tests.platforms import SPECS
+from tests.platforms import needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
 
@@ -66,8 +66,7 @@ def check(answers: list[dict[str, Any]], expected: str, sandbox: SandboxControl)
     "how", ["two-gateways-on-one-state-dir", "two-sessions-of-one-http-gateway"]
 )
 async def test_two_racers(sandbox: SandboxControl, tmp_path: Path, rule: str, how: str) -> None:
-    if "reddit" not in SPECS:
-        pytest.skip("reddit is not in this run (GWANJONG_TEST_PLATFORMS)")
+    needs("reddit")
     table, safety, expected = RULES[rule]
     cfg = config(tmp_path, sandbox, ["reddit"], safety, platform_extra=table)
     sandbox.fault("reddit", kind="latency", ms=200)  # widen the window between check and write
