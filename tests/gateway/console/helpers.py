@@ -92,7 +92,7 @@ TOPIC = "rust async cancellation"
 
 def gateway(
     tmp_path: Path, forum: FakePlatform, tables: dict[str, dict[str, object]] | None = None
-) -> tuple[Gateway, object]:
+) -> tuple[Gateway, FastMCP[Any]]:
     config = parse(config_text(tmp_path, ["devto"], "confirm", tables=tables))
     gw = Gateway(config, environ={}, transports={"devto": forum.server()})
     return gw, build_gateway(config, gateway=gw)
