@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
+import pytest
 from fastmcp import FastMCP
 from fastmcp.client.transports import StdioTransport
 
@@ -79,3 +80,10 @@ def _load() -> dict[str, PlatformSpec]:
 
 
 SPECS: dict[str, PlatformSpec] = _load()
+
+
+def needs(*platforms: str) -> None:
+    """Skip a test whose platforms are not in this run (GWANJONG_TEST_PLATFORMS)."""
+    missing = [p for p in platforms if p not in SPECS]
+    if missing:
+        pytest.skip(f"platform(s) not in this run: {missing} (GWANJONG_TEST_PLATFORMS)")

@@ -473,29 +473,28 @@ async def test_bad_credentials_are_auth(spec: PlatformSpec, sandbox: SandboxCont
 
 
 @pytest.mark.parametrize(
-    ("status", "kind"),
-    [(401, "auth"), (403, "auth"), (404, "not_found"), (500, "unavailable"), (503, "unavailable")],
+    ("fault", "prefix"),
+    [
+        *(({"status": n}, f"{kind}: ") for n, kind in [(401, "auth"), (403, "auth")]),
+        ({"status": 404}, "not_found: "),
+        *(({"status": n}, "unavailable: ") for n in (500, 503)),
+        ({"status": 429, "retry_after": 7}, "rate_limited retry_after=7: "),
+        ({"kind": "hang", "seconds": 6}, "timeout: "),  # a hanging platform times out
+    ],
+    ids=["401", "403", "404", "500", "503", "429-retry-after", "hang"],
 )
 async def test_platform_errors_map_to_kinds(
     client: Client[Any],
     spec: PlatformSpec,
     ids: dict[str, str],
     sandbox: SandboxControl,
-    status: int,
-    kind: str,
+    fault: dict[str, Any],
+    prefix: str,
 ) -> None:
-    sandbox.fault(spec.name, status=status, count=20)  # enough for any SDK's own retries
+    sandbox.fault(spec.name, count=20, **fault)  # enough for any SDK's own retries
     text = await error_of(client, "get_post", post_id=ids["rust-async"])
-    assert text.startswith(f"{kind}: "), text
+    assert text.startswith(prefix), text
     assert len(text.split(": ", 1)[1]) > 20  # a sentence that says what to do
-
-
-async def test_rate_limit_carries_retry_after(
-    client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl
-) -> None:
-    sandbox.fault(spec.name, status=429, retry_after=7, count=20)
-    text = await error_of(client, "get_post", post_id=ids["rust-async"])
-    assert text.startswith("rate_limited retry_after=7: "), text
 
 
 async def test_after_a_429_the_server_holds_calls_until_the_reset(
@@ -561,14 +560,6 @@ async def test_rules_answer_offline(spec: PlatformSpec) -> None:
     assert too_long["ok"] is False and any("Cut at least 1" in p for p in too_long["problems"])
     # serverInfo names our package's version, not FastMCP's.
     assert info is not None and info.version == version(f"gwanjong-{spec.name}")
-
-
-async def test_hanging_platform_times_out(
-    client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl
-) -> None:
-    sandbox.fault(spec.name, kind="hang", seconds=6, count=20)
-    text = await error_of(client, "get_post", post_id=ids["rust-async"])
-    assert text.startswith("timeout: "), text
 
 
 async def test_recovers_after_a_fault(

@@ -23,15 +23,10 @@ from tests.e2e.strikes import history
 from tests.e2e.test_chain import gateway, write_config
 from tests.gateway.helpers import opportunity_for
 from tests.gateway.http_gateway import client, http_gateway
-from tests.platforms import SPECS
+from tests.platforms import needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
 TEXT = "Guards around each await fixed it for us."
-
-
-def needs_reddit() -> None:
-    if "reddit" not in SPECS:
-        pytest.skip("reddit is not in this run (GWANJONG_TEST_PLATFORMS)")
 
 
 async def scout(c: Client[Any]) -> str:
@@ -63,7 +58,7 @@ def one_write(sandbox: SandboxControl, tmp: Path, done: dict[str, Any]) -> None:
 async def test_a_handle_outlives_the_gateway_process_over_stdio(
     sandbox: SandboxControl, tmp_path: Path, mode: str
 ) -> None:
-    needs_reddit()
+    needs("reddit")
     config = write_config(tmp_path, sandbox, ["reddit"])
     async with Client(gateway(config), mode=mode, timeout=90) as first:  # type: ignore[arg-type]
         handle = await scout(first)
@@ -77,7 +72,7 @@ async def test_a_handle_outlives_the_gateway_process_over_stdio(
 async def test_a_handle_outlives_a_killed_http_gateway(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
-    needs_reddit()
+    needs("reddit")
     config = write_config(tmp_path, sandbox, ["reddit"])
     with http_gateway(config, log_level="INFO") as running:
         async with client(running.url, None) as first:

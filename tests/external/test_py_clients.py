@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,27 +32,34 @@ pytestmark = pytest.mark.e2e
 GATEWAY_TOOLS = ["draft", "scout", "setup", "status", "strike"]
 
 
+def run(
+    python: Path, driver: str, tmp_path: Path, sandbox: SandboxControl, transport: str, *args: str
+) -> dict[str, Any]:
+    """``driver`` against a gateway over ``transport``: a process it starts per call
+    (stdio, each start tallied in tmp_path/starts) or one HTTP gateway."""
+    config = write_config(tmp_path, sandbox)
+    args = ("--transport", transport, *args)
+    if transport == "stdio":
+        line = json.dumps(stdio_command(config, tmp_path / "starts"))
+        return drive(python, driver, *args, "--command", line)
+    with http_gateway(config, log_level="WARNING") as gateway:
+        return drive(python, driver, *args, "--url", gateway.url)
+
+
 def test_langchain_get_tools_over_stdio_a_gateway_process_per_call(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
-    python = client_python("langchain")
-    config = write_config(tmp_path, sandbox)
-    tally = tmp_path / "starts"
-    line = json.dumps(stdio_command(config, tally))
-    report = drive(python, "drive_langchain.py", "--transport", "stdio", "--command", line)
+    report = run(client_python("langchain"), "drive_langchain.py", tmp_path, sandbox, "stdio")
     assert report["tools"] == GATEWAY_TOOLS
     assert_dry_run_flow(report, tmp_path, sandbox)
     # tools/list, scout, draft, strike: each in a gateway process of its own
-    assert starts(tally) == 4, tally.read_text()
+    assert starts(tmp_path / "starts") == 4, (tmp_path / "starts").read_text()
 
 
 def test_langchain_get_tools_over_http_a_session_per_call(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
-    python = client_python("langchain")
-    config = write_config(tmp_path, sandbox)
-    with http_gateway(config, log_level="WARNING") as gateway:
-        report = drive(python, "drive_langchain.py", "--transport", "http", "--url", gateway.url)
+    report = run(client_python("langchain"), "drive_langchain.py", tmp_path, sandbox, "http")
     assert report["tools"] == GATEWAY_TOOLS
     assert_dry_run_flow(report, tmp_path, sandbox)
     wire = report["wire"]
@@ -72,19 +80,7 @@ def test_langchain_get_tools_over_http_a_session_per_call(
 def test_the_mcp_packages_own_client(
     sandbox: SandboxControl, tmp_path: Path, transport: str, api: str, era: str
 ) -> None:
-    config = write_config(tmp_path, sandbox)
-    args = ["--api", api, "--transport", transport]
-    if transport == "stdio":
-        report = drive(
-            Path(sys.executable),
-            "drive_mcp.py",
-            *args,
-            "--command",
-            json.dumps(stdio_command(config)),
-        )
-    else:
-        with http_gateway(config, log_level="WARNING") as gateway:
-            report = drive(Path(sys.executable), "drive_mcp.py", *args, "--url", gateway.url)
+    report = run(Path(sys.executable), "drive_mcp.py", tmp_path, sandbox, transport, "--api", api)
     assert report["protocol"] == era, report
     assert report["tools"] == GATEWAY_TOOLS
     assert_dry_run_flow(report, tmp_path, sandbox)
@@ -93,12 +89,9 @@ def test_the_mcp_packages_own_client(
 def test_openai_agents_over_plain_http_in_the_2026_era(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
-    python = client_python("openai-agents")
-    config = write_config(tmp_path, sandbox)
-    with http_gateway(config, log_level="WARNING") as gateway:
-        report = drive(
-            python, "drive_openai_agents.py", "--transport", "http", "--url", gateway.url
-        )
+    report = run(
+        client_python("openai-agents"), "drive_openai_agents.py", tmp_path, sandbox, "http"
+    )
     assert report["protocol"] == "2026-07-28", report
     wire = report["wire"]
     # the stateless era: no MCP session at all, and no gwanjong header either
@@ -115,52 +108,29 @@ def test_openai_agents_serves_every_gateway_tool_strict(
     (`convert_schemas_to_strict`); otherwise the SDK serves it non-strict and the model may
     send arguments the schema does not allow."""
     python = client_python("openai-agents")
-    config = write_config(tmp_path, sandbox)
-    with http_gateway(config, log_level="WARNING") as gateway:
-        report = drive(
-            python,
-            "drive_openai_agents.py",
-            "--transport",
-            "http",
-            "--url",
-            gateway.url,
-            "--scenario",
-            "list",
-        )
+    report = run(python, "drive_openai_agents.py", tmp_path, sandbox, "http", "--scenario", "list")
     assert report["strict"] == dict.fromkeys(GATEWAY_TOOLS, True), report["strict"]
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
-def test_pydantic_ai_mcp_toolset_connecting_per_call(
-    sandbox: SandboxControl, tmp_path: Path, transport: str
+@pytest.mark.parametrize(
+    ("package", "driver", "field", "era"),
+    [
+        ("pydantic-ai", "drive_pydantic_ai.py", "protocol", "2026-07-28"),  # a toolset per call
+        ("mcp-use", "drive_mcp_use.py", "offers", "2025-11-25"),  # its client, langchain tools
+    ],
+    ids=["pydantic-ai", "mcp-use"],
+)
+def test_a_client_connecting_per_call(
+    sandbox: SandboxControl,
+    tmp_path: Path,
+    transport: str,
+    package: str,
+    driver: str,
+    field: str,
+    era: str,
 ) -> None:
-    python = client_python("pydantic-ai")
-    config = write_config(tmp_path, sandbox)
-    args = ["--transport", transport]
-    if transport == "stdio":
-        line = json.dumps(stdio_command(config))
-        report = drive(python, "drive_pydantic_ai.py", *args, "--command", line)
-    else:
-        with http_gateway(config, log_level="WARNING") as gateway:
-            report = drive(python, "drive_pydantic_ai.py", *args, "--url", gateway.url)
-    assert report["protocol"] == "2026-07-28", report
-    assert report["tools"] == GATEWAY_TOOLS
-    assert_dry_run_flow(report, tmp_path, sandbox)
-
-
-@pytest.mark.parametrize("transport", ["stdio", "http"])
-def test_mcp_use_client_and_its_langchain_tools(
-    sandbox: SandboxControl, tmp_path: Path, transport: str
-) -> None:
-    python = client_python("mcp-use")
-    config = write_config(tmp_path, sandbox)
-    args = ["--transport", transport]
-    if transport == "stdio":
-        line = json.dumps(stdio_command(config))
-        report = drive(python, "drive_mcp_use.py", *args, "--command", line)
-    else:
-        with http_gateway(config, log_level="WARNING") as gateway:
-            report = drive(python, "drive_mcp_use.py", *args, "--url", gateway.url)
-    assert report["offers"] == "2025-11-25", report
+    report = run(client_python(package), driver, tmp_path, sandbox, transport)
+    assert report[field] == era, report
     assert report["tools"] == GATEWAY_TOOLS
     assert_dry_run_flow(report, tmp_path, sandbox)

@@ -13,6 +13,8 @@ import psycopg
 import pytest
 from psycopg import sql
 
+from gwanjong_gateway.record.store_pg import PostgresStrikeStore
+
 HOW = 'start one with: eval "$(bash scripts/pg start)"  (then pytest tests/postgres)'
 
 
@@ -45,3 +47,11 @@ def pg_url(pg_server: str) -> Iterator[str]:
         admin.execute(
             sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
         )
+
+
+@pytest.fixture
+def store(pg_url: str) -> Iterator[PostgresStrikeStore]:
+    """The strike record on that database, closed after the test."""
+    opened = PostgresStrikeStore(pg_url)
+    yield opened
+    opened.close()

@@ -36,7 +36,7 @@ from gwanjong_sandbox.control import SandboxControl
 from tests.fakes.clock import FakeClock
 from tests.gateway.helpers import config_text
 from tests.mcp import call, error_of
-from tests.platforms import SPECS
+from tests.platforms import SPECS, needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
 MODES = ["legacy", "auto"]
@@ -54,8 +54,7 @@ class FormOnlySession(VersionAwareClientSession):
 
 
 def gateway(sandbox: SandboxControl, state_dir: Path, clock: FakeClock) -> FastMCP[Any]:
-    if "devto" not in SPECS:
-        pytest.skip("platform devto not selected")
+    needs("devto")
     config = parse(config_text(state_dir, ["devto"]))
     gw = Gateway(
         config, environ={}, transports={"devto": SPECS["devto"].build(sandbox.url)}, clock=clock
@@ -259,8 +258,7 @@ async def test_the_saved_key_restarts_the_platform_server_configured(
 ) -> None:
     """The bundled server, built from the gateway's environment (+ .env): no key before,
     the typed key after the restart, and it works against the platform."""
-    if "devto" not in SPECS:
-        pytest.skip("platform devto not selected")
+    needs("devto")
     env = SPECS["devto"].env(sandbox.url)
     key = env.pop("DEVTO_API_KEY")
 
@@ -291,8 +289,7 @@ async def test_the_page_over_a_real_stdio_gateway(
 ) -> None:
     """The gateway as a process (its listener on its own event loop), talking stdio: the
     key typed on the page works, and neither it nor the link's token is in its log."""
-    if "devto" not in SPECS:
-        pytest.skip("platform devto not selected")
+    needs("devto")
     env = SPECS["devto"].env(sandbox.url)
     key = env.pop("DEVTO_API_KEY")
     state = tmp_path / "state"

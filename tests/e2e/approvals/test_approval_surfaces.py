@@ -22,7 +22,7 @@ from tests.e2e.strikes import history, http_gateway, scout_draft, strike
 from tests.e2e.test_chain import write_config
 from tests.gateway.approval_clients import approval_row, apps_host, decide, parts, url_only
 from tests.hostile_approvals import CORPUS, REFUSED, assert_seen
-from tests.platforms import SPECS
+from tests.platforms import needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 MODES = ["legacy", "auto"]
@@ -52,8 +52,7 @@ def audited(tmp: Path, approval_id: int, channel: str) -> None:
 async def test_url_only_client_then_the_page(
     sandbox: SandboxControl, tmp_path: Path, mode: str
 ) -> None:
-    if "devto" not in SPECS:
-        pytest.skip("platform devto not selected")
+    needs("devto")
     urls: list[str] = []
 
     async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
@@ -84,8 +83,7 @@ async def test_url_only_client_then_the_page(
 async def test_an_apps_host_approves_with_the_card(
     sandbox: SandboxControl, tmp_path: Path, mode: str
 ) -> None:
-    if "devto" not in SPECS:
-        pytest.skip("platform devto not selected")
+    needs("devto")
     cfg = write_config(tmp_path, sandbox, ["devto"], writes="confirm", timeout=30)
     with http_gateway(cfg) as url:
         async with apps_host(transport(url), mode, timeout=90) as host:
@@ -124,8 +122,7 @@ async def test_the_hostile_corpus_through_the_dialog_and_the_page(
     """Refused texts are refused by name and position before anyone is asked; a text with
     4,200 blank lines before its tail is shown whole in the dialog, a 10,000-character one
     on the page, and the platform receives exactly the approved characters."""
-    if "devto" not in SPECS:
-        pytest.skip("platform devto not selected")
+    needs("devto")
     messages: list[str] = []
     urls: list[str] = []
 

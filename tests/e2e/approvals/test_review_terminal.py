@@ -23,10 +23,10 @@ from fastmcp.client.elicitation import ElicitResult
 from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Channel
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
-from tests.e2e.exactly_once.test_exactly_once import needs
 from tests.e2e.strikes import history, scout_draft, strike, until
 from tests.e2e.test_chain import gateway, write_config
 from tests.gateway.approval_clients import approval_row
+from tests.platforms import needs
 from tests.terminal import PtyCommand
 
 pytestmark = [

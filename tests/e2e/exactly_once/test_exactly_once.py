@@ -20,17 +20,11 @@ from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.procs import alive, find
 from tests.e2e.strikes import config, history, scout_draft, strike, until
 from tests.e2e.test_chain import gateway, gateway_pid
-from tests.platforms import SPECS
+from tests.platforms import needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
 SAFETY = "settle_window_s = 20"
 POST = {"title": "Once only", "content": "Exactly once, whatever the network does."}
-
-
-def needs(*platforms: str) -> None:
-    missing = [p for p in platforms if p not in SPECS]
-    if missing:
-        pytest.skip(f"platform(s) not in this run: {missing} (GWANJONG_TEST_PLATFORMS)")
 
 
 async def settled_as_posted(

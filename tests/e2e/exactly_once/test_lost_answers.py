@@ -23,11 +23,11 @@ from fastmcp.client.transports import StreamableHttpTransport
 
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
-from tests.e2e.exactly_once.test_exactly_once import needs
 from tests.e2e.strikes import clients, config, history, scout_draft, strike, until
 from tests.e2e.test_chain import gateway
 from tests.gateway.http_gateway import cli
 from tests.gateway.http_gateway import http_gateway as logged_gateway
+from tests.platforms import needs
 from tests.postgres import conftest as postgres
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]

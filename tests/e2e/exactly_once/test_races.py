@@ -16,7 +16,7 @@ from fastmcp.client.transports import StreamableHttpTransport
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.strikes import clients, config, http_gateway, scout_draft, strike
 from tests.e2e.test_chain import gateway
-from tests.platforms import SPECS
+from tests.platforms import needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
 
@@ -62,27 +62,18 @@ def check(answers: list[dict[str, Any]], expected: str, sandbox: SandboxControl)
 
 
 @pytest.mark.parametrize("rule", sorted(RULES))
-async def test_two_gateways_on_one_state_dir(
-    sandbox: SandboxControl, tmp_path: Path, rule: str
-) -> None:
-    if "reddit" not in SPECS:
-        pytest.skip("reddit is not in this run (GWANJONG_TEST_PLATFORMS)")
+@pytest.mark.parametrize(
+    "how", ["two-gateways-on-one-state-dir", "two-sessions-of-one-http-gateway"]
+)
+async def test_two_racers(sandbox: SandboxControl, tmp_path: Path, rule: str, how: str) -> None:
+    needs("reddit")
     table, safety, expected = RULES[rule]
     cfg = config(tmp_path, sandbox, ["reddit"], safety, platform_extra=table)
     sandbox.fault("reddit", kind="latency", ms=200)  # widen the window between check and write
-    async with clients(gateway(cfg), gateway(cfg)) as pair:
-        check(await race(pair), expected, sandbox)
-
-
-@pytest.mark.parametrize("rule", sorted(RULES))
-async def test_two_sessions_of_one_http_gateway(
-    sandbox: SandboxControl, tmp_path: Path, rule: str
-) -> None:
-    if "reddit" not in SPECS:
-        pytest.skip("reddit is not in this run (GWANJONG_TEST_PLATFORMS)")
-    table, safety, expected = RULES[rule]
-    cfg = config(tmp_path, sandbox, ["reddit"], safety, platform_extra=table)
-    sandbox.fault("reddit", kind="latency", ms=200)
+    if how == "two-gateways-on-one-state-dir":
+        async with clients(gateway(cfg), gateway(cfg)) as pair:
+            check(await race(pair), expected, sandbox)
+        return
     with http_gateway(cfg) as url:
         async with clients(session(url), session(url)) as pair:
             check(await race(pair), expected, sandbox)

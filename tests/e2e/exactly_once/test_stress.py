@@ -20,7 +20,7 @@ from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.exactly_once.test_races import session
 from tests.e2e.procs import find
 from tests.e2e.strikes import clients, config, history, http_gateway, strike
-from tests.platforms import SPECS
+from tests.platforms import needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
 CAP = 4
@@ -45,8 +45,7 @@ async def prepare(client: Client[Any]) -> list[str]:
 async def test_many_clients_many_faults_exactly_once(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
-    if "reddit" not in SPECS:
-        pytest.skip("reddit is not in this run (GWANJONG_TEST_PLATFORMS)")
+    needs("reddit")
     cfg = config(
         tmp_path,
         sandbox,

@@ -101,19 +101,17 @@ def test_a_new_database_is_migrated_once_even_by_racing_openers(pg_url: str) -> 
     assert versions == list(range(1, migrations.LATEST + 1))
 
 
-def test_the_principal_is_a_column_and_rows_read_back_whole(pg_url: str) -> None:
-    store = PostgresStrikeStore(pg_url)
-    try:
-        granted = store.decide(request("t1", by="bob"), NOW, insert=True).row
-        assert granted is not None
-        assert (granted.principal, granted.status, granted.created_at) == ("bob", "pending", NOW)
-        settled = store.settle(granted.id, StrikeStatus.POSTED, result_url="https://x/1")
-        assert settled is not None and settled.status is StrikeStatus.POSTED
-        assert store.settle(granted.id, StrikeStatus.FAILED) is None  # settled once only
-        assert store.acted_among([("devto", "t1"), ("devto", "t9")]) == {("devto", "t1")}
-        assert [r.principal for r in store.history()] == ["bob"]
-    finally:
-        store.close()
+def test_the_principal_is_a_column_and_rows_read_back_whole(
+    pg_url: str, store: PostgresStrikeStore
+) -> None:
+    granted = store.decide(request("t1", by="bob"), NOW, insert=True).row
+    assert granted is not None
+    assert (granted.principal, granted.status, granted.created_at) == ("bob", "pending", NOW)
+    settled = store.settle(granted.id, StrikeStatus.POSTED, result_url="https://x/1")
+    assert settled is not None and settled.status is StrikeStatus.POSTED
+    assert store.settle(granted.id, StrikeStatus.FAILED) is None  # settled once only
+    assert store.acted_among([("devto", "t1"), ("devto", "t9")]) == {("devto", "t1")}
+    assert [r.principal for r in store.history()] == ["bob"]
     with psycopg.connect(pg_url) as db:
         row = db.execute("SELECT principal, status FROM strikes").fetchone()
     assert row == ("bob", "posted")  # the enum's value, not its name
@@ -135,15 +133,11 @@ def test_racing_connections_get_exactly_one_claim(pg_url: str, same_target: bool
         assert db.execute("SELECT COUNT(*) FROM strikes").fetchone() == (1,)
 
 
-def test_the_database_refuses_a_second_live_claim_on_a_target(pg_url: str) -> None:
-    store = PostgresStrikeStore(pg_url)
-    try:
-        store.insert(**request("t1").row, now=NOW)
-        with pytest.raises(psycopg.errors.UniqueViolation):
-            store.insert(**request("t1", "other words").row, now=NOW)
-        store.insert(**{**request("t1").row, "status": StrikeStatus.REFUSED}, now=NOW)
-    finally:
-        store.close()
+def test_the_database_refuses_a_second_live_claim_on_a_target(store: PostgresStrikeStore) -> None:
+    store.insert(**request("t1").row, now=NOW)
+    with pytest.raises(psycopg.errors.UniqueViolation):
+        store.insert(**request("t1", "other words").row, now=NOW)
+    store.insert(**{**request("t1").row, "status": StrikeStatus.REFUSED}, now=NOW)
 
 
 @pytest.mark.anyio

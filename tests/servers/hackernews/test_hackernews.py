@@ -6,9 +6,7 @@ guideline, by the server and through the gateway, with nothing sent and nothing 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-import httpx
 import pytest
 from fastmcp import Client
 
@@ -18,15 +16,11 @@ from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import in_memory_gateway, opportunity_for
 from tests.mcp import call, error_of
 from tests.platforms import SPECS
+from tests.servers.inbox import drain, paths
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
 SPEC = SPECS["hackernews"]
 FLOOD = "Inbox summons #"
-
-
-def hn_paths(sandbox: SandboxControl) -> dict[str, int]:
-    counts = httpx.get(f"{sandbox.url}/_sandbox/requests/paths", timeout=10).json()
-    return {k.split(" ", 1)[1]: v for k, v in counts.items() if k.startswith("hackernews ")}
 
 
 # -- search and the front page ---------------------------------------------------------
@@ -44,8 +38,8 @@ async def test_search_by_relevance_and_by_date(sandbox: SandboxControl) -> None:
     assert dates == sorted(dates, reverse=True) and dates != [p["published_at"] for p in relevant]
     comments = [p for p in relevant if p["tags"] == ["comment"]]
     assert comments and all(p["title"] for p in comments)  # a comment hit names its story
-    paths = hn_paths(sandbox)
-    assert paths.get("GET /api/v1/search") == 1 and paths.get("GET /api/v1/search_by_date") == 1
+    seen = paths(sandbox, "hackernews")
+    assert seen.get("GET /api/v1/search") == 1 and seen.get("GET /api/v1/search_by_date") == 1
 
 
 async def test_search_skips_what_hn_hides(sandbox: SandboxControl) -> None:
@@ -64,10 +58,10 @@ async def test_trending_is_the_front_page_without_gone_items(sandbox: SandboxCon
     assert len(listed) == 5 and ids["deleted-post"] not in listed and ids["missing"] not in listed
     likes = [p["likes"] for p in posts]
     assert likes == sorted(likes, reverse=True)  # rank order kept past the skipped ones
-    paths = hn_paths(sandbox)
+    seen = paths(sandbox, "hackernews")
     # the deleted and the missing item were read (they sit at ranks 3 and 4), then skipped
-    assert paths.get(f"GET /v0/item/{ids['deleted-post']}.json") == 1
-    assert paths.get(f"GET /v0/item/{ids['missing']}.json") == 1
+    assert seen.get(f"GET /v0/item/{ids['deleted-post']}.json") == 1
+    assert seen.get(f"GET /v0/item/{ids['missing']}.json") == 1
 
 
 # -- the comment tree ----------------------------------------------------------------------
@@ -88,7 +82,7 @@ async def test_tree_skips_dead_deleted_and_missing_replies(sandbox: SandboxContr
     assert reply["parent_id"] == ids["del-1"] and reply["depth"] == 1
     assert len(comments) == 3
     # every reply was asked for, the missing one too: skipped on what HN answered
-    assert hn_paths(sandbox).get(f"GET /v0/item/{ids['hn-missing']}.json") == 1
+    assert paths(sandbox, "hackernews").get(f"GET /v0/item/{ids['hn-missing']}.json") == 1
 
 
 async def test_tree_text_is_text(sandbox: SandboxControl) -> None:
@@ -105,24 +99,12 @@ async def test_a_deep_tree_is_read_level_by_level_up_to_the_limit(
     ids = sandbox.ids("hackernews")
     async with Client(SPEC.build(sandbox.url, HACKERNEWS_CONCURRENCY="4")) as client:
         first = (await call(client, "get_comments", post_id=ids["huge"], limit=20))["comments"]
-    reads = sum(v for k, v in hn_paths(sandbox).items() if k.startswith("GET /v0/item/"))
+    reads = sum(v for k, v in paths(sandbox, "hackernews").items() if k.startswith("GET /v0/item/"))
     assert len(first) == 20
     assert reads < 200  # not the whole 500-comment tree for 20 comments
 
 
 # -- the inbox -----------------------------------------------------------------------------
-
-
-async def drain(client: Client[Any], since: str | None, limit: int) -> list[dict[str, Any]]:
-    listed: list[dict[str, Any]] = []
-    for _ in range(100):
-        got = await call(client, "mentions", since=since, limit=limit)
-        assert len(got["posts"]) <= limit
-        listed += got["posts"]
-        if not got["posts"] and not got["more"]:
-            return listed
-        since = got["next_since"] or since
-    raise AssertionError("mentions kept saying more")
 
 
 async def test_inbox_pages_every_reply_once_oldest_first(sandbox: SandboxControl) -> None:

@@ -7,9 +7,7 @@ reply that keeps a followers-only thread's visibility, the instance's own limit)
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-import httpx
 import pytest
 from fastmcp import Client
 
@@ -19,15 +17,11 @@ from gwanjong_sandbox.mastodon.world import HUMAN_TOKEN, MAX_CHARS, NOBOT, RULES
 from tests.gateway.helpers import in_memory_gateway, opportunity_for
 from tests.mcp import call, error_of
 from tests.platforms import SPECS
+from tests.servers.inbox import drain, paths
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
 SPEC = SPECS["mastodon"]
 FLOOD = "Inbox summons #"
-
-
-def paths(sandbox: SandboxControl) -> dict[str, int]:
-    counts = httpx.get(f"{sandbox.url}/_sandbox/requests/paths", timeout=10).json()
-    return {k.split(" ", 1)[1]: v for k, v in counts.items() if k.startswith("mastodon ")}
 
 
 # -- reads ------------------------------------------------------------------------------------
@@ -42,7 +36,7 @@ async def test_search_by_words_and_by_hashtag(sandbox: SandboxControl) -> None:
     assert tagged and all("databases" in p["tags"] for p in tagged)
     assert ids["huge"] in [p["id"] for p in tagged]
     assert all("<p>" not in p["body"] for p in words + tagged)  # HTML became text
-    seen = paths(sandbox)
+    seen = paths(sandbox, "mastodon")
     assert (
         seen.get("GET /api/v2/search") == 1 and seen.get("GET /api/v1/timelines/tag/databases") == 1
     )
@@ -69,18 +63,6 @@ async def test_followers_only_thread_is_kept_and_shown(sandbox: SandboxControl) 
     assert "visibility:private" in post["tags"]
 
 
-async def drain(client: Client[Any], since: str, limit: int) -> list[dict[str, Any]]:
-    listed: list[dict[str, Any]] = []
-    for _ in range(100):
-        got = await call(client, "mentions", since=since, limit=limit)
-        assert len(got["posts"]) <= limit
-        listed += got["posts"]
-        if not got["posts"] and not got["more"]:
-            return listed
-        since = got["next_since"] or since
-    raise AssertionError("mentions kept saying more")
-
-
 async def test_inbox_pages_every_mention_once_across_a_restart(sandbox: SandboxControl) -> None:
     flood = sandbox.flood_inbox(80, 10)  # more than two pages of 40
     async with Client(SPEC.build(sandbox.url)) as client:
@@ -97,7 +79,9 @@ async def test_inbox_pages_every_mention_once_across_a_restart(sandbox: SandboxC
     ]  # every one, once, oldest first
     assert all(p["author"] != "gwanjong_bot" for p in listed)
     assert {t for p in listed for t in p["tags"]} <= {"mention", "reply"}
-    assert paths(sandbox).get("GET /api/v1/notifications", 0) >= 3  # paged by the Link header
+    assert (
+        paths(sandbox, "mastodon").get("GET /api/v1/notifications", 0) >= 3
+    )  # paged by the Link header
 
 
 # -- rules as correctness ----------------------------------------------------------------------

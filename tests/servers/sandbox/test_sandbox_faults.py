@@ -17,6 +17,10 @@ pytestmark = pytest.mark.anyio
 ARTICLE = {"article": {"title": "Lagging article", "body_markdown": "zebrafish", "published": True}}
 
 
+def in_process(state: SandboxState) -> httpx.AsyncClient:
+    return httpx.AsyncClient(transport=httpx.ASGITransport(SandboxApp(state)), base_url="http://sb")
+
+
 async def found(client: httpx.AsyncClient) -> bool:
     response = await client.get("/api/articles/search", params={"q": "zebrafish"})
     return any(a["title"] == "Lagging article" for a in response.json())
@@ -26,10 +30,7 @@ async def test_read_back_lag_follows_the_sandbox_clock() -> None:
     clock = FakeClock()
     state = SandboxState(clock=clock.time)
     state.faults.append(Fault("devto", kind="lag", seconds=5))
-    app = SandboxApp(state)
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app), base_url="http://sb"
-    ) as client:
+    async with in_process(state) as client:
         made = await client.post("/api/articles", json=ARTICLE, headers={"api-key": API_KEY})
         assert made.status_code == 201
         assert len(state.writes) == 1 and not await found(client)
@@ -43,10 +44,7 @@ async def test_read_back_lag_follows_the_sandbox_clock() -> None:
 async def test_a_slow_write_is_applied_late() -> None:
     state = SandboxState()
     state.faults.append(Fault("devto", kind="slow_write", seconds=0.3, match="/api/articles"))
-    app = SandboxApp(state)
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app), base_url="http://sb"
-    ) as client:
+    async with in_process(state) as client:
         made = await client.post("/api/articles", json=ARTICLE, headers={"api-key": API_KEY})
         assert made.status_code == 201 and made.json()["title"] == "Lagging article"
         assert len(state.writes) == 1 and await found(client)
@@ -56,10 +54,7 @@ async def test_a_slow_write_is_applied_late() -> None:
 async def test_apply_then_status_applies_the_write_and_answers_the_status() -> None:
     state = SandboxState()
     state.faults.append(Fault("devto", kind="apply_then_status", status=502, method="POST"))
-    app = SandboxApp(state)
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app), base_url="http://sb"
-    ) as client:
+    async with in_process(state) as client:
         assert not await found(client)  # a GET: the fault waits for a POST
         made = await client.post("/api/articles", json=ARTICLE, headers={"api-key": API_KEY})
         assert made.status_code == 502

@@ -15,6 +15,7 @@ from gwanjong_sandbox.control import SandboxControl
 from gwanjong_sandbox.corpus import BASE_TIME
 from tests.mcp import call, error_of
 from tests.platforms import SPECS
+from tests.servers.inbox import drain
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
 
@@ -30,19 +31,6 @@ def before_flood(platform: str, flood: dict[str, Any]) -> str:
     if platform == "reddit":
         return f"{BASE_TIME.timestamp():.3f}"
     return BASE_TIME.strftime("%Y-%m-%dT%H:%M:%S.000Z")
-
-
-async def drain(client: Client[Any], since: str | None, limit: int) -> list[dict[str, Any]]:
-    """Poll as a gateway does (pass next_since back) until nothing more comes."""
-    listed: list[dict[str, Any]] = []
-    for _ in range(400):  # a bound, so a server that never stops fails instead of hanging
-        got = await call(client, "mentions", since=since, limit=limit)
-        assert len(got["posts"]) <= limit
-        listed += got["posts"]
-        if not got["posts"] and not got["more"]:
-            return listed
-        since = got["next_since"] or since
-    raise AssertionError("mentions kept saying more")
 
 
 def assert_once_oldest_first(listed: list[dict[str, Any]]) -> None:

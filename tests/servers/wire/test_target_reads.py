@@ -11,7 +11,6 @@ from collections.abc import Callable
 from typing import Any
 from unittest import mock
 
-import httpx
 import pytest
 from fastmcp import Client, FastMCP
 
@@ -50,10 +49,6 @@ def server(spec: PlatformSpec, sandbox: SandboxControl, clock: FakeClock) -> Fas
     return build_platform_server(ADAPTERS[spec.name](settings, clock=clock), call_timeout_s=60)
 
 
-def paths(sandbox: SandboxControl) -> dict[str, int]:
-    return httpx.get(f"{sandbox.url}/_sandbox/requests/paths", timeout=10).json()
-
-
 def target_reads(sandbox: SandboxControl, name: str, post_id: str) -> int:
     """Requests that read the target post, on the wire."""
     path = {
@@ -64,7 +59,7 @@ def target_reads(sandbox: SandboxControl, name: str, post_id: str) -> int:
         "reddit": f"GET /reddit/comments/{post_id}/",
         "twitter": f"GET /2/tweets/{post_id}",
     }[name]
-    return paths(sandbox).get(f"{name} {path}", 0)
+    return sandbox.request_paths().get(f"{name} {path}", 0)
 
 
 def reads_targets(spec: PlatformSpec) -> bool:

@@ -119,17 +119,8 @@ def test_state_fields_defaults_and_populated() -> None:
     assert second.history == [] and second.opportunities == {}
     assert Flow.field_names() == ("opportunities", "contexts", "history", "note")
     assert first.missing(["opportunities", "contexts", "history", "note"]) == ["contexts", "note"]
-    assert [is_populated(v) for v in (None, "", [], {}, set(), 0, False, "x", [0])] == [
-        False,
-        False,
-        False,
-        False,
-        False,
-        True,
-        True,
-        True,
-        True,
-    ]
+    empty, populated = (None, "", [], {}, set()), (0, False, "x", [0])
+    assert [is_populated(v) for v in (*empty, *populated)] == [False] * 5 + [True] * 4
     assert [field_count(v) for v in (None, "", "abc", [1, 2], {"a": 1}, 0)] == [0, 0, 1, 2, 1, 1]
     with pytest.raises(ValueError, match="no field"):
         first.typo = 1  # type: ignore[attr-defined]

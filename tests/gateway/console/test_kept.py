@@ -21,9 +21,9 @@ from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import ApprovalStatus, iso, operator_name
 from gwanjong_gateway.server import build_gateway
-from tests.console.helpers import ORIGIN, Served, approval, serving, sign_in, strike
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
+from tests.gateway.console.helpers import ORIGIN, Served, approval, serving, sign_in, strike
 from tests.gateway.helpers import config_text
 from tests.gateway.strike.test_strike_chain import FOOTER, OPEN_FORUM
 

@@ -15,8 +15,8 @@ from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.rules.approvals import ApprovalStatus
 from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.team.access_tokens import store_for
-from tests.console.helpers import ORIGIN, Served, approval, csrf_of, serving, strike
 from tests.fakes.platform import FakePlatform
+from tests.gateway.console.helpers import ORIGIN, Served, approval, csrf_of, serving, strike
 from tests.gateway.helpers import config_text
 
 pytestmark = pytest.mark.anyio

@@ -18,16 +18,15 @@ from gwanjong_gateway.config import ConfigError, parse
 from gwanjong_gateway.console.app import Console
 from gwanjong_gateway.console.routes import build_app
 from gwanjong_gateway.console.serve import serve
-from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.rules.approvals import ApprovalStatus
-from gwanjong_gateway.server import build_gateway
-from tests.console.helpers import BASE, PORT, approval, csrf_of, strike
 from tests.fakes.platform import FakePlatform
+from tests.gateway.console.helpers import BASE, PORT, approval, csrf_of, gateway, strike
 from tests.gateway.helpers import config_text
 
 pytestmark = pytest.mark.anyio
 PUBLIC = "https://gwanjong.example.test"
 DEADLINE_S = 60  # generous: only catches a hang
+PROXIED: dict[str, dict[str, object]] = {"console": {"public_url": PUBLIC}}
 
 
 async def pending(client: Client[Any]) -> int:
@@ -36,17 +35,10 @@ async def pending(client: Client[Any]) -> int:
     return int(answer["approval"]["id"])
 
 
-def gateway(tmp_path: Path, forum: FakePlatform, public_url: str) -> tuple[Gateway, Any]:
-    tables = {"console": {"public_url": public_url}} if public_url else None
-    config = parse(config_text(tmp_path, ["devto"], "confirm", tables=tables))
-    gw = Gateway(config, environ={}, transports={"devto": forum.server()})
-    return gw, build_gateway(config, gateway=gw)
-
-
 async def test_with_public_url_an_https_origin_is_accepted_and_the_cookie_secure(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
-    gw, mcp = gateway(tmp_path, forum, PUBLIC)
+    gw, mcp = gateway(tmp_path, forum, PROXIED)
     console = Console(gw, port=PORT)
     transport = httpx.ASGITransport(app=build_app(console))
     # The browser's side of the proxy: https, the public host name.
@@ -70,7 +62,7 @@ async def test_with_public_url_an_https_origin_is_accepted_and_the_cookie_secure
 async def test_without_public_url_it_speaks_its_own_http_address_only(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
-    gw, mcp = gateway(tmp_path, forum, "")
+    gw, mcp = gateway(tmp_path, forum)
     console = Console(gw, port=PORT)
     transport = httpx.ASGITransport(app=build_app(console))
     async with (
@@ -101,7 +93,7 @@ def test_public_url_is_an_origin(tmp_path: Path, url: str) -> None:
 
 
 async def test_the_real_listener_behind_a_tls_proxy(forum: FakePlatform, tmp_path: Path) -> None:
-    gw, _ = gateway(tmp_path, forum, PUBLIC)
+    gw, _ = gateway(tmp_path, forum, PROXIED)
     console = Console(gw, port=0)
     links: list[str] = []
     async with anyio.create_task_group() as tg:

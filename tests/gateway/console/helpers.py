@@ -7,17 +7,21 @@ import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
 from fastmcp import Client, FastMCP
 
+from gwanjong_gateway.config import parse
 from gwanjong_gateway.console.app import Console
 from gwanjong_gateway.console.routes import build_app
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import Approval
-from tests.gateway.helpers import opportunity_for
+from gwanjong_gateway.server import build_gateway
+from tests.fakes.platform import FakePlatform
+from tests.gateway.helpers import config_text, opportunity_for
 
 PORT = 8123
 BASE = f"http://127.0.0.1:{PORT}"
@@ -81,3 +85,22 @@ async def approval(gw: Gateway, approval_id: int) -> Approval:
     found = await gw.records.run(StrikeStore.approval, approval_id)
     assert found is not None
     return found
+
+
+TOPIC = "rust async cancellation"
+
+
+def gateway(
+    tmp_path: Path, forum: FakePlatform, tables: dict[str, dict[str, object]] | None = None
+) -> tuple[Gateway, FastMCP[Any]]:
+    config = parse(config_text(tmp_path, ["devto"], "confirm", tables=tables))
+    gw = Gateway(config, environ={}, transports={"devto": forum.server()})
+    return gw, build_gateway(config, gateway=gw)
+
+
+async def pending(s: Served) -> int:
+    answer = await strike(
+        s.client, "devto", "Rust async", "post", "Guards around every await.", TOPIC
+    )
+    assert answer["status"] == "pending_approval", answer
+    return int(answer["approval"]["id"])

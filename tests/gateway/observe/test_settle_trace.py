@@ -5,7 +5,6 @@ when the settle loop runs it) carries a span link to the strike's span and the r
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,6 @@ from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM
 from tests.gateway.helpers import config_text, opportunity_for
-from tests.observe.otel import clean_tracing
 
 pytestmark = pytest.mark.anyio
 
@@ -39,12 +37,6 @@ TELEMETRY = {
     "telemetry": {"otlp_endpoint": "http://127.0.0.1:4318"},
     "safety": {"settle_window_s": 120},
 }
-
-
-@pytest.fixture(autouse=True)
-def tracing_reset() -> Iterator[None]:
-    with clean_tracing():
-        yield
 
 
 async def test_the_settle_span_links_to_the_strike_that_sent_the_write(tmp_path: Path) -> None:

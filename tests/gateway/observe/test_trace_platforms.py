@@ -5,7 +5,6 @@ stack its SDK uses (httpx, atproto's httpx, tweepy's aiohttp, asyncpraw's aiohtt
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,20 +20,14 @@ from gwanjong_gateway.observe.attach import attach
 from gwanjong_gateway.server import build_gateway
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import config_text
+from tests.gateway.observe.otel import orphans, spans_of
 from tests.mcp import call
-from tests.observe.otel import clean_tracing, orphans, spans_of
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]
 
 TRACE_ID = 0x5B8EFFF798038103D269B633813FC60C
 PARENT_ID = 0xEEE19B7EC3C1B174
-
-
-@pytest.fixture(autouse=True)
-def tracing_reset() -> Iterator[None]:
-    with clean_tracing():
-        yield
 
 
 @pytest.mark.parametrize("name", sorted(SPECS))

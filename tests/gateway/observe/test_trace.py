@@ -6,7 +6,6 @@ process); with no `[telemetry] otlp_endpoint`, nothing is installed."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +33,7 @@ from gwanjong_sandbox.state import SandboxState
 from gwanjong_shared.kit.hosted import settings_from_env
 from gwanjong_shared.kit.server import build_platform_server
 from tests.gateway.helpers import config_text, opportunity_for
-from tests.observe.otel import clean_tracing, orphans, spans_of
+from tests.gateway.observe.otel import orphans, spans_of
 
 pytestmark = pytest.mark.anyio
 
@@ -43,12 +42,6 @@ PARENT_ID = 0x00F067AA0BA902B7
 TRACEPARENT = f"00-{TRACE_ID:032x}-{PARENT_ID:016x}-01"
 TRACESTATE = "vendor=opaque-1"
 TELEMETRY = {"telemetry": {"otlp_endpoint": "http://127.0.0.1:4318"}}
-
-
-@pytest.fixture(autouse=True)
-def tracing_reset() -> Iterator[None]:
-    with clean_tracing():
-        yield
 
 
 class Headers:

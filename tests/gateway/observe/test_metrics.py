@@ -131,7 +131,7 @@ async def test_a_scout_and_a_strike_move_the_figures_and_a_scrape_needs_a_token(
         for (name, labels), value in after.items()
         if name == "gwanjong_tool_errors_total" and ("tool", "draft") in labels
     }
-    # counted as the kind the client got (every kind: tests/observe/test_error_kinds.py)
+    # counted as the kind the client got (every kind: tests/gateway/observe/test_error_kinds.py)
     assert draft_errors == {(("kind", got), ("tool", "draft")): 1.0}, draft_errors
     assert at(after, "gwanjong_tool_call_seconds_count", tool="strike") == 1
     assert at(after, "gwanjong_approvals_pending") == 1  # the strike waits for a person

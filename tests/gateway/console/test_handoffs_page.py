@@ -16,9 +16,9 @@ from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_gateway.server import build_gateway
-from tests.console.helpers import ORIGIN, Served, serving, sign_in
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
+from tests.gateway.console.helpers import ORIGIN, Served, serving, sign_in
 from tests.gateway.helpers import config_text, opportunity_for
 
 pytestmark = pytest.mark.anyio

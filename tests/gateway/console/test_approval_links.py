@@ -22,10 +22,10 @@ from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import ApprovalStatus
 from gwanjong_gateway.server import build_gateway
-from tests.console.helpers import BASE, ORIGIN, PORT, Served, approval, csrf_of, strike
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.gateway.approval_clients import url_only
+from tests.gateway.console.helpers import BASE, ORIGIN, PORT, Served, approval, csrf_of, strike
 from tests.gateway.helpers import config_text
 
 pytestmark = pytest.mark.anyio

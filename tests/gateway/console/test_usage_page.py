@@ -14,9 +14,9 @@ from gwanjong_gateway.config import parse
 from gwanjong_gateway.console.health_pages import USAGE_FRESH_S
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.server import build_gateway
-from tests.console.helpers import serving, sign_in
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
+from tests.gateway.console.helpers import serving, sign_in
 from tests.gateway.helpers import config_text
 
 pytestmark = pytest.mark.anyio

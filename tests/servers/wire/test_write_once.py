@@ -1,9 +1,12 @@
-"""The check each server's write-once test runs (tests/servers/<platform>/test_write_once.py):
-the sandbox applies a write, then loses its answer (a 5xx from "a proxy", or a dropped
-connection); the server's write tool, through its real SDK over HTTP, must send it once and
-answer an unsure kind that says it may have been written. A count=1 fault means any layer
-that resent the request would get it applied a second time: two writes in the log.
-"""
+"""Each server sends a write once, whatever happens to its answer; its reads are still read
+again where its stack retries them (kit/once.py, docs/develop/contract.md). The sandbox
+applies a write, then loses its answer (a 5xx from "a proxy", or a dropped connection); the
+server's write tool, through its real SDK over HTTP, must send it once and answer an unsure
+kind that says it may have been written. A count=1 fault means any layer that resent the
+request would get it applied a second time: two writes in the log.
+
+The stacks: Dev.to (httpx), Bluesky (atproto on httpx), Mastodon (Mastodon.py over requests,
+max_retries=0), X (tweepy on aiohttp), Reddit (asyncpraw on aiohttp)."""
 
 from __future__ import annotations
 
@@ -16,6 +19,8 @@ from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract.errors import UNSURE, parse_error
 from tests.platforms import SPECS
 
+pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]
+
 #: each platform's write_post endpoint (a path fragment; the fault also needs POST)
 WRITE_PATH = {
     "devto": "/api/articles",
@@ -24,15 +29,15 @@ WRITE_PATH = {
     "reddit": "/api/submit",
     "mastodon": "/api/v1/statuses",
 }
-#: the faults, as pytest parameters: (kind, extra fault fields)
-LOST = pytest.mark.parametrize(
+
+
+@pytest.mark.parametrize("platform", list(WRITE_PATH))
+@pytest.mark.parametrize(
     ("kind", "fields"),
     [("apply_then_status", {"status": 502}), ("apply_then_drop", {})],
     ids=["5xx-after-write", "dropped-after-write"],
 )
-
-
-async def lost_write_is_sent_once(
+async def test_a_write_whose_answer_is_lost_is_sent_once(
     sandbox: SandboxControl, platform: str, kind: str, fields: dict[str, Any]
 ) -> None:
     async with Client(SPECS[platform].build(sandbox.url)) as client:
@@ -70,14 +75,37 @@ def _gets(sandbox: SandboxControl, platform: str) -> int:
     return sum(n for key, n in paths if key.startswith(f"{platform} GET "))
 
 
-def read_failed_as_a_read(result: Any) -> None:
-    """A read's failure is an ordinary one: nothing in it says a write may have landed."""
+@pytest.mark.parametrize("platform", ["devto", "bluesky", "mastodon"])
+async def test_a_read_facing_a_5xx_fails_as_a_read(sandbox: SandboxControl, platform: str) -> None:
+    """httpx (and requests, max_retries=0) resend nothing, reads included; the policy tells
+    a read's 5xx from a write's: nothing in its failure says a write may have landed."""
+    sent, result = await read_facing(sandbox, platform, "status", status=502)
+    assert sent == 1
     assert result.is_error
     text = result.content[0].text
     assert text.startswith("unavailable: ") and "may have been written" not in text, text
 
 
-async def sign_in_lost(sandbox: SandboxControl, platform: str, match: str) -> None:
+async def test_a_reddit_read_facing_a_5xx_is_still_retried(sandbox: SandboxControl) -> None:
+    sent, result = await read_facing(sandbox, "reddit", "status", status=502)
+    assert not result.is_error and sent == 2  # asyncprawcore's retry (REDDIT_RETRIES)
+
+
+@pytest.mark.parametrize("platform", ["reddit", "twitter"])
+async def test_a_read_whose_connection_dropped_is_read_again(
+    sandbox: SandboxControl, platform: str
+) -> None:
+    sent, result = await read_facing(sandbox, platform, "apply_then_drop")
+    assert not result.is_error and sent == 2  # aiohttp resends an idempotent request
+
+
+@pytest.mark.parametrize(
+    ("platform", "match"),
+    [("bluesky", "server.createSession"), ("reddit", "/api/v1/access_token")],
+)
+async def test_a_sign_in_whose_answer_is_lost_is_not_a_write(
+    sandbox: SandboxControl, platform: str, match: str
+) -> None:
     """A sign-in POST whose answer is lost writes nothing: write_post says the sign-in
     failed (not "may have been written"), and nothing reached the write endpoint."""
     async with Client(SPECS[platform].build(sandbox.url)) as client:

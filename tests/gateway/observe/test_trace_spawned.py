@@ -4,7 +4,6 @@ collector the test serves; one strike sent with a `traceparent` is one trace in 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -19,9 +18,8 @@ from gwanjong_gateway.observe.attach import attach
 from gwanjong_gateway.server import build_gateway
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import config_text, opportunity_for
+from tests.gateway.observe.collector import Collected, collector
 from tests.mcp import call, until_up
-from tests.observe.collector import Collected, collector
-from tests.observe.otel import clean_tracing
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
@@ -29,12 +27,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
 TRACE_ID = 0x0AF7651916CD43DD8448EB211C80319C
 PARENT_ID = 0xB7AD6B7169203331
 TRACEPARENT = f"00-{TRACE_ID:032x}-{PARENT_ID:016x}-01"
-
-
-@pytest.fixture(autouse=True)
-def tracing_reset() -> Iterator[None]:
-    with clean_tracing():
-        yield
 
 
 def complete(spans: list[Collected]) -> bool:

@@ -1,6 +1,6 @@
 """The console's reads of the record: a history page (keyset on the id, filters on
 platform, status, principal and a date range) and every open hand-off (SQLite here; the
-same checks on PostgreSQL in tests/postgres/record/test_history_rows_pg.py)."""
+same checks on PostgreSQL in tests/postgres/record/test_handoff_pg.py)."""
 
 from __future__ import annotations
 

@@ -13,13 +13,13 @@ from opentelemetry.sdk.trace import TracerProvider
 
 from gwanjong_gateway.observe.jsonlog import use_json_lines
 from gwanjong_shared.kit.logs import register_secret
-from tests.observe.otel import clean_tracing
+from tests.gateway.observe.otel import clean_tracing
 
 
 @pytest.fixture
 def logged() -> Iterator[tuple[logging.Logger, io.StringIO]]:
     out = io.StringIO()
-    logger = logging.getLogger("tests.observe.json")
+    logger = logging.getLogger("tests.gateway.observe.json")
     handler = logging.StreamHandler(out)
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
@@ -37,7 +37,7 @@ def test_a_line_is_one_masked_json_object(logged: tuple[logging.Logger, io.Strin
     logger.warning("devto: down: key s3cr3t-token-value refused \x1b[31mred\x1b[0m\nnext")
     [line] = out.getvalue().splitlines()
     record = json.loads(line)
-    assert record["level"] == "WARNING" and record["logger"] == "tests.observe.json"
+    assert record["level"] == "WARNING" and record["logger"] == "tests.gateway.observe.json"
     assert "s3cr3t-token-value" not in line and "***" in record["message"]
     assert "\x1b" not in record["message"]
     assert record["time"].endswith("+00:00")

@@ -1,0 +1,242 @@
+"""The console's door: the one-time link, the Host and Origin checks, the CSRF token, and
+a decision on the page reaching the desk (fast tier: the fake forum, plain HTTP against
+the Starlette app in-process)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastmcp import Client
+from fastmcp.client.elicitation import ElicitResult
+
+from gwanjong_gateway.config import parse
+from gwanjong_gateway.console.app import Console
+from gwanjong_gateway.console.guard import HEADERS
+from gwanjong_gateway.console.routes import build_app
+from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.rules.approvals import ApprovalStatus, operator_name
+from gwanjong_gateway.server import build_gateway
+from tests.fakes.platform import FakePlatform
+from tests.gateway.approval_clients import url_only
+from tests.gateway.console.helpers import (
+    BASE,
+    ORIGIN,
+    PORT,
+    TOPIC,
+    Served,
+    approval,
+    csrf_of,
+    gateway,
+    pending,
+    sign_in,
+    strike,
+)
+from tests.gateway.helpers import config_text
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_the_sign_in_link_works_once(s: Served) -> None:
+    assert (await s.http.get("/approvals")).status_code == 401
+    link = s.console.signin_link().removeprefix(BASE)
+    first = await s.http.get(link)
+    assert first.status_code == 303
+    cookie = first.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=strict" in cookie
+    assert f"gwanjong_console_{PORT}=" in cookie
+    assert (await s.http.get("/approvals")).status_code == 200
+    s.http.cookies.clear()
+    again = await s.http.get(link)
+    assert again.status_code == 403
+    assert "gwanjong console" in again.text and "again" in again.text
+    assert (await s.http.get("/approvals")).status_code == 401
+
+
+async def test_every_answer_has_the_strict_headers(s: Served) -> None:
+    await sign_in(s)
+    for path in ("/approvals", "/static/console.css", "/nowhere"):
+        answer = await s.http.get(path)
+        for name, value in HEADERS.items():
+            assert answer.headers.get(name) == value, (path, name)
+    assert "script-src 'self'" in HEADERS["content-security-policy"]
+    assert "unsafe-inline" not in HEADERS["content-security-policy"]
+
+
+async def test_a_foreign_host_is_refused(s: Served) -> None:
+    link = s.console.signin_link().removeprefix(BASE)
+    rebound = await s.http.get(link, headers={"host": f"attacker.example:{PORT}"})
+    assert rebound.status_code == 403 and "Host" in rebound.text
+    assert "set-cookie" not in rebound.headers
+    # the link was not spent by the refused request
+    assert (await s.http.get(link)).status_code == 303
+    assert (await s.http.get("/approvals", headers={"host": "127.0.0.1:9"})).status_code == 403
+
+
+async def test_a_form_from_another_origin_changes_nothing(s: Served, forum: FakePlatform) -> None:
+    approval_id = await pending(s)
+    csrf = await sign_in(s)
+    form = {"csrf": csrf, "decision": "approve"}
+    for origin in (
+        {"origin": "http://evil.example"},
+        {"origin": "null"},
+        {},
+        {"origin": "null", "sec-fetch-site": "cross-site"},
+        {"origin": "http://evil.example", "sec-fetch-site": "same-origin"},
+    ):
+        refused = await s.http.post(f"/approvals/{approval_id}", data=form, headers=origin)
+        assert refused.status_code == 403, origin
+    assert (await approval(s.gw, approval_id)).status is ApprovalStatus.PENDING
+    assert forum.writes == []
+
+
+async def test_a_missing_or_wrong_csrf_token_changes_nothing(
+    s: Served, forum: FakePlatform
+) -> None:
+    approval_id = await pending(s)
+    csrf = await sign_in(s)
+    for form in ({"decision": "approve"}, {"decision": "approve", "csrf": csrf[:-2] + "xx"}):
+        refused = await s.http.post(f"/approvals/{approval_id}", data=form, headers=ORIGIN)
+        assert refused.status_code == 403 and "CSRF" in refused.text
+    assert (await approval(s.gw, approval_id)).status is ApprovalStatus.PENDING
+    assert forum.writes == []
+
+
+async def test_approve_on_the_console_writes_once(s: Served, forum: FakePlatform) -> None:
+    approval_id = await pending(s)
+    csrf = await sign_in(s)
+    page = await s.http.get(f"/approvals/{approval_id}")
+    assert "Guards around every await." in page.text
+    form = {"csrf": csrf, "decision": "approve"}
+    done = await s.http.post(f"/approvals/{approval_id}", data=form, headers=ORIGIN)
+    assert done.status_code == 200 and "posted" in done.text
+    again = await s.http.post(f"/approvals/{approval_id}", data=form, headers=ORIGIN)
+    assert again.status_code == 409 and "already approved" in again.text
+    decided = await approval(s.gw, approval_id)
+    assert decided.status is ApprovalStatus.APPROVED
+    assert decided.channel == "console" and decided.decided_by == operator_name()
+    assert len(forum.writes) == 1
+
+
+async def test_a_non_loopback_console_without_auth_is_refused(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    from gwanjong_gateway.console.app import Console
+    from gwanjong_gateway.console.serve import bind_problem
+
+    gw, _ = gateway(tmp_path, forum)
+    assert bind_problem(Console(gw, host="127.0.0.1")) is None
+    problem = bind_problem(Console(gw, host="0.0.0.0"))
+    assert problem is not None and "[auth]" in problem
+
+
+async def test_the_gateway_will_not_start_a_console_off_loopback_without_auth(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    from fastmcp import Client
+
+    config = parse(
+        config_text(
+            tmp_path, ["devto"], "confirm", tables={"console": {"enabled": True, "host": "0.0.0.0"}}
+        )
+    )
+    gw = Gateway(config, environ={}, transports={"devto": forum.server()})
+    with pytest.raises(Exception) as raised:  # the lifespan's error, however FastMCP wraps it
+        async with Client(build_gateway(config, gateway=gw)) as client:
+            await client.list_tools()
+    assert "refusing to serve the console on 0.0.0.0" in repr(raised.value) + repr(
+        raised.value.__cause__
+    ) + str(getattr(raised.value, "exceptions", ""))
+
+
+async def test_hidden_characters_in_the_text_to_send_are_flagged(s: Served) -> None:
+    answer = await strike(
+        s.client, "devto", "Rust async", "post", "Guards\u2060 around\u200b awaits.", TOPIC
+    )
+    approval_id = int(answer["approval"]["id"])
+    await sign_in(s)
+    page = await s.http.get(f"/approvals/{approval_id}")
+    assert "2 invisible characters, marked" in page.text
+    assert "Guards⟦U+2060⟧ around⟦U+200B⟧ awaits." in page.text
+    assert "\u2060" not in page.text.split("<textarea")[0] and "\u200b" not in page.text
+    plain = await strike(s.client, "devto", "Rust async", "post", "Plain words.", TOPIC)
+    other = await s.http.get(f"/approvals/{plain['approval']['id']}")
+    assert "invisible character" not in other.text
+
+
+async def test_resume_clears_a_pause_and_needs_the_csrf_token(s: Served) -> None:
+    from gwanjong_gateway.record.store import StrikeStore
+
+    for _ in range(3):
+        await s.gw.records.run(StrikeStore.record_failure, "devto", "HTTP 500", 3)
+    csrf = await sign_in(s)
+    page = await s.http.get("/usage")
+    assert "paused" in page.text and "Resume devto" in page.text
+    refused = await s.http.post("/usage/resume", data={"platform": "devto"}, headers=ORIGIN)
+    assert refused.status_code == 403
+    assert await s.gw.records.run(StrikeStore.paused, "devto")
+    done = await s.http.post(
+        "/usage/resume", data={"platform": "devto", "csrf": csrf}, headers=ORIGIN
+    )
+    assert done.status_code == 303
+    assert await s.gw.records.run(StrikeStore.paused, "devto") == ""
+    assert "Resume devto" not in (await s.http.get("/usage")).text
+
+
+async def test_an_oversized_form_is_refused_before_it_is_read(
+    s: Served, forum: FakePlatform
+) -> None:
+    approval_id = await pending(s)
+    csrf = await sign_in(s)
+    form = {"csrf": csrf, "decision": "approve", "text": "x" * (600 * 1024)}
+    refused = await s.http.post(f"/approvals/{approval_id}", data=form, headers=ORIGIN)
+    assert refused.status_code == 403 and "too large" in refused.text
+    assert (await approval(s.gw, approval_id)).status is ApprovalStatus.PENDING
+    assert forum.writes == []
+
+
+async def test_a_url_only_client_is_sent_to_the_approvals_console_page(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    gw, mcp = gateway(tmp_path, forum)
+    urls: list[str] = []
+
+    async def person(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        assert response_type is None  # a link, never a form
+        urls.append(params.url)
+        return ElicitResult(action="accept")
+
+    console = Console(gw, port=PORT)
+    console.take_approval_links()
+    transport = httpx.ASGITransport(app=build_app(console))
+    client = url_only(Client(mcp, mode="legacy", elicitation_handler=person))  # type: ignore[arg-type]
+    async with client, httpx.AsyncClient(transport=transport, base_url=BASE) as http:
+        approval_id = await pending(Served(gw, console, client, http))
+        [url] = urls
+        assert url.startswith(f"{BASE}/signin/")  # the model never sees it: the client does
+        landed = await http.get(url.removeprefix(BASE))
+        assert (
+            landed.status_code == 303 and landed.headers["location"] == f"/approvals/{approval_id}"
+        )
+        page = await http.get(f"/approvals/{approval_id}")
+        assert "Guards around every await." in page.text
+        form = {"csrf": csrf_of(page.text), "decision": "approve"}
+        done = await http.post(f"/approvals/{approval_id}", data=form, headers=ORIGIN)
+        assert done.status_code == 200 and "posted" in done.text
+        replayed = await http.get(url.removeprefix(BASE))  # the link worked once
+        assert replayed.status_code == 403
+    assert len(forum.writes) == 1
+    assert (await approval(gw, approval_id)).channel == "console"
+
+
+async def test_the_navigation_counts_are_behind_the_sign_in(s: Served) -> None:
+    refused = await s.http.get("/counts.json")
+    assert refused.status_code == 401 and "approvals" not in refused.text
+    await pending(s)
+    await sign_in(s)
+    counts = await s.http.get("/counts.json")
+    assert counts.status_code == 200
+    assert counts.json() == {"approvals": 1, "handoffs": 0}  # no watcher here: no inbox
+    assert "connect-src 'self'" in counts.headers["content-security-policy"]
