@@ -7,11 +7,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from gwanjong_gateway.config_file import render
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules import approvals
 from gwanjong_gateway.rules.ledger import StrikeStatus, intent_key
 from gwanjong_gateway.rules.outgoing import legacy_digest
+from tests.gateway.helpers import config_file
 
 
 def seeded_config(tmp: Path, waiting: int = 20, now: float | None = None) -> Path:
@@ -60,8 +60,4 @@ def seeded_config(tmp: Path, waiting: int = 20, now: float | None = None) -> Pat
             )
     finally:
         store.close()
-    path = tmp / "gateway.toml"
-    path.write_text(
-        render({"writes": "confirm", "state_dir": str(state)}, {"devto": {}}), encoding="utf-8"
-    )
-    return path
+    return config_file(tmp, ["devto"], "confirm")
