@@ -16,8 +16,9 @@ from fastmcp.client.transports import StdioTransport
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.exactly_once.test_exactly_once import POST, may_be_written, needs, settled_as_posted
-from tests.e2e.strikes import config, history, scout_draft, strike, until
+from tests.e2e.strikes import E2E, history, scout_draft, strike, until
 from tests.e2e.test_chain import PY
+from tests.gateway.helpers import config_file
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
 CLOCKSTEP = Path(__file__).with_name("clockstep.py")
@@ -64,7 +65,14 @@ async def test_a_clock_step_during_an_unsure_write_sends_it_once(
     needs("devto")
     offset = tmp_path / "offset"
     offset.write_text("0")
-    cfg = config(tmp_path, sandbox, ["devto"], "settle_window_s = 20", {"min_interval_s": 30})
+    cfg = config_file(
+        tmp_path,
+        ["devto"],
+        settings=E2E,
+        tables={"safety": {"settle_window_s": 20}},
+        platform={"min_interval_s": 30},
+        sandbox=sandbox.url,
+    )
     async with Client(stepped_gateway(cfg, offset), timeout=90) as client:
         oid = await unsure_post_while_the_clock_steps(client, sandbox, tmp_path, offset, 400)
         # The wall clock says 400 s have passed, far past the 20 s window: the write
@@ -92,7 +100,14 @@ async def test_a_clock_stepped_back_during_an_unsure_write_sends_it_once(
     needs("devto")
     offset = tmp_path / "offset"
     offset.write_text("0")
-    cfg = config(tmp_path, sandbox, ["devto"], "settle_window_s = 20", {"min_interval_s": 30})
+    cfg = config_file(
+        tmp_path,
+        ["devto"],
+        settings=E2E,
+        tables={"safety": {"settle_window_s": 20}},
+        platform={"min_interval_s": 30},
+        sandbox=sandbox.url,
+    )
     async with Client(stepped_gateway(cfg, offset), timeout=90) as client:
         oid = await unsure_post_while_the_clock_steps(client, sandbox, tmp_path, offset, -400)
         # The unsure write now looks 400 s in the future: it is held, never sent again.

@@ -14,17 +14,26 @@ from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
 from gwanjong_sandbox.control import SandboxControl
-from tests.e2e.strikes import clients, config, http_gateway, scout_draft, strike
+from tests.e2e.strikes import E2E, clients, http_gateway, scout_draft, strike
 from tests.e2e.test_chain import gateway
+from tests.gateway.helpers import config_file
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
 
-# rule -> (platform table additions, [safety] body, what the refusal must say)
-RULES: dict[str, tuple[dict[str, Any], str, str]] = {
-    "cap": ({"daily": "{ comment = 1 }"}, "author_cooldown_days = 0", "Daily cap reached: 1 of 1"),
-    "interval": ({"min_interval_s": 60}, "author_cooldown_days = 0", "Too soon"),
-    "cooldown": ({}, "author_cooldown_days = 7", "the author cool-down is 7 days"),
+# rule -> (the platform's table, [safety], what the refusal must say)
+RULES: dict[str, tuple[dict[str, Any], dict[str, Any], str]] = {
+    "cap": (
+        {"min_interval_s": 0, "daily": {"comment": 1}},
+        {"author_cooldown_days": 0},
+        "Daily cap reached: 1 of 1",
+    ),
+    "interval": ({"min_interval_s": 60}, {"author_cooldown_days": 0}, "Too soon"),
+    "cooldown": (
+        {"min_interval_s": 0},
+        {"author_cooldown_days": 7},
+        "the author cool-down is 7 days",
+    ),
 }
 # Two Reddit posts by the same author (ferris_fan).
 TARGETS = [("rust async cancellation", "Rust async"), ("tokio loom testing", "loom")]
@@ -68,7 +77,14 @@ async def test_two_gateways_on_one_state_dir(
     if "reddit" not in SPECS:
         pytest.skip("reddit is not in this run (GWANJONG_TEST_PLATFORMS)")
     table, safety, expected = RULES[rule]
-    cfg = config(tmp_path, sandbox, ["reddit"], safety, platform_extra=table)
+    cfg = config_file(
+        tmp_path,
+        ["reddit"],
+        settings=E2E,
+        tables={"safety": safety},
+        platform=table,
+        sandbox=sandbox.url,
+    )
     sandbox.fault("reddit", kind="latency", ms=200)  # widen the window between check and write
     async with clients(gateway(cfg), gateway(cfg)) as pair:
         check(await race(pair), expected, sandbox)
@@ -81,7 +97,14 @@ async def test_two_sessions_of_one_http_gateway(
     if "reddit" not in SPECS:
         pytest.skip("reddit is not in this run (GWANJONG_TEST_PLATFORMS)")
     table, safety, expected = RULES[rule]
-    cfg = config(tmp_path, sandbox, ["reddit"], safety, platform_extra=table)
+    cfg = config_file(
+        tmp_path,
+        ["reddit"],
+        settings=E2E,
+        tables={"safety": safety},
+        platform=table,
+        sandbox=sandbox.url,
+    )
     sandbox.fault("reddit", kind="latency", ms=200)
     with http_gateway(cfg) as url:
         async with clients(session(url), session(url)) as pair:

@@ -19,7 +19,8 @@ from gwanjong_gateway.rules.ledger import UNSETTLED, StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.exactly_once.test_races import session
 from tests.e2e.procs import find
-from tests.e2e.strikes import clients, config, history, http_gateway, strike
+from tests.e2e.strikes import E2E, clients, history, http_gateway, strike
+from tests.gateway.helpers import config_file
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
@@ -47,12 +48,13 @@ async def test_many_clients_many_faults_exactly_once(
 ) -> None:
     if "reddit" not in SPECS:
         pytest.skip("reddit is not in this run (GWANJONG_TEST_PLATFORMS)")
-    cfg = config(
+    cfg = config_file(
         tmp_path,
-        sandbox,
         ["reddit"],
-        "author_cooldown_days = 0\nsettle_window_s = 8",
-        platform_extra={"daily": f"{{ comment = {CAP} }}"},
+        settings=E2E,
+        tables={"safety": {"author_cooldown_days": 0, "settle_window_s": 8}},
+        platform={"min_interval_s": 0, "daily": {"comment": CAP}},
+        sandbox=sandbox.url,
     )
     rng = random.Random(11)
     with http_gateway(cfg) as one, http_gateway(cfg) as two:
