@@ -5,6 +5,7 @@ page, POST its form) with httpx against the real listener on 127.0.0.1."""
 from __future__ import annotations
 
 import re
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -74,11 +75,8 @@ async def decide(
 
 
 def approval_row(state_dir: Path, approval_id: int) -> Approval:
-    store = StrikeStore(state_dir / "gwanjong.db")
-    try:
+    with closing(StrikeStore(state_dir / "gwanjong.db")) as store:
         row = store.approval(approval_id)
-    finally:
-        store.close()
     assert row is not None
     return row
 

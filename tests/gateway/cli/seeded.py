@@ -5,6 +5,7 @@ bench/start/cli.py."""
 from __future__ import annotations
 
 import time
+from contextlib import closing
 from pathlib import Path
 
 from gwanjong_gateway.record.store import StrikeStore
@@ -20,8 +21,7 @@ def seeded_config(tmp: Path, waiting: int = 20, now: float | None = None) -> Pat
     at = time.time() if now is None else now
     state = tmp / "state"
     state.mkdir(parents=True, exist_ok=True)
-    store = StrikeStore(state / "gwanjong.db")
-    try:
+    with closing(StrikeStore(state / "gwanjong.db")) as store:
         for n in range(waiting):
             target, text = f"p{n}", f"reply {n}: guard each await."
             key = intent_key("devto", target, "comment", text)
@@ -58,6 +58,4 @@ def seeded_config(tmp: Path, waiting: int = 20, now: float | None = None) -> Pat
                 status=StrikeStatus.HANDOFF,
                 now=at,
             )
-    finally:
-        store.close()
     return config_file(tmp, ["devto"], "confirm")

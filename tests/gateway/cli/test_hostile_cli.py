@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import unicodedata
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -111,8 +112,7 @@ def test_json_outputs_keep_the_values_and_carry_no_raw_control(name: str) -> Non
 
 
 def test_history_json_escapes_what_the_model_stored(tmp_path: Path) -> None:
-    store = StrikeStore(tmp_path / "gwanjong.db")
-    try:
+    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
         store.insert(
             intent_key="k",
             platform="devto",
@@ -123,8 +123,6 @@ def test_history_json_escapes_what_the_model_stored(tmp_path: Path) -> None:
             mode="live",
             status="posted",
         )
-    finally:
-        store.close()
     out = io.StringIO()
     config = parse(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n')
     assert print_history(config, None, None, 10, as_json=True, out=out) == 0

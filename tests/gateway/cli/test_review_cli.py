@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -537,11 +538,8 @@ async def test_team_mode_the_terminal_sees_and_decides_every_members(tmp_path: P
         assert code == 0, err
     [written] = links.written("write_comment")
     assert str(written.data["body"]).startswith("From bob.")
-    store = open_store(team.config)
-    try:
+    with closing(open_store(team.config)) as store:
         decided = store.approval(asked["bob"])
-    finally:
-        store.close()
     assert decided is not None and decided.decided_by == "operator"
     assert decided.principal == "bob" and decided.channel == "terminal"
 

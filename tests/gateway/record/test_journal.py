@@ -28,6 +28,7 @@ from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
 from tests.gateway.helpers import config_text
 from tests.gateway.strike.test_strike import history, strike
+from tests.mcp import call
 
 pytestmark = pytest.mark.anyio
 TOPIC = "rust async cancellation"
@@ -200,8 +201,8 @@ async def test_doctor_repair_carries_every_claim_over_a_damaged_record(
     db = tmp_path / "gwanjong.db"
     damage_an_index(db)
     async with Client(fake_gateway(tmp_path, links)) as client:
-        status = (await client.call_tool("status", {})).structured_content
-        assert status is not None and "gwanjong doctor --repair" in status["strike_record"], status
+        status = await call(client, "status")
+        assert "gwanjong doctor --repair" in status["strike_record"], status
     config = parse(config_text(tmp_path, ["reddit"]))
     out, err = io.StringIO(), io.StringIO()
     assert run_doctor(config, None, fix=False, out=out, err=err) == 1

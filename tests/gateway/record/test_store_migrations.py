@@ -6,6 +6,7 @@ Old files are made by the real migration steps up to their version, not by a cop
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -47,8 +48,7 @@ def old_file(path: Path) -> None:
 def test_an_old_file_opens_and_gains_the_principal_column(tmp_path: Path) -> None:
     path = tmp_path / "gwanjong.db"
     old_file(path)
-    store = StrikeStore(path)
-    try:
+    with closing(StrikeStore(path)) as store:
         assert store.schema_version() == migrations.LATEST
         (old,) = store.history()
         assert (old.content, old.status, old.principal) == ("old words", "posted", "")
@@ -93,14 +93,9 @@ def test_an_old_file_opens_and_gains_the_principal_column(tmp_path: Path) -> Non
                 mode="live",
                 status="pending",
             )
-    finally:
-        store.close()
-    again = StrikeStore(path)  # reopening applies nothing twice
-    try:
+    with closing(StrikeStore(path)) as again:  # reopening applies nothing twice
         versions = [r[0] for r in again._db.execute("SELECT version FROM schema_version")]
         assert versions == list(range(1, migrations.LATEST + 1))
-    finally:
-        again.close()
 
 
 @pytest.mark.parametrize("version", range(1, migrations.LATEST))
@@ -109,16 +104,13 @@ def test_a_file_at_each_older_version_opens_at_the_latest_and_keeps_its_rows(
 ) -> None:
     path = tmp_path / "gwanjong.db"
     file_at(path, version)
-    store = StrikeStore(path)
-    try:
+    with closing(StrikeStore(path)) as store:
         assert store.schema_version() == migrations.LATEST
         (old,) = store.history()
         assert (old.content, old.status, old.readbacks) == ("old words", "posted", 0)
         assert store.acted_among([("devto", "t1"), ("devto", "t9")]) == {("devto", "t1")}
         versions = [r[0] for r in store._db.execute("SELECT version FROM schema_version")]
         assert versions == list(range(1, migrations.LATEST + 1))  # each step applied once
-    finally:
-        store.close()
 
 
 def test_both_engines_have_the_same_versions() -> None:
@@ -157,9 +149,6 @@ def test_an_unsure_write_left_to_a_person_keeps_that_after_the_step(tmp_path: Pa
         )
     db.commit()
     db.close()
-    store = StrikeStore(path)
-    try:
+    with closing(StrikeStore(path)) as store:
         flags = {r.intent_key: r.needs_person for r in store.history()}
         assert flags == {"k1": False, "k2": True, "k3": False}, flags
-    finally:
-        store.close()

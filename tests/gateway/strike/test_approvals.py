@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import AsyncIterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -58,18 +59,12 @@ class Desks:
         return StrikeDesk(config, upstreams, records, clock=self.clock.time)
 
     def approvals(self, pending: bool = False) -> list[Approval]:
-        store = StrikeStore(self.tmp / "gwanjong.db")
-        try:
+        with closing(StrikeStore(self.tmp / "gwanjong.db")) as store:
             return store.approvals(self.clock.time(), pending=pending)
-        finally:
-            store.close()
 
     def rows(self) -> list[Any]:
-        store = StrikeStore(self.tmp / "gwanjong.db")
-        try:
+        with closing(StrikeStore(self.tmp / "gwanjong.db")) as store:
             return store.history(limit=100)
-        finally:
-            store.close()
 
     async def close(self) -> None:
         with anyio.CancelScope(shield=True):

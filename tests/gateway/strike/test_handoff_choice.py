@@ -11,6 +11,7 @@ each test posts that comment on the fake forum first, as the person would by han
 from __future__ import annotations
 
 import io
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -62,11 +63,8 @@ def by_hand(forum: FakePlatform, state_dir: Path, record: int) -> str:
 
 def dismissed(state_dir: Path, record: int) -> None:
     """A person dismissed hand-off ``record`` (the record's own step)."""
-    store = StrikeStore(state_dir / "gwanjong.db")
-    try:
+    with closing(StrikeStore(state_dir / "gwanjong.db")) as store:
         assert store.close_handoff(record, StrikeStatus.DISMISSED, 1.0) is not None
-    finally:
-        store.close()
 
 
 @pytest.mark.parametrize("by", ["action", "record"])

@@ -7,6 +7,7 @@ API with the atproto SDK, as the person's own app would) closes it with proof.""
 
 from __future__ import annotations
 
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -38,11 +39,8 @@ async def reply_by_hand(sandbox_url: str, post_uri: str, text: str) -> str:
 
 
 def row(state_dir: Path, record: int) -> Any:
-    store = StrikeStore(state_dir / "gwanjong.db")
-    try:
+    with closing(StrikeStore(state_dir / "gwanjong.db")) as store:
         return store.get(record)
-    finally:
-        store.close()
 
 
 async def test_only_proof_closes_a_handoff_the_models_word_never(

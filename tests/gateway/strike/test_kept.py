@@ -6,6 +6,7 @@ decline's reason reaches the next strike on that target. Over the fake platform.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -38,12 +39,9 @@ async def desks(tmp_path: Path, fake: FakePlatform, clock: FakeClock) -> AsyncIt
 
 
 def pause(tmp_path: Path, platform: str) -> None:
-    store = StrikeStore(tmp_path / "gwanjong.db")
-    try:
+    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
         for _ in range(3):
             store.record_failure(platform, "HTTP 500", pause_after=3)
-    finally:
-        store.close()
 
 
 async def test_a_paused_platform_blocks_an_approval_without_closing_it(

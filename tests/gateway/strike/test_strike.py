@@ -9,6 +9,7 @@ tests/gateway/strike/test_strike_platforms.py.
 from __future__ import annotations
 
 import json
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -62,11 +63,8 @@ async def strike(
 
 
 def history(state_dir: Path) -> list[Any]:
-    store = StrikeStore(state_dir / "gwanjong.db")
-    try:
+    with closing(StrikeStore(state_dir / "gwanjong.db")) as store:
         return store.history(limit=100)
-    finally:
-        store.close()
 
 
 async def test_dry_run_writes_nothing_and_shows_exactly_what(
@@ -193,11 +191,8 @@ async def test_confirm_mode_asks_the_human(
     choices = schema["properties"]["decision"]["oneOf"]  # labelled choices, never "Value"
     assert [c["title"].split(":")[0] for c in choices] == ["Approve", "Decline"]
     assert len(forum.writes) == (1 if status == "posted" else 0)
-    store = StrikeStore(tmp_path / "gwanjong.db")
-    try:
+    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
         (approval,) = store.approvals(clock.time(), pending=False)
-    finally:
-        store.close()
     expected = {"posted": "approved", "declined": "declined", "pending_approval": "pending"}
     assert approval.status == expected[status]
     if status == "posted":

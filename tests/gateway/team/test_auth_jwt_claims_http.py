@@ -10,6 +10,7 @@ import hmac
 import io
 import json
 import time
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -172,8 +173,7 @@ def test_a_hostile_principal_in_the_record_is_cleaned_before_the_terminal(
 ) -> None:
     """A record written before names were refused is shown with its hidden characters
     marked, never raw."""
-    store = StrikeStore(tmp_path / "gwanjong.db")
-    try:
+    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
         store.insert(
             intent_key="k3",
             platform="devto",
@@ -185,8 +185,6 @@ def test_a_hostile_principal_in_the_record_is_cleaned_before_the_terminal(
             status="posted",
             principal=HOSTILE,
         )
-    finally:
-        store.close()
     out = io.StringIO()
     config = parse(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n')
     assert print_history(config, None, None, 10, as_json=False, out=out) == 0

@@ -4,6 +4,7 @@ each caller sees, who is recorded in the audit, and that no token reaches the lo
 from __future__ import annotations
 
 import json
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -39,11 +40,8 @@ def issue(config: Path, name: str) -> str:
 
 
 def history(config: Path) -> list[Any]:
-    store = StrikeStore(config.parent / "state" / "gwanjong.db")
-    try:
+    with closing(StrikeStore(config.parent / "state" / "gwanjong.db")) as store:
         return store.history(limit=100)
-    finally:
-        store.close()
 
 
 async def test_no_wrong_or_revoked_token_is_refused_and_writes_nothing(

@@ -8,7 +8,7 @@ import json
 import sqlite3
 import threading
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, closing
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -125,11 +125,8 @@ async def test_fifty_concurrent_strikes_never_pass_the_budget(
             assert "resets at 00:00 UTC (2026-12-03), in 2 h 30 min" in reason
             assert r["retry_after"] == 9000  # seconds to midnight UTC on the injected clock
         # A refusal is a `refused` row, never a failed write: writes are not paused.
-        store = StrikeStore(tmp_path / "gwanjong.db")
-        try:
+        with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
             statuses = sorted(str(row.status) for row in store.history(limit=100))
-        finally:
-            store.close()
         assert statuses == sorted(
             [str(StrikeStatus.POSTED)] * 10 + [str(StrikeStatus.REFUSED)] * 40
         )
