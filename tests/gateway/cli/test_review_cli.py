@@ -25,6 +25,7 @@ from gwanjong_gateway.rules.approvals import ApprovalStatus, Channel, iso
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from tests.gateway.helpers import config_text
 from tests.gateway.review_cli import LOGIN, Bench
+from tests.mcp import call
 
 pytestmark = pytest.mark.anyio
 FOOTER = "\n\n^(an automated reply, fake links)"
@@ -33,8 +34,7 @@ TOPIC = "rust async"
 
 async def pending_comments(client: Client[Any], n: int, prefix: str = "Reply") -> list[int]:
     """``n`` comments on ``n`` different reddit posts: each waits for a person."""
-    scouted = (await client.call_tool("scout", {"topic": TOPIC, "limit": 10})).structured_content
-    assert scouted is not None
+    scouted = await call(client, "scout", topic=TOPIC, limit=10)
     ids: list[int] = []
     targets = [o["id"] for o in scouted["opportunities"] if o["platform"] == "reddit"][:n]
     assert len(targets) == n
@@ -232,10 +232,7 @@ async def test_typing_anything_but_approve_sends_nothing(tmp_path: Path) -> None
 async def test_done_closes_exactly_the_named_handoff(tmp_path: Path) -> None:
     bench = Bench(tmp_path)
     async with bench.client() as client:
-        scouted = (
-            await client.call_tool("scout", {"topic": TOPIC, "platforms": ["devto"], "limit": 5})
-        ).structured_content
-        assert scouted is not None
+        scouted = await call(client, "scout", topic=TOPIC, platforms=["devto"], limit=5)
         oid = scouted["opportunities"][0]["id"]
         await client.call_tool("draft", {"opportunity_id": oid})
         args = {"opportunity_id": oid, "action": "comment", "content": "By hand, please."}
@@ -293,10 +290,7 @@ async def test_done_closes_exactly_the_named_handoff(tmp_path: Path) -> None:
 async def handoff_and_approval(bench: Bench) -> int:
     """Hand-off 1 (a Dev.to comment) and approval 1 (a Reddit comment), both waiting."""
     async with bench.client() as client:
-        scouted = (
-            await client.call_tool("scout", {"topic": TOPIC, "platforms": ["devto"], "limit": 5})
-        ).structured_content
-        assert scouted is not None
+        scouted = await call(client, "scout", topic=TOPIC, platforms=["devto"], limit=5)
         oid = scouted["opportunities"][0]["id"]
         await client.call_tool("draft", {"opportunity_id": oid})
         args = {"opportunity_id": oid, "action": "comment", "content": "By hand, please."}
@@ -337,15 +331,11 @@ async def test_the_list_shows_an_unverified_claim_and_hides_an_expired_handoff(
 ) -> None:
     bench = Bench(tmp_path)
     async with bench.client() as client:
-        scouted = (
-            await client.call_tool("scout", {"topic": TOPIC, "platforms": ["devto"], "limit": 5})
-        ).structured_content
-        assert scouted is not None
+        scouted = await call(client, "scout", topic=TOPIC, platforms=["devto"], limit=5)
         oid = scouted["opportunities"][0]["id"]
         await client.call_tool("draft", {"opportunity_id": oid})
         args = {"opportunity_id": oid, "action": "comment", "content": "By hand, please."}
-        handed = (await client.call_tool("strike", args)).structured_content
-        assert handed is not None
+        handed = await call(client, "strike", **args)
         claim = {**args, "action": "confirm_handoff", "content": "https://dev.to/gwanjong_bot/9"}
         said = (await client.call_tool("strike", claim)).structured_content
     assert said is not None and said["status"] == "handoff", said  # no proof: still theirs
@@ -364,10 +354,7 @@ async def test_show_prints_hostile_text_inert(tmp_path: Path) -> None:
     hostile = "Rust async cancellation \x1b]0;pwned\x07\x1b[2J \u202eevil\u202c tail"
     bench.links.add_post("hostile", "Rust async cancellation, again", hostile, author="mallory")
     async with bench.client() as client:
-        scouted = (
-            await client.call_tool("scout", {"topic": TOPIC, "limit": 12})
-        ).structured_content
-        assert scouted is not None
+        scouted = await call(client, "scout", topic=TOPIC, limit=12)
         oid = next(o["id"] for o in scouted["opportunities"] if "again" in o["title"])
         await client.call_tool("draft", {"opportunity_id": oid})
         answer = (
@@ -442,10 +429,7 @@ def bench_text(tmp: Path) -> str:
 async def test_a_new_post_is_shown_with_its_title_and_sent_with_it(tmp_path: Path) -> None:
     bench = Bench(tmp_path)
     async with bench.client() as client:
-        scouted = (
-            await client.call_tool("scout", {"topic": TOPIC, "platforms": ["reddit"], "limit": 3})
-        ).structured_content
-        assert scouted is not None
+        scouted = await call(client, "scout", topic=TOPIC, platforms=["reddit"], limit=3)
         oid = scouted["opportunities"][0]["id"]
         await client.call_tool("draft", {"opportunity_id": oid})
         answer = (
@@ -488,20 +472,14 @@ async def test_team_mode_the_terminal_sees_and_decides_every_members(tmp_path: P
     async with team_gateway(tmp_path, links, writes="confirm") as team:
         asked: dict[str, int] = {}
         async with team.client("alice") as alice, team.client("bob") as bob:
-            scouted = (
-                await alice.call_tool("scout", {"topic": TOPIC, "limit": 10})
-            ).structured_content
-            assert scouted is not None
+            scouted = await call(alice, "scout", topic=TOPIC, limit=10)
             by_author: dict[str, str] = {}
             for o in scouted["opportunities"]:  # two authors: no cool-down between them
                 by_author.setdefault(o["url"].split("/")[-2], o["id"])
             targets = list(by_author.values())[:2]
             for user, client, oid in (("alice", alice, targets[0]), ("bob", bob, targets[1])):
                 if user == "bob":  # handles are per user: bob scouts the same post himself
-                    own = (
-                        await client.call_tool("scout", {"topic": TOPIC, "limit": 10})
-                    ).structured_content
-                    assert own is not None
+                    own = await call(client, "scout", topic=TOPIC, limit=10)
                     url = next(o["url"] for o in scouted["opportunities"] if o["id"] == oid)
                     oid = next(o["id"] for o in own["opportunities"] if o["url"] == url)
                 await client.call_tool("draft", {"opportunity_id": oid})

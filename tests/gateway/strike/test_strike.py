@@ -29,6 +29,7 @@ from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM
 from tests.gateway.helpers import config_text, opportunity_for
+from tests.mcp import call
 
 pytestmark = pytest.mark.anyio
 MODES = ["legacy", "auto"]
@@ -37,8 +38,7 @@ MODES = ["legacy", "auto"]
 async def drafted(
     client: Client[Any], topic: str = "rust async cancellation", title: str = "Rust async"
 ) -> str:
-    scouted = (await client.call_tool("scout", {"topic": topic, "limit": 5})).structured_content
-    assert scouted is not None
+    scouted = await call(client, "scout", topic=topic, limit=5)
     oid = opportunity_for(scouted, "devto", title)
     await client.call_tool("draft", {"opportunity_id": oid})
     return oid
@@ -259,10 +259,7 @@ async def test_minimum_interval(forum: FakePlatform, tmp_path: Path) -> None:
 async def test_opt_out_author_is_never_targeted(forum: FakePlatform, tmp_path: Path) -> None:
     gateway = fake_gateway(tmp_path, forum, tables={"safety": {"opt_out": ["devto:ferris_fan"]}})
     async with Client(gateway) as client:
-        scouted = (
-            await client.call_tool("scout", {"topic": "rust async cancellation", "limit": 10})
-        ).structured_content
-        assert scouted is not None
+        scouted = await call(client, "scout", topic="rust async cancellation", limit=10)
         assert all(
             "Rust async" not in o["title"] for o in scouted["opportunities"]
         )  # scout drops them
@@ -285,10 +282,8 @@ async def test_three_failures_pause_writes_until_check(forum: FakePlatform, tmp_
         )
         paused = await strike(client, oid, content="Attempt 4.", title="Attempt 4")
         assert paused["status"] == "refused" and "paused" in paused["reason"]
-        checked = (
-            await client.call_tool("setup", {"action": "check", "platform": "devto"})
-        ).structured_content
-        assert checked is not None and checked["check"]["devto"]["writes_resumed"] is True
+        checked = await call(client, "setup", action="check", platform="devto")
+        assert checked["check"]["devto"]["writes_resumed"] is True
         assert (await strike(client, oid, content="Attempt 5.", title="Attempt 5"))[
             "status"
         ] == "posted"
