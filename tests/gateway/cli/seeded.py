@@ -13,6 +13,7 @@ from gwanjong_gateway.rules import approvals
 from gwanjong_gateway.rules.ledger import StrikeStatus, intent_key
 from gwanjong_gateway.rules.outgoing import legacy_digest
 from tests.gateway.helpers import config_file
+from tests.gateway.rows import strike_row
 
 
 def seeded_config(tmp: Path, waiting: int = 20, now: float | None = None) -> Path:
@@ -46,15 +47,13 @@ def seeded_config(tmp: Path, waiting: int = 20, now: float | None = None) -> Pat
                 expires_at=at + 3600,
                 token_hash=approvals.token_hash(f"t{n}"),
             )
-            store.insert(
+            strike_row(
+                store,
                 intent_key=f"handoff-{n}",
-                platform="devto",
                 target="",
                 opportunity=f"devto:h{n}",
                 action="post",
-                content_hash="h",
                 content=f"a post to make by hand {n}",
-                mode="live",
                 status=StrikeStatus.HANDOFF,
                 now=at,
             )

@@ -18,6 +18,7 @@ from gwanjong_gateway.config import parse
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.usage.log import UsageLog
 from gwanjong_shared.kit.logs import register_secret
+from tests.gateway.rows import strike_row
 
 
 def exit_code(argv: list[str]) -> int:
@@ -83,28 +84,25 @@ def test_history_cli_with_config_after(tmp_path: Path, capsys: pytest.CaptureFix
 
 def test_history_fits_80_columns(tmp_path: Path) -> None:
     store = StrikeStore(tmp_path / "gwanjong.db")
-    store.insert(
+    strike_row(
+        store,
         intent_key="k1",
         platform="bluesky",
         target="at://did:plc:abc/app.bsky.feed.post/3k",
         target_url="https://bsky.app/profile/ferris.dev/post/3kabc",
-        action="comment",
-        content_hash="h",
         content="text",
-        mode="live",
         status="refused",
         approver="auto",
         reason="Bluesky asks bots to reply only where they were tagged; this post does not "
         "mention our account, so the reply was handed to a person instead of being posted. " * 2,
     )
-    store.insert(
+    strike_row(
+        store,
         intent_key="k2",
-        platform="devto",
         target="1002",
         action="post",
         content_hash="h2",
         content="text",
-        mode="live",
         status="posted",
         result_url="https://dev.to/sandbox/cancellation-safe-handlers-1",
     )

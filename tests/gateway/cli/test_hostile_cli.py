@@ -18,6 +18,7 @@ from gwanjong_gateway.cli.review.term import Terminal
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus
+from tests.gateway.rows import strike_row as stored
 from tests.hostile_approvals import CORPUS, REFUSED, approval_with, assert_seen, with_footer
 
 NOW = 2000.0
@@ -113,14 +114,11 @@ def test_json_outputs_keep_the_values_and_carry_no_raw_control(name: str) -> Non
 
 def test_history_json_escapes_what_the_model_stored(tmp_path: Path) -> None:
     with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
-        store.insert(
-            intent_key="k",
-            platform="devto",
+        stored(
+            store,
             target="1",
             action="post",
-            content_hash="h",
             content=CORPUS["osc52"] + "\x9b2J\u202e",
-            mode="live",
             status="posted",
         )
     out = io.StringIO()

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import ClaimRequest, StrikeAction, StrikeStatus
+from tests.gateway.rows import strike_row
 
 NOW = 1_800_000_000.0
 _KEYS = itertools.count()
@@ -24,15 +25,14 @@ def add(
     platform: str = "devto",
     action: str = "comment",
 ) -> int:
-    return store.insert(
-        intent_key=f"k{next(_KEYS)}",  # each row its own intent
+    return strike_row(
+        store,
+        intent_key=f"k{next(_KEYS)}",
         platform=platform,
         target="",
         opportunity=opportunity,
         action=action,
-        content_hash="h",
         content="hello",
-        mode="live",
         status=status,
         now=NOW,
     ).id
@@ -105,15 +105,12 @@ def check_dismiss_expire_and_claims(store: StrikeStore) -> None:
     """A dismissed hand-off leaves the queue and frees its target; one older than the cut
     expires (kept in history); the model's unproven claim is noted, the row still waits."""
     old = add(store, "devto:7", StrikeStatus.HANDOFF)
-    fresh = store.insert(
+    fresh = strike_row(
+        store,
         intent_key=f"k{next(_KEYS)}",
-        platform="devto",
         target="",
         opportunity="devto:7",
-        action="comment",
-        content_hash="h",
         content="hello",
-        mode="live",
         status=StrikeStatus.HANDOFF,
         now=NOW + 100,
     ).id

@@ -15,6 +15,7 @@ from gwanjong_gateway.record import migrations
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import SchemaError, StrikeStore
 from gwanjong_shared.contract.errors import PlatformError
+from tests.gateway.rows import strike_row
 
 pytestmark = pytest.mark.anyio
 
@@ -56,43 +57,30 @@ def test_an_old_file_opens_and_gains_the_principal_column(tmp_path: Path) -> Non
         assert store.acted_among([("devto", "t1"), ("devto", "t9")]) == {
             ("devto", "t1")
         }  # its claim still holds
-        new = store.insert(
+        new = strike_row(
+            store,
             intent_key="k2",
-            platform="devto",
             target="t2",
-            action="comment",
             content_hash="h2",
             content="new words",
-            mode="live",
             status="posted",
             principal="dave",
             policy=["mode=live"],
         )
         assert (new.principal, new.confirmed_by) == ("dave", "")
         # a decision that reads like a caller is only a decision: never parsed back
-        posed = store.insert(
+        posed = strike_row(
+            store,
             intent_key="k4",
-            platform="devto",
             target="t4",
-            action="comment",
             content_hash="h4",
             content="posing words",
-            mode="live",
             status="posted",
             policy=["by=eve", "mode=live"],
         )
         assert posed.principal == ""
         with pytest.raises(sqlite3.IntegrityError):  # the unique claim index survived
-            store.insert(
-                intent_key="k3",
-                platform="devto",
-                target="t1",
-                action="comment",
-                content_hash="h3",
-                content="again",
-                mode="live",
-                status="pending",
-            )
+            strike_row(store, intent_key="k3", content_hash="h3", content="again", status="pending")
     with closing(StrikeStore(path)) as again:  # reopening applies nothing twice
         versions = [r[0] for r in again._db.execute("SELECT version FROM schema_version")]
         assert versions == list(range(1, migrations.LATEST + 1))

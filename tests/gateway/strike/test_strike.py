@@ -29,6 +29,7 @@ from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM
 from tests.gateway.helpers import config_text, opportunity_for
+from tests.gateway.rows import strike_row
 from tests.mcp import call
 
 pytestmark = pytest.mark.anyio
@@ -328,14 +329,12 @@ def test_history_cli_filters(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     for i, (platform, status) in enumerate(
         [("devto", "posted"), ("reddit", "refused"), ("devto", "handoff")]
     ):
-        store.insert(
+        strike_row(
+            store,
             intent_key=f"k{i}",
             platform=platform,
             target=f"t{i}",
-            action="comment",
-            content_hash="h",
             content="text",
-            mode="live",
             status=status,
             reason=f"r{i}",
         )

@@ -24,6 +24,7 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import config_text
 from tests.gateway.http_gateway import client, initialize_status, serve_app
+from tests.gateway.rows import strike_row
 from tests.gateway.team.test_auth_jwt_http import AUDIENCE, ISSUER, Issuer, auth_table, gateway
 from tests.mcp import call
 
@@ -174,14 +175,13 @@ def test_a_hostile_principal_in_the_record_is_cleaned_before_the_terminal(
     """A record written before names were refused is shown with its hidden characters
     marked, never raw."""
     with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
-        store.insert(
+        strike_row(
+            store,
             intent_key="k3",
-            platform="devto",
             target="1003",
             action="post",
             content_hash="h3",
             content="text",
-            mode="live",
             status="posted",
             principal=HOSTILE,
         )
