@@ -31,7 +31,6 @@ from tests.gateway.record.test_journal import damage_an_index, named
 from tests.gateway.strike.test_strike_chain import (
     FOOTER,
     NAME,
-    OPEN_FORUM,
     Says,
     bodies,
     context,
@@ -74,16 +73,6 @@ class Desks:
         self._open.clear()
 
 
-@pytest.fixture
-def fake() -> FakePlatform:
-    return FakePlatform(OPEN_FORUM)
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
 async def desks_for(
     tmp: Path, fake: FakePlatform, clock: FakeClock, **platform: Any
 ) -> AsyncIterator[Desks]:
@@ -92,12 +81,6 @@ async def desks_for(
         yield d
     finally:
         await d.close()
-
-
-@pytest.fixture
-async def desks(tmp_path: Path, fake: FakePlatform, clock: FakeClock) -> AsyncIterator[Desks]:
-    async for d in desks_for(tmp_path, fake, clock):
-        yield d
 
 
 async def waiting(desk: StrikeDesk, fake: FakePlatform, key: str, text: str) -> int:

@@ -102,11 +102,6 @@ class Says:
 accept = Says("approve")
 
 
-@pytest.fixture
-def fake() -> FakePlatform:
-    return FakePlatform(OPEN_FORUM)
-
-
 def url_of(fake: FakePlatform, write: int = 0) -> str:
     """The URL the platform gave its ``write``-th write."""
     return f"{fake.profile.url}/{fake.profile.me}/{fake.writes[write].data['id']}"
