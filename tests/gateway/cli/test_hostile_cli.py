@@ -18,6 +18,7 @@ from gwanjong_gateway.cli.review.term import Terminal
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus
+from tests.gateway.helpers import config_text
 from tests.gateway.rows import strike_row as stored
 from tests.hostile_approvals import CORPUS, REFUSED, approval_with, assert_seen, with_footer
 
@@ -122,7 +123,7 @@ def test_history_json_escapes_what_the_model_stored(tmp_path: Path) -> None:
             status="posted",
         )
     out = io.StringIO()
-    config = parse(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n')
+    config = parse(config_text(tmp_path, []))
     assert print_history(config, None, None, 10, as_json=True, out=out) == 0
     no_raw_control(out.getvalue())
     assert json.loads(out.getvalue())[0]["content"] == CORPUS["osc52"] + "\x9b2J\u202e"

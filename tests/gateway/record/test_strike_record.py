@@ -200,7 +200,7 @@ async def test_a_person_resolves_what_cannot_be_read_back(tmp_path: Path) -> Non
     )
     store.close()
     cfg = tmp_path / "gateway.toml"
-    cfg.write_text(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n')
+    cfg.write_text(config_text(tmp_path, []), encoding="utf-8")
     base = [sys.executable, "-m", "gwanjong_gateway", "--config", str(cfg), "history"]
     done = subprocess.run(
         [*base, "--resolve", str(row.id), "--as", "failed"], capture_output=True, text=True

@@ -24,6 +24,7 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import Strike, StrikeStatus
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
+from tests.gateway.helpers import config_text
 from tests.gateway.strike.test_strike import drafted, history
 
 pytestmark = pytest.mark.anyio
@@ -154,7 +155,7 @@ async def test_history_shows_a_handoffs_text(forum: FakePlatform, tmp_path: Path
         )
         record = (await call(client, oid, "comment", content=long))["record"]
     out = io.StringIO()
-    config = parse(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n')
+    config = parse(config_text(tmp_path, []))
     assert print_history(config, None, None, 10, as_json=False, out=out) == 0
     text = out.getvalue()
     lines = text.splitlines()

@@ -339,7 +339,7 @@ def test_history_cli_filters(tmp_path: Path, capsys: pytest.CaptureFixture[str])
             reason=f"r{i}",
         )
     store.close()
-    config = parse(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n')
+    config = parse(config_text(tmp_path, []))
     print_history(config, platform="devto", status=None, limit=10, as_json=True)
     out = capsys.readouterr().out
     assert '"status": "posted"' in out and '"status": "handoff"' in out and "reddit" not in out

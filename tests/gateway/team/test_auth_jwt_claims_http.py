@@ -186,7 +186,7 @@ def test_a_hostile_principal_in_the_record_is_cleaned_before_the_terminal(
             principal=HOSTILE,
         )
     out = io.StringIO()
-    config = parse(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n')
+    config = parse(config_text(tmp_path, []))
     assert print_history(config, None, None, 10, as_json=False, out=out) == 0
     shown = out.getvalue()
     words = " ".join(shown.split())

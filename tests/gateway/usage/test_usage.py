@@ -22,7 +22,7 @@ from gwanjong_shared.contract.errors import ErrorKind
 from gwanjong_shared.contract.rate import RateWindow
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
-from tests.gateway.helpers import in_memory_gateway
+from tests.gateway.helpers import config_text, in_memory_gateway
 from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio
@@ -116,7 +116,7 @@ async def test_the_platforms_remaining_budget_reaches_status_and_the_cli(
     ), lines
 
     cfg = tmp_path / "g.toml"
-    cfg.write_text(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n', encoding="utf-8")
+    cfg.write_text(config_text(tmp_path, []), encoding="utf-8")
     with pytest.raises(SystemExit) as done:
         main(["usage", "--config", str(cfg), "--json"])
     assert done.value.code == 0
