@@ -30,7 +30,7 @@ from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM
 from tests.gateway.helpers import config_text, opportunity_for
 from tests.gateway.rows import strike_row
-from tests.mcp import call
+from tests.mcp import call, outcome
 
 pytestmark = pytest.mark.anyio
 MODES = ["legacy", "auto"]
@@ -52,15 +52,8 @@ async def strike(
     content: str = "Guards around every await.",
     title: str = "Cancellation-safe handlers",
 ) -> dict[str, Any]:
-    result = await client.call_tool(
-        "strike",
-        {"opportunity_id": oid, "action": action, "content": content, "title": title},
-        raise_on_error=False,
-    )
-    if result.is_error:
-        return {"error": result.content[0].text}  # type: ignore[union-attr]
-    assert result.structured_content is not None
-    return result.structured_content
+    args = {"opportunity_id": oid, "action": action, "content": content, "title": title}
+    return await outcome(client, "strike", **args)
 
 
 def history(state_dir: Path) -> list[Any]:

@@ -11,7 +11,7 @@ from fastmcp import Client
 
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import in_memory_gateway, opportunity_for
-from tests.mcp import call
+from tests.mcp import call, outcome
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
@@ -34,15 +34,7 @@ async def drafted(client: Client[Any], platform: str, topic: str, title: str) ->
 async def strike(
     client: Client[Any], oid: str, content: str, action: str = "comment"
 ) -> dict[str, Any]:
-    result = await client.call_tool(
-        "strike",
-        {"opportunity_id": oid, "action": action, "content": content},
-        raise_on_error=False,
-    )
-    if result.is_error:
-        return {"error": result.content[0].text}  # type: ignore[union-attr]
-    assert result.structured_content is not None
-    return result.structured_content
+    return await outcome(client, "strike", opportunity_id=oid, action=action, content=content)
 
 
 async def test_reddit_comment_is_posted_with_the_disclosure(
