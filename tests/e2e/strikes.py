@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import AsyncIterator, Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from gwanjong_gateway.rules.ledger import Strike
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import opportunity_for
 from tests.gateway.http_gateway import http_gateway as running_gateway
+from tests.mcp import call
 from tests.platforms import SPECS
 
 PY = sys.executable
@@ -34,18 +36,12 @@ def server_timeout(sandbox: SandboxControl, name: str, seconds: int) -> dict[str
 
 
 def history(tmp: Path) -> list[Strike]:
-    store = StrikeStore(tmp / "state" / "gwanjong.db")
-    try:
+    with closing(StrikeStore(tmp / "state" / "gwanjong.db")) as store:
         return store.history(limit=1000)
-    finally:
-        store.close()
 
 
 async def scout_draft(client: Client[Any], platform: str, topic: str, title: str) -> str:
-    scouted = (
-        await client.call_tool("scout", {"topic": topic, "platforms": [platform], "limit": 10})
-    ).structured_content
-    assert scouted is not None
+    scouted = await call(client, "scout", topic=topic, platforms=[platform], limit=10)
     oid = opportunity_for(scouted, platform, title)
     await client.call_tool("draft", {"opportunity_id": oid})
     return oid

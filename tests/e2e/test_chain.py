@@ -23,7 +23,7 @@ from gwanjong_twitter.weighted import weighted_length
 from tests.e2e.procs import alive, descendants, find
 from tests.e2e.strikes import E2E
 from tests.gateway.helpers import config_file
-from tests.mcp import until_up
+from tests.mcp import call, until_up
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -76,10 +76,8 @@ async def test_three_calls_through_the_whole_chain(
             "setup",
         }
         await until_up(client, ALL)
-        scouted = (
-            await client.call_tool("scout", {"topic": "rust async cancellation", "limit": 10})
-        ).structured_content
-        assert scouted is not None and scouted["errors"] == {}
+        scouted = await call(client, "scout", topic="rust async cancellation", limit=10)
+        assert scouted["errors"] == {}
         platforms = {o["platform"] for o in scouted["opportunities"]}
         assert platforms == set(ALL)
         # Every platform has the same Rust thread; URLs differ, so it appears once per platform.
@@ -88,10 +86,8 @@ async def test_three_calls_through_the_whole_chain(
             o["score"] >= max(x["score"] for x in scouted["opportunities"]) * 0.5 for o in rust
         )
         devto = next(o for o in rust if o["platform"] == "devto")
-        drafted = (
-            await client.call_tool("draft", {"opportunity_id": devto["id"]})
-        ).structured_content
-        assert drafted is not None and "select!" in drafted["post"]
+        drafted = await call(client, "draft", opportunity_id=devto["id"])
+        assert "select!" in drafted["post"]
         struck = (
             await client.call_tool(
                 "strike",
@@ -134,10 +130,8 @@ async def test_a_weighted_footer_is_counted_by_the_platform(
     )
     async with Client(gateway(config), timeout=60) as client:
         await until_up(client, ["twitter"])
-        scouted = (
-            await client.call_tool("scout", {"topic": "rust async cancellation", "limit": 5})
-        ).structured_content
-        assert scouted is not None and scouted["opportunities"]
+        scouted = await call(client, "scout", topic="rust async cancellation", limit=5)
+        assert scouted["opportunities"]
         first = scouted["opportunities"][0]["id"]
         drafted = (await client.call_tool("draft", {"opportunity_id": first})).structured_content
     assert drafted is not None and drafted["strike"]["disclosure_appended"] == footer
@@ -150,16 +144,13 @@ async def test_a_weighted_footer_is_counted_by_the_platform(
 async def test_default_dry_run_writes_nothing(sandbox: SandboxControl, tmp_path: Path) -> None:
     config = config_file(tmp_path, ["devto"], "dry-run", settings=E2E, sandbox=sandbox.url)
     async with Client(gateway(config), timeout=60) as client:
-        scouted = (await client.call_tool("scout", {"topic": "uv workspaces"})).structured_content
-        assert scouted is not None
+        scouted = await call(client, "scout", topic="uv workspaces")
         oid = scouted["opportunities"][0]["id"]
         await client.call_tool("draft", {"opportunity_id": oid})
-        result = (
-            await client.call_tool(
-                "strike", {"opportunity_id": oid, "action": "post", "title": "T", "content": "Body"}
-            )
-        ).structured_content
-        assert result is not None and result["status"] == "dry_run"
+        result = await call(
+            client, "strike", opportunity_id=oid, action="post", title="T", content="Body"
+        )
+        assert result["status"] == "dry_run"
     assert sandbox.writes() == []
 
 
@@ -182,13 +173,13 @@ async def test_a_killed_server_is_respawned_by_the_next_call(
         os.kill(pid, signal.SIGKILL)
         await wait_for(lambda: not alive(pid))
         # The dead pipe is noticed before the call, so this call restarts it and succeeds.
-        again = (await client.call_tool("scout", {"topic": "rust"})).structured_content
-        assert again is not None and victim not in again["errors"]
+        again = await call(client, "scout", topic="rust")
+        assert victim not in again["errors"]
         assert {o["platform"] for o in again["opportunities"]} >= {victim}
         [new_pid] = find(gw, f"gwanjong_{victim}")
         assert new_pid != pid
-        status = (await client.call_tool("status", {})).structured_content
-        assert status is not None and status["platforms"][victim]["health"] == "up"
+        status = await call(client, "status")
+        assert status["platforms"][victim]["health"] == "up"
 
 
 async def test_a_server_that_never_starts_and_one_that_hangs(
@@ -211,8 +202,8 @@ async def test_a_server_that_never_starts_and_one_that_hangs(
         assert elapsed < 60, elapsed
         assert {o["platform"] for o in scouted["opportunities"]} == {"devto"}
         assert set(scouted["errors"]) == {"broken", "stuck"}
-        status = (await client.call_tool("status", {})).structured_content
-        assert status is not None and status["platforms"]["broken"]["health"] == "down"
+        status = await call(client, "status")
+        assert status["platforms"]["broken"]["health"] == "down"
         assert status["platforms"]["broken"]["reason"]
 
 
@@ -285,8 +276,7 @@ async def test_killed_between_intent_and_result_never_writes_twice(
     )
     config.write_text(text)
     async with Client(gateway(config), timeout=60) as client:
-        scouted = (await client.call_tool("scout", {"topic": "rust async"})).structured_content
-        assert scouted is not None
+        scouted = await call(client, "scout", topic="rust async")
         oid = next(o["id"] for o in scouted["opportunities"] if "Rust async" in o["title"])
         await client.call_tool("draft", {"opportunity_id": oid})
         sandbox.fault("devto", kind="hang_after", seconds=30, count=1, match="/api/articles")
@@ -313,8 +303,7 @@ async def test_killed_between_intent_and_result_never_writes_twice(
     assert len(sandbox.writes("devto")) == 1
     # A new gateway settles the record by reading back, and never writes again.
     async with Client(gateway(config), timeout=60) as client:
-        scouted = (await client.call_tool("scout", {"topic": "rust async"})).structured_content
-        assert scouted is not None
+        scouted = await call(client, "scout", topic="rust async")
         oid = next(o["id"] for o in scouted["opportunities"] if "Rust async" in o["title"])
         await client.call_tool("draft", {"opportunity_id": oid})
         # Held as "may already be written" until reading back finds it (never re-sent).

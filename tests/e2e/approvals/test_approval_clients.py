@@ -12,6 +12,7 @@ import contextlib
 import json
 import uuid
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +37,8 @@ def confirm_config(tmp: Path, sandbox: SandboxControl) -> Path:
 
 
 def approvals(tmp: Path) -> list[Approval]:
-    store = StrikeStore(tmp / "state" / "gwanjong.db")
-    try:
+    with closing(StrikeStore(tmp / "state" / "gwanjong.db")) as store:
         return store.approvals(0, pending=False)
-    finally:
-        store.close()
 
 
 @contextlib.contextmanager

@@ -21,6 +21,7 @@ from tests.e2e.procs import alive, find
 from tests.e2e.strikes import E2E, history, scout_draft, server_timeout, strike, until
 from tests.e2e.test_chain import gateway, gateway_pid
 from tests.gateway.helpers import config_file
+from tests.mcp import call
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
@@ -228,8 +229,8 @@ async def test_a_corrupt_record_over_stdio(sandbox: SandboxControl, tmp_path: Pa
     db.write_bytes(b"\x00garbage, not SQLite\n" * 500)
     async with Client(gateway(cfg), timeout=90) as client:
         oid = await scout_draft(client, "devto", "rust async", "Rust async")
-        status = (await client.call_tool("status", {})).structured_content
-        assert status is not None and str(db) in status["strike_record"]
+        status = await call(client, "status")
+        assert str(db) in status["strike_record"]
         answer = await strike(client, oid, "post", POST["content"], POST["title"])
         assert answer["error"].startswith(f"unavailable: the strike record {db}"), answer
         assert "gwanjong doctor --repair" in answer["error"] and "mv " not in answer["error"]

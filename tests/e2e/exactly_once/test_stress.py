@@ -21,6 +21,7 @@ from tests.e2e.exactly_once.test_races import session
 from tests.e2e.procs import find
 from tests.e2e.strikes import E2E, clients, history, http_gateway, strike
 from tests.gateway.helpers import config_file
+from tests.mcp import call
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
@@ -30,12 +31,7 @@ STRIKES = 20
 
 
 async def prepare(client: Client[Any]) -> list[str]:
-    scouted = (
-        await client.call_tool(
-            "scout", {"topic": "rust async", "platforms": ["reddit"], "limit": 25}
-        )
-    ).structured_content
-    assert scouted is not None
+    scouted = await call(client, "scout", topic="rust async", platforms=["reddit"], limit=25)
     oids = sorted(o["id"] for o in scouted["opportunities"])[:TARGETS]
     assert len(oids) == TARGETS, scouted
     for oid in oids:
