@@ -15,6 +15,15 @@ async def call(client: Client[Any], tool: str, **args: Any) -> Any:
     return result.structured_content
 
 
+async def outcome(client: Client[Any], tool: str, **args: Any) -> dict[str, Any]:
+    """The structured result, or ``{"error": text}`` when the tool answered an error."""
+    result = await client.call_tool(tool, args, raise_on_error=False)
+    if result.is_error:
+        return {"error": result.content[0].text}  # type: ignore[union-attr]
+    assert result.structured_content is not None
+    return result.structured_content
+
+
 async def error_of(client: Client[Any], tool: str, **args: Any) -> str:
     result = await client.call_tool(tool, args, raise_on_error=False)
     assert result.is_error, (

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import AsyncIterator, Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -15,55 +16,32 @@ from fastmcp import Client
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import Strike
 from gwanjong_sandbox.control import SandboxControl
-from tests.e2e.test_chain import write_config
 from tests.gateway.helpers import opportunity_for
 from tests.gateway.http_gateway import http_gateway as running_gateway
+from tests.mcp import call
+from tests.platforms import SPECS
 
 PY = sys.executable
 
 
-def config(
-    tmp: Path,
-    sandbox: SandboxControl,
-    platforms: list[str],
-    safety: str = "",
-    platform_extra: dict[str, Any] | None = None,
-    timeout: float = 10,
-    server_timeout: int = 2,
-    isolation: str = "in-process",
-) -> Path:
-    """A live gateway.toml; ``safety`` is the body of a [safety] table."""
-    path = write_config(tmp, sandbox, platforms, timeout=timeout, isolation=isolation)
-    text = path.read_text()
-    for name in platforms:
-        prefix = name.upper()
-        text = text.replace(f'{prefix}_TIMEOUT_S = "2"', f'{prefix}_TIMEOUT_S = "{server_timeout}"')
-    if platform_extra:
-        for name in platforms:
-            table = f"[platforms.{name}]\n"
-            extra = "".join(f"{k} = {v}\n" for k, v in platform_extra.items())
-            text = text.replace(table, table + extra)
-        if "min_interval_s" in platform_extra:
-            text = text.replace("min_interval_s = 0\n", "")
-    if safety:
-        text += "\n[safety]\n" + safety + "\n"
-    path.write_text(text)
-    return path
+#: [gateway] settings of the live e2e configs: every platform waited for, slow start-ups
+E2E: dict[str, Any] = {"call_timeout_s": 10, "start_timeout_s": 60}
+
+
+def server_timeout(sandbox: SandboxControl, name: str, seconds: int) -> dict[str, Any]:
+    """`others` for config_file: the platform's server waits ``seconds`` on the sandbox."""
+    return {
+        name: {"env": SPECS[name].env(sandbox.url) | {f"{name.upper()}_TIMEOUT_S": str(seconds)}}
+    }
 
 
 def history(tmp: Path) -> list[Strike]:
-    store = StrikeStore(tmp / "state" / "gwanjong.db")
-    try:
+    with closing(StrikeStore(tmp / "state" / "gwanjong.db")) as store:
         return store.history(limit=1000)
-    finally:
-        store.close()
 
 
 async def scout_draft(client: Client[Any], platform: str, topic: str, title: str) -> str:
-    scouted = (
-        await client.call_tool("scout", {"topic": topic, "platforms": [platform], "limit": 10})
-    ).structured_content
-    assert scouted is not None
+    scouted = await call(client, "scout", topic=topic, platforms=[platform], limit=10)
     oid = opportunity_for(scouted, platform, title)
     await client.call_tool("draft", {"opportunity_id": oid})
     return oid

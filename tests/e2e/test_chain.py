@@ -18,44 +18,16 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from gwanjong_gateway.config_file import render
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_twitter.weighted import weighted_length
 from tests.e2e.procs import alive, descendants, find
-from tests.mcp import until_up
+from tests.e2e.strikes import E2E
+from tests.gateway.helpers import config_file
+from tests.mcp import call, until_up
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 PY = sys.executable
-
-
-def write_config(
-    tmp: Path,
-    sandbox: SandboxControl,
-    platforms: list[str],
-    writes: str = "live",
-    timeout: float = 10,
-    extra: str = "",
-    start: float = 60,
-    isolation: str = "in-process",
-    disclosure: dict[str, str] | None = None,
-) -> Path:
-    gateway = {
-        "writes": writes,
-        "state_dir": tmp / "state",
-        "call_timeout_s": timeout,
-        "answer_within_s": timeout,  # every platform, however loaded the machine
-        "start_timeout_s": start,
-    }
-    tables: dict[str, dict[str, Any]] = {
-        name: {"env": SPECS[name].env(sandbox.url), "min_interval_s": 0, "isolation": isolation}
-        for name in platforms
-    }
-    for name, footer in (disclosure or {}).items():
-        tables[name]["disclosure"] = footer
-    path = tmp / "gateway.toml"
-    path.write_text(render(gateway, tables) + "\n" + extra, encoding="utf-8")
-    return path
 
 
 def gateway(config: Path) -> StdioTransport:
@@ -85,7 +57,7 @@ ALL = sorted(SPECS)
 async def test_three_calls_through_the_whole_chain(
     sandbox: SandboxControl, tmp_path: Path, mode: str
 ) -> None:
-    config = write_config(tmp_path, sandbox, ALL)
+    config = config_file(tmp_path, ALL, settings=E2E, sandbox=sandbox.url)
     async with Client(gateway(config), mode=mode, timeout=60) as client:
         early = await client.call_tool(
             "draft", {"opportunity_id": "devto-000000"}, raise_on_error=False
@@ -104,10 +76,8 @@ async def test_three_calls_through_the_whole_chain(
             "setup",
         }
         await until_up(client, ALL)
-        scouted = (
-            await client.call_tool("scout", {"topic": "rust async cancellation", "limit": 10})
-        ).structured_content
-        assert scouted is not None and scouted["errors"] == {}
+        scouted = await call(client, "scout", topic="rust async cancellation", limit=10)
+        assert scouted["errors"] == {}
         platforms = {o["platform"] for o in scouted["opportunities"]}
         assert platforms == set(ALL)
         # Every platform has the same Rust thread; URLs differ, so it appears once per platform.
@@ -116,10 +86,8 @@ async def test_three_calls_through_the_whole_chain(
             o["score"] >= max(x["score"] for x in scouted["opportunities"]) * 0.5 for o in rust
         )
         devto = next(o for o in rust if o["platform"] == "devto")
-        drafted = (
-            await client.call_tool("draft", {"opportunity_id": devto["id"]})
-        ).structured_content
-        assert drafted is not None and "select!" in drafted["post"]
+        drafted = await call(client, "draft", opportunity_id=devto["id"])
+        assert "select!" in drafted["post"]
         struck = (
             await client.call_tool(
                 "strike",
@@ -153,13 +121,17 @@ async def test_a_weighted_footer_is_counted_by_the_platform(
     """X counts its own weighted length (a URL as 23, emoji and CJK as 2): the footer's
     share of the limit draft shows is the X server's count, not a gateway estimate."""
     footer = "\n\u2014 drafted with https://example.com/gwanjong/about?from=x \U0001f916"
-    config = write_config(tmp_path, sandbox, ["twitter"], disclosure={"twitter": footer})
+    config = config_file(
+        tmp_path,
+        ["twitter"],
+        settings=E2E,
+        others={"twitter": {"disclosure": footer}},
+        sandbox=sandbox.url,
+    )
     async with Client(gateway(config), timeout=60) as client:
         await until_up(client, ["twitter"])
-        scouted = (
-            await client.call_tool("scout", {"topic": "rust async cancellation", "limit": 5})
-        ).structured_content
-        assert scouted is not None and scouted["opportunities"]
+        scouted = await call(client, "scout", topic="rust async cancellation", limit=5)
+        assert scouted["opportunities"]
         first = scouted["opportunities"][0]["id"]
         drafted = (await client.call_tool("draft", {"opportunity_id": first})).structured_content
     assert drafted is not None and drafted["strike"]["disclosure_appended"] == footer
@@ -170,18 +142,15 @@ async def test_a_weighted_footer_is_counted_by_the_platform(
 
 
 async def test_default_dry_run_writes_nothing(sandbox: SandboxControl, tmp_path: Path) -> None:
-    config = write_config(tmp_path, sandbox, ["devto"], writes="dry-run")
+    config = config_file(tmp_path, ["devto"], "dry-run", settings=E2E, sandbox=sandbox.url)
     async with Client(gateway(config), timeout=60) as client:
-        scouted = (await client.call_tool("scout", {"topic": "uv workspaces"})).structured_content
-        assert scouted is not None
+        scouted = await call(client, "scout", topic="uv workspaces")
         oid = scouted["opportunities"][0]["id"]
         await client.call_tool("draft", {"opportunity_id": oid})
-        result = (
-            await client.call_tool(
-                "strike", {"opportunity_id": oid, "action": "post", "title": "T", "content": "Body"}
-            )
-        ).structured_content
-        assert result is not None and result["status"] == "dry_run"
+        result = await call(
+            client, "strike", opportunity_id=oid, action="post", title="T", content="Body"
+        )
+        assert result["status"] == "dry_run"
     assert sandbox.writes() == []
 
 
@@ -189,7 +158,13 @@ async def test_a_killed_server_is_respawned_by_the_next_call(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     platforms = ALL if len(ALL) > 1 else ["devto"]
-    config = write_config(tmp_path, sandbox, platforms, isolation="process")
+    config = config_file(
+        tmp_path,
+        platforms,
+        settings=E2E,
+        platform={"min_interval_s": 0, "isolation": "process"},
+        sandbox=sandbox.url,
+    )
     victim = "devto"
     async with Client(gateway(config), timeout=60) as client:
         await client.call_tool("scout", {"topic": "rust"})
@@ -198,23 +173,24 @@ async def test_a_killed_server_is_respawned_by_the_next_call(
         os.kill(pid, signal.SIGKILL)
         await wait_for(lambda: not alive(pid))
         # The dead pipe is noticed before the call, so this call restarts it and succeeds.
-        again = (await client.call_tool("scout", {"topic": "rust"})).structured_content
-        assert again is not None and victim not in again["errors"]
+        again = await call(client, "scout", topic="rust")
+        assert victim not in again["errors"]
         assert {o["platform"] for o in again["opportunities"]} >= {victim}
         [new_pid] = find(gw, f"gwanjong_{victim}")
         assert new_pid != pid
-        status = (await client.call_tool("status", {})).structured_content
-        assert status is not None and status["platforms"][victim]["health"] == "up"
+        status = await call(client, "status")
+        assert status["platforms"][victim]["health"] == "up"
 
 
 async def test_a_server_that_never_starts_and_one_that_hangs(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
-    extra = (
-        f'[platforms.broken]\ncommand = ["{PY}", "-c", "import sys; sys.exit(3)"]\n\n'
-        f'[platforms.stuck]\ncommand = ["{PY}", "-c", "import time; time.sleep(600)"]\n'
-    )
-    config = write_config(tmp_path, sandbox, ["devto"], timeout=8, extra=extra, start=12)
+    others = {
+        "broken": {"command": [PY, "-c", "import sys; sys.exit(3)"]},
+        "stuck": {"command": [PY, "-c", "import time; time.sleep(600)"]},
+    }
+    settings = {"call_timeout_s": 8, "start_timeout_s": 12}
+    config = config_file(tmp_path, ["devto"], settings=settings, others=others, sandbox=sandbox.url)
     async with Client(gateway(config), timeout=60) as client:
         await until_up(client, ["devto"])
         started = time.monotonic()
@@ -226,8 +202,8 @@ async def test_a_server_that_never_starts_and_one_that_hangs(
         assert elapsed < 60, elapsed
         assert {o["platform"] for o in scouted["opportunities"]} == {"devto"}
         assert set(scouted["errors"]) == {"broken", "stuck"}
-        status = (await client.call_tool("status", {})).structured_content
-        assert status is not None and status["platforms"]["broken"]["health"] == "down"
+        status = await call(client, "status")
+        assert status["platforms"]["broken"]["health"] == "down"
         assert status["platforms"]["broken"]["reason"]
 
 
@@ -236,7 +212,7 @@ async def test_a_hanging_platform_gives_partial_results_in_time(
 ) -> None:
     if len(ALL) < 2:
         pytest.skip("needs two platforms")
-    config = write_config(tmp_path, sandbox, ALL, timeout=4)
+    config = config_file(tmp_path, ALL, settings=E2E | {"call_timeout_s": 4}, sandbox=sandbox.url)
     async with Client(gateway(config), timeout=60) as client:
         await until_up(client, ALL)
         sandbox.fault("devto", kind="hang", seconds=120, count=10)
@@ -253,7 +229,13 @@ async def test_a_hanging_platform_gives_partial_results_in_time(
 async def test_no_orphans_when_the_gateway_stops(
     sandbox: SandboxControl, tmp_path: Path, how: str
 ) -> None:
-    config = write_config(tmp_path, sandbox, ALL, isolation="process")
+    config = config_file(
+        tmp_path,
+        ALL,
+        settings=E2E,
+        platform={"min_interval_s": 0, "isolation": "process"},
+        sandbox=sandbox.url,
+    )
     # Platforms start on first use; an exposed tool makes its platform start with the gateway.
     exposed = ", ".join(f'"{name}__get_post"' for name in ALL)
     config.write_text(
@@ -284,7 +266,9 @@ async def test_no_orphans_when_the_gateway_stops(
 async def test_killed_between_intent_and_result_never_writes_twice(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
-    config = write_config(tmp_path, sandbox, ["devto"], timeout=30)
+    config = config_file(
+        tmp_path, ["devto"], settings=E2E | {"call_timeout_s": 30}, sandbox=sandbox.url
+    )
     # The platform write happens, but its answer is held long enough to kill the gateway.
     slow = {"DEVTO_TIMEOUT_S": "60"}
     text = config.read_text().replace(
@@ -292,8 +276,7 @@ async def test_killed_between_intent_and_result_never_writes_twice(
     )
     config.write_text(text)
     async with Client(gateway(config), timeout=60) as client:
-        scouted = (await client.call_tool("scout", {"topic": "rust async"})).structured_content
-        assert scouted is not None
+        scouted = await call(client, "scout", topic="rust async")
         oid = next(o["id"] for o in scouted["opportunities"] if "Rust async" in o["title"])
         await client.call_tool("draft", {"opportunity_id": oid})
         sandbox.fault("devto", kind="hang_after", seconds=30, count=1, match="/api/articles")
@@ -320,8 +303,7 @@ async def test_killed_between_intent_and_result_never_writes_twice(
     assert len(sandbox.writes("devto")) == 1
     # A new gateway settles the record by reading back, and never writes again.
     async with Client(gateway(config), timeout=60) as client:
-        scouted = (await client.call_tool("scout", {"topic": "rust async"})).structured_content
-        assert scouted is not None
+        scouted = await call(client, "scout", topic="rust async")
         oid = next(o["id"] for o in scouted["opportunities"] if "Rust async" in o["title"])
         await client.call_tool("draft", {"opportunity_id": oid})
         # Held as "may already be written" until reading back finds it (never re-sent).

@@ -16,7 +16,9 @@ from fastmcp import Client
 from gwanjong_gateway.config_file import render
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.procs import alive, find
-from tests.e2e.test_chain import gateway, gateway_pid, wait_for, write_config
+from tests.e2e.strikes import E2E
+from tests.e2e.test_chain import gateway, gateway_pid, wait_for
+from tests.gateway.helpers import config_file
 from tests.mcp import call, until_up
 from tests.platforms import SPECS
 
@@ -27,8 +29,9 @@ PY = sys.executable
 async def test_status_shows_why_a_server_cannot_start(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
-    extra = f'[platforms.broken]\ncommand = ["{PY}", "-m", "gwanjong_nosuch"]\n'
-    config = write_config(tmp_path, sandbox, ["devto"], timeout=5, extra=extra, start=20)
+    others = {"broken": {"command": [PY, "-m", "gwanjong_nosuch"]}}
+    settings = {"call_timeout_s": 5, "start_timeout_s": 20}
+    config = config_file(tmp_path, ["devto"], settings=settings, others=others, sandbox=sandbox.url)
     async with Client(gateway(config), timeout=90) as client:
         scouted = await call(client, "scout", topic="rust")
         assert "No module named gwanjong_nosuch" in scouted["errors"]["broken"]
@@ -42,8 +45,9 @@ async def test_status_shows_why_a_server_cannot_start(
 async def test_a_server_hung_at_start_then_fails_fast(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
-    extra = f'[platforms.stuck]\ncommand = ["{PY}", "-c", "import time; time.sleep(600)"]\n'
-    config = write_config(tmp_path, sandbox, ["devto"], timeout=10, extra=extra, start=12)
+    others = {"stuck": {"command": [PY, "-c", "import time; time.sleep(600)"]}}
+    settings = {"call_timeout_s": 10, "start_timeout_s": 12}
+    config = config_file(tmp_path, ["devto"], settings=settings, others=others, sandbox=sandbox.url)
     async with Client(gateway(config), timeout=90) as client:
         first = await call(client, "scout", topic="rust")
         # The first call waits its call time, not the start time, then says so.
@@ -103,7 +107,13 @@ async def test_hung_calls_open_the_breaker_then_it_recovers(
 async def test_a_server_that_dies_mid_call_is_back_for_the_next_call(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
-    config = write_config(tmp_path, sandbox, ["devto"], timeout=20, isolation="process")
+    config = config_file(
+        tmp_path,
+        ["devto"],
+        settings=E2E | {"call_timeout_s": 20},
+        platform={"min_interval_s": 0, "isolation": "process"},
+        sandbox=sandbox.url,
+    )
     async with Client(gateway(config), timeout=90) as client:
         await call(client, "scout", topic="rust")
         gw = gateway_pid()

@@ -33,10 +33,9 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
-from gwanjong_gateway.config_file import render
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.procs import alive
-from tests.gateway.helpers import opportunity_for
+from tests.gateway.helpers import config_file, opportunity_for
 from tests.gateway.http_gateway import cli, free_port
 from tests.platforms import SPECS
 from tests.postgres import conftest as postgres
@@ -67,25 +66,6 @@ def need_haproxy() -> None:
     if os.environ.get("CI") or os.environ.get("GWANJONG_REQUIRE_PG"):
         pytest.fail(f"the replica tests need HAProxy but {why}; .ci/run installs it", pytrace=False)
     pytest.skip(why)
-
-
-def team_config(tmp: Path, sandbox: SandboxControl, pg_url: str) -> Path:
-    """One gateway.toml for every replica: live writes to the sandbox's Reddit, tokens,
-    the record in PostgreSQL."""
-    gateway = {
-        "writes": "live",
-        "state_dir": tmp / "state",
-        "call_timeout_s": 20,
-        "answer_within_s": 20,
-    }
-    tables = {"reddit": {"env": SPECS["reddit"].env(sandbox.url), "min_interval_s": 0}}
-    extra = (
-        f'[auth]\nmode = "tokens"\n\n[store]\nurl = "{pg_url}"\n\n'
-        "[safety]\nauthor_cooldown_days = 0\n"
-    )
-    path = tmp / "gateway.toml"
-    path.write_text(render(gateway, tables) + "\n" + extra, encoding="utf-8")
-    return path
 
 
 def add_token(config: Path, user: str) -> str:
@@ -260,7 +240,17 @@ def setup(
     need_haproxy()
     if "reddit" not in SPECS:
         pytest.skip("reddit is not in this run (GWANJONG_TEST_PLATFORMS)")
-    config = team_config(tmp, sandbox, pg)
+    config = config_file(
+        tmp,
+        ["reddit"],
+        settings={"call_timeout_s": 20},
+        tables={
+            "auth": {"mode": "tokens"},
+            "store": {"url": pg},
+            "safety": {"author_cooldown_days": 0},
+        },
+        sandbox=sandbox.url,
+    )
     return config, {u: add_token(config, u) for u in users}
 
 

@@ -5,6 +5,7 @@ page, POST its form) with httpx against the real listener on 127.0.0.1."""
 from __future__ import annotations
 
 import re
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from mcp.types import ClientCapabilities, ElicitationCapability, UrlElicitationC
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import Approval
 from tests.gateway.helpers import opportunity_for
+from tests.mcp import call
 
 LINK = re.compile(r"^(http://127\.0\.0\.1:\d+)/approval/(\d+)/([A-Za-z0-9_-]{32,86})$")
 CSRF = re.compile(r'name="csrf" value="([0-9a-f]{64})"')
@@ -74,18 +76,14 @@ async def decide(
 
 
 def approval_row(state_dir: Path, approval_id: int) -> Approval:
-    store = StrikeStore(state_dir / "gwanjong.db")
-    try:
+    with closing(StrikeStore(state_dir / "gwanjong.db")) as store:
         row = store.approval(approval_id)
-    finally:
-        store.close()
     assert row is not None
     return row
 
 
 async def drafted(client: Client[Any], platform: str, title: str, topic: str) -> str:
-    scouted = (await client.call_tool("scout", {"topic": topic, "limit": 5})).structured_content
-    assert scouted is not None
+    scouted = await call(client, "scout", topic=topic, limit=5)
     oid = opportunity_for(scouted, platform, title)
     await client.call_tool("draft", {"opportunity_id": oid})
     return oid

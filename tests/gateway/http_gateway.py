@@ -23,10 +23,6 @@ import uvicorn
 from fastmcp import Client, FastMCP
 from fastmcp.client.transports import StreamableHttpTransport
 
-from gwanjong_gateway.config_file import render
-from gwanjong_sandbox.control import SandboxControl
-from tests.platforms import SPECS
-
 PY = sys.executable
 INIT = {
     "jsonrpc": "2.0",
@@ -74,19 +70,6 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
-
-
-def write_config(tmp: Path, sandbox: SandboxControl, auth: str, writes: str = "live") -> Path:
-    gateway = {
-        "writes": writes,
-        "state_dir": tmp / "state",
-        "call_timeout_s": 20,
-        "answer_within_s": 20,  # every platform, however loaded the machine
-    }
-    tables = {"devto": {"env": SPECS["devto"].env(sandbox.url), "min_interval_s": 0}}
-    path = tmp / "gateway.toml"
-    path.write_text(render(gateway, tables) + "\n" + auth + "\n", encoding="utf-8")
-    return path
 
 
 def cli(config: Path, *args: str) -> subprocess.CompletedProcess[str]:

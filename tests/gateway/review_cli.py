@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -105,17 +105,11 @@ class Bench:
 
     def rows(self) -> list[Strike]:
         """The strike record, newest first."""
-        store = self.store()
-        try:
+        with closing(self.store()) as store:
             return store.history(limit=1000)
-        finally:
-            store.close()
 
     def approval(self, approval_id: int) -> Approval:
-        store = self.store()
-        try:
+        with closing(self.store()) as store:
             found = store.approval(approval_id)
-        finally:
-            store.close()
         assert found is not None
         return found

@@ -12,6 +12,7 @@ import contextlib
 import json
 import uuid
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -23,27 +24,21 @@ from fastmcp.client.transports import StreamableHttpTransport
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import Approval
 from gwanjong_sandbox.control import SandboxControl
-from tests.e2e.strikes import config, http_gateway, scout_draft, strike
+from tests.e2e.strikes import E2E, http_gateway, scout_draft, strike
 from tests.e2e.test_chain import gateway
+from tests.gateway.helpers import config_file
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
 POST = {"title": "Approved by a person", "content": "Sent once, exactly as approved."}
 
 
 def confirm_config(tmp: Path, sandbox: SandboxControl) -> Path:
-    path = config(tmp, sandbox, ["devto"])
-    text = path.read_text()
-    assert 'writes = "live"' in text
-    path.write_text(text.replace('writes = "live"', 'writes = "confirm"'))
-    return path
+    return config_file(tmp, ["devto"], "confirm", settings=E2E, sandbox=sandbox.url)
 
 
 def approvals(tmp: Path) -> list[Approval]:
-    store = StrikeStore(tmp / "state" / "gwanjong.db")
-    try:
+    with closing(StrikeStore(tmp / "state" / "gwanjong.db")) as store:
         return store.approvals(0, pending=False)
-    finally:
-        store.close()
 
 
 @contextlib.contextmanager

@@ -23,9 +23,11 @@ from fastmcp.client.elicitation import ElicitResult
 from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Channel
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
-from tests.e2e.strikes import history, scout_draft, strike, until
-from tests.e2e.test_chain import gateway, write_config
+from tests.e2e.strikes import E2E, history, scout_draft, strike, until
+from tests.e2e.strikes import server_timeout as server_timeout_of
+from tests.e2e.test_chain import gateway
 from tests.gateway.approval_clients import approval_row
+from tests.gateway.helpers import config_file
 from tests.platforms import needs
 from tests.terminal import PtyCommand
 
@@ -39,15 +41,15 @@ GWANJONG = str(Path(sys.executable).with_name("gwanjong"))
 TEXT = "Guards around each await fixed it for us."
 # A dialog declined faster than 60 s was declined by the client, not read by a person:
 # generous, so a loaded machine never turns an instant decline into a person's "no".
-EXTRA = "[review]\nmin_read_s = 60\n\n[safety]\nsettle_window_s = 20\n"
+EXTRA = {"review": {"min_read_s": 60}, "safety": {"settle_window_s": 20}}
 
 
 def configure(tmp: Path, sandbox: SandboxControl, server_timeout: int = 2) -> Path:
-    path = write_config(tmp, sandbox, ["reddit"], writes="confirm", timeout=30, extra=EXTRA)
-    text = path.read_text()
-    text = text.replace('REDDIT_TIMEOUT_S = "2"', f'REDDIT_TIMEOUT_S = "{server_timeout}"')
-    path.write_text(text)
-    return path
+    settings = E2E | {"call_timeout_s": 30}
+    waits = server_timeout_of(sandbox, "reddit", server_timeout)
+    return config_file(
+        tmp, ["reddit"], "confirm", settings, EXTRA, others=waits, sandbox=sandbox.url
+    )
 
 
 def approval(tmp: Path, approval_id: int) -> Approval:

@@ -18,12 +18,14 @@ from fastmcp import Client
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.procs import alive, find
-from tests.e2e.strikes import config, history, scout_draft, strike, until
+from tests.e2e.strikes import E2E, history, scout_draft, server_timeout, strike, until
 from tests.e2e.test_chain import gateway, gateway_pid
+from tests.gateway.helpers import config_file
+from tests.mcp import call
 from tests.platforms import needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
-SAFETY = "settle_window_s = 20"
+SAFETY = {"safety": {"settle_window_s": 20}}
 POST = {"title": "Once only", "content": "Exactly once, whatever the network does."}
 
 
@@ -51,7 +53,7 @@ async def test_slow_write_past_the_timeout_then_an_immediate_retry(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     needs("devto")
-    cfg = config(tmp_path, sandbox, ["devto"], SAFETY)
+    cfg = config_file(tmp_path, ["devto"], settings=E2E, tables=SAFETY, sandbox=sandbox.url)
     async with Client(gateway(cfg), timeout=90) as client:
         oid = await scout_draft(client, "devto", "rust async", "Rust async")
         # Received now, applied 4 s later: the server's 2 s timeout gives up first.
@@ -70,8 +72,14 @@ async def test_slow_write_past_the_timeout_then_an_immediate_retry(
 
 async def test_platform_server_killed_mid_write(sandbox: SandboxControl, tmp_path: Path) -> None:
     needs("reddit")
-    cfg = config(
-        tmp_path, sandbox, ["reddit"], SAFETY, server_timeout=30, timeout=30, isolation="process"
+    cfg = config_file(
+        tmp_path,
+        ["reddit"],
+        settings=E2E | {"call_timeout_s": 30},
+        tables=SAFETY,
+        platform={"min_interval_s": 0, "isolation": "process"},
+        others=server_timeout(sandbox, "reddit", 30),
+        sandbox=sandbox.url,
     )
     text = "Guards around each await fixed it for us."
     async with Client(gateway(cfg), timeout=90) as client:
@@ -106,7 +114,14 @@ async def test_gateway_killed_after_sending_restarted_and_retried(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     needs("devto")
-    cfg = config(tmp_path, sandbox, ["devto"], SAFETY, server_timeout=60, timeout=30)
+    cfg = config_file(
+        tmp_path,
+        ["devto"],
+        settings=E2E | {"call_timeout_s": 30},
+        tables=SAFETY,
+        others=server_timeout(sandbox, "devto", 60),
+        sandbox=sandbox.url,
+    )
     async with Client(gateway(cfg), timeout=90) as client:
         oid = await scout_draft(client, "devto", "rust async", "Rust async")
         sandbox.fault("devto", kind="slow_write", seconds=5, match="/api/articles")
@@ -143,7 +158,7 @@ async def test_gateway_killed_after_sending_restarted_and_retried(
 
 async def test_read_back_lag(sandbox: SandboxControl, tmp_path: Path) -> None:
     needs("reddit")
-    cfg = config(tmp_path, sandbox, ["reddit"], SAFETY)
+    cfg = config_file(tmp_path, ["reddit"], settings=E2E, tables=SAFETY, sandbox=sandbox.url)
     text = "Structured concurrency made our shutdown path boring, in a good way."
     async with Client(gateway(cfg), timeout=90) as client:
         oid = await scout_draft(client, "reddit", "rust async cancellation", "Rust async")
@@ -165,7 +180,13 @@ async def test_same_post_text_from_two_opportunities(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     needs("devto")
-    cfg = config(tmp_path, sandbox, ["devto"], "author_cooldown_days = 7")
+    cfg = config_file(
+        tmp_path,
+        ["devto"],
+        settings=E2E,
+        tables={"safety": {"author_cooldown_days": 7}},
+        sandbox=sandbox.url,
+    )
     body = (
         "Cancellation safety in async Rust is mostly about what happens between two awaits. "
         "We shipped a gateway that forwards requests to four backends, and every bug we hit "
@@ -196,14 +217,14 @@ async def _async(value: bool) -> bool:
 
 async def test_a_corrupt_record_over_stdio(sandbox: SandboxControl, tmp_path: Path) -> None:
     needs("devto")
-    cfg = config(tmp_path, sandbox, ["devto"], SAFETY)
+    cfg = config_file(tmp_path, ["devto"], settings=E2E, tables=SAFETY, sandbox=sandbox.url)
     db = tmp_path / "state" / "gwanjong.db"
     db.parent.mkdir(parents=True)
     db.write_bytes(b"\x00garbage, not SQLite\n" * 500)
     async with Client(gateway(cfg), timeout=90) as client:
         oid = await scout_draft(client, "devto", "rust async", "Rust async")
-        status = (await client.call_tool("status", {})).structured_content
-        assert status is not None and str(db) in status["strike_record"]
+        status = await call(client, "status")
+        assert str(db) in status["strike_record"]
         answer = await strike(client, oid, "post", POST["content"], POST["title"])
         assert answer["error"].startswith(f"unavailable: the strike record {db}"), answer
         assert "gwanjong doctor --repair" in answer["error"] and "mv " not in answer["error"]

@@ -14,17 +14,26 @@ from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
 from gwanjong_sandbox.control import SandboxControl
-from tests.e2e.strikes import clients, config, http_gateway, scout_draft, strike
+from tests.e2e.strikes import E2E, clients, http_gateway, scout_draft, strike
 from tests.e2e.test_chain import gateway
+from tests.gateway.helpers import config_file
 from tests.platforms import needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
 
-# rule -> (platform table additions, [safety] body, what the refusal must say)
-RULES: dict[str, tuple[dict[str, Any], str, str]] = {
-    "cap": ({"daily": "{ comment = 1 }"}, "author_cooldown_days = 0", "Daily cap reached: 1 of 1"),
-    "interval": ({"min_interval_s": 60}, "author_cooldown_days = 0", "Too soon"),
-    "cooldown": ({}, "author_cooldown_days = 7", "the author cool-down is 7 days"),
+# rule -> (the platform's table, [safety], what the refusal must say)
+RULES: dict[str, tuple[dict[str, Any], dict[str, Any], str]] = {
+    "cap": (
+        {"min_interval_s": 0, "daily": {"comment": 1}},
+        {"author_cooldown_days": 0},
+        "Daily cap reached: 1 of 1",
+    ),
+    "interval": ({"min_interval_s": 60}, {"author_cooldown_days": 0}, "Too soon"),
+    "cooldown": (
+        {"min_interval_s": 0},
+        {"author_cooldown_days": 7},
+        "the author cool-down is 7 days",
+    ),
 }
 # Two Reddit posts by the same author (ferris_fan).
 TARGETS = [("rust async cancellation", "Rust async"), ("tokio loom testing", "loom")]
@@ -62,18 +71,39 @@ def check(answers: list[dict[str, Any]], expected: str, sandbox: SandboxControl)
 
 
 @pytest.mark.parametrize("rule", sorted(RULES))
-@pytest.mark.parametrize(
-    "how", ["two-gateways-on-one-state-dir", "two-sessions-of-one-http-gateway"]
-)
-async def test_two_racers(sandbox: SandboxControl, tmp_path: Path, rule: str, how: str) -> None:
+async def test_two_gateways_on_one_state_dir(
+    sandbox: SandboxControl, tmp_path: Path, rule: str
+) -> None:
     needs("reddit")
     table, safety, expected = RULES[rule]
-    cfg = config(tmp_path, sandbox, ["reddit"], safety, platform_extra=table)
+    cfg = config_file(
+        tmp_path,
+        ["reddit"],
+        settings=E2E,
+        tables={"safety": safety},
+        platform=table,
+        sandbox=sandbox.url,
+    )
     sandbox.fault("reddit", kind="latency", ms=200)  # widen the window between check and write
-    if how == "two-gateways-on-one-state-dir":
-        async with clients(gateway(cfg), gateway(cfg)) as pair:
-            check(await race(pair), expected, sandbox)
-        return
+    async with clients(gateway(cfg), gateway(cfg)) as pair:
+        check(await race(pair), expected, sandbox)
+
+
+@pytest.mark.parametrize("rule", sorted(RULES))
+async def test_two_sessions_of_one_http_gateway(
+    sandbox: SandboxControl, tmp_path: Path, rule: str
+) -> None:
+    needs("reddit")
+    table, safety, expected = RULES[rule]
+    cfg = config_file(
+        tmp_path,
+        ["reddit"],
+        settings=E2E,
+        tables={"safety": safety},
+        platform=table,
+        sandbox=sandbox.url,
+    )
+    sandbox.fault("reddit", kind="latency", ms=200)
     with http_gateway(cfg) as url:
         async with clients(session(url), session(url)) as pair:
             check(await race(pair), expected, sandbox)

@@ -19,7 +19,9 @@ from gwanjong_gateway.rules.ledger import UNSETTLED, StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.exactly_once.test_races import session
 from tests.e2e.procs import find
-from tests.e2e.strikes import clients, config, history, http_gateway, strike
+from tests.e2e.strikes import E2E, clients, history, http_gateway, strike
+from tests.gateway.helpers import config_file
+from tests.mcp import call
 from tests.platforms import needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
@@ -29,12 +31,7 @@ STRIKES = 20
 
 
 async def prepare(client: Client[Any]) -> list[str]:
-    scouted = (
-        await client.call_tool(
-            "scout", {"topic": "rust async", "platforms": ["reddit"], "limit": 25}
-        )
-    ).structured_content
-    assert scouted is not None
+    scouted = await call(client, "scout", topic="rust async", platforms=["reddit"], limit=25)
     oids = sorted(o["id"] for o in scouted["opportunities"])[:TARGETS]
     assert len(oids) == TARGETS, scouted
     for oid in oids:
@@ -46,12 +43,13 @@ async def test_many_clients_many_faults_exactly_once(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     needs("reddit")
-    cfg = config(
+    cfg = config_file(
         tmp_path,
-        sandbox,
         ["reddit"],
-        "author_cooldown_days = 0\nsettle_window_s = 8",
-        platform_extra={"daily": f"{{ comment = {CAP} }}"},
+        settings=E2E,
+        tables={"safety": {"author_cooldown_days": 0, "settle_window_s": 8}},
+        platform={"min_interval_s": 0, "daily": {"comment": CAP}},
+        sandbox=sandbox.url,
     )
     rng = random.Random(11)
     with http_gateway(cfg) as one, http_gateway(cfg) as two:

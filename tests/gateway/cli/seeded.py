@@ -5,13 +5,15 @@ bench/start/cli.py."""
 from __future__ import annotations
 
 import time
+from contextlib import closing
 from pathlib import Path
 
-from gwanjong_gateway.config_file import render
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules import approvals
 from gwanjong_gateway.rules.ledger import StrikeStatus, intent_key
 from gwanjong_gateway.rules.outgoing import legacy_digest
+from tests.gateway.helpers import config_file
+from tests.gateway.rows import strike_row
 
 
 def seeded_config(tmp: Path, waiting: int = 20, now: float | None = None) -> Path:
@@ -20,8 +22,7 @@ def seeded_config(tmp: Path, waiting: int = 20, now: float | None = None) -> Pat
     at = time.time() if now is None else now
     state = tmp / "state"
     state.mkdir(parents=True, exist_ok=True)
-    store = StrikeStore(state / "gwanjong.db")
-    try:
+    with closing(StrikeStore(state / "gwanjong.db")) as store:
         for n in range(waiting):
             target, text = f"p{n}", f"reply {n}: guard each await."
             key = intent_key("devto", target, "comment", text)
@@ -46,22 +47,14 @@ def seeded_config(tmp: Path, waiting: int = 20, now: float | None = None) -> Pat
                 expires_at=at + 3600,
                 token_hash=approvals.token_hash(f"t{n}"),
             )
-            store.insert(
+            strike_row(
+                store,
                 intent_key=f"handoff-{n}",
-                platform="devto",
                 target="",
                 opportunity=f"devto:h{n}",
                 action="post",
-                content_hash="h",
                 content=f"a post to make by hand {n}",
-                mode="live",
                 status=StrikeStatus.HANDOFF,
                 now=at,
             )
-    finally:
-        store.close()
-    path = tmp / "gateway.toml"
-    path.write_text(
-        render({"writes": "confirm", "state_dir": str(state)}, {"devto": {}}), encoding="utf-8"
-    )
-    return path
+    return config_file(tmp, ["devto"], "confirm")

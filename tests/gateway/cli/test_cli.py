@@ -18,6 +18,8 @@ from gwanjong_gateway.config import parse
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.usage.log import UsageLog
 from gwanjong_shared.kit.logs import register_secret
+from tests.gateway.helpers import config_text
+from tests.gateway.rows import strike_row
 
 
 def exit_code(argv: list[str]) -> int:
@@ -75,7 +77,7 @@ def test_config_before_or_after_the_subcommand() -> None:
 
 def test_history_cli_with_config_after(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cfg = tmp_path / "g.toml"
-    cfg.write_text(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n', encoding="utf-8")
+    cfg.write_text(config_text(tmp_path, []), encoding="utf-8")
     assert exit_code(["history", "--config", str(cfg)]) == 0
     assert "No strikes recorded yet" in capsys.readouterr().out
     assert exit_code(["history", "--config", str(tmp_path / "missing.toml")]) == 2
@@ -83,33 +85,30 @@ def test_history_cli_with_config_after(tmp_path: Path, capsys: pytest.CaptureFix
 
 def test_history_fits_80_columns(tmp_path: Path) -> None:
     store = StrikeStore(tmp_path / "gwanjong.db")
-    store.insert(
+    strike_row(
+        store,
         intent_key="k1",
         platform="bluesky",
         target="at://did:plc:abc/app.bsky.feed.post/3k",
         target_url="https://bsky.app/profile/ferris.dev/post/3kabc",
-        action="comment",
-        content_hash="h",
         content="text",
-        mode="live",
         status="refused",
         approver="auto",
         reason="Bluesky asks bots to reply only where they were tagged; this post does not "
         "mention our account, so the reply was handed to a person instead of being posted. " * 2,
     )
-    store.insert(
+    strike_row(
+        store,
         intent_key="k2",
-        platform="devto",
         target="1002",
         action="post",
         content_hash="h2",
         content="text",
-        mode="live",
         status="posted",
         result_url="https://dev.to/sandbox/cancellation-safe-handlers-1",
     )
     store.close()
-    config = parse(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n')
+    config = parse(config_text(tmp_path, []))
     out = io.StringIO()  # a pipe: not a terminal
     assert print_history(config, None, None, 10, as_json=False, out=out) == 0
     lines = out.getvalue().splitlines()[2:]  # after the header and the file's path
@@ -137,7 +136,7 @@ def test_usage_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     log.record_gateway("scout", "", 0.2, "x" * 100)
     log.close()
     cfg = tmp_path / "g.toml"
-    cfg.write_text(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n', encoding="utf-8")
+    cfg.write_text(config_text(tmp_path, []), encoding="utf-8")
     assert exit_code(["usage", "--config", str(cfg), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     reddit = report["platform_tools"][0]
@@ -151,7 +150,7 @@ def test_usage_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_rotating_log_file_in_the_state_dir(tmp_path: Path) -> None:
-    config = parse(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\nlog_file = "logs/gw.log"\n')
+    config = parse(config_text(tmp_path, [], settings={"log_file": "logs/gw.log"}))
     path = add_log_file(config, max_bytes=400, backups=2)
     assert path == tmp_path / "logs" / "gw.log"
     root = logging.getLogger()

@@ -13,6 +13,7 @@ import pytest
 
 from gwanjong_gateway.cli import main as cli_main
 from gwanjong_gateway.cli.main import main, parser
+from tests.gateway.helpers import config_text
 
 SUBCOMMANDS = [
     ["serve"],
@@ -103,7 +104,7 @@ def test_setup_whose_input_ends_says_to_run_it_in_a_terminal(
     monkeypatch.setattr("sys.stdin", Tty(""))
     monkeypatch.setattr("gwanjong_gateway.setup.terminal.run_setup", eof)
     config = tmp_path / "gateway.toml"
-    config.write_text(f'[gateway]\nstate_dir = "{tmp_path}"\n', encoding="utf-8")
+    config.write_text(config_text(tmp_path, []), encoding="utf-8")
     assert exit_code(["setup", "--config", str(config)]) == 2
     assert "needs a terminal" in capsys.readouterr().err
 

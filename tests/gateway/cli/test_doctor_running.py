@@ -18,6 +18,7 @@ import pytest
 from gwanjong_gateway.cli.doctor.command import run_doctor
 from gwanjong_gateway.cli.doctor.where import config_source
 from gwanjong_gateway.config_load import load
+from tests.gateway.helpers import config_file
 
 PG_PASSWORD = "planted-pg-password-7Q"
 DEVTO_KEY = "planted-devto-key-3Z"
@@ -29,13 +30,6 @@ def _no_platform_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in list(os.environ):
         if name.startswith(("DEVTO_", "BLUESKY_", "TWITTER_", "REDDIT_", "GWANJONG_CONFIG")):
             monkeypatch.delenv(name)
-
-
-def write(tmp_path: Path, body: str) -> Path:
-    state = tmp_path / "state"
-    path = tmp_path / "gateway.toml"
-    path.write_text(f'[gateway]\nstate_dir = "{state.as_posix()}"\n{body}', encoding="utf-8")
-    return path
 
 
 def doctor(path: Path, start_servers: bool = True) -> tuple[int, str, str]:
@@ -53,13 +47,9 @@ def doctor(path: Path, start_servers: bool = True) -> tuple[int, str, str]:
 
 
 def test_one_screen_says_what_runs_and_never_a_secret(tmp_path: Path) -> None:
-    path = write(
-        tmp_path,
-        f'[store]\nurl = "postgresql://gw:{PG_PASSWORD}@127.0.0.1:9/gwrecord"\n'
-        f"connect_timeout_s = 1\n"
-        f'[platforms.devto]\nenv = {{ DEVTO_BASE_URL = "{UNREACHABLE}" }}\n'
-        "[platforms.bluesky]\nenabled = false\n",
-    )
+    store = {"url": f"postgresql://gw:{PG_PASSWORD}@127.0.0.1:9/gwrecord", "connect_timeout_s": 1}
+    others = {"devto": {"env": {"DEVTO_BASE_URL": UNREACHABLE}}, "bluesky": {"enabled": False}}
+    path = config_file(tmp_path, [], tables={"store": store}, others=others)
     (tmp_path / "state").mkdir()
     (tmp_path / "state" / ".env").write_text(f"DEVTO_API_KEY={DEVTO_KEY}\n", encoding="utf-8")
     code, out, err = doctor(path)
@@ -84,7 +74,7 @@ def test_one_screen_says_what_runs_and_never_a_secret(tmp_path: Path) -> None:
 
 
 def test_missing_credentials_are_named_with_what_to_do(tmp_path: Path) -> None:
-    path = write(tmp_path, "[platforms.devto]\n")
+    path = config_file(tmp_path, ["devto"])
     code, out, err = doctor(path)
     assert code == 1
     assert "credentials missing: DEVTO_API_KEY" in out
@@ -94,7 +84,7 @@ def test_missing_credentials_are_named_with_what_to_do(tmp_path: Path) -> None:
 
 
 def test_a_server_that_does_not_start_is_named(tmp_path: Path) -> None:
-    path = write(tmp_path, f'[platforms.forum]\nurl = "{UNREACHABLE}/mcp"\n')
+    path = config_file(tmp_path, [], others={"forum": {"url": f"{UNREACHABLE}/mcp"}})
     code, out, _ = doctor(path)
     assert code == 1
     forum = next(line for line in out.splitlines() if line.strip().startswith("forum"))
@@ -103,7 +93,7 @@ def test_a_server_that_does_not_start_is_named(tmp_path: Path) -> None:
 
 
 def test_offline_starts_no_server(tmp_path: Path) -> None:
-    path = write(tmp_path, "[platforms.devto]\n")
+    path = config_file(tmp_path, ["devto"])
     code, out, _ = doctor(path, start_servers=False)
     assert code == 0
     assert "platforms (servers not started)" in out

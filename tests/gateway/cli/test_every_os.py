@@ -14,11 +14,10 @@ from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
 from gwanjong_gateway.cli.main import parser
-from gwanjong_gateway.config_file import render
 from gwanjong_sandbox.control import SandboxControl
 from tests.blocked_imports import env_without, run
+from tests.gateway.helpers import config_file
 from tests.mcp import call, error_of
-from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
 UNIX_ONLY = ["fcntl", "termios", "pwd"]
@@ -38,15 +37,10 @@ def commands(p: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) -> list[t
 
 
 def gateway_toml(tmp: Path, store_url: str = "", platform_url: str = DEAD) -> Path:
-    path = tmp / "gateway.toml"
-    text = render(
-        {"writes": "dry-run", "state_dir": tmp / "state", "start_timeout_s": 60},
-        {"devto": {"env": SPECS["devto"].env(platform_url)}},
+    store = {"store": {"url": store_url}} if store_url else None
+    return config_file(
+        tmp, ["devto"], "dry-run", {"start_timeout_s": 60}, store, sandbox=platform_url
     )
-    if store_url:
-        text += f'\n[store]\nurl = "{store_url}"\n'
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def test_the_blocker_blocks(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import unicodedata
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,8 @@ from gwanjong_gateway.cli.review.term import Terminal
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus
+from tests.gateway.helpers import config_text
+from tests.gateway.rows import strike_row as stored
 from tests.hostile_approvals import CORPUS, REFUSED, approval_with, assert_seen, with_footer
 
 NOW = 2000.0
@@ -111,22 +114,16 @@ def test_json_outputs_keep_the_values_and_carry_no_raw_control(name: str) -> Non
 
 
 def test_history_json_escapes_what_the_model_stored(tmp_path: Path) -> None:
-    store = StrikeStore(tmp_path / "gwanjong.db")
-    try:
-        store.insert(
-            intent_key="k",
-            platform="devto",
+    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
+        stored(
+            store,
             target="1",
             action="post",
-            content_hash="h",
             content=CORPUS["osc52"] + "\x9b2J\u202e",
-            mode="live",
             status="posted",
         )
-    finally:
-        store.close()
     out = io.StringIO()
-    config = parse(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n')
+    config = parse(config_text(tmp_path, []))
     assert print_history(config, None, None, 10, as_json=True, out=out) == 0
     no_raw_control(out.getvalue())
     assert json.loads(out.getvalue())[0]["content"] == CORPUS["osc52"] + "\x9b2J\u202e"

@@ -18,6 +18,7 @@ from gwanjong_gateway.cli.init import launch_command
 from gwanjong_gateway.cli.link.clients import clients
 from gwanjong_gateway.cli.link.command import run_link
 from gwanjong_gateway.cli.link.jsonc import parse
+from tests.gateway.helpers import config_file
 
 CLAUDE_DESKTOP = """{
   "mcpServers": {
@@ -140,9 +141,7 @@ def home(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def config(tmp_path: Path) -> Path:
-    path = tmp_path / "gateway.toml"
-    path.write_text(f'[gateway]\nstate_dir = "{(tmp_path / "state").as_posix()}"\n')
-    return path
+    return config_file(tmp_path, [])
 
 
 def link(home: Path, *names: str, **kw: Any) -> tuple[int, str, str]:

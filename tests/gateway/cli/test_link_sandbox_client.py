@@ -19,6 +19,7 @@ from fastmcp.client.transports import StdioTransport
 
 from gwanjong_gateway.cli.link.command import run_link
 from gwanjong_sandbox.control import SandboxControl
+from tests.gateway.helpers import config_file
 from tests.mcp import call
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
@@ -29,8 +30,7 @@ async def test_the_linked_sandbox_entry_runs_a_gateway_on_the_sandbox(
 ) -> None:
     home = tmp_path / "home"
     (home / ".cursor").mkdir(parents=True)
-    config = tmp_path / "gateway.toml"
-    config.write_text(f'[gateway]\nstate_dir = "{(tmp_path / "state").as_posix()}"\n')
+    config = config_file(tmp_path, [])
     port = urlsplit(sandbox.url).port
     assert port is not None
     out, err = io.StringIO(), io.StringIO()

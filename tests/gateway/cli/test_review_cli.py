@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -24,16 +25,21 @@ from gwanjong_gateway.rules.approvals import ApprovalStatus, Channel, iso
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from tests.gateway.helpers import config_text
 from tests.gateway.review_cli import LOGIN, Bench
+from tests.mcp import call
 
 pytestmark = pytest.mark.anyio
 FOOTER = "\n\n^(an automated reply, fake links)"
 TOPIC = "rust async"
 
 
+@pytest.fixture
+def bench(tmp_path: Path) -> Bench:
+    return Bench(tmp_path)
+
+
 async def pending_comments(client: Client[Any], n: int, prefix: str = "Reply") -> list[int]:
     """``n`` comments on ``n`` different reddit posts: each waits for a person."""
-    scouted = (await client.call_tool("scout", {"topic": TOPIC, "limit": 10})).structured_content
-    assert scouted is not None
+    scouted = await call(client, "scout", topic=TOPIC, limit=10)
     ids: list[int] = []
     targets = [o["id"] for o in scouted["opportunities"] if o["platform"] == "reddit"][:n]
     assert len(targets) == n
@@ -49,12 +55,26 @@ async def pending_comments(client: Client[Any], n: int, prefix: str = "Reply") -
     return ids
 
 
+async def devto_comment(client: Client[Any]) -> dict[str, Any]:
+    """A drafted Dev.to opportunity's comment (the forum hands comments off): its args."""
+    scouted = await call(client, "scout", topic=TOPIC, platforms=["devto"], limit=5)
+    oid = scouted["opportunities"][0]["id"]
+    await client.call_tool("draft", {"opportunity_id": oid})
+    return {"opportunity_id": oid, "action": "comment", "content": "By hand, please."}
+
+
+async def one_pending(bench: Bench) -> int:
+    """One Reddit comment waiting for a person: its approval's id."""
+    async with bench.client() as client:
+        [approval_id] = await pending_comments(client, 1)
+    return approval_id
+
+
 def bodies(bench: Bench) -> list[str]:
     return [str(w.data["body"]) for w in bench.links.written("write_comment")]
 
 
-async def test_four_pending_approved_one_by_one_from_the_terminal(tmp_path: Path) -> None:
-    bench = Bench(tmp_path)
+async def test_four_pending_approved_one_by_one_from_the_terminal(bench: Bench) -> None:
     async with bench.client() as client:
         ids = await pending_comments(client, 4)
         status = (await client.call_tool("status", {})).structured_content
@@ -94,10 +114,8 @@ async def test_four_pending_approved_one_by_one_from_the_terminal(tmp_path: Path
     assert {(d["status"], d["channel"]) for d in after["decisions"]} == {("approved", "terminal")}
 
 
-async def test_a_second_approve_writes_nothing(tmp_path: Path) -> None:
-    bench = Bench(tmp_path)
-    async with bench.client() as client:
-        [approval_id] = await pending_comments(client, 1)
+async def test_a_second_approve_writes_nothing(bench: Bench) -> None:
+    approval_id = await one_pending(bench)
     assert (await bench.review("approve", str(approval_id), typed="approve\n")).code == 0
     again = await bench.review("approve", str(approval_id), typed="approve\n")
     assert again.code == 1 and again.out == ""
@@ -106,10 +124,8 @@ async def test_a_second_approve_writes_nothing(tmp_path: Path) -> None:
     assert len(bench.links.writes) == 1
 
 
-async def test_two_approvers_at_once_write_once(tmp_path: Path) -> None:
-    bench = Bench(tmp_path)
-    async with bench.client() as client:
-        [approval_id] = await pending_comments(client, 1)
+async def test_two_approvers_at_once_write_once(bench: Bench) -> None:
+    approval_id = await one_pending(bench)
     await two_approvers_at_once(bench, approval_id)
 
 
@@ -130,10 +146,8 @@ async def two_approvers_at_once(bench: Bench, approval_id: int) -> None:
     assert bench.approval(approval_id).status is ApprovalStatus.APPROVED
 
 
-async def test_decline_writes_nothing_and_records_a_declined_row(tmp_path: Path) -> None:
-    bench = Bench(tmp_path)
-    async with bench.client() as client:
-        [approval_id] = await pending_comments(client, 1)
+async def test_decline_writes_nothing_and_records_a_declined_row(bench: Bench) -> None:
+    approval_id = await one_pending(bench)
     ran = await bench.review("decline", str(approval_id), "--reason", "not our tone", tty=False)
     assert ran.code == 0, ran
     assert f"Declined: nothing was sent (approval a{approval_id}" in ran.out
@@ -148,10 +162,8 @@ async def test_decline_writes_nothing_and_records_a_declined_row(tmp_path: Path)
     assert bench.links.writes == []
 
 
-async def test_an_expired_approval_is_refused(tmp_path: Path) -> None:
-    bench = Bench(tmp_path)
-    async with bench.client() as client:
-        [approval_id] = await pending_comments(client, 1)
+async def test_an_expired_approval_is_refused(bench: Bench) -> None:
+    approval_id = await one_pending(bench)
     a = bench.approval(approval_id)
     bench.clock.advance(a.expires_at - bench.clock.time() + 1)
     ran = await bench.review("approve", str(approval_id), typed="approve\n")
@@ -164,8 +176,7 @@ async def test_an_expired_approval_is_refused(tmp_path: Path) -> None:
 
 async def test_an_edit_is_sent_and_recorded_as_edited(tmp_path: Path) -> None:
     bench = Bench(tmp_path)
-    async with bench.client() as client:
-        [approval_id] = await pending_comments(client, 1)
+    approval_id = await one_pending(bench)
     before = bench.approval(approval_id)
     edit = tmp_path / "edit.txt"
     edited = f"A better reply, rewritten by a person.{FOOTER}"
@@ -186,8 +197,7 @@ async def test_an_edit_is_sent_and_recorded_as_edited(tmp_path: Path) -> None:
 
 async def test_an_edit_without_the_footer_is_refused(tmp_path: Path) -> None:
     bench = Bench(tmp_path)
-    async with bench.client() as client:
-        [approval_id] = await pending_comments(client, 1)
+    approval_id = await one_pending(bench)
     edit = tmp_path / "edit.txt"
     edit.write_text("No disclosure at all.", encoding="utf-8")
     ran = await bench.review(
@@ -202,12 +212,8 @@ async def test_an_edit_without_the_footer_is_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("tty", "out_tty", "which"), [(False, True, "stdin"), (True, False, "stdout")]
 )
-async def test_approve_needs_a_terminal(
-    tmp_path: Path, tty: bool, out_tty: bool, which: str
-) -> None:
-    bench = Bench(tmp_path)
-    async with bench.client() as client:
-        [approval_id] = await pending_comments(client, 1)
+async def test_approve_needs_a_terminal(bench: Bench, tty: bool, out_tty: bool, which: str) -> None:
+    approval_id = await one_pending(bench)
     ran = await bench.review(
         "approve", str(approval_id), typed="approve\n", tty=tty, out_tty=out_tty
     )
@@ -217,10 +223,8 @@ async def test_approve_needs_a_terminal(
     assert bench.approval(approval_id).status is ApprovalStatus.PENDING
 
 
-async def test_typing_anything_but_approve_sends_nothing(tmp_path: Path) -> None:
-    bench = Bench(tmp_path)
-    async with bench.client() as client:
-        [approval_id] = await pending_comments(client, 1)
+async def test_typing_anything_but_approve_sends_nothing(bench: Bench) -> None:
+    approval_id = await one_pending(bench)
     for typed in ("yes\n", "", "APPROVE please\n"):
         ran = await bench.review("approve", str(approval_id), typed=typed)
         assert ran.code == 1 and "Not approved: nothing was sent" in ran.err
@@ -228,16 +232,9 @@ async def test_typing_anything_but_approve_sends_nothing(tmp_path: Path) -> None
     assert bench.approval(approval_id).status is ApprovalStatus.PENDING
 
 
-async def test_done_closes_exactly_the_named_handoff(tmp_path: Path) -> None:
-    bench = Bench(tmp_path)
+async def test_done_closes_exactly_the_named_handoff(bench: Bench) -> None:
     async with bench.client() as client:
-        scouted = (
-            await client.call_tool("scout", {"topic": TOPIC, "platforms": ["devto"], "limit": 5})
-        ).structured_content
-        assert scouted is not None
-        oid = scouted["opportunities"][0]["id"]
-        await client.call_tool("draft", {"opportunity_id": oid})
-        args = {"opportunity_id": oid, "action": "comment", "content": "By hand, please."}
+        args = await devto_comment(client)
         comment = (await client.call_tool("strike", args)).structured_content
         upvote = (
             await client.call_tool("strike", {**args, "action": "upvote", "content": ""})
@@ -292,13 +289,7 @@ async def test_done_closes_exactly_the_named_handoff(tmp_path: Path) -> None:
 async def handoff_and_approval(bench: Bench) -> int:
     """Hand-off 1 (a Dev.to comment) and approval 1 (a Reddit comment), both waiting."""
     async with bench.client() as client:
-        scouted = (
-            await client.call_tool("scout", {"topic": TOPIC, "platforms": ["devto"], "limit": 5})
-        ).structured_content
-        assert scouted is not None
-        oid = scouted["opportunities"][0]["id"]
-        await client.call_tool("draft", {"opportunity_id": oid})
-        args = {"opportunity_id": oid, "action": "comment", "content": "By hand, please."}
+        args = await devto_comment(client)
         handed = (await client.call_tool("strike", args)).structured_content
         [approval_id] = await pending_comments(client, 1)
     assert handed is not None and handed["status"] == "handoff", handed
@@ -307,8 +298,7 @@ async def handoff_and_approval(bench: Bench) -> int:
     return approval_id
 
 
-async def test_a_bare_number_that_could_be_either_is_refused(tmp_path: Path) -> None:
-    bench = Bench(tmp_path)
+async def test_a_bare_number_that_could_be_either_is_refused(bench: Bench) -> None:
     await handoff_and_approval(bench)
     for command in (["decline"], ["show"], ["dismiss"], ["done", "--url", "https://x.test/1"]):
         ran = await bench.review(command[0], "1", *command[1:], tty=False)
@@ -332,19 +322,11 @@ async def test_a_bare_number_that_could_be_either_is_refused(tmp_path: Path) -> 
 
 
 async def test_the_list_shows_an_unverified_claim_and_hides_an_expired_handoff(
-    tmp_path: Path,
+    bench: Bench,
 ) -> None:
-    bench = Bench(tmp_path)
     async with bench.client() as client:
-        scouted = (
-            await client.call_tool("scout", {"topic": TOPIC, "platforms": ["devto"], "limit": 5})
-        ).structured_content
-        assert scouted is not None
-        oid = scouted["opportunities"][0]["id"]
-        await client.call_tool("draft", {"opportunity_id": oid})
-        args = {"opportunity_id": oid, "action": "comment", "content": "By hand, please."}
-        handed = (await client.call_tool("strike", args)).structured_content
-        assert handed is not None
+        args = await devto_comment(client)
+        handed = await call(client, "strike", **args)
         claim = {**args, "action": "confirm_handoff", "content": "https://dev.to/gwanjong_bot/9"}
         said = (await client.call_tool("strike", claim)).structured_content
     assert said is not None and said["status"] == "handoff", said  # no proof: still theirs
@@ -358,15 +340,11 @@ async def test_the_list_shows_an_unverified_claim_and_hides_an_expired_handoff(
     assert {r.id: r.status for r in bench.rows()}[handed["record"]] is StrikeStatus.EXPIRED
 
 
-async def test_show_prints_hostile_text_inert(tmp_path: Path) -> None:
-    bench = Bench(tmp_path)
+async def test_show_prints_hostile_text_inert(bench: Bench) -> None:
     hostile = "Rust async cancellation \x1b]0;pwned\x07\x1b[2J \u202eevil\u202c tail"
     bench.links.add_post("hostile", "Rust async cancellation, again", hostile, author="mallory")
     async with bench.client() as client:
-        scouted = (
-            await client.call_tool("scout", {"topic": TOPIC, "limit": 12})
-        ).structured_content
-        assert scouted is not None
+        scouted = await call(client, "scout", topic=TOPIC, limit=12)
         oid = next(o["id"] for o in scouted["opportunities"] if "again" in o["title"])
         await client.call_tool("draft", {"opportunity_id": oid})
         answer = (
@@ -410,8 +388,7 @@ async def test_the_console_script_refuses_a_pipe_and_asks_at_a_pty(tmp_path: Pat
     from tests.terminal import PtyCommand
 
     bench = Bench(tmp_path)
-    async with bench.client() as client:
-        [approval_id] = await pending_comments(client, 1)
+    approval_id = await one_pending(bench)
     config = tmp_path / "gateway.toml"
     config.write_text(bench_text(tmp_path), encoding="utf-8")
     argv = [GWANJONG, "review", "approve", str(approval_id), "--config", str(config)]
@@ -438,13 +415,9 @@ def bench_text(tmp: Path) -> str:
     )
 
 
-async def test_a_new_post_is_shown_with_its_title_and_sent_with_it(tmp_path: Path) -> None:
-    bench = Bench(tmp_path)
+async def test_a_new_post_is_shown_with_its_title_and_sent_with_it(bench: Bench) -> None:
     async with bench.client() as client:
-        scouted = (
-            await client.call_tool("scout", {"topic": TOPIC, "platforms": ["reddit"], "limit": 3})
-        ).structured_content
-        assert scouted is not None
+        scouted = await call(client, "scout", topic=TOPIC, platforms=["reddit"], limit=3)
         oid = scouted["opportunities"][0]["id"]
         await client.call_tool("draft", {"opportunity_id": oid})
         answer = (
@@ -487,20 +460,14 @@ async def test_team_mode_the_terminal_sees_and_decides_every_members(tmp_path: P
     async with team_gateway(tmp_path, links, writes="confirm") as team:
         asked: dict[str, int] = {}
         async with team.client("alice") as alice, team.client("bob") as bob:
-            scouted = (
-                await alice.call_tool("scout", {"topic": TOPIC, "limit": 10})
-            ).structured_content
-            assert scouted is not None
+            scouted = await call(alice, "scout", topic=TOPIC, limit=10)
             by_author: dict[str, str] = {}
             for o in scouted["opportunities"]:  # two authors: no cool-down between them
                 by_author.setdefault(o["url"].split("/")[-2], o["id"])
             targets = list(by_author.values())[:2]
             for user, client, oid in (("alice", alice, targets[0]), ("bob", bob, targets[1])):
                 if user == "bob":  # handles are per user: bob scouts the same post himself
-                    own = (
-                        await client.call_tool("scout", {"topic": TOPIC, "limit": 10})
-                    ).structured_content
-                    assert own is not None
+                    own = await call(client, "scout", topic=TOPIC, limit=10)
                     url = next(o["url"] for o in scouted["opportunities"] if o["id"] == oid)
                     oid = next(o["id"] for o in own["opportunities"] if o["url"] == url)
                 await client.call_tool("draft", {"opportunity_id": oid})
@@ -537,11 +504,8 @@ async def test_team_mode_the_terminal_sees_and_decides_every_members(tmp_path: P
         assert code == 0, err
     [written] = links.written("write_comment")
     assert str(written.data["body"]).startswith("From bob.")
-    store = open_store(team.config)
-    try:
+    with closing(open_store(team.config)) as store:
         decided = store.approval(asked["bob"])
-    finally:
-        store.close()
     assert decided is not None and decided.decided_by == "operator"
     assert decided.principal == "bob" and decided.channel == "terminal"
 
@@ -594,8 +558,7 @@ async def blocked_then_sent(bench: Bench) -> None:
     assert len(bench.links.writes) == 2
 
 
-async def test_decided_approvals_speak_in_the_past_tense(tmp_path: Path) -> None:
-    bench = Bench(tmp_path)
+async def test_decided_approvals_speak_in_the_past_tense(bench: Bench) -> None:
     async with bench.client() as client:
         approved, declined, expired = await pending_comments(client, 3)
     assert (await bench.review("approve", str(approved), typed="approve\n")).code == 0

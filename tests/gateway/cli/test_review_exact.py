@@ -13,16 +13,14 @@ from fastmcp import Client
 
 from gwanjong_gateway.rules.approvals import ApprovalStatus
 from tests.gateway.review_cli import Bench
+from tests.mcp import call
 
 pytestmark = pytest.mark.anyio
 FOOTER = "\n\n*Drafted with an AI assistant (fake forum).*"
 
 
 async def pending_post(client: Client[Any]) -> int:
-    scouted = (
-        await client.call_tool("scout", {"topic": "rust async", "platforms": ["devto"], "limit": 3})
-    ).structured_content
-    assert scouted is not None
+    scouted = await call(client, "scout", topic="rust async", platforms=["devto"], limit=3)
     oid = scouted["opportunities"][0]["id"]
     await client.call_tool("draft", {"opportunity_id": oid})
     answer = (

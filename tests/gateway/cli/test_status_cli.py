@@ -18,30 +18,23 @@ import pytest
 
 from gwanjong_gateway.cli.main import main
 from gwanjong_gateway.record.store import StrikeStore
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import config_file
 from tests.gateway.notify.records import BODY, hand_off, open_approval
 
 GWANJONG = str(Path(sys.executable).with_name("gwanjong"))
 
 
-def write_config(tmp_path: Path) -> Path:
-    text = config_text(
-        tmp_path,
-        ["devto", "bluesky", "reddit"],
-        writes="confirm",
-        tables={"notify": {"urls": ["${HOOK}", "ntfys://tok3n@ntfy.example.com/topic"]}},
-    )
-    path = tmp_path / "gateway.toml"
-    path.write_text(text, encoding="utf-8")
-    return path
+NOTIFY = {"notify": {"urls": ["${HOOK}", "ntfys://tok3n@ntfy.example.com/topic"]}}
+THREE = ["devto", "bluesky", "reddit"]
 
 
 def test_status_says_what_waits_health_and_the_last_notification(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = write_config(tmp_path)
+    config = config_file(tmp_path, THREE, "confirm", tables=NOTIFY)
     now = time.time()
-    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
+    (tmp_path / "state").mkdir()
+    with closing(StrikeStore(tmp_path / "state" / "gwanjong.db")) as store:
         open_approval(store, "p1", now - 3 * 3600, expires_in=5 * 3600)
         open_approval(store, "p2", now - 60)
         hand_off(store, "q1", now - 7200)
@@ -69,8 +62,7 @@ def test_status_says_what_waits_health_and_the_last_notification(
 
 
 def test_status_with_nothing_recorded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = tmp_path / "gateway.toml"
-    path.write_text(config_text(tmp_path, ["devto"]), encoding="utf-8")
+    path = config_file(tmp_path, ["devto"])
     with pytest.raises(SystemExit):
         main(["status", "--config", str(path)])
     out = capsys.readouterr().out
@@ -120,7 +112,7 @@ async def test_the_status_tool_carries_the_last_notification(tmp_path: Path) -> 
 
 @pytest.mark.stdio
 def test_status_imports_no_mcp_sdk(tmp_path: Path) -> None:
-    config = write_config(tmp_path)
+    config = config_file(tmp_path, THREE, "confirm", tables=NOTIFY)
     probe = (
         "import sys; from gwanjong_gateway.cli.main import main\n"
         "try:\n    main(['status', '--config', sys.argv[1]])\n"
@@ -141,7 +133,11 @@ def test_status_imports_no_mcp_sdk(tmp_path: Path) -> None:
 async def test_bare_gwanjong_at_a_terminal_says_how_to_start(tmp_path: Path) -> None:
     from tests.terminal import PtyCommand
 
-    env = {**os.environ, "GWANJONG_CONFIG": str(write_config(tmp_path)), "HOOK": "json://x"}
+    env = {
+        **os.environ,
+        "GWANJONG_CONFIG": str(config_file(tmp_path, THREE, "confirm", tables=NOTIFY)),
+        "HOOK": "json://x",
+    }
     with PtyCommand([GWANJONG], env=env) as cmd:
         code = await cmd.exit_code()
         screen = cmd.screen()
@@ -154,7 +150,11 @@ async def test_bare_gwanjong_at_a_terminal_says_how_to_start(tmp_path: Path) -> 
 @pytest.mark.stdio
 @pytest.mark.anyio
 async def test_bare_gwanjong_with_stdin_a_pipe_serves_mcp(tmp_path: Path) -> None:
-    env = {**os.environ, "GWANJONG_CONFIG": str(write_config(tmp_path)), "HOOK": "json://x"}
+    env = {
+        **os.environ,
+        "GWANJONG_CONFIG": str(config_file(tmp_path, THREE, "confirm", tables=NOTIFY)),
+        "HOOK": "json://x",
+    }
     hello = {
         "jsonrpc": "2.0",
         "id": 1,

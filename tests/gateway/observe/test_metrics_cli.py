@@ -12,11 +12,12 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from gwanjong_sandbox.control import SandboxControl
-from tests.gateway.http_gateway import cli, client, http_gateway, write_config
+from tests.gateway.helpers import config_file
+from tests.gateway.http_gateway import cli, client, http_gateway
 from tests.mcp import call
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
-TABLES = '[auth]\nmode = "tokens"\n\n[metrics]\nenabled = true\n\n[logging]\njson = true'
+TABLES = {"auth": {"mode": "tokens"}, "metrics": {"enabled": True}, "logging": {"json": True}}
 
 
 def scout_calls(text: str) -> float:
@@ -30,7 +31,9 @@ def scout_calls(text: str) -> float:
 async def test_the_served_gateway_guards_and_counts(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
-    config = write_config(tmp_path, sandbox, TABLES)
+    config = config_file(
+        tmp_path, ["devto"], tables=TABLES, settings={"call_timeout_s": 20}, sandbox=sandbox.url
+    )
     done = cli(config, "token", "add", "prometheus")
     assert done.returncode == 0, done.stderr
     token = done.stdout.strip()

@@ -26,7 +26,7 @@ from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.platforms.expose import _forwarded as forwarded  # pyright: ignore[reportPrivateUsage]
 from gwanjong_gateway.server import build_gateway
 from tests.fakes.platform import FakePlatform
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import config_file, config_text
 from tests.mcp import error_of
 
 pytestmark = pytest.mark.anyio
@@ -51,7 +51,7 @@ def test_doctor_names_an_exposed_contract_write(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "gateway.toml"
-    path.write_text(
+    path.write_text(  # by hand: the error names the line
         f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\nwrites = "confirm"\n'
         'expose = ["reddit__write_comment"]\n',
         encoding="utf-8",
@@ -151,14 +151,10 @@ def test_doctor_names_an_exposed_tool_its_server_does_not_mark_read_only(
 ) -> None:
     from tests.fifth import server as fifth
 
-    path = tmp_path / "gateway.toml"
-    path.write_text(
-        f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\nstart_timeout_s = 300\n'
-        'expose = ["mastodon__boost", "mastodon__get_post"]\n'
-        f"[platforms.mastodon]\ncommand = [{sys.executable!r}, {fifth.__file__!r}]\n"
-        'env = { MASTODON_TOKEN = "test-token", MASTODON_BOOST = "1" }\n',
-        encoding="utf-8",
-    )
+    settings = {"start_timeout_s": 300, "expose": ["mastodon__boost", "mastodon__get_post"]}
+    env = {"MASTODON_TOKEN": "test-token", "MASTODON_BOOST": "1"}
+    server = {"command": [sys.executable, fifth.__file__], "env": env}
+    path = config_file(tmp_path, [], settings=settings, others={"mastodon": server})
     config, found = load(str(path), check_env=False)
     out, err = io.StringIO(), io.StringIO()
     code = run_doctor(config, found, out=out, err=err, start_servers=True)

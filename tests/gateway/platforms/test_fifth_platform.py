@@ -7,17 +7,18 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastmcp import Client
 from fastmcp.client.transports import FastMCPTransport
 
 from gwanjong_gateway.config import parse
-from gwanjong_gateway.config_file import render
 from gwanjong_gateway.scout.guides import COMMON, FALLBACK
 from gwanjong_gateway.server import build_gateway
 from gwanjong_shared.kit.server import build_platform_server
 from tests.fifth import server as fifth
+from tests.gateway.helpers import config_text
 from tests.mcp import call, until_up
 
 pytestmark = pytest.mark.anyio
@@ -25,25 +26,18 @@ pytestmark = pytest.mark.anyio
 SERVER = Path(fifth.__file__)
 
 
-def gateway_toml(state_dir: Path, opt_out: list[str]) -> str:
-    return render(
-        # A cold start of the spawned server is slow on a loaded machine: the tests wait for
-        # it to be up (`until_up`), under a start bound that only catches a hang.
-        {
-            "writes": "live",
-            "state_dir": state_dir,
-            "call_timeout_s": 20,
-            "answer_within_s": 20,
-            "start_timeout_s": 300,
-        },
-        {
-            "mastodon": {
-                "command": [sys.executable, str(SERVER)],
-                "env": {"MASTODON_TOKEN": "test-token"},
-                "min_interval_s": 0,
-            }
-        },
-        {"safety": {"opt_out": opt_out}},
+def gateway_toml(state_dir: Path, opt_out: list[str], **settings: Any) -> str:
+    # A cold start of the spawned server is slow on a loaded machine: the tests wait for
+    # it to be up (`until_up`), under a start bound that only catches a hang.
+    settings = {"call_timeout_s": 20, "start_timeout_s": 300, **settings}
+    server = {"command": [sys.executable, str(SERVER)], "env": {"MASTODON_TOKEN": "test-token"}}
+    tables = {"safety": {"opt_out": opt_out}}
+    return config_text(
+        state_dir,
+        [],
+        settings=settings,
+        tables=tables,
+        others={"mastodon": {**server, "min_interval_s": 0}},
     )
 
 
@@ -83,9 +77,7 @@ async def test_a_fifth_platform_works_with_its_own_guide_disclosure_and_setup(
 @pytest.mark.stdio  # spawns a process
 async def test_the_footer_reaches_the_fifth_platform(tmp_path: Path) -> None:
     """What the server received, read back through an exposed raw tool."""
-    text = gateway_toml(tmp_path, []).replace(
-        "[gateway]\n", '[gateway]\nexpose = ["mastodon__get_comments"]\n', 1
-    )
+    text = gateway_toml(tmp_path, [], expose=["mastodon__get_comments"])
     async with Client(build_gateway(parse(text), environ={})) as client:
         await until_up(client, ["mastodon"])
         scouted = await call(client, "scout", topic="rust async cancellation", limit=5)
@@ -100,10 +92,8 @@ async def test_the_footer_reaches_the_fifth_platform(tmp_path: Path) -> None:
 
 async def test_a_platform_without_a_profile_gets_generic_text(tmp_path: Path) -> None:
     """Optional means optional: no guide, no footer, no setup text of its own."""
-    text = render(
-        {"writes": "dry-run", "state_dir": tmp_path.as_posix()},
-        {"bare": {"command": [sys.executable, str(SERVER)], "min_interval_s": 0}},
-    )
+    bare = {"bare": {"command": [sys.executable, str(SERVER)], "min_interval_s": 0}}
+    text = config_text(tmp_path, [], "dry-run", others=bare)
     server = build_platform_server(fifth.BareAdapter("token"))  # no profile=
     gateway = build_gateway(parse(text), environ={}, transports={"bare": FastMCPTransport(server)})
     async with Client(gateway) as client:

@@ -21,6 +21,7 @@ from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_shared.contract import Capabilities, Validation
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.models import Post
+from tests.gateway.helpers import config_text
 
 pytestmark = pytest.mark.anyio
 
@@ -101,10 +102,8 @@ def tiny() -> FastMCP[Any]:
 
 
 def upstreams_for(tmp_path: Path) -> Upstreams:
-    config = parse(
-        f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\ncall_timeout_s = 30\nanswer_within_s = 30\n'
-        '[platforms.tiny]\nurl = "http://127.0.0.1:9/mcp"\n'
-    )
+    tiny_table = {"tiny": {"url": "http://127.0.0.1:9/mcp"}}
+    config = parse(config_text(tmp_path, [], settings={"call_timeout_s": 30}, others=tiny_table))
     return Upstreams(config, environ={}, transports={"tiny": tiny()})
 
 

@@ -38,6 +38,7 @@ from tests.gateway.record.test_journal import (
     until_posted,
 )
 from tests.gateway.strike.test_strike import history, strike
+from tests.mcp import call
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]  # mounts a tmpfs (a process)
 FILLER = "filler"
@@ -135,8 +136,7 @@ async def test_following_the_advice_on_a_full_disk_never_offers_the_target_again
         oid = await drafted(client)
         first = await strike_while_held(client, links, oid, filled(state))
         assert "outcome is unknown" in first.get("error", ""), first
-        status = (await client.call_tool("status", {})).structured_content
-        assert status is not None
+        await call(client, "status")
     # The advice: `gwanjong doctor --repair` (the gateway stopped). On the full disk it
     # exports elsewhere first and changes nothing; once space is freed it succeeds.
     cfg = state.parent / "gateway.toml"

@@ -27,7 +27,9 @@ from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
 from tests.gateway.helpers import config_text
+from tests.gateway.rows import strike_row
 from tests.gateway.strike.test_strike import history, strike
+from tests.mcp import call
 
 pytestmark = pytest.mark.anyio
 TOPIC = "rust async cancellation"
@@ -125,15 +127,13 @@ def sent_then_lost(state: Path, links: FakePlatform, now: float) -> int:
     the old advice said to. The id the lost record gave it."""
     target = _target(links)
     store = StrikeStore(state / "gwanjong.db")
-    row = store.insert(
+    row = strike_row(
+        store,
         intent_key=intent_key("reddit", target, "comment", REPLY),
         platform="reddit",
         target=target,
-        action="comment",
         content_hash=content_hash(REPLY),
         content=REPLY,
-        mode="live",
-        status=StrikeStatus.PENDING,
         now=now,
     )
     Journal(state).append_sending(row)
@@ -200,8 +200,8 @@ async def test_doctor_repair_carries_every_claim_over_a_damaged_record(
     db = tmp_path / "gwanjong.db"
     damage_an_index(db)
     async with Client(fake_gateway(tmp_path, links)) as client:
-        status = (await client.call_tool("status", {})).structured_content
-        assert status is not None and "gwanjong doctor --repair" in status["strike_record"], status
+        status = await call(client, "status")
+        assert "gwanjong doctor --repair" in status["strike_record"], status
     config = parse(config_text(tmp_path, ["reddit"]))
     out, err = io.StringIO(), io.StringIO()
     assert run_doctor(config, None, fix=False, out=out, err=err) == 1
@@ -244,15 +244,8 @@ def test_the_journal_stays_short(tmp_path: Path) -> None:
     journal = Journal(tmp_path, compact_bytes=4096)
     kept = None
     for n in range(200):
-        row = store.insert(
-            intent_key=f"k{n}",
-            platform="reddit",
-            target=f"t{n}",
-            action="comment",
-            content_hash="h",
-            content="x" * 100,
-            mode="live",
-            status=StrikeStatus.PENDING,
+        row = strike_row(
+            store, intent_key=f"k{n}", platform="reddit", target=f"t{n}", content="x" * 100
         )
         journal.append_sending(row)
         if n == 7:
@@ -268,15 +261,9 @@ def test_a_write_put_back_from_the_journal_keeps_the_strikes_trace(tmp_path: Pat
     """The settle span links to the strike that sent the write, even when the record lost
     the row and the journal put it back."""
     lost = StrikeStore(tmp_path / "lost.db")
-    row = lost.insert(
-        intent_key="k",
+    row = strike_row(
+        lost,
         platform="reddit",
-        target="t1",
-        action="comment",
-        content_hash="h",
-        content="hello there",
-        mode="live",
-        status=StrikeStatus.PENDING,
         trace_id="4bf92f3577b34da6a3ce929d0e0e4736",
         span_id="00f067aa0ba902b7",
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -62,12 +63,11 @@ def test_a_held_write_lock_is_busy_by_its_code(record: Path, holder: sqlite3.Con
 
 
 def test_a_message_saying_locked_is_not_busy(tmp_path: Path) -> None:
-    db = sqlite3.connect(tmp_path / "x.db")
-    try:
-        with pytest.raises(sqlite3.OperationalError, match="locked") as caught:
-            db.execute("SELECT * FROM locked_by_busy")  # no such table: an SQLITE_ERROR
-    finally:
-        db.close()
+    with (
+        closing(sqlite3.connect(tmp_path / "x.db")) as db,
+        pytest.raises(sqlite3.OperationalError, match="locked") as caught,
+    ):
+        db.execute("SELECT * FROM locked_by_busy")  # no such table: an SQLITE_ERROR
     assert trouble(caught.value) is Trouble.UNREADABLE
 
 
@@ -79,8 +79,7 @@ def test_errors_sqlite_did_not_raise_have_no_code() -> None:
 async def test_records_answer_a_busy_record_unavailable_and_stay_usable(
     record: Path,
 ) -> None:
-    records = Records(record, busy_timeout_s=WAIT_S)
-    try:
+    with closing(Records(record, busy_timeout_s=WAIT_S)) as records:
         assert await records.open()  # a connection made before the lock is taken
         db = sqlite3.connect(record, isolation_level=None)
         db.execute("BEGIN IMMEDIATE")
@@ -97,5 +96,3 @@ async def test_records_answer_a_busy_record_unavailable_and_stay_usable(
         assert records.broken == ""  # busy is not broken: the next call goes through
         written = await records.run(StrikeStore.insert, **row("t1"))
         assert (written.target, written.status) == ("t1", "pending")
-    finally:
-        records.close()

@@ -7,10 +7,12 @@ checks run on PostgreSQL in tests/postgres/record/test_handoff_pg.py)."""
 from __future__ import annotations
 
 import itertools
+from contextlib import closing
 from pathlib import Path
 
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import ClaimRequest, StrikeAction, StrikeStatus
+from tests.gateway.rows import strike_row
 
 NOW = 1_800_000_000.0
 _KEYS = itertools.count()
@@ -23,15 +25,14 @@ def add(
     platform: str = "devto",
     action: str = "comment",
 ) -> int:
-    return store.insert(
-        intent_key=f"k{next(_KEYS)}",  # each row its own intent
+    return strike_row(
+        store,
+        intent_key=f"k{next(_KEYS)}",
         platform=platform,
         target="",
         opportunity=opportunity,
         action=action,
-        content_hash="h",
         content="hello",
-        mode="live",
         status=status,
         now=NOW,
     ).id
@@ -104,15 +105,12 @@ def check_dismiss_expire_and_claims(store: StrikeStore) -> None:
     """A dismissed hand-off leaves the queue and frees its target; one older than the cut
     expires (kept in history); the model's unproven claim is noted, the row still waits."""
     old = add(store, "devto:7", StrikeStatus.HANDOFF)
-    fresh = store.insert(
+    fresh = strike_row(
+        store,
         intent_key=f"k{next(_KEYS)}",
-        platform="devto",
         target="",
         opportunity="devto:7",
-        action="comment",
-        content_hash="h",
         content="hello",
-        mode="live",
         status=StrikeStatus.HANDOFF,
         now=NOW + 100,
     ).id
@@ -133,34 +131,24 @@ def check_dismiss_expire_and_claims(store: StrikeStore) -> None:
 
 
 def test_pending_handoffs_lists_the_open_handoffs_and_confirm_closes_one(tmp_path: Path) -> None:
-    store = StrikeStore(tmp_path / "gwanjong.db")
-    try:
+    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
         check_pending_handoffs(store)
-    finally:
-        store.close()
 
 
 def test_the_author_cooldown_counts_and_checks_comments_only(tmp_path: Path) -> None:
-    store = StrikeStore(tmp_path / "gwanjong.db")
-    try:
+    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
         check_author_cooldown(store)
-    finally:
-        store.close()
 
 
 def test_handoffs_are_dismissed_and_expire_and_claims_are_noted(tmp_path: Path) -> None:
-    store = StrikeStore(tmp_path / "gwanjong.db")
-    try:
+    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
         check_dismiss_expire_and_claims(store)
-    finally:
-        store.close()
 
 
 def test_pending_handoffs_is_one_indexed_lookup(tmp_path: Path) -> None:
     """The plan of the statement `pending_handoffs` really runs (caught on the store's own
     connection as SQLite expands it), not of a copy of its text."""
-    store = StrikeStore(tmp_path / "gwanjong.db")
-    try:
+    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
         for i in range(50):
             add(store, f"devto:{i}", StrikeStatus.POSTED)
         wanted = add(store, "devto:1", StrikeStatus.HANDOFF)
@@ -178,5 +166,3 @@ def test_pending_handoffs_is_one_indexed_lookup(tmp_path: Path) -> None:
         details = " ".join(str(row["detail"]) for row in plan)
         # a search through the index, not a scan of the table (nor of the index)
         assert "SEARCH strikes USING INDEX strikes_opportunity" in details, details
-    finally:
-        store.close()

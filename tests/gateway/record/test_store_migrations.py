@@ -6,6 +6,7 @@ Old files are made by the real migration steps up to their version, not by a cop
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from gwanjong_gateway.record import migrations
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import SchemaError, StrikeStore
 from gwanjong_shared.contract.errors import PlatformError
+from tests.gateway.rows import strike_row
 
 pytestmark = pytest.mark.anyio
 
@@ -47,8 +49,7 @@ def old_file(path: Path) -> None:
 def test_an_old_file_opens_and_gains_the_principal_column(tmp_path: Path) -> None:
     path = tmp_path / "gwanjong.db"
     old_file(path)
-    store = StrikeStore(path)
-    try:
+    with closing(StrikeStore(path)) as store:
         assert store.schema_version() == migrations.LATEST
         (old,) = store.history()
         assert (old.content, old.status, old.principal) == ("old words", "posted", "")
@@ -56,51 +57,33 @@ def test_an_old_file_opens_and_gains_the_principal_column(tmp_path: Path) -> Non
         assert store.acted_among([("devto", "t1"), ("devto", "t9")]) == {
             ("devto", "t1")
         }  # its claim still holds
-        new = store.insert(
+        new = strike_row(
+            store,
             intent_key="k2",
-            platform="devto",
             target="t2",
-            action="comment",
             content_hash="h2",
             content="new words",
-            mode="live",
             status="posted",
             principal="dave",
             policy=["mode=live"],
         )
         assert (new.principal, new.confirmed_by) == ("dave", "")
         # a decision that reads like a caller is only a decision: never parsed back
-        posed = store.insert(
+        posed = strike_row(
+            store,
             intent_key="k4",
-            platform="devto",
             target="t4",
-            action="comment",
             content_hash="h4",
             content="posing words",
-            mode="live",
             status="posted",
             policy=["by=eve", "mode=live"],
         )
         assert posed.principal == ""
         with pytest.raises(sqlite3.IntegrityError):  # the unique claim index survived
-            store.insert(
-                intent_key="k3",
-                platform="devto",
-                target="t1",
-                action="comment",
-                content_hash="h3",
-                content="again",
-                mode="live",
-                status="pending",
-            )
-    finally:
-        store.close()
-    again = StrikeStore(path)  # reopening applies nothing twice
-    try:
+            strike_row(store, intent_key="k3", content_hash="h3", content="again", status="pending")
+    with closing(StrikeStore(path)) as again:  # reopening applies nothing twice
         versions = [r[0] for r in again._db.execute("SELECT version FROM schema_version")]
         assert versions == list(range(1, migrations.LATEST + 1))
-    finally:
-        again.close()
 
 
 @pytest.mark.parametrize("version", range(1, migrations.LATEST))
@@ -109,16 +92,13 @@ def test_a_file_at_each_older_version_opens_at_the_latest_and_keeps_its_rows(
 ) -> None:
     path = tmp_path / "gwanjong.db"
     file_at(path, version)
-    store = StrikeStore(path)
-    try:
+    with closing(StrikeStore(path)) as store:
         assert store.schema_version() == migrations.LATEST
         (old,) = store.history()
         assert (old.content, old.status, old.readbacks) == ("old words", "posted", 0)
         assert store.acted_among([("devto", "t1"), ("devto", "t9")]) == {("devto", "t1")}
         versions = [r[0] for r in store._db.execute("SELECT version FROM schema_version")]
         assert versions == list(range(1, migrations.LATEST + 1))  # each step applied once
-    finally:
-        store.close()
 
 
 def test_both_engines_have_the_same_versions() -> None:
@@ -157,9 +137,6 @@ def test_an_unsure_write_left_to_a_person_keeps_that_after_the_step(tmp_path: Pa
         )
     db.commit()
     db.close()
-    store = StrikeStore(path)
-    try:
+    with closing(StrikeStore(path)) as store:
         flags = {r.intent_key: r.needs_person for r in store.history()}
         assert flags == {"k1": False, "k2": True, "k3": False}, flags
-    finally:
-        store.close()

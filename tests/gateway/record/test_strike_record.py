@@ -24,6 +24,7 @@ from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import SOCIAL
 from tests.gateway.helpers import config_text
+from tests.gateway.rows import strike_row
 from tests.gateway.strike.test_strike import drafted, history, strike
 from tests.mcp import call, error_of
 
@@ -188,20 +189,18 @@ async def test_what_cannot_be_read_back_waits_for_a_person(tmp_path: Path) -> No
 @pytest.mark.stdio  # the CLI as a process
 async def test_a_person_resolves_what_cannot_be_read_back(tmp_path: Path) -> None:
     store = StrikeStore(tmp_path / "gwanjong.db")
-    row = store.insert(
-        intent_key="k",
+    row = strike_row(
+        store,
         platform="reddit",
         target="t3_x",
         action="upvote",
-        content_hash="h",
         content="",
-        mode="live",
         status=StrikeStatus.UNKNOWN,
         reason="outcome unknown",
     )
     store.close()
     cfg = tmp_path / "gateway.toml"
-    cfg.write_text(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n')
+    cfg.write_text(config_text(tmp_path, []), encoding="utf-8")
     base = [sys.executable, "-m", "gwanjong_gateway", "--config", str(cfg), "history"]
     done = subprocess.run(
         [*base, "--resolve", str(row.id), "--as", "failed"], capture_output=True, text=True

@@ -19,6 +19,7 @@ from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import config_text
 from tests.gateway.http_gateway import client, serve_app
 from tests.gateway.team_gateway import team_gateway
+from tests.mcp import outcome
 
 pytestmark = pytest.mark.anyio
 TOPIC = "rust async cancellation"
@@ -38,23 +39,15 @@ def gateway(
     return build_gateway(config, gateway=gw)
 
 
-async def call(c: Client[Any], tool: str, **args: Any) -> dict[str, Any]:
-    result = await c.call_tool(tool, args, raise_on_error=False)
-    if result.is_error:
-        return {"error": result.content[0].text}  # type: ignore[union-attr]
-    assert result.structured_content is not None
-    return result.structured_content
-
-
 async def post(c: Client[Any], handle: str) -> dict[str, Any]:
     """strike a new post on the handle's platform (the fake forum publishes posts)."""
-    return await call(
+    return await outcome(
         c, "strike", opportunity_id=handle, action="post", title="On cancellation", content="Hi."
     )
 
 
 async def scouted(c: Client[Any]) -> str:
-    found = await call(c, "scout", topic=TOPIC, limit=3)
+    found = await outcome(c, "scout", topic=TOPIC, limit=3)
     return str(found["opportunities"][0]["id"])
 
 
@@ -66,12 +59,12 @@ async def test_each_call_on_its_own_session_works(
         handle = await scouted(first)
     assert handle.startswith("devto-") and len(handle) == len("devto-") + 16
     async with Client(mcp, mode=mode) as second:  # type: ignore[arg-type]
-        drafted = await call(second, "draft", opportunity_id=handle)
+        drafted = await outcome(second, "draft", opportunity_id=handle)
         assert drafted["opportunity_id"] == handle and handle in drafted["next"]
     async with Client(mcp, mode=mode) as third:  # type: ignore[arg-type]
         struck = await post(third, handle)
         assert struck["status"] == "dry_run", struck
-        status = await call(third, "status")
+        status = await outcome(third, "status")
         assert status["state"]["opportunities"]["count"] == 3
         assert status["state"]["contexts"]["count"] == 1
         assert status["tools"]["available"] == ["scout", "draft", "strike"]
@@ -80,7 +73,7 @@ async def test_each_call_on_its_own_session_works(
 async def test_a_restart_keeps_the_workflow(forum: FakePlatform, tmp_path: Path) -> None:
     async with Client(gateway(tmp_path, forum)) as c:
         handle = await scouted(c)
-        await call(c, "draft", opportunity_id=handle)
+        await outcome(c, "draft", opportunity_id=handle)
     async with Client(gateway(tmp_path, forum)) as c:  # a new gateway on the same state
         struck = await post(c, handle)
         assert struck["status"] == "dry_run", struck
@@ -91,7 +84,7 @@ async def test_the_handles_table_keeps_a_digest_not_the_handle(
 ) -> None:
     async with Client(gateway(tmp_path, forum)) as c:
         handle = await scouted(c)
-        await call(c, "draft", opportunity_id=handle)
+        await outcome(c, "draft", opportunity_id=handle)
     with sqlite3.connect(tmp_path / "gwanjong.db") as db:
         rows = db.execute("SELECT * FROM handles").fetchall()
     assert len(rows) == 3 and sum(1 for r in rows if r[6] is not None) == 1  # one drafted
@@ -104,7 +97,7 @@ async def test_a_handle_expires(forum: FakePlatform, tmp_path: Path) -> None:
     async with Client(gateway(tmp_path, forum, clock, handle_ttl_s=600)) as c:
         handle = await scouted(c)
         clock.advance(599)
-        assert "opportunity_id" in await call(c, "draft", opportunity_id=handle)
+        assert "opportunity_id" in await outcome(c, "draft", opportunity_id=handle)
         clock.advance(599)  # draft pushed the expiry to 599 + 600
         struck = await post(c, handle)
         assert struck["status"] == "dry_run", struck
@@ -121,11 +114,11 @@ async def test_another_users_handle_reaches_nothing(forum: FakePlatform, tmp_pat
         team.client("bob", "legacy") as bob,
     ):
         handle = await scouted(alice)
-        stolen = await call(bob, "draft", opportunity_id=handle)
+        stolen = await outcome(bob, "draft", opportunity_id=handle)
         assert stolen["error"].startswith("needs_previous_step: "), stolen
         assert "not one you scouted" in stolen["error"]
-        assert (await call(bob, "status"))["state"]["opportunities"]["count"] == 0
-        await call(alice, "draft", opportunity_id=handle)
+        assert (await outcome(bob, "status"))["state"]["opportunities"]["count"] == 0
+        await outcome(alice, "draft", opportunity_id=handle)
         struck = await post(bob, handle)
         assert struck["error"].startswith("needs_previous_step: "), struck
         mine = await post(alice, handle)
@@ -139,7 +132,7 @@ async def test_anonymous_http_in_the_modern_era_needs_no_header(
         async with client(url, None, "auto") as c:  # no session, no header, no sign-in
             handle = await scouted(c)
         async with client(url, None, "auto") as c:
-            await call(c, "draft", opportunity_id=handle)
+            await outcome(c, "draft", opportunity_id=handle)
             struck = await post(c, handle)
             assert struck["status"] == "dry_run", struck
 
@@ -150,26 +143,26 @@ async def test_a_client_key_only_groups_the_status(forum: FakePlatform, tmp_path
         two = {"X-Gwanjong-Session": "agent-two-0123456789"}
         async with client(url, None, "auto", one) as a, client(url, None, "auto", two) as b:
             handle = await scouted(a)
-            assert (await call(a, "status"))["state"]["opportunities"]["count"] == 3
-            assert (await call(b, "status"))["state"]["opportunities"]["count"] == 0
+            assert (await outcome(a, "status"))["state"]["opportunities"]["count"] == 3
+            assert (await outcome(b, "status"))["state"]["opportunities"]["count"] == 0
             # the key groups; it is no wall: the handle is the capability (same principal)
-            assert "opportunity_id" in await call(b, "draft", opportunity_id=handle)
+            assert "opportunity_id" in await outcome(b, "draft", opportunity_id=handle)
         bad = {"X-Gwanjong-Session": "short"}
         async with client(url, None, "auto", bad) as c:
-            refused = await call(c, "scout", topic=TOPIC)
+            refused = await outcome(c, "scout", topic=TOPIC)
             assert "16 to 256 printable characters" in refused["error"]
 
 
 async def test_strike_works_on_drafts_view_of_the_post(forum: FakePlatform, tmp_path: Path) -> None:
     """draft reads the post anew; what it read, not what scout saw, is kept for strike."""
     async with Client(gateway(tmp_path, forum)) as c:
-        found = await call(c, "scout", topic=TOPIC, limit=3)
+        found = await outcome(c, "scout", topic=TOPIC, limit=3)
         handle, url = found["opportunities"][0]["id"], found["opportunities"][0]["url"]
         [pid] = [p for p, post in forum.posts.items() if post.url == url]
         forum.posts[pid] = forum.posts[pid].model_copy(update={"author": "renamed_since"})
-        drafted = await call(c, "draft", opportunity_id=handle)
+        drafted = await outcome(c, "draft", opportunity_id=handle)
         assert "renamed_since" in drafted["author"]
-        struck = await call(
+        struck = await outcome(
             c, "strike", opportunity_id=handle, action="post", title="On it", content="Hi."
         )
         assert struck["status"] == "dry_run", struck

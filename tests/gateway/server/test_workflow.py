@@ -14,6 +14,7 @@ from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
+from tests.mcp import call
 
 pytestmark = pytest.mark.anyio
 MODES = ["legacy", "auto"]
@@ -55,8 +56,7 @@ async def test_out_of_order_calls_are_guided(
             client, "strike", {"opportunity_id": "x", "action": "comment", "content": "hi"}
         )
         assert "Call `scout` first" in strike_first and "then `draft` it" in strike_first
-        status = (await client.call_tool("status", {})).structured_content
-        assert status is not None
+        status = await call(client, "status")
         assert status["tools"]["available"] == ["scout"]
         assert {b["tool"] for b in status["tools"]["blocked"]} == {"draft", "strike"}
 
@@ -65,17 +65,12 @@ async def test_scout_draft_strike_in_three_calls(
     forum: FakePlatform, tmp_path: Path, mode: str
 ) -> None:
     async with Client(fake_gateway(tmp_path, forum), mode=mode) as client:
-        scouted = (
-            await client.call_tool("scout", {"topic": "rust async cancellation", "limit": 3})
-        ).structured_content
-        assert scouted is not None and scouted["errors"] == {}
+        scouted = await call(client, "scout", topic="rust async cancellation", limit=3)
+        assert scouted["errors"] == {}
         top = scouted["opportunities"][0]
         assert set(top) == {"id", "platform", "title", "url", "score", "comments_count", "reason"}
         assert "Rust async" in top["title"] and "cancellation" in top["reason"]
-        drafted = (
-            await client.call_tool("draft", {"opportunity_id": top["id"]})
-        ).structured_content
-        assert drafted is not None
+        drafted = await call(client, "draft", opportunity_id=top["id"])
         assert "<untrusted-" in drafted["post"] and "select!" in drafted["post"]
         assert (
             all("<untrusted-" in c["text"] for c in drafted["top_comments"])
@@ -126,8 +121,7 @@ async def test_scout_is_multilingual_and_reports_progress(
 async def test_platform_errors_stay_in_errors(forum: FakePlatform, tmp_path: Path) -> None:
     forum.fail(kind=ErrorKind.UNAVAILABLE, count=50)
     async with Client(fake_gateway(tmp_path, forum)) as client:
-        scouted = (await client.call_tool("scout", {"topic": "rust"})).structured_content
-        assert scouted is not None
+        scouted = await call(client, "scout", topic="rust")
         assert (
             scouted["opportunities"] == [] and scouted["errors"]["devto"].count("unavailable") == 2
         )
@@ -158,10 +152,7 @@ async def test_bad_arguments_on_every_tool(
 
 async def test_an_unknown_handle_is_sent_back_to_scout(forum: FakePlatform, tmp_path: Path) -> None:
     async with Client(fake_gateway(tmp_path, forum)) as client:
-        scouted = (
-            await client.call_tool("scout", {"topic": "rust", "limit": 2})
-        ).structured_content
-        assert scouted is not None
+        scouted = await call(client, "scout", topic="rust", limit=2)
         real = scouted["opportunities"][0]["id"]
         near = real[:-1] + ("A" if real[-1] != "A" else "B")  # one character off
         text = await text_of(client, "draft", {"opportunity_id": near})
@@ -182,8 +173,7 @@ async def test_an_unknown_handle_is_sent_back_to_scout(forum: FakePlatform, tmp_
 async def test_setup_check_and_guide(forum: FakePlatform, tmp_path: Path) -> None:
     links = FakePlatform(LINKS)
     async with Client(fake_gateway(tmp_path, forum, links)) as client:
-        checked = (await client.call_tool("setup", {"action": "check"})).structured_content
-        assert checked is not None
+        checked = await call(client, "setup", action="check")
         assert (
             checked["check"]["devto"]["ok"] is True
             and checked["check"]["devto"]["account"] == "gwanjong_bot"
@@ -196,10 +186,8 @@ async def test_setup_check_and_guide(forum: FakePlatform, tmp_path: Path) -> Non
         assert guide["guides"]["reddit"]["where"] == LINKS.about.setup.where
         assert guide["guides"]["reddit"]["steps"] == LINKS.about.setup.steps
         # A platform not enabled here has no server to ask: it is only named.
-        other = (
-            await client.call_tool("setup", {"action": "guide", "platform": "twitter"})
-        ).structured_content
-        assert other is not None and "not enabled" in other["guides"]["twitter"]["steps"][0]
+        other = await call(client, "setup", action="guide", platform="twitter")
+        assert "not enabled" in other["guides"]["twitter"]["steps"][0]
 
 
 async def test_setup_save_writes_a_private_env_file_and_never_echoes(

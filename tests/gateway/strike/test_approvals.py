@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import AsyncIterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,6 @@ from tests.gateway.record.test_journal import damage_an_index, named
 from tests.gateway.strike.test_strike_chain import (
     FOOTER,
     NAME,
-    OPEN_FORUM,
     Says,
     bodies,
     context,
@@ -58,18 +58,12 @@ class Desks:
         return StrikeDesk(config, upstreams, records, clock=self.clock.time)
 
     def approvals(self, pending: bool = False) -> list[Approval]:
-        store = StrikeStore(self.tmp / "gwanjong.db")
-        try:
+        with closing(StrikeStore(self.tmp / "gwanjong.db")) as store:
             return store.approvals(self.clock.time(), pending=pending)
-        finally:
-            store.close()
 
     def rows(self) -> list[Any]:
-        store = StrikeStore(self.tmp / "gwanjong.db")
-        try:
+        with closing(StrikeStore(self.tmp / "gwanjong.db")) as store:
             return store.history(limit=100)
-        finally:
-            store.close()
 
     async def close(self) -> None:
         with anyio.CancelScope(shield=True):
@@ -77,16 +71,6 @@ class Desks:
                 await upstreams.close_all()
                 records.close()
         self._open.clear()
-
-
-@pytest.fixture
-def fake() -> FakePlatform:
-    return FakePlatform(OPEN_FORUM)
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
 
 
 async def desks_for(
@@ -97,12 +81,6 @@ async def desks_for(
         yield d
     finally:
         await d.close()
-
-
-@pytest.fixture
-async def desks(tmp_path: Path, fake: FakePlatform, clock: FakeClock) -> AsyncIterator[Desks]:
-    async for d in desks_for(tmp_path, fake, clock):
-        yield d
 
 
 async def waiting(desk: StrikeDesk, fake: FakePlatform, key: str, text: str) -> int:

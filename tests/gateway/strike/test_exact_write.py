@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import AsyncIterator
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,9 +17,8 @@ from gwanjong_gateway.rules.outgoing import Edit, Outgoing, legacy_digest
 from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_shared.contract import TagRules
 from gwanjong_shared.contract.errors import PlatformError
-from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
-from tests.gateway.strike.test_approvals import Desks, desks_for, nobody
+from tests.gateway.strike.test_approvals import Desks, nobody
 from tests.gateway.strike.test_strike_chain import FOOTER, OPEN_FORUM, context, wire
 
 pytestmark = pytest.mark.anyio
@@ -37,12 +34,6 @@ TAGGED = replace(
 @pytest.fixture
 def fake() -> FakePlatform:
     return FakePlatform(TAGGED)
-
-
-@pytest.fixture
-async def desks(tmp_path: Path, fake: FakePlatform) -> AsyncIterator[Desks]:
-    async for d in desks_for(tmp_path, fake, FakeClock()):
-        yield d
 
 
 async def post_waiting(desk: StrikeDesk, fake: FakePlatform) -> int:

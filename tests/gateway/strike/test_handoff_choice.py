@@ -11,6 +11,7 @@ each test posts that comment on the fake forum first, as the person would by han
 from __future__ import annotations
 
 import io
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import Strike, StrikeStatus
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
+from tests.gateway.helpers import config_text
 from tests.gateway.strike.test_strike import drafted, history
 
 pytestmark = pytest.mark.anyio
@@ -62,11 +64,8 @@ def by_hand(forum: FakePlatform, state_dir: Path, record: int) -> str:
 
 def dismissed(state_dir: Path, record: int) -> None:
     """A person dismissed hand-off ``record`` (the record's own step)."""
-    store = StrikeStore(state_dir / "gwanjong.db")
-    try:
+    with closing(StrikeStore(state_dir / "gwanjong.db")) as store:
         assert store.close_handoff(record, StrikeStatus.DISMISSED, 1.0) is not None
-    finally:
-        store.close()
 
 
 @pytest.mark.parametrize("by", ["action", "record"])
@@ -156,7 +155,7 @@ async def test_history_shows_a_handoffs_text(forum: FakePlatform, tmp_path: Path
         )
         record = (await call(client, oid, "comment", content=long))["record"]
     out = io.StringIO()
-    config = parse(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n')
+    config = parse(config_text(tmp_path, []))
     assert print_history(config, None, None, 10, as_json=False, out=out) == 0
     text = out.getvalue()
     lines = text.splitlines()

@@ -10,7 +10,7 @@ sandbox in tests/e2e/test_handoff_proof.py.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,20 +43,14 @@ class Rig:
     state_dir: Path
 
     def row(self, record: int) -> Strike:
-        store = StrikeStore(self.state_dir / "gwanjong.db")
-        try:
+        with closing(StrikeStore(self.state_dir / "gwanjong.db")) as store:
             row = store.get(record)
-        finally:
-            store.close()
         assert row is not None
         return row
 
     def open_ids(self) -> list[int]:
-        store = StrikeStore(self.state_dir / "gwanjong.db")
-        try:
+        with closing(StrikeStore(self.state_dir / "gwanjong.db")) as store:
             return [r.id for r in store.open_handoffs()]
-        finally:
-            store.close()
 
     def ours(self, record: int, tail: str = "") -> str:
         """Our account comments on hand-off ``record``'s post, its text (footer included)

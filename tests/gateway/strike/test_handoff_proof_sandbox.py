@@ -7,6 +7,7 @@ API with the atproto SDK, as the person's own app would) closes it with proof.""
 
 from __future__ import annotations
 
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import in_memory_gateway, opportunity_for
 from tests.gateway.strike.test_strike_platforms import needs, strike
+from tests.mcp import call
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
@@ -38,11 +40,8 @@ async def reply_by_hand(sandbox_url: str, post_uri: str, text: str) -> str:
 
 
 def row(state_dir: Path, record: int) -> Any:
-    store = StrikeStore(state_dir / "gwanjong.db")
-    try:
+    with closing(StrikeStore(state_dir / "gwanjong.db")) as store:
         return store.get(record)
-    finally:
-        store.close()
 
 
 async def test_only_proof_closes_a_handoff_the_models_word_never(
@@ -50,12 +49,9 @@ async def test_only_proof_closes_a_handoff_the_models_word_never(
 ) -> None:
     needs("bluesky")
     async with Client(in_memory_gateway(sandbox, tmp_path, ["bluesky"])) as client:
-        scouted = (
-            await client.call_tool(
-                "scout", {"topic": "rust async cancellation", "platforms": ["bluesky"], "limit": 10}
-            )
-        ).structured_content
-        assert scouted is not None
+        scouted = await call(
+            client, "scout", topic="rust async cancellation", platforms=["bluesky"], limit=10
+        )
         oid = opportunity_for(scouted, "bluesky", "Rust async")
         other_url = next(
             o["url"]

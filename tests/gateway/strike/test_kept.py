@@ -5,7 +5,7 @@ decline's reason reaches the next strike on that target. Over the fake platform.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -15,35 +15,16 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import ApprovalStatus, Channel, iso, operator_name
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
-from tests.gateway.strike.test_approvals import Desks, desks_for, waiting
-from tests.gateway.strike.test_strike_chain import FOOTER, OPEN_FORUM, Says, context, wire
+from tests.gateway.strike.test_approvals import Desks, waiting
+from tests.gateway.strike.test_strike_chain import FOOTER, Says, context, wire
 
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def fake() -> FakePlatform:
-    return FakePlatform(OPEN_FORUM)
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-async def desks(tmp_path: Path, fake: FakePlatform, clock: FakeClock) -> AsyncIterator[Desks]:
-    async for d in desks_for(tmp_path, fake, clock):
-        yield d
-
-
 def pause(tmp_path: Path, platform: str) -> None:
-    store = StrikeStore(tmp_path / "gwanjong.db")
-    try:
+    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
         for _ in range(3):
             store.record_failure(platform, "HTTP 500", pause_after=3)
-    finally:
-        store.close()
 
 
 async def test_a_paused_platform_blocks_an_approval_without_closing_it(

@@ -20,6 +20,7 @@ from gwanjong_gateway.rules.ledger import Strike, StrikeStatus
 from gwanjong_gateway.strike.settle import MIN_READBACKS, ReadBack, Seen, Settler
 from tests.fakes.clock import FakeClock
 from tests.gateway.helpers import config_text
+from tests.gateway.rows import strike_row
 
 pytestmark = pytest.mark.anyio
 
@@ -53,17 +54,8 @@ def settler(tmp_path: Path, store: StrikeStore, clock: FakeClock) -> ScriptedSet
 
 
 def unsure(store: StrikeStore, now: float) -> Strike:
-    return store.insert(
-        intent_key="k",
-        platform="devto",
-        target="p1",
-        action="comment",
-        content_hash="h",
-        content="hello there",
-        mode="live",
-        status=StrikeStatus.UNKNOWN,
-        reason="outcome unknown",
-        now=now,
+    return strike_row(
+        store, target="p1", status=StrikeStatus.UNKNOWN, reason="outcome unknown", now=now
     )
 
 

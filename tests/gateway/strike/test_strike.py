@@ -9,6 +9,7 @@ tests/gateway/strike/test_strike_platforms.py.
 from __future__ import annotations
 
 import json
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,8 @@ from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM
 from tests.gateway.helpers import config_text, opportunity_for
+from tests.gateway.rows import strike_row
+from tests.mcp import call, outcome
 
 pytestmark = pytest.mark.anyio
 MODES = ["legacy", "auto"]
@@ -36,8 +39,7 @@ MODES = ["legacy", "auto"]
 async def drafted(
     client: Client[Any], topic: str = "rust async cancellation", title: str = "Rust async"
 ) -> str:
-    scouted = (await client.call_tool("scout", {"topic": topic, "limit": 5})).structured_content
-    assert scouted is not None
+    scouted = await call(client, "scout", topic=topic, limit=5)
     oid = opportunity_for(scouted, "devto", title)
     await client.call_tool("draft", {"opportunity_id": oid})
     return oid
@@ -50,23 +52,13 @@ async def strike(
     content: str = "Guards around every await.",
     title: str = "Cancellation-safe handlers",
 ) -> dict[str, Any]:
-    result = await client.call_tool(
-        "strike",
-        {"opportunity_id": oid, "action": action, "content": content, "title": title},
-        raise_on_error=False,
-    )
-    if result.is_error:
-        return {"error": result.content[0].text}  # type: ignore[union-attr]
-    assert result.structured_content is not None
-    return result.structured_content
+    args = {"opportunity_id": oid, "action": action, "content": content, "title": title}
+    return await outcome(client, "strike", **args)
 
 
 def history(state_dir: Path) -> list[Any]:
-    store = StrikeStore(state_dir / "gwanjong.db")
-    try:
+    with closing(StrikeStore(state_dir / "gwanjong.db")) as store:
         return store.history(limit=100)
-    finally:
-        store.close()
 
 
 async def test_dry_run_writes_nothing_and_shows_exactly_what(
@@ -193,11 +185,8 @@ async def test_confirm_mode_asks_the_human(
     choices = schema["properties"]["decision"]["oneOf"]  # labelled choices, never "Value"
     assert [c["title"].split(":")[0] for c in choices] == ["Approve", "Decline"]
     assert len(forum.writes) == (1 if status == "posted" else 0)
-    store = StrikeStore(tmp_path / "gwanjong.db")
-    try:
+    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
         (approval,) = store.approvals(clock.time(), pending=False)
-    finally:
-        store.close()
     expected = {"posted": "approved", "declined": "declined", "pending_approval": "pending"}
     assert approval.status == expected[status]
     if status == "posted":
@@ -264,10 +253,7 @@ async def test_minimum_interval(forum: FakePlatform, tmp_path: Path) -> None:
 async def test_opt_out_author_is_never_targeted(forum: FakePlatform, tmp_path: Path) -> None:
     gateway = fake_gateway(tmp_path, forum, tables={"safety": {"opt_out": ["devto:ferris_fan"]}})
     async with Client(gateway) as client:
-        scouted = (
-            await client.call_tool("scout", {"topic": "rust async cancellation", "limit": 10})
-        ).structured_content
-        assert scouted is not None
+        scouted = await call(client, "scout", topic="rust async cancellation", limit=10)
         assert all(
             "Rust async" not in o["title"] for o in scouted["opportunities"]
         )  # scout drops them
@@ -290,10 +276,8 @@ async def test_three_failures_pause_writes_until_check(forum: FakePlatform, tmp_
         )
         paused = await strike(client, oid, content="Attempt 4.", title="Attempt 4")
         assert paused["status"] == "refused" and "paused" in paused["reason"]
-        checked = (
-            await client.call_tool("setup", {"action": "check", "platform": "devto"})
-        ).structured_content
-        assert checked is not None and checked["check"]["devto"]["writes_resumed"] is True
+        checked = await call(client, "setup", action="check", platform="devto")
+        assert checked["check"]["devto"]["writes_resumed"] is True
         assert (await strike(client, oid, content="Attempt 5.", title="Attempt 5"))[
             "status"
         ] == "posted"
@@ -338,19 +322,17 @@ def test_history_cli_filters(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     for i, (platform, status) in enumerate(
         [("devto", "posted"), ("reddit", "refused"), ("devto", "handoff")]
     ):
-        store.insert(
+        strike_row(
+            store,
             intent_key=f"k{i}",
             platform=platform,
             target=f"t{i}",
-            action="comment",
-            content_hash="h",
             content="text",
-            mode="live",
             status=status,
             reason=f"r{i}",
         )
     store.close()
-    config = parse(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n')
+    config = parse(config_text(tmp_path, []))
     print_history(config, platform="devto", status=None, limit=10, as_json=True)
     out = capsys.readouterr().out
     assert '"status": "posted"' in out and '"status": "handoff"' in out and "reddit" not in out

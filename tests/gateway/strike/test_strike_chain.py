@@ -9,6 +9,7 @@ come before that check.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import closing
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -65,11 +66,8 @@ class Bench:
     store: Path
 
     def rows(self) -> list[Any]:
-        store = StrikeStore(self.store)
-        try:
+        with closing(StrikeStore(self.store)) as store:
             return store.history(limit=100)
-        finally:
-            store.close()
 
 
 def context(
@@ -102,11 +100,6 @@ class Says:
 
 
 accept = Says("approve")
-
-
-@pytest.fixture
-def fake() -> FakePlatform:
-    return FakePlatform(OPEN_FORUM)
 
 
 def url_of(fake: FakePlatform, write: int = 0) -> str:

@@ -11,6 +11,7 @@ from fastmcp import Client
 
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import in_memory_gateway, opportunity_for
+from tests.mcp import call, outcome
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
@@ -24,10 +25,7 @@ def needs(*platforms: str) -> None:
 
 
 async def drafted(client: Client[Any], platform: str, topic: str, title: str) -> str:
-    scouted = (
-        await client.call_tool("scout", {"topic": topic, "platforms": [platform], "limit": 10})
-    ).structured_content
-    assert scouted is not None
+    scouted = await call(client, "scout", topic=topic, platforms=[platform], limit=10)
     oid = opportunity_for(scouted, platform, title)
     await client.call_tool("draft", {"opportunity_id": oid})
     return oid
@@ -36,15 +34,7 @@ async def drafted(client: Client[Any], platform: str, topic: str, title: str) ->
 async def strike(
     client: Client[Any], oid: str, content: str, action: str = "comment"
 ) -> dict[str, Any]:
-    result = await client.call_tool(
-        "strike",
-        {"opportunity_id": oid, "action": action, "content": content},
-        raise_on_error=False,
-    )
-    if result.is_error:
-        return {"error": result.content[0].text}  # type: ignore[union-attr]
-    assert result.structured_content is not None
-    return result.structured_content
+    return await outcome(client, "strike", opportunity_id=oid, action=action, content=content)
 
 
 async def test_reddit_comment_is_posted_with_the_disclosure(
@@ -109,8 +99,7 @@ async def test_comment_length_at_max_and_max_plus_one(
     gateway = in_memory_gateway(sandbox, tmp_path, [platform], platform=NO_FOOTER)
     async with Client(gateway) as client:
         oid = await drafted(client, platform, "MCP gateway design feedback", "feedback")
-        caps = (await client.call_tool("draft", {"opportunity_id": oid})).structured_content
-        assert caps is not None
+        caps = await call(client, "draft", opportunity_id=oid)
         limit = caps["limits"]["comment"]
         over = await strike(client, oid, unit_text(limit["max"] + 1))
         assert over["status"] == "refused", over
@@ -128,10 +117,8 @@ async def test_two_platforms_merged_and_deduplicated(
 ) -> None:
     needs("devto", "reddit")
     async with Client(in_memory_gateway(sandbox, tmp_path, ["devto", "reddit"])) as client:
-        scouted = (
-            await client.call_tool("scout", {"topic": "rust async cancellation", "limit": 10})
-        ).structured_content
-        assert scouted is not None and scouted["errors"] == {}
+        scouted = await call(client, "scout", topic="rust async cancellation", limit=10)
+        assert scouted["errors"] == {}
         urls = [o["url"] for o in scouted["opportunities"]]
         assert len(urls) == len(set(urls))
         assert {o["platform"] for o in scouted["opportunities"]} == {"devto", "reddit"}

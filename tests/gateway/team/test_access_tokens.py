@@ -15,6 +15,7 @@ from gwanjong_gateway.config import ConfigError, parse
 from gwanjong_gateway.team.access_tokens import TokenError, TokenStore, digest
 from gwanjong_gateway.team.auth import HashedTokenVerifier, bind_problem, build_auth, is_loopback
 from tests.fakes.clock import FakeClock
+from tests.gateway.helpers import config_file
 
 pytestmark = pytest.mark.anyio
 
@@ -78,10 +79,7 @@ async def test_the_verifier_names_the_principal(tmp_path: Path) -> None:
     assert await verifier.verify_token("gwj_" + "A" * 43) is None
 
 
-def write(tmp_path: Path, auth: str = "") -> Path:
-    path = tmp_path / "gateway.toml"
-    path.write_text(f'[gateway]\nstate_dir = "{(tmp_path / "state").as_posix()}"\n{auth}\n')
-    return path
+TOKENS = {"auth": {"mode": "tokens"}}
 
 
 def run(*argv: str) -> int:
@@ -93,7 +91,7 @@ def run(*argv: str) -> int:
 def test_token_cli_prints_the_token_once_and_lists_names_and_dates(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = str(write(tmp_path, '[auth]\nmode = "tokens"'))
+    config = str(config_file(tmp_path, [], tables=TOKENS))
     assert run("--config", config, "token", "add", "alice") == 0
     out, err = capsys.readouterr()
     token = out.strip()
@@ -115,7 +113,7 @@ def test_token_cli_prints_the_token_once_and_lists_names_and_dates(
 def test_serving_beyond_loopback_without_auth_is_refused_at_start(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], host: str
 ) -> None:
-    config = str(write(tmp_path))
+    config = str(config_file(tmp_path, []))
     assert run("--config", config, "--transport", "http", "--host", host) == 2
     err = capsys.readouterr().err
     assert f"refusing to serve HTTP on {host} without authentication" in err
@@ -129,7 +127,7 @@ def test_a_port_in_use_is_refused_at_start_with_what_to_do(
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        config = str(write(tmp_path))
+        config = str(config_file(tmp_path, []))
         assert run("--config", config, "--transport", "http", "--port", str(port)) == 2
     err = capsys.readouterr().err
     assert f"cannot listen on 127.0.0.1:{port}" in err and "choose another --port" in err
@@ -139,7 +137,7 @@ def test_a_port_in_use_is_refused_at_start_with_what_to_do(
 def test_token_mode_without_any_active_token_is_refused_at_start(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = str(write(tmp_path, '[auth]\nmode = "tokens"'))
+    config = str(config_file(tmp_path, [], tables=TOKENS))
     assert run("--config", config, "--transport", "http") == 2
     assert "gwanjong token add NAME" in capsys.readouterr().err
 
@@ -149,7 +147,7 @@ def test_which_binds_need_auth(tmp_path: Path) -> None:
         assert is_loopback(host) and bind_problem(host, None) is None
     for host in ("0.0.0.0", "::", "10.0.0.1", "localhost.evil.test"):
         assert not is_loopback(host) and bind_problem(host, None)
-    config = parse(write(tmp_path, '[auth]\nmode = "tokens"').read_text())
+    config = parse(config_file(tmp_path, [], tables=TOKENS).read_text())
     auth = build_auth(config)
     assert isinstance(auth, HashedTokenVerifier)
     assert bind_problem("0.0.0.0", auth)  # no token issued yet
@@ -185,7 +183,7 @@ def test_the_team_example_config_is_valid() -> None:
 
 
 async def test_a_damaged_token_file_lets_nobody_in_and_stops_the_start(tmp_path: Path) -> None:
-    config = parse(write(tmp_path, '[auth]\nmode = "tokens"').read_text())
+    config = parse(config_file(tmp_path, [], tables=TOKENS).read_text())
     auth = build_auth(config)
     assert isinstance(auth, HashedTokenVerifier)
     token = auth.store.add("alice")

@@ -10,6 +10,7 @@ import hmac
 import io
 import json
 import time
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import config_text
 from tests.gateway.http_gateway import client, initialize_status, serve_app
+from tests.gateway.rows import strike_row
 from tests.gateway.team.test_auth_jwt_http import AUDIENCE, ISSUER, Issuer, auth_table, gateway
 from tests.mcp import call
 
@@ -172,23 +174,19 @@ def test_a_hostile_principal_in_the_record_is_cleaned_before_the_terminal(
 ) -> None:
     """A record written before names were refused is shown with its hidden characters
     marked, never raw."""
-    store = StrikeStore(tmp_path / "gwanjong.db")
-    try:
-        store.insert(
+    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
+        strike_row(
+            store,
             intent_key="k3",
-            platform="devto",
             target="1003",
             action="post",
             content_hash="h3",
             content="text",
-            mode="live",
             status="posted",
             principal=HOSTILE,
         )
-    finally:
-        store.close()
     out = io.StringIO()
-    config = parse(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n')
+    config = parse(config_text(tmp_path, []))
     assert print_history(config, None, None, 10, as_json=False, out=out) == 0
     shown = out.getvalue()
     words = " ".join(shown.split())

@@ -9,6 +9,7 @@ import json
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -106,11 +107,8 @@ async def test_subjects_have_separate_state_and_are_named_in_the_audit(
                 a, "strike", opportunity_id=oid, action="post", content="Hi", title="Hello"
             )
             assert posted["status"] == "posted", posted
-    store = StrikeStore(tmp_path / "gwanjong.db")
-    try:
+    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
         rows = store.history(limit=10)
-    finally:
-        store.close()
     assert [r.principal for r in rows] == ["alice@example.test"]
 
 

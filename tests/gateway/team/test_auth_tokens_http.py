@@ -4,6 +4,7 @@ each caller sees, who is recorded in the audit, and that no token reaches the lo
 from __future__ import annotations
 
 import json
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -13,19 +14,20 @@ from mcp.shared.exceptions import MCPError
 
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_sandbox.control import SandboxControl
-from tests.gateway.helpers import opportunity_for
+from tests.gateway.helpers import config_file, opportunity_for
 from tests.gateway.http_gateway import (
     INIT,
     cli,
     client,
     http_gateway,
     initialize_status,
-    write_config,
 )
 from tests.mcp import call, error_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
-TOKENS = '[auth]\nmode = "tokens"'
+TOKENS = {"auth": {"mode": "tokens"}}
+#: every platform waited for, however loaded the machine
+SLOW = {"call_timeout_s": 20}
 KEY = "0b9d7f0e-5b7c-4b1e-9a53-2f1d3c6e8a77"  # one client key both users present
 
 
@@ -38,17 +40,14 @@ def issue(config: Path, name: str) -> str:
 
 
 def history(config: Path) -> list[Any]:
-    store = StrikeStore(config.parent / "state" / "gwanjong.db")
-    try:
+    with closing(StrikeStore(config.parent / "state" / "gwanjong.db")) as store:
         return store.history(limit=100)
-    finally:
-        store.close()
 
 
 async def test_no_wrong_or_revoked_token_is_refused_and_writes_nothing(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
-    config = write_config(tmp_path, sandbox, TOKENS)
+    config = config_file(tmp_path, ["devto"], tables=TOKENS, settings=SLOW, sandbox=sandbox.url)
     alice, bob = issue(config, "alice"), issue(config, "bob")
     with http_gateway(config) as gw:
         assert await initialize_status(gw.url, None) == 401
@@ -114,7 +113,7 @@ async def strike_post(c: Any, topic: str, content: str) -> tuple[str, dict[str, 
 async def test_each_user_sees_only_their_own_state_and_is_named_in_the_audit(
     sandbox: SandboxControl, tmp_path: Path, mode: str
 ) -> None:
-    config = write_config(tmp_path, sandbox, TOKENS)
+    config = config_file(tmp_path, ["devto"], tables=TOKENS, settings=SLOW, sandbox=sandbox.url)
     alice, bob = issue(config, "alice"), issue(config, "bob")
     shared_key = {"X-Gwanjong-Session": KEY}
     shown: list[Any] = []  # every result and error the callers saw
@@ -176,7 +175,7 @@ async def test_each_user_sees_only_their_own_state_and_is_named_in_the_audit(
 async def test_with_tokens_it_serves_on_every_interface(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
-    config = write_config(tmp_path, sandbox, TOKENS)
+    config = config_file(tmp_path, ["devto"], tables=TOKENS, settings=SLOW, sandbox=sandbox.url)
     alice = issue(config, "alice")
     with http_gateway(config, log_level="WARNING", host="0.0.0.0") as gw:
         assert await initialize_status(gw.url, None) == 401

@@ -6,6 +6,7 @@ link is theirs: another member's `setup(save)` never cancels it."""
 from __future__ import annotations
 
 import json
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -87,11 +88,8 @@ async def test_a_revoked_token_is_refused_next_and_its_open_stream_is_closed(
             )
             assert listed.status_code == 200 and "strike" in listed.text
     assert forum.written() == []
-    store = StrikeStore(tmp_path / "gwanjong.db")
-    try:
+    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
         assert store.history() == []  # nothing ran
-    finally:
-        store.close()
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])

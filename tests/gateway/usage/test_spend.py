@@ -8,7 +8,7 @@ import json
 import sqlite3
 import threading
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, closing
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,12 +46,12 @@ NOW = datetime(2026, 12, 2, 21, 30, tzinfo=UTC).timestamp()
 accept = Says("approve")
 
 
-def config_for(tmp_path: Path, daily_usd: float | None = None, **tables: Any) -> GatewayConfig:
-    more: dict[str, Any] = dict(tables)
-    if daily_usd is not None:
-        more["limits"] = {NAME: {"daily_usd": daily_usd}}
-    platform = {"min_interval_s": 0, "daily": {"comment": 500, "post": 500}}
-    return parse(config_text(tmp_path, [NAME], "live", tables=more, platform=platform))
+#: enough daily writes that only the money budget stops a strike
+PLATFORM = {"min_interval_s": 0, "daily": {"comment": 500, "post": 500}}
+
+
+def budget(usd: float) -> dict[str, Any]:
+    return {"limits": {NAME: {"daily_usd": usd}}}
 
 
 @dataclass
@@ -99,7 +99,7 @@ async def test_fifty_concurrent_strikes_never_pass_the_budget(
     tmp_path: Path, fake: FakePlatform
 ) -> None:
     # $0.15 a day at $0.015 a comment: ten fit, to the micro-dollar.
-    config = config_for(tmp_path, daily_usd=0.15)
+    config = parse(config_text(tmp_path, [NAME], tables=budget(0.15), platform=PLATFORM))
     async with bench_for(tmp_path, fake, config) as bench:
         contexts = [context(fake, f"k{n}") for n in range(50)]
         results: list[dict[str, Any]] = []
@@ -125,11 +125,8 @@ async def test_fifty_concurrent_strikes_never_pass_the_budget(
             assert "resets at 00:00 UTC (2026-12-03), in 2 h 30 min" in reason
             assert r["retry_after"] == 9000  # seconds to midnight UTC on the injected clock
         # A refusal is a `refused` row, never a failed write: writes are not paused.
-        store = StrikeStore(tmp_path / "gwanjong.db")
-        try:
+        with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
             statuses = sorted(str(row.status) for row in store.history(limit=100))
-        finally:
-            store.close()
         assert statuses == sorted(
             [str(StrikeStatus.POSTED)] * 10 + [str(StrikeStatus.REFUSED)] * 40
         )
@@ -139,7 +136,7 @@ async def test_fifty_concurrent_strikes_never_pass_the_budget(
 async def test_a_write_with_a_link_costs_more_and_the_day_after_starts_afresh(
     tmp_path: Path, fake: FakePlatform
 ) -> None:
-    config = config_for(tmp_path, daily_usd=0.2)
+    config = parse(config_text(tmp_path, [NAME], tables=budget(0.2), platform=PLATFORM))
     async with bench_for(tmp_path, fake, config) as bench:
         got = await bench.desk.strike(
             context(fake, "a"), "comment", "See example.com/x", "", accept
@@ -160,7 +157,7 @@ async def test_a_write_with_a_link_costs_more_and_the_day_after_starts_afresh(
 async def test_a_read_reserves_its_most_and_costs_what_it_returned(
     tmp_path: Path, fake: FakePlatform
 ) -> None:
-    config = config_for(tmp_path, daily_usd=0.1)
+    config = parse(config_text(tmp_path, [NAME], tables=budget(0.1), platform=PLATFORM))
     async with bench_for(tmp_path, fake, config) as bench:
         before = len(fake.visible())
         # 20 posts at most: $0.10 reserved, the whole budget.
@@ -182,7 +179,9 @@ async def test_a_read_reserves_its_most_and_costs_what_it_returned(
 
 
 async def test_gateway_toml_prices_override_the_servers(tmp_path: Path, fake: FakePlatform) -> None:
-    config = config_for(tmp_path, prices={NAME: {"write": 0.5}})
+    config = parse(
+        config_text(tmp_path, [NAME], tables={"prices": {NAME: {"write": 0.5}}}, platform=PLATFORM)
+    )
     async with bench_for(tmp_path, fake, config) as bench:
         got = await bench.desk.strike(context(fake, "a"), "comment", "Hello.", "", accept)
         assert got.model_dump()["status"] == "posted"
@@ -250,11 +249,23 @@ async def test_status_and_gwanjong_usage_show_the_spend_per_day(
 
 def test_a_budget_or_a_price_needs_a_known_platform_and_exact_dollars(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"limits\.devtoo: no such platform"):
-        config_for(tmp_path, limits={"devtoo": {"daily_usd": 5}})
+        parse(
+            config_text(
+                tmp_path, [NAME], tables={"limits": {"devtoo": {"daily_usd": 5}}}, platform=PLATFORM
+            )
+        )
     with pytest.raises(ConfigError, match=r"prices\.devto\.read: .*6 decimal places"):
-        config_for(tmp_path, prices={NAME: {"read": 0.0000001}})
+        parse(
+            config_text(
+                tmp_path, [NAME], tables={"prices": {NAME: {"read": 0.0000001}}}, platform=PLATFORM
+            )
+        )
     with pytest.raises(ConfigError, match=r"daily_usd: .*greater than or equal to 0"):
-        config_for(tmp_path, limits={NAME: {"daily_usd": -1}})
+        parse(
+            config_text(
+                tmp_path, [NAME], tables={"limits": {NAME: {"daily_usd": -1}}}, platform=PLATFORM
+            )
+        )
 
 
 def test_the_x_server_says_what_it_charges_and_where_it_read_it() -> None:
@@ -295,11 +306,15 @@ async def test_a_ledger_that_cannot_be_opened_refuses_budgeted_calls_only(
     tmp_path: Path, fake: FakePlatform
 ) -> None:
     (tmp_path / "usage.db").mkdir()  # not a database: the ledger cannot be opened
-    async with bench_for(tmp_path, fake, config_for(tmp_path, daily_usd=5)) as bench:
+    async with bench_for(
+        tmp_path, fake, parse(config_text(tmp_path, [NAME], tables=budget(5), platform=PLATFORM))
+    ) as bench:
         refused = await bench.upstreams.call(NAME, "trending", {"limit": 5})
         assert not refused.ok and refused.kind is ErrorKind.UNAVAILABLE
         assert "the daily budget of devto cannot be kept: nothing was sent" in refused.message
         assert "trending" not in fake.asked()
-    async with bench_for(tmp_path, fake, config_for(tmp_path)) as bench:
+    async with bench_for(
+        tmp_path, fake, parse(config_text(tmp_path, [NAME], platform=PLATFORM))
+    ) as bench:
         # No budget: the figures are missing, the call goes on.
         assert (await bench.upstreams.call(NAME, "trending", {"limit": 5})).ok

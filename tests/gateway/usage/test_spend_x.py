@@ -5,6 +5,7 @@ refuses the next read before any request reaches the platform."""
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 from decimal import Decimal
 from pathlib import Path
 
@@ -19,11 +20,8 @@ pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]
 
 
 def spend_rows(state_dir: Path) -> list[tuple[str, int]]:
-    db = sqlite3.connect(state_dir / "usage.db")
-    try:
+    with closing(sqlite3.connect(state_dir / "usage.db")) as db:
         return db.execute("SELECT tool, micros FROM spend WHERE platform = 'twitter'").fetchall()
-    finally:
-        db.close()
 
 
 async def test_x_calls_are_counted_at_xs_rates_and_a_spent_budget_refuses_reads(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from gwanjong_shared.contract.errors import ErrorKind
 from gwanjong_shared.contract.rate import RateWindow
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
-from tests.gateway.helpers import in_memory_gateway
+from tests.gateway.helpers import config_text, in_memory_gateway
 from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio
@@ -115,7 +116,7 @@ async def test_the_platforms_remaining_budget_reaches_status_and_the_cli(
     ), lines
 
     cfg = tmp_path / "g.toml"
-    cfg.write_text(f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n', encoding="utf-8")
+    cfg.write_text(config_text(tmp_path, []), encoding="utf-8")
     with pytest.raises(SystemExit) as done:
         main(["usage", "--config", str(cfg), "--json"])
     assert done.value.code == 0
@@ -129,20 +130,22 @@ async def test_the_platforms_remaining_budget_reaches_status_and_the_cli(
     assert all(len(line) <= 80 for line in text.splitlines()), text
 
 
-def test_an_older_usage_file_gains_the_budget_columns(tmp_path: Path) -> None:
+def older_usage_db(tmp_path: Path, row: str) -> Path:
+    """A usage.db as an older version left it (no budget or principal columns), one row."""
     path = tmp_path / "usage.db"
-    old = sqlite3.connect(path)
-    old.executescript(
-        "CREATE TABLE calls (at REAL NOT NULL, scope TEXT NOT NULL, platform TEXT NOT NULL,"
-        " tool TEXT NOT NULL, kind TEXT NOT NULL, ms REAL NOT NULL, tokens INTEGER,"
-        " retry_after REAL, message TEXT NOT NULL DEFAULT '');"
-    )
-    old.execute(
-        "INSERT INTO calls VALUES (?, 'platform', 'reddit', 'search', '', 5, NULL, NULL, '')",
-        (time.time(),),
-    )
-    old.commit()
-    old.close()
+    with closing(sqlite3.connect(path)) as old:
+        old.executescript(
+            "CREATE TABLE calls (at REAL NOT NULL, scope TEXT NOT NULL, platform TEXT NOT NULL,"
+            " tool TEXT NOT NULL, kind TEXT NOT NULL, ms REAL NOT NULL, tokens INTEGER,"
+            " retry_after REAL, message TEXT NOT NULL DEFAULT '');"
+        )
+        old.execute(f"INSERT INTO calls VALUES (?, {row})", (time.time(),))
+        old.commit()
+    return path
+
+
+def test_an_older_usage_file_gains_the_budget_columns(tmp_path: Path) -> None:
+    path = older_usage_db(tmp_path, "'platform', 'reddit', 'search', '', 5, NULL, NULL, ''")
     log = UsageLog(path, count_tokens=len)
     soon = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() + 300))
     log.record_platform(
@@ -225,18 +228,7 @@ def test_many_calls_from_many_threads_are_all_recorded(tmp_path: Path) -> None:
 def test_usage_rows_carry_the_principal_and_read_per_reader(tmp_path: Path) -> None:
     """An older usage.db gains the `principal` column (its rows: ''); a Reader of one
     principal counts only their calls, the operator's (everyone) all of them."""
-    path = tmp_path / "usage.db"
-    old = sqlite3.connect(path)
-    old.executescript(
-        "CREATE TABLE calls (at REAL NOT NULL, scope TEXT NOT NULL, platform TEXT NOT NULL,"
-        " tool TEXT NOT NULL, kind TEXT NOT NULL, ms REAL NOT NULL, tokens INTEGER,"
-        " retry_after REAL, message TEXT NOT NULL DEFAULT '');"
-    )
-    old.execute(
-        "INSERT INTO calls VALUES (?, 'gateway', '', 'scout', '', 5, 1, NULL, '')", (time.time(),)
-    )
-    old.commit()
-    old.close()
+    path = older_usage_db(tmp_path, "'gateway', '', 'scout', '', 5, 1, NULL, ''")
     log = UsageLog(path, count_tokens=len)
     log.record_gateway("strike", "", 0.01, "x", principal="alice")
     log.record_gateway("strike", "", 0.01, "x", principal="bob")

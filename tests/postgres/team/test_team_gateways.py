@@ -17,7 +17,8 @@ import anyio
 import pytest
 
 from gwanjong_sandbox.control import SandboxControl
-from tests.e2e.strikes import config, scout_draft, strike
+from tests.e2e.strikes import E2E, scout_draft, strike
+from tests.gateway.helpers import config_file
 from tests.gateway.http_gateway import RunningGateway, cli, client, http_gateway
 from tests.platforms import SPECS
 
@@ -31,15 +32,17 @@ def team(tmp: Path, sandbox: SandboxControl, pg_url: str) -> tuple[Path, Path, d
     paths = []
     for name in ("a", "b"):
         (tmp / name).mkdir()
-        path = config(
+        path = config_file(
             tmp / name,
-            sandbox,
             ["reddit"],
-            "author_cooldown_days = 0",
-            platform_extra={"daily": "{ comment = 1 }"},
-        )
-        path.write_text(
-            path.read_text() + f'\n[auth]\nmode = "tokens"\n\n[store]\nurl = "{pg_url}"\n'
+            settings=E2E,
+            tables={
+                "safety": {"author_cooldown_days": 0},
+                "auth": {"mode": "tokens"},
+                "store": {"url": pg_url},
+            },
+            platform={"min_interval_s": 0, "daily": {"comment": 1}},
+            sandbox=sandbox.url,
         )
         paths.append(path)
     tokens = {}

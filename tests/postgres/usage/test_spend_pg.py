@@ -12,6 +12,7 @@ import anyio
 import psycopg
 import pytest
 
+from gwanjong_gateway.config import parse
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store_pg import PostgresStrikeStore
@@ -21,7 +22,8 @@ from gwanjong_gateway.usage import spend
 from gwanjong_gateway.usage.ledger import Over, PostgresSpendLedger
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import PAID
-from tests.gateway.usage.test_spend import NAME, NOW, accept, config_for, context
+from tests.gateway.helpers import config_text
+from tests.gateway.usage.test_spend import NAME, NOW, PLATFORM, accept, budget, context
 
 pytestmark = pytest.mark.anyio
 
@@ -31,7 +33,11 @@ async def test_fifty_concurrent_strikes_from_two_replicas_never_pass_the_budget(
 ) -> None:
     fake = FakePlatform(PAID)
     contexts = [context(fake, f"k{n}") for n in range(50)]
-    config = config_for(tmp_path, daily_usd=0.15, store={"url": pg_url})
+    config = parse(
+        config_text(
+            tmp_path, [NAME], tables=budget(0.15) | {"store": {"url": pg_url}}, platform=PLATFORM
+        )
+    )
     replicas: list[tuple[Upstreams, Records, spend.Spend, StrikeDesk]] = []
     for _ in range(2):  # two gateways: their own servers, record pools and ledgers
         upstreams = Upstreams(config, environ={}, transports={NAME: fake.server()})
