@@ -14,7 +14,7 @@ from fastmcp.client.elicitation import ElicitResult
 
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.console.app import Console
-from gwanjong_gateway.console.guard import HEADERS
+from gwanjong_gateway.web import HEADERS
 from gwanjong_gateway.console.routes import build_app
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.rules.approvals import ApprovalStatus, operator_name

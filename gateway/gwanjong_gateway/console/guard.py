@@ -24,9 +24,6 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from gwanjong_gateway.rules.approvals import operator_name
-from gwanjong_gateway.web import HEADERS, MAX_BODY, Guard, origins_for, same_origin
-
-__all__ = ["HEADERS", "MAX_BODY", "Guard", "origins_for", "same_origin"]
 
 #: how long an approval link (sent to a URL-mode client) and its session are good
 APPROVAL_LINK_S = 15 * 60.0
