@@ -4,7 +4,9 @@ one stylesheet and base template (the console's), served by uvicorn.
 
 `Guard` refuses a request whose Host is not the page's own address (DNS rebinding), an
 unsafe one whose Origin is not its own (CSRF), and a body too large, before the app sees
-it; every answer carries one strict CSP and no-cache, no-frame, no-referrer headers.
+it; every answer carries one strict CSP and no-cache, no-frame, no-referrer headers. Every
+form also carries a CSRF token bound to its page (`form_token_ok`). `templates` extend the
+console's base.html and draw platform text with `contract.visible` (`visible`, `safe_url`).
 `serve` runs an app on a socket bound first (a random port is known before the link to it
 is shown) on the caller's event loop, until cancelled.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hmac
 import socket
 from collections.abc import Callable, Generator
 from pathlib import Path
@@ -71,6 +74,12 @@ def same_origin(headers: dict[str, str], origins: set[str]) -> bool:
     if origin in origins:
         return True
     return origin in ("", "null") and headers.get("sec-fetch-site", "") == "same-origin"
+
+
+def form_token_ok(given: object, expected: str) -> bool:
+    """Whether a form's CSRF token is the one its page was given (in constant time): every
+    form of every page carries one, besides the Guard's Origin check."""
+    return isinstance(given, str) and hmac.compare_digest(given.encode(), expected.encode())
 
 
 class Guard:
@@ -161,10 +170,14 @@ def templates(*own: Path) -> Environment:
         lstrip_blocks=True,
     )
     # platform and outgoing text: each hidden character a visible mark, nothing cut
-    env.filters["visible"] = lambda text: show(text or "").text  # pyright: ignore[reportUnknownLambdaType]
-    env.filters["safe_url"] = safe_url
-    env.globals["show"] = show
+    env.filters.update(visible=visible, safe_url=safe_url)  # pyright: ignore[reportUnknownMemberType]
+    env.globals.update(show=show)  # pyright: ignore[reportUnknownMemberType]
     return env
+
+
+def visible(text: str | None) -> str:
+    """Platform or outgoing text drawn whole: each hidden character a visible mark."""
+    return show(text or "").text
 
 
 async def serve(app: Any, sock: socket.socket) -> None:

@@ -151,7 +151,9 @@ class ApprovalPages(LocalPage):
             return None
         return approval
 
-    def _review(self, status: int, approval: Approval, now: float, token: str, *why: Any) -> Response:
+    def _review(
+        self, status: int, approval: Approval, now: float, token: str, *why: Any
+    ) -> Response:
         page = review_page(approval, now, self.csrf(approval.id, token), *why)
         return HTMLResponse(page, status_code=status)
 
@@ -166,8 +168,10 @@ class ApprovalPages(LocalPage):
             if key in fields:
                 return self._say(400, "Refused", "A field was sent twice.")
             fields[key] = value
-        if not hmac.compare_digest(fields.get("csrf", ""), self.csrf(approval.id, token)):
-            return self._say(403, "Refused", "This form is stale: reload the page and decide again.")
+        if not web.form_token_ok(fields.get("csrf"), self.csrf(approval.id, token)):
+            return self._say(
+                403, "Refused", "This form is stale: reload the page and decide again."
+            )
         decision = fields.get("decision")
         if decision not in ("approve", "decline"):
             return self._say(400, "Refused", "Choose Approve or Decline.")
