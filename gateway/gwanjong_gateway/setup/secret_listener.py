@@ -122,7 +122,7 @@ class LocalPage:
         from starlette.routing import Mount
         from starlette.staticfiles import StaticFiles
 
-        routes = [*self.routes(), Mount("/static", StaticFiles(directory=web.STATIC))]
+        routes = [Mount("/static", StaticFiles(directory=web.STATIC)), *self.routes()]
         allowed = lambda: web.origins_for(HOST, self.port)  # noqa: E731
         guard = Middleware(web.Guard, allowed=allowed, misdirected=self.misdirected)
         return Starlette(routes=routes, middleware=[guard])

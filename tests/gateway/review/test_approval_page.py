@@ -119,6 +119,8 @@ async def test_url_only_client_approves_on_the_page(
         assert TEXT in page.text and "a reply to" in page.text and "reddit" in page.text
         assert f"{len(TEXT + FOOTER)} characters" in page.text
         assert 'rel="noopener noreferrer"' in page.text and "<script" not in page.text
+        style = await http.get(f"{parts(url)[0]}/static/console.css")  # the page's only load
+        assert style.status_code == 200 and "pre.platform" in style.text
         assert platform.writes == []  # reading the page decides nothing
         done = await decide(http, url, "approve", text=TEXT + FOOTER)  # the box, untouched
         assert done.status_code == 200, done.text
