@@ -32,7 +32,7 @@ from gwanjong_gateway import web
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules import approvals
-from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Channel
+from gwanjong_gateway.rules.approvals import Approval, Channel
 from gwanjong_gateway.setup.secret_listener import LocalPage
 from gwanjong_gateway.strike.approval import can_url, input_key, modern_era
 from gwanjong_gateway.strike.desk import StrikeDesk
@@ -290,19 +290,10 @@ def decided_page(
 
 
 def _page(approval: Approval, now: float, **values: Any) -> str:
-    state = approval.status_at(now)
-    return (
-        web.templates(HERE / "templates")
-        .get_template(TEMPLATE)
-        .render(
-            title=f"gwanjong: approval {approval.id}",
-            a=approval,
-            pending=state is ApprovalStatus.PENDING,
-            state=str(state),
-            expires=approvals.iso(approval.expires_at),
-            **values,
-        )
-    )
+    page = web.templates(HERE / "templates").get_template(TEMPLATE)
+    title = f"gwanjong: approval {approval.id}"
+    state, expires = str(approval.status_at(now)), approvals.iso(approval.expires_at)
+    return page.render(title=title, a=approval, state=state, expires=expires, **values)
 
 
 def expired(approval_id: int) -> str:
