@@ -1,9 +1,12 @@
 """The building blocks of every page the gateway serves to a person's browser (the
-console, the credential page): Starlette apps behind one guard, served by uvicorn.
+console, the credential page, the one-approval page): Starlette apps behind one guard,
+one stylesheet and base template (the console's), served by uvicorn.
 
 `Guard` refuses a request whose Host is not the page's own address (DNS rebinding), an
 unsafe one whose Origin is not its own (CSRF), and a body too large, before the app sees
-it; every answer carries one strict CSP and no-cache, no-frame, no-referrer headers.
+it; every answer carries one strict CSP and no-cache, no-frame, no-referrer headers. Every
+form also carries a CSRF token bound to its page (`form_token_ok`). `templates` extend the
+console's base.html and draw platform text with `contract.visible` (`visible`, `safe_url`).
 `serve` runs an app on a socket bound first (a random port is known before the link to it
 is shown) on the caller's event loop, until cancelled.
 """
@@ -11,11 +14,24 @@ is shown) on the caller's event loop, until cancelled.
 from __future__ import annotations
 
 import contextlib
+import functools
+import hmac
 import socket
 from collections.abc import Callable, Generator
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import anyio
+
+from gwanjong_shared.contract.visible import has_hidden, show
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
+
+#: the base template (console/templates/base.html) and stylesheet every page shares
+SHARED = Path(__file__).parent / "console"
+STATIC = SHARED / "static"
 
 #: every answer's headers: no script but our own file, nothing framed, cached or referred
 HEADERS = {
@@ -60,13 +76,26 @@ def same_origin(headers: dict[str, str], origins: set[str]) -> bool:
     return origin in ("", "null") and headers.get("sec-fetch-site", "") == "same-origin"
 
 
+def form_token_ok(given: object, expected: str) -> bool:
+    """Whether a form's CSRF token is the one its page was given (in constant time): every
+    form of every page carries one, besides the Guard's Origin check."""
+    return isinstance(given, str) and hmac.compare_digest(given.encode(), expected.encode())
+
+
 class Guard:
     """ASGI middleware: the Host check on every request, the Origin check on every
-    unsafe one, and the security headers on every answer."""
+    unsafe one, and the security headers on every answer. ``misdirected``: the status of
+    a wrong Host (the one-approval page answers 421, as it always has)."""
 
-    def __init__(self, app: Any, allowed: Callable[[], tuple[set[str], set[str]]]) -> None:
+    def __init__(
+        self,
+        app: Any,
+        allowed: Callable[[], tuple[set[str], set[str]]],
+        misdirected: int = 403,
+    ) -> None:
         self.app = app
         self.allowed = allowed  # read per request: a random port is known after binding
+        self.misdirected = misdirected
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope.get("type") != "http":
@@ -74,12 +103,13 @@ class Guard:
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         hosts, origins = self.allowed()
-        problem = ""
+        problem, status = "", 403
         length = headers.get("content-length", "0")
         if not length.isdigit() or int(length) > MAX_BODY:
             problem = "This request is too large: refused, nothing changed."
         elif headers.get("host", "").lower() not in hosts:
             problem = "This page answers only at its own address (the Host header differs)."
+            status = self.misdirected
         elif scope.get("method", "GET") not in ("GET", "HEAD") and not same_origin(
             headers, origins
         ):
@@ -100,7 +130,7 @@ class Guard:
             await with_headers(
                 {
                     "type": "http.response.start",
-                    "status": 403,
+                    "status": status,
                     "headers": [
                         (b"content-type", b"text/html; charset=utf-8"),
                         (b"content-length", str(len(body)).encode()),
@@ -110,6 +140,44 @@ class Guard:
             await send({"type": "http.response.body", "body": body})
             return
         await self.app(scope, receive, with_headers)
+
+
+def safe_url(url: str | None) -> str:
+    """``url`` if it is an absolute http(s) link without hidden characters, else ""."""
+    if not url or len(url) > 2000:
+        return ""
+    candidate = url.strip()
+    if has_hidden(candidate) or any(c.isspace() for c in candidate):
+        return ""
+    try:
+        parts = urlsplit(candidate)
+    except ValueError:
+        return ""
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        return ""
+    return candidate
+
+
+@functools.cache
+def templates(*own: Path) -> Environment:
+    """A page's templates (``own`` folders first), able to extend the shared base."""
+    from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+    env = Environment(
+        loader=FileSystemLoader([*own, SHARED / "templates"]),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    # platform and outgoing text: each hidden character a visible mark, nothing cut
+    env.filters.update(visible=visible, safe_url=safe_url)  # pyright: ignore[reportUnknownMemberType]
+    env.globals.update(show=show)  # pyright: ignore[reportUnknownMemberType]
+    return env
+
+
+def visible(text: str | None) -> str:
+    """Platform or outgoing text drawn whole: each hidden character a visible mark."""
+    return show(text or "").text
 
 
 async def serve(app: Any, sock: socket.socket) -> None:

@@ -10,16 +10,15 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gwanjong_gateway import web
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.console.guard import (
     Scope,
     Session,
     Sessions,
     csrf_ok,
-    origins_for,
     public_origin,
 )
 from gwanjong_gateway.gateway import Gateway
@@ -32,7 +31,6 @@ if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response
 
-HERE = Path(__file__).parent
 Page = Callable[["Console", "Request", Session], Awaitable["Response"]]
 
 
@@ -74,7 +72,7 @@ class Console:
         return self.config.auth.mode != "none"
 
     def allowed(self) -> tuple[set[str], set[str]]:
-        hosts, origins = origins_for(self.host, self.port)
+        hosts, origins = web.origins_for(self.host, self.port)
         public_hosts, public = public_origin(self.config.console.public_url)
         return hosts | public_hosts, origins | public
 
@@ -139,16 +137,7 @@ class Console:
     # -- rendering -----------------------------------------------------------------------
 
     def env(self) -> Environment:
-        if self._env is None:
-            from jinja2 import Environment, FileSystemLoader, select_autoescape
-
-            self._env = Environment(
-                loader=FileSystemLoader(HERE / "templates"),
-                autoescape=select_autoescape(default=True, default_for_string=True),
-                trim_blocks=True,
-                lstrip_blocks=True,
-            )
-        return self._env
+        return web.templates()
 
     def render(
         self, name: str, session: Session | None, status: int = 200, **values: Any

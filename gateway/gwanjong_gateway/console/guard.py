@@ -15,18 +15,14 @@ token. A refusal changes nothing. Every answer carries a strict CSP and no-cache
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from gwanjong_gateway.rules.approvals import operator_name
-from gwanjong_gateway.web import HEADERS, MAX_BODY, Guard, origins_for, same_origin
-
-__all__ = ["HEADERS", "MAX_BODY", "Guard", "origins_for", "same_origin"]
+from gwanjong_gateway.rules.approvals import operator_name, token_hash
+from gwanjong_gateway.web import form_token_ok
 
 #: how long an approval link (sent to a URL-mode client) and its session are good
 APPROVAL_LINK_S = 15 * 60.0
@@ -65,10 +61,6 @@ class _Link:
     scope: Scope | None
 
 
-def _hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
 @dataclass
 class Sessions:
     """Sign-in links and sessions, in memory: a restart signs everyone out."""
@@ -93,18 +85,18 @@ class Sessions:
     def _mint(self, link: _Link) -> str:
         token = secrets.token_urlsafe(32)
         self._drop_expired()
-        self._links[_hash(token)] = link
+        self._links[token_hash(token)] = link
         return token
 
     def landing(self, token: str) -> str:
         """Where the link ``token`` leads (asked with its redemption)."""
-        link = self._links.get(_hash(token))
+        link = self._links.get(token_hash(token))
         return link.then if link is not None else "/approvals"
 
     def redeem(self, token: str) -> Session | None:
         """The session of a link token, which is then void: the operator's, or an
         approval link's confined one; None if unknown, used or expired."""
-        link = self._links.pop(_hash(token), None)
+        link = self._links.pop(token_hash(token), None)
         if link is None or link.expires_at <= self.clock():
             return None
         if link.scope is not None:
@@ -127,19 +119,19 @@ class Sessions:
             expires_at=self.clock() + (self.ttl_s if ttl_s is None else ttl_s),
             scope=scope,
         )
-        self._sessions[_hash(session.id)] = session
+        self._sessions[token_hash(session.id)] = session
         return session
 
     def get(self, session_id: str | None) -> Session | None:
         if not session_id:
             return None
-        session = self._sessions.get(_hash(session_id))
+        session = self._sessions.get(token_hash(session_id))
         if session is None or session.expires_at <= self.clock():
             return None
         return session
 
     def end(self, session_id: str) -> None:
-        self._sessions.pop(_hash(session_id), None)
+        self._sessions.pop(token_hash(session_id), None)
 
     def _drop_expired(self) -> None:
         now = self.clock()
@@ -150,7 +142,7 @@ class Sessions:
 
 
 def csrf_ok(session: Session, given: object) -> bool:
-    return isinstance(given, str) and hmac.compare_digest(given.encode(), session.csrf.encode())
+    return form_token_ok(given, session.csrf)
 
 
 def public_origin(url: str) -> tuple[set[str], set[str]]:

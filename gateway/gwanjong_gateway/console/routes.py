@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gwanjong_gateway.console import counts, health_pages, pages
-from gwanjong_gateway.console.app import HERE, Console
-from gwanjong_gateway.console.guard import Guard
+from gwanjong_gateway.console.app import Console
+from gwanjong_gateway.web import STATIC, Guard
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -47,6 +47,6 @@ def build_app(console: Console) -> Starlette:
         Route("/counts.json", s(counts.counts)),
         Route("/usage", s(health_pages.usage_page)),
         Route("/usage/resume", s(health_pages.resume), methods=["POST"]),
-        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes, middleware=[Middleware(Guard, allowed=console.allowed)])

@@ -8,9 +8,8 @@ long text, and then says how many characters it left out (`Shown.more`)."""
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
-from gwanjong_shared.contract.visible import Shown, has_hidden, line, show
+from gwanjong_gateway.web import safe_url
+from gwanjong_shared.contract.visible import Shown, line, show
 
 __all__ = ["LINE_CHARS", "LIST_CHARS", "Shown", "line", "safe_url", "shown"]
 
@@ -23,19 +22,3 @@ LINE_CHARS = 160
 def shown(text: str | None, max_chars: int | None = None) -> Shown:
     """``text`` whole (``max_chars``: a list's cut, which the page then names)."""
     return show(text, max_chars)
-
-
-def safe_url(url: str | None) -> str:
-    """``url`` if it is an absolute http(s) link without hidden characters, else ""."""
-    if not url or len(url) > 2000:
-        return ""
-    candidate = url.strip()
-    if has_hidden(candidate) or any(c.isspace() for c in candidate):
-        return ""
-    try:
-        parts = urlsplit(candidate)
-    except ValueError:
-        return ""
-    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
-        return ""
-    return candidate

@@ -23,6 +23,7 @@ from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.observe import endpoint, tracing
 from gwanjong_gateway.observe.jsonlog import use_json_lines
 from gwanjong_gateway.observe.metrics import Metrics, ToolMetrics
+from gwanjong_gateway.team.auth import listen
 from gwanjong_shared.kit.tracing import TracingUnavailable
 
 if TYPE_CHECKING:
@@ -96,7 +97,7 @@ def attach(
             # its own loopback listener: no token asked (only this machine reaches it)
             observed.scrape = endpoint.handler(metrics, gw, None)
             try:
-                observed.sock = endpoint.listen(section.port)
+                observed.sock = listen("127.0.0.1", section.port)
             except OSError as exc:
                 raise ObserveProblem(
                     f"[metrics] cannot listen on 127.0.0.1:{section.port} ({exc.strerror}); "

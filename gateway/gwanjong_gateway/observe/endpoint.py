@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import socket
-from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
-from typing import Any
+from collections.abc import AsyncGenerator, Awaitable, Callable
 
 import anyio
 from fastmcp.server.auth import AuthProvider
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from gwanjong_gateway import web
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.observe.metrics import Metrics
 from gwanjong_gateway.team.auth import WRONG_TOKEN, HashedTokenVerifier, challenge
@@ -78,57 +77,18 @@ def _refusal(auth: AuthProvider, sent: str) -> str:
     return REFUSED_JWT if sent else NO_JWT
 
 
-def listen(port: int) -> socket.socket:
-    """The metrics' own socket on 127.0.0.1 (0: a free port), bound before serving starts
-    so a port in use stops the gateway at once, with the reason."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    if os.name != "nt":  # on Windows it would let us share a port another process holds
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind(("127.0.0.1", port))
-        sock.listen(16)
-        sock.setblocking(False)
-    except OSError:
-        sock.close()
-        raise
-    return sock
-
-
 @contextlib.asynccontextmanager
 async def own_listener(scrape: Handler, sock: socket.socket) -> AsyncGenerator[None, None]:
     """Serve `scrape` at <sock>/metrics while the block runs (the socket is closed after)."""
-    import uvicorn
     from starlette.applications import Starlette
     from starlette.routing import Route
 
-    class Quiet(uvicorn.Server):
-        # The process's signals belong to the gateway's serve loop.
-        @contextlib.contextmanager
-        def capture_signals(self) -> Generator[None, None, None]:
-            yield
-
-    bound = int(sock.getsockname()[1])
     app = Starlette(routes=[Route(PATH, scrape, methods=["GET"])])
-    config = uvicorn.Config(
-        app,
-        log_level="warning",
-        lifespan="off",
-        access_log=False,
-        server_header=False,
-        date_header=False,
-    )
-    server = Quiet(config)
-    log.info("metrics at http://127.0.0.1:%d%s", bound, PATH)
-    try:
+    log.info("metrics at http://127.0.0.1:%d%s", int(sock.getsockname()[1]), PATH)
+    with sock:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_serve, server, sock)
+            tg.start_soon(web.serve, app, sock)
             try:
                 yield
             finally:
-                server.should_exit = True
-    finally:
-        sock.close()
-
-
-async def _serve(server: Any, sock: socket.socket) -> None:
-    await server.serve(sockets=[sock])
+                tg.cancel_scope.cancel()

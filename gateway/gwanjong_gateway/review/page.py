@@ -1,71 +1,87 @@
 """The one-approval page (URL-mode elicitation): a person reads the exact text of one
 pending approval and approves (optionally edited) or declines it, in a browser.
 
-Served like the credential page (setup/secret_listener): 127.0.0.1 only, a random port,
-started on first use on the gateway's event loop; the Host header must be that address
-(DNS rebinding), a POST from any other Origin is refused, each form carries a CSRF token
-bound to its page, nothing is cached, framed or loaded from elsewhere. The link is
+A `LocalPage` like the credential page (setup/secret_listener): a Starlette app behind
+`web.Guard` (the Host must be this address, a POST's Origin this page's own, one strict
+CSP, nothing cached or framed) on 127.0.0.1 at a random port, started on first use on the
+gateway's event loop; each form carries a CSRF token bound to its page. The link is
 ``/approval/<id>/<token>``: the 256-bit one-time token is the only secret, checked in
 constant time against the record's hash (here for GET, by `StrikeDesk.decide` for POST),
 so a link keeps working for as long as its approval waits, even across a restart of the
 page. The decision itself is `StrikeDesk.decide(..., Channel.PAGE, token=...)`: the whole
-chain again, at most one write.
+chain again, at most one write. Every value is drawn by `contract.visible` (hidden
+characters marked and counted, nothing cut) and escaped by the template.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import hashlib
 import hmac
 import logging
-import re
 import secrets
 from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
 from fastmcp.server.dependencies import get_context
+from starlette.responses import HTMLResponse
 
+from gwanjong_gateway import web
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
-from gwanjong_gateway.review import html
 from gwanjong_gateway.rules import approvals
 from gwanjong_gateway.rules.approvals import Approval, Channel
-from gwanjong_gateway.setup.loopback import LoopbackPage, Reply, Request
+from gwanjong_gateway.setup.secret_listener import LocalPage
 from gwanjong_gateway.strike.approval import can_url, input_key, modern_era
 from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_gateway.strike.results import Declined, DryRun, Duplicate, Handoff, Posted, Refused
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+
 log = logging.getLogger(__name__)
+HERE = Path(__file__).parent
+TEMPLATE = "one_approval.html"
 
 NotifyFn = Callable[[], Awaitable[None]]
 MAX_NOTICES = 1000
-#: /approval/<id>/<token> (the token: url-safe base64 of 24 bytes or more)
-_PATH = re.compile(r"^/approval/([0-9]{1,18})/([A-Za-z0-9_-]{32,86})$")
 #: how long a link sent to a client decides its approval: a link is short-lived, like
 #: the console's approval links (console/guard.py); the terminal and the console remain
 LINK_S = 15 * 60.0
+FAILED = (
+    "Something went wrong: the write may or may not have happened. Do not approve again "
+    "here; run `gwanjong review list` in a terminal to see how it stands."
+)
 
 
-class ApprovalPages(LoopbackPage):
+class ApprovalPages(LocalPage):
     """The page of every approval, and the listener that serves them (one per gateway)."""
 
     name = "approval page"
-    failed = (
-        "<p>Something went wrong: the write may or may not have happened. Do not approve again "
-        "here; run <code>gwanjong review list</code> in a terminal to see how it stands.</p>"
-    )
+    templates = HERE / "templates"
+    misdirected = 421  # a wrong Host: "open the link exactly as given"
 
     def __init__(self, desk: StrikeDesk, records: Records) -> None:
         super().__init__()
         self.desk = desk
         self.records = records
-        self._csrf_key = secrets.token_bytes(
-            32
-        )  # per process: a page from before a restart asks for a reload
+        # per process: a page from before a restart asks for a reload
+        self._csrf_key = secrets.token_bytes(32)
         #: who to tell once an approval is decided (handshake-era URL elicitation)
         self._notify: dict[int, NotifyFn] = {}
+
+    def routes(self) -> list[Any]:
+        from starlette.routing import Route
+
+        methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]  # the page says 405 itself
+        return [
+            Route("/approval/{id:int}/{token}", self._route, methods=methods),
+            Route("/{path:path}", self._gone, methods=methods),
+        ]
 
     async def page_link(self, approval: Approval, token: str) -> str:
         """`gw.approval_page` (a `PageLink`): the link `McpAsker` sends a client that
@@ -75,7 +91,7 @@ class ApprovalPages(LoopbackPage):
     async def link(self, approval: Approval, token: str, notify: NotifyFn | None = None) -> str:
         """The page of ``approval`` (the listener starts on first use). ``notify`` is
         awaited once it is decided here (`notifications/elicitation/complete`)."""
-        await self.serve()
+        self.serve()
         if notify is not None:
             self._notify[approval.id] = notify
             while len(self._notify) > MAX_NOTICES:  # approvals never decided here: the oldest go
@@ -87,57 +103,78 @@ class ApprovalPages(LoopbackPage):
         msg = f"approval-page\x00{approval_id}\x00{token}".encode()
         return hmac.new(self._csrf_key, msg, hashlib.sha256).hexdigest()
 
-    def page(self, title: str, body: str) -> str:
-        return html.page(title, body)
+    def _say(self, status: int, title: str, text: str) -> Response:
+        return self.render(TEMPLATE, status, title, text=text)
 
-    async def route(self, request: Request, reader: asyncio.StreamReader) -> Reply:
-        found = await self._approval_for(request.target)
-        if found is None:
-            return Reply(404, html.page("Link not valid", _GONE))
-        approval, token = found
+    async def _gone(self, _request: Request) -> Response:
+        return self._say(404, "Link not valid", GONE)
+
+    async def _route(self, request: Request) -> Response:
+        try:
+            return await self._answer(request)
+        except Exception as exc:  # only the type: the text might quote a value or a link
+            log.warning("approval page: a request failed (%s)", type(exc).__name__)
+            return self._say(500, "Not sure what happened", FAILED)
+
+    async def _answer(self, request: Request) -> Response:
+        approval_id, token = request.path_params["id"], request.path_params["token"]
+        approval = await self._approval_for(approval_id, token)
+        if approval is None:
+            return await self._gone(request)
         now = self.desk.reviews.clock()
         if approval.open_at(now) and now - approval.created_at > LINK_S:
-            return Reply(410, html.page("Link expired", _expired(approval.id)))
+            return self._say(410, "Link expired", expired(approval.id))
         if request.method == "GET":
-            return self._show(approval, token, now)
+            if approval.open_at(now):
+                return self._review(200, approval, now, token)
+            return self._decided(200, approval, now, _already(approval, now))
         if request.method != "POST":
-            return self.refused(405, "Not allowed", "Only GET and POST.")
-        return await self._submit(approval, token, await self.form(request, reader), now)
+            return self._say(405, "Not allowed", "Only GET and POST.")
+        kind = request.headers.get("content-type", "")
+        if not kind.startswith("application/x-www-form-urlencoded"):
+            return self._say(415, "Refused", "Send the form from its page.")
+        try:
+            body = (await request.body()).decode("utf-8", errors="strict")
+            pairs = parse_qsl(body, keep_blank_values=True, max_num_fields=8)
+        except (ValueError, UnicodeDecodeError):
+            return self._say(400, "Bad request", "The request was malformed.")
+        return await self._submit(approval, token, pairs, now)
 
-    async def _approval_for(self, target: str) -> tuple[Approval, str] | None:
+    async def _approval_for(self, approval_id: int, token: str) -> Approval | None:
         """The approval a link names, if its token is that approval's (constant time)."""
-        match = _PATH.match(target)
-        if match is None:
+        if approval_id >= 2**63 or len(token) > 86:  # no such row, and no such token
             return None
-        approval_id, token = int(match.group(1)), match.group(2)
         approval = await self.records.run(StrikeStore.approval, approval_id)
         if approval is None or not hmac.compare_digest(
             approvals.token_hash(token), approval.token_hash
         ):
             return None
-        return approval, token
+        return approval
 
-    def _show(self, approval: Approval, token: str, now: float) -> Reply:
-        if approval.open_at(now):
-            return Reply(200, html.review_page(approval, now, self.csrf(approval.id, token)))
-        return Reply(200, html.decided_page(approval, now, _already(approval, now)))
+    def _review(
+        self, status: int, approval: Approval, now: float, token: str, *why: Any
+    ) -> Response:
+        page = review_page(approval, now, self.csrf(approval.id, token), *why)
+        return HTMLResponse(page, status_code=status)
 
-    async def _submit(self, approval: Approval, token: str, body: str, now: float) -> Reply:
+    def _decided(self, status: int, approval: Approval, now: float, *said: Any) -> Response:
+        return HTMLResponse(decided_page(approval, now, *said), status_code=status)
+
+    async def _submit(
+        self, approval: Approval, token: str, pairs: list[tuple[str, str]], now: float
+    ) -> Response:
         fields: dict[str, str] = {}
-        for key, value in parse_qsl(body, keep_blank_values=True, max_num_fields=8):
+        for key, value in pairs:
             if key in fields:
-                return Reply(400, html.page("Refused", "<p>A field was sent twice.</p>"))
+                return self._say(400, "Refused", "A field was sent twice.")
             fields[key] = value
-        if not hmac.compare_digest(fields.get("csrf", ""), self.csrf(approval.id, token)):
-            return Reply(
-                403,
-                html.page(
-                    "Refused", "<p>This form is stale: reload the page and decide again.</p>"
-                ),
+        if not web.form_token_ok(fields.get("csrf"), self.csrf(approval.id, token)):
+            return self._say(
+                403, "Refused", "This form is stale: reload the page and decide again."
             )
         decision = fields.get("decision")
         if decision not in ("approve", "decline"):
-            return Reply(400, html.page("Refused", "<p>Choose Approve or Decline.</p>"))
+            return self._say(400, "Refused", "Choose Approve or Decline.")
         edit = None
         if decision == "approve" and "text" in fields:
             # browsers send a textarea's line breaks as CRLF; the text was sent with LF
@@ -146,8 +183,8 @@ class ApprovalPages(LoopbackPage):
         try:  # already decided or expired: said as such, before anything runs
             await self.desk.reviews.open_for(approval.id, None, token)
         except PlatformError as exc:
-            await self._decided(approval.id)
-            return Reply(409, html.decided_page(approval, now, exc.message))
+            await self._done(approval.id)
+            return self._decided(409, approval, now, exc.message)
         try:
             result = await self.desk.decide(
                 approval.id,
@@ -162,27 +199,23 @@ class ApprovalPages(LoopbackPage):
             fresh = await self.records.run(StrikeStore.approval, approval.id) or approval
             if fresh.open_at(now) and exc.kind is ErrorKind.INVALID_INPUT:
                 # the edit was refused (empty, footer removed): the form again, with why
-                return Reply(
-                    400,
-                    html.review_page(fresh, now, self.csrf(fresh.id, token), exc.message, edit),
-                )
+                return self._review(400, fresh, now, token, exc.message, edit)
             if not fresh.open_at(now):
-                await self._decided(approval.id)
+                await self._done(approval.id)
             # decided meanwhile, or the write failed or its outcome is unknown: the message says
-            return Reply(502, html.decided_page(fresh, now, exc.message, failed=True))
+            return self._decided(502, fresh, now, exc.message, "", "", True)
         fresh = await self.records.run(StrikeStore.approval, approval.id) or approval
         if isinstance(result, Refused) and fresh.open_at(now):
             # refused but still waiting (blocked for now, or the edit refused): the form
             # again with why, and the person's own text
-            page = html.review_page(fresh, now, self.csrf(fresh.id, token), result.reason, edit)
-            return Reply(409, page)
-        await self._decided(approval.id)
+            return self._review(409, fresh, now, token, result.reason, edit)
+        await self._done(approval.id)
         message, url, label = _outcome(result)
         log.info("approval page: approval %d decided (%s)", approval.id, decision)
         status = 409 if isinstance(result, Duplicate) else 200
-        return Reply(status, html.decided_page(fresh, now, message, url, label))
+        return self._decided(status, fresh, now, message, url, label)
 
-    async def _decided(self, approval_id: int) -> None:
+    async def _done(self, approval_id: int) -> None:
         notify = self._notify.pop(approval_id, None)
         if notify is not None:
             with contextlib.suppress(Exception):  # the client may be gone; the decision stands
@@ -234,16 +267,45 @@ def _outcome(result: object) -> tuple[str, str, str]:
     return "Decided.", "", ""
 
 
-def _expired(approval_id: int) -> str:
+def review_page(
+    approval: Approval, now: float, csrf: str, problem: str = "", text: str | None = None
+) -> str:
+    """A pending approval: the facts, the exact text, an edit box (``text``: the person's
+    own edit, kept when a decision was refused), Approve and Decline."""
+    edit = approval.text if text is None else text
+    return _page(approval, now, csrf=csrf, problem=problem, edit=edit)
+
+
+def decided_page(
+    approval: Approval,
+    now: float,
+    message: str,
+    url: str = "",
+    label: str = "Posted:",
+    failed: bool = False,
+) -> str:
+    """An approval no longer waiting (or the outcome of this very decision)."""
+    mood = "error" if failed else "done"
+    return _page(approval, now, message=message, url=url, label=label, mood=mood)
+
+
+def _page(approval: Approval, now: float, **values: Any) -> str:
+    page = web.templates(HERE / "templates").get_template(TEMPLATE)
+    title = f"gwanjong: approval {approval.id}"
+    state, expires = str(approval.status_at(now)), approvals.iso(approval.expires_at)
+    return page.render(title=title, a=approval, state=state, expires=expires, **values)
+
+
+def expired(approval_id: int) -> str:
     return (
-        f"<p>This link was good for {LINK_S / 60:g} minutes and has expired; it decides "
+        f"This link was good for {LINK_S / 60:g} minutes and has expired; it decides "
         f"nothing now. Approval a{approval_id} still waits for you: run "
-        f"<code>gwanjong review show a{approval_id}</code> in a terminal, or open the "
-        "console (<code>gwanjong console</code>).</p>"
+        f"`gwanjong review show a{approval_id}` in a terminal, or open the "
+        "console (`gwanjong console`)."
     )
 
 
-_GONE = (
-    "<p>This link is wrong, or its approval no longer exists. Run "
-    "<code>gwanjong review list</code> in a terminal to see the approvals waiting.</p>"
+GONE = (
+    "This link is wrong, or its approval no longer exists. Run "
+    "`gwanjong review list` in a terminal to see the approvals waiting."
 )

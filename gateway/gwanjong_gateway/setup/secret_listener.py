@@ -1,10 +1,11 @@
 """The credential page (URL-mode elicitation): the person types platform credentials in
 their browser and the value goes to the gateway, never through the MCP client or the model.
 
-Safety by design: a small Starlette app behind the console's guard (`web.Guard`: the Host
-must be this very address, a POST's Origin this page's own, one strict CSP, never cached
-or framed, no Referer), served by uvicorn on 127.0.0.1 on a free port, started on first
-use on the gateway's own event loop. Each link carries a 256-bit random token that is the
+Safety by design: a `LocalPage` (below; the one-approval page is one too), a small
+Starlette app behind the console's guard (`web.Guard`: the Host must be this very address,
+a POST's Origin this page's own, one strict CSP, never cached or framed, no Referer),
+served by uvicorn on 127.0.0.1 on a free port, started on first use on the gateway's own
+event loop. Each link carries a 256-bit random token that is the
 only secret (no one else can know the URL, so it is the form's CSRF token as well), is tied
 to one platform and one caller, works once and expires. The values are never logged, put
 in a URL or returned.
@@ -31,7 +32,6 @@ from gwanjong_gateway.setup.dotenv_file import DotenvError, check_value
 from gwanjong_gateway.setup.results import SetupSaved
 
 if TYPE_CHECKING:
-    from jinja2 import Environment
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import Response
@@ -80,16 +80,26 @@ class SecretLink:
     owner: str | None = None
 
 
-class SecretListener:
-    """Links by elicitation id, and the page that serves them (one per gateway)."""
+class LocalPage:
+    """A page on 127.0.0.1 at a free port: its routes (`routes`) and the static files
+    behind `web.Guard`, served from first use on the gateway's event loop; its templates
+    (`templates`) extend the console's base."""
 
-    def __init__(self, clock: Clock = time.monotonic, ttl_s: float = TTL_S) -> None:
-        self.clock = clock
-        self.ttl_s = ttl_s
+    name = "page"
+    templates = HERE / "templates"
+    #: the status of a request to another Host (see `web.Guard`)
+    misdirected = 403
+
+    def __init__(self) -> None:
         self.port = 0
-        self._links: dict[str, SecretLink] = {}
         self._task: Watched | None = None
-        self._env: Environment | None = None
+
+    @property
+    def origin(self) -> str:
+        return f"http://{HOST}:{self.port}"
+
+    def routes(self) -> list[Any]:
+        raise NotImplementedError
 
     def serve(self) -> None:
         """Start listening, once (no await inside: two callers cannot both start it)."""
@@ -97,9 +107,9 @@ class SecretListener:
             sock = socket.create_server((HOST, 0))
             sock.setblocking(False)
             self.port = int(sock.getsockname()[1])
-            self._task = Watched("the credential page")
+            self._task = Watched(f"the {self.name}")
             self._task.start(web.serve(self.app(), sock))
-            log.info("credential page listening on %s:%d", HOST, self.port)
+            log.info("%s listening on %s:%d", self.name, HOST, self.port)
 
     async def close(self) -> None:
         if self._task is not None:
@@ -109,17 +119,40 @@ class SecretListener:
     def app(self) -> Starlette:
         from starlette.applications import Starlette
         from starlette.middleware import Middleware
-        from starlette.routing import Mount, Route
+        from starlette.routing import Mount
         from starlette.staticfiles import StaticFiles
 
-        routes = [
+        routes = [Mount("/static", StaticFiles(directory=web.STATIC)), *self.routes()]
+        allowed = lambda: web.origins_for(HOST, self.port)  # noqa: E731
+        guard = Middleware(web.Guard, allowed=allowed, misdirected=self.misdirected)
+        return Starlette(routes=routes, middleware=[guard])
+
+    def render(self, template: str, status: int, title: str, **values: Any) -> Response:
+        from starlette.responses import HTMLResponse
+
+        page = web.templates(self.templates).get_template(template).render(title=title, **values)
+        return HTMLResponse(page, status_code=status)
+
+
+class SecretListener(LocalPage):
+    """Links by elicitation id, and the page that serves them (one per gateway)."""
+
+    name = "credential page"
+
+    def __init__(self, clock: Clock = time.monotonic, ttl_s: float = TTL_S) -> None:
+        super().__init__()
+        self.clock = clock
+        self.ttl_s = ttl_s
+        self._links: dict[str, SecretLink] = {}
+
+    def routes(self) -> list[Any]:
+        from starlette.routing import Route
+
+        return [
             Route("/setup/{token}", self._page, methods=["GET", "POST"]),
-            Mount("/static", StaticFiles(directory=HERE / "static")),
             # anything else, any method (a PUT to a link too): no link here
             Route("/{path:path}", self._gone, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
         ]
-        allowed = lambda: web.origins_for(HOST, self.port)  # noqa: E731
-        return Starlette(routes=routes, middleware=[Middleware(web.Guard, allowed=allowed)])
 
     async def open(
         self,
@@ -152,7 +185,7 @@ class SecretListener:
         return link
 
     def url(self, link: SecretLink) -> str:
-        return f"http://{HOST}:{self.port}/setup/{link.token}"
+        return f"{self.origin}/setup/{link.token}"
 
     def find(self, elicitation_id: str, owner: str | None = None) -> SecretLink | None:
         """The link of that id, if it is `owner`'s (a stateless client echoes the id back:
@@ -166,14 +199,7 @@ class SecretListener:
             link.state = LinkState.CANCELLED
 
     def _render(self, status: int, title: str, **values: Any) -> Response:
-        from starlette.responses import HTMLResponse
-
-        if self._env is None:
-            from jinja2 import Environment, FileSystemLoader
-
-            self._env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True)
-        page = self._env.get_template("credentials.html").render(title=title, **values)
-        return HTMLResponse(page, status_code=status)
+        return self.render("credentials.html", status, title, **values)
 
     def _form(self, link: SecretLink, status: int = 200, error: str = "") -> Response:
         return self._render(

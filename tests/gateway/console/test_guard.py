@@ -14,11 +14,11 @@ from fastmcp.client.elicitation import ElicitResult
 
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.console.app import Console
-from gwanjong_gateway.console.guard import HEADERS
 from gwanjong_gateway.console.routes import build_app
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.rules.approvals import ApprovalStatus, operator_name
 from gwanjong_gateway.server import build_gateway
+from gwanjong_gateway.web import HEADERS
 from tests.fakes.platform import FakePlatform
 from tests.gateway.approval_clients import url_only
 from tests.gateway.console.helpers import (

@@ -20,7 +20,7 @@ from fastmcp import Client, FastMCP
 from fastmcp.client.elicitation import ElicitResult
 from mcp.types import ElicitRequestURLParams
 
-from gwanjong_gateway.setup.loopback import CSP
+from gwanjong_gateway.web import HEADERS
 from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
@@ -110,12 +110,17 @@ async def test_url_only_client_approves_on_the_page(
         url, approval_id = await pending(client, person)
         page = await http.get(url)
         assert page.status_code == 200
-        assert page.headers["content-security-policy"] == CSP
-        assert page.headers["cache-control"] == "no-store"
-        assert page.headers["referrer-policy"] == "same-origin"
+        for name, value in HEADERS.items():  # the one strict CSP, no-store, no Referer
+            assert page.headers[name] == value, name
+        assert (
+            HEADERS["cache-control"] == "no-store"
+            and "script-src 'self'" in HEADERS["content-security-policy"]
+        )
         assert TEXT in page.text and "a reply to" in page.text and "reddit" in page.text
         assert f"{len(TEXT + FOOTER)} characters" in page.text
         assert 'rel="noopener noreferrer"' in page.text and "<script" not in page.text
+        style = await http.get(f"{parts(url)[0]}/static/console.css")  # the page's only load
+        assert style.status_code == 200 and "pre.platform" in style.text
         assert platform.writes == []  # reading the page decides nothing
         done = await decide(http, url, "approve", text=TEXT + FOOTER)  # the box, untouched
         assert done.status_code == 200, done.text
@@ -302,7 +307,7 @@ async def test_hostile_text_and_links_render_inert(tmp_path: Path, mode: str) ->
         assert "<script" not in html_text and "<img" not in html_text
         assert 'href="javascript:' not in html_text.lower()
         assert "\u200b" not in html_text.split("<textarea", 1)[0]  # shown as a mark instead
-        assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in html_text
+        assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in html_text
         assert "⟦U+200B⟧evil⟦U+2060⟧" in html_text
         assert "javascript:alert(1)//x" in html_text and "(not a web link)" in html_text
     assert "2 invisible characters, marked" in page

@@ -13,7 +13,7 @@ import pytest
 
 from gwanjong_gateway.cli.review import view
 from gwanjong_gateway.review.app import card_view
-from gwanjong_gateway.review.html import review_page
+from gwanjong_gateway.review.page import review_page
 from gwanjong_gateway.rules.approvals import Approval
 from gwanjong_gateway.strike.approval import message
 from tests.fakes.clock import FakeClock

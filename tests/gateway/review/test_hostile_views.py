@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from gwanjong_gateway.review import html
 from gwanjong_gateway.review.app import card_view
+from gwanjong_gateway.review.page import decided_page, review_page
+from gwanjong_gateway.web import STATIC
 from tests.hostile_approvals import CORPUS, REFUSED, approval_with, assert_seen, with_footer
 
 NOW = 2000.0
@@ -16,18 +17,20 @@ NOW = 2000.0
 def test_the_page_shows_the_whole_text_marked(name: str) -> None:
     text = with_footer(CORPUS[name])
     a = approval_with(text)
-    for page in (html.review_page(a, NOW, "0" * 64), html.decided_page(a, NOW, "Declined.")):
+    for page in (review_page(a, NOW, "0" * 64), decided_page(a, NOW, "Declined.")):
         shown = page.split("<textarea", 1)[0]  # the edit box holds the raw text to edit
         assert_seen(shown, text, escaped=True)
         assert ("invisible character" in shown) == (name in REFUSED)
         assert "more characters" not in shown and "not shown" not in shown
     # a long text scrolls in its box: the box is bounded, never cut
-    assert ".text{" in page and "max-height" in page and "overflow:auto" in page
+    assert '<pre class="platform" id="exact">' in page
+    rule = (STATIC / "console.css").read_text().split("pre.platform {", 1)[1].split("}", 1)[0]
+    assert "max-height" in rule and "overflow: auto" in rule
 
 
 def test_the_title_is_marked_and_warned_about() -> None:
     a = approval_with("Body.", title="Notes\u202e\u200b")
-    page = html.review_page(a, NOW, "0" * 64)
+    page = review_page(a, NOW, "0" * 64)
     assert "Notes⟦U+202E⟧⟦U+200B⟧" in page and "Title: 2 invisible characters" in page
 
 
