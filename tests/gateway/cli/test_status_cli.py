@@ -18,7 +18,7 @@ import pytest
 
 from gwanjong_gateway.cli.main import main
 from gwanjong_gateway.record.store import StrikeStore
-from tests.gateway.helpers import config_file
+from tests.gateway.helpers import config_file, config_text
 from tests.gateway.notify.records import BODY, hand_off, open_approval
 
 GWANJONG = str(Path(sys.executable).with_name("gwanjong"))
