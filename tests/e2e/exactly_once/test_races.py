@@ -70,10 +70,11 @@ def check(answers: list[dict[str, Any]], expected: str, sandbox: SandboxControl)
     assert len(sandbox.writes("reddit")) == 1
 
 
+@pytest.mark.parametrize(
+    "how", ["two-gateways-on-one-state-dir", "two-sessions-of-one-http-gateway"]
+)
 @pytest.mark.parametrize("rule", sorted(RULES))
-async def test_two_gateways_on_one_state_dir(
-    sandbox: SandboxControl, tmp_path: Path, rule: str
-) -> None:
+async def test_two_racers(sandbox: SandboxControl, tmp_path: Path, rule: str, how: str) -> None:
     needs("reddit")
     table, safety, expected = RULES[rule]
     cfg = config_file(
@@ -85,25 +86,10 @@ async def test_two_gateways_on_one_state_dir(
         sandbox=sandbox.url,
     )
     sandbox.fault("reddit", kind="latency", ms=200)  # widen the window between check and write
-    async with clients(gateway(cfg), gateway(cfg)) as pair:
-        check(await race(pair), expected, sandbox)
-
-
-@pytest.mark.parametrize("rule", sorted(RULES))
-async def test_two_sessions_of_one_http_gateway(
-    sandbox: SandboxControl, tmp_path: Path, rule: str
-) -> None:
-    needs("reddit")
-    table, safety, expected = RULES[rule]
-    cfg = config_file(
-        tmp_path,
-        ["reddit"],
-        settings=E2E,
-        tables={"safety": safety},
-        platform=table,
-        sandbox=sandbox.url,
-    )
-    sandbox.fault("reddit", kind="latency", ms=200)
+    if how == "two-gateways-on-one-state-dir":
+        async with clients(gateway(cfg), gateway(cfg)) as pair:
+            check(await race(pair), expected, sandbox)
+        return
     with http_gateway(cfg) as url:
         async with clients(session(url), session(url)) as pair:
             check(await race(pair), expected, sandbox)
