@@ -120,8 +120,7 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
 
     def _migrate(self) -> None:
         """Apply the migration steps this record lacks (migrations.py)."""
-        steps = migrations.POSTGRES if self.engine.postgres else migrations.SQLITE
-        self.engine.migrate(steps, "gwanjong:schema")
+        migrations.migrate(self.engine, migrations.RECORD)
 
     def schema_version(self) -> int:
         return int(self._x("SELECT MAX(version) AS v FROM schema_version").fetchone()["v"] or 0)

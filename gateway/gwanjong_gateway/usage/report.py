@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -20,6 +21,29 @@ class Scope(StrEnum):
     GATEWAY = "gateway"
 
 
+@dataclass(frozen=True)
+class Call:
+    """One row of the usage log (record/migrations.py: the usage steps), as written and as
+    read."""
+
+    at: float
+    scope: Scope
+    platform: str  # '' for gateway tools
+    tool: str
+    kind: str  # '' on success, else the error kind
+    ms: float
+    tokens: int | None = None  # gateway tools: o200k tokens of the result
+    retry_after: float | None = None  # rate_limited: what the platform asked for
+    message: str = ""
+    rl_remaining: int | None = None  # the platform's budget as its server reported it
+    rl_limit: int | None = None
+    rl_reset: str | None = None
+    principal: str = ""  # the signed-in caller ('' without sign-in)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "scope", Scope(self.scope))  # read back as text
+
+
 def percentile(values: list[float], q: float) -> float | None:
     """Nearest-rank percentile (q in 0..100) of already sorted values."""
     if not values:
@@ -28,15 +52,16 @@ def percentile(values: list[float], q: float) -> float | None:
     return values[int(rank) - 1]
 
 
-def aggregate(rows: list[tuple[Any, ...]], since_s: float | None, now: float) -> dict[str, Any]:
+def aggregate(rows: list[Call], since_s: float | None, now: float) -> dict[str, Any]:
     platform: dict[tuple[str, str], dict[str, Any]] = {}
     gateway: dict[str, dict[str, Any]] = {}
     latencies: dict[tuple[str, str], list[float]] = {}
-    for at, scope, plat, tool, kind, ms, tokens, retry_after, message, *rate in rows:
-        if scope == Scope.GATEWAY:
+    for r in rows:
+        at, plat, tool, kind, retry_after = r.at, r.platform, r.tool, r.kind, r.retry_after
+        if r.scope is Scope.GATEWAY:
             g = gateway.setdefault(tool, {"tool": tool, "calls": 0, "errors": {}, "tokens": 0})
             g["calls"] += 1
-            g["tokens"] += int(tokens or 0)
+            g["tokens"] += int(r.tokens or 0)
             if kind:
                 g["errors"][kind] = g["errors"].get(kind, 0) + 1
             continue
@@ -54,18 +79,18 @@ def aggregate(rows: list[tuple[Any, ...]], since_s: float | None, now: float) ->
             },
         )
         p["calls"] += 1
-        if rate and rate[0] is not None:
+        if r.rl_remaining is not None:
             # The last budget this tool's platform server read from the headers.
             p["remaining"] = {
-                "remaining": rate[0],
-                "limit": rate[1],
-                "reset_at": rate[2],
+                "remaining": r.rl_remaining,
+                "limit": r.rl_limit,
+                "reset_at": r.rl_reset,
                 "at": _iso(at),
             }
-        latencies.setdefault(key, []).append(float(ms))
+        latencies.setdefault(key, []).append(float(r.ms))
         if kind:
             p["errors"][kind] = p["errors"].get(kind, 0) + 1
-            p["last_error"] = {"kind": kind, "message": message, "at": _iso(at)}
+            p["last_error"] = {"kind": kind, "message": r.message, "at": _iso(at)}
             if retry_after is not None:
                 # What the platform told us it allows (the contract carries no header
                 # counts, only the wait a rate_limited error asks for).
