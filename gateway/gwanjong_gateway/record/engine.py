@@ -92,8 +92,10 @@ class Engine:
             return self.db.execute(sql, tuple(args))
 
     def many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        """One statement for each of ``rows``, in one transaction."""
-        with self.lock, self.transaction(immediate=False, write=True):
+        """One statement for each of ``rows``, in one transaction that takes the write lock
+        first (a deferred one that reads, then writes, fails at once if another process
+        wrote in between: SQLite's busy wait does not cover it)."""
+        with self.lock, self.transaction(immediate=True, write=True):
             self.db.executemany(sql, [_values(r) for r in rows])
 
     @contextmanager
