@@ -92,10 +92,8 @@ class Engine:
             return self.db.execute(sql, tuple(args))
 
     def many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        """One statement for each of ``rows``, in one transaction that takes the write lock
-        first (a deferred one that reads, then writes, fails at once if another process
-        wrote in between: SQLite's busy wait does not cover it)."""
-        with self.lock, self.transaction(immediate=True, write=True):
+        """One statement for each of ``rows`` (in the caller's transaction, if any)."""
+        with self.lock:
             self.db.executemany(sql, [_values(r) for r in rows])
 
     @contextmanager
@@ -141,8 +139,8 @@ class Engine:
             return [cls(**dict(r)) for r in self.x(sql, args)]
 
     def insert(self, table: str, rows: Sequence[Any], returning: str = "") -> Any:
-        """Insert dataclass ``rows`` (each field a column); with ``returning``, one row and
-        that column of it."""
+        """Insert dataclass ``rows`` (each field a column; in the caller's transaction, if
+        any); with ``returning``, one row and that column of it."""
         names = [f.name for f in dataclasses.fields(rows[0])]
         sql = f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"
         values = [tuple(getattr(r, n) for n in names) for r in rows]
@@ -254,7 +252,7 @@ class PostgresEngine(Engine):
             return self.db.execute(_pg_sql(sql), _values(args))
 
     def many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        with self.lock, self.db.transaction(), self.db.cursor() as cur:
+        with self.lock, self.db.cursor() as cur:
             cur.executemany(_pg_sql(sql), [_values(r) for r in rows])
 
     @contextmanager

@@ -26,7 +26,7 @@ from gwanjong_gateway.record.approval_rows import ApprovalRows
 from gwanjong_gateway.record.engine import BUSY_TIMEOUT_S, Engine, SchemaError, SqliteEngine
 from gwanjong_gateway.record.handle_rows import HandleRows
 from gwanjong_gateway.record.handoff_rows import HandoffRows
-from gwanjong_gateway.record.history_rows import HistoryRows
+from gwanjong_gateway.record.history_rows import HistoryFilter, HistoryRows
 from gwanjong_gateway.record.notice_rows import NoticeRows
 from gwanjong_gateway.rules import policy
 from gwanjong_gateway.rules.ledger import (
@@ -377,20 +377,7 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
         principal: str | None = None,
     ) -> list[Strike]:
         """The newest rows first; ``principal``: only that caller's (None: everyone's)."""
-        query = "SELECT * FROM strikes WHERE 1=1"
-        args: list[str | int] = []
-        if principal is not None:
-            query += " AND principal = ?"
-            args.append(principal)
-        if platform:
-            query += " AND platform = ?"
-            args.append(platform)
-        if status:
-            query += " AND status = ?"
-            args.append(status)
-        query += " ORDER BY id DESC LIMIT ?"
-        args.append(limit)
-        return [s for s in (self._row(r) for r in self._x(query, args)) if s is not None]
+        return self.history_page(HistoryFilter(platform or "", status, principal), None, limit)
 
     # -- failure pause ------------------------------------------------------------------
 

@@ -176,7 +176,9 @@ class UsageLog:
 
     def _write(self, calls: list[Call]) -> None:
         try:
-            with self._engine.use() as db:
+            # The write lock first: a deferred transaction that reads, then writes, fails at
+            # once if another process wrote in between (SQLite's busy wait does not cover it).
+            with self._engine.use() as db, db.transaction(immediate=True):
                 db.insert(self.table, calls)
         except Exception as exc:  # usage figures must never break a call
             if not self._failing:

@@ -7,7 +7,6 @@ import sqlite3
 import time
 from pathlib import Path
 
-
 from gwanjong_gateway.record import migrations
 from gwanjong_gateway.usage.ledger import SpendLedger
 from gwanjong_gateway.usage.log import UsageLog
