@@ -138,10 +138,13 @@ class Engine:
         with self.lock:
             return [cls(**dict(r)) for r in self.x(sql, args)]
 
-    def insert(self, table: str, rows: Sequence[Any], returning: str = "") -> Any:
+    def insert(
+        self, table: str, rows: Sequence[Any], returning: str = "", omit: Sequence[str] = ()
+    ) -> Any:
         """Insert dataclass ``rows`` (each field a column; in the caller's transaction, if
-        any); with ``returning``, one row and that column of it."""
-        names = [f.name for f in dataclasses.fields(rows[0])]
+        any; ``omit``: fields left to the column's default); with ``returning``, one row
+        and that column of it."""
+        names = [f.name for f in dataclasses.fields(rows[0]) if f.name not in omit]
         sql = f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"
         values = [tuple(getattr(r, n) for n in names) for r in rows]
         if returning:

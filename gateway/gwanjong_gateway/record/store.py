@@ -18,6 +18,7 @@ import sqlite3
 import time
 from collections.abc import Generator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -55,23 +56,71 @@ __all__ = [
 ]
 
 
+@dataclass(frozen=True)
+class NewStrike:
+    """A strike row as it is inserted: a `Strike`'s fields (a name that is not one is a
+    TypeError, never SQL), each default the column's; ``id`` None: the next one."""
+
+    intent_key: str
+    platform: str
+    target: str
+    action: StrikeAction
+    content_hash: str
+    content: str
+    mode: str
+    status: StrikeStatus
+    created_at: float
+    updated_at: float
+    context: Any = "{}"  # what the model saw in draft (JSON, or the value to write as JSON)
+    policy: Any = "[]"  # the policy decisions, in order (the same)
+    id: int | None = None
+    target_url: str = ""
+    author: str = ""
+    opportunity: str = ""
+    title: str = ""
+    reason: str = ""
+    approver: str = ""
+    result_id: str = ""
+    result_url: str = ""
+    principal: str = ""
+    readbacks: int = 0
+    confirmed_by: str = ""
+    needs_person: int = 0
+    claimed_at: float = 0.0
+    claimed_url: str = ""
+    settling_until: float = 0.0
+    settling_by: str = ""
+    trace_id: str = ""
+    span_id: str = ""
+
+    def __post_init__(self) -> None:
+        for key, value in _stored(self.__dict__).items():
+            object.__setattr__(self, key, value)
+
+
 #: the strike record's columns: a `Strike`'s fields
-COLUMNS = frozenset(f.name for f in dataclasses.fields(Strike))
+COLUMNS = frozenset(f.name for f in dataclasses.fields(NewStrike))
+
+
+def _stored(fields: dict[str, Any]) -> dict[str, Any]:
+    """The status by value, the context and decisions as JSON, a flag as 0 or 1."""
+    out: dict[str, Any] = {}
+    if "status" in fields:
+        out["status"] = str(fields["status"])
+    if "needs_person" in fields:
+        out["needs_person"] = int(fields["needs_person"])
+    for key in ("context", "policy"):
+        if key in fields and not isinstance(fields[key], str):
+            out[key] = json.dumps(fields[key], ensure_ascii=False, default=str)
+    return out
 
 
 def _columns(fields: dict[str, Any]) -> dict[str, Any]:
-    """A row's values as stored: only a `Strike`'s fields (a name that is not one is a
-    TypeError, never SQL), the status by value, the context and decisions as JSON."""
+    """An update's values as stored (a name that is not a column is a TypeError, never SQL)."""
     unknown = fields.keys() - COLUMNS
     if unknown:
         raise TypeError(f"not a strike record column: {', '.join(sorted(unknown))}")
-    out = dict(fields)
-    if "status" in out:
-        out["status"] = str(out["status"])
-    for key in ("context", "policy"):
-        if key in out and not isinstance(out[key], str):
-            out[key] = json.dumps(out[key], ensure_ascii=False, default=str)
-    return out
+    return fields | _stored(fields)
 
 
 class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows):
@@ -143,15 +192,10 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
 
     def insert(self, **fields: Any) -> Strike:
         now = fields.pop("now", None) or time.time()
-        fields.setdefault("created_at", now)
-        fields.setdefault("updated_at", now)
-        fields = _columns(fields)
-        cols = ", ".join(fields)
-        marks = ", ".join("?" for _ in fields)
-        row = self._x(
-            f"INSERT INTO strikes ({cols}) VALUES ({marks}) RETURNING id", tuple(fields.values())
-        ).fetchone()
-        strike = self.get(int(row["id"]))
+        values: dict[str, Any] = {"created_at": now, "updated_at": now, **fields}
+        row = NewStrike(**_columns(values))
+        omit = ("id",) if row.id is None else ()
+        strike = self.get(int(self.engine.insert("strikes", [row], returning="id", omit=omit)))
         assert strike is not None
         return strike
 
