@@ -1,7 +1,10 @@
 """The strike record in SQLite (WAL): every write attempt, before and after the call.
 
-(`store_pg.PostgresStrikeStore` is the same class on PostgreSQL: it overrides only the
-connection, the transaction and the placeholders; the logic below serves both.)
+(`PostgresStrikeStore` is the same class on PostgreSQL, `[store] url`: only its connection
+differs, engine.py holds every other difference; the logic below serves both. There
+`decide` takes `pg_advisory_xact_lock` on the platform's name, so checks and claim are
+serialised per platform account across every process on the database, as BEGIN IMMEDIATE
+does for a file; unique partial indexes still refuse a second live claim.)
 
 One row per intent (see `ledger`). A write is *claimed* before the platform is called:
 one `BEGIN IMMEDIATE` transaction checks the target, the same or a near-identical post,
@@ -16,15 +19,22 @@ import dataclasses
 import json
 import sqlite3
 import time
-from collections.abc import Generator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gwanjong_gateway.record import migrations
 from gwanjong_gateway.record.approval_rows import ApprovalRows
-from gwanjong_gateway.record.engine import BUSY_TIMEOUT_S, Engine, SchemaError, SqliteEngine
+from gwanjong_gateway.record.engine import (
+    BUSY_TIMEOUT_S,
+    CONNECT_TIMEOUT_S,
+    STATEMENT_TIMEOUT_S,
+    Engine,
+    PostgresEngine,
+    SchemaError,
+    SqliteEngine,
+)
 from gwanjong_gateway.record.handle_rows import HandleRows
 from gwanjong_gateway.record.handoff_rows import HandoffRows
 from gwanjong_gateway.record.history_rows import HistoryFilter, HistoryRows
@@ -155,17 +165,6 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
     def stale(self) -> bool:
         """Whether this idle connection is known dead (a file never is)."""
         return self.engine.stale()
-
-    def _x(self, sql: str, args: Sequence[Any] = ()) -> Any:
-        """Run one statement (``?`` placeholders); the cursor, rows readable by column name."""
-        return self.engine.x(sql, args)
-
-    @contextmanager
-    def _transaction(self, immediate: bool, lock: str = "") -> Generator[None, None, None]:
-        """BEGIN IMMEDIATE takes the write lock first, so check-then-insert is atomic
-        across connections and processes (``lock`` names what PostgreSQL locks)."""
-        with self.engine.transaction(immediate, f"gwanjong:{lock}" if lock else ""):
-            yield
 
     def _migrate(self) -> None:
         """Apply the migration steps this record lacks (migrations.py)."""
@@ -486,3 +485,19 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
             return self._x(sql, (key, new)).rowcount == 1
         sql = "UPDATE inbox_cursors SET next_since = ? WHERE platform = ? AND next_since = ?"
         return self._x(sql, (new, key, old)).rowcount == 1
+
+
+class PostgresStrikeStore(StrikeStore):
+    def __init__(  # pyright: ignore[reportMissingSuperCall]
+        self,
+        url: str,
+        busy_timeout_s: float = BUSY_TIMEOUT_S,
+        connect_timeout_s: int = CONNECT_TIMEOUT_S,
+        statement_timeout_s: float = STATEMENT_TIMEOUT_S,
+    ) -> None:
+        """Raises psycopg.Error when the database cannot be reached or migrated, and
+        MissingExtra when psycopg is not installed."""
+        self._open(
+            PostgresEngine(url, "gwanjong", busy_timeout_s, connect_timeout_s, statement_timeout_s),
+            None,
+        )

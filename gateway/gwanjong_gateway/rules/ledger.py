@@ -1,5 +1,5 @@
 """The strike record: its vocabulary (actions, statuses), one row, and what makes two
-writes "the same". `store` / `store_pg` keep it; this module says what it holds.
+writes "the same". `record/store.py` keeps it; this module says what it holds.
 
 A row is one intent (platform, target, action, normalised text). New posts have no
 target: their identity is the text alone, so the same article sent from two

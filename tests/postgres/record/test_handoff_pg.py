@@ -3,7 +3,7 @@ the same answers as on SQLite (its own `FOR UPDATE` and placeholders), and the i
 
 from __future__ import annotations
 
-from gwanjong_gateway.record.store_pg import PostgresStrikeStore
+from gwanjong_gateway.record.store import PostgresStrikeStore
 from tests.gateway.record.test_store_handoff import (
     check_author_cooldown,
     check_dismiss_expire_and_claims,

@@ -3,7 +3,7 @@ as on SQLite (tests/console/test_history_rows.py)."""
 
 from __future__ import annotations
 
-from gwanjong_gateway.record.store_pg import PostgresStrikeStore
+from gwanjong_gateway.record.store import PostgresStrikeStore
 from tests.console.test_history_rows import check_history_page
 
 

@@ -15,7 +15,7 @@ import pytest
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.record.migrations import Where
 from gwanjong_gateway.record.records import Records
-from gwanjong_gateway.record.store_pg import PostgresStrikeStore
+from gwanjong_gateway.record.store import PostgresStrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_gateway.usage import spend
