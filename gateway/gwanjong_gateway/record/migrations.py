@@ -1,6 +1,5 @@
 """Every table's schema (the strike record's, the usage figures', the spend ledger's), as
-one list of ordered migration steps for both engines (SQLite, PostgreSQL); the one place
-where a store is opened (`Where`).
+one list of ordered migration steps for both engines (SQLite, PostgreSQL).
 
 Each step belongs to one database: PostgreSQL holds them all; on SQLite the record's are
 in gwanjong.db and the usage steps in usage.db (its own WAL file, so recording usage never
@@ -13,11 +12,9 @@ tables in place and only the later steps change it. Add a step, never edit one.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import NamedTuple
 
-from gwanjong_gateway.extras import MissingExtra
-from gwanjong_gateway.record.engine import Engine, PostgresEngine, SqliteEngine, Unavailable
+from gwanjong_gateway.record.engine import Engine
 from gwanjong_gateway.record.notice_rows import notices_table
 
 #: the database a step belongs to: on SQLite the record (gwanjong.db) or usage.db
@@ -323,49 +320,3 @@ def migrate(engine: Engine, database: str) -> None:
     takes for them."""
     steps = POSTGRES if engine.postgres else SQLITE if database == RECORD else SQLITE_USAGE
     engine.migrate(steps, "gwanjong:schema")
-
-
-class Where:
-    """Where a store lives: the SQLite file ``path``, or PostgreSQL at ``url``; ``broken``
-    says why the configured URL cannot be used ("" when it can)."""
-
-    def __init__(self, path: Path | None = None, url: str = "", broken: str = "") -> None:
-        self.path, self.url, self.broken = path, url, broken
-
-    @property
-    def postgres(self) -> bool:
-        return self.path is None
-
-    def exists(self) -> bool:
-        """Whether there is anything to read (reading creates no file)."""
-        return self.path is None or self.path.exists()
-
-    def describe(self) -> str:
-        """Where, never with a password."""
-        if self.path is not None:
-            return str(self.path)
-        if self.broken:
-            return "the configured [store] url"
-        from gwanjong_gateway.record.pg_errors import where
-
-        return where(self.url)
-
-    def open(self, name: str, database: str) -> Engine:
-        """An engine here, its steps applied. Raises Unavailable when the URL cannot be
-        used (``broken``, or psycopg not installed), else the database's own error."""
-        if self.path is not None:
-            engine: Engine = SqliteEngine(self.path, busy_timeout_s=10)
-        elif self.broken:
-            raise Unavailable(self.broken)
-        else:
-            try:
-                engine = PostgresEngine(self.url, name)
-            except MissingExtra as exc:  # not a database problem: say what to install
-                self.broken = str(exc)
-                raise Unavailable(self.broken) from None
-        try:
-            migrate(engine, database)
-        except BaseException:
-            engine.close()
-            raise
-        return engine

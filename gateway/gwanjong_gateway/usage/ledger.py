@@ -23,12 +23,60 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from gwanjong_gateway.record.engine import Engine, Lazy
-from gwanjong_gateway.record.migrations import LITE, PG, USAGE, Where
+from gwanjong_gateway.extras import MissingExtra
+from gwanjong_gateway.record.engine import Engine, Lazy, PostgresEngine, SqliteEngine, Unavailable
+from gwanjong_gateway.record.migrations import LITE, PG, USAGE, migrate
 from gwanjong_gateway.record.readers import EVERYONE, Reader
 
 #: rows older than this are dropped when the ledger is opened (as the usage log's)
 KEEP_DAYS = 90
+
+
+class Where:
+    """Where the usage log and the ledger live: the SQLite file ``path`` (usage.db), or
+    PostgreSQL at ``url``; ``broken`` says why the configured URL cannot be used ("" when
+    it can)."""
+
+    def __init__(self, path: Path | None = None, url: str = "", broken: str = "") -> None:
+        self.path, self.url, self.broken = path, url, broken
+
+    @property
+    def postgres(self) -> bool:
+        return self.path is None
+
+    def exists(self) -> bool:
+        """Whether there is anything to read (reading creates no file)."""
+        return self.path is None or self.path.exists()
+
+    def describe(self) -> str:
+        """Where, never with a password."""
+        if self.path is not None:
+            return str(self.path)
+        if self.broken:
+            return "the configured [store] url"
+        from gwanjong_gateway.record.pg_errors import where
+
+        return where(self.url)
+
+    def open(self, name: str) -> Engine:
+        """An engine here, its usage steps applied. Raises Unavailable when the URL cannot be
+        used (``broken``, or psycopg not installed), else the database's own error."""
+        if self.path is not None:
+            engine: Engine = SqliteEngine(self.path, busy_timeout_s=10)
+        elif self.broken:
+            raise Unavailable(self.broken)
+        else:
+            try:
+                engine = PostgresEngine(self.url, name)
+            except MissingExtra as exc:  # not a database problem: say what to install
+                self.broken = str(exc)
+                raise Unavailable(self.broken) from None
+        try:
+            migrate(engine, USAGE)
+        except BaseException:
+            engine.close()
+            raise
+        return engine
 
 
 @dataclass(frozen=True)
@@ -72,7 +120,7 @@ class SpendLedger:
         self._engine = Lazy(self._connect)
 
     def _connect(self) -> Engine:
-        engine = self.where.open("gwanjong-spend", USAGE)
+        engine = self.where.open("gwanjong-spend")
         engine.x(f"DELETE FROM {self.table} WHERE at < ?", (self.clock() - KEEP_DAYS * 86400,))
         return engine
 

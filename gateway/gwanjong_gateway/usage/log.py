@@ -23,16 +23,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gwanjong_gateway.record.engine import Lazy, Unavailable
-from gwanjong_gateway.record.migrations import LITE, PG, USAGE, Where
+from gwanjong_gateway.record.migrations import LITE, PG
 from gwanjong_gateway.record.readers import EVERYONE, Reader
 from gwanjong_gateway.usage import spend_report
+from gwanjong_gateway.usage.ledger import DaySpend, SpendLedger, Where
 from gwanjong_gateway.usage.report import Call, Scope, aggregate, compact_lines
 from gwanjong_shared.contract.rate import RateWindow
 from gwanjong_shared.kit.logs import redact
 
 if TYPE_CHECKING:
     from gwanjong_gateway.config import GatewayConfig
-    from gwanjong_gateway.usage.ledger import DaySpend, SpendLedger
 
 log = logging.getLogger(__name__)
 
@@ -198,7 +198,7 @@ class UsageLog:
             log.info("usage: recording into %s again", self.where.describe())
 
     def _connect(self) -> Any:
-        engine = self.where.open("gwanjong-usage", USAGE)
+        engine = self.where.open("gwanjong-usage")
         engine.x(f"DELETE FROM {self.table} WHERE at < ?", (self.clock() - KEEP_DAYS * 86400,))
         return engine
 
@@ -282,7 +282,6 @@ def open_usage(config: GatewayConfig, environ: dict[str, str] | None = None) -> 
     """The configured usage record, with the spend ledger beside it, and the daily budgets,
     for its report."""
     from gwanjong_gateway.config_ops import micro_usd
-    from gwanjong_gateway.usage.ledger import SpendLedger
 
     usage = UsageLog(where_of(config, environ))
     usage.ledger = SpendLedger(where_of(config, environ))

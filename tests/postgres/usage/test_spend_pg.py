@@ -13,13 +13,12 @@ import psycopg
 import pytest
 
 from gwanjong_gateway.platforms.upstreams import Upstreams
-from gwanjong_gateway.record.migrations import Where
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import PostgresStrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_gateway.usage import spend
-from gwanjong_gateway.usage.ledger import Over, SpendLedger
+from gwanjong_gateway.usage.ledger import Over, SpendLedger, Where
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import PAID
 from tests.gateway.usage.test_spend import NAME, NOW, accept, config_for, context

@@ -12,7 +12,7 @@ import pytest
 from fastmcp import Client
 
 from gwanjong_gateway.cli.main import main
-from gwanjong_gateway.record.migrations import Where
+from gwanjong_gateway.usage.ledger import Where
 from gwanjong_gateway.usage.log import UsageLog, UsageUnavailable
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import in_memory_gateway
