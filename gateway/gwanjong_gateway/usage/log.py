@@ -25,9 +25,8 @@ from typing import TYPE_CHECKING, Any
 from gwanjong_gateway.record.engine import Lazy, Unavailable
 from gwanjong_gateway.record.migrations import LITE, PG
 from gwanjong_gateway.record.readers import EVERYONE, Reader
-from gwanjong_gateway.usage import spend_report
 from gwanjong_gateway.usage.ledger import DaySpend, SpendLedger, Where
-from gwanjong_gateway.usage.report import Call, Scope, aggregate, compact_lines
+from gwanjong_gateway.usage.report import Call, Scope, aggregate, compact_lines, spend_section
 from gwanjong_shared.contract.rate import RateWindow
 from gwanjong_shared.kit.logs import redact
 
@@ -242,7 +241,7 @@ class UsageLog:
             except Exception as exc:
                 raise read_failed(self.where, "usage", exc) from None
         report = aggregate(rows, since_s, self.clock())
-        report["spend"] = spend_report.section(self._spend(start, reader), self.budgets)
+        report["spend"] = spend_section(self._spend(start, reader), self.budgets)
         return report
 
     def _spend(self, start: float, reader: Reader) -> list[DaySpend]:
