@@ -38,7 +38,7 @@ from gwanjong_gateway.console.routes import build_app
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.server import build_gateway
-from gwanjong_gateway.usage.pg import open_usage
+from gwanjong_gateway.usage.log import open_usage
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM
 from tests.gateway.helpers import config_text, opportunity_for

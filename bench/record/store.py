@@ -48,7 +48,7 @@ def request(n: int, worker: int, cap: int | None = None) -> ClaimRequest:
 
 def open_store(where: str) -> StrikeStore:
     if where.startswith("postgresql://"):
-        from gwanjong_gateway.record.store_pg import PostgresStrikeStore
+        from gwanjong_gateway.record.store import PostgresStrikeStore
 
         return PostgresStrikeStore(where, busy_timeout_s=30)
     return StrikeStore(Path(where), busy_timeout_s=30)

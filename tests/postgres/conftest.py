@@ -13,7 +13,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from gwanjong_gateway.record.store_pg import PostgresStrikeStore
+from gwanjong_gateway.record.store import PostgresStrikeStore
 
 HOW = 'start one with: eval "$(bash scripts/pg start)"  (then pytest tests/postgres)'
 

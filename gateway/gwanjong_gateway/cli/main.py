@@ -108,8 +108,7 @@ def _history(args: argparse.Namespace) -> int:
 
 def _usage(args: argparse.Namespace) -> int:
     from gwanjong_gateway.record.readers import EVERYONE, Reader
-    from gwanjong_gateway.usage.log import UsageUnavailable
-    from gwanjong_gateway.usage.pg import open_usage
+    from gwanjong_gateway.usage.log import UsageUnavailable, open_usage
     from gwanjong_gateway.usage.report import as_json, format_report, parse_since
 
     config, _ = load(args.config)

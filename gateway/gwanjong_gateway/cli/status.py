@@ -80,7 +80,7 @@ def _open(config: GatewayConfig) -> StrikeStore:
     brings the MCP SDK: seconds, for a command that must answer at once)."""
     if config.store.url:
         from gwanjong_gateway.config_load import expand, read_dotenv
-        from gwanjong_gateway.record.store_pg import PostgresStrikeStore
+        from gwanjong_gateway.record.store import PostgresStrikeStore
 
         env = {**read_dotenv(config.state_dir / ".env"), **os.environ}
         return PostgresStrikeStore(expand(config.store.url, env))

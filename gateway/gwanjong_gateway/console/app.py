@@ -129,7 +129,7 @@ class Console:
 
     def usage(self) -> UsageLog:
         if self._usage is None:
-            from gwanjong_gateway.usage.pg import open_usage
+            from gwanjong_gateway.usage.log import open_usage
 
             self._usage = open_usage(self.config, self.gw.environ)
         return self._usage

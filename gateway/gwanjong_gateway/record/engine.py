@@ -9,6 +9,7 @@ one connection behind one lock; callers run it off the event loop.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import select
 import sqlite3
@@ -18,7 +19,7 @@ from collections.abc import Callable, Generator, Sequence
 from contextlib import contextmanager, suppress
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from gwanjong_gateway.paths import private_file
 from gwanjong_gateway.record.sqlite_errors import Trouble, trouble
@@ -27,6 +28,7 @@ from gwanjong_gateway.record.sqlite_errors import Trouble, trouble
 BUSY_TIMEOUT_S = 2.0
 CONNECT_TIMEOUT_S = 3
 STATEMENT_TIMEOUT_S = 5.0
+R = TypeVar("R")
 
 
 def connection_options(
@@ -66,6 +68,11 @@ class SchemaError(Exception):
     """The database was written by a newer gwanjong (a schema version this one lacks)."""
 
 
+class Unavailable(Exception):
+    """The store cannot be opened: its configured URL is unusable (a `${VAR}` not set) or
+    psycopg is not installed; the message says what to do."""
+
+
 class Engine:
     """One connection to one database, behind one lock (see the module's doc)."""
 
@@ -85,8 +92,8 @@ class Engine:
             return self.db.execute(sql, tuple(args))
 
     def many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        """One statement for each of ``rows``, in one transaction."""
-        with self.lock, self.transaction(immediate=False, write=True):
+        """One statement for each of ``rows`` (in the caller's transaction, if any)."""
+        with self.lock:
             self.db.executemany(sql, [_values(r) for r in rows])
 
     @contextmanager
@@ -120,8 +127,30 @@ class Engine:
             for version, statements in enumerate(steps, 1):
                 if version > current:
                     for statement in statements:
-                        self.x(statement)
+                        self._ddl(statement)
                     self.x("INSERT INTO schema_version (version) VALUES (?)", (version,))
+
+    def _ddl(self, statement: str) -> None:
+        self.x(statement)
+
+    def rows(self, cls: type[R], sql: str, args: Sequence[Any] = ()) -> list[R]:
+        """Every row of one statement as a ``cls`` (a dataclass named by its columns)."""
+        with self.lock:
+            return [cls(**dict(r)) for r in self.x(sql, args)]
+
+    def insert(
+        self, table: str, rows: Sequence[Any], returning: str = "", omit: Sequence[str] = ()
+    ) -> Any:
+        """Insert dataclass ``rows`` (each field a column; in the caller's transaction, if
+        any; ``omit``: fields left to the column's default); with ``returning``, one row
+        and that column of it."""
+        names = [f.name for f in dataclasses.fields(rows[0]) if f.name not in omit]
+        sql = f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"
+        values = [tuple(getattr(r, n) for n in names) for r in rows]
+        if returning:
+            return self.one(f"{sql} RETURNING {returning}", values[0])[returning]
+        self.many(sql, values)
+        return None
 
     def _retry(self, step: Any) -> Any:
         """``step`` again while SQLite says busy without having waited, until the busy
@@ -178,10 +207,16 @@ class SqliteEngine(Engine):
             db.close()
             raise
 
-    def script(self, sql: str) -> None:
-        """Several ``;``-separated statements (a schema), retried while busy."""
-        with self.lock:
-            self._retry(lambda: self.db.executescript(sql))
+    def _ddl(self, statement: str) -> None:
+        # SQLite has no ADD COLUMN IF NOT EXISTS: a file from before the numbered steps
+        # may have the column already (usage.db), so look first.
+        head, found, rest = statement.partition(" ADD COLUMN IF NOT EXISTS ")
+        if found:
+            table, column = head.removeprefix("ALTER TABLE "), rest.split()[0]
+            if any(r[1] == column for r in self.tuples(f"PRAGMA table_info({table})")):
+                return
+            statement = f"{head} ADD COLUMN {rest}"
+        self.x(statement)
 
 
 class PostgresEngine(Engine):
@@ -220,7 +255,7 @@ class PostgresEngine(Engine):
             return self.db.execute(_pg_sql(sql), _values(args))
 
     def many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        with self.lock, self.db.transaction(), self.db.cursor() as cur:
+        with self.lock, self.db.cursor() as cur:
             cur.executemany(_pg_sql(sql), [_values(r) for r in rows])
 
     @contextmanager

@@ -38,22 +38,8 @@ class HandleRows(Statements):
         """Keep ``rows`` (new handles: their hashes are random) and drop expired ones."""
         with self._transaction(immediate=True, lock="handles"):
             self._x("DELETE FROM handles WHERE expires_at <= ?", (now,))
-            for r in rows:
-                self._x(
-                    "INSERT INTO handles (handle_hash, principal, client, platform, opportunity,"
-                    " scouted, drafted, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        r.handle_hash,
-                        r.principal,
-                        r.client,
-                        r.platform,
-                        r.opportunity,
-                        r.scouted,
-                        r.drafted,
-                        r.created_at,
-                        r.expires_at,
-                    ),
-                )
+            if rows:
+                self.engine.insert("handles", rows)
 
     def handle(self, handle_hash: str, principal: str, now: float) -> HandleRow | None:
         """The live row of that handle for that principal, or None."""

@@ -8,7 +8,7 @@ uses (PostgreSQL: up to `[store] pool_size` at once; SQLite: one writer), waits 
 errors into `unavailable` answers the model can act on (SQLite's by their error code:
 `sqlite_errors`). A record that cannot be opened
 (corrupt, unreadable) leaves the gateway running: only what needs the record says so.
-With `[store] url` the record is PostgreSQL (`store_pg`); an unreachable database is
+With `[store] url` the record is PostgreSQL (`store.PostgresStrikeStore`); an unreachable database is
 retried on the next call, never reported with its password.
 """
 
@@ -58,7 +58,7 @@ def open_store(config: GatewayConfig, busy_timeout_s: float = BUSY_TIMEOUT_S) ->
     """The configured record, opened in this thread (the CLI's `history`)."""
     url = store_url(config)
     if url:
-        from gwanjong_gateway.record.store_pg import PostgresStrikeStore
+        from gwanjong_gateway.record.store import PostgresStrikeStore
 
         return PostgresStrikeStore(url, busy_timeout_s)
     return StrikeStore(config.state_dir / "gwanjong.db", busy_timeout_s)
@@ -170,16 +170,11 @@ class Records:
         try:
             return StrikeStore(self.path, self.busy_timeout_s)
         except (sqlite3.DatabaseError, OSError) as exc:
-            found = trouble(exc)
-            if found is Trouble.BUSY:  # answered as busy by `_answer`
-                raise
-            if found is Trouble.READ_ONLY:  # not `broken`: retried once state_dir is writable
-                raise unavailable(self._read_only(exc)) from None
-            if self._is_full(exc):  # not `broken` either: retried once there is room
-                raise unavailable(self._full(exc)) from None
-            self.broken = self._unreadable(exc)
-            log.error("%s", self.broken)
-            raise unavailable(self.broken) from None
+            said = self._passing(exc)
+            if said is None:  # damage: said once, then every call answers with it
+                self.broken = said = self._unreadable(exc)
+                log.error("%s", said)
+            raise unavailable(said) from None
         except SchemaError as exc:
             self.broken = self._unreadable(exc)
             log.error("%s", self.broken)
@@ -189,7 +184,7 @@ class Records:
         env = {**read_dotenv(self.path.parent / ".env"), **(self._environ or os.environ)}
         try:
             url = expand(self.url, env)
-            from gwanjong_gateway.record.store_pg import PostgresStrikeStore
+            from gwanjong_gateway.record.store import PostgresStrikeStore
         except ConfigError as exc:
             self.broken = f"[store] url: {exc}; fix gateway.toml and restart gwanjong."
             raise unavailable(self.broken) from None
@@ -213,6 +208,19 @@ class Records:
                 raise
             log.warning("%s", message)
             raise unavailable(message) from None
+
+    def _passing(self, exc: sqlite3.Error | OSError) -> str | None:
+        """What to answer for a SQLite trouble that passes (busy, a read-only state_dir, a
+        full disk: retried on the next call, never `broken`); None: the record is damaged."""
+        found = trouble(exc)
+        if found is Trouble.BUSY:
+            return (
+                "the strike record is busy (locked by another gwanjong process); "
+                f"try again in {max(1, math.ceil(self.busy_timeout_s))} s."
+            )
+        if found is Trouble.READ_ONLY:
+            return self._read_only(exc)
+        return self._full(exc) if self._is_full(exc) else None
 
     def _read_only(self, exc: BaseException) -> str:
         return (
@@ -360,17 +368,7 @@ class Records:
 
     def _answer(self, exc: BaseException, store: StrikeStore | None) -> BaseException:
         if isinstance(exc, sqlite3.DatabaseError):
-            found = trouble(exc)
-            if found is Trouble.BUSY:
-                return unavailable(
-                    "the strike record is busy (locked by another gwanjong process); "
-                    f"try again in {max(1, math.ceil(self.busy_timeout_s))} s.",
-                )
-            if found is Trouble.READ_ONLY:
-                return unavailable(self._read_only(exc))
-            if self._is_full(exc):
-                return unavailable(self._full(exc))
-            return unavailable(self._unreadable(exc))
+            return unavailable(self._passing(exc) or self._unreadable(exc))
         if platform_error(exc) or not self.url or not isinstance(store, StrikeStore):
             return exc
         message = pg_errors.describe(exc, str(getattr(store, "url", self.url)), self.busy_timeout_s)

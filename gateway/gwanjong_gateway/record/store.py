@@ -1,7 +1,10 @@
 """The strike record in SQLite (WAL): every write attempt, before and after the call.
 
-(`store_pg.PostgresStrikeStore` is the same class on PostgreSQL: it overrides only the
-connection, the transaction and the placeholders; the logic below serves both.)
+(`PostgresStrikeStore` is the same class on PostgreSQL, `[store] url`: only its connection
+differs, engine.py holds every other difference; the logic below serves both. There
+`decide` takes `pg_advisory_xact_lock` on the platform's name, so checks and claim are
+serialised per platform account across every process on the database, as BEGIN IMMEDIATE
+does for a file; unique partial indexes still refuse a second live claim.)
 
 One row per intent (see `ledger`). A write is *claimed* before the platform is called:
 one `BEGIN IMMEDIATE` transaction checks the target, the same or a near-identical post,
@@ -16,17 +19,25 @@ import dataclasses
 import json
 import sqlite3
 import time
-from collections.abc import Generator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gwanjong_gateway.record import migrations
 from gwanjong_gateway.record.approval_rows import ApprovalRows
-from gwanjong_gateway.record.engine import BUSY_TIMEOUT_S, Engine, SchemaError, SqliteEngine
+from gwanjong_gateway.record.engine import (
+    BUSY_TIMEOUT_S,
+    CONNECT_TIMEOUT_S,
+    STATEMENT_TIMEOUT_S,
+    Engine,
+    PostgresEngine,
+    SchemaError,
+    SqliteEngine,
+)
 from gwanjong_gateway.record.handle_rows import HandleRows
 from gwanjong_gateway.record.handoff_rows import HandoffRows
-from gwanjong_gateway.record.history_rows import HistoryRows
+from gwanjong_gateway.record.history_rows import HistoryFilter, HistoryRows
 from gwanjong_gateway.record.notice_rows import NoticeRows
 from gwanjong_gateway.rules import policy
 from gwanjong_gateway.rules.ledger import (
@@ -55,23 +66,71 @@ __all__ = [
 ]
 
 
+@dataclass(frozen=True)
+class NewStrike:
+    """A strike row as it is inserted: a `Strike`'s fields (a name that is not one is a
+    TypeError, never SQL), each default the column's; ``id`` None: the next one."""
+
+    intent_key: str
+    platform: str
+    target: str
+    action: StrikeAction
+    content_hash: str
+    content: str
+    mode: str
+    status: StrikeStatus
+    created_at: float
+    updated_at: float
+    context: Any = "{}"  # what the model saw in draft (JSON, or the value to write as JSON)
+    policy: Any = "[]"  # the policy decisions, in order (the same)
+    id: int | None = None
+    target_url: str = ""
+    author: str = ""
+    opportunity: str = ""
+    title: str = ""
+    reason: str = ""
+    approver: str = ""
+    result_id: str = ""
+    result_url: str = ""
+    principal: str = ""
+    readbacks: int = 0
+    confirmed_by: str = ""
+    needs_person: int = 0
+    claimed_at: float = 0.0
+    claimed_url: str = ""
+    settling_until: float = 0.0
+    settling_by: str = ""
+    trace_id: str = ""
+    span_id: str = ""
+
+    def __post_init__(self) -> None:
+        for key, value in _stored(self.__dict__).items():
+            object.__setattr__(self, key, value)
+
+
 #: the strike record's columns: a `Strike`'s fields
-COLUMNS = frozenset(f.name for f in dataclasses.fields(Strike))
+COLUMNS = frozenset(f.name for f in dataclasses.fields(NewStrike))
+
+
+def _stored(fields: dict[str, Any]) -> dict[str, Any]:
+    """The status by value, the context and decisions as JSON, a flag as 0 or 1."""
+    out: dict[str, Any] = {}
+    if "status" in fields:
+        out["status"] = str(fields["status"])
+    if "needs_person" in fields:
+        out["needs_person"] = int(fields["needs_person"])
+    for key in ("context", "policy"):
+        if key in fields and not isinstance(fields[key], str):
+            out[key] = json.dumps(fields[key], ensure_ascii=False, default=str)
+    return out
 
 
 def _columns(fields: dict[str, Any]) -> dict[str, Any]:
-    """A row's values as stored: only a `Strike`'s fields (a name that is not one is a
-    TypeError, never SQL), the status by value, the context and decisions as JSON."""
+    """An update's values as stored (a name that is not a column is a TypeError, never SQL)."""
     unknown = fields.keys() - COLUMNS
     if unknown:
         raise TypeError(f"not a strike record column: {', '.join(sorted(unknown))}")
-    out = dict(fields)
-    if "status" in out:
-        out["status"] = str(out["status"])
-    for key in ("context", "policy"):
-        if key in out and not isinstance(out[key], str):
-            out[key] = json.dumps(out[key], ensure_ascii=False, default=str)
-    return out
+    return fields | _stored(fields)
 
 
 class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows):
@@ -107,21 +166,9 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
         """Whether this idle connection is known dead (a file never is)."""
         return self.engine.stale()
 
-    def _x(self, sql: str, args: Sequence[Any] = ()) -> Any:
-        """Run one statement (``?`` placeholders); the cursor, rows readable by column name."""
-        return self.engine.x(sql, args)
-
-    @contextmanager
-    def _transaction(self, immediate: bool, lock: str = "") -> Generator[None, None, None]:
-        """BEGIN IMMEDIATE takes the write lock first, so check-then-insert is atomic
-        across connections and processes (``lock`` names what PostgreSQL locks)."""
-        with self.engine.transaction(immediate, f"gwanjong:{lock}" if lock else ""):
-            yield
-
     def _migrate(self) -> None:
         """Apply the migration steps this record lacks (migrations.py)."""
-        steps = migrations.POSTGRES if self.engine.postgres else migrations.SQLITE
-        self.engine.migrate(steps, "gwanjong:schema")
+        migrations.migrate(self.engine, migrations.RECORD)
 
     def schema_version(self) -> int:
         return int(self._x("SELECT MAX(version) AS v FROM schema_version").fetchone()["v"] or 0)
@@ -144,15 +191,10 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
 
     def insert(self, **fields: Any) -> Strike:
         now = fields.pop("now", None) or time.time()
-        fields.setdefault("created_at", now)
-        fields.setdefault("updated_at", now)
-        fields = _columns(fields)
-        cols = ", ".join(fields)
-        marks = ", ".join("?" for _ in fields)
-        row = self._x(
-            f"INSERT INTO strikes ({cols}) VALUES ({marks}) RETURNING id", tuple(fields.values())
-        ).fetchone()
-        strike = self.get(int(row["id"]))
+        values: dict[str, Any] = {"created_at": now, "updated_at": now, **fields}
+        row = NewStrike(**_columns(values))
+        omit = ("id",) if row.id is None else ()
+        strike = self.get(int(self.engine.insert("strikes", [row], returning="id", omit=omit)))
         assert strike is not None
         return strike
 
@@ -378,20 +420,7 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
         principal: str | None = None,
     ) -> list[Strike]:
         """The newest rows first; ``principal``: only that caller's (None: everyone's)."""
-        query = "SELECT * FROM strikes WHERE 1=1"
-        args: list[str | int] = []
-        if principal is not None:
-            query += " AND principal = ?"
-            args.append(principal)
-        if platform:
-            query += " AND platform = ?"
-            args.append(platform)
-        if status:
-            query += " AND status = ?"
-            args.append(status)
-        query += " ORDER BY id DESC LIMIT ?"
-        args.append(limit)
-        return [s for s in (self._row(r) for r in self._x(query, args)) if s is not None]
+        return self.history_page(HistoryFilter(platform or "", status, principal), None, limit)
 
     # -- failure pause ------------------------------------------------------------------
 
@@ -456,3 +485,19 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
             return self._x(sql, (key, new)).rowcount == 1
         sql = "UPDATE inbox_cursors SET next_since = ? WHERE platform = ? AND next_since = ?"
         return self._x(sql, (new, key, old)).rowcount == 1
+
+
+class PostgresStrikeStore(StrikeStore):
+    def __init__(  # pyright: ignore[reportMissingSuperCall]
+        self,
+        url: str,
+        busy_timeout_s: float = BUSY_TIMEOUT_S,
+        connect_timeout_s: int = CONNECT_TIMEOUT_S,
+        statement_timeout_s: float = STATEMENT_TIMEOUT_S,
+    ) -> None:
+        """Raises psycopg.Error when the database cannot be reached or migrated, and
+        MissingExtra when psycopg is not installed."""
+        self._open(
+            PostgresEngine(url, "gwanjong", busy_timeout_s, connect_timeout_s, statement_timeout_s),
+            None,
+        )

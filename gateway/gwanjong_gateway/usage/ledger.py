@@ -11,8 +11,9 @@ against the daily caps. `settle` then puts the call's true cost in place of the
 reservation. A call that never settles (cancelled, or the process died mid-call) keeps
 its reservation: the budget errs on the safe side.
 
-Synchronous, on one engine (record/engine.py: one connection behind one lock):
-`spend.Spend` calls it from worker threads.
+One class on either engine (the table: record/migrations.py), synchronous, on one engine
+(record/engine.py: one connection behind one lock): `spend.Spend` calls it from worker
+threads.
 """
 
 from __future__ import annotations
@@ -22,28 +23,72 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from gwanjong_gateway.record.engine import Engine, Lazy, PostgresEngine, SqliteEngine
+from gwanjong_gateway.extras import MissingExtra
+from gwanjong_gateway.record.engine import Engine, Lazy, PostgresEngine, SqliteEngine, Unavailable
+from gwanjong_gateway.record.migrations import LITE, PG, USAGE, migrate
 from gwanjong_gateway.record.readers import EVERYONE, Reader
 
 #: rows older than this are dropped when the ledger is opened (as the usage log's)
 KEEP_DAYS = 90
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS spend (
-    id         INTEGER PRIMARY KEY AUTOINCREMENT,
-    at         REAL NOT NULL,
-    platform   TEXT NOT NULL,
-    tool       TEXT NOT NULL,
-    principal  TEXT NOT NULL DEFAULT '',
-    micros     INTEGER NOT NULL,   -- reserved while running, the true cost once settled
-    settled    INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS spend_day ON spend (platform, at);
-"""
+
+class Where:
+    """Where the usage log and the ledger live: the SQLite file ``path`` (usage.db), or
+    PostgreSQL at ``url``; ``broken`` says why the configured URL cannot be used ("" when
+    it can)."""
+
+    def __init__(self, path: Path | None = None, url: str = "", broken: str = "") -> None:
+        self.path, self.url, self.broken = path, url, broken
+
+    @property
+    def postgres(self) -> bool:
+        return self.path is None
+
+    def exists(self) -> bool:
+        """Whether there is anything to read (reading creates no file)."""
+        return self.path is None or self.path.exists()
+
+    def describe(self) -> str:
+        """Where, never with a password."""
+        if self.path is not None:
+            return str(self.path)
+        if self.broken:
+            return "the configured [store] url"
+        from gwanjong_gateway.record.pg_errors import where
+
+        return where(self.url)
+
+    def open(self, name: str) -> Engine:
+        """An engine here, its usage steps applied. Raises Unavailable when the URL cannot be
+        used (``broken``, or psycopg not installed), else the database's own error."""
+        if self.path is not None:
+            engine: Engine = SqliteEngine(self.path, busy_timeout_s=10)
+        elif self.broken:
+            raise Unavailable(self.broken)
+        else:
+            try:
+                engine = PostgresEngine(self.url, name)
+            except MissingExtra as exc:  # not a database problem: say what to install
+                self.broken = str(exc)
+                raise Unavailable(self.broken) from None
+        try:
+            migrate(engine, USAGE)
+        except BaseException:
+            engine.close()
+            raise
+        return engine
 
 
-class LedgerUnavailable(Exception):
-    """The ledger cannot be opened (its database URL is unusable); the message says why."""
+@dataclass(frozen=True)
+class Charge:
+    """One priced call's row: reserved while it runs, its true cost once settled."""
+
+    at: float
+    platform: str
+    tool: str
+    principal: str
+    micros: int
+    settled: int = 0
 
 
 @dataclass(frozen=True)
@@ -65,24 +110,18 @@ class DaySpend:
 
 
 class SpendLedger:
-    """The ledger in SQLite (`<state_dir>/usage.db`, beside the usage log's `calls`)."""
+    """The ledger: `<state_dir>/usage.db`'s `spend` (beside the usage log's `calls`), or
+    with `[store] url` PostgreSQL's `usage_spend`, where every replica reserves."""
 
-    TABLE = "spend"
-
-    def __init__(self, path: Path, clock: Callable[[], float] = time.time) -> None:
-        self.path = path
+    def __init__(self, where: Path | Where, clock: Callable[[], float] = time.time) -> None:
+        self.where = where if isinstance(where, Where) else Where(where)
+        self.table = (PG if self.where.postgres else LITE).spend
         self.clock = clock
         self._engine = Lazy(self._connect)
 
-    def _open(self) -> Engine:
-        """The engine (PostgresSpendLedger's: PostgreSQL), its schema in place."""
-        engine = SqliteEngine(self.path, busy_timeout_s=10)
-        engine.script(SCHEMA)
-        return engine
-
     def _connect(self) -> Engine:
-        engine = self._open()
-        engine.x(f"DELETE FROM {self.TABLE} WHERE at < ?", (self.clock() - KEEP_DAYS * 86400,))
+        engine = self.where.open("gwanjong-spend")
+        engine.x(f"DELETE FROM {self.table} WHERE at < ?", (self.clock() - KEEP_DAYS * 86400,))
         return engine
 
     # -- the ledger ---------------------------------------------------------------------
@@ -105,16 +144,12 @@ class SpendLedger:
                 spent = self._spent(db, platform, day_start)
                 if spent + micros > budget:
                     return Over(spent=spent, budget=budget)
-            row = db.one(
-                f"INSERT INTO {self.TABLE} (at, platform, tool, principal, micros) "
-                "VALUES (?, ?, ?, ?, ?) RETURNING id",
-                (self.clock(), platform, tool, principal, micros),
-            )
-            return int(row["id"])
+            charge = Charge(self.clock(), platform, tool, principal, micros)
+            return int(db.insert(self.table, [charge], returning="id"))
 
     def _spent(self, db: Engine, platform: str, since: float) -> int:
         row = db.one(
-            f"SELECT COALESCE(SUM(micros), 0) AS spent FROM {self.TABLE} "
+            f"SELECT COALESCE(SUM(micros), 0) AS spent FROM {self.table} "
             "WHERE platform = ? AND at >= ?",
             (platform, since),
         )
@@ -128,7 +163,7 @@ class SpendLedger:
     def settle(self, row_id: int, micros: int) -> None:
         """The call's true cost in place of its reservation."""
         with self._engine.use() as db:
-            db.x(f"UPDATE {self.TABLE} SET micros = ?, settled = 1 WHERE id = ?", (micros, row_id))
+            db.x(f"UPDATE {self.table} SET micros = ?, settled = 1 WHERE id = ?", (micros, row_id))
 
     def by_day(self, since: float, reader: Reader = EVERYONE) -> list[DaySpend]:
         """Spend per UTC day and platform since ``since``, of the calls ``reader`` may read
@@ -138,40 +173,20 @@ class SpendLedger:
         mine = "" if reader.everyone else " AND principal = ?"
         args = (since,) if reader.everyone else (since, reader.principal)
         with self._engine.use() as db:
-            rows = db.tuples(
-                f"SELECT at, platform, micros, settled FROM {self.TABLE} WHERE at >= ?{mine}",
+            rows = db.rows(
+                Charge,
+                f"SELECT at, platform, tool, principal, micros, settled FROM {self.table} "
+                f"WHERE at >= ?{mine}",
                 args,
             )
         out: dict[tuple[str, str], list[int]] = {}
-        for at, platform, micros, settled in rows:
-            key = (time.strftime("%Y-%m-%d", time.gmtime(float(at))), str(platform))
+        for row in rows:
+            key = (time.strftime("%Y-%m-%d", time.gmtime(float(row.at))), row.platform)
             figures = out.setdefault(key, [0, 0, 0])
-            figures[0] += int(micros)
+            figures[0] += int(row.micros)
             figures[1] += 1
-            figures[2] += 0 if settled else 1
+            figures[2] += 0 if row.settled else 1
         return [DaySpend(day, p, m, n, f) for (day, p), (m, n, f) in sorted(out.items())]
 
     def close(self) -> None:
         self._engine.close()
-
-
-class PostgresSpendLedger(SpendLedger):
-    """The ledger in PostgreSQL (`usage_spend`): every replica reserves in one table."""
-
-    TABLE = "usage_spend"
-
-    def __init__(self, url: str, clock: Callable[[], float] = time.time, broken: str = "") -> None:
-        super().__init__(Path(), clock)
-        self.url = url
-        #: why the URL cannot be used (a `${VAR}` not set); "" when it can
-        self.broken = broken
-
-    def _open(self) -> Engine:
-        if self.broken:
-            raise LedgerUnavailable(self.broken)
-        from gwanjong_gateway.record.store_pg import PostgresStrikeStore
-
-        # Opening the record applies the migration steps (step 12: usage_spend) under the
-        # advisory lock every process takes for them.
-        PostgresStrikeStore(self.url).close()
-        return PostgresEngine(self.url, "gwanjong-spend")

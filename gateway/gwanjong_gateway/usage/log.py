@@ -1,101 +1,50 @@
 """Usage figures: every platform tool the gateway calls and every gateway tool it serves.
 
-One row per call in `<state_dir>/usage.db` (its own SQLite file, WAL, so `gwanjong usage`
-can read it while a gateway runs). Rows are written by a background thread: `record_*`
-only puts the event on a queue, so the event loop never waits on the disk, and the o200k
-count of a gateway result (CPU work) happens there too. What the rows add up to, and how
-it is shown, is `report.py`'s.
+One row per call (a `report.Call`), in `<state_dir>/usage.db` (its own SQLite file, WAL,
+so `gwanjong usage` can read it while a gateway runs), or with `[store] url` in
+PostgreSQL's `usage_calls`, so `gwanjong usage` shows the whole team's: one class on
+either engine (the tables: record/migrations.py). Rows are written by a background thread:
+`record_*` only puts the call on a queue, so the event loop never waits on the database,
+and the o200k count of a gateway result (CPU work) happens there too. Usage is best
+effort: a batch that cannot be written is dropped, with one warning until the database
+answers again. What the rows add up to, and how it is shown, is `report.py`'s.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import queue
 import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gwanjong_gateway.record.engine import Engine, Lazy, SqliteEngine
+from gwanjong_gateway.record.engine import Lazy, Unavailable
+from gwanjong_gateway.record.migrations import LITE, PG
 from gwanjong_gateway.record.readers import EVERYONE, Reader
-from gwanjong_gateway.usage import spend_report
-from gwanjong_gateway.usage.report import Scope, aggregate, compact_lines
+from gwanjong_gateway.usage.ledger import DaySpend, SpendLedger, Where
+from gwanjong_gateway.usage.report import Call, Scope, aggregate, compact_lines, spend_section
 from gwanjong_shared.contract.rate import RateWindow
 from gwanjong_shared.kit.logs import redact
 
 if TYPE_CHECKING:
-    from gwanjong_gateway.usage.ledger import DaySpend, SpendLedger
+    from gwanjong_gateway.config import GatewayConfig
 
 log = logging.getLogger(__name__)
 
 USAGE_FILE = "usage.db"
 #: only this much of a result is tokenized; longer results are extrapolated from it
 TOKEN_SAMPLE_CHARS = 16_000
-#: rows older than this are dropped when the file is opened
+#: rows older than this are dropped when the database is opened
 KEEP_DAYS = 90
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS calls (
-    at REAL NOT NULL,
-    scope TEXT NOT NULL,          -- 'platform' | 'gateway'
-    platform TEXT NOT NULL,       -- '' for gateway tools
-    tool TEXT NOT NULL,
-    kind TEXT NOT NULL,           -- '' on success, else the error kind
-    ms REAL NOT NULL,
-    tokens INTEGER,               -- gateway tools: o200k tokens of the result
-    retry_after REAL,             -- rate_limited: what the platform asked for
-    message TEXT NOT NULL DEFAULT ''
-);
-CREATE INDEX IF NOT EXISTS calls_at ON calls (at);
-"""
-# The platform's budget as its server reported it (the result's _meta), and the signed-in
-# caller the call was made for ('' without sign-in: the local user, the gateway itself);
-# added later, so older files get the columns on open.
-RATE_COLUMNS = {"rl_remaining": "INTEGER", "rl_limit": "INTEGER", "rl_reset": "TEXT"}
-LATER_COLUMNS = {**RATE_COLUMNS, "principal": "TEXT NOT NULL DEFAULT ''"}
-
-
-INSERT = (
-    "INSERT INTO {table} (at, scope, platform, tool, kind, ms, tokens, retry_after, message,"
-    " rl_remaining, rl_limit, rl_reset, principal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-    " ?, ?)"
-)
-SELECT = (
-    "SELECT at, scope, platform, tool, kind, ms, tokens, retry_after, message, rl_remaining,"
-    " rl_limit, rl_reset FROM {table} WHERE at >= ?{mine} ORDER BY at"
-)
-
-
-def select_sql(table: str, reader: Reader) -> str:
-    """SELECT of the rows since a time, and (team mode) of one principal only."""
-    return SELECT.format(table=table, mine="" if reader.everyone else " AND principal = ?")
-
-
-def select_args(start: float, reader: Reader) -> tuple[Any, ...]:
-    return (start,) if reader.everyone else (start, reader.principal)
+COLUMNS = ", ".join(f.name for f in dataclasses.fields(Call))
 
 
 class UsageUnavailable(Exception):
     """The usage record cannot be read (its database is down); the message says so."""
-
-
-@dataclass(frozen=True)
-class Event:
-    at: float
-    scope: Scope
-    platform: str
-    tool: str
-    kind: str  # "" = success
-    ms: float
-    text: str = ""  # gateway results: the sample to tokenize
-    text_chars: int = 0  # ... and the full length it came from
-    retry_after: float | None = None
-    message: str = ""
-    rate: RateWindow | None = None
-    principal: str = ""  # the signed-in caller ('' without sign-in)
 
 
 def estimate_tokens(sample: str, total_chars: int, count: Callable[[str], int]) -> int:
@@ -108,23 +57,45 @@ def estimate_tokens(sample: str, total_chars: int, count: Callable[[str], int]) 
     return tokens
 
 
+def why(exc: BaseException) -> str:
+    # libpq's messages never carry the password (pg_errors); ours (Unavailable) neither
+    return str(exc) if isinstance(exc, Unavailable) else type(exc).__name__
+
+
+def read_failed(where: Where, what: str, exc: Exception) -> Exception:
+    """What a failed read raises: PostgreSQL's outage as `UsageUnavailable` (the caller
+    shows it), a file's own error as it is (``compact`` says the file cannot be opened)."""
+    if not where.postgres:
+        return exc
+    if where.broken:
+        return UsageUnavailable(f"unavailable: {where.broken}")
+    return UsageUnavailable(
+        f"unavailable: the {what} figures at {where.describe()} cannot be read ({why(exc)}); "
+        "check that PostgreSQL is running there, then try again."
+    )
+
+
 class UsageLog:
     """The usage record. `record_*` never blocks; `report` reads what has been written."""
 
     def __init__(
         self,
-        path: Path,
+        where: Path | Where,
         clock: Callable[[], float] = time.time,
         count_tokens: Callable[[str], int] | None = None,
     ) -> None:
-        self.path = path
+        self.where = where if isinstance(where, Where) else Where(where)
+        self.path = self.where.path
+        self.table = (PG if self.where.postgres else LITE).calls
         self.clock = clock
         self._count = count_tokens
         self._engine = Lazy(self._connect)  # opened by the first write or read
+        self._failing = False
         # Starting the writer has a lock of its own: a call records its figures on the
         # event loop, and must not wait behind a writer stuck on a frozen database.
         self._start_lock = threading.Lock()
-        self._queue: queue.Queue[Event | None] = queue.Queue()
+        #: each call, with a gateway result's sample to tokenize and its full length
+        self._queue: queue.Queue[tuple[Call, str, int] | None] = queue.Queue()
         self._writer: threading.Thread | None = None
         #: the spend ledger read for the report's `spend`, and each platform's daily budget
         #: (micro-dollars); open_usage sets both
@@ -144,46 +115,38 @@ class UsageLog:
         rate: RateWindow | None = None,
         principal: str = "",
     ) -> None:
-        self._put(
-            Event(
-                self.clock(),
-                Scope.PLATFORM,
-                platform,
-                tool,
-                kind,
-                seconds * 1000,
-                retry_after=retry_after,
-                message=redact(message)[:200],
-                rate=rate,
-                principal=principal,
-            )
+        call = Call(
+            self.clock(),
+            Scope.PLATFORM,
+            platform,
+            tool,
+            kind,
+            seconds * 1000,
+            retry_after=retry_after,
+            message=redact(message)[:200],
+            rl_remaining=rate.remaining if rate else None,
+            rl_limit=rate.limit if rate else None,
+            rl_reset=rate.reset_at if rate else None,
+            principal=principal,
         )
+        self._put((call, "", 0))
 
     def record_gateway(
         self, tool: str, kind: str, seconds: float, result_text: str, principal: str = ""
     ) -> None:
-        self._put(
-            Event(
-                self.clock(),
-                Scope.GATEWAY,
-                "",
-                tool,
-                kind,
-                seconds * 1000,
-                text=result_text[:TOKEN_SAMPLE_CHARS],
-                text_chars=len(result_text),
-                principal=principal,
-            )
+        call = Call(
+            self.clock(), Scope.GATEWAY, "", tool, kind, seconds * 1000, principal=principal
         )
+        self._put((call, result_text[:TOKEN_SAMPLE_CHARS], len(result_text)))
 
-    def _put(self, event: Event) -> None:
+    def _put(self, item: tuple[Call, str, int]) -> None:
         with self._start_lock:
             if self._writer is None:
                 self._writer = threading.Thread(
                     target=self._drain, name="gwanjong-usage", daemon=True
                 )
                 self._writer.start()
-        self._queue.put(event)
+        self._queue.put(item)
 
     def _drain(self) -> None:
         while True:
@@ -195,69 +158,48 @@ class UsageLog:
                     batch.append(self._queue.get_nowait())
                 except queue.Empty:
                     break
-            events = [e for e in batch if e is not None]
+            calls = [
+                dataclasses.replace(c, tokens=estimate_tokens(text, n, self._counter()))
+                if c.scope is Scope.GATEWAY
+                else c
+                for c, text, n in (item for item in batch if item is not None)
+            ]
             try:
-                if events:
-                    self._write(events)
-            except Exception as exc:  # usage figures must never break a call
-                log.warning("usage: could not record %d calls: %s", len(events), type(exc).__name__)
+                if calls:
+                    self._write(calls)
             finally:
                 for _ in batch:
                     self._queue.task_done()
-            if len(events) < len(batch):
+            if len(calls) < len(batch):
                 return
 
-    def _write(self, events: list[Event]) -> None:
-        rows = [
-            (
-                e.at,
-                e.scope.value,
-                e.platform,
-                e.tool,
-                e.kind,
-                e.ms,
-                estimate_tokens(e.text, e.text_chars, self._counter())
-                if e.scope is Scope.GATEWAY
-                else None,
-                e.retry_after,
-                e.message,
-                e.rate.remaining if e.rate else None,
-                e.rate.limit if e.rate else None,
-                e.rate.reset_at if e.rate else None,
-                e.principal,
-            )
-            for e in events
-        ]
-        self._insert(rows)
+    def _write(self, calls: list[Call]) -> None:
+        try:
+            # The write lock first: a deferred transaction that reads, then writes, fails at
+            # once if another process wrote in between (SQLite's busy wait does not cover it).
+            with self._engine.use() as db, db.transaction(immediate=True):
+                db.insert(self.table, calls)
+        except Exception as exc:  # usage figures must never break a call
+            if not self._failing:
+                self._failing = True
+                if self.where.broken:
+                    log.warning("usage: figures are dropped: %s", self.where.broken)
+                else:
+                    log.warning(
+                        "usage: the database at %s is unavailable (%s); usage figures are "
+                        "dropped until it answers",
+                        self.where.describe(),
+                        why(exc),
+                    )
+            return
+        if self._failing:
+            self._failing = False
+            log.info("usage: recording into %s again", self.where.describe())
 
-    # -- the engine: a subclass (usage/pg.py) overrides these few ------------------------
-
-    TABLE = "calls"
-
-    def _open(self) -> Engine:
-        """The engine, its schema in place (older files get the later columns)."""
-        engine = SqliteEngine(self.path, busy_timeout_s=10)
-        engine.script(SCHEMA)
-        have = {r[1] for r in engine.tuples("PRAGMA table_info(calls)")}
-        for name, kind in LATER_COLUMNS.items():
-            if name not in have:
-                engine.x(f"ALTER TABLE calls ADD COLUMN {name} {kind}")
+    def _connect(self) -> Any:
+        engine = self.where.open("gwanjong-usage")
+        engine.x(f"DELETE FROM {self.table} WHERE at < ?", (self.clock() - KEEP_DAYS * 86400,))
         return engine
-
-    def _connect(self) -> Engine:
-        engine = self._open()
-        engine.x(f"DELETE FROM {self.TABLE} WHERE at < ?", (self.clock() - KEEP_DAYS * 86400,))
-        return engine
-
-    def _insert(self, rows: list[tuple[Any, ...]]) -> None:
-        with self._engine.use() as db:
-            db.many(INSERT.format(table=self.TABLE), rows)
-
-    def _select(self, start: float, reader: Reader) -> list[tuple[Any, ...]]:
-        if not self._engine.opened and not self.path.exists():
-            return []
-        with self._engine.use() as db:
-            return db.tuples(select_sql(self.TABLE, reader), select_args(start, reader))
 
     def _counter(self) -> Callable[[str], int]:
         if self._count is None:
@@ -288,17 +230,27 @@ class UsageLog:
         the calls ``reader`` may read (team mode: their own)."""
         self.flush()
         start = self.clock() - since_s if since_s else 0.0
-        rows: list[tuple[Any, ...]] = []
-        if not reader.reads_nothing:
-            rows = self._select(start, reader)
+        rows: list[Call] = []
+        if not reader.reads_nothing and (self._engine.opened or self.where.exists()):
+            mine = "" if reader.everyone else " AND principal = ?"
+            args = (start,) if reader.everyone else (start, reader.principal)
+            sql = f"SELECT {COLUMNS} FROM {self.table} WHERE at >= ?{mine} ORDER BY at"
+            try:
+                with self._engine.use() as db:
+                    rows = db.rows(Call, sql, args)
+            except Exception as exc:
+                raise read_failed(self.where, "usage", exc) from None
         report = aggregate(rows, since_s, self.clock())
-        report["spend"] = spend_report.section(self._spend(start, reader), self.budgets)
+        report["spend"] = spend_section(self._spend(start, reader), self.budgets)
         return report
 
     def _spend(self, start: float, reader: Reader) -> list[DaySpend]:
-        if self.ledger is None or not self.path.exists():  # reading creates no file
+        if self.ledger is None or not self.where.exists():  # reading creates no file
             return []
-        return self.ledger.by_day(start, reader)
+        try:
+            return self.ledger.by_day(start, reader)
+        except Exception as exc:
+            raise read_failed(self.where, "spend", exc) from None
 
     def compact(self, since_s: float = 7 * 86400, reader: Reader = EVERYONE) -> list[str]:
         """The few lines `status` shows."""
@@ -308,3 +260,33 @@ class UsageLog:
             return [str(exc)]
         except (sqlite3.Error, OSError) as exc:  # a read-only state_dir: status still answers
             return [f"usage not recorded: {self.path} cannot be opened for writing ({exc})"]
+
+
+def where_of(config: GatewayConfig, environ: dict[str, str] | None = None) -> Where:
+    """Where the usage log and the spend ledger live: PostgreSQL with `[store] url`, else
+    `<state_dir>/usage.db`. A URL that cannot be expanded leaves the gateway serving: only
+    the figures are missing, and a budget is refused, never passed."""
+    if not config.store.url:
+        return Where(config.state_dir / USAGE_FILE)
+    from gwanjong_gateway.config import ConfigError
+    from gwanjong_gateway.record.records import store_url
+
+    try:
+        return Where(url=store_url(config, environ))
+    except ConfigError as exc:
+        return Where(broken=f"[store] url: {exc}")
+
+
+def open_usage(config: GatewayConfig, environ: dict[str, str] | None = None) -> UsageLog:
+    """The configured usage record, with the spend ledger beside it, and the daily budgets,
+    for its report."""
+    from gwanjong_gateway.config_ops import micro_usd
+
+    usage = UsageLog(where_of(config, environ))
+    usage.ledger = SpendLedger(where_of(config, environ))
+    usage.budgets = {
+        name: micro_usd(limit.daily_usd)
+        for name, limit in config.limits.items()
+        if limit.daily_usd is not None
+    }
+    return usage

@@ -15,8 +15,7 @@ from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.platforms.outcome import Outcome
 from gwanjong_gateway.platforms.upstreams import Upstreams
-from gwanjong_gateway.usage.log import UsageLog
-from gwanjong_gateway.usage.pg import open_usage
+from gwanjong_gateway.usage.log import UsageLog, open_usage
 from gwanjong_gateway.usage.spend import Spend
 from gwanjong_shared.contract.errors import read_error
 from gwanjong_shared.kit.mcp_errors import answered_kind

@@ -1,16 +1,21 @@
 """The usage report: the usage log's rows aggregated into figures (per platform tool: calls,
 errors, p50/p95, the last rate-limit budget seen; per gateway tool: calls and tokens), and
 those figures as `status` lines, `gwanjong usage`'s text or JSON. `log.py` writes and
-reads the rows; `spend_report.py` is the report's spend section."""
+reads the rows. Spend in the report: per UTC day and platform (the spend ledger's rows),
+the daily budgets, and the lines `status` and `gwanjong usage` print of them."""
 
 from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gwanjong_gateway.usage import spend_report
+from gwanjong_gateway.usage.prices import usd
+
+if TYPE_CHECKING:
+    from gwanjong_gateway.usage.ledger import DaySpend
 
 
 class Scope(StrEnum):
@@ -18,6 +23,29 @@ class Scope(StrEnum):
 
     PLATFORM = "platform"
     GATEWAY = "gateway"
+
+
+@dataclass(frozen=True)
+class Call:
+    """One row of the usage log (record/migrations.py: the usage steps), as written and as
+    read."""
+
+    at: float
+    scope: Scope
+    platform: str  # '' for gateway tools
+    tool: str
+    kind: str  # '' on success, else the error kind
+    ms: float
+    tokens: int | None = None  # gateway tools: o200k tokens of the result
+    retry_after: float | None = None  # rate_limited: what the platform asked for
+    message: str = ""
+    rl_remaining: int | None = None  # the platform's budget as its server reported it
+    rl_limit: int | None = None
+    rl_reset: str | None = None
+    principal: str = ""  # the signed-in caller ('' without sign-in)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "scope", Scope(self.scope))  # read back as text
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -28,15 +56,16 @@ def percentile(values: list[float], q: float) -> float | None:
     return values[int(rank) - 1]
 
 
-def aggregate(rows: list[tuple[Any, ...]], since_s: float | None, now: float) -> dict[str, Any]:
+def aggregate(rows: list[Call], since_s: float | None, now: float) -> dict[str, Any]:
     platform: dict[tuple[str, str], dict[str, Any]] = {}
     gateway: dict[str, dict[str, Any]] = {}
     latencies: dict[tuple[str, str], list[float]] = {}
-    for at, scope, plat, tool, kind, ms, tokens, retry_after, message, *rate in rows:
-        if scope == Scope.GATEWAY:
+    for r in rows:
+        at, plat, tool, kind, retry_after = r.at, r.platform, r.tool, r.kind, r.retry_after
+        if r.scope is Scope.GATEWAY:
             g = gateway.setdefault(tool, {"tool": tool, "calls": 0, "errors": {}, "tokens": 0})
             g["calls"] += 1
-            g["tokens"] += int(tokens or 0)
+            g["tokens"] += int(r.tokens or 0)
             if kind:
                 g["errors"][kind] = g["errors"].get(kind, 0) + 1
             continue
@@ -54,18 +83,18 @@ def aggregate(rows: list[tuple[Any, ...]], since_s: float | None, now: float) ->
             },
         )
         p["calls"] += 1
-        if rate and rate[0] is not None:
+        if r.rl_remaining is not None:
             # The last budget this tool's platform server read from the headers.
             p["remaining"] = {
-                "remaining": rate[0],
-                "limit": rate[1],
-                "reset_at": rate[2],
+                "remaining": r.rl_remaining,
+                "limit": r.rl_limit,
+                "reset_at": r.rl_reset,
                 "at": _iso(at),
             }
-        latencies.setdefault(key, []).append(float(ms))
+        latencies.setdefault(key, []).append(float(r.ms))
         if kind:
             p["errors"][kind] = p["errors"].get(kind, 0) + 1
-            p["last_error"] = {"kind": kind, "message": message, "at": _iso(at)}
+            p["last_error"] = {"kind": kind, "message": r.message, "at": _iso(at)}
             if retry_after is not None:
                 # What the platform told us it allows (the contract carries no header
                 # counts, only the wait a rate_limited error asks for).
@@ -106,7 +135,7 @@ def _tightest_per_platform(tools: list[dict[str, Any]], now: float) -> dict[str,
 
 def compact_lines(report: dict[str, Any], now: float) -> list[str]:
     """One line per platform, one for the gateway's tools."""
-    lines: list[str] = spend_report.compact(report, now)
+    lines: list[str] = spend_compact(report, now)
     by_platform: dict[str, list[dict[str, Any]]] = {}
     for p in report["platform_tools"]:
         by_platform.setdefault(p["platform"], []).append(p)
@@ -142,7 +171,7 @@ def compact_lines(report: dict[str, Any], now: float) -> list[str]:
 def format_report(report: dict[str, Any]) -> str:
     """`gwanjong usage` as text for an 80-column terminal."""
     since = report["since"] or "the start of the record"
-    out = [f"Usage since {since}.", "", *spend_report.table(report)]
+    out = [f"Usage since {since}.", "", *spend_table(report)]
     if report["platform_tools"]:
         out.append(f"{'platform':<9}{'tool':<14}{'calls':>6}{'p50 ms':>9}{'p95 ms':>9}  errors")
         for p in report["platform_tools"]:
@@ -205,3 +234,68 @@ def _ms(value: float | None) -> float | None:
 
 def as_json(report: dict[str, Any]) -> str:
     return json.dumps(report, ensure_ascii=False, indent=2)
+
+
+# -- spend -------------------------------------------------------------------------------
+
+
+def spend_section(days: list[DaySpend], budgets: dict[str, int]) -> dict[str, Any]:
+    """The report's `spend`: one entry per day and platform, and each platform's budget."""
+    return {
+        "days": [
+            {
+                "day": d.day,
+                "platform": d.platform,
+                "usd": usd(d.micros),
+                "micros": d.micros,
+                "calls": d.calls,
+                "in_flight": d.in_flight,
+            }
+            for d in days
+        ],
+        "daily_budget": {p: {"usd": usd(m), "micros": m} for p, m in sorted(budgets.items())},
+    }
+
+
+def spend_compact(report: dict[str, Any], now: float) -> list[str]:
+    """`status`: one line per platform that spent, or has a budget."""
+    days, budgets = _spend_parts(report)
+    today = time.strftime("%Y-%m-%d", time.gmtime(now))
+    totals: dict[str, int] = {}
+    todays: dict[str, int] = {}
+    for d in days:
+        totals[d["platform"]] = totals.get(d["platform"], 0) + d["micros"]
+        if d["day"] == today:
+            todays[d["platform"]] = d["micros"]
+    lines: list[str] = []
+    for platform in sorted({*totals, *budgets}):
+        budget = budgets.get(platform)
+        of = f" of {budget['usd']} a day" if budget else ""
+        line = f"{platform} spend: {usd(todays.get(platform, 0))} today (UTC){of}"
+        if report.get("since"):
+            line += f", {usd(totals.get(platform, 0))} since {report['since'][:10]}"
+        lines.append(line)
+    return lines
+
+
+def spend_table(report: dict[str, Any]) -> list[str]:
+    """`gwanjong usage`: a day, a platform, what it spent, its calls (80 columns)."""
+    days, budgets = _spend_parts(report)
+    if not days and not budgets:
+        return []
+    out = [f"{'spend (UTC day)':<16}{'platform':<10}{'spent':>14}{'calls':>7}  budget"]
+    for d in days:
+        budget = budgets.get(d["platform"])
+        flight = f" ({d['in_flight']} running)" if d["in_flight"] else ""
+        out.append(
+            f"{d['day']:<16}{d['platform'][:9]:<10}{d['usd']:>14}{d['calls']:>7}  "
+            f"{budget['usd'] if budget else '-'}{flight}"
+        )
+    if not days:
+        out.append("no priced calls in this period")
+    return [*out, ""]
+
+
+def _spend_parts(report: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    spend: dict[str, Any] = report.get("spend") or {}
+    return list(spend.get("days") or []), dict(spend.get("daily_budget") or {})

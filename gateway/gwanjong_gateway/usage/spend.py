@@ -178,8 +178,8 @@ def attach(
 ) -> Spend:
     """The spend gate of these upstreams, on the configured ledger (``clock``: the wall
     clock the ledger's rows and the budget's day are read from)."""
-    from gwanjong_gateway.usage.pg import open_ledger
+    from gwanjong_gateway.usage.log import where_of
 
-    spend = Spend(config, upstreams, open_ledger(config, environ, clock), clock)
+    spend = Spend(config, upstreams, SpendLedger(where_of(config, environ), clock), clock)
     upstreams.gate = spend
     return spend

@@ -125,4 +125,4 @@ async def test_tools_without_psycopg_say_what_to_install(
     lines = [line for line in said.splitlines() if "is not installed" in line]
     # once by the strike record and at most once by usage metering, not once per call
     assert sum("record.records" in line for line in lines) == 1, said
-    assert sum("usage.pg" in line for line in lines) <= 1 and len(lines) <= 2, said
+    assert sum("usage.log" in line for line in lines) <= 1 and len(lines) <= 2, said

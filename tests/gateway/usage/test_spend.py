@@ -28,7 +28,7 @@ from gwanjong_gateway.scout.state import DraftContext, Opportunity
 from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_gateway.usage import spend
 from gwanjong_gateway.usage.ledger import Over, SpendLedger
-from gwanjong_gateway.usage.pg import open_usage
+from gwanjong_gateway.usage.log import open_usage
 from gwanjong_gateway.usage.prices import usd
 from gwanjong_shared.contract.errors import ErrorKind
 from gwanjong_twitter.profile import PROFILE as X_PROFILE

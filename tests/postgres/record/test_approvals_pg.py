@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from gwanjong_gateway.record.store_pg import PostgresStrikeStore
+from gwanjong_gateway.record.store import PostgresStrikeStore
 from gwanjong_gateway.rules import approvals
 from gwanjong_gateway.rules.approvals import ApprovalStatus, ApprovalUse, Channel
 from gwanjong_gateway.rules.outgoing import legacy_digest

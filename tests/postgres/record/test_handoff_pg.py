@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 
-from gwanjong_gateway.record.store_pg import PostgresStrikeStore
+from gwanjong_gateway.record.store import PostgresStrikeStore
 from tests.gateway.console.test_history_rows import check_history_page
 from tests.gateway.record.test_store_handoff import (
     check_author_cooldown,

@@ -16,7 +16,7 @@ from fastmcp import Client
 from psycopg import sql
 
 from gwanjong_gateway.record.journal import Journal
-from gwanjong_gateway.record.store_pg import PostgresStrikeStore
+from gwanjong_gateway.record.store import PostgresStrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform

@@ -16,7 +16,7 @@ from gwanjong_gateway.notify.deliver import Retry
 from gwanjong_gateway.notify.notifier import Notifier
 from gwanjong_gateway.notify.sources import GatewayEvents
 from gwanjong_gateway.record.records import Records
-from gwanjong_gateway.record.store_pg import PostgresStrikeStore
+from gwanjong_gateway.record.store import PostgresStrikeStore
 from tests.gateway.notify.records import hand_off, open_approval
 
 pytestmark = pytest.mark.anyio

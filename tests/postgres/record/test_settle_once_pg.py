@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gwanjong_gateway.record.store import StrikeStore
-from gwanjong_gateway.record.store_pg import PostgresStrikeStore
+from gwanjong_gateway.record.store import PostgresStrikeStore, StrikeStore
 from gwanjong_gateway.rules.ledger import Strike, StrikeStatus
 from tests.fakes.clock import FakeClock
 from tests.gateway.strike.settle_race import (

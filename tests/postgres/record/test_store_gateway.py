@@ -13,8 +13,7 @@ from fastmcp import Client
 
 from gwanjong_gateway.config import ConfigError, parse
 from gwanjong_gateway.record.records import Records
-from gwanjong_gateway.record.store import StrikeStore
-from gwanjong_gateway.record.store_pg import PostgresStrikeStore
+from gwanjong_gateway.record.store import PostgresStrikeStore, StrikeStore
 from gwanjong_gateway.server import build_gateway
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract.errors import PlatformError

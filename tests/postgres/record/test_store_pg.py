@@ -18,8 +18,7 @@ from gwanjong_gateway.cli.history import print_history, resolve
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.record import migrations
 from gwanjong_gateway.record.records import Records
-from gwanjong_gateway.record.store import StrikeStore
-from gwanjong_gateway.record.store_pg import PostgresStrikeStore
+from gwanjong_gateway.record.store import PostgresStrikeStore, StrikeStore
 from gwanjong_gateway.rules.ledger import ClaimRequest, StrikeStatus, Verdict, intent_key
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from tests.gateway.helpers import config_text

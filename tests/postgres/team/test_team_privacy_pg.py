@@ -14,7 +14,7 @@ import pytest
 
 from gwanjong_gateway.cli.main import parser
 from gwanjong_gateway.record import migrations
-from gwanjong_gateway.record.store_pg import PostgresStrikeStore
+from gwanjong_gateway.record.store import PostgresStrikeStore
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM
 from tests.gateway.strike.test_strike import drafted

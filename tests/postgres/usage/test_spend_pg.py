@@ -15,11 +15,11 @@ import pytest
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.record.records import Records
-from gwanjong_gateway.record.store_pg import PostgresStrikeStore
+from gwanjong_gateway.record.store import PostgresStrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_gateway.usage import spend
-from gwanjong_gateway.usage.ledger import Over, PostgresSpendLedger
+from gwanjong_gateway.usage.ledger import Over, SpendLedger, Where
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import PAID
 from tests.gateway.helpers import config_text
@@ -71,7 +71,7 @@ async def test_fifty_concurrent_strikes_from_two_replicas_never_pass_the_budget(
         assert "Daily spend budget reached on devto: $0.15 spent today" in r["reason"], r
         assert "this write_comment may cost $0.015, the budget is $0.15" in r["reason"]
         assert r["retry_after"] == 9000
-    ledger = PostgresSpendLedger(pg_url, lambda: NOW)
+    ledger = SpendLedger(Where(url=pg_url), lambda: NOW)
     assert ledger.spent(NAME, 0) == 150_000
     ledger.close()
     store = PostgresStrikeStore(pg_url)
@@ -83,7 +83,7 @@ async def test_fifty_concurrent_strikes_from_two_replicas_never_pass_the_budget(
 
 
 def test_a_reservation_waits_for_another_replicas_and_counts_it(pg_url: str) -> None:
-    ledger = PostgresSpendLedger(pg_url, lambda: NOW)
+    ledger = SpendLedger(Where(url=pg_url), lambda: NOW)
     ledger.spent(NAME, 0)  # migrated: usage_spend exists
     with psycopg.connect(pg_url, autocommit=True) as other:
         with other.transaction():

@@ -12,8 +12,8 @@ import pytest
 from fastmcp import Client
 
 from gwanjong_gateway.cli.main import main
-from gwanjong_gateway.usage.log import UsageUnavailable
-from gwanjong_gateway.usage.pg import PostgresUsageLog
+from gwanjong_gateway.usage.ledger import Where
+from gwanjong_gateway.usage.log import UsageLog, UsageUnavailable
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import in_memory_gateway
 from tests.gateway.http_gateway import free_port
@@ -39,7 +39,7 @@ def usage_json(tmp: Path, pg_url: str, capsys: pytest.CaptureFixture[str]) -> di
 def test_two_writers_in_two_threads_share_one_table(
     tmp_path: Path, pg_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    logs = [PostgresUsageLog(pg_url, count_tokens=len) for _ in range(2)]
+    logs = [UsageLog(Where(url=pg_url), count_tokens=len) for _ in range(2)]
 
     def work(n: int) -> None:
         log = logs[n]
@@ -91,8 +91,8 @@ def test_a_database_that_is_down_drops_the_figures_with_one_warning(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     url = f"postgresql://gw:s3cret-pw@127.0.0.1:{free_port()}/gwanjong"  # nothing listens
-    log = PostgresUsageLog(url, count_tokens=len)
-    with caplog.at_level(logging.WARNING, logger="gwanjong_gateway.usage.pg"):
+    log = UsageLog(Where(url=url), count_tokens=len)
+    with caplog.at_level(logging.WARNING, logger="gwanjong_gateway.usage.log"):
         for _ in range(2):  # two batches, each dropped
             log.record_platform("devto", "search", "", 0.01)
             log.flush()
