@@ -18,8 +18,8 @@ from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.scout import inbox
 from gwanjong_gateway.scout.late import Late
 from gwanjong_gateway.setup.secret_listener import SecretListener
-from gwanjong_gateway.strike.approval import PageLink
 from gwanjong_gateway.strike.desk import StrikeDesk
+from gwanjong_gateway.strike.elicitation import PageLink
 from gwanjong_gateway.usage import spend
 
 
@@ -59,7 +59,7 @@ class Gateway:
         self.wall = wall
         #: a page link for an approval (URL-mode elicitation); None: no page is served
         self.approval_page: PageLink | None = None
-        #: `[notify]`'s notifier while one runs (notify/serve.py): producers publish to it
+        #: `[notify]`'s notifier while one runs (notify/background.py): producers publish to it
         self.notifier: Notifier | None = None
 
     def close_store(self) -> None:

@@ -19,20 +19,20 @@ from fastmcp.tools import ToolResult
 from mcp.types import InputRequiredResult, ToolAnnotations
 from pydantic import Field
 
+from gwanjong_gateway.channels.apps import STRIKE_META, register_card
+from gwanjong_gateway.channels.page import ApprovalPages
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.platforms.expose import declare_exposed, register_exposed
 from gwanjong_gateway.platforms.watched import Watched
 from gwanjong_gateway.record.readers import Reader
 from gwanjong_gateway.resources import register_resources
-from gwanjong_gateway.review.app import STRIKE_META, register_card
-from gwanjong_gateway.review.page import ApprovalPages
 from gwanjong_gateway.scout.handles import HandleStates
-from gwanjong_gateway.scout.results import DraftResult, ScoutResult
+from gwanjong_gateway.scout.scout_results import DraftResult, ScoutResult
 from gwanjong_gateway.scout.state import Workflow
 from gwanjong_gateway.setup import tool as setup_tool
-from gwanjong_gateway.setup.results import SetupResult
-from gwanjong_gateway.status import StatusResult, status_report
+from gwanjong_gateway.setup.setup_results import SetupResult
+from gwanjong_gateway.status_report import StatusResult, status_report
 from gwanjong_gateway.strike.results import StrikeResult
 from gwanjong_gateway.team.auth import principal_name
 from gwanjong_gateway.team.privacy import reader_for
@@ -91,7 +91,7 @@ def build_gateway(
 
             running.append(serve_for_gateway(gw, usage))
         if config.notify.urls:
-            from gwanjong_gateway.notify.serve import start_notifier
+            from gwanjong_gateway.notify.background import start_notifier
 
             running.append(start_notifier(gw))
         if config.watch.enabled:

@@ -14,7 +14,7 @@ from typing import Any
 from fastmcp import Client
 
 from gwanjong_gateway.cli.main import parser
-from gwanjong_gateway.cli.review import command as review
+from gwanjong_gateway.cli.review import review_command as review
 from gwanjong_gateway.config import GatewayConfig, parse
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.records import open_store

@@ -43,7 +43,7 @@ def _console(args: argparse.Namespace) -> int:
         )
 
     async def serve() -> None:
-        from gwanjong_gateway.notify.serve import start_notifier
+        from gwanjong_gateway.notify.background import start_notifier
         from gwanjong_gateway.watch.watcher import start_watching
 
         # [watch] enabled: the console's process watches

@@ -24,8 +24,8 @@ from rich.panel import Panel
 from rich.table import Table
 
 from gwanjong_gateway.config_file import render, write_config
-from gwanjong_gateway.scout.results import DraftResult, Found, ScoutResult
-from gwanjong_gateway.status import StatusResult
+from gwanjong_gateway.scout.scout_results import DraftResult, Found, ScoutResult
+from gwanjong_gateway.status_report import StatusResult
 from gwanjong_gateway.strike.results import Handoff, Posted, StrikeResult
 from gwanjong_gateway.usage.token_count import count_tokens, tool_list_tokens
 from gwanjong_shared.contract.errors import ErrorBody, read_error

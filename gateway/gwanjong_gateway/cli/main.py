@@ -9,10 +9,10 @@ import sys
 from typing import Any
 
 from gwanjong_gateway.cli.console import add_console
-from gwanjong_gateway.cli.link.command import add_link
+from gwanjong_gateway.cli.link.link_command import add_link
 from gwanjong_gateway.cli.logfile import add_log_file
 from gwanjong_gateway.cli.options import global_options
-from gwanjong_gateway.cli.review.command import add_review
+from gwanjong_gateway.cli.review.review_command import add_review
 from gwanjong_gateway.cli.token import add_token_commands
 from gwanjong_gateway.cli.watch import add_watch
 from gwanjong_gateway.config import ConfigError
@@ -151,7 +151,7 @@ def _principal_and_json(p: argparse.ArgumentParser, what: str, instead: str) -> 
 def _doctor(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from gwanjong_gateway.cli.doctor.command import run_doctor
+    from gwanjong_gateway.cli.doctor.doctor_command import run_doctor
     from gwanjong_gateway.cli.doctor.where import config_source
 
     config, path = load(args.config, check_env=False)  # a broken setup is what it looks at

@@ -16,7 +16,7 @@ def _watch(args: argparse.Namespace) -> int:
     from gwanjong_gateway.cli.serve_loop import run_until_signal
     from gwanjong_gateway.config_load import load
     from gwanjong_gateway.gateway import Gateway
-    from gwanjong_gateway.notify.serve import start_notifier
+    from gwanjong_gateway.notify.background import start_notifier
     from gwanjong_gateway.watch.watcher import Watcher, notifying
     from gwanjong_shared.kit.logs import configure_logging
     from gwanjong_shared.kit.quiet import quiet_fastmcp

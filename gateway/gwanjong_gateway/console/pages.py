@@ -153,7 +153,7 @@ async def _page(
     """Approval ``a`` as it stands now; ``edit``: the text in the edit form (the person's
     own, kept when a decision was refused), None for no form."""
     now = c.clock()
-    hold = await c.gw.desk.reviews.hold(a) if a.open_at(now) else None
+    hold = await c.gw.desk.approving.hold(a) if a.open_at(now) else None
     view = approval_view(a, now, hold)
     editing = edit is not None and view["open"]
     text = edit if editing and edit is not None else a.text

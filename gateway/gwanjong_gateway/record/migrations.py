@@ -245,7 +245,7 @@ _CLAIM_CHECKS = [
 
 
 def _spend(d: Dialect) -> list[str]:
-    """What each priced platform call cost (usage/ledger.py: the daily budget's
+    """What each priced platform call cost (usage/spend_ledger.py: the daily budget's
     reservations); on SQLite in usage.db, beside the usage figures."""
     return [
         f"""

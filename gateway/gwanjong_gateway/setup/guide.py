@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import cast
 
 from gwanjong_gateway.setup.dotenv_file import save
-from gwanjong_gateway.setup.results import Guide
+from gwanjong_gateway.setup.setup_results import Guide
 from gwanjong_shared.contract import Profile
 from gwanjong_shared.contract.untrusted import one_line, quote
 

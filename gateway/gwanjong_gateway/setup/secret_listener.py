@@ -29,7 +29,7 @@ from urllib.parse import parse_qsl
 from gwanjong_gateway import web
 from gwanjong_gateway.platforms.watched import Watched
 from gwanjong_gateway.setup.dotenv_file import DotenvError, check_value
-from gwanjong_gateway.setup.results import SetupSaved
+from gwanjong_gateway.setup.setup_results import SetupSaved
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette

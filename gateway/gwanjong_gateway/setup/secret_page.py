@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from fastmcp import Context
 from mcp.types import ElicitRequest, ElicitRequestURLParams, InputRequiredResult
 
-from gwanjong_gateway.setup.results import SetupSaved
 from gwanjong_gateway.setup.secret_listener import LinkState, SaveFn, SecretListener
-from gwanjong_gateway.strike.approval import modern_era
+from gwanjong_gateway.setup.setup_results import SetupSaved
+from gwanjong_gateway.strike.elicitation import modern_era
 
 _KEY = "gwanjong_credentials_page"
 

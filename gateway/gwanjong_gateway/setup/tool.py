@@ -39,7 +39,9 @@ from gwanjong_gateway.setup.guide import (
     refused,
     save_credentials,
 )
-from gwanjong_gateway.setup.results import (
+from gwanjong_gateway.setup.secret_listener import SecretListener
+from gwanjong_gateway.setup.secret_page import Ask, Saved, ask_secrets
+from gwanjong_gateway.setup.setup_results import (
     Checked,
     SetupGuide,
     SetupResult,
@@ -47,8 +49,6 @@ from gwanjong_gateway.setup.results import (
     SetupWaiting,
     Unchecked,
 )
-from gwanjong_gateway.setup.secret_listener import SecretListener
-from gwanjong_gateway.setup.secret_page import Ask, Saved, ask_secrets
 from gwanjong_shared.contract import CredentialState
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.untrusted import one_line, quote

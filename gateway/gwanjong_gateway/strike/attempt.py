@@ -33,7 +33,7 @@ class Ask:
 
 
 class Asker(Protocol):
-    """How a strike asks the person about a pending approval (strike/approval.py)."""
+    """How a strike asks the person about a pending approval (strike/elicitation.py)."""
 
     def answer_for(self, approval: Approval, now: float) -> Ask | None:
         """The client's answer about ``approval`` carried by this very request, if any."""

@@ -15,6 +15,7 @@ from gwanjong_gateway.rules import approvals, policy
 from gwanjong_gateway.rules.approvals import Approval, ApprovalUse
 from gwanjong_gateway.rules.ledger import Strike, StrikeStatus, Verdict, intent_key
 from gwanjong_gateway.rules.profiles import Profiles
+from gwanjong_gateway.strike.approving import pending
 from gwanjong_gateway.strike.attempt import (
     PASS,
     Answer,
@@ -28,10 +29,9 @@ from gwanjong_gateway.strike.attempt import (
 )
 from gwanjong_gateway.strike.claims import Claims
 from gwanjong_gateway.strike.results import DryRun, Would
-from gwanjong_gateway.strike.reviews import pending
 from gwanjong_gateway.strike.send import Sender
 from gwanjong_gateway.strike.settle import strike_trace
-from gwanjong_gateway.strike.text import would
+from gwanjong_gateway.strike.wording import would
 from gwanjong_shared.contract import Validation
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.visible import refusal

@@ -27,7 +27,7 @@ from gwanjong_gateway.rules.refs import handoff_ref
 from gwanjong_gateway.strike.attempt import Answer, Attempt, Refuse, wait_s
 from gwanjong_gateway.strike.results import Declined, Duplicate, Handoff, Refused
 from gwanjong_gateway.strike.settle import Settler
-from gwanjong_gateway.strike.text import duplicate
+from gwanjong_gateway.strike.wording import duplicate
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.untrusted import one_line
 

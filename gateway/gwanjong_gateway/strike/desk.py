@@ -21,6 +21,7 @@ from gwanjong_gateway.rules.approvals import Approval, ApprovalUse, Channel
 from gwanjong_gateway.rules.ledger import StrikeAction
 from gwanjong_gateway.rules.outgoing import Edit
 from gwanjong_gateway.scout.state import DraftContext
+from gwanjong_gateway.strike.approving import Approving, attempt_for, pending
 from gwanjong_gateway.strike.attempt import (
     Answer,
     Asker,
@@ -36,7 +37,6 @@ from gwanjong_gateway.strike.claims import Claims
 from gwanjong_gateway.strike.handoffs import HandOffs, Which
 from gwanjong_gateway.strike.locks import KeyedLocks
 from gwanjong_gateway.strike.results import PendingApproval, Refused, StrikeResult
-from gwanjong_gateway.strike.reviews import Reviews, attempt_for, pending
 from gwanjong_gateway.strike.send import Sender
 from gwanjong_gateway.strike.settle import Settler
 from gwanjong_shared.contract.errors import PlatformError
@@ -70,7 +70,7 @@ class StrikeDesk:
         )
         self.deps = Deps(config, upstreams.profiles, self.claims, self.sender)
         self.handoffs = HandOffs(records, self.settler, clock)
-        self.reviews = Reviews(config, records, upstreams.profiles, clock)
+        self.approving = Approving(config, records, upstreams.profiles, clock)
         self._locks: KeyedLocks[tuple[str, str, str]] = KeyedLocks()
 
     async def strike(
@@ -103,7 +103,7 @@ class StrikeDesk:
         )
         answer = await self.chain(a)
         if isinstance(answer, PendingApproval):  # the last person's "no" on this target
-            note = await self.reviews.declined_before_id(answer.approval.id)
+            note = await self.approving.declined_before_id(answer.approval.id)
             if note:
                 answer.reason = f"{note} {answer.reason}"
         return answer
@@ -124,7 +124,7 @@ class StrikeDesk:
         if answer is None:
             raise RuntimeError("the strike chain ended without an answer")
         if a.approval is not None and not a.kept:
-            await self.reviews.unconsumed(a.approval, answer)
+            await self.approving.unconsumed(a.approval, answer)
         return answer
 
     async def decide(
@@ -144,7 +144,7 @@ class StrikeDesk:
         one-time token; ``text``/``edit``: the person's edit). Approving re-runs the whole chain."""
         if text is not None:
             edit = replace(edit or Edit(), text=text)
-        approval = await self.reviews.open_for(approval_id, who, token)
+        approval = await self.approving.open_for(approval_id, who, token)
         by = approvals.person(by)
         if decision == "decline":
             a = attempt_for(
@@ -154,7 +154,7 @@ class StrikeDesk:
             )
             return await self.claims.decline(a, approval, by, channel, reason)
         use = await self.edit_for(approval, by, channel, edit)
-        held = await self.reviews.hold(approval)
+        held = await self.approving.hold(approval)
         if held is not None:  # it would only be refused: no run, no row, still pending
             wait = None if held.until is None else wait_s(held.until - self.claims.clock())
             return Refused(
@@ -192,7 +192,7 @@ class StrikeDesk:
             and not self.deps.profiles.answered(approval.platform)
         ):
             await self.sender.learn_rules(approval.platform)
-        return self.reviews.use(approval, by, channel, edit)
+        return self.approving.use(approval, by, channel, edit)
 
     async def _run(self, checks: tuple[Check, ...], a: Attempt) -> StrikeResult | AskPerson | None:
         """The checks in order, up to the first that does not pass: its result (or the

@@ -27,7 +27,7 @@ from gwanjong_gateway.strike.results import (
     StrikeResult,
 )
 from gwanjong_gateway.strike.settle import Settler
-from gwanjong_gateway.strike.text import earlier_view
+from gwanjong_gateway.strike.wording import earlier_view
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.untrusted import one_line
 

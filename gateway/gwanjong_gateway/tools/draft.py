@@ -6,8 +6,8 @@ from __future__ import annotations
 from functools import partial
 
 from gwanjong_gateway.rules.policy import disclosure_for
-from gwanjong_gateway.scout import tools as scouting
-from gwanjong_gateway.scout.results import DraftResult
+from gwanjong_gateway.scout import opportunities as scouting
+from gwanjong_gateway.scout.scout_results import DraftResult
 from gwanjong_gateway.scout.state import Workflow
 from gwanjong_gateway.tools.served import Served
 from gwanjong_shared.pipeline import Stored

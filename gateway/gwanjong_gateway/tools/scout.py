@@ -9,9 +9,9 @@ from typing import Literal
 from fastmcp import Context
 
 from gwanjong_gateway.scout import handles, inbox
-from gwanjong_gateway.scout import tools as scouting
+from gwanjong_gateway.scout import opportunities as scouting
 from gwanjong_gateway.scout.acted import acted_in
-from gwanjong_gateway.scout.results import ScoutResult
+from gwanjong_gateway.scout.scout_results import ScoutResult
 from gwanjong_gateway.scout.state import Opportunity
 from gwanjong_gateway.tools.served import Served
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError

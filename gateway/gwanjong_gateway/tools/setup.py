@@ -9,7 +9,7 @@ from fastmcp import Context
 from mcp.types import InputRequiredResult
 
 from gwanjong_gateway.setup import tool as setup_tool
-from gwanjong_gateway.setup.results import SetupCheck, SetupResult
+from gwanjong_gateway.setup.setup_results import SetupCheck, SetupResult
 from gwanjong_gateway.team.auth import principal_name
 from gwanjong_gateway.tools.served import Served
 

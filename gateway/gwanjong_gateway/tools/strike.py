@@ -12,12 +12,12 @@ from mcp.types import InputRequiredResult
 from pydantic import BeforeValidator
 from pydantic_core import PydanticCustomError
 
-from gwanjong_gateway.review.app import with_card
+from gwanjong_gateway.channels.apps import with_card
 from gwanjong_gateway.rules.ledger import StrikeAction
 from gwanjong_gateway.scout.state import Workflow
-from gwanjong_gateway.strike import approval
+from gwanjong_gateway.strike import elicitation
 from gwanjong_gateway.strike.results import StrikeResult
-from gwanjong_gateway.strike.text import unexpected
+from gwanjong_gateway.strike.wording import unexpected
 from gwanjong_gateway.team.auth import principal_name
 from gwanjong_gateway.team.privacy import shown_to
 from gwanjong_gateway.tools.served import Served
@@ -71,7 +71,7 @@ async def strike(
         raise PlatformError(
             ErrorKind.INVALID_INPUT, f"A {context.opportunity.post.platform} post needs a title."
         )
-    asker = approval.McpAsker(ctx, served.config.review, gw.mono, gw.approval_page)
+    asker = elicitation.McpAsker(ctx, served.config.review, gw.mono, gw.approval_page)
     try:
         with gw.records.one_wait():  # a frozen record costs strike one deadline
             answer = await gw.desk.strike(
@@ -85,7 +85,7 @@ async def strike(
             )
             shown = await shown_to(served.reader(), answer, gw.records)
             return await with_card(ctx, shown, gw.records)
-    except approval.AskFirst as first:
+    except elicitation.AskFirst as first:
         return first.result
     except ToolError:
         raise

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 from gwanjong_gateway.record.engine import Lazy, Unavailable
 from gwanjong_gateway.record.migrations import LITE, PG
 from gwanjong_gateway.record.readers import EVERYONE, Reader
-from gwanjong_gateway.usage.ledger import DaySpend, SpendLedger, Where
 from gwanjong_gateway.usage.report import Call, Scope, aggregate, compact_lines, spend_section
+from gwanjong_gateway.usage.spend_ledger import DaySpend, SpendLedger, Where
 from gwanjong_shared.contract.rate import RateWindow
 from gwanjong_shared.kit.logs import redact
 

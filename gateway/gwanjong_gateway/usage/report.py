@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from gwanjong_gateway.usage.prices import usd
 
 if TYPE_CHECKING:
-    from gwanjong_gateway.usage.ledger import DaySpend
+    from gwanjong_gateway.usage.spend_ledger import DaySpend
 
 
 class Scope(StrEnum):

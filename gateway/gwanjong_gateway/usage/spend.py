@@ -31,8 +31,8 @@ from gwanjong_gateway.platforms.client import ensure_profiles
 from gwanjong_gateway.platforms.outcome import Outcome
 from gwanjong_gateway.platforms.upstreams import Reservation, Upstreams
 from gwanjong_gateway.rules import policy
-from gwanjong_gateway.usage.ledger import Over, SpendLedger
 from gwanjong_gateway.usage.prices import billed, cost, most, prices_for, usd
+from gwanjong_gateway.usage.spend_ledger import Over, SpendLedger
 from gwanjong_shared.contract import Prices
 from gwanjong_shared.contract.errors import ErrorKind
 

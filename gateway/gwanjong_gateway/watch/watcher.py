@@ -21,7 +21,7 @@ from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.platforms.watched import Watched
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.scout import inbox
-from gwanjong_gateway.scout import tools as scouting
+from gwanjong_gateway.scout import opportunities as scouting
 from gwanjong_gateway.scout.acted import acted_in
 from gwanjong_gateway.scout.state import Opportunity
 from gwanjong_gateway.watch import seen

@@ -15,7 +15,7 @@ from fastmcp.client.elicitation import ElicitResult
 from fastmcp.client.transports import StreamableHttpTransport
 from mcp.types import ElicitRequestURLParams
 
-from gwanjong_gateway.review.app import APP_TOOL, META_KEY
+from gwanjong_gateway.channels.apps import APP_TOOL, META_KEY
 from gwanjong_gateway.rules.approvals import Approval
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.strikes import E2E, history, http_gateway, scout_draft, strike

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from gwanjong_gateway.cli.doctor.command import run_doctor
+from gwanjong_gateway.cli.doctor.doctor_command import run_doctor
 from gwanjong_gateway.cli.doctor.where import config_source
 from gwanjong_gateway.config_load import load
 from tests.gateway.helpers import config_file

@@ -16,8 +16,8 @@ import pytest
 
 from gwanjong_gateway.cli.init import launch_command
 from gwanjong_gateway.cli.link.clients import clients
-from gwanjong_gateway.cli.link.command import run_link
 from gwanjong_gateway.cli.link.jsonc import parse
+from gwanjong_gateway.cli.link.link_command import run_link
 from tests.gateway.helpers import config_file
 
 CLAUDE_DESKTOP = """{

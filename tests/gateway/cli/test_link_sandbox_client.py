@@ -17,7 +17,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from gwanjong_gateway.cli.link.command import run_link
+from gwanjong_gateway.cli.link.link_command import run_link
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import config_file
 from tests.mcp import call

@@ -450,7 +450,7 @@ async def test_a_new_post_is_shown_with_its_title_and_sent_with_it(bench: Bench)
 
 async def test_team_mode_the_terminal_sees_and_decides_every_members(tmp_path: Path) -> None:
     from gwanjong_gateway.cli.main import parser
-    from gwanjong_gateway.cli.review import command as review
+    from gwanjong_gateway.cli.review import review_command as review
     from tests.fakes.platform import FakePlatform
     from tests.fakes.profiles import LINKS
     from tests.gateway.review_cli import Screen

@@ -18,7 +18,7 @@ from fastmcp.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 from mcp.types import ToolAnnotations
 
-from gwanjong_gateway.cli.doctor.command import run_doctor
+from gwanjong_gateway.cli.doctor.doctor_command import run_doctor
 from gwanjong_gateway.cli.main import main
 from gwanjong_gateway.config import ConfigError, parse
 from gwanjong_gateway.config_load import load

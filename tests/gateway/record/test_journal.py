@@ -18,7 +18,7 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from gwanjong_gateway.cli.doctor.command import run_doctor
+from gwanjong_gateway.cli.doctor.doctor_command import run_doctor
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.record.journal import JOURNAL, Journal, restore
 from gwanjong_gateway.record.store import StrikeStore

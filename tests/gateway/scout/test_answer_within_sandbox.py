@@ -15,7 +15,7 @@ from fastmcp import Client
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.server import build_gateway
-from gwanjong_gateway.status import STATUS_PROBE_S
+from gwanjong_gateway.status_report import STATUS_PROBE_S
 from gwanjong_sandbox.control import SandboxControl
 from tests.fakes.clock import FakeClock
 from tests.gateway.helpers import config_text

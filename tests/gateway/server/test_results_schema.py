@@ -19,9 +19,9 @@ from fastmcp.client.elicitation import ElicitResult
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel, TypeAdapter
 
-from gwanjong_gateway.scout.results import DraftResult, ScoutResult
-from gwanjong_gateway.setup.results import SetupResult
-from gwanjong_gateway.status import StatusResult
+from gwanjong_gateway.scout.scout_results import DraftResult, ScoutResult
+from gwanjong_gateway.setup.setup_results import SetupResult
+from gwanjong_gateway.status_report import StatusResult
 from gwanjong_gateway.strike.results import StrikeResult
 from gwanjong_shared.contract.errors import ErrorResult
 from tests.fakes.gateway import fake_gateway

@@ -15,7 +15,7 @@ from typing import Any
 import anyio
 import pytest
 
-from gwanjong_gateway.cli.doctor.command import run_doctor
+from gwanjong_gateway.cli.doctor.doctor_command import run_doctor
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.record.records import Records

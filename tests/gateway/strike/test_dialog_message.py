@@ -11,7 +11,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.elicitation import ElicitResult
 
-from gwanjong_gateway.strike.approval import message
+from gwanjong_gateway.strike.elicitation import message
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.gateway.strike.test_strike import drafted, strike

@@ -34,7 +34,7 @@ async def test_a_paused_platform_blocks_an_approval_without_closing_it(
     approval_id = await waiting(desk, fake, "p1", "Waits out a pause.")
     pause(tmp_path, fake.profile.name)
     (approval,) = desks.approvals(pending=True)
-    hold = await desk.reviews.hold(approval)
+    hold = await desk.approving.hold(approval)
     assert hold is not None and hold.until is None and "paused" in hold.why
     for _ in range(2):
         got = wire(await desk.decide(approval_id, "approve", Channel.CONSOLE, by="ops"))
@@ -43,7 +43,7 @@ async def test_a_paused_platform_blocks_an_approval_without_closing_it(
     assert desks.rows() == [] and fake.writes == []  # no row per refused try
     assert desks.approvals(pending=True)[0].status is ApprovalStatus.PENDING
     StrikeStore(tmp_path / "gwanjong.db").clear_pause(fake.profile.name)
-    assert await desk.reviews.hold(approval) is None
+    assert await desk.approving.hold(approval) is None
     got = wire(await desk.decide(approval_id, "approve", Channel.CONSOLE, by="ops"))
     assert got["status"] == "posted" and len(fake.writes) == 1
 
@@ -60,7 +60,7 @@ async def test_the_cool_down_holds_a_second_approval_to_one_author_until_it_ends
     )
     sent_at = clock.time()
     (blocked,) = desks.approvals(pending=True)
-    hold = await desk.reviews.hold(blocked)
+    hold = await desk.approving.hold(blocked)
     assert hold is not None and "cool-down" in hold.why and hold.until == sent_at + 7 * 86400
     rows = len(desks.rows())
     got = wire(await desk.decide(second, "approve", Channel.TERMINAL, by="ops"))

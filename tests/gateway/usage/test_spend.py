@@ -27,9 +27,9 @@ from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_gateway.scout.state import DraftContext, Opportunity
 from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_gateway.usage import spend
-from gwanjong_gateway.usage.ledger import Over, SpendLedger
 from gwanjong_gateway.usage.log import open_usage
 from gwanjong_gateway.usage.prices import usd
+from gwanjong_gateway.usage.spend_ledger import Over, SpendLedger
 from gwanjong_shared.contract.errors import ErrorKind
 from gwanjong_twitter.profile import PROFILE as X_PROFILE
 from tests.fakes.gateway import fake_gateway

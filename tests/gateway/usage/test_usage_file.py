@@ -8,12 +8,12 @@ import time
 from pathlib import Path
 
 from gwanjong_gateway.record import migrations
-from gwanjong_gateway.usage.ledger import SpendLedger
 from gwanjong_gateway.usage.log import UsageLog
+from gwanjong_gateway.usage.spend_ledger import SpendLedger
 from tests.gateway.usage.test_usage import row
 
 #: usage.db as the code before the numbered steps made it: usage/log.py's SCHEMA, the
-#: columns it added on open, and usage/ledger.py's SCHEMA
+#: columns it added on open, and usage/spend_ledger.py's SCHEMA
 OLD_USAGE_DB = """
 CREATE TABLE IF NOT EXISTS calls (
     at REAL NOT NULL,

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from gwanjong_gateway.usage.ledger import SpendLedger
 from gwanjong_gateway.usage.log import UsageLog
+from gwanjong_gateway.usage.spend_ledger import SpendLedger
 from tests.gateway.usage.test_usage import row
 
 pytestmark = pytest.mark.stdio  # spawns two processes
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.stdio  # spawns two processes
 WRITER = """
 import sys
 from pathlib import Path
-from gwanjong_gateway.usage.ledger import SpendLedger
+from gwanjong_gateway.usage.spend_ledger import SpendLedger
 from gwanjong_gateway.usage.log import UsageLog
 
 path = Path(sys.argv[1])

@@ -28,7 +28,7 @@ from fastmcp import Client, FastMCP
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.server import build_gateway
-from gwanjong_gateway.status import STATUS_RECORD_S
+from gwanjong_gateway.status_report import STATUS_RECORD_S
 from gwanjong_sandbox.control import SandboxControl
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import SOCIAL

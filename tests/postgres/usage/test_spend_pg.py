@@ -19,7 +19,7 @@ from gwanjong_gateway.record.store import PostgresStrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_gateway.usage import spend
-from gwanjong_gateway.usage.ledger import Over, SpendLedger, Where
+from gwanjong_gateway.usage.spend_ledger import Over, SpendLedger, Where
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import PAID
 from tests.gateway.helpers import config_text

@@ -12,8 +12,8 @@ import pytest
 from fastmcp import Client
 
 from gwanjong_gateway.cli.main import main
-from gwanjong_gateway.usage.ledger import Where
 from gwanjong_gateway.usage.log import UsageLog, UsageUnavailable
+from gwanjong_gateway.usage.spend_ledger import Where
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import in_memory_gateway
 from tests.gateway.http_gateway import free_port

@@ -1,5 +1,5 @@
 """The `gwanjong review` commands that decide: approve, decline, done, dismiss (`read.py`
-has list and show; `cli/review/command.py` parses and wires them).
+has list and show; `cli/review/review_command.py` parses and wires them).
 
 Exit codes: 0 done; 1 refused, expired, already decided, not found, or the write failed
 (one line on stderr says which); 2 the record cannot be read at all.
@@ -87,11 +87,11 @@ async def approve(
     try:
         desk = gw.desk
         try:
-            approval = await desk.reviews.open_for(approval_id, None, None)
+            approval = await desk.approving.open_for(approval_id, None, None)
             # an edit is checked before the question (the platform's footer learned first)
             use = await desk.edit_for(approval, by, Channel.TERMINAL, edit)
-            edited = desk.reviews.write_for(approval, edit) if use.edited else None
-            held = await desk.reviews.hold(approval)
+            edited = desk.approving.write_for(approval, edit) if use.edited else None
+            held = await desk.approving.hold(approval)
         except PlatformError as exc:
             return r.term.fail(exc.message)
         if held is not None:  # approving would only be refused: not even asked

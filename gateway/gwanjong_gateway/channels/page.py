@@ -34,8 +34,8 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules import approvals
 from gwanjong_gateway.rules.approvals import Approval, Channel
 from gwanjong_gateway.setup.secret_listener import LocalPage
-from gwanjong_gateway.strike.approval import can_url, input_key, modern_era
 from gwanjong_gateway.strike.desk import StrikeDesk
+from gwanjong_gateway.strike.elicitation import can_url, input_key, modern_era
 from gwanjong_gateway.strike.results import Declined, DryRun, Duplicate, Handoff, Posted, Refused
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 
@@ -121,7 +121,7 @@ class ApprovalPages(LocalPage):
         approval = await self._approval_for(approval_id, token)
         if approval is None:
             return await self._gone(request)
-        now = self.desk.reviews.clock()
+        now = self.desk.approving.clock()
         if approval.open_at(now) and now - approval.created_at > LINK_S:
             return self._say(410, "Link expired", expired(approval.id))
         if request.method == "GET":
@@ -181,7 +181,7 @@ class ApprovalPages(LocalPage):
             typed = fields["text"].replace("\r\n", "\n").strip()
             edit = None if typed == approval.text else typed
         try:  # already decided or expired: said as such, before anything runs
-            await self.desk.reviews.open_for(approval.id, None, token)
+            await self.desk.approving.open_for(approval.id, None, token)
         except PlatformError as exc:
             await self._done(approval.id)
             return self._decided(409, approval, now, exc.message)

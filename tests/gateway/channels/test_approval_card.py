@@ -19,7 +19,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
-from gwanjong_gateway.review.app import APP_TOOL, CARD_URI, META_KEY
+from gwanjong_gateway.channels.apps import APP_TOOL, CARD_URI, META_KEY
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from gwanjong_gateway.review.app import card_view
-from gwanjong_gateway.review.page import decided_page, review_page
+from gwanjong_gateway.channels.apps import card_view
+from gwanjong_gateway.channels.page import decided_page, review_page
 from gwanjong_gateway.web import STATIC
 from tests.hostile_approvals import CORPUS, REFUSED, approval_with, assert_seen, with_footer
 

@@ -28,13 +28,13 @@ from fastmcp.tools import Tool, ToolResult
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
+from gwanjong_gateway.channels.card import CARD_HTML
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
-from gwanjong_gateway.review.card import CARD_HTML
 from gwanjong_gateway.rules.approvals import Approval, Channel, iso
 from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_gateway.strike.results import PendingApproval, StrikeResult
-from gwanjong_gateway.strike.text import unexpected
+from gwanjong_gateway.strike.wording import unexpected
 from gwanjong_gateway.wire import output_schema
 from gwanjong_shared.contract.visible import line, show
 from gwanjong_shared.tool_templates import tool

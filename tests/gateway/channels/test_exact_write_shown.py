@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from gwanjong_gateway.channels.apps import card_view
+from gwanjong_gateway.channels.page import review_page
 from gwanjong_gateway.cli.review import view
-from gwanjong_gateway.review.app import card_view
-from gwanjong_gateway.review.page import review_page
 from gwanjong_gateway.rules.approvals import Approval
-from gwanjong_gateway.strike.approval import message
+from gwanjong_gateway.strike.elicitation import message
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.gateway.strike.test_approvals import Desks, desks_for

@@ -111,7 +111,7 @@ def attempt_for(
     )
 
 
-class Reviews:
+class Approving:
     """The record's side of a person's decision: who may decide, the edit's rules, and
     closing an approval the chain did not consume."""
 

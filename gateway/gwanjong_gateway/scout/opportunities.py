@@ -24,7 +24,7 @@ from gwanjong_gateway.scout.guides import approach, guide
 from gwanjong_gateway.scout.late import Late, Read, key_of, still_coming, wait_within
 from gwanjong_gateway.scout.mood import thread_mood
 from gwanjong_gateway.scout.ranking import dedupe, opportunity_id, rank, select
-from gwanjong_gateway.scout.results import (
+from gwanjong_gateway.scout.scout_results import (
     DraftResult,
     Found,
     LimitView,

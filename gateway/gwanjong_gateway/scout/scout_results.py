@@ -1,7 +1,7 @@
 """What scout and draft answer: typed results (their output schemas come from these).
 
 Titles, urls, authors and post text are platform text: cleaned and bounded where they
-are built (scout/tools.py), fenced where the tool description says so.
+are built (scout/opportunities.py), fenced where the tool description says so.
 """
 
 from __future__ import annotations
