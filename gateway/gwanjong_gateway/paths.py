@@ -67,8 +67,15 @@ def private_file(path: Path, truncate: bool = False) -> Path:
     """Create `path` 0600 if it is not there (its parent 0700); an existing file keeps its
     mode. SQLite gives its -wal and -shm files the mode of the database file."""
     private_dir(path.parent)
-    flags = os.O_WRONLY | os.O_CREAT | (os.O_TRUNC if truncate else 0)
-    os.close(os.open(path, flags, 0o600))
+    if truncate:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
+        return path
+    # Never open an existing file here: closing any descriptor of a file drops every POSIX
+    # lock this process holds on it, so a SQLite connection opened beside another (the
+    # usage log's and the spend ledger's, the record's pool) would lose its locks and let
+    # another process commit over it. Only the one process that creates the file closes it.
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     return path
 
 

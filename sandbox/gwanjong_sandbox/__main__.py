@@ -44,8 +44,15 @@ def main(argv: list[str] | None = None) -> None:
     port = sock.getsockname()[1]
     # The first stdout line is the contract with whoever started us (tests, demo).
     print(f"SANDBOX_URL=http://127.0.0.1:{port}", flush=True)  # noqa: T201
+    # Idle connections stay open a minute, as the CDNs in front of the platforms keep them:
+    # uvicorn's default 5 s equals httpx's own keep-alive expiry, and a write sent on a
+    # connection the server closes at that instant is an answer lost, a race no platform runs.
     config = uvicorn.Config(
-        SandboxApp(), log_level=args.log_level, access_log=False, lifespan="off"
+        SandboxApp(),
+        log_level=args.log_level,
+        access_log=False,
+        lifespan="off",
+        timeout_keep_alive=65,
     )
     server = uvicorn.Server(config)
     if args.until_stdin_closes:
