@@ -4,12 +4,10 @@ One row per call (a `report.Call`), in `<state_dir>/usage.db` (its own SQLite fi
 so `gwanjong usage` can read it while a gateway runs), or with `[store] url` in
 PostgreSQL's `usage_calls`, so `gwanjong usage` shows the whole team's: one class on
 either engine (the tables: record/migrations.py). Rows are written by a background thread:
-`record_*` only appends the call to a list, so the event loop never waits on the database,
-and the o200k count of a gateway result (CPU work) happens there too. The writer is woken
-once per batch (it then lets `BATCH_S` of calls gather), not once per call: waking a thread
-costs the event loop more than the row. Usage is best
-effort: a batch that cannot be written is dropped, with one warning until the database
-answers again. What the rows add up to, and how it is shown, is `report.py`'s.
+`record_*` only appends the call to a list (waking the writer once per batch, not per call),
+so the event loop never waits on the database, and the o200k count of a gateway result (CPU
+work) happens there too. Usage is best effort: a batch that cannot be written is dropped,
+with one warning until the database answers again. What the rows add up to, and how it is shown, is `report.py`'s.
 """
 
 from __future__ import annotations
