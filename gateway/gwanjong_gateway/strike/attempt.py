@@ -120,6 +120,7 @@ class Attempt:
     prepaid: Reservation | None = None  # the write's spend, reserved before the claim
     tags: tuple[str, ...] = ()  # a new post's tags: only a person adds them
     account: str = ""  # whom we write as, as the platform last said
+    paused: str | None = None  # why writes are paused, read with the sweep; None: not read
 
     @property
     def outgoing(self) -> Outgoing:

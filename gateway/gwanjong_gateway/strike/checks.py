@@ -54,7 +54,7 @@ Check = Callable[[Deps, Attempt], Awaitable[Step]]
 
 
 async def paused(deps: Deps, a: Attempt) -> Step:
-    why = await deps.claims.paused(a.platform)
+    why = a.paused if a.paused is not None else await deps.claims.paused(a.platform)
     if why:
         return Refuse(
             f"Writes to {a.platform} are paused: {why}. Run setup(action='check', platform='{a.platform}') once the cause is fixed.",

@@ -89,7 +89,6 @@ class StrikeDesk:
         if action is StrikeAction.CONFIRM_HANDOFF:
             return await self.handoffs.confirm(ctx, content, handoff, by)
         await self.journal.ready()  # earlier unrecorded writes are in the record first
-        await self.handoffs.sweep()  # a hand-off past its time holds its target no more
         mode = self.config.gateway.writes
         a = Attempt(
             ctx,
@@ -101,6 +100,9 @@ class StrikeDesk:
             mode=mode,
             principal=by or "",
         )
+        # a hand-off past its time holds its target no more; the chain's first check
+        # (`paused`) reads the answer asked in the same trip
+        a.paused = await self.handoffs.sweep_then_paused(a.platform)
         answer = await self.chain(a)
         if isinstance(answer, PendingApproval):  # the last person's "no" on this target
             note = await self.approving.declined_before_id(answer.approval.id)

@@ -140,6 +140,13 @@ class HandOffs:
         after = self.settler.config.review.handoff_expire_after_s
         return await self.records.run(StrikeStore.expire_handoffs, now - after, now)
 
+    async def sweep_then_paused(self, platform: str) -> str:
+        """`sweep`, then why writes to ``platform`` are paused ("" when they are not): a
+        strike's first two questions to the record, in one trip to its thread."""
+        now = self.clock()
+        after = self.settler.config.review.handoff_expire_after_s
+        return await self.records.run(_expire_then_paused, now - after, now, platform)
+
     async def confirm(
         self, ctx: DraftContext, url: str, which: Which = None, by: str | None = None
     ) -> StrikeResult:
@@ -333,3 +340,8 @@ class HandOffs:
 def _already_recorded(row: Strike) -> str:
     at = f" at {row.result_url}" if row.result_url else ""
     return f"Hand-off {handoff_ref(row.id)} is already recorded as posted{at}; nothing changed."
+
+
+def _expire_then_paused(store: StrikeStore, older_than: float, now: float, platform: str) -> str:
+    store.expire_handoffs(older_than, now)
+    return store.paused(platform)

@@ -100,6 +100,18 @@ class Duplicate(Result):
     # absent in team mode when another member's row holds the target (theirs to read)
     earlier: Earlier | None = optional()
     retry_after: int | None = optional()
+    # Whose row `earlier` is, when the answer was built from that row (team mode's privacy
+    # then needs no second read): private, so never serialized; None: not known here.
+    _holder: str | None = PrivateAttr(default=None)
+
+    def held_by(self, principal: str) -> Duplicate:
+        self._holder = principal
+        return self
+
+    @property
+    def holder(self) -> str | None:
+        """The principal of the earlier row, when known; None: read the record."""
+        return self._holder
 
 
 class ApprovalInfo(Result):

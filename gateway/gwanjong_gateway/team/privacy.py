@@ -31,8 +31,11 @@ async def shown_to(reader: Reader, answer: StrikeResult, records: Records) -> St
     if reader.everyone or not isinstance(answer, Duplicate) or answer.earlier is None:
         return answer
     earlier = answer.earlier
-    row = await records.run(StrikeStore.get, earlier.record)
-    if row is not None and reader.may_read(row.principal):
+    holder = answer.holder  # whose row it is, when the answer came from the row itself
+    if holder is None:
+        row = await records.run(StrikeStore.get, earlier.record)
+        holder = None if row is None else row.principal
+    if holder is not None and reader.may_read(holder):
         return answer
     return Duplicate(
         reason=(

@@ -4,20 +4,20 @@ One row per call (a `report.Call`), in `<state_dir>/usage.db` (its own SQLite fi
 so `gwanjong usage` can read it while a gateway runs), or with `[store] url` in
 PostgreSQL's `usage_calls`, so `gwanjong usage` shows the whole team's: one class on
 either engine (the tables: record/migrations.py). Rows are written by a background thread:
-`record_*` only puts the call on a queue, so the event loop never waits on the database,
-and the o200k count of a gateway result (CPU work) happens there too. Usage is best
-effort: a batch that cannot be written is dropped, with one warning until the database
-answers again. What the rows add up to, and how it is shown, is `report.py`'s.
+`record_*` only appends the call to a list (waking the writer once per batch, not per call),
+so the event loop never waits on the database, and the o200k count of a gateway result (CPU
+work) happens there too. Usage is best effort: a batch that cannot be written is dropped,
+with one warning until the database answers again. What the rows add up to, and how it is shown, is `report.py`'s.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
-import queue
 import sqlite3
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,6 +41,12 @@ TOKEN_SAMPLE_CHARS = 16_000
 #: rows older than this are dropped when the database is opened
 KEEP_DAYS = 90
 COLUMNS = ", ".join(f.name for f in dataclasses.fields(Call))
+#: how long the woken writer lets calls gather before it writes them (`flush` cuts it short)
+BATCH_S = 0.05
+
+#: what the writer takes: a call (with a gateway result's sample to tokenize and its full
+#: length), a flush's event to set once what came before it is written, or None: stop
+Item = tuple[Call, str, int] | threading.Event | None
 
 
 class UsageUnavailable(Exception):
@@ -94,8 +100,10 @@ class UsageLog:
         # Starting the writer has a lock of its own: a call records its figures on the
         # event loop, and must not wait behind a writer stuck on a frozen database.
         self._start_lock = threading.Lock()
-        #: each call, with a gateway result's sample to tokenize and its full length
-        self._queue: queue.Queue[tuple[Call, str, int] | None] = queue.Queue()
+        # deque.append and popleft are atomic: `record_*` takes no lock to hand a call over
+        self._pending: deque[Item] = deque()
+        self._wake = threading.Event()  # set: something waits; set again only once taken
+        self._hurry = threading.Event()  # a flush waits: write without gathering more
         self._writer: threading.Thread | None = None
         #: the spend ledger read for the report's `spend`, and each platform's daily budget
         #: (micro-dollars); open_usage sets both
@@ -139,38 +147,46 @@ class UsageLog:
         )
         self._put((call, result_text[:TOKEN_SAMPLE_CHARS], len(result_text)))
 
-    def _put(self, item: tuple[Call, str, int]) -> None:
-        with self._start_lock:
-            if self._writer is None:
-                self._writer = threading.Thread(
-                    target=self._drain, name="gwanjong-usage", daemon=True
-                )
-                self._writer.start()
-        self._queue.put(item)
+    def _put(self, item: Item) -> None:
+        if self._writer is None:
+            with self._start_lock:
+                if self._writer is None:
+                    self._writer = threading.Thread(
+                        target=self._drain, name="gwanjong-usage", daemon=True
+                    )
+                    self._writer.start()
+        self._pending.append(item)
+        if not self._wake.is_set():  # the writer is asleep: wake it once for the batch
+            self._wake.set()
 
     def _drain(self) -> None:
         while True:
-            # Whatever is waiting goes in one transaction: a busy gateway costs one commit
-            # per batch, not one per call.
-            batch = [self._queue.get()]
+            self._wake.wait()
+            # Let the calls of a busy moment gather: one wake-up and one transaction for
+            # the batch, not one per call.
+            self._hurry.wait(BATCH_S)
+            self._hurry.clear()
+            self._wake.clear()  # before taking: a call appended after this wakes it again
+            batch: list[Item] = []
             while True:
                 try:
-                    batch.append(self._queue.get_nowait())
-                except queue.Empty:
+                    batch.append(self._pending.popleft())
+                except IndexError:
                     break
             calls = [
                 dataclasses.replace(c, tokens=estimate_tokens(text, n, self._counter()))
                 if c.scope is Scope.GATEWAY
                 else c
-                for c, text, n in (item for item in batch if item is not None)
+                for c, text, n in (item for item in batch if isinstance(item, tuple))
             ]
             try:
                 if calls:
                     self._write(calls)
             finally:
-                for _ in batch:
-                    self._queue.task_done()
-            if len(calls) < len(batch):
+                for item in batch:
+                    if isinstance(item, threading.Event):
+                        item.set()
+            if None in batch:
                 return
 
     def _write(self, calls: list[Call]) -> None:
@@ -209,15 +225,22 @@ class UsageLog:
         return self._count
 
     def flush(self) -> None:
-        """Wait until every recorded call is on disk."""
-        self._queue.join()
+        """Wait until every recorded call is on disk (or dropped: usage is best effort)."""
+        if self._writer is None:
+            return
+        written = threading.Event()
+        self._put(written)
+        self._hurry.set()
+        written.wait()
 
     def close(self) -> None:
         self.flush()
         with self._start_lock:
             writer, self._writer = self._writer, None
         if writer is not None:
-            self._queue.put(None)
+            self._pending.append(None)
+            self._hurry.set()
+            self._wake.set()
             writer.join(timeout=10)
         self._engine.close()
         if self.ledger is not None:
