@@ -7,7 +7,9 @@ transaction, so an approval executes at most once whoever approves it and howeve
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from gwanjong_gateway.record.statements import Statements
@@ -16,6 +18,50 @@ from gwanjong_gateway.rules.ledger import Strike
 from gwanjong_gateway.rules.outgoing import Outgoing
 
 _JSON = ("post", "context", "policy")
+
+
+@dataclass(frozen=True)
+class NewApproval:
+    """An approvals row as it is inserted (a name that is not a column is a TypeError,
+    never SQL); the rest of the columns' defaults are a pending approval's; ``id`` None:
+    the next one. ``post``, ``context``, ``policy``: JSON, or the value to write as JSON."""
+
+    platform: str
+    target: str
+    action: str
+    intent_key: str
+    lock_key: str
+    text: str
+    body: str
+    digest: str
+    post: Any
+    expires_at: float
+    principal: str = ""
+    target_url: str = ""
+    author: str = ""
+    opportunity: str = ""
+    title: str = ""
+    context: Any = "{}"
+    policy: Any = "[]"
+    token_hash: str = ""
+    outgoing: str = ""
+    status: ApprovalStatus = ApprovalStatus.PENDING
+    created_at: float = 0.0
+    decided_at: float | None = None
+    decided_by: str = ""
+    channel: str = ""
+    reason: str = ""
+    edited: bool | int = False
+    record: int | None = None
+    id: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in _JSON:
+            value = getattr(self, name)
+            if not isinstance(value, str):
+                object.__setattr__(self, name, json.dumps(value, ensure_ascii=False, default=str))
+        object.__setattr__(self, "status", str(self.status))
+        object.__setattr__(self, "edited", int(bool(self.edited)))
 
 
 class ApprovalRows(Statements):
@@ -55,18 +101,18 @@ class ApprovalRows(Statements):
             ),
         )
 
-    def open_approval(self, now: float, **fields: Any) -> tuple[Approval, bool]:
-        """The pending approval of ``fields['lock_key']``: the one already waiting (False),
-        or a new one (True). One past its time is expired first, freeing the key."""
-        key = str(fields["lock_key"])
+    def open_approval(self, now: float, row: NewApproval) -> tuple[Approval, bool]:
+        """The pending approval of ``row.lock_key``: the one already waiting (False), or
+        ``row`` opened now (True). One past its time is expired first, freeing the key."""
+        key = row.lock_key
         with self._transaction(immediate=True, lock=f"approval:{key}"):
             waiting = self._pending_for(key)
             if waiting is not None and waiting.open_at(now):
                 return waiting, False
             if waiting is not None:
                 self._expire(waiting.id, now)
-            row = {**fields, "status": ApprovalStatus.PENDING, "created_at": now}
-            made = self._insert_approval(row)
+            pending = dataclasses.replace(row, status=ApprovalStatus.PENDING, created_at=now)
+            made = self._insert_approval(pending)
         created = self.approval(made)
         assert created is not None
         return created, True
@@ -147,22 +193,11 @@ class ApprovalRows(Statements):
 
     def restore_approval(self, row: dict[str, Any]) -> None:
         """Put back an approval row as it was, id kept (`gwanjong doctor --repair`)."""
-        self._insert_approval(row)
+        self._insert_approval(NewApproval(**row))
 
-    def _insert_approval(self, row: dict[str, Any]) -> int:
-        """One approvals row (JSON columns encoded unless they already are); its id."""
-        fields = dict(row)
-        for name in _JSON:
-            if name in fields and not isinstance(fields[name], str):
-                fields[name] = json.dumps(fields[name], ensure_ascii=False, default=str)
-        fields["status"] = str(fields["status"])
-        fields["edited"] = 1 if fields.get("edited") else 0
-        cols = ", ".join(fields)
-        marks = ", ".join("?" for _ in fields)
-        made = self._x(
-            f"INSERT INTO approvals ({cols}) VALUES ({marks}) RETURNING id", tuple(fields.values())
-        ).fetchone()
-        return int(made["id"])
+    def _insert_approval(self, row: NewApproval) -> int:
+        omit = ("id",) if row.id is None else ()
+        return int(self.engine.insert("approvals", [row], returning="id", omit=omit))
 
     def link_approval(self, approval_id: int, record: int) -> None:
         """The strike row a decided approval became (a decline's `declined` row)."""
