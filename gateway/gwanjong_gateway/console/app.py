@@ -1,8 +1,5 @@
-"""The console's Starlette app: sign-in, the session a page needs, rendering, routes.
-
-`Console` is built once per process over a `Gateway` (the same one the MCP server uses
-when the gateway serves it). The pages themselves are in `pages` (approvals, hand-offs,
-history) and `health_pages` (inbox, usage and health).
+"""The console's Starlette app over one `Gateway`: sign-in, sessions, rendering, routes
+(the pages: `pages`, `health_pages`).
 """
 
 from __future__ import annotations

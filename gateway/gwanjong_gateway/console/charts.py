@@ -1,7 +1,5 @@
-"""Charts as server-rendered SVG: horizontal bars, one row per label, no script.
-
-The SVG text goes into the page through Jinja's autoescape like any other value's parts:
-labels are escaped here (`escape`), numbers are formatted here, nothing else enters.
+"""Charts as server-rendered SVG bars, no script. Labels are escaped here and numbers
+formatted here: nothing else enters the page.
 """
 
 from __future__ import annotations

@@ -1,16 +1,7 @@
-"""Who may use the console, and what a request must carry.
-
-Sign-in: a one-time link (`/signin/<256-bit token>`) printed where the operator reads it,
-or (team mode) a bearer token / JWT typed into the sign-in form and checked the way the
-HTTP gateway checks it. Either becomes a server-side session (random id in an HttpOnly,
-SameSite=Strict cookie, `Secure` when served over https) with an expiry; the link is void
-once used. A link sent to a URL-mode client is an approval link: good for 15 minutes, once,
-and its session opens that one approval (while its digest is the one the link was made
-for) and nothing else: never the operator's console.
-
-Every request: the Host must be the console's own address (DNS rebinding refused); every
-POST: the Origin must be the console's own and the form must carry the session's CSRF
-token. A refusal changes nothing. Every answer carries a strict CSP and no-cache headers.
+"""Who may use the console, and what a request must carry (docs/use/console.md,
+docs/operate/threat-model.md): sign-in links and team tokens become server-side sessions
+(HttpOnly, SameSite=Strict); an approval link opens that one approval, never the console.
+Host, Origin and CSRF are checked on every request; a refusal changes nothing.
 """
 
 from __future__ import annotations

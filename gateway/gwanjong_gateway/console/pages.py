@@ -1,8 +1,5 @@
-"""Approvals, hand-offs and history: what a person decides and what happened.
-
-Each page reads what its session may read (`Console.reader`, `Console.approvals_of`);
-another person's approval or record answers as a missing one. Decisions go through
-`StrikeDesk.decide` (channel console), the one entry every surface shares.
+"""Approvals, hand-offs and history. Another person's approval or record answers as a
+missing one; decisions go through `StrikeDesk.decide`, like every surface.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""The record's pending approvals (rules/approvals.py), for `StrikeStore` on both engines.
-
-A mixin: it uses the store's `_x` (one statement), `_transaction` and `FOR_UPDATE`. The
-approval's consumption (`_consume`) runs inside `StrikeStore.decide`, in the claim's own
-transaction, so an approval executes at most once whoever approves it and however often.
+"""The record's approvals, a mixin of `StrikeStore`. Consumption (`_consume`) runs in the
+claim's own transaction (`StrikeStore.decide`): an approval executes at most once.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""The one storage layer under every table the gateway keeps (the strike record, the usage
-log, the spend ledger), on SQLite or PostgreSQL; every engine difference is here
-(docs/develop/architecture.md, "One storage layer"). Statements are written once, with
-``?``; PostgreSQL's ``%s`` form of each is made once and cached, and a statement holding
-``%`` is refused (values are always bound). A SQLite busy raised without waiting (a
-journal-mode change, WAL recovery) is retried here until the busy timeout. One `Engine` is
-one connection behind one lock; callers run it off the event loop.
+"""The one storage layer under every table (docs/develop/architecture.md, "One storage
+layer"); every engine difference is here. Statements use ``?``; one holding ``%`` is
+refused (values are always bound). One `Engine` is one connection behind one lock.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""The record's hand-offs: writes a person posts by hand (`strike/handoffs.py`). A mixin of
-`StrikeStore` (both engines), like `approval_rows`.
-
-A hand-off waits in its person's queue (status `handoff`) until a person closes it as
-posted (or proof does), dismisses it, or it expires. Expiry is a sweep (`expire_handoffs`)
-run before the queue is read or a hand-off is closed, so an old one never reaches a person
-as waiting. The model's unproven word that one was posted is only noted on the row
-(`claimed_at`, `claimed_url`); the row stays `handoff`.
+"""The record's hand-offs (docs/use/review.md), a mixin of `StrikeStore`. Expiry is a sweep
+before the queue is read, so an old one never reaches a person as waiting; the model's
+unproven "posted" is only noted (`claimed_at`), the row stays `handoff`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""The record as the console reads it: one page of history with filters. A mixin of `StrikeStore` (both engines), like `approval_rows`.
-
-Pages are keyset-paged on the primary key (``id < before``, newest first), so the
-10,000th row costs what the first does; the filters are plain equality and a range on
-`created_at`.
+"""One page of history with filters, a mixin of `StrikeStore`; keyset-paged on the id, so
+the 10,000th row costs what the first does.
 """
 
 from __future__ import annotations

@@ -1,19 +1,7 @@
-"""The write journal: a durable trace of every write before it is sent.
-
-`<state_dir>/journal.jsonl` (0600, next to the record, and local to the gateway process
-even when the record is PostgreSQL) holds one JSON line per event, each fsync'd:
-``sending`` (the claimed row, in full) before the platform is called, ``recorded`` once the
-record holds the write's outcome. A ``sending`` without its ``recorded`` is a write whose
-outcome the record may not know (the record was full, unreachable or lost, or the gateway
-stopped mid-write). At start, and before the first strike, `replay` puts each such write
-back into the record as `unknown`: it holds its target (the duplicate check refuses a
-second write, scout does not offer it again) and the settle loop reads it back.
-
-If the journal cannot be written (disk full, read-only), the write is not sent: a write is
-never out without a durable trace. The journal is kept short: once replayed, it is
-rewritten (temp file + rename) with only the entries still open, and again whenever it
-grows past `COMPACT_BYTES`. Several gateways sharing one state_dir take turns on it (an
-exclusive lock on `journal.lock`).
+"""The write journal (docs/operate/durability.md): `<state_dir>/journal.jsonl`, one fsync'd
+line per event, ``sending`` before the platform is called and ``recorded`` after. `replay`
+puts a ``sending`` without its ``recorded`` back as `unknown`. A write is never sent
+without a durable trace; several gateways take turns (a lock on `journal.lock`).
 """
 
 from __future__ import annotations

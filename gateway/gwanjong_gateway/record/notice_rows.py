@@ -1,11 +1,5 @@
-"""The record's notices: what was notified, so a restart or a second replica sharing the
-record never tells the same thing twice (notify/notifier.py). A mixin of `StrikeStore`
-(both engines), like `handoff_rows`.
-
-Each event, and each period's one message, is claimed by inserting its key: the primary
-key refuses a second insert (compare-and-set), so exactly one process wins the claim. The
-period's row also keeps what the message said (names and counts only) and how its
-delivery went, for `gwanjong status` and the console.
+"""The record's notices (docs/use/notifications.md), a mixin of `StrikeStore`: each event
+or period is claimed by inserting its key, so exactly one process tells it.
 """
 
 from __future__ import annotations

@@ -1,15 +1,7 @@
-"""The strike record off the event loop: connections lent to worker threads, one each.
-
-SQLite blocks while another process holds its lock; called on the event loop it would
-freeze every tool. Here each call runs in a worker thread on a connection no other call
-uses (PostgreSQL: up to `[store] pool_size` at once; SQLite: one writer), waits at most
-`lock_timeout_s` for a lock and `call_deadline_s` in all (a frozen database answers
-`unavailable`; the hung call's thread and connection are abandoned), and turns the database's
-errors into `unavailable` answers the model can act on (SQLite's by their error code:
-`sqlite_errors`). A record that cannot be opened
-(corrupt, unreadable) leaves the gateway running: only what needs the record says so.
-With `[store] url` the record is PostgreSQL (`store.PostgresStrikeStore`); an unreachable database is
-retried on the next call, never reported with its password.
+"""The strike record off the event loop: each call in a worker thread on a connection of its
+own, within `lock_timeout_s` and `call_deadline_s`, the database's errors turned into
+`unavailable` answers (never with a password). A record that cannot be opened leaves the
+gateway running.
 """
 
 from __future__ import annotations

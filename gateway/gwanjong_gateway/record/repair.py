@@ -1,13 +1,6 @@
-"""What `gwanjong doctor` checks about the record, and how `--repair` keeps what matters.
-
-A damaged or full record is never simply moved aside: that forgets every claim and every
-unsure write, so scout would offer written targets again and nothing would stop a second
-write. `repair` first exports every row (claims, `pending`/`unknown` writes, hand-offs, the
-history) and the write journal's open entries to a JSON file somewhere it can be written;
-then, for a damaged SQLite record, it builds a fresh record carrying every row over (their
-ids kept), puts the journal's open writes back as `unknown`, and keeps the old file as
-`gwanjong.db.broken-<time>`. A full disk is not damage: the record is left as it is (free
-space, then run it again). Run it with the gateway stopped.
+"""`gwanjong doctor`'s record checks and `--repair` (docs/operate/durability.md). A damaged
+record is never just moved aside (that forgets every claim): every row and open journal
+entry is exported first, then a fresh record carries them over.
 """
 
 from __future__ import annotations

@@ -1,16 +1,7 @@
-"""The strike record in SQLite (WAL): every write attempt, before and after the call.
-
-(`PostgresStrikeStore` is the same class on PostgreSQL, `[store] url`: only its connection
-differs, engine.py holds every other difference; the logic below serves both. There
-`decide` takes `pg_advisory_xact_lock` on the platform's name, so checks and claim are
-serialised per platform account across every process on the database, as BEGIN IMMEDIATE
-does for a file; unique partial indexes still refuse a second live claim.)
-
-One row per intent (see `ledger`). A write is *claimed* before the platform is called:
-one `BEGIN IMMEDIATE` transaction checks the target, the same or a near-identical post,
-the author cool-down, the daily cap and the minimum interval (claims in flight count),
-and inserts the `pending` row, so no two sessions or processes sharing the file can both
-pass. The class is synchronous; the gateway calls it from one worker thread (`records`).
+"""The strike record (`PostgresStrikeStore`: the same on PostgreSQL, engine.py holds the
+differences). A write is claimed before the platform is called, in one transaction that
+checks every limit and inserts the `pending` row (BEGIN IMMEDIATE; PostgreSQL: an advisory
+lock per platform), so no two processes can both pass. Synchronous: see `records`.
 """
 
 from __future__ import annotations

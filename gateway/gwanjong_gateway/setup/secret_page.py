@@ -1,12 +1,6 @@
-"""Asking the human for credentials through URL-mode MCP elicitation, never a form.
-
-The MCP spec forbids asking for secrets with form-mode elicitation (the values would pass
-through the client). Instead the client shows the person a one-time link to the
-gateway's own page on 127.0.0.1 (secret_listener), opens it after consent, and the
-person types the values there. Handshake-era clients get the URL-mode request mid-call
-(with an elicitationId, and `notifications/elicitation/complete` once saved); stateless
-(2026-07-28) clients get an input-required result and call again, and the link is found
-again through the request state. A client that cannot open a URL is refused.
+"""Asking for credentials by URL-mode elicitation (the spec forbids form mode for secrets):
+a one-time link to the credential page. Stateless clients get an input-required result and
+call again; a client that cannot open a URL is refused.
 """
 
 from __future__ import annotations

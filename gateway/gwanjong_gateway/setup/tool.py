@@ -1,11 +1,6 @@
-"""The `setup` tool: check platforms, explain how to get keys, save credentials safely.
-
-Saving is where a hostile post could try to steer the model, so: only the credential
-names a platform server declares in `capabilities` can be saved (never an endpoint or a
-proxy: those come from gateway.toml or the operator's environment); secrets preferably
-come from the person, typed on the gateway's own local page that the client opens
-(URL-mode elicitation), never through the model nor a client form;
-values the model supplies are saved only when `[gateway] model_may_save_credentials` is on.
+"""The `setup` tool (docs/use/setup.md). Only the credential names a server declares can be
+saved (never an endpoint or proxy); secrets come from the person's local page, and the
+model's values only with `[gateway] model_may_save_credentials`.
 """
 
 from __future__ import annotations

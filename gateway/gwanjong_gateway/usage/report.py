@@ -1,8 +1,6 @@
-"""The usage report: the usage log's rows aggregated into figures (per platform tool: calls,
-errors, p50/p95, the last rate-limit budget seen; per gateway tool: calls and tokens), and
-those figures as `status` lines, `gwanjong usage`'s text or JSON. `log.py` writes and
-reads the rows. Spend in the report: per UTC day and platform (the spend ledger's rows),
-the daily budgets, and the lines `status` and `gwanjong usage` print of them."""
+"""The usage report: the log's rows and the spend ledger's as figures, `status` lines, and
+`gwanjong usage`'s text or JSON.
+"""
 
 from __future__ import annotations
 

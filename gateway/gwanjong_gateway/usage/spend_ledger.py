@@ -1,19 +1,7 @@
-"""The spend ledger: what each priced platform call cost (or may cost, while it runs), in
-micro-dollars, and the atomic check of a daily budget.
-
-One row per priced call, in the usage log's database (`usage.db`'s `spend` table; with
-`[store] url`, PostgreSQL's `usage_spend`, migration step 12). `reserve` writes the row
-before the call with the most the call may cost, in one serialised transaction that first
-sums the platform's rows of the day (SQLite: BEGIN IMMEDIATE on the file; PostgreSQL: an
-advisory lock per platform, as the strike claims take), so no two calls, in one process or
-many, can both pass a budget: reservations in flight count, as claims in flight count
-against the daily caps. `settle` then puts the call's true cost in place of the
-reservation. A call that never settles (cancelled, or the process died mid-call) keeps
-its reservation: the budget errs on the safe side.
-
-One class on either engine (the table: record/migrations.py), synchronous, on one engine
-(record/engine.py: one connection behind one lock): `spend.Spend` calls it from worker
-threads.
+"""The spend ledger, in micro-dollars. `reserve` sums the day's rows and inserts in one
+serialised transaction (BEGIN IMMEDIATE; PostgreSQL: an advisory lock per platform), so
+no two calls anywhere both pass a budget. A call that never settles keeps its reservation:
+the budget errs on the safe side.
 """
 
 from __future__ import annotations
