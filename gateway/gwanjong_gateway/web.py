@@ -66,10 +66,8 @@ def origins_for(host: str, port: int) -> tuple[set[str], set[str]]:
 
 
 def same_origin(headers: dict[str, str], origins: set[str]) -> bool:
-    """Whether an unsafe request comes from the page's own origin. Its Origin is ours;
-    or, under `Referrer-Policy: no-referrer`, a browser sends `Origin: null` for a form
-    POST even to its own origin, and then its `Sec-Fetch-Site` (which no page can set)
-    must say same-origin."""
+    """Whether an unsafe request comes from our own origin: its Origin, or (`Origin: null`,
+    sent under `no-referrer`) its `Sec-Fetch-Site`, which no page can set."""
     origin = headers.get("origin", "").lower()
     if origin in origins:
         return True
@@ -83,9 +81,8 @@ def form_token_ok(given: object, expected: str) -> bool:
 
 
 class Guard:
-    """ASGI middleware: the Host check on every request, the Origin check on every
-    unsafe one, and the security headers on every answer. ``misdirected``: the status of
-    a wrong Host (the one-approval page answers 421, as it always has)."""
+    """ASGI middleware: the Host check, the Origin check on unsafe requests, the security
+    headers. ``misdirected``: the status of a wrong Host."""
 
     def __init__(
         self,

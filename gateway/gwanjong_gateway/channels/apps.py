@@ -89,9 +89,7 @@ async def with_card(
 
 
 def card_view(approval: Approval, token: str) -> dict[str, Any]:
-    """What the card shows: the exact text (for its edit box) and, drawn by the one
-    renderer (`contract.visible`), the text, title, tags, account and target as the person sees them,
-    hidden characters marked, with the warnings. The card's script only places these."""
+    """What the card shows, drawn by `contract.visible`; its script only places these."""
     title, text = show(approval.title), show(approval.text)
     target = approval.target_url if approval.action != "post" else ""
     write = approval.write

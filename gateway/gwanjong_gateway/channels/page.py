@@ -214,9 +214,8 @@ class ApprovalPages(LocalPage):
 
 
 def completion_notice(approval: Approval) -> NotifyFn | None:
-    """In the handshake era, a client given the link by URL-mode elicitation is told when
-    the approval is decided (`notifications/elicitation/complete`, with the elicitation id
-    `McpAsker` used). The stateless era has no session to tell: the client asks again."""
+    """Handshake era: tell the client the approval is decided (`notifications/elicitation/complete`).
+    The stateless era has no session to tell: the client asks again."""
     try:
         ctx = get_context()
     except RuntimeError:  # not within a request

@@ -90,10 +90,8 @@ class Console:
         return f"{self.base_url()}/signin/{self.sessions.new_link(then)}"
 
     def take_approval_links(self) -> None:
-        """URL-mode elicitation of an approval points at its console page: an approval
-        link (guard.Sessions.approval_link: once, 15 minutes, that approval and digest
-        only, never the operator's console). Only for a console without `[auth]` (in team
-        mode the token-bound one-approval page stays) and once it listens."""
+        """URL-mode elicitation points at the console's approval page (an approval link), for a
+        console without `[auth]` that listens; in team mode the one-approval page stays."""
         fallback = self.gw.approval_page
         if self.team or fallback is None:
             return
@@ -182,9 +180,7 @@ class Console:
         return route
 
     async def _out_of_scope(self, request: Request, scope: Scope) -> str:
-        """Why an approval link's session may not make this request ("" if it may): it
-        opens its approval's page (and signs out), while that approval is the one it
-        was made for (its digest, unless decided since)."""
+        """Why an approval link's session may not make this request ("" if it may)."""
         from gwanjong_gateway.record.store import StrikeStore
 
         if request.url.path == "/signout":

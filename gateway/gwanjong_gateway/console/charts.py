@@ -31,9 +31,7 @@ def bars(
     top: float | None = None,
     legend: bool | None = None,
 ) -> Markup:
-    """A horizontal bar chart (stacked when a row has several parts), with a legend of
-    the series names (default: when there are several). ``top``: the value of a full bar
-    (default: the largest row)."""
+    """A horizontal bar chart (stacked when a row has parts); ``top``: a full bar's value."""
     series: list[str] = []
     for r in rows:
         for name, _ in r.parts:

@@ -33,9 +33,8 @@ class Scope:
 
 @dataclass
 class Session:
-    """A signed-in person. ``principal`` None: the operator (the one-time link), who
-    decides and reads everything, as at the terminal, unless ``scope`` confines the
-    session to one approval (an approval link's)."""
+    """A signed-in person. ``principal`` None: the operator, who reads and decides everything,
+    unless ``scope`` confines the session to one approval (an approval link's)."""
 
     id: str
     name: str

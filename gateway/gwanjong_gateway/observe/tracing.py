@@ -30,9 +30,7 @@ def start(config: GatewayConfig, exporter: SpanExporter | None = None) -> Tracer
 
 
 class NetworkTransport(Middleware):
-    """`network.transport` on the gateway's own span of each request (the MCP conventions:
-    `pipe` for stdio, `tcp` for HTTP, with `network.protocol.name` `http`); FastMCP's span
-    does not know how the request came."""
+    """`network.transport` (`pipe` or `tcp`) on the gateway's span of each request."""
 
     def __init__(self, transport: Literal["stdio", "http"]) -> None:
         self.attributes: dict[str, str] = (

@@ -228,9 +228,8 @@ class ApprovalRows(Statements):
         return ""
 
     def _consume(self, use: ApprovalUse, now: float, record: Strike, sent: str) -> None:
-        """The approval becomes the claimed write ``record``: never pending again. ``sent``:
-        the write's canonical JSON (`Outgoing`), the person's edit included ("" = the
-        record's text and title)."""
+        """The approval becomes the claimed write ``record``, never pending again. ``sent``: the
+        write's canonical JSON, the person's edit included ("" = the record's text and title)."""
         text, title = record.content, record.title
         if sent:
             write = Outgoing.load(sent)

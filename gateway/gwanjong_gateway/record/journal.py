@@ -122,9 +122,8 @@ class Sent(BaseModel):
 
 
 def restore(store: StrikeStore, entry: Sent, now: float) -> Strike | None:
-    """Put a journalled write back into ``store`` (in its worker thread): its own row,
-    still unsettled, turns `unknown`; a missing one is inserted as `unknown`, unless an
-    earlier row already holds its target. The row that now holds it (None: settled)."""
+    """Put a journalled write back into ``store`` as `unknown` (a missing row is inserted,
+    unless an earlier one holds its target); the row that now holds it (None: settled)."""
     own = store.get(entry.id)
     if entry.matches(own):
         assert own is not None
@@ -217,9 +216,7 @@ class Journal:
 
 
 class WriteJournal:
-    """The journal as the strike desk uses it: ``sending`` before the write (or it is not
-    sent), ``recorded`` after the outcome is in the record, `replay` before the first
-    strike."""
+    """The journal as the strike desk uses it."""
 
     def __init__(
         self, journal: Journal, records: Records, clock: Callable[[], float] = time.time

@@ -306,9 +306,8 @@ def rebuild_sqlite(
     now: float,
     approvals: list[dict[str, Any]] | None = None,
 ) -> Rebuilt:
-    """Keep the old record as `<db>.broken-<time>` and build a fresh one at ``db`` holding
-    ``rows`` and the journal's open writes. On any failure the old record is put back
-    (and the error raised)."""
+    """Keep the old record as `<db>.broken-<time>` and build a fresh one holding ``rows`` and
+    the journal's open writes; on any failure the old one is put back."""
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now))
     broken = db.with_name(f"{db.name}.broken-{stamp}")
     fresh = db.with_name(f"{db.name}.rebuild-{stamp}")

@@ -328,9 +328,8 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
         )
 
     def acted_among(self, targets: Sequence[tuple[str, str]]) -> set[tuple[str, str]]:
-        """Which of these (platform, target) pairs a live or unsure claim holds: only what
-        one scout found is asked about, so a record of millions costs what it holds of
-        them (an index on platform and target)."""
+        """Which of these (platform, target) pairs a live or unsure claim holds (indexed: a
+        record of millions costs what it holds of them)."""
         marks = ", ".join("?" for _ in HOLDING)
         found: set[tuple[str, str]] = set()
         by_platform: dict[str, list[str]] = {}
@@ -368,13 +367,9 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
             return self.update(strike_id, status=status, **fields)
 
     def take_settling(self, strike_id: int, by: str, now: float, lease_s: float) -> Strike | None:
-        """Compare-and-set: this unsettled row is ``by``'s to read back for ``lease_s``
-        (wall seconds from ``now``), unless another holds an unexpired lease on it. The row
-        as it now stands when taken; None when another holds it or it is settled. One
-        UPDATE, atomic on both engines (PostgreSQL re-checks the WHERE on the row it locks).
-        A lease ending more than two leases off was set by a clock far ahead of ours (a
-        step, not skew between replicas): it is taken too, so no clock step holds a row
-        for long."""
+        """Compare-and-set: this unsettled row is ``by``'s to read back for ``lease_s``, unless
+        another holds an unexpired lease; the row, or None. One atomic UPDATE on both engines. A
+        lease ending more than two leases off came from a clock step ahead: it is taken too."""
         marks = ", ".join("?" for _ in UNSETTLED)
         taken = self._x(
             f"UPDATE strikes SET settling_by = ?, settling_until = ? WHERE id = ? "

@@ -74,9 +74,7 @@ class SecretLink:
 
 
 class LocalPage:
-    """A page on 127.0.0.1 at a free port: its routes (`routes`) and the static files
-    behind `web.Guard`, served from first use on the gateway's event loop; its templates
-    (`templates`) extend the console's base."""
+    """A page on 127.0.0.1 at a free port behind `web.Guard`, served from first use."""
 
     name = "page"
     templates = HERE / "templates"

@@ -55,9 +55,8 @@ async def ask_secrets(
     on_save: SaveFn,
     owner: str | None = None,
 ) -> Saved | Ask | InputRequiredResult:
-    """Saved, UNSUPPORTED, DECLINED, PENDING, or (stateless era, first round) the
-    InputRequiredResult the tool must return so the client can show the link. ``owner``
-    (the signed-in caller) keys the link: no one else's call finds or supersedes it."""
+    """Saved, UNSUPPORTED, DECLINED, PENDING, or (stateless, first round) the input-required
+    result to return. ``owner`` keys the link: no one else's call finds or supersedes it."""
     if not can_open_url(ctx):
         return Ask.UNSUPPORTED
     if modern_era(ctx):

@@ -57,11 +57,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def registered(mcp: FastMCP[Any], model_may_save: bool, **options: Any) -> Callable[[F], F]:
-    """``@tool(mcp, ...)`` for the setup function, whose `credentials` (an open map of
-    names to values, which no OpenAI strict schema can express) is in the model-facing
-    input schema only when `[gateway] model_may_save_credentials` is on. Off (the
-    default), the schema is strict; a call that sends `credentials` anyway still reaches
-    `save`, which refuses it with the other ways (so a tricked model learns what to do)."""
+    """``@tool`` for setup: `credentials` (an open map no strict schema can express) is in the
+    input schema only with `[gateway] model_may_save_credentials`; sent anyway, `save`
+    refuses it and says the other ways (so a tricked model learns what to do)."""
 
     def register(fn: F) -> F:
         added = add_tool(mcp, fn, **options)

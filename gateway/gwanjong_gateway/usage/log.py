@@ -255,9 +255,8 @@ class UsageLog:
 
 
 def where_of(config: GatewayConfig, environ: dict[str, str] | None = None) -> Where:
-    """Where the usage log and the spend ledger live: PostgreSQL with `[store] url`, else
-    `<state_dir>/usage.db`. A URL that cannot be expanded leaves the gateway serving: only
-    the figures are missing, and a budget is refused, never passed."""
+    """Where the usage log and spend ledger live. A URL that cannot be expanded leaves the
+    gateway serving: the figures are missing, and a budget is refused, never passed."""
     if not config.store.url:
         return Where(config.state_dir / USAGE_FILE)
     from gwanjong_gateway.config import ConfigError

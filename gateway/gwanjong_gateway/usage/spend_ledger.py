@@ -21,9 +21,7 @@ KEEP_DAYS = 90
 
 
 class Where:
-    """Where the usage log and the ledger live: the SQLite file ``path`` (usage.db), or
-    PostgreSQL at ``url``; ``broken`` says why the configured URL cannot be used ("" when
-    it can)."""
+    """usage.db at ``path``, or PostgreSQL at ``url``; ``broken``: why the URL cannot be used."""
 
     def __init__(self, path: Path | None = None, url: str = "", broken: str = "") -> None:
         self.path, self.url, self.broken = path, url, broken
@@ -123,10 +121,8 @@ class SpendLedger:
         budget: int | None,
         day_start: float,
     ) -> int | Over:
-        """Reserve ``micros`` for a call starting now: its row id, or `Over` when today's
-        spend (since ``day_start``) plus ``micros`` would pass ``budget`` (None: none).
-        The sum and the insert are one step for every connection and process (the lock is
-        named for the platform; the strike claims' lock has another name)."""
+        """Reserve ``micros`` for a call starting now: its row id, or `Over` when today's spend
+        plus ``micros`` would pass ``budget``. Sum and insert are one step for every process."""
         with self._engine.use() as db, db.transaction(True, f"gwanjong-spend:{platform}"):
             if budget is not None:
                 spent = self._spent(db, platform, day_start)
