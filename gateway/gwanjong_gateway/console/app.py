@@ -24,7 +24,6 @@ from gwanjong_gateway.rules.approvals import Approval
 from gwanjong_gateway.usage.log import UsageLog
 
 if TYPE_CHECKING:
-    from jinja2 import Environment
     from starlette.requests import Request
     from starlette.responses import Response
 
@@ -56,7 +55,6 @@ class Console:
         self.clock = clock
         self.sessions = Sessions(self.config.console.session_s, clock)
         self._usage = usage
-        self._env: Environment | None = None
         #: the usage page's last figures per reader: (when read, report)
         self.usage_cache: dict[str, tuple[float, dict[str, Any]]] = {}
         #: background reads of the usage log under way, per reader
@@ -131,15 +129,12 @@ class Console:
 
     # -- rendering -----------------------------------------------------------------------
 
-    def env(self) -> Environment:
-        return web.templates()
-
     def render(
         self, name: str, session: Session | None, status: int = 200, **values: Any
     ) -> Response:
         from starlette.responses import HTMLResponse
 
-        html = self.env().get_template(name).render(session=session, team=self.team, **values)
+        html = web.templates().get_template(name).render(session=session, team=self.team, **values)
         return HTMLResponse(html, status_code=status)
 
     def refused(self, status: int, message: str, session: Session | None = None) -> Response:
@@ -215,11 +210,8 @@ class Console:
     async def token_form(self, request: Request) -> Response:
         if not self.team:
             return self.refused(404, "Sign in with the link `gwanjong console` printed.")
-        return self.render("signin.html", None)
-
-    async def token_signin(self, request: Request) -> Response:
-        if not self.team:
-            return self.refused(404, "Sign in with the link `gwanjong console` printed.")
+        if request.method == "GET":
+            return self.render("signin.html", None)
         data = await request.form(max_files=0, max_fields=5, max_part_size=16 * 1024)
         token = data.get("token")
         from gwanjong_gateway.team.auth import build_auth, principal_of

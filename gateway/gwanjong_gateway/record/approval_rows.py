@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,9 +63,7 @@ class NewApproval:
 
 
 class ApprovalRows(Statements):
-    def _approval(self, row: Any) -> Approval | None:
-        if row is None:
-            return None
+    def _approval(self, row: Any) -> Approval:
         data = dict(row)
         for key in _JSON:
             data[key] = json.loads(data[key])
@@ -73,17 +72,17 @@ class ApprovalRows(Statements):
         data["record"] = int(data["record"]) if data["record"] is not None else None
         return Approval(**data)
 
+    def _one(self, sql: str, args: Sequence[Any]) -> Approval | None:
+        row = self._x(sql, args).fetchone()
+        return None if row is None else self._approval(row)
+
     def approval(self, approval_id: int) -> Approval | None:
-        return self._approval(
-            self._x("SELECT * FROM approvals WHERE id = ?", (approval_id,)).fetchone()
-        )
+        return self._one("SELECT * FROM approvals WHERE id = ?", (approval_id,))
 
     def _pending_for(self, key: str) -> Approval | None:
-        return self._approval(
-            self._x(
-                f"SELECT * FROM approvals WHERE lock_key = ? AND status = ?{self.FOR_UPDATE}",
-                (key, ApprovalStatus.PENDING),
-            ).fetchone()
+        return self._one(
+            f"SELECT * FROM approvals WHERE lock_key = ? AND status = ?{self.FOR_UPDATE}",
+            (key, ApprovalStatus.PENDING),
         )
 
     def _expire(self, approval_id: int, now: float) -> None:
@@ -122,11 +121,9 @@ class ApprovalRows(Statements):
     def last_before(self, key: str, before: int) -> Approval | None:
         """The latest approval on ``key`` older than approval ``before`` (how the last
         person to see this target decided)."""
-        return self._approval(
-            self._x(
-                "SELECT * FROM approvals WHERE lock_key = ? AND id < ? ORDER BY id DESC LIMIT 1",
-                (key, before),
-            ).fetchone()
+        return self._one(
+            "SELECT * FROM approvals WHERE lock_key = ? AND id < ? ORDER BY id DESC LIMIT 1",
+            (key, before),
         )
 
     def approvals(
@@ -149,7 +146,7 @@ class ApprovalRows(Statements):
         query += f" ORDER BY id {'ASC' if pending else 'DESC'} LIMIT ?"
         args.append(limit)
         rows = self._x(query, args).fetchall()
-        return [a for a in (self._approval(r) for r in rows) if a is not None]
+        return [self._approval(r) for r in rows]
 
     def close_approval(
         self,
@@ -182,10 +179,8 @@ class ApprovalRows(Statements):
 
     def approval_of(self, record: int) -> Approval | None:
         """The approval a strike row came from (approved, declined or refused), if any."""
-        return self._approval(
-            self._x(
-                "SELECT * FROM approvals WHERE record = ? ORDER BY id DESC LIMIT 1", (record,)
-            ).fetchone()
+        return self._one(
+            "SELECT * FROM approvals WHERE record = ? ORDER BY id DESC LIMIT 1", (record,)
         )
 
     def restore_approval(self, row: dict[str, Any]) -> None:

@@ -70,25 +70,7 @@ class Sent(BaseModel):
 
     @classmethod
     def of(cls, row: Strike) -> Sent:
-        return cls(
-            id=row.id,
-            intent_key=row.intent_key,
-            platform=row.platform,
-            target=row.target,
-            action=str(row.action),
-            content_hash=row.content_hash,
-            content=row.content,
-            title=row.title,
-            target_url=row.target_url,
-            author=row.author,
-            opportunity=row.opportunity,
-            mode=row.mode,
-            approver=row.approver,
-            principal=row.principal,
-            at=row.created_at,
-            trace_id=row.trace_id,
-            span_id=row.span_id,
-        )
+        return cls.model_validate({**vars(row), "action": str(row.action), "at": row.created_at})
 
     def matches(self, row: Strike | None) -> bool:
         """``row`` is this write's own row (ids are reused by a new record)."""
@@ -98,26 +80,12 @@ class Sent(BaseModel):
 
     def row(self, reason: str) -> dict[str, Any]:
         """The `unknown` row that puts this write back into a record."""
-        return {
-            "intent_key": self.intent_key,
-            "platform": self.platform,
-            "target": self.target,
-            "target_url": self.target_url,
-            "author": self.author,
-            "opportunity": self.opportunity,
-            "action": self.action,
-            "content_hash": self.content_hash,
-            "content": self.content,
-            "title": self.title,
+        return self.model_dump(exclude={"event", "id", "at"}) | {
             "mode": self.mode or "live",
-            "approver": self.approver,
-            "principal": self.principal,
             "status": StrikeStatus.UNKNOWN,
             "reason": reason,
             "policy": [f"journal: sent as record {self.id}", "outcome unknown"],
             "created_at": self.at,
-            "trace_id": self.trace_id,
-            "span_id": self.span_id,
         }
 
 
@@ -207,12 +175,7 @@ class Journal:
         """Rewrite the journal with only its open entries (less ``closed``), atomically."""
         with self._held():
             keep = [e for e in self.open_entries() if e.id not in closed]
-            text = "".join(
-                json.dumps(e.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
-                + "\n"
-                for e in keep
-            )
-            replace_private(self.path, text)
+            replace_private(self.path, "".join(e.model_dump_json() + "\n" for e in keep))
 
 
 class WriteJournal:

@@ -14,6 +14,7 @@ import shutil
 import sqlite3
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -32,7 +33,6 @@ log = logging.getLogger(__name__)
 
 #: less free space than this on the state_dir's disk is reported as full
 LOW_SPACE_BYTES = 1024 * 1024
-#: the columns a strike row has (what is carried over)
 
 
 class Health(StrEnum):
@@ -72,11 +72,7 @@ def _health_of(exc: BaseException) -> Health:
 
 
 def _counts(store: StrikeStore) -> dict[str, int]:
-    rows = store.history(limit=1_000_000)
-    counts: dict[str, int] = {}
-    for r in rows:
-        counts[str(r.status)] = counts.get(str(r.status), 0) + 1
-    return counts
+    return dict(Counter(str(r.status) for r in store.history(limit=1_000_000)))
 
 
 def check_record(config: GatewayConfig) -> RecordCheck:
