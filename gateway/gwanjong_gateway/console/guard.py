@@ -89,9 +89,8 @@ class Sessions:
         link = self._links.pop(token_hash(token), None)
         if link is None or link.expires_at <= self.clock():
             return None
-        if link.scope is not None:
-            return self.start(operator_name(), None, link.scope, APPROVAL_LINK_S)
-        return self.start(operator_name(), None)  # one name on every channel
+        ttl_s = APPROVAL_LINK_S if link.scope is not None else None
+        return self.start(operator_name(), None, link.scope, ttl_s)  # one name on every channel
 
     def start(
         self,

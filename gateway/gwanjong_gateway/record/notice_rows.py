@@ -65,7 +65,7 @@ class NoticeRows(Statements):
         """The keys no process has claimed yet (a read: the claim still decides)."""
         if not keys:
             return []
-        marks = ", ".join("?" for _ in keys)
+        marks = ", ".join("?" * len(keys))
         rows = self._x(f"SELECT key FROM notices WHERE key IN ({marks})", list(keys))
         taken = {str(r["key"]) for r in rows.fetchall()}
         return [k for k in keys if k not in taken]
@@ -91,16 +91,7 @@ class NoticeRows(Statements):
     def health_rows(self) -> list[tuple[str, int, str, float]]:
         """Each platform's last known write health: name, failures in a row, why paused
         ("" = not), when it last changed."""
-        rows = self._x(
+        return self.engine.tuples(
             "SELECT platform, failures, paused_reason, updated_at FROM platform_health "
             "ORDER BY platform"
-        ).fetchall()
-        return [
-            (
-                str(r["platform"]),
-                int(r["failures"]),
-                str(r["paused_reason"]),
-                float(r["updated_at"]),
-            )
-            for r in rows
-        ]
+        )

@@ -13,7 +13,7 @@ from mcp.types import ElicitRequest, ElicitRequestURLParams, InputRequiredResult
 
 from gwanjong_gateway.setup.secret_listener import LinkState, SaveFn, SecretListener
 from gwanjong_gateway.setup.setup_results import SetupSaved
-from gwanjong_gateway.strike.elicitation import modern_era
+from gwanjong_gateway.strike.elicitation import can_url, modern_era
 
 _KEY = "gwanjong_credentials_page"
 
@@ -29,14 +29,6 @@ class Saved:
     """What saving answered (names, check, warning): never a value."""
 
     result: SetupSaved
-
-
-def can_open_url(ctx: Context) -> bool:
-    """Whether the client declared URL-mode elicitation (`elicitation.url`)."""
-    session = ctx.session if ctx.request_context is not None else None
-    caps = getattr(session, "client_capabilities", None) if session is not None else None
-    elicitation = getattr(caps, "elicitation", None) if caps is not None else None
-    return elicitation is not None and getattr(elicitation, "url", None) is not None
 
 
 def _message(platform: str) -> str:
@@ -57,7 +49,7 @@ async def ask_secrets(
 ) -> Saved | Ask | InputRequiredResult:
     """Saved, UNSUPPORTED, DECLINED, PENDING, or (stateless, first round) the input-required
     result to return. ``owner`` keys the link: no one else's call finds or supersedes it."""
-    if not can_open_url(ctx):
+    if not can_url(ctx):
         return Ask.UNSUPPORTED
     if modern_era(ctx):
         responses, state = ctx.input_responses, ctx.request_state

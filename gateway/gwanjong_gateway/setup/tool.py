@@ -28,6 +28,7 @@ from gwanjong_gateway.setup.dotenv_file import (
     overridden,
 )
 from gwanjong_gateway.setup.guide import (
+    MAX_CREDENTIALS,
     allowed_names,
     check_names,
     guide_for,
@@ -49,7 +50,6 @@ from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.untrusted import one_line, quote
 from gwanjong_shared.tool_templates import add_tool
 
-MAX_CREDENTIALS = 20
 _PLATFORM = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
 #: the argument only an operator's opt-in shows to the model
 CREDENTIALS_ARG = "credentials"
