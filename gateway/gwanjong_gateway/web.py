@@ -1,14 +1,9 @@
-"""The building blocks of every page the gateway serves to a person's browser (the
-console, the credential page, the one-approval page): Starlette apps behind one guard,
-one stylesheet and base template (the console's), served by uvicorn.
-
-`Guard` refuses a request whose Host is not the page's own address (DNS rebinding), an
-unsafe one whose Origin is not its own (CSRF), and a body too large, before the app sees
-it; every answer carries one strict CSP and no-cache, no-frame, no-referrer headers. Every
-form also carries a CSRF token bound to its page (`form_token_ok`). `templates` extend the
-console's base.html and draw platform text with `contract.visible` (`visible`, `safe_url`).
-`serve` runs an app on a socket bound first (a random port is known before the link to it
-is shown) on the caller's event loop, until cancelled.
+"""What every page served to a browser shares (the console, the credential page, the
+one-approval page; docs/operate/threat-model.md): `Guard` refuses a foreign Host (DNS
+rebinding), a foreign Origin on an unsafe request (CSRF) and a large body before the app
+sees it, and puts one strict CSP on every answer; the templates draw platform text with
+`contract.visible`; `serve` runs an app on a socket bound first (its port known before the
+link is shown).
 """
 
 from __future__ import annotations
@@ -66,10 +61,8 @@ def origins_for(host: str, port: int) -> tuple[set[str], set[str]]:
 
 
 def same_origin(headers: dict[str, str], origins: set[str]) -> bool:
-    """Whether an unsafe request comes from the page's own origin. Its Origin is ours;
-    or, under `Referrer-Policy: no-referrer`, a browser sends `Origin: null` for a form
-    POST even to its own origin, and then its `Sec-Fetch-Site` (which no page can set)
-    must say same-origin."""
+    """Whether an unsafe request comes from our own origin: its Origin, or (`Origin: null`,
+    sent under `no-referrer`) its `Sec-Fetch-Site`, which no page can set."""
     origin = headers.get("origin", "").lower()
     if origin in origins:
         return True
@@ -83,9 +76,8 @@ def form_token_ok(given: object, expected: str) -> bool:
 
 
 class Guard:
-    """ASGI middleware: the Host check on every request, the Origin check on every
-    unsafe one, and the security headers on every answer. ``misdirected``: the status of
-    a wrong Host (the one-approval page answers 421, as it always has)."""
+    """ASGI middleware: the Host check, the Origin check on unsafe requests, the security
+    headers. ``misdirected``: the status of a wrong Host."""
 
     def __init__(
         self,
@@ -115,29 +107,17 @@ class Guard:
         ):
             problem = "This form came from another site (its Origin is not this page's): refused, nothing changed."
 
-        async def with_headers(message: dict[str, Any]) -> None:
+        async def with_headers(message: Any) -> None:
             if message["type"] == "http.response.start":
                 extra = [(k.encode(), v.encode()) for k, v in HEADERS.items()]
                 message = {**message, "headers": [*message.get("headers", []), *extra]}
             await send(message)
 
         if problem:
-            body = (
-                "<!doctype html><title>Refused</title><main><h1>Refused</h1><p>"
-                + problem
-                + "</p></main>"
-            ).encode()
-            await with_headers(
-                {
-                    "type": "http.response.start",
-                    "status": status,
-                    "headers": [
-                        (b"content-type", b"text/html; charset=utf-8"),
-                        (b"content-length", str(len(body)).encode()),
-                    ],
-                }
-            )
-            await send({"type": "http.response.body", "body": body})
+            from starlette.responses import HTMLResponse
+
+            page = f"<!doctype html><title>Refused</title><main><h1>Refused</h1><p>{problem}</p></main>"
+            await HTMLResponse(page, status)(scope, receive, with_headers)
             return
         await self.app(scope, receive, with_headers)
 

@@ -1,12 +1,7 @@
-"""The MCP Apps card (`io.modelcontextprotocol/ui`): for hosts that render apps, a strike
-that waits for a person shows a card with the exact text, the target and Approve/Decline;
-the buttons call the app-only tool `approval_decide` through the host.
-
-The one-time token reaches the card only in the strike result's `_meta` (hosts give
-`_meta` to the app, not to the model), never in `content` or `structuredContent`. The
-app-only tool is listed only to clients that declared the UI extension and is marked
-`visibility: ["app"]` so hosts keep it from the model; neither is the safety: the token
-is, checked by `StrikeDesk.decide` in constant time against the record's hash.
+"""The MCP Apps card (docs/use/approval-page-and-app.md): Approve/Decline through the
+app-only tool `approval_decide`. The one-time token reaches the card only in the result's
+`_meta` (never `content`); the tool's `visibility: ["app"]` is not the safety, the token is
+(`StrikeDesk.decide`, constant time against the record's hash).
 """
 
 from __future__ import annotations
@@ -94,9 +89,7 @@ async def with_card(
 
 
 def card_view(approval: Approval, token: str) -> dict[str, Any]:
-    """What the card shows: the exact text (for its edit box) and, drawn by the one
-    renderer (`contract.visible`), the text, title, tags, account and target as the person sees them,
-    hidden characters marked, with the warnings. The card's script only places these."""
+    """What the card shows, drawn by `contract.visible`; its script only places these."""
     title, text = show(approval.title), show(approval.text)
     target = approval.target_url if approval.action != "post" else ""
     write = approval.write

@@ -1,9 +1,6 @@
-"""The approval card (MCP Apps, `ui://gwanjong/approval.html`): one self-contained HTML
-page with its script inline; it loads nothing and talks only to its host, by the MCP Apps
-postMessage protocol (JSON-RPC 2.0: `ui/initialize`, `ui/notifications/tool-result`,
-`tools/call`). Every value is shown with `textContent`, never as HTML, and as the gateway's
-one renderer drew it (`card.shown`, from `contract.visible`: hidden characters marked,
-counted, nothing cut); the script draws nothing of its own."""
+"""The approval card's HTML (`ui://gwanjong/approval.html`): self-contained, talks only to
+its host by MCP Apps postMessage; every value set with `textContent`, as `card.shown` drew it.
+"""
 
 from __future__ import annotations
 

@@ -1,16 +1,7 @@
-"""The one-approval page (URL-mode elicitation): a person reads the exact text of one
-pending approval and approves (optionally edited) or declines it, in a browser.
-
-A `LocalPage` like the credential page (setup/secret_listener): a Starlette app behind
-`web.Guard` (the Host must be this address, a POST's Origin this page's own, one strict
-CSP, nothing cached or framed) on 127.0.0.1 at a random port, started on first use on the
-gateway's event loop; each form carries a CSRF token bound to its page. The link is
-``/approval/<id>/<token>``: the 256-bit one-time token is the only secret, checked in
-constant time against the record's hash (here for GET, by `StrikeDesk.decide` for POST),
-so a link keeps working for as long as its approval waits, even across a restart of the
-page. The decision itself is `StrikeDesk.decide(..., Channel.PAGE, token=...)`: the whole
-chain again, at most one write. Every value is drawn by `contract.visible` (hidden
-characters marked and counted, nothing cut) and escaped by the template.
+"""The one-approval page (URL-mode elicitation; docs/use/approval-page-and-app.md): a
+`LocalPage` behind `web.Guard`. The 256-bit token in ``/approval/<id>/<token>`` is the only
+secret, checked in constant time against the record's hash (here for GET, by
+`StrikeDesk.decide` for POST); the decision is the whole chain again, at most one write.
 """
 
 from __future__ import annotations
@@ -223,9 +214,8 @@ class ApprovalPages(LocalPage):
 
 
 def completion_notice(approval: Approval) -> NotifyFn | None:
-    """In the handshake era, a client given the link by URL-mode elicitation is told when
-    the approval is decided (`notifications/elicitation/complete`, with the elicitation id
-    `McpAsker` used). The stateless era has no session to tell: the client asks again."""
+    """Handshake era: tell the client the approval is decided (`notifications/elicitation/complete`).
+    The stateless era has no session to tell: the client asks again."""
     try:
         ctx = get_context()
     except RuntimeError:  # not within a request

@@ -1,8 +1,5 @@
-"""The console's Starlette app: sign-in, the session a page needs, rendering, routes.
-
-`Console` is built once per process over a `Gateway` (the same one the MCP server uses
-when the gateway serves it). The pages themselves are in `pages` (approvals, hand-offs,
-history) and `health_pages` (inbox, usage and health).
+"""The console's Starlette app over one `Gateway`: sign-in, sessions, rendering, routes
+(the pages: `pages`, `health_pages`).
 """
 
 from __future__ import annotations
@@ -27,7 +24,6 @@ from gwanjong_gateway.rules.approvals import Approval
 from gwanjong_gateway.usage.log import UsageLog
 
 if TYPE_CHECKING:
-    from jinja2 import Environment
     from starlette.requests import Request
     from starlette.responses import Response
 
@@ -59,7 +55,6 @@ class Console:
         self.clock = clock
         self.sessions = Sessions(self.config.console.session_s, clock)
         self._usage = usage
-        self._env: Environment | None = None
         #: the usage page's last figures per reader: (when read, report)
         self.usage_cache: dict[str, tuple[float, dict[str, Any]]] = {}
         #: background reads of the usage log under way, per reader
@@ -93,10 +88,8 @@ class Console:
         return f"{self.base_url()}/signin/{self.sessions.new_link(then)}"
 
     def take_approval_links(self) -> None:
-        """URL-mode elicitation of an approval points at its console page: an approval
-        link (guard.Sessions.approval_link: once, 15 minutes, that approval and digest
-        only, never the operator's console). Only for a console without `[auth]` (in team
-        mode the token-bound one-approval page stays) and once it listens."""
+        """URL-mode elicitation points at the console's approval page (an approval link), for a
+        console without `[auth]` that listens; in team mode the one-approval page stays."""
         fallback = self.gw.approval_page
         if self.team or fallback is None:
             return
@@ -136,15 +129,12 @@ class Console:
 
     # -- rendering -----------------------------------------------------------------------
 
-    def env(self) -> Environment:
-        return web.templates()
-
     def render(
         self, name: str, session: Session | None, status: int = 200, **values: Any
     ) -> Response:
         from starlette.responses import HTMLResponse
 
-        html = self.env().get_template(name).render(session=session, team=self.team, **values)
+        html = web.templates().get_template(name).render(session=session, team=self.team, **values)
         return HTMLResponse(html, status_code=status)
 
     def refused(self, status: int, message: str, session: Session | None = None) -> Response:
@@ -185,9 +175,7 @@ class Console:
         return route
 
     async def _out_of_scope(self, request: Request, scope: Scope) -> str:
-        """Why an approval link's session may not make this request ("" if it may): it
-        opens its approval's page (and signs out), while that approval is the one it
-        was made for (its digest, unless decided since)."""
+        """Why an approval link's session may not make this request ("" if it may)."""
         from gwanjong_gateway.record.store import StrikeStore
 
         if request.url.path == "/signout":
@@ -222,11 +210,8 @@ class Console:
     async def token_form(self, request: Request) -> Response:
         if not self.team:
             return self.refused(404, "Sign in with the link `gwanjong console` printed.")
-        return self.render("signin.html", None)
-
-    async def token_signin(self, request: Request) -> Response:
-        if not self.team:
-            return self.refused(404, "Sign in with the link `gwanjong console` printed.")
+        if request.method == "GET":
+            return self.render("signin.html", None)
         data = await request.form(max_files=0, max_fields=5, max_part_size=16 * 1024)
         token = data.get("token")
         from gwanjong_gateway.team.auth import build_auth, principal_of

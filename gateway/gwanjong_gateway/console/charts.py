@@ -1,7 +1,5 @@
-"""Charts as server-rendered SVG: horizontal bars, one row per label, no script.
-
-The SVG text goes into the page through Jinja's autoescape like any other value's parts:
-labels are escaped here (`escape`), numbers are formatted here, nothing else enters.
+"""Charts as server-rendered SVG bars, no script. Labels are escaped here and numbers
+formatted here: nothing else enters the page.
 """
 
 from __future__ import annotations
@@ -33,9 +31,7 @@ def bars(
     top: float | None = None,
     legend: bool | None = None,
 ) -> Markup:
-    """A horizontal bar chart (stacked when a row has several parts), with a legend of
-    the series names (default: when there are several). ``top``: the value of a full bar
-    (default: the largest row)."""
+    """A horizontal bar chart (stacked when a row has parts); ``top``: a full bar's value."""
     series: list[str] = []
     for r in rows:
         for name, _ in r.parts:

@@ -1,10 +1,6 @@
-"""What waits, for the navigation's counts: a small JSON answer the console's script
-(static/copy.js) polls, behind the same session guard as every page.
-
-Approvals and hand-offs come from the record (what this session may see); the inbox count
-is what the watcher in this process has noticed since the Inbox page was last opened
-(absent when no watcher runs here: the console never reads a platform to count, since
-X's reads are paid).
+"""The navigation's counts (polled by static/copy.js, same session guard). The inbox count
+is only what this process's watcher noticed: the console never reads a platform to count
+(X's reads are paid).
 """
 
 from __future__ import annotations

@@ -1,16 +1,7 @@
-"""Who may use the console, and what a request must carry.
-
-Sign-in: a one-time link (`/signin/<256-bit token>`) printed where the operator reads it,
-or (team mode) a bearer token / JWT typed into the sign-in form and checked the way the
-HTTP gateway checks it. Either becomes a server-side session (random id in an HttpOnly,
-SameSite=Strict cookie, `Secure` when served over https) with an expiry; the link is void
-once used. A link sent to a URL-mode client is an approval link: good for 15 minutes, once,
-and its session opens that one approval (while its digest is the one the link was made
-for) and nothing else: never the operator's console.
-
-Every request: the Host must be the console's own address (DNS rebinding refused); every
-POST: the Origin must be the console's own and the form must carry the session's CSRF
-token. A refusal changes nothing. Every answer carries a strict CSP and no-cache headers.
+"""Who may use the console, and what a request must carry (docs/use/console.md,
+docs/operate/threat-model.md): sign-in links and team tokens become server-side sessions
+(HttpOnly, SameSite=Strict); an approval link opens that one approval, never the console.
+Host, Origin and CSRF are checked on every request; a refusal changes nothing.
 """
 
 from __future__ import annotations
@@ -42,9 +33,8 @@ class Scope:
 
 @dataclass
 class Session:
-    """A signed-in person. ``principal`` None: the operator (the one-time link), who
-    decides and reads everything, as at the terminal, unless ``scope`` confines the
-    session to one approval (an approval link's)."""
+    """A signed-in person. ``principal`` None: the operator, who reads and decides everything,
+    unless ``scope`` confines the session to one approval (an approval link's)."""
 
     id: str
     name: str
@@ -99,9 +89,8 @@ class Sessions:
         link = self._links.pop(token_hash(token), None)
         if link is None or link.expires_at <= self.clock():
             return None
-        if link.scope is not None:
-            return self.start(operator_name(), None, link.scope, APPROVAL_LINK_S)
-        return self.start(operator_name(), None)  # one name on every channel
+        ttl_s = APPROVAL_LINK_S if link.scope is not None else None
+        return self.start(operator_name(), None, link.scope, ttl_s)  # one name on every channel
 
     def start(
         self,

@@ -1,9 +1,5 @@
-"""Inbox, usage and health: where we were summoned, and how each platform is doing.
-
-The inbox is read without moving its cursors (`Peek`): looking here does not hide a
-summons from the model. Usage comes from the usage log (the last 7 days, what the
-session may read), drawn as SVG bars; health is each platform's two layers
-(`Upstreams.health`) and the record's paused writes, with a Resume button.
+"""Inbox, usage and health pages. The inbox is read without moving its cursors (`Peek`):
+looking here does not hide a summons from the model.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""Approvals, hand-offs and history: what a person decides and what happened.
-
-Each page reads what its session may read (`Console.reader`, `Console.approvals_of`);
-another person's approval or record answers as a missing one. Decisions go through
-`StrikeDesk.decide` (channel console), the one entry every surface shares.
+"""Approvals, hand-offs and history. Another person's approval or record answers as a
+missing one; decisions go through `StrikeDesk.decide`, like every surface.
 """
 
 from __future__ import annotations
@@ -44,9 +41,7 @@ def when(at: float | None) -> str:
 def approval_view(
     a: Approval, now: float, hold: Hold | None = None, full: bool = True
 ) -> dict[str, Any]:
-    """``hold``: why approving it now would only be refused (then it shows as blocked,
-    with no Approve); ``full`` (the approval's own page): the whole text, where a list
-    shows its start and says how much more there is."""
+    """``hold``: why approving now would be refused (no Approve); ``full``: the whole text."""
     post: dict[str, Any] = a.post
     return {
         "id": a.id,
@@ -182,9 +177,8 @@ def outcome(result: StrikeResult) -> dict[str, Any]:
 
 
 async def decide(c: Console, request: Request, session: Session) -> Response:
-    """A decision from the page. A refused one (an edit without the footer, too soon, a
-    cool-down) answers the page again with the reason and, in the edit form, the person's
-    own text as they sent it: never a redirect that loses their work."""
+    """A decision from the page. A refused one answers the page again with the reason and the
+    person's own edit, never a redirect that loses their work."""
     approval_id = int(request.path_params["id"])
     form = await c.form(request, session)
     await _visible(c, session, approval_id)

@@ -28,8 +28,7 @@ def build_app(console: Console) -> Starlette:
     routes = [
         Route("/", home),
         Route("/signin/{token}", console.link_signin),
-        Route("/signin", console.token_form, methods=["GET"]),
-        Route("/signin", console.token_signin, methods=["POST"]),
+        Route("/signin", console.token_form, methods=["GET", "POST"]),
         Route("/signout", s(Console.signout), methods=["POST"]),
         Route("/signed-out", console.signed_out),
         Route("/approvals", s(pages.approvals)),

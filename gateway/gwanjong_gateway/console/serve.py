@@ -54,9 +54,8 @@ def for_gateway(gw: Gateway, **kwargs: Any) -> Console:
 
 
 def serve_for_gateway(gw: Gateway, usage: UsageLog | None = None) -> Watched:
-    """The gateway's lifespan: refuse a console without sign-in off loopback (the
-    gateway does not start), else serve it in the background; the link goes to stderr
-    (stdout is the MCP wire)."""
+    """The gateway's lifespan: a console without sign-in off loopback stops the start; the link
+    goes to stderr (stdout is the MCP wire)."""
     import sys
 
     console = for_gateway(gw, usage=usage)  # the gateway's own log: its figures, unflushed too

@@ -1,10 +1,7 @@
-"""Platform and outgoing text as the console shows it: drawn by the one renderer
-(`contract.visible`: every hidden or steering character a visible mark, counted, with a
-warning), and links only when they are http(s).
-
-A page that approves (an approval, a hand-off, a record) shows the whole text: its box
-scrolls (`pre.platform` in console.css), nothing is cut. A list may show the start of a
-long text, and then says how many characters it left out (`Shown.more`)."""
+"""Platform and outgoing text as the console shows it: drawn by `contract.visible` (hidden
+characters marked and counted), links only when http(s). A page that approves shows the
+whole text; a list may cut it and says how much (`Shown.more`).
+"""
 
 from __future__ import annotations
 

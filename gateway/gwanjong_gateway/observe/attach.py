@@ -1,9 +1,4 @@
-"""The one call the serve path makes: tracing, metrics and JSON lines as gateway.toml says.
-
-`attach(server, gateway, config, auth, transport)` after `build_gateway`, then run the
-server inside `observed.running()` (the metrics' own listener, and the exporter's last
-flush at the end).
-"""
+"""`attach` after `build_gateway`, then serve inside `observed.running()`."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Where Prometheus scrapes: `/metrics` on the gateway's own HTTP server, behind `[auth]`,
-or a listener of its own on 127.0.0.1 (`[metrics] port`), for any transport.
-
-A scrape without a valid bearer token is answered 401 when the gateway signs callers in
-(the figures name platforms and tools, and approvals waiting): the same verifier as MCP.
+"""Where Prometheus scrapes: `/metrics` behind `[auth]`, or its own 127.0.0.1 listener. The
+figures name platforms and tools, so a scrape needs the same bearer token as MCP.
 """
 
 from __future__ import annotations

@@ -1,9 +1,4 @@
-"""One JSON object per log line (`[logging] json = true`), for log shippers.
-
-The same masking as the plain lines (secrets, terminal escapes), then: time (ISO-8601 UTC),
-level, logger, message, the exception's text when there is one, and the trace and span id
-of the current span when a trace is being recorded (to join the line to its trace).
-"""
+"""One JSON object per log line (`[logging] json = true`), masked like the plain lines."""
 
 from __future__ import annotations
 

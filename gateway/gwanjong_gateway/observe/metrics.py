@@ -1,9 +1,5 @@
-"""The gateway's Prometheus figures, in a registry of its own (one per gateway).
-
-Counted as they happen: every platform call (the upstreams' observer), its latency and
-its error kind, and the rate-limit window each answer carried; every gateway tool call.
-Read at each scrape: the approvals waiting for a person and the unsettled writes (the
-strike record, within a deadline; `gwanjong_record_up` says whether it answered).
+"""The gateway's Prometheus figures (docs/operate/observability.md), in a registry of its
+own; the record's are read at each scrape within a deadline (`gwanjong_record_up`).
 """
 
 from __future__ import annotations

@@ -1,11 +1,5 @@
-"""The gateway's tracing from `[telemetry]`: the SDK and its OTLP exporter installed and
-FastMCP's own MCP spans on when `otlp_endpoint` is set; nothing at all when it is not.
-
-FastMCP makes the MCP spans (`tools/call <tool>`, with `mcp.method.name`,
-`gen_ai.tool.name`, `mcp.session.id`, `jsonrpc.request.id`), continues the trace a client
-sends in `_meta` and sends it on to the platform servers; the platform servers' HTTP spans
-are the kit's (gwanjong_shared.kit.tracing). The spawned servers get the endpoint in their
-environment (platforms/upstreams.py, tracing_env).
+"""Tracing from `[telemetry]` (docs/operate/observability.md): FastMCP's own MCP spans and
+the OTLP exporter when `otlp_endpoint` is set, nothing at all when it is not.
 """
 
 from __future__ import annotations
@@ -36,9 +30,7 @@ def start(config: GatewayConfig, exporter: SpanExporter | None = None) -> Tracer
 
 
 class NetworkTransport(Middleware):
-    """`network.transport` on the gateway's own span of each request (the MCP conventions:
-    `pipe` for stdio, `tcp` for HTTP, with `network.protocol.name` `http`); FastMCP's span
-    does not know how the request came."""
+    """`network.transport` (`pipe` or `tcp`) on the gateway's span of each request."""
 
     def __init__(self, transport: Literal["stdio", "http"]) -> None:
         self.attributes: dict[str, str] = (

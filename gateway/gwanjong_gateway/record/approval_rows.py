@@ -1,13 +1,13 @@
-"""The record's pending approvals (rules/approvals.py), for `StrikeStore` on both engines.
-
-A mixin: it uses the store's `_x` (one statement), `_transaction` and `FOR_UPDATE`. The
-approval's consumption (`_consume`) runs inside `StrikeStore.decide`, in the claim's own
-transaction, so an approval executes at most once whoever approves it and however often.
+"""The record's approvals, a mixin of `StrikeStore`. Consumption (`_consume`) runs in the
+claim's own transaction (`StrikeStore.decide`): an approval executes at most once.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from gwanjong_gateway.record.statements import Statements
@@ -18,10 +18,52 @@ from gwanjong_gateway.rules.outgoing import Outgoing
 _JSON = ("post", "context", "policy")
 
 
+@dataclass(frozen=True)
+class NewApproval:
+    """An approvals row as it is inserted (a name that is not a column is a TypeError,
+    never SQL); the rest of the columns' defaults are a pending approval's; ``id`` None:
+    the next one. ``post``, ``context``, ``policy``: JSON, or the value to write as JSON."""
+
+    platform: str
+    target: str
+    action: str
+    intent_key: str
+    lock_key: str
+    text: str
+    body: str
+    digest: str
+    post: Any
+    expires_at: float
+    principal: str = ""
+    target_url: str = ""
+    author: str = ""
+    opportunity: str = ""
+    title: str = ""
+    context: Any = "{}"
+    policy: Any = "[]"
+    token_hash: str = ""
+    outgoing: str = ""
+    status: ApprovalStatus = ApprovalStatus.PENDING
+    created_at: float = 0.0
+    decided_at: float | None = None
+    decided_by: str = ""
+    channel: str = ""
+    reason: str = ""
+    edited: bool | int = False
+    record: int | None = None
+    id: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in _JSON:
+            value = getattr(self, name)
+            if not isinstance(value, str):
+                object.__setattr__(self, name, json.dumps(value, ensure_ascii=False, default=str))
+        object.__setattr__(self, "status", str(self.status))
+        object.__setattr__(self, "edited", int(bool(self.edited)))
+
+
 class ApprovalRows(Statements):
-    def _approval(self, row: Any) -> Approval | None:
-        if row is None:
-            return None
+    def _approval(self, row: Any) -> Approval:
         data = dict(row)
         for key in _JSON:
             data[key] = json.loads(data[key])
@@ -30,17 +72,17 @@ class ApprovalRows(Statements):
         data["record"] = int(data["record"]) if data["record"] is not None else None
         return Approval(**data)
 
+    def _one(self, sql: str, args: Sequence[Any]) -> Approval | None:
+        row = self._x(sql, args).fetchone()
+        return None if row is None else self._approval(row)
+
     def approval(self, approval_id: int) -> Approval | None:
-        return self._approval(
-            self._x("SELECT * FROM approvals WHERE id = ?", (approval_id,)).fetchone()
-        )
+        return self._one("SELECT * FROM approvals WHERE id = ?", (approval_id,))
 
     def _pending_for(self, key: str) -> Approval | None:
-        return self._approval(
-            self._x(
-                f"SELECT * FROM approvals WHERE lock_key = ? AND status = ?{self.FOR_UPDATE}",
-                (key, ApprovalStatus.PENDING),
-            ).fetchone()
+        return self._one(
+            f"SELECT * FROM approvals WHERE lock_key = ? AND status = ?{self.FOR_UPDATE}",
+            (key, ApprovalStatus.PENDING),
         )
 
     def _expire(self, approval_id: int, now: float) -> None:
@@ -55,18 +97,18 @@ class ApprovalRows(Statements):
             ),
         )
 
-    def open_approval(self, now: float, **fields: Any) -> tuple[Approval, bool]:
-        """The pending approval of ``fields['lock_key']``: the one already waiting (False),
-        or a new one (True). One past its time is expired first, freeing the key."""
-        key = str(fields["lock_key"])
+    def open_approval(self, now: float, row: NewApproval) -> tuple[Approval, bool]:
+        """The pending approval of ``row.lock_key``: the one already waiting (False), or
+        ``row`` opened now (True). One past its time is expired first, freeing the key."""
+        key = row.lock_key
         with self._transaction(immediate=True, lock=f"approval:{key}"):
             waiting = self._pending_for(key)
             if waiting is not None and waiting.open_at(now):
                 return waiting, False
             if waiting is not None:
                 self._expire(waiting.id, now)
-            row = {**fields, "status": ApprovalStatus.PENDING, "created_at": now}
-            made = self._insert_approval(row)
+            pending = dataclasses.replace(row, status=ApprovalStatus.PENDING, created_at=now)
+            made = self._insert_approval(pending)
         created = self.approval(made)
         assert created is not None
         return created, True
@@ -79,11 +121,9 @@ class ApprovalRows(Statements):
     def last_before(self, key: str, before: int) -> Approval | None:
         """The latest approval on ``key`` older than approval ``before`` (how the last
         person to see this target decided)."""
-        return self._approval(
-            self._x(
-                "SELECT * FROM approvals WHERE lock_key = ? AND id < ? ORDER BY id DESC LIMIT 1",
-                (key, before),
-            ).fetchone()
+        return self._one(
+            "SELECT * FROM approvals WHERE lock_key = ? AND id < ? ORDER BY id DESC LIMIT 1",
+            (key, before),
         )
 
     def approvals(
@@ -106,7 +146,7 @@ class ApprovalRows(Statements):
         query += f" ORDER BY id {'ASC' if pending else 'DESC'} LIMIT ?"
         args.append(limit)
         rows = self._x(query, args).fetchall()
-        return [a for a in (self._approval(r) for r in rows) if a is not None]
+        return [self._approval(r) for r in rows]
 
     def close_approval(
         self,
@@ -139,30 +179,17 @@ class ApprovalRows(Statements):
 
     def approval_of(self, record: int) -> Approval | None:
         """The approval a strike row came from (approved, declined or refused), if any."""
-        return self._approval(
-            self._x(
-                "SELECT * FROM approvals WHERE record = ? ORDER BY id DESC LIMIT 1", (record,)
-            ).fetchone()
+        return self._one(
+            "SELECT * FROM approvals WHERE record = ? ORDER BY id DESC LIMIT 1", (record,)
         )
 
     def restore_approval(self, row: dict[str, Any]) -> None:
         """Put back an approval row as it was, id kept (`gwanjong doctor --repair`)."""
-        self._insert_approval(row)
+        self._insert_approval(NewApproval(**row))
 
-    def _insert_approval(self, row: dict[str, Any]) -> int:
-        """One approvals row (JSON columns encoded unless they already are); its id."""
-        fields = dict(row)
-        for name in _JSON:
-            if name in fields and not isinstance(fields[name], str):
-                fields[name] = json.dumps(fields[name], ensure_ascii=False, default=str)
-        fields["status"] = str(fields["status"])
-        fields["edited"] = 1 if fields.get("edited") else 0
-        cols = ", ".join(fields)
-        marks = ", ".join("?" for _ in fields)
-        made = self._x(
-            f"INSERT INTO approvals ({cols}) VALUES ({marks}) RETURNING id", tuple(fields.values())
-        ).fetchone()
-        return int(made["id"])
+    def _insert_approval(self, row: NewApproval) -> int:
+        omit = ("id",) if row.id is None else ()
+        return int(self.engine.insert("approvals", [row], returning="id", omit=omit))
 
     def link_approval(self, approval_id: int, record: int) -> None:
         """The strike row a decided approval became (a decline's `declined` row)."""
@@ -196,9 +223,8 @@ class ApprovalRows(Statements):
         return ""
 
     def _consume(self, use: ApprovalUse, now: float, record: Strike, sent: str) -> None:
-        """The approval becomes the claimed write ``record``: never pending again. ``sent``:
-        the write's canonical JSON (`Outgoing`), the person's edit included ("" = the
-        record's text and title)."""
+        """The approval becomes the claimed write ``record``, never pending again. ``sent``: the
+        write's canonical JSON, the person's edit included ("" = the record's text and title)."""
         text, title = record.content, record.title
         if sent:
             write = Outgoing.load(sent)

@@ -1,10 +1,6 @@
-"""The one storage layer under every table the gateway keeps (the strike record, the usage
-log, the spend ledger), on SQLite or PostgreSQL; every engine difference is here
-(docs/develop/architecture.md, "One storage layer"). Statements are written once, with
-``?``; PostgreSQL's ``%s`` form of each is made once and cached, and a statement holding
-``%`` is refused (values are always bound). A SQLite busy raised without waiting (a
-journal-mode change, WAL recovery) is retried here until the busy timeout. One `Engine` is
-one connection behind one lock; callers run it off the event loop.
+"""The one storage layer under every table (docs/develop/architecture.md, "One storage
+layer"); every engine difference is here. Statements use ``?``; one holding ``%`` is
+refused (values are always bound). One `Engine` is one connection behind one lock.
 """
 
 from __future__ import annotations
@@ -37,9 +33,7 @@ def connection_options(
     connect_timeout_s: int = CONNECT_TIMEOUT_S,
     statement_timeout_s: float = STATEMENT_TIMEOUT_S,
 ) -> dict[str, Any]:
-    """libpq settings that bound every wait: connecting, each statement, another process's
-    lock (that one is "busy"), and a silent server (TCP keepalives, and tcp_user_timeout:
-    unacknowledged data gives up after about the statement timeout)."""
+    """libpq settings that bound every wait: connecting, each statement, a lock, a silent server."""
     ms = int(statement_timeout_s * 1000)
     return {
         "connect_timeout": connect_timeout_s,
@@ -86,8 +80,7 @@ class Engine:
         self.lock = threading.RLock()
 
     def x(self, sql: str, args: Sequence[Any] = ()) -> Any:
-        """Run one statement (``?`` placeholders); the cursor, rows readable by column name
-        (or by position)."""
+        """Run one statement (``?`` placeholders); the cursor."""
         with self.lock:  # sqlite3 binds a StrEnum as the text it is
             return self.db.execute(sql, tuple(args))
 
@@ -112,9 +105,8 @@ class Engine:
             self.db.execute("COMMIT")
 
     def migrate(self, steps: Sequence[Sequence[str]], lock: str) -> None:
-        """The one migration path: apply the steps this database lacks, in order, in one
-        transaction (``lock``: PostgreSQL's name for it; every process takes it). Step N
-        brings the schema to version N; `schema_version` holds the versions applied."""
+        """Apply the steps this database lacks, in order, in one transaction (``lock``: the
+        PostgreSQL lock every process takes)."""
         with self.transaction(immediate=True, lock=lock):
             self.x("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
             row = self.x("SELECT MAX(version) AS v FROM schema_version").fetchone()
@@ -141,9 +133,8 @@ class Engine:
     def insert(
         self, table: str, rows: Sequence[Any], returning: str = "", omit: Sequence[str] = ()
     ) -> Any:
-        """Insert dataclass ``rows`` (each field a column; in the caller's transaction, if
-        any; ``omit``: fields left to the column's default); with ``returning``, one row
-        and that column of it."""
+        """Insert dataclass ``rows`` (``omit``: fields left to the column's default); with
+        ``returning``, one row and that column of it."""
         names = [f.name for f in dataclasses.fields(rows[0]) if f.name not in omit]
         sql = f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"
         values = [tuple(getattr(r, n) for n in names) for r in rows]
@@ -153,8 +144,7 @@ class Engine:
         return None
 
     def _retry(self, step: Any) -> Any:
-        """``step`` again while SQLite says busy without having waited, until the busy
-        timeout has passed."""
+        """``step`` again while SQLite says busy without having waited, within the busy timeout."""
         end = time.monotonic() + self.busy_timeout_s
         pause = 0.005
         while True:
@@ -167,21 +157,17 @@ class Engine:
             pause = min(pause * 2, 0.1)
 
     def one(self, sql: str, args: Sequence[Any] = ()) -> Any:
-        """The first row of one statement (None: no row), read under the lock."""
         with self.lock:
             return self.x(sql, args).fetchone()
 
     def tuples(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        """Every row of one statement, as tuples, read under the lock."""
         with self.lock:
             return [tuple(r) for r in self.x(sql, args)]
 
     def stale(self) -> bool:
-        """Whether this idle connection is known dead (a file never is)."""
         return False
 
     def lost(self, exc: BaseException) -> bool:
-        """Whether ``exc`` left this connection unusable (a file's never is)."""
         return False
 
     def close(self) -> None:
@@ -234,8 +220,6 @@ class PostgresEngine(Engine):
         connect_timeout_s: int = CONNECT_TIMEOUT_S,
         statement_timeout_s: float = STATEMENT_TIMEOUT_S,
     ) -> None:
-        """Raises psycopg.Error when the database cannot be reached, and MissingExtra
-        when psycopg is not installed."""
         from gwanjong_gateway.extras import require_psycopg
 
         psycopg = require_psycopg()
@@ -281,9 +265,8 @@ class PostgresEngine(Engine):
             return list(cur.execute(_pg_sql(sql), _values(args)).fetchall())
 
     def stale(self) -> bool:
-        """Whether this idle connection is dead already, known without a round trip: the
-        server closed it or wrote to it while idle (a restart, a crash, an admin's
-        terminate: an idle connection is sent nothing else), or psycopg saw it break."""
+        """Whether this idle connection is dead, known without a round trip (the server closed it
+        or wrote to it while idle, or psycopg saw it break)."""
         if self.db.closed or self.db.broken:
             return True
         try:
@@ -293,16 +276,14 @@ class PostgresEngine(Engine):
         return bool(readable)
 
     def lost(self, exc: BaseException) -> bool:
-        """Whether ``exc`` left this connection unusable (drop it, connect afresh)."""
         from gwanjong_gateway.record import pg_errors
 
         return bool(self.db.closed or pg_errors.connection_lost(exc))
 
 
 class Lazy:
-    """One engine, opened on first use (reading creates no file until then) and dropped
-    when its connection is lost, so the next use connects afresh: the usage log's and the
-    spend ledger's. (The strike record keeps a pool of its own: `records.Records`.)"""
+    """One engine, opened on first use (no file until then) and dropped when its connection is
+    lost: the usage log's and the spend ledger's."""
 
     def __init__(self, open_engine: Callable[[], Engine]) -> None:
         self._open = open_engine

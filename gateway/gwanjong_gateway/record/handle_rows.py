@@ -1,8 +1,6 @@
-"""The record's scouted opportunities by handle (scout/handles.py), for `StrikeStore`.
-
-A mixin over the store's `_x` and `_transaction`. Rows are keyed by the SHA-256 of the
-handle and always read with their principal, so a handle presented by anyone else, or
-after its expiry, finds nothing. Expired rows are deleted when new ones are added.
+"""The record's handles (scout/handles.py), a mixin of `StrikeStore`. Keyed by the handle's
+SHA-256 and always read with their principal, so anyone else's or an expired handle finds
+nothing.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""The record's hand-offs: writes a person posts by hand (`strike/handoffs.py`). A mixin of
-`StrikeStore` (both engines), like `approval_rows`.
-
-A hand-off waits in its person's queue (status `handoff`) until a person closes it as
-posted (or proof does), dismisses it, or it expires. Expiry is a sweep (`expire_handoffs`)
-run before the queue is read or a hand-off is closed, so an old one never reaches a person
-as waiting. The model's unproven word that one was posted is only noted on the row
-(`claimed_at`, `claimed_url`); the row stays `handoff`.
+"""The record's hand-offs (docs/use/review.md), a mixin of `StrikeStore`. Expiry is a sweep
+before the queue is read, so an old one never reaches a person as waiting; the model's
+unproven "posted" is only noted (`claimed_at`), the row stays `handoff`.
 """
 
 from __future__ import annotations
@@ -19,20 +14,16 @@ from gwanjong_gateway.rules.ledger import Strike, StrikeStatus
 
 
 class HandoffRows(Statements):
-    def _row(self, row: Any) -> Strike | None:  # pragma: no cover - the store's
-        raise NotImplementedError
-
     def update(self, strike_id: int, **fields: Any) -> Strike:  # pragma: no cover - the store's
         raise NotImplementedError
 
     def pending_handoffs(self, opportunity: str, platform: str) -> list[Strike]:
         """The hand-offs of this opportunity that no one has closed yet, oldest first."""
-        rows = self._x(
+        return self._strikes(
             "SELECT * FROM strikes WHERE opportunity = ? AND status = ? AND platform = ? "
             "ORDER BY id",
             (opportunity, StrikeStatus.HANDOFF, platform),
         )
-        return [s for s in (self._row(r) for r in rows) if s is not None]
 
     def open_handoffs(self, principal: str | None = None, limit: int = 200) -> list[Strike]:
         """Every hand-off no one has closed yet, oldest first (``principal``: theirs)."""
@@ -43,7 +34,7 @@ class HandoffRows(Statements):
             args.append(principal)
         query += " ORDER BY id LIMIT ?"
         args.append(limit)
-        return [s for s in (self._row(r) for r in self._x(query, args)) if s is not None]
+        return self._strikes(query, args)
 
     def close_handoff(
         self, strike_id: int, status: StrikeStatus, now: float, **fields: Any
@@ -68,11 +59,9 @@ class HandoffRows(Statements):
         """The model said hand-off ``strike_id`` was posted and nothing proved it: note the
         claim (and ``url``, already checked), the row stays waiting. None: it no longer waits."""
         with self._transaction(immediate=True, lock=f"handoff:{strike_id}"):
-            row = self._row(
-                self._x(
-                    f"SELECT * FROM strikes WHERE id = ? AND status = ?{self.FOR_UPDATE}",
-                    (strike_id, StrikeStatus.HANDOFF),
-                ).fetchone()
+            row = self._strike(
+                f"SELECT * FROM strikes WHERE id = ? AND status = ?{self.FOR_UPDATE}",
+                (strike_id, StrikeStatus.HANDOFF),
             )
             if row is None:
                 return None

@@ -1,14 +1,10 @@
-"""The record as the console reads it: one page of history with filters. A mixin of `StrikeStore` (both engines), like `approval_rows`.
-
-Pages are keyset-paged on the primary key (``id < before``, newest first), so the
-10,000th row costs what the first does; the filters are plain equality and a range on
-`created_at`.
+"""One page of history with filters, a mixin of `StrikeStore`; keyset-paged on the id, so
+the 10,000th row costs what the first does.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from gwanjong_gateway.record.statements import Statements
 from gwanjong_gateway.rules.ledger import Strike, StrikeStatus
@@ -26,34 +22,22 @@ class HistoryFilter:
 
 
 class HistoryRows(Statements):
-    def _row(self, row: Any) -> Strike | None:  # pragma: no cover - the store's
-        raise NotImplementedError
-
     def history_page(
         self, which: HistoryFilter, before: int | None = None, limit: int = 50
     ) -> list[Strike]:
         """Up to ``limit`` rows older than record ``before`` (None: the newest), newest
         first. Ask for one more than shown to know whether an older page exists."""
-        query = "SELECT * FROM strikes WHERE 1=1"
-        args: list[Any] = []
-        if before is not None:
-            query += " AND id < ?"
-            args.append(before)
-        if which.principal is not None:
-            query += " AND principal = ?"
-            args.append(which.principal)
-        if which.platform:
-            query += " AND platform = ?"
-            args.append(which.platform)
-        if which.status is not None:
-            query += " AND status = ?"
-            args.append(str(which.status))
-        if which.since is not None:
-            query += " AND created_at >= ?"
-            args.append(which.since)
-        if which.until is not None:
-            query += " AND created_at < ?"
-            args.append(which.until)
-        query += " ORDER BY id DESC LIMIT ?"
-        args.append(limit)
-        return [s for s in (self._row(r) for r in self._x(query, args)) if s is not None]
+        where = [
+            ("id < ?", before),
+            ("principal = ?", which.principal),
+            ("platform = ?", which.platform or None),
+            ("status = ?", None if which.status is None else str(which.status)),
+            ("created_at >= ?", which.since),
+            ("created_at < ?", which.until),
+        ]
+        used = [(clause, value) for clause, value in where if value is not None]
+        query = "".join(f" AND {clause}" for clause, _ in used)
+        return self._strikes(
+            f"SELECT * FROM strikes WHERE 1=1{query} ORDER BY id DESC LIMIT ?",
+            [*(value for _, value in used), limit],
+        )

@@ -1,19 +1,7 @@
-"""The write journal: a durable trace of every write before it is sent.
-
-`<state_dir>/journal.jsonl` (0600, next to the record, and local to the gateway process
-even when the record is PostgreSQL) holds one JSON line per event, each fsync'd:
-``sending`` (the claimed row, in full) before the platform is called, ``recorded`` once the
-record holds the write's outcome. A ``sending`` without its ``recorded`` is a write whose
-outcome the record may not know (the record was full, unreachable or lost, or the gateway
-stopped mid-write). At start, and before the first strike, `replay` puts each such write
-back into the record as `unknown`: it holds its target (the duplicate check refuses a
-second write, scout does not offer it again) and the settle loop reads it back.
-
-If the journal cannot be written (disk full, read-only), the write is not sent: a write is
-never out without a durable trace. The journal is kept short: once replayed, it is
-rewritten (temp file + rename) with only the entries still open, and again whenever it
-grows past `COMPACT_BYTES`. Several gateways sharing one state_dir take turns on it (an
-exclusive lock on `journal.lock`).
+"""The write journal (docs/operate/durability.md): `<state_dir>/journal.jsonl`, one fsync'd
+line per event, ``sending`` before the platform is called and ``recorded`` after. `replay`
+puts a ``sending`` without its ``recorded`` back as `unknown`. A write is never sent
+without a durable trace; several gateways take turns (a lock on `journal.lock`).
 """
 
 from __future__ import annotations
@@ -82,25 +70,7 @@ class Sent(BaseModel):
 
     @classmethod
     def of(cls, row: Strike) -> Sent:
-        return cls(
-            id=row.id,
-            intent_key=row.intent_key,
-            platform=row.platform,
-            target=row.target,
-            action=str(row.action),
-            content_hash=row.content_hash,
-            content=row.content,
-            title=row.title,
-            target_url=row.target_url,
-            author=row.author,
-            opportunity=row.opportunity,
-            mode=row.mode,
-            approver=row.approver,
-            principal=row.principal,
-            at=row.created_at,
-            trace_id=row.trace_id,
-            span_id=row.span_id,
-        )
+        return cls.model_validate({**vars(row), "action": str(row.action), "at": row.created_at})
 
     def matches(self, row: Strike | None) -> bool:
         """``row`` is this write's own row (ids are reused by a new record)."""
@@ -110,33 +80,18 @@ class Sent(BaseModel):
 
     def row(self, reason: str) -> dict[str, Any]:
         """The `unknown` row that puts this write back into a record."""
-        return {
-            "intent_key": self.intent_key,
-            "platform": self.platform,
-            "target": self.target,
-            "target_url": self.target_url,
-            "author": self.author,
-            "opportunity": self.opportunity,
-            "action": self.action,
-            "content_hash": self.content_hash,
-            "content": self.content,
-            "title": self.title,
+        return self.model_dump(exclude={"event", "id", "at"}) | {
             "mode": self.mode or "live",
-            "approver": self.approver,
-            "principal": self.principal,
             "status": StrikeStatus.UNKNOWN,
             "reason": reason,
             "policy": [f"journal: sent as record {self.id}", "outcome unknown"],
             "created_at": self.at,
-            "trace_id": self.trace_id,
-            "span_id": self.span_id,
         }
 
 
 def restore(store: StrikeStore, entry: Sent, now: float) -> Strike | None:
-    """Put a journalled write back into ``store`` (in its worker thread): its own row,
-    still unsettled, turns `unknown`; a missing one is inserted as `unknown`, unless an
-    earlier row already holds its target. The row that now holds it (None: settled)."""
+    """Put a journalled write back into ``store`` as `unknown` (a missing row is inserted,
+    unless an earlier one holds its target); the row that now holds it (None: settled)."""
     own = store.get(entry.id)
     if entry.matches(own):
         assert own is not None
@@ -220,18 +175,11 @@ class Journal:
         """Rewrite the journal with only its open entries (less ``closed``), atomically."""
         with self._held():
             keep = [e for e in self.open_entries() if e.id not in closed]
-            text = "".join(
-                json.dumps(e.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
-                + "\n"
-                for e in keep
-            )
-            replace_private(self.path, text)
+            replace_private(self.path, "".join(e.model_dump_json() + "\n" for e in keep))
 
 
 class WriteJournal:
-    """The journal as the strike desk uses it: ``sending`` before the write (or it is not
-    sent), ``recorded`` after the outcome is in the record, `replay` before the first
-    strike."""
+    """The journal as the strike desk uses it."""
 
     def __init__(
         self, journal: Journal, records: Records, clock: Callable[[], float] = time.time

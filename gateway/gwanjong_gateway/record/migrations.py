@@ -1,13 +1,6 @@
-"""Every table's schema (the strike record's, the usage figures', the spend ledger's), as
-one list of ordered migration steps for both engines (SQLite, PostgreSQL).
-
-Each step belongs to one database: PostgreSQL holds them all; on SQLite the record's are
-in gwanjong.db and the usage steps in usage.db (its own WAL file, so recording usage never
-waits on a claim), each file counting every version.
-
-Step N brings a record to version N; `schema_version` holds the versions applied. A record
-from before versioning has no such table: step 1 (`IF NOT EXISTS` throughout) finds its
-tables in place and only the later steps change it. Add a step, never edit one.
+"""Every table's schema as one ordered list of migration steps for both engines. On SQLite
+the record's steps are in gwanjong.db and the usage steps in usage.db (so usage never
+waits on a claim). Step N brings a database to version N. Add a step, never edit one.
 """
 
 from __future__ import annotations

@@ -1,11 +1,5 @@
-"""The record's notices: what was notified, so a restart or a second replica sharing the
-record never tells the same thing twice (notify/notifier.py). A mixin of `StrikeStore`
-(both engines), like `handoff_rows`.
-
-Each event, and each period's one message, is claimed by inserting its key: the primary
-key refuses a second insert (compare-and-set), so exactly one process wins the claim. The
-period's row also keeps what the message said (names and counts only) and how its
-delivery went, for `gwanjong status` and the console.
+"""The record's notices (docs/use/notifications.md), a mixin of `StrikeStore`: each event
+or period is claimed by inserting its key, so exactly one process tells it.
 """
 
 from __future__ import annotations
@@ -71,7 +65,7 @@ class NoticeRows(Statements):
         """The keys no process has claimed yet (a read: the claim still decides)."""
         if not keys:
             return []
-        marks = ", ".join("?" for _ in keys)
+        marks = ", ".join("?" * len(keys))
         rows = self._x(f"SELECT key FROM notices WHERE key IN ({marks})", list(keys))
         taken = {str(r["key"]) for r in rows.fetchall()}
         return [k for k in keys if k not in taken]
@@ -97,16 +91,7 @@ class NoticeRows(Statements):
     def health_rows(self) -> list[tuple[str, int, str, float]]:
         """Each platform's last known write health: name, failures in a row, why paused
         ("" = not), when it last changed."""
-        rows = self._x(
+        return self.engine.tuples(
             "SELECT platform, failures, paused_reason, updated_at FROM platform_health "
             "ORDER BY platform"
-        ).fetchall()
-        return [
-            (
-                str(r["platform"]),
-                int(r["failures"]),
-                str(r["paused_reason"]),
-                float(r["updated_at"]),
-            )
-            for r in rows
-        ]
+        )

@@ -1,11 +1,5 @@
-"""Whose records a caller may read: everyone's, or one principal's.
-
-In team mode (HTTP with `[auth]`) the record is private by default: each signed-in
-principal reads their own strikes and usage, `[auth] auditors` read everyone's
-(`team/privacy.py` decides which Reader a request gets). Locally (stdio, or HTTP without
-`[auth]`) there is one person, who reads it all; so does the CLI, run by the host's
-operator. The record's rows carry the principal that made them (`principal`, '' when
-made without sign-in).
+"""Whose records a caller may read (docs/operate/team-privacy.md): everyone's, or one
+principal's.
 """
 
 from __future__ import annotations

@@ -1,15 +1,7 @@
-"""The strike record off the event loop: connections lent to worker threads, one each.
-
-SQLite blocks while another process holds its lock; called on the event loop it would
-freeze every tool. Here each call runs in a worker thread on a connection no other call
-uses (PostgreSQL: up to `[store] pool_size` at once; SQLite: one writer), waits at most
-`lock_timeout_s` for a lock and `call_deadline_s` in all (a frozen database answers
-`unavailable`; the hung call's thread and connection are abandoned), and turns the database's
-errors into `unavailable` answers the model can act on (SQLite's by their error code:
-`sqlite_errors`). A record that cannot be opened
-(corrupt, unreadable) leaves the gateway running: only what needs the record says so.
-With `[store] url` the record is PostgreSQL (`store.PostgresStrikeStore`); an unreachable database is
-retried on the next call, never reported with its password.
+"""The strike record off the event loop: each call in a worker thread on a connection of its
+own, within `lock_timeout_s` and `call_deadline_s`, the database's errors turned into
+`unavailable` answers (never with a password). A record that cannot be opened leaves the
+gateway running.
 """
 
 from __future__ import annotations
@@ -109,11 +101,8 @@ def unavailable(message: str) -> PlatformError:
 
 
 def platform_error(exc: BaseException) -> PlatformError | None:
-    """``exc`` if it is a PlatformError (the record's `unavailable` answer), else None.
-
-    Imported when first needed, not at the top: PlatformError is a FastMCP ToolError, and
-    importing FastMCP costs about a second, which a read that succeeds (`gwanjong review
-    list`, `history`) must not pay. Once one was raised, the import is free."""
+    """``exc`` if it is a PlatformError, else None. Imported here, not at the top: importing
+    FastMCP costs about a second, which a successful `review list` must not pay."""
     from gwanjong_shared.contract.errors import PlatformError
 
     return exc if isinstance(exc, PlatformError) else None
@@ -280,10 +269,8 @@ class Records:
 
     @contextmanager
     def one_wait(self) -> Generator[None, None, None]:
-        """Within (one tool call, and the tasks it starts): once a record call answers
-        `unavailable`, the later ones answer the same at once instead of each waiting out
-        its own deadline, so a frozen database costs the call one deadline, not one per
-        record call (scout asks the record three times)."""
+        """Within: once a record call answers `unavailable`, the later ones answer the same at
+        once, so a frozen database costs a tool call one deadline, not one per record call."""
         token = _OUTAGE.set(_Outage())
         try:
             yield
@@ -321,9 +308,7 @@ class Records:
             ) from None
 
     def _idle(self) -> StrikeStore | None:
-        """An idle connection that is not known dead. After a database restart every idle
-        one is: each is dropped here, so the call opens a fresh one rather than failing
-        on a connection the server closed long ago."""
+        """An idle connection not known dead (after a database restart, none is)."""
         while self._free:
             store = self._free.pop()
             if not store.stale():
@@ -409,10 +394,8 @@ def health_of(
     now: float | None = None,
     deciders: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """What status shows about the record (run in the record's worker thread): the pauses
-    (they stop everyone's writes), the unsettled writes ``reader`` may read, and their
-    approvals (``deciders``, `[review] approvers`, see everyone's): those waiting for a
-    person and the last decisions; `[notify]`'s last message (it counts everyone's)."""
+    """What status shows about the record: the pauses, the unsettled writes ``reader`` may read,
+    their approvals (``deciders`` see everyone's) and `[notify]`'s last message."""
     at = time.time() if now is None else now
     everyone = reader.everyone or reader.principal in deciders
     mine = None if everyone else (reader.principal or "\x00nobody")

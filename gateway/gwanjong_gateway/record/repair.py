@@ -1,13 +1,6 @@
-"""What `gwanjong doctor` checks about the record, and how `--repair` keeps what matters.
-
-A damaged or full record is never simply moved aside: that forgets every claim and every
-unsure write, so scout would offer written targets again and nothing would stop a second
-write. `repair` first exports every row (claims, `pending`/`unknown` writes, hand-offs, the
-history) and the write journal's open entries to a JSON file somewhere it can be written;
-then, for a damaged SQLite record, it builds a fresh record carrying every row over (their
-ids kept), puts the journal's open writes back as `unknown`, and keeps the old file as
-`gwanjong.db.broken-<time>`. A full disk is not damage: the record is left as it is (free
-space, then run it again). Run it with the gateway stopped.
+"""`gwanjong doctor`'s record checks and `--repair` (docs/operate/durability.md). A damaged
+record is never just moved aside (that forgets every claim): every row and open journal
+entry is exported first, then a fresh record carries them over.
 """
 
 from __future__ import annotations
@@ -21,6 +14,7 @@ import shutil
 import sqlite3
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -39,7 +33,6 @@ log = logging.getLogger(__name__)
 
 #: less free space than this on the state_dir's disk is reported as full
 LOW_SPACE_BYTES = 1024 * 1024
-#: the columns a strike row has (what is carried over)
 
 
 class Health(StrEnum):
@@ -79,11 +72,7 @@ def _health_of(exc: BaseException) -> Health:
 
 
 def _counts(store: StrikeStore) -> dict[str, int]:
-    rows = store.history(limit=1_000_000)
-    counts: dict[str, int] = {}
-    for r in rows:
-        counts[str(r.status)] = counts.get(str(r.status), 0) + 1
-    return counts
+    return dict(Counter(str(r.status) for r in store.history(limit=1_000_000)))
 
 
 def check_record(config: GatewayConfig) -> RecordCheck:
@@ -313,9 +302,8 @@ def rebuild_sqlite(
     now: float,
     approvals: list[dict[str, Any]] | None = None,
 ) -> Rebuilt:
-    """Keep the old record as `<db>.broken-<time>` and build a fresh one at ``db`` holding
-    ``rows`` and the journal's open writes. On any failure the old record is put back
-    (and the error raised)."""
+    """Keep the old record as `<db>.broken-<time>` and build a fresh one holding ``rows`` and
+    the journal's open writes; on any failure the old one is put back."""
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now))
     broken = db.with_name(f"{db.name}.broken-{stamp}")
     fresh = db.with_name(f"{db.name}.rebuild-{stamp}")

@@ -1,16 +1,7 @@
-"""The strike record in SQLite (WAL): every write attempt, before and after the call.
-
-(`PostgresStrikeStore` is the same class on PostgreSQL, `[store] url`: only its connection
-differs, engine.py holds every other difference; the logic below serves both. There
-`decide` takes `pg_advisory_xact_lock` on the platform's name, so checks and claim are
-serialised per platform account across every process on the database, as BEGIN IMMEDIATE
-does for a file; unique partial indexes still refuse a second live claim.)
-
-One row per intent (see `ledger`). A write is *claimed* before the platform is called:
-one `BEGIN IMMEDIATE` transaction checks the target, the same or a near-identical post,
-the author cool-down, the daily cap and the minimum interval (claims in flight count),
-and inserts the `pending` row, so no two sessions or processes sharing the file can both
-pass. The class is synchronous; the gateway calls it from one worker thread (`records`).
+"""The strike record (`PostgresStrikeStore`: the same on PostgreSQL, engine.py holds the
+differences). A write is claimed before the platform is called, in one transaction that
+checks every limit and inserts the `pending` row (BEGIN IMMEDIATE; PostgreSQL: an advisory
+lock per platform), so no two processes can both pass. Synchronous: see `records`.
 """
 
 from __future__ import annotations
@@ -108,6 +99,12 @@ class NewStrike:
             object.__setattr__(self, key, value)
 
 
+def _marks(values: Sequence[object]) -> str:
+    return ", ".join("?" * len(values))
+
+
+_HOLDING, _WRITING, _UNSETTLED, _ENGAGING = map(_marks, (HOLDING, WRITING, UNSETTLED, ENGAGING))
+
 #: the strike record's columns: a `Strike`'s fields
 COLUMNS = frozenset(f.name for f in dataclasses.fields(NewStrike))
 
@@ -175,19 +172,8 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
 
     # -- rows ------------------------------------------------------------------------
 
-    def _row(self, row: Any) -> Strike | None:
-        if row is None:
-            return None
-        data = dict(row)
-        data["status"] = StrikeStatus(data["status"])
-        data["action"] = StrikeAction(data["action"])
-        data["context"] = json.loads(data["context"])
-        data["policy"] = json.loads(data["policy"])
-        data["needs_person"] = bool(data.get("needs_person", 0))
-        return Strike(**data)
-
     def get(self, strike_id: int) -> Strike | None:
-        return self._row(self._x("SELECT * FROM strikes WHERE id = ?", (strike_id,)).fetchone())
+        return self._strike("SELECT * FROM strikes WHERE id = ?", (strike_id,))
 
     def insert(self, **fields: Any) -> Strike:
         now = fields.pop("now", None) or time.time()
@@ -268,14 +254,11 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
 
     def _holding(self, req: ClaimRequest, now: float) -> Strike | None:
         """The earlier claim that holds this target, or this (or a near-identical) post."""
-        marks = ", ".join("?" for _ in HOLDING)
         if req.target:
-            return self._row(
-                self._x(
-                    f"SELECT * FROM strikes WHERE platform = ? AND target = ? AND action = ? "
-                    f"AND status IN ({marks}) ORDER BY id DESC LIMIT 1",
-                    (req.platform, req.target, req.action, *HOLDING),
-                ).fetchone()
+            return self._strike(
+                f"SELECT * FROM strikes WHERE platform = ? AND target = ? AND action = ? "
+                f"AND status IN ({_HOLDING}) ORDER BY id DESC LIMIT 1",
+                (req.platform, req.target, req.action, *HOLDING),
             )
         same = self.same_intent(str(req.row["intent_key"]))
         if same is not None or not req.cooldown_days:
@@ -283,7 +266,7 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
         since = now - req.cooldown_days * 86400
         rows = self._x(
             f"SELECT * FROM strikes WHERE platform = ? AND target = '' AND action = ? "
-            f"AND status IN ({marks}) AND created_at >= ? ORDER BY id DESC LIMIT 500",
+            f"AND status IN ({_HOLDING}) AND created_at >= ? ORDER BY id DESC LIMIT 500",
             (req.platform, StrikeAction.POST, *HOLDING, since),
         )
         text = str(req.row["content"])
@@ -293,19 +276,17 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
         return None
 
     def _count(self, platform: str, action: str, since: float) -> int:
-        marks = ", ".join("?" for _ in WRITING)
         return int(
             self._x(
                 f"SELECT COUNT(*) AS n FROM strikes WHERE platform = ? AND action = ? "
-                f"AND status IN ({marks}) AND created_at >= ?",
+                f"AND status IN ({_WRITING}) AND created_at >= ?",
                 (platform, action, *WRITING, since),
             ).fetchone()["n"]
         )
 
     def _last_write(self, platform: str) -> float | None:
-        marks = ", ".join("?" for _ in WRITING)
         row = self._x(
-            f"SELECT MAX(created_at) AS last FROM strikes WHERE platform = ? AND status IN ({marks})",
+            f"SELECT MAX(created_at) AS last FROM strikes WHERE platform = ? AND status IN ({_WRITING})",
             (platform, *WRITING),
         ).fetchone()
         return float(row["last"]) if row and row["last"] is not None else None
@@ -315,32 +296,23 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
         hand-off counts once it is posted (a waiting one may never be)."""
         if not author:
             return None
-        marks = ", ".join("?" for _ in WRITING)
-        actions = ", ".join("?" for _ in ENGAGING)
-        return self._row(
-            self._x(
-                f"SELECT * FROM strikes WHERE platform = ? AND author = ? AND action IN ({actions}) "
-                f"AND target != '' AND status IN ({marks}) ORDER BY created_at DESC LIMIT 1",
-                (platform, author, *ENGAGING, *WRITING),
-            ).fetchone()
+        return self._strike(
+            f"SELECT * FROM strikes WHERE platform = ? AND author = ? AND action IN ({_ENGAGING}) "
+            f"AND target != '' AND status IN ({_WRITING}) ORDER BY created_at DESC LIMIT 1",
+            (platform, author, *ENGAGING, *WRITING),
         )
 
     # -- other questions ------------------------------------------------------------------
 
     def same_intent(self, key: str) -> Strike | None:
-        marks = ", ".join("?" for _ in HOLDING)
-        return self._row(
-            self._x(
-                f"SELECT * FROM strikes WHERE intent_key = ? AND status IN ({marks}) ORDER BY id DESC LIMIT 1",
-                (key, *HOLDING),
-            ).fetchone()
+        return self._strike(
+            f"SELECT * FROM strikes WHERE intent_key = ? AND status IN ({_HOLDING}) ORDER BY id DESC LIMIT 1",
+            (key, *HOLDING),
         )
 
     def acted_among(self, targets: Sequence[tuple[str, str]]) -> set[tuple[str, str]]:
-        """Which of these (platform, target) pairs a live or unsure claim holds: only what
-        one scout found is asked about, so a record of millions costs what it holds of
-        them (an index on platform and target)."""
-        marks = ", ".join("?" for _ in HOLDING)
+        """Which of these (platform, target) pairs a live or unsure claim holds (indexed: a
+        record of millions costs what it holds of them)."""
         found: set[tuple[str, str]] = set()
         by_platform: dict[str, list[str]] = {}
         for platform, target in dict.fromkeys(targets):
@@ -351,43 +323,35 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
                 chunk = ids[start : start + 500]
                 rows = self._x(
                     f"SELECT DISTINCT target FROM strikes WHERE platform = ? AND target IN "
-                    f"({', '.join('?' for _ in chunk)}) AND status IN ({marks})",
+                    f"({_marks(chunk)}) AND status IN ({_HOLDING})",
                     (platform, *chunk, *HOLDING),
                 )
                 found.update((platform, r["target"]) for r in rows)
         return found
 
     def unsettled(self) -> list[Strike]:
-        marks = ", ".join("?" for _ in UNSETTLED)
-        rows = self._x(f"SELECT * FROM strikes WHERE status IN ({marks}) ORDER BY id", UNSETTLED)
-        return [s for s in (self._row(r) for r in rows) if s is not None]
+        return self._strikes(
+            f"SELECT * FROM strikes WHERE status IN ({_UNSETTLED}) ORDER BY id", UNSETTLED
+        )
 
     def settle(self, strike_id: int, status: StrikeStatus, **fields: Any) -> Strike | None:
         """Move an unsettled row to ``status``; None if someone settled it already."""
-        marks = ", ".join("?" for _ in UNSETTLED)
         with self._transaction(immediate=True):
-            row = self._row(
-                self._x(
-                    f"SELECT * FROM strikes WHERE id = ? AND status IN ({marks}){self.FOR_UPDATE}",
-                    (strike_id, *UNSETTLED),
-                ).fetchone()
+            row = self._strike(
+                f"SELECT * FROM strikes WHERE id = ? AND status IN ({_UNSETTLED}){self.FOR_UPDATE}",
+                (strike_id, *UNSETTLED),
             )
             if row is None:
                 return None
             return self.update(strike_id, status=status, **fields)
 
     def take_settling(self, strike_id: int, by: str, now: float, lease_s: float) -> Strike | None:
-        """Compare-and-set: this unsettled row is ``by``'s to read back for ``lease_s``
-        (wall seconds from ``now``), unless another holds an unexpired lease on it. The row
-        as it now stands when taken; None when another holds it or it is settled. One
-        UPDATE, atomic on both engines (PostgreSQL re-checks the WHERE on the row it locks).
-        A lease ending more than two leases off was set by a clock far ahead of ours (a
-        step, not skew between replicas): it is taken too, so no clock step holds a row
-        for long."""
-        marks = ", ".join("?" for _ in UNSETTLED)
+        """Compare-and-set: this unsettled row is ``by``'s to read back for ``lease_s``, unless
+        another holds an unexpired lease; the row, or None. One atomic UPDATE on both engines. A
+        lease ending more than two leases off came from a clock step ahead: it is taken too."""
         taken = self._x(
             f"UPDATE strikes SET settling_by = ?, settling_until = ? WHERE id = ? "
-            f"AND status IN ({marks}) AND (settling_until <= ? OR settling_until > ?) "
+            f"AND status IN ({_UNSETTLED}) AND (settling_until <= ? OR settling_until > ?) "
             "RETURNING id",
             (by, now + lease_s, strike_id, *UNSETTLED, now, now + 2 * lease_s),
         ).fetchone()
@@ -404,9 +368,8 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
     def count_readback(self, strike_id: int) -> int:
         """One more spaced read-back found this unsettled row absent; the count now (0 if
         the row is settled already)."""
-        marks = ", ".join("?" for _ in UNSETTLED)
         row = self._x(
-            f"UPDATE strikes SET readbacks = readbacks + 1 WHERE id = ? AND status IN ({marks}) "
+            f"UPDATE strikes SET readbacks = readbacks + 1 WHERE id = ? AND status IN ({_UNSETTLED}) "
             "RETURNING readbacks",
             (strike_id, *UNSETTLED),
         ).fetchone()

@@ -1,11 +1,6 @@
-"""`<state_dir>/.env`: the credentials `setup` saves, in the one format python-dotenv reads.
-
-Values are single-quoted by python-dotenv's own writer and read back by its parser, so
-what is written is what every reader sees. A value holding any control character or any
-Unicode line or paragraph separator is refused: some `.env` readers split lines on them,
-which would let one saved value smuggle in another variable. The file is replaced
-atomically (temp file in the same directory, then rename) with mode 0600, and a symlink
-in its place is refused rather than written through.
+"""`<state_dir>/.env` (python-dotenv's own writer and parser). A value with any control
+character or Unicode line separator is refused (it could smuggle in another variable);
+the file is replaced atomically, 0600, never through a symlink.
 """
 
 from __future__ import annotations

@@ -1,5 +1,4 @@
-"""`setup`: check each platform, explain how to get its keys today (in the words of the
-platform's own server), save them safely."""
+"""How to get each platform's keys, in its own server's words, and which names may be saved."""
 
 from __future__ import annotations
 

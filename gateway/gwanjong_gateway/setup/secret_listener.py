@@ -1,14 +1,7 @@
-"""The credential page (URL-mode elicitation): the person types platform credentials in
-their browser and the value goes to the gateway, never through the MCP client or the model.
-
-Safety by design: a `LocalPage` (below; the one-approval page is one too), a small
-Starlette app behind the console's guard (`web.Guard`: the Host must be this very address,
-a POST's Origin this page's own, one strict CSP, never cached or framed, no Referer),
-served by uvicorn on 127.0.0.1 on a free port, started on first use on the gateway's own
-event loop. Each link carries a 256-bit random token that is the
-only secret (no one else can know the URL, so it is the form's CSRF token as well), is tied
-to one platform and one caller, works once and expires. The values are never logged, put
-in a URL or returned.
+"""The credential page (docs/use/setup.md): a `LocalPage` behind `web.Guard` on 127.0.0.1.
+The values go to the gateway, never through the client or the model. Each link's 256-bit
+token is the only secret (and the form's CSRF token), for one platform and caller, once,
+with an expiry; values are never logged, put in a URL or returned.
 """
 
 from __future__ import annotations
@@ -81,9 +74,7 @@ class SecretLink:
 
 
 class LocalPage:
-    """A page on 127.0.0.1 at a free port: its routes (`routes`) and the static files
-    behind `web.Guard`, served from first use on the gateway's event loop; its templates
-    (`templates`) extend the console's base."""
+    """A page on 127.0.0.1 at a free port behind `web.Guard`, served from first use."""
 
     name = "page"
     templates = HERE / "templates"

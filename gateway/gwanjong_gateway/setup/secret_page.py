@@ -1,12 +1,6 @@
-"""Asking the human for credentials through URL-mode MCP elicitation, never a form.
-
-The MCP spec forbids asking for secrets with form-mode elicitation (the values would pass
-through the client). Instead the client shows the person a one-time link to the
-gateway's own page on 127.0.0.1 (secret_listener), opens it after consent, and the
-person types the values there. Handshake-era clients get the URL-mode request mid-call
-(with an elicitationId, and `notifications/elicitation/complete` once saved); stateless
-(2026-07-28) clients get an input-required result and call again, and the link is found
-again through the request state. A client that cannot open a URL is refused.
+"""Asking for credentials by URL-mode elicitation (the spec forbids form mode for secrets):
+a one-time link to the credential page. Stateless clients get an input-required result and
+call again; a client that cannot open a URL is refused.
 """
 
 from __future__ import annotations
@@ -19,7 +13,7 @@ from mcp.types import ElicitRequest, ElicitRequestURLParams, InputRequiredResult
 
 from gwanjong_gateway.setup.secret_listener import LinkState, SaveFn, SecretListener
 from gwanjong_gateway.setup.setup_results import SetupSaved
-from gwanjong_gateway.strike.elicitation import modern_era
+from gwanjong_gateway.strike.elicitation import can_url, modern_era
 
 _KEY = "gwanjong_credentials_page"
 
@@ -35,14 +29,6 @@ class Saved:
     """What saving answered (names, check, warning): never a value."""
 
     result: SetupSaved
-
-
-def can_open_url(ctx: Context) -> bool:
-    """Whether the client declared URL-mode elicitation (`elicitation.url`)."""
-    session = ctx.session if ctx.request_context is not None else None
-    caps = getattr(session, "client_capabilities", None) if session is not None else None
-    elicitation = getattr(caps, "elicitation", None) if caps is not None else None
-    return elicitation is not None and getattr(elicitation, "url", None) is not None
 
 
 def _message(platform: str) -> str:
@@ -61,10 +47,9 @@ async def ask_secrets(
     on_save: SaveFn,
     owner: str | None = None,
 ) -> Saved | Ask | InputRequiredResult:
-    """Saved, UNSUPPORTED, DECLINED, PENDING, or (stateless era, first round) the
-    InputRequiredResult the tool must return so the client can show the link. ``owner``
-    (the signed-in caller) keys the link: no one else's call finds or supersedes it."""
-    if not can_open_url(ctx):
+    """Saved, UNSUPPORTED, DECLINED, PENDING, or (stateless, first round) the input-required
+    result to return. ``owner`` keys the link: no one else's call finds or supersedes it."""
+    if not can_url(ctx):
         return Ask.UNSUPPORTED
     if modern_era(ctx):
         responses, state = ctx.input_responses, ctx.request_state

@@ -1,6 +1,5 @@
-"""`gwanjong setup [PLATFORM]`: the person types each credential (hidden), nothing passes
-through a model. Asks the platform server which credentials it takes, saves them to
-`<state_dir>/.env` (atomic, 0600), restarts the server with them and checks the connection.
+"""`gwanjong setup [PLATFORM]`: the person types each credential (hidden), no model in
+between; saved, the server restarted and the connection checked.
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""The `setup` tool: check platforms, explain how to get keys, save credentials safely.
-
-Saving is where a hostile post could try to steer the model, so: only the credential
-names a platform server declares in `capabilities` can be saved (never an endpoint or a
-proxy: those come from gateway.toml or the operator's environment); secrets preferably
-come from the person, typed on the gateway's own local page that the client opens
-(URL-mode elicitation), never through the model nor a client form;
-values the model supplies are saved only when `[gateway] model_may_save_credentials` is on.
+"""The `setup` tool (docs/use/setup.md). Only the credential names a server declares can be
+saved (never an endpoint or proxy); secrets come from the person's local page, and the
+model's values only with `[gateway] model_may_save_credentials`.
 """
 
 from __future__ import annotations
@@ -33,6 +28,7 @@ from gwanjong_gateway.setup.dotenv_file import (
     overridden,
 )
 from gwanjong_gateway.setup.guide import (
+    MAX_CREDENTIALS,
     allowed_names,
     check_names,
     guide_for,
@@ -54,7 +50,6 @@ from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.untrusted import one_line, quote
 from gwanjong_shared.tool_templates import add_tool
 
-MAX_CREDENTIALS = 20
 _PLATFORM = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
 #: the argument only an operator's opt-in shows to the model
 CREDENTIALS_ARG = "credentials"
@@ -62,11 +57,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def registered(mcp: FastMCP[Any], model_may_save: bool, **options: Any) -> Callable[[F], F]:
-    """``@tool(mcp, ...)`` for the setup function, whose `credentials` (an open map of
-    names to values, which no OpenAI strict schema can express) is in the model-facing
-    input schema only when `[gateway] model_may_save_credentials` is on. Off (the
-    default), the schema is strict; a call that sends `credentials` anyway still reaches
-    `save`, which refuses it with the other ways (so a tricked model learns what to do)."""
+    """``@tool`` for setup: `credentials` (an open map no strict schema can express) is in the
+    input schema only with `[gateway] model_may_save_credentials`; sent anyway, `save`
+    refuses it and says the other ways (so a tricked model learns what to do)."""
 
     def register(fn: F) -> F:
         added = add_tool(mcp, fn, **options)

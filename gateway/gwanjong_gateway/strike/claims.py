@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.record.approval_rows import NewApproval
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules import approvals, policy
@@ -140,25 +141,27 @@ class Claims:
         approval, created = await self.records.run(
             StrikeStore.open_approval,
             now,
-            principal=a.principal,
-            platform=a.platform,
-            target=a.target,
-            target_url=a.post.url,
-            author=a.post.author,
-            opportunity=a.ctx.opportunity.id,
-            action=str(a.action),
-            intent_key=a.key,
-            lock_key=self.approval_key(a),
-            title=a.title,
-            text=a.final,
-            body=a.text,
-            digest=sent.digest(),
-            outgoing=sent.canonical().decode("utf-8"),
-            post=a.post.model_dump(mode="json"),
-            context=a.ctx.shown,
-            policy=a.decisions,
-            expires_at=now + self.config.review.expire_after_s,
-            token_hash=approvals.token_hash(token),
+            NewApproval(
+                principal=a.principal,
+                platform=a.platform,
+                target=a.target,
+                target_url=a.post.url,
+                author=a.post.author,
+                opportunity=a.ctx.opportunity.id,
+                action=str(a.action),
+                intent_key=a.key,
+                lock_key=self.approval_key(a),
+                title=a.title,
+                text=a.final,
+                body=a.text,
+                digest=sent.digest(),
+                outgoing=sent.canonical().decode("utf-8"),
+                post=a.post.model_dump(mode="json"),
+                context=a.ctx.shown,
+                policy=a.decisions,
+                expires_at=now + self.config.review.expire_after_s,
+                token_hash=approvals.token_hash(token),
+            ),
         )
         return approval, token if created else ""
 

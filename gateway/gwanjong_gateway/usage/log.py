@@ -1,13 +1,5 @@
-"""Usage figures: every platform tool the gateway calls and every gateway tool it serves.
-
-One row per call (a `report.Call`), in `<state_dir>/usage.db` (its own SQLite file, WAL,
-so `gwanjong usage` can read it while a gateway runs), or with `[store] url` in
-PostgreSQL's `usage_calls`, so `gwanjong usage` shows the whole team's: one class on
-either engine (the tables: record/migrations.py). Rows are written by a background thread:
-`record_*` only appends the call to a list (waking the writer once per batch, not per call),
-so the event loop never waits on the database, and the o200k count of a gateway result (CPU
-work) happens there too. Usage is best effort: a batch that cannot be written is dropped,
-with one warning until the database answers again. What the rows add up to, and how it is shown, is `report.py`'s.
+"""The usage log: one row per call, written by a background thread so the event loop never
+waits on the database (woken once per batch; best effort: a batch that fails is dropped, warned once).
 """
 
 from __future__ import annotations
@@ -286,9 +278,8 @@ class UsageLog:
 
 
 def where_of(config: GatewayConfig, environ: dict[str, str] | None = None) -> Where:
-    """Where the usage log and the spend ledger live: PostgreSQL with `[store] url`, else
-    `<state_dir>/usage.db`. A URL that cannot be expanded leaves the gateway serving: only
-    the figures are missing, and a budget is refused, never passed."""
+    """Where the usage log and spend ledger live. A URL that cannot be expanded leaves the
+    gateway serving: the figures are missing, and a budget is refused, never passed."""
     if not config.store.url:
         return Where(config.state_dir / USAGE_FILE)
     from gwanjong_gateway.config import ConfigError

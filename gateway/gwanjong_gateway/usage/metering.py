@@ -70,10 +70,8 @@ def attach_usage(
     environ: dict[str, str] | None = None,
     who: Callable[[], str | None] = lambda: None,
 ) -> UsageLog:
-    """Meter this gateway into `<state_dir>/usage.db` (PostgreSQL with `[store] url`): the
-    outermost middleware (so it sees the final error text) and the platform-call observer.
-    ``who``: the signed-in caller of the current request, recorded with each call (a
-    platform call made outside any request, e.g. a read-back, records '')."""
+    """Meter this gateway: the outermost middleware (it sees the final error text) and the
+    platform-call observer. ``who``: the caller of the current request ('' outside one)."""
     usage = open_usage(config, environ)
     mcp.middleware.insert(0, UsageMiddleware(usage, who))
 

@@ -1,12 +1,5 @@
-"""What a platform call costs: the platform server's prices (its profile), the operator's
-`[prices.<platform>]` over them, and the price of one call before and after it is made.
-
-Reads are billed per post or comment returned, so before the call only their most is
-known (the `limit` asked for, one for `get_post`): that is what a budget reserves, and the
-count the answer carries is what it costs. A write costs its price whatever the outcome
-(a refused request may be billed too); one whose text holds a link costs `write_with_url`
-where the platform charges more for those. Free tools (`capabilities`, `validate`) and a
-platform without prices cost nothing.
+"""What a platform call costs (docs/operate/spend.md): before a read, only its most is known
+(that is what a budget reserves); a write costs its price whatever the outcome.
 """
 
 from __future__ import annotations

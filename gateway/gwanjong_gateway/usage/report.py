@@ -1,13 +1,12 @@
-"""The usage report: the usage log's rows aggregated into figures (per platform tool: calls,
-errors, p50/p95, the last rate-limit budget seen; per gateway tool: calls and tokens), and
-those figures as `status` lines, `gwanjong usage`'s text or JSON. `log.py` writes and
-reads the rows. Spend in the report: per UTC day and platform (the spend ledger's rows),
-the daily budgets, and the lines `status` and `gwanjong usage` print of them."""
+"""The usage report: the log's rows and the spend ledger's as figures, `status` lines, and
+`gwanjong usage`'s text or JSON.
+"""
 
 from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -141,14 +140,13 @@ def compact_lines(report: dict[str, Any], now: float) -> list[str]:
         by_platform.setdefault(p["platform"], []).append(p)
     for name, tools in by_platform.items():
         calls = sum(t["calls"] for t in tools)
-        errors: dict[str, int] = {}
+        errors: Counter[str] = Counter()
         for t in tools:
-            for kind, n in t["errors"].items():
-                errors[kind] = errors.get(kind, 0) + n
+            errors.update(t["errors"])
         worst = max((t["p95_ms"] or 0 for t in tools), default=0)
         line = f"{name}: {calls} calls, p95 {worst:g} ms"
         if errors:
-            line += ", errors " + " ".join(f"{k}={n}" for k, n in sorted(errors.items()))
+            line += ", errors " + _kinds(errors)
         limited = [
             t["rate_limit"] for t in tools if t["rate_limit"] and t["rate_limit"]["now_limited"]
         ]
@@ -175,7 +173,7 @@ def format_report(report: dict[str, Any]) -> str:
     if report["platform_tools"]:
         out.append(f"{'platform':<9}{'tool':<14}{'calls':>6}{'p50 ms':>9}{'p95 ms':>9}  errors")
         for p in report["platform_tools"]:
-            errors = " ".join(f"{k}={n}" for k, n in sorted(p["errors"].items())) or "-"
+            errors = _kinds(p["errors"]) or "-"
             out.append(
                 f"{p['platform'][:8]:<9}{p['tool'][:13]:<14}{p['calls']:>6}"
                 f"{_num(p['p50_ms']):>9}{_num(p['p95_ms']):>9}  {errors}"
@@ -197,13 +195,17 @@ def format_report(report: dict[str, Any]) -> str:
     if report["gateway_tools"]:
         out.append(f"{'gateway tool':<23}{'calls':>6}{'tokens':>9}{'per call':>9}  errors")
         for g in report["gateway_tools"]:
-            errors = " ".join(f"{k}={n}" for k, n in sorted(g["errors"].items())) or "-"
+            errors = _kinds(g["errors"]) or "-"
             out.append(
                 f"{g['tool'][:22]:<23}{g['calls']:>6}{g['tokens']:>9}{g['tokens_per_call']:>9}  {errors}"
             )
     if not report["platform_tools"] and not report["gateway_tools"]:
         out.append("No calls recorded in this period.")
     return "\n".join(out).rstrip()
+
+
+def _kinds(errors: dict[str, int]) -> str:
+    return " ".join(f"{k}={n}" for k, n in sorted(errors.items()))
 
 
 def _num(value: float | None) -> str:

@@ -1,18 +1,8 @@
-"""The daily spend budget (`[limits.<platform>] daily_usd`), and the spend figures of every
-priced platform call: the `Gate` every platform call passes (Upstreams.call).
+"""The daily spend budget (docs/operate/spend.md): `admit` reserves a call's most, atomically
+against the budget, before anything is sent; `settle` puts the true cost in its place.
 
-Before a billed call of a platform with prices, `admit` reserves the most it may cost in
-the spend ledger, atomically against the budget (ledger.py); a call that would pass the
-budget is refused before anything is sent, with the true figures: today's spend, this
-call's price, the budget and when the day resets (midnight UTC, as the daily caps). After
-the call `settle` puts its true cost in place of the reservation. A strike reserves its
-write before it claims the target (strike/checks.py `budget`), so a write refused here
-leaves a `refused` row, never a failed write.
-
-Why `rate_limited` for a read refused by the budget: it is what the model already knows to
-act on (wait `retry_after` seconds, here until the day resets; do not retry now), and the
-message says it is our own budget, not the platform's throttle. A strike answers `refused`
-with the same `retry_after`, as for the daily caps.
+A read refused by the budget is `rate_limited` because the model already knows to act on
+it (wait `retry_after`); the message says it is our budget, not the platform's throttle.
 """
 
 from __future__ import annotations

@@ -1,19 +1,7 @@
-"""The spend ledger: what each priced platform call cost (or may cost, while it runs), in
-micro-dollars, and the atomic check of a daily budget.
-
-One row per priced call, in the usage log's database (`usage.db`'s `spend` table; with
-`[store] url`, PostgreSQL's `usage_spend`, migration step 12). `reserve` writes the row
-before the call with the most the call may cost, in one serialised transaction that first
-sums the platform's rows of the day (SQLite: BEGIN IMMEDIATE on the file; PostgreSQL: an
-advisory lock per platform, as the strike claims take), so no two calls, in one process or
-many, can both pass a budget: reservations in flight count, as claims in flight count
-against the daily caps. `settle` then puts the call's true cost in place of the
-reservation. A call that never settles (cancelled, or the process died mid-call) keeps
-its reservation: the budget errs on the safe side.
-
-One class on either engine (the table: record/migrations.py), synchronous, on one engine
-(record/engine.py: one connection behind one lock): `spend.Spend` calls it from worker
-threads.
+"""The spend ledger, in micro-dollars. `reserve` sums the day's rows and inserts in one
+serialised transaction (BEGIN IMMEDIATE; PostgreSQL: an advisory lock per platform), so
+no two calls anywhere both pass a budget. A call that never settles keeps its reservation:
+the budget errs on the safe side.
 """
 
 from __future__ import annotations
@@ -33,9 +21,7 @@ KEEP_DAYS = 90
 
 
 class Where:
-    """Where the usage log and the ledger live: the SQLite file ``path`` (usage.db), or
-    PostgreSQL at ``url``; ``broken`` says why the configured URL cannot be used ("" when
-    it can)."""
+    """usage.db at ``path``, or PostgreSQL at ``url``; ``broken``: why the URL cannot be used."""
 
     def __init__(self, path: Path | None = None, url: str = "", broken: str = "") -> None:
         self.path, self.url, self.broken = path, url, broken
@@ -135,10 +121,8 @@ class SpendLedger:
         budget: int | None,
         day_start: float,
     ) -> int | Over:
-        """Reserve ``micros`` for a call starting now: its row id, or `Over` when today's
-        spend (since ``day_start``) plus ``micros`` would pass ``budget`` (None: none).
-        The sum and the insert are one step for every connection and process (the lock is
-        named for the platform; the strike claims' lock has another name)."""
+        """Reserve ``micros`` for a call starting now: its row id, or `Over` when today's spend
+        plus ``micros`` would pass ``budget``. Sum and insert are one step for every process."""
         with self._engine.use() as db, db.transaction(True, f"gwanjong-spend:{platform}"):
             if budget is not None:
                 spent = self._spent(db, platform, day_start)

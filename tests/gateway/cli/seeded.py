@@ -8,6 +8,7 @@ import time
 from contextlib import closing
 from pathlib import Path
 
+from gwanjong_gateway.record.approval_rows import NewApproval
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules import approvals
 from gwanjong_gateway.rules.ledger import StrikeStatus, intent_key
@@ -28,24 +29,26 @@ def seeded_config(tmp: Path, waiting: int = 20, now: float | None = None) -> Pat
             key = intent_key("devto", target, "comment", text)
             store.open_approval(
                 at,
-                principal="",
-                platform="devto",
-                target=target,
-                target_url=f"https://dev.to/{target}",
-                author=f"ann{n}",
-                opportunity=f"devto:{target}",
-                action="comment",
-                intent_key=key,
-                lock_key=approvals.lock_key("devto", target, key, "comment"),
-                title="",
-                text=text,
-                body=text,
-                digest=legacy_digest("", text),
-                post={"id": target, "platform": "devto"},
-                context={},
-                policy=["mode=confirm"],
-                expires_at=at + 3600,
-                token_hash=approvals.token_hash(f"t{n}"),
+                NewApproval(
+                    principal="",
+                    platform="devto",
+                    target=target,
+                    target_url=f"https://dev.to/{target}",
+                    author=f"ann{n}",
+                    opportunity=f"devto:{target}",
+                    action="comment",
+                    intent_key=key,
+                    lock_key=approvals.lock_key("devto", target, key, "comment"),
+                    title="",
+                    text=text,
+                    body=text,
+                    digest=legacy_digest("", text),
+                    post={"id": target, "platform": "devto"},
+                    context={},
+                    policy=["mode=confirm"],
+                    expires_at=at + 3600,
+                    token_hash=approvals.token_hash(f"t{n}"),
+                ),
             )
             strike_row(
                 store,

@@ -10,6 +10,7 @@ from dataclasses import asdict
 import pytest
 
 from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.record.approval_rows import NewApproval
 from gwanjong_gateway.record.store import StrikeStore
 from tests.fakes.platform import FakePlatform
 from tests.gateway.console.helpers import TOPIC, Served, sign_in, strike
@@ -25,7 +26,7 @@ async def stored(gw: Gateway, now: float, text: str, n: int) -> int:
     fields = asdict(a)
     for gone in ("id", "status", "created_at"):
         fields.pop(gone)
-    made, _ = await gw.records.run(StrikeStore.open_approval, now, **fields)
+    made, _ = await gw.records.run(StrikeStore.open_approval, now, NewApproval(**fields))
     return made.id
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from gwanjong_gateway.record.approval_rows import NewApproval
 from gwanjong_gateway.record.store import PostgresStrikeStore
 from gwanjong_gateway.rules import approvals
 from gwanjong_gateway.rules.approvals import ApprovalStatus, ApprovalUse, Channel
@@ -17,33 +18,33 @@ WORKERS = 8
 TEXT = "hello there"
 
 
-def fields(target: str = "p1") -> dict[str, Any]:
+def fields(target: str = "p1") -> NewApproval:
     key = request(target, TEXT).row["intent_key"]
-    return {
-        "principal": "alice",
-        "platform": "devto",
-        "target": target,
-        "target_url": f"https://dev.to/{target}",
-        "author": "ann",
-        "opportunity": f"devto:{target}",
-        "action": "comment",
-        "intent_key": key,
-        "lock_key": approvals.lock_key("devto", target, key, "comment"),
-        "title": "",
-        "text": TEXT,
-        "body": TEXT,
-        "digest": legacy_digest("", TEXT),
-        "post": {"id": target, "platform": "devto"},
-        "context": {},
-        "policy": ["mode=confirm"],
-        "expires_at": NOW + 3600,
-        "token_hash": approvals.token_hash("t"),
-    }
+    return NewApproval(
+        principal="alice",
+        platform="devto",
+        target=target,
+        target_url=f"https://dev.to/{target}",
+        author="ann",
+        opportunity=f"devto:{target}",
+        action="comment",
+        intent_key=key,
+        lock_key=approvals.lock_key("devto", target, key, "comment"),
+        title="",
+        text=TEXT,
+        body=TEXT,
+        digest=legacy_digest("", TEXT),
+        post={"id": target, "platform": "devto"},
+        context={},
+        policy=["mode=confirm"],
+        expires_at=NOW + 3600,
+        token_hash=approvals.token_hash("t"),
+    )
 
 
 def test_one_pending_approval_per_target_across_connections(pg_url: str) -> None:
     opened: list[Any] = together(
-        pg_url, [lambda s: s.open_approval(NOW, **fields()) for _ in range(WORKERS)]
+        pg_url, [lambda s: s.open_approval(NOW, fields()) for _ in range(WORKERS)]
     )
     assert len({a.id for a, _ in opened}) == 1
     assert sum(created for _, created in opened) == 1
@@ -51,7 +52,7 @@ def test_one_pending_approval_per_target_across_connections(pg_url: str) -> None
 
 def test_an_approval_is_consumed_by_exactly_one_claim(pg_url: str) -> None:
     store = PostgresStrikeStore(pg_url)
-    approval, _ = store.open_approval(NOW, **fields())
+    approval, _ = store.open_approval(NOW, fields())
     store.close()
     use = ApprovalUse(approval.id, approval.digest, "ops", Channel.TERMINAL)
     req = request("p1", TEXT)
