@@ -46,11 +46,13 @@ def sandbox_and_config(
         yield sandbox, path, envs
 
 
-def gateway_transport(config: Path, keep_alive: bool = True) -> StdioTransport:
+def gateway_transport(
+    config: Path, keep_alive: bool = True, env: dict[str, str] | None = None
+) -> StdioTransport:
     return StdioTransport(
         command=PY,
         args=["-m", "gwanjong_gateway", "--config", str(config)],
-        env=QUIET,
+        env={**QUIET, **(env or {})},
         keep_alive=keep_alive,
     )
 
