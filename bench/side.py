@@ -51,6 +51,34 @@ for f in work.glob(f"*-{n}.db*"):
     f.unlink()
 print(json.dumps({"origin": ORIGIN, "empty": empty, "full": full}))
 """,
+    # argv: server URL, database name prefix (one per tree), rows, claims measured, round
+    "claims-pg": _ORIGIN
+    + """
+import json, sys, time
+import psycopg
+from psycopg import sql
+from bench.record.claims import claims, fill_pg
+from bench.record.store import drop_pg, fresh_pg
+url, prefix, rows, count, n = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+at = url.rsplit("/", 1)[0] + "/"
+with psycopg.connect(url, autocommit=True) as admin:
+    known = admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (prefix,)).fetchone()
+    if not known:  # filled once per tree; every round claims on a copy
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(prefix)))
+        fill_pg(at + prefix, rows, time.time())
+    admin.execute(
+        sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
+            sql.Identifier(f"{prefix}_{n}"), sql.Identifier(prefix)
+        )
+    )
+empty_url, empty_name = fresh_pg(url)
+try:
+    empty, full = claims(empty_url, at + f"{prefix}_{n}", count)
+finally:
+    drop_pg(url, empty_name)
+    drop_pg(url, f"{prefix}_{n}")
+print(json.dumps({"origin": ORIGIN, "empty": empty, "full": full}))
+""",
     # argv: strike rows, usage calls, requests per page
     "console": _ORIGIN
     + """
@@ -117,13 +145,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--before", type=Path, required=True, help="an archive of a commit")
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--probes", default="claims,console,cli")
+    parser.add_argument("--probes", default="claims,console,cli", help="and claims-pg")
     parser.add_argument("--rows", type=int, default=1_000_000, help="strikes in the full record")
     parser.add_argument("--claims", type=int, default=300, help="claims measured per round")
     parser.add_argument("--requests", type=int, default=40, help="console requests per page")
     parser.add_argument("--runs", type=int, default=3, help="runs of each command per round")
     args = parser.parse_args()
     names = args.probes.split(",")
+    pg = os.environ.get("GWANJONG_BENCH_PG_URL") or os.environ.get("GWANJONG_TEST_PG_URL") or ""
+    if "claims-pg" in names and not pg:
+        parser.error('claims-pg needs GWANJONG_BENCH_PG_URL (or eval "$(bash scripts/pg start)")')
     trees: dict[str, Path | None] = {"now": None, "before": args.before}
     got: dict[str, dict[str, list[dict[str, Any]]]] = {n: {t: [] for t in trees} for n in names}
     loads = [Path("/proc/loadavg").read_text().split()[0]]
@@ -136,23 +167,26 @@ def main() -> None:
                 for tree in order:
                     argv = {
                         "claims": [str(Path(tmp) / tree), str(args.rows), str(args.claims), str(n)],
+                        "claims-pg": [
+                            pg,
+                            f"{Path(tmp).name}_{tree}",
+                            str(args.rows),
+                            str(args.claims),
+                            str(n),
+                        ],
                         "console": ["10000", "20000", str(args.requests)],
                         "cli": [str(args.runs), "50"],
                     }[name]
                     got[name][tree].append(probe(name, trees[tree], argv))
             loads.append(Path("/proc/loadavg").read_text().split()[0])
     rows: list[list[Any]] = []
-    if "claims" in got:
-        for key in ("full", "empty"):
-            b, w = (med([med(r[key]) * 1000 for r in got["claims"][t]]) for t in ("before", "now"))
-            rows.append(
-                [
-                    f"decide + claim, {key} record (ms, median)",
-                    f"{b:.3f}",
-                    f"{w:.3f}",
-                    *verdict(b, w),
-                ]
+    for probe_name, engine in (("claims", "SQLite"), ("claims-pg", "PostgreSQL")):
+        for key in ("full", "empty") if probe_name in got else ():
+            b, w = (
+                med([med(r[key]) * 1000 for r in got[probe_name][t]]) for t in ("before", "now")
             )
+            figure = f"{engine} decide + claim, {key} record (ms, median)"
+            rows.append([figure, f"{b:.3f}", f"{w:.3f}", *verdict(b, w)])
     if "console" in got:
         pages = list(got["console"]["now"][0]["p95_ms"])
         for page in pages:
