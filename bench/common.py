@@ -18,6 +18,7 @@ from gwanjong_gateway.config_file import render
 from gwanjong_sandbox.control import SandboxControl, start_sandbox
 
 PLATFORMS = ["devto", "bluesky", "twitter", "reddit", "mastodon", "hackernews"]
+ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 QUIET = {
     "FASTMCP_LOG_LEVEL": "WARNING",
@@ -45,11 +46,13 @@ def sandbox_and_config(
         yield sandbox, path, envs
 
 
-def gateway_transport(config: Path, keep_alive: bool = True) -> StdioTransport:
+def gateway_transport(
+    config: Path, keep_alive: bool = True, env: dict[str, str] | None = None
+) -> StdioTransport:
     return StdioTransport(
         command=PY,
         args=["-m", "gwanjong_gateway", "--config", str(config)],
-        env=QUIET,
+        env={**QUIET, **(env or {})},
         keep_alive=keep_alive,
     )
 
@@ -68,13 +71,32 @@ def write_config(
         if isolation is not None:
             table_["isolation"] = isolation
         platforms[name] = table_
-    gateway = {"writes": "dry-run", "state_dir": state_dir, "call_timeout_s": 60}
+    # answer_within_s = the call timeout: a scout measured as an answer waits for every platform,
+    # never answers "still coming" because the machine is loaded
+    gateway = {
+        "writes": "dry-run",
+        "state_dir": state_dir,
+        "call_timeout_s": 60,
+        "answer_within_s": 60,
+    }
     path.write_text(render(gateway, platforms), encoding="utf-8")
     return path
 
 
 def server_transport(platform: str, env: dict[str, str]) -> StdioTransport:
     return StdioTransport(command=PY, args=["-m", f"gwanjong_{platform}"], env={**env, **QUIET})
+
+
+def before_env(before: Path) -> dict[str, str]:
+    """The environment that makes a child Python import an earlier commit's own modules: `before`
+    is a `git archive` of it (its extra dependencies in `before/.deps`). Its root comes first, so
+    its `bench` and `tests` are used too. Bytecode goes to a cache of its own, outside the
+    archive: compiling every module on every start would weigh on the earlier commit alone."""
+    roots = [".", "gateway", "shared", "sandbox", *(f"servers/{n}" for n in PLATFORMS), ".deps"]
+    return {
+        "PYTHONPATH": ":".join(str(before.resolve() / p) for p in roots),
+        "PYTHONPYCACHEPREFIX": str(Path(tempfile.gettempdir()) / "gwanjong-bench-before-pyc"),
+    }
 
 
 def median_ms(samples: list[float]) -> float:

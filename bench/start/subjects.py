@@ -20,7 +20,7 @@ import anyio
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from bench.common import PLATFORMS, PY, QUIET, write_config
+from bench.common import PLATFORMS, PY, QUIET, before_env, write_config
 
 BARE = "from fastmcp import FastMCP\nm = FastMCP('bare')\n@m.tool\ndef ping() -> str:\n    'Ping.'\n    return 'pong'\nm.run(show_banner=False)\n"
 TOPIC = "rust async"
@@ -79,13 +79,9 @@ def subjects(
     proc = write_config(tmp / "process.toml", tmp / "state-proc", envs, isolation="process")
     out.append(Subject("gwanjong, isolation=process", _gateway(proc), "process.toml", scout))
     if before is not None:
-        path = ":".join(
-            str(before / p)
-            for p in ["gateway", "shared", *(f"servers/{n}" for n in PLATFORMS), ".deps"]
-        )
-        env = {"PYTHONPATH": path, "PYTHONDONTWRITEBYTECODE": "1"}
+        env = before_env(before)
         old = write_config(tmp / "before.toml", tmp / "state-before", envs, extra_env=env)
-        out.append(Subject("before (5 processes)", _gateway(old, env), "before.toml", scout))
+        out.append(Subject("before", _gateway(old, env), "before.toml", scout))
     (tmp / "envs.json").write_text(json.dumps(envs))
     out.append(
         Subject(

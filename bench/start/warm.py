@@ -52,7 +52,7 @@ async def main() -> None:
             s for s in subjects(Path(tmp), envs, args.before, with_bare=False) if s.first is scout
         ]
         got = {s.name: await warm(s) for s in subs}
-    base_name = "before (5 processes)" if args.before else "gwanjong, isolation=process"
+    base_name = "before" if args.before else "gwanjong, isolation=process"
     base_cpu = got[base_name][0]
     rows: list[list[Any]] = [
         [name, f"{cpu:.0f}", f"{cpu / base_cpu:.2f}", f"{wall:.0f}"]

@@ -33,7 +33,7 @@ from typing import Any
 import anyio
 import httpx
 
-from bench.common import PLATFORMS, PY, QUIET, table
+from bench.common import PLATFORMS, PY, QUIET, before_env, table
 from bench.start.procstats import stats
 from gwanjong_gateway.config_file import render
 from gwanjong_gateway.team.access_tokens import store_for
@@ -333,9 +333,7 @@ def main() -> None:
     args = parser.parse_args()
     subjects: list[tuple[str, dict[str, str]]] = [("gwanjong", {})]
     if args.before is not None:
-        paths = ["gateway", "shared", *(f"servers/{n}" for n in PLATFORMS), ".deps"]
-        path = ":".join(str(args.before.resolve() / p) for p in paths)
-        subjects.append(("before", {"PYTHONPATH": path, "PYTHONDONTWRITEBYTECODE": "1"}))
+        subjects.append(("before", before_env(args.before)))
     runs: dict[str, list[Figures]] = {name: [] for name, _ in subjects}
     with start_sandbox() as sandbox, tempfile.TemporaryDirectory(prefix="gwanjong-load-") as tmp:
         served = [p for p in PLATFORMS if p in sandbox.health()["servable"]]
