@@ -128,7 +128,13 @@ class Engine:
     def rows(self, cls: type[R], sql: str, args: Sequence[Any] = ()) -> list[R]:
         """Every row of one statement as a ``cls`` (a dataclass named by its columns)."""
         with self.lock:
-            return [cls(**dict(r)) for r in self.x(sql, args)]
+            cursor = self.x(sql, args)
+            names = tuple(d[0] for d in cursor.description or ())
+            if names == _field_names(cls):  # the common case, and 2x cheaper: by position
+                if self.postgres:  # psycopg's rows are dicts, in the columns' order
+                    return [cls(*r.values()) for r in cursor]
+                return [cls(*r) for r in cursor]
+            return [cls(**dict(r)) for r in cursor]
 
     def insert(
         self, table: str, rows: Sequence[Any], returning: str = "", omit: Sequence[str] = ()
@@ -319,3 +325,8 @@ class Lazy:
             engine, self._engine = self._engine, None
         if engine is not None:
             engine.close()
+
+
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
