@@ -15,7 +15,7 @@ from collections.abc import Callable, Generator, Sequence
 from contextlib import contextmanager, suppress
 from enum import Enum
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from gwanjong_gateway.paths import private_file
 from gwanjong_gateway.record.sqlite_errors import Trouble, trouble
@@ -133,15 +133,17 @@ class Engine:
             if names == _field_names(cls):  # the common case, and 2x cheaper: by position
                 if self.postgres:  # psycopg's rows are dicts, in the columns' order
                     return [cls(*r.values()) for r in cursor]
-                return [cls(*r) for r in cursor]
+                make = getattr(cls, "_make", None)  # a named tuple: no __init__ to run
+                return [make(r) for r in cursor] if make is not None else [cls(*r) for r in cursor]
             return [cls(**dict(r)) for r in cursor]
 
     def insert(
         self, table: str, rows: Sequence[Any], returning: str = "", omit: Sequence[str] = ()
     ) -> Any:
-        """Insert dataclass ``rows`` (``omit``: fields left to the column's default); with
-        ``returning``, one row and that column of it."""
-        names = [f.name for f in dataclasses.fields(rows[0]) if f.name not in omit]
+        """Insert ``rows``, dataclasses or named tuples (``omit``: fields left to the column's
+        default); with ``returning``, one row and that column of it."""
+        row_type = cast("type[Any]", type(rows[0]))
+        names = [n for n in _field_names(row_type) if n not in omit]
         sql = f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"
         values = [tuple(getattr(r, n) for n in names) for r in rows]
         if returning:
@@ -329,4 +331,6 @@ class Lazy:
 
 @functools.cache
 def _field_names(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in dataclasses.fields(cls))
+    """A row class's columns: a dataclass's fields or a named tuple's."""
+    fields: tuple[str, ...] | None = getattr(cls, "_fields", None)
+    return fields if fields is not None else tuple(f.name for f in dataclasses.fields(cls))

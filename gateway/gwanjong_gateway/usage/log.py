@@ -4,7 +4,6 @@ waits on the database (woken once per batch; best effort: a batch that fails is 
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import sqlite3
 import threading
@@ -32,7 +31,7 @@ USAGE_FILE = "usage.db"
 TOKEN_SAMPLE_CHARS = 16_000
 #: rows older than this are dropped when the database is opened
 KEEP_DAYS = 90
-COLUMNS = ", ".join(f.name for f in dataclasses.fields(Call))
+COLUMNS = ", ".join(Call._fields)
 #: how long the woken writer lets calls gather before it writes them (`flush` cuts it short)
 BATCH_S = 0.05
 
@@ -166,8 +165,8 @@ class UsageLog:
                 except IndexError:
                     break
             calls = [
-                dataclasses.replace(c, tokens=estimate_tokens(text, n, self._counter()))
-                if c.scope is Scope.GATEWAY
+                c._replace(tokens=estimate_tokens(text, n, self._counter()))
+                if c.scope == Scope.GATEWAY
                 else c
                 for c, text, n in (item for item in batch if isinstance(item, tuple))
             ]
