@@ -86,14 +86,24 @@ def key_text(key: Key) -> str:
     return key[0] if key[1] == LAST else f"{key[0]},{key[1]}"
 
 
-def parse_cursor(since: str | None, parse_key: Callable[[str], Key | None], example: str) -> Cursor:
+def parse_cursor(
+    since: str | None,
+    parse_key: Callable[[str], Key | None],
+    example: str,
+    resumable: bool = True,
+) -> Cursor:
     """``since`` as a Cursor; a malformed one is ``invalid_input`` saying what a valid one
-    looks like (a bogus cursor must not hide every item)."""
+    looks like (a bogus cursor must not hide every item). ``resumable=False``: a platform
+    whose every call reads the same bounded set never hands out a resume part."""
     if since is None:
         return Cursor(None)
     text, _, resume = since.partition("|")
     key = parse_key(text)
-    if key is None or (resume and not set(resume) <= _RESUME_CHARS) or since.endswith("|"):
+    if (
+        key is None
+        or (resume and (not resumable or not set(resume) <= _RESUME_CHARS))
+        or since.endswith("|")
+    ):
         raise errors.invalid_input(
             f"since must be the next_since of an earlier mentions call (like {example!r}), "
             f"or omitted for the first call; got {since!r}."

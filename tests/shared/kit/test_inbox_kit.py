@@ -100,3 +100,10 @@ def test_a_malformed_cursor_says_what_a_valid_one_looks_like() -> None:
             caught.value.kind is ErrorKind.INVALID_INPUT and "'000001,id1'" in caught.value.message
         )
     assert parse_cursor("000001,id1|20", _parse, "x") == Cursor(("000001", "id1"), "20")
+
+
+def test_a_platform_that_never_resumes_refuses_a_resume_part() -> None:
+    with pytest.raises(PlatformError) as caught:
+        parse_cursor("000001,id1|20", _parse, "000001,id1", resumable=False)
+    assert caught.value.kind is ErrorKind.INVALID_INPUT and "'000001,id1'" in caught.value.message
+    assert parse_cursor("000001,id1", _parse, "x", resumable=False) == Cursor(("000001", "id1"))
