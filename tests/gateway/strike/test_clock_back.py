@@ -17,9 +17,10 @@ from gwanjong_gateway.rules import policy
 from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_shared.contract.errors import ErrorKind
+from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import config_text, opportunity_for
 from tests.gateway.record.test_journal import TITLE, scout
 from tests.gateway.strike.test_strike import history, strike
 
@@ -27,15 +28,7 @@ pytestmark = pytest.mark.anyio
 INTERVAL = 30
 
 
-class Clock:
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def stepped_gateway(links: FakePlatform, state: Path, wall: Clock, mono: Clock) -> FastMCP[Any]:
+def stepped_gateway(links: FakePlatform, state: Path, clock: FakeClock) -> FastMCP[Any]:
     text = config_text(
         state,
         ["reddit"],
@@ -44,37 +37,35 @@ def stepped_gateway(links: FakePlatform, state: Path, wall: Clock, mono: Clock) 
     )
     config = parse(text)
     gw = Gateway(config, environ={}, transports={"reddit": links.server()})
-    gw.desk = StrikeDesk(config, gw.upstreams, gw.records, clock=wall, mono=mono)
+    gw.desk = StrikeDesk(config, gw.upstreams, gw.records, clock=clock.time, mono=clock)
     return build_gateway(config, gateway=gw)
 
 
 async def test_a_clock_stepped_back_during_an_unsure_write_sends_it_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    wall, mono = Clock(1_800_000_000.0), Clock(500.0)
-    monkeypatch.setattr(policy, "FUTURE", policy.Future(mono))  # the refusals' monotonic clock
+    clock = FakeClock(now=500.0, wall=1_800_000_000.0)
+    monkeypatch.setattr(policy, "FUTURE", policy.Future(clock))  # the refusals' monotonic clock
     links = FakePlatform(LINKS)
     links.lag = True  # the post lands but does not show in reads yet
     links.land("write_post", ErrorKind.TIMEOUT)  # ...and the platform's answer is lost
     content, title = "Cancel scopes around every await.", "Cancel scopes"
-    async with Client(stepped_gateway(links, tmp_path, wall, mono)) as client:
+    async with Client(stepped_gateway(links, tmp_path, clock)) as client:
         scouted = await scout(client)
-        [oid] = [o["id"] for o in scouted["opportunities"] if TITLE.lower() in o["title"].lower()][
-            :1
-        ]
+        oid = opportunity_for(scouted, "reddit", TITLE)
         await client.call_tool("draft", {"opportunity_id": oid})
         first = await strike(client, oid, "post", content, title)
         assert first["error"].startswith("timeout"), first
         assert "may already be written" in first["error"], first
-        wall.now -= 400  # the clock steps back 400 s while the write is unsure
-        mono.now += 5
+        clock.step_wall(-400)  # the clock steps back 400 s while the write is unsure
+        clock.now += 5
         for _ in range(3):  # asked again and again: held, never sent again
             again = await strike(client, oid, "post", content, title)
             assert again["status"] == "duplicate", again
-            mono.now += 1
+            clock.now += 1
         assert len(links.written("write_post")) == 1
         links.show_late()
-        mono.now += 10
+        clock.now += 10
         settled = await strike(client, oid, "post", content, title)
         assert settled["status"] == "duplicate", settled
         assert [str(r.status) for r in history(tmp_path) if r.action == "post"] == ["posted"]
@@ -83,8 +74,8 @@ async def test_a_clock_stepped_back_during_an_unsure_write_sends_it_once(
         other = await strike(client, oid, "post", "A different post entirely.", "Another")
         assert other["status"] == "refused" and "min_interval_s" in other["reason"], other
         assert 1 <= other["retry_after"] <= INTERVAL, other
-        mono.now += other["retry_after"]
-        wall.now += other["retry_after"]
+        clock.now += other["retry_after"]
+        clock.wall += other["retry_after"]
         later = await strike(client, oid, "post", "A different post entirely.", "Another")
         assert later["status"] == "posted", later
     assert len(links.written("write_post")) == 2  # the unsure one once, and the other

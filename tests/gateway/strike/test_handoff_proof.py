@@ -218,3 +218,4 @@ async def test_only_a_posted_handoff_starts_the_author_cooldown(
         cooled = await call(r.client, second_oid, "comment", content="Loom is great for this.")
         assert cooled["status"] == "refused", cooled
         assert "ferris_fan" in cooled["reason"] and "cool-down is 7 days" in cooled["reason"]
+        assert r.row(int(cooled["record"])).status is StrikeStatus.REFUSED

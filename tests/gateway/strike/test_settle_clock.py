@@ -53,89 +53,78 @@ def settler(tmp_path: Path, store: StrikeStore, clock: FakeClock) -> ScriptedSet
     return ScriptedSettler(config, cast(Upstreams, None), records, clock=clock.time, mono=clock)
 
 
-def unsure(store: StrikeStore, now: float) -> Strike:
-    return strike_row(
-        store, target="p1", status=StrikeStatus.UNKNOWN, reason="outcome unknown", now=now
+def started(tmp_path: Path, age: float = 0) -> tuple[StrikeStore, FakeClock, ScriptedSettler]:
+    """An unsure write ``age`` seconds old by the wall clock, and a settler for it."""
+    store = StrikeStore(tmp_path / "gwanjong.db")
+    clock = FakeClock(50.0)
+    strike_row(
+        store,
+        target="p1",
+        status=StrikeStatus.UNKNOWN,
+        reason="outcome unknown",
+        now=clock.wall - age,
     )
+    return store, clock, settler(tmp_path, store, clock)
+
+
+def the_row(store: StrikeStore) -> Strike:
+    row = store.get(1)
+    assert row is not None
+    return row
 
 
 async def settle_until_done(s: Settler, store: StrikeStore, clock: FakeClock, step: float) -> float:
     """Read back every ``step`` seconds until the row settles; monotonic seconds taken."""
     start = clock.now
     for _ in range(10_000):
-        row = store.get(1)
-        assert row is not None
-        if (await s.settle(row)).status != StrikeStatus.UNKNOWN:
+        if (await s.settle(the_row(store))).status != StrikeStatus.UNKNOWN:
             return clock.now - start
         clock.advance(step)
     raise AssertionError("never settled")
 
 
 async def test_a_wall_clock_stepped_forward_does_not_end_the_window(tmp_path: Path) -> None:
-    store = StrikeStore(tmp_path / "gwanjong.db")
-    clock = FakeClock(50.0)
-    unsure(store, clock.wall)
-    s = settler(tmp_path, store, clock)
+    store, clock, s = started(tmp_path)
     clock.step_wall(400)  # NTP correction, VM resume: the row looks 400 s old at once
     taken = await settle_until_done(s, store, clock, step=1.0)
-    row = store.get(1)
-    assert row is not None and row.status == StrikeStatus.FAILED
+    row = the_row(store)
+    assert row.status == StrikeStatus.FAILED
     assert taken >= WINDOW and row.readbacks == MIN_READBACKS
 
 
 async def test_reading_back_often_counts_only_spaced_read_backs(tmp_path: Path) -> None:
-    store = StrikeStore(tmp_path / "gwanjong.db")
-    clock = FakeClock(50.0)
-    unsure(store, clock.wall - 10_000)  # the wall clock says long past the window
-    s = settler(tmp_path, store, clock)
+    store, clock, s = started(tmp_path, age=10_000)  # the wall says long past the window
     for _ in range(50):  # a model asking again and again within a few seconds
-        row = store.get(1)
-        assert row is not None
-        assert (await s.settle(row)).status == StrikeStatus.UNKNOWN
+        assert (await s.settle(the_row(store))).status == StrikeStatus.UNKNOWN
         clock.advance(0.1)
-    row = store.get(1)
-    assert row is not None and row.readbacks <= 1
+    assert the_row(store).readbacks <= 1
 
 
 async def test_read_backs_are_kept_across_a_restart(tmp_path: Path) -> None:
-    store = StrikeStore(tmp_path / "gwanjong.db")
-    clock = FakeClock(50.0)
-    unsure(store, clock.wall)
-    first = settler(tmp_path, store, clock)
+    store, clock, first = started(tmp_path)
     spacing = WINDOW / MIN_READBACKS
     for _ in range(int(spacing * (MIN_READBACKS - 1)) + 1):  # all but the last read-back
-        row = store.get(1)
-        assert row is not None
-        await first.settle(row)
+        await first.settle(the_row(store))
         clock.advance(1)
-    row = store.get(1)
-    assert row is not None and row.readbacks == MIN_READBACKS - 1
+    assert the_row(store).readbacks == MIN_READBACKS - 1
     # Restart: a new process, a new monotonic clock, the wall clock far ahead.
     clock2 = FakeClock(7.0, wall=clock.wall + 10_000)
     taken = await settle_until_done(settler(tmp_path, store, clock2), store, clock2, 1.0)
-    row = store.get(1)
-    assert row is not None and row.status == StrikeStatus.FAILED
+    assert the_row(store).status == StrikeStatus.FAILED
     assert spacing <= taken < WINDOW  # only the missing read-back, spaced, not the whole window
 
 
 async def test_a_wall_clock_stepped_back_does_not_stretch_the_window(tmp_path: Path) -> None:
-    store = StrikeStore(tmp_path / "gwanjong.db")
-    clock = FakeClock(50.0)
-    unsure(store, clock.wall)
-    s = settler(tmp_path, store, clock)
+    store, clock, s = started(tmp_path)
     clock.step_wall(-3600)  # the row now looks an hour in the future
     taken = await settle_until_done(s, store, clock, step=1.0)
     assert WINDOW <= taken <= WINDOW + 5
 
 
 async def test_a_late_write_found_settles_posted_whatever_the_clock(tmp_path: Path) -> None:
-    store = StrikeStore(tmp_path / "gwanjong.db")
-    clock = FakeClock(50.0)
-    unsure(store, clock.wall)
-    s = settler(tmp_path, store, clock)
+    store, clock, s = started(tmp_path)
     clock.step_wall(400)
-    row = store.get(1)
-    assert row is not None
+    row = the_row(store)
     assert (await s.settle(row)).status == StrikeStatus.UNKNOWN
     s.seen = Seen.FOUND
     clock.advance(5)
