@@ -18,7 +18,7 @@ from gwanjong_gateway.config import parse
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.usage.log import UsageLog
 from gwanjong_shared.kit.logs import register_secret
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import config_file, config_text
 from tests.gateway.rows import strike_row
 
 
@@ -35,14 +35,8 @@ def test_init_writes_a_starter_and_refuses_to_overwrite(tmp_path: Path) -> None:
     text = target.read_text(encoding="utf-8")
     config = parse(text)
     assert config.gateway.writes == "dry-run"
-    assert set(config.enabled()) == {
-        "devto",
-        "bluesky",
-        "twitter",
-        "reddit",
-        "mastodon",
-        "hackernews",
-    }
+    every = {"devto", "bluesky", "twitter", "reddit", "mastodon", "hackernews"}
+    assert set(config.enabled()) == every
     assert text.count("#") > 10  # commented
     printed = out.getvalue()
     for client in ("Claude Desktop", "Cursor", "Claude Code"):
@@ -76,8 +70,7 @@ def test_config_before_or_after_the_subcommand() -> None:
 
 
 def test_history_cli_with_config_after(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    cfg = tmp_path / "g.toml"
-    cfg.write_text(config_text(tmp_path, []), encoding="utf-8")
+    cfg = config_file(tmp_path, [])
     assert exit_code(["history", "--config", str(cfg)]) == 0
     assert "No strikes recorded yet" in capsys.readouterr().out
     assert exit_code(["history", "--config", str(tmp_path / "missing.toml")]) == 2
@@ -123,7 +116,8 @@ def test_history_fits_80_columns(tmp_path: Path) -> None:
 
 
 def test_usage_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    log = UsageLog(tmp_path / "usage.db", count_tokens=len)
+    cfg = config_file(tmp_path, [])
+    log = UsageLog(tmp_path / "state" / "usage.db", count_tokens=len)
     log.record_platform("reddit", "search", "", 0.05)
     log.record_platform(
         "reddit",
@@ -135,8 +129,6 @@ def test_usage_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     )
     log.record_gateway("scout", "", 0.2, "x" * 100)
     log.close()
-    cfg = tmp_path / "g.toml"
-    cfg.write_text(config_text(tmp_path, []), encoding="utf-8")
     assert exit_code(["usage", "--config", str(cfg), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     reddit = report["platform_tools"][0]

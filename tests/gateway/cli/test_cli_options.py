@@ -12,27 +12,12 @@ from pathlib import Path
 import pytest
 
 from gwanjong_gateway.cli import main as cli_main
-from gwanjong_gateway.cli.main import main, parser
+from gwanjong_gateway.cli.main import parser
+from tests.gateway.cli.test_cli import exit_code
 from tests.gateway.helpers import config_text
 
-SUBCOMMANDS = [
-    ["serve"],
-    ["demo"],
-    ["sandbox"],
-    ["setup"],
-    ["history"],
-    ["usage"],
-    ["init"],
-    ["token", "list"],
-    ["token", "add", "ann"],
-    ["token", "revoke", "ann"],
-]
-
-
-def exit_code(argv: list[str]) -> int:
-    with pytest.raises(SystemExit) as done:
-        main(argv)
-    return int(done.value.code or 0)
+ONE_WORD = "serve demo sandbox setup history usage init".split()
+SUBCOMMANDS = [c.split() for c in [*ONE_WORD, "token list", "token add ann", "token revoke ann"]]
 
 
 def _parsers(p: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:

@@ -45,12 +45,9 @@ async def pending_comments(client: Client[Any], n: int, prefix: str = "Reply") -
     assert len(targets) == n
     for i, oid in enumerate(targets):
         await client.call_tool("draft", {"opportunity_id": oid})
-        result = await client.call_tool(
-            "strike",
-            {"opportunity_id": oid, "action": "comment", "content": f"{prefix} number {i}."},
-        )
-        answer = result.structured_content
-        assert answer is not None and answer["status"] == "pending_approval", answer
+        content = f"{prefix} number {i}."
+        answer = await call(client, "strike", opportunity_id=oid, action="comment", content=content)
+        assert answer["status"] == "pending_approval", answer
         ids.append(int(answer["approval"]["id"]))
     return ids
 
@@ -195,38 +192,22 @@ async def test_an_edit_is_sent_and_recorded_as_edited(tmp_path: Path) -> None:
     assert any("edited by them" in str(line) for line in row.policy), row.policy
 
 
-async def test_an_edit_without_the_footer_is_refused(tmp_path: Path) -> None:
+async def test_a_refused_approve_sends_nothing_and_leaves_it_pending(tmp_path: Path) -> None:
     bench = Bench(tmp_path)
     approval_id = await one_pending(bench)
+    a = str(approval_id)
     edit = tmp_path / "edit.txt"
     edit.write_text("No disclosure at all.", encoding="utf-8")
-    ran = await bench.review(
-        "approve", str(approval_id), "--text-file", str(edit), typed="approve\n"
-    )
+    ran = await bench.review("approve", a, "--text-file", str(edit), typed="approve\n")
     assert ran.code == 1 and "Keep the disclosure footer" in ran.err
     assert "Type approve" not in ran.out  # refused before the person is asked
-    assert bench.links.writes == []
-    assert bench.approval(approval_id).status is ApprovalStatus.PENDING
-
-
-@pytest.mark.parametrize(
-    ("tty", "out_tty", "which"), [(False, True, "stdin"), (True, False, "stdout")]
-)
-async def test_approve_needs_a_terminal(bench: Bench, tty: bool, out_tty: bool, which: str) -> None:
-    approval_id = await one_pending(bench)
-    ran = await bench.review(
-        "approve", str(approval_id), typed="approve\n", tty=tty, out_tty=out_tty
-    )
-    assert ran.code == 1 and ran.err.startswith("gwanjong review: needs a person at a terminal")
-    assert f"{which} is not a terminal" in ran.err
-    assert bench.links.writes == []
-    assert bench.approval(approval_id).status is ApprovalStatus.PENDING
-
-
-async def test_typing_anything_but_approve_sends_nothing(bench: Bench) -> None:
-    approval_id = await one_pending(bench)
-    for typed in ("yes\n", "", "APPROVE please\n"):
-        ran = await bench.review("approve", str(approval_id), typed=typed)
+    for tty, out_tty, which in [(False, True, "stdin"), (True, False, "stdout")]:
+        ran = await bench.review("approve", a, typed="approve\n", tty=tty, out_tty=out_tty)
+        assert ran.code == 1
+        assert ran.err.startswith("gwanjong review: needs a person at a terminal")
+        assert f"{which} is not a terminal" in ran.err
+    for typed in ("yes\n", "", "APPROVE please\n"):  # anything but approve
+        ran = await bench.review("approve", a, typed=typed)
         assert ran.code == 1 and "Not approved: nothing was sent" in ran.err
     assert bench.links.writes == []
     assert bench.approval(approval_id).status is ApprovalStatus.PENDING
@@ -235,11 +216,8 @@ async def test_typing_anything_but_approve_sends_nothing(bench: Bench) -> None:
 async def test_done_closes_exactly_the_named_handoff(bench: Bench) -> None:
     async with bench.client() as client:
         args = await devto_comment(client)
-        comment = (await client.call_tool("strike", args)).structured_content
-        upvote = (
-            await client.call_tool("strike", {**args, "action": "upvote", "content": ""})
-        ).structured_content
-    assert comment is not None and upvote is not None
+        comment = await call(client, "strike", **args)
+        upvote = await call(client, "strike", **{**args, "action": "upvote", "content": ""})
     assert comment["status"] == upvote["status"] == "handoff"
     listed = json.loads((await bench.review("list", "--json")).out)
     assert [(r["kind"], r["id"]) for r in listed] == [
@@ -290,9 +268,9 @@ async def handoff_and_approval(bench: Bench) -> int:
     """Hand-off 1 (a Dev.to comment) and approval 1 (a Reddit comment), both waiting."""
     async with bench.client() as client:
         args = await devto_comment(client)
-        handed = (await client.call_tool("strike", args)).structured_content
+        handed = await call(client, "strike", **args)
         [approval_id] = await pending_comments(client, 1)
-    assert handed is not None and handed["status"] == "handoff", handed
+    assert handed["status"] == "handoff", handed
     assert handed["record"] == approval_id == 1  # two kinds, one number
     assert "hand-off h1" in handed["next"]
     return approval_id
@@ -328,8 +306,8 @@ async def test_the_list_shows_an_unverified_claim_and_hides_an_expired_handoff(
         args = await devto_comment(client)
         handed = await call(client, "strike", **args)
         claim = {**args, "action": "confirm_handoff", "content": "https://dev.to/gwanjong_bot/9"}
-        said = (await client.call_tool("strike", claim)).structured_content
-    assert said is not None and said["status"] == "handoff", said  # no proof: still theirs
+        said = await call(client, "strike", **claim)
+    assert said["status"] == "handoff", said  # no proof: still theirs
     table = (await bench.review("list")).out
     assert "! claimed posted by the model at https://dev.to/gwanjong_bot/9, unverified" in table
     listed = json.loads((await bench.review("list", "--json")).out)
@@ -347,13 +325,8 @@ async def test_show_prints_hostile_text_inert(bench: Bench) -> None:
         scouted = await call(client, "scout", topic=TOPIC, limit=12)
         oid = next(o["id"] for o in scouted["opportunities"] if "again" in o["title"])
         await client.call_tool("draft", {"opportunity_id": oid})
-        answer = (
-            await client.call_tool(
-                "strike",
-                {"opportunity_id": oid, "action": "comment", "content": "Fine \u200btxt.exe"},
-            )
-        ).structured_content
-    assert answer is not None
+        content = "Fine \u200btxt.exe"
+        answer = await call(client, "strike", opportunity_id=oid, action="comment", content=content)
     approval_id = answer["approval"]["id"]
     ran = await bench.review("show", str(approval_id))
     assert ran.code == 0, ran
@@ -420,18 +393,11 @@ async def test_a_new_post_is_shown_with_its_title_and_sent_with_it(bench: Bench)
         scouted = await call(client, "scout", topic=TOPIC, platforms=["reddit"], limit=3)
         oid = scouted["opportunities"][0]["id"]
         await client.call_tool("draft", {"opportunity_id": oid})
-        answer = (
-            await client.call_tool(
-                "strike",
-                {
-                    "opportunity_id": oid,
-                    "action": "post",
-                    "title": "Guards for cancellation",
-                    "content": "What we learned.",
-                },
-            )
-        ).structured_content
-    assert answer is not None and answer["status"] == "pending_approval", answer
+        title, content = "Guards for cancellation", "What we learned."
+        answer = await call(
+            client, "strike", opportunity_id=oid, action="post", title=title, content=content
+        )
+    assert answer["status"] == "pending_approval", answer
     approval_id = answer["approval"]["id"]
     shown = (await bench.review("show", str(approval_id))).out
     assert "a new post on reddit" in shown and "  | Title: Guards for cancellation" in shown
@@ -471,13 +437,10 @@ async def test_team_mode_the_terminal_sees_and_decides_every_members(tmp_path: P
                     url = next(o["url"] for o in scouted["opportunities"] if o["id"] == oid)
                     oid = next(o["id"] for o in own["opportunities"] if o["url"] == url)
                 await client.call_tool("draft", {"opportunity_id": oid})
-                answer = (
-                    await client.call_tool(
-                        "strike",
-                        {"opportunity_id": oid, "action": "comment", "content": f"From {user}."},
-                    )
-                ).structured_content
-                assert answer is not None and answer["status"] == "pending_approval", answer
+                answer = await call(
+                    client, "strike", opportunity_id=oid, action="comment", content=f"From {user}."
+                )
+                assert answer["status"] == "pending_approval", answer
                 asked[user] = answer["approval"]["id"]
 
         async def cli(*argv: str) -> tuple[int, str, str]:

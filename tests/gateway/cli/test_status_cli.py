@@ -24,6 +24,12 @@ from tests.gateway.notify.records import BODY, hand_off, open_approval
 GWANJONG = str(Path(sys.executable).with_name("gwanjong"))
 
 
+def bare_env(tmp_path: Path) -> dict[str, str]:
+    """The environment bare `gwanjong` runs in: a confirm-mode config, a hook to notify."""
+    config = config_file(tmp_path, THREE, "confirm", tables=NOTIFY)
+    return {**os.environ, "GWANJONG_CONFIG": str(config), "HOOK": "json://x"}
+
+
 NOTIFY = {"notify": {"urls": ["${HOOK}", "ntfys://tok3n@ntfy.example.com/topic"]}}
 THREE = ["devto", "bluesky", "reddit"]
 
@@ -133,11 +139,7 @@ def test_status_imports_no_mcp_sdk(tmp_path: Path) -> None:
 async def test_bare_gwanjong_at_a_terminal_says_how_to_start(tmp_path: Path) -> None:
     from tests.terminal import PtyCommand
 
-    env = {
-        **os.environ,
-        "GWANJONG_CONFIG": str(config_file(tmp_path, THREE, "confirm", tables=NOTIFY)),
-        "HOOK": "json://x",
-    }
+    env = bare_env(tmp_path)
     with PtyCommand([GWANJONG], env=env) as cmd:
         code = await cmd.exit_code()
         screen = cmd.screen()
@@ -150,21 +152,10 @@ async def test_bare_gwanjong_at_a_terminal_says_how_to_start(tmp_path: Path) -> 
 @pytest.mark.stdio
 @pytest.mark.anyio
 async def test_bare_gwanjong_with_stdin_a_pipe_serves_mcp(tmp_path: Path) -> None:
-    env = {
-        **os.environ,
-        "GWANJONG_CONFIG": str(config_file(tmp_path, THREE, "confirm", tables=NOTIFY)),
-        "HOOK": "json://x",
-    }
-    hello = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"},
-        },
-    }
+    env = bare_env(tmp_path)
+    client = {"name": "t", "version": "1"}
+    params = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": client}
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}
     done = await anyio.to_thread.run_sync(
         lambda: subprocess.run(
             [GWANJONG],
