@@ -104,3 +104,8 @@ async def pending(s: Served) -> int:
     )
     assert answer["status"] == "pending_approval", answer
     return int(answer["approval"]["id"])
+
+
+async def post(s: Served, path: str, csrf: str, **form: str) -> httpx.Response:
+    """A form the person's browser sends: from the console's origin, with its CSRF token."""
+    return await s.http.post(path, data={"csrf": csrf, **form}, headers=ORIGIN)

@@ -18,7 +18,7 @@ from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_gateway.server import build_gateway
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
-from tests.gateway.console.helpers import ORIGIN, Served, serving, sign_in
+from tests.gateway.console.helpers import ORIGIN, Served, post, serving, sign_in
 from tests.gateway.helpers import config_text, opportunity_for
 
 pytestmark = pytest.mark.anyio
@@ -75,17 +75,13 @@ async def test_dismiss_a_handoff_from_the_console(forum: FakePlatform, tmp_path:
         assert refused.status_code == 403  # no CSRF token: nothing changed
         bare = await s.http.post(f"/handoffs/{record}/dismiss", data={"csrf": csrf}, headers=ORIGIN)
         assert bare.status_code in (404, 405)  # a bare number names no hand-off here
-        done = await s.http.post(
-            f"/handoffs/h{record}/dismiss", data={"csrf": csrf}, headers=ORIGIN
-        )
+        done = await post(s, f"/handoffs/h{record}/dismiss", csrf)
         assert done.status_code == 303 and done.headers["location"] == "/handoffs"
         assert "No hand-off waits." in (await s.http.get("/handoffs")).text
         row = await s.gw.records.run(StrikeStore.get, record)
         assert row is not None and row.status is StrikeStatus.DISMISSED
         assert "dismissed" in (await s.http.get(f"/history/{record}")).text
-        again = await s.http.post(
-            f"/handoffs/h{record}/dismiss", data={"csrf": csrf}, headers=ORIGIN
-        )
+        again = await post(s, f"/handoffs/h{record}/dismiss", csrf)
         assert again.status_code == 409 and "is dismissed" in again.text
 
 

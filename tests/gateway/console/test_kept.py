@@ -23,7 +23,7 @@ from gwanjong_gateway.rules.approvals import ApprovalStatus, iso, operator_name
 from gwanjong_gateway.server import build_gateway
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
-from tests.gateway.console.helpers import ORIGIN, Served, approval, serving, sign_in, strike
+from tests.gateway.console.helpers import Served, approval, post, serving, sign_in, strike
 from tests.gateway.helpers import config_text
 from tests.gateway.strike.test_strike_chain import FOOTER, OPEN_FORUM
 
@@ -82,8 +82,7 @@ async def test_a_refused_edit_comes_back_with_the_persons_text(
         approval_id = await reply(s, "one", "Guards around every await.")
         csrf = await sign_in(s)
         edit = "My own careful wording, <b>kept</b>,\r\nwithout the footer."
-        form = {"csrf": csrf, "decision": "approve", "text": edit}
-        refused = await s.http.post(f"/approvals/{approval_id}", data=form, headers=ORIGIN)
+        refused = await post(s, f"/approvals/{approval_id}", csrf, decision="approve", text=edit)
         assert refused.status_code == 409
         assert "Keep the disclosure footer" in refused.text
         # the person's text, exactly as typed (line breaks as the form sends them back)
@@ -101,15 +100,12 @@ async def test_an_edit_refused_as_too_soon_is_kept_and_adds_no_row(
         first = await reply(s, "one", "First reply.")
         second = await reply(s, "three", "Second reply.")
         csrf = await sign_in(s)
-        done = await s.http.post(
-            f"/approvals/{first}", data={"csrf": csrf, "decision": "approve"}, headers=ORIGIN
-        )
+        done = await post(s, f"/approvals/{first}", csrf, decision="approve")
         assert done.status_code == 200 and "posted" in done.text
         before = len(await rows(s))
         edit = "An edited second reply." + FOOTER
         for _ in range(3):  # each click is refused: none leaves a row
-            form = {"csrf": csrf, "decision": "approve", "text": edit}
-            refused = await s.http.post(f"/approvals/{second}", data=form, headers=ORIGIN)
+            refused = await post(s, f"/approvals/{second}", csrf, decision="approve", text=edit)
             assert refused.status_code == 409
             assert "Too soon" in refused.text and textarea(refused.text) == edit
             # the wait is named with the moment it ends, and there is no Approve to press
@@ -120,8 +116,7 @@ async def test_an_edit_refused_as_too_soon_is_kept_and_adds_no_row(
         clock.advance(601)  # the interval has passed: Approve is back and the edit goes out
         page = await s.http.get(f"/approvals/{second}")
         assert "Blocked" not in page.text and APPROVE_BUTTON.search(page.text)
-        form = {"csrf": csrf, "decision": "approve", "text": edit}
-        sent = await s.http.post(f"/approvals/{second}", data=form, headers=ORIGIN)
+        sent = await post(s, f"/approvals/{second}", csrf, decision="approve", text=edit)
         assert sent.status_code == 200 and "posted" in sent.text
         assert fake.writes[-1].data["body"] == edit
 
@@ -140,9 +135,7 @@ async def test_a_cool_down_blocked_approval_shows_why_and_when_without_approve(
         first = await reply(s, "one", "A reply to ann.")
         second = await reply(s, "two", "Another reply to ann.")
         csrf = await sign_in(s)
-        posted = await s.http.post(
-            f"/approvals/{first}", data={"csrf": csrf, "decision": "approve"}, headers=ORIGIN
-        )
+        posted = await post(s, f"/approvals/{first}", csrf, decision="approve")
         assert "posted" in posted.text
         sent_at = clock.time()
         clock.advance(60)
@@ -159,9 +152,7 @@ async def test_a_cool_down_blocked_approval_shows_why_and_when_without_approve(
         assert 'value="decline"' in page.text  # declining is still the person's to do
         # a crafted POST (no button) is refused the same way: no row, still pending
         before = len(await rows(s))
-        forced = await s.http.post(
-            f"/approvals/{second}", data={"csrf": csrf, "decision": "approve"}, headers=ORIGIN
-        )
+        forced = await post(s, f"/approvals/{second}", csrf, decision="approve")
         assert forced.status_code == 409 and "cool-down" in forced.text
         assert len(await rows(s)) == before and len(fake.writes) == 1
         assert (await approval(gw, second)).status is ApprovalStatus.PENDING
@@ -176,13 +167,10 @@ async def test_decided_in_the_past_tense_by_one_name_and_the_reason_reaches_the_
         approved = await reply(s, "one", "A reply to ann.")
         declined = await reply(s, "three", "A reply to bob.")
         csrf = await sign_in(s)
-        await s.http.post(
-            f"/approvals/{approved}", data={"csrf": csrf, "decision": "approve"}, headers=ORIGIN
-        )
+        await post(s, f"/approvals/{approved}", csrf, decision="approve")
         decided_at = iso(clock.time())
         reason = "Too salesy\u202e; say it\u200b plainly."  # person text, shown cleaned
-        form = {"csrf": csrf, "decision": "decline", "reason": reason}
-        answer = await s.http.post(f"/approvals/{declined}", data=form, headers=ORIGIN)
+        answer = await post(s, f"/approvals/{declined}", csrf, decision="decline", reason=reason)
         assert answer.status_code == 200
         page = await s.http.get(f"/approvals/{approved}")
         assert f"approved by {me} via console at {decided_at}; sent (record 1)" in page.text

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import config_file
 
 pytestmark = pytest.mark.stdio
 
@@ -51,11 +51,7 @@ anyio.run(main)
 
 
 def start(tmp_path: Path, enabled: bool) -> subprocess.CompletedProcess[str]:
-    toml = tmp_path / "gateway.toml"
-    toml.write_text(
-        config_text(tmp_path / "state", [], "dry-run", tables={"console": {"enabled": enabled}}),
-        encoding="utf-8",
-    )
+    toml = config_file(tmp_path, [], "dry-run", tables={"console": {"enabled": enabled}})
     return subprocess.run(
         [sys.executable, "-c", CHILD, str(toml)],
         capture_output=True,
@@ -80,13 +76,17 @@ def test_on_the_gateway_serves_it_and_prints_the_link_to_stderr(tmp_path: Path) 
     assert "/signin/" in done.stderr and "/signin/" not in done.stdout
 
 
+def console_argv(tmp_path: Path) -> list[str]:
+    """`gwanjong console` on a dry-run config with no platform."""
+    toml = config_file(tmp_path, [], "dry-run")
+    return [sys.executable, "-m", "gwanjong_gateway", "console", "--config", str(toml)]
+
+
 def test_gwanjong_console_prints_a_link_that_signs_in_once(tmp_path: Path) -> None:
     import httpx
 
-    toml = tmp_path / "gateway.toml"
-    toml.write_text(config_text(tmp_path / "state", [], "dry-run"), encoding="utf-8")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gwanjong_gateway", "console", "--config", str(toml)],
+        console_argv(tmp_path),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -107,19 +107,8 @@ def test_gwanjong_console_prints_a_link_that_signs_in_once(tmp_path: Path) -> No
 
 
 def test_gwanjong_console_off_loopback_without_auth_is_refused(tmp_path: Path) -> None:
-    toml = tmp_path / "gateway.toml"
-    toml.write_text(config_text(tmp_path / "state", [], "dry-run"), encoding="utf-8")
     done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "gwanjong_gateway",
-            "console",
-            "--config",
-            str(toml),
-            "--host",
-            "0.0.0.0",
-        ],
+        [*console_argv(tmp_path), "--host", "0.0.0.0"],
         capture_output=True,
         text=True,
         timeout=120,

@@ -16,7 +16,7 @@ from gwanjong_gateway.rules.approvals import ApprovalStatus
 from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.team.access_tokens import store_for
 from tests.fakes.platform import FakePlatform
-from tests.gateway.console.helpers import ORIGIN, Served, approval, csrf_of, serving, strike
+from tests.gateway.console.helpers import ORIGIN, Served, approval, csrf_of, post, serving, strike
 from tests.gateway.helpers import config_text
 
 pytestmark = pytest.mark.anyio
@@ -70,17 +70,13 @@ async def test_each_person_sees_their_own_approvals_approvers_all(
         csrf = await sign_in_as(s, tokens["alice"])
         assert f"/approvals/a{approval_id}" not in (await s.http.get("/approvals")).text
         assert (await s.http.get(f"/approvals/{approval_id}")).status_code == 404
-        tried = await s.http.post(
-            f"/approvals/{approval_id}", data={"csrf": csrf, "decision": "approve"}, headers=ORIGIN
-        )
+        tried = await post(s, f"/approvals/{approval_id}", csrf, decision="approve")
         assert tried.status_code == 404
         assert (await approval(gw, approval_id)).status is ApprovalStatus.PENDING
         assert forum.writes == []
         csrf = await sign_in_as(s, tokens["carol"])
         assert f"/approvals/a{approval_id}" in (await s.http.get("/approvals")).text
-        done = await s.http.post(
-            f"/approvals/{approval_id}", data={"csrf": csrf, "decision": "approve"}, headers=ORIGIN
-        )
+        done = await post(s, f"/approvals/{approval_id}", csrf, decision="approve")
         assert done.status_code == 200 and "posted" in done.text
         decided = await approval(gw, approval_id)
         assert decided.decided_by == "carol" and decided.channel == "console"
@@ -131,13 +127,9 @@ async def test_only_the_operator_or_an_approver_resumes_paused_writes(
             await gw.records.run(StrikeStore.record_failure, "devto", "HTTP 500", 3)
         csrf = await sign_in_as(s, tokens["alice"])
         assert "Resume devto" not in (await s.http.get("/usage")).text
-        tried = await s.http.post(
-            "/usage/resume", data={"platform": "devto", "csrf": csrf}, headers=ORIGIN
-        )
+        tried = await post(s, "/usage/resume", csrf, platform="devto")
         assert tried.status_code == 403 and await gw.records.run(StrikeStore.paused, "devto")
         csrf = await sign_in_as(s, tokens["carol"])  # the approver
-        done = await s.http.post(
-            "/usage/resume", data={"platform": "devto", "csrf": csrf}, headers=ORIGIN
-        )
+        done = await post(s, "/usage/resume", csrf, platform="devto")
         assert done.status_code == 303
         assert await gw.records.run(StrikeStore.paused, "devto") == ""
