@@ -37,6 +37,7 @@ from tests.gateway.record.test_journal import (
     strike_while_held,
     until_posted,
 )
+from tests.gateway.record.test_read_only_state import tmpfs
 from tests.gateway.strike.test_strike import history, strike
 from tests.mcp import call
 
@@ -47,20 +48,7 @@ NOT_WRITTEN = ("nothing was written", "nothing is written", "nothing was sent")
 
 @pytest.fixture
 def state(tmp_path: Path) -> Iterator[Path]:
-    where = tmp_path / "state"
-    where.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(where)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs to fill (needs root): {done.stderr.strip()}")
-    try:
-        yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=False)
+    yield from tmpfs(tmp_path, "4m", "cannot mount a small tmpfs to fill (needs root)")
 
 
 def fill(where: Path) -> Path:

@@ -30,18 +30,24 @@ def _mount(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["mount", *args], capture_output=True, text=True, check=False)
 
 
-@pytest.fixture
-def state(tmp_path: Path) -> Iterator[Path]:
-    """An empty writable tmpfs; `remount_ro(state)` makes it read-only."""
+def tmpfs(tmp_path: Path, size: str, why: str) -> Iterator[Path]:
+    """An empty writable tmpfs of ``size`` as the state_dir; a skip saying ``why`` where
+    mounting is not allowed."""
     where = tmp_path / "state"
     where.mkdir()
-    done = _mount("-t", "tmpfs", "-o", "size=16m", "tmpfs", str(where))
+    done = _mount("-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where))
     if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs for a read-only state_dir: {done.stderr.strip()}")
+        pytest.skip(f"{why}: {done.stderr.strip()}")
     try:
         yield where
     finally:
         subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+@pytest.fixture
+def state(tmp_path: Path) -> Iterator[Path]:
+    """`remount_ro(state)` makes it read-only."""
+    yield from tmpfs(tmp_path, "16m", "cannot mount a tmpfs for a read-only state_dir")
 
 
 def remount_ro(where: Path) -> None:

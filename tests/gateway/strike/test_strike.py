@@ -72,9 +72,7 @@ async def test_dry_run_writes_nothing_and_shows_exactly_what(
         assert would["platform"] == "devto" and would["tool"] == "write_post"
         assert would["arguments"]["title"] == "Cancellation-safe handlers"
         assert would["arguments"]["body"].startswith("Guards around every await.")
-        assert (
-            "Drafted with an AI assistant (fake forum)" in would["arguments"]["body"]
-        )  # its footer
+        assert "Drafted with an AI assistant (fake forum)" in would["arguments"]["body"]  # footer
         again = await strike(client, oid)
         assert again["status"] == "dry_run"  # a dry run is not an action
         assert again["record"] == result["record"]  # the same dry run: the same record
@@ -86,9 +84,8 @@ async def test_posted_then_duplicate(forum: FakePlatform, tmp_path: Path) -> Non
     async with Client(fake_gateway(tmp_path, forum)) as client:
         oid = await drafted(client)
         first = await strike(client, oid)
-        assert first["status"] == "posted" and first["url"].startswith(
-            "https://dev.to/gwanjong_bot/"
-        )
+        assert first["status"] == "posted"
+        assert first["url"].startswith("https://dev.to/gwanjong_bot/")
         second = await strike(client, oid)
         assert second["status"] == "duplicate" and second["earlier"]["url"] == first["url"]
     assert len(forum.writes) == 1
@@ -127,16 +124,11 @@ async def test_handoff_then_confirm(forum: FakePlatform, tmp_path: Path) -> None
         )
         confirmed = await strike(client, oid, action="confirm_handoff", content=url)
         assert confirmed["status"] == "posted" and confirmed["approver"] == "human"
+        upvote = await strike(client, oid, action="upvote", content="")  # a hand-off as well
+        assert upvote["status"] == "handoff" and FORUM.reason("upvote") in upvote["reason"]
     assert [w.action for w in forum.writes] == ["write_comment"]  # the person's, by hand
-    rows = history(tmp_path)
-    assert rows[0].status == "posted" and rows[0].approver == "human" and rows[0].result_url == url
-
-
-async def test_upvote_on_devto_is_a_handoff(forum: FakePlatform, tmp_path: Path) -> None:
-    async with Client(fake_gateway(tmp_path, forum)) as client:
-        oid = await drafted(client)
-        result = await strike(client, oid, action="upvote", content="")
-        assert result["status"] == "handoff" and FORUM.reason("upvote") in result["reason"]
+    [row] = [r for r in history(tmp_path) if r.action == "comment"]
+    assert row.status == "posted" and row.approver == "human" and row.result_url == url
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -215,11 +207,8 @@ async def test_title_length_at_max_and_max_plus_one(forum: FakePlatform, tmp_pat
     async with Client(fake_gateway(tmp_path, forum)) as client:
         oid = await drafted(client)
         over = await strike(client, oid, title="t" * 129)
-        assert (
-            over["status"] == "refused"
-            and "129 chars" in over["reason"]
-            and "128" in over["reason"]
-        )
+        assert over["status"] == "refused" and "129 chars" in over["reason"]
+        assert "128" in over["reason"]
         fits = await strike(client, oid, title="t" * 128)
         assert fits["status"] == "posted"
     assert len(forum.writes) == 1
@@ -231,9 +220,8 @@ async def test_daily_cap(forum: FakePlatform, tmp_path: Path) -> None:
         oid = await drafted(client)
         assert (await strike(client, oid, content="First."))["status"] == "posted"
         capped = await strike(client, oid, content="Second, different.", title="Another one")
-        assert (
-            capped["status"] == "refused" and "Daily cap reached: 1 of 1 posts" in capped["reason"]
-        )
+        assert capped["status"] == "refused"
+        assert "Daily cap reached: 1 of 1 posts" in capped["reason"]
     assert len(forum.writes) == 1
 
 
@@ -243,20 +231,15 @@ async def test_minimum_interval(forum: FakePlatform, tmp_path: Path) -> None:
         oid = await drafted(client)
         assert (await strike(client, oid, content="First."))["status"] == "posted"
         early = await strike(client, oid, content="Second.", title="Another one")
-        assert (
-            early["status"] == "refused"
-            and "Too soon" in early["reason"]
-            and 590 <= early["retry_after"] <= 600
-        )
+        assert early["status"] == "refused" and "Too soon" in early["reason"]
+        assert 590 <= early["retry_after"] <= 600
 
 
 async def test_opt_out_author_is_never_targeted(forum: FakePlatform, tmp_path: Path) -> None:
     gateway = fake_gateway(tmp_path, forum, tables={"safety": {"opt_out": ["devto:ferris_fan"]}})
     async with Client(gateway) as client:
         scouted = await call(client, "scout", topic="rust async cancellation", limit=10)
-        assert all(
-            "Rust async" not in o["title"] for o in scouted["opportunities"]
-        )  # scout drops them
+        assert all("Rust async" not in o["title"] for o in scouted["opportunities"])  # dropped
 
 
 async def test_three_failures_pause_writes_until_check(forum: FakePlatform, tmp_path: Path) -> None:
@@ -269,18 +252,14 @@ async def test_three_failures_pause_writes_until_check(forum: FakePlatform, tmp_
         ]
         assert all(f["error"].startswith("auth: ") for f in failures), failures
         assert "paused" not in failures[1]["error"] and "paused" in failures[2]["error"]
-        status = (await client.call_tool("status", {})).structured_content
-        assert (
-            status is not None
-            and "3 write failures" in status["platforms"]["devto"]["writes_paused"]
-        )
+        status = await call(client, "status")
+        assert "3 write failures" in status["platforms"]["devto"]["writes_paused"]
         paused = await strike(client, oid, content="Attempt 4.", title="Attempt 4")
         assert paused["status"] == "refused" and "paused" in paused["reason"]
         checked = await call(client, "setup", action="check", platform="devto")
         assert checked["check"]["devto"]["writes_resumed"] is True
-        assert (await strike(client, oid, content="Attempt 5.", title="Attempt 5"))[
-            "status"
-        ] == "posted"
+        resumed = await strike(client, oid, content="Attempt 5.", title="Attempt 5")
+        assert resumed["status"] == "posted"
     assert len(forum.writes) == 1
 
 
@@ -309,9 +288,8 @@ async def test_the_audit_record_keeps_context_and_decisions(
     row = history(tmp_path)[0]
     assert row.context["opportunity_id"] == row.opportunity != oid  # the stable id
     assert "<untrusted-" in row.context["post"] and oid not in json.dumps(row.context)
-    assert row.policy[0] == "mode=live" and any(
-        p.startswith("validate: allowed=auto") for p in row.policy
-    )
+    assert row.policy[0] == "mode=live"
+    assert any(p.startswith("validate: allowed=auto") for p in row.policy)
     assert row.approver == "auto" and row.result_url and row.created_at <= row.updated_at
 
 
@@ -319,17 +297,11 @@ def test_history_cli_filters(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     from gwanjong_gateway.cli.history import print_history
 
     store = StrikeStore(tmp_path / "gwanjong.db")
-    for i, (platform, status) in enumerate(
-        [("devto", "posted"), ("reddit", "refused"), ("devto", "handoff")]
-    ):
+    rows = [("devto", "posted"), ("reddit", "refused"), ("devto", "handoff")]
+    for i, (platform, status) in enumerate(rows):
+        key, target, reason = f"k{i}", f"t{i}", f"r{i}"
         strike_row(
-            store,
-            intent_key=f"k{i}",
-            platform=platform,
-            target=f"t{i}",
-            content="text",
-            status=status,
-            reason=f"r{i}",
+            store, intent_key=key, platform=platform, target=target, status=status, reason=reason
         )
     store.close()
     config = parse(config_text(tmp_path, []))
