@@ -88,10 +88,8 @@ def test_each_server_gets_only_its_own_secrets() -> None:
     bluesky = platform_env("bluesky", config.platforms["bluesky"], saved, environ)
     assert devto["DEVTO_API_KEY"] == "d-key" and devto["DEVTO_BASE_URL"] == "http://forem.local"
     assert not any(k.startswith(("BLUESKY_", "REDDIT_", "AWS_")) for k in devto)
-    assert (
-        bluesky["BLUESKY_APP_PASSWORD"] == "b-pass"
-        and bluesky["BLUESKY_HANDLE"] == "me.bsky.social"
-    )
+    assert bluesky["BLUESKY_APP_PASSWORD"] == "b-pass"
+    assert bluesky["BLUESKY_HANDLE"] == "me.bsky.social"
     assert "DEVTO_API_KEY" not in bluesky and "REDDIT_PASSWORD" not in bluesky
 
 

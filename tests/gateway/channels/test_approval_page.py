@@ -112,10 +112,8 @@ async def test_url_only_client_approves_on_the_page(
         assert page.status_code == 200
         for name, value in HEADERS.items():  # the one strict CSP, no-store, no Referer
             assert page.headers[name] == value, name
-        assert (
-            HEADERS["cache-control"] == "no-store"
-            and "script-src 'self'" in HEADERS["content-security-policy"]
-        )
+        assert HEADERS["cache-control"] == "no-store"
+        assert "script-src 'self'" in HEADERS["content-security-policy"]
         assert TEXT in page.text and "a reply to" in page.text and "reddit" in page.text
         assert f"{len(TEXT + FOOTER)} characters" in page.text
         assert 'rel="noopener noreferrer"' in page.text and "<script" not in page.text

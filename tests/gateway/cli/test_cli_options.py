@@ -16,7 +16,7 @@ from gwanjong_gateway.cli.main import parser
 from tests.gateway.cli.test_cli import exit_code
 from tests.gateway.helpers import config_text
 
-ONE_WORD = "serve demo sandbox setup history usage init".split()
+ONE_WORD = ["serve", "demo", "sandbox", "setup", "history", "usage", "init"]
 SUBCOMMANDS = [c.split() for c in [*ONE_WORD, "token list", "token add ann", "token revoke ann"]]
 
 

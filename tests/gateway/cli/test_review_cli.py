@@ -76,9 +76,8 @@ async def test_four_pending_approved_one_by_one_from_the_terminal(bench: Bench) 
         ids = await pending_comments(client, 4)
         status = (await client.call_tool("status", {})).structured_content
     assert len(set(ids)) == 4 and bench.links.writes == []
-    assert (
-        status is not None and [a["id"] for a in status["approvals"]] == ids
-    )  # the model sees them
+    assert status is not None
+    assert [a["id"] for a in status["approvals"]] == ids  # the model sees them
     assert {a["platform"] for a in status["approvals"]} == {"reddit"} and status["decisions"] == []
     listed = await bench.review("list", "--json")
     assert listed.code == 0, listed
@@ -403,9 +402,8 @@ async def test_a_new_post_is_shown_with_its_title_and_sent_with_it(bench: Bench)
     assert "a new post on reddit" in shown and "  | Title: Guards for cancellation" in shown
     assert "Drafted from this post" in shown
     waiting = bench.approval(approval_id).write
-    assert (
-        waiting.title == "Guards for cancellation" and waiting.text == f"What we learned.{FOOTER}"
-    )
+    assert waiting.title == "Guards for cancellation"
+    assert waiting.text == f"What we learned.{FOOTER}"
     assert waiting.digest() in shown and "  | Tags: (none)" in shown
     ran = await bench.review("approve", str(approval_id), typed="approve\n")
     assert ran.code == 0, ran

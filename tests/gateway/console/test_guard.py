@@ -199,9 +199,8 @@ async def test_a_url_only_client_is_sent_to_the_approvals_console_page(
         [url] = urls
         assert url.startswith(f"{BASE}/signin/")  # the model never sees it: the client does
         landed = await http.get(url.removeprefix(BASE))
-        assert (
-            landed.status_code == 303 and landed.headers["location"] == f"/approvals/{approval_id}"
-        )
+        assert landed.status_code == 303
+        assert landed.headers["location"] == f"/approvals/{approval_id}"
         page = await http.get(f"/approvals/{approval_id}")
         assert "Guards around every await." in page.text
         form = {"csrf": csrf_of(page.text), "decision": "approve"}

@@ -137,9 +137,8 @@ async def test_absence_counts_only_after_the_settle_window(
         oid = await drafted(client)
         forum.fail("write_post", ErrorKind.UNAVAILABLE)
         first = await strike(client, oid)
-        assert (
-            first["error"].startswith("unavailable") and "may already be written" in first["error"]
-        )
+        assert first["error"].startswith("unavailable")
+        assert "may already be written" in first["error"]
         held = await strike(client, oid)
         assert held["status"] == "duplicate" and "may already be written" in held["reason"], held
         assert held["earlier"]["status"] == "unknown"
@@ -211,9 +210,8 @@ async def test_a_person_resolves_what_cannot_be_read_back(tmp_path: Path) -> Non
     )
     assert again.returncode == 2 and "not unknown or pending" in again.stderr
     [after] = history(tmp_path)
-    assert (
-        after.status == StrikeStatus.FAILED and "resolved by a person as failed" in after.policy[-1]
-    )
+    assert after.status == StrikeStatus.FAILED
+    assert "resolved by a person as failed" in after.policy[-1]
 
 
 async def test_a_write_that_shows_late_settles_as_posted(

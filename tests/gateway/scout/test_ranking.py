@@ -86,11 +86,9 @@ def test_dedupe_by_normalized_url() -> None:
 
 def test_opportunity_ids_are_short_and_stable() -> None:
     p = post("at://did:plc:abc/app.bsky.feed.post/3k", "t", platform="bluesky")
-    assert (
-        opportunity_id(p) == opportunity_id(p)
-        and opportunity_id(p).startswith("bluesky-")
-        and len(opportunity_id(p)) == 14
-    )
+    assert opportunity_id(p) == opportunity_id(p)
+    assert opportunity_id(p).startswith("bluesky-")
+    assert len(opportunity_id(p)) == 14
 
 
 def test_dedupe_keeps_significant_query_parameters() -> None:

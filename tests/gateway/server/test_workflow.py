@@ -49,9 +49,8 @@ async def test_out_of_order_calls_are_guided(
 ) -> None:
     async with Client(fake_gateway(tmp_path, forum), mode=mode) as client:
         draft_first = await text_of(client, "draft", {"opportunity_id": "devto-000000"})
-        assert (
-            draft_first.startswith("needs_previous_step: ") and "Call `scout` first" in draft_first
-        )
+        assert draft_first.startswith("needs_previous_step: ")
+        assert "Call `scout` first" in draft_first
         strike_first = await text_of(
             client, "strike", {"opportunity_id": "x", "action": "comment", "content": "hi"}
         )
@@ -72,10 +71,8 @@ async def test_scout_draft_strike_in_three_calls(
         assert "Rust async" in top["title"] and "cancellation" in top["reason"]
         drafted = await call(client, "draft", opportunity_id=top["id"])
         assert "<untrusted-" in drafted["post"] and "select!" in drafted["post"]
-        assert (
-            all("<untrusted-" in c["text"] for c in drafted["top_comments"])
-            and len(drafted["top_comments"]) <= 5
-        )
+        assert all("<untrusted-" in c["text"] for c in drafted["top_comments"])
+        assert len(drafted["top_comments"]) <= 5
         assert drafted["mood"]["label"] in {"positive", "negative", "mixed", "neutral"}
         assert drafted["limits"]["title"] == {"max": 128, "unit": "chars"}
         assert drafted["strike"]["actions"]["comment"]["allowed"] == "human"
@@ -91,11 +88,9 @@ async def test_scout_draft_strike_in_three_calls(
                 },
             )
         ).structured_content
-        assert (
-            struck is not None
-            and struck["status"] == "posted"
-            and struck["url"].startswith("https://dev.to/")
-        )
+        assert struck is not None
+        assert struck["status"] == "posted"
+        assert struck["url"].startswith("https://dev.to/")
     assert [w.action for w in forum.writes] == ["write_post"]
 
 
@@ -122,9 +117,8 @@ async def test_platform_errors_stay_in_errors(forum: FakePlatform, tmp_path: Pat
     forum.fail(kind=ErrorKind.UNAVAILABLE, count=50)
     async with Client(fake_gateway(tmp_path, forum)) as client:
         scouted = await call(client, "scout", topic="rust")
-        assert (
-            scouted["opportunities"] == [] and scouted["errors"]["devto"].count("unavailable") == 2
-        )
+        assert scouted["opportunities"] == []
+        assert scouted["errors"]["devto"].count("unavailable") == 2
         assert "hint" in scouted
 
 
@@ -174,10 +168,8 @@ async def test_setup_check_and_guide(forum: FakePlatform, tmp_path: Path) -> Non
     links = FakePlatform(LINKS)
     async with Client(fake_gateway(tmp_path, forum, links)) as client:
         checked = await call(client, "setup", action="check")
-        assert (
-            checked["check"]["devto"]["ok"] is True
-            and checked["check"]["devto"]["account"] == "gwanjong_bot"
-        )
+        assert checked["check"]["devto"]["ok"] is True
+        assert checked["check"]["devto"]["account"] == "gwanjong_bot"
         guide = (
             await client.call_tool("setup", {"action": "guide", "platform": "reddit"})
         ).structured_content

@@ -24,9 +24,8 @@ async def test_refused_credentials_fail_the_check_and_status_agrees(
         checked = (await call(client, "setup", action="check", platform="devto"))["check"]
         devto = checked["devto"]
         assert devto["ok"] is False and devto["credentials"] == "refused", devto
-        assert (
-            "refused the credentials" in devto["next"] and "gwanjong setup devto" in devto["next"]
-        )
+        assert "refused the credentials" in devto["next"]
+        assert "gwanjong setup devto" in devto["next"]
         assert devto["actions"]  # the rules still answer
         platform = (await call(client, "status"))["platforms"]["devto"]["platform"]
         assert platform["state"] == "auth failed", platform

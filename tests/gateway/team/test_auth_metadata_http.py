@@ -78,9 +78,8 @@ async def test_jwt_mode_serves_protected_resource_metadata(
         wrong = await post_init(url, "not.a.jwt")
         assert wrong.status_code == 401
         challenge = wrong.headers["www-authenticate"]
-        assert (
-            'error="invalid_token"' in challenge and f'resource_metadata="{METADATA}"' in challenge
-        )
+        assert 'error="invalid_token"' in challenge
+        assert f'resource_metadata="{METADATA}"' in challenge
         # a signed-in client still works
         async with client(url, idp.token("alice")) as c:
             assert "platforms" in await call(c, "status")
@@ -91,9 +90,8 @@ async def test_jwt_scopes_are_advertised_and_asked_for(forum: FakePlatform, tmp_
         doc = (await get(url.removesuffix("/mcp") + WELL_KNOWN + "/mcp")).json()
         assert doc["scopes_supported"] == ["gwanjong:use"]
         challenge = (await post_init(url, None)).headers["www-authenticate"]
-        assert (
-            'scope="gwanjong:use"' in challenge and f'resource_metadata="{METADATA}"' in challenge
-        )
+        assert 'scope="gwanjong:use"' in challenge
+        assert f'resource_metadata="{METADATA}"' in challenge
 
 
 async def test_jwt_audience_that_is_no_url_serves_no_metadata(
