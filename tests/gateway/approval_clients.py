@@ -18,8 +18,7 @@ from mcp.types import ClientCapabilities, ElicitationCapability, UrlElicitationC
 
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import Approval
-from tests.gateway.helpers import opportunity_for
-from tests.mcp import call
+from tests.gateway import helpers
 
 LINK = re.compile(r"^(http://127\.0\.0\.1:\d+)/approval/(\d+)/([A-Za-z0-9_-]{32,86})$")
 CSRF = re.compile(r'name="csrf" value="([0-9a-f]{64})"')
@@ -83,10 +82,7 @@ def approval_row(state_dir: Path, approval_id: int) -> Approval:
 
 
 async def drafted(client: Client[Any], platform: str, title: str, topic: str) -> str:
-    scouted = await call(client, "scout", topic=topic, limit=5)
-    oid = opportunity_for(scouted, platform, title)
-    await client.call_tool("draft", {"opportunity_id": oid})
-    return oid
+    return await helpers.drafted(client, topic, title, platform)
 
 
 async def comment(client: Client[Any], oid: str, content: str) -> Any:

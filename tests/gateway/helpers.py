@@ -6,12 +6,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from fastmcp import FastMCP
+from fastmcp import Client, FastMCP
 
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.config_file import render
 from gwanjong_gateway.server import build_gateway
 from gwanjong_sandbox.control import SandboxControl
+from tests.mcp import call
 from tests.platforms import SPECS
 
 
@@ -68,6 +69,22 @@ def in_memory_gateway(
     config = parse(config_text(state_dir, platforms, writes, settings, tables, platform))
     transports = {name: SPECS[name].build(sandbox.url) for name in platforms}
     return build_gateway(config, environ={}, transports=transports)
+
+
+async def drafted(
+    client: Client[Any],
+    topic: str = "rust async cancellation",
+    title: str = "Rust async",
+    platform: str = "devto",
+    **scout: Any,
+) -> str:
+    """Scout ``topic``, then draft the ``platform`` opportunity with ``title`` in its title:
+    its id."""
+    oid = opportunity_for(
+        await call(client, "scout", topic=topic, **{"limit": 5, **scout}), platform, title
+    )
+    await call(client, "draft", opportunity_id=oid)
+    return oid
 
 
 def opportunity_for(scouted: dict[str, Any], platform: str, title_part: str) -> str:

@@ -21,7 +21,8 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import Approval
 from gwanjong_gateway.server import build_gateway
 from tests.fakes.platform import FakePlatform
-from tests.gateway.helpers import config_text, opportunity_for
+from tests.gateway.helpers import config_text, drafted
+from tests.mcp import call
 
 PORT = 8123
 BASE = f"http://127.0.0.1:{PORT}"
@@ -69,16 +70,9 @@ def csrf_of(html: str) -> str:
 async def strike(
     client: Client[Any], platform: str, title_part: str, action: str, content: str, topic: str
 ) -> dict[str, Any]:
-    scouted = (await client.call_tool("scout", {"topic": topic, "limit": 8})).structured_content
-    assert scouted is not None
-    oid = opportunity_for(scouted, platform, title_part)
-    await client.call_tool("draft", {"opportunity_id": oid})
-    result = await client.call_tool(
-        "strike",
-        {"opportunity_id": oid, "action": action, "content": content, "title": "A title"},
-    )
-    assert result.structured_content is not None
-    return result.structured_content
+    oid = await drafted(client, topic, title_part, platform, limit=8)
+    args = {"action": action, "content": content, "title": "A title"}
+    return await call(client, "strike", opportunity_id=oid, **args)
 
 
 async def approval(gw: Gateway, approval_id: int) -> Approval:

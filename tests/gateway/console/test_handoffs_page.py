@@ -19,7 +19,8 @@ from gwanjong_gateway.server import build_gateway
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.gateway.console.helpers import ORIGIN, Served, post, serving, sign_in
-from tests.gateway.helpers import config_text, opportunity_for
+from tests.gateway.helpers import config_text, drafted
+from tests.mcp import call
 
 pytestmark = pytest.mark.anyio
 TEXT = "Structured concurrency would help here."
@@ -39,15 +40,10 @@ def gateway(forum: FakePlatform, tmp_path: Path, clock: FakeClock) -> tuple[Gate
 
 async def handed(s: Served) -> tuple[str, int]:
     """A comment hand-off on the fake forum: (the model's opportunity id, its record)."""
-    scouted = await s.client.call_tool("scout", {"topic": "rust async cancellation", "limit": 8})
-    assert scouted.structured_content is not None
-    oid = opportunity_for(scouted.structured_content, "devto", "Rust async")
-    await s.client.call_tool("draft", {"opportunity_id": oid})
-    got = await s.client.call_tool(
-        "strike", {"opportunity_id": oid, "action": "comment", "content": TEXT}
-    )
-    assert got.structured_content is not None and got.structured_content["status"] == "handoff"
-    return oid, int(got.structured_content["record"])
+    oid = await drafted(s.client, limit=8)
+    got = await call(s.client, "strike", opportunity_id=oid, action="comment", content=TEXT)
+    assert got["status"] == "handoff", got
+    return oid, int(got["record"])
 
 
 async def test_dismiss_a_handoff_from_the_console(forum: FakePlatform, tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM
-from tests.gateway.helpers import config_text, opportunity_for
+from tests.gateway.helpers import config_text, drafted
 
 pytestmark = pytest.mark.anyio
 
@@ -48,12 +48,7 @@ async def test_the_settle_span_links_to_the_strike_that_sent_the_write(tmp_path:
     observed = attach(mcp, gw, config, None, "http", exporter=exporter)
     assert observed.provider is not None
     async with Client(mcp) as client:
-        scouted = (
-            await client.call_tool("scout", {"topic": "rust async cancellation", "limit": 5})
-        ).structured_content
-        assert scouted is not None
-        oid = opportunity_for(scouted, "devto", "Rust async")
-        await client.call_tool("draft", {"opportunity_id": oid})
+        oid = await drafted(client)
         fake.lag = True  # the post lands but does not show in reads yet...
         fake.land("write_post", ErrorKind.TIMEOUT)  # ...and the platform's answer is lost
         token = otel_context.attach(

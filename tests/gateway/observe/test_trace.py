@@ -32,7 +32,7 @@ from gwanjong_sandbox.devto import API_KEY
 from gwanjong_sandbox.state import SandboxState
 from gwanjong_shared.kit.hosted import settings_from_env
 from gwanjong_shared.kit.server import build_platform_server
-from tests.gateway.helpers import config_text, opportunity_for
+from tests.gateway.helpers import config_text, drafted
 from tests.gateway.observe.otel import orphans, spans_of
 
 pytestmark = pytest.mark.anyio
@@ -104,12 +104,7 @@ async def test_one_strike_is_one_trace_from_the_client_to_the_platform_http(
     assert isinstance(otel_trace.get_tracer_provider(), TracerProvider)
     assert observed.provider is not None
     async with Client(mcp) as client:
-        scouted = (
-            await client.call_tool("scout", {"topic": "rust async cancellation", "limit": 5})
-        ).structured_content
-        assert scouted is not None
-        oid = opportunity_for(scouted, "devto", "Rust async")
-        await client.call_tool("draft", {"opportunity_id": oid})
+        oid = await drafted(client)
         observed.provider.force_flush()
         exporter.clear()
         # The client's own trace: its call continues the traceparent it was handed.

@@ -17,7 +17,7 @@ from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.observe.attach import attach
 from gwanjong_gateway.server import build_gateway
 from gwanjong_sandbox.control import SandboxControl
-from tests.gateway.helpers import config_text, opportunity_for
+from tests.gateway.helpers import config_text, drafted
 from tests.gateway.observe.collector import Collected, collector
 from tests.mcp import call, until_up
 from tests.platforms import SPECS
@@ -53,9 +53,7 @@ async def test_a_spawned_platform_server_continues_the_trace(
         observed = attach(mcp, gw, config, None, "stdio")
         async with observed.running(), Client(mcp, timeout=90) as client:
             await until_up(client, ["devto"])  # a cold start may outlast one call's time
-            scouted = await call(client, "scout", topic="rust async cancellation", limit=5)
-            oid = opportunity_for(scouted, "devto", "Rust async")
-            await call(client, "draft", opportunity_id=oid)
+            oid = await drafted(client)
             token = otel_context.attach(propagate.extract({"traceparent": TRACEPARENT}))
             try:
                 struck = await call(

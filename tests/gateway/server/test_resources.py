@@ -14,7 +14,7 @@ from mcp.shared.exceptions import MCPError
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
-from tests.gateway.helpers import opportunity_for
+from tests.gateway.helpers import drafted
 from tests.mcp import call
 
 pytestmark = pytest.mark.anyio
@@ -57,9 +57,7 @@ async def test_policy_is_the_live_capabilities_table(forum: FakePlatform, tmp_pa
 async def test_history_and_one_strike_record(forum: FakePlatform, tmp_path: Path) -> None:
     async with Client(fake_gateway(tmp_path, forum)) as client:
         assert json.loads(await read(client, "gwanjong://history")) == []
-        scouted = await call(client, "scout", topic="rust async cancellation")
-        oid = opportunity_for(scouted, "devto", "Rust async")
-        await call(client, "draft", opportunity_id=oid)
+        oid = await drafted(client)
         handed = await call(
             client, "strike", opportunity_id=oid, action="comment", content="Guard every await."
         )

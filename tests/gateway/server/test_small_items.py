@@ -26,7 +26,7 @@ from gwanjong_twitter.profile import PROFILE as TWITTER
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
-from tests.gateway.helpers import in_memory_gateway, opportunity_for
+from tests.gateway.helpers import drafted, in_memory_gateway, opportunity_for
 from tests.mcp import call
 from tests.platforms import SPECS
 
@@ -154,9 +154,7 @@ async def test_a_url_only_client_never_gets_a_form(
     client = Client(gateway, mode=mode, elicitation_handler=handler)
     client._transport_options = TransportOptions(session_class=UrlOnlySession)
     async with client:
-        scouted = await call(client, "scout", topic="rust async cancellation", limit=5)
-        oid = opportunity_for(scouted, "devto", "Rust async")
-        await call(client, "draft", opportunity_id=oid)
+        oid = await drafted(client)
         result = await call(
             client, "strike", opportunity_id=oid, action="post", content="Hi.", title="Hello"
         )

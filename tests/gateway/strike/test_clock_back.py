@@ -20,8 +20,8 @@ from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
-from tests.gateway.helpers import config_text, opportunity_for
-from tests.gateway.record.test_journal import TITLE, scout
+from tests.gateway.helpers import config_text, drafted
+from tests.gateway.record.test_journal import TITLE, TOPIC
 from tests.gateway.strike.test_strike import history, strike
 
 pytestmark = pytest.mark.anyio
@@ -51,9 +51,7 @@ async def test_a_clock_stepped_back_during_an_unsure_write_sends_it_once(
     links.land("write_post", ErrorKind.TIMEOUT)  # ...and the platform's answer is lost
     content, title = "Cancel scopes around every await.", "Cancel scopes"
     async with Client(stepped_gateway(links, tmp_path, clock)) as client:
-        scouted = await scout(client)
-        oid = opportunity_for(scouted, "reddit", TITLE)
-        await client.call_tool("draft", {"opportunity_id": oid})
+        oid = await drafted(client, TOPIC, TITLE, "reddit", limit=10)
         first = await strike(client, oid, "post", content, title)
         assert first["error"].startswith("timeout"), first
         assert "may already be written" in first["error"], first

@@ -28,21 +28,12 @@ from tests.fakes.clock import FakeClock
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM
-from tests.gateway.helpers import config_text, opportunity_for
+from tests.gateway.helpers import config_text, drafted
 from tests.gateway.rows import strike_row
 from tests.mcp import call, outcome
 
 pytestmark = pytest.mark.anyio
 MODES = ["legacy", "auto"]
-
-
-async def drafted(
-    client: Client[Any], topic: str = "rust async cancellation", title: str = "Rust async"
-) -> str:
-    scouted = await call(client, "scout", topic=topic, limit=5)
-    oid = opportunity_for(scouted, "devto", title)
-    await client.call_tool("draft", {"opportunity_id": oid})
-    return oid
 
 
 async def strike(
