@@ -55,14 +55,7 @@ async def test_a_locked_record_answers_busy_and_writes_nothing(
             holder.execute("BEGIN IMMEDIATE")  # what another gwanjong process's claim holds
             status = await call(client, "status")
             assert "strike_record" not in status and status["unsettled_writes"] == 0
-            busy = await error_of(
-                client,
-                "strike",
-                opportunity_id=oid,
-                action="post",
-                content="Guards around every await.",
-                title="Cancellation-safe handlers",
-            )
+            busy = (await strike(client, oid))["error"]
             assert busy == (
                 "unavailable: the strike record is busy (locked by another gwanjong process); "
                 "try again in 2 s."

@@ -12,8 +12,6 @@ from typing import Any
 import pytest
 from fastmcp import Client
 from fastmcp.client.elicitation import ElicitResult
-from fastmcp.client.transports.base import TransportOptions, VersionAwareClientSession
-from mcp.types import ClientCapabilities, ElicitationCapability, UrlElicitationCapability
 
 from gwanjong_bluesky.profile import PROFILE as BLUESKY
 from gwanjong_devto.profile import PROFILE as DEVTO
@@ -26,6 +24,7 @@ from gwanjong_twitter.profile import PROFILE as TWITTER
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
+from tests.gateway.approval_clients import url_only
 from tests.gateway.helpers import drafted, in_memory_gateway, opportunity_for
 from tests.mcp import call
 from tests.platforms import SPECS
@@ -66,12 +65,8 @@ def needs(*platforms: str) -> None:
 def test_opt_out_forms(entry: str, platform: str, author: str, expected: bool) -> None:
     # The spellings are each platform's own, from the profile its server declares.
     profiles = Profiles()
-    for name, profile in (
-        ("devto", DEVTO),
-        ("bluesky", BLUESKY),
-        ("twitter", TWITTER),
-        ("reddit", REDDIT),
-    ):
+    declared = {"devto": DEVTO, "bluesky": BLUESKY, "twitter": TWITTER, "reddit": REDDIT}
+    for name, profile in declared.items():
         caps = Capabilities(platform=name, configured=True, actions={}, limits={}, profile=profile)
         profiles.remember(name, caps)
     assert is_opted_out([entry], platform, author, profiles) is expected
@@ -99,12 +94,8 @@ async def test_one_opt_out_entry_covers_the_person_on_every_platform(
     async with Client(gateway) as client:
         scouted = await call(client, "scout", **topic)
         assert not rust(scouted, "devto") and not rust(scouted, "bluesky")
-    gateway = in_memory_gateway(
-        sandbox,
-        tmp_path / "c",
-        both,
-        tables={"safety": {"opt_out": ["bluesky:ferris-fan.bsky.social"]}},
-    )
+    only_bluesky = {"safety": {"opt_out": ["bluesky:ferris-fan.bsky.social"]}}
+    gateway = in_memory_gateway(sandbox, tmp_path / "c", both, tables=only_bluesky)
     async with Client(gateway) as client:
         scouted = await call(client, "scout", **topic)
         assert rust(scouted, "devto") and not rust(scouted, "bluesky")
@@ -130,16 +121,6 @@ async def test_draft_limits_are_net_of_the_disclosure_footer(tmp_path: Path) -> 
         assert over["status"] == "refused" and "disclosure" in over["reason"], over
 
 
-class UrlOnlySession(VersionAwareClientSession):
-    """A real client session that declares only URL-mode elicitation."""
-
-    def _build_capabilities(self, version: str) -> ClientCapabilities:
-        caps = super()._build_capabilities(version)
-        return caps.model_copy(
-            update={"elicitation": ElicitationCapability(url=UrlElicitationCapability())}
-        )
-
-
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_a_url_only_client_never_gets_a_form(
     forum: FakePlatform, tmp_path: Path, mode: str
@@ -151,13 +132,10 @@ async def test_a_url_only_client_never_gets_a_form(
         return ElicitResult(action="accept")
 
     gateway = fake_gateway(tmp_path, forum, writes="confirm")
-    client = Client(gateway, mode=mode, elicitation_handler=handler)
-    client._transport_options = TransportOptions(session_class=UrlOnlySession)
-    async with client:
+    async with url_only(Client(gateway, mode=mode, elicitation_handler=handler)) as client:
         oid = await drafted(client)
-        result = await call(
-            client, "strike", opportunity_id=oid, action="post", content="Hi.", title="Hello"
-        )
+        post = {"action": "post", "content": "Hi.", "title": "Hello"}
+        result = await call(client, "strike", opportunity_id=oid, **post)
     # a link to the approval's page, never a form; the write waits for the person there
     assert result["status"] == "pending_approval" and "page" in result["reason"], result
     assert len(asked) == 1 and asked[0].mode == "url" and "/approval/" in asked[0].url
@@ -170,11 +148,6 @@ async def test_server_version_is_gwanjongs(forum: FakePlatform, tmp_path: Path, 
     async with Client(fake_gateway(tmp_path, forum), mode=mode) as client:
         info = client.server_info  # either era
         assert info is not None and info.version == version("gwanjong")
-    out = subprocess.run(
-        [sys.executable, "-m", "gwanjong_gateway", "--version"],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
+    argv = [sys.executable, "-m", "gwanjong_gateway", "--version"]
+    out = subprocess.run(argv, capture_output=True, text=True, check=True, timeout=60)
     assert out.stdout.strip() == f"gwanjong {version('gwanjong')}"

@@ -14,7 +14,7 @@ from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
-from tests.mcp import call
+from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio
 MODES = ["legacy", "auto"]
@@ -23,12 +23,6 @@ MODES = ["legacy", "auto"]
 @pytest.fixture(params=MODES)
 def mode(request: pytest.FixtureRequest) -> str:
     return str(request.param)
-
-
-async def text_of(client: Client[Any], tool: str, args: dict[str, Any]) -> str:
-    result = await client.call_tool(tool, args, raise_on_error=False)
-    assert result.is_error, result.structured_content
-    return result.content[0].text  # type: ignore[union-attr]
 
 
 async def test_exactly_five_tools(forum: FakePlatform, tmp_path: Path, mode: str) -> None:
@@ -48,11 +42,11 @@ async def test_out_of_order_calls_are_guided(
     forum: FakePlatform, tmp_path: Path, mode: str
 ) -> None:
     async with Client(fake_gateway(tmp_path, forum), mode=mode) as client:
-        draft_first = await text_of(client, "draft", {"opportunity_id": "devto-000000"})
+        draft_first = await error_of(client, "draft", opportunity_id="devto-000000")
         assert draft_first.startswith("needs_previous_step: ")
         assert "Call `scout` first" in draft_first
-        strike_first = await text_of(
-            client, "strike", {"opportunity_id": "x", "action": "comment", "content": "hi"}
+        strike_first = await error_of(
+            client, "strike", opportunity_id="x", action="comment", content="hi"
         )
         assert "Call `scout` first" in strike_first and "then `draft` it" in strike_first
         status = await call(client, "status")
@@ -77,18 +71,8 @@ async def test_scout_draft_strike_in_three_calls(
         assert drafted["limits"]["title"] == {"max": 128, "unit": "chars"}
         assert drafted["strike"]["actions"]["comment"]["allowed"] == "human"
         assert drafted["strike"]["actions"]["post"]["allowed"] == "auto"
-        struck = (
-            await client.call_tool(
-                "strike",
-                {
-                    "opportunity_id": top["id"],
-                    "action": "post",
-                    "title": "Cancellation-safe handlers",
-                    "content": "Guards around every await.",
-                },
-            )
-        ).structured_content
-        assert struck is not None
+        post = {"title": "Cancellation-safe handlers", "content": "Guards around every await."}
+        struck = await call(client, "strike", opportunity_id=top["id"], action="post", **post)
         assert struck["status"] == "posted"
         assert struck["url"].startswith("https://dev.to/")
     assert [w.action for w in forum.writes] == ["write_post"]
@@ -140,7 +124,7 @@ async def test_bad_arguments_on_every_tool(
     forum: FakePlatform, tmp_path: Path, tool: str, args: dict[str, Any], expect: str
 ) -> None:
     async with Client(fake_gateway(tmp_path, forum)) as client:
-        text = await text_of(client, tool, args)
+        text = await error_of(client, tool, **args)
         assert expect in text and "Traceback" not in text
 
 
@@ -149,18 +133,10 @@ async def test_an_unknown_handle_is_sent_back_to_scout(forum: FakePlatform, tmp_
         scouted = await call(client, "scout", topic="rust", limit=2)
         real = scouted["opportunities"][0]["id"]
         near = real[:-1] + ("A" if real[-1] != "A" else "B")  # one character off
-        text = await text_of(client, "draft", {"opportunity_id": near})
+        text = await error_of(client, "draft", opportunity_id=near)
         assert text.startswith("needs_previous_step: ") and "Call `scout` first" in text
         assert real not in text  # the error never lists another handle
-        text = await text_of(
-            client,
-            "strike",
-            {
-                "opportunity_id": scouted["opportunities"][0]["id"],
-                "action": "comment",
-                "content": "x",
-            },
-        )
+        text = await error_of(client, "strike", opportunity_id=real, action="comment", content="x")
         assert "draft" in text and "first" in text
 
 
@@ -170,11 +146,9 @@ async def test_setup_check_and_guide(forum: FakePlatform, tmp_path: Path) -> Non
         checked = await call(client, "setup", action="check")
         assert checked["check"]["devto"]["ok"] is True
         assert checked["check"]["devto"]["account"] == "gwanjong_bot"
-        guide = (
-            await client.call_tool("setup", {"action": "guide", "platform": "reddit"})
-        ).structured_content
+        guide = await call(client, "setup", action="guide", platform="reddit")
         # The guide is the platform server's own (the fake's), not gateway text.
-        assert guide is not None and LINKS.about is not None
+        assert LINKS.about is not None
         assert guide["guides"]["reddit"]["where"] == LINKS.about.setup.where
         assert guide["guides"]["reddit"]["steps"] == LINKS.about.setup.steps
         # A platform not enabled here has no server to ask: it is only named.
@@ -187,27 +161,23 @@ async def test_setup_save_writes_a_private_env_file_and_never_echoes(
 ) -> None:
     gateway = fake_gateway(tmp_path, forum, settings={"model_may_save_credentials": True})
     async with Client(gateway) as client:
+        key = {"DEVTO_API_KEY": "sk-very-secret-123"}
         result = await client.call_tool(
-            "setup",
-            {
-                "action": "save",
-                "platform": "devto",
-                "credentials": {"DEVTO_API_KEY": "sk-very-secret-123"},
-            },
+            "setup", {"action": "save", "platform": "devto", "credentials": key}
         )
-        assert "sk-very-secret-123" not in str(result.content) and "sk-very-secret-123" not in str(
-            result.structured_content
-        )
-        assert result.structured_content is not None and result.structured_content["saved"] == [
-            "DEVTO_API_KEY"
-        ]
+        assert "sk-very-secret-123" not in str(result.content)
+        assert "sk-very-secret-123" not in str(result.structured_content)
+        assert result.structured_content is not None
+        assert result.structured_content["saved"] == ["DEVTO_API_KEY"]
         env_file = tmp_path / ".env"
         assert env_file.read_text() == "DEVTO_API_KEY='sk-very-secret-123'\n"
         assert env_file.stat().st_mode & 0o777 == 0o600
-        bad = await text_of(
+        bad = await error_of(
             client,
             "setup",
-            {"action": "save", "platform": "devto", "credentials": {"BLUESKY_APP_PASSWORD": "x"}},
+            action="save",
+            platform="devto",
+            credentials={"BLUESKY_APP_PASSWORD": "x"},
         )
         assert bad.startswith("invalid_input: ") and "DEVTO_API_KEY" in bad
 
