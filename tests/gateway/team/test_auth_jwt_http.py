@@ -23,7 +23,7 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.team.auth import build_auth
 from gwanjong_sandbox.control import SandboxControl
-from tests.gateway.helpers import config_text, opportunity_for
+from tests.gateway.helpers import config_text, drafted
 from tests.gateway.http_gateway import client, initialize_status, serve_app
 from tests.mcp import call
 from tests.platforms import SPECS
@@ -96,9 +96,7 @@ async def test_subjects_have_separate_state_and_are_named_in_the_audit(
     alice, bob = idp.token("alice@example.test"), idp.token("bob@example.test")
     async with serve_app(gateway(sandbox, tmp_path, idp.jwks)) as url:
         async with client(url, alice, mode) as a:
-            scouted = await call(a, "scout", topic="rust async cancellation", limit=5)
-            oid = opportunity_for(scouted, "devto", "Rust async")
-            await call(a, "draft", opportunity_id=oid)
+            oid = await drafted(a)
         async with client(url, bob, mode) as b:
             status = await call(b, "status")
             assert status["state"]["opportunities"]["count"] == 0, status

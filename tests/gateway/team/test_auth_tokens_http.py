@@ -14,7 +14,7 @@ from mcp.shared.exceptions import MCPError
 
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_sandbox.control import SandboxControl
-from tests.gateway.helpers import config_file, opportunity_for
+from tests.gateway.helpers import config_file, drafted
 from tests.gateway.http_gateway import (
     INIT,
     cli,
@@ -73,9 +73,7 @@ async def test_no_wrong_or_revoked_token_is_refused_and_writes_nothing(
 
         # Bob is signed in and mid-workflow when his token is revoked: the next request fails.
         async with client(gw.url, bob, headers={"X-Gwanjong-Session": KEY}) as b:
-            scouted = await call(b, "scout", topic="rust async cancellation", limit=5)
-            oid = opportunity_for(scouted, "devto", "Rust async")
-            await call(b, "draft", opportunity_id=oid)
+            oid = await drafted(b)
             revoked = cli(config, "token", "revoke", "bob")
             assert revoked.returncode == 0, revoked.stderr
             with pytest.raises(MCPError):
@@ -100,9 +98,7 @@ async def test_no_wrong_or_revoked_token_is_refused_and_writes_nothing(
 
 
 async def strike_post(c: Any, topic: str, content: str) -> tuple[str, dict[str, Any]]:
-    scouted = await call(c, "scout", topic=topic, limit=5)
-    oid = opportunity_for(scouted, "devto", "Rust async")
-    await call(c, "draft", opportunity_id=oid)
+    oid = await drafted(c, topic)
     result = await call(
         c, "strike", opportunity_id=oid, action="post", content=content, title=f"{content} title"
     )

@@ -19,7 +19,7 @@ import pytest
 from fastmcp import Client
 
 from gwanjong_gateway.cli.main import main
-from gwanjong_gateway.config import ConfigError, GatewayConfig, parse
+from gwanjong_gateway.config import ConfigError, parse
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
@@ -69,8 +69,9 @@ def fake() -> FakePlatform:
 
 @asynccontextmanager
 async def bench_for(
-    tmp_path: Path, fake: FakePlatform, config: GatewayConfig
+    tmp_path: Path, fake: FakePlatform, tables: dict[str, Any] | None = None
 ) -> AsyncIterator[Bench]:
+    config = parse(config_text(tmp_path, [NAME], tables=tables, platform=PLATFORM))
     upstreams = Upstreams(config, environ={}, transports={NAME: fake.server()})
     gate = spend.attach(config, upstreams, {}, lambda: NOW)
     records = Records(tmp_path / "gwanjong.db")
@@ -99,8 +100,7 @@ async def test_fifty_concurrent_strikes_never_pass_the_budget(
     tmp_path: Path, fake: FakePlatform
 ) -> None:
     # $0.15 a day at $0.015 a comment: ten fit, to the micro-dollar.
-    config = parse(config_text(tmp_path, [NAME], tables=budget(0.15), platform=PLATFORM))
-    async with bench_for(tmp_path, fake, config) as bench:
+    async with bench_for(tmp_path, fake, budget(0.15)) as bench:
         contexts = [context(fake, f"k{n}") for n in range(50)]
         results: list[dict[str, Any]] = []
 
@@ -136,8 +136,7 @@ async def test_fifty_concurrent_strikes_never_pass_the_budget(
 async def test_a_write_with_a_link_costs_more_and_the_day_after_starts_afresh(
     tmp_path: Path, fake: FakePlatform
 ) -> None:
-    config = parse(config_text(tmp_path, [NAME], tables=budget(0.2), platform=PLATFORM))
-    async with bench_for(tmp_path, fake, config) as bench:
+    async with bench_for(tmp_path, fake, budget(0.2)) as bench:
         got = await bench.desk.strike(
             context(fake, "a"), "comment", "See example.com/x", "", accept
         )
@@ -157,8 +156,7 @@ async def test_a_write_with_a_link_costs_more_and_the_day_after_starts_afresh(
 async def test_a_read_reserves_its_most_and_costs_what_it_returned(
     tmp_path: Path, fake: FakePlatform
 ) -> None:
-    config = parse(config_text(tmp_path, [NAME], tables=budget(0.1), platform=PLATFORM))
-    async with bench_for(tmp_path, fake, config) as bench:
+    async with bench_for(tmp_path, fake, budget(0.1)) as bench:
         before = len(fake.visible())
         # 20 posts at most: $0.10 reserved, the whole budget.
         outcome = await bench.upstreams.call(NAME, "trending", {"limit": 20})
@@ -179,10 +177,7 @@ async def test_a_read_reserves_its_most_and_costs_what_it_returned(
 
 
 async def test_gateway_toml_prices_override_the_servers(tmp_path: Path, fake: FakePlatform) -> None:
-    config = parse(
-        config_text(tmp_path, [NAME], tables={"prices": {NAME: {"write": 0.5}}}, platform=PLATFORM)
-    )
-    async with bench_for(tmp_path, fake, config) as bench:
+    async with bench_for(tmp_path, fake, {"prices": {NAME: {"write": 0.5}}}) as bench:
         got = await bench.desk.strike(context(fake, "a"), "comment", "Hello.", "", accept)
         assert got.model_dump()["status"] == "posted"
         assert bench.ledger.spent(NAME, 0) == 500_000  # no budget: counted all the same
@@ -224,7 +219,8 @@ async def test_status_and_gwanjong_usage_show_the_spend_per_day(
         # the usage resource first: its token counts load the tokenizer (status waits 0.8 s)
         await client.read_resource("gwanjong://usage")
         status = await call(client, "status")
-    usage = open_usage(parse(config_text(tmp_path, [NAME], tables=limits, platform=platform)))
+    text = config_text(tmp_path, [NAME], tables=limits, platform=platform)
+    usage = open_usage(parse(text))
     report = usage.report()
     usage.close()
     (day,) = report["spend"]["days"]
@@ -236,9 +232,7 @@ async def test_status_and_gwanjong_usage_show_the_spend_per_day(
     ), status["usage_7d"]
 
     cfg = tmp_path / "g.toml"
-    cfg.write_text(
-        config_text(tmp_path, [NAME], tables=limits, platform=platform), encoding="utf-8"
-    )
+    cfg.write_text(text, encoding="utf-8")
     with pytest.raises(SystemExit):
         main(["usage", "--config", str(cfg)])
     text = capsys.readouterr().out
@@ -248,24 +242,13 @@ async def test_status_and_gwanjong_usage_show_the_spend_per_day(
 
 
 def test_a_budget_or_a_price_needs_a_known_platform_and_exact_dollars(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"limits\.devtoo: no such platform"):
-        parse(
-            config_text(
-                tmp_path, [NAME], tables={"limits": {"devtoo": {"daily_usd": 5}}}, platform=PLATFORM
-            )
-        )
-    with pytest.raises(ConfigError, match=r"prices\.devto\.read: .*6 decimal places"):
-        parse(
-            config_text(
-                tmp_path, [NAME], tables={"prices": {NAME: {"read": 0.0000001}}}, platform=PLATFORM
-            )
-        )
-    with pytest.raises(ConfigError, match=r"daily_usd: .*greater than or equal to 0"):
-        parse(
-            config_text(
-                tmp_path, [NAME], tables={"limits": {NAME: {"daily_usd": -1}}}, platform=PLATFORM
-            )
-        )
+    for tables, error in (
+        ({"limits": {"devtoo": {"daily_usd": 5}}}, r"limits\.devtoo: no such platform"),
+        ({"prices": {NAME: {"read": 0.0000001}}}, r"prices\.devto\.read: .*6 decimal places"),
+        ({"limits": {NAME: {"daily_usd": -1}}}, r"daily_usd: .*greater than or equal to 0"),
+    ):
+        with pytest.raises(ConfigError, match=error):
+            parse(config_text(tmp_path, [NAME], tables=tables, platform=PLATFORM))
 
 
 def test_the_x_server_says_what_it_charges_and_where_it_read_it() -> None:
@@ -306,15 +289,11 @@ async def test_a_ledger_that_cannot_be_opened_refuses_budgeted_calls_only(
     tmp_path: Path, fake: FakePlatform
 ) -> None:
     (tmp_path / "usage.db").mkdir()  # not a database: the ledger cannot be opened
-    async with bench_for(
-        tmp_path, fake, parse(config_text(tmp_path, [NAME], tables=budget(5), platform=PLATFORM))
-    ) as bench:
+    async with bench_for(tmp_path, fake, budget(5)) as bench:
         refused = await bench.upstreams.call(NAME, "trending", {"limit": 5})
         assert not refused.ok and refused.kind is ErrorKind.UNAVAILABLE
         assert "the daily budget of devto cannot be kept: nothing was sent" in refused.message
         assert "trending" not in fake.asked()
-    async with bench_for(
-        tmp_path, fake, parse(config_text(tmp_path, [NAME], platform=PLATFORM))
-    ) as bench:
+    async with bench_for(tmp_path, fake) as bench:
         # No budget: the figures are missing, the call goes on.
         assert (await bench.upstreams.call(NAME, "trending", {"limit": 5})).ok

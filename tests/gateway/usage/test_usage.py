@@ -34,17 +34,12 @@ async def usage_of(client: Client[Any]) -> dict[str, Any]:
 
 
 def row(report: dict[str, Any], platform: str, tool: str) -> dict[str, Any]:
-    for p in report["platform_tools"]:
-        if (p["platform"], p["tool"]) == (platform, tool):
-            return p
-    raise AssertionError(f"no usage row for {platform}/{tool}: {report['platform_tools']}")
-
-
-def gateway_row(report: dict[str, Any], tool: str) -> dict[str, Any]:
-    for g in report["gateway_tools"]:
-        if g["tool"] == tool:
-            return g
-    raise AssertionError(f"no usage row for gateway tool {tool}: {report['gateway_tools']}")
+    """The figures of ``platform``'s ``tool`` (platform "": a gateway tool)."""
+    rows = report["platform_tools"] if platform else report["gateway_tools"]
+    for r in rows:
+        if (r.get("platform", ""), r["tool"]) == (platform, tool):
+            return r
+    raise AssertionError(f"no usage row for {platform}/{tool}: {rows}")
 
 
 async def test_failures_count_as_their_kind_and_survive_a_restart(
@@ -65,9 +60,9 @@ async def test_failures_count_as_their_kind_and_survive_a_restart(
         assert search["rate_limit"]["retry_after_s"] == 120
         assert search["rate_limit"]["now_limited"] is True
         assert search["p50_ms"] is not None and search["p50_ms"] <= search["p95_ms"]
-        scout = gateway_row(report, "scout")
+        scout = row(report, "", "scout")
         assert scout["calls"] == 2 and scout["errors"] == {} and scout["tokens"] > 20
-        assert gateway_row(report, "draft")["errors"] == {"needs_previous_step": 1}
+        assert row(report, "", "draft")["errors"] == {"needs_previous_step": 1}
         status = await call(client, "status")
         lines = status["usage_7d"]
         assert any(
@@ -82,8 +77,8 @@ async def test_failures_count_as_their_kind_and_survive_a_restart(
         report = await usage_of(client)
         assert row(report, "devto", "search")["calls"] == 3
         assert row(report, "devto", "search")["errors"] == {"rate_limited": 1}
-        assert gateway_row(report, "scout")["calls"] == 3
-        assert gateway_row(report, "draft")["calls"] == 1
+        assert row(report, "", "scout")["calls"] == 3
+        assert row(report, "", "draft")["calls"] == 1
 
 
 async def test_a_down_platform_counts_as_unavailable(forum: FakePlatform, tmp_path: Path) -> None:
@@ -171,7 +166,7 @@ def test_since_window_uses_the_clock(tmp_path: Path) -> None:
     recent = log.report(since_s=parse_since("1d"))
     assert row(recent, "bluesky", "search")["calls"] == 1
     assert row(recent, "bluesky", "search")["errors"] == {"timeout": 1}
-    assert gateway_row(recent, "scout")["tokens"] == 40
+    assert row(recent, "", "scout")["tokens"] == 40
     log.close()
     # reopened (a restart): the same rows
     again = UsageLog(tmp_path / "usage.db", clock=lambda: now[0], count_tokens=len)
