@@ -25,7 +25,7 @@ from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
 from tests.gateway.approval_clients import UI, approval_row, apps_host, comment, drafted
 from tests.gateway.team_gateway import team_gateway
-from tests.mcp import error_of
+from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio
 MODES = ["legacy", "auto"]
@@ -63,14 +63,10 @@ async def test_an_apps_host_approves_with_the_card(
         assert token not in model_view  # the model reads content/structuredContent only
         assert "approval card" in model_view  # it is told where the person decides
         assert platform.writes == []
-        done = await host.call_tool(
-            APP_TOOL, {"approval_id": approval_id, "token": token, "decision": "approve"}
-        )
-        assert done.structured_content is not None
-        assert done.structured_content["status"] == "posted", done.structured_content
-        replay = await error_of(
-            host, APP_TOOL, approval_id=approval_id, token=token, decision="approve"
-        )
+        args = {"approval_id": approval_id, "token": token, "decision": "approve"}
+        done = await call(host, APP_TOOL, **args)
+        assert done["status"] == "posted", done
+        replay = await error_of(host, APP_TOOL, **args)
         assert replay.startswith("invalid_input") and "already approved" in replay
     assert [w.data["body"] for w in platform.writes] == [TEXT + FOOTER]
     row = approval_row(tmp_path, approval_id)
@@ -84,25 +80,11 @@ async def test_the_card_can_send_an_edit_or_a_decline(tmp_path: Path, mode: str)
     edited = "Edited on the card." + FOOTER
     async with apps_host(fake_gateway(tmp_path, platform, writes="confirm"), mode) as host:
         card = (await pending(host)).meta[META_KEY]
-        bad = await error_of(
-            host,
-            APP_TOOL,
-            approval_id=card["id"],
-            token=card["token"],
-            decision="approve",
-            text="The footer is gone.",
-        )
+        args = {"approval_id": card["id"], "token": card["token"], "decision": "approve"}
+        bad = await error_of(host, APP_TOOL, **args, text="The footer is gone.")
         assert bad.startswith("invalid_input") and "disclosure footer" in bad
-        done = await host.call_tool(
-            APP_TOOL,
-            {
-                "approval_id": card["id"],
-                "token": card["token"],
-                "decision": "approve",
-                "text": edited,
-            },
-        )
-        assert (done.structured_content or {}).get("status") == "posted", done
+        done = await call(host, APP_TOOL, **args, text=edited)
+        assert done["status"] == "posted", done
     assert [w.data["body"] for w in platform.writes] == [edited]
     assert approval_row(tmp_path, card["id"]).edited is True
 
@@ -112,10 +94,9 @@ async def test_decline_on_the_card_writes_nothing(tmp_path: Path, mode: str) -> 
     platform = links()
     async with apps_host(fake_gateway(tmp_path, platform, writes="confirm"), mode) as host:
         card = (await pending(host)).meta[META_KEY]
-        done = await host.call_tool(
-            APP_TOOL, {"approval_id": card["id"], "token": card["token"], "decision": "decline"}
-        )
-        assert (done.structured_content or {}).get("status") == "declined", done
+        args = {"approval_id": card["id"], "token": card["token"], "decision": "decline"}
+        done = await call(host, APP_TOOL, **args)
+        assert done["status"] == "declined", done
     assert platform.writes == []
     row = approval_row(tmp_path, card["id"])
     assert (row.status, row.channel) == ("declined", "app")
@@ -132,15 +113,10 @@ async def test_without_the_extension_the_tool_is_unlisted_and_the_model_cannot_a
         result = await pending(model)
         assert META_KEY not in (result.meta or {})  # no card, no token
         approval_id = result.structured_content["approval"]["id"]
+        tries = [{}, {"token": ""}, {"token": "A" * 32}, {"token": "guess", "decision": "decline"}]
         attempts = [
-            await error_of(model, APP_TOOL, approval_id=approval_id, decision="approve"),
-            await error_of(model, APP_TOOL, approval_id=approval_id, token="", decision="approve"),
-            await error_of(
-                model, APP_TOOL, approval_id=approval_id, token="A" * 32, decision="approve"
-            ),
-            await error_of(
-                model, APP_TOOL, approval_id=approval_id, token="guess", decision="decline"
-            ),
+            await error_of(model, APP_TOOL, approval_id=approval_id, **{"decision": "approve", **t})
+            for t in tries
         ]
     assert attempts[0].startswith("invalid_input") and "token" in attempts[0]
     assert attempts[1].startswith("invalid_input")
@@ -182,13 +158,9 @@ async def test_team_mode_only_the_owner_decides_even_with_the_token(
             refused = await error_of(bob, APP_TOOL, **args, decision="approve")
             assert refused.startswith("not_found"), refused
             assert platform.writes == []
-            done = await alice.call_tool(APP_TOOL, {**args, "decision": "approve"})
-            assert (done.structured_content or {}).get("status") == "posted", done
+            done = await call(alice, APP_TOOL, **args, decision="approve")
+            assert done["status"] == "posted", done
     assert len(platform.writes) == 1
     row = approval_row(tmp_path, card["id"])
-    assert (row.status, row.channel, row.decided_by, row.principal) == (
-        "approved",
-        "app",
-        "alice",
-        "alice",
-    )
+    assert (row.status, row.channel) == ("approved", "app")
+    assert row.decided_by == row.principal == "alice"

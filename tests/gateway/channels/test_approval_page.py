@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +87,16 @@ def client_for(server: FastMCP[Any], person: Person, mode: str) -> Client[Any]:
     )
 
 
+@asynccontextmanager
+async def opened(
+    tmp_path: Path, platform: FakePlatform, person: Person, mode: str, **gateway: Any
+) -> AsyncIterator[tuple[Client[Any], httpx.AsyncClient]]:
+    """A confirm-mode gateway on ``platform``, its URL-only client, and the person's browser."""
+    server = fake_gateway(tmp_path, platform, writes="confirm", **gateway)
+    async with client_for(server, person, mode) as client, httpx.AsyncClient(timeout=60) as http:
+        yield client, http
+
+
 async def pending(client: Client[Any], person: Person, content: str = TEXT) -> tuple[str, int]:
     oid = await drafted(client, "reddit", "Rust async", "rust async cancellation")
     result = await comment(client, oid, content)
@@ -105,8 +117,7 @@ async def test_url_only_client_approves_on_the_page(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     platform, person = links(), Person()
-    server = fake_gateway(tmp_path, platform, writes="confirm")
-    async with client_for(server, person, mode) as client, httpx.AsyncClient(timeout=60) as http:
+    async with opened(tmp_path, platform, person, mode) as (client, http):
         url, approval_id = await pending(client, person)
         page = await http.get(url)
         assert page.status_code == 200
@@ -148,10 +159,7 @@ async def test_url_only_client_approves_on_the_page(
 async def test_an_edit_on_the_page_is_what_is_sent(tmp_path: Path, mode: str) -> None:
     platform, person = links(), Person()
     edited = "Cancel scopes, edited by the person.\nSecond line." + FOOTER
-    async with (
-        client_for(fake_gateway(tmp_path, platform, writes="confirm"), person, mode) as client,
-        httpx.AsyncClient(timeout=60) as http,
-    ):
+    async with opened(tmp_path, platform, person, mode) as (client, http):
         url, approval_id = await pending(client, person)
         refused = await decide(http, url, "approve", text="No footer <any> more.")
         assert refused.status_code == 400 and "disclosure footer" in refused.text
@@ -169,10 +177,7 @@ async def test_two_approvals_at_once_write_once(tmp_path: Path, mode: str) -> No
     platform, person = links(), Person()
     codes: list[int] = []
     texts: list[str] = []
-    async with (
-        client_for(fake_gateway(tmp_path, platform, writes="confirm"), person, mode) as client,
-        httpx.AsyncClient(timeout=60) as http,
-    ):
+    async with opened(tmp_path, platform, person, mode) as (client, http):
         url, approval_id = await pending(client, person)
         csrf = csrf_of((await http.get(url)).text)
 
@@ -192,10 +197,7 @@ async def test_two_approvals_at_once_write_once(tmp_path: Path, mode: str) -> No
 
 async def test_a_failed_write_says_so_and_is_not_retried_by_the_page(tmp_path: Path) -> None:
     platform, person = links(), Person()
-    async with (
-        client_for(fake_gateway(tmp_path, platform, writes="confirm"), person, "legacy") as client,
-        httpx.AsyncClient(timeout=60) as http,
-    ):
+    async with opened(tmp_path, platform, person, "legacy") as (client, http):
         url, _approval_id = await pending(client, person)
         csrf = csrf_of((await http.get(url)).text)
         platform.fail("write_comment", ErrorKind.INVALID_INPUT)  # the platform refuses the write
@@ -211,10 +213,7 @@ async def test_a_failed_write_says_so_and_is_not_retried_by_the_page(tmp_path: P
 @pytest.mark.parametrize("mode", MODES)
 async def test_decline_on_the_page_sends_nothing(tmp_path: Path, mode: str) -> None:
     platform, person = links(), Person()
-    async with (
-        client_for(fake_gateway(tmp_path, platform, writes="confirm"), person, mode) as client,
-        httpx.AsyncClient(timeout=60) as http,
-    ):
+    async with opened(tmp_path, platform, person, mode) as (client, http):
         url, approval_id = await pending(client, person)
         csrf = csrf_of((await http.get(url)).text)
         done = await decide(http, url, "decline")
@@ -229,10 +228,7 @@ async def test_decline_on_the_page_sends_nothing(tmp_path: Path, mode: str) -> N
 @pytest.mark.parametrize("mode", MODES)
 async def test_foreign_origin_host_csrf_and_tokens_are_refused(tmp_path: Path, mode: str) -> None:
     platform, person = links(), Person()
-    async with (
-        client_for(fake_gateway(tmp_path, platform, writes="confirm"), person, mode) as client,
-        httpx.AsyncClient(timeout=60) as http,
-    ):
+    async with opened(tmp_path, platform, person, mode) as (client, http):
         url, approval_id = await pending(client, person)
         origin, _id, _token = parts(url)
         page = await http.get(url)
@@ -241,28 +237,22 @@ async def test_foreign_origin_host_csrf_and_tokens_are_refused(tmp_path: Path, m
         own = {"Origin": origin}
         wrong = url[:-4] + ("AAAA" if not url.endswith("AAAA") else "BBBB")
         other_id = url.replace(f"/approval/{approval_id}/", f"/approval/{approval_id + 1}/")
+
+        async def post(target: str = url, headers: dict[str, str] = own, **body: Any) -> int:
+            return (await http.post(target, headers=headers, **body)).status_code
+
         codes = {
-            "foreign origin": (
-                await http.post(url, data=form, headers={"Origin": "http://evil.example"})
-            ).status_code,
-            "null origin": (
-                await http.post(url, data=form, headers={"Origin": "null"})
-            ).status_code,
-            "rebound host": (
-                await http.post(url, data=form, headers={**own, "Host": "evil.example"})
-            ).status_code,
+            "foreign origin": await post(data=form, headers={"Origin": "http://evil.example"}),
+            "null origin": await post(data=form, headers={"Origin": "null"}),
+            "rebound host": await post(data=form, headers={**own, "Host": "evil.example"}),
             "rebound host get": (await http.get(url, headers={"Host": "localhost"})).status_code,
-            "missing csrf": (
-                await http.post(url, data={"decision": "approve"}, headers=own)
-            ).status_code,
-            "wrong csrf": (
-                await http.post(url, data={**form, "csrf": "0" * 64}, headers=own)
-            ).status_code,
-            "bad token": (await http.post(wrong, data=form, headers=own)).status_code,
+            "missing csrf": await post(data={"decision": "approve"}),
+            "wrong csrf": await post(data={**form, "csrf": "0" * 64}),
+            "bad token": await post(wrong, data=form),
             "bad token get": (await http.get(wrong)).status_code,
-            "token of another id": (await http.post(other_id, data=form, headers=own)).status_code,
-            "no decision": (await http.post(url, data={"csrf": csrf}, headers=own)).status_code,
-            "not a form": (await http.post(url, json=form, headers=own)).status_code,
+            "token of another id": await post(other_id, data=form),
+            "no decision": await post(data={"csrf": csrf}),
+            "not a form": await post(json=form),
             "put": (await http.put(url, data=form, headers=own)).status_code,
         }
         assert platform.writes == []
@@ -293,10 +283,7 @@ async def test_hostile_text_and_links_render_inert(tmp_path: Path, mode: str) ->
         'Fine.</div><script>alert("x")</script><img src=x onerror=alert(1)>'
         '\u200bevil\u2060 <a href="javascript:alert(2)">click</a>'
     )
-    async with (
-        client_for(fake_gateway(tmp_path, platform, writes="confirm"), person, mode) as client,
-        httpx.AsyncClient(timeout=60) as http,
-    ):
+    async with opened(tmp_path, platform, person, mode) as (client, http):
         url, _approval_id = await pending(client, person, content=hostile)
         page = (await http.get(url)).text
         done = await decide(http, url, "approve", text=hostile + FOOTER)
@@ -349,11 +336,8 @@ async def test_a_link_sent_to_a_client_is_short_lived(tmp_path: Path) -> None:
     from tests.fakes.clock import FakeClock
 
     clock, platform, person = FakeClock(), links(), Person()
-    server = fake_gateway(tmp_path, platform, writes="confirm", clock=clock, wall=clock.time)
-    async with (
-        client_for(server, person, "legacy") as client,
-        httpx.AsyncClient(timeout=60) as http,
-    ):
+    gateway = {"clock": clock, "wall": clock.time}
+    async with opened(tmp_path, platform, person, "legacy", **gateway) as (client, http):
         url, approval_id = await pending(client, person)
         page = await http.get(url)
         assert page.status_code == 200
