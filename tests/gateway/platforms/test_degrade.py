@@ -88,22 +88,18 @@ async def test_status_shows_the_platform_behind_the_server(
 
         # 429 last: after it the server itself refuses until the window resets (90 s here),
         # so no later fault would reach the platform.
-        forum.fail(kind=ErrorKind.AUTH, count=20)
-        await call(client, "scout", topic="rust", platforms=["devto"])
-        platform = (await call(client, "status"))["platforms"]["devto"]["platform"]
-        assert platform["state"] == "auth failed"
-
-        forum.faults.clear()
-        forum.fail(kind=ErrorKind.UNAVAILABLE, count=20)
-        await call(client, "scout", topic="rust", platforms=["devto"])
-        platform = (await call(client, "status"))["platforms"]["devto"]["platform"]
-        assert platform["state"] == "unreachable"
-
-        forum.faults.clear()
-        forum.fail(kind=ErrorKind.RATE_LIMITED, count=20, retry_after=90)
-        await call(client, "scout", topic="rust", platforms=["devto"])
-        platform = (await call(client, "status"))["platforms"]["devto"]["platform"]
-        assert platform["state"] == "rate limited" and platform["until"].endswith("Z")
+        for kind, state in (
+            (ErrorKind.AUTH, "auth failed"),
+            (ErrorKind.UNAVAILABLE, "unreachable"),
+            (ErrorKind.RATE_LIMITED, "rate limited"),
+        ):
+            forum.faults.clear()
+            wait = 90 if kind is ErrorKind.RATE_LIMITED else None
+            forum.fail(kind=kind, count=20, retry_after=wait)
+            await call(client, "scout", topic="rust", platforms=["devto"])
+            platform = (await call(client, "status"))["platforms"]["devto"]["platform"]
+            assert platform["state"] == state
+        assert platform["until"].endswith("Z")
 
 
 async def test_exposed_tools_are_in_the_first_list(forum: FakePlatform, tmp_path: Path) -> None:
@@ -145,16 +141,9 @@ def test_proxy_and_ca_variables_reach_the_platform_servers() -> None:
 
 @pytest.mark.stdio  # spawns a process
 async def test_a_stderr_reason_never_shows_a_secret(forum: FakePlatform, tmp_path: Path) -> None:
-    leaky = {
-        "leaky": {
-            "command": [
-                PY,
-                "-c",
-                "import os, sys; sys.exit('bad token ' + os.environ['LEAKY_TOKEN'])",
-            ],
-            "env": {"LEAKY_TOKEN": "s3cr3t-value-123", "LEAKY_BASE_URL": "http://127.0.0.1:9"},
-        }
-    }
+    exits = "import os, sys; sys.exit('bad token ' + os.environ['LEAKY_TOKEN'])"
+    env = {"LEAKY_TOKEN": "s3cr3t-value-123", "LEAKY_BASE_URL": "http://127.0.0.1:9"}
+    leaky = {"leaky": {"command": [PY, "-c", exits], "env": env}}
     async with Client(fake_gateway(tmp_path, forum, others=leaky), timeout=120) as client:
         scouted = await call(client, "scout", topic="rust", platforms=["leaky"])
         status = await call(client, "status")

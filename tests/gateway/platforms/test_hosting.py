@@ -119,18 +119,8 @@ def test_a_declared_platform_needs_no_command(tmp_path: Path, faulty_installed: 
 #: the platform servers and their SDKs, the tokenizer behind token counts, the PostgreSQL
 #: driver. Each is installed in the test environment, which the child checks first, so the
 #: watch can fire.
-HEAVY = (
-    "gwanjong_devto",
-    "gwanjong_bluesky",
-    "gwanjong_twitter",
-    "gwanjong_reddit",
-    "atproto",
-    "tweepy",
-    "asyncpraw",
-    "twikit",
-    "bpe_openai",
-    "psycopg",
-)
+SERVERS = ("gwanjong_devto", "gwanjong_bluesky", "gwanjong_twitter", "gwanjong_reddit")
+HEAVY = (*SERVERS, "atproto", "tweepy", "asyncpraw", "twikit", "bpe_openai", "psycopg")
 
 
 @pytest.mark.stdio  # spawns a process

@@ -5,6 +5,7 @@ request-timeout error."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -101,63 +102,56 @@ def tiny() -> FastMCP[Any]:
     return mcp
 
 
-def upstreams_for(tmp_path: Path) -> Upstreams:
+@pytest.fixture
+async def upstreams(tmp_path: Path) -> AsyncIterator[Upstreams]:
     tiny_table = {"tiny": {"url": "http://127.0.0.1:9/mcp"}}
     config = parse(config_text(tmp_path, [], settings={"call_timeout_s": 30}, others=tiny_table))
-    return Upstreams(config, environ={}, transports={"tiny": tiny()})
+    upstreams = Upstreams(config, environ={}, transports={"tiny": tiny()})
+    try:
+        yield upstreams
+    finally:
+        await upstreams.close_all()
 
 
-async def test_answers_are_contract_models(tmp_path: Path) -> None:
-    upstreams = upstreams_for(tmp_path)
+async def test_answers_are_contract_models(upstreams: Upstreams) -> None:
     client = PlatformClient(upstreams, "tiny")
-    try:
-        post = await client.get_post("p1")
-        assert isinstance(post, Post) and post.title == "Hello"
-        caps = await client.capabilities()
-        assert isinstance(caps, Capabilities) and caps.actions["upvote"].allowed == "never"
-        verdict = await client.validate("write_comment", "hi", post_id="p1")
-        assert isinstance(verdict, Validation) and verdict.length.used == 2
-        assert await client.get_comments("p1") == []
-        written = await client.write("write_comment", {"post_id": "p1", "body": "hi"})
-        assert written.ok and written.id == "c1"
-        # the platform layer of health saw the typed capabilities
-        assert upstreams.health()["tiny"]["platform"]["state"] == "reachable"
-    finally:
-        await upstreams.close_all()
+    post = await client.get_post("p1")
+    assert isinstance(post, Post) and post.title == "Hello"
+    caps = await client.capabilities()
+    assert isinstance(caps, Capabilities) and caps.actions["upvote"].allowed == "never"
+    verdict = await client.validate("write_comment", "hi", post_id="p1")
+    assert isinstance(verdict, Validation) and verdict.length.used == 2
+    assert await client.get_comments("p1") == []
+    written = await client.write("write_comment", {"post_id": "p1", "body": "hi"})
+    assert written.ok and written.id == "c1"
+    # the platform layer of health saw the typed capabilities
+    assert upstreams.health()["tiny"]["platform"]["state"] == "reachable"
 
 
-async def test_text_only_errors_keep_their_kind(tmp_path: Path) -> None:
-    upstreams = upstreams_for(tmp_path)
+async def test_text_only_errors_keep_their_kind(upstreams: Upstreams) -> None:
     client = PlatformClient(upstreams, "tiny")
-    try:
-        with pytest.raises(PlatformError) as gone:
-            await client.get_post("nope")
-        assert gone.value.kind is ErrorKind.NOT_FOUND
-        assert gone.value.message.startswith("no post has that id")
-        with pytest.raises(PlatformError) as slow:
-            await client.search("rust")
-        assert slow.value.kind is ErrorKind.RATE_LIMITED and slow.value.retry_after == 9
-        with pytest.raises(PlatformError) as broke:
-            await client.write("write_post", {"title": "t", "body": "b"})
-        assert broke.value.kind is ErrorKind.UNAVAILABLE
-        with pytest.raises(PlatformError) as data:
-            await client.write("upvote", {"post_id": "p1"})
-        assert data.value.kind is ErrorKind.AUTH and data.value.message == "the data says so"
-        with pytest.raises(PlatformError) as shape:
-            await client.trending()
-        assert shape.value.kind is ErrorKind.UNAVAILABLE
-        assert "outside the platform contract" in shape.value.message
-    finally:
-        await upstreams.close_all()
+    with pytest.raises(PlatformError) as gone:
+        await client.get_post("nope")
+    assert gone.value.kind is ErrorKind.NOT_FOUND
+    assert gone.value.message.startswith("no post has that id")
+    with pytest.raises(PlatformError) as slow:
+        await client.search("rust")
+    assert slow.value.kind is ErrorKind.RATE_LIMITED and slow.value.retry_after == 9
+    with pytest.raises(PlatformError) as broke:
+        await client.write("write_post", {"title": "t", "body": "b"})
+    assert broke.value.kind is ErrorKind.UNAVAILABLE
+    with pytest.raises(PlatformError) as data:
+        await client.write("upvote", {"post_id": "p1"})
+    assert data.value.kind is ErrorKind.AUTH and data.value.message == "the data says so"
+    with pytest.raises(PlatformError) as shape:
+        await client.trending()
+    assert shape.value.kind is ErrorKind.UNAVAILABLE
+    assert "outside the platform contract" in shape.value.message
 
 
-async def test_a_timeout_is_recognised_from_the_mcp_error(tmp_path: Path) -> None:
-    upstreams = upstreams_for(tmp_path)
-    try:
-        await PlatformClient(upstreams, "tiny").capabilities()  # started, on generous time
-        with pytest.raises(PlatformError) as hung:
-            await PlatformClient(upstreams, "tiny", timeout_s=1.0).get_post("slow")
-        assert hung.value.kind is ErrorKind.TIMEOUT
-        assert "did not answer get_post" in hung.value.message
-    finally:
-        await upstreams.close_all()
+async def test_a_timeout_is_recognised_from_the_mcp_error(upstreams: Upstreams) -> None:
+    await PlatformClient(upstreams, "tiny").capabilities()  # started, on generous time
+    with pytest.raises(PlatformError) as hung:
+        await PlatformClient(upstreams, "tiny", timeout_s=1.0).get_post("slow")
+    assert hung.value.kind is ErrorKind.TIMEOUT
+    assert "did not answer get_post" in hung.value.message

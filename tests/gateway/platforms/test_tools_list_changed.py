@@ -61,16 +61,23 @@ async def up_again(gw: Gateway, client: Client[Any], forum: FakePlatform) -> Non
     assert not got.is_error
 
 
+async def heard_after_up_again(
+    heard: Heard, gw: Gateway, client: Client[Any], forum: FakePlatform
+) -> None:
+    """Until the session's handler hears the change that restarting the server makes."""
+    before = heard.changes
+    await up_again(gw, client, forum)
+    with anyio.fail_after(DEADLINE_S):
+        while heard.changes == before:
+            await anyio.sleep(0.02)
+
+
 async def test_a_session_hears_the_change(forum: FakePlatform, tmp_path: Path) -> None:
     gw, server = exposing(tmp_path, forum, [EXPOSED])
     heard = Heard()
     async with Client(server, mode="legacy", message_handler=heard) as client:
         await real_definition(client)
-        before = heard.changes
-        await up_again(gw, client, forum)
-        with anyio.fail_after(DEADLINE_S):
-            while heard.changes == before:
-                await anyio.sleep(0.02)
+        await heard_after_up_again(heard, gw, client, forum)
         init = client.initialize_result
         assert init is not None and init.capabilities.tools is not None
         assert init.capabilities.tools.list_changed is True
@@ -108,11 +115,7 @@ async def test_over_streamable_http_too(forum: FakePlatform, tmp_path: Path, mod
         async with Client(transport, mode=mode, message_handler=heard, timeout=60) as client:  # type: ignore[arg-type]
             await real_definition(client)
             if mode == "legacy":  # the session's standalone (GET) stream
-                before = heard.changes
-                await up_again(gw, client, forum)
-                with anyio.fail_after(DEADLINE_S):
-                    while heard.changes == before:
-                        await anyio.sleep(0.02)
+                await heard_after_up_again(heard, gw, client, forum)
                 return
             async with listen(client.session, tools_list_changed=True) as stream:
                 await up_again(gw, client, forum)
