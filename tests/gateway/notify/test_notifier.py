@@ -20,6 +20,7 @@ from gwanjong_gateway.notify.notifier import Notifier, quiet
 from gwanjong_gateway.notify.redact import shown
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
+from tests.fakes.clock import FakeClock
 from tests.gateway.notify.records import BODY, hand_off, open_approval
 
 pytestmark = pytest.mark.anyio
@@ -27,14 +28,6 @@ pytestmark = pytest.mark.anyio
 NOON = datetime(2026, 12, 7, 12, 0, tzinfo=UTC).timestamp()
 BASE = "https://gwanjong.example.com"
 SECRET_URL = "json://user:hunter2@hooks.example.com/t0ken?key=s3cret"
-
-
-class Clock:
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class Sent:
@@ -56,21 +49,13 @@ def db(tmp_path: Path) -> Iterator[Path]:
     yield path
 
 
-def notifier(db: Path, clock: Clock, sent: Sent, **settings: object) -> tuple[Notifier, Records]:
+def notifier(
+    db: Path, clock: FakeClock, sent: Sent, **settings: object
+) -> tuple[Notifier, Records]:
     records = Records(db)
     section = NotifySection.model_validate({"urls": ["json://127.0.0.1:9/x"], **settings})
-    return (
-        Notifier(
-            section,
-            records,
-            ["json://127.0.0.1:9/x"],
-            BASE,
-            clock=clock,
-            send=sent,
-            retry=Retry(backoff_s=(0, 0), try_s=5),
-        ),
-        records,
-    )
+    urls, retry = ["json://127.0.0.1:9/x"], Retry(backoff_s=(0, 0), try_s=5)
+    return Notifier(section, records, urls, BASE, clock=clock.time, send=sent, retry=retry), records
 
 
 async def cycle(n: Notifier) -> str | None:
@@ -83,7 +68,7 @@ async def cycle(n: Notifier) -> str | None:
 
 
 async def test_one_message_per_period_with_counts_oldest_and_the_page(db: Path) -> None:
-    clock, sent = Clock(NOON), Sent()
+    clock, sent = FakeClock(wall=NOON), Sent()
     with closing(StrikeStore(db)) as store:
         open_approval(store, "p1", NOON - 3 * 3600)
         open_approval(store, "p2", NOON - 600)
@@ -99,9 +84,9 @@ async def test_one_message_per_period_with_counts_oldest_and_the_page(db: Path) 
 
     with closing(StrikeStore(db)) as store:
         open_approval(store, "p3", NOON + 10)
-    clock.now = NOON + 60
+    clock.wall = NOON + 60
     assert await cycle(n) is None  # within the period: it waits for the next one
-    clock.now = NOON + 301
+    clock.wall = NOON + 301
     body = await cycle(n)
     assert body is not None and body.startswith("1 approvals waiting on devto (oldest 4 min ago)")
     assert "hand-off" not in body  # told already
@@ -111,14 +96,14 @@ async def test_one_message_per_period_with_counts_oldest_and_the_page(db: Path) 
 
 async def test_quiet_hours_hold_messages_until_they_end(db: Path) -> None:
     night = datetime(2026, 12, 7, 23, 30, tzinfo=UTC).timestamp()
-    clock, sent = Clock(night), Sent()
+    clock, sent = FakeClock(wall=night), Sent()
     with closing(StrikeStore(db)) as store:
         open_approval(store, "p1", night - 60)
     n, records = notifier(db, clock, sent, quiet_hours="22:00-07:00", timezone="UTC")
     assert await cycle(n) is None
-    clock.now = night + 6 * 3600  # 05:30
+    clock.wall = night + 6 * 3600  # 05:30
     assert await cycle(n) is None
-    clock.now = night + 7.5 * 3600  # 07:00
+    clock.wall = night + 7.5 * 3600  # 07:00
     body = await cycle(n)
     assert body is not None and "1 approvals waiting" in body
     records.close()
@@ -133,30 +118,30 @@ def test_quiet_hours_in_a_time_zone_and_within_a_day() -> None:
 
 
 async def test_an_approval_about_to_expire_is_told_once_more(db: Path) -> None:
-    clock, sent = Clock(NOON), Sent()
+    clock, sent = FakeClock(wall=NOON), Sent()
     with closing(StrikeStore(db)) as store:
         open_approval(store, "p1", NOON, expires_in=3 * 3600)
     n, records = notifier(db, clock, sent, every_s=300, expiring_within_s=3600)
     first = await cycle(n)
     assert first is not None and "about to expire" not in first
-    clock.now = NOON + 3600
+    clock.wall = NOON + 3600
     assert await cycle(n) is None  # nothing new
-    clock.now = NOON + 2.5 * 3600
+    clock.wall = NOON + 2.5 * 3600
     second = await cycle(n)
     assert second is not None and second.startswith("1 approvals about to expire on devto")
-    clock.now = NOON + 2.8 * 3600
+    clock.wall = NOON + 2.8 * 3600
     assert await cycle(n) is None  # once
     records.close()
 
 
 async def test_nothing_is_told_twice_after_a_restart(db: Path) -> None:
-    clock, sent = Clock(NOON), Sent()
+    clock, sent = FakeClock(wall=NOON), Sent()
     with closing(StrikeStore(db)) as store:
         open_approval(store, "p1", NOON)
     n, records = notifier(db, clock, sent)
     assert await cycle(n) is not None
     records.close()
-    clock.now = NOON + 3600
+    clock.wall = NOON + 3600
     again, records = notifier(db, clock, sent)  # a new process on the same record
     assert await cycle(again) is None
     assert len(sent.messages) == 1
@@ -167,7 +152,7 @@ async def test_nothing_is_told_twice_after_a_restart(db: Path) -> None:
 
 
 async def test_what_the_person_caused_and_kinds_left_out_are_not_sent(db: Path) -> None:
-    clock, sent = Clock(NOON), Sent()
+    clock, sent = FakeClock(wall=NOON), Sent()
     n, records = notifier(db, clock, sent, events=["summoned"])
     n.publish(
         Event(kind=EventKind.SUMMONED, key="bluesky:1", platform="bluesky", at=NOON, by_person=True)
@@ -178,9 +163,8 @@ async def test_what_the_person_caused_and_kinds_left_out_are_not_sent(db: Path) 
     assert await cycle(n) is None
     n.publish(Event(kind=EventKind.SUMMONED, key="bluesky:2", platform="bluesky", at=NOON - 120))
     body = await cycle(n)
-    assert body is not None and body.startswith(
-        "1 new mentions or replies on bluesky (oldest 2 min"
-    )
+    assert body is not None
+    assert body.startswith("1 new mentions or replies on bluesky (oldest 2 min")
     assert f"Open {BASE}/inbox" in body and "approval" not in body
     records.close()
 
@@ -189,7 +173,7 @@ async def test_a_channel_that_keeps_failing_gives_up_naming_no_secret(
     db: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO)
-    clock = Clock(NOON)
+    clock = FakeClock(wall=NOON)
 
     def boom(url: str, title: str, body: str) -> bool:
         raise RuntimeError(f"cannot reach {url}")  # as a plugin might word it
@@ -202,7 +186,7 @@ async def test_a_channel_that_keeps_failing_gives_up_naming_no_secret(
         records,
         [SECRET_URL],
         BASE,
-        clock=clock,
+        clock=clock.time,
         send=boom,
         retry=Retry(backoff_s=(0, 0), try_s=5),
     )

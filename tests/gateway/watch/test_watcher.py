@@ -74,6 +74,8 @@ async def test_a_new_summons_is_reported_once_within_a_period(tmp_path: Path) ->
         first = heard.take()
         assert {(p, k) for p, k, _ in first} == {("bluesky", "summoned"), ("twitter", "summoned")}
         assert all(n > 0 for _, _, n in first) and all(heard.oldest)
+        # the model's own cursor (scout(source="mentions")) has not moved
+        assert await w.gw.cursors.aget("bluesky") is None
         clock.advance(EVERY_S)
         await w.tick()
         assert heard.take() == []  # nothing new: nothing said
@@ -88,15 +90,6 @@ async def test_a_new_summons_is_reported_once_within_a_period(tmp_path: Path) ->
     async with watcher(tmp_path, social, tweets, heard=heard, clock=clock) as w:
         await w.tick()
         assert heard.take() == []
-
-
-async def test_watching_leaves_the_models_inbox_alone(tmp_path: Path) -> None:
-    social, heard, clock = FakePlatform(SOCIAL), Heard(), FakeClock()
-    async with watcher(tmp_path, social, heard=heard, clock=clock) as w:
-        await w.tick()
-        assert heard.take()
-        # the model's own cursor (scout(source="mentions")) has not moved
-        assert await w.gw.cursors.aget("bluesky") is None
 
 
 async def test_two_replicas_sharing_the_record_report_once(tmp_path: Path) -> None:
