@@ -26,6 +26,7 @@ from gwanjong_gateway.rules.ledger import StrikeStatus, content_hash, intent_key
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
+from tests.gateway import helpers
 from tests.gateway.helpers import config_text
 from tests.gateway.rows import strike_row
 from tests.gateway.strike.test_strike import history, strike
@@ -47,20 +48,11 @@ def offered(scouted: dict[str, Any]) -> list[str]:
 
 
 async def scout(client: Client[Any]) -> dict[str, Any]:
-    result = await client.call_tool("scout", {"topic": TOPIC, "limit": 10})
-    assert result.structured_content is not None
-    return result.structured_content
+    return await call(client, "scout", topic=TOPIC, limit=10)
 
 
 async def drafted(client: Client[Any]) -> str:
-    scouted = await scout(client)
-    [oid] = [
-        o["id"]
-        for o in scouted["opportunities"]
-        if o["platform"] == "reddit" and TITLE.lower() in o["title"].lower()
-    ][:1]
-    await client.call_tool("draft", {"opportunity_id": oid})
-    return str(oid)
+    return await helpers.drafted(client, TOPIC, TITLE, "reddit", limit=10)
 
 
 async def strike_while_held(
@@ -162,9 +154,8 @@ async def test_a_write_the_record_lost_is_held_again_and_settled(
         scouted = await scout(client)
         assert not any(TITLE.lower() in t.lower() for t in offered(scouted)), scouted
         row = await until_posted(tmp_path)
-    assert "restored from the write journal" in row.reason or any(
-        "journal" in str(p) for p in row.policy
-    ), row
+    journalled = any("journal" in str(p) for p in row.policy)
+    assert "restored from the write journal" in row.reason or journalled, row
     assert len(links.written("write_comment")) == 1
     assert len(Journal(tmp_path).open_entries()) == 1  # open until its row is settled
     async with Client(fake_gateway(tmp_path, links)) as client:
@@ -207,13 +198,9 @@ async def test_doctor_repair_carries_every_claim_over_a_damaged_record(
     assert run_doctor(config, None, fix=False, out=out, err=err) == 1
     assert "the record is damaged" in err.getvalue() and err.getvalue().count("\n") == 1
     assert "record     sqlite" in out.getvalue() and "reddit" in out.getvalue(), out.getvalue()
-    assert run_doctor(config, None, fix=True, out=out, err=err) == 0, (
-        out.getvalue(),
-        err.getvalue(),
-    )
-    assert "rebuilt" in out.getvalue() and "1 records carried over" in out.getvalue(), (
-        out.getvalue()
-    )
+    assert run_doctor(config, None, fix=True, out=out, err=err) == 0, err.getvalue()
+    said = out.getvalue()
+    assert "rebuilt" in said and "1 records carried over" in said, said
     [broken] = named(tmp_path, "gwanjong.db.broken-")
     [export] = named(tmp_path, "gwanjong-export-")
     assert [r["status"] for r in json.loads(export.read_text())["strikes"]] == ["posted"]

@@ -7,8 +7,11 @@ checks run on PostgreSQL in tests/postgres/record/test_handoff_pg.py)."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
+
+import pytest
 
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import ClaimRequest, StrikeAction, StrikeStatus
@@ -24,6 +27,7 @@ def add(
     status: StrikeStatus,
     platform: str = "devto",
     action: str = "comment",
+    now: float = NOW,
 ) -> int:
     return strike_row(
         store,
@@ -34,7 +38,7 @@ def add(
         action=action,
         content="hello",
         status=status,
-        now=NOW,
+        now=now,
     ).id
 
 
@@ -105,15 +109,7 @@ def check_dismiss_expire_and_claims(store: StrikeStore) -> None:
     """A dismissed hand-off leaves the queue and frees its target; one older than the cut
     expires (kept in history); the model's unproven claim is noted, the row still waits."""
     old = add(store, "devto:7", StrikeStatus.HANDOFF)
-    fresh = strike_row(
-        store,
-        intent_key=f"k{next(_KEYS)}",
-        target="",
-        opportunity="devto:7",
-        content="hello",
-        status=StrikeStatus.HANDOFF,
-        now=NOW + 100,
-    ).id
+    fresh = add(store, "devto:7", StrikeStatus.HANDOFF, now=NOW + 100)
     claimed = store.note_claim(fresh, "https://x.test/c", "claimed, unverified", NOW + 101)
     assert claimed is not None and claimed.status is StrikeStatus.HANDOFF
     assert (claimed.claimed_at, claimed.claimed_url) == (NOW + 101, "https://x.test/c")
@@ -130,19 +126,14 @@ def check_dismiss_expire_and_claims(store: StrikeStore) -> None:
     assert store.same_intent(out.intent_key) is None  # holds its target no longer
 
 
-def test_pending_handoffs_lists_the_open_handoffs_and_confirm_closes_one(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "check", [check_pending_handoffs, check_author_cooldown, check_dismiss_expire_and_claims]
+)
+def test_the_store_keeps_handoffs_and_the_author_cooldown(
+    tmp_path: Path, check: Callable[[StrikeStore], None]
+) -> None:
     with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
-        check_pending_handoffs(store)
-
-
-def test_the_author_cooldown_counts_and_checks_comments_only(tmp_path: Path) -> None:
-    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
-        check_author_cooldown(store)
-
-
-def test_handoffs_are_dismissed_and_expire_and_claims_are_noted(tmp_path: Path) -> None:
-    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
-        check_dismiss_expire_and_claims(store)
+        check(store)
 
 
 def test_pending_handoffs_is_one_indexed_lookup(tmp_path: Path) -> None:
