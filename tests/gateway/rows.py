@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gwanjong_gateway.record.store import StrikeStore
-from gwanjong_gateway.rules.ledger import Strike, StrikeStatus
+from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus
 
 
 def strike_row(store: StrikeStore, **fields: Any) -> Strike:
@@ -21,3 +21,14 @@ def strike_row(store: StrikeStore, **fields: Any) -> Strike:
         "status": StrikeStatus.PENDING,
     }
     return store.insert(**(row | fields))
+
+
+def strike_of(**fields: Any) -> Strike:
+    """A `Strike` as the record reads one back (none is stored): a live dev.to comment,
+    posted, but for ``fields``."""
+    blank = ("intent_key", "target", "target_url", "author", "opportunity", "content_hash")
+    blank += ("content", "title", "reason", "approver", "result_id", "result_url")
+    row: dict[str, Any] = dict.fromkeys(blank, "") | {"id": 1, "platform": "devto"}
+    row |= {"action": StrikeAction.COMMENT, "mode": "live", "status": StrikeStatus.POSTED}
+    row |= {"context": {}, "policy": [], "created_at": 0.0, "updated_at": 0.0}
+    return Strike(**(row | fields))

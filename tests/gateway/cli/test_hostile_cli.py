@@ -17,8 +17,9 @@ from gwanjong_gateway.cli.review import view
 from gwanjong_gateway.cli.review.term import Terminal
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.record.store import StrikeStore
-from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus
+from gwanjong_gateway.rules.ledger import Strike, StrikeStatus
 from tests.gateway.helpers import config_text
+from tests.gateway.rows import strike_of
 from tests.gateway.rows import strike_row as stored
 from tests.hostile_approvals import CORPUS, REFUSED, approval_with, assert_seen, with_footer
 
@@ -59,31 +60,11 @@ def test_review_list_marks_and_says_it_quotes_one_line(name: str) -> None:
 
 
 def strike_row(**fields: object) -> Strike:
-    values: dict[str, object] = {
-        "id": 3,
-        "intent_key": "k",
-        "platform": "devto",
-        "target": "p1",
-        "target_url": "https://dev.to/alice/p1",
-        "author": "alice",
-        "opportunity": "devto:p1",
-        "action": StrikeAction.COMMENT,
-        "content_hash": "",
-        "content": "",
-        "title": "",
-        "mode": "live",
-        "status": StrikeStatus.HANDOFF,
-        "reason": "",
-        "approver": "",
-        "result_id": "",
-        "result_url": "",
-        "context": {},
-        "policy": [],
-        "created_at": NOW,
-        "updated_at": NOW,
-        **fields,
-    }
-    return Strike(**values)  # type: ignore[arg-type]
+    at: dict[str, object] = {"created_at": NOW, "updated_at": NOW}
+    where = {"target": "p1", "target_url": "https://dev.to/alice/p1", "opportunity": "devto:p1"}
+    return strike_of(
+        id=3, intent_key="k", author="alice", status=StrikeStatus.HANDOFF, **where, **at, **fields
+    )
 
 
 @pytest.mark.parametrize("name", list(CORPUS))

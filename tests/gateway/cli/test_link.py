@@ -144,12 +144,10 @@ def config(tmp_path: Path) -> Path:
     return config_file(tmp_path, [])
 
 
-def link(home: Path, *names: str, **kw: Any) -> tuple[int, str, str]:
+def link(home: Path, *names: str, system: str = "linux", **kw: Any) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     kw.setdefault("command", COMMAND)
-    code = run_link(
-        list(names), out=out, err=err, system="linux", environ={"HOME": str(home)}, **kw
-    )
+    code = run_link(list(names), out=out, err=err, system=system, environ={"HOME": str(home)}, **kw)
     return code, out.getvalue(), err.getvalue()
 
 
@@ -312,13 +310,9 @@ def test_link_sandbox_points_a_second_entry_at_the_local_sandbox_only(
 
 
 def test_each_os_paths_come_from_the_environment_given() -> None:
-    win = clients(
-        "win32",
-        {"USERPROFILE": r"C:\Users\me", "APPDATA": r"C:\Users\me\AppData\Roaming"},
-    )
-    assert str(win["claude-desktop"].path) == (
-        r"C:\Users\me\AppData\Roaming\Claude\claude_desktop_config.json"
-    )
+    roaming = r"C:\Users\me\AppData\Roaming"
+    win = clients("win32", {"USERPROFILE": r"C:\Users\me", "APPDATA": roaming})
+    assert str(win["claude-desktop"].path) == roaming + r"\Claude\claude_desktop_config.json"
     assert str(win["claude-code"].path) == r"C:\Users\me\.claude.json"
     assert str(win["cursor"].path) == r"C:\Users\me\.cursor\mcp.json"
     assert str(win["vscode"].path) == r"C:\Users\me\AppData\Roaming\Code\User\mcp.json"
@@ -342,16 +336,7 @@ def test_macos_layout_is_linked_for_real_in_a_temp_home(tmp_path: Path, config: 
     folder = home / "Library" / "Application Support" / "Claude"
     folder.mkdir(parents=True)
     (folder / "claude_desktop_config.json").write_text(CLAUDE_DESKTOP, encoding="utf-8")
-    out, err = io.StringIO(), io.StringIO()
-    code = run_link(
-        [],
-        config=str(config),
-        command=COMMAND,
-        out=out,
-        err=err,
-        system="darwin",
-        environ={"HOME": str(home)},
-    )
-    assert (code, err.getvalue()) == (0, "")
+    code, _, err = link(home, config=str(config), system="darwin")
+    assert (code, err) == (0, "")
     servers = doc(folder / "claude_desktop_config.json")["mcpServers"]
     assert set(servers) == {"filesystem", "gwanjong"}  # type: ignore[arg-type]

@@ -23,13 +23,9 @@ async def pending_post(client: Client[Any]) -> int:
     scouted = await call(client, "scout", topic="rust async", platforms=["devto"], limit=3)
     oid = scouted["opportunities"][0]["id"]
     await client.call_tool("draft", {"opportunity_id": oid})
-    answer = (
-        await client.call_tool(
-            "strike",
-            {"opportunity_id": oid, "action": "post", "title": "Draft title", "content": "Notes."},
-        )
-    ).structured_content
-    assert answer is not None and answer["status"] == "pending_approval", answer
+    post = {"action": "post", "title": "Draft title", "content": "Notes."}
+    answer = await call(client, "strike", opportunity_id=oid, **post)
+    assert answer["status"] == "pending_approval", answer
     return int(answer["approval"]["id"])
 
 
@@ -45,15 +41,8 @@ async def edited_title_and_tags(bench: Bench) -> None:
     assert "  | Title: Draft title" in shown and "  | Tags: (none)" in shown
     listed = (await bench.review("list")).out
     assert "| title: Draft title" in listed
-    ran = await bench.review(
-        "approve",
-        str(approval_id),
-        "--title",
-        "Cancellation, in practice",
-        "--tags",
-        "rust,async",
-        typed="approve\n",
-    )
+    edit = ["--title", "Cancellation, in practice", "--tags", "rust,async"]
+    ran = await bench.review("approve", str(approval_id), *edit, typed="approve\n")
     assert ran.code == 0, ran
     a = bench.approval(approval_id)
     assert "Your edit will be sent instead" in ran.out and a.digest in ran.out

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TypeVar, cast
 
 import pytest
 
@@ -20,7 +20,7 @@ from gwanjong_gateway.rules.ledger import Strike, StrikeStatus
 from gwanjong_gateway.strike.settle import MIN_READBACKS, ReadBack, Seen, Settler
 from tests.fakes.clock import FakeClock
 from tests.gateway.helpers import config_text
-from tests.gateway.rows import strike_row
+from tests.gateway.rows import strike_of, strike_row
 
 pytestmark = pytest.mark.anyio
 
@@ -131,23 +131,8 @@ async def test_a_late_write_found_settles_posted_whatever_the_clock(tmp_path: Pa
     assert (await s.settle(row)).status == StrikeStatus.POSTED
 
 
-def _last(created_at: float) -> Any:
-    return Strike(
-        **{
-            **dict.fromkeys(
-                ["intent_key", "platform", "target", "target_url", "author", "opportunity"], ""
-            ),
-            **dict.fromkeys(["content_hash", "content", "title", "mode", "reason"], ""),
-            **dict.fromkeys(["approver", "result_id", "result_url"], ""),
-            "id": 1,
-            "action": "comment",
-            "status": StrikeStatus.POSTED,
-            "context": {},
-            "policy": [],
-            "created_at": created_at,
-            "updated_at": created_at,
-        }
-    )
+def _last(created_at: float) -> Strike:
+    return strike_of(created_at=created_at, updated_at=created_at)
 
 
 def test_a_clock_stepped_back_does_not_stretch_refusals(monkeypatch: pytest.MonkeyPatch) -> None:
