@@ -43,6 +43,13 @@ def gateway_toml(tmp: Path, store_url: str = "", platform_url: str = DEAD) -> Pa
     )
 
 
+def stdio(tmp_path: Path, config: Path, env: dict[str, str]) -> StdioTransport:
+    """The gateway over stdio in ``env``, its log in ``tmp_path``/gateway.log."""
+    args = ["-m", "gwanjong_gateway", "--config", str(config)]
+    log = tmp_path / "gateway.log"
+    return StdioTransport(sys.executable, args, env=env, cwd=str(tmp_path), log_file=log)
+
+
 def test_the_blocker_blocks(tmp_path: Path) -> None:
     done = run(["-c", "import fcntl"], env_without(tmp_path, UNIX_ONLY), tmp_path)
     assert done.returncode != 0 and "No module named 'fcntl'" in done.stderr
@@ -66,14 +73,7 @@ def test_every_command_helps_without_unix_modules(tmp_path: Path) -> None:
 
 async def test_stdio_session_without_unix_modules(tmp_path: Path) -> None:
     env = env_without(tmp_path, UNIX_ONLY, OURS)
-    transport = StdioTransport(
-        command=sys.executable,
-        args=["-m", "gwanjong_gateway", "--config", str(gateway_toml(tmp_path))],
-        env=env,
-        cwd=str(tmp_path),
-        log_file=tmp_path / "gateway.log",
-    )
-    async with Client(transport, timeout=120) as client:
+    async with Client(stdio(tmp_path, gateway_toml(tmp_path), env), timeout=120) as client:
         names = {t.name for t in await client.list_tools()}
     assert {"scout", "draft", "strike", "setup"} <= names, names
     assert "No module named" not in (tmp_path / "gateway.log").read_text(encoding="utf-8")
@@ -104,15 +104,7 @@ async def test_tools_without_psycopg_say_what_to_install(
 ) -> None:
     env = env_without(tmp_path, ["psycopg"])
     config = gateway_toml(tmp_path, "postgresql://gwanjong@127.0.0.1:9/gwanjong", sandbox.url)
-    log = tmp_path / "gateway.log"
-    transport = StdioTransport(
-        command=sys.executable,
-        args=["-m", "gwanjong_gateway", "--config", str(config)],
-        env=env,
-        cwd=str(tmp_path),
-        log_file=log,
-    )
-    async with Client(transport, timeout=120) as client:
+    async with Client(stdio(tmp_path, config, env), timeout=120) as client:
         # scout needs no record (it still ranks, not "unexpected error"); strike does
         found = await call(client, "scout", topic="mcp")
         assert found["opportunities"], found
@@ -121,7 +113,7 @@ async def test_tools_without_psycopg_say_what_to_install(
         for _ in range(2):  # the same answer each time
             text = await error_of(client, "strike", opportunity_id=first, action="upvote")
             assert text.startswith("unavailable: ") and INSTALL_HINT in text, text
-    said = log.read_text(encoding="utf-8")
+    said = (tmp_path / "gateway.log").read_text(encoding="utf-8")
     lines = [line for line in said.splitlines() if "is not installed" in line]
     # once by the strike record and at most once by usage metering, not once per call
     assert sum("record.records" in line for line in lines) == 1, said

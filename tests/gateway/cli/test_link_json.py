@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -11,11 +12,15 @@ from gwanjong_gateway.cli.link.jsonc import JsonError, indent_unit, insert, pars
 ENTRY = {"command": "gwanjong", "args": ["--config", "/x/gateway.toml"]}
 
 
-def add_then_remove(text: str, key: str = "mcpServers") -> str:
+def inserted(text: str, entry: Any = ENTRY, key: str = "mcpServers") -> str:
     root = parse(text)
     servers = root.member(key)
     assert servers is not None
-    added = insert(text, servers.node, "gwanjong", ENTRY, indent_unit(text, root))
+    return insert(text, servers.node, "gwanjong", entry, indent_unit(text, root))
+
+
+def add_then_remove(text: str, key: str = "mcpServers") -> str:
+    added = inserted(text, key=key)
     value = parse(added).value
     assert value[key]["gwanjong"] == ENTRY
     back = parse(added).member(key)
@@ -37,20 +42,12 @@ def test_adding_then_removing_gives_back_every_byte(text: str) -> None:
 
 
 def test_crlf_files_get_crlf_lines() -> None:
-    text = '{\r\n  "mcpServers": {\r\n    "a": 1\r\n  }\r\n}\r\n'
-    root = parse(text)
-    servers = root.member("mcpServers")
-    assert servers is not None
-    added = insert(text, servers.node, "gwanjong", ENTRY, indent_unit(text, root))
+    added = inserted('{\r\n  "mcpServers": {\r\n    "a": 1\r\n  }\r\n}\r\n')
     assert "\n" not in added.replace("\r\n", "")
 
 
 def test_an_empty_object_gets_the_member_on_its_own_lines() -> None:
-    text = '{\n  "theme": "x",\n  "mcpServers": {}\n}\n'
-    root = parse(text)
-    servers = root.member("mcpServers")
-    assert servers is not None
-    added = insert(text, servers.node, "gwanjong", {"command": "g"}, "  ")
+    added = inserted('{\n  "theme": "x",\n  "mcpServers": {}\n}\n', {"command": "g"})
     assert '"mcpServers": {\n    "gwanjong": {\n      "command": "g"\n    }\n  }' in added
     assert json.loads(added)["theme"] == "x"
 

@@ -96,6 +96,8 @@ async def test_four_writes_wait_then_exactly_the_approved_texts_are_sent(
     texts = {f"p{i}": f"Reply number {i}." for i in range(4)}
     ids = [await waiting(desk, fake, key, text) for key, text in texts.items()]
     assert len(set(ids)) == 4 and fake.writes == [] and desks.rows() == []
+    # a second strike on a waiting target answers its approval, text and all
+    assert await waiting(desk, fake, "p0", "A different text for the same target.") == ids[0]
     pending = desks.approvals(pending=True)
     assert [a.text for a in pending] == [t + FOOTER for t in texts.values()]  # footer included
     for approval_id in ids:
@@ -108,15 +110,6 @@ async def test_four_writes_wait_then_exactly_the_approved_texts_are_sent(
     rows = {r.id: r for r in desks.rows()}
     assert all(rows[a.record].status is StrikeStatus.POSTED for a in done if a.record)
     assert all(rows[a.record].content == a.text for a in done if a.record)
-
-
-async def test_a_second_strike_answers_the_waiting_approval(
-    desks: Desks, fake: FakePlatform
-) -> None:
-    desk = desks.desk()
-    first = await waiting(desk, fake, "p1", "First text.")
-    again = await waiting(desk, fake, "p1", "A different text for the same target.")
-    assert again == first and len(desks.approvals(pending=True)) == 1
 
 
 async def test_replay_decline_and_racing_approvers_send_at_most_once(

@@ -10,7 +10,8 @@ import pytest
 from fastmcp import Client
 
 from gwanjong_sandbox.control import SandboxControl
-from tests.gateway.helpers import in_memory_gateway, opportunity_for
+from tests.gateway import helpers
+from tests.gateway.helpers import in_memory_gateway
 from tests.mcp import call, outcome
 from tests.platforms import SPECS
 
@@ -25,10 +26,7 @@ def needs(*platforms: str) -> None:
 
 
 async def drafted(client: Client[Any], platform: str, topic: str, title: str) -> str:
-    scouted = await call(client, "scout", topic=topic, platforms=[platform], limit=10)
-    oid = opportunity_for(scouted, platform, title)
-    await client.call_tool("draft", {"opportunity_id": oid})
-    return oid
+    return await helpers.drafted(client, topic, title, platform, platforms=[platform], limit=10)
 
 
 async def strike(
@@ -37,7 +35,7 @@ async def strike(
     return await outcome(client, "strike", opportunity_id=oid, action=action, content=content)
 
 
-async def test_reddit_comment_is_posted_with_the_disclosure(
+async def test_reddit_comment_is_posted_with_the_disclosure_then_the_author_cools_down(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     needs("reddit")
@@ -46,24 +44,15 @@ async def test_reddit_comment_is_posted_with_the_disclosure(
         result = await strike(client, oid, "Guards around each await fixed it for us.")
         assert result["status"] == "posted", result
         assert (await strike(client, oid, "Another angle."))["status"] == "duplicate"
-    [write] = sandbox.writes("reddit")
-    assert write["action"] == "write_comment"
-    assert "Guards around each await" in str(
-        write["data"]
-    ) and "Drafted with an AI assistant" in str(write["data"])
-
-
-async def test_author_cooldown(sandbox: SandboxControl, tmp_path: Path) -> None:
-    needs("reddit")
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["reddit"])) as client:
-        first = await drafted(client, "reddit", "rust async cancellation", "Rust async")
-        assert (await strike(client, first, "Guards around each await."))["status"] == "posted"
         second = await drafted(client, "reddit", "tokio loom testing", "loom")
         cooled = await strike(client, second, "Loom is great for this.")
         assert cooled["status"] == "refused"
         assert "cool-down is 7 days" in cooled["reason"]
         assert "ferris_fan" in cooled["reason"]
-    assert len(sandbox.writes("reddit")) == 1
+    [write] = sandbox.writes("reddit")
+    assert write["action"] == "write_comment"
+    assert "Guards around each await" in str(write["data"])
+    assert "Drafted with an AI assistant" in str(write["data"])
 
 
 @pytest.mark.parametrize("platform", ["twitter", "bluesky"])
