@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from fastmcp import Client
+from fastmcp import Client, FastMCP
 from prometheus_client.parser import text_string_to_metric_families
 
 from gwanjong_gateway.config import parse
@@ -31,6 +31,7 @@ from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM
 from tests.gateway.helpers import config_text, opportunity_for
 from tests.gateway.http_gateway import client, free_port, serve_app
+from tests.mcp import call
 
 pytestmark = pytest.mark.anyio
 Figures = dict[tuple[str, tuple[tuple[str, str], ...]], float]
@@ -100,10 +101,7 @@ async def test_a_scout_and_a_strike_move_the_figures_and_a_scrape_needs_a_token(
 
         fake.fail("search", ErrorKind.RATE_LIMITED, retry_after=30)
         async with client(team.url, team.token) as c:
-            scouted = (
-                await c.call_tool("scout", {"topic": "rust async cancellation", "limit": 5})
-            ).structured_content
-            assert scouted is not None
+            scouted = await call(c, "scout", topic="rust async cancellation", limit=5)
             during = figures((await web.get(team.metrics_url, headers=bearer)).text)
             oid = opportunity_for(scouted, "devto", "Rust async")
             await c.call_tool("draft", {"opportunity_id": oid})
@@ -111,11 +109,7 @@ async def test_a_scout_and_a_strike_move_the_figures_and_a_scrape_needs_a_token(
             assert wrong.is_error and wrong.structured_content is not None
             got = wrong.structured_content["error"]["kind"]  # an order hint: scout first
             assert got == "needs_previous_step", wrong.structured_content
-            struck = await c.call_tool(
-                "strike",
-                {"opportunity_id": oid, "action": "post", "content": "Hi", "title": "Hello"},
-            )
-            assert struck.structured_content is not None
+            await call(c, "strike", opportunity_id=oid, action="post", content="Hi", title="Hello")
         after = figures((await web.get(team.metrics_url, headers=bearer)).text)
 
     devto_search = {"platform": "devto", "tool": "search"}
@@ -147,17 +141,18 @@ async def test_without_metrics_nothing_is_served(tmp_path: Path) -> None:
         assert got.status_code == 404
 
 
-async def test_a_stdio_gateway_serves_metrics_on_its_own_loopback_port(tmp_path: Path) -> None:
-    fake = FakePlatform(FORUM)
-    port = free_port()
-    config = parse(
-        config_text(
-            tmp_path, ["devto"], "live", tables={"metrics": {"enabled": True, "port": port}}
-        )
-    )
-    gw = Gateway(config, environ={}, transports={"devto": fake.server()})
+def attached_on_stdio(tmp_path: Path, **metrics: Any) -> tuple[FastMCP[Any], Observed]:
+    """A stdio gateway on the fake forum with ``metrics`` in its [metrics] table, attached."""
+    tables = {"metrics": {"enabled": True, **metrics}}
+    config = parse(config_text(tmp_path, ["devto"], "live", tables=tables))
+    gw = Gateway(config, environ={}, transports={"devto": FakePlatform(FORUM).server()})
     mcp = build_gateway(config, gateway=gw)
-    observed: Observed = attach(mcp, gw, config, None, "stdio")
+    return mcp, attach(mcp, gw, config, None, "stdio")
+
+
+async def test_a_stdio_gateway_serves_metrics_on_its_own_loopback_port(tmp_path: Path) -> None:
+    port = free_port()
+    mcp, observed = attached_on_stdio(tmp_path, port=port)
     async with observed.running(), Client(mcp) as c, httpx.AsyncClient() as web:
         assert observed.port == port
         await c.call_tool("scout", {"topic": "rust async cancellation", "limit": 5})
@@ -167,10 +162,8 @@ async def test_a_stdio_gateway_serves_metrics_on_its_own_loopback_port(tmp_path:
 
 
 def test_metrics_on_stdio_need_a_port(tmp_path: Path) -> None:
-    config = parse(config_text(tmp_path, ["devto"], "live", tables={"metrics": {"enabled": True}}))
-    gw = Gateway(config, environ={}, transports={"devto": FakePlatform(FORUM).server()})
     with pytest.raises(ObserveProblem, match=r"\[metrics\] port"):
-        attach(build_gateway(config, gateway=gw), gw, config, None, "stdio")
+        attached_on_stdio(tmp_path)
 
 
 def test_rate_windows_and_tool_labels() -> None:
@@ -183,16 +176,8 @@ def test_rate_windows_and_tool_labels() -> None:
     f = figures(metrics.render()[0].decode())
     assert at(f, "gwanjong_rate_limit_remaining", platform="reddit") == 7
     assert at(f, "gwanjong_rate_limit_limit", platform="reddit") == 300
-    assert (
-        at(
-            f,
-            "gwanjong_platform_errors_total",
-            platform="reddit",
-            tool="write_comment",
-            kind="rate_limited",
-        )
-        == 1
-    )
+    limited = {"platform": "reddit", "tool": "write_comment", "kind": "rate_limited"}
+    assert at(f, "gwanjong_platform_errors_total", **limited) == 1
     # a client names the tool it calls: no label from a name that is not one, nor past the cap
     assert metrics.tool_label("bad name\n{}") == "other"
     for i in range(300):
@@ -206,8 +191,5 @@ def test_a_metrics_port_in_use_stops_the_gateway_with_the_reason(tmp_path: Path)
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
         port = taken.getsockname()[1]
-        tables = {"metrics": {"enabled": True, "port": port}}
-        config = parse(config_text(tmp_path, ["devto"], "live", tables=tables))
-        gw = Gateway(config, environ={}, transports={"devto": FakePlatform(FORUM).server()})
         with pytest.raises(ObserveProblem, match=rf"cannot listen on 127.0.0.1:{port}"):
-            attach(build_gateway(config, gateway=gw), gw, config, None, "stdio")
+            attached_on_stdio(tmp_path, port=port)

@@ -56,14 +56,8 @@ async def test_a_spawned_platform_server_continues_the_trace(
             oid = await drafted(client)
             token = otel_context.attach(propagate.extract({"traceparent": TRACEPARENT}))
             try:
-                struck = await call(
-                    client,
-                    "strike",
-                    opportunity_id=oid,
-                    action="post",
-                    content="Guards around every await.",
-                    title="Cancellation-safe handlers",
-                )
+                post = {"content": "Guards around every await.", "title": "Cancellation-safe"}
+                struck = await call(client, "strike", opportunity_id=oid, action="post", **post)
             finally:
                 otel_context.detach(token)
             assert struck["status"] == "posted", struck
