@@ -175,16 +175,7 @@ def test_a_hostile_principal_in_the_record_is_cleaned_before_the_terminal(
     """A record written before names were refused is shown with its hidden characters
     marked, never raw."""
     with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
-        strike_row(
-            store,
-            intent_key="k3",
-            target="1003",
-            action="post",
-            content_hash="h3",
-            content="text",
-            status="posted",
-            principal=HOSTILE,
-        )
+        strike_row(store, action="post", status="posted", principal=HOSTILE)
     out = io.StringIO()
     config = parse(config_text(tmp_path, []))
     assert print_history(config, None, None, 10, as_json=False, out=out) == 0
