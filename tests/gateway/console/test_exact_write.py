@@ -11,7 +11,7 @@ import pytest
 
 from gwanjong_gateway.rules.approvals import ApprovalStatus
 from tests.fakes.platform import FakePlatform
-from tests.gateway.console.helpers import ORIGIN, Served, approval, pending, sign_in
+from tests.gateway.console.helpers import Served, approval, pending, post, sign_in
 
 pytestmark = pytest.mark.anyio
 
@@ -28,14 +28,8 @@ async def test_title_and_tags_are_shown_edited_and_sent_exactly(
     assert "<h2>Tags</h2>" in page and 'name="title" value="A title"' in page
     assert 'name="tags" value=""' in page
     waiting = await approval(s.gw, approval_id)
-    form = {
-        "csrf": csrf,
-        "decision": "approve",
-        "text": waiting.text,
-        "title": "A better title",
-        "tags": "rust, async",
-    }
-    done = await s.http.post(f"/approvals/{approval_id}", data=form, headers=ORIGIN)
+    edit = {"text": waiting.text, "title": "A better title", "tags": "rust, async"}
+    done = await post(s, f"/approvals/{approval_id}", csrf, decision="approve", **edit)
     assert done.status_code == 200 and "posted" in done.text, done.text
     assert '<code class="tag">rust</code> <code class="tag">async</code>' in done.text
     decided = await approval(s.gw, approval_id)
@@ -43,11 +37,7 @@ async def test_title_and_tags_are_shown_edited_and_sent_exactly(
     [written] = forum.written("write_post")
     assert (written.data["title"], written.data["tags"]) == ("A better title", ["rust", "async"])
     assert written.data["body"] == decided.text
-    assert decided.write.arguments() == {
-        "title": written.data["title"],
-        "body": written.data["body"],
-        "tags": written.data["tags"],
-    }
+    assert decided.write.arguments() == {k: written.data[k] for k in ("title", "body", "tags")}
 
 
 async def test_tags_the_platform_refuses_are_refused_with_its_reason(
@@ -56,14 +46,8 @@ async def test_tags_the_platform_refuses_are_refused_with_its_reason(
     approval_id = await pending(s)
     csrf = await sign_in(s)
     waiting = await approval(s.gw, approval_id)
-    form = {
-        "csrf": csrf,
-        "decision": "approve",
-        "text": waiting.text,
-        "title": waiting.title,
-        "tags": "C++, rust",
-    }
-    done = await s.http.post(f"/approvals/{approval_id}", data=form, headers=ORIGIN)
+    edit = {"text": waiting.text, "title": waiting.title, "tags": "C++, rust"}
+    done = await post(s, f"/approvals/{approval_id}", csrf, decision="approve", **edit)
     text = html.unescape(done.text)
     assert done.status_code == 409 and "The tag 'C++' is not allowed" in text, text
     assert "lowercase letters or digits" in text

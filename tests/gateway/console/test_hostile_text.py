@@ -59,7 +59,7 @@ async def test_the_chain_refuses_them_naming_the_character(s: Served, name: str)
 async def test_an_edit_with_a_tag_character_is_refused_on_approve(
     s: Served, forum: FakePlatform
 ) -> None:
-    from tests.gateway.console.helpers import ORIGIN, approval, csrf_of
+    from tests.gateway.console.helpers import approval, csrf_of, post
 
     answer = await strike(s.client, "devto", "Rust async", "post", "Fine words.", TOPIC)
     approval_id = int(answer["approval"]["id"])
@@ -68,10 +68,8 @@ async def test_an_edit_with_a_tag_character_is_refused_on_approve(
     smuggled = (await approval(s.gw, approval_id)).text.replace(
         "Fine words.", "Fine words.\U000e0049\U000e0067"
     )
-    done = await s.http.post(
-        f"/approvals/{approval_id}",
-        data={"csrf": csrf_of(page), "decision": "approve", "text": smuggled},
-        headers=ORIGIN,
+    done = await post(
+        s, f"/approvals/{approval_id}", csrf_of(page), decision="approve", text=smuggled
     )
     assert "U+E0049 TAG LATIN CAPITAL LETTER I at character 12" in done.text, done.text
     assert forum.writes == []
