@@ -70,16 +70,7 @@ async def test_each_call_on_its_own_session_works(
         assert status["tools"]["available"] == ["scout", "draft", "strike"]
 
 
-async def test_a_restart_keeps_the_workflow(forum: FakePlatform, tmp_path: Path) -> None:
-    async with Client(gateway(tmp_path, forum)) as c:
-        handle = await scouted(c)
-        await outcome(c, "draft", opportunity_id=handle)
-    async with Client(gateway(tmp_path, forum)) as c:  # a new gateway on the same state
-        struck = await post(c, handle)
-        assert struck["status"] == "dry_run", struck
-
-
-async def test_the_handles_table_keeps_a_digest_not_the_handle(
+async def test_a_restart_keeps_the_workflow_and_the_table_a_digest_not_the_handle(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
     async with Client(gateway(tmp_path, forum)) as c:
@@ -90,6 +81,9 @@ async def test_the_handles_table_keeps_a_digest_not_the_handle(
     assert len(rows) == 3 and sum(1 for r in rows if r[6] is not None) == 1  # one drafted
     assert not any(handle in str(value) for row in rows for value in row)
     assert any(hashlib.sha256(handle.encode()).hexdigest() == row[0] for row in rows)
+    async with Client(gateway(tmp_path, forum)) as c:  # a new gateway on the same state
+        struck = await post(c, handle)
+        assert struck["status"] == "dry_run", struck
 
 
 async def test_a_handle_expires(forum: FakePlatform, tmp_path: Path) -> None:

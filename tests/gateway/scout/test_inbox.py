@@ -22,7 +22,7 @@ from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM, LINKS, SOCIAL
 from tests.gateway.helpers import config_text, in_memory_gateway
-from tests.mcp import call
+from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio
 ALL = ["devto", "bluesky", "twitter", "reddit"]
@@ -57,11 +57,8 @@ async def test_inbox_comes_first_marked_summoned(sandbox: SandboxControl, tmp_pa
 async def test_topic_is_optional_only_for_the_inbox(tmp_path: Path) -> None:
     async with Client(fake_gateway(tmp_path, FakePlatform(TWEETS))) as client:
         only_inbox = await call(client, "scout", source="mentions")
-        assert only_inbox["opportunities"] and all(
-            o.get("summoned") for o in only_inbox["opportunities"]
-        )
-        empty = await client.call_tool("scout", {}, raise_on_error=False)
-        assert empty.is_error and empty.content[0].text.startswith("invalid_input: ")  # type: ignore[union-attr]
+        assert only_inbox["opportunities"] == summoned(only_inbox) != []
+        assert (await error_of(client, "scout")).startswith("invalid_input: ")
 
 
 async def test_cursor_is_kept_per_platform_across_restarts(tmp_path: Path) -> None:
@@ -95,12 +92,9 @@ async def test_answering_a_mention_is_auto_and_drops_it_from_the_inbox(
             )
             drafted = await call(c, "draft", opportunity_id=mention["id"])
             assert drafted["strike"]["actions"]["comment"]["allowed"] == "auto"
+            reply = "One gateway: five tools keep the model's context small."
             struck = await call(
-                c,
-                "strike",
-                opportunity_id=mention["id"],
-                action="comment",
-                content="One gateway: five tools keep the model's context small.",
+                c, "strike", opportunity_id=mention["id"], action="comment", content=reply
             )
             assert struck["status"] == "posted", struck
             answered.append(mention["id"])
@@ -158,9 +152,8 @@ def test_a_broken_cursor_file_costs_one_full_inbox(tmp_path: Path) -> None:
 async def test_what_did_not_fit_in_limit_comes_back(tmp_path: Path) -> None:
     social = FakePlatform(SOCIAL)
     for n in range(2):  # three mentions here, one on the forum
-        social.add_post(
-            f"ask-{n}", f"Question {n}", "@gwanjong.bsky.social any idea?", summons=True
-        )
+        ask = "@gwanjong.bsky.social any idea?"
+        social.add_post(f"ask-{n}", f"Question {n}", ask, summons=True)
     async with Client(fake_gateway(tmp_path, social, FakePlatform(FORUM))) as client:
         first = await call(client, "scout", source="mentions", limit=2)
         assert [o["platform"] for o in first["opportunities"]] == ["bluesky", "devto"]
