@@ -39,7 +39,7 @@ from tests.gateway.record.test_journal import (
 )
 from tests.gateway.record.test_read_only_state import tmpfs
 from tests.gateway.strike.test_strike import history, strike
-from tests.mcp import call
+from tests.mcp import call, error_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]  # mounts a tmpfs (a process)
 FILLER = "filler"
@@ -148,14 +148,9 @@ async def test_following_the_advice_on_a_full_disk_never_offers_the_target_again
 
 
 def doctor(cfg: Path, home: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "gwanjong_gateway", "doctor", "--repair", "--config", str(cfg)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-        env={**os.environ, "HOME": str(home)},
-    )
+    argv = [sys.executable, "-m", "gwanjong_gateway", "doctor", "--repair", "--config", str(cfg)]
+    env = {**os.environ, "HOME": str(home)}
+    return subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env)
 
 
 async def test_a_dotenv_save_on_a_full_disk_says_so_and_keeps_the_old_file(state: Path) -> None:
@@ -173,22 +168,13 @@ async def test_a_dotenv_save_on_a_full_disk_says_so_and_keeps_the_old_file(state
 
 async def test_setup_save_on_a_full_disk_answers_unavailable(state: Path) -> None:
     links = FakePlatform(LINKS, configured=False)
-    async with Client(
-        fake_gateway(state, links, settings={"model_may_save_credentials": True})
-    ) as client:
+    gateway = fake_gateway(state, links, settings={"model_may_save_credentials": True})
+    async with Client(gateway) as client:
         await client.call_tool("status", {})
         fill(state)
-        result = await client.call_tool(
-            "setup",
-            {
-                "action": "save",
-                "platform": "reddit",
-                "credentials": {"REDDIT_CLIENT_ID": "id", "REDDIT_CLIENT_SECRET": "x" * 40},
-            },
-            raise_on_error=False,
-        )
-    text = result.content[0].text  # type: ignore[union-attr]
-    assert result.is_error and text.startswith("unavailable:") and "is full" in text, text
+        keys = {"REDDIT_CLIENT_ID": "id", "REDDIT_CLIENT_SECRET": "x" * 40}
+        text = await error_of(client, "setup", action="save", platform="reddit", credentials=keys)
+    assert text.startswith("unavailable:") and "is full" in text, text
     assert "unexpectedly" not in text and "x" * 40 not in text, text
 
 
