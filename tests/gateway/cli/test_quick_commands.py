@@ -15,22 +15,9 @@ from tests.gateway.cli.seeded import seeded_config
 pytestmark = pytest.mark.stdio
 
 #: what a command that only reads the record and the config must never import
-HEAVY = [
-    "fastmcp",
-    "mcp",
-    "mcp_types",
-    "atproto",
-    "tweepy",
-    "asyncpraw",
-    "httpx",
-    "starlette",
-    "uvicorn",
-    "jinja2",
-    "gwanjong_devto",
-    "gwanjong_bluesky",
-    "gwanjong_twitter",
-    "gwanjong_reddit",
-]
+SDKS = ["fastmcp", "mcp", "mcp_types", "atproto", "tweepy", "asyncpraw", "httpx"]
+SERVERS = ["gwanjong_devto", "gwanjong_bluesky", "gwanjong_twitter", "gwanjong_reddit"]
+HEAVY = [*SDKS, "starlette", "uvicorn", "jinja2", *SERVERS]
 
 COMMANDS = {
     "review list": "reply 1: guard each await.",

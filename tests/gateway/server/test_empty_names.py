@@ -15,7 +15,7 @@ from tests.mcp import error_of
 pytestmark = pytest.mark.anyio
 
 
-async def test_an_empty_platform_name_is_refused_with_the_names(
+async def test_an_empty_platform_name_or_handoff_is_refused_saying_what_to_send(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
     async with Client(fake_gateway(tmp_path, forum)) as client:
@@ -24,18 +24,9 @@ async def test_an_empty_platform_name_is_refused_with_the_names(
             assert text.startswith("invalid_input: "), text
             assert "devto" in text and "leave platforms out" in text, text
             assert "other words" not in text
-
-
-async def test_an_empty_handoff_says_what_to_send(forum: FakePlatform, tmp_path: Path) -> None:
-    async with Client(fake_gateway(tmp_path, forum)) as client:
-        text = await error_of(
-            client,
-            "strike",
-            opportunity_id="devto-1",
-            action="confirm_handoff",
-            content="https://dev.to/x",
-            handoff="",
-        )
+        # an empty handoff says what to send
+        confirm = {"action": "confirm_handoff", "content": "https://dev.to/x", "handoff": ""}
+        text = await error_of(client, "strike", opportunity_id="devto-1", **confirm)
     assert text.startswith("invalid_input: "), text
     assert "handoff" in text and "record" in text and "leave" in text, text
     assert "literal[" not in text and "int:" not in text  # no union branches by name

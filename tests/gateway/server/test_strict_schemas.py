@@ -46,9 +46,17 @@ def test_the_checker_finds_what_strict_mode_refuses() -> None:
     assert any("$.properties.m.anyOf[0]" in p for p in strict_problems(bad["nullable map"]))
 
 
-async def test_every_tool_can_be_strict_by_default(forum: FakePlatform, tmp_path: Path) -> None:
+async def test_every_tool_can_be_strict_by_default_and_credentials_are_refused(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
     async with Client(fake_gateway(tmp_path, forum)) as client:
         tools = {t.name: t for t in await client.list_tools()}
+        # credentials sent anyway are refused, with the other ways to give them
+        keys = {"DEVTO_API_KEY": "from-the-model"}
+        text = await error_of(client, "setup", action="save", platform="devto", credentials=keys)
+    assert text.startswith("not_supported: ") and "gwanjong setup devto" in text
+    assert "from-the-model" not in text
+    assert not (tmp_path / ".env").exists()
     assert {"scout", "draft", "strike", "status", "setup"} <= set(tools)
     for name, tool in tools.items():
         assert strict_problems(tool.input_schema) == [], name
@@ -66,19 +74,3 @@ async def test_credentials_are_shown_only_when_the_operator_opted_in(
     assert "credentials" in setup.input_schema["properties"]
     # documented as non-strict: an open map of credential names to values
     assert any("credentials" in p for p in strict_problems(setup.input_schema))
-
-
-async def test_credentials_sent_anyway_are_refused_with_the_other_ways(
-    forum: FakePlatform, tmp_path: Path
-) -> None:
-    async with Client(fake_gateway(tmp_path, forum)) as client:
-        text = await error_of(
-            client,
-            "setup",
-            action="save",
-            platform="devto",
-            credentials={"DEVTO_API_KEY": "from-the-model"},
-        )
-    assert text.startswith("not_supported: ") and "gwanjong setup devto" in text
-    assert "from-the-model" not in text
-    assert not (tmp_path / ".env").exists()
