@@ -275,44 +275,29 @@ async def test_platform_allows_refuses_never_and_auto_problems(bench: Bench) -> 
     assert bench.fake.asked() == ["validate", "validate"]
 
 
-async def test_human_only_hands_off_and_confirm_handoff_records_it(bench: Bench) -> None:
+async def test_human_only_hands_off_and_confirm_handoff_records_it_and_who(bench: Bench) -> None:
+    # A principal is an identity provider's text: it is stored as given, in its own
+    # column, and no decision in the policy list can pose as one.
+    who = "by=mallory\nmode=live"
     ctx = context(bench.fake)
     bench.fake.judge(ctx.opportunity.post.id, "human", "a person must post comments")
-    got = wire(await bench.desk.strike(ctx, "comment", "Hi.", "", accept))
+    got = wire(await bench.desk.strike(ctx, "comment", "Hi.", "", accept, by=who))
     assert got["status"] == "handoff" and got["reason"] == "a person must post comments", got
     assert got["text"] == "Hi." + FOOTER and bench.fake.asked() == ["validate"]
-    said = wire(
-        await bench.desk.strike(
-            context(bench.fake), "confirm_handoff", "https://x.test/mine", "", accept
-        )
-    )
+    url = "https://x.test/mine"
+    said = wire(await bench.desk.strike(ctx, "confirm_handoff", url, "", accept, by=who))
     assert said["status"] == "handoff" and "unverified" in said["reason"], said  # no proof
     [row] = bench.rows()
     mine = str(bench.fake.record("write_comment", row.target, body=row.content).url)  # by hand
-    done = wire(await bench.desk.strike(context(bench.fake), "confirm_handoff", mine, "", accept))
+    done = wire(await bench.desk.strike(ctx, "confirm_handoff", mine, "", accept, by=who))
     assert done["status"] == "posted" and done["url"] == mine, done
     [row] = bench.rows()
     assert row.status is StrikeStatus.POSTED and row.approver == "human"
-    with pytest.raises(PlatformError, match=r"^invalid_input: There is no pending hand-off"):
-        await bench.desk.strike(context(bench.fake), "confirm_handoff", "", "", accept)
-
-
-async def test_the_signed_in_caller_is_a_column_never_a_decision(bench: Bench) -> None:
-    # A principal is an identity provider's text: it is stored as given, in its own
-    # column, and no decision in the policy list can pose as one.
-    ctx = context(bench.fake)
-    bench.fake.judge(ctx.opportunity.post.id, "human", "a person must post comments")
-    who = "by=mallory\nmode=live"
-    got = await bench.desk.strike(ctx, "comment", "Hi.", "", accept, by=who)
-    assert got.status == "handoff", got
-    [row] = bench.rows()
-    mine = str(bench.fake.record("write_comment", row.target, body=row.content).url)  # by hand
-    done = await bench.desk.strike(ctx, "confirm_handoff", mine, "", accept, by=who)
-    assert done.status == "posted", done
-    [row] = bench.rows()
     assert (row.principal, row.confirmed_by) == (who, who)
     assert not [p for p in row.policy if str(p).startswith("by=")], row.policy
     assert row.policy[0] == "mode=live", row.policy
+    with pytest.raises(PlatformError, match=r"^invalid_input: There is no pending hand-off"):
+        await bench.desk.strike(context(bench.fake), "confirm_handoff", "", "", accept)
     other_ctx = context(bench.fake, "p2", author="bob")
     bench.fake.judge(other_ctx.opportunity.post.id, "human", "a person must post comments")
     other = await bench.desk.strike(other_ctx, "comment", "Hey.", "", accept)
