@@ -177,6 +177,10 @@ async def test_a_clean_comment_passes_every_check_and_is_written(bench: Bench) -
     [row] = bench.rows()
     assert row.status is StrikeStatus.POSTED and row.action == "comment"
     assert "disclosure appended" in row.policy and row.policy[-1] == "posted"
+    # earlier_claim: the same comment again is a duplicate, and the platform is not asked
+    again = wire(await bench.desk.strike(context(bench.fake), "comment", "Nice post.", "", accept))
+    assert again["status"] == "duplicate", again
+    assert bench.fake.asked() == ["validate", "write_comment"]
 
 
 async def refused_by(bench: Bench, got: dict[str, Any], words: str) -> None:
@@ -231,18 +235,18 @@ async def test_plain_text_refuses_a_title_and_lets_emoji_through(bench: Bench) -
     assert posted["status"] == "posted" and bodies(bench.fake) == [emoji + FOOTER], posted
 
 
-async def test_earlier_claim_answers_duplicate(bench: Bench) -> None:
-    first = wire(await bench.desk.strike(context(bench.fake), "comment", "Hi.", "", accept))
-    again = wire(await bench.desk.strike(context(bench.fake), "comment", "Hi.", "", accept))
-    assert first["status"] == "posted" and again["status"] == "duplicate", again
-    assert bench.fake.asked() == ["validate", "write_comment"]  # the second never asked
-
-
 async def test_limits_refuse_on_the_daily_cap(tmp_path: Path, fake: FakePlatform) -> None:
     async for b in bench_for(tmp_path, fake, daily={"comment": 0}):
         got = wire(await b.desk.strike(context(fake), "comment", "Hi.", "", accept))
         await refused_by(b, got, "Daily cap reached")
         assert fake.asked() == []
+        # the limits check refuses on its own too, given the final text
+        a = Attempt(
+            context(fake), StrikeAction.COMMENT, "Hi.", "", accept, ["mode=live"], mode="live"
+        )
+        await strike_checks.disclosure(b.desk.deps, a)
+        step = await strike_checks.limits(b.desk.deps, a)
+        assert isinstance(step, Refuse) and "Daily cap" in step.reason
 
 
 async def test_limits_refuse_on_the_author_cooldown(bench: Bench) -> None:
@@ -345,16 +349,6 @@ async def test_claim_answers_duplicate_when_the_target_was_taken_meanwhile(
     step = await strike_checks.claim(bench.desk.deps, a)
     assert isinstance(step, Answer) and step.result.status == "duplicate", step
     assert a.row is None
-
-
-async def test_limits_check_refuses_on_its_own(tmp_path: Path, fake: FakePlatform) -> None:
-    async for b in bench_for(tmp_path, fake, daily={"comment": 0}):
-        a = Attempt(
-            context(fake), StrikeAction.COMMENT, "Hi.", "", accept, ["mode=live"], mode="live"
-        )
-        await strike_checks.disclosure(b.desk.deps, a)
-        step = await strike_checks.limits(b.desk.deps, a)
-        assert isinstance(step, Refuse) and "Daily cap" in step.reason
 
 
 async def test_write_records_a_refused_write_as_failed(bench: Bench) -> None:
