@@ -170,28 +170,9 @@ async def test_an_expired_approval_is_refused(bench: Bench) -> None:
     assert json.loads((await bench.review("list", "--json")).out) == []
 
 
-async def test_an_edit_is_sent_and_recorded_as_edited(tmp_path: Path) -> None:
-    bench = Bench(tmp_path)
-    approval_id = await one_pending(bench)
-    before = bench.approval(approval_id)
-    edit = tmp_path / "edit.txt"
-    edited = f"A better reply, rewritten by a person.{FOOTER}"
-    edit.write_text(edited + "\n", encoding="utf-8")
-    ran = await bench.review(
-        "approve", str(approval_id), "--text-file", str(edit), typed="approve\n"
-    )
-    assert ran.code == 0, ran
-    want = before.write.edited(text=edited).digest()  # the edited write's own digest
-    assert "Your edit will be sent instead" in ran.out and want in ran.out
-    assert bodies(bench) == [edited]
-    a = bench.approval(approval_id)
-    assert a.edited and a.text == edited and a.digest == want != before.digest
-    [row] = bench.rows()
-    assert row.content == edited
-    assert any("edited by them" in str(line) for line in row.policy), row.policy
-
-
-async def test_a_refused_approve_sends_nothing_and_leaves_it_pending(tmp_path: Path) -> None:
+async def test_a_refused_approve_sends_nothing_then_an_edit_is_sent_as_edited(
+    tmp_path: Path,
+) -> None:
     bench = Bench(tmp_path)
     approval_id = await one_pending(bench)
     a = str(approval_id)
@@ -209,7 +190,21 @@ async def test_a_refused_approve_sends_nothing_and_leaves_it_pending(tmp_path: P
         ran = await bench.review("approve", a, typed=typed)
         assert ran.code == 1 and "Not approved: nothing was sent" in ran.err
     assert bench.links.writes == []
-    assert bench.approval(approval_id).status is ApprovalStatus.PENDING
+    before = bench.approval(approval_id)
+    assert before.status is ApprovalStatus.PENDING
+    # then an edit that keeps the footer is sent, and recorded as edited
+    edited = f"A better reply, rewritten by a person.{FOOTER}"
+    edit.write_text(edited + "\n", encoding="utf-8")
+    ran = await bench.review("approve", a, "--text-file", str(edit), typed="approve\n")
+    assert ran.code == 0, ran
+    want = before.write.edited(text=edited).digest()  # the edited write's own digest
+    assert "Your edit will be sent instead" in ran.out and want in ran.out
+    assert bodies(bench) == [edited]
+    after = bench.approval(approval_id)
+    assert after.edited and after.text == edited and after.digest == want != before.digest
+    [row] = bench.rows()
+    assert row.content == edited
+    assert any("edited by them" in str(line) for line in row.policy), row.policy
 
 
 async def test_done_closes_exactly_the_named_handoff(bench: Bench) -> None:
