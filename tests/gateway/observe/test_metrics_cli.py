@@ -1,6 +1,6 @@
 """`gwanjong --transport http` with `[metrics]` and team tokens, as a real process: /metrics
 answers 401 without a valid token, the figures with one, and a scout moves them; the JSON
-log lines of `[logging] json` go to its stderr."""
+log lines of `[logging] json` go to its stderr; on stdio without a port it refuses to start."""
 
 from __future__ import annotations
 
@@ -54,3 +54,10 @@ async def test_the_served_gateway_guards_and_counts(
     lines = [json.loads(line) for line in log.splitlines() if line.startswith("{")]
     assert any(line["level"] == "INFO" for line in lines), log
     assert token not in log
+
+
+def test_metrics_on_stdio_without_a_port_refuse_to_start(tmp_path: Path) -> None:
+    done = cli(config_file(tmp_path, ["devto"], "live", tables={"metrics": {"enabled": True}}))
+    assert done.returncode == 2
+    assert "[metrics] port" in done.stderr and "--transport http" in done.stderr
+    assert "Traceback" not in done.stderr
