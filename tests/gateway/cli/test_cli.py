@@ -52,9 +52,7 @@ def test_init_writes_a_starter_and_refuses_to_overwrite(tmp_path: Path) -> None:
     assert run_init(target, io.StringIO(), err) == 1
     assert "not overwriting" in err.getvalue()
     assert target.read_text(encoding="utf-8") == "# mine\n"
-
-
-def test_init_defaults_to_the_user_config_dir(tmp_path: Path) -> None:
+    # without a path: the user config folder
     env = {"XDG_CONFIG_HOME": str(tmp_path)}
     assert run_init(None, io.StringIO(), io.StringIO(), environ=env) == 0
     assert (tmp_path / "gwanjong" / "gateway.toml").read_text(encoding="utf-8") == STARTER

@@ -190,9 +190,14 @@ async def refused_by(bench: Bench, got: dict[str, Any], words: str) -> None:
     assert row.status is StrikeStatus.REFUSED and row.policy[-1] == f"refused: {got['reason']}"
 
 
-async def test_paused_refuses_before_anything_else(bench: Bench) -> None:
+async def test_never_allowed_then_paused_refuse_before_the_platform_is_asked(
+    bench: Bench,
+) -> None:
+    ctx = context(bench.fake, comment={"allowed": "never", "reason": "comments are closed"})
+    got = wire(await bench.desk.strike(ctx, "comment", "Hi.", "", accept))
+    await refused_by(bench, got, "comments are closed")
     await bench.desk.records.run(StrikeStore.record_failure, NAME, "boom", 1)
-    got = wire(await bench.desk.strike(context(bench.fake), "comment", "Hi.", "", accept))
+    got = wire(await bench.desk.strike(context(bench.fake, "p2"), "comment", "Hi.", "", accept))
     await refused_by(bench, got, "are paused")
     assert bench.fake.asked() == []
 
@@ -206,13 +211,6 @@ async def test_opted_out_refuses_a_comment_but_not_a_new_post(
         assert fake.asked() == []
         posted = wire(await b.desk.strike(context(fake), "post", "A new post.", "Title", accept))
         assert posted["status"] == "posted", posted
-
-
-async def test_never_allowed_refuses_from_the_draft_verdict(bench: Bench) -> None:
-    ctx = context(bench.fake, comment={"allowed": "never", "reason": "comments are closed"})
-    got = wire(await bench.desk.strike(ctx, "comment", "Hi.", "", accept))
-    await refused_by(bench, got, "comments are closed")
-    assert bench.fake.asked() == []
 
 
 @pytest.mark.parametrize("name", list(REFUSED))
