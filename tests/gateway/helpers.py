@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -10,8 +10,10 @@ from fastmcp import Client, FastMCP
 
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.config_file import render
+from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.server import build_gateway
 from gwanjong_sandbox.control import SandboxControl
+from tests.fakes.platform import FakePlatform
 from tests.mcp import call
 from tests.platforms import SPECS
 
@@ -54,6 +56,22 @@ def config_file(folder: Path, platforms: list[str], *args: Any, **kw: Any) -> Pa
     path = folder / "gateway.toml"
     path.write_text(config_text(folder / "state", platforms, *args, **kw), encoding="utf-8")
     return path
+
+
+def gateway_of(
+    state_dir: Path,
+    *fakes: FakePlatform,
+    clock: Callable[[], float] | None = None,
+    wall: Callable[[], float] | None = None,
+    **config: Any,
+) -> tuple[Gateway, FastMCP[Any]]:
+    """The gateway over ``fakes`` (``config``: `config_text`'s) and its MCP server, for a
+    test that reaches into it; ``clock`` and ``wall`` are its clocks, if given."""
+    times = {k: v for k, v in (("clock", clock), ("wall", wall)) if v is not None}
+    transports = {f.profile.name: f.server() for f in fakes}
+    config_of = parse(config_text(state_dir, [f.profile.name for f in fakes], **config))
+    gw = Gateway(config_of, environ={}, transports=transports, **times)
+    return gw, build_gateway(gw.config, gateway=gw)
 
 
 def in_memory_gateway(

@@ -18,7 +18,7 @@ import pytest
 
 from gwanjong_gateway.cli.main import main
 from gwanjong_gateway.record.store import StrikeStore
-from tests.gateway.helpers import config_file, config_text
+from tests.gateway.helpers import config_file
 from tests.gateway.notify.records import BODY, hand_off, open_approval
 
 GWANJONG = str(Path(sys.executable).with_name("gwanjong"))
@@ -80,11 +80,9 @@ def test_status_with_nothing_recorded(tmp_path: Path, capsys: pytest.CaptureFixt
 async def test_the_status_tool_carries_the_last_notification(tmp_path: Path) -> None:
     from fastmcp import Client
 
-    from gwanjong_gateway.config import parse
-    from gwanjong_gateway.gateway import Gateway
-    from gwanjong_gateway.server import build_gateway
     from tests.fakes.platform import FakePlatform
     from tests.fakes.profiles import SOCIAL
+    from tests.gateway.helpers import gateway_of
     from tests.mcp import call
 
     sent_at = 1_800_000_000.0
@@ -94,9 +92,8 @@ async def test_the_status_tool_carries_the_last_notification(tmp_path: Path) -> 
             "period:1", "2 approvals waiting", sent_at, "ntfys://ntfy.example.com: gave up: x"
         )
     tables = {"notify": {"urls": ["ntfys://tok3n@ntfy.example.com/topic"]}}
-    config = parse(config_text(tmp_path, ["bluesky"], tables=tables))
-    gw = Gateway(config, environ={}, transports={"bluesky": FakePlatform(SOCIAL).server()})
-    async with Client(build_gateway(config, gateway=gw)) as client:
+    _, mcp = gateway_of(tmp_path, FakePlatform(SOCIAL), tables=tables)
+    async with Client(mcp) as client:
         status = await call(client, "status")
     assert status["notified"] == {
         "last": "2 approvals waiting",

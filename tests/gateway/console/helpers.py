@@ -13,15 +13,13 @@ from typing import Any
 import httpx
 from fastmcp import Client, FastMCP
 
-from gwanjong_gateway.config import parse
 from gwanjong_gateway.console.app import Console
 from gwanjong_gateway.console.routes import build_app
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import Approval
-from gwanjong_gateway.server import build_gateway
 from tests.fakes.platform import FakePlatform
-from tests.gateway.helpers import config_text, drafted
+from tests.gateway.helpers import drafted, gateway_of
 from tests.mcp import call
 
 PORT = 8123
@@ -87,9 +85,7 @@ TOPIC = "rust async cancellation"
 def gateway(
     tmp_path: Path, forum: FakePlatform, tables: dict[str, dict[str, object]] | None = None
 ) -> tuple[Gateway, FastMCP[Any]]:
-    config = parse(config_text(tmp_path, ["devto"], "confirm", tables=tables))
-    gw = Gateway(config, environ={}, transports={"devto": forum.server()})
-    return gw, build_gateway(config, gateway=gw)
+    return gateway_of(tmp_path, forum, writes="confirm", tables=tables)
 
 
 async def pending(s: Served) -> int:

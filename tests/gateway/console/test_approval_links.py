@@ -14,19 +14,17 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.elicitation import ElicitResult
 
-from gwanjong_gateway.config import parse
 from gwanjong_gateway.console.app import Console
 from gwanjong_gateway.console.guard import APPROVAL_LINK_S
 from gwanjong_gateway.console.routes import build_app
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import ApprovalStatus
-from gwanjong_gateway.server import build_gateway
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.gateway.approval_clients import url_only
 from tests.gateway.console.helpers import BASE, ORIGIN, PORT, Served, approval, csrf_of, strike
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import gateway_of
 
 pytestmark = pytest.mark.anyio
 TOPIC = "rust async cancellation"
@@ -52,9 +50,7 @@ async def two_pending(s: Served) -> tuple[int, int]:
 
 
 def setup(tmp_path: Path, forum: FakePlatform, clock: FakeClock) -> tuple[Gateway, Any, Console]:
-    config = parse(config_text(tmp_path, ["devto"], "confirm"))
-    gw = Gateway(config, environ={}, transports={"devto": forum.server()}, wall=clock.time)
-    mcp = build_gateway(config, gateway=gw)
+    gw, mcp = gateway_of(tmp_path, forum, wall=clock.time, writes="confirm")
     console = Console(gw, port=PORT, clock=clock.time)
     console.take_approval_links()  # after the gateway's own page link, which it replaces
     return gw, mcp, console

@@ -11,15 +11,13 @@ from typing import Any
 
 import pytest
 
-from gwanjong_gateway.config import parse
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
-from gwanjong_gateway.server import build_gateway
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.gateway.console.helpers import ORIGIN, Served, post, serving, sign_in
-from tests.gateway.helpers import config_text, drafted
+from tests.gateway.helpers import drafted, gateway_of
 from tests.mcp import call
 
 pytestmark = pytest.mark.anyio
@@ -27,15 +25,8 @@ TEXT = "Structured concurrency would help here."
 
 
 def gateway(forum: FakePlatform, tmp_path: Path, clock: FakeClock) -> tuple[Gateway, Any]:
-    config = parse(
-        config_text(
-            tmp_path, ["devto"], "live", tables={"review": {"handoff_expire_after_s": 3600}}
-        )
-    )
-    gw = Gateway(
-        config, environ={}, transports={"devto": forum.server()}, clock=clock, wall=clock.time
-    )
-    return gw, build_gateway(config, gateway=gw)
+    tables = {"review": {"handoff_expire_after_s": 3600}}
+    return gateway_of(tmp_path, forum, clock=clock, wall=clock.time, tables=tables)
 
 
 async def handed(s: Served) -> tuple[str, int]:

@@ -16,15 +16,13 @@ from typing import Any
 
 import pytest
 
-from gwanjong_gateway.config import parse
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import ApprovalStatus, iso, operator_name
-from gwanjong_gateway.server import build_gateway
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.gateway.console.helpers import Served, approval, post, serving, sign_in, strike
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import gateway_of
 from tests.gateway.strike.test_strike_chain import FOOTER, OPEN_FORUM
 
 pytestmark = pytest.mark.anyio
@@ -51,9 +49,7 @@ def gateway(
     tmp_path: Path, fake: FakePlatform, clock: FakeClock, interval: float = 0
 ) -> tuple[Gateway, Any]:
     platform = {"min_interval_s": interval, "disclosure": FOOTER}
-    config = parse(config_text(tmp_path, ["devto"], "confirm", platform=platform))
-    gw = Gateway(config, environ={}, transports={"devto": fake.server()}, wall=clock.time)
-    return gw, build_gateway(config, gateway=gw)
+    return gateway_of(tmp_path, fake, wall=clock.time, writes="confirm", platform=platform)
 
 
 async def reply(s: Served, title_part: str, text: str) -> int:

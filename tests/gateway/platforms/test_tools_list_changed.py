@@ -17,11 +17,9 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import ToolsListChanged
 from mcp.types import METHOD_NOT_FOUND, ToolListChangedNotification
 
-from gwanjong_gateway.config import parse
 from gwanjong_gateway.gateway import Gateway
-from gwanjong_gateway.server import build_gateway
 from tests.fakes.platform import FakePlatform
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import gateway_of
 from tests.gateway.http_gateway import serve_app
 
 pytestmark = pytest.mark.anyio
@@ -39,9 +37,7 @@ class Heard(MessageHandler):
 
 
 def exposing(tmp_path: Path, forum: FakePlatform, expose: list[str]) -> tuple[Gateway, Any]:
-    config = parse(config_text(tmp_path, ["devto"], settings={"expose": expose}))
-    gw = Gateway(config, environ={}, transports={"devto": forum.server()})
-    return gw, build_gateway(config, gateway=gw)
+    return gateway_of(tmp_path, forum, settings={"expose": expose})
 
 
 async def real_definition(client: Client[Any]) -> None:

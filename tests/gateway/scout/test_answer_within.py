@@ -13,13 +13,11 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from gwanjong_gateway.config import parse
 from gwanjong_gateway.gateway import Gateway
-from gwanjong_gateway.server import build_gateway
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import SOCIAL
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import gateway_of
 from tests.mcp import call
 
 pytestmark = pytest.mark.anyio
@@ -43,13 +41,11 @@ async def test_a_slow_platform_is_named_still_coming_and_kept_for_the_next_scout
     tweets.hang("search")
     tweets.hang("trending")
     clock = FakeClock(gated=True)
-    config = parse(config_text(tmp_path, ["bluesky", "twitter"], settings={"answer_within_s": 4}))
-    transports = {"bluesky": social.server(), "twitter": tweets.server()}
-    gw = Gateway(config, environ={}, transports=transports, clock=clock)
+    gw, mcp = gateway_of(tmp_path, social, tweets, clock=clock, settings={"answer_within_s": 4})
     gw.sleep = clock.sleep
     first: dict[str, Any] = {}
     with anyio.fail_after(60):  # a guard against a hang, not a measurement
-        async with Client(build_gateway(config, gateway=gw)) as client:
+        async with Client(mcp) as client:
 
             async def scout() -> None:
                 first.update(await call(client, "scout", topic=TOPIC, limit=20))
@@ -82,13 +78,11 @@ async def test_a_slow_inbox_is_named_still_coming_and_kept_for_the_next_read(
     social, tweets = FakePlatform(SOCIAL), FakePlatform(TWEETS)
     tweets.hang("mentions")
     clock = FakeClock(gated=True)
-    config = parse(config_text(tmp_path, ["bluesky", "twitter"], settings={"answer_within_s": 4}))
-    transports = {"bluesky": social.server(), "twitter": tweets.server()}
-    gw = Gateway(config, environ={}, transports=transports, clock=clock)
+    gw, mcp = gateway_of(tmp_path, social, tweets, clock=clock, settings={"answer_within_s": 4})
     gw.sleep = clock.sleep
     first: dict[str, Any] = {}
     with anyio.fail_after(60):  # a guard against a hang, not a measurement
-        async with Client(build_gateway(config, gateway=gw)) as client:
+        async with Client(mcp) as client:
 
             async def inbox() -> None:
                 first.update(await call(client, "scout", source="mentions", limit=25))
@@ -124,13 +118,11 @@ async def test_with_an_opt_out_list_the_inbox_learns_profiles_beside_its_reads(
     clock = FakeClock(gated=True)
     tables = {"safety": {"opt_out": ["@nope"]}}
     settings = {"answer_within_s": 4}
-    config = parse(config_text(tmp_path, ["bluesky", "twitter"], settings=settings, tables=tables))
-    transports = {"bluesky": social.server(), "twitter": tweets.server()}
-    gw = Gateway(config, environ={}, transports=transports, clock=clock)
+    gw, mcp = gateway_of(tmp_path, social, tweets, clock=clock, settings=settings, tables=tables)
     gw.sleep = clock.sleep
     first: dict[str, Any] = {}
     with anyio.fail_after(60):  # a guard against a hang, not a measurement
-        async with Client(build_gateway(config, gateway=gw)) as client:
+        async with Client(mcp) as client:
 
             async def inbox() -> None:
                 first.update(await call(client, "scout", source="mentions", limit=25))

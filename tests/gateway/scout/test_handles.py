@@ -11,12 +11,9 @@ from typing import Any
 import pytest
 from fastmcp import Client, FastMCP
 
-from gwanjong_gateway.config import parse
-from gwanjong_gateway.gateway import Gateway
-from gwanjong_gateway.server import build_gateway
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import gateway_of
 from tests.gateway.http_gateway import client, serve_app
 from tests.gateway.team_gateway import team_gateway
 from tests.mcp import outcome
@@ -33,10 +30,8 @@ def mode(request: pytest.FixtureRequest) -> str:
 def gateway(
     tmp_path: Path, forum: FakePlatform, clock: FakeClock | None = None, **settings: Any
 ) -> FastMCP[Any]:
-    config = parse(config_text(tmp_path, ["devto"], "dry-run", settings=settings or None))
-    kwargs: dict[str, Any] = {"wall": clock.time, "clock": clock} if clock else {}
-    gw = Gateway(config, environ={}, transports={"devto": forum.server()}, **kwargs)
-    return build_gateway(config, gateway=gw)
+    times: dict[str, Any] = {"wall": clock.time, "clock": clock} if clock else {}
+    return gateway_of(tmp_path, forum, writes="dry-run", settings=settings or None, **times)[1]
 
 
 async def post(c: Client[Any], handle: str) -> dict[str, Any]:

@@ -12,14 +12,11 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from gwanjong_gateway.config import parse
-from gwanjong_gateway.gateway import Gateway
-from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.status_report import STATUS_PROBE_S
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import SOCIAL
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import gateway_of
 from tests.mcp import call
 
 pytestmark = pytest.mark.anyio
@@ -29,10 +26,9 @@ TWEETS = dataclasses.replace(SOCIAL, name="twitter", label="Fake Tweets", url="h
 async def test_status_answers_within_a_second_while_a_platform_is_slow(tmp_path: Path) -> None:
     assert STATUS_PROBE_S < 1
     tweets = FakePlatform(TWEETS)
-    config = parse(config_text(tmp_path, ["twitter"]))
-    gw = Gateway(config, environ={}, transports={"twitter": tweets.server()})
+    gw, mcp = gateway_of(tmp_path, tweets)
     with anyio.fail_after(60):  # a guard against a hang, not a measurement
-        async with Client(build_gateway(config, gateway=gw)) as client:
+        async with Client(mcp) as client:
             await gw.upstreams.start_all(only={"twitter"})  # running, never probed
             tweets.hang("capabilities")
             deadline = FakeClock(gated=True)
