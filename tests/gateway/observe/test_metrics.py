@@ -29,7 +29,7 @@ from gwanjong_shared.contract.errors import ErrorKind
 from gwanjong_shared.contract.rate import RateWindow
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM
-from tests.gateway.helpers import config_text, opportunity_for
+from tests.gateway.helpers import config_text, gateway_of, opportunity_for
 from tests.gateway.http_gateway import client, free_port, serve_app
 from tests.mcp import call
 
@@ -143,11 +143,10 @@ async def test_without_metrics_nothing_is_served(tmp_path: Path) -> None:
 
 def attached_on_stdio(tmp_path: Path, **metrics: Any) -> tuple[FastMCP[Any], Observed]:
     """A stdio gateway on the fake forum with ``metrics`` in its [metrics] table, attached."""
-    tables = {"metrics": {"enabled": True, **metrics}}
-    config = parse(config_text(tmp_path, ["devto"], "live", tables=tables))
-    gw = Gateway(config, environ={}, transports={"devto": FakePlatform(FORUM).server()})
-    mcp = build_gateway(config, gateway=gw)
-    return mcp, attach(mcp, gw, config, None, "stdio")
+    gw, mcp = gateway_of(
+        tmp_path, FakePlatform(FORUM), tables={"metrics": {"enabled": True, **metrics}}
+    )
+    return mcp, attach(mcp, gw, gw.config, None, "stdio")
 
 
 async def test_a_stdio_gateway_serves_metrics_on_its_own_loopback_port(tmp_path: Path) -> None:

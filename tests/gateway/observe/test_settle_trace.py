@@ -15,19 +15,16 @@ from opentelemetry import propagate
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
 
-from gwanjong_gateway.config import parse
-from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.observe.attach import attach
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
-from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_gateway.strike.settle import RECORD_ID, SPAN
 from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM
-from tests.gateway.helpers import config_text, drafted
+from tests.gateway.helpers import drafted, gateway_of
 
 pytestmark = pytest.mark.anyio
 
@@ -41,11 +38,9 @@ TELEMETRY = {
 
 async def test_the_settle_span_links_to_the_strike_that_sent_the_write(tmp_path: Path) -> None:
     fake, clock, exporter = FakePlatform(FORUM), FakeClock(), InMemorySpanExporter()
-    config = parse(config_text(tmp_path, ["devto"], "live", tables=TELEMETRY))
-    gw = Gateway(config, environ={}, transports={"devto": fake.server()})
-    gw.desk = StrikeDesk(config, gw.upstreams, gw.records, clock=clock.time, mono=clock)
-    mcp = build_gateway(config, gateway=gw)
-    observed = attach(mcp, gw, config, None, "http", exporter=exporter)
+    gw, mcp = gateway_of(tmp_path, fake, tables=TELEMETRY)
+    gw.desk = StrikeDesk(gw.config, gw.upstreams, gw.records, clock=clock.time, mono=clock)
+    observed = attach(mcp, gw, gw.config, None, "http", exporter=exporter)
     assert observed.provider is not None
     async with Client(mcp) as client:
         oid = await drafted(client)

@@ -14,7 +14,6 @@ import pytest
 from fastmcp import Client, FastMCP
 
 from gwanjong_gateway.config import parse
-from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_gateway.server import build_gateway
@@ -23,7 +22,7 @@ from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import SOCIAL
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import config_text, gateway_of
 from tests.gateway.rows import strike_row
 from tests.gateway.strike.test_strike import drafted, history, strike
 from tests.mcp import call, error_of
@@ -38,11 +37,10 @@ def gateway_over(
     clock: FakeClock | None = None,
 ) -> FastMCP[Any]:
     tables = {"safety": safety} if safety is not None else None
-    config = parse(config_text(tmp_path, ["devto"], tables=tables))
-    gw = Gateway(config, environ={}, transports={"devto": forum.server()})
+    gw, mcp = gateway_of(tmp_path, forum, tables=tables)
     if clock is not None:  # the record's and the read-back's clock (StrikeDesk, Settler)
-        gw.desk = StrikeDesk(config, gw.upstreams, gw.records, clock=clock.time, mono=clock)
-    return build_gateway(config, gateway=gw)
+        gw.desk = StrikeDesk(gw.config, gw.upstreams, gw.records, clock=clock.time, mono=clock)
+    return mcp
 
 
 async def test_a_locked_record_answers_busy_and_writes_nothing(
@@ -157,10 +155,9 @@ async def test_what_cannot_be_read_back_waits_for_a_person(tmp_path: Path) -> No
     # settle it, and a second strike says so instead of "checking again in N s".
     social = FakePlatform(SOCIAL)
     clock = FakeClock()
-    config = parse(config_text(tmp_path, ["bluesky"], tables={"safety": {"settle_window_s": 3}}))
-    gw = Gateway(config, environ={}, transports={"bluesky": social.server()})
-    gw.desk = StrikeDesk(config, gw.upstreams, gw.records, clock=clock.time, mono=clock)
-    async with Client(build_gateway(config, gateway=gw)) as client:
+    gw, mcp = gateway_of(tmp_path, social, tables={"safety": {"settle_window_s": 3}})
+    gw.desk = StrikeDesk(gw.config, gw.upstreams, gw.records, clock=clock.time, mono=clock)
+    async with Client(mcp) as client:
         scouted = await call(client, "scout", topic="rust", limit=5)
         oid = scouted["opportunities"][0]["id"]
         await call(client, "draft", opportunity_id=oid)

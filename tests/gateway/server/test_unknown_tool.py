@@ -11,13 +11,11 @@ from fastmcp import Client, FastMCP
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS
 
-from gwanjong_gateway.config import parse
-from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.platforms.upstream import Health
 from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import gateway_of
 from tests.platforms import SPECS
 
 pytestmark = pytest.mark.anyio
@@ -58,8 +56,7 @@ async def test_the_gateway_keeps_a_server_that_refused_an_unknown_tool(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
     # A -32602 is the server's answer, not a broken connection: no restart, no retry.
-    config = parse(config_text(tmp_path, ["devto"]))
-    gw = Gateway(config, environ={}, transports={"devto": forum.server()})
+    gw, _ = gateway_of(tmp_path, forum)
     try:
         first = await gw.upstreams.call("devto", "search", {"query": "rust"})
         assert first.ok

@@ -11,16 +11,13 @@ from typing import Any
 import pytest
 from fastmcp import Client, FastMCP
 
-from gwanjong_gateway.config import parse
-from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.rules import policy
-from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
-from tests.gateway.helpers import config_text, drafted
+from tests.gateway.helpers import drafted, gateway_of
 from tests.gateway.record.test_journal import TITLE, TOPIC
 from tests.gateway.strike.test_strike import history, strike
 
@@ -29,16 +26,10 @@ INTERVAL = 30
 
 
 def stepped_gateway(links: FakePlatform, state: Path, clock: FakeClock) -> FastMCP[Any]:
-    text = config_text(
-        state,
-        ["reddit"],
-        tables={"safety": {"settle_window_s": 120}},
-        platform={"min_interval_s": INTERVAL},
-    )
-    config = parse(text)
-    gw = Gateway(config, environ={}, transports={"reddit": links.server()})
-    gw.desk = StrikeDesk(config, gw.upstreams, gw.records, clock=clock.time, mono=clock)
-    return build_gateway(config, gateway=gw)
+    tables, platform = {"safety": {"settle_window_s": 120}}, {"min_interval_s": INTERVAL}
+    gw, mcp = gateway_of(state, links, tables=tables, platform=platform)
+    gw.desk = StrikeDesk(gw.config, gw.upstreams, gw.records, clock=clock.time, mono=clock)
+    return mcp
 
 
 async def test_a_clock_stepped_back_during_an_unsure_write_sends_it_once(
