@@ -17,7 +17,7 @@ from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.team.access_tokens import store_for
 from tests.fakes.platform import FakePlatform
 from tests.gateway.console.helpers import ORIGIN, Served, approval, csrf_of, post, serving, strike
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import config_text, gateway_of
 
 pytestmark = pytest.mark.anyio
 TEAM = {
@@ -29,11 +29,9 @@ TEAM = {
 def team_gateway(tmp_path: Path, forum: FakePlatform) -> tuple[Gateway, Any, dict[str, str]]:
     state = tmp_path / "state"
     tokens = {name: store_for(state).add(name) for name in ("alice", "carol", "audrey")}
-    config = parse(config_text(state, ["devto"], "confirm", tables=TEAM))
-    gw = Gateway(config, environ={}, transports={"devto": forum.server()})
     # The model's side over the in-memory transport: no sign-in, so the approval's
     # principal is "" (nobody on the team): only approvers may see it.
-    return gw, build_gateway(config, gateway=gw), tokens
+    return *gateway_of(state, forum, writes="confirm", tables=TEAM), tokens
 
 
 async def sign_in_as(s: Served, token: str) -> str:

@@ -13,13 +13,11 @@ from typing import Any
 import anyio
 import pytest
 
-from gwanjong_gateway.config import parse
-from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.watch.watcher import FoundKind, Watcher
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import SOCIAL
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import gateway_of
 
 pytestmark = pytest.mark.anyio
 TWEETS = dataclasses.replace(SOCIAL, name="twitter", label="Fake Tweets", url="https://x.com")
@@ -55,11 +53,10 @@ async def watcher(
     platform: dict[str, Any] | None = None,
     **watch: Any,
 ) -> AsyncIterator[Watcher]:
-    names = [f.profile.name for f in fakes]
     tables = {"watch": {"enabled": True, "every_s": EVERY_S, **watch}}
-    config = parse(config_text(tmp_path, names, tables=tables, platform=platform))
-    transports = {f.profile.name: f.server() for f in fakes}
-    gw = Gateway(config, environ={}, transports=transports, clock=clock, wall=clock.time)
+    gw, _ = gateway_of(
+        tmp_path, *fakes, clock=clock, wall=clock.time, tables=tables, platform=platform
+    )
     try:
         yield Watcher(gw, heard, clock)
     finally:
