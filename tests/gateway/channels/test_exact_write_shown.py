@@ -39,18 +39,13 @@ async def tagged(tmp_path: Path) -> AsyncIterator[tuple[Desks, Approval]]:
         yield desks, only(desks)
 
 
-async def test_the_dialog_message_names_title_tags_and_account(
-    tagged: tuple[Desks, Approval],
-) -> None:
-    _, approval = tagged
-    text = message(approval)
+async def test_every_surface_shows_title_tags_and_account(tagged: tuple[Desks, Approval]) -> None:
+    desks, approval = tagged
+    now = desks.clock.time()
+    text = message(approval)  # the dialog
     assert "Title: Cancellation notes" in text and "Tags: python, async" in text
     assert "Sent as: gwanjong_bot, public" in text
-
-
-async def test_the_page_and_the_card_show_the_tags(tagged: tuple[Desks, Approval]) -> None:
-    desks, approval = tagged
-    page = review_page(approval, desks.clock.time(), "csrf")
+    page = review_page(approval, now, "csrf")
     assert "<dt>Tags</dt><dd>" in page
     assert '<code class="tag">python</code> <code class="tag">async</code>' in page
     assert "Cancellation notes" in page and "gwanjong_bot, public" in page
@@ -58,12 +53,7 @@ async def test_the_page_and_the_card_show_the_tags(tagged: tuple[Desks, Approval
     assert card["tags"] == list(TAGS) and card["title"] == "Cancellation notes"
     assert (card["account"], card["visibility"]) == ("gwanjong_bot", "public")
     assert card["shown"]["tags"] == list(TAGS) and card["shown"]["as"] == "gwanjong_bot, public"
-
-
-async def test_review_show_and_list_show_title_and_tags(tagged: tuple[Desks, Approval]) -> None:
-    desks, approval = tagged
-    now = desks.clock.time()
-    shown = "\n".join(view.details(approval, now))
+    shown = "\n".join(view.details(approval, now))  # review show
     assert "  | Title: Cancellation notes" in shown and "  | Tags: python, async" in shown
     assert "as gwanjong_bot" in shown and approval.digest in shown
     assert "--title T] [--tags a,b]" in shown  # how to edit them
