@@ -5,6 +5,7 @@ wall."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
@@ -30,10 +31,19 @@ class Flaky(Upstream):
         return await super()._transport()
 
 
-def _upstream(forum: FakePlatform, clock: FakeClock) -> Flaky:
-    up = Flaky("devto", PlatformConfig(), {}, clock=clock, sleep=clock.sleep)
-    up.transport_override = forum.server()
-    return up
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock(gated=True)
+
+
+@pytest.fixture
+async def up(forum: FakePlatform, clock: FakeClock) -> AsyncIterator[Flaky]:
+    flaky = Flaky("devto", PlatformConfig(), {}, clock=clock, sleep=clock.sleep)
+    flaky.transport_override = forum.server()
+    try:
+        yield flaky
+    finally:
+        await flaky.close()
 
 
 async def _crash(up: Flaky, failed_restarts: int) -> None:
@@ -45,50 +55,37 @@ async def _crash(up: Flaky, failed_restarts: int) -> None:
     assert up.health is Health.DOWN
 
 
-async def test_a_call_after_a_crash_waits_for_the_restart(forum: FakePlatform) -> None:
-    clock = FakeClock(gated=True)
-    up = _upstream(forum, clock)
+async def test_a_call_after_a_crash_waits_for_the_restart(up: Flaky, clock: FakeClock) -> None:
     outcomes: list[Any] = []
-    try:
-        await _crash(up, failed_restarts=1)
-        async with anyio.create_task_group() as tg:
+    await _crash(up, failed_restarts=1)
+    async with anyio.create_task_group() as tg:
 
-            async def call() -> None:
-                outcomes.append(await up.call("capabilities", {}, timeout_s=20))
-                tg.cancel_scope.cancel()
+        async def call() -> None:
+            outcomes.append(await up.call("capabilities", {}, timeout_s=20))
+            tg.cancel_scope.cancel()
 
-            tg.start_soon(call)
-            while True:  # let the background restart's backoff pass, one sleep at a time
-                await clock.pass_one()
-        [outcome] = outcomes
-        assert outcome.ok, outcome.message  # not "down (next try in 4 s)"
-        assert up.health is Health.UP and up.broken == 0
-        assert sum(clock.slept) >= 4  # the backoff after the failed restart, on the clock
-    finally:
-        await up.close()
+        tg.start_soon(call)
+        while True:  # let the background restart's backoff pass, one sleep at a time
+            await clock.pass_one()
+    [outcome] = outcomes
+    assert outcome.ok, outcome.message  # not "down (next try in 4 s)"
+    assert up.health is Health.UP and up.broken == 0
+    assert sum(clock.slept) >= 4  # the backoff after the failed restart, on the clock
 
 
-async def test_a_call_shorter_than_the_backoff_still_fails_fast(forum: FakePlatform) -> None:
-    clock = FakeClock(gated=True)
-    up = _upstream(forum, clock)
-    try:
-        await _crash(up, failed_restarts=1)
-        outcome = await up.call("capabilities", {}, timeout_s=3)
-        assert not outcome.ok and "is down" in outcome.message
-        assert "next try in 4 s" in outcome.message
-        assert clock.slept == []  # answered at once
-    finally:
-        await up.close()
+async def test_a_call_shorter_than_the_backoff_still_fails_fast(
+    up: Flaky, clock: FakeClock
+) -> None:
+    await _crash(up, failed_restarts=1)
+    outcome = await up.call("capabilities", {}, timeout_s=3)
+    assert not outcome.ok and "is down" in outcome.message
+    assert "next try in 4 s" in outcome.message
+    assert clock.slept == []  # answered at once
 
 
-async def test_a_server_that_never_started_keeps_failing_fast(forum: FakePlatform) -> None:
-    clock = FakeClock(gated=True)
-    up = _upstream(forum, clock)
+async def test_a_server_that_never_started_keeps_failing_fast(up: Flaky, clock: FakeClock) -> None:
     up.broken = 1
-    try:
-        assert await up.ensure() is None and up.breaker.is_open()
-        outcome = await up.call("capabilities", {}, timeout_s=20)
-        assert not outcome.ok and "next try in 2 s" in outcome.message
-        assert clock.slept == []
-    finally:
-        await up.close()
+    assert await up.ensure() is None and up.breaker.is_open()
+    outcome = await up.call("capabilities", {}, timeout_s=20)
+    assert not outcome.ok and "next try in 2 s" in outcome.message
+    assert clock.slept == []
