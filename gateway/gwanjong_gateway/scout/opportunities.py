@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, replace
 from functools import partial
 from typing import cast
 
@@ -195,17 +195,6 @@ def compress(opportunity: Opportunity) -> Found:
     )
 
 
-@dataclass
-class _Reads:
-    """What draft's concurrent reads brought back (a failure is kept by its key)."""
-
-    post: Post | None = None
-    comments: list[Comment] = field(default_factory=list[Comment])
-    caps: Capabilities | None = None
-    verdicts: dict[str, Validation] = field(default_factory=dict[str, Validation])
-    failures: dict[str, PlatformError] = field(default_factory=dict[str, PlatformError])
-
-
 UNTRUSTED_FIELDS = (
     " Quoted from the platform: title, author, url, post, top_comments[].author and .text."
 )
@@ -218,19 +207,14 @@ async def draft(
     post = opportunity.post
     platform, post_id = post.platform, post.id
     client = PlatformClient(upstreams, platform)
-    got = _Reads()
-    failures = got.failures
+    got: dict[str, object] = {}  # what draft's concurrent reads brought back, by key
+    failures: dict[str, PlatformError] = {}
 
     async def guard(key: str, read: Awaitable[object]) -> None:
         try:
-            answer = await read
+            got[key] = await read
         except PlatformError as exc:
             failures[key] = exc
-            return
-        if key.endswith("_rule"):
-            got.verdicts[key] = cast(Validation, answer)
-        else:
-            setattr(got, key, answer)
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(guard, "post", client.get_post(post_id))
@@ -240,7 +224,8 @@ async def draft(
             guard, "comment_rule", client.validate("write_comment", "draft", post_id=post_id)
         )
         tg.start_soon(guard, "upvote_rule", client.validate("upvote", "", post_id=post_id))
-    caps, comments = got.caps, got.comments
+    caps = cast(Capabilities | None, got.get("caps"))
+    comments = cast(list[Comment], got.get("comments", []))
 
     gone = failures.get("post")
     if gone is not None and gone.kind is ErrorKind.NOT_FOUND:
@@ -248,7 +233,7 @@ async def draft(
             ErrorKind.NOT_FOUND,
             f"the post behind {opportunity.ref} is gone ({gone}). Run scout again.",
         )
-    full = got.post or post
+    full = cast(Post | None, got.get("post")) or post
     if opportunity.summoned:  # the link (and a hand-off) opens the mention
         full = full.model_copy(update={"url": post.url})
     mood = thread_mood([c.body for c in comments if c.body])
@@ -256,7 +241,7 @@ async def draft(
 
     def rule(key: str, action: Action) -> DraftRule:
         base = caps.actions.get(action) if caps is not None else None
-        verdict = got.verdicts.get(key)
+        verdict = cast(Validation | None, got.get(key))
         if verdict is not None:
             reason = (
                 "; ".join(verdict.problems)
