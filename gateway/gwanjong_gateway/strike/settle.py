@@ -310,12 +310,8 @@ class Settler:
         before = self.moved
         for row in await self.records.run(StrikeStore.unsettled):
             due, _ = self._next.get(row.id, (0.0, 0.0))
-            if due > self.mono():
-                continue
-            try:
-                await self.settle(row)
-            except PlatformError as exc:  # the record is busy: next round
-                log.info("settling record %s: %s", row.id, exc)
+            if due <= self.mono():
+                await self.settle_or_keep(row)  # the record is busy: next round
         return self.moved - before
 
     async def run_forever(self) -> None:
