@@ -176,7 +176,7 @@ class StrikeDesk:
         if said.decision == "decline":
             return await self.claims.decline(a, approval, who, said.channel)
         # for an app card's `_meta` only, never what the model reads
-        return pending(approval, said).carrying(ask.token)
+        return pending(approval, said).model_copy(update={"token": ask.token})
 
     async def edit_for(
         self, approval: Approval, by: str, channel: Channel, edit: Edit | None
