@@ -14,10 +14,10 @@ from typing import cast
 
 import anyio
 
-from gwanjong_gateway.config import WriteMode
+from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.platforms.client import PlatformClient
 from gwanjong_gateway.platforms.upstreams import Upstreams
-from gwanjong_gateway.rules.policy import is_opted_out
+from gwanjong_gateway.rules.policy import disclosure_for, is_opted_out
 from gwanjong_gateway.scout.acted import Acted
 from gwanjong_gateway.scout.fence import NOTICE, fence
 from gwanjong_gateway.scout.guides import approach, guide
@@ -201,9 +201,10 @@ UNTRUSTED_FIELDS = (
 
 
 async def draft(
-    upstreams: Upstreams, opportunity: Opportunity, mode: WriteMode, footer: Callable[[], str]
+    upstreams: Upstreams, opportunity: Opportunity, config: GatewayConfig
 ) -> tuple[DraftResult, DraftContext]:
-    """Everything the model needs to write one good reply, with platform text fenced."""
+    """Everything the model needs to write one good reply, with platform text fenced, and
+    what strike needs of it (the post as draft saw it, the platform's rules and footer)."""
     post = opportunity.post
     platform, post_id = post.platform, post.id
     client = PlatformClient(upstreams, platform)
@@ -262,7 +263,7 @@ async def draft(
     shown_rules = {k: RuleView(allowed=r.allowed, reason=r.reason) for k, r in strike_rules.items()}
     source = f"{platform} post {post_id}"
     # The footer after the capabilities answer above: the platform may have just named it.
-    disclosure = footer()
+    disclosure = disclosure_for(config, platform, upstreams.profiles)
     limits = caps.limits if caps is not None else {}
     counted = await _platform_counts(client, limits, disclosure, post_id)
     shown = DraftResult(
@@ -287,7 +288,11 @@ async def draft(
         approach=approach(full.title, full.body, mood, len(comments)),
         guide=guide(upstreams.profiles.get(platform)),
         limits=net_limits(limits, disclosure, counted),
-        strike=StrikeView(writes=mode, disclosure_appended=disclosure or None, actions=shown_rules),
+        strike=StrikeView(
+            writes=config.gateway.writes,
+            disclosure_appended=disclosure or None,
+            actions=shown_rules,
+        ),
         next=f"Write your reply, then strike(opportunity_id={opportunity.ref!r}, action='comment', content=...).",
         warnings={k: one_line(str(v), 300) for k, v in failures.items()} if failures else None,
     )
