@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from gwanjong_gateway.cli.options import arg, command, config_and_log_level
+from gwanjong_gateway.cli.options import config_and_log_level
 
 
 def _console(args: argparse.Namespace) -> int:
@@ -65,25 +65,23 @@ def _console(args: argparse.Namespace) -> int:
 
 
 def add_console(sub: Any) -> None:
-    command(
-        sub,
-        "console",
-        "serve the local web console (approvals, hand-offs, history, usage)",
-        arg(
-            "--host",
-            dest="console_host",
-            metavar="H",
-            default=None,
-            help="address (default: [console] host, 127.0.0.1; any other needs [auth])",
-        ),
-        arg(
-            "--port",
-            dest="console_port",
-            metavar="N",
-            type=int,
-            default=None,
-            help="port (default: [console] port; 0 = a random free port)",
-        ),
-        run=_console,
-        options=config_and_log_level,
+    c = sub.add_parser(
+        "console", help="serve the local web console (approvals, hand-offs, history, usage)"
     )
+    c.add_argument(
+        "--host",
+        dest="console_host",
+        metavar="H",
+        default=None,
+        help="address (default: [console] host, 127.0.0.1; any other needs [auth])",
+    )
+    c.add_argument(
+        "--port",
+        dest="console_port",
+        metavar="N",
+        type=int,
+        default=None,
+        help="port (default: [console] port; 0 = a random free port)",
+    )
+    config_and_log_level(c)
+    c.set_defaults(run=_console)

@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -19,9 +17,6 @@ def _level(value: str) -> str:
             f"invalid choice: {value!r} (choose from {', '.join(LOG_LEVELS)})"
         )
     return upper
-
-
-_LEVEL: dict[str, Any] = {"type": _level, "metavar": "{" + ",".join(LOG_LEVELS) + "}"}
 
 
 def global_options(p: argparse.ArgumentParser, top: bool = False, port: bool = True) -> None:
@@ -58,15 +53,11 @@ def global_options(p: argparse.ArgumentParser, top: bool = False, port: bool = T
     )
     p.add_argument(
         "--log-level",
+        type=_level,
         default=default("WARNING"),
+        metavar="{" + ",".join(LOG_LEVELS) + "}",
         help="how much the gateway logs to stderr (default WARNING)",
-        **_LEVEL,
     )
-
-
-#: the global options but `--port`: for a subcommand whose own `--port` means something
-#: else (the sandbox), or that serves nothing
-no_port = partial(global_options, port=False)
 
 
 def config_and_log_level(p: argparse.ArgumentParser) -> None:
@@ -75,32 +66,7 @@ def config_and_log_level(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--log-level",
         default=argparse.SUPPRESS,
+        type=_level,
+        metavar="{" + ",".join(LOG_LEVELS) + "}",
         help="how much to log to stderr (default WARNING)",
-        **_LEVEL,
     )
-
-
-Arg = tuple[tuple[str, ...], dict[str, Any]]
-
-
-def arg(*flags: str, **options: Any) -> Arg:
-    """One argument of a `command`, as `add_argument` takes it."""
-    return flags, options
-
-
-def command(
-    sub: Any,
-    name: str,
-    help: str,
-    *args: Arg,
-    run: Callable[[argparse.Namespace], int] | None = None,
-    options: Callable[[argparse.ArgumentParser], None] = global_options,
-) -> argparse.ArgumentParser:
-    """A subcommand: its own arguments, then ``options`` (the global ones), then what runs it."""
-    p: argparse.ArgumentParser = sub.add_parser(name, help=help)
-    for flags, kw in args:
-        p.add_argument(*flags, **kw)
-    options(p)
-    if run is not None:
-        p.set_defaults(run=run)
-    return p

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from gwanjong_gateway.cli.options import arg, command, global_options
+from gwanjong_gateway.cli.options import global_options
 from gwanjong_gateway.config_load import load
 from gwanjong_gateway.team.access_tokens import TokenError, store_for
 
@@ -60,21 +60,13 @@ def _run(args: argparse.Namespace) -> int:
 def add_token_commands(sub: Any) -> None:
     """Register `token` on the CLI's subparsers."""
     t = sub.add_parser("token", help="issue, revoke and list bearer tokens for HTTP clients")
-    t.set_defaults(run=_run)
     tsub = t.add_subparsers(dest="token_command", required=True, help="what to do")
-    command(
-        tsub,
-        "add",
-        "issue a token for NAME and print it once",
-        arg("name", help="who the token is for (a person or a client)"),
-    )
-    command(
-        tsub, "revoke", "revoke NAME's token at once", arg("name", help="whose token to revoke")
-    )
-    command(
-        tsub,
-        "list",
-        "names and dates (never the tokens)",
-        arg("--json", action="store_true", help="print JSON instead of lines"),
-    )
-    global_options(t)
+    add = tsub.add_parser("add", help="issue a token for NAME and print it once")
+    add.add_argument("name", help="who the token is for (a person or a client)")
+    revoke = tsub.add_parser("revoke", help="revoke NAME's token at once")
+    revoke.add_argument("name", help="whose token to revoke")
+    lst = tsub.add_parser("list", help="names and dates (never the tokens)")
+    lst.add_argument("--json", action="store_true", help="print JSON instead of lines")
+    for p in (t, add, revoke, lst):
+        global_options(p)
+    t.set_defaults(run=_run)

@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any
 
-from gwanjong_gateway.cli.options import command, config_and_log_level
+from gwanjong_gateway.cli.options import config_and_log_level
 
 
 def _watch(args: argparse.Namespace) -> int:
@@ -49,5 +49,6 @@ def _watch(args: argparse.Namespace) -> int:
 
 
 def add_watch(sub: Any) -> None:
-    help = "watch the inbox and saved topics ([watch] in gateway.toml)"
-    command(sub, "watch", help, run=_watch, options=config_and_log_level)
+    w = sub.add_parser("watch", help="watch the inbox and saved topics ([watch] in gateway.toml)")
+    config_and_log_level(w)
+    w.set_defaults(run=_watch)

@@ -15,7 +15,7 @@ from typing import Any, TextIO, cast
 
 from gwanjong_gateway.cli.link.apply import LinkError, Outcome, plan_add, plan_remove, write
 from gwanjong_gateway.cli.link.clients import ENTRY, SANDBOX_ENTRY, Client, clients
-from gwanjong_gateway.cli.options import arg, command, no_port
+from gwanjong_gateway.cli.options import global_options
 
 _CHANGES = (Outcome.ADDED, Outcome.UPDATED, Outcome.REMOVED)
 
@@ -154,32 +154,32 @@ def _link(args: argparse.Namespace) -> int:
 
 
 def add_link(sub: Any) -> None:
-    command(
-        sub,
-        "link",
-        "add the gwanjong entry to MCP clients' configs (Claude, Cursor, VS Code…)",
-        arg(
-            "clients",
-            nargs="*",
-            metavar="CLIENT",
-            help="claude-desktop, claude-code, cursor, vscode, windsurf, zed "
-            "(default: each one whose config folder exists)",
-        ),
-        arg("--dry-run", action="store_true", help="print the diff, write nothing"),
-        arg("--remove", action="store_true", help="remove the entry instead"),
-        arg(
-            "--sandbox",
-            action="store_true",
-            help="link 'gwanjong-sandbox': a gateway that talks only to the local sandbox",
-        ),
-        arg("--sandbox-port", type=int, default=8799, help="the sandbox's port (default 8799)"),
-        arg(
-            "--command",
-            dest="command_line",
-            metavar="COMMAND",
-            help="how the client starts gwanjong, e.g. 'uvx gwanjong' (default: as "
-            "`gwanjong init` prints it); --config <file> is added",
-        ),
-        run=_link,
-        options=no_port,
+    p = sub.add_parser(
+        "link", help="add the gwanjong entry to MCP clients' configs (Claude, Cursor, VS Code…)"
     )
+    p.add_argument(
+        "clients",
+        nargs="*",
+        metavar="CLIENT",
+        help="claude-desktop, claude-code, cursor, vscode, windsurf, zed "
+        "(default: each one whose config folder exists)",
+    )
+    p.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
+    p.add_argument("--remove", action="store_true", help="remove the entry instead")
+    p.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="link 'gwanjong-sandbox': a gateway that talks only to the local sandbox",
+    )
+    p.add_argument(
+        "--sandbox-port", type=int, default=8799, help="the sandbox's port (default 8799)"
+    )
+    p.add_argument(
+        "--command",
+        dest="command_line",
+        metavar="COMMAND",
+        help="how the client starts gwanjong, e.g. 'uvx gwanjong' (default: as "
+        "`gwanjong init` prints it); --config <file> is added",
+    )
+    global_options(p, port=False)
+    p.set_defaults(run=_link)

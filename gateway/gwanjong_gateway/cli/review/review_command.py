@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gwanjong_gateway.cli.options import arg, command, global_options
+from gwanjong_gateway.cli.options import global_options
 from gwanjong_gateway.cli.review.term import Review, Terminal
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.rules.approvals import operator_name
@@ -86,66 +86,45 @@ def add_review(sub: Any) -> None:
     r = sub.add_parser(
         "review", help="approve or decline writes waiting for a person; close hand-offs"
     )
-    r.set_defaults(run=_review)
     rsub = r.add_subparsers(dest="review_command", required=True, help="what to do")
-    approval_id = arg("id", help="the approval's ID (a7)")
-    handoff_id = arg("id", help="the hand-off's ID (h12, see review list)")
-    command(
-        rsub,
-        "list",
-        "pending approvals and hand-offs, oldest first",
-        arg("--json", action="store_true", help="print JSON instead of a table"),
-        arg("--all", action="store_true", help="decided approvals too (newest first)"),
-        arg(
-            "--principal",
-            metavar="NAME",
-            help="only this signed-in caller's (default: everyone's; '' = local ones)",
-        ),
-        arg("--limit", type=int, default=50, help="at most this many of each kind"),
+    ls = rsub.add_parser("list", help="pending approvals and hand-offs, oldest first")
+    ls.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    ls.add_argument("--all", action="store_true", help="decided approvals too (newest first)")
+    ls.add_argument(
+        "--principal",
+        metavar="NAME",
+        help="only this signed-in caller's (default: everyone's; '' = local ones)",
     )
-    command(
-        rsub,
-        "show",
-        "one approval or hand-off in full: the exact text, where, why",
-        arg("id", help="a7 (an approval) or h12 (a hand-off); see review list"),
-        arg("--handoff", action="store_true", help="ID is a hand-off's (as h<ID>)"),
+    ls.add_argument("--limit", type=int, default=50, help="at most this many of each kind")
+    show = rsub.add_parser(
+        "show", help="one approval or hand-off in full: the exact text, where, why"
     )
-    command(
-        rsub,
-        "approve",
-        "approve at this terminal, and make the write now",
-        approval_id,
-        arg(
-            "--text-file",
-            type=Path,
-            metavar="F",
-            help="send this file's text instead (the full final text, disclosure footer kept)",
-        ),
-        arg("--title", metavar="T", help="a new post: send this title instead"),
-        arg(
-            "--tags",
-            metavar="a,b",
-            help="a new post: send exactly these tags (comma-separated; '' for none)",
-        ),
+    show.add_argument("id", help="a7 (an approval) or h12 (a hand-off); see review list")
+    show.add_argument("--handoff", action="store_true", help="ID is a hand-off's (as h<ID>)")
+    ap = rsub.add_parser("approve", help="approve at this terminal, and make the write now")
+    ap.add_argument("id", help="the approval's ID (a7)")
+    ap.add_argument(
+        "--text-file",
+        type=Path,
+        metavar="F",
+        help="send this file's text instead (the full final text, disclosure footer kept)",
     )
-    command(
-        rsub,
-        "decline",
-        "decline: nothing is sent",
-        approval_id,
-        arg("--reason", default="", help="why, for the record"),
+    ap.add_argument("--title", metavar="T", help="a new post: send this title instead")
+    ap.add_argument(
+        "--tags",
+        metavar="a,b",
+        help="a new post: send exactly these tags (comma-separated; '' for none)",
     )
-    command(
-        rsub,
-        "done",
-        "you posted a hand-off by hand: record it with its URL",
-        handoff_id,
-        arg("--url", required=True, help="the http(s) link of what you posted"),
+    de = rsub.add_parser("decline", help="decline: nothing is sent")
+    de.add_argument("id", help="the approval's ID (a7)")
+    de.add_argument("--reason", default="", help="why, for the record")
+    done = rsub.add_parser("done", help="you posted a hand-off by hand: record it with its URL")
+    done.add_argument("id", help="the hand-off's ID (h12, see review list)")
+    done.add_argument("--url", required=True, help="the http(s) link of what you posted")
+    dis = rsub.add_parser(
+        "dismiss", help="you will not post a hand-off: it leaves the queue (kept in history)"
     )
-    command(
-        rsub,
-        "dismiss",
-        "you will not post a hand-off: it leaves the queue (kept in history)",
-        handoff_id,
-    )
-    global_options(r)
+    dis.add_argument("id", help="the hand-off's ID (h12, see review list)")
+    for p in (r, ls, show, ap, de, done, dis):
+        global_options(p)
+    r.set_defaults(run=_review)
