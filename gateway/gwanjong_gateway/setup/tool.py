@@ -99,14 +99,6 @@ class SetupHost(Protocol):
     secret_listener: SecretListener
 
 
-async def declared_credentials(gw: SetupHost, platform: str) -> list[str] | None:
-    try:
-        caps = await PlatformClient(gw.upstreams, platform).capabilities()
-    except PlatformError:
-        return None
-    return allowed_names(platform, caps.credentials)
-
-
 async def guides(gw: SetupHost, platform: str) -> SetupGuide:
     if platform and not _PLATFORM.match(platform):
         raise PlatformError(
@@ -149,7 +141,11 @@ async def save(
             ErrorKind.INVALID_INPUT,
             f"{len(credentials)} credentials is too many; give at most {MAX_CREDENTIALS}.",
         )
-    names = await declared_credentials(gw, platform)
+    try:
+        caps = await PlatformClient(gw.upstreams, platform).capabilities()
+        names = allowed_names(platform, caps.credentials)
+    except PlatformError:
+        names = None
     if names is None:
         raise PlatformError(
             ErrorKind.UNAVAILABLE,
