@@ -197,15 +197,14 @@ def insert(text: str, obj: Node, key: str, value: Any, unit: str) -> str:
     """``text`` with ``"key": value`` added as the last member of ``obj``."""
     nl = _newline(text)
     outer = _line_indent(text, obj.start)
-    if obj.members:
-        last = obj.members[-1]
-        at = _line_indent(text, obj.members[0].key_start)
-        if text.rfind("\n", 0, obj.members[0].key_start) < obj.start:  # `{"a": 1}` on one line
-            at = outer + unit
-        member = f"{json.dumps(key)}: {render(value, unit, at, nl)}"
-        return text[: last.value_end] + f",{nl}{at}{member}" + text[last.value_end :]
-    at = outer + unit
+    at = outer + unit  # unless its members are on lines of their own (not `{"a": 1}`)
+    first = obj.members[0].key_start if obj.members else obj.start
+    if text.rfind("\n", 0, first) > obj.start:
+        at = _line_indent(text, first)
     member = f"{json.dumps(key)}: {render(value, unit, at, nl)}"
+    if obj.members:
+        end = obj.members[-1].value_end
+        return text[:end] + f",{nl}{at}{member}" + text[end:]
     inside = text[obj.start + 1 : obj.end - 1]
     if inside.strip():  # only comments inside: keep them after the new member
         return text[: obj.start + 1] + f"{nl}{at}{member}" + text[obj.start + 1 :]
