@@ -5,8 +5,6 @@ about as fast as `gwanjong --help` (bench/start/cli.py)."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
 
 from gwanjong_gateway.cli.review import ids, view
 from gwanjong_gateway.cli.review.term import Review
@@ -15,8 +13,6 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_gateway.rules.refs import Kind, approval_ref, handoff_ref
 from gwanjong_gateway.strike.holds import holds
-
-T = TypeVar("T")
 
 #: the commands this module answers
 READS = ("list", "show")
@@ -42,36 +38,29 @@ def _unavailable(r: Review, exc: Exception) -> int:
     return r.term.fail(error.message, 2)
 
 
-async def _read(r: Review, read: Callable[[Records, float], Awaitable[T]]) -> T | int:
-    """What ``read`` finds in the record, or the exit code of its `unavailable` answer."""
-    records = Records.for_config(r.config)
-    try:
-        return await read(records, r.clock())
-    except Exception as exc:
-        return _unavailable(r, exc)
-    finally:
-        records.close()
-
-
 async def list_waiting(
     r: Review, everything: bool, as_json: bool, principal: str | None, limit: int
 ) -> int:
     now = r.clock()
-    after = r.config.review.handoff_expire_after_s
-
-    async def waiting(records: Records, now: float) -> list[view.Item]:
-        approvals = await records.run(StrikeStore.approvals, now, not everything, principal, limit)
-        await records.run(StrikeStore.expire_handoffs, now - after, now)
-        handoffs = await records.run(
-            StrikeStore.history, None, StrikeStatus.HANDOFF, limit, principal
-        )
-        held = await records.run(holds, r.config, approvals, now)
+    items: list[view.Item] = []
+    if not r.nothing_recorded():
+        records = Records.for_config(r.config)
+        try:
+            approvals = await records.run(
+                StrikeStore.approvals, now, not everything, principal, limit
+            )
+            after = r.config.review.handoff_expire_after_s
+            await records.run(StrikeStore.expire_handoffs, now - after, now)
+            handoffs = await records.run(
+                StrikeStore.history, None, StrikeStatus.HANDOFF, limit, principal
+            )
+            held = await records.run(holds, r.config, approvals, now)
+        except Exception as exc:
+            return _unavailable(r, exc)
+        finally:
+            records.close()
         items = [view.approval_item(a, now, held.get(a.id)) for a in approvals]
-        return items + [view.handoff_item(h, after, now) for h in handoffs]
-
-    items = [] if r.nothing_recorded() else await _read(r, waiting)
-    if isinstance(items, int):
-        return items
+        items += [view.handoff_item(h, after, now) for h in handoffs]
     # waiting: the oldest first (it expires first); with --all, the newest first
     items.sort(key=lambda i: (i.created_at, i.kind, i.data["id"]), reverse=everything)
     r.term.out(view.as_json(items) if as_json else "\n".join(view.table(items, now, everything)))
@@ -79,23 +68,25 @@ async def list_waiting(
 
 
 async def show(r: Review, approval_id: int) -> int:
-    a = approval_ref(approval_id)
     if r.nothing_recorded():
-        return r.term.fail(f"There is no approval {a} (nothing is recorded yet).")
-
-    async def details(records: Records, now: float) -> list[str] | None:
+        return r.term.fail(
+            f"There is no approval {approval_ref(approval_id)} (nothing is recorded yet)."
+        )
+    records = Records.for_config(r.config)
+    now = r.clock()
+    try:
         approval = await records.run(StrikeStore.approval, approval_id)
-        if approval is None:
-            return None
-        held = await records.run(holds, r.config, [approval], now)
-        return view.details(approval, now, held.get(approval.id))
-
-    lines = await _read(r, details)
-    if lines is None:
-        return r.term.fail(f"There is no approval {a}; `gwanjong review list` shows those waiting.")
-    if isinstance(lines, int):
-        return lines
-    r.term.out(*lines)
+        held = await records.run(holds, r.config, [approval] if approval else [], now)
+    except Exception as exc:
+        return _unavailable(r, exc)
+    finally:
+        records.close()
+    if approval is None:
+        return r.term.fail(
+            f"There is no approval {approval_ref(approval_id)}; `gwanjong review list` shows "
+            "those waiting."
+        )
+    r.term.out(*view.details(approval, now, held.get(approval.id)))
     return 0
 
 
@@ -103,9 +94,13 @@ async def show_handoff(r: Review, record_id: int) -> int:
     h = handoff_ref(record_id)
     if r.nothing_recorded():
         return r.term.fail(f"There is no hand-off {h} (nothing is recorded yet).")
-    row = await _read(r, lambda records, _: records.run(StrikeStore.get, record_id))
-    if isinstance(row, int):
-        return row
+    records = Records.for_config(r.config)
+    try:
+        row = await records.run(StrikeStore.get, record_id)
+    except Exception as exc:
+        return _unavailable(r, exc)
+    finally:
+        records.close()
     if row is None:
         return r.term.fail(f"There is no hand-off {h}; `gwanjong review list` shows those waiting.")
     if row.status is not StrikeStatus.HANDOFF:
