@@ -27,13 +27,13 @@ from gwanjong_gateway.setup.dotenv_file import (
     check_value,
     overridden,
 )
+from gwanjong_gateway.setup.dotenv_file import save as save_dotenv
 from gwanjong_gateway.setup.guide import (
     MAX_CREDENTIALS,
     allowed_names,
     check_names,
     guide_for,
     refused,
-    save_credentials,
 )
 from gwanjong_gateway.setup.secret_listener import SecretListener
 from gwanjong_gateway.setup.secret_page import Ask, Saved, ask_secrets
@@ -79,14 +79,6 @@ def without_argument(schema: dict[str, Any], name: str) -> dict[str, Any]:
     if "required" in schema:
         out["required"] = [r for r in schema["required"] if r != name]
     return out
-
-
-def other_ways(platform: str) -> str:
-    return (
-        f"Ask the user to run `gwanjong setup {platform}` in a terminal (hidden input), or "
-        f"call setup(action='save', platform='{platform}') without credentials so the client "
-        "opens a page where the user types them (you never see them)."
-    )
 
 
 class SetupHost(Protocol):
@@ -162,17 +154,20 @@ async def save(
                 raise PlatformError(
                     ErrorKind.NOT_SUPPORTED,
                     "Saving credentials that pass through the assistant is off "
-                    "([gateway] model_may_save_credentials = false). " + other_ways(platform),
+                    "([gateway] model_may_save_credentials = false). Ask the user to run "
+                    f"`gwanjong setup {platform}` in a terminal (hidden input), or call "
+                    f"setup(action='save', platform='{platform}') without credentials so the "
+                    "client opens a page where the user types them (you never see them).",
                 )
             values = dict(credentials)
         else:
             return await _ask_person(gw, ctx, platform, names, owner)
-        saved = save_credentials(gw.config.state_dir, platform, values)
+        save_dotenv(gw.config.state_dir / ".env", values)  # atomic, mode 0600
     except DotenvUnwritable as exc:  # a full or read-only disk: not the caller's input
         raise PlatformError(ErrorKind.UNAVAILABLE, str(exc)) from None
     except (DotenvError, ValueError) as exc:
         raise PlatformError(ErrorKind.INVALID_INPUT, str(exc)) from None
-    return await _saved(gw, platform, values, saved, owner)
+    return await _saved(gw, platform, values, owner)
 
 
 async def _ask_person(
@@ -181,8 +176,8 @@ async def _ask_person(
     """The person types the values on the gateway's own page (URL-mode elicitation)."""
 
     async def on_save(values: dict[str, str]) -> SetupSaved:
-        saved = save_credentials(gw.config.state_dir, platform, values)
-        return await _saved(gw, platform, values, saved, owner)
+        save_dotenv(gw.config.state_dir / ".env", values)
+        return await _saved(gw, platform, values, owner)
 
     answer = await ask_secrets(ctx, gw.secret_listener, platform, names, on_save, owner)
     if isinstance(answer, (InputRequiredResult, Saved)):
@@ -207,7 +202,7 @@ async def _ask_person(
 
 
 async def _saved(
-    gw: SetupHost, platform: str, values: dict[str, str], saved: list[str], who: str | None
+    gw: SetupHost, platform: str, values: dict[str, str], who: str | None
 ) -> SetupSaved:
     """After a save: restart that platform's server, check it, warn about overrides."""
     environ = dict(os.environ if gw.environ is None else gw.environ)
@@ -219,7 +214,7 @@ async def _saved(
     table = upstream.platform.env if upstream is not None else {}
     over = sorted(set(overridden(values, environ)) | {k for k in values if k in table})
     return SetupSaved(
-        saved=saved,
+        saved=sorted(values),
         file=str(gw.config.state_dir / ".env"),
         check=checked,
         warning=(
