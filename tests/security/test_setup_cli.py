@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from gwanjong_gateway.config_file import render
 from gwanjong_sandbox.control import SandboxControl
+from tests.config import config_file, config_text
 
 pytestmark = [pytest.mark.e2e, pytest.mark.stdio]
 KEY = "sandbox-devto-key"
@@ -41,12 +41,9 @@ def read_until(fd: int, needle: bytes, seen: bytearray, seconds: float = 120) ->
 def setup_in_a_pty(sandbox: SandboxControl, tmp_path: Path, key: str) -> tuple[int, str]:
     """`gwanjong setup devto` in a pty, typing `key`: its exit code and what it printed."""
     env_table = {"DEVTO_BASE_URL": sandbox.url, "DEVTO_TIMEOUT_S": "60"}
-    config = tmp_path / "gateway.toml"
-    config.write_text(
-        render(
-            {"state_dir": tmp_path / "state", "start_timeout_s": 90}, {"devto": {"env": env_table}}
-        ),
-        encoding="utf-8",
+    settings = {"call_timeout_s": 60, "start_timeout_s": 90}
+    config = config_file(
+        tmp_path, ["devto"], settings=settings, others={"devto": {"env": env_table}}
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("DEVTO_")}
     env.update({"FASTMCP_LOG_LEVEL": "WARNING", "TERM": "dumb"})
@@ -94,7 +91,7 @@ def test_gwanjong_setup_refuses_a_platform_that_is_not_enabled(tmp_path: Path) -
     from gwanjong_gateway.config import parse
     from gwanjong_gateway.setup.terminal import run_setup
 
-    config = parse(render({"state_dir": tmp_path / "state"}, {"devto": {}}))
+    config = parse(config_text(tmp_path / "state", ["devto"]))
     asked: list[str] = []
     assert run_setup(config, ["myspace"], ask=lambda p: asked.append(p) or "") == 2
     assert not asked and not (tmp_path / "state" / ".env").exists()
