@@ -61,22 +61,22 @@ def _convert(node: Any) -> None:
         node["required"] = list(node["properties"])
     if node.get("default", 0) is None:
         node.pop("default")  # a None default: the nullable type says it already
-    for child in _children(node):
+    for _, child in _children(node):
         _convert(child)
 
 
-def _children(node: dict[str, Any]) -> list[Any]:
-    out: list[Any] = []
+def _children(node: dict[str, Any], where: str = "$") -> list[tuple[str, Any]]:
+    """Each subschema of ``node`` with its place in the schema."""
+    out: list[tuple[str, Any]] = []
     for key in _SUBSCHEMA_MAPS:
         if isinstance(node.get(key), dict):
-            out += list(node[key].values())
+            out += [(f"{where}.{key}.{name}", child) for name, child in node[key].items()]
     for key in _SUBSCHEMA_LISTS:
         if isinstance(node.get(key), list):
-            out += node[key]
-    if isinstance(node.get("items"), dict):
-        out.append(node["items"])
-    if isinstance(node.get("additionalProperties"), dict):
-        out.append(node["additionalProperties"])
+            out += [(f"{where}.{key}[{i}]", child) for i, child in enumerate(node[key])]
+    for key in ("items", "additionalProperties"):
+        if isinstance(node.get(key), dict):
+            out.append((f"{where}.{key}", node[key]))
     return out
 
 
@@ -104,13 +104,5 @@ def _check(node: Any, where: str, problems: list[str]) -> None:
             problems.append(f"{where}: an open map (additionalProperties {extra!r})")
         if not isinstance(node.get("properties"), dict):
             problems.append(f"{where}: an object without properties")
-    for key in _SUBSCHEMA_MAPS:
-        for name, child in (node.get(key) or {}).items():
-            _check(child, f"{where}.{key}.{name}", problems)
-    for key in _SUBSCHEMA_LISTS:
-        for i, child in enumerate(node.get(key) or []):
-            _check(child, f"{where}.{key}[{i}]", problems)
-    if isinstance(node.get("items"), dict):
-        _check(node["items"], f"{where}.items", problems)
-    if isinstance(node.get("additionalProperties"), dict):
-        _check(node["additionalProperties"], f"{where}.additionalProperties", problems)
+    for place, child in _children(node, where):
+        _check(child, place, problems)

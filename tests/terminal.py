@@ -4,9 +4,11 @@ The test reads the screen, types, and waits for the exit; deadlines only catch a
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
 import subprocess
+import termios
 import threading
 from types import TracebackType
 from typing import IO
@@ -15,6 +17,12 @@ import anyio
 
 #: generous: a deadline here only catches a hang, never a slow machine
 HANG_S = 180.0
+
+
+def _take_the_terminal() -> None:
+    """In the child, after setsid: the pty becomes its controlling terminal, as a shell's
+    is, so /dev/tty (getpass's hidden input) is the pty too."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
 class PtyCommand:
@@ -40,6 +48,7 @@ class PtyCommand:
                 stderr=subprocess.PIPE,
                 env=self.env,
                 start_new_session=True,  # its own group: a kill ends it and its children
+                preexec_fn=_take_the_terminal,
             )
         finally:
             os.close(slave)

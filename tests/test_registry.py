@@ -69,32 +69,18 @@ def test_the_schema_copy_is_the_published_2025_12_11_one() -> None:
 
 
 @pytest.mark.parametrize("package", sorted(PACKAGES))
-def test_server_json_is_valid_against_the_schema(package: str) -> None:
-    entry = _json(PACKAGES[package] / "server.json")
+def test_server_json_is_valid_and_names_the_package_its_version_and_console_script(
+    package: str,
+) -> None:
+    folder = PACKAGES[package]
+    project = _project(folder)
+    entry = _json(folder / "server.json")
     assert entry["$schema"] == SCHEMA_URL
     problems = [
         f"{'/'.join(map(str, e.absolute_path))}: {e.message}"
         for e in _validator().iter_errors(entry)
     ]
     assert problems == []
-
-
-def test_the_validator_refuses_what_the_registry_refuses() -> None:
-    """The check can fail: a name without a namespace, a `latest` version and a package
-    without its transport are each caught."""
-    entry = _json(PACKAGES["devto"] / "server.json")
-    entry["name"] = "gwanjong-devto"
-    entry["packages"][0]["version"] = "latest"
-    del entry["packages"][1]["transport"]
-    messages = [e.message for e in _validator().iter_errors(entry)]
-    assert len(messages) == 3, messages
-
-
-@pytest.mark.parametrize("package", sorted(PACKAGES))
-def test_server_json_names_the_package_its_version_and_its_console_script(package: str) -> None:
-    folder = PACKAGES[package]
-    project = _project(folder)
-    entry = _json(folder / "server.json")
     assert entry["version"] == project["version"]
     assert entry["name"] == f"io.github.gwanjong/{project['name']}"
     transports = set()
@@ -108,16 +94,22 @@ def test_server_json_names_the_package_its_version_and_its_console_script(packag
         assert p["runtimeHint"] == "uvx" and p["identifier"] in project["scripts"]
         transports.add(p["transport"]["type"])
     assert transports == {"stdio", "streamable-http"}
-
-
-@pytest.mark.parametrize("package", sorted(PACKAGES))
-def test_each_package_readme_carries_the_registry_ownership_line(package: str) -> None:
-    folder = PACKAGES[package]
-    project = _project(folder)
-    name = _json(folder / "server.json")["name"]
+    # the registry reads the ownership line in the README: the exact name followed by a
+    # boundary (space, newline, tag, -->)
     readme = (folder / project["readme"]).read_text(encoding="utf-8")
-    # the registry wants the exact name followed by a boundary (space, newline, tag, -->)
+    name = entry["name"]
     assert re.search(rf"mcp-name: {re.escape(name)}(?=\s|<|-->|$)", readme, re.M), name
+
+
+def test_the_validator_refuses_what_the_registry_refuses() -> None:
+    """The check can fail: a name without a namespace, a `latest` version and a package
+    without its transport are each caught."""
+    entry = _json(PACKAGES["devto"] / "server.json")
+    entry["name"] = "gwanjong-devto"
+    entry["packages"][0]["version"] = "latest"
+    del entry["packages"][1]["transport"]
+    messages = [e.message for e in _validator().iter_errors(entry)]
+    assert len(messages) == 3, messages
 
 
 @pytest.mark.parametrize("platform", SERVERS)

@@ -319,10 +319,14 @@ class GatewayConfig(Frozen):
     @field_validator("platforms")
     @classmethod
     def _names(cls, platforms: dict[str, PlatformConfig]) -> dict[str, PlatformConfig]:
+        # bundled: declared by an installed package (a `gwanjong.platforms` entry point);
+        # it reads package metadata, so only when a config is checked
+        from gwanjong_gateway.bundled import entry_point
+
         for name, platform in platforms.items():
             if not _NAME.match(name):
                 raise ValueError(f"platform name {name!r} must be lowercase letters, digits or _")
-            if platform.command is None and platform.url is None and not _declared(name):
+            if platform.command is None and platform.url is None and entry_point(name) is None:
                 raise ValueError(
                     f'platform {name!r} is not bundled: give it command = [...] or url = "..."'
                 )
@@ -340,20 +344,9 @@ class GatewayConfig(Frozen):
         return {name: p for name, p in self.platforms.items() if p.enabled}
 
 
-def _declared(name: str) -> bool:
-    """Declared by an installed package (a `gwanjong.platforms` entry point): bundled."""
-    from gwanjong_gateway.bundled import entry_point  # reads package metadata: only when needed
-
-    return entry_point(name) is not None
-
-
-def default_command(name: str) -> list[str]:
-    """The bundled server for a known platform, run by this same Python."""
-    return [sys.executable, "-m", f"gwanjong_{name}"]
-
-
 def command_for(name: str, platform: PlatformConfig) -> list[str]:
-    command = list(platform.command) if platform.command else default_command(name)
+    """The platform's own command, else its bundled server run by this same Python."""
+    command = list(platform.command or [sys.executable, "-m", f"gwanjong_{name}"])
     if not platform.command and importlib.util.find_spec(f"gwanjong_{name}") is None:
         raise ConfigError(
             f"platforms.{name}: its bundled server (package gwanjong-{name}) is not installed "

@@ -25,29 +25,20 @@ def legacy_config_file(environ: Mapping[str, str] | None = None) -> Path:
     return base / APP / CONFIG_FILE
 
 
-def os_config_file() -> Path:
-    """The OS convention's config file (platformdirs' user config dir)."""
-    from platformdirs import user_config_dir
-
-    return Path(user_config_dir(APP, appauthor=False)) / CONFIG_FILE
-
-
 def user_config_file(environ: Mapping[str, str] | None = None) -> Path:
     """The user's gateway.toml: the legacy place if the file is there, else the OS one
     (on Linux and the BSDs both are the XDG config dir)."""
     legacy = legacy_config_file(environ)
     if legacy.exists() or sys.platform not in ("win32", "darwin"):
         return legacy
-    return os_config_file()
+    from platformdirs import user_config_dir  # the OS convention's
 
-
-def legacy_state_dir() -> Path:
-    return Path.home() / ".gwanjong"
+    return Path(user_config_dir(APP, appauthor=False)) / CONFIG_FILE
 
 
 def default_state_dir() -> Path:
     """`~/.gwanjong` if it exists (older versions), else the OS user data dir."""
-    legacy = legacy_state_dir()
+    legacy = Path.home() / ".gwanjong"
     if legacy.is_dir():
         return legacy
     from platformdirs import user_data_dir

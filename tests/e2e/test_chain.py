@@ -88,30 +88,11 @@ async def test_three_calls_through_the_whole_chain(
         devto = next(o for o in rust if o["platform"] == "devto")
         drafted = await call(client, "draft", opportunity_id=devto["id"])
         assert "select!" in drafted["post"]
-        struck = (
-            await client.call_tool(
-                "strike",
-                {
-                    "opportunity_id": devto["id"],
-                    "action": "post",
-                    "title": "Guards for cancellation",
-                    "content": "Wrap every await.",
-                },
-            )
-        ).structured_content
-        assert struck is not None and struck["status"] == "posted"
-        again = (
-            await client.call_tool(
-                "strike",
-                {
-                    "opportunity_id": devto["id"],
-                    "action": "post",
-                    "title": "Guards for cancellation",
-                    "content": "Wrap every await.",
-                },
-            )
-        ).structured_content
-        assert again is not None and again["status"] == "duplicate"
+        post = {"opportunity_id": devto["id"], "action": "post", "title": "Guards for cancellation"}
+        for expected in ("posted", "duplicate"):  # the same post again is held, never resent
+            struck = await client.call_tool("strike", post | {"content": "Wrap every await."})
+            assert struck.structured_content is not None
+            assert struck.structured_content["status"] == expected
     assert [w["action"] for w in sandbox.writes()] == ["write_post"]
 
 
@@ -229,17 +210,14 @@ async def test_a_hanging_platform_gives_partial_results_in_time(
 async def test_no_orphans_when_the_gateway_stops(
     sandbox: SandboxControl, tmp_path: Path, how: str
 ) -> None:
+    # Platforms start on first use; an exposed tool makes its platform start with the gateway.
+    exposed = [f"{name}__get_post" for name in ALL]
     config = config_file(
         tmp_path,
         ALL,
-        settings=E2E,
+        settings=E2E | {"expose": exposed},
         platform={"min_interval_s": 0, "isolation": "process"},
         sandbox=sandbox.url,
-    )
-    # Platforms start on first use; an exposed tool makes its platform start with the gateway.
-    exposed = ", ".join(f'"{name}__get_post"' for name in ALL)
-    config.write_text(
-        config.read_text().replace("[gateway]\n", f"[gateway]\nexpose = [{exposed}]\n", 1)
     )
     proc = subprocess.Popen(
         [PY, "-m", "gwanjong_gateway", "--config", str(config)],

@@ -11,8 +11,8 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from gwanjong_gateway.config_file import render
 from gwanjong_sandbox.control import SandboxControl
+from tests.config import config_file
 from tests.mcp import call
 from tests.platforms import SPECS
 
@@ -26,18 +26,9 @@ if "reddit" in WRONG:
 async def test_setup_check_and_status_agree_on_refused_keys(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
-    tables = {
-        name: {"env": {**SPECS[name].env(sandbox.url), **wrong}, "min_interval_s": 0}
-        for name, wrong in WRONG.items()
-    }
-    gateway = {
-        "state_dir": tmp_path / "state",
-        "call_timeout_s": 30,
-        "answer_within_s": 30,
-        "start_timeout_s": 60,
-    }
-    config = tmp_path / "gateway.toml"
-    config.write_text(render(gateway, tables), encoding="utf-8")
+    wrong_env = {n: {"env": {**SPECS[n].env(sandbox.url), **w}} for n, w in WRONG.items()}
+    settings = {"call_timeout_s": 30, "start_timeout_s": 60}
+    config = config_file(tmp_path, list(WRONG), None, settings, others=wrong_env)
     transport = StdioTransport(
         command=sys.executable,
         args=["-m", "gwanjong_gateway", "--config", str(config)],

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from gwanjong_gateway.config_file import render
+from tests.config import config_file
 from tests.external.tools import CONFORMANCE, NODE22, need
 from tests.gateway.http_gateway import http_gateway
 
@@ -147,10 +147,9 @@ FIXTURES = {
 def run_suite(era: str, tmp_path: Path) -> dict[str, list[dict[str, object]]]:
     """Each scenario's checks, from the suite's results directory."""
     node, suite = need(NODE22), need(CONFORMANCE)
-    config = tmp_path / "gateway.toml"
     # A platform that is never reached: the suite only talks to the gateway itself.
     devto = {"env": {"DEVTO_BASE_URL": "http://127.0.0.1:9"}}
-    config.write_text(render({"state_dir": tmp_path / "state"}, {"devto": devto}), "utf-8")
+    config = config_file(tmp_path, ["devto"], None, {"call_timeout_s": 20}, others={"devto": devto})
     results = tmp_path / "results"
     with http_gateway(config, log_level="WARNING") as running:
         command = [str(node), str(suite), "server", "--url", running.url]

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from gwanjong_gateway.config_file import render
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract import CONTRACT_TOOLS, OPTIONAL_TOOLS
+from tests.config import config_file
 from tests.external.tools import INSPECTOR, NODE22, need
 from tests.platforms import SPECS
 
@@ -98,11 +98,7 @@ def test_inspector_lists_and_calls_each_platform_server(
 
 
 def test_inspector_drives_the_gateway(sandbox: SandboxControl, tmp_path: Path) -> None:
-    config = tmp_path / "gateway.toml"
-    config.write_text(
-        render({"state_dir": tmp_path}, {"devto": {"env": SPECS["devto"].env(sandbox.url)}}),
-        encoding="utf-8",
-    )
+    config = config_file(tmp_path, ["devto"], None, {"call_timeout_s": 20}, sandbox=sandbox.url)
     # The Inspector owns --config itself, so the gateway finds its file through the env.
     cli = Inspector(
         tmp_path, [sys.executable, "-m", "gwanjong_gateway"], {"GWANJONG_CONFIG": str(config)}

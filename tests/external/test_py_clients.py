@@ -46,22 +46,16 @@ def run(
         return drive(python, driver, *args, "--url", gateway.url)
 
 
-def test_langchain_get_tools_over_stdio_a_gateway_process_per_call(
-    sandbox: SandboxControl, tmp_path: Path
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_langchain_get_tools_a_gateway_process_or_session_per_call(
+    sandbox: SandboxControl, tmp_path: Path, transport: str
 ) -> None:
-    report = run(client_python("langchain"), "drive_langchain.py", tmp_path, sandbox, "stdio")
+    report = run(client_python("langchain"), "drive_langchain.py", tmp_path, sandbox, transport)
     assert report["tools"] == GATEWAY_TOOLS
     assert_dry_run_flow(report, tmp_path, sandbox)
-    # tools/list, scout, draft, strike: each in a gateway process of its own
-    assert starts(tmp_path / "starts") == 4, (tmp_path / "starts").read_text()
-
-
-def test_langchain_get_tools_over_http_a_session_per_call(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
-    report = run(client_python("langchain"), "drive_langchain.py", tmp_path, sandbox, "http")
-    assert report["tools"] == GATEWAY_TOOLS
-    assert_dry_run_flow(report, tmp_path, sandbox)
+    if transport == "stdio":  # tools/list, scout, draft, strike: a gateway process each
+        assert starts(tmp_path / "starts") == 4, (tmp_path / "starts").read_text()
+        return
     wire = report["wire"]
     # mcp<2 speaks the handshake era only; a new Mcp-Session-Id for each of the four
     assert report["offers"] == "2025-11-25" and wire["versions"] == ["2025-11-25"], report

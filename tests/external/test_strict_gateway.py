@@ -23,11 +23,10 @@ from typing import Any
 
 import pytest
 
-from gwanjong_gateway.config_file import render
 from gwanjong_sandbox.control import SandboxControl
+from tests.config import config_file
 from tests.external.node import NodeClient, accepted, error_data
 from tests.gateway.http_gateway import http_gateway
-from tests.platforms import SPECS
 
 pytestmark = pytest.mark.e2e
 MODERN = "2026-07-28"
@@ -43,16 +42,8 @@ Servers = Callable[[], dict[str, Any]]
 def write_config(tmp: Path, sandbox: SandboxControl) -> Path:
     # writes is left out: the default (dry-run) is what a new user runs. One raw platform
     # tool is exposed: it passes the platform's answers (and the gateway's errors) through.
-    gateway = {
-        "state_dir": tmp / "state",
-        "call_timeout_s": 20,
-        "answer_within_s": 20,
-        "expose": [EXPOSED],
-    }
-    tables = {"devto": {"env": SPECS["devto"].env(sandbox.url), "min_interval_s": 0}}
-    path = tmp / "gateway.toml"
-    path.write_text(render(gateway, tables), encoding="utf-8")
-    return path
+    settings = {"call_timeout_s": 20, "expose": [EXPOSED]}
+    return config_file(tmp, ["devto"], None, settings, sandbox=sandbox.url)
 
 
 @contextlib.contextmanager

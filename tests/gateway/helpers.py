@@ -1,4 +1,5 @@
-"""Building a gateway for tests: config text, in-process platform servers, one client."""
+"""Building a gateway for tests: in-process platform servers, one client (the config
+builder, `config_text` and `config_file`, lives in tests/config.py for every tier)."""
 
 from __future__ import annotations
 
@@ -9,53 +10,15 @@ from typing import Any
 from fastmcp import Client, FastMCP
 
 from gwanjong_gateway.config import parse
-from gwanjong_gateway.config_file import render
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.server import build_gateway
 from gwanjong_sandbox.control import SandboxControl
+from tests.config import config_file, config_text
 from tests.fakes.platform import FakePlatform
 from tests.mcp import call
 from tests.platforms import SPECS
 
-
-def config_text(
-    state_dir: Path,
-    platforms: list[str],
-    writes: str = "live",
-    settings: Mapping[str, Any] | None = None,
-    tables: Mapping[str, Mapping[str, Any]] | None = None,
-    platform: Mapping[str, Any] | None = None,
-    others: Mapping[str, Mapping[str, Any]] | None = None,
-    sandbox: str | None = None,
-) -> str:
-    """gateway.toml for a test, by the product's writer (the one config builder of the
-    suite): ``settings`` go in [gateway], ``tables`` are [safety], [store], [auth] …, each
-    of ``platforms`` gets ``platform`` (default: no minimum interval) and, given the
-    ``sandbox`` URL, the env pointing its server there; ``others`` add to (or are more)
-    platforms' tables."""
-    each = {"min_interval_s": 0} if platform is None else platform
-    gateway: dict[str, Any] = {
-        "writes": writes,
-        "state_dir": state_dir,
-        "call_timeout_s": 8,
-        **(settings or {}),
-    }
-    # a test not about patience waits for every platform, however loaded the machine
-    gateway.setdefault("answer_within_s", gateway["call_timeout_s"])
-    tables_of: dict[str, dict[str, Any]] = {}
-    for name in platforms:
-        env = {"env": SPECS[name].env(sandbox)} if sandbox is not None else {}
-        tables_of[name] = {**env, **each}
-    for name, table in (others or {}).items():
-        tables_of[name] = {**tables_of.get(name, {}), **table}
-    return render(gateway, tables_of, tables)
-
-
-def config_file(folder: Path, platforms: list[str], *args: Any, **kw: Any) -> Path:
-    """`config_text` (state in ``folder``/state) written to ``folder``/gateway.toml."""
-    path = folder / "gateway.toml"
-    path.write_text(config_text(folder / "state", platforms, *args, **kw), encoding="utf-8")
-    return path
+__all__ = ["config_file", "config_text", "in_memory_gateway", "opportunity_for"]
 
 
 def gateway_of(

@@ -13,8 +13,8 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 
-from gwanjong_gateway.config_file import render
 from gwanjong_sandbox.control import SandboxControl
+from tests.config import config_file
 from tests.mcp import call
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio, pytest.mark.e2e]
@@ -51,14 +51,9 @@ async def test_uvx_install_init_and_serve(sandbox: SandboxControl, tmp_path: Pat
     assert f"--from {GATEWAY_DIR} gwanjong --config {written}" in done.stdout
     assert list(clean.iterdir()) == []
 
-    config = tmp_path / "sandbox.toml"
-    config.write_text(
-        render(
-            {"writes": "dry-run", "state_dir": tmp_path / "state", "start_timeout_s": 120},
-            {"devto": {"env": sandbox.env("devto")}},
-        ),
-        encoding="utf-8",
-    )
+    settings = {"call_timeout_s": 60, "start_timeout_s": 120}
+    others = {"devto": {"env": sandbox.env("devto")}}
+    config = config_file(tmp_path, ["devto"], "dry-run", settings, others=others)
     transport = StdioTransport(
         command=uvx,
         args=["--from", str(GATEWAY_DIR), "gwanjong", "--config", str(config)],

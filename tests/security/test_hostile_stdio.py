@@ -14,9 +14,9 @@ from fastmcp.client.transports import StdioTransport
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS
 
-from gwanjong_gateway.config_file import render
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract.untrusted import has_hidden
+from tests.config import config_file
 from tests.mcp import call, error_of
 from tests.platforms import SPECS
 from tests.security.hostile import CONTROLS, HUGE, MARK, hostile_thread, leaks
@@ -30,28 +30,14 @@ DRAFT_FIELDS = {"title", "author", "url", "post", "top_comments[*].author", "top
 
 
 def gateway_config(tmp: Path, sandbox: SandboxControl, extra: dict[str, Any] | None = None) -> Path:
-    gateway = {
-        "writes": "dry-run",
-        "state_dir": tmp / "state",
-        "call_timeout_s": 60,
-        "answer_within_s": 60,  # every platform, however loaded the machine
-        "start_timeout_s": 90,
-        **(extra or {}),
-    }
-    tables = {
+    settings = {"call_timeout_s": 60, "start_timeout_s": 90, **(extra or {})}
+    logged = {
         name: {
-            "env": {
-                **SPECS[name].env(sandbox.url),
-                f"{LOG_LEVELS[name]}LOG_LEVEL": "INFO",
-                f"{LOG_LEVELS[name]}TIMEOUT_S": "60",
-            },
-            "min_interval_s": 0,
+            "env": {**SPECS[name].env(sandbox.url), f"{p}LOG_LEVEL": "INFO", f"{p}TIMEOUT_S": "60"}
         }
-        for name in ALL
+        for name, p in LOG_LEVELS.items()
     }
-    path = tmp / "gateway.toml"
-    path.write_text(render(gateway, tables), encoding="utf-8")
-    return path
+    return config_file(tmp, ALL, "dry-run", settings=settings, others=logged)
 
 
 def transport(config: Path, log: Path) -> StdioTransport:

@@ -27,14 +27,13 @@ from mcp.types import (
 )
 
 from gwanjong_gateway.config import parse
-from gwanjong_gateway.config_file import render
 from gwanjong_gateway.config_load import read_dotenv
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.web import HEADERS
 from gwanjong_sandbox.control import SandboxControl
+from tests.config import config_file, config_text
 from tests.fakes.clock import FakeClock
-from tests.gateway.helpers import config_text
 from tests.mcp import call, error_of
 from tests.platforms import SPECS, needs
 
@@ -70,6 +69,24 @@ def origin_of(url: str) -> str:
 
 async def post(http: httpx.AsyncClient, url: str, data: dict[str, str], **headers: str) -> Any:
     return await http.post(url, data=data, headers={"Origin": origin_of(url), **headers})
+
+
+async def save(server: FastMCP[Any], handler: Any, mode: str = "auto") -> dict[str, Any]:
+    """`setup(save)` for devto from a client whose elicitation handler is ``handler``."""
+    async with Client(server, mode=mode, elicitation_handler=handler) as client:
+        return await call(client, "setup", action="save", platform="devto")
+
+
+def typing(key: str) -> Any:
+    """An elicitation handler that types ``key`` on the page, as the person would."""
+
+    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        async with httpx.AsyncClient(timeout=60) as http:
+            done = await post(http, params.url, {"DEVTO_API_KEY": key})
+            assert done.status_code == 200, done.text
+        return ElicitResult(action="accept")
+
+    return handler
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -168,10 +185,7 @@ async def test_wrong_tokens_hosts_origins_and_values_are_refused(
             assert env.read_bytes() == saved
         return ElicitResult(action="accept")
 
-    async with Client(
-        gateway(sandbox, tmp_path, FakeClock()), mode=mode, elicitation_handler=handler
-    ) as client:
-        result = await call(client, "setup", action="save", platform="devto")
+    result = await save(gateway(sandbox, tmp_path, FakeClock()), handler, mode)
     assert codes.pop("good") == 200
     assert codes.pop("rebound host") == 403
     assert codes.pop("foreign origin") == 403
@@ -196,10 +210,7 @@ async def test_an_expired_link_saves_nothing_and_the_answer_says_pending(
             codes.append((await post(http, params.url, {"DEVTO_API_KEY": "late"})).status_code)
         return ElicitResult(action="accept")
 
-    async with Client(
-        gateway(sandbox, tmp_path, clock), mode=mode, elicitation_handler=handler
-    ) as client:
-        result = await call(client, "setup", action="save", platform="devto")
+    result = await save(gateway(sandbox, tmp_path, clock), handler, mode)
     assert codes == [200, 404, 404]
     assert result["saved"] == [] and result["status"] == "pending"
     assert "setup(action='check'" in result["next"]
@@ -262,15 +273,9 @@ async def test_the_saved_key_restarts_the_platform_server_configured(
     env = SPECS["devto"].env(sandbox.url)
     key = env.pop("DEVTO_API_KEY")
 
-    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
-        async with httpx.AsyncClient(timeout=60) as http:
-            done = await post(http, params.url, {"DEVTO_API_KEY": key})
-            assert done.status_code == 200, done.text
-        return ElicitResult(action="accept")
-
     config = parse(config_text(tmp_path, ["devto"], platform={"isolation": isolation}))
     server = build_gateway(config, environ=env)
-    async with Client(server, mode=mode, elicitation_handler=handler, timeout=120) as client:
+    async with Client(server, mode=mode, elicitation_handler=typing(key), timeout=120) as client:
         before = await call(client, "setup", action="check", platform="devto")
         saved = await call(client, "setup", action="save", platform="devto")
         after = await call(client, "setup", action="check", platform="devto")
@@ -293,24 +298,14 @@ async def test_the_page_over_a_real_stdio_gateway(
     env = SPECS["devto"].env(sandbox.url)
     key = env.pop("DEVTO_API_KEY")
     state = tmp_path / "state"
-    config = tmp_path / "gateway.toml"
-    gateway_table = {
-        "state_dir": state,
-        "call_timeout_s": 60,
-        "answer_within_s": 60,
-        "start_timeout_s": 90,
-    }
-    tables = {"devto": {"env": env, "min_interval_s": 0}}
-    config.write_text(render(gateway_table, tables), encoding="utf-8")
+    settings = {"call_timeout_s": 60, "start_timeout_s": 90}
+    config = config_file(tmp_path, ["devto"], settings=settings, others={"devto": {"env": env}})
     log = tmp_path / "gateway.log"
     tokens: list[str] = []
 
     async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
         tokens.append(params.url.rsplit("/", 1)[1])
-        async with httpx.AsyncClient(timeout=60) as http:
-            done = await post(http, params.url, {"DEVTO_API_KEY": key})
-            assert done.status_code == 200, done.text
-        return ElicitResult(action="accept")
+        return await typing(key)(message, response_type, params, ctx)
 
     transport = StdioTransport(
         command=sys.executable,
@@ -348,10 +343,7 @@ async def test_a_failed_save_keeps_the_link_for_a_retry(
             replies.append(((await http.put(params.url, headers=own)).status_code, ""))
         return ElicitResult(action="accept")
 
-    async with Client(
-        gateway(sandbox, tmp_path, FakeClock()), elicitation_handler=handler
-    ) as client:
-        result = await call(client, "setup", action="save", platform="devto")
+    result = await save(gateway(sandbox, tmp_path, FakeClock()), handler)
     assert replies[0][0] == 400 and "symbolic link" in replies[0][1]
     assert replies[1][0] == 200 and replies[2][0] == 404  # used: even PUT finds no link
     assert elsewhere.read_text(encoding="utf-8") == ""  # never written through the link

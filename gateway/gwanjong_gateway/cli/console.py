@@ -10,14 +10,11 @@ from gwanjong_gateway.cli.options import config_and_log_level
 
 
 def _console(args: argparse.Namespace) -> int:
-    from gwanjong_gateway.cli.lean import loop_options
-    from gwanjong_gateway.cli.logfile import add_log_file
+    from gwanjong_gateway.cli.logfile import log_as_asked
     from gwanjong_gateway.cli.serve_loop import run_until_signal
     from gwanjong_gateway.config_load import load
     from gwanjong_gateway.console import serve as console_serve
     from gwanjong_gateway.gateway import Gateway
-    from gwanjong_shared.kit.logs import configure_logging
-    from gwanjong_shared.kit.quiet import quiet_fastmcp
 
     config, _path = load(args.config)
     gateway = Gateway(config)
@@ -30,9 +27,7 @@ def _console(args: argparse.Namespace) -> int:
     if problem:
         print(f"gwanjong console: {problem}", file=sys.stderr)
         return 2
-    quiet_fastmcp()
-    configure_logging(args.log_level)
-    add_log_file(config)
+    log_as_asked(config, args.log_level)
 
     def announce(link: str) -> None:
         if gateway.notifier is not None and not gateway.notifier.base_url:
@@ -60,7 +55,7 @@ def _console(args: argparse.Namespace) -> int:
                 if task is not None:
                     await task.stop()
 
-    run_until_signal(serve, gateway.aclose, backend_options=loop_options())
+    run_until_signal(serve, gateway.aclose)
     return 0
 
 

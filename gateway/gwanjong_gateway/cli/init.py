@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import shutil
 import sys
@@ -55,13 +54,6 @@ enabled = true
 [platforms.hackernews]      # HACKERNEWS_USERNAME (optional: the inbox); reads only
 enabled = true
 """
-
-
-def default_path(environ: dict[str, str] | None = None) -> Path:
-    """Where `locate` looks last: the user config dir (the legacy one if its file exists)."""
-    from gwanjong_gateway.paths import user_config_file
-
-    return user_config_file(os.environ if environ is None else environ)
 
 
 def _workspace_root() -> Path | None:
@@ -141,7 +133,9 @@ def run_init(
     """Write the starter file (never over an existing one), then say how to use it."""
     out = out or cast(TextIO, sys.stdout)
     err = err or cast(TextIO, sys.stderr)
-    path = (target or default_path(environ)).expanduser().absolute()
+    from gwanjong_gateway.paths import user_config_file  # the last place `locate` looks
+
+    path = (target or user_config_file(environ)).expanduser().absolute()
     if path.exists():
         err.write(
             f"gwanjong init: {path} exists; not overwriting it. Edit it, or pass another path.\n"

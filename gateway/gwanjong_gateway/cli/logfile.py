@@ -9,7 +9,8 @@ from typing import Any
 
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.paths import private_dir, private_file
-from gwanjong_shared.kit.logs import redact
+from gwanjong_shared.kit.logs import configure_logging, redact
+from gwanjong_shared.kit.quiet import quiet_fastmcp
 
 MAX_BYTES = 5 * 1024 * 1024
 BACKUPS = 3
@@ -51,3 +52,11 @@ def add_log_file(
     handler.setFormatter(_Redacting("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.getLogger().addHandler(handler)
     return path
+
+
+def log_as_asked(config: GatewayConfig, level: str) -> None:
+    """A long-running command's logs: stderr at ``level`` (FastMCP's banner and chatter
+    quieted), and the log file when gateway.toml names one."""
+    quiet_fastmcp()
+    configure_logging(level)
+    add_log_file(config)

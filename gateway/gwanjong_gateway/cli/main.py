@@ -10,7 +10,7 @@ from typing import Any
 
 from gwanjong_gateway.cli.console import add_console
 from gwanjong_gateway.cli.link.link_command import add_link
-from gwanjong_gateway.cli.logfile import add_log_file
+from gwanjong_gateway.cli.logfile import log_as_asked
 from gwanjong_gateway.cli.options import global_options
 from gwanjong_gateway.cli.review.review_command import add_review
 from gwanjong_gateway.cli.token import add_token_commands
@@ -20,11 +20,10 @@ from gwanjong_gateway.config_load import load
 from gwanjong_gateway.extras import MissingExtra, missing_message
 from gwanjong_gateway.version import gwanjong_version
 from gwanjong_shared.kit.logs import configure_logging
-from gwanjong_shared.kit.quiet import quiet_fastmcp
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from gwanjong_gateway.cli.lean import loop_options, remember_missing_modules
+    from gwanjong_gateway.cli.lean import remember_missing_modules
     from gwanjong_gateway.cli.serve_loop import run_until_signal
     from gwanjong_gateway.cli.telemetry import spans_only_when_traced
     from gwanjong_gateway.gateway import Gateway
@@ -49,9 +48,7 @@ def _serve(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-    quiet_fastmcp()
-    configure_logging(args.log_level)
-    add_log_file(config)
+    log_as_asked(config, args.log_level)
     spans_only_when_traced(os.environ, traced=bool(config.telemetry.otlp_endpoint))
     remember_missing_modules()
     gateway = Gateway(config)
@@ -83,7 +80,7 @@ def _serve(args: argparse.Namespace) -> int:
             )
 
     # On SIGTERM or Ctrl-C, end every platform server this gateway spawned.
-    run_until_signal(serve, gateway.aclose, backend_options=loop_options())
+    run_until_signal(serve, gateway.aclose)
     return 0
 
 

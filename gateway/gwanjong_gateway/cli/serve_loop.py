@@ -17,6 +17,8 @@ import anyio
 import anyio.from_thread
 import anyio.lowlevel
 
+from gwanjong_gateway.cli.lean import loop_options
+
 _POLL_S = 0.2  # how often the main thread looks up from waiting (signals interrupt it anyway)
 
 
@@ -52,8 +54,9 @@ def run_until_signal(
     signals: tuple[signal.Signals, ...] = (signal.SIGTERM, signal.SIGINT),
     backend_options: dict[str, Any] | None = None,
 ) -> None:
-    """Run `serve` until it returns; on one of `signals`, run `stop` instead and return."""
-    loop = _Loop(serve, backend_options or {})
+    """Run `serve` until it returns; on one of `signals`, run `stop` instead and return.
+    ``backend_options``: anyio's (default: uvloop when installed)."""
+    loop = _Loop(serve, loop_options() if backend_options is None else backend_options)
     received: list[int] = []
 
     def on_signal(signum: int, _frame: Any) -> None:

@@ -4,7 +4,6 @@ platform is started or asked (that is `gwanjong doctor`), so it answers at once.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections.abc import Callable
@@ -12,6 +11,7 @@ from collections.abc import Callable
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.notify.message import ago
 from gwanjong_gateway.notify.redact import shown
+from gwanjong_gateway.record.records import open_store
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_shared.contract.visible import line as one_line
 
@@ -75,22 +75,10 @@ def _notify(store: StrikeStore, config: GatewayConfig, now: float) -> list[str]:
     return lines
 
 
-def _open(config: GatewayConfig) -> StrikeStore:
-    """The record, as `records.open_store` opens it, without importing `records` (it
-    brings the MCP SDK: seconds, for a command that must answer at once)."""
-    if config.store.url:
-        from gwanjong_gateway.config_load import expand, read_dotenv
-        from gwanjong_gateway.record.store import PostgresStrikeStore
-
-        env = {**read_dotenv(config.state_dir / ".env"), **os.environ}
-        return PostgresStrikeStore(expand(config.store.url, env))
-    return StrikeStore(config.state_dir / "gwanjong.db")
-
-
 def print_status(config: GatewayConfig, clock: Callable[[], float] = time.time) -> int:
     now = clock()
     try:
-        store = _open(config)
+        store = open_store(config)
     except Exception as exc:  # the type only: a URL's password stays out
         print(
             f"gwanjong status: the record cannot be opened ({type(exc).__name__}); "

@@ -15,10 +15,6 @@ _TRACING = (
 )
 
 
-def tracing_configured(environ: Mapping[str, str]) -> bool:
-    return any(environ.get(name) for name in _TRACING)
-
-
 def spans_only_when_traced(environ: Mapping[str, str], traced: bool = False) -> str:
     """Set FastMCP's telemetry mode for this process; returns the mode in effect.
     ``traced``: gateway.toml's `[telemetry] otlp_endpoint` is set (spans on)."""
@@ -27,7 +23,7 @@ def spans_only_when_traced(environ: Mapping[str, str], traced: bool = False) -> 
     if traced:
         fastmcp.settings.telemetry_mode = "native"
         return "native"
-    if environ.get("FASTMCP_TELEMETRY_MODE") or tracing_configured(environ):
+    if any(environ.get(name) for name in ("FASTMCP_TELEMETRY_MODE", *_TRACING)):
         return str(fastmcp.settings.telemetry_mode)
     fastmcp.settings.telemetry_mode = "off"
     return "off"

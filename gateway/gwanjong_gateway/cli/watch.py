@@ -11,15 +11,12 @@ from gwanjong_gateway.cli.options import config_and_log_level
 
 
 def _watch(args: argparse.Namespace) -> int:
-    from gwanjong_gateway.cli.lean import loop_options
-    from gwanjong_gateway.cli.logfile import add_log_file
+    from gwanjong_gateway.cli.logfile import log_as_asked
     from gwanjong_gateway.cli.serve_loop import run_until_signal
     from gwanjong_gateway.config_load import load
     from gwanjong_gateway.gateway import Gateway
     from gwanjong_gateway.notify.background import start_notifier
     from gwanjong_gateway.watch.watcher import Watcher, notifying
-    from gwanjong_shared.kit.logs import configure_logging
-    from gwanjong_shared.kit.quiet import quiet_fastmcp
 
     config, path = load(args.config)
     if not config.watch.enabled:
@@ -29,9 +26,7 @@ def _watch(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    quiet_fastmcp()
-    configure_logging(args.log_level)
-    add_log_file(config)
+    log_as_asked(config, args.log_level)
     gateway = Gateway(config)
     every = config.watch.every_s
     print(f"gwanjong watch: polling every {every:g} s; Ctrl-C stops", file=sys.stderr)
@@ -44,7 +39,7 @@ def _watch(args: argparse.Namespace) -> int:
             if notifier is not None:
                 await notifier.stop()
 
-    run_until_signal(watch, gateway.aclose, backend_options=loop_options())
+    run_until_signal(watch, gateway.aclose)
     return 0
 
 

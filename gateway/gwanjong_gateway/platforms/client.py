@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from gwanjong_gateway.platforms.health import PROBE_TTL_S
 from gwanjong_gateway.platforms.upstream import Health
 from gwanjong_gateway.platforms.upstreams import Reservation, Upstreams
+from gwanjong_gateway.rules.ledger import Strike, StrikeAction, normalise
 from gwanjong_shared.contract import (
     Action,
     Capabilities,
@@ -30,6 +31,12 @@ from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 
 M = TypeVar("M", bound=BaseModel)
+#: how much of a written text (normalised) an item must hold to be that write
+NEEDLE = 120
+
+
+def same_account(author: str, account: str) -> bool:
+    return author.lower().lstrip("@") == account.lower().lstrip("@")
 
 
 class PlatformClient:
@@ -105,6 +112,25 @@ class PlatformClient:
         """One of the three writes by its contract name, with that tool's arguments
         (``prepaid``: its spend reserved by the strike beforehand)."""
         return await self._call(action, arguments, PostResult, prepaid)
+
+    async def find_written(self, row: Strike, account: str | None) -> Comment | Post | None:
+        """The comment or new post of ``row`` on the platform: by ``account`` (None: the
+        platform names none, so anyone's) and holding the start of its text (a post: or
+        its title). Raises PlatformError."""
+        needle = normalise(row.content)[:NEEDLE]
+        found: list[Comment] | list[Post]
+        if row.action is StrikeAction.COMMENT:
+            comments = await self.get_comments(row.target, 1000)
+            found = [c for c in comments if needle and needle in normalise(c.body)]
+        else:
+            title = normalise(row.title)
+            posts = await self.search(row.title or row.content[:60], 50)
+            found = [
+                p
+                for p in posts
+                if needle in normalise(p.body) or (title and title == normalise(p.title))
+            ]
+        return next((i for i in found if account is None or same_account(i.author, account)), None)
 
 
 async def probe(

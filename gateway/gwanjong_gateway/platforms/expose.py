@@ -45,15 +45,6 @@ def writes(tool: str, definition: Any) -> bool:
     return tool in WRITE_TOOLS or getattr(annotations, "read_only_hint", None) is not True
 
 
-def _refusal(name: str) -> str:
-    return format_error(
-        ErrorKind.NOT_SUPPORTED,
-        f"{name} may write to the platform (its server does not mark it read-only), and a "
-        "write goes through strike, where a person approves it; drop it from expose in "
-        "gateway.toml and use strike.",
-    )
-
-
 def _fail(kind: ErrorKind, message: str) -> NoReturn:
     raise ToolError(format_error(kind, message))
 
@@ -96,7 +87,12 @@ class ForwardedTool(Tool):
                 "fix expose in gateway.toml.",
             )
         if writes(self.upstream_tool, upstream.tools[self.upstream_tool]):
-            raise ToolError(_refusal(self.name))
+            _fail(
+                ErrorKind.NOT_SUPPORTED,
+                f"{self.name} may write to the platform (its server does not mark it read-only), "
+                "and a write goes through strike, where a person approves it; drop it from "
+                "expose in gateway.toml and use strike.",
+            )
         outcome = await self._upstreams.call(self.upstream_name, self.upstream_tool, arguments)
         outcome.raise_for_error()
         # A pass-through: the platform's own answer, as its server shaped it.

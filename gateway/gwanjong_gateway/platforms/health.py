@@ -10,10 +10,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
+from gwanjong_gateway.rules.approvals import iso
 from gwanjong_shared.contract import Capabilities, CredentialState
 from gwanjong_shared.contract.errors import ErrorKind
 
@@ -77,13 +77,9 @@ class PlatformHealth:
             if self.clock() >= self.until:
                 out["state"] = PlatformState.UNKNOWN.value  # the window has passed
             else:
-                out["until"] = _iso(self.until)
+                out["until"] = iso(self.until)
         if self.detail:
             out["detail"] = self.detail
         if self.seen_at is not None:
-            out["checked_at"] = _iso(self.seen_at)
+            out["checked_at"] = iso(self.seen_at)
         return out
-
-
-def _iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

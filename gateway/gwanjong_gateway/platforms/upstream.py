@@ -360,7 +360,7 @@ class Upstream:
     async def close(self) -> None:
         self._closed = True
         for task in (self._retry, self._starting):
-            if task is not None and not task.done() and task is not _current_task():
+            if task is not None and not task.done() and task is not asyncio.current_task():
                 task.cancel()
                 with contextlib.suppress(BaseException):
                     await task
@@ -373,13 +373,6 @@ class Upstream:
             if self.health is not Health.DISABLED:
                 self.health, self.reason = Health.DOWN, "closed"
             self.breaker.succeeded()  # a deliberate close is not a failure
-
-
-def _current_task() -> asyncio.Task[Any] | None:
-    try:
-        return asyncio.current_task()
-    except RuntimeError:
-        return None
 
 
 def _alive(client: Client[Any]) -> bool:

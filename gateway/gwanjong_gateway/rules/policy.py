@@ -10,12 +10,16 @@ import re
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.rules.ledger import Strike
+from gwanjong_gateway.rules.ledger import ClaimRequest, Strike
 from gwanjong_gateway.rules.profiles import Profiles
 from gwanjong_shared.contract import HandleRules
+
+if TYPE_CHECKING:  # the CLI imports this module: keep it free of pydantic
+    from gwanjong_gateway.rules.approvals import ApprovalUse
 
 
 def configured_disclosure(config: GatewayConfig, platform: str) -> str | None:
@@ -191,9 +195,17 @@ def min_interval(
     return None
 
 
-def limits_for(config: GatewayConfig, platform: str, action: str) -> tuple[int | None, float]:
-    """(today's cap for this action, minimum interval) from gateway.toml."""
-    setting = config.platforms.get(platform)
-    if setting is None:
-        return None, 0.0
-    return getattr(setting.daily, action, None), setting.min_interval_s
+def claim_request(
+    config: GatewayConfig,
+    row: dict[str, Any],
+    live: bool,
+    approval: ApprovalUse | None = None,
+    sent: str = "",
+) -> ClaimRequest:
+    """The claim's checks for ``row`` under gateway.toml's limits: today's cap for its
+    action on its platform, the minimum interval, the author cool-down."""
+    setting = config.platforms.get(str(row["platform"]))
+    cap = getattr(setting.daily, str(row["action"]), None) if setting is not None else None
+    interval = setting.min_interval_s if setting is not None else 0.0
+    cooldown = config.safety.author_cooldown_days
+    return ClaimRequest(row, live, cap, interval, cooldown, approval, sent)

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, replace
 from functools import partial
 from typing import cast
 
 import anyio
 
-from gwanjong_gateway.config import WriteMode
+from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.platforms.client import PlatformClient
 from gwanjong_gateway.platforms.upstreams import Upstreams
-from gwanjong_gateway.rules.policy import is_opted_out
+from gwanjong_gateway.rules.policy import disclosure_for, is_opted_out
 from gwanjong_gateway.scout.acted import Acted
 from gwanjong_gateway.scout.fence import NOTICE, fence
 from gwanjong_gateway.scout.guides import approach, guide
@@ -195,42 +195,27 @@ def compress(opportunity: Opportunity) -> Found:
     )
 
 
-@dataclass
-class _Reads:
-    """What draft's concurrent reads brought back (a failure is kept by its key)."""
-
-    post: Post | None = None
-    comments: list[Comment] = field(default_factory=list[Comment])
-    caps: Capabilities | None = None
-    verdicts: dict[str, Validation] = field(default_factory=dict[str, Validation])
-    failures: dict[str, PlatformError] = field(default_factory=dict[str, PlatformError])
-
-
 UNTRUSTED_FIELDS = (
     " Quoted from the platform: title, author, url, post, top_comments[].author and .text."
 )
 
 
 async def draft(
-    upstreams: Upstreams, opportunity: Opportunity, mode: WriteMode, footer: Callable[[], str]
+    upstreams: Upstreams, opportunity: Opportunity, config: GatewayConfig
 ) -> tuple[DraftResult, DraftContext]:
-    """Everything the model needs to write one good reply, with platform text fenced."""
+    """Everything the model needs to write one good reply, with platform text fenced, and
+    what strike needs of it (the post as draft saw it, the platform's rules and footer)."""
     post = opportunity.post
     platform, post_id = post.platform, post.id
     client = PlatformClient(upstreams, platform)
-    got = _Reads()
-    failures = got.failures
+    got: dict[str, object] = {}  # what draft's concurrent reads brought back, by key
+    failures: dict[str, PlatformError] = {}
 
     async def guard(key: str, read: Awaitable[object]) -> None:
         try:
-            answer = await read
+            got[key] = await read
         except PlatformError as exc:
             failures[key] = exc
-            return
-        if key.endswith("_rule"):
-            got.verdicts[key] = cast(Validation, answer)
-        else:
-            setattr(got, key, answer)
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(guard, "post", client.get_post(post_id))
@@ -240,7 +225,8 @@ async def draft(
             guard, "comment_rule", client.validate("write_comment", "draft", post_id=post_id)
         )
         tg.start_soon(guard, "upvote_rule", client.validate("upvote", "", post_id=post_id))
-    caps, comments = got.caps, got.comments
+    caps = cast(Capabilities | None, got.get("caps"))
+    comments = cast(list[Comment], got.get("comments", []))
 
     gone = failures.get("post")
     if gone is not None and gone.kind is ErrorKind.NOT_FOUND:
@@ -248,7 +234,7 @@ async def draft(
             ErrorKind.NOT_FOUND,
             f"the post behind {opportunity.ref} is gone ({gone}). Run scout again.",
         )
-    full = got.post or post
+    full = cast(Post | None, got.get("post")) or post
     if opportunity.summoned:  # the link (and a hand-off) opens the mention
         full = full.model_copy(update={"url": post.url})
     mood = thread_mood([c.body for c in comments if c.body])
@@ -256,7 +242,7 @@ async def draft(
 
     def rule(key: str, action: Action) -> DraftRule:
         base = caps.actions.get(action) if caps is not None else None
-        verdict = got.verdicts.get(key)
+        verdict = cast(Validation | None, got.get(key))
         if verdict is not None:
             reason = (
                 "; ".join(verdict.problems)
@@ -277,7 +263,7 @@ async def draft(
     shown_rules = {k: RuleView(allowed=r.allowed, reason=r.reason) for k, r in strike_rules.items()}
     source = f"{platform} post {post_id}"
     # The footer after the capabilities answer above: the platform may have just named it.
-    disclosure = footer()
+    disclosure = disclosure_for(config, platform, upstreams.profiles)
     limits = caps.limits if caps is not None else {}
     counted = await _platform_counts(client, limits, disclosure, post_id)
     shown = DraftResult(
@@ -302,7 +288,11 @@ async def draft(
         approach=approach(full.title, full.body, mood, len(comments)),
         guide=guide(upstreams.profiles.get(platform)),
         limits=net_limits(limits, disclosure, counted),
-        strike=StrikeView(writes=mode, disclosure_appended=disclosure or None, actions=shown_rules),
+        strike=StrikeView(
+            writes=config.gateway.writes,
+            disclosure_appended=disclosure or None,
+            actions=shown_rules,
+        ),
         next=f"Write your reply, then strike(opportunity_id={opportunity.ref!r}, action='comment', content=...).",
         warnings={k: one_line(str(v), 300) for k, v in failures.items()} if failures else None,
     )

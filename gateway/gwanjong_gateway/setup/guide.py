@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import cast
 
-from gwanjong_gateway.setup.dotenv_file import save
 from gwanjong_gateway.setup.setup_results import Guide
 from gwanjong_shared.contract import Profile
 from gwanjong_shared.contract.untrusted import one_line, quote
@@ -82,10 +80,3 @@ def check_names(platform: str, allowed: list[str], credentials: dict[str, str]) 
             f"{', '.join(allowed)}. Endpoints, proxies and other settings belong in gateway.toml "
             "or the operator's environment."
         )
-
-
-def save_credentials(state_dir: Path, platform: str, credentials: dict[str, str]) -> list[str]:
-    """Merge into `<state_dir>/.env` (atomic, mode 0600). Returns the variable names saved.
-    The caller has checked the names against the server's declared credentials."""
-    save(state_dir / ".env", credentials)
-    return sorted(credentials)

@@ -15,8 +15,8 @@ import anyio
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.platforms.client import PlatformClient
 from gwanjong_gateway.platforms.upstreams import Upstreams
-from gwanjong_gateway.setup.dotenv_file import DotenvError, check_value, overridden
-from gwanjong_gateway.setup.guide import allowed_names, guide_for, refused, save_credentials
+from gwanjong_gateway.setup.dotenv_file import DotenvError, check_value, overridden, save
+from gwanjong_gateway.setup.guide import allowed_names, guide_for, refused
 from gwanjong_shared.contract import CredentialState
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.untrusted import one_line
@@ -91,7 +91,7 @@ async def _one(
             break
     if values:
         try:
-            save_credentials(config.state_dir, name, values)
+            save(config.state_dir / ".env", values)
         except DotenvError as exc:
             print(f"Not saved: {exc}", file=out)
             return False

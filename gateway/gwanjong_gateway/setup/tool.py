@@ -27,13 +27,13 @@ from gwanjong_gateway.setup.dotenv_file import (
     check_value,
     overridden,
 )
+from gwanjong_gateway.setup.dotenv_file import save as save_dotenv
 from gwanjong_gateway.setup.guide import (
     MAX_CREDENTIALS,
     allowed_names,
     check_names,
     guide_for,
     refused,
-    save_credentials,
 )
 from gwanjong_gateway.setup.secret_listener import SecretListener
 from gwanjong_gateway.setup.secret_page import Ask, Saved, ask_secrets
@@ -81,14 +81,6 @@ def without_argument(schema: dict[str, Any], name: str) -> dict[str, Any]:
     return out
 
 
-def other_ways(platform: str) -> str:
-    return (
-        f"Ask the user to run `gwanjong setup {platform}` in a terminal (hidden input), or "
-        f"call setup(action='save', platform='{platform}') without credentials so the client "
-        "opens a page where the user types them (you never see them)."
-    )
-
-
 class SetupHost(Protocol):
     """What setup needs of the gateway (the `Gateway` holder has it), no more."""
 
@@ -97,14 +89,6 @@ class SetupHost(Protocol):
     upstreams: Upstreams
     records: Records
     secret_listener: SecretListener
-
-
-async def declared_credentials(gw: SetupHost, platform: str) -> list[str] | None:
-    try:
-        caps = await PlatformClient(gw.upstreams, platform).capabilities()
-    except PlatformError:
-        return None
-    return allowed_names(platform, caps.credentials)
 
 
 async def guides(gw: SetupHost, platform: str) -> SetupGuide:
@@ -149,7 +133,11 @@ async def save(
             ErrorKind.INVALID_INPUT,
             f"{len(credentials)} credentials is too many; give at most {MAX_CREDENTIALS}.",
         )
-    names = await declared_credentials(gw, platform)
+    try:
+        caps = await PlatformClient(gw.upstreams, platform).capabilities()
+        names = allowed_names(platform, caps.credentials)
+    except PlatformError:
+        names = None
     if names is None:
         raise PlatformError(
             ErrorKind.UNAVAILABLE,
@@ -166,17 +154,20 @@ async def save(
                 raise PlatformError(
                     ErrorKind.NOT_SUPPORTED,
                     "Saving credentials that pass through the assistant is off "
-                    "([gateway] model_may_save_credentials = false). " + other_ways(platform),
+                    "([gateway] model_may_save_credentials = false). Ask the user to run "
+                    f"`gwanjong setup {platform}` in a terminal (hidden input), or call "
+                    f"setup(action='save', platform='{platform}') without credentials so the "
+                    "client opens a page where the user types them (you never see them).",
                 )
             values = dict(credentials)
         else:
             return await _ask_person(gw, ctx, platform, names, owner)
-        saved = save_credentials(gw.config.state_dir, platform, values)
+        save_dotenv(gw.config.state_dir / ".env", values)  # atomic, mode 0600
     except DotenvUnwritable as exc:  # a full or read-only disk: not the caller's input
         raise PlatformError(ErrorKind.UNAVAILABLE, str(exc)) from None
     except (DotenvError, ValueError) as exc:
         raise PlatformError(ErrorKind.INVALID_INPUT, str(exc)) from None
-    return await _saved(gw, platform, values, saved, owner)
+    return await _saved(gw, platform, values, owner)
 
 
 async def _ask_person(
@@ -185,8 +176,8 @@ async def _ask_person(
     """The person types the values on the gateway's own page (URL-mode elicitation)."""
 
     async def on_save(values: dict[str, str]) -> SetupSaved:
-        saved = save_credentials(gw.config.state_dir, platform, values)
-        return await _saved(gw, platform, values, saved, owner)
+        save_dotenv(gw.config.state_dir / ".env", values)
+        return await _saved(gw, platform, values, owner)
 
     answer = await ask_secrets(ctx, gw.secret_listener, platform, names, on_save, owner)
     if isinstance(answer, (InputRequiredResult, Saved)):
@@ -211,7 +202,7 @@ async def _ask_person(
 
 
 async def _saved(
-    gw: SetupHost, platform: str, values: dict[str, str], saved: list[str], who: str | None
+    gw: SetupHost, platform: str, values: dict[str, str], who: str | None
 ) -> SetupSaved:
     """After a save: restart that platform's server, check it, warn about overrides."""
     environ = dict(os.environ if gw.environ is None else gw.environ)
@@ -223,7 +214,7 @@ async def _saved(
     table = upstream.platform.env if upstream is not None else {}
     over = sorted(set(overridden(values, environ)) | {k for k in values if k in table})
     return SetupSaved(
-        saved=saved,
+        saved=sorted(values),
         file=str(gw.config.state_dir / ".env"),
         check=checked,
         warning=(

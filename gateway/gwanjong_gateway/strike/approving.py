@@ -65,16 +65,6 @@ def pending(approval: Approval, ask: Ask) -> PendingApproval:
     )
 
 
-def declined_note(earlier: Approval | None) -> str:
-    """What the model is told of a person's decline of this target: their reason, cleaned."""
-    if earlier is None or earlier.status is not ApprovalStatus.DECLINED:
-        return ""
-    at = iso(earlier.decided_at) if earlier.decided_at else "an earlier approval"
-    why = one_line(earlier.reason, 300)
-    said = f": {why}" if why else " (no reason given)"
-    return f"A person declined this on {at} (approval {earlier.id}){said}."
-
-
 def attempt_for(
     approval: Approval, use: ApprovalUse, mode: str, edit: Edit | None = None
 ) -> Attempt:
@@ -218,12 +208,18 @@ class Approving:
         return await self.records.run(hold_of, self.config, approval, self.clock())
 
     async def declined_before_id(self, approval_id: int) -> str:
-        """`declined_note` of the approval on the same target before approval ``approval_id``."""
+        """What the model is told of a person's decline of the same target before approval
+        ``approval_id``: their reason, cleaned ("" when the last one was no decline)."""
         approval = await self.records.run(StrikeStore.approval, approval_id)
         if approval is None:
             return ""
         earlier = await self.records.run(StrikeStore.last_before, approval.lock_key, approval.id)
-        return declined_note(earlier)
+        if earlier is None or earlier.status is not ApprovalStatus.DECLINED:
+            return ""
+        at = iso(earlier.decided_at) if earlier.decided_at else "an earlier approval"
+        why = one_line(earlier.reason, 300)
+        said = f": {why}" if why else " (no reason given)"
+        return f"A person declined this on {at} (approval {earlier.id}){said}."
 
     async def unconsumed(self, use: ApprovalUse, answer: StrikeResult) -> None:
         """An approval the chain did not consume is closed as refused, with the reason, unless kept

@@ -72,22 +72,11 @@ class Claims:
         )
         return Refused(reason=reason, record=row.id, retry_after=retry_after)
 
-    def _request(self, a: Attempt, row: dict[str, Any]) -> ClaimRequest:
-        cap, interval = policy.limits_for(self.config, str(row["platform"]), str(a.action))
-        return ClaimRequest(
-            row=row,
-            live=a.mode != "dry-run",
-            cap=cap,
-            interval_s=interval,
-            cooldown_days=self.config.safety.author_cooldown_days,
-            approval=a.approval,
-            sent=a.outgoing.canonical().decode("utf-8") if a.approval else "",
-        )
-
     async def decide(self, a: Attempt, row: dict[str, Any], insert: bool) -> Verdict:
         """The claim's checks (with ``insert``, the claim); an unsure earlier claim is read
         back first."""
-        req = self._request(a, row)
+        sent = a.outgoing.canonical().decode("utf-8") if a.approval else ""
+        req = policy.claim_request(self.config, row, a.mode != "dry-run", a.approval, sent)
         verdict = await self._decide_once(req, insert)
         earlier = verdict.earlier
         if earlier is not None and earlier.status in UNSETTLED:

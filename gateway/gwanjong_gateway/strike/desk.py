@@ -39,7 +39,6 @@ from gwanjong_gateway.strike.locks import KeyedLocks
 from gwanjong_gateway.strike.results import PendingApproval, Refused, StrikeResult
 from gwanjong_gateway.strike.send import Sender
 from gwanjong_gateway.strike.settle import Settler
-from gwanjong_shared.contract.errors import PlatformError
 
 __all__ = ["Asker", "StrikeDesk"]
 
@@ -113,14 +112,12 @@ class StrikeDesk:
     async def chain(self, a: Attempt) -> StrikeResult:
         """The checks of `OPEN`, then those of `HELD` under the target's lock. An approval
         the chain did not consume (refused, or the target taken meanwhile) is closed with
-        the reason, unless the refusal only asks to wait."""
-        try:
-            answer = await self._run(OPEN, a)
-            if answer is None:
-                async with self._locks.hold(a.lock_key):
-                    answer = await self._run(HELD, a)
-        except PlatformError:
-            raise  # the write was sent or the record failed: the approval is consumed or open
+        the reason, unless the refusal only asks to wait. A PlatformError leaves it as it
+        is: the write was sent (consumed with the claim) or the record failed (still open)."""
+        answer = await self._run(OPEN, a)
+        if answer is None:
+            async with self._locks.hold(a.lock_key):
+                answer = await self._run(HELD, a)
         if isinstance(answer, AskPerson):
             return await self._ask(a, answer)
         if answer is None:
@@ -179,7 +176,7 @@ class StrikeDesk:
         if said.decision == "decline":
             return await self.claims.decline(a, approval, who, said.channel)
         # for an app card's `_meta` only, never what the model reads
-        return pending(approval, said).carrying(ask.token)
+        return pending(approval, said).model_copy(update={"token": ask.token})
 
     async def edit_for(
         self, approval: Approval, by: str, channel: Channel, edit: Edit | None

@@ -170,18 +170,20 @@ class McpAsker:
             return await self._url(approval, token)
         return Ask("pending", "This client shows no approval dialog.")
 
+    def _ask_first(
+        self, approval: Approval, params: ElicitRequestFormParams | ElicitRequestURLParams
+    ) -> None:
+        """Stateless era: raise the input-required result asking for ``params``."""
+        if modern_era(self.ctx):
+            request = ElicitRequest(method="elicitation/create", params=params)
+            key = input_key(approval)
+            raise AskFirst(
+                InputRequiredResult(result_type="input_required", input_requests={key: request})
+            )
+
     async def _form(self, approval: Approval) -> Ask:
         text = message(approval)
-        if modern_era(self.ctx):
-            request = ElicitRequest(
-                method="elicitation/create",
-                params=ElicitRequestFormParams(message=text, requested_schema=FORM),
-            )
-            raise AskFirst(
-                InputRequiredResult(
-                    result_type="input_required", input_requests={input_key(approval): request}
-                )
-            )
+        self._ask_first(approval, ElicitRequestFormParams(message=text, requested_schema=FORM))
         started = self.mono()
         try:
             result = await self.ctx.session.elicit(
@@ -202,18 +204,8 @@ class McpAsker:
         url = await self.page(approval, token)
         where = line(approval.where(), 400)
         text = f"Approve or decline approval {approval.id} ({where}) on this page."
-        if modern_era(self.ctx):
-            request = ElicitRequest(
-                method="elicitation/create",
-                params=ElicitRequestURLParams(
-                    message=text, url=url, elicitation_id=input_key(approval)
-                ),
-            )
-            raise AskFirst(
-                InputRequiredResult(
-                    result_type="input_required", input_requests={input_key(approval): request}
-                )
-            )
+        params = ElicitRequestURLParams(message=text, url=url, elicitation_id=input_key(approval))
+        self._ask_first(approval, params)
         try:
             await self.ctx.session.elicit_url(
                 message=text,

@@ -44,6 +44,10 @@ _FROM = {
 }
 
 
+def _stamp(now: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(now)) + "Z"
+
+
 def pick(pending: list[Strike], which: Which) -> Strike | list[Strike]:
     """The hand-off meant, or every one that fits when that is not exactly one."""
     if isinstance(which, StrikeAction):
@@ -90,13 +94,15 @@ def ambiguous(opportunity: str, which: Which, rows: list[Strike], ref: str = "")
     )
 
 
+def _already(row: Strike, named: str, then: str) -> str:
+    at = f" at {row.result_url}" if row.result_url else ""
+    return f"Hand-off {handoff_ref(row.id)}{named} is already recorded as posted{at}; {then}."
+
+
 def already(row: Strike) -> Duplicate:
     """The named record was confirmed (or posted) before: never recorded twice."""
-    return Duplicate(
-        reason=f"Hand-off {handoff_ref(row.id)} ({row.action}) is already recorded as posted"
-        f"{' at ' + row.result_url if row.result_url else ''}; nothing to confirm.",
-        earlier=earlier_view(row),
-    )
+    reason = _already(row, f" ({row.action})", "nothing to confirm")
+    return Duplicate(reason=reason, earlier=earlier_view(row))
 
 
 def none_fits(
@@ -134,18 +140,19 @@ class HandOffs:
         self.settler = settler  # its upstreams read the platform for proof; its config
         self.clock = clock
 
-    async def sweep(self) -> int:
-        """Expire every hand-off older than `[review] handoff_expire_after_s`; how many."""
+    def _expiry(self) -> tuple[float, float]:
+        """(older than this a hand-off expires, now): `[review] handoff_expire_after_s`."""
         now = self.clock()
-        after = self.settler.config.review.handoff_expire_after_s
-        return await self.records.run(StrikeStore.expire_handoffs, now - after, now)
+        return now - self.settler.config.review.handoff_expire_after_s, now
+
+    async def sweep(self) -> int:
+        """Expire every hand-off past its time; how many."""
+        return await self.records.run(StrikeStore.expire_handoffs, *self._expiry())
 
     async def sweep_then_paused(self, platform: str) -> str:
         """`sweep`, then why writes to ``platform`` are paused ("" when they are not): a
         strike's first two questions to the record, in one trip to its thread."""
-        now = self.clock()
-        after = self.settler.config.review.handoff_expire_after_s
-        return await self.records.run(_expire_then_paused, now - after, now, platform)
+        return await self.records.run(_expire_then_paused, *self._expiry(), platform)
 
     async def confirm(
         self, ctx: DraftContext, url: str, which: Which = None, by: str | None = None
@@ -184,13 +191,8 @@ class HandOffs:
             proof = await prove(self.settler.upstreams, row, link)
         if not proof.found:
             return await self._claimed(row, link, proof.why, ctx.opportunity.ref)
-        confirmed = await self._posted(
-            row,
-            proof.url,
-            by or "",
-            lambda when: f"hand-off proven: found on {row.platform} by the gateway at {when}Z",
-            result_id=proof.id,
-        )
+        line = f"hand-off proven: found on {row.platform} by the gateway at"
+        confirmed = await self._posted(row, proof.url, by or "", line, proof.id)
         if confirmed is None:  # closed meanwhile
             earlier = await self.records.run(StrikeStore.get, row.id)
             return already(earlier or row)
@@ -208,8 +210,7 @@ class HandOffs:
     ) -> Handoff | Duplicate | Refused:
         """No proof: the claim is noted (unverified) and the hand-off stays the person's."""
         now = self.clock()
-        when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(now))
-        line = f"claimed posted by the model at {when}Z, unverified: {why}"
+        line = f"claimed posted by the model at {_stamp(now)}, unverified: {why}"
         noted = await self.records.run(StrikeStore.note_claim, row.id, link, line, now)
         if noted is None:  # closed, dismissed or expired meanwhile
             earlier = await self.records.run(StrikeStore.get, row.id) or row
@@ -246,7 +247,7 @@ class HandOffs:
                 f"There is no hand-off {h}; `gwanjong review list` shows those waiting.",
             )
         if row.status is StrikeStatus.POSTED:
-            raise PlatformError(ErrorKind.INVALID_INPUT, _already_recorded(row))
+            raise PlatformError(ErrorKind.INVALID_INPUT, _already(row, "", "nothing changed"))
         if row.status is not StrikeStatus.HANDOFF:
             raise PlatformError(
                 ErrorKind.INVALID_INPUT,
@@ -271,18 +272,11 @@ class HandOffs:
                 f"--url must be the http(s) link of what was posted, not {one_line(url, 80)!r}.",
             )
         row = await self._waiting(record_id, who)
-        closed = await self._posted(
-            row,
-            link,
-            by,
-            lambda when: (
-                f"posted by a person, closed from {_FROM[channel]} by "
-                f"{by or 'the local user'} at {when}Z"
-            ),
-        )
+        line = f"posted by a person, closed from {_FROM[channel]} by {by or 'the local user'} at"
+        closed = await self._posted(row, link, by, line)
         if closed is None:  # closed by someone else meanwhile
-            earlier = await self.records.run(StrikeStore.get, row.id)
-            raise PlatformError(ErrorKind.INVALID_INPUT, _already_recorded(earlier or row))
+            earlier = await self.records.run(StrikeStore.get, row.id) or row
+            raise PlatformError(ErrorKind.INVALID_INPUT, _already(earlier, "", "nothing changed"))
         return Posted(
             url=link,
             record=closed.id,
@@ -298,18 +292,15 @@ class HandOffs:
         history as `dismissed` (it holds its target no longer). Raises as `done`."""
         row = await self._waiting(record_id, who)
         now = self.clock()
-        when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(now))
+        who = by or "the local user"
         closed = await self.records.run(
             StrikeStore.close_handoff,
             row.id,
             StrikeStatus.DISMISSED,
             now,
-            reason=f"dismissed by {by or 'the local user'}",
+            reason=f"dismissed by {who}",
             confirmed_by=by,
-            policy=[
-                *row.policy,
-                f"dismissed by {by or 'the local user'} from {_FROM[channel]} at {when}Z",
-            ],
+            policy=[*row.policy, f"dismissed by {who} from {_FROM[channel]} at {_stamp(now)}"],
         )
         if closed is None:
             raise PlatformError(
@@ -319,27 +310,21 @@ class HandOffs:
         return closed
 
     async def _posted(
-        self, row: Strike, link: str, by: str, line: Callable[[str], str], result_id: str = ""
+        self, row: Strike, link: str, by: str, line: str, result_id: str = ""
     ) -> Strike | None:
         """Record hand-off ``row`` as posted at ``link`` by ``by``, with the policy ``line``
-        (given the time); None when someone closed it meanwhile."""
+        (the time is added); None when someone closed it meanwhile."""
         now = self.clock()
-        when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(now))
         return await self.records.run(
             StrikeStore.confirm_handoff,
             row.id,
             approver="human",
             result_url=link,
             result_id=result_id,
-            policy=[*row.policy, line(when)],
+            policy=[*row.policy, f"{line} {_stamp(now)}"],
             confirmed_by=by,
             now=now,
         )
-
-
-def _already_recorded(row: Strike) -> str:
-    at = f" at {row.result_url}" if row.result_url else ""
-    return f"Hand-off {handoff_ref(row.id)} is already recorded as posted{at}; nothing changed."
 
 
 def _expire_then_paused(store: StrikeStore, older_than: float, now: float, platform: str) -> str:

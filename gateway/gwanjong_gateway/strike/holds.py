@@ -7,7 +7,6 @@ from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules import policy
 from gwanjong_gateway.rules.approvals import Approval, Hold
-from gwanjong_gateway.rules.ledger import ClaimRequest
 
 
 def hold_of(store: StrikeStore, config: GatewayConfig, a: Approval, now: float) -> Hold | None:
@@ -17,7 +16,6 @@ def hold_of(store: StrikeStore, config: GatewayConfig, a: Approval, now: float) 
     paused = store.paused(a.platform)
     if paused:
         return Hold(f"writes to {a.platform} are paused: {paused}", None)
-    cap, interval = policy.limits_for(config, a.platform, a.action)
     row = {
         "platform": a.platform,
         "target": a.target,
@@ -27,8 +25,7 @@ def hold_of(store: StrikeStore, config: GatewayConfig, a: Approval, now: float) 
         "intent_key": a.intent_key,
         "content": a.text,
     }
-    live = config.gateway.writes != "dry-run"
-    request = ClaimRequest(row, live, cap, interval, config.safety.author_cooldown_days)
+    request = policy.claim_request(config, row, config.gateway.writes != "dry-run")
     verdict = store.decide(request, now, insert=False)
     if not verdict.refusal or verdict.retry_after is None:
         return None  # free to go, or a refusal no wait ends (approving closes it)

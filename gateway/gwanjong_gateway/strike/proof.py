@@ -17,8 +17,6 @@ from gwanjong_shared.contract.errors import PlatformError
 
 #: the longest link a hand-off keeps (a post's URL is far shorter)
 MAX_URL = 2048
-#: how much of the handed-off text (normalised) a comment must hold to be that hand-off
-NEEDLE = 120
 
 
 def web_link(url: str) -> str:
@@ -67,38 +65,27 @@ def points_at(link: str, post_url: str, item_id: str) -> bool:
     return bool(last) and last in _segments(link)
 
 
-def _ours(author: str, account: str) -> bool:
-    return author.lower().lstrip("@") == account.lower().lstrip("@")
-
-
 async def prove(upstreams: Upstreams, row: Strike, link: str) -> Proof:
     """Read the platform for hand-off ``row``; ``link``: the checked link the model gave
     ("" for none)."""
     if row.action not in (StrikeAction.COMMENT, StrikeAction.POST):
         return Proof(why=f"a {row.action} cannot be read back from {row.platform}")
-    needle = normalise(row.content)[:NEEDLE]
-    if not needle:
+    if not normalise(row.content):
         return Proof(why="the hand-off has no text to look for")
     client = PlatformClient(upstreams, row.platform)
     try:
         account = (await client.capabilities()).account
         if not account:
             return Proof(why=f"{row.platform} does not say which account is ours")
-        if row.action is StrikeAction.COMMENT:
-            for c in await client.get_comments(row.target, 1000):
-                if _ours(c.author, account) and needle in normalise(c.body):
-                    if link and not points_at(link, row.target_url, c.id):
-                        return Proof(why="the link given is not that comment's or its post's")
-                    return Proof(url=link or row.target_url, id=c.id)
-            return Proof(why=f"no comment by {account} with this text is on that post")
-        for p in await client.search(row.title or row.content[:60], 50):
-            same = needle in normalise(p.body) or (
-                bool(row.title) and normalise(row.title) == normalise(p.title)
-            )
-            if _ours(p.author, account) and same:
-                if link and not points_at(link, p.url, p.id):
-                    return Proof(why="the link given is not that post's")
-                return Proof(url=link or p.url, id=p.id)
-        return Proof(why=f"no post by {account} with this text was found")
+        found = await client.find_written(row, account)
     except PlatformError as exc:
         return Proof(why=f"{row.platform} could not be read ({exc.kind})")
+    comment = row.action is StrikeAction.COMMENT
+    if found is None:
+        where = "is on that post" if comment else "was found"
+        return Proof(why=f"no {row.action} by {account} with this text {where}")
+    url = row.target_url if comment else found.url  # a comment's link is its post's
+    if link and not points_at(link, url, found.id):
+        whose = "comment's or its post's" if comment else "post's"
+        return Proof(why=f"the link given is not that {whose}")
+    return Proof(url=link or url, id=found.id)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, PrivateAttr
+from pydantic import Field
 
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_gateway.wire import Result, optional
@@ -101,17 +101,8 @@ class Duplicate(Result):
     earlier: Earlier | None = optional()
     retry_after: int | None = optional()
     # Whose row `earlier` is, when the answer was built from that row (team mode's privacy
-    # then needs no second read): private, so never serialized; None: not known here.
-    _holder: str | None = PrivateAttr(default=None)
-
-    def held_by(self, principal: str) -> Duplicate:
-        self._holder = principal
-        return self
-
-    @property
-    def holder(self) -> str | None:
-        """The principal of the earlier row, when known; None: read the record."""
-        return self._holder
+    # then needs no second read): never serialized; None: not known here, read the record.
+    holder: str | None = Field(default=None, exclude=True, repr=False)
 
 
 class ApprovalInfo(Result):
@@ -126,19 +117,9 @@ class PendingApproval(Result):
     status: Literal[StrikeStatus.PENDING_APPROVAL] = StrikeStatus.PENDING_APPROVAL
     approval: ApprovalInfo
     reason: str
-    # The approval's one-time token, for an MCP Apps card only (the result's `_meta`):
-    # private, so never serialized into what the model reads.
-    _token: str = PrivateAttr(default="")
-
-    def carrying(self, token: str) -> PendingApproval:
-        """This answer, holding the approval's one-time token (see `token`)."""
-        self._token = token
-        return self
-
-    @property
-    def token(self) -> str:
-        """The one-time token when this strike opened the approval, else ""."""
-        return self._token
+    # The approval's one-time token when this strike opened it, for an MCP Apps card only
+    # (the result's `_meta`): never serialized into what the model reads, nor in a log.
+    token: str = Field(default="", exclude=True, repr=False)
 
 
 StrikeResult = Annotated[

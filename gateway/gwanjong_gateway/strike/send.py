@@ -70,7 +70,7 @@ class Sender:
         gate = self.upstreams.gate
         if gate is None:
             return None
-        admitted = await gate.admit(a.platform, a.action.tool, self._arguments(a))
+        admitted = await gate.admit(a.platform, a.action.tool, a.outgoing.arguments())
         if isinstance(admitted, Outcome):
             return Refuse(admitted.message, wait_s(admitted.retry_after))
         a.prepaid = admitted
@@ -84,14 +84,11 @@ class Sender:
 
     # -- the write --------------------------------------------------------------------------
 
-    def _arguments(self, a: Attempt) -> dict[str, Any]:
-        """The platform call: `Outgoing.arguments` and nothing else (no tag of the post
-        answered, nothing the person was not shown)."""
-        return a.outgoing.arguments()
-
     async def send(self, a: Attempt, row: Strike) -> Posted:
-        """Write the claimed row; its result, or PlatformError once the row says what happened."""
-        args = self._arguments(a)
+        """Write the claimed row; its result, or PlatformError once the row says what happened.
+        The call is `Outgoing.arguments` and nothing else (no tag of the post answered,
+        nothing the person was not shown)."""
+        args = a.outgoing.arguments()
         await self.journal.sending(row)  # durable first, or nothing is sent
         try:
             posted = await PlatformClient(self.upstreams, a.platform).write(

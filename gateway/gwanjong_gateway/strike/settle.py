@@ -31,7 +31,7 @@ from gwanjong_gateway.platforms.client import PlatformClient
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
-from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus, normalise
+from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.kit.tracing import TRACER
 
@@ -71,12 +71,6 @@ def _links(row: Strike) -> list[Link]:
     except ValueError:  # no trace kept (or not hex): nothing to link
         return []
     return [Link(ctx, {RECORD_ID: row.id})] if ctx.is_valid else []
-
-
-def _mine(author: str, account: str | None) -> bool:
-    return account is None or str(author or "").lower().lstrip("@") == str(account).lower().lstrip(
-        "@"
-    )
 
 
 class Seen(StrEnum):
@@ -316,12 +310,8 @@ class Settler:
         before = self.moved
         for row in await self.records.run(StrikeStore.unsettled):
             due, _ = self._next.get(row.id, (0.0, 0.0))
-            if due > self.mono():
-                continue
-            try:
-                await self.settle(row)
-            except PlatformError as exc:  # the record is busy: next round
-                log.info("settling record %s: %s", row.id, exc)
+            if due <= self.mono():
+                await self.settle_or_keep(row)  # the record is busy: next round
         return self.moved - before
 
     async def run_forever(self) -> None:
@@ -342,24 +332,11 @@ class Settler:
     async def read_back(self, row: Strike) -> ReadBack:
         """Whether the write is on the platform: found (with its id and url), absent, or
         unknown (the platform could not be asked, or cannot show it)."""
+        if row.action not in (StrikeAction.COMMENT, StrikeAction.POST):
+            return ReadBack(Seen.UNKNOWN)  # votes cannot be read back through the contract
         client = PlatformClient(self.upstreams, row.platform)
-        needle = normalise(row.content)[:120]
         try:
-            account = (await client.capabilities()).account
-            if row.action == StrikeAction.COMMENT:
-                for c in await client.get_comments(row.target, 1000):
-                    if _mine(c.author, account) and needle and needle in normalise(c.body):
-                        return ReadBack(Seen.FOUND, c.id, c.url)
-                return ReadBack(Seen.ABSENT)
-            if row.action == StrikeAction.POST:
-                query = row.title or row.content[:60]
-                for p in await client.search(query, 50):
-                    if _mine(p.author, account) and (
-                        needle in normalise(p.body)
-                        or (row.title and normalise(row.title) == normalise(p.title))
-                    ):
-                        return ReadBack(Seen.FOUND, p.id, p.url)
-                return ReadBack(Seen.ABSENT)
+            found = await client.find_written(row, (await client.capabilities()).account)
         except PlatformError:
             return ReadBack(Seen.UNKNOWN)
-        return ReadBack(Seen.UNKNOWN)  # votes cannot be read back through the contract
+        return ReadBack(Seen.FOUND, found.id, found.url) if found else ReadBack(Seen.ABSENT)

@@ -27,14 +27,14 @@ def duplicate(action: StrikeAction, earlier: Strike, check_in: int | None = None
                 f"This {action} may already be written (record {earlier.id}); checking again in "
                 f"{check_in} s. gwanjong will not send it a second time meanwhile."
             )
-        answer = Duplicate(reason=why, earlier=earlier_view(earlier), retry_after=check_in)
-    else:
-        answer = Duplicate(
-            reason=f"Already done: this {action} was {earlier.status} earlier (record {earlier.id}); "
-            "gwanjong never acts on the same target (or the same post text) twice.",
-            earlier=earlier_view(earlier),
-        )
-    return answer.held_by(earlier.principal)
+        shown = earlier_view(earlier)
+        return Duplicate(reason=why, earlier=shown, retry_after=check_in, holder=earlier.principal)
+    return Duplicate(
+        reason=f"Already done: this {action} was {earlier.status} earlier (record {earlier.id}); "
+        "gwanjong never acts on the same target (or the same post text) twice.",
+        earlier=earlier_view(earlier),
+        holder=earlier.principal,
+    )
 
 
 def earlier_view(row: Strike) -> Earlier:

@@ -3,9 +3,6 @@
 
 from __future__ import annotations
 
-from functools import partial
-
-from gwanjong_gateway.rules.policy import disclosure_for
 from gwanjong_gateway.scout import opportunities as scouting
 from gwanjong_gateway.scout.scout_results import DraftResult
 from gwanjong_gateway.scout.state import Workflow
@@ -16,12 +13,5 @@ from gwanjong_shared.pipeline import Stored
 async def draft(served: Served, opportunity_id: str, state: Workflow) -> Stored[DraftResult]:
     # the source found it by handle, or refused the call (scout/handles.py)
     opportunity = state.opportunities[opportunity_id.strip()]
-    platform = opportunity.post.platform
-    shown, context = await scouting.draft(
-        served.gw.upstreams,
-        opportunity,
-        served.config.gateway.writes,
-        # after draft's capabilities answer, which carries the platform's footer
-        partial(disclosure_for, served.config, platform, served.gw.upstreams.profiles),
-    )
+    shown, context = await scouting.draft(served.gw.upstreams, opportunity, served.config)
     return Stored(shown, store={"contexts": {opportunity.handle: context}})

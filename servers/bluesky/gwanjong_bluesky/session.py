@@ -8,6 +8,7 @@ one re-sign-in, and error mapping.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import time
@@ -188,32 +189,33 @@ class BlueskyClient:
             )
         if write:
             self.limiter.check("write")
-            await self.limiter.pace(write=True)
-        timeout_s = self.settings.timeout_s
-        stale: int | None = None
-        for attempt in (0, 1):
-            self.limiter.check("write" if write else "read")
-            client = await self.session(stale=stale)
-            generation = self._generation
-            await self.limiter.pace()
-            try:
-                return await fn(client)
-            except RequestErrorBase as exc:
-                _, name, _ = xrpc_error(exc)
-                if attempt == 0 and name in SESSION_GONE and self.is_configured():
-                    log.info("bluesky: session no longer valid (%s); signing in again", name)
-                    stale = generation
-                    continue
-                raise sdk_error(exc, what, item, timeout_s) from None
-            except AtProtocolError as exc:
-                raise sdk_error(exc, what, item, timeout_s) from None
-            except httpx.HTTPError as exc:
-                raise transport_error(exc, what, timeout_s) from None
-            except AnswerLost as lost:  # a POST's answer was lost: never sent again
-                if limit_key(lost.path) == "session":  # a token refresh writes nothing
-                    raise lost_sign_in("Bluesky", lost) from None
-                raise lost_answer("Bluesky", lost, what) from None
-        raise errors.auth(f"Bluesky rejected a fresh session too. {ACCOUNT_HINT}")
+        # a write's interval counts from its answer (Limiter.paced)
+        async with self.limiter.paced(write=True) if write else contextlib.nullcontext():
+            timeout_s = self.settings.timeout_s
+            stale: int | None = None
+            for attempt in (0, 1):
+                self.limiter.check("write" if write else "read")
+                client = await self.session(stale=stale)
+                generation = self._generation
+                await self.limiter.pace()
+                try:
+                    return await fn(client)
+                except RequestErrorBase as exc:
+                    _, name, _ = xrpc_error(exc)
+                    if attempt == 0 and name in SESSION_GONE and self.is_configured():
+                        log.info("bluesky: session no longer valid (%s); signing in again", name)
+                        stale = generation
+                        continue
+                    raise sdk_error(exc, what, item, timeout_s) from None
+                except AtProtocolError as exc:
+                    raise sdk_error(exc, what, item, timeout_s) from None
+                except httpx.HTTPError as exc:
+                    raise transport_error(exc, what, timeout_s) from None
+                except AnswerLost as lost:  # a POST's answer was lost: never sent again
+                    if limit_key(lost.path) == "session":  # a token refresh writes nothing
+                        raise lost_sign_in("Bluesky", lost) from None
+                    raise lost_answer("Bluesky", lost, what) from None
+            raise errors.auth(f"Bluesky rejected a fresh session too. {ACCOUNT_HINT}")
 
     async def uri(self, post_id: str, what: str = "post_id") -> str:
         """An at:// URI with a DID from an at:// URI or a bsky.app link (handles resolved)."""

@@ -123,10 +123,10 @@ class MastodonAdapter(PlatformAdapter):
             await self.connect()
         assert self.api is not None
         fn = getattr(self.api, method)
-        await self.limiter.pace(write=write)
-        return await run(
-            self.api, self.limiter, client.partial(fn, *args, **kw), what=what, write=write
-        )
+        async with self.limiter.paced(write=write):
+            return await run(
+                self.api, self.limiter, client.partial(fn, *args, **kw), what=what, write=write
+            )
 
     async def instance(self) -> None:
         """The instance's character limit, URL weight and rules (once)."""

@@ -25,14 +25,14 @@ async def write_post(client: RedditClient, title: str, body: str) -> PostResult:
             "No subreddit to post in. Set REDDIT_POST_SUBREDDIT to one whose rules allow "
             "this kind of post, then restart the server."
         )
-    await client.gate.limiter.pace(write=True)
 
     async def submit(reddit: asyncpraw.Reddit) -> Submission:
         subreddit = await reddit.subreddit(name)
         # Reddit has no tags; flair is per subreddit, so tags are not sent.
         return await subreddit.submit(title, selftext=body)
 
-    created = await client.run(f"publishing to r/{name}", submit, missing=f"subreddit r/{name}")
+    async with client.gate.limiter.paced(write=True):
+        created = await client.run(f"publishing to r/{name}", submit, missing=f"subreddit r/{name}")
     sid = str(vars(created).get("id") or "")
     return PostResult(
         ok=True,
@@ -53,7 +53,6 @@ async def write_comment(
     client.require_account()
     sid = submission_id(post_id)
     cid = comment_id(parent_id) if parent_id else None
-    await client.gate.limiter.pace(write=True)
 
     async def reply(reddit: asyncpraw.Reddit) -> Any:
         if cid is None:  # replying needs only the id: no read of the post
@@ -72,7 +71,8 @@ async def write_comment(
             )
         return await parent.reply(body)
 
-    created = await client.run(f"replying to post {sid}", reply, missing=f"post {sid}")
+    async with client.gate.limiter.paced(write=True):
+        created = await client.run(f"replying to post {sid}", reply, missing=f"post {sid}")
     targets.forget(sid)
     d = vars(created) if created is not None else {}
     return PostResult(

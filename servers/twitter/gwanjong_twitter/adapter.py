@@ -294,8 +294,8 @@ class TwitterAdapter(PlatformAdapter):
 
     async def write_post(self, title: str, body: str, tags: list[str]) -> PostResult:
         self._need_user_context()
-        await self.api.limiter.pace(write=True)
-        post_id = await self.api.create(compose(title, body))
+        async with self.api.limiter.paced(write=True):
+            post_id = await self.api.create(compose(title, body))
         return PostResult(
             ok=True,
             platform=self.platform,
@@ -316,8 +316,8 @@ class TwitterAdapter(PlatformAdapter):
                 raise errors.not_supported(
                     f"write_comment is not allowed for a program on X: {rule.reason}"
                 )
-        await self.api.limiter.pace(write=True)
-        reply_id = await self.api.create(body, reply_to=target)
+        async with self.api.limiter.paced(write=True):
+            reply_id = await self.api.create(body, reply_to=target)
         self._replied.add(target)
         self.targets.forget(post_id, target)
         return PostResult(
@@ -332,8 +332,8 @@ class TwitterAdapter(PlatformAdapter):
         if not self.settings.likes_allowed:
             raise errors.not_supported(LIKE_NEVER)
         self._need_user_context()
-        await self.api.limiter.pace(write=True)
-        await self.api.like(post_id)
+        async with self.api.limiter.paced(write=True):
+            await self.api.like(post_id)
         self.targets.forget(post_id)
         return PostResult(ok=True, platform=self.platform, action="upvote", id=post_id)
 

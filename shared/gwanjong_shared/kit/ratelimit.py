@@ -18,8 +18,8 @@ from __future__ import annotations
 import email.utils
 import math
 import time
-from collections.abc import Awaitable, Callable, Generator, Mapping
-from contextlib import contextmanager
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Mapping
+from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -84,7 +84,8 @@ class TokenBucket:
 
 
 class MinInterval:
-    """At least ``seconds`` between the starts of two calls."""
+    """At least ``seconds`` between two calls: from the last start, or from the last answer
+    once ``stamp``ed (``Limiter.paced``)."""
 
     def __init__(
         self, seconds: float, clock: Clock = time.monotonic, sleep: Sleep = anyio.sleep
@@ -297,6 +298,15 @@ class Limiter:
         """Keep to the published rate: a write waits its interval, a read for a token."""
         for pacer in self.writes if write else self.reads:
             await pacer.acquire()
+
+    @asynccontextmanager
+    async def paced(self, *, write: bool = False) -> AsyncGenerator[None]:
+        """``pace``, then the call, then ``finished``: the interval counts from its answer."""
+        await self.pace(write=write)
+        try:
+            yield
+        finally:
+            self.finished(write=write)
 
     def finished(self, *, write: bool = False) -> None:
         """A call's answer arrived: minimum intervals count from here."""

@@ -43,6 +43,15 @@ async def settled_as_posted(
     await until(posted, seconds=90, every=1.0)
 
 
+async def until_pending(tmp_path: Path) -> None:
+    """Once the claim is recorded, the request is on its way."""
+
+    async def pending() -> bool:
+        return any(r.status == StrikeStatus.PENDING for r in history(tmp_path))
+
+    await until(pending, seconds=60, every=0.1)
+
+
 def may_be_written(answer: dict[str, Any]) -> None:
     text = answer.get("error") or answer.get("reason", "")
     assert "may already be written" in text, answer
@@ -92,12 +101,7 @@ async def test_platform_server_killed_mid_write(sandbox: SandboxControl, tmp_pat
                 answers.append(await strike(client, oid, "comment", text))
 
             tg.start_soon(write)
-            # Once the claim is recorded the request is on its way: kill the server.
-            await until(
-                lambda: _async(any(r.status == StrikeStatus.PENDING for r in history(tmp_path))),
-                seconds=60,
-                every=0.1,
-            )
+            await until_pending(tmp_path)  # the request is on its way: kill the server
             await anyio.sleep(1.0)
             [server] = find(gateway_pid(), "gwanjong_reddit")
             os.kill(server, signal.SIGKILL)
@@ -133,11 +137,7 @@ async def test_gateway_killed_after_sending_restarted_and_retried(
                     await strike(client, oid, "post", POST["content"], POST["title"])
 
             tg.start_soon(doomed)
-            await until(
-                lambda: _async(any(r.status == StrikeStatus.PENDING for r in history(tmp_path))),
-                seconds=60,
-                every=0.1,
-            )
+            await until_pending(tmp_path)
             await anyio.sleep(0.5)
             os.kill(gw, signal.SIGKILL)
             await until(lambda: _async(not alive(gw)), seconds=30)

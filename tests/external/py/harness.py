@@ -11,14 +11,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gwanjong_gateway.config_file import render
 from gwanjong_gateway.record.handle_rows import HandleRow
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import Strike
 from gwanjong_gateway.scout.handles import handle_hash
 from gwanjong_gateway.team.access_tokens import store_for
 from gwanjong_sandbox.control import SandboxControl
-from tests.platforms import SPECS
+from tests.config import config_file
 
 HERE = Path(__file__).resolve().parent
 COUNTED = HERE / "counted.py"
@@ -29,17 +28,9 @@ BODY = "Pin the executor before you measure; a guard per await keeps cancellatio
 
 def write_config(tmp: Path, sandbox: SandboxControl, auth: dict[str, Any] | None = None) -> Path:
     """devto over the sandbox. No `writes` key: the default, "dry-run", is what is tested."""
-    gateway = {
-        "state_dir": tmp / "state",
-        "call_timeout_s": 30,
-        "answer_within_s": 30,
-        "start_timeout_s": 60,
-    }
+    settings = {"call_timeout_s": 30, "start_timeout_s": 60}
     tables = {"auth": auth} if auth else None
-    path = tmp / "gateway.toml"
-    devto = {"env": SPECS["devto"].env(sandbox.url), "min_interval_s": 0}
-    path.write_text(render(gateway, {"devto": devto}, tables), encoding="utf-8")
-    return path
+    return config_file(tmp, ["devto"], None, settings, tables, sandbox=sandbox.url)
 
 
 def tokens(tmp: Path, *users: str) -> dict[str, str]:

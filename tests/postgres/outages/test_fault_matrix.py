@@ -30,6 +30,7 @@ from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.status_report import STATUS_RECORD_S
 from gwanjong_sandbox.control import SandboxControl
+from tests.config import config_text
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import SOCIAL
 from tests.mcp import call
@@ -48,28 +49,18 @@ SENT_WORDING = ("nothing was written", "nothing is written")
 
 
 def gateway_for(state: Path, fake: FakePlatform, url: str) -> FastMCP[Any]:
-    text = f"""
-[gateway]
-writes = "live"
-state_dir = "{state.as_posix()}"
-call_timeout_s = {CALL_TIMEOUT_S}
-answer_within_s = {CALL_TIMEOUT_S}
-
-[safety]
-settle_window_s = 3
-
-[store]
-url = "{url}"
-call_deadline_s = {DEADLINE_S}
-connect_timeout_s = 1
-statement_timeout_s = 1
-lock_timeout_s = 0.5
-pool_size = 4
-
-[platforms.twitter]
-min_interval_s = 0
-"""
-    config = parse(text)
+    store = {
+        "url": url,
+        "call_deadline_s": DEADLINE_S,
+        "connect_timeout_s": 1,
+        "statement_timeout_s": 1,
+        "lock_timeout_s": 0.5,
+        "pool_size": 4,
+    }
+    tables = {"safety": {"settle_window_s": 3}, "store": store}
+    config = parse(
+        config_text(state, ["twitter"], settings={"call_timeout_s": CALL_TIMEOUT_S}, tables=tables)
+    )
     gw = Gateway(config, environ={}, transports={"twitter": fake.server()})
     return build_gateway(config, gateway=gw)
 
@@ -265,7 +256,6 @@ async def test_a_database_stopped_after_a_devto_post_landed(
     outcome is unknown; once the database is back the retry answers duplicate of a posted
     record, and the sandbox's log still holds exactly one write."""
     from tests.e2e.strikes import scout_draft
-    from tests.gateway.helpers import config_text
     from tests.platforms import SPECS
 
     post = {

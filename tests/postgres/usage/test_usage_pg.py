@@ -15,6 +15,7 @@ from gwanjong_gateway.cli.main import main
 from gwanjong_gateway.usage.log import UsageLog, UsageUnavailable
 from gwanjong_gateway.usage.spend_ledger import Where
 from gwanjong_sandbox.control import SandboxControl
+from tests.config import config_text
 from tests.gateway.helpers import in_memory_gateway
 from tests.gateway.http_gateway import free_port
 from tests.mcp import call, error_of
@@ -25,10 +26,7 @@ pytestmark = pytest.mark.anyio
 def usage_json(tmp: Path, pg_url: str, capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
     """`gwanjong usage --json` with a config that names the database."""
     cfg = tmp / "usage.toml"
-    cfg.write_text(
-        f'[gateway]\nstate_dir = "{(tmp / "cli").as_posix()}"\n\n[store]\nurl = "{pg_url}"\n',
-        encoding="utf-8",
-    )
+    cfg.write_text(config_text(tmp / "cli", [], tables={"store": {"url": pg_url}}), "utf-8")
     with pytest.raises(SystemExit) as done:
         main(["usage", "--config", str(cfg), "--json"])
     out = capsys.readouterr()
@@ -111,10 +109,7 @@ def test_gwanjong_usage_says_where_the_database_is_down(
 ) -> None:
     cfg = tmp_path / "usage.toml"
     url = f"postgresql://gw:s3cret-pw@127.0.0.1:{free_port()}/gwanjong"
-    cfg.write_text(
-        f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\n\n[store]\nurl = "{url}"\n',
-        encoding="utf-8",
-    )
+    cfg.write_text(config_text(tmp_path, [], tables={"store": {"url": url}}), "utf-8")
     with pytest.raises(SystemExit) as done:
         main(["usage", "--config", str(cfg), "--json"])
     err = capsys.readouterr().err

@@ -415,13 +415,10 @@ async def test_secrets_stay_out_of_logs(
         assert secret not in caplog.text
 
 
-async def test_an_unexpected_host_is_refused_before_sending() -> None:
+async def test_an_unexpected_host_is_refused_before_sending_by_twikit_and_tweepy() -> None:
     async with httpx.AsyncClient(transport=web_gate("http://127.0.0.1:9", Limiter("X"))) as http:
         with pytest.raises(HostNotAllowed):
             await http.get("https://evil.example/steal")
-
-
-async def test_tweepy_s_session_refuses_an_unexpected_host_too() -> None:
     gate = AiohttpGate(API_HOSTS, "http://127.0.0.1:9", Limiter("X"))
     async with aiohttp.ClientSession(middlewares=(gate,)) as session:
         with pytest.raises(HostNotAllowed):

@@ -132,32 +132,23 @@ async def test_reddit_emulator_mixes_private_messages_into_the_inbox(
     assert kinds.count("t4") == 98 and len(kinds) == 100 and page["after"]
 
 
-SUSPENDED = {
-    "errors": [
-        {
-            "value": "4200000000",
-            "detail": "User has been suspended: [4200000000].",
-            "title": "Forbidden",
-            "resource_type": "user",
-            "parameter": "id",
-            "resource_id": "4200000000",
-            "type": "https://api.twitter.com/2/problems/resource-not-found",
-        }
-    ]
-}
-NO_SUCH_USER = {
-    "errors": [
-        {
-            "value": "4200000000",
-            "detail": "Could not find user with id: [4200000000].",
-            "title": "Not Found Error",
-            "resource_type": "user",
-            "parameter": "id",
-            "resource_id": "4200000000",
-            "type": "https://api.twitter.com/2/problems/resource-not-found",
-        }
-    ]
-}
+def x_user_problem(detail: str, title: str) -> dict[str, Any]:
+    """An X answer holding only an error about user 4200000000, as X words it."""
+    problem = {"value": "4200000000", "detail": detail, "title": title, "resource_type": "user"}
+    return {
+        "errors": [
+            problem
+            | {
+                "parameter": "id",
+                "resource_id": "4200000000",
+                "type": "https://api.twitter.com/2/problems/resource-not-found",
+            }
+        ]
+    }
+
+
+SUSPENDED = x_user_problem("User has been suspended: [4200000000].", "Forbidden")
+NO_SUCH_USER = x_user_problem("Could not find user with id: [4200000000].", "Not Found Error")
 
 
 @pytest.mark.parametrize(

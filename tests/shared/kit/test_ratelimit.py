@@ -130,6 +130,19 @@ async def test_acquire_checks_before_pacing_and_intervals_count_from_the_answer(
         await lim.acquire("write", write=True)
 
 
+async def test_a_paced_write_counts_its_interval_from_the_answer_even_when_it_fails() -> None:
+    clock = FakeClock()
+    interval = MinInterval(5, clock=clock, sleep=clock.sleep)
+    lim = Limiter("Example", writes=interval, clock=clock, wall=clock.time)
+    with pytest.raises(RuntimeError):
+        async with lim.paced(write=True):
+            clock.advance(4)  # the platform took 4 s to answer, then the call failed
+            raise RuntimeError
+    async with lim.paced(write=True):
+        pass
+    assert clock.slept == [pytest.approx(5)]  # a full interval after that answer, not 1 s
+
+
 async def test_pacing_waits_on_the_injected_sleep() -> None:
     time = FakeClock()
     interval = MinInterval(30, clock=time, sleep=time.sleep)

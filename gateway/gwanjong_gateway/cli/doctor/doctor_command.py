@@ -103,48 +103,38 @@ def report(
     unwritable = _writable(state)
     record = repair.check_record(config)
     entries = repair.open_entries(state)
-    print(f"gwanjong {gwanjong_version()} doctor", file=out)
-    print(f"  config     {source or config_source(config_path, None, {})}", file=out)
-    print(
-        f"  state_dir  {state} ({state_source(config)}; "
-        f"{'cannot be written: ' + unwritable if unwritable else 'writable'}, {_size(free)})",
-        file=out,
-    )
     counts = ", ".join(f"{k} {v}" for k, v in sorted(record.counts.items())) or "no rows"
     detail = counts if record.health is Health.OK else record.problem
     place = record.location
     if record.engine == "postgresql" and (db := database(config.store.url)):
         place = f"{place}, database {db}"
-    print(f"  record     {record.engine} {place}: {record.health} ({detail})", file=out)
-    print(
+    lines = [
+        f"gwanjong {gwanjong_version()} doctor",
+        f"  config     {source or config_source(config_path, None, {})}",
+        f"  state_dir  {state} ({state_source(config)}; "
+        f"{'cannot be written: ' + unwritable if unwritable else 'writable'}, {_size(free)})",
+        f"  record     {record.engine} {place}: {record.health} ({detail})",
         f"  journal    {state / JOURNAL}: {len(entries)} open "
         f"{'entry' if len(entries) == 1 else 'entries'}"
         + (" (writes sent whose outcome the record may not know)" if entries else ""),
-        file=out,
-    )
-    print(f"  versions   {versions()}", file=out)
-    print("  platforms" + ("" if probes is not None else " (servers not started)"), file=out)
+        f"  versions   {versions()}",
+        "  platforms" + ("" if probes is not None else " (servers not started)"),
+    ]
+    found = problems(config, record, free, unwritable)
     for name in sorted(config.platforms):
         on = "on " if config.platforms[name].enabled else "off"
         checked = probes.get(name) if probes is not None else None
         said = f"; {checked.line()}" if checked is not None else ""
-        print(f"    {name:<10} {on} {_server(name, config)}{said}", file=out)
-    found = problems(config, record, free, unwritable)
-    found += [
-        f"platforms.{name}: {server.partition('PROBLEM: ')[2].rstrip(')')}"
-        for name in sorted(config.platforms)
-        if "PROBLEM: " in (server := _server(name, config))
-    ]
+        server = _server(name, config)
+        lines.append(f"    {name:<10} {on} {server}{said}")
+        if "PROBLEM: " in server:
+            found.append(f"platforms.{name}: {server.partition('PROBLEM: ')[2].rstrip(')')}")
     for name, checked in (probes or {}).items():
         if (problem := checked.problem(name)) is not None:
             found.append(problem)
         found += checked.exposed_problems()
-    if found:
-        print("problems:", file=out)
-        for p in found:
-            print(f"  - {p}", file=out)
-    else:
-        print("no problems found", file=out)
+    lines += ["problems:", *(f"  - {p}" for p in found)] if found else ["no problems found"]
+    print("\n".join(lines), file=out)
     return record, found
 
 
@@ -164,6 +154,11 @@ def _replay(config: GatewayConfig, entries: list[Sent], now: float) -> int:
     with contextlib.suppress(OSError):
         Journal(config.state_dir).compact(closed)
     return unsure
+
+
+def _fail(err: TextIO, why: str) -> int:
+    print(f"gwanjong doctor: {why}", file=err)
+    return 1
 
 
 def run_repair(
@@ -198,11 +193,7 @@ def run_repair(
             approvals,
         )
     except OSError as exc:
-        print(
-            f"gwanjong doctor: could not export the record anywhere ({exc}); nothing was changed.",
-            file=err,
-        )
-        return 1
+        return _fail(err, f"could not export the record anywhere ({exc}); nothing was changed.")
     print(
         f"exported {len(rows)} records and {len(entries)} open journal entries to {exported}",
         file=out,
@@ -214,37 +205,30 @@ def run_repair(
         try:
             unsure = _replay(config, entries, now)
         except Exception as exc:
-            print(
-                f"gwanjong doctor: could not put the journal's writes into the record "
+            return _fail(
+                err,
+                f"could not put the journal's writes into the record "
                 f"({type(exc).__name__}: {exc}); everything is in {exported}.",
-                file=err,
             )
-            return 1
         print(f"the record is healthy; {unsure} unsure writes from the journal are in it", file=out)
         return 0
     if record.health is Health.FULL:
-        print(
-            f"gwanjong doctor: the record is intact but the disk holding {state} is full: free "
+        return _fail(
+            err,
+            f"the record is intact but the disk holding {state} is full: free "
             "space there and run `gwanjong doctor --repair` again (nothing was changed; "
             f"everything is in {exported}).",
-            file=err,
         )
-        return 1
     if record.health is not Health.DAMAGED or record.engine != "sqlite":
-        print(
-            f"gwanjong doctor: the record is {record.health}: {record.problem} (nothing was changed).",
-            file=err,
-        )
-        return 1
+        return _fail(err, f"the record is {record.health}: {record.problem} (nothing was changed).")
     try:
         done = repair.rebuild_sqlite(db, rows, paused, entries, now, approvals)
     except Exception as exc:
-        print(
-            f"gwanjong doctor: could not rebuild the record ({type(exc).__name__}: {exc}); the "
+        return _fail(
+            err,
+            f"could not rebuild the record ({type(exc).__name__}: {exc}); the "
             f"old one is untouched and everything is in {exported}. Free space, then run it again.",
-            file=err,
         )
-        return 1
     with contextlib.suppress(OSError):  # the journal's writes are in the new record now
         Journal(state).compact({e.id for e in entries})
     print(

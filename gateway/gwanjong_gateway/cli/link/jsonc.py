@@ -1,21 +1,31 @@
 """Edit one entry of a client's JSON config as text, leaving every other byte alone.
 
 Configs may hold `//` and `/* */` comments (JSONC) that a parse-and-dump would drop, so
-this parses JSON (comments, trailing commas) keeping where each member starts and ends,
-and splices one member in or out. Adding then removing gives back the original bytes.
+this reads JSON with comments and trailing commas, keeping where each member of an object
+starts and ends, and splices one member in or out. Adding then removing gives back the
+original bytes. The values are read by the standard library's decoder, on a copy of the
+text whose comments and trailing commas are blanked out (the same length, the same lines).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')
-_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
-_LITERALS = {"true": True, "false": False, "null": None}
+_STRING = r'"(?:[^"\\\n]|\\.)*"'  # kept as it is: a comment or comma inside is text
+_COMMENT = re.compile(_STRING + r"|//[^\n]*|/\*.*?\*/|/\*", re.S)
+#: a comma after a value (a string, a number, a literal, a closed array or object) and
+#: before `}` or `]`: the trailing comma JSONC allows
+_TRAILING_COMMA = re.compile(r"(" + _STRING + r"|[\]}\w])(\s*),(?=\s*[}\]])|" + _STRING)
+
+
+def _not_json(word: str) -> None:
+    raise ValueError(f"{word} is not JSON")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_not_json)  # NaN, Infinity
 BOM = "\ufeff"
 
 
@@ -56,97 +66,67 @@ class _Parser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.pos = 0
+        plain = _COMMENT.sub(self.blank_comment, text)
+        self.plain = _TRAILING_COMMA.sub(lambda m: m.expand(r"\1\2 ") if m[1] else m[0], plain)
+
+    def blank_comment(self, match: re.Match[str]) -> str:
+        if match.group() == "/*":
+            self.pos = match.start()
+            raise self.fail("a /* comment that is never closed")
+        return _blank(match)
 
     def fail(self, what: str) -> JsonError:
         return JsonError(self.text, self.pos, what)
 
     def skip(self) -> None:
-        """Whitespace and comments."""
-        text, n = self.text, len(self.text)
-        while self.pos < n:
-            ch = text[self.pos]
-            if ch in " \t\r\n":
-                self.pos += 1
-            elif text.startswith("//", self.pos):
-                end = text.find("\n", self.pos)
-                self.pos = n if end < 0 else end + 1
-            elif text.startswith("/*", self.pos):
-                end = text.find("*/", self.pos + 2)
-                if end < 0:
-                    raise self.fail("a /* comment that is never closed")
-                self.pos = end + 2
-            else:
-                return
+        while self.plain.startswith((" ", "\t", "\r", "\n"), self.pos):
+            self.pos += 1
 
     def value(self) -> Node:
         self.skip()
-        if self.pos >= len(self.text):
+        if self.pos >= len(self.plain):
             raise self.fail("the text ends where a value should be")
-        ch, start = self.text[self.pos], self.pos
-        if ch == "{":
+        if self.plain[self.pos] == "{":
             return self.obj()
-        if ch == "[":
-            return self.array()
-        if ch == '"':
-            return Node(self.string(), start, self.pos)
-        for word, literal in _LITERALS.items():
-            if self.text.startswith(word, self.pos):
-                self.pos += len(word)
-                return Node(literal, start, self.pos)
-        match = _NUMBER.match(self.text, self.pos)
-        if match is None:
-            raise self.fail(f"unexpected {ch!r}")
-        self.pos = match.end()
-        return Node(json.loads(match.group()), start, self.pos)
-
-    def string(self) -> str:
-        match = _STRING.match(self.text, self.pos)
-        if match is None:
-            raise self.fail("a string that is not closed, or holds a bad escape or a raw newline")
-        self.pos = match.end()
-        decoded: str = json.loads(match.group())
-        return decoded
-
-    def items(self, close: str, each: Callable[[], None]) -> None:
-        """An object's or array's items up to ``close`` (a trailing comma allowed)."""
-        self.pos += 1
-        while True:
-            self.skip()
-            if self.text.startswith(close, self.pos):
-                break
-            each()
-            self.skip()
-            if self.text.startswith(",", self.pos):
-                self.pos += 1
-            elif not self.text.startswith(close, self.pos):
-                raise self.fail(f"expected , or {close} after a value")
-        self.pos += 1
+        start = self.pos
+        try:
+            value, self.pos = _DECODER.raw_decode(self.plain, start)
+        except ValueError as exc:
+            self.pos = getattr(exc, "pos", start)
+            raise self.fail(str(getattr(exc, "msg", exc)).lower().removesuffix(" at")) from None
+        return Node(value, start, self.pos)
 
     def obj(self) -> Node:
         node = Node({}, self.pos, self.pos, is_object=True)
-
-        def member() -> None:
-            if not self.text.startswith('"', self.pos):
+        self.pos += 1
+        self.skip()
+        while not self.plain.startswith("}", self.pos):
+            if not self.plain.startswith('"', self.pos):
                 raise self.fail('expected "key" or }')
             key_start = self.pos
-            key = self.string()
+            key = self.value().value
             self.skip()
-            if not self.text.startswith(":", self.pos):
+            if not self.plain.startswith(":", self.pos):
                 raise self.fail("expected : after a key")
             self.pos += 1
             child = self.value()
             node.members.append(Member(key, key_start, child.start, child.end, child))
             node.value[key] = child.value
-
-        self.items("}", member)
+            self.skip()
+            if self.plain.startswith(",", self.pos):
+                self.pos += 1
+                self.skip()
+            elif not self.plain.startswith("}", self.pos):
+                raise self.fail("expected , or } after a value")
+        self.pos += 1
         node.end = self.pos
         return node
 
-    def array(self) -> Node:
-        node = Node([], self.pos, self.pos)
-        self.items("]", lambda: node.value.append(self.value().value))
-        node.end = self.pos
-        return node
+
+def _blank(match: re.Match[str]) -> str:
+    """A comment as spaces (its line breaks kept); a string as it is."""
+    found = match.group()
+    return found if found.startswith('"') else re.sub(r"[^\n]", " ", found)
 
 
 def parse(text: str) -> Node:
@@ -197,15 +177,14 @@ def insert(text: str, obj: Node, key: str, value: Any, unit: str) -> str:
     """``text`` with ``"key": value`` added as the last member of ``obj``."""
     nl = _newline(text)
     outer = _line_indent(text, obj.start)
-    if obj.members:
-        last = obj.members[-1]
-        at = _line_indent(text, obj.members[0].key_start)
-        if text.rfind("\n", 0, obj.members[0].key_start) < obj.start:  # `{"a": 1}` on one line
-            at = outer + unit
-        member = f"{json.dumps(key)}: {render(value, unit, at, nl)}"
-        return text[: last.value_end] + f",{nl}{at}{member}" + text[last.value_end :]
-    at = outer + unit
+    at = outer + unit  # unless its members are on lines of their own (not `{"a": 1}`)
+    first = obj.members[0].key_start if obj.members else obj.start
+    if text.rfind("\n", 0, first) > obj.start:
+        at = _line_indent(text, first)
     member = f"{json.dumps(key)}: {render(value, unit, at, nl)}"
+    if obj.members:
+        end = obj.members[-1].value_end
+        return text[:end] + f",{nl}{at}{member}" + text[end:]
     inside = text[obj.start + 1 : obj.end - 1]
     if inside.strip():  # only comments inside: keep them after the new member
         return text[: obj.start + 1] + f"{nl}{at}{member}" + text[obj.start + 1 :]

@@ -28,7 +28,7 @@ class NotAnId(Exception):
 
 async def waiting(r: Review, number: int) -> tuple[bool, bool]:
     """Whether approval ``number`` and hand-off ``number`` wait for a person."""
-    if not r.config.store.url and not (r.config.state_dir / "gwanjong.db").exists():
+    if r.nothing_recorded():
         return False, False  # nothing recorded (and reading must not make a record)
     records = Records.for_config(r.config)
     try:

@@ -38,17 +38,12 @@ def _unavailable(r: Review, exc: Exception) -> int:
     return r.term.fail(error.message, 2)
 
 
-def no_record(r: Review) -> bool:
-    """SQLite with no file yet: nothing was ever recorded (and reading must not make one)."""
-    return not r.config.store.url and not (r.config.state_dir / "gwanjong.db").exists()
-
-
 async def list_waiting(
     r: Review, everything: bool, as_json: bool, principal: str | None, limit: int
 ) -> int:
     now = r.clock()
     items: list[view.Item] = []
-    if not no_record(r):
+    if not r.nothing_recorded():
         records = Records.for_config(r.config)
         try:
             approvals = await records.run(
@@ -73,7 +68,7 @@ async def list_waiting(
 
 
 async def show(r: Review, approval_id: int) -> int:
-    if no_record(r):
+    if r.nothing_recorded():
         return r.term.fail(
             f"There is no approval {approval_ref(approval_id)} (nothing is recorded yet)."
         )
@@ -97,7 +92,7 @@ async def show(r: Review, approval_id: int) -> int:
 
 async def show_handoff(r: Review, record_id: int) -> int:
     h = handoff_ref(record_id)
-    if no_record(r):
+    if r.nothing_recorded():
         return r.term.fail(f"There is no hand-off {h} (nothing is recorded yet).")
     records = Records.for_config(r.config)
     try:

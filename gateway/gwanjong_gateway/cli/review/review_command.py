@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from gwanjong_gateway.cli.options import global_options
-from gwanjong_gateway.cli.review.term import Review, Terminal, login_name
+from gwanjong_gateway.cli.review.term import Review, Terminal
 from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.rules.approvals import operator_name
 
 __all__ = ["Terminal", "add_review", "run"]
 
@@ -39,7 +40,7 @@ async def run(
     transports: dict[str, Any] | None = None,
     clock: Callable[[], float] = time.time,
     term: Terminal | None = None,
-    login: Callable[[], str] = login_name,
+    login: Callable[[], str] = operator_name,
 ) -> int:
     """Run the parsed `review` command ``args``; its exit code."""
     from gwanjong_gateway.cli.review import read

@@ -8,15 +8,16 @@ Exit codes: 0 done; 1 refused, expired, already decided, not found, or the write
 from __future__ import annotations
 
 import argparse
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from gwanjong_gateway.cli.review import ids, view
-from gwanjong_gateway.cli.review.read import no_record
 from gwanjong_gateway.cli.review.term import APPROVE_WORD, Review
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.rules.approvals import Channel
 from gwanjong_gateway.rules.outgoing import Edit, parse_tags
 from gwanjong_gateway.rules.refs import approval_ref, handoff_ref
+from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_gateway.strike.results import (
     Declined,
     DryRun,
@@ -71,29 +72,21 @@ async def approve(
     why = r.term.why_no_person()
     if why:
         return r.term.fail(f"needs a person at a terminal: {why}. Run it yourself in one.")
-    if no_record(r):
-        return r.term.fail(
-            f"There is no approval {approval_ref(approval_id)} (nothing is recorded yet)."
-        )
     text: str | None = None
-    if text_file is not None:
+    if text_file is not None and not r.nothing_recorded():
         try:
             text = _read_edit(text_file)
         except (OSError, ValueError) as exc:
             return r.term.fail(f"cannot read --text-file {text_file}: {exc}")
-    edit: Edit | None = Edit(text, title, tags)
     by = r.login()
-    gw = Gateway(r.config, transports=r.transports, wall=r.clock)
-    try:
-        desk = gw.desk
-        try:
-            approval = await desk.approving.open_for(approval_id, None, None)
-            # an edit is checked before the question (the platform's footer learned first)
-            use = await desk.edit_for(approval, by, Channel.TERMINAL, edit)
-            edited = desk.approving.write_for(approval, edit) if use.edited else None
-            held = await desk.approving.hold(approval)
-        except PlatformError as exc:
-            return r.term.fail(exc.message)
+
+    async def decide(desk: StrikeDesk) -> int:
+        edit: Edit | None = Edit(text, title, tags)
+        approval = await desk.approving.open_for(approval_id, None, None)
+        # an edit is checked before the question (the platform's footer learned first)
+        use = await desk.edit_for(approval, by, Channel.TERMINAL, edit)
+        edited = desk.approving.write_for(approval, edit) if use.edited else None
+        held = await desk.approving.hold(approval)
         if held is not None:  # approving would only be refused: not even asked
             return r.term.fail(
                 f"Approval {approval_id}: {held.said()}. Nothing was sent; it still waits."
@@ -113,68 +106,56 @@ async def approve(
             return r.term.fail(
                 f"Not approved: nothing was sent; approval {approval_ref(approval_id)} still waits."
             )
-        try:
-            result = await desk.decide(
-                approval_id, "approve", Channel.TERMINAL, by=by, who=None, edit=edit
-            )
-        except PlatformError as exc:
-            return r.term.fail(exc.message)
+        result = await desk.decide(
+            approval_id, "approve", Channel.TERMINAL, by=by, who=None, edit=edit
+        )
         return outcome(r, approval_id, result)
+
+    return await _on_desk(r, f"approval {approval_ref(approval_id)}", decide)
+
+
+async def _on_desk(r: Review, item: str, act: Callable[[StrikeDesk], Awaitable[int]]) -> int:
+    """``act`` on the desk of a gateway of this process's own; a refusal said on stderr."""
+    if r.nothing_recorded():
+        return r.term.fail(f"There is no {item} (nothing is recorded yet).")
+    gw = Gateway(r.config, transports=r.transports, wall=r.clock)
+    try:
+        return await act(gw.desk)
+    except PlatformError as exc:
+        return r.term.fail(exc.message)
     finally:
         await gw.aclose()
 
 
 async def decline(r: Review, approval_id: int, reason: str) -> int:
-    if no_record(r):
-        return r.term.fail(
-            f"There is no approval {approval_ref(approval_id)} (nothing is recorded yet)."
+    async def decide(desk: StrikeDesk) -> int:
+        by, why = r.login(), reason.strip()
+        result = await desk.decide(
+            approval_id, "decline", Channel.TERMINAL, by=by, who=None, reason=why
         )
-    gw = Gateway(r.config, transports=r.transports, wall=r.clock)
-    try:
-        result = await gw.desk.decide(
-            approval_id, "decline", Channel.TERMINAL, by=r.login(), who=None, reason=reason.strip()
-        )
-    except PlatformError as exc:
-        return r.term.fail(exc.message)
-    finally:
-        await gw.aclose()
-    return outcome(r, approval_id, result)
+        return outcome(r, approval_id, result)
+
+    return await _on_desk(r, f"approval {approval_ref(approval_id)}", decide)
 
 
 async def done(r: Review, record_id: int, url: str) -> int:
-    if no_record(r):
-        return r.term.fail(
-            f"There is no hand-off {handoff_ref(record_id)} (nothing is recorded yet)."
-        )
-    gw = Gateway(r.config, transports=r.transports, wall=r.clock)
-    try:
-        posted = await gw.desk.handoffs.done(record_id, url, by=r.login())
-    except PlatformError as exc:
-        return r.term.fail(exc.message)
-    finally:
-        await gw.aclose()
-    r.term.out(
-        f"Hand-off {handoff_ref(posted.record)} recorded as posted by a person: {posted.url}"
-    )
-    return 0
+    async def close(desk: StrikeDesk) -> int:
+        posted = await desk.handoffs.done(record_id, url, by=r.login())
+        h = handoff_ref(posted.record)
+        r.term.out(f"Hand-off {h} recorded as posted by a person: {posted.url}")
+        return 0
+
+    return await _on_desk(r, f"hand-off {handoff_ref(record_id)}", close)
 
 
 async def dismiss(r: Review, record_id: int) -> int:
-    if no_record(r):
-        return r.term.fail(
-            f"There is no hand-off {handoff_ref(record_id)} (nothing is recorded yet)."
-        )
-    gw = Gateway(r.config, transports=r.transports, wall=r.clock)
-    try:
-        row = await gw.desk.handoffs.dismiss(record_id, by=r.login())
-    except PlatformError as exc:
-        return r.term.fail(exc.message)
-    finally:
-        await gw.aclose()
-    r.term.out(
-        f"Hand-off {handoff_ref(row.id)} dismissed: it left the queue (`gwanjong history` keeps it)."
-    )
-    return 0
+    async def drop(desk: StrikeDesk) -> int:
+        row = await desk.handoffs.dismiss(record_id, by=r.login())
+        h = handoff_ref(row.id)
+        r.term.out(f"Hand-off {h} dismissed: it left the queue (`gwanjong history` keeps it).")
+        return 0
+
+    return await _on_desk(r, f"hand-off {handoff_ref(record_id)}", drop)
 
 
 def outcome(r: Review, approval_id: int, result: StrikeResult) -> int:

@@ -61,12 +61,6 @@ def _tty(stream: Any) -> bool:
         return False
 
 
-def login_name() -> str:
-    """Who is at this terminal: the operator (the audit's `decided_by`), one name on every
-    channel (`approvals.person`)."""
-    return operator_name()
-
-
 @dataclass
 class Review:
     """One `gwanjong review` command's dependencies."""
@@ -76,4 +70,8 @@ class Review:
     #: platform name -> transport (in-process servers in tests); None: as configured
     transports: dict[str, Any] | None = None
     clock: Callable[[], float] = time.time  # the wall clock (an approval's expiry)
-    login: Callable[[], str] = login_name  # who decides, for the audit
+    login: Callable[[], str] = operator_name  # who decides, for the audit
+
+    def nothing_recorded(self) -> bool:
+        """SQLite with no file yet: nothing was ever recorded (reading must not make one)."""
+        return not self.config.store.url and not (self.config.state_dir / "gwanjong.db").exists()
