@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from gwanjong_gateway.rules.approvals import operator_name, token_hash
-from gwanjong_gateway.web import form_token_ok
 
 #: how long an approval link (sent to a URL-mode client) and its session are good
 APPROVAL_LINK_S = 15 * 60.0
@@ -128,10 +127,6 @@ class Sessions:
             del self._sessions[key]
         for key in [k for k, link in self._links.items() if link.expires_at <= now]:
             del self._links[key]
-
-
-def csrf_ok(session: Session, given: object) -> bool:
-    return form_token_ok(given, session.csrf)
 
 
 def public_origin(url: str) -> tuple[set[str], set[str]]:

@@ -6,26 +6,25 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import anyio
 import anyio.to_thread
+from starlette.requests import Request
+from starlette.responses import Response
 
-from gwanjong_gateway.console.app import Console, Refusal
+from gwanjong_gateway.console.app import Console, Refusal, redirect
 from gwanjong_gateway.console.charts import Bar, bars
 from gwanjong_gateway.console.guard import Session
-from gwanjong_gateway.console.text import line, safe_url, shown
 from gwanjong_gateway.record.readers import Reader
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.scout import inbox
 from gwanjong_gateway.scout.acted import acted_in
 from gwanjong_gateway.setup.tool import may_resume
 from gwanjong_gateway.watch.seen import seen
+from gwanjong_gateway.web import safe_url
 from gwanjong_shared.contract.errors import PlatformError
-
-if TYPE_CHECKING:
-    from starlette.requests import Request
-    from starlette.responses import Response
+from gwanjong_shared.contract.visible import line
+from gwanjong_shared.contract.visible import show as shown
 
 WEEK_S = 7 * 86400
 #: figures older than this are read again in the background, while the page answers with
@@ -147,11 +146,7 @@ async def usage_page(c: Console, request: Request, session: Session) -> Response
     elif c.clock() - cached[0] >= USAGE_FRESH_S and key not in c.usage_reading:
         task = asyncio.get_running_loop().create_task(read_usage(c, key, reader))
         c.usage_reading[key] = task  # kept until done (a task nobody holds may vanish)
-
-        def done(_task: asyncio.Task[tuple[float, dict[str, Any]]]) -> None:
-            c.usage_reading.pop(key, None)
-
-        task.add_done_callback(done)
+        task.add_done_callback(lambda _: c.usage_reading.pop(key, None))
     at, report = cached
     trouble = str(report.get("trouble", ""))
     health: list[dict[str, Any]] = []
@@ -191,6 +186,4 @@ async def resume(c: Console, request: Request, session: Session) -> Response:
     if name not in c.gw.upstreams.names():
         raise Refusal(404, "No such platform: nothing changed.")
     await c.gw.records.run(StrikeStore.clear_pause, name)
-    from starlette.responses import RedirectResponse
-
-    return RedirectResponse("/usage", status_code=303)
+    return redirect("/usage")

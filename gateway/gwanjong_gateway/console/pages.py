@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import calendar
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any, Literal
 
 import anyio
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
 
-from gwanjong_gateway.console.app import Console, Refusal
+from gwanjong_gateway.console.app import Console, Refusal, redirect
 from gwanjong_gateway.console.guard import Session
-from gwanjong_gateway.console.text import line, safe_url, shown
 from gwanjong_gateway.platforms.client import PlatformClient
 from gwanjong_gateway.record.history_rows import HistoryFilter
 from gwanjong_gateway.record.store import StrikeStore
@@ -21,15 +22,16 @@ from gwanjong_gateway.rules.ledger import RECORDED, Strike, StrikeAction, Strike
 from gwanjong_gateway.rules.outgoing import Edit, parse_tags
 from gwanjong_gateway.rules.refs import handoff_ref
 from gwanjong_gateway.strike.holds import holds
-from gwanjong_gateway.strike.results import Refused, StrikeResult
+from gwanjong_gateway.strike.results import Refused
+from gwanjong_gateway.watch.seen import noticed
+from gwanjong_gateway.web import safe_url
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.untrusted import one_line
-
-if TYPE_CHECKING:
-    from starlette.requests import Request
-    from starlette.responses import Response
+from gwanjong_shared.contract.visible import line
+from gwanjong_shared.contract.visible import show as shown
 
 PAGE_ROWS = 50
+EDITED = ("text", "title", "tags")
 #: how long the approval page waits for the platform's own length check
 VALIDATE_S = 3.0
 
@@ -54,7 +56,6 @@ def approval_view(
         "platform": line(a.platform, 40),
         "action": str(a.action),
         "where": line(a.where(), 300),
-        "target_url": safe_url(a.target_url),
         "by": line(a.principal, 80) or "local",
         "title": shown(a.title),
         "is_post": a.action == "post",  # a new post: its title and tags are shown
@@ -66,11 +67,7 @@ def approval_view(
         "digest": a.digest,
         "created": when(a.created_at),
         "expires": when(a.expires_at),
-        "decided": when(a.decided_at),
-        "decided_by": line(a.decided_by, 80),
-        "channel": a.channel,
         "reason": shown(a.reason),
-        "edited": a.edited,
         "record": a.record,
         "policy": [shown(str(d), 300) for d in a.policy[:40]],
         "post": {
@@ -84,9 +81,7 @@ def approval_view(
 
 async def approvals(c: Console, request: Request, session: Session) -> Response:
     now = c.clock()
-    rows = await c.gw.records.run(
-        StrikeStore.approvals, now, pending=True, principal=c.approvals_of(session), limit=200
-    )
+    rows = await c.pending(session, now)
     recent = await c.gw.records.run(
         StrikeStore.approvals, now, pending=False, principal=c.approvals_of(session), limit=20
     )
@@ -97,6 +92,19 @@ async def approvals(c: Console, request: Request, session: Session) -> Response:
         pending=[approval_view(a, now, held.get(a.id), full=False) for a in rows],
         recent=[approval_view(a, now, full=False) for a in recent if not a.open_at(now)],
     )
+
+
+async def counts(c: Console, request: Request, session: Session) -> Response:
+    """The navigation's counts (polled by static/copy.js). The inbox count is only what this
+    process's watcher noticed: the console never reads a platform to count (X's reads are paid)."""
+    now = c.clock()
+    waiting = await c.pending(session, now)
+    handoffs = await c.gw.records.run(StrikeStore.open_handoffs, c.owner(session))
+    body = {"approvals": sum(1 for a in waiting if a.open_at(now)), "handoffs": len(handoffs)}
+    inbox = noticed(c.gw)
+    if inbox is not None:
+        body["inbox"] = inbox
+    return JSONResponse(body)
 
 
 async def _visible(c: Console, session: Session, approval_id: int) -> Approval:
@@ -166,38 +174,27 @@ async def _page(
     )
 
 
-def outcome(result: StrikeResult) -> dict[str, Any]:
-    data = result.model_dump(mode="json")
-    return {
-        "status": str(data.get("status", "")),
-        "reason": shown(str(data.get("reason") or ""), 1000),
-        "url": safe_url(str(data.get("url") or "")),
-        "record": data.get("record"),
-    }
-
-
 async def decide(c: Console, request: Request, session: Session) -> Response:
     """A decision from the page. A refused one answers the page again with the reason and the
     person's own edit, never a redirect that loses their work."""
     approval_id = int(request.path_params["id"])
     form = await c.form(request, session)
     await _visible(c, session, approval_id)
-    decision = form.get("decision", "")
-    if decision not in ("approve", "decline"):
+    if form.get("decision") not in ("approve", "decline"):
         raise Refusal(400, "Choose Approve or Decline.")
-    text = form.get("text")
-    edit = text.replace("\r\n", "\n") if text is not None and decision == "approve" else None
-    title, tags = form.get("title"), form.get("tags")
-    approving = decision == "approve"
+    decision: Literal["approve", "decline"] = "approve" if form["decision"] == "approve" else "decline"
+    # the edit form's fields count only when approving (browsers send line breaks as CRLF)
+    text, title, tags = (form.get(k) if decision == "approve" else None for k in EDITED)
+    edit = text.replace("\r\n", "\n") if text is not None else None
     change = Edit(
-        title=title.replace("\r\n", "\n") if title is not None and approving else None,
-        tags=parse_tags(tags) if tags is not None and approving else None,
+        title=title.replace("\r\n", "\n") if title is not None else None,
+        tags=parse_tags(tags) if tags is not None else None,
     )
-    kept = {k: v for k, v in (("raw_title", title), ("raw_tags", tags)) if v is not None}
+    kept = {f"raw_{k}": v for k, v in (("title", title), ("tags", tags)) if v is not None}
     try:
         result = await c.gw.desk.decide(
             approval_id,
-            "approve" if decision == "approve" else "decline",
+            decision,
             Channel.CONSOLE,
             by=session.name,
             who=session.principal,
@@ -211,7 +208,14 @@ async def decide(c: Console, request: Request, session: Session) -> Response:
     a = await _visible(c, session, approval_id)
     if isinstance(result, Refused) and a.open_at(c.clock()):  # nothing sent: try again
         return await _page(c, session, a, edit, 409, error=shown(result.reason, 1000), **kept)
-    return await _page(c, session, a, None, result=outcome(result))
+    data = result.model_dump(mode="json")
+    done = {
+        "status": str(data.get("status", "")),
+        "reason": shown(str(data.get("reason") or ""), 1000),
+        "url": safe_url(str(data.get("url") or "")),
+        "record": data.get("record"),
+    }
+    return await _page(c, session, a, None, result=done)
 
 
 # -- hand-offs ------------------------------------------------------------------------
@@ -253,10 +257,7 @@ def strike_view(s: Strike, full: bool = False) -> dict[str, Any]:
 
 async def handoffs(c: Console, request: Request, session: Session) -> Response:
     await c.gw.desk.handoffs.sweep()  # one past its time is expired, never shown as waiting
-    reader = c.reader(session)
-    rows = await c.gw.records.run(
-        StrikeStore.open_handoffs, None if reader.everyone else (reader.principal or "\x00")
-    )
+    rows = await c.gw.records.run(StrikeStore.open_handoffs, c.owner(session))
     return c.render(
         "handoffs.html",
         session,
@@ -265,38 +266,25 @@ async def handoffs(c: Console, request: Request, session: Session) -> Response:
     )
 
 
-async def close_handoff(c: Console, request: Request, session: Session) -> Response:
+async def handoff(c: Console, request: Request, session: Session) -> Response:
+    """Close a hand-off with the link of what the person posted, or dismiss it (they will
+    not post it: out of the queue, kept in history). Closing is acting: a member acts on
+    their own hand-offs, the operator on any."""
     record_id = int(request.path_params["id"])
     form = await c.form(request, session)
-    url = safe_url(form.get("url", ""))
-    if not url:
-        raise Refusal(400, "Paste the http(s) link of what you posted, then Close.")
-    try:  # closing is acting: a member closes their own hand-offs (the operator any)
-        await c.gw.desk.handoffs.done(
-            record_id, url, session.name, who=session.principal, channel=Channel.CONSOLE
-        )
+    handoffs, who = c.gw.desk.handoffs, session.principal
+    try:
+        if request.url.path.endswith("/dismiss"):
+            await handoffs.dismiss(record_id, session.name, who=who, channel=Channel.CONSOLE)
+            return redirect("/handoffs")
+        url = safe_url(form.get("url", ""))
+        if not url:
+            raise Refusal(400, "Paste the http(s) link of what you posted, then Close.")
+        await handoffs.done(record_id, url, session.name, who=who, channel=Channel.CONSOLE)
     except PlatformError as exc:
         status = 404 if exc.kind is ErrorKind.NOT_FOUND else 409
         raise Refusal(status, f"{exc.message} Nothing changed.") from None
-    from starlette.responses import RedirectResponse
-
-    return RedirectResponse(f"/history/{record_id}", status_code=303)
-
-
-async def dismiss_handoff(c: Console, request: Request, session: Session) -> Response:
-    """The person will not post it: out of the queue, kept in history."""
-    record_id = int(request.path_params["id"])
-    await c.form(request, session)  # the CSRF check
-    try:  # a member dismisses their own hand-offs (the operator any)
-        await c.gw.desk.handoffs.dismiss(
-            record_id, session.name, who=session.principal, channel=Channel.CONSOLE
-        )
-    except PlatformError as exc:
-        status = 404 if exc.kind is ErrorKind.NOT_FOUND else 409
-        raise Refusal(status, f"{exc.message} Nothing changed.") from None
-    from starlette.responses import RedirectResponse
-
-    return RedirectResponse("/handoffs", status_code=303)
+    return redirect(f"/history/{record_id}")
 
 
 # -- history --------------------------------------------------------------------------
@@ -311,15 +299,11 @@ def _day(text: str, end: bool = False) -> float | None:
 
 
 def _filter(c: Console, session: Session, q: Any) -> tuple[HistoryFilter, dict[str, str]]:
-    reader = c.reader(session)
     chosen = {k: str(q.get(k, ""))[:80] for k in ("platform", "status", "by", "from", "to")}
     status = StrikeStatus(chosen["status"]) if chosen["status"] in RECORDED else None
-    if not reader.everyone:
-        principal = reader.principal or "\x00"  # fails closed: no row has this principal
-    elif chosen["by"]:
+    principal = c.owner(session)
+    if principal is None and chosen["by"]:
         principal = "" if chosen["by"] == "local" else chosen["by"]
-    else:
-        principal = None
     which = HistoryFilter(
         platform=chosen["platform"] if chosen["platform"] in c.gw.upstreams.names() else "",
         status=status,
