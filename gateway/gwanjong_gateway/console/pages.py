@@ -182,7 +182,9 @@ async def decide(c: Console, request: Request, session: Session) -> Response:
     await _visible(c, session, approval_id)
     if form.get("decision") not in ("approve", "decline"):
         raise Refusal(400, "Choose Approve or Decline.")
-    decision: Literal["approve", "decline"] = "approve" if form["decision"] == "approve" else "decline"
+    decision: Literal["approve", "decline"] = (
+        "approve" if form["decision"] == "approve" else "decline"
+    )
     # the edit form's fields count only when approving (browsers send line breaks as CRLF)
     text, title, tags = (form.get(k) if decision == "approve" else None for k in EDITED)
     edit = text.replace("\r\n", "\n") if text is not None else None

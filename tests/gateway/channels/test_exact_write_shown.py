@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gwanjong_gateway.channels.apps import card_view
-from gwanjong_gateway.channels.page import review_page
+from gwanjong_gateway.channels.page import one_approval_page
 from gwanjong_gateway.cli.review import view
 from gwanjong_gateway.rules.approvals import Approval
 from gwanjong_gateway.strike.elicitation import message
@@ -50,7 +50,7 @@ async def test_the_dialog_message_names_title_tags_and_account(
 
 async def test_the_page_and_the_card_show_the_tags(tagged: tuple[Desks, Approval]) -> None:
     desks, approval = tagged
-    page = review_page(approval, desks.clock.time(), "csrf")
+    page = one_approval_page(approval, desks.clock.time(), "csrf")
     assert "<dt>Tags</dt><dd>" in page
     assert '<code class="tag">python</code> <code class="tag">async</code>' in page
     assert "Cancellation notes" in page and "gwanjong_bot, public" in page
