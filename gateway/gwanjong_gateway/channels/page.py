@@ -75,14 +75,11 @@ class ApprovalPages(LocalPage):
         ]
 
     async def page_link(self, approval: Approval, token: str) -> str:
-        """`gw.approval_page` (a `PageLink`): the link `McpAsker` sends a client that
-        declared only URL-mode elicitation, with the completion notice of this request."""
-        return await self.link(approval, token, completion_notice(approval))
-
-    async def link(self, approval: Approval, token: str, notify: NotifyFn | None = None) -> str:
-        """The page of ``approval`` (the listener starts on first use). ``notify`` is
-        awaited once it is decided here (`notifications/elicitation/complete`)."""
+        """`gw.approval_page` (a `PageLink`): the link `McpAsker` sends a client that declared
+        only URL-mode elicitation (the listener starts on first use). Once decided here, the
+        client is told (`notifications/elicitation/complete`, handshake era)."""
         self.serve()
+        notify = completion_notice(approval)
         if notify is not None:
             self._notify[approval.id] = notify
             while len(self._notify) > MAX_NOTICES:  # approvals never decided here: the oldest go

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.notify.message import ago
+from gwanjong_gateway.notify.events import ago
 from gwanjong_gateway.notify.redact import shown
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_shared.contract.visible import line as one_line

@@ -13,7 +13,7 @@ import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import Literal, Protocol
+from typing import Literal
 
 import anyio
 
@@ -35,14 +35,10 @@ SEEN_IDS = 300
 PER_PLATFORM = 10
 
 
-class OnFound(Protocol):
-    """What the watcher reports: on `platform`, `count` new items of `kind` ("summoned" or
-    "topic"), the oldest at `oldest_at` (ISO 8601 or None). Names and counts only, never
-    platform text; once per platform, kind and period across replicas."""
-
-    def __call__(
-        self, platform: str, kind: FoundKind, count: int, oldest_at: str | None
-    ) -> Awaitable[None]: ...
+#: what the watcher reports: on a platform, how many new items of a kind, the oldest at
+#: (ISO 8601 or None). Names and counts only, never platform text; once per platform, kind
+#: and period across replicas.
+OnFound = Callable[[str, FoundKind, int, str | None], Awaitable[None]]
 
 
 async def log_found(platform: str, kind: FoundKind, count: int, oldest_at: str | None) -> None:
@@ -88,9 +84,6 @@ class _Claims:
             self.won.add(platform)
 
 
-Sleep = Callable[[float], Awaitable[None]]
-
-
 class Watcher:
     def __init__(
         self,
@@ -126,7 +119,7 @@ class Watcher:
         for topic in self.settings.topics:
             await self._topic(topic, due)
 
-    async def run_forever(self, sleep: Sleep = anyio.sleep) -> None:
+    async def run_forever(self, sleep: Callable[[float], Awaitable[None]] = anyio.sleep) -> None:
         while True:
             try:
                 await self.tick()
