@@ -20,8 +20,13 @@ from gwanjong_gateway.record.readers import EVERYONE, Reader
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import Approval
 from gwanjong_gateway.usage.log import UsageLog
+from gwanjong_shared.contract.visible import line
 
 Page = Callable[["Console", Request, Session], Awaitable[Response]]
+
+
+def when(at: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(at)) if at else ""
 
 
 def redirect(path: str) -> Response:
@@ -143,7 +148,10 @@ class Console:
     def render(
         self, name: str, session: Session | None, status: int = 200, **values: Any
     ) -> Response:
-        html = web.templates().get_template(name).render(session=session, team=self.team, **values)
+        # pages hand the records themselves; the templates draw each field with `line` (one
+        # line, cut), `show` (whole, hidden characters marked) and `when`
+        page = web.templates().get_template(name)
+        html = page.render(session=session, team=self.team, line=line, when=when, **values)
         return HTMLResponse(html, status_code=status)
 
     def refused(self, status: int, message: str, session: Session | None = None) -> Response:

@@ -17,8 +17,8 @@ from gwanjong_gateway.console.guard import Session
 from gwanjong_gateway.platforms.client import PlatformClient
 from gwanjong_gateway.record.history_rows import HistoryFilter
 from gwanjong_gateway.record.store import StrikeStore
-from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Channel, Hold
-from gwanjong_gateway.rules.ledger import RECORDED, Strike, StrikeAction, StrikeStatus
+from gwanjong_gateway.rules.approvals import Approval, Channel
+from gwanjong_gateway.rules.ledger import RECORDED, StrikeAction, StrikeStatus
 from gwanjong_gateway.rules.outgoing import Edit, parse_tags
 from gwanjong_gateway.rules.refs import handoff_ref
 from gwanjong_gateway.strike.holds import holds
@@ -27,56 +27,12 @@ from gwanjong_gateway.watch.seen import noticed
 from gwanjong_gateway.web import safe_url
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.untrusted import one_line
-from gwanjong_shared.contract.visible import line
 from gwanjong_shared.contract.visible import show as shown
 
 PAGE_ROWS = 50
 EDITED = ("text", "title", "tags")
 #: how long the approval page waits for the platform's own length check
 VALIDATE_S = 3.0
-
-
-def when(at: float | None) -> str:
-    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(at)) if at else ""
-
-
-def approval_view(
-    a: Approval, now: float, hold: Hold | None = None, full: bool = True
-) -> dict[str, Any]:
-    """``hold``: why approving now would be refused (no Approve); ``full``: the whole text."""
-    post: dict[str, Any] = a.post
-    return {
-        "id": a.id,
-        "status": "blocked" if hold is not None else str(a.status_at(now)),
-        "said": line(a.said(now), 400),
-        "open": a.open_at(now),
-        "blocked": None
-        if hold is None
-        else {"why": shown(hold.why, 600), "until": when(hold.until) if hold.until else ""},
-        "platform": line(a.platform, 40),
-        "action": str(a.action),
-        "where": line(a.where(), 300),
-        "by": line(a.principal, 80) or "local",
-        "title": shown(a.title),
-        "is_post": a.action == "post",  # a new post: its title and tags are shown
-        "tags": [shown(t) for t in a.tags],
-        "account": line(a.write.account, 80),
-        "visibility": a.write.visibility,
-        "text": shown(a.text, None if full else 2000),
-        "chars": len(a.text),
-        "digest": a.digest,
-        "created": when(a.created_at),
-        "expires": when(a.expires_at),
-        "reason": shown(a.reason),
-        "record": a.record,
-        "policy": [shown(str(d), 300) for d in a.policy[:40]],
-        "post": {
-            "title": shown(str(post.get("title", "")), 300),
-            "author": line(str(post.get("author", "")), 80),
-            "body": shown(str(post.get("body", "")), 4000),
-            "url": safe_url(str(post.get("url", ""))),
-        },
-    }
 
 
 async def approvals(c: Console, request: Request, session: Session) -> Response:
@@ -86,12 +42,8 @@ async def approvals(c: Console, request: Request, session: Session) -> Response:
         StrikeStore.approvals, now, pending=False, principal=c.approvals_of(session), limit=20
     )
     held = await c.gw.records.run(holds, c.config, rows, now)
-    return c.render(
-        "approvals.html",
-        session,
-        pending=[approval_view(a, now, held.get(a.id), full=False) for a in rows],
-        recent=[approval_view(a, now, full=False) for a in recent if not a.open_at(now)],
-    )
+    recent = [a for a in recent if not a.open_at(now)]
+    return c.render("approvals.html", session, pending=rows, recent=recent, held=held, now=now)
 
 
 async def counts(c: Console, request: Request, session: Session) -> Response:
@@ -134,7 +86,7 @@ async def _length(c: Console, a: Approval, text: str) -> dict[str, Any]:
             used=check.length.used,
             max=check.length.max,
             unit=str(check.length.unit),
-            problems=[shown(p, 300) for p in check.problems[:10]],
+            problems=check.problems[:10],
         )
     return out
 
@@ -157,15 +109,16 @@ async def _page(
     own, kept when a decision was refused), None for no form."""
     now = c.clock()
     hold = await c.gw.desk.approving.hold(a) if a.open_at(now) else None
-    view = approval_view(a, now, hold)
-    editing = edit is not None and view["open"]
+    editing = edit is not None and a.open_at(now)
     text = edit if editing and edit is not None else a.text
-    length = await _length(c, a, text) if view["open"] else None
+    length = await _length(c, a, text) if a.open_at(now) else None
     return c.render(
         "approval.html",
         session,
         status=status,
-        a=view,
+        a=a,
+        now=now,
+        hold=hold,
         length=length,
         editing=editing,
         raw_text=text,
@@ -210,51 +163,10 @@ async def decide(c: Console, request: Request, session: Session) -> Response:
     a = await _visible(c, session, approval_id)
     if isinstance(result, Refused) and a.open_at(c.clock()):  # nothing sent: try again
         return await _page(c, session, a, edit, 409, error=shown(result.reason, 1000), **kept)
-    data = result.model_dump(mode="json")
-    done = {
-        "status": str(data.get("status", "")),
-        "reason": shown(str(data.get("reason") or ""), 1000),
-        "url": safe_url(str(data.get("url") or "")),
-        "record": data.get("record"),
-    }
-    return await _page(c, session, a, None, result=done)
+    return await _page(c, session, a, None, result=result.model_dump(mode="json"))
 
 
 # -- hand-offs ------------------------------------------------------------------------
-
-
-def strike_view(s: Strike, full: bool = False) -> dict[str, Any]:
-    ctx: dict[str, Any] = s.context
-    view: dict[str, Any] = {
-        "id": s.id,
-        "platform": line(s.platform, 40),
-        "action": str(s.action),
-        "status": str(s.status),
-        "target_url": safe_url(s.target_url),
-        "target": line(s.target_url or s.target, 200),
-        "title": shown(s.title),
-        "text": shown(s.content, None if full else 400),
-        "reason": shown(s.reason, None if full else 200),
-        "by": line(s.principal, 80) or "local",
-        "approver": line(s.approver, 80),
-        "result_url": safe_url(s.result_url),
-        "created": when(s.created_at),
-        "updated": when(s.updated_at),
-        "mode": line(s.mode, 20),
-        "confirmed_by": line(s.confirmed_by, 80),
-        "ref": handoff_ref(s.id),
-        # the model said it was posted, without proof: still the person's to close
-        "claimed": when(s.claimed_at) if s.claimed_at else "",
-        "claimed_url": safe_url(s.claimed_url),
-    }
-    if full:
-        view["raw_text"] = s.content  # what "Copy text" copies: all of it, footer included
-        view["policy"] = [shown(str(d), 400) for d in s.policy[:60]]
-        view["context"] = [
-            (line(str(k), 60), shown(v if isinstance(v, str) else repr(v), 2000))
-            for k, v in list(ctx.items())[:30]
-        ]
-    return view
 
 
 async def handoffs(c: Console, request: Request, session: Session) -> Response:
@@ -263,7 +175,8 @@ async def handoffs(c: Console, request: Request, session: Session) -> Response:
     return c.render(
         "handoffs.html",
         session,
-        rows=[strike_view(r, full=True) for r in rows],
+        rows=rows,
+        handoff_ref=handoff_ref,
         expire_after=c.config.review.handoff_expire_after_s,
     )
 
@@ -326,7 +239,7 @@ async def history(c: Console, request: Request, session: Session) -> Response:
     return c.render(
         "history.html",
         session,
-        rows=[strike_view(r) for r in rows[:PAGE_ROWS]],
+        rows=rows[:PAGE_ROWS],
         chosen=chosen,
         keep=keep,
         older=older,
@@ -342,11 +255,8 @@ async def record(c: Console, request: Request, session: Session) -> Response:
     if row is None or not c.reader(session).may_read(row.principal):
         raise Refusal(404, f"No record {record_id} that you may read.")
     decided = await c.gw.records.run(StrikeStore.approval_of, record_id)
-    now = c.clock()
+    # what the model saw, each value as text
+    context = [(str(k), v if isinstance(v, str) else repr(v)) for k, v in row.context.items()]
     return c.render(
-        "record.html",
-        session,
-        r=strike_view(row, full=True),
-        approval=approval_view(decided, now) if decided is not None else None,
-        statuses=ApprovalStatus,
+        "record.html", session, r=row, approval=decided, context=context[:30], now=c.clock()
     )
