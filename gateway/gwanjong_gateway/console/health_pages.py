@@ -21,10 +21,8 @@ from gwanjong_gateway.scout import inbox
 from gwanjong_gateway.scout.acted import acted_in
 from gwanjong_gateway.setup.tool import may_resume
 from gwanjong_gateway.watch.seen import seen
-from gwanjong_gateway.web import safe_url
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.visible import line
-from gwanjong_shared.contract.visible import show as shown
 
 WEEK_S = 7 * 86400
 #: figures older than this are read again in the background, while the page answers with
@@ -49,38 +47,22 @@ class Peek:
 
 
 async def inbox_page(c: Console, request: Request, session: Session) -> Response:
-    names = c.gw.upstreams.names()
     errors: dict[str, str] = {}
-    items: list[dict[str, Any]] = []
     try:
         found, notes = await inbox.inbox(
             c.gw.upstreams,
             acted_in(c.gw.records),
             Peek(c.gw.cursors),
-            names,
+            c.gw.upstreams.names(),
             INBOX_ROWS,
             c.config.safety.opt_out,
         )
     except PlatformError as exc:
         found, notes = [], {}
         errors["record"] = line(exc.message, 300)
-    for name, note in notes.items():
-        errors[line(name, 40)] = line(note, 300)
-    for o in found:
-        p = o.post
-        items.append(
-            {
-                "platform": line(p.platform, 40),
-                "title": shown(p.title, 200),
-                "author": line(p.author, 80),
-                "body": shown(p.body, 600),
-                "url": safe_url(p.url),
-                "why": line(o.reason, 200),
-                "at": line(p.published_at or "", 40),
-            }
-        )
+    errors |= {line(name, 40): line(note, 300) for name, note in notes.items()}
     seen(c.gw)  # the nav's inbox count starts again from here
-    return c.render("inbox.html", session, items=items, errors=errors)
+    return c.render("inbox.html", session, found=found, errors=errors)
 
 
 def _charts(report: dict[str, Any]) -> dict[str, Any]:
@@ -149,29 +131,18 @@ async def usage_page(c: Console, request: Request, session: Session) -> Response
         task.add_done_callback(lambda _: c.usage_reading.pop(key, None))
     at, report = cached
     trouble = str(report.get("trouble", ""))
-    health: list[dict[str, Any]] = []
-    for name, row in c.gw.upstreams.health().items():
+    paused: dict[str, str] = {}
+    for name in c.gw.upstreams.names():
         try:
-            paused = await c.gw.records.run(StrikeStore.paused, name)
+            paused[name] = await c.gw.records.run(StrikeStore.paused, name)
         except PlatformError as exc:
-            paused = f"(the record cannot say: {exc.message})"
-        inner: dict[str, Any] = row.get("platform", {})
-        health.append(
-            {
-                "name": line(name, 40),
-                "server": line(str(row.get("health", "")), 40),
-                "reason": line(str(row.get("reason", "")), 300),
-                "platform": line(str(inner.get("state", "")), 40),
-                "detail": line(str(inner.get("detail", "")), 300),
-                "checked": line(str(inner.get("checked_at", "")), 40),
-                "paused": line(paused, 300),
-            }
-        )
+            paused[name] = f"(the record cannot say: {exc.message})"
     return c.render(
         "usage.html",
         session,
         charts=_charts(report),
-        health=health,
+        health=c.gw.upstreams.health(),
+        paused=paused,
         trouble=trouble,
         as_of=time.strftime("%H:%M:%S UTC", time.gmtime(at)),
         may_resume=may_resume(c.config, session.principal),
