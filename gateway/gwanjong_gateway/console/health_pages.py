@@ -20,7 +20,7 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.scout import inbox
 from gwanjong_gateway.scout.acted import acted_in
 from gwanjong_gateway.setup.tool import may_resume
-from gwanjong_gateway.watch.seen import seen
+from gwanjong_gateway.watch.watcher import NOTICED
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.visible import line
 
@@ -61,7 +61,8 @@ async def inbox_page(c: Console, request: Request, session: Session) -> Response
         found, notes = [], {}
         errors["record"] = line(exc.message, 300)
     errors |= {line(name, 40): line(note, 300) for name, note in notes.items()}
-    seen(c.gw)  # the nav's inbox count starts again from here
+    if c.gw in NOTICED:  # the nav's inbox count starts again from here
+        NOTICED[c.gw] = 0
     return c.render("inbox.html", session, found=found, errors=errors)
 
 

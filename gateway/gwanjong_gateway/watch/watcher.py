@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import Literal
 
@@ -24,12 +25,14 @@ from gwanjong_gateway.scout import inbox
 from gwanjong_gateway.scout import opportunities as scouting
 from gwanjong_gateway.scout.acted import acted_in
 from gwanjong_gateway.scout.state import Opportunity
-from gwanjong_gateway.watch import seen
 from gwanjong_shared.contract.errors import PlatformError
 
 log = logging.getLogger(__name__)
 
 FoundKind = Literal["summoned", "topic"]
+#: summons this process's watcher noticed since the person last opened the console's Inbox
+#: page (a count to glance at, not a record: the record keeps the cursors); absent: no watcher
+NOTICED: weakref.WeakKeyDictionary[Gateway, int] = weakref.WeakKeyDictionary()
 #: how many ids of a topic's high-score posts are remembered per platform
 SEEN_IDS = 300
 PER_PLATFORM = 10
@@ -97,7 +100,7 @@ class Watcher:
         self.settings = gw.config.watch
         #: platform -> when it may be polled again
         self._next: dict[str, float] = {}
-        seen.watching(gw)
+        NOTICED.setdefault(gw, 0)
 
     def platforms(self) -> list[str]:
         """The platforms due now (each at most once per max(every_s, min_interval_s))."""
@@ -201,7 +204,7 @@ class Watcher:
                 continue
             dates = [o.post.published_at for o in items if o.post.published_at]
             if kind == "summoned":
-                seen.add(self.gw, len(items))  # the console's inbox count
+                NOTICED[self.gw] = NOTICED.get(self.gw, 0) + len(items)
             await self.on_found(platform, kind, len(items), min(dates) if dates else None)
 
 
