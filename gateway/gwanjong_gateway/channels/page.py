@@ -272,7 +272,10 @@ def one_approval_page(
     return page.render(
         title=f"gwanjong: approval {approval.id}",
         a=approval,
+        open=approval.open_at(now),
         state=str(approval.status_at(now)),
+        said=approval.said(now),
+        created=approvals.iso(approval.created_at),
         expires=approvals.iso(approval.expires_at),
         csrf=csrf,
         problem=problem,

@@ -12,7 +12,7 @@ import anyio
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from gwanjong_gateway.console.app import Console, Refusal, redirect
+from gwanjong_gateway.console.app import Console, Refusal, redirect, when
 from gwanjong_gateway.console.guard import Session
 from gwanjong_gateway.platforms.client import PlatformClient
 from gwanjong_gateway.record.history_rows import HistoryFilter
@@ -107,16 +107,21 @@ async def _page(
     """Approval ``a`` as it stands now; ``edit``: the text in the edit form (the person's
     own, kept when a decision was refused), None for no form."""
     now = c.clock()
-    hold = await c.gw.desk.approving.hold(a) if a.open_at(now) else None
-    editing = edit is not None and a.open_at(now)
+    is_open = a.open_at(now)
+    hold = await c.gw.desk.approving.hold(a) if is_open else None
+    editing = edit is not None and is_open
     text = edit if editing and edit is not None else a.text
-    length = await _length(c, a, text) if a.open_at(now) else None
+    length = await _length(c, a, text) if is_open else None
     return c.render(
         "approval.html",
         session,
         status=status,
         a=a,
-        now=now,
+        open=is_open,
+        state=str(a.status_at(now)),
+        said=a.said(now),
+        created=when(a.created_at),
+        expires=when(a.expires_at),
         hold=hold,
         length=length,
         editing=editing,
