@@ -226,13 +226,7 @@ def completion_notice(approval: Approval) -> NotifyFn | None:
 
 
 def _already(approval: Approval, now: float) -> str:
-    state = approval.status_at(now)
-    by = f" by {approval.decided_by}" if approval.decided_by else ""
-    via = f" via {approval.channel}" if approval.channel else ""
-    when = f" at {approvals.iso(approval.decided_at)}" if approval.decided_at else ""
-    if state is approvals.ApprovalStatus.EXPIRED:
-        return f"This approval expired at {approvals.iso(approval.expires_at)}: nothing was sent."
-    return f"This approval was already {state}{by}{via}{when}: nothing more is sent."
+    return f"This approval was already {approval.said(now)}."
 
 
 def _outcome(result: object) -> tuple[str, str, str]:

@@ -177,10 +177,6 @@ class Console:
 
         async def route(request: Request) -> Response:
             session = self.sessions.get(request.cookies.get(self.cookie))
-            if session is not None and session.scope is not None:
-                problem = await self._out_of_scope(request, session.scope)
-                if problem:
-                    return self.refused(403, problem, session)
             if session is None:
                 how = (
                     "Sign in on /signin with your token, or run `gwanjong console` for a new link."
@@ -189,42 +185,43 @@ class Console:
                 )
                 return self.signin_hint(how, 401)
             try:
+                if session.scope is not None:
+                    await self._in_scope(request, session.scope)
                 return await page(self, request, session)
             except Refusal as exc:
                 return self.refused(exc.status, exc.message, session)
 
         return route
 
-    async def _out_of_scope(self, request: Request, scope: Scope) -> str:
-        """Why an approval link's session may not make this request ("" if it may)."""
+    async def _in_scope(self, request: Request, scope: Scope) -> None:
+        """An approval link's session makes only requests about its approval (else Refusal)."""
         if request.url.path == "/signout":
-            return ""
+            return
         if request.url.path != scope.path:
-            return (
+            raise Refusal(
+                403,
                 f"This link opens approval {scope.approval_id} only: nothing else here. Run "
-                "`gwanjong console` in a terminal for the whole console."
+                "`gwanjong console` in a terminal for the whole console.",
             )
         found = await self.gw.records.run(StrikeStore.approval, scope.approval_id)
         if found is None or (found.digest != scope.digest and found.open_at(self.clock())):
-            return (
+            raise Refusal(
+                403,
                 f"Approval {scope.approval_id} is not the one this link was made for: "
-                "refused, nothing changed. Run `gwanjong review list` in a terminal."
+                "refused, nothing changed. Run `gwanjong review list` in a terminal.",
             )
-        return ""
 
     # -- sign-in routes ------------------------------------------------------------------
 
     async def link_signin(self, request: Request) -> Response:
-        token = str(request.path_params["token"])
-        then = self.sessions.landing(token)
-        session = self.sessions.redeem(token)
-        if session is None:
+        redeemed = self.sessions.redeem(str(request.path_params["token"]))
+        if redeemed is None:
             return self.refused(
                 403,
                 "This sign-in link was used already, has expired or was never issued. "
                 "Run `gwanjong console` again for a new one.",
             )
-        return self._enter(session, then)
+        return self._enter(*redeemed)
 
     async def token_form(self, request: Request) -> Response:
         if not self.team:

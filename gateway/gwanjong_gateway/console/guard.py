@@ -77,19 +77,15 @@ class Sessions:
         self._links[token_hash(token)] = link
         return token
 
-    def landing(self, token: str) -> str:
-        """Where the link ``token`` leads (asked with its redemption)."""
-        link = self._links.get(token_hash(token))
-        return link.then if link is not None else "/approvals"
-
-    def redeem(self, token: str) -> Session | None:
-        """The session of a link token, which is then void: the operator's, or an
-        approval link's confined one; None if unknown, used or expired."""
+    def redeem(self, token: str) -> tuple[Session, str] | None:
+        """The session of a link token, which is then void (the operator's, or an approval
+        link's confined one), and the page it leads to; None if unknown, used or expired."""
         link = self._links.pop(token_hash(token), None)
         if link is None or link.expires_at <= self.clock():
             return None
         ttl_s = APPROVAL_LINK_S if link.scope is not None else None
-        return self.start(operator_name(), None, link.scope, ttl_s)  # one name on every channel
+        # one name on every channel
+        return self.start(operator_name(), None, link.scope, ttl_s), link.then
 
     def start(
         self,
