@@ -1,5 +1,6 @@
-"""Approvals, hand-offs and history. Another person's approval or record answers as a
-missing one; decisions go through `StrikeDesk.decide`, like every surface.
+"""Approvals, hand-offs, history and the navigation's counts. Another person's approval
+or record answers as a missing one; decisions go through `StrikeDesk.decide`, like every
+surface.
 """
 
 from __future__ import annotations
