@@ -47,11 +47,6 @@ def renders_apps(ctx: Context | None) -> bool:
     return ctx is not None and ctx.client_supports_extension(UI_EXTENSION_ID)
 
 
-def app_only(tool: Tool) -> bool:
-    """The tool declares `_meta.ui.visibility` without "model" (for apps only)."""
-    return not is_model_visible(tool)
-
-
 def without_ui(tool: Tool) -> Tool:
     """``tool`` without its `_meta.ui` (a card only a host that renders apps can show)."""
     meta = tool.meta or {}
@@ -70,7 +65,8 @@ class AppOnlyTools(Middleware):
         tools = await call_next(context)
         if renders_apps(context.fastmcp_context):
             return tools
-        return [without_ui(t) for t in tools if not app_only(t)]
+        # an app-only tool declares `_meta.ui.visibility` without "model"
+        return [without_ui(t) for t in tools if is_model_visible(t)]
 
 
 async def with_card(

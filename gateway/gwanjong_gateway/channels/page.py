@@ -75,14 +75,11 @@ class ApprovalPages(LocalPage):
         ]
 
     async def page_link(self, approval: Approval, token: str) -> str:
-        """`gw.approval_page` (a `PageLink`): the link `McpAsker` sends a client that
-        declared only URL-mode elicitation, with the completion notice of this request."""
-        return await self.link(approval, token, completion_notice(approval))
-
-    async def link(self, approval: Approval, token: str, notify: NotifyFn | None = None) -> str:
-        """The page of ``approval`` (the listener starts on first use). ``notify`` is
-        awaited once it is decided here (`notifications/elicitation/complete`)."""
+        """`gw.approval_page` (a `PageLink`): the link `McpAsker` sends a client that declared
+        only URL-mode elicitation (the listener starts on first use). Once decided here, the
+        client is told (`notifications/elicitation/complete`, handshake era)."""
         self.serve()
+        notify = completion_notice(approval)
         if notify is not None:
             self._notify[approval.id] = notify
             while len(self._notify) > MAX_NOTICES:  # approvals never decided here: the oldest go
@@ -117,8 +114,8 @@ class ApprovalPages(LocalPage):
             return self._say(410, "Link expired", expired(approval.id))
         if request.method == "GET":
             if approval.open_at(now):
-                return self._review(200, approval, now, token)
-            return self._decided(200, approval, now, _already(approval, now))
+                return self._show(200, approval, now, token)
+            return self._show(200, approval, now, message=_already(approval, now))
         if request.method != "POST":
             return self._say(405, "Not allowed", "Only GET and POST.")
         kind = request.headers.get("content-type", "")
@@ -142,14 +139,12 @@ class ApprovalPages(LocalPage):
             return None
         return approval
 
-    def _review(
-        self, status: int, approval: Approval, now: float, token: str, *why: Any
+    def _show(
+        self, status: int, approval: Approval, now: float, token: str = "", **values: Any
     ) -> Response:
-        page = review_page(approval, now, self.csrf(approval.id, token), *why)
-        return HTMLResponse(page, status_code=status)
-
-    def _decided(self, status: int, approval: Approval, now: float, *said: Any) -> Response:
-        return HTMLResponse(decided_page(approval, now, *said), status_code=status)
+        """``approval``'s page; with the link's ``token``, its form (while it is open)."""
+        csrf = self.csrf(approval.id, token) if token else ""
+        return HTMLResponse(one_approval_page(approval, now, csrf, **values), status_code=status)
 
     async def _submit(
         self, approval: Approval, token: str, pairs: list[tuple[str, str]], now: float
@@ -175,7 +170,7 @@ class ApprovalPages(LocalPage):
             await self.desk.approving.open_for(approval.id, None, token)
         except PlatformError as exc:
             await self._done(approval.id)
-            return self._decided(409, approval, now, exc.message)
+            return self._show(409, approval, now, message=exc.message)
         try:
             result = await self.desk.decide(
                 approval.id,
@@ -190,21 +185,21 @@ class ApprovalPages(LocalPage):
             fresh = await self.records.run(StrikeStore.approval, approval.id) or approval
             if fresh.open_at(now) and exc.kind is ErrorKind.INVALID_INPUT:
                 # the edit was refused (empty, footer removed): the form again, with why
-                return self._review(400, fresh, now, token, exc.message, edit)
+                return self._show(400, fresh, now, token, problem=exc.message, edit=edit)
             if not fresh.open_at(now):
                 await self._done(approval.id)
             # decided meanwhile, or the write failed or its outcome is unknown: the message says
-            return self._decided(502, fresh, now, exc.message, "", "", True)
+            return self._show(502, fresh, now, message=exc.message, failed=True)
         fresh = await self.records.run(StrikeStore.approval, approval.id) or approval
         if isinstance(result, Refused) and fresh.open_at(now):
             # refused but still waiting (blocked for now, or the edit refused): the form
             # again with why, and the person's own text
-            return self._review(409, fresh, now, token, result.reason, edit)
+            return self._show(409, fresh, now, token, problem=result.reason, edit=edit)
         await self._done(approval.id)
         message, url, label = _outcome(result)
         log.info("approval page: approval %d decided (%s)", approval.id, decision)
         status = 409 if isinstance(result, Duplicate) else 200
-        return self._decided(status, fresh, now, message, url, label)
+        return self._show(status, fresh, now, message=message, url=url, label=label)
 
     async def _done(self, approval_id: int) -> None:
         notify = self._notify.pop(approval_id, None)
@@ -231,13 +226,7 @@ def completion_notice(approval: Approval) -> NotifyFn | None:
 
 
 def _already(approval: Approval, now: float) -> str:
-    state = approval.status_at(now)
-    by = f" by {approval.decided_by}" if approval.decided_by else ""
-    via = f" via {approval.channel}" if approval.channel else ""
-    when = f" at {approvals.iso(approval.decided_at)}" if approval.decided_at else ""
-    if state is approvals.ApprovalStatus.EXPIRED:
-        return f"This approval expired at {approvals.iso(approval.expires_at)}: nothing was sent."
-    return f"This approval was already {state}{by}{via}{when}: nothing more is sent."
+    return f"This approval was already {approval.said(now)}."
 
 
 def _outcome(result: object) -> tuple[str, str, str]:
@@ -257,33 +246,39 @@ def _outcome(result: object) -> tuple[str, str, str]:
     return "Decided.", "", ""
 
 
-def review_page(
-    approval: Approval, now: float, csrf: str, problem: str = "", text: str | None = None
-) -> str:
-    """A pending approval: the facts, the exact text, an edit box (``text``: the person's
-    own edit, kept when a decision was refused), Approve and Decline."""
-    edit = approval.text if text is None else text
-    return _page(approval, now, csrf=csrf, problem=problem, edit=edit)
-
-
-def decided_page(
+def one_approval_page(
     approval: Approval,
     now: float,
-    message: str,
+    csrf: str = "",
+    *,
+    problem: str = "",
+    edit: str | None = None,
+    message: str = "",
     url: str = "",
     label: str = "Posted:",
     failed: bool = False,
 ) -> str:
-    """An approval no longer waiting (or the outcome of this very decision)."""
-    mood = "error" if failed else "done"
-    return _page(approval, now, message=message, url=url, label=label, mood=mood)
-
-
-def _page(approval: Approval, now: float, **values: Any) -> str:
+    """With ``csrf``, a pending approval: the facts, the exact text, an edit box (``edit``:
+    the person's own, kept when a decision was refused, with the ``problem``), Approve and
+    Decline. Without, one no longer waiting: ``message`` says how it stands (or what this
+    very decision did, ``url`` what it made)."""
     page = web.templates(HERE / "templates").get_template(TEMPLATE)
-    title = f"gwanjong: approval {approval.id}"
-    state, expires = str(approval.status_at(now)), approvals.iso(approval.expires_at)
-    return page.render(title=title, a=approval, state=state, expires=expires, **values)
+    return page.render(
+        title=f"gwanjong: approval {approval.id}",
+        a=approval,
+        open=approval.open_at(now),
+        state=str(approval.status_at(now)),
+        said=approval.said(now),
+        created=approvals.iso(approval.created_at),
+        expires=approvals.iso(approval.expires_at),
+        csrf=csrf,
+        problem=problem,
+        edit=approval.text if edit is None else edit,
+        message=message,
+        url=url,
+        label=label,
+        mood="error" if failed else "done",
+    )
 
 
 def expired(approval_id: int) -> str:

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.notify.message import ago
+from gwanjong_gateway.notify.events import ago
 from gwanjong_gateway.notify.redact import shown
 from gwanjong_gateway.record.records import open_store
 from gwanjong_gateway.record.store import StrikeStore

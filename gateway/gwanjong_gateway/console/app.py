@@ -7,27 +7,30 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from gwanjong_gateway import web
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.console.guard import (
-    Scope,
-    Session,
-    Sessions,
-    csrf_ok,
-    public_origin,
-)
+from gwanjong_gateway.console.guard import Scope, Session, Sessions, public_origin
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.readers import EVERYONE, Reader
+from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import Approval
 from gwanjong_gateway.usage.log import UsageLog
+from gwanjong_shared.contract.visible import line
 
-if TYPE_CHECKING:
-    from starlette.requests import Request
-    from starlette.responses import Response
+Page = Callable[["Console", Request, Session], Awaitable[Response]]
 
-Page = Callable[["Console", "Request", Session], Awaitable["Response"]]
+
+def when(at: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(at)) if at else ""
+
+
+def redirect(path: str) -> Response:
+    return RedirectResponse(path, status_code=303)
 
 
 class Refusal(Exception):
@@ -120,6 +123,19 @@ class Console:
             return None
         return session.principal
 
+    def owner(self, session: Session) -> str | None:
+        """Whose hand-offs and history ``session`` reads (None: everyone's; a principal no
+        row has when it names nobody, so it fails closed)."""
+        reader = self.reader(session)
+        return None if reader.everyone else (reader.principal or "\x00")
+
+    async def pending(self, session: Session, now: float) -> list[Approval]:
+        """The approvals waiting that ``session`` sees."""
+        principal = self.approvals_of(session)
+        return await self.gw.records.run(
+            StrikeStore.approvals, now, pending=True, principal=principal, limit=200
+        )
+
     def usage(self) -> UsageLog:
         if self._usage is None:
             from gwanjong_gateway.usage.log import open_usage
@@ -132,19 +148,24 @@ class Console:
     def render(
         self, name: str, session: Session | None, status: int = 200, **values: Any
     ) -> Response:
-        from starlette.responses import HTMLResponse
-
-        html = web.templates().get_template(name).render(session=session, team=self.team, **values)
+        # pages hand the records themselves; the templates draw each field with `line` (one
+        # line, cut), `show` (whole, hidden characters marked) and `when`
+        page = web.templates().get_template(name)
+        html = page.render(session=session, team=self.team, line=line, when=when, **values)
         return HTMLResponse(html, status_code=status)
 
     def refused(self, status: int, message: str, session: Session | None = None) -> Response:
-        return self.render("refused.html", session, status=status, message=message)
+        return self.render("notice.html", session, status, heading="Refused", message=message)
+
+    def signin_hint(self, message: str, status: int = 200) -> Response:
+        """Not signed in: ``message`` says how (and, in team mode, the token form)."""
+        return self.render("notice.html", None, status, heading="Not signed in", message=message)
 
     async def form(self, request: Request, session: Session) -> dict[str, str]:
         """The POSTed form, once its CSRF token is the session's (else Refusal)."""
         data = await request.form(max_files=0, max_fields=20, max_part_size=64 * 1024)
         fields = {k: v for k, v in data.items() if isinstance(v, str)}
-        if not csrf_ok(session, fields.get("csrf")):
+        if not web.form_token_ok(fields.get("csrf"), session.csrf):
             raise Refusal(
                 403,
                 "This form's CSRF token is missing or wrong: refused, nothing changed. Reload the page and try again.",
@@ -156,56 +177,51 @@ class Console:
 
         async def route(request: Request) -> Response:
             session = self.sessions.get(request.cookies.get(self.cookie))
-            if session is not None and session.scope is not None:
-                problem = await self._out_of_scope(request, session.scope)
-                if problem:
-                    return self.refused(403, problem, session)
             if session is None:
                 how = (
                     "Sign in on /signin with your token, or run `gwanjong console` for a new link."
                     if self.team
                     else "Run `gwanjong console` again for a new sign-in link."
                 )
-                return self.render("signed_out.html", None, status=401, how=how)
+                return self.signin_hint(how, 401)
             try:
+                if session.scope is not None:
+                    await self._in_scope(request, session.scope)
                 return await page(self, request, session)
             except Refusal as exc:
                 return self.refused(exc.status, exc.message, session)
 
         return route
 
-    async def _out_of_scope(self, request: Request, scope: Scope) -> str:
-        """Why an approval link's session may not make this request ("" if it may)."""
-        from gwanjong_gateway.record.store import StrikeStore
-
+    async def _in_scope(self, request: Request, scope: Scope) -> None:
+        """An approval link's session makes only requests about its approval (else Refusal)."""
         if request.url.path == "/signout":
-            return ""
+            return
         if request.url.path != scope.path:
-            return (
+            raise Refusal(
+                403,
                 f"This link opens approval {scope.approval_id} only: nothing else here. Run "
-                "`gwanjong console` in a terminal for the whole console."
+                "`gwanjong console` in a terminal for the whole console.",
             )
         found = await self.gw.records.run(StrikeStore.approval, scope.approval_id)
         if found is None or (found.digest != scope.digest and found.open_at(self.clock())):
-            return (
+            raise Refusal(
+                403,
                 f"Approval {scope.approval_id} is not the one this link was made for: "
-                "refused, nothing changed. Run `gwanjong review list` in a terminal."
+                "refused, nothing changed. Run `gwanjong review list` in a terminal.",
             )
-        return ""
 
     # -- sign-in routes ------------------------------------------------------------------
 
     async def link_signin(self, request: Request) -> Response:
-        token = str(request.path_params["token"])
-        then = self.sessions.landing(token)
-        session = self.sessions.redeem(token)
-        if session is None:
+        redeemed = self.sessions.redeem(str(request.path_params["token"]))
+        if redeemed is None:
             return self.refused(
                 403,
                 "This sign-in link was used already, has expired or was never issued. "
                 "Run `gwanjong console` again for a new one.",
             )
-        return self._enter(session, then)
+        return self._enter(*redeemed)
 
     async def token_form(self, request: Request) -> Response:
         if not self.team:
@@ -230,9 +246,7 @@ class Console:
         return self._enter(self.sessions.start(name, name))
 
     def _enter(self, session: Session, then: str = "/approvals") -> Response:
-        from starlette.responses import RedirectResponse
-
-        response = RedirectResponse(then, status_code=303)
+        response = redirect(then)
         response.set_cookie(
             self.cookie,
             session.id,
@@ -245,13 +259,11 @@ class Console:
         return response
 
     async def signout(self, request: Request, session: Session) -> Response:
-        from starlette.responses import RedirectResponse
-
         await self.form(request, session)
         self.sessions.end(session.id)
-        response = RedirectResponse("/signed-out", status_code=303)
+        response = redirect("/signed-out")
         response.delete_cookie(self.cookie, path="/", secure=self.secure, httponly=True)
         return response
 
     async def signed_out(self, request: Request) -> Response:
-        return self.render("signed_out.html", None, how="You are signed out.")
+        return self.signin_hint("You are signed out.")

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from gwanjong_gateway.rules.approvals import operator_name, token_hash
-from gwanjong_gateway.web import form_token_ok
 
 #: how long an approval link (sent to a URL-mode client) and its session are good
 APPROVAL_LINK_S = 15 * 60.0
@@ -78,19 +77,15 @@ class Sessions:
         self._links[token_hash(token)] = link
         return token
 
-    def landing(self, token: str) -> str:
-        """Where the link ``token`` leads (asked with its redemption)."""
-        link = self._links.get(token_hash(token))
-        return link.then if link is not None else "/approvals"
-
-    def redeem(self, token: str) -> Session | None:
-        """The session of a link token, which is then void: the operator's, or an
-        approval link's confined one; None if unknown, used or expired."""
+    def redeem(self, token: str) -> tuple[Session, str] | None:
+        """The session of a link token, which is then void (the operator's, or an approval
+        link's confined one), and the page it leads to; None if unknown, used or expired."""
         link = self._links.pop(token_hash(token), None)
         if link is None or link.expires_at <= self.clock():
             return None
         ttl_s = APPROVAL_LINK_S if link.scope is not None else None
-        return self.start(operator_name(), None, link.scope, ttl_s)  # one name on every channel
+        # one name on every channel
+        return self.start(operator_name(), None, link.scope, ttl_s), link.then
 
     def start(
         self,
@@ -128,10 +123,6 @@ class Sessions:
             del self._sessions[key]
         for key in [k for k, link in self._links.items() if link.expires_at <= now]:
             del self._links[key]
-
-
-def csrf_ok(session: Session, given: object) -> bool:
-    return form_token_ok(given, session.csrf)
 
 
 def public_origin(url: str) -> tuple[set[str], set[str]]:

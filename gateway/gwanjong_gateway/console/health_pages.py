@@ -6,26 +6,23 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import anyio
 import anyio.to_thread
+from starlette.requests import Request
+from starlette.responses import Response
 
-from gwanjong_gateway.console.app import Console, Refusal
+from gwanjong_gateway.console.app import Console, Refusal, redirect
 from gwanjong_gateway.console.charts import Bar, bars
 from gwanjong_gateway.console.guard import Session
-from gwanjong_gateway.console.text import line, safe_url, shown
 from gwanjong_gateway.record.readers import Reader
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.scout import inbox
 from gwanjong_gateway.scout.acted import acted_in
 from gwanjong_gateway.setup.tool import may_resume
-from gwanjong_gateway.watch.seen import seen
+from gwanjong_gateway.watch.watcher import NOTICED
 from gwanjong_shared.contract.errors import PlatformError
-
-if TYPE_CHECKING:
-    from starlette.requests import Request
-    from starlette.responses import Response
+from gwanjong_shared.contract.visible import line
 
 WEEK_S = 7 * 86400
 #: figures older than this are read again in the background, while the page answers with
@@ -50,38 +47,23 @@ class Peek:
 
 
 async def inbox_page(c: Console, request: Request, session: Session) -> Response:
-    names = c.gw.upstreams.names()
     errors: dict[str, str] = {}
-    items: list[dict[str, Any]] = []
     try:
         found, notes = await inbox.inbox(
             c.gw.upstreams,
             acted_in(c.gw.records),
             Peek(c.gw.cursors),
-            names,
+            c.gw.upstreams.names(),
             INBOX_ROWS,
             c.config.safety.opt_out,
         )
     except PlatformError as exc:
         found, notes = [], {}
         errors["record"] = line(exc.message, 300)
-    for name, note in notes.items():
-        errors[line(name, 40)] = line(note, 300)
-    for o in found:
-        p = o.post
-        items.append(
-            {
-                "platform": line(p.platform, 40),
-                "title": shown(p.title, 200),
-                "author": line(p.author, 80),
-                "body": shown(p.body, 600),
-                "url": safe_url(p.url),
-                "why": line(o.reason, 200),
-                "at": line(p.published_at or "", 40),
-            }
-        )
-    seen(c.gw)  # the nav's inbox count starts again from here
-    return c.render("inbox.html", session, items=items, errors=errors)
+    errors |= {line(name, 40): line(note, 300) for name, note in notes.items()}
+    if c.gw in NOTICED:  # the nav's inbox count starts again from here
+        NOTICED[c.gw] = 0
+    return c.render("inbox.html", session, found=found, errors=errors)
 
 
 def _charts(report: dict[str, Any]) -> dict[str, Any]:
@@ -147,36 +129,21 @@ async def usage_page(c: Console, request: Request, session: Session) -> Response
     elif c.clock() - cached[0] >= USAGE_FRESH_S and key not in c.usage_reading:
         task = asyncio.get_running_loop().create_task(read_usage(c, key, reader))
         c.usage_reading[key] = task  # kept until done (a task nobody holds may vanish)
-
-        def done(_task: asyncio.Task[tuple[float, dict[str, Any]]]) -> None:
-            c.usage_reading.pop(key, None)
-
-        task.add_done_callback(done)
+        task.add_done_callback(lambda _: c.usage_reading.pop(key, None))
     at, report = cached
     trouble = str(report.get("trouble", ""))
-    health: list[dict[str, Any]] = []
-    for name, row in c.gw.upstreams.health().items():
+    paused: dict[str, str] = {}
+    for name in c.gw.upstreams.names():
         try:
-            paused = await c.gw.records.run(StrikeStore.paused, name)
+            paused[name] = await c.gw.records.run(StrikeStore.paused, name)
         except PlatformError as exc:
-            paused = f"(the record cannot say: {exc.message})"
-        inner: dict[str, Any] = row.get("platform", {})
-        health.append(
-            {
-                "name": line(name, 40),
-                "server": line(str(row.get("health", "")), 40),
-                "reason": line(str(row.get("reason", "")), 300),
-                "platform": line(str(inner.get("state", "")), 40),
-                "detail": line(str(inner.get("detail", "")), 300),
-                "checked": line(str(inner.get("checked_at", "")), 40),
-                "paused": line(paused, 300),
-            }
-        )
+            paused[name] = f"(the record cannot say: {exc.message})"
     return c.render(
         "usage.html",
         session,
         charts=_charts(report),
-        health=health,
+        health=c.gw.upstreams.health(),
+        paused=paused,
         trouble=trouble,
         as_of=time.strftime("%H:%M:%S UTC", time.gmtime(at)),
         may_resume=may_resume(c.config, session.principal),
@@ -191,6 +158,4 @@ async def resume(c: Console, request: Request, session: Session) -> Response:
     if name not in c.gw.upstreams.names():
         raise Refusal(404, "No such platform: nothing changed.")
     await c.gw.records.run(StrikeStore.clear_pause, name)
-    from starlette.responses import RedirectResponse
-
-    return RedirectResponse("/usage", status_code=303)
+    return redirect("/usage")

@@ -1,102 +1,62 @@
-"""Approvals, hand-offs and history. Another person's approval or record answers as a
-missing one; decisions go through `StrikeDesk.decide`, like every surface.
+"""Approvals, hand-offs, history and the navigation's counts. Another person's approval
+or record answers as a missing one; decisions go through `StrikeDesk.decide`, like every
+surface.
 """
 
 from __future__ import annotations
 
 import calendar
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any, Literal
 
 import anyio
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
 
-from gwanjong_gateway.console.app import Console, Refusal
+from gwanjong_gateway.console.app import Console, Refusal, redirect, when
 from gwanjong_gateway.console.guard import Session
-from gwanjong_gateway.console.text import line, safe_url, shown
 from gwanjong_gateway.platforms.client import PlatformClient
 from gwanjong_gateway.record.history_rows import HistoryFilter
 from gwanjong_gateway.record.store import StrikeStore
-from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Channel, Hold
-from gwanjong_gateway.rules.ledger import RECORDED, Strike, StrikeAction, StrikeStatus
+from gwanjong_gateway.rules.approvals import Approval, Channel
+from gwanjong_gateway.rules.ledger import RECORDED, StrikeAction, StrikeStatus
 from gwanjong_gateway.rules.outgoing import Edit, parse_tags
 from gwanjong_gateway.rules.refs import handoff_ref
 from gwanjong_gateway.strike.holds import holds
-from gwanjong_gateway.strike.results import Refused, StrikeResult
+from gwanjong_gateway.strike.results import Refused
+from gwanjong_gateway.watch.watcher import NOTICED
+from gwanjong_gateway.web import safe_url
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.untrusted import one_line
-
-if TYPE_CHECKING:
-    from starlette.requests import Request
-    from starlette.responses import Response
+from gwanjong_shared.contract.visible import show as shown
 
 PAGE_ROWS = 50
+EDITED = ("text", "title", "tags")
 #: how long the approval page waits for the platform's own length check
 VALIDATE_S = 3.0
 
 
-def when(at: float | None) -> str:
-    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(at)) if at else ""
-
-
-def approval_view(
-    a: Approval, now: float, hold: Hold | None = None, full: bool = True
-) -> dict[str, Any]:
-    """``hold``: why approving now would be refused (no Approve); ``full``: the whole text."""
-    post: dict[str, Any] = a.post
-    return {
-        "id": a.id,
-        "status": "blocked" if hold is not None else str(a.status_at(now)),
-        "said": line(a.said(now), 400),
-        "open": a.open_at(now),
-        "blocked": None
-        if hold is None
-        else {"why": shown(hold.why, 600), "until": when(hold.until) if hold.until else ""},
-        "platform": line(a.platform, 40),
-        "action": str(a.action),
-        "where": line(a.where(), 300),
-        "target_url": safe_url(a.target_url),
-        "by": line(a.principal, 80) or "local",
-        "title": shown(a.title),
-        "is_post": a.action == "post",  # a new post: its title and tags are shown
-        "tags": [shown(t) for t in a.tags],
-        "account": line(a.write.account, 80),
-        "visibility": a.write.visibility,
-        "text": shown(a.text, None if full else 2000),
-        "chars": len(a.text),
-        "digest": a.digest,
-        "created": when(a.created_at),
-        "expires": when(a.expires_at),
-        "decided": when(a.decided_at),
-        "decided_by": line(a.decided_by, 80),
-        "channel": a.channel,
-        "reason": shown(a.reason),
-        "edited": a.edited,
-        "record": a.record,
-        "policy": [shown(str(d), 300) for d in a.policy[:40]],
-        "post": {
-            "title": shown(str(post.get("title", "")), 300),
-            "author": line(str(post.get("author", "")), 80),
-            "body": shown(str(post.get("body", "")), 4000),
-            "url": safe_url(str(post.get("url", ""))),
-        },
-    }
-
-
 async def approvals(c: Console, request: Request, session: Session) -> Response:
     now = c.clock()
-    rows = await c.gw.records.run(
-        StrikeStore.approvals, now, pending=True, principal=c.approvals_of(session), limit=200
-    )
+    rows = await c.pending(session, now)
     recent = await c.gw.records.run(
         StrikeStore.approvals, now, pending=False, principal=c.approvals_of(session), limit=20
     )
     held = await c.gw.records.run(holds, c.config, rows, now)
-    return c.render(
-        "approvals.html",
-        session,
-        pending=[approval_view(a, now, held.get(a.id), full=False) for a in rows],
-        recent=[approval_view(a, now, full=False) for a in recent if not a.open_at(now)],
-    )
+    recent = [a for a in recent if not a.open_at(now)]
+    return c.render("approvals.html", session, pending=rows, recent=recent, held=held, now=now)
+
+
+async def counts(c: Console, request: Request, session: Session) -> Response:
+    """The navigation's counts (polled by static/copy.js). The inbox count is only what this
+    process's watcher noticed: the console never reads a platform to count (X's reads are paid)."""
+    now = c.clock()
+    waiting = await c.pending(session, now)
+    handoffs = await c.gw.records.run(StrikeStore.open_handoffs, c.owner(session))
+    body = {"approvals": sum(1 for a in waiting if a.open_at(now)), "handoffs": len(handoffs)}
+    if c.gw in NOTICED:  # a watcher runs here
+        body["inbox"] = NOTICED[c.gw]
+    return JSONResponse(body)
 
 
 async def _visible(c: Console, session: Session, approval_id: int) -> Approval:
@@ -126,7 +86,7 @@ async def _length(c: Console, a: Approval, text: str) -> dict[str, Any]:
             used=check.length.used,
             max=check.length.max,
             unit=str(check.length.unit),
-            problems=[shown(p, 300) for p in check.problems[:10]],
+            problems=check.problems[:10],
         )
     return out
 
@@ -148,16 +108,22 @@ async def _page(
     """Approval ``a`` as it stands now; ``edit``: the text in the edit form (the person's
     own, kept when a decision was refused), None for no form."""
     now = c.clock()
-    hold = await c.gw.desk.approving.hold(a) if a.open_at(now) else None
-    view = approval_view(a, now, hold)
-    editing = edit is not None and view["open"]
+    is_open = a.open_at(now)
+    hold = await c.gw.desk.approving.hold(a) if is_open else None
+    editing = edit is not None and is_open
     text = edit if editing and edit is not None else a.text
-    length = await _length(c, a, text) if view["open"] else None
+    length = await _length(c, a, text) if is_open else None
     return c.render(
         "approval.html",
         session,
         status=status,
-        a=view,
+        a=a,
+        open=is_open,
+        state=str(a.status_at(now)),
+        said=a.said(now),
+        created=when(a.created_at),
+        expires=when(a.expires_at),
+        hold=hold,
         length=length,
         editing=editing,
         raw_text=text,
@@ -166,38 +132,29 @@ async def _page(
     )
 
 
-def outcome(result: StrikeResult) -> dict[str, Any]:
-    data = result.model_dump(mode="json")
-    return {
-        "status": str(data.get("status", "")),
-        "reason": shown(str(data.get("reason") or ""), 1000),
-        "url": safe_url(str(data.get("url") or "")),
-        "record": data.get("record"),
-    }
-
-
 async def decide(c: Console, request: Request, session: Session) -> Response:
     """A decision from the page. A refused one answers the page again with the reason and the
     person's own edit, never a redirect that loses their work."""
     approval_id = int(request.path_params["id"])
     form = await c.form(request, session)
     await _visible(c, session, approval_id)
-    decision = form.get("decision", "")
-    if decision not in ("approve", "decline"):
+    if form.get("decision") not in ("approve", "decline"):
         raise Refusal(400, "Choose Approve or Decline.")
-    text = form.get("text")
-    edit = text.replace("\r\n", "\n") if text is not None and decision == "approve" else None
-    title, tags = form.get("title"), form.get("tags")
-    approving = decision == "approve"
-    change = Edit(
-        title=title.replace("\r\n", "\n") if title is not None and approving else None,
-        tags=parse_tags(tags) if tags is not None and approving else None,
+    decision: Literal["approve", "decline"] = (
+        "approve" if form["decision"] == "approve" else "decline"
     )
-    kept = {k: v for k, v in (("raw_title", title), ("raw_tags", tags)) if v is not None}
+    # the edit form's fields count only when approving (browsers send line breaks as CRLF)
+    text, title, tags = (form.get(k) if decision == "approve" else None for k in EDITED)
+    edit = text.replace("\r\n", "\n") if text is not None else None
+    change = Edit(
+        title=title.replace("\r\n", "\n") if title is not None else None,
+        tags=parse_tags(tags) if tags is not None else None,
+    )
+    kept = {f"raw_{k}": v for k, v in (("title", title), ("tags", tags)) if v is not None}
     try:
         result = await c.gw.desk.decide(
             approval_id,
-            "approve" if decision == "approve" else "decline",
+            decision,
             Channel.CONSOLE,
             by=session.name,
             who=session.principal,
@@ -211,92 +168,43 @@ async def decide(c: Console, request: Request, session: Session) -> Response:
     a = await _visible(c, session, approval_id)
     if isinstance(result, Refused) and a.open_at(c.clock()):  # nothing sent: try again
         return await _page(c, session, a, edit, 409, error=shown(result.reason, 1000), **kept)
-    return await _page(c, session, a, None, result=outcome(result))
+    return await _page(c, session, a, None, result=result.model_dump(mode="json"))
 
 
 # -- hand-offs ------------------------------------------------------------------------
 
 
-def strike_view(s: Strike, full: bool = False) -> dict[str, Any]:
-    ctx: dict[str, Any] = s.context
-    view: dict[str, Any] = {
-        "id": s.id,
-        "platform": line(s.platform, 40),
-        "action": str(s.action),
-        "status": str(s.status),
-        "target_url": safe_url(s.target_url),
-        "target": line(s.target_url or s.target, 200),
-        "title": shown(s.title),
-        "text": shown(s.content, None if full else 400),
-        "reason": shown(s.reason, None if full else 200),
-        "by": line(s.principal, 80) or "local",
-        "approver": line(s.approver, 80),
-        "result_url": safe_url(s.result_url),
-        "created": when(s.created_at),
-        "updated": when(s.updated_at),
-        "mode": line(s.mode, 20),
-        "confirmed_by": line(s.confirmed_by, 80),
-        "ref": handoff_ref(s.id),
-        # the model said it was posted, without proof: still the person's to close
-        "claimed": when(s.claimed_at) if s.claimed_at else "",
-        "claimed_url": safe_url(s.claimed_url),
-    }
-    if full:
-        view["raw_text"] = s.content  # what "Copy text" copies: all of it, footer included
-        view["policy"] = [shown(str(d), 400) for d in s.policy[:60]]
-        view["context"] = [
-            (line(str(k), 60), shown(v if isinstance(v, str) else repr(v), 2000))
-            for k, v in list(ctx.items())[:30]
-        ]
-    return view
-
-
 async def handoffs(c: Console, request: Request, session: Session) -> Response:
     await c.gw.desk.handoffs.sweep()  # one past its time is expired, never shown as waiting
-    reader = c.reader(session)
-    rows = await c.gw.records.run(
-        StrikeStore.open_handoffs, None if reader.everyone else (reader.principal or "\x00")
-    )
+    rows = await c.gw.records.run(StrikeStore.open_handoffs, c.owner(session))
     return c.render(
         "handoffs.html",
         session,
-        rows=[strike_view(r, full=True) for r in rows],
+        rows=rows,
+        handoff_ref=handoff_ref,
         expire_after=c.config.review.handoff_expire_after_s,
     )
 
 
-async def close_handoff(c: Console, request: Request, session: Session) -> Response:
+async def handoff(c: Console, request: Request, session: Session) -> Response:
+    """Close a hand-off with the link of what the person posted, or dismiss it (they will
+    not post it: out of the queue, kept in history). Closing is acting: a member acts on
+    their own hand-offs, the operator on any."""
     record_id = int(request.path_params["id"])
     form = await c.form(request, session)
-    url = safe_url(form.get("url", ""))
-    if not url:
-        raise Refusal(400, "Paste the http(s) link of what you posted, then Close.")
-    try:  # closing is acting: a member closes their own hand-offs (the operator any)
-        await c.gw.desk.handoffs.done(
-            record_id, url, session.name, who=session.principal, channel=Channel.CONSOLE
-        )
+    handoffs, who = c.gw.desk.handoffs, session.principal
+    try:
+        if request.url.path.endswith("/dismiss"):
+            await handoffs.dismiss(record_id, session.name, who=who, channel=Channel.CONSOLE)
+            return redirect("/handoffs")
+        url = safe_url(form.get("url", ""))
+        if not url:
+            raise Refusal(400, "Paste the http(s) link of what you posted, then Close.")
+        await handoffs.done(record_id, url, session.name, who=who, channel=Channel.CONSOLE)
     except PlatformError as exc:
         status = 404 if exc.kind is ErrorKind.NOT_FOUND else 409
         raise Refusal(status, f"{exc.message} Nothing changed.") from None
-    from starlette.responses import RedirectResponse
-
-    return RedirectResponse(f"/history/{record_id}", status_code=303)
-
-
-async def dismiss_handoff(c: Console, request: Request, session: Session) -> Response:
-    """The person will not post it: out of the queue, kept in history."""
-    record_id = int(request.path_params["id"])
-    await c.form(request, session)  # the CSRF check
-    try:  # a member dismisses their own hand-offs (the operator any)
-        await c.gw.desk.handoffs.dismiss(
-            record_id, session.name, who=session.principal, channel=Channel.CONSOLE
-        )
-    except PlatformError as exc:
-        status = 404 if exc.kind is ErrorKind.NOT_FOUND else 409
-        raise Refusal(status, f"{exc.message} Nothing changed.") from None
-    from starlette.responses import RedirectResponse
-
-    return RedirectResponse("/handoffs", status_code=303)
+    return redirect(f"/history/{record_id}")
 
 
 # -- history --------------------------------------------------------------------------
@@ -311,15 +219,11 @@ def _day(text: str, end: bool = False) -> float | None:
 
 
 def _filter(c: Console, session: Session, q: Any) -> tuple[HistoryFilter, dict[str, str]]:
-    reader = c.reader(session)
     chosen = {k: str(q.get(k, ""))[:80] for k in ("platform", "status", "by", "from", "to")}
     status = StrikeStatus(chosen["status"]) if chosen["status"] in RECORDED else None
-    if not reader.everyone:
-        principal = reader.principal or "\x00"  # fails closed: no row has this principal
-    elif chosen["by"]:
+    principal = c.owner(session)
+    if principal is None and chosen["by"]:
         principal = "" if chosen["by"] == "local" else chosen["by"]
-    else:
-        principal = None
     which = HistoryFilter(
         platform=chosen["platform"] if chosen["platform"] in c.gw.upstreams.names() else "",
         status=status,
@@ -340,7 +244,7 @@ async def history(c: Console, request: Request, session: Session) -> Response:
     return c.render(
         "history.html",
         session,
-        rows=[strike_view(r) for r in rows[:PAGE_ROWS]],
+        rows=rows[:PAGE_ROWS],
         chosen=chosen,
         keep=keep,
         older=older,
@@ -356,11 +260,8 @@ async def record(c: Console, request: Request, session: Session) -> Response:
     if row is None or not c.reader(session).may_read(row.principal):
         raise Refusal(404, f"No record {record_id} that you may read.")
     decided = await c.gw.records.run(StrikeStore.approval_of, record_id)
-    now = c.clock()
+    # what the model saw, each value as text
+    context = [(str(k), v if isinstance(v, str) else repr(v)) for k, v in row.context.items()]
     return c.render(
-        "record.html",
-        session,
-        r=strike_view(row, full=True),
-        approval=approval_view(decided, now) if decided is not None else None,
-        statuses=ApprovalStatus,
+        "record.html", session, r=row, approval=decided, context=context[:30], now=c.clock()
     )

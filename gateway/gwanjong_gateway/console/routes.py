@@ -2,27 +2,21 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
 
-from gwanjong_gateway.console import counts, health_pages, pages
-from gwanjong_gateway.console.app import Console
+from gwanjong_gateway.console import health_pages, pages
+from gwanjong_gateway.console.app import Console, redirect
 from gwanjong_gateway.web import STATIC, Guard
-
-if TYPE_CHECKING:
-    from starlette.applications import Starlette
-    from starlette.requests import Request
-    from starlette.responses import Response
 
 
 def build_app(console: Console) -> Starlette:
-    from starlette.applications import Starlette
-    from starlette.middleware import Middleware
-    from starlette.responses import RedirectResponse
-    from starlette.routing import Mount, Route
-    from starlette.staticfiles import StaticFiles
-
     async def home(_request: Request) -> Response:
-        return RedirectResponse("/approvals", status_code=303)
+        return redirect("/approvals")
 
     s = console.signed_in
     routes = [
@@ -38,12 +32,12 @@ def build_app(console: Console) -> Starlette:
         Route("/approvals/{id:int}", s(pages.approval), methods=["GET"]),
         Route("/approvals/{id:int}", s(pages.decide), methods=["POST"]),
         Route("/handoffs", s(pages.handoffs), methods=["GET"]),
-        Route("/handoffs/h{id:int}", s(pages.close_handoff), methods=["POST"]),
-        Route("/handoffs/h{id:int}/dismiss", s(pages.dismiss_handoff), methods=["POST"]),
+        Route("/handoffs/h{id:int}", s(pages.handoff), methods=["POST"]),
+        Route("/handoffs/h{id:int}/dismiss", s(pages.handoff), methods=["POST"]),
         Route("/history", s(pages.history)),
         Route("/history/{id:int}", s(pages.record)),
         Route("/inbox", s(health_pages.inbox_page)),
-        Route("/counts.json", s(counts.counts)),
+        Route("/counts.json", s(pages.counts)),
         Route("/usage", s(health_pages.usage_page)),
         Route("/usage/resume", s(health_pages.resume), methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),

@@ -4,8 +4,7 @@ gateway's lifespan when `[console] enabled = true`."""
 
 from __future__ import annotations
 
-import logging
-import socket
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -14,11 +13,8 @@ from gwanjong_gateway.console.app import Console
 from gwanjong_gateway.console.routes import build_app
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.platforms.watched import Watched
-from gwanjong_gateway.team.auth import is_loopback
-from gwanjong_gateway.team.auth import listen as listen_on
+from gwanjong_gateway.team.auth import is_loopback, listen
 from gwanjong_gateway.usage.log import UsageLog
-
-log = logging.getLogger(__name__)
 
 
 def bind_problem(console: Console) -> str | None:
@@ -33,16 +29,11 @@ def bind_problem(console: Console) -> str | None:
     return None
 
 
-def listen(console: Console) -> socket.socket:
-    """Bind the console's socket; ``console.port`` becomes the bound port."""
-    sock = listen_on(console.host, console.port)
-    console.port = int(sock.getsockname()[1])
-    return sock
-
-
 async def serve(console: Console, announce: Callable[[str], None]) -> None:
-    """Listen, ``announce`` the first sign-in link, serve until cancelled."""
-    sock = listen(console)
+    """Listen (``console.port`` becomes the bound port), ``announce`` the first sign-in
+    link, serve until cancelled."""
+    sock = listen(console.host, console.port)
+    console.port = int(sock.getsockname()[1])
     announce(console.signin_link())
     await web.serve(build_app(console), sock)
 
@@ -56,8 +47,6 @@ def for_gateway(gw: Gateway, **kwargs: Any) -> Console:
 def serve_for_gateway(gw: Gateway, usage: UsageLog | None = None) -> Watched:
     """The gateway's lifespan: a console without sign-in off loopback stops the start; the link
     goes to stderr (stdout is the MCP wire)."""
-    import sys
-
     console = for_gateway(gw, usage=usage)  # the gateway's own log: its figures, unflushed too
     problem = bind_problem(console)
     if problem:

@@ -13,7 +13,7 @@ import anyio
 import anyio.to_thread
 
 from gwanjong_gateway.extras import MissingExtra, missing_message
-from gwanjong_gateway.notify.message import Message
+from gwanjong_gateway.notify.events import Message
 from gwanjong_gateway.notify.redact import shown
 
 log = logging.getLogger(__name__)

@@ -1,9 +1,13 @@
-"""What a person may be told about: the event model. Light (no Apprise, no record): the
-config validates `[notify] events` against `EventKind`, and a producer (the watcher, the
-record scan in `notifier`) builds `Event`s and hands them to `Notifier.publish`."""
+"""What a person may be told about: the event model, and one message from a batch of
+events. Light (no Apprise, no record): a producer (the watcher, the record scan in
+`notifier`) builds `Event`s and hands them to `Notifier.publish`. A message has a line per
+kind with its count, what is oldest and on which platforms, and the console pages to open:
+names and counts only, no platform text (a post's body is untrusted and would land in
+another app), no sign-in link (a message in a shared channel must sign no one in)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 
 from pydantic import Field
@@ -22,28 +26,17 @@ class EventKind(StrEnum):
     PLATFORM_DOWN = "platform_down"
 
 
-#: the console page of what waits, per kind (a page, never a sign-in link)
-PAGES: dict[EventKind, str] = {
-    EventKind.APPROVAL_WAITING: "/approvals",
-    EventKind.APPROVAL_EXPIRING: "/approvals",
-    EventKind.HANDOFF_WAITING: "/handoffs",
-    EventKind.SUMMONED: "/inbox",
-    EventKind.TOPIC_POST: "/inbox",
-    EventKind.WRITES_PAUSED: "/usage",
-    EventKind.SPEND_NEAR_CAP: "/usage",
-    EventKind.PLATFORM_DOWN: "/usage",
-}
-
-#: how a kind reads in a message: one line per kind, "3 approvals waiting"
-LABELS: dict[EventKind, str] = {
-    EventKind.APPROVAL_WAITING: "approvals waiting",
-    EventKind.APPROVAL_EXPIRING: "approvals about to expire",
-    EventKind.HANDOFF_WAITING: "hand-offs waiting to be posted",
-    EventKind.SUMMONED: "new mentions or replies",
-    EventKind.TOPIC_POST: "new posts on your saved topics",
-    EventKind.WRITES_PAUSED: "platforms with writes paused",
-    EventKind.SPEND_NEAR_CAP: "platforms near their daily spending cap",
-    EventKind.PLATFORM_DOWN: "platforms down",
+#: how a kind reads in a message ("3 approvals waiting") and the console page of what waits
+#: (a page, never a sign-in link)
+TOLD: dict[EventKind, tuple[str, str]] = {
+    EventKind.APPROVAL_WAITING: ("approvals waiting", "/approvals"),
+    EventKind.APPROVAL_EXPIRING: ("approvals about to expire", "/approvals"),
+    EventKind.HANDOFF_WAITING: ("hand-offs waiting to be posted", "/handoffs"),
+    EventKind.SUMMONED: ("new mentions or replies", "/inbox"),
+    EventKind.TOPIC_POST: ("new posts on your saved topics", "/inbox"),
+    EventKind.WRITES_PAUSED: ("platforms with writes paused", "/usage"),
+    EventKind.SPEND_NEAR_CAP: ("platforms near their daily spending cap", "/usage"),
+    EventKind.PLATFORM_DOWN: ("platforms down", "/usage"),
 }
 
 
@@ -66,3 +59,50 @@ class Event(Frozen):
     @property
     def notice_key(self) -> str:
         return f"{self.kind}:{self.key}"
+
+
+@dataclass(frozen=True)
+class Message:
+    key: str  # the period's notice key
+    title: str
+    body: str
+    summary: str  # the counts, one line: what status shows
+
+
+def ago(seconds: float) -> str:
+    s = max(0, int(seconds))
+    if s < 90:
+        return f"{s} s"
+    if s < 90 * 60:
+        return f"{s // 60} min"
+    if s < 48 * 3600:
+        return f"{s // 3600} h"
+    return f"{s // 86400} days"
+
+
+def compose(key: str, events: list[Event], now: float, base_url: str) -> Message:
+    by_kind: dict[EventKind, list[Event]] = {}
+    for event in events:
+        by_kind.setdefault(event.kind, []).append(event)
+    lines: list[str] = []
+    counts: list[str] = []
+    pages: list[str] = []
+    for kind in EventKind:  # a fixed order, so messages read alike
+        found = by_kind.get(kind)
+        if not found:
+            continue
+        oldest = min(e.at for e in found)
+        platforms = sorted({e.platform for e in found if e.platform})
+        on = f" on {', '.join(platforms)}" if platforms else ""
+        label, page = TOLD[kind]
+        lines.append(f"{len(found)} {label}{on} (oldest {ago(now - oldest)} ago)")
+        counts.append(f"{len(found)} {label}")
+        if page not in pages:
+            pages.append(page)
+    if base_url:
+        lines += ["", *(f"Open {base_url}{page}" for page in pages)]
+    else:
+        lines += ["", "Open them with `gwanjong console` (pages: " + ", ".join(pages) + ")"]
+    total = len(events)
+    title = f"gwanjong: {total} {'thing waits' if total == 1 else 'things wait'} for you"
+    return Message(key, title, "\n".join(lines), "; ".join(counts))

@@ -20,8 +20,7 @@ from gwanjong_gateway.config import ConfigError, GatewayConfig
 from gwanjong_gateway.config_away import NotifySection
 from gwanjong_gateway.config_load import expand, read_dotenv
 from gwanjong_gateway.notify.deliver import Retry, Send, apprise_send, deliver
-from gwanjong_gateway.notify.events import Event, EventKind
-from gwanjong_gateway.notify.message import Message, compose
+from gwanjong_gateway.notify.events import Event, EventKind, Message, compose
 from gwanjong_gateway.notify.redact import shown
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore

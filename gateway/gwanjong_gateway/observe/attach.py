@@ -1,4 +1,6 @@
-"""`attach` after `build_gateway`, then serve inside `observed.running()`."""
+"""`attach` after `build_gateway`, then serve inside `observed.running()`. Tracing
+(docs/operate/observability.md): FastMCP's own MCP spans and the OTLP exporter when
+`[telemetry] otlp_endpoint` is set, nothing at all when it is not."""
 
 from __future__ import annotations
 
@@ -11,15 +13,17 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from fastmcp import FastMCP
 from fastmcp.server.auth import AuthProvider
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+from opentelemetry import trace
 
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.extras import missing_message
 from gwanjong_gateway.gateway import Gateway
-from gwanjong_gateway.observe import endpoint, tracing
+from gwanjong_gateway.observe import endpoint
 from gwanjong_gateway.observe.jsonlog import use_json_lines
 from gwanjong_gateway.observe.metrics import Metrics, ToolMetrics
 from gwanjong_gateway.team.auth import listen
-from gwanjong_shared.kit.tracing import TracingUnavailable
+from gwanjong_shared.kit.tracing import TracingUnavailable, start_tracing
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
@@ -98,10 +102,33 @@ def attach(
                     f"[metrics] cannot listen on 127.0.0.1:{section.port} ({exc.strerror}); "
                     "choose another port, or 0 to serve /metrics on the HTTP server."
                 ) from None
-    try:
-        observed.provider = tracing.start(config, exporter)
-    except TracingUnavailable as exc:
-        raise ObserveProblem(str(exc)) from None
-    if observed.provider is not None:
-        server.add_middleware(tracing.NetworkTransport(transport))
+    endpoint_url = config.telemetry.otlp_endpoint
+    if endpoint_url:
+        import fastmcp
+
+        fastmcp.settings.telemetry_mode = "native"
+        try:
+            observed.provider = start_tracing(endpoint_url, config.telemetry.service_name, exporter)
+        except TracingUnavailable as exc:
+            raise ObserveProblem(str(exc)) from None
+        server.add_middleware(NetworkTransport(transport))
     return observed
+
+
+class NetworkTransport(Middleware):
+    """`network.transport` (`pipe` or `tcp`) on the gateway's span of each request."""
+
+    def __init__(self, transport: Transport) -> None:
+        self.attributes: dict[str, str] = (
+            {"network.transport": "pipe"}
+            if transport == "stdio"
+            else {"network.transport": "tcp", "network.protocol.name": "http"}
+        )
+
+    async def on_request(
+        self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]
+    ) -> Any:
+        span = trace.get_current_span()
+        if span.is_recording():
+            span.set_attributes(self.attributes)
+        return await call_next(context)

@@ -18,6 +18,7 @@ from gwanjong_gateway import web
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.observe.metrics import Metrics
 from gwanjong_gateway.team.auth import WRONG_TOKEN, HashedTokenVerifier, challenge
+from gwanjong_gateway.team.stream_watch import bearer_of
 
 log = logging.getLogger(__name__)
 PATH = "/metrics"
@@ -46,8 +47,8 @@ def handler(metrics: Metrics, gw: Gateway, auth: AuthProvider | None) -> Handler
 
     async def scrape(request: Request) -> Response:
         if auth is not None:
-            sent = _bearer(request)
-            if not sent or await auth.verify_token(sent) is None:
+            sent = bearer_of(request.scope)
+            if sent is None or await auth.verify_token(sent) is None:
                 said = _refusal(auth, sent)
                 return JSONResponse(
                     {"error": "invalid_token", "error_description": said},
@@ -62,12 +63,7 @@ def handler(metrics: Metrics, gw: Gateway, auth: AuthProvider | None) -> Handler
     return scrape
 
 
-def _bearer(request: Request) -> str:
-    scheme, _, token = request.headers.get("authorization", "").partition(" ")
-    return token.strip() if scheme.lower() == "bearer" else ""
-
-
-def _refusal(auth: AuthProvider, sent: str) -> str:
+def _refusal(auth: AuthProvider, sent: str | None) -> str:
     """What to do: get a token (and where from), or get another one."""
     if isinstance(auth, HashedTokenVerifier):
         return WRONG_TOKEN if sent else NO_TOKEN

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
@@ -38,64 +39,50 @@ class Metrics:
         from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
         self.registry: CollectorRegistry = CollectorRegistry()
-        r = self.registry
-        by_call = ["platform", "tool"]
-        self.calls = Counter(
-            "gwanjong_platform_calls", "Calls to platform servers.", by_call, registry=r
+        counter, gauge = (
+            partial(Counter, registry=self.registry),
+            partial(Gauge, registry=self.registry),
         )
-        self.errors = Counter(
+        histogram = partial(Histogram, buckets=BUCKETS, registry=self.registry)
+        by_call = ["platform", "tool"]
+        self.calls = counter("gwanjong_platform_calls", "Calls to platform servers.", by_call)
+        self.errors = counter(
             "gwanjong_platform_errors",
             "Platform calls that failed, by error kind.",
             [*by_call, "kind"],
-            registry=r,
         )
-        self.latency = Histogram(
-            "gwanjong_platform_call_seconds",
-            "How long a platform call took.",
-            by_call,
-            buckets=BUCKETS,
-            registry=r,
+        self.latency = histogram(
+            "gwanjong_platform_call_seconds", "How long a platform call took.", by_call
         )
-        self.rate_remaining = Gauge(
+        self.rate_remaining = gauge(
             "gwanjong_rate_limit_remaining",
             "Calls left in the platform's rate-limit window, as its last answer said.",
             ["platform"],
-            registry=r,
         )
-        self.rate_limit = Gauge(
+        self.rate_limit = gauge(
             "gwanjong_rate_limit_limit",
             "The size of that window, when the platform said it.",
             ["platform"],
-            registry=r,
         )
-        self.tool_calls = Counter(
-            "gwanjong_tool_calls", "Calls to the gateway's own tools.", ["tool"], registry=r
+        self.tool_calls = counter(
+            "gwanjong_tool_calls", "Calls to the gateway's own tools.", ["tool"]
         )
-        self.tool_errors = Counter(
+        self.tool_errors = counter(
             "gwanjong_tool_errors",
             "Gateway tool calls answered with an error, by error kind.",
             ["tool", "kind"],
-            registry=r,
         )
-        self.tool_latency = Histogram(
-            "gwanjong_tool_call_seconds",
-            "How long a gateway tool call took.",
-            ["tool"],
-            buckets=BUCKETS,
-            registry=r,
+        self.tool_latency = histogram(
+            "gwanjong_tool_call_seconds", "How long a gateway tool call took.", ["tool"]
         )
-        self.pending = Gauge(
-            "gwanjong_approvals_pending", "Writes waiting for a person's approval.", registry=r
+        self.pending = gauge(
+            "gwanjong_approvals_pending", "Writes waiting for a person's approval."
         )
-        self.unsettled = Gauge(
-            "gwanjong_writes_unsettled",
-            "Writes whose outcome is not known yet (being read back).",
-            registry=r,
+        self.unsettled = gauge(
+            "gwanjong_writes_unsettled", "Writes whose outcome is not known yet (being read back)."
         )
-        self.record_up = Gauge(
-            "gwanjong_record_up",
-            "1 when the strike record answered this scrape, else 0.",
-            registry=r,
+        self.record_up = gauge(
+            "gwanjong_record_up", "1 when the strike record answered this scrape, else 0."
         )
         self._tools: set[str] = set()
 

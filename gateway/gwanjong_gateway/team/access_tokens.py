@@ -7,19 +7,16 @@ re-read when it changes, so a revocation applies on the next request.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
 import re
 import secrets
-import tempfile
-from collections.abc import Callable, Generator
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from gwanjong_gateway.paths import exclusive_lock
+from gwanjong_gateway.paths import exclusive_lock, replace_private
 
 TOKENS_FILE = "tokens.json"
 TOKEN_PREFIX = "gwj_"
@@ -57,6 +54,7 @@ class TokenStore:
 
     def __init__(self, path: Path, clock: Clock = _utc_now) -> None:
         self.path = path
+        self.lock = path.with_suffix(".lock")
         self._clock = clock
         self._loaded = False
         self._seen: tuple[int, int, int] | None = None
@@ -106,7 +104,7 @@ class TokenStore:
                 f"{name!r} is not a usable name: 1 to 64 letters, digits, '.', '_', '@' or '-'."
             )
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-        with self._locked():
+        with exclusive_lock(self.lock):  # two `token add` at once must not lose one write
             entries = self.entries()
             if any(e.name == name and e.active for e in entries):
                 raise TokenError(
@@ -118,39 +116,21 @@ class TokenStore:
 
     def revoke(self, name: str) -> bool:
         """Revoke the active token of `name`; False if there is none."""
-        with self._locked():
+        with exclusive_lock(self.lock):
             entries = self.entries()
-            found = False
-            for i, entry in enumerate(entries):
-                if entry.name == name and entry.active:
-                    entries[i] = TokenEntry(entry.name, entry.sha256, entry.created, self._stamp())
-                    found = True
-            if found:
-                self._write(entries)
-        return found
+            mine = [e for e in entries if e.name == name and e.active]
+            if mine:
+                stamp = self._stamp()
+                self._write([replace(e, revoked=stamp) if e in mine else e for e in entries])
+        return bool(mine)
 
     def _stamp(self) -> str:
         return self._clock().astimezone(UTC).isoformat(timespec="seconds")
 
-    @contextlib.contextmanager
-    def _locked(self) -> Generator[None, None, None]:
-        # Two `token add` at once must not lose one of the writes.
-        with exclusive_lock(self.path.with_suffix(".lock")):
-            yield
-
     def _write(self, entries: list[TokenEntry]) -> None:
-        text = json.dumps({"tokens": [asdict(e) for e in entries]}, indent=2) + "\n"
-        fd, tmp = tempfile.mkstemp(prefix=".tokens-", dir=self.path.parent)  # mode 0600
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(text)
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        replace_private(
+            self.path, json.dumps({"tokens": [asdict(e) for e in entries]}, indent=2) + "\n"
+        )
 
 
 def store_for(state_dir: Path, clock: Clock = _utc_now) -> TokenStore:

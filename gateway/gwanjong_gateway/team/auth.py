@@ -118,43 +118,37 @@ class PinnedJwtVerifier(TokenVerifier):
 def _jwt_verifier(auth: AuthSection) -> TokenVerifier:
     """The pinned verifier, serving RFC 9728 metadata when the audience is the gateway's
     URL (team/protected_resource.py)."""
-    from gwanjong_gateway.team.protected_resource import with_metadata
-
-    return with_metadata(_pinned(auth), auth)
-
-
-def _pinned(auth: AuthSection) -> TokenVerifier:
     # Imported here: the JWT stack (joserfc, cryptography) is only needed in jwt mode.
     from fastmcp.server.auth.providers.jwt import JWTVerifier
 
-    common: dict[str, Any] = {
-        "issuer": auth.issuer,
-        "audience": auth.audience,
-        "required_scopes": auth.required_scopes or None,
-    }
-    if auth.jwks_uri is not None:
-        return PinnedJwtVerifier(
-            auth,
-            {
-                a: JWTVerifier(jwks_uri=auth.jwks_uri, algorithm=a, **common)
-                for a in auth.pinned_algorithms
-            },
+    from gwanjong_gateway.team.protected_resource import with_metadata
+
+    verifier, uri = JWTVerifier, auth.jwks_uri
+    if uri is None:
+        assert auth.jwks_file is not None
+        path = Path(auth.jwks_file).expanduser()
+        _read_jwks(path)  # fail at start, not on the first request
+        uri = path.resolve().as_uri()
+
+        class JwksFileVerifier(JWTVerifier):
+            """JWTVerifier reading its key set from a local file instead of a URL."""
+
+            async def _fetch_jwks(self) -> dict[str, Any]:
+                return _read_jwks(path)
+
+        verifier = JwksFileVerifier
+    scopes = auth.required_scopes or None
+    by_alg: dict[str, TokenVerifier] = {
+        a: verifier(
+            jwks_uri=uri,
+            algorithm=a,
+            issuer=auth.issuer,
+            audience=auth.audience,
+            required_scopes=scopes,
         )
-    assert auth.jwks_file is not None
-    path = Path(auth.jwks_file).expanduser()
-    _read_jwks(path)  # fail at start, not on the first request
-
-    class JwksFileVerifier(JWTVerifier):
-        """JWTVerifier reading its key set from a local file instead of a URL."""
-
-        async def _fetch_jwks(self) -> dict[str, Any]:
-            return _read_jwks(path)
-
-    uri = path.resolve().as_uri()
-    return PinnedJwtVerifier(
-        auth,
-        {a: JwksFileVerifier(jwks_uri=uri, algorithm=a, **common) for a in auth.pinned_algorithms},
-    )
+        for a in auth.pinned_algorithms
+    }
+    return with_metadata(PinnedJwtVerifier(auth, by_alg), auth)
 
 
 def _read_jwks(path: Path) -> dict[str, Any]:

@@ -44,21 +44,6 @@ def metadata_url(resource: str) -> str:
     return f"{parts.scheme}://{parts.netloc}{metadata_path(resource)}"
 
 
-def metadata(auth: AuthSection, resource: str) -> dict[str, Any]:
-    """The document, with the issuer and resource exactly as configured (a client compares
-    them as strings; a URL type would add a trailing slash to a bare host)."""
-    assert auth.issuer is not None
-    doc: dict[str, Any] = {
-        "resource": resource,
-        "authorization_servers": [auth.issuer],
-        "bearer_methods_supported": ["header"],
-        "resource_name": "gwanjong",
-    }
-    if auth.required_scopes:
-        doc["scopes_supported"] = list(auth.required_scopes)
-    return doc
-
-
 class ProtectedResource(TokenVerifier):
     """The jwt verifier plus its metadata: FastMCP puts `resource_metadata="<URL>"` in every
     401's `WWW-Authenticate` once the provider serves a route at that URL's path."""
@@ -67,7 +52,17 @@ class ProtectedResource(TokenVerifier):
         super().__init__(required_scopes=auth.required_scopes or None)
         self.verifier = verifier
         self.resource = resource
-        self.document = metadata(auth, resource)
+        # the issuer and resource exactly as configured (a client compares them as strings;
+        # a URL type would add a trailing slash to a bare host)
+        assert auth.issuer is not None
+        self.document: dict[str, Any] = {
+            "resource": resource,
+            "authorization_servers": [auth.issuer],
+            "bearer_methods_supported": ["header"],
+            "resource_name": "gwanjong",
+        }
+        if auth.required_scopes:
+            self.document["scopes_supported"] = list(auth.required_scopes)
 
     async def verify_token(self, token: str) -> AccessToken | None:
         return await self.verifier.verify_token(token)

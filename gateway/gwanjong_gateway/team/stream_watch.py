@@ -8,6 +8,7 @@ POSTs are left alone: a call let in finishes (cut mid-way, a write could go unre
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 import anyio
@@ -19,7 +20,7 @@ log = logging.getLogger(__name__)
 RECHECK_S = 2.0
 
 
-def bearer_of(scope: dict[str, Any]) -> str | None:
+def bearer_of(scope: Mapping[str, Any]) -> str | None:
     headers: list[tuple[bytes, bytes]] = scope.get("headers") or []  # ASGI: raw byte pairs
     for name, value in headers:
         if name.lower() == b"authorization":

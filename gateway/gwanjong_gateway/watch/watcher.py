@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import logging
 import time
+import weakref
 from collections.abc import Awaitable, Callable
-from typing import Literal, Protocol
+from typing import Literal
 
 import anyio
 
@@ -24,25 +25,23 @@ from gwanjong_gateway.scout import inbox
 from gwanjong_gateway.scout import opportunities as scouting
 from gwanjong_gateway.scout.acted import acted_in
 from gwanjong_gateway.scout.state import Opportunity
-from gwanjong_gateway.watch import seen
 from gwanjong_shared.contract.errors import PlatformError
 
 log = logging.getLogger(__name__)
 
 FoundKind = Literal["summoned", "topic"]
+#: summons this process's watcher noticed since the person last opened the console's Inbox
+#: page (a count to glance at, not a record: the record keeps the cursors); absent: no watcher
+NOTICED: weakref.WeakKeyDictionary[Gateway, int] = weakref.WeakKeyDictionary()
 #: how many ids of a topic's high-score posts are remembered per platform
 SEEN_IDS = 300
 PER_PLATFORM = 10
 
 
-class OnFound(Protocol):
-    """What the watcher reports: on `platform`, `count` new items of `kind` ("summoned" or
-    "topic"), the oldest at `oldest_at` (ISO 8601 or None). Names and counts only, never
-    platform text; once per platform, kind and period across replicas."""
-
-    def __call__(
-        self, platform: str, kind: FoundKind, count: int, oldest_at: str | None
-    ) -> Awaitable[None]: ...
+#: what the watcher reports: on a platform, how many new items of a kind, the oldest at
+#: (ISO 8601 or None). Names and counts only, never platform text; once per platform, kind
+#: and period across replicas.
+OnFound = Callable[[str, FoundKind, int, str | None], Awaitable[None]]
 
 
 async def log_found(platform: str, kind: FoundKind, count: int, oldest_at: str | None) -> None:
@@ -88,9 +87,6 @@ class _Claims:
             self.won.add(platform)
 
 
-Sleep = Callable[[float], Awaitable[None]]
-
-
 class Watcher:
     def __init__(
         self,
@@ -104,7 +100,7 @@ class Watcher:
         self.settings = gw.config.watch
         #: platform -> when it may be polled again
         self._next: dict[str, float] = {}
-        seen.watching(gw)
+        NOTICED.setdefault(gw, 0)
 
     def platforms(self) -> list[str]:
         """The platforms due now (each at most once per max(every_s, min_interval_s))."""
@@ -126,7 +122,7 @@ class Watcher:
         for topic in self.settings.topics:
             await self._topic(topic, due)
 
-    async def run_forever(self, sleep: Sleep = anyio.sleep) -> None:
+    async def run_forever(self, sleep: Callable[[float], Awaitable[None]] = anyio.sleep) -> None:
         while True:
             try:
                 await self.tick()
@@ -208,7 +204,7 @@ class Watcher:
                 continue
             dates = [o.post.published_at for o in items if o.post.published_at]
             if kind == "summoned":
-                seen.add(self.gw, len(items))  # the console's inbox count
+                NOTICED[self.gw] = NOTICED.get(self.gw, 0) + len(items)
             await self.on_found(platform, kind, len(items), min(dates) if dates else None)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gwanjong_gateway.channels.apps import card_view
-from gwanjong_gateway.channels.page import review_page
+from gwanjong_gateway.channels.page import one_approval_page
 from gwanjong_gateway.cli.review import view
 from gwanjong_gateway.rules.approvals import Approval
 from gwanjong_gateway.strike.elicitation import message
@@ -45,7 +45,7 @@ async def test_every_surface_shows_title_tags_and_account(tagged: tuple[Desks, A
     text = message(approval)  # the dialog
     assert "Title: Cancellation notes" in text and "Tags: python, async" in text
     assert "Sent as: gwanjong_bot, public" in text
-    page = review_page(approval, now, "csrf")
+    page = one_approval_page(approval, now, "csrf")
     assert "<dt>Tags</dt><dd>" in page
     assert '<code class="tag">python</code> <code class="tag">async</code>' in page
     assert "Cancellation notes" in page and "gwanjong_bot, public" in page

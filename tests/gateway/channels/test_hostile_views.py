@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from gwanjong_gateway.channels.apps import card_view
-from gwanjong_gateway.channels.page import decided_page, review_page
+from gwanjong_gateway.channels.page import one_approval_page
 from gwanjong_gateway.web import STATIC
 from tests.hostile_approvals import CORPUS, REFUSED, approval_with, assert_seen, with_footer
 
@@ -17,7 +17,10 @@ NOW = 2000.0
 def test_the_page_shows_the_whole_text_marked(name: str) -> None:
     text = with_footer(CORPUS[name])
     a = approval_with(text)
-    for page in (review_page(a, NOW, "0" * 64), decided_page(a, NOW, "Declined.")):
+    for page in (
+        one_approval_page(a, NOW, "0" * 64),
+        one_approval_page(a, NOW, message="Declined."),
+    ):
         shown = page.split("<textarea", 1)[0]  # the edit box holds the raw text to edit
         assert_seen(shown, text, escaped=True)
         assert ("invisible character" in shown) == (name in REFUSED)
@@ -30,7 +33,7 @@ def test_the_page_shows_the_whole_text_marked(name: str) -> None:
 
 def test_the_title_is_marked_and_warned_about() -> None:
     a = approval_with("Body.", title="Notes\u202e\u200b")
-    page = review_page(a, NOW, "0" * 64)
+    page = one_approval_page(a, NOW, "0" * 64)
     assert "Notes⟦U+202E⟧⟦U+200B⟧" in page and "Title: 2 invisible characters" in page
 
 

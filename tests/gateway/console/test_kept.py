@@ -118,7 +118,7 @@ async def test_an_edit_refused_as_too_soon_is_kept_and_adds_no_row(
 
 
 def _when(at: float) -> str:
-    from gwanjong_gateway.console.pages import when
+    from gwanjong_gateway.console.app import when
 
     return when(at)
 

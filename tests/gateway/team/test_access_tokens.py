@@ -30,7 +30,7 @@ def test_a_token_is_stored_only_as_its_hash_in_a_private_file(tmp_path: Path) ->
     text = store.path.read_text()
     assert token not in text and digest(token) in text
     assert stat.S_IMODE(store.path.stat().st_mode) == 0o600
-    assert [p.name for p in store.path.parent.iterdir() if p.name.startswith(".tokens-")] == []
+    assert [p.name for p in store.path.parent.iterdir() if p.name.startswith(".tokens")] == []
     assert store.lookup(token) == "alice"
     assert store.lookup(token + "x") is None and store.lookup("") is None
     entry = store.entries()[0]
