@@ -41,11 +41,11 @@ class HandleRows(Statements):
 
     def handle(self, handle_hash: str, principal: str, now: float) -> HandleRow | None:
         """The live row of that handle for that principal, or None."""
-        row = self._x(
+        return self.engine.row(
+            HandleRow,
             "SELECT * FROM handles WHERE handle_hash = ? AND principal = ? AND expires_at > ?",
             (handle_hash, principal, now),
-        ).fetchone()
-        return None if row is None else HandleRow(**dict(row))
+        )
 
     def set_drafted(
         self, handle_hash: str, principal: str, drafted: str, expires_at: float
@@ -68,5 +68,5 @@ class HandleRows(Statements):
         if client:
             sql += " AND client = ?"
             args.append(client)
-        row = self._x(sql, args).fetchone()
-        return HandleCounts(int(row["scouted"] or 0), int(row["drafted"] or 0))
+        (counts,) = self.engine.tuples(sql, args)
+        return HandleCounts(*(int(n or 0) for n in counts))

@@ -37,7 +37,8 @@ class HistoryRows(Statements):
         ]
         used = [(clause, value) for clause, value in where if value is not None]
         query = "".join(f" AND {clause}" for clause, _ in used)
-        return self._strikes(
+        return self.engine.rows(
+            Strike,
             f"SELECT * FROM strikes WHERE 1=1{query} ORDER BY id DESC LIMIT ?",
             [*(value for _, value in used), limit],
         )

@@ -132,12 +132,12 @@ class SpendLedger:
             return int(db.insert(self.table, [charge], returning="id"))
 
     def _spent(self, db: Engine, platform: str, since: float) -> int:
-        row = db.one(
-            f"SELECT COALESCE(SUM(micros), 0) AS spent FROM {self.table} "
-            "WHERE platform = ? AND at >= ?",
-            (platform, since),
+        return int(
+            db.value(
+                f"SELECT COALESCE(SUM(micros), 0) FROM {self.table} WHERE platform = ? AND at >= ?",
+                (platform, since),
+            )
         )
-        return int(row["spent"])
 
     def spent(self, platform: str, since: float) -> int:
         """The platform's spend since ``since`` (reservations in flight included)."""
