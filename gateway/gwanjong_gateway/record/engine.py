@@ -93,6 +93,11 @@ def _shape(cls: type) -> tuple[tuple[str, ...], tuple[tuple[int, Callable[[Any],
     return names, tuple((i, r) for i, r in readers if r is not None)
 
 
+def columns(cls: type) -> tuple[str, ...]:
+    """A row class's columns, in order."""
+    return _shape(cls)[0]
+
+
 class SchemaError(Exception):
     """The database was written by a newer gwanjong (a schema version this one lacks)."""
 
