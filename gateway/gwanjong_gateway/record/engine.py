@@ -29,26 +29,6 @@ STATEMENT_TIMEOUT_S = 5.0
 R = TypeVar("R")
 
 
-def connection_options(
-    name: str,
-    lock_timeout_s: float = BUSY_TIMEOUT_S,
-    connect_timeout_s: int = CONNECT_TIMEOUT_S,
-    statement_timeout_s: float = STATEMENT_TIMEOUT_S,
-) -> dict[str, Any]:
-    """libpq settings that bound every wait: connecting, each statement, a lock, a silent server."""
-    ms = int(statement_timeout_s * 1000)
-    return {
-        "connect_timeout": connect_timeout_s,
-        "options": f"-c lock_timeout={int(lock_timeout_s * 1000)} -c statement_timeout={ms}",
-        "keepalives": 1,
-        "keepalives_idle": 5,
-        "keepalives_interval": 2,
-        "keepalives_count": 3,
-        "tcp_user_timeout": ms + 1000,
-        "application_name": name,
-    }
-
-
 def _stored(value: Any) -> Any:
     """A value as a column holds it: an enum by value, a flag as 0 or 1, a dict or list
     as JSON (the one encoding of every table's rows)."""
@@ -292,11 +272,20 @@ class PostgresEngine(Engine):
         from psycopg.rows import dict_row
 
         self.url = url
+        ms = int(statement_timeout_s * 1000)
+        # libpq settings that bound every wait: connecting, each statement, a lock, a silent server
         db: Any = psycopg.connect(
             url,
             autocommit=True,
             row_factory=dict_row,
-            **connection_options(name, busy_timeout_s, connect_timeout_s, statement_timeout_s),
+            connect_timeout=connect_timeout_s,
+            options=f"-c lock_timeout={int(busy_timeout_s * 1000)} -c statement_timeout={ms}",
+            keepalives=1,
+            keepalives_idle=5,
+            keepalives_interval=2,
+            keepalives_count=3,
+            tcp_user_timeout=ms + 1000,
+            application_name=name,
         )
         super().__init__(db, busy_timeout_s)
 

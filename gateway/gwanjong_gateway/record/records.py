@@ -274,27 +274,24 @@ class Records:
         if outage:
             raise unavailable(outage[0].message)
         try:
-            return await self._within(deadline_s, fn, *args, **kwargs)
-        except Exception as exc:
-            error = platform_error(exc)
-            if outage is not None and error is not None and error.kind == "unavailable":
-                outage.append(error)
-            raise
-
-    async def _within(
-        self, deadline_s: float, fn: Callable[..., T], *args: object, **kwargs: object
-    ) -> T:
-        try:
             with anyio.fail_after(deadline_s):
                 async with self._slots:
                     return await self._call(fn, *args, **kwargs)
         except TimeoutError:
             log.warning("a strike record call took longer than %.1f s; abandoned", deadline_s)
-            raise unavailable(
+            error = unavailable(
                 f"the strike record did not answer within {deadline_s:g} s (the database is "
                 "frozen, overloaded or unreachable); a write in flight may have been claimed. "
                 "Check the database, then call again: strike says whether it was written.",
-            ) from None
+            )
+        except Exception as exc:
+            found = platform_error(exc)
+            if outage is not None and found is not None and found.kind == "unavailable":
+                outage.append(found)
+            raise
+        if outage is not None:
+            outage.append(error)
+        raise error
 
     def _idle(self) -> StrikeStore | None:
         """An idle connection not known dead (after a database restart, none is)."""
@@ -342,9 +339,9 @@ class Records:
     def _answer(self, exc: BaseException, store: StrikeStore | None) -> BaseException:
         if isinstance(exc, sqlite3.DatabaseError):
             return unavailable(self._passing(exc) or self._unreadable(exc))
-        if platform_error(exc) or not self.url or not isinstance(store, StrikeStore):
+        if platform_error(exc) or not self.url or store is None:
             return exc
-        message = pg_errors.describe(exc, str(getattr(store, "url", self.url)), self.busy_timeout_s)
+        message = pg_errors.describe(exc, store.url, self.busy_timeout_s)
         if message is None:
             return exc
         log.warning("%s", message)
