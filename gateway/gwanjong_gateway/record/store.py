@@ -64,15 +64,7 @@ _HOLDING, _WRITING, _UNSETTLED, _ENGAGING = map(_marks, (HOLDING, WRITING, UNSET
 class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows):
     def __init__(self, path: Path, busy_timeout_s: float = BUSY_TIMEOUT_S) -> None:
         """Raises sqlite3.DatabaseError when the file is not a readable strike record."""
-        engine = SqliteEngine(path, busy_timeout_s)
-        try:
-            check = engine.value("PRAGMA quick_check")
-            if check != "ok":
-                raise sqlite3.DatabaseError(f"integrity check failed: {check or '?'}")
-        except BaseException:
-            engine.close()
-            raise
-        self._open(engine, path)
+        self._open(SqliteEngine(path, busy_timeout_s), path)
 
     def _open(self, engine: Engine, path: Path | None) -> None:
         self.engine = engine
@@ -80,6 +72,9 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
         self.FOR_UPDATE = engine.FOR_UPDATE
         self.url = getattr(engine, "url", "")
         try:
+            check = "ok" if engine.postgres else engine.value("PRAGMA quick_check")
+            if check != "ok":
+                raise sqlite3.DatabaseError(f"integrity check failed: {check or '?'}")
             migrations.migrate(engine, migrations.RECORD)
         except BaseException:
             engine.close()
@@ -122,14 +117,11 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
             if earlier is not None:
                 return Verdict(earlier=earlier)
             if req.action.engages_author:  # a new post or an upvote engages no one
-                last = self._last_to_author(req.platform, str(req.row.get("author", "")))
+                author = str(req.row.get("author", ""))
+                last = self._last_to_author(req.platform, author)
+                who = str(req.row.get("principal") or "")
                 why = policy.author_cooldown(
-                    req.cooldown_days,
-                    last,
-                    req.platform,
-                    str(req.row.get("author", "")),
-                    now,
-                    str(req.row.get("principal") or ""),
+                    req.cooldown_days, last, req.platform, author, now, who
                 )
                 if why:
                     return Verdict(refusal=why[0], retry_after=why[1])

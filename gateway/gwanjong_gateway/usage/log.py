@@ -276,13 +276,9 @@ def where_of(config: GatewayConfig, environ: dict[str, str] | None = None) -> Wh
 def open_usage(config: GatewayConfig, environ: dict[str, str] | None = None) -> UsageLog:
     """The configured usage record, with the spend ledger beside it, and the daily budgets,
     for its report."""
-    from gwanjong_gateway.config_ops import micro_usd
+    from gwanjong_gateway.usage.prices import daily_budgets
 
     usage = UsageLog(where_of(config, environ))
     usage.ledger = SpendLedger(where_of(config, environ))
-    usage.budgets = {
-        name: micro_usd(limit.daily_usd)
-        for name, limit in config.limits.items()
-        if limit.daily_usd is not None
-    }
+    usage.budgets = daily_budgets(config)
     return usage
