@@ -51,7 +51,7 @@ def percentile(values: list[float], q: float) -> float | None:
     return values[int(rank) - 1]
 
 
-_UNSEEN = dict.fromkeys(("last_error", "rate_limit", "remaining"))
+_UNSEEN: dict[str, None] = dict.fromkeys(("last_error", "rate_limit", "remaining"))
 
 
 def aggregate(rows: list[Call], since_s: float | None, now: float) -> dict[str, Any]:
@@ -65,7 +65,14 @@ def aggregate(rows: list[Call], since_s: float | None, now: float) -> dict[str, 
             g["tokens"] += int(r.tokens or 0)
         else:
             key = (r.platform, r.tool)
-            fresh = {"platform": r.platform, "tool": r.tool, "calls": 0, "errors": {}, **_UNSEEN}
+            errors: dict[str, int] = {}
+            fresh = {
+                "platform": r.platform,
+                "tool": r.tool,
+                "calls": 0,
+                "errors": errors,
+                **_UNSEEN,
+            }
             g = platform.setdefault(key, fresh)
             latencies.setdefault(key, []).append(float(r.ms))
             if r.rl_remaining is not None:  # the last budget its platform server read
