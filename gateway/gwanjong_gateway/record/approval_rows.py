@@ -8,7 +8,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from gwanjong_gateway.record.statements import Statements
+from gwanjong_gateway.record.statements import Statements, where
 from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, ApprovalUse, iso
 from gwanjong_gateway.rules.ledger import Strike
 from gwanjong_gateway.rules.outgoing import Outgoing
@@ -119,17 +119,15 @@ class ApprovalRows(Statements):
     ) -> list[Approval]:
         """Pending ones (oldest first), or every one (newest first); ``principal``: only
         theirs (None: everyone's)."""
-        query = "SELECT * FROM approvals WHERE 1=1"
-        args: list[Any] = []
-        if pending:
-            query += " AND status = ? AND expires_at > ?"
-            args += [ApprovalStatus.PENDING, now]
-        if principal is not None:
-            query += " AND principal = ?"
-            args.append(principal)
-        query += f" ORDER BY id {'ASC' if pending else 'DESC'} LIMIT ?"
-        args.append(limit)
-        return self.engine.rows(Approval, query, args)
+        sql, args = where(
+            ("status = ?", ApprovalStatus.PENDING if pending else None),
+            ("expires_at > ?", now if pending else None),
+            ("principal = ?", principal),
+        )
+        order = "ASC" if pending else "DESC"
+        return self.engine.rows(
+            Approval, f"SELECT * FROM approvals {sql} ORDER BY id {order} LIMIT ?", [*args, limit]
+        )
 
     def close_approval(
         self,

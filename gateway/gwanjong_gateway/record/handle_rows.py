@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from gwanjong_gateway.record.statements import Statements
+from gwanjong_gateway.record.statements import Statements, where
 
 
 @dataclass(frozen=True)
@@ -60,13 +59,13 @@ class HandleRows(Statements):
     def handle_counts(self, principal: str, client: str, now: float) -> HandleCounts:
         """How many live handles ``principal`` holds (of one client, when ``client`` is
         given), and how many of them are drafted."""
-        sql = (
-            "SELECT COUNT(*) AS scouted, COUNT(drafted) AS drafted FROM handles"
-            " WHERE principal = ? AND expires_at > ?"
+        sql, args = where(
+            ("principal = ?", principal), ("expires_at > ?", now), ("client = ?", client or None)
         )
-        args: list[Any] = [principal, now]
-        if client:
-            sql += " AND client = ?"
-            args.append(client)
-        (counts,) = self.engine.tuples(sql, args)
-        return HandleCounts(*(int(n or 0) for n in counts))
+        counts = self.engine.row(
+            HandleCounts,
+            f"SELECT COUNT(*) AS scouted, COUNT(drafted) AS drafted FROM handles {sql}",
+            args,
+        )
+        assert counts is not None  # COUNT answers one row
+        return counts

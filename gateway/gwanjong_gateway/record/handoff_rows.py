@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from gwanjong_gateway.record.statements import Statements
+from gwanjong_gateway.record.statements import Statements, where
 from gwanjong_gateway.rules.ledger import Strike, StrikeStatus
 
 
@@ -24,14 +24,10 @@ class HandoffRows(Statements):
 
     def open_handoffs(self, principal: str | None = None, limit: int = 200) -> list[Strike]:
         """Every hand-off no one has closed yet, oldest first (``principal``: theirs)."""
-        query = "SELECT * FROM strikes WHERE status = ?"
-        args: list[Any] = [str(StrikeStatus.HANDOFF)]
-        if principal is not None:
-            query += " AND principal = ?"
-            args.append(principal)
-        query += " ORDER BY id LIMIT ?"
-        args.append(limit)
-        return self.engine.rows(Strike, query, args)
+        sql, args = where(("status = ?", StrikeStatus.HANDOFF), ("principal = ?", principal))
+        return self.engine.rows(
+            Strike, f"SELECT * FROM strikes {sql} ORDER BY id LIMIT ?", [*args, limit]
+        )
 
     def _waiting(self, strike_id: int) -> Strike | None:
         """The hand-off if it still waits, locked until the transaction ends."""

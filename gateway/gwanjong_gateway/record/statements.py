@@ -27,6 +27,12 @@ def _columns(fields: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
+def where(*conditions: tuple[str, Any]) -> tuple[str, list[Any]]:
+    """``WHERE 1=1 AND …`` of the conditions whose value is not None, and those values."""
+    used = [(clause, value) for clause, value in conditions if value is not None]
+    return "WHERE 1=1" + "".join(f" AND {c}" for c, _ in used), [v for _, v in used]
+
+
 class Statements:
     #: appended to a SELECT that is followed by an UPDATE of the same row
     FOR_UPDATE: str = ""
