@@ -29,9 +29,14 @@ STATEMENT_TIMEOUT_S = 5.0
 R = TypeVar("R")
 
 
+_PLAIN = frozenset({str, int, float, type(None)})
+
+
 def _stored(value: Any) -> Any:
     """A value as a column holds it: an enum by value, a flag as 0 or 1, a dict or list
     as JSON (the one encoding of every table's rows)."""
+    if type(value) in _PLAIN:  # the common case, checked at once
+        return value
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, bool):
@@ -145,24 +150,25 @@ class Engine:
         are the columns), each value read back as its field's type (`_stored`'s inverse)."""
         names, readers = _shape(cls)
         with self.lock:
-            cursor = self.x(sql, args)
-            if tuple(d[0] for d in cursor.description or ()) != names:  # rare: by name
-                by_name = {names[i]: read for i, read in readers}
-                return [
-                    cls(**{k: by_name[k](v) if k in by_name else v for k, v in dict(r).items()})
-                    for r in cursor
-                ]
-            values = (r.values() for r in cursor) if self.postgres else cursor
-            if not readers:  # by position, and a named tuple has no __init__ to run: cheaper
-                make = getattr(cls, "_make", None)
-                return [make(v) for v in values] if make is not None else [cls(*v) for v in values]
-            found: list[R] = []
-            for v in values:
-                fields = list(v)
-                for i, read in readers:
-                    fields[i] = read(fields[i])
-                found.append(cls(*fields))
-            return found
+            rows = self.x(sql, args).fetchall()
+        # the columns from a row, not the cursor's description (psycopg builds that anew)
+        if rows and tuple(rows[0].keys()) != names:  # rare: by name
+            by_name = {names[i]: read for i, read in readers}
+            return [
+                cls(**{k: by_name[k](v) if k in by_name else v for k, v in dict(r).items()})
+                for r in rows
+            ]
+        values = [r.values() for r in rows] if self.postgres else rows
+        if not readers:  # by position, and a named tuple has no __init__ to run: cheaper
+            make = getattr(cls, "_make", None)
+            return [make(v) for v in values] if make is not None else [cls(*v) for v in values]
+        found: list[R] = []
+        for v in values:
+            fields = list(v)
+            for i, read in readers:
+                fields[i] = read(fields[i])
+            found.append(cls(*fields))
+        return found
 
     def row(self, cls: type[R], sql: str, args: Sequence[Any] = ()) -> R | None:
         """The first row of one statement as a ``cls`` (see `rows`), or None."""
