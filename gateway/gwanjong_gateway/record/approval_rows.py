@@ -5,17 +5,13 @@ claim's own transaction (`StrikeStore.decide`): an approval executes at most onc
 from __future__ import annotations
 
 import dataclasses
-import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gwanjong_gateway.record.statements import Statements
+from gwanjong_gateway.record.statements import Statements, where
 from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, ApprovalUse, iso
 from gwanjong_gateway.rules.ledger import Strike
 from gwanjong_gateway.rules.outgoing import Outgoing
-
-_JSON = ("post", "context", "policy")
 
 
 @dataclass(frozen=True)
@@ -53,48 +49,35 @@ class NewApproval:
     record: int | None = None
     id: int | None = None
 
-    def __post_init__(self) -> None:
-        for name in _JSON:
-            value = getattr(self, name)
-            if not isinstance(value, str):
-                object.__setattr__(self, name, json.dumps(value, ensure_ascii=False, default=str))
-        object.__setattr__(self, "status", str(self.status))
-        object.__setattr__(self, "edited", int(bool(self.edited)))
-
 
 class ApprovalRows(Statements):
-    def _approval(self, row: Any) -> Approval:
-        data = dict(row)
-        for key in _JSON:
-            data[key] = json.loads(data[key])
-        data["status"] = ApprovalStatus(data["status"])
-        data["edited"] = bool(data["edited"])
-        data["record"] = int(data["record"]) if data["record"] is not None else None
-        return Approval(**data)
-
-    def _one(self, sql: str, args: Sequence[Any]) -> Approval | None:
-        row = self._x(sql, args).fetchone()
-        return None if row is None else self._approval(row)
-
     def approval(self, approval_id: int) -> Approval | None:
-        return self._one("SELECT * FROM approvals WHERE id = ?", (approval_id,))
+        return self.engine.row(Approval, "SELECT * FROM approvals WHERE id = ?", (approval_id,))
 
     def _pending_for(self, key: str) -> Approval | None:
-        return self._one(
+        return self.engine.row(
+            Approval,
             f"SELECT * FROM approvals WHERE lock_key = ? AND status = ?{self.FOR_UPDATE}",
             (key, ApprovalStatus.PENDING),
         )
 
+    def _set(self, approval_id: int, **fields: Any) -> None:
+        sets = ", ".join(f"{name} = ?" for name in fields)  # names from this module only
+        self._x(f"UPDATE approvals SET {sets} WHERE id = ?", (*fields.values(), approval_id))
+
+    def _locked(self, approval_id: int) -> Approval | None:
+        """The approval, locked until the transaction ends (it is decided next)."""
+        return self.engine.row(
+            Approval, f"SELECT * FROM approvals WHERE id = ?{self.FOR_UPDATE}", (approval_id,)
+        )
+
     def _expire(self, approval_id: int, now: float) -> None:
-        self._x(
-            "UPDATE approvals SET status = ?, decided_at = ?, reason = ? WHERE id = ? AND status = ?",
-            (
-                ApprovalStatus.EXPIRED,
-                now,
-                "nobody decided in time",
-                approval_id,
-                ApprovalStatus.PENDING,
-            ),
+        """Inside the transaction that found it pending and past its time."""
+        self._set(
+            approval_id,
+            status=ApprovalStatus.EXPIRED,
+            decided_at=now,
+            reason="nobody decided in time",
         )
 
     def open_approval(self, now: float, row: NewApproval) -> tuple[Approval, bool]:
@@ -121,7 +104,8 @@ class ApprovalRows(Statements):
     def last_before(self, key: str, before: int) -> Approval | None:
         """The latest approval on ``key`` older than approval ``before`` (how the last
         person to see this target decided)."""
-        return self._one(
+        return self.engine.row(
+            Approval,
             "SELECT * FROM approvals WHERE lock_key = ? AND id < ? ORDER BY id DESC LIMIT 1",
             (key, before),
         )
@@ -135,18 +119,15 @@ class ApprovalRows(Statements):
     ) -> list[Approval]:
         """Pending ones (oldest first), or every one (newest first); ``principal``: only
         theirs (None: everyone's)."""
-        query = "SELECT * FROM approvals WHERE 1=1"
-        args: list[Any] = []
-        if pending:
-            query += " AND status = ? AND expires_at > ?"
-            args += [ApprovalStatus.PENDING, now]
-        if principal is not None:
-            query += " AND principal = ?"
-            args.append(principal)
-        query += f" ORDER BY id {'ASC' if pending else 'DESC'} LIMIT ?"
-        args.append(limit)
-        rows = self._x(query, args).fetchall()
-        return [self._approval(r) for r in rows]
+        sql, args = where(
+            ("status = ?", ApprovalStatus.PENDING if pending else None),
+            ("expires_at > ?", now if pending else None),
+            ("principal = ?", principal),
+        )
+        order = "ASC" if pending else "DESC"
+        return self.engine.rows(
+            Approval, f"SELECT * FROM approvals {sql} ORDER BY id {order} LIMIT ?", [*args, limit]
+        )
 
     def close_approval(
         self,
@@ -161,26 +142,27 @@ class ApprovalRows(Statements):
         """Move a pending approval to ``status`` (declined, refused, expired); None if it
         was no longer pending (decided meanwhile, or past its time: then it is expired)."""
         with self._transaction(immediate=True, lock=f"approval-id:{approval_id}"):
-            row = self._x(
-                f"SELECT status, expires_at FROM approvals WHERE id = ?{self.FOR_UPDATE}",
-                (approval_id,),
-            ).fetchone()
-            if row is None or row["status"] != ApprovalStatus.PENDING:
+            found = self._locked(approval_id)
+            if found is None or found.status != ApprovalStatus.PENDING:
                 return None
-            if float(row["expires_at"]) <= now:
+            if found.expires_at <= now:
                 self._expire(approval_id, now)
                 return None
-            self._x(
-                "UPDATE approvals SET status = ?, decided_at = ?, decided_by = ?, channel = ?, "
-                "reason = ?, record = ? WHERE id = ?",
-                (status, now, by, channel, reason, record, approval_id),
+            self._set(
+                approval_id,
+                status=status,
+                decided_at=now,
+                decided_by=by,
+                channel=channel,
+                reason=reason,
+                record=record,
             )
         return self.approval(approval_id)
 
     def approval_of(self, record: int) -> Approval | None:
         """The approval a strike row came from (approved, declined or refused), if any."""
-        return self._one(
-            "SELECT * FROM approvals WHERE record = ? ORDER BY id DESC LIMIT 1", (record,)
+        return self.engine.row(
+            Approval, "SELECT * FROM approvals WHERE record = ? ORDER BY id DESC LIMIT 1", (record,)
         )
 
     def restore_approval(self, row: dict[str, Any]) -> None:
@@ -193,29 +175,21 @@ class ApprovalRows(Statements):
 
     def link_approval(self, approval_id: int, record: int) -> None:
         """The strike row a decided approval became (a decline's `declined` row)."""
-        self._x("UPDATE approvals SET record = ? WHERE id = ?", (record, approval_id))
+        self._set(approval_id, record=record)
 
     def _unusable(self, use: ApprovalUse, now: float) -> str:
         """Why this approval cannot be consumed now ("" = it can); inside the claim."""
-        row = self._x(
-            f"SELECT status, expires_at, digest, decided_by, decided_at FROM approvals "
-            f"WHERE id = ?{self.FOR_UPDATE}",
-            (use.id,),
-        ).fetchone()
-        if row is None:
+        found = self._locked(use.id)
+        if found is None:
             return f"Approval {use.id} does not exist."
-        if row["status"] != ApprovalStatus.PENDING:
-            who = f" by {row['decided_by']}" if row["decided_by"] else ""
-            when = f" at {iso(float(row['decided_at']))}" if row["decided_at"] else ""
-            return (
-                f"Approval {use.id} was already {row['status']}{who}{when}: nothing more is sent."
-            )
-        if float(row["expires_at"]) <= now:
+        if found.status != ApprovalStatus.PENDING:
+            who = f" by {found.decided_by}" if found.decided_by else ""
+            when = f" at {iso(found.decided_at)}" if found.decided_at else ""
+            return f"Approval {use.id} was already {found.status}{who}{when}: nothing more is sent."
+        if found.expires_at <= now:
             self._expire(use.id, now)
-            return (
-                f"Approval {use.id} expired at {iso(float(row['expires_at']))}: nothing was sent."
-            )
-        if not use.edited and row["digest"] != use.digest:
+            return f"Approval {use.id} expired at {iso(found.expires_at)}: nothing was sent."
+        if not use.edited and found.digest != use.digest:
             return (
                 f"What would be sent is no longer what was approved in approval {use.id} "
                 "(its SHA-256 differs): nothing was sent."
@@ -229,20 +203,16 @@ class ApprovalRows(Statements):
         if sent:
             write = Outgoing.load(sent)
             text, title = write.text, write.title
-        self._x(
-            "UPDATE approvals SET status = ?, decided_at = ?, decided_by = ?, channel = ?, "
-            "record = ?, edited = ?, text = ?, title = ?, digest = ?, outgoing = ? WHERE id = ?",
-            (
-                ApprovalStatus.APPROVED,
-                now,
-                use.by,
-                use.channel,
-                record.id,
-                1 if use.edited else 0,
-                text,
-                title,
-                use.digest,
-                sent,
-                use.id,
-            ),
+        self._set(
+            use.id,
+            status=ApprovalStatus.APPROVED,
+            decided_at=now,
+            decided_by=use.by,
+            channel=use.channel,
+            record=record.id,
+            edited=use.edited,
+            text=text,
+            title=title,
+            digest=use.digest,
+            outgoing=sent,
         )

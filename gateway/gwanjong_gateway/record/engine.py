@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 import select
 import sqlite3
 import threading
 import time
+import typing
 from collections.abc import Callable, Generator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import closing, contextmanager, suppress
 from enum import Enum
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -27,28 +29,25 @@ STATEMENT_TIMEOUT_S = 5.0
 R = TypeVar("R")
 
 
-def connection_options(
-    name: str,
-    lock_timeout_s: float = BUSY_TIMEOUT_S,
-    connect_timeout_s: int = CONNECT_TIMEOUT_S,
-    statement_timeout_s: float = STATEMENT_TIMEOUT_S,
-) -> dict[str, Any]:
-    """libpq settings that bound every wait: connecting, each statement, a lock, a silent server."""
-    ms = int(statement_timeout_s * 1000)
-    return {
-        "connect_timeout": connect_timeout_s,
-        "options": f"-c lock_timeout={int(lock_timeout_s * 1000)} -c statement_timeout={ms}",
-        "keepalives": 1,
-        "keepalives_idle": 5,
-        "keepalives_interval": 2,
-        "keepalives_count": 3,
-        "tcp_user_timeout": ms + 1000,
-        "application_name": name,
-    }
+_PLAIN = frozenset({str, int, float, type(None)})
+
+
+def _stored(value: Any) -> Any:
+    """A value as a column holds it: an enum by value, a flag as 0 or 1, a dict or list
+    as JSON (the one encoding of every table's rows)."""
+    if type(value) in _PLAIN:  # the common case, checked at once
+        return value
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    return value
 
 
 def _values(args: Sequence[Any]) -> tuple[Any, ...]:
-    return tuple(a.value if isinstance(a, Enum) else a for a in args)
+    return tuple(_stored(a) for a in args)
 
 
 @functools.lru_cache(maxsize=512)
@@ -56,6 +55,32 @@ def _pg_sql(sql: str) -> str:
     if "%" in sql:
         raise ValueError("a statement must not hold '%': bind the value with '?' instead")
     return sql.replace("?", "%s")
+
+
+def _reader(hint: Any) -> Callable[[Any], Any] | None:
+    """How a column's value becomes a field's (the inverse of `_stored`); None: as it is."""
+    if typing.get_origin(hint) in (dict, list):
+        return json.loads
+    if hint is bool or (isinstance(hint, type) and issubclass(hint, Enum)):
+        return cast("Callable[[Any], Any]", hint)
+    return None
+
+
+@functools.cache
+def _shape(cls: type) -> tuple[tuple[str, ...], tuple[tuple[int, Callable[[Any], Any]], ...]]:
+    """A row class's columns (a dataclass's fields or a named tuple's), and the readers of
+    those that are not stored as they are, by position."""
+    hints = typing.get_type_hints(cls)
+    names: tuple[str, ...] | None = getattr(cls, "_fields", None)
+    if names is None:
+        names = tuple(f.name for f in dataclasses.fields(cls))
+    readers = ((i, _reader(hints[n])) for i, n in enumerate(names))
+    return names, tuple((i, r) for i, r in readers if r is not None)
+
+
+def columns(cls: type) -> tuple[str, ...]:
+    """A row class's columns, in order."""
+    return _shape(cls)[0]
 
 
 class SchemaError(Exception):
@@ -79,20 +104,16 @@ class Engine:
         self.busy_timeout_s = busy_timeout_s
         self.lock = threading.RLock()
 
+    def _sql(self, sql: str) -> str:
+        return sql
+
     def x(self, sql: str, args: Sequence[Any] = ()) -> Any:
         """Run one statement (``?`` placeholders); the cursor."""
-        with self.lock:  # sqlite3 binds a StrEnum as the text it is
-            return self.db.execute(sql, tuple(args))
-
-    def many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        """One statement for each of ``rows`` (in the caller's transaction, if any)."""
         with self.lock:
-            self.db.executemany(sql, [_values(r) for r in rows])
+            return self.db.execute(self._sql(sql), _values(args))
 
     @contextmanager
-    def transaction(
-        self, immediate: bool, lock: str = "", write: bool = False
-    ) -> Generator[None, None, None]:
+    def transaction(self, immediate: bool, lock: str = "") -> Generator[None, None, None]:
         """``immediate`` takes the write lock first (``lock`` names what PostgreSQL locks;
         the whole file is SQLite's), so check-then-write is atomic across processes."""
         with self.lock:
@@ -109,8 +130,7 @@ class Engine:
         PostgreSQL lock every process takes)."""
         with self.transaction(immediate=True, lock=lock):
             self.x("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-            row = self.x("SELECT MAX(version) AS v FROM schema_version").fetchone()
-            current = int(row["v"] or 0)
+            current = int(self.value("SELECT MAX(version) FROM schema_version") or 0)
             if current > len(steps):
                 raise SchemaError(
                     f"schema version {current} is newer than this gwanjong knows "
@@ -126,29 +146,61 @@ class Engine:
         self.x(statement)
 
     def rows(self, cls: type[R], sql: str, args: Sequence[Any] = ()) -> list[R]:
-        """Every row of one statement as a ``cls`` (a dataclass named by its columns)."""
+        """Every row of one statement as a ``cls`` (a dataclass or named tuple whose fields
+        are the columns), each value read back as its field's type (`_stored`'s inverse)."""
+        names, readers = _shape(cls)
         with self.lock:
-            cursor = self.x(sql, args)
-            names = tuple(d[0] for d in cursor.description or ())
-            if names == _field_names(cls):  # the common case, and 2x cheaper: by position
-                if self.postgres:  # psycopg's rows are dicts, in the columns' order
-                    return [cls(*r.values()) for r in cursor]
-                make = getattr(cls, "_make", None)  # a named tuple: no __init__ to run
-                return [make(r) for r in cursor] if make is not None else [cls(*r) for r in cursor]
-            return [cls(**dict(r)) for r in cursor]
+            rows = self.x(sql, args).fetchall()
+        # the columns from a row, not the cursor's description (psycopg builds that anew)
+        if rows and tuple(rows[0].keys()) != names:  # rare: by name
+            by_name = {names[i]: read for i, read in readers}
+            return [
+                cls(**{k: by_name[k](v) if k in by_name else v for k, v in dict(r).items()})
+                for r in rows
+            ]
+        values = [r.values() for r in rows] if self.postgres else rows
+        if not readers:  # by position, and a named tuple has no __init__ to run: cheaper
+            make = getattr(cls, "_make", None)
+            return [make(v) for v in values] if make is not None else [cls(*v) for v in values]
+        found: list[R] = []
+        for v in values:
+            fields = list(v)
+            for i, read in readers:
+                fields[i] = read(fields[i])
+            found.append(cls(*fields))
+        return found
+
+    def row(self, cls: type[R], sql: str, args: Sequence[Any] = ()) -> R | None:
+        """The first row of one statement as a ``cls`` (see `rows`), or None."""
+        found = self.rows(cls, sql, args)
+        return found[0] if found else None
+
+    def tuples(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self.lock:  # psycopg's rows are dicts, in the columns' order
+            return [tuple(r.values()) if self.postgres else tuple(r) for r in self.x(sql, args)]
+
+    def value(self, sql: str, args: Sequence[Any] = ()) -> Any:
+        """The first column of the first row, or None when there is no row."""
+        found = self.tuples(sql, args)
+        return found[0][0] if found else None
 
     def insert(
         self, table: str, rows: Sequence[Any], returning: str = "", omit: Sequence[str] = ()
     ) -> Any:
-        """Insert ``rows``, dataclasses or named tuples (``omit``: fields left to the column's
-        default); with ``returning``, one row and that column of it."""
-        row_type = cast("type[Any]", type(rows[0]))
-        names = [n for n in _field_names(row_type) if n not in omit]
+        """Insert ``rows``, dataclasses or named tuples (``omit``: fields left to the
+        column's default) or dicts of the same columns; with ``returning``, one row and
+        that column of it."""
+        mapping = isinstance(rows[0], dict)
+        columns: Sequence[str] = (
+            list(rows[0]) if mapping else _shape(cast("type[Any]", type(rows[0])))[0]
+        )
+        names = [n for n in columns if n not in omit]
         sql = f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"
-        values = [tuple(getattr(r, n) for n in names) for r in rows]
+        values = [[r[n] if mapping else getattr(r, n) for n in names] for r in rows]
         if returning:
-            return self.one(f"{sql} RETURNING {returning}", values[0])[returning]
-        self.many(sql, values)
+            return self.value(f"{sql} RETURNING {returning}", values[0])
+        with self.lock, closing(self.db.cursor()) as cur:
+            cur.executemany(self._sql(sql), [_values(v) for v in values])
         return None
 
     def _retry(self, step: Any) -> Any:
@@ -163,14 +215,6 @@ class Engine:
                     raise
             time.sleep(pause)
             pause = min(pause * 2, 0.1)
-
-    def one(self, sql: str, args: Sequence[Any] = ()) -> Any:
-        with self.lock:
-            return self.x(sql, args).fetchone()
-
-    def tuples(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        with self.lock:
-            return [tuple(r) for r in self.x(sql, args)]
 
     def stale(self) -> bool:
         return False
@@ -234,43 +278,39 @@ class PostgresEngine(Engine):
         from psycopg.rows import dict_row
 
         self.url = url
+        ms = int(statement_timeout_s * 1000)
+        # libpq settings that bound every wait: connecting, each statement, a lock, a silent server
         db: Any = psycopg.connect(
             url,
             autocommit=True,
             row_factory=dict_row,
-            **connection_options(name, busy_timeout_s, connect_timeout_s, statement_timeout_s),
+            connect_timeout=connect_timeout_s,
+            options=f"-c lock_timeout={int(busy_timeout_s * 1000)} -c statement_timeout={ms}",
+            keepalives=1,
+            keepalives_idle=5,
+            keepalives_interval=2,
+            keepalives_count=3,
+            tcp_user_timeout=ms + 1000,
+            application_name=name,
         )
         super().__init__(db, busy_timeout_s)
 
-    def x(self, sql: str, args: Sequence[Any] = ()) -> Any:
-        with self.lock:
-            return self.db.execute(_pg_sql(sql), _values(args))
-
-    def many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        with self.lock, self.db.cursor() as cur:
-            cur.executemany(_pg_sql(sql), [_values(r) for r in rows])
+    def _sql(self, sql: str) -> str:
+        return _pg_sql(sql)
 
     @contextmanager
-    def transaction(
-        self, immediate: bool, lock: str = "", write: bool = False
-    ) -> Generator[None, None, None]:
+    def transaction(self, immediate: bool, lock: str = "") -> Generator[None, None, None]:
         """One transaction; ``immediate`` first takes the advisory lock named ``lock``
-        (held until commit or rollback). A transaction that neither locks nor writes
-        runs at REPEATABLE READ: all its statements see one snapshot, as a SQLite read
+        (held until commit or rollback). A transaction that does not lock runs at
+        REPEATABLE READ: all its statements see one snapshot, as a SQLite read
         transaction does (at READ COMMITTED a claim committed between two of them is half
         seen: its target free, yet counted against the cap)."""
         with self.lock, self.db.transaction():
-            if not immediate and not write:
+            if not immediate:
                 self.x("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             elif lock:
                 self.x("SELECT pg_advisory_xact_lock(hashtext(?))", (lock,))
             yield
-
-    def tuples(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        from psycopg.rows import tuple_row
-
-        with self.lock, self.db.cursor(row_factory=tuple_row) as cur:
-            return list(cur.execute(_pg_sql(sql), _values(args)).fetchall())
 
     def stale(self) -> bool:
         """Whether this idle connection is dead, known without a round trip (the server closed it
@@ -302,15 +342,12 @@ class Lazy:
     def opened(self) -> bool:
         return self._engine is not None
 
-    def get(self) -> Engine:
+    @contextmanager
+    def use(self) -> Generator[Engine, None, None]:
         with self._lock:
             if self._engine is None:
                 self._engine = self._open()
-            return self._engine
-
-    @contextmanager
-    def use(self) -> Generator[Engine, None, None]:
-        engine = self.get()
+            engine = self._engine
         try:
             yield engine
         except Exception as exc:
@@ -327,10 +364,3 @@ class Lazy:
             engine, self._engine = self._engine, None
         if engine is not None:
             engine.close()
-
-
-@functools.cache
-def _field_names(cls: type) -> tuple[str, ...]:
-    """A row class's columns: a dataclass's fields or a named tuple's."""
-    fields: tuple[str, ...] | None = getattr(cls, "_fields", None)
-    return fields if fields is not None else tuple(f.name for f in dataclasses.fields(cls))

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from gwanjong_gateway.record.statements import Statements
+from gwanjong_gateway.record.statements import Statements, where
 
 
 @dataclass(frozen=True)
@@ -41,11 +40,11 @@ class HandleRows(Statements):
 
     def handle(self, handle_hash: str, principal: str, now: float) -> HandleRow | None:
         """The live row of that handle for that principal, or None."""
-        row = self._x(
+        return self.engine.row(
+            HandleRow,
             "SELECT * FROM handles WHERE handle_hash = ? AND principal = ? AND expires_at > ?",
             (handle_hash, principal, now),
-        ).fetchone()
-        return None if row is None else HandleRow(**dict(row))
+        )
 
     def set_drafted(
         self, handle_hash: str, principal: str, drafted: str, expires_at: float
@@ -60,13 +59,13 @@ class HandleRows(Statements):
     def handle_counts(self, principal: str, client: str, now: float) -> HandleCounts:
         """How many live handles ``principal`` holds (of one client, when ``client`` is
         given), and how many of them are drafted."""
-        sql = (
-            "SELECT COUNT(*) AS scouted, COUNT(drafted) AS drafted FROM handles"
-            " WHERE principal = ? AND expires_at > ?"
+        sql, args = where(
+            ("principal = ?", principal), ("expires_at > ?", now), ("client = ?", client or None)
         )
-        args: list[Any] = [principal, now]
-        if client:
-            sql += " AND client = ?"
-            args.append(client)
-        row = self._x(sql, args).fetchone()
-        return HandleCounts(int(row["scouted"] or 0), int(row["drafted"] or 0))
+        counts = self.engine.row(
+            HandleCounts,
+            f"SELECT COUNT(*) AS scouted, COUNT(drafted) AS drafted FROM handles {sql}",
+            args,
+        )
+        assert counts is not None  # COUNT answers one row
+        return counts

@@ -5,21 +5,18 @@ unproven "posted" is only noted (`claimed_at`), the row stays `handoff`.
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
-from gwanjong_gateway.record.statements import Statements
+from gwanjong_gateway.record.statements import Statements, where
 from gwanjong_gateway.rules.ledger import Strike, StrikeStatus
 
 
 class HandoffRows(Statements):
-    def update(self, strike_id: int, **fields: Any) -> Strike:  # pragma: no cover - the store's
-        raise NotImplementedError
-
     def pending_handoffs(self, opportunity: str, platform: str) -> list[Strike]:
         """The hand-offs of this opportunity that no one has closed yet, oldest first."""
-        return self._strikes(
+        return self.engine.rows(
+            Strike,
             "SELECT * FROM strikes WHERE opportunity = ? AND status = ? AND platform = ? "
             "ORDER BY id",
             (opportunity, StrikeStatus.HANDOFF, platform),
@@ -27,14 +24,18 @@ class HandoffRows(Statements):
 
     def open_handoffs(self, principal: str | None = None, limit: int = 200) -> list[Strike]:
         """Every hand-off no one has closed yet, oldest first (``principal``: theirs)."""
-        query = "SELECT * FROM strikes WHERE status = ?"
-        args: list[Any] = [str(StrikeStatus.HANDOFF)]
-        if principal is not None:
-            query += " AND principal = ?"
-            args.append(principal)
-        query += " ORDER BY id LIMIT ?"
-        args.append(limit)
-        return self._strikes(query, args)
+        sql, args = where(("status = ?", StrikeStatus.HANDOFF), ("principal = ?", principal))
+        return self.engine.rows(
+            Strike, f"SELECT * FROM strikes {sql} ORDER BY id LIMIT ?", [*args, limit]
+        )
+
+    def _waiting(self, strike_id: int) -> Strike | None:
+        """The hand-off if it still waits, locked until the transaction ends."""
+        return self.engine.row(
+            Strike,
+            f"SELECT * FROM strikes WHERE id = ? AND status = ?{self.FOR_UPDATE}",
+            (strike_id, StrikeStatus.HANDOFF),
+        )
 
     def close_handoff(
         self, strike_id: int, status: StrikeStatus, now: float, **fields: Any
@@ -42,11 +43,7 @@ class HandoffRows(Statements):
         """Move a waiting hand-off to ``status`` (posted, dismissed); None if it no longer
         waits (closed meanwhile, or expired)."""
         with self._transaction(immediate=True, lock=f"handoff:{strike_id}"):
-            row = self._x(
-                f"SELECT id FROM strikes WHERE id = ? AND status = ?{self.FOR_UPDATE}",
-                (strike_id, StrikeStatus.HANDOFF),
-            ).fetchone()
-            if row is None:
+            if self._waiting(strike_id) is None:
                 return None
             return self.update(strike_id, status=status, now=now, **fields)
 
@@ -59,27 +56,18 @@ class HandoffRows(Statements):
         """The model said hand-off ``strike_id`` was posted and nothing proved it: note the
         claim (and ``url``, already checked), the row stays waiting. None: it no longer waits."""
         with self._transaction(immediate=True, lock=f"handoff:{strike_id}"):
-            row = self._strike(
-                f"SELECT * FROM strikes WHERE id = ? AND status = ?{self.FOR_UPDATE}",
-                (strike_id, StrikeStatus.HANDOFF),
-            )
+            row = self._waiting(strike_id)
             if row is None:
                 return None
-            policy = json.dumps([*row.policy, line], ensure_ascii=False, default=str)
+            policy = [*row.policy, line]
             return self.update(strike_id, claimed_at=now, claimed_url=url, policy=policy, now=now)
 
     def expire_handoffs(self, older_than: float, now: float) -> int:
         """Every hand-off handed over before ``older_than`` and still waiting expires; how
         many did."""
-        found = self._x(
+        why = "expired: no person closed or dismissed it in time"
+        return self._x(
             "UPDATE strikes SET status = ?, updated_at = ?, reason = ? "
-            "WHERE status = ? AND created_at < ? RETURNING id",
-            (
-                StrikeStatus.EXPIRED,
-                now,
-                "expired: no person closed or dismissed it in time",
-                StrikeStatus.HANDOFF,
-                older_than,
-            ),
-        ).fetchall()
-        return len(found)
+            "WHERE status = ? AND created_at < ?",
+            (StrikeStatus.EXPIRED, now, why, StrikeStatus.HANDOFF, older_than),
+        ).rowcount

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gwanjong_gateway.record.statements import Statements
+from gwanjong_gateway.record.statements import Statements, where
 from gwanjong_gateway.rules.ledger import Strike, StrikeStatus
 
 
@@ -27,17 +27,14 @@ class HistoryRows(Statements):
     ) -> list[Strike]:
         """Up to ``limit`` rows older than record ``before`` (None: the newest), newest
         first. Ask for one more than shown to know whether an older page exists."""
-        where = [
+        sql, args = where(
             ("id < ?", before),
             ("principal = ?", which.principal),
             ("platform = ?", which.platform or None),
-            ("status = ?", None if which.status is None else str(which.status)),
+            ("status = ?", which.status),
             ("created_at >= ?", which.since),
             ("created_at < ?", which.until),
-        ]
-        used = [(clause, value) for clause, value in where if value is not None]
-        query = "".join(f" AND {clause}" for clause, _ in used)
-        return self._strikes(
-            f"SELECT * FROM strikes WHERE 1=1{query} ORDER BY id DESC LIMIT ?",
-            [*(value for _, value in used), limit],
+        )
+        return self.engine.rows(
+            Strike, f"SELECT * FROM strikes {sql} ORDER BY id DESC LIMIT ?", [*args, limit]
         )

@@ -12,7 +12,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -118,17 +118,12 @@ class Journal:
         self.compact_bytes = compact_bytes
         self._lock = threading.Lock()  # this process's threads; journal.lock: other processes
 
-    @contextlib.contextmanager
-    def _held(self) -> Generator[None, None, None]:
-        with self._lock, exclusive_lock(self.path.with_suffix(".lock")):
-            yield
-
     # -- writing (worker threads) --------------------------------------------------------
 
     def _append(self, line: dict[str, Any]) -> None:
         data = (json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
         private_dir(self.path.parent)
-        with self._held():
+        with self._lock, exclusive_lock(self.path.with_suffix(".lock")):
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             try:
                 written = os.write(fd, data)
@@ -173,7 +168,7 @@ class Journal:
 
     def compact(self, closed: set[int]) -> None:
         """Rewrite the journal with only its open entries (less ``closed``), atomically."""
-        with self._held():
+        with self._lock, exclusive_lock(self.path.with_suffix(".lock")):
             keep = [e for e in self.open_entries() if e.id not in closed]
             replace_private(self.path, "".join(e.model_dump_json() + "\n" for e in keep))
 

@@ -1,6 +1,7 @@
 """Every table's schema as one ordered list of migration steps for both engines. On SQLite
 the record's steps are in gwanjong.db and the usage steps in usage.db (so usage never
 waits on a claim). Step N brings a database to version N. Add a step, never edit one.
+A statement names what differs by engine in braces, filled in from a `Dialect`.
 """
 
 from __future__ import annotations
@@ -8,7 +9,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from gwanjong_gateway.record.engine import Engine
-from gwanjong_gateway.record.notice_rows import notices_table
 
 #: the database a step belongs to: on SQLite the record (gwanjong.db) or usage.db
 RECORD, USAGE = "record", "usage"
@@ -17,7 +17,7 @@ RECORD, USAGE = "record", "usage"
 class Dialect(NamedTuple):
     id: str  # an id column
     time: str  # epoch seconds (PostgreSQL's REAL is 4 bytes, too coarse for them)
-    find: str  # the substring test
+    find: str  # the substring test (no `%` in SQL that psycopg also reads)
     calls: str  # the usage figures' table
     spend: str  # the spend ledger's table
 
@@ -31,22 +31,9 @@ PG = Dialect(
     "usage_spend",
 )
 
-_CLAIMS = """
--- The database itself refuses a second live claim on a target (or, for new posts, on the
--- same text), so two gateways or two racing calls cannot both write.
-CREATE UNIQUE INDEX IF NOT EXISTS strikes_one_claim ON strikes (platform, target, action)
-    WHERE target != '' AND status IN ('pending', 'posted', 'handoff', 'unknown')
-"""
-_ONE_POST = """
-CREATE UNIQUE INDEX IF NOT EXISTS strikes_one_post ON strikes (platform, intent_key)
-    WHERE target = '' AND status IN ('pending', 'posted', 'handoff', 'unknown')
-"""
-
-
-def _strikes(id_column: str, time_type: str) -> str:
-    return f"""
+_STRIKES = """
 CREATE TABLE IF NOT EXISTS strikes (
-    id            {id_column},
+    id            {id},
     intent_key    TEXT NOT NULL,
     platform      TEXT NOT NULL,
     target        TEXT NOT NULL,          -- post id acted on; '' for a new post
@@ -65,114 +52,47 @@ CREATE TABLE IF NOT EXISTS strikes (
     result_url    TEXT NOT NULL DEFAULT '',
     context       TEXT NOT NULL DEFAULT '{{}}',  -- what the model saw in draft
     policy        TEXT NOT NULL DEFAULT '[]',  -- the policy decisions, in order
-    created_at    {time_type} NOT NULL,
-    updated_at    {time_type} NOT NULL
+    created_at    {time} NOT NULL,
+    updated_at    {time} NOT NULL
 )"""
 
-
-def _health(time_type: str) -> str:
-    return f"""
+# The database itself refuses a second live claim on a target (or, for new posts, on the
+# same text), so two gateways or two racing calls cannot both write.
+_CLAIMS = """
+CREATE UNIQUE INDEX IF NOT EXISTS strikes_one_claim ON strikes (platform, target, action)
+    WHERE target != '' AND status IN ('pending', 'posted', 'handoff', 'unknown')
+"""
+_ONE_POST = """
+CREATE UNIQUE INDEX IF NOT EXISTS strikes_one_post ON strikes (platform, intent_key)
+    WHERE target = '' AND status IN ('pending', 'posted', 'handoff', 'unknown')
+"""
+_HEALTH = """
 CREATE TABLE IF NOT EXISTS platform_health (
     platform      TEXT PRIMARY KEY,
     failures      INTEGER NOT NULL DEFAULT 0,
     paused_reason TEXT NOT NULL DEFAULT '',
-    updated_at    {time_type} NOT NULL
+    updated_at    {time} NOT NULL
 )"""
 
-
-def _first(id_column: str, time_type: str) -> list[str]:
-    return [
-        _strikes(id_column, time_type),
-        "CREATE INDEX IF NOT EXISTS strikes_target ON strikes (platform, target, action)",
-        "CREATE INDEX IF NOT EXISTS strikes_intent ON strikes (intent_key)",
-        _CLAIMS,
-        _ONE_POST,
-        _health(time_type),
-    ]
-
-
-#: who (the signed-in principal) made the strike: the audit's `by`, as a column
-_PRINCIPAL = ["ALTER TABLE strikes ADD COLUMN principal TEXT NOT NULL DEFAULT ''"]
-
-#: the inbox's `next_since` per platform, shared by every replica (used with [store] url)
-_CURSORS = [
-    "CREATE TABLE IF NOT EXISTS inbox_cursors (platform TEXT PRIMARY KEY, next_since TEXT NOT NULL)"
-]
-
-
-def _usage_calls(d: Dialect) -> list[str]:
-    """The usage figures of every process (usage/log.py); on SQLite in usage.db. A usage.db
-    from before the numbered steps may lack the budget columns: they are added if missing."""
-    return [
-        f"""
-CREATE TABLE IF NOT EXISTS {d.calls} (
-    at            {d.time} NOT NULL,
+# The usage figures of every process (usage/log.py); on SQLite in usage.db. A usage.db
+# from before the numbered steps may lack the budget columns: they are added if missing.
+_CALLS = """
+CREATE TABLE IF NOT EXISTS {calls} (
+    at            {time} NOT NULL,
     scope         TEXT NOT NULL,          -- 'platform' | 'gateway'
     platform      TEXT NOT NULL,          -- '' for gateway tools
     tool          TEXT NOT NULL,
     kind          TEXT NOT NULL,          -- '' on success, else the error kind
-    ms            {d.time} NOT NULL,
+    ms            {time} NOT NULL,
     tokens        BIGINT,                 -- gateway tools: o200k tokens of the result
-    retry_after   {d.time},               -- rate_limited: what the platform asked for
+    retry_after   {time},               -- rate_limited: what the platform asked for
     message       TEXT NOT NULL DEFAULT ''
-)""",
-        f"CREATE INDEX IF NOT EXISTS {d.calls}_at ON {d.calls} (at)",
-        # the platform's budget as its server reported it (the result's _meta)
-        f"ALTER TABLE {d.calls} ADD COLUMN IF NOT EXISTS rl_remaining BIGINT",
-        f"ALTER TABLE {d.calls} ADD COLUMN IF NOT EXISTS rl_limit BIGINT",
-        f"ALTER TABLE {d.calls} ADD COLUMN IF NOT EXISTS rl_reset TEXT",
-    ]
+)"""
 
-
-#: `confirm_handoff` finds the pending hand-off of an opportunity with one indexed query
-_HANDOFFS = ["CREATE INDEX IF NOT EXISTS strikes_opportunity ON strikes (opportunity, status)"]
-
-#: how many spaced read-backs found an unsure write absent (strike/settle.py), so a clock
-#: step or a restart cannot turn it `failed` before the settle window really passed
-_READBACKS = ["ALTER TABLE strikes ADD COLUMN readbacks INTEGER NOT NULL DEFAULT 0"]
-
-
-def _usage_principal(d: Dialect) -> list[str]:
-    """Whose call each usage row counts (team mode: each principal reads their own)."""
-    return [
-        f"ALTER TABLE {d.calls} ADD COLUMN IF NOT EXISTS principal TEXT NOT NULL DEFAULT ''",
-        f"CREATE INDEX IF NOT EXISTS {d.calls}_principal ON {d.calls} (principal, at)",
-    ]
-
-
-#: who (the signed-in principal) confirmed a hand-off as posted by a person
-_CONFIRMED_BY = ["ALTER TABLE strikes ADD COLUMN confirmed_by TEXT NOT NULL DEFAULT ''"]
-
-
-#: an unsure write the platform cannot show (a vote, a read that keeps failing) past its
-#: settle window: only a person settles it (`gwanjong history --resolve`); rows from before
-#: this step said so only in their reason's words
-def _needs_person(find: str) -> list[str]:
-    # ``find``: the engine's substring test (no `%` in SQL that psycopg also reads)
-    return [
-        "ALTER TABLE strikes ADD COLUMN needs_person INTEGER NOT NULL DEFAULT 0",
-        "UPDATE strikes SET needs_person = 1 WHERE status IN ('pending', 'unknown') "
-        f"AND {find}(reason, 'history --resolve') > 0",
-    ]
-
-
-def _handoff_claims(time_type: str) -> list[str]:
-    """A hand-off the model said was posted, without proof (strike/proof.py), stays the
-    person's: when it claimed so and the link it gave. Hand-offs expire and are dismissed:
-    the sweep finds the open ones by status and age."""
-    return [
-        f"ALTER TABLE strikes ADD COLUMN claimed_at {time_type} NOT NULL DEFAULT 0",
-        "ALTER TABLE strikes ADD COLUMN claimed_url TEXT NOT NULL DEFAULT ''",
-        "CREATE INDEX IF NOT EXISTS strikes_status ON strikes (status, created_at)",
-    ]
-
-
-def _approvals(id_column: str, time_type: str) -> list[str]:
-    """Writes waiting for a person (rules/approvals.py): at most one pending per target."""
-    return [
-        f"""
+# Writes waiting for a person (rules/approvals.py): at most one pending per target.
+_APPROVALS = """
 CREATE TABLE IF NOT EXISTS approvals (
-    id            {id_column},
+    id            {id},
     principal     TEXT NOT NULL DEFAULT '',
     platform      TEXT NOT NULL,
     target        TEXT NOT NULL,
@@ -190,27 +110,20 @@ CREATE TABLE IF NOT EXISTS approvals (
     context       TEXT NOT NULL DEFAULT '{{}}',
     policy        TEXT NOT NULL DEFAULT '[]',
     status        TEXT NOT NULL,          -- a rules.approvals.ApprovalStatus
-    created_at    {time_type} NOT NULL,
-    expires_at    {time_type} NOT NULL,
-    decided_at    {time_type},
+    created_at    {time} NOT NULL,
+    expires_at    {time} NOT NULL,
+    decided_at    {time},
     decided_by    TEXT NOT NULL DEFAULT '',
     channel       TEXT NOT NULL DEFAULT '',
     reason        TEXT NOT NULL DEFAULT '',
     edited        INTEGER NOT NULL DEFAULT 0,
     record        BIGINT,
     token_hash    TEXT NOT NULL DEFAULT ''
-)""",
-        "CREATE UNIQUE INDEX IF NOT EXISTS approvals_one_pending ON approvals (lock_key) "
-        "WHERE status = 'pending'",
-        "CREATE INDEX IF NOT EXISTS approvals_status ON approvals (status, principal)",
-    ]
+)"""
 
-
-def _handles(time_type: str) -> list[str]:
-    """Scouted opportunities by the handle the model holds (scout/handles.py): what draft
-    and strike find again in any process, after a restart too, until they expire."""
-    return [
-        f"""
+# Scouted opportunities by the handle the model holds (scout/handles.py): what draft and
+# strike find again in any process, after a restart too, until they expire.
+_HANDLES = """
 CREATE TABLE IF NOT EXISTS handles (
     handle_hash  TEXT PRIMARY KEY,        -- SHA-256 of the handle: the row is no bearer key
     principal    TEXT NOT NULL DEFAULT '', -- whose it is ('' without sign-in)
@@ -219,86 +132,157 @@ CREATE TABLE IF NOT EXISTS handles (
     opportunity  TEXT NOT NULL,           -- the post's stable id (the record's opportunity)
     scouted      TEXT NOT NULL,           -- the opportunity (JSON)
     drafted      TEXT,                    -- draft's context (JSON), once drafted
-    created_at   {time_type} NOT NULL,
-    expires_at   {time_type} NOT NULL
-)""",
-        "CREATE INDEX IF NOT EXISTS handles_principal ON handles (principal, expires_at)",
-        "CREATE INDEX IF NOT EXISTS handles_expiry ON handles (expires_at)",
-    ]
+    created_at   {time} NOT NULL,
+    expires_at   {time} NOT NULL
+)"""
 
-
-#: the claim's checks stay index lookups however long the record grows (bench/record/claims.py:
-#: without these, 1,000,000 strikes made each claim scan the platform's rows three times):
-#: the author cool-down, today's count for the cap, the last write for the minimum interval
-_CLAIM_CHECKS = [
-    "CREATE INDEX IF NOT EXISTS strikes_author ON strikes (platform, author, created_at)",
-    "CREATE INDEX IF NOT EXISTS strikes_since ON strikes (platform, action, created_at)",
-    "CREATE INDEX IF NOT EXISTS strikes_latest ON strikes (platform, created_at)",
-]
-
-
-def _spend(d: Dialect) -> list[str]:
-    """What each priced platform call cost (usage/spend_ledger.py: the daily budget's
-    reservations); on SQLite in usage.db, beside the usage figures."""
-    return [
-        f"""
-CREATE TABLE IF NOT EXISTS {d.spend} (
-    id         {d.id},
-    at         {d.time} NOT NULL,
+# What each priced platform call cost (usage/spend_ledger.py: the daily budget's
+# reservations); on SQLite in usage.db, beside the usage figures.
+_SPEND = """
+CREATE TABLE IF NOT EXISTS {spend} (
+    id         {id},
+    at         {time} NOT NULL,
     platform   TEXT NOT NULL,
     tool       TEXT NOT NULL,
     principal  TEXT NOT NULL DEFAULT '',
     micros     BIGINT NOT NULL,   -- reserved while running, the true cost once settled
     settled    INTEGER NOT NULL DEFAULT 0
-)""",
-        f"CREATE INDEX IF NOT EXISTS {d.spend}_day ON {d.spend} (platform, at)",
-    ]
+)"""
 
+# The record's notices (record/notice_rows.py): each event or period is claimed by
+# inserting its key, so exactly one process tells it.
+_NOTICES = """
+CREATE TABLE IF NOT EXISTS notices (
+    key         TEXT PRIMARY KEY,        -- "approval_waiting:a12", or "period:<n>" for a message
+    claimed_at  {time} NOT NULL,
+    claimed_by  TEXT NOT NULL DEFAULT '', -- the process that won the claim
+    summary     TEXT NOT NULL DEFAULT '', -- a message's counts (never platform text)
+    sent_at     {time} NOT NULL DEFAULT 0,
+    error       TEXT NOT NULL DEFAULT ''  -- a delivery that gave up: channel (scheme+host) and why
+)"""
 
-#: the one exact write (rules/outgoing.py) an approval sends, as its canonical JSON: what
-#: its digest covers, tags included. Rows from before keep '' and a digest of [title, text]
-_OUTGOING = ["ALTER TABLE approvals ADD COLUMN outgoing TEXT NOT NULL DEFAULT ''"]
-
-
-def _settling(time_type: str) -> list[str]:
-    """Who reads an unsure write back now (strike/settle.py): a lease taken by
-    compare-and-set before the read-back, so two replicas never both read back and settle
-    one write; it expires by itself, so a replica that died mid read-back frees it. And the
-    strike's trace context, which the settlement's span links to."""
-    return [
-        f"ALTER TABLE strikes ADD COLUMN settling_until {time_type} NOT NULL DEFAULT 0",
-        "ALTER TABLE strikes ADD COLUMN settling_by TEXT NOT NULL DEFAULT ''",
-        "ALTER TABLE strikes ADD COLUMN trace_id TEXT NOT NULL DEFAULT ''",
-        "ALTER TABLE strikes ADD COLUMN span_id TEXT NOT NULL DEFAULT ''",
-    ]
-
-
-def _steps(d: Dialect) -> list[tuple[str, list[str]]]:
-    """Every step, in order: the database it belongs to, and its statements."""
-    return [
-        (RECORD, _first(d.id, d.time)),
-        (RECORD, _PRINCIPAL),
-        (RECORD, _CURSORS),
-        (USAGE, _usage_calls(d)),
-        (RECORD, _HANDOFFS),
-        (RECORD, _READBACKS),
-        (USAGE, _usage_principal(d)),
-        (RECORD, _CONFIRMED_BY),
-        (RECORD, _needs_person(d.find)),
-        (RECORD, _approvals(d.id, d.time)),
-        (RECORD, _handles(d.time)),
-        (RECORD, _CLAIM_CHECKS),
-        (USAGE, _spend(d)),
-        (RECORD, _handoff_claims(d.time)),
-        (RECORD, _settling(d.time)),
-        (RECORD, _OUTGOING),
-        (RECORD, notices_table(d.time)),
-    ]
+#: every step, in order: the database it belongs to, and its statements
+STEPS: list[tuple[str, list[str]]] = [
+    (  # 1
+        RECORD,
+        [
+            _STRIKES,
+            "CREATE INDEX IF NOT EXISTS strikes_target ON strikes (platform, target, action)",
+            "CREATE INDEX IF NOT EXISTS strikes_intent ON strikes (intent_key)",
+            _CLAIMS,
+            _ONE_POST,
+            _HEALTH,
+        ],
+    ),
+    # 2: who (the signed-in principal) made the strike: the audit's `by`, as a column
+    (RECORD, ["ALTER TABLE strikes ADD COLUMN principal TEXT NOT NULL DEFAULT ''"]),
+    # 3: the inbox's `next_since` per platform, shared by every replica (with [store] url)
+    (
+        RECORD,
+        [
+            "CREATE TABLE IF NOT EXISTS inbox_cursors "
+            "(platform TEXT PRIMARY KEY, next_since TEXT NOT NULL)"
+        ],
+    ),
+    (  # 4; then the platform's budget as its server reported it (the result's _meta)
+        USAGE,
+        [
+            _CALLS,
+            "CREATE INDEX IF NOT EXISTS {calls}_at ON {calls} (at)",
+            "ALTER TABLE {calls} ADD COLUMN IF NOT EXISTS rl_remaining BIGINT",
+            "ALTER TABLE {calls} ADD COLUMN IF NOT EXISTS rl_limit BIGINT",
+            "ALTER TABLE {calls} ADD COLUMN IF NOT EXISTS rl_reset TEXT",
+        ],
+    ),
+    # 5: `confirm_handoff` finds the pending hand-off of an opportunity with one indexed query
+    (RECORD, ["CREATE INDEX IF NOT EXISTS strikes_opportunity ON strikes (opportunity, status)"]),
+    # 6: how many spaced read-backs found an unsure write absent (strike/settle.py), so a
+    # clock step or a restart cannot turn it `failed` before the settle window really passed
+    (RECORD, ["ALTER TABLE strikes ADD COLUMN readbacks INTEGER NOT NULL DEFAULT 0"]),
+    (  # 7: whose call each usage row counts (team mode: each principal reads their own)
+        USAGE,
+        [
+            "ALTER TABLE {calls} ADD COLUMN IF NOT EXISTS principal TEXT NOT NULL DEFAULT ''",
+            "CREATE INDEX IF NOT EXISTS {calls}_principal ON {calls} (principal, at)",
+        ],
+    ),
+    # 8: who (the signed-in principal) confirmed a hand-off as posted by a person
+    (RECORD, ["ALTER TABLE strikes ADD COLUMN confirmed_by TEXT NOT NULL DEFAULT ''"]),
+    (  # 9: an unsure write the platform cannot show (a vote, a read that keeps failing)
+        # past its settle window: only a person settles it (`gwanjong history --resolve`);
+        # rows from before this step said so only in their reason's words
+        RECORD,
+        [
+            "ALTER TABLE strikes ADD COLUMN needs_person INTEGER NOT NULL DEFAULT 0",
+            "UPDATE strikes SET needs_person = 1 WHERE status IN ('pending', 'unknown') "
+            "AND {find}(reason, 'history --resolve') > 0",
+        ],
+    ),
+    (  # 10
+        RECORD,
+        [
+            _APPROVALS,
+            "CREATE UNIQUE INDEX IF NOT EXISTS approvals_one_pending ON approvals (lock_key) "
+            "WHERE status = 'pending'",
+            "CREATE INDEX IF NOT EXISTS approvals_status ON approvals (status, principal)",
+        ],
+    ),
+    (  # 11
+        RECORD,
+        [
+            _HANDLES,
+            "CREATE INDEX IF NOT EXISTS handles_principal ON handles (principal, expires_at)",
+            "CREATE INDEX IF NOT EXISTS handles_expiry ON handles (expires_at)",
+        ],
+    ),
+    (  # 12: the claim's checks stay index lookups however long the record grows
+        # (bench/record/claims.py: without these, 1,000,000 strikes made each claim scan
+        # the platform's rows three times): the author cool-down, today's count for the
+        # cap, the last write for the minimum interval
+        RECORD,
+        [
+            "CREATE INDEX IF NOT EXISTS strikes_author ON strikes (platform, author, created_at)",
+            "CREATE INDEX IF NOT EXISTS strikes_since ON strikes (platform, action, created_at)",
+            "CREATE INDEX IF NOT EXISTS strikes_latest ON strikes (platform, created_at)",
+        ],
+    ),
+    (USAGE, [_SPEND, "CREATE INDEX IF NOT EXISTS {spend}_day ON {spend} (platform, at)"]),  # 13
+    (  # 14: a hand-off the model said was posted, without proof (strike/proof.py), stays
+        # the person's: when it claimed so and the link it gave. Hand-offs expire and are
+        # dismissed: the sweep finds the open ones by status and age.
+        RECORD,
+        [
+            "ALTER TABLE strikes ADD COLUMN claimed_at {time} NOT NULL DEFAULT 0",
+            "ALTER TABLE strikes ADD COLUMN claimed_url TEXT NOT NULL DEFAULT ''",
+            "CREATE INDEX IF NOT EXISTS strikes_status ON strikes (status, created_at)",
+        ],
+    ),
+    (  # 15: who reads an unsure write back now (strike/settle.py): a lease taken by
+        # compare-and-set before the read-back, so two replicas never both read back and
+        # settle one write; it expires by itself, so a replica that died mid read-back
+        # frees it. And the strike's trace context, which the settlement's span links to.
+        RECORD,
+        [
+            "ALTER TABLE strikes ADD COLUMN settling_until {time} NOT NULL DEFAULT 0",
+            "ALTER TABLE strikes ADD COLUMN settling_by TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE strikes ADD COLUMN trace_id TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE strikes ADD COLUMN span_id TEXT NOT NULL DEFAULT ''",
+        ],
+    ),
+    # 16: the one exact write (rules/outgoing.py) an approval sends, as its canonical JSON:
+    # what its digest covers, tags included. Rows from before keep '' and a digest of
+    # [title, text]
+    (RECORD, ["ALTER TABLE approvals ADD COLUMN outgoing TEXT NOT NULL DEFAULT ''"]),
+    (RECORD, [_NOTICES, "CREATE INDEX IF NOT EXISTS notices_claimed ON notices (claimed_at)"]),
+]
 
 
 def _for(d: Dialect, database: str | None) -> list[list[str]]:
     # A step of the other SQLite file is empty here, its version still counted.
-    return [sql if database in (None, db) else [] for db, sql in _steps(d)]
+    return [
+        [s.format_map(d._asdict()) for s in sql] if database in (None, db) else []
+        for db, sql in STEPS
+    ]
 
 
 #: PostgreSQL holds every table; SQLite keeps the usage figures in their own file

@@ -6,25 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from gwanjong_gateway.record.statements import Statements
-
-
-def notices_table(time_type: str) -> list[str]:
-    """The migration step that adds the table (record/migrations.py)."""
-    return [
-        f"""
-CREATE TABLE IF NOT EXISTS notices (
-    key         TEXT PRIMARY KEY,        -- "approval_waiting:a12", or "period:<n>" for a message
-    claimed_at  {time_type} NOT NULL,
-    claimed_by  TEXT NOT NULL DEFAULT '', -- the process that won the claim
-    summary     TEXT NOT NULL DEFAULT '', -- a message's counts (never platform text)
-    sent_at     {time_type} NOT NULL DEFAULT 0,
-    error       TEXT NOT NULL DEFAULT ''  -- a delivery that gave up: channel (scheme+host) and why
-)""",
-        "CREATE INDEX IF NOT EXISTS notices_claimed ON notices (claimed_at)",
-    ]
 
 
 @dataclass(frozen=True)
@@ -43,31 +26,26 @@ class NoticeRows(Statements):
         won: list[str] = []
         with self._transaction(immediate=True):
             for key in dict.fromkeys(keys):
-                row = self._x(
+                if self._x(
                     "INSERT INTO notices (key, claimed_at, claimed_by) VALUES (?, ?, ?) "
-                    "ON CONFLICT (key) DO NOTHING RETURNING key",
+                    "ON CONFLICT (key) DO NOTHING",
                     (key, now, by),
-                ).fetchone()
-                if row is not None:
+                ).rowcount:
                     won.append(key)
         return won
 
     def prune_notices(self, older_than: float) -> int:
         """Forget notices claimed before ``older_than`` (longer ago than anything they
         could name still waits: a hand-off waits a year at most); how many."""
-        return len(
-            self._x(
-                "DELETE FROM notices WHERE claimed_at < ? RETURNING key", (older_than,)
-            ).fetchall()
-        )
+        return self._x("DELETE FROM notices WHERE claimed_at < ?", (older_than,)).rowcount
 
     def unclaimed(self, keys: Sequence[str]) -> list[str]:
         """The keys no process has claimed yet (a read: the claim still decides)."""
         if not keys:
             return []
         marks = ", ".join("?" * len(keys))
-        rows = self._x(f"SELECT key FROM notices WHERE key IN ({marks})", list(keys))
-        taken = {str(r["key"]) for r in rows.fetchall()}
+        rows = self.engine.tuples(f"SELECT key FROM notices WHERE key IN ({marks})", keys)
+        taken = {key for (key,) in rows}
         return [k for k in keys if k not in taken]
 
     def note_message(self, key: str, summary: str, sent_at: float, error: str) -> None:
@@ -77,15 +55,11 @@ class NoticeRows(Statements):
         )
 
     def last_notice(self) -> Notice | None:
-        row: Any = self._x(
+        return self.engine.row(
+            Notice,
             "SELECT claimed_at, summary, sent_at, error FROM notices "
             "WHERE key LIKE ? AND summary != '' ORDER BY claimed_at DESC LIMIT 1",
             ("period:%",),  # bound: PostgreSQL's driver reads a '%' in the SQL as its own
-        ).fetchone()
-        if row is None:
-            return None
-        return Notice(
-            float(row["claimed_at"]), str(row["summary"]), float(row["sent_at"]), str(row["error"])
         )
 
     def health_rows(self) -> list[tuple[str, int, str, float]]:

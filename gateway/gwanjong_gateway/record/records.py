@@ -40,10 +40,14 @@ T = TypeVar("T")
 
 def store_url(config: GatewayConfig, environ: dict[str, str] | None = None) -> str:
     """`[store] url` with `${VAR}` expanded ("" = SQLite). Raises ConfigError."""
-    if not config.store.url:
+    return _expand(config.store.url, config.state_dir, environ)
+
+
+def _expand(url: str, state_dir: Path, environ: dict[str, str] | None) -> str:
+    if not url:
         return ""
-    env = {**read_dotenv(config.state_dir / ".env"), **(os.environ if environ is None else environ)}
-    return expand(config.store.url, env)
+    env = {**read_dotenv(state_dir / ".env"), **(os.environ if environ is None else environ)}
+    return expand(url, env)
 
 
 def open_store(config: GatewayConfig, busy_timeout_s: float = BUSY_TIMEOUT_S) -> StrikeStore:
@@ -87,13 +91,6 @@ def _close_quietly(store: StrikeStore | None) -> None:
             log.debug("closing a lost strike record connection failed", exc_info=True)
 
 
-class _Outage:
-    """The first `unavailable` answer of the record within one tool call (see `one_wait`)."""
-
-    def __init__(self) -> None:
-        self.error: PlatformError | None = None
-
-
 def unavailable(message: str) -> PlatformError:
     from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 
@@ -108,7 +105,8 @@ def platform_error(exc: BaseException) -> PlatformError | None:
     return exc if isinstance(exc, PlatformError) else None
 
 
-_OUTAGE: ContextVar[_Outage | None] = ContextVar("gwanjong_record_outage", default=None)
+#: the first `unavailable` answer of the record within one tool call (see `one_wait`)
+_OUTAGE: ContextVar[list[PlatformError] | None] = ContextVar("gwanjong_outage", default=None)
 
 
 class Records:
@@ -146,11 +144,6 @@ class Records:
             store=config.store,
         )
 
-    @property
-    def _store(self) -> StrikeStore | None:
-        """An idle connection, if any (what messages take the URL from)."""
-        return self._free[-1] if self._free else None
-
     def _open(self) -> StrikeStore:
         if self.broken:
             raise unavailable(self.broken)
@@ -170,9 +163,8 @@ class Records:
             raise unavailable(self.broken) from None
 
     def _open_pg(self) -> StrikeStore:
-        env = {**read_dotenv(self.path.parent / ".env"), **(self._environ or os.environ)}
         try:
-            url = expand(self.url, env)
+            url = _expand(self.url, self.path.parent, self._environ or None)
             from gwanjong_gateway.record.store import PostgresStrikeStore
         except ConfigError as exc:
             self.broken = f"[store] url: {exc}; fix gateway.toml and restart gwanjong."
@@ -252,11 +244,8 @@ class Records:
     async def open(self) -> bool:
         """Open now (at start); False, with `broken` set or a busy lock, if it cannot."""
 
-        def opened(_store: StrikeStore) -> None:
-            return None
-
         try:
-            await self.run(opened)
+            await self.run(StrikeStore.schema_version)
         except Exception as exc:
             if platform_error(exc) is None:
                 raise
@@ -271,7 +260,7 @@ class Records:
     def one_wait(self) -> Generator[None, None, None]:
         """Within: once a record call answers `unavailable`, the later ones answer the same at
         once, so a frozen database costs a tool call one deadline, not one per record call."""
-        token = _OUTAGE.set(_Outage())
+        token = _OUTAGE.set([])
         try:
             yield
         finally:
@@ -282,36 +271,33 @@ class Records:
     ) -> T:
         """`run` with its own deadline (status answers within 2 s)."""
         outage = _OUTAGE.get()
-        if outage is not None and outage.error is not None:
-            raise unavailable(outage.error.message)
-        try:
-            return await self._within(deadline_s, fn, *args, **kwargs)
-        except Exception as exc:
-            error = platform_error(exc)
-            if outage is not None and error is not None and error.kind == "unavailable":
-                outage.error = error
-            raise
-
-    async def _within(
-        self, deadline_s: float, fn: Callable[..., T], *args: object, **kwargs: object
-    ) -> T:
+        if outage:
+            raise unavailable(outage[0].message)
         try:
             with anyio.fail_after(deadline_s):
                 async with self._slots:
                     return await self._call(fn, *args, **kwargs)
         except TimeoutError:
             log.warning("a strike record call took longer than %.1f s; abandoned", deadline_s)
-            raise unavailable(
+            error = unavailable(
                 f"the strike record did not answer within {deadline_s:g} s (the database is "
                 "frozen, overloaded or unreachable); a write in flight may have been claimed. "
                 "Check the database, then call again: strike says whether it was written.",
-            ) from None
+            )
+        except Exception as exc:
+            found = platform_error(exc)
+            if outage is not None and found is not None and found.kind == "unavailable":
+                outage.append(found)
+            raise
+        if outage is not None:
+            outage.append(error)
+        raise error
 
     def _idle(self) -> StrikeStore | None:
         """An idle connection not known dead (after a database restart, none is)."""
         while self._free:
             store = self._free.pop()
-            if not store.stale():
+            if not store.engine.stale():
                 return store
             log.info("dropped a strike record connection the database had closed")
             _close_quietly(store)
@@ -344,9 +330,8 @@ class Records:
     def _give_back(self, lease: _Lease, exc: BaseException | None) -> None:
         if lease.store is None:
             return
-        if self._closed or (
-            exc is not None and self.url and _lost(exc)
-        ):  # a call that ended after close(): its connection goes too
+        # a call that ended after close(): its connection goes too
+        if self._closed or (exc is not None and self.url and pg_errors.connection_lost(exc)):
             _close_quietly(lease.store)
         else:
             self._free.append(lease.store)
@@ -354,9 +339,9 @@ class Records:
     def _answer(self, exc: BaseException, store: StrikeStore | None) -> BaseException:
         if isinstance(exc, sqlite3.DatabaseError):
             return unavailable(self._passing(exc) or self._unreadable(exc))
-        if platform_error(exc) or not self.url or not isinstance(store, StrikeStore):
+        if platform_error(exc) or not self.url or store is None:
             return exc
-        message = pg_errors.describe(exc, str(getattr(store, "url", self.url)), self.busy_timeout_s)
+        message = pg_errors.describe(exc, store.url, self.busy_timeout_s)
         if message is None:
             return exc
         log.warning("%s", message)
@@ -368,13 +353,6 @@ class Records:
         free, self._free = self._free, []
         for store in free:
             store.close()
-
-
-def _lost(exc: BaseException) -> bool:
-    try:
-        return pg_errors.connection_lost(exc)
-    except ImportError:
-        return False
 
 
 def disk_full(exc: BaseException) -> bool:

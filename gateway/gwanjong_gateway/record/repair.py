@@ -15,6 +15,7 @@ import sqlite3
 import tempfile
 import time
 from collections import Counter
+from contextlib import closing
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -26,7 +27,8 @@ from gwanjong_gateway.record import pg_errors
 from gwanjong_gateway.record.journal import Journal, Sent, restore
 from gwanjong_gateway.record.records import disk_full, open_store, store_url
 from gwanjong_gateway.record.sqlite_errors import primary_code
-from gwanjong_gateway.record.store import COLUMNS, SchemaError, StrikeStore
+from gwanjong_gateway.record.statements import COLUMNS
+from gwanjong_gateway.record.store import SchemaError, StrikeStore
 from gwanjong_gateway.rules.ledger import HOLDING, UNSETTLED, StrikeStatus
 
 log = logging.getLogger(__name__)
@@ -144,45 +146,43 @@ def _rows_of(con: sqlite3.Connection) -> list[dict[str, Any]]:
     return rows
 
 
-def salvage_sqlite(path: Path) -> tuple[list[dict[str, Any]], dict[str, str]]:
-    """The strike rows and paused platforms readable in ``path`` (its WAL included)."""
+def _opened(path: Path) -> sqlite3.Connection | None:
+    """A bare connection to a (possibly damaged) SQLite record, or None."""
     if not path.exists():
-        return [], {}
+        return None
     try:
         con = sqlite3.connect(str(path), timeout=2)
     except sqlite3.Error:
-        return [], {}
+        return None
     con.row_factory = sqlite3.Row
-    try:
+    return con
+
+
+def salvage_sqlite(path: Path) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The strike rows and paused platforms readable in ``path`` (its WAL included)."""
+    con = _opened(path)
+    if con is None:
+        return [], {}
+    with closing(con):
         rows = _rows_of(con)
-        paused: dict[str, str] = {}
         try:
-            for r in con.execute("SELECT platform, paused_reason FROM platform_health"):
-                if r["paused_reason"]:
-                    paused[str(r["platform"])] = str(r["paused_reason"])
+            found = con.execute("SELECT platform, paused_reason FROM platform_health")
+            return rows, {str(p): str(why) for p, why in found if why}
         except sqlite3.DatabaseError:
-            pass
-        return rows, paused
-    finally:
-        con.close()
+            return rows, {}
 
 
 def salvage_approvals(path: Path) -> list[dict[str, Any]]:
     """The approvals readable in a (possibly damaged) SQLite record: the pending ones are
     writes a person has yet to decide, the others their audit."""
-    if not path.exists():
+    con = _opened(path)
+    if con is None:
         return []
-    try:
-        con = sqlite3.connect(str(path), timeout=2)
-        con.row_factory = sqlite3.Row
-    except sqlite3.Error:
-        return []
-    try:
-        rows = [dict(r) for r in con.execute("SELECT * FROM approvals ORDER BY id")]
-    except sqlite3.DatabaseError:  # damaged, or a record from before approvals
-        rows = []
-    finally:
-        con.close()
+    with closing(con):
+        try:
+            rows = [dict(r) for r in con.execute("SELECT * FROM approvals ORDER BY id")]
+        except sqlite3.DatabaseError:  # damaged, or a record from before approvals
+            return []
     for row in rows:
         for key in ("post", "context", "policy"):
             with contextlib.suppress(TypeError, ValueError):

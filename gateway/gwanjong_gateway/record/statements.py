@@ -1,17 +1,36 @@
-"""What the record's row mixins (approvals, handles, history pages) need of `StrikeStore`:
-one statement (`_x`, ``?`` placeholders), one transaction (`_transaction`), the engine."""
+"""What every part of `StrikeStore` (approvals, handles, hand-offs, notices, history pages)
+stands on: one statement (`_x`, ``?`` placeholders), one transaction, a strike row read,
+inserted or updated (rows as `Strike`s, the engine's encodings both ways)."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Generator, Sequence
-from contextlib import contextmanager
+import dataclasses
+import time
 from typing import TYPE_CHECKING, Any
 
-from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus
+from gwanjong_gateway.rules.ledger import Strike
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
     from gwanjong_gateway.record.engine import Engine
+
+#: the strike record's columns: a `Strike`'s fields
+COLUMNS = frozenset(f.name for f in dataclasses.fields(Strike))
+
+
+def _columns(fields: dict[str, Any]) -> dict[str, Any]:
+    """``fields`` if each names a column (a name that is not one is a TypeError, never SQL)."""
+    unknown = fields.keys() - COLUMNS
+    if unknown:
+        raise TypeError(f"not a strike record column: {', '.join(sorted(unknown))}")
+    return fields
+
+
+def where(*conditions: tuple[str, Any]) -> tuple[str, list[Any]]:
+    """``WHERE 1=1 AND …`` of the conditions whose value is not None, and those values."""
+    used = [(clause, value) for clause, value in conditions if value is not None]
+    return "WHERE 1=1" + "".join(f" AND {c}" for c, _ in used), [v for _, v in used]
 
 
 class Statements:
@@ -19,29 +38,30 @@ class Statements:
     FOR_UPDATE: str = ""
     engine: Engine
 
-    def _x(self, sql: str, args: Sequence[Any] = ()) -> Any:
+    def _x(self, sql: str, args: Any = ()) -> Any:
         """Run one statement (``?`` placeholders); the cursor, rows readable by column name."""
         return self.engine.x(sql, args)
 
-    @contextmanager
-    def _transaction(self, immediate: bool, lock: str = "") -> Generator[None, None, None]:
+    def _transaction(self, immediate: bool, lock: str = "") -> AbstractContextManager[None]:
         """``immediate`` takes the write lock first, so check-then-insert is atomic across
         connections and processes (``lock`` names what PostgreSQL locks)."""
-        with self.engine.transaction(immediate, f"gwanjong:{lock}" if lock else ""):
-            yield
+        return self.engine.transaction(immediate, f"gwanjong:{lock}" if lock else "")
 
-    def _row(self, row: Any) -> Strike:
-        data = dict(row)
-        data["status"] = StrikeStatus(data["status"])
-        data["action"] = StrikeAction(data["action"])
-        data["context"] = json.loads(data["context"])
-        data["policy"] = json.loads(data["policy"])
-        data["needs_person"] = bool(data.get("needs_person", 0))
-        return Strike(**data)
+    def get(self, strike_id: int) -> Strike | None:
+        return self.engine.row(Strike, "SELECT * FROM strikes WHERE id = ?", (strike_id,))
 
-    def _strike(self, sql: str, args: Sequence[Any]) -> Strike | None:
-        row = self._x(sql, args).fetchone()
-        return None if row is None else self._row(row)
+    def insert(self, **fields: Any) -> Strike:
+        """A new row of ``fields``; a column left out takes its default (no ``id``: the next)."""
+        now = fields.pop("now", None) or time.time()
+        row = _columns({"created_at": now, "updated_at": now, **fields})
+        strike = self.get(int(self.engine.insert("strikes", [row], returning="id")))
+        assert strike is not None
+        return strike
 
-    def _strikes(self, sql: str, args: Sequence[Any] = ()) -> list[Strike]:
-        return [self._row(r) for r in self._x(sql, args)]
+    def update(self, strike_id: int, **fields: Any) -> Strike:
+        fields["updated_at"] = fields.pop("now", None) or time.time()
+        sets = ", ".join(f"{k} = ?" for k in _columns(fields))
+        self._x(f"UPDATE strikes SET {sets} WHERE id = ?", (*fields.values(), strike_id))
+        strike = self.get(strike_id)
+        assert strike is not None
+        return strike

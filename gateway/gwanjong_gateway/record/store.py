@@ -6,12 +6,9 @@ lock per platform), so no two processes can both pass. Synchronous: see `records
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import sqlite3
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -57,101 +54,28 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class NewStrike:
-    """A strike row as it is inserted: a `Strike`'s fields (a name that is not one is a
-    TypeError, never SQL), each default the column's; ``id`` None: the next one."""
-
-    intent_key: str
-    platform: str
-    target: str
-    action: StrikeAction
-    content_hash: str
-    content: str
-    mode: str
-    status: StrikeStatus
-    created_at: float
-    updated_at: float
-    context: Any = "{}"  # what the model saw in draft (JSON, or the value to write as JSON)
-    policy: Any = "[]"  # the policy decisions, in order (the same)
-    id: int | None = None
-    target_url: str = ""
-    author: str = ""
-    opportunity: str = ""
-    title: str = ""
-    reason: str = ""
-    approver: str = ""
-    result_id: str = ""
-    result_url: str = ""
-    principal: str = ""
-    readbacks: int = 0
-    confirmed_by: str = ""
-    needs_person: int = 0
-    claimed_at: float = 0.0
-    claimed_url: str = ""
-    settling_until: float = 0.0
-    settling_by: str = ""
-    trace_id: str = ""
-    span_id: str = ""
-
-    def __post_init__(self) -> None:
-        for key, value in _stored(self.__dict__).items():
-            object.__setattr__(self, key, value)
-
-
 def _marks(values: Sequence[object]) -> str:
     return ", ".join("?" * len(values))
 
 
 _HOLDING, _WRITING, _UNSETTLED, _ENGAGING = map(_marks, (HOLDING, WRITING, UNSETTLED, ENGAGING))
 
-#: the strike record's columns: a `Strike`'s fields
-COLUMNS = frozenset(f.name for f in dataclasses.fields(NewStrike))
-
-
-def _stored(fields: dict[str, Any]) -> dict[str, Any]:
-    """The status by value, the context and decisions as JSON, a flag as 0 or 1."""
-    out: dict[str, Any] = {}
-    if "status" in fields:
-        out["status"] = str(fields["status"])
-    if "needs_person" in fields:
-        out["needs_person"] = int(fields["needs_person"])
-    for key in ("context", "policy"):
-        if key in fields and not isinstance(fields[key], str):
-            out[key] = json.dumps(fields[key], ensure_ascii=False, default=str)
-    return out
-
-
-def _columns(fields: dict[str, Any]) -> dict[str, Any]:
-    """An update's values as stored (a name that is not a column is a TypeError, never SQL)."""
-    unknown = fields.keys() - COLUMNS
-    if unknown:
-        raise TypeError(f"not a strike record column: {', '.join(sorted(unknown))}")
-    return fields | _stored(fields)
-
 
 class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows):
     def __init__(self, path: Path, busy_timeout_s: float = BUSY_TIMEOUT_S) -> None:
         """Raises sqlite3.DatabaseError when the file is not a readable strike record."""
-        engine = SqliteEngine(path, busy_timeout_s)
-        try:
-            check = engine.x("PRAGMA quick_check").fetchone()
-            if check is None or check[0] != "ok":
-                raise sqlite3.DatabaseError(f"integrity check failed: {check[0] if check else '?'}")
-        except BaseException:
-            engine.close()
-            raise
-        self._open(engine, path)
+        self._open(SqliteEngine(path, busy_timeout_s), path)
 
     def _open(self, engine: Engine, path: Path | None) -> None:
         self.engine = engine
         self.path = path
-        self._db: Any = engine.db
-        #: appended to a SELECT that is followed by an UPDATE of the same row
         self.FOR_UPDATE = engine.FOR_UPDATE
         self.url = getattr(engine, "url", "")
         try:
-            self._migrate()
+            check = "ok" if engine.postgres else engine.value("PRAGMA quick_check")
+            if check != "ok":
+                raise sqlite3.DatabaseError(f"integrity check failed: {check or '?'}")
+            migrations.migrate(engine, migrations.RECORD)
         except BaseException:
             engine.close()
             raise
@@ -159,39 +83,8 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
     def close(self) -> None:
         self.engine.close()
 
-    def stale(self) -> bool:
-        """Whether this idle connection is known dead (a file never is)."""
-        return self.engine.stale()
-
-    def _migrate(self) -> None:
-        """Apply the migration steps this record lacks (migrations.py)."""
-        migrations.migrate(self.engine, migrations.RECORD)
-
     def schema_version(self) -> int:
-        return int(self._x("SELECT MAX(version) AS v FROM schema_version").fetchone()["v"] or 0)
-
-    # -- rows ------------------------------------------------------------------------
-
-    def get(self, strike_id: int) -> Strike | None:
-        return self._strike("SELECT * FROM strikes WHERE id = ?", (strike_id,))
-
-    def insert(self, **fields: Any) -> Strike:
-        now = fields.pop("now", None) or time.time()
-        values: dict[str, Any] = {"created_at": now, "updated_at": now, **fields}
-        row = NewStrike(**_columns(values))
-        omit = ("id",) if row.id is None else ()
-        strike = self.get(int(self.engine.insert("strikes", [row], returning="id", omit=omit)))
-        assert strike is not None
-        return strike
-
-    def update(self, strike_id: int, **fields: Any) -> Strike:
-        fields["updated_at"] = fields.pop("now", None) or time.time()
-        fields = _columns(fields)
-        sets = ", ".join(f"{k} = ?" for k in fields)
-        self._x(f"UPDATE strikes SET {sets} WHERE id = ?", (*fields.values(), strike_id))
-        strike = self.get(strike_id)
-        assert strike is not None
-        return strike
+        return int(self.engine.value("SELECT MAX(version) FROM schema_version") or 0)
 
     def save_dry_run(self, **fields: Any) -> Strike:
         """One dry-run record per intent (target, action and text): a repeat of the same
@@ -200,15 +93,15 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
         # Per caller: one team member's dry run never takes over another's record.
         fields.setdefault("principal", "")
         with self._transaction(immediate=True, lock=f"dry-run:{key}"):
-            found = self._x(
+            found = self.engine.value(
                 "SELECT id FROM strikes WHERE intent_key = ? AND status = ? AND principal = ? "
                 "ORDER BY id DESC LIMIT 1" + self.FOR_UPDATE,
                 (key, StrikeStatus.DRY_RUN, fields["principal"]),
-            ).fetchone()
+            )
             if found is None:
                 return self.insert(**fields)
             fields.pop("created_at", None)
-            return self.update(int(found["id"]), **fields)
+            return self.update(int(found), **fields)
 
     # -- the claim ----------------------------------------------------------------------
 
@@ -224,14 +117,11 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
             if earlier is not None:
                 return Verdict(earlier=earlier)
             if req.action.engages_author:  # a new post or an upvote engages no one
-                last = self._last_to_author(req.platform, str(req.row.get("author", "")))
+                author = str(req.row.get("author", ""))
+                last = self._last_to_author(req.platform, author)
+                who = str(req.row.get("principal") or "")
                 why = policy.author_cooldown(
-                    req.cooldown_days,
-                    last,
-                    req.platform,
-                    str(req.row.get("author", "")),
-                    now,
-                    str(req.row.get("principal") or ""),
+                    req.cooldown_days, last, req.platform, author, now, who
                 )
                 if why:
                     return Verdict(refusal=why[0], retry_after=why[1])
@@ -255,7 +145,8 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
     def _holding(self, req: ClaimRequest, now: float) -> Strike | None:
         """The earlier claim that holds this target, or this (or a near-identical) post."""
         if req.target:
-            return self._strike(
+            return self.engine.row(
+                Strike,
                 f"SELECT * FROM strikes WHERE platform = ? AND target = ? AND action = ? "
                 f"AND status IN ({_HOLDING}) ORDER BY id DESC LIMIT 1",
                 (req.platform, req.target, req.action, *HOLDING),
@@ -264,39 +155,35 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
         if same is not None or not req.cooldown_days:
             return same
         since = now - req.cooldown_days * 86400
-        rows = self._x(
-            f"SELECT * FROM strikes WHERE platform = ? AND target = '' AND action = ? "
+        rows = self.engine.tuples(
+            f"SELECT id, content FROM strikes WHERE platform = ? AND target = '' AND action = ? "
             f"AND status IN ({_HOLDING}) AND created_at >= ? ORDER BY id DESC LIMIT 500",
             (req.platform, StrikeAction.POST, *HOLDING, since),
         )
         text = str(req.row["content"])
-        for row in rows:
-            if similarity(text, row["content"]) >= SIMILAR:
-                return self._row(row)
-        return None
+        found = next((i for i, content in rows if similarity(text, content) >= SIMILAR), None)
+        return None if found is None else self.get(found)
 
     def _count(self, platform: str, action: str, since: float) -> int:
-        return int(
-            self._x(
-                f"SELECT COUNT(*) AS n FROM strikes WHERE platform = ? AND action = ? "
-                f"AND status IN ({_WRITING}) AND created_at >= ?",
-                (platform, action, *WRITING, since),
-            ).fetchone()["n"]
+        return self.engine.value(
+            f"SELECT COUNT(*) FROM strikes WHERE platform = ? AND action = ? "
+            f"AND status IN ({_WRITING}) AND created_at >= ?",
+            (platform, action, *WRITING, since),
         )
 
     def _last_write(self, platform: str) -> float | None:
-        row = self._x(
-            f"SELECT MAX(created_at) AS last FROM strikes WHERE platform = ? AND status IN ({_WRITING})",
+        return self.engine.value(
+            f"SELECT MAX(created_at) FROM strikes WHERE platform = ? AND status IN ({_WRITING})",
             (platform, *WRITING),
-        ).fetchone()
-        return float(row["last"]) if row and row["last"] is not None else None
+        )
 
     def _last_to_author(self, platform: str, author: str) -> Strike | None:
         """The latest write to ``author`` that engaged them: sent, in flight or unsure. A
         hand-off counts once it is posted (a waiting one may never be)."""
         if not author:
             return None
-        return self._strike(
+        return self.engine.row(
+            Strike,
             f"SELECT * FROM strikes WHERE platform = ? AND author = ? AND action IN ({_ENGAGING}) "
             f"AND target != '' AND status IN ({_WRITING}) ORDER BY created_at DESC LIMIT 1",
             (platform, author, *ENGAGING, *WRITING),
@@ -305,7 +192,8 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
     # -- other questions ------------------------------------------------------------------
 
     def same_intent(self, key: str) -> Strike | None:
-        return self._strike(
+        return self.engine.row(
+            Strike,
             f"SELECT * FROM strikes WHERE intent_key = ? AND status IN ({_HOLDING}) ORDER BY id DESC LIMIT 1",
             (key, *HOLDING),
         )
@@ -321,41 +209,39 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
         for platform, ids in by_platform.items():
             for start in range(0, len(ids), 500):
                 chunk = ids[start : start + 500]
-                rows = self._x(
+                rows = self.engine.tuples(
                     f"SELECT DISTINCT target FROM strikes WHERE platform = ? AND target IN "
                     f"({_marks(chunk)}) AND status IN ({_HOLDING})",
                     (platform, *chunk, *HOLDING),
                 )
-                found.update((platform, r["target"]) for r in rows)
+                found.update((platform, target) for (target,) in rows)
         return found
 
     def unsettled(self) -> list[Strike]:
-        return self._strikes(
-            f"SELECT * FROM strikes WHERE status IN ({_UNSETTLED}) ORDER BY id", UNSETTLED
+        return self.engine.rows(
+            Strike, f"SELECT * FROM strikes WHERE status IN ({_UNSETTLED}) ORDER BY id", UNSETTLED
         )
 
     def settle(self, strike_id: int, status: StrikeStatus, **fields: Any) -> Strike | None:
         """Move an unsettled row to ``status``; None if someone settled it already."""
         with self._transaction(immediate=True):
-            row = self._strike(
-                f"SELECT * FROM strikes WHERE id = ? AND status IN ({_UNSETTLED}){self.FOR_UPDATE}",
+            found = self.engine.value(
+                f"SELECT id FROM strikes WHERE id = ? AND status IN ({_UNSETTLED}){self.FOR_UPDATE}",
                 (strike_id, *UNSETTLED),
             )
-            if row is None:
-                return None
-            return self.update(strike_id, status=status, **fields)
+            return None if found is None else self.update(strike_id, status=status, **fields)
 
     def take_settling(self, strike_id: int, by: str, now: float, lease_s: float) -> Strike | None:
         """Compare-and-set: this unsettled row is ``by``'s to read back for ``lease_s``, unless
         another holds an unexpired lease; the row, or None. One atomic UPDATE on both engines. A
         lease ending more than two leases off came from a clock step ahead: it is taken too."""
-        taken = self._x(
+        taken = self.engine.value(
             f"UPDATE strikes SET settling_by = ?, settling_until = ? WHERE id = ? "
             f"AND status IN ({_UNSETTLED}) AND (settling_until <= ? OR settling_until > ?) "
             "RETURNING id",
             (by, now + lease_s, strike_id, *UNSETTLED, now, now + 2 * lease_s),
-        ).fetchone()
-        return self.get(strike_id) if taken else None
+        )
+        return None if taken is None else self.get(strike_id)
 
     def release_settling(self, strike_id: int, by: str) -> None:
         """``by``'s read-back is over: the row is free for the next one at once."""
@@ -368,12 +254,14 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
     def count_readback(self, strike_id: int) -> int:
         """One more spaced read-back found this unsettled row absent; the count now (0 if
         the row is settled already)."""
-        row = self._x(
-            f"UPDATE strikes SET readbacks = readbacks + 1 WHERE id = ? AND status IN ({_UNSETTLED}) "
-            "RETURNING readbacks",
-            (strike_id, *UNSETTLED),
-        ).fetchone()
-        return int(row["readbacks"]) if row else 0
+        return (
+            self.engine.value(
+                f"UPDATE strikes SET readbacks = readbacks + 1 WHERE id = ? AND status IN ({_UNSETTLED}) "
+                "RETURNING readbacks",
+                (strike_id, *UNSETTLED),
+            )
+            or 0
+        )
 
     def history(
         self,
@@ -389,15 +277,13 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
 
     def record_failure(self, platform: str, reason: str, pause_after: int) -> int:
         now = time.time()
-        self._x(
-            "INSERT INTO platform_health (platform, failures, paused_reason, updated_at) VALUES (?, 1, '', ?) "
-            "ON CONFLICT(platform) DO UPDATE SET failures = platform_health.failures + 1, updated_at = ?",
-            (platform, now, now),
-        )
         failures = int(
-            self._x(
-                "SELECT failures FROM platform_health WHERE platform = ?", (platform,)
-            ).fetchone()["failures"]
+            self.engine.value(
+                "INSERT INTO platform_health (platform, failures, paused_reason, updated_at) "
+                "VALUES (?, 1, '', ?) ON CONFLICT(platform) DO UPDATE SET "
+                "failures = platform_health.failures + 1, updated_at = ? RETURNING failures",
+                (platform, now, now),
+            )
         )
         if failures >= pause_after:
             self._x(
@@ -406,9 +292,6 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
             )
         return failures
 
-    def record_success(self, platform: str) -> None:
-        self.clear_pause(platform)
-
     def clear_pause(self, platform: str) -> None:
         self._x(
             "INSERT INTO platform_health (platform, failures, paused_reason, updated_at) VALUES (?, 0, '', ?) "
@@ -416,19 +299,22 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
             (platform, time.time(), time.time()),
         )
 
+    record_success = clear_pause
+
     def paused(self, platform: str) -> str:
-        row = self._x(
-            "SELECT paused_reason FROM platform_health WHERE platform = ?", (platform,)
-        ).fetchone()
-        return str(row["paused_reason"]) if row else ""
+        return str(
+            self.engine.value(
+                "SELECT paused_reason FROM platform_health WHERE platform = ?", (platform,)
+            )
+            or ""
+        )
 
     # -- inbox cursors (the shared record's copy; see inbox_record) ---------------------
 
     def inbox_cursor(self, platform: str) -> str | None:
-        row = self._x(
+        return self.engine.value(
             "SELECT next_since FROM inbox_cursors WHERE platform = ?", (platform,)
-        ).fetchone()
-        return str(row["next_since"]) if row else None
+        )
 
     def set_inbox_cursor(self, platform: str, cursor: str) -> None:
         self._x(

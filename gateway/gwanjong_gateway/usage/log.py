@@ -13,11 +13,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gwanjong_gateway.record.engine import Lazy, Unavailable
-from gwanjong_gateway.record.migrations import LITE, PG
+from gwanjong_gateway.record.engine import Unavailable
 from gwanjong_gateway.record.readers import EVERYONE, Reader
 from gwanjong_gateway.usage.report import Call, Scope, aggregate, compact_lines, spend_section
-from gwanjong_gateway.usage.spend_ledger import DaySpend, SpendLedger, Where
+from gwanjong_gateway.usage.spend_ledger import DaySpend, SpendLedger, UsageTable, Where
 from gwanjong_shared.contract.rate import RateWindow
 from gwanjong_shared.kit.logs import redact
 
@@ -29,9 +28,6 @@ log = logging.getLogger(__name__)
 USAGE_FILE = "usage.db"
 #: only this much of a result is tokenized; longer results are extrapolated from it
 TOKEN_SAMPLE_CHARS = 16_000
-#: rows older than this are dropped when the database is opened
-KEEP_DAYS = 90
-COLUMNS = ", ".join(Call._fields)
 #: how long the woken writer lets calls gather before it writes them (`flush` cuts it short)
 BATCH_S = 0.05
 
@@ -72,8 +68,10 @@ def read_failed(where: Where, what: str, exc: Exception) -> Exception:
     )
 
 
-class UsageLog:
+class UsageLog(UsageTable):
     """The usage record. `record_*` never blocks; `report` reads what has been written."""
+
+    kind, name = "calls", "gwanjong-usage"
 
     def __init__(
         self,
@@ -81,12 +79,9 @@ class UsageLog:
         clock: Callable[[], float] = time.time,
         count_tokens: Callable[[str], int] | None = None,
     ) -> None:
-        self.where = where if isinstance(where, Where) else Where(where)
+        super().__init__(where, clock)  # the engine is opened by the first write or read
         self.path = self.where.path
-        self.table = (PG if self.where.postgres else LITE).calls
-        self.clock = clock
         self._count = count_tokens
-        self._engine = Lazy(self._connect)  # opened by the first write or read
         self._failing = False
         # Starting the writer has a lock of its own: a call records its figures on the
         # event loop, and must not wait behind a writer stuck on a frozen database.
@@ -159,11 +154,8 @@ class UsageLog:
             self._hurry.clear()
             self._wake.clear()  # before taking: a call appended after this wakes it again
             batch: list[Item] = []
-            while True:
-                try:
-                    batch.append(self._pending.popleft())
-                except IndexError:
-                    break
+            while self._pending:  # this thread is the only one that takes
+                batch.append(self._pending.popleft())
             calls = [
                 c._replace(tokens=estimate_tokens(text, n, self._counter()))
                 if c.scope == Scope.GATEWAY
@@ -203,11 +195,6 @@ class UsageLog:
             self._failing = False
             log.info("usage: recording into %s again", self.where.describe())
 
-    def _connect(self) -> Any:
-        engine = self.where.open("gwanjong-usage")
-        engine.x(f"DELETE FROM {self.table} WHERE at < ?", (self.clock() - KEEP_DAYS * 86400,))
-        return engine
-
     def _counter(self) -> Callable[[str], int]:
         if self._count is None:
             from gwanjong_gateway.usage.token_count import count_tokens
@@ -233,7 +220,7 @@ class UsageLog:
             self._hurry.set()
             self._wake.set()
             writer.join(timeout=10)
-        self._engine.close()
+        super().close()
         if self.ledger is not None:
             self.ledger.close()
 
@@ -245,13 +232,9 @@ class UsageLog:
         self.flush()
         start = self.clock() - since_s if since_s else 0.0
         rows: list[Call] = []
-        if not reader.reads_nothing and (self._engine.opened or self.where.exists()):
-            mine = "" if reader.everyone else " AND principal = ?"
-            args = (start,) if reader.everyone else (start, reader.principal)
-            sql = f"SELECT {COLUMNS} FROM {self.table} WHERE at >= ?{mine} ORDER BY at"
+        if self._engine.opened or self.where.exists():
             try:
-                with self._engine.use() as db:
-                    rows = db.rows(Call, sql, args)
+                rows = self._read(Call, start, reader, " ORDER BY at")
             except Exception as exc:
                 raise read_failed(self.where, "usage", exc) from None
         report = aggregate(rows, since_s, self.clock())
@@ -293,13 +276,9 @@ def where_of(config: GatewayConfig, environ: dict[str, str] | None = None) -> Wh
 def open_usage(config: GatewayConfig, environ: dict[str, str] | None = None) -> UsageLog:
     """The configured usage record, with the spend ledger beside it, and the daily budgets,
     for its report."""
-    from gwanjong_gateway.config_ops import micro_usd
+    from gwanjong_gateway.usage.prices import daily_budgets
 
     usage = UsageLog(where_of(config, environ))
     usage.ledger = SpendLedger(where_of(config, environ))
-    usage.budgets = {
-        name: micro_usd(limit.daily_usd)
-        for name, limit in config.limits.items()
-        if limit.daily_usd is not None
-    }
+    usage.budgets = daily_budgets(config)
     return usage

@@ -38,6 +38,14 @@ def prices_for(config: GatewayConfig, profiles: Profiles, platform: str) -> Pric
     return own.model_copy(update={**given, "source": f"{own.source} (overridden in gateway.toml)"})
 
 
+def daily_budgets(config: GatewayConfig) -> dict[str, int]:
+    """Each `[limits.<platform>] daily_usd` that is set, in micro-dollars."""
+    limits = config.limits.items()
+    return {
+        name: micro_usd(limit.daily_usd) for name, limit in limits if limit.daily_usd is not None
+    }
+
+
 def billed(tool: str) -> bool:
     return tool in BILLED_READS or tool in WRITE_TOOLS
 

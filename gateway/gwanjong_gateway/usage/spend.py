@@ -16,12 +16,11 @@ from typing import Any, TypeVar
 import anyio
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.config_ops import micro_usd
 from gwanjong_gateway.platforms.client import ensure_profiles
 from gwanjong_gateway.platforms.outcome import Outcome
 from gwanjong_gateway.platforms.upstreams import Reservation, Upstreams
 from gwanjong_gateway.rules import policy
-from gwanjong_gateway.usage.prices import billed, cost, most, prices_for, usd
+from gwanjong_gateway.usage.prices import billed, cost, daily_budgets, most, prices_for, usd
 from gwanjong_gateway.usage.spend_ledger import Over, SpendLedger
 from gwanjong_shared.contract import Prices
 from gwanjong_shared.contract.errors import ErrorKind
@@ -51,10 +50,7 @@ class Spend:
 
     def budget(self, platform: str) -> int | None:
         """`[limits.<platform>] daily_usd` in micro-dollars (None: no budget)."""
-        limit = self.config.limits.get(platform)
-        if limit is None or limit.daily_usd is None:
-            return None
-        return micro_usd(limit.daily_usd)
+        return daily_budgets(self.config).get(platform)
 
     async def _prices(self, platform: str, budget: int | None) -> Prices | Outcome | None:
         prices = prices_for(self.config, self.upstreams.profiles, platform)

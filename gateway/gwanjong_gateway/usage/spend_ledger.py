@@ -10,13 +10,22 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from gwanjong_gateway.extras import MissingExtra
-from gwanjong_gateway.record.engine import Engine, Lazy, PostgresEngine, SqliteEngine, Unavailable
+from gwanjong_gateway.record.engine import (
+    Engine,
+    Lazy,
+    PostgresEngine,
+    SqliteEngine,
+    Unavailable,
+    columns,
+)
 from gwanjong_gateway.record.migrations import LITE, PG, USAGE, migrate
 from gwanjong_gateway.record.readers import EVERYONE, Reader
 
-#: rows older than this are dropped when the ledger is opened (as the usage log's)
+R = TypeVar("R")
+#: rows older than this are dropped when a usage table is opened
 KEEP_DAYS = 90
 
 
@@ -25,10 +34,8 @@ class Where:
 
     def __init__(self, path: Path | None = None, url: str = "", broken: str = "") -> None:
         self.path, self.url, self.broken = path, url, broken
-
-    @property
-    def postgres(self) -> bool:
-        return self.path is None
+        self.postgres = path is None
+        self.dialect = PG if self.postgres else LITE
 
     def exists(self) -> bool:
         """Whether there is anything to read (reading creates no file)."""
@@ -65,6 +72,38 @@ class Where:
         return engine
 
 
+class UsageTable:
+    """One usage table (``kind``: the usage log's `calls` or the ledger's `spend`) at a
+    `Where`, its engine opened on first use, when the rows older than KEEP_DAYS go."""
+
+    kind = ""
+    name = ""  # the connection's, as PostgreSQL shows it
+
+    def __init__(self, where: Path | Where, clock: Callable[[], float] = time.time) -> None:
+        self.where = where if isinstance(where, Where) else Where(where)
+        self.table: str = getattr(self.where.dialect, self.kind)
+        self.clock = clock
+        self._engine = Lazy(self._connect)
+
+    def _connect(self) -> Engine:
+        engine = self.where.open(self.name)
+        engine.x(f"DELETE FROM {self.table} WHERE at < ?", (self.clock() - KEEP_DAYS * 86400,))
+        return engine
+
+    def close(self) -> None:
+        self._engine.close()
+
+    def _read(self, cls: type[R], since: float, reader: Reader, order: str = "") -> list[R]:
+        """Every row since ``since`` of the calls ``reader`` may read (team mode: their own)."""
+        if reader.reads_nothing:
+            return []
+        mine = "" if reader.everyone else " AND principal = ?"
+        args = (since,) if reader.everyone else (since, reader.principal)
+        sql = f"SELECT {', '.join(columns(cls))} FROM {self.table} WHERE at >= ?{mine}{order}"
+        with self._engine.use() as db:
+            return db.rows(cls, sql, args)
+
+
 @dataclass(frozen=True)
 class Charge:
     """One priced call's row: reserved while it runs, its true cost once settled."""
@@ -95,20 +134,11 @@ class DaySpend:
     in_flight: int  # calls not settled yet (their reservation counts)
 
 
-class SpendLedger:
+class SpendLedger(UsageTable):
     """The ledger: `<state_dir>/usage.db`'s `spend` (beside the usage log's `calls`), or
     with `[store] url` PostgreSQL's `usage_spend`, where every replica reserves."""
 
-    def __init__(self, where: Path | Where, clock: Callable[[], float] = time.time) -> None:
-        self.where = where if isinstance(where, Where) else Where(where)
-        self.table = (PG if self.where.postgres else LITE).spend
-        self.clock = clock
-        self._engine = Lazy(self._connect)
-
-    def _connect(self) -> Engine:
-        engine = self.where.open("gwanjong-spend")
-        engine.x(f"DELETE FROM {self.table} WHERE at < ?", (self.clock() - KEEP_DAYS * 86400,))
-        return engine
+    kind, name = "spend", "gwanjong-spend"
 
     # -- the ledger ---------------------------------------------------------------------
 
@@ -132,12 +162,12 @@ class SpendLedger:
             return int(db.insert(self.table, [charge], returning="id"))
 
     def _spent(self, db: Engine, platform: str, since: float) -> int:
-        row = db.one(
-            f"SELECT COALESCE(SUM(micros), 0) AS spent FROM {self.table} "
-            "WHERE platform = ? AND at >= ?",
-            (platform, since),
+        return int(
+            db.value(
+                f"SELECT COALESCE(SUM(micros), 0) FROM {self.table} WHERE platform = ? AND at >= ?",
+                (platform, since),
+            )
         )
-        return int(row["spent"])
 
     def spent(self, platform: str, since: float) -> int:
         """The platform's spend since ``since`` (reservations in flight included)."""
@@ -152,25 +182,11 @@ class SpendLedger:
     def by_day(self, since: float, reader: Reader = EVERYONE) -> list[DaySpend]:
         """Spend per UTC day and platform since ``since``, of the calls ``reader`` may read
         (team mode: their own), oldest day first."""
-        if reader.reads_nothing:
-            return []
-        mine = "" if reader.everyone else " AND principal = ?"
-        args = (since,) if reader.everyone else (since, reader.principal)
-        with self._engine.use() as db:
-            rows = db.rows(
-                Charge,
-                f"SELECT at, platform, tool, principal, micros, settled FROM {self.table} "
-                f"WHERE at >= ?{mine}",
-                args,
-            )
         out: dict[tuple[str, str], list[int]] = {}
-        for row in rows:
+        for row in self._read(Charge, since, reader):
             key = (time.strftime("%Y-%m-%d", time.gmtime(float(row.at))), row.platform)
             figures = out.setdefault(key, [0, 0, 0])
             figures[0] += int(row.micros)
             figures[1] += 1
             figures[2] += 0 if row.settled else 1
         return [DaySpend(day, p, m, n, f) for (day, p), (m, n, f) in sorted(out.items())]
-
-    def close(self) -> None:
-        self._engine.close()

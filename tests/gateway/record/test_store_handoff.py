@@ -145,11 +145,11 @@ def test_pending_handoffs_is_one_indexed_lookup(tmp_path: Path) -> None:
         wanted = add(store, "devto:1", StrikeStatus.HANDOFF)
         store._x("ANALYZE")
         ran: list[str] = []
-        store._db.set_trace_callback(ran.append)
+        store.engine.db.set_trace_callback(ran.append)
         try:
             found = store.pending_handoffs("devto:1", "devto")
         finally:
-            store._db.set_trace_callback(None)
+            store.engine.db.set_trace_callback(None)
         assert [r.id for r in found] == [wanted]
         [query] = ran  # one statement, and it is the lookup
         assert query.lstrip().upper().startswith("SELECT"), query

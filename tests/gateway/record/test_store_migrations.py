@@ -82,7 +82,7 @@ def test_an_old_file_opens_and_gains_the_principal_column(tmp_path: Path) -> Non
         with pytest.raises(sqlite3.IntegrityError):  # the unique claim index survived
             strike_row(store, intent_key="k3", content_hash="h3", content="again", status="pending")
     with closing(StrikeStore(path)) as again:  # reopening applies nothing twice
-        versions = [r[0] for r in again._db.execute("SELECT version FROM schema_version")]
+        versions = [r[0] for r in again.engine.db.execute("SELECT version FROM schema_version")]
         assert versions == list(range(1, migrations.LATEST + 1))
 
 
@@ -97,7 +97,7 @@ def test_a_file_at_each_older_version_opens_at_the_latest_and_keeps_its_rows(
         (old,) = store.history()
         assert (old.content, old.status, old.readbacks) == ("old words", "posted", 0)
         assert store.acted_among([("devto", "t1"), ("devto", "t9")]) == {("devto", "t1")}
-        versions = [r[0] for r in store._db.execute("SELECT version FROM schema_version")]
+        versions = [r[0] for r in store.engine.db.execute("SELECT version FROM schema_version")]
         assert versions == list(range(1, migrations.LATEST + 1))  # each step applied once
 
 
