@@ -244,17 +244,16 @@ class UsageLog:
         the calls ``reader`` may read (team mode: their own)."""
         self.flush()
         start = self.clock() - since_s if since_s else 0.0
-        rows: list[Call] = []
+        report = aggregate((), since_s, self.clock())
         if not reader.reads_nothing and (self._engine.opened or self.where.exists()):
             mine = "" if reader.everyone else " AND principal = ?"
             args = (start,) if reader.everyone else (start, reader.principal)
             sql = f"SELECT {COLUMNS} FROM {self.table} WHERE at >= ?{mine} ORDER BY at"
             try:
-                with self._engine.use() as db:
-                    rows = db.rows(Call, sql, args)
+                with self._engine.use() as db:  # each row read, counted and let go
+                    report = aggregate(db.each(Call, sql, args), since_s, self.clock())
             except Exception as exc:
                 raise read_failed(self.where, "usage", exc) from None
-        report = aggregate(rows, since_s, self.clock())
         report["spend"] = spend_section(self._spend(start, reader), self.budgets)
         return report
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
+from collections.abc import Iterable
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -51,23 +52,25 @@ def percentile(values: list[float], q: float) -> float | None:
     return values[int(rank) - 1]
 
 
-def aggregate(rows: list[Call], since_s: float | None, now: float) -> dict[str, Any]:
+def aggregate(rows: Iterable[Call], since_s: float | None, now: float) -> dict[str, Any]:
     platform: dict[tuple[str, str], dict[str, Any]] = {}
     gateway: dict[str, dict[str, Any]] = {}
     latencies: dict[tuple[str, str], list[float]] = {}
     for r in rows:
         at, plat, tool, kind, retry_after = r.at, r.platform, r.tool, r.kind, r.retry_after
         if r.scope == Scope.GATEWAY:
-            g = gateway.setdefault(tool, {"tool": tool, "calls": 0, "errors": {}, "tokens": 0})
+            g = gateway.get(tool)  # not setdefault: no throwaway dict per row
+            if g is None:
+                g = gateway[tool] = {"tool": tool, "calls": 0, "errors": {}, "tokens": 0}
             g["calls"] += 1
             g["tokens"] += int(r.tokens or 0)
             if kind:
                 g["errors"][kind] = g["errors"].get(kind, 0) + 1
             continue
         key = (plat, tool)
-        p = platform.setdefault(
-            key,
-            {
+        p = platform.get(key)
+        if p is None:
+            p = platform[key] = {
                 "platform": plat,
                 "tool": tool,
                 "calls": 0,
@@ -75,8 +78,8 @@ def aggregate(rows: list[Call], since_s: float | None, now: float) -> dict[str, 
                 "last_error": None,
                 "rate_limit": None,
                 "remaining": None,
-            },
-        )
+            }
+            latencies[key] = []
         p["calls"] += 1
         if r.rl_remaining is not None:
             # The last budget this tool's platform server read from the headers.
@@ -86,7 +89,7 @@ def aggregate(rows: list[Call], since_s: float | None, now: float) -> dict[str, 
                 "reset_at": r.rl_reset,
                 "at": _iso(at),
             }
-        latencies.setdefault(key, []).append(float(r.ms))
+        latencies[key].append(float(r.ms))
         if kind:
             p["errors"][kind] = p["errors"].get(kind, 0) + 1
             p["last_error"] = {"kind": kind, "message": r.message, "at": _iso(at)}
