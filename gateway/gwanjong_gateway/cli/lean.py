@@ -33,7 +33,7 @@ def collect_less() -> None:
     (never scanned again), and the young generation is collected every 50,000 allocations
     instead of 700. With 20 calls in flight, 700 promoted each call's objects to the old
     generation while they were still in use, and full collections of ~250,000 objects took
-    ~16 % of a busy gateway's CPU; after this, ~3 %. Nothing is kept that would be freed:
+    ~16 % of a busy gateway's CPU; after this, ~4 %. Nothing is kept that would be freed:
     cycles are collected as before, just less often."""
     gc.freeze()
     gc.set_threshold(YOUNG_THRESHOLD, *gc.get_threshold()[1:])

@@ -131,7 +131,7 @@ class Engine:
         with self.lock:
             return list(self._typed(cls, self.x(sql, args)))
 
-    def each(self, cls: type[R], sql: str, args: Sequence[Any] = ()) -> Iterator[R]:
+    def each(self, cls: type[R], sql: str, args: Sequence[Any] = ()) -> Generator[R, None, None]:
         """`rows` one at a time, under the lock until the last: a read of tens of thousands
         keeps none alive, so the garbage collector is not woken to scan them."""
         with self.lock:

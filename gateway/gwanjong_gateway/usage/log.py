@@ -10,6 +10,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -250,8 +251,10 @@ class UsageLog:
             args = (start,) if reader.everyone else (start, reader.principal)
             sql = f"SELECT {COLUMNS} FROM {self.table} WHERE at >= ?{mine} ORDER BY at"
             try:
-                with self._engine.use() as db:  # each row read, counted and let go
-                    report = aggregate(db.each(Call, sql, args), since_s, self.clock())
+                # each row read, counted and let go; closed here, so the lock is released
+                # by this thread even when the read fails half-way
+                with self._engine.use() as db, closing(db.each(Call, sql, args)) as rows:
+                    report = aggregate(rows, since_s, self.clock())
             except Exception as exc:
                 raise read_failed(self.where, "usage", exc) from None
         report["spend"] = spend_section(self._spend(start, reader), self.budgets)
