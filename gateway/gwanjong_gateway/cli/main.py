@@ -23,7 +23,7 @@ from gwanjong_shared.kit.logs import configure_logging
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from gwanjong_gateway.cli.lean import remember_missing_modules
+    from gwanjong_gateway.cli.lean import collect_less, remember_missing_modules
     from gwanjong_gateway.cli.serve_loop import run_until_signal
     from gwanjong_gateway.cli.telemetry import spans_only_when_traced
     from gwanjong_gateway.gateway import Gateway
@@ -79,6 +79,7 @@ def _serve(args: argparse.Namespace) -> int:
                 sockets=[sock],
             )
 
+    collect_less()  # built: what follows is per-call work
     # On SIGTERM or Ctrl-C, end every platform server this gateway spawned.
     run_until_signal(serve, gateway.aclose)
     return 0

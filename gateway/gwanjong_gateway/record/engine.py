@@ -148,9 +148,28 @@ class Engine:
     def rows(self, cls: type[R], sql: str, args: Sequence[Any] = ()) -> list[R]:
         """Every row of one statement as a ``cls`` (a dataclass or named tuple whose fields
         are the columns), each value read back as its field's type (`_stored`'s inverse)."""
+        with self.lock:
+            return self._typed(cls, self.x(sql, args).fetchall())
+
+    def each(self, cls: type[R], sql: str, args: Sequence[Any] = ()) -> Generator[R, None, None]:
+        """`rows` one at a time, under the lock until the last (close it when done early): a
+        read of tens of thousands keeps none alive, so the garbage collector is not woken to
+        scan them."""
         names, readers = _shape(cls)
         with self.lock:
-            rows = self.x(sql, args).fetchall()
+            cursor = self.x(sql, args)
+            described = tuple(d[0] for d in cursor.description or ())
+            if self.postgres or readers or not hasattr(cls, "_make") or described != names:
+                while batch := cursor.fetchmany(1000):
+                    yield from self._typed(cls, batch)
+                return
+            # a plain named tuple on SQLite: its own tuples, retyped in C (no sqlite3.Row,
+            # no __init__ per row)
+            cursor.row_factory = None
+            yield from map(functools.partial(cast(Any, tuple).__new__, cls), cursor)
+
+    def _typed(self, cls: type[R], rows: list[Any]) -> list[R]:
+        names, readers = _shape(cls)
         # the columns from a row, not the cursor's description (psycopg builds that anew)
         if rows and tuple(rows[0].keys()) != names:  # rare: by name
             by_name = {names[i]: read for i, read in readers}

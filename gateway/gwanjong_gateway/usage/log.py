@@ -231,13 +231,13 @@ class UsageLog(UsageTable):
         the calls ``reader`` may read (team mode: their own)."""
         self.flush()
         start = self.clock() - since_s if since_s else 0.0
-        rows: list[Call] = []
+        report = aggregate((), since_s, self.clock())
         if self._engine.opened or self.where.exists():
-            try:
-                rows = self._read(Call, start, reader, " ORDER BY at")
+            try:  # each row read, counted and let go
+                with self._each(Call, start, reader, " ORDER BY at") as rows:
+                    report = aggregate(rows, since_s, self.clock())
             except Exception as exc:
                 raise read_failed(self.where, "usage", exc) from None
-        report = aggregate(rows, since_s, self.clock())
         report["spend"] = spend_section(self._spend(start, reader), self.budgets)
         return report
 

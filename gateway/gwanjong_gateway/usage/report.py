@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
+from collections.abc import Iterable
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -51,50 +52,55 @@ def percentile(values: list[float], q: float) -> float | None:
     return values[int(rank) - 1]
 
 
-_UNSEEN: dict[str, None] = dict.fromkeys(("last_error", "rate_limit", "remaining"))
-
-
-def aggregate(rows: list[Call], since_s: float | None, now: float) -> dict[str, Any]:
+def aggregate(rows: Iterable[Call], since_s: float | None, now: float) -> dict[str, Any]:
     platform: dict[tuple[str, str], dict[str, Any]] = {}
     gateway: dict[str, dict[str, Any]] = {}
     latencies: dict[tuple[str, str], list[float]] = {}
     for r in rows:
-        at, kind = r.at, r.kind
+        at, plat, tool, kind, retry_after = r.at, r.platform, r.tool, r.kind, r.retry_after
         if r.scope == Scope.GATEWAY:
-            g = gateway.setdefault(r.tool, {"tool": r.tool, "calls": 0, "errors": {}, "tokens": 0})
+            g = gateway.get(tool)  # not setdefault: no throwaway dict per row
+            if g is None:
+                g = gateway[tool] = {"tool": tool, "calls": 0, "errors": {}, "tokens": 0}
+            g["calls"] += 1
             g["tokens"] += int(r.tokens or 0)
-        else:
-            key = (r.platform, r.tool)
-            errors: dict[str, int] = {}
-            fresh = {
-                "platform": r.platform,
-                "tool": r.tool,
-                "calls": 0,
-                "errors": errors,
-                **_UNSEEN,
-            }
-            g = platform.setdefault(key, fresh)
-            latencies.setdefault(key, []).append(float(r.ms))
-            if r.rl_remaining is not None:  # the last budget its platform server read
-                g["remaining"] = {
-                    "remaining": r.rl_remaining,
-                    "limit": r.rl_limit,
-                    "reset_at": r.rl_reset,
-                    "at": _iso(at),
-                }
             if kind:
-                g["last_error"] = {"kind": kind, "message": r.message, "at": _iso(at)}
-            if kind and r.retry_after is not None:
+                g["errors"][kind] = g["errors"].get(kind, 0) + 1
+            continue
+        key = (plat, tool)
+        p = platform.get(key)
+        if p is None:
+            p = platform[key] = {
+                "platform": plat,
+                "tool": tool,
+                "calls": 0,
+                "errors": {},
+                "last_error": None,
+                "rate_limit": None,
+                "remaining": None,
+            }
+            latencies[key] = []
+        p["calls"] += 1
+        if r.rl_remaining is not None:
+            # The last budget this tool's platform server read from the headers.
+            p["remaining"] = {
+                "remaining": r.rl_remaining,
+                "limit": r.rl_limit,
+                "reset_at": r.rl_reset,
+                "at": _iso(at),
+            }
+        latencies[key].append(float(r.ms))
+        if kind:
+            p["errors"][kind] = p["errors"].get(kind, 0) + 1
+            p["last_error"] = {"kind": kind, "message": r.message, "at": _iso(at)}
+            if retry_after is not None:
                 # What the platform told us it allows (the contract carries no header
                 # counts, only the wait a rate_limited error asks for).
-                g["rate_limit"] = {
-                    "retry_after_s": r.retry_after,
-                    "until": _iso(at + r.retry_after),
-                    "now_limited": at + r.retry_after > now,
+                p["rate_limit"] = {
+                    "retry_after_s": retry_after,
+                    "until": _iso(at + retry_after),
+                    "now_limited": at + retry_after > now,
                 }
-        g["calls"] += 1
-        if kind:
-            g["errors"][kind] = g["errors"].get(kind, 0) + 1
     for key, p in platform.items():
         values = sorted(latencies[key])
         p["p50_ms"] = _ms(percentile(values, 50))

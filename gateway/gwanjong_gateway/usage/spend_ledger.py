@@ -7,7 +7,8 @@ the budget errs on the safe side.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator, Iterator
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -93,15 +94,21 @@ class UsageTable:
     def close(self) -> None:
         self._engine.close()
 
-    def _read(self, cls: type[R], since: float, reader: Reader, order: str = "") -> list[R]:
-        """Every row since ``since`` of the calls ``reader`` may read (team mode: their own)."""
+    @contextmanager
+    def _each(
+        self, cls: type[R], since: float, reader: Reader, order: str = ""
+    ) -> Generator[Iterator[R]]:
+        """Every row since ``since`` of the calls ``reader`` may read (team mode: their own),
+        one at a time (`Engine.each`); closed on leaving, so this thread frees the lock even
+        when a read fails half-way."""
         if reader.reads_nothing:
-            return []
+            yield iter(())
+            return
         mine = "" if reader.everyone else " AND principal = ?"
         args = (since,) if reader.everyone else (since, reader.principal)
         sql = f"SELECT {', '.join(columns(cls))} FROM {self.table} WHERE at >= ?{mine}{order}"
-        with self._engine.use() as db:
-            return db.rows(cls, sql, args)
+        with self._engine.use() as db, closing(db.each(cls, sql, args)) as rows:
+            yield rows
 
 
 @dataclass(frozen=True)
@@ -183,10 +190,11 @@ class SpendLedger(UsageTable):
         """Spend per UTC day and platform since ``since``, of the calls ``reader`` may read
         (team mode: their own), oldest day first."""
         out: dict[tuple[str, str], list[int]] = {}
-        for row in self._read(Charge, since, reader):
-            key = (time.strftime("%Y-%m-%d", time.gmtime(float(row.at))), row.platform)
-            figures = out.setdefault(key, [0, 0, 0])
-            figures[0] += int(row.micros)
-            figures[1] += 1
-            figures[2] += 0 if row.settled else 1
+        with self._each(Charge, since, reader) as rows:
+            for row in rows:
+                key = (time.strftime("%Y-%m-%d", time.gmtime(float(row.at))), row.platform)
+                figures = out.setdefault(key, [0, 0, 0])
+                figures[0] += int(row.micros)
+                figures[1] += 1
+                figures[2] += 0 if row.settled else 1
         return [DaySpend(day, p, m, n, f) for (day, p), (m, n, f) in sorted(out.items())]

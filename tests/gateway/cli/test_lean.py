@@ -1,9 +1,12 @@
-"""Per-call work the gateway skips: results validated once, absent modules probed once."""
+"""Per-call work the gateway skips: results validated once, absent modules probed once, the
+collector woken less often."""
 
 from __future__ import annotations
 
+import gc
 import importlib
 import sys
+import weakref
 from typing import Any
 
 import pytest
@@ -11,7 +14,12 @@ from fastmcp import Client, FastMCP
 from fastmcp.client.transports import FastMCPTransport
 from fastmcp.tools.base import ToolResult
 
-from gwanjong_gateway.cli.lean import loop_options, remember_missing_modules
+from gwanjong_gateway.cli.lean import (
+    YOUNG_THRESHOLD,
+    collect_less,
+    loop_options,
+    remember_missing_modules,
+)
 from gwanjong_gateway.platforms.hosting import InProcessTransport
 
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
@@ -67,3 +75,24 @@ def test_uvloop_only_when_installed(monkeypatch: pytest.MonkeyPatch) -> None:
     assert loop_options() == {}
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: object())
     assert loop_options() == {"use_uvloop": True}
+
+
+class _Cycle:
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_the_collector_scans_start_up_no_more_and_still_frees_cycles() -> None:
+    before = gc.get_threshold()
+    try:
+        collect_less()
+        assert gc.get_freeze_count() > 0  # what start-up built is never scanned again
+        assert gc.get_threshold() == (YOUNG_THRESHOLD, *before[1:])
+        cycle = _Cycle()
+        gone = weakref.ref(cycle)
+        del cycle
+        gc.collect()
+        assert gone() is None  # a cycle made after start-up is still freed
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)

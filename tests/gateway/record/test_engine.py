@@ -1,11 +1,15 @@
 """The one storage layer's own promises: a SQLite busy that SQLite raises without waiting
 is retried (never reaching the caller) until the busy timeout, and a PostgreSQL statement
-is made once from the ``?`` form, never from text holding a ``%``."""
+is made once from the ``?`` form, never from text holding a ``%``; rows read one at a time
+hold the connection only while they are read."""
 
 from __future__ import annotations
 
 import sqlite3
+import threading
+from contextlib import closing
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -74,3 +78,32 @@ def test_a_row_names_only_strike_columns(tmp_path: Path) -> None:
     with pytest.raises(TypeError, match="not a strike record column: id = 1; --"):
         store.insert(**{"id = 1; --": 1})
     store.close()
+
+
+class Pair(NamedTuple):
+    a: int
+    b: str
+
+
+def test_rows_one_at_a_time_then_the_lock_is_free(tmp_path: Path) -> None:
+    engine = SqliteEngine(tmp_path / "x.db")
+    engine.x("CREATE TABLE t (a INTEGER, b TEXT)")
+    engine.insert("t", [Pair(n, str(n)) for n in range(3)])
+    assert list(engine.each(Pair, "SELECT a, b FROM t ORDER BY a")) == engine.rows(
+        Pair, "SELECT a, b FROM t ORDER BY a"
+    )
+    with closing(engine.each(Pair, "SELECT a, b FROM t ORDER BY a")) as rows:
+        first = next(rows)  # a reader that stops half-way (an error in its counting)
+    assert type(first) is Pair and first == Pair(0, "0")
+    taken: list[bool] = []
+
+    def take() -> None:
+        taken.append(engine.lock.acquire(timeout=2))
+        if taken[0]:
+            engine.lock.release()
+
+    other = threading.Thread(target=take)
+    other.start()
+    other.join()
+    assert taken == [True]  # another thread (the usage writer) is not kept waiting
+    engine.close()
