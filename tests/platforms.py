@@ -55,14 +55,24 @@ class PlatformSpec:
         server_mod = importlib.import_module(f"{self.module}.server")
         return server_mod.build_server(self.settings(sandbox_url, **overrides))
 
+    def timeouts(self, seconds: float) -> dict[str, str]:
+        """Env that bounds each of the server's requests by ``seconds`` (its ``*TIMEOUT_S``):
+        the short bound of a test whose subject is a slow or late platform."""
+        return {k: f"{seconds:g}" for k in self.env("http://unused") if k.endswith("TIMEOUT_S")}
+
     def stdio(self, sandbox_url: str, **overrides: str) -> StdioTransport:
         env = {**self.env(sandbox_url), **overrides, "FASTMCP_LOG_LEVEL": "WARNING"}
         return StdioTransport(command=sys.executable, args=["-m", self.module], env=env)
 
 
+#: Each request's bound in a test: one a loaded machine never reaches, so only a test whose
+#: subject is a slow platform meets it, and that test gives its own (`PlatformSpec.timeouts`).
+TIMEOUT_S = "30"
+
+
 def prefixed(prefix: str, values: dict[str, str]) -> dict[str, str]:
-    """Env vars for one server; every server gets a short timeout in tests."""
-    return {f"{prefix}{k}": v for k, v in {"TIMEOUT_S": "2", **values}.items()}
+    """Env vars for one server (``TIMEOUT_S`` unless given)."""
+    return {f"{prefix}{k}": v for k, v in {"TIMEOUT_S": TIMEOUT_S, **values}.items()}
 
 
 def _load() -> dict[str, PlatformSpec]:

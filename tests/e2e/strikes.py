@@ -30,9 +30,7 @@ E2E: dict[str, Any] = {"call_timeout_s": 10, "start_timeout_s": 60}
 
 def server_timeout(sandbox: SandboxControl, name: str, seconds: int) -> dict[str, Any]:
     """`others` for config_file: the platform's server waits ``seconds`` on the sandbox."""
-    return {
-        name: {"env": SPECS[name].env(sandbox.url) | {f"{name.upper()}_TIMEOUT_S": str(seconds)}}
-    }
+    return {name: {"env": SPECS[name].env(sandbox.url) | SPECS[name].timeouts(seconds)}}
 
 
 def history(tmp: Path) -> list[Strike]:

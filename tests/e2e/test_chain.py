@@ -21,7 +21,7 @@ from fastmcp.client.transports import StdioTransport
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_twitter.weighted import weighted_length
 from tests.e2e.procs import alive, descendants, find
-from tests.e2e.strikes import E2E
+from tests.e2e.strikes import E2E, server_timeout
 from tests.gateway.helpers import config_file
 from tests.mcp import call, until_up
 from tests.platforms import SPECS
@@ -244,15 +244,14 @@ async def test_no_orphans_when_the_gateway_stops(
 async def test_killed_between_intent_and_result_never_writes_twice(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
-    config = config_file(
-        tmp_path, ["devto"], settings=E2E | {"call_timeout_s": 30}, sandbox=sandbox.url
-    )
     # The platform write happens, but its answer is held long enough to kill the gateway.
-    slow = {"DEVTO_TIMEOUT_S": "60"}
-    text = config.read_text().replace(
-        'DEVTO_TIMEOUT_S = "2"', f'DEVTO_TIMEOUT_S = "{slow["DEVTO_TIMEOUT_S"]}"'
+    config = config_file(
+        tmp_path,
+        ["devto"],
+        settings=E2E | {"call_timeout_s": 30},
+        others=server_timeout(sandbox, "devto", 60),
+        sandbox=sandbox.url,
     )
-    config.write_text(text)
     async with Client(gateway(config), timeout=60) as client:
         scouted = await call(client, "scout", topic="rust async")
         oid = next(o["id"] for o in scouted["opportunities"] if "Rust async" in o["title"])

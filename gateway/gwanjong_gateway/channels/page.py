@@ -167,18 +167,16 @@ class ApprovalPages(LocalPage):
             typed = fields["text"].replace("\r\n", "\n").strip()
             edit = None if typed == approval.text else typed
         try:  # already decided or expired: said as such, before anything runs
-            await self.desk.approving.open_for(approval.id, None, token)
+            opened = await self.desk.approving.open_for(approval.id, None, token)
         except PlatformError as exc:
             await self._done(approval.id)
             return self._show(409, approval, now, message=exc.message)
-        try:
-            result = await self.desk.decide(
-                approval.id,
+        try:  # decided elsewhere from here on: the claim says so (a duplicate), not an error
+            result = await self.desk.decide_open(
+                opened,
                 "approve" if decision == "approve" else "decline",
                 Channel.PAGE,
-                by=approval.principal,
-                who=None,  # the token is the person's proof; `by` names whose approval it is
-                token=token,
+                by=approval.principal,  # the token was the person's proof; whose approval it is
                 text=edit,
             )
         except PlatformError as exc:

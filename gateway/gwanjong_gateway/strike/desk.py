@@ -141,9 +141,24 @@ class StrikeDesk:
         """A person's decision on a pending approval, from any channel (``by``: for the audit;
         ``who``: the signed-in principal, None for the operator; ``token``: the approval's
         one-time token; ``text``/``edit``: the person's edit). Approving re-runs the whole chain."""
+        approval = await self.approving.open_for(approval_id, who, token)
+        return await self.decide_open(approval, decision, channel, by, text, reason, edit)
+
+    async def decide_open(
+        self,
+        approval: Approval,
+        decision: Literal["approve", "decline"],
+        channel: Channel,
+        by: str = "",
+        text: str | None = None,
+        reason: str = "",
+        edit: Edit | None = None,
+    ) -> StrikeResult:
+        """`decide` on an approval the caller has just found open (`Approving.open_for`). It is
+        not read again: one decided or expired meanwhile is the claim's to answer (a
+        duplicate or a refusal, nothing sent), never an error that could read as a failed write."""
         if text is not None:
             edit = replace(edit or Edit(), text=text)
-        approval = await self.approving.open_for(approval_id, who, token)
         by = approvals.person(by)
         if decision == "decline":
             a = attempt_for(

@@ -44,9 +44,9 @@ TEXT = "Guards around each await fixed it for us."
 EXTRA = {"review": {"min_read_s": 60}, "safety": {"settle_window_s": 20}}
 
 
-def configure(tmp: Path, sandbox: SandboxControl, server_timeout: int = 2) -> Path:
+def configure(tmp: Path, sandbox: SandboxControl, server_timeout: int | None = None) -> Path:
     settings = E2E | {"call_timeout_s": 30}
-    waits = server_timeout_of(sandbox, "reddit", server_timeout)
+    waits = server_timeout_of(sandbox, "reddit", server_timeout) if server_timeout else None
     return config_file(
         tmp, ["reddit"], "confirm", settings, EXTRA, others=waits, sandbox=sandbox.url
     )

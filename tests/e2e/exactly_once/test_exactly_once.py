@@ -62,7 +62,10 @@ async def test_slow_write_past_the_timeout_then_an_immediate_retry(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     needs("devto")
-    cfg = config_file(tmp_path, ["devto"], settings=E2E, tables=SAFETY, sandbox=sandbox.url)
+    short = server_timeout(sandbox, "devto", 2)
+    cfg = config_file(
+        tmp_path, ["devto"], settings=E2E, tables=SAFETY, others=short, sandbox=sandbox.url
+    )
     async with Client(gateway(cfg), timeout=90) as client:
         oid = await scout_draft(client, "devto", "rust async", "Rust async")
         # Received now, applied 4 s later: the server's 2 s timeout gives up first.
@@ -158,7 +161,10 @@ async def test_gateway_killed_after_sending_restarted_and_retried(
 
 async def test_read_back_lag(sandbox: SandboxControl, tmp_path: Path) -> None:
     needs("reddit")
-    cfg = config_file(tmp_path, ["reddit"], settings=E2E, tables=SAFETY, sandbox=sandbox.url)
+    short = server_timeout(sandbox, "reddit", 2)  # the late answer outlasts it
+    cfg = config_file(
+        tmp_path, ["reddit"], settings=E2E, tables=SAFETY, others=short, sandbox=sandbox.url
+    )
     text = "Structured concurrency made our shutdown path boring, in a good way."
     async with Client(gateway(cfg), timeout=90) as client:
         oid = await scout_draft(client, "reddit", "rust async cancellation", "Rust async")

@@ -147,6 +147,21 @@ async def test_replay_decline_and_racing_approvers_send_at_most_once(
     assert set(statuses) <= {StrikeStatus.POSTED, StrikeStatus.DECLINED, StrikeStatus.REFUSED}
 
 
+async def test_an_approval_decided_after_it_was_found_open_is_a_duplicate_not_an_error(
+    desks: Desks, fake: FakePlatform
+) -> None:
+    # The page finds the approval open, then another tab's click writes it before this one
+    # runs: the claim answers (nothing more sent), never a PlatformError, which the page
+    # shows as "the write may have failed" (502). It failed so under load when the desk
+    # looked the approval up again.
+    page, other = desks.desk(), desks.desk()
+    approval_id = await waiting(page, fake, "p1", "Once only.")
+    found = await page.approving.open_for(approval_id, None, None)
+    assert wire(await other.decide(approval_id, "approve", Channel.PAGE))["status"] == "posted"
+    got = wire(await page.decide_open(found, "approve", Channel.PAGE))
+    assert got["status"] == "duplicate" and len(fake.writes) == 1, got
+
+
 async def test_an_expired_approval_sends_nothing_and_frees_the_target(
     desks: Desks, fake: FakePlatform, clock: FakeClock
 ) -> None:

@@ -288,7 +288,7 @@ async def test_a_hanging_web_api_costs_one_timeout_then_the_api_answers(
     sandbox: SandboxControl,
 ) -> None:
     ids = sandbox.ids("twitter")
-    async with server(sandbox, **TWIKIT) as client:
+    async with server(sandbox, **TWIKIT, **SPEC.timeouts(2)) as client:
         # The hang outlasts the server's whole call bound (TIMEOUT_S + 5 s): only if
         # TIMEOUT_S=2 bounds the web attempt does the official API get to answer at all.
         sandbox.fault("twikit", kind="hang", seconds=12, count=5)
