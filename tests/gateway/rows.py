@@ -1,11 +1,15 @@
-"""A strike row written straight into the record, for tests about what reads it."""
+"""A strike row or an approval written straight into the record, for tests about what
+reads it."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from gwanjong_gateway.record.approval_rows import NewApproval
 from gwanjong_gateway.record.store import StrikeStore
-from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus
+from gwanjong_gateway.rules import approvals
+from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus, intent_key
+from gwanjong_gateway.rules.outgoing import legacy_digest
 
 
 def strike_row(store: StrikeStore, **fields: Any) -> Strike:
@@ -32,3 +36,30 @@ def strike_of(**fields: Any) -> Strike:
     row |= {"action": StrikeAction.COMMENT, "mode": "live", "status": StrikeStatus.POSTED}
     row |= {"context": {}, "policy": [], "created_at": 0.0, "updated_at": 0.0}
     return Strike(**(row | fields))
+
+
+def approval_of(target: str, text: str, expires_at: float, **fields: Any) -> NewApproval:
+    """A pending dev.to comment's approval as the chain opens one (its intent and lock keys,
+    the digest of its text), but for ``fields``; ``store.open_approval`` records it."""
+    key = intent_key("devto", target, "comment", text)
+    row: dict[str, Any] = {
+        "principal": "",
+        "platform": "devto",
+        "target": target,
+        "target_url": f"https://dev.to/{target}",
+        "author": "ann",
+        "opportunity": f"devto:{target}",
+        "action": "comment",
+        "intent_key": key,
+        "lock_key": approvals.lock_key("devto", target, key, "comment"),
+        "title": "",
+        "text": text,
+        "body": text,
+        "digest": legacy_digest("", text),
+        "post": {"id": target, "platform": "devto"},
+        "context": {},
+        "policy": ["mode=confirm"],
+        "expires_at": expires_at,
+        "token_hash": "",
+    }
+    return NewApproval(**(row | fields))

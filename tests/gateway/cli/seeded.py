@@ -8,13 +8,11 @@ import time
 from contextlib import closing
 from pathlib import Path
 
-from gwanjong_gateway.record.approval_rows import NewApproval
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules import approvals
-from gwanjong_gateway.rules.ledger import StrikeStatus, intent_key
-from gwanjong_gateway.rules.outgoing import legacy_digest
+from gwanjong_gateway.rules.ledger import StrikeStatus
 from tests.gateway.helpers import config_file
-from tests.gateway.rows import strike_row
+from tests.gateway.rows import approval_of, strike_row
 
 
 def seeded_config(tmp: Path, waiting: int = 20, now: float | None = None) -> Path:
@@ -26,30 +24,10 @@ def seeded_config(tmp: Path, waiting: int = 20, now: float | None = None) -> Pat
     with closing(StrikeStore(state / "gwanjong.db")) as store:
         for n in range(waiting):
             target, text = f"p{n}", f"reply {n}: guard each await."
-            key = intent_key("devto", target, "comment", text)
-            store.open_approval(
-                at,
-                NewApproval(
-                    principal="",
-                    platform="devto",
-                    target=target,
-                    target_url=f"https://dev.to/{target}",
-                    author=f"ann{n}",
-                    opportunity=f"devto:{target}",
-                    action="comment",
-                    intent_key=key,
-                    lock_key=approvals.lock_key("devto", target, key, "comment"),
-                    title="",
-                    text=text,
-                    body=text,
-                    digest=legacy_digest("", text),
-                    post={"id": target, "platform": "devto"},
-                    context={},
-                    policy=["mode=confirm"],
-                    expires_at=at + 3600,
-                    token_hash=approvals.token_hash(f"t{n}"),
-                ),
+            approval = approval_of(
+                target, text, at + 3600, author=f"ann{n}", token_hash=approvals.token_hash(f"t{n}")
             )
+            store.open_approval(at, approval)
             strike_row(
                 store,
                 intent_key=f"handoff-{n}",

@@ -11,7 +11,7 @@ from gwanjong_gateway.record.approval_rows import NewApproval
 from gwanjong_gateway.record.store import PostgresStrikeStore
 from gwanjong_gateway.rules import approvals
 from gwanjong_gateway.rules.approvals import ApprovalStatus, ApprovalUse, Channel
-from gwanjong_gateway.rules.outgoing import legacy_digest
+from tests.gateway.rows import approval_of
 from tests.postgres.record.test_store_pg import NOW, request, together
 
 WORKERS = 8
@@ -19,26 +19,8 @@ TEXT = "hello there"
 
 
 def fields(target: str = "p1") -> NewApproval:
-    key = request(target, TEXT).row["intent_key"]
-    return NewApproval(
-        principal="alice",
-        platform="devto",
-        target=target,
-        target_url=f"https://dev.to/{target}",
-        author="ann",
-        opportunity=f"devto:{target}",
-        action="comment",
-        intent_key=key,
-        lock_key=approvals.lock_key("devto", target, key, "comment"),
-        title="",
-        text=TEXT,
-        body=TEXT,
-        digest=legacy_digest("", TEXT),
-        post={"id": target, "platform": "devto"},
-        context={},
-        policy=["mode=confirm"],
-        expires_at=NOW + 3600,
-        token_hash=approvals.token_hash("t"),
+    return approval_of(
+        target, TEXT, NOW + 3600, principal="alice", token_hash=approvals.token_hash("t")
     )
 
 
