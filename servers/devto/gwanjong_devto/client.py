@@ -63,15 +63,15 @@ class DevtoClient:
         assert self._http is not None
         # Rack::Attack throttles reads and writes separately: one window each.
         key = "read" if method == "GET" else "write"
-        await self.limiter.acquire(key, write=method != "GET")
-        try:
-            response = await traced_request(self._http, method, path, **kw)
-        except httpx.HTTPError as exc:
-            # httpx sends each request once; a write's lost answer is unsure (kit/once.py).
-            lost = answer_lost(method, path, error=exc, left=not isinstance(exc, HTTPX_NEVER_LEFT))
-            raise (lost_answer(LABEL, lost) if lost else transport_error(exc, LABEL)) from None
-        finally:
-            self.limiter.finished(write=method != "GET")
+        self.limiter.check(key)
+        async with self.limiter.paced(write=method != "GET"):
+            try:
+                response = await traced_request(self._http, method, path, **kw)
+            except httpx.HTTPError as exc:
+                # httpx sends each request once; a write's lost answer is unsure (kit/once.py)
+                left = not isinstance(exc, HTTPX_NEVER_LEFT)
+                lost = answer_lost(method, path, error=exc, left=left)
+                raise (lost_answer(LABEL, lost) if lost else transport_error(exc, LABEL)) from None
         self.limiter.observe(key, response.status_code, response.headers)
         lost = answer_lost(method, path, status=response.status_code)
         if lost is not None:

@@ -217,8 +217,9 @@ ANY = "*"  # the key for a limit that covers every call (Reddit's per-account bu
 class Limiter:
     """Pacing plus the platform's windows, per key (an endpoint, or "read"/"write").
 
-    ``observe`` every response (errors too: 429s carry the wait); ``check`` or ``acquire``
-    before every request. A window blocks its own key and, for :data:`ANY`, every key."""
+    ``check`` before every request (then ``paced`` around it) and ``observe`` every
+    response (errors too: 429s carry the wait). A window blocks its own key and, for
+    :data:`ANY`, every key."""
 
     def __init__(
         self,
@@ -313,11 +314,6 @@ class Limiter:
         for pacer in self.writes if write else self.reads:
             if isinstance(pacer, MinInterval):
                 pacer.stamp()
-
-    async def acquire(self, key: str = ANY, *, write: bool = False) -> None:
-        """``check``, then ``pace``."""
-        self.check(key)
-        await self.pace(write=write)
 
 
 class RateMeta(Middleware):

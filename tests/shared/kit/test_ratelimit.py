@@ -116,18 +116,18 @@ def test_the_any_window_blocks_every_key_and_short_waits_can_be_tolerated() -> N
     assert lim.longest_wait_s() == pytest.approx(8)
 
 
-async def test_acquire_checks_before_pacing_and_intervals_count_from_the_answer() -> None:
+async def test_a_shut_window_refuses_and_intervals_count_from_the_answer() -> None:
     clock = FakeClock()
     interval = MinInterval(5, clock=clock)
     lim = Limiter("Example", writes=interval, clock=clock, wall=clock.time)
-    await lim.acquire("write", write=True)
-    clock.advance(3)  # the call took 3 s to answer
-    lim.finished(write=True)
+    lim.check("write")
+    async with lim.paced(write=True):
+        clock.advance(3)  # the call took 3 s to answer
     clock.advance(5)
     assert await interval.acquire() == 0  # 5 s after the answer, not after the start
     lim.observe("write", 429, {"Retry-After": "12"})
     with pytest.raises(PlatformError, match="retry_after=12"):
-        await lim.acquire("write", write=True)
+        lim.check("write")
 
 
 async def test_a_paced_write_counts_its_interval_from_the_answer_even_when_it_fails() -> None:
