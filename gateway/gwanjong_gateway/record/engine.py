@@ -158,8 +158,13 @@ class Engine:
         names, readers = _shape(cls)
         with self.lock:
             cursor = self.x(sql, args)
-            described = tuple(d[0] for d in cursor.description or ())
-            if self.postgres or readers or not hasattr(cls, "_make") or described != names:
+            # (psycopg builds its description anew on each read: only SQLite's is looked at)
+            if (
+                self.postgres
+                or readers
+                or not hasattr(cls, "_make")
+                or tuple(d[0] for d in cursor.description or ()) != names
+            ):
                 while batch := cursor.fetchmany(1000):
                     yield from self._typed(cls, batch)
                 return
