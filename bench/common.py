@@ -14,7 +14,7 @@ from typing import Any
 
 from fastmcp.client.transports import StdioTransport
 
-from gwanjong_gateway.config_file import render
+from gwanjong_gateway.config.file import render
 from gwanjong_sandbox.control import SandboxControl, start_sandbox
 
 PLATFORMS = ["devto", "bluesky", "twitter", "reddit", "mastodon", "hackernews"]

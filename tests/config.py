@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from gwanjong_gateway.config_file import render
+from gwanjong_gateway.config.file import render
 from tests.platforms import SPECS
 
 

@@ -26,7 +26,7 @@ from bench.common import QUIET, sandbox_and_config, table, write_config  # noqa:
 from bench.start.subjects import TOPIC  # noqa: E402
 from gwanjong_gateway.cli.lean import remember_missing_modules  # noqa: E402
 from gwanjong_gateway.cli.telemetry import spans_only_when_traced  # noqa: E402
-from gwanjong_gateway.config_load import load  # noqa: E402
+from gwanjong_gateway.config.load import load  # noqa: E402
 from gwanjong_gateway.server import build_gateway  # noqa: E402
 
 

@@ -17,7 +17,7 @@ import anyio
 from fastmcp import Client
 
 from bench.common import PLATFORMS, gateway_transport, table, timed
-from gwanjong_gateway.config_file import render
+from gwanjong_gateway.config.file import render
 from gwanjong_sandbox.control import start_sandbox
 
 CALL_TIMEOUT_S = 5.0

@@ -35,7 +35,7 @@ import httpx
 
 from bench.common import PLATFORMS, PY, QUIET, before_env, table
 from bench.start.procstats import stats
-from gwanjong_gateway.config_file import render
+from gwanjong_gateway.config.file import render
 from gwanjong_gateway.team.access_tokens import store_for
 from gwanjong_sandbox.control import start_sandbox
 from tests.e2e.procs import find

@@ -16,7 +16,7 @@ from fastmcp import Client
 
 from bench.common import PLATFORMS, gateway_transport, table, timed
 from bench.wire.degrade import until_up
-from gwanjong_gateway.config_file import render
+from gwanjong_gateway.config.file import render
 from gwanjong_gateway.platforms.health import PROBE_TTL_S
 from gwanjong_sandbox.control import start_sandbox
 

@@ -13,7 +13,7 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from gwanjong_gateway.config_file import render
+from gwanjong_gateway.config.file import render
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.procs import alive, find
 from tests.e2e.strikes import E2E

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from gwanjong_gateway.config import ConfigError, parse
-from gwanjong_gateway.config_load import expand, load, locate
+from gwanjong_gateway.config.load import expand, load, locate
 from gwanjong_gateway.platforms.upstreams import platform_env
 
 

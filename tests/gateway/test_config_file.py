@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from gwanjong_gateway.config import ConfigError, parse
-from gwanjong_gateway.config_file import dumps, render, write_config
-from gwanjong_gateway.config_load import load
+from gwanjong_gateway.config.file import dumps, render, write_config
+from gwanjong_gateway.config.load import load
 from tests.gateway.helpers import config_text
 
 

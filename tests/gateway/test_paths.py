@@ -13,7 +13,7 @@ import pytest
 from gwanjong_gateway import paths
 from gwanjong_gateway.cli.logfile import add_log_file
 from gwanjong_gateway.config import parse
-from gwanjong_gateway.config_load import locate
+from gwanjong_gateway.config.load import locate
 from gwanjong_gateway.extras import MissingExtra, require_psycopg
 from gwanjong_gateway.platforms import childlog
 from gwanjong_gateway.record.records import Records

@@ -27,7 +27,7 @@ from mcp.types import (
 )
 
 from gwanjong_gateway.config import parse
-from gwanjong_gateway.config_load import read_dotenv
+from gwanjong_gateway.config.load import read_dotenv
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.web import HEADERS

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fastmcp import Client
 
-from gwanjong_gateway.config_load import read_dotenv
+from gwanjong_gateway.config.load import read_dotenv
 from gwanjong_gateway.scout.fence import fence
 from gwanjong_gateway.setup.dotenv_file import DotenvError, overridden, save
 from gwanjong_sandbox.control import SandboxControl

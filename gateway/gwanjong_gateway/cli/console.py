@@ -12,7 +12,7 @@ from gwanjong_gateway.cli.options import config_and_log_level
 def _console(args: argparse.Namespace) -> int:
     from gwanjong_gateway.cli.logfile import log_as_asked
     from gwanjong_gateway.cli.serve_loop import run_until_signal
-    from gwanjong_gateway.config_load import load
+    from gwanjong_gateway.config.load import load
     from gwanjong_gateway.console import serve as console_serve
     from gwanjong_gateway.gateway import Gateway
 

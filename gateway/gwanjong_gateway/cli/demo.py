@@ -23,7 +23,7 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
-from gwanjong_gateway.config_file import render, write_config
+from gwanjong_gateway.config.file import render, write_config
 from gwanjong_gateway.scout.scout_results import DraftResult, Found, ScoutResult
 from gwanjong_gateway.status_report import StatusResult
 from gwanjong_gateway.strike.results import Handoff, Posted, StrikeResult

@@ -10,7 +10,7 @@ from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 from typing import Any, TextIO, cast
 
-from gwanjong_gateway.config_file import write_config
+from gwanjong_gateway.config.file import write_config
 
 STARTER = """\
 # gwanjong gateway settings. Secrets do not belong here: put platform keys in the

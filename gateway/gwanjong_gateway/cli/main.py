@@ -16,7 +16,7 @@ from gwanjong_gateway.cli.review.review_command import add_review
 from gwanjong_gateway.cli.token import add_token_commands
 from gwanjong_gateway.cli.watch import add_watch
 from gwanjong_gateway.config import ConfigError
-from gwanjong_gateway.config_load import load
+from gwanjong_gateway.config.load import load
 from gwanjong_gateway.extras import MissingExtra, missing_message
 from gwanjong_gateway.version import gwanjong_version
 from gwanjong_shared.kit.logs import configure_logging

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from gwanjong_gateway.cli.options import global_options
-from gwanjong_gateway.config_load import load
+from gwanjong_gateway.config.load import load
 from gwanjong_gateway.team.access_tokens import TokenError, store_for
 
 

@@ -13,7 +13,7 @@ from gwanjong_gateway.cli.options import config_and_log_level
 def _watch(args: argparse.Namespace) -> int:
     from gwanjong_gateway.cli.logfile import log_as_asked
     from gwanjong_gateway.cli.serve_loop import run_until_signal
-    from gwanjong_gateway.config_load import load
+    from gwanjong_gateway.config.load import load
     from gwanjong_gateway.gateway import Gateway
     from gwanjong_gateway.notify.background import start_notifier
     from gwanjong_gateway.watch.watcher import Watcher, notifying

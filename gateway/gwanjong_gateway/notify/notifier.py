@@ -17,8 +17,8 @@ import anyio
 from anyio.abc import TaskGroup
 
 from gwanjong_gateway.config import ConfigError, GatewayConfig
-from gwanjong_gateway.config_away import NotifySection
-from gwanjong_gateway.config_load import expand, read_dotenv
+from gwanjong_gateway.config.away import NotifySection
+from gwanjong_gateway.config.load import expand, read_dotenv
 from gwanjong_gateway.notify.deliver import Retry, Send, apprise_send, deliver
 from gwanjong_gateway.notify.events import Event, EventKind, Message, compose
 from gwanjong_gateway.notify.redact import shown

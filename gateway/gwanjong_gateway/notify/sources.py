@@ -11,7 +11,7 @@ from typing import Any
 
 import anyio.to_thread
 
-from gwanjong_gateway.config_away import NotifySection
+from gwanjong_gateway.config.away import NotifySection
 from gwanjong_gateway.notify.events import Event, EventKind
 from gwanjong_gateway.rules.policy import day_start
 

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 import anyio
 
 from gwanjong_gateway.config import GatewayConfig, PlatformConfig
-from gwanjong_gateway.config_load import expand, read_dotenv
+from gwanjong_gateway.config.load import expand, read_dotenv
 from gwanjong_gateway.platforms import childlog
 from gwanjong_gateway.platforms.breaker import Clock
 from gwanjong_gateway.platforms.outcome import Outcome

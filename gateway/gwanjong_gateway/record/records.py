@@ -24,7 +24,7 @@ import anyio
 import anyio.to_thread
 
 from gwanjong_gateway.config import ConfigError, GatewayConfig, StoreSection
-from gwanjong_gateway.config_load import expand, read_dotenv
+from gwanjong_gateway.config.load import expand, read_dotenv
 from gwanjong_gateway.extras import MissingExtra
 from gwanjong_gateway.record import pg_errors
 from gwanjong_gateway.record.readers import EVERYONE, Reader

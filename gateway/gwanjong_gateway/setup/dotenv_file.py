@@ -12,7 +12,7 @@ from pathlib import Path
 
 from dotenv import set_key
 
-from gwanjong_gateway.config_load import read_dotenv
+from gwanjong_gateway.config.load import read_dotenv
 from gwanjong_gateway.paths import DiskTrouble, disk_trouble
 from gwanjong_shared.contract.untrusted import has_hidden
 

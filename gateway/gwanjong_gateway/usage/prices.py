@@ -10,7 +10,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.config_ops import micro_usd
+from gwanjong_gateway.config.ops import micro_usd
 from gwanjong_gateway.rules.profiles import Profiles
 from gwanjong_shared.contract import BILLED_READS, MICRO_USD, WRITE_TOOLS, Prices
 

@@ -17,7 +17,7 @@ import pytest
 
 from gwanjong_gateway.cli.doctor.doctor_command import run_doctor
 from gwanjong_gateway.cli.doctor.where import config_source
-from gwanjong_gateway.config_load import load
+from gwanjong_gateway.config.load import load
 from tests.gateway.helpers import config_file
 
 PG_PASSWORD = "planted-pg-password-7Q"

@@ -12,7 +12,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from gwanjong_gateway.config_away import NotifySection
+from gwanjong_gateway.config.away import NotifySection
 from gwanjong_gateway.notify.deliver import Retry
 from gwanjong_gateway.notify.notifier import Notifier
 from gwanjong_gateway.record.records import Records

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gwanjong_gateway.config_away import NotifySection
+from gwanjong_gateway.config.away import NotifySection
 from gwanjong_gateway.notify.deliver import Retry
 from gwanjong_gateway.notify.events import Event, EventKind
 from gwanjong_gateway.notify.notifier import Notifier, quiet

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from gwanjong_gateway.config_away import NotifySection
+from gwanjong_gateway.config.away import NotifySection
 from gwanjong_gateway.notify.events import EventKind
 from gwanjong_gateway.notify.sources import GatewayEvents
 
@@ -61,6 +61,6 @@ async def test_a_platform_down_longer_than_the_threshold_and_spend_near_its_cap(
 def test_the_config_names_every_event_kind() -> None:
     from typing import get_args
 
-    from gwanjong_gateway.config_away import NotifyEvent
+    from gwanjong_gateway.config.away import NotifyEvent
 
     assert set(get_args(NotifyEvent)) == {str(k) for k in EventKind}

@@ -21,7 +21,7 @@ from mcp.types import ToolAnnotations
 from gwanjong_gateway.cli.doctor.doctor_command import run_doctor
 from gwanjong_gateway.cli.main import main
 from gwanjong_gateway.config import ConfigError, parse
-from gwanjong_gateway.config_load import load
+from gwanjong_gateway.config.load import load
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.platforms.expose import _forwarded as forwarded  # pyright: ignore[reportPrivateUsage]
 from gwanjong_gateway.server import build_gateway

@@ -120,7 +120,7 @@ def _gateway_config(
     explicit: str | None, sandbox: bool, port: int, dry_run: bool, out: TextIO, err: TextIO
 ) -> Path | None:
     """The gateway.toml the linked entry names (absolute), or None after saying why not."""
-    from gwanjong_gateway.config_load import load
+    from gwanjong_gateway.config.load import load
 
     config, path = load(explicit, check_env=False)
     if sandbox:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gwanjong_gateway.bundled import installed
-from gwanjong_gateway.config_file import render, write_config
+from gwanjong_gateway.config.file import render, write_config
 from gwanjong_gateway.extras import MissingExtra, missing_message
 
 FILE = "gateway.sandbox.toml"

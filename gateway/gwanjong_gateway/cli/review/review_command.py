@@ -57,7 +57,7 @@ def _review(args: argparse.Namespace) -> int:
     """The console script's entry (wired in `cli/main.py`)."""
     import anyio
 
-    from gwanjong_gateway.config_load import load
+    from gwanjong_gateway.config.load import load
     from gwanjong_shared.kit.logs import configure_logging
     from gwanjong_shared.kit.quiet import quiet_fastmcp
 

@@ -1,6 +1,6 @@
 """`gateway.toml`'s schema (docs/operate/gateway-toml.md). An unknown key, a bad value or a
 missing command is a ConfigError naming the file and line, never a traceback. Neighbours:
-`config_ops` (traces, metrics, logs, prices, spend) and `config_load` (finding the file,
+`config.ops` (traces, metrics, logs, prices, spend) and `config.load` (finding the file,
 `${VAR}` from the environment and `<state_dir>/.env`).
 """
 
@@ -18,8 +18,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
-from gwanjong_gateway.config_away import NotifySection, WatchSection
-from gwanjong_gateway.config_ops import (
+from gwanjong_gateway.config.away import NotifySection, WatchSection
+from gwanjong_gateway.config.ops import (
     LimitSection,
     LoggingSection,
     MetricsSection,
