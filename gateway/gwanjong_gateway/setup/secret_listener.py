@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl
 
 from gwanjong_gateway import web
 from gwanjong_gateway.platforms.watched import Watched
-from gwanjong_gateway.setup.dotenv_file import DotenvError, check_value
+from gwanjong_gateway.setup.dotenv_file import DotenvError
 from gwanjong_gateway.setup.setup_results import SetupSaved
 
 if TYPE_CHECKING:
@@ -236,13 +236,8 @@ class SecretListener(LocalPage):
                     values[key] = value.strip(" ")
         if not values:
             return self._form(link, 400, "Nothing was typed; nothing saved.")
-        try:
-            for key, value in values.items():
-                check_value(key, value)
-        except DotenvError as exc:
-            return self._form(link, 400, str(exc))
         link.saving = True  # a second POST meanwhile finds no link
-        try:
+        try:  # `on_save` checks each value before it writes anything (dotenv_file.save)
             result = await link.on_save(values)
         except (DotenvError, ValueError) as exc:
             return self._form(link, 400, str(exc))

@@ -232,6 +232,24 @@ def may_resume(config: GatewayConfig, who: str | None) -> bool:
     return who is None or who in config.review.approvers
 
 
+async def checked(upstreams: Upstreams, name: str) -> Checked | Unchecked:
+    """One platform's credentials as its server answers now (`next`: what to do when the
+    platform refused them)."""
+    try:
+        caps = await PlatformClient(upstreams, name).capabilities()
+    except PlatformError as exc:
+        return Unchecked(error=one_line(str(exc), 300))
+    refused_now = caps.credentials_state is CredentialState.REFUSED
+    return Checked(
+        ok=not refused_now,
+        configured=caps.configured,
+        credentials=caps.credentials_state.value,
+        account=one_line(caps.account or "", 60) or None,
+        actions={k: v.allowed for k, v in caps.actions.items()},
+        next=refused(name, caps.profile) if refused_now else None,
+    )
+
+
 async def check(
     gw: SetupHost, names: list[str], who: str | None = None
 ) -> dict[str, Checked | Unchecked]:
@@ -240,21 +258,9 @@ async def check(
     out: dict[str, Checked | Unchecked] = {}
 
     async def one(name: str) -> None:
-        try:
-            caps = await PlatformClient(gw.upstreams, name).capabilities()
-        except PlatformError as exc:
-            out[name] = Unchecked(error=one_line(str(exc), 300))
-            return
-        row = out[name] = Checked(
-            ok=caps.credentials_state is not CredentialState.REFUSED,
-            configured=caps.configured,
-            credentials=caps.credentials_state.value,
-            account=one_line(caps.account or "", 60) or None,
-            actions={k: v.allowed for k, v in caps.actions.items()},
-        )
-        if caps.credentials_state is CredentialState.REFUSED:
-            row.next = refused(name, caps.profile)
-            return  # writes stay paused: the keys are what is wrong
+        row = out[name] = await checked(gw.upstreams, name)
+        if not isinstance(row, Checked) or not row.ok:
+            return  # unanswered, or its keys refused: writes stay paused (the keys are wrong)
         with contextlib.suppress(PlatformError):  # a busy record: resume next check
             if not await gw.records.run(StrikeStore.paused, name):
                 return
