@@ -124,16 +124,15 @@ async def _refresh_within(gw: Gateway, deadline_s: float) -> None:
     task = _probing.get(gw)
     if task is None or task.done():
         task = _probing[gw] = asyncio.get_running_loop().create_task(probe_all(gw.upstreams))
-    with anyio.CancelScope() as waiting:
+    async with anyio.create_task_group() as tg:
 
         async def deadline() -> None:
             await gw.sleep(deadline_s)
-            waiting.cancel()
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(deadline)
-            await asyncio.shield(task)  # status stops waiting; the refresh goes on
             tg.cancel_scope.cancel()
+
+        tg.start_soon(deadline)
+        await asyncio.shield(task)  # status stops waiting; the refresh goes on
+        tg.cancel_scope.cancel()
 
 
 async def status_report(
