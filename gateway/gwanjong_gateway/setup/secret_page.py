@@ -6,7 +6,6 @@ call again; a client that cannot open a URL is refused.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 
 from fastmcp import Context
 from mcp.types import ElicitRequest, ElicitRequestURLParams, InputRequiredResult
@@ -24,13 +23,6 @@ class Ask(enum.Enum):
     PENDING = "pending"  # the page is open; nothing saved yet
 
 
-@dataclass(frozen=True)
-class Saved:
-    """What saving answered (names, check, warning): never a value."""
-
-    result: SetupSaved
-
-
 def _message(platform: str) -> str:
     return (
         f"gwanjong: open this page to enter the {platform} credentials. It is served by the "
@@ -46,9 +38,9 @@ async def ask_secrets(
     names: list[str],
     on_save: SaveFn,
     owner: str | None = None,
-) -> Saved | Ask | InputRequiredResult:
-    """Saved, UNSUPPORTED, DECLINED, PENDING, or (stateless, first round) the input-required
-    result to return. ``owner`` keys the link: no one else's call finds or supersedes it."""
+) -> SetupSaved | Ask | InputRequiredResult:
+    """What saving answered (names, check, warning: never a value), UNSUPPORTED, DECLINED,
+    PENDING, or (stateless, first round) the input-required result to return. ``owner`` keys the link: no one else's call finds or supersedes it."""
     if not can_url(ctx):
         return Ask.UNSUPPORTED
     if modern_era(ctx):
@@ -85,7 +77,7 @@ async def ask_secrets(
         )
         action = answer.action
     if link.state is LinkState.SAVED and link.result is not None:
-        return Saved(link.result)
+        return link.result
     if action != "accept":
         listener.cancel(link.elicitation_id, owner)
         return Ask.DECLINED

@@ -36,7 +36,7 @@ from gwanjong_gateway.setup.guide import (
     refused,
 )
 from gwanjong_gateway.setup.secret_listener import SecretListener
-from gwanjong_gateway.setup.secret_page import Ask, Saved, ask_secrets
+from gwanjong_gateway.setup.secret_page import Ask, ask_secrets
 from gwanjong_gateway.setup.setup_results import (
     Checked,
     SetupGuide,
@@ -180,8 +180,8 @@ async def _ask_person(
         return await _saved(gw, platform, values, owner)
 
     answer = await ask_secrets(ctx, gw.secret_listener, platform, names, on_save, owner)
-    if isinstance(answer, (InputRequiredResult, Saved)):
-        return answer if isinstance(answer, InputRequiredResult) else answer.result
+    if isinstance(answer, (InputRequiredResult, SetupSaved)):
+        return answer
     if answer is Ask.UNSUPPORTED:
         raise PlatformError(
             ErrorKind.NOT_SUPPORTED,
