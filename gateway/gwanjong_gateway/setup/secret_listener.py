@@ -35,7 +35,8 @@ HERE = Path(__file__).parent
 HOST = "127.0.0.1"
 Clock = Callable[[], float]
 SaveFn = Callable[[dict[str, str]], Awaitable[SetupSaved]]
-NotifyFn = Callable[[], Awaitable[None]]
+#: tells the client its elicitation (by id) is complete (the handshake era)
+NotifyFn = Callable[[str], Awaitable[None]]
 
 TTL_S = 600.0
 _GONE = (
@@ -247,6 +248,6 @@ class SecretListener(LocalPage):
         log.info("credential page: saved %s for %s", ", ".join(sorted(values)), link.platform)
         if link.notify is not None:
             with contextlib.suppress(Exception):  # the client may be gone; the save stands
-                await link.notify()
+                await link.notify(link.elicitation_id)
         names = ", ".join(sorted(values))
         return self._render(200, "Saved", text=f"Saved {names}; you may close this tab.")

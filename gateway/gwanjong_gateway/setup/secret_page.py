@@ -62,13 +62,8 @@ async def ask_secrets(
         action = getattr(responses[_KEY], "action", "cancel")
     else:
         session = ctx.session
-        elicitation_id: list[str] = []
-
-        async def notify() -> None:
-            await session.send_elicit_complete(elicitation_id[0])
-
-        link = await listener.open(platform, names, on_save, notify, owner=owner)
-        elicitation_id.append(link.elicitation_id)
+        complete = session.send_elicit_complete
+        link = await listener.open(platform, names, on_save, complete, owner=owner)
         answer = await session.elicit_url(
             _message(platform),
             listener.url(link),
