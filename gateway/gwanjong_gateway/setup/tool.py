@@ -64,21 +64,15 @@ def registered(mcp: FastMCP[Any], model_may_save: bool, **options: Any) -> Calla
     def register(fn: F) -> F:
         added = add_tool(mcp, fn, **options)
         if not model_may_save:
-            shown = without_argument(added.parameters, CREDENTIALS_ARG)
+            # a copy without it (the parsed tool is shared); having a default, it is never
+            # in `required`
+            schema = added.parameters
+            shown = {k: v for k, v in schema["properties"].items() if k != CREDENTIALS_ARG}
             mcp.local_provider.remove_tool(added.name)
-            mcp.add_tool(added.model_copy(update={"parameters": shown}))
+            mcp.add_tool(added.model_copy(update={"parameters": {**schema, "properties": shown}}))
         return fn
 
     return register
-
-
-def without_argument(schema: dict[str, Any], name: str) -> dict[str, Any]:
-    """An object schema without one property (a copy: the parsed tool is shared)."""
-    properties = {k: v for k, v in schema.get("properties", {}).items() if k != name}
-    out = {**schema, "properties": properties}
-    if "required" in schema:
-        out["required"] = [r for r in schema["required"] if r != name]
-    return out
 
 
 class SetupHost(Protocol):
