@@ -73,6 +73,10 @@ class SecretLink:
     #: calls find, cancel or supersede it
     owner: str | None = None
 
+    def cancel(self) -> None:
+        if self.state is LinkState.OPEN:
+            self.state = LinkState.CANCELLED
+
 
 class LocalPage:
     """A page on 127.0.0.1 at a free port behind `web.Guard`, served from first use."""
@@ -159,8 +163,8 @@ class SecretListener(LocalPage):
         self.serve()
         now = self.clock()
         for key, old in list(self._links.items()):
-            if old.platform == platform and old.owner == owner and old.state is LinkState.OPEN:
-                old.state = LinkState.CANCELLED
+            if old.platform == platform and old.owner == owner:
+                old.cancel()
             if old.expires + self.ttl_s < now:  # long gone: forget it
                 del self._links[key]
         link = SecretLink(
@@ -184,11 +188,6 @@ class SecretListener(LocalPage):
         another caller presenting it finds nothing)."""
         link = self._links.get(elicitation_id)
         return link if link is not None and link.owner == owner else None
-
-    def cancel(self, elicitation_id: str, owner: str | None = None) -> None:
-        link = self.find(elicitation_id, owner)
-        if link is not None and link.state is LinkState.OPEN:
-            link.state = LinkState.CANCELLED
 
     def _render(self, status: int, title: str, **values: Any) -> Response:
         return self.render("credentials.html", status, title, **values)

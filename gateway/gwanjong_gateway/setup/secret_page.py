@@ -71,9 +71,9 @@ async def ask_secrets(
             related_request_id=ctx.request_id,
         )
         action = answer.action
-    if link.state is LinkState.SAVED and link.result is not None:
+    if link.result is not None:  # saved (set with LinkState.SAVED, and only then)
         return link.result
     if action != "accept":
-        listener.cancel(link.elicitation_id, owner)
+        link.cancel()
         return Ask.DECLINED
     return Ask.PENDING
