@@ -79,10 +79,7 @@ async def _one(
     print("Type each value (hidden); leave empty to keep what is there.", file=out, flush=True)
     values: dict[str, str] = {}
     for key in names:
-        while True:
-            value = ask(f"{key}: ").strip()
-            if not value:
-                break
+        while value := ask(f"{key}: ").strip():  # empty: keep what is there
             try:
                 check_value(key, value)
             except DotenvError as exc:
