@@ -112,28 +112,20 @@ class StatusResult(Result):
     notified: Notified | None = optional()
 
 
-async def _usage_within(compact: Callable[[], list[str]], deadline_s: float) -> list[str]:
-    """The usage summary, or the line that says it is unavailable (a frozen database)."""
-    with anyio.move_on_after(deadline_s):
-        return await anyio.to_thread.run_sync(compact, abandon_on_cancel=True)
-    return [f"the usage log did not answer within {deadline_s:g} s"]
-
-
 async def _refresh_within(gw: Gateway, deadline_s: float) -> None:
     """Probe the stale platforms in the background, waiting at most `deadline_s` for it."""
     task = _probing.get(gw)
     if task is None or task.done():
         task = _probing[gw] = asyncio.get_running_loop().create_task(probe_all(gw.upstreams))
-    with anyio.CancelScope() as waiting:
+    async with anyio.create_task_group() as tg:
 
         async def deadline() -> None:
             await gw.sleep(deadline_s)
-            waiting.cancel()
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(deadline)
-            await asyncio.shield(task)  # status stops waiting; the refresh goes on
             tg.cancel_scope.cancel()
+
+        tg.start_soon(deadline)
+        await asyncio.shield(task)  # status stops waiting; the refresh goes on
+        tg.cancel_scope.cancel()
 
 
 async def status_report(
@@ -144,7 +136,8 @@ async def status_report(
     whose records and usage the caller reads (team mode: their own)."""
     record: dict[str, Any] = {}
     failed = None
-    used: list[list[str]] = []
+    # what a frozen usage database leaves
+    used = [f"the usage log did not answer within {STATUS_RECORD_S:g} s"]
 
     async def ask_record() -> None:
         nonlocal record, failed
@@ -161,7 +154,10 @@ async def status_report(
             failed = str(exc)
 
     async def ask_usage() -> None:
-        used.append(await _usage_within(partial(usage, reader=who), STATUS_RECORD_S))
+        nonlocal used
+        with anyio.move_on_after(STATUS_RECORD_S):
+            compact = partial(usage, reader=who)
+            used = await anyio.to_thread.run_sync(compact, abandon_on_cancel=True)
 
     # side by side: a frozen database costs status one deadline, not two in a row
     async with anyio.create_task_group() as tg:
@@ -190,7 +186,7 @@ async def status_report(
             Decision.model_validate({**a, "reason": one_line(str(a.get("reason", "")), 300)})
             for a in record.get("decided", [])
         ],
-        usage_7d=used[0],
+        usage_7d=used,
         strike_record=failed,
         background=gw.upstreams.background.failure or None,
         notified=_notified(record.get("notified") if gw.config.notify.urls else None),

@@ -44,15 +44,13 @@ def quiet(section: NotifySection, now: float) -> bool:
     """Inside `[notify] quiet_hours` at ``now`` (in its time zone)."""
     if not section.quiet_hours:
         return False
-    zone = ZoneInfo(section.timezone) if section.timezone else None
-    local = datetime.fromtimestamp(now, zone) if zone else datetime.fromtimestamp(now).astimezone()
-    start, end = (
-        int(h) * 60 + int(m) for h, m in (p.split(":") for p in section.quiet_hours.split("-"))
-    )
-    minute = local.hour * 60 + local.minute
+    zone = ZoneInfo(section.timezone) if section.timezone else None  # None: the machine's
+    # zero-padded "HH:MM" (the config checks the span's form) compares as text
+    at = datetime.fromtimestamp(now, zone).strftime("%H:%M")
+    start, end = section.quiet_hours.split("-")
     if start <= end:
-        return start <= minute < end
-    return minute >= start or minute < end  # across midnight
+        return start <= at < end
+    return at >= start or at < end  # across midnight
 
 
 #: how long a notice is remembered: longer than anything it names can wait (a hand-off

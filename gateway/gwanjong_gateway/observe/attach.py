@@ -44,10 +44,6 @@ class Observed:
     sock: socket.socket | None = None
     scrape: endpoint.Handler | None = None
 
-    @property
-    def port(self) -> int | None:
-        return int(self.sock.getsockname()[1]) if self.sock is not None else None
-
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncGenerator[None, None]:
         """The own listener while the gateway serves; spans flushed when it ends."""

@@ -13,7 +13,7 @@ from pathlib import Path
 from dotenv import set_key
 
 from gwanjong_gateway.config.load import read_dotenv
-from gwanjong_gateway.paths import DiskTrouble, disk_trouble
+from gwanjong_gateway.paths import DiskTrouble, disk_trouble, private_dir
 from gwanjong_shared.contract.untrusted import has_hidden
 
 MAX_VALUE_CHARS = 4096
@@ -80,7 +80,7 @@ def _not_saved(path: Path, exc: OSError) -> str:
 
 
 def _replace(path: Path, values: dict[str, str]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private_dir(path.parent)
     fd, tmp_name = tempfile.mkstemp(prefix=".env.", dir=path.parent)  # mode 0600
     tmp = Path(tmp_name)
     try:

@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl
 
 from gwanjong_gateway import web
 from gwanjong_gateway.platforms.watched import Watched
-from gwanjong_gateway.setup.dotenv_file import DotenvError, check_value
+from gwanjong_gateway.setup.dotenv_file import DotenvError
 from gwanjong_gateway.setup.setup_results import SetupSaved
 
 if TYPE_CHECKING:
@@ -35,7 +35,8 @@ HERE = Path(__file__).parent
 HOST = "127.0.0.1"
 Clock = Callable[[], float]
 SaveFn = Callable[[dict[str, str]], Awaitable[SetupSaved]]
-NotifyFn = Callable[[], Awaitable[None]]
+#: tells the client its elicitation (by id) is complete (the handshake era)
+NotifyFn = Callable[[str], Awaitable[None]]
 
 TTL_S = 600.0
 _GONE = (
@@ -71,6 +72,10 @@ class SecretLink:
     #: the signed-in caller it was opened for (None without sign-in): only their own
     #: calls find, cancel or supersede it
     owner: str | None = None
+
+    def cancel(self) -> None:
+        if self.state is LinkState.OPEN:
+            self.state = LinkState.CANCELLED
 
 
 class LocalPage:
@@ -158,8 +163,8 @@ class SecretListener(LocalPage):
         self.serve()
         now = self.clock()
         for key, old in list(self._links.items()):
-            if old.platform == platform and old.owner == owner and old.state is LinkState.OPEN:
-                old.state = LinkState.CANCELLED
+            if old.platform == platform and old.owner == owner:
+                old.cancel()
             if old.expires + self.ttl_s < now:  # long gone: forget it
                 del self._links[key]
         link = SecretLink(
@@ -183,11 +188,6 @@ class SecretListener(LocalPage):
         another caller presenting it finds nothing)."""
         link = self._links.get(elicitation_id)
         return link if link is not None and link.owner == owner else None
-
-    def cancel(self, elicitation_id: str, owner: str | None = None) -> None:
-        link = self.find(elicitation_id, owner)
-        if link is not None and link.state is LinkState.OPEN:
-            link.state = LinkState.CANCELLED
 
     def _render(self, status: int, title: str, **values: Any) -> Response:
         return self.render("credentials.html", status, title, **values)
@@ -236,13 +236,8 @@ class SecretListener(LocalPage):
                     values[key] = value.strip(" ")
         if not values:
             return self._form(link, 400, "Nothing was typed; nothing saved.")
-        try:
-            for key, value in values.items():
-                check_value(key, value)
-        except DotenvError as exc:
-            return self._form(link, 400, str(exc))
         link.saving = True  # a second POST meanwhile finds no link
-        try:
+        try:  # `on_save` checks each value before it writes anything (dotenv_file.save)
             result = await link.on_save(values)
         except (DotenvError, ValueError) as exc:
             return self._form(link, 400, str(exc))
@@ -252,6 +247,6 @@ class SecretListener(LocalPage):
         log.info("credential page: saved %s for %s", ", ".join(sorted(values)), link.platform)
         if link.notify is not None:
             with contextlib.suppress(Exception):  # the client may be gone; the save stands
-                await link.notify()
+                await link.notify(link.elicitation_id)
         names = ", ".join(sorted(values))
         return self._render(200, "Saved", text=f"Saved {names}; you may close this tab.")

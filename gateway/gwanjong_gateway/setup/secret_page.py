@@ -6,7 +6,6 @@ call again; a client that cannot open a URL is refused.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 
 from fastmcp import Context
 from mcp.types import ElicitRequest, ElicitRequestURLParams, InputRequiredResult
@@ -24,13 +23,6 @@ class Ask(enum.Enum):
     PENDING = "pending"  # the page is open; nothing saved yet
 
 
-@dataclass(frozen=True)
-class Saved:
-    """What saving answered (names, check, warning): never a value."""
-
-    result: SetupSaved
-
-
 def _message(platform: str) -> str:
     return (
         f"gwanjong: open this page to enter the {platform} credentials. It is served by the "
@@ -46,9 +38,9 @@ async def ask_secrets(
     names: list[str],
     on_save: SaveFn,
     owner: str | None = None,
-) -> Saved | Ask | InputRequiredResult:
-    """Saved, UNSUPPORTED, DECLINED, PENDING, or (stateless, first round) the input-required
-    result to return. ``owner`` keys the link: no one else's call finds or supersedes it."""
+) -> SetupSaved | Ask | InputRequiredResult:
+    """What saving answered (names, check, warning: never a value), UNSUPPORTED, DECLINED,
+    PENDING, or (stateless, first round) the input-required result to return. ``owner`` keys the link: no one else's call finds or supersedes it."""
     if not can_url(ctx):
         return Ask.UNSUPPORTED
     if modern_era(ctx):
@@ -70,13 +62,8 @@ async def ask_secrets(
         action = getattr(responses[_KEY], "action", "cancel")
     else:
         session = ctx.session
-        elicitation_id: list[str] = []
-
-        async def notify() -> None:
-            await session.send_elicit_complete(elicitation_id[0])
-
-        link = await listener.open(platform, names, on_save, notify, owner=owner)
-        elicitation_id.append(link.elicitation_id)
+        complete = session.send_elicit_complete
+        link = await listener.open(platform, names, on_save, complete, owner=owner)
         answer = await session.elicit_url(
             _message(platform),
             listener.url(link),
@@ -84,9 +71,9 @@ async def ask_secrets(
             related_request_id=ctx.request_id,
         )
         action = answer.action
-    if link.state is LinkState.SAVED and link.result is not None:
-        return Saved(link.result)
+    if link.result is not None:  # saved (set with LinkState.SAVED, and only then)
+        return link.result
     if action != "accept":
-        listener.cancel(link.elicitation_id, owner)
+        link.cancel()
         return Ask.DECLINED
     return Ask.PENDING

@@ -16,8 +16,9 @@ from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.platforms.client import PlatformClient
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.setup.dotenv_file import DotenvError, check_value, overridden, save
-from gwanjong_gateway.setup.guide import allowed_names, guide_for, refused
-from gwanjong_shared.contract import CredentialState
+from gwanjong_gateway.setup.guide import allowed_names, guide_for
+from gwanjong_gateway.setup.setup_results import Unchecked
+from gwanjong_gateway.setup.tool import checked
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.untrusted import one_line
 
@@ -78,10 +79,7 @@ async def _one(
     print("Type each value (hidden); leave empty to keep what is there.", file=out, flush=True)
     values: dict[str, str] = {}
     for key in names:
-        while True:
-            value = ask(f"{key}: ").strip()
-            if not value:
-                break
+        while value := ask(f"{key}: ").strip():  # empty: keep what is there
             try:
                 check_value(key, value)
             except DotenvError as exc:
@@ -107,18 +105,16 @@ async def _one(
     upstream = upstreams.get(name)
     if upstream is not None:
         await upstream.close()
-    try:
-        caps = await PlatformClient(upstreams, name).capabilities()
-    except PlatformError as exc:
-        print(f"Check failed: {one_line(str(exc), 300)}", file=out)
+    row = await checked(upstreams, name)
+    if isinstance(row, Unchecked) or not row.ok:
+        why = row.error if isinstance(row, Unchecked) else row.next
+        print(f"Check failed: {why}", file=out, flush=True)
         return False
-    if caps.credentials_state is CredentialState.REFUSED:
-        print(f"Check failed: {refused(name, caps.profile)}", file=out, flush=True)
-        return False
-    account = one_line(caps.account or "", 60) or "none"
-    state = "configured" if caps.configured else "NOT configured"
-    creds = caps.credentials_state.value
+    state = "configured" if row.configured else "NOT configured"
     print(
-        f"Check: {name} is {state}; account: {account}; credentials {creds}.", file=out, flush=True
+        f"Check: {name} is {state}; account: {row.account or 'none'}; credentials "
+        f"{row.credentials}.",
+        file=out,
+        flush=True,
     )
-    return caps.configured
+    return row.configured

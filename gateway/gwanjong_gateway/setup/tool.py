@@ -36,7 +36,7 @@ from gwanjong_gateway.setup.guide import (
     refused,
 )
 from gwanjong_gateway.setup.secret_listener import SecretListener
-from gwanjong_gateway.setup.secret_page import Ask, Saved, ask_secrets
+from gwanjong_gateway.setup.secret_page import Ask, ask_secrets
 from gwanjong_gateway.setup.setup_results import (
     Checked,
     SetupGuide,
@@ -64,21 +64,15 @@ def registered(mcp: FastMCP[Any], model_may_save: bool, **options: Any) -> Calla
     def register(fn: F) -> F:
         added = add_tool(mcp, fn, **options)
         if not model_may_save:
-            shown = without_argument(added.parameters, CREDENTIALS_ARG)
+            # a copy without it (the parsed tool is shared); having a default, it is never
+            # in `required`
+            schema = added.parameters
+            shown = {k: v for k, v in schema["properties"].items() if k != CREDENTIALS_ARG}
             mcp.local_provider.remove_tool(added.name)
-            mcp.add_tool(added.model_copy(update={"parameters": shown}))
+            mcp.add_tool(added.model_copy(update={"parameters": {**schema, "properties": shown}}))
         return fn
 
     return register
-
-
-def without_argument(schema: dict[str, Any], name: str) -> dict[str, Any]:
-    """An object schema without one property (a copy: the parsed tool is shared)."""
-    properties = {k: v for k, v in schema.get("properties", {}).items() if k != name}
-    out = {**schema, "properties": properties}
-    if "required" in schema:
-        out["required"] = [r for r in schema["required"] if r != name]
-    return out
 
 
 class SetupHost(Protocol):
@@ -180,8 +174,8 @@ async def _ask_person(
         return await _saved(gw, platform, values, owner)
 
     answer = await ask_secrets(ctx, gw.secret_listener, platform, names, on_save, owner)
-    if isinstance(answer, (InputRequiredResult, Saved)):
-        return answer if isinstance(answer, InputRequiredResult) else answer.result
+    if isinstance(answer, (InputRequiredResult, SetupSaved)):
+        return answer
     if answer is Ask.UNSUPPORTED:
         raise PlatformError(
             ErrorKind.NOT_SUPPORTED,
@@ -232,6 +226,24 @@ def may_resume(config: GatewayConfig, who: str | None) -> bool:
     return who is None or who in config.review.approvers
 
 
+async def checked(upstreams: Upstreams, name: str) -> Checked | Unchecked:
+    """One platform's credentials as its server answers now (`next`: what to do when the
+    platform refused them)."""
+    try:
+        caps = await PlatformClient(upstreams, name).capabilities()
+    except PlatformError as exc:
+        return Unchecked(error=one_line(str(exc), 300))
+    refused_now = caps.credentials_state is CredentialState.REFUSED
+    return Checked(
+        ok=not refused_now,
+        configured=caps.configured,
+        credentials=caps.credentials_state.value,
+        account=one_line(caps.account or "", 60) or None,
+        actions={k: v.allowed for k, v in caps.actions.items()},
+        next=refused(name, caps.profile) if refused_now else None,
+    )
+
+
 async def check(
     gw: SetupHost, names: list[str], who: str | None = None
 ) -> dict[str, Checked | Unchecked]:
@@ -240,21 +252,9 @@ async def check(
     out: dict[str, Checked | Unchecked] = {}
 
     async def one(name: str) -> None:
-        try:
-            caps = await PlatformClient(gw.upstreams, name).capabilities()
-        except PlatformError as exc:
-            out[name] = Unchecked(error=one_line(str(exc), 300))
-            return
-        row = out[name] = Checked(
-            ok=caps.credentials_state is not CredentialState.REFUSED,
-            configured=caps.configured,
-            credentials=caps.credentials_state.value,
-            account=one_line(caps.account or "", 60) or None,
-            actions={k: v.allowed for k, v in caps.actions.items()},
-        )
-        if caps.credentials_state is CredentialState.REFUSED:
-            row.next = refused(name, caps.profile)
-            return  # writes stay paused: the keys are what is wrong
+        row = out[name] = await checked(gw.upstreams, name)
+        if not isinstance(row, Checked) or not row.ok:
+            return  # unanswered, or its keys refused: writes stay paused (the keys are wrong)
         with contextlib.suppress(PlatformError):  # a busy record: resume next check
             if not await gw.records.run(StrikeStore.paused, name):
                 return

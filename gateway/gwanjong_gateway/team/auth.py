@@ -10,18 +10,21 @@ import json
 import logging
 import os
 import socket
-import time
 import unicodedata
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from fastmcp.server.auth import AccessToken, AuthProvider, TokenVerifier
 from fastmcp.server.dependencies import get_access_token
 from fastmcp.utilities.auth import decode_jwt_header
+from joserfc.errors import JoseError
 
 from gwanjong_gateway.config import AuthSection, ConfigError, GatewayConfig
 from gwanjong_gateway.team.access_tokens import TokenError, TokenStore, store_for
 from gwanjong_shared.contract.untrusted import one_line
+
+if TYPE_CHECKING:
+    from joserfc.jwt import JWTClaimsRegistry
 
 TOKEN_ISSUER = "gwanjong"
 log = logging.getLogger(__name__)
@@ -62,16 +65,18 @@ class HashedTokenVerifier(TokenVerifier):
 
 class PinnedJwtVerifier(TokenVerifier):
     """JWTs that prove who: the header `alg` is one of `[auth] algorithms` (public-key
-    only, so a public key can never serve as an HMAC secret), `required_claims` are
-    present, and `exp`, `nbf` and `iat` hold within `leeway_s` of now. The signature,
-    `iss`, `aud` and scopes are FastMCP's JWTVerifier's, one per pinned algorithm; it
-    refuses an unknown `kid`, and a token without `kid` when the key set has several."""
+    only, so a public key can never serve as an HMAC secret), and ``claims`` (joserfc's
+    registry) holds `required_claims` present and `exp`, `nbf` and `iat` within
+    `leeway_s` of now. The signature, `iss`, `aud` and scopes are FastMCP's JWTVerifier's,
+    one per pinned algorithm; it refuses an unknown `kid`, and a token without `kid` when
+    the key set has several."""
 
-    def __init__(self, auth: AuthSection, by_alg: dict[str, TokenVerifier]) -> None:
+    def __init__(
+        self, auth: AuthSection, by_alg: dict[str, TokenVerifier], claims: JWTClaimsRegistry
+    ) -> None:
         super().__init__(required_scopes=auth.required_scopes or None)
         self.by_alg = by_alg
-        self.required_claims = tuple(auth.required_claims)
-        self.leeway_s = auth.leeway_s
+        self.claims = claims
 
     async def verify_token(self, token: str) -> AccessToken | None:
         try:
@@ -85,34 +90,16 @@ class PinnedJwtVerifier(TokenVerifier):
         access = await verifier.verify_token(token)
         if access is None:
             return None
-        problem = self._claims_problem(access.claims)
-        if problem is not None:
-            log.info("bearer token refused: %s", problem)
+        try:
+            self.claims.validate(access.claims)
+        except JoseError as exc:
+            log.info("bearer token refused: %s", exc.description or exc.error)
+            return None
+        # `sub` is always required (config: AuthSection), so the registry saw a string
+        if principal_of(access.claims["sub"]) is None:
+            log.info("bearer token refused: sub is empty once cleaned or not in its one form")
             return None
         return access
-
-    def _claims_problem(self, claims: dict[str, Any]) -> str | None:
-        missing = [c for c in self.required_claims if claims.get(c) in (None, "")]
-        if missing:
-            return f"missing claim {', '.join(missing)}"
-        if "sub" in claims and not isinstance(claims["sub"], str):
-            return "sub is not a string"
-        if isinstance(claims.get("sub"), str) and principal_of(claims["sub"]) is None:
-            return "sub is empty once cleaned or not in its one form (NFKC, no hidden characters)"
-        now = time.time()
-        for name in ("exp", "nbf", "iat"):
-            value = claims.get(name)
-            if value is not None and (
-                isinstance(value, bool) or not isinstance(value, int | float)
-            ):
-                return f"{name} is not a number"
-        if claims.get("exp") is not None and claims["exp"] <= now - self.leeway_s:
-            return "expired"
-        if claims.get("nbf") is not None and claims["nbf"] > now + self.leeway_s:
-            return "not yet valid (nbf)"
-        if claims.get("iat") is not None and claims["iat"] > now + self.leeway_s:
-            return "issued in the future (iat)"
-        return None
 
 
 def _jwt_verifier(auth: AuthSection) -> TokenVerifier:
@@ -120,6 +107,7 @@ def _jwt_verifier(auth: AuthSection) -> TokenVerifier:
     URL (team/protected_resource.py)."""
     # Imported here: the JWT stack (joserfc, cryptography) is only needed in jwt mode.
     from fastmcp.server.auth.providers.jwt import JWTVerifier
+    from joserfc.jwt import ClaimsOption, JWTClaimsRegistry
 
     from gwanjong_gateway.team.protected_resource import with_metadata
 
@@ -148,7 +136,10 @@ def _jwt_verifier(auth: AuthSection) -> TokenVerifier:
         )
         for a in auth.pinned_algorithms
     }
-    return with_metadata(PinnedJwtVerifier(auth, by_alg), auth)
+    required = {claim: ClaimsOption(essential=True) for claim in auth.required_claims}
+    # joserfc compares the leeway as a number: a float one holds as given
+    claims = JWTClaimsRegistry(None, cast("int", auth.leeway_s), **required)
+    return with_metadata(PinnedJwtVerifier(auth, by_alg, claims), auth)
 
 
 def _read_jwks(path: Path) -> dict[str, Any]:
@@ -294,24 +285,17 @@ class HonestRefusal:
         await self.app(scope, receive, honest_send)
 
 
-def honest_refusal(config: GatewayConfig) -> list[Any]:
-    """The HTTP app's extra middleware: HonestRefusal in tokens mode (JWT clients do
-    follow the OAuth wording)."""
-    from starlette.middleware import Middleware
-
-    return [Middleware(HonestRefusal)] if config.auth.mode == "tokens" else []
-
-
 def http_middleware(
     config: GatewayConfig, auth: AuthProvider | None, recheck_s: float | None = None
 ) -> list[Any]:
-    """The HTTP app's extra middleware: HonestRefusal (tokens mode) and, with any sign-in,
-    StreamWatch, which ends an open event stream once its token is revoked or expired."""
+    """The HTTP app's extra middleware: HonestRefusal in tokens mode (JWT clients do follow
+    the OAuth wording) and, with any sign-in, StreamWatch, which ends an open event stream
+    once its token is revoked or expired."""
     from starlette.middleware import Middleware
 
     from gwanjong_gateway.team.stream_watch import RECHECK_S, StreamWatch
 
-    extra = honest_refusal(config)
+    extra = [Middleware(HonestRefusal)] if config.auth.mode == "tokens" else []
     if isinstance(auth, TokenVerifier):
         interval = RECHECK_S if recheck_s is None else recheck_s
         extra.append(Middleware(StreamWatch, verifier=auth, interval_s=interval))

@@ -39,11 +39,6 @@ def metadata_path(resource: str) -> str:
     return WELL_KNOWN + (path if path != "/" else "")  # as the MCP SDK builds it
 
 
-def metadata_url(resource: str) -> str:
-    parts = urlsplit(resource)
-    return f"{parts.scheme}://{parts.netloc}{metadata_path(resource)}"
-
-
 class ProtectedResource(TokenVerifier):
     """The jwt verifier plus its metadata: FastMCP puts `resource_metadata="<URL>"` in every
     401's `WWW-Authenticate` once the provider serves a route at that URL's path."""

@@ -175,23 +175,16 @@ class Watcher:
     ) -> list[Opportunity] | None:
         """The high-score posts not seen before (None: not ours to report). The first
         poll of a topic only learns what is there: a saved topic notices what is new."""
-        key = f"watch:topic:{platform}:{topic}"
-        try:
-            old = await self.gw.records.run(StrikeStore.inbox_cursor, key)
-        except PlatformError:
-            return None
+        claims, key = _Claims(self.gw, "watch:topic:"), f"{platform}:{topic}"
+        old = await claims.aget(key)
+        if key not in claims.read:
+            return None  # the record is down: nothing claimed this period
         seen: list[str] = json.loads(old) if old else []
         fresh = [o for o in good if o.post.id not in seen]
         if old is not None and not fresh:
             return None
-        ids = [*seen, *(o.post.id for o in fresh)][-SEEN_IDS:]
-        try:
-            moved = await self.gw.records.run(
-                StrikeStore.swap_inbox_cursor, key, old, json.dumps(ids)
-            )
-        except PlatformError:
-            return None
-        if not moved:
+        await claims.aset(key, json.dumps([*seen, *(o.post.id for o in fresh)][-SEEN_IDS:]))
+        if key not in claims.won:
             return None
         return fresh if old is not None else []
 

@@ -11,7 +11,7 @@ from starlette.authentication import AuthCredentials
 from starlette.requests import HTTPConnection
 
 from gwanjong_gateway.config import parse
-from gwanjong_gateway.team.auth import WRONG_TOKEN, HonestRefusal, honest_refusal
+from gwanjong_gateway.team.auth import WRONG_TOKEN, HonestRefusal, http_middleware
 
 pytestmark = pytest.mark.anyio
 
@@ -58,5 +58,5 @@ async def test_fastmcps_401_is_reworded() -> None:
 
 
 def test_only_in_tokens_mode() -> None:
-    assert honest_refusal(parse('[auth]\nmode = "tokens"\n'))
-    assert honest_refusal(parse("")) == []
+    assert http_middleware(parse('[auth]\nmode = "tokens"\n'), None)
+    assert http_middleware(parse(""), None) == []
