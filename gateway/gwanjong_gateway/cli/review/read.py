@@ -40,7 +40,11 @@ async def list_waiting(
         items += [view.handoff_item(h, after, now) for h in handoffs]
     # waiting: the oldest first (it expires first); with --all, the newest first
     items.sort(key=lambda i: (i.created_at, i.kind, i.data["id"]), reverse=everything)
-    r.term.out(view.as_json(items) if as_json else "\n".join(view.table(items, now, everything)))
+    r.term.out(
+        view.escaped_json([i.data for i in items])
+        if as_json
+        else "\n".join(view.table(items, now, everything))
+    )
     return 0
 
 

@@ -148,9 +148,9 @@ def handoff_write(r: Strike) -> Outgoing:
     )
 
 
-def as_json(items: list[Item]) -> str:
-    """The items exactly, hidden characters as JSON escapes (the terminal sees no raw one)."""
-    return json_escaped(json.dumps([i.data for i in items], ensure_ascii=False, indent=2))
+def escaped_json(value: Any) -> str:
+    """``value`` exactly, hidden characters as JSON escapes (the terminal sees no raw one)."""
+    return json_escaped(json.dumps(value, ensure_ascii=False, indent=2))
 
 
 def table(items: list[Item], now: float, decided: bool) -> list[str]:
