@@ -22,6 +22,12 @@ from gwanjong_gateway.version import gwanjong_version
 from gwanjong_shared.kit.logs import configure_logging
 
 
+def _fail(message: str, code: int) -> int:
+    """``message`` on stderr; the exit code."""
+    print(message, file=sys.stderr)
+    return code
+
+
 def _serve(args: argparse.Namespace) -> int:
     from gwanjong_gateway.cli.lean import collect_less, remember_missing_modules
     from gwanjong_gateway.cli.serve_loop import run_until_signal
@@ -37,17 +43,15 @@ def _serve(args: argparse.Namespace) -> int:
         auth = build_auth(config)
         problem = bind_problem(args.host, auth)
         if problem:
-            print(f"gwanjong: {problem}", file=sys.stderr)
-            return 2
+            return _fail(f"gwanjong: {problem}", 2)
         try:  # bound first: --port 0 picks a free port, announced once serving
             sock = listen(args.host, args.port)
         except OSError as exc:
-            print(
+            return _fail(
                 f"gwanjong: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}; "
                 "choose another --port (0 picks a free one)",
-                file=sys.stderr,
+                2,
             )
-            return 2
     log_as_asked(config, args.log_level)
     spans_only_when_traced(os.environ, traced=bool(config.telemetry.otlp_endpoint))
     remember_missing_modules()
@@ -56,8 +60,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:  # [telemetry], [metrics], [logging]
         observed = attach(server, gateway, config, auth, args.transport)
     except ObserveProblem as exc:
-        print(f"gwanjong: {exc}", file=sys.stderr)
-        return 2
+        return _fail(f"gwanjong: {exc}", 2)
 
     async def serve() -> None:
         async with observed.running():
@@ -91,8 +94,7 @@ def _history(args: argparse.Namespace) -> int:
     config, _ = load(args.config, check_env=False)  # reads the record only
     if args.resolve is not None:
         if args.outcome is None:
-            print("gwanjong: --resolve needs --as posted|failed", file=sys.stderr)
-            return 2
+            return _fail("gwanjong: --resolve needs --as posted|failed", 2)
         return resolve(config, args.resolve, args.outcome)
     return print_history(
         config,
@@ -113,16 +115,14 @@ def _usage(args: argparse.Namespace) -> int:
     try:
         since = parse_since(args.since) if args.since else None
     except ValueError as exc:
-        print(f"gwanjong usage: {exc}", file=sys.stderr)
-        return 2
+        return _fail(f"gwanjong usage: {exc}", 2)
     log = open_usage(config)
     # The CLI is the host's operator: everyone's figures, unless --principal picks one.
     reader = EVERYONE if args.principal is None else Reader.only(args.principal)
     try:
         report = log.report(since, reader)
     except UsageUnavailable as exc:
-        print(f"gwanjong usage: {exc}", file=sys.stderr)
-        return 1
+        return _fail(f"gwanjong usage: {exc}", 1)
     finally:
         log.close()
     print(as_json(report) if args.json else format_report(report))
@@ -176,8 +176,7 @@ def _sandbox(args: argparse.Namespace) -> int:
     try:
         from gwanjong_sandbox.__main__ import main as sandbox_main
     except ModuleNotFoundError:
-        print(f"gwanjong sandbox: {missing_message('sandbox')}", file=sys.stderr)
-        return 1
+        return _fail(f"gwanjong sandbox: {missing_message('sandbox')}", 1)
     sandbox_main(["--port", str(args.port)])
     return 0
 
@@ -193,15 +192,13 @@ def _setup(args: argparse.Namespace) -> int:
     from gwanjong_gateway.setup.terminal import run_setup
 
     if not sys.stdin.isatty():
-        print(NO_TERMINAL, file=sys.stderr)
-        return 2
+        return _fail(NO_TERMINAL, 2)
     config, _ = load(args.config)
     configure_logging(args.log_level)
     try:
         return run_setup(config, [args.platform] if args.platform else [])
     except EOFError:  # the input ended (Ctrl-D, or a closed pipe) before the answers
-        print(NO_TERMINAL, file=sys.stderr)
-        return 2
+        return _fail(NO_TERMINAL, 2)
 
 
 def _demo(args: argparse.Namespace) -> int:
