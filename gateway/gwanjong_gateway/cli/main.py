@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from contextlib import closing
 from typing import Any
 
 from gwanjong_gateway.cli.console import add_console
@@ -64,12 +65,9 @@ def _serve(args: argparse.Namespace) -> int:
 
     async def serve() -> None:
         async with observed.running():
-            await serve_mcp()
-
-    async def serve_mcp() -> None:
-        if sock is None:
-            await server.run_stdio_async(show_banner=False)
-        else:
+            if sock is None:
+                await server.run_stdio_async(show_banner=False)
+                return
             host = f"[{args.host}]" if ":" in args.host else args.host
             port = int(sock.getsockname()[1])
             print(f"gwanjong: serving MCP on http://{host}:{port}/mcp", file=sys.stderr, flush=True)
@@ -116,15 +114,13 @@ def _usage(args: argparse.Namespace) -> int:
         since = parse_since(args.since) if args.since else None
     except ValueError as exc:
         return _fail(f"gwanjong usage: {exc}", 2)
-    log = open_usage(config)
     # The CLI is the host's operator: everyone's figures, unless --principal picks one.
     reader = EVERYONE if args.principal is None else Reader.only(args.principal)
-    try:
-        report = log.report(since, reader)
-    except UsageUnavailable as exc:
-        return _fail(f"gwanjong usage: {exc}", 1)
-    finally:
-        log.close()
+    with closing(open_usage(config)) as log:
+        try:
+            report = log.report(since, reader)
+        except UsageUnavailable as exc:
+            return _fail(f"gwanjong usage: {exc}", 1)
     print(as_json(report) if args.json else format_report(report))
     return 0
 
