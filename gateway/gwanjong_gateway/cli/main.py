@@ -7,6 +7,7 @@ import argparse
 import os
 import sys
 from contextlib import closing
+from pathlib import Path
 from typing import Any
 
 from gwanjong_gateway.cli.console import add_console
@@ -126,8 +127,6 @@ def _usage(args: argparse.Namespace) -> int:
 
 
 def _init(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from gwanjong_gateway.cli.init import run_init
 
     return run_init(Path(args.path) if args.path else None)
@@ -143,8 +142,6 @@ def _principal_and_json(p: argparse.ArgumentParser, what: str, instead: str) -> 
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from gwanjong_gateway.cli.doctor.doctor_command import run_doctor
     from gwanjong_gateway.cli.doctor.where import config_source
 
