@@ -20,7 +20,6 @@ from urllib.parse import urlsplit
 from gwanjong_gateway.cli.doctor.where import (
     config_source,
     database,
-    how_it_runs,
     state_source,
     versions,
 )
@@ -69,7 +68,8 @@ def _server(name: str, config: GatewayConfig) -> str:
     ep = entry_point(name)
     if ep is None or ep.dist is None:
         return "bundled (PROBLEM: its package is not installed here; reinstall gwanjong)"
-    return f"bundled {ep.dist.name} {ep.dist.version} ({how_it_runs(config, name)})"
+    runs = "in-process" if p.isolation == "in-process" else "subprocess"
+    return f"bundled {ep.dist.name} {ep.dist.version} ({runs})"
 
 
 def problems(
