@@ -17,7 +17,11 @@ from gwanjong_gateway.strike.holds import holds
 
 
 async def show(r: Review, ref: Ref) -> int:
-    return await (show_handoff(r, ref.id) if ref.kind is Kind.HANDOFF else show_approval(r, ref.id))
+    handoff = ref.kind is Kind.HANDOFF
+    if r.nothing_recorded():
+        noun = "hand-off" if handoff else "approval"
+        return r.term.fail(f"There is no {noun} {ref} (nothing is recorded yet).")
+    return await (show_handoff(r, ref.id) if handoff else show_approval(r, ref.id))
 
 
 async def list_waiting(
@@ -49,10 +53,6 @@ async def list_waiting(
 
 
 async def show_approval(r: Review, approval_id: int) -> int:
-    if r.nothing_recorded():
-        return r.term.fail(
-            f"There is no approval {approval_ref(approval_id)} (nothing is recorded yet)."
-        )
     now = r.clock()
     with closing(Records.for_config(r.config)) as records:
         approval = await records.run(StrikeStore.approval, approval_id)
@@ -68,8 +68,6 @@ async def show_approval(r: Review, approval_id: int) -> int:
 
 async def show_handoff(r: Review, record_id: int) -> int:
     h = handoff_ref(record_id)
-    if r.nothing_recorded():
-        return r.term.fail(f"There is no hand-off {h} (nothing is recorded yet).")
     with closing(Records.for_config(r.config)) as records:
         row = await records.run(StrikeStore.get, record_id)
     if row is None:
