@@ -12,12 +12,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
-from pydantic import TypeAdapter
+from pydantic import BaseModel, TypeAdapter
 from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
@@ -30,6 +30,8 @@ from gwanjong_gateway.strike.results import Handoff, Posted, StrikeResult
 from gwanjong_gateway.usage.token_count import count_tokens, tool_list_tokens
 from gwanjong_shared.contract.errors import ErrorBody, read_error
 from gwanjong_shared.kit.quiet import QUIET_ENV
+
+R = TypeVar("R", bound=BaseModel)
 
 #: the six bundled platforms the sandbox serves
 DEFAULT_PLATFORMS = ["devto", "bluesky", "twitter", "reddit", "mastodon", "hackernews"]
@@ -72,10 +74,8 @@ async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: A
             console.print(f"   scout: {progress:.0f}/{total or 0:.0f} {message or ''}")
 
         console.print(f"\n[bold]2. scout[/](topic={topic!r}) across {', '.join(platforms)}")
-        scouted = await client.call_tool(
-            "scout", {"topic": topic, "platforms": platforms, "limit": 8}, progress_handler=progress
-        )
-        data = ScoutResult.model_validate(scouted.structured_content)
+        asked = {"topic": topic, "platforms": platforms, "limit": 8}
+        data = await _call(client, "scout", asked, ScoutResult, progress_handler=progress)
         found = [
             (o.id, o.platform, f"{o.score:.3f}", str(o.comments_count), o.title[:60], o.reason)
             for o in data.opportunities
@@ -138,9 +138,7 @@ async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: A
                 url = posted.url or "" if isinstance(posted, Posted) else ""
                 console.print(f"   strike(action='post') -> [bold]{status}[/] {url}{_why(posted)}")
                 outcomes.append((platform, status, url))
-        report = StatusResult.model_validate(
-            (await client.call_tool("status", {})).structured_content
-        )
+        report = await _call(client, "status", {}, StatusResult)
         console.print(
             "\n[bold]5. status[/]: "
             + ", ".join(f"{k}={v.health}" for k, v in report.platforms.items())
@@ -182,9 +180,15 @@ def _table(title: str, columns: tuple[str, ...], rows: list[tuple[str, ...]]) ->
     return table
 
 
+async def _call(
+    client: Client[Any], tool: str, args: dict[str, Any], result: type[R], **more: Any
+) -> R:
+    """A tool's structured answer, as its result model."""
+    return result.model_validate((await client.call_tool(tool, args, **more)).structured_content)
+
+
 async def _draft(client: Client[Any], opportunity: Found) -> DraftResult:
-    drafted = await client.call_tool("draft", {"opportunity_id": opportunity.id})
-    return DraftResult.model_validate(drafted.structured_content)
+    return await _call(client, "draft", {"opportunity_id": opportunity.id}, DraftResult)
 
 
 def _comment_rule(drafted: DraftResult) -> str:
@@ -231,13 +235,8 @@ INBOX_REPLY = (
 async def _inbox(client: Client[Any], platforms: list[str]) -> list[tuple[str, str, str]]:
     """Step 1b: scout(source="mentions") and answer one summons per platform."""
     console.print(f"\n[bold]1b. scout[/](source='mentions') across {', '.join(platforms)}")
-    scouted = ScoutResult.model_validate(
-        (
-            await client.call_tool(
-                "scout", {"source": "mentions", "platforms": platforms, "limit": 10}
-            )
-        ).structured_content
-    )
+    asked = {"source": "mentions", "platforms": platforms, "limit": 10}
+    scouted = await _call(client, "scout", asked, ScoutResult)
     inbox = [o for o in scouted.opportunities if o.summoned]
     title = "Inbox: where someone asked for us (unanswered, newest first)"
     rows = [(o.id, o.platform, o.title[:60], o.reason) for o in inbox]

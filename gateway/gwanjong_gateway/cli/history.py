@@ -6,22 +6,22 @@ an escape sequence."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 import textwrap
 import time
+from contextlib import closing
 from typing import Any, TextIO, cast
 
-from gwanjong_gateway.cli.review.view import claim_note
+from gwanjong_gateway.cli.review.view import claim_note, escaped_json
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.extras import MissingExtra
 from gwanjong_gateway.record.pg_errors import describe, redact
 from gwanjong_gateway.record.records import open_store, store_url
 from gwanjong_gateway.record.store import BUSY_TIMEOUT_S, StrikeStore
 from gwanjong_gateway.rules.ledger import RESOLVABLE, UNSETTLED, Strike, StrikeStatus
-from gwanjong_shared.contract.visible import json_escaped, plain, show
 from gwanjong_shared.contract.visible import line as one_line
+from gwanjong_shared.contract.visible import plain, show
 
 MIN_WIDTH, MAX_WIDTH = 60, 120
 
@@ -78,6 +78,11 @@ def _handoff_text(r: Strike, width: int) -> list[str]:
     return lines
 
 
+def _fail(why: str) -> int:
+    print(f"gwanjong: {why}", file=sys.stderr)
+    return 2
+
+
 def _open(config: GatewayConfig) -> StrikeStore | None:
     """The record, or None after saying on stderr why the database cannot be reached."""
     try:
@@ -90,7 +95,7 @@ def _open(config: GatewayConfig) -> StrikeStore | None:
         message = describe(exc, store_url(config), BUSY_TIMEOUT_S)
         if message is None:
             raise
-        print(f"gwanjong: {message}", file=sys.stderr)
+        _fail(message)
         return None
 
 
@@ -114,27 +119,21 @@ def print_history(
     store = _open(config)
     if store is None:
         return 2
-    try:
+    with closing(store):
         wanted = StrikeStatus(status) if status else None
         rows = store.history(platform=platform, status=wanted, limit=limit, principal=principal)
-    finally:
-        store.close()
     if as_json:
-        document = json.dumps(
-            [
-                {
-                    **r.public(),
-                    "by": r.principal,
-                    "confirmed_by": r.confirmed_by,
-                    "content": r.content,
-                    "policy": r.policy,
-                }
-                for r in rows
-            ],
-            ensure_ascii=False,
-            indent=2,
-        )
-        print(json_escaped(document), file=out)  # the same values; no raw control reaches out
+        document = [
+            {
+                **r.public(),
+                "by": r.principal,
+                "confirmed_by": r.confirmed_by,
+                "content": r.content,
+                "policy": r.policy,
+            }
+            for r in rows
+        ]
+        print(escaped_json(document), file=out)  # the same values; no raw control reaches out
         return 0
     if width is None:
         width = shutil.get_terminal_size((80, 24)).columns if out.isatty() else 80
@@ -153,26 +152,21 @@ def resolve(config: GatewayConfig, record: int, outcome: StrikeStatus | str) -> 
     frees it (say so only after checking the platform)."""
     path = config.state_dir / "gwanjong.db"
     if not config.store.url and not path.exists():
-        print(f"gwanjong: no strike record at {path}.", file=sys.stderr)
-        return 2
+        return _fail(f"no strike record at {path}.")
     status = StrikeStatus(outcome)
     if status not in RESOLVABLE:
-        print(f"gwanjong: --as takes {' or '.join(RESOLVABLE)}, not {status}.", file=sys.stderr)
-        return 2
+        return _fail(f"--as takes {' or '.join(RESOLVABLE)}, not {status}.")
     store = _open(config)
     if store is None:
         return 2
-    try:
+    with closing(store):
         row = store.get(record)
         if row is None:
-            print(f"gwanjong: there is no record {record}.", file=sys.stderr)
-            return 2
+            return _fail(f"there is no record {record}.")
         if row.status not in UNSETTLED:
-            print(
-                f"gwanjong: record {record} is {row.status}, not unknown or pending; nothing to resolve.",
-                file=sys.stderr,
+            return _fail(
+                f"record {record} is {row.status}, not unknown or pending; nothing to resolve."
             )
-            return 2
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
         store.settle(
             record,
@@ -180,7 +174,5 @@ def resolve(config: GatewayConfig, record: int, outcome: StrikeStatus | str) -> 
             reason=f"resolved by a person as {status}",
             policy=[*row.policy, f"resolved by a person as {status} at {when}Z"],
         )
-    finally:
-        store.close()
     print(f"record {record}: {status}")
     return 0

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from contextlib import closing
+from pathlib import Path
 from typing import Any
 
 from gwanjong_gateway.cli.console import add_console
@@ -20,6 +22,12 @@ from gwanjong_gateway.config.load import load
 from gwanjong_gateway.extras import MissingExtra, missing_message
 from gwanjong_gateway.version import gwanjong_version
 from gwanjong_shared.kit.logs import configure_logging
+
+
+def _fail(message: str, code: int) -> int:
+    """``message`` on stderr; the exit code."""
+    print(message, file=sys.stderr)
+    return code
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -37,17 +45,15 @@ def _serve(args: argparse.Namespace) -> int:
         auth = build_auth(config)
         problem = bind_problem(args.host, auth)
         if problem:
-            print(f"gwanjong: {problem}", file=sys.stderr)
-            return 2
+            return _fail(f"gwanjong: {problem}", 2)
         try:  # bound first: --port 0 picks a free port, announced once serving
             sock = listen(args.host, args.port)
         except OSError as exc:
-            print(
+            return _fail(
                 f"gwanjong: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}; "
                 "choose another --port (0 picks a free one)",
-                file=sys.stderr,
+                2,
             )
-            return 2
     log_as_asked(config, args.log_level)
     spans_only_when_traced(os.environ, traced=bool(config.telemetry.otlp_endpoint))
     remember_missing_modules()
@@ -56,17 +62,13 @@ def _serve(args: argparse.Namespace) -> int:
     try:  # [telemetry], [metrics], [logging]
         observed = attach(server, gateway, config, auth, args.transport)
     except ObserveProblem as exc:
-        print(f"gwanjong: {exc}", file=sys.stderr)
-        return 2
+        return _fail(f"gwanjong: {exc}", 2)
 
     async def serve() -> None:
         async with observed.running():
-            await serve_mcp()
-
-    async def serve_mcp() -> None:
-        if sock is None:
-            await server.run_stdio_async(show_banner=False)
-        else:
+            if sock is None:
+                await server.run_stdio_async(show_banner=False)
+                return
             host = f"[{args.host}]" if ":" in args.host else args.host
             port = int(sock.getsockname()[1])
             print(f"gwanjong: serving MCP on http://{host}:{port}/mcp", file=sys.stderr, flush=True)
@@ -91,8 +93,7 @@ def _history(args: argparse.Namespace) -> int:
     config, _ = load(args.config, check_env=False)  # reads the record only
     if args.resolve is not None:
         if args.outcome is None:
-            print("gwanjong: --resolve needs --as posted|failed", file=sys.stderr)
-            return 2
+            return _fail("gwanjong: --resolve needs --as posted|failed", 2)
         return resolve(config, args.resolve, args.outcome)
     return print_history(
         config,
@@ -113,25 +114,19 @@ def _usage(args: argparse.Namespace) -> int:
     try:
         since = parse_since(args.since) if args.since else None
     except ValueError as exc:
-        print(f"gwanjong usage: {exc}", file=sys.stderr)
-        return 2
-    log = open_usage(config)
+        return _fail(f"gwanjong usage: {exc}", 2)
     # The CLI is the host's operator: everyone's figures, unless --principal picks one.
     reader = EVERYONE if args.principal is None else Reader.only(args.principal)
-    try:
-        report = log.report(since, reader)
-    except UsageUnavailable as exc:
-        print(f"gwanjong usage: {exc}", file=sys.stderr)
-        return 1
-    finally:
-        log.close()
+    with closing(open_usage(config)) as log:
+        try:
+            report = log.report(since, reader)
+        except UsageUnavailable as exc:
+            return _fail(f"gwanjong usage: {exc}", 1)
     print(as_json(report) if args.json else format_report(report))
     return 0
 
 
 def _init(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from gwanjong_gateway.cli.init import run_init
 
     return run_init(Path(args.path) if args.path else None)
@@ -147,8 +142,6 @@ def _principal_and_json(p: argparse.ArgumentParser, what: str, instead: str) -> 
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from gwanjong_gateway.cli.doctor.doctor_command import run_doctor
     from gwanjong_gateway.cli.doctor.where import config_source
 
@@ -176,8 +169,7 @@ def _sandbox(args: argparse.Namespace) -> int:
     try:
         from gwanjong_sandbox.__main__ import main as sandbox_main
     except ModuleNotFoundError:
-        print(f"gwanjong sandbox: {missing_message('sandbox')}", file=sys.stderr)
-        return 1
+        return _fail(f"gwanjong sandbox: {missing_message('sandbox')}", 1)
     sandbox_main(["--port", str(args.port)])
     return 0
 
@@ -193,15 +185,13 @@ def _setup(args: argparse.Namespace) -> int:
     from gwanjong_gateway.setup.terminal import run_setup
 
     if not sys.stdin.isatty():
-        print(NO_TERMINAL, file=sys.stderr)
-        return 2
+        return _fail(NO_TERMINAL, 2)
     config, _ = load(args.config)
     configure_logging(args.log_level)
     try:
         return run_setup(config, [args.platform] if args.platform else [])
     except EOFError:  # the input ended (Ctrl-D, or a closed pipe) before the answers
-        print(NO_TERMINAL, file=sys.stderr)
-        return 2
+        return _fail(NO_TERMINAL, 2)
 
 
 def _demo(args: argparse.Namespace) -> int:

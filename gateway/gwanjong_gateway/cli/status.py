@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
+from contextlib import closing
 
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.notify.events import ago
@@ -86,7 +87,7 @@ def print_status(config: GatewayConfig, clock: Callable[[], float] = time.time) 
             file=sys.stderr,
         )
         return 1
-    try:
+    with closing(store):
         lines = [
             f"writes: {config.gateway.writes}",
             "waiting for you:",
@@ -95,7 +96,5 @@ def print_status(config: GatewayConfig, clock: Callable[[], float] = time.time) 
             *_health(store, config, now),
             *_notify(store, config, now),
         ]
-    finally:
-        store.close()
     print("\n".join(lines))
     return 0

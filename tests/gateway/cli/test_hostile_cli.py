@@ -87,7 +87,7 @@ def test_history_prints_stored_model_text_with_marks_only(name: str) -> None:
 @pytest.mark.parametrize("name", list(CORPUS))
 def test_json_outputs_keep_the_values_and_carry_no_raw_control(name: str) -> None:
     a = approval_with(CORPUS[name], principal="\u200bmallory\u202e\x9b")
-    out = printed(view.as_json([view.approval_item(a, NOW)]))
+    out = printed(view.escaped_json([view.approval_item(a, NOW).data]))
     no_raw_control(out)
     assert "\u202e" not in out and "\\u202e" in out  # escaped, not marked: the same value
     (item,) = json.loads(out)

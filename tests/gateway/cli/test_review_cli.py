@@ -335,6 +335,8 @@ async def test_show_and_list_without_a_record(tmp_path: Path) -> None:
     assert listed.code == 0 and "Nothing waits for a person." in listed.out
     shown = await bench.review("show", "1")
     assert shown.code == 1 and "no approval a1" in shown.err
+    shown = await bench.review("show", "h2")
+    assert shown.code == 1 and "no hand-off h2 (nothing is recorded yet)" in shown.err
     assert not (tmp_path / "gwanjong.db").exists()  # reading made no record
 
 

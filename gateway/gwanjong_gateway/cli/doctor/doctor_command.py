@@ -20,7 +20,6 @@ from urllib.parse import urlsplit
 from gwanjong_gateway.cli.doctor.where import (
     config_source,
     database,
-    how_it_runs,
     state_source,
     versions,
 )
@@ -69,7 +68,8 @@ def _server(name: str, config: GatewayConfig) -> str:
     ep = entry_point(name)
     if ep is None or ep.dist is None:
         return "bundled (PROBLEM: its package is not installed here; reinstall gwanjong)"
-    return f"bundled {ep.dist.name} {ep.dist.version} ({how_it_runs(config, name)})"
+    runs = "in-process" if p.isolation == "in-process" else "subprocess"
+    return f"bundled {ep.dist.name} {ep.dist.version} ({runs})"
 
 
 def problems(
@@ -140,17 +140,14 @@ def report(
 
 def _replay(config: GatewayConfig, entries: list[Sent], now: float) -> int:
     """Put the journal's open writes into a healthy record; how many are still unsure."""
-    store = open_store(config)
     closed: set[int] = set()
     unsure = 0
-    try:
+    with contextlib.closing(open_store(config)) as store:
         for e in entries:
             held = restore(store, e, now)
             if held is None or held.id != e.id or not e.matches(held):
                 closed.add(e.id)
             unsure += held is not None
-    finally:
-        store.close()
     with contextlib.suppress(OSError):
         Journal(config.state_dir).compact(closed)
     return unsure
@@ -171,12 +168,9 @@ def run_repair(
     paused: dict[str, str] = {}
     approvals: list[dict[str, Any]] = []
     if record.health is Health.OK:
-        store = open_store(config)
-        try:
+        with contextlib.closing(open_store(config)) as store:
             rows = repair.salvage_store(store)
             approvals = repair.approvals_of(store)
-        finally:
-            store.close()
     elif record.engine == "sqlite":
         rows, paused = repair.salvage_sqlite(db)
         approvals = repair.salvage_approvals(db)

@@ -1,5 +1,5 @@
 """`gwanjong doctor`'s "what am I running?": why this config file, which state folder, the
-record's database by name (never its password), the versions, how each server runs."""
+record's database by name (never its password), the versions."""
 
 from __future__ import annotations
 
@@ -50,12 +50,3 @@ def database(url: str) -> str:
     except ValueError:
         return ""
     return name if name and "$" not in name and "/" not in name else ""
-
-
-def how_it_runs(config: GatewayConfig, name: str) -> str:
-    p = config.platforms[name]
-    if p.url:
-        return "remote (MCP over HTTP)"
-    if p.command:
-        return "subprocess"
-    return "in-process" if p.isolation == "in-process" else "subprocess"

@@ -32,59 +32,43 @@ class Client:
         return {**dict(self.extra), "command": command[0], "args": command[1:]}
 
 
-class _Places:
-    """The base folders of one OS, from the given environment."""
-
-    def __init__(self, system: str, environ: Mapping[str, str]) -> None:
-        self.system = system
-        windows = system == "win32"
-        self.path: type[PurePath] = PureWindowsPath if windows else PurePosixPath
-        home = environ.get("USERPROFILE" if windows else "HOME") or environ.get("HOME") or "~"
-        self.home = self.path(home)
-        if windows:
-            self.appdata = self.path(environ.get("APPDATA") or self.home / "AppData" / "Roaming")
-        # XDG applies on Linux and the BSDs; macOS apps use ~/Library/Application Support
-        self.xdg = self.path(environ.get("XDG_CONFIG_HOME") or self.home / ".config")
-        self.app_support = self.home / "Library" / "Application Support"
-
-    def by_os(self, linux: PurePath, darwin: PurePath, win32: PurePath) -> PurePath:
-        return {"darwin": darwin, "win32": win32}.get(self.system, linux)
-
-
 def clients(system: str, environ: Mapping[str, str]) -> dict[str, Client]:
     """Every known client, its paths resolved for ``system`` (sys.platform's spelling)."""
-    at = _Places(system, environ)
     win = system == "win32"
+    path: type[PurePath] = PureWindowsPath if win else PurePosixPath
+    home = path(environ.get("USERPROFILE" if win else "HOME") or environ.get("HOME") or "~")
+    appdata = path(environ.get("APPDATA") or home / "AppData" / "Roaming")  # Windows only
+    # XDG applies on Linux and the BSDs; macOS apps use ~/Library/Application Support
+    xdg = path(environ.get("XDG_CONFIG_HOME") or home / ".config")
+    app_support = home / "Library" / "Application Support"
+
+    def by_os(linux: PurePath, darwin: PurePath, win32: PurePath) -> PurePath:
+        return {"darwin": darwin, "win32": win32}.get(system, linux)
+
     # modelcontextprotocol.io/docs/develop/connect-local-servers (Claude Desktop > Settings >
     # Developer > Edit Config): macOS ~/Library/Application Support/Claude/, Windows
     # %APPDATA%\Claude\. Claude Desktop has no official Linux build; community builds use
     # $XDG_CONFIG_HOME/Claude/ (~/.config/Claude/).
-    desktop_dir = at.by_os(
-        at.xdg / "Claude", at.app_support / "Claude", at.appdata / "Claude" if win else at.home
-    )
+    desktop_dir = by_os(xdg / "Claude", app_support / "Claude", appdata / "Claude")
     # code.claude.com/docs/en/mcp, "MCP installation scopes": user-scoped servers are the
     # top-level `mcpServers` of ~/.claude.json (%USERPROFILE%\.claude.json on Windows).
-    claude_json = at.home / ".claude.json"
+    claude_json = home / ".claude.json"
     # cursor.com/docs/mcp: global servers in ~/.cursor/mcp.json, under `mcpServers`.
-    cursor_dir = at.home / ".cursor"
+    cursor_dir = home / ".cursor"
     # code.visualstudio.com/docs/agents/reference/mcp-configuration: the user profile's
     # mcp.json, top-level `servers`, each stdio entry with "type": "stdio"; the profile
     # folder is the one settings.json is in (code.visualstudio.com/docs/configure/settings):
     # ~/.config/Code/User, ~/Library/Application Support/Code/User, %APPDATA%\Code\User.
-    vscode_dir = at.by_os(
-        at.xdg / "Code" / "User",
-        at.app_support / "Code" / "User",
-        at.appdata / "Code" / "User" if win else at.home,
+    vscode_dir = by_os(
+        xdg / "Code" / "User", app_support / "Code" / "User", appdata / "Code" / "User"
     )
     # docs.windsurf.com/windsurf/cascade/mcp: ~/.codeium/windsurf/mcp_config.json
     # (%USERPROFILE%\.codeium\windsurf\ on Windows), under `mcpServers`.
-    windsurf_dir = at.home / ".codeium" / "windsurf"
+    windsurf_dir = home / ".codeium" / "windsurf"
     # zed.dev/docs/configuring-zed: ~/.config/zed/settings.json on macOS and Linux
     # ($XDG_CONFIG_HOME/zed on Linux), %APPDATA%\Zed\settings.json on Windows; JSON with
     # comments. zed.dev/docs/ai/mcp: custom servers under `context_servers`.
-    zed_dir = at.by_os(
-        at.xdg / "zed", at.home / ".config" / "zed", at.appdata / "Zed" if win else at.home
-    )
+    zed_dir = by_os(xdg / "zed", home / ".config" / "zed", appdata / "Zed")
     found = [
         Client(
             "claude-desktop",
@@ -98,7 +82,7 @@ def clients(system: str, environ: Mapping[str, str]) -> dict[str, Client]:
             "Claude Code (user scope)",
             claude_json,
             "mcpServers",
-            (claude_json, at.home / ".claude"),
+            (claude_json, home / ".claude"),
             (("type", "stdio"),),
         ),
         Client("cursor", "Cursor", cursor_dir / "mcp.json", "mcpServers", (cursor_dir,)),

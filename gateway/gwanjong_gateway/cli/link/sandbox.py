@@ -34,8 +34,7 @@ def sandbox_env(port: int) -> dict[str, dict[str, str]]:
         make = getattr(emulator, "demo_env", None)  # as GET /_sandbox/env/<platform> answers
         if make is not None and emulator.platform in servers:
             envs[emulator.platform] = {str(k): str(v) for k, v in make(url).items()}
-    envs = dict(sorted(envs.items()))
-    return envs
+    return dict(sorted(envs.items()))
 
 
 def sandbox_config_text(state_dir: Path, port: int) -> str:

@@ -6,6 +6,8 @@ command does (`review decline 2` once declined approval 2 meant for hand-off 2).
 
 from __future__ import annotations
 
+from contextlib import closing
+
 from gwanjong_gateway.cli.review.term import Review
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
@@ -30,12 +32,9 @@ async def waiting(r: Review, number: int) -> tuple[bool, bool]:
     """Whether approval ``number`` and hand-off ``number`` wait for a person."""
     if r.nothing_recorded():
         return False, False  # nothing recorded (and reading must not make a record)
-    records = Records.for_config(r.config)
-    try:
+    with closing(Records.for_config(r.config)) as records:
         approval = await records.run(StrikeStore.approval, number)
         row = await records.run(StrikeStore.get, number)
-    finally:
-        records.close()
     open_approval = approval is not None and approval.open_at(r.clock())
     return open_approval, row is not None and row.status is StrikeStatus.HANDOFF
 

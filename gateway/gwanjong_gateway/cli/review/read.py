@@ -1,41 +1,27 @@
 """`gwanjong review list` and `review show`: read the record and print, nothing more. No
 platform, no FastMCP, no gateway (`run.py` has the commands that decide), so they answer
-about as fast as `gwanjong --help` (bench/start/cli.py)."""
+about as fast as `gwanjong --help` (bench/start/cli.py). A record that cannot be read goes
+up as its `unavailable` answer (`review_command.run` says it, exit 2)."""
 
 from __future__ import annotations
 
-import argparse
+from contextlib import closing
 
-from gwanjong_gateway.cli.review import ids, view
+from gwanjong_gateway.cli.review import view
 from gwanjong_gateway.cli.review.term import Review
-from gwanjong_gateway.record.records import Records, platform_error
+from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
-from gwanjong_gateway.rules.refs import Kind, approval_ref, handoff_ref
+from gwanjong_gateway.rules.refs import Kind, Ref, approval_ref, handoff_ref
 from gwanjong_gateway.strike.holds import holds
 
-#: the commands this module answers
-READS = ("list", "show")
 
-
-async def dispatch(r: Review, args: argparse.Namespace) -> int:
-    if args.review_command == "list":
-        return await list_waiting(r, args.all, args.json, args.principal, args.limit)
-    try:
-        ref = await ids.resolve(r, "show", args.id, args.handoff)
-    except ids.NotAnId as exc:
-        return r.term.fail(str(exc))
-    except Exception as exc:
-        return _unavailable(r, exc)
-    return await (show_handoff(r, ref.id) if ref.kind is Kind.HANDOFF else show(r, ref.id))
-
-
-def _unavailable(r: Review, exc: Exception) -> int:
-    """The record's `unavailable` answer, said; any other exception goes on up."""
-    error = platform_error(exc)
-    if error is None:
-        raise exc
-    return r.term.fail(error.message, 2)
+async def show(r: Review, ref: Ref) -> int:
+    handoff = ref.kind is Kind.HANDOFF
+    if r.nothing_recorded():
+        noun = "hand-off" if handoff else "approval"
+        return r.term.fail(f"There is no {noun} {ref} (nothing is recorded yet).")
+    return await (show_handoff(r, ref.id) if handoff else show_approval(r, ref.id))
 
 
 async def list_waiting(
@@ -44,8 +30,7 @@ async def list_waiting(
     now = r.clock()
     items: list[view.Item] = []
     if not r.nothing_recorded():
-        records = Records.for_config(r.config)
-        try:
+        with closing(Records.for_config(r.config)) as records:
             approvals = await records.run(
                 StrikeStore.approvals, now, not everything, principal, limit
             )
@@ -55,32 +40,23 @@ async def list_waiting(
                 StrikeStore.history, None, StrikeStatus.HANDOFF, limit, principal
             )
             held = await records.run(holds, r.config, approvals, now)
-        except Exception as exc:
-            return _unavailable(r, exc)
-        finally:
-            records.close()
         items = [view.approval_item(a, now, held.get(a.id)) for a in approvals]
         items += [view.handoff_item(h, after, now) for h in handoffs]
     # waiting: the oldest first (it expires first); with --all, the newest first
     items.sort(key=lambda i: (i.created_at, i.kind, i.data["id"]), reverse=everything)
-    r.term.out(view.as_json(items) if as_json else "\n".join(view.table(items, now, everything)))
+    r.term.out(
+        view.escaped_json([i.data for i in items])
+        if as_json
+        else "\n".join(view.table(items, now, everything))
+    )
     return 0
 
 
-async def show(r: Review, approval_id: int) -> int:
-    if r.nothing_recorded():
-        return r.term.fail(
-            f"There is no approval {approval_ref(approval_id)} (nothing is recorded yet)."
-        )
-    records = Records.for_config(r.config)
+async def show_approval(r: Review, approval_id: int) -> int:
     now = r.clock()
-    try:
+    with closing(Records.for_config(r.config)) as records:
         approval = await records.run(StrikeStore.approval, approval_id)
         held = await records.run(holds, r.config, [approval] if approval else [], now)
-    except Exception as exc:
-        return _unavailable(r, exc)
-    finally:
-        records.close()
     if approval is None:
         return r.term.fail(
             f"There is no approval {approval_ref(approval_id)}; `gwanjong review list` shows "
@@ -92,15 +68,8 @@ async def show(r: Review, approval_id: int) -> int:
 
 async def show_handoff(r: Review, record_id: int) -> int:
     h = handoff_ref(record_id)
-    if r.nothing_recorded():
-        return r.term.fail(f"There is no hand-off {h} (nothing is recorded yet).")
-    records = Records.for_config(r.config)
-    try:
+    with closing(Records.for_config(r.config)) as records:
         row = await records.run(StrikeStore.get, record_id)
-    except Exception as exc:
-        return _unavailable(r, exc)
-    finally:
-        records.close()
     if row is None:
         return r.term.fail(f"There is no hand-off {h}; `gwanjong review list` shows those waiting.")
     if row.status is not StrikeStatus.HANDOFF:

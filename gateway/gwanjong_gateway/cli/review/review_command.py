@@ -43,14 +43,27 @@ async def run(
     login: Callable[[], str] = operator_name,
 ) -> int:
     """Run the parsed `review` command ``args``; its exit code."""
-    from gwanjong_gateway.cli.review import read
+    from gwanjong_gateway.cli.review import ids, read
+    from gwanjong_gateway.record.records import platform_error
 
-    deps = Review(config, term or Terminal(), transports, clock, login)
-    if args.review_command in read.READS:
-        return await read.dispatch(deps, args)
+    r = Review(config, term or Terminal(), transports, clock, login)
+    command = args.review_command
+    try:
+        if command == "list":
+            return await read.list_waiting(r, args.all, args.json, args.principal, args.limit)
+        ref = await ids.resolve(r, command, args.id, getattr(args, "handoff", False))
+        if command == "show":
+            return await read.show(r, ref)
+    except ids.NotAnId as exc:
+        return r.term.fail(str(exc))
+    except Exception as exc:  # the record's `unavailable` answer, said; any other goes up
+        error = platform_error(exc)
+        if error is None:
+            raise
+        return r.term.fail(error.message, 2)
     from gwanjong_gateway.cli.review import run as decide  # the gateway's machinery
 
-    return await decide.dispatch(deps, args)
+    return await decide.dispatch(r, args, ref.id)
 
 
 def _review(args: argparse.Namespace) -> int:

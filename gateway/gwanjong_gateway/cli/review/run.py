@@ -11,7 +11,7 @@ import argparse
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from gwanjong_gateway.cli.review import ids, view
+from gwanjong_gateway.cli.review import view
 from gwanjong_gateway.cli.review.term import APPROVE_WORD, Review
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.rules.approvals import Channel
@@ -31,23 +31,18 @@ from gwanjong_shared.contract.errors import PlatformError
 MAX_EDIT_BYTES = 1_000_000
 
 
-async def dispatch(r: Review, args: argparse.Namespace) -> int:
+async def dispatch(r: Review, args: argparse.Namespace, item: int) -> int:
+    """Run the deciding command ``args`` on ``item``, the approval or hand-off it names."""
     command = args.review_command
-    try:
-        ref = await ids.resolve(r, command, args.id, getattr(args, "handoff", False))
-    except ids.NotAnId as exc:
-        return r.term.fail(str(exc))
-    except PlatformError as exc:
-        return r.term.fail(exc.message, 2)
     if command == "approve":
         tags = None if args.tags is None else parse_tags(args.tags)
-        return await approve(r, ref.id, args.text_file, args.title, tags)
+        return await approve(r, item, args.text_file, args.title, tags)
     if command == "decline":
-        return await decline(r, ref.id, args.reason)
+        return await decline(r, item, args.reason)
     if command == "done":
-        return await done(r, ref.id, args.url)
+        return await done(r, item, args.url)
     if command == "dismiss":
-        return await dismiss(r, ref.id)
+        return await dismiss(r, item)
     raise ValueError(f"unknown review command {command!r}")
 
 

@@ -148,9 +148,9 @@ def handoff_write(r: Strike) -> Outgoing:
     )
 
 
-def as_json(items: list[Item]) -> str:
-    """The items exactly, hidden characters as JSON escapes (the terminal sees no raw one)."""
-    return json_escaped(json.dumps([i.data for i in items], ensure_ascii=False, indent=2))
+def escaped_json(value: Any) -> str:
+    """``value`` exactly, hidden characters as JSON escapes (the terminal sees no raw one)."""
+    return json_escaped(json.dumps(value, ensure_ascii=False, indent=2))
 
 
 def table(items: list[Item], now: float, decided: bool) -> list[str]:
@@ -220,10 +220,10 @@ def details(a: Approval, now: float, hold: Hold | None = None) -> list[str]:
     """Everything a person needs to decide approval ``a``; ``hold``: why approving it now
     would only be refused (it is shown as blocked, and only declining is offered)."""
     open_now = a.open_at(now)
-    if hold is not None and open_now:
-        head = f"blocked, expires {iso(a.expires_at)} (in {span(a.expires_at - now)})"
-    elif open_now:
-        head = f"pending, expires {iso(a.expires_at)} (in {span(a.expires_at - now)})"
+    hold = hold if open_now else None  # a decided or expired approval is not held
+    if open_now:
+        state = "pending" if hold is None else "blocked"
+        head = f"{state}, expires {iso(a.expires_at)} (in {span(a.expires_at - now)})"
     else:
         head = one_line(a.said(now), 300)
     lines = [
@@ -232,7 +232,7 @@ def details(a: Approval, now: float, hold: Hold | None = None) -> list[str]:
         f"  asked by: {who(a.principal)} at {iso(a.created_at)}",
         f"  target:   {one_line(a.target_url or a.target or '(a new post)', 300)}",
     ]
-    if hold is not None and open_now:
+    if hold is not None:
         when = f"it could be sent from {iso(hold.until)}" if hold.until else "until writes resume"
         lines.append(f"  blocked:  {one_line(hold.why, 300)} ({when})")
     if a.reason:
