@@ -139,6 +139,14 @@ def test_the_database_refuses_a_second_live_claim_on_a_target(store: PostgresStr
     store.insert(**{**request("t1").row, "status": StrikeStatus.REFUSED}, now=NOW)
 
 
+def test_pending_handoffs_has_its_index(store: PostgresStrikeStore) -> None:
+    # the lookup itself is checked on both engines (tests/gateway/record/test_store_handoff.py)
+    index = store._x(
+        "SELECT indexdef FROM pg_indexes WHERE indexname = 'strikes_opportunity'"
+    ).fetchone()
+    assert index is not None and "(opportunity, status)" in index["indexdef"], index
+
+
 @pytest.mark.anyio
 async def test_a_held_platform_lock_is_busy_and_other_platforms_go_on(
     pg_url: str, tmp_path: Path
