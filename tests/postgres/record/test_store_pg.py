@@ -19,7 +19,13 @@ from gwanjong_gateway.config import parse
 from gwanjong_gateway.record import migrations
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import PostgresStrikeStore, StrikeStore
-from gwanjong_gateway.rules.ledger import ClaimRequest, StrikeStatus, Verdict, intent_key
+from gwanjong_gateway.rules.ledger import (
+    ClaimRequest,
+    Strike,
+    StrikeStatus,
+    Verdict,
+    intent_key,
+)
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from tests.gateway.helpers import config_text
 from tests.gateway.http_gateway import free_port
@@ -130,6 +136,18 @@ def test_racing_connections_get_exactly_one_claim(pg_url: str, same_target: bool
         assert all("Daily cap reached: 1 of 1" in v.refusal for v in losers), losers
     with psycopg.connect(pg_url) as db:
         assert db.execute("SELECT COUNT(*) FROM strikes").fetchone() == (1,)
+
+
+def test_of_many_connections_taking_one_row_at_once_one_gets_it(pg_url: str) -> None:
+    first = PostgresStrikeStore(pg_url)
+    row = first.insert(**{**request("p1").row, "status": StrikeStatus.UNKNOWN}, now=NOW)
+    first.close()
+
+    def take(by: str) -> Callable[[PostgresStrikeStore], Strike | None]:
+        return lambda store: store.take_settling(row.id, by, NOW, 60.0)
+
+    taken = [t for t in together(pg_url, [take(f"r{i}") for i in range(WORKERS)]) if t]
+    assert len(taken) == 1 and taken[0].settling_until == NOW + 60
 
 
 def test_the_database_refuses_a_second_live_claim_on_a_target(store: PostgresStrikeStore) -> None:
