@@ -1,5 +1,6 @@
 """Usage figures with `[store] url`: every process writes into one `usage_calls` table and
-`gwanjong usage` shows them all; a database that is down costs the figures, never a call."""
+`gwanjong usage` shows them all; a database that is down costs the figures, never a call;
+an older table gains the `principal` column in place."""
 
 from __future__ import annotations
 
@@ -8,10 +9,13 @@ import logging
 import threading
 from pathlib import Path
 
+import psycopg
 import pytest
 from fastmcp import Client
 
 from gwanjong_gateway.cli.main import main
+from gwanjong_gateway.record import migrations
+from gwanjong_gateway.record.store import PostgresStrikeStore
 from gwanjong_gateway.usage.log import UsageLog, UsageUnavailable
 from gwanjong_gateway.usage.spend_ledger import Where
 from gwanjong_sandbox.control import SandboxControl
@@ -116,3 +120,23 @@ def test_gwanjong_usage_says_where_the_database_is_down(
     assert done.value.code == 1
     assert err.startswith("gwanjong usage: unavailable: the usage figures at 127.0.0.1:"), err
     assert "s3cret-pw" not in err
+
+
+def test_an_older_usage_table_gains_the_principal_column(pg_url: str) -> None:
+    """A record at step 6 (usage rows without a principal) migrates to step 7 in place."""
+    with psycopg.connect(pg_url, autocommit=True) as db:
+        db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        for version, statements in enumerate(migrations.POSTGRES[:6], 1):
+            for statement in statements:
+                db.execute(statement)  # type: ignore[arg-type]
+            db.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
+        db.execute(
+            "INSERT INTO usage_calls (at, scope, platform, tool, kind, ms) "
+            "VALUES (1, 'gateway', '', 'scout', '', 5)"
+        )
+    PostgresStrikeStore(pg_url).close()
+    with psycopg.connect(pg_url) as db:
+        rows = db.execute("SELECT tool, principal FROM usage_calls").fetchall()
+        version = db.execute("SELECT MAX(version) FROM schema_version").fetchone()
+    assert rows == [("scout", "")]
+    assert version == (migrations.LATEST,)
