@@ -1,9 +1,11 @@
 """Usage figures: platform calls through Upstreams, gateway tools through the middleware,
-persisted in <state_dir>/usage.db across a restart; the figures' arithmetic on its own."""
+persisted in <state_dir>/usage.db across a restart; the figures' arithmetic on its own;
+a `[store] url` whose database is down costs the figures, never a call."""
 
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import time
 from contextlib import closing
@@ -15,14 +17,21 @@ from fastmcp import Client
 
 from gwanjong_gateway.cli.main import main
 from gwanjong_gateway.record.readers import EVERYONE, Reader
-from gwanjong_gateway.usage.log import TOKEN_SAMPLE_CHARS, UsageLog, estimate_tokens
+from gwanjong_gateway.usage.log import (
+    TOKEN_SAMPLE_CHARS,
+    UsageLog,
+    UsageUnavailable,
+    estimate_tokens,
+)
 from gwanjong_gateway.usage.report import compact_lines, parse_since, percentile
+from gwanjong_gateway.usage.spend_ledger import Where
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract.errors import ErrorKind
 from gwanjong_shared.contract.rate import RateWindow
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import config_text, in_memory_gateway
+from tests.gateway.http_gateway import free_port
 from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio
@@ -240,3 +249,36 @@ def test_usage_rows_carry_the_principal_and_read_per_reader(tmp_path: Path) -> N
     log.close()
     assert calls == {"all": {"scout": 1, "strike": 2}, "alice": {"strike": 1}, "nobody": {}}
     assert [(p["platform"], p["calls"]) for p in bob["platform_tools"]] == [("devto", 1)]
+
+
+def test_a_database_that_is_down_drops_the_figures_with_one_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    url = f"postgresql://gw:s3cret-pw@127.0.0.1:{free_port()}/gwanjong"  # nothing listens
+    log = UsageLog(Where(url=url), count_tokens=len)
+    with caplog.at_level(logging.WARNING, logger="gwanjong_gateway.usage.log"):
+        for _ in range(2):  # two batches, each dropped
+            log.record_platform("devto", "search", "", 0.01)
+            log.flush()
+        with pytest.raises(UsageUnavailable, match=r"^unavailable: .*127\.0\.0\.1"):
+            log.report()
+        (line,) = log.compact()
+        log.close()
+    assert line.startswith("unavailable: the usage figures at 127.0.0.1:")
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and "dropped" in warnings[0], warnings
+    assert "s3cret-pw" not in line + "".join(warnings)
+
+
+def test_gwanjong_usage_says_where_the_database_is_down(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg = tmp_path / "usage.toml"
+    url = f"postgresql://gw:s3cret-pw@127.0.0.1:{free_port()}/gwanjong"
+    cfg.write_text(config_text(tmp_path, [], tables={"store": {"url": url}}), "utf-8")
+    with pytest.raises(SystemExit) as done:
+        main(["usage", "--config", str(cfg), "--json"])
+    err = capsys.readouterr().err
+    assert done.value.code == 1
+    assert err.startswith("gwanjong usage: unavailable: the usage figures at 127.0.0.1:"), err
+    assert "s3cret-pw" not in err

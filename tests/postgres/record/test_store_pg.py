@@ -28,7 +28,6 @@ from gwanjong_gateway.rules.ledger import (
 )
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from tests.gateway.helpers import config_text
-from tests.gateway.http_gateway import free_port
 
 T = TypeVar("T")
 NOW = 1_800_000_000.0
@@ -220,25 +219,6 @@ async def test_a_lost_connection_is_replaced_or_answers_unavailable(
         now = ours(admin)
         assert now and not (now & ended), (ended, now)  # a new connection answered
     records.close()
-
-
-@pytest.mark.anyio
-async def test_an_unreachable_database_is_unavailable_and_keeps_its_password(
-    tmp_path: Path,
-) -> None:
-    port = free_port()  # nothing listens here
-    records = Records(
-        tmp_path / "unused.db", url=f"postgresql://gw:s3cret-pw@127.0.0.1:{port}/gwanjong"
-    )
-    assert not await records.open()
-    with pytest.raises(PlatformError) as down:
-        await records.run(StrikeStore.history)
-    text = str(down.value)
-    assert text.startswith(
-        f"unavailable: the strike record database at 127.0.0.1:{port} is unreachable"
-    )
-    assert "s3cret-pw" not in text
-    assert not records.broken  # retried on the next call, not given up
 
 
 def test_history_and_resolve_use_the_configured_database(pg_url: str, tmp_path: Path) -> None:

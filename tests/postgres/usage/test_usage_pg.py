@@ -1,11 +1,10 @@
 """Usage figures with `[store] url`: every process writes into one `usage_calls` table and
-`gwanjong usage` shows them all; a database that is down costs the figures, never a call;
-an older table gains the `principal` column in place."""
+`gwanjong usage` shows them all; an older table gains the `principal` column in place (a
+database that is down: tests/gateway/usage/test_usage.py)."""
 
 from __future__ import annotations
 
 import json
-import logging
 import threading
 from pathlib import Path
 
@@ -16,12 +15,11 @@ from fastmcp import Client
 from gwanjong_gateway.cli.main import main
 from gwanjong_gateway.record import migrations
 from gwanjong_gateway.record.store import PostgresStrikeStore
-from gwanjong_gateway.usage.log import UsageLog, UsageUnavailable
+from gwanjong_gateway.usage.log import UsageLog
 from gwanjong_gateway.usage.spend_ledger import Where
 from gwanjong_sandbox.control import SandboxControl
 from tests.config import config_text
 from tests.gateway.helpers import in_memory_gateway
-from tests.gateway.http_gateway import free_port
 from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio
@@ -87,39 +85,6 @@ async def test_two_gateways_on_one_database_and_gwanjong_usage_shows_both(
     assert gateway["draft"]["calls"] == 2 and gateway["draft"]["errors"] == {kinds[0]: 2}
     devto = [p for p in report["platform_tools"] if p["platform"] == "devto"]  # type: ignore[union-attr]
     assert sum(p["calls"] for p in devto) >= 2  # each gateway's scout reached Dev.to
-
-
-def test_a_database_that_is_down_drops_the_figures_with_one_warning(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    url = f"postgresql://gw:s3cret-pw@127.0.0.1:{free_port()}/gwanjong"  # nothing listens
-    log = UsageLog(Where(url=url), count_tokens=len)
-    with caplog.at_level(logging.WARNING, logger="gwanjong_gateway.usage.log"):
-        for _ in range(2):  # two batches, each dropped
-            log.record_platform("devto", "search", "", 0.01)
-            log.flush()
-        with pytest.raises(UsageUnavailable, match=r"^unavailable: .*127\.0\.0\.1"):
-            log.report()
-        (line,) = log.compact()
-        log.close()
-    assert line.startswith("unavailable: the usage figures at 127.0.0.1:")
-    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert len(warnings) == 1 and "dropped" in warnings[0], warnings
-    assert "s3cret-pw" not in line + "".join(warnings)
-
-
-def test_gwanjong_usage_says_where_the_database_is_down(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    cfg = tmp_path / "usage.toml"
-    url = f"postgresql://gw:s3cret-pw@127.0.0.1:{free_port()}/gwanjong"
-    cfg.write_text(config_text(tmp_path, [], tables={"store": {"url": url}}), "utf-8")
-    with pytest.raises(SystemExit) as done:
-        main(["usage", "--config", str(cfg), "--json"])
-    err = capsys.readouterr().err
-    assert done.value.code == 1
-    assert err.startswith("gwanjong usage: unavailable: the usage figures at 127.0.0.1:"), err
-    assert "s3cret-pw" not in err
 
 
 def test_an_older_usage_table_gains_the_principal_column(pg_url: str) -> None:
