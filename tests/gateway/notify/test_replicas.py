@@ -1,11 +1,11 @@
-"""Two replicas sharing one PostgreSQL record, each running a notifier: what waits is told
+"""Two replicas sharing one record (a SQLite file, or one PostgreSQL in the postgres tier),
+each running a notifier: what waits is told
 once between them (the period and each event are claimed by compare-and-set), and each
 new thing once more; a platform down longer than `down_after_s`, which each replica sees
 in its own memory, is told once between them and not again after a restart."""
 
 from __future__ import annotations
 
-from contextlib import closing
 from pathlib import Path
 
 import anyio
@@ -16,7 +16,7 @@ from gwanjong_gateway.notify.deliver import Retry
 from gwanjong_gateway.notify.notifier import Notifier
 from gwanjong_gateway.notify.sources import GatewayEvents
 from gwanjong_gateway.record.records import Records
-from gwanjong_gateway.record.store import PostgresStrikeStore
+from gwanjong_gateway.record.store import StrikeStore
 from tests.gateway.notify.records import hand_off, open_approval
 
 pytestmark = pytest.mark.anyio
@@ -33,11 +33,11 @@ class Clock:
 
 
 class Replicas:
-    """Notifiers on one PostgreSQL record, sending to `sent`, on one clock."""
+    """Notifiers on one record (`store_url`: "" for SQLite), sending to `sent`, on one clock."""
 
-    def __init__(self, pg_url: str, tmp_path: Path, section: NotifySection) -> None:
+    def __init__(self, store_url: str, tmp_path: Path, section: NotifySection) -> None:
         self.clock, self.section, self.sent = Clock(), section, list[str]()
-        self.records = [Records(tmp_path / "unused.db", url=pg_url) for _ in range(2)]
+        self.records = [Records(tmp_path / "gwanjong.db", url=store_url) for _ in range(2)]
 
     def send(self, url: str, title: str, body: str) -> bool:
         self.sent.append(body)
@@ -65,35 +65,34 @@ class Replicas:
             records.close()
 
 
-async def test_two_replicas_tell_each_thing_once(pg_url: str, tmp_path: Path) -> None:
-    r = Replicas(pg_url, tmp_path, NotifySection(urls=[URL]))
+async def test_two_replicas_tell_each_thing_once(
+    store_url: str, record: StrikeStore, tmp_path: Path
+) -> None:
+    r = Replicas(store_url, tmp_path, NotifySection(urls=[URL]))
     both = [r.notifier(records, []) for records in r.records]
-    with closing(PostgresStrikeStore(pg_url)) as store:
-        open_approval(store, "p1", NOW - 60)
-        hand_off(store, "q1", NOW - 60)
+    open_approval(record, "p1", NOW - 60)
+    hand_off(record, "q1", NOW - 60)
     await r.period(both)
     assert len(r.sent) == 1 and "1 approvals waiting" in r.sent[0] and "1 hand-offs" in r.sent[0]
     r.clock.now = NOW + 400  # the next period: nothing new
     await r.period(both)
     assert len(r.sent) == 1
-    with closing(PostgresStrikeStore(pg_url)) as store:
-        open_approval(store, "p2", NOW + 401)
+    open_approval(record, "p2", NOW + 401)
     r.clock.now = NOW + 800
     await r.period(both)
     sent = r.sent
     assert (
         len(sent) == 2 and sent[1].startswith("1 approvals waiting") and "hand-off" not in sent[1]
     )
-    with closing(PostgresStrikeStore(pg_url)) as store:  # what both status surfaces show
-        last = store.last_notice()
+    last = record.last_notice()  # what both status surfaces show
     assert last is not None and last.summary.startswith("1 approvals waiting") and last.sent_at
     r.close()
 
 
 async def test_a_platform_down_is_told_once_by_two_replicas_and_not_after_a_restart(
-    pg_url: str, tmp_path: Path
+    store_url: str, tmp_path: Path
 ) -> None:
-    r = Replicas(pg_url, tmp_path, NotifySection(urls=[URL], down_after_s=600))
+    r = Replicas(store_url, tmp_path, NotifySection(urls=[URL], down_after_s=600))
 
     def replica(records: Records) -> Notifier:
         down = {"reddit": {"health": "down", "reason": "unavailable"}}
