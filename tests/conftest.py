@@ -84,7 +84,7 @@ def sandbox(sandbox_session: SandboxControl) -> Iterator[SandboxControl]:
     sandbox_session.reset()
 
 
-PG_HOW = 'start one with: eval "$(bash scripts/pg start)"  (then pytest tests/postgres)'
+PG_HOW = 'start one with: eval "$(bash scripts/pg start)"  (then pytest -m postgres)'
 
 
 def _pg_missing(why: str) -> None:
