@@ -1,12 +1,14 @@
 """Usage figures: platform calls through Upstreams, gateway tools through the middleware,
 persisted in <state_dir>/usage.db across a restart; the figures' arithmetic on its own;
-a `[store] url` whose database is down costs the figures, never a call."""
+two writers in two threads share one table on each engine; a `[store] url` whose database
+is down costs the figures, never a call."""
 
 from __future__ import annotations
 
 import json
 import logging
 import sqlite3
+import threading
 import time
 from contextlib import closing
 from pathlib import Path
@@ -282,3 +284,49 @@ def test_gwanjong_usage_says_where_the_database_is_down(
     assert done.value.code == 1
     assert err.startswith("gwanjong usage: unavailable: the usage figures at 127.0.0.1:"), err
     assert "s3cret-pw" not in err
+
+
+def usage_json(tmp: Path, store_url: str, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    """`gwanjong usage --json` of the state dir ``tmp/cli``, or of the database at ``store_url``."""
+    cfg = tmp / "usage.toml"
+    tables = {"store": {"url": store_url}} if store_url else None
+    cfg.write_text(config_text(tmp / "cli", [], tables=tables), "utf-8")
+    with pytest.raises(SystemExit) as done:
+        main(["usage", "--config", str(cfg), "--json"])
+    out = capsys.readouterr()
+    assert (done.value.code or 0) == 0, out.err
+    return json.loads(out.out)
+
+
+def test_two_writers_in_two_threads_share_one_table(
+    tmp_path: Path, store_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "cli").mkdir()
+    file = tmp_path / "cli" / "usage.db"
+    logs = [
+        UsageLog(Where(url=store_url) if store_url else Where(file), count_tokens=len)
+        for _ in range(2)
+    ]
+
+    def work(n: int) -> None:
+        log = logs[n]
+        for _ in range(5):
+            log.record_platform("reddit", "search", "", 0.01 * (n + 1))
+        log.record_platform(
+            "reddit", "search", "rate_limited", 0.02, message="slow down", retry_after=30
+        )
+        log.record_gateway("scout", "", 0.1, "x" * (10 * (n + 1)))
+        log.close()
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    report = usage_json(tmp_path, store_url, capsys)
+    (search,) = report["platform_tools"]  # type: ignore[misc]
+    assert search["calls"] == 12 and search["errors"] == {"rate_limited": 2}
+    assert search["rate_limit"]["retry_after_s"] == 30
+    (scout,) = report["gateway_tools"]  # type: ignore[misc]
+    assert scout["calls"] == 2 and scout["tokens"] == 30
+    assert file.exists() == (not store_url)  # nothing went to SQLite beside PostgreSQL

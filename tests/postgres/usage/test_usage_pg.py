@@ -1,68 +1,23 @@
-"""Usage figures with `[store] url`: every process writes into one `usage_calls` table and
-`gwanjong usage` shows them all; an older table gains the `principal` column in place (a
-database that is down: tests/gateway/usage/test_usage.py)."""
+"""Usage figures with `[store] url`: two gateways write into one `usage_calls` table and
+`gwanjong usage` shows them all; an older table gains the `principal` column in place (two
+writers on each engine, and a database that is down: tests/gateway/usage/test_usage.py)."""
 
 from __future__ import annotations
 
-import json
-import threading
 from pathlib import Path
 
 import psycopg
 import pytest
 from fastmcp import Client
 
-from gwanjong_gateway.cli.main import main
 from gwanjong_gateway.record import migrations
 from gwanjong_gateway.record.store import PostgresStrikeStore
-from gwanjong_gateway.usage.log import UsageLog
-from gwanjong_gateway.usage.spend_ledger import Where
 from gwanjong_sandbox.control import SandboxControl
-from tests.config import config_text
 from tests.gateway.helpers import in_memory_gateway
+from tests.gateway.usage.test_usage import usage_json
 from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio
-
-
-def usage_json(tmp: Path, pg_url: str, capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
-    """`gwanjong usage --json` with a config that names the database."""
-    cfg = tmp / "usage.toml"
-    cfg.write_text(config_text(tmp / "cli", [], tables={"store": {"url": pg_url}}), "utf-8")
-    with pytest.raises(SystemExit) as done:
-        main(["usage", "--config", str(cfg), "--json"])
-    out = capsys.readouterr()
-    assert (done.value.code or 0) == 0, out.err
-    return json.loads(out.out)
-
-
-def test_two_writers_in_two_threads_share_one_table(
-    tmp_path: Path, pg_url: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    logs = [UsageLog(Where(url=pg_url), count_tokens=len) for _ in range(2)]
-
-    def work(n: int) -> None:
-        log = logs[n]
-        for _ in range(5):
-            log.record_platform("reddit", "search", "", 0.01 * (n + 1))
-        log.record_platform(
-            "reddit", "search", "rate_limited", 0.02, message="slow down", retry_after=30
-        )
-        log.record_gateway("scout", "", 0.1, "x" * (10 * (n + 1)))
-        log.close()
-
-    threads = [threading.Thread(target=work, args=(n,)) for n in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
-    report = usage_json(tmp_path, pg_url, capsys)
-    (search,) = report["platform_tools"]  # type: ignore[misc]
-    assert search["calls"] == 12 and search["errors"] == {"rate_limited": 2}
-    assert search["rate_limit"]["retry_after_s"] == 30
-    (scout,) = report["gateway_tools"]  # type: ignore[misc]
-    assert scout["calls"] == 2 and scout["tokens"] == 30
-    assert not (tmp_path / "cli" / "usage.db").exists()  # nothing went to SQLite
 
 
 async def test_two_gateways_on_one_database_and_gwanjong_usage_shows_both(
