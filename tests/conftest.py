@@ -1,10 +1,13 @@
-"""Fixtures for the whole suite: one sandbox process per test run, anyio on asyncio; the
-tiers (tests/tiers.py): the fast tier by default, every tier with --all-tiers."""
+"""Fixtures for the whole suite: one sandbox process per test run, anyio on asyncio, a
+fresh PostgreSQL database per test of the postgres tier; the tiers (tests/tiers.py): the
+fast tier by default, every tier with --all-tiers."""
 
 from __future__ import annotations
 
 import gc
+import os
 import subprocess
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -79,6 +82,48 @@ def sandbox(sandbox_session: SandboxControl) -> Iterator[SandboxControl]:
     sandbox_session.reset()
     yield sandbox_session
     sandbox_session.reset()
+
+
+PG_HOW = 'start one with: eval "$(bash scripts/pg start)"  (then pytest -m postgres)'
+
+
+def _pg_missing(why: str) -> None:
+    """In CI (`CI` or `GWANJONG_REQUIRE_PG` set) a missing or unreachable server FAILS the
+    test: a postgres test must never pass by skipping there."""
+    if os.environ.get("CI") or os.environ.get("GWANJONG_REQUIRE_PG"):
+        pytest.fail(f"PostgreSQL is required here but {why}; .ci/run starts it", pytrace=False)
+    pytest.skip(f"{why}; {PG_HOW}")
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> str:
+    """`GWANJONG_TEST_PG_URL` (`.ci/run` starts one; locally `eval "$(bash scripts/pg start)"`)."""
+    import psycopg  # only the postgres tier pays for it
+
+    url = os.environ.get("GWANJONG_TEST_PG_URL", "")
+    if not url:
+        _pg_missing("GWANJONG_TEST_PG_URL is not set")
+    try:
+        psycopg.connect(url, connect_timeout=20).close()
+    except psycopg.OperationalError as exc:
+        _pg_missing(f"PostgreSQL at GWANJONG_TEST_PG_URL is unreachable ({exc})")
+    return url
+
+
+@pytest.fixture
+def pg_url(pg_server: str) -> Iterator[str]:
+    """The URL of a new, empty database, dropped after the test."""
+    import psycopg
+    from psycopg import sql
+
+    name = f"gwanjong_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(pg_server, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    yield pg_server.rsplit("/", 1)[0] + "/" + name
+    with psycopg.connect(pg_server, autocommit=True) as admin:
+        admin.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        )
 
 
 def _check_each_schema_once() -> None:

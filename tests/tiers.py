@@ -6,7 +6,7 @@ marked here by what they need, so a test file needs no marker of its own:
 
 - ``sandbox``: uses the sandbox process (real platform SDKs over HTTP)
 - ``stdio``, ``e2e``: spawn real processes (marked in the test files)
-- ``postgres``: needs a PostgreSQL server (tests/postgres)
+- ``postgres``: needs a PostgreSQL server (tests/postgres; the postgres param of ``store_url``)
 - ``install``: builds or installs packages (tests/install)
 - ``external``: runs external clients (tests/external: Inspector, conformance suite)
 - ``browser``: drives Debian's headless Chromium through Playwright (tests/browser: the console)

@@ -10,7 +10,7 @@ stickiness, and these tests drive them with the MCP client over HTTP in both pro
 Which replica served a request is the `X-Gwanjong-Replica` response header, set by
 HAProxy (the gateway knows nothing of it; nothing of it reaches the model). Needs
 HAProxy (`apt-get install -y haproxy`; skipped without it, failed under CI) and a real
-PostgreSQL (tests/postgres/conftest.py)."""
+PostgreSQL (`pg_url`, tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -38,11 +38,7 @@ from tests.e2e.procs import alive
 from tests.gateway.helpers import config_file, opportunity_for
 from tests.gateway.http_gateway import cli, free_port
 from tests.platforms import SPECS
-from tests.postgres import conftest as postgres
 
-# the real PostgreSQL of tests/postgres: a fresh database per test (fails, not skips, in CI)
-pg_server = postgres.pg_server
-pg_url = postgres.pg_url
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio, pytest.mark.postgres]
 REPLICAS = 3
 ERAS = ["legacy", "auto"]  # 2025-11-25 (handshake) and 2026-07-28 (stateless)

@@ -1,5 +1,5 @@
-"""A strike row or an approval written straight into the record, for tests about what
-reads it."""
+"""A strike row, a claim or an approval written straight into the record, for tests about
+what reads it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,13 @@ from typing import Any
 from gwanjong_gateway.record.approval_rows import NewApproval
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules import approvals
-from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus, intent_key
+from gwanjong_gateway.rules.ledger import (
+    ClaimRequest,
+    Strike,
+    StrikeAction,
+    StrikeStatus,
+    intent_key,
+)
 from gwanjong_gateway.rules.outgoing import legacy_digest
 
 
@@ -25,6 +31,25 @@ def strike_row(store: StrikeStore, **fields: Any) -> Strike:
         "status": StrikeStatus.PENDING,
     }
     return store.insert(**(row | fields))
+
+
+def claim_of(target: str, text: str = "hello there", by: str = "alice") -> ClaimRequest:
+    """A live dev.to comment by ``by`` to ann's ``target``, asked of ``store.decide``: at most
+    one a day, no interval, no cool-down."""
+    row = {
+        "intent_key": intent_key("devto", target, "comment", text),
+        "platform": "devto",
+        "target": target,
+        "author": "ann",
+        "action": "comment",
+        "content_hash": "h",
+        "content": text,
+        "mode": "live",
+        "status": StrikeStatus.PENDING,
+        "policy": ["mode=live"],
+        "principal": by,
+    }
+    return ClaimRequest(row=row, live=True, cap=1, interval_s=0, cooldown_days=0)
 
 
 def strike_of(**fields: Any) -> Strike:

@@ -29,7 +29,6 @@ from tests.gateway.helpers import config_file
 from tests.gateway.http_gateway import cli
 from tests.gateway.http_gateway import http_gateway as logged_gateway
 from tests.platforms import needs
-from tests.postgres import conftest as postgres
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
 # The write is visible at once, so the first read-back settles it; a short window keeps a
@@ -118,11 +117,6 @@ async def test_a_lost_answer_leaves_one_write_from_a_server_process(
     async with Client(gateway(cfg), timeout=90) as client:
         await lose_the_answer(client, sandbox, "reddit", fault)
     one_write(sandbox, "reddit")
-
-
-# the real PostgreSQL of tests/postgres: a fresh database per test
-pg_server = postgres.pg_server
-pg_url = postgres.pg_url
 
 
 def session(url: str, name: str) -> StreamableHttpTransport:

@@ -1,5 +1,5 @@
-"""The CLI's first-run pieces: init, --config after the subcommand, history at 80 columns,
-usage, and the rotating log file."""
+"""The CLI's first-run pieces: init, --config after the subcommand, history at 80 columns
+and on each record engine, usage, and the rotating log file."""
 
 from __future__ import annotations
 
@@ -10,16 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from gwanjong_gateway.cli.history import print_history
+from gwanjong_gateway.cli.history import print_history, resolve
 from gwanjong_gateway.cli.init import STARTER, launch_command, run_init
 from gwanjong_gateway.cli.logfile import add_log_file
 from gwanjong_gateway.cli.main import main, parser
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_gateway.usage.log import UsageLog
 from gwanjong_shared.kit.logs import register_secret
 from tests.gateway.helpers import config_file, config_text
-from tests.gateway.rows import strike_row
+from tests.gateway.rows import claim_of, strike_row
 
 
 def exit_code(argv: list[str]) -> int:
@@ -111,6 +112,26 @@ def test_history_fits_80_columns(tmp_path: Path) -> None:
     narrow = io.StringIO()
     print_history(config, None, None, 10, as_json=False, out=narrow, width=200)
     assert max(len(line) for line in narrow.getvalue().splitlines()[2:]) <= 120
+
+
+def test_history_and_resolve_use_the_configured_record(
+    tmp_path: Path, store_url: str, record: StrikeStore
+) -> None:
+    """On each engine (`record`): `history --resolve` and `history` read the configured one."""
+    tables = {"store": {"url": store_url}} if store_url else None
+    config = parse(config_text(tmp_path, ["devto"], tables=tables))
+    row = record.insert(**{**claim_of("t1").row, "status": StrikeStatus.UNKNOWN}, now=1.0)
+    assert resolve(config, row.id, "posted") == 0
+    out = io.StringIO()
+    assert print_history(config, None, None, 10, as_json=True, out=out) == 0
+    (shown,) = json.loads(out.getvalue())
+    assert (shown["record"], shown["status"], shown["by"]) == (row.id, "posted", "alice")
+    out = io.StringIO()
+    print_history(config, None, None, 10, as_json=False, out=out)
+    assert "by alice" in out.getvalue()
+    where = store_url.split("@")[1] if store_url else str(tmp_path / "gwanjong.db")
+    assert where in out.getvalue()  # names the record it read
+    assert (tmp_path / "gwanjong.db").exists() == (not store_url)  # no SQLite beside PostgreSQL
 
 
 def test_usage_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -71,11 +71,16 @@ def bodies(bench: Bench) -> list[str]:
     return [str(w.data["body"]) for w in bench.links.written("write_comment")]
 
 
-async def test_four_pending_approved_one_by_one_from_the_terminal(bench: Bench) -> None:
+async def test_four_pending_approved_one_by_one_from_the_terminal(
+    tmp_path: Path, store_url: str
+) -> None:
+    bench = Bench(tmp_path, store_url=store_url)  # on each record engine
     async with bench.client() as client:
         ids = await pending_comments(client, 4)
         status = (await client.call_tool("status", {})).structured_content
     assert len(set(ids)) == 4 and bench.links.writes == []
+    # the record is where `[store]` says: no SQLite file beside a PostgreSQL one
+    assert (bench.tmp / "gwanjong.db").exists() == (not bench.store_url)
     assert status is not None
     assert [a["id"] for a in status["approvals"]] == ids  # the model sees them
     assert {a["platform"] for a in status["approvals"]} == {"reddit"} and status["decisions"] == []
@@ -114,13 +119,10 @@ async def test_four_pending_approved_one_by_one_from_the_terminal(bench: Bench) 
     assert {(d["status"], d["channel"]) for d in after["decisions"]} == {("approved", "terminal")}
 
 
-async def test_two_approvers_at_once_write_once(bench: Bench) -> None:
-    approval_id = await one_pending(bench)
-    await two_approvers_at_once(bench, approval_id)
-
-
-async def two_approvers_at_once(bench: Bench, approval_id: int) -> None:
+async def test_two_approvers_at_once_write_once(tmp_path: Path, store_url: str) -> None:
     """Two terminals approve one approval together: one write, one refusal."""
+    bench = Bench(tmp_path, store_url=store_url)  # on each record engine
+    approval_id = await one_pending(bench)
     runs: list[Any] = []
 
     async def approve() -> None:
@@ -136,9 +138,12 @@ async def two_approvers_at_once(bench: Bench, approval_id: int) -> None:
     assert bench.approval(approval_id).status is ApprovalStatus.APPROVED
 
 
-async def test_decline_writes_nothing_and_records_a_declined_row(bench: Bench) -> None:
+async def test_decline_writes_nothing_and_records_a_declined_row(
+    tmp_path: Path, store_url: str
+) -> None:
+    bench = Bench(tmp_path, store_url=store_url)  # on each record engine
     approval_id = await one_pending(bench)
-    ran = await bench.review("decline", str(approval_id), "--reason", "not our tone", tty=False)
+    ran = await bench.review("decline", f"a{approval_id}", "--reason", "not our tone", tty=False)
     assert ran.code == 0, ran
     assert f"Declined: nothing was sent (approval a{approval_id}" in ran.out
     a = bench.approval(approval_id)
@@ -148,7 +153,7 @@ async def test_decline_writes_nothing_and_records_a_declined_row(bench: Bench) -
     assert a.record == row.id
     late = await bench.review("approve", str(approval_id), typed="approve\n")
     assert late.code == 1 and "already declined" in late.err
-    assert (await bench.review("decline", str(approval_id))).code == 1
+    assert (await bench.review("decline", str(approval_id))).code == 1  # by the bare number
     assert bench.links.writes == []
 
 
@@ -201,7 +206,8 @@ async def test_a_refused_approve_sends_nothing_then_an_edit_is_sent_as_edited(
     assert any("edited by them" in str(line) for line in row.policy), row.policy
 
 
-async def test_done_closes_exactly_the_named_handoff(bench: Bench) -> None:
+async def test_done_closes_exactly_the_named_handoff(tmp_path: Path, store_url: str) -> None:
+    bench = Bench(tmp_path, store_url=store_url)  # on each record engine
     async with bench.client() as client:
         args = await devto_comment(client)
         comment = await call(client, "strike", **args)
@@ -463,14 +469,12 @@ async def test_team_mode_the_terminal_sees_and_decides_every_members(tmp_path: P
 
 
 async def test_a_blocked_approval_is_listed_and_shown_as_such_and_approve_asks_nothing(
-    tmp_path: Path,
+    tmp_path: Path, store_url: str
 ) -> None:
-    await blocked_then_sent(Bench(tmp_path))
-
-
-async def blocked_then_sent(bench: Bench) -> None:
     """The minimum interval blocks the second approval: `list` and `show` say why and from
-    when, offer only declining, and `approve` is refused before asking, adding no row."""
+    when, offer only declining, and `approve` is refused before asking, adding no row (on
+    PostgreSQL the hold is read from its own claim checks, without claiming)."""
+    bench = Bench(tmp_path, store_url=store_url)  # on each record engine
     tables: dict[str, Any] = {"safety": {"author_cooldown_days": 0}}
     if bench.store_url:
         tables["store"] = {"url": bench.store_url}

@@ -29,14 +29,15 @@ async def pending_post(client: Client[Any]) -> int:
     return int(answer["approval"]["id"])
 
 
-async def test_approve_with_edited_title_and_tags_sends_exactly_them(tmp_path: Path) -> None:
-    await edited_title_and_tags(Bench(tmp_path))
-
-
-async def edited_title_and_tags(bench: Bench) -> None:
-    """Shown, edited with --title and --tags, sent exactly (either record engine)."""
+async def test_approve_with_edited_title_and_tags_sends_exactly_them(
+    tmp_path: Path, store_url: str
+) -> None:
+    """Shown, edited with --title and --tags, sent exactly, on each record engine (on
+    PostgreSQL the approval keeps its write's canonical JSON: the `outgoing` migration)."""
+    bench = Bench(tmp_path, store_url=store_url)
     async with bench.client() as client:
         approval_id = await pending_post(client)
+    assert (tmp_path / "gwanjong.db").exists() == (not store_url)  # the record is where it says
     shown = (await bench.review("show", str(approval_id))).out
     assert "  | Title: Draft title" in shown and "  | Tags: (none)" in shown
     listed = (await bench.review("list")).out

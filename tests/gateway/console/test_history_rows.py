@@ -1,11 +1,10 @@
 """The console's reads of the record: a history page (keyset on the id, filters on
-platform, status, principal and a date range) and every open hand-off (SQLite here; the
-same checks on PostgreSQL in tests/postgres/record/test_handoff_pg.py)."""
+platform, status, principal and a date range) and every open hand-off, on each engine
+(`record`)."""
 
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
 
 from gwanjong_gateway.record.history_rows import HistoryFilter
 from gwanjong_gateway.record.store import StrikeStore
@@ -32,33 +31,25 @@ def add(store: StrikeStore, n: int, status: StrikeStatus, platform: str, princip
     ).id
 
 
-def check_history_page(store: StrikeStore) -> None:
+def test_history_pages_and_open_handoffs(record: StrikeStore) -> None:
     statuses = [StrikeStatus.POSTED, StrikeStatus.REFUSED, StrikeStatus.HANDOFF]
     ids = [
-        add(store, n, statuses[n % 3], "devto" if n % 2 else "reddit", "alice" if n % 4 else "")
+        add(record, n, statuses[n % 3], "devto" if n % 2 else "reddit", "alice" if n % 4 else "")
         for n in range(12)
     ]
     everything = HistoryFilter()
-    first = store.history_page(everything, None, 5)
+    first = record.history_page(everything, None, 5)
     assert [r.id for r in first] == ids[::-1][:5]
-    second = store.history_page(everything, first[-1].id, 5)
+    second = record.history_page(everything, first[-1].id, 5)
     assert [r.id for r in second] == ids[::-1][5:10]
-    third = store.history_page(everything, second[-1].id, 5)
+    third = record.history_page(everything, second[-1].id, 5)
     assert [r.id for r in third] == ids[::-1][10:]
-    posted_devto = store.history_page(HistoryFilter(platform="devto", status=StrikeStatus.POSTED))
+    posted_devto = record.history_page(HistoryFilter(platform="devto", status=StrikeStatus.POSTED))
     assert [r.id for r in posted_devto] == [ids[n] for n in (9, 3)]
-    local = store.history_page(HistoryFilter(principal=""))
+    local = record.history_page(HistoryFilter(principal=""))
     assert [r.id for r in local] == [ids[n] for n in (8, 4, 0)]
-    days = store.history_page(HistoryFilter(since=START + 2 * DAY, until=START + 5 * DAY))
+    days = record.history_page(HistoryFilter(since=START + 2 * DAY, until=START + 5 * DAY))
     assert [r.id for r in days] == [ids[n] for n in (4, 3, 2)]
-    assert [r.id for r in store.open_handoffs()] == [ids[n] for n in (2, 5, 8, 11)]
-    assert [r.id for r in store.open_handoffs("alice")] == [ids[n] for n in (2, 5, 11)]
-    assert store.open_handoffs("nobody") == []
-
-
-def test_history_pages_and_open_handoffs(tmp_path: Path) -> None:
-    store = StrikeStore(tmp_path / "gwanjong.db")
-    try:
-        check_history_page(store)
-    finally:
-        store.close()
+    assert [r.id for r in record.open_handoffs()] == [ids[n] for n in (2, 5, 8, 11)]
+    assert [r.id for r in record.open_handoffs("alice")] == [ids[n] for n in (2, 5, 11)]
+    assert record.open_handoffs("nobody") == []

@@ -1,7 +1,8 @@
 """The one storage layer's own promises: a SQLite busy that SQLite raises without waiting
 is retried (never reaching the caller) until the busy timeout, and a PostgreSQL statement
 is made once from the ``?`` form, never from text holding a ``%``; rows read one at a time
-hold the connection only while they are read."""
+hold the connection only while they are read; on each engine, a row reads back whole and
+an enum is stored by its value."""
 
 from __future__ import annotations
 
@@ -14,6 +15,11 @@ from typing import NamedTuple
 import pytest
 
 from gwanjong_gateway.record.engine import SqliteEngine, _pg_sql  # pyright: ignore[reportPrivateUsage]
+from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.ledger import StrikeStatus
+from tests.gateway.rows import claim_of
+
+NOW = 1_800_000_000.0
 
 
 def busy() -> sqlite3.OperationalError:
@@ -60,6 +66,19 @@ def test_other_errors_are_not_retried(tmp_path: Path) -> None:
         engine._retry(step)  # pyright: ignore[reportPrivateUsage]
     assert tries == [1]
     engine.close()
+
+
+def test_the_principal_is_a_column_and_rows_read_back_whole(record: StrikeStore) -> None:
+    granted = record.decide(claim_of("t1", by="bob"), NOW, insert=True).row
+    assert granted is not None
+    assert (granted.principal, granted.status, granted.created_at) == ("bob", "pending", NOW)
+    settled = record.settle(granted.id, StrikeStatus.POSTED, result_url="https://x/1")
+    assert settled is not None and settled.status is StrikeStatus.POSTED
+    assert record.settle(granted.id, StrikeStatus.FAILED) is None  # settled once only
+    assert record.acted_among([("devto", "t1"), ("devto", "t9")]) == {("devto", "t1")}
+    assert [r.principal for r in record.history()] == ["bob"]
+    row = record._x("SELECT principal, status FROM strikes").fetchone()
+    assert (row["principal"], row["status"]) == ("bob", "posted")  # the enum's value, not its name
 
 
 def test_postgres_placeholders() -> None:

@@ -24,16 +24,16 @@ WAIT_S = 0.05
 
 
 @pytest.fixture
-def record(tmp_path: Path) -> Path:
+def db_file(tmp_path: Path) -> Path:
     path = tmp_path / "gwanjong.db"
     StrikeStore(path).close()  # created and migrated
     return path
 
 
 @pytest.fixture
-def holder(record: Path) -> Iterator[sqlite3.Connection]:
+def holder(db_file: Path) -> Iterator[sqlite3.Connection]:
     """Another process's claim: a connection holding the write lock."""
-    db = sqlite3.connect(record, isolation_level=None)
+    db = sqlite3.connect(db_file, isolation_level=None)
     db.execute("BEGIN IMMEDIATE")
     try:
         yield db
@@ -55,9 +55,9 @@ def row(target: str) -> dict[str, object]:
     }
 
 
-def test_a_held_write_lock_is_busy_by_its_code(record: Path, holder: sqlite3.Connection) -> None:
+def test_a_held_write_lock_is_busy_by_its_code(db_file: Path, holder: sqlite3.Connection) -> None:
     with pytest.raises(sqlite3.OperationalError) as caught:
-        StrikeStore(record, busy_timeout_s=WAIT_S)  # opening migrates: BEGIN IMMEDIATE
+        StrikeStore(db_file, busy_timeout_s=WAIT_S)  # opening migrates: BEGIN IMMEDIATE
     assert primary_code(caught.value) == sqlite3.SQLITE_BUSY
     assert trouble(caught.value) is Trouble.BUSY
 
@@ -77,11 +77,11 @@ def test_errors_sqlite_did_not_raise_have_no_code() -> None:
 
 
 async def test_records_answer_a_busy_record_unavailable_and_stay_usable(
-    record: Path,
+    db_file: Path,
 ) -> None:
-    with closing(Records(record, busy_timeout_s=WAIT_S)) as records:
+    with closing(Records(db_file, busy_timeout_s=WAIT_S)) as records:
         assert await records.open()  # a connection made before the lock is taken
-        db = sqlite3.connect(record, isolation_level=None)
+        db = sqlite3.connect(db_file, isolation_level=None)
         db.execute("BEGIN IMMEDIATE")
         try:
             with pytest.raises(PlatformError) as caught:

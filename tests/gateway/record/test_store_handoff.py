@@ -1,8 +1,7 @@
 """The hand-offs a person confirms, and the author cool-down, in the store: one indexed
 query finds the pending hand-offs of an opportunity, a confirmation closes exactly one,
 dismissal and expiry take one out of the queue, and the cool-down counts and checks only
-what engages an author (a hand-off once posted) (SQLite here; the same
-checks run on PostgreSQL in tests/postgres/record/test_handoff_pg.py)."""
+what engages an author (a hand-off once posted); on each engine (`record`)."""
 
 from __future__ import annotations
 
@@ -130,10 +129,9 @@ def check_dismiss_expire_and_claims(store: StrikeStore) -> None:
     "check", [check_pending_handoffs, check_author_cooldown, check_dismiss_expire_and_claims]
 )
 def test_the_store_keeps_handoffs_and_the_author_cooldown(
-    tmp_path: Path, check: Callable[[StrikeStore], None]
+    record: StrikeStore, check: Callable[[StrikeStore], None]
 ) -> None:
-    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
-        check(store)
+    check(record)
 
 
 def test_pending_handoffs_is_one_indexed_lookup(tmp_path: Path) -> None:

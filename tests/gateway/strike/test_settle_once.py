@@ -1,5 +1,5 @@
-"""Settling is claimed once (fast tier: two gateways on one SQLite file, the fake platform,
-a fake clock): a read-back first takes the row's lease, so of two replicas only one reads
+"""Settling is claimed once (two gateways on one record, a SQLite file or, in the postgres
+tier, one PostgreSQL; the fake platform, a fake clock): a read-back first takes the row's lease, so of two replicas only one reads
 back and settles, and only it logs "settled"; a lease left by a replica that died frees
 itself once `lease_s` has passed on the injected clock; a move someone else made first is
 not logged as this process's."""
@@ -28,11 +28,16 @@ from tests.gateway.strike.settle_race import (
 pytestmark = pytest.mark.anyio
 
 
-async def test_two_replicas_on_one_file_read_back_and_settle_once(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+def on(store_url: str) -> dict[str, str] | None:
+    """The `[store]` table of ``store_url`` (none: one SQLite file in a shared state_dir)."""
+    return {"url": store_url} if store_url else None
+
+
+async def test_two_replicas_on_one_record_read_back_and_settle_once(
+    tmp_path: Path, store_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     fake, clock = fake_forum(), FakeClock()
-    pair = replicas(tmp_path, fake, clock)
+    pair = replicas(tmp_path, fake, clock, store=on(store_url))
     try:
         row = await landed_unsure(fake, pair[0], clock)
         counts = await race(fake, pair, caplog)
@@ -48,9 +53,11 @@ async def test_two_replicas_on_one_file_read_back_and_settle_once(
         await close(pair)
 
 
-async def test_a_dead_replicas_lease_frees_itself_after_lease_s(tmp_path: Path) -> None:
+async def test_a_dead_replicas_lease_frees_itself_after_lease_s(
+    tmp_path: Path, store_url: str
+) -> None:
     fake, clock = fake_forum(), FakeClock()
-    pair = replicas(tmp_path, fake, clock)
+    pair = replicas(tmp_path, fake, clock, store=on(store_url))
     try:
         row = await landed_unsure(fake, pair[0], clock)
         settler = pair[1].settler
@@ -58,7 +65,7 @@ async def test_a_dead_replicas_lease_frees_itself_after_lease_s(tmp_path: Path) 
         taken = await pair[0].gateway.records.run(
             StrikeStore.take_settling, row.id, "dead:1", clock.time(), settler.lease_s
         )
-        assert taken is not None
+        assert taken is not None and taken.settling_by == "dead:1"
         clock.advance(settler.lease_s - 1)
         assert (await settler.settle(row)).status == StrikeStatus.UNKNOWN
         assert "get_comments" not in fake.calls  # held: not read back this round

@@ -1,5 +1,5 @@
-"""Records private by default: two members on one gateway (tokens, real HTTP, SQLite)
-each read only their own strikes and usage, through every resource, the strike tool's
+"""Records private by default: two members on one gateway (tokens, real HTTP, on each
+record engine: SQLite, and a shared PostgreSQL in the postgres tier) each read only their own strikes and usage, through every resource, the strike tool's
 duplicate and confirm_handoff answers, status and the CLI's `--principal`; the auditor
 (`[auth] auditors`) reads both. The CLI without a filter is the host's operator: all."""
 
@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from gwanjong_gateway.cli.history import print_history
 from gwanjong_gateway.cli.main import parser
 from gwanjong_gateway.config import ConfigError, parse
 from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.usage.log import open_usage
 from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import config_text
 from tests.gateway.strike.test_strike import drafted
@@ -103,9 +105,10 @@ async def bob_strikes(
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_each_member_reads_only_their_own_record_and_the_auditor_reads_all(
-    forum: FakePlatform, tmp_path: Path, mode: str
+    forum: FakePlatform, tmp_path: Path, mode: str, store_url: str
 ) -> None:
-    async with team_gateway(tmp_path, forum) as team:
+    store = {"url": store_url} if store_url else None
+    async with team_gateway(tmp_path, forum, store=store) as team:
         async with team.client("alice", mode) as a, team.client("bob", mode) as b:
             alice_oid, bob_oid = await drafted(a), await drafted(b)  # the same thread
             handoff, alice_post = await alice_strikes(a, alice_oid)
@@ -151,6 +154,16 @@ async def test_each_member_reads_only_their_own_record_and_the_auditor_reads_all
         "strike": 4,
         "status": 1,
     }
+    args = parser().parse_args(["usage", "--config", str(team.path), "--principal", "alice"])
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert args.run(args) == 0
+    assert "setup" in out.getvalue() and "strike" in out.getvalue()
+    usage_log = open_usage(team.config)  # each call's principal is a column
+    with closing(usage_log.where.open("gwanjong-test")) as db:
+        who = {r[0] for r in db.tuples(f"SELECT DISTINCT principal FROM {usage_log.table}")}
+    usage_log.close()
+    assert {"alice", "bob", "carol"} >= who >= {"alice", "bob"}
 
 
 async def test_a_dry_run_stays_its_makers_record(forum: FakePlatform, tmp_path: Path) -> None:

@@ -1,14 +1,15 @@
 """What paid API calls cost, and a daily budget (`[limits.<platform>] daily_usd`), against
 the fake platform that charges per call (tests/fakes/profiles.py `PAID`): the strike desk
-and the Upstreams with the real spend gate on a real SQLite ledger (usage.db)."""
+and the Upstreams with the real spend gate on a real ledger: usage.db, or (in the postgres
+tier) one `usage_spend` table that replicas reserve in under one advisory lock per platform."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
 import threading
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, closing
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, closing, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,7 +30,7 @@ from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_gateway.usage import spend
 from gwanjong_gateway.usage.log import open_usage
 from gwanjong_gateway.usage.prices import usd
-from gwanjong_gateway.usage.spend_ledger import Over, SpendLedger
+from gwanjong_gateway.usage.spend_ledger import Over, SpendLedger, Where
 from gwanjong_shared.contract.errors import ErrorKind
 from gwanjong_twitter.profile import PROFILE as X_PROFILE
 from tests.fakes.gateway import fake_gateway
@@ -69,12 +70,14 @@ def fake() -> FakePlatform:
 
 @asynccontextmanager
 async def bench_for(
-    tmp_path: Path, fake: FakePlatform, tables: dict[str, Any] | None = None
+    tmp_path: Path, fake: FakePlatform, tables: dict[str, Any] | None = None, store_url: str = ""
 ) -> AsyncIterator[Bench]:
+    """One gateway's desk and spend gate; ``store_url``: its record and ledger on PostgreSQL."""
+    tables = {**(tables or {}), **({"store": {"url": store_url}} if store_url else {})}
     config = parse(config_text(tmp_path, [NAME], tables=tables, platform=PLATFORM))
     upstreams = Upstreams(config, environ={}, transports={NAME: fake.server()})
     gate = spend.attach(config, upstreams, {}, lambda: NOW)
-    records = Records(tmp_path / "gwanjong.db")
+    records = Records.for_config(config, {})
     try:
         yield Bench(
             StrikeDesk(config, upstreams, records, clock=lambda: NOW), upstreams, fake, gate.ledger
@@ -84,6 +87,11 @@ async def bench_for(
             await upstreams.close_all()
         records.close()
         gate.close()
+
+
+def where(tmp_path: Path, store_url: str) -> Where:
+    """The spend ledger of each engine: usage.db in the state dir, or the database."""
+    return Where(url=store_url) if store_url else Where(tmp_path / "usage.db")
 
 
 def context(fake: FakePlatform, key: str) -> DraftContext:
@@ -96,16 +104,21 @@ def context(fake: FakePlatform, key: str) -> DraftContext:
     )
 
 
-async def test_fifty_concurrent_strikes_never_pass_the_budget(
-    tmp_path: Path, fake: FakePlatform
+async def test_fifty_concurrent_strikes_from_two_replicas_never_pass_the_budget(
+    tmp_path: Path, fake: FakePlatform, store_url: str, record: StrikeStore
 ) -> None:
-    # $0.15 a day at $0.015 a comment: ten fit, to the micro-dollar.
-    async with bench_for(tmp_path, fake, budget(0.15)) as bench:
+    # $0.15 a day at $0.015 a comment: ten fit, to the micro-dollar, though two gateways
+    # (replicas: their own servers, record connections and ledgers) reserve on one record.
+    async with (
+        bench_for(tmp_path, fake, budget(0.15), store_url) as bench,
+        bench_for(tmp_path, fake, budget(0.15), store_url) as other,
+    ):
         contexts = [context(fake, f"k{n}") for n in range(50)]
         results: list[dict[str, Any]] = []
 
         async def one(n: int) -> None:
-            got = await bench.desk.strike(contexts[n], "comment", f"Reply number {n}.", "", accept)
+            desk = (bench, other)[n % 2].desk
+            got = await desk.strike(contexts[n], "comment", f"Reply number {n}.", "", accept)
             results.append(got.model_dump(mode="json"))
 
         async with anyio.create_task_group() as tg:
@@ -125,8 +138,7 @@ async def test_fifty_concurrent_strikes_never_pass_the_budget(
             assert "resets at 00:00 UTC (2026-12-03), in 2 h 30 min" in reason
             assert r["retry_after"] == 9000  # seconds to midnight UTC on the injected clock
         # A refusal is a `refused` row, never a failed write: writes are not paused.
-        with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
-            statuses = sorted(str(row.status) for row in store.history(limit=100))
+        statuses = sorted(str(row.status) for row in record.history(limit=100))
         assert statuses == sorted(
             [str(StrikeStatus.POSTED)] * 10 + [str(StrikeStatus.REFUSED)] * 40
         )
@@ -183,9 +195,10 @@ async def test_gateway_toml_prices_override_the_servers(tmp_path: Path, fake: Fa
         assert bench.ledger.spent(NAME, 0) == 500_000  # no budget: counted all the same
 
 
-def test_two_ledgers_on_one_file_never_pass_the_budget(tmp_path: Path) -> None:
-    # Two connections (two processes' worth) reserving at once: BEGIN IMMEDIATE serialises.
-    ledgers = [SpendLedger(tmp_path / "usage.db", lambda: NOW) for _ in range(2)]
+def test_two_ledgers_on_one_record_never_pass_the_budget(tmp_path: Path, store_url: str) -> None:
+    # Two connections (two processes' worth) reserving at once: BEGIN IMMEDIATE (SQLite) or
+    # the platform's advisory lock (PostgreSQL) serialises.
+    ledgers = [SpendLedger(where(tmp_path, store_url), lambda: NOW) for _ in range(2)]
     got: list[int | Over] = []
     lock = threading.Lock()
 
@@ -258,30 +271,50 @@ def test_the_x_server_says_what_it_charges_and_where_it_read_it() -> None:
     assert prices.source.startswith("https://docs.x.com/") and prices.as_of
 
 
-def test_a_reservation_waits_for_another_processes_and_counts_it(tmp_path: Path) -> None:
-    # Another process is mid-reservation ($0.14 of $0.15, not committed yet): ours must
-    # wait for it and count it, not read the day before it and pass the budget.
-    ledger = SpendLedger(tmp_path / "usage.db", lambda: NOW)
-    ledger.spent(NAME, 0)  # the file and its table exist
-    other = sqlite3.connect(tmp_path / "usage.db", isolation_level=None)
-    other.execute("BEGIN IMMEDIATE")
-    other.execute(
-        "INSERT INTO spend (at, platform, tool, micros) VALUES (?, ?, 'write_post', 140000)",
-        (NOW, NAME),
-    )
-    got: list[int | Over] = []
-    worker = threading.Thread(
-        target=lambda: got.append(
-            ledger.reserve(NAME, "write_post", "", 15_000, 150_000, NOW - 3600)
+@contextmanager
+def mid_reservation(tmp_path: Path, store_url: str) -> Iterator[None]:
+    """Another process mid-reservation: its lock taken, its $0.14 not committed yet."""
+    if not store_url:
+        with closing(sqlite3.connect(tmp_path / "usage.db", isolation_level=None)) as other:
+            other.execute("BEGIN IMMEDIATE")
+            other.execute(
+                "INSERT INTO spend (at, platform, tool, micros) VALUES (?, ?, 'write_post', 140000)",
+                (NOW, NAME),
+            )
+            yield
+            other.execute("COMMIT")
+        return
+    import psycopg
+
+    with psycopg.connect(store_url, autocommit=True) as other, other.transaction():
+        other.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"gwanjong-spend:{NAME}",))
+        other.execute(
+            "INSERT INTO usage_spend (at, platform, tool, micros) "
+            "VALUES (%s, %s, 'write_post', 140000)",
+            (NOW, NAME),
         )
-    )
-    worker.start()
-    worker.join(timeout=0.3)  # it is waiting for the other's lock (no bound on the test)
-    other.execute("COMMIT")
+        yield
+
+
+def test_a_reservation_waits_for_another_processes_and_counts_it(
+    tmp_path: Path, store_url: str
+) -> None:
+    # Ours must wait for the other reservation and count it, not read the day before it
+    # and pass the budget.
+    ledger = SpendLedger(where(tmp_path, store_url), lambda: NOW)
+    ledger.spent(NAME, 0)  # the file (or database) and its table exist
+    got: list[int | Over] = []
+    with mid_reservation(tmp_path, store_url):
+        worker = threading.Thread(
+            target=lambda: got.append(
+                ledger.reserve(NAME, "write_post", "", 15_000, 150_000, NOW - 3600)
+            )
+        )
+        worker.start()
+        worker.join(timeout=0.3)  # it is waiting for the other's lock (no bound on the test)
     worker.join(timeout=60)
     assert got == [Over(spent=140_000, budget=150_000)]
     assert ledger.spent(NAME, 0) == 140_000
-    other.close()
     ledger.close()
 
 

@@ -1,10 +1,14 @@
 """Usage figures: platform calls through Upstreams, gateway tools through the middleware,
-persisted in <state_dir>/usage.db across a restart; the figures' arithmetic on its own."""
+persisted in <state_dir>/usage.db across a restart; the figures' arithmetic on its own;
+two writers in two threads share one table on each engine; a `[store] url` whose database
+is down costs the figures, never a call."""
 
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
+import threading
 import time
 from contextlib import closing
 from pathlib import Path
@@ -15,14 +19,21 @@ from fastmcp import Client
 
 from gwanjong_gateway.cli.main import main
 from gwanjong_gateway.record.readers import EVERYONE, Reader
-from gwanjong_gateway.usage.log import TOKEN_SAMPLE_CHARS, UsageLog, estimate_tokens
+from gwanjong_gateway.usage.log import (
+    TOKEN_SAMPLE_CHARS,
+    UsageLog,
+    UsageUnavailable,
+    estimate_tokens,
+)
 from gwanjong_gateway.usage.report import compact_lines, parse_since, percentile
+from gwanjong_gateway.usage.spend_ledger import Where
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract.errors import ErrorKind
 from gwanjong_shared.contract.rate import RateWindow
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import config_text, in_memory_gateway
+from tests.gateway.http_gateway import free_port
 from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio
@@ -240,3 +251,82 @@ def test_usage_rows_carry_the_principal_and_read_per_reader(tmp_path: Path) -> N
     log.close()
     assert calls == {"all": {"scout": 1, "strike": 2}, "alice": {"strike": 1}, "nobody": {}}
     assert [(p["platform"], p["calls"]) for p in bob["platform_tools"]] == [("devto", 1)]
+
+
+def test_a_database_that_is_down_drops_the_figures_with_one_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    url = f"postgresql://gw:s3cret-pw@127.0.0.1:{free_port()}/gwanjong"  # nothing listens
+    log = UsageLog(Where(url=url), count_tokens=len)
+    with caplog.at_level(logging.WARNING, logger="gwanjong_gateway.usage.log"):
+        for _ in range(2):  # two batches, each dropped
+            log.record_platform("devto", "search", "", 0.01)
+            log.flush()
+        with pytest.raises(UsageUnavailable, match=r"^unavailable: .*127\.0\.0\.1"):
+            log.report()
+        (line,) = log.compact()
+        log.close()
+    assert line.startswith("unavailable: the usage figures at 127.0.0.1:")
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and "dropped" in warnings[0], warnings
+    assert "s3cret-pw" not in line + "".join(warnings)
+
+
+def test_gwanjong_usage_says_where_the_database_is_down(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg = tmp_path / "usage.toml"
+    url = f"postgresql://gw:s3cret-pw@127.0.0.1:{free_port()}/gwanjong"
+    cfg.write_text(config_text(tmp_path, [], tables={"store": {"url": url}}), "utf-8")
+    with pytest.raises(SystemExit) as done:
+        main(["usage", "--config", str(cfg), "--json"])
+    err = capsys.readouterr().err
+    assert done.value.code == 1
+    assert err.startswith("gwanjong usage: unavailable: the usage figures at 127.0.0.1:"), err
+    assert "s3cret-pw" not in err
+
+
+def usage_json(tmp: Path, store_url: str, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    """`gwanjong usage --json` of the state dir ``tmp/cli``, or of the database at ``store_url``."""
+    cfg = tmp / "usage.toml"
+    tables = {"store": {"url": store_url}} if store_url else None
+    cfg.write_text(config_text(tmp / "cli", [], tables=tables), "utf-8")
+    with pytest.raises(SystemExit) as done:
+        main(["usage", "--config", str(cfg), "--json"])
+    out = capsys.readouterr()
+    assert (done.value.code or 0) == 0, out.err
+    return json.loads(out.out)
+
+
+def test_two_writers_in_two_threads_share_one_table(
+    tmp_path: Path, store_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "cli").mkdir()
+    file = tmp_path / "cli" / "usage.db"
+    logs = [
+        UsageLog(Where(url=store_url) if store_url else Where(file), count_tokens=len)
+        for _ in range(2)
+    ]
+
+    def work(n: int) -> None:
+        log = logs[n]
+        for _ in range(5):
+            log.record_platform("reddit", "search", "", 0.01 * (n + 1))
+        log.record_platform(
+            "reddit", "search", "rate_limited", 0.02, message="slow down", retry_after=30
+        )
+        log.record_gateway("scout", "", 0.1, "x" * (10 * (n + 1)))
+        log.close()
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    report = usage_json(tmp_path, store_url, capsys)
+    (search,) = report["platform_tools"]  # type: ignore[misc]
+    assert search["calls"] == 12 and search["errors"] == {"rate_limited": 2}
+    assert search["rate_limit"]["retry_after_s"] == 30
+    (scout,) = report["gateway_tools"]  # type: ignore[misc]
+    assert scout["calls"] == 2 and scout["tokens"] == 30
+    assert file.exists() == (not store_url)  # nothing went to SQLite beside PostgreSQL

@@ -11,8 +11,8 @@ from gwanjong_gateway.record.approval_rows import NewApproval
 from gwanjong_gateway.record.store import PostgresStrikeStore
 from gwanjong_gateway.rules import approvals
 from gwanjong_gateway.rules.approvals import ApprovalStatus, ApprovalUse, Channel
-from tests.gateway.rows import approval_of
-from tests.postgres.record.test_store_pg import NOW, request, together
+from tests.gateway.rows import approval_of, claim_of
+from tests.postgres.record.test_store_pg import NOW, together
 
 WORKERS = 8
 TEXT = "hello there"
@@ -37,7 +37,7 @@ def test_an_approval_is_consumed_by_exactly_one_claim(pg_url: str) -> None:
     approval, _ = store.open_approval(NOW, fields())
     store.close()
     use = ApprovalUse(approval.id, approval.digest, "ops", Channel.TERMINAL)
-    req = request("p1", TEXT)
+    req = claim_of("p1", TEXT)
     claim = type(req)(**{**req.__dict__, "approval": use})
 
     def decline(s: PostgresStrikeStore) -> Any:

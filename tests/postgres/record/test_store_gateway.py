@@ -1,7 +1,6 @@
-"""`[store] url` in a gateway, over MCP: the table's validation, `${VAR}` in the URL, and
-a database that is down (the gateway still scouts; `strike` and `status` say where the
-record is unreachable, never the password). The happy path on a real server is
-test_team_gateways.py."""
+"""Replicas on one PostgreSQL record, over MCP against the sandbox: the inbox cursors are
+shared (the record down, and the URL's validation: tests/gateway/record/test_store_url.py;
+two gateway processes: tests/postgres/team/test_team_gateways.py)."""
 
 from __future__ import annotations
 
@@ -11,67 +10,13 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from gwanjong_gateway.config import ConfigError, parse
-from gwanjong_gateway.record.records import Records
-from gwanjong_gateway.record.store import PostgresStrikeStore, StrikeStore
-from gwanjong_gateway.server import build_gateway
+from gwanjong_gateway.record.store import PostgresStrikeStore
 from gwanjong_sandbox.control import SandboxControl
-from gwanjong_shared.contract.errors import PlatformError
-from tests.gateway.helpers import config_text, in_memory_gateway, opportunity_for
-from tests.gateway.http_gateway import free_port
-from tests.mcp import call, error_of
+from tests.gateway.helpers import in_memory_gateway
+from tests.mcp import call
 from tests.platforms import SPECS
 
 pytestmark = pytest.mark.anyio
-SECRET = "s3cret-pw"
-
-
-def test_the_store_url_must_be_postgresql(tmp_path: Path) -> None:
-    text = config_text(tmp_path, ["devto"], tables={"store": {"url": "mysql://db/x"}})
-    line = text.splitlines().index('url = "mysql://db/x"') + 1  # the error names its line
-    with pytest.raises(ConfigError, match=rf"gateway.toml:{line}: store.url: .*postgresql://"):
-        parse(text)
-    assert parse(config_text(tmp_path, ["devto"])).store.url == ""
-
-
-async def test_an_unset_variable_in_the_url_breaks_only_the_record(tmp_path: Path) -> None:
-    config = parse(
-        config_text(
-            tmp_path, ["devto"], tables={"store": {"url": "postgresql://gw:${NO_SUCH_PW}@db/x"}}
-        )
-    )
-    records = Records.for_config(config, {"HOME": "/nowhere"})
-    assert not await records.open()
-    assert records.broken.startswith("[store] url: ${NO_SUCH_PW} is not set"), records.broken
-    with pytest.raises(PlatformError, match="unavailable: \\[store\\] url"):
-        await records.run(StrikeStore.history)
-
-
-async def test_a_gateway_whose_database_is_down_scouts_but_writes_nothing(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
-    port = free_port()  # nothing listens here
-    store = {"url": f"postgresql://gw:${{GWJ_DB_PW}}@127.0.0.1:{port}/gwanjong"}
-    config = parse(config_text(tmp_path / "state", ["devto"], tables={"store": store}))
-    mcp = build_gateway(
-        config,
-        environ={"GWJ_DB_PW": SECRET},
-        transports={"devto": SPECS["devto"].build(sandbox.url)},
-    )
-    async with Client(mcp) as c:
-        scouted = await call(c, "scout", topic="rust async cancellation", limit=5)
-        oid = opportunity_for(scouted, "devto", "Rust async")
-        await call(c, "draft", opportunity_id=oid)
-        message = await error_of(
-            c, "strike", opportunity_id=oid, action="post", content="Hello there", title="Hi"
-        )
-        status = await call(c, "status")
-    where = f"the strike record database at 127.0.0.1:{port} is unreachable"
-    assert message.startswith(f"unavailable: {where}"), message
-    assert where in status["strike_record"], status
-    assert SECRET not in message and SECRET not in str(status)
-    assert sandbox.writes() == []
-    assert not (tmp_path / "state" / "gwanjong.db").exists()  # no silent SQLite fallback
 
 
 async def test_replicas_on_one_database_share_the_inbox_cursors(

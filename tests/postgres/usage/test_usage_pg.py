@@ -1,66 +1,23 @@
-"""Usage figures with `[store] url`: every process writes into one `usage_calls` table and
-`gwanjong usage` shows them all; a database that is down costs the figures, never a call."""
+"""Usage figures with `[store] url`: two gateways write into one `usage_calls` table and
+`gwanjong usage` shows them all; an older table gains the `principal` column in place (two
+writers on each engine, and a database that is down: tests/gateway/usage/test_usage.py)."""
 
 from __future__ import annotations
 
-import json
-import logging
-import threading
 from pathlib import Path
 
+import psycopg
 import pytest
 from fastmcp import Client
 
-from gwanjong_gateway.cli.main import main
-from gwanjong_gateway.usage.log import UsageLog, UsageUnavailable
-from gwanjong_gateway.usage.spend_ledger import Where
+from gwanjong_gateway.record import migrations
+from gwanjong_gateway.record.store import PostgresStrikeStore
 from gwanjong_sandbox.control import SandboxControl
-from tests.config import config_text
 from tests.gateway.helpers import in_memory_gateway
-from tests.gateway.http_gateway import free_port
+from tests.gateway.usage.test_usage import usage_json
 from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio
-
-
-def usage_json(tmp: Path, pg_url: str, capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
-    """`gwanjong usage --json` with a config that names the database."""
-    cfg = tmp / "usage.toml"
-    cfg.write_text(config_text(tmp / "cli", [], tables={"store": {"url": pg_url}}), "utf-8")
-    with pytest.raises(SystemExit) as done:
-        main(["usage", "--config", str(cfg), "--json"])
-    out = capsys.readouterr()
-    assert (done.value.code or 0) == 0, out.err
-    return json.loads(out.out)
-
-
-def test_two_writers_in_two_threads_share_one_table(
-    tmp_path: Path, pg_url: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    logs = [UsageLog(Where(url=pg_url), count_tokens=len) for _ in range(2)]
-
-    def work(n: int) -> None:
-        log = logs[n]
-        for _ in range(5):
-            log.record_platform("reddit", "search", "", 0.01 * (n + 1))
-        log.record_platform(
-            "reddit", "search", "rate_limited", 0.02, message="slow down", retry_after=30
-        )
-        log.record_gateway("scout", "", 0.1, "x" * (10 * (n + 1)))
-        log.close()
-
-    threads = [threading.Thread(target=work, args=(n,)) for n in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
-    report = usage_json(tmp_path, pg_url, capsys)
-    (search,) = report["platform_tools"]  # type: ignore[misc]
-    assert search["calls"] == 12 and search["errors"] == {"rate_limited": 2}
-    assert search["rate_limit"]["retry_after_s"] == 30
-    (scout,) = report["gateway_tools"]  # type: ignore[misc]
-    assert scout["calls"] == 2 and scout["tokens"] == 30
-    assert not (tmp_path / "cli" / "usage.db").exists()  # nothing went to SQLite
 
 
 async def test_two_gateways_on_one_database_and_gwanjong_usage_shows_both(
@@ -85,34 +42,21 @@ async def test_two_gateways_on_one_database_and_gwanjong_usage_shows_both(
     assert sum(p["calls"] for p in devto) >= 2  # each gateway's scout reached Dev.to
 
 
-def test_a_database_that_is_down_drops_the_figures_with_one_warning(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    url = f"postgresql://gw:s3cret-pw@127.0.0.1:{free_port()}/gwanjong"  # nothing listens
-    log = UsageLog(Where(url=url), count_tokens=len)
-    with caplog.at_level(logging.WARNING, logger="gwanjong_gateway.usage.log"):
-        for _ in range(2):  # two batches, each dropped
-            log.record_platform("devto", "search", "", 0.01)
-            log.flush()
-        with pytest.raises(UsageUnavailable, match=r"^unavailable: .*127\.0\.0\.1"):
-            log.report()
-        (line,) = log.compact()
-        log.close()
-    assert line.startswith("unavailable: the usage figures at 127.0.0.1:")
-    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert len(warnings) == 1 and "dropped" in warnings[0], warnings
-    assert "s3cret-pw" not in line + "".join(warnings)
-
-
-def test_gwanjong_usage_says_where_the_database_is_down(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    cfg = tmp_path / "usage.toml"
-    url = f"postgresql://gw:s3cret-pw@127.0.0.1:{free_port()}/gwanjong"
-    cfg.write_text(config_text(tmp_path, [], tables={"store": {"url": url}}), "utf-8")
-    with pytest.raises(SystemExit) as done:
-        main(["usage", "--config", str(cfg), "--json"])
-    err = capsys.readouterr().err
-    assert done.value.code == 1
-    assert err.startswith("gwanjong usage: unavailable: the usage figures at 127.0.0.1:"), err
-    assert "s3cret-pw" not in err
+def test_an_older_usage_table_gains_the_principal_column(pg_url: str) -> None:
+    """A record at step 6 (usage rows without a principal) migrates to step 7 in place."""
+    with psycopg.connect(pg_url, autocommit=True) as db:
+        db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
+        for version, statements in enumerate(migrations.POSTGRES[:6], 1):
+            for statement in statements:
+                db.execute(statement)  # type: ignore[arg-type]
+            db.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
+        db.execute(
+            "INSERT INTO usage_calls (at, scope, platform, tool, kind, ms) "
+            "VALUES (1, 'gateway', '', 'scout', '', 5)"
+        )
+    PostgresStrikeStore(pg_url).close()
+    with psycopg.connect(pg_url) as db:
+        rows = db.execute("SELECT tool, principal FROM usage_calls").fetchall()
+        version = db.execute("SELECT MAX(version) FROM schema_version").fetchone()
+    assert rows == [("scout", "")]
+    assert version == (migrations.LATEST,)

@@ -1,0 +1,103 @@
+"""Two replicas sharing one record (a SQLite file, or one PostgreSQL in the postgres tier),
+each running a notifier: what waits is told once between them (the period and each event
+are claimed by compare-and-set), and each new thing once more; a platform down longer than
+`down_after_s`, which each replica sees in its own memory, is told once between them and
+not again after a restart."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import pytest
+
+from gwanjong_gateway.config.away import NotifySection
+from gwanjong_gateway.notify.deliver import Retry
+from gwanjong_gateway.notify.notifier import Notifier
+from gwanjong_gateway.notify.sources import GatewayEvents
+from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.record.store import StrikeStore
+from tests.fakes.clock import FakeClock
+from tests.gateway.notify.records import hand_off, open_approval
+from tests.gateway.notify.test_notifier import Sent, cycle
+
+pytestmark = pytest.mark.anyio
+
+NOW = 1_800_000_000.0
+URL = "json://127.0.0.1:9/x"
+
+
+@pytest.fixture
+def both(store_url: str, tmp_path: Path) -> Iterator[list[Records]]:
+    """Each replica's own connection to the one record."""
+    records = [Records(tmp_path / "gwanjong.db", url=store_url) for _ in range(2)]
+    yield records
+    for r in records:
+        r.close()
+
+
+def notifier(
+    records: Records, clock: FakeClock, sent: Sent, section: NotifySection, *sources: GatewayEvents
+) -> Notifier:
+    return Notifier(
+        section, records, [URL], "", clock=clock.time, send=sent, retry=Retry(backoff_s=()),
+        sources=list(sources),
+    )  # fmt: skip
+
+
+async def period(notifiers: list[Notifier]) -> list[str]:
+    """One period of every notifier at once: the bodies sent."""
+    bodies: list[str | None] = []
+
+    async def one(n: Notifier) -> None:
+        bodies.append(await cycle(n))
+
+    async with anyio.create_task_group() as tg:
+        for n in notifiers:
+            tg.start_soon(one, n)
+    return [b for b in bodies if b is not None]
+
+
+async def test_two_replicas_tell_each_thing_once(both: list[Records], record: StrikeStore) -> None:
+    clock, sent, section = FakeClock(wall=NOW), Sent(), NotifySection(urls=[URL])
+    replicas = [notifier(records, clock, sent, section) for records in both]
+    open_approval(record, "p1", NOW - 60)
+    hand_off(record, "q1", NOW - 60)
+    [first] = await period(replicas)
+    assert "1 approvals waiting" in first and "1 hand-offs" in first
+    clock.advance(400)  # the next period: nothing new
+    assert await period(replicas) == []
+    open_approval(record, "p2", NOW + 401)
+    clock.advance(400)
+    [second] = await period(replicas)
+    assert second.startswith("1 approvals waiting") and "hand-off" not in second
+    assert len(sent.messages) == 2
+    last = record.last_notice()  # what both status surfaces show
+    assert last is not None and last.summary.startswith("1 approvals waiting") and last.sent_at
+
+
+async def test_a_platform_down_is_told_once_by_two_replicas_and_not_after_a_restart(
+    both: list[Records],
+) -> None:
+    clock, sent = FakeClock(wall=NOW), Sent()
+    section = NotifySection(urls=[URL], down_after_s=600)
+
+    def replica(records: Records) -> Notifier:
+        down = {"reddit": {"health": "down", "reason": "unavailable"}}
+        events = GatewayEvents(section, lambda: down, {}, lambda _p, _s: 0, clock.time)
+        return notifier(records, clock, sent, section, events)
+
+    replicas = [replica(records) for records in both]
+    await period(replicas)  # reddit is seen down: not yet for long
+    assert sent.messages == []
+    clock.advance(601)
+    await period(replicas)
+    assert len(sent.messages) == 1 and "platforms down" in sent.messages[0][2]
+    clock.advance(699)  # the next period: still down, told already
+    await period(replicas)
+    restarted = [replica(both[0])]  # a restart forgets when reddit went down
+    await period(restarted)
+    clock.advance(700)
+    await period(restarted)
+    assert len(sent.messages) == 1
