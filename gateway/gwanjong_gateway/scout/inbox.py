@@ -13,9 +13,10 @@ import logging
 from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
-from typing import Protocol, cast
+from typing import Protocol
 
 import anyio
+from pydantic import TypeAdapter
 
 from gwanjong_gateway.paths import replace_private
 from gwanjong_gateway.platforms.client import PlatformClient, ensure_profiles
@@ -34,6 +35,7 @@ log = logging.getLogger(__name__)
 TOOL = "mentions"
 PER_PLATFORM = 20
 SUMMONED_SCORE = 1.0  # above any topic score: someone asked for us
+_CURSORS = TypeAdapter(dict[str, str])
 _WHY = {"mention": "mentions you", "reply": "replied to you", "quote": "quoted you"}
 
 
@@ -51,15 +53,12 @@ class Cursors:
 
     def load(self) -> dict[str, str]:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            return _CURSORS.validate_json(self.path.read_bytes())
         except FileNotFoundError:
             return {}
         except (OSError, ValueError) as exc:  # a broken file costs one full inbox, no more
             log.warning("inbox: ignoring unreadable cursor file %s (%s)", self.path, exc)
             return {}
-        if not isinstance(data, dict):
-            return {}
-        return {str(k): str(v) for k, v in cast("dict[object, object]", data).items()}
 
     def get(self, platform: str) -> str | None:
         return self.load().get(platform) or None

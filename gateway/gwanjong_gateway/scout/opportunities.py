@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import asdict, replace
+from dataclasses import replace
 from functools import partial
 from typing import cast
 
@@ -28,12 +28,11 @@ from gwanjong_gateway.scout.scout_results import (
     DraftResult,
     Found,
     LimitView,
-    MoodView,
     RuleView,
     StrikeView,
     TopComment,
 )
-from gwanjong_gateway.scout.state import DraftContext, DraftRule, Opportunity
+from gwanjong_gateway.scout.state import DraftContext, Opportunity
 from gwanjong_shared.contract import Action, Capabilities, Limit, LimitName, Unit, Validation
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.models import Comment, Post
@@ -240,7 +239,7 @@ async def draft(
     mood = thread_mood([c.body for c in comments if c.body])
     top = sorted(comments, key=lambda c: c.likes, reverse=True)[:TOP_COMMENTS]
 
-    def rule(key: str, action: Action) -> DraftRule:
+    def rule(key: str, action: Action) -> RuleView:
         base = caps.actions.get(action) if caps is not None else None
         verdict = cast(Validation | None, got.get(key))
         if verdict is not None:
@@ -249,18 +248,18 @@ async def draft(
                 if verdict.allowed != "auto"
                 else (base.reason if base is not None else "")
             )
-            return DraftRule(verdict.allowed, one_line(reason, 400))
+            return RuleView(allowed=verdict.allowed, reason=one_line(reason, 400))
         if base is not None:
-            return DraftRule(base.allowed, one_line(base.reason, 400))
+            return RuleView(allowed=base.allowed, reason=one_line(base.reason, 400))
         why = failures.get(key) or failures.get("caps")
-        return DraftRule("unknown", one_line(str(why) if why else "could not check", 400))
+        why_not = one_line(str(why) if why else "could not check", 400)
+        return RuleView(allowed="unknown", reason=why_not)
 
     strike_rules = {
         "comment": rule("comment_rule", "write_comment"),
         "upvote": rule("upvote_rule", "upvote"),
         "post": rule("post_rule", "write_post"),  # no per-target check for new posts
     }
-    shown_rules = {k: RuleView(allowed=r.allowed, reason=r.reason) for k, r in strike_rules.items()}
     source = f"{platform} post {post_id}"
     # The footer after the capabilities answer above: the platform may have just named it.
     disclosure = disclosure_for(config, platform, upstreams.profiles)
@@ -284,14 +283,14 @@ async def draft(
             for c in top
         ],
         comments_total=len(comments),
-        mood=MoodView(**asdict(mood)),
+        mood=mood,
         approach=approach(full.title, full.body, mood, len(comments)),
         guide=guide(upstreams.profiles.get(platform)),
         limits=net_limits(limits, disclosure, counted),
         strike=StrikeView(
             writes=config.gateway.writes,
             disclosure_appended=disclosure or None,
-            actions=shown_rules,
+            actions=strike_rules,
         ),
         next=f"Write your reply, then strike(opportunity_id={opportunity.ref!r}, action='comment', content=...).",
         warnings={k: one_line(str(v), 300) for k, v in failures.items()} if failures else None,
