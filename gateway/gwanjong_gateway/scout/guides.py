@@ -26,9 +26,9 @@ FALLBACK = [
 ]
 
 
-def guide(profile: Profile | None) -> list[str]:
+def guide(profile: Profile) -> list[str]:
     """The common advice plus the platform's own writing guide (from its profile)."""
-    own = profile.writing_guide[:MAX_LINES] if profile is not None else []
+    own = profile.writing_guide[:MAX_LINES]
     # The server's own words, cleaned and bounded like any text from outside the gateway.
     return COMMON + ([one_line(line, LINE_CHARS) for line in own] or FALLBACK)
 

@@ -131,51 +131,37 @@ async def scout(
 
 
 def net_limits(
-    limits: Mapping[LimitName, Limit], footer: str, counted: Mapping[str, int] | None = None
+    limits: Mapping[LimitName, Limit], footer: str, lengths: Mapping[str, int]
 ) -> dict[str, LimitView]:
     """What the model may write: the disclosure footer is appended to bodies and
-    comments, so its length comes off their limits (titles keep theirs). `counted` has
-    the footer's length in units only the platform can count (its own `validate`)."""
+    comments, so its length (`lengths`, by unit) comes off their limits (titles keep
+    theirs). A unit nobody could count weighs the footer's chars twice (no unit weighs
+    a char more)."""
     out: dict[str, LimitView] = {}
     for name, limit in limits.items():
         shown = LimitView(max=limit.max, unit=limit.unit)
         if footer and name != "title":
-            used = _footer_length(footer, limit.unit, counted or {})
+            used = lengths.get(limit.unit, 2 * len(footer))
             shown = LimitView(max=max(0, limit.max - used), unit=limit.unit, footer=used)
         out[name] = shown
     return out
 
 
-def _footer_length(footer: str, unit: Unit, counted: Mapping[str, int]) -> int:
-    if unit in counted:
-        return counted[unit]
-    try:
-        return measure(footer, unit)
-    except ValueError:  # the platform could not count it: no unit weighs a char over 2
-        return 2 * len(footer)
-
-
-async def _platform_counts(
+async def _footer_lengths(
     client: PlatformClient, limits: Mapping[LimitName, Limit], footer: str, post_id: str
 ) -> dict[str, int]:
-    """The footer's length in each unit the gateway cannot count itself, from the
-    platform's own counter (one `validate`, only when such a unit is in use)."""
-    units: set[Unit] = {limit.unit for limit in limits.values()}
-    if not footer or all(_local(unit) for unit in units):
-        return {}
-    try:
-        verdict = await client.validate("write_comment", footer, post_id=post_id)
-    except PlatformError:
-        return {}
-    return {verdict.length.unit: verdict.length.used}
-
-
-def _local(unit: Unit) -> bool:
-    try:
-        measure("", unit)
-    except ValueError:
-        return False
-    return True
+    """The footer's length in each unit its limits count in: here, or by the platform's
+    own counter for a unit only it can count (one `validate`, only when one is in use)."""
+    units: set[Unit] = {limit.unit for limit in limits.values()} if footer else set()
+    lengths: dict[str, int] = {}
+    for unit in units:
+        with contextlib.suppress(ValueError):  # a unit only the platform can count
+            lengths[unit] = measure(footer, unit)
+    if len(lengths) < len(units):
+        with contextlib.suppress(PlatformError):
+            verdict = await client.validate("write_comment", footer, post_id=post_id)
+            lengths[verdict.length.unit] = verdict.length.used
+    return lengths
 
 
 def compress(opportunity: Opportunity) -> Found:
@@ -242,18 +228,14 @@ async def draft(
     def rule(key: str, action: Action) -> RuleView:
         base = caps.actions.get(action) if caps is not None else None
         verdict = cast(Validation | None, got.get(key))
-        if verdict is not None:
-            reason = (
-                "; ".join(verdict.problems)
-                if verdict.allowed != "auto"
-                else (base.reason if base is not None else "")
-            )
+        if verdict is not None:  # the platform's answer for this target; its problems say why
+            auto = verdict.allowed == "auto"
+            reason = (base.reason if base else "") if auto else "; ".join(verdict.problems)
             return RuleView(allowed=verdict.allowed, reason=one_line(reason, 400))
         if base is not None:
             return RuleView(allowed=base.allowed, reason=one_line(base.reason, 400))
-        why = failures.get(key) or failures.get("caps")
-        why_not = one_line(str(why) if why else "could not check", 400)
-        return RuleView(allowed="unknown", reason=why_not)
+        why = failures.get(key) or failures.get("caps") or "could not check"
+        return RuleView(allowed="unknown", reason=one_line(str(why), 400))
 
     strike_rules = {
         "comment": rule("comment_rule", "write_comment"),
@@ -264,7 +246,7 @@ async def draft(
     # The footer after the capabilities answer above: the platform may have just named it.
     disclosure = disclosure_for(config, platform, upstreams.profiles)
     limits = caps.limits if caps is not None else {}
-    counted = await _platform_counts(client, limits, disclosure, post_id)
+    lengths = await _footer_lengths(client, limits, disclosure, post_id)
     shown = DraftResult(
         opportunity_id=opportunity.ref,
         platform=platform,
@@ -285,8 +267,8 @@ async def draft(
         comments_total=len(comments),
         mood=mood,
         approach=approach(full.title, full.body, mood, len(comments)),
-        guide=guide(upstreams.profiles.get(platform)),
-        limits=net_limits(limits, disclosure, counted),
+        guide=guide(upstreams.profiles.of(platform)),
+        limits=net_limits(limits, disclosure, lengths),
         strike=StrikeView(
             writes=config.gateway.writes,
             disclosure_appended=disclosure or None,
