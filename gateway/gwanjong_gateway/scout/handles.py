@@ -12,7 +12,6 @@ memory: scout and draft still work, strike refuses to write.
 from __future__ import annotations
 
 import functools
-import hashlib
 import logging
 import secrets
 from collections import OrderedDict
@@ -31,22 +30,20 @@ from gwanjong_gateway.scout.state import DraftContext, Opportunity, Workflow
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.untrusted import quote
 from gwanjong_shared.pipeline import DEFAULT_CLIENT_KEY_HEADER, NeedsPreviousStep, ToolSpec
-from gwanjong_shared.pipeline.keys import supplied_key
+from gwanjong_shared.pipeline.keys import digest, supplied_key
 
 #: the tool argument that names a handle
 ARGUMENT = "opportunity_id"
 #: most handles kept in memory while the record is unusable (oldest go first)
 MEMORY_CAP = 5000
+#: a handle's key in the record: its SHA-256 (as the pipeline digests client keys)
+handle_hash = digest
 log = logging.getLogger(__name__)
 
 
 def mint(platform: str) -> str:
     """A new handle: readable platform prefix, 96 unguessable bits."""
     return f"{platform}-{secrets.token_urlsafe(12)}"
-
-
-def handle_hash(handle: str) -> str:
-    return hashlib.sha256(handle.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def minted(opportunities: list[Opportunity]) -> list[Opportunity]:
@@ -75,7 +72,7 @@ class Caller:
 
 def _client_key(header: str) -> str:
     value = supplied_key((header.lower(),))  # checked: 16 to 256 printable characters
-    return hashlib.sha256(value.encode()).hexdigest() if value else ""
+    return digest(value) if value else ""
 
 
 class HandleStates:
