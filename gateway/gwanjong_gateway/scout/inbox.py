@@ -105,7 +105,6 @@ async def inbox(
     olds: dict[str, str | None] = {}
     notes: dict[str, str] = {}
     reads: dict[str, asyncio.Task[Read]] = {}
-    timeout = upstreams.config.gateway.call_timeout_s
     late = late if late is not None else Late()
     skipped = "inbox: this server has no mentions tool; skipped"
 
@@ -115,9 +114,7 @@ async def inbox(
         async def fetch() -> None:
             # Starting, waiting and the breaker are the call's business, as for any tool.
             try:
-                got.listed = await PlatformClient(upstreams, platform, timeout).mentions(
-                    since, PER_PLATFORM
-                )
+                got.listed = await PlatformClient(upstreams, platform).mentions(since, PER_PLATFORM)
                 got.posts = got.listed.posts
             except PlatformError as exc:
                 tools = upstreams.get(platform)
@@ -178,9 +175,7 @@ async def inbox(
         cursor: str | None = listed.next_since
         if consumed < len(listed.posts):  # cut short: end the cursor where we did
             notes[platform] = "inbox: more summons than `limit`: call again to see the rest"
-            cursor = await _cursor_after(
-                upstreams, platform, timeout, olds[platform], listed, consumed
-            )
+            cursor = await _cursor_after(upstreams, platform, olds[platform], listed, consumed)
         elif listed.more:
             notes[platform] = "inbox: more summons wait on the platform: call again to see them"
         if cursor:
@@ -211,7 +206,6 @@ def _consumed(posts: list[Post], shown: set[str], skip: Callable[[Post], bool]) 
 async def _cursor_after(
     upstreams: Upstreams,
     platform: str,
-    call_s: float,
     since: str | None,
     listed: MentionList,
     consumed: int,
@@ -221,7 +215,7 @@ async def _cursor_after(
     if consumed == 0:
         return None
     try:
-        again = await PlatformClient(upstreams, platform, call_s).mentions(since, consumed)
+        again = await PlatformClient(upstreams, platform).mentions(since, consumed)
     except PlatformError:
         return None
     wanted = [p.id for p in listed.posts[:consumed]]

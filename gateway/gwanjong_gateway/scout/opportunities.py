@@ -15,7 +15,7 @@ from typing import cast
 import anyio
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.platforms.client import PlatformClient
+from gwanjong_gateway.platforms.client import PlatformClient, ensure_profiles
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.rules.policy import disclosure_for, is_opted_out
 from gwanjong_gateway.scout.acted import Acted
@@ -75,7 +75,7 @@ async def scout(
 
     async def one(platform: str) -> Read:
         got = Read()
-        client = PlatformClient(upstreams, platform, timeout)
+        client = PlatformClient(upstreams, platform)  # each call within call_timeout_s
 
         async def fetch(tool: str, read: Callable[[], Awaitable[list[Post]]]) -> None:
             try:
@@ -89,10 +89,9 @@ async def scout(
             async with anyio.create_task_group() as tg:
                 tg.start_soon(fetch, "search", partial(client.search, topic, PER_PLATFORM))
                 tg.start_soon(fetch, "trending", partial(client.trending, PER_PLATFORM))
-                if opt_out and not upstreams.profiles.answered(platform):
-                    # Opt-out entries are matched in the platform's own handle spellings
-                    # (its profile): learnt beside the reads, not before them.
-                    tg.start_soon(_learn_profile, client)
+                if opt_out:  # matched in the platform's own handle spellings (its
+                    # profile): learnt beside the reads, not before them
+                    tg.start_soon(ensure_profiles, upstreams, [platform])
         if scope.cancelled_caught:
             got.problems.append(f"no answer within {timeout:g} s")
         return got
@@ -252,7 +251,7 @@ async def draft(
         platform=platform,
         url=one_line(full.url, URL_CHARS),
         title=one_line(full.title, TITLE_CHARS),
-        author=one_line(full.author or "", NAME_CHARS),
+        author=one_line(full.author, NAME_CHARS),
         untrusted=NOTICE.format(source=platform) + UNTRUSTED_FIELDS,
         post=fence(full.body, source, POST_CHARS),
         top_comments=[
@@ -284,8 +283,3 @@ async def draft(
         shown=shown.model_dump(mode="json"),  # the record keeps what the model saw
     )
     return shown, context
-
-
-async def _learn_profile(client: PlatformClient) -> None:
-    with contextlib.suppress(PlatformError):  # generic spellings until it answers
-        await client.capabilities()  # the typed client keeps the profile it carries
