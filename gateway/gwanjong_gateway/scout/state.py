@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import Field
 
 from gwanjong_gateway.scout.scout_results import RuleView
-from gwanjong_shared.contract import Capabilities
+from gwanjong_shared.contract import Action, Capabilities
 from gwanjong_shared.contract.models import Post
 from gwanjong_shared.pipeline import PipelineState
 
@@ -42,12 +42,12 @@ class DraftContext:
         default_factory=dict[str, Any]
     )  # what the model saw, for the audit
 
-    def never_reason(self, action: str, tool: str) -> str:
+    def never_reason(self, action: str, tool: Action) -> str:
         """The reason, when draft already learned that the platform never allows this
         action (`tool` is its contract name); "" otherwise."""
         rule = self.validation.get(action)
         if rule is None and self.capabilities is not None:
-            base = self.capabilities.actions.get(tool)  # type: ignore[call-overload]
+            base = self.capabilities.actions.get(tool)
             rule = RuleView(allowed=base.allowed, reason=base.reason) if base else None
         if rule is None or rule.allowed != "never":
             return ""
