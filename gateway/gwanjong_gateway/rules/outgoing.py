@@ -16,11 +16,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, computed_field
 
-from gwanjong_gateway.rules.ledger import StrikeAction
 from gwanjong_shared.contract import Action
 
-#: strike's writing actions (`StrikeAction`'s values but confirm_handoff)
+#: strike's writing actions and the contract tool of each (`ledger.StrikeAction`'s values;
+#: not imported: the ledger names approvals, which name this model)
 Kind = Literal["comment", "post", "upvote"]
+_TOOLS: dict[str, Action] = {"comment": "write_comment", "post": "write_post", "upvote": "upvote"}
 #: what a link looks like in a text: shown apart so a person sees where each one leads
 _LINK = re.compile(r"https?://[^\s<>()\[\]\"'`]+", re.I)
 
@@ -49,7 +50,7 @@ class Outgoing(BaseModel):
 
     @property
     def tool(self) -> Action:
-        return StrikeAction(self.action).tool
+        return _TOOLS[self.action]
 
     def canonical(self) -> bytes:
         """The bytes the digest covers: canonical JSON (sorted keys, no whitespace), UTF-8."""
