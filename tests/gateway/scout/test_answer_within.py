@@ -5,7 +5,6 @@ the test decides when it passes, nothing depends on the machine's speed."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +15,11 @@ from fastmcp import Client
 from gwanjong_gateway.gateway import Gateway
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
-from tests.fakes.profiles import SOCIAL
+from tests.fakes.profiles import SOCIAL, TWEETS
 from tests.gateway.helpers import gateway_of
 from tests.mcp import call
 
 pytestmark = pytest.mark.anyio
-TWEETS = dataclasses.replace(SOCIAL, name="twitter", label="Fake Tweets", url="https://x.com")
 TOPIC = "rust async"
 
 
