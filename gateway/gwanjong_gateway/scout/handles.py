@@ -29,15 +29,14 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.scout.state import DraftContext, Opportunity, Workflow
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.untrusted import quote
-from gwanjong_shared.pipeline import DEFAULT_CLIENT_KEY_HEADER, NeedsPreviousStep, ToolSpec
-from gwanjong_shared.pipeline.keys import digest, supplied_key
+from gwanjong_shared.pipeline import DEFAULT_CLIENT_KEY_HEADER, NeedsPreviousStep, ToolSpec, keys
 
 #: the tool argument that names a handle
 ARGUMENT = "opportunity_id"
 #: most handles kept in memory while the record is unusable (oldest go first)
 MEMORY_CAP = 5000
 #: a handle's key in the record: its SHA-256 (as the pipeline digests client keys)
-handle_hash = digest
+handle_hash = keys.digest
 log = logging.getLogger(__name__)
 
 
@@ -71,8 +70,8 @@ class Caller:
 
 
 def _client_key(header: str) -> str:
-    value = supplied_key((header.lower(),))  # checked: 16 to 256 printable characters
-    return digest(value) if value else ""
+    value = keys.supplied_key((header.lower(),))  # checked: 16 to 256 printable characters
+    return keys.digest(value) if value else ""
 
 
 class HandleStates:
