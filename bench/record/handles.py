@@ -31,7 +31,8 @@ from bench.record.store import drop_pg, fresh_pg
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.scout.handles import Caller, HandleStates, mint
-from gwanjong_gateway.scout.state import DraftContext, DraftRule, Opportunity, Workflow
+from gwanjong_gateway.scout.scout_results import RuleView
+from gwanjong_gateway.scout.state import DraftContext, Opportunity, Workflow
 from gwanjong_shared.contract.models import Post
 from gwanjong_shared.pipeline import ToolSpec
 
@@ -57,7 +58,8 @@ def opportunity(n: int) -> Opportunity:
 
 
 def context(o: Opportunity) -> DraftContext:
-    rules = {"comment": DraftRule("auto", ""), "upvote": DraftRule("auto", "")}
+    auto = RuleView(allowed="auto", reason="")
+    rules = {"comment": auto, "upvote": auto}
     shown = {"thread": [{"author": f"c{i}", "body": BODY[:200]} for i in range(10)]}
     return DraftContext(opportunity=o, capabilities=None, validation=rules, shown=shown)
 

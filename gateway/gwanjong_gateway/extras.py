@@ -19,15 +19,12 @@ class MissingExtra(Exception):
     """An optional part that is not installed; the message says how to install it."""
 
 
-def install_hint(extra: str) -> str:
-    return (
-        f"install it with `uv tool install 'gwanjong[{extra}]'` or "
-        f"`pip install 'gwanjong[{extra}]'` (in a clone: `uv sync`)"
-    )
-
-
 def missing_message(extra: str) -> str:
-    return f"{PARTS[extra]} is not installed: {install_hint(extra)}. Then run gwanjong again."
+    return (
+        f"{PARTS[extra]} is not installed: install it with `uv tool install "
+        f"'gwanjong[{extra}]'` or `pip install 'gwanjong[{extra}]'` (in a clone: `uv sync`). "
+        "Then run gwanjong again."
+    )
 
 
 def require_psycopg() -> ModuleType:

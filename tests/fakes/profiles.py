@@ -10,6 +10,7 @@ tests come from the fake, never from gateway code.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from gwanjong_shared.contract import (
@@ -116,6 +117,8 @@ SOCIAL = Profile(
         credentials=["BLUESKY_HANDLE", "BLUESKY_APP_PASSWORD"],
     ),
 )
+#: a second short-post network, for tests that need two (an inbox on each)
+TWEETS = dataclasses.replace(SOCIAL, name="twitter", label="Fake Tweets", url="https://x.com")
 
 LINKS = Profile(
     name="reddit",

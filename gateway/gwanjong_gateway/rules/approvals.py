@@ -130,7 +130,7 @@ class Approval:
 
     def open_at(self, now: float) -> bool:
         """Still waiting for a person at ``now``."""
-        return self.status is ApprovalStatus.PENDING and now < self.expires_at
+        return self.status_at(now) is ApprovalStatus.PENDING
 
     def status_at(self, now: float) -> ApprovalStatus:
         """The status as a person sees it (a pending one past its time is expired)."""

@@ -109,12 +109,8 @@ def content_hash(text: str) -> str:
 
 def intent_key(platform: str, target: str, action: str, text: str) -> str:
     """A new post (target "") is identified by its text only, whichever opportunity."""
-    ident = (
-        f"{platform}|post|{content_hash(text)}"
-        if not target
-        else (f"{platform}|{target}|{action}|{content_hash(text)}")
-    )
-    return hashlib.sha256(ident.encode()).hexdigest()[:24]
+    what = f"{target}|{action}" if target else "post"
+    return hashlib.sha256(f"{platform}|{what}|{content_hash(text)}".encode()).hexdigest()[:24]
 
 
 def _shingles(text: str) -> set[str]:

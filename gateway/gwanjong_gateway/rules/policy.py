@@ -32,10 +32,7 @@ def disclosure_for(config: GatewayConfig, platform: str, profiles: Profiles) -> 
     """The footer appended to automated writes: gateway.toml's `disclosure` if set ("" turns
     it off), else the one the platform's own server names (its capabilities profile)."""
     setting = configured_disclosure(config, platform)
-    if setting is not None:
-        return setting
-    profile = profiles.get(platform)
-    return profile.disclosure if profile is not None else ""
+    return setting if setting is not None else profiles.of(platform).disclosure
 
 
 def with_disclosure(text: str, footer: str) -> str:
@@ -45,12 +42,6 @@ def with_disclosure(text: str, footer: str) -> str:
 
 
 _PLATFORM = re.compile(r"^[a-z][a-z0-9_]{0,30}$")  # a platform name, as in gateway.toml
-_NO_RULES = HandleRules()
-
-
-def _rules(platform: str, profiles: Profiles) -> HandleRules:
-    profile = profiles.get(platform)
-    return profile.handles if profile is not None else _NO_RULES
 
 
 def handle_key(rules: HandleRules, handle: str) -> str:
@@ -75,7 +66,7 @@ def for_platform(entry: str, platform: str, profiles: Profiles) -> str | None:
     "handle", "@handle", "platform:handle" (or one of the platform's aliases) and a profile
     URL; a URL of a host no platform claims applies everywhere (when unsure, stay away)."""
     text = entry.strip()
-    own = _rules(platform, profiles)
+    own = profiles.of(platform).handles
     if "://" in text:
         parts = urlsplit(text)
         host = parts.netloc.lower().removeprefix("www.")
@@ -97,7 +88,7 @@ def for_platform(entry: str, platform: str, profiles: Profiles) -> str | None:
 
 def is_opted_out(entries: list[str], platform: str, author: str, profiles: Profiles) -> bool:
     """Whether `author` on `platform` matches an opt-out entry (forms: docs/operate/gateway-toml.md)."""
-    rules = _rules(platform, profiles)
+    rules = profiles.of(platform).handles
     who = handle_key(rules, author)
     handles = (for_platform(entry, platform, profiles) for entry in entries)
     return bool(who) and any(h is not None and handle_key(rules, h) == who for h in handles)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from gwanjong_shared.contract import Capabilities, Profile
 
+_GENERIC = Profile()
+
 
 class Profiles:
     """Platform name -> its latest profile (None: it answered without one)."""
@@ -25,6 +27,10 @@ class Profiles:
 
     def get(self, platform: str) -> Profile | None:
         return self._by_name.get(platform)
+
+    def of(self, platform: str) -> Profile:
+        """Its profile, else the generic one (every field's default: generic text)."""
+        return self._by_name.get(platform) or _GENERIC
 
     def others(self, platform: str) -> list[Profile]:
         return [p for name, p in self._by_name.items() if name != platform and p is not None]

@@ -17,10 +17,8 @@ NOTICE = (
 
 
 def fence(text: str, source: str, max_chars: int | None = None) -> str:
-    if max_chars is not None and len(text) > max_chars:
-        text = text[: max_chars - 1].rstrip() + "…"
-    # No controls, bidi overrides or zero-width characters inside either.
-    text = clean(text)
+    # Bounded, and no controls, bidi overrides or zero-width characters inside either.
+    text = clean(text, max_chars)
     source = one_line(source, 80).replace('"', "'")
     # A random tag per fence, so the quoted text cannot close the fence itself.
     tag = f"untrusted-{secrets.token_hex(3)}"

@@ -7,7 +7,7 @@ platform asks comes from its own server (its capabilities profile).
 
 from __future__ import annotations
 
-from gwanjong_gateway.scout.mood import Mood
+from gwanjong_gateway.scout.scout_results import MoodView
 from gwanjong_shared.contract import Profile
 from gwanjong_shared.contract.untrusted import one_line
 
@@ -26,14 +26,14 @@ FALLBACK = [
 ]
 
 
-def guide(profile: Profile | None) -> list[str]:
+def guide(profile: Profile) -> list[str]:
     """The common advice plus the platform's own writing guide (from its profile)."""
-    own = profile.writing_guide[:MAX_LINES] if profile is not None else []
+    own = profile.writing_guide[:MAX_LINES]
     # The server's own words, cleaned and bounded like any text from outside the gateway.
     return COMMON + ([one_line(line, LINE_CHARS) for line in own] or FALLBACK)
 
 
-def approach(title: str, body: str, mood: Mood, comments: int) -> str:
+def approach(title: str, body: str, mood: MoodView, comments: int) -> str:
     asks = "?" in title or "?" in body[:600]
     if comments == 0:
         start = "Nobody has answered yet: be the first useful reply"

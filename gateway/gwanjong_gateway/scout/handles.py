@@ -12,9 +12,7 @@ memory: scout and draft still work, strike refuses to write.
 from __future__ import annotations
 
 import functools
-import hashlib
 import logging
-import re
 import secrets
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, Callable, Mapping
@@ -23,8 +21,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from fastmcp import Context
-from fastmcp.exceptions import ToolError
-from fastmcp.server.dependencies import get_http_headers
 from pydantic import TypeAdapter
 
 from gwanjong_gateway.record.handle_rows import HandleCounts, HandleRow
@@ -33,23 +29,20 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.scout.state import DraftContext, Opportunity, Workflow
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.untrusted import quote
-from gwanjong_shared.pipeline import DEFAULT_CLIENT_KEY_HEADER, NeedsPreviousStep, ToolSpec
+from gwanjong_shared.pipeline import DEFAULT_CLIENT_KEY_HEADER, NeedsPreviousStep, ToolSpec, keys
 
 #: the tool argument that names a handle
 ARGUMENT = "opportunity_id"
 #: most handles kept in memory while the record is unusable (oldest go first)
 MEMORY_CAP = 5000
-_KEY = re.compile(r"[\x21-\x7e]{16,256}")
+#: a handle's key in the record: its SHA-256 (as the pipeline digests client keys)
+handle_hash = keys.digest
 log = logging.getLogger(__name__)
 
 
 def mint(platform: str) -> str:
     """A new handle: readable platform prefix, 96 unguessable bits."""
     return f"{platform}-{secrets.token_urlsafe(12)}"
-
-
-def handle_hash(handle: str) -> str:
-    return hashlib.sha256(handle.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def minted(opportunities: list[Opportunity]) -> list[Opportunity]:
@@ -77,18 +70,8 @@ class Caller:
 
 
 def _client_key(header: str) -> str:
-    try:
-        value = get_http_headers(include_all=True).get(header.lower())
-    except RuntimeError:  # not over HTTP
-        return ""
-    if value is None:
-        return ""
-    if not _KEY.fullmatch(value):
-        raise ToolError(
-            f"The `{header}` header is optional; when sent it must be 16 to 256 printable "
-            "characters without spaces (a random UUID, reused for one agent's work)."
-        )
-    return hashlib.sha256(value.encode()).hexdigest()
+    value = keys.supplied_key((header.lower(),))  # checked: 16 to 256 printable characters
+    return keys.digest(value) if value else ""
 
 
 class HandleStates:

@@ -13,9 +13,10 @@ import logging
 from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
-from typing import Protocol, cast
+from typing import Protocol
 
 import anyio
+from pydantic import TypeAdapter
 
 from gwanjong_gateway.paths import replace_private
 from gwanjong_gateway.platforms.client import PlatformClient, ensure_profiles
@@ -34,6 +35,7 @@ log = logging.getLogger(__name__)
 TOOL = "mentions"
 PER_PLATFORM = 20
 SUMMONED_SCORE = 1.0  # above any topic score: someone asked for us
+_CURSORS = TypeAdapter(dict[str, str])
 _WHY = {"mention": "mentions you", "reply": "replied to you", "quote": "quoted you"}
 
 
@@ -51,15 +53,12 @@ class Cursors:
 
     def load(self) -> dict[str, str]:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            return _CURSORS.validate_json(self.path.read_bytes())
         except FileNotFoundError:
             return {}
         except (OSError, ValueError) as exc:  # a broken file costs one full inbox, no more
             log.warning("inbox: ignoring unreadable cursor file %s (%s)", self.path, exc)
             return {}
-        if not isinstance(data, dict):
-            return {}
-        return {str(k): str(v) for k, v in cast("dict[object, object]", data).items()}
 
     def get(self, platform: str) -> str | None:
         return self.load().get(platform) or None
@@ -106,7 +105,6 @@ async def inbox(
     olds: dict[str, str | None] = {}
     notes: dict[str, str] = {}
     reads: dict[str, asyncio.Task[Read]] = {}
-    timeout = upstreams.config.gateway.call_timeout_s
     late = late if late is not None else Late()
     skipped = "inbox: this server has no mentions tool; skipped"
 
@@ -116,9 +114,7 @@ async def inbox(
         async def fetch() -> None:
             # Starting, waiting and the breaker are the call's business, as for any tool.
             try:
-                got.listed = await PlatformClient(upstreams, platform, timeout).mentions(
-                    since, PER_PLATFORM
-                )
+                got.listed = await PlatformClient(upstreams, platform).mentions(since, PER_PLATFORM)
                 got.posts = got.listed.posts
             except PlatformError as exc:
                 tools = upstreams.get(platform)
@@ -179,9 +175,7 @@ async def inbox(
         cursor: str | None = listed.next_since
         if consumed < len(listed.posts):  # cut short: end the cursor where we did
             notes[platform] = "inbox: more summons than `limit`: call again to see the rest"
-            cursor = await _cursor_after(
-                upstreams, platform, timeout, olds[platform], listed, consumed
-            )
+            cursor = await _cursor_after(upstreams, platform, olds[platform], listed, consumed)
         elif listed.more:
             notes[platform] = "inbox: more summons wait on the platform: call again to see them"
         if cursor:
@@ -212,7 +206,6 @@ def _consumed(posts: list[Post], shown: set[str], skip: Callable[[Post], bool]) 
 async def _cursor_after(
     upstreams: Upstreams,
     platform: str,
-    call_s: float,
     since: str | None,
     listed: MentionList,
     consumed: int,
@@ -222,7 +215,7 @@ async def _cursor_after(
     if consumed == 0:
         return None
     try:
-        again = await PlatformClient(upstreams, platform, call_s).mentions(since, consumed)
+        again = await PlatformClient(upstreams, platform).mentions(since, consumed)
     except PlatformError:
         return None
     wanted = [p.id for p in listed.posts[:consumed]]

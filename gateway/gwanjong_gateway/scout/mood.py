@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
 
@@ -10,6 +9,8 @@ from typing import Protocol
 from vaderSentiment.vaderSentiment import (  # pyright: ignore[reportMissingTypeStubs]
     SentimentIntensityAnalyzer,
 )
+
+from gwanjong_gateway.scout.scout_results import MoodView
 
 
 class _Scorer(Protocol):
@@ -23,19 +24,12 @@ def _analyzer() -> _Scorer:
     return SentimentIntensityAnalyzer()
 
 
-@dataclass(frozen=True)
-class Mood:
-    label: str  # positive, negative, mixed, neutral
-    compound: float  # mean VADER compound score, -1..1
-    positive: int
-    negative: int
-    neutral: int
-
-
-def thread_mood(texts: list[str]) -> Mood:
+def thread_mood(texts: list[str]) -> MoodView:
     """VADER is English-only; other languages mostly score neutral, which the label says."""
     if not texts:
-        return Mood("quiet (no comments yet)", 0.0, 0, 0, 0)
+        return MoodView(
+            label="quiet (no comments yet)", compound=0, positive=0, negative=0, neutral=0
+        )
     scores = [_analyzer().polarity_scores(t)["compound"] for t in texts]
     pos = sum(1 for s in scores if s >= 0.05)
     neg = sum(1 for s in scores if s <= -0.05)
@@ -49,4 +43,4 @@ def thread_mood(texts: list[str]) -> Mood:
         label = "negative"
     else:
         label = "neutral"
-    return Mood(label, round(mean, 3), pos, neg, neu)
+    return MoodView(label=label, compound=round(mean, 3), positive=pos, negative=neg, neutral=neu)

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import asdict, replace
+from dataclasses import replace
 from functools import partial
 from typing import cast
 
 import anyio
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.platforms.client import PlatformClient
+from gwanjong_gateway.platforms.client import PlatformClient, ensure_profiles
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.rules.policy import disclosure_for, is_opted_out
 from gwanjong_gateway.scout.acted import Acted
@@ -28,12 +28,11 @@ from gwanjong_gateway.scout.scout_results import (
     DraftResult,
     Found,
     LimitView,
-    MoodView,
     RuleView,
     StrikeView,
     TopComment,
 )
-from gwanjong_gateway.scout.state import DraftContext, DraftRule, Opportunity
+from gwanjong_gateway.scout.state import DraftContext, Opportunity
 from gwanjong_shared.contract import Action, Capabilities, Limit, LimitName, Unit, Validation
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.models import Comment, Post
@@ -76,7 +75,7 @@ async def scout(
 
     async def one(platform: str) -> Read:
         got = Read()
-        client = PlatformClient(upstreams, platform, timeout)
+        client = PlatformClient(upstreams, platform)  # each call within call_timeout_s
 
         async def fetch(tool: str, read: Callable[[], Awaitable[list[Post]]]) -> None:
             try:
@@ -90,10 +89,9 @@ async def scout(
             async with anyio.create_task_group() as tg:
                 tg.start_soon(fetch, "search", partial(client.search, topic, PER_PLATFORM))
                 tg.start_soon(fetch, "trending", partial(client.trending, PER_PLATFORM))
-                if opt_out and not upstreams.profiles.answered(platform):
-                    # Opt-out entries are matched in the platform's own handle spellings
-                    # (its profile): learnt beside the reads, not before them.
-                    tg.start_soon(_learn_profile, client)
+                if opt_out:  # matched in the platform's own handle spellings (its
+                    # profile): learnt beside the reads, not before them
+                    tg.start_soon(ensure_profiles, upstreams, [platform])
         if scope.cancelled_caught:
             got.problems.append(f"no answer within {timeout:g} s")
         return got
@@ -132,51 +130,37 @@ async def scout(
 
 
 def net_limits(
-    limits: Mapping[LimitName, Limit], footer: str, counted: Mapping[str, int] | None = None
+    limits: Mapping[LimitName, Limit], footer: str, lengths: Mapping[str, int]
 ) -> dict[str, LimitView]:
     """What the model may write: the disclosure footer is appended to bodies and
-    comments, so its length comes off their limits (titles keep theirs). `counted` has
-    the footer's length in units only the platform can count (its own `validate`)."""
+    comments, so its length (`lengths`, by unit) comes off their limits (titles keep
+    theirs). A unit nobody could count weighs the footer's chars twice (no unit weighs
+    a char more)."""
     out: dict[str, LimitView] = {}
     for name, limit in limits.items():
         shown = LimitView(max=limit.max, unit=limit.unit)
         if footer and name != "title":
-            used = _footer_length(footer, limit.unit, counted or {})
+            used = lengths.get(limit.unit, 2 * len(footer))
             shown = LimitView(max=max(0, limit.max - used), unit=limit.unit, footer=used)
         out[name] = shown
     return out
 
 
-def _footer_length(footer: str, unit: Unit, counted: Mapping[str, int]) -> int:
-    if unit in counted:
-        return counted[unit]
-    try:
-        return measure(footer, unit)
-    except ValueError:  # the platform could not count it: no unit weighs a char over 2
-        return 2 * len(footer)
-
-
-async def _platform_counts(
+async def _footer_lengths(
     client: PlatformClient, limits: Mapping[LimitName, Limit], footer: str, post_id: str
 ) -> dict[str, int]:
-    """The footer's length in each unit the gateway cannot count itself, from the
-    platform's own counter (one `validate`, only when such a unit is in use)."""
-    units: set[Unit] = {limit.unit for limit in limits.values()}
-    if not footer or all(_local(unit) for unit in units):
-        return {}
-    try:
-        verdict = await client.validate("write_comment", footer, post_id=post_id)
-    except PlatformError:
-        return {}
-    return {verdict.length.unit: verdict.length.used}
-
-
-def _local(unit: Unit) -> bool:
-    try:
-        measure("", unit)
-    except ValueError:
-        return False
-    return True
+    """The footer's length in each unit its limits count in: here, or by the platform's
+    own counter for a unit only it can count (one `validate`, only when one is in use)."""
+    units: set[Unit] = {limit.unit for limit in limits.values()} if footer else set()
+    lengths: dict[str, int] = {}
+    for unit in units:
+        with contextlib.suppress(ValueError):  # a unit only the platform can count
+            lengths[unit] = measure(footer, unit)
+    if len(lengths) < len(units):
+        with contextlib.suppress(PlatformError):
+            verdict = await client.validate("write_comment", footer, post_id=post_id)
+            lengths[verdict.length.unit] = verdict.length.used
+    return lengths
 
 
 def compress(opportunity: Opportunity) -> Found:
@@ -240,38 +224,34 @@ async def draft(
     mood = thread_mood([c.body for c in comments if c.body])
     top = sorted(comments, key=lambda c: c.likes, reverse=True)[:TOP_COMMENTS]
 
-    def rule(key: str, action: Action) -> DraftRule:
+    def rule(key: str, action: Action) -> RuleView:
         base = caps.actions.get(action) if caps is not None else None
         verdict = cast(Validation | None, got.get(key))
-        if verdict is not None:
-            reason = (
-                "; ".join(verdict.problems)
-                if verdict.allowed != "auto"
-                else (base.reason if base is not None else "")
-            )
-            return DraftRule(verdict.allowed, one_line(reason, 400))
+        if verdict is not None:  # the platform's answer for this target; its problems say why
+            auto = verdict.allowed == "auto"
+            reason = (base.reason if base else "") if auto else "; ".join(verdict.problems)
+            return RuleView(allowed=verdict.allowed, reason=one_line(reason, 400))
         if base is not None:
-            return DraftRule(base.allowed, one_line(base.reason, 400))
-        why = failures.get(key) or failures.get("caps")
-        return DraftRule("unknown", one_line(str(why) if why else "could not check", 400))
+            return RuleView(allowed=base.allowed, reason=one_line(base.reason, 400))
+        why = failures.get(key) or failures.get("caps") or "could not check"
+        return RuleView(allowed="unknown", reason=one_line(str(why), 400))
 
     strike_rules = {
         "comment": rule("comment_rule", "write_comment"),
         "upvote": rule("upvote_rule", "upvote"),
         "post": rule("post_rule", "write_post"),  # no per-target check for new posts
     }
-    shown_rules = {k: RuleView(allowed=r.allowed, reason=r.reason) for k, r in strike_rules.items()}
     source = f"{platform} post {post_id}"
     # The footer after the capabilities answer above: the platform may have just named it.
     disclosure = disclosure_for(config, platform, upstreams.profiles)
     limits = caps.limits if caps is not None else {}
-    counted = await _platform_counts(client, limits, disclosure, post_id)
+    lengths = await _footer_lengths(client, limits, disclosure, post_id)
     shown = DraftResult(
         opportunity_id=opportunity.ref,
         platform=platform,
         url=one_line(full.url, URL_CHARS),
         title=one_line(full.title, TITLE_CHARS),
-        author=one_line(full.author or "", NAME_CHARS),
+        author=one_line(full.author, NAME_CHARS),
         untrusted=NOTICE.format(source=platform) + UNTRUSTED_FIELDS,
         post=fence(full.body, source, POST_CHARS),
         top_comments=[
@@ -284,14 +264,14 @@ async def draft(
             for c in top
         ],
         comments_total=len(comments),
-        mood=MoodView(**asdict(mood)),
+        mood=mood,
         approach=approach(full.title, full.body, mood, len(comments)),
-        guide=guide(upstreams.profiles.get(platform)),
-        limits=net_limits(limits, disclosure, counted),
+        guide=guide(upstreams.profiles.of(platform)),
+        limits=net_limits(limits, disclosure, lengths),
         strike=StrikeView(
             writes=config.gateway.writes,
             disclosure_appended=disclosure or None,
-            actions=shown_rules,
+            actions=strike_rules,
         ),
         next=f"Write your reply, then strike(opportunity_id={opportunity.ref!r}, action='comment', content=...).",
         warnings={k: one_line(str(v), 300) for k, v in failures.items()} if failures else None,
@@ -303,8 +283,3 @@ async def draft(
         shown=shown.model_dump(mode="json"),  # the record keeps what the model saw
     )
     return shown, context
-
-
-async def _learn_profile(client: PlatformClient) -> None:
-    with contextlib.suppress(PlatformError):  # generic spellings until it answers
-        await client.capabilities()  # the typed client keeps the profile it carries

@@ -85,7 +85,7 @@ def _age_hours(post: Post, now: datetime) -> float | None:
     if not post.published_at:
         return None
     try:
-        when = datetime.fromisoformat(post.published_at.replace("Z", "+00:00"))
+        when = datetime.fromisoformat(post.published_at)  # "Z" too, since 3.11
     except ValueError:
         return None
     if when.tzinfo is None:

@@ -40,8 +40,10 @@ class TopComment(Result):
 
 
 class MoodView(Result):
-    label: str
-    compound: float
+    """The thread's mood (scout/mood.py)."""
+
+    label: str  # positive, negative, mixed, neutral, quiet
+    compound: float  # mean VADER compound score, -1..1
     positive: int
     negative: int
     neutral: int
@@ -54,6 +56,8 @@ class LimitView(Result):
 
 
 class RuleView(Result):
+    """What draft learned of one action on its target (unknown: it could not ask)."""
+
     allowed: Allowed | Literal["unknown"]
     reason: str
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field
 
-from gwanjong_shared.contract import Allowed, Capabilities
+from gwanjong_gateway.scout.scout_results import RuleView
+from gwanjong_shared.contract import Action, Capabilities
 from gwanjong_shared.contract.models import Post
 from gwanjong_shared.pipeline import PipelineState
 
@@ -30,32 +31,24 @@ class Opportunity:
         return self.handle or self.id
 
 
-@dataclass(frozen=True)
-class DraftRule:
-    """What draft learned of one action on its target (unknown: it could not ask)."""
-
-    allowed: Allowed | Literal["unknown"]
-    reason: str
-
-
 @dataclass
 class DraftContext:
     opportunity: Opportunity
     #: None when draft could not read them
     capabilities: Capabilities | None
     #: the verdicts draft got, by action (comment, upvote): strike keeps them
-    validation: dict[str, DraftRule]
+    validation: dict[str, RuleView]
     shown: dict[str, Any] = field(
         default_factory=dict[str, Any]
     )  # what the model saw, for the audit
 
-    def never_reason(self, action: str, tool: str) -> str:
+    def never_reason(self, action: str, tool: Action) -> str:
         """The reason, when draft already learned that the platform never allows this
         action (`tool` is its contract name); "" otherwise."""
         rule = self.validation.get(action)
         if rule is None and self.capabilities is not None:
-            base = self.capabilities.actions.get(tool)  # type: ignore[call-overload]
-            rule = DraftRule(base.allowed, base.reason) if base is not None else None
+            base = self.capabilities.actions.get(tool)
+            rule = RuleView(allowed=base.allowed, reason=base.reason) if base else None
         if rule is None or rule.allowed != "never":
             return ""
         return rule.reason or f"{self.opportunity.post.platform} does not allow this."

@@ -28,7 +28,8 @@ async def scout(
     source: Literal["topic", "mentions"],
 ) -> Stored[ScoutResult]:
     gw, config = served.gw, served.config
-    if not topic.strip() and source == "topic":
+    topic = topic.strip()
+    if not topic and source == "topic":
         raise PlatformError(
             ErrorKind.INVALID_INPUT,
             "topic is empty. Give a few words, e.g. scout(topic='rust async'), or read the "
@@ -63,11 +64,11 @@ async def scout(
             )
             # the inbox and a topic after it answer within the one deadline
             within_s = max(0.0, within_s - (gw.mono() - started))
-        if topic.strip() and len(found) < limit:
+        if topic and len(found) < limit:
             more, topic_errors = await scouting.scout(
                 gw.upstreams,
                 acted,
-                topic.strip(),
+                topic,
                 names,
                 limit,
                 config.safety.opt_out,

@@ -25,7 +25,7 @@ class Served:
         platform named 300 times is one platform's requests, not 300. An unknown one is
         refused."""
         names = self.gw.upstreams.names()
-        if platforms is None or platforms == [] or platforms == "":
+        if not platforms:
             return names
         wanted = [platforms] if isinstance(platforms, str) else platforms
         if not all(p.strip() for p in wanted):  # else it would search nothing, quietly

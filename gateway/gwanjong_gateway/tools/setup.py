@@ -25,7 +25,7 @@ async def setup(
     platform = platform.strip().lower()
     if action == "guide":
         return await setup_tool.guides(gw, platform)
-    names = served.known(platform or None)
+    names = served.known(platform)  # '': all of them
     if action == "save":
         return await setup_tool.save(gw, ctx, platform, credentials, owner=principal_name())
     return SetupCheck(check=await setup_tool.check(gw, names, principal_name()))

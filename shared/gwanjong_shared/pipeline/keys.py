@@ -47,7 +47,7 @@ _MCP_SESSION_HEADER = "mcp-session-id"
 _CLIENT_KEY_PATTERN = re.compile(r"[\x21-\x7e]{16,256}")
 
 
-def _digest(text: str) -> str:
+def digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -65,7 +65,8 @@ def _over_http() -> bool:
     return True
 
 
-def _supplied_key(names: tuple[str, ...]) -> str | None:
+def supplied_key(names: tuple[str, ...]) -> str | None:
+    """The first of these headers the request sends (names lower-cased), checked."""
     headers = get_http_headers(include_all=True)  # names come lower-cased
     for name in names:
         value = headers.get(name)
@@ -94,14 +95,14 @@ def client_key(ctx: Context, *, header: str = DEFAULT_CLIENT_KEY_HEADER) -> str:
     if principal is not None:
         # Signed in: the principal is the wall, in both eras; a key header only splits
         # one user's workflows, and no header can name another user's bucket.
-        supplied = _supplied_key(names)
-        user = f"user:{_digest(principal)}"
-        return f"{user}:client:{_digest(supplied)}" if supplied else user
+        supplied = supplied_key(names)
+        user = f"user:{digest(principal)}"
+        return f"{user}:client:{digest(supplied)}" if supplied else user
     if not modern and (not http or _MCP_SESSION_HEADER in get_http_headers(include_all=True)):
         return f"session:{ctx.session_id}"
-    supplied = _supplied_key(names)
+    supplied = supplied_key(names)
     if supplied is not None:
-        return f"client:{_digest(supplied)}"
+        return f"client:{digest(supplied)}"
     if not http:
         return PROCESS_KEY
     hint = " (or connect with protocol 2025-11-25, which has sessions)" if modern else ""

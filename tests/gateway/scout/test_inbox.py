@@ -4,7 +4,6 @@ real platform puts in its inbox runs through the real servers and the sandbox.""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -20,14 +19,12 @@ from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract.models import Post
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
-from tests.fakes.profiles import FORUM, LINKS, SOCIAL
+from tests.fakes.profiles import FORUM, LINKS, SOCIAL, TWEETS
 from tests.gateway.helpers import config_text, in_memory_gateway
 from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio
 ALL = ["devto", "bluesky", "twitter", "reddit"]
-#: a second short-post network, for tests that need two with an inbox
-TWEETS = dataclasses.replace(SOCIAL, name="twitter", label="Fake Tweets", url="https://x.com")
 
 
 def summoned(scouted: dict[str, Any]) -> list[dict[str, Any]]:

@@ -4,7 +4,6 @@ deadline is the fake clock's gated sleep: the test decides when it passes."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +14,11 @@ from fastmcp import Client
 from gwanjong_gateway.status_report import STATUS_PROBE_S
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
-from tests.fakes.profiles import SOCIAL
+from tests.fakes.profiles import TWEETS
 from tests.gateway.helpers import gateway_of
 from tests.mcp import call
 
 pytestmark = pytest.mark.anyio
-TWEETS = dataclasses.replace(SOCIAL, name="twitter", label="Fake Tweets", url="https://x.com")
 
 
 async def test_status_answers_within_a_second_while_a_platform_is_slow(tmp_path: Path) -> None:

@@ -24,7 +24,8 @@ from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import Approval
 from gwanjong_gateway.rules.ledger import StrikeAction, StrikeStatus
-from gwanjong_gateway.scout.state import DraftContext, DraftRule, Opportunity
+from gwanjong_gateway.scout.scout_results import RuleView
+from gwanjong_gateway.scout.state import DraftContext, Opportunity
 from gwanjong_gateway.strike import checks as strike_checks
 from gwanjong_gateway.strike.attempt import Answer, Ask, Attempt, Decision, Refuse
 from gwanjong_gateway.strike.desk import StrikeDesk
@@ -79,7 +80,7 @@ def context(
     return DraftContext(
         opportunity=Opportunity(id=f"{NAME}:{post_id}", post=post, score=1.0, reason="test"),
         capabilities=None,
-        validation={k: DraftRule(**v) for k, v in validation.items()},
+        validation={k: RuleView(**v) for k, v in validation.items()},
     )
 
 
