@@ -19,9 +19,9 @@ from fastmcp import Client
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.procs import alive
-from tests.e2e.strikes import E2E, history
+from tests.e2e.strikes import history, live_config
 from tests.e2e.test_chain import gateway
-from tests.gateway.helpers import config_file, opportunity_for
+from tests.gateway.helpers import opportunity_for
 from tests.gateway.http_gateway import client, http_gateway
 from tests.platforms import needs
 
@@ -59,7 +59,7 @@ async def test_a_handle_outlives_the_gateway_process_over_stdio(
     sandbox: SandboxControl, tmp_path: Path, mode: str
 ) -> None:
     needs("reddit")
-    config = config_file(tmp_path, ["reddit"], settings=E2E, sandbox=sandbox.url)
+    config = live_config(tmp_path, sandbox, ["reddit"])
     async with Client(gateway(config), mode=mode, timeout=90) as first:  # type: ignore[arg-type]
         handle = await scout(first)
     # The first process is gone (its client closed stdin); a new one starts from disk.
@@ -73,7 +73,7 @@ async def test_a_handle_outlives_a_killed_http_gateway(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     needs("reddit")
-    config = config_file(tmp_path, ["reddit"], settings=E2E, sandbox=sandbox.url)
+    config = live_config(tmp_path, sandbox, ["reddit"])
     with http_gateway(config, log_level="INFO") as running:
         async with client(running.url, None) as first:
             handle = await scout(first)

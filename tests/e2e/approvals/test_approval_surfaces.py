@@ -18,9 +18,8 @@ from mcp.types import ElicitRequestURLParams
 from gwanjong_gateway.channels.apps import APP_TOOL, META_KEY
 from gwanjong_gateway.rules.approvals import Approval
 from gwanjong_sandbox.control import SandboxControl
-from tests.e2e.strikes import E2E, history, http_gateway, scout_draft, strike
+from tests.e2e.strikes import history, http_gateway, live_config, scout_draft, strike
 from tests.gateway.approval_clients import approval_row, apps_host, decide, parts, url_only
-from tests.gateway.helpers import config_file
 from tests.hostile_approvals import CORPUS, REFUSED, assert_seen
 from tests.platforms import needs
 
@@ -60,9 +59,7 @@ async def test_url_only_client_then_the_page(
         urls.append(params.url)
         return ElicitResult(action="accept")
 
-    cfg = config_file(
-        tmp_path, ["devto"], "confirm", E2E | {"call_timeout_s": 30}, sandbox=sandbox.url
-    )
+    cfg = live_config(tmp_path, sandbox, ["devto"], "confirm", settings={"call_timeout_s": 30})
     with http_gateway(cfg) as url:
         client = url_only(
             Client(transport(url), mode=mode, timeout=90, elicitation_handler=handler)
@@ -86,9 +83,7 @@ async def test_an_apps_host_approves_with_the_card(
     sandbox: SandboxControl, tmp_path: Path, mode: str
 ) -> None:
     needs("devto")
-    cfg = config_file(
-        tmp_path, ["devto"], "confirm", E2E | {"call_timeout_s": 30}, sandbox=sandbox.url
-    )
+    cfg = live_config(tmp_path, sandbox, ["devto"], "confirm", settings={"call_timeout_s": 30})
     with http_gateway(cfg) as url:
         async with apps_host(transport(url), mode, timeout=90) as host:
             oid = await scout_draft(host, "devto", "rust async", "Rust async")
@@ -138,9 +133,7 @@ async def test_the_hostile_corpus_through_the_dialog_and_the_page(
         urls.append(params.url)
         return ElicitResult(action="accept")
 
-    cfg = config_file(
-        tmp_path, ["devto"], "confirm", E2E | {"call_timeout_s": 30}, sandbox=sandbox.url
-    )
+    cfg = live_config(tmp_path, sandbox, ["devto"], "confirm", settings={"call_timeout_s": 30})
     with http_gateway(cfg) as url:
         form = Client(transport(url), mode="legacy", timeout=90, elicitation_handler=dialog)
         async with form:
