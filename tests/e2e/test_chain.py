@@ -31,12 +31,13 @@ pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 PY = sys.executable
 
 
-def gateway(config: Path) -> StdioTransport:
-    return StdioTransport(
-        command=PY,
-        args=["-m", "gwanjong_gateway", "--config", str(config)],
-        env={"FASTMCP_LOG_LEVEL": "WARNING"},
-    )
+def gateway(config: Path, log_level: str = "", log: Path | None = None) -> StdioTransport:
+    """`gwanjong --config config` over stdio; ``log_level`` its own and FastMCP's (else
+    FastMCP's WARNING), its stderr to ``log`` if given."""
+    args = ["-m", "gwanjong_gateway", "--config", str(config)]
+    args += ["--log-level", log_level] if log_level else []
+    env = {"FASTMCP_LOG_LEVEL": log_level or "WARNING"}
+    return StdioTransport(command=PY, args=args, env=env, log_file=log)
 
 
 def gateway_pid() -> int:
