@@ -12,12 +12,9 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.elicitation import ElicitResult
 
-from gwanjong_gateway.config import parse
 from gwanjong_gateway.console.app import Console
 from gwanjong_gateway.console.routes import build_app
-from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.rules.approvals import ApprovalStatus, operator_name
-from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.web import HEADERS
 from tests.fakes.platform import FakePlatform
 from tests.gateway.approval_clients import url_only
@@ -35,7 +32,6 @@ from tests.gateway.console.helpers import (
     sign_in,
     strike,
 )
-from tests.gateway.helpers import config_text
 
 pytestmark = pytest.mark.anyio
 
@@ -125,16 +121,9 @@ async def test_a_non_loopback_console_without_auth_is_refused(
 async def test_the_gateway_will_not_start_a_console_off_loopback_without_auth(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
-    from fastmcp import Client
-
-    config = parse(
-        config_text(
-            tmp_path, ["devto"], "confirm", tables={"console": {"enabled": True, "host": "0.0.0.0"}}
-        )
-    )
-    gw = Gateway(config, environ={}, transports={"devto": forum.server()})
+    _, mcp = gateway(tmp_path, forum, {"console": {"enabled": True, "host": "0.0.0.0"}})
     with pytest.raises(Exception) as raised:  # the lifespan's error, however FastMCP wraps it
-        async with Client(build_gateway(config, gateway=gw)) as client:
+        async with Client(mcp) as client:
             await client.list_tools()
     assert "refusing to serve the console on 0.0.0.0" in repr(raised.value) + repr(
         raised.value.__cause__
