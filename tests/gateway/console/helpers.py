@@ -37,14 +37,15 @@ class Served:
 
 @asynccontextmanager
 async def serving(
-    gw: Gateway, mcp: FastMCP[Any], clock: Callable[[], float] | None = None
+    gw: Gateway, mcp: FastMCP[Any], clock: Callable[[], float] | None = None, base: str = BASE
 ) -> AsyncIterator[Served]:
-    """The MCP client open (the gateway's lifespan runs) and the console app in-process."""
+    """The MCP client open (the gateway's lifespan runs) and the console app in-process, its
+    browser at ``base`` (a proxy's public origin, or the console's own address)."""
     console = Console(gw, port=PORT) if clock is None else Console(gw, port=PORT, clock=clock)
     transport = httpx.ASGITransport(app=build_app(console))
     async with (
         Client(mcp) as client,
-        httpx.AsyncClient(transport=transport, base_url=BASE) as http,
+        httpx.AsyncClient(transport=transport, base_url=base) as http,
     ):
         yield Served(gw, console, client, http)
 
