@@ -5,19 +5,14 @@ the Starlette app in-process)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-import httpx
 import pytest
 from fastmcp import Client
-from fastmcp.client.elicitation import ElicitResult
 
 from gwanjong_gateway.console.app import Console
-from gwanjong_gateway.console.routes import build_app
 from gwanjong_gateway.rules.approvals import ApprovalStatus, operator_name
 from gwanjong_gateway.web import HEADERS
 from tests.fakes.platform import FakePlatform
-from tests.gateway.approval_clients import url_only
 from tests.gateway.console.helpers import (
     BASE,
     ORIGIN,
@@ -29,6 +24,7 @@ from tests.gateway.console.helpers import (
     gateway,
     pending,
     post,
+    serving,
     sign_in,
     strike,
 )
@@ -109,7 +105,6 @@ async def test_approve_on_the_console_writes_once(s: Served, forum: FakePlatform
 async def test_a_non_loopback_console_without_auth_is_refused(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
-    from gwanjong_gateway.console.app import Console
     from gwanjong_gateway.console.serve import bind_problem
 
     gw, _ = gateway(tmp_path, forum)
@@ -167,18 +162,9 @@ async def test_a_url_only_client_is_sent_to_the_approvals_console_page(
 ) -> None:
     gw, mcp = gateway(tmp_path, forum)
     urls: list[str] = []
-
-    async def person(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
-        assert response_type is None  # a link, never a form
-        urls.append(params.url)
-        return ElicitResult(action="accept")
-
-    console = Console(gw, port=PORT)
-    console.take_approval_links()
-    transport = httpx.ASGITransport(app=build_app(console))
-    client = url_only(Client(mcp, mode="legacy", elicitation_handler=person))  # type: ignore[arg-type]
-    async with client, httpx.AsyncClient(transport=transport, base_url=BASE) as http:
-        approval_id = await pending(Served(gw, console, client, http))
+    async with serving(gw, mcp, links=urls) as s:
+        http = s.http
+        approval_id = await pending(s)
         [url] = urls
         assert url.startswith(f"{BASE}/signin/")  # the model never sees it: the client does
         landed = await http.get(url.removeprefix(BASE))
