@@ -28,19 +28,18 @@ from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
 from tests.gateway.approval_clients import (
+    FOOTER,
+    TEXT,
     approval_row,
-    comment,
     csrf_of,
     decide,
-    drafted,
     parts,
+    pending,
     url_only,
 )
 
 pytestmark = pytest.mark.anyio
 MODES = ["legacy", "auto"]
-FOOTER = "\n\n^(an automated reply, fake links)"
-TEXT = "Cancel scopes make the await points explicit."
 
 
 def links(url: str = LINKS.url) -> FakePlatform:
@@ -100,10 +99,8 @@ async def opened(
     ``content`` waiting for a person: the person's browser, the page's link, its approval."""
     server = fake_gateway(tmp_path, platform, writes="confirm", **gateway)
     async with client_for(server, person, mode) as client, httpx.AsyncClient(timeout=60) as http:
-        oid = await drafted(client, "reddit", "Rust async", "rust async cancellation")
-        result = await comment(client, oid, content)
+        result = await pending(client, content)
         data = result.structured_content
-        assert data["status"] == "pending_approval", data
         assert len(person.urls) == 1
         url = person.urls[0]
         _origin, approval_id, token = parts(url)
@@ -316,8 +313,7 @@ async def test_approving_while_the_client_still_holds_the_link_open(tmp_path: Pa
     async with httpx.AsyncClient(timeout=60) as http:
         person = WaitingPerson(http)
         async with client_for(server, person, "legacy") as client:
-            oid = await drafted(client, "reddit", "Rust async", "rust async cancellation")
-            data = (await comment(client, oid, TEXT)).structured_content
+            data = (await pending(client)).structured_content
     assert person.outcome[0].status_code == 200, person.outcome[0].text
     # the page made the write; the strike that asked reports the approval it opened
     assert data["status"] == "pending_approval", data
