@@ -92,9 +92,8 @@ async def test_three_calls_through_the_whole_chain(
         assert "select!" in drafted["post"]
         post = {"opportunity_id": devto["id"], "action": "post", "title": "Guards for cancellation"}
         for expected in ("posted", "duplicate"):  # the same post again is held, never resent
-            struck = await client.call_tool("strike", post | {"content": "Wrap every await."})
-            assert struck.structured_content is not None
-            assert struck.structured_content["status"] == expected
+            struck = await call(client, "strike", **post, content="Wrap every await.")
+            assert struck["status"] == expected
     assert [w["action"] for w in sandbox.writes()] == ["write_post"]
 
 
@@ -167,9 +166,8 @@ async def test_a_server_that_never_starts_and_one_that_hangs(
     async with Client(gateway(config), timeout=60) as client:
         await until_up(client, ["devto"])
         started = time.monotonic()
-        scouted = (await client.call_tool("scout", {"topic": "rust"})).structured_content
+        scouted = await call(client, "scout", topic="rust")
         elapsed = time.monotonic() - started
-        assert scouted is not None
         # Bounded by the timeouts, never by the stuck server's 600 s. The bound is loose on
         # purpose: a loaded machine may be slow, but never ten times the stuck server's wait.
         assert elapsed < 60, elapsed
@@ -190,11 +188,11 @@ async def test_a_hanging_platform_gives_partial_results_in_time(
         await until_up(client, ALL)
         sandbox.fault("devto", kind="hang", seconds=120, count=10)
         started = time.monotonic()
-        scouted = (await client.call_tool("scout", {"topic": "rust"})).structured_content
+        scouted = await call(client, "scout", topic="rust")
         # Not held by the hang (120 s): the call timeout (4 s) ends it. Loose on purpose, so
         # that a loaded machine cannot fail it.
         assert time.monotonic() - started < 60
-        assert scouted is not None and "devto" in scouted["errors"]
+        assert "devto" in scouted["errors"]
         assert {o["platform"] for o in scouted["opportunities"]} == set(ALL) - {"devto"}
 
 

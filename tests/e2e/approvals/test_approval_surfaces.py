@@ -21,6 +21,7 @@ from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.strikes import history, http_gateway, live_config, scout_draft, strike
 from tests.gateway.approval_clients import approval_row, apps_host, decide, parts, url_only
 from tests.hostile_approvals import CORPUS, REFUSED, assert_seen
+from tests.mcp import call
 from tests.platforms import needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -95,11 +96,9 @@ async def test_an_apps_host_approves_with_the_card(
             card = (result.meta or {})[META_KEY]
             assert card["token"] not in str(result.content) + str(result.structured_content)
             assert sandbox.writes("devto") == []
-            done = await host.call_tool(
-                APP_TOOL, {"approval_id": card["id"], "token": card["token"], "decision": "approve"}
-            )
-            assert done.structured_content is not None
-            assert done.structured_content["status"] == "posted", done.structured_content
+            args = {"approval_id": card["id"], "token": card["token"], "decision": "approve"}
+            done = await call(host, APP_TOOL, **args)
+            assert done["status"] == "posted", done
     assert len(sandbox.writes("devto")) == 1
     audited(tmp_path, card["id"], "app")
 

@@ -27,6 +27,7 @@ from tests.e2e.strikes import history, live_config, scout_draft, strike, until
 from tests.e2e.strikes import server_timeout as server_timeout_of
 from tests.e2e.test_chain import gateway
 from tests.gateway.approval_clients import approval_row
+from tests.mcp import call
 from tests.platforms import needs
 from tests.terminal import PtyCommand
 
@@ -185,9 +186,8 @@ async def test_killed_between_approval_and_write_then_restarted(
         await client.call_tool("status", {})
         await until(lambda: _async(_comment_row(tmp_path) is StrikeStatus.POSTED), seconds=120)
         # the model cannot have it written again: the target is no longer offered
-        scouted = await client.call_tool("scout", {"topic": "rust async", "platforms": ["reddit"]})
-        assert scouted.structured_content is not None
-        titles = [o["title"] for o in scouted.structured_content["opportunities"]]
+        scouted = await call(client, "scout", topic="rust async", platforms=["reddit"])
+        titles = [o["title"] for o in scouted["opportunities"]]
         assert not any("Rust async" in t for t in titles), titles
     assert len(sandbox.writes("reddit")) == 1
     with approve_at_a_terminal(config, approval_id) as again:

@@ -24,6 +24,7 @@ from tests.fakes.platform import FakePlatform
 from tests.gateway.console.helpers import Served, approval, post, serving, sign_in, strike
 from tests.gateway.helpers import gateway_of
 from tests.gateway.strike.test_strike_chain import FOOTER, OPEN_FORUM
+from tests.mcp import call
 
 pytestmark = pytest.mark.anyio
 TOPIC = "cancellation guards"
@@ -175,8 +176,7 @@ async def test_decided_in_the_past_tense_by_one_name_and_the_reason_reaches_the_
     assert "Nothing waits for you." in listing.text and "; sent (record 1)" in listing.text
 
     # the model's view: status says how each ended, with the person's reason, cleaned
-    status = (await s.client.call_tool("status", {})).structured_content
-    assert status is not None
+    status = await call(s.client, "status")
     said = {d["id"]: d for d in status["decisions"]}
     assert said[approved]["said"].startswith(f"approved by {me} via console")
     assert said[declined]["decided_by"] == me
