@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -16,7 +16,7 @@ from fastmcp import Client
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import Strike
 from gwanjong_sandbox.control import SandboxControl
-from tests.gateway.helpers import opportunity_for
+from tests.gateway.helpers import config_file, opportunity_for
 from tests.gateway.http_gateway import http_gateway as running_gateway
 from tests.mcp import call
 from tests.platforms import SPECS
@@ -26,6 +26,20 @@ PY = sys.executable
 
 #: [gateway] settings of the live e2e configs: every platform waited for, slow start-ups
 E2E: dict[str, Any] = {"call_timeout_s": 10, "start_timeout_s": 60}
+
+
+def live_config(
+    tmp: Path,
+    sandbox: SandboxControl,
+    platforms: list[str],
+    *args: Any,
+    settings: Mapping[str, Any] | None = None,
+    **kw: Any,
+) -> Path:
+    """`config_file` of a live run: the E2E settings (with ``settings``), every platform's
+    server pointed at the sandbox."""
+    both = E2E | dict(settings or {})
+    return config_file(tmp, platforms, *args, settings=both, sandbox=sandbox.url, **kw)
 
 
 def server_timeout(sandbox: SandboxControl, name: str, seconds: int) -> dict[str, Any]:

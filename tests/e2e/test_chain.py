@@ -21,8 +21,9 @@ from fastmcp.client.transports import StdioTransport
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_twitter.weighted import weighted_length
 from tests.e2e.procs import alive, descendants, find
-from tests.e2e.strikes import E2E, server_timeout
+from tests.e2e.strikes import live_config, scout_draft, server_timeout, strike
 from tests.gateway.helpers import config_file
+from tests.gateway.http_gateway import cli
 from tests.mcp import call, until_up
 from tests.platforms import SPECS
 
@@ -30,12 +31,13 @@ pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 PY = sys.executable
 
 
-def gateway(config: Path) -> StdioTransport:
-    return StdioTransport(
-        command=PY,
-        args=["-m", "gwanjong_gateway", "--config", str(config)],
-        env={"FASTMCP_LOG_LEVEL": "WARNING"},
-    )
+def gateway(config: Path, log_level: str = "", log: Path | None = None) -> StdioTransport:
+    """`gwanjong --config config` over stdio; ``log_level`` its own and FastMCP's (else
+    FastMCP's WARNING), its stderr to ``log`` if given."""
+    args = ["-m", "gwanjong_gateway", "--config", str(config)]
+    args += ["--log-level", log_level] if log_level else []
+    env = {"FASTMCP_LOG_LEVEL": log_level or "WARNING"}
+    return StdioTransport(command=PY, args=args, env=env, log_file=log)
 
 
 def gateway_pid() -> int:
@@ -57,7 +59,7 @@ ALL = sorted(SPECS)
 async def test_three_calls_through_the_whole_chain(
     sandbox: SandboxControl, tmp_path: Path, mode: str
 ) -> None:
-    config = config_file(tmp_path, ALL, settings=E2E, sandbox=sandbox.url)
+    config = live_config(tmp_path, sandbox, ALL)
     async with Client(gateway(config), mode=mode, timeout=60) as client:
         early = await client.call_tool(
             "draft", {"opportunity_id": "devto-000000"}, raise_on_error=False
@@ -90,9 +92,8 @@ async def test_three_calls_through_the_whole_chain(
         assert "select!" in drafted["post"]
         post = {"opportunity_id": devto["id"], "action": "post", "title": "Guards for cancellation"}
         for expected in ("posted", "duplicate"):  # the same post again is held, never resent
-            struck = await client.call_tool("strike", post | {"content": "Wrap every await."})
-            assert struck.structured_content is not None
-            assert struck.structured_content["status"] == expected
+            struck = await call(client, "strike", **post, content="Wrap every await.")
+            assert struck["status"] == expected
     assert [w["action"] for w in sandbox.writes()] == ["write_post"]
 
 
@@ -102,13 +103,7 @@ async def test_a_weighted_footer_is_counted_by_the_platform(
     """X counts its own weighted length (a URL as 23, emoji and CJK as 2): the footer's
     share of the limit draft shows is the X server's count, not a gateway estimate."""
     footer = "\n\u2014 drafted with https://example.com/gwanjong/about?from=x \U0001f916"
-    config = config_file(
-        tmp_path,
-        ["twitter"],
-        settings=E2E,
-        others={"twitter": {"disclosure": footer}},
-        sandbox=sandbox.url,
-    )
+    config = live_config(tmp_path, sandbox, ["twitter"], others={"twitter": {"disclosure": footer}})
     async with Client(gateway(config), timeout=60) as client:
         await until_up(client, ["twitter"])
         scouted = await call(client, "scout", topic="rust async cancellation", limit=5)
@@ -123,7 +118,7 @@ async def test_a_weighted_footer_is_counted_by_the_platform(
 
 
 async def test_default_dry_run_writes_nothing(sandbox: SandboxControl, tmp_path: Path) -> None:
-    config = config_file(tmp_path, ["devto"], "dry-run", settings=E2E, sandbox=sandbox.url)
+    config = live_config(tmp_path, sandbox, ["devto"], "dry-run")
     async with Client(gateway(config), timeout=60) as client:
         scouted = await call(client, "scout", topic="uv workspaces")
         oid = scouted["opportunities"][0]["id"]
@@ -139,12 +134,8 @@ async def test_a_killed_server_is_respawned_by_the_next_call(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     platforms = ALL if len(ALL) > 1 else ["devto"]
-    config = config_file(
-        tmp_path,
-        platforms,
-        settings=E2E,
-        platform={"min_interval_s": 0, "isolation": "process"},
-        sandbox=sandbox.url,
+    config = live_config(
+        tmp_path, sandbox, platforms, platform={"min_interval_s": 0, "isolation": "process"}
     )
     victim = "devto"
     async with Client(gateway(config), timeout=60) as client:
@@ -175,9 +166,8 @@ async def test_a_server_that_never_starts_and_one_that_hangs(
     async with Client(gateway(config), timeout=60) as client:
         await until_up(client, ["devto"])
         started = time.monotonic()
-        scouted = (await client.call_tool("scout", {"topic": "rust"})).structured_content
+        scouted = await call(client, "scout", topic="rust")
         elapsed = time.monotonic() - started
-        assert scouted is not None
         # Bounded by the timeouts, never by the stuck server's 600 s. The bound is loose on
         # purpose: a loaded machine may be slow, but never ten times the stuck server's wait.
         assert elapsed < 60, elapsed
@@ -193,16 +183,16 @@ async def test_a_hanging_platform_gives_partial_results_in_time(
 ) -> None:
     if len(ALL) < 2:
         pytest.skip("needs two platforms")
-    config = config_file(tmp_path, ALL, settings=E2E | {"call_timeout_s": 4}, sandbox=sandbox.url)
+    config = live_config(tmp_path, sandbox, ALL, settings={"call_timeout_s": 4})
     async with Client(gateway(config), timeout=60) as client:
         await until_up(client, ALL)
         sandbox.fault("devto", kind="hang", seconds=120, count=10)
         started = time.monotonic()
-        scouted = (await client.call_tool("scout", {"topic": "rust"})).structured_content
+        scouted = await call(client, "scout", topic="rust")
         # Not held by the hang (120 s): the call timeout (4 s) ends it. Loose on purpose, so
         # that a loaded machine cannot fail it.
         assert time.monotonic() - started < 60
-        assert scouted is not None and "devto" in scouted["errors"]
+        assert "devto" in scouted["errors"]
         assert {o["platform"] for o in scouted["opportunities"]} == set(ALL) - {"devto"}
 
 
@@ -212,12 +202,12 @@ async def test_no_orphans_when_the_gateway_stops(
 ) -> None:
     # Platforms start on first use; an exposed tool makes its platform start with the gateway.
     exposed = [f"{name}__get_post" for name in ALL]
-    config = config_file(
+    config = live_config(
         tmp_path,
+        sandbox,
         ALL,
-        settings=E2E | {"expose": exposed},
+        settings={"expose": exposed},
         platform={"min_interval_s": 0, "isolation": "process"},
-        sandbox=sandbox.url,
     )
     proc = subprocess.Popen(
         [PY, "-m", "gwanjong_gateway", "--config", str(config)],
@@ -245,32 +235,22 @@ async def test_killed_between_intent_and_result_never_writes_twice(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     # The platform write happens, but its answer is held long enough to kill the gateway.
-    config = config_file(
+    config = live_config(
         tmp_path,
+        sandbox,
         ["devto"],
-        settings=E2E | {"call_timeout_s": 30},
+        settings={"call_timeout_s": 30},
         others=server_timeout(sandbox, "devto", 60),
-        sandbox=sandbox.url,
     )
     async with Client(gateway(config), timeout=60) as client:
-        scouted = await call(client, "scout", topic="rust async")
-        oid = next(o["id"] for o in scouted["opportunities"] if "Rust async" in o["title"])
-        await client.call_tool("draft", {"opportunity_id": oid})
+        oid = await scout_draft(client, "devto", "rust async", "Rust async")
         sandbox.fault("devto", kind="hang_after", seconds=30, count=1, match="/api/articles")
         gw = gateway_pid()
         async with anyio.create_task_group() as tg:
 
             async def doomed() -> None:
                 with contextlib.suppress(Exception):  # the gateway dies under this call
-                    await client.call_tool(
-                        "strike",
-                        {
-                            "opportunity_id": oid,
-                            "action": "post",
-                            "title": "Once only",
-                            "content": "Exactly once.",
-                        },
-                    )
+                    await strike(client, oid, "post", "Exactly once.", "Once only")
 
             tg.start_soon(doomed)
             await wait_for(lambda: len(sandbox.writes("devto")) == 1)
@@ -280,33 +260,17 @@ async def test_killed_between_intent_and_result_never_writes_twice(
     assert len(sandbox.writes("devto")) == 1
     # A new gateway settles the record by reading back, and never writes again.
     async with Client(gateway(config), timeout=60) as client:
-        scouted = await call(client, "scout", topic="rust async")
-        oid = next(o["id"] for o in scouted["opportunities"] if "Rust async" in o["title"])
-        await client.call_tool("draft", {"opportunity_id": oid})
+        oid = await scout_draft(client, "devto", "rust async", "Rust async")
         # Held as "may already be written" until reading back finds it (never re-sent).
         with anyio.fail_after(90):
             while True:
-                again = (
-                    await client.call_tool(
-                        "strike",
-                        {
-                            "opportunity_id": oid,
-                            "action": "post",
-                            "title": "Once only",
-                            "content": "Exactly once.",
-                        },
-                    )
-                ).structured_content
-                assert again is not None and again["status"] == "duplicate", again
+                again = await strike(client, oid, "post", "Exactly once.", "Once only")
+                assert again.get("status") == "duplicate", again
                 if again["earlier"]["status"] == "posted":
                     break
                 assert "may already be written" in again["reason"], again
                 await anyio.sleep(1)
     assert len(sandbox.writes("devto")) == 1
-    history = subprocess.run(
-        [PY, "-m", "gwanjong_gateway", "--config", str(config), "history", "--json"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    history = cli(config, "history", "--json")
+    assert history.returncode == 0, history.stderr
     assert '"status": "posted"' in history.stdout and "pending" not in history.stdout

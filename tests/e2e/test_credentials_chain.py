@@ -4,15 +4,14 @@ and `status` must agree that the keys were refused."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 from fastmcp import Client
-from fastmcp.client.transports import StdioTransport
 
 from gwanjong_sandbox.control import SandboxControl
 from tests.config import config_file
+from tests.e2e.test_chain import gateway
 from tests.mcp import call
 from tests.platforms import SPECS
 
@@ -29,12 +28,7 @@ async def test_setup_check_and_status_agree_on_refused_keys(
     wrong_env = {n: {"env": {**SPECS[n].env(sandbox.url), **w}} for n, w in WRONG.items()}
     settings = {"call_timeout_s": 30, "start_timeout_s": 60}
     config = config_file(tmp_path, list(WRONG), None, settings, others=wrong_env)
-    transport = StdioTransport(
-        command=sys.executable,
-        args=["-m", "gwanjong_gateway", "--config", str(config)],
-        env={"FASTMCP_LOG_LEVEL": "WARNING"},
-    )
-    async with Client(transport, timeout=120) as client:
+    async with Client(gateway(config), timeout=120) as client:
         checked = (await call(client, "setup", action="check"))["check"]
         status = (await call(client, "status"))["platforms"]
     text = str(checked) + str(status)

@@ -16,7 +16,7 @@ from fastmcp import Client
 from gwanjong_gateway.config.file import render
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.procs import alive, find
-from tests.e2e.strikes import E2E
+from tests.e2e.strikes import live_config
 from tests.e2e.test_chain import gateway, gateway_pid, wait_for
 from tests.gateway.helpers import config_file
 from tests.mcp import call, until_up
@@ -107,12 +107,12 @@ async def test_hung_calls_open_the_breaker_then_it_recovers(
 async def test_a_server_that_dies_mid_call_is_back_for_the_next_call(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
-    config = config_file(
+    config = live_config(
         tmp_path,
+        sandbox,
         ["devto"],
-        settings=E2E | {"call_timeout_s": 20},
+        settings={"call_timeout_s": 20},
         platform={"min_interval_s": 0, "isolation": "process"},
-        sandbox=sandbox.url,
     )
     async with Client(gateway(config), timeout=90) as client:
         await call(client, "scout", topic="rust")

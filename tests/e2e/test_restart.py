@@ -19,10 +19,11 @@ from fastmcp import Client
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.procs import alive
-from tests.e2e.strikes import E2E, history
+from tests.e2e.strikes import history, live_config
 from tests.e2e.test_chain import gateway
-from tests.gateway.helpers import config_file, opportunity_for
+from tests.gateway.helpers import opportunity_for
 from tests.gateway.http_gateway import client, http_gateway
+from tests.mcp import call
 from tests.platforms import needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
@@ -30,21 +31,14 @@ TEXT = "Guards around each await fixed it for us."
 
 
 async def scout(c: Client[Any]) -> str:
-    scouted = await c.call_tool(
-        "scout", {"topic": "rust async cancellation", "platforms": ["reddit"], "limit": 10}
-    )
-    assert scouted.structured_content is not None, scouted
-    return opportunity_for(scouted.structured_content, "reddit", "Rust async")
+    topic = "rust async cancellation"
+    scouted = await call(c, "scout", topic=topic, platforms=["reddit"], limit=10)
+    return opportunity_for(scouted, "reddit", "Rust async")
 
 
 async def draft_and_strike(c: Client[Any], handle: str) -> dict[str, Any]:
-    drafted = await c.call_tool("draft", {"opportunity_id": handle}, raise_on_error=False)
-    assert not drafted.is_error, drafted.content
-    args = {"opportunity_id": handle, "action": "comment", "content": TEXT}
-    struck = await c.call_tool("strike", args, raise_on_error=False)
-    assert not struck.is_error, struck.content
-    assert struck.structured_content is not None
-    return dict(struck.structured_content)
+    await call(c, "draft", opportunity_id=handle)  # raises on an error
+    return await call(c, "strike", opportunity_id=handle, action="comment", content=TEXT)
 
 
 def one_write(sandbox: SandboxControl, tmp: Path, done: dict[str, Any]) -> None:
@@ -59,7 +53,7 @@ async def test_a_handle_outlives_the_gateway_process_over_stdio(
     sandbox: SandboxControl, tmp_path: Path, mode: str
 ) -> None:
     needs("reddit")
-    config = config_file(tmp_path, ["reddit"], settings=E2E, sandbox=sandbox.url)
+    config = live_config(tmp_path, sandbox, ["reddit"])
     async with Client(gateway(config), mode=mode, timeout=90) as first:  # type: ignore[arg-type]
         handle = await scout(first)
     # The first process is gone (its client closed stdin); a new one starts from disk.
@@ -73,7 +67,7 @@ async def test_a_handle_outlives_a_killed_http_gateway(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     needs("reddit")
-    config = config_file(tmp_path, ["reddit"], settings=E2E, sandbox=sandbox.url)
+    config = live_config(tmp_path, sandbox, ["reddit"])
     with http_gateway(config, log_level="INFO") as running:
         async with client(running.url, None) as first:
             handle = await scout(first)

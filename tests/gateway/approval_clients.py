@@ -23,6 +23,8 @@ from tests.gateway import helpers
 LINK = re.compile(r"^(http://127\.0\.0\.1:\d+)/approval/(\d+)/([A-Za-z0-9_-]{32,86})$")
 CSRF = re.compile(r'name="csrf" value="([0-9a-f]{64})"')
 UI = [advertise(UI_EXTENSION_ID, {"mimeTypes": [UI_MIME_TYPE]})]
+TEXT = "Cancel scopes make the await points explicit."
+FOOTER = "\n\n^(an automated reply, fake links)"  # the LINKS profile's
 
 
 class UrlOnlySession(VersionAwareClientSession):
@@ -81,12 +83,12 @@ def approval_row(state_dir: Path, approval_id: int) -> Approval:
     return row
 
 
-async def drafted(client: Client[Any], platform: str, title: str, topic: str) -> str:
-    return await helpers.drafted(client, topic, title, platform)
-
-
-async def comment(client: Client[Any], oid: str, content: str) -> Any:
-    result = await client.call_tool(
-        "strike", {"opportunity_id": oid, "action": "comment", "content": content}
-    )
+async def pending(client: Client[Any], content: str = TEXT) -> Any:
+    """A comment of ``content`` on the fake's reddit (LINKS) waiting for a person: the
+    strike's whole result."""
+    oid = await helpers.drafted(client, "rust async cancellation", "Rust async", "reddit")
+    args = {"opportunity_id": oid, "action": "comment", "content": content}
+    result = await client.call_tool("strike", args)
+    data = result.structured_content
+    assert data is not None and data["status"] == "pending_approval", data
     return result

@@ -4,19 +4,18 @@ in any result or log line, and every error short."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastmcp import Client
-from fastmcp.client.transports import StdioTransport
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS
 
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract.untrusted import has_hidden
 from tests.config import config_file
+from tests.e2e.test_chain import gateway
 from tests.mcp import call, error_of
 from tests.platforms import SPECS
 from tests.security.hostile import CONTROLS, HUGE, MARK, hostile_thread, leaks
@@ -40,22 +39,15 @@ def gateway_config(tmp: Path, sandbox: SandboxControl, extra: dict[str, Any] | N
     return config_file(tmp, ALL, "dry-run", settings=settings, others=logged)
 
 
-def transport(config: Path, log: Path) -> StdioTransport:
-    return StdioTransport(
-        command=sys.executable,
-        args=["-m", "gwanjong_gateway", "--config", str(config), "--log-level", "INFO"],
-        env={"FASTMCP_LOG_LEVEL": "INFO"},
-        log_file=log,
-    )
-
-
 async def test_hostile_corpus_reaches_the_model_only_as_marked_data(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     ids = sandbox.add_post(hostile_thread())
     assert all(ids[name] for name in ALL), ids
     log = tmp_path / "gateway.log"
-    async with Client(transport(gateway_config(tmp_path, sandbox), log), timeout=180) as client:
+    async with Client(
+        gateway(gateway_config(tmp_path, sandbox), "INFO", log), timeout=180
+    ) as client:
         scouted = await call(client, "scout", topic="quuxbaz", limit=25)
         assert not leaks(scouted, SCOUT_FIELDS), leaks(scouted, SCOUT_FIELDS)
         hostile = [o for o in scouted["opportunities"] if MARK in o["title"].lower()]

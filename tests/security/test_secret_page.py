@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,6 @@ import httpx
 import pytest
 from fastmcp import Client, FastMCP
 from fastmcp.client.elicitation import ElicitResult
-from fastmcp.client.transports import StdioTransport
 from fastmcp.client.transports.base import TransportOptions, VersionAwareClientSession
 from mcp.types import (
     ClientCapabilities,
@@ -33,6 +31,7 @@ from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.web import HEADERS
 from gwanjong_sandbox.control import SandboxControl
 from tests.config import config_file, config_text
+from tests.e2e.test_chain import gateway as stdio_gateway
 from tests.fakes.clock import FakeClock
 from tests.mcp import call, error_of
 from tests.platforms import SPECS, needs
@@ -307,12 +306,7 @@ async def test_the_page_over_a_real_stdio_gateway(
         tokens.append(params.url.rsplit("/", 1)[1])
         return await typing(key)(message, response_type, params, ctx)
 
-    transport = StdioTransport(
-        command=sys.executable,
-        args=["-m", "gwanjong_gateway", "--config", str(config), "--log-level", "DEBUG"],
-        env={"FASTMCP_LOG_LEVEL": "DEBUG"},
-        log_file=log,
-    )
+    transport = stdio_gateway(config, "DEBUG", log)
     async with Client(transport, mode=mode, elicitation_handler=handler, timeout=120) as client:
         saved = await call(client, "setup", action="save", platform="devto")
         after = await call(client, "setup", action="check", platform="devto")

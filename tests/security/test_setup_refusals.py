@@ -14,8 +14,9 @@ import pytest
 from fastmcp import Client
 
 from gwanjong_sandbox.control import SandboxControl
+from tests.e2e.test_chain import gateway
 from tests.mcp import call, error_of
-from tests.security.test_hostile_stdio import ALL, gateway_config, transport
+from tests.security.test_hostile_stdio import ALL, gateway_config
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
 
@@ -91,7 +92,7 @@ async def test_setup_save_cannot_move_endpoints_or_inject_variables(
     env_file.write_text("# saved earlier\nDEVTO_API_KEY='sandbox-devto-key'\n", encoding="utf-8")
     os.chmod(env_file, 0o600)
     before = env_file.read_bytes()
-    async with Client(transport(config, tmp_path / "gateway.log"), timeout=180) as client:
+    async with Client(gateway(config, "INFO", tmp_path / "gateway.log"), timeout=180) as client:
         for platform, credentials in attempts(evil):
             text = await error_of(
                 client, "setup", action="save", platform=platform, credentials=credentials
@@ -115,7 +116,7 @@ async def test_model_supplied_credentials_are_refused_by_default(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     config = gateway_config(tmp_path, sandbox)
-    async with Client(transport(config, tmp_path / "gateway.log"), timeout=180) as client:
+    async with Client(gateway(config, "INFO", tmp_path / "gateway.log"), timeout=180) as client:
         text = await error_of(
             client,
             "setup",

@@ -24,16 +24,15 @@ from fastmcp.client.transports import StreamableHttpTransport
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import Approval
 from gwanjong_sandbox.control import SandboxControl
-from tests.e2e.strikes import E2E, http_gateway, scout_draft, strike
+from tests.e2e.strikes import http_gateway, live_config, scout_draft, strike
 from tests.e2e.test_chain import gateway
-from tests.gateway.helpers import config_file
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
 POST = {"title": "Approved by a person", "content": "Sent once, exactly as approved."}
 
 
 def confirm_config(tmp: Path, sandbox: SandboxControl) -> Path:
-    return config_file(tmp, ["devto"], "confirm", settings=E2E, sandbox=sandbox.url)
+    return live_config(tmp, sandbox, ["devto"], "confirm")
 
 
 def approvals(tmp: Path) -> list[Approval]:

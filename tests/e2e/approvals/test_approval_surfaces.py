@@ -4,7 +4,6 @@ write in the sandbox's write log and the audit naming the channel."""
 
 from __future__ import annotations
 
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -12,26 +11,21 @@ import httpx
 import pytest
 from fastmcp import Client
 from fastmcp.client.elicitation import ElicitResult
-from fastmcp.client.transports import StreamableHttpTransport
 from mcp.types import ElicitRequestURLParams
 
 from gwanjong_gateway.channels.apps import APP_TOOL, META_KEY
 from gwanjong_gateway.rules.approvals import Approval
 from gwanjong_sandbox.control import SandboxControl
-from tests.e2e.strikes import E2E, history, http_gateway, scout_draft, strike
+from tests.e2e.exactly_once.test_races import session
+from tests.e2e.strikes import history, http_gateway, live_config, scout_draft, strike
 from tests.gateway.approval_clients import approval_row, apps_host, decide, parts, url_only
-from tests.gateway.helpers import config_file
 from tests.hostile_approvals import CORPUS, REFUSED, assert_seen
+from tests.mcp import call
 from tests.platforms import needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 MODES = ["legacy", "auto"]
 POST = {"title": "Approved by a person", "content": "Written only after a person said yes."}
-
-
-def transport(url: str) -> StreamableHttpTransport:
-    """The gateway over HTTP; the stateless era names its workflow with a header."""
-    return StreamableHttpTransport(url, headers={"X-Gwanjong-Session": str(uuid.uuid4())})
 
 
 def approval(tmp: Path, approval_id: int) -> Approval:
@@ -60,13 +54,9 @@ async def test_url_only_client_then_the_page(
         urls.append(params.url)
         return ElicitResult(action="accept")
 
-    cfg = config_file(
-        tmp_path, ["devto"], "confirm", E2E | {"call_timeout_s": 30}, sandbox=sandbox.url
-    )
+    cfg = live_config(tmp_path, sandbox, ["devto"], "confirm", settings={"call_timeout_s": 30})
     with http_gateway(cfg) as url:
-        client = url_only(
-            Client(transport(url), mode=mode, timeout=90, elicitation_handler=handler)
-        )
+        client = url_only(Client(session(url), mode=mode, timeout=90, elicitation_handler=handler))
         async with client, httpx.AsyncClient(timeout=60) as http:
             oid = await scout_draft(client, "devto", "rust async", "Rust async")
             pending = await strike(client, oid, "post", POST["content"], POST["title"])
@@ -86,11 +76,9 @@ async def test_an_apps_host_approves_with_the_card(
     sandbox: SandboxControl, tmp_path: Path, mode: str
 ) -> None:
     needs("devto")
-    cfg = config_file(
-        tmp_path, ["devto"], "confirm", E2E | {"call_timeout_s": 30}, sandbox=sandbox.url
-    )
+    cfg = live_config(tmp_path, sandbox, ["devto"], "confirm", settings={"call_timeout_s": 30})
     with http_gateway(cfg) as url:
-        async with apps_host(transport(url), mode, timeout=90) as host:
+        async with apps_host(session(url), mode, timeout=90) as host:
             oid = await scout_draft(host, "devto", "rust async", "Rust async")
             result = await host.call_tool(
                 "strike", {"opportunity_id": oid, "action": "post", **POST}
@@ -100,11 +88,9 @@ async def test_an_apps_host_approves_with_the_card(
             card = (result.meta or {})[META_KEY]
             assert card["token"] not in str(result.content) + str(result.structured_content)
             assert sandbox.writes("devto") == []
-            done = await host.call_tool(
-                APP_TOOL, {"approval_id": card["id"], "token": card["token"], "decision": "approve"}
-            )
-            assert done.structured_content is not None
-            assert done.structured_content["status"] == "posted", done.structured_content
+            args = {"approval_id": card["id"], "token": card["token"], "decision": "approve"}
+            done = await call(host, APP_TOOL, **args)
+            assert done["status"] == "posted", done
     assert len(sandbox.writes("devto")) == 1
     audited(tmp_path, card["id"], "app")
 
@@ -138,11 +124,9 @@ async def test_the_hostile_corpus_through_the_dialog_and_the_page(
         urls.append(params.url)
         return ElicitResult(action="accept")
 
-    cfg = config_file(
-        tmp_path, ["devto"], "confirm", E2E | {"call_timeout_s": 30}, sandbox=sandbox.url
-    )
+    cfg = live_config(tmp_path, sandbox, ["devto"], "confirm", settings={"call_timeout_s": 30})
     with http_gateway(cfg) as url:
-        form = Client(transport(url), mode="legacy", timeout=90, elicitation_handler=dialog)
+        form = Client(session(url), mode="legacy", timeout=90, elicitation_handler=dialog)
         async with form:
             oid = await scout_draft(form, "devto", "rust async", "Rust async")
             for name, (first, at) in REFUSED.items():
@@ -155,9 +139,7 @@ async def test_the_hostile_corpus_through_the_dialog_and_the_page(
             assert waiting["status"] == "pending_approval", waiting
             (said,) = messages
             assert_seen(said, approval(tmp_path, int(waiting["approval"]["id"])).text)
-        paged = url_only(
-            Client(transport(url), mode="legacy", timeout=90, elicitation_handler=link)
-        )
+        paged = url_only(Client(session(url), mode="legacy", timeout=90, elicitation_handler=link))
         async with paged, httpx.AsyncClient(timeout=60) as http:
             oid = await scout_draft(paged, "devto", "rust async", "Rust async")
             pending = await strike(paged, oid, "post", CORPUS["long"], "A long one")

@@ -6,7 +6,6 @@ its disclosure footer, and nothing of the post it was drafted from."""
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -16,11 +15,10 @@ from fastmcp import Client
 from gwanjong_gateway.rules.approvals import ApprovalStatus
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.approvals.test_approval_clients import confirm_config
-from tests.e2e.approvals.test_review_terminal import GWANJONG
+from tests.e2e.approvals.test_review_terminal import approve_at_a_terminal
 from tests.e2e.strikes import scout_draft, strike
 from tests.e2e.test_chain import gateway
 from tests.gateway.approval_clients import approval_row
-from tests.terminal import PtyCommand
 
 pytestmark = [
     pytest.mark.anyio,
@@ -41,19 +39,8 @@ async def test_the_sandbox_receives_exactly_the_approved_title_tags_and_text(
         assert got["status"] == "pending_approval", got
         approval_id = int(got["approval"]["id"])
     assert sandbox.writes("devto") == []
-    argv = [
-        GWANJONG,
-        "review",
-        "approve",
-        str(approval_id),
-        "--title",
-        "Cancellation, in practice",
-        "--tags",
-        "rust,async",
-        "--config",
-        str(config),
-    ]
-    with PtyCommand(argv, env=dict(os.environ)) as cmd:
+    edit = ("--title", "Cancellation, in practice", "--tags", "rust,async")
+    with approve_at_a_terminal(config, approval_id, *edit) as cmd:
         await cmd.wait_for("Type approve")
         screen = cmd.screen()
         # the person saw the whole write before the question

@@ -23,11 +23,11 @@ from fastmcp.client.elicitation import ElicitResult
 from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Channel
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
-from tests.e2e.strikes import E2E, history, scout_draft, strike, until
+from tests.e2e.strikes import history, live_config, scout_draft, strike, until
 from tests.e2e.strikes import server_timeout as server_timeout_of
 from tests.e2e.test_chain import gateway
 from tests.gateway.approval_clients import approval_row
-from tests.gateway.helpers import config_file
+from tests.mcp import call
 from tests.platforms import needs
 from tests.terminal import PtyCommand
 
@@ -45,10 +45,10 @@ EXTRA = {"review": {"min_read_s": 60}, "safety": {"settle_window_s": 20}}
 
 
 def configure(tmp: Path, sandbox: SandboxControl, server_timeout: int | None = None) -> Path:
-    settings = E2E | {"call_timeout_s": 30}
     waits = server_timeout_of(sandbox, "reddit", server_timeout) if server_timeout else None
-    return config_file(
-        tmp, ["reddit"], "confirm", settings, EXTRA, others=waits, sandbox=sandbox.url
+    settings = {"call_timeout_s": 30}
+    return live_config(
+        tmp, sandbox, ["reddit"], "confirm", settings=settings, tables=EXTRA, others=waits
     )
 
 
@@ -64,8 +64,9 @@ async def pending(client: Client[Any]) -> tuple[str, int]:
     return oid, int(answer["approval"]["id"])
 
 
-def approve_at_a_terminal(config: Path, approval_id: int) -> PtyCommand:
-    argv = [GWANJONG, "review", "approve", str(approval_id), "--config", str(config)]
+def approve_at_a_terminal(config: Path, approval_id: int, *more: str) -> PtyCommand:
+    """`gwanjong review approve` (with ``more`` arguments) under a pty."""
+    argv = [GWANJONG, "review", "approve", str(approval_id), *more, "--config", str(config)]
     return PtyCommand(argv, env=dict(os.environ))
 
 
@@ -185,9 +186,8 @@ async def test_killed_between_approval_and_write_then_restarted(
         await client.call_tool("status", {})
         await until(lambda: _async(_comment_row(tmp_path) is StrikeStatus.POSTED), seconds=120)
         # the model cannot have it written again: the target is no longer offered
-        scouted = await client.call_tool("scout", {"topic": "rust async", "platforms": ["reddit"]})
-        assert scouted.structured_content is not None
-        titles = [o["title"] for o in scouted.structured_content["opportunities"]]
+        scouted = await call(client, "scout", topic="rust async", platforms=["reddit"])
+        titles = [o["title"] for o in scouted["opportunities"]]
         assert not any("Rust async" in t for t in titles), titles
     assert len(sandbox.writes("reddit")) == 1
     with approve_at_a_terminal(config, approval_id) as again:

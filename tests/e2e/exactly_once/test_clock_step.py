@@ -16,9 +16,8 @@ from fastmcp.client.transports import StdioTransport
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.exactly_once.test_exactly_once import POST, may_be_written, settled_as_posted
-from tests.e2e.strikes import E2E, history, scout_draft, server_timeout, strike, until
+from tests.e2e.strikes import history, live_config, scout_draft, server_timeout, strike, until
 from tests.e2e.test_chain import PY
-from tests.gateway.helpers import config_file
 from tests.platforms import needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
@@ -67,14 +66,13 @@ async def test_a_clock_step_during_an_unsure_write_sends_it_once(
     needs("devto")
     offset = tmp_path / "offset"
     offset.write_text("0")
-    cfg = config_file(
+    cfg = live_config(
         tmp_path,
+        sandbox,
         ["devto"],
-        settings=E2E,
         tables={"safety": {"settle_window_s": 20}},
         platform={"min_interval_s": 30},
         others=server_timeout(sandbox, "devto", 2),  # gives up before the late write lands
-        sandbox=sandbox.url,
     )
     async with Client(stepped_gateway(cfg, offset), timeout=90) as client:
         oid = await unsure_post_while_the_clock_steps(client, sandbox, tmp_path, offset, step)

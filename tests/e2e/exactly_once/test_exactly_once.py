@@ -18,9 +18,8 @@ from fastmcp import Client
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.procs import alive, find
-from tests.e2e.strikes import E2E, history, scout_draft, server_timeout, strike, until
+from tests.e2e.strikes import history, live_config, scout_draft, server_timeout, strike, until
 from tests.e2e.test_chain import gateway, gateway_pid
-from tests.gateway.helpers import config_file
 from tests.mcp import call
 from tests.platforms import needs
 
@@ -63,9 +62,7 @@ async def test_slow_write_past_the_timeout_then_an_immediate_retry(
 ) -> None:
     needs("devto")
     short = server_timeout(sandbox, "devto", 2)
-    cfg = config_file(
-        tmp_path, ["devto"], settings=E2E, tables=SAFETY, others=short, sandbox=sandbox.url
-    )
+    cfg = live_config(tmp_path, sandbox, ["devto"], tables=SAFETY, others=short)
     async with Client(gateway(cfg), timeout=90) as client:
         oid = await scout_draft(client, "devto", "rust async", "Rust async")
         # Received now, applied 4 s later: the server's 2 s timeout gives up first.
@@ -84,14 +81,14 @@ async def test_slow_write_past_the_timeout_then_an_immediate_retry(
 
 async def test_platform_server_killed_mid_write(sandbox: SandboxControl, tmp_path: Path) -> None:
     needs("reddit")
-    cfg = config_file(
+    cfg = live_config(
         tmp_path,
+        sandbox,
         ["reddit"],
-        settings=E2E | {"call_timeout_s": 30},
+        settings={"call_timeout_s": 30},
         tables=SAFETY,
         platform={"min_interval_s": 0, "isolation": "process"},
         others=server_timeout(sandbox, "reddit", 30),
-        sandbox=sandbox.url,
     )
     text = "Guards around each await fixed it for us."
     async with Client(gateway(cfg), timeout=90) as client:
@@ -121,13 +118,13 @@ async def test_gateway_killed_after_sending_restarted_and_retried(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     needs("devto")
-    cfg = config_file(
+    cfg = live_config(
         tmp_path,
+        sandbox,
         ["devto"],
-        settings=E2E | {"call_timeout_s": 30},
+        settings={"call_timeout_s": 30},
         tables=SAFETY,
         others=server_timeout(sandbox, "devto", 60),
-        sandbox=sandbox.url,
     )
     async with Client(gateway(cfg), timeout=90) as client:
         oid = await scout_draft(client, "devto", "rust async", "Rust async")
@@ -162,9 +159,7 @@ async def test_gateway_killed_after_sending_restarted_and_retried(
 async def test_read_back_lag(sandbox: SandboxControl, tmp_path: Path) -> None:
     needs("reddit")
     short = server_timeout(sandbox, "reddit", 2)  # the late answer outlasts it
-    cfg = config_file(
-        tmp_path, ["reddit"], settings=E2E, tables=SAFETY, others=short, sandbox=sandbox.url
-    )
+    cfg = live_config(tmp_path, sandbox, ["reddit"], tables=SAFETY, others=short)
     text = "Structured concurrency made our shutdown path boring, in a good way."
     async with Client(gateway(cfg), timeout=90) as client:
         oid = await scout_draft(client, "reddit", "rust async cancellation", "Rust async")
@@ -186,13 +181,7 @@ async def test_same_post_text_from_two_opportunities(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     needs("devto")
-    cfg = config_file(
-        tmp_path,
-        ["devto"],
-        settings=E2E,
-        tables={"safety": {"author_cooldown_days": 7}},
-        sandbox=sandbox.url,
-    )
+    cfg = live_config(tmp_path, sandbox, ["devto"], tables={"safety": {"author_cooldown_days": 7}})
     body = (
         "Cancellation safety in async Rust is mostly about what happens between two awaits. "
         "We shipped a gateway that forwards requests to four backends, and every bug we hit "
@@ -223,7 +212,7 @@ async def _async(value: bool) -> bool:
 
 async def test_a_corrupt_record_over_stdio(sandbox: SandboxControl, tmp_path: Path) -> None:
     needs("devto")
-    cfg = config_file(tmp_path, ["devto"], settings=E2E, tables=SAFETY, sandbox=sandbox.url)
+    cfg = live_config(tmp_path, sandbox, ["devto"], tables=SAFETY)
     db = tmp_path / "state" / "gwanjong.db"
     db.parent.mkdir(parents=True)
     db.write_bytes(b"\x00garbage, not SQLite\n" * 500)

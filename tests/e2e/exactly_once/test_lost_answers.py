@@ -23,9 +23,8 @@ from fastmcp.client.transports import StreamableHttpTransport
 
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
-from tests.e2e.strikes import E2E, clients, history, scout_draft, strike, until
+from tests.e2e.strikes import clients, history, live_config, scout_draft, strike, until
 from tests.e2e.test_chain import gateway
-from tests.gateway.helpers import config_file
 from tests.gateway.http_gateway import cli
 from tests.gateway.http_gateway import http_gateway as logged_gateway
 from tests.platforms import needs
@@ -93,7 +92,7 @@ async def test_a_lost_answer_leaves_one_write(
     sandbox: SandboxControl, tmp_path: Path, platform: str, fault: str
 ) -> None:
     needs(platform)
-    cfg = config_file(tmp_path, [platform], settings=E2E, tables=SAFETY, sandbox=sandbox.url)
+    cfg = live_config(tmp_path, sandbox, [platform], tables=SAFETY)
     async with Client(gateway(cfg), timeout=90) as client:
         record = await lose_the_answer(client, sandbox, platform, fault)
     one_write(sandbox, platform)
@@ -106,12 +105,11 @@ async def test_a_lost_answer_leaves_one_write_from_a_server_process(
     sandbox: SandboxControl, tmp_path: Path, fault: str
 ) -> None:
     needs("reddit")
-    cfg = config_file(
+    cfg = live_config(
         tmp_path,
+        sandbox,
         ["reddit"],
-        settings=E2E,
         tables=SAFETY,
-        sandbox=sandbox.url,
         platform={"min_interval_s": 0, "isolation": "process"},
     )
     async with Client(gateway(cfg), timeout=90) as client:
@@ -133,7 +131,7 @@ async def test_two_gateways_on_one_postgres_send_it_once(
     record, is a duplicate, and nothing is sent again. Both gateways' settle loops see the
     unsure row, but one settles it: one "settled" line over both logs."""
     needs("reddit")
-    cfg = config_file(tmp_path, ["reddit"], settings=E2E, tables=SAFETY, sandbox=sandbox.url)
+    cfg = live_config(tmp_path, sandbox, ["reddit"], tables=SAFETY)
     cfg.write_text(cfg.read_text() + f'\n[store]\nurl = "{pg_url}"\n')
     name = str(uuid.uuid4())
 

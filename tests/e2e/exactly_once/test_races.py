@@ -14,9 +14,8 @@ from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
 from gwanjong_sandbox.control import SandboxControl
-from tests.e2e.strikes import E2E, clients, http_gateway, scout_draft, strike
+from tests.e2e.strikes import clients, http_gateway, live_config, scout_draft, strike
 from tests.e2e.test_chain import gateway
-from tests.gateway.helpers import config_file
 from tests.platforms import needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
@@ -77,14 +76,7 @@ def check(answers: list[dict[str, Any]], expected: str, sandbox: SandboxControl)
 async def test_two_racers(sandbox: SandboxControl, tmp_path: Path, rule: str, how: str) -> None:
     needs("reddit")
     table, safety, expected = RULES[rule]
-    cfg = config_file(
-        tmp_path,
-        ["reddit"],
-        settings=E2E,
-        tables={"safety": safety},
-        platform=table,
-        sandbox=sandbox.url,
-    )
+    cfg = live_config(tmp_path, sandbox, ["reddit"], tables={"safety": safety}, platform=table)
     sandbox.fault("reddit", kind="latency", ms=200)  # widen the window between check and write
     if how == "two-gateways-on-one-state-dir":
         async with clients(gateway(cfg), gateway(cfg)) as pair:

@@ -19,8 +19,7 @@ from gwanjong_gateway.rules.ledger import UNSETTLED, StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.exactly_once.test_races import session
 from tests.e2e.procs import find
-from tests.e2e.strikes import E2E, clients, history, http_gateway, server_timeout, strike
-from tests.gateway.helpers import config_file
+from tests.e2e.strikes import clients, history, http_gateway, live_config, server_timeout, strike
 from tests.mcp import call
 from tests.platforms import needs
 
@@ -43,14 +42,13 @@ async def test_many_clients_many_faults_exactly_once(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     needs("reddit")
-    cfg = config_file(
+    cfg = live_config(
         tmp_path,
+        sandbox,
         ["reddit"],
-        settings=E2E,
         tables={"safety": {"author_cooldown_days": 0, "settle_window_s": 8}},
         platform={"min_interval_s": 0, "daily": {"comment": CAP}},
         others=server_timeout(sandbox, "reddit", 2),  # the 3 s faults outlast it: unsure writes
-        sandbox=sandbox.url,
     )
     rng = random.Random(11)
     with http_gateway(cfg) as one, http_gateway(cfg) as two:

@@ -23,25 +23,16 @@ from gwanjong_gateway.channels.apps import APP_TOOL, CARD_URI, META_KEY
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
-from tests.gateway.approval_clients import UI, approval_row, apps_host, comment, drafted
+from tests.gateway.approval_clients import FOOTER, TEXT, UI, approval_row, apps_host, pending
 from tests.gateway.team_gateway import team_gateway
 from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio
 MODES = ["legacy", "auto"]
-FOOTER = "\n\n^(an automated reply, fake links)"
-TEXT = "Cancel scopes make the await points explicit."
 
 
 def links() -> FakePlatform:
     return FakePlatform(dataclasses.replace(LINKS))
-
-
-async def pending(client: Client[Any]) -> Any:
-    oid = await drafted(client, "reddit", "Rust async", "rust async cancellation")
-    result = await comment(client, oid, TEXT)
-    assert result.structured_content["status"] == "pending_approval", result.structured_content
-    return result
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -28,19 +28,18 @@ from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
 from tests.gateway.approval_clients import (
+    FOOTER,
+    TEXT,
     approval_row,
-    comment,
     csrf_of,
     decide,
-    drafted,
     parts,
+    pending,
     url_only,
 )
 
 pytestmark = pytest.mark.anyio
 MODES = ["legacy", "auto"]
-FOOTER = "\n\n^(an automated reply, fake links)"
-TEXT = "Cancel scopes make the await points explicit."
 
 
 def links(url: str = LINKS.url) -> FakePlatform:
@@ -89,26 +88,26 @@ def client_for(server: FastMCP[Any], person: Person, mode: str) -> Client[Any]:
 
 @asynccontextmanager
 async def opened(
-    tmp_path: Path, platform: FakePlatform, person: Person, mode: str, **gateway: Any
-) -> AsyncIterator[tuple[Client[Any], httpx.AsyncClient]]:
-    """A confirm-mode gateway on ``platform``, its URL-only client, and the person's browser."""
+    tmp_path: Path,
+    platform: FakePlatform,
+    person: Person,
+    mode: str,
+    content: str = TEXT,
+    **gateway: Any,
+) -> AsyncIterator[tuple[httpx.AsyncClient, str, int]]:
+    """A confirm-mode gateway on ``platform``, its URL-only client, and a comment of
+    ``content`` waiting for a person: the person's browser, the page's link, its approval."""
     server = fake_gateway(tmp_path, platform, writes="confirm", **gateway)
     async with client_for(server, person, mode) as client, httpx.AsyncClient(timeout=60) as http:
-        yield client, http
-
-
-async def pending(client: Client[Any], person: Person, content: str = TEXT) -> tuple[str, int]:
-    oid = await drafted(client, "reddit", "Rust async", "rust async cancellation")
-    result = await comment(client, oid, content)
-    data = result.structured_content
-    assert data["status"] == "pending_approval", data
-    assert len(person.urls) == 1
-    url = person.urls[0]
-    _origin, approval_id, token = parts(url)
-    assert data["approval"]["id"] == approval_id
-    seen = str(result.content) + str(data) + str(result.meta)
-    assert token not in seen and url not in seen  # the model never sees the link
-    return url, approval_id
+        result = await pending(client, content)
+        data = result.structured_content
+        assert len(person.urls) == 1
+        url = person.urls[0]
+        _origin, approval_id, token = parts(url)
+        assert data["approval"]["id"] == approval_id
+        seen = str(result.content) + str(data) + str(result.meta)
+        assert token not in seen and url not in seen  # the model never sees the link
+        yield http, url, approval_id
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -117,8 +116,7 @@ async def test_url_only_client_approves_on_the_page(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     platform, person = links(), Person()
-    async with opened(tmp_path, platform, person, mode) as (client, http):
-        url, approval_id = await pending(client, person)
+    async with opened(tmp_path, platform, person, mode) as (http, url, approval_id):
         page = await http.get(url)
         assert page.status_code == 200
         for name, value in HEADERS.items():  # the one strict CSP, no-store, no Referer
@@ -159,8 +157,7 @@ async def test_url_only_client_approves_on_the_page(
 async def test_an_edit_on_the_page_is_what_is_sent(tmp_path: Path, mode: str) -> None:
     platform, person = links(), Person()
     edited = "Cancel scopes, edited by the person.\nSecond line." + FOOTER
-    async with opened(tmp_path, platform, person, mode) as (client, http):
-        url, approval_id = await pending(client, person)
+    async with opened(tmp_path, platform, person, mode) as (http, url, approval_id):
         refused = await decide(http, url, "approve", text="No footer <any> more.")
         assert refused.status_code == 400 and "disclosure footer" in refused.text
         assert "\nNo footer &lt;any&gt; more.</textarea>" in refused.text  # their text, kept
@@ -177,8 +174,7 @@ async def test_two_approvals_at_once_write_once(tmp_path: Path, mode: str) -> No
     platform, person = links(), Person()
     codes: list[int] = []
     texts: list[str] = []
-    async with opened(tmp_path, platform, person, mode) as (client, http):
-        url, approval_id = await pending(client, person)
+    async with opened(tmp_path, platform, person, mode) as (http, url, approval_id):
         csrf = csrf_of((await http.get(url)).text)
 
         async def approve() -> None:
@@ -197,8 +193,7 @@ async def test_two_approvals_at_once_write_once(tmp_path: Path, mode: str) -> No
 
 async def test_a_failed_write_says_so_and_is_not_retried_by_the_page(tmp_path: Path) -> None:
     platform, person = links(), Person()
-    async with opened(tmp_path, platform, person, "legacy") as (client, http):
-        url, _approval_id = await pending(client, person)
+    async with opened(tmp_path, platform, person, "legacy") as (http, url, _approval_id):
         csrf = csrf_of((await http.get(url)).text)
         platform.fail("write_comment", ErrorKind.INVALID_INPUT)  # the platform refuses the write
         failed = await decide(http, url, "approve", csrf=csrf)
@@ -213,8 +208,7 @@ async def test_a_failed_write_says_so_and_is_not_retried_by_the_page(tmp_path: P
 @pytest.mark.parametrize("mode", MODES)
 async def test_decline_on_the_page_sends_nothing(tmp_path: Path, mode: str) -> None:
     platform, person = links(), Person()
-    async with opened(tmp_path, platform, person, mode) as (client, http):
-        url, approval_id = await pending(client, person)
+    async with opened(tmp_path, platform, person, mode) as (http, url, approval_id):
         csrf = csrf_of((await http.get(url)).text)
         done = await decide(http, url, "decline")
         assert done.status_code == 200 and "Declined: nothing was sent." in done.text
@@ -228,8 +222,7 @@ async def test_decline_on_the_page_sends_nothing(tmp_path: Path, mode: str) -> N
 @pytest.mark.parametrize("mode", MODES)
 async def test_foreign_origin_host_csrf_and_tokens_are_refused(tmp_path: Path, mode: str) -> None:
     platform, person = links(), Person()
-    async with opened(tmp_path, platform, person, mode) as (client, http):
-        url, approval_id = await pending(client, person)
+    async with opened(tmp_path, platform, person, mode) as (http, url, approval_id):
         origin, _id, _token = parts(url)
         page = await http.get(url)
         csrf = csrf_of(page.text)
@@ -283,8 +276,7 @@ async def test_hostile_text_and_links_render_inert(tmp_path: Path, mode: str) ->
         'Fine.</div><script>alert("x")</script><img src=x onerror=alert(1)>'
         '\u200bevil\u2060 <a href="javascript:alert(2)">click</a>'
     )
-    async with opened(tmp_path, platform, person, mode) as (client, http):
-        url, _approval_id = await pending(client, person, content=hostile)
+    async with opened(tmp_path, platform, person, mode, hostile) as (http, url, _approval_id):
         page = (await http.get(url)).text
         done = await decide(http, url, "approve", text=hostile + FOOTER)
         assert done.status_code == 200, done.text
@@ -321,8 +313,7 @@ async def test_approving_while_the_client_still_holds_the_link_open(tmp_path: Pa
     async with httpx.AsyncClient(timeout=60) as http:
         person = WaitingPerson(http)
         async with client_for(server, person, "legacy") as client:
-            oid = await drafted(client, "reddit", "Rust async", "rust async cancellation")
-            data = (await comment(client, oid, TEXT)).structured_content
+            data = (await pending(client)).structured_content
     assert person.outcome[0].status_code == 200, person.outcome[0].text
     # the page made the write; the strike that asked reports the approval it opened
     assert data["status"] == "pending_approval", data
@@ -337,8 +328,7 @@ async def test_a_link_sent_to_a_client_is_short_lived(tmp_path: Path) -> None:
 
     clock, platform, person = FakeClock(), links(), Person()
     gateway = {"clock": clock, "wall": clock.time}
-    async with opened(tmp_path, platform, person, "legacy", **gateway) as (client, http):
-        url, approval_id = await pending(client, person)
+    async with opened(tmp_path, platform, person, "legacy", **gateway) as (http, url, approval_id):
         page = await http.get(url)
         assert page.status_code == 200
         clock.advance(15 * 60 + 1)

@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 from fastmcp import Client, FastMCP
+from fastmcp.client.elicitation import ElicitResult
 
 from gwanjong_gateway.console.app import Console
 from gwanjong_gateway.console.routes import build_app
@@ -19,6 +20,7 @@ from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import Approval
 from tests.fakes.platform import FakePlatform
+from tests.gateway.approval_clients import url_only
 from tests.gateway.helpers import drafted, gateway_of
 from tests.mcp import call
 
@@ -37,15 +39,29 @@ class Served:
 
 @asynccontextmanager
 async def serving(
-    gw: Gateway, mcp: FastMCP[Any], clock: Callable[[], float] | None = None
+    gw: Gateway,
+    mcp: FastMCP[Any],
+    clock: Callable[[], float] | None = None,
+    base: str = BASE,
+    links: list[str] | None = None,
 ) -> AsyncIterator[Served]:
-    """The MCP client open (the gateway's lifespan runs) and the console app in-process."""
+    """The MCP client open (the gateway's lifespan runs) and the console app in-process, its
+    browser at ``base`` (a proxy's public origin, or the console's own address). Given
+    ``links``, the client declares URL-mode elicitation only and the console takes the
+    approval links: each link the client is sent is added there."""
     console = Console(gw, port=PORT) if clock is None else Console(gw, port=PORT, clock=clock)
     transport = httpx.ASGITransport(app=build_app(console))
-    async with (
-        Client(mcp) as client,
-        httpx.AsyncClient(transport=transport, base_url=BASE) as http,
-    ):
+    client = Client(mcp)
+    if links is not None:
+        console.take_approval_links()  # after the gateway's own page link, which it replaces
+
+        async def person(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+            assert response_type is None  # a link, never a form
+            links.append(params.url)
+            return ElicitResult(action="accept")
+
+        client = url_only(Client(mcp, mode="legacy", elicitation_handler=person))
+    async with client, httpx.AsyncClient(transport=transport, base_url=base) as http:
         yield Served(gw, console, client, http)
 
 

@@ -7,39 +7,27 @@ for. Fast tier: the fake forum, plain HTTP against the console app in-process.""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-import httpx
 import pytest
-from fastmcp import Client
-from fastmcp.client.elicitation import ElicitResult
 
-from gwanjong_gateway.console.app import Console
 from gwanjong_gateway.console.guard import APPROVAL_LINK_S
-from gwanjong_gateway.console.routes import build_app
-from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import ApprovalStatus
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
-from tests.gateway.approval_clients import url_only
-from tests.gateway.console.helpers import BASE, ORIGIN, PORT, Served, approval, csrf_of, strike
+from tests.gateway.console.helpers import (
+    BASE,
+    ORIGIN,
+    Served,
+    approval,
+    csrf_of,
+    serving,
+    strike,
+)
 from tests.gateway.helpers import gateway_of
 
 pytestmark = pytest.mark.anyio
 TOPIC = "rust async cancellation"
-
-
-class Person:
-    """A URL-mode client's person: keeps each link the client was sent."""
-
-    def __init__(self) -> None:
-        self.urls: list[str] = []
-
-    async def __call__(self, message: str, response_type: Any, params: Any, ctx: Any) -> Any:
-        assert response_type is None  # a link, never a form
-        self.urls.append(params.url.removeprefix(BASE))
-        return ElicitResult(action="accept")
 
 
 async def two_pending(s: Served) -> tuple[int, int]:
@@ -49,25 +37,16 @@ async def two_pending(s: Served) -> tuple[int, int]:
     return int(first["approval"]["id"]), int(second["approval"]["id"])
 
 
-def setup(tmp_path: Path, forum: FakePlatform, clock: FakeClock) -> tuple[Gateway, Any, Console]:
-    gw, mcp = gateway_of(tmp_path, forum, wall=clock.time, writes="confirm")
-    console = Console(gw, port=PORT, clock=clock.time)
-    console.take_approval_links()  # after the gateway's own page link, which it replaces
-    return gw, mcp, console
-
-
 async def test_an_approval_link_opens_its_approval_only(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
     clock = FakeClock()
-    gw, mcp, console = setup(tmp_path, forum, clock)
-    person = Person()
-    client = url_only(Client(mcp, mode="legacy", elicitation_handler=person))  # type: ignore[arg-type]
-    transport = httpx.ASGITransport(app=build_app(console))
-    async with client, httpx.AsyncClient(transport=transport, base_url=BASE) as http:
-        s = Served(gw, console, client, http)
+    gw, mcp = gateway_of(tmp_path, forum, wall=clock.time, writes="confirm")
+    links: list[str] = []
+    async with serving(gw, mcp, clock.time, links=links) as s:
+        http = s.http
         one, two = await two_pending(s)
-        _, link = person.urls
+        _, link = [url.removeprefix(BASE) for url in links]
         landed = await http.get(link)
         assert landed.status_code == 303 and landed.headers["location"] == f"/approvals/{two}"
         cookie = landed.headers["set-cookie"]
@@ -103,10 +82,11 @@ async def test_an_unopened_approval_link_expires_and_a_changed_approval_refuses_
     forum: FakePlatform, tmp_path: Path
 ) -> None:
     clock = FakeClock()
-    gw, mcp, console = setup(tmp_path, forum, clock)
-    transport = httpx.ASGITransport(app=build_app(console))
-    async with Client(mcp) as client, httpx.AsyncClient(transport=transport, base_url=BASE) as http:
-        one, _ = await two_pending(Served(gw, console, client, http))
+    gw, mcp = gateway_of(tmp_path, forum, wall=clock.time, writes="confirm")
+    async with serving(gw, mcp, clock.time) as s:
+        console, http = s.console, s.http
+        console.take_approval_links()
+        one, _ = await two_pending(s)
         found = await gw.records.run(StrikeStore.approval, one)
         assert found is not None
         late = console.sessions.approval_link(one, found.digest)

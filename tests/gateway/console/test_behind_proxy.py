@@ -20,7 +20,7 @@ from gwanjong_gateway.console.routes import build_app
 from gwanjong_gateway.console.serve import serve
 from gwanjong_gateway.rules.approvals import ApprovalStatus
 from tests.fakes.platform import FakePlatform
-from tests.gateway.console.helpers import BASE, PORT, approval, csrf_of, gateway, strike
+from tests.gateway.console.helpers import BASE, PORT, approval, csrf_of, gateway, serving, strike
 from tests.gateway.helpers import config_text
 
 pytestmark = pytest.mark.anyio
@@ -38,23 +38,17 @@ async def pending(client: Client[Any]) -> int:
 async def test_with_public_url_an_https_origin_is_accepted_and_the_cookie_secure(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
-    gw, mcp = gateway(tmp_path, forum, PROXIED)
-    console = Console(gw, port=PORT)
-    transport = httpx.ASGITransport(app=build_app(console))
     # The browser's side of the proxy: https, the public host name.
-    async with (
-        Client(mcp) as client,
-        httpx.AsyncClient(transport=transport, base_url=PUBLIC) as http,
-    ):
-        approval_id = await pending(client)
-        link = console.signin_link()
+    async with serving(*gateway(tmp_path, forum, PROXIED), base=PUBLIC) as s:
+        approval_id = await pending(s.client)
+        link = s.console.signin_link()
         assert link.startswith(f"{PUBLIC}/signin/"), link
-        landed = await http.get(link.removeprefix(PUBLIC))
+        landed = await s.http.get(link.removeprefix(PUBLIC))
         cookie = landed.headers["set-cookie"].lower()
         assert "secure" in cookie and "httponly" in cookie and "samesite=strict" in cookie
-        page = await http.get(f"/approvals/{approval_id}")
+        page = await s.http.get(f"/approvals/{approval_id}")
         form = {"csrf": csrf_of(page.text), "decision": "approve"}
-        done = await http.post(f"/approvals/{approval_id}", data=form, headers={"origin": PUBLIC})
+        done = await s.http.post(f"/approvals/{approval_id}", data=form, headers={"origin": PUBLIC})
         assert done.status_code == 200 and "posted" in done.text
     assert len(forum.writes) == 1
 

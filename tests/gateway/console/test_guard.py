@@ -5,22 +5,14 @@ the Starlette app in-process)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-import httpx
 import pytest
 from fastmcp import Client
-from fastmcp.client.elicitation import ElicitResult
 
-from gwanjong_gateway.config import parse
 from gwanjong_gateway.console.app import Console
-from gwanjong_gateway.console.routes import build_app
-from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.rules.approvals import ApprovalStatus, operator_name
-from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.web import HEADERS
 from tests.fakes.platform import FakePlatform
-from tests.gateway.approval_clients import url_only
 from tests.gateway.console.helpers import (
     BASE,
     ORIGIN,
@@ -32,10 +24,10 @@ from tests.gateway.console.helpers import (
     gateway,
     pending,
     post,
+    serving,
     sign_in,
     strike,
 )
-from tests.gateway.helpers import config_text
 
 pytestmark = pytest.mark.anyio
 
@@ -113,7 +105,6 @@ async def test_approve_on_the_console_writes_once(s: Served, forum: FakePlatform
 async def test_a_non_loopback_console_without_auth_is_refused(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
-    from gwanjong_gateway.console.app import Console
     from gwanjong_gateway.console.serve import bind_problem
 
     gw, _ = gateway(tmp_path, forum)
@@ -125,16 +116,9 @@ async def test_a_non_loopback_console_without_auth_is_refused(
 async def test_the_gateway_will_not_start_a_console_off_loopback_without_auth(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
-    from fastmcp import Client
-
-    config = parse(
-        config_text(
-            tmp_path, ["devto"], "confirm", tables={"console": {"enabled": True, "host": "0.0.0.0"}}
-        )
-    )
-    gw = Gateway(config, environ={}, transports={"devto": forum.server()})
+    _, mcp = gateway(tmp_path, forum, {"console": {"enabled": True, "host": "0.0.0.0"}})
     with pytest.raises(Exception) as raised:  # the lifespan's error, however FastMCP wraps it
-        async with Client(build_gateway(config, gateway=gw)) as client:
+        async with Client(mcp) as client:
             await client.list_tools()
     assert "refusing to serve the console on 0.0.0.0" in repr(raised.value) + repr(
         raised.value.__cause__
@@ -178,18 +162,9 @@ async def test_a_url_only_client_is_sent_to_the_approvals_console_page(
 ) -> None:
     gw, mcp = gateway(tmp_path, forum)
     urls: list[str] = []
-
-    async def person(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
-        assert response_type is None  # a link, never a form
-        urls.append(params.url)
-        return ElicitResult(action="accept")
-
-    console = Console(gw, port=PORT)
-    console.take_approval_links()
-    transport = httpx.ASGITransport(app=build_app(console))
-    client = url_only(Client(mcp, mode="legacy", elicitation_handler=person))  # type: ignore[arg-type]
-    async with client, httpx.AsyncClient(transport=transport, base_url=BASE) as http:
-        approval_id = await pending(Served(gw, console, client, http))
+    async with serving(gw, mcp, links=urls) as s:
+        http = s.http
+        approval_id = await pending(s)
         [url] = urls
         assert url.startswith(f"{BASE}/signin/")  # the model never sees it: the client does
         landed = await http.get(url.removeprefix(BASE))

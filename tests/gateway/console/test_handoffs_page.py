@@ -46,16 +46,9 @@ async def test_dismiss_a_handoff_from_the_console(forum: FakePlatform, tmp_path:
         assert f"Hand-off h{record}: comment on devto" in page
         assert f'action="/handoffs/h{record}/dismiss"' in page and "claimed, unverified" not in page
         # the model says it was posted: no proof on the forum, so the card says so
-        said = await s.client.call_tool(
-            "strike",
-            {
-                "opportunity_id": oid,
-                "action": "confirm_handoff",
-                "content": "https://dev.to/gwanjong_bot/77",
-            },
-        )
-        assert said.structured_content is not None
-        assert said.structured_content["status"] == "handoff"
+        claim = {"action": "confirm_handoff", "content": "https://dev.to/gwanjong_bot/77"}
+        said = await call(s.client, "strike", opportunity_id=oid, **claim)
+        assert said["status"] == "handoff", said
         page = (await s.http.get("/handoffs")).text
         assert "claimed, unverified" in page and "https://dev.to/gwanjong_bot/77" in page
         refused = await s.http.post(f"/handoffs/h{record}/dismiss", data={}, headers=ORIGIN)

@@ -10,14 +10,12 @@ from typing import Any
 
 import pytest
 
-from gwanjong_gateway.config import parse
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.rules.approvals import ApprovalStatus
-from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.team.access_tokens import store_for
 from tests.fakes.platform import FakePlatform
 from tests.gateway.console.helpers import ORIGIN, Served, approval, csrf_of, post, serving, strike
-from tests.gateway.helpers import config_text, gateway_of
+from tests.gateway.helpers import gateway_of
 
 pytestmark = pytest.mark.anyio
 TEAM = {
@@ -96,11 +94,10 @@ async def test_a_jwt_signs_in_as_the_http_gateway_would_accept_it(
     from tests.gateway.team.test_auth_jwt_http import Issuer, auth_table
 
     issuer = Issuer(tmp_path)
-    config = parse(
-        config_text(tmp_path / "state", ["devto"], "confirm", tables=auth_table(issuer.jwks))
-    )
-    gw = Gateway(config, environ={}, transports={"devto": forum.server()})
-    async with serving(gw, build_gateway(config, gateway=gw)) as s:
+    tables = auth_table(issuer.jwks)
+    async with serving(
+        *gateway_of(tmp_path / "state", forum, writes="confirm", tables=tables)
+    ) as s:
         stranger = RSAKey.generate_key(2048, parameters={"kid": "k1"})
         for bad in (
             issuer.token("mallory", exp=1),  # expired

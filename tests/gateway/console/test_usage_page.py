@@ -10,14 +10,11 @@ from pathlib import Path
 import anyio
 import pytest
 
-from gwanjong_gateway.config import parse
 from gwanjong_gateway.console.health_pages import USAGE_FRESH_S
-from gwanjong_gateway.gateway import Gateway
-from gwanjong_gateway.server import build_gateway
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.gateway.console.helpers import serving, sign_in
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import gateway_of
 
 pytestmark = pytest.mark.anyio
 
@@ -29,10 +26,8 @@ def calls(html: str) -> int:
 
 
 async def test_figures_are_refreshed_in_the_background(forum: FakePlatform, tmp_path: Path) -> None:
-    config = parse(config_text(tmp_path, ["devto"], "dry-run"))
-    gw = Gateway(config, environ={}, transports={"devto": forum.server()})
     clock = FakeClock()
-    async with serving(gw, build_gateway(config, gateway=gw), clock=clock.time) as s:
+    async with serving(*gateway_of(tmp_path, forum, writes="dry-run"), clock=clock.time) as s:
         log = s.console.usage()
         for _ in range(3):
             log.record_platform("devto", "search", "", 0.05)

@@ -19,7 +19,7 @@ from gwanjong_gateway.server import build_gateway
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import config_text, opportunity_for
 from tests.mcp import call
-from tests.platforms import SPECS
+from tests.platforms import SPECS, needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
 
@@ -27,8 +27,7 @@ pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tes
 async def test_no_write_reaches_reddit_around_the_approval(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
-    if "reddit" not in SPECS:
-        pytest.skip("reddit is not in this run (GWANJONG_TEST_PLATFORMS)")
+    needs("reddit")
     with pytest.raises(ConfigError, match="reddit__write_comment' writes to the platform"):
         parse(config_text(tmp_path, ["reddit"], "confirm", {"expose": ["reddit__write_comment"]}))
     config = parse(config_text(tmp_path, ["reddit"], "confirm", {"expose": ["reddit__get_post"]}))

@@ -13,7 +13,6 @@ from typing import Any
 import anyio
 import pytest
 
-from gwanjong_gateway.config import parse
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import Strike, StrikeStatus
@@ -21,7 +20,7 @@ from gwanjong_gateway.strike.settle import Settler
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import gateway_of
 
 TEXT = "Cancel scopes belong around every await that can hang."
 #: the log line a settler writes only when its own move settled the row
@@ -44,9 +43,8 @@ def replicas(
     for i in range(2):
         state = tmp_path / f"replica{i}" if store else tmp_path  # PostgreSQL: hosts apart
         state.mkdir(exist_ok=True)
-        config = parse(config_text(state, [fake.profile.name], tables=tables))
-        gw = Gateway(config, environ={}, transports={fake.profile.name: fake.server()})
-        settler = Settler(config, gw.upstreams, gw.records, clock=clock.time, mono=clock)
+        gw, _ = gateway_of(state, fake, tables=tables)
+        settler = Settler(gw.config, gw.upstreams, gw.records, clock=clock.time, mono=clock)
         out.append(Replica(gw, settler))
     return out
 

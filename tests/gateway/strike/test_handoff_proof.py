@@ -10,7 +10,7 @@ sandbox in tests/e2e/test_handoff_proof.py.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, closing
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,15 +18,13 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from gwanjong_gateway.config import parse
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import Strike, StrikeStatus
-from gwanjong_gateway.server import build_gateway
 from gwanjong_shared.contract.errors import PlatformError
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import gateway_of
 from tests.gateway.strike.test_handoff_choice import COMMENT, call
 from tests.gateway.strike.test_strike import drafted
 
@@ -59,16 +57,20 @@ class Rig:
         return str(self.forum.record("write_comment", row.target, body=row.content + tail).url)
 
 
-@asynccontextmanager
-async def rig(forum: FakePlatform, state_dir: Path, **review: Any) -> AsyncIterator[Rig]:
+@pytest.fixture
+async def r(
+    forum: FakePlatform, tmp_path: Path, request: pytest.FixtureRequest
+) -> AsyncIterator[Rig]:
+    """The gateway on ``forum`` and a fake clock; ``[review]`` the test's indirect param."""
     clock = FakeClock()
+    review = getattr(request, "param", None)
     tables = {"review": review} if review else None
-    config = parse(config_text(state_dir, ["devto"], "live", tables=tables))
-    gw = Gateway(
-        config, environ={}, transports={"devto": forum.server()}, clock=clock, wall=clock.time
-    )
-    async with Client(build_gateway(config, gateway=gw)) as client:
-        yield Rig(client, gw, forum, clock, state_dir)
+    gw, mcp = gateway_of(tmp_path, forum, clock=clock, wall=clock.time, tables=tables)
+    async with Client(mcp) as client:
+        yield Rig(client, gw, forum, clock, tmp_path)
+
+
+EXPIRE_IN_AN_HOUR = pytest.mark.parametrize("r", [{"handoff_expire_after_s": 3600}], indirect=True)
 
 
 async def handed(
@@ -89,133 +91,114 @@ async def handed(
         "https://dev.to/gwanjong_bot/1015\x1b]52;c;aGk=\x07",  # an escape sequence inside
     ],
 )
-async def test_the_models_word_never_closes_a_handoff(
-    forum: FakePlatform, tmp_path: Path, link: str
-) -> None:
-    async with rig(forum, tmp_path) as r:
-        oid, record = await handed(r)
-        r.ours(record)  # even with our comment on the post: a wrong link proves nothing
-        got = await call(r.client, oid, "confirm_handoff", handoff=record, content=link)
-        assert got["status"] == "handoff" and got["record"] == record, got
-        assert "Not recorded as posted" in got["reason"] and "unverified" in got["reason"]
-        assert f"gwanjong review done h{record}" in got["next"], got
-        row = r.row(record)
-        assert row.status is StrikeStatus.HANDOFF and row.result_url == "" and row.claimed_at
-        kept = link if link.startswith("https://") and "\x1b" not in link else ""
-        assert row.claimed_url == kept  # a well-formed link, or nothing
-        assert "\x1b" not in repr(row.policy) and "javascript" not in row.claimed_url
-        assert r.open_ids() == [record]  # still in the person's queue
-    assert [w.action for w in forum.writes] == ["write_comment"]  # ours, by hand
+async def test_the_models_word_never_closes_a_handoff(r: Rig, link: str) -> None:
+    oid, record = await handed(r)
+    r.ours(record)  # even with our comment on the post: a wrong link proves nothing
+    got = await call(r.client, oid, "confirm_handoff", handoff=record, content=link)
+    assert got["status"] == "handoff" and got["record"] == record, got
+    assert "Not recorded as posted" in got["reason"] and "unverified" in got["reason"]
+    assert f"gwanjong review done h{record}" in got["next"], got
+    row = r.row(record)
+    assert row.status is StrikeStatus.HANDOFF and row.result_url == "" and row.claimed_at
+    kept = link if link.startswith("https://") and "\x1b" not in link else ""
+    assert row.claimed_url == kept  # a well-formed link, or nothing
+    assert "\x1b" not in repr(row.policy) and "javascript" not in row.claimed_url
+    assert r.open_ids() == [record]  # still in the person's queue
+    assert [w.action for w in r.forum.writes] == ["write_comment"]  # ours, by hand
 
 
-async def test_no_comment_of_ours_is_no_proof(forum: FakePlatform, tmp_path: Path) -> None:
-    async with rig(forum, tmp_path) as r:
-        oid, record = await handed(r)
-        got = await call(r.client, oid, "confirm_handoff", handoff=record)
-        assert got["status"] == "handoff" and "no comment by gwanjong_bot" in got["reason"], got
-        # the same text under another account is not ours either
-        target = r.row(record).target
-        forum.comments[target].append(
-            forum.comments[target][0].model_copy(update={"id": "x1", "body": r.row(record).content})
-        )
-        again = await call(r.client, oid, "confirm_handoff", handoff=record)
-        assert again["status"] == "handoff", again
-        assert r.row(record).status is StrikeStatus.HANDOFF
+async def test_no_comment_of_ours_is_no_proof(r: Rig) -> None:
+    oid, record = await handed(r)
+    got = await call(r.client, oid, "confirm_handoff", handoff=record)
+    assert got["status"] == "handoff" and "no comment by gwanjong_bot" in got["reason"], got
+    # the same text under another account is not ours either
+    target = r.row(record).target
+    r.forum.comments[target].append(
+        r.forum.comments[target][0].model_copy(update={"id": "x1", "body": r.row(record).content})
+    )
+    again = await call(r.client, oid, "confirm_handoff", handoff=record)
+    assert again["status"] == "handoff", again
+    assert r.row(record).status is StrikeStatus.HANDOFF
 
 
-async def test_our_comment_on_that_post_closes_it_with_proof(
-    forum: FakePlatform, tmp_path: Path
-) -> None:
-    async with rig(forum, tmp_path) as r:
-        oid, record = await handed(r)
-        link = r.ours(record, "\n\n(posted by hand)")
-        got = await call(r.client, oid, "confirm_handoff", handoff=record, content=link)
-        assert got["status"] == "posted" and got["url"] == link, got
-        assert "found it on devto" in got["reason"]
-        row = r.row(record)
-        assert row.status is StrikeStatus.POSTED and row.result_url == link
-        assert row.result_id and any("hand-off proven" in str(p) for p in row.policy)
-        assert r.open_ids() == []
+async def test_our_comment_on_that_post_closes_it_with_proof(r: Rig) -> None:
+    oid, record = await handed(r)
+    link = r.ours(record, "\n\n(posted by hand)")
+    got = await call(r.client, oid, "confirm_handoff", handoff=record, content=link)
+    assert got["status"] == "posted" and got["url"] == link, got
+    assert "found it on devto" in got["reason"]
+    row = r.row(record)
+    assert row.status is StrikeStatus.POSTED and row.result_url == link
+    assert row.result_id and any("hand-off proven" in str(p) for p in row.policy)
+    assert r.open_ids() == []
 
 
-async def test_proof_without_a_link_keeps_the_posts_link(
-    forum: FakePlatform, tmp_path: Path
-) -> None:
-    async with rig(forum, tmp_path) as r:
-        oid, record = await handed(r)
-        r.ours(record)
-        got = await call(r.client, oid, "confirm_handoff")
-        assert got["status"] == "posted" and got["url"] == r.row(record).target_url, got
+async def test_proof_without_a_link_keeps_the_posts_link(r: Rig) -> None:
+    oid, record = await handed(r)
+    r.ours(record)
+    got = await call(r.client, oid, "confirm_handoff")
+    assert got["status"] == "posted" and got["url"] == r.row(record).target_url, got
 
 
-async def test_a_person_dismisses_a_handoff_it_stays_in_history(
-    forum: FakePlatform, tmp_path: Path
-) -> None:
-    async with rig(forum, tmp_path) as r:
-        oid, record = await handed(r)
-        r.ours(record)  # dismissed first: proof that comes later closes nothing
-        dismissed = await r.gw.desk.handoffs.dismiss(record, by="alice")
-        assert dismissed.status is StrikeStatus.DISMISSED and dismissed.confirmed_by == "alice"
-        assert r.open_ids() == [] and r.row(record).status is StrikeStatus.DISMISSED
-        late = await call(r.client, oid, "confirm_handoff", handoff=record)
-        assert "is dismissed, not waiting for a person" in late["error"], late
-        with pytest.raises(PlatformError, match=f"Hand-off h{record} is dismissed"):
-            await r.gw.desk.handoffs.done(record, "https://dev.to/x/1", by="alice")
-        # a dismissed hand-off holds its target no longer: the model may hand it over again
-        again = await call(r.client, oid, "comment", content=COMMENT)
-        assert again["status"] == "handoff" and again["record"] != record, again
+async def test_a_person_dismisses_a_handoff_it_stays_in_history(r: Rig) -> None:
+    oid, record = await handed(r)
+    r.ours(record)  # dismissed first: proof that comes later closes nothing
+    dismissed = await r.gw.desk.handoffs.dismiss(record, by="alice")
+    assert dismissed.status is StrikeStatus.DISMISSED and dismissed.confirmed_by == "alice"
+    assert r.open_ids() == [] and r.row(record).status is StrikeStatus.DISMISSED
+    late = await call(r.client, oid, "confirm_handoff", handoff=record)
+    assert "is dismissed, not waiting for a person" in late["error"], late
+    with pytest.raises(PlatformError, match=f"Hand-off h{record} is dismissed"):
+        await r.gw.desk.handoffs.done(record, "https://dev.to/x/1", by="alice")
+    # a dismissed hand-off holds its target no longer: the model may hand it over again
+    again = await call(r.client, oid, "comment", content=COMMENT)
+    assert again["status"] == "handoff" and again["record"] != record, again
 
 
-async def test_a_handoff_expires_after_its_time(forum: FakePlatform, tmp_path: Path) -> None:
-    async with rig(forum, tmp_path, handoff_expire_after_s=3600) as r:
-        oid, record = await handed(r)
-        r.clock.advance(3600 - 1)
-        assert await r.gw.desk.handoffs.sweep() == 0 and r.open_ids() == [record]
-        r.clock.advance(2)
-        r.ours(record)  # too late: an expired hand-off is not closed by proof either
-        got = await call(r.client, oid, "confirm_handoff", handoff=record)
-        assert "is expired, not waiting for a person" in got["error"], got
-        row = r.row(record)
-        assert row.status is StrikeStatus.EXPIRED and "expired" in row.reason
-        assert r.open_ids() == []
+@EXPIRE_IN_AN_HOUR
+async def test_a_handoff_expires_after_its_time(r: Rig) -> None:
+    oid, record = await handed(r)
+    r.clock.advance(3600 - 1)
+    assert await r.gw.desk.handoffs.sweep() == 0 and r.open_ids() == [record]
+    r.clock.advance(2)
+    r.ours(record)  # too late: an expired hand-off is not closed by proof either
+    got = await call(r.client, oid, "confirm_handoff", handoff=record)
+    assert "is expired, not waiting for a person" in got["error"], got
+    row = r.row(record)
+    assert row.status is StrikeStatus.EXPIRED and "expired" in row.reason
+    assert r.open_ids() == []
 
 
-async def test_a_handoff_past_its_time_holds_its_target_no_more(
-    forum: FakePlatform, tmp_path: Path
-) -> None:
+@EXPIRE_IN_AN_HOUR
+async def test_a_handoff_past_its_time_holds_its_target_no_more(r: Rig) -> None:
     """Nothing read the queue since it expired: the next strike on that target sweeps first,
     so it is handed over anew, not answered as a duplicate of the stale one."""
-    async with rig(forum, tmp_path, handoff_expire_after_s=3600) as r:
-        oid, record = await handed(r)
-        r.clock.advance(3601)
-        again = await call(r.client, oid, "comment", content=COMMENT)
-        assert again["status"] == "handoff" and again["record"] != record, again
-        assert r.row(record).status is StrikeStatus.EXPIRED
+    oid, record = await handed(r)
+    r.clock.advance(3601)
+    again = await call(r.client, oid, "comment", content=COMMENT)
+    assert again["status"] == "handoff" and again["record"] != record, again
+    assert r.row(record).status is StrikeStatus.EXPIRED
 
 
-async def test_the_default_expiry_is_a_week(forum: FakePlatform, tmp_path: Path) -> None:
-    async with rig(forum, tmp_path) as r:
-        _, record = await handed(r)
-        r.clock.advance(7 * DAY - 1)
-        assert await r.gw.desk.handoffs.sweep() == 0
-        r.clock.advance(2)
-        assert await r.gw.desk.handoffs.sweep() == 1
-        assert r.row(record).status is StrikeStatus.EXPIRED
+async def test_the_default_expiry_is_a_week(r: Rig) -> None:
+    _, record = await handed(r)
+    r.clock.advance(7 * DAY - 1)
+    assert await r.gw.desk.handoffs.sweep() == 0
+    r.clock.advance(2)
+    assert await r.gw.desk.handoffs.sweep() == 1
+    assert r.row(record).status is StrikeStatus.EXPIRED
 
 
-async def test_only_a_posted_handoff_starts_the_author_cooldown(
-    forum: FakePlatform, tmp_path: Path
-) -> None:
-    async with rig(forum, tmp_path) as r:
-        first_oid, first = await handed(r)
-        # a waiting hand-off to ferris_fan does not block another to them
-        second_oid, second = await handed(r, "tokio loom testing", "loom")
-        await r.gw.desk.handoffs.dismiss(second, by="")
-        r.ours(first)
-        posted = await call(r.client, first_oid, "confirm_handoff", handoff=first)
-        assert posted["status"] == "posted", posted
-        # now the author was engaged: the next comment to them is cooled down
-        cooled = await call(r.client, second_oid, "comment", content="Loom is great for this.")
-        assert cooled["status"] == "refused", cooled
-        assert "ferris_fan" in cooled["reason"] and "cool-down is 7 days" in cooled["reason"]
-        assert r.row(int(cooled["record"])).status is StrikeStatus.REFUSED
+async def test_only_a_posted_handoff_starts_the_author_cooldown(r: Rig) -> None:
+    first_oid, first = await handed(r)
+    # a waiting hand-off to ferris_fan does not block another to them
+    second_oid, second = await handed(r, "tokio loom testing", "loom")
+    await r.gw.desk.handoffs.dismiss(second, by="")
+    r.ours(first)
+    posted = await call(r.client, first_oid, "confirm_handoff", handoff=first)
+    assert posted["status"] == "posted", posted
+    # now the author was engaged: the next comment to them is cooled down
+    cooled = await call(r.client, second_oid, "comment", content="Loom is great for this.")
+    assert cooled["status"] == "refused", cooled
+    assert "ferris_fan" in cooled["reason"] and "cool-down is 7 days" in cooled["reason"]
+    assert r.row(int(cooled["record"])).status is StrikeStatus.REFUSED

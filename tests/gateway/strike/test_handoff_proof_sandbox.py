@@ -19,9 +19,9 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import in_memory_gateway, opportunity_for
-from tests.gateway.strike.test_strike_platforms import needs, strike
+from tests.gateway.strike.test_strike_platforms import strike
 from tests.mcp import call
-from tests.platforms import SPECS
+from tests.platforms import SPECS, needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
 TEXT = "Guards around every await saved us too."

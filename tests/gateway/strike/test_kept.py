@@ -15,7 +15,7 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import ApprovalStatus, Channel, iso, operator_name
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
-from tests.gateway.strike.test_approvals import Desks, waiting
+from tests.gateway.strike.test_approvals import Desks, nobody, waiting
 from tests.gateway.strike.test_strike_chain import FOOTER, Says, context, wire
 
 pytestmark = pytest.mark.anyio
@@ -52,8 +52,8 @@ async def test_the_cool_down_holds_a_second_approval_to_one_author_until_it_ends
     desks: Desks, fake: FakePlatform, clock: FakeClock
 ) -> None:
     desk = desks.desk()
-    one = wire(await desk.strike(context(fake, "p1", "ann"), "comment", "One.", "", nobody()))
-    two = wire(await desk.strike(context(fake, "p2", "ann"), "comment", "Two.", "", nobody()))
+    one = wire(await desk.strike(context(fake, "p1", "ann"), "comment", "One.", "", nobody))
+    two = wire(await desk.strike(context(fake, "p2", "ann"), "comment", "Two.", "", nobody))
     first, second = one["approval"]["id"], two["approval"]["id"]
     assert wire(await desk.decide(first, "approve", Channel.TERMINAL, by="ops"))["status"] == (
         "posted"
@@ -68,10 +68,6 @@ async def test_the_cool_down_holds_a_second_approval_to_one_author_until_it_ends
     assert got["retry_after"] == 7 * 86400
     assert len(desks.rows()) == rows and len(fake.writes) == 1
     assert desks.approvals(pending=True)[0].id == second  # still waiting for its time
-
-
-def nobody() -> Says:
-    return Says("pending", "This client shows no approval dialog.")
 
 
 async def test_the_dialogs_person_has_the_operators_one_name(
@@ -101,14 +97,14 @@ async def test_the_next_strike_on_a_declined_target_tells_the_model_why(
     at = iso(clock.time())
     clock.advance(30)
     again: dict[str, Any] = wire(
-        await desk.strike(context(fake, "p1"), "comment", "Here is the answer.", "", nobody())
+        await desk.strike(context(fake, "p1"), "comment", "Here is the answer.", "", nobody)
     )
     assert again["status"] == "pending_approval"
     note = f"A person declined this on {at} (approval {approval_id}): Salesy."
     assert again["reason"].startswith(note)
     assert "Answer the question instead." in again["reason"]
     assert "\x1b" not in again["reason"] and "\u200b" not in again["reason"]
-    other = wire(await desk.strike(context(fake, "p2"), "comment", "Elsewhere.", "", nobody()))
+    other = wire(await desk.strike(context(fake, "p2"), "comment", "Elsewhere.", "", nobody))
     assert "declined" not in other["reason"]
     # once the person approves the new text, nothing old is carried
     new_id = again["approval"]["id"]

@@ -13,16 +13,10 @@ from gwanjong_sandbox.control import SandboxControl
 from tests.gateway import helpers
 from tests.gateway.helpers import in_memory_gateway
 from tests.mcp import call, outcome
-from tests.platforms import SPECS
+from tests.platforms import needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
 NO_FOOTER = {"min_interval_s": 0, "disclosure": ""}
-
-
-def needs(*platforms: str) -> None:
-    missing = [p for p in platforms if p not in SPECS]
-    if missing:
-        pytest.skip(f"platform(s) not in this run: {missing} (GWANJONG_TEST_PLATFORMS)")
 
 
 async def drafted(client: Client[Any], platform: str, topic: str, title: str) -> str:
