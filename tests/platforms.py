@@ -38,6 +38,8 @@ class PlatformSpec:
     variants: dict[str, dict[str, str]] = field(default_factory=dict)
     #: a word that search must match to the "rust-async" thread
     search_word: str = "cancellation"
+    #: our account in the sandbox, as capabilities names it
+    account: str = "gwanjong_bot"
 
     @property
     def module(self) -> str:

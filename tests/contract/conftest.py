@@ -18,6 +18,9 @@ CASES = [
     for variant in [None, *spec.variants]
 ]
 
+#: for a test of what no variant changes: each platform once (overrides the spec fixture)
+EACH = pytest.mark.parametrize("spec", list(SPECS.values()), ids=list(SPECS))
+
 
 @pytest.fixture(params=CASES)
 def case(request: pytest.FixtureRequest) -> tuple[PlatformSpec, str | None]:

@@ -3,6 +3,7 @@ validate and the write tools (the cases: tests/contract/conftest.py)."""
 
 from __future__ import annotations
 
+import importlib
 import json
 from typing import Any
 
@@ -11,6 +12,7 @@ from fastmcp import Client
 
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract import ACTIONS, Profile
+from tests.contract.conftest import EACH
 from tests.mcp import call, error_of
 from tests.platforms import PlatformSpec
 
@@ -41,7 +43,8 @@ async def test_capabilities_shape_and_rules(client: Client[Any], spec: PlatformS
     prefix = spec.name.upper() + "_"
     assert caps["credentials"] and all(name.startswith(prefix) for name in caps["credentials"])
     assert not [n for n in caps["credentials"] if "URL" in n or "PROXY" in n]
-    assert caps["platform"] == spec.name and caps["configured"] is True and caps["account"]
+    assert caps["platform"] == spec.name and caps["configured"] is True
+    assert caps["account"] == spec.account
     assert caps["reachable"] is True and caps["credentials_state"] == "accepted"
     assert set(caps["actions"]) == set(ACTIONS)
     for action, rule in caps["actions"].items():
@@ -55,6 +58,22 @@ async def test_capabilities_shape_and_rules(client: Client[Any], spec: PlatformS
             "weighted_chars",
             "bytes",
         }
+
+
+@EACH
+async def test_the_sandbox_env_points_the_server_at_it(
+    spec: PlatformSpec, sandbox: SandboxControl
+) -> None:
+    """What the sandbox tells a gateway (`sandbox.env`) starts the server against it."""
+    env = sandbox.env(spec.name)
+    ours = {k: v for k, v in spec.env(sandbox.url).items() if k.endswith("URL")}
+    assert ours and {k: v for k, v in env.items() if k.endswith("URL")} == ours, env
+    hosted = importlib.import_module(f"{spec.module}.server").hosted
+    async with Client(hosted(env)) as client:
+        caps = await call(client, "capabilities")
+        inbox = await call(client, "mentions")
+    assert caps["account"] == spec.account and caps["reachable"] is True
+    assert caps["credentials_state"] == "accepted" and inbox["posts"]
 
 
 def _text_of(length: int, unit: str) -> str:

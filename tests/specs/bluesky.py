@@ -16,4 +16,5 @@ SPEC = PlatformSpec(
     rules={"write_post": "auto", "write_comment": "summoned", "upvote": "summoned"},
     secrets=("gwjn-sbx1-bsky-pass",),
     bad_auth_env={"BLUESKY_APP_PASSWORD": "wrong-app-password"},
+    account="gwanjong.bsky.social",
 )

@@ -15,7 +15,7 @@ from gwanjong_sandbox.control import SandboxControl
 from gwanjong_sandbox.corpus import BASE_TIME
 from tests.mcp import call, error_of
 from tests.platforms import SPECS
-from tests.servers.inbox import drain
+from tests.servers.inbox import drain, paths
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
 
@@ -69,6 +69,34 @@ async def test_a_first_poll_starts_at_the_oldest_and_loses_nothing(
     assert flooded == flood["summons"]
     assert {(p["author"], p["body"]) for p in listed if not p["body"].startswith(FLOOD)} == seeded
     assert len(listed) == len(seeded) + len(flooded)
+
+
+#: why each inbox lists a summons (Hacker News has no mentions, only replies)
+KINDS = {"bluesky": {"mention", "reply", "quote"}, "hackernews": {"reply"}}
+
+
+@pytest.mark.parametrize("platform", list(SPECS))
+async def test_the_cursor_alone_carries_the_inbox_across_a_restart(
+    sandbox: SandboxControl, platform: str
+) -> None:
+    # On Mastodon more than two pages of 40; Hacker News reads our 30 latest items only
+    flood = sandbox.flood_inbox(40 if platform == "hackernews" else 80, 10)
+    spec = SPECS[platform]
+    async with Client(spec.build(sandbox.url)) as client:
+        everything = (await call(client, "mentions", limit=100))["posts"]
+        first = await call(client, "mentions", limit=7)
+    async with Client(spec.build(sandbox.url)) as client:  # a second server: a restart
+        rest = await drain(client, first["next_since"], 7)
+    listed = first["posts"] + rest
+    assert listed == everything
+    assert [p["body"] for p in listed if p["body"].startswith(FLOOD)] == flood["summons"]
+    assert_once_oldest_first(listed)
+    kinds = KINDS.get(platform, {"mention", "reply"})
+    for post in listed:
+        assert post["author"] != spec.account and len(post["tags"]) == 1, post
+        assert post["tags"][0] in kinds, post
+    if platform == "mastodon":  # paged by the Link header
+        assert paths(sandbox, "mastodon").get("GET /api/v1/notifications", 0) >= 3
 
 
 @pytest.mark.parametrize("platform", ["bluesky", "twitter"])
@@ -176,10 +204,12 @@ BOGUS = {
     "bluesky": ["zzz", "2026-13-45T99:00:00.000Z", "2026-11-27T09:00:00.000Z,http://x", "a|b"],
     "twitter": ["yesterday", "12ab", "1" * 21, "123|"],
     "reddit": ["last week", "1795770000.0,t9_x", "-5", "1795770000.000,t1_abc|t1_x"],
+    "hackernews": ["yesterday", "2026-11-27T09:00:00Z", "2026-11-27T09:00:00Z,abc"],
+    "mastodon": ["yesterday", "12ab", "123|"],
 }
 
 
-@pytest.mark.parametrize("platform", PLATFORMS)
+@pytest.mark.parametrize("platform", list(BOGUS))
 async def test_a_malformed_since_is_invalid_input_everywhere(
     sandbox: SandboxControl, platform: str
 ) -> None:
