@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import time
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract import ACTIONS, Profile
 from tests.contract.conftest import EACH
 from tests.mcp import call, error_of
-from tests.platforms import PlatformSpec
+from tests.platforms import SPECS, PlatformSpec
 
 pytestmark = pytest.mark.anyio
 
@@ -220,6 +221,27 @@ async def test_upvote_follows_the_rule(
     else:
         assert not result.is_error, result.content
         assert [w["action"] for w in sandbox.writes(spec.name)] == ["upvote"]
+
+
+#: the servers that pace their writes on their own: all that post, but Dev.to, whose
+#: pacing meets the sandbox's real 1/s limit (tests/servers/devto)
+PACED = [
+    s
+    for s in SPECS.values()
+    if s.name != "devto" and f"{s.name.upper()}_WRITE_INTERVAL_S" in s.env("")
+]
+
+
+@pytest.mark.parametrize("spec", PACED, ids=lambda s: s.name)
+async def test_writes_are_paced(spec: PlatformSpec, sandbox: SandboxControl) -> None:
+    interval = {f"{spec.name.upper()}_WRITE_INTERVAL_S": "0.6"}
+    async with Client(spec.build(sandbox.url, **interval)) as client:
+        start = time.monotonic()
+        await call(client, "write_post", title="Pacing", body="First of two notes on pacing.")
+        await call(client, "write_post", title="Pacing", body="Second of two notes on pacing.")
+        elapsed = time.monotonic() - start
+    first, second = sandbox.writes(spec.name)
+    assert elapsed >= 0.6 and second["at"] - first["at"] >= 0.55
 
 
 async def test_over_long_text_is_refused_before_sending(

@@ -1,6 +1,6 @@
 """Bluesky specifics the contract suite cannot see, through atproto's AsyncClient over real
 HTTP to the sandbox: facet byte offsets, grapheme and byte limits, the session lifecycle,
-reply refs, thread gates, odd thread nodes, ids, pacing and the host allow-list."""
+reply refs, thread gates, odd thread nodes, ids and the host allow-list."""
 
 from __future__ import annotations
 
@@ -435,7 +435,7 @@ async def test_ids_may_be_bsky_app_links_or_handle_uris(sandbox: SandboxControl)
     assert not_a_post.startswith("invalid_input: ")
 
 
-# -- errors, pacing, and the host allow-list -----------------------------------------------------
+# -- errors and the host allow-list -------------------------------------------------------------
 
 
 async def test_the_platform_error_body_and_rate_limit_headers(sandbox: SandboxControl) -> None:
@@ -461,17 +461,6 @@ async def test_rate_limit_is_read_from_ratelimit_reset(sandbox: SandboxControl) 
         sandbox.fault("bluesky", status=429, retry_after=42, count=1, match="getPostThread")
         text = await error_of(client, "get_post", post_id=ids["korean-dev"])
     assert text.startswith("rate_limited retry_after=42: "), text
-
-
-async def test_writes_are_paced(sandbox: SandboxControl) -> None:
-    async with server(sandbox, BLUESKY_WRITE_INTERVAL_S="0.6") as client:
-        start = time.monotonic()
-        await call(client, "write_post", title="", body="first")
-        await call(client, "write_post", title="", body="second")
-        elapsed = time.monotonic() - start
-    first, second = sandbox.writes("bluesky")
-    assert elapsed >= 0.6
-    assert second["at"] - first["at"] >= 0.55
 
 
 async def test_a_did_document_pointing_elsewhere_is_not_followed(sandbox: SandboxControl) -> None:
