@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from importlib.metadata import version
 from typing import Any
 
@@ -181,3 +182,21 @@ async def test_no_secret_in_any_result(
     blob = "\n".join(texts)
     for secret in spec.secrets:
         assert secret not in blob
+
+
+async def test_no_secret_in_any_log(
+    spec: PlatformSpec,
+    overrides: dict[str, str],
+    ids: dict[str, str],
+    sandbox: SandboxControl,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    async with Client(spec.build(sandbox.url, **overrides)) as client:
+        await call(client, "capabilities")  # signed in, where the platform signs in
+        sandbox.fault(spec.name, status=401, count=20)
+        await error_of(client, "get_post", post_id=ids["rust-async"])
+        await error_of(client, "write_post", title="Hello", body="hello")
+    assert caplog.records  # the SDKs and the server did log, at every level
+    for secret in spec.secrets:
+        assert secret not in caplog.text
