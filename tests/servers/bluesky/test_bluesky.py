@@ -16,7 +16,6 @@ import pytest
 from fastmcp import Client
 
 from gwanjong_bluesky.adapter import BlueskyAdapter
-from gwanjong_bluesky.server import Settings
 from gwanjong_bluesky.write import compose
 from gwanjong_sandbox.bluesky import (
     ME_HANDLE,
@@ -42,11 +41,9 @@ async def server(sandbox: SandboxControl, **overrides: str) -> AsyncIterator[Cli
         yield client
 
 
-def adapter(sandbox: SandboxControl, **overrides: str) -> BlueskyAdapter:
+def adapter(sandbox: SandboxControl) -> BlueskyAdapter:
     """The adapter on its own, configured from the same env the spec gives the server."""
-    env = {k.removeprefix("BLUESKY_").lower(): v for k, v in SPEC.env(sandbox.url).items()}
-    env.update({k.removeprefix("BLUESKY_").lower(): v for k, v in overrides.items()})
-    return BlueskyAdapter(Settings(_env_file=None, **env))  # type: ignore[call-arg]
+    return BlueskyAdapter(SPEC.settings(sandbox.url))
 
 
 async def xrpc(sandbox: SandboxControl, method: str, nsid: str, **kwargs: Any) -> httpx.Response:

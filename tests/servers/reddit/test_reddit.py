@@ -5,19 +5,16 @@ token reuse and refresh, read-only mode and the host allow-list."""
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
-from unittest import mock
 
 import pytest
 from fastmcp import Client
 
 from gwanjong_reddit.adapter import RedditAdapter
-from gwanjong_reddit.server import Settings
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_sandbox.corpus import build_corpus
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
@@ -32,16 +29,11 @@ pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tes
 SPEC = SPECS["reddit"]  # via the registry: importing the spec module first is circular
 
 
-def settings(sandbox: SandboxControl, **overrides: str) -> Settings:
-    """Settings from the spec's env plus ``REDDIT_``-less overrides (``MAX_WAIT_S="1"``)."""
-    env = {**SPEC.env(sandbox.url), **{f"REDDIT_{k}": v for k, v in overrides.items()}}
-    with mock.patch.dict(os.environ, env, clear=False):
-        return Settings(_env_file=None)  # type: ignore[call-arg]  # pydantic-settings' init kwarg
-
-
 @asynccontextmanager
 async def adapter(sandbox: SandboxControl, **overrides: str) -> AsyncIterator[RedditAdapter]:
-    reddit = RedditAdapter(settings(sandbox, **overrides))
+    """The adapter on its own, with ``REDDIT_``-less overrides (``MAX_WAIT_S="1"``)."""
+    env = {f"REDDIT_{k}": v for k, v in overrides.items()}
+    reddit = RedditAdapter(SPEC.settings(sandbox.url, **env))
     await reddit.connect()
     try:
         yield reddit

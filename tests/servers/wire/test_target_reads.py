@@ -5,11 +5,8 @@ the TTL passing (an injected clock, never a sleep), makes the next validate read
 
 from __future__ import annotations
 
-import importlib
-import os
 from collections.abc import Callable
 from typing import Any
-from unittest import mock
 
 import pytest
 from fastmcp import Client, FastMCP
@@ -43,10 +40,8 @@ BODY = "Thanks for asking: one gateway in front of all four keeps the rules in o
 
 def server(spec: PlatformSpec, sandbox: SandboxControl, clock: FakeClock) -> FastMCP[Any]:
     """The platform's server as its build_server makes it, but with our clock in the adapter."""
-    settings_cls = importlib.import_module(f"{spec.module}.server").Settings
-    with mock.patch.dict(os.environ, spec.env(sandbox.url), clear=False):
-        settings = settings_cls(_env_file=None)
-    return build_platform_server(ADAPTERS[spec.name](settings, clock=clock), call_timeout_s=60)
+    adapter = ADAPTERS[spec.name](spec.settings(sandbox.url), clock=clock)
+    return build_platform_server(adapter, call_timeout_s=60)
 
 
 def target_reads(sandbox: SandboxControl, name: str, post_id: str) -> int:
