@@ -13,7 +13,7 @@ from fastmcp import Client
 
 from gwanjong_sandbox.control import SandboxControl
 from tests.mcp import call, error_of
-from tests.platforms import PlatformSpec
+from tests.platforms import SPECS, PlatformSpec
 
 pytestmark = pytest.mark.anyio
 
@@ -21,15 +21,31 @@ pytestmark = pytest.mark.anyio
 # -- errors ------------------------------------------------------------------------------
 
 
-async def test_bad_credentials_are_auth(spec: PlatformSpec, sandbox: SandboxControl) -> None:
-    async with Client(spec.build(sandbox.url, **spec.bad_auth_env)) as client:
-        text = await error_of(client, "write_post", title="Hello", body="A short post.")
-        if spec.rules["write_post"] == "never":  # refused by the rule before keys matter
-            assert text.startswith("not_supported: "), text
-        else:
-            assert text.startswith("auth: "), text
-        for secret in (*spec.secrets, *spec.bad_auth_env.values()):
-            assert secret not in text
+WRONG = [(spec, spec.bad_auth_env) for spec in SPECS.values()]
+if "reddit" in SPECS:  # a wrong app secret too: 401 at the token endpoint
+    WRONG.append((SPECS["reddit"], {"REDDIT_CLIENT_SECRET": "wrong-secret"}))
+
+
+@pytest.mark.parametrize(
+    ("spec", "wrong"), WRONG, ids=[f"{s.name}-{next(iter(w))}" for s, w in WRONG]
+)
+async def test_wrong_credentials_are_refused_and_said_so(
+    spec: PlatformSpec, wrong: dict[str, str], sandbox: SandboxControl
+) -> None:
+    """From the platform's own answer: capabilities says refused, a write and the inbox
+    say auth (a write the rule refuses says so first), and no secret is repeated."""
+    async with Client(spec.build(sandbox.url, **wrong)) as client:
+        caps = await call(client, "capabilities")
+        write = await error_of(client, "write_post", title="Hello", body="A short post.")
+        inbox = await error_of(client, "mentions")
+    assert caps["credentials_state"] == "refused" and caps["account"] is None
+    assert caps["configured"] is True and caps["reachable"] is True
+    assert set(caps["actions"]) == {"write_post", "write_comment", "upvote"}  # rules still hold
+    refused_by_rule = spec.rules["write_post"] == "never"  # before keys matter
+    assert write.startswith("not_supported: " if refused_by_rule else "auth: "), write
+    assert inbox.startswith("auth: "), inbox
+    for secret in (*spec.secrets, *wrong.values()):
+        assert secret not in write + inbox + json.dumps(caps)
     assert sandbox.writes(spec.name) == []
 
 
@@ -115,6 +131,7 @@ async def test_rules_answer_offline(spec: PlatformSpec) -> None:
         too_long = await call(offline, "validate", action="write_post", **over)
         info = offline.server_info  # era-neutral: initialize or server/discover
     assert caps["reachable"] is False and caps["account"] is None
+    assert caps["credentials_state"] == "unknown"  # not checked: nothing answered
     assert {a: r["allowed"] for a, r in caps["actions"].items()} == spec.rules
     if spec.rules["write_post"] == "never":  # the rule is the only problem, offline too
         assert check["ok"] is False and check["allowed"] == "never", check
@@ -162,29 +179,7 @@ async def test_wrong_arguments_are_invalid_input(
     assert sandbox.writes(spec.name) == []
 
 
-async def test_no_secret_in_any_result(
-    client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl
-) -> None:
-    texts = []
-    for tool, args in [
-        ("capabilities", {}),
-        ("trending", {"limit": 3}),
-        ("get_post", {"post_id": ids["missing"]}),
-    ]:
-        result = await client.call_tool(tool, args, raise_on_error=False)
-        texts.append(json.dumps(result.structured_content, ensure_ascii=False))
-        texts.extend(getattr(c, "text", "") for c in result.content)
-    sandbox.fault(spec.name, status=401, count=20)
-    result = await client.call_tool(
-        "get_post", {"post_id": ids["rust-async"]}, raise_on_error=False
-    )
-    texts.extend(getattr(c, "text", "") for c in result.content)
-    blob = "\n".join(texts)
-    for secret in spec.secrets:
-        assert secret not in blob
-
-
-async def test_no_secret_in_any_log(
+async def test_no_secret_in_any_result_or_log(
     spec: PlatformSpec,
     overrides: dict[str, str],
     ids: dict[str, str],
@@ -192,11 +187,20 @@ async def test_no_secret_in_any_log(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG)
+    texts = []
     async with Client(spec.build(sandbox.url, **overrides)) as client:
-        await call(client, "capabilities")  # signed in, where the platform signs in
+        for tool, args in [
+            ("capabilities", {}),  # signed in, where the platform signs in
+            ("trending", {"limit": 3}),
+            ("get_post", {"post_id": ids["missing"]}),
+        ]:
+            result = await client.call_tool(tool, args, raise_on_error=False)
+            texts.append(json.dumps(result.structured_content, ensure_ascii=False))
+            texts.extend(getattr(c, "text", "") for c in result.content)
         sandbox.fault(spec.name, status=401, count=20)
-        await error_of(client, "get_post", post_id=ids["rust-async"])
-        await error_of(client, "write_post", title="Hello", body="hello")
+        texts.append(await error_of(client, "get_post", post_id=ids["rust-async"]))
+        texts.append(await error_of(client, "write_post", title="Hello", body="hello"))
     assert caplog.records  # the SDKs and the server did log, at every level
+    blob = "\n".join([*texts, caplog.text])
     for secret in spec.secrets:
-        assert secret not in caplog.text
+        assert secret not in blob
