@@ -88,10 +88,17 @@ async def test_get_post_has_the_full_body_with_emoji_and_korean(
 
 
 @pytest.mark.parametrize("key", ["deleted-post", "missing"])
-async def test_get_post_of_a_gone_post_is_not_found(
-    client: Client[Any], ids: dict[str, str], key: str
+async def test_a_gone_post_is_not_found_with_its_id(
+    client: Client[Any], spec: PlatformSpec, sandbox: SandboxControl, ids: dict[str, str], key: str
 ) -> None:
-    assert (await error_of(client, "get_post", post_id=ids[key])).startswith("not_found: ")
+    for tool in ("get_post", "get_comments"):
+        text = await error_of(client, tool, post_id=ids[key])
+        assert text.startswith("not_found: ") and ids[key] in text, (tool, text)
+    # a comment on it: not found, unless the rule refuses any program comment first
+    text = await error_of(client, "write_comment", post_id=ids[key], body="Hello?")
+    by_rule = spec.rules["write_comment"] in ("human", "never")
+    assert text.startswith("not_supported: " if by_rule else "not_found: "), text
+    assert sandbox.writes(spec.name) == []
 
 
 def parents_first(comments: list[dict[str, Any]]) -> dict[str, int]:
@@ -119,12 +126,8 @@ async def test_comments_are_flattened_with_parent_and_depth(
     assert any("stdout" in c["body"] for c in comments)
 
 
-async def test_empty_thread_has_no_comments_and_a_missing_post_none_to_find(
-    client: Client[Any], ids: dict[str, str]
-) -> None:
+async def test_empty_thread_has_no_comments(client: Client[Any], ids: dict[str, str]) -> None:
     assert (await call(client, "get_comments", post_id=ids["empty-thread"]))["comments"] == []
-    missing = await error_of(client, "get_comments", post_id=ids["missing"])
-    assert missing.startswith("not_found: ")
 
 
 async def test_deleted_comment_keeps_its_replies(client: Client[Any], ids: dict[str, str]) -> None:

@@ -250,11 +250,8 @@ async def test_concurrent_calls_sign_in_once_and_again_once(sandbox: SandboxCont
 
 async def test_a_bad_password_does_not_stop_the_server(sandbox: SandboxControl) -> None:
     async with server(sandbox, BLUESKY_APP_PASSWORD="wrong-app-password") as client:
+        # capabilities says refused, reachable: the contract's wrong-credentials test
         assert {t.name for t in await client.list_tools()} >= {"trending", "capabilities"}
-        caps = await call(client, "capabilities")
-        # Bluesky answered (and refused the password): reachable, but no account signed in.
-        assert caps["configured"] is True and caps["account"] is None
-        assert caps["reachable"] is True
         first = await error_of(client, "trending", limit=3)
         second = await error_of(client, "search", query="rust")
     assert first.startswith("auth: ") and "BLUESKY_APP_PASSWORD" in first

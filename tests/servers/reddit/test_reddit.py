@@ -447,18 +447,6 @@ async def test_post_ids_in_every_form(sandbox: SandboxControl) -> None:
         assert requests(sandbox) == before  # refused before any request
 
 
-async def test_gone_posts_are_not_found_everywhere(sandbox: SandboxControl) -> None:
-    ids = sandbox.ids("reddit")
-    async with server(sandbox) as client:
-        for key in ("deleted-post", "missing"):
-            for tool in ("get_post", "get_comments"):
-                text = await error_of(client, tool, post_id=ids[key])
-                assert text.startswith("not_found: ") and ids[key] in text
-            text = await error_of(client, "write_comment", post_id=ids[key], body="Hello?")
-            assert text.startswith("not_found: ")
-    assert sandbox.writes("reddit") == []
-
-
 async def test_rules_say_why(sandbox: SandboxControl) -> None:
     ids = sandbox.ids("reddit")
     async with server(sandbox) as client:
