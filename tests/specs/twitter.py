@@ -17,6 +17,9 @@ WEB_AUTH_TOKEN = "sandbox-twikit-auth-token"
 # A saved twikit session, as `client.save_cookies()` writes it.
 COOKIES_FILE = Path(tempfile.mkdtemp(prefix="gwanjong-twikit-")) / "cookies.json"
 COOKIES_FILE.write_text(json.dumps({"auth_token": WEB_AUTH_TOKEN, "ct0": "sandboxct0token"}))
+TWIKIT = {"TWITTER_COOKIES_FILE": str(COOKIES_FILE)}
+#: a test of both readers: tweepy alone, and twikit first
+READERS = {"tweepy": {}, "twikit-first": TWIKIT}
 
 SPEC = PlatformSpec(
     name="twitter",
@@ -32,5 +35,5 @@ SPEC = PlatformSpec(
     rules={"write_post": "auto", "write_comment": "summoned", "upvote": "never"},
     secrets=(BEARER, API_SECRET, ACCESS_TOKEN, ACCESS_SECRET, WEB_AUTH_TOKEN),
     bad_auth_env={"TWITTER_API_SECRET": "wrong-api-secret"},
-    variants={"twikit-first": {"TWITTER_COOKIES_FILE": str(COOKIES_FILE)}},
+    variants={"twikit-first": TWIKIT},
 )
