@@ -134,8 +134,10 @@ async def test_deleted_comment_keeps_its_replies(client: Client[Any], ids: dict[
     comments = (await call(client, "get_comments", post_id=ids["deleted-comments"]))["comments"]
     assert len(comments) == 3
     reply = next(c for c in comments if "civil" in c["body"])
-    parent = next(c for c in comments if c["id"] == reply["parent_id"])
-    assert "troll" not in parent["author"]
+    parent = comments[comments.index(reply) - 1]  # in its place, right before its reply
+    assert parent["id"] == reply["parent_id"] and parent["depth"] == 0
+    assert parent["author"] == ""  # not the troll's name: the platform took it down
+    assert reply["depth"] == 1 and reply["author"]
 
 
 async def test_huge_thread(

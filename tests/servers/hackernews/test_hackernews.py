@@ -74,11 +74,10 @@ async def test_tree_skips_dead_deleted_and_missing_replies(sandbox: SandboxContr
         assert ids[gone] not in listed, gone
     assert not any("followers" in c["body"] for c in comments)  # the dead reply's text
     # the deleted comment with a live reply keeps its place, empty, as HN shows "[deleted]"
+    # (its place and its reply's: the contract's test_deleted_comment_keeps_its_replies)
     holder = next(c for c in comments if c["id"] == ids["del-1"])
-    assert holder["author"] == "" and holder["body"] == "" and holder["depth"] == 0
-    reply = next(c for c in comments if c["id"] == ids["del-1-1"])
-    assert reply["parent_id"] == ids["del-1"] and reply["depth"] == 1
-    assert len(comments) == 3
+    assert holder["body"] == ""
+    assert next(c for c in comments if c["id"] == ids["del-1-1"])["parent_id"] == ids["del-1"]
     # every reply was asked for, the missing one too: skipped on what HN answered
     assert paths(sandbox, "hackernews").get(f"GET /v0/item/{ids['hn-missing']}.json") == 1
 
