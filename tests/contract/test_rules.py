@@ -211,6 +211,28 @@ async def test_write_comment_follows_the_rule(
         assert any(body in c["body"] for c in comments)
 
 
+SUMMONED = [s for s in SPECS.values() if s.rules["write_comment"] == "summoned"]
+
+
+@pytest.mark.parametrize("spec", SUMMONED, ids=lambda s: s.name)
+async def test_a_reply_needs_the_comment_it_answers_to_summon_us(
+    spec: PlatformSpec, sandbox: SandboxControl
+) -> None:
+    """The thread summoned us, but a reply under someone else's comment answers that
+    comment, which did not: refused before sending, naming our account."""
+    post_id = sandbox.ids(spec.name)["summons-me"]
+    async with Client(spec.build(sandbox.url)) as client:
+        comments = (await call(client, "get_comments", post_id=post_id))["comments"]
+        lurker = next(c for c in comments if "lurker" in c["author"])
+        text = await error_of(
+            client, "write_comment", post_id=post_id, body="Same!", parent_id=lurker["id"]
+        )
+    assert text.startswith("not_supported: ") and f"@{spec.account}" in text, text
+    if spec.name != "mastodon":  # Mastodon's answer says "this status", not its id
+        assert lurker["id"] in text, text
+    assert sandbox.writes(spec.name) == []
+
+
 async def test_upvote_follows_the_rule(
     client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl
 ) -> None:

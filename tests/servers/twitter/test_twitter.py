@@ -156,20 +156,6 @@ async def test_one_reply_per_interaction(sandbox: SandboxControl) -> None:
     assert len(sandbox.writes("twitter")) == 1
 
 
-async def test_a_reply_to_a_comment_needs_that_comment_to_summon_us(
-    sandbox: SandboxControl,
-) -> None:
-    ids = sandbox.ids("twitter")
-    async with Client(SPEC.build(sandbox.url)) as client:
-        comments = (await call(client, "get_comments", post_id=ids["summons-me"]))["comments"]
-        lurker = next(c for c in comments if c["author"] == "lurker")
-        text = await error_of(
-            client, "write_comment", post_id=ids["summons-me"], body="Same!", parent_id=lurker["id"]
-        )
-    assert text.startswith("not_supported: ") and lurker["id"] in text
-    assert sandbox.writes("twitter") == []
-
-
 async def test_duplicate_text_is_invalid_input(sandbox: SandboxControl) -> None:
     async with Client(SPEC.build(sandbox.url)) as client:
         await call(client, "write_post", title="", body="Notes on MCP error messages.")
