@@ -206,9 +206,11 @@ async def test_write_comment_follows_the_rule(
     else:
         assert not summoned.is_error and not plain.is_error
         assert len(writes) == 2
-    if rule in ("auto", "summoned"):  # the program-written reply reads back
+    if rule in ("auto", "summoned"):  # the program-written reply reads back, with its link
         comments = (await call(client, "get_comments", post_id=ids["summons-me"]))["comments"]
-        assert any(body in c["body"] for c in comments)
+        written = summoned.structured_content or {}
+        [ours] = [c for c in comments if c["id"] == written["id"]]
+        assert body in ours["body"] and written["url"] and ours["url"] == written["url"]
 
 
 SUMMONED = [s for s in SPECS.values() if s.rules["write_comment"] == "summoned"]
