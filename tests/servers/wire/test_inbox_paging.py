@@ -124,9 +124,7 @@ async def test_reddit_private_messages_do_not_crowd_out_the_summons(
     async with Client(SPECS["reddit"].build(sandbox.url)) as client:
         listed = await drain(client, before_flood("reddit", flood), limit=7)
     assert [p["body"] for p in listed] == flood["summons"]
-    async with httpx.AsyncClient() as http:
-        paths = (await http.get(f"{sandbox.url}/_sandbox/requests/paths")).json()
-    asked = " ".join(paths)
+    asked = " ".join(paths(sandbox, "reddit"))
     assert "/message/selfreply" in asked and "/message/comments" in asked
     assert "/message/mentions" in asked and "/message/inbox" not in asked
 
