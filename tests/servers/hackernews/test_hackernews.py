@@ -13,7 +13,7 @@ from fastmcp import Client
 from gwanjong_hackernews.profile import GUIDELINE
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import in_memory_gateway, opportunity_for
-from tests.mcp import call, error_of
+from tests.mcp import call, error_of, outcome
 from tests.platforms import SPECS
 from tests.servers.inbox import paths
 
@@ -147,16 +147,13 @@ async def test_through_the_gateway_draft_reads_and_strike_refuses(
         )
         oid = opportunity_for(scouted, "hackernews", "Rust async")
         drafted = await call(client, "draft", opportunity_id=oid)
-        result = await client.call_tool(
-            "strike",
-            {"opportunity_id": oid, "action": "comment", "content": "Guards fixed it for us."},
-            raise_on_error=False,
+        refused = await outcome(
+            client, "strike", opportunity_id=oid, action="comment", content="Guards fixed it."
         )
     assert "select!" in drafted["post"]  # the context is there to read
     assert drafted["strike"]["actions"]["comment"]["allowed"] == "never"
     assert any(GUIDELINE in line for line in drafted["guide"])
-    refused = result.structured_content
-    assert refused is not None and refused["status"] == "refused", refused
+    assert refused["status"] == "refused", refused
     assert GUIDELINE in refused["reason"] and "own words" in refused["reason"]
     # refused, not handed off: no text for a person to paste
     assert "Guards fixed it" not in str(refused)

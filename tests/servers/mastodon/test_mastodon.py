@@ -14,7 +14,7 @@ from fastmcp import Client
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_sandbox.mastodon.world import HUMAN_TOKEN, MAX_CHARS, NOBOT, RULES
 from tests.gateway.helpers import in_memory_gateway, opportunity_for
-from tests.mcp import call, error_of
+from tests.mcp import call, error_of, outcome
 from tests.platforms import SPECS
 from tests.servers.inbox import paths
 
@@ -141,20 +141,14 @@ async def test_through_the_gateway_strike_writes_once_and_refuses_nobot(
         summoned = opportunity_for(scouted, "mastodon", "Looking for feedback")
         nobot = opportunity_for(scouted, "mastodon", "what do you think about MCP gateways")
         drafted = await call(client, "draft", opportunity_id=summoned)
-        struck = await client.call_tool(
-            "strike",
-            {"opportunity_id": summoned, "action": "comment", "content": "One gateway."},
-            raise_on_error=False,
+        struck = await outcome(
+            client, "strike", opportunity_id=summoned, action="comment", content="One gateway."
         )
         await call(client, "draft", opportunity_id=nobot)
-        refused = await client.call_tool(
-            "strike",
-            {"opportunity_id": nobot, "action": "comment", "content": "Hello!"},
-            raise_on_error=False,
+        no = await outcome(
+            client, "strike", opportunity_id=nobot, action="comment", content="Hello!"
         )
     assert drafted["strike"]["actions"]["comment"]["allowed"] == "auto", drafted["strike"]
-    assert struck.structured_content is not None
-    assert struck.structured_content["status"] == "posted", struck.structured_content
-    no = refused.structured_content
-    assert no is not None and no["status"] == "refused" and "#nobot" in no["reason"], no
+    assert struck["status"] == "posted", struck
+    assert no["status"] == "refused" and "#nobot" in no["reason"], no
     assert [w["action"] for w in sandbox.writes("mastodon")] == ["write_comment"]
