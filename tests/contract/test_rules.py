@@ -14,7 +14,7 @@ from fastmcp import Client
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract import ACTIONS, Profile
 from tests.contract.conftest import EACH
-from tests.mcp import call, error_of
+from tests.mcp import call, error_of, outcome
 from tests.platforms import SPECS, PlatformSpec
 
 pytestmark = pytest.mark.anyio
@@ -159,58 +159,42 @@ async def test_write_post(client: Client[Any], spec: PlatformSpec, sandbox: Sand
     }
     if (await call(client, "capabilities"))["tags"] is None:
         # a platform whose posts take no tags refuses them rather than drop them unseen
-        tagged = await client.call_tool(
-            "write_post", {**post, "tags": ["mcp"]}, raise_on_error=False
-        )
-        assert tagged.is_error and sandbox.writes(spec.name) == []
-        assert "take no tags" in tagged.content[0].text  # type: ignore[union-attr]
+        tagged = await error_of(client, "write_post", **post, tags=["mcp"])
+        assert "take no tags" in tagged and sandbox.writes(spec.name) == []
     else:
         post["tags"] = ["mcp"]
-    result = await client.call_tool("write_post", post, raise_on_error=False)
+    result = await outcome(client, "write_post", **post)
     writes = sandbox.writes(spec.name)
     if spec.rules["write_post"] == "auto":
-        assert not result.is_error, result.content
-        data = result.structured_content
-        assert (
-            data is not None
-            and data["ok"] is True
-            and data["action"] == "write_post"
-            and data["id"]
-        )
-        assert [w["action"] for w in writes] == ["write_post"]
+        assert result.get("ok") is True and result["action"] == "write_post", result
+        assert result["id"] and [w["action"] for w in writes] == ["write_post"]
         assert "log to stderr" in json.dumps(writes[0]["data"], ensure_ascii=False)
     else:
-        assert result.is_error and writes == []
+        assert "error" in result and writes == []
 
 
 async def test_write_comment_follows_the_rule(
     client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl
 ) -> None:
     body = "Good question: one gateway keeps the tool list small."
-    summoned = await client.call_tool(
-        "write_comment", {"post_id": ids["summons-me"], "body": body}, raise_on_error=False
-    )
-    plain = await client.call_tool(
-        "write_comment", {"post_id": ids["rust-async"], "body": body}, raise_on_error=False
-    )
+    summoned = await outcome(client, "write_comment", post_id=ids["summons-me"], body=body)
+    plain = await outcome(client, "write_comment", post_id=ids["rust-async"], body=body)
     rule = spec.rules["write_comment"]
     writes = sandbox.writes(spec.name)
+    refused = [r.get("error", "").startswith("not_supported: ") for r in (summoned, plain)]
     if rule in ("human", "never"):
-        for r in (summoned, plain):
-            assert r.is_error and r.content[0].text.startswith("not_supported: ")  # type: ignore[union-attr]
+        assert refused == [True, True], (summoned, plain)
         assert writes == []  # refused before any request was sent
     elif rule == "summoned":
-        assert not summoned.is_error, summoned.content
-        assert plain.is_error and plain.content[0].text.startswith("not_supported: ")  # type: ignore[union-attr]
+        assert "error" not in summoned and refused[1], (summoned, plain)
         assert [w["action"] for w in writes] == ["write_comment"]
     else:
-        assert not summoned.is_error and not plain.is_error
+        assert "error" not in summoned and "error" not in plain, (summoned, plain)
         assert len(writes) == 2
     if rule in ("auto", "summoned"):  # the program-written reply reads back, with its link
         comments = (await call(client, "get_comments", post_id=ids["summons-me"]))["comments"]
-        written = summoned.structured_content or {}
-        [ours] = [c for c in comments if c["id"] == written["id"]]
-        assert body in ours["body"] and written["url"] and ours["url"] == written["url"]
+        [ours] = [c for c in comments if c["id"] == summoned["id"]]
+        assert body in ours["body"] and summoned["url"] and ours["url"] == summoned["url"]
 
 
 SUMMONED = [s for s in SPECS.values() if s.rules["write_comment"] == "summoned"]
@@ -238,12 +222,12 @@ async def test_a_reply_needs_the_comment_it_answers_to_summon_us(
 async def test_upvote_follows_the_rule(
     client: Client[Any], spec: PlatformSpec, ids: dict[str, str], sandbox: SandboxControl
 ) -> None:
-    result = await client.call_tool("upvote", {"post_id": ids["summons-me"]}, raise_on_error=False)
+    result = await outcome(client, "upvote", post_id=ids["summons-me"])
     if spec.rules["upvote"] in ("human", "never"):
-        assert result.is_error and result.content[0].text.startswith("not_supported: ")  # type: ignore[union-attr]
+        assert result.get("error", "").startswith("not_supported: "), result
         assert sandbox.writes(spec.name) == []
     else:
-        assert not result.is_error, result.content
+        assert "error" not in result, result
         assert [w["action"] for w in sandbox.writes(spec.name)] == ["upvote"]
 
 
