@@ -11,6 +11,7 @@ from fastmcp import Client
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract import CONTRACT_TOOLS, OPTIONAL_TOOLS, READ_TOOLS, WRITE_TOOLS
 from gwanjong_shared.contract.models import Comment, Post
+from tests.contract.conftest import EACH
 from tests.mcp import call, error_of
 from tests.platforms import PlatformSpec
 
@@ -99,6 +100,18 @@ async def test_a_gone_post_is_not_found_with_its_id(
     by_rule = spec.rules["write_comment"] in ("human", "never")
     assert text.startswith("not_supported: " if by_rule else "not_found: "), text
     assert sandbox.writes(spec.name) == []
+
+
+@EACH
+async def test_an_id_in_no_form_of_the_platform_is_refused_unsent(
+    spec: PlatformSpec, sandbox: SandboxControl
+) -> None:
+    async with Client(spec.build(sandbox.url)) as client:
+        await call(client, "capabilities")  # signed in first, where the platform signs in
+        sent = sandbox.requests().get(spec.name, 0)
+        text = await error_of(client, "get_post", post_id="not a post id!")
+        assert sandbox.requests().get(spec.name, 0) == sent
+    assert text.startswith("invalid_input: "), text
 
 
 def parents_first(comments: list[dict[str, Any]]) -> dict[str, int]:

@@ -354,14 +354,6 @@ async def test_trending_is_the_top_trends_posts_ranked(sandbox: SandboxControl) 
     assert all(p["url"] == f"https://x.com/{p['author']}/status/{p['id']}" for p in posts)
 
 
-async def test_a_bad_id_is_invalid_input_without_a_request(sandbox: SandboxControl) -> None:
-    async with Client(SPEC.build(sandbox.url)) as client:
-        before, _ = counts(sandbox)
-        text = await error_of(client, "get_post", post_id="not-a-number")
-        after, _ = counts(sandbox)
-    assert text.startswith("invalid_input: ") and after == before
-
-
 async def test_an_unexpected_host_is_refused_before_sending_by_twikit_and_tweepy() -> None:
     async with httpx.AsyncClient(transport=web_gate("http://127.0.0.1:9", Limiter("X"))) as http:
         with pytest.raises(HostNotAllowed):
