@@ -257,22 +257,6 @@ async def test_no_post_subreddit_is_a_validate_problem(sandbox: SandboxControl) 
 # -- the rate-limit budget and retries --------------------------------------------------
 
 
-async def test_429_budget_is_honoured_without_another_request(sandbox: SandboxControl) -> None:
-    ids = sandbox.ids("reddit")
-    async with adapter(sandbox, MAX_WAIT_S="1") as reddit:
-        await reddit.get_post(ids["rust-async"])
-        sandbox.fault("reddit", status=429, retry_after=7, count=1)
-        with pytest.raises(PlatformError) as first:
-            await reddit.get_post(ids["rust-async"])
-        assert str(first.value).startswith("rate_limited retry_after=7: ")
-        sent = requests(sandbox)
-        with pytest.raises(PlatformError) as second:  # the window is still closed: no request
-            await reddit.get_post(ids["rust-async"])
-        assert second.value.kind is ErrorKind.RATE_LIMITED
-        assert second.value.retry_after is not None and 5 < second.value.retry_after <= 7
-        assert requests(sandbox) == sent
-
-
 async def test_a_short_window_is_waited_out(sandbox: SandboxControl) -> None:
     ids = sandbox.ids("reddit")
     async with adapter(sandbox) as reddit:  # MAX_WAIT_S defaults to 10
