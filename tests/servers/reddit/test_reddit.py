@@ -273,32 +273,29 @@ async def test_a_short_window_is_waited_out(sandbox: SandboxControl) -> None:
         assert reddit.gate.rate_limit.remaining is not None and reddit.gate.rate_limit.remaining > 0
 
 
-@pytest.mark.parametrize(("failures", "ok"), [(2, True), (3, False)])
-async def test_5xx_is_retried_twice(sandbox: SandboxControl, failures: int, ok: bool) -> None:
+@pytest.mark.parametrize(
+    ("retries", "status", "failures", "sent"),
+    [(None, 503, 2, 3), (None, 503, 3, 3), ("0", 500, 1, 1)],  # None: the default, 2
+    ids=["retried-twice", "then-unavailable", "retries-off"],
+)
+async def test_5xx_is_retried_as_configured(
+    sandbox: SandboxControl, retries: str | None, status: int, failures: int, sent: int
+) -> None:
     ids = sandbox.ids("reddit")
-    async with adapter(sandbox) as reddit:
+    async with adapter(sandbox, **({"RETRIES": retries} if retries else {})) as reddit:
         await reddit.get_post(ids["rust-async"])
-        sandbox.fault("reddit", status=503, count=failures)
+        sandbox.fault("reddit", status=status, count=failures)
         before = requests(sandbox)
-        if ok:
+        if failures < sent:  # a retry met the platform back
             assert (await reddit.get_post(ids["rust-async"])).id == ids["rust-async"]
         else:
             with pytest.raises(PlatformError) as failed:
                 await reddit.get_post(ids["rust-async"])
-            assert str(failed.value).startswith("unavailable: ") and "503" in str(failed.value)
-        assert requests(sandbox) - before == 3
-
-
-async def test_retries_can_be_turned_off(sandbox: SandboxControl) -> None:
-    ids = sandbox.ids("reddit")
-    async with adapter(sandbox, RETRIES="0") as reddit:
-        await reddit.get_post(ids["rust-async"])
-        sandbox.fault("reddit", status=500, count=1)
-        before = requests(sandbox)
-        with pytest.raises(PlatformError) as failed:
-            await reddit.get_post(ids["rust-async"])
-        assert failed.value.kind is ErrorKind.UNAVAILABLE
-        assert requests(sandbox) - before == 1
+            assert failed.value.kind is ErrorKind.UNAVAILABLE
+            assert str(failed.value).startswith("unavailable: ") and str(status) in str(
+                failed.value
+            )
+        assert requests(sandbox) - before == sent
 
 
 # -- sessions and credentials ------------------------------------------------------------
