@@ -1,8 +1,9 @@
 """How the contract suite starts each platform server against the sandbox.
 
 A platform joins the suite with one module in tests/specs/ that defines ``SPEC``; the
-tests themselves do not change. ``env`` is what the server process gets: the same dict
-builds the in-memory server (settings read from it) and the stdio process.
+tests themselves do not change. ``env(url)`` is what the server process gets (``values``
+under the platform's prefix): the same dict builds the in-memory server (settings read
+from it) and the stdio process.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from gwanjong_shared.contract import Allowed
 @dataclass(frozen=True)
 class PlatformSpec:
     name: str
-    env: Callable[[str], dict[str, str]]
+    #: the server's settings for a sandbox URL, without the ``<NAME>_`` prefix
+    values: Callable[[str], dict[str, str]]
     #: the rule capabilities() must report, per action
     rules: dict[str, Allowed]
     #: secrets that must never appear in any result or error
@@ -38,10 +40,17 @@ class PlatformSpec:
     variants: dict[str, dict[str, str]] = field(default_factory=dict)
     #: a word that search must match to the "rust-async" thread
     search_word: str = "cancellation"
+    #: our account in the sandbox, as capabilities names it
+    account: str = "gwanjong_bot"
 
     @property
     def module(self) -> str:
         return f"gwanjong_{self.name}"
+
+    def env(self, sandbox_url: str) -> dict[str, str]:
+        """Env vars for the server (``TIMEOUT_S`` unless given)."""
+        values = {"TIMEOUT_S": TIMEOUT_S, **self.values(sandbox_url)}
+        return {f"{self.name.upper()}_{k}": v for k, v in values.items()}
 
     def settings(self, sandbox_url: str, **overrides: str) -> Any:
         """The server's Settings, read from the same env a process would get."""
@@ -68,11 +77,6 @@ class PlatformSpec:
 #: Each request's bound in a test: one a loaded machine never reaches, so only a test whose
 #: subject is a slow platform meets it, and that test gives its own (`PlatformSpec.timeouts`).
 TIMEOUT_S = "30"
-
-
-def prefixed(prefix: str, values: dict[str, str]) -> dict[str, str]:
-    """Env vars for one server (``TIMEOUT_S`` unless given)."""
-    return {f"{prefix}{k}": v for k, v in {"TIMEOUT_S": TIMEOUT_S, **values}.items()}
 
 
 def _load() -> dict[str, PlatformSpec]:

@@ -1,16 +1,13 @@
-from tests.platforms import PlatformSpec, prefixed
+from tests.platforms import PlatformSpec
 
 SPEC = PlatformSpec(
     name="hackernews",
-    env=lambda url: prefixed(
-        "HACKERNEWS_",
-        {
-            "API_URL": url,
-            "SEARCH_URL": url,
-            "USERNAME": "gwanjong_bot",
-            "SEARCHES_PER_MINUTE": "6000",
-        },
-    ),
+    values=lambda url: {
+        "API_URL": url,
+        "SEARCH_URL": url,
+        "USERNAME": "gwanjong_bot",
+        "SEARCHES_PER_MINUTE": "6000",
+    },
     # HN's guidelines: no generated comments, and it has no write API.
     rules={"write_post": "never", "write_comment": "never", "upvote": "never"},
     secrets=(),  # nothing secret: both APIs are public

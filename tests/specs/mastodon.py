@@ -1,15 +1,12 @@
-from tests.platforms import PlatformSpec, prefixed
+from tests.platforms import PlatformSpec
 
 SPEC = PlatformSpec(
     name="mastodon",
-    env=lambda url: prefixed(
-        "MASTODON_",
-        {
-            "API_BASE_URL": url,
-            "ACCESS_TOKEN": "sbx-mastodon-bot-token",
-            "REQUESTS_PER_5MIN": "100000",
-        },
-    ),
+    values=lambda url: {
+        "API_BASE_URL": url,
+        "ACCESS_TOKEN": "sbx-mastodon-bot-token",
+        "REQUESTS_PER_5MIN": "100000",
+    },
     # Posts as a flagged bot; replies and favourites only where summoned.
     rules={"write_post": "auto", "write_comment": "summoned", "upvote": "summoned"},
     secrets=("sbx-mastodon-bot-token",),

@@ -4,7 +4,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from tests.platforms import PlatformSpec, prefixed
+from tests.platforms import PlatformSpec
 
 # The sandbox's credentials (gwanjong_sandbox.twitter / .twikit).
 BEARER = "sandbox-twitter-bearer"
@@ -17,23 +17,23 @@ WEB_AUTH_TOKEN = "sandbox-twikit-auth-token"
 # A saved twikit session, as `client.save_cookies()` writes it.
 COOKIES_FILE = Path(tempfile.mkdtemp(prefix="gwanjong-twikit-")) / "cookies.json"
 COOKIES_FILE.write_text(json.dumps({"auth_token": WEB_AUTH_TOKEN, "ct0": "sandboxct0token"}))
+TWIKIT = {"TWITTER_COOKIES_FILE": str(COOKIES_FILE)}
+#: a test of both readers: tweepy alone, and twikit first
+READERS = {"tweepy": {}, "twikit-first": TWIKIT}
 
 SPEC = PlatformSpec(
     name="twitter",
-    env=lambda url: prefixed(
-        "TWITTER_",
-        {
-            "API_BASE_URL": url,
-            "BEARER_TOKEN": BEARER,
-            "API_KEY": API_KEY,
-            "API_SECRET": API_SECRET,
-            "ACCESS_TOKEN": ACCESS_TOKEN,
-            "ACCESS_SECRET": ACCESS_SECRET,
-            "WRITE_INTERVAL_S": "0",
-        },
-    ),
+    values=lambda url: {
+        "API_BASE_URL": url,
+        "BEARER_TOKEN": BEARER,
+        "API_KEY": API_KEY,
+        "API_SECRET": API_SECRET,
+        "ACCESS_TOKEN": ACCESS_TOKEN,
+        "ACCESS_SECRET": ACCESS_SECRET,
+        "WRITE_INTERVAL_S": "0",
+    },
     rules={"write_post": "auto", "write_comment": "summoned", "upvote": "never"},
     secrets=(BEARER, API_SECRET, ACCESS_TOKEN, ACCESS_SECRET, WEB_AUTH_TOKEN),
     bad_auth_env={"TWITTER_API_SECRET": "wrong-api-secret"},
-    variants={"twikit-first": {"TWITTER_COOKIES_FILE": str(COOKIES_FILE)}},
+    variants={"twikit-first": TWIKIT},
 )

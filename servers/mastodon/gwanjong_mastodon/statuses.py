@@ -134,6 +134,7 @@ def comment_tree(
                     likes=0 if gone else int(node.get("favourites_count") or 0),
                     published_at=None if gone else iso(node.get("created_at")),
                     depth=depth,
+                    url="" if gone else str(node.get("url") or node.get("uri") or ""),
                     raw=None if gone else dict(node),
                 )
             )

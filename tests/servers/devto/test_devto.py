@@ -10,6 +10,7 @@ from fastmcp import Client, FastMCP
 from gwanjong_devto.server import build_server
 from gwanjong_sandbox.control import SandboxControl
 from tests.fakes.clock import FakeClock
+from tests.mcp import call, error_of
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
@@ -19,28 +20,18 @@ SPEC = SPECS["devto"]
 async def test_tags_are_read_from_both_forem_forms(sandbox: SandboxControl) -> None:
     # The index form has tag_list as a list; the show form swaps tag_list and tags.
     async with Client(SPEC.build(sandbox.url)) as client:
-        listed = (await client.call_tool("search", {"query": "rust"})).structured_content
-        shown = (
-            await client.call_tool("get_post", {"post_id": sandbox.ids("devto")["rust-async"]})
-        ).structured_content
-    assert listed is not None and shown is not None
+        listed = await call(client, "search", query="rust")
+        shown = await call(client, "get_post", post_id=sandbox.ids("devto")["rust-async"])
     from_index = next(p for p in listed["posts"] if p["id"] == shown["id"])
     assert from_index["tags"] == shown["tags"] == ["rust", "async", "tokio"]
 
 
 async def test_tags_as_a_string_and_forem_tag_rules(sandbox: SandboxControl) -> None:
     async with Client(SPEC.build(sandbox.url)) as client:
-        ok = await client.call_tool(
-            "write_post", {"title": "Tags", "body": "b", "tags": "python, packaging"}
-        )
-        assert ok.structured_content is not None and ok.structured_content["ok"] is True
-        bad = await client.call_tool(
-            "write_post",
-            {"title": "Tags", "body": "b", "tags": ["a", "b", "c", "d", "e"]},
-            raise_on_error=False,
-        )
-        assert bad.is_error and bad.content[0].text.startswith("invalid_input: ")  # type: ignore[union-attr]
-        assert "at most 4 tags" in bad.content[0].text  # type: ignore[union-attr]
+        ok = await call(client, "write_post", title="Tags", body="b", tags="python, packaging")
+        assert ok["ok"] is True
+        bad = await error_of(client, "write_post", title="Tags", body="b", tags=list("abcde"))
+        assert bad.startswith("invalid_input: ") and "at most 4 tags" in bad
     [write] = sandbox.writes("devto")
     assert write["data"]["tags"] == ["python", "packaging"]
 
@@ -56,8 +47,7 @@ async def test_writes_are_paced_to_one_per_second(sandbox: SandboxControl) -> No
     # too: what proves the pacing is that no write is refused, not how long it took.
     async with Client(SPEC.build(sandbox.url)) as client:
         for i in range(3):
-            result = await client.call_tool("write_post", {"title": f"Paced {i}", "body": "b"})
-            assert result.structured_content is not None and result.structured_content["ok"]
+            assert (await call(client, "write_post", title=f"Paced {i}", body="b"))["ok"]
     assert len(sandbox.writes("devto")) == 3
 
 
@@ -78,39 +68,26 @@ async def test_reads_are_paced_by_the_token_bucket(sandbox: SandboxControl) -> N
 async def test_forem_validation_errors_are_invalid_input(sandbox: SandboxControl) -> None:
     sandbox.fault("devto", status=422, match="/api/articles", count=1)
     async with Client(SPEC.build(sandbox.url)) as client:
-        result = await client.call_tool(
-            "write_post", {"title": "T", "body": "b"}, raise_on_error=False
-        )
-    assert result.is_error and result.content[0].text.startswith("invalid_input: ")  # type: ignore[union-attr]
+        text = await error_of(client, "write_post", title="T", body="b")
+    assert text.startswith("invalid_input: ")
 
 
 async def test_non_numeric_id_is_a_clear_input_error(sandbox: SandboxControl) -> None:
     async with Client(SPEC.build(sandbox.url)) as client:
-        result = await client.call_tool(
-            "get_post", {"post_id": "rust-for-pythonistas"}, raise_on_error=False
-        )
-    assert result.is_error
-    text = result.content[0].text  # type: ignore[union-attr]
+        text = await error_of(client, "get_post", post_id="rust-for-pythonistas")
     assert text.startswith("invalid_input: ") and "numbers" in text
 
 
 async def test_numeric_ids_from_json_numbers_are_accepted(sandbox: SandboxControl) -> None:
+    post_id = sandbox.ids("devto")["rust-async"]
     async with Client(SPEC.build(sandbox.url)) as client:
-        result = await client.call_tool(
-            "get_post", {"post_id": int(sandbox.ids("devto")["rust-async"])}
-        )
-    assert (
-        result.structured_content is not None
-        and result.structured_content["id"] == sandbox.ids("devto")["rust-async"]
-    )
+        assert (await call(client, "get_post", post_id=int(post_id)))["id"] == post_id
 
 
 async def test_without_a_key_reads_work_and_writes_say_how_to_fix(sandbox: SandboxControl) -> None:
     async with Client(SPEC.build(sandbox.url, DEVTO_API_KEY="")) as client:
-        caps = (await client.call_tool("capabilities", {})).structured_content
-        assert caps is not None and caps["configured"] is False and caps["account"] is None
-        assert (await client.call_tool("trending", {"limit": 2})).structured_content is not None
-        result = await client.call_tool(
-            "write_post", {"title": "T", "body": "b"}, raise_on_error=False
-        )
-    assert result.is_error and "DEVTO_API_KEY" in result.content[0].text  # type: ignore[union-attr]
+        caps = await call(client, "capabilities")
+        assert caps["configured"] is False and caps["account"] is None
+        assert (await call(client, "trending", limit=2))["posts"]
+        text = await error_of(client, "write_post", title="T", body="b")
+    assert "DEVTO_API_KEY" in text

@@ -1,6 +1,6 @@
 """Hacker News specifics the contract suite cannot see, over real HTTP to the sandbox: both
 search orders, the front page and the comment tree past HN's dead, deleted and missing
-items, the inbox paged by its cursor (across a restart), and every write refused with HN's
+items, the inbox without what we answered, and every write refused with HN's
 guideline, by the server and through the gateway, with nothing sent and nothing to paste."""
 
 from __future__ import annotations
@@ -11,16 +11,14 @@ import pytest
 from fastmcp import Client
 
 from gwanjong_hackernews.profile import GUIDELINE
-from gwanjong_hackernews.server import hosted
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import in_memory_gateway, opportunity_for
-from tests.mcp import call, error_of
+from tests.mcp import call, error_of, outcome
 from tests.platforms import SPECS
-from tests.servers.inbox import drain, paths
+from tests.servers.inbox import paths
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
 SPEC = SPECS["hackernews"]
-FLOOD = "Inbox summons #"
 
 
 # -- search and the front page ---------------------------------------------------------
@@ -76,11 +74,10 @@ async def test_tree_skips_dead_deleted_and_missing_replies(sandbox: SandboxContr
         assert ids[gone] not in listed, gone
     assert not any("followers" in c["body"] for c in comments)  # the dead reply's text
     # the deleted comment with a live reply keeps its place, empty, as HN shows "[deleted]"
+    # (its place and its reply's: the contract's test_deleted_comment_keeps_its_replies)
     holder = next(c for c in comments if c["id"] == ids["del-1"])
-    assert holder["author"] == "" and holder["body"] == "" and holder["depth"] == 0
-    reply = next(c for c in comments if c["id"] == ids["del-1-1"])
-    assert reply["parent_id"] == ids["del-1"] and reply["depth"] == 1
-    assert len(comments) == 3
+    assert holder["body"] == ""
+    assert next(c for c in comments if c["id"] == ids["del-1-1"])["parent_id"] == ids["del-1"]
     # every reply was asked for, the missing one too: skipped on what HN answered
     assert paths(sandbox, "hackernews").get(f"GET /v0/item/{ids['hn-missing']}.json") == 1
 
@@ -107,32 +104,13 @@ async def test_a_deep_tree_is_read_level_by_level_up_to_the_limit(
 # -- the inbox -----------------------------------------------------------------------------
 
 
-async def test_inbox_pages_every_reply_once_oldest_first(sandbox: SandboxControl) -> None:
-    flood = sandbox.flood_inbox(40, 10)
-    async with Client(SPEC.build(sandbox.url)) as client:
-        everything = (await call(client, "mentions", limit=100))["posts"]
-        first = await call(client, "mentions", limit=7)
-    # a second server (a restart): the cursor alone carries the inbox on
-    async with Client(SPEC.build(sandbox.url)) as client:
-        rest = await drain(client, first["next_since"], 7)
-    listed = first["posts"] + rest
-    assert listed == everything
-    summons = [p["body"] for p in listed if p["body"].startswith(FLOOD)]
-    assert summons == flood["summons"]  # every one, once, oldest first
-    assert all(p["tags"] == ["reply"] and p["author"] != "gwanjong_bot" for p in listed)
-    dates = [p["published_at"] for p in listed]
-    assert dates == sorted(dates)
-
-
 async def test_inbox_leaves_out_what_we_answered(sandbox: SandboxControl) -> None:
     ids = sandbox.ids("hackernews")
     async with Client(SPEC.build(sandbox.url)) as client:
         posts = (await call(client, "mentions"))["posts"]
-        bogus = await error_of(client, "mentions", since="yesterday")
     listed = {p["id"] for p in posts}
     assert ids["my-1"] in listed  # a reply to our story
     assert ids["my-2"] not in listed  # answered by our own my-2-1
-    assert bogus.startswith("invalid_input: ")
 
 
 # -- writes: never ---------------------------------------------------------------------------
@@ -169,27 +147,14 @@ async def test_through_the_gateway_draft_reads_and_strike_refuses(
         )
         oid = opportunity_for(scouted, "hackernews", "Rust async")
         drafted = await call(client, "draft", opportunity_id=oid)
-        result = await client.call_tool(
-            "strike",
-            {"opportunity_id": oid, "action": "comment", "content": "Guards fixed it for us."},
-            raise_on_error=False,
+        refused = await outcome(
+            client, "strike", opportunity_id=oid, action="comment", content="Guards fixed it."
         )
     assert "select!" in drafted["post"]  # the context is there to read
     assert drafted["strike"]["actions"]["comment"]["allowed"] == "never"
     assert any(GUIDELINE in line for line in drafted["guide"])
-    refused = result.structured_content
-    assert refused is not None and refused["status"] == "refused", refused
+    assert refused["status"] == "refused", refused
     assert GUIDELINE in refused["reason"] and "own words" in refused["reason"]
     # refused, not handed off: no text for a person to paste
     assert "Guards fixed it" not in str(refused)
     assert sandbox.writes("hackernews") == []
-
-
-async def test_the_sandbox_env_points_the_server_at_it(sandbox: SandboxControl) -> None:
-    env = sandbox.env("hackernews")
-    assert env["HACKERNEWS_API_URL"] == env["HACKERNEWS_SEARCH_URL"] == sandbox.url
-    async with Client(hosted(env)) as client:
-        caps = await call(client, "capabilities")
-        inbox = await call(client, "mentions")
-    assert caps["account"] == env["HACKERNEWS_USERNAME"] and caps["reachable"] is True
-    assert caps["credentials_state"] == "accepted" and inbox["posts"]

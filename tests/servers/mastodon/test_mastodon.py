@@ -1,8 +1,8 @@
 """Mastodon specifics the contract suite cannot see, over real HTTP to the sandbox through
 Mastodon.py: search by words and by hashtag, the context tree with its content warning,
-the inbox paged by its cursor across a restart, and the fediverse's rules as correctness
-(a write allowed from a flagged bot, refused without the flag and to a #nobot author, a
-reply that keeps a followers-only thread's visibility, the instance's own limit)."""
+and the fediverse's rules as correctness (a write allowed from a flagged bot, refused
+without the flag and to a #nobot author, a reply that keeps a followers-only thread's
+visibility, the instance's own limit)."""
 
 from __future__ import annotations
 
@@ -11,17 +11,15 @@ from pathlib import Path
 import pytest
 from fastmcp import Client
 
-from gwanjong_mastodon.server import hosted
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_sandbox.mastodon.world import HUMAN_TOKEN, MAX_CHARS, NOBOT, RULES
 from tests.gateway.helpers import in_memory_gateway, opportunity_for
-from tests.mcp import call, error_of
+from tests.mcp import call, error_of, outcome
 from tests.platforms import SPECS
-from tests.servers.inbox import drain, paths
+from tests.servers.inbox import paths
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
 SPEC = SPECS["mastodon"]
-FLOOD = "Inbox summons #"
 
 
 # -- reads ------------------------------------------------------------------------------------
@@ -63,66 +61,28 @@ async def test_followers_only_thread_is_kept_and_shown(sandbox: SandboxControl) 
     assert "visibility:private" in post["tags"]
 
 
-async def test_inbox_pages_every_mention_once_across_a_restart(sandbox: SandboxControl) -> None:
-    flood = sandbox.flood_inbox(80, 10)  # more than two pages of 40
-    async with Client(SPEC.build(sandbox.url)) as client:
-        everything = (await call(client, "mentions", limit=100))["posts"]
-        first = await call(client, "mentions", limit=7)
-    # a second server (a restart): the cursor alone carries the inbox on
-    async with Client(SPEC.build(sandbox.url)) as client:
-        rest = await drain(client, first["next_since"], 7)
-    listed = first["posts"] + rest
-    assert listed == everything
-    summons = [p["body"] for p in listed if FLOOD in p["body"]]
-    assert [s.split(FLOOD, 1)[1] for s in summons] == [
-        s.split(FLOOD, 1)[1] for s in flood["summons"]
-    ]  # every one, once, oldest first
-    assert all(p["author"] != "gwanjong_bot" for p in listed)
-    assert {t for p in listed for t in p["tags"]} <= {"mention", "reply"}
-    assert (
-        paths(sandbox, "mastodon").get("GET /api/v1/notifications", 0) >= 3
-    )  # paged by the Link header
-
-
 # -- rules as correctness ----------------------------------------------------------------------
 
 
-async def test_a_summoned_reply_is_written_once(sandbox: SandboxControl) -> None:
-    ids = sandbox.ids("mastodon")
+async def test_a_post_is_its_title_then_its_text(sandbox: SandboxControl) -> None:
+    """What is sent is what was approved: hashtags are written in the text, never added
+    (separate tags are refused: the contract's write_post)."""
     async with Client(SPEC.build(sandbox.url)) as client:
-        result = await call(
-            client, "write_comment", post_id=ids["summons-me"], body="One gateway, five tools."
-        )
-    writes = sandbox.writes("mastodon")
-    assert result["ok"] and [w["action"] for w in writes] == ["write_comment"]
-    assert writes[0]["data"]["status"] == "One gateway, five tools."
-    assert writes[0]["target"] == ids["summons-me"] and writes[0]["data"]["visibility"] == "public"
-
-
-async def test_a_post_is_its_title_then_its_text_and_takes_no_separate_tags(
-    sandbox: SandboxControl,
-) -> None:
-    """What is sent is what was approved: hashtags are written in the text, never added."""
-    async with Client(SPEC.build(sandbox.url)) as client:
-        tagged = await client.call_tool(
-            "write_post",
-            {"title": "Notes", "body": "Log to stderr.", "tags": ["mcp"]},
-            raise_on_error=False,
-        )
-        assert tagged.is_error and "take no tags" in str(tagged.content), tagged
         await call(client, "write_post", title="Notes", body="Log to stderr. #mcp", tags=[])
     (write,) = sandbox.writes("mastodon")
     assert write["data"]["status"] == "Notes\n\nLog to stderr. #mcp"
 
 
-async def test_a_reply_keeps_a_followers_only_thread_followers_only(
-    sandbox: SandboxControl,
-) -> None:
+async def test_a_reply_keeps_its_threads_visibility(sandbox: SandboxControl) -> None:
     ids = sandbox.ids("mastodon")
     async with Client(SPEC.build(sandbox.url)) as client:
+        body = "One gateway, five tools."
+        assert (await call(client, "write_comment", post_id=ids["summons-me"], body=body))["ok"]
         await call(client, "write_comment", post_id=ids["private-thread"], body="Will do today.")
-    (write,) = sandbox.writes("mastodon")
-    assert write["data"]["visibility"] == "private"  # never widened to public
+    public, private = sandbox.writes("mastodon")
+    assert public["data"]["status"] == body and public["target"] == ids["summons-me"]
+    assert public["data"]["visibility"] == "public"
+    assert private["data"]["visibility"] == "private"  # never widened to public
 
 
 async def test_writes_are_refused_without_the_bot_flag(sandbox: SandboxControl) -> None:
@@ -154,16 +114,15 @@ async def test_nobody_answers_a_nobot_author(sandbox: SandboxControl) -> None:
 async def test_the_limit_is_the_instances(sandbox: SandboxControl) -> None:
     async with Client(SPEC.build(sandbox.url)) as client:
         caps = await call(client, "capabilities")
-        fits = await call(client, "validate", action="write_post", body="a" * MAX_CHARS)
-        over = await call(client, "validate", action="write_post", body="a" * (MAX_CHARS + 1))
         url = await call(
             client,
             "validate",
             action="write_post",
             body="a" * (MAX_CHARS - 24) + " https://example.com/" + "x" * 80,
         )
+    # at the limit and one over it: the contract's validate test, on the limit said here
     assert caps["limits"]["body"] == {"max": MAX_CHARS, "unit": "graphemes"} != 500
-    assert fits["ok"] and not over["ok"] and url["ok"]  # a URL counts 23, whatever its length
+    assert url["ok"]  # a URL counts 23, whatever its length
     # the instance's rules, read at start, are in the guide; the bot flag is the disclosure
     assert any(RULES[1] in line for line in caps["profile"]["writing_guide"])
     assert caps["profile"]["disclosure"] == ""
@@ -182,30 +141,14 @@ async def test_through_the_gateway_strike_writes_once_and_refuses_nobot(
         summoned = opportunity_for(scouted, "mastodon", "Looking for feedback")
         nobot = opportunity_for(scouted, "mastodon", "what do you think about MCP gateways")
         drafted = await call(client, "draft", opportunity_id=summoned)
-        struck = await client.call_tool(
-            "strike",
-            {"opportunity_id": summoned, "action": "comment", "content": "One gateway."},
-            raise_on_error=False,
+        struck = await outcome(
+            client, "strike", opportunity_id=summoned, action="comment", content="One gateway."
         )
         await call(client, "draft", opportunity_id=nobot)
-        refused = await client.call_tool(
-            "strike",
-            {"opportunity_id": nobot, "action": "comment", "content": "Hello!"},
-            raise_on_error=False,
+        no = await outcome(
+            client, "strike", opportunity_id=nobot, action="comment", content="Hello!"
         )
     assert drafted["strike"]["actions"]["comment"]["allowed"] == "auto", drafted["strike"]
-    assert struck.structured_content is not None
-    assert struck.structured_content["status"] == "posted", struck.structured_content
-    no = refused.structured_content
-    assert no is not None and no["status"] == "refused" and "#nobot" in no["reason"], no
+    assert struck["status"] == "posted", struck
+    assert no["status"] == "refused" and "#nobot" in no["reason"], no
     assert [w["action"] for w in sandbox.writes("mastodon")] == ["write_comment"]
-
-
-async def test_the_sandbox_env_points_the_server_at_it(sandbox: SandboxControl) -> None:
-    env = sandbox.env("mastodon")
-    assert env["MASTODON_API_BASE_URL"] == sandbox.url
-    async with Client(hosted(env)) as client:
-        caps = await call(client, "capabilities")
-        inbox = await call(client, "mentions")
-    assert caps["account"] == "gwanjong_bot" and caps["credentials_state"] == "accepted"
-    assert inbox["posts"]

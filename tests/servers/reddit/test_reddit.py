@@ -1,23 +1,20 @@
 """Reddit specifics the contract suite cannot see, through asyncpraw over real HTTP to the
 sandbox: code-point limits with emoji/Korean/URLs, "more" and "continue this thread" stubs,
-errors Reddit sends with HTTP 200, the x-ratelimit budget, retries, the request timeout,
-token reuse and refresh, read-only mode and the host allow-list."""
+errors Reddit sends with HTTP 200, the x-ratelimit budget, retries, token reuse and
+refresh, read-only mode and the host allow-list (the request timeout: the contract's hang)."""
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
-from unittest import mock
 
 import pytest
 from fastmcp import Client
 
 from gwanjong_reddit.adapter import RedditAdapter
-from gwanjong_reddit.server import Settings
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_sandbox.corpus import build_corpus
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
@@ -32,16 +29,11 @@ pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tes
 SPEC = SPECS["reddit"]  # via the registry: importing the spec module first is circular
 
 
-def settings(sandbox: SandboxControl, **overrides: str) -> Settings:
-    """Settings from the spec's env plus ``REDDIT_``-less overrides (``MAX_WAIT_S="1"``)."""
-    env = {**SPEC.env(sandbox.url), **{f"REDDIT_{k}": v for k, v in overrides.items()}}
-    with mock.patch.dict(os.environ, env, clear=False):
-        return Settings(_env_file=None)  # type: ignore[call-arg]  # pydantic-settings' init kwarg
-
-
 @asynccontextmanager
 async def adapter(sandbox: SandboxControl, **overrides: str) -> AsyncIterator[RedditAdapter]:
-    reddit = RedditAdapter(settings(sandbox, **overrides))
+    """The adapter on its own, with ``REDDIT_``-less overrides (``MAX_WAIT_S="1"``)."""
+    env = {f"REDDIT_{k}": v for k, v in overrides.items()}
+    reddit = RedditAdapter(SPEC.settings(sandbox.url, **env))
     await reddit.connect()
     try:
         yield reddit
@@ -181,11 +173,10 @@ async def test_deleted_comment_keeps_its_place_and_reply(sandbox: SandboxControl
     ids = sandbox.ids("reddit")
     async with adapter(sandbox) as reddit:
         comments = await reddit.get_comments(ids["deleted-comments"], 50)
+    # its place, empty author and depth: the contract's test_deleted_comment_keeps_its_replies
     gone = next(c for c in comments if c.body == "[removed]")
-    assert gone.author == "" and gone.depth == 0
     reply = comments[comments.index(gone) + 1]
-    assert reply.parent_id == gone.id and reply.depth == 1 and "civil" in reply.body
-    assert reply.author == "reviewer_rae"
+    assert reply.parent_id == gone.id and reply.author == "reviewer_rae"
 
 
 async def test_reply_to_a_comment_lands_under_it(sandbox: SandboxControl) -> None:
@@ -266,22 +257,6 @@ async def test_no_post_subreddit_is_a_validate_problem(sandbox: SandboxControl) 
 # -- the rate-limit budget and retries --------------------------------------------------
 
 
-async def test_429_budget_is_honoured_without_another_request(sandbox: SandboxControl) -> None:
-    ids = sandbox.ids("reddit")
-    async with adapter(sandbox, MAX_WAIT_S="1") as reddit:
-        await reddit.get_post(ids["rust-async"])
-        sandbox.fault("reddit", status=429, retry_after=7, count=1)
-        with pytest.raises(PlatformError) as first:
-            await reddit.get_post(ids["rust-async"])
-        assert str(first.value).startswith("rate_limited retry_after=7: ")
-        sent = requests(sandbox)
-        with pytest.raises(PlatformError) as second:  # the window is still closed: no request
-            await reddit.get_post(ids["rust-async"])
-        assert second.value.kind is ErrorKind.RATE_LIMITED
-        assert second.value.retry_after is not None and 5 < second.value.retry_after <= 7
-        assert requests(sandbox) == sent
-
-
 async def test_a_short_window_is_waited_out(sandbox: SandboxControl) -> None:
     ids = sandbox.ids("reddit")
     async with adapter(sandbox) as reddit:  # MAX_WAIT_S defaults to 10
@@ -298,47 +273,29 @@ async def test_a_short_window_is_waited_out(sandbox: SandboxControl) -> None:
         assert reddit.gate.rate_limit.remaining is not None and reddit.gate.rate_limit.remaining > 0
 
 
-@pytest.mark.parametrize(("failures", "ok"), [(2, True), (3, False)])
-async def test_5xx_is_retried_twice(sandbox: SandboxControl, failures: int, ok: bool) -> None:
+@pytest.mark.parametrize(
+    ("retries", "status", "failures", "sent"),
+    [(None, 503, 2, 3), (None, 503, 3, 3), ("0", 500, 1, 1)],  # None: the default, 2
+    ids=["retried-twice", "then-unavailable", "retries-off"],
+)
+async def test_5xx_is_retried_as_configured(
+    sandbox: SandboxControl, retries: str | None, status: int, failures: int, sent: int
+) -> None:
     ids = sandbox.ids("reddit")
-    async with adapter(sandbox) as reddit:
+    async with adapter(sandbox, **({"RETRIES": retries} if retries else {})) as reddit:
         await reddit.get_post(ids["rust-async"])
-        sandbox.fault("reddit", status=503, count=failures)
+        sandbox.fault("reddit", status=status, count=failures)
         before = requests(sandbox)
-        if ok:
+        if failures < sent:  # a retry met the platform back
             assert (await reddit.get_post(ids["rust-async"])).id == ids["rust-async"]
         else:
             with pytest.raises(PlatformError) as failed:
                 await reddit.get_post(ids["rust-async"])
-            assert str(failed.value).startswith("unavailable: ") and "503" in str(failed.value)
-        assert requests(sandbox) - before == 3
-
-
-async def test_retries_can_be_turned_off(sandbox: SandboxControl) -> None:
-    ids = sandbox.ids("reddit")
-    async with adapter(sandbox, RETRIES="0") as reddit:
-        await reddit.get_post(ids["rust-async"])
-        sandbox.fault("reddit", status=500, count=1)
-        before = requests(sandbox)
-        with pytest.raises(PlatformError) as failed:
-            await reddit.get_post(ids["rust-async"])
-        assert failed.value.kind is ErrorKind.UNAVAILABLE
-        assert requests(sandbox) - before == 1
-
-
-async def test_timeout_s_bounds_each_request(sandbox: SandboxControl) -> None:
-    """asyncprawcore sends its own 16 s to aiohttp; the adapter's requestor uses TIMEOUT_S."""
-    ids = sandbox.ids("reddit")
-    async with adapter(sandbox, TIMEOUT_S="1") as reddit:
-        await reddit.get_post(ids["rust-async"])
-        sandbox.fault("reddit", kind="hang", seconds=4, count=1)
-        started = time.monotonic()
-        with pytest.raises(PlatformError) as hung:
-            await reddit.get_post(ids["rust-async"])
-        # A timeout at all shows the 1 s bound: with asyncprawcore's 16 s the 4 s hang
-        # would have ended and answered. At least the bound was waited, not less.
-        assert hung.value.kind is ErrorKind.TIMEOUT
-        assert time.monotonic() - started >= 0.9
+            assert failed.value.kind is ErrorKind.UNAVAILABLE
+            assert str(failed.value).startswith("unavailable: ") and str(status) in str(
+                failed.value
+            )
+        assert requests(sandbox) - before == sent
 
 
 # -- sessions and credentials ------------------------------------------------------------
@@ -453,18 +410,6 @@ async def test_post_ids_in_every_form(sandbox: SandboxControl) -> None:
                 await reddit.get_post(bad)
             assert wrong.value.kind is ErrorKind.INVALID_INPUT
         assert requests(sandbox) == before  # refused before any request
-
-
-async def test_gone_posts_are_not_found_everywhere(sandbox: SandboxControl) -> None:
-    ids = sandbox.ids("reddit")
-    async with server(sandbox) as client:
-        for key in ("deleted-post", "missing"):
-            for tool in ("get_post", "get_comments"):
-                text = await error_of(client, tool, post_id=ids[key])
-                assert text.startswith("not_found: ") and ids[key] in text
-            text = await error_of(client, "write_comment", post_id=ids[key], body="Hello?")
-            assert text.startswith("not_found: ")
-    assert sandbox.writes("reddit") == []
 
 
 async def test_rules_say_why(sandbox: SandboxControl) -> None:

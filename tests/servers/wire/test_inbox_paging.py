@@ -15,7 +15,7 @@ from gwanjong_sandbox.control import SandboxControl
 from gwanjong_sandbox.corpus import BASE_TIME
 from tests.mcp import call, error_of
 from tests.platforms import SPECS
-from tests.servers.inbox import drain
+from tests.servers.inbox import drain, paths
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
 
@@ -54,21 +54,38 @@ async def test_every_summons_once_oldest_first_from_a_cursor(
     assert all(p["tags"] == ["reply"] for p in listed)
 
 
-@pytest.mark.parametrize("platform", PLATFORMS)
-async def test_a_first_poll_starts_at_the_oldest_and_loses_nothing(
+#: why each inbox lists a summons (Hacker News has no mentions, only replies)
+KINDS = {"bluesky": {"mention", "reply", "quote"}, "hackernews": {"reply"}}
+
+
+@pytest.mark.parametrize("platform", list(SPECS))
+async def test_a_first_poll_starts_at_the_oldest_and_a_restart_loses_nothing(
     sandbox: SandboxControl, platform: str
 ) -> None:
-    async with Client(SPECS[platform].build(sandbox.url)) as client:
+    spec = SPECS[platform]
+    async with Client(spec.build(sandbox.url)) as client:
         seeded = {
             (p["author"], p["body"]) for p in (await call(client, "mentions", limit=100))["posts"]
         }
-        flood = sandbox.flood_inbox(110, noise=40)
-        listed = await drain(client, None, limit=7)
+        # more than a page of each inbox feed; Hacker News reads our 30 latest items only
+        flood = sandbox.flood_inbox(*((40, 10) if platform == "hackernews" else (110, 40)))
+        oldest = (await call(client, "mentions", limit=100))["posts"]
+        first = await call(client, "mentions", limit=7)
+    async with Client(spec.build(sandbox.url)) as client:  # a second server: a restart
+        rest = await drain(client, first["next_since"], 7)
+    listed = first["posts"] + rest
+    assert listed[:100] == oldest
     assert_once_oldest_first(listed)
     flooded = [p["body"] for p in listed if p["body"].startswith(FLOOD)]
     assert flooded == flood["summons"]
     assert {(p["author"], p["body"]) for p in listed if not p["body"].startswith(FLOOD)} == seeded
     assert len(listed) == len(seeded) + len(flooded)
+    kinds = KINDS.get(platform, {"mention", "reply"})
+    for post in listed:
+        assert post["author"] != spec.account and len(post["tags"]) == 1, post
+        assert post["tags"][0] in kinds, post
+    if platform == "mastodon":  # paged by the Link header
+        assert paths(sandbox, "mastodon").get("GET /api/v1/notifications", 0) >= 3
 
 
 @pytest.mark.parametrize("platform", ["bluesky", "twitter"])
@@ -96,9 +113,7 @@ async def test_reddit_private_messages_do_not_crowd_out_the_summons(
     async with Client(SPECS["reddit"].build(sandbox.url)) as client:
         listed = await drain(client, before_flood("reddit", flood), limit=7)
     assert [p["body"] for p in listed] == flood["summons"]
-    async with httpx.AsyncClient() as http:
-        paths = (await http.get(f"{sandbox.url}/_sandbox/requests/paths")).json()
-    asked = " ".join(paths)
+    asked = " ".join(paths(sandbox, "reddit"))
     assert "/message/selfreply" in asked and "/message/comments" in asked
     assert "/message/mentions" in asked and "/message/inbox" not in asked
 
@@ -176,10 +191,12 @@ BOGUS = {
     "bluesky": ["zzz", "2026-13-45T99:00:00.000Z", "2026-11-27T09:00:00.000Z,http://x", "a|b"],
     "twitter": ["yesterday", "12ab", "1" * 21, "123|"],
     "reddit": ["last week", "1795770000.0,t9_x", "-5", "1795770000.000,t1_abc|t1_x"],
+    "hackernews": ["yesterday", "2026-11-27T09:00:00Z", "2026-11-27T09:00:00Z,abc"],
+    "mastodon": ["yesterday", "12ab", "123|"],
 }
 
 
-@pytest.mark.parametrize("platform", PLATFORMS)
+@pytest.mark.parametrize("platform", list(BOGUS))
 async def test_a_malformed_since_is_invalid_input_everywhere(
     sandbox: SandboxControl, platform: str
 ) -> None:

@@ -8,7 +8,7 @@ from fastmcp import Client
 
 from gwanjong_devto.mentions import unanswered
 from gwanjong_sandbox.control import SandboxControl
-from tests.mcp import call, error_of
+from tests.mcp import call
 from tests.platforms import SPECS
 
 pytestmark = pytest.mark.anyio
@@ -51,18 +51,15 @@ async def test_x_mentions_hold_mentions_and_replies_not_bare_quotes(
 ) -> None:
     async with Client(SPECS["twitter"].build(sandbox.url)) as client:
         posts = (await call(client, "mentions", limit=100))["posts"]
-        bad = await error_of(client, "mentions", since="yesterday")
     ids = {p["id"] for p in posts}
     assert sandbox.ids("twitter")["summons-me"] in ids
     assert sandbox.ids("twitter")["x-quotes-me"] not in ids  # a quote without @us is no mention
     assert {p["tags"][0] for p in posts} == {"mention", "reply"}
-    assert bad.startswith("invalid_input: ") and "next_since" in bad
 
 
 async def test_reddit_inbox_points_at_the_thread_and_the_comment(sandbox: SandboxControl) -> None:
     async with Client(SPECS["reddit"].build(sandbox.url)) as client:
         posts = (await call(client, "mentions"))["posts"]
-        bad = await error_of(client, "mentions", since="last week")
     ids = sandbox.ids("reddit")
     replies = [p for p in posts if p["tags"] == ["reply"]]
     mentions = [p for p in posts if p["tags"] == ["mention"]]
@@ -72,7 +69,6 @@ async def test_reddit_inbox_points_at_the_thread_and_the_comment(sandbox: Sandbo
     for p in posts:
         assert p["url"].startswith("https://www.reddit.com/r/") and f"/{p['id']}/" in p["url"]
     assert len({p["url"] for p in posts}) == len(posts)  # one per comment
-    assert bad.startswith("invalid_input: ")
 
 
 async def test_bluesky_notifications_name_the_reason(sandbox: SandboxControl) -> None:

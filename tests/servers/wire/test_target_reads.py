@@ -5,11 +5,8 @@ the TTL passing (an injected clock, never a sleep), makes the next validate read
 
 from __future__ import annotations
 
-import importlib
-import os
 from collections.abc import Callable
 from typing import Any
-from unittest import mock
 
 import pytest
 from fastmcp import Client, FastMCP
@@ -25,7 +22,7 @@ from gwanjong_shared.kit.server import build_platform_server
 from gwanjong_shared.kit.target_cache import DEFAULT_TTL_S
 from gwanjong_twitter.adapter import TwitterAdapter
 from tests.fakes.clock import FakeClock
-from tests.mcp import call
+from tests.mcp import call, error_of, outcome
 from tests.platforms import SPECS, PlatformSpec
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
@@ -43,10 +40,8 @@ BODY = "Thanks for asking: one gateway in front of all four keeps the rules in o
 
 def server(spec: PlatformSpec, sandbox: SandboxControl, clock: FakeClock) -> FastMCP[Any]:
     """The platform's server as its build_server makes it, but with our clock in the adapter."""
-    settings_cls = importlib.import_module(f"{spec.module}.server").Settings
-    with mock.patch.dict(os.environ, spec.env(sandbox.url), clear=False):
-        settings = settings_cls(_env_file=None)
-    return build_platform_server(ADAPTERS[spec.name](settings, clock=clock), call_timeout_s=60)
+    adapter = ADAPTERS[spec.name](spec.settings(sandbox.url), clock=clock)
+    return build_platform_server(adapter, call_timeout_s=60)
 
 
 def target_reads(sandbox: SandboxControl, name: str, post_id: str) -> int:
@@ -76,17 +71,14 @@ async def test_validate_then_write_reads_the_target_once(
     post_id = sandbox.ids(name)["summons-me"]
     async with Client(server(spec, sandbox, clock)) as client:
         check = await call(client, "validate", action="write_comment", body=BODY, post_id=post_id)
-        written = await client.call_tool(
-            "write_comment", {"post_id": post_id, "body": BODY}, raise_on_error=False
-        )
+        written = await outcome(client, "write_comment", post_id=post_id, body=BODY)
         if not reads_targets(spec):  # Dev.to, HN: no program comments; nothing read or sent
-            assert check["ok"] is False and written.is_error
-            assert written.content[0].text.startswith("not_supported: ")  # type: ignore[union-attr]
+            assert check["ok"] is False
+            assert written.get("error", "").startswith("not_supported: "), written
             assert target_reads(sandbox, name, post_id) == 0
             return
         assert check["ok"] is True, check
-        assert not written.is_error, written.content
-        assert written.structured_content and written.structured_content["ok"] is True
+        assert written.get("ok") is True, written
         # validate, then the write tool's own validate and the write: one read on the wire
         assert target_reads(sandbox, name, post_id) == 1
 
@@ -140,11 +132,8 @@ async def test_a_missing_target_is_asked_about_again(sandbox: SandboxControl) ->
     missing = "1234567"
     async with Client(server(SPECS["twitter"], sandbox, FakeClock())) as client:
         for _ in range(2):
-            result = await client.call_tool(
-                "validate",
-                {"action": "write_comment", "body": BODY, "post_id": missing},
-                raise_on_error=False,
+            text = await error_of(
+                client, "validate", action="write_comment", body=BODY, post_id=missing
             )
-            assert result.is_error
-            assert result.content[0].text.startswith("not_found: ")  # type: ignore[union-attr]
+            assert text.startswith("not_found: ")
     assert target_reads(sandbox, "twitter", missing) == 2

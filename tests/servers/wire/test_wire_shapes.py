@@ -5,9 +5,6 @@ a CDN's empty 403, closed subreddits."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from typing import Any
 
 import pytest
 from fastmcp import Client
@@ -16,28 +13,20 @@ from gwanjong_devto.adapter import markdown_body
 from gwanjong_sandbox.control import SandboxControl
 from tests.mcp import call, error_of
 from tests.platforms import SPECS
-from tests.specs.twitter import COOKIES_FILE
+from tests.specs.twitter import READERS
 
 pytestmark = pytest.mark.anyio
-
-
-@asynccontextmanager
-async def server(sandbox: SandboxControl, platform: str, **env: str) -> AsyncIterator[Client[Any]]:
-    async with Client(SPECS[platform].build(sandbox.url, **env)) as client:
-        yield client
 
 
 # -- X ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "env", [{}, {"TWITTER_COOKIES_FILE": str(COOKIES_FILE)}], ids=["api", "twikit-first"]
-)
+@pytest.mark.parametrize("env", READERS.values(), ids=READERS)
 async def test_x_quoted_posts_in_includes_are_not_replies(
     sandbox: SandboxControl, env: dict[str, str]
 ) -> None:
     ids = sandbox.ids("twitter")
-    async with server(sandbox, "twitter", **env) as client:
+    async with Client(SPECS["twitter"].build(sandbox.url, **env)) as client:
         found = await call(client, "get_comments", post_id=ids["x-quoting-thread"])
     comments = found["comments"]
     # Two replies; the post one of them quotes (another conversation) is not a third.
@@ -49,7 +38,7 @@ async def test_x_quoted_posts_in_includes_are_not_replies(
 async def test_x_text_plain_429_keeps_rate_limited_and_the_wait(sandbox: SandboxControl) -> None:
     ids = sandbox.ids("twitter")
     sandbox.fault("twitter", status=429, retry_after=20, body="Rate limit exceeded\n", count=5)
-    async with server(sandbox, "twitter") as client:
+    async with Client(SPECS["twitter"].build(sandbox.url)) as client:
         text = await error_of(client, "get_post", post_id=ids["rust-async"])
     assert text.startswith("rate_limited retry_after="), text
     assert 18 <= int(text.split("=", 1)[1].split(":", 1)[0]) <= 21
@@ -60,7 +49,7 @@ async def test_x_html_404_is_not_found(sandbox: SandboxControl) -> None:
     ids = sandbox.ids("twitter")
     page = "<!DOCTYPE html><html><head><title>Page not found</title></head><body></body></html>"
     sandbox.fault("twitter", status=404, body=page, content_type="text/html; charset=utf-8")
-    async with server(sandbox, "twitter") as client:
+    async with Client(SPECS["twitter"].build(sandbox.url)) as client:
         text = await error_of(client, "get_post", post_id=ids["rust-async"])
     assert text.startswith("not_found: "), text
 
@@ -70,7 +59,7 @@ async def test_x_html_404_is_not_found(sandbox: SandboxControl) -> None:
 
 async def test_devto_front_matter_is_cut_and_crlf_normalised(sandbox: SandboxControl) -> None:
     post_id = sandbox.ids("devto")["front-matter"]
-    async with server(sandbox, "devto") as client:
+    async with Client(SPECS["devto"].build(sandbox.url)) as client:
         post = await call(client, "get_post", post_id=post_id)
     assert post["body"] == (
         "Every line of the file showed as changed.\n\nThe culprit was CRLF from a Windows "
@@ -82,7 +71,7 @@ async def test_devto_front_matter_is_cut_and_crlf_normalised(sandbox: SandboxCon
 async def test_devto_edge_403_is_unavailable_not_credentials(sandbox: SandboxControl) -> None:
     ids = sandbox.ids("devto")
     sandbox.fault("devto", status=403, body="", count=5)
-    async with server(sandbox, "devto") as client:
+    async with Client(SPECS["devto"].build(sandbox.url)) as client:
         edge = await error_of(client, "get_post", post_id=ids["rust-async"])
         sandbox.clear_faults()
         sandbox.fault("devto", status=403)  # Forem's own JSON 403: a credentials problem
@@ -113,7 +102,7 @@ async def test_reddit_closed_subreddit_403_says_so(
         match="/comments/",
         count=5,
     )
-    async with server(sandbox, "reddit") as client:
+    async with Client(SPECS["reddit"].build(sandbox.url)) as client:
         text = await error_of(client, "get_post", post_id=ids["rust-async"])
     assert text.startswith("not_supported: "), text
     assert word in text and "credentials" not in text.replace("our credentials are fine", "")
