@@ -8,7 +8,6 @@ skips, saying why."""
 
 from __future__ import annotations
 
-import dataclasses
 import gc
 import subprocess
 from collections.abc import Iterator
@@ -20,10 +19,8 @@ from fastmcp import Client
 
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
-from tests.fakes.profiles import SOCIAL
+from tests.fakes.profiles import TWEETS
 from tests.mcp import call
-
-TWEETS = dataclasses.replace(SOCIAL, name="twitter", label="Fake Tweets", url="https://x.com")
 
 
 def _mount(*args: str) -> subprocess.CompletedProcess[str]:

@@ -4,7 +4,6 @@ platform's min_interval_s holds. The clock is injected; nothing sleeps."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -16,11 +15,10 @@ import pytest
 from gwanjong_gateway.watch.watcher import FoundKind, Watcher
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
-from tests.fakes.profiles import SOCIAL
+from tests.fakes.profiles import SOCIAL, TWEETS
 from tests.gateway.helpers import gateway_of
 
 pytestmark = pytest.mark.anyio
-TWEETS = dataclasses.replace(SOCIAL, name="twitter", label="Fake Tweets", url="https://x.com")
 EVERY_S = 300.0
 
 Found = tuple[str, FoundKind, int]

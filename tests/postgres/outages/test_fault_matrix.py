@@ -13,7 +13,6 @@ duplicate, never a second write.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -32,7 +31,7 @@ from gwanjong_gateway.status_report import STATUS_RECORD_S
 from gwanjong_sandbox.control import SandboxControl
 from tests.config import config_text
 from tests.fakes.platform import FakePlatform
-from tests.fakes.profiles import SOCIAL
+from tests.fakes.profiles import TWEETS
 from tests.mcp import call
 from tests.postgres.outages.faults import Fault, Frozen, Slow, SlowProxy, Stopped
 
@@ -44,7 +43,6 @@ DEADLINE_S = 1.5
 SLOW_CHUNK_S = 0.6
 #: a hang runs into this; every answer comes long before it
 HANG_S = 30.0
-TWEETS = dataclasses.replace(SOCIAL, name="twitter", label="Fake Tweets", url="https://x.com")
 SENT_WORDING = ("nothing was written", "nothing is written")
 
 
