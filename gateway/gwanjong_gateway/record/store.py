@@ -151,6 +151,10 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
                 self._consume(use, now, row, req.sent)
             return Verdict(row=row)
 
+    def check(self, req: ClaimRequest, now: float) -> Verdict:
+        """`decide` without the claim: every limit, read in one transaction."""
+        return self.decide(req, now, insert=False)
+
     def _holding(self, req: ClaimRequest, now: float) -> Strike | None:
         """The earlier claim that holds this target, or this (or a near-identical) post."""
         if req.target:
@@ -373,6 +377,7 @@ READS: frozenset[object] = frozenset(
         StrikeStore.acted_among,
         StrikeStore.any_to_expire,
         StrikeStore.approval,
+        StrikeStore.check,
         StrikeStore.get,
         StrikeStore.handle,
         StrikeStore.paused,
