@@ -1,7 +1,7 @@
 """The strike record off the event loop: each call in a worker thread on a connection of its
 own, within `lock_timeout_s` and `call_deadline_s`, the database's errors turned into
-`unavailable` answers (never with a password). A record that cannot be opened leaves the
-gateway running.
+`unavailable` answers (never with a password); on SQLite, a question that only reads is
+asked at once (`Records.run`). A record that cannot be opened leaves the gateway running.
 """
 
 from __future__ import annotations
