@@ -116,7 +116,9 @@ async def test_a_read_does_not_wait_behind_the_records_thread(record: Path) -> N
             async with anyio.create_task_group() as tg:
                 tg.start_soon(records.run, slow_write)
                 await anyio.wait_all_tasks_blocked()
-                read = await records.run(StrikeStore.get, written.id)
-                release.set()
-        assert read is not None and read.target == "t1"
+                try:
+                    read = await records.run(StrikeStore.get, written.id)
+                    assert read is not None and read.target == "t1"
+                finally:
+                    release.set()
         assert {s.target for s in await records.run(StrikeStore.history)} == {"t1", "t2"}
