@@ -62,6 +62,16 @@ class HandoffRows(Statements):
             policy = [*row.policy, line]
             return self.update(strike_id, claimed_at=now, claimed_url=url, policy=policy, now=now)
 
+    def any_to_expire(self, older_than: float) -> bool:
+        """Whether a hand-off handed over before ``older_than`` still waits (a read: the
+        sweep writes only when one does)."""
+        return bool(
+            self.engine.value(
+                "SELECT 1 FROM strikes WHERE status = ? AND created_at < ? LIMIT 1",
+                (StrikeStatus.HANDOFF, older_than),
+            )
+        )
+
     def expire_handoffs(self, older_than: float, now: float) -> int:
         """Every hand-off handed over before ``older_than`` and still waiting expires; how
         many did."""

@@ -66,6 +66,15 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
         """Raises sqlite3.DatabaseError when the file is not a readable strike record."""
         self._open(SqliteEngine(path, busy_timeout_s), path)
 
+    @classmethod
+    def reader(cls, path: Path) -> StrikeStore:
+        """A read-only connection to a record another connection has opened (checked and
+        migrated) already, that never waits for a lock: busy is an error at once."""
+        store = cls.__new__(cls)
+        store.engine, store.path, store.url = SqliteEngine(path, busy_timeout_s=0), path, ""
+        store.engine.x("PRAGMA query_only = 1")
+        return store
+
     def _open(self, engine: Engine, path: Path | None) -> None:
         self.engine = engine
         self.path = path
@@ -141,6 +150,10 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
             if use is not None:
                 self._consume(use, now, row, req.sent)
             return Verdict(row=row)
+
+    def check(self, req: ClaimRequest, now: float) -> Verdict:
+        """`decide` without the claim: every limit, read in one transaction."""
+        return self.decide(req, now, insert=False)
 
     def _holding(self, req: ClaimRequest, now: float) -> Strike | None:
         """The earlier claim that holds this target, or this (or a near-identical) post."""
@@ -309,6 +322,10 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
             or ""
         )
 
+    def paused_unless_expiring(self, platform: str, older_than: float) -> str | None:
+        """`paused`, or None when a hand-off is to expire first (`any_to_expire`)."""
+        return None if self.any_to_expire(older_than) else self.paused(platform)
+
     # -- inbox cursors (the shared record's copy; see inbox_record) ---------------------
 
     def inbox_cursor(self, platform: str) -> str | None:
@@ -350,3 +367,21 @@ class PostgresStrikeStore(StrikeStore):
             PostgresEngine(url, "gwanjong", busy_timeout_s, connect_timeout_s, statement_timeout_s),
             None,
         )
+
+
+#: The questions that only read, each a statement or two on indexed rows: on SQLite,
+#: `Records.run` asks them at once on the event loop (`StrikeStore.reader`), with no trip
+#: to the record's thread.
+READS: frozenset[object] = frozenset(
+    {
+        StrikeStore.acted_among,
+        StrikeStore.any_to_expire,
+        StrikeStore.approval,
+        StrikeStore.check,
+        StrikeStore.get,
+        StrikeStore.handle,
+        StrikeStore.paused,
+        StrikeStore.paused_unless_expiring,
+        StrikeStore.pending_handoffs,
+    }
+)

@@ -90,7 +90,9 @@ class Claims:
     async def _decide_once(self, req: ClaimRequest, insert: bool) -> Verdict:
         now = self.clock()
         try:
-            return await self.records.run(StrikeStore.decide, req, now, insert)
+            if not insert:  # the checks alone only read
+                return await self.records.run(StrikeStore.check, req, now)
+            return await self.records.run(StrikeStore.decide, req, now, True)
         except PlatformError:
             if insert:  # the claim may still commit: it is never sent (see Settler.unsent)
                 self.settler.unsent(str(req.row["intent_key"]), now)

@@ -146,13 +146,21 @@ class HandOffs:
         return now - self.settler.config.review.handoff_expire_after_s, now
 
     async def sweep(self) -> int:
-        """Expire every hand-off past its time; how many."""
-        return await self.records.run(StrikeStore.expire_handoffs, *self._expiry())
+        """Expire every hand-off past its time; how many. Read first: most sweeps find none
+        and then write nothing."""
+        older_than, now = self._expiry()
+        if not await self.records.run(StrikeStore.any_to_expire, older_than):
+            return 0
+        return await self.records.run(StrikeStore.expire_handoffs, older_than, now)
 
     async def sweep_then_paused(self, platform: str) -> str:
         """`sweep`, then why writes to ``platform`` are paused ("" when they are not): a
-        strike's first two questions to the record, in one trip to its thread."""
-        return await self.records.run(_expire_then_paused, *self._expiry(), platform)
+        strike's first two questions to the record, one read when nothing is to expire."""
+        older_than, now = self._expiry()
+        paused = await self.records.run(StrikeStore.paused_unless_expiring, platform, older_than)
+        if paused is not None:
+            return paused
+        return await self.records.run(_expire_then_paused, older_than, now, platform)
 
     async def confirm(
         self, ctx: DraftContext, url: str, which: Which = None, by: str | None = None

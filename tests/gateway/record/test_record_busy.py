@@ -5,10 +5,12 @@ says "locked" is not busy."""
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 
+import anyio
 import pytest
 
 from gwanjong_gateway.record.records import Records
@@ -96,3 +98,27 @@ async def test_records_answer_a_busy_record_unavailable_and_stay_usable(
         assert records.broken == ""  # busy is not broken: the next call goes through
         written = await records.run(StrikeStore.insert, **row("t1"))
         assert (written.target, written.status) == ("t1", "pending")
+
+
+async def test_a_read_does_not_wait_behind_the_records_thread(record: Path) -> None:
+    """SQLite: a question that only reads is answered on the event loop, beside a write that
+    holds the record's one thread (it would otherwise wait for that write to end)."""
+    with closing(Records(record, busy_timeout_s=WAIT_S)) as records:
+        assert await records.open()
+        written = await records.run(StrikeStore.insert, **row("t1"))
+        release = threading.Event()
+
+        def slow_write(store: StrikeStore) -> None:
+            release.wait()  # the record's thread is taken until the read has answered
+            store.insert(**row("t2"))
+
+        with anyio.fail_after(30):  # a guard against a hang, not a measurement
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(records.run, slow_write)
+                await anyio.wait_all_tasks_blocked()
+                try:
+                    read = await records.run(StrikeStore.get, written.id)
+                    assert read is not None and read.target == "t1"
+                finally:
+                    release.set()
+        assert {s.target for s in await records.run(StrikeStore.history)} == {"t1", "t2"}
