@@ -100,10 +100,10 @@ async def test_records_answer_a_busy_record_unavailable_and_stay_usable(
         assert (written.target, written.status) == ("t1", "pending")
 
 
-async def test_a_read_does_not_wait_behind_the_records_thread(record: Path) -> None:
+async def test_a_read_does_not_wait_behind_the_records_thread(db_file: Path) -> None:
     """SQLite: a question that only reads is answered on the event loop, beside a write that
     holds the record's one thread (it would otherwise wait for that write to end)."""
-    with closing(Records(record, busy_timeout_s=WAIT_S)) as records:
+    with closing(Records(db_file, busy_timeout_s=WAIT_S)) as records:
         assert await records.open()
         written = await records.run(StrikeStore.insert, **row("t1"))
         release = threading.Event()
