@@ -16,9 +16,9 @@ from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.platforms.client import probe_all
 from gwanjong_gateway.platforms.health import PlatformState
 from gwanjong_gateway.platforms.upstream import Health
-from gwanjong_gateway.record.notice_rows import Notice
 from gwanjong_gateway.record.readers import Reader
 from gwanjong_gateway.record.records import health_of
+from gwanjong_gateway.record.rows.notice_rows import Notice
 from gwanjong_gateway.rules.approvals import iso
 from gwanjong_gateway.wire import Result, optional
 from gwanjong_shared.contract.errors import PlatformError

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gwanjong_gateway.record.approval_rows import NewApproval
+from gwanjong_gateway.record.rows.approval_rows import NewApproval
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules import approvals
 from gwanjong_gateway.rules.ledger import (

@@ -16,8 +16,8 @@ from typing import Any, TextIO, cast
 from gwanjong_gateway.cli.review.view import claim_note, escaped_json
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.extras import MissingExtra
-from gwanjong_gateway.record.pg_errors import describe, redact
 from gwanjong_gateway.record.records import open_store, store_url
+from gwanjong_gateway.record.sql.pg_errors import describe, redact
 from gwanjong_gateway.record.store import BUSY_TIMEOUT_S, StrikeStore
 from gwanjong_gateway.rules.ledger import RESOLVABLE, UNSETTLED, Strike, StrikeStatus
 from gwanjong_shared.contract.visible import line as one_line

@@ -26,9 +26,9 @@ import anyio.to_thread
 from gwanjong_gateway.config import ConfigError, GatewayConfig, StoreSection
 from gwanjong_gateway.config.load import expand, read_dotenv
 from gwanjong_gateway.extras import MissingExtra
-from gwanjong_gateway.record import pg_errors
 from gwanjong_gateway.record.readers import EVERYONE, Reader
-from gwanjong_gateway.record.sqlite_errors import Trouble, trouble
+from gwanjong_gateway.record.sql import pg_errors
+from gwanjong_gateway.record.sql.sqlite_errors import Trouble, trouble
 from gwanjong_gateway.record.store import BUSY_TIMEOUT_S, READS, SchemaError, StrikeStore
 
 if TYPE_CHECKING:

@@ -23,11 +23,11 @@ from typing import Any
 
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.paths import DiskTrouble, disk_trouble, replace_private
-from gwanjong_gateway.record import pg_errors
 from gwanjong_gateway.record.journal import Journal, Sent, restore
 from gwanjong_gateway.record.records import disk_full, open_store, store_url
-from gwanjong_gateway.record.sqlite_errors import primary_code
-from gwanjong_gateway.record.statements import COLUMNS
+from gwanjong_gateway.record.sql import pg_errors
+from gwanjong_gateway.record.sql.sqlite_errors import primary_code
+from gwanjong_gateway.record.sql.statements import COLUMNS
 from gwanjong_gateway.record.store import SchemaError, StrikeStore
 from gwanjong_gateway.rules.ledger import HOLDING, UNSETTLED, StrikeStatus
 

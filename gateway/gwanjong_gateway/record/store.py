@@ -12,9 +12,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from gwanjong_gateway.record import migrations
-from gwanjong_gateway.record.approval_rows import ApprovalRows
-from gwanjong_gateway.record.engine import (
+from gwanjong_gateway.record.rows.approval_rows import ApprovalRows
+from gwanjong_gateway.record.rows.handle_rows import HandleRows
+from gwanjong_gateway.record.rows.handoff_rows import HandoffRows
+from gwanjong_gateway.record.rows.history_rows import HistoryFilter, HistoryRows
+from gwanjong_gateway.record.rows.notice_rows import NoticeRows
+from gwanjong_gateway.record.sql import migrations
+from gwanjong_gateway.record.sql.engine import (
     BUSY_TIMEOUT_S,
     CONNECT_TIMEOUT_S,
     STATEMENT_TIMEOUT_S,
@@ -23,10 +27,6 @@ from gwanjong_gateway.record.engine import (
     SchemaError,
     SqliteEngine,
 )
-from gwanjong_gateway.record.handle_rows import HandleRows
-from gwanjong_gateway.record.handoff_rows import HandoffRows
-from gwanjong_gateway.record.history_rows import HistoryFilter, HistoryRows
-from gwanjong_gateway.record.notice_rows import NoticeRows
 from gwanjong_gateway.rules import policy
 from gwanjong_gateway.rules.ledger import (
     ENGAGING,

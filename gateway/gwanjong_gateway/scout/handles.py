@@ -23,8 +23,8 @@ from typing import Any
 from fastmcp import Context
 from pydantic import TypeAdapter
 
-from gwanjong_gateway.record.handle_rows import HandleCounts, HandleRow
 from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.record.rows.handle_rows import HandleCounts, HandleRow
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.scout.state import DraftContext, Opportunity, Workflow
 from gwanjong_shared.contract.errors import PlatformError

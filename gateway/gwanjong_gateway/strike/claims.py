@@ -10,8 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.record.approval_rows import NewApproval
 from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.record.rows.approval_rows import NewApproval
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules import approvals, policy
 from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Channel

@@ -13,8 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gwanjong_gateway.record.engine import Unavailable
 from gwanjong_gateway.record.readers import EVERYONE, Reader
+from gwanjong_gateway.record.sql.engine import Unavailable
 from gwanjong_gateway.usage.report import Call, Scope, aggregate, compact_lines, spend_section
 from gwanjong_gateway.usage.spend_ledger import DaySpend, SpendLedger, UsageTable, Where
 from gwanjong_shared.contract.rate import RateWindow

@@ -25,7 +25,7 @@ class Scope(StrEnum):
 
 
 class Call(NamedTuple):
-    """One row of the usage log (record/migrations.py: the usage steps), as written and as
+    """One row of the usage log (record/sql/migrations.py: the usage steps), as written and as
     read. A named tuple, not a dataclass: a report reads tens of thousands of them, and a
     tuple is built at a third of a dataclass's cost."""
 

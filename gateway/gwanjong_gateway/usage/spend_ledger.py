@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from gwanjong_gateway.extras import MissingExtra
-from gwanjong_gateway.record.engine import (
+from gwanjong_gateway.record.readers import EVERYONE, Reader
+from gwanjong_gateway.record.sql.engine import (
     Engine,
     Lazy,
     PostgresEngine,
@@ -22,8 +23,7 @@ from gwanjong_gateway.record.engine import (
     Unavailable,
     columns,
 )
-from gwanjong_gateway.record.migrations import LITE, PG, USAGE, migrate
-from gwanjong_gateway.record.readers import EVERYONE, Reader
+from gwanjong_gateway.record.sql.migrations import LITE, PG, USAGE, migrate
 
 R = TypeVar("R")
 #: rows older than this are dropped when a usage table is opened
@@ -48,7 +48,7 @@ class Where:
             return str(self.path)
         if self.broken:
             return "the configured [store] url"
-        from gwanjong_gateway.record.pg_errors import where
+        from gwanjong_gateway.record.sql.pg_errors import where
 
         return where(self.url)
 

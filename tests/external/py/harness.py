@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gwanjong_gateway.record.handle_rows import HandleRow
+from gwanjong_gateway.record.rows.handle_rows import HandleRow
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import Strike
 from gwanjong_gateway.scout.handles import handle_hash

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 
-from gwanjong_gateway.record.history_rows import HistoryFilter
+from gwanjong_gateway.record.rows.history_rows import HistoryFilter
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
 

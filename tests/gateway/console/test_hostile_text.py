@@ -10,7 +10,7 @@ from dataclasses import asdict
 import pytest
 
 from gwanjong_gateway.gateway import Gateway
-from gwanjong_gateway.record.approval_rows import NewApproval
+from gwanjong_gateway.record.rows.approval_rows import NewApproval
 from gwanjong_gateway.record.store import StrikeStore
 from tests.fakes.platform import FakePlatform
 from tests.gateway.console.helpers import TOPIC, Served, sign_in, strike

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import pytest
 
-from gwanjong_gateway.record.engine import SqliteEngine, _pg_sql  # pyright: ignore[reportPrivateUsage]
+from gwanjong_gateway.record.sql.engine import SqliteEngine, _pg_sql  # pyright: ignore[reportPrivateUsage]
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from tests.gateway.rows import claim_of

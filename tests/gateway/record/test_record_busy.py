@@ -14,7 +14,7 @@ import anyio
 import pytest
 
 from gwanjong_gateway.record.records import Records
-from gwanjong_gateway.record.sqlite_errors import Trouble, primary_code, trouble
+from gwanjong_gateway.record.sql.sqlite_errors import Trouble, primary_code, trouble
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from gwanjong_gateway.record import migrations
 from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.record.sql import migrations
 from gwanjong_gateway.record.store import SchemaError, StrikeStore
 from gwanjong_shared.contract.errors import PlatformError
 from tests.gateway.rows import strike_row

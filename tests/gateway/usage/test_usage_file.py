@@ -7,7 +7,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from gwanjong_gateway.record import migrations
+from gwanjong_gateway.record.sql import migrations
 from gwanjong_gateway.usage.log import UsageLog
 from gwanjong_gateway.usage.spend_ledger import SpendLedger
 from tests.gateway.usage.test_usage import row

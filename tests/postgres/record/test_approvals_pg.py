@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from gwanjong_gateway.record.approval_rows import NewApproval
+from gwanjong_gateway.record.rows.approval_rows import NewApproval
 from gwanjong_gateway.record.store import PostgresStrikeStore
 from gwanjong_gateway.rules import approvals
 from gwanjong_gateway.rules.approvals import ApprovalStatus, ApprovalUse, Channel

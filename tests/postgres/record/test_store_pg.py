@@ -12,8 +12,8 @@ from typing import Any, TypeVar
 import psycopg
 import pytest
 
-from gwanjong_gateway.record import migrations
 from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.record.sql import migrations
 from gwanjong_gateway.record.store import PostgresStrikeStore, StrikeStore
 from gwanjong_gateway.rules.ledger import (
     ClaimRequest,

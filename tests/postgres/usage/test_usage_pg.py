@@ -10,7 +10,7 @@ import psycopg
 import pytest
 from fastmcp import Client
 
-from gwanjong_gateway.record import migrations
+from gwanjong_gateway.record.sql import migrations
 from gwanjong_gateway.record.store import PostgresStrikeStore
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import in_memory_gateway

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from gwanjong_gateway.paths import private_file
-from gwanjong_gateway.record.sqlite_errors import Trouble, trouble
+from gwanjong_gateway.record.sql.sqlite_errors import Trouble, trouble
 
 #: How long a statement waits for another process's lock before giving up.
 BUSY_TIMEOUT_S = 2.0
@@ -348,7 +348,7 @@ class PostgresEngine(Engine):
         return bool(readable)
 
     def lost(self, exc: BaseException) -> bool:
-        from gwanjong_gateway.record import pg_errors
+        from gwanjong_gateway.record.sql import pg_errors
 
         return bool(self.db.closed or pg_errors.connection_lost(exc))
 

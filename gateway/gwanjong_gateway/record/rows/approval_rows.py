@@ -8,7 +8,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from gwanjong_gateway.record.statements import Statements, where
+from gwanjong_gateway.record.sql.statements import Statements, where
 from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, ApprovalUse, iso
 from gwanjong_gateway.rules.ledger import Strike
 from gwanjong_gateway.rules.outgoing import Outgoing

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gwanjong_gateway.record.statements import Statements
+from gwanjong_gateway.record.sql.statements import Statements
 
 
 @dataclass(frozen=True)

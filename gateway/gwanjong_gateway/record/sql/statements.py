@@ -13,7 +13,7 @@ from gwanjong_gateway.rules.ledger import Strike
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
-    from gwanjong_gateway.record.engine import Engine
+    from gwanjong_gateway.record.sql.engine import Engine
 
 #: the strike record's columns: a `Strike`'s fields
 COLUMNS = frozenset(f.name for f in dataclasses.fields(Strike))

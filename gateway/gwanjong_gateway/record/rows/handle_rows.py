@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gwanjong_gateway.record.statements import Statements, where
+from gwanjong_gateway.record.sql.statements import Statements, where
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gwanjong_gateway.record.statements import Statements, where
+from gwanjong_gateway.record.sql.statements import Statements, where
 from gwanjong_gateway.rules.ledger import Strike, StrikeStatus
 
 

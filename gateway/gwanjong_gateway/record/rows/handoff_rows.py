@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from gwanjong_gateway.record.statements import Statements, where
+from gwanjong_gateway.record.sql.statements import Statements, where
 from gwanjong_gateway.rules.ledger import Strike, StrikeStatus
 
 

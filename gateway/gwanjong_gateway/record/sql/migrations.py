@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from gwanjong_gateway.record.engine import Engine
+from gwanjong_gateway.record.sql.engine import Engine
 
 #: the database a step belongs to: on SQLite the record (gwanjong.db) or usage.db
 RECORD, USAGE = "record", "usage"
