@@ -145,6 +145,8 @@ def templates(*own: Path) -> Environment:
 
     env = Environment(
         loader=FileSystemLoader([*own, SHARED / "templates"]),
+        # the package's own files: compiled once, never stat-ed again on each page
+        auto_reload=False,
         autoescape=select_autoescape(default=True, default_for_string=True),
         trim_blocks=True,
         lstrip_blocks=True,
