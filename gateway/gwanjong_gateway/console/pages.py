@@ -80,7 +80,7 @@ async def _visible(
     return found, hold
 
 
-async def _length(c: Console, a: Approval, text: str) -> dict[str, Any]:
+async def _length(c: Console, a: Approval, text: str, tags: list[str]) -> dict[str, Any]:
     """The text's length against the platform's limit (its own `validate`), or its
     plain length when the platform does not answer quickly."""
     out: dict[str, Any] = {"used": len(text), "max": None, "unit": "characters", "problems": []}
@@ -91,7 +91,7 @@ async def _length(c: Console, a: Approval, text: str) -> dict[str, Any]:
     with anyio.move_on_after(VALIDATE_S):
         try:
             check = await PlatformClient(c.gw.upstreams, a.platform, VALIDATE_S).validate(
-                tool, text, a.title, post_id, list(a.tags) or None
+                tool, text, a.title, post_id, tags or None
             )
         except PlatformError:
             return out
@@ -127,7 +127,8 @@ async def _page(
     hold = hold if is_open else None
     editing = edit is not None and is_open
     text = edit if editing and edit is not None else a.text
-    length = await _length(c, a, text) if is_open else None
+    tags = list(a.tags)
+    length = await _length(c, a, text, tags) if is_open else None
     return c.render(
         "approval.html",
         session,
@@ -143,7 +144,7 @@ async def _page(
         editing=editing,
         raw_text=text,
         # a new post's title and tags in the edit form: the person's own when refused
-        **{"raw_title": a.title, "raw_tags": ", ".join(a.tags), **values},
+        **{"raw_title": a.title, "raw_tags": ", ".join(tags), **values},
     )
 
 
