@@ -119,12 +119,10 @@ async def _page(
     status: int = 200,
     **values: Any,
 ) -> Response:
-    """Approval ``a`` as it stands now, ``hold`` read with it (`_visible`); ``edit``: the
-    text in the edit form (the person's own, kept when a decision was refused), None for no
-    form."""
+    """Approval ``a`` as it stands now (``hold``: read with it); ``edit``: the text in the
+    edit form (the person's own, kept when a decision was refused), None for no form."""
     now = c.clock()
     is_open = a.open_at(now)
-    hold = hold if is_open else None
     editing = edit is not None and is_open
     text = edit if editing and edit is not None else a.text
     tags = list(a.tags)
@@ -139,7 +137,7 @@ async def _page(
         said=a.said(now),
         created=when(a.created_at),
         expires=when(a.expires_at),
-        hold=hold,
+        hold=hold if is_open else None,
         length=length,
         editing=editing,
         raw_text=text,
