@@ -122,6 +122,7 @@ class Guard:
         await self.app(scope, receive, with_headers)
 
 
+@functools.lru_cache(maxsize=1024)  # a page asks again for the same link (its checks are slow)
 def safe_url(url: str | None) -> str:
     """``url`` if it is an absolute http(s) link without hidden characters, else ""."""
     if not url or len(url) > 2000:
