@@ -122,6 +122,7 @@ class Guard:
         await self.app(scope, receive, with_headers)
 
 
+@functools.lru_cache(maxsize=1024)  # a page asks again for the same link (its checks are slow)
 def safe_url(url: str | None) -> str:
     """``url`` if it is an absolute http(s) link without hidden characters, else ""."""
     if not url or len(url) > 2000:
@@ -145,6 +146,8 @@ def templates(*own: Path) -> Environment:
 
     env = Environment(
         loader=FileSystemLoader([*own, SHARED / "templates"]),
+        # the package's own files: compiled once, never stat-ed again on each page
+        auto_reload=False,
         autoescape=select_autoescape(default=True, default_for_string=True),
         trim_blocks=True,
         lstrip_blocks=True,

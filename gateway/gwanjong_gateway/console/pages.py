@@ -18,11 +18,11 @@ from gwanjong_gateway.console.guard import Session
 from gwanjong_gateway.platforms.client import PlatformClient
 from gwanjong_gateway.record.rows.history_rows import HistoryFilter
 from gwanjong_gateway.record.store import StrikeStore
-from gwanjong_gateway.rules.approvals import Approval, Channel
+from gwanjong_gateway.rules.approvals import Approval, Channel, Hold
 from gwanjong_gateway.rules.ledger import RECORDED, StrikeAction, StrikeStatus
 from gwanjong_gateway.rules.outgoing import Edit, parse_tags
 from gwanjong_gateway.rules.refs import handoff_ref
-from gwanjong_gateway.strike.holds import holds
+from gwanjong_gateway.strike.holds import hold_of, holds
 from gwanjong_gateway.strike.results import Refused
 from gwanjong_gateway.watch.watcher import NOTICED
 from gwanjong_gateway.web import safe_url
@@ -59,15 +59,28 @@ async def counts(c: Console, request: Request, session: Session) -> Response:
     return JSONResponse(body)
 
 
-async def _visible(c: Console, session: Session, approval_id: int) -> Approval:
-    found = await c.gw.records.run(StrikeStore.approval, approval_id)
-    mine = c.approvals_of(session)
-    if found is None or (mine is not None and found.principal != mine):
+async def _visible(
+    c: Console, session: Session, approval_id: int, held: bool = False
+) -> tuple[Approval, Hold | None]:
+    """The approval ``session`` may see and, with ``held``, its hold while it is open:
+    one trip to the record's thread."""
+    mine, now = c.approvals_of(session), c.clock()
+
+    def read(store: StrikeStore) -> tuple[Approval | None, Hold | None]:
+        found = store.approval(approval_id)
+        if found is None or (mine is not None and found.principal != mine):
+            return None, None
+        if not held or not found.open_at(now):
+            return found, None
+        return found, hold_of(store, c.config, found, c.gw.desk.approving.clock())
+
+    found, hold = await c.gw.records.run(read)
+    if found is None:
         raise Refusal(404, f"No approval {approval_id} that you may see.")
-    return found
+    return found, hold
 
 
-async def _length(c: Console, a: Approval, text: str) -> dict[str, Any]:
+async def _length(c: Console, a: Approval, text: str, tags: list[str]) -> dict[str, Any]:
     """The text's length against the platform's limit (its own `validate`), or its
     plain length when the platform does not answer quickly."""
     out: dict[str, Any] = {"used": len(text), "max": None, "unit": "characters", "problems": []}
@@ -78,7 +91,7 @@ async def _length(c: Console, a: Approval, text: str) -> dict[str, Any]:
     with anyio.move_on_after(VALIDATE_S):
         try:
             check = await PlatformClient(c.gw.upstreams, a.platform, VALIDATE_S).validate(
-                tool, text, a.title, post_id, list(a.tags) or None
+                tool, text, a.title, post_id, tags or None
             )
         except PlatformError:
             return out
@@ -92,27 +105,28 @@ async def _length(c: Console, a: Approval, text: str) -> dict[str, Any]:
 
 
 async def approval(c: Console, request: Request, session: Session) -> Response:
-    a = await _visible(c, session, int(request.path_params["id"]))
+    a, hold = await _visible(c, session, int(request.path_params["id"]), held=True)
     editing = request.query_params.get("edit") == "1"
-    return await _page(c, session, a, a.text if editing else None)
+    return await _page(c, session, a, hold, a.text if editing else None)
 
 
 async def _page(
     c: Console,
     session: Session,
     a: Approval,
+    hold: Hold | None,
     edit: str | None,
     status: int = 200,
     **values: Any,
 ) -> Response:
-    """Approval ``a`` as it stands now; ``edit``: the text in the edit form (the person's
-    own, kept when a decision was refused), None for no form."""
+    """Approval ``a`` as it stands now (``hold``: read with it); ``edit``: the text in the
+    edit form (the person's own, kept when a decision was refused), None for no form."""
     now = c.clock()
     is_open = a.open_at(now)
-    hold = await c.gw.desk.approving.hold(a) if is_open else None
     editing = edit is not None and is_open
     text = edit if editing and edit is not None else a.text
-    length = await _length(c, a, text) if is_open else None
+    tags = list(a.tags)
+    length = await _length(c, a, text, tags) if is_open else None
     return c.render(
         "approval.html",
         session,
@@ -123,12 +137,12 @@ async def _page(
         said=a.said(now),
         created=when(a.created_at),
         expires=when(a.expires_at),
-        hold=hold,
+        hold=hold if is_open else None,
         length=length,
         editing=editing,
         raw_text=text,
         # a new post's title and tags in the edit form: the person's own when refused
-        **{"raw_title": a.title, "raw_tags": ", ".join(a.tags), **values},
+        **{"raw_title": a.title, "raw_tags": ", ".join(tags), **values},
     )
 
 
@@ -163,12 +177,12 @@ async def decide(c: Console, request: Request, session: Session) -> Response:
             edit=change,
         )
     except PlatformError as exc:
-        a = await _visible(c, session, approval_id)
-        return await _page(c, session, a, edit, 409, error=shown(exc.message, 600), **kept)
-    a = await _visible(c, session, approval_id)
+        a, hold = await _visible(c, session, approval_id, held=True)
+        return await _page(c, session, a, hold, edit, 409, error=shown(exc.message, 600), **kept)
+    a, hold = await _visible(c, session, approval_id, held=True)
     if isinstance(result, Refused) and a.open_at(c.clock()):  # nothing sent: try again
-        return await _page(c, session, a, edit, 409, error=shown(result.reason, 1000), **kept)
-    return await _page(c, session, a, None, result=result.model_dump(mode="json"))
+        return await _page(c, session, a, hold, edit, 409, error=shown(result.reason, 1000), **kept)
+    return await _page(c, session, a, hold, None, result=result.model_dump(mode="json"))
 
 
 # -- hand-offs ------------------------------------------------------------------------
