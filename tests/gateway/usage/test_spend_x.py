@@ -14,7 +14,8 @@ from fastmcp import Client
 
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import in_memory_gateway
-from tests.gateway.strike.test_strike_platforms import drafted, needs, strike
+from tests.gateway.strike.test_strike_platforms import drafted, strike
+from tests.platforms import needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]
 
