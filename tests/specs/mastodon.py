@@ -1,3 +1,7 @@
+# Mastodon.py imports python-magic, which runs `ldconfig` once: imported here, while the
+# specs are collected, so that no fast-tier test (one process) is the one to start it.
+import mastodon  # noqa: F401  # pyright: ignore[reportUnusedImport]
+
 from tests.platforms import PlatformSpec
 
 SPEC = PlatformSpec(
