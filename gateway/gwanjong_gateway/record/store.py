@@ -71,16 +71,18 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
         """A read-only connection to a record another connection has opened (checked and
         migrated) already, that never waits for a lock: busy is an error at once."""
         store = cls.__new__(cls)
-        store.engine, store.path, store.url = SqliteEngine(path, busy_timeout_s=0), path, ""
-        store.engine.x("PRAGMA query_only = 1")
+        store._open(SqliteEngine(path, busy_timeout_s=0), path, read_only=True)
         return store
 
-    def _open(self, engine: Engine, path: Path | None) -> None:
+    def _open(self, engine: Engine, path: Path | None, read_only: bool = False) -> None:
         self.engine = engine
         self.path = path
         self.FOR_UPDATE = engine.FOR_UPDATE
         self.url = getattr(engine, "url", "")
         try:
+            if read_only:  # checked and migrated by the connection that opened it first
+                engine.x("PRAGMA query_only = 1")
+                return
             check = "ok" if engine.postgres else engine.value("PRAGMA quick_check")
             if check != "ok":
                 raise sqlite3.DatabaseError(f"integrity check failed: {check or '?'}")
