@@ -6,7 +6,6 @@ asked at once (`Records.run`). A record that cannot be opened leaves the gateway
 
 from __future__ import annotations
 
-import functools
 import logging
 import math
 import os
@@ -61,20 +60,26 @@ def open_store(config: GatewayConfig, busy_timeout_s: float = BUSY_TIMEOUT_S) ->
 
 
 class _Lease:
-    """One connection lent to one worker thread. A call past its deadline is abandoned:
-    its thread closes the connection when (if) the call returns; it is never reused."""
+    """One call's turn on a connection, in a worker thread. A call past its deadline is
+    abandoned: if it was still waiting for its turn it never runs; if it was running, its
+    thread closes the connection when (if) the call returns, never to be reused."""
 
-    def __init__(self, store: StrikeStore | None) -> None:
-        self.store = store
+    def __init__(self) -> None:
+        self.store: StrikeStore | None = None
         self._lock = threading.Lock()
         self._done = False
         self._abandoned = False
 
-    def finish(self) -> None:  # in the worker thread
+    def begin(self) -> bool:  # in the worker thread, its turn come: False if given up
+        with self._lock:
+            return not self._abandoned
+
+    def finish(self) -> bool:  # in the worker thread: False if abandoned (closed here)
         with self._lock:
             self._done = True
             if self._abandoned:
                 _close_quietly(self.store)
+            return not self._abandoned
 
     def abandon(self) -> None:  # on the event loop, at the deadline
         with self._lock:
@@ -105,6 +110,10 @@ def platform_error(exc: BaseException) -> PlatformError | None:
     return exc if isinstance(exc, PlatformError) else None
 
 
+class _Abandoned(Exception):
+    """A call given up (its deadline) before its turn came: it never ran."""
+
+
 #: the first `unavailable` answer of the record within one tool call (see `one_wait`)
 _OUTAGE: ContextVar[list[PlatformError] | None] = ContextVar("gwanjong_outage", default=None)
 
@@ -129,8 +138,11 @@ class Records:
         #: idle connections; at most `pool_size` calls run at once (SQLite: one writer)
         self._free: list[StrikeStore] = []
         self._closed = False  # close() was called: connections are no longer kept
-        self._slots = anyio.CapacityLimiter(self.settings.pool_size if url else 1)
-        self._threads = anyio.CapacityLimiter(self._slots.total_tokens)
+        # Calls take their turn in their worker thread, not on the event loop: one ending
+        # lets the next start at once, not when a busy loop next resumes its caller.
+        self._turns = threading.BoundedSemaphore(self.settings.pool_size if url else 1)
+        self._threads = anyio.CapacityLimiter(64)  # calls running or waiting their turn
+        self._pool = threading.Lock()  # `_free` and `_closed`: worker threads and close()
         #: why the record cannot be used (a corrupt file); "" when it can
         self.broken = ""
         self._opened = False  # a call went through: the file is there, checked and migrated
@@ -300,8 +312,7 @@ class Records:
             raise unavailable(outage[0].message)
         try:
             with anyio.fail_after(deadline_s):
-                async with self._slots:
-                    return await self._call(fn, *args, **kwargs)
+                return await self._call(fn, *args, **kwargs)
         except TimeoutError:
             log.warning("a strike record call took longer than %.1f s; abandoned", deadline_s)
             error = unavailable(
@@ -320,47 +331,57 @@ class Records:
 
     def _idle(self) -> StrikeStore | None:
         """An idle connection not known dead (after a database restart, none is)."""
-        while self._free:
-            store = self._free.pop()
+        while True:
+            with self._pool:
+                if not self._free:
+                    return None
+                store = self._free.pop()
             if not store.engine.stale():
                 return store
             log.info("dropped a strike record connection the database had closed")
             _close_quietly(store)
-        return None
 
     async def _call(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
-        lease = _Lease(self._idle())
+        lease = _Lease()
 
         def work() -> T:
-            try:
-                if lease.store is None:
-                    lease.store = self._open()
-                return fn(lease.store, *args, **kwargs)
-            finally:
-                lease.finish()
+            with self._turns:
+                if not lease.begin():
+                    raise _Abandoned
+                try:
+                    lease.store = self._idle() or self._open()
+                    result = fn(lease.store, *args, **kwargs)
+                except BaseException as exc:
+                    if lease.finish():
+                        self._give_back(lease.store, exc)
+                    raise
+                if lease.finish():
+                    self._give_back(lease.store, None)
+                return result
 
         try:
             result = await anyio.to_thread.run_sync(
-                functools.partial(work), limiter=self._threads, abandon_on_cancel=True
+                work, limiter=self._threads, abandon_on_cancel=True
             )
         except BaseException as exc:
             if isinstance(exc, anyio.get_cancelled_exc_class()):
                 lease.abandon()
                 raise
-            self._give_back(lease, exc)
             raise self._answer(exc, lease.store) from None
-        self._give_back(lease, None)
         self._opened = True
         return result
 
-    def _give_back(self, lease: _Lease, exc: BaseException | None) -> None:
-        if lease.store is None:
+    def _give_back(self, store: StrikeStore | None, exc: BaseException | None) -> None:
+        """In the worker thread, its turn not yet over."""
+        if store is None:
             return
-        # a call that ended after close(): its connection goes too
-        if self._closed or (exc is not None and self.url and pg_errors.connection_lost(exc)):
-            _close_quietly(lease.store)
-        else:
-            self._free.append(lease.store)
+        with self._pool:  # a call that ended after close(): its connection goes too
+            if not self._closed and (
+                exc is None or not self.url or not pg_errors.connection_lost(exc)
+            ):
+                self._free.append(store)
+                return
+        _close_quietly(store)
 
     def _answer(self, exc: BaseException, store: StrikeStore | None) -> BaseException:
         if isinstance(exc, sqlite3.DatabaseError):
@@ -375,9 +396,10 @@ class Records:
 
     def close(self) -> None:
         """Close every idle connection; one lent out now closes when its call ends."""
-        self._closed = True
+        with self._pool:
+            self._closed = True
+            free, self._free = self._free, []
         self._drop_reader()
-        free, self._free = self._free, []
         for store in free:
             store.close()
 

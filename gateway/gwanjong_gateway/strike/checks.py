@@ -109,6 +109,15 @@ async def disclosure(deps: Deps, a: Attempt) -> Step:
     return PASS
 
 
+async def early_rules(deps: Deps, a: Attempt) -> Step:
+    """Asks the platform's `validate` now, so the target's lock is never held across a
+    platform call; `platform_rules` reads its answer (or raises its error) in its turn.
+    Not asked when an earlier claim or a limit will answer first (read now, unlocked)."""
+    if await deps.claims.looks_clear(a):
+        await deps.sender.validate_early(a)
+    return PASS
+
+
 # -- under the lock: the record, the platform, the person, the write -------------------------
 
 
@@ -134,7 +143,8 @@ async def limits(deps: Deps, a: Attempt) -> Step:
 
 
 async def platform_rules(deps: Deps, a: Attempt) -> Step:
-    """Asks the platform's `validate` about the final text (the only call before the write)."""
+    """The platform's `validate` on the final text (the only call before the write), as
+    `early_rules` asked it, or asked now."""
     try:
         check = await deps.sender.validate(a)
     except PlatformError as exc:
@@ -313,8 +323,10 @@ async def write(deps: Deps, a: Attempt) -> Step:
     return Answer(await deps.sender.send(a, a.row))
 
 
-#: Before the lock: cheap, certain, and about this strike alone.
-OPEN: tuple[Check, ...] = (paused, opted_out, never_allowed, plain_text, disclosure, approved_text)
+#: Before the lock: about this strike alone (and the platform's verdict, asked early).
+OPEN: tuple[Check, ...] = (
+    *(paused, opted_out, never_allowed, plain_text, disclosure, approved_text, early_rules),
+)
 #: Under the lock of the target: the record, the platform, the person, then the write.
 HELD: tuple[Check, ...] = (
     *(earlier_claim, awaiting, limits, platform_rules, fits, platform_allows, human_only),

@@ -72,11 +72,19 @@ class Claims:
         )
         return Refused(reason=reason, record=row.id, retry_after=retry_after)
 
+    def _request(self, a: Attempt, row: dict[str, Any]) -> ClaimRequest:
+        sent = a.outgoing.canonical().decode("utf-8") if a.approval else ""
+        return policy.claim_request(self.config, row, a.mode != "dry-run", a.approval, sent)
+
+    async def looks_clear(self, a: Attempt) -> bool:
+        """Whether the claim's checks pass now (read unlocked; nothing settled or claimed)."""
+        verdict = await self._decide_once(self._request(a, a.columns(StrikeStatus.PENDING)), False)
+        return verdict.earlier is None and not verdict.refusal
+
     async def decide(self, a: Attempt, row: dict[str, Any], insert: bool) -> Verdict:
         """The claim's checks (with ``insert``, the claim); an unsure earlier claim is read
         back first."""
-        sent = a.outgoing.canonical().decode("utf-8") if a.approval else ""
-        req = policy.claim_request(self.config, row, a.mode != "dry-run", a.approval, sent)
+        req = self._request(a, row)
         verdict = await self._decide_once(req, insert)
         earlier = verdict.earlier
         if earlier is not None and earlier.status in UNSETTLED:

@@ -56,11 +56,27 @@ class Sender:
         await ensure_profiles(self.upstreams, [platform])
 
     async def validate(self, a: Attempt) -> Validation:
-        """The platform's verdict on the final text. Raises PlatformError."""
+        """The platform's verdict on the final text: the one asked before the lock
+        (`validate_early`) if it was about this very write. Raises PlatformError."""
         sent = a.outgoing
+        if a.early is not None and a.early[0] == sent:
+            answer = a.early[1]
+            if isinstance(answer, Exception):
+                raise answer
+            return answer
         return await PlatformClient(self.upstreams, a.platform).validate(
             sent.tool, sent.text, a.title, sent.target or None, list(sent.tags)
         )
+
+    async def validate_early(self, a: Attempt) -> None:
+        """`validate`, asked before the target's lock, so that lock is never held across a
+        platform call; `platform_rules` reads the answer, or raises its error."""
+        asked = a.outgoing
+        try:
+            answer: Validation | Exception = await self.validate(a)
+        except Exception as exc:  # raised where the answer is read, as if asked there
+            answer = exc
+        a.early = (asked, answer)
 
     # -- the write's spend: reserved before the claim (usage/spend.py) ---------------------
 

@@ -153,6 +153,7 @@ def test_the_chain_runs_in_the_documented_order() -> None:
         "plain_text",
         "disclosure",
         "approved_text",
+        "early_rules",
         "earlier_claim",
         "awaiting",
         "limits",
