@@ -4,7 +4,6 @@ reply refs, thread gates, odd thread nodes, ids and the host allow-list."""
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
@@ -463,14 +462,3 @@ async def test_korean_posts_are_tagged_korean(sandbox: SandboxControl) -> None:
     async with Client(SPEC.build(sandbox.url)) as client:
         await call(client, "write_post", title="", body="비동기 프로그래밍 정리 🚀")
     assert sandbox.writes("bluesky")[0]["data"]["langs"] == ["ko"]
-
-
-@pytest.mark.stdio
-async def test_the_console_script_serves_over_stdio(sandbox: SandboxControl) -> None:
-    ids = sandbox.ids("bluesky")
-    async with Client(SPEC.stdio(sandbox.url, BLUESKY_APP_PASSWORD="wrong-app-password")) as client:
-        caps = await call(client, "capabilities")
-        text = await error_of(client, "get_post", post_id=ids["rust-async"])
-    assert caps["platform"] == "bluesky" and caps["limits"]["body"]["unit"] == "graphemes"
-    assert text.startswith("auth: ") and "wrong-app-password" not in text
-    assert json.dumps(caps).count("summoned") == 2
