@@ -38,6 +38,12 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+@pytest.fixture(params=MODES)
+def mode(request: pytest.FixtureRequest) -> Mode:
+    """Each protocol-era test runs in both eras."""
+    return request.param
+
+
 class Flow(PipelineState):
     opportunities: dict[str, dict[str, str]] = Field(default_factory=dict)
     contexts: dict[str, str] = Field(default_factory=dict)
@@ -198,7 +204,6 @@ async def test_store_never_evicts_a_bucket_in_use() -> None:
 # -- the protocol, in-memory, both eras -------------------------------------------------
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_injected_state_is_absent_from_input_schemas(mode: Mode) -> None:
     mcp, _ = build()
     async with Client(mcp, mode=mode) as client:
@@ -220,7 +225,6 @@ async def test_injected_state_is_absent_from_input_schemas(mode: Mode) -> None:
     assert "Example" in description
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_passing_the_injected_state_is_refused(mode: Mode) -> None:
     mcp, _ = build()
     async with Client(mcp, mode=mode) as client:
@@ -233,7 +237,6 @@ async def test_passing_the_injected_state_is_refused(mode: Mode) -> None:
         assert (await status(client))["state"]["opportunities"] == field(False, 0)
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_out_of_order_calls_get_a_guided_error(mode: Mode) -> None:
     mcp, _ = build()
     async with Client(mcp, mode=mode) as client:
@@ -250,7 +253,6 @@ async def test_out_of_order_calls_get_a_guided_error(mode: Mode) -> None:
         )
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_three_step_chain_and_status_at_every_step(mode: Mode) -> None:
     mcp, _ = build()
     always = ["scout", "peek"]
@@ -306,7 +308,6 @@ async def test_three_step_chain_and_status_at_every_step(mode: Mode) -> None:
         }
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_how_outcomes_are_stored(mode: Mode) -> None:
     mcp = FastMCP("outcomes")
     pipeline = Pipeline(mcp, Flow)
@@ -342,7 +343,6 @@ async def test_how_outcomes_are_stored(mode: Mode) -> None:
     assert report["state"]["history"] == field(True, 1)
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_status_extra_and_a_server_owned_status(mode: Mode) -> None:
     async def health(ctx: Context) -> dict[str, Any]:
         return {"platforms": {"devto": "ok"}, "server": ctx.fastmcp.name}
@@ -370,7 +370,6 @@ async def test_status_extra_and_a_server_owned_status(mode: Mode) -> None:
     assert report["mine"] is True and report["state"]["opportunities"] == field(True, 2)
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_programmatic_access_from_server_code(mode: Mode) -> None:
     mcp, pipeline = build()
 
@@ -403,7 +402,6 @@ async def test_programmatic_access_from_server_code(mode: Mode) -> None:
     assert len(pipeline.store) == 0  # status peeks; it does not create a bucket
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_calls_of_one_client_run_one_at_a_time(mode: Mode) -> None:
     mcp = FastMCP("serial")
     pipeline = Pipeline(mcp, Flow)
@@ -436,7 +434,6 @@ async def test_calls_of_one_client_run_one_at_a_time(mode: Mode) -> None:
             assert (await client.call_tool("rescout", {"topic": "zig"})).data == ["zig"]
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_idle_state_is_evicted_after_the_ttl(mode: Mode) -> None:
     clock = FakeClock()
     mcp, pipeline = build(ttl=60, clock=clock)
@@ -475,7 +472,6 @@ async def run_chain(client: Client[Any], topic: str) -> dict[str, Any]:
     return peeked.structured_content
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_two_http_clients_keep_separate_state(mode: Mode) -> None:
     mcp, pipeline = build()
     # Handshake era: the MCP session tells clients apart. Modern era: the key header.
