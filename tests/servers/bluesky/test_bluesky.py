@@ -462,3 +462,15 @@ async def test_korean_posts_are_tagged_korean(sandbox: SandboxControl) -> None:
     async with Client(SPEC.build(sandbox.url)) as client:
         await call(client, "write_post", title="", body="비동기 프로그래밍 정리 🚀")
     assert sandbox.writes("bluesky")[0]["data"]["langs"] == ["ko"]
+
+
+async def test_notifications_name_the_reason(sandbox: SandboxControl) -> None:
+    async with Client(SPEC.build(sandbox.url)) as client:
+        posts = (await call(client, "mentions", limit=100))["posts"]
+    by_id = {p["id"]: p["tags"] for p in posts}
+    ids = sandbox.ids("bluesky")
+    assert by_id[ids["summons-me"]] == ["mention"]
+    assert by_id[ids["gated"]] == ["mention"]
+    assert sum(1 for tags in by_id.values() if tags == ["mention"]) == 3  # + a comment naming us
+    assert by_id[ids["bsky-quotes-me"]] == ["quote"]  # someone quoting our own post
+    assert sum(1 for tags in by_id.values() if tags == ["reply"]) == 2  # the replies to my-post

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from fastmcp import Client, FastMCP
 
+from gwanjong_devto.mentions import unanswered
 from gwanjong_devto.server import build_server
 from gwanjong_sandbox.control import SandboxControl
 from tests.fakes.clock import FakeClock
@@ -87,3 +88,48 @@ async def test_without_a_key_reads_work_and_writes_say_how_to_fix(sandbox: Sandb
         assert (await call(client, "trending", limit=2))["posts"]
         text = await error_of(client, "write_post", title="T", body="b")
     assert "DEVTO_API_KEY" in text
+
+
+async def test_comments_link_to_their_page(sandbox: SandboxControl) -> None:
+    """A comment read back carries its link (issue 38: a write settled by reading back keeps
+    the URL found); Dev.to takes no comment writes, so its own: `<instance>/<user>/comment/<id>`."""
+    async with Client(SPEC.build(sandbox.url)) as client:
+        comments = await call(client, "get_comments", post_id=sandbox.ids("devto")["rust-async"])
+    signed = [c for c in comments["comments"] if c["author"]]
+    assert signed, comments
+    base = SPEC.settings(sandbox.url).base_url.rstrip("/")
+    for c in signed:
+        assert c["url"] == f"{base}/{c['author']}/comment/{c['id']}", c
+
+
+# -- the inbox -----------------------------------------------------------------------------
+
+
+async def test_inbox_is_the_unanswered_comments_on_our_articles(sandbox: SandboxControl) -> None:
+    async with Client(SPEC.build(sandbox.url)) as client:
+        posts = (await call(client, "mentions"))["posts"]
+    assert [(p["author"], p["tags"]) for p in posts] == [("curious_carl", ["reply"])]
+    [post] = posts
+    assert post["id"] == sandbox.ids("devto")["my-post"]  # what get_post and a person act on
+    assert "/curious_carl/comment/" in post["url"]
+    assert "tool list costs in tokens" in post["body"]
+
+
+def test_unanswered_walks_the_whole_tree() -> None:
+    def node(who: str, text: str, *children: dict[str, object]) -> dict[str, object]:
+        return {
+            "id_code": f"{who}-{len(text)}",
+            "user": {"username": who} if who else {},
+            "body_html": f"<p>{text}</p>",
+            "children": list(children),
+        }
+
+    article = {"user": {"username": "me"}}
+    roots = [
+        node("ann", "first!", node("me", "thanks")),  # answered
+        node("bob", "question?", node("cat", "ask @me, not us")),  # bob: reply; cat: mention
+        node("me", "an update", node("dan", "nice update")),  # a reply to our comment
+        node("", "[deleted]"),  # no author: nothing to answer
+    ]
+    found = [(n["user"]["username"], why) for n, why in unanswered(article, roots, "me")]  # type: ignore[index]
+    assert found == [("bob", "reply"), ("cat", "mention"), ("dan", "reply")]

@@ -385,3 +385,12 @@ async def test_trending_reuses_the_trend_list(sandbox: SandboxControl) -> None:
         before = sandbox.requests().get("twitter", 0)
         await client.call_tool("trending", {"limit": 3})
         assert sandbox.requests().get("twitter", 0) - before == 2
+
+
+async def test_mentions_hold_mentions_and_replies_not_bare_quotes(sandbox: SandboxControl) -> None:
+    async with Client(SPEC.build(sandbox.url)) as client:
+        posts = (await call(client, "mentions", limit=100))["posts"]
+    ids = {p["id"] for p in posts}
+    assert sandbox.ids("twitter")["summons-me"] in ids
+    assert sandbox.ids("twitter")["x-quotes-me"] not in ids  # a quote without @us is no mention
+    assert {p["tags"][0] for p in posts} == {"mention", "reply"}
