@@ -11,7 +11,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
@@ -21,7 +20,7 @@ from fastmcp.client.transports import StdioTransport
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_twitter.weighted import weighted_length
 from tests.e2e.procs import alive, descendants, find
-from tests.e2e.strikes import live_config, scout_draft, server_timeout, strike
+from tests.e2e.strikes import live_config, scout_draft, server_timeout, strike, until
 from tests.gateway.helpers import config_file
 from tests.gateway.http_gateway import cli
 from tests.mcp import call, until_up
@@ -44,12 +43,6 @@ def gateway_pid() -> int:
     pids = find(os.getpid(), "gwanjong_gateway")
     assert len(pids) == 1, pids
     return pids[0]
-
-
-async def wait_for(predicate: Any, seconds: float = 20) -> None:
-    with anyio.fail_after(seconds):
-        while not predicate():
-            await anyio.sleep(0.1)
 
 
 ALL = sorted(SPECS)
@@ -143,7 +136,7 @@ async def test_a_killed_server_is_respawned_by_the_next_call(
         gw = gateway_pid()
         [pid] = find(gw, f"gwanjong_{victim}")
         os.kill(pid, signal.SIGKILL)
-        await wait_for(lambda: not alive(pid))
+        await until(lambda: not alive(pid))
         # The dead pipe is noticed before the call, so this call restarts it and succeeds.
         again = await call(client, "scout", topic="rust")
         assert victim not in again["errors"]
@@ -216,7 +209,7 @@ async def test_no_orphans_when_the_gateway_stops(
         stderr=subprocess.DEVNULL,
     )
     try:
-        await wait_for(lambda: len(find(proc.pid, "gwanjong_")) >= len(ALL), 30)
+        await until(lambda: len(find(proc.pid, "gwanjong_")) >= len(ALL), 30)
         children = descendants(proc.pid)
         assert children
         if how == "eof":
@@ -225,7 +218,7 @@ async def test_no_orphans_when_the_gateway_stops(
         else:
             proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=20)
-        await wait_for(lambda: not any(alive(pid) for pid in children), 10)
+        await until(lambda: not any(alive(pid) for pid in children), 10)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -253,9 +246,9 @@ async def test_killed_between_intent_and_result_never_writes_twice(
                     await strike(client, oid, "post", "Exactly once.", "Once only")
 
             tg.start_soon(doomed)
-            await wait_for(lambda: len(sandbox.writes("devto")) == 1)
+            await until(lambda: len(sandbox.writes("devto")) == 1)
             os.kill(gw, signal.SIGKILL)
-            await wait_for(lambda: not alive(gw))
+            await until(lambda: not alive(gw))
             tg.cancel_scope.cancel()
     assert len(sandbox.writes("devto")) == 1
     # A new gateway settles the record by reading back, and never writes again.

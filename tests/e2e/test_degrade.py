@@ -16,8 +16,8 @@ from fastmcp import Client
 from gwanjong_gateway.config.file import render
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.procs import alive, find
-from tests.e2e.strikes import live_config
-from tests.e2e.test_chain import gateway, gateway_pid, wait_for
+from tests.e2e.strikes import live_config, until
+from tests.e2e.test_chain import gateway, gateway_pid
 from tests.gateway.helpers import config_file
 from tests.mcp import call, until_up
 from tests.platforms import SPECS
@@ -58,9 +58,7 @@ async def test_a_server_hung_at_start_then_fails_fast(
             status = await call(client, "status")
             return bool(status["platforms"]["stuck"]["health"] == "down")
 
-        with anyio.fail_after(60):
-            while not await stuck_is_down():
-                await anyio.sleep(0.2)
+        await until(stuck_is_down, 60, every=0.2)
         status = await call(client, "status")
         assert "did not start within 12 s" in status["platforms"]["stuck"]["reason"]
         again = await call(client, "scout", topic="rust")
@@ -89,7 +87,7 @@ async def test_hung_calls_open_the_breaker_then_it_recovers(
         assert "did not answer" in hung["errors"]["devto"]
         fast = await call(client, "scout", topic="rust", platforms=["devto"])
         assert "unavailable: devto is down (hung: no answer to" in fast["errors"]["devto"]
-        await wait_for(lambda: not alive(before), 30)  # the hung process was stopped
+        await until(lambda: not alive(before), 30)  # the hung process was stopped
 
         sandbox.clear_faults()
 
@@ -97,9 +95,7 @@ async def test_hung_calls_open_the_breaker_then_it_recovers(
             scouted = await call(client, "scout", topic="rust", platforms=["devto"])
             return bool(scouted["opportunities"]) and "devto" not in scouted["errors"]
 
-        with anyio.fail_after(90):  # restarted in the background after the backoff
-            while not await recovered():
-                await anyio.sleep(0.5)
+        await until(recovered, 90, every=0.5)  # restarted in the background after the backoff
         status = await call(client, "status")
         assert status["platforms"]["devto"]["health"] == "up"
 
@@ -127,7 +123,7 @@ async def test_a_server_that_dies_mid_call_is_back_for_the_next_call(
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(scout)
-            await wait_for(lambda: sum(sandbox.requests().values()) > seen, 30)
+            await until(lambda: sum(sandbox.requests().values()) > seen, 30)
             os.kill(pid, signal.SIGKILL)
         # The reads in flight are sent once more, to the restarted server, within their time.
         assert "devto" not in result["errors"] and result["opportunities"], result
