@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,33 +27,30 @@ pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
 PY = sys.executable
 
 
-async def test_status_shows_why_a_server_cannot_start(
+async def test_a_server_that_cannot_start_and_one_hung_at_start(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
-    others = {"broken": {"command": [PY, "-m", "gwanjong_nosuch"]}}
-    settings = {"call_timeout_s": 5, "start_timeout_s": 20}
+    others = {
+        "broken": {"command": [PY, "-m", "gwanjong_nosuch"]},
+        "stuck": {"command": [PY, "-c", "import time; time.sleep(600)"]},
+    }
+    settings = {"call_timeout_s": 10, "start_timeout_s": 12}
     config = config_file(tmp_path, ["devto"], settings=settings, others=others, sandbox=sandbox.url)
     async with Client(gateway(config), timeout=90) as client:
-        scouted = await call(client, "scout", topic="rust")
-        assert "No module named gwanjong_nosuch" in scouted["errors"]["broken"]
+        started = time.monotonic()
+        first = await call(client, "scout", topic="rust")
+        # Bounded by the timeouts, never by the stuck server's 600 s. The bound is loose on
+        # purpose: a loaded machine may be slow, but never ten times the stuck server's wait.
+        assert time.monotonic() - started < 60
+        # The first call waits its call time, not the start time, then says so.
+        assert {o["platform"] for o in first["opportunities"]} == {"devto"}
+        assert "No module named gwanjong_nosuch" in first["errors"]["broken"]
+        assert "stuck" in first["errors"]
         status = await call(client, "status")
         row = status["platforms"]["broken"]
         assert row["health"] == "down" and "No module named gwanjong_nosuch" in row["reason"]
         assert row["next_try_in_s"] >= 0
         assert (tmp_path / "state" / "logs" / "broken.log").exists()
-
-
-async def test_a_server_hung_at_start_then_fails_fast(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
-    others = {"stuck": {"command": [PY, "-c", "import time; time.sleep(600)"]}}
-    settings = {"call_timeout_s": 10, "start_timeout_s": 12}
-    config = config_file(tmp_path, ["devto"], settings=settings, others=others, sandbox=sandbox.url)
-    async with Client(gateway(config), timeout=90) as client:
-        first = await call(client, "scout", topic="rust")
-        # The first call waits its call time, not the start time, then says so.
-        assert {o["platform"] for o in first["opportunities"]} == {"devto"}
-        assert "stuck" in first["errors"]
 
         async def stuck_is_down() -> bool:
             status = await call(client, "status")
