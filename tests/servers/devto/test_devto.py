@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 from fastmcp import Client, FastMCP
 
-from gwanjong_devto.mentions import unanswered
 from gwanjong_devto.server import build_server
 from gwanjong_sandbox.control import SandboxControl
 from tests.fakes.clock import FakeClock
@@ -113,23 +112,3 @@ async def test_inbox_is_the_unanswered_comments_on_our_articles(sandbox: Sandbox
     assert post["id"] == sandbox.ids("devto")["my-post"]  # what get_post and a person act on
     assert "/curious_carl/comment/" in post["url"]
     assert "tool list costs in tokens" in post["body"]
-
-
-def test_unanswered_walks_the_whole_tree() -> None:
-    def node(who: str, text: str, *children: dict[str, object]) -> dict[str, object]:
-        return {
-            "id_code": f"{who}-{len(text)}",
-            "user": {"username": who} if who else {},
-            "body_html": f"<p>{text}</p>",
-            "children": list(children),
-        }
-
-    article = {"user": {"username": "me"}}
-    roots = [
-        node("ann", "first!", node("me", "thanks")),  # answered
-        node("bob", "question?", node("cat", "ask @me, not us")),  # bob: reply; cat: mention
-        node("me", "an update", node("dan", "nice update")),  # a reply to our comment
-        node("", "[deleted]"),  # no author: nothing to answer
-    ]
-    found = [(n["user"]["username"], why) for n, why in unanswered(article, roots, "me")]  # type: ignore[index]
-    assert found == [("bob", "reply"), ("cat", "mention"), ("dan", "reply")]
