@@ -4,14 +4,17 @@ one strike call, and what the strike record holds."""
 from __future__ import annotations
 
 import contextlib
+import inspect
 import sys
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from contextlib import closing
 from pathlib import Path
 from typing import Any
+from uuid import uuid4
 
 import anyio
 from fastmcp import Client
+from fastmcp.client.transports import StreamableHttpTransport
 
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import Strike
@@ -84,10 +87,17 @@ async def strike(
     return result.structured_content
 
 
-async def until(predicate: Any, seconds: float = 60, every: float = 0.3) -> None:
+async def until(
+    predicate: Callable[[], bool | Awaitable[bool]], seconds: float = 60, every: float = 0.1
+) -> None:
+    """Poll ``predicate`` (plain or async) until it holds; the deadline only catches a hang."""
     with anyio.fail_after(seconds):
-        while not await predicate():
+        while not await _held(predicate()):
             await anyio.sleep(every)
+
+
+async def _held(answer: bool | Awaitable[bool]) -> bool:
+    return await answer if inspect.isawaitable(answer) else answer
 
 
 @contextlib.contextmanager
@@ -96,6 +106,12 @@ def http_gateway(config_path: Path) -> Iterator[str]:
     MCP URL."""
     with running_gateway(config_path, log_level="WARNING") as running:
         yield running.url
+
+
+def session(url: str, name: str | None = None) -> StreamableHttpTransport:
+    """A workflow session of its own, or the one ``name`` keys: the record keeps it, so any
+    gateway on that record can continue it."""
+    return StreamableHttpTransport(url, headers={"X-Gwanjong-Session": name or str(uuid4())})
 
 
 @contextlib.asynccontextmanager

@@ -12,14 +12,13 @@ import signal
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 from fastmcp import Client
 
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.procs import alive
-from tests.e2e.strikes import history, live_config
+from tests.e2e.strikes import history, live_config, until
 from tests.e2e.test_chain import gateway
 from tests.gateway.helpers import opportunity_for
 from tests.gateway.http_gateway import client, http_gateway
@@ -72,9 +71,7 @@ async def test_a_handle_outlives_a_killed_http_gateway(
         async with client(running.url, None) as first:
             handle = await scout(first)
         os.kill(running.process.pid, signal.SIGKILL)
-        with anyio.fail_after(60):  # generous: only catches a hang
-            while alive(running.process.pid) and running.process.poll() is None:
-                await anyio.sleep(0.05)
+        await until(lambda: not alive(running.process.pid) or running.process.poll() is not None)
     with http_gateway(config, log_level="INFO") as again:
         async with client(again.url, None) as second:
             done = await draft_and_strike(second, handle)

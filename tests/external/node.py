@@ -16,6 +16,9 @@ from tests.external.tools import NODE22, NODE_DIR, need
 
 SCRIPT = Path(__file__).parent / "js" / "client.mjs"
 PACKAGES = {"v1": "@modelcontextprotocol/sdk", "v2": "@modelcontextprotocol/client"}
+MODERN = "2026-07-28"
+#: the stock clients the strict tests run: (sdk, the revision the client is pinned to)
+CLIENTS = {"ts-v1": ("v1", None), "ts-v2-modern": ("v2", MODERN)}
 # Only catches a hang: a healthy answer comes in well under a second.
 DEADLINE_S = 120.0
 

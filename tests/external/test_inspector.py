@@ -60,15 +60,14 @@ class Inspector:
             )
         return json.loads(proc.stdout)["result"]
 
-    def call(self, tool: str, *args: str, era: str | None = None) -> Any:
+    def call(self, tool: str, *args: str, era: str | None = None, failing: bool = False) -> Any:
         pairs = [a for pair in args for a in ("--tool-arg", pair)]
-        return self.run("--method", "tools/call", "--tool-name", tool, *pairs, era=era)
+        method = ("--method", "tools/call", "--tool-name", tool, *pairs)
+        return self.run(*method, era=era, failing=failing)
 
     def error(self, tool: str, *args: str, era: str | None = None) -> dict[str, Any]:
         """A failing call's error, read as data (the Inspector accepted the result)."""
-        pairs = [a for pair in args for a in ("--tool-arg", pair)]
-        method = ("--method", "tools/call", "--tool-name", tool, *pairs)
-        result = self.run(*method, era=era, failing=True)
+        result = self.call(tool, *args, era=era, failing=True)
         assert result.get("isError") is True, result
         error = result["structuredContent"]["error"]
         assert result["content"][0]["text"].startswith(error["kind"])  # visible as text too

@@ -30,17 +30,8 @@ def test_another_members_handle_reaches_nothing(sandbox: SandboxControl, tmp_pat
     token = tokens(tmp_path, "alice", "bob")
 
     def as_user(user: str, *args: str) -> dict[str, Any]:
-        return drive(
-            python,
-            "drive_langchain.py",
-            "--transport",
-            "http",
-            "--url",
-            url,
-            "--token",
-            token[user],
-            *args,
-        )
+        over = ("--transport", "http", "--url", url, "--token", token[user])
+        return drive(python, "drive_langchain.py", *over, *args)
 
     with http_gateway(config, log_level="WARNING") as gateway:
         url = gateway.url

@@ -25,12 +25,10 @@ import pytest
 
 from gwanjong_sandbox.control import SandboxControl
 from tests.config import config_file
-from tests.external.node import NodeClient, accepted, error_data
+from tests.external.node import CLIENTS, NodeClient, accepted, error_data
 from tests.gateway.http_gateway import http_gateway
 
 pytestmark = pytest.mark.e2e
-MODERN = "2026-07-28"
-CLIENTS = {"ts-v1": ("v1", None), "ts-v2-modern": ("v2", MODERN)}
 EXPOSED = "devto__get_post"
 TOOLS = [EXPOSED, "draft", "scout", "setup", "status", "strike"]
 # Only catches a hang: a platform server starts on first use, slowly on a busy machine.

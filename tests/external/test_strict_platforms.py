@@ -12,12 +12,11 @@ import pytest
 
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract import CONTRACT_TOOLS, OPTIONAL_TOOLS
-from tests.external.node import NodeClient, accepted, error_data
+from tests.external.node import CLIENTS, NodeClient, accepted, error_data
 from tests.platforms import SPECS
 from tests.servers.wire.contract_calls import calls
 
 pytestmark = pytest.mark.stdio
-CLIENTS = {"ts-v1": ("v1", None), "ts-v2-modern": ("v2", "2026-07-28")}
 
 
 @pytest.mark.parametrize("client", list(CLIENTS))

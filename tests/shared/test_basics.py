@@ -1,4 +1,4 @@
-"""Small shared pieces: error wording, Retry-After, pacing, counting."""
+"""Small shared pieces: error wording, Retry-After, counting (pacing: kit/test_ratelimit.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,6 @@ from gwanjong_shared.contract.errors import ErrorKind, parse_error
 from gwanjong_shared.contract.text import graphemes, measure
 from gwanjong_shared.kit.http import error_for_status, retry_after_seconds
 from gwanjong_shared.kit.logs import redact, register_secret
-from gwanjong_shared.kit.ratelimit import MinInterval, TokenBucket
-
-pytestmark = pytest.mark.anyio
 
 
 def test_error_text_round_trips() -> None:
@@ -55,13 +52,3 @@ def test_graphemes_count_what_people_see() -> None:
 def test_registered_secrets_are_redacted() -> None:
     register_secret("s3cr3t-value")
     assert redact("token=s3cr3t-value in url") == "token=*** in url"
-
-
-async def test_token_bucket_and_interval_with_a_fake_clock() -> None:
-    now = [0.0]
-    bucket = TokenBucket(2, per=1.0, clock=lambda: now[0])
-    assert await bucket.acquire() == 0 and await bucket.acquire() == 0
-    interval = MinInterval(5, clock=lambda: now[0])
-    assert await interval.acquire() == 0
-    now[0] = 10.0
-    assert await interval.acquire() == 0

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import uuid
 from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
@@ -19,12 +18,11 @@ from typing import Any
 import pytest
 from fastmcp import Client
 from fastmcp.client.elicitation import ElicitResult
-from fastmcp.client.transports import StreamableHttpTransport
 
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import Approval
 from gwanjong_sandbox.control import SandboxControl
-from tests.e2e.strikes import http_gateway, live_config, scout_draft, strike
+from tests.e2e.strikes import http_gateway, live_config, scout_draft, session, strike
 from tests.e2e.test_chain import gateway
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
@@ -46,9 +44,7 @@ def transport(kind: str, cfg: Path) -> Iterator[Any]:
         yield gateway(cfg)
     else:
         with http_gateway(cfg) as url:
-            # the stateless era has no session: the gateway keys workflow state by this
-            # header (issue 25 replaces it with handles)
-            yield StreamableHttpTransport(url, headers={"X-Gwanjong-Session": str(uuid.uuid4())})
+            yield session(url)  # the stateless era has no MCP session: a workflow one
 
 
 @pytest.mark.parametrize("kind", ["stdio", "http"])

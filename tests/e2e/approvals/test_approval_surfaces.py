@@ -16,8 +16,7 @@ from mcp.types import ElicitRequestURLParams
 from gwanjong_gateway.channels.apps import APP_TOOL, META_KEY
 from gwanjong_gateway.rules.approvals import Approval
 from gwanjong_sandbox.control import SandboxControl
-from tests.e2e.exactly_once.test_races import session
-from tests.e2e.strikes import history, http_gateway, live_config, scout_draft, strike
+from tests.e2e.strikes import history, http_gateway, live_config, scout_draft, session, strike
 from tests.gateway.approval_clients import approval_row, apps_host, decide, parts, url_only
 from tests.hostile_approvals import CORPUS, REFUSED, assert_seen
 from tests.mcp import call

@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import anyio
 import httpx
 import pytest
 from fastmcp import Client
@@ -174,7 +173,7 @@ async def test_killed_between_approval_and_write_then_restarted(
         await cmd.wait_for("Type approve")
         cmd.type("approve\n")
         # claimed, journalled and sent: the request reached the platform. Kill it now.
-        await until(lambda: _async(_comment_requests(sandbox) > before), seconds=120, every=0.05)
+        await until(lambda: _comment_requests(sandbox) > before, seconds=120, every=0.05)
         cmd.kill()
         assert cmd.proc is not None and cmd.proc.returncode < 0  # killed, not finished
         assert "Posted:" not in cmd.screen()
@@ -184,7 +183,7 @@ async def test_killed_between_approval_and_write_then_restarted(
     # settle loop reads the platform back until the record says posted.
     async with Client(gateway(config), timeout=90) as client:
         await client.call_tool("status", {})
-        await until(lambda: _async(_comment_row(tmp_path) is StrikeStatus.POSTED), seconds=120)
+        await until(lambda: _comment_row(tmp_path) is StrikeStatus.POSTED, seconds=120)
         # the model cannot have it written again: the target is no longer offered
         scouted = await call(client, "scout", topic="rust async", platforms=["reddit"])
         titles = [o["title"] for o in scouted["opportunities"]]
@@ -194,8 +193,3 @@ async def test_killed_between_approval_and_write_then_restarted(
         code = await again.exit_code()
         assert code == 1 and "already approved" in again.errors(), again.errors()
     assert len(sandbox.writes("reddit")) == 1
-
-
-async def _async(value: bool) -> bool:
-    await anyio.lowlevel.checkpoint()
-    return value

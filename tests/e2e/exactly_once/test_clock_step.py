@@ -15,8 +15,13 @@ from fastmcp.client.transports import StdioTransport
 
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
-from tests.e2e.exactly_once.test_exactly_once import POST, may_be_written, settled_as_posted
-from tests.e2e.strikes import history, live_config, scout_draft, server_timeout, strike, until
+from tests.e2e.exactly_once.test_exactly_once import (
+    POST,
+    may_be_written,
+    settled_as_posted,
+    until_pending,
+)
+from tests.e2e.strikes import history, live_config, scout_draft, server_timeout, strike
 from tests.e2e.test_chain import PY
 from tests.platforms import needs
 
@@ -30,10 +35,6 @@ def stepped_gateway(cfg: Path, offset: Path) -> StdioTransport:
         args=[str(CLOCKSTEP), str(offset), "gwanjong_gateway", "--config", str(cfg)],
         env={"FASTMCP_LOG_LEVEL": "WARNING"},
     )
-
-
-async def _pending(tmp: Path) -> bool:
-    return any(r.status == StrikeStatus.PENDING for r in history(tmp))
 
 
 async def unsure_post_while_the_clock_steps(
@@ -51,7 +52,7 @@ async def unsure_post_while_the_clock_steps(
             answers.append(await strike(client, oid, "post", POST["content"], POST["title"]))
 
         tg.start_soon(write)
-        await until(lambda: _pending(tmp), seconds=60, every=0.05)
+        await until_pending(tmp)
         await anyio.Path(offset).write_text(str(step))  # the clock steps while the write is out
     [first] = answers
     assert first["error"].startswith("timeout"), first

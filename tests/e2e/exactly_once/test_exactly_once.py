@@ -140,7 +140,7 @@ async def test_gateway_killed_after_sending_restarted_and_retried(
             await until_pending(tmp_path)
             await anyio.sleep(0.5)
             os.kill(gw, signal.SIGKILL)
-            await until(lambda: _async(not alive(gw)), seconds=30)
+            await until(lambda: not alive(gw), seconds=30)
             tg.cancel_scope.cancel()
     assert sandbox.writes("devto") == []  # not landed yet: the restart comes first
     async with Client(gateway(cfg), timeout=90) as client:
@@ -204,10 +204,6 @@ async def test_same_post_text_from_two_opportunities(
         other = await strike(client, second, "post", "A different article entirely.", "New")
         assert other["status"] == "posted", other
     assert len(sandbox.writes("devto")) == 2
-
-
-async def _async(value: bool) -> bool:
-    return value
 
 
 async def test_a_corrupt_record_over_stdio(sandbox: SandboxControl, tmp_path: Path) -> None:

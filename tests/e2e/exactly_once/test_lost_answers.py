@@ -19,11 +19,10 @@ from typing import Any
 
 import pytest
 from fastmcp import Client
-from fastmcp.client.transports import StreamableHttpTransport
 
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
-from tests.e2e.strikes import clients, history, live_config, scout_draft, strike, until
+from tests.e2e.strikes import clients, history, live_config, scout_draft, session, strike, until
 from tests.e2e.test_chain import gateway
 from tests.gateway.http_gateway import cli
 from tests.gateway.http_gateway import http_gateway as logged_gateway
@@ -117,11 +116,6 @@ async def test_a_lost_answer_leaves_one_write_from_a_server_process(
     one_write(sandbox, "reddit")
 
 
-def session(url: str, name: str) -> StreamableHttpTransport:
-    """One workflow session (the record keeps it, so any gateway on it can continue it)."""
-    return StreamableHttpTransport(url, headers={"X-Gwanjong-Session": name})
-
-
 @pytest.mark.postgres
 @pytest.mark.parametrize("fault", sorted(FAULTS))
 async def test_two_gateways_on_one_postgres_send_it_once(
@@ -146,11 +140,7 @@ async def test_two_gateways_on_one_postgres_send_it_once(
         transports = (session(r.url, name) for r in running)
         async with clients(*transports) as (first, second):
             record = await lose_the_answer(first, sandbox, "reddit", fault, again_on=second)
-
-            async def settled() -> bool:
-                return posted(record)
-
-            await until(settled, seconds=90, every=1.0)
+            await until(lambda: posted(record), seconds=90, every=1.0)
         logs = "".join(r.log() for r in running)
     one_write(sandbox, "reddit")
     assert logs.count(f"record {record}: settled as posted here") == 1, logs

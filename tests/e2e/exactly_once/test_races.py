@@ -4,17 +4,15 @@ other is refused with the true reason (cap, interval or cool-down)."""
 
 from __future__ import annotations
 
-import uuid
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from fastmcp import Client
-from fastmcp.client.transports import StreamableHttpTransport
 
 from gwanjong_sandbox.control import SandboxControl
-from tests.e2e.strikes import clients, http_gateway, live_config, scout_draft, strike
+from tests.e2e.strikes import clients, http_gateway, live_config, scout_draft, session, strike
 from tests.e2e.test_chain import gateway
 from tests.platforms import needs
 
@@ -36,11 +34,6 @@ RULES: dict[str, tuple[dict[str, Any], dict[str, Any], str]] = {
 }
 # Two Reddit posts by the same author (ferris_fan).
 TARGETS = [("rust async cancellation", "Rust async"), ("tokio loom testing", "loom")]
-
-
-def session(url: str) -> StreamableHttpTransport:
-    """One client's own session (its workflow state is keyed by this header)."""
-    return StreamableHttpTransport(url, headers={"X-Gwanjong-Session": str(uuid.uuid4())})
 
 
 async def race(pair: list[Client[Any]]) -> list[dict[str, Any]]:

@@ -17,9 +17,16 @@ from fastmcp import Client
 
 from gwanjong_gateway.rules.ledger import UNSETTLED, StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
-from tests.e2e.exactly_once.test_races import session
 from tests.e2e.procs import find
-from tests.e2e.strikes import clients, history, http_gateway, live_config, server_timeout, strike
+from tests.e2e.strikes import (
+    clients,
+    history,
+    http_gateway,
+    live_config,
+    server_timeout,
+    session,
+    strike,
+)
 from tests.mcp import call
 from tests.platforms import needs
 

@@ -48,7 +48,7 @@ async def client_api(args: Any) -> AsyncIterator[tuple[Any, str]]:
 
 
 async def main() -> None:
-    args = flow.arguments_with(
+    args = flow.arguments(
         lambda p: p.add_argument("--api", choices=["client", "session"], required=True)
     )
     opened = client_api(args) if args.api == "client" else session_api(args)

@@ -22,14 +22,13 @@ TITLE = "Guards for cancellation"
 BODY = "Pin the executor before you measure; a guard per await keeps cancellation honest."
 
 
-def arguments() -> argparse.Namespace:
-    return arguments_with(lambda _: None)
-
-
-def arguments_with(extra: Callable[[argparse.ArgumentParser], object]) -> argparse.Namespace:
+def arguments(
+    extra: Callable[[argparse.ArgumentParser], object] | None = None,
+) -> argparse.Namespace:
     """The common arguments, plus what ``extra`` adds for one driver."""
     p = argparse.ArgumentParser(description=__doc__)
-    extra(p)
+    if extra:
+        extra(p)
     p.add_argument("--transport", choices=["stdio", "http"], required=True)
     p.add_argument("--url", help="the gateway's MCP URL (http)")
     p.add_argument("--command", help="the gateway's command line as a JSON list (stdio)")

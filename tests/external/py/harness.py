@@ -18,12 +18,10 @@ from gwanjong_gateway.scout.handles import handle_hash
 from gwanjong_gateway.team.access_tokens import store_for
 from gwanjong_sandbox.control import SandboxControl
 from tests.config import config_file
+from tests.external.py.flow import BODY, TITLE  # what the drivers' strike sends
 
 HERE = Path(__file__).resolve().parent
 COUNTED = HERE / "counted.py"
-#: what flow.py's strike sends
-TITLE = "Guards for cancellation"
-BODY = "Pin the executor before you measure; a guard per await keeps cancellation honest."
 
 
 def write_config(tmp: Path, sandbox: SandboxControl, auth: dict[str, Any] | None = None) -> Path:

@@ -4,7 +4,6 @@ reply refs, thread gates, odd thread nodes, ids and the host allow-list."""
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
@@ -465,12 +464,13 @@ async def test_korean_posts_are_tagged_korean(sandbox: SandboxControl) -> None:
     assert sandbox.writes("bluesky")[0]["data"]["langs"] == ["ko"]
 
 
-@pytest.mark.stdio
-async def test_the_console_script_serves_over_stdio(sandbox: SandboxControl) -> None:
+async def test_notifications_name_the_reason(sandbox: SandboxControl) -> None:
+    async with Client(SPEC.build(sandbox.url)) as client:
+        posts = (await call(client, "mentions", limit=100))["posts"]
+    by_id = {p["id"]: p["tags"] for p in posts}
     ids = sandbox.ids("bluesky")
-    async with Client(SPEC.stdio(sandbox.url, BLUESKY_APP_PASSWORD="wrong-app-password")) as client:
-        caps = await call(client, "capabilities")
-        text = await error_of(client, "get_post", post_id=ids["rust-async"])
-    assert caps["platform"] == "bluesky" and caps["limits"]["body"]["unit"] == "graphemes"
-    assert text.startswith("auth: ") and "wrong-app-password" not in text
-    assert json.dumps(caps).count("summoned") == 2
+    assert by_id[ids["summons-me"]] == ["mention"]
+    assert by_id[ids["gated"]] == ["mention"]
+    assert sum(1 for tags in by_id.values() if tags == ["mention"]) == 3  # + a comment naming us
+    assert by_id[ids["bsky-quotes-me"]] == ["quote"]  # someone quoting our own post
+    assert sum(1 for tags in by_id.values() if tags == ["reply"]) == 2  # the replies to my-post

@@ -72,16 +72,12 @@ async def test_forem_validation_errors_are_invalid_input(sandbox: SandboxControl
     assert text.startswith("invalid_input: ")
 
 
-async def test_non_numeric_id_is_a_clear_input_error(sandbox: SandboxControl) -> None:
-    async with Client(SPEC.build(sandbox.url)) as client:
-        text = await error_of(client, "get_post", post_id="rust-for-pythonistas")
-    assert text.startswith("invalid_input: ") and "numbers" in text
-
-
-async def test_numeric_ids_from_json_numbers_are_accepted(sandbox: SandboxControl) -> None:
+async def test_ids_are_numbers_a_json_number_too(sandbox: SandboxControl) -> None:
     post_id = sandbox.ids("devto")["rust-async"]
     async with Client(SPEC.build(sandbox.url)) as client:
         assert (await call(client, "get_post", post_id=int(post_id)))["id"] == post_id
+        text = await error_of(client, "get_post", post_id="rust-for-pythonistas")  # a slug
+    assert text.startswith("invalid_input: ") and "numbers" in text
 
 
 async def test_without_a_key_reads_work_and_writes_say_how_to_fix(sandbox: SandboxControl) -> None:
@@ -91,3 +87,28 @@ async def test_without_a_key_reads_work_and_writes_say_how_to_fix(sandbox: Sandb
         assert (await call(client, "trending", limit=2))["posts"]
         text = await error_of(client, "write_post", title="T", body="b")
     assert "DEVTO_API_KEY" in text
+
+
+async def test_comments_link_to_their_page(sandbox: SandboxControl) -> None:
+    """A comment read back carries its link (issue 38: a write settled by reading back keeps
+    the URL found); Dev.to takes no comment writes, so its own: `<instance>/<user>/comment/<id>`."""
+    async with Client(SPEC.build(sandbox.url)) as client:
+        comments = await call(client, "get_comments", post_id=sandbox.ids("devto")["rust-async"])
+    signed = [c for c in comments["comments"] if c["author"]]
+    assert signed, comments
+    base = SPEC.settings(sandbox.url).base_url.rstrip("/")
+    for c in signed:
+        assert c["url"] == f"{base}/{c['author']}/comment/{c['id']}", c
+
+
+# -- the inbox -----------------------------------------------------------------------------
+
+
+async def test_inbox_is_the_unanswered_comments_on_our_articles(sandbox: SandboxControl) -> None:
+    async with Client(SPEC.build(sandbox.url)) as client:
+        posts = (await call(client, "mentions"))["posts"]
+    assert [(p["author"], p["tags"]) for p in posts] == [("curious_carl", ["reply"])]
+    [post] = posts
+    assert post["id"] == sandbox.ids("devto")["my-post"]  # what get_post and a person act on
+    assert "/curious_carl/comment/" in post["url"]
+    assert "tool list costs in tokens" in post["body"]

@@ -54,13 +54,6 @@ async def test_context_tree_keeps_the_content_warning(sandbox: SandboxControl) -
     assert any("stdout" in c["body"] and "<" not in c["body"] for c in comments)
 
 
-async def test_followers_only_thread_is_kept_and_shown(sandbox: SandboxControl) -> None:
-    ids = sandbox.ids("mastodon")
-    async with Client(SPEC.build(sandbox.url)) as client:
-        post = await call(client, "get_post", post_id=ids["private-thread"])
-    assert "visibility:private" in post["tags"]
-
-
 # -- rules as correctness ----------------------------------------------------------------------
 
 
@@ -73,9 +66,12 @@ async def test_a_post_is_its_title_then_its_text(sandbox: SandboxControl) -> Non
     assert write["data"]["status"] == "Notes\n\nLog to stderr. #mcp"
 
 
-async def test_a_reply_keeps_its_threads_visibility(sandbox: SandboxControl) -> None:
+async def test_a_followers_only_thread_is_shown_and_a_reply_keeps_it(
+    sandbox: SandboxControl,
+) -> None:
     ids = sandbox.ids("mastodon")
     async with Client(SPEC.build(sandbox.url)) as client:
+        shown = await call(client, "get_post", post_id=ids["private-thread"])
         body = "One gateway, five tools."
         assert (await call(client, "write_comment", post_id=ids["summons-me"], body=body))["ok"]
         await call(client, "write_comment", post_id=ids["private-thread"], body="Will do today.")
@@ -83,6 +79,7 @@ async def test_a_reply_keeps_its_threads_visibility(sandbox: SandboxControl) -> 
     assert public["data"]["status"] == body and public["target"] == ids["summons-me"]
     assert public["data"]["visibility"] == "public"
     assert private["data"]["visibility"] == "private"  # never widened to public
+    assert "visibility:private" in shown["tags"]
 
 
 async def test_writes_are_refused_without_the_bot_flag(sandbox: SandboxControl) -> None:

@@ -182,6 +182,16 @@ def test_big_thread_page_has_more_stubs_and_morechildren_is_flat(sandbox: Sandbo
     assert all(t["parent_id"] in names for t in loaded), "parents come before their replies"
 
 
+def test_private_messages_crowd_the_inbox(sandbox: SandboxControl) -> None:
+    # What the server's inbox reads around (tests/servers/wire/test_inbox_paging.py) is
+    # real here too: the newest inbox page is 98 private messages (t4).
+    sandbox.flood_inbox(30, noise=98, noise_last=True)
+    params = {"limit": 100, "raw_json": 1}
+    page = api(sandbox, "GET", "message/inbox", token(sandbox), params=params).json()["data"]
+    kinds = [c["kind"] for c in page["children"]]
+    assert kinds.count("t4") == 98 and len(kinds) == 100 and page["after"]
+
+
 def test_deleted_comment_shape(sandbox: SandboxControl) -> None:
     post = sandbox.ids("reddit")["deleted-comments"]
     page = api(sandbox, "GET", f"comments/{post}", token(sandbox)).json()

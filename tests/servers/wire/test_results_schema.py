@@ -1,6 +1,6 @@
 """Every result of every platform tool, a success or a failure, conforms to the output
 schema the tool declares (the MCP spec's MUST, which strict hosts such as the TS SDK and
-Inspector 2.x enforce on error results too). In-process, through the real SDKs and the
+Inspector 2.x enforce on error results too), and a failure's text says what its data does. In-process, through the real SDKs and the
 sandbox; tests/external checks the same with the Node clients themselves."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from fastmcp import Client
 from jsonschema import Draft202012Validator
 
 from gwanjong_sandbox.control import SandboxControl
-from gwanjong_shared.contract.errors import ErrorResult
+from gwanjong_shared.contract.errors import ErrorResult, parse_error
 from tests.platforms import SPECS
 from tests.servers.wire.contract_calls import calls
 
@@ -41,8 +41,11 @@ async def test_every_result_matches_the_declared_schema(name: str, sandbox: Sand
             assert not problems, (tool, args, problems, data)
             if result.is_error:
                 errors_seen += 1
-                kind = ErrorResult.model_validate(data).error.kind
-                assert expected is None or kind in expected, (tool, args, kind)
+                error = ErrorResult.model_validate(data).error
+                assert expected is None or error.kind in expected, (tool, args, error)
+                # the text says the same, for people and agents that read text only
+                text = " ".join(getattr(c, "text", "") for c in result.content)
+                assert parse_error(text) == (error.kind, error.message, error.retry_after)
             else:
                 assert expected is None, (tool, args, "succeeded")
                 assert "error" not in data

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import socket
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from typing import Any, Literal
 
 import anyio
 import pytest
-import uvicorn
 from fastmcp import Client, Context, FastMCP
-from fastmcp.client.transports import StreamableHttpTransport
 from fastmcp.exceptions import ToolError
 from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
+from fastmcp.utilities.tests import ASGIServer, asgi_server
 from pydantic import Field
 
 from gwanjong_shared.pipeline import (
@@ -39,6 +36,12 @@ KEY_B = "7b9e2c4a-bbbb-4c1d-8e66-6f5e4d3c2b1a"
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(params=MODES)
+def mode(request: pytest.FixtureRequest) -> Mode:
+    """Each protocol-era test runs in both eras."""
+    return request.param
 
 
 class Flow(PipelineState):
@@ -201,7 +204,6 @@ async def test_store_never_evicts_a_bucket_in_use() -> None:
 # -- the protocol, in-memory, both eras -------------------------------------------------
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_injected_state_is_absent_from_input_schemas(mode: Mode) -> None:
     mcp, _ = build()
     async with Client(mcp, mode=mode) as client:
@@ -223,7 +225,6 @@ async def test_injected_state_is_absent_from_input_schemas(mode: Mode) -> None:
     assert "Example" in description
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_passing_the_injected_state_is_refused(mode: Mode) -> None:
     mcp, _ = build()
     async with Client(mcp, mode=mode) as client:
@@ -236,7 +237,6 @@ async def test_passing_the_injected_state_is_refused(mode: Mode) -> None:
         assert (await status(client))["state"]["opportunities"] == field(False, 0)
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_out_of_order_calls_get_a_guided_error(mode: Mode) -> None:
     mcp, _ = build()
     async with Client(mcp, mode=mode) as client:
@@ -253,7 +253,6 @@ async def test_out_of_order_calls_get_a_guided_error(mode: Mode) -> None:
         )
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_three_step_chain_and_status_at_every_step(mode: Mode) -> None:
     mcp, _ = build()
     always = ["scout", "peek"]
@@ -309,7 +308,6 @@ async def test_three_step_chain_and_status_at_every_step(mode: Mode) -> None:
         }
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_how_outcomes_are_stored(mode: Mode) -> None:
     mcp = FastMCP("outcomes")
     pipeline = Pipeline(mcp, Flow)
@@ -345,7 +343,6 @@ async def test_how_outcomes_are_stored(mode: Mode) -> None:
     assert report["state"]["history"] == field(True, 1)
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_status_extra_and_a_server_owned_status(mode: Mode) -> None:
     async def health(ctx: Context) -> dict[str, Any]:
         return {"platforms": {"devto": "ok"}, "server": ctx.fastmcp.name}
@@ -373,7 +370,6 @@ async def test_status_extra_and_a_server_owned_status(mode: Mode) -> None:
     assert report["mine"] is True and report["state"]["opportunities"] == field(True, 2)
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_programmatic_access_from_server_code(mode: Mode) -> None:
     mcp, pipeline = build()
 
@@ -406,7 +402,6 @@ async def test_programmatic_access_from_server_code(mode: Mode) -> None:
     assert len(pipeline.store) == 0  # status peeks; it does not create a bucket
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_calls_of_one_client_run_one_at_a_time(mode: Mode) -> None:
     mcp = FastMCP("serial")
     pipeline = Pipeline(mcp, Flow)
@@ -439,7 +434,6 @@ async def test_calls_of_one_client_run_one_at_a_time(mode: Mode) -> None:
             assert (await client.call_tool("rescout", {"topic": "zig"})).data == ["zig"]
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_idle_state_is_evicted_after_the_ttl(mode: Mode) -> None:
     clock = FakeClock()
     mcp, pipeline = build(ttl=60, clock=clock)
@@ -456,36 +450,17 @@ async def test_idle_state_is_evicted_after_the_ttl(mode: Mode) -> None:
     assert len(pipeline.store) == 1  # the fresh bucket the last call made
 
 
-# -- streamable HTTP on 127.0.0.1 -------------------------------------------------------
+# -- streamable HTTP: the real app (session manager, auth, headers), served in-process -----
 
 
-@asynccontextmanager
-async def serve_http(mcp: FastMCP, *, stateless: bool = False) -> AsyncIterator[str]:
-    """Run `mcp` over streamable HTTP on a free loopback port; yield its URL."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    app = mcp.http_app(path="/mcp", host_origin_protection="auto", stateless_http=stateless)
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    )
-    async with anyio.create_task_group() as group:
-        group.start_soon(server.serve, [sock])
-        with anyio.fail_after(60):  # uvicorn exposes only a flag, no event; generous
-            while not server.started:
-                await anyio.sleep(0.01)
-        try:
-            yield f"http://127.0.0.1:{port}/mcp"
-        finally:
-            server.should_exit = True
-    sock.close()
+def serve_http(mcp: FastMCP, *, stateless: bool = False) -> AbstractAsyncContextManager[ASGIServer]:
+    return asgi_server(mcp, host_origin_protection="auto", stateless_http=stateless)
 
 
 def http_client(
-    url: str, mode: Mode, headers: dict[str, str] | None = None, token: str | None = None
-) -> Client[StreamableHttpTransport]:
-    return Client(StreamableHttpTransport(url, headers=headers, auth=token), mode=mode)
+    app: ASGIServer, mode: Mode, headers: dict[str, str] | None = None, token: str | None = None
+) -> Client[Any]:
+    return app.client(headers=headers, auth=token, mode=mode)
 
 
 async def run_chain(client: Client[Any], topic: str) -> dict[str, Any]:
@@ -497,7 +472,6 @@ async def run_chain(client: Client[Any], topic: str) -> dict[str, Any]:
     return peeked.structured_content
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_two_http_clients_keep_separate_state(mode: Mode) -> None:
     mcp, pipeline = build()
     # Handshake era: the MCP session tells clients apart. Modern era: the key header.
@@ -505,9 +479,9 @@ async def test_two_http_clients_keep_separate_state(mode: Mode) -> None:
     headers_b = {HEADER: KEY_B} if mode == "auto" else None
     results: dict[str, dict[str, Any]] = {}
     async with (
-        serve_http(mcp) as url,
-        http_client(url, mode, headers_a) as a,
-        http_client(url, mode, headers_b) as b,
+        serve_http(mcp) as app,
+        http_client(app, mode, headers_a) as a,
+        http_client(app, mode, headers_b) as b,
     ):
 
         async def chain(name: str, client: Client[Any]) -> None:
@@ -535,14 +509,14 @@ async def test_two_http_clients_keep_separate_state(mode: Mode) -> None:
 
 async def test_modern_http_without_a_client_key_is_refused() -> None:
     mcp, pipeline = build()
-    async with serve_http(mcp) as url:
-        async with http_client(url, "auto") as anonymous:
+    async with serve_http(mcp) as app:
+        async with http_client(app, "auto") as anonymous:
             message = await tool_error(anonymous, "scout", {"topic": "x"})
             assert f"`{HEADER}: <random UUID>` header" in message and "2025-11-25" in message
             assert HEADER in await tool_error(anonymous, "status", {})
             assert (await anonymous.call_tool("peek", {}, raise_on_error=False)).is_error
         for name in (HEADER, "Mcp-Session-Id"):  # a guessable key would be shared by many
-            async with http_client(url, "auto", {name: "short"}) as weak:
+            async with http_client(app, "auto", {name: "short"}) as weak:
                 message = await tool_error(weak, "scout", {"topic": "x"})
                 assert f"`{name.lower()}` header must be 16 to 256" in message
     assert len(pipeline.store) == 0
@@ -550,20 +524,20 @@ async def test_modern_http_without_a_client_key_is_refused() -> None:
 
 async def test_modern_http_client_key_resumes_and_cannot_reach_a_session() -> None:
     mcp, _ = build()
-    async with serve_http(mcp) as url:
-        async with http_client(url, "legacy") as legacy:
+    async with serve_http(mcp) as app:
+        async with http_client(app, "legacy") as legacy:
             await legacy.call_tool("scout", {"topic": "secret"})
             session_id = legacy.transport.get_session_id()
             assert session_id is not None
             # A modern client that presents the legacy session id, as our header or as
             # Mcp-Session-Id, lands in its own bucket.
             for headers in ({HEADER: session_id}, {"Mcp-Session-Id": session_id}):
-                async with http_client(url, "auto", headers) as intruder:
+                async with http_client(app, "auto", headers) as intruder:
                     peeked = await intruder.call_tool("peek", {})
                     assert peeked.structured_content == {"opportunities": [], "history": []}
-        async with http_client(url, "auto", {HEADER: KEY_A}) as first:
+        async with http_client(app, "auto", {HEADER: KEY_A}) as first:
             await first.call_tool("scout", {"topic": "resume"})
-        async with http_client(url, "auto", {HEADER: KEY_A}) as again:  # new connection
+        async with http_client(app, "auto", {HEADER: KEY_A}) as again:  # new connection
             peeked = await again.call_tool("peek", {})
             assert peeked.structured_content == {
                 "opportunities": ["resume-1", "resume-2"],
@@ -593,12 +567,12 @@ async def test_modern_http_authenticated_principals_are_isolated() -> None:
         """Return the note."""
         return state.note
 
-    async with serve_http(mcp) as url:
-        async with http_client(url, "auto", token="token-alice") as alice:
+    async with serve_http(mcp) as app:
+        async with http_client(app, "auto", token="token-alice") as alice:
             await alice.call_tool("remember", {"text": "alice's"})
-        async with http_client(url, "auto", token="token-bob") as bob:
+        async with http_client(app, "auto", token="token-bob") as bob:
             assert (await bob.call_tool("recall", {})).data is None
-        async with http_client(url, "auto", token="token-alice") as alice_again:
+        async with http_client(app, "auto", token="token-alice") as alice_again:
             assert (await alice_again.call_tool("recall", {})).data == "alice's"
     assert sorted(key.split(":")[0] for key in pipeline.store) == ["user", "user"]
 
@@ -607,17 +581,17 @@ async def test_stateless_http_server_handshake_clients_need_a_client_key() -> No
     # A stateless_http server issues no sessions: every handshake-era request would get a
     # fresh id, so state would vanish between calls. Such clients are keyed like modern ones.
     mcp, _ = build()
-    async with serve_http(mcp, stateless=True) as url:
-        async with http_client(url, "legacy") as anonymous:
+    async with serve_http(mcp, stateless=True) as app:
+        async with http_client(app, "legacy") as anonymous:
             message = await tool_error(anonymous, "scout", {"topic": "x"})
             assert f"`{HEADER}: <random UUID>` header with every request." in message
-        async with http_client(url, "legacy", {HEADER: KEY_A}) as keyed:
+        async with http_client(app, "legacy", {HEADER: KEY_A}) as keyed:
             await keyed.call_tool("scout", {"topic": "kept"})
             peeked = await keyed.call_tool("peek", {})
             assert peeked.structured_content == {
                 "opportunities": ["kept-1", "kept-2"],
                 "history": [],
             }
-        async with http_client(url, "legacy", {HEADER: KEY_B}) as other:
+        async with http_client(app, "legacy", {HEADER: KEY_B}) as other:
             peeked = await other.call_tool("peek", {})
             assert peeked.structured_content == {"opportunities": [], "history": []}
