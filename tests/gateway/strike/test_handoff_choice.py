@@ -24,6 +24,7 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import Strike, StrikeStatus
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
+from tests.fakes.profiles import FORUM
 from tests.gateway.helpers import config_text
 from tests.gateway.strike.test_strike import drafted, history
 from tests.mcp import outcome
@@ -170,10 +171,15 @@ async def test_a_post_after_a_comment_to_the_same_author_is_not_cooled_down(
         oid = await drafted(client)
         commented = await call(client, oid, "comment", content=COMMENT)
         assert commented["status"] == "handoff", commented
+        assert commented["open"].startswith("https://dev.to/ferris_fan/")
+        assert FORUM.reason("write_comment") in commented["reason"]
+        again = await call(client, oid, "comment", content="Something else entirely.")
+        assert again["status"] == "duplicate", again  # the hand-off holds its target
         posted = await call(
             client, oid, "post", content="What we learned about cancellation.", title="Cancel"
         )
         assert posted["status"] == "posted", posted
         upvoted = await call(client, oid, "upvote")
         assert upvoted["status"] == "handoff", upvoted  # an upvote is not cooled down either
+        assert FORUM.reason("upvote") in upvoted["reason"]
     assert [w.action for w in forum.writes] == ["write_post"]
