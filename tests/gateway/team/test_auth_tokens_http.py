@@ -20,7 +20,9 @@ from tests.gateway.http_gateway import (
     cli,
     client,
     http_gateway,
+    initialize,
     initialize_status,
+    mcp_headers,
 )
 from tests.mcp import call, error_of
 
@@ -58,10 +60,7 @@ async def test_no_wrong_or_revoked_token_is_refused_and_writes_nothing(
         assert await initialize_status(gw.url, alice) == 200
         assert await initialize_status(gw.url, bob) == 200
         assert f"gwanjong: serving MCP on {gw.url}" in gw.log()  # says where it listens
-        async with httpx.AsyncClient(timeout=30) as http:
-            wrong = await http.post(
-                gw.url, json=INIT, headers={"Authorization": "Bearer gwj_not-a-token"}
-            )
+        wrong = await initialize(gw.url, "gwj_not-a-token")
         assert wrong.status_code == 401
         said = wrong.json()["error_description"] + wrong.headers["www-authenticate"]
         assert "wrong or revoked" in said and "gwanjong token add" in said
@@ -137,13 +136,7 @@ async def test_each_user_sees_only_their_own_state_and_is_named_in_the_audit(
                     listed = await raw.post(
                         gw.url,
                         content=json.dumps({**INIT, "method": "tools/list", "params": {}}),
-                        headers={
-                            "Accept": "application/json, text/event-stream",
-                            "Content-Type": "application/json",
-                            "Authorization": f"Bearer {bob}",
-                            "Mcp-Session-Id": alice_session,
-                            "Mcp-Protocol-Version": "2025-11-25",
-                        },
+                        headers=mcp_headers(bob, alice_session),
                     )
                 assert listed.status_code == 404, listed.status_code
         # Alice's state is still there on a new connection (the key, not the session).
