@@ -102,21 +102,16 @@ async def test_approve_on_the_console_writes_once(s: Served, forum: FakePlatform
     assert len(forum.writes) == 1
 
 
-async def test_a_non_loopback_console_without_auth_is_refused(
+async def test_a_non_loopback_console_without_auth_is_refused_and_never_started(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
     from gwanjong_gateway.console.serve import bind_problem
 
-    gw, _ = gateway(tmp_path, forum)
+    gw, _ = gateway(tmp_path / "a", forum)
     assert bind_problem(Console(gw, host="127.0.0.1")) is None
     problem = bind_problem(Console(gw, host="0.0.0.0"))
     assert problem is not None and "[auth]" in problem
-
-
-async def test_the_gateway_will_not_start_a_console_off_loopback_without_auth(
-    forum: FakePlatform, tmp_path: Path
-) -> None:
-    _, mcp = gateway(tmp_path, forum, {"console": {"enabled": True, "host": "0.0.0.0"}})
+    _, mcp = gateway(tmp_path / "b", forum, {"console": {"enabled": True, "host": "0.0.0.0"}})
     with pytest.raises(Exception) as raised:  # the lifespan's error, however FastMCP wraps it
         async with Client(mcp) as client:
             await client.list_tools()
