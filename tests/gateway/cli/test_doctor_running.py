@@ -73,7 +73,7 @@ def test_one_screen_says_what_runs_and_never_a_secret(tmp_path: Path) -> None:
         assert secret not in out and secret not in err
 
 
-def test_missing_credentials_are_named_with_what_to_do(tmp_path: Path) -> None:
+def test_a_missing_key_is_named_with_what_to_do_unless_offline(tmp_path: Path) -> None:
     path = config_file(tmp_path, ["devto"])
     code, out, err = doctor(path)
     assert code == 1
@@ -81,6 +81,10 @@ def test_missing_credentials_are_named_with_what_to_do(tmp_path: Path) -> None:
     assert "platforms.devto: credentials missing (DEVTO_API_KEY): run `gwanjong setup devto`" in out
     assert err.startswith("gwanjong doctor: platforms.devto: credentials missing")
     assert "record     sqlite" in out and "missing (created on first use)" in out
+    code, out, _ = doctor(path, start_servers=False)  # offline: no server is started
+    assert code == 0
+    assert "platforms (servers not started)" in out
+    assert "credentials" not in out
 
 
 def test_a_server_that_does_not_start_is_named(tmp_path: Path) -> None:
@@ -90,14 +94,6 @@ def test_a_server_that_does_not_start_is_named(tmp_path: Path) -> None:
     forum = next(line for line in out.splitlines() if line.strip().startswith("forum"))
     assert "url http://127.0.0.1:9" in forum and "not startable: unavailable" in forum
     assert "platforms.forum: not startable" in out
-
-
-def test_offline_starts_no_server(tmp_path: Path) -> None:
-    path = config_file(tmp_path, ["devto"])
-    code, out, _ = doctor(path, start_servers=False)
-    assert code == 0
-    assert "platforms (servers not started)" in out
-    assert "credentials" not in out
 
 
 def test_why_this_config_file(tmp_path: Path) -> None:

@@ -157,18 +157,6 @@ async def test_decline_writes_nothing_and_records_a_declined_row(
     assert bench.links.writes == []
 
 
-async def test_an_expired_approval_is_refused(bench: Bench) -> None:
-    approval_id = await one_pending(bench)
-    a = bench.approval(approval_id)
-    bench.clock.advance(a.expires_at - bench.clock.time() + 1)
-    ran = await bench.review("approve", str(approval_id), typed="approve\n")
-    assert ran.code == 1 and f"Approval {approval_id} expired at" in ran.err
-    assert "Type approve" not in ran.out  # refused before anything is asked
-    assert (await bench.review("decline", str(approval_id))).code == 1
-    assert bench.links.writes == []
-    assert json.loads((await bench.review("list", "--json")).out) == []
-
-
 async def test_a_refused_approve_sends_nothing_then_an_edit_is_sent_as_edited(
     tmp_path: Path,
 ) -> None:
@@ -534,7 +522,12 @@ async def test_decided_approvals_speak_in_the_past_tense(bench: Bench) -> None:
     assert said[declined] == f"declined by {LOGIN} via terminal at {at}; nothing was sent"
     ends = bench.approval(expired).expires_at
     bench.clock.advance(ends - bench.clock.time() + 3600)  # noticed an hour after its time
+    ran = await bench.review("approve", str(expired), typed="approve\n")
+    assert ran.code == 1 and f"Approval {expired} expired at" in ran.err
+    assert "Type approve" not in ran.out  # refused before anything is asked
     assert (await bench.review("decline", str(expired))).code == 1  # expired: not decided
+    assert len(bench.links.writes) == 1  # the approved one only
+    assert json.loads((await bench.review("list", "--json")).out) == []
     shown = (await bench.review("show", str(expired))).out
     assert shown.startswith(
         f"Approval a{expired}: expired at {iso(ends)}: nobody decided in time; nothing was sent"
