@@ -20,11 +20,9 @@ from tests.gateway.console.helpers import (
     TOPIC,
     Served,
     approval,
-    csrf_of,
     gateway,
     pending,
     post,
-    serving,
     sign_in,
     strike,
 )
@@ -150,30 +148,6 @@ async def test_resume_clears_a_pause_and_needs_the_csrf_token(s: Served) -> None
     assert done.status_code == 303
     assert await s.gw.records.run(StrikeStore.paused, "devto") == ""
     assert "Resume devto" not in (await s.http.get("/usage")).text
-
-
-async def test_a_url_only_client_is_sent_to_the_approvals_console_page(
-    forum: FakePlatform, tmp_path: Path
-) -> None:
-    gw, mcp = gateway(tmp_path, forum)
-    urls: list[str] = []
-    async with serving(gw, mcp, links=urls) as s:
-        http = s.http
-        approval_id = await pending(s)
-        [url] = urls
-        assert url.startswith(f"{BASE}/signin/")  # the model never sees it: the client does
-        landed = await http.get(url.removeprefix(BASE))
-        assert landed.status_code == 303
-        assert landed.headers["location"] == f"/approvals/{approval_id}"
-        page = await http.get(f"/approvals/{approval_id}")
-        assert "Guards around every await." in page.text
-        form = {"csrf": csrf_of(page.text), "decision": "approve"}
-        done = await http.post(f"/approvals/{approval_id}", data=form, headers=ORIGIN)
-        assert done.status_code == 200 and "posted" in done.text
-        replayed = await http.get(url.removeprefix(BASE))  # the link worked once
-        assert replayed.status_code == 403
-    assert len(forum.writes) == 1
-    assert (await approval(gw, approval_id)).channel == "console"
 
 
 async def test_the_navigation_counts_are_behind_the_sign_in(s: Served) -> None:
