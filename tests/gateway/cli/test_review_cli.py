@@ -11,7 +11,6 @@ import json
 import os
 import subprocess
 import sys
-from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +18,6 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from gwanjong_gateway.config import parse
-from gwanjong_gateway.record.records import open_store
 from gwanjong_gateway.rules.approvals import ApprovalStatus, Channel, iso
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from tests.gateway.helpers import config_text
@@ -365,7 +362,6 @@ async def test_the_console_script_refuses_a_pipe_and_asks_at_a_pty(tmp_path: Pat
 
 
 def bench_text(tmp: Path) -> str:
-    from tests.gateway.helpers import config_text
 
     return config_text(
         tmp, ["reddit", "devto"], writes="confirm", tables={"safety": {"author_cooldown_days": 0}}
@@ -398,15 +394,11 @@ async def test_a_new_post_is_shown_with_its_title_and_sent_with_it(bench: Bench)
 
 
 async def test_team_mode_the_terminal_sees_and_decides_every_members(tmp_path: Path) -> None:
-    from gwanjong_gateway.cli.main import parser
-    from gwanjong_gateway.cli.review import review_command as review
-    from tests.fakes.platform import FakePlatform
-    from tests.fakes.profiles import LINKS
-    from tests.gateway.review_cli import Screen
     from tests.gateway.team_gateway import team_gateway
 
-    links = FakePlatform(LINKS)
-    async with team_gateway(tmp_path, links, writes="confirm") as team:
+    bench = Bench(tmp_path, login="operator")
+    async with team_gateway(tmp_path, bench.links, writes="confirm", wall=bench.clock.time) as team:
+        bench.config = team.config
         asked: dict[str, int] = {}
         async with team.client("alice") as alice, team.client("bob") as bob:
             scouted = await call(alice, "scout", topic=TOPIC, limit=10)
@@ -425,34 +417,20 @@ async def test_team_mode_the_terminal_sees_and_decides_every_members(tmp_path: P
                 )
                 assert answer["status"] == "pending_approval", answer
                 asked[user] = answer["approval"]["id"]
-
-        async def cli(*argv: str) -> tuple[int, str, str]:
-            out, err = Screen(), Screen()
-            term = review.Terminal(stdin=Screen("approve\n"), stdout=out, stderr=err)
-            code = await review.run(
-                parser().parse_args(["review", *argv]),
-                team.config,
-                transports={"reddit": links.server()},
-                term=term,
-                login=lambda: "operator",
-            )
-            return code, out.getvalue(), err.getvalue()
-
-        code, out, _ = await cli("list", "--json")
-        assert code == 0
-        assert {(r["by"], r["id"]) for r in json.loads(out)} == {
+        listed = await bench.review("list", "--json")
+        assert listed.code == 0
+        assert {(r["by"], r["id"]) for r in json.loads(listed.out)} == {
             ("alice", asked["alice"]),
             ("bob", asked["bob"]),
         }
-        _, out, _ = await cli("list", "--json", "--principal", "alice")
-        assert [r["id"] for r in json.loads(out)] == [asked["alice"]]
-        code, out, err = await cli("approve", str(asked["bob"]))
-        assert code == 0, err
-    [written] = links.written("write_comment")
+        listed = await bench.review("list", "--json", "--principal", "alice")
+        assert [r["id"] for r in json.loads(listed.out)] == [asked["alice"]]
+        ran = await bench.review("approve", str(asked["bob"]), typed="approve\n")
+        assert ran.code == 0, ran.err
+    [written] = bench.links.written("write_comment")
     assert str(written.data["body"]).startswith("From bob.")
-    with closing(open_store(team.config)) as store:
-        decided = store.approval(asked["bob"])
-    assert decided is not None and decided.decided_by == "operator"
+    decided = bench.approval(asked["bob"])
+    assert decided.decided_by == "operator"
     assert decided.principal == "bob" and decided.channel == "terminal"
 
 
@@ -462,19 +440,7 @@ async def test_a_blocked_approval_is_listed_and_shown_as_such_and_approve_asks_n
     """The minimum interval blocks the second approval: `list` and `show` say why and from
     when, offer only declining, and `approve` is refused before asking, adding no row (on
     PostgreSQL the hold is read from its own claim checks, without claiming)."""
-    bench = Bench(tmp_path, store_url=store_url)  # on each record engine
-    tables: dict[str, Any] = {"safety": {"author_cooldown_days": 0}}
-    if bench.store_url:
-        tables["store"] = {"url": bench.store_url}
-    bench.config = parse(
-        config_text(
-            bench.tmp,
-            ["reddit", "devto"],
-            writes="confirm",
-            tables=tables,
-            platform={"min_interval_s": 600},
-        )
-    )
+    bench = Bench(tmp_path, store_url=store_url, platform={"min_interval_s": 600})
     async with bench.client() as client:
         first, second = await pending_comments(client, 2)
     assert (await bench.review("approve", str(first), typed="approve\n")).code == 0
