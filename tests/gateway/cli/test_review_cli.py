@@ -75,7 +75,7 @@ async def test_four_pending_approved_one_by_one_from_the_terminal(
     async with bench.client() as client:
         ids = await pending_comments(client, 4)
         status = (await client.call_tool("status", {})).structured_content
-    assert len(set(ids)) == 4 and bench.links.writes == []
+    assert len(set(ids)) == 4 and bench.links.writes == [] and bench.rows() == []
     # the record is where `[store]` says: no SQLite file beside a PostgreSQL one
     assert (bench.tmp / "gwanjong.db").exists() == (not bench.store_url)
     assert status is not None
@@ -100,11 +100,13 @@ async def test_four_pending_approved_one_by_one_from_the_terminal(
     assert again.code == 1 and again.out == ""
     assert f"Approval {ids[0]} was already approved by {LOGIN}" in again.err
     assert len(again.err.strip().splitlines()) == 1 and len(bench.links.writes) == 4
+    rows = {r.id: r for r in bench.rows()}
     for approval_id in ids:
         a = bench.approval(approval_id)
         assert a.status is ApprovalStatus.APPROVED
         assert (a.channel, a.decided_by, a.edited) == (Channel.TERMINAL, LOGIN, False)
-        assert a.record is not None
+        assert a.record is not None and rows[a.record].status is StrikeStatus.POSTED
+        assert rows[a.record].content == a.text  # exactly the approved text was sent
     assert json.loads((await bench.review("list", "--json")).out) == []
     decided = json.loads((await bench.review("list", "--json", "--all")).out)
     assert [r["id"] for r in decided] == list(reversed(ids))  # newest first

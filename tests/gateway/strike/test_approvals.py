@@ -89,29 +89,6 @@ async def waiting(desk: StrikeDesk, fake: FakePlatform, key: str, text: str) -> 
     return int(got["approval"]["id"])
 
 
-async def test_four_writes_wait_then_exactly_the_approved_texts_are_sent(
-    desks: Desks, fake: FakePlatform
-) -> None:
-    desk = desks.desk()
-    texts = {f"p{i}": f"Reply number {i}." for i in range(4)}
-    ids = [await waiting(desk, fake, key, text) for key, text in texts.items()]
-    assert len(set(ids)) == 4 and fake.writes == [] and desks.rows() == []
-    # a second strike on a waiting target answers its approval, text and all
-    assert await waiting(desk, fake, "p0", "A different text for the same target.") == ids[0]
-    pending = desks.approvals(pending=True)
-    assert [a.text for a in pending] == [t + FOOTER for t in texts.values()]  # footer included
-    for approval_id in ids:
-        got = wire(await desk.decide(approval_id, "approve", Channel.TERMINAL, by="ops"))
-        assert got["status"] == "posted", got
-    assert sorted(bodies(fake)) == sorted(t + FOOTER for t in texts.values())
-    done = desks.approvals()
-    assert {a.status for a in done} == {ApprovalStatus.APPROVED}
-    assert {a.channel for a in done} == {"terminal"} and {a.decided_by for a in done} == {"ops"}
-    rows = {r.id: r for r in desks.rows()}
-    assert all(rows[a.record].status is StrikeStatus.POSTED for a in done if a.record)
-    assert all(rows[a.record].content == a.text for a in done if a.record)
-
-
 async def test_replay_decline_and_racing_approvers_send_at_most_once(
     desks: Desks, fake: FakePlatform
 ) -> None:

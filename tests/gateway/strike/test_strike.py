@@ -128,6 +128,7 @@ async def test_confirm_mode_asks_the_human(
     message, schema = asked[0]
     assert "Cancellation-safe handlers" in message and "Guards around every await." in message
     assert "devto" in message and "Approve" in message
+    assert "Drafted with an AI assistant (fake forum)" in message  # the exact text: footer too
     choices = schema["properties"]["decision"]["oneOf"]  # labelled choices, never "Value"
     assert [c["title"].split(":")[0] for c in choices] == ["Approve", "Decline"]
     assert len(forum.writes) == (1 if status == "posted" else 0)
@@ -135,6 +136,10 @@ async def test_confirm_mode_asks_the_human(
         (approval,) = store.approvals(clock.time(), pending=False)
     expected = {"posted": "approved", "declined": "declined", "pending_approval": "pending"}
     assert approval.status == expected[status]
+    # a decision leaves its strike row; a pending approval none yet
+    assert [r.status for r in history(tmp_path)] == (
+        [] if status == "pending_approval" else [status]
+    )
     if status == "posted":
         assert history(tmp_path)[0].approver == "human" and approval.channel == "elicitation"
     if status == "pending_approval":
@@ -154,7 +159,8 @@ async def test_confirm_without_elicitation_waits_for_a_person(
         again = await strike(client, oid)  # the same write again: the same approval
         assert again["status"] == "pending_approval"
         assert again["approval"]["id"] == result["approval"]["id"]
-    assert forum.writes == []
+    assert forum.writes == [] and set(forum.asked()) == {"validate"}
+    assert history(tmp_path) == []  # waiting: no strike row yet
 
 
 async def test_title_length_at_max_and_max_plus_one(forum: FakePlatform, tmp_path: Path) -> None:

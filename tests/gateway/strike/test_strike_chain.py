@@ -314,23 +314,6 @@ async def test_human_only_hands_off_and_confirm_handoff_records_it_and_who(bench
     assert [r.principal for r in bench.rows()] == ["", who]
 
 
-async def test_confirm_records_a_decline_and_waits_without_a_dialog(
-    tmp_path: Path, fake: FakePlatform
-) -> None:
-    decline = Says("decline", "The person declined in the dialog.")
-    nobody = Says("pending", "This client shows no approval dialog.")
-    async for b in bench_for(tmp_path, fake, writes="confirm"):
-        got = wire(await b.desk.strike(context(fake, "p1"), "comment", "Hi.", "", decline))
-        assert got["status"] == "declined", got
-        assert decline.asked[0].text == "Hi." + FOOTER  # the exact text, footer included
-        got = wire(
-            await b.desk.strike(context(fake, "p2", author="bob"), "comment", "Hi.", "", nobody)
-        )
-        assert got["status"] == "pending_approval" and "no approval dialog" in got["reason"]
-        assert [r.status for r in b.rows()] == [StrikeStatus.DECLINED]  # pending: no strike row
-        assert fake.asked() == ["validate", "validate"] and not fake.writes
-
-
 async def test_claim_answers_duplicate_when_the_target_was_taken_meanwhile(
     bench: Bench,
 ) -> None:
