@@ -103,6 +103,11 @@ def test_history_fits_80_columns(tmp_path: Path) -> None:
     narrow = io.StringIO()
     print_history(config, None, None, 10, as_json=False, out=narrow, width=200)
     assert max(len(line) for line in narrow.getvalue().splitlines()[2:]) <= 120
+    filters = {("devto", None): ("devto", "posted"), (None, "refused"): ("bluesky", "refused")}
+    for (platform, status), only in filters.items():  # by platform, or by status
+        out = io.StringIO()
+        print_history(config, platform, status, 10, as_json=True, out=out)
+        assert [(r["platform"], r["status"]) for r in json.loads(out.getvalue())] == [only]
 
 
 def test_history_and_resolve_use_the_configured_record(

@@ -28,7 +28,6 @@ from tests.fakes.clock import FakeClock
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import config_text, drafted
-from tests.gateway.rows import strike_row
 from tests.mcp import call, outcome
 
 pytestmark = pytest.mark.anyio
@@ -240,25 +239,6 @@ async def test_the_audit_record_keeps_context_and_decisions(
     assert row.policy[0] == "mode=live"
     assert any(p.startswith("validate: allowed=auto") for p in row.policy)
     assert row.approver == "auto" and row.result_url and row.created_at <= row.updated_at
-
-
-def test_history_cli_filters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from gwanjong_gateway.cli.history import print_history
-
-    store = StrikeStore(tmp_path / "gwanjong.db")
-    rows = [("devto", "posted"), ("reddit", "refused"), ("devto", "handoff")]
-    for i, (platform, status) in enumerate(rows):
-        key, target, reason = f"k{i}", f"t{i}", f"r{i}"
-        strike_row(
-            store, intent_key=key, platform=platform, target=target, status=status, reason=reason
-        )
-    store.close()
-    config = parse(config_text(tmp_path, []))
-    print_history(config, platform="devto", status=None, limit=10, as_json=True)
-    out = capsys.readouterr().out
-    assert '"status": "posted"' in out and '"status": "handoff"' in out and "reddit" not in out
-    print_history(config, platform=None, status="refused", limit=10, as_json=True)
-    assert '"platform": "reddit"' in capsys.readouterr().out
 
 
 def without_capabilities(real: FastMCP[Any]) -> FastMCP[Any]:
