@@ -44,13 +44,12 @@ nobody = Says("pending", "This client shows no approval dialog.")
 class Desks:
     """Desks over one record file (each its own connection, as two processes have)."""
 
-    def __init__(self, tmp: Path, fake: FakePlatform, clock: FakeClock, platform: dict[str, Any]):
+    def __init__(self, tmp: Path, fake: FakePlatform, clock: FakeClock):
         self.tmp, self.fake, self.clock = tmp, fake, clock
-        self.platform = {"min_interval_s": 0, "disclosure": FOOTER, **platform}
         self._open: list[tuple[Upstreams, Records]] = []
 
     def desk(self, footer: str = FOOTER) -> StrikeDesk:
-        platform = {**self.platform, "disclosure": footer}
+        platform = {"min_interval_s": 0, "disclosure": footer}
         config = parse(config_text(self.tmp, [NAME], "confirm", platform=platform))
         upstreams = Upstreams(config, environ={}, transports={NAME: self.fake.server()})
         records = Records(self.tmp / "gwanjong.db")
@@ -73,10 +72,8 @@ class Desks:
         self._open.clear()
 
 
-async def desks_for(
-    tmp: Path, fake: FakePlatform, clock: FakeClock, **platform: Any
-) -> AsyncIterator[Desks]:
-    d = Desks(tmp, fake, clock, platform)
+async def desks_for(tmp: Path, fake: FakePlatform, clock: FakeClock) -> AsyncIterator[Desks]:
+    d = Desks(tmp, fake, clock)
     try:
         yield d
     finally:
@@ -188,22 +185,6 @@ async def test_a_changed_footer_makes_the_approved_text_stale(
     got = wire(await changed.decide(approval_id, "approve", Channel.TERMINAL))
     assert got["status"] == "refused" and "no longer what was approved" in got["reason"]
     assert fake.writes == [] and desks.approvals()[0].status == ApprovalStatus.REFUSED
-
-
-async def test_a_wait_keeps_the_approval_pending(
-    tmp_path: Path, fake: FakePlatform, clock: FakeClock
-) -> None:
-    async for d in desks_for(tmp_path, fake, clock, min_interval_s=3600):
-        desk = d.desk()
-        first = await waiting(desk, fake, "p1", "One.")
-        second = await waiting(desk, fake, "p2", "Two.")
-        assert wire(await desk.decide(first, "approve", Channel.TERMINAL))["status"] == "posted"
-        got = wire(await desk.decide(second, "approve", Channel.TERMINAL))
-        assert got["status"] == "refused" and got["retry_after"], got
-        assert [a.id for a in d.approvals(pending=True)] == [second]  # try again later
-        clock.advance(3600)
-        assert wire(await desk.decide(second, "approve", Channel.TERMINAL))["status"] == "posted"
-        assert len(fake.writes) == 2
 
 
 async def test_only_its_owner_or_the_token_decides(desks: Desks, fake: FakePlatform) -> None:
