@@ -370,31 +370,6 @@ def bench_text(tmp: Path) -> str:
     )
 
 
-async def test_a_new_post_is_shown_with_its_title_and_sent_with_it(bench: Bench) -> None:
-    async with bench.client() as client:
-        scouted = await call(client, "scout", topic=TOPIC, platforms=["reddit"], limit=3)
-        oid = scouted["opportunities"][0]["id"]
-        await client.call_tool("draft", {"opportunity_id": oid})
-        title, content = "Guards for cancellation", "What we learned."
-        answer = await call(
-            client, "strike", opportunity_id=oid, action="post", title=title, content=content
-        )
-    assert answer["status"] == "pending_approval", answer
-    approval_id = answer["approval"]["id"]
-    shown = (await bench.review("show", str(approval_id))).out
-    assert "a new post on reddit" in shown and "  | Title: Guards for cancellation" in shown
-    assert "Drafted from this post" in shown
-    waiting = bench.approval(approval_id).write
-    assert waiting.title == "Guards for cancellation"
-    assert waiting.text == f"What we learned.{FOOTER}"
-    assert waiting.digest() in shown and "  | Tags: (none)" in shown
-    ran = await bench.review("approve", str(approval_id), typed="approve\n")
-    assert ran.code == 0, ran
-    [written] = bench.links.written("write_post")
-    assert written.data["title"] == "Guards for cancellation"
-    assert written.data["body"] == f"What we learned.{FOOTER}"
-
-
 async def test_team_mode_the_terminal_sees_and_decides_every_members(tmp_path: Path) -> None:
     from tests.gateway.team_gateway import team_gateway
 

@@ -41,6 +41,8 @@ async def test_approve_with_edited_title_and_tags_sends_exactly_them(
     assert (tmp_path / "gwanjong.db").exists() == (not store_url)  # the record is where it says
     shown = (await bench.review("show", str(approval_id))).out
     assert "  | Title: Draft title" in shown and "  | Tags: (none)" in shown
+    assert "a new post on devto" in shown and "Drafted from this post" in shown
+    assert bench.approval(approval_id).digest in shown
     listed = (await bench.review("list")).out
     assert "| title: Draft title" in listed
     ran = await bench.review("approve", str(approval_id), "--tags", "a,b,c,d,e", typed="approve\n")
