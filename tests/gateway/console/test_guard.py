@@ -10,7 +10,7 @@ import pytest
 from fastmcp import Client
 
 from gwanjong_gateway.console.app import Console
-from gwanjong_gateway.rules.approvals import ApprovalStatus, operator_name
+from gwanjong_gateway.rules.approvals import ApprovalStatus
 from gwanjong_gateway.web import HEADERS
 from tests.fakes.platform import FakePlatform
 from tests.gateway.console.helpers import (
@@ -83,21 +83,6 @@ async def test_a_form_from_another_origin_without_its_csrf_token_or_too_large_ch
     assert refused.status_code == 403 and "too large" in refused.text
     assert (await approval(s.gw, approval_id)).status is ApprovalStatus.PENDING
     assert forum.writes == []
-
-
-async def test_approve_on_the_console_writes_once(s: Served, forum: FakePlatform) -> None:
-    approval_id = await pending(s)
-    csrf = await sign_in(s)
-    page = await s.http.get(f"/approvals/{approval_id}")
-    assert "Guards around every await." in page.text
-    done = await post(s, f"/approvals/{approval_id}", csrf, decision="approve")
-    assert done.status_code == 200 and "posted" in done.text
-    again = await post(s, f"/approvals/{approval_id}", csrf, decision="approve")
-    assert again.status_code == 409 and "already approved" in again.text
-    decided = await approval(s.gw, approval_id)
-    assert decided.status is ApprovalStatus.APPROVED
-    assert decided.channel == "console" and decided.decided_by == operator_name()
-    assert len(forum.writes) == 1
 
 
 async def test_a_non_loopback_console_without_auth_is_refused_and_never_started(

@@ -159,6 +159,8 @@ async def test_decided_in_the_past_tense_by_one_name_and_the_reason_reaches_the_
     csrf = await sign_in(s)
     await post(s, f"/approvals/{approved}", csrf, decision="approve")
     decided_at = iso(clock.time())
+    again = await post(s, f"/approvals/{approved}", csrf, decision="approve")
+    assert again.status_code == 409 and "already approved" in again.text and len(fake.writes) == 1
     reason = "Too salesy\u202e\x1b\x07; say it\u200b plainly."  # person text, shown cleaned
     answer = await post(s, f"/approvals/{declined}", csrf, decision="decline", reason=reason)
     assert answer.status_code == 200

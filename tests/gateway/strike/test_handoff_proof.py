@@ -4,7 +4,7 @@ text's start); otherwise its claim is noted as unverified and the hand-off stays
 person's queue. A person dismisses one; one left too long expires (the injected clock);
 only a posted one starts the author cool-down. The gateway over MCP, on the fake forum
 (comments and likes are hand-offs there); the same through the real servers and the
-sandbox in tests/e2e/test_handoff_proof.py.
+sandbox in tests/gateway/strike/test_handoff_proof_sandbox.py.
 """
 
 from __future__ import annotations
