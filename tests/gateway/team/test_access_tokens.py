@@ -72,6 +72,7 @@ def test_names_must_be_unique_among_active_tokens_and_well_formed(tmp_path: Path
 
 
 TOKENS = {"auth": {"mode": "tokens"}}
+AUDITORS = ['" carol"', '"ca\\u0007rol"', '""']  # each refused by name
 
 
 def test_token_cli_prints_the_token_once_and_lists_names_and_dates(
@@ -162,6 +163,8 @@ async def test_which_binds_need_auth_and_a_damaged_token_file_stops_the_start(
         ('mode = "tokens"\nissuer = "i"', 'issuer only apply with mode = "jwt"'),
         ('mode = "basic"', "auth.mode"),
         ('mode = "none"\ntoken = "x"', "unknown key"),
+        ('auditors = ["carol"]', "auditors only apply with mode"),
+        *(('mode = "tokens"\nauditors = [' + bad + "]", "auditor") for bad in AUDITORS),
     ],
 )
 def test_auth_table_is_validated(table: str, problem: str) -> None:
@@ -170,7 +173,9 @@ def test_auth_table_is_validated(table: str, problem: str) -> None:
     assert problem in str(raised.value)
 
 
-def test_the_team_example_config_is_valid() -> None:
+def test_the_team_example_config_is_valid_and_auditors_are_named_once() -> None:
     example = Path(__file__).parents[3] / "deploy" / "gateway.team.toml"
     config = parse(example.read_text(encoding="utf-8"), str(example))
     assert config.auth.mode == "tokens" and config.gateway.state_dir == "/home/gwanjong/.gwanjong"
+    twice = parse('[auth]\nmode = "tokens"\nauditors = ["carol", "carol"]\n')
+    assert twice.auth.auditors == ["carol"]

@@ -18,11 +18,9 @@ from mcp.shared.exceptions import MCPError
 
 from gwanjong_gateway.cli.history import print_history
 from gwanjong_gateway.cli.main import parser
-from gwanjong_gateway.config import ConfigError, parse
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.usage.log import open_usage
 from tests.fakes.platform import FakePlatform
-from tests.gateway.helpers import config_text
 from tests.gateway.strike.test_strike import drafted
 from tests.gateway.team_gateway import resource, team_gateway
 from tests.mcp import call, error_of
@@ -186,19 +184,6 @@ async def test_a_dry_run_stays_its_makers_record(forum: FakePlatform, tmp_path: 
     assert len(records["alice"]) == len(records["bob"]) == 1, records
     assert records["alice"][0]["record"] != records["bob"][0]["record"]
     assert forum.written() == []
-
-
-def test_auditors_are_checked_when_the_config_is_read(tmp_path: Path) -> None:
-    def auth(**fields: Any) -> str:
-        return config_text(tmp_path, [], tables={"auth": fields})
-
-    config = parse(auth(mode="tokens", auditors=["carol", "carol"]))
-    assert config.auth.auditors == ["carol"]
-    with pytest.raises(ConfigError, match="auditors only apply with mode"):
-        parse(auth(auditors=["carol"]))
-    for bad in (" carol", "ca\u0007rol", ""):
-        with pytest.raises(ConfigError, match="auditor"):
-            parse(auth(mode="tokens", auditors=[bad]))
 
 
 async def test_an_author_cool_down_names_no_other_members_record(
