@@ -43,6 +43,15 @@ def tools_of(usage: dict[str, Any]) -> dict[str, int]:
     return {g["tool"]: g["calls"] for g in usage["gateway_tools"]}
 
 
+def usage_cli(config: Path, principal: str, *more: str) -> str:
+    """What `gwanjong usage --principal` prints."""
+    args = parser().parse_args(["usage", "--config", str(config), "--principal", principal, *more])
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert args.run(args) == 0
+    return out.getvalue()
+
+
 async def alice_strikes(a: Client[Any], oid: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """Alice's hand-off (a comment with her text, pending) and her posted post."""
     handoff = await call(a, "strike", opportunity_id=oid, action="comment", content=ALICE_REPLY)
@@ -140,23 +149,10 @@ async def test_each_member_reads_only_their_own_record_and_the_auditor_reads_all
             "bob",
         ]
         assert [r["record"] for r in json.loads(bobs.getvalue())] == [bob_post["record"]]
-    args = parser().parse_args(
-        ["usage", "--config", str(team.path), "--principal", "bob", "--json", "--since", "1d"]
-    )
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert args.run(args) == 0
-    assert tools_of(json.loads(out.getvalue())) == {
-        "scout": 1,
-        "draft": 1,
-        "strike": 4,
-        "status": 1,
-    }
-    args = parser().parse_args(["usage", "--config", str(team.path), "--principal", "alice"])
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert args.run(args) == 0
-    assert "setup" in out.getvalue() and "strike" in out.getvalue()
+    bobs = usage_cli(team.path, "bob", "--json", "--since", "1d")
+    assert tools_of(json.loads(bobs)) == {"scout": 1, "draft": 1, "strike": 4, "status": 1}
+    alices = usage_cli(team.path, "alice")
+    assert "setup" in alices and "strike" in alices
     usage_log = open_usage(team.config)  # each call's principal is a column
     with closing(usage_log.where.open("gwanjong-test")) as db:
         who = {r[0] for r in db.tuples(f"SELECT DISTINCT principal FROM {usage_log.table}")}
