@@ -76,16 +76,20 @@ def strike_row(**fields: object) -> Strike:
 
 @pytest.mark.parametrize("name", list(CORPUS))
 def test_history_prints_stored_model_text_with_marks_only(name: str) -> None:
-    """The model's content, a URL it gave and a platform's reason, stored raw, printed
-    inert (the model wrote `\\x1b]52;...` into a hand-off's URL)."""
+    """The model's content, a URL it gave, a platform's reason and a principal from before
+    names were refused, stored raw, printed inert (the model wrote `\\x1b]52;...` into a
+    hand-off's URL)."""
     row = strike_row(
         content=CORPUS[name],
         result_url="https://x.test/1" + CORPUS["osc52"][10:],
         reason="The platform said: " + CORPUS["cursor"],
+        principal="mallory\x1b]0;owned\x07\x1b[2J\u202e\nby=admin",
     )
     out = "\n".join(format_strike(row, 80))
     no_raw_control(out)
     assert "⟦U+001B⟧]52;c;" in out and "⟦U+001B⟧[2A" in out
+    marked = "by mallory⟦U+001B⟧]0;owned⟦U+0007⟧⟦U+001B⟧[2J⟦U+202E⟧ by=admin"
+    assert marked in " ".join(out.split()), out
     assert ("WARNING:" in out) == (name in REFUSED)
     if name == "blank_tail":
         assert "⟦4,200 blank lines⟧" in out and "(tail)" in out

@@ -7,10 +7,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import io
 import json
 import time
-from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +17,10 @@ from joserfc import jwt
 from joserfc.jwk import ECKey, RSAKey
 from mcp.shared.exceptions import MCPError
 
-from gwanjong_gateway.cli.history import print_history
 from gwanjong_gateway.config import ConfigError, parse
-from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import config_text
 from tests.gateway.http_gateway import client, initialize_status, serve_app
-from tests.gateway.rows import strike_row
 from tests.gateway.team.test_auth_jwt_http import Issuer, auth_table, claims, gateway
 from tests.mcp import call
 
@@ -165,22 +160,6 @@ async def test_a_sub_not_in_its_one_form_is_refused(
         assert await initialize_status(url, idp.token("alice")) == 200
         assert await initialize_status(url, idp.token("Zoë Kim")) == 200  # NFC: its one form
     assert sandbox.writes() == []
-
-
-def test_a_hostile_principal_in_the_record_is_cleaned_before_the_terminal(
-    tmp_path: Path,
-) -> None:
-    """A record written before names were refused is shown with its hidden characters
-    marked, never raw."""
-    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
-        strike_row(store, action="post", status="posted", principal=HOSTILE)
-    out = io.StringIO()
-    config = parse(config_text(tmp_path, []))
-    assert print_history(config, None, None, 10, as_json=False, out=out) == 0
-    shown = out.getvalue()
-    words = " ".join(shown.split())
-    assert "by mallory⟦U+001B⟧]0;owned⟦U+0007⟧⟦U+001B⟧[2J⟦U+202E⟧ by=admin" in words, shown
-    assert not any(ch in shown for ch in "\x1b\x07\u202e"), repr(shown)
 
 
 async def test_one_users_many_agents_leave_anothers_handles(
