@@ -1,7 +1,7 @@
 """A person's decision kept (issue 34), at the desk every channel shares: an approval that
 could only be refused waits as blocked (a pause, the author cool-down) and a refused try
-leaves no row; the operator has one name on every channel (the dialog included). Over the
-fake platform; a decline's reason reaching the model: tests/gateway/console/test_kept.py."""
+leaves no row. Over the fake platform; the dialog's person by the operator's one name:
+test_strike.py; a decline's reason reaching the model: tests/gateway/console/test_kept.py."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from gwanjong_gateway.record.store import StrikeStore
-from gwanjong_gateway.rules.approvals import ApprovalStatus, Channel, iso, operator_name
+from gwanjong_gateway.rules.approvals import ApprovalStatus, Channel, iso
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.gateway.strike.test_approvals import Desks, nobody, waiting
-from tests.gateway.strike.test_strike_chain import Says, context, wire
+from tests.gateway.strike.test_strike_chain import context, wire
 
 pytestmark = pytest.mark.anyio
 
@@ -67,20 +67,3 @@ async def test_the_cool_down_holds_a_second_approval_to_one_author_until_it_ends
     assert got["retry_after"] == 7 * 86400
     assert len(desks.rows()) == rows and len(fake.writes) == 1
     assert desks.approvals(pending=True)[0].id == second  # still waiting for its time
-
-
-async def test_the_dialogs_person_has_the_operators_one_name(
-    desks: Desks, fake: FakePlatform
-) -> None:
-    desk = desks.desk()
-    me = operator_name()
-    yes = wire(await desk.strike(context(fake, "p1", "a"), "comment", "Yes.", "", Says("approve")))
-    assert yes["status"] == "posted"
-    no = wire(await desk.strike(context(fake, "p2", "b"), "comment", "No.", "", Says("decline")))
-    assert no["status"] == "declined" and f"Declined by {me} via elicitation." in no["reason"]
-    decided = {a.status: a for a in desks.approvals()}
-    assert decided[ApprovalStatus.APPROVED].decided_by == me
-    assert decided[ApprovalStatus.DECLINED].decided_by == me
-    rows = {r.status: r for r in desks.rows()}
-    assert any(f"approved by {me} via elicitation" in str(p) for p in rows["posted"].policy)
-    assert rows["declined"].confirmed_by == me

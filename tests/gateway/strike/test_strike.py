@@ -22,6 +22,7 @@ from mcp.shared.exceptions import MCPError
 
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.approvals import operator_name
 from gwanjong_gateway.server import build_gateway
 from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.clock import FakeClock
@@ -139,8 +140,17 @@ async def test_confirm_mode_asks_the_human(
     assert [r.status for r in history(tmp_path)] == (
         [] if status == "pending_approval" else [status]
     )
+    me = operator_name()  # the dialog's person has the operator's one name
     if status == "posted":
         assert history(tmp_path)[0].approver == "human" and approval.channel == "elicitation"
+        assert any(
+            f"approved by {me} via elicitation" in str(p) for p in history(tmp_path)[0].policy
+        )
+    if status != "pending_approval":
+        assert approval.decided_by == me
+    if status == "declined":
+        assert f"Declined by {me} via elicitation." in result["reason"]
+        assert history(tmp_path)[0].confirmed_by == me
     if status == "pending_approval":
         assert result["approval"]["id"] == approval.id
         assert any("gwanjong review approve" in way for way in result["approval"]["how"])
