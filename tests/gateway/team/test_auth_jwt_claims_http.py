@@ -1,6 +1,8 @@
 """JWTs that prove who (issue 27): required claims, bounded clock skew, pinned algorithms,
-`kid` when the key set has several; and a hostile `sub` never reaches a terminal raw.
-Over real HTTP with a real MCP client; every refused token gets 401 and nothing runs."""
+`kid` when the key set has several; a `sub` not in its one form signs nobody in (one in the
+record from before is printed inert: cli/test_hostile_cli.py); each subject has its own
+state and is named in the audit. Over real HTTP with a real MCP client; every refused
+token gets 401 and nothing runs."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import hashlib
 import hmac
 import json
 import time
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +21,7 @@ from joserfc.jwk import ECKey, RSAKey
 from mcp.shared.exceptions import MCPError
 
 from gwanjong_gateway.config import ConfigError, parse
+from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import config_text
 from tests.gateway.http_gateway import client, initialize_status, serve_app
@@ -167,7 +171,7 @@ async def test_one_users_many_agents_leave_anothers_handles(
 ) -> None:
     idp = Issuer(tmp_path)
     async with serve_app(gateway(sandbox, tmp_path, idp.jwks)) as url:
-        async with client(url, idp.token("bob")) as b:
+        async with client(url, idp.token("bob@example.test")) as b:
             found = await call(b, "scout", topic="rust async cancellation", limit=5)
             bobs = found["opportunities"][0]["id"]
         for n in range(3):  # three agents of Alice's, each grouped by its own key header
@@ -181,8 +185,13 @@ async def test_one_users_many_agents_leave_anothers_handles(
             assert everything["state"]["opportunities"]["count"] == 15, everything
             stolen = await a.call_tool("draft", {"opportunity_id": bobs}, raise_on_error=False)
             assert stolen.is_error and "not one you scouted" in stolen.content[0].text  # type: ignore[union-attr]
-        async with client(url, idp.token("bob")) as b:
+        async with client(url, idp.token("bob@example.test")) as b:
             status = await call(b, "status")
             assert status["state"]["opportunities"]["count"] == 5, status
             drafted = await call(b, "draft", opportunity_id=bobs)
             assert drafted["opportunity_id"] == bobs
+            post = {"action": "post", "content": "Hi", "title": "Hello"}
+            posted = await call(b, "strike", opportunity_id=bobs, **post)
+            assert posted["status"] == "posted", posted
+    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:  # the subject, in the audit
+        assert [r.principal for r in store.history(limit=10)] == ["bob@example.test"]

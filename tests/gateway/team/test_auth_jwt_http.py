@@ -9,7 +9,6 @@ import json
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +17,10 @@ from joserfc import jwt
 from joserfc.jwk import RSAKey
 
 from gwanjong_gateway.config import ConfigError, parse
-from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.team.auth import build_auth
 from gwanjong_sandbox.control import SandboxControl
-from tests.gateway.helpers import config_text, drafted
+from tests.gateway.helpers import config_text
 from tests.gateway.http_gateway import client, initialize_status, serve_app
 from tests.mcp import call
 from tests.platforms import SPECS
@@ -69,28 +67,6 @@ def gateway(
     config = parse(config_text(tmp, ["devto"], tables=tables or auth_table(jwks)))
     transports = {"devto": SPECS["devto"].build(sandbox.url)}
     return build_gateway(config, environ={}, transports=transports, auth=build_auth(config))
-
-
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
-async def test_subjects_have_separate_state_and_are_named_in_the_audit(
-    sandbox: SandboxControl, tmp_path: Path, mode: str
-) -> None:
-    idp = Issuer(tmp_path)
-    alice, bob = idp.token("alice@example.test"), idp.token("bob@example.test")
-    async with serve_app(gateway(sandbox, tmp_path, idp.jwks)) as url:
-        async with client(url, alice, mode) as a:
-            oid = await drafted(a)
-        async with client(url, bob, mode) as b:
-            status = await call(b, "status")
-            assert status["state"]["opportunities"]["count"] == 0, status
-        async with client(url, alice, mode) as a:  # a new connection, the same user
-            posted = await call(
-                a, "strike", opportunity_id=oid, action="post", content="Hi", title="Hello"
-            )
-            assert posted["status"] == "posted", posted
-    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
-        rows = store.history(limit=10)
-    assert [r.principal for r in rows] == ["alice@example.test"]
 
 
 def test_a_bad_jwks_file_stops_the_start(tmp_path: Path) -> None:
