@@ -61,6 +61,8 @@ class Bench:
     config: GatewayConfig | None = None
     #: who types at the terminal
     login: str = LOGIN
+    #: the gateway.toml text of ``config`` (when the bench built it)
+    toml: str = ""
 
     def __post_init__(self) -> None:
         tables: dict[str, dict[str, Any]] = {"safety": {"author_cooldown_days": 0}}
@@ -68,9 +70,8 @@ class Bench:
             tables["store"] = {"url": self.store_url}
         if self.config is None:
             names = ["reddit", "devto"]
-            self.config = parse(
-                config_text(self.tmp, names, "confirm", None, tables, self.platform)
-            )
+            self.toml = config_text(self.tmp, names, "confirm", None, tables, self.platform)
+            self.config = parse(self.toml)
 
     @property
     def cfg(self) -> GatewayConfig:

@@ -20,7 +20,6 @@ from fastmcp import Client
 
 from gwanjong_gateway.rules.approvals import ApprovalStatus, Channel, iso
 from gwanjong_gateway.rules.ledger import StrikeStatus
-from tests.gateway.helpers import config_text
 from tests.gateway.review_cli import LOGIN, Bench
 from tests.mcp import call
 
@@ -346,7 +345,7 @@ async def test_the_console_script_refuses_a_pipe_and_asks_at_a_pty(tmp_path: Pat
     bench = Bench(tmp_path)
     approval_id = await one_pending(bench)
     config = tmp_path / "gateway.toml"
-    config.write_text(bench_text(tmp_path), encoding="utf-8")
+    config.write_text(bench.toml, encoding="utf-8")
     argv = [GWANJONG, "review", "approve", str(approval_id), "--config", str(config)]
     piped = await anyio.to_thread.run_sync(
         lambda: subprocess.run(argv, input="approve\n", capture_output=True, text=True, timeout=120)
@@ -361,13 +360,6 @@ async def test_the_console_script_refuses_a_pipe_and_asks_at_a_pty(tmp_path: Pat
     assert code == 1 and "Not approved: nothing was sent" in cmd.errors()
     assert bench.links.writes == []
     assert bench.approval(approval_id).status is ApprovalStatus.PENDING
-
-
-def bench_text(tmp: Path) -> str:
-
-    return config_text(
-        tmp, ["reddit", "devto"], writes="confirm", tables={"safety": {"author_cooldown_days": 0}}
-    )
 
 
 async def test_team_mode_the_terminal_sees_and_decides_every_members(tmp_path: Path) -> None:
