@@ -106,7 +106,8 @@ async def test_each_user_sees_only_their_own_state_and_is_named_in_the_audit(
     alice, bob = issue(config, "alice"), issue(config, "bob")
     shared_key = {"X-Gwanjong-Session": KEY}
     shown: list[Any] = []  # every result and error the callers saw
-    with http_gateway(config) as gw:
+    with http_gateway(config, host="0.0.0.0") as gw:  # with tokens: on every interface
+        assert await initialize_status(gw.url, None) == 401
         async with client(gw.url, alice, mode, shared_key) as a:
             oid, posted = await strike_post(a, "rust async cancellation", "Alice's answer")
             assert posted["status"] == "posted", posted
@@ -153,14 +154,3 @@ async def test_each_user_sees_only_their_own_state_and_is_named_in_the_audit(
     assert alice not in log and bob not in log
     assert alice not in json.dumps(shown) and bob not in json.dumps(shown)
     assert "call_tool" in log  # the calls were logged at DEBUG, without the tokens
-
-
-async def test_with_tokens_it_serves_on_every_interface(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
-    config = config_file(tmp_path, ["devto"], tables=TOKENS, settings=SLOW, sandbox=sandbox.url)
-    alice = issue(config, "alice")
-    with http_gateway(config, log_level="WARNING", host="0.0.0.0") as gw:
-        assert await initialize_status(gw.url, None) == 401
-        async with client(gw.url, alice) as a:
-            assert (await call(a, "status"))["writes"] == "live"
