@@ -58,12 +58,6 @@ def by_hand(forum: FakePlatform, state_dir: Path, record: int) -> str:
     return str(forum.record("write_comment", row.target, body=row.content).url)
 
 
-def dismissed(state_dir: Path, record: int) -> None:
-    """A person dismissed hand-off ``record`` (the record's own step)."""
-    with closing(StrikeStore(state_dir / "gwanjong.db")) as store:
-        assert store.close_handoff(record, StrikeStatus.DISMISSED, 1.0) is not None
-
-
 @pytest.mark.parametrize("by", ["action", "record"])
 async def test_each_handoff_is_confirmed_by_name_and_only_that_one(
     forum: FakePlatform, tmp_path: Path, by: str
@@ -110,7 +104,8 @@ async def test_an_unnamed_confirm_of_two_handoffs_is_refused_with_the_choices(
         rows = rows_by_id(tmp_path)
         assert {rows[comment].status, rows[upvote].status} == {StrikeStatus.HANDOFF}
         # once one is closed, the other is the only one: no name needed
-        dismissed(tmp_path, upvote)
+        with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:  # a person dismissed it
+            assert store.close_handoff(upvote, StrikeStatus.DISMISSED, 1.0) is not None
         url = by_hand(forum, tmp_path, comment)
         last = await call(client, oid, "confirm_handoff", content=url)
         assert last["status"] == "posted" and last["record"] == comment, last
