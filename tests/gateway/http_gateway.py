@@ -133,19 +133,30 @@ def http_gateway(
             process.wait(timeout=30)
 
 
+def mcp_headers(token: str | None, session: str | None = None) -> dict[str, str]:
+    """The headers of a raw MCP request with this bearer token (in ``session``, if given)."""
+    sent = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    if token is not None:
+        sent["Authorization"] = f"Bearer {token}"
+    if session is not None:
+        sent |= {"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-11-25"}
+    return sent
+
+
+async def initialize(
+    url: str, token: str | None, headers: dict[str, str] | None = None
+) -> httpx.Response:
+    """The answer to a bare MCP initialize request with this bearer token."""
+    async with httpx.AsyncClient(timeout=30) as http:
+        sent = {**mcp_headers(token), **(headers or {})}
+        return await http.post(url, content=json.dumps(INIT), headers=sent)
+
+
 async def initialize_status(
     url: str, token: str | None, headers: dict[str, str] | None = None
 ) -> int:
     """The HTTP status of a bare MCP initialize request with this bearer token."""
-    sent = {
-        "Accept": "application/json, text/event-stream",
-        "Content-Type": "application/json",
-        **(headers or {}),
-    }
-    if token is not None:
-        sent["Authorization"] = f"Bearer {token}"
-    async with httpx.AsyncClient(timeout=30) as http:
-        return (await http.post(url, content=json.dumps(INIT), headers=sent)).status_code
+    return (await initialize(url, token, headers)).status_code
 
 
 def client(

@@ -56,15 +56,22 @@ class Bench:
     clock: FakeClock = field(default_factory=FakeClock)
     #: the record: "" = SQLite in ``tmp``; a PostgreSQL URL
     store_url: str = ""
+    #: each platform's table (`config_text`'s ``platform``)
+    platform: dict[str, Any] | None = None
     config: GatewayConfig | None = None
+    #: who types at the terminal
+    login: str = LOGIN
+    #: the gateway.toml text of ``config`` (when the bench built it)
+    toml: str = ""
 
     def __post_init__(self) -> None:
         tables: dict[str, dict[str, Any]] = {"safety": {"author_cooldown_days": 0}}
         if self.store_url:
             tables["store"] = {"url": self.store_url}
-        self.config = parse(
-            config_text(self.tmp, ["reddit", "devto"], writes="confirm", tables=tables)
-        )
+        if self.config is None:
+            names = ["reddit", "devto"]
+            self.toml = config_text(self.tmp, names, "confirm", None, tables, self.platform)
+            self.config = parse(self.toml)
 
     @property
     def cfg(self) -> GatewayConfig:
@@ -96,7 +103,7 @@ class Bench:
             transports=self.transports(),
             clock=self.clock.time,
             term=term,
-            login=lambda: LOGIN,
+            login=lambda: self.login,
         )
         return Ran(code, stdout.getvalue(), stderr.getvalue())
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator, Mapping
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,7 @@ async def team_gateway(
     recheck_s: float | None = None,
     store: Mapping[str, Any] | None = None,
     review: Mapping[str, Any] | None = None,
+    wall: Callable[[], float] = time.time,
 ) -> AsyncIterator[Team]:
     names = [f.profile.name for f in fakes]
     tables = {
@@ -58,7 +60,8 @@ async def team_gateway(
     path.write_text(text, encoding="utf-8")
     config = parse(text)
     tokens = {user: store_for(config.state_dir).add(user) for user in USERS}
-    gw = Gateway(config, environ={}, transports={f.profile.name: f.server() for f in fakes})
+    transports = {f.profile.name: f.server() for f in fakes}
+    gw = Gateway(config, environ={}, transports=transports, wall=wall)
     auth = build_auth(config)
     mcp = build_gateway(config, gateway=gw, auth=auth)
     async with serve_app(mcp, http_middleware(config, auth, recheck_s)) as url:

@@ -13,7 +13,7 @@ import pytest
 from gwanjong_gateway.cli.history import print_history, resolve
 from gwanjong_gateway.cli.init import STARTER, launch_command, run_init
 from gwanjong_gateway.cli.logfile import add_log_file
-from gwanjong_gateway.cli.main import main, parser
+from gwanjong_gateway.cli.main import main
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
@@ -57,15 +57,6 @@ def test_init_writes_a_starter_and_refuses_to_overwrite(tmp_path: Path) -> None:
     env = {"XDG_CONFIG_HOME": str(tmp_path)}
     assert run_init(None, io.StringIO(), io.StringIO(), environ=env) == 0
     assert (tmp_path / "gwanjong" / "gateway.toml").read_text(encoding="utf-8") == STARTER
-
-
-def test_config_before_or_after_the_subcommand() -> None:
-    p = parser()
-    assert p.parse_args(["history", "--config", "x.toml"]).config == "x.toml"
-    assert p.parse_args(["--config", "y.toml", "history"]).config == "y.toml"
-    assert p.parse_args(["usage", "--config", "z.toml", "--json"]).config == "z.toml"
-    assert p.parse_args(["serve", "--config", "s.toml"]).config == "s.toml"
-    assert p.parse_args(["history"]).config is None
 
 
 def test_history_cli_with_config_after(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -112,6 +103,11 @@ def test_history_fits_80_columns(tmp_path: Path) -> None:
     narrow = io.StringIO()
     print_history(config, None, None, 10, as_json=False, out=narrow, width=200)
     assert max(len(line) for line in narrow.getvalue().splitlines()[2:]) <= 120
+    filters = {("devto", None): ("devto", "posted"), (None, "refused"): ("bluesky", "refused")}
+    for (platform, status), only in filters.items():  # by platform, or by status
+        out = io.StringIO()
+        print_history(config, platform, status, 10, as_json=True, out=out)
+        assert [(r["platform"], r["status"]) for r in json.loads(out.getvalue())] == [only]
 
 
 def test_history_and_resolve_use_the_configured_record(

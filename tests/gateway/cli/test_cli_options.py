@@ -47,6 +47,9 @@ def test_global_options_after_every_subcommand(command: list[str]) -> None:
     assert (after.config, after.log_level, after.host) == ("x.toml", "INFO", "0.0.0.0")
     before = parser().parse_args(["--config", "y.toml", "--log-level", "DEBUG", *command])
     assert (before.config, before.log_level) == ("y.toml", "DEBUG")
+    assert parser().parse_args(command).config is None
+    if command == ["usage"]:  # a subcommand's own option after --config
+        assert parser().parse_args(["usage", "--config", "z.toml", "--json"]).config == "z.toml"
 
 
 def test_serve_transport_http_is_the_same_as_transport_http() -> None:

@@ -48,7 +48,11 @@ def doctor(path: Path, start_servers: bool = True) -> tuple[int, str, str]:
 
 def test_one_screen_says_what_runs_and_never_a_secret(tmp_path: Path) -> None:
     store = {"url": f"postgresql://gw:{PG_PASSWORD}@127.0.0.1:9/gwrecord", "connect_timeout_s": 1}
-    others = {"devto": {"env": {"DEVTO_BASE_URL": UNREACHABLE}}, "bluesky": {"enabled": False}}
+    others: dict[str, dict[str, object]] = {
+        "devto": {"env": {"DEVTO_BASE_URL": UNREACHABLE}},
+        "bluesky": {"enabled": False},
+        "forum": {"url": f"{UNREACHABLE}/mcp"},  # a server that does not start
+    }
     path = config_file(tmp_path, [], tables={"store": store}, others=others)
     (tmp_path / "state").mkdir()
     (tmp_path / "state" / ".env").write_text(f"DEVTO_API_KEY={DEVTO_KEY}\n", encoding="utf-8")
@@ -69,11 +73,14 @@ def test_one_screen_says_what_runs_and_never_a_secret(tmp_path: Path) -> None:
     bluesky = next(line for line in lines if line.strip().startswith("bluesky"))
     assert "off bundled gwanjong-bluesky" in bluesky and "credentials" not in bluesky
     assert "platforms.devto: platform unreachable" in out
+    forum = next(line for line in lines if line.strip().startswith("forum"))
+    assert "url http://127.0.0.1:9" in forum and "not startable: unavailable" in forum
+    assert "platforms.forum: not startable" in out
     for secret in (PG_PASSWORD, DEVTO_KEY):
         assert secret not in out and secret not in err
 
 
-def test_missing_credentials_are_named_with_what_to_do(tmp_path: Path) -> None:
+def test_a_missing_key_is_named_with_what_to_do_unless_offline(tmp_path: Path) -> None:
     path = config_file(tmp_path, ["devto"])
     code, out, err = doctor(path)
     assert code == 1
@@ -81,20 +88,7 @@ def test_missing_credentials_are_named_with_what_to_do(tmp_path: Path) -> None:
     assert "platforms.devto: credentials missing (DEVTO_API_KEY): run `gwanjong setup devto`" in out
     assert err.startswith("gwanjong doctor: platforms.devto: credentials missing")
     assert "record     sqlite" in out and "missing (created on first use)" in out
-
-
-def test_a_server_that_does_not_start_is_named(tmp_path: Path) -> None:
-    path = config_file(tmp_path, [], others={"forum": {"url": f"{UNREACHABLE}/mcp"}})
-    code, out, _ = doctor(path)
-    assert code == 1
-    forum = next(line for line in out.splitlines() if line.strip().startswith("forum"))
-    assert "url http://127.0.0.1:9" in forum and "not startable: unavailable" in forum
-    assert "platforms.forum: not startable" in out
-
-
-def test_offline_starts_no_server(tmp_path: Path) -> None:
-    path = config_file(tmp_path, ["devto"])
-    code, out, _ = doctor(path, start_servers=False)
+    code, out, _ = doctor(path, start_servers=False)  # offline: no server is started
     assert code == 0
     assert "platforms (servers not started)" in out
     assert "credentials" not in out

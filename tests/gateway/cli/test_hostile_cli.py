@@ -51,12 +51,19 @@ def test_review_show_prints_the_whole_text_marked(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", list(CORPUS))
-def test_review_list_marks_and_says_it_quotes_one_line(name: str) -> None:
+def test_review_list_marks_and_says_it_quotes_one_line_and_its_json_escapes(name: str) -> None:
     a = approval_with(CORPUS[name], principal="\x1bx")
     out = printed(*view.table([view.approval_item(a, NOW)], NOW, decided=False))
     no_raw_control(out)
     assert "⟦U+001B⟧x" in out
     assert "`show ID` prints all of it" in out
+    # the JSON keeps the values and carries no raw control
+    a = approval_with(CORPUS[name], principal="\u200bmallory\u202e\x9b")
+    out = printed(view.escaped_json([view.approval_item(a, NOW).data]))
+    no_raw_control(out)
+    assert "\u202e" not in out and "\\u202e" in out  # escaped, not marked: the same value
+    (item,) = json.loads(out)
+    assert item["by"] == "\u200bmallory\u202e\x9b"
 
 
 def strike_row(**fields: object) -> Strike:
@@ -69,29 +76,23 @@ def strike_row(**fields: object) -> Strike:
 
 @pytest.mark.parametrize("name", list(CORPUS))
 def test_history_prints_stored_model_text_with_marks_only(name: str) -> None:
-    """The model's content, a URL it gave and a platform's reason, stored raw, printed
-    inert (the model wrote `\\x1b]52;...` into a hand-off's URL)."""
+    """The model's content, a URL it gave, a platform's reason and a principal from before
+    names were refused, stored raw, printed inert (the model wrote `\\x1b]52;...` into a
+    hand-off's URL)."""
     row = strike_row(
         content=CORPUS[name],
         result_url="https://x.test/1" + CORPUS["osc52"][10:],
         reason="The platform said: " + CORPUS["cursor"],
+        principal="mallory\x1b]0;owned\x07\x1b[2J\u202e\nby=admin",
     )
     out = "\n".join(format_strike(row, 80))
     no_raw_control(out)
     assert "⟦U+001B⟧]52;c;" in out and "⟦U+001B⟧[2A" in out
+    marked = "by mallory⟦U+001B⟧]0;owned⟦U+0007⟧⟦U+001B⟧[2J⟦U+202E⟧ by=admin"
+    assert marked in " ".join(out.split()), out
     assert ("WARNING:" in out) == (name in REFUSED)
     if name == "blank_tail":
         assert "⟦4,200 blank lines⟧" in out and "(tail)" in out
-
-
-@pytest.mark.parametrize("name", list(CORPUS))
-def test_json_outputs_keep_the_values_and_carry_no_raw_control(name: str) -> None:
-    a = approval_with(CORPUS[name], principal="\u200bmallory\u202e\x9b")
-    out = printed(view.escaped_json([view.approval_item(a, NOW).data]))
-    no_raw_control(out)
-    assert "\u202e" not in out and "\\u202e" in out  # escaped, not marked: the same value
-    (item,) = json.loads(out)
-    assert item["by"] == "\u200bmallory\u202e\x9b"
 
 
 def test_history_json_escapes_what_the_model_stored(tmp_path: Path) -> None:

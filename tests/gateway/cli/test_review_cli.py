@@ -11,7 +11,6 @@ import json
 import os
 import subprocess
 import sys
-from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +18,8 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from gwanjong_gateway.config import parse
-from gwanjong_gateway.record.records import open_store
 from gwanjong_gateway.rules.approvals import ApprovalStatus, Channel, iso
 from gwanjong_gateway.rules.ledger import StrikeStatus
-from tests.gateway.helpers import config_text
 from tests.gateway.review_cli import LOGIN, Bench
 from tests.mcp import call
 
@@ -78,7 +74,7 @@ async def test_four_pending_approved_one_by_one_from_the_terminal(
     async with bench.client() as client:
         ids = await pending_comments(client, 4)
         status = (await client.call_tool("status", {})).structured_content
-    assert len(set(ids)) == 4 and bench.links.writes == []
+    assert len(set(ids)) == 4 and bench.links.writes == [] and bench.rows() == []
     # the record is where `[store]` says: no SQLite file beside a PostgreSQL one
     assert (bench.tmp / "gwanjong.db").exists() == (not bench.store_url)
     assert status is not None
@@ -103,11 +99,13 @@ async def test_four_pending_approved_one_by_one_from_the_terminal(
     assert again.code == 1 and again.out == ""
     assert f"Approval {ids[0]} was already approved by {LOGIN}" in again.err
     assert len(again.err.strip().splitlines()) == 1 and len(bench.links.writes) == 4
+    rows = {r.id: r for r in bench.rows()}
     for approval_id in ids:
         a = bench.approval(approval_id)
         assert a.status is ApprovalStatus.APPROVED
         assert (a.channel, a.decided_by, a.edited) == (Channel.TERMINAL, LOGIN, False)
-        assert a.record is not None
+        assert a.record is not None and rows[a.record].status is StrikeStatus.POSTED
+        assert rows[a.record].content == a.text  # exactly the approved text was sent
     assert json.loads((await bench.review("list", "--json")).out) == []
     decided = json.loads((await bench.review("list", "--json", "--all")).out)
     assert [r["id"] for r in decided] == list(reversed(ids))  # newest first
@@ -155,18 +153,6 @@ async def test_decline_writes_nothing_and_records_a_declined_row(
     assert late.code == 1 and "already declined" in late.err
     assert (await bench.review("decline", str(approval_id))).code == 1  # by the bare number
     assert bench.links.writes == []
-
-
-async def test_an_expired_approval_is_refused(bench: Bench) -> None:
-    approval_id = await one_pending(bench)
-    a = bench.approval(approval_id)
-    bench.clock.advance(a.expires_at - bench.clock.time() + 1)
-    ran = await bench.review("approve", str(approval_id), typed="approve\n")
-    assert ran.code == 1 and f"Approval {approval_id} expired at" in ran.err
-    assert "Type approve" not in ran.out  # refused before anything is asked
-    assert (await bench.review("decline", str(approval_id))).code == 1
-    assert bench.links.writes == []
-    assert json.loads((await bench.review("list", "--json")).out) == []
 
 
 async def test_a_refused_approve_sends_nothing_then_an_edit_is_sent_as_edited(
@@ -359,7 +345,7 @@ async def test_the_console_script_refuses_a_pipe_and_asks_at_a_pty(tmp_path: Pat
     bench = Bench(tmp_path)
     approval_id = await one_pending(bench)
     config = tmp_path / "gateway.toml"
-    config.write_text(bench_text(tmp_path), encoding="utf-8")
+    config.write_text(bench.toml, encoding="utf-8")
     argv = [GWANJONG, "review", "approve", str(approval_id), "--config", str(config)]
     piped = await anyio.to_thread.run_sync(
         lambda: subprocess.run(argv, input="approve\n", capture_output=True, text=True, timeout=120)
@@ -376,49 +362,12 @@ async def test_the_console_script_refuses_a_pipe_and_asks_at_a_pty(tmp_path: Pat
     assert bench.approval(approval_id).status is ApprovalStatus.PENDING
 
 
-def bench_text(tmp: Path) -> str:
-    from tests.gateway.helpers import config_text
-
-    return config_text(
-        tmp, ["reddit", "devto"], writes="confirm", tables={"safety": {"author_cooldown_days": 0}}
-    )
-
-
-async def test_a_new_post_is_shown_with_its_title_and_sent_with_it(bench: Bench) -> None:
-    async with bench.client() as client:
-        scouted = await call(client, "scout", topic=TOPIC, platforms=["reddit"], limit=3)
-        oid = scouted["opportunities"][0]["id"]
-        await client.call_tool("draft", {"opportunity_id": oid})
-        title, content = "Guards for cancellation", "What we learned."
-        answer = await call(
-            client, "strike", opportunity_id=oid, action="post", title=title, content=content
-        )
-    assert answer["status"] == "pending_approval", answer
-    approval_id = answer["approval"]["id"]
-    shown = (await bench.review("show", str(approval_id))).out
-    assert "a new post on reddit" in shown and "  | Title: Guards for cancellation" in shown
-    assert "Drafted from this post" in shown
-    waiting = bench.approval(approval_id).write
-    assert waiting.title == "Guards for cancellation"
-    assert waiting.text == f"What we learned.{FOOTER}"
-    assert waiting.digest() in shown and "  | Tags: (none)" in shown
-    ran = await bench.review("approve", str(approval_id), typed="approve\n")
-    assert ran.code == 0, ran
-    [written] = bench.links.written("write_post")
-    assert written.data["title"] == "Guards for cancellation"
-    assert written.data["body"] == f"What we learned.{FOOTER}"
-
-
 async def test_team_mode_the_terminal_sees_and_decides_every_members(tmp_path: Path) -> None:
-    from gwanjong_gateway.cli.main import parser
-    from gwanjong_gateway.cli.review import review_command as review
-    from tests.fakes.platform import FakePlatform
-    from tests.fakes.profiles import LINKS
-    from tests.gateway.review_cli import Screen
     from tests.gateway.team_gateway import team_gateway
 
-    links = FakePlatform(LINKS)
-    async with team_gateway(tmp_path, links, writes="confirm") as team:
+    bench = Bench(tmp_path, login="operator")
+    async with team_gateway(tmp_path, bench.links, writes="confirm", wall=bench.clock.time) as team:
+        bench.config = team.config
         asked: dict[str, int] = {}
         async with team.client("alice") as alice, team.client("bob") as bob:
             scouted = await call(alice, "scout", topic=TOPIC, limit=10)
@@ -437,34 +386,20 @@ async def test_team_mode_the_terminal_sees_and_decides_every_members(tmp_path: P
                 )
                 assert answer["status"] == "pending_approval", answer
                 asked[user] = answer["approval"]["id"]
-
-        async def cli(*argv: str) -> tuple[int, str, str]:
-            out, err = Screen(), Screen()
-            term = review.Terminal(stdin=Screen("approve\n"), stdout=out, stderr=err)
-            code = await review.run(
-                parser().parse_args(["review", *argv]),
-                team.config,
-                transports={"reddit": links.server()},
-                term=term,
-                login=lambda: "operator",
-            )
-            return code, out.getvalue(), err.getvalue()
-
-        code, out, _ = await cli("list", "--json")
-        assert code == 0
-        assert {(r["by"], r["id"]) for r in json.loads(out)} == {
+        listed = await bench.review("list", "--json")
+        assert listed.code == 0
+        assert {(r["by"], r["id"]) for r in json.loads(listed.out)} == {
             ("alice", asked["alice"]),
             ("bob", asked["bob"]),
         }
-        _, out, _ = await cli("list", "--json", "--principal", "alice")
-        assert [r["id"] for r in json.loads(out)] == [asked["alice"]]
-        code, out, err = await cli("approve", str(asked["bob"]))
-        assert code == 0, err
-    [written] = links.written("write_comment")
+        listed = await bench.review("list", "--json", "--principal", "alice")
+        assert [r["id"] for r in json.loads(listed.out)] == [asked["alice"]]
+        ran = await bench.review("approve", str(asked["bob"]), typed="approve\n")
+        assert ran.code == 0, ran.err
+    [written] = bench.links.written("write_comment")
     assert str(written.data["body"]).startswith("From bob.")
-    with closing(open_store(team.config)) as store:
-        decided = store.approval(asked["bob"])
-    assert decided is not None and decided.decided_by == "operator"
+    decided = bench.approval(asked["bob"])
+    assert decided.decided_by == "operator"
     assert decided.principal == "bob" and decided.channel == "terminal"
 
 
@@ -474,19 +409,7 @@ async def test_a_blocked_approval_is_listed_and_shown_as_such_and_approve_asks_n
     """The minimum interval blocks the second approval: `list` and `show` say why and from
     when, offer only declining, and `approve` is refused before asking, adding no row (on
     PostgreSQL the hold is read from its own claim checks, without claiming)."""
-    bench = Bench(tmp_path, store_url=store_url)  # on each record engine
-    tables: dict[str, Any] = {"safety": {"author_cooldown_days": 0}}
-    if bench.store_url:
-        tables["store"] = {"url": bench.store_url}
-    bench.config = parse(
-        config_text(
-            bench.tmp,
-            ["reddit", "devto"],
-            writes="confirm",
-            tables=tables,
-            platform={"min_interval_s": 600},
-        )
-    )
+    bench = Bench(tmp_path, store_url=store_url, platform={"min_interval_s": 600})
     async with bench.client() as client:
         first, second = await pending_comments(client, 2)
     assert (await bench.review("approve", str(first), typed="approve\n")).code == 0
@@ -534,7 +457,12 @@ async def test_decided_approvals_speak_in_the_past_tense(bench: Bench) -> None:
     assert said[declined] == f"declined by {LOGIN} via terminal at {at}; nothing was sent"
     ends = bench.approval(expired).expires_at
     bench.clock.advance(ends - bench.clock.time() + 3600)  # noticed an hour after its time
+    ran = await bench.review("approve", str(expired), typed="approve\n")
+    assert ran.code == 1 and f"Approval {expired} expired at" in ran.err
+    assert "Type approve" not in ran.out  # refused before anything is asked
     assert (await bench.review("decline", str(expired))).code == 1  # expired: not decided
+    assert len(bench.links.writes) == 1  # the approved one only
+    assert json.loads((await bench.review("list", "--json")).out) == []
     shown = (await bench.review("show", str(expired))).out
     assert shown.startswith(
         f"Approval a{expired}: expired at {iso(ends)}: nobody decided in time; nothing was sent"

@@ -32,16 +32,23 @@ async def pending_post(client: Client[Any]) -> int:
 async def test_approve_with_edited_title_and_tags_sends_exactly_them(
     tmp_path: Path, store_url: str
 ) -> None:
-    """Shown, edited with --title and --tags, sent exactly, on each record engine (on
-    PostgreSQL the approval keeps its write's canonical JSON: the `outgoing` migration)."""
+    """Shown, refused with the platform's reason for its tags, edited with --title and --tags,
+    sent exactly, on each record engine (on PostgreSQL the approval keeps its write's
+    canonical JSON: the `outgoing` migration)."""
     bench = Bench(tmp_path, store_url=store_url)
     async with bench.client() as client:
         approval_id = await pending_post(client)
     assert (tmp_path / "gwanjong.db").exists() == (not store_url)  # the record is where it says
     shown = (await bench.review("show", str(approval_id))).out
     assert "  | Title: Draft title" in shown and "  | Tags: (none)" in shown
+    assert "a new post on devto" in shown and "Drafted from this post" in shown
+    assert bench.approval(approval_id).digest in shown
     listed = (await bench.review("list")).out
     assert "| title: Draft title" in listed
+    ran = await bench.review("approve", str(approval_id), "--tags", "a,b,c,d,e", typed="approve\n")
+    assert ran.code == 1 and "Fake Forum takes at most 4 tags; got 5" in ran.err, ran
+    assert bench.forum.writes == []
+    assert bench.approval(approval_id).status is ApprovalStatus.PENDING  # edit again
     edit = ["--title", "Cancellation, in practice", "--tags", "rust,async"]
     ran = await bench.review("approve", str(approval_id), *edit, typed="approve\n")
     assert ran.code == 0, ran
@@ -57,13 +64,3 @@ async def test_approve_with_edited_title_and_tags_sends_exactly_them(
     }
     assert a.status is ApprovalStatus.APPROVED and a.edited and a.tags == ("rust", "async")
     assert "| tags: rust, async" in (await bench.review("list", "--all")).out
-
-
-async def test_tags_the_platform_refuses_are_refused_with_the_reason(tmp_path: Path) -> None:
-    bench = Bench(tmp_path)
-    async with bench.client() as client:
-        approval_id = await pending_post(client)
-    ran = await bench.review("approve", str(approval_id), "--tags", "a,b,c,d,e", typed="approve\n")
-    assert ran.code == 1 and "Fake Forum takes at most 4 tags; got 5" in ran.err, ran
-    assert bench.forum.writes == []
-    assert bench.approval(approval_id).status is ApprovalStatus.PENDING  # edit again

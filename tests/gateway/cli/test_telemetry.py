@@ -12,18 +12,14 @@ def restore_mode(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fastmcp.settings, "telemetry_mode", "native")
 
 
-def test_no_spans_unless_tracing_is_configured() -> None:
-    assert spans_only_when_traced({}) == "off"
-    assert type(get_tracer()).__name__ == "_DisabledTracer"
-
-
 @pytest.mark.parametrize(
-    "environ",
+    ("environ", "mode"),
     [
-        {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"},
-        {"FASTMCP_TELEMETRY_MODE": "native"},
+        ({}, "off"),
+        ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"}, "native"),
+        ({"FASTMCP_TELEMETRY_MODE": "native"}, "native"),
     ],
 )
-def test_configured_tracing_keeps_spans(environ: dict[str, str]) -> None:
-    assert spans_only_when_traced(environ) == "native"
-    assert type(get_tracer()).__name__ != "_DisabledTracer"
+def test_spans_only_when_tracing_is_configured(environ: dict[str, str], mode: str) -> None:
+    assert spans_only_when_traced(environ) == mode
+    assert (type(get_tracer()).__name__ == "_DisabledTracer") == (mode == "off")

@@ -46,6 +46,9 @@ async def test_an_approval_link_opens_its_approval_only(
     async with serving(gw, mcp, clock.time, links=links) as s:
         http = s.http
         one, two = await two_pending(s)
+        assert all(
+            url.startswith(f"{BASE}/signin/") for url in links
+        )  # the client's, not the model's
         _, link = [url.removeprefix(BASE) for url in links]
         landed = await http.get(link)
         assert landed.status_code == 303 and landed.headers["location"] == f"/approvals/{two}"
@@ -76,6 +79,7 @@ async def test_an_approval_link_opens_its_approval_only(
     [written] = forum.writes
     assert "Second text." in str(written)
     assert (await approval(gw, two)).status is ApprovalStatus.APPROVED
+    assert (await approval(gw, two)).channel == "console"
 
 
 async def test_an_unopened_approval_link_expires_and_a_changed_approval_refuses_it(

@@ -16,7 +16,7 @@ from tests.gateway.console.helpers import Served, approval, pending, post, sign_
 pytestmark = pytest.mark.anyio
 
 
-async def test_title_and_tags_are_shown_edited_and_sent_exactly(
+async def test_title_and_tags_are_shown_checked_edited_and_sent_exactly(
     s: Served, forum: FakePlatform
 ) -> None:
     approval_id = await pending(s)
@@ -28,6 +28,15 @@ async def test_title_and_tags_are_shown_edited_and_sent_exactly(
     assert "<dt>Tags</dt><dd>" in page and 'name="title" value="A title"' in page
     assert 'name="tags" value=""' in page
     waiting = await approval(s.gw, approval_id)
+    # tags the platform refuses are refused with its reason
+    edit = {"text": waiting.text, "title": waiting.title, "tags": "C++, rust"}
+    done = await post(s, f"/approvals/{approval_id}", csrf, decision="approve", **edit)
+    text = html.unescape(done.text)
+    assert done.status_code == 409 and "The tag 'C++' is not allowed" in text, text
+    assert "lowercase letters or digits" in text
+    assert 'name="tags" value="C++, rust"' in text  # the person's tags, kept to fix
+    still = await approval(s.gw, approval_id)
+    assert still.status is ApprovalStatus.PENDING and forum.writes == []
     edit = {"text": waiting.text, "title": "A better title", "tags": "rust, async"}
     done = await post(s, f"/approvals/{approval_id}", csrf, decision="approve", **edit)
     assert done.status_code == 200 and "posted" in done.text, done.text
@@ -38,19 +47,3 @@ async def test_title_and_tags_are_shown_edited_and_sent_exactly(
     assert (written.data["title"], written.data["tags"]) == ("A better title", ["rust", "async"])
     assert written.data["body"] == decided.text
     assert decided.write.arguments() == {k: written.data[k] for k in ("title", "body", "tags")}
-
-
-async def test_tags_the_platform_refuses_are_refused_with_its_reason(
-    s: Served, forum: FakePlatform
-) -> None:
-    approval_id = await pending(s)
-    csrf = await sign_in(s)
-    waiting = await approval(s.gw, approval_id)
-    edit = {"text": waiting.text, "title": waiting.title, "tags": "C++, rust"}
-    done = await post(s, f"/approvals/{approval_id}", csrf, decision="approve", **edit)
-    text = html.unescape(done.text)
-    assert done.status_code == 409 and "The tag 'C++' is not allowed" in text, text
-    assert "lowercase letters or digits" in text
-    assert 'name="tags" value="C++, rust"' in text  # the person's tags, kept to fix
-    still = await approval(s.gw, approval_id)
-    assert still.status is ApprovalStatus.PENDING and forum.writes == []

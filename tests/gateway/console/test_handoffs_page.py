@@ -37,8 +37,11 @@ async def handed(s: Served) -> tuple[str, int]:
     return oid, int(got["record"])
 
 
-async def test_dismiss_a_handoff_from_the_console(forum: FakePlatform, tmp_path: Path) -> None:
-    gw, mcp = gateway(forum, tmp_path, FakeClock())
+async def test_a_handoff_dismissed_from_the_console_or_past_its_time_leaves_the_queue(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    clock = FakeClock()
+    gw, mcp = gateway(forum, tmp_path, clock)
     async with serving(gw, mcp) as s:
         oid, record = await handed(s)
         csrf = await sign_in(s)
@@ -63,16 +66,8 @@ async def test_dismiss_a_handoff_from_the_console(forum: FakePlatform, tmp_path:
         assert "dismissed" in (await s.http.get(f"/history/{record}")).text
         again = await post(s, f"/handoffs/h{record}/dismiss", csrf)
         assert again.status_code == 409 and "is dismissed" in again.text
-
-
-async def test_an_expired_handoff_is_gone_from_the_queue(
-    forum: FakePlatform, tmp_path: Path
-) -> None:
-    clock = FakeClock()
-    gw, mcp = gateway(forum, tmp_path, clock)
-    async with serving(gw, mcp) as s:
+        # handed over anew, then left past `handoff_expire_after_s`
         _, record = await handed(s)
-        await sign_in(s)
         assert f"Hand-off h{record}" in (await s.http.get("/handoffs")).text
         clock.advance(3599)
         assert f"Hand-off h{record}" in (await s.http.get("/handoffs")).text

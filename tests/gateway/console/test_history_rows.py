@@ -9,6 +9,7 @@ import itertools
 from gwanjong_gateway.record.rows.history_rows import HistoryFilter
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
+from tests.gateway.rows import strike_row
 
 DAY = 86400.0
 START = 1_800_000_000.0
@@ -16,18 +17,15 @@ _KEYS = itertools.count()
 
 
 def add(store: StrikeStore, n: int, status: StrikeStatus, platform: str, principal: str) -> int:
-    return store.insert(
+    where = {"platform": platform, "target": f"t{n}", "opportunity": f"{platform}:{n}"}
+    return strike_row(
+        store,
         intent_key=f"h{next(_KEYS)}",
-        platform=platform,
-        target=f"t{n}",
-        opportunity=f"{platform}:{n}",
-        action="comment",
-        content_hash="h",
         content=f"text {n}",
-        mode="live",
         status=status,
         principal=principal,
         now=START + n * DAY,
+        **where,
     ).id
 
 

@@ -48,14 +48,6 @@ async def test_every_hostile_text_is_shown_whole_and_marked(s: Served) -> None:
     assert "⟦4,200 blank lines⟧" in listing and html.escape("(tail)") in listing
 
 
-@pytest.mark.parametrize("name", list(REFUSED))
-async def test_the_chain_refuses_them_naming_the_character(s: Served, name: str) -> None:
-    answer = await strike(s.client, "devto", "Rust async", "post", CORPUS[name], TOPIC)
-    first, at = REFUSED[name]
-    assert answer["status"] == "refused", answer
-    assert first in answer["reason"] and f"at character {at}" in answer["reason"]
-
-
 async def test_an_edit_with_a_tag_character_is_refused_on_approve(
     s: Served, forum: FakePlatform
 ) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from gwanjong_gateway.console.app import when
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import ApprovalStatus, iso, operator_name
 from tests.fakes.clock import FakeClock
@@ -108,7 +109,7 @@ async def test_an_edit_refused_as_too_soon_is_kept_and_adds_no_row(
         assert refused.status_code == 409
         assert "Too soon" in refused.text and textarea(refused.text) == edit
         # the wait is named with the moment it ends, and there is no Approve to press
-        assert f"It could be sent from <time>{_when(clock.time() + 600)}" in refused.text
+        assert f"It could be sent from <time>{when(clock.time() + 600)}" in refused.text
         assert "Approve the edited text" not in refused.text
     assert len(await rows(s)) == before and len(fake.writes) == 1
     assert (await approval(s.gw, second)).status is ApprovalStatus.PENDING
@@ -118,12 +119,6 @@ async def test_an_edit_refused_as_too_soon_is_kept_and_adds_no_row(
     sent = await post(s, f"/approvals/{second}", csrf, decision="approve", text=edit)
     assert sent.status_code == 200 and "posted" in sent.text
     assert fake.writes[-1].data["body"] == edit
-
-
-def _when(at: float) -> str:
-    from gwanjong_gateway.console.app import when
-
-    return when(at)
 
 
 async def test_a_cool_down_blocked_approval_shows_why_and_when_without_approve(
@@ -139,7 +134,7 @@ async def test_a_cool_down_blocked_approval_shows_why_and_when_without_approve(
     listing = await s.http.get("/approvals")
     card = listing.text.split(f'id="approval-{second}"')[1].split("</li>")[0]
     assert "Blocked" in card and "cool-down" in card
-    until = _when(sent_at + 7 * 86400)
+    until = when(sent_at + 7 * 86400)
     assert f"It could be sent from <time>{until}</time>" in card
     page = await s.http.get(f"/approvals/{second}")
     assert page.status_code == 200
@@ -164,7 +159,9 @@ async def test_decided_in_the_past_tense_by_one_name_and_the_reason_reaches_the_
     csrf = await sign_in(s)
     await post(s, f"/approvals/{approved}", csrf, decision="approve")
     decided_at = iso(clock.time())
-    reason = "Too salesy\u202e; say it\u200b plainly."  # person text, shown cleaned
+    again = await post(s, f"/approvals/{approved}", csrf, decision="approve")
+    assert again.status_code == 409 and "already approved" in again.text and len(fake.writes) == 1
+    reason = "Too salesy\u202e\x1b\x07; say it\u200b plainly."  # person text, shown cleaned
     answer = await post(s, f"/approvals/{declined}", csrf, decision="decline", reason=reason)
     assert answer.status_code == 200
     page = await s.http.get(f"/approvals/{approved}")
@@ -181,7 +178,7 @@ async def test_decided_in_the_past_tense_by_one_name_and_the_reason_reaches_the_
     assert said[approved]["said"].startswith(f"approved by {me} via console")
     assert said[declined]["decided_by"] == me
     assert said[declined]["reason"] == "Too salesy; say it plainly."
-    assert "\u202e" not in str(status)
+    assert "\u202e" not in str(status) and "\x1b" not in str(status)
     # and the next strike on that target tells it the person said no, and why
     again = await strike(s.client, "devto", "three", "comment", "Plainly, then.", TOPIC)
     assert again["status"] == "pending_approval"
@@ -191,3 +188,6 @@ async def test_decided_in_the_past_tense_by_one_name_and_the_reason_reaches_the_
     # a strike elsewhere carries no such note
     other = await strike(s.client, "devto", "two", "comment", "Hi ann.", TOPIC)
     assert "declined" not in str(other.get("reason", ""))
+    # once the person approves the new text, nothing old is carried
+    await post(s, f"/approvals/{again['approval']['id']}", csrf, decision="approve")
+    assert fake.writes[-1].data["body"] == "Plainly, then." + FOOTER

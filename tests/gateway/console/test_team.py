@@ -39,7 +39,7 @@ async def sign_in_as(s: Served, token: str) -> str:
     return csrf_of((await s.http.get("/approvals")).text)
 
 
-async def test_a_token_signs_in_and_a_wrong_one_does_not(
+async def test_a_token_signs_in_and_each_person_sees_their_own_approvals_approvers_all(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
     gw, mcp, tokens = team_gateway(tmp_path, forum)
@@ -49,22 +49,14 @@ async def test_a_token_signs_in_and_a_wrong_one_does_not(
         wrong = await s.http.post("/signin", data={"token": "gwj_nope"}, headers=ORIGIN)
         assert wrong.status_code == 403 and "set-cookie" not in wrong.headers
         assert (await s.http.get("/approvals")).status_code == 401
-        await sign_in_as(s, tokens["alice"])
-        page = await s.http.get("/approvals")
-        assert page.status_code == 200 and "alice" in page.text
-
-
-async def test_each_person_sees_their_own_approvals_approvers_all(
-    forum: FakePlatform, tmp_path: Path
-) -> None:
-    gw, mcp, tokens = team_gateway(tmp_path, forum)
-    async with serving(gw, mcp) as s:
         answer = await strike(
             s.client, "devto", "Rust async", "post", "Guards.", "rust async cancellation"
         )
         approval_id = int(answer["approval"]["id"])
         csrf = await sign_in_as(s, tokens["alice"])
-        assert f"/approvals/a{approval_id}" not in (await s.http.get("/approvals")).text
+        page = await s.http.get("/approvals")
+        assert page.status_code == 200 and "alice" in page.text
+        assert f"/approvals/a{approval_id}" not in page.text
         assert (await s.http.get(f"/approvals/{approval_id}")).status_code == 404
         tried = await post(s, f"/approvals/{approval_id}", csrf, decision="approve")
         assert tried.status_code == 404

@@ -9,6 +9,7 @@ failed call keeps its error as data (`{"error": {...}}`), which every schema adm
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -95,36 +96,28 @@ async def test_every_live_result_and_error_conforms(
         await c.call("status")
         await c.call("scout", source="mentions", limit=5)
         oid = await drafted(c)
-        posted = await c.call("strike", opportunity_id=oid, action="post", content="Hi.", title="T")
+        strike = functools.partial(c.call, "strike", opportunity_id=oid)
+        posted = await strike(action="post", content="Hi.", title="T")
         assert posted["status"] == "posted" and "reason" not in posted, posted
-        again = await c.call("strike", opportunity_id=oid, action="post", content="Hi.", title="T")
+        again = await strike(action="post", content="Hi.", title="T")
         assert again["status"] == "duplicate" and again["earlier"]["record"] == posted["record"]
-        comment = await c.call("strike", opportunity_id=oid, action="comment", content="Nice.")
+        comment = await strike(action="comment", content="Nice.")
         assert comment["status"] == "handoff" and comment["text"].startswith("Nice."), comment
-        upvote = await c.call("strike", opportunity_id=oid, action="upvote")
+        upvote = await strike(action="upvote")
         assert upvote["status"] == "handoff" and "text" not in upvote, upvote  # nothing to type
-        which = await c.call("strike", opportunity_id=oid, action="confirm_handoff")
+        which = await strike(action="confirm_handoff")
         assert which["status"] == "refused" and len(which["choices"]) == 2, which
         assert "record" not in which  # nothing was recorded
-        said = await c.call(
-            "strike",
-            opportunity_id=oid,
-            action="confirm_handoff",
-            handoff=comment["record"],
-            content="https://dev.to/me/mine",
-        )
+        mine = {"action": "confirm_handoff", "handoff": comment["record"]}
+        said = await strike(**mine, content="https://dev.to/me/mine")
         assert said["status"] == "handoff" and said["record"] == comment["record"], said
         target = next(
             p for p, cs in forum.comments.items() if forum.posts[p].url == comment["open"]
         )
         forum.record("write_comment", target, body=comment["text"])  # the person, by hand
-        done = await c.call(
-            "strike", opportunity_id=oid, action="confirm_handoff", handoff=comment["record"]
-        )
+        done = await strike(**mine)
         assert done["status"] == "posted" and done["action"] == "comment", done
-        twice = await c.call(
-            "strike", opportunity_id=oid, action="confirm_handoff", handoff=comment["record"]
-        )
+        twice = await strike(**mine)
         assert twice["status"] == "duplicate", twice
         status = await c.call("status")
         assert status["tools"]["available"] == ["scout", "draft", "strike"], status

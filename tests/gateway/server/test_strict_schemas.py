@@ -46,7 +46,7 @@ def test_the_checker_finds_what_strict_mode_refuses() -> None:
     assert any("$.properties.m.anyOf[0]" in p for p in strict_problems(bad["nullable map"]))
 
 
-async def test_every_tool_can_be_strict_by_default_and_credentials_are_refused(
+async def test_every_tool_can_be_strict_and_credentials_refused_unless_opted_in(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
     async with Client(fake_gateway(tmp_path, forum)) as client:
@@ -63,14 +63,9 @@ async def test_every_tool_can_be_strict_by_default_and_credentials_are_refused(
         # inlined once when registered (the gateway does not dereference per request)
         assert "$ref" not in json.dumps([tool.input_schema, tool.output_schema]), name
     assert "credentials" not in tools["setup"].input_schema["properties"]
-
-
-async def test_credentials_are_shown_only_when_the_operator_opted_in(
-    forum: FakePlatform, tmp_path: Path
-) -> None:
+    # shown only when the operator opted in: documented as non-strict, an open map
     settings = {"model_may_save_credentials": True}
-    async with Client(fake_gateway(tmp_path, forum, settings=settings)) as client:
+    async with Client(fake_gateway(tmp_path / "opted-in", forum, settings=settings)) as client:
         setup = next(t for t in await client.list_tools() if t.name == "setup")
     assert "credentials" in setup.input_schema["properties"]
-    # documented as non-strict: an open map of credential names to values
     assert any("credentials" in p for p in strict_problems(setup.input_schema))

@@ -32,14 +32,12 @@ async def unknown_tool_error(server: FastMCP[Any], mode: str) -> MCPError:
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
-async def test_the_gateway_answers_32602(forum: FakePlatform, tmp_path: Path, mode: str) -> None:
+async def test_the_gateway_and_a_platform_server_answer_32602(
+    forum: FakePlatform, tmp_path: Path, mode: str
+) -> None:
     error = await unknown_tool_error(fake_gateway(tmp_path, forum), mode)
     assert error.error.code == INVALID_PARAMS
     assert "no_such_tool" in error.error.message and "List the tools" in error.error.message
-
-
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
-async def test_a_platform_server_answers_32602(mode: str) -> None:
     error = await unknown_tool_error(SPECS["devto"].build(NOWHERE), mode)
     assert error.error.code == INVALID_PARAMS
     assert "no_such_tool" in error.error.message

@@ -5,22 +5,19 @@ reading the same fake platform back. Shared by the SQLite (fast) and PostgreSQL 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
 
 from gwanjong_gateway.gateway import Gateway
-from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import Strike, StrikeStatus
 from gwanjong_gateway.strike.settle import Settler
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
-from tests.fakes.profiles import FORUM
 from tests.gateway.helpers import gateway_of
+from tests.gateway.rows import strike_row
 
 TEXT = "Cancel scopes belong around every await that can hang."
 #: the log line a settler writes only when its own move settled the row
@@ -34,14 +31,15 @@ class Replica:
 
 
 def replicas(
-    tmp_path: Path, fake: FakePlatform, clock: FakeClock, store: Mapping[str, Any] | None = None
+    tmp_path: Path, fake: FakePlatform, clock: FakeClock, store_url: str = ""
 ) -> list[Replica]:
-    """Two gateways on one record (``store``: the [store] table; none: one SQLite file in
+    """Two gateways on one record (``store_url``: a PostgreSQL one; "": one SQLite file in
     a shared state_dir), each with a settler on the injected clock."""
-    tables = {"safety": {"settle_window_s": 120}, **({"store": store} if store else {})}
+    store = {"store": {"url": store_url}} if store_url else {}
+    tables = {"safety": {"settle_window_s": 120}, **store}
     out: list[Replica] = []
     for i in range(2):
-        state = tmp_path / f"replica{i}" if store else tmp_path  # PostgreSQL: hosts apart
+        state = tmp_path / f"replica{i}" if store_url else tmp_path  # PostgreSQL: hosts apart
         state.mkdir(exist_ok=True)
         gw, _ = gateway_of(state, fake, tables=tables)
         settler = Settler(gw.config, gw.upstreams, gw.records, clock=clock.time, mono=clock)
@@ -54,18 +52,9 @@ async def landed_unsure(fake: FakePlatform, replica: Replica, clock: FakeClock) 
     and `unknown` in the record."""
     post = next(iter(fake.posts))
     fake.record("write_comment", post, body=TEXT)
+    unsure = {"status": StrikeStatus.UNKNOWN, "reason": "outcome unknown: timeout"}
     return await replica.gateway.records.run(
-        StrikeStore.insert,
-        intent_key="k-race",
-        platform=fake.profile.name,
-        target=post,
-        action="comment",
-        content_hash="h",
-        content=TEXT,
-        mode="live",
-        status=StrikeStatus.UNKNOWN,
-        reason="outcome unknown: timeout",
-        now=clock.time(),
+        strike_row, intent_key="k-race", target=post, content=TEXT, now=clock.time(), **unsure
     )
 
 
@@ -110,7 +99,3 @@ async def close(pair: list[Replica]) -> None:
     for replica in pair:
         await replica.gateway.upstreams.close_all()
         replica.gateway.close_store()
-
-
-def fake_forum() -> FakePlatform:
-    return FakePlatform(FORUM)

@@ -44,13 +44,12 @@ nobody = Says("pending", "This client shows no approval dialog.")
 class Desks:
     """Desks over one record file (each its own connection, as two processes have)."""
 
-    def __init__(self, tmp: Path, fake: FakePlatform, clock: FakeClock, platform: dict[str, Any]):
+    def __init__(self, tmp: Path, fake: FakePlatform, clock: FakeClock):
         self.tmp, self.fake, self.clock = tmp, fake, clock
-        self.platform = {"min_interval_s": 0, "disclosure": FOOTER, **platform}
         self._open: list[tuple[Upstreams, Records]] = []
 
     def desk(self, footer: str = FOOTER) -> StrikeDesk:
-        platform = {**self.platform, "disclosure": footer}
+        platform = {"min_interval_s": 0, "disclosure": footer}
         config = parse(config_text(self.tmp, [NAME], "confirm", platform=platform))
         upstreams = Upstreams(config, environ={}, transports={NAME: self.fake.server()})
         records = Records(self.tmp / "gwanjong.db")
@@ -73,10 +72,8 @@ class Desks:
         self._open.clear()
 
 
-async def desks_for(
-    tmp: Path, fake: FakePlatform, clock: FakeClock, **platform: Any
-) -> AsyncIterator[Desks]:
-    d = Desks(tmp, fake, clock, platform)
+async def desks_for(tmp: Path, fake: FakePlatform, clock: FakeClock) -> AsyncIterator[Desks]:
+    d = Desks(tmp, fake, clock)
     try:
         yield d
     finally:
@@ -87,29 +84,6 @@ async def waiting(desk: StrikeDesk, fake: FakePlatform, key: str, text: str) -> 
     got = wire(await desk.strike(context(fake, key, author=key), "comment", text, "", nobody))
     assert got["status"] == "pending_approval", got
     return int(got["approval"]["id"])
-
-
-async def test_four_writes_wait_then_exactly_the_approved_texts_are_sent(
-    desks: Desks, fake: FakePlatform
-) -> None:
-    desk = desks.desk()
-    texts = {f"p{i}": f"Reply number {i}." for i in range(4)}
-    ids = [await waiting(desk, fake, key, text) for key, text in texts.items()]
-    assert len(set(ids)) == 4 and fake.writes == [] and desks.rows() == []
-    # a second strike on a waiting target answers its approval, text and all
-    assert await waiting(desk, fake, "p0", "A different text for the same target.") == ids[0]
-    pending = desks.approvals(pending=True)
-    assert [a.text for a in pending] == [t + FOOTER for t in texts.values()]  # footer included
-    for approval_id in ids:
-        got = wire(await desk.decide(approval_id, "approve", Channel.TERMINAL, by="ops"))
-        assert got["status"] == "posted", got
-    assert sorted(bodies(fake)) == sorted(t + FOOTER for t in texts.values())
-    done = desks.approvals()
-    assert {a.status for a in done} == {ApprovalStatus.APPROVED}
-    assert {a.channel for a in done} == {"terminal"} and {a.decided_by for a in done} == {"ops"}
-    rows = {r.id: r for r in desks.rows()}
-    assert all(rows[a.record].status is StrikeStatus.POSTED for a in done if a.record)
-    assert all(rows[a.record].content == a.text for a in done if a.record)
 
 
 async def test_replay_decline_and_racing_approvers_send_at_most_once(
@@ -211,22 +185,6 @@ async def test_a_changed_footer_makes_the_approved_text_stale(
     got = wire(await changed.decide(approval_id, "approve", Channel.TERMINAL))
     assert got["status"] == "refused" and "no longer what was approved" in got["reason"]
     assert fake.writes == [] and desks.approvals()[0].status == ApprovalStatus.REFUSED
-
-
-async def test_a_wait_keeps_the_approval_pending(
-    tmp_path: Path, fake: FakePlatform, clock: FakeClock
-) -> None:
-    async for d in desks_for(tmp_path, fake, clock, min_interval_s=3600):
-        desk = d.desk()
-        first = await waiting(desk, fake, "p1", "One.")
-        second = await waiting(desk, fake, "p2", "Two.")
-        assert wire(await desk.decide(first, "approve", Channel.TERMINAL))["status"] == "posted"
-        got = wire(await desk.decide(second, "approve", Channel.TERMINAL))
-        assert got["status"] == "refused" and got["retry_after"], got
-        assert [a.id for a in d.approvals(pending=True)] == [second]  # try again later
-        clock.advance(3600)
-        assert wire(await desk.decide(second, "approve", Channel.TERMINAL))["status"] == "posted"
-        assert len(fake.writes) == 2
 
 
 async def test_only_its_owner_or_the_token_decides(desks: Desks, fake: FakePlatform) -> None:

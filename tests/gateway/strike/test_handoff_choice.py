@@ -24,6 +24,7 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import Strike, StrikeStatus
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
+from tests.fakes.profiles import FORUM
 from tests.gateway.helpers import config_text
 from tests.gateway.strike.test_strike import drafted, history
 from tests.mcp import outcome
@@ -55,12 +56,6 @@ def by_hand(forum: FakePlatform, state_dir: Path, record: int) -> str:
     """Our account posts hand-off ``record``'s text on its post: the comment's link."""
     row = rows_by_id(state_dir)[record]
     return str(forum.record("write_comment", row.target, body=row.content).url)
-
-
-def dismissed(state_dir: Path, record: int) -> None:
-    """A person dismissed hand-off ``record`` (the record's own step)."""
-    with closing(StrikeStore(state_dir / "gwanjong.db")) as store:
-        assert store.close_handoff(record, StrikeStatus.DISMISSED, 1.0) is not None
 
 
 @pytest.mark.parametrize("by", ["action", "record"])
@@ -109,7 +104,8 @@ async def test_an_unnamed_confirm_of_two_handoffs_is_refused_with_the_choices(
         rows = rows_by_id(tmp_path)
         assert {rows[comment].status, rows[upvote].status} == {StrikeStatus.HANDOFF}
         # once one is closed, the other is the only one: no name needed
-        dismissed(tmp_path, upvote)
+        with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:  # a person dismissed it
+            assert store.close_handoff(upvote, StrikeStatus.DISMISSED, 1.0) is not None
         url = by_hand(forum, tmp_path, comment)
         last = await call(client, oid, "confirm_handoff", content=url)
         assert last["status"] == "posted" and last["record"] == comment, last
@@ -170,10 +166,15 @@ async def test_a_post_after_a_comment_to_the_same_author_is_not_cooled_down(
         oid = await drafted(client)
         commented = await call(client, oid, "comment", content=COMMENT)
         assert commented["status"] == "handoff", commented
+        assert commented["open"].startswith("https://dev.to/ferris_fan/")
+        assert FORUM.reason("write_comment") in commented["reason"]
+        again = await call(client, oid, "comment", content="Something else entirely.")
+        assert again["status"] == "duplicate", again  # the hand-off holds its target
         posted = await call(
             client, oid, "post", content="What we learned about cancellation.", title="Cancel"
         )
         assert posted["status"] == "posted", posted
         upvoted = await call(client, oid, "upvote")
         assert upvoted["status"] == "handoff", upvoted  # an upvote is not cooled down either
+        assert FORUM.reason("upvote") in upvoted["reason"]
     assert [w.action for w in forum.writes] == ["write_post"]

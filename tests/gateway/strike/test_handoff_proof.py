@@ -4,7 +4,7 @@ text's start); otherwise its claim is noted as unverified and the hand-off stays
 person's queue. A person dismisses one; one left too long expires (the injected clock);
 only a posted one starts the author cool-down. The gateway over MCP, on the fake forum
 (comments and likes are hand-offs there); the same through the real servers and the
-sandbox in tests/e2e/test_handoff_proof.py.
+sandbox in tests/gateway/strike/test_handoff_proof_sandbox.py.
 """
 
 from __future__ import annotations
@@ -119,6 +119,9 @@ async def test_no_comment_of_ours_is_no_proof(r: Rig) -> None:
     again = await call(r.client, oid, "confirm_handoff", handoff=record)
     assert again["status"] == "handoff", again
     assert r.row(record).status is StrikeStatus.HANDOFF
+    r.ours(record)  # then ours: proof without a link keeps the post's link
+    got = await call(r.client, oid, "confirm_handoff")
+    assert got["status"] == "posted" and got["url"] == r.row(record).target_url, got
 
 
 async def test_our_comment_on_that_post_closes_it_with_proof(r: Rig) -> None:
@@ -131,13 +134,6 @@ async def test_our_comment_on_that_post_closes_it_with_proof(r: Rig) -> None:
     assert row.status is StrikeStatus.POSTED and row.result_url == link
     assert row.result_id and any("hand-off proven" in str(p) for p in row.policy)
     assert r.open_ids() == []
-
-
-async def test_proof_without_a_link_keeps_the_posts_link(r: Rig) -> None:
-    oid, record = await handed(r)
-    r.ours(record)
-    got = await call(r.client, oid, "confirm_handoff")
-    assert got["status"] == "posted" and got["url"] == r.row(record).target_url, got
 
 
 async def test_a_person_dismisses_a_handoff_it_stays_in_history(r: Rig) -> None:

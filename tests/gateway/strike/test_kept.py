@@ -1,22 +1,21 @@
 """A person's decision kept (issue 34), at the desk every channel shares: an approval that
 could only be refused waits as blocked (a pause, the author cool-down) and a refused try
-leaves no row; the operator has one name on every channel (the dialog included); a
-decline's reason reaches the next strike on that target. Over the fake platform."""
+leaves no row. Over the fake platform; the dialog's person by the operator's one name:
+test_strike.py; a decline's reason reaching the model: tests/gateway/console/test_kept.py."""
 
 from __future__ import annotations
 
 from contextlib import closing
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from gwanjong_gateway.record.store import StrikeStore
-from gwanjong_gateway.rules.approvals import ApprovalStatus, Channel, iso, operator_name
+from gwanjong_gateway.rules.approvals import ApprovalStatus, Channel, iso
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.gateway.strike.test_approvals import Desks, nobody, waiting
-from tests.gateway.strike.test_strike_chain import FOOTER, Says, context, wire
+from tests.gateway.strike.test_strike_chain import context, wire
 
 pytestmark = pytest.mark.anyio
 
@@ -68,47 +67,3 @@ async def test_the_cool_down_holds_a_second_approval_to_one_author_until_it_ends
     assert got["retry_after"] == 7 * 86400
     assert len(desks.rows()) == rows and len(fake.writes) == 1
     assert desks.approvals(pending=True)[0].id == second  # still waiting for its time
-
-
-async def test_the_dialogs_person_has_the_operators_one_name(
-    desks: Desks, fake: FakePlatform
-) -> None:
-    desk = desks.desk()
-    me = operator_name()
-    yes = wire(await desk.strike(context(fake, "p1", "a"), "comment", "Yes.", "", Says("approve")))
-    assert yes["status"] == "posted"
-    no = wire(await desk.strike(context(fake, "p2", "b"), "comment", "No.", "", Says("decline")))
-    assert no["status"] == "declined" and f"Declined by {me} via elicitation." in no["reason"]
-    decided = {a.status: a for a in desks.approvals()}
-    assert decided[ApprovalStatus.APPROVED].decided_by == me
-    assert decided[ApprovalStatus.DECLINED].decided_by == me
-    rows = {r.status: r for r in desks.rows()}
-    assert any(f"approved by {me} via elicitation" in str(p) for p in rows["posted"].policy)
-    assert rows["declined"].confirmed_by == me
-
-
-async def test_the_next_strike_on_a_declined_target_tells_the_model_why(
-    desks: Desks, fake: FakePlatform, clock: FakeClock
-) -> None:
-    desk = desks.desk()
-    approval_id = await waiting(desk, fake, "p1", "Buy my course.")
-    reason = "Salesy.\x1b]52;c;ZXZpbA==\x07 Answer the question\u200b instead."
-    await desk.decide(approval_id, "decline", Channel.TERMINAL, by="ops", reason=reason)
-    at = iso(clock.time())
-    clock.advance(30)
-    again: dict[str, Any] = wire(
-        await desk.strike(context(fake, "p1"), "comment", "Here is the answer.", "", nobody)
-    )
-    assert again["status"] == "pending_approval"
-    note = f"A person declined this on {at} (approval {approval_id}): Salesy."
-    assert again["reason"].startswith(note)
-    assert "Answer the question instead." in again["reason"]
-    assert "\x1b" not in again["reason"] and "\u200b" not in again["reason"]
-    other = wire(await desk.strike(context(fake, "p2"), "comment", "Elsewhere.", "", nobody))
-    assert "declined" not in other["reason"]
-    # once the person approves the new text, nothing old is carried
-    new_id = again["approval"]["id"]
-    got = wire(await desk.decide(new_id, "approve", Channel.TERMINAL, by="ops"))
-    assert got["status"] == "posted" and fake.writes[-1].data["body"] == (
-        "Here is the answer." + FOOTER
-    )

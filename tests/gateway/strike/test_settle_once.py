@@ -15,9 +15,9 @@ import pytest
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from tests.fakes.clock import FakeClock
+from tests.fakes.platform import FakePlatform
 from tests.gateway.strike.settle_race import (
     close,
-    fake_forum,
     landed_unsure,
     race,
     reached,
@@ -28,16 +28,14 @@ from tests.gateway.strike.settle_race import (
 pytestmark = pytest.mark.anyio
 
 
-def on(store_url: str) -> dict[str, str] | None:
-    """The `[store]` table of ``store_url`` (none: one SQLite file in a shared state_dir)."""
-    return {"url": store_url} if store_url else None
-
-
 async def test_two_replicas_on_one_record_read_back_and_settle_once(
-    tmp_path: Path, store_url: str, caplog: pytest.LogCaptureFixture
+    tmp_path: Path,
+    store_url: str,
+    caplog: pytest.LogCaptureFixture,
+    fake: FakePlatform,
+    clock: FakeClock,
 ) -> None:
-    fake, clock = fake_forum(), FakeClock()
-    pair = replicas(tmp_path, fake, clock, store=on(store_url))
+    pair = replicas(tmp_path, fake, clock, store_url)
     try:
         row = await landed_unsure(fake, pair[0], clock)
         counts = await race(fake, pair, caplog)
@@ -54,10 +52,9 @@ async def test_two_replicas_on_one_record_read_back_and_settle_once(
 
 
 async def test_a_dead_replicas_lease_frees_itself_after_lease_s(
-    tmp_path: Path, store_url: str
+    tmp_path: Path, store_url: str, fake: FakePlatform, clock: FakeClock
 ) -> None:
-    fake, clock = fake_forum(), FakeClock()
-    pair = replicas(tmp_path, fake, clock, store=on(store_url))
+    pair = replicas(tmp_path, fake, clock, store_url)
     try:
         row = await landed_unsure(fake, pair[0], clock)
         settler = pair[1].settler
@@ -76,8 +73,9 @@ async def test_a_dead_replicas_lease_frees_itself_after_lease_s(
         await close(pair)
 
 
-async def test_a_lease_set_by_a_clock_far_ahead_does_not_hold_the_row(tmp_path: Path) -> None:
-    fake, clock = fake_forum(), FakeClock()
+async def test_a_lease_set_by_a_clock_far_ahead_does_not_hold_the_row(
+    tmp_path: Path, fake: FakePlatform, clock: FakeClock
+) -> None:
     pair = replicas(tmp_path, fake, clock)
     try:
         row = await landed_unsure(fake, pair[0], clock)
@@ -92,10 +90,9 @@ async def test_a_lease_set_by_a_clock_far_ahead_does_not_hold_the_row(tmp_path: 
 
 
 async def test_a_move_made_elsewhere_first_is_not_logged_here(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, fake: FakePlatform, clock: FakeClock
 ) -> None:
     caplog.set_level(logging.INFO, logger="gwanjong_gateway.strike.settle")
-    fake, clock = fake_forum(), FakeClock()
     pair = replicas(tmp_path, fake, clock)
     try:
         row = await landed_unsure(fake, pair[0], clock)

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.anyio
 START = datetime(2026, 11, 30, 9, 0, tzinfo=UTC).timestamp()
 
 
-def test_a_token_is_stored_only_as_its_hash_in_a_private_file(tmp_path: Path) -> None:
+async def test_a_token_is_stored_only_as_its_hash_and_names_its_principal(tmp_path: Path) -> None:
     clock = FakeClock(wall=START)
     store = TokenStore(tmp_path / "state" / "tokens.json", clock.utc)
     token = store.add("alice")
@@ -36,6 +36,10 @@ def test_a_token_is_stored_only_as_its_hash_in_a_private_file(tmp_path: Path) ->
     entry = store.entries()[0]
     assert (entry.name, entry.revoked) == ("alice", None)
     assert entry.created == "2026-11-30T09:00:00+00:00"
+    verifier = HashedTokenVerifier(store)
+    verified = await verifier.verify_token(token)
+    assert verified is not None and (verified.subject, verified.client_id) == ("alice", "alice")
+    assert await verifier.verify_token("gwj_" + "A" * 43) is None
 
 
 def test_revocation_is_seen_by_a_running_verifier_without_restart(tmp_path: Path) -> None:
@@ -67,16 +71,8 @@ def test_names_must_be_unique_among_active_tokens_and_well_formed(tmp_path: Path
         store.entries()
 
 
-async def test_the_verifier_names_the_principal(tmp_path: Path) -> None:
-    store = TokenStore(tmp_path / "tokens.json")
-    token = store.add("alice")
-    verifier = HashedTokenVerifier(store)
-    verified = await verifier.verify_token(token)
-    assert verified is not None and (verified.subject, verified.client_id) == ("alice", "alice")
-    assert await verifier.verify_token("gwj_" + "A" * 43) is None
-
-
 TOKENS = {"auth": {"mode": "tokens"}}
+AUDITORS = ['" carol"', '"ca\\u0007rol"', '""']  # each refused by name
 
 
 def test_token_cli_prints_the_token_once_and_lists_names_and_dates(
@@ -133,7 +129,9 @@ def test_token_mode_without_any_active_token_is_refused_at_start(
     assert "gwanjong token add NAME" in capsys.readouterr().err
 
 
-def test_which_binds_need_auth(tmp_path: Path) -> None:
+async def test_which_binds_need_auth_and_a_damaged_token_file_stops_the_start(
+    tmp_path: Path,
+) -> None:
     for host in ("127.0.0.1", "127.0.0.9", "::1", "[::1]", "localhost"):
         assert is_loopback(host) and bind_problem(host, None) is None
     for host in ("0.0.0.0", "::", "10.0.0.1", "localhost.evil.test"):
@@ -142,9 +140,15 @@ def test_which_binds_need_auth(tmp_path: Path) -> None:
     auth = build_auth(config)
     assert isinstance(auth, HashedTokenVerifier)
     assert bind_problem("0.0.0.0", auth)  # no token issued yet
-    auth.store.add("alice")
+    token = auth.store.add("alice")
     assert bind_problem("0.0.0.0", auth) is None
     assert build_auth(parse("")) is None
+    assert await auth.verify_token(token) is not None
+    # a damaged token file lets nobody in and stops the start
+    auth.store.path.write_text('{"tokens": [{"name": "alice"}]}')
+    assert await auth.verify_token(token) is None
+    problem = bind_problem("127.0.0.1", auth)
+    assert problem is not None and "damaged" in problem
 
 
 @pytest.mark.parametrize(
@@ -159,6 +163,8 @@ def test_which_binds_need_auth(tmp_path: Path) -> None:
         ('mode = "tokens"\nissuer = "i"', 'issuer only apply with mode = "jwt"'),
         ('mode = "basic"', "auth.mode"),
         ('mode = "none"\ntoken = "x"', "unknown key"),
+        ('auditors = ["carol"]', "auditors only apply with mode"),
+        *(('mode = "tokens"\nauditors = [' + bad + "]", "auditor") for bad in AUDITORS),
     ],
 )
 def test_auth_table_is_validated(table: str, problem: str) -> None:
@@ -167,19 +173,9 @@ def test_auth_table_is_validated(table: str, problem: str) -> None:
     assert problem in str(raised.value)
 
 
-def test_the_team_example_config_is_valid() -> None:
+def test_the_team_example_config_is_valid_and_auditors_are_named_once() -> None:
     example = Path(__file__).parents[3] / "deploy" / "gateway.team.toml"
     config = parse(example.read_text(encoding="utf-8"), str(example))
     assert config.auth.mode == "tokens" and config.gateway.state_dir == "/home/gwanjong/.gwanjong"
-
-
-async def test_a_damaged_token_file_lets_nobody_in_and_stops_the_start(tmp_path: Path) -> None:
-    config = parse(config_file(tmp_path, [], tables=TOKENS).read_text())
-    auth = build_auth(config)
-    assert isinstance(auth, HashedTokenVerifier)
-    token = auth.store.add("alice")
-    assert await auth.verify_token(token) is not None
-    auth.store.path.write_text('{"tokens": [{"name": "alice"}]}')
-    assert await auth.verify_token(token) is None
-    problem = bind_problem("127.0.0.1", auth)
-    assert problem is not None and "damaged" in problem
+    twice = parse('[auth]\nmode = "tokens"\nauditors = ["carol", "carol"]\n')
+    assert twice.auth.auditors == ["carol"]

@@ -1,13 +1,14 @@
 """JWTs that prove who (issue 27): required claims, bounded clock skew, pinned algorithms,
-`kid` when the key set has several; and a hostile `sub` never reaches a terminal raw.
-Over real HTTP with a real MCP client; every refused token gets 401 and nothing runs."""
+`kid` when the key set has several; a `sub` not in its one form signs nobody in (one in the
+record from before is printed inert: cli/test_hostile_cli.py); each subject has its own
+state and is named in the audit. Over real HTTP with a real MCP client; every refused
+token gets 401 and nothing runs."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
 import hmac
-import io
 import json
 import time
 from contextlib import closing
@@ -17,15 +18,14 @@ from typing import Any
 import pytest
 from joserfc import jwt
 from joserfc.jwk import ECKey, RSAKey
+from mcp.shared.exceptions import MCPError
 
-from gwanjong_gateway.cli.history import print_history
 from gwanjong_gateway.config import ConfigError, parse
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import config_text
 from tests.gateway.http_gateway import client, initialize_status, serve_app
-from tests.gateway.rows import strike_row
-from tests.gateway.team.test_auth_jwt_http import AUDIENCE, ISSUER, Issuer, auth_table, gateway
+from tests.gateway.team.test_auth_jwt_http import Issuer, auth_table, claims, gateway
 from tests.mcp import call
 
 pytestmark = pytest.mark.anyio
@@ -35,57 +35,54 @@ def _b64(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-def _claims(**over: Any) -> dict[str, Any]:
-    now = int(time.time())
-    body: dict[str, Any] = {"iss": ISSUER, "aud": AUDIENCE, "sub": "alice", "iat": now}
-    body["exp"] = now + 600
-    body.update(over)
-    return {k: v for k, v in body.items() if v is not None}
+def unsigned(header: dict[str, Any], body: dict[str, Any]) -> str:
+    return f"{_b64(json.dumps(header).encode())}.{_b64(json.dumps(body).encode())}."
 
 
-def unsigned(header: dict[str, Any], claims: dict[str, Any]) -> str:
-    return f"{_b64(json.dumps(header).encode())}.{_b64(json.dumps(claims).encode())}."
-
-
-def hmac_signed(secret: bytes, claims: dict[str, Any], kid: str) -> str:
+def hmac_signed(secret: bytes, body: dict[str, Any], kid: str) -> str:
     head = _b64(json.dumps({"alg": "HS256", "typ": "JWT", "kid": kid}).encode())
-    body = _b64(json.dumps(claims).encode())
-    mac = hmac.new(secret, f"{head}.{body}".encode(), hashlib.sha256).digest()
-    return f"{head}.{body}.{_b64(mac)}"
+    payload = _b64(json.dumps(body).encode())
+    mac = hmac.new(secret, f"{head}.{payload}".encode(), hashlib.sha256).digest()
+    return f"{head}.{payload}.{_b64(mac)}"
 
 
-def signed(key: RSAKey, claims: dict[str, Any], kid: str | None = "k1") -> str:
-    header: dict[str, Any] = {"alg": "RS256", **({"kid": kid} if kid else {})}
-    return jwt.encode(header, claims, key)
-
-
-async def test_tokens_that_do_not_prove_who_are_refused(
+async def test_only_tokens_of_the_issuer_that_prove_who_get_in(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     idp = Issuer(tmp_path)
+    stranger = RSAKey.generate_key(2048, parameters={"kid": "k1"})  # same kid, other key
     now = int(time.time())
     public_pem = idp.key.as_pem(private=False)
     refused = {
-        "no exp": signed(idp.key, _claims(exp=None)),
-        "no sub": signed(idp.key, _claims(sub=None)),
-        "empty sub": signed(idp.key, _claims(sub="")),
-        "no iat": signed(idp.key, _claims(iat=None)),
-        "far-future nbf": signed(idp.key, _claims(nbf=now + 3600)),
-        "nbf beyond leeway": signed(idp.key, _claims(nbf=now + 120)),
-        "iat in the future": signed(idp.key, _claims(iat=now + 3600)),
-        "iat beyond leeway": signed(idp.key, _claims(iat=now + 120)),
-        "exp not a number": signed(idp.key, _claims(exp="tomorrow")),
-        "alg none": unsigned({"alg": "none", "typ": "JWT", "kid": "k1"}, _claims()),
-        "alg none, no kid": unsigned({"alg": "none"}, _claims()),
-        "public key as HMAC secret": hmac_signed(public_pem, _claims(), "k1"),
-        "unknown kid": signed(idp.key, _claims(), kid="k9"),
+        "none": None,
+        "garbage": "not.a.jwt",
+        "expired": idp.token("alice", iat=now - 7200, exp=now - 3600),
+        "wrong audience": idp.token("alice", aud="https://other.example.test/mcp"),
+        "wrong issuer": idp.token("alice", iss="https://evil.example.test/"),
+        "foreign signature": idp.token("alice", key=stranger),
+        "no exp": idp.token("alice", exp=None),
+        "no sub": idp.token(None),
+        "empty sub": idp.token(""),
+        "no iat": idp.token("alice", iat=None),
+        "far-future nbf": idp.token("alice", nbf=now + 3600),
+        "nbf beyond leeway": idp.token("alice", nbf=now + 120),
+        "iat in the future": idp.token("alice", iat=now + 3600),
+        "iat beyond leeway": idp.token("alice", iat=now + 120),
+        "exp not a number": idp.token("alice", exp="tomorrow"),
+        "alg none": unsigned({"alg": "none", "typ": "JWT", "kid": "k1"}, claims()),
+        "alg none, no kid": unsigned({"alg": "none"}, claims()),
+        "public key as HMAC secret": hmac_signed(public_pem, claims(), "k1"),
+        "unknown kid": idp.token("alice", kid="k9"),
     }
     async with serve_app(gateway(sandbox, tmp_path, idp.jwks)) as url:
         for why, token in refused.items():
             assert await initialize_status(url, token) == 401, why
+        with pytest.raises(MCPError):  # a real MCP client gets no further
+            async with client(url, refused["expired"]) as c:
+                await c.call_tool("status", {})
         # within the leeway (30 s by default) a slightly fast issuer clock is fine
-        assert await initialize_status(url, signed(idp.key, _claims(iat=now + 5))) == 200
-        async with client(url, signed(idp.key, _claims())) as c:
+        assert await initialize_status(url, idp.token("alice", iat=now + 5)) == 200
+        async with client(url, idp.token("alice")) as c:
             assert (await call(c, "status"))["state"]["opportunities"]["count"] == 0
     assert sandbox.writes() == []
 
@@ -98,10 +95,10 @@ async def test_kid_is_required_when_the_key_set_has_several(
     keys = [idp.key.as_dict(private=False), second.as_dict(private=False)]
     idp.jwks.write_text(json.dumps({"keys": keys}))
     async with serve_app(gateway(sandbox, tmp_path, idp.jwks)) as url:
-        assert await initialize_status(url, signed(idp.key, _claims(), kid=None)) == 401
-        assert await initialize_status(url, signed(second, _claims(), kid="k1")) == 401
-        assert await initialize_status(url, signed(second, _claims(), kid="k2")) == 200
-        assert await initialize_status(url, signed(idp.key, _claims(), kid="k1")) == 200
+        assert await initialize_status(url, idp.token("alice", kid=None)) == 401
+        assert await initialize_status(url, idp.token("alice", key=second, kid="k1")) == 401
+        assert await initialize_status(url, idp.token("alice", key=second)) == 200
+        assert await initialize_status(url, idp.token("alice")) == 200
 
 
 async def test_only_the_pinned_algorithms_are_accepted(
@@ -111,11 +108,11 @@ async def test_only_the_pinned_algorithms_are_accepted(
     jwks = tmp_path / "jwks.json"
     jwks.write_text(json.dumps({"keys": [ec.as_dict(private=False)]}))
     es_only = auth_table(jwks, algorithms=["ES256"])
-    es_token = jwt.encode({"alg": "ES256", "kid": "e1"}, _claims(), ec)
+    es_token = jwt.encode({"alg": "ES256", "kid": "e1"}, claims(), ec)
     public_pem = ec.as_pem(private=False)
     async with serve_app(gateway(sandbox, tmp_path, jwks, es_only)) as url:
         assert await initialize_status(url, es_token) == 200
-        assert await initialize_status(url, hmac_signed(public_pem, _claims(), "e1")) == 401
+        assert await initialize_status(url, hmac_signed(public_pem, claims(), "e1")) == 401
     rs_only = auth_table(jwks)  # the default pins RS256: an ES256 token is refused
     async with serve_app(gateway(sandbox, tmp_path, jwks, rs_only)) as url:
         assert await initialize_status(url, es_token) == 401
@@ -169,28 +166,12 @@ async def test_a_sub_not_in_its_one_form_is_refused(
     assert sandbox.writes() == []
 
 
-def test_a_hostile_principal_in_the_record_is_cleaned_before_the_terminal(
-    tmp_path: Path,
-) -> None:
-    """A record written before names were refused is shown with its hidden characters
-    marked, never raw."""
-    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
-        strike_row(store, action="post", status="posted", principal=HOSTILE)
-    out = io.StringIO()
-    config = parse(config_text(tmp_path, []))
-    assert print_history(config, None, None, 10, as_json=False, out=out) == 0
-    shown = out.getvalue()
-    words = " ".join(shown.split())
-    assert "by mallory⟦U+001B⟧]0;owned⟦U+0007⟧⟦U+001B⟧[2J⟦U+202E⟧ by=admin" in words, shown
-    assert not any(ch in shown for ch in "\x1b\x07\u202e"), repr(shown)
-
-
 async def test_one_users_many_agents_leave_anothers_handles(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     idp = Issuer(tmp_path)
     async with serve_app(gateway(sandbox, tmp_path, idp.jwks)) as url:
-        async with client(url, idp.token("bob")) as b:
+        async with client(url, idp.token("bob@example.test")) as b:
             found = await call(b, "scout", topic="rust async cancellation", limit=5)
             bobs = found["opportunities"][0]["id"]
         for n in range(3):  # three agents of Alice's, each grouped by its own key header
@@ -204,8 +185,13 @@ async def test_one_users_many_agents_leave_anothers_handles(
             assert everything["state"]["opportunities"]["count"] == 15, everything
             stolen = await a.call_tool("draft", {"opportunity_id": bobs}, raise_on_error=False)
             assert stolen.is_error and "not one you scouted" in stolen.content[0].text  # type: ignore[union-attr]
-        async with client(url, idp.token("bob")) as b:
+        async with client(url, idp.token("bob@example.test")) as b:
             status = await call(b, "status")
             assert status["state"]["opportunities"]["count"] == 5, status
             drafted = await call(b, "draft", opportunity_id=bobs)
             assert drafted["opportunity_id"] == bobs
+            post = {"action": "post", "content": "Hi", "title": "Hello"}
+            posted = await call(b, "strike", opportunity_id=bobs, **post)
+            assert posted["status"] == "posted", posted
+    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:  # the subject, in the audit
+        assert [r.principal for r in store.history(limit=10)] == ["bob@example.test"]

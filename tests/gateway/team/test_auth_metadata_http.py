@@ -23,7 +23,7 @@ from gwanjong_gateway.team.auth import NO_TOKEN, WRONG_TOKEN, build_auth, http_m
 from gwanjong_gateway.team.protected_resource import metadata_path, resource_of
 from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import config_text
-from tests.gateway.http_gateway import INIT, client, serve_app
+from tests.gateway.http_gateway import client, initialize, serve_app
 from tests.gateway.team.test_auth_jwt_http import AUDIENCE, ISSUER, Issuer, auth_table
 from tests.gateway.team_gateway import team_gateway
 from tests.mcp import call
@@ -46,14 +46,6 @@ async def jwt_gateway(
         yield url, idp
 
 
-async def post_init(url: str, token: str | None) -> httpx.Response:
-    headers = {"Accept": "application/json, text/event-stream"}
-    if token is not None:
-        headers["Authorization"] = f"Bearer {token}"
-    async with httpx.AsyncClient(timeout=30) as http:
-        return await http.post(url, json=INIT, headers=headers)
-
-
 async def get(url: str) -> httpx.Response:
     async with httpx.AsyncClient(timeout=30) as http:
         return await http.get(url)
@@ -73,10 +65,10 @@ async def test_jwt_mode_serves_protected_resource_metadata(
                 "bearer_methods_supported": ["header"],
                 "resource_name": "gwanjong",
             }
-        missing = await post_init(url, None)
+        missing = await initialize(url, None)
         assert missing.status_code == 401
         assert missing.headers["www-authenticate"] == f'Bearer resource_metadata="{METADATA}"'
-        wrong = await post_init(url, "not.a.jwt")
+        wrong = await initialize(url, "not.a.jwt")
         assert wrong.status_code == 401
         challenge = wrong.headers["www-authenticate"]
         assert 'error="invalid_token"' in challenge
@@ -90,7 +82,7 @@ async def test_jwt_scopes_are_advertised_and_asked_for(forum: FakePlatform, tmp_
     async with jwt_gateway(tmp_path, forum, required_scopes=["gwanjong:use"]) as (url, _):
         doc = (await get(url.removesuffix("/mcp") + WELL_KNOWN + "/mcp")).json()
         assert doc["scopes_supported"] == ["gwanjong:use"]
-        challenge = (await post_init(url, None)).headers["www-authenticate"]
+        challenge = (await initialize(url, None)).headers["www-authenticate"]
         assert 'scope="gwanjong:use"' in challenge
         assert f'resource_metadata="{METADATA}"' in challenge
 
@@ -100,7 +92,7 @@ async def test_jwt_audience_that_is_no_url_serves_no_metadata(
 ) -> None:
     async with jwt_gateway(tmp_path, forum, audience="gwanjong-api") as (url, _):
         assert (await get(url.removesuffix("/mcp") + WELL_KNOWN)).status_code == 404
-        challenge = (await post_init(url, None)).headers["www-authenticate"]
+        challenge = (await initialize(url, None)).headers["www-authenticate"]
         assert "resource_metadata" not in challenge  # never a link that answers 404
 
 
@@ -110,7 +102,7 @@ async def test_tokens_mode_invites_no_oauth_flow(forum: FakePlatform, tmp_path: 
         for path in (WELL_KNOWN, WELL_KNOWN + "/mcp", "/.well-known/oauth-authorization-server"):
             assert (await get(root + path)).status_code == 404, path
         for token, said in ((None, NO_TOKEN), ("gwj_not-a-token", WRONG_TOKEN)):
-            refused = await post_init(team.url, token)
+            refused = await initialize(team.url, token)
             assert refused.status_code == 401
             assert refused.headers["www-authenticate"] == (
                 f'Bearer realm="gwanjong", error="invalid_token", error_description="{said}"'
@@ -118,7 +110,7 @@ async def test_tokens_mode_invites_no_oauth_flow(forum: FakePlatform, tmp_path: 
             assert refused.json() == {"error": "invalid_token", "error_description": said}
             assert "resource_metadata" not in refused.text + refused.headers["www-authenticate"]
         assert "gwanjong token add" in NO_TOKEN and "OAuth" in NO_TOKEN
-        assert (await post_init(team.url, team.tokens["alice"])).status_code == 200
+        assert (await initialize(team.url, team.tokens["alice"])).status_code == 200
 
 
 @pytest.mark.parametrize(

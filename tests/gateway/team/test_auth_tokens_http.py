@@ -20,7 +20,9 @@ from tests.gateway.http_gateway import (
     cli,
     client,
     http_gateway,
+    initialize,
     initialize_status,
+    mcp_headers,
 )
 from tests.mcp import call, error_of
 
@@ -58,10 +60,7 @@ async def test_no_wrong_or_revoked_token_is_refused_and_writes_nothing(
         assert await initialize_status(gw.url, alice) == 200
         assert await initialize_status(gw.url, bob) == 200
         assert f"gwanjong: serving MCP on {gw.url}" in gw.log()  # says where it listens
-        async with httpx.AsyncClient(timeout=30) as http:
-            wrong = await http.post(
-                gw.url, json=INIT, headers={"Authorization": "Bearer gwj_not-a-token"}
-            )
+        wrong = await initialize(gw.url, "gwj_not-a-token")
         assert wrong.status_code == 401
         said = wrong.json()["error_description"] + wrong.headers["www-authenticate"]
         assert "wrong or revoked" in said and "gwanjong token add" in said
@@ -71,16 +70,10 @@ async def test_no_wrong_or_revoked_token_is_refused_and_writes_nothing(
                 async with client(gw.url, token) as refused:
                     await refused.call_tool("scout", {"topic": "rust"})
 
-        # Bob is signed in and mid-workflow when his token is revoked: the next request fails.
-        async with client(gw.url, bob, headers={"X-Gwanjong-Session": KEY}) as b:
-            oid = await drafted(b)
-            revoked = cli(config, "token", "revoke", "bob")
-            assert revoked.returncode == 0, revoked.stderr
-            with pytest.raises(MCPError):
-                await b.call_tool(
-                    "strike",
-                    {"opportunity_id": oid, "action": "post", "content": "x", "title": "t"},
-                )
+        # the CLI (another process) revokes Bob's token while the gateway runs; the next call
+        # within a session is refused too: tests/gateway/team/test_team_revocation_http.py
+        revoked = cli(config, "token", "revoke", "bob")
+        assert revoked.returncode == 0, revoked.stderr
         assert await initialize_status(gw.url, bob) == 401
         assert await initialize_status(gw.url, alice) == 200  # the others keep working
         listed = cli(config, "token", "list", "--json")
@@ -113,7 +106,8 @@ async def test_each_user_sees_only_their_own_state_and_is_named_in_the_audit(
     alice, bob = issue(config, "alice"), issue(config, "bob")
     shared_key = {"X-Gwanjong-Session": KEY}
     shown: list[Any] = []  # every result and error the callers saw
-    with http_gateway(config) as gw:
+    with http_gateway(config, host="0.0.0.0") as gw:  # with tokens: on every interface
+        assert await initialize_status(gw.url, None) == 401
         async with client(gw.url, alice, mode, shared_key) as a:
             oid, posted = await strike_post(a, "rust async cancellation", "Alice's answer")
             assert posted["status"] == "posted", posted
@@ -137,13 +131,7 @@ async def test_each_user_sees_only_their_own_state_and_is_named_in_the_audit(
                     listed = await raw.post(
                         gw.url,
                         content=json.dumps({**INIT, "method": "tools/list", "params": {}}),
-                        headers={
-                            "Accept": "application/json, text/event-stream",
-                            "Content-Type": "application/json",
-                            "Authorization": f"Bearer {bob}",
-                            "Mcp-Session-Id": alice_session,
-                            "Mcp-Protocol-Version": "2025-11-25",
-                        },
+                        headers=mcp_headers(bob, alice_session),
                     )
                 assert listed.status_code == 404, listed.status_code
         # Alice's state is still there on a new connection (the key, not the session).
@@ -166,14 +154,3 @@ async def test_each_user_sees_only_their_own_state_and_is_named_in_the_audit(
     assert alice not in log and bob not in log
     assert alice not in json.dumps(shown) and bob not in json.dumps(shown)
     assert "call_tool" in log  # the calls were logged at DEBUG, without the tokens
-
-
-async def test_with_tokens_it_serves_on_every_interface(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
-    config = config_file(tmp_path, ["devto"], tables=TOKENS, settings=SLOW, sandbox=sandbox.url)
-    alice = issue(config, "alice")
-    with http_gateway(config, log_level="WARNING", host="0.0.0.0") as gw:
-        assert await initialize_status(gw.url, None) == 401
-        async with client(gw.url, alice) as a:
-            assert (await call(a, "status"))["writes"] == "live"

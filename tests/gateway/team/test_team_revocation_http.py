@@ -22,7 +22,7 @@ from mcp.types import ElicitRequestURLParams
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.team.access_tokens import store_for
 from tests.fakes.platform import FakePlatform
-from tests.gateway.http_gateway import INIT
+from tests.gateway.http_gateway import INIT, mcp_headers
 from tests.gateway.strike.test_strike import drafted
 from tests.gateway.team_gateway import team_gateway
 from tests.mcp import call
@@ -31,24 +31,13 @@ pytestmark = pytest.mark.anyio
 HANG_S = 60  # only catches a hang: the stream is closed after a few rechecks
 
 
-def headers(token: str, session: str | None = None) -> dict[str, str]:
-    sent = {
-        "Authorization": f"Bearer {token}",
-        "Accept": "application/json, text/event-stream",
-        "Content-Type": "application/json",
-    }
-    if session is not None:
-        sent |= {"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-11-25"}
-    return sent
-
-
 async def open_session(http: httpx.AsyncClient, url: str, token: str) -> str:
     """A raw MCP session (initialize + initialized): its id."""
-    init = await http.post(url, content=json.dumps(INIT), headers=headers(token))
+    init = await http.post(url, content=json.dumps(INIT), headers=mcp_headers(token))
     assert init.status_code == 200, init.text
     session = init.headers["mcp-session-id"]
     note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    done = await http.post(url, json=note, headers=headers(token, session))
+    done = await http.post(url, json=note, headers=mcp_headers(token, session))
     assert done.status_code == 202, done.text
     return session
 
@@ -66,7 +55,7 @@ async def test_a_revoked_token_is_refused_next_and_its_open_stream_is_closed(
             alice_session = await open_session(http, team.url, alice)
             assert (await call(b, "status"))["writes"] == "live"
             oid = await drafted(b)
-            get = {**headers(bob, bob_session), "Accept": "text/event-stream"}
+            get = {**mcp_headers(bob, bob_session), "Accept": "text/event-stream"}
             async with http.stream("GET", team.url, headers=get) as stream:
                 assert stream.status_code == 200
                 assert store_for(team.config.state_dir).revoke("bob")  # as the CLI does
@@ -84,7 +73,7 @@ async def test_a_revoked_token_is_refused_next_and_its_open_stream_is_closed(
             listed = await http.post(
                 team.url,
                 json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-                headers=headers(alice, alice_session),
+                headers=mcp_headers(alice, alice_session),
             )
             assert listed.status_code == 200 and "strike" in listed.text
     assert forum.written() == []
