@@ -120,20 +120,20 @@ def disk_free(folder: Path) -> int | None:
 # -- salvage: every row that can still be read -----------------------------------------------
 
 
-def _rows_of(con: sqlite3.Connection) -> list[dict[str, Any]]:
+def _rows_of(con: sqlite3.Connection, table: str) -> list[dict[str, Any]]:
     try:
-        return [dict(r) for r in con.execute("SELECT * FROM strikes ORDER BY id")]
+        return [dict(r) for r in con.execute(f"SELECT * FROM {table} ORDER BY id")]
     except sqlite3.DatabaseError:  # damaged pages: row by row, skipping what cannot be read
         pass
     try:
-        top = int(con.execute("SELECT MAX(id) FROM strikes").fetchone()[0] or 0)
-    except sqlite3.DatabaseError:
+        top = int(con.execute(f"SELECT MAX(id) FROM {table}").fetchone()[0] or 0)
+    except sqlite3.DatabaseError:  # or a record from before the table
         top = 100_000
     rows: list[dict[str, Any]] = []
     misses = 0
     for rid in range(1, top + 1):
         try:
-            row = con.execute("SELECT * FROM strikes WHERE id = ?", (rid,)).fetchone()
+            row = con.execute(f"SELECT * FROM {table} WHERE id = ?", (rid,)).fetchone()
         except sqlite3.DatabaseError:
             row = None
         if row is None:
@@ -146,48 +146,31 @@ def _rows_of(con: sqlite3.Connection) -> list[dict[str, Any]]:
     return rows
 
 
-def _opened(path: Path) -> sqlite3.Connection | None:
-    """A bare connection to a (possibly damaged) SQLite record, or None."""
+def salvage_sqlite(
+    path: Path,
+) -> tuple[list[dict[str, Any]], dict[str, str], list[dict[str, Any]]]:
+    """What is readable in a (possibly damaged) SQLite record, its WAL included: the strike
+    rows, the paused platforms, and the approvals (the pending ones are writes a person has
+    yet to decide, the others their audit)."""
     if not path.exists():
-        return None
+        return [], {}, []
     try:
         con = sqlite3.connect(str(path), timeout=2)
     except sqlite3.Error:
-        return None
+        return [], {}, []
     con.row_factory = sqlite3.Row
-    return con
-
-
-def salvage_sqlite(path: Path) -> tuple[list[dict[str, Any]], dict[str, str]]:
-    """The strike rows and paused platforms readable in ``path`` (its WAL included)."""
-    con = _opened(path)
-    if con is None:
-        return [], {}
     with closing(con):
-        rows = _rows_of(con)
+        rows, approvals = _rows_of(con, "strikes"), _rows_of(con, "approvals")
         try:
             found = con.execute("SELECT platform, paused_reason FROM platform_health")
-            return rows, {str(p): str(why) for p, why in found if why}
+            paused = {str(p): str(why) for p, why in found if why}
         except sqlite3.DatabaseError:
-            return rows, {}
-
-
-def salvage_approvals(path: Path) -> list[dict[str, Any]]:
-    """The approvals readable in a (possibly damaged) SQLite record: the pending ones are
-    writes a person has yet to decide, the others their audit."""
-    con = _opened(path)
-    if con is None:
-        return []
-    with closing(con):
-        try:
-            rows = [dict(r) for r in con.execute("SELECT * FROM approvals ORDER BY id")]
-        except sqlite3.DatabaseError:  # damaged, or a record from before approvals
-            return []
-    for row in rows:
+            paused = {}
+    for row in approvals:
         for key in ("post", "context", "policy"):
             with contextlib.suppress(TypeError, ValueError):
                 row[key] = json.loads(row[key])
-    return rows
+    return rows, paused, approvals
 
 
 def approvals_of(store: StrikeStore) -> list[dict[str, Any]]:

@@ -166,8 +166,7 @@ def run_repair(
             rows = repair.salvage_store(store)
             approvals = repair.approvals_of(store)
     elif record.engine == "sqlite":
-        rows, paused = repair.salvage_sqlite(db)
-        approvals = repair.salvage_approvals(db)
+        rows, paused, approvals = repair.salvage_sqlite(db)
     else:
         rows = []
     try:
