@@ -80,30 +80,20 @@ def _counts(store: StrikeStore) -> dict[str, int]:
 def check_record(config: GatewayConfig) -> RecordCheck:
     """Open the record as the gateway would and say how it is."""
     url = store_url(config)
-    if url:
-        where = pg_errors.where(url)
-        try:
-            store = open_store(config)
-        except Exception as exc:
-            said = pg_errors.describe(exc, url, config.store.lock_timeout_s)
-            return RecordCheck("postgresql", where, Health.UNREACHABLE, said or type(exc).__name__)
-        try:
-            return RecordCheck("postgresql", where, Health.OK, counts=_counts(store))
-        finally:
-            store.close()
     path = config.state_dir / "gwanjong.db"
-    if not path.exists():
-        return RecordCheck("sqlite", str(path), Health.MISSING, "created on first use")
+    engine, where = ("postgresql", pg_errors.where(url)) if url else ("sqlite", str(path))
+    if not url and not path.exists():
+        return RecordCheck(engine, where, Health.MISSING, "created on first use")
     try:
-        store = StrikeStore(path, config.store.lock_timeout_s)
-    except (sqlite3.Error, OSError, SchemaError) as exc:
-        return RecordCheck("sqlite", str(path), _health_of(exc), _said(exc))
-    try:
-        return RecordCheck("sqlite", str(path), Health.OK, counts=_counts(store))
-    except sqlite3.Error as exc:
-        return RecordCheck("sqlite", str(path), _health_of(exc), _said(exc))
-    finally:
-        store.close()
+        with closing(open_store(config, config.store.lock_timeout_s)) as store:
+            return RecordCheck(engine, where, Health.OK, counts=_counts(store))
+    except Exception as exc:
+        if url:
+            said = pg_errors.describe(exc, url, config.store.lock_timeout_s)
+            return RecordCheck(engine, where, Health.UNREACHABLE, said or type(exc).__name__)
+        if not isinstance(exc, sqlite3.Error | OSError | SchemaError):
+            raise
+        return RecordCheck(engine, where, _health_of(exc), _said(exc))
 
 
 def disk_free(folder: Path) -> int | None:
