@@ -243,18 +243,18 @@ class WriteJournal:
         """Put every open entry back into the record (see `restore`); how many are still
         unsettled there. Raises PlatformError when the record cannot be used."""
         entries = await anyio.to_thread.run_sync(self.journal.open_entries)
-        closed, unsettled = await self.records.run(replay_into, entries, self.clock())
-        if entries:
+        unsettled = 0
+        if entries:  # none: the record is not asked at all
+            closed, unsettled = await self.records.run(replay_into, entries, self.clock())
             log.info(
                 "write journal: %d open entries replayed; %d writes still unsure",
                 len(entries),
                 unsettled,
             )
-        try:
-            if entries:
+            try:
                 await anyio.to_thread.run_sync(self.journal.compact, closed)
-        except OSError as exc:  # kept as it is: replaying it again is harmless
-            log.warning("write journal: could not compact %s: %s", self.journal.path, exc)
+            except OSError as exc:  # kept as it is: replaying it again is harmless
+                log.warning("write journal: could not compact %s: %s", self.journal.path, exc)
         self._replayed = True
         return unsettled
 
