@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.paths import DiskTrouble, disk_trouble, replace_private
+from gwanjong_gateway.paths import replace_private
 from gwanjong_gateway.record.journal import Journal, Sent, restore
-from gwanjong_gateway.record.records import disk_full, open_store, store_url
+from gwanjong_gateway.record.records import open_store, store_url
 from gwanjong_gateway.record.sql import pg_errors
-from gwanjong_gateway.record.sql.sqlite_errors import primary_code
+from gwanjong_gateway.record.sql.sqlite_errors import Trouble, trouble
 from gwanjong_gateway.record.sql.statements import COLUMNS
 from gwanjong_gateway.record.store import SchemaError, StrikeStore
 from gwanjong_gateway.rules.ledger import HOLDING, UNSETTLED, StrikeStatus
@@ -61,16 +61,11 @@ def _said(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:300]
 
 
-def _health_of(exc: BaseException) -> Health:
-    if disk_full(exc):
-        return Health.FULL
-    if isinstance(exc, OSError) and disk_trouble(exc) is DiskTrouble.READ_ONLY:
-        return Health.READ_ONLY
-    if isinstance(exc, sqlite3.Error) and primary_code(exc) == sqlite3.SQLITE_READONLY:
-        return Health.READ_ONLY
+def _health_of(exc: sqlite3.Error | OSError | SchemaError) -> Health:
     if isinstance(exc, SchemaError):
         return Health.NEWER
-    return Health.DAMAGED
+    found = {Trouble.FULL: Health.FULL, Trouble.READ_ONLY: Health.READ_ONLY}
+    return found.get(trouble(exc), Health.DAMAGED)
 
 
 def _counts(store: StrikeStore) -> dict[str, int]:
