@@ -70,13 +70,20 @@ def private_file(path: Path, truncate: bool = False) -> Path:
     return path
 
 
-def replace_private(path: Path, text: str) -> None:
-    """Write `text` to `path` atomically (temp file + rename); the file is 0600."""
-    private_dir(path.parent)
+def replace_private(path: Path, text: str, mode: int | None = None) -> None:
+    """Write `text` to `path` exactly, atomically (temp file + rename); the file is 0600
+    in a 0700 folder, or (another program's file) keeps ``mode`` in a folder made as usual."""
+    if mode is None:
+        private_dir(path.parent)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)  # mode 0600
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
             out.write(text)
+        if mode is not None:
+            with contextlib.suppress(OSError):  # Windows has no modes to keep
+                os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -20,6 +20,7 @@ from gwanjong_gateway.record.readers import Reader
 from gwanjong_gateway.record.records import health_of
 from gwanjong_gateway.record.rows.notice_rows import Notice
 from gwanjong_gateway.rules.approvals import iso
+from gwanjong_gateway.scout.late import wait_within
 from gwanjong_gateway.wire import Result, optional
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.untrusted import one_line
@@ -117,15 +118,7 @@ async def _refresh_within(gw: Gateway, deadline_s: float) -> None:
     task = _probing.get(gw)
     if task is None or task.done():
         task = _probing[gw] = asyncio.get_running_loop().create_task(probe_all(gw.upstreams))
-    async with anyio.create_task_group() as tg:
-
-        async def deadline() -> None:
-            await gw.sleep(deadline_s)
-            tg.cancel_scope.cancel()
-
-        tg.start_soon(deadline)
-        await asyncio.shield(task)  # status stops waiting; the refresh goes on
-        tg.cancel_scope.cancel()
+    await wait_within({"probe": task}, deadline_s, gw.sleep)  # the refresh goes on after
 
 
 async def status_report(

@@ -14,7 +14,6 @@ import secrets
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qsl
 
 from fastmcp.server.dependencies import get_context
 from starlette.responses import HTMLResponse
@@ -47,6 +46,10 @@ FAILED = (
     "Something went wrong: the write may or may not have happened. Do not approve again "
     "here; run `gwanjong review list` in a terminal to see how it stands."
 )
+GONE = (
+    "This link is wrong, or its approval no longer exists. Run "
+    "`gwanjong review list` in a terminal to see the approvals waiting."
+)
 
 
 class ApprovalPages(LocalPage):
@@ -54,7 +57,11 @@ class ApprovalPages(LocalPage):
 
     name = "approval page"
     templates = HERE / "templates"
+    template = TEMPLATE
     misdirected = 421  # a wrong Host: "open the link exactly as given"
+    path = "/approval/{id:int}/{token}"
+    methods = ("GET", "POST", "PUT", "PATCH", "DELETE")  # the page says 405 itself
+    gone, failed = GONE, FAILED
 
     def __init__(self, desk: StrikeDesk, records: Records) -> None:
         super().__init__()
@@ -64,15 +71,6 @@ class ApprovalPages(LocalPage):
         self._csrf_key = secrets.token_bytes(32)
         #: who to tell once an approval is decided (handshake-era URL elicitation)
         self._notify: dict[int, NotifyFn] = {}
-
-    def routes(self) -> list[Any]:
-        from starlette.routing import Route
-
-        methods = ["GET", "POST", "PUT", "PATCH", "DELETE"]  # the page says 405 itself
-        return [
-            Route("/approval/{id:int}/{token}", self._route, methods=methods),
-            Route("/{path:path}", self._gone, methods=methods),
-        ]
 
     async def page_link(self, approval: Approval, token: str) -> str:
         """`gw.approval_page` (a `PageLink`): the link `McpAsker` sends a client that declared
@@ -91,42 +89,29 @@ class ApprovalPages(LocalPage):
         msg = f"approval-page\x00{approval_id}\x00{token}".encode()
         return hmac.new(self._csrf_key, msg, hashlib.sha256).hexdigest()
 
-    def _say(self, status: int, title: str, text: str) -> Response:
-        return self.render(TEMPLATE, status, title, text=text)
-
-    async def _gone(self, _request: Request) -> Response:
-        return self._say(404, "Link not valid", GONE)
-
-    async def _route(self, request: Request) -> Response:
-        try:
-            return await self._answer(request)
-        except Exception as exc:  # only the type: the text might quote a value or a link
-            log.warning("approval page: a request failed (%s)", type(exc).__name__)
-            return self._say(500, "Not sure what happened", FAILED)
-
-    async def _answer(self, request: Request) -> Response:
+    async def answer(self, request: Request) -> Response:
         approval_id, token = request.path_params["id"], request.path_params["token"]
         approval = await self._approval_for(approval_id, token)
         if approval is None:
             return await self._gone(request)
         now = self.desk.approving.clock()
         if approval.open_at(now) and now - approval.created_at > LINK_S:
-            return self._say(410, "Link expired", expired(approval.id))
+            return self.say(410, "Link expired", expired(approval.id))
         if request.method == "GET":
             if approval.open_at(now):
                 return self._show(200, approval, now, token)
             return self._show(200, approval, now, message=_already(approval, now))
         if request.method != "POST":
-            return self._say(405, "Not allowed", "Only GET and POST.")
+            return self.say(405, "Not allowed", "Only GET and POST.")
         kind = request.headers.get("content-type", "")
         if not kind.startswith("application/x-www-form-urlencoded"):
-            return self._say(415, "Refused", "Send the form from its page.")
-        try:
-            body = (await request.body()).decode("utf-8", errors="strict")
-            pairs = parse_qsl(body, keep_blank_values=True, max_num_fields=8)
-        except (ValueError, UnicodeDecodeError):
-            return self._say(400, "Bad request", "The request was malformed.")
-        return await self._submit(approval, token, pairs, now)
+            return self.say(415, "Refused", "Send the form from its page.")
+        pairs = await self.form(request, 8)
+        return (
+            pairs
+            if not isinstance(pairs, list)
+            else await self._submit(approval, token, pairs, now)
+        )
 
     async def _approval_for(self, approval_id: int, token: str) -> Approval | None:
         """The approval a link names, if its token is that approval's (constant time)."""
@@ -152,15 +137,13 @@ class ApprovalPages(LocalPage):
         fields: dict[str, str] = {}
         for key, value in pairs:
             if key in fields:
-                return self._say(400, "Refused", "A field was sent twice.")
+                return self.say(400, "Refused", "A field was sent twice.")
             fields[key] = value
         if not web.form_token_ok(fields.get("csrf"), self.csrf(approval.id, token)):
-            return self._say(
-                403, "Refused", "This form is stale: reload the page and decide again."
-            )
+            return self.say(403, "Refused", "This form is stale: reload the page and decide again.")
         decision = fields.get("decision")
         if decision not in ("approve", "decline"):
-            return self._say(400, "Refused", "Choose Approve or Decline.")
+            return self.say(400, "Refused", "Choose Approve or Decline.")
         edit = None
         if decision == "approve" and "text" in fields:
             # browsers send a textarea's line breaks as CRLF; the text was sent with LF
@@ -286,9 +269,3 @@ def expired(approval_id: int) -> str:
         f"`gwanjong review show a{approval_id}` in a terminal, or open the "
         "console (`gwanjong console`)."
     )
-
-
-GONE = (
-    "This link is wrong, or its approval no longer exists. Run "
-    "`gwanjong review list` in a terminal to see the approvals waiting."
-)

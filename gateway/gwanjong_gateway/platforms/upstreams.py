@@ -191,9 +191,13 @@ class Upstreams:
     def health(self) -> dict[str, dict[str, Any]]:
         return {name: u.view() for name, u in self.by_name.items()}
 
-    def reload_env(self, name: str, environ: dict[str, str] | None = None) -> None:
-        """After `setup save`: rebuild this platform's env from the saved `.env`."""
-        self.by_name[name].env = self._env(name, self.by_name[name].platform, environ)
+    async def reload_env(self, name: str, environ: dict[str, str] | None = None) -> Upstream:
+        """After `setup save`: rebuild this platform's env from the saved `.env`; its server
+        restarts with it on the next call."""
+        upstream = self.by_name[name]
+        upstream.env = self._env(name, upstream.platform, environ)
+        await upstream.close()
+        return upstream
 
     def _env(
         self, name: str, platform: PlatformConfig, environ: dict[str, str] | None

@@ -110,6 +110,19 @@ def restore(store: StrikeStore, entry: Sent, now: float) -> Strike | None:
     return verdict.row or verdict.earlier
 
 
+def replay_into(store: StrikeStore, entries: list[Sent], now: float) -> tuple[set[int], int]:
+    """`restore` each open entry: the entries now closed (settled, or held by another row),
+    and how many of their writes are still unsure."""
+    closed: set[int] = set()
+    unsettled = 0
+    for entry in entries:
+        held = restore(store, entry, now)
+        if held is None or not entry.matches(held) or held.id != entry.id:
+            closed.add(entry.id)
+        unsettled += held is not None and held.status in UNSETTLED
+    return closed, unsettled
+
+
 class Journal:
     """The write journal of one state_dir (see the module doc)."""
 
@@ -230,25 +243,18 @@ class WriteJournal:
         """Put every open entry back into the record (see `restore`); how many are still
         unsettled there. Raises PlatformError when the record cannot be used."""
         entries = await anyio.to_thread.run_sync(self.journal.open_entries)
-        closed: set[int] = set()
         unsettled = 0
-        for entry in entries:
-            held = await self.records.run(restore, entry, self.clock())
-            if held is None or not entry.matches(held) or held.id != entry.id:
-                closed.add(entry.id)  # settled, or now held by another row
-            if held is not None and held.status in UNSETTLED:
-                unsettled += 1
-        if entries:
+        if entries:  # none: the record is not asked at all
+            closed, unsettled = await self.records.run(replay_into, entries, self.clock())
             log.info(
                 "write journal: %d open entries replayed; %d writes still unsure",
                 len(entries),
                 unsettled,
             )
-        try:
-            if entries:
+            try:
                 await anyio.to_thread.run_sync(self.journal.compact, closed)
-        except OSError as exc:  # kept as it is: replaying it again is harmless
-            log.warning("write journal: could not compact %s: %s", self.journal.path, exc)
+            except OSError as exc:  # kept as it is: replaying it again is harmless
+                log.warning("write journal: could not compact %s: %s", self.journal.path, exc)
         self._replayed = True
         return unsettled
 

@@ -215,7 +215,7 @@ class Records:
             )
         if found is Trouble.READ_ONLY:
             return self._read_only(exc)
-        return self._full(exc) if self._is_full(exc) else None
+        return self._full(exc) if found is Trouble.FULL or self._no_room(exc) else None
 
     def _read_only(self, exc: BaseException) -> str:
         return (
@@ -232,11 +232,9 @@ class Records:
             "every claim and unsure write first, then rebuilds the record carrying them over."
         )
 
-    def _is_full(self, exc: BaseException) -> bool:
-        """SQLITE_FULL or ENOSPC; or an I/O error while the disk has no room left (SQLite
-        says `disk I/O error` when it cannot grow its shared-memory file)."""
-        if disk_full(exc):
-            return True
+    def _no_room(self, exc: BaseException) -> bool:
+        """An I/O error while the disk has no room left (SQLite says `disk I/O error` when
+        it cannot grow its shared-memory file): full too."""
         code = getattr(exc, "sqlite_errorcode", None)
         if code is None or code & 0xFF != sqlite3.SQLITE_IOERR:
             return False
@@ -402,11 +400,6 @@ class Records:
         self._drop_reader()
         for store in free:
             store.close()
-
-
-def disk_full(exc: BaseException) -> bool:
-    """The disk (or the quota) is full: SQLite's SQLITE_FULL, or ENOSPC/EDQUOT."""
-    return isinstance(exc, sqlite3.Error | OSError) and trouble(exc) is Trouble.FULL
 
 
 #: decisions status shows: the last few of the last day

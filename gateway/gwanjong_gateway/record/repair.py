@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.paths import DiskTrouble, disk_trouble, replace_private
+from gwanjong_gateway.paths import replace_private
 from gwanjong_gateway.record.journal import Journal, Sent, restore
-from gwanjong_gateway.record.records import disk_full, open_store, store_url
+from gwanjong_gateway.record.records import open_store, store_url
 from gwanjong_gateway.record.sql import pg_errors
-from gwanjong_gateway.record.sql.sqlite_errors import primary_code
+from gwanjong_gateway.record.sql.sqlite_errors import Trouble, trouble
 from gwanjong_gateway.record.sql.statements import COLUMNS
 from gwanjong_gateway.record.store import SchemaError, StrikeStore
 from gwanjong_gateway.rules.ledger import HOLDING, UNSETTLED, StrikeStatus
@@ -61,16 +61,11 @@ def _said(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:300]
 
 
-def _health_of(exc: BaseException) -> Health:
-    if disk_full(exc):
-        return Health.FULL
-    if isinstance(exc, OSError) and disk_trouble(exc) is DiskTrouble.READ_ONLY:
-        return Health.READ_ONLY
-    if isinstance(exc, sqlite3.Error) and primary_code(exc) == sqlite3.SQLITE_READONLY:
-        return Health.READ_ONLY
+def _health_of(exc: sqlite3.Error | OSError | SchemaError) -> Health:
     if isinstance(exc, SchemaError):
         return Health.NEWER
-    return Health.DAMAGED
+    found = {Trouble.FULL: Health.FULL, Trouble.READ_ONLY: Health.READ_ONLY}
+    return found.get(trouble(exc), Health.DAMAGED)
 
 
 def _counts(store: StrikeStore) -> dict[str, int]:
@@ -80,30 +75,20 @@ def _counts(store: StrikeStore) -> dict[str, int]:
 def check_record(config: GatewayConfig) -> RecordCheck:
     """Open the record as the gateway would and say how it is."""
     url = store_url(config)
-    if url:
-        where = pg_errors.where(url)
-        try:
-            store = open_store(config)
-        except Exception as exc:
-            said = pg_errors.describe(exc, url, config.store.lock_timeout_s)
-            return RecordCheck("postgresql", where, Health.UNREACHABLE, said or type(exc).__name__)
-        try:
-            return RecordCheck("postgresql", where, Health.OK, counts=_counts(store))
-        finally:
-            store.close()
     path = config.state_dir / "gwanjong.db"
-    if not path.exists():
-        return RecordCheck("sqlite", str(path), Health.MISSING, "created on first use")
+    engine, where = ("postgresql", pg_errors.where(url)) if url else ("sqlite", str(path))
+    if not url and not path.exists():
+        return RecordCheck(engine, where, Health.MISSING, "created on first use")
     try:
-        store = StrikeStore(path, config.store.lock_timeout_s)
-    except (sqlite3.Error, OSError, SchemaError) as exc:
-        return RecordCheck("sqlite", str(path), _health_of(exc), _said(exc))
-    try:
-        return RecordCheck("sqlite", str(path), Health.OK, counts=_counts(store))
-    except sqlite3.Error as exc:
-        return RecordCheck("sqlite", str(path), _health_of(exc), _said(exc))
-    finally:
-        store.close()
+        with closing(open_store(config, config.store.lock_timeout_s)) as store:
+            return RecordCheck(engine, where, Health.OK, counts=_counts(store))
+    except Exception as exc:
+        if url:
+            said = pg_errors.describe(exc, url, config.store.lock_timeout_s)
+            return RecordCheck(engine, where, Health.UNREACHABLE, said or type(exc).__name__)
+        if not isinstance(exc, sqlite3.Error | OSError | SchemaError):
+            raise
+        return RecordCheck(engine, where, _health_of(exc), _said(exc))
 
 
 def disk_free(folder: Path) -> int | None:
@@ -120,20 +105,20 @@ def disk_free(folder: Path) -> int | None:
 # -- salvage: every row that can still be read -----------------------------------------------
 
 
-def _rows_of(con: sqlite3.Connection) -> list[dict[str, Any]]:
+def _rows_of(con: sqlite3.Connection, table: str) -> list[dict[str, Any]]:
     try:
-        return [dict(r) for r in con.execute("SELECT * FROM strikes ORDER BY id")]
+        return [dict(r) for r in con.execute(f"SELECT * FROM {table} ORDER BY id")]
     except sqlite3.DatabaseError:  # damaged pages: row by row, skipping what cannot be read
         pass
     try:
-        top = int(con.execute("SELECT MAX(id) FROM strikes").fetchone()[0] or 0)
-    except sqlite3.DatabaseError:
+        top = int(con.execute(f"SELECT MAX(id) FROM {table}").fetchone()[0] or 0)
+    except sqlite3.DatabaseError:  # or a record from before the table
         top = 100_000
     rows: list[dict[str, Any]] = []
     misses = 0
     for rid in range(1, top + 1):
         try:
-            row = con.execute("SELECT * FROM strikes WHERE id = ?", (rid,)).fetchone()
+            row = con.execute(f"SELECT * FROM {table} WHERE id = ?", (rid,)).fetchone()
         except sqlite3.DatabaseError:
             row = None
         if row is None:
@@ -146,48 +131,31 @@ def _rows_of(con: sqlite3.Connection) -> list[dict[str, Any]]:
     return rows
 
 
-def _opened(path: Path) -> sqlite3.Connection | None:
-    """A bare connection to a (possibly damaged) SQLite record, or None."""
+def salvage_sqlite(
+    path: Path,
+) -> tuple[list[dict[str, Any]], dict[str, str], list[dict[str, Any]]]:
+    """What is readable in a (possibly damaged) SQLite record, its WAL included: the strike
+    rows, the paused platforms, and the approvals (the pending ones are writes a person has
+    yet to decide, the others their audit)."""
     if not path.exists():
-        return None
+        return [], {}, []
     try:
         con = sqlite3.connect(str(path), timeout=2)
     except sqlite3.Error:
-        return None
+        return [], {}, []
     con.row_factory = sqlite3.Row
-    return con
-
-
-def salvage_sqlite(path: Path) -> tuple[list[dict[str, Any]], dict[str, str]]:
-    """The strike rows and paused platforms readable in ``path`` (its WAL included)."""
-    con = _opened(path)
-    if con is None:
-        return [], {}
     with closing(con):
-        rows = _rows_of(con)
+        rows, approvals = _rows_of(con, "strikes"), _rows_of(con, "approvals")
         try:
             found = con.execute("SELECT platform, paused_reason FROM platform_health")
-            return rows, {str(p): str(why) for p, why in found if why}
+            paused = {str(p): str(why) for p, why in found if why}
         except sqlite3.DatabaseError:
-            return rows, {}
-
-
-def salvage_approvals(path: Path) -> list[dict[str, Any]]:
-    """The approvals readable in a (possibly damaged) SQLite record: the pending ones are
-    writes a person has yet to decide, the others their audit."""
-    con = _opened(path)
-    if con is None:
-        return []
-    with closing(con):
-        try:
-            rows = [dict(r) for r in con.execute("SELECT * FROM approvals ORDER BY id")]
-        except sqlite3.DatabaseError:  # damaged, or a record from before approvals
-            return []
-    for row in rows:
+            paused = {}
+    for row in approvals:
         for key in ("post", "context", "policy"):
             with contextlib.suppress(TypeError, ValueError):
                 row[key] = json.loads(row[key])
-    return rows
+    return rows, paused, approvals
 
 
 def approvals_of(store: StrikeStore) -> list[dict[str, Any]]:

@@ -12,7 +12,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 
@@ -23,6 +23,7 @@ from gwanjong_shared.contract.models import Post
 KEEP_S = 300.0
 
 Key = tuple[str, str]
+T = TypeVar("T")
 
 
 @dataclass
@@ -42,15 +43,15 @@ def still_coming(within_s: float | None, again: str = "scout the same topic") ->
 
 
 async def wait_within(
-    reads: Mapping[str, asyncio.Task[Read]],
+    reads: Mapping[str, asyncio.Task[T]],
     within_s: float | None,
     sleep: Callable[[float], Awaitable[None]],
-    arrived: Callable[[str, Read], Awaitable[None]] | None = None,
+    arrived: Callable[[str, T], Awaitable[None]] | None = None,
 ) -> None:
     """Wait for every read, or until `within_s` has passed (None: no deadline). The reads
     go on either way; `arrived` is told of each as it comes."""
 
-    async def arrive(platform: str, task: asyncio.Task[Read]) -> None:
+    async def arrive(platform: str, task: asyncio.Task[T]) -> None:
         got = await asyncio.shield(task)  # a call that stops waiting leaves it running
         if arrived is not None:
             await arrived(platform, got)

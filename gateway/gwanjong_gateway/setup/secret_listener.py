@@ -79,12 +79,19 @@ class SecretLink:
 
 
 class LocalPage:
-    """A page on 127.0.0.1 at a free port behind `web.Guard`, served from first use."""
+    """A page on 127.0.0.1 at a free port behind `web.Guard`, served from first use: its
+    links at ``path`` (`answer`), anything else a wrong link (``gone``), any failure said
+    as ``failed`` (only the error's type is logged)."""
 
     name = "page"
     templates = HERE / "templates"
+    template = ""
     #: the status of a request to another Host (see `web.Guard`)
     misdirected = 403
+    path = ""
+    methods = ("GET", "POST")
+    gone = ""
+    failed = ""
 
     def __init__(self) -> None:
         self.port = 0
@@ -95,7 +102,37 @@ class LocalPage:
         return f"http://{HOST}:{self.port}"
 
     def routes(self) -> list[Any]:
+        from starlette.routing import Route
+
+        every = ["GET", "POST", "PUT", "PATCH", "DELETE"]  # any other method: no link here
+        return [
+            Route(self.path, self._route, methods=list(self.methods)),
+            Route("/{path:path}", self._gone, methods=every),
+        ]
+
+    async def answer(self, request: Request) -> Response:
         raise NotImplementedError
+
+    async def _route(self, request: Request) -> Response:
+        try:
+            return await self.answer(request)
+        except Exception as exc:  # only the type: the text might quote a value or a link
+            log.warning("%s: a request failed (%s)", self.name, type(exc).__name__)
+            return self.say(500, "Not sure what happened", self.failed)
+
+    async def _gone(self, _request: Request) -> Response:
+        return self.say(404, "Link not valid", self.gone)
+
+    def say(self, status: int, title: str, text: str) -> Response:
+        return self.render(self.template, status, title, text=text)
+
+    async def form(self, request: Request, max_fields: int) -> list[tuple[str, str]] | Response:
+        """The POSTed form's fields, or the page saying it was malformed."""
+        try:
+            body = (await request.body()).decode("utf-8", errors="strict")
+            return parse_qsl(body, keep_blank_values=True, max_num_fields=max_fields)
+        except (ValueError, UnicodeDecodeError):
+            return self.say(400, "Bad request", "The request was malformed.")
 
     def serve(self) -> None:
         """Start listening, once (no await inside: two callers cannot both start it)."""
@@ -134,21 +171,15 @@ class SecretListener(LocalPage):
     """Links by elicitation id, and the page that serves them (one per gateway)."""
 
     name = "credential page"
+    template = "credentials.html"
+    path = "/setup/{token}"
+    gone, failed = _GONE, _FAILED
 
     def __init__(self, clock: Clock = time.monotonic, ttl_s: float = TTL_S) -> None:
         super().__init__()
         self.clock = clock
         self.ttl_s = ttl_s
         self._links: dict[str, SecretLink] = {}
-
-    def routes(self) -> list[Any]:
-        from starlette.routing import Route
-
-        return [
-            Route("/setup/{token}", self._page, methods=["GET", "POST"]),
-            # anything else, any method (a PUT to a link too): no link here
-            Route("/{path:path}", self._gone, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
-        ]
 
     async def open(
         self,
@@ -189,33 +220,18 @@ class SecretListener(LocalPage):
         link = self._links.get(elicitation_id)
         return link if link is not None and link.owner == owner else None
 
-    def _render(self, status: int, title: str, **values: Any) -> Response:
-        return self.render("credentials.html", status, title, **values)
-
     def _form(self, link: SecretLink, status: int = 200, error: str = "") -> Response:
-        return self._render(
-            status, f"gwanjong: {link.platform} credentials", link=link, error=error
-        )
+        title = f"gwanjong: {link.platform} credentials"
+        return self.render(self.template, status, title, link=link, error=error)
 
-    async def _gone(self, _request: Request) -> Response:
-        return self._render(404, "Link not valid", text=_GONE)
-
-    async def _page(self, request: Request) -> Response:
+    async def answer(self, request: Request) -> Response:
         link = self._link_for(request.path_params["token"])
         if link is None:
             return await self._gone(request)
         if request.method == "GET":
             return self._form(link)
-        try:
-            body = (await request.body()).decode("utf-8", errors="strict")
-            pairs = parse_qsl(body, keep_blank_values=True, max_num_fields=64)
-        except (ValueError, UnicodeDecodeError):
-            return self._render(400, "Bad request", text="The request was malformed.")
-        try:
-            return await self._submit(link, pairs)
-        except Exception as exc:  # only the type: the text might quote a value or a link
-            log.warning("credential page: a request failed (%s)", type(exc).__name__)
-            return self._render(500, "Not sure what happened", text=_FAILED)
+        pairs = await self.form(request, 64)
+        return pairs if not isinstance(pairs, list) else await self._submit(link, pairs)
 
     def _link_for(self, token: str) -> SecretLink | None:
         now = self.clock()
@@ -249,4 +265,4 @@ class SecretListener(LocalPage):
             with contextlib.suppress(Exception):  # the client may be gone; the save stands
                 await link.notify(link.elicitation_id)
         names = ", ".join(sorted(values))
-        return self._render(200, "Saved", text=f"Saved {names}; you may close this tab.")
+        return self.say(200, "Saved", f"Saved {names}; you may close this tab.")

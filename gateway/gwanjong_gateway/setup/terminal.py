@@ -101,10 +101,7 @@ async def _one(
                 "the saved value.",
                 file=out,
             )
-    upstreams.reload_env(name, environ)
-    upstream = upstreams.get(name)
-    if upstream is not None:
-        await upstream.close()
+    await upstreams.reload_env(name, environ)
     row = await checked(upstreams, name)
     if isinstance(row, Unchecked) or not row.ok:
         why = row.error if isinstance(row, Unchecked) else row.next

@@ -200,12 +200,9 @@ async def _saved(
 ) -> SetupSaved:
     """After a save: restart that platform's server, check it, warn about overrides."""
     environ = dict(os.environ if gw.environ is None else gw.environ)
-    gw.upstreams.reload_env(platform, environ)
-    upstream = gw.upstreams.get(platform)
-    if upstream is not None:
-        await upstream.close()  # restarted with the new env on the next call
+    upstream = await gw.upstreams.reload_env(platform, environ)
     checked = await check(gw, [platform], who)
-    table = upstream.platform.env if upstream is not None else {}
+    table = upstream.platform.env
     over = sorted(set(overridden(values, environ)) | {k for k in values if k in table})
     return SetupSaved(
         saved=sorted(values),

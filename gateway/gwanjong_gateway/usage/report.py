@@ -8,6 +8,7 @@ import json
 import time
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import asdict
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -243,16 +244,9 @@ def as_json(report: dict[str, Any]) -> str:
 def spend_section(days: list[DaySpend], budgets: dict[str, int]) -> dict[str, Any]:
     """The report's `spend`: one entry per day and platform, and each platform's budget."""
     return {
+        # day, platform, usd, then the row's other figures (day and platform keep their places)
         "days": [
-            {
-                "day": d.day,
-                "platform": d.platform,
-                "usd": usd(d.micros),
-                "micros": d.micros,
-                "calls": d.calls,
-                "in_flight": d.in_flight,
-            }
-            for d in days
+            {"day": d.day, "platform": d.platform, "usd": usd(d.micros), **asdict(d)} for d in days
         ],
         "daily_budget": {p: {"usd": usd(m), "micros": m} for p, m in sorted(budgets.items())},
     }

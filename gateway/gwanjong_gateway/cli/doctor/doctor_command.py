@@ -25,7 +25,7 @@ from gwanjong_gateway.cli.doctor.where import (
 )
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.record import repair
-from gwanjong_gateway.record.journal import JOURNAL, Journal, Sent, restore
+from gwanjong_gateway.record.journal import JOURNAL, Journal, Sent, replay_into
 from gwanjong_gateway.record.records import open_store
 from gwanjong_gateway.record.repair import Health, RecordCheck
 from gwanjong_gateway.version import gwanjong_version
@@ -140,14 +140,8 @@ def report(
 
 def _replay(config: GatewayConfig, entries: list[Sent], now: float) -> int:
     """Put the journal's open writes into a healthy record; how many are still unsure."""
-    closed: set[int] = set()
-    unsure = 0
     with contextlib.closing(open_store(config)) as store:
-        for e in entries:
-            held = restore(store, e, now)
-            if held is None or held.id != e.id or not e.matches(held):
-                closed.add(e.id)
-            unsure += held is not None
+        closed, unsure = replay_into(store, entries, now)
     with contextlib.suppress(OSError):
         Journal(config.state_dir).compact(closed)
     return unsure
@@ -172,8 +166,7 @@ def run_repair(
             rows = repair.salvage_store(store)
             approvals = repair.approvals_of(store)
     elif record.engine == "sqlite":
-        rows, paused = repair.salvage_sqlite(db)
-        approvals = repair.salvage_approvals(db)
+        rows, paused, approvals = repair.salvage_sqlite(db)
     else:
         rows = []
     try:

@@ -6,12 +6,10 @@ text returns). A file that changed while we worked is not overwritten.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import json
 import os
 import stat
-import tempfile
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -20,6 +18,7 @@ from typing import Any, cast
 from gwanjong_gateway.cli.link.jsonc import JsonError, Node, indent_unit, insert, parse
 from gwanjong_gateway.cli.link.jsonc import remove as remove_member
 from gwanjong_gateway.cli.link.jsonc import replace as replace_member
+from gwanjong_gateway.paths import replace_private
 
 BACKUP_SUFFIX = ".gwanjong-backup"
 
@@ -182,12 +181,12 @@ def write(plan: Plan, key: str, name: str) -> Path | None:
         made = _backup(path, plan.before)
     target = path.resolve() if path.is_symlink() else path
     mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o600
-    _replace(target, plan.after, mode)
+    replace_private(target, plan.after, mode)
     try:
         _check(path, plan, key, name)
     except LinkError:
         if plan.before is not None:  # put the person's file back as it was
-            _replace(target, plan.before, mode)
+            replace_private(target, plan.before, mode)
         raise
     return made
 
@@ -211,18 +210,3 @@ def _backup(path: Path, text: str) -> Path:
     with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
         out.write(text)
     return backup
-
-
-def _replace(path: Path, text: str, mode: int) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-        with contextlib.suppress(OSError):  # Windows has no modes to keep
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise

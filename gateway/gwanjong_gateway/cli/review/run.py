@@ -37,13 +37,33 @@ async def dispatch(r: Review, args: argparse.Namespace, item: int) -> int:
     if command == "approve":
         tags = None if args.tags is None else parse_tags(args.tags)
         return await approve(r, item, args.text_file, args.title, tags)
-    if command == "decline":
-        return await decline(r, item, args.reason)
-    if command == "done":
-        return await done(r, item, args.url)
-    if command == "dismiss":
-        return await dismiss(r, item)
-    raise ValueError(f"unknown review command {command!r}")
+    by = r.login()
+
+    async def act(desk: StrikeDesk) -> int:
+        if command == "decline":
+            reason = args.reason.strip()
+            result = await desk.decide(
+                item, "decline", Channel.TERMINAL, by=by, who=None, reason=reason
+            )
+            return outcome(r, item, result)
+        if command == "done":
+            posted = await desk.handoffs.done(item, args.url, by=by)
+            h = handoff_ref(posted.record)
+            r.term.out(f"Hand-off {h} recorded as posted by a person: {posted.url}")
+            return 0
+        row = await desk.handoffs.dismiss(item, by=by)
+        h = handoff_ref(row.id)
+        r.term.out(f"Hand-off {h} dismissed: it left the queue (`gwanjong history` keeps it).")
+        return 0
+
+    if command not in ("decline", "done", "dismiss"):
+        raise ValueError(f"unknown review command {command!r}")
+    noun = (
+        f"approval {approval_ref(item)}"
+        if command == "decline"
+        else f"hand-off {handoff_ref(item)}"
+    )
+    return await _on_desk(r, noun, act)
 
 
 def _read_edit(path: Path) -> str:
@@ -120,37 +140,6 @@ async def _on_desk(r: Review, item: str, act: Callable[[StrikeDesk], Awaitable[i
         return r.term.fail(exc.message)
     finally:
         await gw.aclose()
-
-
-async def decline(r: Review, approval_id: int, reason: str) -> int:
-    async def decide(desk: StrikeDesk) -> int:
-        by, why = r.login(), reason.strip()
-        result = await desk.decide(
-            approval_id, "decline", Channel.TERMINAL, by=by, who=None, reason=why
-        )
-        return outcome(r, approval_id, result)
-
-    return await _on_desk(r, f"approval {approval_ref(approval_id)}", decide)
-
-
-async def done(r: Review, record_id: int, url: str) -> int:
-    async def close(desk: StrikeDesk) -> int:
-        posted = await desk.handoffs.done(record_id, url, by=r.login())
-        h = handoff_ref(posted.record)
-        r.term.out(f"Hand-off {h} recorded as posted by a person: {posted.url}")
-        return 0
-
-    return await _on_desk(r, f"hand-off {handoff_ref(record_id)}", close)
-
-
-async def dismiss(r: Review, record_id: int) -> int:
-    async def drop(desk: StrikeDesk) -> int:
-        row = await desk.handoffs.dismiss(record_id, by=r.login())
-        h = handoff_ref(row.id)
-        r.term.out(f"Hand-off {h} dismissed: it left the queue (`gwanjong history` keeps it).")
-        return 0
-
-    return await _on_desk(r, f"hand-off {handoff_ref(record_id)}", drop)
 
 
 def outcome(r: Review, approval_id: int, result: StrikeResult) -> int:
