@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
-from contextlib import closing
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, closing
 from pathlib import Path
 
 import anyio
@@ -124,51 +124,43 @@ async def test_a_read_does_not_wait_behind_the_records_thread(db_file: Path) -> 
         assert {s.target for s in await records.run(StrikeStore.history)} == {"t1", "t2"}
 
 
+@asynccontextmanager
+async def one_call_held(db_file: Path) -> AsyncIterator[tuple[Records, threading.Event]]:
+    """The record, its one turn taken by a call that waits until the event is set."""
+    with closing(Records(db_file, busy_timeout_s=WAIT_S)) as records:
+        assert await records.open()
+        release = threading.Event()
+        with anyio.fail_after(30):  # a guard against a hang, not a measurement
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(records.run, lambda store: release.wait())
+                await anyio.wait_all_tasks_blocked()
+                try:
+                    yield records, release
+                finally:
+                    release.set()
+
+
 async def test_the_next_call_starts_when_one_ends_not_when_the_loop_comes_back(
     db_file: Path,
 ) -> None:
     """The calls take their turn in their worker threads: with the event loop held (as a
     loop busy with other callers is), the call queued behind another still starts as soon
     as that one ends."""
-    with closing(Records(db_file, busy_timeout_s=WAIT_S)) as records:
-        assert await records.open()
-        release, started = threading.Event(), threading.Event()
-
-        def first(store: StrikeStore) -> None:
-            release.wait()
-
-        def second(store: StrikeStore) -> None:
-            started.set()
-
-        with anyio.fail_after(30):  # a guard against a hang, not a measurement
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(records.run, first)
-                await anyio.wait_all_tasks_blocked()
-                tg.start_soon(records.run, second)
-                await anyio.wait_all_tasks_blocked()
-                assert not started.is_set()  # one at a time
-                release.set()
-                # the loop is held here: no await until the second has run
-                assert started.wait(timeout=20), "the second call waited for the event loop"
+    started = threading.Event()
+    async with one_call_held(db_file) as (records, release), anyio.create_task_group() as tg:
+        tg.start_soon(records.run, lambda store: started.set())
+        await anyio.wait_all_tasks_blocked()
+        assert not started.is_set()  # one at a time
+        release.set()
+        # the loop is held here: no await until the second has run
+        assert started.wait(timeout=20), "the second call waited for the event loop"
 
 
 async def test_a_call_past_its_deadline_before_its_turn_never_runs(db_file: Path) -> None:
-    with closing(Records(db_file, busy_timeout_s=WAIT_S)) as records:
-        assert await records.open()
-        release, ran = threading.Event(), threading.Event()
-
-        def first(store: StrikeStore) -> None:
-            release.wait()
-
-        def late(store: StrikeStore) -> None:
-            ran.set()
-
-        with anyio.fail_after(30):  # a guard against a hang, not a measurement
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(records.run, first)
-                await anyio.wait_all_tasks_blocked()
-                with pytest.raises(PlatformError, match="did not answer within"):
-                    await records.run_within(0.01, late)
-                release.set()
+    ran = threading.Event()
+    async with one_call_held(db_file) as (records, release):
+        with pytest.raises(PlatformError, match="did not answer within"):
+            await records.run_within(0.01, lambda store: ran.set())
+        release.set()
         assert await records.run(StrikeStore.schema_version)  # its turn is long past
         assert not ran.is_set()
