@@ -1,6 +1,6 @@
 """[watch] through the real platform servers (their SDKs over HTTP to the sandbox): a new
-summons on each platform is reported once within one period and never again after a
-restart; a saved topic's new high-score post likewise; the limits stop the watcher before
+summons on each platform and a saved topic's new high-score post are reported once
+within one period and never again after a restart; the limits stop the watcher before
 the platform's do: X polled no more often than its min_interval_s, a rate window X shut
 holding the watcher (refused by the server's limiter, never sent) until it reopens, and
 X's daily spend cap never exceeded, refusing its paid reads before they reach X, with a
@@ -52,38 +52,20 @@ async def watching(
         gw.close_store()
 
 
-async def test_a_new_summons_on_each_platform_is_reported_once(
+async def test_a_new_summons_on_each_platform_and_a_saved_topics_new_post_are_reported_once(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     heard, clock = Heard(), FakeClock()
-    async with watching(sandbox, tmp_path, heard, clock) as w:
+    topic = {"topics": ["zig comptime allocators"], "min_score": 0.5}
+    async with watching(sandbox, tmp_path, heard, clock, **topic) as w:
         await w.tick()  # what waits already (the seeded summons)
-        assert {p for p, k, _ in heard.take() if k == "summoned"} == set(SPECS)
+        first = heard.take()
+        assert {p for p, k, _ in first if k == "summoned"} == set(SPECS)
+        assert [r for r in first if r[1] == "topic"] == []
         clock.advance(EVERY_S)
         await w.tick()
         assert heard.take() == []
         sandbox.flood_inbox(1)  # one new summons on every platform
-        clock.advance(EVERY_S)
-        await w.tick()
-        reports = heard.take()  # one report per platform (a summons may list as two)
-        assert [(p, k) for p, k, _ in reports] == sorted((p, "summoned") for p in SPECS)
-        clock.advance(EVERY_S)
-        await w.tick()
-        assert heard.take() == []
-    async with watching(sandbox, tmp_path, heard, clock) as w:  # a restart
-        clock.advance(EVERY_S)
-        await w.tick()
-        assert heard.take() == []
-
-
-async def test_a_saved_topics_new_post_is_reported_once(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
-    heard, clock = Heard(), FakeClock()
-    topic = "zig comptime allocators"
-    async with watching(sandbox, tmp_path, heard, clock, topics=[topic], min_score=0.5) as w:
-        await w.tick()
-        assert [r for r in heard.take() if r[1] == "topic"] == []
         sandbox.add_post(
             {
                 "key": "zig-comptime",
@@ -96,12 +78,20 @@ async def test_a_saved_topics_new_post_is_reported_once(
         )
         clock.advance(EVERY_S)
         await w.tick()
-        topics = [r for r in heard.take() if r[1] == "topic"]
+        reports = heard.take()  # one report per platform (a summons may list as two)
+        summons = [(p, k) for p, k, _ in reports if k == "summoned"]
+        assert summons == sorted((p, "summoned") for p in SPECS)
+        topics = [r for r in reports if r[1] == "topic"]
         assert topics and all(count == 1 for _, _, count in topics)
         assert {p for p, _, _ in topics} <= set(SPECS)
+        assert len(summons) + len(topics) == len(reports)
         clock.advance(EVERY_S)
         await w.tick()
-        assert [r for r in heard.take() if r[1] == "topic"] == []
+        assert heard.take() == []
+    async with watching(sandbox, tmp_path, heard, clock, **topic) as w:  # a restart
+        clock.advance(EVERY_S)
+        await w.tick()
+        assert heard.take() == []
 
 
 def x_mentions_reads(sandbox: SandboxControl) -> int:
