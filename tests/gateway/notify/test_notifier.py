@@ -1,6 +1,6 @@
 """The notifier with an injected clock, on a real SQLite record: one message per period
-with counts and the oldest, quiet hours, "about to expire" told once more, nothing told
-twice after a restart, nothing the person caused, no platform text, and a channel that
+with counts and the oldest, quiet hours, "about to expire" told once more (nothing told
+twice after a restart: test_replicas.py), nothing the person caused, no platform text, and a channel that
 keeps failing gives up with a line that names no secret."""
 
 from __future__ import annotations
@@ -131,23 +131,6 @@ async def test_an_approval_about_to_expire_is_told_once_more(db: Path) -> None:
     assert second is not None and second.startswith("1 approvals about to expire on devto")
     clock.wall = NOON + 2.8 * 3600
     assert await cycle(n) is None  # once
-    records.close()
-
-
-async def test_nothing_is_told_twice_after_a_restart(db: Path) -> None:
-    clock, sent = FakeClock(wall=NOON), Sent()
-    with closing(StrikeStore(db)) as store:
-        open_approval(store, "p1", NOON)
-    n, records = notifier(db, clock, sent)
-    assert await cycle(n) is not None
-    records.close()
-    clock.wall = NOON + 3600
-    again, records = notifier(db, clock, sent)  # a new process on the same record
-    assert await cycle(again) is None
-    assert len(sent.messages) == 1
-    with closing(StrikeStore(db)) as store:
-        last = store.last_notice()
-    assert last is not None and last.summary == "1 approvals waiting" and last.error == ""
     records.close()
 
 
