@@ -9,7 +9,6 @@ platform of tests/fakes.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import re
 from pathlib import Path
@@ -31,16 +30,12 @@ pytestmark = pytest.mark.anyio
 MODES = ["legacy", "auto"]
 
 
-def links() -> FakePlatform:
-    return FakePlatform(dataclasses.replace(LINKS))
-
-
 @pytest.mark.parametrize("mode", MODES)
 async def test_an_apps_host_approves_with_the_card(
     tmp_path: Path, mode: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    platform = links()
+    platform = FakePlatform(LINKS)
     async with apps_host(fake_gateway(tmp_path, platform, writes="confirm"), mode) as host:
         tools = {t.name: t.meta or {} for t in await host.list_tools()}
         assert tools[APP_TOOL]["ui"]["visibility"] == ["app"]
@@ -67,7 +62,7 @@ async def test_an_apps_host_approves_with_the_card(
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_the_card_can_send_an_edit_or_a_decline(tmp_path: Path, mode: str) -> None:
-    platform = links()
+    platform = FakePlatform(LINKS)
     edited = "Edited on the card." + FOOTER
     async with apps_host(fake_gateway(tmp_path, platform, writes="confirm"), mode) as host:
         card = (await pending(host)).meta[META_KEY]
@@ -82,7 +77,7 @@ async def test_the_card_can_send_an_edit_or_a_decline(tmp_path: Path, mode: str)
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_decline_on_the_card_writes_nothing(tmp_path: Path, mode: str) -> None:
-    platform = links()
+    platform = FakePlatform(LINKS)
     async with apps_host(fake_gateway(tmp_path, platform, writes="confirm"), mode) as host:
         card = (await pending(host)).meta[META_KEY]
         args = {"approval_id": card["id"], "token": card["token"], "decision": "decline"}
@@ -97,7 +92,7 @@ async def test_decline_on_the_card_writes_nothing(tmp_path: Path, mode: str) -> 
 async def test_without_the_extension_the_tool_is_unlisted_and_the_model_cannot_approve(
     tmp_path: Path, mode: str
 ) -> None:
-    platform = links()
+    platform = FakePlatform(LINKS)
     async with Client(fake_gateway(tmp_path, platform, writes="confirm"), mode=mode) as model:
         tools = {t.name: t.meta or {} for t in await model.list_tools()}
         assert APP_TOOL not in tools and "ui" not in tools["strike"]
@@ -117,7 +112,7 @@ async def test_without_the_extension_the_tool_is_unlisted_and_the_model_cannot_a
 
 
 async def test_the_card_is_one_self_contained_page(tmp_path: Path) -> None:
-    async with apps_host(fake_gateway(tmp_path, links(), writes="confirm")) as host:
+    async with apps_host(fake_gateway(tmp_path, FakePlatform(LINKS), writes="confirm")) as host:
         listed = {str(r.uri): r for r in await host.list_resources()}
         assert listed[CARD_URI].mime_type == "text/html;profile=mcp-app"
         [content] = await host.read_resource(CARD_URI)
@@ -136,7 +131,7 @@ async def test_team_mode_only_the_owner_decides_even_with_the_token(
 ) -> None:
     """Signed in over HTTP: bob holding alice's token still may not decide her approval
     (`[review] approvers` is empty); alice may, and the audit names her."""
-    platform = links()
+    platform = FakePlatform(LINKS)
     async with team_gateway(tmp_path, platform, writes="confirm") as team:
 
         def host(user: str) -> Client[Any]:
