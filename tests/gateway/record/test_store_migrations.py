@@ -42,13 +42,9 @@ def file_at(path: Path, version: int, *, versioned: bool = True) -> None:
     db.close()
 
 
-def old_file(path: Path) -> None:
-    file_at(path, 1, versioned=False)
-
-
 def test_an_old_file_opens_and_gains_the_principal_column(tmp_path: Path) -> None:
     path = tmp_path / "gwanjong.db"
-    old_file(path)
+    file_at(path, 1, versioned=False)
     with closing(StrikeStore(path)) as store:
         assert store.schema_version() == migrations.LATEST
         (old,) = store.history()
