@@ -114,7 +114,7 @@ async def test_another_users_handle_reaches_nothing(forum: FakePlatform, tmp_pat
         assert mine["status"] == "dry_run", mine
 
 
-async def test_anonymous_http_in_the_modern_era_needs_no_header(
+async def test_anonymous_http_needs_no_header_and_a_client_key_only_groups_the_status(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
     async with serve_app(gateway(tmp_path, forum)) as url:
@@ -124,10 +124,6 @@ async def test_anonymous_http_in_the_modern_era_needs_no_header(
             await outcome(c, "draft", opportunity_id=handle)
             struck = await post(c, handle)
             assert struck["status"] == "dry_run", struck
-
-
-async def test_a_client_key_only_groups_the_status(forum: FakePlatform, tmp_path: Path) -> None:
-    async with serve_app(gateway(tmp_path, forum)) as url:
         one = {"X-Gwanjong-Session": "agent-one-0123456789"}
         two = {"X-Gwanjong-Session": "agent-two-0123456789"}
         async with client(url, None, "auto", one) as a, client(url, None, "auto", two) as b:
