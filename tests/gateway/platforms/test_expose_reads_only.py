@@ -34,33 +34,25 @@ DEADLINE_S = 60  # generous: only catches a hang
 
 
 @pytest.mark.parametrize("tool", ["reddit__write_comment", "devto__write_post", "x__upvote"])
-def test_a_contract_write_tool_is_refused_at_load_with_its_line(tmp_path: Path, tool: str) -> None:
+def test_a_contract_write_tool_is_refused_at_load_and_by_doctor_with_its_line(
+    tmp_path: Path, tool: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "gateway.toml"
-    path.write_text(
-        f'[gateway]\nwrites = "confirm"\nexpose = ["reddit__get_post", "{tool}"]\n',
+    path.write_text(  # by hand: the error names the line
+        f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\nwrites = "confirm"\n'
+        f'expose = ["reddit__get_post", "{tool}"]\n',
         encoding="utf-8",
     )
     with pytest.raises(ConfigError) as refused:
         load(str(path), check_env=False)
     said = str(refused.value)
-    assert said.startswith(f"{path}:3: gateway.expose: "), said
+    assert said.startswith(f"{path}:4: gateway.expose: "), said
     assert repr(tool) in said and "strike" in said
-
-
-def test_doctor_names_an_exposed_contract_write(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    path = tmp_path / "gateway.toml"
-    path.write_text(  # by hand: the error names the line
-        f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\nwrites = "confirm"\n'
-        'expose = ["reddit__write_comment"]\n',
-        encoding="utf-8",
-    )
     with pytest.raises(SystemExit) as done:
         main(["doctor", "--offline", "--config", str(path)])
     assert done.value.code == 2
     err = capsys.readouterr().err
-    assert f"{path}:4: gateway.expose: 'reddit__write_comment' writes to the platform" in err
+    assert f"{path}:4: gateway.expose: {tool!r} writes to the platform" in err
     assert "no problems found" not in capsys.readouterr().out
 
 
