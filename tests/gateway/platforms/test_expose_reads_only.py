@@ -56,7 +56,10 @@ def test_a_contract_write_tool_is_refused_at_load_and_by_doctor_with_its_line(
     assert "no problems found" not in capsys.readouterr().out
 
 
-def _with_extra_tools(forum: FakePlatform, boosted: list[str]) -> Any:
+def boosting(tmp_path: Path, forum: FakePlatform, expose: list[str]) -> tuple[Gateway, list[str]]:
+    """A gateway exposing ``expose`` of the forum's extra tools; what reached `boost`/`pin`."""
+    config = parse(config_text(tmp_path, ["devto"], "confirm", {"expose": expose}))
+    boosted: list[str] = []
     server = forum.server()
 
     def boost(post_id: str) -> dict[str, str]:
@@ -76,7 +79,7 @@ def _with_extra_tools(forum: FakePlatform, boosted: list[str]) -> Any:
     server.tool(boost)
     server.tool(pin, annotations=ToolAnnotations(read_only_hint=False, idempotent_hint=True))
     server.tool(peek, annotations=ToolAnnotations(read_only_hint=True))
-    return server
+    return Gateway(config, environ={}, transports={"devto": server}), boosted
 
 
 async def refusal(client: Client[Any], name: str) -> str:
@@ -91,11 +94,8 @@ async def refusal(client: Client[Any], name: str) -> str:
 async def test_an_exposed_tool_not_marked_read_only_is_not_listed_and_not_called(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
-    expose = ["devto__boost", "devto__pin", "devto__peek"]
-    config = parse(config_text(tmp_path, ["devto"], "confirm", {"expose": expose}))
-    boosted: list[str] = []
-    gw = Gateway(config, environ={}, transports={"devto": _with_extra_tools(forum, boosted)})
-    async with Client(build_gateway(config, gateway=gw), timeout=120) as client:
+    gw, boosted = boosting(tmp_path, forum, ["devto__boost", "devto__pin", "devto__peek"])
+    async with Client(build_gateway(gw.config, gateway=gw), timeout=120) as client:
         # The first call may come before the server is up (its placeholder is listed).
         first = await refusal(client, "devto__boost")
         assert first.startswith("not_supported: devto__boost may write") or (
@@ -120,10 +120,7 @@ async def test_a_forwarded_call_asks_the_annotations_first(
 ) -> None:
     """A call to an exposed tool (its placeholder, before the server is up) starts the
     server and reads its annotations before anything is sent."""
-    expose = ["devto__boost", "devto__peek"]
-    config = parse(config_text(tmp_path, ["devto"], "confirm", {"expose": expose}))
-    boosted: list[str] = []
-    gw = Gateway(config, environ={}, transports={"devto": _with_extra_tools(forum, boosted)})
+    gw, boosted = boosting(tmp_path, forum, ["devto__boost", "devto__peek"])
     try:
         boost = forwarded(gw.upstreams, "devto__boost", "placeholder", {"type": "object"})
         with pytest.raises(ToolError) as refused:
