@@ -178,7 +178,13 @@ def test_an_older_usage_file_gains_the_budget_and_principal_columns(tmp_path: Pa
     assert [(p["platform"], p["calls"]) for p in bob["platform_tools"]] == [("devto", 1)]
 
 
-def test_since_window_uses_the_clock(tmp_path: Path) -> None:
+def test_since_window_uses_the_clock_and_percentiles(tmp_path: Path) -> None:
+    values = sorted(float(v) for v in range(1, 101))
+    assert percentile(values, 50) == 50 and percentile(values, 95) == 95
+    assert percentile([7.0], 95) == 7.0 and percentile([], 50) is None
+    assert parse_since("7d") == 7 * 86400 and parse_since("90") == 90
+    with pytest.raises(ValueError, match="duration"):
+        parse_since("soon")
     now = [1_000_000.0]
     log = UsageLog(tmp_path / "usage.db", clock=lambda: now[0], count_tokens=len)
     log.record_platform("bluesky", "search", "", 0.010)
@@ -227,15 +233,6 @@ def test_a_result_holding_a_special_token_is_counted_as_text(tmp_path: Path) -> 
     log.close()
     tokens = {g["tool"]: (g["calls"], g["tokens"]) for g in report["gateway_tools"]}
     assert tokens == {"scout": (1, count_tokens(hostile)), "draft": (1, count_tokens("fine"))}
-
-
-def test_percentiles_and_durations() -> None:
-    values = sorted(float(v) for v in range(1, 101))
-    assert percentile(values, 50) == 50 and percentile(values, 95) == 95
-    assert percentile([7.0], 95) == 7.0 and percentile([], 50) is None
-    assert parse_since("7d") == 7 * 86400 and parse_since("90") == 90
-    with pytest.raises(ValueError, match="duration"):
-        parse_since("soon")
 
 
 def test_many_calls_from_many_threads_are_all_recorded(tmp_path: Path) -> None:
