@@ -40,6 +40,9 @@ async def test_an_apps_host_approves_with_the_card(
         tools = {t.name: t.meta or {} for t in await host.list_tools()}
         assert tools[APP_TOOL]["ui"]["visibility"] == ["app"]
         assert tools["strike"]["ui"]["resourceUri"] == CARD_URI
+        listed = {str(r.uri): r for r in await host.list_resources()}
+        assert listed[CARD_URI].mime_type == "text/html;profile=mcp-app"
+        [content] = await host.read_resource(CARD_URI)
         result = await pending(host)
         card = (result.meta or {})[META_KEY]
         approval_id, token = card["id"], card["token"]
@@ -58,6 +61,13 @@ async def test_an_apps_host_approves_with_the_card(
     row = approval_row(tmp_path, approval_id)
     assert (row.status, row.channel) == ("approved", "app")
     assert caplog.records and token not in "\n".join(r.getMessage() for r in caplog.records)
+    page = content.text  # type: ignore[union-attr]  # one self-contained page
+    assert page.startswith("<!doctype html>") and "ui/initialize" in page
+    assert "ui/notifications/tool-result" in page and f'"{APP_TOOL}"' in page
+    assert META_KEY in page
+    # nothing loaded from elsewhere: no src/href attribute, no import, no fetch
+    assert not re.search(r"\b(src|href)\s*=|@import|fetch\(|XMLHttpRequest|<link", page)
+    assert "innerHTML" not in page  # values are shown as text, never parsed as HTML
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -109,20 +119,6 @@ async def test_without_the_extension_the_tool_is_unlisted_and_the_model_cannot_a
     assert all(a.startswith("not_found") for a in attempts[2:]), attempts
     assert platform.writes == []
     assert approval_row(tmp_path, approval_id).status == "pending"
-
-
-async def test_the_card_is_one_self_contained_page(tmp_path: Path) -> None:
-    async with apps_host(fake_gateway(tmp_path, FakePlatform(LINKS), writes="confirm")) as host:
-        listed = {str(r.uri): r for r in await host.list_resources()}
-        assert listed[CARD_URI].mime_type == "text/html;profile=mcp-app"
-        [content] = await host.read_resource(CARD_URI)
-    page = content.text  # type: ignore[union-attr]
-    assert page.startswith("<!doctype html>") and "ui/initialize" in page
-    assert "ui/notifications/tool-result" in page and f'"{APP_TOOL}"' in page
-    assert META_KEY in page
-    # nothing loaded from elsewhere: no src/href attribute, no import, no fetch
-    assert not re.search(r"\b(src|href)\s*=|@import|fetch\(|XMLHttpRequest|<link", page)
-    assert "innerHTML" not in page  # values are shown as text, never parsed as HTML
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -24,6 +24,7 @@ from mcp.types import ElicitRequestURLParams
 
 from gwanjong_gateway.web import HEADERS
 from gwanjong_shared.contract.errors import ErrorKind
+from tests.fakes.clock import FakeClock
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
@@ -324,8 +325,6 @@ async def test_approving_while_the_client_still_holds_the_link_open(tmp_path: Pa
 async def test_a_link_sent_to_a_client_is_short_lived(tmp_path: Path) -> None:
     """The page link decides its one approval for 15 minutes; after that it decides
     nothing (410) and says where the approval still waits; nothing is sent."""
-    from tests.fakes.clock import FakeClock
-
     clock, platform, person = FakeClock(), links(), Person()
     gateway = {"clock": clock, "wall": clock.time}
     async with opened(tmp_path, platform, person, "legacy", **gateway) as (http, url, approval_id):
