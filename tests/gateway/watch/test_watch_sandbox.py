@@ -23,7 +23,7 @@ from gwanjong_gateway.watch.watcher import Watcher
 from gwanjong_sandbox.control import SandboxControl
 from tests.fakes.clock import FakeClock
 from tests.gateway.helpers import config_text
-from tests.gateway.watch.test_watcher import EVERY_S, Heard
+from tests.gateway.watch.test_watcher import EVERY_S, Heard, next_period
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]
@@ -62,8 +62,7 @@ async def test_a_new_summons_on_each_platform_and_a_saved_topics_new_post_are_re
         first = heard.take()
         assert {p for p, k, _ in first if k == "summoned"} == set(SPECS)
         assert [r for r in first if r[1] == "topic"] == []
-        clock.advance(EVERY_S)
-        await w.tick()
+        await next_period(w, clock)
         assert heard.take() == []
         sandbox.flood_inbox(1)  # one new summons on every platform
         sandbox.add_post(
@@ -76,8 +75,7 @@ async def test_a_new_summons_on_each_platform_and_a_saved_topics_new_post_are_re
                 "hours_ago": 0.1,
             }
         )
-        clock.advance(EVERY_S)
-        await w.tick()
+        await next_period(w, clock)
         reports = heard.take()  # one report per platform (a summons may list as two)
         summons = [(p, k) for p, k, _ in reports if k == "summoned"]
         assert summons == sorted((p, "summoned") for p in SPECS)
@@ -85,12 +83,10 @@ async def test_a_new_summons_on_each_platform_and_a_saved_topics_new_post_are_re
         assert topics and all(count == 1 for _, _, count in topics)
         assert {p for p, _, _ in topics} <= set(SPECS)
         assert len(summons) + len(topics) == len(reports)
-        clock.advance(EVERY_S)
-        await w.tick()
+        await next_period(w, clock)
         assert heard.take() == []
     async with watching(sandbox, tmp_path, heard, clock, **topic) as w:  # a restart
-        clock.advance(EVERY_S)
-        await w.tick()
+        await next_period(w, clock)
         assert heard.take() == []
 
 
@@ -134,8 +130,7 @@ async def test_a_rate_window_x_shut_holds_the_watcher_until_it_reopens(
         before = x_mentions_reads(sandbox)
         with caplog.at_level(logging.INFO, logger="gwanjong_gateway.watch.watcher"):
             for _ in range(4):
-                clock.advance(EVERY_S)
-                await w.tick()
+                await next_period(w, clock)
         # X said no once; the server's limiter held every later poll: nothing more sent
         assert x_mentions_reads(sandbox) - before == 1
         told = [r.getMessage() for r in caplog.records if "watch: twitter:" in r.getMessage()]
@@ -154,8 +149,7 @@ async def test_xs_daily_spend_cap_stops_the_watcher_before_x_is_asked(
     before = x_mentions_reads(sandbox)
     async with watching(sandbox, tmp_path, heard, clock, tables=cap) as w:
         for _ in range(3):
-            clock.advance(EVERY_S)
-            await w.tick()
+            await next_period(w, clock)
     assert x_mentions_reads(sandbox) == before  # refused by our budget: nothing reached X
     assert "twitter" not in {p for p, _, _ in heard.take()}
 

@@ -42,6 +42,12 @@ class Heard:
         return taken
 
 
+async def next_period(w: Watcher, clock: FakeClock) -> None:
+    """A period later, the watcher polls again."""
+    clock.advance(EVERY_S)
+    await w.tick()
+
+
 @asynccontextmanager
 async def watcher(
     tmp_path: Path,
@@ -71,15 +77,12 @@ async def test_a_new_summons_is_reported_once_within_a_period(tmp_path: Path) ->
         assert all(n > 0 for _, _, n in first) and all(heard.oldest)
         # the model's own cursor (scout(source="mentions")) has not moved
         assert await w.gw.cursors.aget("bluesky") is None
-        clock.advance(EVERY_S)
-        await w.tick()
+        await next_period(w, clock)
         assert heard.take() == []  # nothing new: nothing said
         social.add_post("ping", "Quick question", "What do you think, {me}?", summons=True)
-        clock.advance(EVERY_S)
-        await w.tick()
+        await next_period(w, clock)
         assert heard.take() == [("bluesky", "summoned", 1)]
-        clock.advance(EVERY_S)
-        await w.tick()
+        await next_period(w, clock)
         assert heard.take() == []
     # A restart on the same record: still nothing twice.
     async with watcher(tmp_path, social, tweets, heard=heard, clock=clock) as w:
@@ -109,11 +112,9 @@ async def test_a_platform_is_never_polled_more_often_than_its_min_interval(
         await w.tick()
         assert social.asked("mentions") == ["mentions"]
         for _ in range(2):
-            clock.advance(EVERY_S)
-            await w.tick()
+            await next_period(w, clock)
         assert social.asked("mentions") == ["mentions"]  # two periods: not due yet
-        clock.advance(EVERY_S)
-        await w.tick()
+        await next_period(w, clock)
         assert social.asked("mentions") == ["mentions", "mentions"]
 
 
@@ -130,11 +131,9 @@ async def test_a_saved_topics_new_high_score_post_is_reported_once(tmp_path: Pat
             hours_ago=0.01,
         )
         social.add_post("cats", "My cat", "A picture of my cat sleeping.", hours_ago=0.01)
-        clock.advance(EVERY_S)
-        await w.tick()
+        await next_period(w, clock)
         assert heard.take() == [("bluesky", "topic", 1)]
-        clock.advance(EVERY_S)
-        await w.tick()
+        await next_period(w, clock)
         assert heard.take() == []
 
 
@@ -163,6 +162,5 @@ async def test_what_the_watcher_finds_is_handed_to_the_notifier(tmp_path: Path) 
         assert {e.platform for e in told.events} == {"bluesky"}
         assert len({e.key for e in told.events}) == len(told.events)  # each told once
         told.events.clear()
-        clock.advance(EVERY_S)
-        await w.tick()
+        await next_period(w, clock)
         assert told.events == []  # nothing new: nothing told
