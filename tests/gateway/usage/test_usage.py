@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
-import threading
 import time
 from contextlib import closing
 from pathlib import Path
@@ -33,7 +32,7 @@ from gwanjong_shared.contract.errors import ErrorKind
 from gwanjong_shared.contract.rate import RateWindow
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
-from tests.gateway.helpers import config_text, in_memory_gateway
+from tests.gateway.helpers import config_text, in_memory_gateway, in_threads
 from tests.gateway.http_gateway import free_port
 from tests.mcp import call, error_of
 
@@ -242,11 +241,7 @@ def test_many_calls_from_many_threads_are_all_recorded(tmp_path: Path) -> None:
         for i in range(200):
             log.record_platform(platform, "search", "timeout" if i % 10 == 0 else "", 0.001)
 
-    threads = [threading.Thread(target=burst, args=(name,)) for name in ("devto", "reddit")]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    in_threads(burst, ("devto",), ("reddit",))
     report = log.report()
     for name in ("devto", "reddit"):
         assert row(report, name, "search")["calls"] == 200
@@ -314,11 +309,7 @@ def test_two_writers_in_two_threads_share_one_table(
         log.record_gateway("scout", "", 0.1, "x" * (10 * (n + 1)))
         log.close()
 
-    threads = [threading.Thread(target=work, args=(n,)) for n in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
+    in_threads(work, (0,), (1,))
     report = usage_json(tmp_path, store_url, capsys)
     (search,) = report["platform_tools"]  # type: ignore[misc]
     assert search["calls"] == 12 and search["errors"] == {"rate_limited": 2}
