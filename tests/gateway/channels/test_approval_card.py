@@ -71,21 +71,6 @@ async def test_an_apps_host_approves_with_the_card(
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_the_card_can_send_an_edit_or_a_decline(tmp_path: Path, mode: str) -> None:
-    platform = FakePlatform(LINKS)
-    edited = "Edited on the card." + FOOTER
-    async with apps_host(fake_gateway(tmp_path, platform, writes="confirm"), mode) as host:
-        card = (await pending(host)).meta[META_KEY]
-        args = {"approval_id": card["id"], "token": card["token"], "decision": "approve"}
-        bad = await error_of(host, APP_TOOL, **args, text="The footer is gone.")
-        assert bad.startswith("invalid_input") and "disclosure footer" in bad
-        done = await call(host, APP_TOOL, **args, text=edited)
-        assert done["status"] == "posted", done
-    assert [w.data["body"] for w in platform.writes] == [edited]
-    assert approval_row(tmp_path, card["id"]).edited is True
-
-
-@pytest.mark.parametrize("mode", MODES)
 async def test_decline_on_the_card_writes_nothing(tmp_path: Path, mode: str) -> None:
     platform = FakePlatform(LINKS)
     async with apps_host(fake_gateway(tmp_path, platform, writes="confirm"), mode) as host:
@@ -122,12 +107,13 @@ async def test_without_the_extension_the_tool_is_unlisted_and_the_model_cannot_a
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_team_mode_only_the_owner_decides_even_with_the_token(
+async def test_team_mode_only_the_owner_decides_even_with_the_token_and_may_edit(
     tmp_path: Path, mode: str
 ) -> None:
     """Signed in over HTTP: bob holding alice's token still may not decide her approval
-    (`[review] approvers` is empty); alice may, and the audit names her."""
+    (`[review] approvers` is empty); alice may, with an edit, and the audit names her."""
     platform = FakePlatform(LINKS)
+    edited = "Edited on the card." + FOOTER
     async with team_gateway(tmp_path, platform, writes="confirm") as team:
 
         def host(user: str) -> Client[Any]:
@@ -140,9 +126,12 @@ async def test_team_mode_only_the_owner_decides_even_with_the_token(
             refused = await error_of(bob, APP_TOOL, **args, decision="approve")
             assert refused.startswith("not_found"), refused
             assert platform.writes == []
-            done = await call(alice, APP_TOOL, **args, decision="approve")
+            # alice may, and the card can send an edit (not without the footer)
+            bad = await error_of(alice, APP_TOOL, **args, decision="approve", text="No footer.")
+            assert bad.startswith("invalid_input") and "disclosure footer" in bad
+            done = await call(alice, APP_TOOL, **args, decision="approve", text=edited)
             assert done["status"] == "posted", done
-    assert len(platform.writes) == 1
+    assert [w.data["body"] for w in platform.writes] == [edited]
     row = approval_row(tmp_path, card["id"])
-    assert (row.status, row.channel) == ("approved", "app")
+    assert (row.status, row.channel, row.edited) == ("approved", "app", True)
     assert row.decided_by == row.principal == "alice"
