@@ -151,10 +151,11 @@ async def test_the_person_types_the_secret_on_the_gateways_page(
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_wrong_tokens_hosts_origins_and_values_are_refused(
+async def test_wrong_tokens_hosts_origins_values_and_a_failed_save_are_refused(
     sandbox: SandboxControl, tmp_path: Path, mode: str
 ) -> None:
-    env = tmp_path / ".env"
+    env, elsewhere = tmp_path / ".env", tmp_path / "elsewhere"
+    elsewhere.write_text("", encoding="utf-8")
     codes: dict[str, int] = {}
 
     async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
@@ -177,10 +178,17 @@ async def test_wrong_tokens_hosts_origins_and_values_are_refused(
                 assert "control character" in refused.text and "BLUESKY" not in refused.text
             codes["empty"] = (await post(http, url, {"DEVTO_API_KEY": "  "})).status_code
             assert not env.exists()  # nothing written by any refused request
+            env.symlink_to(elsewhere)  # a failed save keeps the link for a retry
+            failed = await post(http, url, {"DEVTO_API_KEY": "k1"})
+            codes["symlinked"] = failed.status_code
+            assert "symbolic link" in failed.text
+            env.unlink()  # the person fixes the file, then submits again
             codes["good"] = (await post(http, url, {"DEVTO_API_KEY": "good"})).status_code
             saved = env.read_bytes()
             codes["reused"] = (await post(http, url, {"DEVTO_API_KEY": "again"})).status_code
             codes["reused get"] = (await http.get(url)).status_code
+            own = {"Origin": origin_of(url)}  # past the guard: the link itself is gone
+            codes["reused put"] = (await http.put(url, headers=own)).status_code
             assert env.read_bytes() == saved
         return ElicitResult(action="accept")
 
@@ -190,6 +198,8 @@ async def test_wrong_tokens_hosts_origins_and_values_are_refused(
     assert codes.pop("foreign origin") == 403
     assert set(codes.values()) <= {400, 404}, codes
     assert codes["wrong token"] == codes["reused"] == codes["reused get"] == 404
+    assert codes["reused put"] == 404 and codes["symlinked"] == 400
+    assert elsewhere.read_text(encoding="utf-8") == ""  # never written through the link
     assert result["saved"] == ["DEVTO_API_KEY"]
     assert read_dotenv(env) == {"DEVTO_API_KEY": "good"}
 
@@ -316,29 +326,3 @@ async def test_the_page_over_a_real_stdio_gateway(
     logged = log.read_text(encoding="utf-8")
     assert "credential page: saved DEVTO_API_KEY" in logged
     assert key not in logged and tokens and tokens[0] not in logged
-
-
-async def test_a_failed_save_keeps_the_link_for_a_retry(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
-    env, elsewhere = tmp_path / ".env", tmp_path / "elsewhere"
-    elsewhere.write_text("", encoding="utf-8")
-    env.symlink_to(elsewhere)
-    replies: list[tuple[int, str]] = []
-
-    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
-        async with httpx.AsyncClient(timeout=60) as http:
-            first = await post(http, params.url, {"DEVTO_API_KEY": "k1"})
-            replies.append((first.status_code, first.text))
-            env.unlink()  # the person fixes the file, then submits again
-            second = await post(http, params.url, {"DEVTO_API_KEY": "k2"})
-            replies.append((second.status_code, second.text))
-            own = {"Origin": origin_of(params.url)}  # past the guard: the link itself is gone
-            replies.append(((await http.put(params.url, headers=own)).status_code, ""))
-        return ElicitResult(action="accept")
-
-    result = await save(gateway(sandbox, tmp_path, FakeClock()), handler)
-    assert replies[0][0] == 400 and "symbolic link" in replies[0][1]
-    assert replies[1][0] == 200 and replies[2][0] == 404  # used: even PUT finds no link
-    assert elsewhere.read_text(encoding="utf-8") == ""  # never written through the link
-    assert result["saved"] == ["DEVTO_API_KEY"] and read_dotenv(env) == {"DEVTO_API_KEY": "k2"}
