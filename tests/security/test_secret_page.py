@@ -205,13 +205,19 @@ async def test_wrong_tokens_hosts_origins_values_and_a_failed_save_are_refused(
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_an_expired_link_saves_nothing_and_the_answer_says_pending(
+async def test_a_declined_or_expired_link_saves_nothing(
     sandbox: SandboxControl, tmp_path: Path, mode: str
 ) -> None:
+    """Declining the page kills its link; a link the person comes back to after its 10
+    minutes is dead, and the answer says the save is pending."""
     clock = FakeClock()
+    urls: list[str] = []
     codes: list[int] = []
 
     async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        urls.append(params.url)
+        if len(urls) == 1:
+            return ElicitResult(action="decline")
         async with httpx.AsyncClient(timeout=60) as http:
             codes.append((await http.get(params.url)).status_code)
             clock.advance(601)  # the person came back after the 10 minutes
@@ -219,31 +225,18 @@ async def test_an_expired_link_saves_nothing_and_the_answer_says_pending(
             codes.append((await post(http, params.url, {"DEVTO_API_KEY": "late"})).status_code)
         return ElicitResult(action="accept")
 
-    result = await save(gateway(sandbox, tmp_path, clock), handler, mode)
-    assert codes == [200, 404, 404]
-    assert result["saved"] == [] and result["status"] == "pending"
-    assert "setup(action='check'" in result["next"]
-    assert not (tmp_path / ".env").exists()
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_declining_the_page_kills_the_link(
-    sandbox: SandboxControl, tmp_path: Path, mode: str
-) -> None:
-    urls: list[str] = []
-
-    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
-        urls.append(params.url)
-        return ElicitResult(action="decline")
-
-    async with Client(
-        gateway(sandbox, tmp_path, FakeClock()), mode=mode, elicitation_handler=handler
-    ) as client:
-        result = await call(client, "setup", action="save", platform="devto")
+    server = gateway(sandbox, tmp_path, clock)
+    async with Client(server, mode=mode, elicitation_handler=handler) as client:
+        declined = await call(client, "setup", action="save", platform="devto")
         async with httpx.AsyncClient(timeout=60) as http:
             late = await post(http, urls[0], {"DEVTO_API_KEY": "k"})
-    assert result == {"saved": [], "status": "declined", "next": "Nothing was saved."}
-    assert late.status_code == 404 and not (tmp_path / ".env").exists()
+        expired = await call(client, "setup", action="save", platform="devto")
+    assert declined == {"saved": [], "status": "declined", "next": "Nothing was saved."}
+    assert late.status_code == 404
+    assert codes == [200, 404, 404]
+    assert expired["saved"] == [] and expired["status"] == "pending"
+    assert "setup(action='check'" in expired["next"]
+    assert not (tmp_path / ".env").exists()
 
 
 @pytest.mark.parametrize("mode", MODES)
