@@ -38,7 +38,6 @@ from tests.platforms import SPECS, needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
 MODES = ["legacy", "auto"]
-SECRET = "typed-by-the-human-7Qx"
 
 
 class FormOnlySession(VersionAwareClientSession):
@@ -86,68 +85,6 @@ def typing(key: str) -> Any:
         return ElicitResult(action="accept")
 
     return handler
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_the_person_types_the_secret_on_the_gateways_page(
-    sandbox: SandboxControl, tmp_path: Path, mode: str, caplog: pytest.LogCaptureFixture
-) -> None:
-    caplog.set_level(logging.DEBUG)
-    seen: list[ElicitRequestURLParams] = []
-    notes: list[Any] = []
-
-    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
-        assert isinstance(params, ElicitRequestURLParams) and response_type is None
-        seen.append(params)
-        async with httpx.AsyncClient(timeout=60) as http:
-            page = await http.get(params.url)
-            assert page.status_code == 200
-            for name, value in HEADERS.items():  # the console's: one CSP, no Referer
-                assert page.headers[name] == value, name
-            assert 'type="password" name="DEVTO_API_KEY"' in page.text
-            assert "BASE_URL" not in page.text and "<script" not in page.text
-            done = await post(http, params.url, {"DEVTO_API_KEY": SECRET, "DEVTO_BASE_URL": "x"})
-            assert done.status_code == 200 and "you may close this tab" in done.text
-        return ElicitResult(action="accept")
-
-    async def on_message(message: Any) -> None:
-        notes.append(message)
-
-    client = Client(
-        gateway(sandbox, tmp_path, FakeClock()),
-        mode=mode,
-        elicitation_handler=handler,
-        message_handler=on_message,
-    )
-    async with client:
-        result = await client.call_tool("setup", {"action": "save", "platform": "devto"})
-        after = await call(client, "setup", action="check", platform="devto")
-    assert len(seen) == 1 and "devto" in seen[0].message
-    assert result.structured_content is not None
-    assert result.structured_content["saved"] == ["DEVTO_API_KEY"]
-    assert result.structured_content["check"]["devto"]["configured"] is True
-    assert after["check"]["devto"]["configured"] is True
-    env = tmp_path / ".env"
-    assert env.stat().st_mode & 0o777 == 0o600
-    assert env.read_text(encoding="utf-8") == f"DEVTO_API_KEY='{SECRET}'\n"
-    assert read_dotenv(env) == {"DEVTO_API_KEY": SECRET}  # never the base URL
-    token = seen[0].url.rsplit("/", 1)[1]
-    shown = str(result.content) + str(result.structured_content) + str(after)
-    assert SECRET not in shown and token not in shown
-    ours = [r for r in caplog.records if r.name.startswith("gwanjong")]  # not the test's httpx
-    assert any("saved DEVTO_API_KEY for devto" in r.getMessage() for r in ours)
-    logged = "\n".join(r.getMessage() for r in ours)
-    assert SECRET not in logged and token not in logged
-    if mode == "legacy":  # the handshake era has an id and a completion notification
-        eid = seen[0].elicitation_id
-        assert eid
-        assert any(
-            getattr(getattr(n, "params", None), "elicitation_id", None) == eid
-            and n.method == "notifications/elicitation/complete"
-            for n in notes
-        ), notes
-    else:  # the stateless era: an input-required result, the link found via request state
-        assert seen[0].elicitation_id is None
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -266,27 +203,80 @@ async def test_a_form_only_client_is_never_asked_for_secrets(
         pytest.param("legacy", "process", marks=pytest.mark.stdio),
     ],
 )
-async def test_the_saved_key_restarts_the_platform_server_configured(
-    sandbox: SandboxControl, tmp_path: Path, mode: str, isolation: str
+async def test_the_person_types_the_key_on_the_page_and_the_server_restarts_configured(
+    sandbox: SandboxControl,
+    tmp_path: Path,
+    mode: str,
+    isolation: str,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     """The bundled server, built from the gateway's environment (+ .env): no key before,
-    the typed key after the restart, and it works against the platform."""
+    the key the person typed on the gateway's page after the restart, and it works
+    against the platform; neither the key nor the link's token is shown or logged."""
     needs("devto")
+    caplog.set_level(logging.DEBUG)
     env = SPECS["devto"].env(sandbox.url)
     key = env.pop("DEVTO_API_KEY")
+    seen: list[ElicitRequestURLParams] = []
+    notes: list[Any] = []
+
+    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        assert isinstance(params, ElicitRequestURLParams) and response_type is None
+        seen.append(params)
+        async with httpx.AsyncClient(timeout=60) as http:
+            page = await http.get(params.url)
+            assert page.status_code == 200
+            for name, value in HEADERS.items():  # the console's: one CSP, no Referer
+                assert page.headers[name] == value, name
+            assert 'type="password" name="DEVTO_API_KEY"' in page.text
+            assert "BASE_URL" not in page.text and "<script" not in page.text
+            done = await post(http, params.url, {"DEVTO_API_KEY": key, "DEVTO_BASE_URL": "x"})
+            assert done.status_code == 200 and "you may close this tab" in done.text
+        return ElicitResult(action="accept")
+
+    async def on_message(message: Any) -> None:
+        notes.append(message)
 
     config = parse(config_text(tmp_path, ["devto"], platform={"isolation": isolation}))
-    server = build_gateway(config, environ=env)
-    async with Client(server, mode=mode, elicitation_handler=typing(key), timeout=120) as client:
+    client = Client(
+        build_gateway(config, environ=env),
+        mode=mode,
+        elicitation_handler=handler,
+        message_handler=on_message,
+        timeout=120,
+    )
+    async with client:
         before = await call(client, "setup", action="check", platform="devto")
-        saved = await call(client, "setup", action="save", platform="devto")
+        result = await client.call_tool("setup", {"action": "save", "platform": "devto"})
         after = await call(client, "setup", action="check", platform="devto")
     assert before["check"]["devto"]["configured"] is False
-    assert saved["saved"] == ["DEVTO_API_KEY"] and "warning" not in saved
+    saved = result.structured_content
+    assert saved is not None and saved["saved"] == ["DEVTO_API_KEY"] and "warning" not in saved
+    assert saved["check"]["devto"]["configured"] is True
     assert after["check"]["devto"]["configured"] is True
     assert after["check"]["devto"]["account"], after  # the key signs in
-    assert key not in str(saved) + str(after)
-    assert read_dotenv(tmp_path / ".env") == {"DEVTO_API_KEY": key}
+    assert len(seen) == 1 and "devto" in seen[0].message
+    dotenv = tmp_path / ".env"
+    assert dotenv.stat().st_mode & 0o777 == 0o600
+    assert dotenv.read_text(encoding="utf-8") == f"DEVTO_API_KEY='{key}'\n"
+    assert read_dotenv(dotenv) == {"DEVTO_API_KEY": key}  # never the base URL
+    token = seen[0].url.rsplit("/", 1)[1]
+    shown = str(result.content) + str(saved) + str(after)
+    assert key not in shown and token not in shown
+    ours = [r for r in caplog.records if r.name.startswith("gwanjong")]  # not the test's httpx
+    assert any("saved DEVTO_API_KEY for devto" in r.getMessage() for r in ours)
+    logged = "\n".join(r.getMessage() for r in ours)
+    assert key not in logged and token not in logged
+    if mode == "legacy":  # the handshake era has an id and a completion notification
+        eid = seen[0].elicitation_id
+        assert eid
+        assert any(
+            getattr(getattr(n, "params", None), "elicitation_id", None) == eid
+            and n.method == "notifications/elicitation/complete"
+            for n in notes
+        ), notes
+    else:  # the stateless era: an input-required result, the link found via request state
+        assert seen[0].elicitation_id is None
 
 
 @pytest.mark.stdio
