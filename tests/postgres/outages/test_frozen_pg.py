@@ -25,6 +25,10 @@ GENEROUS_S = 30
 async def test_a_frozen_database_answers_unavailable_by_the_deadline(
     pg_url: str, tmp_path: Path
 ) -> None:
+    default = StoreSection()  # configurable, with sane defaults
+    assert default.call_deadline_s <= 20 and default.lock_timeout_s < default.call_deadline_s
+    with pytest.raises(ValueError):
+        StoreSection(pool_size=0)
     settings = StoreSection(url=pg_url, call_deadline_s=1.0, pool_size=4)
     records = Records(tmp_path / "unused.db", url=pg_url, store=settings)
     assert await records.open()
@@ -54,13 +58,6 @@ async def test_a_frozen_database_answers_unavailable_by_the_deadline(
     with anyio.fail_after(GENEROUS_S):  # continued: a fresh connection answers
         assert await records.run(StrikeStore.history) == []
     records.close()
-
-
-def test_store_timeouts_are_configurable_with_sane_defaults() -> None:
-    default = StoreSection()
-    assert default.call_deadline_s <= 20 and default.lock_timeout_s < default.call_deadline_s
-    with pytest.raises(ValueError):
-        StoreSection(pool_size=0)
 
 
 @pytest.mark.anyio
