@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import anyio
@@ -137,25 +138,15 @@ async def test_a_saved_topics_new_high_score_post_is_reported_once(tmp_path: Pat
         assert heard.take() == []
 
 
-class Told:
-    """A notifier as the watcher sees it (`gw.notifier`): what it was handed."""
-
-    def __init__(self) -> None:
-        self.events: list[Any] = []
-
-    def publish(self, event: Any) -> None:
-        self.events.append(event)
-
-
 async def test_what_the_watcher_finds_is_handed_to_the_notifier(tmp_path: Path) -> None:
     """`notifying` (the default report): one summoned event per new summons, with the
     platform and when the oldest was published, and nothing of the post's text."""
     from gwanjong_gateway.notify.events import EventKind
     from gwanjong_gateway.watch.watcher import notifying
 
-    social, clock, told = FakePlatform(SOCIAL), FakeClock(), Told()
+    social, clock, told = FakePlatform(SOCIAL), FakeClock(), SimpleNamespace(events=[])
     async with watcher(tmp_path, social, heard=Heard(), clock=clock) as w:
-        w.gw.notifier = told  # type: ignore[assignment]
+        w.gw.notifier = SimpleNamespace(publish=told.events.append)  # type: ignore[assignment]
         w.on_found = notifying(w.gw)
         await w.tick()
         assert told.events and {e.kind for e in told.events} == {EventKind.SUMMONED}
