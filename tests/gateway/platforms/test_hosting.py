@@ -42,10 +42,6 @@ def faulty_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
 
 
-def devto_env(sandbox: SandboxControl) -> dict[str, str]:
-    return SPECS["devto"].env(sandbox.url)
-
-
 def spawned(needle: str) -> list[int]:
     return find(os.getpid(), needle)
 
@@ -53,7 +49,7 @@ def spawned(needle: str) -> list[int]:
 @pytest.mark.stdio
 async def test_isolation_process_spawns_the_server(sandbox: SandboxControl, tmp_path: Path) -> None:
     config = parse(config_text(tmp_path, ["devto"], platform={"isolation": "process"}))
-    gateway = build_gateway(config, environ=devto_env(sandbox))
+    gateway = build_gateway(config, environ=SPECS["devto"].env(sandbox.url))
     async with Client(gateway, timeout=90) as client:
         assert (await call(client, "status"))["platforms"]["devto"]["health"] == "not started"
         assert spawned("gwanjong_devto") == []
@@ -69,7 +65,7 @@ async def test_bundled_platforms_start_in_process_on_first_use_and_a_failing_one
     sandbox: SandboxControl, tmp_path: Path, faulty_installed: None
 ) -> None:
     text = config_text(tmp_path, ["devto", *FAULTY], settings={"call_timeout_s": 5})
-    gateway = build_gateway(parse(text), environ=devto_env(sandbox))
+    gateway = build_gateway(parse(text), environ=SPECS["devto"].env(sandbox.url))
     async with Client(gateway, timeout=120) as client:
         status = await call(client, "status")
         assert status["platforms"]["devto"]["health"] == "not started"

@@ -37,10 +37,6 @@ class Heard(MessageHandler):
         self.changes += 1
 
 
-def exposing(tmp_path: Path, forum: FakePlatform, expose: list[str]) -> tuple[Gateway, Any]:
-    return gateway_of(tmp_path, forum, settings={"expose": expose})
-
-
 async def real_definition(client: Client[Any]) -> None:
     """Until the exposed tool carries its server's schema (the backend is up)."""
     with anyio.fail_after(DEADLINE_S):
@@ -76,7 +72,7 @@ async def test_a_session_or_a_listen_stream_hears_the_change(
 ) -> None:
     """legacy: the session's handler (over HTTP, the session's standalone GET stream);
     auto: the `subscriptions/listen` stream the client opened."""
-    gw, server = exposing(tmp_path, forum, [EXPOSED])
+    gw, server = gateway_of(tmp_path, forum, settings={"expose": [EXPOSED]})
     heard = Heard()
     async with contextlib.AsyncExitStack() as stack:
         if over == "http":
@@ -100,7 +96,7 @@ async def test_a_session_or_a_listen_stream_hears_the_change(
 async def test_without_expose_nothing_changes_and_no_listen_is_offered(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
-    _, server = exposing(tmp_path, forum, [])
+    _, server = gateway_of(tmp_path, forum, settings={"expose": []})
     async with Client(server, mode="auto") as client:
         with pytest.raises(MCPError) as caught:
             async with listen(client.session, tools_list_changed=True):

@@ -94,15 +94,10 @@ async def test_a_journal_that_cannot_be_written_means_nothing_is_sent(
     assert row.status == StrikeStatus.FAILED  # the claim is released: nothing holds it
 
 
-def _target(links: FakePlatform) -> str:
-    [pid] = [pid for pid, p in links.posts.items() if TITLE.lower() in p.title.lower()][:1]
-    return pid
-
-
 def sent_then_lost(state: Path, links: FakePlatform, now: float) -> int:
     """A claim, its journal line and the write itself; then the record is moved aside, as
     the old advice said to. The id the lost record gave it."""
-    target = _target(links)
+    [target] = [pid for pid, p in links.posts.items() if TITLE.lower() in p.title.lower()][:1]
     store = StrikeStore(state / "gwanjong.db")
     row = strike_row(
         store,
