@@ -69,24 +69,6 @@ async def post(http: httpx.AsyncClient, url: str, data: dict[str, str], **header
     return await http.post(url, data=data, headers={"Origin": origin_of(url), **headers})
 
 
-async def save(server: FastMCP[Any], handler: Any, mode: str = "auto") -> dict[str, Any]:
-    """`setup(save)` for devto from a client whose elicitation handler is ``handler``."""
-    async with Client(server, mode=mode, elicitation_handler=handler) as client:
-        return await call(client, "setup", action="save", platform="devto")
-
-
-def typing(key: str) -> Any:
-    """An elicitation handler that types ``key`` on the page, as the person would."""
-
-    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
-        async with httpx.AsyncClient(timeout=60) as http:
-            done = await post(http, params.url, {"DEVTO_API_KEY": key})
-            assert done.status_code == 200, done.text
-        return ElicitResult(action="accept")
-
-    return handler
-
-
 @pytest.mark.parametrize("mode", MODES)
 async def test_wrong_tokens_hosts_origins_values_and_a_failed_save_are_refused(
     sandbox: SandboxControl, tmp_path: Path, mode: str
@@ -129,7 +111,9 @@ async def test_wrong_tokens_hosts_origins_values_and_a_failed_save_are_refused(
             assert env.read_bytes() == saved
         return ElicitResult(action="accept")
 
-    result = await save(gateway(sandbox, tmp_path, FakeClock()), handler, mode)
+    server = gateway(sandbox, tmp_path, FakeClock())
+    async with Client(server, mode=mode, elicitation_handler=handler) as client:
+        result = await call(client, "setup", action="save", platform="devto")
     assert codes.pop("good") == 200
     assert codes.pop("rebound host") == 403
     assert codes.pop("foreign origin") == 403
@@ -297,7 +281,10 @@ async def test_the_page_over_a_real_stdio_gateway(
 
     async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
         tokens.append(params.url.rsplit("/", 1)[1])
-        return await typing(key)(message, response_type, params, ctx)
+        async with httpx.AsyncClient(timeout=60) as http:  # the key typed, as the person would
+            done = await post(http, params.url, {"DEVTO_API_KEY": key})
+            assert done.status_code == 200, done.text
+        return ElicitResult(action="accept")
 
     transport = stdio_gateway(config, "DEBUG", log)
     async with Client(transport, mode=mode, elicitation_handler=handler, timeout=120) as client:
