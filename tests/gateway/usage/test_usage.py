@@ -264,6 +264,7 @@ def test_a_database_that_is_down_drops_the_figures_with_one_warning_and_usage_sa
     assert len(warnings) == 1 and "dropped" in warnings[0], warnings
     assert "s3cret-pw" not in line + "".join(warnings)
 
+    capsys.readouterr()  # what the log's part printed: `gwanjong usage` alone is read below
     cfg = tmp_path / "usage.toml"
     cfg.write_text(config_text(tmp_path, [], tables={"store": {"url": url}}), "utf-8")
     with pytest.raises(SystemExit) as done:
