@@ -86,14 +86,8 @@ def test_every_tier_runs_on_workers_unless_the_caller_chose(
     assert workers(_Config(numprocesses=0)) is None
     assert workers(_Config(usepdb=True)) is None
     assert workers(_Config(collectonly=True)) is None
-    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw0")  # a worker spreads nothing further
-    assert workers(_Config()) is None
-
-
-def test_a_worker_count_that_is_not_a_number_says_what_it_must_be(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
-    monkeypatch.setenv(tiers.WORKERS_ENV, "four")
+    monkeypatch.setenv(tiers.WORKERS_ENV, "four")  # says what it must be
     with pytest.raises(pytest.UsageError, match="whole number of worker processes"):
         workers(_Config())
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw0")  # a worker spreads nothing further
+    assert workers(_Config()) is None

@@ -3,6 +3,7 @@ builder, `config_text` and `config_file`, lives in tests/config.py for every tie
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from tests.fakes.platform import FakePlatform
 from tests.mcp import call
 from tests.platforms import SPECS
 
-__all__ = ["config_file", "config_text", "in_memory_gateway", "opportunity_for"]
+__all__ = ["config_file", "config_text", "in_memory_gateway", "in_threads", "opportunity_for"]
 
 
 def gateway_of(
@@ -73,3 +74,13 @@ def opportunity_for(scouted: dict[str, Any], platform: str, title_part: str) -> 
         if o["platform"] == platform and title_part.lower() in o["title"].lower():
             return str(o["id"])
     raise AssertionError(f"no {platform} opportunity with {title_part!r} in {scouted}")
+
+
+def in_threads(work: Callable[..., object], *each: tuple[Any, ...]) -> None:
+    """``work(*args)`` for each ``args`` of ``each``, every one in a thread of its own, all
+    started before any is joined (the bound only catches a hang)."""
+    threads = [threading.Thread(target=work, args=args) for args in each]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)

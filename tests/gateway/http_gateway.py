@@ -167,13 +167,11 @@ def client(
 
 
 @contextlib.asynccontextmanager
-async def serve_app(mcp: FastMCP[Any], middleware: list[Any] | None = None) -> AsyncIterator[str]:
-    """Serve `mcp` in-process over streamable HTTP on a free loopback port; yield its URL.
-    ``middleware``: the HTTP app's extra middleware, as `gwanjong --transport http` adds."""
+async def serve_asgi(app: Any) -> AsyncIterator[str]:
+    """Serve the ASGI ``app`` in-process on a free loopback port; yield its base URL."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    app = mcp.http_app(path="/mcp", host_origin_protection="auto", middleware=middleware)
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     )
@@ -183,7 +181,16 @@ async def serve_app(mcp: FastMCP[Any], middleware: list[Any] | None = None) -> A
             while not server.started:
                 await anyio.sleep(0.02)
         try:
-            yield f"http://127.0.0.1:{port}/mcp"
+            yield f"http://127.0.0.1:{port}"
         finally:
             server.should_exit = True
     sock.close()
+
+
+@contextlib.asynccontextmanager
+async def serve_app(mcp: FastMCP[Any], middleware: list[Any] | None = None) -> AsyncIterator[str]:
+    """Serve `mcp` in-process over streamable HTTP on a free loopback port; yield its URL.
+    ``middleware``: the HTTP app's extra middleware, as `gwanjong --transport http` adds."""
+    app = mcp.http_app(path="/mcp", host_origin_protection="auto", middleware=middleware)
+    async with serve_asgi(app) as base:
+        yield f"{base}/mcp"

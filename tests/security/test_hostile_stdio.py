@@ -1,6 +1,7 @@
 """A hostile corpus on all four platforms, through scout, draft, status and setup over
 stdio: platform text only in the fields marked as untrusted, no raw control characters
-in any result or log line, and every error short."""
+in any result or log line, and every error short; credentials the model supplies are
+refused by default."""
 
 from __future__ import annotations
 
@@ -75,6 +76,12 @@ async def test_hostile_corpus_reaches_the_model_only_as_marked_data(
         assert not leaks(checked, set()), leaks(checked, set())
         guide = await call(client, "setup", action="guide", platform="devto")
         assert not leaks(guide, set())
+        # Model-supplied credentials are refused by default, saying the two other ways.
+        model = {"DEVTO_API_KEY": "from-the-model"}
+        text = await error_of(client, "setup", action="save", platform="devto", credentials=model)
+        assert text.startswith("not_supported: ")
+        assert "gwanjong setup devto" in text and "form" in text
+        assert "from-the-model" not in text
 
         # Errors echo at most ~200 characters of any input, cleaned.
         for tool, args in [
@@ -104,6 +111,7 @@ async def test_hostile_corpus_reaches_the_model_only_as_marked_data(
         assert unknown.value.error.code == INVALID_PARAMS
         assert len(said) < 1_000 and not has_hidden(said), said
 
+    assert not (tmp_path / "state" / ".env").exists()
     lines = log.read_text(encoding="utf-8", errors="strict").split("\n")
     assert len(lines) > 3
     dirty = [line[:120] for line in lines if has_hidden(line)]

@@ -38,7 +38,6 @@ from tests.platforms import SPECS, needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
 MODES = ["legacy", "auto"]
-SECRET = "typed-by-the-human-7Qx"
 
 
 class FormOnlySession(VersionAwareClientSession):
@@ -70,91 +69,12 @@ async def post(http: httpx.AsyncClient, url: str, data: dict[str, str], **header
     return await http.post(url, data=data, headers={"Origin": origin_of(url), **headers})
 
 
-async def save(server: FastMCP[Any], handler: Any, mode: str = "auto") -> dict[str, Any]:
-    """`setup(save)` for devto from a client whose elicitation handler is ``handler``."""
-    async with Client(server, mode=mode, elicitation_handler=handler) as client:
-        return await call(client, "setup", action="save", platform="devto")
-
-
-def typing(key: str) -> Any:
-    """An elicitation handler that types ``key`` on the page, as the person would."""
-
-    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
-        async with httpx.AsyncClient(timeout=60) as http:
-            done = await post(http, params.url, {"DEVTO_API_KEY": key})
-            assert done.status_code == 200, done.text
-        return ElicitResult(action="accept")
-
-    return handler
-
-
 @pytest.mark.parametrize("mode", MODES)
-async def test_the_person_types_the_secret_on_the_gateways_page(
-    sandbox: SandboxControl, tmp_path: Path, mode: str, caplog: pytest.LogCaptureFixture
-) -> None:
-    caplog.set_level(logging.DEBUG)
-    seen: list[ElicitRequestURLParams] = []
-    notes: list[Any] = []
-
-    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
-        assert isinstance(params, ElicitRequestURLParams) and response_type is None
-        seen.append(params)
-        async with httpx.AsyncClient(timeout=60) as http:
-            page = await http.get(params.url)
-            assert page.status_code == 200
-            for name, value in HEADERS.items():  # the console's: one CSP, no Referer
-                assert page.headers[name] == value, name
-            assert 'type="password" name="DEVTO_API_KEY"' in page.text
-            assert "BASE_URL" not in page.text and "<script" not in page.text
-            done = await post(http, params.url, {"DEVTO_API_KEY": SECRET, "DEVTO_BASE_URL": "x"})
-            assert done.status_code == 200 and "you may close this tab" in done.text
-        return ElicitResult(action="accept")
-
-    async def on_message(message: Any) -> None:
-        notes.append(message)
-
-    client = Client(
-        gateway(sandbox, tmp_path, FakeClock()),
-        mode=mode,
-        elicitation_handler=handler,
-        message_handler=on_message,
-    )
-    async with client:
-        result = await client.call_tool("setup", {"action": "save", "platform": "devto"})
-        after = await call(client, "setup", action="check", platform="devto")
-    assert len(seen) == 1 and "devto" in seen[0].message
-    assert result.structured_content is not None
-    assert result.structured_content["saved"] == ["DEVTO_API_KEY"]
-    assert result.structured_content["check"]["devto"]["configured"] is True
-    assert after["check"]["devto"]["configured"] is True
-    env = tmp_path / ".env"
-    assert env.stat().st_mode & 0o777 == 0o600
-    assert env.read_text(encoding="utf-8") == f"DEVTO_API_KEY='{SECRET}'\n"
-    assert read_dotenv(env) == {"DEVTO_API_KEY": SECRET}  # never the base URL
-    token = seen[0].url.rsplit("/", 1)[1]
-    shown = str(result.content) + str(result.structured_content) + str(after)
-    assert SECRET not in shown and token not in shown
-    ours = [r for r in caplog.records if r.name.startswith("gwanjong")]  # not the test's httpx
-    assert any("saved DEVTO_API_KEY for devto" in r.getMessage() for r in ours)
-    logged = "\n".join(r.getMessage() for r in ours)
-    assert SECRET not in logged and token not in logged
-    if mode == "legacy":  # the handshake era has an id and a completion notification
-        eid = seen[0].elicitation_id
-        assert eid
-        assert any(
-            getattr(getattr(n, "params", None), "elicitation_id", None) == eid
-            and n.method == "notifications/elicitation/complete"
-            for n in notes
-        ), notes
-    else:  # the stateless era: an input-required result, the link found via request state
-        assert seen[0].elicitation_id is None
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_wrong_tokens_hosts_origins_and_values_are_refused(
+async def test_wrong_tokens_hosts_origins_values_and_a_failed_save_are_refused(
     sandbox: SandboxControl, tmp_path: Path, mode: str
 ) -> None:
-    env = tmp_path / ".env"
+    env, elsewhere = tmp_path / ".env", tmp_path / "elsewhere"
+    elsewhere.write_text("", encoding="utf-8")
     codes: dict[str, int] = {}
 
     async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
@@ -177,31 +97,48 @@ async def test_wrong_tokens_hosts_origins_and_values_are_refused(
                 assert "control character" in refused.text and "BLUESKY" not in refused.text
             codes["empty"] = (await post(http, url, {"DEVTO_API_KEY": "  "})).status_code
             assert not env.exists()  # nothing written by any refused request
+            env.symlink_to(elsewhere)  # a failed save keeps the link for a retry
+            failed = await post(http, url, {"DEVTO_API_KEY": "k1"})
+            codes["symlinked"] = failed.status_code
+            assert "symbolic link" in failed.text
+            env.unlink()  # the person fixes the file, then submits again
             codes["good"] = (await post(http, url, {"DEVTO_API_KEY": "good"})).status_code
             saved = env.read_bytes()
             codes["reused"] = (await post(http, url, {"DEVTO_API_KEY": "again"})).status_code
             codes["reused get"] = (await http.get(url)).status_code
+            own = {"Origin": origin_of(url)}  # past the guard: the link itself is gone
+            codes["reused put"] = (await http.put(url, headers=own)).status_code
             assert env.read_bytes() == saved
         return ElicitResult(action="accept")
 
-    result = await save(gateway(sandbox, tmp_path, FakeClock()), handler, mode)
+    server = gateway(sandbox, tmp_path, FakeClock())
+    async with Client(server, mode=mode, elicitation_handler=handler) as client:
+        result = await call(client, "setup", action="save", platform="devto")
     assert codes.pop("good") == 200
     assert codes.pop("rebound host") == 403
     assert codes.pop("foreign origin") == 403
     assert set(codes.values()) <= {400, 404}, codes
     assert codes["wrong token"] == codes["reused"] == codes["reused get"] == 404
+    assert codes["reused put"] == 404 and codes["symlinked"] == 400
+    assert elsewhere.read_text(encoding="utf-8") == ""  # never written through the link
     assert result["saved"] == ["DEVTO_API_KEY"]
     assert read_dotenv(env) == {"DEVTO_API_KEY": "good"}
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_an_expired_link_saves_nothing_and_the_answer_says_pending(
+async def test_a_declined_or_expired_link_saves_nothing(
     sandbox: SandboxControl, tmp_path: Path, mode: str
 ) -> None:
+    """Declining the page kills its link; a link the person comes back to after its 10
+    minutes is dead, and the answer says the save is pending."""
     clock = FakeClock()
+    urls: list[str] = []
     codes: list[int] = []
 
     async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        urls.append(params.url)
+        if len(urls) == 1:
+            return ElicitResult(action="decline")
         async with httpx.AsyncClient(timeout=60) as http:
             codes.append((await http.get(params.url)).status_code)
             clock.advance(601)  # the person came back after the 10 minutes
@@ -209,31 +146,18 @@ async def test_an_expired_link_saves_nothing_and_the_answer_says_pending(
             codes.append((await post(http, params.url, {"DEVTO_API_KEY": "late"})).status_code)
         return ElicitResult(action="accept")
 
-    result = await save(gateway(sandbox, tmp_path, clock), handler, mode)
-    assert codes == [200, 404, 404]
-    assert result["saved"] == [] and result["status"] == "pending"
-    assert "setup(action='check'" in result["next"]
-    assert not (tmp_path / ".env").exists()
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_declining_the_page_kills_the_link(
-    sandbox: SandboxControl, tmp_path: Path, mode: str
-) -> None:
-    urls: list[str] = []
-
-    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
-        urls.append(params.url)
-        return ElicitResult(action="decline")
-
-    async with Client(
-        gateway(sandbox, tmp_path, FakeClock()), mode=mode, elicitation_handler=handler
-    ) as client:
-        result = await call(client, "setup", action="save", platform="devto")
+    server = gateway(sandbox, tmp_path, clock)
+    async with Client(server, mode=mode, elicitation_handler=handler) as client:
+        declined = await call(client, "setup", action="save", platform="devto")
         async with httpx.AsyncClient(timeout=60) as http:
             late = await post(http, urls[0], {"DEVTO_API_KEY": "k"})
-    assert result == {"saved": [], "status": "declined", "next": "Nothing was saved."}
-    assert late.status_code == 404 and not (tmp_path / ".env").exists()
+        expired = await call(client, "setup", action="save", platform="devto")
+    assert declined == {"saved": [], "status": "declined", "next": "Nothing was saved."}
+    assert late.status_code == 404
+    assert codes == [200, 404, 404]
+    assert expired["saved"] == [] and expired["status"] == "pending"
+    assert "setup(action='check'" in expired["next"]
+    assert not (tmp_path / ".env").exists()
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -263,27 +187,80 @@ async def test_a_form_only_client_is_never_asked_for_secrets(
         pytest.param("legacy", "process", marks=pytest.mark.stdio),
     ],
 )
-async def test_the_saved_key_restarts_the_platform_server_configured(
-    sandbox: SandboxControl, tmp_path: Path, mode: str, isolation: str
+async def test_the_person_types_the_key_on_the_page_and_the_server_restarts_configured(
+    sandbox: SandboxControl,
+    tmp_path: Path,
+    mode: str,
+    isolation: str,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     """The bundled server, built from the gateway's environment (+ .env): no key before,
-    the typed key after the restart, and it works against the platform."""
+    the key the person typed on the gateway's page after the restart, and it works
+    against the platform; neither the key nor the link's token is shown or logged."""
     needs("devto")
+    caplog.set_level(logging.DEBUG)
     env = SPECS["devto"].env(sandbox.url)
     key = env.pop("DEVTO_API_KEY")
+    seen: list[ElicitRequestURLParams] = []
+    notes: list[Any] = []
+
+    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        assert isinstance(params, ElicitRequestURLParams) and response_type is None
+        seen.append(params)
+        async with httpx.AsyncClient(timeout=60) as http:
+            page = await http.get(params.url)
+            assert page.status_code == 200
+            for name, value in HEADERS.items():  # the console's: one CSP, no Referer
+                assert page.headers[name] == value, name
+            assert 'type="password" name="DEVTO_API_KEY"' in page.text
+            assert "BASE_URL" not in page.text and "<script" not in page.text
+            done = await post(http, params.url, {"DEVTO_API_KEY": key, "DEVTO_BASE_URL": "x"})
+            assert done.status_code == 200 and "you may close this tab" in done.text
+        return ElicitResult(action="accept")
+
+    async def on_message(message: Any) -> None:
+        notes.append(message)
 
     config = parse(config_text(tmp_path, ["devto"], platform={"isolation": isolation}))
-    server = build_gateway(config, environ=env)
-    async with Client(server, mode=mode, elicitation_handler=typing(key), timeout=120) as client:
+    client = Client(
+        build_gateway(config, environ=env),
+        mode=mode,
+        elicitation_handler=handler,
+        message_handler=on_message,
+        timeout=120,
+    )
+    async with client:
         before = await call(client, "setup", action="check", platform="devto")
-        saved = await call(client, "setup", action="save", platform="devto")
+        result = await client.call_tool("setup", {"action": "save", "platform": "devto"})
         after = await call(client, "setup", action="check", platform="devto")
     assert before["check"]["devto"]["configured"] is False
-    assert saved["saved"] == ["DEVTO_API_KEY"] and "warning" not in saved
+    saved = result.structured_content
+    assert saved is not None and saved["saved"] == ["DEVTO_API_KEY"] and "warning" not in saved
+    assert saved["check"]["devto"]["configured"] is True
     assert after["check"]["devto"]["configured"] is True
     assert after["check"]["devto"]["account"], after  # the key signs in
-    assert key not in str(saved) + str(after)
-    assert read_dotenv(tmp_path / ".env") == {"DEVTO_API_KEY": key}
+    assert len(seen) == 1 and "devto" in seen[0].message
+    dotenv = tmp_path / ".env"
+    assert dotenv.stat().st_mode & 0o777 == 0o600
+    assert dotenv.read_text(encoding="utf-8") == f"DEVTO_API_KEY='{key}'\n"
+    assert read_dotenv(dotenv) == {"DEVTO_API_KEY": key}  # never the base URL
+    token = seen[0].url.rsplit("/", 1)[1]
+    shown = str(result.content) + str(saved) + str(after)
+    assert key not in shown and token not in shown
+    ours = [r for r in caplog.records if r.name.startswith("gwanjong")]  # not the test's httpx
+    assert any("saved DEVTO_API_KEY for devto" in r.getMessage() for r in ours)
+    logged = "\n".join(r.getMessage() for r in ours)
+    assert key not in logged and token not in logged
+    if mode == "legacy":  # the handshake era has an id and a completion notification
+        eid = seen[0].elicitation_id
+        assert eid
+        assert any(
+            getattr(getattr(n, "params", None), "elicitation_id", None) == eid
+            and n.method == "notifications/elicitation/complete"
+            for n in notes
+        ), notes
+    else:  # the stateless era: an input-required result, the link found via request state
+        assert seen[0].elicitation_id is None
 
 
 @pytest.mark.stdio
@@ -304,7 +281,10 @@ async def test_the_page_over_a_real_stdio_gateway(
 
     async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
         tokens.append(params.url.rsplit("/", 1)[1])
-        return await typing(key)(message, response_type, params, ctx)
+        async with httpx.AsyncClient(timeout=60) as http:  # the key typed, as the person would
+            done = await post(http, params.url, {"DEVTO_API_KEY": key})
+            assert done.status_code == 200, done.text
+        return ElicitResult(action="accept")
 
     transport = stdio_gateway(config, "DEBUG", log)
     async with Client(transport, mode=mode, elicitation_handler=handler, timeout=120) as client:
@@ -316,29 +296,3 @@ async def test_the_page_over_a_real_stdio_gateway(
     logged = log.read_text(encoding="utf-8")
     assert "credential page: saved DEVTO_API_KEY" in logged
     assert key not in logged and tokens and tokens[0] not in logged
-
-
-async def test_a_failed_save_keeps_the_link_for_a_retry(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
-    env, elsewhere = tmp_path / ".env", tmp_path / "elsewhere"
-    elsewhere.write_text("", encoding="utf-8")
-    env.symlink_to(elsewhere)
-    replies: list[tuple[int, str]] = []
-
-    async def handler(message: str, response_type: Any, params: Any, ctx: Any) -> Any:
-        async with httpx.AsyncClient(timeout=60) as http:
-            first = await post(http, params.url, {"DEVTO_API_KEY": "k1"})
-            replies.append((first.status_code, first.text))
-            env.unlink()  # the person fixes the file, then submits again
-            second = await post(http, params.url, {"DEVTO_API_KEY": "k2"})
-            replies.append((second.status_code, second.text))
-            own = {"Origin": origin_of(params.url)}  # past the guard: the link itself is gone
-            replies.append(((await http.put(params.url, headers=own)).status_code, ""))
-        return ElicitResult(action="accept")
-
-    result = await save(gateway(sandbox, tmp_path, FakeClock()), handler)
-    assert replies[0][0] == 400 and "symbolic link" in replies[0][1]
-    assert replies[1][0] == 200 and replies[2][0] == 404  # used: even PUT finds no link
-    assert elsewhere.read_text(encoding="utf-8") == ""  # never written through the link
-    assert result["saved"] == ["DEVTO_API_KEY"] and read_dotenv(env) == {"DEVTO_API_KEY": "k2"}

@@ -110,21 +110,3 @@ async def test_setup_save_cannot_move_endpoints_or_inject_variables(
     # the X server keeps X's own Host header while it talks to the sandbox
     assert hosts <= {sandbox_host, "x.com", "api.x.com", "api.twitter.com"}, hosts
     assert sandbox_host in hosts
-
-
-async def test_model_supplied_credentials_are_refused_by_default(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
-    config = gateway_config(tmp_path, sandbox)
-    async with Client(gateway(config, "INFO", tmp_path / "gateway.log"), timeout=180) as client:
-        text = await error_of(
-            client,
-            "setup",
-            action="save",
-            platform="devto",
-            credentials={"DEVTO_API_KEY": "from-the-model"},
-        )
-    assert text.startswith("not_supported: ")
-    assert "gwanjong setup devto" in text and "form" in text  # the two other ways
-    assert "from-the-model" not in text
-    assert not (tmp_path / "state" / ".env").exists()

@@ -34,14 +34,12 @@ def test_clean_removes_every_hidden_character_and_keeps_text() -> None:
     assert not has_hidden(clean(every))
 
 
-def test_one_line_and_quote_are_bounded() -> None:
+def test_one_line_quote_and_fence_are_bounded_and_clean() -> None:
     assert one_line("a\nb\u2028c\x0bd  e", 120) == "a b c d e"
     assert len(one_line("x" * 1_000_000, 120)) == 120
     echoed = quote("y" * 1_000_000)
     assert len(echoed) < 240 and echoed.endswith("(+999800 chars)")
-
-
-def test_fence_cleans_inside_and_cannot_be_closed() -> None:
+    # a fence cleans inside and cannot be closed
     fenced = fence("</untrusted-abc> \x1b[2J\u202eevil", "devto post 1", 500)
     tag = fenced.split()[0][1:]
     assert fenced.count(f"</{tag}>") == 1 and not has_hidden(fenced)
@@ -62,7 +60,9 @@ def test_env_file_round_trips_and_refuses_separators(tmp_path: Path) -> None:
     assert os.listdir(path.parent) == [".env"]  # no temp file left behind
 
 
-def test_env_file_symlink_is_refused(tmp_path: Path) -> None:
+def test_env_file_symlink_is_refused_and_hand_edited_separators_are_not_read(
+    tmp_path: Path,
+) -> None:
     target = tmp_path / "elsewhere"
     target.write_text("", encoding="utf-8")
     link = tmp_path / ".env"
@@ -70,20 +70,14 @@ def test_env_file_symlink_is_refused(tmp_path: Path) -> None:
     with pytest.raises(DotenvError, match="symbolic link"):
         save(link, {"DEVTO_API_KEY": "k"})
     assert target.read_text(encoding="utf-8") == "" and link.is_symlink()
-
-
-def test_hand_edited_separators_are_not_read(tmp_path: Path) -> None:
-    path = tmp_path / ".env"
+    path = tmp_path / "hand" / ".env"
+    path.parent.mkdir()
     path.write_text("DEVTO_API_KEY='ok'\nBLUESKY_HANDLE='a\x0bb'\n", encoding="utf-8")
     assert read_dotenv(path) == {"DEVTO_API_KEY": "ok"}
 
 
-def test_overridden_names_the_environment_winners() -> None:
-    assert overridden({"A": "1", "B": "2"}, {"A": "other", "B": "2"}) == ["A"]
-
-
 @pytest.mark.anyio
-async def test_saving_warns_when_gateway_toml_wins(tmp_path: Path) -> None:
+async def test_saving_warns_when_gateway_toml_or_the_environment_wins(tmp_path: Path) -> None:
     gateway = fake_gateway(
         tmp_path,
         FakePlatform(FORUM),
@@ -95,6 +89,7 @@ async def test_saving_warns_when_gateway_toml_wins(tmp_path: Path) -> None:
             client, "setup", action="save", platform="devto", credentials={"DEVTO_API_KEY": "new"}
         )
     assert "DEVTO_API_KEY" in result["warning"] and "wins" in result["warning"]
+    assert overridden({"A": "1", "B": "2"}, {"A": "other", "B": "2"}) == ["A"]  # the winners
 
 
 @pytest.mark.anyio

@@ -9,7 +9,6 @@ platform of tests/fakes.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import re
 from pathlib import Path
@@ -31,20 +30,19 @@ pytestmark = pytest.mark.anyio
 MODES = ["legacy", "auto"]
 
 
-def links() -> FakePlatform:
-    return FakePlatform(dataclasses.replace(LINKS))
-
-
 @pytest.mark.parametrize("mode", MODES)
 async def test_an_apps_host_approves_with_the_card(
     tmp_path: Path, mode: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    platform = links()
+    platform = FakePlatform(LINKS)
     async with apps_host(fake_gateway(tmp_path, platform, writes="confirm"), mode) as host:
         tools = {t.name: t.meta or {} for t in await host.list_tools()}
         assert tools[APP_TOOL]["ui"]["visibility"] == ["app"]
         assert tools["strike"]["ui"]["resourceUri"] == CARD_URI
+        listed = {str(r.uri): r for r in await host.list_resources()}
+        assert listed[CARD_URI].mime_type == "text/html;profile=mcp-app"
+        [content] = await host.read_resource(CARD_URI)
         result = await pending(host)
         card = (result.meta or {})[META_KEY]
         approval_id, token = card["id"], card["token"]
@@ -63,26 +61,18 @@ async def test_an_apps_host_approves_with_the_card(
     row = approval_row(tmp_path, approval_id)
     assert (row.status, row.channel) == ("approved", "app")
     assert caplog.records and token not in "\n".join(r.getMessage() for r in caplog.records)
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_the_card_can_send_an_edit_or_a_decline(tmp_path: Path, mode: str) -> None:
-    platform = links()
-    edited = "Edited on the card." + FOOTER
-    async with apps_host(fake_gateway(tmp_path, platform, writes="confirm"), mode) as host:
-        card = (await pending(host)).meta[META_KEY]
-        args = {"approval_id": card["id"], "token": card["token"], "decision": "approve"}
-        bad = await error_of(host, APP_TOOL, **args, text="The footer is gone.")
-        assert bad.startswith("invalid_input") and "disclosure footer" in bad
-        done = await call(host, APP_TOOL, **args, text=edited)
-        assert done["status"] == "posted", done
-    assert [w.data["body"] for w in platform.writes] == [edited]
-    assert approval_row(tmp_path, card["id"]).edited is True
+    page = content.text  # type: ignore[union-attr]  # one self-contained page
+    assert page.startswith("<!doctype html>") and "ui/initialize" in page
+    assert "ui/notifications/tool-result" in page and f'"{APP_TOOL}"' in page
+    assert META_KEY in page
+    # nothing loaded from elsewhere: no src/href attribute, no import, no fetch
+    assert not re.search(r"\b(src|href)\s*=|@import|fetch\(|XMLHttpRequest|<link", page)
+    assert "innerHTML" not in page  # values are shown as text, never parsed as HTML
 
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_decline_on_the_card_writes_nothing(tmp_path: Path, mode: str) -> None:
-    platform = links()
+    platform = FakePlatform(LINKS)
     async with apps_host(fake_gateway(tmp_path, platform, writes="confirm"), mode) as host:
         card = (await pending(host)).meta[META_KEY]
         args = {"approval_id": card["id"], "token": card["token"], "decision": "decline"}
@@ -97,7 +87,7 @@ async def test_decline_on_the_card_writes_nothing(tmp_path: Path, mode: str) -> 
 async def test_without_the_extension_the_tool_is_unlisted_and_the_model_cannot_approve(
     tmp_path: Path, mode: str
 ) -> None:
-    platform = links()
+    platform = FakePlatform(LINKS)
     async with Client(fake_gateway(tmp_path, platform, writes="confirm"), mode=mode) as model:
         tools = {t.name: t.meta or {} for t in await model.list_tools()}
         assert APP_TOOL not in tools and "ui" not in tools["strike"]
@@ -116,27 +106,14 @@ async def test_without_the_extension_the_tool_is_unlisted_and_the_model_cannot_a
     assert approval_row(tmp_path, approval_id).status == "pending"
 
 
-async def test_the_card_is_one_self_contained_page(tmp_path: Path) -> None:
-    async with apps_host(fake_gateway(tmp_path, links(), writes="confirm")) as host:
-        listed = {str(r.uri): r for r in await host.list_resources()}
-        assert listed[CARD_URI].mime_type == "text/html;profile=mcp-app"
-        [content] = await host.read_resource(CARD_URI)
-    page = content.text  # type: ignore[union-attr]
-    assert page.startswith("<!doctype html>") and "ui/initialize" in page
-    assert "ui/notifications/tool-result" in page and f'"{APP_TOOL}"' in page
-    assert META_KEY in page
-    # nothing loaded from elsewhere: no src/href attribute, no import, no fetch
-    assert not re.search(r"\b(src|href)\s*=|@import|fetch\(|XMLHttpRequest|<link", page)
-    assert "innerHTML" not in page  # values are shown as text, never parsed as HTML
-
-
 @pytest.mark.parametrize("mode", MODES)
-async def test_team_mode_only_the_owner_decides_even_with_the_token(
+async def test_team_mode_only_the_owner_decides_even_with_the_token_and_may_edit(
     tmp_path: Path, mode: str
 ) -> None:
     """Signed in over HTTP: bob holding alice's token still may not decide her approval
-    (`[review] approvers` is empty); alice may, and the audit names her."""
-    platform = links()
+    (`[review] approvers` is empty); alice may, with an edit, and the audit names her."""
+    platform = FakePlatform(LINKS)
+    edited = "Edited on the card." + FOOTER
     async with team_gateway(tmp_path, platform, writes="confirm") as team:
 
         def host(user: str) -> Client[Any]:
@@ -149,9 +126,12 @@ async def test_team_mode_only_the_owner_decides_even_with_the_token(
             refused = await error_of(bob, APP_TOOL, **args, decision="approve")
             assert refused.startswith("not_found"), refused
             assert platform.writes == []
-            done = await call(alice, APP_TOOL, **args, decision="approve")
+            # alice may, and the card can send an edit (not without the footer)
+            bad = await error_of(alice, APP_TOOL, **args, decision="approve", text="No footer.")
+            assert bad.startswith("invalid_input") and "disclosure footer" in bad
+            done = await call(alice, APP_TOOL, **args, decision="approve", text=edited)
             assert done["status"] == "posted", done
-    assert len(platform.writes) == 1
+    assert [w.data["body"] for w in platform.writes] == [edited]
     row = approval_row(tmp_path, card["id"])
-    assert (row.status, row.channel) == ("approved", "app")
+    assert (row.status, row.channel, row.edited) == ("approved", "app", True)
     assert row.decided_by == row.principal == "alice"

@@ -24,6 +24,7 @@ from mcp.types import ElicitRequestURLParams
 
 from gwanjong_gateway.web import HEADERS
 from gwanjong_shared.contract.errors import ErrorKind
+from tests.fakes.clock import FakeClock
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
@@ -40,6 +41,7 @@ from tests.gateway.approval_clients import (
 
 pytestmark = pytest.mark.anyio
 MODES = ["legacy", "auto"]
+EDITED = "Cancel scopes, edited by the person.\nSecond line." + FOOTER
 
 
 def links(url: str = LINKS.url) -> FakePlatform:
@@ -111,7 +113,7 @@ async def opened(
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_url_only_client_approves_on_the_page(
+async def test_url_only_client_approves_on_the_page_once_from_two_tabs(
     tmp_path: Path, mode: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
@@ -129,9 +131,19 @@ async def test_url_only_client_approves_on_the_page(
         style = await http.get(f"{parts(url)[0]}/static/console.css")  # the page's only load
         assert style.status_code == 200 and "pre.platform" in style.text
         assert platform.writes == []  # reading the page decides nothing
-        done = await decide(http, url, "approve", text=TEXT + FOOTER)  # the box, untouched
-        assert done.status_code == 200, done.text
-        assert "Approved and sent." in done.text
+        codes: list[int] = []
+        texts: list[str] = []
+
+        async def approve() -> None:  # the box untouched
+            reply = await decide(http, url, "approve", TEXT + FOOTER, csrf_of(page.text))
+            codes.append(reply.status_code)
+            texts.append(reply.text)
+
+        async with anyio.create_task_group() as tg:  # two tabs, one click each: one write
+            tg.start_soon(approve)
+            tg.start_soon(approve)
+        assert sorted(codes) == [200, 409], texts
+        assert sum("Approved and sent." in t for t in texts) == 1
         replay = await decide(http, url, "approve", csrf=csrf_of(page.text))
         assert replay.status_code == 409 and "already approved" in replay.text
         again = await http.get(url)
@@ -151,44 +163,6 @@ async def test_url_only_client_approves_on_the_page(
     ours = [r for r in caplog.records if not r.name.startswith(("httpx", "httpcore"))]
     assert any("approval page: approval" in r.getMessage() for r in ours)
     assert token not in "\n".join(r.getMessage() for r in ours)
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_an_edit_on_the_page_is_what_is_sent(tmp_path: Path, mode: str) -> None:
-    platform, person = links(), Person()
-    edited = "Cancel scopes, edited by the person.\nSecond line." + FOOTER
-    async with opened(tmp_path, platform, person, mode) as (http, url, approval_id):
-        refused = await decide(http, url, "approve", text="No footer <any> more.")
-        assert refused.status_code == 400 and "disclosure footer" in refused.text
-        assert "\nNo footer &lt;any&gt; more.</textarea>" in refused.text  # their text, kept
-        assert platform.writes == []
-        done = await decide(http, url, "approve", text=edited)
-        assert done.status_code == 200 and "Approved and sent." in done.text
-    assert [w.data["body"] for w in platform.writes] == [edited]
-    row = approval_row(tmp_path, approval_id)
-    assert (row.status, row.channel, row.edited) == ("approved", "page", True)
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_two_approvals_at_once_write_once(tmp_path: Path, mode: str) -> None:
-    platform, person = links(), Person()
-    codes: list[int] = []
-    texts: list[str] = []
-    async with opened(tmp_path, platform, person, mode) as (http, url, approval_id):
-        csrf = csrf_of((await http.get(url)).text)
-
-        async def approve() -> None:
-            reply = await decide(http, url, "approve", csrf=csrf)
-            codes.append(reply.status_code)
-            texts.append(reply.text)
-
-        async with anyio.create_task_group() as tg:  # two tabs, one click each
-            tg.start_soon(approve)
-            tg.start_soon(approve)
-    assert sorted(codes) == [200, 409]
-    assert sum("Approved and sent." in t for t in texts) == 1
-    assert len(platform.writes) == 1
-    assert approval_row(tmp_path, approval_id).status == "approved"
 
 
 async def test_a_failed_write_says_so_and_is_not_retried_by_the_page(tmp_path: Path) -> None:
@@ -220,7 +194,9 @@ async def test_decline_on_the_page_sends_nothing(tmp_path: Path, mode: str) -> N
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_foreign_origin_host_csrf_and_tokens_are_refused(tmp_path: Path, mode: str) -> None:
+async def test_foreign_origin_host_csrf_and_tokens_are_refused_and_an_edit_is_sent(
+    tmp_path: Path, mode: str
+) -> None:
     platform, person = links(), Person()
     async with opened(tmp_path, platform, person, mode) as (http, url, approval_id):
         origin, _id, _token = parts(url)
@@ -250,8 +226,13 @@ async def test_foreign_origin_host_csrf_and_tokens_are_refused(tmp_path: Path, m
         }
         assert platform.writes == []
         assert approval_row(tmp_path, approval_id).status == "pending"
-        done = await decide(http, url, "approve")  # the real page still works after all that
-        assert done.status_code == 200, done.text
+        # the real page still works after all that, and an edit on it is what is sent
+        refused = await decide(http, url, "approve", text="No footer <any> more.")
+        assert refused.status_code == 400 and "disclosure footer" in refused.text
+        assert "\nNo footer &lt;any&gt; more.</textarea>" in refused.text  # their text, kept
+        assert platform.writes == []
+        done = await decide(http, url, "approve", text=EDITED)
+        assert done.status_code == 200 and "Approved and sent." in done.text
     assert codes == {
         "foreign origin": 403,
         "null origin": 403,
@@ -266,7 +247,9 @@ async def test_foreign_origin_host_csrf_and_tokens_are_refused(tmp_path: Path, m
         "not a form": 415,
         "put": 405,
     }
-    assert len(platform.writes) == 1
+    assert [w.data["body"] for w in platform.writes] == [EDITED]
+    row = approval_row(tmp_path, approval_id)
+    assert (row.status, row.channel, row.edited) == ("approved", "page", True)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -324,8 +307,6 @@ async def test_approving_while_the_client_still_holds_the_link_open(tmp_path: Pa
 async def test_a_link_sent_to_a_client_is_short_lived(tmp_path: Path) -> None:
     """The page link decides its one approval for 15 minutes; after that it decides
     nothing (410) and says where the approval still waits; nothing is sent."""
-    from tests.fakes.clock import FakeClock
-
     clock, platform, person = FakeClock(), links(), Person()
     gateway = {"clock": clock, "wall": clock.time}
     async with opened(tmp_path, platform, person, "legacy", **gateway) as (http, url, approval_id):

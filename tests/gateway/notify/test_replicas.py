@@ -1,8 +1,8 @@
 """Two replicas sharing one record (a SQLite file, or one PostgreSQL in the postgres tier),
 each running a notifier: what waits is told once between them (the period and each event
-are claimed by compare-and-set), and each new thing once more; a platform down longer than
-`down_after_s`, which each replica sees in its own memory, is told once between them and
-not again after a restart."""
+are claimed by compare-and-set), and each new thing once more, nothing again after a
+restart; a platform down longer than `down_after_s`, which each replica sees in its own
+memory, is told once between them and not again after a restart."""
 
 from __future__ import annotations
 
@@ -59,7 +59,9 @@ async def period(notifiers: list[Notifier]) -> list[str]:
     return [b for b in bodies if b is not None]
 
 
-async def test_two_replicas_tell_each_thing_once(both: list[Records], record: StrikeStore) -> None:
+async def test_two_replicas_tell_each_thing_once_and_not_after_a_restart(
+    both: list[Records], record: StrikeStore
+) -> None:
     clock, sent, section = FakeClock(wall=NOW), Sent(), NotifySection(urls=[URL])
     replicas = [notifier(records, clock, sent, section) for records in both]
     open_approval(record, "p1", NOW - 60)
@@ -72,9 +74,13 @@ async def test_two_replicas_tell_each_thing_once(both: list[Records], record: St
     clock.advance(400)
     [second] = await period(replicas)
     assert second.startswith("1 approvals waiting") and "hand-off" not in second
+    clock.advance(3600)
+    restarted = notifier(both[0], clock, sent, section)  # a new process on the same record
+    assert await period([restarted]) == []
     assert len(sent.messages) == 2
     last = record.last_notice()  # what both status surfaces show
-    assert last is not None and last.summary.startswith("1 approvals waiting") and last.sent_at
+    assert last is not None and last.summary == "1 approvals waiting" and last.sent_at
+    assert last.error == ""
 
 
 async def test_a_platform_down_is_told_once_by_two_replicas_and_not_after_a_restart(

@@ -4,12 +4,9 @@
 from __future__ import annotations
 
 import contextlib
-import socket
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 
-import anyio
-import uvicorn
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
@@ -18,6 +15,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+
+from tests.gateway.http_gateway import serve_asgi
 
 
 @dataclass(frozen=True)
@@ -69,17 +68,5 @@ async def collector() -> AsyncGenerator[tuple[str, list[Collected]], None]:
         )
 
     app = Starlette(routes=[Route("/v1/traces", traces, methods=["POST"])])
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-    async with anyio.create_task_group() as group:
-        group.start_soon(server.serve, [sock])
-        with anyio.fail_after(60):  # a deadline that only catches a hang
-            while not server.started:
-                await anyio.sleep(0.02)
-        try:
-            yield f"http://127.0.0.1:{port}", spans
-        finally:
-            server.should_exit = True
-    sock.close()
+    async with serve_asgi(app) as endpoint:
+        yield endpoint, spans

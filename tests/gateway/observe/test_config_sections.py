@@ -8,12 +8,18 @@ from gwanjong_gateway.config import ConfigError, parse
 from gwanjong_gateway.platforms.upstreams import tracing_env
 
 
-def test_defaults_turn_everything_off() -> None:
+def test_defaults_turn_everything_off_and_a_collectors_headers_go_only_with_tracing() -> None:
     config = parse("")
     assert config.telemetry.otlp_endpoint == ""
     assert not config.metrics.enabled and config.metrics.port == 0
     assert not config.logging.json_lines
     assert tracing_env(config, "devto") == {}
+    environ = {"OTEL_EXPORTER_OTLP_HEADERS": "x-api-key=k3y", "OTEL_SDK_DISABLED": "true"}
+    assert tracing_env(config, "devto", environ) == {}
+    traced = parse('[telemetry]\notlp_endpoint = "https://otel.example.com"\n')
+    env = tracing_env(traced, "devto", environ)  # to the spawned servers
+    assert env["OTEL_EXPORTER_OTLP_HEADERS"] == "x-api-key=k3y"
+    assert "OTEL_SDK_DISABLED" not in env  # only the collector's headers pass
 
 
 def test_the_sections_as_written() -> None:
@@ -43,12 +49,3 @@ def test_bad_values_name_the_line(text: str, says: str) -> None:
     with pytest.raises(ConfigError, match=r"gateway.toml:2") as raised:
         parse(text)
     assert says in str(raised.value)
-
-
-def test_a_collectors_headers_go_to_the_spawned_servers_only_with_tracing() -> None:
-    environ = {"OTEL_EXPORTER_OTLP_HEADERS": "x-api-key=k3y", "OTEL_SDK_DISABLED": "true"}
-    traced = parse('[telemetry]\notlp_endpoint = "https://otel.example.com"\n')
-    env = tracing_env(traced, "devto", environ)
-    assert env["OTEL_EXPORTER_OTLP_HEADERS"] == "x-api-key=k3y"
-    assert "OTEL_SDK_DISABLED" not in env  # only the collector's headers pass
-    assert tracing_env(parse(""), "devto", environ) == {}

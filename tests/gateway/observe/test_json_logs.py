@@ -13,7 +13,6 @@ from opentelemetry.sdk.trace import TracerProvider
 
 from gwanjong_gateway.observe.jsonlog import use_json_lines
 from gwanjong_shared.kit.logs import register_secret
-from tests.gateway.observe.otel import clean_tracing
 
 
 @pytest.fixture
@@ -49,11 +48,10 @@ def test_a_line_written_in_a_span_names_its_trace(
 ) -> None:
     logger, out = logged
     use_json_lines(logger)
-    with clean_tracing():
-        tracer = TracerProvider().get_tracer("test")
-        with tracer.start_as_current_span("work") as span:
-            logger.info("inside")
-        context = span.get_span_context()
+    tracer = TracerProvider().get_tracer("test")  # never installed (conftest resets anyway)
+    with tracer.start_as_current_span("work") as span:
+        logger.info("inside")
+    context = span.get_span_context()
     record = json.loads(out.getvalue())
     assert record["trace_id"] == f"{context.trace_id:032x}"
     assert record["span_id"] == f"{context.span_id:016x}"

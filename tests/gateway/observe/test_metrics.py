@@ -160,11 +160,6 @@ async def test_a_stdio_gateway_serves_metrics_on_its_own_loopback_port(tmp_path:
         assert at(figures(got.text), "gwanjong_tool_calls_total", tool="scout") == 1
 
 
-def test_metrics_on_stdio_need_a_port(tmp_path: Path) -> None:
-    with pytest.raises(ObserveProblem, match=r"\[metrics\] port"):
-        attached_on_stdio(tmp_path)
-
-
 def test_rate_windows_and_tool_labels() -> None:
     metrics = Metrics()
     window = RateWindow(remaining=7, limit=300)
@@ -185,7 +180,10 @@ def test_rate_windows_and_tool_labels() -> None:
     assert metrics.tool_label("t0") == "t0"
 
 
-def test_a_metrics_port_in_use_stops_the_gateway_with_the_reason(tmp_path: Path) -> None:
+def test_metrics_on_stdio_need_a_free_port(tmp_path: Path) -> None:
+    with pytest.raises(ObserveProblem, match=r"\[metrics\] port"):
+        attached_on_stdio(tmp_path)
+    # a port in use stops the gateway with the reason
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import config_file
 from tests.gateway.http_gateway import cli, client, http_gateway
+from tests.gateway.observe.test_metrics import at, figures
 from tests.mcp import call
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
@@ -21,11 +21,7 @@ TABLES = {"auth": {"mode": "tokens"}, "metrics": {"enabled": True}, "logging": {
 
 
 def scout_calls(text: str) -> float:
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            if sample.name == "gwanjong_tool_calls_total" and sample.labels == {"tool": "scout"}:
-                return sample.value
-    return 0.0
+    return at(figures(text), "gwanjong_tool_calls_total", tool="scout")
 
 
 async def test_the_served_gateway_guards_and_counts(

@@ -42,11 +42,14 @@ def test_breaker_backs_off_exponentially_on_its_clock() -> None:
 
 
 @pytest.mark.stdio  # spawns a process
-async def test_a_server_that_cannot_import_is_down_with_its_stderr_and_fails_fast(
+async def test_a_server_that_cannot_start_is_down_with_its_stderr_masked_and_fails_fast(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
     clock = FakeClock()
-    gw = fake_gateway(tmp_path, forum, others=BROKEN, clock=clock)
+    exits = "import os, sys; sys.exit('bad token ' + os.environ['LEAKY_TOKEN'])"
+    env = {"LEAKY_TOKEN": "s3cr3t-value-123", "LEAKY_BASE_URL": "http://127.0.0.1:9"}
+    leaky = {"leaky": {"command": [PY, "-c", exits], "env": env}}
+    gw = fake_gateway(tmp_path, forum, others={**BROKEN, **leaky}, clock=clock)
     async with Client(gw, timeout=120) as client:
         scouted = await call(client, "scout", topic="rust")
         assert {o["platform"] for o in scouted["opportunities"]} == {"devto"}
@@ -54,6 +57,7 @@ async def test_a_server_that_cannot_import_is_down_with_its_stderr_and_fails_fas
         assert "unavailable: broken is down (" in first
         assert "No module named 'gwanjong_nosuch_pkg'" in first
         assert "next try in 2 s" in first
+        assert "s3cr3t" not in str(scouted)  # a reason from stderr never shows a secret
 
         status = await call(client, "status")
         row = status["platforms"]["broken"]
@@ -61,6 +65,8 @@ async def test_a_server_that_cannot_import_is_down_with_its_stderr_and_fails_fas
         assert "No module named 'gwanjong_nosuch_pkg'" in row["reason"]
         assert row["next_try_in_s"] == 2 and row["platform"]["state"] == "unknown"
         assert status["platforms"]["devto"]["health"] == "up"
+        leaky = status["platforms"]["leaky"]["reason"]
+        assert "bad token ***" in leaky and "s3cr3t" not in leaky, leaky
 
         # The breaker is open: the call fails at once without starting the server again.
         log = tmp_path / "logs" / "broken.log"
@@ -137,16 +143,3 @@ def test_proxy_and_ca_variables_reach_the_platform_servers() -> None:
     assert env["SSL_CERT_FILE"] == env["REQUESTS_CA_BUNDLE"] == "/etc/ca.pem"
     assert env["DEVTO_API_KEY"] == "k" * 12
     assert "TWITTER_BEARER_TOKEN" not in env and "AWS_SECRET_ACCESS_KEY" not in env
-
-
-@pytest.mark.stdio  # spawns a process
-async def test_a_stderr_reason_never_shows_a_secret(forum: FakePlatform, tmp_path: Path) -> None:
-    exits = "import os, sys; sys.exit('bad token ' + os.environ['LEAKY_TOKEN'])"
-    env = {"LEAKY_TOKEN": "s3cr3t-value-123", "LEAKY_BASE_URL": "http://127.0.0.1:9"}
-    leaky = {"leaky": {"command": [PY, "-c", exits], "env": env}}
-    async with Client(fake_gateway(tmp_path, forum, others=leaky), timeout=120) as client:
-        scouted = await call(client, "scout", topic="rust", platforms=["leaky"])
-        status = await call(client, "status")
-        reason = status["platforms"]["leaky"]["reason"]
-        assert "bad token ***" in reason, reason
-        assert "s3cr3t" not in reason and "s3cr3t" not in str(scouted)

@@ -34,37 +34,32 @@ DEADLINE_S = 60  # generous: only catches a hang
 
 
 @pytest.mark.parametrize("tool", ["reddit__write_comment", "devto__write_post", "x__upvote"])
-def test_a_contract_write_tool_is_refused_at_load_with_its_line(tmp_path: Path, tool: str) -> None:
+def test_a_contract_write_tool_is_refused_at_load_and_by_doctor_with_its_line(
+    tmp_path: Path, tool: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "gateway.toml"
-    path.write_text(
-        f'[gateway]\nwrites = "confirm"\nexpose = ["reddit__get_post", "{tool}"]\n',
+    path.write_text(  # by hand: the error names the line
+        f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\nwrites = "confirm"\n'
+        f'expose = ["reddit__get_post", "{tool}"]\n',
         encoding="utf-8",
     )
     with pytest.raises(ConfigError) as refused:
         load(str(path), check_env=False)
     said = str(refused.value)
-    assert said.startswith(f"{path}:3: gateway.expose: "), said
+    assert said.startswith(f"{path}:4: gateway.expose: "), said
     assert repr(tool) in said and "strike" in said
-
-
-def test_doctor_names_an_exposed_contract_write(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    path = tmp_path / "gateway.toml"
-    path.write_text(  # by hand: the error names the line
-        f'[gateway]\nstate_dir = "{tmp_path.as_posix()}"\nwrites = "confirm"\n'
-        'expose = ["reddit__write_comment"]\n',
-        encoding="utf-8",
-    )
     with pytest.raises(SystemExit) as done:
         main(["doctor", "--offline", "--config", str(path)])
     assert done.value.code == 2
     err = capsys.readouterr().err
-    assert f"{path}:4: gateway.expose: 'reddit__write_comment' writes to the platform" in err
+    assert f"{path}:4: gateway.expose: {tool!r} writes to the platform" in err
     assert "no problems found" not in capsys.readouterr().out
 
 
-def _with_extra_tools(forum: FakePlatform, boosted: list[str]) -> Any:
+def boosting(tmp_path: Path, forum: FakePlatform, expose: list[str]) -> tuple[Gateway, list[str]]:
+    """A gateway exposing ``expose`` of the forum's extra tools; what reached `boost`/`pin`."""
+    config = parse(config_text(tmp_path, ["devto"], "confirm", {"expose": expose}))
+    boosted: list[str] = []
     server = forum.server()
 
     def boost(post_id: str) -> dict[str, str]:
@@ -84,7 +79,7 @@ def _with_extra_tools(forum: FakePlatform, boosted: list[str]) -> Any:
     server.tool(boost)
     server.tool(pin, annotations=ToolAnnotations(read_only_hint=False, idempotent_hint=True))
     server.tool(peek, annotations=ToolAnnotations(read_only_hint=True))
-    return server
+    return Gateway(config, environ={}, transports={"devto": server}), boosted
 
 
 async def refusal(client: Client[Any], name: str) -> str:
@@ -99,11 +94,8 @@ async def refusal(client: Client[Any], name: str) -> str:
 async def test_an_exposed_tool_not_marked_read_only_is_not_listed_and_not_called(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
-    expose = ["devto__boost", "devto__pin", "devto__peek"]
-    config = parse(config_text(tmp_path, ["devto"], "confirm", {"expose": expose}))
-    boosted: list[str] = []
-    gw = Gateway(config, environ={}, transports={"devto": _with_extra_tools(forum, boosted)})
-    async with Client(build_gateway(config, gateway=gw), timeout=120) as client:
+    gw, boosted = boosting(tmp_path, forum, ["devto__boost", "devto__pin", "devto__peek"])
+    async with Client(build_gateway(gw.config, gateway=gw), timeout=120) as client:
         # The first call may come before the server is up (its placeholder is listed).
         first = await refusal(client, "devto__boost")
         assert first.startswith("not_supported: devto__boost may write") or (
@@ -128,10 +120,7 @@ async def test_a_forwarded_call_asks_the_annotations_first(
 ) -> None:
     """A call to an exposed tool (its placeholder, before the server is up) starts the
     server and reads its annotations before anything is sent."""
-    expose = ["devto__boost", "devto__peek"]
-    config = parse(config_text(tmp_path, ["devto"], "confirm", {"expose": expose}))
-    boosted: list[str] = []
-    gw = Gateway(config, environ={}, transports={"devto": _with_extra_tools(forum, boosted)})
+    gw, boosted = boosting(tmp_path, forum, ["devto__boost", "devto__peek"])
     try:
         boost = forwarded(gw.upstreams, "devto__boost", "placeholder", {"type": "object"})
         with pytest.raises(ToolError) as refused:

@@ -42,35 +42,14 @@ def faulty_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
 
 
-def devto_env(sandbox: SandboxControl) -> dict[str, str]:
-    return SPECS["devto"].env(sandbox.url)
-
-
 def spawned(needle: str) -> list[int]:
     return find(os.getpid(), needle)
-
-
-async def test_bundled_platform_runs_in_process_and_starts_on_first_use(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
-    config = parse(config_text(tmp_path, ["devto"]))
-    gateway = build_gateway(config, environ=devto_env(sandbox))
-    async with Client(gateway, timeout=60) as client:
-        status = await call(client, "status")
-        assert status["platforms"]["devto"]["health"] == "not started"
-        scouted = await call(client, "scout", topic="rust async")
-        assert scouted["errors"] == {}
-        assert {o["platform"] for o in scouted["opportunities"]} == {"devto"}
-        status = await call(client, "status")
-        assert status["platforms"]["devto"]["health"] == "up"
-        assert spawned("gwanjong_devto") == []  # no subprocess: the same interpreter
-    assert sandbox.requests().get("devto", 0) > 0
 
 
 @pytest.mark.stdio
 async def test_isolation_process_spawns_the_server(sandbox: SandboxControl, tmp_path: Path) -> None:
     config = parse(config_text(tmp_path, ["devto"], platform={"isolation": "process"}))
-    gateway = build_gateway(config, environ=devto_env(sandbox))
+    gateway = build_gateway(config, environ=SPECS["devto"].env(sandbox.url))
     async with Client(gateway, timeout=90) as client:
         assert (await call(client, "status"))["platforms"]["devto"]["health"] == "not started"
         assert spawned("gwanjong_devto") == []
@@ -82,12 +61,14 @@ async def test_isolation_process_spawns_the_server(sandbox: SandboxControl, tmp_
             await anyio.sleep(0.1)
 
 
-async def test_a_failing_in_process_platform_leaves_the_others_answering(
+async def test_bundled_platforms_start_in_process_on_first_use_and_a_failing_one_leaves_the_others(
     sandbox: SandboxControl, tmp_path: Path, faulty_installed: None
 ) -> None:
     text = config_text(tmp_path, ["devto", *FAULTY], settings={"call_timeout_s": 5})
-    gateway = build_gateway(parse(text), environ=devto_env(sandbox))
+    gateway = build_gateway(parse(text), environ=SPECS["devto"].env(sandbox.url))
     async with Client(gateway, timeout=120) as client:
+        status = await call(client, "status")
+        assert status["platforms"]["devto"]["health"] == "not started"
         scouted = await call(client, "scout", topic="rust async")
         assert {o["platform"] for o in scouted["opportunities"]} == {"devto"}
         errors: dict[str, Any] = scouted["errors"]
@@ -104,6 +85,8 @@ async def test_a_failing_in_process_platform_leaves_the_others_answering(
         # The gateway still serves: the next scout answers as well.
         again = await call(client, "scout", topic="uv workspaces", platforms=["devto"])
         assert again["opportunities"] and again["errors"] == {}
+        assert spawned("gwanjong_devto") == []  # no subprocess: the same interpreter
+    assert sandbox.requests().get("devto", 0) > 0
 
 
 def test_a_declared_platform_needs_no_command(tmp_path: Path, faulty_installed: None) -> None:

@@ -4,6 +4,7 @@ with `notifications/tools/list_changed`: to a session-era client on its session,
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -36,10 +37,6 @@ class Heard(MessageHandler):
         self.changes += 1
 
 
-def exposing(tmp_path: Path, forum: FakePlatform, expose: list[str]) -> tuple[Gateway, Any]:
-    return gateway_of(tmp_path, forum, settings={"expose": expose})
-
-
 async def real_definition(client: Client[Any]) -> None:
     """Until the exposed tool carries its server's schema (the backend is up)."""
     with anyio.fail_after(DEADLINE_S):
@@ -68,52 +65,40 @@ async def heard_after_up_again(
             await anyio.sleep(0.02)
 
 
-async def test_a_session_hears_the_change(forum: FakePlatform, tmp_path: Path) -> None:
-    gw, server = exposing(tmp_path, forum, [EXPOSED])
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+@pytest.mark.parametrize("over", ["memory", "http"])
+async def test_a_session_or_a_listen_stream_hears_the_change(
+    forum: FakePlatform, tmp_path: Path, mode: str, over: str
+) -> None:
+    """legacy: the session's handler (over HTTP, the session's standalone GET stream);
+    auto: the `subscriptions/listen` stream the client opened."""
+    gw, server = gateway_of(tmp_path, forum, settings={"expose": [EXPOSED]})
     heard = Heard()
-    async with Client(server, mode="legacy", message_handler=heard) as client:
+    async with contextlib.AsyncExitStack() as stack:
+        if over == "http":
+            server = StreamableHttpTransport(await stack.enter_async_context(serve_app(server)))
+        client = Client(server, mode=mode, message_handler=heard, timeout=60)
+        await stack.enter_async_context(client)
         await real_definition(client)
-        await heard_after_up_again(heard, gw, client, forum)
-        init = client.initialize_result
-        assert init is not None and init.capabilities.tools is not None
-        assert init.capabilities.tools.list_changed is True
-
-
-async def test_a_listen_stream_hears_the_change(forum: FakePlatform, tmp_path: Path) -> None:
-    gw, server = exposing(tmp_path, forum, [EXPOSED])
-    async with Client(server, mode="auto") as client:
-        await real_definition(client)
+        if mode == "legacy":
+            await heard_after_up_again(heard, gw, client, forum)
+            init = client.initialize_result
+            assert init is not None and init.capabilities.tools is not None
+            assert init.capabilities.tools.list_changed is True
+            return
         async with listen(client.session, tools_list_changed=True) as stream:
             assert stream.honored.tools_list_changed is True
             await up_again(gw, client, forum)
             with anyio.fail_after(DEADLINE_S):
-                event = await stream.__anext__()
-        assert isinstance(event, ToolsListChanged)
+                assert isinstance(await stream.__anext__(), ToolsListChanged)
 
 
 async def test_without_expose_nothing_changes_and_no_listen_is_offered(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
-    _, server = exposing(tmp_path, forum, [])
+    _, server = gateway_of(tmp_path, forum, settings={"expose": []})
     async with Client(server, mode="auto") as client:
         with pytest.raises(MCPError) as caught:
             async with listen(client.session, tools_list_changed=True):
                 pass
     assert caught.value.error.code == METHOD_NOT_FOUND
-
-
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
-async def test_over_streamable_http_too(forum: FakePlatform, tmp_path: Path, mode: str) -> None:
-    gw, server = exposing(tmp_path, forum, [EXPOSED])
-    heard = Heard()
-    async with serve_app(server) as url:
-        transport = StreamableHttpTransport(url)
-        async with Client(transport, mode=mode, message_handler=heard, timeout=60) as client:  # type: ignore[arg-type]
-            await real_definition(client)
-            if mode == "legacy":  # the session's standalone (GET) stream
-                await heard_after_up_again(heard, gw, client, forum)
-                return
-            async with listen(client.session, tools_list_changed=True) as stream:
-                await up_again(gw, client, forum)
-                with anyio.fail_after(DEADLINE_S):
-                    assert isinstance(await stream.__anext__(), ToolsListChanged)

@@ -17,8 +17,9 @@ async def _settle() -> None:
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("anyio_backend", ["asyncio"])
-async def test_a_failure_is_logged_and_kept(caplog: pytest.LogCaptureFixture) -> None:
+async def test_a_failure_is_logged_and_kept_and_a_stop_is_not_a_failure(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     async def boom() -> None:
         raise RuntimeError("https://example.test/?token=s3cr3t")
 
@@ -31,10 +32,6 @@ async def test_a_failure_is_logged_and_kept(caplog: pytest.LogCaptureFixture) ->
     assert "s3cr3t" not in caplog.text and "s3cr3t" not in watched.failure
     await watched.stop()
 
-
-@pytest.mark.anyio
-@pytest.mark.parametrize("anyio_backend", ["asyncio"])
-async def test_a_stop_is_not_a_failure() -> None:
     started = asyncio.Event()
 
     async def forever() -> None:

@@ -28,7 +28,7 @@ def busy() -> sqlite3.OperationalError:
     return exc
 
 
-def test_busy_without_waiting_is_retried(tmp_path: Path) -> None:
+def test_busy_without_waiting_is_retried_and_other_errors_are_not(tmp_path: Path) -> None:
     engine = SqliteEngine(tmp_path / "x.db", busy_timeout_s=2.0)
     tries: list[int] = []
 
@@ -40,6 +40,14 @@ def test_busy_without_waiting_is_retried(tmp_path: Path) -> None:
 
     assert engine._retry(step) == "done"  # pyright: ignore[reportPrivateUsage]
     assert len(tries) == 3
+
+    def other() -> None:
+        tries.append(1)
+        raise sqlite3.OperationalError("no such table: nope")
+
+    with pytest.raises(sqlite3.OperationalError):
+        engine._retry(other)  # pyright: ignore[reportPrivateUsage]
+    assert len(tries) == 4  # once: not retried
     engine.close()
 
 
@@ -51,20 +59,6 @@ def test_busy_past_the_timeout_reaches_the_caller(tmp_path: Path) -> None:
 
     with pytest.raises(sqlite3.OperationalError):
         engine._retry(step)  # pyright: ignore[reportPrivateUsage]
-    engine.close()
-
-
-def test_other_errors_are_not_retried(tmp_path: Path) -> None:
-    engine = SqliteEngine(tmp_path / "x.db")
-    tries: list[int] = []
-
-    def step() -> None:
-        tries.append(1)
-        raise sqlite3.OperationalError("no such table: nope")
-
-    with pytest.raises(sqlite3.OperationalError):
-        engine._retry(step)  # pyright: ignore[reportPrivateUsage]
-    assert tries == [1]
     engine.close()
 
 
@@ -89,14 +83,10 @@ def test_postgres_placeholders() -> None:
         _pg_sql("SELECT a FROM t WHERE b LIKE 'x%'")
 
 
-def test_a_row_names_only_strike_columns(tmp_path: Path) -> None:
+def test_a_row_names_only_strike_columns(record: StrikeStore) -> None:
     """A column name comes from the `Strike` dataclass, never from a caller's text."""
-    from gwanjong_gateway.record.store import StrikeStore
-
-    store = StrikeStore(tmp_path / "gwanjong.db")
     with pytest.raises(TypeError, match="not a strike record column: id = 1; --"):
-        store.insert(**{"id = 1; --": 1})
-    store.close()
+        record.insert(**{"id = 1; --": 1})
 
 
 class Pair(NamedTuple):

@@ -154,28 +154,25 @@ def doctor(cfg: Path, home: Path) -> subprocess.CompletedProcess[str]:
 
 
 async def test_a_dotenv_save_on_a_full_disk_says_so_and_keeps_the_old_file(state: Path) -> None:
+    """The writer itself, and setup(save) over MCP answering `unavailable`."""
     env = state / ".env"
     save(env, {"REDDIT_CLIENT_ID": "old-id"})
     before = env.read_bytes()
-    fill(state)
-    with pytest.raises(DotenvUnwritable) as caught:
-        save(env, {"REDDIT_CLIENT_ID": "new-id", "REDDIT_CLIENT_SECRET": "s" * 3000})
-    assert "is full" in str(caught.value) and "unchanged" in str(caught.value)
-    assert "s" * 20 not in str(caught.value)  # never the secret
-    assert env.read_bytes() == before
-    assert named(state, ".env.") == []  # no temp file left behind
-
-
-async def test_setup_save_on_a_full_disk_answers_unavailable(state: Path) -> None:
     links = FakePlatform(LINKS, configured=False)
     gateway = fake_gateway(state, links, settings={"model_may_save_credentials": True})
     async with Client(gateway) as client:
         await client.call_tool("status", {})
         fill(state)
+        with pytest.raises(DotenvUnwritable) as caught:
+            save(env, {"REDDIT_CLIENT_ID": "new-id", "REDDIT_CLIENT_SECRET": "s" * 3000})
         keys = {"REDDIT_CLIENT_ID": "id", "REDDIT_CLIENT_SECRET": "x" * 40}
         text = await error_of(client, "setup", action="save", platform="reddit", credentials=keys)
+    assert "is full" in str(caught.value) and "unchanged" in str(caught.value)
+    assert "s" * 20 not in str(caught.value)  # never the secret
     assert text.startswith("unavailable:") and "is full" in text, text
     assert "unexpectedly" not in text and "x" * 40 not in text, text
+    assert env.read_bytes() == before
+    assert named(state, ".env.") == []  # no temp file left behind
 
 
 async def test_a_record_lost_after_a_full_disk_write_is_rebuilt_from_the_journal(

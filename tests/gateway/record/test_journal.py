@@ -81,21 +81,6 @@ def lines(state: Path) -> list[dict[str, Any]]:
     return [json.loads(x) for x in (state / JOURNAL).read_text().splitlines()]
 
 
-async def test_every_send_is_journalled_first_and_closed_once_recorded(
-    links: FakePlatform, tmp_path: Path
-) -> None:
-    async with Client(fake_gateway(tmp_path, links)) as client:
-        oid = await drafted(client)
-        answer = await strike(client, oid, "comment", REPLY)
-    assert answer["status"] == "posted", answer
-    events = lines(tmp_path)
-    assert [e["event"] for e in events] == ["sending", "recorded"]
-    assert events[0]["id"] == events[1]["id"] == answer["record"]
-    assert events[0]["platform"] == "reddit" and events[0]["action"] == "comment"
-    assert Journal(tmp_path).open_entries() == []
-    assert (tmp_path / JOURNAL).stat().st_mode & 0o777 == 0o600
-
-
 async def test_a_journal_that_cannot_be_written_means_nothing_is_sent(
     links: FakePlatform, tmp_path: Path
 ) -> None:
@@ -109,15 +94,10 @@ async def test_a_journal_that_cannot_be_written_means_nothing_is_sent(
     assert row.status == StrikeStatus.FAILED  # the claim is released: nothing holds it
 
 
-def _target(links: FakePlatform) -> str:
-    [pid] = [pid for pid, p in links.posts.items() if TITLE.lower() in p.title.lower()][:1]
-    return pid
-
-
 def sent_then_lost(state: Path, links: FakePlatform, now: float) -> int:
     """A claim, its journal line and the write itself; then the record is moved aside, as
     the old advice said to. The id the lost record gave it."""
-    target = _target(links)
+    [target] = [pid for pid, p in links.posts.items() if TITLE.lower() in p.title.lower()][:1]
     store = StrikeStore(state / "gwanjong.db")
     row = strike_row(
         store,
@@ -182,12 +162,21 @@ def damage_an_index(db: Path) -> None:
         f.write(b"\xde\xad" * (page // 2))
 
 
-async def test_doctor_repair_carries_every_claim_over_a_damaged_record(
+async def test_every_send_is_journalled_and_doctor_repair_carries_every_claim_over(
     links: FakePlatform, tmp_path: Path
 ) -> None:
     async with Client(fake_gateway(tmp_path, links)) as client:
         oid = await drafted(client)
-        assert (await strike(client, oid, "comment", REPLY))["status"] == "posted"
+        answer = await strike(client, oid, "comment", REPLY)
+    assert answer["status"] == "posted", answer
+    # journalled first, closed once recorded
+    events = lines(tmp_path)
+    assert [e["event"] for e in events] == ["sending", "recorded"]
+    assert events[0]["id"] == events[1]["id"] == answer["record"]
+    assert events[0]["platform"] == "reddit" and events[0]["action"] == "comment"
+    assert Journal(tmp_path).open_entries() == []
+    assert (tmp_path / JOURNAL).stat().st_mode & 0o777 == 0o600
+    # a damaged record: doctor --repair carries every claim over
     db = tmp_path / "gwanjong.db"
     damage_an_index(db)
     async with Client(fake_gateway(tmp_path, links)) as client:

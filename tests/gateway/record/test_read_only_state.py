@@ -65,6 +65,15 @@ def text_of(result: Any) -> str:
 @pytest.mark.anyio
 async def test_a_read_only_state_dir_answers_and_strike_refuses(state: Path) -> None:
     fake = FakePlatform(TWEETS)
+    remount_ro(state)  # never written yet: still answers
+    async with Client(fake_gateway(state, fake, writes="dry-run")) as client:
+        status = await call(client, "status")
+        assert "read-only" in status.get("strike_record", ""), status
+        scouted = await call(client, "scout", source="mentions")
+        notes = " ".join(str(v) for v in scouted.get("errors", {}).values())
+        if scouted["opportunities"]:
+            assert "cursor not saved" in notes, scouted
+    assert _mount("-o", "remount,rw", str(state)).returncode == 0
     async with Client(fake_gateway(state, fake, writes="dry-run")) as client:
         await call(client, "status")  # the record and the usage log now exist
     remount_ro(state)
@@ -85,16 +94,3 @@ async def test_a_read_only_state_dir_answers_and_strike_refuses(state: Path) -> 
         answer = text_of(result) + str(result.structured_content or "")
         assert "read-only" in answer and "cannot be written" in answer, answer
         assert "posted" not in str(result.structured_content or ""), answer
-
-
-@pytest.mark.stdio  # mounts a tmpfs (a process)
-@pytest.mark.anyio
-async def test_a_never_written_read_only_state_dir_still_answers(state: Path) -> None:
-    remount_ro(state)
-    async with Client(fake_gateway(state, FakePlatform(TWEETS), writes="dry-run")) as client:
-        status = await call(client, "status")
-        assert "read-only" in status.get("strike_record", ""), status
-        scouted = await call(client, "scout", source="mentions")
-        notes = " ".join(str(v) for v in scouted.get("errors", {}).values())
-        if scouted["opportunities"]:
-            assert "cursor not saved" in notes, scouted

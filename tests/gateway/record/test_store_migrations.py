@@ -42,13 +42,9 @@ def file_at(path: Path, version: int, *, versioned: bool = True) -> None:
     db.close()
 
 
-def old_file(path: Path) -> None:
-    file_at(path, 1, versioned=False)
-
-
 def test_an_old_file_opens_and_gains_the_principal_column(tmp_path: Path) -> None:
     path = tmp_path / "gwanjong.db"
-    old_file(path)
+    file_at(path, 1, versioned=False)
     with closing(StrikeStore(path)) as store:
         assert store.schema_version() == migrations.LATEST
         (old,) = store.history()
@@ -84,6 +80,7 @@ def test_an_old_file_opens_and_gains_the_principal_column(tmp_path: Path) -> Non
     with closing(StrikeStore(path)) as again:  # reopening applies nothing twice
         versions = [r[0] for r in again.engine.db.execute("SELECT version FROM schema_version")]
         assert versions == list(range(1, migrations.LATEST + 1))
+    assert len(migrations.SQLITE) == len(migrations.POSTGRES) == migrations.LATEST  # both engines
 
 
 @pytest.mark.parametrize("version", range(1, migrations.LATEST))
@@ -99,10 +96,6 @@ def test_a_file_at_each_older_version_opens_at_the_latest_and_keeps_its_rows(
         assert store.acted_among([("devto", "t1"), ("devto", "t9")]) == {("devto", "t1")}
         versions = [r[0] for r in store.engine.db.execute("SELECT version FROM schema_version")]
         assert versions == list(range(1, migrations.LATEST + 1))  # each step applied once
-
-
-def test_both_engines_have_the_same_versions() -> None:
-    assert len(migrations.SQLITE) == len(migrations.POSTGRES) == migrations.LATEST
 
 
 async def test_a_file_from_a_newer_gwanjong_is_refused_untouched(tmp_path: Path) -> None:

@@ -32,19 +32,6 @@ def test_the_store_url_must_be_postgresql(tmp_path: Path) -> None:
     assert parse(config_text(tmp_path, ["devto"])).store.url == ""
 
 
-async def test_an_unset_variable_in_the_url_breaks_only_the_record(tmp_path: Path) -> None:
-    config = parse(
-        config_text(
-            tmp_path, ["devto"], tables={"store": {"url": "postgresql://gw:${NO_SUCH_PW}@db/x"}}
-        )
-    )
-    records = Records.for_config(config, {"HOME": "/nowhere"})
-    assert not await records.open()
-    assert records.broken.startswith("[store] url: ${NO_SUCH_PW} is not set"), records.broken
-    with pytest.raises(PlatformError, match="unavailable: \\[store\\] url"):
-        await records.run(StrikeStore.history)
-
-
 async def test_a_gateway_whose_database_is_down_scouts_but_writes_nothing(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
@@ -72,12 +59,20 @@ async def test_a_gateway_whose_database_is_down_scouts_but_writes_nothing(
     assert not (tmp_path / "state" / "gwanjong.db").exists()  # no silent SQLite fallback
 
 
-async def test_an_unreachable_database_is_unavailable_and_keeps_its_password(
+async def test_an_unset_variable_or_an_unreachable_database_is_unavailable_and_keeps_its_password(
     tmp_path: Path,
 ) -> None:
+    url = "postgresql://gw:${NO_SUCH_PW}@db/x"
+    config = parse(config_text(tmp_path, ["devto"], tables={"store": {"url": url}}))
+    records = Records.for_config(config, {"HOME": "/nowhere"})  # breaks only the record
+    assert not await records.open()
+    assert records.broken.startswith("[store] url: ${NO_SUCH_PW} is not set"), records.broken
+    with pytest.raises(PlatformError, match="unavailable: \\[store\\] url"):
+        await records.run(StrikeStore.history)
+
     port = free_port()  # nothing listens here
     records = Records(
-        tmp_path / "unused.db", url=f"postgresql://gw:s3cret-pw@127.0.0.1:{port}/gwanjong"
+        tmp_path / "unused.db", url=f"postgresql://gw:{SECRET}@127.0.0.1:{port}/gwanjong"
     )
     assert not await records.open()
     with pytest.raises(PlatformError) as down:
@@ -86,5 +81,5 @@ async def test_an_unreachable_database_is_unavailable_and_keeps_its_password(
     assert text.startswith(
         f"unavailable: the strike record database at 127.0.0.1:{port} is unreachable"
     )
-    assert "s3cret-pw" not in text
+    assert SECRET not in text
     assert not records.broken  # retried on the next call, not given up

@@ -5,14 +5,13 @@ unrecorded. The platform is a fake in memory (tests/fakes); the record's clock i
 from __future__ import annotations
 
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastmcp import Client, FastMCP
 
+from gwanjong_gateway.cli.main import main
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
@@ -23,7 +22,6 @@ from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import SOCIAL
 from tests.gateway.helpers import config_text, gateway_of
-from tests.gateway.rows import strike_row
 from tests.gateway.strike.test_strike import drafted, history, strike
 from tests.mcp import call, error_of
 
@@ -149,10 +147,13 @@ async def test_absence_counts_only_after_the_settle_window(
     assert "absent after the settle window" in rows[1].policy[-1]
 
 
-async def test_what_cannot_be_read_back_waits_for_a_person(tmp_path: Path) -> None:
+async def test_what_cannot_be_read_back_waits_for_a_person_who_resolves_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # A like cannot be read back through the contract: once its settle window has passed,
     # the record says (a typed field, not words in its reason) that only a person can
-    # settle it, and a second strike says so instead of "checking again in N s".
+    # settle it, and a second strike says so instead of "checking again in N s"; the
+    # person settles it with `gwanjong history --resolve`, once.
     social = FakePlatform(SOCIAL)
     clock = FakeClock()
     gw, mcp = gateway_of(tmp_path, social, tables={"safety": {"settle_window_s": 3}})
@@ -173,32 +174,15 @@ async def test_what_cannot_be_read_back_waits_for_a_person(tmp_path: Path) -> No
     [row] = history(tmp_path)
     assert row.status == StrikeStatus.UNKNOWN and row.needs_person, row
     assert social.writes == []  # the timed-out like never landed, and none was sent again
-
-
-@pytest.mark.stdio  # the CLI as a process
-async def test_a_person_resolves_what_cannot_be_read_back(tmp_path: Path) -> None:
-    store = StrikeStore(tmp_path / "gwanjong.db")
-    row = strike_row(
-        store,
-        platform="reddit",
-        target="t3_x",
-        action="upvote",
-        content="",
-        status=StrikeStatus.UNKNOWN,
-        reason="outcome unknown",
-    )
-    store.close()
     cfg = tmp_path / "gateway.toml"
     cfg.write_text(config_text(tmp_path, []), encoding="utf-8")
-    base = [sys.executable, "-m", "gwanjong_gateway", "--config", str(cfg), "history"]
-    done = subprocess.run(
-        [*base, "--resolve", str(row.id), "--as", "failed"], capture_output=True, text=True
-    )
-    assert done.returncode == 0 and f"record {row.id}: failed" in done.stdout, done.stderr
-    again = subprocess.run(
-        [*base, "--resolve", str(row.id), "--as", "posted"], capture_output=True, text=True
-    )
-    assert again.returncode == 2 and "not unknown or pending" in again.stderr
+    base = ["--config", str(cfg), "history", "--resolve", str(row.id), "--as"]
+    with pytest.raises(SystemExit) as done:
+        main([*base, "failed"])
+    assert done.value.code == 0 and f"record {row.id}: failed" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as again:
+        main([*base, "posted"])  # settled already
+    assert again.value.code == 2 and "not unknown or pending" in capsys.readouterr().err
     [after] = history(tmp_path)
     assert after.status == StrikeStatus.FAILED
     assert "resolved by a person as failed" in after.policy[-1]

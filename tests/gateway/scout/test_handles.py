@@ -65,12 +65,17 @@ async def test_each_call_on_its_own_session_works(
         assert status["tools"]["available"] == ["scout", "draft", "strike"]
 
 
-async def test_a_restart_keeps_the_workflow_and_the_table_a_digest_not_the_handle(
+async def test_a_restart_keeps_the_workflow_as_draft_saw_it_and_a_digest_not_the_handle(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
+    """draft reads the post anew; what it read, not what scout saw, is kept for strike."""
     async with Client(gateway(tmp_path, forum)) as c:
-        handle = await scouted(c)
-        await outcome(c, "draft", opportunity_id=handle)
+        found = await outcome(c, "scout", topic=TOPIC, limit=3)
+        handle, url = found["opportunities"][0]["id"], found["opportunities"][0]["url"]
+        [pid] = [p for p, post in forum.posts.items() if post.url == url]
+        forum.posts[pid] = forum.posts[pid].model_copy(update={"author": "renamed_since"})
+        drafted = await outcome(c, "draft", opportunity_id=handle)
+        assert "renamed_since" in drafted["author"]
     with sqlite3.connect(tmp_path / "gwanjong.db") as db:
         rows = db.execute("SELECT * FROM handles").fetchall()
     assert len(rows) == 3 and sum(1 for r in rows if r[6] is not None) == 1  # one drafted
@@ -79,6 +84,9 @@ async def test_a_restart_keeps_the_workflow_and_the_table_a_digest_not_the_handl
     async with Client(gateway(tmp_path, forum)) as c:  # a new gateway on the same state
         struck = await post(c, handle)
         assert struck["status"] == "dry_run", struck
+    with sqlite3.connect(tmp_path / "gwanjong.db") as db:
+        [(author,)] = db.execute("SELECT author FROM strikes").fetchall()
+    assert author == "renamed_since"
 
 
 async def test_a_handle_expires(forum: FakePlatform, tmp_path: Path) -> None:
@@ -114,7 +122,7 @@ async def test_another_users_handle_reaches_nothing(forum: FakePlatform, tmp_pat
         assert mine["status"] == "dry_run", mine
 
 
-async def test_anonymous_http_in_the_modern_era_needs_no_header(
+async def test_anonymous_http_needs_no_header_and_a_client_key_only_groups_the_status(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
     async with serve_app(gateway(tmp_path, forum)) as url:
@@ -124,10 +132,6 @@ async def test_anonymous_http_in_the_modern_era_needs_no_header(
             await outcome(c, "draft", opportunity_id=handle)
             struck = await post(c, handle)
             assert struck["status"] == "dry_run", struck
-
-
-async def test_a_client_key_only_groups_the_status(forum: FakePlatform, tmp_path: Path) -> None:
-    async with serve_app(gateway(tmp_path, forum)) as url:
         one = {"X-Gwanjong-Session": "agent-one-0123456789"}
         two = {"X-Gwanjong-Session": "agent-two-0123456789"}
         async with client(url, None, "auto", one) as a, client(url, None, "auto", two) as b:
@@ -140,21 +144,3 @@ async def test_a_client_key_only_groups_the_status(forum: FakePlatform, tmp_path
         async with client(url, None, "auto", bad) as c:
             refused = await outcome(c, "scout", topic=TOPIC)
             assert "16 to 256 printable characters" in refused["error"]
-
-
-async def test_strike_works_on_drafts_view_of_the_post(forum: FakePlatform, tmp_path: Path) -> None:
-    """draft reads the post anew; what it read, not what scout saw, is kept for strike."""
-    async with Client(gateway(tmp_path, forum)) as c:
-        found = await outcome(c, "scout", topic=TOPIC, limit=3)
-        handle, url = found["opportunities"][0]["id"], found["opportunities"][0]["url"]
-        [pid] = [p for p, post in forum.posts.items() if post.url == url]
-        forum.posts[pid] = forum.posts[pid].model_copy(update={"author": "renamed_since"})
-        drafted = await outcome(c, "draft", opportunity_id=handle)
-        assert "renamed_since" in drafted["author"]
-        struck = await outcome(
-            c, "strike", opportunity_id=handle, action="post", title="On it", content="Hi."
-        )
-        assert struck["status"] == "dry_run", struck
-    with sqlite3.connect(tmp_path / "gwanjong.db") as db:
-        [(author,)] = db.execute("SELECT author FROM strikes").fetchall()
-    assert author == "renamed_since"

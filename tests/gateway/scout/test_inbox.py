@@ -51,17 +51,15 @@ async def test_inbox_comes_first_marked_summoned(sandbox: SandboxControl, tmp_pa
     assert len(devto) == 1 and "curious_carl" in devto[0]["reason"]
 
 
-async def test_topic_is_optional_only_for_the_inbox(tmp_path: Path) -> None:
-    async with Client(fake_gateway(tmp_path, FakePlatform(TWEETS))) as client:
-        only_inbox = await call(client, "scout", source="mentions")
-        assert only_inbox["opportunities"] == summoned(only_inbox) != []
-        assert (await error_of(client, "scout")).startswith("invalid_input: ")
-
-
-async def test_cursor_is_kept_per_platform_across_restarts(tmp_path: Path) -> None:
+async def test_topic_is_optional_only_for_the_inbox_whose_cursor_is_kept_per_platform(
+    tmp_path: Path,
+) -> None:
     fakes = (FakePlatform(SOCIAL), FakePlatform(TWEETS))
     async with Client(fake_gateway(tmp_path, *fakes)) as client:
-        first = summoned(await call(client, "scout", source="mentions", limit=25))
+        assert (await error_of(client, "scout")).startswith("invalid_input: ")
+        only_inbox = await call(client, "scout", source="mentions", limit=25)
+        first = summoned(only_inbox)
+        assert only_inbox["opportunities"] == first != []
     assert {o["platform"] for o in first} == {"bluesky", "twitter"}
     cursors = json.loads((tmp_path / "inbox.json").read_text())
     assert set(cursors) == {"bluesky", "twitter"} and all(cursors.values())

@@ -76,12 +76,21 @@ def test_unrelated_posts_only_fill_gaps() -> None:
     assert [r.post.id for r in both] == ["a", "b"] and "trending only" in both[1].reason
 
 
-def test_dedupe_by_normalized_url() -> None:
+def test_dedupe_by_normalized_url_keeps_significant_query_parameters() -> None:
     a = post("1", "Same", url="https://www.reddit.com/r/rust/comments/abc/x/?utm=1")
     b = post("2", "Same", url="https://old.reddit.com/r/rust/comments/abc/x")
     c = post("3", "Other", url="https://reddit.com/r/rust/comments/def/")
     assert [p.id for p in dedupe([a, b, c])] == ["1", "3"]
     assert normalize_url("HTTPS://Dev.to/a/b/") == "https://dev.to/a/b"
+    hn4 = post("4", "t", url="https://news.example.com/item?id=4")
+    hn5 = post("5", "t", url="https://news.example.com/item?id=5")
+    tracked = post(
+        "4b", "t", url="https://www.news.example.com/item?utm_source=x&id=4&fbclid=abc&ref_src=tw"
+    )
+    assert [p.id for p in dedupe([hn4, hn5, tracked])] == ["4", "5"]
+    assert (
+        normalize_url("https://a.dev/p?b=2&a=1&utm_medium=m&gclid=z") == "https://a.dev/p?a=1&b=2"
+    )
 
 
 def test_opportunity_ids_are_short_and_stable() -> None:
@@ -89,18 +98,3 @@ def test_opportunity_ids_are_short_and_stable() -> None:
     assert opportunity_id(p) == opportunity_id(p)
     assert opportunity_id(p).startswith("bluesky-")
     assert len(opportunity_id(p)) == 14
-
-
-def test_dedupe_keeps_significant_query_parameters() -> None:
-    def post(pid: str, url: str) -> Post:
-        return Post(id=pid, platform="devto", title="t", url=url, author="a")
-
-    hn4 = post("4", "https://news.example.com/item?id=4")
-    hn5 = post("5", "https://news.example.com/item?id=5")
-    tracked = post(
-        "4b", "https://www.news.example.com/item?utm_source=x&id=4&fbclid=abc&ref_src=tw"
-    )
-    assert [p.id for p in dedupe([hn4, hn5, tracked])] == ["4", "5"]
-    assert (
-        normalize_url("https://a.dev/p?b=2&a=1&utm_medium=m&gclid=z") == "https://a.dev/p?a=1&b=2"
-    )

@@ -36,7 +36,7 @@ from gwanjong_twitter.profile import PROFILE as X_PROFILE
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import PAID
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import config_text, in_threads
 from tests.gateway.strike.test_strike_chain import Says
 from tests.mcp import call
 
@@ -208,11 +208,7 @@ def test_two_ledgers_on_one_record_never_pass_the_budget(tmp_path: Path, store_u
             with lock:
                 got.append(r)
 
-    threads = [threading.Thread(target=work, args=(n,)) for n in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
+    in_threads(work, (0,), (1,))
     assert sum(isinstance(r, int) for r in got) == 10
     assert {r.spent for r in got if isinstance(r, Over)} == {150_000}
     assert ledgers[0].spent(NAME, 0) == 150_000

@@ -1,6 +1,6 @@
 """[watch] through the real platform servers (their SDKs over HTTP to the sandbox): a new
-summons on each platform is reported once within one period and never again after a
-restart; a saved topic's new high-score post likewise; the limits stop the watcher before
+summons on each platform and a saved topic's new high-score post are reported once
+within one period and never again after a restart; the limits stop the watcher before
 the platform's do: X polled no more often than its min_interval_s, a rate window X shut
 holding the watcher (refused by the server's limiter, never sent) until it reopens, and
 X's daily spend cap never exceeded, refusing its paid reads before they reach X, with a
@@ -23,7 +23,7 @@ from gwanjong_gateway.watch.watcher import Watcher
 from gwanjong_sandbox.control import SandboxControl
 from tests.fakes.clock import FakeClock
 from tests.gateway.helpers import config_text
-from tests.gateway.watch.test_watcher import EVERY_S, Heard
+from tests.gateway.watch.test_watcher import EVERY_S, Heard, next_period
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]
@@ -52,38 +52,19 @@ async def watching(
         gw.close_store()
 
 
-async def test_a_new_summons_on_each_platform_is_reported_once(
+async def test_a_new_summons_on_each_platform_and_a_saved_topics_new_post_are_reported_once(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     heard, clock = Heard(), FakeClock()
-    async with watching(sandbox, tmp_path, heard, clock) as w:
+    topic = {"topics": ["zig comptime allocators"], "min_score": 0.5}
+    async with watching(sandbox, tmp_path, heard, clock, **topic) as w:
         await w.tick()  # what waits already (the seeded summons)
-        assert {p for p, k, _ in heard.take() if k == "summoned"} == set(SPECS)
-        clock.advance(EVERY_S)
-        await w.tick()
+        first = heard.take()
+        assert {p for p, k, _ in first if k == "summoned"} == set(SPECS)
+        assert [r for r in first if r[1] == "topic"] == []
+        await next_period(w, clock)
         assert heard.take() == []
         sandbox.flood_inbox(1)  # one new summons on every platform
-        clock.advance(EVERY_S)
-        await w.tick()
-        reports = heard.take()  # one report per platform (a summons may list as two)
-        assert [(p, k) for p, k, _ in reports] == sorted((p, "summoned") for p in SPECS)
-        clock.advance(EVERY_S)
-        await w.tick()
-        assert heard.take() == []
-    async with watching(sandbox, tmp_path, heard, clock) as w:  # a restart
-        clock.advance(EVERY_S)
-        await w.tick()
-        assert heard.take() == []
-
-
-async def test_a_saved_topics_new_post_is_reported_once(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
-    heard, clock = Heard(), FakeClock()
-    topic = "zig comptime allocators"
-    async with watching(sandbox, tmp_path, heard, clock, topics=[topic], min_score=0.5) as w:
-        await w.tick()
-        assert [r for r in heard.take() if r[1] == "topic"] == []
         sandbox.add_post(
             {
                 "key": "zig-comptime",
@@ -94,14 +75,19 @@ async def test_a_saved_topics_new_post_is_reported_once(
                 "hours_ago": 0.1,
             }
         )
-        clock.advance(EVERY_S)
-        await w.tick()
-        topics = [r for r in heard.take() if r[1] == "topic"]
+        await next_period(w, clock)
+        reports = heard.take()  # one report per platform (a summons may list as two)
+        summons = [(p, k) for p, k, _ in reports if k == "summoned"]
+        assert summons == sorted((p, "summoned") for p in SPECS)
+        topics = [r for r in reports if r[1] == "topic"]
         assert topics and all(count == 1 for _, _, count in topics)
         assert {p for p, _, _ in topics} <= set(SPECS)
-        clock.advance(EVERY_S)
-        await w.tick()
-        assert [r for r in heard.take() if r[1] == "topic"] == []
+        assert len(summons) + len(topics) == len(reports)
+        await next_period(w, clock)
+        assert heard.take() == []
+    async with watching(sandbox, tmp_path, heard, clock, **topic) as w:  # a restart
+        await next_period(w, clock)
+        assert heard.take() == []
 
 
 def x_mentions_reads(sandbox: SandboxControl) -> int:
@@ -144,8 +130,7 @@ async def test_a_rate_window_x_shut_holds_the_watcher_until_it_reopens(
         before = x_mentions_reads(sandbox)
         with caplog.at_level(logging.INFO, logger="gwanjong_gateway.watch.watcher"):
             for _ in range(4):
-                clock.advance(EVERY_S)
-                await w.tick()
+                await next_period(w, clock)
         # X said no once; the server's limiter held every later poll: nothing more sent
         assert x_mentions_reads(sandbox) - before == 1
         told = [r.getMessage() for r in caplog.records if "watch: twitter:" in r.getMessage()]
@@ -157,20 +142,14 @@ async def test_a_rate_window_x_shut_holds_the_watcher_until_it_reopens(
 async def test_xs_daily_spend_cap_stops_the_watcher_before_x_is_asked(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
+    # (with a cap a read fits in, X's inbox is read: the next test's first periods)
     needs_x()
     heard, clock = Heard(), FakeClock()
-    before = x_mentions_reads(sandbox)
-    async with watching(sandbox, tmp_path / "open", heard, clock) as w:
-        await w.tick()
-    assert x_mentions_reads(sandbox) > before  # without a cap, the watcher reads X's inbox
-    heard.take()
-
     cap = {"limits": {"twitter": {"daily_usd": 0.001}}}  # less than one paid read
     before = x_mentions_reads(sandbox)
-    async with watching(sandbox, tmp_path / "capped", heard, clock, tables=cap) as w:
+    async with watching(sandbox, tmp_path, heard, clock, tables=cap) as w:
         for _ in range(3):
-            clock.advance(EVERY_S)
-            await w.tick()
+            await next_period(w, clock)
     assert x_mentions_reads(sandbox) == before  # refused by our budget: nothing reached X
     assert "twitter" not in {p for p, _, _ in heard.take()}
 

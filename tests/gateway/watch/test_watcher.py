@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import anyio
@@ -42,6 +43,12 @@ class Heard:
         return taken
 
 
+async def next_period(w: Watcher, clock: FakeClock) -> None:
+    """A period later, the watcher polls again."""
+    clock.advance(EVERY_S)
+    await w.tick()
+
+
 @asynccontextmanager
 async def watcher(
     tmp_path: Path,
@@ -71,15 +78,12 @@ async def test_a_new_summons_is_reported_once_within_a_period(tmp_path: Path) ->
         assert all(n > 0 for _, _, n in first) and all(heard.oldest)
         # the model's own cursor (scout(source="mentions")) has not moved
         assert await w.gw.cursors.aget("bluesky") is None
-        clock.advance(EVERY_S)
-        await w.tick()
+        await next_period(w, clock)
         assert heard.take() == []  # nothing new: nothing said
         social.add_post("ping", "Quick question", "What do you think, {me}?", summons=True)
-        clock.advance(EVERY_S)
-        await w.tick()
+        await next_period(w, clock)
         assert heard.take() == [("bluesky", "summoned", 1)]
-        clock.advance(EVERY_S)
-        await w.tick()
+        await next_period(w, clock)
         assert heard.take() == []
     # A restart on the same record: still nothing twice.
     async with watcher(tmp_path, social, tweets, heard=heard, clock=clock) as w:
@@ -109,11 +113,9 @@ async def test_a_platform_is_never_polled_more_often_than_its_min_interval(
         await w.tick()
         assert social.asked("mentions") == ["mentions"]
         for _ in range(2):
-            clock.advance(EVERY_S)
-            await w.tick()
+            await next_period(w, clock)
         assert social.asked("mentions") == ["mentions"]  # two periods: not due yet
-        clock.advance(EVERY_S)
-        await w.tick()
+        await next_period(w, clock)
         assert social.asked("mentions") == ["mentions", "mentions"]
 
 
@@ -130,22 +132,10 @@ async def test_a_saved_topics_new_high_score_post_is_reported_once(tmp_path: Pat
             hours_ago=0.01,
         )
         social.add_post("cats", "My cat", "A picture of my cat sleeping.", hours_ago=0.01)
-        clock.advance(EVERY_S)
-        await w.tick()
+        await next_period(w, clock)
         assert heard.take() == [("bluesky", "topic", 1)]
-        clock.advance(EVERY_S)
-        await w.tick()
+        await next_period(w, clock)
         assert heard.take() == []
-
-
-class Told:
-    """A notifier as the watcher sees it (`gw.notifier`): what it was handed."""
-
-    def __init__(self) -> None:
-        self.events: list[Any] = []
-
-    def publish(self, event: Any) -> None:
-        self.events.append(event)
 
 
 async def test_what_the_watcher_finds_is_handed_to_the_notifier(tmp_path: Path) -> None:
@@ -154,15 +144,14 @@ async def test_what_the_watcher_finds_is_handed_to_the_notifier(tmp_path: Path) 
     from gwanjong_gateway.notify.events import EventKind
     from gwanjong_gateway.watch.watcher import notifying
 
-    social, clock, told = FakePlatform(SOCIAL), FakeClock(), Told()
+    social, clock, told = FakePlatform(SOCIAL), FakeClock(), SimpleNamespace(events=[])
     async with watcher(tmp_path, social, heard=Heard(), clock=clock) as w:
-        w.gw.notifier = told  # type: ignore[assignment]
+        w.gw.notifier = SimpleNamespace(publish=told.events.append)  # type: ignore[assignment]
         w.on_found = notifying(w.gw)
         await w.tick()
         assert told.events and {e.kind for e in told.events} == {EventKind.SUMMONED}
         assert {e.platform for e in told.events} == {"bluesky"}
         assert len({e.key for e in told.events}) == len(told.events)  # each told once
         told.events.clear()
-        clock.advance(EVERY_S)
-        await w.tick()
+        await next_period(w, clock)
         assert told.events == []  # nothing new: nothing told

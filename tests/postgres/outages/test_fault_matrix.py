@@ -180,6 +180,8 @@ async def test_a_failing_database_around_a_write(
         # status answers by its own bound, saying the record is unavailable
         failed, text = await answer_of(client, "status", STATUS_RECORD_S + 2)
         assert not failed and "strike_record" in text, text
+        if kind != "stopped":  # by its own bound, which it names
+            assert f"did not answer within {STATUS_RECORD_S:g} s" in text, text
         # and scout by the record's deadline, still listing what it found
         failed, text = await answer_of(client, "scout", CALL_TIMEOUT_S, source="mentions")
         assert not failed and "opportunities" in text, text

@@ -22,6 +22,7 @@ from gwanjong_gateway.rules.ledger import (
     Verdict,
 )
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+from tests.gateway.helpers import in_threads
 from tests.gateway.rows import claim_of
 
 T = TypeVar("T")
@@ -40,11 +41,7 @@ def together(url: str, jobs: list[Callable[[PostgresStrikeStore], T]]) -> list[T
         gate.wait()
         out[i] = jobs[i](stores[i])
 
-    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(jobs))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
+    in_threads(one, *((i,) for i in range(len(jobs))))
     for store in stores:
         store.close()
     return out
@@ -69,11 +66,7 @@ def test_a_new_database_is_migrated_once_even_by_racing_openers(pg_url: str) -> 
         gate.wait()
         opened.append(PostgresStrikeStore(pg_url))
 
-    threads = [threading.Thread(target=open_one) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
+    in_threads(open_one, (), (), (), ())
     assert len(opened) == 4
     assert {s.schema_version() for s in opened} == {migrations.LATEST}
     for s in opened:
