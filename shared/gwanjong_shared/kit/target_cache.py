@@ -8,7 +8,8 @@ reads (get_post, get_comments) always go to the platform.
 
 Failures are never kept (a missing post is asked about again), our own write to a target
 drops it (its counts and our like/reply state changed), and the clock is injectable so
-tests advance time instead of sleeping.
+tests advance time instead of sleeping. Lookups of one target at the same moment share one
+read: many strikes on a target whose view just expired cost the platform one request.
 """
 
 from __future__ import annotations
@@ -18,10 +19,21 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Generic, TypeVar
 
+import anyio
+
 T = TypeVar("T")
 
 DEFAULT_TTL_S = 30.0
 DEFAULT_MAX_SIZE = 256
+
+
+class _Read(Generic[T]):
+    """One read of a target under way: what it gave, for those who waited for it."""
+
+    def __init__(self) -> None:
+        self.done = anyio.Event()
+        self.value: tuple[T] | None = None
+        self.error: Exception | None = None
 
 
 class TargetCache(Generic[T]):
@@ -39,6 +51,7 @@ class TargetCache(Generic[T]):
         self.max_size = max_size
         self._clock = clock
         self._items: OrderedDict[str, tuple[float, T]] = OrderedDict()
+        self._reads: dict[str, _Read[T]] = {}
 
     def __len__(self) -> int:
         return len(self._items)
@@ -64,15 +77,35 @@ class TargetCache(Generic[T]):
         """Drop ``keys``: called after our own write to those targets."""
         for key in keys:
             self._items.pop(key, None)
+            self._reads.pop(key, None)  # a read begun before the write is not kept
 
     def clear(self) -> None:
         self._items.clear()
+        self._reads.clear()
 
     async def fetch(self, key: str, load: Callable[[], Awaitable[T]]) -> T:
-        """The kept value, or ``load()``'s (kept only when it returns; errors propagate)."""
-        value = self.get(key)
+        """The kept value, or ``load()``'s (kept only when it returns; errors propagate),
+        or that of the read of ``key`` already under way."""
+        while (value := self.get(key)) is None and (other := self._reads.get(key)):
+            await other.done.wait()
+            if other.value is not None:
+                return other.value[0]
+            if other.error is not None:
+                raise other.error
+            # that read was cancelled with its caller: read it here
         if value is not None:
             return value
-        value = await load()
-        self.put(key, value)
-        return value
+        mine = self._reads[key] = _Read[T]()
+        try:
+            value = await load()
+            mine.value = (value,)
+            if self._reads.get(key) is mine:  # not dropped meanwhile by our own write
+                self.put(key, value)
+            return value
+        except Exception as exc:
+            mine.error = exc
+            raise
+        finally:
+            if self._reads.get(key) is mine:
+                del self._reads[key]
+            mine.done.set()

@@ -3,6 +3,7 @@ never keeping a failure."""
 
 from __future__ import annotations
 
+import anyio
 import pytest
 
 from gwanjong_shared.contract import errors
@@ -87,3 +88,69 @@ def test_bad_settings_are_refused() -> None:
         TargetCache(max_size=0)
     with pytest.raises(ValueError):
         TargetCache(ttl_s=-1)
+
+
+class Gated(Loader):
+    """A Loader whose reads wait until ``go`` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.go = anyio.Event()
+
+    async def __call__(self) -> str:
+        await self.go.wait()
+        return await super().__call__()
+
+
+@pytest.mark.parametrize("missing", [False, True])
+async def test_lookups_at_the_same_moment_share_one_read(missing: bool) -> None:
+    load, got = Gated(), list[str]()
+    load.missing = missing
+    cache: TargetCache[str] = TargetCache(clock=FakeClock())
+
+    async def fetch() -> None:
+        try:
+            got.append(await cache.fetch("p1", load))
+        except PlatformError as exc:
+            got.append(exc.kind)
+
+    async with anyio.create_task_group() as tg:
+        for _ in range(3):
+            tg.start_soon(fetch)
+        await anyio.wait_all_tasks_blocked()
+        load.go.set()
+    assert load.calls == 1
+    assert got == (["not_found"] * 3 if missing else ["view-1"] * 3)
+    load.missing = False
+    assert await cache.fetch("p1", load) == ("view-2" if missing else "view-1")  # no failure kept
+
+
+async def test_a_read_cancelled_with_its_caller_is_read_again_by_the_next() -> None:
+    load = Gated()
+    cache: TargetCache[str] = TargetCache(clock=FakeClock())
+    async with anyio.create_task_group() as tg:
+        first = anyio.CancelScope()
+
+        async def cancelled() -> None:
+            with first:
+                await cache.fetch("p1", load)
+
+        tg.start_soon(cancelled)
+        await anyio.wait_all_tasks_blocked()
+        tg.start_soon(cache.fetch, "p1", load)
+        await anyio.wait_all_tasks_blocked()
+        first.cancel()
+        await anyio.wait_all_tasks_blocked()
+        load.go.set()
+    assert load.calls == 1 and await cache.fetch("p1", load) == "view-1"
+
+
+async def test_a_read_begun_before_our_write_is_not_kept() -> None:
+    load = Gated()
+    cache: TargetCache[str] = TargetCache(clock=FakeClock())
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(cache.fetch, "p1", load)
+        await anyio.wait_all_tasks_blocked()
+        cache.forget("p1")  # our write lands while the read is under way
+        load.go.set()
+    assert await cache.fetch("p1", load) == "view-2"
