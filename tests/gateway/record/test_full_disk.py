@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import errno
 import os
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable, Iterator
+from contextlib import closing
 from pathlib import Path
+from typing import Any
 
+import anyio
 import pytest
 from fastmcp import Client
 
@@ -67,6 +71,26 @@ def fill(where: Path) -> Path:
     return filler
 
 
+async def drafted_and_logged(client: Client[Any], state: Path) -> str:
+    """`drafted`, once the usage log has written its calls. Were its first write to meet
+    the full disk, it would close its new database and free its files' room, where the
+    record's next write would then fit (a race the test lost under load)."""
+    oid = await drafted(client)
+    with anyio.fail_after(30):  # a guard against a hang, not a measurement
+        while not logged(state):
+            await anyio.sleep(0.01)
+    return oid
+
+
+def logged(state: Path) -> int:
+    """How many calls usage.db holds (0 before it exists)."""
+    try:
+        with closing(sqlite3.connect(f"file:{state / 'usage.db'}?mode=ro", uri=True)) as db:
+            return int(db.execute("SELECT COUNT(*) FROM calls").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
 def no_claim_of_nothing(text: str) -> None:
     low = text.lower()
     assert not any(n in low for n in NOT_WRITTEN), text
@@ -85,7 +109,7 @@ def filled(state: Path) -> Callable[[], Awaitable[None]]:
 async def test_a_full_disk_before_a_write_sends_nothing(state: Path) -> None:
     links = FakePlatform(LINKS)
     async with Client(fake_gateway(state, links)) as client:
-        oid = await drafted(client)
+        oid = await drafted_and_logged(client, state)
         fill(state)
         answer = await strike(client, oid, "comment", REPLY)
         text = answer.get("error", "")
@@ -98,7 +122,7 @@ async def test_a_full_disk_during_a_write_writes_once_and_says_unknown(state: Pa
     links = FakePlatform(LINKS)
     links.hang("write_comment")  # the write waits until the test releases it
     async with Client(fake_gateway(state, links)) as client:
-        oid = await drafted(client)
+        oid = await drafted_and_logged(client, state)
         first = await strike_while_held(client, links, oid, filled(state))
         text = first.get("error", "")
         assert "outcome is unknown" in text and "will not send it again" in text, first
@@ -121,7 +145,7 @@ async def test_following_the_advice_on_a_full_disk_never_offers_the_target_again
     links = FakePlatform(LINKS)
     links.hang("write_comment")
     async with Client(fake_gateway(state, links)) as client:
-        oid = await drafted(client)
+        oid = await drafted_and_logged(client, state)
         first = await strike_while_held(client, links, oid, filled(state))
         assert "outcome is unknown" in first.get("error", ""), first
         await call(client, "status")
@@ -183,7 +207,7 @@ async def test_a_record_lost_after_a_full_disk_write_is_rebuilt_from_the_journal
     links = FakePlatform(LINKS)
     links.hang("write_comment")
     async with Client(fake_gateway(state, links)) as client:
-        oid = await drafted(client)
+        oid = await drafted_and_logged(client, state)
         first = await strike_while_held(client, links, oid, filled(state))
         assert "outcome is unknown" in first.get("error", ""), first
     (state / FILLER).unlink()
