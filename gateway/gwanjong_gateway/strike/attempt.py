@@ -114,7 +114,7 @@ class Attempt:
     footer: bool = False  # a disclosure footer is configured
     verdict: Verdict | None = None  # the claim's checks, run once without claiming
     validation: Validation | None = None  # the platform's verdict on `final`
-    #: `validate` asked while waiting for the target's lock: what was asked, and its answer
+    #: `validate` asked before the target's lock (`early_rules`): what was asked, its answer
     early: tuple[Outgoing, Validation | Exception] | None = None
     approver: str = "auto"
     row: Strike | None = None  # the claimed `pending` row
