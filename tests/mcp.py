@@ -3,6 +3,8 @@ gateway's spawned servers to be up."""
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -46,3 +48,16 @@ async def until_up(client: Client[Any], names: list[str], seconds: float = 300) 
             if all(status["platforms"][n]["health"] == "up" for n in names):
                 return
             await anyio.sleep(0.2)
+
+
+async def until(
+    predicate: Callable[[], bool | Awaitable[bool]], seconds: float = 60, every: float = 0.1
+) -> None:
+    """Poll ``predicate`` (plain or async) until it holds; the deadline only catches a hang."""
+    with anyio.fail_after(seconds):
+        while not await _held(predicate()):
+            await anyio.sleep(every)
+
+
+async def _held(answer: bool | Awaitable[bool]) -> bool:
+    return await answer if inspect.isawaitable(answer) else answer

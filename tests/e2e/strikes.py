@@ -4,15 +4,13 @@ one strike call, and what the strike record holds."""
 from __future__ import annotations
 
 import contextlib
-import inspect
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import closing
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
-import anyio
 from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
@@ -85,19 +83,6 @@ async def strike(
         return {"error": text}
     assert result.structured_content is not None
     return result.structured_content
-
-
-async def until(
-    predicate: Callable[[], bool | Awaitable[bool]], seconds: float = 60, every: float = 0.1
-) -> None:
-    """Poll ``predicate`` (plain or async) until it holds; the deadline only catches a hang."""
-    with anyio.fail_after(seconds):
-        while not await _held(predicate()):
-            await anyio.sleep(every)
-
-
-async def _held(answer: bool | Awaitable[bool]) -> bool:
-    return await answer if inspect.isawaitable(answer) else answer
 
 
 @contextlib.contextmanager

@@ -20,9 +20,9 @@ from fastmcp.client.transports import StdioTransport
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_twitter.weighted import weighted_length
 from tests.e2e.procs import alive, descendants, find
-from tests.e2e.strikes import live_config, scout_draft, server_timeout, strike, until
+from tests.e2e.strikes import live_config, scout_draft, server_timeout, strike
 from tests.gateway.http_gateway import cli
-from tests.mcp import call, until_up
+from tests.mcp import call, until, until_up
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]

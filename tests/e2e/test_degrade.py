@@ -17,10 +17,10 @@ from fastmcp import Client
 from gwanjong_gateway.config.file import render
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.procs import alive, find
-from tests.e2e.strikes import live_config, until
+from tests.e2e.strikes import live_config
 from tests.e2e.test_chain import gateway, gateway_pid
 from tests.gateway.helpers import config_file
-from tests.mcp import call, until_up
+from tests.mcp import call, until, until_up
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]

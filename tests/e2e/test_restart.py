@@ -18,11 +18,11 @@ from fastmcp import Client
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.procs import alive
-from tests.e2e.strikes import history, live_config, until
+from tests.e2e.strikes import history, live_config
 from tests.e2e.test_chain import gateway
 from tests.gateway.helpers import opportunity_for
 from tests.gateway.http_gateway import client, http_gateway
-from tests.mcp import call
+from tests.mcp import call, until
 from tests.platforms import needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]

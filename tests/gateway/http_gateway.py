@@ -23,6 +23,8 @@ import uvicorn
 from fastmcp import Client, FastMCP
 from fastmcp.client.transports import StreamableHttpTransport
 
+from tests.mcp import until
+
 PY = sys.executable
 INIT = {
     "jsonrpc": "2.0",
@@ -177,9 +179,7 @@ async def serve_asgi(app: Any) -> AsyncIterator[str]:
     )
     async with anyio.create_task_group() as group:
         group.start_soon(server.serve, [sock])
-        with anyio.fail_after(60):  # uvicorn exposes only a flag, no event
-            while not server.started:
-                await anyio.sleep(0.02)
+        await until(lambda: server.started, 60, every=0.02)  # uvicorn has a flag, no event
         try:
             yield f"http://127.0.0.1:{port}"
         finally:

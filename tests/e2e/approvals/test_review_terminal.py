@@ -22,11 +22,11 @@ from fastmcp.client.elicitation import ElicitResult
 from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Channel
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
-from tests.e2e.strikes import history, live_config, scout_draft, strike, until
+from tests.e2e.strikes import history, live_config, scout_draft, strike
 from tests.e2e.strikes import server_timeout as server_timeout_of
 from tests.e2e.test_chain import gateway
 from tests.gateway.approval_clients import approval_row
-from tests.mcp import call
+from tests.mcp import call, until
 from tests.platforms import needs
 from tests.terminal import PtyCommand
 

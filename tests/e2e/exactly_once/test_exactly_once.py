@@ -18,9 +18,9 @@ from fastmcp import Client
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.procs import alive, find
-from tests.e2e.strikes import history, live_config, scout_draft, server_timeout, strike, until
+from tests.e2e.strikes import history, live_config, scout_draft, server_timeout, strike
 from tests.e2e.test_chain import gateway, gateway_pid
-from tests.mcp import call
+from tests.mcp import call, until
 from tests.platforms import needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]

@@ -22,10 +22,11 @@ from fastmcp import Client
 
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_sandbox.control import SandboxControl
-from tests.e2e.strikes import clients, history, live_config, scout_draft, session, strike, until
+from tests.e2e.strikes import clients, history, live_config, scout_draft, session, strike
 from tests.e2e.test_chain import gateway
 from tests.gateway.http_gateway import cli
 from tests.gateway.http_gateway import http_gateway as logged_gateway
+from tests.mcp import until
 from tests.platforms import needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]

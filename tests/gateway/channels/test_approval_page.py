@@ -38,6 +38,7 @@ from tests.gateway.approval_clients import (
     pending,
     url_only,
 )
+from tests.mcp import until
 
 pytestmark = pytest.mark.anyio
 MODES = ["legacy", "auto"]
@@ -150,9 +151,7 @@ async def test_url_only_client_approves_on_the_page_once_from_two_tabs(
         assert again.status_code == 200 and "already approved" in again.text
         assert "<form" not in again.text
         if mode == "legacy":  # the client hears that the page is done with
-            with anyio.fail_after(30):  # only catches a hang
-                while not person.completed():
-                    await anyio.sleep(0.01)
+            await until(lambda: bool(person.completed()), 30, every=0.01)
             assert person.completed() == [person.ids[0]] == [f"approval-{approval_id}"]
     assert [w.action for w in platform.writes] == ["write_comment"]
     assert platform.writes[0].data["body"] == TEXT + FOOTER

@@ -9,7 +9,6 @@ import json
 from contextlib import closing
 from pathlib import Path
 
-import anyio
 import pytest
 
 from gwanjong_gateway.config.away import NotifySection
@@ -19,6 +18,7 @@ from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
 from tests.gateway.notify.channels import hanging_port, http_receiver, smtp_server
 from tests.gateway.notify.records import BODY, hand_off, open_approval
+from tests.mcp import until
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 
@@ -118,9 +118,7 @@ async def test_the_gateway_notifies_from_its_lifespan_and_names_the_console_page
         env = {"GWANJONG_TEST_HOOK": f"json://127.0.0.1:{port}/hook"}
         gw = Gateway(config, environ=env, transports={})
         async with Client(build_gateway(config, gateway=gw)):
-            with anyio.fail_after(60):  # only a hang: it is sent as soon as it starts
-                while not web.posts:
-                    await anyio.sleep(0.05)
+            await until(lambda: bool(web.posts), 60, every=0.05)  # sent as soon as it starts
             assert gw.notifier is not None and gw.notifier.channels == ["json://127.0.0.1"]
     [(_path, body)] = web.posts
     message = json.loads(body)["message"]

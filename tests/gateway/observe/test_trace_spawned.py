@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import anyio
 import pytest
 from fastmcp import Client
 from opentelemetry import context as otel_context
@@ -19,7 +18,7 @@ from gwanjong_gateway.server import build_gateway
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import config_text, drafted
 from tests.gateway.observe.collector import Collected, collector
-from tests.mcp import call, until_up
+from tests.mcp import call, until, until_up
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
@@ -62,9 +61,7 @@ async def test_a_spawned_platform_server_continues_the_trace(
                 otel_context.detach(token)
             assert struck["status"] == "posted", struck
         # The gateway flushed when it stopped; the server exports as it exits.
-        with anyio.fail_after(60):  # a deadline that only catches a hang
-            while not complete(spans):
-                await anyio.sleep(0.1)
+        await until(lambda: complete(spans), 60)
     traced = [s for s in spans if s.trace_id == TRACE_ID]
     ids = {s.span_id for s in traced}
     orphans = [s.name for s in traced if s.parent_id not in ids and s.parent_id != PARENT_ID]

@@ -21,7 +21,6 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 from fastmcp import Client
 
@@ -43,7 +42,7 @@ from tests.gateway.record.test_journal import (
 )
 from tests.gateway.record.test_read_only_state import tmpfs
 from tests.gateway.strike.test_strike import history, strike
-from tests.mcp import call, error_of
+from tests.mcp import call, error_of, until
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]  # mounts a tmpfs (a process)
 FILLER = "filler"
@@ -76,9 +75,7 @@ async def drafted_and_logged(client: Client[Any], state: Path) -> str:
     the full disk, it would close its new database and free its files' room, where the
     record's next write would then fit (a race the test lost under load)."""
     oid = await drafted(client)
-    with anyio.fail_after(30):  # a guard against a hang, not a measurement
-        while not logged(state):
-            await anyio.sleep(0.01)
+    await until(lambda: logged(state) > 0, 30, every=0.01)
     return oid
 
 
