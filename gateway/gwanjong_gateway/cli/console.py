@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from gwanjong_gateway.cli.options import config_and_log_level
+from gwanjong_gateway.cli.options import command
 
 
 def _console(args: argparse.Namespace) -> int:
@@ -60,8 +60,12 @@ def _console(args: argparse.Namespace) -> int:
 
 
 def add_console(sub: Any) -> None:
-    c = sub.add_parser(
-        "console", help="serve the local web console (approvals, hand-offs, history, usage)"
+    c = command(
+        sub,
+        "console",
+        "serve the local web console (approvals, hand-offs, history, usage)",
+        _console,
+        serving=False,
     )
     c.add_argument(
         "--host",
@@ -78,5 +82,3 @@ def add_console(sub: Any) -> None:
         default=None,
         help="port (default: [console] port; 0 = a random free port)",
     )
-    config_and_log_level(c)
-    c.set_defaults(run=_console)

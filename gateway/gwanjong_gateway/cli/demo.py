@@ -51,21 +51,12 @@ async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: A
         tools = await client.list_tools()
         console.print(
             f"[bold]1. Connected[/] to the gateway over stdio in {time.perf_counter() - started:.1f} s; "
-            f"protocol {client.protocol_version if hasattr(client, 'protocol_version') else ''}"
+            f"protocol {getattr(client, 'protocol_version', '')}"
         )
-        table = Table(title="Tools the model sees")
-        table.add_column("tool")
-        table.add_column("tokens (o200k)", justify="right")
-        for tool in tools:
-            table.add_row(
-                tool.name,
-                str(
-                    count_tokens(
-                        json.dumps(tool.model_dump(mode="json", by_alias=True, exclude_none=True))
-                    )
-                ),
-            )
-        table.add_row("[bold]total[/]", f"[bold]{tool_list_tokens(tools)}[/]")
+        rows = [(t.name, str(count_tokens(_schema(t)))) for t in tools]
+        rows.append(("[bold]total[/]", f"[bold]{tool_list_tokens(tools)}[/]"))
+        table = _table("Tools the model sees", ("tool", "tokens (o200k)"), rows)
+        table.columns[1].justify = "right"
         console.print(table)
 
         inbox_outcomes = await _inbox(client, platforms)
@@ -169,6 +160,11 @@ async def _strike(
 ) -> StrikeResult | ErrorBody:
     args = {"opportunity_id": oid, "action": "comment", "content": content, **more}
     return _answer(await client.call_tool("strike", args, raise_on_error=False))
+
+
+def _schema(tool: Any) -> str:
+    """A tool as the model reads it in the tool list."""
+    return json.dumps(tool.model_dump(mode="json", by_alias=True, exclude_none=True))
 
 
 def _table(title: str, columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> Table:

@@ -29,22 +29,15 @@ class _Redacting(logging.Formatter):
         return redact(super().format(record))
 
 
-def log_path(config: GatewayConfig) -> Path | None:
-    """Where the log file goes: as given if absolute, else inside the state dir."""
-    name = config.gateway.log_file.strip()
-    if not name:
-        return None
-    path = Path(name).expanduser()
-    return path if path.is_absolute() else config.state_dir / path
-
-
 def add_log_file(
     config: GatewayConfig, max_bytes: int = MAX_BYTES, backups: int = BACKUPS
 ) -> Path | None:
-    """Also log to a rotating file (same level and masking as stderr); returns its path."""
-    path = log_path(config)
-    if path is None:
+    """Also log to a rotating file (same level and masking as stderr): `[gateway] log_file`
+    as given if absolute, else inside the state dir. Returns its path (None: no file)."""
+    name = config.gateway.log_file.strip()
+    if not name:
         return None
+    path = config.state_dir / Path(name).expanduser()  # an absolute one stays as it is
     private_dir(path.parent)
     handler = _PrivateRotatingFile(
         path, maxBytes=max_bytes, backupCount=backups, encoding="utf-8", delay=True

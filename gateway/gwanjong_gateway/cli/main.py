@@ -13,7 +13,7 @@ from typing import Any
 from gwanjong_gateway.cli.console import add_console
 from gwanjong_gateway.cli.link.link_command import add_link
 from gwanjong_gateway.cli.logfile import log_as_asked
-from gwanjong_gateway.cli.options import global_options
+from gwanjong_gateway.cli.options import command, global_options, principal_and_json
 from gwanjong_gateway.cli.review.review_command import add_review
 from gwanjong_gateway.cli.token import add_token_commands
 from gwanjong_gateway.cli.watch import add_watch
@@ -132,15 +132,6 @@ def _init(args: argparse.Namespace) -> int:
     return run_init(Path(args.path) if args.path else None)
 
 
-def _principal_and_json(p: argparse.ArgumentParser, what: str, instead: str) -> None:
-    p.add_argument(
-        "--principal",
-        metavar="NAME",
-        help=f"only the {what} of this signed-in caller (default: everyone's; '' = local ones)",
-    )
-    p.add_argument("--json", action="store_true", help=f"print JSON instead of {instead}")
-
-
 def _doctor(args: argparse.Namespace) -> int:
     from gwanjong_gateway.cli.doctor.doctor_command import run_doctor
     from gwanjong_gateway.cli.doctor.where import config_source
@@ -209,10 +200,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"gwanjong {gwanjong_version()}")
     p.set_defaults(run=_serve)
     sub = p.add_subparsers(dest="command", help="what to do (default: serve)")
-    s = sub.add_parser("serve", help="serve the gateway (the default)")
-    global_options(s)
-    s.set_defaults(run=_serve)
-    d = sub.add_parser("demo", help="run scout -> draft -> strike against the local sandbox")
+    command(sub, "serve", "serve the gateway (the default)", _serve)
+    d = command(sub, "demo", "run scout -> draft -> strike against the local sandbox", _demo)
     d.add_argument("--topic", default="MCP gateway design", help="what to scout for")
     d.add_argument(
         "--platforms", nargs="*", default=None, help="which platforms (default: all four)"
@@ -220,28 +209,24 @@ def parser() -> argparse.ArgumentParser:
     d.add_argument(
         "--keep", action="store_true", help="keep its gateway.toml and state (default: deleted)"
     )
-    global_options(d)
-    d.set_defaults(run=_demo)
-    sb = sub.add_parser("sandbox", help="serve the platform emulators on 127.0.0.1")
+    sb = command(sub, "sandbox", "serve the platform emulators on 127.0.0.1", _sandbox, port=False)
     sb.add_argument("--port", type=int, default=8799, help="port to serve on (default 8799)")
-    global_options(sb, port=False)
-    sb.set_defaults(run=_sandbox)
-    st = sub.add_parser(
-        "setup", help="type a platform's credentials (hidden), save them, check the connection"
+    st = command(
+        sub,
+        "setup",
+        "type a platform's credentials (hidden), save them, check the connection",
+        _setup,
     )
     st.add_argument("platform", nargs="?", help="one platform (default: every enabled one)")
-    global_options(st)
-    st.set_defaults(run=_setup)
     from gwanjong_gateway.rules.ledger import RECORDED, RESOLVABLE  # light: no pydantic
 
-    h = sub.add_parser("history", help="list recorded strikes")
+    h = command(sub, "history", "list recorded strikes", _history)
     h.add_argument("--platform", help="only this platform's strikes")
     h.add_argument(
         "--status", choices=[str(s) for s in RECORDED], help="only strikes in this state"
     )
     h.add_argument("--limit", type=int, default=30, help="at most this many (default 30)")
-    _principal_and_json(h, "strikes", "lines")
-    global_options(h)
+    principal_and_json(h, "strikes", "lines")
     h.add_argument(
         "--resolve",
         type=int,
@@ -254,17 +239,14 @@ def parser() -> argparse.ArgumentParser:
         choices=[str(s) for s in RESOLVABLE],
         help="what the write turned out to be (with --resolve)",
     )
-    h.set_defaults(run=_history)
-    u = sub.add_parser("usage", help="calls, errors, latency and tokens per tool")
+    u = command(sub, "usage", "calls, errors, latency and tokens per tool", _usage)
     u.add_argument("--since", default="7d", help="e.g. 7d, 24h, 30m; '' = everything kept")
-    _principal_and_json(u, "calls", "a table")
-    global_options(u)
-    u.set_defaults(run=_usage)
-    i = sub.add_parser("init", help="write a starter gateway.toml and print client configs")
+    principal_and_json(u, "calls", "a table")
+    i = command(sub, "init", "write a starter gateway.toml and print client configs", _init)
     i.add_argument("path", nargs="?", help="where (default: the user config dir, see --config)")
-    global_options(i)
-    i.set_defaults(run=_init)
-    doc = sub.add_parser("doctor", help="what gwanjong uses and what is wrong with it")
+    doc = command(
+        sub, "doctor", "what gwanjong uses and what is wrong with it", _doctor, port=False
+    )
     doc.add_argument(
         "--repair",
         action="store_true",
@@ -278,13 +260,13 @@ def parser() -> argparse.ArgumentParser:
         help="do not start the platform servers (a server with credentials set looks its "
         "account up on the platform)",
     )
-    global_options(doc, port=False)
-    doc.set_defaults(run=_doctor)
-    st = sub.add_parser(
-        "status", help="what waits for you, each platform's health, the last notification"
+    command(
+        sub,
+        "status",
+        "what waits for you, each platform's health, the last notification",
+        _status,
+        port=False,
     )
-    global_options(st, port=False)
-    st.set_defaults(run=_status)
     add_token_commands(sub)
     add_review(sub)
     add_console(sub)

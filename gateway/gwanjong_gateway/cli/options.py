@@ -1,9 +1,11 @@
 """The global options, accepted before the subcommand and after every one of them
-(`gwanjong --config x.toml setup` and `gwanjong setup --config x.toml` alike)."""
+(`gwanjong --config x.toml setup` and `gwanjong setup --config x.toml` alike), and
+`command`, which adds a subcommand with them."""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import Any
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -19,39 +21,44 @@ def _level(value: str) -> str:
     return upper
 
 
-def global_options(p: argparse.ArgumentParser, top: bool = False, port: bool = True) -> None:
+def global_options(
+    p: argparse.ArgumentParser, top: bool = False, port: bool = True, serving: bool = True
+) -> None:
     """On the top parser with their defaults; on a subcommand with SUPPRESS, so a value
     given there wins and one given before the subcommand is kept. `port=False` for a
-    subcommand whose own `--port` means something else (the sandbox)."""
+    subcommand whose own `--port` means something else (the sandbox); `serving=False` for
+    one with its own `--host` and `--port` (console, watch): `--config` and `--log-level`."""
 
     def default(value: Any) -> Any:
         return value if top else argparse.SUPPRESS
 
-    p.add_argument(
+    g = p.add_argument_group("global options (before or after the command)")
+    g.add_argument(
         "--config",
         default=default(None),
         help="gateway.toml to use (default: $GWANJONG_CONFIG, ./gateway.toml, the user config "
         "dir: ~/.config/gwanjong/gateway.toml on Linux; `gwanjong doctor` shows which)",
     )
-    p.add_argument(
-        "--transport",
-        choices=["stdio", "http"],
-        default=default("stdio"),
-        help="how to serve (default stdio, what MCP clients launch)",
-    )
-    if port:
-        p.add_argument(
+    if serving:
+        g.add_argument(
+            "--transport",
+            choices=["stdio", "http"],
+            default=default("stdio"),
+            help="how to serve (default stdio, what MCP clients launch)",
+        )
+        g.add_argument(
+            "--host",
+            default=default("127.0.0.1"),
+            help="HTTP address (default 127.0.0.1; any other needs [auth] in gateway.toml)",
+        )
+    if serving and port:
+        g.add_argument(
             "--port",
             type=int,
             default=default(8765),
             help="HTTP port (with --transport http; default 8765; 0 = a free one, announced on stderr)",
         )
-    p.add_argument(
-        "--host",
-        default=default("127.0.0.1"),
-        help="HTTP address (default 127.0.0.1; any other needs [auth] in gateway.toml)",
-    )
-    p.add_argument(
+    g.add_argument(
         "--log-level",
         type=_level,
         default=default("WARNING"),
@@ -60,13 +67,22 @@ def global_options(p: argparse.ArgumentParser, top: bool = False, port: bool = T
     )
 
 
-def config_and_log_level(p: argparse.ArgumentParser) -> None:
-    """`--config` and `--log-level` alone, for a subcommand with its own `--host`/`--port`."""
-    p.add_argument("--config", default=argparse.SUPPRESS, help="gateway.toml to use")
+def command(
+    sub: Any, name: str, help: str, run: Callable[[argparse.Namespace], int], **options: bool
+) -> argparse.ArgumentParser:
+    """Add the subcommand ``name`` (run by ``run(args)``, which returns the exit code) to
+    ``sub``, a parser's subparsers, with the global options (``options``: which)."""
+    p = sub.add_parser(name, help=help)
+    global_options(p, **options)
+    p.set_defaults(run=run)
+    return p
+
+
+def principal_and_json(p: argparse.ArgumentParser, what: str, instead: str) -> None:
+    """`--principal NAME` (only that caller's ``what``) and `--json` (instead of ``instead``)."""
     p.add_argument(
-        "--log-level",
-        default=argparse.SUPPRESS,
-        type=_level,
-        metavar="{" + ",".join(LOG_LEVELS) + "}",
-        help="how much to log to stderr (default WARNING)",
+        "--principal",
+        metavar="NAME",
+        help=f"only the {what} of this signed-in caller (default: everyone's; '' = local ones)",
     )
+    p.add_argument("--json", action="store_true", help=f"print JSON instead of {instead}")

@@ -22,32 +22,6 @@ from gwanjong_gateway.cli.lean import loop_options
 _POLL_S = 0.2  # how often the main thread looks up from waiting (signals interrupt it anyway)
 
 
-class _Loop:
-    def __init__(
-        self, serve: Callable[[], Coroutine[Any, Any, None]], backend_options: dict[str, Any]
-    ) -> None:
-        self._serve = serve
-        self.backend_options = backend_options  # uvloop when installed (lean.loop_options)
-        self.token: anyio.lowlevel.EventLoopToken | None = None
-        self.started = threading.Event()
-        self.finished = threading.Event()
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            anyio.run(self._main, backend_options=self.backend_options)
-        except BaseException as exc:  # handed to the main thread, which raises it
-            self.error = exc
-        finally:
-            self.started.set()
-            self.finished.set()
-
-    async def _main(self) -> None:
-        self.token = anyio.lowlevel.current_token()
-        self.started.set()
-        await self._serve()
-
-
 def run_until_signal(
     serve: Callable[[], Coroutine[Any, Any, None]],
     stop: Callable[[], Coroutine[Any, Any, None]],
@@ -56,25 +30,38 @@ def run_until_signal(
 ) -> None:
     """Run `serve` until it returns; on one of `signals`, run `stop` instead and return.
     ``backend_options``: anyio's (default: uvloop when installed)."""
-    loop = _Loop(serve, loop_options() if backend_options is None else backend_options)
+    options = loop_options() if backend_options is None else backend_options
+    tokens: list[anyio.lowlevel.EventLoopToken] = []  # the loop's, once it runs
+    errors: list[BaseException] = []
+    finished = threading.Event()
     received: list[int] = []
+
+    async def main() -> None:
+        tokens.append(anyio.lowlevel.current_token())
+        await serve()
+
+    def run() -> None:
+        try:
+            anyio.run(main, backend_options=options)
+        except BaseException as exc:  # handed to the main thread, which raises it
+            errors.append(exc)
+        finally:
+            finished.set()
 
     def on_signal(signum: int, _frame: Any) -> None:
         received.append(signum)
 
     previous = {s: signal.signal(s, on_signal) for s in signals}
     try:
-        thread = threading.Thread(target=loop.run, name="gwanjong-serve", daemon=True)
-        thread.start()
-        loop.started.wait()
-        while not loop.finished.wait(_POLL_S):
-            if received and loop.token is not None:
+        threading.Thread(target=run, name="gwanjong-serve", daemon=True).start()
+        while not finished.wait(_POLL_S):
+            if received and tokens:
                 # RunFinishedError: the transport ended meanwhile and closed everything itself.
                 with contextlib.suppress(anyio.RunFinishedError):
-                    anyio.from_thread.run(stop, token=loop.token)
+                    anyio.from_thread.run(stop, token=tokens[0])
                 return
-        if loop.error is not None:
-            raise loop.error
+        if errors:
+            raise errors[0]
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)

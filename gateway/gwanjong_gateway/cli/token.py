@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from gwanjong_gateway.cli.options import global_options
+from gwanjong_gateway.cli.options import command
 from gwanjong_gateway.config.load import load
 from gwanjong_gateway.team.access_tokens import TokenError, store_for
 
@@ -59,14 +59,11 @@ def _run(args: argparse.Namespace) -> int:
 
 def add_token_commands(sub: Any) -> None:
     """Register `token` on the CLI's subparsers."""
-    t = sub.add_parser("token", help="issue, revoke and list bearer tokens for HTTP clients")
+    t = command(sub, "token", "issue, revoke and list bearer tokens for HTTP clients", _run)
     tsub = t.add_subparsers(dest="token_command", required=True, help="what to do")
-    add = tsub.add_parser("add", help="issue a token for NAME and print it once")
+    add = command(tsub, "add", "issue a token for NAME and print it once", _run)
     add.add_argument("name", help="who the token is for (a person or a client)")
-    revoke = tsub.add_parser("revoke", help="revoke NAME's token at once")
+    revoke = command(tsub, "revoke", "revoke NAME's token at once", _run)
     revoke.add_argument("name", help="whose token to revoke")
-    lst = tsub.add_parser("list", help="names and dates (never the tokens)")
+    lst = command(tsub, "list", "names and dates (never the tokens)", _run)
     lst.add_argument("--json", action="store_true", help="print JSON instead of lines")
-    for p in (t, add, revoke, lst):
-        global_options(p)
-    t.set_defaults(run=_run)

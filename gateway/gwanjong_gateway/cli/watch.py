@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any
 
-from gwanjong_gateway.cli.options import config_and_log_level
+from gwanjong_gateway.cli.options import command
 
 
 def _watch(args: argparse.Namespace) -> int:
@@ -44,6 +44,10 @@ def _watch(args: argparse.Namespace) -> int:
 
 
 def add_watch(sub: Any) -> None:
-    w = sub.add_parser("watch", help="watch the inbox and saved topics ([watch] in gateway.toml)")
-    config_and_log_level(w)
-    w.set_defaults(run=_watch)
+    command(
+        sub,
+        "watch",
+        "watch the inbox and saved topics ([watch] in gateway.toml)",
+        _watch,
+        serving=False,
+    )

@@ -156,19 +156,16 @@ def _object(value: Any) -> dict[str, Any]:
     return cast("dict[str, Any]", value) if isinstance(value, dict) else {}
 
 
-def entry_of(text: str, key: str, name: str) -> Any:
-    return _object(_object(parse(text).value).get(key)).get(name)
-
-
-def _without(text: str, key: str, name: str) -> dict[str, Any]:
-    """The document minus our entry (and an emptied container), to compare the rest."""
+def _split(text: str, key: str, name: str) -> tuple[Any, dict[str, Any]]:
+    """Our entry, and the document without it (nor a container it was alone in)."""
     doc = dict(_object(parse(text).value)) if text.strip() else {}
-    if isinstance(doc.get(key), dict):
-        servers = {k: v for k, v in _object(doc[key]).items() if k != name}
+    servers = dict(_object(doc.get(key)))
+    entry = servers.pop(name, None)
+    if servers:
         doc[key] = servers
-        if not servers:
-            del doc[key]
-    return doc
+    elif isinstance(doc.get(key), dict):
+        del doc[key]
+    return entry, doc
 
 
 def write(plan: Plan, key: str, name: str) -> Path | None:
@@ -194,13 +191,13 @@ def write(plan: Plan, key: str, name: str) -> Path | None:
 def _check(path: Path, plan: Plan, key: str, name: str) -> None:
     text = _read(path) or ""
     try:
-        entry = entry_of(text, key, name)
-        rest_now, rest_before = _without(text, key, name), _without(plan.before or "", key, name)
+        entry, rest = _split(text, key, name)
+        _, rest_before = _split(plan.before or "", key, name)
     except JsonError as exc:
         raise LinkError(
             f"{path}: read back as invalid JSON ({exc}); the old file is back."
         ) from None
-    if entry != plan.entry or rest_now != rest_before:
+    if entry != plan.entry or rest != rest_before:
         raise LinkError(f"{path}: did not read back as written; the old file is back.")
 
 

@@ -42,8 +42,6 @@ class JsonError(ValueError):
 class Member:
     key: str
     key_start: int
-    value_start: int
-    value_end: int
     node: Node
 
 
@@ -55,7 +53,10 @@ class Node:
     start: int
     end: int
     members: list[Member] = field(default_factory=list["Member"])
-    is_object: bool = False
+
+    @property
+    def is_object(self) -> bool:
+        return isinstance(self.value, dict)  # only `obj` makes one (a dict in a list is inside)
 
     def member(self, key: str) -> Member | None:
         found = [m for m in self.members if m.key == key]
@@ -70,10 +71,12 @@ class _Parser:
         self.plain = _TRAILING_COMMA.sub(lambda m: m.expand(r"\1\2 ") if m[1] else m[0], plain)
 
     def blank_comment(self, match: re.Match[str]) -> str:
-        if match.group() == "/*":
+        """A comment as spaces (its line breaks kept); a string as it is."""
+        found = match.group()
+        if found == "/*":
             self.pos = match.start()
             raise self.fail("a /* comment that is never closed")
-        return _blank(match)
+        return found if found.startswith('"') else re.sub(r"[^\n]", " ", found)
 
     def fail(self, what: str) -> JsonError:
         return JsonError(self.text, self.pos, what)
@@ -97,7 +100,7 @@ class _Parser:
         return Node(value, start, self.pos)
 
     def obj(self) -> Node:
-        node = Node({}, self.pos, self.pos, is_object=True)
+        node = Node({}, self.pos, self.pos)
         self.pos += 1
         self.skip()
         while not self.plain.startswith("}", self.pos):
@@ -110,7 +113,7 @@ class _Parser:
                 raise self.fail("expected : after a key")
             self.pos += 1
             child = self.value()
-            node.members.append(Member(key, key_start, child.start, child.end, child))
+            node.members.append(Member(key, key_start, child))
             node.value[key] = child.value
             self.skip()
             if self.plain.startswith(",", self.pos):
@@ -121,12 +124,6 @@ class _Parser:
         self.pos += 1
         node.end = self.pos
         return node
-
-
-def _blank(match: re.Match[str]) -> str:
-    """A comment as spaces (its line breaks kept); a string as it is."""
-    found = match.group()
-    return found if found.startswith('"') else re.sub(r"[^\n]", " ", found)
 
 
 def parse(text: str) -> Node:
@@ -183,7 +180,7 @@ def insert(text: str, obj: Node, key: str, value: Any, unit: str) -> str:
         at = _line_indent(text, first)
     member = f"{json.dumps(key)}: {render(value, unit, at, nl)}"
     if obj.members:
-        end = obj.members[-1].value_end
+        end = obj.members[-1].node.end
         return text[:end] + f",{nl}{at}{member}" + text[end:]
     inside = text[obj.start + 1 : obj.end - 1]
     if inside.strip():  # only comments inside: keep them after the new member
@@ -194,7 +191,7 @@ def insert(text: str, obj: Node, key: str, value: Any, unit: str) -> str:
 def replace(text: str, member: Member, value: Any, unit: str) -> str:
     at = _line_indent(text, member.key_start)
     rendered = render(value, unit, at, _newline(text))
-    return text[: member.value_start] + rendered + text[member.value_end :]
+    return text[: member.node.start] + rendered + text[member.node.end :]
 
 
 def remove(text: str, obj: Node, key: str) -> str:
@@ -204,5 +201,5 @@ def remove(text: str, obj: Node, key: str) -> str:
     if len(obj.members) == 1:
         return text[: obj.start + 1] + text[obj.end - 1 :]
     if i == len(obj.members) - 1:  # the last one: from the end of the one before it
-        return text[: obj.members[i - 1].value_end] + text[member.value_end :]
+        return text[: obj.members[i - 1].node.end] + text[member.node.end :]
     return text[: member.key_start] + text[obj.members[i + 1].key_start :]

@@ -15,7 +15,7 @@ from typing import Any, TextIO, cast
 
 from gwanjong_gateway.cli.link.apply import LinkError, Outcome, plan_add, plan_remove, write
 from gwanjong_gateway.cli.link.clients import ENTRY, SANDBOX_ENTRY, Client, clients
-from gwanjong_gateway.cli.options import global_options
+from gwanjong_gateway.cli.options import command
 
 _CHANGES = (Outcome.ADDED, Outcome.UPDATED, Outcome.REMOVED)
 
@@ -154,8 +154,12 @@ def _link(args: argparse.Namespace) -> int:
 
 
 def add_link(sub: Any) -> None:
-    p = sub.add_parser(
-        "link", help="add the gwanjong entry to MCP clients' configs (Claude, Cursor, VS Code…)"
+    p = command(
+        sub,
+        "link",
+        "add the gwanjong entry to MCP clients' configs (Claude, Cursor, VS Code…)",
+        _link,
+        port=False,
     )
     p.add_argument(
         "clients",
@@ -181,5 +185,3 @@ def add_link(sub: Any) -> None:
         help="how the client starts gwanjong, e.g. 'uvx gwanjong' (default: as "
         "`gwanjong init` prints it); --config <file> is added",
     )
-    global_options(p, port=False)
-    p.set_defaults(run=_link)

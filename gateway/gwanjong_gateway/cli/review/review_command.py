@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gwanjong_gateway.cli.options import global_options
+from gwanjong_gateway.cli.options import command, principal_and_json
 from gwanjong_gateway.cli.review.term import Review, Terminal
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.rules.approvals import operator_name
@@ -96,25 +96,20 @@ def _review(args: argparse.Namespace) -> int:
 
 def add_review(sub: Any) -> None:
     """Register `review` on the CLI's subparsers."""
-    r = sub.add_parser(
-        "review", help="approve or decline writes waiting for a person; close hand-offs"
+    r = command(
+        sub, "review", "approve or decline writes waiting for a person; close hand-offs", _review
     )
     rsub = r.add_subparsers(dest="review_command", required=True, help="what to do")
-    ls = rsub.add_parser("list", help="pending approvals and hand-offs, oldest first")
-    ls.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    ls = command(rsub, "list", "pending approvals and hand-offs, oldest first", _review)
+    principal_and_json(ls, "approvals and hand-offs", "a table")
     ls.add_argument("--all", action="store_true", help="decided approvals too (newest first)")
-    ls.add_argument(
-        "--principal",
-        metavar="NAME",
-        help="only this signed-in caller's (default: everyone's; '' = local ones)",
-    )
     ls.add_argument("--limit", type=int, default=50, help="at most this many of each kind")
-    show = rsub.add_parser(
-        "show", help="one approval or hand-off in full: the exact text, where, why"
+    show = command(
+        rsub, "show", "one approval or hand-off in full: the exact text, where, why", _review
     )
     show.add_argument("id", help="a7 (an approval) or h12 (a hand-off); see review list")
     show.add_argument("--handoff", action="store_true", help="ID is a hand-off's (as h<ID>)")
-    ap = rsub.add_parser("approve", help="approve at this terminal, and make the write now")
+    ap = command(rsub, "approve", "approve at this terminal, and make the write now", _review)
     ap.add_argument("id", help="the approval's ID (a7)")
     ap.add_argument(
         "--text-file",
@@ -128,16 +123,16 @@ def add_review(sub: Any) -> None:
         metavar="a,b",
         help="a new post: send exactly these tags (comma-separated; '' for none)",
     )
-    de = rsub.add_parser("decline", help="decline: nothing is sent")
+    de = command(rsub, "decline", "decline: nothing is sent", _review)
     de.add_argument("id", help="the approval's ID (a7)")
     de.add_argument("--reason", default="", help="why, for the record")
-    done = rsub.add_parser("done", help="you posted a hand-off by hand: record it with its URL")
-    done.add_argument("id", help="the hand-off's ID (h12, see review list)")
+    done = command(rsub, "done", "you posted a hand-off by hand: record it with its URL", _review)
     done.add_argument("--url", required=True, help="the http(s) link of what you posted")
-    dis = rsub.add_parser(
-        "dismiss", help="you will not post a hand-off: it leaves the queue (kept in history)"
+    dismiss = command(
+        rsub,
+        "dismiss",
+        "you will not post a hand-off: it leaves the queue (kept in history)",
+        _review,
     )
-    dis.add_argument("id", help="the hand-off's ID (h12, see review list)")
-    for p in (r, ls, show, ap, de, done, dis):
-        global_options(p)
-    r.set_defaults(run=_review)
+    for p in (done, dismiss):
+        p.add_argument("id", help="the hand-off's ID (h12, see review list)")
