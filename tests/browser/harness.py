@@ -27,6 +27,7 @@ from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.server import build_gateway
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import config_text, opportunity_for
+from tests.mcp import until
 from tests.platforms import SPECS
 
 ARGS = [
@@ -148,9 +149,7 @@ async def live(
     shots.mkdir(parents=True, exist_ok=True)
     async with Client(mcp) as client, async_playwright() as pw, anyio.create_task_group() as tg:
         tg.start_soon(serve, console, links.append)
-        with anyio.fail_after(30):  # only catches a hang
-            while not links:
-                await anyio.sleep(0.02)
+        await until(lambda: bool(links), seconds=30, every=0.02)
         browser = await pw.chromium.launch_persistent_context(
             str(tmp_path / "profile"),  # a fresh user-data-dir
             executable_path=chromium(),

@@ -37,6 +37,7 @@ from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.procs import alive
 from tests.gateway.helpers import config_file, opportunity_for
 from tests.gateway.http_gateway import cli, free_port
+from tests.mcp import until
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio, pytest.mark.postgres]
@@ -352,9 +353,7 @@ async def test_the_replica_that_drafted_dies_before_strike(
             [drafter] = served.of("draft")
             victim = running.pids[drafter]
             os.kill(victim, signal.SIGKILL)
-            with anyio.fail_after(60):  # generous: only catches a hang
-                while alive(victim):
-                    await anyio.sleep(0.05)
+            await until(lambda: not alive(victim), every=0.05)
             done = posted(await strike(c, handle, "alice"))
             [striker] = served.of("strike")
     assert striker not in ("", drafter), served.calls
