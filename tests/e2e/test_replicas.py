@@ -37,7 +37,7 @@ from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.procs import alive
 from tests.gateway.helpers import config_file, opportunity_for
 from tests.gateway.http_gateway import cli, free_port
-from tests.mcp import until
+from tests.mcp import call, until
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio, pytest.mark.postgres]
@@ -193,9 +193,8 @@ class Steer:
 
 async def scout(c: Client[Any], user: str) -> str:
     topic, title = TARGETS[user]
-    scouted = await c.call_tool("scout", {"topic": topic, "platforms": ["reddit"], "limit": 10})
-    assert scouted.structured_content is not None, scouted
-    return opportunity_for(scouted.structured_content, "reddit", title)
+    scouted = await call(c, "scout", topic=topic, platforms=["reddit"], limit=10)
+    return opportunity_for(scouted, "reddit", title)
 
 
 async def draft(c: Client[Any], handle: str) -> Any:
