@@ -10,10 +10,12 @@ import signal
 import subprocess
 import termios
 import threading
+from collections.abc import Callable
 from types import TracebackType
-from typing import IO
 
 import anyio
+
+from tests.mcp import until
 
 #: generous: a deadline here only catches a hang, never a slow machine
 HANG_S = 180.0
@@ -53,33 +55,25 @@ class PtyCommand:
         finally:
             os.close(slave)
         assert self.proc.stderr is not None
-        self._start(self._read_pty)
-        self._start(lambda: self._read_pipe(self.proc.stderr if self.proc else None))
+        self._start(self._read, self.master, self._out)
+        self._start(self._read, self.proc.stderr.fileno(), self._err)
         return self
 
-    def _start(self, target: object) -> None:
-        thread = threading.Thread(target=target, daemon=True)  # type: ignore[arg-type]
+    def _start(self, target: Callable[..., None], *args: object) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True)
         thread.start()
         self._threads.append(thread)
 
-    def _read_pty(self) -> None:
+    def _read(self, fd: int, into: bytearray) -> None:
         while True:
             try:
-                data = os.read(self.master, 4096)
+                data = os.read(fd, 4096)
             except OSError:  # EIO: the command closed its end of the pty
                 return
             if not data:
                 return
             with self._lock:
-                self._out += data
-
-    def _read_pipe(self, pipe: IO[bytes] | None) -> None:
-        if pipe is None:
-            return
-        fd = pipe.fileno()
-        for chunk in iter(lambda: os.read(fd, 4096), b""):
-            with self._lock:
-                self._err += chunk
+                into += data
 
     def screen(self) -> str:
         with self._lock:
@@ -94,7 +88,7 @@ class PtyCommand:
         assert self.proc is not None
         with anyio.fail_after(seconds):
             while text not in self.screen():
-                if self.proc.poll() is not None and text not in self.screen():
+                if self.proc.poll() is not None:
                     await anyio.sleep(0.2)  # the last output may still be in flight
                     if text in self.screen():
                         return
@@ -109,9 +103,8 @@ class PtyCommand:
 
     async def exit_code(self, seconds: float = HANG_S) -> int:
         assert self.proc is not None
-        with anyio.fail_after(seconds):
-            while self.proc.poll() is None:
-                await anyio.sleep(0.05)
+        proc = self.proc
+        await until(lambda: proc.poll() is not None, seconds, every=0.05)
         await anyio.to_thread.run_sync(self._join)
         return self.proc.returncode
 

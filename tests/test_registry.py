@@ -22,12 +22,11 @@ from pydantic.fields import FieldInfo
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_URL = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
-#: the platforms the gateway bundles (its server.json names their credentials)
+#: the platforms the gateway bundles (its server.json names their credentials), each with a
+#: registry entry of its own
 PLATFORMS = ("devto", "bluesky", "twitter", "reddit", "mastodon", "hackernews")
-#: every platform server with a registry entry, bundled or not
-SERVERS = PLATFORMS
 #: package folder -> the server.json in it
-PACKAGES = {"gateway": ROOT / "gateway", **{p: ROOT / "servers" / p for p in SERVERS}}
+PACKAGES = {"gateway": ROOT / "gateway", **{p: ROOT / "servers" / p for p in PLATFORMS}}
 
 
 def _json(path: Path) -> Any:
@@ -112,7 +111,7 @@ def test_the_validator_refuses_what_the_registry_refuses() -> None:
     assert len(messages) == 3, messages
 
 
-@pytest.mark.parametrize("platform", SERVERS)
+@pytest.mark.parametrize("platform", PLATFORMS)
 def test_a_platform_server_json_names_every_variable_its_settings_read(platform: str) -> None:
     settings = importlib.import_module(f"gwanjong_{platform}.settings").Settings
     prefix = settings.model_config["env_prefix"]

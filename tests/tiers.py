@@ -32,14 +32,8 @@ from pathlib import Path
 import pytest
 
 SLOW = ("sandbox", "stdio", "e2e", "postgres", "install", "external", "browser")
-#: tests/<dir> whose tests are all in one tier
-_BY_DIR = {
-    "postgres": "postgres",
-    "install": "install",
-    "external": "external",
-    "e2e": "e2e",
-    "browser": "browser",
-}
+#: tests/<dir> whose tests are all in the tier of that name
+_TIER_DIRS = {"postgres", "install", "external", "e2e", "browser"}
 _SANDBOX_FIXTURES = {"sandbox", "sandbox_session"}
 ENV = "GWANJONG_ALL_TIERS"
 
@@ -59,8 +53,8 @@ def tier_of(item: pytest.Item, tests_dir: Path) -> None:
         top = Path(str(item.path)).relative_to(tests_dir).parts[0]
     except ValueError:
         top = ""
-    if top in _BY_DIR:
-        item.add_marker(_BY_DIR[top])
+    if top in _TIER_DIRS:
+        item.add_marker(top)
     if _SANDBOX_FIXTURES & set(getattr(item, "fixturenames", ())):
         item.add_marker("sandbox")
 
@@ -139,7 +133,7 @@ def skip_path(path: Path, config: pytest.Config) -> bool:
     if all_tiers(config):
         return False
     tests_dir = Path(__file__).parent
-    if path.parent == tests_dir and path.name in _BY_DIR:
+    if path.parent == tests_dir and path.name in _TIER_DIRS:
         return True
     is_test_file = path.suffix == ".py" and path.name.startswith("test_")
     return is_test_file and bool(file_marks(path) & set(SLOW))

@@ -26,7 +26,9 @@ from gwanjong_gateway.console.serve import serve
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.server import build_gateway
 from gwanjong_sandbox.control import SandboxControl
-from tests.gateway.helpers import config_text, opportunity_for
+from tests.e2e.strikes import scout_draft
+from tests.gateway.helpers import config_text
+from tests.mcp import call, until
 from tests.platforms import SPECS
 
 ARGS = [
@@ -101,19 +103,9 @@ class Live:
     async def strike(
         self, platform: str, topic: str, title_part: str, content: str, action: str = "comment"
     ) -> dict[str, Any]:
-        scouted = (
-            await self.client.call_tool(
-                "scout", {"topic": topic, "platforms": [platform], "limit": 10}
-            )
-        ).structured_content
-        assert scouted is not None
-        oid = opportunity_for(scouted, platform, title_part)
-        await self.client.call_tool("draft", {"opportunity_id": oid})
-        result = await self.client.call_tool(
-            "strike", {"opportunity_id": oid, "action": action, "content": content}
-        )
-        assert result.structured_content is not None
-        return result.structured_content
+        oid = await scout_draft(self.client, platform, topic, title_part)
+        args = {"opportunity_id": oid, "action": action, "content": content}
+        return await call(self.client, "strike", **args)
 
 
 @asynccontextmanager
@@ -148,9 +140,7 @@ async def live(
     shots.mkdir(parents=True, exist_ok=True)
     async with Client(mcp) as client, async_playwright() as pw, anyio.create_task_group() as tg:
         tg.start_soon(serve, console, links.append)
-        with anyio.fail_after(30):  # only catches a hang
-            while not links:
-                await anyio.sleep(0.02)
+        await until(lambda: bool(links), seconds=30, every=0.02)
         browser = await pw.chromium.launch_persistent_context(
             str(tmp_path / "profile"),  # a fresh user-data-dir
             executable_path=chromium(),

@@ -408,16 +408,12 @@ async def test_a_cool_down_blocked_approval_shows_why_and_when_without_approve(
         assert await page.locator("a[href$='?edit=1']").count() == 0
         assert await page.locator("button.decline").count() == 1
         assert (await page.inner_text("h1")).endswith("blocked")
-        await fits_a_phone_after(page)
+        await page.set_viewport_size({"width": PHONE["width"], "height": PHONE["height"]})
+        await fits_a_phone(page)
         clean(seen)
         waiting = await lv.gw.records.run(StrikeStore.approval, second)
         assert waiting is not None and waiting.status is ApprovalStatus.PENDING
     assert len(sandbox.writes("reddit")) == 1
-
-
-async def fits_a_phone_after(page: Page) -> None:
-    await page.set_viewport_size({"width": PHONE["width"], "height": PHONE["height"]})
-    await fits_a_phone(page)
 
 
 async def test_the_navigation_counts_what_waits_and_updates_without_a_reload(

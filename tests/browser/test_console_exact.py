@@ -12,7 +12,8 @@ import pytest
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_sandbox.control import SandboxControl
 from tests.browser.harness import live
-from tests.gateway.helpers import opportunity_for
+from tests.e2e.strikes import scout_draft
+from tests.mcp import call
 
 pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 TEXT = "What cancellation taught us."
@@ -22,19 +23,10 @@ async def test_title_and_tags_edited_on_the_console_are_sent_exactly(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     async with live(sandbox, tmp_path, ["devto"]) as lv:
-        scouted = (
-            await lv.client.call_tool("scout", {"topic": "rust async", "platforms": ["devto"]})
-        ).structured_content
-        assert scouted is not None
-        oid = opportunity_for(scouted, "devto", "Rust async")
-        await lv.client.call_tool("draft", {"opportunity_id": oid})
-        answer = (
-            await lv.client.call_tool(
-                "strike",
-                {"opportunity_id": oid, "action": "post", "title": "Draft title", "content": TEXT},
-            )
-        ).structured_content
-        assert answer is not None and answer["status"] == "pending_approval", answer
+        oid = await scout_draft(lv.client, "devto", "rust async", "Rust async")
+        post = {"action": "post", "title": "Draft title", "content": TEXT}
+        answer = await call(lv.client, "strike", opportunity_id=oid, **post)
+        assert answer["status"] == "pending_approval", answer
         approval_id = int(answer["approval"]["id"])
         page, seen = await lv.signed_in()
         listed = await page.inner_text("main")

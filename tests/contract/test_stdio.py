@@ -7,6 +7,7 @@ from fastmcp import Client
 
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract import CONTRACT_TOOLS, OPTIONAL_TOOLS
+from tests.mcp import call, error_of
 from tests.platforms import SPECS, PlatformSpec
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
@@ -20,9 +21,7 @@ async def test_server_process_speaks_the_contract(
     ids = sandbox.ids(spec.name)
     async with Client(spec.stdio(sandbox.url), mode=mode, timeout=60) as client:
         assert {t.name for t in await client.list_tools()} == {*CONTRACT_TOOLS, *OPTIONAL_TOOLS}
-        post = await client.call_tool("get_post", {"post_id": ids["rust-async"]})
-        assert post.structured_content is not None and "select!" in post.structured_content["body"]
-        gone = await client.call_tool("get_post", {"post_id": ids["missing"]}, raise_on_error=False)
-        assert gone.is_error and gone.content[0].text.startswith("not_found: ")  # type: ignore[union-attr]
-        bad = await client.call_tool("trending", {"limit": "lots"}, raise_on_error=False)
-        assert bad.is_error and bad.content[0].text.startswith("invalid_input: ")  # type: ignore[union-attr]
+        assert "select!" in (await call(client, "get_post", post_id=ids["rust-async"]))["body"]
+        gone = await error_of(client, "get_post", post_id=ids["missing"])
+        assert gone.startswith("not_found: ")
+        assert (await error_of(client, "trending", limit="lots")).startswith("invalid_input: ")

@@ -17,9 +17,8 @@ from fastmcp.client.transports import StreamableHttpTransport
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import Strike
 from gwanjong_sandbox.control import SandboxControl
-from tests.gateway.helpers import config_file, opportunity_for
+from tests.gateway.helpers import config_file, drafted
 from tests.gateway.http_gateway import http_gateway as running_gateway
-from tests.mcp import call
 from tests.platforms import SPECS
 
 PY = sys.executable
@@ -54,10 +53,8 @@ def history(tmp: Path) -> list[Strike]:
 
 
 async def scout_draft(client: Client[Any], platform: str, topic: str, title: str) -> str:
-    scouted = await call(client, "scout", topic=topic, platforms=[platform], limit=10)
-    oid = opportunity_for(scouted, platform, title)
-    await client.call_tool("draft", {"opportunity_id": oid})
-    return oid
+    """`drafted` on ``platform`` alone."""
+    return await drafted(client, topic, title, platform, platforms=[platform], limit=10)
 
 
 async def strike(

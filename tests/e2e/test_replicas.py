@@ -37,6 +37,7 @@ from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.procs import alive
 from tests.gateway.helpers import config_file, opportunity_for
 from tests.gateway.http_gateway import cli, free_port
+from tests.mcp import call, error_of, until
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio, pytest.mark.postgres]
@@ -192,36 +193,26 @@ class Steer:
 
 async def scout(c: Client[Any], user: str) -> str:
     topic, title = TARGETS[user]
-    scouted = await c.call_tool("scout", {"topic": topic, "platforms": ["reddit"], "limit": 10})
-    assert scouted.structured_content is not None, scouted
-    return opportunity_for(scouted.structured_content, "reddit", title)
+    scouted = await call(c, "scout", topic=topic, platforms=["reddit"], limit=10)
+    return opportunity_for(scouted, "reddit", title)
 
 
-async def draft(c: Client[Any], handle: str) -> Any:
-    return await c.call_tool("draft", {"opportunity_id": handle}, raise_on_error=False)
+def comment(handle: str, user: str) -> dict[str, str]:
+    return {"opportunity_id": handle, "action": "comment", "content": f"{user}: guard each await."}
 
 
-async def strike(c: Client[Any], handle: str, user: str) -> Any:
-    args = {"opportunity_id": handle, "action": "comment", "content": f"{user}: guard each await."}
-    return await c.call_tool("strike", args, raise_on_error=False)
+async def posted(c: Client[Any], handle: str, user: str) -> dict[str, Any]:
+    done = await call(c, "strike", **comment(handle, user))
+    assert done["status"] == "posted", done
+    return done
 
 
-def text_of(result: Any) -> str:
-    return str(result.content[0].text) if result.content else ""
-
-
-def posted(result: Any) -> dict[str, Any]:
-    assert not result.is_error, text_of(result)
-    out = result.structured_content
-    assert out is not None and out["status"] == "posted", out
-    return dict(out)
-
-
-def refused_as_unknown(result: Any) -> None:
+async def refused_as_unknown(c: Client[Any], tool: str, handle: str, user: str = "") -> str:
     """Another principal's handle reaches nothing: an error of a guided kind, no write."""
-    assert result.is_error, text_of(result)
-    kind = text_of(result).split(":")[0].strip()
-    assert kind in ("not_found", "needs_previous_step", "invalid_input"), text_of(result)
+    args = comment(handle, user) if tool == "strike" else {"opportunity_id": handle}
+    text = await error_of(c, tool, **args)
+    assert text.split(":")[0].strip() in ("not_found", "needs_previous_step", "invalid_input"), text
+    return text
 
 
 def history(config: Path) -> list[dict[str, Any]]:
@@ -270,11 +261,10 @@ async def test_scout_draft_and_strike_each_on_another_replica(
             handle = await scout(c, "alice")
             used |= set(served.of("scout"))
             await steer.next_to_one_of(set(running.pids) - {"haproxy"} - used)
-            drafted = await draft(c, handle)
-            assert not drafted.is_error, text_of(drafted)
+            await call(c, "draft", opportunity_id=handle)
             used |= set(served.of("draft"))
             await steer.next_to_one_of(set(running.pids) - {"haproxy"} - used)
-            done = posted(await strike(c, handle, "alice"))
+            done = await posted(c, handle, "alice")
         by_tool = [served.of(t) for t in ("scout", "draft", "strike")]
         logs = running.logs()
     assert all(len(r) == 1 for r in by_tool), served.calls
@@ -293,7 +283,6 @@ async def test_two_users_at_once_stay_apart(
 ) -> None:
     config, tokens = setup(tmp_path, sandbox, pg_url, ("alice", "bob"))
     handles: dict[str, str] = {}
-    answers: dict[str, Any] = {}
     with cluster(config, tmp_path / "run", REPLICAS) as running:
         sessions = {
             u: client(running.url, tokens[u], mode, Served())
@@ -309,24 +298,20 @@ async def test_two_users_at_once_stay_apart(
                 for user in users:
                     tg.start_soon(scout_one, user)
             # Bob presents Alice's handle, and the other way round: nothing of hers.
-            stolen = await draft(bob, handles["alice"])
-            refused_as_unknown(stolen)
-            assert "ferris" not in text_of(stolen).lower()  # no detail of her target
-            refused_as_unknown(await strike(alice, handles["bob"], "alice"))
+            stolen = await refused_as_unknown(bob, "draft", handles["alice"])
+            assert "ferris" not in stolen.lower()  # no detail of her target
+            await refused_as_unknown(alice, "strike", handles["bob"], "alice")
 
             async def own(user: str) -> None:
-                drafted = await draft(users[user], handles[user])
-                assert not drafted.is_error, text_of(drafted)
-                answers[user] = await strike(users[user], handles[user], user)
+                await call(users[user], "draft", opportunity_id=handles[user])
+                await posted(users[user], handles[user], user)
 
             async with anyio.create_task_group() as tg:
                 for user in users:
                     tg.start_soon(own, user)
             # Bob's strike on Alice's handle, after she drafted it, still reaches nothing.
-            refused_as_unknown(await strike(bob, handles["alice"], "bob"))
+            await refused_as_unknown(bob, "strike", handles["alice"], "bob")
         logs = running.logs()
-    for user in ("alice", "bob"):
-        posted(answers[user])
     assert len(sandbox.writes("reddit")) == 2
     rows = history(config)
     mine = {(r["by"], r["content"].split(":")[0]) for r in rows if r["status"] == "posted"}
@@ -347,15 +332,12 @@ async def test_the_replica_that_drafted_dies_before_strike(
     with cluster(config, tmp_path / "run", REPLICAS) as running:
         async with client(running.url, tokens["alice"], mode, served) as c:
             handle = await scout(c, "alice")
-            drafted = await draft(c, handle)
-            assert not drafted.is_error, text_of(drafted)
+            await call(c, "draft", opportunity_id=handle)
             [drafter] = served.of("draft")
             victim = running.pids[drafter]
             os.kill(victim, signal.SIGKILL)
-            with anyio.fail_after(60):  # generous: only catches a hang
-                while alive(victim):
-                    await anyio.sleep(0.05)
-            done = posted(await strike(c, handle, "alice"))
+            await until(lambda: not alive(victim), every=0.05)
+            done = await posted(c, handle, "alice")
             [striker] = served.of("strike")
     assert striker not in ("", drafter), served.calls
     writes = sandbox.writes("reddit")

@@ -21,6 +21,7 @@ from tests.gateway.approval_clients import approval_row, apps_host, decide, part
 from tests.hostile_approvals import CORPUS, REFUSED, assert_seen
 from tests.mcp import call
 from tests.platforms import needs
+from tests.security.hostile import strings
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
 MODES = ["legacy", "auto"]
@@ -94,17 +95,6 @@ async def test_an_apps_host_approves_with_the_card(
     audited(tmp_path, card["id"], "app")
 
 
-def strings(data: Any) -> list[str]:
-    """Every string in a write's JSON, at any depth."""
-    if isinstance(data, str):
-        return [data]
-    if isinstance(data, dict):
-        return [s for v in data.values() for s in strings(v)]  # type: ignore[union-attr]
-    if isinstance(data, list):
-        return [s for v in data for s in strings(v)]  # type: ignore[union-attr]
-    return []
-
-
 async def test_the_hostile_corpus_through_the_dialog_and_the_page(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
@@ -150,4 +140,5 @@ async def test_the_hostile_corpus_through_the_dialog_and_the_page(
             done = await decide(http, urls[0], "approve")
             assert done.status_code == 200 and "Approved and sent." in done.text, done.text
     (write,) = sandbox.writes("devto")
-    assert row.text in strings(write["data"])  # exactly the approved characters
+    sent = [text for _, text in strings(write["data"])]
+    assert row.text in sent  # exactly the approved characters

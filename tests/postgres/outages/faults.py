@@ -23,6 +23,8 @@ import anyio
 import anyio.abc
 import pytest
 
+from tests.e2e.procs import descendants
+
 #: the most the proxy holds one chunk (a lifted fault lets it go at once)
 MAX_DELAY_S = 10.0
 
@@ -35,21 +37,13 @@ def pg_dir() -> Path:
 
 
 def server_pids() -> list[int]:
-    """The postmaster and its children (the backends), from postmaster.pid and /proc."""
+    """The postmaster and what it started (the backends), from postmaster.pid and /proc."""
     data = pg_dir() / "data"  # scripts/pg: initdb -D $dir/data
     text = (data / "postmaster.pid").read_text()
     if not text.strip():
         pytest.fail("postmaster.pid is empty", pytrace=False)
     postmaster = int(text.split()[0])
-    children = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == postmaster:
-            children.append(int(stat.parent.name))
-    return [postmaster, *children]
+    return [postmaster, *descendants(postmaster)]
 
 
 @contextmanager

@@ -14,7 +14,7 @@ duplicate, never a second write.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,7 @@ from gwanjong_sandbox.control import SandboxControl
 from tests.config import config_text
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import TWEETS
-from tests.mcp import call
+from tests.mcp import call, until
 from tests.postgres.outages.faults import Fault, Frozen, Slow, SlowProxy, Stopped
 
 pytestmark = pytest.mark.anyio
@@ -95,13 +95,6 @@ async def answer_of(
     text = " ".join(getattr(c, "text", "") for c in result.content)
     print(f"{tool}: {time.monotonic() - started:.2f} s (bound {bound_s:g} s): {text[:160]}")
     return result.is_error, text
-
-
-async def until(check: Callable[[], Awaitable[bool]], what: str) -> None:
-    with anyio.fail_after(HANG_S):
-        while not await check():
-            await anyio.sleep(0.2)
-    print(f"settled: {what}")
 
 
 async def record_rows(pg_url: str) -> list[dict[str, Any]] | None:
@@ -198,7 +191,7 @@ async def test_a_failing_database_around_a_write(
             again = await call(client, "strike", **args)
             assert again["status"] == ("duplicate" if sent else "posted"), again
         else:  # the settle loop settles it on its own
-            await until(settled, f"{kind} {moment}")
+            await until(settled, HANG_S, every=0.2)
             again = None
         if again is None and not sent:  # now the strike goes through, once
             again = await call(client, "strike", **args)
@@ -284,7 +277,7 @@ async def test_a_database_stopped_after_a_devto_post_landed(
 
             async with anyio.create_task_group() as tg:
                 tg.start_soon(strike)
-                await until(landed, "the article is in the sandbox's write log")
+                await until(landed, HANG_S, every=0.2)  # in the sandbox's write log
                 await stopped.apply()
             [(failed, text)] = answers
             assert failed and "outcome is unknown" in text, text

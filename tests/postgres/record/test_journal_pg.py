@@ -22,6 +22,7 @@ from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
 from tests.gateway.record.test_journal import TITLE, drafted, offered, scout, strike_while_held
+from tests.mcp import until
 
 pytestmark = pytest.mark.anyio
 
@@ -73,7 +74,5 @@ async def test_a_write_whose_database_went_away_is_journalled_and_settled(
     links.show_late()
     async with Client(fake_gateway(tmp_path, links, tables=store)) as client:
         assert not any(TITLE.lower() in t.lower() for t in offered(await scout(client)))
-        with anyio.fail_after(60):  # only catches a hang
-            while [r.status for r in rows(pg_url)] != [StrikeStatus.POSTED]:
-                await anyio.sleep(0.1)
+        await until(lambda: [r.status for r in rows(pg_url)] == [StrikeStatus.POSTED])
     assert len(links.written("write_comment")) == 1

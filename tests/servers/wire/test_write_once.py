@@ -17,6 +17,7 @@ from fastmcp import Client
 
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract.errors import UNSURE, parse_error
+from tests.mcp import error_of
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]
@@ -110,11 +111,7 @@ async def test_a_sign_in_whose_answer_is_lost_is_not_a_write(
     failed (not "may have been written"), and nothing reached the write endpoint."""
     async with Client(SPECS[platform].build(sandbox.url)) as client:
         sandbox.fault(platform, "apply_then_status", status=502, method="POST", match=match)
-        result = await client.call_tool(
-            "write_post", {"title": "Never sent", "body": "No session."}, raise_on_error=False
-        )
-    assert result.is_error
-    text = result.content[0].text  # type: ignore[union-attr]
+        text = await error_of(client, "write_post", title="Never sent", body="No session.")
     assert text.startswith("unavailable: ") and "sign-in" in text, text
     assert "may have been written" not in text, text
     assert sandbox.writes(platform) == []

@@ -23,6 +23,7 @@ from gwanjong_shared.pipeline import (
     is_populated,
 )
 from tests.fakes.clock import FakeClock
+from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio
 
@@ -98,18 +99,6 @@ def build(**options: Any) -> tuple[FastMCP, Pipeline[Flow]]:
 
 def field(populated: bool, count: int) -> dict[str, Any]:
     return {"populated": populated, "count": count}
-
-
-async def status(client: Client[Any]) -> dict[str, Any]:
-    result = await client.call_tool("status", {})
-    assert isinstance(result.structured_content, dict)
-    return result.structured_content
-
-
-async def tool_error(client: Client[Any], name: str, args: dict[str, Any]) -> str:
-    with pytest.raises(ToolError) as caught:
-        await client.call_tool(name, args)
-    return str(caught.value)
 
 
 # -- state and store units -------------------------------------------------------------
@@ -229,26 +218,26 @@ async def test_passing_the_injected_state_is_refused(mode: Mode) -> None:
     mcp, _ = build()
     async with Client(mcp, mode=mode) as client:
         forged = {"opportunities": {"x": {"body": "forged"}}}
-        message = await tool_error(client, "draft", {"opportunity_id": "x", "state": forged})
+        message = await error_of(client, "draft", opportunity_id="x", state=forged)
         assert "state" in message and "unexpected keyword argument" in message.lower()
         # A tool without a state parameter hides its injected key under another name.
-        message = await tool_error(client, "scout", {"topic": "t", "pipeline_state": "k"})
+        message = await error_of(client, "scout", topic="t", pipeline_state="k")
         assert "pipeline_state" in message and "unexpected keyword argument" in message.lower()
-        assert (await status(client))["state"]["opportunities"] == field(False, 0)
+        assert (await call(client, "status"))["state"]["opportunities"] == field(False, 0)
 
 
 async def test_out_of_order_calls_get_a_guided_error(mode: Mode) -> None:
     mcp, _ = build()
     async with Client(mcp, mode=mode) as client:
-        assert await tool_error(client, "draft", {"opportunity_id": "x"}) == (
+        assert await error_of(client, "draft", opportunity_id="x") == (
             "`draft` needs `opportunities`, which is empty. Call `scout` first."
         )
-        assert await tool_error(client, "strike", {"opportunity_id": "x", "text": "hi"}) == (
+        assert await error_of(client, "strike", opportunity_id="x", text="hi") == (
             "`strike` needs `opportunities` and `contexts`, which are empty. "
             "Call `scout`, then `draft` first."
         )
         await client.call_tool("scout", {"topic": "rust"})
-        assert await tool_error(client, "strike", {"opportunity_id": "rust-1", "text": "hi"}) == (
+        assert await error_of(client, "strike", opportunity_id="rust-1", text="hi") == (
             "`strike` needs `contexts`, which is empty. Call `draft` first."
         )
 
@@ -257,7 +246,7 @@ async def test_three_step_chain_and_status_at_every_step(mode: Mode) -> None:
     mcp, _ = build()
     always = ["scout", "peek"]
     async with Client(mcp, mode=mode) as client:
-        assert await status(client) == {
+        assert await call(client, "status") == {
             "state": {
                 "opportunities": field(False, 0),
                 "contexts": field(False, 0),
@@ -279,7 +268,7 @@ async def test_three_step_chain_and_status_at_every_step(mode: Mode) -> None:
 
         ids = await client.call_tool("scout", {"topic": "rust"})
         assert ids.data == ["rust-1", "rust-2"]  # compressed; bodies stay on the server
-        after_scout = await status(client)
+        after_scout = await call(client, "status")
         assert after_scout["state"]["opportunities"] == field(True, 2)
         assert after_scout["state"]["contexts"] == field(False, 0)
         assert after_scout["tools"] == {
@@ -289,7 +278,7 @@ async def test_three_step_chain_and_status_at_every_step(mode: Mode) -> None:
 
         drafted = await client.call_tool("draft", {"opportunity_id": "rust-2"})
         assert drafted.data == "context ready for rust-2"
-        after_draft = await status(client)
+        after_draft = await call(client, "status")
         assert after_draft["state"]["contexts"] == field(True, 1)
         assert after_draft["tools"] == {
             "available": ["scout", "draft", "strike", "peek"],
@@ -298,11 +287,10 @@ async def test_three_step_chain_and_status_at_every_step(mode: Mode) -> None:
 
         struck = await client.call_tool("strike", {"opportunity_id": "rust-2", "text": "nice"})
         assert struck.structured_content == {"published": "rust-2"}
-        after_strike = await status(client)
+        after_strike = await call(client, "status")
         assert after_strike["state"]["history"] == field(True, 1)
-        peeked = await client.call_tool("peek", {})
         # The body reached strike through the server-side state, never through the model.
-        assert peeked.structured_content == {
+        assert await call(client, "peek") == {
             "opportunities": ["rust-1", "rust-2"],
             "history": ["rust-2: nice [body 2 about rust]"],
         }
@@ -335,10 +323,10 @@ async def test_how_outcomes_are_stored(mode: Mode) -> None:
 
     async with Client(mcp, mode=mode) as client:
         assert (await client.call_tool("remember", {"text": "hi"})).data == "HI"
-        assert "Stored(result, store=" in await tool_error(client, "ambiguous", {})
-        assert "['history']" in await tool_error(client, "sneaky", {})
+        assert "Stored(result, store=" in await error_of(client, "ambiguous")
+        assert "['history']" in await error_of(client, "sneaky")
         assert (await client.call_tool("in_place", {})).data == 1
-        report = await status(client)
+        report = await call(client, "status")
     assert report["state"]["note"] == field(True, 1)  # still "HI": sneaky changed nothing
     assert report["state"]["history"] == field(True, 1)
 
@@ -349,13 +337,13 @@ async def test_status_extra_and_a_server_owned_status(mode: Mode) -> None:
 
     mcp, _ = build(status_extra=health)
     async with Client(mcp, mode=mode) as client:
-        report = await status(client)
+        report = await call(client, "status")
     assert report["platforms"] == {"devto": "ok"} and report["server"] == "pipeline-test"
     assert report["tools"]["available"] == ["scout", "peek"]
 
     clashing, _ = build(status_extra=lambda ctx: {"state": "mine"})
     async with Client(clashing, mode=mode) as client:
-        assert "reserved" in await tool_error(client, "status", {})
+        assert "reserved" in await error_of(client, "status")
 
     own, pipeline = build(status_tool=None)
 
@@ -366,7 +354,7 @@ async def test_status_extra_and_a_server_owned_status(mode: Mode) -> None:
 
     async with Client(own, mode=mode) as client:
         await client.call_tool("scout", {"topic": "go"})
-        report = await status(client)
+        report = await call(client, "status")
     assert report["mine"] is True and report["state"]["opportunities"] == field(True, 2)
 
 
@@ -384,10 +372,9 @@ async def test_programmatic_access_from_server_code(mode: Mode) -> None:
 
     async with Client(mcp, mode=mode) as client:
         await client.call_tool("scout", {"topic": "py"})
-        first = await client.call_tool("admin", {})
-        assert isinstance(first.structured_content, dict)
-        key = first.structured_content.pop("key")
-        assert first.structured_content == {
+        first = await call(client, "admin")
+        key = first.pop("key")
+        assert first == {
             "found": ["py-1", "py-2"],
             "same": True,
             "dropped": False,
@@ -395,10 +382,8 @@ async def test_programmatic_access_from_server_code(mode: Mode) -> None:
         assert pipeline.store.keys() == [key]
         # In-memory: the handshake era has a session; the modern era one process, one client.
         assert key == PROCESS_KEY if mode == "auto" else key.startswith("session:")
-        second = await client.call_tool("admin", {"forget": True})
-        assert isinstance(second.structured_content, dict)
-        assert second.structured_content["dropped"] is True
-        assert (await status(client))["state"]["opportunities"] == field(False, 0)
+        assert (await call(client, "admin", forget=True))["dropped"] is True
+        assert (await call(client, "status"))["state"]["opportunities"] == field(False, 0)
     assert len(pipeline.store) == 0  # status peeks; it does not create a bucket
 
 
@@ -429,7 +414,7 @@ async def test_calls_of_one_client_run_one_at_a_time(mode: Mode) -> None:
         async with anyio.create_task_group() as group:
             for _ in range(5):
                 group.start_soon(client.call_tool, "bump", {})
-        assert (await status(client))["state"]["history"] == field(True, 5)
+        assert (await call(client, "status"))["state"]["history"] == field(True, 5)
         with anyio.fail_after(60):  # re-entering the same client's lock must not deadlock
             assert (await client.call_tool("rescout", {"topic": "zig"})).data == ["zig"]
 
@@ -442,9 +427,9 @@ async def test_idle_state_is_evicted_after_the_ttl(mode: Mode) -> None:
         clock.advance(59)
         await client.call_tool("draft", {"opportunity_id": "ttl-1"})  # still there; touched
         clock.advance(59)
-        assert (await status(client))["state"]["contexts"] == field(True, 1)
+        assert (await call(client, "status"))["state"]["contexts"] == field(True, 1)
         clock.advance(61)
-        assert await tool_error(client, "draft", {"opportunity_id": "ttl-1"}) == (
+        assert await error_of(client, "draft", opportunity_id="ttl-1") == (
             "`draft` needs `opportunities`, which is empty. Call `scout` first."
         )
     assert len(pipeline.store) == 1  # the fresh bucket the last call made
@@ -467,9 +452,7 @@ async def run_chain(client: Client[Any], topic: str) -> dict[str, Any]:
     ids = (await client.call_tool("scout", {"topic": topic})).data
     await client.call_tool("draft", {"opportunity_id": ids[0]})
     await client.call_tool("strike", {"opportunity_id": ids[0], "text": topic})
-    peeked = await client.call_tool("peek", {})
-    assert isinstance(peeked.structured_content, dict)
-    return peeked.structured_content
+    return await call(client, "peek")
 
 
 async def test_two_http_clients_keep_separate_state(mode: Mode) -> None:
@@ -490,9 +473,9 @@ async def test_two_http_clients_keep_separate_state(mode: Mode) -> None:
         async with anyio.create_task_group() as group:  # both at the same time
             group.start_soon(chain, "alpha", a)
             group.start_soon(chain, "beta", b)
-        message = await tool_error(b, "draft", {"opportunity_id": "alpha-1"})
+        message = await error_of(b, "draft", opportunity_id="alpha-1")
         assert message == "unknown opportunity alpha-1"
-        assert (await status(a))["state"]["history"] == field(True, 1)
+        assert (await call(a, "status"))["state"]["history"] == field(True, 1)
     assert results == {
         "alpha": {
             "opportunities": ["alpha-1", "alpha-2"],
@@ -511,13 +494,13 @@ async def test_modern_http_without_a_client_key_is_refused() -> None:
     mcp, pipeline = build()
     async with serve_http(mcp) as app:
         async with http_client(app, "auto") as anonymous:
-            message = await tool_error(anonymous, "scout", {"topic": "x"})
+            message = await error_of(anonymous, "scout", topic="x")
             assert f"`{HEADER}: <random UUID>` header" in message and "2025-11-25" in message
-            assert HEADER in await tool_error(anonymous, "status", {})
+            assert HEADER in await error_of(anonymous, "status")
             assert (await anonymous.call_tool("peek", {}, raise_on_error=False)).is_error
         for name in (HEADER, "Mcp-Session-Id"):  # a guessable key would be shared by many
             async with http_client(app, "auto", {name: "short"}) as weak:
-                message = await tool_error(weak, "scout", {"topic": "x"})
+                message = await error_of(weak, "scout", topic="x")
                 assert f"`{name.lower()}` header must be 16 to 256" in message
     assert len(pipeline.store) == 0
 
@@ -533,13 +516,11 @@ async def test_modern_http_client_key_resumes_and_cannot_reach_a_session() -> No
             # Mcp-Session-Id, lands in its own bucket.
             for headers in ({HEADER: session_id}, {"Mcp-Session-Id": session_id}):
                 async with http_client(app, "auto", headers) as intruder:
-                    peeked = await intruder.call_tool("peek", {})
-                    assert peeked.structured_content == {"opportunities": [], "history": []}
+                    assert await call(intruder, "peek") == {"opportunities": [], "history": []}
         async with http_client(app, "auto", {HEADER: KEY_A}) as first:
             await first.call_tool("scout", {"topic": "resume"})
         async with http_client(app, "auto", {HEADER: KEY_A}) as again:  # new connection
-            peeked = await again.call_tool("peek", {})
-            assert peeked.structured_content == {
+            assert await call(again, "peek") == {
                 "opportunities": ["resume-1", "resume-2"],
                 "history": [],
             }
@@ -583,15 +564,13 @@ async def test_stateless_http_server_handshake_clients_need_a_client_key() -> No
     mcp, _ = build()
     async with serve_http(mcp, stateless=True) as app:
         async with http_client(app, "legacy") as anonymous:
-            message = await tool_error(anonymous, "scout", {"topic": "x"})
+            message = await error_of(anonymous, "scout", topic="x")
             assert f"`{HEADER}: <random UUID>` header with every request." in message
         async with http_client(app, "legacy", {HEADER: KEY_A}) as keyed:
             await keyed.call_tool("scout", {"topic": "kept"})
-            peeked = await keyed.call_tool("peek", {})
-            assert peeked.structured_content == {
+            assert await call(keyed, "peek") == {
                 "opportunities": ["kept-1", "kept-2"],
                 "history": [],
             }
         async with http_client(app, "legacy", {HEADER: KEY_B}) as other:
-            peeked = await other.call_tool("peek", {})
-            assert peeked.structured_content == {"opportunities": [], "history": []}
+            assert await call(other, "peek") == {"opportunities": [], "history": []}

@@ -12,6 +12,7 @@ from fastmcp import Client, Context, FastMCP
 from pydantic import Field
 
 from gwanjong_shared.pipeline import Pipeline, PipelineState, Stored, ToolSpec
+from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio
 
@@ -79,17 +80,14 @@ async def test_state_found_by_argument_across_clients_and_servers() -> None:
     async with Client(build(rows)) as second:  # another server object, the same rows
         assert (await second.call_tool("read", {"ticket": ticket})).data == "ok"
         assert rows.rows[ticket] == {"found": "hello", "read": "HELLO"}
-        status = (await second.call_tool("status", {})).structured_content
-        assert status is not None
-        assert status["state"] == {
+        assert (await call(second, "status"))["state"] == {
             "found": {"populated": True, "count": 1},
             "read": {"populated": True, "count": 1},
         }
-        unknown = await second.call_tool("read", {"ticket": "t999"}, raise_on_error=False)
-        assert unknown.is_error and "Call `find` first" in unknown.content[0].text  # type: ignore[union-attr]
+        assert "Call `find` first" in await error_of(second, "read", ticket="t999")
         boom = (await second.call_tool("find", {"text": "boom"})).data
-        failed = await second.call_tool("read", {"ticket": boom}, raise_on_error=False)
-        assert failed.is_error and "read" not in rows.rows[boom]
+        await error_of(second, "read", ticket=boom)
+        assert "read" not in rows.rows[boom]
 
 
 async def test_the_memory_store_is_only_for_the_default_source() -> None:
