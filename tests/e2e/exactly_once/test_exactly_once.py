@@ -51,6 +51,20 @@ async def until_pending(tmp_path: Path) -> None:
     await until(pending, seconds=60, every=0.1)
 
 
+async def until_received(sandbox: SandboxControl, platform: str, write: str) -> None:
+    """The sandbox holds the write (a POST to a path ending in ``write``): a kill from now
+    on cannot stop it landing. A fixed wait after the claim could kill too early or, on a
+    loaded machine, after the held write had already been answered."""
+
+    def received() -> bool:
+        paths = sandbox.request_paths()
+        return any(
+            k.startswith(f"{platform} POST ") and k.rstrip("/").endswith(write) for k in paths
+        )
+
+    await until(received, seconds=60, every=0.05)
+
+
 def may_be_written(answer: dict[str, Any]) -> None:
     text = answer.get("error") or answer.get("reason", "")
     assert "may already be written" in text, answer
@@ -101,8 +115,7 @@ async def test_platform_server_killed_mid_write(sandbox: SandboxControl, tmp_pat
                 answers.append(await strike(client, oid, "comment", text))
 
             tg.start_soon(write)
-            await until_pending(tmp_path)  # the request is on its way: kill the server
-            await anyio.sleep(1.0)
+            await until_received(sandbox, "reddit", "/api/comment")
             [server] = find(gateway_pid(), "gwanjong_reddit")
             os.kill(server, signal.SIGKILL)
         [first] = answers
@@ -137,8 +150,7 @@ async def test_gateway_killed_after_sending_restarted_and_retried(
                     await strike(client, oid, "post", POST["content"], POST["title"])
 
             tg.start_soon(doomed)
-            await until_pending(tmp_path)
-            await anyio.sleep(0.5)
+            await until_received(sandbox, "devto", "/api/articles")
             os.kill(gw, signal.SIGKILL)
             await until(lambda: not alive(gw), seconds=30)
             tg.cancel_scope.cancel()
