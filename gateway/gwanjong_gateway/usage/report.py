@@ -140,9 +140,7 @@ def compact_lines(report: dict[str, Any], now: float) -> list[str]:
         by_platform.setdefault(p["platform"], []).append(p)
     for name, tools in by_platform.items():
         calls = sum(t["calls"] for t in tools)
-        errors: Counter[str] = Counter()
-        for t in tools:
-            errors.update(t["errors"])
+        errors = sum((Counter[str](t["errors"]) for t in tools), Counter[str]())
         worst = max((t["p95_ms"] or 0 for t in tools), default=0)
         line = f"{name}: {calls} calls, p95 {worst:g} ms"
         if errors:
@@ -260,12 +258,10 @@ def spend_compact(report: dict[str, Any], now: float) -> list[str]:
     """`status`: one line per platform that spent, or has a budget."""
     days, budgets = report["spend"]["days"], report["spend"]["daily_budget"]
     today = time.strftime("%Y-%m-%d", time.gmtime(now))
-    totals: dict[str, int] = {}
-    todays: dict[str, int] = {}
+    totals: Counter[str] = Counter()
     for d in days:
-        totals[d["platform"]] = totals.get(d["platform"], 0) + d["micros"]
-        if d["day"] == today:
-            todays[d["platform"]] = d["micros"]
+        totals[d["platform"]] += d["micros"]
+    todays = {d["platform"]: d["micros"] for d in days if d["day"] == today}
     lines: list[str] = []
     for platform in sorted({*totals, *budgets}):
         budget = budgets.get(platform)
