@@ -40,19 +40,10 @@ from gwanjong_gateway.rules.ledger import (
     StrikeAction,
     StrikeStatus,
     Verdict,
-    content_hash,
-    intent_key,
     similarity,
 )
 
-__all__ = [
-    "BUSY_TIMEOUT_S",
-    "SchemaError",
-    "Strike",
-    "StrikeStore",
-    "content_hash",
-    "intent_key",
-]
+__all__ = ["BUSY_TIMEOUT_S", "SchemaError", "StrikeStore"]
 
 
 _HOLDING, _WRITING, _UNSETTLED, _ENGAGING = map(marks, (HOLDING, WRITING, UNSETTLED, ENGAGING))
