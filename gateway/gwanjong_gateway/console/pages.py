@@ -16,8 +16,7 @@ from starlette.responses import JSONResponse, Response
 from gwanjong_gateway.console.app import Console, Refusal, redirect, when
 from gwanjong_gateway.console.guard import Session
 from gwanjong_gateway.platforms.client import PlatformClient
-from gwanjong_gateway.record.rows.history_rows import HistoryFilter
-from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.record.store import HistoryFilter, StrikeStore
 from gwanjong_gateway.rules.approvals import Approval, Channel, Hold
 from gwanjong_gateway.rules.ledger import RECORDED, StrikeAction, StrikeStatus
 from gwanjong_gateway.rules.outgoing import Edit, parse_tags

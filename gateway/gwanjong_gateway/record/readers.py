@@ -16,10 +16,6 @@ class Reader:
     principal: str | None = None
 
     @classmethod
-    def all(cls) -> Reader:
-        return cls(everyone=True)
-
-    @classmethod
     def only(cls, principal: str | None) -> Reader:
         return cls(everyone=False, principal=principal)
 
@@ -32,4 +28,4 @@ class Reader:
 
 
 #: the local user, and the host's operator at the CLI
-EVERYONE = Reader.all()
+EVERYONE = Reader(everyone=True)

@@ -27,7 +27,7 @@ from gwanjong_gateway.config.load import expand, read_dotenv
 from gwanjong_gateway.extras import MissingExtra
 from gwanjong_gateway.record.readers import EVERYONE, Reader
 from gwanjong_gateway.record.sql import pg_errors
-from gwanjong_gateway.record.sql.sqlite_errors import Trouble, trouble
+from gwanjong_gateway.record.sql.sqlite_errors import Trouble, primary_code, trouble
 from gwanjong_gateway.record.store import BUSY_TIMEOUT_S, READS, SchemaError, StrikeStore
 
 if TYPE_CHECKING:
@@ -165,24 +165,26 @@ class Records:
             return self._open_pg()
         try:
             return StrikeStore(self.path, self.busy_timeout_s)
-        except (sqlite3.DatabaseError, OSError) as exc:
-            said = self._passing(exc)
-            if said is None:  # damage: said once, then every call answers with it
-                self.broken = said = self._unreadable(exc)
-                log.error("%s", said)
+        except (sqlite3.DatabaseError, OSError, SchemaError) as exc:
+            said = None if isinstance(exc, SchemaError) else self._passing(exc)
+            if said is None:  # damage
+                raise self._broken(self._unreadable(exc)) from None
             raise unavailable(said) from None
-        except SchemaError as exc:
-            self.broken = self._unreadable(exc)
-            log.error("%s", self.broken)
-            raise unavailable(self.broken) from None
+
+    def _broken(self, message: str) -> PlatformError:
+        """The record cannot be used until fixed: said once (logged), then every call answers
+        with it."""
+        self.broken = message
+        log.error("%s", message)
+        return unavailable(message)
 
     def _open_pg(self) -> StrikeStore:
         try:
             url = _expand(self.url, self.path.parent, self._environ or None)
             from gwanjong_gateway.record.store import PostgresStrikeStore
         except ConfigError as exc:
-            self.broken = f"[store] url: {exc}; fix gateway.toml and restart gwanjong."
-            raise unavailable(self.broken) from None
+            said = f"[store] url: {exc}; fix gateway.toml and restart gwanjong."
+            raise self._broken(said) from None
         try:
             return PostgresStrikeStore(
                 url,
@@ -190,13 +192,10 @@ class Records:
                 self.settings.connect_timeout_s,
                 self.settings.statement_timeout_s,
             )
-        except MissingExtra as exc:  # said once (logged), then every call answers with it
-            self.broken = str(exc)
-            log.error("%s", self.broken)
-            raise unavailable(self.broken) from None
+        except MissingExtra as exc:
+            raise self._broken(str(exc)) from None
         except SchemaError as exc:
-            self.broken = f"the strike record at {pg_errors.where(url)}: {exc}."
-            raise unavailable(self.broken) from None
+            raise self._broken(f"the strike record at {pg_errors.where(url)}: {exc}.") from None
         except Exception as exc:
             message = pg_errors.describe(exc, url, self.busy_timeout_s)
             if message is None:
@@ -235,8 +234,7 @@ class Records:
     def _no_room(self, exc: BaseException) -> bool:
         """An I/O error while the disk has no room left (SQLite says `disk I/O error` when
         it cannot grow its shared-memory file): full too."""
-        code = getattr(exc, "sqlite_errorcode", None)
-        if code is None or code & 0xFF != sqlite3.SQLITE_IOERR:
+        if not isinstance(exc, sqlite3.Error) or primary_code(exc) != sqlite3.SQLITE_IOERR:
             return False
         try:
             return shutil.disk_usage(self.path.parent).free < 64 * 1024

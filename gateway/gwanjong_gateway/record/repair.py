@@ -14,7 +14,6 @@ import shutil
 import sqlite3
 import tempfile
 import time
-from collections import Counter
 from contextlib import closing
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -68,10 +67,6 @@ def _health_of(exc: sqlite3.Error | OSError | SchemaError) -> Health:
     return found.get(trouble(exc), Health.DAMAGED)
 
 
-def _counts(store: StrikeStore) -> dict[str, int]:
-    return dict(Counter(str(r.status) for r in store.history(limit=1_000_000)))
-
-
 def check_record(config: GatewayConfig) -> RecordCheck:
     """Open the record as the gateway would and say how it is."""
     url = store_url(config)
@@ -81,7 +76,8 @@ def check_record(config: GatewayConfig) -> RecordCheck:
         return RecordCheck(engine, where, Health.MISSING, "created on first use")
     try:
         with closing(open_store(config, config.store.lock_timeout_s)) as store:
-            return RecordCheck(engine, where, Health.OK, counts=_counts(store))
+            counts = store.engine.tuples("SELECT status, COUNT(*) FROM strikes GROUP BY status")
+            return RecordCheck(engine, where, Health.OK, counts=dict(counts))
     except Exception as exc:
         if url:
             said = pg_errors.describe(exc, url, config.store.lock_timeout_s)
@@ -186,12 +182,11 @@ def export(
 ) -> Path:
     """Write the export to the first of ``where`` that takes it; its path. Raises OSError
     (the last one) when none does."""
-    holding = {str(s) for s in HOLDING}
     doc = {
         "exported_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now)),
         "record": source,
-        "holding": [r["id"] for r in rows if str(r.get("status")) in holding],
-        "unsettled": [r["id"] for r in rows if str(r.get("status")) in {str(s) for s in UNSETTLED}],
+        "holding": [r["id"] for r in rows if r.get("status") in HOLDING],
+        "unsettled": [r["id"] for r in rows if r.get("status") in UNSETTLED],
         "strikes": rows,
         "journal_open": [e.model_dump(mode="json") for e in entries],
         "paused": paused,

@@ -9,13 +9,13 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from gwanjong_gateway.record.rows.approval_rows import ApprovalRows
 from gwanjong_gateway.record.rows.handle_rows import HandleRows
 from gwanjong_gateway.record.rows.handoff_rows import HandoffRows
-from gwanjong_gateway.record.rows.history_rows import HistoryFilter, HistoryRows
 from gwanjong_gateway.record.rows.notice_rows import NoticeRows
 from gwanjong_gateway.record.sql import migrations
 from gwanjong_gateway.record.sql.engine import (
@@ -27,6 +27,7 @@ from gwanjong_gateway.record.sql.engine import (
     SchemaError,
     SqliteEngine,
 )
+from gwanjong_gateway.record.sql.statements import marks, where
 from gwanjong_gateway.rules import policy
 from gwanjong_gateway.rules.ledger import (
     ENGAGING,
@@ -39,29 +40,27 @@ from gwanjong_gateway.rules.ledger import (
     StrikeAction,
     StrikeStatus,
     Verdict,
-    content_hash,
-    intent_key,
     similarity,
 )
 
-__all__ = [
-    "BUSY_TIMEOUT_S",
-    "SchemaError",
-    "Strike",
-    "StrikeStore",
-    "content_hash",
-    "intent_key",
-]
+__all__ = ["BUSY_TIMEOUT_S", "SchemaError", "StrikeStore"]
 
 
-def _marks(values: Sequence[object]) -> str:
-    return ", ".join("?" * len(values))
+_HOLDING, _WRITING, _UNSETTLED, _ENGAGING = map(marks, (HOLDING, WRITING, UNSETTLED, ENGAGING))
 
 
-_HOLDING, _WRITING, _UNSETTLED, _ENGAGING = map(_marks, (HOLDING, WRITING, UNSETTLED, ENGAGING))
+@dataclass(frozen=True)
+class HistoryFilter:
+    """Which rows a history page shows. ``principal`` None: everyone's."""
+
+    platform: str = ""
+    status: StrikeStatus | None = None
+    principal: str | None = None
+    since: float | None = None  # created_at >= since
+    until: float | None = None  # created_at < until
 
 
-class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows):
+class StrikeStore(ApprovalRows, HandleRows, HandoffRows, NoticeRows):
     def __init__(self, path: Path, busy_timeout_s: float = BUSY_TIMEOUT_S) -> None:
         """Raises sqlite3.DatabaseError when the file is not a readable strike record."""
         self._open(SqliteEngine(path, busy_timeout_s), path)
@@ -77,7 +76,6 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
     def _open(self, engine: Engine, path: Path | None, read_only: bool = False) -> None:
         self.engine = engine
         self.path = path
-        self.FOR_UPDATE = engine.FOR_UPDATE
         self.url = getattr(engine, "url", "")
         try:
             if read_only:  # checked and migrated by the connection that opened it first
@@ -106,7 +104,7 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
         with self._transaction(immediate=True, lock=f"dry-run:{key}"):
             found = self.engine.value(
                 "SELECT id FROM strikes WHERE intent_key = ? AND status = ? AND principal = ? "
-                "ORDER BY id DESC LIMIT 1" + self.FOR_UPDATE,
+                "ORDER BY id DESC LIMIT 1" + self.engine.FOR_UPDATE,
                 (key, StrikeStatus.DRY_RUN, fields["principal"]),
             )
             if found is None:
@@ -226,7 +224,7 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
                 chunk = ids[start : start + 500]
                 rows = self.engine.tuples(
                     f"SELECT DISTINCT target FROM strikes WHERE platform = ? AND target IN "
-                    f"({_marks(chunk)}) AND status IN ({_HOLDING})",
+                    f"({marks(chunk)}) AND status IN ({_HOLDING})",
                     (platform, *chunk, *HOLDING),
                 )
                 found.update((platform, target) for (target,) in rows)
@@ -241,7 +239,7 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
         """Move an unsettled row to ``status``; None if someone settled it already."""
         with self._transaction(immediate=True):
             found = self.engine.value(
-                f"SELECT id FROM strikes WHERE id = ? AND status IN ({_UNSETTLED}){self.FOR_UPDATE}",
+                f"SELECT id FROM strikes WHERE id = ? AND status IN ({_UNSETTLED}){self.engine.FOR_UPDATE}",
                 (strike_id, *UNSETTLED),
             )
             return None if found is None else self.update(strike_id, status=status, **fields)
@@ -287,6 +285,24 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, HistoryRows, NoticeRows
     ) -> list[Strike]:
         """The newest rows first; ``principal``: only that caller's (None: everyone's)."""
         return self.history_page(HistoryFilter(platform or "", status, principal), None, limit)
+
+    def history_page(
+        self, which: HistoryFilter, before: int | None = None, limit: int = 50
+    ) -> list[Strike]:
+        """Up to ``limit`` rows older than record ``before`` (None: the newest), newest
+        first, keyset-paged on the id (the 10,000th row costs what the first does). Ask for
+        one more than shown to know whether an older page exists."""
+        sql, args = where(
+            ("id < ?", before),
+            ("principal = ?", which.principal),
+            ("platform = ?", which.platform or None),
+            ("status = ?", which.status),
+            ("created_at >= ?", which.since),
+            ("created_at < ?", which.until),
+        )
+        return self.engine.rows(
+            Strike, f"SELECT * FROM strikes {sql} ORDER BY id DESC LIMIT ?", [*args, limit]
+        )
 
     # -- failure pause ------------------------------------------------------------------
 

@@ -44,10 +44,7 @@ def estimate_tokens(sample: str, total_chars: int, count: Callable[[str], int]) 
     """o200k tokens of a result from its first TOKEN_SAMPLE_CHARS, scaled to its length."""
     if not sample:
         return 0
-    tokens = count(sample)
-    if total_chars > len(sample):
-        tokens = round(tokens * total_chars / len(sample))
-    return tokens
+    return round(count(sample) * max(total_chars, len(sample)) / len(sample))
 
 
 def why(exc: BaseException) -> str:

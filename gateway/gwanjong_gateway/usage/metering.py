@@ -50,12 +50,8 @@ class UsageMiddleware(Middleware):
 
 def _text_of(result: Any) -> str:
     """What the model reads of a tool result: its text blocks (JSON for structured data)."""
-    parts: list[str] = []
     blocks: list[object] = getattr(result, "content", None) or []
-    for block in blocks:
-        text = getattr(block, "text", None)
-        if isinstance(text, str):
-            parts.append(text)
+    parts = [text for block in blocks if isinstance(text := getattr(block, "text", None), str)]
     if not parts:
         structured = getattr(result, "structured_content", None)
         if structured is not None:

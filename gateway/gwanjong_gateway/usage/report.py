@@ -140,9 +140,7 @@ def compact_lines(report: dict[str, Any], now: float) -> list[str]:
         by_platform.setdefault(p["platform"], []).append(p)
     for name, tools in by_platform.items():
         calls = sum(t["calls"] for t in tools)
-        errors: Counter[str] = Counter()
-        for t in tools:
-            errors.update(t["errors"])
+        errors = sum((Counter[str](t["errors"]) for t in tools), Counter[str]())
         worst = max((t["p95_ms"] or 0 for t in tools), default=0)
         line = f"{name}: {calls} calls, p95 {worst:g} ms"
         if errors:
@@ -152,10 +150,9 @@ def compact_lines(report: dict[str, Any], now: float) -> list[str]:
         ]
         if limited:
             line += f", rate-limited until {max(r['until'] for r in limited)}"
-        budget = report.get("rate_remaining", {}).get(name)
+        budget = report["rate_remaining"].get(name)
         if budget:
-            of = f"/{budget['limit']}" if budget["limit"] is not None else ""
-            line += f", {budget['remaining']}{of} left ({budget['tool']})"
+            line += f", {_left(budget)} left ({budget['tool']})"
         lines.append(line)
     if report["gateway_tools"]:
         parts = [
@@ -188,9 +185,8 @@ def format_report(report: dict[str, Any]) -> str:
                 )
             if p["remaining"]:
                 w = p["remaining"]
-                of = f"/{w['limit']}" if w["limit"] is not None else ""
                 resets = f", resets {w['reset_at']}" if w["reset_at"] else ""
-                out.append(f"    remaining {w['remaining']}{of}{resets} (as of {w['at']})")
+                out.append(f"    remaining {_left(w)}{resets} (as of {w['at']})")
         out.append("")
     if report["gateway_tools"]:
         out.append(f"{'gateway tool':<23}{'calls':>6}{'tokens':>9}{'per call':>9}  errors")
@@ -206,6 +202,12 @@ def format_report(report: dict[str, Any]) -> str:
 
 def _kinds(errors: dict[str, int]) -> str:
     return " ".join(f"{k}={n}" for k, n in sorted(errors.items()))
+
+
+def _left(window: dict[str, Any]) -> str:
+    """What a rate window has left, out of its limit when the platform said it."""
+    of = f"/{window['limit']}" if window["limit"] is not None else ""
+    return f"{window['remaining']}{of}"
 
 
 def _num(value: float | None) -> str:
@@ -254,14 +256,12 @@ def spend_section(days: list[DaySpend], budgets: dict[str, int]) -> dict[str, An
 
 def spend_compact(report: dict[str, Any], now: float) -> list[str]:
     """`status`: one line per platform that spent, or has a budget."""
-    days, budgets = _spend_parts(report)
+    days, budgets = report["spend"]["days"], report["spend"]["daily_budget"]
     today = time.strftime("%Y-%m-%d", time.gmtime(now))
-    totals: dict[str, int] = {}
-    todays: dict[str, int] = {}
+    totals: Counter[str] = Counter()
     for d in days:
-        totals[d["platform"]] = totals.get(d["platform"], 0) + d["micros"]
-        if d["day"] == today:
-            todays[d["platform"]] = d["micros"]
+        totals[d["platform"]] += d["micros"]
+    todays = {d["platform"]: d["micros"] for d in days if d["day"] == today}
     lines: list[str] = []
     for platform in sorted({*totals, *budgets}):
         budget = budgets.get(platform)
@@ -275,7 +275,7 @@ def spend_compact(report: dict[str, Any], now: float) -> list[str]:
 
 def spend_table(report: dict[str, Any]) -> list[str]:
     """`gwanjong usage`: a day, a platform, what it spent, its calls (80 columns)."""
-    days, budgets = _spend_parts(report)
+    days, budgets = report["spend"]["days"], report["spend"]["daily_budget"]
     if not days and not budgets:
         return []
     out = [f"{'spend (UTC day)':<16}{'platform':<10}{'spent':>14}{'calls':>7}  budget"]
@@ -289,8 +289,3 @@ def spend_table(report: dict[str, Any]) -> list[str]:
     if not days:
         out.append("no priced calls in this period")
     return [*out, ""]
-
-
-def _spend_parts(report: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
-    spend: dict[str, Any] = report.get("spend") or {}
-    return list(spend.get("days") or []), dict(spend.get("daily_budget") or {})

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import itertools
 
-from gwanjong_gateway.record.rows.history_rows import HistoryFilter
-from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.record.store import HistoryFilter, StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from tests.gateway.rows import strike_row
 

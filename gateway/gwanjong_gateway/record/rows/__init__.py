@@ -1,2 +1,2 @@
-"""The strike record's tables beside the strikes: approvals, handles, hand-offs, history,
-notices (mixins of `StrikeStore`)."""
+"""The strike record's tables beside the strikes: approvals, handles, hand-offs, notices
+(mixins of `StrikeStore`)."""

@@ -57,7 +57,7 @@ class ApprovalRows(Statements):
     def _pending_for(self, key: str) -> Approval | None:
         return self.engine.row(
             Approval,
-            f"SELECT * FROM approvals WHERE lock_key = ? AND status = ?{self.FOR_UPDATE}",
+            f"SELECT * FROM approvals WHERE lock_key = ? AND status = ?{self.engine.FOR_UPDATE}",
             (key, ApprovalStatus.PENDING),
         )
 
@@ -68,7 +68,9 @@ class ApprovalRows(Statements):
     def _locked(self, approval_id: int) -> Approval | None:
         """The approval, locked until the transaction ends (it is decided next)."""
         return self.engine.row(
-            Approval, f"SELECT * FROM approvals WHERE id = ?{self.FOR_UPDATE}", (approval_id,)
+            Approval,
+            f"SELECT * FROM approvals WHERE id = ?{self.engine.FOR_UPDATE}",
+            (approval_id,),
         )
 
     def _expire(self, approval_id: int, now: float) -> None:

@@ -33,7 +33,7 @@ class HandoffRows(Statements):
         """The hand-off if it still waits, locked until the transaction ends."""
         return self.engine.row(
             Strike,
-            f"SELECT * FROM strikes WHERE id = ? AND status = ?{self.FOR_UPDATE}",
+            f"SELECT * FROM strikes WHERE id = ? AND status = ?{self.engine.FOR_UPDATE}",
             (strike_id, StrikeStatus.HANDOFF),
         )
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gwanjong_gateway.record.sql.statements import Statements
+from gwanjong_gateway.record.sql.statements import Statements, marks
 
 
 @dataclass(frozen=True)
@@ -43,8 +43,7 @@ class NoticeRows(Statements):
         """The keys no process has claimed yet (a read: the claim still decides)."""
         if not keys:
             return []
-        marks = ", ".join("?" * len(keys))
-        rows = self.engine.tuples(f"SELECT key FROM notices WHERE key IN ({marks})", keys)
+        rows = self.engine.tuples(f"SELECT key FROM notices WHERE key IN ({marks(keys)})", keys)
         taken = {key for (key,) in rows}
         return [k for k in keys if k not in taken]
 

@@ -19,11 +19,9 @@ def where(url: str) -> str:
     """host:port of the database, for messages."""
     try:
         from psycopg.conninfo import conninfo_to_dict
-    except ImportError:  # psycopg missing: say nothing more precise than the setting
-        return "the configured [store] url"
-    try:
+
         info = conninfo_to_dict(url)
-    except Exception:  # a malformed URL: say nothing that may hold a secret
+    except Exception:  # psycopg missing, or a malformed URL: say nothing that may hold a secret
         return "the configured [store] url"
     host = str(info.get("host") or "localhost")
     return f"{host}:{info.get('port') or 5432}"

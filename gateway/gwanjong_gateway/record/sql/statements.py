@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from gwanjong_gateway.rules.ledger import Strike
@@ -27,6 +28,11 @@ def _columns(fields: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
+def marks(values: Sequence[object]) -> str:
+    """One ``?`` per value, for ``IN (…)``."""
+    return ", ".join("?" * len(values))
+
+
 def where(*conditions: tuple[str, Any]) -> tuple[str, list[Any]]:
     """``WHERE 1=1 AND …`` of the conditions whose value is not None, and those values."""
     used = [(clause, value) for clause, value in conditions if value is not None]
@@ -34,8 +40,6 @@ def where(*conditions: tuple[str, Any]) -> tuple[str, list[Any]]:
 
 
 class Statements:
-    #: appended to a SELECT that is followed by an UPDATE of the same row
-    FOR_UPDATE: str = ""
     engine: Engine
 
     def _x(self, sql: str, args: Any = ()) -> Any:
@@ -43,8 +47,7 @@ class Statements:
         return self.engine.x(sql, args)
 
     def _transaction(self, immediate: bool, lock: str = "") -> AbstractContextManager[None]:
-        """``immediate`` takes the write lock first, so check-then-insert is atomic across
-        connections and processes (``lock`` names what PostgreSQL locks)."""
+        """`Engine.transaction`, its PostgreSQL lock named in gwanjong's own namespace."""
         return self.engine.transaction(immediate, f"gwanjong:{lock}" if lock else "")
 
     def get(self, strike_id: int) -> Strike | None:
