@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from fastmcp import Context
@@ -116,20 +117,14 @@ def input_key(approval: Approval) -> str:
     return f"approval-{approval.id}"
 
 
+@dataclass(eq=False)
 class McpAsker:
     """Asks through the calling MCP client, as `[review]` says."""
 
-    def __init__(
-        self,
-        ctx: Context,
-        review: ReviewSection,
-        mono: Callable[[], float],
-        page: PageLink | None = None,
-    ) -> None:
-        self.ctx = ctx
-        self.review = review
-        self.mono = mono
-        self.page = page
+    ctx: Context
+    review: ReviewSection
+    mono: Callable[[], float]
+    page: PageLink | None = None
 
     def _judge(self, action: str, choice: object, seconds: float | None) -> Ask:
         """A dialog's answer: a decision only when a person could have made it."""
