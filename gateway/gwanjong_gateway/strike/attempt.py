@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from gwanjong_gateway.platforms.upstreams import Reservation
-from gwanjong_gateway.rules.approvals import Approval, ApprovalUse, Channel
+from gwanjong_gateway.rules.approvals import Approval, ApprovalUse, Channel, lock_key
 from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus, Verdict, content_hash
 from gwanjong_gateway.rules.outgoing import Outgoing
 from gwanjong_gateway.scout.state import DraftContext
@@ -182,5 +182,6 @@ class Attempt:
         return self.post.id if self.action.targeted else ""
 
     @property
-    def lock_key(self) -> tuple[str, str, str]:
-        return (self.platform, self.target or self.key, str(self.action))
+    def lock_key(self) -> str:
+        """The target's key: its lock, and its one pending approval (a new post: its text)."""
+        return lock_key(self.platform, self.target, self.key, str(self.action))

@@ -179,11 +179,7 @@ class HandOffs:
         if isinstance(picked, list) and picked:
             return ambiguous(opportunity, which, picked, ctx.opportunity.ref)
         if isinstance(picked, list):
-            named = None
-            if isinstance(which, int):
-                named = await self.records.run(StrikeStore.get, which)
-                if named is not None and by is not None and named.principal != by:
-                    named = None  # another's record answers as a missing one
+            named = await self._visible(which, by) if isinstance(which, int) else None
             if (
                 named is not None
                 and named.opportunity == opportunity
@@ -235,13 +231,17 @@ class HandOffs:
             f"handoff={row.id}) again once it is on {row.platform}.",
         )
 
+    async def _visible(self, record_id: int, who: str | None) -> Strike | None:
+        """Record ``record_id`` if ``who`` may see it (None: the operator, who sees all):
+        another's record answers as a missing one (ids are no oracle)."""
+        row = await self.records.run(StrikeStore.get, record_id)
+        return None if row is None or (who is not None and row.principal != who) else row
+
     async def _waiting(self, record_id: int, who: str | None) -> Strike:
         """Hand-off ``record_id`` as it stands (expired first if past its time); raises
-        when there is none the caller may see (``who`` None: the operator, who sees all)."""
+        when there is none the caller may see."""
         await self.sweep()
-        row = await self.records.run(StrikeStore.get, record_id)
-        if row is not None and who is not None and row.principal != who:
-            row = None  # another's record answers as a missing one (ids are no oracle)
+        row = await self._visible(record_id, who)
         h = handoff_ref(record_id)
         if row is None:
             raise PlatformError(

@@ -62,8 +62,7 @@ class Sender:
         )
 
     async def validate_early(self, a: Attempt) -> None:
-        """`validate`, asked before the target's lock, so that lock is never held across a
-        platform call; `platform_rules` reads the answer, or raises its error."""
+        """`validate` before the target's lock (`checks.early_rules`): its answer or error."""
         asked = a.outgoing
         try:
             answer: Validation | Exception = await self.validate(a)
