@@ -87,8 +87,7 @@ def message(approval: Approval) -> str:
 
 def _elicitation(ctx: Context) -> Any:
     session = ctx.session if ctx.request_context is not None else None
-    caps = getattr(session, "client_capabilities", None) if session is not None else None
-    return getattr(caps, "elicitation", None) if caps is not None else None
+    return getattr(getattr(session, "client_capabilities", None), "elicitation", None)
 
 
 def can_form(ctx: Context) -> bool:
