@@ -123,6 +123,7 @@ class Attempt:
     tags: tuple[str, ...] = ()  # a new post's tags: only a person adds them
     account: str = ""  # whom we write as, as the platform last said
     paused: str | None = None  # why writes are paused, read with the sweep; None: not read
+    kept: bool = False  # the approval being executed was refused but stays pending
 
     @property
     def outgoing(self) -> Outgoing:
@@ -139,8 +140,6 @@ class Attempt:
                 "tags": self.tags if self.action is StrikeAction.POST else (),
             }
         )
-
-    kept: bool = False  # the approval being executed was refused but stays pending
 
     def __post_init__(self) -> None:
         self.final = self.final or self.text

@@ -288,15 +288,15 @@ class HandOffs:
         history as `dismissed` (it holds its target no longer). Raises as `done`."""
         row = await self._waiting(record_id, who)
         now = self.clock()
-        who = by or "the local user"
+        name = by or "the local user"
         closed = await self.records.run(
             StrikeStore.close_handoff,
             row.id,
             StrikeStatus.DISMISSED,
             now,
-            reason=f"dismissed by {who}",
+            reason=f"dismissed by {name}",
             confirmed_by=by,
-            policy=[*row.policy, f"dismissed by {who} from {_FROM[channel]} at {_stamp(now)}"],
+            policy=[*row.policy, f"dismissed by {name} from {_FROM[channel]} at {_stamp(now)}"],
         )
         if closed is None:
             raise PlatformError(
