@@ -1,7 +1,3 @@
-"""strike: the one place where gwanjong writes.
-
-`desk` → `checks` → `claims` (the record's side) | `send` (the platforms') | `handoffs` |
-`elicitation` | `approving` → `settle` | `proof` → `attempt` | `wording` | `locks` →
-`results`. Each imports only those to its right (an import-linter contract); strike may
-import `scout`, `platforms`, `record` and `rules`.
+"""strike: the one place where gwanjong writes. Its rooms, their layers (an import-linter
+contract in pyproject.toml) and the order one strike walks them: docs/develop/strike-chain.md.
 """

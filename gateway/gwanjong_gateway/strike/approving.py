@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from gwanjong_gateway.config import GatewayConfig
@@ -101,21 +102,15 @@ def attempt_for(
     )
 
 
+@dataclass(eq=False)
 class Approving:
     """The record's side of a person's decision: who may decide, the edit's rules, and
     closing an approval the chain did not consume."""
 
-    def __init__(
-        self,
-        config: GatewayConfig,
-        records: Records,
-        profiles: Profiles,
-        clock: Callable[[], float],
-    ) -> None:
-        self.config = config
-        self.records = records
-        self.profiles = profiles
-        self.clock = clock
+    config: GatewayConfig
+    records: Records
+    profiles: Profiles
+    clock: Callable[[], float]
 
     def may_decide(self, approval: Approval, who: str | None) -> bool:
         """The operator (None) decides all; a signed-in person their own, an approver all."""

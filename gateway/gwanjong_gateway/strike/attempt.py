@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from gwanjong_gateway.platforms.upstreams import Reservation
-from gwanjong_gateway.rules.approvals import Approval, ApprovalUse, Channel
+from gwanjong_gateway.rules.approvals import Approval, ApprovalUse, Channel, lock_key
 from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus, Verdict, content_hash
 from gwanjong_gateway.rules.outgoing import Outgoing
 from gwanjong_gateway.scout.state import DraftContext
@@ -123,6 +123,7 @@ class Attempt:
     tags: tuple[str, ...] = ()  # a new post's tags: only a person adds them
     account: str = ""  # whom we write as, as the platform last said
     paused: str | None = None  # why writes are paused, read with the sweep; None: not read
+    kept: bool = False  # the approval being executed was refused but stays pending
 
     @property
     def outgoing(self) -> Outgoing:
@@ -139,8 +140,6 @@ class Attempt:
                 "tags": self.tags if self.action is StrikeAction.POST else (),
             }
         )
-
-    kept: bool = False  # the approval being executed was refused but stays pending
 
     def __post_init__(self) -> None:
         self.final = self.final or self.text
@@ -182,5 +181,6 @@ class Attempt:
         return self.post.id if self.action.targeted else ""
 
     @property
-    def lock_key(self) -> tuple[str, str, str]:
-        return (self.platform, self.target or self.key, str(self.action))
+    def lock_key(self) -> str:
+        """The target's key: its lock, and its one pending approval (a new post: its text)."""
+        return lock_key(self.platform, self.target, self.key, str(self.action))

@@ -1,8 +1,6 @@
-"""strike's checks, one small function each, in the order they run (`CHAIN`).
-
-A check looks at one `Attempt` and answers `PASS`, `Refuse`, `HandOff` or `Answer`, and may
-fill in the attempt for the ones after it (footer, verdict, claimed row). It is given only
-`Deps`, never the desk.
+"""strike's checks, one small function each, in the order they run (`CHAIN`). A check
+answers a `Step` (strike/attempt.py) and may fill in the attempt for the ones after it
+(footer, verdict, claimed row); it is given only `Deps`, never the desk.
 """
 
 from __future__ import annotations
@@ -194,7 +192,6 @@ async def human_only(deps: Deps, a: Attempt) -> Step:
 async def dry_run(deps: Deps, a: Attempt) -> Step:
     if a.mode != "dry-run":
         return PASS
-    # the same dry run again updates its record rather than piling up another
     row = await deps.claims.save_dry_run(
         a, reason="writes = dry-run in gateway.toml", policy=[*a.decisions, "dry-run: nothing sent"]
     )

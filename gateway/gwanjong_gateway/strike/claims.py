@@ -122,14 +122,9 @@ class Claims:
 
     # -- approvals: a write waiting for a person ------------------------------------------
 
-    def approval_key(self, a: Attempt) -> str:
-        return approvals.lock_key(a.platform, a.target, a.key, str(a.action))
-
     async def pending_approval(self, a: Attempt) -> Approval | None:
         """The approval already waiting on this target (a new post: this text), if any."""
-        return await self.records.run(
-            StrikeStore.pending_approval, self.approval_key(a), self.clock()
-        )
+        return await self.records.run(StrikeStore.pending_approval, a.lock_key, self.clock())
 
     async def open_approval(self, a: Attempt) -> tuple[Approval, str]:
         """The pending approval of this write, and its one-time token ("" when one was
@@ -149,7 +144,7 @@ class Claims:
                 opportunity=a.ctx.opportunity.id,
                 action=str(a.action),
                 intent_key=a.key,
-                lock_key=self.approval_key(a),
+                lock_key=a.lock_key,
                 title=a.title,
                 text=a.final,
                 body=a.text,

@@ -1,8 +1,6 @@
-"""strike: the one place where gwanjong writes, and every check that comes first.
-
-The desk builds the `Attempt`, runs `checks.OPEN`, then `checks.HELD` under the lock of
-the target; the first step that is not PASS becomes the result (recorded through
-`Claims`). The order is docs/develop/strike-chain.md; the checks get `Deps`, never the desk.
+"""The desk: builds the `Attempt`, runs `checks.OPEN`, then `checks.HELD` under the lock of
+the target; the first step that is not PASS becomes the result (recorded through `Claims`).
+The order is docs/develop/strike-chain.md; the checks get `Deps`, never the desk.
 """
 
 from __future__ import annotations
@@ -70,7 +68,7 @@ class StrikeDesk:
         self.deps = Deps(config, upstreams.profiles, self.claims, self.sender)
         self.handoffs = HandOffs(records, self.settler, clock)
         self.approving = Approving(config, records, upstreams.profiles, clock)
-        self._locks: KeyedLocks[tuple[str, str, str]] = KeyedLocks()
+        self._locks: KeyedLocks[str] = KeyedLocks()
 
     async def strike(
         self,
@@ -200,12 +198,8 @@ class StrikeDesk:
         keep the platform's disclosure footer, and its digest names the account, so a
         platform not heard from yet (in a fresh process: `gwanjong review`) is asked
         first. Raises PlatformError."""
-        if (
-            edit is not None
-            and not edit.empty
-            and not self.deps.profiles.answered(approval.platform)
-        ):
-            await self.sender.learn_rules(approval.platform)
+        if edit is not None and not edit.empty:
+            await self.sender.learn_rules(approval.platform)  # asks one not heard from yet
         return self.approving.use(approval, by, channel, edit)
 
     async def _run(self, checks: tuple[Check, ...], a: Attempt) -> StrikeResult | AskPerson | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from fastmcp import Context
@@ -86,8 +87,7 @@ def message(approval: Approval) -> str:
 
 def _elicitation(ctx: Context) -> Any:
     session = ctx.session if ctx.request_context is not None else None
-    caps = getattr(session, "client_capabilities", None) if session is not None else None
-    return getattr(caps, "elicitation", None) if caps is not None else None
+    return getattr(getattr(session, "client_capabilities", None), "elicitation", None)
 
 
 def can_form(ctx: Context) -> bool:
@@ -116,20 +116,14 @@ def input_key(approval: Approval) -> str:
     return f"approval-{approval.id}"
 
 
+@dataclass(eq=False)
 class McpAsker:
     """Asks through the calling MCP client, as `[review]` says."""
 
-    def __init__(
-        self,
-        ctx: Context,
-        review: ReviewSection,
-        mono: Callable[[], float],
-        page: PageLink | None = None,
-    ) -> None:
-        self.ctx = ctx
-        self.review = review
-        self.mono = mono
-        self.page = page
+    ctx: Context
+    review: ReviewSection
+    mono: Callable[[], float]
+    page: PageLink | None = None
 
     def _judge(self, action: str, choice: object, seconds: float | None) -> Ask:
         """A dialog's answer: a decision only when a person could have made it."""

@@ -179,11 +179,7 @@ class HandOffs:
         if isinstance(picked, list) and picked:
             return ambiguous(opportunity, which, picked, ctx.opportunity.ref)
         if isinstance(picked, list):
-            named = None
-            if isinstance(which, int):
-                named = await self.records.run(StrikeStore.get, which)
-                if named is not None and by is not None and named.principal != by:
-                    named = None  # another's record answers as a missing one
+            named = await self._visible(which, by) if isinstance(which, int) else None
             if (
                 named is not None
                 and named.opportunity == opportunity
@@ -200,18 +196,12 @@ class HandOffs:
         if not proof.found:
             return await self._claimed(row, link, proof.why, ctx.opportunity.ref)
         line = f"hand-off proven: found on {row.platform} by the gateway at"
-        confirmed = await self._posted(row, proof.url, by or "", line, proof.id)
+        said = f"recorded as posted: the gateway found it on {row.platform}."
+        confirmed = await self._posted(row, proof.url, by or "", line, said, proof.id)
         if confirmed is None:  # closed meanwhile
             earlier = await self.records.run(StrikeStore.get, row.id)
             return already(earlier or row)
-        return Posted(
-            url=proof.url or None,
-            record=confirmed.id,
-            action=str(confirmed.action),
-            approver="human",
-            reason=f"Hand-off {handoff_ref(row.id)} recorded as posted: the gateway found it on "
-            f"{row.platform}.",
-        )
+        return confirmed
 
     async def _claimed(
         self, row: Strike, link: str, why: str, ref: str
@@ -241,13 +231,17 @@ class HandOffs:
             f"handoff={row.id}) again once it is on {row.platform}.",
         )
 
+    async def _visible(self, record_id: int, who: str | None) -> Strike | None:
+        """Record ``record_id`` if ``who`` may see it (None: the operator, who sees all):
+        another's record answers as a missing one (ids are no oracle)."""
+        row = await self.records.run(StrikeStore.get, record_id)
+        return None if row is None or (who is not None and row.principal != who) else row
+
     async def _waiting(self, record_id: int, who: str | None) -> Strike:
         """Hand-off ``record_id`` as it stands (expired first if past its time); raises
-        when there is none the caller may see (``who`` None: the operator, who sees all)."""
+        when there is none the caller may see."""
         await self.sweep()
-        row = await self.records.run(StrikeStore.get, record_id)
-        if row is not None and who is not None and row.principal != who:
-            row = None  # another's record answers as a missing one (ids are no oracle)
+        row = await self._visible(record_id, who)
         h = handoff_ref(record_id)
         if row is None:
             raise PlatformError(
@@ -281,17 +275,11 @@ class HandOffs:
             )
         row = await self._waiting(record_id, who)
         line = f"posted by a person, closed from {_FROM[channel]} by {by or 'the local user'} at"
-        closed = await self._posted(row, link, by, line)
+        closed = await self._posted(row, link, by, line, "recorded as posted by a person.")
         if closed is None:  # closed by someone else meanwhile
             earlier = await self.records.run(StrikeStore.get, row.id) or row
             raise PlatformError(ErrorKind.INVALID_INPUT, _already(earlier, "", "nothing changed"))
-        return Posted(
-            url=link,
-            record=closed.id,
-            action=str(closed.action),
-            approver="human",
-            reason=f"Hand-off {handoff_ref(closed.id)} recorded as posted by a person.",
-        )
+        return closed
 
     async def dismiss(
         self, record_id: int, by: str, who: str | None = None, channel: Channel = Channel.TERMINAL
@@ -300,15 +288,15 @@ class HandOffs:
         history as `dismissed` (it holds its target no longer). Raises as `done`."""
         row = await self._waiting(record_id, who)
         now = self.clock()
-        who = by or "the local user"
+        name = by or "the local user"
         closed = await self.records.run(
             StrikeStore.close_handoff,
             row.id,
             StrikeStatus.DISMISSED,
             now,
-            reason=f"dismissed by {who}",
+            reason=f"dismissed by {name}",
             confirmed_by=by,
-            policy=[*row.policy, f"dismissed by {who} from {_FROM[channel]} at {_stamp(now)}"],
+            policy=[*row.policy, f"dismissed by {name} from {_FROM[channel]} at {_stamp(now)}"],
         )
         if closed is None:
             raise PlatformError(
@@ -318,12 +306,13 @@ class HandOffs:
         return closed
 
     async def _posted(
-        self, row: Strike, link: str, by: str, line: str, result_id: str = ""
-    ) -> Strike | None:
+        self, row: Strike, link: str, by: str, line: str, said: str, result_id: str = ""
+    ) -> Posted | None:
         """Record hand-off ``row`` as posted at ``link`` by ``by``, with the policy ``line``
-        (the time is added); None when someone closed it meanwhile."""
+        (the time is added); the answer says the hand-off was ``said``. None when someone
+        closed it meanwhile."""
         now = self.clock()
-        return await self.records.run(
+        closed = await self.records.run(
             StrikeStore.confirm_handoff,
             row.id,
             approver="human",
@@ -332,6 +321,15 @@ class HandOffs:
             policy=[*row.policy, f"{line} {_stamp(now)}"],
             confirmed_by=by,
             now=now,
+        )
+        if closed is None:
+            return None
+        return Posted(
+            url=link or None,
+            record=closed.id,
+            action=str(closed.action),
+            approver="human",
+            reason=f"Hand-off {handoff_ref(closed.id)} {said}",
         )
 
 

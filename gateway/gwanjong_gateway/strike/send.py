@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
 from typing import Any
 
 from gwanjong_gateway.platforms.client import PlatformClient, ensure_profiles
@@ -31,22 +32,14 @@ class _Answered(PlatformError):
     """The answer to a sent write, once the record says what happened."""
 
 
+@dataclass(eq=False)
 class Sender:
-    def __init__(
-        self,
-        upstreams: Upstreams,
-        records: Records,
-        settler: Settler,
-        clock: Callable[[], float],
-        pause_after_failures: int,
-        journal: WriteJournal,
-    ) -> None:
-        self.upstreams = upstreams  # only to reach the platforms
-        self.records = records
-        self.journal = journal  # a durable trace of every write before it is sent
-        self.settler = settler
-        self.clock = clock
-        self.pause_after = pause_after_failures
+    upstreams: Upstreams  # only to reach the platforms
+    records: Records
+    settler: Settler
+    clock: Callable[[], float]
+    pause_after: int  # failures in a row that pause a platform's writes
+    journal: WriteJournal  # a durable trace of every write before it is sent
 
     # -- before the write -------------------------------------------------------------------
 
@@ -69,8 +62,7 @@ class Sender:
         )
 
     async def validate_early(self, a: Attempt) -> None:
-        """`validate`, asked before the target's lock, so that lock is never held across a
-        platform call; `platform_rules` reads the answer, or raises its error."""
+        """`validate` before the target's lock (`checks.early_rules`): its answer or error."""
         asked = a.outgoing
         try:
             answer: Validation | Exception = await self.validate(a)

@@ -36,10 +36,6 @@ async def scout(
             "inbox with scout(source='mentions').",
         )
     names = served.known(platforms)
-
-    async def progress(done: float, total: float, message: str) -> None:
-        await ctx.report_progress(done, total, message)
-
     found: list[Opportunity] = []
     errors: dict[str, str] = {}
     within_s = config.gateway.answer_within_s
@@ -72,7 +68,7 @@ async def scout(
                 names,
                 limit,
                 config.safety.opt_out,
-                progress,
+                ctx.report_progress,
                 late=gw.late,
                 within_s=within_s,
                 sleep=gw.sleep,
