@@ -133,10 +133,7 @@ def public_origin(url: str) -> tuple[set[str], set[str]]:
     parts = urlsplit(url)
     default = {"http": 80, "https": 443}[parts.scheme]
     host = parts.netloc.lower()
-    hosts = {host}
-    if parts.port is None:  # a browser's Host may name the default port, or not
-        hosts.add(f"{host}:{default}")
-    elif parts.port == default:
-        hosts.add(host.rpartition(":")[0])
-    origin = f"{parts.scheme}://{host if parts.port != default else host.rpartition(':')[0]}"
-    return hosts, {origin}
+    bare = host.rpartition(":")[0] if parts.port == default else host
+    # at the default port a browser's Host may name it, or not; its Origin never does
+    hosts = {bare, f"{bare}:{default}"} if parts.port in (None, default) else {host}
+    return hosts, {f"{parts.scheme}://{bare}"}

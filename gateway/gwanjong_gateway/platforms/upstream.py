@@ -59,7 +59,6 @@ class Health(StrEnum):
     STARTING = "starting"
     UP = "up"
     DOWN = "down"
-    DISABLED = "disabled"
 
 
 @dataclass
@@ -370,8 +369,7 @@ class Upstream:
                 await reaping
         async with self._lock:
             await self._close_locked()
-            if self.health is not Health.DISABLED:
-                self.health, self.reason = Health.DOWN, "closed"
+            self.health, self.reason = Health.DOWN, "closed"
             self.breaker.succeeded()  # a deliberate close is not a failure
 
 
