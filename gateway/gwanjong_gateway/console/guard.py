@@ -119,10 +119,8 @@ class Sessions:
 
     def _drop_expired(self) -> None:
         now = self.clock()
-        for key in [k for k, s in self._sessions.items() if s.expires_at <= now]:
-            del self._sessions[key]
-        for key in [k for k, link in self._links.items() if link.expires_at <= now]:
-            del self._links[key]
+        self._sessions = {k: s for k, s in self._sessions.items() if s.expires_at > now}
+        self._links = {k: link for k, link in self._links.items() if link.expires_at > now}
 
 
 def public_origin(url: str) -> tuple[set[str], set[str]]:
