@@ -23,6 +23,7 @@ from gwanjong_shared.contract.visible import has_hidden, show
 
 if TYPE_CHECKING:
     from jinja2 import Environment
+    from starlette.applications import Starlette
 
 #: the base template (console/templates/base.html) and stylesheet every page shares
 SHARED = Path(__file__).parent / "console"
@@ -156,6 +157,20 @@ def templates(*own: Path) -> Environment:
     env.filters.update(visible=visible, safe_url=safe_url)  # pyright: ignore[reportUnknownMemberType]
     env.globals.update(show=show)  # pyright: ignore[reportUnknownMemberType]
     return env
+
+
+def app(
+    routes: list[Any], allowed: Callable[[], tuple[set[str], set[str]]], misdirected: int = 403
+) -> Starlette:
+    """``routes`` and the shared static files, behind `Guard`."""
+    from starlette.applications import Starlette
+    from starlette.middleware import Middleware
+    from starlette.routing import Mount
+    from starlette.staticfiles import StaticFiles
+
+    static = Mount("/static", StaticFiles(directory=STATIC), name="static")
+    guard = Middleware(Guard, allowed=allowed, misdirected=misdirected)
+    return Starlette(routes=[static, *routes], middleware=[guard])
 
 
 def visible(text: str | None) -> str:

@@ -5,23 +5,25 @@ docs/use/watching.md). The sections only: `notify/` and `watch/` act on them."""
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from enum import StrEnum
+from typing import Annotated
 
 from pydantic import Field, field_validator
 
 from gwanjong_shared.contract.models import Frozen
 
-#: what `[notify] events` may name (notify/events.py EventKind has the same values)
-NotifyEvent = Literal[
-    "approval_waiting",
-    "approval_expiring",
-    "handoff_waiting",
-    "summoned",
-    "topic_post",
-    "writes_paused",
-    "spend_near_cap",
-    "platform_down",
-]
+
+class EventKind(StrEnum):
+    """What a person may be told about (`[notify] events`; notify/events.py words each)."""
+
+    APPROVAL_WAITING = "approval_waiting"
+    APPROVAL_EXPIRING = "approval_expiring"
+    HANDOFF_WAITING = "handoff_waiting"
+    SUMMONED = "summoned"
+    TOPIC_POST = "topic_post"
+    WRITES_PAUSED = "writes_paused"
+    SPEND_NEAR_CAP = "spend_near_cap"
+    PLATFORM_DOWN = "platform_down"
 
 
 class NotifySection(Frozen):
@@ -36,8 +38,8 @@ class NotifySection(Frozen):
     quiet_hours: str = ""
     #: the quiet hours' time zone (an IANA name; "" = the machine's)
     timezone: str = ""
-    #: which events are sent (notify/events.py EventKind); [] = every one
-    events: list[NotifyEvent] = Field(default_factory=list[NotifyEvent])
+    #: which events are sent; [] = every one
+    events: list[EventKind] = Field(default_factory=list[EventKind])
     #: "about to expire": an approval this close to its expiry is sent again, once
     expiring_within_s: Annotated[float, Field(ge=60, le=7 * 86400)] = 3600.0
     #: a platform failing for longer than this is "down"

@@ -78,16 +78,12 @@ def locate(explicit: str | None = None, environ: dict[str, str] | None = None) -
     """--config PATH, else GWANJONG_CONFIG, else ./gateway.toml, else the user config dir
     (`~/.config/gwanjong/gateway.toml` if it is there, else the OS convention's)."""
     env = os.environ if environ is None else environ
-    if explicit:
-        path = Path(explicit).expanduser()
-        if not path.exists():
-            raise ConfigError(f"--config {explicit}: no such file")
-        return path
-    if env.get("GWANJONG_CONFIG"):
-        path = Path(env["GWANJONG_CONFIG"]).expanduser()
-        if not path.exists():
-            raise ConfigError(f"GWANJONG_CONFIG={path}: no such file")
-        return path
+    for given, named in ((explicit, "--config "), (env.get("GWANJONG_CONFIG"), "GWANJONG_CONFIG=")):
+        if given:
+            path = Path(given).expanduser()
+            if not path.exists():
+                raise ConfigError(f"{named}{given}: no such file")
+            return path
     local = Path("gateway.toml")
     if local.exists():
         return local

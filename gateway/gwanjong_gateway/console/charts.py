@@ -32,11 +32,7 @@ def bars(
     legend: bool | None = None,
 ) -> Markup:
     """A horizontal bar chart (stacked when a row has parts); ``top``: a full bar's value."""
-    series: list[str] = []
-    for r in rows:
-        for name, _ in r.parts:
-            if name not in series:
-                series.append(name)
+    series = list(dict.fromkeys(name for r in rows for name, _ in r.parts))
     if top is None:
         top = max((sum(v for _, v in r.parts) for r in rows), default=0.0) or 1.0
     legend_h = ROW if (len(series) > 1 if legend is None else legend and series) else 0

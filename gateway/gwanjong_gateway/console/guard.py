@@ -119,10 +119,8 @@ class Sessions:
 
     def _drop_expired(self) -> None:
         now = self.clock()
-        for key in [k for k, s in self._sessions.items() if s.expires_at <= now]:
-            del self._sessions[key]
-        for key in [k for k, link in self._links.items() if link.expires_at <= now]:
-            del self._links[key]
+        self._sessions = {k: s for k, s in self._sessions.items() if s.expires_at > now}
+        self._links = {k: link for k, link in self._links.items() if link.expires_at > now}
 
 
 def public_origin(url: str) -> tuple[set[str], set[str]]:
@@ -133,10 +131,7 @@ def public_origin(url: str) -> tuple[set[str], set[str]]:
     parts = urlsplit(url)
     default = {"http": 80, "https": 443}[parts.scheme]
     host = parts.netloc.lower()
-    hosts = {host}
-    if parts.port is None:  # a browser's Host may name the default port, or not
-        hosts.add(f"{host}:{default}")
-    elif parts.port == default:
-        hosts.add(host.rpartition(":")[0])
-    origin = f"{parts.scheme}://{host if parts.port != default else host.rpartition(':')[0]}"
-    return hosts, {origin}
+    bare = host.rpartition(":")[0] if parts.port == default else host
+    # at the default port a browser's Host may name it, or not; its Origin never does
+    hosts = {bare, f"{bare}:{default}"} if parts.port in (None, default) else {host}
+    return hosts, {f"{parts.scheme}://{bare}"}

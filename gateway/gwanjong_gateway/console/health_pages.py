@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter, defaultdict
 from typing import Any
 
 import anyio.to_thread
@@ -67,15 +68,14 @@ async def inbox_page(c: Console, request: Request, session: Session) -> Response
 
 
 def _charts(report: dict[str, Any]) -> dict[str, Any]:
-    calls: dict[str, float] = {}
-    errors: dict[str, dict[str, float]] = {}
+    calls: Counter[str] = Counter()
+    errors: defaultdict[str, Counter[str]] = defaultdict(Counter)
     p95: list[Bar] = []
     for t in report["platform_tools"]:
         plat = line(str(t["platform"]), 30)
-        calls[plat] = calls.get(plat, 0) + int(t["calls"])
+        calls[plat] += int(t["calls"])
         for kind, n in dict(t["errors"]).items():
-            per = errors.setdefault(plat, {})
-            per[str(kind)] = per.get(str(kind), 0) + int(n)
+            errors[plat][str(kind)] += int(n)
         if t.get("p95_ms") is not None:
             p95.append(Bar(f"{plat} {line(str(t['tool']), 20)}", [("p95", float(t["p95_ms"]))]))
     rates = [

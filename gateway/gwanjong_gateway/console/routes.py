@@ -1,17 +1,15 @@
-"""The console's routes: sign-in, the pages, the static files, behind `Guard`."""
+"""The console's routes: sign-in and the pages (`web.app` adds the static files and `Guard`)."""
 
 from __future__ import annotations
 
 from starlette.applications import Starlette
-from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
+from starlette.routing import Route
 
+from gwanjong_gateway import web
 from gwanjong_gateway.console import health_pages, pages
 from gwanjong_gateway.console.app import Console, redirect
-from gwanjong_gateway.web import STATIC, Guard
 
 
 def build_app(console: Console) -> Starlette:
@@ -40,6 +38,5 @@ def build_app(console: Console) -> Starlette:
         Route("/counts.json", s(pages.counts)),
         Route("/usage", s(health_pages.usage_page)),
         Route("/usage/resume", s(health_pages.resume), methods=["POST"]),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes, middleware=[Middleware(Guard, allowed=console.allowed)])
+    return web.app(routes, console.allowed)

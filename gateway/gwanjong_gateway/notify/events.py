@@ -8,23 +8,11 @@ another app), no sign-in link (a message in a shared channel must sign no one in
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
 from pydantic import Field
 
+from gwanjong_gateway.config.away import EventKind as EventKind  # its words are here
 from gwanjong_shared.contract.models import Frozen
-
-
-class EventKind(StrEnum):
-    APPROVAL_WAITING = "approval_waiting"
-    APPROVAL_EXPIRING = "approval_expiring"
-    HANDOFF_WAITING = "handoff_waiting"
-    SUMMONED = "summoned"
-    TOPIC_POST = "topic_post"
-    WRITES_PAUSED = "writes_paused"
-    SPEND_NEAR_CAP = "spend_near_cap"
-    PLATFORM_DOWN = "platform_down"
-
 
 #: how a kind reads in a message ("3 approvals waiting") and the console page of what waits
 #: (a page, never a sign-in link)

@@ -80,7 +80,7 @@ class Notifier:
         self.retry = retry or Retry()
         #: more events each scan, known outside the record (`sources.GatewayEvents`)
         self.sources = list(sources)
-        self.kinds = {EventKind(k) for k in section.events} or set(EventKind)
+        self.kinds = set(section.events) or set(EventKind)
         self.me = f"{socket.gethostname()}:{os.getpid()}"
         self._scanned: dict[str, Event] = {}
         self._published: dict[str, Event] = {}

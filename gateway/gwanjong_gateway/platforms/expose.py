@@ -73,11 +73,7 @@ class ForwardedTool(Tool):
             with anyio.move_on_after(self._upstreams.config.gateway.call_timeout_s):
                 await upstream.ensure()
         if upstream.health is Health.STARTING:
-            _fail(
-                ErrorKind.UNAVAILABLE,
-                f"{self.upstream_name} is still starting; call again later, status() "
-                "shows progress.",
-            )
+            upstream.still_starting().raise_for_error()
         if upstream.health is not Health.UP:
             upstream.unavailable().raise_for_error()
         if self.upstream_tool not in upstream.tools:

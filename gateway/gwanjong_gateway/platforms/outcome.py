@@ -1,6 +1,6 @@
 """What one call to a platform server came to, at the transport level.
 
-Only platform_client.py reads the answer itself (`result`): it validates it into the
+Only platforms/client.py reads the answer itself (`result`): it validates it into the
 contract's models. Everything else sees the kind of a failure, its text and the
 platform's rate window.
 """
@@ -24,7 +24,7 @@ class Outcome:
     message: str = ""
     retry_after: float | None = None
     rate: RateWindow | None = None  # the platform's budget, when its server knew it
-    #: the server's answer, parsed by platform_client.py alone
+    #: the server's answer, parsed by platforms/client.py alone
     result: CallToolResult | None = None
 
     @classmethod

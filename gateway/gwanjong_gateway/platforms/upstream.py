@@ -59,7 +59,6 @@ class Health(StrEnum):
     STARTING = "starting"
     UP = "up"
     DOWN = "down"
-    DISABLED = "disabled"
 
 
 @dataclass
@@ -225,7 +224,7 @@ class Upstream:
             "Use the other platforms meanwhile; status() shows why.",
         )
 
-    def _still_starting(self) -> Outcome:
+    def still_starting(self) -> Outcome:
         since = f" ({time.time() - self._start_began:.0f} s so far)" if self._start_began else ""
         return Outcome.failure(
             ErrorKind.UNAVAILABLE,
@@ -244,12 +243,12 @@ class Upstream:
                     return self.unavailable()
                 left = timeout_s - (anyio.current_time() - began)
             if self.health is Health.STARTING and self._start_waited_out:
-                return self._still_starting()  # a call already waited this start out
+                return self.still_starting()  # a call already waited this start out
             with anyio.move_on_after(left) as waiting:
                 client = await self.ensure()
             if client is None and self.health is Health.STARTING:
                 self._start_waited_out = waiting.cancelled_caught
-                return self._still_starting()
+                return self.still_starting()
             if client is None and not self._lost_connection:
                 return self.unavailable()
         generation = self._generation
@@ -370,8 +369,7 @@ class Upstream:
                 await reaping
         async with self._lock:
             await self._close_locked()
-            if self.health is not Health.DISABLED:
-                self.health, self.reason = Health.DOWN, "closed"
+            self.health, self.reason = Health.DOWN, "closed"
             self.breaker.succeeded()  # a deliberate close is not a failure
 
 

@@ -116,14 +116,12 @@ class Upstreams:
                 platform,
                 self._env(name, platform, environ),
                 connect_timeout_s=config.gateway.start_timeout_s,
+                transport_override=(transports or {}).get(name),
                 log_file=childlog.log_path(config.state_dir, name),
                 clock=clock,
             )
             for name, platform in config.enabled().items()
         }
-        for name, transport in (transports or {}).items():
-            if name in self.by_name:
-                self.by_name[name].transport_override = transport
         #: start-up and the settle loop, run in the background by the server's lifespan
         self.background = Watched("background start-up and settle loop")
         #: told of every platform call (usage figures): (platform, tool, outcome, seconds)

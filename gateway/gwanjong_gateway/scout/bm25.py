@@ -18,17 +18,10 @@ def bm25_scores(query: list[str], docs: list[list[str]]) -> list[float]:
     lengths = [len(doc) for doc in docs]
     avgdl = (sum(lengths) / len(docs)) or 1.0
     n = len(docs)
-    df: Counter[str] = Counter()
-    for c in counts:
-        df.update(c.keys())
+    df = Counter(term for c in counts for term in c)
     idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in set(query) if df[t]}
     scores: list[float] = []
     for c, dl in zip(counts, lengths, strict=True):
         norm = K1 * (1 - B + B * dl / avgdl)
-        total = 0.0
-        for term in query:
-            tf = c.get(term, 0)
-            if tf:
-                total += idf[term] * tf * (K1 + 1) / (tf + norm)
-        scores.append(total)
+        scores.append(sum(idf[t] * c[t] * (K1 + 1) / (c[t] + norm) for t in query if c[t]))
     return scores

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
@@ -226,10 +227,9 @@ async def _cursor_after(
 def fair(items: list[Opportunity]) -> list[Opportunity]:
     """In the order given (oldest first), but in rounds across platforms, so a busy
     platform cannot push the others' summons past `limit`."""
-    seen: dict[str, int] = {}
-    ranked: list[tuple[int, int, Opportunity]] = []
-    for order, item in enumerate(items):
-        turn = seen.get(item.post.platform, 0)
-        seen[item.post.platform] = turn + 1
-        ranked.append((turn, order, item))
-    return [item for _turn, _order, item in sorted(ranked, key=lambda r: (r[0], r[1]))]
+    seen: Counter[str] = Counter()
+    turns: list[tuple[int, Opportunity]] = []
+    for item in items:
+        turns.append((seen[item.post.platform], item))
+        seen[item.post.platform] += 1
+    return [item for _turn, item in sorted(turns, key=lambda t: t[0])]  # stable: order kept

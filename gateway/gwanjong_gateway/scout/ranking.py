@@ -128,18 +128,13 @@ def rank(topic: str, posts: list[Post], now: datetime | None = None) -> list[Ran
 
 def select(ranked: list[Ranked], limit: int) -> list[Ranked]:
     """The best `limit`, relevant ones first; unrelated trending posts only fill gaps."""
-    relevant = [r for r in ranked if r.relevance > 0]
-    filler = [r for r in ranked if r.relevance <= 0]
-    return (relevant + filler)[:limit]
+    return sorted(ranked, key=lambda r: r.relevance <= 0)[:limit]  # stable: order kept
 
 
 def dedupe(posts: list[Post]) -> list[Post]:
-    seen: set[str] = set()
-    out: list[Post] = []
+    first: dict[str, Post] = {}
     for post in posts:
-        key = normalize_url(post.url) if post.url else f"{post.platform}:{post.id}"
-        if key in seen:
-            continue
-        seen.add(key)
-        out.append(post)
-    return out
+        first.setdefault(
+            normalize_url(post.url) if post.url else f"{post.platform}:{post.id}", post
+        )
+    return list(first.values())

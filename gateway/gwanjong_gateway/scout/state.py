@@ -38,9 +38,8 @@ class DraftContext:
     capabilities: Capabilities | None
     #: the verdicts draft got, by action (comment, upvote): strike keeps them
     validation: dict[str, RuleView]
-    shown: dict[str, Any] = field(
-        default_factory=dict[str, Any]
-    )  # what the model saw, for the audit
+    #: what the model saw, for the audit
+    shown: dict[str, Any] = field(default_factory=dict[str, Any])
 
     def never_reason(self, action: str, tool: Action) -> str:
         """The reason, when draft already learned that the platform never allows this

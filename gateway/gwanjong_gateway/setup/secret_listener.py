@@ -150,15 +150,8 @@ class LocalPage:
             self._task = None
 
     def app(self) -> Starlette:
-        from starlette.applications import Starlette
-        from starlette.middleware import Middleware
-        from starlette.routing import Mount
-        from starlette.staticfiles import StaticFiles
-
-        routes = [Mount("/static", StaticFiles(directory=web.STATIC)), *self.routes()]
         allowed = lambda: web.origins_for(HOST, self.port)  # noqa: E731
-        guard = Middleware(web.Guard, allowed=allowed, misdirected=self.misdirected)
-        return Starlette(routes=routes, middleware=[guard])
+        return web.app(self.routes(), allowed, self.misdirected)
 
     def render(self, template: str, status: int, title: str, **values: Any) -> Response:
         from starlette.responses import HTMLResponse

@@ -45,7 +45,7 @@ OnFound = Callable[[str, FoundKind, int, str | None], Awaitable[None]]
 
 
 async def log_found(platform: str, kind: FoundKind, count: int, oldest_at: str | None) -> None:
-    """The default `on_found` (until notifications are wired): a line in the log."""
+    """A line in the log: what `notifying` does first, and all a bare `Watcher` does."""
     what = "summons" if kind == "summoned" else "posts on a saved topic"
     log.warning("watch: %d new %s on %s (oldest %s)", count, what, platform, oldest_at or "?")
 

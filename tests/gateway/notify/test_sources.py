@@ -56,11 +56,3 @@ async def test_a_platform_down_longer_than_the_threshold_and_spend_near_its_cap(
     clock.now = NOW + 900
     again = [e for e in await events() if e.kind is EventKind.PLATFORM_DOWN]
     assert [e.notice_key for e in again] == [down[0].notice_key]  # the same key: told once
-
-
-def test_the_config_names_every_event_kind() -> None:
-    from typing import get_args
-
-    from gwanjong_gateway.config.away import NotifyEvent
-
-    assert set(get_args(NotifyEvent)) == {str(k) for k in EventKind}
