@@ -41,7 +41,6 @@ from tests.gateway.approval_clients import (
 from tests.mcp import until
 
 pytestmark = pytest.mark.anyio
-MODES = ["legacy", "auto"]
 EDITED = "Cancel scopes, edited by the person.\nSecond line." + FOOTER
 
 
@@ -113,7 +112,6 @@ async def opened(
         yield http, url, approval_id
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_url_only_client_approves_on_the_page_once_from_two_tabs(
     tmp_path: Path, mode: str, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -178,7 +176,6 @@ async def test_a_failed_write_says_so_and_is_not_retried_by_the_page(tmp_path: P
     assert platform.writes == []
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_decline_on_the_page_sends_nothing(tmp_path: Path, mode: str) -> None:
     platform, person = links(), Person()
     async with opened(tmp_path, platform, person, mode) as (http, url, approval_id):
@@ -192,7 +189,6 @@ async def test_decline_on_the_page_sends_nothing(tmp_path: Path, mode: str) -> N
     assert (row.status, row.channel) == ("declined", "page")
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_foreign_origin_host_csrf_and_tokens_are_refused_and_an_edit_is_sent(
     tmp_path: Path, mode: str
 ) -> None:
@@ -251,7 +247,6 @@ async def test_foreign_origin_host_csrf_and_tokens_are_refused_and_an_edit_is_se
     assert (row.status, row.channel, row.edited) == ("approved", "page", True)
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_hostile_text_and_links_render_inert(tmp_path: Path, mode: str) -> None:
     platform, person = links(url="javascript:alert(1)//x"), Person()
     hostile = (

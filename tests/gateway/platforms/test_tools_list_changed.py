@@ -65,7 +65,6 @@ async def heard_after_up_again(
             await anyio.sleep(0.02)
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
 @pytest.mark.parametrize("over", ["memory", "http"])
 async def test_a_session_or_a_listen_stream_hears_the_change(
     forum: FakePlatform, tmp_path: Path, mode: str, over: str

@@ -116,11 +116,10 @@ async def test_a_malformed_platform_answer_in_strike_is_kind_prefixed(
 
 
 async def test_absence_counts_only_after_the_settle_window(
-    forum: FakePlatform, tmp_path: Path
+    forum: FakePlatform, tmp_path: Path, clock: FakeClock
 ) -> None:
     # A 500 may hide a write that landed: unknown, held, and freed only when reading back
     # still finds nothing once the window has passed.
-    clock = FakeClock()
     gw = gateway_over(forum, tmp_path, {"settle_window_s": 3}, clock=clock)
     async with Client(gw) as client:
         oid = await drafted(client)
@@ -148,14 +147,13 @@ async def test_absence_counts_only_after_the_settle_window(
 
 
 async def test_what_cannot_be_read_back_waits_for_a_person_who_resolves_it(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], clock: FakeClock
 ) -> None:
     # A like cannot be read back through the contract: once its settle window has passed,
     # the record says (a typed field, not words in its reason) that only a person can
     # settle it, and a second strike says so instead of "checking again in N s"; the
     # person settles it with `gwanjong history --resolve`, once.
     social = FakePlatform(SOCIAL)
-    clock = FakeClock()
     gw, mcp = gateway_of(tmp_path, social, tables={"safety": {"settle_window_s": 3}})
     gw.desk = StrikeDesk(gw.config, gw.upstreams, gw.records, clock=clock.time, mono=clock)
     async with Client(mcp) as client:
@@ -189,11 +187,10 @@ async def test_what_cannot_be_read_back_waits_for_a_person_who_resolves_it(
 
 
 async def test_a_write_that_shows_late_settles_as_posted(
-    forum: FakePlatform, tmp_path: Path
+    forum: FakePlatform, tmp_path: Path, clock: FakeClock
 ) -> None:
     # The write lands, the answer is lost, and reads do not show it yet: held as unknown
     # (never sent twice) until reading back finds it.
-    clock = FakeClock()
     gw = gateway_over(forum, tmp_path, {"settle_window_s": 600}, clock=clock)
     async with Client(gw) as client:
         oid = await drafted(client)

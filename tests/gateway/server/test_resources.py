@@ -24,7 +24,6 @@ async def read(client: Client[Any], uri: str) -> str:
     return contents[0].text  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_listed_resources_and_prompt(forum: FakePlatform, tmp_path: Path, mode: str) -> None:
     async with Client(fake_gateway(tmp_path, forum), mode=mode) as client:
         resources = {str(r.uri) for r in await client.list_resources()}

@@ -55,7 +55,6 @@ MISSING = [
 ]
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_a_missing_record_is_resource_not_found(
     forum: FakePlatform, tmp_path: Path, mode: str, fastmcp_log: Kept
 ) -> None:
@@ -79,7 +78,6 @@ async def error_of(client: Client[Any], uri: str) -> Any:
     return caught.value.error
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_engage_describes_and_checks_its_arguments(
     forum: FakePlatform, tmp_path: Path, mode: str, fastmcp_log: Kept
 ) -> None:

@@ -32,7 +32,6 @@ from tests.gateway.helpers import config_text, drafted
 from tests.mcp import call, outcome
 
 pytestmark = pytest.mark.anyio
-MODES = ["legacy", "auto"]
 
 
 async def strike(
@@ -85,7 +84,6 @@ async def test_same_strike_twice_at_once_writes_once(forum: FakePlatform, tmp_pa
     assert len(forum.writes) == 1
 
 
-@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize(
     ("answer", "read_s", "status"),
     [
@@ -156,7 +154,6 @@ async def test_confirm_mode_asks_the_human(
         assert any("gwanjong review approve" in way for way in result["approval"]["how"])
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_confirm_without_elicitation_waits_for_a_person(
     forum: FakePlatform, tmp_path: Path, mode: str
 ) -> None:

@@ -98,7 +98,6 @@ async def strike_post(c: Any, topic: str, content: str) -> tuple[str, dict[str, 
     return oid, result
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_each_user_sees_only_their_own_state_and_is_named_in_the_audit(
     sandbox: SandboxControl, tmp_path: Path, mode: str
 ) -> None:

@@ -110,7 +110,6 @@ async def bob_strikes(
     return posted, seen
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_each_member_reads_only_their_own_record_and_the_auditor_reads_all(
     forum: FakePlatform, tmp_path: Path, mode: str, store_url: str
 ) -> None:

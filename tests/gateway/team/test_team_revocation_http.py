@@ -81,7 +81,6 @@ async def test_a_revoked_token_is_refused_next_and_its_open_stream_is_closed(
         assert store.history() == []  # nothing ran
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_one_members_setup_never_cancels_anothers_credential_link(
     forum: FakePlatform, tmp_path: Path, mode: str
 ) -> None:
