@@ -8,8 +8,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastmcp import Client, FastMCP
 
+from gwanjong_gateway.cli.main import main
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.server import build_gateway
@@ -74,6 +76,13 @@ def opportunity_for(scouted: dict[str, Any], platform: str, title_part: str) -> 
         if o["platform"] == platform and title_part.lower() in o["title"].lower():
             return str(o["id"])
     raise AssertionError(f"no {platform} opportunity with {title_part!r} in {scouted}")
+
+
+def exit_code(argv: list[str]) -> int:
+    """`gwanjong ARGV`, run in-process: its exit code."""
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    return int(done.value.code or 0)
 
 
 def in_threads(work: Callable[..., object], *each: tuple[Any, ...]) -> None:

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from fastmcp import Client, FastMCP
 
-from gwanjong_gateway.cli.main import main
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
@@ -21,7 +20,7 @@ from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import SOCIAL
-from tests.gateway.helpers import config_text, gateway_of
+from tests.gateway.helpers import config_text, exit_code, gateway_of
 from tests.gateway.strike.test_strike import drafted, history, strike
 from tests.mcp import call, error_of
 
@@ -175,12 +174,10 @@ async def test_what_cannot_be_read_back_waits_for_a_person_who_resolves_it(
     cfg = tmp_path / "gateway.toml"
     cfg.write_text(config_text(tmp_path, []), encoding="utf-8")
     base = ["--config", str(cfg), "history", "--resolve", str(row.id), "--as"]
-    with pytest.raises(SystemExit) as done:
-        main([*base, "failed"])
-    assert done.value.code == 0 and f"record {row.id}: failed" in capsys.readouterr().out
-    with pytest.raises(SystemExit) as again:
-        main([*base, "posted"])  # settled already
-    assert again.value.code == 2 and "not unknown or pending" in capsys.readouterr().err
+    assert exit_code([*base, "failed"]) == 0
+    assert f"record {row.id}: failed" in capsys.readouterr().out
+    assert exit_code([*base, "posted"]) == 2  # settled already
+    assert "not unknown or pending" in capsys.readouterr().err
     [after] = history(tmp_path)
     assert after.status == StrikeStatus.FAILED
     assert "resolved by a person as failed" in after.policy[-1]

@@ -19,7 +19,6 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from gwanjong_gateway.cli.main import main
 from gwanjong_gateway.config import ConfigError, parse
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.record.records import Records
@@ -36,7 +35,7 @@ from gwanjong_twitter.profile import PROFILE as X_PROFILE
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import PAID
-from tests.gateway.helpers import config_text, in_threads
+from tests.gateway.helpers import config_text, exit_code, in_threads
 from tests.gateway.strike.test_strike_chain import Says
 from tests.mcp import call
 
@@ -242,8 +241,7 @@ async def test_status_and_gwanjong_usage_show_the_spend_per_day(
 
     cfg = tmp_path / "g.toml"
     cfg.write_text(text, encoding="utf-8")
-    with pytest.raises(SystemExit):
-        main(["usage", "--config", str(cfg)])
+    exit_code(["usage", "--config", str(cfg)])
     text = capsys.readouterr().out
     rows = [line.split() for line in text.splitlines()]
     assert [day["day"], NAME, day["usd"], str(day["calls"]), "$5.00"] in rows, text
