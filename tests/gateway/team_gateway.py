@@ -5,7 +5,6 @@ platforms behind it, and a token for each of alice, bob and carol (the auditor).
 from __future__ import annotations
 
 import contextlib
-import json
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
@@ -66,8 +65,3 @@ async def team_gateway(
     mcp = build_gateway(config, gateway=gw, auth=auth)
     async with serve_app(mcp, http_middleware(config, auth, recheck_s)) as url:
         yield Team(url, config, path, tokens, gw)
-
-
-async def resource(c: Client[Any], uri: str) -> Any:
-    contents = await c.read_resource(uri)
-    return json.loads(contents[0].text)  # type: ignore[union-attr]

@@ -18,6 +18,7 @@ from mcp.types import INVALID_PARAMS
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
+from tests.mcp import resource
 
 pytestmark = pytest.mark.anyio
 
@@ -68,7 +69,7 @@ async def test_a_missing_record_is_resource_not_found(
             assert error.message.startswith("not_found: "), error.message
         record = await error_of(client, "gwanjong://strike/999")
         assert "gwanjong://history" in record.message  # where the ids are
-        assert json.loads((await client.read_resource("gwanjong://history"))[0].text) == []  # type: ignore[union-attr]
+        assert await resource(client, "gwanjong://history") == []
     assert loud(fastmcp_log) == []
 
 

@@ -22,8 +22,8 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.usage.log import open_usage
 from tests.fakes.platform import FakePlatform
 from tests.gateway.strike.test_strike import drafted
-from tests.gateway.team_gateway import resource, team_gateway
-from tests.mcp import call, error_of
+from tests.gateway.team_gateway import team_gateway
+from tests.mcp import call, error_of, resource
 
 pytestmark = pytest.mark.anyio
 ALICE_REPLY = "Alice-private-reply: pin the executor before you measure."

@@ -33,14 +33,9 @@ from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import config_text, exit_code, in_memory_gateway, in_threads
 from tests.gateway.http_gateway import free_port
-from tests.mcp import call, error_of
+from tests.mcp import call, error_of, resource
 
 pytestmark = pytest.mark.anyio
-
-
-async def usage_of(client: Client[Any]) -> dict[str, Any]:
-    contents = await client.read_resource("gwanjong://usage")
-    return json.loads(contents[0].text)  # type: ignore[union-attr]
 
 
 def row(report: dict[str, Any], platform: str, tool: str) -> dict[str, Any]:
@@ -63,7 +58,7 @@ async def test_failures_count_as_their_kind_and_survive_a_restart_and_a_down_pla
         forum.faults.clear()
         nope = await error_of(client, "draft", opportunity_id="nope")
         assert nope.startswith("needs_previous_step")
-        report = await usage_of(client)
+        report = await resource(client, "gwanjong://usage")
         search = row(report, "devto", "search")
         assert search["calls"] == 2 and search["errors"] == {"rate_limited": 1}
         assert search["last_error"]["kind"] == "rate_limited"
@@ -84,14 +79,14 @@ async def test_failures_count_as_their_kind_and_survive_a_restart_and_a_down_pla
     # A new gateway on the same state dir reads the same figures back, and adds to them.
     async with Client(fake_gateway(tmp_path, forum)) as client:
         await call(client, "scout", topic="rust")
-        report = await usage_of(client)
+        report = await resource(client, "gwanjong://usage")
         assert row(report, "devto", "search")["calls"] == 3
         assert row(report, "devto", "search")["errors"] == {"rate_limited": 1}
         assert row(report, "", "scout")["calls"] == 3
         assert row(report, "", "draft")["calls"] == 1
         forum.fail(kind=ErrorKind.UNAVAILABLE, count=50)  # the platform down: every call
         await call(client, "scout", topic="rust")
-        report = await usage_of(client)
+        report = await resource(client, "gwanjong://usage")
     assert row(report, "devto", "trending")["errors"] == {"unavailable": 1}
     assert row(report, "devto", "search")["last_error"]["kind"] == "unavailable"
 
@@ -104,7 +99,7 @@ async def test_the_platforms_remaining_budget_reaches_status_and_the_cli(
     async with Client(in_memory_gateway(sandbox, tmp_path, ["twitter"])) as client:
         await call(client, "scout", topic="rust async")
         lines = (await call(client, "status"))["usage_7d"]
-        report = await usage_of(client)
+        report = await resource(client, "gwanjong://usage")
     search = row(report, "twitter", "search")
     assert search["errors"] == {} and search["rate_limit"] is None
     assert search["remaining"]["limit"] == 450  # GET /2/tweets/search/recent
