@@ -28,8 +28,8 @@ from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
 from tests.gateway import helpers
 from tests.gateway.helpers import config_text
-from tests.gateway.rows import strike_row
-from tests.gateway.strike.test_strike import history, strike
+from tests.gateway.rows import history, strike_row
+from tests.gateway.strike.test_strike import strike
 from tests.mcp import call
 
 pytestmark = pytest.mark.anyio

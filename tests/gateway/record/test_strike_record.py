@@ -21,7 +21,8 @@ from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import SOCIAL
 from tests.gateway.helpers import config_text, exit_code, gateway_of
-from tests.gateway.strike.test_strike import drafted, history, strike
+from tests.gateway.rows import history
+from tests.gateway.strike.test_strike import drafted, strike
 from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio

@@ -29,6 +29,7 @@ from tests.fakes.clock import FakeClock
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import config_text, drafted
+from tests.gateway.rows import history
 from tests.mcp import call, outcome
 
 pytestmark = pytest.mark.anyio
@@ -43,11 +44,6 @@ async def strike(
 ) -> dict[str, Any]:
     args = {"opportunity_id": oid, "action": action, "content": content, "title": title}
     return await outcome(client, "strike", **args)
-
-
-def history(state_dir: Path) -> list[Any]:
-    with closing(StrikeStore(state_dir / "gwanjong.db")) as store:
-        return store.history(limit=100)
 
 
 async def test_dry_run_writes_nothing_and_shows_exactly_what(
