@@ -113,8 +113,8 @@ async def bob_strikes(
 async def test_each_member_reads_only_their_own_record_and_the_auditor_reads_all(
     forum: FakePlatform, tmp_path: Path, mode: str, store_url: str
 ) -> None:
-    store = {"url": store_url} if store_url else None
-    async with team_gateway(tmp_path, forum, store=store) as team:
+    tables = {"store": {"url": store_url}} if store_url else None
+    async with team_gateway(tmp_path, forum, tables=tables) as team:
         async with team.client("alice", mode) as a, team.client("bob", mode) as b:
             alice_oid, bob_oid = await drafted(a), await drafted(b)  # the same thread
             handoff, alice_post = await alice_strikes(a, alice_oid)
