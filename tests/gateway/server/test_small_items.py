@@ -27,15 +27,9 @@ from tests.fakes.profiles import LINKS
 from tests.gateway.approval_clients import url_only
 from tests.gateway.helpers import drafted, in_memory_gateway, opportunity_for
 from tests.mcp import call
-from tests.platforms import SPECS
+from tests.platforms import needs
 
 pytestmark = pytest.mark.anyio
-
-
-def needs(*platforms: str) -> None:
-    missing = [p for p in platforms if p not in SPECS]
-    if missing:
-        pytest.skip(f"platforms not selected: {missing}")
 
 
 @pytest.mark.parametrize(
