@@ -1,10 +1,9 @@
-"""Calling a tool in tests: its structured result, or the text of its error; reading a
-resource; waiting for a gateway's spawned servers to be up."""
+"""Calling a tool in tests: its structured result, or the text of its error; waiting for a
+gateway's spawned servers to be up."""
 
 from __future__ import annotations
 
 import inspect
-import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -35,12 +34,6 @@ async def error_of(client: Client[Any], tool: str, **args: Any) -> str:
     text = result.content[0].text  # type: ignore[union-attr]
     assert "Traceback" not in text
     return text
-
-
-async def resource(client: Client[Any], uri: str) -> Any:
-    """The JSON a resource reads as."""
-    contents = await client.read_resource(uri)
-    return json.loads(contents[0].text)  # type: ignore[union-attr]
 
 
 async def until_up(client: Client[Any], names: list[str], seconds: float = 300) -> None:

@@ -3,6 +3,7 @@ builder, `config_text` and `config_file`, lives in tests/config.py for every tie
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -69,6 +70,12 @@ async def drafted(
     )
     await call(client, "draft", opportunity_id=oid)
     return oid
+
+
+async def resource(client: Client[Any], uri: str) -> Any:
+    """The JSON a resource reads as."""
+    contents = await client.read_resource(uri)
+    return json.loads(contents[0].text)  # type: ignore[union-attr]
 
 
 def opportunity_for(scouted: dict[str, Any], platform: str, title_part: str) -> str:

@@ -12,8 +12,8 @@ from fastmcp import Client
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
-from tests.gateway.helpers import drafted
-from tests.mcp import call, resource
+from tests.gateway.helpers import drafted, resource
+from tests.mcp import call
 
 pytestmark = pytest.mark.anyio
 

@@ -18,7 +18,7 @@ from mcp.types import INVALID_PARAMS
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
-from tests.mcp import resource
+from tests.gateway.helpers import resource
 
 pytestmark = pytest.mark.anyio
 

@@ -21,9 +21,10 @@ from gwanjong_gateway.cli.main import parser
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.usage.log import open_usage
 from tests.fakes.platform import FakePlatform
+from tests.gateway.helpers import resource
 from tests.gateway.strike.test_strike import drafted
 from tests.gateway.team_gateway import team_gateway
-from tests.mcp import call, error_of, resource
+from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio
 ALICE_REPLY = "Alice-private-reply: pin the executor before you measure."

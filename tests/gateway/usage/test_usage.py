@@ -31,9 +31,15 @@ from gwanjong_shared.contract.errors import ErrorKind
 from gwanjong_shared.contract.rate import RateWindow
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
-from tests.gateway.helpers import config_text, exit_code, in_memory_gateway, in_threads
+from tests.gateway.helpers import (
+    config_text,
+    exit_code,
+    in_memory_gateway,
+    in_threads,
+    resource,
+)
 from tests.gateway.http_gateway import free_port
-from tests.mcp import call, error_of, resource
+from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio
 
