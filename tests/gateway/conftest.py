@@ -1,5 +1,6 @@
-"""Fake platforms for the gateway's fast tier (tests/fakes): a fresh one per test; the
-record's two engines, for a test that asserts the same behaviour on both."""
+"""Fake platforms for the gateway's fast tier (tests/fakes): a fresh one per test, and a
+fake clock; each MCP protocol era; the record's two engines, for a test that asserts the
+same behaviour on both."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from gwanjong_gateway.record.store import PostgresStrikeStore, StrikeStore
+from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM
 
@@ -17,6 +19,17 @@ from tests.fakes.profiles import FORUM
 def forum() -> FakePlatform:
     """A forum-shaped platform named "devto": posts auto, comments and likes human."""
     return FakePlatform(FORUM)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture(params=["legacy", "auto"])  # 2025-11-25 and 2026-07-28
+def mode(request: pytest.FixtureRequest) -> str:
+    """Each protocol era a client may speak (a test that takes ``mode`` runs in both)."""
+    return str(request.param)
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -3,13 +3,16 @@ builder, `config_text` and `config_file`, lives in tests/config.py for every tie
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastmcp import Client, FastMCP
 
+from gwanjong_gateway.cli.main import main
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.server import build_gateway
@@ -69,11 +72,24 @@ async def drafted(
     return oid
 
 
+async def resource(client: Client[Any], uri: str) -> Any:
+    """The JSON a resource reads as."""
+    contents = await client.read_resource(uri)
+    return json.loads(contents[0].text)  # type: ignore[union-attr]
+
+
 def opportunity_for(scouted: dict[str, Any], platform: str, title_part: str) -> str:
     for o in scouted["opportunities"]:
         if o["platform"] == platform and title_part.lower() in o["title"].lower():
             return str(o["id"])
     raise AssertionError(f"no {platform} opportunity with {title_part!r} in {scouted}")
+
+
+def exit_code(argv: list[str]) -> int:
+    """`gwanjong ARGV`, run in-process: its exit code."""
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    return int(done.value.code or 0)
 
 
 def in_threads(work: Callable[..., object], *each: tuple[Any, ...]) -> None:

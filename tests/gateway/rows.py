@@ -1,8 +1,10 @@
 """A strike row, a claim or an approval written straight into the record, for tests about
-what reads it."""
+what reads it; the record's rows read back."""
 
 from __future__ import annotations
 
+from contextlib import closing
+from pathlib import Path
 from typing import Any
 
 from gwanjong_gateway.record.rows.approval_rows import NewApproval
@@ -31,6 +33,12 @@ def strike_row(store: StrikeStore, **fields: Any) -> Strike:
         "status": StrikeStatus.PENDING,
     }
     return store.insert(**(row | fields))
+
+
+def history(state_dir: Path) -> list[Strike]:
+    """The strike record in ``state_dir``, newest first."""
+    with closing(StrikeStore(state_dir / "gwanjong.db")) as store:
+        return store.history(limit=100)
 
 
 def claim_of(target: str, text: str = "hello there", by: str = "alice") -> ClaimRequest:

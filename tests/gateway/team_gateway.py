@@ -1,11 +1,11 @@
 """A team gateway in this process: `[auth] mode = "tokens"` over real streamable HTTP
-(uvicorn on loopback, the same middleware `gwanjong --transport http` adds), fake
-platforms behind it, and a token for each of alice, bob and carol (the auditor)."""
+(uvicorn on loopback, the same middleware and observability `gwanjong --transport http`
+adds), fake platforms behind it, and a token for each of alice, bob and carol (the
+auditor)."""
 
 from __future__ import annotations
 
 import contextlib
-import json
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
@@ -16,6 +16,7 @@ from fastmcp import Client
 
 from gwanjong_gateway.config import GatewayConfig, parse
 from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.observe.attach import attach
 from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.team.access_tokens import store_for
 from gwanjong_gateway.team.auth import build_auth, http_middleware
@@ -45,17 +46,12 @@ async def team_gateway(
     *fakes: FakePlatform,
     writes: str = "live",
     recheck_s: float | None = None,
-    store: Mapping[str, Any] | None = None,
-    review: Mapping[str, Any] | None = None,
+    tables: Mapping[str, Mapping[str, Any]] | None = None,
     wall: Callable[[], float] = time.time,
 ) -> AsyncIterator[Team]:
+    """``tables``: more of gateway.toml than `[auth]` (which it keeps)."""
     names = [f.profile.name for f in fakes]
-    tables = {
-        **AUTH,
-        **({"store": store} if store else {}),
-        **({"review": review} if review else {}),
-    }
-    text = config_text(state_dir, names, writes, tables=tables)
+    text = config_text(state_dir, names, writes, tables={**(tables or {}), **AUTH})
     path = state_dir / "gateway.toml"
     path.write_text(text, encoding="utf-8")
     config = parse(text)
@@ -64,10 +60,6 @@ async def team_gateway(
     gw = Gateway(config, environ={}, transports=transports, wall=wall)
     auth = build_auth(config)
     mcp = build_gateway(config, gateway=gw, auth=auth)
-    async with serve_app(mcp, http_middleware(config, auth, recheck_s)) as url:
+    observed = attach(mcp, gw, config, auth, "http")
+    async with observed.running(), serve_app(mcp, http_middleware(config, auth, recheck_s)) as url:
         yield Team(url, config, path, tokens, gw)
-
-
-async def resource(c: Client[Any], uri: str) -> Any:
-    contents = await c.read_resource(uri)
-    return json.loads(contents[0].text)  # type: ignore[union-attr]

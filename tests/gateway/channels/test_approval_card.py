@@ -27,10 +27,8 @@ from tests.gateway.team_gateway import team_gateway
 from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio
-MODES = ["legacy", "auto"]
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_an_apps_host_approves_with_the_card(
     tmp_path: Path, mode: str, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -70,7 +68,6 @@ async def test_an_apps_host_approves_with_the_card(
     assert "innerHTML" not in page  # values are shown as text, never parsed as HTML
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_decline_on_the_card_writes_nothing(tmp_path: Path, mode: str) -> None:
     platform = FakePlatform(LINKS)
     async with apps_host(fake_gateway(tmp_path, platform, writes="confirm"), mode) as host:
@@ -83,7 +80,6 @@ async def test_decline_on_the_card_writes_nothing(tmp_path: Path, mode: str) -> 
     assert (row.status, row.channel) == ("declined", "app")
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_without_the_extension_the_tool_is_unlisted_and_the_model_cannot_approve(
     tmp_path: Path, mode: str
 ) -> None:
@@ -106,7 +102,6 @@ async def test_without_the_extension_the_tool_is_unlisted_and_the_model_cannot_a
     assert approval_row(tmp_path, approval_id).status == "pending"
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_team_mode_only_the_owner_decides_even_with_the_token_and_may_edit(
     tmp_path: Path, mode: str
 ) -> None:

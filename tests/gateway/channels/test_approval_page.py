@@ -41,7 +41,6 @@ from tests.gateway.approval_clients import (
 from tests.mcp import until
 
 pytestmark = pytest.mark.anyio
-MODES = ["legacy", "auto"]
 EDITED = "Cancel scopes, edited by the person.\nSecond line." + FOOTER
 
 
@@ -113,7 +112,6 @@ async def opened(
         yield http, url, approval_id
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_url_only_client_approves_on_the_page_once_from_two_tabs(
     tmp_path: Path, mode: str, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -178,7 +176,6 @@ async def test_a_failed_write_says_so_and_is_not_retried_by_the_page(tmp_path: P
     assert platform.writes == []
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_decline_on_the_page_sends_nothing(tmp_path: Path, mode: str) -> None:
     platform, person = links(), Person()
     async with opened(tmp_path, platform, person, mode) as (http, url, approval_id):
@@ -192,7 +189,6 @@ async def test_decline_on_the_page_sends_nothing(tmp_path: Path, mode: str) -> N
     assert (row.status, row.channel) == ("declined", "page")
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_foreign_origin_host_csrf_and_tokens_are_refused_and_an_edit_is_sent(
     tmp_path: Path, mode: str
 ) -> None:
@@ -209,19 +205,26 @@ async def test_foreign_origin_host_csrf_and_tokens_are_refused_and_an_edit_is_se
         async def post(target: str = url, headers: dict[str, str] = own, **body: Any) -> int:
             return (await http.post(target, headers=headers, **body)).status_code
 
-        codes = {
-            "foreign origin": await post(data=form, headers={"Origin": "http://evil.example"}),
-            "null origin": await post(data=form, headers={"Origin": "null"}),
-            "rebound host": await post(data=form, headers={**own, "Host": "evil.example"}),
-            "rebound host get": (await http.get(url, headers={"Host": "localhost"})).status_code,
-            "missing csrf": await post(data={"decision": "approve"}),
-            "wrong csrf": await post(data={**form, "csrf": "0" * 64}),
-            "bad token": await post(wrong, data=form),
-            "bad token get": (await http.get(wrong)).status_code,
-            "token of another id": await post(other_id, data=form),
-            "no decision": await post(data={"csrf": csrf}),
-            "not a form": await post(json=form),
-            "put": (await http.put(url, data=form, headers=own)).status_code,
+        async def get(target: str = url, **kw: Any) -> int:
+            return (await http.get(target, **kw)).status_code
+
+        evil = {"Origin": "http://evil.example"}
+        refusals = {  # each request: (what it got, what it must get)
+            "foreign origin": (await post(data=form, headers=evil), 403),
+            "null origin": (await post(data=form, headers={"Origin": "null"}), 403),
+            "rebound host": (await post(data=form, headers={**own, "Host": "evil.example"}), 421),
+            "rebound host get": (await get(headers={"Host": "localhost"}), 421),
+            "missing csrf": (await post(data={"decision": "approve"}), 403),
+            "wrong csrf": (await post(data={**form, "csrf": "0" * 64}), 403),
+            "bad token": (await post(wrong, data=form), 404),
+            "bad token get": (await get(wrong), 404),
+            "token of another id": (await post(other_id, data=form), 404),
+            "no decision": (await post(data={"csrf": csrf}), 400),
+            "not a form": (await post(json=form), 415),
+            "put": ((await http.put(url, data=form, headers=own)).status_code, 405),
+        }
+        assert {k: got for k, (got, _) in refusals.items()} == {
+            k: want for k, (_, want) in refusals.items()
         }
         assert platform.writes == []
         assert approval_row(tmp_path, approval_id).status == "pending"
@@ -232,26 +235,11 @@ async def test_foreign_origin_host_csrf_and_tokens_are_refused_and_an_edit_is_se
         assert platform.writes == []
         done = await decide(http, url, "approve", text=EDITED)
         assert done.status_code == 200 and "Approved and sent." in done.text
-    assert codes == {
-        "foreign origin": 403,
-        "null origin": 403,
-        "rebound host": 421,
-        "rebound host get": 421,
-        "missing csrf": 403,
-        "wrong csrf": 403,
-        "bad token": 404,
-        "bad token get": 404,
-        "token of another id": 404,
-        "no decision": 400,
-        "not a form": 415,
-        "put": 405,
-    }
     assert [w.data["body"] for w in platform.writes] == [EDITED]
     row = approval_row(tmp_path, approval_id)
     assert (row.status, row.channel, row.edited) == ("approved", "page", True)
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_hostile_text_and_links_render_inert(tmp_path: Path, mode: str) -> None:
     platform, person = links(url="javascript:alert(1)//x"), Person()
     hostile = (

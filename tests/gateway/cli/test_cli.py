@@ -13,20 +13,13 @@ import pytest
 from gwanjong_gateway.cli.history import print_history, resolve
 from gwanjong_gateway.cli.init import STARTER, launch_command, run_init
 from gwanjong_gateway.cli.logfile import add_log_file
-from gwanjong_gateway.cli.main import main
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_gateway.usage.log import UsageLog
 from gwanjong_shared.kit.logs import register_secret
-from tests.gateway.helpers import config_file, config_text
+from tests.gateway.helpers import config_file, config_text, exit_code
 from tests.gateway.rows import claim_of, strike_row
-
-
-def exit_code(argv: list[str]) -> int:
-    with pytest.raises(SystemExit) as done:
-        main(argv)
-    return int(done.value.code or 0)
 
 
 def test_init_writes_a_starter_and_refuses_to_overwrite(tmp_path: Path) -> None:

@@ -13,8 +13,7 @@ import pytest
 
 from gwanjong_gateway.cli import main as cli_main
 from gwanjong_gateway.cli.main import parser
-from tests.gateway.cli.test_cli import exit_code
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import config_text, exit_code
 
 ONE_WORD = ["serve", "demo", "sandbox", "setup", "history", "usage", "init"]
 SUBCOMMANDS = [c.split() for c in [*ONE_WORD, "token list", "token add ann", "token revoke ann"]]

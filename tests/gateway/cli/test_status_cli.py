@@ -16,9 +16,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from gwanjong_gateway.cli.main import main
 from gwanjong_gateway.record.store import StrikeStore
-from tests.gateway.helpers import config_file
+from tests.gateway.helpers import config_file, exit_code
 from tests.gateway.notify.records import BODY, hand_off, open_approval
 
 GWANJONG = str(Path(sys.executable).with_name("gwanjong"))
@@ -51,10 +50,8 @@ def test_status_says_what_waits_health_and_the_last_notification(
         store.note_message(
             "period:1", "2 approvals waiting", now - 600, "ntfys://ntfy.example.com: gave up: x"
         )
-    with pytest.raises(SystemExit) as code:
-        main(["status", "--config", str(config)])
+    assert exit_code(["status", "--config", str(config)]) == 0
     out = capsys.readouterr().out
-    assert code.value.code == 0
     assert out.startswith("writes: confirm\nwaiting for you:\n")
     assert "  2 approvals (oldest 3 h ago; the first expires in 1 h)" in out
     assert "  1 hand-offs to post by hand (oldest 2 h ago)" in out
@@ -69,8 +66,7 @@ def test_status_says_what_waits_health_and_the_last_notification(
 
 def test_status_with_nothing_recorded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = config_file(tmp_path, ["devto"])
-    with pytest.raises(SystemExit):
-        main(["status", "--config", str(path)])
+    exit_code(["status", "--config", str(path)])
     out = capsys.readouterr().out
     assert "waiting for you:\n  nothing\n" in out
     assert "notifications: off (set [notify] urls in gateway.toml)" in out

@@ -38,9 +38,8 @@ async def two_pending(s: Served) -> tuple[int, int]:
 
 
 async def test_an_approval_link_opens_its_approval_only(
-    forum: FakePlatform, tmp_path: Path
+    forum: FakePlatform, tmp_path: Path, clock: FakeClock
 ) -> None:
-    clock = FakeClock()
     gw, mcp = gateway_of(tmp_path, forum, wall=clock.time, writes="confirm")
     links: list[str] = []
     async with serving(gw, mcp, clock.time, links=links) as s:
@@ -83,9 +82,8 @@ async def test_an_approval_link_opens_its_approval_only(
 
 
 async def test_an_unopened_approval_link_expires_and_a_changed_approval_refuses_it(
-    forum: FakePlatform, tmp_path: Path
+    forum: FakePlatform, tmp_path: Path, clock: FakeClock
 ) -> None:
-    clock = FakeClock()
     gw, mcp = gateway_of(tmp_path, forum, wall=clock.time, writes="confirm")
     async with serving(gw, mcp, clock.time) as s:
         console, http = s.console, s.http

@@ -22,6 +22,7 @@ from gwanjong_gateway.rules.approvals import ApprovalStatus
 from tests.fakes.platform import FakePlatform
 from tests.gateway.console.helpers import BASE, PORT, approval, csrf_of, gateway, serving, strike
 from tests.gateway.helpers import config_text
+from tests.mcp import until
 
 pytestmark = pytest.mark.anyio
 PUBLIC = "https://gwanjong.example.test"
@@ -92,9 +93,7 @@ async def test_the_real_listener_behind_a_tls_proxy(forum: FakePlatform, tmp_pat
     links: list[str] = []
     async with anyio.create_task_group() as tg:
         tg.start_soon(serve, console, links.append)
-        with anyio.fail_after(DEADLINE_S):
-            while not links:
-                await anyio.sleep(0.02)
+        await until(lambda: bool(links), DEADLINE_S, every=0.02)
         assert links[0].startswith(f"{PUBLIC}/signin/")  # what the operator is told to open
         behind = f"http://127.0.0.1:{console.port}"  # where the proxy forwards
         proxy = {"host": "gwanjong.example.test", "x-forwarded-proto": "https"}

@@ -38,9 +38,8 @@ async def handed(s: Served) -> tuple[str, int]:
 
 
 async def test_a_handoff_dismissed_from_the_console_or_past_its_time_leaves_the_queue(
-    forum: FakePlatform, tmp_path: Path
+    forum: FakePlatform, tmp_path: Path, clock: FakeClock
 ) -> None:
-    clock = FakeClock()
     gw, mcp = gateway(forum, tmp_path, clock)
     async with serving(gw, mcp) as s:
         oid, record = await handed(s)

@@ -43,11 +43,6 @@ def fake() -> FakePlatform:
 
 
 @pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
 async def s(
     fake: FakePlatform, clock: FakeClock, tmp_path: Path, request: pytest.FixtureRequest
 ) -> AsyncIterator[Served]:

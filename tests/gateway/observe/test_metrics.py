@@ -5,10 +5,7 @@ for a stdio gateway."""
 
 from __future__ import annotations
 
-import contextlib
 import socket
-from collections.abc import AsyncGenerator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,46 +14,20 @@ import pytest
 from fastmcp import Client, FastMCP
 from prometheus_client.parser import text_string_to_metric_families
 
-from gwanjong_gateway.config import parse
-from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.observe.attach import Observed, ObserveProblem, attach
 from gwanjong_gateway.observe.metrics import Metrics
 from gwanjong_gateway.platforms.outcome import Outcome
-from gwanjong_gateway.server import build_gateway
-from gwanjong_gateway.team.access_tokens import store_for
-from gwanjong_gateway.team.auth import build_auth, http_middleware
 from gwanjong_shared.contract.errors import ErrorKind
 from gwanjong_shared.contract.rate import RateWindow
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM
-from tests.gateway.helpers import config_text, gateway_of, opportunity_for
-from tests.gateway.http_gateway import client, free_port, serve_app
+from tests.gateway.helpers import gateway_of, opportunity_for
+from tests.gateway.http_gateway import free_port
+from tests.gateway.team_gateway import Team, team_gateway
 from tests.mcp import call
 
 pytestmark = pytest.mark.anyio
 Figures = dict[tuple[str, tuple[tuple[str, str], ...]], float]
-
-
-@dataclass
-class Metered:
-    url: str  # the MCP endpoint
-    metrics_url: str
-    token: str
-
-
-@contextlib.asynccontextmanager
-async def metered_team(
-    tmp_path: Path, fake: FakePlatform, tables: dict[str, Any]
-) -> AsyncGenerator[Metered, None]:
-    text = config_text(tmp_path, ["devto"], "confirm", tables=tables)
-    config = parse(text)
-    token = store_for(config.state_dir).add("alice")
-    gw = Gateway(config, environ={}, transports={"devto": fake.server()})
-    auth = build_auth(config)
-    mcp = build_gateway(config, gateway=gw, auth=auth)
-    observed = attach(mcp, gw, config, auth, "http")
-    async with observed.running(), serve_app(mcp, http_middleware(config, auth)) as url:
-        yield Metered(url, url.removesuffix("/mcp") + "/metrics", token)
 
 
 def figures(text: str) -> Figures:
@@ -71,28 +42,35 @@ def at(f: Figures, name: str, **labels: str) -> float:
     return f.get((name, tuple(sorted(labels.items()))), 0.0)
 
 
-TEAM = {
-    "auth": {"mode": "tokens"},
+METERED = {
     "metrics": {"enabled": True},
     "review": {"ask": "queue"},  # a confirm-mode strike waits for a person
 }
+
+
+def metrics_of(team: Team) -> str:
+    return team.url.removesuffix("/mcp") + "/metrics"
 
 
 async def test_a_scout_and_a_strike_move_the_figures_and_a_scrape_needs_a_token(
     tmp_path: Path,
 ) -> None:
     fake = FakePlatform(FORUM)
-    async with metered_team(tmp_path, fake, TEAM) as team, httpx.AsyncClient() as web:
-        none = await web.get(team.metrics_url)
+    async with (
+        team_gateway(tmp_path, fake, writes="confirm", tables=METERED) as team,
+        httpx.AsyncClient() as web,
+    ):
+        metrics, token = metrics_of(team), team.tokens["alice"]
+        none = await web.get(metrics)
         assert none.status_code == 401, none.text
         said = none.json()["error_description"]  # how to get and send a token, not "wrong"
         assert "gwanjong token add" in said and "Authorization: Bearer" in said, said
         assert "wrong" not in said and said in none.headers["www-authenticate"]
-        wrong = await web.get(team.metrics_url, headers={"authorization": "Bearer nope"})
+        wrong = await web.get(metrics, headers={"authorization": "Bearer nope"})
         assert wrong.status_code == 401 and "gwanjong token add" in wrong.text
         assert "wrong or revoked" in wrong.json()["error_description"]
-        bearer = {"authorization": f"Bearer {team.token}"}
-        first = await web.get(team.metrics_url, headers=bearer)
+        bearer = {"authorization": f"Bearer {token}"}
+        first = await web.get(metrics, headers=bearer)
         assert first.status_code == 200
         assert first.headers["content-type"].startswith("text/plain")
         before = figures(first.text)
@@ -100,9 +78,9 @@ async def test_a_scout_and_a_strike_move_the_figures_and_a_scrape_needs_a_token(
         assert at(before, "gwanjong_record_up") == 1
 
         fake.fail("search", ErrorKind.RATE_LIMITED, retry_after=30)
-        async with client(team.url, team.token) as c:
+        async with team.client("alice") as c:
             scouted = await call(c, "scout", topic="rust async cancellation", limit=5)
-            during = figures((await web.get(team.metrics_url, headers=bearer)).text)
+            during = figures((await web.get(metrics, headers=bearer)).text)
             oid = opportunity_for(scouted, "devto", "Rust async")
             await c.call_tool("draft", {"opportunity_id": oid})
             wrong = await c.call_tool("draft", {"opportunity_id": "nope"}, raise_on_error=False)
@@ -110,7 +88,7 @@ async def test_a_scout_and_a_strike_move_the_figures_and_a_scrape_needs_a_token(
             got = wrong.structured_content["error"]["kind"]  # an order hint: scout first
             assert got == "needs_previous_step", wrong.structured_content
             await call(c, "strike", opportunity_id=oid, action="post", content="Hi", title="Hello")
-        after = figures((await web.get(team.metrics_url, headers=bearer)).text)
+        after = figures((await web.get(metrics, headers=bearer)).text)
 
     devto_search = {"platform": "devto", "tool": "search"}
     assert at(during, "gwanjong_platform_calls_total", **devto_search) >= 1
@@ -134,11 +112,9 @@ async def test_a_scout_and_a_strike_move_the_figures_and_a_scrape_needs_a_token(
 
 
 async def test_without_metrics_nothing_is_served(tmp_path: Path) -> None:
-    fake = FakePlatform(FORUM)
-    tables = {"auth": {"mode": "tokens"}}
-    async with metered_team(tmp_path, fake, tables) as team, httpx.AsyncClient() as web:
-        got = await web.get(team.metrics_url, headers={"authorization": f"Bearer {team.token}"})
-        assert got.status_code == 404
+    async with team_gateway(tmp_path, FakePlatform(FORUM)) as team, httpx.AsyncClient() as web:
+        bearer = {"authorization": f"Bearer {team.tokens['alice']}"}
+        assert (await web.get(metrics_of(team), headers=bearer)).status_code == 404
 
 
 def attached_on_stdio(tmp_path: Path, **metrics: Any) -> tuple[FastMCP[Any], Observed]:

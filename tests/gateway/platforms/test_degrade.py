@@ -43,9 +43,8 @@ def test_breaker_backs_off_exponentially_on_its_clock() -> None:
 
 @pytest.mark.stdio  # spawns a process
 async def test_a_server_that_cannot_start_is_down_with_its_stderr_masked_and_fails_fast(
-    forum: FakePlatform, tmp_path: Path
+    forum: FakePlatform, tmp_path: Path, clock: FakeClock
 ) -> None:
-    clock = FakeClock()
     exits = "import os, sys; sys.exit('bad token ' + os.environ['LEAKY_TOKEN'])"
     env = {"LEAKY_TOKEN": "s3cr3t-value-123", "LEAKY_BASE_URL": "http://127.0.0.1:9"}
     leaky = {"leaky": {"command": [PY, "-c", exits], "env": env}}

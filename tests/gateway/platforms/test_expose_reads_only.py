@@ -19,14 +19,13 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import ToolAnnotations
 
 from gwanjong_gateway.cli.doctor.doctor_command import run_doctor
-from gwanjong_gateway.cli.main import main
 from gwanjong_gateway.config import ConfigError, parse
 from gwanjong_gateway.config.load import load
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.platforms.expose import _forwarded as forwarded  # pyright: ignore[reportPrivateUsage]
 from gwanjong_gateway.server import build_gateway
 from tests.fakes.platform import FakePlatform
-from tests.gateway.helpers import config_file, config_text
+from tests.gateway.helpers import config_file, config_text, exit_code
 from tests.mcp import error_of
 
 pytestmark = pytest.mark.anyio
@@ -48,9 +47,7 @@ def test_a_contract_write_tool_is_refused_at_load_and_by_doctor_with_its_line(
     said = str(refused.value)
     assert said.startswith(f"{path}:4: gateway.expose: "), said
     assert repr(tool) in said and "strike" in said
-    with pytest.raises(SystemExit) as done:
-        main(["doctor", "--offline", "--config", str(path)])
-    assert done.value.code == 2
+    assert exit_code(["doctor", "--offline", "--config", str(path)]) == 2
     err = capsys.readouterr().err
     assert f"{path}:4: gateway.expose: {tool!r} writes to the platform" in err
     assert "no problems found" not in capsys.readouterr().out

@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 from fastmcp import Client
 
@@ -17,7 +16,7 @@ from gwanjong_gateway.server import build_gateway
 from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.procs import alive, find
 from tests.gateway.helpers import config_text
-from tests.mcp import call
+from tests.mcp import call, until
 from tests.platforms import SPECS
 
 pytestmark = pytest.mark.anyio
@@ -56,9 +55,7 @@ async def test_isolation_process_spawns_the_server(sandbox: SandboxControl, tmp_
         scouted = await call(client, "scout", topic="rust async")
         assert {o["platform"] for o in scouted["opportunities"]} == {"devto"}
         [pid] = spawned("gwanjong_devto")
-    with anyio.fail_after(30):  # closing the gateway ends the server it spawned
-        while alive(pid):
-            await anyio.sleep(0.1)
+    await until(lambda: not alive(pid), 30)  # closing the gateway ends the server it spawned
 
 
 async def test_bundled_platforms_start_in_process_on_first_use_and_a_failing_one_leaves_the_others(

@@ -41,7 +41,8 @@ from tests.gateway.record.test_journal import (
     until_posted,
 )
 from tests.gateway.record.test_read_only_state import tmpfs
-from tests.gateway.strike.test_strike import history, strike
+from tests.gateway.rows import history
+from tests.gateway.strike.test_strike import strike
 from tests.mcp import call, error_of, until
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]  # mounts a tmpfs (a process)

@@ -28,9 +28,9 @@ from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
 from tests.gateway import helpers
 from tests.gateway.helpers import config_text
-from tests.gateway.rows import strike_row
-from tests.gateway.strike.test_strike import history, strike
-from tests.mcp import call
+from tests.gateway.rows import history, strike_row
+from tests.gateway.strike.test_strike import strike
+from tests.mcp import call, until
 
 pytestmark = pytest.mark.anyio
 TOPIC = "rust async cancellation"
@@ -68,9 +68,7 @@ async def strike_while_held(
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(write)
-        with anyio.fail_after(30):  # only catches a hang
-            while "write_comment" not in links.calls:
-                await anyio.sleep(0.01)
+        await until(lambda: "write_comment" in links.calls, 30, every=0.01)  # only a hang
         await meanwhile()
         links.release()
     [answer] = answers

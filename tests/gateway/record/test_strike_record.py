@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from fastmcp import Client, FastMCP
 
-from gwanjong_gateway.cli.main import main
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
@@ -21,8 +20,9 @@ from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import SOCIAL
-from tests.gateway.helpers import config_text, gateway_of
-from tests.gateway.strike.test_strike import drafted, history, strike
+from tests.gateway.helpers import config_text, exit_code, gateway_of
+from tests.gateway.rows import history
+from tests.gateway.strike.test_strike import drafted, strike
 from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio
@@ -116,11 +116,10 @@ async def test_a_malformed_platform_answer_in_strike_is_kind_prefixed(
 
 
 async def test_absence_counts_only_after_the_settle_window(
-    forum: FakePlatform, tmp_path: Path
+    forum: FakePlatform, tmp_path: Path, clock: FakeClock
 ) -> None:
     # A 500 may hide a write that landed: unknown, held, and freed only when reading back
     # still finds nothing once the window has passed.
-    clock = FakeClock()
     gw = gateway_over(forum, tmp_path, {"settle_window_s": 3}, clock=clock)
     async with Client(gw) as client:
         oid = await drafted(client)
@@ -148,14 +147,13 @@ async def test_absence_counts_only_after_the_settle_window(
 
 
 async def test_what_cannot_be_read_back_waits_for_a_person_who_resolves_it(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], clock: FakeClock
 ) -> None:
     # A like cannot be read back through the contract: once its settle window has passed,
     # the record says (a typed field, not words in its reason) that only a person can
     # settle it, and a second strike says so instead of "checking again in N s"; the
     # person settles it with `gwanjong history --resolve`, once.
     social = FakePlatform(SOCIAL)
-    clock = FakeClock()
     gw, mcp = gateway_of(tmp_path, social, tables={"safety": {"settle_window_s": 3}})
     gw.desk = StrikeDesk(gw.config, gw.upstreams, gw.records, clock=clock.time, mono=clock)
     async with Client(mcp) as client:
@@ -177,23 +175,20 @@ async def test_what_cannot_be_read_back_waits_for_a_person_who_resolves_it(
     cfg = tmp_path / "gateway.toml"
     cfg.write_text(config_text(tmp_path, []), encoding="utf-8")
     base = ["--config", str(cfg), "history", "--resolve", str(row.id), "--as"]
-    with pytest.raises(SystemExit) as done:
-        main([*base, "failed"])
-    assert done.value.code == 0 and f"record {row.id}: failed" in capsys.readouterr().out
-    with pytest.raises(SystemExit) as again:
-        main([*base, "posted"])  # settled already
-    assert again.value.code == 2 and "not unknown or pending" in capsys.readouterr().err
+    assert exit_code([*base, "failed"]) == 0
+    assert f"record {row.id}: failed" in capsys.readouterr().out
+    assert exit_code([*base, "posted"]) == 2  # settled already
+    assert "not unknown or pending" in capsys.readouterr().err
     [after] = history(tmp_path)
     assert after.status == StrikeStatus.FAILED
     assert "resolved by a person as failed" in after.policy[-1]
 
 
 async def test_a_write_that_shows_late_settles_as_posted(
-    forum: FakePlatform, tmp_path: Path
+    forum: FakePlatform, tmp_path: Path, clock: FakeClock
 ) -> None:
     # The write lands, the answer is lost, and reads do not show it yet: held as unknown
     # (never sent twice) until reading back finds it.
-    clock = FakeClock()
     gw = gateway_over(forum, tmp_path, {"settle_window_s": 600}, clock=clock)
     async with Client(gw) as client:
         oid = await drafted(client)

@@ -22,11 +22,6 @@ pytestmark = pytest.mark.anyio
 TOPIC = "rust async cancellation"
 
 
-@pytest.fixture(params=["legacy", "auto"])  # 2025-11-25 and 2026-07-28
-def mode(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
 def gateway(
     tmp_path: Path, forum: FakePlatform, clock: FakeClock | None = None, **settings: Any
 ) -> FastMCP[Any]:
@@ -89,8 +84,7 @@ async def test_a_restart_keeps_the_workflow_as_draft_saw_it_and_a_digest_not_the
     assert author == "renamed_since"
 
 
-async def test_a_handle_expires(forum: FakePlatform, tmp_path: Path) -> None:
-    clock = FakeClock()
+async def test_a_handle_expires(forum: FakePlatform, tmp_path: Path, clock: FakeClock) -> None:
     async with Client(gateway(tmp_path, forum, clock, handle_ttl_s=600)) as c:
         handle = await scouted(c)
         clock.advance(599)

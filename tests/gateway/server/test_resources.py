@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from fastmcp import Client
@@ -13,18 +12,12 @@ from fastmcp import Client
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
-from tests.gateway.helpers import drafted
+from tests.gateway.helpers import drafted, resource
 from tests.mcp import call
 
 pytestmark = pytest.mark.anyio
 
 
-async def read(client: Client[Any], uri: str) -> str:
-    contents = await client.read_resource(uri)
-    return contents[0].text  # type: ignore[union-attr]
-
-
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_listed_resources_and_prompt(forum: FakePlatform, tmp_path: Path, mode: str) -> None:
     async with Client(fake_gateway(tmp_path, forum), mode=mode) as client:
         resources = {str(r.uri) for r in await client.list_resources()}
@@ -44,7 +37,8 @@ async def test_policy_is_the_live_capabilities_table(forum: FakePlatform, tmp_pa
     async with Client(
         fake_gateway(tmp_path, forum, FakePlatform(LINKS), writes="dry-run")
     ) as client:
-        table = await read(client, "gwanjong://policy")
+        [policy] = await client.read_resource("gwanjong://policy")
+    table = policy.text  # type: ignore[union-attr]
     assert "Write mode: dry-run" in table
     devto = next(line for line in table.splitlines() if line.startswith("| devto |"))
     reddit = next(line for line in table.splitlines() if line.startswith("| reddit |"))
@@ -55,17 +49,17 @@ async def test_policy_is_the_live_capabilities_table(forum: FakePlatform, tmp_pa
 
 async def test_history_and_one_strike_record(forum: FakePlatform, tmp_path: Path) -> None:
     async with Client(fake_gateway(tmp_path, forum)) as client:
-        assert json.loads(await read(client, "gwanjong://history")) == []
+        assert await resource(client, "gwanjong://history") == []
         oid = await drafted(client)
         handed = await call(
             client, "strike", opportunity_id=oid, action="comment", content="Guard every await."
         )
         assert handed["status"] == "handoff"
-        recent = json.loads(await read(client, "gwanjong://history"))
+        recent = await resource(client, "gwanjong://history")
         assert [r["status"] for r in recent] == ["handoff"]
-        assert json.loads(await read(client, "gwanjong://history/devto")) == recent
+        assert await resource(client, "gwanjong://history/devto") == recent
         record = recent[0]["record"]
-        audit = json.loads(await read(client, f"gwanjong://strike/{record}"))
+        audit = await resource(client, f"gwanjong://strike/{record}")
         assert audit["content"].startswith("Guard every await.")
         # the audit names the post by its stable id, never by the handle (a capability)
         assert audit["context"]["opportunity_id"].startswith("devto-")

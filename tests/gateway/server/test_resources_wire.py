@@ -18,6 +18,7 @@ from mcp.types import INVALID_PARAMS
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
+from tests.gateway.helpers import resource
 
 pytestmark = pytest.mark.anyio
 
@@ -55,7 +56,6 @@ MISSING = [
 ]
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_a_missing_record_is_resource_not_found(
     forum: FakePlatform, tmp_path: Path, mode: str, fastmcp_log: Kept
 ) -> None:
@@ -69,7 +69,7 @@ async def test_a_missing_record_is_resource_not_found(
             assert error.message.startswith("not_found: "), error.message
         record = await error_of(client, "gwanjong://strike/999")
         assert "gwanjong://history" in record.message  # where the ids are
-        assert json.loads((await client.read_resource("gwanjong://history"))[0].text) == []  # type: ignore[union-attr]
+        assert await resource(client, "gwanjong://history") == []
     assert loud(fastmcp_log) == []
 
 
@@ -79,7 +79,6 @@ async def error_of(client: Client[Any], uri: str) -> Any:
     return caught.value.error
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_engage_describes_and_checks_its_arguments(
     forum: FakePlatform, tmp_path: Path, mode: str, fastmcp_log: Kept
 ) -> None:

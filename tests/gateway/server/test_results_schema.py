@@ -30,7 +30,6 @@ from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import opportunity_for
 
 pytestmark = pytest.mark.anyio
-MODES = ["legacy", "auto"]
 MODELS: dict[str, Any] = {
     "scout": ScoutResult,
     "draft": DraftResult,
@@ -86,7 +85,6 @@ async def drafted(c: Checked, topic: str = "rust async cancellation") -> str:
     return oid
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_every_live_result_and_error_conforms(
     forum: FakePlatform, tmp_path: Path, mode: str
 ) -> None:
@@ -151,7 +149,6 @@ async def test_every_live_result_and_error_conforms(
     assert c.seen == reached
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_dry_run_declined_refused_and_waiting_conform_to_a_schema_not_vacuous(
     forum: FakePlatform, tmp_path: Path, mode: str
 ) -> None:

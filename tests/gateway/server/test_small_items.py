@@ -27,15 +27,9 @@ from tests.fakes.profiles import LINKS
 from tests.gateway.approval_clients import url_only
 from tests.gateway.helpers import drafted, in_memory_gateway, opportunity_for
 from tests.mcp import call
-from tests.platforms import SPECS
+from tests.platforms import needs
 
 pytestmark = pytest.mark.anyio
-
-
-def needs(*platforms: str) -> None:
-    missing = [p for p in platforms if p not in SPECS]
-    if missing:
-        pytest.skip(f"platforms not selected: {missing}")
 
 
 @pytest.mark.parametrize(
@@ -121,7 +115,6 @@ async def test_draft_limits_are_net_of_the_disclosure_footer(tmp_path: Path) -> 
         assert over["status"] == "refused" and "disclosure" in over["reason"], over
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_a_url_only_client_never_gets_a_form(
     forum: FakePlatform, tmp_path: Path, mode: str
 ) -> None:
@@ -143,7 +136,6 @@ async def test_a_url_only_client_never_gets_a_form(
 
 
 @pytest.mark.stdio  # spawns a process
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_server_version_is_gwanjongs(forum: FakePlatform, tmp_path: Path, mode: str) -> None:
     async with Client(fake_gateway(tmp_path, forum), mode=mode) as client:
         info = client.server_info  # either era

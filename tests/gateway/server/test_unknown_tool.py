@@ -31,7 +31,6 @@ async def unknown_tool_error(server: FastMCP[Any], mode: str) -> MCPError:
     return caught.value
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_the_gateway_and_a_platform_server_answer_32602(
     forum: FakePlatform, tmp_path: Path, mode: str
 ) -> None:

@@ -17,12 +17,6 @@ from tests.fakes.profiles import LINKS
 from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio
-MODES = ["legacy", "auto"]
-
-
-@pytest.fixture(params=MODES)
-def mode(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
 
 
 async def test_exactly_five_tools(forum: FakePlatform, tmp_path: Path, mode: str) -> None:

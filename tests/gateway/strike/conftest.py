@@ -1,4 +1,4 @@
-"""The fixtures the desk's tests share: the open forum, a clock, desks over one record."""
+"""The fixtures the desk's tests share: the open forum, desks over one record."""
 
 from __future__ import annotations
 
@@ -16,11 +16,6 @@ from tests.gateway.strike.test_strike_chain import OPEN_FORUM
 @pytest.fixture
 def fake() -> FakePlatform:
     return FakePlatform(OPEN_FORUM)
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
 
 
 @pytest.fixture

@@ -28,6 +28,7 @@ from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import config_text
 from tests.gateway.record.test_journal import damage_an_index, named
+from tests.gateway.rows import history
 from tests.gateway.strike.test_strike_chain import (
     FOOTER,
     NAME,
@@ -61,8 +62,7 @@ class Desks:
             return store.approvals(self.clock.time(), pending=pending)
 
     def rows(self) -> list[Any]:
-        with closing(StrikeStore(self.tmp / "gwanjong.db")) as store:
-            return store.history(limit=100)
+        return history(self.tmp)
 
     async def close(self) -> None:
         with anyio.CancelScope(shield=True):

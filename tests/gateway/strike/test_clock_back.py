@@ -19,7 +19,8 @@ from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
 from tests.gateway.helpers import drafted, gateway_of
 from tests.gateway.record.test_journal import TITLE, TOPIC
-from tests.gateway.strike.test_strike import history, strike
+from tests.gateway.rows import history
+from tests.gateway.strike.test_strike import strike
 
 pytestmark = pytest.mark.anyio
 INTERVAL = 30

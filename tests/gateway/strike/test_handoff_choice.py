@@ -26,7 +26,8 @@ from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM
 from tests.gateway.helpers import config_text
-from tests.gateway.strike.test_strike import drafted, history
+from tests.gateway.rows import history
+from tests.gateway.strike.test_strike import drafted
 from tests.mcp import outcome
 
 pytestmark = pytest.mark.anyio

@@ -59,10 +59,9 @@ class Rig:
 
 @pytest.fixture
 async def r(
-    forum: FakePlatform, tmp_path: Path, request: pytest.FixtureRequest
+    forum: FakePlatform, tmp_path: Path, clock: FakeClock, request: pytest.FixtureRequest
 ) -> AsyncIterator[Rig]:
     """The gateway on ``forum`` and a fake clock; ``[review]`` the test's indirect param."""
-    clock = FakeClock()
     review = getattr(request, "param", None)
     tables = {"review": review} if review else None
     gw, mcp = gateway_of(tmp_path, forum, clock=clock, wall=clock.time, tables=tables)

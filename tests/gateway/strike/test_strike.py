@@ -29,10 +29,10 @@ from tests.fakes.clock import FakeClock
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import config_text, drafted
+from tests.gateway.rows import history
 from tests.mcp import call, outcome
 
 pytestmark = pytest.mark.anyio
-MODES = ["legacy", "auto"]
 
 
 async def strike(
@@ -44,11 +44,6 @@ async def strike(
 ) -> dict[str, Any]:
     args = {"opportunity_id": oid, "action": action, "content": content, "title": title}
     return await outcome(client, "strike", **args)
-
-
-def history(state_dir: Path) -> list[Any]:
-    with closing(StrikeStore(state_dir / "gwanjong.db")) as store:
-        return store.history(limit=100)
 
 
 async def test_dry_run_writes_nothing_and_shows_exactly_what(
@@ -85,7 +80,6 @@ async def test_same_strike_twice_at_once_writes_once(forum: FakePlatform, tmp_pa
     assert len(forum.writes) == 1
 
 
-@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize(
     ("answer", "read_s", "status"),
     [
@@ -156,7 +150,6 @@ async def test_confirm_mode_asks_the_human(
         assert any("gwanjong review approve" in way for way in result["approval"]["how"])
 
 
-@pytest.mark.parametrize("mode", MODES)
 async def test_confirm_without_elicitation_waits_for_a_person(
     forum: FakePlatform, tmp_path: Path, mode: str
 ) -> None:

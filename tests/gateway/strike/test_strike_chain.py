@@ -9,7 +9,6 @@ come before that check.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import closing
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,7 @@ from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import Profile
 from tests.gateway.helpers import config_text
+from tests.gateway.rows import history
 from tests.hostile_approvals import CORPUS, REFUSED
 
 pytestmark = pytest.mark.anyio
@@ -67,8 +67,7 @@ class Bench:
     store: Path
 
     def rows(self) -> list[Any]:
-        with closing(StrikeStore(self.store)) as store:
-            return store.history(limit=100)
+        return history(self.store.parent)
 
 
 def context(

@@ -14,8 +14,7 @@ from gwanjong_gateway.config import ConfigError, parse
 from gwanjong_gateway.team.access_tokens import TokenError, TokenStore, digest
 from gwanjong_gateway.team.auth import HashedTokenVerifier, bind_problem, build_auth, is_loopback
 from tests.fakes.clock import FakeClock
-from tests.gateway.cli.test_cli import exit_code
-from tests.gateway.helpers import config_file
+from tests.gateway.helpers import config_file, exit_code
 
 pytestmark = pytest.mark.anyio
 

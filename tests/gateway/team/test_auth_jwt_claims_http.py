@@ -11,7 +11,6 @@ import hashlib
 import hmac
 import json
 import time
-from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +20,10 @@ from joserfc.jwk import ECKey, RSAKey
 from mcp.shared.exceptions import MCPError
 
 from gwanjong_gateway.config import ConfigError, parse
-from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import config_text
 from tests.gateway.http_gateway import client, initialize_status, serve_app
+from tests.gateway.rows import history
 from tests.gateway.team.test_auth_jwt_http import Issuer, auth_table, claims, gateway
 from tests.mcp import call
 
@@ -193,5 +192,4 @@ async def test_one_users_many_agents_leave_anothers_handles(
             post = {"action": "post", "content": "Hi", "title": "Hello"}
             posted = await call(b, "strike", opportunity_id=bobs, **post)
             assert posted["status"] == "posted", posted
-    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:  # the subject, in the audit
-        assert [r.principal for r in store.history(limit=10)] == ["bob@example.test"]
+    assert [r.principal for r in history(tmp_path)] == ["bob@example.test"]  # in the audit

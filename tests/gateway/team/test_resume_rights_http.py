@@ -20,7 +20,7 @@ PAUSE = "3 write failures in a row; last: auth"
 async def test_only_the_operator_or_an_approver_resumes_paused_writes(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
-    async with team_gateway(tmp_path, forum, review={"approvers": ["bob"]}) as team:
+    async with team_gateway(tmp_path, forum, tables={"review": {"approvers": ["bob"]}}) as team:
         records = team.gateway.records
         for _ in range(3):
             await records.run(StrikeStore.record_failure, "devto", "auth", 3)

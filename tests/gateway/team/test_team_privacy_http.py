@@ -21,8 +21,9 @@ from gwanjong_gateway.cli.main import parser
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.usage.log import open_usage
 from tests.fakes.platform import FakePlatform
+from tests.gateway.helpers import resource
 from tests.gateway.strike.test_strike import drafted
-from tests.gateway.team_gateway import resource, team_gateway
+from tests.gateway.team_gateway import team_gateway
 from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio
@@ -110,12 +111,11 @@ async def bob_strikes(
     return posted, seen
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_each_member_reads_only_their_own_record_and_the_auditor_reads_all(
     forum: FakePlatform, tmp_path: Path, mode: str, store_url: str
 ) -> None:
-    store = {"url": store_url} if store_url else None
-    async with team_gateway(tmp_path, forum, store=store) as team:
+    tables = {"store": {"url": store_url}} if store_url else None
+    async with team_gateway(tmp_path, forum, tables=tables) as team:
         async with team.client("alice", mode) as a, team.client("bob", mode) as b:
             alice_oid, bob_oid = await drafted(a), await drafted(b)  # the same thread
             handoff, alice_post = await alice_strikes(a, alice_oid)

@@ -6,7 +6,6 @@ link is theirs: another member's `setup(save)` never cancels it."""
 from __future__ import annotations
 
 import json
-from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +18,10 @@ from fastmcp.client.transports import StreamableHttpTransport
 from mcp.shared.exceptions import MCPError
 from mcp.types import ElicitRequestURLParams
 
-from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.team.access_tokens import store_for
 from tests.fakes.platform import FakePlatform
 from tests.gateway.http_gateway import INIT, mcp_headers
+from tests.gateway.rows import history
 from tests.gateway.strike.test_strike import drafted
 from tests.gateway.team_gateway import team_gateway
 from tests.mcp import call
@@ -77,11 +76,9 @@ async def test_a_revoked_token_is_refused_next_and_its_open_stream_is_closed(
             )
             assert listed.status_code == 200 and "strike" in listed.text
     assert forum.written() == []
-    with closing(StrikeStore(tmp_path / "gwanjong.db")) as store:
-        assert store.history() == []  # nothing ran
+    assert history(tmp_path) == []  # nothing ran
 
 
-@pytest.mark.parametrize("mode", ["legacy", "auto"])
 async def test_one_members_setup_never_cancels_anothers_credential_link(
     forum: FakePlatform, tmp_path: Path, mode: str
 ) -> None:

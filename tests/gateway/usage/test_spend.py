@@ -19,13 +19,11 @@ import anyio
 import pytest
 from fastmcp import Client
 
-from gwanjong_gateway.cli.main import main
 from gwanjong_gateway.config import ConfigError, parse
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
-from gwanjong_gateway.scout.state import DraftContext, Opportunity
 from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_gateway.usage import spend
 from gwanjong_gateway.usage.log import open_usage
@@ -36,8 +34,8 @@ from gwanjong_twitter.profile import PROFILE as X_PROFILE
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import PAID
-from tests.gateway.helpers import config_text, in_threads
-from tests.gateway.strike.test_strike_chain import Says
+from tests.gateway.helpers import config_text, exit_code, in_threads
+from tests.gateway.strike.test_strike_chain import Says, context
 from tests.mcp import call
 
 pytestmark = pytest.mark.anyio
@@ -94,16 +92,6 @@ def where(tmp_path: Path, store_url: str) -> Where:
     return Where(url=store_url) if store_url else Where(tmp_path / "usage.db")
 
 
-def context(fake: FakePlatform, key: str) -> DraftContext:
-    post_id = fake.ids.get(key) or fake.add_post(key, f"Post {key}", "Some text.", author=f"a{key}")
-    post = fake.posts[post_id]
-    return DraftContext(
-        opportunity=Opportunity(id=f"{NAME}:{post_id}", post=post, score=1.0, reason="test"),
-        capabilities=None,
-        validation={},
-    )
-
-
 async def test_fifty_concurrent_strikes_from_two_replicas_never_pass_the_budget(
     tmp_path: Path, fake: FakePlatform, store_url: str, record: StrikeStore
 ) -> None:
@@ -113,7 +101,7 @@ async def test_fifty_concurrent_strikes_from_two_replicas_never_pass_the_budget(
         bench_for(tmp_path, fake, budget(0.15), store_url) as bench,
         bench_for(tmp_path, fake, budget(0.15), store_url) as other,
     ):
-        contexts = [context(fake, f"k{n}") for n in range(50)]
+        contexts = [context(fake, f"k{n}", f"author{n}") for n in range(50)]  # no cool-down
         results: list[dict[str, Any]] = []
 
         async def one(n: int) -> None:
@@ -150,11 +138,13 @@ async def test_a_write_with_a_link_costs_more_and_the_day_after_starts_afresh(
 ) -> None:
     async with bench_for(tmp_path, fake, budget(0.2)) as bench:
         got = await bench.desk.strike(
-            context(fake, "a"), "comment", "See example.com/x", "", accept
+            context(fake, "a", "ann"), "comment", "See example.com/x", "", accept
         )
         assert got.model_dump()["status"] == "posted"
         assert bench.ledger.spent(NAME, 0) == 200_000  # "with URL": $0.20
-        got = await bench.desk.strike(context(fake, "b"), "comment", "Plain words.", "", accept)
+        got = await bench.desk.strike(
+            context(fake, "b", "bob"), "comment", "Plain words.", "", accept
+        )
         wire = got.model_dump(mode="json")
         assert wire["status"] == "refused" and "$0.20 spent today" in wire["reason"]
         assert "may cost $0.015" in wire["reason"]
@@ -242,8 +232,7 @@ async def test_status_and_gwanjong_usage_show_the_spend_per_day(
 
     cfg = tmp_path / "g.toml"
     cfg.write_text(text, encoding="utf-8")
-    with pytest.raises(SystemExit):
-        main(["usage", "--config", str(cfg)])
+    exit_code(["usage", "--config", str(cfg)])
     text = capsys.readouterr().out
     rows = [line.split() for line in text.splitlines()]
     assert [day["day"], NAME, day["usd"], str(day["calls"]), "$5.00"] in rows, text

@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from gwanjong_gateway.cli.main import main
 from gwanjong_gateway.record.readers import EVERYONE, Reader
 from gwanjong_gateway.usage.log import (
     TOKEN_SAMPLE_CHARS,
@@ -32,16 +31,17 @@ from gwanjong_shared.contract.errors import ErrorKind
 from gwanjong_shared.contract.rate import RateWindow
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
-from tests.gateway.helpers import config_text, in_memory_gateway, in_threads
+from tests.gateway.helpers import (
+    config_text,
+    exit_code,
+    in_memory_gateway,
+    in_threads,
+    resource,
+)
 from tests.gateway.http_gateway import free_port
 from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio
-
-
-async def usage_of(client: Client[Any]) -> dict[str, Any]:
-    contents = await client.read_resource("gwanjong://usage")
-    return json.loads(contents[0].text)  # type: ignore[union-attr]
 
 
 def row(report: dict[str, Any], platform: str, tool: str) -> dict[str, Any]:
@@ -64,7 +64,7 @@ async def test_failures_count_as_their_kind_and_survive_a_restart_and_a_down_pla
         forum.faults.clear()
         nope = await error_of(client, "draft", opportunity_id="nope")
         assert nope.startswith("needs_previous_step")
-        report = await usage_of(client)
+        report = await resource(client, "gwanjong://usage")
         search = row(report, "devto", "search")
         assert search["calls"] == 2 and search["errors"] == {"rate_limited": 1}
         assert search["last_error"]["kind"] == "rate_limited"
@@ -85,14 +85,14 @@ async def test_failures_count_as_their_kind_and_survive_a_restart_and_a_down_pla
     # A new gateway on the same state dir reads the same figures back, and adds to them.
     async with Client(fake_gateway(tmp_path, forum)) as client:
         await call(client, "scout", topic="rust")
-        report = await usage_of(client)
+        report = await resource(client, "gwanjong://usage")
         assert row(report, "devto", "search")["calls"] == 3
         assert row(report, "devto", "search")["errors"] == {"rate_limited": 1}
         assert row(report, "", "scout")["calls"] == 3
         assert row(report, "", "draft")["calls"] == 1
         forum.fail(kind=ErrorKind.UNAVAILABLE, count=50)  # the platform down: every call
         await call(client, "scout", topic="rust")
-        report = await usage_of(client)
+        report = await resource(client, "gwanjong://usage")
     assert row(report, "devto", "trending")["errors"] == {"unavailable": 1}
     assert row(report, "devto", "search")["last_error"]["kind"] == "unavailable"
 
@@ -105,7 +105,7 @@ async def test_the_platforms_remaining_budget_reaches_status_and_the_cli(
     async with Client(in_memory_gateway(sandbox, tmp_path, ["twitter"])) as client:
         await call(client, "scout", topic="rust async")
         lines = (await call(client, "status"))["usage_7d"]
-        report = await usage_of(client)
+        report = await resource(client, "gwanjong://usage")
     search = row(report, "twitter", "search")
     assert search["errors"] == {} and search["rate_limit"] is None
     assert search["remaining"]["limit"] == 450  # GET /2/tweets/search/recent
@@ -119,14 +119,11 @@ async def test_the_platforms_remaining_budget_reaches_status_and_the_cli(
 
     cfg = tmp_path / "g.toml"
     cfg.write_text(config_text(tmp_path, []), encoding="utf-8")
-    with pytest.raises(SystemExit) as done:
-        main(["usage", "--config", str(cfg), "--json"])
-    assert done.value.code == 0
+    assert exit_code(["usage", "--config", str(cfg), "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed["rate_remaining"]["twitter"]["remaining"] == budget["remaining"]
     assert row(printed, "twitter", "search")["remaining"] == search["remaining"]
-    with pytest.raises(SystemExit):
-        main(["usage", "--config", str(cfg)])
+    exit_code(["usage", "--config", str(cfg)])
     text = capsys.readouterr().out
     assert f"remaining {search['remaining']['remaining']}/450" in text
     assert all(len(line) <= 80 for line in text.splitlines()), text
@@ -267,10 +264,8 @@ def test_a_database_that_is_down_drops_the_figures_with_one_warning_and_usage_sa
     capsys.readouterr()  # what the log's part printed: `gwanjong usage` alone is read below
     cfg = tmp_path / "usage.toml"
     cfg.write_text(config_text(tmp_path, [], tables={"store": {"url": url}}), "utf-8")
-    with pytest.raises(SystemExit) as done:
-        main(["usage", "--config", str(cfg), "--json"])
+    assert exit_code(["usage", "--config", str(cfg), "--json"]) == 1
     err = capsys.readouterr().err
-    assert done.value.code == 1
     assert err.startswith("gwanjong usage: unavailable: the usage figures at 127.0.0.1:"), err
     assert "s3cret-pw" not in err
 
@@ -280,10 +275,9 @@ def usage_json(tmp: Path, store_url: str, capsys: pytest.CaptureFixture[str]) ->
     cfg = tmp / "usage.toml"
     tables = {"store": {"url": store_url}} if store_url else None
     cfg.write_text(config_text(tmp / "cli", [], tables=tables), "utf-8")
-    with pytest.raises(SystemExit) as done:
-        main(["usage", "--config", str(cfg), "--json"])
+    code = exit_code(["usage", "--config", str(cfg), "--json"])
     out = capsys.readouterr()
-    assert (done.value.code or 0) == 0, out.err
+    assert code == 0, out.err
     return json.loads(out.out)
 
 

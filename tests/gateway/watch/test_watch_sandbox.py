@@ -24,7 +24,7 @@ from gwanjong_sandbox.control import SandboxControl
 from tests.fakes.clock import FakeClock
 from tests.gateway.helpers import config_text
 from tests.gateway.watch.test_watcher import EVERY_S, Heard, next_period
-from tests.platforms import SPECS
+from tests.platforms import SPECS, needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]
 
@@ -98,15 +98,10 @@ def x_mentions_reads(sandbox: SandboxControl) -> int:
     )
 
 
-def needs_x() -> None:
-    if "twitter" not in SPECS:
-        pytest.skip("X is not in this run (GWANJONG_TEST_PLATFORMS)")
-
-
 async def test_x_is_polled_no_more_often_than_its_min_interval(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
-    needs_x()
+    needs("twitter")
     heard, clock = Heard(), FakeClock()
     others = {"twitter": {"min_interval_s": 4 * EVERY_S}}
     before = x_mentions_reads(sandbox)
@@ -120,7 +115,7 @@ async def test_x_is_polled_no_more_often_than_its_min_interval(
 async def test_a_rate_window_x_shut_holds_the_watcher_until_it_reopens(
     sandbox: SandboxControl, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    needs_x()
+    needs("twitter")
     heard, clock = Heard(), FakeClock()
     async with watching(sandbox, tmp_path, heard, clock) as w:
         await w.tick()  # what waits already
@@ -143,7 +138,7 @@ async def test_xs_daily_spend_cap_stops_the_watcher_before_x_is_asked(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     # (with a cap a read fits in, X's inbox is read: the next test's first periods)
-    needs_x()
+    needs("twitter")
     heard, clock = Heard(), FakeClock()
     cap = {"limits": {"twitter": {"daily_usd": 0.001}}}  # less than one paid read
     before = x_mentions_reads(sandbox)
@@ -157,7 +152,7 @@ async def test_xs_daily_spend_cap_stops_the_watcher_before_x_is_asked(
 async def test_xs_daily_spend_cap_is_never_exceeded_and_the_log_says_so(
     sandbox: SandboxControl, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    needs_x()
+    needs("twitter")
     heard, clock = Heard(), FakeClock()
     cap = {"limits": {"twitter": {"daily_usd": 0.15}}}  # a few paid inbox reads
     refused_at = None
