@@ -198,10 +198,18 @@ class HandOffs:
         line = f"hand-off proven: found on {row.platform} by the gateway at"
         said = f"recorded as posted: the gateway found it on {row.platform}."
         confirmed = await self._posted(row, proof.url, by or "", line, said, proof.id)
-        if confirmed is None:  # closed meanwhile
-            earlier = await self.records.run(StrikeStore.get, row.id)
-            return already(earlier or row)
-        return confirmed
+        return confirmed or await self._closed_meanwhile(row)
+
+    async def _closed_meanwhile(self, row: Strike) -> Duplicate | Refused:
+        """Hand-off ``row`` was closed, dismissed or expired by someone else during this call:
+        say which, never "posted" for one a person dismissed."""
+        earlier = await self.records.run(StrikeStore.get, row.id) or row
+        if earlier.status is StrikeStatus.POSTED:
+            return already(earlier)
+        return Refused(
+            reason=f"Hand-off {handoff_ref(row.id)} is {earlier.status}; nothing recorded.",
+            record=row.id,
+        )
 
     async def _claimed(
         self, row: Strike, link: str, why: str, ref: str
@@ -210,14 +218,8 @@ class HandOffs:
         now = self.clock()
         line = f"claimed posted by the model at {_stamp(now)}, unverified: {why}"
         noted = await self.records.run(StrikeStore.note_claim, row.id, link, line, now)
-        if noted is None:  # closed, dismissed or expired meanwhile
-            earlier = await self.records.run(StrikeStore.get, row.id) or row
-            if earlier.status is StrikeStatus.POSTED:
-                return already(earlier)
-            return Refused(
-                reason=f"Hand-off {handoff_ref(row.id)} is {earlier.status}; nothing recorded.",
-                record=row.id,
-            )
+        if noted is None:
+            return await self._closed_meanwhile(row)
         h = handoff_ref(row.id)
         return Handoff(
             reason=f"Not recorded as posted: {why}. Only a person closes hand-off {h}, or "

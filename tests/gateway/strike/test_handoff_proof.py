@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from fastmcp import Client
 
@@ -27,6 +28,7 @@ from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import gateway_of
 from tests.gateway.strike.test_handoff_choice import COMMENT, call
 from tests.gateway.strike.test_strike import drafted
+from tests.mcp import until
 
 pytestmark = pytest.mark.anyio
 DAY = 86400.0
@@ -148,6 +150,26 @@ async def test_a_person_dismisses_a_handoff_it_stays_in_history(r: Rig) -> None:
     # a dismissed hand-off holds its target no longer: the model may hand it over again
     again = await call(r.client, oid, "comment", content=COMMENT)
     assert again["status"] == "handoff" and again["record"] != record, again
+
+
+async def test_a_handoff_dismissed_while_its_proof_is_read_is_not_called_posted(r: Rig) -> None:
+    oid, record = await handed(r)
+    r.ours(record)
+    r.forum.hang("get_comments")  # the proof is being read when the person dismisses it
+    reads = r.forum.calls.count("get_comments")
+    got: dict[str, Any] = {}
+    async with anyio.create_task_group() as tg:
+
+        async def confirm() -> None:
+            got.update(await call(r.client, oid, "confirm_handoff", handoff=record))
+
+        tg.start_soon(confirm)
+        await until(lambda: r.forum.calls.count("get_comments") > reads)
+        await r.gw.desk.handoffs.dismiss(record, by="alice")
+        r.forum.release()
+    assert got.get("status") == "refused", got
+    assert got["reason"] == f"Hand-off h{record} is dismissed; nothing recorded.", got
+    assert r.row(record).status is StrikeStatus.DISMISSED
 
 
 @EXPIRE_IN_AN_HOUR
