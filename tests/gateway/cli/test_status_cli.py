@@ -66,7 +66,7 @@ def test_status_says_what_waits_health_and_the_last_notification(
 
 def test_status_with_nothing_recorded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = config_file(tmp_path, ["devto"])
-    exit_code(["status", "--config", str(path)])
+    assert exit_code(["status", "--config", str(path)]) == 0
     out = capsys.readouterr().out
     assert "waiting for you:\n  nothing\n" in out
     assert "notifications: off (set [notify] urls in gateway.toml)" in out
