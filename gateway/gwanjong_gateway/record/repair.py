@@ -76,8 +76,7 @@ def check_record(config: GatewayConfig) -> RecordCheck:
         return RecordCheck(engine, where, Health.MISSING, "created on first use")
     try:
         with closing(open_store(config, config.store.lock_timeout_s)) as store:
-            counts = store.engine.tuples("SELECT status, COUNT(*) FROM strikes GROUP BY status")
-            return RecordCheck(engine, where, Health.OK, counts=dict(counts))
+            return RecordCheck(engine, where, Health.OK, counts=store.status_counts())
     except Exception as exc:
         if url:
             said = pg_errors.describe(exc, url, config.store.lock_timeout_s)

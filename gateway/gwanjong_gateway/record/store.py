@@ -230,6 +230,10 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, NoticeRows):
                 found.update((platform, target) for (target,) in rows)
         return found
 
+    def status_counts(self) -> dict[str, int]:
+        """How many strikes are in each status (`gwanjong doctor`)."""
+        return dict(self.engine.tuples("SELECT status, COUNT(*) FROM strikes GROUP BY status"))
+
     def unsettled(self) -> list[Strike]:
         return self.engine.rows(
             Strike, f"SELECT * FROM strikes WHERE status IN ({_UNSETTLED}) ORDER BY id", UNSETTLED

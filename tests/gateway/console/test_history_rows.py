@@ -1,6 +1,6 @@
 """The console's reads of the record: a history page (keyset on the id, filters on
-platform, status, principal and a date range) and every open hand-off, on each engine
-(`record`)."""
+platform, status, principal and a date range), every open hand-off and the counts by status
+`gwanjong doctor` shows, on each engine (`record`)."""
 
 from __future__ import annotations
 
@@ -50,3 +50,12 @@ def test_history_pages_and_open_handoffs(record: StrikeStore) -> None:
     assert [r.id for r in record.open_handoffs()] == [ids[n] for n in (2, 5, 8, 11)]
     assert [r.id for r in record.open_handoffs("alice")] == [ids[n] for n in (2, 5, 11)]
     assert record.open_handoffs("nobody") == []
+
+
+def test_status_counts_count_every_row_by_status(record: StrikeStore) -> None:
+    """What `gwanjong doctor` shows of the record: one count per status, all rows counted."""
+    assert record.status_counts() == {}
+    for n, status in enumerate([StrikeStatus.POSTED, StrikeStatus.POSTED, StrikeStatus.FAILED]):
+        add(record, n, status, "devto", "")
+    add(record, 3, StrikeStatus.PENDING, "bluesky", "alice")
+    assert record.status_counts() == {"posted": 2, "failed": 1, "pending": 1}
