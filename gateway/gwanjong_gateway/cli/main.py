@@ -204,7 +204,7 @@ def parser() -> argparse.ArgumentParser:
     d = command(sub, "demo", "run scout -> draft -> strike against the local sandbox", _demo)
     d.add_argument("--topic", default="MCP gateway design", help="what to scout for")
     d.add_argument(
-        "--platforms", nargs="*", default=None, help="which platforms (default: all four)"
+        "--platforms", nargs="*", default=None, help="which platforms (default: all six)"
     )
     d.add_argument(
         "--keep", action="store_true", help="keep its gateway.toml and state (default: deleted)"
