@@ -137,14 +137,14 @@ async def status_report(
     async def ask_record() -> None:
         nonlocal record, failed
         try:
-            record = await gw.records.run_by(
-                gw.sleep,
+            record = await gw.records.run_within(
                 min(STATUS_RECORD_S, gw.records.deadline_s),
                 health_of,
                 list(gw.upstreams.health()),
                 who,
                 gw.desk.claims.clock(),
                 tuple(gw.config.review.approvers),
+                sleep=gw.sleep,
             )
         except PlatformError as exc:
             failed = str(exc)

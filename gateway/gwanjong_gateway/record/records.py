@@ -296,7 +296,7 @@ class Records:
                 return fn(self._reader, *args, **kwargs)
             except sqlite3.Error:  # busy, or worse: the worker thread says which
                 self._drop_reader()
-        return await self.run_within(self.deadline_s, fn, *args, **kwargs)
+        return await self.run_within(self.deadline_s, fn, *args, sleep=None, **kwargs)
 
     def _read_now(self) -> bool:
         """Whether a read can be asked on the event loop: SQLite in WAL mode, where a read
@@ -326,21 +326,15 @@ class Records:
             _OUTAGE.reset(token)
 
     async def run_within(
-        self, deadline_s: float, fn: Callable[..., T], *args: object, **kwargs: object
-    ) -> T:
-        """`run` with its own deadline (status answers within 2 s)."""
-        return await self.run_by(None, deadline_s, fn, *args, **kwargs)
-
-    async def run_by(
         self,
-        sleep: Callable[[float], Awaitable[None]] | None,
         deadline_s: float,
         fn: Callable[..., T],
         *args: object,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
         **kwargs: object,
     ) -> T:
-        """`run_within`, its deadline waited with ``sleep`` (a caller's own clock: the
-        gateway's, which tests inject); None: on real time."""
+        """`run` with its own deadline (status answers within 2 s), waited with ``sleep``
+        (a caller's own clock: the gateway's, which tests inject); None: on real time."""
         outage = _OUTAGE.get()
         if outage:
             raise unavailable(outage[0].message)
