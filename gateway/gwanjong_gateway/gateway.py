@@ -35,7 +35,8 @@ class Gateway:
         wall: Clock = time.time,
     ) -> None:
         """``clock``: the monotonic clock (breakers, the credential page, how long a
-        dialog took); ``wall``: the epoch clock of the strike record (tests inject both)."""
+        dialog took, the settle window); ``wall``: the epoch clock of the strike record
+        (tests inject both)."""
         self.config = config
         self.environ = environ
         self.upstreams = Upstreams(config, environ, transports, clock)
@@ -44,7 +45,7 @@ class Gateway:
         # The record is opened lazily in its worker thread; a corrupt file is reported by
         # strike (and status), never fatal to the gateway.
         self.records = Records.for_config(config, environ)
-        self.desk = StrikeDesk(config, self.upstreams, self.records, clock=wall)
+        self.desk = StrikeDesk(config, self.upstreams, self.records, clock=wall, mono=clock)
         self.cursors: inbox.CursorStore = (
             RecordCursors(self.records)
             if config.store.url

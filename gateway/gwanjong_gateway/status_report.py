@@ -4,6 +4,7 @@ own report), and how each platform, the strike record and the usage log are doin
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import weakref
 from collections.abc import Callable
 from functools import partial
@@ -17,7 +18,7 @@ from gwanjong_gateway.platforms.client import probe_all
 from gwanjong_gateway.platforms.health import PlatformState
 from gwanjong_gateway.platforms.upstream import Health
 from gwanjong_gateway.record.readers import Reader
-from gwanjong_gateway.record.records import health_of
+from gwanjong_gateway.record.records import health_of, within
 from gwanjong_gateway.record.rows.notice_rows import Notice
 from gwanjong_gateway.rules.approvals import iso
 from gwanjong_gateway.scout.late import wait_within
@@ -126,7 +127,8 @@ async def status_report(
 ) -> StatusResult:
     """`pipeline_report`: the pipeline's `describe` of the caller's state; `usage`: the
     usage log's compact summary (run in a worker thread, within the deadline); `who`:
-    whose records and usage the caller reads (team mode: their own)."""
+    whose records and usage the caller reads (team mode: their own). Every deadline here
+    is waited with `gw.sleep`, the gateway's own clock."""
     record: dict[str, Any] = {}
     failed = None
     # what a frozen usage database leaves
@@ -142,15 +144,18 @@ async def status_report(
                 who,
                 gw.desk.claims.clock(),
                 tuple(gw.config.review.approvers),
+                sleep=gw.sleep,
             )
         except PlatformError as exc:
             failed = str(exc)
 
+    async def read_usage() -> list[str]:  # given up at the deadline: its thread runs out
+        return await anyio.to_thread.run_sync(partial(usage, reader=who), abandon_on_cancel=True)
+
     async def ask_usage() -> None:
         nonlocal used
-        with anyio.move_on_after(STATUS_RECORD_S):
-            compact = partial(usage, reader=who)
-            used = await anyio.to_thread.run_sync(compact, abandon_on_cancel=True)
+        with contextlib.suppress(TimeoutError):
+            used = await within(STATUS_RECORD_S, gw.sleep, read_usage)
 
     # side by side: a frozen database costs status one deadline, not two in a row
     async with anyio.create_task_group() as tg:

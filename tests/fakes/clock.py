@@ -23,7 +23,8 @@ class FakeClock:
     a resumed VM), which is what a monotonic clock is there to ignore.
 
     ``gated=True``: each sleep waits until the test lets it pass with ``pass_one`` (which
-    then moves the clock by what was asked), for a test that steps a background task.
+    then moves the clock by what was asked), for a test that steps a background task; a
+    sleep cancelled first leaves the queue (``waiting``) without moving the clock.
     """
 
     def __init__(
@@ -59,14 +60,23 @@ class FakeClock:
 
     async def sleep(self, seconds: float) -> None:
         if self._asked is not None:
-            done = anyio.Event()
-            self._pending.append((seconds, done))
+            asked = (seconds, anyio.Event())
+            self._pending.append(asked)
             self._asked.set()
-            await done.wait()
+            try:
+                await asked[1].wait()
+            finally:  # cancelled before it passed (what it waited for came first): never slept
+                if asked in self._pending:
+                    self._pending.remove(asked)
             return
         self.slept.append(seconds)
         self.advance(seconds)
         await anyio.lowlevel.checkpoint()
+
+    @property
+    def waiting(self) -> list[float]:
+        """(gated) The sleeps asked for and not yet passed nor cancelled, in the order asked."""
+        return [seconds for seconds, _ in self._pending]
 
     async def pass_one(self) -> None:
         """(gated) Wait for the next sleep, move the clock by it and let it return."""

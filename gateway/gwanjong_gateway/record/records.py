@@ -13,7 +13,7 @@ import shutil
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Awaitable, Callable, Generator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -108,6 +108,32 @@ def platform_error(exc: BaseException) -> PlatformError | None:
     from gwanjong_shared.contract.errors import PlatformError
 
     return exc if isinstance(exc, PlatformError) else None
+
+
+async def within(
+    deadline_s: float, sleep: Callable[[float], Awaitable[None]], work: Callable[[], Awaitable[T]]
+) -> T:
+    """``work()``'s answer, or TimeoutError once ``sleep(deadline_s)`` returns first (``work``
+    is then cancelled): `anyio.fail_after` on the caller's clock instead of real time."""
+    got: list[T] = []
+    failed: list[Exception] = []
+    async with anyio.create_task_group() as tg:
+
+        async def run() -> None:
+            try:
+                got.append(await work())
+            except Exception as exc:  # raised below, not as a task group's ExceptionGroup
+                failed.append(exc)
+            tg.cancel_scope.cancel()  # answered: no deadline left to wait for
+
+        tg.start_soon(run)
+        await sleep(deadline_s)
+        tg.cancel_scope.cancel()
+    if failed:
+        raise failed[0]
+    if not got:
+        raise TimeoutError
+    return got[0]
 
 
 class _Abandoned(Exception):
@@ -270,7 +296,7 @@ class Records:
                 return fn(self._reader, *args, **kwargs)
             except sqlite3.Error:  # busy, or worse: the worker thread says which
                 self._drop_reader()
-        return await self.run_within(self.deadline_s, fn, *args, **kwargs)
+        return await self.run_within(self.deadline_s, fn, *args, sleep=None, **kwargs)
 
     def _read_now(self) -> bool:
         """Whether a read can be asked on the event loop: SQLite in WAL mode, where a read
@@ -300,13 +326,21 @@ class Records:
             _OUTAGE.reset(token)
 
     async def run_within(
-        self, deadline_s: float, fn: Callable[..., T], *args: object, **kwargs: object
+        self,
+        deadline_s: float,
+        fn: Callable[..., T],
+        *args: object,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+        **kwargs: object,
     ) -> T:
-        """`run` with its own deadline (status answers within 2 s)."""
+        """`run` with its own deadline (status answers within 2 s), waited with ``sleep``
+        (a caller's own clock: the gateway's, which tests inject); None: on real time."""
         outage = _OUTAGE.get()
         if outage:
             raise unavailable(outage[0].message)
         try:
+            if sleep is not None:
+                return await within(deadline_s, sleep, lambda: self._call(fn, *args, **kwargs))
             with anyio.fail_after(deadline_s):
                 return await self._call(fn, *args, **kwargs)
         except TimeoutError:

@@ -18,7 +18,6 @@ from opentelemetry.trace import SpanKind
 from gwanjong_gateway.observe.attach import attach
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
-from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_gateway.strike.settle import RECORD_ID, SPAN
 from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.clock import FakeClock
@@ -38,8 +37,7 @@ TELEMETRY = {
 
 async def test_the_settle_span_links_to_the_strike_that_sent_the_write(tmp_path: Path) -> None:
     fake, clock, exporter = FakePlatform(FORUM), FakeClock(), InMemorySpanExporter()
-    gw, mcp = gateway_of(tmp_path, fake, tables=TELEMETRY)
-    gw.desk = StrikeDesk(gw.config, gw.upstreams, gw.records, clock=clock.time, mono=clock)
+    gw, mcp = gateway_of(tmp_path, fake, clock=clock, wall=clock.time, tables=TELEMETRY)
     observed = attach(mcp, gw, gw.config, None, "http", exporter=exporter)
     assert observed.provider is not None
     async with Client(mcp) as client:

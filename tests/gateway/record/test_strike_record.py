@@ -15,7 +15,6 @@ from gwanjong_gateway.config import parse
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_gateway.server import build_gateway
-from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
@@ -35,9 +34,8 @@ def gateway_over(
     clock: FakeClock | None = None,
 ) -> FastMCP[Any]:
     tables = {"safety": safety} if safety is not None else None
-    gw, mcp = gateway_of(tmp_path, forum, tables=tables)
-    if clock is not None:  # the record's and the read-back's clock (StrikeDesk, Settler)
-        gw.desk = StrikeDesk(gw.config, gw.upstreams, gw.records, clock=clock.time, mono=clock)
+    wall = None if clock is None else clock.time  # the record's; ``clock``: the read-back's
+    _gw, mcp = gateway_of(tmp_path, forum, clock=clock, wall=wall, tables=tables)
     return mcp
 
 
@@ -154,8 +152,8 @@ async def test_what_cannot_be_read_back_waits_for_a_person_who_resolves_it(
     # settle it, and a second strike says so instead of "checking again in N s"; the
     # person settles it with `gwanjong history --resolve`, once.
     social = FakePlatform(SOCIAL)
-    gw, mcp = gateway_of(tmp_path, social, tables={"safety": {"settle_window_s": 3}})
-    gw.desk = StrikeDesk(gw.config, gw.upstreams, gw.records, clock=clock.time, mono=clock)
+    tables = {"safety": {"settle_window_s": 3}}
+    _gw, mcp = gateway_of(tmp_path, social, clock=clock, wall=clock.time, tables=tables)
     async with Client(mcp) as client:
         scouted = await call(client, "scout", topic="rust", limit=5)
         oid = scouted["opportunities"][0]["id"]

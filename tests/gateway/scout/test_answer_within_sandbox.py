@@ -71,7 +71,7 @@ async def test_scout_and_status_answer_within_a_clients_patience(
             assert second["errors"] == {}
             assert {o["platform"] for o in second["opportunities"]} == set(names)
 
-            deadline = FakeClock(gated=True)  # none of the sleeps cancelled above
+            deadline = FakeClock(gated=True)  # slept: the inbox's deadline alone
             gw.sleep = deadline.sleep
             async with anyio.create_task_group() as tg:  # the inbox likewise
                 tg.start_soon(ask, "scout", {"source": "mentions", "limit": 25})

@@ -12,7 +12,6 @@ import pytest
 from fastmcp import Client, FastMCP
 
 from gwanjong_gateway.rules import policy
-from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
@@ -28,8 +27,9 @@ INTERVAL = 30
 
 def stepped_gateway(links: FakePlatform, state: Path, clock: FakeClock) -> FastMCP[Any]:
     tables, platform = {"safety": {"settle_window_s": 120}}, {"min_interval_s": INTERVAL}
-    gw, mcp = gateway_of(state, links, tables=tables, platform=platform)
-    gw.desk = StrikeDesk(gw.config, gw.upstreams, gw.records, clock=clock.time, mono=clock)
+    _gw, mcp = gateway_of(
+        state, links, clock=clock, wall=clock.time, tables=tables, platform=platform
+    )
     return mcp
 
 
