@@ -109,19 +109,6 @@ async def test_a_weighted_footer_is_counted_by_the_platform(
     assert comment["footer"] == counted and comment["max"] == 280 - counted
 
 
-async def test_default_dry_run_writes_nothing(sandbox: SandboxControl, tmp_path: Path) -> None:
-    config = live_config(tmp_path, sandbox, ["devto"], "dry-run")
-    async with Client(gateway(config), timeout=60) as client:
-        scouted = await call(client, "scout", topic="uv workspaces")
-        oid = scouted["opportunities"][0]["id"]
-        await client.call_tool("draft", {"opportunity_id": oid})
-        result = await call(
-            client, "strike", opportunity_id=oid, action="post", title="T", content="Body"
-        )
-        assert result["status"] == "dry_run"
-    assert sandbox.writes() == []
-
-
 async def test_a_killed_server_is_respawned_by_the_next_call(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:

@@ -339,16 +339,6 @@ async def test_an_exhausted_window_holds_only_its_endpoint(sandbox: SandboxContr
     assert found["posts"]
 
 
-async def test_trending_is_the_top_trends_posts_ranked(sandbox: SandboxControl) -> None:
-    async with Client(SPEC.build(sandbox.url)) as client:
-        posts = (await call(client, "trending", limit=5))["posts"]
-    # The sandbox's top three trends are #python, #databases and #performance.
-    assert posts and all({"python", "databases", "performance"} & set(p["tags"]) for p in posts)
-    scores = [p["likes"] + p["comments_count"] for p in posts]
-    assert scores == sorted(scores, reverse=True)
-    assert all(p["url"] == f"https://x.com/{p['author']}/status/{p['id']}" for p in posts)
-
-
 async def test_an_unexpected_host_is_refused_before_sending_by_twikit_and_tweepy() -> None:
     async with httpx.AsyncClient(transport=web_gate("http://127.0.0.1:9", Limiter("X"))) as http:
         with pytest.raises(HostNotAllowed):
@@ -373,13 +363,20 @@ async def test_comments_of_a_reply_are_its_subtree_only(
     assert all(c["post_id"] == question["id"] for c in under)
 
 
-async def test_trending_reuses_the_trend_list(sandbox: SandboxControl) -> None:
+async def test_trending_is_the_top_trends_posts_ranked_and_reuses_the_trend_list(
+    sandbox: SandboxControl,
+) -> None:
     # Trend reads are billed and rate limited; within the TTL only the search repeats.
     async with Client(SPEC.build(sandbox.url)) as client:
-        await client.call_tool("trending", {"limit": 3})
+        posts = (await call(client, "trending", limit=5))["posts"]
         before = sandbox.requests().get("twitter", 0)
         await client.call_tool("trending", {"limit": 3})
         assert sandbox.requests().get("twitter", 0) - before == 1
+    # The sandbox's top three trends are #python, #databases and #performance.
+    assert posts and all({"python", "databases", "performance"} & set(p["tags"]) for p in posts)
+    scores = [p["likes"] + p["comments_count"] for p in posts]
+    assert scores == sorted(scores, reverse=True)
+    assert all(p["url"] == f"https://x.com/{p['author']}/status/{p['id']}" for p in posts)
     async with Client(SPEC.build(sandbox.url, TWITTER_TRENDS_TTL_S="0")) as client:
         await client.call_tool("trending", {"limit": 3})
         before = sandbox.requests().get("twitter", 0)

@@ -29,30 +29,30 @@ def reset_epoch(window: RateWindow) -> float:
     return datetime.fromisoformat(window.reset_at.replace("Z", "+00:00")).timestamp()
 
 
-async def test_x_search_carries_its_endpoint_window(sandbox: SandboxControl) -> None:
+#: (platform, tool, its window's limit, the window's length in seconds)
+WINDOWS = [
+    ("twitter", "search", 450, 900),  # GET /2/tweets/search/recent: 450 per 15 min, as on X
+    ("reddit", "get_post", 1000, 600),  # the account's budget: used + remaining, 10 minutes
+]
+
+
+@pytest.mark.parametrize(("platform", "tool", "limit", "window_s"), WINDOWS)
+async def test_a_result_carries_the_platforms_window(
+    sandbox: SandboxControl, platform: str, tool: str, limit: int, window_s: int
+) -> None:
+    args = (
+        {"query": "rust"} if tool == "search" else {"post_id": sandbox.ids(platform)["rust-async"]}
+    )
     before = time.time()
-    async with Client(SPECS["twitter"].build(sandbox.url)) as client:
-        first = await window_of(client, "search", query="rust")
-        second = await window_of(client, "search", query="async")
+    async with Client(SPECS[platform].build(sandbox.url)) as client:
+        first = await window_of(client, tool, **args)
+        second = await window_of(client, tool, **args)
     after = time.time()
     assert first is not None and second is not None
-    # GET /2/tweets/search/recent: 450 per 15 minutes in the sandbox, as on X.
-    assert first.limit == 450 and second.limit == 450
-    assert 0 <= second.remaining < first.remaining < 450
-    # the window ends after the call and at most 15 minutes after it (whole seconds)
-    assert before - 1 < reset_epoch(second) <= after + 900 + 1
-
-
-async def test_reddit_carries_the_account_budget(sandbox: SandboxControl) -> None:
-    ids = sandbox.ids("reddit")
-    before = time.time()
-    async with Client(SPECS["reddit"].build(sandbox.url)) as client:
-        found = await window_of(client, "get_post", post_id=ids["rust-async"])
-    after = time.time()
-    assert found is not None
-    assert found.limit == 1000  # used + remaining
-    assert 0 < found.remaining < 1000
-    assert before - 1 < reset_epoch(found) <= after + 600 + 1  # Reddit's 10-minute window
+    assert first.limit == limit and second.limit == limit
+    assert 0 < second.remaining < first.remaining < limit
+    # the window ends after the call and at most its length after it (whole seconds)
+    assert before - 1 < reset_epoch(second) <= after + window_s + 1
 
 
 async def test_no_window_no_meta(sandbox: SandboxControl) -> None:

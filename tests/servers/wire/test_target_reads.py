@@ -96,23 +96,6 @@ async def test_validate_then_write_reads_the_target_once(
         assert target_reads(sandbox, name, post_id) == 3
 
 
-@pytest.mark.parametrize("name", sorted(n for n, s in SPECS.items() if reads_targets(s)))
-async def test_without_the_cache_the_same_calls_read_twice(
-    name: str, sandbox: SandboxControl
-) -> None:
-    """The counter above measures what it claims: validates a TTL apart each read the
-    target, as every validate did before the cache."""
-    spec = SPECS[name]
-    clock = FakeClock(0.0)
-    app = server(spec, sandbox, clock)
-    post_id = sandbox.ids(name)["summons-me"]
-    async with Client(app) as client:
-        for _ in range(2):
-            await call(client, "validate", action="write_comment", body=BODY, post_id=post_id)
-            clock.advance(DEFAULT_TTL_S)
-        assert target_reads(sandbox, name, post_id) == 2
-
-
 async def test_bluesky_like_reads_the_target_once(sandbox: SandboxControl) -> None:
     if "bluesky" not in SPECS:
         pytest.skip("bluesky is not in GWANJONG_TEST_PLATFORMS")
