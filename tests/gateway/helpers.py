@@ -18,6 +18,7 @@ from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.server import build_gateway
 from gwanjong_sandbox.control import SandboxControl
 from tests.config import config_file, config_text
+from tests.fakes.gateway import patient_gateway
 from tests.fakes.platform import FakePlatform
 from tests.mcp import call
 from tests.platforms import SPECS
@@ -37,7 +38,7 @@ def gateway_of(
     times = {k: v for k, v in (("clock", clock), ("wall", wall)) if v is not None}
     transports = {f.profile.name: f.server() for f in fakes}
     config_of = parse(config_text(state_dir, [f.profile.name for f in fakes], **config))
-    gw = Gateway(config_of, environ={}, transports=transports, **times)
+    gw = patient_gateway(config_of, {}, transports, **times)
     return gw, build_gateway(gw.config, gateway=gw)
 
 
@@ -53,7 +54,7 @@ def in_memory_gateway(
     """The gateway with each platform server in-process, talking HTTP to the sandbox."""
     config = parse(config_text(state_dir, platforms, writes, settings, tables, platform))
     transports = {name: SPECS[name].build(sandbox.url) for name in platforms}
-    return build_gateway(config, environ={}, transports=transports)
+    return build_gateway(config, gateway=patient_gateway(config, {}, transports))
 
 
 async def drafted(

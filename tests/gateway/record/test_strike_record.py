@@ -17,6 +17,7 @@ from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_gateway.server import build_gateway
 from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.clock import FakeClock
+from tests.fakes.gateway import patient_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import SOCIAL
 from tests.gateway.helpers import config_text, exit_code, gateway_of
@@ -101,7 +102,9 @@ async def test_a_malformed_platform_answer_in_strike_is_kind_prefixed(
 ) -> None:
     config = parse(config_text(tmp_path, ["devto"]))
     transports = {"devto": broken_validate(forum.server())}
-    async with Client(build_gateway(config, environ={}, transports=transports)) as client:
+    async with Client(
+        build_gateway(config, gateway=patient_gateway(config, {}, transports))
+    ) as client:
         oid = await drafted(client)
         text = await error_of(
             client, "strike", opportunity_id=oid, action="post", content="Hello.", title="Hi"

@@ -17,7 +17,7 @@ from gwanjong_gateway.scout.state import Opportunity
 from gwanjong_gateway.server import build_gateway
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract.models import Post
-from tests.fakes.gateway import fake_gateway
+from tests.fakes.gateway import fake_gateway, patient_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM, LINKS, SOCIAL, TWEETS
 from tests.gateway.helpers import config_text, in_memory_gateway
@@ -114,7 +114,8 @@ async def test_a_server_without_mentions_is_up_and_skipped(tmp_path: Path) -> No
     legacy = FakePlatform(LINKS).server()
     legacy.disable(names={"mentions"})  # a fifth-platform server that predates the inbox
     transports = {"twitter": FakePlatform(TWEETS).server(), "reddit": legacy}
-    async with Client(build_gateway(config, environ={}, transports=transports)) as client:
+    gw = patient_gateway(config, {}, transports)
+    async with Client(build_gateway(config, gateway=gw)) as client:
         scouted = await call(client, "scout", source="mentions", limit=25)
         status = await call(client, "status")
     assert {o["platform"] for o in summoned(scouted)} == {"twitter"}

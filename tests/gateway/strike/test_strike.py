@@ -26,7 +26,7 @@ from gwanjong_gateway.rules.approvals import operator_name
 from gwanjong_gateway.server import build_gateway
 from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.clock import FakeClock
-from tests.fakes.gateway import fake_gateway
+from tests.fakes.gateway import fake_gateway, patient_gateway
 from tests.fakes.platform import FakePlatform
 from tests.gateway.helpers import config_text, drafted
 from tests.gateway.rows import history
@@ -269,7 +269,9 @@ async def test_no_write_without_knowing_the_footer(
         table["disclosure"] = toml_footer
     config = parse(config_text(tmp_path, ["devto"], platform=table))
     transports = {"devto": without_capabilities(forum.server())}
-    async with Client(build_gateway(config, environ={}, transports=transports)) as client:
+    async with Client(
+        build_gateway(config, gateway=patient_gateway(config, {}, transports))
+    ) as client:
         oid = await drafted(client)
         got = await strike(client, oid)
     if toml_footer is None:
