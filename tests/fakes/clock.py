@@ -11,14 +11,6 @@ import anyio
 WALL_START = 1_800_000_000.0
 
 
-async def never(_seconds: float) -> None:
-    """A sleep that no real time ends: a test gateway's own deadlines (status's, scout's)
-    wait with it, so however slow the machine, the gateway waits for what it waits on and
-    answers as it would on an idle one. A test that needs a deadline to pass injects a
-    ``FakeClock(gated=True)`` instead and steps it."""
-    await anyio.sleep_forever()
-
-
 class FakeClock:
     """A monotonic clock and a wall clock that advance together, plus the sleep that
     advances them.

@@ -8,27 +8,10 @@ from typing import Any
 
 from fastmcp import FastMCP
 
-from gwanjong_gateway.config import GatewayConfig, parse
-from gwanjong_gateway.gateway import Gateway
+from gwanjong_gateway.config import parse
 from gwanjong_gateway.server import build_gateway
-from tests.config import config_text
-from tests.fakes.clock import never
 from tests.fakes.platform import FakePlatform
-
-
-def patient_gateway(
-    config: GatewayConfig,
-    environ: dict[str, str] | None = None,
-    transports: dict[str, Any] | None = None,
-    **gateway_kwargs: Any,
-) -> Gateway:
-    """A `Gateway` for a test in this process, whose own deadlines (status's probe, record
-    and usage log, scout's `answer_within_s`) never pass by real time: its ``sleep`` is
-    `never`, which a test that needs a deadline replaces with a fake clock's it steps.
-    ``gateway_kwargs``: the clocks (``clock=``, ``wall=``)."""
-    gw = Gateway(config, {} if environ is None else environ, transports, **gateway_kwargs)
-    gw.sleep = never
-    return gw
+from tests.gateway.helpers import config_text, patient_gateway
 
 
 def fake_gateway(

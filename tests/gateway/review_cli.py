@@ -22,10 +22,9 @@ from gwanjong_gateway.rules.approvals import Approval
 from gwanjong_gateway.rules.ledger import Strike
 from gwanjong_gateway.server import build_gateway
 from tests.fakes.clock import FakeClock
-from tests.fakes.gateway import patient_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM, LINKS
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import config_text, patient_gateway
 
 #: who types at the injected terminal
 LOGIN = "alice"

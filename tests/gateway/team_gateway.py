@@ -20,9 +20,8 @@ from gwanjong_gateway.observe.attach import attach
 from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.team.access_tokens import store_for
 from gwanjong_gateway.team.auth import build_auth, http_middleware
-from tests.fakes.gateway import patient_gateway
 from tests.fakes.platform import FakePlatform
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import config_text, patient_gateway
 from tests.gateway.http_gateway import client, serve_app
 
 USERS = ("alice", "bob", "carol")

@@ -31,8 +31,7 @@ from gwanjong_sandbox.devto import API_KEY
 from gwanjong_sandbox.state import SandboxState
 from gwanjong_shared.kit.hosted import settings_from_env
 from gwanjong_shared.kit.server import build_platform_server
-from tests.fakes.gateway import patient_gateway
-from tests.gateway.helpers import config_text, drafted
+from tests.gateway.helpers import config_text, drafted, patient_gateway
 from tests.gateway.observe.otel import orphans, spans_of
 
 pytestmark = pytest.mark.anyio

@@ -24,9 +24,8 @@ from gwanjong_gateway.config.load import load
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.platforms.expose import _forwarded as forwarded  # pyright: ignore[reportPrivateUsage]
 from gwanjong_gateway.server import build_gateway
-from tests.fakes.gateway import patient_gateway
 from tests.fakes.platform import FakePlatform
-from tests.gateway.helpers import config_file, config_text, exit_code
+from tests.gateway.helpers import config_file, config_text, exit_code, patient_gateway
 from tests.mcp import error_of
 
 pytestmark = pytest.mark.anyio

@@ -17,9 +17,8 @@ from gwanjong_gateway.config import parse
 from gwanjong_gateway.scout.guides import COMMON, FALLBACK
 from gwanjong_gateway.server import build_gateway
 from gwanjong_shared.kit.server import build_platform_server
-from tests.fakes.gateway import patient_gateway
 from tests.fifth import server as fifth
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import config_text, patient_gateway
 from tests.mcp import call, until_up
 
 pytestmark = pytest.mark.anyio

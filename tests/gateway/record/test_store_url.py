@@ -15,9 +15,8 @@ from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.server import build_gateway
 from gwanjong_shared.contract.errors import PlatformError
-from tests.fakes.gateway import patient_gateway
 from tests.fakes.platform import FakePlatform
-from tests.gateway.helpers import config_text, opportunity_for
+from tests.gateway.helpers import config_text, opportunity_for, patient_gateway
 from tests.gateway.http_gateway import free_port
 from tests.mcp import call, error_of
 

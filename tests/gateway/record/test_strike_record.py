@@ -17,10 +17,9 @@ from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_gateway.server import build_gateway
 from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.clock import FakeClock
-from tests.fakes.gateway import patient_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import SOCIAL
-from tests.gateway.helpers import config_text, exit_code, gateway_of
+from tests.gateway.helpers import config_text, exit_code, gateway_of, patient_gateway
 from tests.gateway.rows import history
 from tests.gateway.strike.test_strike import drafted, strike
 from tests.mcp import call, error_of

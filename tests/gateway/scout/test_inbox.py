@@ -17,10 +17,10 @@ from gwanjong_gateway.scout.state import Opportunity
 from gwanjong_gateway.server import build_gateway
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract.models import Post
-from tests.fakes.gateway import fake_gateway, patient_gateway
+from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM, LINKS, SOCIAL, TWEETS
-from tests.gateway.helpers import config_text, in_memory_gateway
+from tests.gateway.helpers import config_text, in_memory_gateway, patient_gateway
 from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio

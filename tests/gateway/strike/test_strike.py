@@ -26,9 +26,9 @@ from gwanjong_gateway.rules.approvals import operator_name
 from gwanjong_gateway.server import build_gateway
 from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.clock import FakeClock
-from tests.fakes.gateway import fake_gateway, patient_gateway
+from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
-from tests.gateway.helpers import config_text, drafted
+from tests.gateway.helpers import config_text, drafted, patient_gateway
 from tests.gateway.rows import history
 from tests.mcp import call, outcome
 

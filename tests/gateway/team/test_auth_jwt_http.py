@@ -20,8 +20,7 @@ from gwanjong_gateway.config import ConfigError, parse
 from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.team.auth import build_auth
 from gwanjong_sandbox.control import SandboxControl
-from tests.fakes.gateway import patient_gateway
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import config_text, patient_gateway
 from tests.gateway.http_gateway import client, initialize_status, serve_app
 from tests.mcp import call
 from tests.platforms import SPECS

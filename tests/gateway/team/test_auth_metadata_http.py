@@ -20,9 +20,8 @@ from gwanjong_gateway.config import parse
 from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.team.auth import NO_TOKEN, WRONG_TOKEN, build_auth, http_middleware
 from gwanjong_gateway.team.protected_resource import metadata_path, resource_of
-from tests.fakes.gateway import patient_gateway
 from tests.fakes.platform import FakePlatform
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import config_text, patient_gateway
 from tests.gateway.http_gateway import client, initialize, serve_app
 from tests.gateway.team.test_auth_jwt_http import AUDIENCE, ISSUER, Issuer, auth_table
 from tests.gateway.team_gateway import team_gateway

@@ -12,8 +12,7 @@ from fastmcp import Client
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.usage.token_count import count_tokens, tool_list_tokens
-from tests.fakes.gateway import patient_gateway
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import config_text, patient_gateway
 
 pytestmark = pytest.mark.anyio
 
