@@ -9,10 +9,9 @@ from typing import Any
 from fastmcp import FastMCP
 
 from gwanjong_gateway.config import parse
-from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.server import build_gateway
 from tests.fakes.platform import FakePlatform
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import config_text, patient_gateway
 
 
 def fake_gateway(
@@ -32,5 +31,5 @@ def fake_gateway(
     names = [f.profile.name for f in fakes]
     config = parse(config_text(state_dir, names, writes, settings, tables, platform, others))
     transports = {f.profile.name: f.server() for f in fakes}
-    gw = Gateway(config, environ={}, transports=transports, **gateway_kwargs)
+    gw = patient_gateway(config, {}, transports, **gateway_kwargs)
     return build_gateway(config, gateway=gw)

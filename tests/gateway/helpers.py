@@ -9,11 +9,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from fastmcp import Client, FastMCP
 
 from gwanjong_gateway.cli.main import main
-from gwanjong_gateway.config import parse
+from gwanjong_gateway.config import GatewayConfig, parse
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.server import build_gateway
 from gwanjong_sandbox.control import SandboxControl
@@ -23,6 +24,27 @@ from tests.mcp import call
 from tests.platforms import SPECS
 
 __all__ = ["config_file", "config_text", "in_memory_gateway", "in_threads", "opportunity_for"]
+
+
+async def never(_seconds: float) -> None:
+    """A sleep that no real time ends: a test gateway's own deadlines wait with it."""
+    await anyio.sleep_forever()
+
+
+def patient_gateway(
+    config: GatewayConfig,
+    environ: dict[str, str] | None = None,
+    transports: dict[str, Any] | None = None,
+    **clocks: Any,
+) -> Gateway:
+    """A `Gateway` for a test in this process whose own deadlines (status's probe, record
+    and usage log; scout's `answer_within_s`) never pass by real time: however slow the
+    machine, it waits for what it waits on. A test that needs a deadline to pass sets
+    ``gw.sleep`` to a ``FakeClock(gated=True)``'s and steps it. ``clocks``: ``clock=``,
+    ``wall=``."""
+    gw = Gateway(config, {} if environ is None else environ, transports, **clocks)
+    gw.sleep = never
+    return gw
 
 
 def gateway_of(
@@ -37,7 +59,7 @@ def gateway_of(
     times = {k: v for k, v in (("clock", clock), ("wall", wall)) if v is not None}
     transports = {f.profile.name: f.server() for f in fakes}
     config_of = parse(config_text(state_dir, [f.profile.name for f in fakes], **config))
-    gw = Gateway(config_of, environ={}, transports=transports, **times)
+    gw = patient_gateway(config_of, {}, transports, **times)
     return gw, build_gateway(gw.config, gateway=gw)
 
 
@@ -53,7 +75,7 @@ def in_memory_gateway(
     """The gateway with each platform server in-process, talking HTTP to the sandbox."""
     config = parse(config_text(state_dir, platforms, writes, settings, tables, platform))
     transports = {name: SPECS[name].build(sandbox.url) for name in platforms}
-    return build_gateway(config, environ={}, transports=transports)
+    return build_gateway(config, gateway=patient_gateway(config, {}, transports))
 
 
 async def drafted(

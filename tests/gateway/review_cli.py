@@ -16,7 +16,6 @@ from fastmcp import Client
 from gwanjong_gateway.cli.main import parser
 from gwanjong_gateway.cli.review import review_command as review
 from gwanjong_gateway.config import GatewayConfig, parse
-from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.records import open_store
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import Approval
@@ -25,7 +24,7 @@ from gwanjong_gateway.server import build_gateway
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM, LINKS
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import config_text, patient_gateway
 
 #: who types at the injected terminal
 LOGIN = "alice"
@@ -84,7 +83,7 @@ class Bench:
     @asynccontextmanager
     async def client(self, **kwargs: Any) -> AsyncIterator[Client[Any]]:
         """The model's client (no elicitation unless ``elicitation_handler`` is given)."""
-        gw = Gateway(self.cfg, environ={}, transports=self.transports(), wall=self.clock.time)
+        gw = patient_gateway(self.cfg, {}, self.transports(), wall=self.clock.time)
         async with Client(build_gateway(self.cfg, gateway=gw), **kwargs) as client:
             yield client
 

@@ -21,7 +21,7 @@ from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.team.access_tokens import store_for
 from gwanjong_gateway.team.auth import build_auth, http_middleware
 from tests.fakes.platform import FakePlatform
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import config_text, patient_gateway
 from tests.gateway.http_gateway import client, serve_app
 
 USERS = ("alice", "bob", "carol")
@@ -57,7 +57,7 @@ async def team_gateway(
     config = parse(text)
     tokens = {user: store_for(config.state_dir).add(user) for user in USERS}
     transports = {f.profile.name: f.server() for f in fakes}
-    gw = Gateway(config, environ={}, transports=transports, wall=wall)
+    gw = patient_gateway(config, {}, transports, wall=wall)
     auth = build_auth(config)
     mcp = build_gateway(config, gateway=gw, auth=auth)
     observed = attach(mcp, gw, config, auth, "http")

@@ -24,7 +24,6 @@ from gwanjong_devto.profile import PROFILE
 from gwanjong_devto.settings import Settings
 from gwanjong_gateway.cli.telemetry import spans_only_when_traced
 from gwanjong_gateway.config import parse
-from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.observe.attach import Observed, attach
 from gwanjong_gateway.server import build_gateway
 from gwanjong_sandbox.app import SandboxApp
@@ -32,7 +31,7 @@ from gwanjong_sandbox.devto import API_KEY
 from gwanjong_sandbox.state import SandboxState
 from gwanjong_shared.kit.hosted import settings_from_env
 from gwanjong_shared.kit.server import build_platform_server
-from tests.gateway.helpers import config_text, drafted
+from tests.gateway.helpers import config_text, drafted, patient_gateway
 from tests.gateway.observe.otel import orphans, spans_of
 
 pytestmark = pytest.mark.anyio
@@ -85,7 +84,7 @@ def traced_gateway(
     seen: list[tuple[str, str, str]],
 ) -> tuple[FastMCP[Any], Observed]:
     config = parse(config_text(tmp_path, ["devto"], "live", tables=tables))
-    gw = Gateway(config, environ={}, transports={"devto": devto_server(state, seen)})
+    gw = patient_gateway(config, {}, {"devto": devto_server(state, seen)})
     mcp = build_gateway(config, gateway=gw)
     return mcp, attach(mcp, gw, config, None, "http", exporter=exporter)
 

@@ -25,7 +25,7 @@ from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.platforms.expose import _forwarded as forwarded  # pyright: ignore[reportPrivateUsage]
 from gwanjong_gateway.server import build_gateway
 from tests.fakes.platform import FakePlatform
-from tests.gateway.helpers import config_file, config_text, exit_code
+from tests.gateway.helpers import config_file, config_text, exit_code, patient_gateway
 from tests.mcp import error_of
 
 pytestmark = pytest.mark.anyio
@@ -76,7 +76,7 @@ def boosting(tmp_path: Path, forum: FakePlatform, expose: list[str]) -> tuple[Ga
     server.tool(boost)
     server.tool(pin, annotations=ToolAnnotations(read_only_hint=False, idempotent_hint=True))
     server.tool(peek, annotations=ToolAnnotations(read_only_hint=True))
-    return Gateway(config, environ={}, transports={"devto": server}), boosted
+    return patient_gateway(config, {}, {"devto": server}), boosted
 
 
 async def refusal(client: Client[Any], name: str) -> str:

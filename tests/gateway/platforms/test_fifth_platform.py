@@ -18,7 +18,7 @@ from gwanjong_gateway.scout.guides import COMMON, FALLBACK
 from gwanjong_gateway.server import build_gateway
 from gwanjong_shared.kit.server import build_platform_server
 from tests.fifth import server as fifth
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import config_text, patient_gateway
 from tests.mcp import call, until_up
 
 pytestmark = pytest.mark.anyio
@@ -48,7 +48,7 @@ async def test_a_fifth_platform_works_with_its_own_guide_disclosure_and_setup(
     # "toot:" is the fifth platform's own alias: only its profile says it means mastodon.
     opt_out = ["toot:Quiet_One@fifth.example"]
     config = parse(gateway_toml(tmp_path, opt_out, expose=["mastodon__get_comments"]))
-    async with Client(build_gateway(config, environ={})) as client:
+    async with Client(build_gateway(config, gateway=patient_gateway(config))) as client:
         await until_up(client, ["mastodon"])
         scouted = await call(client, "scout", topic="rust async cancellation", limit=5)
         assert scouted["errors"] == {}, scouted
@@ -83,7 +83,9 @@ async def test_a_platform_without_a_profile_gets_generic_text(tmp_path: Path) ->
     bare = {"bare": {"command": [sys.executable, str(SERVER)], "min_interval_s": 0}}
     text = config_text(tmp_path, [], "dry-run", others=bare)
     server = build_platform_server(fifth.BareAdapter("token"))  # no profile=
-    gateway = build_gateway(parse(text), environ={}, transports={"bare": FastMCPTransport(server)})
+    config = parse(text)
+    gw = patient_gateway(config, {}, {"bare": FastMCPTransport(server)})
+    gateway = build_gateway(config, gateway=gw)
     async with Client(gateway) as client:
         scouted = await call(client, "scout", topic="rust async cancellation", limit=5)
         assert len(scouted["opportunities"]) == 2, scouted  # no opt-out: both posts

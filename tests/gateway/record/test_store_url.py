@@ -16,7 +16,7 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.server import build_gateway
 from gwanjong_shared.contract.errors import PlatformError
 from tests.fakes.platform import FakePlatform
-from tests.gateway.helpers import config_text, opportunity_for
+from tests.gateway.helpers import config_text, opportunity_for, patient_gateway
 from tests.gateway.http_gateway import free_port
 from tests.mcp import call, error_of
 
@@ -38,11 +38,8 @@ async def test_a_gateway_whose_database_is_down_scouts_but_writes_nothing(
     port = free_port()  # nothing listens here
     store = {"url": f"postgresql://gw:${{GWJ_DB_PW}}@127.0.0.1:{port}/gwanjong"}
     config = parse(config_text(tmp_path / "state", ["devto"], tables={"store": store}))
-    mcp = build_gateway(
-        config,
-        environ={"GWJ_DB_PW": SECRET},
-        transports={"devto": forum.server()},
-    )
+    gw = patient_gateway(config, {"GWJ_DB_PW": SECRET}, {"devto": forum.server()})
+    mcp = build_gateway(config, gateway=gw)
     async with Client(mcp) as c:
         scouted = await call(c, "scout", topic="rust async cancellation", limit=5)
         oid = opportunity_for(scouted, "devto", "Rust async")

@@ -19,7 +19,7 @@ from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import SOCIAL
-from tests.gateway.helpers import config_text, exit_code, gateway_of
+from tests.gateway.helpers import config_text, exit_code, gateway_of, patient_gateway
 from tests.gateway.rows import history
 from tests.gateway.strike.test_strike import drafted, strike
 from tests.mcp import call, error_of
@@ -101,7 +101,9 @@ async def test_a_malformed_platform_answer_in_strike_is_kind_prefixed(
 ) -> None:
     config = parse(config_text(tmp_path, ["devto"]))
     transports = {"devto": broken_validate(forum.server())}
-    async with Client(build_gateway(config, environ={}, transports=transports)) as client:
+    async with Client(
+        build_gateway(config, gateway=patient_gateway(config, {}, transports))
+    ) as client:
         oid = await drafted(client)
         text = await error_of(
             client, "strike", opportunity_id=oid, action="post", content="Hello.", title="Hi"

@@ -20,7 +20,7 @@ from gwanjong_shared.contract.models import Post
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM, LINKS, SOCIAL, TWEETS
-from tests.gateway.helpers import config_text, in_memory_gateway
+from tests.gateway.helpers import config_text, in_memory_gateway, patient_gateway
 from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio
@@ -114,7 +114,8 @@ async def test_a_server_without_mentions_is_up_and_skipped(tmp_path: Path) -> No
     legacy = FakePlatform(LINKS).server()
     legacy.disable(names={"mentions"})  # a fifth-platform server that predates the inbox
     transports = {"twitter": FakePlatform(TWEETS).server(), "reddit": legacy}
-    async with Client(build_gateway(config, environ={}, transports=transports)) as client:
+    gw = patient_gateway(config, {}, transports)
+    async with Client(build_gateway(config, gateway=gw)) as client:
         scouted = await call(client, "scout", source="mentions", limit=25)
         status = await call(client, "status")
     assert {o["platform"] for o in summoned(scouted)} == {"twitter"}

@@ -28,7 +28,7 @@ from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.clock import FakeClock
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
-from tests.gateway.helpers import config_text, drafted
+from tests.gateway.helpers import config_text, drafted, patient_gateway
 from tests.gateway.rows import history
 from tests.mcp import call, outcome
 
@@ -269,7 +269,9 @@ async def test_no_write_without_knowing_the_footer(
         table["disclosure"] = toml_footer
     config = parse(config_text(tmp_path, ["devto"], platform=table))
     transports = {"devto": without_capabilities(forum.server())}
-    async with Client(build_gateway(config, environ={}, transports=transports)) as client:
+    async with Client(
+        build_gateway(config, gateway=patient_gateway(config, {}, transports))
+    ) as client:
         oid = await drafted(client)
         got = await strike(client, oid)
     if toml_footer is None:

@@ -20,7 +20,7 @@ from gwanjong_gateway.config import ConfigError, parse
 from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.team.auth import build_auth
 from gwanjong_sandbox.control import SandboxControl
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import config_text, patient_gateway
 from tests.gateway.http_gateway import client, initialize_status, serve_app
 from tests.mcp import call
 from tests.platforms import SPECS
@@ -66,7 +66,8 @@ def gateway(
 ) -> Any:
     config = parse(config_text(tmp, ["devto"], tables=tables or auth_table(jwks)))
     transports = {"devto": SPECS["devto"].build(sandbox.url)}
-    return build_gateway(config, environ={}, transports=transports, auth=build_auth(config))
+    gw = patient_gateway(config, {}, transports)
+    return build_gateway(config, gateway=gw, auth=build_auth(config))
 
 
 def test_a_bad_jwks_file_stops_the_start(tmp_path: Path) -> None:

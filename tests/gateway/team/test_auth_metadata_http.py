@@ -17,12 +17,11 @@ from mcp.server.auth.routes import build_resource_metadata_url
 from pydantic import AnyHttpUrl
 
 from gwanjong_gateway.config import parse
-from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.team.auth import NO_TOKEN, WRONG_TOKEN, build_auth, http_middleware
 from gwanjong_gateway.team.protected_resource import metadata_path, resource_of
 from tests.fakes.platform import FakePlatform
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import config_text, patient_gateway
 from tests.gateway.http_gateway import client, initialize, serve_app
 from tests.gateway.team.test_auth_jwt_http import AUDIENCE, ISSUER, Issuer, auth_table
 from tests.gateway.team_gateway import team_gateway
@@ -39,7 +38,7 @@ async def jwt_gateway(
 ) -> AsyncIterator[tuple[str, Issuer]]:
     idp = Issuer(tmp)
     config = parse(config_text(tmp, ["devto"], tables=auth_table(idp.jwks, **auth)))
-    gw = Gateway(config, environ={}, transports={"devto": fake.server()})
+    gw = patient_gateway(config, {}, {"devto": fake.server()})
     verifier = build_auth(config)
     mcp = build_gateway(config, gateway=gw, auth=verifier)
     async with serve_app(mcp, http_middleware(config, verifier)) as url:

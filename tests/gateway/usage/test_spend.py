@@ -215,8 +215,6 @@ async def test_status_and_gwanjong_usage_show_the_spend_per_day(
     mcp = fake_gateway(tmp_path, fake, tables=limits, platform=platform)
     async with Client(mcp) as client:
         await call(client, "scout", topic="rust")
-        # the usage resource first: its token counts load the tokenizer (status waits 0.8 s)
-        await client.read_resource("gwanjong://usage")
         status = await call(client, "status")
     text = config_text(tmp_path, [NAME], tables=limits, platform=platform)
     usage = open_usage(parse(text))

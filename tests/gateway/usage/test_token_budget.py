@@ -12,7 +12,7 @@ from fastmcp import Client
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.server import build_gateway
 from gwanjong_gateway.usage.token_count import count_tokens, tool_list_tokens
-from tests.gateway.helpers import config_text
+from tests.gateway.helpers import config_text, patient_gateway
 
 pytestmark = pytest.mark.anyio
 
@@ -28,7 +28,7 @@ WHOLE_JSON_BUDGET = 1950
 
 async def test_the_tool_list_stays_within_its_token_budget(tmp_path: Path) -> None:
     config = parse(config_text(tmp_path, []))
-    async with Client(build_gateway(config, environ={})) as client:
+    async with Client(build_gateway(config, gateway=patient_gateway(config))) as client:
         tools = await client.list_tools()
     assert {t.name for t in tools} == {"scout", "draft", "strike", "status", "setup"}
     seen = [
