@@ -152,6 +152,6 @@ async def test_text_only_errors_keep_their_kind(upstreams: Upstreams) -> None:
 async def test_a_timeout_is_recognised_from_the_mcp_error(upstreams: Upstreams) -> None:
     await PlatformClient(upstreams, "tiny").capabilities()  # started, on generous time
     with pytest.raises(PlatformError) as hung:
-        await PlatformClient(upstreams, "tiny", timeout_s=1.0).get_post("slow")
+        await PlatformClient(upstreams, "tiny", timeout_s=0.05).get_post("slow")
     assert hung.value.kind is ErrorKind.TIMEOUT
     assert "did not answer get_post" in hung.value.message
