@@ -110,10 +110,24 @@ async def disclosure(deps: Deps, a: Attempt) -> Step:
 async def early_rules(deps: Deps, a: Attempt) -> Step:
     """Asks the platform's `validate` now, so the target's lock is never held across a
     platform call; `platform_rules` reads its answer (or raises its error) in its turn.
-    Not asked when an earlier claim or a limit will answer first (read now, unlocked)."""
-    if await deps.claims.looks_clear(a):
+    Not asked when an earlier claim or a limit will answer first, nor while a person's
+    approval waits on the target (read now, unlocked): `awaiting` answers, and a model
+    asking again and again would spend a platform read (billed on X) each time."""
+    if await deps.claims.looks_clear(a) and not await _person_waits(deps, a):
         await deps.sender.validate_early(a)
     return PASS
+
+
+async def _person_waits(deps: Deps, a: Attempt) -> bool:
+    """A person's approval waits on the target and this request carries no "approve" of it
+    (a stateless client's second round does: its write is validated now, as any other)."""
+    if a.approval is not None or a.mode == "dry-run":  # as `awaiting` reads it
+        return False
+    waiting = await deps.claims.pending_approval(a)
+    if waiting is None:
+        return False
+    ask = a.asker.answer_for(waiting, deps.claims.clock())
+    return ask is None or ask.decision != "approve"
 
 
 # -- under the lock: the record, the platform, the person, the write -------------------------

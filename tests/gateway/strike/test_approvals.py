@@ -247,3 +247,23 @@ async def test_a_waiting_approval_survives_doctor_repair(
     ]
     got = wire(await desks.desk().decide(approval_id, "approve", Channel.TERMINAL))
     assert got["status"] == "posted" and bodies(fake) == ["Still waiting after a repair." + FOOTER]
+
+
+async def test_asking_again_while_a_person_decides_asks_the_platform_nothing(
+    desks: Desks, fake: FakePlatform
+) -> None:
+    # A model that polls strike while the approval waits: each answer is "still waiting",
+    # and none costs a platform read (validate reads the target; on X a read is billed).
+    desk = desks.desk()
+    approval_id = await waiting(desk, fake, "p1", "Worth the wait.")
+    assert fake.asked("validate") == ["validate"]
+    for _ in range(3):
+        again = wire(
+            await desk.strike(context(fake, "p1"), "comment", "Worth the wait.", "", nobody)
+        )
+        assert again["status"] == "pending_approval", again
+        assert again["approval"]["id"] == approval_id
+    assert fake.asked("validate") == ["validate"]
+    # approved, the write is validated again before it leaves, and sent once
+    assert wire(await desk.decide(approval_id, "approve", Channel.TERMINAL))["status"] == "posted"
+    assert fake.asked("validate") == ["validate", "validate"] and len(fake.writes) == 1
