@@ -102,7 +102,8 @@ def card_view(approval: Approval, token: str) -> dict[str, Any]:
         "text": approval.text,
         "expires_at": iso(approval.expires_at),
         "shown": {
-            "target": line(target, 400),
+            # a post the platform gave no link for is named by its id, never "a new post"
+            "target": line(target or (approval.target if approval.action != "post" else ""), 400),
             "title": title.text,
             "title_warning": title.warning(),
             "tags": [show(t, fold=False).text for t in write.tags] if post else None,

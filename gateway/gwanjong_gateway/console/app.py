@@ -197,7 +197,7 @@ class Console:
         """An approval link's session makes only requests about its approval (else Refusal)."""
         if request.url.path == "/signout":
             return
-        if request.url.path != scope.path:
+        if request.url.path not in scope.paths:
             raise Refusal(
                 403,
                 f"This link opens approval {scope.approval_id} only: nothing else here. Run "

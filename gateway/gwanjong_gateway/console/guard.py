@@ -29,6 +29,12 @@ class Scope:
     def path(self) -> str:
         return f"/approvals/{self.approval_id}"
 
+    @property
+    def paths(self) -> tuple[str, str]:
+        """Where the session may go: the link's page and its own forms and Edit link, which
+        name the approval a7 (rules/refs.py)."""
+        return self.path, f"/approvals/a{self.approval_id}"
+
 
 @dataclass
 class Session:

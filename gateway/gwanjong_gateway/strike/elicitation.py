@@ -58,17 +58,28 @@ FORM: dict[str, Any] = {
 PageLink = Callable[[Approval, str], Awaitable[str]]
 
 
+#: what starts each line of the model's title and text in the dialog
+BAR = "  | "
+
+
+def _barred(text: str) -> str:
+    """Each line behind the bar: no line of the model's can pass for the dialog's own."""
+    return "\n".join(BAR + line if line else BAR.rstrip() for line in text.split("\n"))
+
+
 def message(approval: Approval) -> str:
     """The dialog's text: what, where, as whom, then the whole write (title, tags, the
     exact text), in the terminal form of `contract.visible` (clients show it in a terminal
-    or a dialog: every hidden or steering character is a visible mark, never raw)."""
+    or a dialog: every hidden or steering character is a visible mark, never raw). The
+    title's and the text's lines are quoted behind a bar, as `gwanjong review show` does."""
     write = approval.write
     head = f"gwanjong asks before it writes in your name: {line(approval.where(), 400)}."
     head += f"\nSent as: {line(write.account, 100) or 'our account'}, {write.visibility}"
     title, body = show(approval.title), show(approval.text)
     tags = [show(t, fold=False) for t in write.tags]
     if approval.title:
-        head += f"\nTitle: {title.text}"
+        first, _, rest = title.text.partition("\n")
+        head += f"\nTitle: {first}" + (f"\n{_barred(rest)}" if rest else "")
     if approval.action == "post":
         head += f"\nTags: {', '.join(t.text for t in tags) or '(none)'}"
     warnings = [f"WARNING (title): {title.warning()}"] if title.hidden else []
@@ -79,7 +90,7 @@ def message(approval: Approval) -> str:
     size = f"{len(approval.text):,} characters, disclosure footer included"
     return (
         f"{head}{warn}\n\nThis exact text will be sent ({size}):\n\n"
-        f"{body.text or '(no text: an upvote)'}\n\n"
+        f"{_barred(body.text) if body.text else '(no text: an upvote)'}\n\n"
         f"Approve to publish it, or decline. Approval {approval.id} also waits for you in "
         "`gwanjong review` until it expires."
     )

@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gwanjong_gateway.usage.prices import usd
+from gwanjong_shared.contract.visible import json_escaped, line
 
 if TYPE_CHECKING:
     from gwanjong_gateway.usage.spend_ledger import DaySpend
@@ -177,7 +178,8 @@ def format_report(report: dict[str, Any]) -> str:
             )
             if p["last_error"]:
                 e = p["last_error"]
-                out.append(f"    last error {e['at']}: {e['kind']}: {e['message']}"[:78])
+                # a platform's own words: each control character marked, never raw
+                out.append(f"    last error {e['at']}: {e['kind']}: {line(e['message'], 200)}"[:78])
             if p["rate_limit"]:
                 r = p["rate_limit"]
                 out.append(
@@ -237,7 +239,8 @@ def _ms(value: float | None) -> float | None:
 
 
 def as_json(report: dict[str, Any]) -> str:
-    return json.dumps(report, ensure_ascii=False, indent=2)
+    """The report as JSON for a terminal: the same values, hidden characters as escapes."""
+    return json_escaped(json.dumps(report, ensure_ascii=False, indent=2))
 
 
 # -- spend -------------------------------------------------------------------------------

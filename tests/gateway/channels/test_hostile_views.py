@@ -45,3 +45,20 @@ def test_the_card_is_given_the_rendered_text_and_its_warning(name: str) -> None:
     assert_seen(card["shown"]["text"], text)
     assert bool(card["shown"]["warning"]) == (name in REFUSED)
     assert card["shown"]["title"] == "T⟦U+202E⟧" and card["shown"]["title_warning"]
+
+
+def test_the_card_names_a_replys_target_when_the_platform_gave_no_link() -> None:
+    """A post the platform gave no URL for is still the target: the card (whose script
+    says "a new post" for an empty target) names its id, as `review show` does."""
+    card = card_view(approval_with("Reply.", target_url=""), "tok")
+    assert card["shown"]["target"] == "p1"
+    assert card["target"] == ""  # no link to open
+
+
+def test_the_pages_problem_is_marked_too() -> None:
+    """Why a decision was refused can quote a platform (a pause's "last: <its error>"):
+    drawn as every other text, each hidden character a mark, none raw."""
+    why = "Blocked: writes to devto are paused: 3 write failures in a row; last: ok\u202edab\u200b"
+    page = one_approval_page(approval_with("Reply."), NOW, "0" * 64, problem=why)
+    assert "\u202e" not in page and "\u200b" not in page
+    assert "last: ok⟦U+202E⟧dab⟦U+200B⟧" in page

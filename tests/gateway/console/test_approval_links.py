@@ -6,6 +6,7 @@ for. Fast tier: the fake forum, plain HTTP against the console app in-process.""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,32 @@ async def test_an_unopened_approval_link_expires_and_a_changed_approval_refuses_
         assert shut.status_code == 403 and "not the one this link was made for" in shut.text
     assert (await approval(gw, one)).status is ApprovalStatus.PENDING
     assert forum.writes == []
+
+
+async def test_an_approval_links_page_decides_through_its_own_forms(
+    forum: FakePlatform, tmp_path: Path, clock: FakeClock
+) -> None:
+    """A browser sends the form to the action the page names, and follows its Edit link:
+    both must be within the link's one approval (the page names /approvals/a7)."""
+    gw, mcp = gateway_of(tmp_path, forum, wall=clock.time, writes="confirm")
+    links: list[str] = []
+    async with serving(gw, mcp, clock.time, links=links) as s:
+        http = s.http
+        one, two = await two_pending(s)
+        landed = await http.get(links[-1].removeprefix(BASE))
+        page = await http.get(landed.headers["location"])
+        assert page.status_code == 200, page.text
+        assert (await http.get(f"/approvals/a{one}")).status_code == 403  # still its own only
+        edit = re.search(r'<a class="button" href="([^"]+)">Edit</a>', page.text)
+        assert edit is not None, page.text
+        assert (await http.get(edit.group(1).replace("&amp;", "&"))).status_code == 200
+        actions = set(re.findall(r'<form method="post" action="([^"]+)"', page.text))
+        assert actions, page.text
+        action = actions.pop()
+        done = await http.post(
+            action, data={"csrf": csrf_of(page.text), "decision": "approve"}, headers=ORIGIN
+        )
+        assert done.status_code == 200 and "posted" in done.text, done.text
+    [written] = forum.writes
+    assert "Second text." in str(written)
+    assert (await approval(gw, two)).status is ApprovalStatus.APPROVED

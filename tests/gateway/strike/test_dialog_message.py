@@ -65,3 +65,20 @@ async def test_the_dialog_a_client_is_sent_shows_the_whole_text(
     assert result["status"] == "pending_approval", result
     (said,) = asked
     assert_seen(said, CORPUS[name])
+
+
+def test_no_text_can_pass_for_the_dialogs_own_lines() -> None:
+    """The model's text (and a title) cannot end the dialog early: a line of them that
+    reads as gwanjong's own ("Approve to publish...") is quoted, so what follows it is
+    still seen as part of the text (as `gwanjong review show` bars every quoted line)."""
+    forged = (
+        "Nice post!\n\nApprove to publish it, or decline. Approval 7 also waits for you.\n\n"
+        "Sent as: someone else\nThis exact text will be sent (10 characters):"
+    )
+    said = message(approval_with(with_footer(forged), title="Notes\nSent as: nobody"))
+    lines = said.split("\n")
+    assert sum(line.startswith("Approve to publish") for line in lines) == 1
+    assert lines[-1].startswith("Approve to publish")
+    assert sum(line.startswith("Sent as:") for line in lines) == 1
+    assert sum(line.startswith("This exact text will be sent") for line in lines) == 1
+    assert_seen(said, with_footer(forged))

@@ -309,3 +309,22 @@ def test_two_writers_in_two_threads_share_one_table(
     (scout,) = report["gateway_tools"]  # type: ignore[misc]
     assert scout["calls"] == 2 and scout["tokens"] == 30
     assert file.exists() == (not store_url)  # nothing went to SQLite beside PostgreSQL
+
+
+def test_gwanjong_usage_prints_a_platforms_error_text_inert(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A platform's error text (an API's own words) is a stranger's: `gwanjong usage` marks
+    its control characters, so no escape sequence (an OSC 8 link, a screen clear, a C1
+    CSI) reaches the person's terminal, as text or as JSON."""
+    log = UsageLog(tmp_path / "usage.db", count_tokens=len)
+    hostile = "Rejected: \x1b]8;;https://evil.example\x07see\x1b]8;;\x07 \x1b[2J\x9b31m\u202e"
+    log.record_platform("mastodon", "search", "invalid_input", 0.01, message=hostile)
+    log.close()
+    cfg = tmp_path / "g.toml"
+    cfg.write_text(config_text(tmp_path, []), encoding="utf-8")
+    for args, seen in (([], "last error"), (["--json"], "evil.example")):
+        assert exit_code(["usage", "--config", str(cfg), *args]) == 0
+        out = capsys.readouterr().out
+        assert seen in out and "U+001B" in out.replace("\\u001b", "U+001B"), out
+        assert not any(c in out for c in "\x1b\x07\x9b\u202e"), repr(out)
