@@ -13,7 +13,7 @@ from typing import Any
 from gwanjong_gateway.cli.console import add_console
 from gwanjong_gateway.cli.link.link_command import add_link
 from gwanjong_gateway.cli.logfile import log_as_asked
-from gwanjong_gateway.cli.options import command, global_options, principal_and_json
+from gwanjong_gateway.cli.options import command, count, global_options, principal_and_json
 from gwanjong_gateway.cli.review.review_command import add_review
 from gwanjong_gateway.cli.token import add_token_commands
 from gwanjong_gateway.cli.watch import add_watch
@@ -225,11 +225,11 @@ def parser() -> argparse.ArgumentParser:
     h.add_argument(
         "--status", choices=[str(s) for s in RECORDED], help="only strikes in this state"
     )
-    h.add_argument("--limit", type=int, default=30, help="at most this many (default 30)")
+    h.add_argument("--limit", type=count, default=30, help="at most this many (default 30)")
     principal_and_json(h, "strikes", "lines")
     h.add_argument(
         "--resolve",
-        type=int,
+        type=count,
         metavar="RECORD",
         help="settle an unknown write by hand, after checking the platform (with --as)",
     )

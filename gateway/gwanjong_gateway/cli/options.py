@@ -21,6 +21,18 @@ def _level(value: str) -> str:
     return upper
 
 
+def count(value: str) -> int:
+    """A --limit or a record's number: from 1 up to SQLite's largest INTEGER (a negative
+    LIMIT there means no limit, and a larger number raised OverflowError)."""
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if not 1 <= number <= 2**63 - 1:
+        raise argparse.ArgumentTypeError(f"{value!r}: give a whole number from 1 to {2**63 - 1}")
+    return number
+
+
 def global_options(
     p: argparse.ArgumentParser, top: bool = False, port: bool = True, serving: bool = True
 ) -> None:

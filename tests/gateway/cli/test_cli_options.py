@@ -112,3 +112,15 @@ def test_a_closed_pipe_ends_quietly(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cli_main, "parser", patched)
     assert exit_code([]) == 0
     assert dup2  # stdout pointed at devnull: no second complaint at exit
+
+
+@pytest.mark.parametrize("value", ["-3", "0", "99999999999999999999999"])
+@pytest.mark.parametrize("argv", [["history", "--limit"], ["review", "list", "--limit"]])
+def test_a_limit_out_of_range_is_a_usage_error(
+    argv: list[str], value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # SQLite reads LIMIT -3 as no limit, and a number past 64 bits raised OverflowError
+    assert exit_code([*argv, value]) == 2
+    assert (
+        f"{value!r}: give a whole number from 1 to 9223372036854775807" in capsys.readouterr().err
+    )

@@ -35,6 +35,8 @@ def add_then_remove(text: str, key: str = "mcpServers") -> str:
         '\ufeff{\n  "mcpServers": {"a": {"command": "x"}}\n}\n',  # a BOM, a one-line object
         '{"mcpServers": {"a": {"command": "x"}}, "b": [1, 2]}',  # all on one line
         '{\n  "mcpServers": {\n    "a": 1, // trailing comment\n  },\n}\n',  # JSONC
+        '{\n  "mcpServers": {\n    // "old": {"command": "x"}\n  }\n}\n',  # only a comment
+        '{\n  "mcpServers": { /* none yet */ }\n}\n',
     ],
 )
 def test_adding_then_removing_gives_back_every_byte(text: str) -> None:
@@ -62,3 +64,39 @@ def test_an_empty_object_gets_the_member_on_its_own_lines() -> None:
 def test_what_is_not_json_is_refused_with_where(text: str, where: str) -> None:
     with pytest.raises(JsonError, match=where):
         parse(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "comment"),
+    [
+        # a server added after ours, with a comment above it
+        (
+            '{\n  "mcpServers": {\n    "gwanjong": {"command": "g"},\n'
+            '    // GitHub: the token is in the keychain\n    "github": {"command": "x"}\n  }\n}\n',
+            "// GitHub: the token is in the keychain",
+        ),
+        # a note on the line before ours, which is the last one
+        (
+            '{\n  "mcpServers": {\n    "github": {"command": "x"}, // token expires in May\n'
+            '    "gwanjong": {"command": "g"}\n  }\n}\n',
+            "// token expires in May",
+        ),
+        # on one line after it: the line break that ends the comment stays
+        ('{"mcpServers": {"a": 1, // note\n "gwanjong": 2}}', "// note"),
+        # our entry alone, the person's notes around it
+        (
+            '{\n  "mcpServers": {\n    "gwanjong": {"command": "g"}, /* keep */\n  }\n}\n',
+            "/* keep */",
+        ),
+    ],
+)
+def test_removing_our_entry_keeps_the_comments_around_it(text: str, comment: str) -> None:
+    servers = parse(text).member("mcpServers")
+    assert servers is not None
+    left = remove(text, servers.node, "gwanjong")
+    assert comment in left
+    value = parse(left).value
+    assert "gwanjong" not in value["mcpServers"]
+    expected = dict(parse(text).value["mcpServers"])
+    del expected["gwanjong"]
+    assert value["mcpServers"] == expected

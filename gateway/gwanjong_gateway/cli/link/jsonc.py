@@ -194,12 +194,45 @@ def replace(text: str, member: Member, value: Any, unit: str) -> str:
     return text[: member.node.start] + rendered + text[member.node.end :]
 
 
+def _bare(text: str) -> str:
+    """``text`` with its comments blanked (same length), its trailing commas kept."""
+    return _COMMENT.sub(
+        lambda m: m[0] if m[0].startswith('"') else re.sub(r"[^\n]", " ", m[0]), text
+    )
+
+
+def _past_space(text: str, pos: int) -> int:
+    while text.startswith((" ", "\t", "\r", "\n"), pos):
+        pos += 1
+    return pos
+
+
+def _past_comma(bare: str, pos: int) -> int:
+    """Just past the comma after the value that ends at ``pos``; ``pos`` when there is none."""
+    at = _past_space(bare, pos)
+    return at + 1 if bare.startswith(",", at) else pos
+
+
 def remove(text: str, obj: Node, key: str) -> str:
-    """``text`` without the member ``key`` of ``obj`` (and the comma that went with it)."""
+    """``text`` without the member ``key`` of ``obj`` (and the comma that went with it);
+    the person's comments around it stay."""
     i = max(i for i, m in enumerate(obj.members) if m.key == key)
     member = obj.members[i]
+    bare = _bare(text)
     if len(obj.members) == 1:
+        end = _past_comma(bare, member.node.end)
+        before = text[obj.start + 1 : member.key_start]
+        if before.strip():  # comments before it: cut only the member
+            return text[: member.key_start] + text[end:]
+        if text[end : obj.end - 1].strip():  # comments after it (or in place of it)
+            return text[: obj.start + 1] + text[end:]
         return text[: obj.start + 1] + text[obj.end - 1 :]
-    if i == len(obj.members) - 1:  # the last one: from the end of the one before it
-        return text[: obj.members[i - 1].node.end] + text[member.node.end :]
-    return text[: member.key_start] + text[obj.members[i + 1].key_start :]
+    if i == len(obj.members) - 1:  # the last one: from the comma of the one before it
+        comma = _past_comma(bare, obj.members[i - 1].node.end) - 1
+        gap = text[comma + 1 : member.key_start]
+        kept = gap.rstrip(" \t\r\n")  # a comment on that line, or above ours
+        if kept and not re.match(r"[ \t]*\r?\n", text[member.node.end :]):
+            kept = gap  # its line break too: a `//` comment must not swallow what follows
+        return text[:comma] + kept + text[member.node.end :]
+    end = _past_space(text, _past_comma(bare, member.node.end))  # up to a comment
+    return text[: member.key_start] + text[end:]

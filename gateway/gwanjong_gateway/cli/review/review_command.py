@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gwanjong_gateway.cli.options import command, principal_and_json
+from gwanjong_gateway.cli.options import command, count, principal_and_json
 from gwanjong_gateway.cli.review.term import Review, Terminal
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.rules.approvals import operator_name
@@ -103,7 +103,7 @@ def add_review(sub: Any) -> None:
     ls = command(rsub, "list", "pending approvals and hand-offs, oldest first", _review)
     principal_and_json(ls, "approvals and hand-offs", "a table")
     ls.add_argument("--all", action="store_true", help="decided approvals too (newest first)")
-    ls.add_argument("--limit", type=int, default=50, help="at most this many of each kind")
+    ls.add_argument("--limit", type=count, default=50, help="at most this many of each kind")
     show = command(
         rsub, "show", "one approval or hand-off in full: the exact text, where, why", _review
     )
