@@ -1,7 +1,6 @@
 """PostgreSQL errors as `unavailable` answers: what happened, where, and what to do, with
 no password (the URL's is never shown, nor where libpq's message quotes it: a bad
-%-escape in it). psycopg is
-imported only when a PostgreSQL record is in use."""
+%-escape in it). psycopg is imported only when a PostgreSQL record is in use."""
 
 from __future__ import annotations
 
