@@ -9,7 +9,6 @@ import re
 
 from gwanjong_gateway.extras import MissingExtra
 
-
 #: libpq takes the password as `user:password@` or as a `password=` query parameter
 _QUERY_PASSWORD = re.compile(r"([?&]password=)([^&#]*)", re.IGNORECASE)
 
