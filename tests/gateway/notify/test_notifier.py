@@ -188,6 +188,30 @@ async def test_a_channel_that_keeps_failing_gives_up_naming_its_scheme_and_host_
     assert shown("garbage") == "(not a URL)"
 
 
+def test_a_url_whose_host_part_is_its_token_shows_no_host() -> None:
+    # many Apprise schemes put the secret where a host would be: shown() must not take
+    # that for a server's name (status's `notified`, the logs and the record show it)
+    tokens = {
+        "prowl://0123456789abcdef0123456789abcdef01234567": "0123456789abcdef",
+        "pover://userkey@apptoken123abc": "apptoken123abc",
+        "pbul://o.gn5kj6nfhv736I7jC3cj3QLRiyhgl98b": "gn5kj6nfhv736",
+        "slack://T1JJ3T3L2/A1BRTD4JD/TIiajkdnlazkcOXrIdevi7FQ": "t1jj3t3l2",
+        "tgram://123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/12315544": "123456789",
+        "ntfy://my-secret-topic": "my-secret-topic",
+        "sns://AKIAEXAMPLE/secret/us-east-1/+15551234567": "akiaexample",
+    }
+    for url, token in tokens.items():
+        scheme = url.partition("://")[0]
+        assert shown(url) == f"{scheme}://", url
+        assert token not in shown(url).lower()
+    # a real server's name is still shown
+    assert shown("json://localhost:8080/x") == "json://localhost"
+    assert shown("json://127.0.0.1:8080/x") == "json://127.0.0.1"
+    assert shown("json://[::1]:8080/x") == "json://[::1]"
+    assert shown("ntfys://u:p@ntfy.sh/t") == "ntfys://ntfy.sh"
+    assert shown("mmost://chat.example.co.uk/token") == "mmost://chat.example.co.uk"
+
+
 def test_notices_are_forgotten_only_after_anything_they_name_is_gone(db: Path) -> None:
     from gwanjong_gateway.notify.notifier import KEEP_S
 

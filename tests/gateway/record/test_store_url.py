@@ -80,3 +80,29 @@ async def test_an_unset_variable_or_an_unreachable_database_is_unavailable_and_k
     )
     assert SECRET not in text
     assert not records.broken  # retried on the next call, not given up
+
+
+async def test_a_password_in_the_urls_query_is_kept_out_of_errors_and_history(
+    tmp_path: Path,
+) -> None:
+    # libpq takes `?password=` as well as `user:password@`; a "%" not followed by two hex
+    # digits makes it quote the whole value ("invalid percent-encoded token: ...")
+    from gwanjong_gateway.record.sql.pg_errors import redact
+
+    port = free_port()  # nothing listens here
+    for url in (
+        f"postgresql://gw@127.0.0.1:{port}/gwanjong?password=Ab%9K{SECRET}",
+        f"postgresql://gw@127.0.0.1:{port}/gwanjong?sslmode=disable&password=Ab%9K{SECRET}",
+        f"postgresql://gw:Ab%9K{SECRET}@127.0.0.1:{port}/gwanjong",
+    ):
+        records = Records(tmp_path / "unused.db", url=url)
+        assert not await records.open()
+        with pytest.raises(PlatformError) as refused:
+            await records.run(StrikeStore.history)
+        text = str(refused.value)
+        assert text.startswith("unavailable: the strike record database at "), text
+        assert SECRET not in text, text
+        assert SECRET not in redact(url)  # what `gwanjong history` shows as its source
+    assert redact("postgresql://gw@db/x?password=pw1&sslmode=require") == (
+        "postgresql://gw@db/x?password=***&sslmode=require"
+    )

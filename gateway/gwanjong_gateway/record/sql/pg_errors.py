@@ -1,6 +1,6 @@
 """PostgreSQL errors as `unavailable` answers: what happened, where, and what to do, with
-no password (the URL's is never shown; libpq's messages do not carry it). psycopg is
-imported only when a PostgreSQL record is in use."""
+no password (the URL's is never shown, nor where libpq's message quotes it: a bad
+%-escape in it). psycopg is imported only when a PostgreSQL record is in use."""
 
 from __future__ import annotations
 
@@ -9,10 +9,14 @@ import re
 
 from gwanjong_gateway.extras import MissingExtra
 
+#: libpq takes the password as `user:password@` or as a `password=` query parameter
+_QUERY_PASSWORD = re.compile(r"([?&]password=)([^&#]*)", re.IGNORECASE)
+
 
 def redact(url: str) -> str:
     """The URL without its password (what logs and errors may show)."""
-    return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", url)
+    url = re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", url)
+    return _QUERY_PASSWORD.sub(r"\1***", url)
 
 
 def where(url: str) -> str:
@@ -30,9 +34,11 @@ def where(url: str) -> str:
 def _reason(exc: BaseException, url: str) -> str:
     """libpq's first line, minus anything of the URL's secret."""
     text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    secret = re.search(r"://[^:/@]*:([^@]*)@", url)
-    if secret and secret.group(1):
-        text = text.replace(secret.group(1), "***")
+    userinfo = re.search(r"://[^:/@]*:([^@]*)@", url)
+    secrets = [userinfo.group(1)] if userinfo else []
+    secrets += [m.group(2) for m in _QUERY_PASSWORD.finditer(url)]
+    for secret in sorted(filter(None, secrets), key=len, reverse=True):
+        text = text.replace(secret, "***")
     return text[:200]
 
 
