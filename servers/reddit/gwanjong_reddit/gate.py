@@ -14,12 +14,12 @@ from urllib.parse import urlsplit
 import aiohttp
 from asyncprawcore.exceptions import RequestException
 from asyncprawcore.requestor import Requestor
-from asyncprawcore.sessions import FiniteRetryStrategy
+from asyncprawcore.sessions import FiniteRetryStrategy, Session
 
 from gwanjong_reddit.settings import Settings
 from gwanjong_shared.contract.models import RateLimit
 from gwanjong_shared.kit.host_gate import HostAllowList, HostNotAllowed
-from gwanjong_shared.kit.once import AnswerLost, answer_lost
+from gwanjong_shared.kit.once import AnswerLost, answer_lost, may_resend
 from gwanjong_shared.kit.ratelimit import ANY, Limiter, MinInterval, TokenBucket
 from gwanjong_shared.kit.tracing import http_span, set_status
 
@@ -99,8 +99,12 @@ class GatedRequestor(Requestor):
                 ) as response:
                     set_status(span, response.status)
                     await self._gate.observe(response)
-                    # A write's 5xx never reaches asyncprawcore, which would resend it.
+                    # A write's 5xx never reaches asyncprawcore, which would resend it;
+                    # nor its 408, which asyncprawcore resends too (RETRY_STATUSES).
                     lost = answer_lost(method, parts.path, status=response.status)
+                    retried = response.status in Session.RETRY_STATUSES
+                    if lost is None and retried and not may_resend(method):
+                        lost = AnswerLost(method, parts.path, status=response.status)
                     if lost is None:
                         yielded = True
                         yield response
