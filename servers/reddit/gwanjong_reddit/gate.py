@@ -39,6 +39,7 @@ class Gate:
             writes=MinInterval(settings.write_interval_s),
         )
         self.forbidden: dict[int, str] = {}  # id(response) -> Reddit's reason for a 403
+        self.edge: set[int] = set()  # id(response) of a 403 without Reddit's JSON: the CDN's
 
     @property
     def rate_limit(self) -> RateLimit:
@@ -57,8 +58,11 @@ class Gate:
             try:
                 body = await response.json(content_type=None)
             except (ValueError, aiohttp.ClientError):
+                body = None
+            if not isinstance(body, dict):  # empty or HTML: a block at the edge
+                self.edge.add(id(response))
                 return
-            reason = body.get("reason") if isinstance(body, dict) else None
+            reason = body.get("reason")
             if isinstance(reason, str) and reason:
                 self.forbidden[id(response)] = reason
 
