@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
-from asyncprawcore.exceptions import RequestException
+from asyncprawcore.exceptions import BadJSON, RequestException
 from asyncprawcore.requestor import Requestor
 from asyncprawcore.sessions import FiniteRetryStrategy, Session
 
@@ -95,7 +95,7 @@ class GatedRequestor(Requestor):
             method, parts.scheme, parts.hostname or "", parts.port, parts.path, headers
         ) as span:
             lost: AnswerLost | None = None
-            yielded = False
+            yielded, answered = False, 0
             try:
                 # asyncprawcore always passes its module constant (16 s); ours is the setting.
                 async with super().request(
@@ -110,12 +110,18 @@ class GatedRequestor(Requestor):
                     if lost is None and retried and not may_resend(method):
                         lost = AnswerLost(method, parts.path, status=response.status)
                     if lost is None:
-                        yielded = True
+                        yielded, answered = True, response.status
                         yield response
-            except RequestException as exc:
-                if yielded:
+            except (RequestException, BadJSON) as exc:
+                original = getattr(exc, "original_exception", exc)
+                unreadable = (aiohttp.ClientResponseError, aiohttp.ClientPayloadError)
+                body_lost = isinstance(original, (*unreadable, TimeoutError, BadJSON))
+                if yielded and (may_resend(method) or not body_lost):
                     raise  # the SDK's own handling of the answer, not the request
-                original = exc.original_exception
+                if yielded:  # a write was answered, but its body was unreadable: lost
+                    if isinstance(original, TimeoutError):
+                        raise AnswerLost(method, parts.path, timed_out=True) from exc
+                    raise AnswerLost(method, parts.path, status=answered) from exc
                 never_left = (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError)
                 left = not isinstance(original, (*never_left, HostNotAllowed))
                 lost = answer_lost(method, parts.path, error=original, left=left)
