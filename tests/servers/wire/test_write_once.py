@@ -132,7 +132,7 @@ async def test_a_reddit_write_answered_408_is_not_resent(sandbox: SandboxControl
     assert "may have been written" in message and "not sent again" in message, text
 
 
-@pytest.mark.parametrize("platform", ["devto", "reddit"])
+@pytest.mark.parametrize("platform", list(WRITE_PATH))
 async def test_a_write_answered_2xx_without_json_is_unsure(
     sandbox: SandboxControl, platform: str
 ) -> None:
