@@ -20,7 +20,7 @@ from atproto_core.exceptions import AtProtocolError
 from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.kit.host_gate import HostNotAllowed
-from gwanjong_shared.kit.http import error_for_status
+from gwanjong_shared.kit.http import edge_block, error_for_status
 from gwanjong_shared.kit.logs import redact
 
 SESSION_GONE = {"ExpiredToken", "InvalidToken"}
@@ -104,6 +104,8 @@ def _request_error(exc: RequestErrorBase, what: str, item: str) -> PlatformError
             f"Bluesky has no {item} (it may have been deleted). Check the id: use one from "
             "search or trending."
         )
+    if status == 403 and not name:
+        return edge_block("Bluesky")  # no XRPC error body: the CDN's block, not our session
     if name in AUTH_NAMES or status in (401, 403):
         return errors.auth(f"Bluesky refused our session ({name or status}). {ACCOUNT_HINT}")
     if status == 413:

@@ -20,7 +20,7 @@ import anyio
 import httpx
 from atproto_client import AsyncClient
 from atproto_client.client.session import Session, SessionEvent
-from atproto_client.exceptions import RequestErrorBase
+from atproto_client.exceptions import ModelError, RequestErrorBase
 from atproto_client.request import AsyncRequest
 from atproto_core.exceptions import AtProtocolError
 
@@ -35,7 +35,7 @@ from gwanjong_bluesky.settings import Settings
 from gwanjong_bluesky.transport import limit_key
 from gwanjong_shared.contract import errors
 from gwanjong_shared.kit.host_gate import GateTransport, HostAllowList
-from gwanjong_shared.kit.once import AnswerLost, lost_answer, lost_sign_in
+from gwanjong_shared.kit.once import AnswerLost, lost_answer, lost_sign_in, unreadable_answer
 from gwanjong_shared.kit.ratelimit import Limiter
 
 log = logging.getLogger(__name__)
@@ -208,6 +208,8 @@ class BlueskyClient:
                         continue
                     raise sdk_error(exc, what, item, timeout_s) from None
                 except AtProtocolError as exc:
+                    if write and isinstance(exc, ModelError):  # answered, but not readable
+                        raise unreadable_answer("Bluesky", what) from None
                     raise sdk_error(exc, what, item, timeout_s) from None
                 except httpx.HTTPError as exc:
                     raise transport_error(exc, what, timeout_s) from None

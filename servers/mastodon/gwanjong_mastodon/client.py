@@ -41,8 +41,15 @@ from urllib3.exceptions import NewConnectionError
 
 from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.errors import PlatformError
-from gwanjong_shared.kit.http import error_for_status
-from gwanjong_shared.kit.once import AnswerLost, answer_lost, lost_answer, lost_in, may_resend
+from gwanjong_shared.kit.http import edge_block, error_for_status
+from gwanjong_shared.kit.once import (
+    AnswerLost,
+    answer_lost,
+    lost_answer,
+    lost_in,
+    may_resend,
+    unreadable_answer,
+)
 from gwanjong_shared.kit.ratelimit import Limiter
 from gwanjong_shared.kit.tracing import http_span, set_status
 
@@ -207,7 +214,14 @@ async def run(
         lost = lost_in(exc)  # Mastodon.py wraps what the session raised
         if lost is not None:
             raise lost_answer(LABEL, lost, what) from None
+        if write and isinstance(exc, MastodonAPIError) and not _has_status(exc):
+            raise unreadable_answer(LABEL, what) from None  # answered, but not JSON
         raise _mapped(exc, api, limiter, what) from None
+
+
+def _has_status(exc: MastodonAPIError) -> bool:
+    """Mastodon.py's error for a status carries it; its error for an unparsable body not."""
+    return len(exc.args) >= 2 and isinstance(exc.args[1], int)
 
 
 def _mapped(exc: MastodonError, api: Mastodon, limiter: Limiter, what: str) -> PlatformError:
@@ -238,6 +252,8 @@ def _mapped(exc: MastodonError, api: Mastodon, limiter: Limiter, what: str) -> P
         )
     if isinstance(exc, MastodonAPIError) and len(exc.args) >= 2 and isinstance(exc.args[1], int):
         status = exc.args[1]
+        if status == 403 and not (len(exc.args) > 3 and exc.args[3]):
+            return edge_block(LABEL)  # no {"error": ...} body: the CDN's block, not our token
         if status == 403:
             return errors.auth(f"{LABEL} refused this for our account. {TOKEN_HINT}")
         detail = str(exc.args[3])[:200] if len(exc.args) > 3 and exc.args[3] else ""

@@ -14,7 +14,7 @@ from gwanjong_reddit.gate import Gate
 from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.kit.host_gate import HostNotAllowed
-from gwanjong_shared.kit.http import error_for_status
+from gwanjong_shared.kit.http import edge_block, error_for_status
 from gwanjong_shared.kit.once import lost_answer, lost_in, lost_sign_in
 
 _WAIT = re.compile(r"(\d+)\s*(milliseconds?|seconds?|minutes?|hours?)", re.IGNORECASE)
@@ -115,6 +115,9 @@ def sdk_error(exc: Exception, what: str, missing: str, gate: Gate) -> PlatformEr
         )
     if isinstance(exc, asyncprawcore.Forbidden):
         reason = gate.forbidden.pop(id(exc.response), "")
+        if id(exc.response) in gate.edge:
+            gate.edge.discard(id(exc.response))
+            return edge_block("Reddit")
         if reason:
             return closed_subreddit(reason, missing)
         return errors.auth(

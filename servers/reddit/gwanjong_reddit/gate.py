@@ -12,14 +12,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
-from asyncprawcore.exceptions import RequestException
+from asyncprawcore.exceptions import BadJSON, RequestException
 from asyncprawcore.requestor import Requestor
-from asyncprawcore.sessions import FiniteRetryStrategy
+from asyncprawcore.sessions import FiniteRetryStrategy, Session
 
 from gwanjong_reddit.settings import Settings
 from gwanjong_shared.contract.models import RateLimit
 from gwanjong_shared.kit.host_gate import HostAllowList, HostNotAllowed
-from gwanjong_shared.kit.once import AnswerLost, answer_lost
+from gwanjong_shared.kit.once import AnswerLost, answer_lost, may_resend
 from gwanjong_shared.kit.ratelimit import ANY, Limiter, MinInterval, TokenBucket
 from gwanjong_shared.kit.tracing import http_span, set_status
 
@@ -39,6 +39,7 @@ class Gate:
             writes=MinInterval(settings.write_interval_s),
         )
         self.forbidden: dict[int, str] = {}  # id(response) -> Reddit's reason for a 403
+        self.edge: set[int] = set()  # id(response) of a 403 without Reddit's JSON: the CDN's
 
     @property
     def rate_limit(self) -> RateLimit:
@@ -57,8 +58,11 @@ class Gate:
             try:
                 body = await response.json(content_type=None)
             except (ValueError, aiohttp.ClientError):
+                body = None
+            if not isinstance(body, dict):  # empty or HTML: a block at the edge
+                self.edge.add(id(response))
                 return
-            reason = body.get("reason") if isinstance(body, dict) else None
+            reason = body.get("reason")
             if isinstance(reason, str) and reason:
                 self.forbidden[id(response)] = reason
 
@@ -91,7 +95,7 @@ class GatedRequestor(Requestor):
             method, parts.scheme, parts.hostname or "", parts.port, parts.path, headers
         ) as span:
             lost: AnswerLost | None = None
-            yielded = False
+            yielded, answered = False, 0
             try:
                 # asyncprawcore always passes its module constant (16 s); ours is the setting.
                 async with super().request(
@@ -99,15 +103,25 @@ class GatedRequestor(Requestor):
                 ) as response:
                     set_status(span, response.status)
                     await self._gate.observe(response)
-                    # A write's 5xx never reaches asyncprawcore, which would resend it.
+                    # A write's 5xx never reaches asyncprawcore, which would resend it;
+                    # nor its 408, which asyncprawcore resends too (RETRY_STATUSES).
                     lost = answer_lost(method, parts.path, status=response.status)
+                    retried = response.status in Session.RETRY_STATUSES
+                    if lost is None and retried and not may_resend(method):
+                        lost = AnswerLost(method, parts.path, status=response.status)
                     if lost is None:
-                        yielded = True
+                        yielded, answered = True, response.status
                         yield response
-            except RequestException as exc:
-                if yielded:
+            except (RequestException, BadJSON) as exc:
+                original = getattr(exc, "original_exception", exc)
+                unreadable = (aiohttp.ClientResponseError, aiohttp.ClientPayloadError)
+                body_lost = isinstance(original, (*unreadable, TimeoutError, BadJSON))
+                if yielded and (may_resend(method) or not body_lost):
                     raise  # the SDK's own handling of the answer, not the request
-                original = exc.original_exception
+                if yielded:  # a write was answered, but its body was unreadable: lost
+                    if isinstance(original, TimeoutError):
+                        raise AnswerLost(method, parts.path, timed_out=True) from exc
+                    raise AnswerLost(method, parts.path, status=answered) from exc
                 never_left = (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError)
                 left = not isinstance(original, (*never_left, HostNotAllowed))
                 lost = answer_lost(method, parts.path, error=original, left=left)

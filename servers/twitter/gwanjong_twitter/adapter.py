@@ -28,7 +28,7 @@ from gwanjong_shared.contract import (
     Validation,
     errors,
 )
-from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+from gwanjong_shared.contract.errors import UNSURE, ErrorKind, PlatformError
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
 from gwanjong_shared.kit.target_cache import TargetCache
@@ -316,8 +316,13 @@ class TwitterAdapter(PlatformAdapter):
                 raise errors.not_supported(
                     f"write_comment is not allowed for a program on X: {rule.reason}"
                 )
-        async with self.api.limiter.paced(write=True):
-            reply_id = await self.api.create(body, reply_to=target)
+        try:
+            async with self.api.limiter.paced(write=True):
+                reply_id = await self.api.create(body, reply_to=target)
+        except PlatformError as exc:
+            if exc.kind in UNSURE:  # it may have landed: it is our one reply until read back
+                self._replied.add(target)
+            raise
         self._replied.add(target)
         self.targets.forget(post_id, target)
         return PostResult(

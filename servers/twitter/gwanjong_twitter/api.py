@@ -16,7 +16,7 @@ from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.kit.host_gate import HostNotAllowed
 from gwanjong_shared.kit.http import edge_block, error_for_status
-from gwanjong_shared.kit.once import AnswerLost, lost_answer
+from gwanjong_shared.kit.once import AnswerLost, lost_answer, unreadable_answer
 from gwanjong_shared.kit.ratelimit import Limiter, MinInterval, wait_from
 from gwanjong_twitter.posts import XPost
 from gwanjong_twitter.redirect import API_HOSTS, AiohttpGate
@@ -154,6 +154,8 @@ class ApiReader:
         except aiohttp.ContentTypeError as exc:
             # tweepy parses every error body as JSON; X's edge sends text/plain 429s and HTML
             # 404s. The status and headers still say what happened.
+            if key.startswith("POST ") and 200 <= exc.status < 300:
+                raise unreadable_answer(LABEL, what) from None  # it may have been written
             raise self._not_json(exc, what) from None
         except aiohttp.ClientError as exc:
             raise errors.unavailable(

@@ -102,6 +102,15 @@ def lost_answer(label: str, lost: AnswerLost, what: str = "writing") -> Platform
     return errors.timeout(message) if lost.timed_out else errors.unavailable(message)
 
 
+def unreadable_answer(label: str, what: str = "writing") -> PlatformError:
+    """A write the platform answered with a body that could not be read (not JSON): it was
+    applied or may have been, so it is unsure like a lost answer, never "try again"."""
+    return errors.unavailable(
+        f"{label} answered while {what}, but its answer could not be read (not JSON): it may "
+        "have been written. It was not sent again; read it back before writing it anew."
+    )
+
+
 def lost_sign_in(label: str, lost: AnswerLost) -> PlatformError:
     """A sign-in or token refresh whose answer was lost: it writes nothing, so it is an
     ordinary failure of its kind (a timeout stays a timeout), safe to try again."""

@@ -391,3 +391,21 @@ async def test_mentions_hold_mentions_and_replies_not_bare_quotes(sandbox: Sandb
     assert sandbox.ids("twitter")["summons-me"] in ids
     assert sandbox.ids("twitter")["x-quotes-me"] not in ids  # a quote without @us is no mention
     assert {p["tags"][0] for p in posts} == {"mention", "reply"}
+
+
+async def test_a_reply_whose_answer_was_lost_still_counts_as_our_one_reply(
+    sandbox: SandboxControl,
+) -> None:
+    """The reply may have landed (unsure): a second one to the same post would break X's
+    one-reply-per-interaction rule if it had, so a program may not send it."""
+    ids = sandbox.ids("twitter")
+    async with Client(SPEC.build(sandbox.url)) as client:
+        sandbox.fault("twitter", "apply_then_status", status=502, method="POST", match="/2/tweets")
+        lost = await error_of(
+            client, "write_comment", post_id=ids["summons-me"], body="One gateway, five tools."
+        )
+        again = await call(
+            client, "validate", action="write_comment", body="Again", post_id=ids["summons-me"]
+        )
+    assert "may have been written" in lost, lost
+    assert again["allowed"] == "human", again

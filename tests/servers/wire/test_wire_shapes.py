@@ -114,3 +114,21 @@ def test_front_matter_is_cut_only_at_the_top() -> None:
     # A thematic break further down, or an unclosed block, is the article's own text.
     assert markdown_body("Intro\n\n---\n\nMore\n---\n") == "Intro\n\n---\n\nMore\n---\n"
     assert markdown_body("---\nno end") == "---\nno end"
+
+
+@pytest.mark.parametrize("platform", ["reddit", "twitter", "bluesky", "mastodon"])
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [("", "text/plain"), ("<html><body>blocked</body></html>", "text/html; charset=utf-8")],
+    ids=["empty", "html"],
+)
+async def test_edge_403_is_unavailable_not_credentials(
+    sandbox: SandboxControl, platform: str, body: str, content_type: str
+) -> None:
+    """A CDN's 403 (empty or an HTML page, no platform error body) is not about our keys."""
+    post_id = sandbox.ids(platform)["rust-async"]
+    async with Client(SPECS[platform].build(sandbox.url)) as client:
+        await call(client, "get_post", post_id=post_id)  # signed in: the block comes later
+        sandbox.fault(platform, status=403, body=body, content_type=content_type, count=10)
+        text = await error_of(client, "get_post", post_id=post_id)
+    assert text.startswith("unavailable: "), text

@@ -115,3 +115,42 @@ async def test_a_sign_in_whose_answer_is_lost_is_not_a_write(
     assert text.startswith("unavailable: ") and "sign-in" in text, text
     assert "may have been written" not in text, text
     assert sandbox.writes(platform) == []
+
+
+async def test_a_reddit_write_answered_408_is_not_resent(sandbox: SandboxControl) -> None:
+    """asyncprawcore resends on 408 (Request Timeout) as on a 5xx, POST included: a proxy's
+    408 after the platform applied the write must not make it land twice."""
+    async with Client(SPECS["reddit"].build(sandbox.url)) as client:
+        sandbox.fault(
+            "reddit", "apply_then_status", status=408, method="POST", match="/api/submit", count=1
+        )
+        text = await error_of(client, "write_post", title="Lost answer", body="Sent once.")
+    posts = [w for w in sandbox.writes("reddit") if w["action"] == "write_post"]
+    assert len(posts) == 1, f"the write was sent {len(posts)} times"
+    error_kind, message, _ = parse_error(text)
+    assert error_kind in UNSURE, text
+    assert "may have been written" in message and "not sent again" in message, text
+
+
+@pytest.mark.parametrize("platform", list(WRITE_PATH))
+async def test_a_write_answered_2xx_without_json_is_unsure(
+    sandbox: SandboxControl, platform: str
+) -> None:
+    """The write was applied and answered 200, but the body is not the platform's JSON (a
+    proxy's page): it may have been written, so the answer must not invite a resend."""
+    async with Client(SPECS[platform].build(sandbox.url)) as client:
+        sandbox.fault(
+            platform,
+            "apply_then_status",
+            status=200,
+            body="<html><body>OK</body></html>",
+            content_type="text/html; charset=utf-8",
+            method="POST",
+            match=WRITE_PATH[platform],
+            count=1,
+        )
+        text = await error_of(client, "write_post", title="Garbled", body="Sent once.")
+    assert len([w for w in sandbox.writes(platform) if w["action"] == "write_post"]) == 1
+    error_kind, message, _ = parse_error(text)
+    assert error_kind in UNSURE, text
+    assert "may have been written" in message, text
