@@ -120,3 +120,17 @@ async def test_only_the_operator_or_an_approver_resumes_paused_writes(
         done = await post(s, "/usage/resume", csrf, platform="devto")
         assert done.status_code == 303
         assert await gw.records.run(StrikeStore.paused, "devto") == ""
+
+
+async def test_a_revoked_token_ends_its_console_session_at_once(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    """Revoking a token cuts its holder off everywhere on the next request, the console
+    included: the session it was exchanged for must not outlive it (12 h by default)."""
+    gw, mcp, tokens = team_gateway(tmp_path, forum)
+    async with serving(gw, mcp) as s:
+        await sign_in_as(s, tokens["carol"])
+        assert (await s.http.get("/approvals")).status_code == 200
+        assert store_for(tmp_path / "state").revoke("carol")
+        assert (await s.http.get("/approvals")).status_code == 401
+        assert (await s.http.get("/history")).status_code == 401
