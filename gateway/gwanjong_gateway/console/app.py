@@ -258,7 +258,10 @@ class Console:
         name = principal_of(access.subject or access.client_id or "")
         if name is None:  # the verifier refuses it first; one name per person, or none
             return self.render("signin.html", None, status=403, error="That token names nobody.")
-        session = self.sessions.start(name, name)
+        ttl = self.config.console.session_s
+        if access.expires_at is not None:  # a JWT: no longer than MCP would accept it
+            ttl = min(ttl, access.expires_at + self.config.auth.leeway_s - self.clock())
+        session = self.sessions.start(name, name, ttl_s=ttl)
         if self.config.auth.mode == "tokens" and isinstance(token, str):
             session.token_sha256 = digest(token.strip())
         return self._enter(session)
