@@ -19,6 +19,7 @@ from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.readers import EVERYONE, Reader
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import Approval
+from gwanjong_gateway.team.access_tokens import TokenError, digest, store_for
 from gwanjong_gateway.usage.log import UsageLog
 from gwanjong_shared.contract.visible import line
 
@@ -58,6 +59,8 @@ class Console:
         self.clock = clock
         self.sessions = Sessions(self.config.console.session_s, clock)
         self._usage = usage
+        tokens = self.config.auth.mode == "tokens"  # sessions are checked against its file
+        self._tokens = store_for(self.config.state_dir) if tokens else None
         #: the usage page's last figures per reader: (when read, report)
         self.usage_cache: dict[str, tuple[float, dict[str, Any]]] = {}
         #: background reads of the usage log under way, per reader
@@ -177,6 +180,9 @@ class Console:
 
         async def route(request: Request) -> Response:
             session = self.sessions.get(request.cookies.get(self.cookie))
+            if session is not None and not self._token_holds(session):
+                self.sessions.end(session.id)
+                session = None
             if session is None:
                 how = (
                     "Sign in on /signin with your token, or run `gwanjong console` for a new link."
@@ -192,6 +198,15 @@ class Console:
                 return self.refused(exc.status, exc.message, session)
 
         return route
+
+    def _token_holds(self, session: Session) -> bool:
+        """A session a team token was exchanged for ends once it is revoked, as over MCP."""
+        if session.token_sha256 is None or self._tokens is None:
+            return True
+        try:
+            return self._tokens.is_active(session.token_sha256)
+        except TokenError:  # a damaged token file lets nobody in
+            return False
 
     async def _in_scope(self, request: Request, scope: Scope) -> None:
         """An approval link's session makes only requests about its approval (else Refusal)."""
@@ -243,7 +258,13 @@ class Console:
         name = principal_of(access.subject or access.client_id or "")
         if name is None:  # the verifier refuses it first; one name per person, or none
             return self.render("signin.html", None, status=403, error="That token names nobody.")
-        return self._enter(self.sessions.start(name, name))
+        ttl = self.config.console.session_s
+        if access.expires_at is not None:  # a JWT: no longer than MCP would accept it
+            ttl = min(ttl, access.expires_at + self.config.auth.leeway_s - self.clock())
+        session = self.sessions.start(name, name, ttl_s=ttl)
+        if self.config.auth.mode == "tokens" and isinstance(token, str):
+            session.token_sha256 = digest(token.strip())
+        return self._enter(session)
 
     def _enter(self, session: Session, then: str = "/approvals") -> Response:
         response = redirect(then)

@@ -47,6 +47,8 @@ class Session:
     csrf: str
     expires_at: float
     scope: Scope | None = None
+    #: the team token it was exchanged for, as tokens.json keeps it: it lasts while that does
+    token_sha256: str | None = None
 
 
 @dataclass(frozen=True)

@@ -80,6 +80,11 @@ class TokenStore:
         self._refresh()
         return self._active.get(digest(token))
 
+    def is_active(self, sha256: str) -> bool:
+        """Whether the token of digest `sha256` is active now."""
+        self._refresh()
+        return sha256 in self._active
+
     def active_count(self) -> int:
         self._refresh()
         return len(self._active)

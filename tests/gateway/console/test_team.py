@@ -120,3 +120,34 @@ async def test_only_the_operator_or_an_approver_resumes_paused_writes(
         done = await post(s, "/usage/resume", csrf, platform="devto")
         assert done.status_code == 303
         assert await gw.records.run(StrikeStore.paused, "devto") == ""
+
+
+async def test_a_revoked_token_ends_its_console_session_at_once(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    """Revoking a token cuts its holder off everywhere on the next request, the console
+    included: the session it was exchanged for must not outlive it (12 h by default)."""
+    gw, mcp, tokens = team_gateway(tmp_path, forum)
+    async with serving(gw, mcp) as s:
+        await sign_in_as(s, tokens["carol"])
+        assert (await s.http.get("/approvals")).status_code == 200
+        assert store_for(tmp_path / "state").revoke("carol")
+        assert (await s.http.get("/approvals")).status_code == 401
+        assert (await s.http.get("/history")).status_code == 401
+
+
+async def test_a_jwt_session_ends_when_the_jwt_expires(forum: FakePlatform, tmp_path: Path) -> None:
+    """A session a JWT was exchanged for lasts no longer than the JWT would be accepted
+    over MCP, never the whole `session_s` past its `exp`."""
+    import time
+
+    from tests.gateway.team.test_auth_jwt_http import Issuer, auth_table
+
+    issuer = Issuer(tmp_path)
+    now = [time.time()]
+    gw, mcp = gateway_of(tmp_path / "state", forum, tables=auth_table(issuer.jwks))
+    async with serving(gw, mcp, clock=lambda: now[0]) as s:
+        await sign_in_as(s, issuer.token("dana", iat=int(now[0]), exp=int(now[0]) + 600))
+        assert (await s.http.get("/approvals")).status_code == 200
+        now[0] += 3600  # the JWT expired long ago; the session's 12 h have not passed
+        assert (await s.http.get("/approvals")).status_code == 401
