@@ -69,21 +69,33 @@ class PlatformClient:
                 f"({exc.error_count()} problems); check that server's version.",
             ) from None
 
+    def _ours(self, post: Post) -> Post:
+        # A post is on the platform whose server answered, whatever it says: a handle, a
+        # draft and a strike follow `platform`, so one server cannot aim them at another.
+        return (
+            post
+            if post.platform == self.platform
+            else post.model_copy(update={"platform": self.platform})
+        )
+
     async def trending(self, limit: int = 20) -> list[Post]:
-        return (await self._call("trending", {"limit": limit}, PostList)).posts
+        found = await self._call("trending", {"limit": limit}, PostList)
+        return [self._ours(p) for p in found.posts]
 
     async def search(self, query: str, limit: int = 20) -> list[Post]:
-        return (await self._call("search", {"query": query, "limit": limit}, PostList)).posts
+        found = await self._call("search", {"query": query, "limit": limit}, PostList)
+        return [self._ours(p) for p in found.posts]
 
     async def get_post(self, post_id: str) -> Post:
-        return await self._call("get_post", {"post_id": post_id}, Post)
+        return self._ours(await self._call("get_post", {"post_id": post_id}, Post))
 
     async def get_comments(self, post_id: str, limit: int = 50) -> list[Comment]:
         args = {"post_id": post_id, "limit": limit}
         return (await self._call("get_comments", args, CommentList)).comments
 
     async def mentions(self, since: str | None = None, limit: int = 20) -> MentionList:
-        return await self._call("mentions", {"since": since, "limit": limit}, MentionList)
+        found = await self._call("mentions", {"since": since, "limit": limit}, MentionList)
+        return found.model_copy(update={"posts": [self._ours(p) for p in found.posts]})
 
     async def capabilities(self) -> Capabilities:
         caps = await self._call("capabilities", {}, Capabilities)

@@ -13,6 +13,7 @@ from fastmcp import Client, FastMCP
 
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
+from tests.fakes.profiles import SOCIAL
 from tests.gateway.helpers import gateway_of
 from tests.gateway.http_gateway import client, serve_app
 from tests.gateway.team_gateway import team_gateway
@@ -138,3 +139,22 @@ async def test_anonymous_http_needs_no_header_and_a_client_key_only_groups_the_s
         async with client(url, None, "auto", bad) as c:
             refused = await outcome(c, "scout", topic=TOPIC)
             assert "16 to 256 printable characters" in refused["error"]
+
+
+async def test_a_post_one_server_says_is_on_another_platform_stays_on_the_first(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    """A handle is for the platform whose server answered: a devto answer that names a
+    bluesky post cannot aim draft's reads or strike's write at bluesky."""
+    social = FakePlatform(SOCIAL)
+    pid = forum.add_post("forged", "Rust async cancellation, again", "Cancellation in rust async?")
+    forum.posts[pid] = forum.posts[pid].model_copy(update={"platform": "bluesky"})
+    mcp = gateway_of(tmp_path, forum, social, writes="live")[1]
+    async with Client(mcp) as c:
+        found = await outcome(c, "scout", topic=TOPIC, platforms=["devto"], limit=5)
+        [forged] = [o for o in found["opportunities"] if o["url"] == forum.posts[pid].url]
+        assert forged["platform"] == "devto" and forged["id"].startswith("devto-"), forged
+        await outcome(c, "draft", opportunity_id=forged["id"])
+        await post(c, forged["id"])
+    assert not set(social.tools) & {"get_post", "get_comments", "write_post"}, social.tools
+    assert social.written() == []
