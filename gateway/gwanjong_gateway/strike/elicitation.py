@@ -25,7 +25,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from gwanjong_gateway.config import ReviewSection
 from gwanjong_gateway.rules.approvals import Approval, Channel
 from gwanjong_gateway.strike.attempt import Ask
-from gwanjong_shared.contract.visible import line, show
+from gwanjong_shared.contract.visible import line, quoted, show
 
 log = logging.getLogger(__name__)
 
@@ -58,13 +58,9 @@ FORM: dict[str, Any] = {
 PageLink = Callable[[Approval, str], Awaitable[str]]
 
 
-#: what starts each line of the model's title and text in the dialog
-BAR = "  | "
-
-
 def _barred(text: str) -> str:
     """Each line behind the bar: no line of the model's can pass for the dialog's own."""
-    return "\n".join(BAR + line if line else BAR.rstrip() for line in text.split("\n"))
+    return "\n".join(quoted(text))
 
 
 def message(approval: Approval) -> str:

@@ -240,6 +240,16 @@ def json_escaped(document: str) -> str:
     return "".join(json.dumps(c)[1:-1] if hidden(c) else c for c in document)
 
 
+#: what starts each quoted line: a text's own lines cannot pass for the surface's
+BAR = "  | "
+
+
+def quoted(text: str) -> list[str]:
+    """Each line of ``text`` (already drawn) behind the bar: the approval dialog and
+    `gwanjong review show` quote what is sent this way."""
+    return [(BAR + line) if line else BAR.rstrip() for line in text.split("\n")]
+
+
 def terminal(text: str | None) -> list[str]:
     """The text for a terminal, line by line, then the warning if any: no raw control
     character (ESC, CSI, OSC 52, C1, bidi) can reach the terminal."""

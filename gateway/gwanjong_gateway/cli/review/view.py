@@ -19,17 +19,11 @@ from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Hold, iso
 from gwanjong_gateway.rules.ledger import Strike
 from gwanjong_gateway.rules.outgoing import Outgoing
 from gwanjong_gateway.rules.refs import approval_ref, handoff_ref
-from gwanjong_shared.contract.visible import json_escaped, show
+from gwanjong_shared.contract.visible import BAR, json_escaped, quoted, show
 from gwanjong_shared.contract.visible import line as one_line
 
 #: how much of the post answered `show` quotes (platform context, not what is sent)
 POST_CHARS = 4000
-BAR = "  | "
-
-
-def quoted(text: str) -> list[str]:
-    """Each line behind the bar."""
-    return [(BAR + line) if line else BAR.rstrip() for line in text.split("\n")]
 
 
 def span(seconds: float) -> str:
