@@ -14,10 +14,10 @@ from gwanjong_shared.contract import errors
 from gwanjong_shared.kit.http import raise_for_response, transport_error
 from gwanjong_shared.kit.once import (
     HTTPX_NEVER_LEFT,
-    AnswerLost,
     answer_lost,
     lost_answer,
     may_resend,
+    unreadable_answer,
 )
 from gwanjong_shared.kit.ratelimit import Limiter
 from gwanjong_shared.kit.tracing import traced_request
@@ -87,8 +87,7 @@ class DevtoClient:
             return response.json()
         except ValueError:
             if not may_resend(method):  # the write was answered: it may have been written
-                lost = AnswerLost(method, path, status=response.status_code)
-                raise lost_answer(LABEL, lost) from None
+                raise unreadable_answer(LABEL) from None
             raise errors.unavailable(
                 f"{LABEL} sent a reply that is not JSON. Try again later."
             ) from None

@@ -250,13 +250,14 @@ def _mapped(exc: MastodonError, api: Mastodon, limiter: Limiter, what: str) -> P
             f"{LABEL} has no {what} (deleted, or not visible to our account). Use an id from "
             "search, trending or mentions."
         )
-    if isinstance(exc, MastodonAPIError) and len(exc.args) >= 2 and isinstance(exc.args[1], int):
+    if isinstance(exc, MastodonAPIError) and _has_status(exc):
         status = exc.args[1]
-        if status == 403 and not (len(exc.args) > 3 and exc.args[3]):
+        said = exc.args[3] if len(exc.args) > 3 else None  # its {"error": ...}, if any
+        if status == 403 and not said:
             return edge_block(LABEL)  # no {"error": ...} body: the CDN's block, not our token
         if status == 403:
             return errors.auth(f"{LABEL} refused this for our account. {TOKEN_HINT}")
-        detail = str(exc.args[3])[:200] if len(exc.args) > 3 and exc.args[3] else ""
+        detail = str(said)[:200] if said else ""
         return error_for_status(status, LABEL, detail=detail, what=what)
     log.info("mastodon call failed: %s", type(exc).__name__)
     return errors.unavailable(f"{LABEL} failed while {what} ({type(exc).__name__}). Try again.")
