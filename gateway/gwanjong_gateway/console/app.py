@@ -245,12 +245,11 @@ class Console:
             return self.render("signin.html", None)
         data = await request.form(max_files=0, max_fields=5, max_part_size=16 * 1024)
         token = data.get("token")
+        secret = token.strip() if isinstance(token, str) else ""
         from gwanjong_gateway.team.auth import build_auth, principal_of
 
         verifier = build_auth(self.config)
-        access = None
-        if verifier is not None and isinstance(token, str) and token.strip():
-            access = await verifier.verify_token(token.strip())
+        access = await verifier.verify_token(secret) if verifier is not None and secret else None
         if access is None:
             return self.render(
                 "signin.html", None, status=403, error="That token is wrong, expired or revoked."
@@ -262,8 +261,8 @@ class Console:
         if access.expires_at is not None:  # a JWT: no longer than MCP would accept it
             ttl = min(ttl, access.expires_at + self.config.auth.leeway_s - self.clock())
         session = self.sessions.start(name, name, ttl_s=ttl)
-        if self.config.auth.mode == "tokens" and isinstance(token, str):
-            session.token_sha256 = digest(token.strip())
+        if self._tokens is not None:  # a team token: the session lasts while it does
+            session.token_sha256 = digest(secret)
         return self._enter(session)
 
     def _enter(self, session: Session, then: str = "/approvals") -> Response:
