@@ -76,14 +76,13 @@ class _Parser:
         if found == "/*":
             self.pos = match.start()
             raise self.fail("a /* comment that is never closed")
-        return found if found.startswith('"') else re.sub(r"[^\n]", " ", found)
+        return _blanked(found)
 
     def fail(self, what: str) -> JsonError:
         return JsonError(self.text, self.pos, what)
 
     def skip(self) -> None:
-        while self.plain.startswith((" ", "\t", "\r", "\n"), self.pos):
-            self.pos += 1
+        self.pos = _past_space(self.plain, self.pos)
 
     def value(self) -> Node:
         self.skip()
@@ -194,11 +193,14 @@ def replace(text: str, member: Member, value: Any, unit: str) -> str:
     return text[: member.node.start] + rendered + text[member.node.end :]
 
 
+def _blanked(found: str) -> str:
+    """A comment as spaces (its line breaks kept); a string as it is."""
+    return found if found.startswith('"') else re.sub(r"[^\n]", " ", found)
+
+
 def _bare(text: str) -> str:
     """``text`` with its comments blanked (same length), its trailing commas kept."""
-    return _COMMENT.sub(
-        lambda m: m[0] if m[0].startswith('"') else re.sub(r"[^\n]", " ", m[0]), text
-    )
+    return _COMMENT.sub(lambda m: _blanked(m[0]), text)
 
 
 def _past_space(text: str, pos: int) -> int:
