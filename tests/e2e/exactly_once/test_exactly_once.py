@@ -226,8 +226,16 @@ async def test_a_corrupt_record_over_stdio(sandbox: SandboxControl, tmp_path: Pa
     db.write_bytes(b"\x00garbage, not SQLite\n" * 500)
     async with Client(gateway(cfg), timeout=90) as client:
         oid = await scout_draft(client, "devto", "rust async", "Rust async")
-        status = await call(client, "status")
-        assert str(db) in status["strike_record"]
+        said: list[str] = []
+
+        async def record_answered() -> bool:
+            # status waits 0.8 s of real time for the record (a real process: no clock
+            # to step); on a loaded machine one call can say "did not answer", the next not
+            said.append((await call(client, "status"))["strike_record"])
+            return "did not answer within" not in said[-1]
+
+        await until(record_answered)
+        assert str(db) in said[-1], said
         answer = await strike(client, oid, "post", POST["content"], POST["title"])
         assert answer["error"].startswith(f"unavailable: the strike record {db}"), answer
         assert "gwanjong doctor --repair" in answer["error"] and "mv " not in answer["error"]
