@@ -31,7 +31,8 @@ from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_gateway.strike.results import PendingApproval, StrikeResult
 from gwanjong_gateway.strike.wording import unexpected
 from gwanjong_gateway.wire import output_schema
-from gwanjong_shared.contract.visible import line, show
+from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.contract.visible import line, plain, show
 from gwanjong_shared.tool_templates import tool
 
 CARD_URI = "ui://gwanjong/approval.html"
@@ -151,7 +152,7 @@ def register_card(mcp: FastMCP[Any], desk: StrikeDesk, who: Callable[[], str | N
     ) -> StrikeResult:
         name = who()
         try:
-            return await desk.decide(
+            answer = await desk.decide(
                 approval_id,
                 decision,
                 Channel.APP,
@@ -160,7 +161,18 @@ def register_card(mcp: FastMCP[Any], desk: StrikeDesk, who: Callable[[], str | N
                 token=token,
                 text=text if decision == "approve" else None,
             )
-        except ToolError:  # PlatformError included: a typed, worded refusal
+        except PlatformError as exc:  # a typed, worded refusal, as the card shows it
+            raise PlatformError(exc.kind, plain(exc.message), retry_after=exc.retry_after) from None
+        except ToolError:
             raise
         except Exception as exc:  # FastMCP masks these before middleware: word them here
             raise unexpected(exc) from None
+        return outcome(answer)
+
+
+def outcome(answer: StrikeResult) -> StrikeResult:
+    """A decision's answer with the words the card shows (its reason, the post's link)
+    drawn by `contract.visible`: they can quote a platform, and the card's script sets them
+    as they are."""
+    said = {key: getattr(answer, key, None) for key in ("reason", "url")}
+    return answer.model_copy(update={k: plain(v) for k, v in said.items() if v})

@@ -1,5 +1,6 @@
 """The approval card's HTML (`ui://gwanjong/approval.html`): self-contained, talks only to
-its host by MCP Apps postMessage; every value set with `textContent`, as `card.shown` drew it.
+its host by MCP Apps postMessage; every value set with `textContent`, as `card.shown` drew it
+(and a decision's outcome as `apps.outcome` drew it).
 """
 
 from __future__ import annotations

@@ -199,6 +199,18 @@ class Approving:
         changes["text"] = edited
         return changes
 
+    async def left(self, approval_id: int) -> str:
+        """What a refused try on approval ``approval_id`` leaves, as the record says now: it
+        still waits, or (expired or decided while the try ran) it waits no more."""
+        approval = await self.records.run(StrikeStore.approval, approval_id)
+        now = self.clock()
+        if approval is not None and approval.open_at(now):
+            return f"Nothing was sent; approval {approval_id} still waits."
+        state = approval.status_at(now) if approval is not None else "gone"
+        if state is ApprovalStatus.EXPIRED:
+            return f"Approval {approval_id} expired: the model can strike again for a new one."
+        return f"Approval {approval_id} waits no more ({state})."
+
     async def hold(self, approval: Approval) -> Hold | None:
         return await self.records.run(hold_of, self.config, approval, self.clock())
 

@@ -169,10 +169,8 @@ class StrikeDesk:
         held = await self.approving.hold(approval)
         if held is not None:  # it would only be refused: no run, no row, still pending
             wait = None if held.until is None else wait_s(held.until - self.claims.clock())
-            return Refused(
-                reason=f"{held.said()}. Nothing was sent; approval {approval.id} still waits.",
-                retry_after=wait,
-            )
+            left = await self.approving.left(approval.id)
+            return Refused(reason=f"{held.said()}. {left}", retry_after=wait)
         a = attempt_for(approval, use, self.config.gateway.writes, edit)
         await self.journal.ready()
         return await self.chain(a)
@@ -222,10 +220,8 @@ class StrikeDesk:
                 # a wait, or the person's edit refused: the approval stays pending for
                 # another try, and a refused click leaves no row in the history
                 a.kept = True
-                return Refused(
-                    reason=f"{step.reason} Nothing was sent; approval {use.id} still waits.",
-                    retry_after=step.retry_after,
-                )
+                left = await self.approving.left(use.id)  # expired or decided meanwhile?
+                return Refused(reason=f"{step.reason} {left}", retry_after=step.retry_after)
             return await self.claims.refuse(a, step.reason, step.retry_after)
         if isinstance(step, Answer):
             return step.result

@@ -93,7 +93,9 @@ class TwitterAdapter(PlatformAdapter):
             from gwanjong_twitter.web import WebReader
 
             self.web = WebReader(settings)
-        self._replied: set[str] = set()  # posts this process already answered
+        # posts this process answered: True once X confirmed the reply, False when its
+        # answer was lost (the reply may have landed)
+        self._replied: dict[str, bool] = {}
         self._trends: tuple[float, list[str]] | None = None  # (when read, names)
         self.last_fallback: str | None = None
 
@@ -277,9 +279,14 @@ class TwitterAdapter(PlatformAdapter):
                 "a program cannot tell whether we qualify, so a person must decide.",
             )
         if target.id in self._replied:
+            did = (
+                f"We already replied to post {target.id}"
+                if self._replied[target.id]
+                else f"We may already have replied to post {target.id} (X's answer was lost)"
+            )
             return ActionRule(
                 allowed="human",
-                reason=f"We already replied to post {target.id}; X's automation rules allow one reply per interaction.",
+                reason=f"{did}; X's automation rules allow one reply per interaction.",
             )
         return rule
 
@@ -321,9 +328,9 @@ class TwitterAdapter(PlatformAdapter):
                 reply_id = await self.api.create(body, reply_to=target)
         except PlatformError as exc:
             if exc.kind in UNSURE:  # it may have landed: it is our one reply until read back
-                self._replied.add(target)
+                self._replied.setdefault(target, False)
             raise
-        self._replied.add(target)
+        self._replied[target] = True
         self.targets.forget(post_id, target)
         return PostResult(
             ok=True,

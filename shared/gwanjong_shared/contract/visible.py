@@ -15,7 +15,9 @@ fillers, combining grapheme joiner...). Newline and tab are shown as themselves.
 
 Emoji are shown as they are drawn: a zero-width joiner between two emoji (👩‍💻) and a
 variation selector 15/16 right after an emoji (❤️) build one glyph and are neither marked
-nor warned about (they are still characters of the text and count in its length).
+nor warned about (they are still characters of the text and count in its length). A
+digit, '#' or '*' is an emoji only as a keycap's base: a selector after one is marked
+unless it is the keycap's own (digit, U+FE0F, U+20E3), since the digit alone looks the same.
 
 A run of more than :data:`FOLD_LINES` blank lines, or of more than :data:`FOLD_SPACES`
 spaces in a line (U+2800 BRAILLE PATTERN BLANK counts as a space), would push what follows out of sight: it is shown as one mark with its
@@ -48,6 +50,10 @@ TAGS = range(0xE0000, 0xE0080)
 TAG_NAME = "U+E0000–U+E007F TAG characters"
 ZWJ = "\u200d"
 VS15_16 = "\ufe0e\ufe0f"
+#: Emoji only as the base of a keycap (digit, U+FE0F, U+20E3): a selector after one
+#: alone draws the plain character, so it is marked
+KEYCAP_BASES = frozenset("0123456789#*")
+KEYCAP = "\u20e3"
 
 _IGNORABLE = regex.compile(r"\p{Default_Ignorable_Code_Point}")
 _PICTO = regex.compile(r"[\p{Extended_Pictographic}\p{Emoji_Modifier}]")
@@ -107,10 +113,12 @@ def _emoji_part(text: str, i: int) -> bool:
         after = text[i + 1] if i + 1 < len(text) else ""
         # a joiner after an emoji (or its VS16) and before another emoji
         return bool(before and after) and (
-            (_PICTO.match(before) is not None or before in VS15_16)
+            (_PICTO.match(before) is not None or (before in VS15_16 and _emoji_part(text, i - 1)))
             and _PICTO.match(after) is not None
         )
-    return text[i] in VS15_16 and bool(before) and _EMOJI.match(before) is not None
+    if text[i] not in VS15_16 or not before or _EMOJI.match(before) is None:
+        return False
+    return before not in KEYCAP_BASES or text[i : i + 2] == "\ufe0f" + KEYCAP
 
 
 @dataclass(frozen=True)

@@ -130,3 +130,22 @@ async def test_team_mode_only_the_owner_decides_even_with_the_token_and_may_edit
     row = approval_row(tmp_path, card["id"])
     assert (row.status, row.channel, row.edited) == ("approved", "app", True)
     assert row.decided_by == row.principal == "alice"
+
+
+async def test_the_cards_outcome_messages_are_marked(tmp_path: Path) -> None:
+    """What the card says after a decision (the reason it was not sent, why it was refused)
+    can quote a platform or the config: drawn as the rest of the card, each hidden
+    character a mark, none raw (the card sets it with textContent, which marks nothing)."""
+    platform = FakePlatform(LINKS)
+    footer = "^(a bot\u3164)"  # U+3164 HANGUL FILLER draws nothing
+    gateway = fake_gateway(tmp_path, platform, writes="confirm", platform={"disclosure": footer})
+    async with apps_host(gateway) as host:
+        card = (await pending(host, TEXT + "\n\n" + footer)).meta[META_KEY]
+        args = {"approval_id": card["id"], "token": card["token"], "decision": "approve"}
+        refused = await error_of(host, APP_TOOL, **args, text="No footer.")
+        assert "\u3164" not in refused and "^(a bot⟦U+3164⟧)" in refused, refused
+        target = approval_row(tmp_path, card["id"]).target
+        platform.judge(target, "human", "Locked by the mods\u200b\u034f.")
+        done = await call(host, APP_TOOL, **args)
+    assert done["status"] == "handoff" and done["reason"] == "Locked by the mods⟦U+200B⟧⟦U+034F⟧."
+    assert platform.writes == []

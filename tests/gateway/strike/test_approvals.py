@@ -33,10 +33,12 @@ from tests.gateway.strike.test_strike_chain import (
     FOOTER,
     NAME,
     Says,
+    accept,
     bodies,
     context,
     wire,
 )
+from tests.mcp import until
 
 pytestmark = pytest.mark.anyio
 nobody = Says("pending", "This client shows no approval dialog.")
@@ -49,9 +51,11 @@ class Desks:
         self.tmp, self.fake, self.clock = tmp, fake, clock
         self._open: list[tuple[Upstreams, Records]] = []
 
-    def desk(self, footer: str = FOOTER) -> StrikeDesk:
-        platform = {"min_interval_s": 0, "disclosure": footer}
-        config = parse(config_text(self.tmp, [NAME], "confirm", platform=platform))
+    def desk(
+        self, footer: str = FOOTER, tables: dict[str, Any] | None = None, **more: Any
+    ) -> StrikeDesk:
+        platform = {"min_interval_s": 0, "disclosure": footer, **more}
+        config = parse(config_text(self.tmp, [NAME], "confirm", platform=platform, tables=tables))
         upstreams = Upstreams(config, environ={}, transports={NAME: self.fake.server()})
         records = Records(self.tmp / "gwanjong.db")
         self._open.append((upstreams, records))
@@ -162,6 +166,7 @@ async def test_an_edited_text_is_validated_and_sent_as_edited(
     too_long = "x" * 600 + FOOTER  # the platform's limit is 500
     got = wire(await desk.decide(approval_id, "approve", Channel.TERMINAL, text=too_long))
     assert got["status"] == "refused" and "Too long" in got["reason"]
+    assert got["reason"].endswith(f"Nothing was sent; approval {approval_id} still waits.")
     assert desks.approvals(pending=True)  # a refused edit leaves the approval to edit again
     smuggled = "Better words.\U000e0049\U000e0067" + FOOTER  # the chain runs again on an edit
     got = wire(await desk.decide(approval_id, "approve", Channel.TERMINAL, text=smuggled))
@@ -224,6 +229,75 @@ async def test_a_decline_landing_mid_approval_wins(desks: Desks, fake: FakePlatf
     assert fake.writes == []
     (approval,) = desks.approvals()
     assert approval.status == "declined" and approval.decided_by == "bob"
+
+
+async def test_an_edited_approval_refused_at_the_claim_says_how_it_really_stands(
+    desks: Desks, fake: FakePlatform, clock: FakeClock
+) -> None:
+    """A refused edit keeps its approval waiting for another try, and the answer says so;
+    but one that expired, or was decided elsewhere, while the approval ran waits no more:
+    the answer says what is true and what to do next, never "still waits"."""
+    one, other = desks.desk(), desks.desk()
+    edited = "Better words." + FOOTER
+    declined = await waiting(one, fake, "p1", "Declined meanwhile.")
+    expiring = await waiting(one, fake, "p2", "Too slow.")
+    got: list[dict[str, Any]] = []
+
+    async def approve(approval_id: int) -> None:
+        got.append(wire(await one.decide(approval_id, "approve", Channel.CONSOLE, text=edited)))
+
+    for approval_id in (declined, expiring):
+        held = fake.gate("validate")  # the last platform call before the claim
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(approve, approval_id)
+            await held.reached.wait()
+            if approval_id == expiring:
+                clock.advance(86400 + 1)  # [review] expire_after_s, default 24 h
+            else:
+                await other.decide(approval_id, "decline", Channel.TERMINAL, by="bob")
+            held.go.set()
+    raced, late = got
+    assert late["status"] == raced["status"] == "refused"
+    assert "still waits" not in late["reason"] and "still waits" not in raced["reason"]
+    assert late["reason"].endswith(
+        f"Approval {expiring} expired: the model can strike again for a new one."
+    ), late
+    assert f"Approval {declined} was already declined by bob" in raced["reason"]
+    assert raced["reason"].endswith(f"Approval {declined} waits no more (declined)."), raced
+    assert fake.writes == []
+
+
+async def test_a_blocked_edit_of_an_approval_that_expired_meanwhile_says_so(
+    desks: Desks, fake: FakePlatform, clock: FakeClock
+) -> None:
+    """The approval was open when the person approved with an edit; it expired while the
+    platform was asked for its footer (the edit must keep it), and then a wait blocks the
+    write: the answer says the approval expired, not that it still waits."""
+    settings = {"tables": {"review": {"expire_after_s": 60}}, "min_interval_s": 600}
+    one = desks.desk(**settings)
+    approval_id = await waiting(one, fake, "p1", "Paced.")
+    first = wire(await one.strike(context(fake, "p2", author="p2"), "comment", "Hi.", "", accept))
+    assert first["status"] == "posted", first  # min_interval_s holds writes for 600 s
+    two = desks.desk(**settings)  # a fresh process: it has not asked the platform yet
+    fake.hang("capabilities")
+    asked = fake.calls.count("capabilities")
+    got: list[dict[str, Any]] = []
+
+    async def approve() -> None:
+        edited = "Better words." + FOOTER
+        got.append(wire(await two.decide(approval_id, "approve", Channel.CONSOLE, text=edited)))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(approve)
+        await until(lambda: fake.calls.count("capabilities") > asked)
+        clock.advance(61)
+        fake.release()
+    (answer,) = got
+    assert answer["status"] == "refused" and answer["reason"].startswith("Blocked: "), answer
+    assert answer["reason"].endswith(
+        f"Approval {approval_id} expired: the model can strike again for a new one."
+    ), answer
+    assert bodies(fake) == ["Hi." + FOOTER]
 
 
 async def test_a_waiting_approval_survives_doctor_repair(

@@ -43,6 +43,12 @@ def test_a_hidden_title_is_marked_and_warned_about() -> None:
     assert "WARNING (title): 10 invisible characters" in said
 
 
+def test_a_selector_after_a_digit_is_marked_in_the_message() -> None:
+    said = message(approval_with("Step 1\ufe0f, then press 2\ufe0f\u20e3."))
+    assert "Step 1⟦U+FE0F⟧, then press 2\ufe0f\u20e3." in said
+    assert "WARNING: 1 invisible character" in said
+
+
 @pytest.mark.anyio
 @pytest.mark.parametrize("name", [*PASSING, "osc52"])
 async def test_the_dialog_a_client_is_sent_shows_the_whole_text(

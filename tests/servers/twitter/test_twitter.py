@@ -148,7 +148,9 @@ async def test_one_reply_per_interaction(sandbox: SandboxControl) -> None:
             body="And another thing",
             post_id=ids["summons-me"],
         )
-        assert again["allowed"] == "human" and "already replied" in again["problems"][0]
+        assert again["allowed"] == "human", again
+        # X answered the reply: it is sure, not "may"
+        assert again["problems"][0].startswith(f"We already replied to post {ids['summons-me']};")
         refused = await error_of(
             client, "write_comment", post_id=ids["summons-me"], body="And another thing"
         )
@@ -409,3 +411,6 @@ async def test_a_reply_whose_answer_was_lost_still_counts_as_our_one_reply(
         )
     assert "may have been written" in lost, lost
     assert again["allowed"] == "human", again
+    # X's answer was lost: the refusal may not claim a reply it does not know of
+    said = again["problems"][0]
+    assert said.startswith(f"We may already have replied to post {ids['summons-me']}"), said

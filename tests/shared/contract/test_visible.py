@@ -45,6 +45,18 @@ def test_emoji_sequences_are_drawn_and_not_warned() -> None:
     assert show("a\u200db\ufe0f").text == "a⟦U+200D⟧b⟦U+FE0F⟧"
 
 
+def test_a_selector_after_a_digit_is_marked_unless_it_builds_a_keycap() -> None:
+    """0-9, '#' and '*' are Emoji only as keycap bases: a selector after one draws the
+    plain digit, so the extra character is marked; a keycap (digit, U+FE0F, U+20E3) is drawn and is not."""
+    s = show("Step 1\ufe0f of 3, #\ufe0e and *\ufe0f")
+    assert s.text == "Step 1⟦U+FE0F⟧ of 3, #⟦U+FE0E⟧ and *⟦U+FE0F⟧" and s.hidden == 3
+    assert "U+FE0F VARIATION SELECTOR-16 ×2" in s.warning()
+    keycaps = "press 1\ufe0f\u20e3 or #\ufe0f\u20e3, *\ufe0f\u20e3"
+    assert show(keycaps).text == keycaps and show(keycaps).hidden == 0
+    # a joiner after such a selector joins nothing: it is marked too
+    assert show("1\ufe0f\u200d\U0001f4bb").text == "1⟦U+FE0F⟧⟦U+200D⟧\U0001f4bb"
+
+
 def test_a_run_of_blank_lines_is_counted_and_the_tail_is_in_sight() -> None:
     s = show(CORPUS["blank_tail"])
     assert s.text == f"Thanks for sharing.\n⟦4,200 blank lines⟧\n{TAIL}"
