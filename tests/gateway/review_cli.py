@@ -5,7 +5,7 @@ transports, clock, terminal and login: no patching)."""
 from __future__ import annotations
 
 import io
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, closing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,10 +31,20 @@ LOGIN = "alice"
 
 
 class Screen(io.StringIO):
-    """A stream that says it is a terminal (what a person's shell gives a command)."""
+    """A stream that says it is a terminal (what a person's shell gives a command);
+    ``reading`` runs while the person reads the question (before their line is read)."""
+
+    def __init__(self, typed: str = "", reading: Callable[[], object] | None = None) -> None:
+        super().__init__(typed)
+        self.reading = reading
 
     def isatty(self) -> bool:
         return True
+
+    def readline(self, size: int | None = -1) -> str:
+        if self.reading is not None:
+            self.reading()
+        return super().readline(size)
 
 
 @dataclass(frozen=True)
@@ -88,11 +98,17 @@ class Bench:
             yield client
 
     async def review(
-        self, *argv: str, typed: str | None = None, tty: bool = True, out_tty: bool | None = None
+        self,
+        *argv: str,
+        typed: str | None = None,
+        tty: bool = True,
+        out_tty: bool | None = None,
+        reading: Callable[[], object] | None = None,
     ) -> Ran:
-        """`gwanjong review ARGV` at a terminal (``tty``) where the person types ``typed``."""
+        """`gwanjong review ARGV` at a terminal (``tty``) where the person types ``typed``
+        (``reading``: what happens while they read the question)."""
         args = parser().parse_args(["review", *argv])
-        stdin = (Screen if tty else io.StringIO)(typed or "")
+        stdin = Screen(typed or "", reading) if tty else io.StringIO(typed or "")
         stdout = Screen() if (tty if out_tty is None else out_tty) else io.StringIO()
         stderr = io.StringIO()
         term = review.Terminal(stdin=stdin, stdout=stdout, stderr=stderr)

@@ -199,17 +199,19 @@ class Approving:
         changes["text"] = edited
         return changes
 
-    async def left(self, approval_id: int) -> str:
+    async def left(self, approval_id: int, ref: str | None = None) -> str:
         """What a refused try on approval ``approval_id`` leaves, as the record says now: it
-        still waits, or (expired or decided while the try ran) it waits no more."""
+        still waits, or (expired or decided while the try ran) it waits no more. ``ref``:
+        how the approval is named (the terminal's ``a3``); its id by default."""
         approval = await self.records.run(StrikeStore.approval, approval_id)
         now = self.clock()
+        name = ref or str(approval_id)
         if approval is not None and approval.open_at(now):
-            return f"Nothing was sent; approval {approval_id} still waits."
+            return f"Nothing was sent; approval {name} still waits."
         state = approval.status_at(now) if approval is not None else "gone"
         if state is ApprovalStatus.EXPIRED:
-            return f"Approval {approval_id} expired: the model can strike again for a new one."
-        return f"Approval {approval_id} waits no more ({state})."
+            return f"Approval {name} expired: the model can strike again for a new one."
+        return f"Approval {name} waits no more ({state})."
 
     async def hold(self, approval: Approval) -> Hold | None:
         return await self.records.run(hold_of, self.config, approval, self.clock())

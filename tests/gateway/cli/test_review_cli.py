@@ -173,7 +173,7 @@ async def test_a_refused_approve_sends_nothing_then_an_edit_is_sent_as_edited(
         assert f"{which} is not a terminal" in ran.err
     for typed in ("yes\n", "", "APPROVE please\n"):  # anything but approve
         ran = await bench.review("approve", a, typed=typed)
-        assert ran.code == 1 and "Not approved: nothing was sent" in ran.err
+        assert ran.code == 1 and "Not approved. Nothing was sent" in ran.err
     assert bench.links.writes == []
     before = bench.approval(approval_id)
     assert before.status is ApprovalStatus.PENDING
@@ -190,6 +190,20 @@ async def test_a_refused_approve_sends_nothing_then_an_edit_is_sent_as_edited(
     [row] = bench.rows()
     assert row.content == edited
     assert any("edited by them" in str(line) for line in row.policy), row.policy
+
+
+async def test_an_approval_that_expires_while_the_person_reads_is_said_expired(
+    bench: Bench,
+) -> None:
+    approval_id = await one_pending(bench)
+    ends = bench.approval(approval_id).expires_at
+
+    def expire() -> None:  # the person reads past the approval's time, then types "no"
+        bench.clock.advance(ends - bench.clock.time() + 1)
+
+    ran = await bench.review("approve", str(approval_id), typed="no\n", reading=expire)
+    assert ran.code == 1 and f"Approval a{approval_id} expired" in ran.err, ran
+    assert "still waits" not in ran.err and bench.links.writes == []
 
 
 async def test_done_closes_exactly_the_named_handoff(tmp_path: Path, store_url: str) -> None:
@@ -357,7 +371,7 @@ async def test_the_console_script_refuses_a_pipe_and_asks_at_a_pty(tmp_path: Pat
         assert "Reply number 0." in cmd.screen()
         cmd.type("no\n")
         code = await cmd.exit_code()
-    assert code == 1 and "Not approved: nothing was sent" in cmd.errors()
+    assert code == 1 and "Not approved. Nothing was sent" in cmd.errors()
     assert bench.links.writes == []
     assert bench.approval(approval_id).status is ApprovalStatus.PENDING
 

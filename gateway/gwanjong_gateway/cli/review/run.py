@@ -103,9 +103,8 @@ async def approve(
         edited = desk.approving.write_for(approval, edit) if use.edited else None
         held = await desk.approving.hold(approval)
         if held is not None:  # approving would only be refused: not even asked
-            return r.term.fail(
-                f"Approval {approval_id}: {held.said()}. Nothing was sent; it still waits."
-            )
+            left = await desk.approving.left(approval_id, approval_ref(approval_id))
+            return r.term.fail(f"Approval {approval_ref(approval_id)}: {held.said()}. {left}")
         if edited is None:
             edit = None  # no edit, or the same write as approved
         now = r.clock()
@@ -117,10 +116,9 @@ async def approve(
             f"Type {APPROVE_WORD} to send it now (approval {approval_ref(approval.id)}, approved by {by}); "
             "anything else stops: "
         )
-        if typed != APPROVE_WORD:
-            return r.term.fail(
-                f"Not approved: nothing was sent; approval {approval_ref(approval_id)} still waits."
-            )
+        if typed != APPROVE_WORD:  # it may have expired while the person read
+            left = await desk.approving.left(approval_id, approval_ref(approval_id))
+            return r.term.fail(f"Not approved. {left}")
         result = await desk.decide(
             approval_id, "approve", Channel.TERMINAL, by=by, who=None, edit=edit
         )
