@@ -1,9 +1,9 @@
 """What every page served to a browser shares (the console, the credential page, the
 one-approval page; docs/operate/threat-model.md): `Guard` refuses a foreign Host (DNS
 rebinding), a foreign Origin on an unsafe request (CSRF) and a large body before the app
-sees it, and puts one strict CSP on every answer; the templates draw platform text with
-`contract.visible`; `serve` runs an app on a socket bound first (its port known before the
-link is shown).
+sees it (a chunked one as it streams), and puts one strict CSP on every answer; the
+templates draw platform text with `contract.visible`; `serve` runs an app on a socket
+bound first (its port known before the link is shown).
 """
 
 from __future__ import annotations
@@ -48,6 +48,14 @@ HEADERS = {
 
 #: the largest form a page accepts (an edited text is at most a few tens of KB)
 MAX_BODY = 512 * 1024
+TOO_LARGE = (
+    f"This request is too large (over {MAX_BODY // 1024} KiB): refused, nothing changed. "
+    "Send a shorter text."
+)
+
+
+class BodyTooLarge(Exception):
+    """Raised to the app from `receive` once a streamed body passes MAX_BODY."""
 
 
 def origins_for(host: str, port: int) -> tuple[set[str], set[str]]:
@@ -77,8 +85,8 @@ def form_token_ok(given: object, expected: str) -> bool:
 
 
 class Guard:
-    """ASGI middleware: the Host check, the Origin check on unsafe requests, the security
-    headers. ``misdirected``: the status of a wrong Host."""
+    """ASGI middleware: the Host check, the Origin check on unsafe requests, the body's
+    size, the security headers. ``misdirected``: the status of a wrong Host."""
 
     def __init__(
         self,
@@ -99,7 +107,7 @@ class Guard:
         problem, status = "", 403
         length = headers.get("content-length", "0")
         if not length.isdigit() or int(length) > MAX_BODY:
-            problem = "This request is too large: refused, nothing changed."
+            problem = TOO_LARGE
         elif headers.get("host", "").lower() not in hosts:
             problem = "This page answers only at its own address (the Host header differs)."
             status = self.misdirected
@@ -107,20 +115,44 @@ class Guard:
             headers, origins
         ):
             problem = "This form came from another site (its Origin is not this page's): refused, nothing changed."
+        started, over, received = False, False, 0
 
         async def with_headers(message: Any) -> None:
+            nonlocal started
+            if over:  # the 413 is sent: whatever the app answers after is dropped
+                return
             if message["type"] == "http.response.start":
+                started = True
                 extra = [(k.encode(), v.encode()) for k, v in HEADERS.items()]
                 message = {**message, "headers": [*message.get("headers", []), *extra]}
             await send(message)
 
-        if problem:
+        async def refuse(problem: str, status: int) -> None:
             from starlette.responses import HTMLResponse
 
             page = f"<!doctype html><title>Refused</title><main><h1>Refused</h1><p>{problem}</p></main>"
             await HTMLResponse(page, status)(scope, receive, with_headers)
+
+        async def counted() -> Any:
+            # A chunked body has no Content-Length: count it as it comes, read none past it.
+            nonlocal over, received
+            if not over:
+                message = await receive()
+                if message["type"] != "http.request":
+                    return message
+                received += len(message.get("body", b""))
+                if received <= MAX_BODY:
+                    return message
+                if not started:
+                    await refuse(TOO_LARGE, 413)
+                over = True
+            raise BodyTooLarge
+
+        if problem:
+            await refuse(problem, status)
             return
-        await self.app(scope, receive, with_headers)
+        with contextlib.suppress(BodyTooLarge):
+            await self.app(scope, counted, with_headers)
 
 
 @functools.lru_cache(maxsize=1024)  # a page asks again for the same link (its checks are slow)

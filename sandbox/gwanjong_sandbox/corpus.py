@@ -29,6 +29,7 @@ class Node:
     minutes: int = 0  # after the thread started
     deleted: bool = False
     children: list[Node] = field(default_factory=list)
+    locked: bool = False  # by a moderator: no replies under it (where a platform has that)
 
 
 @dataclass
@@ -67,8 +68,9 @@ def _n(
     minutes: int = 5,
     *children: Node,
     deleted: bool = False,
+    locked: bool = False,
 ) -> Node:
-    return Node(key, author, body, likes, minutes, deleted, list(children))
+    return Node(key, author, body, likes, minutes, deleted, list(children), locked)
 
 
 def _huge_tree(count: int) -> list[Node]:
@@ -395,7 +397,7 @@ def _threads() -> list[Thread]:
                     "removed",
                     0,
                     5,
-                    _n("del-1-1", "reviewer_rae", "Please keep it civil.", 4, 10),
+                    _n("del-1-1", "reviewer_rae", "Please keep it civil.", 4, 10, locked=True),
                     deleted=True,
                 ),
                 _n(

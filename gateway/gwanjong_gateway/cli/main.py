@@ -253,7 +253,10 @@ def parser() -> argparse.ArgumentParser:
         help="export every claim and unsure write first, then rebuild a damaged record "
         "carrying them over (run with the gateway stopped)",
     )
-    doc.add_argument("--export", help="where the export goes (default: state_dir, else home)")
+    doc.add_argument(
+        "--export",
+        help="where the export goes, never over an existing file (default: state_dir, else home)",
+    )
     doc.add_argument(
         "--offline",
         action="store_true",

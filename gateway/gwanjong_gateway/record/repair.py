@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import errno
 import json
 import logging
 import os
@@ -179,7 +180,8 @@ def export(
     now: float,
     approvals: list[dict[str, Any]] | None = None,
 ) -> Path:
-    """Write the export to the first of ``where`` that takes it; its path. Raises OSError
+    """Write the export to the first of ``where`` that takes it, never over a file there
+    (FileExistsError), all or nothing (temp file, then rename); its path. Raises OSError
     (the last one) when none does."""
     doc = {
         "exported_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now)),
@@ -197,11 +199,11 @@ def export(
     for place in where:
         target = place if place.suffix == ".json" else place / f"gwanjong-export-{stamp}.json"
         try:
-            replace_private(target, text)
+            if target.exists() or target.is_symlink():
+                raise FileExistsError(errno.EEXIST, "already exists", str(target))
+            replace_private(target, text)  # a failed write leaves no temp file, nor touches target
         except OSError as exc:
             last = exc
-            with contextlib.suppress(OSError):
-                target.unlink()
             continue
         return target
     raise last or OSError("no place to write the export")

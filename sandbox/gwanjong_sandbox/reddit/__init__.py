@@ -17,9 +17,11 @@ What it reproduces from the recorded payloads (payloads/reddit) and platform-wir
 * ``/comments/{id}`` as the two-element array, with "load more comments" stubs once the page
   budget is spent and "continue this thread" stubs at depth 10; ``/api/morechildren`` answers
   a flat ``things`` list (at most 100 comments, then new stubs); deleted comments keep their
-  place and replies, with author ``[deleted]`` and body ``[removed]``;
+  place and replies, with author ``[deleted]`` and body ``[removed]``; a comment's
+  ``locked`` flag is Reddit's, and the seed's one locked comment takes no reply;
 * writes answer HTTP 200 ``{"json": {"errors": [...], "data": ...}}``: ``TOO_LONG``,
-  ``NO_TEXT``, ``SUBREDDIT_NOEXIST``, ``DELETED_COMMENT`` and the per-account ``RATELIMIT``
+  ``NO_TEXT``, ``SUBREDDIT_NOEXIST``, ``DELETED_COMMENT``, ``THREAD_LOCKED`` (a reply under
+  a locked comment: "Comments are locked.", field ``parent``) and the per-account ``RATELIMIT``
   ("Take a break for N minutes") all arrive that way;
 * both trailing-slash forms of every path, and ``.json`` suffixes; never a slash redirect;
 * without ``raw_json=1`` strings come HTML-escaped (``&amp;``), Reddit's legacy form.

@@ -102,6 +102,7 @@ class RComment:
     deleted: bool = False
     mine: bool = False
     children: list[RComment] = field(default_factory=list)
+    locked: bool = False
 
 
 @dataclass

@@ -140,6 +140,7 @@ class RedditState:
             score=node.likes,
             created=link.created + 60 * node.minutes,
             deleted=node.deleted,
+            locked=node.locked,
         )
         comment.children = [
             self._comment(c, link, "t1_" + comment_id, depth + 1, taken) for c in node.children

@@ -188,7 +188,7 @@ class RedditWire(RedditState):
             "score_hidden": False,
             "permalink": f"{link.permalink}{c.id}/",
             "subreddit_type": "public",
-            "locked": False,
+            "locked": c.locked,
             "report_reasons": None,
             "created": c.created,
             "author_flair_text": None,

@@ -126,6 +126,10 @@ class RedditWrites(RedditHttp):
                 return self._api_errors(
                     [["DELETED_COMMENT", "that comment has been deleted", "parent"]], headers
                 )
+            if parent_comment.locked:  # Reddit names a locked comment as it does a locked thread
+                return self._api_errors(
+                    [["THREAD_LOCKED", "Comments are locked.", "parent"]], headers
+                )
             link = self.links[parent_comment.link_id]
         elif kind == "t3" and thing_id in self.links:
             link = self.links[thing_id]

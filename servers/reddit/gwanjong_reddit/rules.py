@@ -1,8 +1,9 @@
-"""What a program may do on Reddit, and the per-target checks (locked, archived threads)."""
+"""What a program may do on Reddit, and the per-target checks (locked, archived threads;
+locked comments)."""
 
 from __future__ import annotations
 
-from asyncpraw.models import Submission
+from asyncpraw.models import Comment, Submission
 
 from gwanjong_shared.contract import ActionRule, Limit, LimitName
 
@@ -46,5 +47,17 @@ def rule_for_thread(action: str, submission: Submission, rule: ActionRule) -> Ac
             allowed="never",
             reason="The thread is archived: Reddit closes threads to new comments after six "
             "months.",
+        )
+    return rule
+
+
+def rule_for_parent(comment: Comment, rule: ActionRule) -> ActionRule:
+    """A locked comment takes no replies (Reddit answers THREAD_LOCKED), whatever the
+    thread allows."""
+    if vars(comment).get("locked"):
+        return ActionRule(
+            allowed="never",
+            reason="The comment is locked by the subreddit's moderators: Reddit takes no "
+            "replies under it.",
         )
     return rule

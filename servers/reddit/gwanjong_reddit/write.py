@@ -10,6 +10,7 @@ from asyncpraw.models import Submission
 
 from gwanjong_reddit.client import RedditClient
 from gwanjong_reddit.posts import WEB, comment_id, submission_id
+from gwanjong_reddit.rules import COMMENT_RULE, rule_for_parent
 from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.models import PostResult
 from gwanjong_shared.kit.target_cache import TargetCache
@@ -68,6 +69,12 @@ async def write_comment(
             raise errors.not_found(
                 f"Comment {cid} is not under post {sid}. Use a comment id from "
                 f"get_comments(post_id={sid!r})."
+            )
+        rule = rule_for_parent(parent, COMMENT_RULE)
+        if rule.allowed == "never":  # the thread's own lock is validate's (rule_for_thread)
+            raise errors.not_supported(
+                f"write_comment is not allowed for a program on Reddit: {rule.reason} "
+                "Nothing was sent; pick another comment to reply to."
             )
         return await parent.reply(body)
 

@@ -8,6 +8,7 @@ No secret is ever printed, whatever holds it.
 from __future__ import annotations
 
 import io
+import json
 import os
 import platform
 from importlib.metadata import version
@@ -104,3 +105,26 @@ def test_why_this_config_file(tmp_path: Path) -> None:
     assert local == f"{Path('gateway.toml').absolute()} (./gateway.toml in the current folder)"
     assert config_source(user, None, {}) == f"{user} (the user config file)"
     assert config_source(None, None, {}).startswith("none found: the defaults")
+
+
+def repair(config: Path, export: Path) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = run_doctor(load(str(config))[0], config, fix=True, export_to=export, out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_repair_never_replaces_a_file_at_the_export_path(tmp_path: Path) -> None:
+    path = config_file(tmp_path, [])
+    mine = tmp_path / "notes.json"
+    mine.write_text("keep me", encoding="utf-8")
+    code, _, said = repair(path, mine)
+    assert code == 1
+    assert f"{mine} already exists" in said and "another --export path" in said, said
+    assert "nothing was changed" in said and len(said.splitlines()) == 1, said
+    assert mine.read_text(encoding="utf-8") == "keep me"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gateway.toml", "notes.json"]
+    fresh = tmp_path / "fresh.json"
+    code, out, err = repair(path, fresh)
+    assert code == 0, err
+    assert f"to {fresh}" in out, out
+    assert json.loads(fresh.read_text(encoding="utf-8"))["strikes"] == []

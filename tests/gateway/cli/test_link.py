@@ -242,6 +242,25 @@ def test_an_entry_already_there_is_updated_and_keeps_the_keys_we_do_not_manage(
     assert [entry["command"], *entry["args"]] == launch_command(config.absolute())
 
 
+@pytest.mark.parametrize("remove", [False, True])
+def test_two_gwanjong_entries_in_one_object_are_refused_and_left_alone(
+    home: Path, config: Path, remove: bool
+) -> None:
+    twice = (
+        '{\n  "mcpServers": {\n    "gwanjong": {"command": "old"},\n'
+        '    "github": {"command": "x"},\n    "gwanjong": {"command": "older"}\n  }\n}\n'
+    )
+    path = home / ".cursor" / "mcp.json"
+    path.write_text(twice, encoding="utf-8")
+    code, out, err = link(home, "cursor", "zed", config=str(config), remove=remove)
+    assert code == 1, out
+    assert f'Cursor: {path}: "mcpServers" holds "gwanjong" twice (lines 3 and 5)' in err
+    assert "nothing was changed" in err and "Keep one of them" in err, err
+    assert path.read_text(encoding="utf-8") == twice
+    assert not path.with_name("mcp.json.gwanjong-backup").exists()
+    assert "zed" in out  # the others are still done
+
+
 def test_without_names_it_links_the_clients_installed_here(tmp_path: Path, config: Path) -> None:
     home = tmp_path / "bare"
     (home / ".cursor").mkdir(parents=True)  # Cursor is installed, with no mcp.json yet

@@ -4,6 +4,7 @@ the Starlette app in-process)."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from fastmcp import Client
 
 from gwanjong_gateway.console.app import Console
 from gwanjong_gateway.rules.approvals import ApprovalStatus
-from gwanjong_gateway.web import HEADERS
+from gwanjong_gateway.web import HEADERS, MAX_BODY
 from tests.fakes.platform import FakePlatform
 from tests.gateway.console.helpers import (
     BASE,
@@ -81,6 +82,32 @@ async def test_a_form_from_another_origin_without_its_csrf_token_or_too_large_ch
     big = "x" * (600 * 1024)  # refused before it is read
     refused = await post(s, f"/approvals/{approval_id}", csrf, decision="approve", text=big)
     assert refused.status_code == 403 and "too large" in refused.text
+    assert (await approval(s.gw, approval_id)).status is ApprovalStatus.PENDING
+    assert forum.writes == []
+
+
+async def test_a_chunked_body_past_the_limit_is_refused_as_it_streams(
+    s: Served, forum: FakePlatform
+) -> None:
+    approval_id = await pending(s)
+    csrf = await sign_in(s)
+    chunk = 60 * 1024
+    sent: list[int] = []
+
+    async def body() -> AsyncIterator[bytes]:
+        # No Content-Length: httpx sends it chunked, so only counting the bytes can stop it.
+        # Each field stays under the form parser's own limits: the form alone would take it.
+        yield f"csrf={csrf}&decision=approve".encode()
+        for n in range(12):  # 720 KB, if it were all read
+            sent.append(chunk)
+            yield f"&f{n}=".encode() + b"x" * chunk
+
+    headers = {**ORIGIN, "content-type": "application/x-www-form-urlencoded"}
+    refused = await s.http.post(f"/approvals/{approval_id}", content=body(), headers=headers)
+    assert "content-length" not in refused.request.headers
+    assert refused.status_code == 413 and "too large" in refused.text
+    assert refused.headers["x-frame-options"] == "DENY"
+    assert sum(sent) <= MAX_BODY + chunk  # nothing read past the chunk that crossed it
     assert (await approval(s.gw, approval_id)).status is ApprovalStatus.PENDING
     assert forum.writes == []
 

@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
+from asyncpraw.exceptions import RedditAPIException
 from fastmcp import Client
 
 from gwanjong_reddit.adapter import RedditAdapter
@@ -209,6 +210,32 @@ async def test_reply_targets_are_checked(sandbox: SandboxControl) -> None:
         with pytest.raises(PlatformError) as bad:
             await reddit.write_comment(ids["mcp-servers"], "hi", "not a comment id")
         assert bad.value.kind is ErrorKind.INVALID_INPUT
+    assert sandbox.writes("reddit") == []
+
+
+async def test_a_reply_under_a_locked_comment_is_refused_with_the_reason(
+    sandbox: SandboxControl,
+) -> None:
+    post = sandbox.ids("reddit")["deleted-comments"]
+    async with adapter(sandbox) as reddit:
+        comments = await reddit.get_comments(post, 10)
+        [locked] = [c for c in comments if c.raw and c.raw["locked"]]  # Reddit's flag
+        assert locked.body == "Please keep it civil."
+        with pytest.raises(RedditAPIException) as wire:  # what Reddit answers, with HTTP 200
+            await (await reddit.api.reddit().comment(locked.id)).reply("Agreed.")
+        assert [wire.value.items[0].error_type, wire.value.items[0].field] == [
+            "THREAD_LOCKED",
+            "parent",
+        ]
+    before = sandbox.request_paths()
+    async with server(sandbox) as client:
+        text = await error_of(
+            client, "write_comment", post_id=post, body="Agreed.", parent_id=locked.id
+        )
+    assert text.startswith("not_supported: ") and "comment is locked" in text, text
+    assert "Nothing was sent" in text, text
+    sent = {k: v for k, v in sandbox.request_paths().items() if "/api/comment" in k}
+    assert sent == {k: v for k, v in before.items() if "/api/comment" in k}  # never tried
     assert sandbox.writes("reddit") == []
 
 

@@ -179,6 +179,12 @@ def run_repair(
             now,
             approvals,
         )
+    except FileExistsError as exc:
+        return _fail(
+            err,
+            f"{exc.filename} already exists and an export never replaces a file: pick another "
+            "--export path, or move that file away, then run it again (nothing was changed).",
+        )
     except OSError as exc:
         return _fail(err, f"could not export the record anywhere ({exc}); nothing was changed.")
     print(

@@ -15,7 +15,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, cast
 
-from gwanjong_gateway.cli.link.jsonc import JsonError, Node, indent_unit, insert, parse
+from gwanjong_gateway.cli.link.jsonc import JsonError, Member, Node, indent_unit, insert, parse
 from gwanjong_gateway.cli.link.jsonc import remove as remove_member
 from gwanjong_gateway.cli.link.jsonc import replace as replace_member
 from gwanjong_gateway.paths import replace_private
@@ -97,6 +97,21 @@ def _container(path: Path, root: Node, key: str) -> Node | None:
     return member.node
 
 
+def _ours(path: Path, text: str, servers: Node, key: str, name: str) -> Member | None:
+    """Our entry in ``servers``; LinkError when the object holds it more than once (a JSON
+    reader keeps only the last, so editing one would leave the other for the client)."""
+    found = [m for m in servers.members if m.key == name]
+    if len(found) < 2:
+        return found[0] if found else None
+    lines = [str(text.count("\n", 0, m.key_start) + 1) for m in found]
+    times = "twice" if len(found) == 2 else f"{len(found)} times"
+    raise LinkError(
+        f'{path}: "{key}" holds "{name}" {times} (lines {", ".join(lines[:-1])} and '
+        f"{lines[-1]}); nothing was changed. Keep one of them (delete the others), then run "
+        "`gwanjong link` again."
+    )
+
+
 def plan_add(path: Path, key: str, name: str, entry: dict[str, Any]) -> Plan:
     """Our entry added, or brought up to date (keys of it we do not manage are kept)."""
     before = _read(path)
@@ -109,7 +124,7 @@ def plan_add(path: Path, key: str, name: str, entry: dict[str, Any]) -> Plan:
     if servers is None:
         after = insert(before, root, key, {name: entry}, unit)
         return Plan(path, before, after, Outcome.ADDED, entry)
-    ours = servers.member(name)
+    ours = _ours(path, before, servers, key, name)
     if ours is None:
         after = insert(before, servers, name, entry, unit)
         return Plan(path, before, after, Outcome.ADDED, entry)
@@ -130,7 +145,7 @@ def plan_remove(path: Path, key: str, name: str) -> Plan:
         return Plan(path, before, before or "", Outcome.ABSENT)
     root = _root(path, before)
     servers = _container(path, root, key)
-    if servers is None or servers.member(name) is None:
+    if servers is None or _ours(path, before, servers, key, name) is None:
         return Plan(path, before, before, Outcome.ABSENT)
     if len(servers.members) == 1 and not _had_container(path, key):
         return Plan(path, before, remove_member(before, root, key), Outcome.REMOVED)
