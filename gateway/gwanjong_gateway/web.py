@@ -107,7 +107,7 @@ class Guard:
         problem, status = "", 403
         length = headers.get("content-length", "0")
         if not length.isdigit() or int(length) > MAX_BODY:
-            problem = TOO_LARGE
+            problem, status = TOO_LARGE, 413  # as a chunked body over it is answered
         elif headers.get("host", "").lower() not in hosts:
             problem = "This page answers only at its own address (the Host header differs)."
             status = self.misdirected

@@ -81,7 +81,7 @@ async def test_a_form_from_another_origin_without_its_csrf_token_or_too_large_ch
         assert refused.status_code == 403 and "CSRF" in refused.text
     big = "x" * (600 * 1024)  # refused before it is read
     refused = await post(s, f"/approvals/{approval_id}", csrf, decision="approve", text=big)
-    assert refused.status_code == 403 and "too large" in refused.text
+    assert refused.status_code == 413 and "too large" in refused.text
     assert (await approval(s.gw, approval_id)).status is ApprovalStatus.PENDING
     assert forum.writes == []
 
