@@ -41,7 +41,7 @@ class Screen(io.StringIO):
     def isatty(self) -> bool:
         return True
 
-    def readline(self, size: int | None = -1) -> str:
+    def readline(self, size: int = -1) -> str:
         if self.reading is not None:
             self.reading()
         return super().readline(size)
