@@ -74,6 +74,9 @@ def attempts(evil: str) -> list[tuple[str, dict[str, str]]]:
         ("devto", {"BLUESKY_APP_PASSWORD": "stolen"}),
         ("devto", {"DEVTO_API_KEY": "fine", "BLUESKY_BASE_URL": evil}),
         ("twitter", {"REDDIT_PASSWORD": "x"}),
+        # the Mastodon instance is the person's choice in gateway.toml, never the model's
+        ("mastodon", {"MASTODON_API_BASE_URL": evil}),
+        ("mastodon", {"MASTODON_ACCESS_TOKEN": "fine", "MASTODON_API_BASE_URL": evil}),
     ]
     for sep in SEPARATORS:
         tries.append(("devto", {"DEVTO_API_KEY": f"k{sep}BLUESKY_BASE_URL={evil}"}))

@@ -194,6 +194,7 @@ class Upstreams:
         restarts with it on the next call."""
         upstream = self.by_name[name]
         upstream.env = self._env(name, upstream.platform, environ)
+        self.profiles.forget(name)  # the new credentials may sign in as another account
         await upstream.close()
         return upstream
 

@@ -2,7 +2,8 @@
 
 The gateway holds no platform facts: guides, disclosure footers and handle spellings come
 from here. A profile is refreshed on every capabilities answer and kept across a server's
-restarts, so a footer never goes missing; a server without one gets generic text.
+restarts, so a footer never goes missing; new credentials saved by setup may sign in as
+another account, so after them it is asked again. A server without one gets generic text.
 """
 
 from __future__ import annotations
@@ -24,6 +25,12 @@ class Profiles:
         itself gets the generic text again)."""
         self._by_name[platform] = caps.profile
         self._accounts[platform] = caps.account or ""
+
+    def forget(self, platform: str) -> None:
+        """Its server restarts with other credentials: whom we write as (part of what a
+        person approves) is asked again before the next write, never assumed."""
+        self._by_name.pop(platform, None)
+        self._accounts.pop(platform, None)
 
     def get(self, platform: str) -> Profile | None:
         return self._by_name.get(platform)
