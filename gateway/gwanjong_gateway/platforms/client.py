@@ -125,10 +125,10 @@ class PlatformClient:
         (``prepaid``: its spend reserved by the strike beforehand)."""
         return await self._call(action, arguments, PostResult, prepaid)
 
-    async def find_written(self, row: Strike, account: str | None) -> Comment | Post | None:
-        """The comment or new post of ``row`` on the platform: by ``account`` (None: the
-        platform names none, so anyone's) and holding the start of its text (a post: or
-        its title). Raises PlatformError."""
+    async def find_written(self, row: Strike, *accounts: str | None) -> Comment | Post | None:
+        """The comment or new post of ``row`` on the platform: by one of ``accounts`` (None:
+        the platform names none, so anyone's) and holding the start of its text (a post:
+        or its title). Raises PlatformError."""
         needle = normalise(row.content)[:NEEDLE]
         found: list[Comment] | list[Post]
         if row.action is StrikeAction.COMMENT:
@@ -142,7 +142,10 @@ class PlatformClient:
                 for p in posts
                 if needle in normalise(p.body) or (title and title == normalise(p.title))
             ]
-        return next((i for i in found if account is None or same_account(i.author, account)), None)
+        return next(
+            (i for i in found if any(a is None or same_account(i.author, a) for a in accounts)),
+            None,
+        )
 
 
 async def probe(

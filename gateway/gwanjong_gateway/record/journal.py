@@ -64,6 +64,7 @@ class Sent(BaseModel):
     mode: str = ""
     approver: str = ""
     principal: str = ""
+    account: str = ""  # whom it went out as: reading back looks for that account's write
     at: float  # the claim's time (the row's created_at)
     trace_id: str = ""  # the strike's trace context, for the settle span's link
     span_id: str = ""

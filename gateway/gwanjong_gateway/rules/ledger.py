@@ -166,6 +166,7 @@ class Strike:
     # the strike's trace context (W3C hex), which the settlement's span links to
     trace_id: str = ""
     span_id: str = ""
+    account: str = ""  # whom the write went out as, as the platform last said ("" = unknown)
 
     def public(self) -> dict[str, Any]:
         """What a tool result or `history` shows (the context stays in the record)."""

@@ -164,6 +164,7 @@ class Attempt:
             "status": status,
             "policy": self.decisions,
             "principal": self.principal,
+            "account": self.account,
             **fields,
         }
 

@@ -336,7 +336,10 @@ class Settler:
             return ReadBack(Seen.UNKNOWN)  # votes cannot be read back through the contract
         client = PlatformClient(self.upstreams, row.platform)
         try:
-            found = await client.find_written(row, (await client.capabilities()).account)
+            now = (await client.capabilities()).account
+            # as the account it went out as, and (a key saved between the claim and the
+            # send) the one signed in now: a write by either is ours
+            found = await client.find_written(row, *{row.account or now, now})
         except PlatformError:
             return ReadBack(Seen.UNKNOWN)
         return ReadBack(Seen.FOUND, found.id, found.url) if found else ReadBack(Seen.ABSENT)

@@ -232,14 +232,15 @@ def test_the_journal_stays_short(tmp_path: Path) -> None:
 
 
 def test_a_write_put_back_from_the_journal_keeps_the_strikes_trace(tmp_path: Path) -> None:
-    """The settle span links to the strike that sent the write, even when the record lost
-    the row and the journal put it back."""
+    """The settle span links to the strike that sent the write, and it is read back as the
+    account it went out as, even when the record lost the row and the journal put it back."""
     lost = StrikeStore(tmp_path / "lost.db")
     row = strike_row(
         lost,
         platform="reddit",
         trace_id="4bf92f3577b34da6a3ce929d0e0e4736",
         span_id="00f067aa0ba902b7",
+        account="gwanjong_bot",
     )
     lost.close()
     journal = Journal(tmp_path)
@@ -248,5 +249,5 @@ def test_a_write_put_back_from_the_journal_keeps_the_strikes_trace(tmp_path: Pat
     [entry] = journal.open_entries()
     back = restore(fresh, entry, time.time())
     assert back is not None and back.status == StrikeStatus.UNKNOWN
-    assert (back.trace_id, back.span_id) == (row.trace_id, row.span_id)
+    assert (back.trace_id, back.span_id, back.account) == (row.trace_id, row.span_id, row.account)
     fresh.close()

@@ -13,9 +13,11 @@ from fastmcp import Client
 from fastmcp.client.elicitation import ElicitResult
 
 from gwanjong_shared.contract.errors import ErrorKind
+from tests.fakes.clock import FakeClock
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
-from tests.gateway.helpers import drafted
+from tests.gateway.helpers import drafted, gateway_of
+from tests.gateway.rows import history
 from tests.gateway.strike.test_strike import strike
 from tests.mcp import call
 from tests.security.test_secret_page import post
@@ -54,3 +56,33 @@ async def test_a_key_saved_while_an_approval_waits_is_not_sent_as_its_new_accoun
     assert saved[0]["saved"] == ["DEVTO_API_KEY"] and saved[0]["check"]["devto"]["ok"] is False
     assert result["status"] == "refused" and "the account changed" in result["reason"], result
     assert forum.writes == []
+
+
+async def test_a_key_saved_while_a_write_is_unsure_never_sends_it_again(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    """A post landed but its answer was lost; then a key of another account is saved. The
+    read-back looks for the account the post went out as (the record keeps it), so the
+    post is found, not counted absent and sent again as the new account."""
+    clock = FakeClock(now=500.0, wall=1_800_000_000.0)
+    gw, mcp = gateway_of(
+        tmp_path, forum, clock=clock, wall=clock.time, tables={"safety": {"settle_window_s": 120}}
+    )
+    forum.lag = True  # the post lands but does not show in reads yet
+    forum.land("write_post", ErrorKind.TIMEOUT)  # ...and its answer is lost
+    async with Client(mcp) as client:
+        oid = await drafted(client)
+        first = await strike(client, oid)
+        assert first["error"].startswith("timeout"), first
+        forum.profile = replace(forum.profile, me="someone_else")  # the new key's account
+        await gw.upstreams.reload_env("devto", {})  # as setup(save) does
+        forum.show_late()
+        answers = []
+        for _ in range(8):  # past the settle window, read back again and again
+            clock.now += 30
+            clock.wall += 30
+            answers.append((await strike(client, oid))["status"])
+    [sent] = forum.written("write_post")  # once, as the account it went out as
+    assert forum.posts[sent.data["id"]].author == "gwanjong_bot", answers
+    assert set(answers) == {"duplicate"}, answers
+    assert [r.status for r in history(tmp_path) if r.action == "post"] == ["posted"]

@@ -274,6 +274,9 @@ STEPS: list[tuple[str, list[str]]] = [
     # [title, text]
     (RECORD, ["ALTER TABLE approvals ADD COLUMN outgoing TEXT NOT NULL DEFAULT ''"]),
     (RECORD, [_NOTICES, "CREATE INDEX IF NOT EXISTS notices_claimed ON notices (claimed_at)"]),
+    # 18: the account a write went out as: an unsure one is read back as that account, so
+    # a key of another account saved meanwhile cannot make it look absent (and sent again)
+    (RECORD, ["ALTER TABLE strikes ADD COLUMN account TEXT NOT NULL DEFAULT ''"]),
 ]
 
 
