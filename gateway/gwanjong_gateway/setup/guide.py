@@ -12,10 +12,12 @@ from gwanjong_shared.contract.untrusted import one_line, quote
 MAX_STEPS = 12
 MAX_CREDENTIALS = 20
 # Even a server that declares it is never allowed to let `setup` move its endpoints (an
-# instance, domain or server is where its token goes); BASE only as a word (not DATABASE).
+# instance, domain or server is where its token goes), nor turn off the TLS check that
+# keeps the token for that host; BASE, SSL, TLS only as words (not DATABASE).
 _CREDENTIAL = re.compile(r"^[A-Z][A-Z0-9_]{1,63}$")
 _NOT_CREDENTIAL = re.compile(
-    r"URL|HOST|PROXY|ENDPOINT|CA_BUNDLE|CERT|INSTANCE|DOMAIN|SERVER|ORIGIN|(?:^|_)BASE(?:_|$)"
+    r"URL|HOST|PROXY|ENDPOINT|CA_BUNDLE|CERT|INSTANCE|DOMAIN|SERVER|ORIGIN|VERIFY|INSECURE"
+    r"|(?:^|_)(?:BASE|SSL|TLS)(?:_|$)"
 )
 
 

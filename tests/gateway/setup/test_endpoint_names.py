@@ -1,6 +1,7 @@
 """A platform server may list its instance among the values its person gives (a fifth
 platform's `MASTODON_INSTANCE`); setup still never saves one: where a server sends its
-requests, and so its token, comes only from gateway.toml or the operator's environment."""
+requests, and so its token, comes only from gateway.toml or the operator's environment;
+nor does it save a switch that turns off the TLS check."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from tests.mcp import call, error_of
 pytestmark = pytest.mark.anyio
 
 WHERE = ["DEVTO_INSTANCE", "DEVTO_DOMAIN", "DEVTO_SERVER", "DEVTO_ORIGIN", "DEVTO_API_BASE"]
+WHERE += ["DEVTO_SSL_VERIFY", "DEVTO_INSECURE", "DEVTO_TLS"]  # the check that keeps a token
 
 
 @pytest.mark.parametrize("name", WHERE)
