@@ -209,3 +209,18 @@ async def test_the_gateway_lists_every_sandbox_summons_once_at_a_small_limit(
     assert len(truth) > 45
     assert len(listed) == len(set(listed))  # never twice
     assert set(listed) == truth  # never lost
+
+
+async def test_a_long_cursor_from_the_platform_does_not_stop_the_inbox(tmp_path: Path) -> None:
+    """A cursor is the platform's: Bluesky's holds the at:// URI of the newest summons,
+    which a did:web and a long record key make several hundred characters long. The
+    server takes back every cursor it handed out, so one such summons cannot shut the
+    inbox for good."""
+    social = FakePlatform(
+        SOCIAL, cursor_prefix=f"2026-12-06T09:12:00.000Z,at://did:web:{'a' * 240}.example/"
+    )
+    async with Client(fake_gateway(tmp_path, social)) as client:
+        assert summoned(await call(client, "scout", source="mentions", limit=25))
+        social.add_post("later", "Another question", "And this, {me}?", summons=True)
+        again = await call(client, "scout", source="mentions", limit=25)
+    assert [o["title"] for o in summoned(again)] == ["Another question"], again
