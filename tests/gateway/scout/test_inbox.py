@@ -224,3 +224,22 @@ async def test_a_long_cursor_from_the_platform_does_not_stop_the_inbox(tmp_path:
         social.add_post("later", "Another question", "And this, {me}?", summons=True)
         again = await call(client, "scout", source="mentions", limit=25)
     assert [o["title"] for o in summoned(again)] == ["Another question"], again
+
+
+async def test_a_summons_holding_lone_surrogates_does_not_shut_the_inbox(tmp_path: Path) -> None:
+    """A platform's JSON may spell half a surrogate pair ("\\ud800", or an emoji cut in
+    half): no UTF-8 can carry it, so an answer holding one could not be sent and that
+    platform's inbox failed on every read from then on (its cursor never moved)."""
+    social = FakePlatform(SOCIAL)
+    social.add_post(
+        "half", "Half \ud83d an emoji", "Look, {me} \udfff!", author="ev\ud800e", summons=True
+    )
+    async with Client(fake_gateway(tmp_path, social)) as client:
+        first = await call(client, "scout", source="mentions", limit=25)
+        found = [o for o in summoned(first) if o["title"].startswith("Half")]
+        assert found and "bluesky" not in first["errors"], first
+        drafted = await call(client, "draft", opportunity_id=found[0]["id"])
+        social.add_post("later", "Another question", "And this, {me}?", summons=True)
+        again = await call(client, "scout", source="mentions", limit=25)
+    assert found[0]["title"] == "Half \ufffd an emoji" and "\ufffd!" in drafted["post"]
+    assert [o["title"] for o in summoned(again)] == ["Another question"], again
