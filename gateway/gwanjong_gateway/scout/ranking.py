@@ -132,8 +132,8 @@ def select(ranked: list[Ranked], limit: int) -> list[Ranked]:
 
 
 def dedupe(posts: list[Post]) -> list[Post]:
-    """One post per link on each platform: a url is the platform's word (a remote
-    Mastodon status names its own), so one platform's post never hides another's."""
+    """One post per link on each platform: a url is the platform's word (a federated
+    post may name its own), so one platform's post never hides another's."""
     first: dict[tuple[str, str], Post] = {}
     for post in posts:
         first.setdefault((post.platform, normalize_url(post.url) if post.url else post.id), post)

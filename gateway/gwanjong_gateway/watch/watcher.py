@@ -205,7 +205,7 @@ class Watcher:
 
 def _published(found: Opportunity) -> datetime | None:
     """When a post was published, in UTC; None when its platform's string is not a time.
-    That string is platform text (on Bluesky the author's own `createdAt`): a report
+    That string is platform text (on some platforms the author's own): a report
     carries the time read from it, never the text."""
     try:
         when = datetime.fromisoformat(found.post.published_at or "")
