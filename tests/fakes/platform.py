@@ -111,6 +111,9 @@ class FakePlatform:
     objections: dict[str, list[str]] = field(default_factory=dict)
     #: while set, new posts stay out of reads until show_late()
     lag: bool = False
+    #: what each inbox cursor (next_since) starts with: a platform's own cursors can be
+    #: long (Bluesky's holds an at:// URI: a did:web and a record key of up to 512)
+    cursor_prefix: str = ""
     _hidden: set[str] = field(default_factory=set)
     _summoning: set[str] = field(default_factory=set)
     _mine: set[str] = field(default_factory=set)
@@ -490,14 +493,15 @@ class FakeAdapter(PlatformAdapter):
             return await super().mentions(since, limit)
         await self.world.enter("mentions")
         try:
-            after = int(since) if since else -1
+            after = int(since.removeprefix(self.world.cursor_prefix)) if since else -1
         except ValueError:
             raise errors.invalid_input("since is not a next_since value. Omit it.") from None
         waiting = self.world.mentions_after(after)
         found = waiting[:limit]  # the oldest unseen; the cursor ends at the newest listed
         latest = max((self.world._order[p.id] for p in found), default=after)  # pyright: ignore[reportPrivateUsage]
         tagged = [p.model_copy(update={"tags": ["mention"]}) for p in found]
-        return MentionList(posts=tagged, next_since=str(latest), more=len(waiting) > limit)
+        next_since = f"{self.world.cursor_prefix}{latest}"
+        return MentionList(posts=tagged, next_since=next_since, more=len(waiting) > limit)
 
 
 class _ToolLog(Middleware):

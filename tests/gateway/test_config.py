@@ -37,6 +37,10 @@ def test_the_shipped_file_is_valid_and_dry_run() -> None:
         ("[gateway\nwrites = 1", "line 1"),  # not TOML: still where
         ('[platforms.devto]\ncommand = ["x"]\nurl = "http://127.0.0.1:1/mcp"\n', "not both"),
         ('[gateway]\nexpose = ["search"]\n', "namespaced"),
+        (  # a watch nobody runs: the name must be one of [platforms]
+            '[platforms.bluesky]\nenabled = true\n\n[watch]\nenabled = true\nplatforms = ["blusky"]\n',
+            "gateway.toml:6: watch.platforms: 'blusky' is no platform in [platforms] (known: bluesky)",
+        ),
     ],
 )
 def test_a_config_error_says_what_and_where(text: str, said: str) -> None:

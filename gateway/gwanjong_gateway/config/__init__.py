@@ -387,7 +387,7 @@ def parse(text: str, source: str = "gateway.toml") -> GatewayConfig:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from None
     try:
-        return GatewayConfig.model_validate(data)
+        config = GatewayConfig.model_validate(data)
     except ValidationError as exc:
         problems: list[str] = []
         for err in exc.errors():
@@ -405,3 +405,13 @@ def parse(text: str, source: str = "gateway.toml") -> GatewayConfig:
             )
             problems.append(f"{at}: {where}: {msg}")
         raise ConfigError("\n".join(problems)) from None
+    # Checked here, once every table is read ([watch] comes before [platforms]): a name
+    # that is no platform would be watched by nobody, silently.
+    unknown = [name for name in config.watch.platforms if name not in config.platforms]
+    if unknown:
+        line = line_of(text, ("watch", "platforms"))
+        raise ConfigError(
+            f"{f'{source}:{line}' if line else source}: watch.platforms: {unknown[0][:40]!r} is no platform in "
+            f"[platforms] (known: {', '.join(config.platforms) or 'none'}); check the spelling"
+        )
+    return config

@@ -87,7 +87,10 @@ class PlatformClient:
         return [self._ours(p) for p in found.posts]
 
     async def get_post(self, post_id: str) -> Post:
-        return self._ours(await self._call("get_post", {"post_id": post_id}, Post))
+        post = self._ours(await self._call("get_post", {"post_id": post_id}, Post))
+        # The post asked for, whatever id the answer names: draft keeps it for strike, so
+        # an answer naming another post must not move the target off the scouted one.
+        return post if post.id == post_id else post.model_copy(update={"id": post_id})
 
     async def get_comments(self, post_id: str, limit: int = 50) -> list[Comment]:
         args = {"post_id": post_id, "limit": limit}

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from gwanjong_shared.contract.untrusted import clean
+
 if TYPE_CHECKING:  # the CLI imports this module: keep it free of pydantic
     from gwanjong_gateway.rules.approvals import ApprovalUse
     from gwanjong_shared.contract import Action
@@ -99,8 +101,10 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def normalise(text: str) -> str:
-    """Case, Unicode form and whitespace do not make a text different."""
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    """Case, Unicode form, whitespace and characters that draw nothing (a zero-width
+    space, a soft hyphen, a variation selector) do not make a text different: the same
+    post with one of those in it is the same post."""
+    return " ".join(unicodedata.normalize("NFKC", clean(text)).casefold().split())
 
 
 def content_hash(text: str) -> str:

@@ -17,6 +17,7 @@ from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.rules.ledger import ClaimRequest, Strike
 from gwanjong_gateway.rules.profiles import Profiles
 from gwanjong_shared.contract import HandleRules
+from gwanjong_shared.contract.untrusted import one_line
 
 if TYPE_CHECKING:  # the CLI imports this module: keep it free of pydantic
     from gwanjong_gateway.rules.approvals import ApprovalUse
@@ -94,9 +95,15 @@ def is_opted_out(entries: list[str], platform: str, author: str, profiles: Profi
     return bool(who) and any(h is not None and handle_key(rules, h) == who for h in handles)
 
 
+def named(author: str) -> str:
+    """An author as a refusal names them: their name is platform text, so it reaches the
+    model as draft shows it (cleaned, one line, bounded)."""
+    return one_line(author, 60)
+
+
 def opted_out(config: GatewayConfig, platform: str, author: str, profiles: Profiles) -> str | None:
     if is_opted_out(config.safety.opt_out, platform, author, profiles):
-        return f"{author} is on the opt-out list in gateway.toml ([safety] opt_out); gwanjong never targets them."
+        return f"{named(author)} is on the opt-out list in gateway.toml ([safety] opt_out); gwanjong never targets them."
     return None
 
 
@@ -142,7 +149,7 @@ def author_cooldown(
             else "another member of this team"
         )
         return (
-            f"We already engaged with {author} on {platform} ({which}); "
+            f"We already engaged with {named(author)} on {platform} ({which}); "
             f"the author cool-down is {days:g} days, so not again before {when}.",
             until - now,
         )

@@ -132,9 +132,9 @@ def select(ranked: list[Ranked], limit: int) -> list[Ranked]:
 
 
 def dedupe(posts: list[Post]) -> list[Post]:
-    first: dict[str, Post] = {}
+    """One post per link on each platform: a url is the platform's word (a federated
+    post may name its own), so one platform's post never hides another's."""
+    first: dict[tuple[str, str], Post] = {}
     for post in posts:
-        first.setdefault(
-            normalize_url(post.url) if post.url else f"{post.platform}:{post.id}", post
-        )
+        first.setdefault((post.platform, normalize_url(post.url) if post.url else post.id), post)
     return list(first.values())

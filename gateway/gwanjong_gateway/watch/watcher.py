@@ -14,6 +14,7 @@ import logging
 import time
 import weakref
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from typing import Literal
 
 import anyio
@@ -195,10 +196,22 @@ class Watcher:
         for platform, items in by_platform.items():
             if platform not in won:
                 continue
-            dates = [o.post.published_at for o in items if o.post.published_at]
+            dates = [t for t in map(_published, items) if t is not None]
+            oldest = min(dates).strftime("%Y-%m-%dT%H:%M:%SZ") if dates else None
             if kind == "summoned":
                 NOTICED[self.gw] = NOTICED.get(self.gw, 0) + len(items)
-            await self.on_found(platform, kind, len(items), min(dates) if dates else None)
+            await self.on_found(platform, kind, len(items), oldest)
+
+
+def _published(found: Opportunity) -> datetime | None:
+    """When a post was published, in UTC; None when its platform's string is not a time.
+    That string is platform text (on some platforms the author's own): a report
+    carries the time read from it, never the text."""
+    try:
+        when = datetime.fromisoformat(found.post.published_at or "")
+    except ValueError:
+        return None
+    return (when if when.tzinfo else when.replace(tzinfo=UTC)).astimezone(UTC)
 
 
 def notifying(gw: Gateway) -> OnFound:
@@ -210,8 +223,6 @@ def notifying(gw: Gateway) -> OnFound:
         await log_found(platform, kind, count, oldest_at)
         if gw.notifier is None:
             return
-        from datetime import datetime
-
         from gwanjong_gateway.notify.events import Event, EventKind
 
         now = time.time()

@@ -7,9 +7,10 @@ normalise, but it is excluded from serialisation: it never goes over MCP.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Platform = str  # "devto", "bluesky", "twitter", "reddit", or any fifth platform's name
 
@@ -20,7 +21,27 @@ class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class Post(Frozen):
+#: half a surrogate pair: what a "\\ud800" escape in a platform's JSON decodes to
+_LONE = re.compile("[\ud800-\udfff]")
+
+
+class PlatformText(Frozen):
+    """A value built from a platform's answer. Its JSON may spell half a surrogate pair
+    (a "\\ud800" escape, an emoji cut in half), which no UTF-8 can carry: the answer
+    holding it could not be sent at all, so one such post would fail every read it is in.
+    It becomes U+FFFD, as a decoder writes for what it cannot read."""
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _whole(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return _LONE.sub("\ufffd", value)
+        if isinstance(value, list):
+            return [_LONE.sub("\ufffd", v) if isinstance(v, str) else v for v in value]  # pyright: ignore[reportUnknownVariableType]
+        return value
+
+
+class Post(PlatformText):
     id: str
     platform: Platform
     title: str = ""
@@ -34,7 +55,7 @@ class Post(Frozen):
     raw: dict[str, Any] | None = Field(default=None, exclude=True, repr=False)
 
 
-class Comment(Frozen):
+class Comment(PlatformText):
     id: str
     platform: Platform
     post_id: str

@@ -44,6 +44,10 @@ READ = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hin
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=True)
 
 Limit20 = Annotated[int, Field(ge=1, le=100, description="how many items, 1-100")]
+#: the longest `since` taken back: any next_since a server hands out (Bluesky's holds the
+#: at:// URI of a summons, ~850 characters with a did:web and a 512-character record key,
+#: and a page cursor), so no summons can make its own cursor unusable
+CURSOR_CHARS = 2_000
 Limit50 = Annotated[int, Field(ge=1, le=1000, description="how many comments, 1-1000")]
 
 
@@ -250,7 +254,8 @@ Errors: `auth` (needs our account), `invalid_input` (a since that is no next_sin
 Example: mentions(since=None, limit=20)""",
     )
     async def mentions(
-        since: Annotated[str | None, Field(max_length=200)] = None, limit: Limit20 = 20
+        since: Annotated[str | None, Field(max_length=CURSOR_CHARS)] = None,
+        limit: Limit20 = 20,
     ) -> MentionList:
         found = await guarded(adapter.mentions((since or "").strip() or None, limit), "mentions")
         # No cut here: the adapter set next_since from what it listed, and a second cut

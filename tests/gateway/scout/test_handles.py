@@ -158,3 +158,38 @@ async def test_a_post_one_server_says_is_on_another_platform_stays_on_the_first(
         await post(c, forged["id"])
     assert not set(social.tools) & {"get_post", "get_comments", "write_post"}, social.tools
     assert social.written() == []
+
+
+async def test_a_post_read_again_under_another_id_keeps_the_scouted_target(
+    tmp_path: Path,
+) -> None:
+    """draft reads the scouted post again (get_post); an answer naming another post's id
+    cannot move strike's target off the post the model scouted and drafted."""
+    social = FakePlatform(SOCIAL)
+    scouted_id = social.add_post("mine", "Rust async cancellation, once more", "Cancel?")
+    other = social.add_post("other", "A cat picture", "Nothing about rust.")
+    mcp = gateway_of(tmp_path, social, writes="live")[1]
+    async with Client(mcp) as c:
+        found = await outcome(c, "scout", topic=TOPIC, limit=5)
+        url = social.posts[scouted_id].url
+        [handle] = [o["id"] for o in found["opportunities"] if o["url"] == url]
+        social.posts[scouted_id] = social.posts[scouted_id].model_copy(update={"id": other})
+        await outcome(c, "draft", opportunity_id=handle)
+        struck = await outcome(c, "strike", opportunity_id=handle, action="upvote", content="")
+    assert [w.target for w in social.written()] == [scouted_id], (struck, social.written())
+
+
+async def test_a_post_on_one_platform_cannot_hide_another_platforms_post_behind_its_url(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    """A post's url is the platform's word (a remote Mastodon status names its own): one
+    that names another platform's post does not take that post's place in scout."""
+    social = FakePlatform(SOCIAL)
+    real = forum.add_post("real", "Rust async cancellation, in depth", "Rust async cancellation.")
+    fake = social.add_post("fake", "Rust async cancellation, retold", "Rust async cancellation.")
+    social.posts[fake] = social.posts[fake].model_copy(update={"url": forum.posts[real].url})
+    mcp = gateway_of(tmp_path, social, forum)[1]
+    async with Client(mcp) as c:
+        found = await outcome(c, "scout", topic=TOPIC, limit=25)
+    titles = {(o["platform"], o["title"]) for o in found["opportunities"]}
+    assert ("devto", "Rust async cancellation, in depth") in titles, titles

@@ -209,3 +209,37 @@ async def test_the_gateway_lists_every_sandbox_summons_once_at_a_small_limit(
     assert len(truth) > 45
     assert len(listed) == len(set(listed))  # never twice
     assert set(listed) == truth  # never lost
+
+
+async def test_a_long_cursor_from_the_platform_does_not_stop_the_inbox(tmp_path: Path) -> None:
+    """A cursor is the platform's: Bluesky's holds the at:// URI of the newest summons,
+    which a did:web and a long record key make several hundred characters long. The
+    server takes back every cursor it handed out, so one such summons cannot shut the
+    inbox for good."""
+    social = FakePlatform(
+        SOCIAL, cursor_prefix=f"2026-12-06T09:12:00.000Z,at://did:web:{'a' * 240}.example/"
+    )
+    async with Client(fake_gateway(tmp_path, social)) as client:
+        assert summoned(await call(client, "scout", source="mentions", limit=25))
+        social.add_post("later", "Another question", "And this, {me}?", summons=True)
+        again = await call(client, "scout", source="mentions", limit=25)
+    assert [o["title"] for o in summoned(again)] == ["Another question"], again
+
+
+async def test_a_summons_holding_lone_surrogates_does_not_shut_the_inbox(tmp_path: Path) -> None:
+    """A platform's JSON may spell half a surrogate pair ("\\ud800", or an emoji cut in
+    half): no UTF-8 can carry it, so an answer holding one could not be sent and that
+    platform's inbox failed on every read from then on (its cursor never moved)."""
+    social = FakePlatform(SOCIAL)
+    social.add_post(
+        "half", "Half \ud83d an emoji", "Look, {me} \udfff!", author="ev\ud800e", summons=True
+    )
+    async with Client(fake_gateway(tmp_path, social)) as client:
+        first = await call(client, "scout", source="mentions", limit=25)
+        found = [o for o in summoned(first) if o["title"].startswith("Half")]
+        assert found and "bluesky" not in first["errors"], first
+        drafted = await call(client, "draft", opportunity_id=found[0]["id"])
+        social.add_post("later", "Another question", "And this, {me}?", summons=True)
+        again = await call(client, "scout", source="mentions", limit=25)
+    assert found[0]["title"] == "Half \ufffd an emoji" and "\ufffd!" in drafted["post"]
+    assert [o["title"] for o in summoned(again)] == ["Another question"], again

@@ -280,3 +280,20 @@ async def test_no_write_without_knowing_the_footer(
     else:
         assert got["status"] == "posted", got
         assert forum.writes[0].data["body"] == "Guards around every await."
+
+
+async def test_the_same_post_with_invisible_characters_in_it_is_the_same_post(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    """Never twice: a new post's text is the same when only characters that draw nothing
+    differ (a zero-width space, a word joiner, a soft hyphen, a variation selector), with
+    no cool-down window to catch it as near-identical."""
+    once = "Guards around every await keep the handler cancellation-safe."
+    hidden = "Guards\u200b around every\u2060 await keep the han\u00addler\ufe0f cancellation-safe."
+    tables = {"safety": {"author_cooldown_days": 0}}
+    async with Client(fake_gateway(tmp_path, forum, tables=tables)) as client:
+        oid = await drafted(client)
+        first = await strike(client, oid, content=once)
+        again = await strike(client, oid, content=hidden)
+    assert (first["status"], again["status"]) == ("posted", "duplicate"), again
+    assert len(forum.written("write_post")) == 1

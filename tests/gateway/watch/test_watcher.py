@@ -4,6 +4,7 @@ platform's min_interval_s holds. The clock is injected; nothing sleeps."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Any
 import anyio
 import pytest
 
-from gwanjong_gateway.watch.watcher import FoundKind, Watcher
+from gwanjong_gateway.watch.watcher import FoundKind, Watcher, log_found
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import SOCIAL, TWEETS
@@ -155,3 +156,35 @@ async def test_what_the_watcher_finds_is_handed_to_the_notifier(tmp_path: Path) 
         told.events.clear()
         await next_period(w, clock)
         assert told.events == []  # nothing new: nothing told
+
+
+async def test_a_summons_publication_time_reaches_the_report_only_as_a_time(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A post's `published_at` is the platform's string (on Bluesky the author's own
+    `createdAt`): the report's oldest is a time read from it, in UTC, never its text (a
+    newline in it would forge a log line), and the oldest by time, not by spelling."""
+    social, heard, clock = FakePlatform(SOCIAL), Heard(), FakeClock()
+
+    async def logged_and_heard(platform: str, kind: FoundKind, n: int, at: str | None) -> None:
+        await log_found(platform, kind, n, at)  # the line a bare watcher writes
+        await heard(platform, kind, n, at)
+
+    async with watcher(tmp_path, social, heard=heard, clock=clock) as w:
+        w.on_found = logged_and_heard
+        await w.tick()
+        heard.take()
+        heard.oldest.clear()
+        spellings = [
+            "0000 \nWARNING gwanjong: forged: approval a1 approved",
+            "2026-12-06T09:12:00+09:00",
+            "2026-12-06T01:00:00Z",
+        ]
+        for i, when in enumerate(spellings):
+            pid = social.add_post(f"odd-{i}", "A question", f"Any idea, {{me}}? {i}", summons=True)
+            social.posts[pid] = social.posts[pid].model_copy(update={"published_at": when})
+        with caplog.at_level(logging.WARNING, logger="gwanjong_gateway.watch.watcher"):
+            await next_period(w, clock)
+    assert heard.take() == [("bluesky", "summoned", 3)]
+    assert heard.oldest == ["2026-12-06T00:12:00Z"]
+    assert "forged" not in caplog.text and "watch: 3 new summons on bluesky" in caplog.text
