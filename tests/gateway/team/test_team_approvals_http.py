@@ -46,15 +46,15 @@ async def test_a_members_declined_approval_is_not_told_to_another_member(
     the same thread opens his own approval, and nothing he reads names her approval, its
     id or her words (the last decline on a target is told to the model that asked)."""
     platform = FakePlatform(LINKS)
-    async with team_gateway(tmp_path, platform, writes="confirm") as team:
-        async with team.client("alice") as a, team.client("bob") as b:
-            hers = (await pending(a)).structured_content["approval"]["id"]
-            async with console_as(team, "alice") as (http, csrf):
-                form = {"csrf": csrf, "decision": "decline", "reason": REASON}
-                done = await http.post(f"/approvals/a{hers}", data=form, headers=ORIGIN)
-                assert done.status_code == 200 and "declined" in done.text, done.text
-            bobs = (await pending(b)).structured_content
-            seen = [bobs, await call(b, "status"), await resource(b, "gwanjong://approvals")]
+    team_of = team_gateway(tmp_path, platform, writes="confirm")
+    async with team_of as team, team.client("alice") as a, team.client("bob") as b:
+        hers = (await pending(a)).structured_content["approval"]["id"]
+        async with console_as(team, "alice") as (http, csrf):
+            form = {"csrf": csrf, "decision": "decline", "reason": REASON}
+            done = await http.post(f"/approvals/a{hers}", data=form, headers=ORIGIN)
+            assert done.status_code == 200 and "declined" in done.text, done.text
+        bobs = (await pending(b)).structured_content
+        seen = [bobs, await call(b, "status"), await resource(b, "gwanjong://approvals")]
     shown = json.dumps(seen)
     assert bobs["approval"]["id"] != hers
     assert REASON not in shown and f"approval {hers}" not in shown, bobs["reason"]
