@@ -31,7 +31,7 @@ from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_gateway.strike.results import PendingApproval, StrikeResult
 from gwanjong_gateway.strike.wording import unexpected
 from gwanjong_gateway.wire import output_schema
-from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.visible import line, plain, show
 from gwanjong_shared.tool_templates import tool
 
@@ -145,11 +145,20 @@ def register_card(mcp: FastMCP[Any], desk: StrikeDesk, who: Callable[[], str | N
         ),
     )
     async def approval_decide(
+        ctx: Context,
         approval_id: Annotated[int, Field(ge=1)],
         token: Annotated[str, Field(min_length=1, max_length=100)],
         decision: Literal["approve", "decline"],
         text: Annotated[str | None, Field(max_length=100_000)] = None,
     ) -> StrikeResult:
+        if not renders_apps(ctx):
+            # no card here, so no person's button: whoever calls it is the model, holding
+            # at best a page link's token (meant for a browser, its form and 15 minutes)
+            raise PlatformError(
+                ErrorKind.NOT_FOUND,
+                f"{APP_TOOL} is the approval card's, and this client shows no card. The person "
+                "decides on the approval page, in the console or at the terminal.",
+            )
         name = who()
         try:
             answer = await desk.decide(

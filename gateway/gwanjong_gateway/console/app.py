@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -22,6 +22,9 @@ from gwanjong_gateway.rules.approvals import Approval
 from gwanjong_gateway.team.access_tokens import TokenError, digest, store_for
 from gwanjong_gateway.usage.log import UsageLog
 from gwanjong_shared.contract.visible import line
+
+if TYPE_CHECKING:
+    from fastmcp.server.auth import TokenVerifier
 
 Page = Callable[["Console", Request, Session], Awaitable[Response]]
 
@@ -61,6 +64,8 @@ class Console:
         self._usage = usage
         tokens = self.config.auth.mode == "tokens"  # sessions are checked against its file
         self._tokens = store_for(self.config.state_dir) if tokens else None
+        #: the sign-in form's verifier, built once: a JWT verifier keeps the JWKS it fetched
+        self._verifier: TokenVerifier | None = None
         #: the usage page's last figures per reader: (when read, report)
         self.usage_cache: dict[str, tuple[float, dict[str, Any]]] = {}
         #: background reads of the usage log under way, per reader
@@ -248,8 +253,9 @@ class Console:
         secret = token.strip() if isinstance(token, str) else ""
         from gwanjong_gateway.team.auth import build_auth, principal_of
 
-        verifier = build_auth(self.config)
-        access = await verifier.verify_token(secret) if verifier is not None and secret else None
+        if self._verifier is None:  # one per console, never one JWKS fetch per attempt
+            self._verifier = cast("TokenVerifier", build_auth(self.config))
+        access = await self._verifier.verify_token(secret) if secret else None
         if access is None:
             return self.render(
                 "signin.html", None, status=403, error="That token is wrong, expired or revoked."

@@ -225,6 +225,8 @@ class Approving:
         earlier = await self.records.run(StrikeStore.last_before, approval.lock_key, approval.id)
         if earlier is None or earlier.status is not ApprovalStatus.DECLINED:
             return ""
+        if earlier.principal != approval.principal:  # another member's approval and words
+            return ""
         at = iso(earlier.decided_at) if earlier.decided_at else "an earlier approval"
         why = one_line(earlier.reason, 300)
         said = f": {why}" if why else " (no reason given)"

@@ -34,9 +34,10 @@ from gwanjong_gateway.strike.checks import HELD, OPEN, Check, Deps
 from gwanjong_gateway.strike.claims import Claims
 from gwanjong_gateway.strike.handoffs import HandOffs, Which
 from gwanjong_gateway.strike.locks import KeyedLocks
-from gwanjong_gateway.strike.results import PendingApproval, Refused, StrikeResult
+from gwanjong_gateway.strike.results import Duplicate, PendingApproval, Refused, StrikeResult
 from gwanjong_gateway.strike.send import Sender
 from gwanjong_gateway.strike.settle import Settler
+from gwanjong_gateway.strike.wording import taken_by_another
 
 __all__ = ["Asker", "StrikeDesk"]
 
@@ -120,6 +121,14 @@ class StrikeDesk:
             return await self._ask(a, answer)
         if answer is None:
             raise RuntimeError("the strike chain ended without an answer")
+        if (
+            a.approval is not None
+            and isinstance(answer, Duplicate)
+            and answer.holder != a.principal
+        ):
+            # the approval's member reads this answer (and its reason, kept on the approval),
+            # whoever decides: another member's row that holds the target stays theirs
+            answer = taken_by_another(answer)
         if a.approval is not None and not a.kept:
             await self.approving.unconsumed(a.approval, answer)
         return answer

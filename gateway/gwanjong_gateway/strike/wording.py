@@ -37,6 +37,20 @@ def duplicate(action: StrikeAction, earlier: Strike, check_in: int | None = None
     )
 
 
+def taken_by_another(answer: Duplicate) -> Duplicate:
+    """``answer`` as a member who does not hold the target may see it: that it is taken,
+    with no record id, text, reason or link of the member who does (theirs to read)."""
+    return Duplicate(
+        reason=(
+            f"Already taken: another member of this team has a "
+            f"{answer.earlier.action if answer.earlier else 'write'} on this target (or the same "
+            "post text) recorded or in progress, and gwanjong never acts on one target twice. "
+            "Pick another opportunity."
+        ),
+        retry_after=answer.retry_after,
+    )
+
+
 def earlier_view(row: Strike) -> Earlier:
     """The earlier row a duplicate answer shows."""
     return Earlier.model_validate(row.public())

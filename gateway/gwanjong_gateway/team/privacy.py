@@ -11,6 +11,7 @@ from gwanjong_gateway.record.readers import EVERYONE, Reader
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.strike.results import Duplicate, StrikeResult
+from gwanjong_gateway.strike.wording import taken_by_another
 from gwanjong_gateway.team.auth import principal_name
 
 
@@ -37,11 +38,4 @@ async def shown_to(reader: Reader, answer: StrikeResult, records: Records) -> St
         holder = None if row is None else row.principal
     if holder is not None and reader.may_read(holder):
         return answer
-    return Duplicate(
-        reason=(
-            f"Already taken: another member of this team has a {earlier.action} on this "
-            "target (or the same post text) recorded or in progress, and gwanjong never acts "
-            "on one target twice. Pick another opportunity."
-        ),
-        retry_after=answer.retry_after,
-    )
+    return taken_by_another(answer)

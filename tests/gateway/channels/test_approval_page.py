@@ -306,3 +306,25 @@ async def test_a_link_sent_to_a_client_is_short_lived(tmp_path: Path) -> None:
         assert refused.status_code == 410
     assert platform.writes == []
     assert approval_row(tmp_path, approval_id).status == "pending"
+
+
+async def test_a_page_links_token_approves_nothing_through_the_app_only_tool(
+    tmp_path: Path,
+) -> None:
+    """The link is for a person's browser: the token in it must not approve through the
+    app-only tool `approval_decide` from a client that renders no card (a model shown the
+    link could call it: no page, no Origin, no CSRF, and no 15 minutes)."""
+    from gwanjong_gateway.channels.apps import APP_TOOL
+    from tests.mcp import error_of
+
+    clock, platform, person = FakeClock(), links(), Person()
+    server = fake_gateway(tmp_path, platform, writes="confirm", clock=clock, wall=clock.time)
+    async with client_for(server, person, "legacy") as model:
+        await pending(model)
+        _origin, approval_id, token = parts(person.urls[0])
+        clock.advance(15 * 60 + 1)  # the page itself now answers 410
+        args = {"approval_id": approval_id, "token": token}
+        tried = await error_of(model, APP_TOOL, **args, decision="approve")
+        assert tried.startswith("not_found"), tried
+    assert platform.writes == []
+    assert approval_row(tmp_path, approval_id).status == "pending"

@@ -151,3 +151,27 @@ async def test_a_jwt_session_ends_when_the_jwt_expires(forum: FakePlatform, tmp_
         assert (await s.http.get("/approvals")).status_code == 200
         now[0] += 3600  # the JWT expired long ago; the session's 12 h have not passed
         assert (await s.http.get("/approvals")).status_code == 401
+
+
+async def test_sign_in_attempts_do_not_each_fetch_the_identity_providers_keys(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    """Anyone who reaches the sign-in form may post to it: the console checks JWTs with one
+    verifier, which keeps the JWKS it fetched (and refreshes it at most once a while, as the
+    MCP endpoint does), never one fetch from the identity provider per attempt."""
+    from joserfc.jwk import RSAKey
+
+    from tests.gateway.team.test_auth_jwt_http import AUDIENCE, ISSUER, Issuer, serve_file
+
+    issuer, asked = Issuer(tmp_path), list[str]()
+    with serve_file(issuer.jwks, asked) as jwks_uri:
+        auth = {"mode": "jwt", "issuer": ISSUER, "audience": AUDIENCE, "jwks_uri": jwks_uri}
+        async with serving(*gateway_of(tmp_path / "state", forum, tables={"auth": auth})) as s:
+            stranger = RSAKey.generate_key(2048, parameters={"kid": "not-the-idps"})
+            for _ in range(10):
+                forged = issuer.token("mallory", key=stranger)
+                refused = await s.http.post("/signin", data={"token": forged}, headers=ORIGIN)
+                assert refused.status_code == 403
+            await sign_in_as(s, issuer.token("dana"))
+            assert (await s.http.get("/approvals")).status_code == 200
+    assert len(asked) <= 2, asked

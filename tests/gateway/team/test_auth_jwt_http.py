@@ -81,11 +81,14 @@ def test_a_bad_jwks_file_stops_the_start(tmp_path: Path) -> None:
 
 
 @contextlib.contextmanager
-def serve_file(path: Path) -> Iterator[str]:
-    """A loopback HTTP server publishing one file, like an identity provider's JWKS URL."""
+def serve_file(path: Path, asked: list[str] | None = None) -> Iterator[str]:
+    """A loopback HTTP server publishing one file, like an identity provider's JWKS URL;
+    each GET's path is added to ``asked``."""
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:
+            if asked is not None:
+                asked.append(self.path)
             body = path.read_bytes()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
