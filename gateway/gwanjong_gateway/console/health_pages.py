@@ -20,7 +20,7 @@ from gwanjong_gateway.record.readers import Reader
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.scout import inbox
 from gwanjong_gateway.scout.acted import acted_in
-from gwanjong_gateway.setup.tool import may_resume
+from gwanjong_gateway.setup.tool import may_operate
 from gwanjong_gateway.watch.watcher import NOTICED
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.visible import line
@@ -146,13 +146,13 @@ async def usage_page(c: Console, request: Request, session: Session) -> Response
         paused=paused,
         trouble=trouble,
         as_of=time.strftime("%H:%M:%S UTC", time.gmtime(at)),
-        may_resume=may_resume(c.config, session.principal),
+        may_resume=may_operate(c.config, session.principal),
     )
 
 
 async def resume(c: Console, request: Request, session: Session) -> Response:
     form = await c.form(request, session)
-    if not may_resume(c.config, session.principal):
+    if not may_operate(c.config, session.principal):
         raise Refusal(403, "Only the operator or an approver may resume a platform's writes.")
     name = form.get("platform", "")
     if name not in c.gw.upstreams.names():

@@ -122,6 +122,14 @@ async def save(
             ErrorKind.INVALID_INPUT,
             f"save needs a platform, one of: {', '.join(gw.upstreams.names()) or 'none enabled'}.",
         )
+    if not may_operate(gw.config, owner):
+        raise PlatformError(
+            ErrorKind.NOT_SUPPORTED,
+            f"The {platform} credentials are the team's (every member's writes go out as "
+            "their account): only the operator or an approver may save them. Nothing was "
+            f"saved; ask one of them (the operator: `gwanjong setup {platform}` on the "
+            "gateway's host).",
+        )
     if credentials is not None and len(credentials) > MAX_CREDENTIALS:
         raise PlatformError(
             ErrorKind.INVALID_INPUT,
@@ -217,9 +225,10 @@ async def _saved(
     )
 
 
-def may_resume(config: GatewayConfig, who: str | None) -> bool:
-    """Resuming paused writes is the operator's (``who`` None: stdio, the terminal) or an
-    `[review] approvers` member's, on every surface (the console asks the same)."""
+def may_operate(config: GatewayConfig, who: str | None) -> bool:
+    """Resuming paused writes and saving the team's platform credentials (whom every write
+    goes out as) are the operator's (``who`` None: stdio, the terminal) or an `[review]
+    approvers` member's, on every surface (the console asks the same)."""
     return who is None or who in config.review.approvers
 
 
@@ -255,7 +264,7 @@ async def check(
         with contextlib.suppress(PlatformError):  # a busy record: resume next check
             if not await gw.records.run(StrikeStore.paused, name):
                 return
-            if not may_resume(gw.config, who):
+            if not may_operate(gw.config, who):
                 row.writes_resumed = False
                 row.next = (
                     f"Writes to {name} stay paused: only the operator or an approver may "

@@ -98,7 +98,7 @@ async def test_one_members_setup_never_cancels_anothers_credential_link(
         return Client(transport, mode=mode, elicitation_handler=handler, timeout=60)
 
     async with (
-        team_gateway(tmp_path, forum) as team,
+        team_gateway(tmp_path, forum, tables={"review": {"approvers": ["alice", "bob"]}}) as team,
         member(team, "alice") as a,
         member(team, "bob") as b,
     ):
