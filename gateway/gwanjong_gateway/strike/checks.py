@@ -247,6 +247,13 @@ async def approved_text(deps: Deps, a: Attempt) -> Step:
     )
 
 
+#: another member's approval holds the target: said without a word of theirs
+THEIRS_WAITS = (
+    "Another team member's write on this target is waiting for a person's approval; "
+    "nothing was written."
+)
+
+
 async def awaiting(deps: Deps, a: Attempt) -> Step:
     """A write already waiting for a person on this target: this strike answers it (or,
     in the stateless era's second round, carries the person's answer to it)."""
@@ -256,10 +263,7 @@ async def awaiting(deps: Deps, a: Attempt) -> Step:
     if waiting is None:
         return PASS
     if waiting.principal != a.principal:
-        return Refuse(
-            "Another team member's write on this target is waiting for a person's approval; "
-            "nothing was written."
-        )
+        return Refuse(THEIRS_WAITS)
     ask = a.asker.answer_for(waiting, deps.claims.clock())
     if ask is None:
         ask = Ask(
@@ -293,6 +297,8 @@ async def confirm(deps: Deps, a: Attempt) -> Step:
     if a.mode != "confirm" or a.approval is not None:
         return PASS
     approval, token = await deps.claims.open_approval(a)
+    if not token and approval.principal != a.principal:  # another member's, opened meanwhile
+        return Refuse(THEIRS_WAITS)
     if not token:  # opened meanwhile by another call: that one's asking stands
         return Answer(
             pending(approval, Ask("pending", "A write on this target already waits for a person."))

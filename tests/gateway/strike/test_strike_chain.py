@@ -328,6 +328,28 @@ async def test_claim_answers_duplicate_when_the_target_was_taken_meanwhile(
     assert a.row is None
 
 
+async def test_confirm_refuses_when_another_member_opened_an_approval_meanwhile(
+    tmp_path: Path, fake: FakePlatform
+) -> None:
+    # Alice's approval opens on another replica between Bob's look (`awaiting`) and his
+    # own approval: Bob is refused as `awaiting` would, told nothing of hers.
+    async for bench in bench_for(tmp_path, fake, writes="confirm"):
+        deps, ctx = bench.desk.deps, context(bench.fake)
+        bob, alice = (
+            Attempt(ctx, StrikeAction.COMMENT, text, "", accept, [], mode="confirm", principal=who)
+            for who, text in (("bob", "Hi."), ("alice", "Hello."))
+        )
+        for a in (bob, alice):
+            for check in strike_checks.OPEN:
+                assert await check(deps, a) is None
+        assert await strike_checks.awaiting(deps, bob) is None
+        theirs, _ = await bench.desk.claims.open_approval(alice)
+        step = await strike_checks.confirm(deps, bob)
+        assert isinstance(step, Refuse) and "Another team member's write" in step.reason, step
+        assert str(theirs.id) not in step.reason
+        assert fake.writes == []
+
+
 async def test_write_records_a_refused_write_as_failed(bench: Bench) -> None:
     bench.fake.fail("write_comment", ErrorKind.INVALID_INPUT)
     with pytest.raises(PlatformError, match="nothing was written"):
