@@ -25,6 +25,8 @@ def config_text(
     of ``platforms`` gets ``platform`` (default: no minimum interval) and, given the
     ``sandbox`` URL, the env pointing its server there; ``others`` add to (or are more)
     platforms' tables."""
+    # a [gateway] in tables would replace this one, state_dir and all: settings add to it
+    assert "gateway" not in (tables or {}), "give [gateway] keys as settings="
     each = {"min_interval_s": 0} if platform is None else platform
     gateway: dict[str, Any] = {
         **({"writes": writes} if writes else {}),  # None: the product's default

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gc
 import os
 import subprocess
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +25,11 @@ def pytest_configure(config: pytest.Config) -> None:
     # that die anyway. Collect less often; everything imported so far is frozen out.
     gc.freeze()
     gc.set_threshold(50_000, 20, 20)
+    # No test touches the person's own gwanjong files: a config without a state_dir (or a
+    # test that replaced it by mistake) lands in a home of this run's (XDG: Linux, CI).
+    home = Path(tempfile.mkdtemp(prefix="gwanjong-tests-"))
+    os.environ["XDG_DATA_HOME"] = str(home / "data")
+    os.environ["XDG_CONFIG_HOME"] = str(home / "config")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -144,10 +144,9 @@ def register_resources(
         now = gw.desk.claims.clock()
         if who.reads_nothing:  # fails closed
             return json.dumps({"pending": [], "decided": []})
-        deciders = gw.config.review.approvers
-        mine = None if who.everyone or who.principal in deciders else who.principal
-        pending = await gw.records.run(StrikeStore.approvals, now, True, mine, 50)
-        decided = await gw.records.run(StrikeStore.approvals, now, False, mine, 20)
+        pending_of, decided_of = who.approvals(tuple(gw.config.review.approvers))
+        pending = await gw.records.run(StrikeStore.approvals, now, True, pending_of, 50)
+        decided = await gw.records.run(StrikeStore.approvals, now, False, decided_of, 20)
         view = {
             "pending": [a.public(now) for a in pending],
             "decided": [a.public(now) for a in decided if a.decided_at is not None],

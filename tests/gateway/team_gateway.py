@@ -48,10 +48,12 @@ async def team_gateway(
     recheck_s: float | None = None,
     tables: Mapping[str, Mapping[str, Any]] | None = None,
     wall: Callable[[], float] = time.time,
+    settings: Mapping[str, Any] | None = None,
 ) -> AsyncIterator[Team]:
-    """``tables``: more of gateway.toml than `[auth]` (which it keeps)."""
+    """``tables``: more of gateway.toml than `[auth]` (which it keeps); ``settings``: more
+    of its `[gateway]`."""
     names = [f.profile.name for f in fakes]
-    text = config_text(state_dir, names, writes, tables={**(tables or {}), **AUTH})
+    text = config_text(state_dir, names, writes, settings, tables={**(tables or {}), **AUTH})
     path = state_dir / "gateway.toml"
     path.write_text(text, encoding="utf-8")
     config = parse(text)

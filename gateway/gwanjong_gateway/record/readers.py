@@ -26,6 +26,14 @@ class Reader:
     def reads_nothing(self) -> bool:
         return not self.everyone and self.principal is None
 
+    def approvals(self, deciders: tuple[str, ...]) -> tuple[str | None, str | None]:
+        """Whose pending approvals, and whose decided ones, this reader sees (None:
+        everyone's). The local user and ``deciders`` see all; an auditor reads every
+        decision (the audit) but only their own pending writes, as the console shows."""
+        decides = (self.everyone and self.principal is None) or self.principal in deciders
+        own = self.principal or "\x00nobody"  # no principal: no row (fails closed)
+        return None if decides else own, None if decides or self.everyone else own
+
 
 #: the local user, and the host's operator at the CLI
 EVERYONE = Reader(everyone=True)

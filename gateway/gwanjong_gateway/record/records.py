@@ -449,12 +449,11 @@ def health_of(
     """What status shows about the record: the pauses, the unsettled writes ``reader`` may read,
     their approvals (``deciders`` see everyone's) and `[notify]`'s last message."""
     at = time.time() if now is None else now
-    everyone = reader.everyone or reader.principal in deciders
-    mine = None if everyone else (reader.principal or "\x00nobody")
-    waiting = store.approvals(at, pending=True, principal=mine, limit=20)
+    pending_of, decided_of = reader.approvals(deciders)
+    waiting = store.approvals(at, pending=True, principal=pending_of, limit=20)
     decided = [
         a
-        for a in store.approvals(at, pending=False, principal=mine, limit=20)
+        for a in store.approvals(at, pending=False, principal=decided_of, limit=20)
         if a.decided_at is not None and a.decided_at >= at - RECENT_S
     ][:RECENT_DECISIONS]
     return {

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from gwanjong_gateway.config.load import read_dotenv
 from gwanjong_gateway.record.store import StrikeStore
 from tests.fakes.platform import FakePlatform
 from tests.gateway.team_gateway import team_gateway
@@ -44,8 +45,8 @@ async def test_only_the_operator_or_an_approver_saves_the_teams_credentials(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
     settings = {"model_may_save_credentials": True}  # refused for who asks, not the opt-in
-    tables = {"review": {"approvers": ["bob"]}, "gateway": settings}
-    async with team_gateway(tmp_path, forum, tables=tables) as team:
+    tables = {"review": {"approvers": ["bob"]}}
+    async with team_gateway(tmp_path, forum, tables=tables, settings=settings) as team:
         async with team.client("alice") as alice:
             for credentials in ({"DEVTO_API_KEY": "alices-key"}, None):  # hers, or a page
                 refused = await error_of(
@@ -59,3 +60,4 @@ async def test_only_the_operator_or_an_approver_saves_the_teams_credentials(
                 bob, "setup", action="save", platform="devto", credentials={"DEVTO_API_KEY": "k"}
             )
     assert saved["saved"] == ["DEVTO_API_KEY"]
+    assert read_dotenv(tmp_path / ".env") == {"DEVTO_API_KEY": "k"}  # only the approver's

@@ -91,3 +91,25 @@ async def test_approving_after_another_members_like_post_names_no_record_of_thei
     for theirs in (f"record {hers['record']}", f"/history/{hers['record']}", hers["url"]):
         assert theirs not in shown, theirs
     assert len(forum.writes) == 1
+
+
+async def test_an_auditor_reads_decisions_but_not_another_members_waiting_write(
+    tmp_path: Path,
+) -> None:
+    """Carol audits: she reads every decision, but a write still waiting for its person
+    stays its member's (and the approvers'), over MCP as in the console."""
+    platform = FakePlatform(LINKS)
+    async with (
+        team_gateway(tmp_path, platform, writes="confirm") as team,
+        team.client("alice") as a,
+        team.client("carol") as c,
+    ):
+        hers = (await pending(a)).structured_content["approval"]["id"]
+        waiting = [await call(c, "status"), await resource(c, "gwanjong://approvals")]
+        async with console_as(team, "alice") as (http, csrf):
+            form = {"csrf": csrf, "decision": "decline", "reason": REASON}
+            await http.post(f"/approvals/a{hers}", data=form, headers=ORIGIN)
+        decided = await resource(c, "gwanjong://approvals")
+    assert [w["approvals"] for w in waiting[:1]] == [[]], waiting[0]
+    assert waiting[1]["pending"] == [], waiting[1]
+    assert [d["id"] for d in decided["decided"]] == [hers], decided
