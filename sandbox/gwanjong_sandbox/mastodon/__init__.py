@@ -8,9 +8,11 @@ followers-only thread, and the bot flag on our account (not on the second token'
 from __future__ import annotations
 
 import html
+import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import regex
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -34,6 +36,16 @@ from gwanjong_sandbox.state import SandboxState
 
 __all__ = ["MastodonEmulator"]
 WINDOW = 300  # requests per 5 minutes per account
+_URL = re.compile(r"https?://[^\s<>\"]+")
+_REMOTE = re.compile(r"(?<![\w/])(@\w+)@[\w.-]+\w")
+_GRAPHEME = regex.compile(r"\X")
+
+
+def counted(spoiler: str, text: str) -> int:
+    """Mastodon's StatusLengthValidator: the content warning and the text together, in
+    graphemes, a URL as 23 characters and a remote mention without its domain."""
+    text = _REMOTE.sub(r"\1", _URL.sub("x" * 23, text))
+    return len(_GRAPHEME.findall(spoiler + text))
 
 
 def _iso(when: datetime) -> str:
@@ -300,7 +312,7 @@ class MastodonEmulator:
             return self._json(self.world.statuses[self.world.idempotent[key]])
         if not text.strip():
             return self._json({"error": "Validation failed: Text can't be blank"}, 422)
-        if len(text) > MAX_CHARS:
+        if counted(str(form.get("spoiler_text") or ""), text) > MAX_CHARS:
             return self._json(
                 {"error": f"Validation failed: Text character limit of {MAX_CHARS} exceeded"}, 422
             )

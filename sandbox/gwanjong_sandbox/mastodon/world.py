@@ -41,6 +41,8 @@ EXTRA = (
         "Followers only: {me}, could you look at our MCP rollout notes before Friday?",
     ),
 )
+#: content warnings on seeded threads (Mastodon counts a warning in the status's limit)
+SPOILERS = {"huge": "long thread, database talk", "private-thread": "work plans"}
 _URL = re.compile(r"https?://[^\s<]+")
 _TAG = re.compile(r"(?<![\w&])#(\w+)")
 
@@ -221,7 +223,7 @@ def _add_thread(world: World, thread: Thread, visibility: str) -> None:
         world.by_key[thread.key] = sid  # the id it had: every read answers 404
         return
     text = f"{thread.title}\n\n{thread.body}" if thread.title else thread.body
-    spoiler = "long thread, database talk" if thread.key == "huge" else ""
+    spoiler = SPOILERS.get(thread.key, "")
     root = make_status(
         world,
         sid,

@@ -22,6 +22,7 @@ from gwanjong_mastodon.statuses import comment_tree, narrowest, post_of, text_of
 from gwanjong_shared.contract import (
     ActionRule,
     Capabilities,
+    Length,
     Limit,
     LimitName,
     MentionList,
@@ -299,6 +300,8 @@ class MastodonAdapter(PlatformAdapter):
         if action == "write_post":  # no titles: count exactly what write_post sends
             body, title = compose(title, body), ""
         check = await super().validate(action, body, title, post_id, tags)
+        if action == "write_comment" and post_id:
+            check = self._under_warning(check, await self.target(post_id), body)
         if action == "write_post" and check.allowed == "auto":
             try:
                 problem = await self.bot_problem()
@@ -311,6 +314,32 @@ class MastodonAdapter(PlatformAdapter):
                     update={"ok": False, "allowed": "never", "problems": [*check.problems, problem]}
                 )
         return check
+
+    def warning_problem(self, parent: dict[str, Any], body: str) -> tuple[Length, str] | None:
+        """A reply carries its parent's content warning, and Mastodon counts the warning and
+        the text together against the instance's limit: (the text's length against what is
+        left, why it does not fit), or None when it fits."""
+        cw = str(parent.get("spoiler_text") or "")
+        if not cw:
+            return None
+        left = self.max_chars - measure(cw, "graphemes")
+        used = self.measure(body.strip(), "graphemes")
+        if used <= left:
+            return None
+        return Length(used=used, max=max(0, left), unit="graphemes"), (
+            f"The reply carries the thread's content warning ({cw!r}), which Mastodon counts "
+            f"in its {self.max_chars}-character limit: the text may have {max(0, left)} "
+            f"characters; it has {used}. Cut at least {used - max(0, left)}."
+        )
+
+    def _under_warning(self, check: Validation, parent: dict[str, Any], body: str) -> Validation:
+        found = self.warning_problem(parent, body)
+        if found is None:
+            return check
+        length, problem = found
+        return check.model_copy(
+            update={"ok": False, "problems": [*check.problems, problem], "length": length}
+        )
 
     async def _refuse_unless_auto(self, action: str, target: str | None) -> None:
         """Writes check again where they land (a reply's parent may not be the validated
@@ -356,6 +385,9 @@ class MastodonAdapter(PlatformAdapter):
         target = (parent_id or post_id).strip()
         await self._refuse_unless_auto("write_comment", target)
         parent = await self.target(target)
+        found = self.warning_problem(parent, body)
+        if found is not None:  # the parent replied to may not be the validated post
+            raise errors.invalid_input(found[1])
         visibility = narrowest(str(parent.get("visibility") or "public"))
         cw = str(parent.get("spoiler_text") or "") or None  # answer under the same warning
         status = await self.call(

@@ -12,7 +12,7 @@ import pytest
 from fastmcp import Client
 
 from gwanjong_sandbox.control import SandboxControl
-from gwanjong_sandbox.mastodon.world import HUMAN_TOKEN, MAX_CHARS, NOBOT, RULES
+from gwanjong_sandbox.mastodon.world import HUMAN_TOKEN, MAX_CHARS, NOBOT, RULES, SPOILERS
 from tests.gateway.helpers import in_memory_gateway, opportunity_for
 from tests.mcp import call, error_of, outcome
 from tests.platforms import SPECS
@@ -123,6 +123,43 @@ async def test_the_limit_is_the_instances(sandbox: SandboxControl) -> None:
     # the instance's rules, read at start, are in the guide; the bot flag is the disclosure
     assert any(RULES[1] in line for line in caps["profile"]["writing_guide"])
     assert caps["profile"]["disclosure"] == ""
+
+
+async def test_a_reply_under_a_content_warning_counts_it_in_the_limit(
+    sandbox: SandboxControl,
+) -> None:
+    """Mastodon counts a status's content warning and its text together against the
+    instance's limit, and a reply carries its parent's warning: the text has what is left."""
+    ids = sandbox.ids("mastodon")
+    left = MAX_CHARS - len(SPOILERS["private-thread"])
+    async with Client(SPEC.build(sandbox.url)) as client:
+        over = await call(
+            client,
+            "validate",
+            action="write_comment",
+            body="a" * (left + 1),
+            post_id=ids["private-thread"],
+        )
+        refused = await error_of(
+            client, "write_comment", post_id=ids["private-thread"], body="b" * (left + 1)
+        )
+        fits = await call(
+            client,
+            "validate",
+            action="write_comment",
+            body="c" * left,
+            post_id=ids["private-thread"],
+        )
+        assert (
+            await call(client, "write_comment", post_id=ids["private-thread"], body="c" * left)
+        )["ok"]
+    assert not over["ok"] and any("content warning" in p for p in over["problems"]), over
+    assert over["length"] == {"used": left + 1, "max": left, "unit": "graphemes"}
+    assert refused.startswith("invalid_input: ") and "content warning" in refused, refused
+    assert fits["ok"], fits
+    (write,) = sandbox.writes("mastodon")  # the one that fits, under the parent's warning
+    assert write["data"]["status"] == "c" * left
+    assert write["data"]["spoiler_text"] == SPOILERS["private-thread"]
 
 
 # -- through the gateway -----------------------------------------------------------------------
