@@ -47,6 +47,18 @@ def test_links_cut_short_become_the_whole_url() -> None:
     assert text_of(markup) == "See https://example.com/a/very/long/path & it's fine\nnext\n\ntwo"
 
 
+def test_a_mention_or_hashtag_link_elsewhere_shows_where_it_goes() -> None:
+    """Remote HTML keeps the classes mention and hashtag on any link (Mastodon's sanitizer
+    allows them): a link that reads as a mention but goes elsewhere shows its URL too."""
+    remote = '<span class="h-card"><a href="https://other.example/@bob" class="u-url mention">@<span>bob</span></a></span>'
+    tag = '<a href="https://sandbox.social/tags/rust" class="mention hashtag" rel="tag">#<span>Rust</span></a>'
+    assert text_of(f"<p>{remote} {tag}</p>") == "@bob #Rust"  # where they say they go
+    fake = '<a href="https://phish.example/login" class="u-url mention">@<span>alice</span></a>'
+    fake_tag = '<a href="https://phish.example/x" class="mention hashtag">#<span>nobot</span></a>'
+    assert text_of(f"<p>Ask {fake}</p>") == "Ask @alice (https://phish.example/login)"
+    assert text_of(fake_tag) == "#nobot (https://phish.example/x)"
+
+
 def test_content_warning_and_visibility_are_kept() -> None:
     status = recorded("timeline_tag.json")["body"][0] | {
         "spoiler_text": "meta",
