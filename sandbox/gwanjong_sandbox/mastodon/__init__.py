@@ -318,8 +318,9 @@ class MastodonEmulator:
             )
         reply_id = str(form.get("in_reply_to_id") or "") or None
         parent = self._status(reply_id, who) if reply_id else None
-        if reply_id and parent is None:
-            return self._json({"error": "Record not found"}, 404)
+        if reply_id and parent is None:  # set_thread: gone, or not ours to see
+            message = "The post you are trying to reply to does not appear to exist."
+            return self._json({"error": message}, 404)
         visibility = str(form.get("visibility") or "public")
         now = datetime.now(UTC)
         sid = self.world.next_id(now)

@@ -6,6 +6,7 @@ visibility, the instance's own limit)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -160,6 +161,43 @@ async def test_a_reply_under_a_content_warning_counts_it_in_the_limit(
     (write,) = sandbox.writes("mastodon")  # the one that fits, under the parent's warning
     assert write["data"]["status"] == "c" * left
     assert write["data"]["spoiler_text"] == SPOILERS["private-thread"]
+
+
+@pytest.mark.parametrize(
+    ("action", "status", "said", "kind"),
+    [
+        # Mastodon's answer to a reply whose parent our account cannot see (gone, or its
+        # author blocks us): set_thread's in_reply_not_found
+        (
+            "write_comment",
+            404,
+            "The post you are trying to reply to does not appear to exist.",
+            "not_found",
+        ),
+        # Mastodon::NotPermittedError: a rule of the instance, not our token
+        ("upvote", 403, "This action is not allowed", "not_supported"),
+        # Doorkeeper: the token has no write scope
+        ("write_comment", 403, "This action is outside the authorized scopes", "auth"),
+    ],
+    ids=["reply-parent-gone", "not-permitted", "no-write-scope"],
+)
+async def test_a_refused_write_says_what_mastodon_said(
+    sandbox: SandboxControl, action: str, status: int, said: str, kind: str
+) -> None:
+    ids = sandbox.ids("mastodon")
+    args = {"post_id": ids["summons-me"]} | ({"body": "Hi."} if action == "write_comment" else {})
+    async with Client(SPEC.build(sandbox.url)) as client:
+        check = {"body": "", **args}
+        assert (await call(client, "validate", action=action, **check))["ok"]
+        body = json.dumps({"error": said})
+        sandbox.fault(
+            "mastodon", status=status, method="POST", body=body, content_type="application/json"
+        )
+        text = await error_of(client, action, **args)
+    assert text.startswith(f"{kind}: ") and said in text, text
+    assert "has no replying" not in text and "has no favouriting" not in text, text
+    if kind != "auth":  # the token is fine: no advice to replace it
+        assert "MASTODON_ACCESS_TOKEN" not in text, text
 
 
 # -- through the gateway -----------------------------------------------------------------------
