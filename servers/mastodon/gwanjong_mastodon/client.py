@@ -170,10 +170,41 @@ class GatedSession(requests.Session):
         if lost is not None:
             response.close()
             raise lost
+        if 300 <= response.status_code < 400:  # not followed: Mastodon.py would read its page
+            response.close()
+            raise Redirected(response.status_code, response.headers.get("location") or "")
         self.limiter.observe(
             route_key(verb.upper()), response.status_code, epoch_reset(response.headers)
         )
         return response
+
+
+class Redirected(Exception):
+    """The instance answered with a redirect: it did nothing, and we do not follow it."""
+
+    def __init__(self, status: int, location: str) -> None:
+        super().__init__(f"HTTP {status}")
+        self.status = status
+        self.location = location
+
+    def error(self, what: str) -> PlatformError:
+        parts = urlsplit(self.location)
+        where = f"{parts.scheme}://{parts.netloc}" if parts.netloc else "another address"
+        return errors.unavailable(
+            f"{LABEL} answered with a redirect (HTTP {self.status}) to {where} ({what}), "
+            "which this server does not follow (it would carry the access token): nothing was "
+            "done. "
+            "MASTODON_API_BASE_URL is not the instance's own address (https, its API host); "
+            "set it to that and restart the server."
+        )
+
+
+def _redirected(exc: BaseException) -> Redirected | None:
+    """The Redirected Mastodon.py wrapped (it wraps whatever the session raised)."""
+    current: BaseException | None = exc
+    while current is not None and not isinstance(current, Redirected):
+        current = current.__context__
+    return current
 
 
 def _never_left(exc: requests.RequestException) -> bool:
@@ -214,6 +245,9 @@ async def run(
         lost = lost_in(exc)  # Mastodon.py wraps what the session raised
         if lost is not None:
             raise lost_answer(LABEL, lost, what) from None
+        moved = _redirected(exc)
+        if moved is not None:
+            raise moved.error(what) from None
         if write and isinstance(exc, MastodonAPIError) and not _has_status(exc):
             raise unreadable_answer(LABEL, what) from None  # answered, but not JSON
         raise _mapped(exc, api, limiter, what, write=write) from None

@@ -200,6 +200,26 @@ async def test_a_refused_write_says_what_mastodon_said(
         assert "MASTODON_ACCESS_TOKEN" not in text, text
 
 
+@pytest.mark.parametrize("method", ["GET", "POST"])
+async def test_a_redirect_names_the_setting_to_fix(sandbox: SandboxControl, method: str) -> None:
+    """An instance answering with a redirect (http to https, a moved instance) did nothing:
+    the redirect is never followed (it would carry the token) and the answer says which
+    setting to fix, a write that nothing was written."""
+    page = "<html><body>301 Moved Permanently</body></html>"
+    async with Client(SPEC.build(sandbox.url)) as client:
+        await call(client, "capabilities")  # warm: the instance and our account are read
+        sandbox.fault(
+            "mastodon", status=301, method=method, body=page, content_type="text/html", count=1
+        )
+        if method == "GET":
+            text = await error_of(client, "get_post", post_id=sandbox.ids("mastodon")["huge"])
+        else:
+            text = await error_of(client, "write_post", title="", body="Moved?")
+    assert text.startswith("unavailable: ") and "MASTODON_API_BASE_URL" in text, text
+    assert "redirect" in text and "may have been written" not in text, text
+    assert sandbox.writes("mastodon") == []
+
+
 # -- through the gateway -----------------------------------------------------------------------
 
 
