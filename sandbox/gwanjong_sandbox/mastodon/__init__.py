@@ -1,7 +1,8 @@
 """Mastodon emulator: one instance's REST API (v1/v2) over the seeded corpus, as rude as
 a real one: HTML content, Link-header paging (``max_id``/``min_id``), rate-limit headers
 on every answer and a 429 that says when the window resets (``X-RateLimit-Reset``, ISO
-8601, no Retry-After), a 1000-character limit, an account with ``#NoBot`` in its bio, a
+8601, no Retry-After), read-back lag on every read (``lag``: by id, context, search,
+timelines, the inbox), a 1000-character limit, an account with ``#NoBot`` in its bio, a
 followers-only thread, and the bot flag on our account (not on the second token's).
 """
 
@@ -150,6 +151,13 @@ class MastodonEmulator:
             )
         return self._json(page, link=link)
 
+    def _shown(self) -> list[dict[str, Any]]:
+        """Every status the timelines and search may show: none still inside its read-back
+        lag (the sandbox's ``lag`` fault), as an instance's replicas and index lag."""
+        return [
+            s for s in self.world.statuses.values() if self.state.visible(self.platform, s["id"])
+        ]
+
     def _status(self, sid: str, who: dict[str, Any] | None) -> dict[str, Any] | None:
         status = self.world.statuses.get(sid)
         if status is None or not self.state.visible(self.platform, sid):
@@ -250,7 +258,7 @@ class MastodonEmulator:
             text = html.unescape(s["content"]).lower()
             return sum(w in text for w in words)
 
-        public = [s for s in self.world.statuses.values() if s["visibility"] == "public"]
+        public = [s for s in self._shown() if s["visibility"] == "public"]
         found = sorted(
             (s for s in public if words and hits(s)),
             key=lambda s: (hits(s), int(s["id"])),
@@ -260,7 +268,7 @@ class MastodonEmulator:
         return self._json({"accounts": [], "statuses": found[:limit], "hashtags": []})
 
     async def trends(self, request: Request) -> Response:
-        public = [s for s in self.world.statuses.values() if s["visibility"] == "public"]
+        public = [s for s in self._shown() if s["visibility"] == "public"]
         public = [s for s in public if s["in_reply_to_id"] is None]
         public.sort(key=lambda s: s["favourites_count"], reverse=True)
         limit = min(int(request.query_params.get("limit", 20)), 40)
@@ -271,7 +279,7 @@ class MastodonEmulator:
         tag = request.path_params["tag"].lower()
         tagged = [
             s
-            for s in self.world.statuses.values()
+            for s in self._shown()
             if s["visibility"] == "public" and any(t["name"] == tag for t in s["tags"])
         ]
         return self._page(request, tagged, request.url.path)
@@ -283,6 +291,11 @@ class MastodonEmulator:
         types = request.query_params.getlist("types[]")
         mine = self.world.notifications if who["username"] == ME else []
         items = [n for n in mine if not types or n["type"] in types]
+        items = [
+            n
+            for n in items
+            if self.state.visible(self.platform, (n.get("status") or {}).get("id", ""))
+        ]
         return self._page(request, items, "/api/v1/notifications", default=40)
 
     async def status(self, request: Request) -> Response:
@@ -296,7 +309,10 @@ class MastodonEmulator:
         who = self._who(request)
         if self._status(sid, who) is None:
             return self._json({"error": "Record not found"}, 404)
-        ctx = context(self.world, sid)
+        ctx = {
+            part: [s for s in found if self.state.visible(self.platform, s["id"])]
+            for part, found in context(self.world, sid).items()
+        }
         limit = 4096 if who is not None else 60  # Mastodon's cap for anonymous readers
         ctx["descendants"] = ctx["descendants"][:limit]
         return self._json(ctx)

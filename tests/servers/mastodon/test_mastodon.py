@@ -220,6 +220,25 @@ async def test_a_redirect_names_the_setting_to_fix(sandbox: SandboxControl, meth
     assert sandbox.writes("mastodon") == []
 
 
+async def test_read_back_lag_hides_a_new_status_from_every_read(sandbox: SandboxControl) -> None:
+    """Under read-back lag (the sandbox's ``lag``), a status just written shows in no read
+    yet: not by id, not in its thread's context, not in search, the hashtag timeline or
+    the inbox, so a read-back that finds nothing is what a real instance can answer."""
+    ids = sandbox.ids("mastodon")
+    text = "Lagging reply about #databases and cancellation"
+    async with Client(SPEC.build(sandbox.url)) as client:
+        sandbox.fault("mastodon", kind="lag", seconds=600)
+        reply = await call(client, "write_comment", post_id=ids["summons-me"], body=text)
+        post = await call(client, "write_post", title="", body=text)
+        gone = await error_of(client, "get_post", post_id=post["id"])
+        thread = (await call(client, "get_comments", post_id=ids["summons-me"]))["comments"]
+        found = (await call(client, "search", query="lagging reply", limit=40))["posts"]
+        tagged = (await call(client, "search", query="#databases", limit=40))["posts"]
+    assert gone.startswith("not_found: ")
+    seen = {c["id"] for c in thread} | {p["id"] for p in found + tagged}
+    assert reply["id"] not in seen and post["id"] not in seen, seen
+
+
 # -- through the gateway -----------------------------------------------------------------------
 
 
