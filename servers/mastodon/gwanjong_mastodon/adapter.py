@@ -74,6 +74,14 @@ def opted_out(account: dict[str, Any]) -> str | None:
     return next((tag for tag in OPT_OUT_TAGS if re.search(rf"{tag}\b", text)), None)
 
 
+def _unkept(status: dict[str, Any]) -> str:
+    return (
+        f"This status's audience ({status.get('visibility')!r}) is not one of Mastodon's "
+        "(public, unlisted, private, direct), so a reply cannot be kept within it and is "
+        "never widened to public: a person decides, in their own client."
+    )
+
+
 def compose(title: str, body: str) -> str:
     """Statuses have no title: a given title becomes the first paragraph of the text."""
     title, body = title.strip(), body.strip()
@@ -272,6 +280,8 @@ class MastodonAdapter(PlatformAdapter):
         problem = await self.bot_problem()
         if problem is not None:
             return ActionRule(allowed="never", reason=problem)
+        if action == "write_comment" and narrowest(str(target.get("visibility") or "")) is None:
+            return ActionRule(allowed="human", reason=_unkept(target))
         me = await self.me()
         my_id = str(me.get("id"))
         mentioned = any(str(m.get("id")) == my_id for m in target.get("mentions") or [])
@@ -388,7 +398,9 @@ class MastodonAdapter(PlatformAdapter):
         found = self.warning_problem(parent, body)
         if found is not None:  # the parent replied to may not be the validated post
             raise errors.invalid_input(found[1])
-        visibility = narrowest(str(parent.get("visibility") or "public"))
+        visibility = narrowest(str(parent.get("visibility") or ""))
+        if visibility is None:  # rule_for_target refused it; a parent_id may differ
+            raise errors.not_supported(f"write_comment is not allowed: {_unkept(parent)}")
         cw = str(parent.get("spoiler_text") or "") or None  # answer under the same warning
         status = await self.call(
             "status_post",

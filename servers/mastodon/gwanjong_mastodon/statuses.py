@@ -163,6 +163,9 @@ def comment_tree(
     return out
 
 
-def narrowest(*visibilities: str) -> str:
-    known = [v for v in visibilities if v in VISIBILITIES]
-    return max(known, key=VISIBILITIES.index) if known else "public"
+def narrowest(*visibilities: str) -> str | None:
+    """The narrowest of ``visibilities``; None when one is not Mastodon's (another server's
+    audience, such as Akkoma's ``local``): a reply could not keep it, and public would widen it."""
+    if not visibilities or any(v not in VISIBILITIES for v in visibilities):
+        return None
+    return max(visibilities, key=VISIBILITIES.index)

@@ -69,6 +69,15 @@ def test_content_warning_and_visibility_are_kept() -> None:
     assert narrowest("private", "public") == "private" and narrowest("direct") == "direct"
 
 
+def test_a_visibility_mastodon_does_not_name_is_never_widened_to_public() -> None:
+    """Servers that speak Mastodon's API have more audiences (Akkoma's local and list,
+    forks' mutuals and circles): a reply cannot keep one it does not know, so there is
+    none to give (the write is refused), never public."""
+    for unknown in ("local", "list", "mutuals_only", "", "PRIVATE"):
+        assert narrowest(unknown) is None, unknown
+        assert narrowest("public", unknown) is None, unknown
+
+
 def test_mastodon_counts_urls_and_remote_mentions_its_way() -> None:
     adapter = MastodonAdapter(Settings(_env_file=None))  # pyright: ignore[reportCallIssue]
     url = "https://example.com/" + "x" * 200
