@@ -37,6 +37,7 @@ from gwanjong_sandbox.state import SandboxState
 
 __all__ = ["MastodonEmulator"]
 WINDOW = 300  # requests per 5 minutes per account
+IDEMPOTENCY_S = 3600  # how long Mastodon remembers an Idempotency-Key
 _URL = re.compile(r"https?://[^\s<>\"]+")
 _REMOTE = re.compile(r"(?<![\w/])(@\w+)@[\w.-]+\w")
 _GRAPHEME = regex.compile(r"\X")
@@ -323,9 +324,12 @@ class MastodonEmulator:
             return self._unauthorized()
         form = await request.form()
         text = str(form.get("status") or "")
+        # Mastodon keeps a key per account for an hour (Redis, idempotency:status:...).
         key = request.headers.get("idempotency-key")
-        if key and key in self.world.idempotent:  # Mastodon answers the first one again
-            return self._json(self.world.statuses[self.world.idempotent[key]])
+        held = (who["id"], key) if key else None
+        known = self.world.idempotent.get(held) if held else None
+        if known is not None and self.state.now() - known[1] < IDEMPOTENCY_S:
+            return self._json(self.world.statuses[known[0]])  # the first one again
         if not text.strip():
             return self._json({"error": "Validation failed: Text can't be blank"}, 422)
         if counted(str(form.get("spoiler_text") or ""), text) > MAX_CHARS:
@@ -352,8 +356,8 @@ class MastodonEmulator:
         )
         self.world.statuses[sid] = status
         self.world.path[sid] = [*self.world.path[reply_id], reply_id] if reply_id else []
-        if key:
-            self.world.idempotent[key] = sid
+        if held:
+            self.world.idempotent[held] = (sid, self.state.now())
         action = "write_comment" if reply_id else "write_post"
         self.state.record_write(
             self.platform,
