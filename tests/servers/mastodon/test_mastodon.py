@@ -239,6 +239,30 @@ async def test_read_back_lag_hides_a_new_status_from_every_read(sandbox: Sandbox
     assert reply["id"] not in seen and post["id"] not in seen, seen
 
 
+async def test_a_write_sent_again_after_a_lost_answer_is_not_posted_twice(
+    sandbox: SandboxControl,
+) -> None:
+    """The server never resends a write whose answer was lost; when a person sends the same
+    text again, its Idempotency-Key (the same for the same write) has Mastodon answer with
+    the first status instead of posting a second."""
+    async with Client(SPEC.build(sandbox.url)) as client:
+        page = "<html><body><h1>502 Bad Gateway</h1></body></html>"  # nginx, not Mastodon
+        sandbox.fault(
+            "mastodon",
+            "apply_then_status",
+            status=502,
+            method="POST",
+            match="/api/v1/statuses",
+            body=page,
+            content_type="text/html",
+        )
+        lost = await error_of(client, "write_post", title="", body="Said once.")
+        again = await call(client, "write_post", title="", body="Said once.")
+    assert lost.startswith("unavailable: ") and "may have been written" in lost, lost
+    (write,) = sandbox.writes("mastodon")
+    assert again["id"] == write["data"]["id"], again
+
+
 # -- through the gateway -----------------------------------------------------------------------
 
 
