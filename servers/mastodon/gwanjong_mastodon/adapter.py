@@ -47,6 +47,8 @@ _URL = re.compile(r"https?://[^\s<>\"]+", re.I)
 _MENTION = re.compile(r"(?<![\w/])@(\w+)@[\w.-]+\w", re.I)
 _UNREACHABLE = (ErrorKind.UNAVAILABLE, ErrorKind.TIMEOUT)
 _ID = re.compile(r"[A-Za-z0-9]{1,40}")
+# Mastodon's hashtag characters (Tag::HASHTAG_NAME_PAT): word characters, · and ZWNJ
+_HASHTAG = re.compile(r"#[\w\u00b7\u200c]+")
 
 POST_RULE = ActionRule(
     allowed="auto",
@@ -225,7 +227,7 @@ class MastodonAdapter(PlatformAdapter):
 
     async def search(self, query: str, limit: int) -> list[Post]:
         words = query.split()
-        if len(words) == 1 and words[0].startswith("#") and len(words[0]) > 1:
+        if len(words) == 1 and _HASHTAG.fullmatch(words[0]):  # it goes into a path as is
             found = await self.call(
                 "timeline_hashtag", words[0][1:], limit=min(limit, 40), what="that hashtag"
             )

@@ -55,6 +55,21 @@ async def test_context_tree_keeps_the_content_warning(sandbox: SandboxControl) -
     assert any("stdout" in c["body"] and "<" not in c["body"] for c in comments)
 
 
+@pytest.mark.parametrize(
+    "query", ["#databases/../../../accounts/verify_credentials", "#db?local=true", "##databases"]
+)
+async def test_only_a_hashtag_reads_the_hashtag_timeline(
+    sandbox: SandboxControl, query: str
+) -> None:
+    """The tag goes into the timeline's path as is (Mastodon.py does not quote it): a word
+    that is not #letters-and-digits is searched as text, never put in a path."""
+    async with Client(SPEC.build(sandbox.url)) as client:
+        await call(client, "search", query=query, limit=5)
+    seen = paths(sandbox, "mastodon")
+    assert seen.get("GET /api/v2/search") == 1, seen
+    assert not any("/timelines/" in p or "/accounts/" in p for p in seen), seen
+
+
 # -- rules as correctness ----------------------------------------------------------------------
 
 
