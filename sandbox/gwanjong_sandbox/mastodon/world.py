@@ -26,6 +26,7 @@ TOKEN = "sbx-mastodon-bot-token"
 HUMAN_TOKEN = "sbx-mastodon-human-token"
 HUMAN = "plain_human"
 NOBOT = "quiet_quinn"
+FOLLOWER = "follower_fay"  # the followers-only thread's author
 RULES = [
     "Sexually explicit or violent media must be marked as sensitive when posting.",
     "Automated accounts must be flagged as bots and must not reply to people unsolicited.",
@@ -36,7 +37,7 @@ EXTRA = (
     ("nobot-post", NOBOT, "public", "Hey {me}, what do you think about MCP gateways?"),
     (
         "private-thread",
-        "follower_fay",
+        FOLLOWER,
         "private",
         "Followers only: {me}, could you look at our MCP rollout notes before Friday?",
     ),

@@ -313,7 +313,12 @@ class MastodonAdapter(PlatformAdapter):
             body, title = compose(title, body), ""
         check = await super().validate(action, body, title, post_id, tags)
         if action == "write_comment" and post_id:
-            check = self._under_warning(check, await self.target(post_id), body)
+            parent = await self.target(post_id)
+            check = self._under_warning(check, parent, body)
+            unseen = self.unreached(parent, body)
+            if unseen is not None:
+                problems = [*check.problems, unseen]
+                check = check.model_copy(update={"ok": False, "problems": problems})
         if action == "write_post" and check.allowed == "auto":
             try:
                 problem = await self.bot_problem()
@@ -342,6 +347,28 @@ class MastodonAdapter(PlatformAdapter):
             f"The reply carries the thread's content warning ({cw!r}), which Mastodon counts "
             f"in its {self.max_chars}-character limit: the text may have {max(0, left)} "
             f"characters; it has {used}. Cut at least {used - max(0, left)}."
+        )
+
+    def unreached(self, parent: dict[str, Any], body: str) -> str | None:
+        """Why a reply would not reach the author it answers, or None. A followers-only or
+        direct reply is delivered to our followers (followers-only) and to the accounts its
+        text mentions; Mastodon adds no mention of the author by itself."""
+        visibility = str(parent.get("visibility") or "")
+        author = str((parent.get("account") or {}).get("acct") or "")
+        if visibility not in ("private", "direct") or not author:
+            return None
+        name, _, host = author.partition("@")
+        # a remote author by their whole handle; a local one with or without our domain
+        domains = [f"@{re.escape(host)}"] if host else ["", f"@{re.escape(self.domain)}"]
+        pattern = rf"(?<![\w/@])@{re.escape(name)}(?:{'|'.join(domains)})(?![\w@.-]*\w)"
+        if re.search(pattern, body, re.I):
+            return None
+        kind = "a direct message" if visibility == "direct" else "followers-only"
+        return (
+            f"The status is {kind}, so the reply keeps that audience, and it reaches only "
+            f"{'' if visibility == 'direct' else 'our followers and '}the accounts its text "
+            f"mentions: @{author} would not see it. Mention them in the text (start it with "
+            f"@{author})."
         )
 
     def _under_warning(self, check: Validation, parent: dict[str, Any], body: str) -> Validation:
@@ -400,6 +427,9 @@ class MastodonAdapter(PlatformAdapter):
         found = self.warning_problem(parent, body)
         if found is not None:  # the parent replied to may not be the validated post
             raise errors.invalid_input(found[1])
+        unseen = self.unreached(parent, body)
+        if unseen is not None:  # the parent replied to may not be the validated post
+            raise errors.invalid_input(unseen)
         visibility = narrowest(str(parent.get("visibility") or ""))
         if visibility is None:  # rule_for_target refused it; a parent_id may differ
             raise errors.not_supported(f"write_comment is not allowed: {_unkept(parent)}")

@@ -13,7 +13,14 @@ import pytest
 from fastmcp import Client
 
 from gwanjong_sandbox.control import SandboxControl
-from gwanjong_sandbox.mastodon.world import HUMAN_TOKEN, MAX_CHARS, NOBOT, RULES, SPOILERS
+from gwanjong_sandbox.mastodon.world import (
+    FOLLOWER,
+    HUMAN_TOKEN,
+    MAX_CHARS,
+    NOBOT,
+    RULES,
+    SPOILERS,
+)
 from tests.gateway.helpers import in_memory_gateway, opportunity_for
 from tests.mcp import call, error_of, outcome
 from tests.platforms import SPECS
@@ -90,7 +97,22 @@ async def test_a_followers_only_thread_is_shown_and_a_reply_keeps_it(
         shown = await call(client, "get_post", post_id=ids["private-thread"])
         body = "One gateway, five tools."
         assert (await call(client, "write_comment", post_id=ids["summons-me"], body=body))["ok"]
-        await call(client, "write_comment", post_id=ids["private-thread"], body="Will do today.")
+        # a followers-only reply reaches our followers and whom it mentions: not its author
+        # unless it mentions them
+        check = await call(
+            client,
+            "validate",
+            action="write_comment",
+            body="Will do today.",
+            post_id=ids["private-thread"],
+        )
+        unseen = await error_of(
+            client, "write_comment", post_id=ids["private-thread"], body="Will do today."
+        )
+        reply = f"@{FOLLOWER} Will do today."
+        await call(client, "write_comment", post_id=ids["private-thread"], body=reply)
+    assert not check["ok"] and any(f"@{FOLLOWER}" in p for p in check["problems"]), check
+    assert unseen.startswith("invalid_input: ") and f"@{FOLLOWER}" in unseen, unseen
     public, private = sandbox.writes("mastodon")
     assert public["data"]["status"] == body and public["target"] == ids["summons-me"]
     assert public["data"]["visibility"] == "public"
@@ -148,33 +170,42 @@ async def test_a_reply_under_a_content_warning_counts_it_in_the_limit(
     instance's limit, and a reply carries its parent's warning: the text has what is left."""
     ids = sandbox.ids("mastodon")
     left = MAX_CHARS - len(SPOILERS["private-thread"])
+    to = f"@{FOLLOWER} "  # a followers-only reply mentions its author, or they miss it
     async with Client(SPEC.build(sandbox.url)) as client:
         over = await call(
             client,
             "validate",
             action="write_comment",
-            body="a" * (left + 1),
+            body=to + "a" * (left + 1 - len(to)),
             post_id=ids["private-thread"],
         )
         refused = await error_of(
-            client, "write_comment", post_id=ids["private-thread"], body="b" * (left + 1)
+            client,
+            "write_comment",
+            post_id=ids["private-thread"],
+            body=to + "b" * (left + 1 - len(to)),
         )
         fits = await call(
             client,
             "validate",
             action="write_comment",
-            body="c" * left,
+            body=to + "c" * (left - len(to)),
             post_id=ids["private-thread"],
         )
         assert (
-            await call(client, "write_comment", post_id=ids["private-thread"], body="c" * left)
+            await call(
+                client,
+                "write_comment",
+                post_id=ids["private-thread"],
+                body=to + "c" * (left - len(to)),
+            )
         )["ok"]
     assert not over["ok"] and any("content warning" in p for p in over["problems"]), over
     assert over["length"] == {"used": left + 1, "max": left, "unit": "graphemes"}
     assert refused.startswith("invalid_input: ") and "content warning" in refused, refused
     assert fits["ok"], fits
     (write,) = sandbox.writes("mastodon")  # the one that fits, under the parent's warning
-    assert write["data"]["status"] == "c" * left
+    assert write["data"]["status"] == to + "c" * (left - len(to))
     assert write["data"]["spoiler_text"] == SPOILERS["private-thread"]
 
 
