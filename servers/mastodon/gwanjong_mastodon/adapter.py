@@ -355,6 +355,12 @@ class MastodonAdapter(PlatformAdapter):
         text mentions; Mastodon adds no mention of the author by itself."""
         visibility = str(parent.get("visibility") or "")
         author = str((parent.get("account") or {}).get("acct") or "")
+        ours = str((self._me or {}).get("acct") or "")
+        if author == ours:  # our own status: its followers are ours; a DM, whom it named
+            if visibility == "private":
+                return None
+            named = [str(m.get("acct") or "") for m in parent.get("mentions") or []]
+            author = next((a for a in named if a and a != ours), "")
         if visibility not in ("private", "direct") or not author:
             return None
         name, _, host = author.partition("@")

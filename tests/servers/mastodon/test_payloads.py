@@ -121,3 +121,15 @@ def test_local_accounts_match_an_opt_out_entry_with_or_without_the_domain() -> N
     settings = Settings(_env_file=None, api_base_url="https://fosstodon.org")  # pyright: ignore[reportCallIssue]
     handles = MastodonAdapter(settings).profile().handles
     assert handles.hosts == ["fosstodon.org"] and handles.strip_suffixes == ["@fosstodon.org"]
+
+
+def test_a_narrow_reply_must_name_its_author_by_the_handle_mastodon_resolves() -> None:
+    adapter = MastodonAdapter(Settings(_env_file=None))  # pyright: ignore[reportCallIssue]
+    remote = {"visibility": "direct", "account": {"acct": "ann@other.example"}}
+    assert adapter.unreached(remote, "@ann thanks") is not None  # a local ann, not her
+    assert adapter.unreached(remote, "@ann@other.example thanks") is None
+    assert adapter.unreached(remote, "@ann@other.example.evil thanks") is not None
+    local = {"visibility": "private", "account": {"acct": "bo"}}
+    assert adapter.unreached(local, "Thanks, @bo.") is None
+    assert adapter.unreached(local, "Thanks, @bob.") is not None
+    assert adapter.unreached(local | {"visibility": "unlisted"}, "Thanks.") is None
