@@ -181,6 +181,12 @@ class MastodonEmulator:
                 self.verify,
                 "/api/v1/accounts/verify_credentials",
             ),
+            Endpoint(
+                "PATCH",
+                "/api/v1/accounts/update_credentials",
+                self.update_credentials,
+                "/api/v1/accounts/update_credentials",
+            ),
             Endpoint("GET", "/api/v2/search", self.search, "/api/v2/search"),
             Endpoint("GET", "/api/v1/trends/statuses", self.trends, "/api/v1/trends/statuses"),
             Endpoint("GET", "/api/v1/timelines/tag/{tag}", self.tag, "/api/v1/timelines/tag/mcp"),
@@ -245,6 +251,20 @@ class MastodonEmulator:
             "fields": [],
         }
         return self._json({**who, "source": source})
+
+    async def update_credentials(self, request: Request) -> Response:
+        """The profile's settings as Preferences > Profile saves them: the bot flag (the
+        "This is an automated account" box), the bio and the display name."""
+        who = self._who(request)
+        if who is None:
+            return self._unauthorized()
+        form = await request.form()
+        if "bot" in form:
+            who["bot"] = str(form["bot"]).lower() in ("true", "1")
+        for name, key in (("note", "note"), ("display_name", "display_name")):
+            if name in form:
+                who[key] = str(form[name])
+        return self._json(who)
 
     async def search(self, request: Request) -> Response:
         who = self._who(request)

@@ -158,9 +158,10 @@ class MastodonAdapter(PlatformAdapter):
     def is_configured(self) -> bool:
         return self.settings.access_token is not None
 
-    async def me(self) -> dict[str, Any]:
-        """Our account (verify_credentials), once; ``auth`` without a token."""
-        if self._me is None:
+    async def me(self, *, fresh: bool = False) -> dict[str, Any]:
+        """Our account (verify_credentials), once (``fresh``: read again); ``auth``
+        without a token."""
+        if self._me is None or fresh:
             if not self.is_configured():
                 raise errors.auth(f"No Mastodon account is configured. {client.TOKEN_HINT}")
             self._me = dict(await self.call("account_verify_credentials", what="our account"))
@@ -254,9 +255,9 @@ class MastodonAdapter(PlatformAdapter):
 
     # -- rules per target -------------------------------------------------------------
 
-    async def bot_problem(self) -> str | None:
+    async def bot_problem(self, *, fresh: bool = False) -> str | None:
         """Why our account may not write at all (its bot flag is off), or None."""
-        if not bool((await self.me()).get("bot")):
+        if not bool((await self.me(fresh=fresh)).get("bot")):
             return (
                 "Our Mastodon account is not flagged as automated, and this server writes only "
                 f"from accounts that are. {BOT_FLAG_HOWTO}"
@@ -388,8 +389,9 @@ class MastodonAdapter(PlatformAdapter):
 
     async def _refuse_unless_auto(self, action: str, target: str | None) -> None:
         """Writes check again where they land (a reply's parent may not be the validated
-        post): nothing is sent that the rules refuse."""
-        problem = await self.bot_problem()
+        post): nothing is sent that the rules refuse. The bot flag is read again: a person
+        or the instance's moderators may have taken it off since the server started."""
+        problem = await self.bot_problem(fresh=True)
         if problem is not None:
             raise errors.not_supported(f"{action} is not allowed: {problem}")
         if target is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import httpx
 import pytest
 from fastmcp import Client
 
@@ -20,6 +21,7 @@ from gwanjong_sandbox.mastodon.world import (
     NOBOT,
     RULES,
     SPOILERS,
+    TOKEN,
 )
 from tests.gateway.helpers import in_memory_gateway, opportunity_for
 from tests.mcp import call, error_of, outcome
@@ -130,6 +132,22 @@ async def test_writes_are_refused_without_the_bot_flag(sandbox: SandboxControl) 
         assert text.startswith("not_supported: ") and "This is an automated account" in text
     assert check["allowed"] == "never" and not check["ok"]
     assert sandbox.writes("mastodon") == []
+
+
+async def test_a_bot_flag_taken_off_stops_the_next_write(sandbox: SandboxControl) -> None:
+    """The flag is read again before each write: a person (or the instance's moderators)
+    who takes it off stops the server's writes at once, not at its next restart."""
+    async with Client(SPEC.build(sandbox.url)) as client:
+        assert (await call(client, "write_post", title="", body="Flagged and posting."))["ok"]
+        off = httpx.patch(
+            f"{sandbox.url}/api/v1/accounts/update_credentials",
+            data={"bot": "false"},
+            headers={"Authorization": f"Bearer {TOKEN}"},
+        )
+        assert off.status_code == 200 and off.json()["bot"] is False
+        refused = await error_of(client, "write_post", title="", body="Still posting?")
+    assert refused.startswith("not_supported: ") and "automated account" in refused, refused
+    assert [w["data"]["status"] for w in sandbox.writes("mastodon")] == ["Flagged and posting."]
 
 
 async def test_nobody_answers_a_nobot_author(sandbox: SandboxControl) -> None:
