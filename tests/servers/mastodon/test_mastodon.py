@@ -139,11 +139,12 @@ async def test_a_bot_flag_taken_off_stops_the_next_write(sandbox: SandboxControl
     who takes it off stops the server's writes at once, not at its next restart."""
     async with Client(SPEC.build(sandbox.url)) as client:
         assert (await call(client, "write_post", title="", body="Flagged and posting."))["ok"]
-        off = httpx.patch(
-            f"{sandbox.url}/api/v1/accounts/update_credentials",
-            data={"bot": "false"},
-            headers={"Authorization": f"Bearer {TOKEN}"},
-        )
+        async with httpx.AsyncClient(base_url=sandbox.url) as web:  # the person, in the app
+            off = await web.patch(
+                "/api/v1/accounts/update_credentials",
+                data={"bot": "false"},
+                headers={"Authorization": f"Bearer {TOKEN}"},
+            )
         assert off.status_code == 200 and off.json()["bot"] is False
         refused = await error_of(client, "write_post", title="", body="Still posting?")
     assert refused.startswith("not_supported: ") and "automated account" in refused, refused
