@@ -25,8 +25,9 @@ class _Text(HTMLParser):
     text names (``…/@bob`` for ``@bob``, ``…/tags/rust`` for ``#Rust``); any other shows
     its text and then its URL, so no link hides where it goes."""
 
-    def __init__(self) -> None:
+    def __init__(self, handles: Mapping[str, str]) -> None:
         super().__init__(convert_charrefs=True)
+        self.handles = handles  # a mentioned account's URL -> its handle (acct)
         self.out: list[str] = []
         # the open links: (the URL, where its text starts in out, whether its text is kept)
         self.links: list[tuple[str | None, int, bool]] = []
@@ -53,7 +54,9 @@ class _Text(HTMLParser):
         if tag != "a" or not self.links:
             return
         href, start, keep_text = self.links.pop()
-        if keep_text and href is not None and not _names(href, "".join(self.out[start:])):
+        if keep_text and href is not None and href in self.handles:  # as it was written
+            self.out[start:] = [f"@{self.handles[href]}"]
+        elif keep_text and href is not None and not _names(href, "".join(self.out[start:])):
             self.out.append(f" ({href})")
 
     def handle_data(self, data: str) -> None:
@@ -70,10 +73,17 @@ def _names(href: str, text: str) -> bool:
     return bool(name) and segment.casefold() == name
 
 
-def text_of(markup: str | None) -> str:
+def text_of(markup: str | None, mentions: object = None) -> str:
+    """``markup`` as text; ``mentions`` (a status's list) turns each mention into the whole
+    handle (Mastodon's HTML shows a remote ``@ann@other.example`` as ``@ann``)."""
     if not markup:
         return ""
-    parser = _Text()
+    handles = {
+        str(m.get("url")): str(m.get("acct"))
+        for m in (mentions if isinstance(mentions, list) else [])
+        if isinstance(m, Mapping) and m.get("url") and m.get("acct")
+    }
+    parser = _Text(handles)
     parser.feed(markup)
     parser.close()
     return "".join(parser.out).strip()
@@ -105,7 +115,7 @@ def post_of(status: Mapping[str, Any], platform: str, tags: list[str] | None = N
         platform=platform,
         title=f"CW: {cw}" if cw else "",
         url=str(inner.get("url") or inner.get("uri") or ""),
-        body=text_of(inner.get("content")),
+        body=text_of(inner.get("content"), inner.get("mentions")),
         author=acct(inner),
         tags=tags,
         likes=int(inner.get("favourites_count") or 0),
@@ -149,7 +159,7 @@ def comment_tree(
                     post_id=post_id,
                     parent_id=parent,
                     author="" if gone else acct(node),
-                    body=DELETED if gone else text_of(node.get("content")),
+                    body=DELETED if gone else text_of(node.get("content"), node.get("mentions")),
                     likes=0 if gone else int(node.get("favourites_count") or 0),
                     published_at=None if gone else iso(node.get("created_at")),
                     depth=depth,

@@ -133,3 +133,24 @@ def test_a_narrow_reply_must_name_its_author_by_the_handle_mastodon_resolves() -
     assert adapter.unreached(local, "Thanks, @bo.") is None
     assert adapter.unreached(local, "Thanks, @bob.") is not None
     assert adapter.unreached(local | {"visibility": "unlisted"}, "Thanks.") is None
+
+
+def test_a_remote_mention_reads_as_the_whole_handle_it_was_written_with() -> None:
+    """Mastodon shows @ann for @ann@other.example (its mentions list holds the handle): a
+    reply read back must read as it was sent, or a read-back never finds it."""
+    status = recorded("timeline_tag.json")["body"][0] | {
+        "content": '<p><span class="h-card" translate="no"><a href="https://other.example/@ann" '
+        'class="u-url mention">@<span>ann</span></a></span> <span class="h-card"><a '
+        'href="https://sandbox.social/@bo" class="u-url mention">@<span>bo</span></a></span> '
+        "thanks</p>",
+        "mentions": [
+            {
+                "id": "9",
+                "username": "ann",
+                "acct": "ann@other.example",
+                "url": "https://other.example/@ann",
+            },
+            {"id": "8", "username": "bo", "acct": "bo", "url": "https://sandbox.social/@bo"},
+        ],
+    }
+    assert post_of(status, "mastodon").body == "@ann@other.example @bo thanks"
