@@ -44,7 +44,7 @@ class Screen(io.StringIO):
     def readline(self, size: int = -1) -> str:
         if self.reading is not None:
             self.reading()
-        return super().readline(size)
+        return super().readline(-1 if size is None else size)  # StringIO takes an int
 
 
 @dataclass(frozen=True)

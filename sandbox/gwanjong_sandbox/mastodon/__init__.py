@@ -1,16 +1,19 @@
 """Mastodon emulator: one instance's REST API (v1/v2) over the seeded corpus, as rude as
 a real one: HTML content, Link-header paging (``max_id``/``min_id``), rate-limit headers
 on every answer and a 429 that says when the window resets (``X-RateLimit-Reset``, ISO
-8601, no Retry-After), a 1000-character limit, an account with ``#NoBot`` in its bio, a
+8601, no Retry-After), read-back lag on every read (``lag``: by id, context, search,
+timelines, the inbox), a 1000-character limit, an account with ``#NoBot`` in its bio, a
 followers-only thread, and the bot flag on our account (not on the second token's).
 """
 
 from __future__ import annotations
 
 import html
+import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import regex
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -34,6 +37,17 @@ from gwanjong_sandbox.state import SandboxState
 
 __all__ = ["MastodonEmulator"]
 WINDOW = 300  # requests per 5 minutes per account
+IDEMPOTENCY_S = 3600  # how long Mastodon remembers an Idempotency-Key
+_URL = re.compile(r"https?://[^\s<>\"]+")
+_REMOTE = re.compile(r"(?<![\w/])(@\w+)@[\w.-]+\w")
+_GRAPHEME = regex.compile(r"\X")
+
+
+def counted(spoiler: str, text: str) -> int:
+    """Mastodon's StatusLengthValidator: the content warning and the text together, in
+    graphemes, a URL as 23 characters and a remote mention without its domain."""
+    text = _REMOTE.sub(r"\1", _URL.sub("x" * 23, text))
+    return len(_GRAPHEME.findall(spoiler + text))
 
 
 def _iso(when: datetime) -> str:
@@ -138,6 +152,13 @@ class MastodonEmulator:
             )
         return self._json(page, link=link)
 
+    def _shown(self) -> list[dict[str, Any]]:
+        """Every status the timelines and search may show: none still inside its read-back
+        lag (the sandbox's ``lag`` fault), as an instance's replicas and index lag."""
+        return [
+            s for s in self.world.statuses.values() if self.state.visible(self.platform, s["id"])
+        ]
+
     def _status(self, sid: str, who: dict[str, Any] | None) -> dict[str, Any] | None:
         status = self.world.statuses.get(sid)
         if status is None or not self.state.visible(self.platform, sid):
@@ -159,6 +180,12 @@ class MastodonEmulator:
                 "/api/v1/accounts/verify_credentials",
                 self.verify,
                 "/api/v1/accounts/verify_credentials",
+            ),
+            Endpoint(
+                "PATCH",
+                "/api/v1/accounts/update_credentials",
+                self.update_credentials,
+                "/api/v1/accounts/update_credentials",
             ),
             Endpoint("GET", "/api/v2/search", self.search, "/api/v2/search"),
             Endpoint("GET", "/api/v1/trends/statuses", self.trends, "/api/v1/trends/statuses"),
@@ -225,6 +252,20 @@ class MastodonEmulator:
         }
         return self._json({**who, "source": source})
 
+    async def update_credentials(self, request: Request) -> Response:
+        """The profile's settings as Preferences > Profile saves them: the bot flag (the
+        "This is an automated account" box), the bio and the display name."""
+        who = self._who(request)
+        if who is None:
+            return self._unauthorized()
+        form = await request.form()
+        if "bot" in form:
+            who["bot"] = str(form["bot"]).lower() in ("true", "1")
+        for name, key in (("note", "note"), ("display_name", "display_name")):
+            if name in form:
+                who[key] = str(form[name])
+        return self._json(who)
+
     async def search(self, request: Request) -> Response:
         who = self._who(request)
         if who is None:  # statuses search needs a signed-in account
@@ -238,7 +279,7 @@ class MastodonEmulator:
             text = html.unescape(s["content"]).lower()
             return sum(w in text for w in words)
 
-        public = [s for s in self.world.statuses.values() if s["visibility"] == "public"]
+        public = [s for s in self._shown() if s["visibility"] == "public"]
         found = sorted(
             (s for s in public if words and hits(s)),
             key=lambda s: (hits(s), int(s["id"])),
@@ -248,7 +289,7 @@ class MastodonEmulator:
         return self._json({"accounts": [], "statuses": found[:limit], "hashtags": []})
 
     async def trends(self, request: Request) -> Response:
-        public = [s for s in self.world.statuses.values() if s["visibility"] == "public"]
+        public = [s for s in self._shown() if s["visibility"] == "public"]
         public = [s for s in public if s["in_reply_to_id"] is None]
         public.sort(key=lambda s: s["favourites_count"], reverse=True)
         limit = min(int(request.query_params.get("limit", 20)), 40)
@@ -259,7 +300,7 @@ class MastodonEmulator:
         tag = request.path_params["tag"].lower()
         tagged = [
             s
-            for s in self.world.statuses.values()
+            for s in self._shown()
             if s["visibility"] == "public" and any(t["name"] == tag for t in s["tags"])
         ]
         return self._page(request, tagged, request.url.path)
@@ -271,6 +312,11 @@ class MastodonEmulator:
         types = request.query_params.getlist("types[]")
         mine = self.world.notifications if who["username"] == ME else []
         items = [n for n in mine if not types or n["type"] in types]
+        items = [
+            n
+            for n in items
+            if self.state.visible(self.platform, (n.get("status") or {}).get("id", ""))
+        ]
         return self._page(request, items, "/api/v1/notifications", default=40)
 
     async def status(self, request: Request) -> Response:
@@ -284,7 +330,10 @@ class MastodonEmulator:
         who = self._who(request)
         if self._status(sid, who) is None:
             return self._json({"error": "Record not found"}, 404)
-        ctx = context(self.world, sid)
+        ctx = {
+            part: [s for s in found if self.state.visible(self.platform, s["id"])]
+            for part, found in context(self.world, sid).items()
+        }
         limit = 4096 if who is not None else 60  # Mastodon's cap for anonymous readers
         ctx["descendants"] = ctx["descendants"][:limit]
         return self._json(ctx)
@@ -295,19 +344,23 @@ class MastodonEmulator:
             return self._unauthorized()
         form = await request.form()
         text = str(form.get("status") or "")
+        # Mastodon keeps a key per account for an hour (Redis, idempotency:status:...).
         key = request.headers.get("idempotency-key")
-        if key and key in self.world.idempotent:  # Mastodon answers the first one again
-            return self._json(self.world.statuses[self.world.idempotent[key]])
+        held = (who["id"], key) if key else None
+        known = self.world.idempotent.get(held) if held else None
+        if known is not None and self.state.now() - known[1] < IDEMPOTENCY_S:
+            return self._json(self.world.statuses[known[0]])  # the first one again
         if not text.strip():
             return self._json({"error": "Validation failed: Text can't be blank"}, 422)
-        if len(text) > MAX_CHARS:
+        if counted(str(form.get("spoiler_text") or ""), text) > MAX_CHARS:
             return self._json(
                 {"error": f"Validation failed: Text character limit of {MAX_CHARS} exceeded"}, 422
             )
         reply_id = str(form.get("in_reply_to_id") or "") or None
         parent = self._status(reply_id, who) if reply_id else None
-        if reply_id and parent is None:
-            return self._json({"error": "Record not found"}, 404)
+        if reply_id and parent is None:  # set_thread: gone, or not ours to see
+            message = "The post you are trying to reply to does not appear to exist."
+            return self._json({"error": message}, 404)
         visibility = str(form.get("visibility") or "public")
         now = datetime.now(UTC)
         sid = self.world.next_id(now)
@@ -323,8 +376,8 @@ class MastodonEmulator:
         )
         self.world.statuses[sid] = status
         self.world.path[sid] = [*self.world.path[reply_id], reply_id] if reply_id else []
-        if key:
-            self.world.idempotent[key] = sid
+        if held:
+            self.world.idempotent[held] = (sid, self.state.now())
         action = "write_comment" if reply_id else "write_post"
         self.state.record_write(
             self.platform,

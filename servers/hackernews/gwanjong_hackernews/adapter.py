@@ -185,12 +185,13 @@ class HackernewsAdapter(PlatformAdapter):
 
     @staticmethod
     def item_id(post_id: str) -> int:
-        if not post_id.strip().isdigit():
+        text = post_id.strip()
+        if not (text.isascii() and text.isdigit()):  # str.isdigit takes ² and ٣ too
             raise errors.invalid_input(
                 f"Hacker News ids are numbers (like 8863); got {post_id!r}. Use an id from "
                 "search or trending."
             )
-        return int(post_id)
+        return int(text)
 
     async def live_item(self, post_id: str) -> dict[str, Any]:
         item = await self.item(self.item_id(post_id))

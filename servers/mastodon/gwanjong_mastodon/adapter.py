@@ -22,6 +22,7 @@ from gwanjong_mastodon.statuses import comment_tree, narrowest, post_of, text_of
 from gwanjong_shared.contract import (
     ActionRule,
     Capabilities,
+    Length,
     Limit,
     LimitName,
     MentionList,
@@ -46,6 +47,8 @@ _URL = re.compile(r"https?://[^\s<>\"]+", re.I)
 _MENTION = re.compile(r"(?<![\w/])@(\w+)@[\w.-]+\w", re.I)
 _UNREACHABLE = (ErrorKind.UNAVAILABLE, ErrorKind.TIMEOUT)
 _ID = re.compile(r"[A-Za-z0-9]{1,40}")
+# Mastodon's hashtag characters (Tag::HASHTAG_NAME_PAT): word characters, · and ZWNJ
+_HASHTAG = re.compile(r"#[\w\u00b7\u200c]+")
 
 POST_RULE = ActionRule(
     allowed="auto",
@@ -71,6 +74,14 @@ def opted_out(account: dict[str, Any]) -> str | None:
     """The opt-out tag an author carries in their bio or display name, if any."""
     text = f"{text_of(str(account.get('note') or ''))} {account.get('display_name') or ''}".lower()
     return next((tag for tag in OPT_OUT_TAGS if re.search(rf"{tag}\b", text)), None)
+
+
+def _unkept(status: dict[str, Any]) -> str:
+    return (
+        f"This status's audience ({status.get('visibility')!r}) is not one of Mastodon's "
+        "(public, unlisted, private, direct), so a reply cannot be kept within it and is "
+        "never widened to public: a person decides, in their own client."
+    )
 
 
 def compose(title: str, body: str) -> str:
@@ -147,9 +158,10 @@ class MastodonAdapter(PlatformAdapter):
     def is_configured(self) -> bool:
         return self.settings.access_token is not None
 
-    async def me(self) -> dict[str, Any]:
-        """Our account (verify_credentials), once; ``auth`` without a token."""
-        if self._me is None:
+    async def me(self, *, fresh: bool = False) -> dict[str, Any]:
+        """Our account (verify_credentials), once (``fresh``: read again); ``auth``
+        without a token."""
+        if self._me is None or fresh:
             if not self.is_configured():
                 raise errors.auth(f"No Mastodon account is configured. {client.TOKEN_HINT}")
             self._me = dict(await self.call("account_verify_credentials", what="our account"))
@@ -216,7 +228,7 @@ class MastodonAdapter(PlatformAdapter):
 
     async def search(self, query: str, limit: int) -> list[Post]:
         words = query.split()
-        if len(words) == 1 and words[0].startswith("#") and len(words[0]) > 1:
+        if len(words) == 1 and _HASHTAG.fullmatch(words[0]):  # it goes into a path as is
             found = await self.call(
                 "timeline_hashtag", words[0][1:], limit=min(limit, 40), what="that hashtag"
             )
@@ -243,9 +255,9 @@ class MastodonAdapter(PlatformAdapter):
 
     # -- rules per target -------------------------------------------------------------
 
-    async def bot_problem(self) -> str | None:
+    async def bot_problem(self, *, fresh: bool = False) -> str | None:
         """Why our account may not write at all (its bot flag is off), or None."""
-        if not bool((await self.me()).get("bot")):
+        if not bool((await self.me(fresh=fresh)).get("bot")):
             return (
                 "Our Mastodon account is not flagged as automated, and this server writes only "
                 f"from accounts that are. {BOT_FLAG_HOWTO}"
@@ -271,6 +283,8 @@ class MastodonAdapter(PlatformAdapter):
         problem = await self.bot_problem()
         if problem is not None:
             return ActionRule(allowed="never", reason=problem)
+        if action == "write_comment" and narrowest(str(target.get("visibility") or "")) is None:
+            return ActionRule(allowed="human", reason=_unkept(target))
         me = await self.me()
         my_id = str(me.get("id"))
         mentioned = any(str(m.get("id")) == my_id for m in target.get("mentions") or [])
@@ -299,6 +313,13 @@ class MastodonAdapter(PlatformAdapter):
         if action == "write_post":  # no titles: count exactly what write_post sends
             body, title = compose(title, body), ""
         check = await super().validate(action, body, title, post_id, tags)
+        if action == "write_comment" and post_id:
+            parent = await self.target(post_id)
+            check = self._under_warning(check, parent, body)
+            unseen = self.unreached(parent, body)
+            if unseen is not None:
+                problems = [*check.problems, unseen]
+                check = check.model_copy(update={"ok": False, "problems": problems})
         if action == "write_post" and check.allowed == "auto":
             try:
                 problem = await self.bot_problem()
@@ -312,10 +333,65 @@ class MastodonAdapter(PlatformAdapter):
                 )
         return check
 
+    def warning_problem(self, parent: dict[str, Any], body: str) -> tuple[Length, str] | None:
+        """A reply carries its parent's content warning, and Mastodon counts the warning and
+        the text together against the instance's limit: (the text's length against what is
+        left, why it does not fit), or None when it fits."""
+        cw = str(parent.get("spoiler_text") or "")
+        if not cw:
+            return None
+        left = self.max_chars - measure(cw, "graphemes")
+        used = self.measure(body.strip(), "graphemes")
+        if used <= left:
+            return None
+        return Length(used=used, max=max(0, left), unit="graphemes"), (
+            f"The reply carries the thread's content warning ({cw!r}), which Mastodon counts "
+            f"in its {self.max_chars}-character limit: the text may have {max(0, left)} "
+            f"characters; it has {used}. Cut at least {used - max(0, left)}."
+        )
+
+    def unreached(self, parent: dict[str, Any], body: str) -> str | None:
+        """Why a reply would not reach the author it answers, or None. A followers-only or
+        direct reply is delivered to our followers (followers-only) and to the accounts its
+        text mentions; Mastodon adds no mention of the author by itself."""
+        visibility = str(parent.get("visibility") or "")
+        author = str((parent.get("account") or {}).get("acct") or "")
+        ours = str((self._me or {}).get("acct") or "")
+        if author == ours:  # our own status: its followers are ours; a DM, whom it named
+            if visibility == "private":
+                return None
+            named = [str(m.get("acct") or "") for m in parent.get("mentions") or []]
+            author = next((a for a in named if a and a != ours), "")
+        if visibility not in ("private", "direct") or not author:
+            return None
+        name, _, host = author.partition("@")
+        # a remote author by their whole handle; a local one with or without our domain
+        domains = [f"@{re.escape(host)}"] if host else ["", f"@{re.escape(self.domain)}"]
+        pattern = rf"(?<![\w/@])@{re.escape(name)}(?:{'|'.join(domains)})(?![\w@.-]*\w)"
+        if re.search(pattern, body, re.I):
+            return None
+        kind = "a direct message" if visibility == "direct" else "followers-only"
+        return (
+            f"The status is {kind}, so the reply keeps that audience, and it reaches only "
+            f"{'' if visibility == 'direct' else 'our followers and '}the accounts its text "
+            f"mentions: @{author} would not see it. Mention them in the text (start it with "
+            f"@{author})."
+        )
+
+    def _under_warning(self, check: Validation, parent: dict[str, Any], body: str) -> Validation:
+        found = self.warning_problem(parent, body)
+        if found is None:
+            return check
+        length, problem = found
+        return check.model_copy(
+            update={"ok": False, "problems": [*check.problems, problem], "length": length}
+        )
+
     async def _refuse_unless_auto(self, action: str, target: str | None) -> None:
         """Writes check again where they land (a reply's parent may not be the validated
-        post): nothing is sent that the rules refuse."""
-        problem = await self.bot_problem()
+        post): nothing is sent that the rules refuse. The bot flag is read again: a person
+        or the instance's moderators may have taken it off since the server started."""
+        problem = await self.bot_problem(fresh=True)
         if problem is not None:
             raise errors.not_supported(f"{action} is not allowed: {problem}")
         if target is not None:
@@ -356,7 +432,15 @@ class MastodonAdapter(PlatformAdapter):
         target = (parent_id or post_id).strip()
         await self._refuse_unless_auto("write_comment", target)
         parent = await self.target(target)
-        visibility = narrowest(str(parent.get("visibility") or "public"))
+        found = self.warning_problem(parent, body)
+        if found is not None:  # the parent replied to may not be the validated post
+            raise errors.invalid_input(found[1])
+        unseen = self.unreached(parent, body)
+        if unseen is not None:  # the parent replied to may not be the validated post
+            raise errors.invalid_input(unseen)
+        visibility = narrowest(str(parent.get("visibility") or ""))
+        if visibility is None:  # rule_for_target refused it; a parent_id may differ
+            raise errors.not_supported(f"write_comment is not allowed: {_unkept(parent)}")
         cw = str(parent.get("spoiler_text") or "") or None  # answer under the same warning
         status = await self.call(
             "status_post",

@@ -170,10 +170,41 @@ class GatedSession(requests.Session):
         if lost is not None:
             response.close()
             raise lost
+        if 300 <= response.status_code < 400:  # not followed: Mastodon.py would read its page
+            response.close()
+            raise Redirected(response.status_code, response.headers.get("location") or "")
         self.limiter.observe(
             route_key(verb.upper()), response.status_code, epoch_reset(response.headers)
         )
         return response
+
+
+class Redirected(Exception):
+    """The instance answered with a redirect: it did nothing, and we do not follow it."""
+
+    def __init__(self, status: int, location: str) -> None:
+        super().__init__(f"HTTP {status}")
+        self.status = status
+        self.location = location
+
+    def error(self, what: str) -> PlatformError:
+        parts = urlsplit(self.location)
+        where = f"{parts.scheme}://{parts.netloc}" if parts.netloc else "another address"
+        return errors.unavailable(
+            f"{LABEL} answered with a redirect (HTTP {self.status}) to {where} ({what}), "
+            "which this server does not follow (it would carry the access token): nothing was "
+            "done. "
+            "MASTODON_API_BASE_URL is not the instance's own address (https, its API host); "
+            "set it to that and restart the server."
+        )
+
+
+def _redirected(exc: BaseException) -> Redirected | None:
+    """The Redirected Mastodon.py wrapped (it wraps whatever the session raised)."""
+    current: BaseException | None = exc
+    while current is not None and not isinstance(current, Redirected):
+        current = current.__context__
+    return current
 
 
 def _never_left(exc: requests.RequestException) -> bool:
@@ -214,9 +245,12 @@ async def run(
         lost = lost_in(exc)  # Mastodon.py wraps what the session raised
         if lost is not None:
             raise lost_answer(LABEL, lost, what) from None
+        moved = _redirected(exc)
+        if moved is not None:
+            raise moved.error(what) from None
         if write and isinstance(exc, MastodonAPIError) and not _has_status(exc):
             raise unreadable_answer(LABEL, what) from None  # answered, but not JSON
-        raise _mapped(exc, api, limiter, what) from None
+        raise _mapped(exc, api, limiter, what, write=write) from None
 
 
 def _has_status(exc: MastodonAPIError) -> bool:
@@ -224,7 +258,19 @@ def _has_status(exc: MastodonAPIError) -> bool:
     return len(exc.args) >= 2 and isinstance(exc.args[1], int)
 
 
-def _mapped(exc: MastodonError, api: Mastodon, limiter: Limiter, what: str) -> PlatformError:
+#: Mastodon::NotPermittedError's answer: a rule of the instance refused the action
+NOT_PERMITTED = "This action is not allowed"
+
+
+def _said(exc: MastodonError) -> str:
+    """Mastodon's own {"error": ...} text, if its answer had one."""
+    said = exc.args[3] if len(exc.args) > 3 else None
+    return str(said)[:200] if said else ""
+
+
+def _mapped(
+    exc: MastodonError, api: Mastodon, limiter: Limiter, what: str, *, write: bool = False
+) -> PlatformError:
     if isinstance(exc, MastodonRatelimitError):
         # The session told the limiter what the 429 said (X-RateLimit-Reset).
         wait = max(limiter.wait_s("read"), limiter.wait_s("write")) or 60.0
@@ -245,6 +291,13 @@ def _mapped(exc: MastodonError, api: Mastodon, limiter: Limiter, what: str) -> P
         )
     if isinstance(exc, MastodonUnauthorizedError):
         return errors.auth(f"{LABEL} refused our access token. {TOKEN_HINT}")
+    if isinstance(exc, MastodonNotFoundError) and write:
+        said = _said(exc) or "not found"
+        return errors.not_found(
+            f"{LABEL} refused {what}: {said!r}. The status is gone or our account cannot see "
+            "it (deleted, or its author blocks us); nothing was written. Pick another status "
+            "from search, trending or mentions."
+        )
     if isinstance(exc, MastodonNotFoundError):
         return errors.not_found(
             f"{LABEL} has no {what} (deleted, or not visible to our account). Use an id from "
@@ -252,13 +305,18 @@ def _mapped(exc: MastodonError, api: Mastodon, limiter: Limiter, what: str) -> P
         )
     if isinstance(exc, MastodonAPIError) and _has_status(exc):
         status = exc.args[1]
-        said = exc.args[3] if len(exc.args) > 3 else None  # its {"error": ...}, if any
+        said = _said(exc)
         if status == 403 and not said:
             return edge_block(LABEL)  # no {"error": ...} body: the CDN's block, not our token
-        if status == 403:
-            return errors.auth(f"{LABEL} refused this for our account. {TOKEN_HINT}")
-        detail = str(said)[:200] if said else ""
-        return error_for_status(status, LABEL, detail=detail, what=what)
+        if status == 403 and write and said == NOT_PERMITTED:  # the rules, not our token
+            return errors.not_supported(
+                f"{LABEL} refused {what}: {said!r}. Its rules do not let our account do this "
+                "to that status (a block between us and its author, or a status only its "
+                "audience may act on); nothing was written. A person may look at it."
+            )
+        if status == 403:  # a token without the scope, or an account that may not act
+            return errors.auth(f"{LABEL} refused this for our account ({said!r}). {TOKEN_HINT}")
+        return error_for_status(status, LABEL, detail=said, what=what)
     log.info("mastodon call failed: %s", type(exc).__name__)
     return errors.unavailable(f"{LABEL} failed while {what} ({type(exc).__name__}). Try again.")
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from html.parser import HTMLParser
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from gwanjong_shared.contract.models import Comment, Post
 
@@ -17,12 +18,19 @@ DELETED = "[deleted]"
 
 class _Text(HTMLParser):
     """Mastodon's status HTML (``<p>``, ``<br>``, links cut with invisible spans, mention
-    and hashtag links) as plain text: a link is its full URL, a mention its ``@user``."""
+    and hashtag links) as plain text: a link is its full URL, a mention its ``@user``.
 
-    def __init__(self) -> None:
+    Remote HTML keeps the classes ``mention`` and ``hashtag`` on any link (Mastodon's
+    sanitizer allows them), so a link reads as its text only where its URL names what the
+    text names (``…/@bob`` for ``@bob``, ``…/tags/rust`` for ``#Rust``); any other shows
+    its text and then its URL, so no link hides where it goes."""
+
+    def __init__(self, handles: Mapping[str, str]) -> None:
         super().__init__(convert_charrefs=True)
+        self.handles = handles  # a mentioned account's URL -> its handle (acct)
         self.out: list[str] = []
-        self.href: list[str | None] = []  # the open links: the URL to write, or None
+        # the open links: (the URL, where its text starts in out, whether its text is kept)
+        self.links: list[tuple[str | None, int, bool]] = []
         self.paragraphs = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -34,27 +42,48 @@ class _Text(HTMLParser):
             self.paragraphs += 1
         elif tag == "a":
             a = dict(attrs)
+            href = a.get("href") or None
             classes = (a.get("class") or "").split()
             # mentions and hashtags read as their text; other links as the whole URL
-            keep_text = "mention" in classes or "hashtag" in classes or not a.get("href")
-            self.href.append(None if keep_text else a.get("href"))
+            keep_text = "mention" in classes or "hashtag" in classes or href is None
+            self.links.append((href, len(self.out), keep_text))
             if not keep_text:
-                self.out.append(a.get("href") or "")
+                self.out.append(href or "")
 
     def handle_endtag(self, tag: str) -> None:
-        if tag == "a" and self.href:
-            self.href.pop()
+        if tag != "a" or not self.links:
+            return
+        href, start, keep_text = self.links.pop()
+        if keep_text and href is not None and href in self.handles:  # as it was written
+            self.out[start:] = [f"@{self.handles[href]}"]
+        elif keep_text and href is not None and not _names(href, "".join(self.out[start:])):
+            self.out.append(f" ({href})")
 
     def handle_data(self, data: str) -> None:
-        if self.href and self.href[-1] is not None:
+        if self.links and not self.links[-1][2]:
             return  # the link's shortened text: the URL is already written
         self.out.append(data)
 
 
-def text_of(markup: str | None) -> str:
+def _names(href: str, text: str) -> bool:
+    """Whether ``href``'s last path segment names what a mention or hashtag ``text`` names
+    (``https://a.example/@bob`` and ``@bob``; ``https://a.example/tags/rust`` and ``#Rust``)."""
+    name = text.strip().lstrip("@#").split("@")[0].casefold()
+    segment = unquote(urlsplit(href).path.rstrip("/").rsplit("/", 1)[-1]).lstrip("@")
+    return bool(name) and segment.casefold() == name
+
+
+def text_of(markup: str | None, mentions: object = None) -> str:
+    """``markup`` as text; ``mentions`` (a status's list) turns each mention into the whole
+    handle (Mastodon's HTML shows a remote ``@ann@other.example`` as ``@ann``)."""
     if not markup:
         return ""
-    parser = _Text()
+    handles = {
+        str(m.get("url")): str(m.get("acct"))
+        for m in (mentions if isinstance(mentions, list) else [])
+        if isinstance(m, Mapping) and m.get("url") and m.get("acct")
+    }
+    parser = _Text(handles)
     parser.feed(markup)
     parser.close()
     return "".join(parser.out).strip()
@@ -86,7 +115,7 @@ def post_of(status: Mapping[str, Any], platform: str, tags: list[str] | None = N
         platform=platform,
         title=f"CW: {cw}" if cw else "",
         url=str(inner.get("url") or inner.get("uri") or ""),
-        body=text_of(inner.get("content")),
+        body=text_of(inner.get("content"), inner.get("mentions")),
         author=acct(inner),
         tags=tags,
         likes=int(inner.get("favourites_count") or 0),
@@ -130,7 +159,7 @@ def comment_tree(
                     post_id=post_id,
                     parent_id=parent,
                     author="" if gone else acct(node),
-                    body=DELETED if gone else text_of(node.get("content")),
+                    body=DELETED if gone else text_of(node.get("content"), node.get("mentions")),
                     likes=0 if gone else int(node.get("favourites_count") or 0),
                     published_at=None if gone else iso(node.get("created_at")),
                     depth=depth,
@@ -144,6 +173,9 @@ def comment_tree(
     return out
 
 
-def narrowest(*visibilities: str) -> str:
-    known = [v for v in visibilities if v in VISIBILITIES]
-    return max(known, key=VISIBILITIES.index) if known else "public"
+def narrowest(*visibilities: str) -> str | None:
+    """The narrowest of ``visibilities``; None when one is not Mastodon's (another server's
+    audience, such as Akkoma's ``local``): a reply could not keep it, and public would widen it."""
+    if not visibilities or any(v not in VISIBILITIES for v in visibilities):
+        return None
+    return max(visibilities, key=VISIBILITIES.index)

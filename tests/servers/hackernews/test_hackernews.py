@@ -62,6 +62,22 @@ async def test_trending_is_the_front_page_without_gone_items(sandbox: SandboxCon
     assert seen.get(f"GET /v0/item/{ids['missing']}.json") == 1
 
 
+@pytest.mark.parametrize("post_id", ["\u00b2", "8863\u00b3", "\u0668\u0668\u0666\u0663"])
+async def test_an_id_of_other_digits_is_invalid_input(
+    sandbox: SandboxControl, post_id: str
+) -> None:
+    """HN ids are ASCII numbers: a superscript or another script's digits is the caller's
+    mistake (invalid_input), never read as some other item nor a failure to try again."""
+    async with Client(SPEC.build(sandbox.url)) as client:
+        texts = [
+            await error_of(client, "get_post", post_id=post_id),
+            await error_of(client, "get_comments", post_id=post_id),
+        ]
+    for text in texts:
+        assert text.startswith("invalid_input: ") and "numbers" in text, text
+    assert sandbox.requests().get("hackernews", 0) == 0
+
+
 # -- the comment tree ----------------------------------------------------------------------
 
 

@@ -6,13 +6,23 @@ visibility, the instance's own limit)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import httpx
 import pytest
 from fastmcp import Client
 
 from gwanjong_sandbox.control import SandboxControl
-from gwanjong_sandbox.mastodon.world import HUMAN_TOKEN, MAX_CHARS, NOBOT, RULES
+from gwanjong_sandbox.mastodon.world import (
+    FOLLOWER,
+    HUMAN_TOKEN,
+    MAX_CHARS,
+    NOBOT,
+    RULES,
+    SPOILERS,
+    TOKEN,
+)
 from tests.gateway.helpers import in_memory_gateway, opportunity_for
 from tests.mcp import call, error_of, outcome
 from tests.platforms import SPECS
@@ -54,6 +64,21 @@ async def test_context_tree_keeps_the_content_warning(sandbox: SandboxControl) -
     assert any("stdout" in c["body"] and "<" not in c["body"] for c in comments)
 
 
+@pytest.mark.parametrize(
+    "query", ["#databases/../../../accounts/verify_credentials", "#db?local=true", "##databases"]
+)
+async def test_only_a_hashtag_reads_the_hashtag_timeline(
+    sandbox: SandboxControl, query: str
+) -> None:
+    """The tag goes into the timeline's path as is (Mastodon.py does not quote it): a word
+    that is not #letters-and-digits is searched as text, never put in a path."""
+    async with Client(SPEC.build(sandbox.url)) as client:
+        await call(client, "search", query=query, limit=5)
+    seen = paths(sandbox, "mastodon")
+    assert seen.get("GET /api/v2/search") == 1, seen
+    assert not any("/timelines/" in p or "/accounts/" in p for p in seen), seen
+
+
 # -- rules as correctness ----------------------------------------------------------------------
 
 
@@ -74,7 +99,22 @@ async def test_a_followers_only_thread_is_shown_and_a_reply_keeps_it(
         shown = await call(client, "get_post", post_id=ids["private-thread"])
         body = "One gateway, five tools."
         assert (await call(client, "write_comment", post_id=ids["summons-me"], body=body))["ok"]
-        await call(client, "write_comment", post_id=ids["private-thread"], body="Will do today.")
+        # a followers-only reply reaches our followers and whom it mentions: not its author
+        # unless it mentions them
+        check = await call(
+            client,
+            "validate",
+            action="write_comment",
+            body="Will do today.",
+            post_id=ids["private-thread"],
+        )
+        unseen = await error_of(
+            client, "write_comment", post_id=ids["private-thread"], body="Will do today."
+        )
+        reply = f"@{FOLLOWER} Will do today."
+        await call(client, "write_comment", post_id=ids["private-thread"], body=reply)
+    assert not check["ok"] and any(f"@{FOLLOWER}" in p for p in check["problems"]), check
+    assert unseen.startswith("invalid_input: ") and f"@{FOLLOWER}" in unseen, unseen
     public, private = sandbox.writes("mastodon")
     assert public["data"]["status"] == body and public["target"] == ids["summons-me"]
     assert public["data"]["visibility"] == "public"
@@ -92,6 +132,23 @@ async def test_writes_are_refused_without_the_bot_flag(sandbox: SandboxControl) 
         assert text.startswith("not_supported: ") and "This is an automated account" in text
     assert check["allowed"] == "never" and not check["ok"]
     assert sandbox.writes("mastodon") == []
+
+
+async def test_a_bot_flag_taken_off_stops_the_next_write(sandbox: SandboxControl) -> None:
+    """The flag is read again before each write: a person (or the instance's moderators)
+    who takes it off stops the server's writes at once, not at its next restart."""
+    async with Client(SPEC.build(sandbox.url)) as client:
+        assert (await call(client, "write_post", title="", body="Flagged and posting."))["ok"]
+        async with httpx.AsyncClient(base_url=sandbox.url) as web:  # the person, in the app
+            off = await web.patch(
+                "/api/v1/accounts/update_credentials",
+                data={"bot": "false"},
+                headers={"Authorization": f"Bearer {TOKEN}"},
+            )
+        assert off.status_code == 200 and off.json()["bot"] is False
+        refused = await error_of(client, "write_post", title="", body="Still posting?")
+    assert refused.startswith("not_supported: ") and "automated account" in refused, refused
+    assert [w["data"]["status"] for w in sandbox.writes("mastodon")] == ["Flagged and posting."]
 
 
 async def test_nobody_answers_a_nobot_author(sandbox: SandboxControl) -> None:
@@ -123,6 +180,152 @@ async def test_the_limit_is_the_instances(sandbox: SandboxControl) -> None:
     # the instance's rules, read at start, are in the guide; the bot flag is the disclosure
     assert any(RULES[1] in line for line in caps["profile"]["writing_guide"])
     assert caps["profile"]["disclosure"] == ""
+
+
+async def test_a_reply_under_a_content_warning_counts_it_in_the_limit(
+    sandbox: SandboxControl,
+) -> None:
+    """Mastodon counts a status's content warning and its text together against the
+    instance's limit, and a reply carries its parent's warning: the text has what is left."""
+    ids = sandbox.ids("mastodon")
+    left = MAX_CHARS - len(SPOILERS["private-thread"])
+    to = f"@{FOLLOWER} "  # a followers-only reply mentions its author, or they miss it
+    async with Client(SPEC.build(sandbox.url)) as client:
+        over = await call(
+            client,
+            "validate",
+            action="write_comment",
+            body=to + "a" * (left + 1 - len(to)),
+            post_id=ids["private-thread"],
+        )
+        refused = await error_of(
+            client,
+            "write_comment",
+            post_id=ids["private-thread"],
+            body=to + "b" * (left + 1 - len(to)),
+        )
+        fits = await call(
+            client,
+            "validate",
+            action="write_comment",
+            body=to + "c" * (left - len(to)),
+            post_id=ids["private-thread"],
+        )
+        assert (
+            await call(
+                client,
+                "write_comment",
+                post_id=ids["private-thread"],
+                body=to + "c" * (left - len(to)),
+            )
+        )["ok"]
+    assert not over["ok"] and any("content warning" in p for p in over["problems"]), over
+    assert over["length"] == {"used": left + 1, "max": left, "unit": "graphemes"}
+    assert refused.startswith("invalid_input: ") and "content warning" in refused, refused
+    assert fits["ok"], fits
+    (write,) = sandbox.writes("mastodon")  # the one that fits, under the parent's warning
+    assert write["data"]["status"] == to + "c" * (left - len(to))
+    assert write["data"]["spoiler_text"] == SPOILERS["private-thread"]
+
+
+@pytest.mark.parametrize(
+    ("action", "status", "said", "kind"),
+    [
+        # Mastodon's answer to a reply whose parent our account cannot see (gone, or its
+        # author blocks us): set_thread's in_reply_not_found
+        (
+            "write_comment",
+            404,
+            "The post you are trying to reply to does not appear to exist.",
+            "not_found",
+        ),
+        # Mastodon::NotPermittedError: a rule of the instance, not our token
+        ("upvote", 403, "This action is not allowed", "not_supported"),
+        # Doorkeeper: the token has no write scope
+        ("write_comment", 403, "This action is outside the authorized scopes", "auth"),
+    ],
+    ids=["reply-parent-gone", "not-permitted", "no-write-scope"],
+)
+async def test_a_refused_write_says_what_mastodon_said(
+    sandbox: SandboxControl, action: str, status: int, said: str, kind: str
+) -> None:
+    ids = sandbox.ids("mastodon")
+    args = {"post_id": ids["summons-me"]} | ({"body": "Hi."} if action == "write_comment" else {})
+    async with Client(SPEC.build(sandbox.url)) as client:
+        check = {"body": "", **args}
+        assert (await call(client, "validate", action=action, **check))["ok"]
+        body = json.dumps({"error": said})
+        sandbox.fault(
+            "mastodon", status=status, method="POST", body=body, content_type="application/json"
+        )
+        text = await error_of(client, action, **args)
+    assert text.startswith(f"{kind}: ") and said in text, text
+    assert "has no replying" not in text and "has no favouriting" not in text, text
+    if kind != "auth":  # the token is fine: no advice to replace it
+        assert "MASTODON_ACCESS_TOKEN" not in text, text
+
+
+@pytest.mark.parametrize("method", ["GET", "POST"])
+async def test_a_redirect_names_the_setting_to_fix(sandbox: SandboxControl, method: str) -> None:
+    """An instance answering with a redirect (http to https, a moved instance) did nothing:
+    the redirect is never followed (it would carry the token) and the answer says which
+    setting to fix, a write that nothing was written."""
+    page = "<html><body>301 Moved Permanently</body></html>"
+    async with Client(SPEC.build(sandbox.url)) as client:
+        await call(client, "capabilities")  # warm: the instance and our account are read
+        sandbox.fault(
+            "mastodon", status=301, method=method, body=page, content_type="text/html", count=1
+        )
+        if method == "GET":
+            text = await error_of(client, "get_post", post_id=sandbox.ids("mastodon")["huge"])
+        else:
+            text = await error_of(client, "write_post", title="", body="Moved?")
+    assert text.startswith("unavailable: ") and "MASTODON_API_BASE_URL" in text, text
+    assert "redirect" in text and "may have been written" not in text, text
+    assert sandbox.writes("mastodon") == []
+
+
+async def test_read_back_lag_hides_a_new_status_from_every_read(sandbox: SandboxControl) -> None:
+    """Under read-back lag (the sandbox's ``lag``), a status just written shows in no read
+    yet: not by id, not in its thread's context, not in search, the hashtag timeline or
+    the inbox, so a read-back that finds nothing is what a real instance can answer."""
+    ids = sandbox.ids("mastodon")
+    text = "Lagging reply about #databases and cancellation"
+    async with Client(SPEC.build(sandbox.url)) as client:
+        sandbox.fault("mastodon", kind="lag", seconds=600)
+        reply = await call(client, "write_comment", post_id=ids["summons-me"], body=text)
+        post = await call(client, "write_post", title="", body=text)
+        gone = await error_of(client, "get_post", post_id=post["id"])
+        thread = (await call(client, "get_comments", post_id=ids["summons-me"]))["comments"]
+        found = (await call(client, "search", query="lagging reply", limit=40))["posts"]
+        tagged = (await call(client, "search", query="#databases", limit=40))["posts"]
+    assert gone.startswith("not_found: ")
+    seen = {c["id"] for c in thread} | {p["id"] for p in found + tagged}
+    assert reply["id"] not in seen and post["id"] not in seen, seen
+
+
+async def test_a_write_sent_again_after_a_lost_answer_is_not_posted_twice(
+    sandbox: SandboxControl,
+) -> None:
+    """The server never resends a write whose answer was lost; when a person sends the same
+    text again, its Idempotency-Key (the same for the same write) has Mastodon answer with
+    the first status instead of posting a second."""
+    async with Client(SPEC.build(sandbox.url)) as client:
+        page = "<html><body><h1>502 Bad Gateway</h1></body></html>"  # nginx, not Mastodon
+        sandbox.fault(
+            "mastodon",
+            "apply_then_status",
+            status=502,
+            method="POST",
+            match="/api/v1/statuses",
+            body=page,
+            content_type="text/html",
+        )
+        lost = await error_of(client, "write_post", title="", body="Said once.")
+        again = await call(client, "write_post", title="", body="Said once.")
+    assert lost.startswith("unavailable: ") and "may have been written" in lost, lost
+    (write,) = sandbox.writes("mastodon")
+    assert again["id"] == write["data"]["id"], again
 
 
 # -- through the gateway -----------------------------------------------------------------------

@@ -47,6 +47,18 @@ def test_links_cut_short_become_the_whole_url() -> None:
     assert text_of(markup) == "See https://example.com/a/very/long/path & it's fine\nnext\n\ntwo"
 
 
+def test_a_mention_or_hashtag_link_elsewhere_shows_where_it_goes() -> None:
+    """Remote HTML keeps the classes mention and hashtag on any link (Mastodon's sanitizer
+    allows them): a link that reads as a mention but goes elsewhere shows its URL too."""
+    remote = '<span class="h-card"><a href="https://other.example/@bob" class="u-url mention">@<span>bob</span></a></span>'
+    tag = '<a href="https://sandbox.social/tags/rust" class="mention hashtag" rel="tag">#<span>Rust</span></a>'
+    assert text_of(f"<p>{remote} {tag}</p>") == "@bob #Rust"  # where they say they go
+    fake = '<a href="https://phish.example/login" class="u-url mention">@<span>alice</span></a>'
+    fake_tag = '<a href="https://phish.example/x" class="mention hashtag">#<span>nobot</span></a>'
+    assert text_of(f"<p>Ask {fake}</p>") == "Ask @alice (https://phish.example/login)"
+    assert text_of(fake_tag) == "#nobot (https://phish.example/x)"
+
+
 def test_content_warning_and_visibility_are_kept() -> None:
     status = recorded("timeline_tag.json")["body"][0] | {
         "spoiler_text": "meta",
@@ -55,6 +67,15 @@ def test_content_warning_and_visibility_are_kept() -> None:
     post = post_of(status, "mastodon")
     assert post.title == "CW: meta" and "visibility:private" in post.tags
     assert narrowest("private", "public") == "private" and narrowest("direct") == "direct"
+
+
+def test_a_visibility_mastodon_does_not_name_is_never_widened_to_public() -> None:
+    """Servers that speak Mastodon's API have more audiences (Akkoma's local and list,
+    forks' mutuals and circles): a reply cannot keep one it does not know, so there is
+    none to give (the write is refused), never public."""
+    for unknown in ("local", "list", "mutuals_only", "", "PRIVATE"):
+        assert narrowest(unknown) is None, unknown
+        assert narrowest("public", unknown) is None, unknown
 
 
 def test_mastodon_counts_urls_and_remote_mentions_its_way() -> None:
@@ -100,3 +121,36 @@ def test_local_accounts_match_an_opt_out_entry_with_or_without_the_domain() -> N
     settings = Settings(_env_file=None, api_base_url="https://fosstodon.org")  # pyright: ignore[reportCallIssue]
     handles = MastodonAdapter(settings).profile().handles
     assert handles.hosts == ["fosstodon.org"] and handles.strip_suffixes == ["@fosstodon.org"]
+
+
+def test_a_narrow_reply_must_name_its_author_by_the_handle_mastodon_resolves() -> None:
+    adapter = MastodonAdapter(Settings(_env_file=None))  # pyright: ignore[reportCallIssue]
+    remote = {"visibility": "direct", "account": {"acct": "ann@other.example"}}
+    assert adapter.unreached(remote, "@ann thanks") is not None  # a local ann, not her
+    assert adapter.unreached(remote, "@ann@other.example thanks") is None
+    assert adapter.unreached(remote, "@ann@other.example.evil thanks") is not None
+    local = {"visibility": "private", "account": {"acct": "bo"}}
+    assert adapter.unreached(local, "Thanks, @bo.") is None
+    assert adapter.unreached(local, "Thanks, @bob.") is not None
+    assert adapter.unreached(local | {"visibility": "unlisted"}, "Thanks.") is None
+
+
+def test_a_remote_mention_reads_as_the_whole_handle_it_was_written_with() -> None:
+    """Mastodon shows @ann for @ann@other.example (its mentions list holds the handle): a
+    reply read back must read as it was sent, or a read-back never finds it."""
+    status = recorded("timeline_tag.json")["body"][0] | {
+        "content": '<p><span class="h-card" translate="no"><a href="https://other.example/@ann" '
+        'class="u-url mention">@<span>ann</span></a></span> <span class="h-card"><a '
+        'href="https://sandbox.social/@bo" class="u-url mention">@<span>bo</span></a></span> '
+        "thanks</p>",
+        "mentions": [
+            {
+                "id": "9",
+                "username": "ann",
+                "acct": "ann@other.example",
+                "url": "https://other.example/@ann",
+            },
+            {"id": "8", "username": "bo", "acct": "bo", "url": "https://sandbox.social/@bo"},
+        ],
+    }
+    assert post_of(status, "mastodon").body == "@ann@other.example @bo thanks"
