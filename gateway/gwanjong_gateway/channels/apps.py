@@ -1,7 +1,8 @@
 """The MCP Apps card (docs/use/approval-page-and-app.md): Approve/Decline through the
-app-only tool `approval_decide`. The one-time token reaches the card only in the result's
+app-only tool `approval_decide`. The card's one-time token reaches it only in the result's
 `_meta` (never `content`); the tool's `visibility: ["app"]` is not the safety, the token is
-(`StrikeDesk.decide`, constant time against the record's hash).
+(`StrikeDesk.decide`, `approvals.token_fits`): the card's own, never the page link's, which a
+client may show the model.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The one-approval page (URL-mode elicitation; docs/use/approval-page-and-app.md): a
 `LocalPage` behind `web.Guard`. The 256-bit token in ``/approval/<id>/<token>`` is the only
-secret, checked in constant time against the record's hash (here for GET, by
-`StrikeDesk.decide` for POST); the decision is the whole chain again, at most one write.
+secret, the page's own (`approvals.page_token`, never the card's), checked in constant time
+against the record's hash; the decision is the whole chain again, at most one write.
 """
 
 from __future__ import annotations
@@ -118,10 +118,8 @@ class ApprovalPages(LocalPage):
         if approval_id >= 2**63 or len(token) > 86:  # no such row, and no such token
             return None
         approval = await self.records.run(StrikeStore.approval, approval_id)
-        if approval is None or not hmac.compare_digest(
-            approvals.token_hash(token), approval.token_hash
-        ):
-            return None
+        if approval is None or not approvals.token_fits(approval, token, Channel.PAGE):
+            return None  # the card's token too: a model may read this page's link, never that
         return approval
 
     def _show(
@@ -150,7 +148,7 @@ class ApprovalPages(LocalPage):
             typed = fields["text"].replace("\r\n", "\n").strip()
             edit = None if typed == approval.text else typed
         try:  # already decided or expired: said as such, before anything runs
-            opened = await self.desk.approving.open_for(approval.id, None, token)
+            opened = await self.desk.approving.open_for(approval.id, None, token, Channel.PAGE)
         except PlatformError as exc:
             await self._done(approval.id)
             return self._show(409, approval, now, message=exc.message)

@@ -6,8 +6,10 @@ once. This module says what an approval holds; `record` keeps it, `strike` acts 
 
 from __future__ import annotations
 
+import base64
 import getpass
 import hashlib
+import hmac
 import time
 from dataclasses import dataclass
 from enum import StrEnum
@@ -35,8 +37,26 @@ class Channel(StrEnum):
 
 
 def token_hash(token: str) -> str:
-    """What the record keeps of an approval's one-time token (never the token)."""
+    """What is kept of a one-time token (never the token): its SHA-256."""
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def page_token(token: str) -> str:
+    """The one-approval page's token, made one way from the approval's (the card's): a
+    client may show the model the page's link, and no card token follows from it. The
+    record keeps `token_hash(page_token(token))`."""
+    mac = hmac.new(token.encode(), b"gwanjong approval page", hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(mac).rstrip(b"=").decode()
+
+
+def token_fits(approval: Approval, token: str, channel: Channel | None) -> bool:
+    """Whether ``token`` decides ``approval`` on ``channel`` (constant time): the page takes
+    its link's token, the card its own; neither passes for the other, no other channel takes one."""
+    if channel is Channel.APP:
+        token = page_token(token)
+    elif channel is not Channel.PAGE:
+        return False
+    return hmac.compare_digest(token_hash(token), approval.token_hash)
 
 
 def lock_key(platform: str, target: str, intent: str, action: str) -> str:
@@ -105,7 +125,7 @@ class Approval:
     reason: str
     edited: bool
     record: int | None  # the strike row it became (approved, declined or refused)
-    token_hash: str
+    token_hash: str  # of its page token (`page_token`)
     outgoing: str = ""  # `write`, as its canonical JSON ("" in rows from before it)
 
     @property

@@ -3,7 +3,6 @@ when the person approves it (`attempt_for`). Imports `attempt` and `results` of 
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -116,14 +115,21 @@ class Approving:
         """The operator (None) decides all; a signed-in person their own, an approver all."""
         return who is None or approval.principal == who or who in self.config.review.approvers
 
-    async def open_for(self, approval_id: int, who: str | None, token: str | None) -> Approval:
-        """The pending approval a person may decide now. Raises PlatformError (not_found for
-        one they may not see, so ids are no oracle; invalid_input when it is decided)."""
+    async def open_for(
+        self,
+        approval_id: int,
+        who: str | None,
+        token: str | None,
+        channel: Channel | None = None,
+    ) -> Approval:
+        """The pending approval a person may decide now; a ``token`` must be its token for
+        ``channel`` (the page's or the card's). Raises PlatformError (not_found for one they
+        may not see, so ids are no oracle; invalid_input when it is decided)."""
         approval = await self.records.run(StrikeStore.approval, approval_id)
         if (
             approval is not None
             and token is not None
-            and not hmac.compare_digest(approvals.token_hash(token), approval.token_hash)
+            and not approvals.token_fits(approval, token, channel)
         ):
             approval = None
         if approval is None or not self.may_decide(approval, who):

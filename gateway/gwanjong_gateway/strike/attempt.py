@@ -40,7 +40,8 @@ class Asker(Protocol):
         ...
 
     async def ask(self, approval: Approval, token: str) -> Ask:
-        """Ask the person now; ``token``: the approval's one-time token (a page link)."""
+        """Ask the person now; ``token``: the approval's one-time token (a page link is
+        made with `approvals.page_token` of it, never the token itself)."""
         ...
 
 
@@ -85,7 +86,7 @@ class AskPerson:
     may decide elsewhere meanwhile, which takes that lock)."""
 
     approval: Approval
-    token: str  # the approval's one-time token (a page link, an app card)
+    token: str  # the approval's one-time token: the app card's (a page link: `page_token`)
 
 
 PASS = None

@@ -127,8 +127,9 @@ class Claims:
         return await self.records.run(StrikeStore.pending_approval, a.lock_key, self.clock())
 
     async def open_approval(self, a: Attempt) -> tuple[Approval, str]:
-        """The pending approval of this write, and its one-time token ("" when one was
-        already waiting: its token went to whoever opened it)."""
+        """The pending approval of this write, and its one-time token, the card's (the
+        page's is `approvals.page_token` of it; "" when one was already waiting: its token
+        went to whoever opened it)."""
         token = secrets.token_urlsafe(32)  # 256 bits
         now = self.clock()
         sent = a.outgoing  # what the person approves: all that will be sent
@@ -154,7 +155,8 @@ class Claims:
                 context=a.ctx.shown,
                 policy=a.decisions,
                 expires_at=now + self.config.review.expire_after_s,
-                token_hash=approvals.token_hash(token),
+                # the page token's hash: the card's token makes the page's, never the reverse
+                token_hash=approvals.token_hash(approvals.page_token(token)),
             ),
         )
         return approval, token if created else ""

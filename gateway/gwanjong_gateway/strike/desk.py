@@ -147,8 +147,9 @@ class StrikeDesk:
     ) -> StrikeResult:
         """A person's decision on a pending approval, from any channel (``by``: for the audit;
         ``who``: the signed-in principal, None for the operator; ``token``: the approval's
-        one-time token; ``text``/``edit``: the person's edit). Approving re-runs the whole chain."""
-        approval = await self.approving.open_for(approval_id, who, token)
+        one-time token for ``channel``; ``text``/``edit``: the person's edit). Approving re-runs
+        the whole chain."""
+        approval = await self.approving.open_for(approval_id, who, token, channel)
         return await self.decide_open(approval, decision, channel, by, text, reason, edit)
 
     async def decide_open(

@@ -23,6 +23,7 @@ from mcp.types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from gwanjong_gateway.config import ReviewSection
+from gwanjong_gateway.rules import approvals
 from gwanjong_gateway.rules.approvals import Approval, Channel
 from gwanjong_gateway.strike.attempt import Ask
 from gwanjong_shared.contract.visible import line, quoted, show
@@ -54,7 +55,7 @@ FORM: dict[str, Any] = {
     "required": ["decision"],
 }
 
-#: A page link for an approval (the URL carries its one-time token), when pages are served.
+#: A page link for an approval (the URL carries the page's token), when pages are served.
 PageLink = Callable[[Approval, str], Awaitable[str]]
 
 
@@ -202,7 +203,7 @@ class McpAsker:
 
     async def _url(self, approval: Approval, token: str) -> Ask:
         assert self.page is not None
-        url = await self.page(approval, token)
+        url = await self.page(approval, approvals.page_token(token))  # never the card's
         where = line(approval.where(), 400)
         text = f"Approve or decline approval {approval.id} ({where}) on this page."
         params = ElicitRequestURLParams(message=text, url=url, elicitation_id=input_key(approval))
