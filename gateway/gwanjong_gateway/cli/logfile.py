@@ -9,7 +9,7 @@ from typing import Any
 
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.paths import private_dir, private_file
-from gwanjong_shared.kit.logs import configure_logging, redact
+from gwanjong_shared.kit.logs import LineFormatter, configure_logging
 from gwanjong_shared.kit.quiet import quiet_fastmcp
 
 MAX_BYTES = 5 * 1024 * 1024
@@ -22,11 +22,6 @@ class _PrivateRotatingFile(RotatingFileHandler):
     def _open(self) -> Any:
         private_file(Path(self.baseFilename))
         return super()._open()
-
-
-class _Redacting(logging.Formatter):
-    def format(self, record: logging.LogRecord) -> str:
-        return redact(super().format(record))
 
 
 def add_log_file(
@@ -42,7 +37,7 @@ def add_log_file(
     handler = _PrivateRotatingFile(
         path, maxBytes=max_bytes, backupCount=backups, encoding="utf-8", delay=True
     )
-    handler.setFormatter(_Redacting("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(LineFormatter())  # the stderr line: one line, cleaned, masked
     logging.getLogger().addHandler(handler)
     return path
 

@@ -26,7 +26,8 @@ class JsonLines(logging.Formatter):
         if context.is_valid:
             line["trace_id"] = format(context.trace_id, "032x")
             line["span_id"] = format(context.span_id, "016x")
-        masked = {k: redact(clean(v)) if k != "exception" else redact(v) for k, v in line.items()}
+        # clean keeps a traceback's newlines (JSON escapes them) and drops what hides
+        masked = {k: redact(clean(v)) for k, v in line.items()}
         return json.dumps(masked, ensure_ascii=False)
 
 

@@ -22,7 +22,7 @@ from pydantic import TypeAdapter
 from gwanjong_gateway.paths import replace_private
 from gwanjong_gateway.platforms.client import PlatformClient, ensure_profiles
 from gwanjong_gateway.platforms.upstreams import Upstreams
-from gwanjong_gateway.rules.policy import is_opted_out
+from gwanjong_gateway.rules.policy import is_opted_out, named
 from gwanjong_gateway.scout.acted import Acted
 from gwanjong_gateway.scout.late import Key, Late, Read, still_coming, wait_within
 from gwanjong_gateway.scout.ranking import dedupe, opportunity_id
@@ -78,7 +78,9 @@ class Cursors:
 
 def summoned(post: Post) -> Opportunity:
     why = _WHY.get(post.tags[0] if post.tags else "", "mentions you")
-    who = f"@{post.author} " if post.author else ""
+    # The author is platform text: named as strike's refusals name them (one line, 60 chars)
+    author = named(post.author) if post.author else ""
+    who = f"@{author} " if author else ""
     return Opportunity(
         opportunity_id(post), post, SUMMONED_SCORE, f"summoned: {who}{why}", summoned=True
     )

@@ -3,7 +3,8 @@
 Platform text can carry characters that are invisible or that steer a terminal or a
 renderer: C0/C1 controls (NUL, ESC, BEL), bidi overrides and isolates, zero-width and
 other format characters, Unicode tag characters (ASCII smuggling), variation selectors and
-the other default-ignorable characters (which can smuggle words the same way), and line
+the other default-ignorable characters (which can smuggle words the same way), printable
+characters fonts draw empty (U+1D159 MUSICAL SYMBOL NULL NOTEHEAD), and line
 separators other than ``\\n`` that some parsers split on. :func:`clean` removes them (line and
 paragraph separators become ``\\n``), :func:`one_line` also folds every line break into a
 space and bounds the length, and :func:`quote` is how an error echoes an input: cleaned,
@@ -17,19 +18,24 @@ from __future__ import annotations
 
 import regex
 
+from gwanjong_shared.contract.visible import BLANK_GLYPHS
+
 #: how much of any input an error may quote
 ECHO_CHARS = 200
 
 # Line breaks other than \n that some readers honour (str.splitlines() does): \r, \v, \f,
 # \x1c-\x1e, NEL, U+2028, U+2029.
 _BREAKS = regex.compile(r"\r\n?|[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
-# Every other control or format character, except \n and \t, and every default-ignorable
-# one: variation selectors (a run of them after one emoji smuggles words, as tag
-# characters do), Hangul fillers, the combining grapheme joiner. What builds one emoji
-# glyph stays, as `visible` draws it: a zero-width joiner between two emoji (👩‍💻), a
-# variation selector 15/16 right after an emoji (❤️).
+# Every other control or format character, except \n and \t, every default-ignorable
+# one (variation selectors: a run of them after one emoji smuggles words, as tag
+# characters do; Hangul fillers, the combining grapheme joiner) and the printable ones
+# fonts draw empty, which `visible` marks (BLANK_GLYPHS, kept there once). What builds one
+# emoji glyph stays, as `visible` draws it: a zero-width joiner between two emoji (👩‍💻),
+# a variation selector 15/16 right after an emoji (❤️).
 _HIDDEN = regex.compile(
-    r"[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}--[\n\t\u200d\ufe0e\ufe0f]]"
+    r"[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}"
+    + "".join(sorted(BLANK_GLYPHS))
+    + r"--[\n\t\u200d\ufe0e\ufe0f]]"
     r"|(?<![\p{Extended_Pictographic}\ufe0e\ufe0f\p{Emoji_Modifier}])\u200d"
     r"|\u200d(?![\p{Extended_Pictographic}\p{Emoji_Modifier}])"
     r"|(?<![\p{Emoji}\p{Emoji_Modifier}])[\ufe0e\ufe0f]",

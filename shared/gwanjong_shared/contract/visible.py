@@ -10,8 +10,9 @@ from a hand list: the general categories Cc (controls, C0 and C1: ESC, BEL, CR..
 (format: zero-width, bidi controls, soft hyphen...), Co (private use), Cn (unassigned), Cs
 (surrogates), Zl and Zp (line and paragraph separators), the bidi control classes, the
 Tags block (U+E0000–U+E007F, ASCII smuggling: a run of them is also decoded, so the hidden
-words are read) and every Default_Ignorable_Code_Point (variation selectors, Hangul
-fillers, combining grapheme joiner...). Newline and tab are shown as themselves.
+words are read), every Default_Ignorable_Code_Point (variation selectors, Hangul
+fillers, combining grapheme joiner...) and the few printable characters fonts draw empty
+(:data:`BLANK_GLYPHS`). Newline and tab are shown as themselves.
 
 Emoji are shown as they are drawn: a zero-width joiner between two emoji (👩‍💻) and a
 variation selector 15/16 right after an emoji (❤️) build one glyph and are neither marked
@@ -47,6 +48,11 @@ HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp"})
 #: embeddings, overrides, isolates and their ends: they reorder what is shown
 BIDI_CONTROLS = frozenset({"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"})
 TAGS = range(0xE0000, 0xE0080)
+#: Printable by every Unicode property, yet drawn empty in common fonts, so no property
+#: finds them: U+1D159 MUSICAL SYMBOL NULL NOTEHEAD (the other "blank" characters of the
+#: usual lists are Default_Ignorable, or whitespace; U+2800 BRAILLE PATTERN BLANK is braille
+#: text's space and counts as one in the folding below)
+BLANK_GLYPHS = frozenset("\U0001d159")
 TAG_NAME = "U+E0000–U+E007F TAG characters"
 ZWJ = "\u200d"
 VS15_16 = "\ufe0e\ufe0f"
@@ -75,6 +81,7 @@ def hidden(ch: str) -> bool:
         unicodedata.category(ch) in HIDDEN_CATEGORIES
         or unicodedata.bidirectional(ch) in BIDI_CONTROLS
         or ord(ch) in TAGS
+        or ch in BLANK_GLYPHS
         or _IGNORABLE.match(ch) is not None
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import sys
 
 from gwanjong_shared.contract.untrusted import clean
@@ -36,15 +37,43 @@ def redact(text: str) -> str:
     return text
 
 
-class _RedactingFormatter(logging.Formatter):
+#: how every plain log line starts (stderr and the log file)
+LINE_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+# Every control but tab, and the line and paragraph separators: whatever a reader may take
+# for the end of a line
+_BREAKING = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+_ESCAPES = {"\n": "\\n", "\r": "\\r"}
+
+
+def _escaped(ch: re.Match[str]) -> str:
+    c = ch.group()
+    return _ESCAPES.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+
+
+def one_line_message(text: str) -> str:
+    """A log message as one line: its line breaks and controls written as escapes."""
+    return _BREAKING.sub(_escaped, text)
+
+
+class LineFormatter(logging.Formatter):
+    """A plain log line, secrets masked. Log lines may quote platform text (a server's
+    error, a platform's answer): the message is one line, its breaks and controls escaped
+    (``\\n``), so it cannot forge the lines after it; a traceback keeps its own lines;
+    nothing anywhere keeps a terminal escape or a hidden character."""
+
+    def __init__(self) -> None:
+        super().__init__(LINE_FORMAT)
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        return one_line_message(super().formatMessage(record))
+
     def format(self, record: logging.LogRecord) -> str:
-        # Log lines may quote platform text: no terminal escapes or hidden characters.
         return redact(clean(super().format(record)))
 
 
 def configure_logging(level: str = "WARNING") -> None:
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(LineFormatter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

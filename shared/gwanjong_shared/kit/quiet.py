@@ -32,6 +32,14 @@ def quiet_fastmcp() -> None:
             settings.set_setting(name, value)  # validated: "false" becomes False
     # FastMCP set its logger's level when it was imported, from the settings of that moment.
     configure_logging(level=settings.log_level)
+    if settings.log_enabled:
+        # ...and gave it a stderr handler of its own, which the root's never sees: its
+        # lines (an unexpected tool error quotes the exception) were neither cleaned, nor
+        # one line, nor masked, nor in the log file. They go to the root's handlers instead.
+        fastmcp_log = logging.getLogger("fastmcp")
+        for handler in fastmcp_log.handlers[:]:
+            fastmcp_log.removeHandler(handler)
+        fastmcp_log.propagate = True
     server_log = logging.getLogger("fastmcp.server.server")
     if not any(isinstance(f, OrdinaryToolErrors) for f in server_log.filters):
         server_log.addFilter(OrdinaryToolErrors())

@@ -172,6 +172,25 @@ def test_rotating_log_file_in_the_state_dir(tmp_path: Path) -> None:
     assert add_log_file(parse('[gateway]\nstate_dir = "/tmp"\n')) is None
 
 
+def test_the_log_file_writes_a_message_on_one_line_its_controls_escaped(tmp_path: Path) -> None:
+    """The log file is the stderr line: platform text in a message cannot forge a line or
+    leave an escape sequence for whoever reads the file on a terminal."""
+    config = parse(config_text(tmp_path, [], settings={"log_file": "gw.log"}))
+    path = add_log_file(config)
+    assert path is not None
+    root = logging.getLogger()
+    handler = root.handlers[-1]
+    try:
+        logging.getLogger("gwanjong.test").warning("said: x\nWARNING forged\x1b]52;c;aGk=\x07")
+    finally:
+        root.removeHandler(handler)
+        handler.close()
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 1 and lines[0].endswith("said: x\\nWARNING forged\\x1b]52;c;aGk=\\x07"), (
+        lines
+    )
+
+
 @pytest.mark.anyio
 @pytest.mark.parametrize("isolation", ["in-process", "process"])
 async def test_a_missing_bundled_server_is_down_with_what_to_install(

@@ -43,6 +43,20 @@ def test_a_line_is_one_masked_json_object(logged: tuple[logging.Logger, io.Strin
     assert "trace_id" not in record  # no span: no trace fields
 
 
+def test_an_exception_is_cleaned_like_the_message(
+    logged: tuple[logging.Logger, io.StringIO],
+) -> None:
+    logger, out = logged
+    use_json_lines(logger)
+    try:
+        raise ValueError("platform said \u202eevil\x9b2J")
+    except ValueError:
+        logger.exception("failed")
+    record = json.loads(out.getvalue())
+    assert "Traceback (most recent call last):\n" in record["exception"]
+    assert record["exception"].endswith("ValueError: platform said evil2J"), record
+
+
 def test_a_line_written_in_a_span_names_its_trace(
     logged: tuple[logging.Logger, io.StringIO],
 ) -> None:

@@ -38,6 +38,17 @@ def test_the_categories_come_from_unicode_not_a_list() -> None:
     assert not hidden("a") and not hidden("\n") and not hidden("\t") and not hidden("한")
 
 
+def test_a_printable_character_that_draws_nothing_is_marked_by_name() -> None:
+    """U+1D159 MUSICAL SYMBOL NULL NOTEHEAD is a symbol (So), not default-ignorable, yet
+    fonts draw it empty: a name or a line of them looks blank. It is marked and named."""
+    s = show("ann\U0001d159\U0001d159 says hi")
+    assert s.text == "ann⟦U+1D159⟧⟦U+1D159⟧ says hi" and s.hidden == 2
+    assert "U+1D159 MUSICAL SYMBOL NULL NOTEHEAD ×2" in s.warning()
+    assert line("\U0001d159" * 3) == "⟦U+1D159⟧" * 3  # a "blank" name is not blank
+    # U+2800 BRAILLE PATTERN BLANK stays a space (folded in runs, braille text needs it)
+    assert not hidden("\u2800") and hidden("\U0001d159")
+
+
 def test_emoji_sequences_are_drawn_and_not_warned() -> None:
     s = show(CORPUS["emoji"])
     assert s.text == CORPUS["emoji"] and s.hidden == 0 and s.warning() == ""
