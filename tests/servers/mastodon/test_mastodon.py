@@ -328,6 +328,30 @@ async def test_a_write_sent_again_after_a_lost_answer_is_not_posted_twice(
     assert again["id"] == write["data"]["id"], again
 
 
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"X-RateLimit-Reset": "1765000000.25"},  # epoch seconds with a fraction, not ISO
+        {"X-RateLimit-Limit": ""},  # Remaining without Limit
+    ],
+    ids=["epoch-reset", "no-limit"],
+)
+async def test_a_landed_write_with_odd_rate_limit_headers_is_posted(
+    sandbox: SandboxControl, headers: dict[str, str]
+) -> None:
+    """Other servers (GoToSocial, Akkoma, a proxy) word their rate-limit headers otherwise
+    than Mastodon; Mastodon.py raises on what it cannot parse even after a 2xx, so a write
+    that landed read as refused (rate_limited: "nothing was written") and could be sent
+    again. A 2xx write is posted, whatever its headers say."""
+    async with Client(SPEC.build(sandbox.url)) as client:
+        sandbox.fault(
+            "mastodon", "headers", method="POST", match="/api/v1/statuses", headers=headers
+        )
+        posted = await call(client, "write_post", title="", body="Odd headers, one post.")
+    (write,) = sandbox.writes("mastodon")
+    assert posted["ok"] and posted["id"] == write["data"]["id"], posted
+
+
 # -- through the gateway -----------------------------------------------------------------------
 
 
