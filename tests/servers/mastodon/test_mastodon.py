@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -149,6 +150,26 @@ async def test_a_bot_flag_taken_off_stops_the_next_write(sandbox: SandboxControl
         refused = await error_of(client, "write_post", title="", body="Still posting?")
     assert refused.startswith("not_supported: ") and "automated account" in refused, refused
     assert [w["data"]["status"] for w in sandbox.writes("mastodon")] == ["Flagged and posting."]
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [{"kind": "hang", "seconds": 10}, {"status": 502}],
+    ids=["no-answer", "server-error"],
+)
+async def test_a_failed_read_of_the_bot_flag_says_nothing_was_written(
+    sandbox: SandboxControl, fault: dict[str, Any]
+) -> None:
+    """The flag is read again before each write: when that read fails, the write was never
+    sent, so the answer says so (unavailable, nothing sent), never that it may have been
+    written (which would hold the target as an unsure write)."""
+    async with Client(SPEC.build(sandbox.url, **SPEC.timeouts(1))) as client:
+        await call(client, "capabilities")  # warm: validate reads the flag once, then the write
+        sandbox.fault("mastodon", match="/api/v1/accounts/verify_credentials", **fault)
+        text = await error_of(client, "write_post", title="", body="Checked, not sent.")
+    assert text.startswith("unavailable: ") and "nothing was sent" in text, text
+    assert "may have been written" not in text, text
+    assert sandbox.writes("mastodon") == []
 
 
 async def test_nobody_answers_a_nobot_author(sandbox: SandboxControl) -> None:
