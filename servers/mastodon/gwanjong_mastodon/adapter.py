@@ -224,7 +224,7 @@ class MastodonAdapter(PlatformAdapter):
         statuses = await self.call(
             "trending_statuses", limit=min(limit, 40), what="trending statuses"
         )
-        return [post_of(s, self.platform) for s in statuses or []][:limit]
+        return [post_of(s, self.platform, local=self.base_url) for s in statuses or []][:limit]
 
     async def search(self, query: str, limit: int) -> list[Post]:
         words = query.split()
@@ -232,21 +232,22 @@ class MastodonAdapter(PlatformAdapter):
             found = await self.call(
                 "timeline_hashtag", words[0][1:], limit=min(limit, 40), what="that hashtag"
             )
-            return [post_of(s, self.platform) for s in found or []][:limit]
+            return [post_of(s, self.platform, local=self.base_url) for s in found or []][:limit]
         found = await self.call(
             "search_v2", query, resolve=False, result_type="statuses", what="search"
         )
-        return [post_of(s, self.platform) for s in (found or {}).get("statuses") or []][:limit]
+        statuses = (found or {}).get("statuses") or []
+        return [post_of(s, self.platform, local=self.base_url) for s in statuses][:limit]
 
     async def get_post(self, post_id: str) -> Post:
-        return post_of(await self.status(post_id), self.platform)
+        return post_of(await self.status(post_id), self.platform, local=self.base_url)
 
     async def get_comments(self, post_id: str, limit: int) -> list[Comment]:
         status = await self.status(post_id)
         context = await self.call(
             "status_context", post_id, what=f"the replies to status {post_id}"
         )
-        return comment_tree(post_id, status, context, self.platform, limit)
+        return comment_tree(post_id, status, context, self.platform, limit, self.base_url)
 
     async def mentions(self, since: str | None, limit: int) -> MentionList:
         from gwanjong_mastodon.mentions import fetch_mentions

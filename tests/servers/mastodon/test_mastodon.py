@@ -20,6 +20,8 @@ from gwanjong_sandbox.mastodon.world import (
     HUMAN_TOKEN,
     MAX_CHARS,
     NOBOT,
+    REMOTE,
+    REMOTE_REPLY,
     RULES,
     SPOILERS,
     TOKEN,
@@ -78,6 +80,21 @@ async def test_only_a_hashtag_reads_the_hashtag_timeline(
     seen = paths(sandbox, "mastodon")
     assert seen.get("GET /api/v2/search") == 1, seen
     assert not any("/timelines/" in p or "/accounts/" in p for p in seen), seen
+
+
+async def test_a_remote_status_links_where_its_server_is(sandbox: SandboxControl) -> None:
+    """A remote status's url is its server's word: one that points at another site (here a
+    Dev.to post) is not shown as the status's link; the instance's own page for it is, as
+    Mastodon's web UI shows it. A url on the status's own server is kept."""
+    ids = sandbox.ids("mastodon")
+    name, domain, elsewhere = REMOTE
+    async with Client(SPEC.build(sandbox.url)) as client:
+        post = await call(client, "get_post", post_id=ids["remote-elsewhere"])
+        (reply,) = (await call(client, "get_comments", post_id=ids["remote-elsewhere"]))["comments"]
+    assert post["url"] == f"{sandbox.url}/@{name}@{domain}/{ids['remote-elsewhere']}", post
+    assert elsewhere not in json.dumps({k: v for k, v in post.items() if k != "raw"})
+    ann, other = REMOTE_REPLY
+    assert reply["url"] == f"https://{other}/@{ann}/{ids['remote-reply']}", reply
 
 
 # -- rules as correctness ----------------------------------------------------------------------
