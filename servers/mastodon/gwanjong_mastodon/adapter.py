@@ -5,6 +5,7 @@ the instance's own character limit)."""
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import re
 import time
@@ -423,9 +424,15 @@ class MastodonAdapter(PlatformAdapter):
             url=str(status.get("url") or status.get("uri") or "") or None,
         )
 
-    @staticmethod
-    def idempotency_key(*parts: str) -> str:
-        return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
+    def idempotency_key(
+        self, text: str, *, in_reply_to: str | None, visibility: str, spoiler: str | None
+    ) -> str:
+        """One key per distinct write, the same for a resend of it: Mastodon answers a
+        reused key (per account, for an hour) with the first status and posts nothing, so
+        everything that makes a status what it is goes in (the account too)."""
+        account = f"{(self._me or {}).get('id')}@{urlsplit(self.base_url).hostname}"
+        parts = [account, in_reply_to, visibility, spoiler or "", text]
+        return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:32]
 
     async def write_post(self, title: str, body: str, tags: list[str]) -> PostResult:
         await self._refuse_unless_auto("write_post", None)
@@ -434,7 +441,9 @@ class MastodonAdapter(PlatformAdapter):
             "status_post",
             text,
             visibility="public",
-            idempotency_key=self.idempotency_key("post", text),
+            idempotency_key=self.idempotency_key(
+                text, in_reply_to=None, visibility="public", spoiler=None
+            ),
             what="posting",
             write=True,
         )
@@ -460,7 +469,9 @@ class MastodonAdapter(PlatformAdapter):
             in_reply_to_id=target,
             visibility=visibility,
             spoiler_text=cw,
-            idempotency_key=self.idempotency_key("reply", target, body.strip()),
+            idempotency_key=self.idempotency_key(
+                body.strip(), in_reply_to=target, visibility=visibility, spoiler=cw
+            ),
             what="replying",
             write=True,
         )

@@ -390,6 +390,53 @@ async def test_a_landed_write_with_odd_rate_limit_headers_is_posted(
     assert posted["ok"] and posted["id"] == write["data"]["id"], posted
 
 
+async def test_the_same_text_to_different_targets_lands_each_time(
+    sandbox: SandboxControl,
+) -> None:
+    """Mastodon answers a reused Idempotency-Key (per account, for an hour) with the first
+    status, posting nothing: the key covers what makes a write distinct, so the same text
+    as a post, as a reply to one status and as a reply to another lands three times."""
+    ids = sandbox.ids("mastodon")
+    text = "Same words, three places."
+    async with Client(SPEC.build(sandbox.url)) as client:
+        post = await call(client, "write_post", title="", body=text)
+        first = await call(client, "write_comment", post_id=ids["summons-me"], body=text)
+        second = await call(client, "write_comment", post_id=ids["llm-3"], body=text)
+    writes = sandbox.writes("mastodon")
+    assert [w["target"] for w in writes] == [None, ids["summons-me"], ids["llm-3"]]
+    assert [post["id"], first["id"], second["id"]] == [w["data"]["id"] for w in writes]
+
+
+async def test_a_reply_under_a_changed_content_warning_is_a_new_write(
+    sandbox: SandboxControl,
+) -> None:
+    """A reply carries its parent's content warning. The same text to the same status after
+    its author changed the warning is another write: it lands under the new warning, never
+    answered with the first reply (which Mastodon does for a reused Idempotency-Key)."""
+    text = "Thanks, noted."
+    async with Client(SPEC.build(sandbox.url)) as client:
+        ours = await call(client, "write_post", title="", body="Our notes on gateways.")
+        async with httpx.AsyncClient(base_url=sandbox.url) as web:  # a person answers us
+            human = {"Authorization": f"Bearer {HUMAN_TOKEN}"}
+            made = await web.post(
+                "/api/v1/statuses",
+                data={"status": "Nice notes.", "in_reply_to_id": ours["id"]},
+                headers=human,
+            )
+            theirs = made.json()["id"]
+            first = await call(client, "write_comment", post_id=theirs, body=text)
+            edited = await web.put(
+                f"/api/v1/statuses/{theirs}",
+                data={"status": "Nice notes.", "spoiler_text": "gateways"},
+                headers=human,
+            )
+            assert edited.status_code == 200 and edited.json()["spoiler_text"] == "gateways"
+            second = await call(client, "write_comment", post_id=theirs, body=text)
+    replies = [w for w in sandbox.writes("mastodon") if w["target"] == theirs]
+    assert [w["data"]["spoiler_text"] for w in replies] == ["", "gateways"], replies
+    assert [first["id"], second["id"]] == [w["data"]["id"] for w in replies]
+
+
 # -- through the gateway -----------------------------------------------------------------------
 
 
