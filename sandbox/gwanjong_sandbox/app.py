@@ -6,8 +6,8 @@ Control API (JSON), used by tests, the demo and the benchmarks:
 - ``GET  /_sandbox/ids/{platform}`` -> logical corpus key -> platform post id
 - ``GET  /_sandbox/env/{platform}`` -> env vars that point that platform's server here
 - ``POST /_sandbox/faults`` {platform, kind, status, retry_after, seconds, ms, count, match,
-  method, body, content_type} (kinds: status, hang, hang_after, slow_write, latency, lag,
-  apply_then_status, apply_then_drop; see `state.Fault`; ``body``: a raw error body, e.g.
+  method, body, content_type, headers} (kinds: status, hang, hang_after, slow_write, latency, lag,
+  apply_then_status, apply_then_drop, headers; see `state.Fault`; ``body``: a raw error body, e.g.
   "" for a CDN's empty 403; ``match``/``method``: only requests whose path contains it /
   with that method, e.g. a write endpoint)
 - ``DELETE /_sandbox/faults`` -> drop pending faults and latency (emulators keep their state)
@@ -271,6 +271,8 @@ class SandboxApp:
                 await _fault_response(emulator, fault)(scope, receive, send)
             else:
                 await _drop(receive, send)
+        elif fault.kind == "headers":
+            await self.apps[platform](scope, receive, _with_headers(send, fault.headers))
         elif fault.kind == "slow_write":
             # Real servers finish what they received: read the request now, apply it after
             # the delay even if the client has given up, then answer (maybe to nobody).
@@ -298,6 +300,20 @@ class SandboxApp:
 
 async def _swallow(_message: Message) -> None:
     """An emulator's answer sent nowhere (the fault answers instead)."""
+
+
+def _with_headers(send: Send, headers: dict[str, str]) -> Send:
+    """``send`` with ``headers`` set on the answer (an empty value removes the header)."""
+    names = {name.lower().encode("latin-1") for name in headers}
+
+    async def patched(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            kept = [(k, v) for k, v in message.get("headers", []) if k.lower() not in names]
+            added = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items() if v]
+            message = {**message, "headers": kept + added}
+        await send(message)
+
+    return patched
 
 
 async def _drop(receive: Receive, send: Send) -> None:

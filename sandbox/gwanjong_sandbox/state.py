@@ -22,7 +22,9 @@ class Fault:
     ``seconds`` later, on the sandbox's clock, until reset; ``count`` is ignored),
     ``apply_then_status`` (do the work, then answer ``status``, as a proxy in front of the
     platform does when its answer is lost: the write happened, the client sees a 5xx) or
-    ``apply_then_drop`` (do the work, then close the connection without any answer).
+    ``apply_then_drop`` (do the work, then close the connection without any answer) or
+    ``headers`` (answer normally, with ``headers`` set on the answer and an empty value
+    removing that header: another server's or a proxy's rate-limit headers).
     With ``count=1`` a client that resends the request gets it applied a second time.
     """
 
@@ -39,6 +41,7 @@ class Fault:
     # 404) with the platform's own headers for that status; None: the platform's error JSON.
     body: str | None = None
     content_type: str = "text/plain; charset=utf-8"
+    headers: dict[str, str] = field(default_factory=lambda: {})  # ``headers`` only
 
 
 @dataclass

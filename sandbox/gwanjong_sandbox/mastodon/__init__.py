@@ -29,6 +29,7 @@ from gwanjong_sandbox.mastodon.world import (
     TOKEN,
     World,
     build_world,
+    content_html,
     context,
     make_status,
 )
@@ -196,6 +197,7 @@ class MastodonEmulator:
                 "GET", "/api/v1/statuses/{id}/context", self.context, "/api/v1/statuses/1/context"
             ),
             Endpoint("POST", "/api/v1/statuses", self.post, "/api/v1/statuses"),
+            Endpoint("PUT", "/api/v1/statuses/{id}", self.edit, "/api/v1/statuses/1"),
             Endpoint(
                 "POST",
                 "/api/v1/statuses/{id}/favourite",
@@ -389,6 +391,27 @@ class MastodonEmulator:
             id=sid,
         )
         return self._json(status)
+
+    async def edit(self, request: Request) -> Response:
+        """Its author edits a status (text, content warning), as Mastodon 3.5+ allows; its
+        visibility and the thread it answers stay."""
+        who = self._who(request)
+        if who is None:
+            return self._unauthorized()
+        status = self._status(request.path_params["id"], who)
+        if status is None:
+            return self._json({"error": "Record not found"}, 404)
+        if status["account"]["id"] != who["id"]:
+            return self._json({"error": "This action is not allowed"}, 403)
+        form = await request.form()
+        stored = self.world.statuses[status["id"]]
+        if "status" in form:
+            stored["content"], stored["mentions"] = content_html(self.world, str(form["status"]))
+        if "spoiler_text" in form:
+            stored["spoiler_text"] = str(form["spoiler_text"])
+            stored["sensitive"] = bool(stored["spoiler_text"])
+        stored["edited_at"] = _iso(datetime.now(UTC))
+        return self._json(self._status(stored["id"], who))
 
     async def favourite(self, request: Request) -> Response:
         who = self._who(request)

@@ -209,6 +209,7 @@ def build_world() -> World:
     visibility = {key: v for key, _a, v, _t in EXTRA}
     for thread in threads:
         _add_thread(world, thread, visibility.get(thread.key, "public"))
+    _add_remote(world, threads[0].created)
     for status in world.statuses.values():  # replies_count and the inbox
         parent = world.statuses.get(status["in_reply_to_id"] or "")
         if parent is not None:
@@ -216,6 +217,46 @@ def build_world() -> World:
         _notify(world, status)
     world.notifications.sort(key=lambda n: int(n["id"]))
     return world
+
+
+#: a remote author whose status's url claims another site (their server's word only)
+REMOTE = ("mallory", "remote.example", "https://dev.to/someone/not-this-status")
+#: a remote author whose url is on their own server
+REMOTE_REPLY = ("ann", "other.example")
+
+
+def _remote(world: World, name: str, domain: str) -> dict[str, Any]:
+    account = world.account(f"{name}@{domain}")
+    account |= {
+        "username": name,
+        "url": f"https://{domain}/@{name}",
+        "uri": f"https://{domain}/users/{name}",
+    }
+    return account
+
+
+def _add_remote(world: World, when: datetime) -> None:
+    """An unlisted remote status (shown by id and in its context only, so no search,
+    trend or inbox changes) whose ``url`` points elsewhere than its server, and a remote
+    reply whose ``url`` is its own server's."""
+    name, domain, elsewhere = REMOTE
+    _remote(world, name, domain)
+    sid = world.next_id(when)
+    text = "Federated notes on MCP gateways."
+    root = make_status(world, sid, f"{name}@{domain}", text, when, visibility="unlisted")
+    root |= {"uri": f"https://{domain}/users/{name}/statuses/{sid}", "url": elsewhere}
+    world.statuses[sid], world.path[sid], world.by_key["remote-elsewhere"] = root, [], sid
+    name, domain = REMOTE_REPLY
+    _remote(world, name, domain)
+    rid = world.next_id(when + timedelta(minutes=5))
+    reply = make_status(
+        world, rid, f"{name}@{domain}", "Agreed.", when, reply_to=root, visibility="unlisted"
+    )
+    reply |= {
+        "uri": f"https://{domain}/users/{name}/statuses/{rid}",
+        "url": f"https://{domain}/@{name}/{rid}",
+    }
+    world.statuses[rid], world.path[rid], world.by_key["remote-reply"] = reply, [sid], rid
 
 
 def _add_thread(world: World, thread: Thread, visibility: str) -> None:

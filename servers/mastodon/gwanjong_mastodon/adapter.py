@@ -5,6 +5,7 @@ the instance's own character limit)."""
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import re
 import time
@@ -224,7 +225,7 @@ class MastodonAdapter(PlatformAdapter):
         statuses = await self.call(
             "trending_statuses", limit=min(limit, 40), what="trending statuses"
         )
-        return [post_of(s, self.platform) for s in statuses or []][:limit]
+        return [post_of(s, self.platform, local=self.base_url) for s in statuses or []][:limit]
 
     async def search(self, query: str, limit: int) -> list[Post]:
         words = query.split()
@@ -232,21 +233,22 @@ class MastodonAdapter(PlatformAdapter):
             found = await self.call(
                 "timeline_hashtag", words[0][1:], limit=min(limit, 40), what="that hashtag"
             )
-            return [post_of(s, self.platform) for s in found or []][:limit]
+            return [post_of(s, self.platform, local=self.base_url) for s in found or []][:limit]
         found = await self.call(
             "search_v2", query, resolve=False, result_type="statuses", what="search"
         )
-        return [post_of(s, self.platform) for s in (found or {}).get("statuses") or []][:limit]
+        statuses = (found or {}).get("statuses") or []
+        return [post_of(s, self.platform, local=self.base_url) for s in statuses][:limit]
 
     async def get_post(self, post_id: str) -> Post:
-        return post_of(await self.status(post_id), self.platform)
+        return post_of(await self.status(post_id), self.platform, local=self.base_url)
 
     async def get_comments(self, post_id: str, limit: int) -> list[Comment]:
         status = await self.status(post_id)
         context = await self.call(
             "status_context", post_id, what=f"the replies to status {post_id}"
         )
-        return comment_tree(post_id, status, context, self.platform, limit)
+        return comment_tree(post_id, status, context, self.platform, limit, self.base_url)
 
     async def mentions(self, since: str | None, limit: int) -> MentionList:
         from gwanjong_mastodon.mentions import fetch_mentions
@@ -391,14 +393,25 @@ class MastodonAdapter(PlatformAdapter):
         """Writes check again where they land (a reply's parent may not be the validated
         post): nothing is sent that the rules refuse. The bot flag is read again: a person
         or the instance's moderators may have taken it off since the server started."""
-        problem = await self.bot_problem(fresh=True)
+        try:
+            problem = await self.bot_problem(fresh=True)
+            rule = None
+            if problem is None and target is not None:
+                base = REPLY_RULE if action == "write_comment" else FAVOURITE_RULE
+                rule = await self.rule_for_target(action, target, base)
+        except PlatformError as exc:
+            if exc.kind not in _UNREACHABLE:
+                raise
+            # These reads come before the write: it was never sent, so not an unsure write.
+            raise errors.unavailable(
+                f"{self.label} could not be read for the checks before {action} (our "
+                f"account's bot flag, the target: {exc.kind.value}), so the write was not "
+                "made: nothing was sent. Try again in a minute."
+            ) from None
         if problem is not None:
             raise errors.not_supported(f"{action} is not allowed: {problem}")
-        if target is not None:
-            base = REPLY_RULE if action == "write_comment" else FAVOURITE_RULE
-            rule = await self.rule_for_target(action, target, base)
-            if rule.allowed != "auto":
-                raise errors.not_supported(f"{action} is not allowed for a program: {rule.reason}")
+        if rule is not None and rule.allowed != "auto":
+            raise errors.not_supported(f"{action} is not allowed for a program: {rule.reason}")
 
     # -- writes -----------------------------------------------------------------------
 
@@ -411,9 +424,15 @@ class MastodonAdapter(PlatformAdapter):
             url=str(status.get("url") or status.get("uri") or "") or None,
         )
 
-    @staticmethod
-    def idempotency_key(*parts: str) -> str:
-        return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
+    def idempotency_key(
+        self, text: str, *, in_reply_to: str | None, visibility: str, spoiler: str | None
+    ) -> str:
+        """One key per distinct write, the same for a resend of it: Mastodon answers a
+        reused key (per account, for an hour) with the first status and posts nothing, so
+        everything that makes a status what it is goes in (the account too)."""
+        account = f"{(self._me or {}).get('id')}@{urlsplit(self.base_url).hostname}"
+        parts = [account, in_reply_to, visibility, spoiler or "", text]
+        return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:32]
 
     async def write_post(self, title: str, body: str, tags: list[str]) -> PostResult:
         await self._refuse_unless_auto("write_post", None)
@@ -422,7 +441,9 @@ class MastodonAdapter(PlatformAdapter):
             "status_post",
             text,
             visibility="public",
-            idempotency_key=self.idempotency_key("post", text),
+            idempotency_key=self.idempotency_key(
+                text, in_reply_to=None, visibility="public", spoiler=None
+            ),
             what="posting",
             write=True,
         )
@@ -448,7 +469,9 @@ class MastodonAdapter(PlatformAdapter):
             in_reply_to_id=target,
             visibility=visibility,
             spoiler_text=cw,
-            idempotency_key=self.idempotency_key("reply", target, body.strip()),
+            idempotency_key=self.idempotency_key(
+                body.strip(), in_reply_to=target, visibility=visibility, spoiler=cw
+            ),
             what="replying",
             write=True,
         )

@@ -4,7 +4,9 @@ write, never a sleep for the rate limit, and its failures as contract errors.
 Mastodon.py is synchronous (requests). Its own rate-limit handling sleeps up to five
 minutes ("wait"/"pace"); we pass ``ratelimit_method="throw"`` and keep the windows in the
 kit's Limiter instead, fed by :class:`GatedSession` from every response's headers
-(``X-RateLimit-Reset`` is an ISO time on Mastodon). A write is sent once: requests' default
+(``X-RateLimit-Reset`` is an ISO time on Mastodon, epoch seconds elsewhere), which it then
+takes off the response: Mastodon.py would parse them itself and raise on a form it cannot
+read, even after a 2xx write. A write is sent once: requests' default
 adapter does not retry (``max_retries=0``, mounted explicitly here), Mastodon.py repeats a
 request only on a 429 in "wait"/"pace" mode (never in "throw"), and every status carries an
 ``Idempotency-Key`` so even a person's retry of a timed-out write cannot post twice. A
@@ -176,6 +178,11 @@ class GatedSession(requests.Session):
         self.limiter.observe(
             route_key(verb.upper()), response.status_code, epoch_reset(response.headers)
         )
+        # Ours alone: Mastodon.py parses them on every answer, even a 2xx, and raises on a
+        # form it cannot read (a fractional epoch reset, Remaining without Limit), so a
+        # write that landed would read as refused. In "throw" mode it needs none of them.
+        for name in [k for k in response.headers if k.lower().startswith("x-ratelimit-")]:
+            del response.headers[name]
         return response
 
 

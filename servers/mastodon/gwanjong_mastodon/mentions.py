@@ -75,7 +75,9 @@ async def fetch_mentions(adapter: MastodonAdapter, since: str | None, limit: int
             if str((status.get("account") or {}).get("id")) == my_id:
                 continue
             reason = "reply" if str(status.get("in_reply_to_account_id")) == my_id else "mention"
-            items.append((key, post_of(status, adapter.platform, tags=[reason])))
+            items.append(
+                (key, post_of(status, adapter.platform, tags=[reason], local=adapter.base_url))
+            )
         nxt = getattr(found, "_pagination_next", None) or {}
         max_id = nxt.get("max_id") if isinstance(nxt, dict) else None
         return Page(items, str(max_id) if max_id else None, min(keys, default=None))

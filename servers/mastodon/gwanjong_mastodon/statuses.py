@@ -100,9 +100,31 @@ def acct(status: Mapping[str, Any]) -> str:
     return str(account.get("acct") or account.get("username") or "")
 
 
-def post_of(status: Mapping[str, Any], platform: str, tags: list[str] | None = None) -> Post:
+def _host(url: str) -> str:
+    return (urlsplit(url).hostname or "").lower()
+
+
+def link_of(status: Mapping[str, Any], local: str = "") -> str:
+    """The status's link. Its ``url`` is its server's word (a remote status may claim any
+    page, another site's post too), so it is kept only on the host of its ``uri`` (the
+    ActivityPub id) or of its author's account; otherwise the instance's own page for it
+    (``local``/@acct/id, as Mastodon's web UI links it), or its ``uri``."""
+    url, uri = str(status.get("url") or ""), str(status.get("uri") or "")
+    handle = acct(status)
+    domain = handle.partition("@")[2].lower()
+    if url and _host(url) in {h for h in (_host(uri), domain) if h}:
+        return url
+    if local and handle and status.get("id"):
+        return f"{local.rstrip('/')}/@{handle}/{status['id']}"
+    return uri if _host(uri) else ""
+
+
+def post_of(
+    status: Mapping[str, Any], platform: str, tags: list[str] | None = None, local: str = ""
+) -> Post:
     """A status as a Post: a content warning is its title (``CW: …``), a narrower than
-    public visibility is a tag (``visibility:private``), a boost is what it boosts."""
+    public visibility is a tag (``visibility:private``), a boost is what it boosts; its
+    link as :func:`link_of` trusts it (``local``: the instance's web address)."""
     inner = status.get("reblog") or status
     cw = str(inner.get("spoiler_text") or "")
     visibility = str(inner.get("visibility") or "public")
@@ -114,7 +136,7 @@ def post_of(status: Mapping[str, Any], platform: str, tags: list[str] | None = N
         id=str(inner["id"]),
         platform=platform,
         title=f"CW: {cw}" if cw else "",
-        url=str(inner.get("url") or inner.get("uri") or ""),
+        url=link_of(inner, local),
         body=text_of(inner.get("content"), inner.get("mentions")),
         author=acct(inner),
         tags=tags,
@@ -126,7 +148,12 @@ def post_of(status: Mapping[str, Any], platform: str, tags: list[str] | None = N
 
 
 def comment_tree(
-    post_id: str, status: Mapping[str, Any], context: Mapping[str, Any], platform: str, limit: int
+    post_id: str,
+    status: Mapping[str, Any],
+    context: Mapping[str, Any],
+    platform: str,
+    limit: int,
+    local: str = "",
 ) -> list[Comment]:
     """The conversation as one flat tree, each reply after its parent: a status that is
     itself a reply sits in its thread (the ancestors below the root, then the status, then
@@ -163,7 +190,7 @@ def comment_tree(
                     likes=0 if gone else int(node.get("favourites_count") or 0),
                     published_at=None if gone else iso(node.get("created_at")),
                     depth=depth,
-                    url="" if gone else str(node.get("url") or node.get("uri") or ""),
+                    url="" if gone else link_of(node, local),
                     raw=None if gone else dict(node),
                 )
             )

@@ -111,6 +111,17 @@ def unreadable_answer(label: str, what: str = "writing") -> PlatformError:
     )
 
 
+def unfinished_write(label: str, what: str, why: str, *, timed_out: bool) -> PlatformError:
+    """A write cut off by a bound above the HTTP stack (the server's call bound) or failed
+    with an SDK's own error: its request may have left, so it is unsure like a lost answer,
+    never "try again"."""
+    message = (
+        f"{label} did not finish {what} ({why}): it may have been written. It was not sent "
+        "again; read it back before writing it anew."
+    )
+    return errors.timeout(message) if timed_out else errors.unavailable(message)
+
+
 def lost_sign_in(label: str, lost: AnswerLost) -> PlatformError:
     """A sign-in or token refresh whose answer was lost: it writes nothing, so it is an
     ordinary failure of its kind (a timeout stays a timeout), safe to try again."""

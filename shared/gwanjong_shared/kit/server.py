@@ -32,6 +32,7 @@ from gwanjong_shared.contract.models import Post, PostResult
 from gwanjong_shared.contract.schemas import output_schema
 from gwanjong_shared.kit.adapter import PlatformAdapter
 from gwanjong_shared.kit.mcp_errors import ContractErrors
+from gwanjong_shared.kit.once import unfinished_write
 from gwanjong_shared.kit.ratelimit import RateMeta
 from gwanjong_shared.tool_templates import add_tool
 
@@ -143,7 +144,9 @@ def build_platform_server(
     mcp.add_middleware(RateMeta())  # the platform's remaining budget, in each result's _meta
     mcp.add_middleware(ContractErrors())
 
-    async def guarded(call: Awaitable[T], what: str, *, sent: bool = True) -> T:
+    async def guarded(
+        call: Awaitable[T], what: str, *, sent: bool = True, write: bool = False
+    ) -> T:
         # The SDKs differ in how (and whether) they time out; one bound for all of them.
         try:
             with anyio.move_on_after(call_timeout_s) as scope:
@@ -159,6 +162,8 @@ def build_platform_server(
                 type(exc).__name__,
                 exc_info=log.isEnabledFor(logging.DEBUG),
             )
+            if write:  # its request may have left: unsure, never "try again"
+                raise unfinished_write(label, what, type(exc).__name__, timed_out=False) from None
             raise errors.unavailable(
                 f"{label} failed while {what} ({type(exc).__name__}). Try again; if it keeps "
                 "failing, check the server's log."
@@ -168,6 +173,10 @@ def build_platform_server(
             raise errors.unavailable(
                 f"{label} did not finish {what} within {call_timeout_s:g} s; nothing was sent. "
                 "Try again later."
+            )
+        if write:  # it may have landed: a resend could write it twice
+            raise unfinished_write(
+                label, what, f"no answer within {call_timeout_s:g} s", timed_out=True
             )
         raise errors.timeout(
             f"{label} did not finish {what} within {call_timeout_s:g} s. Try again later."
@@ -293,7 +302,7 @@ Example: write_post(title="What I learned shipping an MCP server", body="...", t
             adapter.validate("write_post", body, title, tags=tag_list), CHECKING, sent=False
         )
         _raise_if_refused(check, label, "write_post")
-        return await guarded(adapter.write_post(title, body, tag_list), "publishing")
+        return await guarded(adapter.write_post(title, body, tag_list), "publishing", write=True)
 
     @tool(
         mcp,
@@ -318,7 +327,7 @@ Example: write_comment(post_id="1001", body="The retry trick in your second snip
         )
         _raise_if_refused(check, label, "write_comment")
         return await guarded(
-            adapter.write_comment(post_id.strip(), body, parent_id or None), "replying"
+            adapter.write_comment(post_id.strip(), body, parent_id or None), "replying", write=True
         )
 
     @tool(
@@ -338,7 +347,7 @@ Example: upvote(post_id="1001")""",
             adapter.validate("upvote", "", post_id=post_id.strip()), CHECKING, sent=False
         )
         _raise_if_refused(check, label, "upvote")
-        return await guarded(adapter.upvote(post_id.strip()), "voting")
+        return await guarded(adapter.upvote(post_id.strip()), "voting", write=True)
 
     @tool(
         mcp,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -19,6 +20,8 @@ from gwanjong_sandbox.mastodon.world import (
     HUMAN_TOKEN,
     MAX_CHARS,
     NOBOT,
+    REMOTE,
+    REMOTE_REPLY,
     RULES,
     SPOILERS,
     TOKEN,
@@ -77,6 +80,21 @@ async def test_only_a_hashtag_reads_the_hashtag_timeline(
     seen = paths(sandbox, "mastodon")
     assert seen.get("GET /api/v2/search") == 1, seen
     assert not any("/timelines/" in p or "/accounts/" in p for p in seen), seen
+
+
+async def test_a_remote_status_links_where_its_server_is(sandbox: SandboxControl) -> None:
+    """A remote status's url is its server's word: one that points at another site (here a
+    Dev.to post) is not shown as the status's link; the instance's own page for it is, as
+    Mastodon's web UI shows it. A url on the status's own server is kept."""
+    ids = sandbox.ids("mastodon")
+    name, domain, elsewhere = REMOTE
+    async with Client(SPEC.build(sandbox.url)) as client:
+        post = await call(client, "get_post", post_id=ids["remote-elsewhere"])
+        (reply,) = (await call(client, "get_comments", post_id=ids["remote-elsewhere"]))["comments"]
+    assert post["url"] == f"{sandbox.url}/@{name}@{domain}/{ids['remote-elsewhere']}", post
+    assert elsewhere not in json.dumps({k: v for k, v in post.items() if k != "raw"})
+    ann, other = REMOTE_REPLY
+    assert reply["url"] == f"https://{other}/@{ann}/{ids['remote-reply']}", reply
 
 
 # -- rules as correctness ----------------------------------------------------------------------
@@ -149,6 +167,26 @@ async def test_a_bot_flag_taken_off_stops_the_next_write(sandbox: SandboxControl
         refused = await error_of(client, "write_post", title="", body="Still posting?")
     assert refused.startswith("not_supported: ") and "automated account" in refused, refused
     assert [w["data"]["status"] for w in sandbox.writes("mastodon")] == ["Flagged and posting."]
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [{"kind": "hang", "seconds": 10}, {"status": 502}],
+    ids=["no-answer", "server-error"],
+)
+async def test_a_failed_read_of_the_bot_flag_says_nothing_was_written(
+    sandbox: SandboxControl, fault: dict[str, Any]
+) -> None:
+    """The flag is read again before each write: when that read fails, the write was never
+    sent, so the answer says so (unavailable, nothing sent), never that it may have been
+    written (which would hold the target as an unsure write)."""
+    async with Client(SPEC.build(sandbox.url, **SPEC.timeouts(1))) as client:
+        await call(client, "capabilities")  # warm: validate reads the flag once, then the write
+        sandbox.fault("mastodon", match="/api/v1/accounts/verify_credentials", **fault)
+        text = await error_of(client, "write_post", title="", body="Checked, not sent.")
+    assert text.startswith("unavailable: ") and "nothing was sent" in text, text
+    assert "may have been written" not in text, text
+    assert sandbox.writes("mastodon") == []
 
 
 async def test_nobody_answers_a_nobot_author(sandbox: SandboxControl) -> None:
@@ -326,6 +364,77 @@ async def test_a_write_sent_again_after_a_lost_answer_is_not_posted_twice(
     assert lost.startswith("unavailable: ") and "may have been written" in lost, lost
     (write,) = sandbox.writes("mastodon")
     assert again["id"] == write["data"]["id"], again
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"X-RateLimit-Reset": "1765000000.25"},  # epoch seconds with a fraction, not ISO
+        {"X-RateLimit-Limit": ""},  # Remaining without Limit
+    ],
+    ids=["epoch-reset", "no-limit"],
+)
+async def test_a_landed_write_with_odd_rate_limit_headers_is_posted(
+    sandbox: SandboxControl, headers: dict[str, str]
+) -> None:
+    """Other servers (GoToSocial, Akkoma, a proxy) word their rate-limit headers otherwise
+    than Mastodon; Mastodon.py raises on what it cannot parse even after a 2xx, so a write
+    that landed read as refused (rate_limited: "nothing was written") and could be sent
+    again. A 2xx write is posted, whatever its headers say."""
+    async with Client(SPEC.build(sandbox.url)) as client:
+        sandbox.fault(
+            "mastodon", "headers", method="POST", match="/api/v1/statuses", headers=headers
+        )
+        posted = await call(client, "write_post", title="", body="Odd headers, one post.")
+    (write,) = sandbox.writes("mastodon")
+    assert posted["ok"] and posted["id"] == write["data"]["id"], posted
+
+
+async def test_the_same_text_to_different_targets_lands_each_time(
+    sandbox: SandboxControl,
+) -> None:
+    """Mastodon answers a reused Idempotency-Key (per account, for an hour) with the first
+    status, posting nothing: the key covers what makes a write distinct, so the same text
+    as a post, as a reply to one status and as a reply to another lands three times."""
+    ids = sandbox.ids("mastodon")
+    text = "Same words, three places."
+    async with Client(SPEC.build(sandbox.url)) as client:
+        post = await call(client, "write_post", title="", body=text)
+        first = await call(client, "write_comment", post_id=ids["summons-me"], body=text)
+        second = await call(client, "write_comment", post_id=ids["llm-3"], body=text)
+    writes = sandbox.writes("mastodon")
+    assert [w["target"] for w in writes] == [None, ids["summons-me"], ids["llm-3"]]
+    assert [post["id"], first["id"], second["id"]] == [w["data"]["id"] for w in writes]
+
+
+async def test_a_reply_under_a_changed_content_warning_is_a_new_write(
+    sandbox: SandboxControl,
+) -> None:
+    """A reply carries its parent's content warning. The same text to the same status after
+    its author changed the warning is another write: it lands under the new warning, never
+    answered with the first reply (which Mastodon does for a reused Idempotency-Key)."""
+    text = "Thanks, noted."
+    async with Client(SPEC.build(sandbox.url)) as client:
+        ours = await call(client, "write_post", title="", body="Our notes on gateways.")
+        async with httpx.AsyncClient(base_url=sandbox.url) as web:  # a person answers us
+            human = {"Authorization": f"Bearer {HUMAN_TOKEN}"}
+            made = await web.post(
+                "/api/v1/statuses",
+                data={"status": "Nice notes.", "in_reply_to_id": ours["id"]},
+                headers=human,
+            )
+            theirs = made.json()["id"]
+            first = await call(client, "write_comment", post_id=theirs, body=text)
+            edited = await web.put(
+                f"/api/v1/statuses/{theirs}",
+                data={"status": "Nice notes.", "spoiler_text": "gateways"},
+                headers=human,
+            )
+            assert edited.status_code == 200 and edited.json()["spoiler_text"] == "gateways"
+            second = await call(client, "write_comment", post_id=theirs, body=text)
+    replies = [w for w in sandbox.writes("mastodon") if w["target"] == theirs]
+    assert [w["data"]["spoiler_text"] for w in replies] == ["", "gateways"], replies
+    assert [first["id"], second["id"]] == [w["data"]["id"] for w in replies]
 
 
 # -- through the gateway -----------------------------------------------------------------------

@@ -13,8 +13,10 @@ from mcp.types import CallToolResult
 from pydantic import BaseModel
 
 from gwanjong_shared.contract import errors
-from gwanjong_shared.contract.errors import ErrorBody, ErrorKind, ErrorResult, read_error
+from gwanjong_shared.contract.errors import UNSURE, ErrorBody, ErrorKind, ErrorResult, read_error
+from gwanjong_shared.contract.models import PostResult
 from gwanjong_shared.kit.mcp_errors import ContractErrors
+from gwanjong_shared.kit.server import build_platform_server
 
 pytestmark = pytest.mark.anyio
 
@@ -121,3 +123,45 @@ async def test_a_hanging_check_before_a_write_sends_nothing_and_says_so() -> Non
     body = body_of(result)
     assert body.kind is ErrorKind.UNAVAILABLE and "nothing was sent" in body.message
     assert world.written() == []
+
+
+async def test_a_write_cut_off_by_the_call_bound_is_unsure_and_not_to_be_resent() -> None:
+    """A write the kit's bound cuts off may have landed (here it did): the answer is an
+    unsure kind worded as a lost answer (may have been written, not sent again, read it
+    back), never an invitation to try again; a read cut off the same way may be retried."""
+    from tests.fakes.platform import FakePlatform
+    from tests.fakes.profiles import SOCIAL
+
+    world = FakePlatform(SOCIAL)
+    target = next(iter(world.posts))
+    world.hang("write_post", land=True)
+    world.hang("get_post")
+    with anyio.fail_after(60):
+        async with Client(world.server(call_timeout_s=0.2)) as client:
+            args = {"title": "", "body": "hi"}
+            write = body_of(await client.call_tool_mcp("write_post", args))
+            read = body_of(await client.call_tool_mcp("get_post", {"post_id": target}))
+    assert write.kind in UNSURE and "may have been written" in write.message, write
+    assert "not sent again" in write.message and "read it back" in write.message, write
+    assert "try again" not in write.message.lower(), write
+    assert len(world.written()) == 1  # it landed: a resend would post it twice
+    assert read.kind is ErrorKind.TIMEOUT and "try again" in read.message.lower(), read
+
+
+async def test_a_write_that_fails_unexpectedly_is_unsure_and_not_to_be_resent() -> None:
+    """An SDK's own exception from a write (its answer unread) says the write may have been
+    written, as a lost answer does, not "try again"."""
+    from tests.fakes.platform import FakeAdapter, FakePlatform
+    from tests.fakes.profiles import SOCIAL
+
+    class Broken(FakeAdapter):  # an SDK that raises its own error once it has sent
+        platform = SOCIAL.name
+        label = SOCIAL.label
+
+        async def write_post(self, title: str, body: str, tags: list[str]) -> PostResult:
+            raise KeyError("X-RateLimit-Limit")
+
+    async with Client(build_platform_server(Broken(FakePlatform(SOCIAL)))) as client:
+        body = body_of(await client.call_tool_mcp("write_post", {"title": "", "body": "hi"}))
+    assert body.kind in UNSURE and "may have been written" in body.message, body
+    assert "try again" not in body.message.lower(), body
