@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gwanjong_gateway.paths import private_file
+from gwanjong_shared.contract.untrusted import one_line
 
 TAIL_LINES = 3
 TAIL_CHARS = 300
@@ -37,11 +38,17 @@ def tail(path: Path | None, secrets: list[str]) -> str:
     except OSError:
         return ""
     lines = [line.strip() for line in text.splitlines() if line.strip() and not _framing(line)]
-    out = " | ".join(lines[-TAIL_LINES:])
+    # the server may quote a platform's text, and status shows this to the model: cleaned
+    # (masked before and after, so no hidden character can split a secret past the mask)
+    out = _masked(" | ".join(lines[-TAIL_LINES:]), secrets)
+    return _masked(one_line(out[-TAIL_CHARS * 2 :], TAIL_CHARS * 2), secrets)[-TAIL_CHARS:]
+
+
+def _masked(text: str, secrets: list[str]) -> str:
     for value in sorted(secrets, key=len, reverse=True):
         if len(value) >= _SECRET_MIN:
-            out = out.replace(value, "***")
-    return out[-TAIL_CHARS:]
+            text = text.replace(value, "***")
+    return text
 
 
 def _framing(line: str) -> bool:
