@@ -244,10 +244,11 @@ class ConsoleSection(Frozen):
             or parts.path not in ("", "/")
             or parts.query
             or parts.fragment
-            or parts.username
+            or "@" in parts.netloc  # a user or a password: never part of an origin
         ):
+            shown = url.split("@")[-1] if parts and "@" in parts.netloc else url  # no password
             raise ValueError(
-                f"{url[:80]!r} is not an origin: give the scheme and host the proxy serves "
+                f"{shown[:80]!r} is not an origin: give the scheme and host the proxy serves "
                 'it at, e.g. "https://gwanjong.example.com" (no path: the console is served '
                 "at the root of its own host name)"
             )

@@ -80,11 +80,18 @@ async def test_without_public_url_it_speaks_its_own_http_address_only(
 
 
 @pytest.mark.parametrize(
-    "url", ["https://gw.example.test/console", "ftp://gw.example.test", "https://u@gw.example"]
+    "url",
+    [
+        "https://gw.example.test/console",
+        "ftp://gw.example.test",
+        "https://u@gw.example",
+        "https://:pw-s3cret@gw.example",  # a password without a user
+    ],
 )
 def test_public_url_is_an_origin(tmp_path: Path, url: str) -> None:
-    with pytest.raises(ConfigError, match=r"console\.public_url: .* is not an origin"):
+    with pytest.raises(ConfigError, match=r"console\.public_url: .* is not an origin") as refused:
         parse(config_text(tmp_path, [], tables={"console": {"public_url": url}}))
+    assert "s3cret" not in str(refused.value)  # the error never echoes a password
 
 
 async def test_the_real_listener_behind_a_tls_proxy(forum: FakePlatform, tmp_path: Path) -> None:
