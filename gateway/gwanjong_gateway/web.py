@@ -223,6 +223,9 @@ async def serve(app: Any, sock: socket.socket) -> None:
 
     config = uvicorn.Config(
         app,
+        # uvicorn's own logging config would give its loggers a stderr handler of their
+        # own, past our secret masking and one-line messages: they go to ours instead
+        log_config=None,
         log_level="warning",
         lifespan="off",
         access_log=False,

@@ -79,6 +79,8 @@ def _serve(args: argparse.Namespace) -> int:
                 host_origin_protection="auto",
                 middleware=http_middleware(config, auth),
                 sockets=[sock],
+                # uvicorn's own logging config would log past our masking (as web.serve)
+                uvicorn_config={"log_config": None},
             )
 
     collect_less()  # built: what follows is per-call work

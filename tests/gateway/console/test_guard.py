@@ -4,15 +4,23 @@ the Starlette app in-process)."""
 
 from __future__ import annotations
 
+import logging
+import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import anyio
+import httpx
 import pytest
 from fastmcp import Client
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
 
 from gwanjong_gateway.console.app import Console
 from gwanjong_gateway.rules.approvals import ApprovalStatus
-from gwanjong_gateway.web import HEADERS, MAX_BODY
+from gwanjong_gateway.web import HEADERS, MAX_BODY, serve
 from tests.fakes.platform import FakePlatform
 from tests.gateway.console.helpers import (
     BASE,
@@ -171,3 +179,26 @@ async def test_the_navigation_counts_are_behind_the_sign_in(s: Served) -> None:
     assert counts.status_code == 200
     assert counts.json() == {"approvals": 1, "handoffs": 0}  # no watcher here: no inbox
     assert "connect-src 'self'" in counts.headers["content-security-policy"]
+
+
+async def test_the_listeners_own_errors_go_through_our_log_handlers(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An app error uvicorn logs reaches the process's handlers (secrets masked, one line
+    a message), not a stderr handler of uvicorn's own that skips both."""
+    uvicorn_log = logging.getLogger("uvicorn")  # as a process that never served before
+    monkeypatch.setattr(uvicorn_log, "propagate", True)
+    monkeypatch.setattr(uvicorn_log, "handlers", [])
+
+    async def boom(request: Request) -> Response:
+        raise RuntimeError("the app failed")
+
+    sock = socket.create_server(("127.0.0.1", 0))
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}/"
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(serve, Starlette(routes=[Route("/", boom)]), sock)
+        async with httpx.AsyncClient() as http:
+            assert (await http.get(url)).status_code == 500
+        tg.cancel_scope.cancel()
+    said = [r for r in caplog.records if r.name.startswith("uvicorn")]
+    assert said and "the app failed" in (said[0].exc_text or ""), said
