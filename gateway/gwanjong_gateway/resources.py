@@ -144,7 +144,7 @@ def register_resources(
         now = gw.desk.claims.clock()
         if who.reads_nothing:  # fails closed
             return json.dumps({"pending": [], "decided": []})
-        pending_of, decided_of = who.approvals(tuple(gw.config.review.approvers))
+        pending_of, decided_of = who.approvals(gw.config.review.approvers)
         pending = await gw.records.run(StrikeStore.approvals, now, True, pending_of, 50)
         decided = await gw.records.run(StrikeStore.approvals, now, False, decided_of, 20)
         view = {

@@ -121,15 +121,14 @@ class Console:
 
     def reader(self, session: Session) -> Reader:
         """Whose records ``session`` reads: everyone's for the operator and `[auth] auditors`."""
-        if session.principal is None or session.principal in self.config.auth.auditors:
+        if session.principal is None:
             return EVERYONE
-        return Reader.only(session.principal)
+        return Reader.signed_in(session.principal, self.config.auth.auditors)
 
     def approvals_of(self, session: Session) -> str | None:
-        """Whose approvals ``session`` sees (None: everyone's, for the operator and approvers)."""
-        if session.principal is None or session.principal in self.config.review.approvers:
-            return None
-        return session.principal
+        """Whose approvals ``session`` sees (None: everyone's, for the operator and approvers),
+        as status and `gwanjong://approvals` scope the waiting ones."""
+        return self.reader(session).approvals(self.config.review.approvers)[0]
 
     def owner(self, session: Session) -> str | None:
         """Whose hand-offs and history ``session`` reads (None: everyone's; a principal no

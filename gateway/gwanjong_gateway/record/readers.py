@@ -4,6 +4,7 @@ principal's.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 
@@ -19,6 +20,14 @@ class Reader:
     def only(cls, principal: str | None) -> Reader:
         return cls(everyone=False, principal=principal)
 
+    @classmethod
+    def signed_in(cls, principal: str | None, auditors: Collection[str]) -> Reader:
+        """A signed-in caller's: an auditor reads every row (named, for the approvals only
+        they may see), anyone else their own."""
+        if principal is not None and principal in auditors:
+            return cls(everyone=True, principal=principal)
+        return cls.only(principal)
+
     def may_read(self, row_principal: str) -> bool:
         return self.everyone or (self.principal is not None and row_principal == self.principal)
 
@@ -26,7 +35,7 @@ class Reader:
     def reads_nothing(self) -> bool:
         return not self.everyone and self.principal is None
 
-    def approvals(self, deciders: tuple[str, ...]) -> tuple[str | None, str | None]:
+    def approvals(self, deciders: Collection[str]) -> tuple[str | None, str | None]:
         """Whose pending approvals, and whose decided ones, this reader sees (None:
         everyone's). The local user and ``deciders`` see all; an auditor reads every
         decision (the audit) but only their own pending writes, as the console shows."""

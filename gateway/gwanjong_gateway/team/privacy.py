@@ -19,10 +19,7 @@ def reader_for(config: GatewayConfig, signed_in: bool) -> Reader:
     """The Reader of the current request. ``signed_in``: the server requires sign-in."""
     if not signed_in:
         return EVERYONE
-    name = principal_name()
-    if name is not None and name in config.auth.auditors:
-        return Reader(everyone=True, principal=name)  # named: their own pending approvals
-    return Reader.only(name)
+    return Reader.signed_in(principal_name(), config.auth.auditors)
 
 
 async def shown_to(reader: Reader, answer: StrikeResult, records: Records) -> StrikeResult:
