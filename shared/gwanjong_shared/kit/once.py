@@ -92,34 +92,36 @@ def lost_in(exc: BaseException) -> AnswerLost | None:
     return None
 
 
-def lost_answer(label: str, lost: AnswerLost, what: str = "writing") -> PlatformError:
-    """The error for a write whose answer was lost: an unsure kind (timeout or
-    unavailable), worded so nobody reads it as "nothing was written"."""
+def _unsure(lead: str, timed_out: bool = False) -> PlatformError:
+    """A write that may have landed: an unsure kind (timeout or unavailable), ``lead`` and
+    then the same words for each way it happens, never "try again"."""
     message = (
-        f"{label}'s answer was lost while {what} ({lost.why}), after the request had left: "
-        "it may have been written. It was not sent again; read it back before writing it anew."
+        f"{lead}: it may have been written. It was not sent again; read it back before "
+        "writing it anew."
     )
-    return errors.timeout(message) if lost.timed_out else errors.unavailable(message)
+    return errors.timeout(message) if timed_out else errors.unavailable(message)
+
+
+def lost_answer(label: str, lost: AnswerLost, what: str = "writing") -> PlatformError:
+    """The error for a write whose answer was lost, worded so nobody reads it as "nothing
+    was written"."""
+    return _unsure(
+        f"{label}'s answer was lost while {what} ({lost.why}), after the request had left",
+        lost.timed_out,
+    )
 
 
 def unreadable_answer(label: str, what: str = "writing") -> PlatformError:
     """A write the platform answered with a body that could not be read (not JSON): it was
     applied or may have been, so it is unsure like a lost answer, never "try again"."""
-    return errors.unavailable(
-        f"{label} answered while {what}, but its answer could not be read (not JSON): it may "
-        "have been written. It was not sent again; read it back before writing it anew."
-    )
+    return _unsure(f"{label} answered while {what}, but its answer could not be read (not JSON)")
 
 
 def unfinished_write(label: str, what: str, why: str, *, timed_out: bool) -> PlatformError:
     """A write cut off by a bound above the HTTP stack (the server's call bound) or failed
     with an SDK's own error: its request may have left, so it is unsure like a lost answer,
     never "try again"."""
-    message = (
-        f"{label} did not finish {what} ({why}): it may have been written. It was not sent "
-        "again; read it back before writing it anew."
-    )
-    return errors.timeout(message) if timed_out else errors.unavailable(message)
+    return _unsure(f"{label} did not finish {what} ({why})", timed_out)
 
 
 def lost_sign_in(label: str, lost: AnswerLost) -> PlatformError:
