@@ -73,8 +73,7 @@ async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: A
         ]
         columns = ("id", "platform", "score", "comments", "title", "reason")
         console.print(_table("Opportunities", columns, found))
-        if data.errors:
-            console.print(f"[yellow]errors:[/] {data.errors}")
+        _unanswered(data.errors)
         opportunities = data.opportunities
         if not opportunities:
             console.print("[red]scout found nothing; the demo cannot go on.[/]")
@@ -167,6 +166,12 @@ def _schema(tool: Any) -> str:
     return json.dumps(tool.model_dump(mode="json", by_alias=True, exclude_none=True))
 
 
+def _unanswered(errors: dict[str, str]) -> None:
+    """What a platform said instead of (all of) its answer, one line each."""
+    for platform, why in errors.items():
+        console.print(f"   [yellow]{platform}:[/] {escape(why)}")
+
+
 def _table(title: str, columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> Table:
     table = Table(title=title)
     for col in columns:
@@ -237,8 +242,7 @@ async def _inbox(client: Client[Any], platforms: list[str]) -> list[tuple[str, s
     title = "Inbox: where someone asked for us (unanswered, newest first)"
     rows = [(o.id, o.platform, o.title[:60], o.reason) for o in inbox]
     console.print(_table(title, ("id", "platform", "title", "reason"), rows))
-    if scouted.errors:
-        console.print(f"[yellow]errors:[/] {scouted.errors}")
+    _unanswered(scouted.errors)
     outcomes: list[tuple[str, str, str]] = []
     for platform in platforms:
         mine = [o for o in inbox if o.platform == platform]
