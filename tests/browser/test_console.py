@@ -6,16 +6,18 @@ go to docs/img with GWANJONG_SCREENSHOTS=1."""
 from __future__ import annotations
 
 import time
+from importlib.resources import files
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Page, expect
+from playwright.async_api import Page, async_playwright, expect
 
+from gwanjong_gateway.console.charts import Bar, bars
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import ApprovalStatus
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract.visible import show
-from tests.browser.harness import PHONE, Live, Seen, live
+from tests.browser.harness import ARGS, DESKTOP, PHONE, Live, Seen, chromium, live
 from tests.fakes.clock import FakeClock
 from tests.hostile_approvals import CORPUS, TAIL
 from tests.security.hostile import MARK, hostile_thread
@@ -25,6 +27,14 @@ pytestmark = [pytest.mark.anyio, pytest.mark.browser]
 RUST = ("rust async cancellation", "Rust async")
 SQLITE = ("sqlite wal job queue", "SQLite WAL")
 UV = ("uv workspace monorepo", "uv workspaces")
+TOOLS = ("get_comments", "write_comment", "capabilities", "mentions")
+#: per chart: each row's label (x=0) ends left of the first bar (legend squares are 12 high)
+LABELS_CLEAR = """(svgs) => svgs.map((svg) => {
+    const bars = [...svg.querySelectorAll("rect")].filter((r) => r.getAttribute("height") === "16");
+    const start = Math.min(...bars.map((r) => +r.getAttribute("x")));
+    const labels = [...svg.querySelectorAll("text")].filter((t) => t.getAttribute("x") === "0");
+    return labels.every((t) => t.getBBox().x + t.getBBox().width <= start);
+})"""
 
 
 async def fits_a_phone(page: Page) -> None:
@@ -224,6 +234,8 @@ async def test_inbox_history_and_usage_show_what_the_sandbox_holds(
         first = await charts.nth(0).inner_html()
         assert "reddit" in first and f">{calls}<" in first
         assert await page.locator("svg.chart rect").count() >= 2
+        # every row's label ends before its bar starts, as the browser lays the text out
+        assert await charts.evaluate_all(LABELS_CLEAR) == [True] * 4
         health = await page.inner_text("table")
         assert "reddit" in health and "bluesky" in health
         await lv.shot(page, "usage")
@@ -233,6 +245,19 @@ async def test_inbox_history_and_usage_show_what_the_sandbox_holds(
             await fits_a_phone(phone)
         await lv.shot(phone, "usage-375")
         clean(seen)
+
+
+async def test_chart_labels_end_before_their_bars() -> None:
+    """The longest labels the usage page draws ("hackernews get_comments"), in the console's
+    own font and width: none runs into its bar."""
+    css = (files("gwanjong_gateway.console") / "static" / "console.css").read_text()
+    rows = [Bar(f"{p} {t}", [("ms", 3500.0)]) for p in ("hackernews", "bluesky") for t in TOOLS]
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=chromium(), args=ARGS)
+        page = await browser.new_page(viewport={"width": DESKTOP["width"], "height": 900})
+        await page.set_content(f"<style>{css}</style><figure>{bars('p95', rows, ' ms')}</figure>")
+        assert await page.locator("svg.chart").evaluate_all(LABELS_CLEAR) == [True]
+        await browser.close()
 
 
 async def test_a_hostile_corpus_renders_inert_and_bounded(

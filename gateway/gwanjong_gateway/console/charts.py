@@ -12,7 +12,9 @@ from markupsafe import Markup
 #: kinds of error in a fixed order, each its own colour class (console.css)
 PALETTE = 6
 ROW = 26
-LABEL_W = 170
+LABEL_CHARS = 28
+#: room per label character: wider than most fonts draw one at the chart's 15 px
+CHAR_W = 9.5
 BAR_W = 300
 VALUE_W = 150
 
@@ -37,9 +39,10 @@ def bars(
         top = max((sum(v for _, v in r.parts) for r in rows), default=0.0) or 1.0
     legend_h = ROW if (len(series) > 1 if legend is None else legend and series) else 0
     height = legend_h + ROW * max(len(rows), 1) + 6
-    width = LABEL_W + BAR_W + VALUE_W
+    label_w = CHAR_W * max((len(r.label[:LABEL_CHARS]) for r in rows), default=0) + 8
+    width = label_w + BAR_W + VALUE_W
     out = [
-        f'<svg class="chart" role="img" viewBox="0 0 {width} {height}" '
+        f'<svg class="chart" role="img" viewBox="0 0 {width:g} {height}" '
         f'width="100%" preserveAspectRatio="xMinYMin meet"><title>{escape(title)}</title>'
     ]
     if legend_h:
@@ -54,8 +57,8 @@ def bars(
         out.append(f'<text x="0" y="{legend_h + 17}">nothing recorded</text>')
     for n, r in enumerate(rows):
         y = legend_h + n * ROW
-        out.append(f'<text x="0" y="{y + 17}">{escape(r.label[:22])}</text>')
-        x = float(LABEL_W)
+        out.append(f'<text x="0" y="{y + 17}">{escape(r.label[:LABEL_CHARS])}</text>')
+        x = label_w
         for name, value in r.parts:
             w = BAR_W * value / top
             if w > 0:
