@@ -61,20 +61,24 @@ REPLY_RULE = ActionRule(
     allowed="summoned",
     reason="On Mastodon unsolicited replies from bots are taken as spam: a program may reply "
     "only to a status that mentions our account or answers one of ours, keeping the thread's "
-    "visibility, and never to anyone with #nobot or #noai in their bio or name.",
+    "visibility, and never to anyone with #nobot or #noai in their profile.",
 )
 FAVOURITE_RULE = ActionRule(
     allowed="summoned",
     reason="A favourite notifies its author: a program may favourite only a status that "
     "mentions our account or answers one of ours, and never one by someone with #nobot or "
-    "#noai in their bio or name.",
+    "#noai in their profile (bio, name or fields).",
 )
 
 
 def opted_out(account: dict[str, Any]) -> str | None:
-    """The opt-out tag an author carries in their bio or display name, if any."""
-    text = f"{text_of(str(account.get('note') or ''))} {account.get('display_name') or ''}".lower()
-    return next((tag for tag in OPT_OUT_TAGS if re.search(rf"{tag}\b", text)), None)
+    """The opt-out tag an author carries in their bio, display name or profile fields (a
+    field's name is text, its value HTML), if any; #nobots says it too."""
+    fields = [f for f in account.get("fields") or [] if isinstance(f, dict)]
+    parts = [text_of(str(account.get("note") or "")), str(account.get("display_name") or "")]
+    parts += [f"{f.get('name') or ''} {text_of(str(f.get('value') or ''))}" for f in fields]
+    text = " ".join(parts).lower()
+    return next((tag for tag in OPT_OUT_TAGS if re.search(rf"{tag}s?\b", text)), None)
 
 
 def _unkept(status: dict[str, Any]) -> str:

@@ -24,7 +24,7 @@ GUIDE = [
     "Plain text, conversational; hashtags in CamelCase (#OpenSource) so screen readers read "
     "them. Keep a content warning when answering a post that has one.",
     "Writes only from an account flagged as a bot, replies keep the thread's visibility, and "
-    "never to anyone who put #nobot or #noai in their bio or name.",
+    "never to anyone who put #nobot(s) or #noai in their bio, name or profile fields.",
     "A reply to a followers-only or direct status reaches only the accounts it mentions (and "
     "our followers): start it with the author's @handle.",
 ]

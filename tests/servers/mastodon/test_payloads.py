@@ -85,10 +85,15 @@ def test_mastodon_counts_urls_and_remote_mentions_its_way() -> None:
     assert adapter.measure("@carl@fosstodon.org hi", "graphemes") == len("@carl hi")
 
 
-def test_nobot_and_noai_in_a_bio_or_name_opt_out() -> None:
+def test_nobot_and_noai_in_a_bio_name_or_field_opt_out() -> None:
     assert opted_out({"note": "<p>Dev. #NoBot please</p>", "display_name": "Q"}) == "#nobot"
     assert opted_out({"note": "", "display_name": "Ann #noAI"}) == "#noai"
     assert opted_out({"note": "<p>#nobotany fan</p>", "display_name": ""}) is None
+    assert opted_out({"note": "<p>Please, #NoBots.</p>"}) == "#nobot"
+    tag = '<a href="https://a.example/tags/nobot" class="mention hashtag">#<span>NoBot</span></a>'
+    field = {"name": "Bots", "value": tag}
+    assert opted_out({"note": "", "fields": [{"name": "#noAI", "value": ""}]}) == "#noai"
+    assert opted_out({"note": "", "display_name": "", "fields": [field]}) == "#nobot"
 
 
 def test_the_sandbox_serves_every_recorded_field() -> None:
