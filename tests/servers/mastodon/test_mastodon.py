@@ -109,35 +109,28 @@ async def test_a_post_is_its_title_then_its_text(sandbox: SandboxControl) -> Non
     assert write["data"]["status"] == "Notes\n\nLog to stderr. #mcp"
 
 
-async def test_a_followers_only_thread_is_shown_and_a_reply_keeps_it(
-    sandbox: SandboxControl,
+@pytest.mark.parametrize("key", ["private-thread", "huge"], ids=["followers-only", "warning"])
+async def test_a_reply_that_would_keep_an_audience_or_a_warning_is_a_persons(
+    sandbox: SandboxControl, key: str
 ) -> None:
+    """A reply keeps its thread's audience (never widened) and content warning, which no
+    approval shows (a write is shown public, with no warning): such a reply is left to a
+    person, whose client keeps both, and the server sends nothing."""
     ids = sandbox.ids("mastodon")
+    reply = f"@{FOLLOWER} Will do today."
     async with Client(SPEC.build(sandbox.url)) as client:
-        shown = await call(client, "get_post", post_id=ids["private-thread"])
+        shown = await call(client, "get_post", post_id=ids[key])
+        check = await call(client, "validate", action="write_comment", body=reply, post_id=ids[key])
+        refused = await error_of(client, "write_comment", post_id=ids[key], body=reply)
         body = "One gateway, five tools."
         assert (await call(client, "write_comment", post_id=ids["summons-me"], body=body))["ok"]
-        # a followers-only reply reaches our followers and whom it mentions: not its author
-        # unless it mentions them
-        check = await call(
-            client,
-            "validate",
-            action="write_comment",
-            body="Will do today.",
-            post_id=ids["private-thread"],
-        )
-        unseen = await error_of(
-            client, "write_comment", post_id=ids["private-thread"], body="Will do today."
-        )
-        reply = f"@{FOLLOWER} Will do today."
-        await call(client, "write_comment", post_id=ids["private-thread"], body=reply)
-    assert not check["ok"] and any(f"@{FOLLOWER}" in p for p in check["problems"]), check
-    assert unseen.startswith("invalid_input: ") and f"@{FOLLOWER}" in unseen, unseen
-    public, private = sandbox.writes("mastodon")
-    assert public["data"]["status"] == body and public["target"] == ids["summons-me"]
-    assert public["data"]["visibility"] == "public"
-    assert private["data"]["visibility"] == "private"  # never widened to public
-    assert "visibility:private" in shown["tags"]
+    assert check["allowed"] == "human" and repr(SPOILERS[key]) in check["problems"][-1], check
+    assert refused.startswith("not_supported: ") and repr(SPOILERS[key]) in refused, refused
+    assert shown["title"] == f"CW: {SPOILERS[key]}"
+    assert ("visibility:private" in shown["tags"]) is (key == "private-thread")
+    (public,) = sandbox.writes("mastodon")
+    assert public["target"] == ids["summons-me"] and public["data"]["visibility"] == "public"
+    assert public["data"]["spoiler_text"] == ""
 
 
 async def test_writes_are_refused_without_the_bot_flag(sandbox: SandboxControl) -> None:
@@ -218,52 +211,6 @@ async def test_the_limit_is_the_instances(sandbox: SandboxControl) -> None:
     # the instance's rules, read at start, are in the guide; the bot flag is the disclosure
     assert any(RULES[1] in line for line in caps["profile"]["writing_guide"])
     assert caps["profile"]["disclosure"] == ""
-
-
-async def test_a_reply_under_a_content_warning_counts_it_in_the_limit(
-    sandbox: SandboxControl,
-) -> None:
-    """Mastodon counts a status's content warning and its text together against the
-    instance's limit, and a reply carries its parent's warning: the text has what is left."""
-    ids = sandbox.ids("mastodon")
-    left = MAX_CHARS - len(SPOILERS["private-thread"])
-    to = f"@{FOLLOWER} "  # a followers-only reply mentions its author, or they miss it
-    async with Client(SPEC.build(sandbox.url)) as client:
-        over = await call(
-            client,
-            "validate",
-            action="write_comment",
-            body=to + "a" * (left + 1 - len(to)),
-            post_id=ids["private-thread"],
-        )
-        refused = await error_of(
-            client,
-            "write_comment",
-            post_id=ids["private-thread"],
-            body=to + "b" * (left + 1 - len(to)),
-        )
-        fits = await call(
-            client,
-            "validate",
-            action="write_comment",
-            body=to + "c" * (left - len(to)),
-            post_id=ids["private-thread"],
-        )
-        assert (
-            await call(
-                client,
-                "write_comment",
-                post_id=ids["private-thread"],
-                body=to + "c" * (left - len(to)),
-            )
-        )["ok"]
-    assert not over["ok"] and any("content warning" in p for p in over["problems"]), over
-    assert over["length"] == {"used": left + 1, "max": left, "unit": "graphemes"}
-    assert refused.startswith("invalid_input: ") and "content warning" in refused, refused
-    assert fits["ok"], fits
-    (write,) = sandbox.writes("mastodon")  # the one that fits, under the parent's warning
-    assert write["data"]["status"] == to + "c" * (left - len(to))
-    assert write["data"]["spoiler_text"] == SPOILERS["private-thread"]
 
 
 @pytest.mark.parametrize(
@@ -407,12 +354,12 @@ async def test_the_same_text_to_different_targets_lands_each_time(
     assert [post["id"], first["id"], second["id"]] == [w["data"]["id"] for w in writes]
 
 
-async def test_a_reply_under_a_changed_content_warning_is_a_new_write(
+async def test_a_reply_to_a_status_that_gained_a_content_warning_is_a_persons(
     sandbox: SandboxControl,
 ) -> None:
-    """A reply carries its parent's content warning. The same text to the same status after
-    its author changed the warning is another write: it lands under the new warning, never
-    answered with the first reply (which Mastodon does for a reused Idempotency-Key)."""
+    """Its author may add a content warning to a status after we answered it: the next
+    reply is read against the status as it is now, and left to a person (it would keep the
+    warning no approval shows), never sent without it or answered with the first reply."""
     text = "Thanks, noted."
     async with Client(SPEC.build(sandbox.url)) as client:
         ours = await call(client, "write_post", title="", body="Our notes on gateways.")
@@ -431,10 +378,10 @@ async def test_a_reply_under_a_changed_content_warning_is_a_new_write(
                 headers=human,
             )
             assert edited.status_code == 200 and edited.json()["spoiler_text"] == "gateways"
-            second = await call(client, "write_comment", post_id=theirs, body=text)
-    replies = [w for w in sandbox.writes("mastodon") if w["target"] == theirs]
-    assert [w["data"]["spoiler_text"] for w in replies] == ["", "gateways"], replies
-    assert [first["id"], second["id"]] == [w["data"]["id"] for w in replies]
+            second = await error_of(client, "write_comment", post_id=theirs, body=text)
+    assert second.startswith("not_supported: ") and "'gateways'" in second, second
+    (reply,) = [w for w in sandbox.writes("mastodon") if w["target"] == theirs]
+    assert reply["data"]["id"] == first["id"] and reply["data"]["spoiler_text"] == ""
 
 
 # -- through the gateway -----------------------------------------------------------------------
@@ -461,3 +408,20 @@ async def test_through_the_gateway_strike_writes_once_and_refuses_nobot(
     assert struck["status"] == "posted", struck
     assert no["status"] == "refused" and "#nobot" in no["reason"], no
     assert [w["action"] for w in sandbox.writes("mastodon")] == ["write_comment"]
+
+
+async def test_a_reply_the_approval_cannot_show_is_left_to_a_person(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    """Every surface shows a write as public, with no content warning (Outgoing), so a reply
+    that must keep a followers-only audience and its parent's warning cannot be shown as
+    sent: it is handed to a person, whose client keeps both; nothing goes out."""
+    async with Client(in_memory_gateway(sandbox, tmp_path, ["mastodon"], "dry-run")) as client:
+        scouted = await call(client, "scout", source="mentions", platforms=["mastodon"])
+        oid = opportunity_for(scouted, "mastodon", "work plans")
+        await call(client, "draft", opportunity_id=oid)
+        struck = await outcome(
+            client, "strike", opportunity_id=oid, action="comment", content=f"@{FOLLOWER} Yes."
+        )
+    assert struck["status"] == "handoff", struck
+    assert "'private'" in struck["reason"] and "'work plans'" in struck["reason"], struck
