@@ -47,6 +47,8 @@ _URL = re.compile(r"https?://[^\s<>\"]+", re.I)
 _MENTION = re.compile(r"(?<![\w/])@(\w+)@[\w.-]+\w", re.I)
 _UNREACHABLE = (ErrorKind.UNAVAILABLE, ErrorKind.TIMEOUT)
 _ID = re.compile(r"[A-Za-z0-9]{1,40}")
+# a mention as Mastodon finds one (Account::MENTION_RE): @user or @user@domain
+_MENTIONED = re.compile(r"(?<![=/\w])@([a-z0-9_]+(?:[a-z0-9_.-]*[a-z0-9_])?(?:@[\w.-]+\w)?)", re.I)
 # Mastodon's hashtag characters (Tag::HASHTAG_NAME_PAT): word characters, · and ZWNJ
 _HASHTAG = re.compile(r"#[\w\u00b7\u200c]+")
 
@@ -328,6 +330,12 @@ class MastodonAdapter(PlatformAdapter):
         if action == "write_post":  # no titles: count exactly what write_post sends
             body, title = compose(title, body), ""
         check = await super().validate(action, body, title, post_id, tags)
+        if action != "upvote":
+            parent = await self.target(post_id) if post_id else None
+            stranger = self.strangers(body, parent)
+            if stranger is not None:
+                problems = [*check.problems, stranger]
+                check = check.model_copy(update={"ok": False, "problems": problems})
         if action == "write_post" and check.allowed == "auto":
             try:
                 problem = await self.bot_problem()
@@ -340,6 +348,22 @@ class MastodonAdapter(PlatformAdapter):
                     update={"ok": False, "allowed": "never", "problems": [*check.problems, problem]}
                 )
         return check
+
+    def strangers(self, text: str, parent: dict[str, Any] | None) -> str | None:
+        """Why ``text`` may not go out: it mentions someone but the author it answers, whom
+        the mention would notify (from a program, unasked: spam, whatever their #nobot)."""
+        ours = str((self._me or {}).get("acct") or "").lower()
+        author = str(((parent or {}).get("account") or {}).get("acct") or "").lower()
+        local = f"@{self.domain}" if self.domain else "@"  # "@" ends no handle
+        named = {m.lower().removesuffix(local) for m in _MENTIONED.findall(text)}
+        others = sorted(named - {ours, author})
+        if not others:
+            return None
+        return (
+            f"The text mentions {', '.join(f'@{h}' for h in others)}, who did not ask us: a "
+            "mention notifies them, and on Mastodon a program's unsolicited mention is spam. "
+            "Leave it out (a reply may mention the author it answers)."
+        )
 
     async def _refuse_unless_auto(self, action: str, target: str | None) -> None:
         """Writes check again where they land (a reply's parent may not be the validated
@@ -388,6 +412,9 @@ class MastodonAdapter(PlatformAdapter):
     async def write_post(self, title: str, body: str, tags: list[str]) -> PostResult:
         await self._refuse_unless_auto("write_post", None)
         text = compose(title, body)  # no tags: the kit refused them (hashtags go in the text)
+        stranger = self.strangers(text, None)
+        if stranger is not None:
+            raise errors.invalid_input(stranger)
         status = await self.call(
             "status_post",
             text,
@@ -403,6 +430,9 @@ class MastodonAdapter(PlatformAdapter):
         # the rules of the status answered (a parent_id may not be the validated post): only
         # a public one with no content warning, so the reply is public with none, as shown
         await self._refuse_unless_auto("write_comment", target)
+        stranger = self.strangers(body, await self.target(target))
+        if stranger is not None:
+            raise errors.invalid_input(stranger)
         status = await self.call(
             "status_post",
             body.strip(),

@@ -25,6 +25,8 @@ GUIDE = [
     "Writes only from an account flagged as a bot; replies only to public statuses with no "
     "content warning (others are a person's), and never to anyone who put #nobot(s) or "
     "#noai in their bio, name or profile fields.",
+    "Mention no one but the author you answer: a mention notifies, and a bot's unasked one "
+    "is spam (refused).",
 ]
 
 

@@ -117,7 +117,7 @@ async def test_a_reply_that_would_keep_an_audience_or_a_warning_is_a_persons(
     approval shows (a write is shown public, with no warning): such a reply is left to a
     person, whose client keeps both, and the server sends nothing."""
     ids = sandbox.ids("mastodon")
-    reply = f"@{FOLLOWER} Will do today."
+    reply = "Will do today."
     async with Client(SPEC.build(sandbox.url)) as client:
         shown = await call(client, "get_post", post_id=ids[key])
         check = await call(client, "validate", action="write_comment", body=reply, post_id=ids[key])
@@ -194,6 +194,29 @@ async def test_nobody_answers_a_nobot_author(sandbox: SandboxControl) -> None:
     for text in (reply, fav):
         assert text.startswith("not_supported: ") and f"@{NOBOT}" in text and "#nobot" in text
     assert sandbox.writes("mastodon") == []
+
+
+async def test_a_text_that_mentions_anyone_but_the_author_is_refused(
+    sandbox: SandboxControl,
+) -> None:
+    """A mention notifies its account: from a program, one nobody asked for is the spam the
+    fediverse's bot rules forbid (and would reach a #nobot author too). A reply may mention
+    the author it answers; anyone else, in a reply or a post, is refused before sending."""
+    ids = sandbox.ids("mastodon")
+    to_nobot = f"@{NOBOT} agrees with you."
+    async with Client(SPEC.build(sandbox.url)) as client:
+        author = (await call(client, "get_post", post_id=ids["summons-me"]))["author"]
+        check = await call(
+            client, "validate", action="write_comment", body=to_nobot, post_id=ids["summons-me"]
+        )
+        reply = await error_of(client, "write_comment", post_id=ids["summons-me"], body=to_nobot)
+        post = await error_of(client, "write_post", title="", body=f"Hi @{author}@x.example!")
+        fine = f"@{author} thanks, @gwanjong_bot here."
+        assert (await call(client, "write_comment", post_id=ids["summons-me"], body=fine))["ok"]
+    assert not check["ok"] and f"@{NOBOT}," in check["problems"][-1], check
+    assert reply.startswith("invalid_input: ") and f"@{NOBOT}," in reply, reply
+    assert post.startswith("invalid_input: ") and f"@{author}@x.example," in post, post
+    assert [w["data"]["status"] for w in sandbox.writes("mastodon")] == [fine]
 
 
 async def test_the_limit_is_the_instances(sandbox: SandboxControl) -> None:

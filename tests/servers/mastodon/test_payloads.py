@@ -85,6 +85,15 @@ def test_mastodon_counts_urls_and_remote_mentions_its_way() -> None:
     assert adapter.measure("@carl@fosstodon.org hi", "graphemes") == len("@carl hi")
 
 
+def test_a_mention_is_read_as_mastodon_reads_one() -> None:
+    adapter = MastodonAdapter(Settings(_env_file=None))  # pyright: ignore[reportCallIssue]
+    adapter.domain = "sandbox.social"
+    carl = {"account": {"acct": "carl"}}
+    text = "@carl, @Carl@sandbox.social: mail carl@x.example or see https://a.example/@eve"
+    assert adapter.strangers(text, carl) is None  # an address or a profile link notifies no one
+    assert "@eve@a.example, " in (adapter.strangers("cc @eve@a.example.", carl) or "")
+
+
 def test_nobot_and_noai_in_a_bio_name_or_field_opt_out() -> None:
     assert opted_out({"note": "<p>Dev. #NoBot please</p>", "display_name": "Q"}) == "#nobot"
     assert opted_out({"note": "", "display_name": "Ann #noAI"}) == "#noai"
