@@ -251,8 +251,24 @@ class MastodonAdapter(PlatformAdapter):
         found = await self.call(
             "search_v2", query, resolve=False, result_type="statuses", what="search"
         )
-        statuses = (found or {}).get("statuses") or []
-        return [post_of(s, self.platform, local=self.base_url) for s in statuses][:limit]
+        statuses = [*await self._ours_with(words), *((found or {}).get("statuses") or [])]
+        unique: dict[str, dict[str, Any]] = {}
+        for status in statuses:
+            unique.setdefault(str(status["id"]), status)
+        return [post_of(s, self.platform, local=self.base_url) for s in unique.values()][:limit]
+
+    async def _ours_with(self, words: list[str]) -> list[dict[str, Any]]:
+        """Our latest statuses holding every word: Mastodon finds statuses by their words
+        only with Elasticsearch (which finds a searcher's own), many instances run none,
+        and an unsure post is read back through search."""
+        if not self.is_configured():
+            return []
+        me = await self.me()
+        mine = await self.call(
+            "account_statuses", me["id"], exclude_reblogs=True, limit=40, what="our statuses"
+        )
+        texts = [(s, text_of(s.get("content"), s.get("mentions")).lower()) for s in mine or []]
+        return [s for s, text in texts if all(w.lower() in text for w in words)]
 
     async def get_post(self, post_id: str) -> Post:
         return post_of(await self.status(post_id), self.platform, local=self.base_url)
