@@ -435,7 +435,7 @@ async def test_a_reply_to_a_status_that_gained_a_content_warning_is_a_persons(
 # -- through the gateway -----------------------------------------------------------------------
 
 
-async def test_through_the_gateway_strike_writes_once_and_refuses_nobot(
+async def test_through_the_gateway_strike_writes_once_refuses_nobot_hands_off_narrow(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     async with Client(in_memory_gateway(sandbox, tmp_path, ["mastodon"])) as client:
@@ -452,24 +452,16 @@ async def test_through_the_gateway_strike_writes_once_and_refuses_nobot(
         no = await outcome(
             client, "strike", opportunity_id=nobot, action="comment", content="Hello!"
         )
+        # approvals show a write as public with no warning: a reply that keeps a narrower
+        # audience and a content warning is a person's
+        inbox = await call(client, "scout", source="mentions", platforms=["mastodon"])
+        narrow = opportunity_for(inbox, "mastodon", "work plans")
+        await call(client, "draft", opportunity_id=narrow)
+        handed = await outcome(
+            client, "strike", opportunity_id=narrow, action="comment", content=f"@{FOLLOWER} Yes."
+        )
     assert drafted["strike"]["actions"]["comment"]["allowed"] == "auto", drafted["strike"]
     assert struck["status"] == "posted", struck
     assert no["status"] == "refused" and "#nobot" in no["reason"], no
+    assert handed["status"] == "handoff" and "'work plans'" in handed["reason"], handed
     assert [w["action"] for w in sandbox.writes("mastodon")] == ["write_comment"]
-
-
-async def test_a_reply_the_approval_cannot_show_is_left_to_a_person(
-    sandbox: SandboxControl, tmp_path: Path
-) -> None:
-    """Every surface shows a write as public, with no content warning (Outgoing), so a reply
-    that must keep a followers-only audience and its parent's warning cannot be shown as
-    sent: it is handed to a person, whose client keeps both; nothing goes out."""
-    async with Client(in_memory_gateway(sandbox, tmp_path, ["mastodon"], "dry-run")) as client:
-        scouted = await call(client, "scout", source="mentions", platforms=["mastodon"])
-        oid = opportunity_for(scouted, "mastodon", "work plans")
-        await call(client, "draft", opportunity_id=oid)
-        struck = await outcome(
-            client, "strike", opportunity_id=oid, action="comment", content=f"@{FOLLOWER} Yes."
-        )
-    assert struck["status"] == "handoff", struck
-    assert "'private'" in struck["reason"] and "'work plans'" in struck["reason"], struck
