@@ -188,6 +188,12 @@ class MastodonEmulator:
                 self.update_credentials,
                 "/api/v1/accounts/update_credentials",
             ),
+            Endpoint(
+                "GET",
+                "/api/v1/accounts/{id}/statuses",
+                self.account_statuses,
+                "/api/v1/accounts/100/statuses",
+            ),
             Endpoint("GET", "/api/v2/search", self.search, "/api/v2/search"),
             Endpoint("GET", "/api/v1/trends/statuses", self.trends, "/api/v1/trends/statuses"),
             Endpoint("GET", "/api/v1/timelines/tag/{tag}", self.tag, "/api/v1/timelines/tag/mcp"),
@@ -289,6 +295,18 @@ class MastodonEmulator:
         )
         limit = min(int(request.query_params.get("limit", 20)), 40)
         return self._json({"accounts": [], "statuses": found[:limit], "hashtags": []})
+
+    async def account_statuses(self, request: Request) -> Response:
+        """An account's statuses, newest first: what the viewer may see of them (its own
+        all; another's public and unlisted), no reblogs here (none are seeded)."""
+        who, aid = self._who(request), request.path_params["id"]
+        wide = who is not None and who["id"] == aid
+        found = [
+            s
+            for s in self._shown()
+            if s["account"]["id"] == aid and (wide or s["visibility"] in ("public", "unlisted"))
+        ]
+        return self._page(request, found, request.url.path)
 
     async def trends(self, request: Request) -> Response:
         public = [s for s in self._shown() if s["visibility"] == "public"]

@@ -19,11 +19,10 @@ from gwanjong_mastodon import client
 from gwanjong_mastodon.client import run
 from gwanjong_mastodon.profile import BOT_FLAG_HOWTO, OPT_OUT_TAGS, build_profile
 from gwanjong_mastodon.settings import Settings
-from gwanjong_mastodon.statuses import comment_tree, narrowest, post_of, text_of
+from gwanjong_mastodon.statuses import comment_tree, post_of, text_of
 from gwanjong_shared.contract import (
     ActionRule,
     Capabilities,
-    Length,
     Limit,
     LimitName,
     MentionList,
@@ -48,6 +47,8 @@ _URL = re.compile(r"https?://[^\s<>\"]+", re.I)
 _MENTION = re.compile(r"(?<![\w/])@(\w+)@[\w.-]+\w", re.I)
 _UNREACHABLE = (ErrorKind.UNAVAILABLE, ErrorKind.TIMEOUT)
 _ID = re.compile(r"[A-Za-z0-9]{1,40}")
+# a mention as Mastodon finds one (Account::MENTION_RE): @user or @user@domain
+_MENTIONED = re.compile(r"(?<![=/\w])@([a-z0-9_]+(?:[a-z0-9_.-]*[a-z0-9_])?(?:@[\w.-]+\w)?)", re.I)
 # Mastodon's hashtag characters (Tag::HASHTAG_NAME_PAT): word characters, · and ZWNJ
 _HASHTAG = re.compile(r"#[\w\u00b7\u200c]+")
 
@@ -60,28 +61,41 @@ POST_RULE = ActionRule(
 REPLY_RULE = ActionRule(
     allowed="summoned",
     reason="On Mastodon unsolicited replies from bots are taken as spam: a program may reply "
-    "only to a status that mentions our account or answers one of ours, keeping the thread's "
-    "visibility, and never to anyone with #nobot or #noai in their bio or name.",
+    "only to a status that mentions our account or answers one of ours (a public one with no "
+    "content warning; others are a person's), and never to anyone with #nobot or #noai in "
+    "their profile.",
 )
 FAVOURITE_RULE = ActionRule(
     allowed="summoned",
     reason="A favourite notifies its author: a program may favourite only a status that "
     "mentions our account or answers one of ours, and never one by someone with #nobot or "
-    "#noai in their bio or name.",
+    "#noai in their profile (bio, name or fields).",
 )
 
 
 def opted_out(account: dict[str, Any]) -> str | None:
-    """The opt-out tag an author carries in their bio or display name, if any."""
-    text = f"{text_of(str(account.get('note') or ''))} {account.get('display_name') or ''}".lower()
-    return next((tag for tag in OPT_OUT_TAGS if re.search(rf"{tag}\b", text)), None)
+    """The opt-out tag an author carries in their bio, display name or profile fields (a
+    field's name is text, its value HTML), if any; #nobots says it too."""
+    fields = [f for f in account.get("fields") or [] if isinstance(f, dict)]
+    parts = [text_of(str(account.get("note") or "")), str(account.get("display_name") or "")]
+    parts += [f"{f.get('name') or ''} {text_of(str(f.get('value') or ''))}" for f in fields]
+    text = " ".join(parts).lower()
+    return next((tag for tag in OPT_OUT_TAGS if re.search(rf"{tag}s?\b", text)), None)
 
 
-def _unkept(status: dict[str, Any]) -> str:
+def unshown(status: dict[str, Any]) -> str | None:
+    """Why a reply to ``status`` is a person's, or None: it would have to keep the status's
+    audience (narrower than public: never widened) or its content warning, and an approval
+    shows every write as public with no warning, so it could not show what is sent."""
+    visibility, cw = str(status.get("visibility") or ""), str(status.get("spoiler_text") or "")
+    kept = [f"its audience ({visibility!r})"] if visibility != "public" else []
+    kept += [f"its content warning ({cw!r})"] if cw else []
+    if not kept:
+        return None
     return (
-        f"This status's audience ({status.get('visibility')!r}) is not one of Mastodon's "
-        "(public, unlisted, private, direct), so a reply cannot be kept within it and is "
-        "never widened to public: a person decides, in their own client."
+        f"A reply to this status would keep {' and '.join(kept)}, and an approval shows a "
+        "write as public with no content warning, so it could not show what is sent: a "
+        "person answers in their own client, which keeps both."
     )
 
 
@@ -237,8 +251,24 @@ class MastodonAdapter(PlatformAdapter):
         found = await self.call(
             "search_v2", query, resolve=False, result_type="statuses", what="search"
         )
-        statuses = (found or {}).get("statuses") or []
-        return [post_of(s, self.platform, local=self.base_url) for s in statuses][:limit]
+        statuses = [*await self._ours_with(words), *((found or {}).get("statuses") or [])]
+        unique: dict[str, dict[str, Any]] = {}
+        for status in statuses:
+            unique.setdefault(str(status["id"]), status)
+        return [post_of(s, self.platform, local=self.base_url) for s in unique.values()][:limit]
+
+    async def _ours_with(self, words: list[str]) -> list[dict[str, Any]]:
+        """Our latest statuses holding every word: Mastodon finds statuses by their words
+        only with Elasticsearch (which finds a searcher's own), many instances run none,
+        and an unsure post is read back through search."""
+        if not self.is_configured():
+            return []
+        me = await self.me()
+        mine = await self.call(
+            "account_statuses", me["id"], exclude_reblogs=True, limit=40, what="our statuses"
+        )
+        texts = [(s, text_of(s.get("content"), s.get("mentions")).lower()) for s in mine or []]
+        return [s for s, text in texts if all(w.lower() in text for w in words)]
 
     async def get_post(self, post_id: str) -> Post:
         return post_of(await self.status(post_id), self.platform, local=self.base_url)
@@ -285,8 +315,9 @@ class MastodonAdapter(PlatformAdapter):
         problem = await self.bot_problem()
         if problem is not None:
             return ActionRule(allowed="never", reason=problem)
-        if action == "write_comment" and narrowest(str(target.get("visibility") or "")) is None:
-            return ActionRule(allowed="human", reason=_unkept(target))
+        narrow = unshown(target) if action == "write_comment" else None
+        if narrow is not None:
+            return ActionRule(allowed="human", reason=narrow)
         me = await self.me()
         my_id = str(me.get("id"))
         mentioned = any(str(m.get("id")) == my_id for m in target.get("mentions") or [])
@@ -315,12 +346,11 @@ class MastodonAdapter(PlatformAdapter):
         if action == "write_post":  # no titles: count exactly what write_post sends
             body, title = compose(title, body), ""
         check = await super().validate(action, body, title, post_id, tags)
-        if action == "write_comment" and post_id:
-            parent = await self.target(post_id)
-            check = self._under_warning(check, parent, body)
-            unseen = self.unreached(parent, body)
-            if unseen is not None:
-                problems = [*check.problems, unseen]
+        if action != "upvote":
+            parent = await self.target(post_id) if post_id else None
+            stranger = self.strangers(body, parent)
+            if stranger is not None:
+                problems = [*check.problems, stranger]
                 check = check.model_copy(update={"ok": False, "problems": problems})
         if action == "write_post" and check.allowed == "auto":
             try:
@@ -335,58 +365,20 @@ class MastodonAdapter(PlatformAdapter):
                 )
         return check
 
-    def warning_problem(self, parent: dict[str, Any], body: str) -> tuple[Length, str] | None:
-        """A reply carries its parent's content warning, and Mastodon counts the warning and
-        the text together against the instance's limit: (the text's length against what is
-        left, why it does not fit), or None when it fits."""
-        cw = str(parent.get("spoiler_text") or "")
-        if not cw:
+    def strangers(self, text: str, parent: dict[str, Any] | None) -> str | None:
+        """Why ``text`` may not go out: it mentions someone but the author it answers, whom
+        the mention would notify (from a program, unasked: spam, whatever their #nobot)."""
+        ours = str((self._me or {}).get("acct") or "").lower()
+        author = str(((parent or {}).get("account") or {}).get("acct") or "").lower()
+        local = f"@{self.domain}" if self.domain else "@"  # "@" ends no handle
+        named = {m.lower().removesuffix(local) for m in _MENTIONED.findall(text)}
+        others = sorted(named - {ours, author})
+        if not others:
             return None
-        left = self.max_chars - measure(cw, "graphemes")
-        used = self.measure(body.strip(), "graphemes")
-        if used <= left:
-            return None
-        return Length(used=used, max=max(0, left), unit="graphemes"), (
-            f"The reply carries the thread's content warning ({cw!r}), which Mastodon counts "
-            f"in its {self.max_chars}-character limit: the text may have {max(0, left)} "
-            f"characters; it has {used}. Cut at least {used - max(0, left)}."
-        )
-
-    def unreached(self, parent: dict[str, Any], body: str) -> str | None:
-        """Why a reply would not reach the author it answers, or None. A followers-only or
-        direct reply is delivered to our followers (followers-only) and to the accounts its
-        text mentions; Mastodon adds no mention of the author by itself."""
-        visibility = str(parent.get("visibility") or "")
-        author = str((parent.get("account") or {}).get("acct") or "")
-        ours = str((self._me or {}).get("acct") or "")
-        if author == ours:  # our own status: its followers are ours; a DM, whom it named
-            if visibility == "private":
-                return None
-            named = [str(m.get("acct") or "") for m in parent.get("mentions") or []]
-            author = next((a for a in named if a and a != ours), "")
-        if visibility not in ("private", "direct") or not author:
-            return None
-        name, _, host = author.partition("@")
-        # a remote author by their whole handle; a local one with or without our domain
-        domains = [f"@{re.escape(host)}"] if host else ["", f"@{re.escape(self.domain)}"]
-        pattern = rf"(?<![\w/@])@{re.escape(name)}(?:{'|'.join(domains)})(?![\w@.-]*\w)"
-        if re.search(pattern, body, re.I):
-            return None
-        kind = "a direct message" if visibility == "direct" else "followers-only"
         return (
-            f"The status is {kind}, so the reply keeps that audience, and it reaches only "
-            f"{'' if visibility == 'direct' else 'our followers and '}the accounts its text "
-            f"mentions: @{author} would not see it. Mention them in the text (start it with "
-            f"@{author})."
-        )
-
-    def _under_warning(self, check: Validation, parent: dict[str, Any], body: str) -> Validation:
-        found = self.warning_problem(parent, body)
-        if found is None:
-            return check
-        length, problem = found
-        return check.model_copy(
-            update={"ok": False, "problems": [*check.problems, problem], "length": length}
+            f"The text mentions {', '.join(f'@{h}' for h in others)}, who did not ask us: a "
+            "mention notifies them, and on Mastodon a program's unsolicited mention is spam. "
+            "Leave it out (a reply may mention the author it answers)."
         )
 
     async def _refuse_unless_auto(self, action: str, target: str | None) -> None:
@@ -424,26 +416,26 @@ class MastodonAdapter(PlatformAdapter):
             url=str(status.get("url") or status.get("uri") or "") or None,
         )
 
-    def idempotency_key(
-        self, text: str, *, in_reply_to: str | None, visibility: str, spoiler: str | None
-    ) -> str:
+    def idempotency_key(self, text: str, *, in_reply_to: str | None) -> str:
         """One key per distinct write, the same for a resend of it: Mastodon answers a
         reused key (per account, for an hour) with the first status and posts nothing, so
-        everything that makes a status what it is goes in (the account too)."""
+        everything that makes a status what it is goes in (the account too; every status is
+        public, with no content warning)."""
         account = f"{(self._me or {}).get('id')}@{urlsplit(self.base_url).hostname}"
-        parts = [account, in_reply_to, visibility, spoiler or "", text]
+        parts = [account, in_reply_to, text]
         return hashlib.sha256(json.dumps(parts).encode()).hexdigest()[:32]
 
     async def write_post(self, title: str, body: str, tags: list[str]) -> PostResult:
         await self._refuse_unless_auto("write_post", None)
         text = compose(title, body)  # no tags: the kit refused them (hashtags go in the text)
+        stranger = self.strangers(text, None)
+        if stranger is not None:
+            raise errors.invalid_input(stranger)
         status = await self.call(
             "status_post",
             text,
             visibility="public",
-            idempotency_key=self.idempotency_key(
-                text, in_reply_to=None, visibility="public", spoiler=None
-            ),
+            idempotency_key=self.idempotency_key(text, in_reply_to=None),
             what="posting",
             write=True,
         )
@@ -451,27 +443,18 @@ class MastodonAdapter(PlatformAdapter):
 
     async def write_comment(self, post_id: str, body: str, parent_id: str | None) -> PostResult:
         target = (parent_id or post_id).strip()
+        # the rules of the status answered (a parent_id may not be the validated post): only
+        # a public one with no content warning, so the reply is public with none, as shown
         await self._refuse_unless_auto("write_comment", target)
-        parent = await self.target(target)
-        found = self.warning_problem(parent, body)
-        if found is not None:  # the parent replied to may not be the validated post
-            raise errors.invalid_input(found[1])
-        unseen = self.unreached(parent, body)
-        if unseen is not None:  # the parent replied to may not be the validated post
-            raise errors.invalid_input(unseen)
-        visibility = narrowest(str(parent.get("visibility") or ""))
-        if visibility is None:  # rule_for_target refused it; a parent_id may differ
-            raise errors.not_supported(f"write_comment is not allowed: {_unkept(parent)}")
-        cw = str(parent.get("spoiler_text") or "") or None  # answer under the same warning
+        stranger = self.strangers(body, await self.target(target))
+        if stranger is not None:
+            raise errors.invalid_input(stranger)
         status = await self.call(
             "status_post",
             body.strip(),
             in_reply_to_id=target,
-            visibility=visibility,
-            spoiler_text=cw,
-            idempotency_key=self.idempotency_key(
-                body.strip(), in_reply_to=target, visibility=visibility, spoiler=cw
-            ),
+            visibility="public",
+            idempotency_key=self.idempotency_key(body.strip(), in_reply_to=target),
             what="replying",
             write=True,
         )

@@ -21,12 +21,12 @@ OPT_OUT_TAGS = ("#nobot", "#noai")
 GUIDE = [
     "The instance's own character limit (capabilities: limits) counts every URL as 23 "
     "characters and a mention @user@domain as @user.",
-    "Plain text, conversational; hashtags in CamelCase (#OpenSource) so screen readers read "
-    "them. Keep a content warning when answering a post that has one.",
-    "Writes only from an account flagged as a bot, replies keep the thread's visibility, and "
-    "never to anyone who put #nobot or #noai in their bio or name.",
-    "A reply to a followers-only or direct status reaches only the accounts it mentions (and "
-    "our followers): start it with the author's @handle.",
+    "Plain text, conversational; hashtags in CamelCase (#OpenSource) so screen readers read them.",
+    "Writes only from an account flagged as a bot; replies only to public statuses with no "
+    "content warning (others are a person's), and never to anyone who put #nobot(s) or "
+    "#noai in their bio, name or profile fields.",
+    "Mention no one but the author you answer: a mention notifies, and a bot's unasked one "
+    "is spam (refused).",
 ]
 
 

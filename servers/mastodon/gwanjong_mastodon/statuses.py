@@ -11,8 +11,6 @@ from urllib.parse import unquote, urlsplit
 
 from gwanjong_shared.contract.models import Comment, Post
 
-#: widest first: a reply may be as wide as its parent, never wider
-VISIBILITIES = ("public", "unlisted", "private", "direct")
 DELETED = "[deleted]"
 
 
@@ -198,11 +196,3 @@ def comment_tree(
 
     visit(None, 0)
     return out
-
-
-def narrowest(*visibilities: str) -> str | None:
-    """The narrowest of ``visibilities``; None when one is not Mastodon's (another server's
-    audience, such as Akkoma's ``local``): a reply could not keep it, and public would widen it."""
-    if not visibilities or any(v not in VISIBILITIES for v in visibilities):
-        return None
-    return max(visibilities, key=VISIBILITIES.index)

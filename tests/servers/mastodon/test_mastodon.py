@@ -77,9 +77,9 @@ async def test_only_a_hashtag_reads_the_hashtag_timeline(
     that is not #letters-and-digits is searched as text, never put in a path."""
     async with Client(SPEC.build(sandbox.url)) as client:
         await call(client, "search", query=query, limit=5)
-    seen = paths(sandbox, "mastodon")
-    assert seen.get("GET /api/v2/search") == 1, seen
-    assert not any("/timelines/" in p or "/accounts/" in p for p in seen), seen
+    seen = paths(sandbox, "mastodon")  # the text search, and our own latest statuses
+    ours = ["GET /api/v1/accounts/verify_credentials", "GET /api/v1/accounts/100/statuses"]
+    assert seen == dict.fromkeys(["GET /api/v2/search", *ours], 1), seen
 
 
 async def test_a_remote_status_links_where_its_server_is(sandbox: SandboxControl) -> None:
@@ -109,35 +109,28 @@ async def test_a_post_is_its_title_then_its_text(sandbox: SandboxControl) -> Non
     assert write["data"]["status"] == "Notes\n\nLog to stderr. #mcp"
 
 
-async def test_a_followers_only_thread_is_shown_and_a_reply_keeps_it(
-    sandbox: SandboxControl,
+@pytest.mark.parametrize("key", ["private-thread", "huge"], ids=["followers-only", "warning"])
+async def test_a_reply_that_would_keep_an_audience_or_a_warning_is_a_persons(
+    sandbox: SandboxControl, key: str
 ) -> None:
+    """A reply keeps its thread's audience (never widened) and content warning, which no
+    approval shows (a write is shown public, with no warning): such a reply is left to a
+    person, whose client keeps both, and the server sends nothing."""
     ids = sandbox.ids("mastodon")
+    reply = "Will do today."
     async with Client(SPEC.build(sandbox.url)) as client:
-        shown = await call(client, "get_post", post_id=ids["private-thread"])
+        shown = await call(client, "get_post", post_id=ids[key])
+        check = await call(client, "validate", action="write_comment", body=reply, post_id=ids[key])
+        refused = await error_of(client, "write_comment", post_id=ids[key], body=reply)
         body = "One gateway, five tools."
         assert (await call(client, "write_comment", post_id=ids["summons-me"], body=body))["ok"]
-        # a followers-only reply reaches our followers and whom it mentions: not its author
-        # unless it mentions them
-        check = await call(
-            client,
-            "validate",
-            action="write_comment",
-            body="Will do today.",
-            post_id=ids["private-thread"],
-        )
-        unseen = await error_of(
-            client, "write_comment", post_id=ids["private-thread"], body="Will do today."
-        )
-        reply = f"@{FOLLOWER} Will do today."
-        await call(client, "write_comment", post_id=ids["private-thread"], body=reply)
-    assert not check["ok"] and any(f"@{FOLLOWER}" in p for p in check["problems"]), check
-    assert unseen.startswith("invalid_input: ") and f"@{FOLLOWER}" in unseen, unseen
-    public, private = sandbox.writes("mastodon")
-    assert public["data"]["status"] == body and public["target"] == ids["summons-me"]
-    assert public["data"]["visibility"] == "public"
-    assert private["data"]["visibility"] == "private"  # never widened to public
-    assert "visibility:private" in shown["tags"]
+    assert check["allowed"] == "human" and repr(SPOILERS[key]) in check["problems"][-1], check
+    assert refused.startswith("not_supported: ") and repr(SPOILERS[key]) in refused, refused
+    assert shown["title"] == f"CW: {SPOILERS[key]}"
+    assert ("visibility:private" in shown["tags"]) is (key == "private-thread")
+    (public,) = sandbox.writes("mastodon")
+    assert public["target"] == ids["summons-me"] and public["data"]["visibility"] == "public"
+    assert public["data"]["spoiler_text"] == ""
 
 
 async def test_writes_are_refused_without_the_bot_flag(sandbox: SandboxControl) -> None:
@@ -203,6 +196,29 @@ async def test_nobody_answers_a_nobot_author(sandbox: SandboxControl) -> None:
     assert sandbox.writes("mastodon") == []
 
 
+async def test_a_text_that_mentions_anyone_but_the_author_is_refused(
+    sandbox: SandboxControl,
+) -> None:
+    """A mention notifies its account: from a program, one nobody asked for is the spam the
+    fediverse's bot rules forbid (and would reach a #nobot author too). A reply may mention
+    the author it answers; anyone else, in a reply or a post, is refused before sending."""
+    ids = sandbox.ids("mastodon")
+    to_nobot = f"@{NOBOT} agrees with you."
+    async with Client(SPEC.build(sandbox.url)) as client:
+        author = (await call(client, "get_post", post_id=ids["summons-me"]))["author"]
+        check = await call(
+            client, "validate", action="write_comment", body=to_nobot, post_id=ids["summons-me"]
+        )
+        reply = await error_of(client, "write_comment", post_id=ids["summons-me"], body=to_nobot)
+        post = await error_of(client, "write_post", title="", body=f"Hi @{author}@x.example!")
+        fine = f"@{author} thanks, @gwanjong_bot here."
+        assert (await call(client, "write_comment", post_id=ids["summons-me"], body=fine))["ok"]
+    assert not check["ok"] and f"@{NOBOT}," in check["problems"][-1], check
+    assert reply.startswith("invalid_input: ") and f"@{NOBOT}," in reply, reply
+    assert post.startswith("invalid_input: ") and f"@{author}@x.example," in post, post
+    assert [w["data"]["status"] for w in sandbox.writes("mastodon")] == [fine]
+
+
 async def test_the_limit_is_the_instances(sandbox: SandboxControl) -> None:
     async with Client(SPEC.build(sandbox.url)) as client:
         caps = await call(client, "capabilities")
@@ -218,52 +234,6 @@ async def test_the_limit_is_the_instances(sandbox: SandboxControl) -> None:
     # the instance's rules, read at start, are in the guide; the bot flag is the disclosure
     assert any(RULES[1] in line for line in caps["profile"]["writing_guide"])
     assert caps["profile"]["disclosure"] == ""
-
-
-async def test_a_reply_under_a_content_warning_counts_it_in_the_limit(
-    sandbox: SandboxControl,
-) -> None:
-    """Mastodon counts a status's content warning and its text together against the
-    instance's limit, and a reply carries its parent's warning: the text has what is left."""
-    ids = sandbox.ids("mastodon")
-    left = MAX_CHARS - len(SPOILERS["private-thread"])
-    to = f"@{FOLLOWER} "  # a followers-only reply mentions its author, or they miss it
-    async with Client(SPEC.build(sandbox.url)) as client:
-        over = await call(
-            client,
-            "validate",
-            action="write_comment",
-            body=to + "a" * (left + 1 - len(to)),
-            post_id=ids["private-thread"],
-        )
-        refused = await error_of(
-            client,
-            "write_comment",
-            post_id=ids["private-thread"],
-            body=to + "b" * (left + 1 - len(to)),
-        )
-        fits = await call(
-            client,
-            "validate",
-            action="write_comment",
-            body=to + "c" * (left - len(to)),
-            post_id=ids["private-thread"],
-        )
-        assert (
-            await call(
-                client,
-                "write_comment",
-                post_id=ids["private-thread"],
-                body=to + "c" * (left - len(to)),
-            )
-        )["ok"]
-    assert not over["ok"] and any("content warning" in p for p in over["problems"]), over
-    assert over["length"] == {"used": left + 1, "max": left, "unit": "graphemes"}
-    assert refused.startswith("invalid_input: ") and "content warning" in refused, refused
-    assert fits["ok"], fits
-    (write,) = sandbox.writes("mastodon")  # the one that fits, under the parent's warning
-    assert write["data"]["status"] == to + "c" * (left - len(to))
-    assert write["data"]["spoiler_text"] == SPOILERS["private-thread"]
 
 
 @pytest.mark.parametrize(
@@ -342,6 +312,31 @@ async def test_read_back_lag_hides_a_new_status_from_every_read(sandbox: Sandbox
     assert reply["id"] not in seen and post["id"] not in seen, seen
 
 
+async def test_a_lost_post_is_read_back_where_search_finds_no_statuses(
+    sandbox: SandboxControl,
+) -> None:
+    """Mastodon finds statuses by their words only with Elasticsearch, which many instances
+    do not run (their search answers none). The gateway reads an unsure post back through
+    search: finding nothing, it would count the post as not written after its settle window,
+    and a strike an hour later (the Idempotency-Key forgotten) would post it again. Search
+    also reads our own latest statuses, as Elasticsearch finds a searcher's own."""
+    text = "Notes on cancellation in async Rust, posted once."
+    nothing = json.dumps({"accounts": [], "statuses": [], "hashtags": []})
+    async with Client(SPEC.build(sandbox.url)) as client:
+        sandbox.fault("mastodon", "apply_then_status", status=502, match="/api/v1/statuses")
+        lost = await error_of(client, "write_post", title="", body=text)
+        sandbox.fault(
+            "mastodon",
+            status=200,
+            match="/api/v2/search",
+            body=nothing,
+            content_type="application/json",
+        )
+        found = (await call(client, "search", query=text[:40], limit=50))["posts"]
+    (write,) = sandbox.writes("mastodon")
+    assert "may have been written" in lost and write["data"]["id"] in [p["id"] for p in found]
+
+
 async def test_a_write_sent_again_after_a_lost_answer_is_not_posted_twice(
     sandbox: SandboxControl,
 ) -> None:
@@ -407,12 +402,12 @@ async def test_the_same_text_to_different_targets_lands_each_time(
     assert [post["id"], first["id"], second["id"]] == [w["data"]["id"] for w in writes]
 
 
-async def test_a_reply_under_a_changed_content_warning_is_a_new_write(
+async def test_a_reply_to_a_status_that_gained_a_content_warning_is_a_persons(
     sandbox: SandboxControl,
 ) -> None:
-    """A reply carries its parent's content warning. The same text to the same status after
-    its author changed the warning is another write: it lands under the new warning, never
-    answered with the first reply (which Mastodon does for a reused Idempotency-Key)."""
+    """Its author may add a content warning to a status after we answered it: the next
+    reply is read against the status as it is now, and left to a person (it would keep the
+    warning no approval shows), never sent without it or answered with the first reply."""
     text = "Thanks, noted."
     async with Client(SPEC.build(sandbox.url)) as client:
         ours = await call(client, "write_post", title="", body="Our notes on gateways.")
@@ -431,16 +426,16 @@ async def test_a_reply_under_a_changed_content_warning_is_a_new_write(
                 headers=human,
             )
             assert edited.status_code == 200 and edited.json()["spoiler_text"] == "gateways"
-            second = await call(client, "write_comment", post_id=theirs, body=text)
-    replies = [w for w in sandbox.writes("mastodon") if w["target"] == theirs]
-    assert [w["data"]["spoiler_text"] for w in replies] == ["", "gateways"], replies
-    assert [first["id"], second["id"]] == [w["data"]["id"] for w in replies]
+            second = await error_of(client, "write_comment", post_id=theirs, body=text)
+    assert second.startswith("not_supported: ") and "'gateways'" in second, second
+    (reply,) = [w for w in sandbox.writes("mastodon") if w["target"] == theirs]
+    assert reply["data"]["id"] == first["id"] and reply["data"]["spoiler_text"] == ""
 
 
 # -- through the gateway -----------------------------------------------------------------------
 
 
-async def test_through_the_gateway_strike_writes_once_and_refuses_nobot(
+async def test_through_the_gateway_strike_writes_once_refuses_nobot_hands_off_narrow(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     async with Client(in_memory_gateway(sandbox, tmp_path, ["mastodon"])) as client:
@@ -457,7 +452,16 @@ async def test_through_the_gateway_strike_writes_once_and_refuses_nobot(
         no = await outcome(
             client, "strike", opportunity_id=nobot, action="comment", content="Hello!"
         )
+        # approvals show a write as public with no warning: a reply that keeps a narrower
+        # audience and a content warning is a person's
+        inbox = await call(client, "scout", source="mentions", platforms=["mastodon"])
+        narrow = opportunity_for(inbox, "mastodon", "work plans")
+        await call(client, "draft", opportunity_id=narrow)
+        handed = await outcome(
+            client, "strike", opportunity_id=narrow, action="comment", content=f"@{FOLLOWER} Yes."
+        )
     assert drafted["strike"]["actions"]["comment"]["allowed"] == "auto", drafted["strike"]
     assert struck["status"] == "posted", struck
     assert no["status"] == "refused" and "#nobot" in no["reason"], no
+    assert handed["status"] == "handoff" and "'work plans'" in handed["reason"], handed
     assert [w["action"] for w in sandbox.writes("mastodon")] == ["write_comment"]

@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from gwanjong_mastodon.adapter import MastodonAdapter, opted_out
+from gwanjong_mastodon.adapter import MastodonAdapter, opted_out, unshown
 from gwanjong_mastodon.settings import Settings
-from gwanjong_mastodon.statuses import comment_tree, narrowest, post_of, text_of
+from gwanjong_mastodon.statuses import comment_tree, post_of, text_of
 from gwanjong_sandbox.mastodon.world import NOBOT, build_world, content_html, context
 
 PAYLOADS = Path(__file__).parent / "payloads"
@@ -66,16 +66,16 @@ def test_content_warning_and_visibility_are_kept() -> None:
     }
     post = post_of(status, "mastodon")
     assert post.title == "CW: meta" and "visibility:private" in post.tags
-    assert narrowest("private", "public") == "private" and narrowest("direct") == "direct"
 
 
-def test_a_visibility_mastodon_does_not_name_is_never_widened_to_public() -> None:
-    """Servers that speak Mastodon's API have more audiences (Akkoma's local and list,
-    forks' mutuals and circles): a reply cannot keep one it does not know, so there is
-    none to give (the write is refused), never public."""
-    for unknown in ("local", "list", "mutuals_only", "", "PRIVATE"):
-        assert narrowest(unknown) is None, unknown
-        assert narrowest("public", unknown) is None, unknown
+def test_a_reply_that_keeps_an_audience_or_a_warning_is_a_persons() -> None:
+    """An approval shows a write as public with no content warning: a reply that would keep
+    a narrower audience (Mastodon's, or one it does not name: Akkoma's local, a fork's
+    circles) or a content warning is left to a person, never widened or stripped."""
+    assert unshown({"visibility": "public", "spoiler_text": ""}) is None
+    for narrow in ("unlisted", "private", "direct", "local", "mutuals_only", "", "PUBLIC"):
+        assert repr(narrow) in (unshown({"visibility": narrow}) or ""), narrow
+    assert "'spoilers'" in (unshown({"visibility": "public", "spoiler_text": "spoilers"}) or "")
 
 
 def test_mastodon_counts_urls_and_remote_mentions_its_way() -> None:
@@ -85,10 +85,24 @@ def test_mastodon_counts_urls_and_remote_mentions_its_way() -> None:
     assert adapter.measure("@carl@fosstodon.org hi", "graphemes") == len("@carl hi")
 
 
-def test_nobot_and_noai_in_a_bio_or_name_opt_out() -> None:
+def test_a_mention_is_read_as_mastodon_reads_one() -> None:
+    adapter = MastodonAdapter(Settings(_env_file=None))  # pyright: ignore[reportCallIssue]
+    adapter.domain = "sandbox.social"
+    carl = {"account": {"acct": "carl"}}
+    text = "@carl, @Carl@sandbox.social: mail carl@x.example or see https://a.example/@eve"
+    assert adapter.strangers(text, carl) is None  # an address or a profile link notifies no one
+    assert "@eve@a.example, " in (adapter.strangers("cc @eve@a.example.", carl) or "")
+
+
+def test_nobot_and_noai_in_a_bio_name_or_field_opt_out() -> None:
     assert opted_out({"note": "<p>Dev. #NoBot please</p>", "display_name": "Q"}) == "#nobot"
     assert opted_out({"note": "", "display_name": "Ann #noAI"}) == "#noai"
     assert opted_out({"note": "<p>#nobotany fan</p>", "display_name": ""}) is None
+    assert opted_out({"note": "<p>Please, #NoBots.</p>"}) == "#nobot"
+    tag = '<a href="https://a.example/tags/nobot" class="mention hashtag">#<span>NoBot</span></a>'
+    field = {"name": "Bots", "value": tag}
+    assert opted_out({"note": "", "fields": [{"name": "#noAI", "value": ""}]}) == "#noai"
+    assert opted_out({"note": "", "display_name": "", "fields": [field]}) == "#nobot"
 
 
 def test_the_sandbox_serves_every_recorded_field() -> None:
@@ -121,18 +135,6 @@ def test_local_accounts_match_an_opt_out_entry_with_or_without_the_domain() -> N
     settings = Settings(_env_file=None, api_base_url="https://fosstodon.org")  # pyright: ignore[reportCallIssue]
     handles = MastodonAdapter(settings).profile().handles
     assert handles.hosts == ["fosstodon.org"] and handles.strip_suffixes == ["@fosstodon.org"]
-
-
-def test_a_narrow_reply_must_name_its_author_by_the_handle_mastodon_resolves() -> None:
-    adapter = MastodonAdapter(Settings(_env_file=None))  # pyright: ignore[reportCallIssue]
-    remote = {"visibility": "direct", "account": {"acct": "ann@other.example"}}
-    assert adapter.unreached(remote, "@ann thanks") is not None  # a local ann, not her
-    assert adapter.unreached(remote, "@ann@other.example thanks") is None
-    assert adapter.unreached(remote, "@ann@other.example.evil thanks") is not None
-    local = {"visibility": "private", "account": {"acct": "bo"}}
-    assert adapter.unreached(local, "Thanks, @bo.") is None
-    assert adapter.unreached(local, "Thanks, @bob.") is not None
-    assert adapter.unreached(local | {"visibility": "unlisted"}, "Thanks.") is None
 
 
 def test_a_remote_mention_reads_as_the_whole_handle_it_was_written_with() -> None:
