@@ -33,7 +33,7 @@ from gwanjong_gateway.strike.results import PendingApproval, StrikeResult
 from gwanjong_gateway.strike.wording import unexpected
 from gwanjong_gateway.wire import output_schema
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
-from gwanjong_shared.contract.visible import line, plain, show
+from gwanjong_shared.contract.visible import line, link, plain, show
 from gwanjong_shared.tool_templates import tool
 
 CARD_URI = "ui://gwanjong/approval.html"
@@ -105,11 +105,12 @@ def card_view(approval: Approval, token: str) -> dict[str, Any]:
         "expires_at": iso(approval.expires_at),
         "shown": {
             # a post the platform gave no link for is named by its id, never "a new post"
-            "target": line(target or (approval.target if approval.action != "post" else ""), 400),
+            "target": link(target or (approval.target if not post else "")),
             "title": title.text,
             "title_warning": title.warning(),
             "tags": [show(t, fold=False).text for t in write.tags] if post else None,
             "as": f"{line(write.account, 100) or 'our account'}, {write.visibility}",
+            "links": [link(u) for u in write.links],
             "text": text.text,
             "warning": text.warning(),
             "length": f"{len(approval.text):,} characters (disclosure footer included)",

@@ -26,7 +26,7 @@ from gwanjong_gateway.config import ReviewSection
 from gwanjong_gateway.rules import approvals
 from gwanjong_gateway.rules.approvals import Approval, Channel
 from gwanjong_gateway.strike.attempt import Ask
-from gwanjong_shared.contract.visible import line, quoted, show
+from gwanjong_shared.contract.visible import line, link, quoted, show
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +72,7 @@ def message(approval: Approval) -> str:
     write = approval.write
     head = f"gwanjong asks before it writes in your name: {line(approval.where(), 400)}."
     head += f"\nSent as: {line(write.account, 100) or 'our account'}, {write.visibility}"
+    head += "".join(f"\nLink: {link(u)}" for u in write.links)  # where each one leads
     title, body = show(approval.title), show(approval.text)
     tags = [show(t, fold=False) for t in write.tags]
     if approval.title:

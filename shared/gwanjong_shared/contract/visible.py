@@ -36,6 +36,7 @@ import json
 import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
+from urllib.parse import urlsplit
 
 import regex
 
@@ -236,6 +237,18 @@ def line(text: str | None, max_chars: int = 160) -> str:
     if len(folded) > max_chars or len(raw) > window:
         folded = folded[: max_chars - 1].rstrip() + "…"
     return folded
+
+
+def link(url: str) -> str:
+    """A link as one line, and where it really goes when its host is not plain ASCII: a
+    letter of another script that looks Latin (Cyrillic і in gіthub.com) is written out
+    as the host's ASCII form, ``https://gіthub.com/x (host xn--gthub-2uf.com)``."""
+    shown = line(url, 2048)
+    try:
+        host = urlsplit(url).hostname or ""
+        return shown if host.isascii() else f"{shown} (host {host.encode('idna').decode()})"
+    except (ValueError, UnicodeError):  # a host no resolver would take either
+        return f"{shown} (a host that is not plain ASCII)"
 
 
 def has_hidden(text: str) -> bool:

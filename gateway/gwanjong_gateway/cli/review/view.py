@@ -19,7 +19,7 @@ from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Hold, iso
 from gwanjong_gateway.rules.ledger import Strike
 from gwanjong_gateway.rules.outgoing import Outgoing
 from gwanjong_gateway.rules.refs import approval_ref, handoff_ref
-from gwanjong_shared.contract.visible import BAR, json_escaped, quoted, show
+from gwanjong_shared.contract.visible import BAR, json_escaped, link, quoted, show
 from gwanjong_shared.contract.visible import line as one_line
 
 #: how much of the post answered `show` quotes (platform context, not what is sent)
@@ -289,6 +289,7 @@ def sent_write(w: Outgoing, said: str = "This exact text will be sent") -> list[
     text (disclosure footer included), each hidden character written out."""
     who = one_line(w.account, 80) if w.account else "our account (not known yet)"
     lines = [f"{said}:", f"  {w.visibility}, as {who} (title, tags and disclosure footer included)"]
+    lines += [f"  link: {link(u)}" for u in w.links]  # where each one in the text leads
     lines += sent_text(w.title, w.text, w.tags if w.action == "post" else None)
     return lines
 
