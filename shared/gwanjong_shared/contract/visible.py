@@ -240,13 +240,17 @@ def line(text: str | None, max_chars: int = 160) -> str:
 
 
 def link(url: str) -> str:
-    """A link as one line, and where it really goes when its host is not plain ASCII: a
-    letter of another script that looks Latin (Cyrillic і in gіthub.com) is written out
-    as the host's ASCII form, ``https://gіthub.com/x (host xn--gthub-2uf.com)``."""
+    """A link as one line, and where it really goes when that is not plain to read: a host
+    with a letter of another script that looks Latin (Cyrillic і in gіthub.com) is written
+    out in ASCII, ``https://gіthub.com/x (host xn--gthub-n2e.com)``, and so is the host
+    after a user part (``https://github.com@evil.example/`` goes to evil.example)."""
     shown = line(url, 2048)
     try:
-        host = urlsplit(url).hostname or ""
-        return shown if host.isascii() else f"{shown} (host {host.encode('idna').decode()})"
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if host.isascii() and parts.username is None:
+            return shown
+        return f"{shown} (host {host.encode('idna').decode()})"
     except (ValueError, UnicodeError):  # a host no resolver would take either
         return f"{shown} (a host that is not plain ASCII)"
 

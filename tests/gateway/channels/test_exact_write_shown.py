@@ -23,8 +23,10 @@ from tests.gateway.strike.test_exact_write import TAGGED, only, post_waiting
 
 pytestmark = pytest.mark.anyio
 TAGS = ("python", "async")
-#: a link whose host looks Latin and is not (Cyrillic і): every surface says where it goes
+#: a link whose host looks Latin and is not (Cyrillic і), and one whose host follows a user
+#: part: every surface says where each goes
 LINK, ASCII = "https://g\u0456thub.com/x", "(host xn--gthub-n2e.com)"
+AT, HOST = "https://github.com@evil.example/y", "(host evil.example)"
 
 
 @pytest.fixture
@@ -33,7 +35,7 @@ async def tagged(tmp_path: Path) -> AsyncIterator[tuple[Desks, Approval]]:
     async for desks in desks_for(tmp_path, fake, FakeClock()):
         approval_id = await post_waiting(desks.desk(), fake)
         write = only(desks).write
-        write = write.edited(tags=TAGS, text=f"{write.text}\nSee [github.com/x]({LINK}).")
+        write = write.edited(tags=TAGS, text=f"{write.text}\n[github.com/x]({LINK}), {AT}")
         with sqlite3.connect(desks.tmp / "gwanjong.db") as db:
             db.execute(
                 "UPDATE approvals SET outgoing = ?, digest = ? WHERE id = ?",
@@ -49,21 +51,24 @@ async def test_every_surface_shows_title_tags_account_and_links(
     now = desks.clock.time()
     text = message(approval)  # the dialog
     assert "Title: Cancellation notes" in text and "Tags: python, async" in text
-    assert "Sent as: gwanjong_bot, public" in text and f"Link: {LINK} {ASCII}" in text
+    assert (
+        "Sent as: gwanjong_bot, public" in text
+        and f"Link: {LINK} {ASCII}\nLink: {AT} {HOST}" in text
+    )
     page = one_approval_page(approval, now, "csrf")
     assert "<dt>Tags</dt><dd>" in page
     assert '<code class="tag">python</code> <code class="tag">async</code>' in page
     assert "Cancellation notes" in page and "gwanjong_bot, public" in page
-    assert f"<dt>Links</dt><dd><code>{LINK} {ASCII}</code></dd>" in page
+    assert f"<dd><code>{LINK} {ASCII}</code><br><code>{AT} {HOST}</code></dd>" in page
     card = card_view(approval, "token")
     assert card["tags"] == list(TAGS) and card["title"] == "Cancellation notes"
     assert (card["account"], card["visibility"]) == ("gwanjong_bot", "public")
     assert card["shown"]["tags"] == list(TAGS) and card["shown"]["as"] == "gwanjong_bot, public"
-    assert card["shown"]["links"] == [f"{LINK} {ASCII}"]
+    assert card["shown"]["links"] == [f"{LINK} {ASCII}", f"{AT} {HOST}"]
     shown = "\n".join(view.details(approval, now))  # review show
     assert "  | Title: Cancellation notes" in shown and "  | Tags: python, async" in shown
     assert "as gwanjong_bot" in shown and approval.digest in shown
-    assert f"  link: {LINK} {ASCII}" in shown
+    assert f"  link: {LINK} {ASCII}\n  link: {AT} {HOST}" in shown
     assert "--title T] [--tags a,b]" in shown  # how to edit them
     listed = "\n".join(view.table([view.approval_item(approval, now)], now, False))
     assert "| title: Cancellation notes" in listed and "| tags: python, async" in listed
