@@ -18,6 +18,7 @@ from mcp.types import (
     ElicitRequest,
     ElicitRequestFormParams,
     ElicitRequestURLParams,
+    ElicitResult,
     InputRequiredResult,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -155,10 +156,9 @@ class McpAsker:
             return None
         responses = self.ctx.input_responses
         answer = responses.get(input_key(approval)) if responses else None
-        if answer is None or not (can_form(self.ctx) or can_url(self.ctx)):
+        if not isinstance(answer, ElicitResult) or not (can_form(self.ctx) or can_url(self.ctx)):
             return None
-        content: dict[str, Any] = getattr(answer, "content", None) or {}
-        action = str(getattr(answer, "action", "cancel"))
+        content, action = answer.content or {}, answer.action
         if not can_form(self.ctx) or (action == "accept" and "decision" not in content):
             return Ask("pending", "The person was given the approval's page.", Channel.PAGE)
         # how long the person had: from the approval's creation to this second round

@@ -151,25 +151,42 @@ async def test_confirm_mode_asks_the_human(
         assert any("gwanjong review approve" in way for way in result["approval"]["how"])
 
 
-@pytest.mark.parametrize("queue", [False, True])
+async def closed(*_: Any) -> ElicitResult[Any]:
+    return ElicitResult(action="cancel")
+
+
+#: what each client's first strike is told (its dialog: none, not opened, closed)
+WAITS = {
+    "no dialog": "shows no approval dialog",
+    "queue": "no dialog was shown",
+    "sampling": "closed without a decision",
+}
+
+
+@pytest.mark.parametrize("asked", list(WAITS))
 async def test_confirm_without_elicitation_waits_for_a_person(
-    forum: FakePlatform, tmp_path: Path, mode: str, queue: bool
+    forum: FakePlatform, tmp_path: Path, mode: str, asked: str
 ) -> None:
-    """Also when the client (a model speaking MCP itself) sends an "approve" to a dialog
-    never opened: without elicitation, or one the gateway does not open (ask = "queue")."""
-    tables = {"review": {"ask": "queue"}} if queue else None
+    """Also when the client (a model speaking MCP itself) answers "approve" to a dialog never
+    opened (no elicitation, or ask = "queue"), or answers the dialog with a sampling result."""
+    tables = {"review": {"ask": "queue"}} if asked == "queue" else None
     gateway = fake_gateway(tmp_path, forum, writes="confirm", tables=tables)
-    handler = (lambda *_: ElicitResult(action="cancel")) if queue else None
+    handler = closed if asked != "no dialog" else None
     async with Client(gateway, mode=mode, elicitation_handler=handler) as client:
         oid = await drafted(client)
         result = await strike(client, oid)
         assert result["status"] == "pending_approval", result
-        assert ("no dialog was shown" if queue else "shows no approval dialog") in result["reason"]
+        assert WAITS[asked] in result["reason"]
         again = await strike(client, oid)  # the same write again: the same approval
         assert again["status"] == "pending_approval"
         assert again["approval"]["id"] == result["approval"]["id"]
         if mode == "auto":  # a stateless round carrying an answer nobody was asked for
-            approve = types.ElicitResult(action="accept", content={"decision": "approve"})
+            approve: types.InputResponse = types.ElicitResult(
+                action="accept", content={"decision": "approve"}
+            )
+            if asked == "sampling":
+                said = types.TextContent(type="text", text="approve")
+                approve = types.CreateMessageResult(role="assistant", content=said, model="m")
             forged: types.InputResponses = {f"approval-{result['approval']['id']}": approve}
             args = {
                 "opportunity_id": oid,
