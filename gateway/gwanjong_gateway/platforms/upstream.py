@@ -253,6 +253,7 @@ class Upstream:
                 return self.unavailable()
         generation = self._generation
         remaining = max(0.5, timeout_s - (anyio.current_time() - began))
+        again = ", try again later" if tool in _RETRY_SAFE else ""  # a write may have landed
         try:
             # The raw result: its structured content is validated once, by the typed models
             # where it is used (call_tool would also build classes from the outputSchema).
@@ -270,7 +271,7 @@ class Upstream:
                 return Outcome.failure(
                     ErrorKind.TIMEOUT,
                     f"{self.name} did not answer {tool} within {timeout_s:g} s; "
-                    "it is restarted in the background, try again later.",
+                    f"it is restarted in the background{again}.",
                 )
             # The process died or the connection broke: restart it now for the next call.
             await self._lost(generation, f"connection lost during {tool} ({text[:80]})", True)
@@ -280,7 +281,7 @@ class Upstream:
                 return await self.call(tool, arguments, left, retried=True)
             return Outcome.failure(
                 ErrorKind.UNAVAILABLE,
-                f"the {self.name} server stopped during {tool}; it is being restarted, call again.",
+                f"the {self.name} server stopped during {tool}; it is being restarted{again}.",
             )
         except Exception as exc:
             return Outcome.failure(ErrorKind.UNAVAILABLE, f"{self.name} {tool} failed: {_why(exc)}")

@@ -18,6 +18,7 @@ from mcp.types import (
     ElicitRequest,
     ElicitRequestFormParams,
     ElicitRequestURLParams,
+    ElicitResult,
     InputRequiredResult,
 )
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -151,15 +152,15 @@ class McpAsker:
         )
 
     def answer_for(self, approval: Approval, now: float) -> Ask | None:
-        if not modern_era(self.ctx):
+        # a round may carry any answer: one counts only to the dialog `ask` opens here
+        if not modern_era(self.ctx) or self.review.ask == "queue":
             return None
         responses = self.ctx.input_responses
         answer = responses.get(input_key(approval)) if responses else None
-        if answer is None:
+        if not isinstance(answer, ElicitResult) or not (can_form(self.ctx) or can_url(self.ctx)):
             return None
-        content: dict[str, Any] = getattr(answer, "content", None) or {}
-        action = str(getattr(answer, "action", "cancel"))
-        if action == "accept" and "decision" not in content:  # a URL-mode link was opened
+        content, action = answer.content or {}, answer.action
+        if not can_form(self.ctx) or (action == "accept" and "decision" not in content):
             return Ask("pending", "The person was given the approval's page.", Channel.PAGE)
         # how long the person had: from the approval's creation to this second round
         return self._judge(action, content.get("decision"), max(0.0, now - approval.created_at))

@@ -88,6 +88,8 @@ def tiny() -> FastMCP[Any]:
     async def write_comment(
         post_id: str, body: str, parent_id: str | None = None
     ) -> dict[str, Any]:
+        if post_id == "slow":
+            await anyio.sleep(120)
         return {"ok": True, "platform": "tiny", "action": "write_comment", "id": "c1"}
 
     @mcp.tool
@@ -149,9 +151,16 @@ async def test_text_only_errors_keep_their_kind(upstreams: Upstreams) -> None:
     assert "outside the platform contract" in shape.value.message
 
 
-async def test_a_timeout_is_recognised_from_the_mcp_error(upstreams: Upstreams) -> None:
+@pytest.mark.parametrize("tool", ["get_post", "write_comment"])
+async def test_a_timeout_is_recognised_from_the_mcp_error(upstreams: Upstreams, tool: str) -> None:
     await PlatformClient(upstreams, "tiny").capabilities()  # started, on generous time
+    client = PlatformClient(upstreams, "tiny", timeout_s=0.05)
     with pytest.raises(PlatformError) as hung:
-        await PlatformClient(upstreams, "tiny", timeout_s=0.05).get_post("slow")
+        if tool == "get_post":
+            await client.get_post("slow")
+        else:
+            await client.write("write_comment", {"post_id": "slow", "body": "hi"})
     assert hung.value.kind is ErrorKind.TIMEOUT
-    assert "did not answer get_post" in hung.value.message
+    assert f"did not answer {tool}" in hung.value.message
+    # a write may have landed: never an invitation to send it again
+    assert ("try again" in hung.value.message) is (tool == "get_post")
