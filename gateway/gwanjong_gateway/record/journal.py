@@ -138,8 +138,11 @@ class Journal:
         data = (json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
         private_dir(self.path.parent)
         with self._lock, exclusive_lock(self.path.with_suffix(".lock")):
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
             try:
+                end = os.fstat(fd).st_size
+                if end and os.pread(fd, 1, end - 1) != b"\n":  # a line a crash tore: end it
+                    data = b"\n" + data
                 written = os.write(fd, data)
                 if written != len(data):  # a short write on a full disk: no half line stays
                     os.ftruncate(fd, os.fstat(fd).st_size - written)

@@ -251,3 +251,16 @@ def test_a_write_put_back_from_the_journal_keeps_the_strikes_trace(tmp_path: Pat
     assert back is not None and back.status == StrikeStatus.UNKNOWN
     assert (back.trace_id, back.span_id, back.account) == (row.trace_id, row.span_id, row.account)
     fresh.close()
+
+
+def test_a_line_torn_by_a_crash_never_swallows_the_next_write(tmp_path: Path) -> None:
+    """A crash mid-append (or between a short write on a full disk and its truncation)
+    leaves a line without its end: the next write's line starts on a line of its own."""
+    store = StrikeStore(tmp_path / "gwanjong.db")
+    torn, sent = (strike_row(store, intent_key=k, target=k) for k in ("k1", "k2"))
+    store.close()
+    journal = Journal(tmp_path)
+    journal.append_sending(torn)
+    (tmp_path / JOURNAL).write_text((tmp_path / JOURNAL).read_text()[:40])
+    journal.append_sending(sent)
+    assert [e.id for e in journal.open_entries()] == [sent.id]
