@@ -191,8 +191,10 @@ class Records:
             return self._open_pg()
         try:
             return StrikeStore(self.path, self.busy_timeout_s)
-        except (sqlite3.DatabaseError, OSError, SchemaError) as exc:
-            said = None if isinstance(exc, SchemaError) else self._passing(exc)
+        except SchemaError as exc:  # not damage: doctor --repair changes nothing here
+            raise self._broken(f"the strike record {self.path}: {exc}.") from None
+        except (sqlite3.DatabaseError, OSError) as exc:
+            said = self._passing(exc)
             if said is None:  # damage
                 raise self._broken(self._unreadable(exc)) from None
             raise unavailable(said) from None

@@ -110,6 +110,8 @@ async def test_a_file_from_a_newer_gwanjong_is_refused_untouched(tmp_path: Path)
     records = Records(path)
     assert not await records.open()
     assert "newer than this gwanjong knows" in records.broken
+    # what to do is upgrading: doctor --repair changes nothing in a newer record
+    assert "upgrade gwanjong" in records.broken and "repair" not in records.broken
     with pytest.raises(PlatformError):
         await records.run(StrikeStore.history)
 
