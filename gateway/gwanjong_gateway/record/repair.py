@@ -44,6 +44,7 @@ class Health(StrEnum):
     FULL = "disk full"
     READ_ONLY = "read-only"
     NEWER = "newer schema"
+    BUSY = "busy"  # held by another process (a gateway running): never damage, never rebuilt
     UNREACHABLE = "unreachable"
 
 
@@ -64,7 +65,11 @@ def _said(exc: BaseException) -> str:
 def _health_of(exc: sqlite3.Error | OSError | SchemaError) -> Health:
     if isinstance(exc, SchemaError):
         return Health.NEWER
-    found = {Trouble.FULL: Health.FULL, Trouble.READ_ONLY: Health.READ_ONLY}
+    found = {
+        Trouble.FULL: Health.FULL,
+        Trouble.READ_ONLY: Health.READ_ONLY,
+        Trouble.BUSY: Health.BUSY,
+    }
     return found.get(trouble(exc), Health.DAMAGED)
 
 
@@ -84,7 +89,9 @@ def check_record(config: GatewayConfig) -> RecordCheck:
             return RecordCheck(engine, where, Health.UNREACHABLE, said or type(exc).__name__)
         if not isinstance(exc, sqlite3.Error | OSError | SchemaError):
             raise
-        return RecordCheck(engine, where, _health_of(exc), _said(exc))
+        health = _health_of(exc)
+        held = "; another gwanjong process holds it: stop it first" if health is Health.BUSY else ""
+        return RecordCheck(engine, where, health, _said(exc) + held)
 
 
 def disk_free(folder: Path) -> int | None:

@@ -212,6 +212,24 @@ async def test_doctor_puts_a_journalled_write_back_into_a_new_record(
     assert row.status == StrikeStatus.UNKNOWN and f"as record {lost}" in row.reason, row
 
 
+def test_doctor_never_rebuilds_a_record_another_process_holds(tmp_path: Path) -> None:
+    # A busy record read as damaged: --repair moved the live record aside, and the gateway
+    # holding it went on claiming into the old file, which no one reads any more.
+    store = StrikeStore(tmp_path / "gwanjong.db")
+    strike_row(store, status=StrikeStatus.POSTED)
+    config = parse(config_text(tmp_path, ["reddit"], tables={"store": {"lock_timeout_s": 0.1}}))
+    store.engine.x("BEGIN IMMEDIATE")  # a gateway mid-claim
+    out, err = io.StringIO(), io.StringIO()
+    assert run_doctor(config, None, fix=False, out=out, err=err) == 1
+    assert run_doctor(config, None, fix=True, out=out, err=err) == 1
+    store.engine.x("ROLLBACK")
+    store.close()
+    assert "damaged" not in out.getvalue() + err.getvalue(), err.getvalue()
+    assert "busy" in err.getvalue() and "stop" in err.getvalue(), err.getvalue()
+    assert named(tmp_path, "gwanjong.db.broken-") == []
+    assert [r.status for r in history(tmp_path)] == [StrikeStatus.POSTED]
+
+
 def test_the_journal_stays_short(tmp_path: Path) -> None:
     """Closed entries are compacted away once the file passes its bound; open ones stay."""
     store = StrikeStore(tmp_path / "gwanjong.db")
