@@ -18,7 +18,7 @@ from gwanjong_gateway.cli.review.view import claim_note, escaped_json
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.extras import MissingExtra
 from gwanjong_gateway.record.records import Records, open_store, store_url
-from gwanjong_gateway.record.sql.pg_errors import describe, redact
+from gwanjong_gateway.record.sql.pg_errors import describe, redact, where
 from gwanjong_gateway.record.store import BUSY_TIMEOUT_S, SchemaError, StrikeStore
 from gwanjong_gateway.rules.ledger import RESOLVABLE, UNSETTLED, Strike, StrikeStatus
 from gwanjong_shared.contract.visible import line as one_line
@@ -96,7 +96,13 @@ def _open(config: GatewayConfig) -> StrikeStore | None:
                 raise
             _fail(Records.for_config(config).said(exc))
             return None
-        message = describe(exc, store_url(config), BUSY_TIMEOUT_S)
+        url = store_url(config)
+        newer = isinstance(exc, SchemaError)
+        message = (
+            f"the strike record at {where(url)}: {exc}."
+            if newer
+            else describe(exc, url, BUSY_TIMEOUT_S)
+        )
         if message is None:
             raise
         _fail(message)
