@@ -232,8 +232,10 @@ class WriteJournal:
         except OSError as exc:
             log.warning("write journal: could not note record %s as recorded: %s", strike_id, exc)
 
-    async def ready(self) -> None:
-        """Replay once (before the first strike); a failed replay is tried again next time."""
+    async def ready(self, strict: bool = False) -> None:
+        """Replay once (before the first strike); a failed replay is tried again next time.
+        ``strict`` (a strike): PlatformError meanwhile, since a write the record lost may
+        hold the very target (scout and the start go on)."""
         if self._replayed:
             return
         async with self._replaying:
@@ -242,6 +244,12 @@ class WriteJournal:
                     await self.replay()
                 except Exception as exc:  # the record or the journal is not usable yet
                     log.warning("write journal: replay deferred: %s", exc)
+                    if strict:
+                        raise unavailable(
+                            f"Nothing was sent: the write journal {self.journal.path} could not "
+                            f"be put back into the strike record yet ({exc}), and a write it "
+                            "holds may be on this target. `gwanjong doctor` shows what is wrong."
+                        ) from None
 
     async def replay(self) -> int:
         """Put every open entry back into the record (see `restore`); how many are still

@@ -82,7 +82,7 @@ def lines(state: Path) -> list[dict[str, Any]]:
 async def test_a_journal_that_cannot_be_written_means_nothing_is_sent(
     links: FakePlatform, tmp_path: Path
 ) -> None:
-    (tmp_path / JOURNAL).mkdir()  # a real filesystem error on every append (EISDIR)
+    (tmp_path / "journal.lock").mkdir()  # a real filesystem error on every append (EISDIR)
     async with Client(fake_gateway(tmp_path, links)) as client:
         oid = await drafted(client)
         answer = await strike(client, oid, "comment", REPLY)
@@ -140,6 +140,20 @@ async def test_a_write_the_record_lost_is_held_again_and_settled(
         await scout(client)  # the next start's replay finds it settled
     assert Journal(tmp_path).open_entries() == []
     assert (tmp_path / JOURNAL).read_text() == ""  # compacted away
+
+
+async def test_a_strike_waits_for_the_replay_of_a_write_the_record_lost(
+    links: FakePlatform, tmp_path: Path
+) -> None:
+    # The replay failed (here on a line a newer gwanjong wrote) and was only deferred: the
+    # strike went on and wrote to the target a lost write still holds.
+    sent_then_lost(tmp_path, links, time.time())
+    newer = {**lines(tmp_path)[0], "id": 99, "action": "repost", "intent_key": "k9"}
+    (tmp_path / JOURNAL).write_text(json.dumps(newer) + "\n" + (tmp_path / JOURNAL).read_text())
+    async with Client(fake_gateway(tmp_path, links)) as client:
+        answer = await strike(client, await drafted(client), "comment", REPLY)
+    assert answer.get("status") != "posted", answer
+    assert len(links.written("write_comment")) == 1
 
 
 def named(folder: Path, prefix: str) -> list[Path]:
