@@ -7,6 +7,7 @@ an escape sequence."""
 from __future__ import annotations
 
 import shutil
+import sqlite3
 import sys
 import textwrap
 import time
@@ -16,9 +17,9 @@ from typing import Any, TextIO, cast
 from gwanjong_gateway.cli.review.view import claim_note, escaped_json
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.extras import MissingExtra
-from gwanjong_gateway.record.records import open_store, store_url
-from gwanjong_gateway.record.sql.pg_errors import describe, redact
-from gwanjong_gateway.record.store import BUSY_TIMEOUT_S, StrikeStore
+from gwanjong_gateway.record.records import Records, open_store, store_url
+from gwanjong_gateway.record.sql.pg_errors import describe, redact, where
+from gwanjong_gateway.record.store import BUSY_TIMEOUT_S, SchemaError, StrikeStore
 from gwanjong_gateway.rules.ledger import RESOLVABLE, UNSETTLED, Strike, StrikeStatus
 from gwanjong_shared.contract.visible import line as one_line
 from gwanjong_shared.contract.visible import plain, show
@@ -91,8 +92,17 @@ def _open(config: GatewayConfig) -> StrikeStore | None:
         raise  # main() says what to install
     except Exception as exc:
         if not config.store.url:
-            raise
-        message = describe(exc, store_url(config), BUSY_TIMEOUT_S)
+            if not isinstance(exc, sqlite3.Error | OSError | SchemaError):
+                raise
+            _fail(Records.for_config(config).said(exc))
+            return None
+        url = store_url(config)
+        newer = isinstance(exc, SchemaError)
+        message = (
+            f"the strike record at {where(url)}: {exc}."
+            if newer
+            else describe(exc, url, BUSY_TIMEOUT_S)
+        )
         if message is None:
             raise
         _fail(message)

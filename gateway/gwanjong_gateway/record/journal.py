@@ -138,8 +138,11 @@ class Journal:
         data = (json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
         private_dir(self.path.parent)
         with self._lock, exclusive_lock(self.path.with_suffix(".lock")):
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
             try:
+                end = os.fstat(fd).st_size
+                if end and os.pread(fd, 1, end - 1) != b"\n":  # a line a crash tore: end it
+                    data = b"\n" + data
                 written = os.write(fd, data)
                 if written != len(data):  # a short write on a full disk: no half line stays
                     os.ftruncate(fd, os.fstat(fd).st_size - written)
@@ -229,8 +232,10 @@ class WriteJournal:
         except OSError as exc:
             log.warning("write journal: could not note record %s as recorded: %s", strike_id, exc)
 
-    async def ready(self) -> None:
-        """Replay once (before the first strike); a failed replay is tried again next time."""
+    async def ready(self, strict: bool = False) -> None:
+        """Replay once (before the first strike); a failed replay is tried again next time.
+        ``strict`` (a strike): PlatformError meanwhile, since a write the record lost may
+        hold the very target (scout and the start go on)."""
         if self._replayed:
             return
         async with self._replaying:
@@ -239,6 +244,12 @@ class WriteJournal:
                     await self.replay()
                 except Exception as exc:  # the record or the journal is not usable yet
                     log.warning("write journal: replay deferred: %s", exc)
+                    if strict:
+                        raise unavailable(
+                            f"Nothing was sent: the write journal {self.journal.path} could not "
+                            f"be put back into the strike record yet ({exc}), and a write it "
+                            "holds may be on this target. `gwanjong doctor` shows what is wrong."
+                        ) from None
 
     async def replay(self) -> int:
         """Put every open entry back into the record (see `restore`); how many are still

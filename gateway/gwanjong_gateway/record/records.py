@@ -191,8 +191,10 @@ class Records:
             return self._open_pg()
         try:
             return StrikeStore(self.path, self.busy_timeout_s)
-        except (sqlite3.DatabaseError, OSError, SchemaError) as exc:
-            said = None if isinstance(exc, SchemaError) else self._passing(exc)
+        except SchemaError as exc:  # not damage: doctor --repair changes nothing here
+            raise self._broken(self.said(exc)) from None
+        except (sqlite3.DatabaseError, OSError) as exc:
+            said = self._passing(exc)
             if said is None:  # damage
                 raise self._broken(self._unreadable(exc)) from None
             raise unavailable(said) from None
@@ -241,6 +243,13 @@ class Records:
         if found is Trouble.READ_ONLY:
             return self._read_only(exc)
         return self._full(exc) if found is Trouble.FULL or self._no_room(exc) else None
+
+    def said(self, exc: sqlite3.Error | OSError | SchemaError) -> str:
+        """What the SQLite record's own error means, and what to do (never SQLite's raw words
+        alone: a "database is locked" is the record being busy)."""
+        if isinstance(exc, SchemaError):
+            return f"the strike record {self.path}: {exc}."
+        return self._passing(exc) or self._unreadable(exc)
 
     def _read_only(self, exc: BaseException) -> str:
         return (
@@ -415,7 +424,7 @@ class Records:
 
     def _answer(self, exc: BaseException, store: StrikeStore | None) -> BaseException:
         if isinstance(exc, sqlite3.DatabaseError):
-            return unavailable(self._passing(exc) or self._unreadable(exc))
+            return unavailable(self.said(exc))
         if platform_error(exc) or not self.url or store is None:
             return exc
         message = pg_errors.describe(exc, store.url, self.busy_timeout_s)

@@ -44,6 +44,7 @@ class Health(StrEnum):
     FULL = "disk full"
     READ_ONLY = "read-only"
     NEWER = "newer schema"
+    BUSY = "busy"  # held by another process (a gateway running): never damage, never rebuilt
     UNREACHABLE = "unreachable"
 
 
@@ -61,10 +62,12 @@ def _said(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:300]
 
 
-def _health_of(exc: sqlite3.Error | OSError | SchemaError) -> Health:
-    if isinstance(exc, SchemaError):
-        return Health.NEWER
-    found = {Trouble.FULL: Health.FULL, Trouble.READ_ONLY: Health.READ_ONLY}
+def _health_of(exc: sqlite3.Error | OSError) -> Health:
+    found = {
+        Trouble.FULL: Health.FULL,
+        Trouble.READ_ONLY: Health.READ_ONLY,
+        Trouble.BUSY: Health.BUSY,
+    }
     return found.get(trouble(exc), Health.DAMAGED)
 
 
@@ -78,13 +81,17 @@ def check_record(config: GatewayConfig) -> RecordCheck:
     try:
         with closing(open_store(config, config.store.lock_timeout_s)) as store:
             return RecordCheck(engine, where, Health.OK, counts=store.status_counts())
+    except SchemaError as exc:  # either engine: upgrade gwanjong, nothing to repair
+        return RecordCheck(engine, where, Health.NEWER, _said(exc))
     except Exception as exc:
         if url:
             said = pg_errors.describe(exc, url, config.store.lock_timeout_s)
             return RecordCheck(engine, where, Health.UNREACHABLE, said or type(exc).__name__)
-        if not isinstance(exc, sqlite3.Error | OSError | SchemaError):
+        if not isinstance(exc, sqlite3.Error | OSError):
             raise
-        return RecordCheck(engine, where, _health_of(exc), _said(exc))
+        health = _health_of(exc)
+        held = "; another gwanjong process holds it: stop it first" if health is Health.BUSY else ""
+        return RecordCheck(engine, where, health, _said(exc) + held)
 
 
 def disk_free(folder: Path) -> int | None:

@@ -268,14 +268,14 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, NoticeRows):
             (strike_id, by),
         )
 
-    def count_readback(self, strike_id: int) -> int:
-        """One more spaced read-back found this unsettled row absent; the count now (0 if
-        the row is settled already)."""
+    def count_readback(self, strike_id: int, seen: int) -> int:
+        """One more spaced read-back found this unsettled row absent, counted if the count is
+        still ``seen`` (none counted elsewhere since); the count now (0: not counted)."""
         return (
             self.engine.value(
-                f"UPDATE strikes SET readbacks = readbacks + 1 WHERE id = ? AND status IN ({_UNSETTLED}) "
-                "RETURNING readbacks",
-                (strike_id, *UNSETTLED),
+                f"UPDATE strikes SET readbacks = readbacks + 1 WHERE id = ? AND readbacks = ? "
+                f"AND status IN ({_UNSETTLED}) RETURNING readbacks",
+                (strike_id, seen, *UNSETTLED),
             )
             or 0
         )

@@ -86,7 +86,7 @@ class StrikeDesk:
         action = StrikeAction(action)
         if action is StrikeAction.CONFIRM_HANDOFF:
             return await self.handoffs.confirm(ctx, content, handoff, by)
-        await self.journal.ready()  # earlier unrecorded writes are in the record first
+        await self.journal.ready(strict=True)  # earlier unrecorded writes are in the record first
         mode = self.config.gateway.writes
         a = Attempt(
             ctx,
@@ -182,7 +182,7 @@ class StrikeDesk:
             left = await self.approving.left(approval.id)
             return Refused(reason=f"{held.said()}. {left}", retry_after=wait)
         a = attempt_for(approval, use, self.config.gateway.writes, edit)
-        await self.journal.ready()
+        await self.journal.ready(strict=True)
         return await self.chain(a)
 
     async def _ask(self, a: Attempt, ask: AskPerson) -> StrikeResult:

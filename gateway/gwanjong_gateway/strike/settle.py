@@ -103,8 +103,9 @@ class Settler:
         self.clock = clock  # the wall clock: what the record stores
         self.mono = mono  # what the window is measured with
         self._next: dict[int, tuple[float, float]] = {}  # record -> (next check, delay), mono
-        # record -> (mono when first seen, its wall age then, mono of the last counted read-back)
-        self._seen: dict[int, tuple[float, float, float]] = {}
+        # record -> (mono when first seen, its wall age then, mono of the last counted
+        # read-back, and the record's count then: no other replica's since, or not counted)
+        self._seen: dict[int, tuple[float, float, float, int]] = {}
         #: `pending` rows whose write call returned here, though its outcome could not be
         #: recorded: no longer in flight, so read back as soon as the record answers
         self._returned: set[int] = set()
@@ -134,16 +135,17 @@ class Settler:
         """The least monotonic time between two counted read-backs."""
         return self.window / MIN_READBACKS
 
-    def _first_sight(self, row: Strike) -> tuple[float, float, float]:
+    def _first_sight(self, row: Strike) -> tuple[float, float, float, int]:
         if row.id not in self._seen:
             now = self.mono()
-            self._seen[row.id] = (now, max(0.0, self.clock() - row.created_at), now)
+            wall_age = max(0.0, self.clock() - row.created_at)
+            self._seen[row.id] = (now, wall_age, now, row.readbacks)
         return self._seen[row.id]
 
     def age(self, row: Strike) -> float:
         """Seconds since the write was sent: monotonic since this process first saw the
         row, plus how old the wall clock said it was then (a backwards step counts 0)."""
-        seen, wall_age, _ = self._first_sight(row)
+        seen, wall_age, _, _ = self._first_sight(row)
         return self.mono() - seen + wall_age
 
     def next_check_in(self, row: Strike) -> int:
@@ -193,13 +195,14 @@ class Settler:
         return row.status == StrikeStatus.PENDING and young
 
     async def _count_absent(self, row: Strike) -> Strike:
-        """Count this absent read-back if it is spaced far enough from the last counted one."""
-        seen, wall_age, last = self._first_sight(row)
+        """Count this absent read-back if it is spaced far enough from the last counted one,
+        here or on another replica (one counted since this one's last is compared away)."""
+        seen, wall_age, last, counted = self._first_sight(row)
         now = self.mono()
         if row.readbacks >= MIN_READBACKS or now - last < self.spacing:
             return row
-        count = await self.records.run(StrikeStore.count_readback, row.id)
-        self._seen[row.id] = (seen, wall_age, now)
+        count = await self.records.run(StrikeStore.count_readback, row.id, counted)
+        self._seen[row.id] = (seen, wall_age, now, count or row.readbacks)
         return replace(row, readbacks=count) if count else row
 
     async def settle(self, row: Strike) -> Strike:

@@ -5,7 +5,6 @@ waits on the database (woken once per batch; best effort: a batch that fails is 
 from __future__ import annotations
 
 import logging
-import sqlite3
 import threading
 import time
 from collections import deque
@@ -14,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gwanjong_gateway.record.readers import EVERYONE, Reader
-from gwanjong_gateway.record.sql.engine import Unavailable
+from gwanjong_gateway.record.sql.engine import SchemaError, Unavailable
 from gwanjong_gateway.usage.report import Call, Scope, aggregate, compact_lines, spend_section
 from gwanjong_gateway.usage.spend_ledger import DaySpend, SpendLedger, UsageTable, Where
 from gwanjong_shared.contract.rate import RateWindow
@@ -49,16 +48,18 @@ def estimate_tokens(sample: str, total_chars: int, count: Callable[[str], int]) 
 
 def why(exc: BaseException) -> str:
     # libpq's messages never carry the password (pg_errors); ours (Unavailable) neither
-    return str(exc) if isinstance(exc, Unavailable) else type(exc).__name__
+    return str(exc) if isinstance(exc, Unavailable | SchemaError) else type(exc).__name__
 
 
 def read_failed(where: Where, what: str, exc: Exception) -> Exception:
-    """What a failed read raises: PostgreSQL's outage as `UsageUnavailable` (the caller
-    shows it), a file's own error as it is (``compact`` says the file cannot be opened)."""
-    if not where.postgres:
-        return exc
+    """What a failed read raises: `UsageUnavailable`, saying where and why (the caller shows
+    it: status's lines, `gwanjong usage`), never the error itself as a traceback."""
     if where.broken:
         return UsageUnavailable(f"unavailable: {where.broken}")
+    if not where.postgres:  # the file's own error (damaged, read-only, from a newer gwanjong)
+        return UsageUnavailable(
+            f"unavailable: the {what} figures in {where.path} cannot be read ({exc})"
+        )
     return UsageUnavailable(
         f"unavailable: the {what} figures at {where.describe()} cannot be read ({why(exc)}); "
         "check that PostgreSQL is running there, then try again."
@@ -252,8 +253,6 @@ class UsageLog(UsageTable):
             return compact_lines(self.report(since_s, reader), self.clock())
         except UsageUnavailable as exc:  # status must answer while the database is down
             return [str(exc)]
-        except (sqlite3.Error, OSError) as exc:  # a read-only state_dir: status still answers
-            return [f"usage not recorded: {self.path} cannot be opened for writing ({exc})"]
 
 
 def where_of(config: GatewayConfig, environ: dict[str, str] | None = None) -> Where:

@@ -123,6 +123,22 @@ def test_history_and_resolve_use_the_configured_record(
     assert (tmp_path / "gwanjong.db").exists() == (not store_url)  # no SQLite beside PostgreSQL
 
 
+def test_history_on_a_busy_record_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # SQLite's own error reached the person as a traceback ("database is locked")
+    cfg = config_file(tmp_path, ["devto"], tables={"store": {"lock_timeout_s": 0.1}})
+    (tmp_path / "state").mkdir()
+    store = StrikeStore(tmp_path / "state" / "gwanjong.db")
+    store.engine.x("BEGIN IMMEDIATE")  # a gateway mid-claim, past the lock timeout
+    assert exit_code(["history", "--config", str(cfg)]) == 2
+    assert exit_code(["history", "--resolve", "1", "--as", "failed", "--config", str(cfg)]) == 2
+    store.engine.x("ROLLBACK")
+    store.close()
+    busy, busy_again = capsys.readouterr().err.splitlines()
+    assert busy == busy_again and "strike record is busy" in busy, busy
+
+
 def test_usage_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cfg = config_file(tmp_path, [])
     log = UsageLog(tmp_path / "state" / "usage.db", count_tokens=len)

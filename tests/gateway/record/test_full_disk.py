@@ -24,6 +24,8 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
+from gwanjong_gateway.record.sql.engine import SqliteEngine
+from gwanjong_gateway.record.sql.sqlite_errors import Trouble, trouble
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_gateway.setup.dotenv_file import DotenvUnwritable, save
 from tests.fakes.gateway import fake_gateway
@@ -217,3 +219,16 @@ async def test_a_record_lost_after_a_full_disk_write_is_rebuilt_from_the_journal
         row = await until_posted(state)
     assert "journal" in " ".join(map(str, row.policy)), row
     assert len(links.written("write_comment")) == 1
+
+
+def test_a_transaction_the_full_disk_rolled_back_says_full(state: Path) -> None:
+    # A statement that spills past SQLite's cache onto a full disk rolls the transaction
+    # back itself (a big migration step, say); our ROLLBACK after it said "cannot rollback
+    # - no transaction is active", read as a damaged record (doctor: rebuild it).
+    engine = SqliteEngine(state / "gwanjong.db")
+    engine.x("CREATE TABLE t (v TEXT)")
+    fill(state)
+    with pytest.raises(sqlite3.OperationalError) as failed, engine.transaction(immediate=True):
+        engine.x("INSERT INTO t VALUES (?)", ("x" * 3_000_000,))
+    engine.close()
+    assert trouble(failed.value) is Trouble.FULL, failed.value

@@ -82,7 +82,7 @@ def lines(state: Path) -> list[dict[str, Any]]:
 async def test_a_journal_that_cannot_be_written_means_nothing_is_sent(
     links: FakePlatform, tmp_path: Path
 ) -> None:
-    (tmp_path / JOURNAL).mkdir()  # a real filesystem error on every append (EISDIR)
+    (tmp_path / "journal.lock").mkdir()  # a real filesystem error on every append (EISDIR)
     async with Client(fake_gateway(tmp_path, links)) as client:
         oid = await drafted(client)
         answer = await strike(client, oid, "comment", REPLY)
@@ -140,6 +140,20 @@ async def test_a_write_the_record_lost_is_held_again_and_settled(
         await scout(client)  # the next start's replay finds it settled
     assert Journal(tmp_path).open_entries() == []
     assert (tmp_path / JOURNAL).read_text() == ""  # compacted away
+
+
+async def test_a_strike_waits_for_the_replay_of_a_write_the_record_lost(
+    links: FakePlatform, tmp_path: Path
+) -> None:
+    # The replay failed (here on a line a newer gwanjong wrote) and was only deferred: the
+    # strike went on and wrote to the target a lost write still holds.
+    sent_then_lost(tmp_path, links, time.time())
+    newer = {**lines(tmp_path)[0], "id": 99, "action": "repost", "intent_key": "k9"}
+    (tmp_path / JOURNAL).write_text(json.dumps(newer) + "\n" + (tmp_path / JOURNAL).read_text())
+    async with Client(fake_gateway(tmp_path, links)) as client:
+        answer = await strike(client, await drafted(client), "comment", REPLY)
+    assert answer.get("status") != "posted", answer
+    assert len(links.written("write_comment")) == 1
 
 
 def named(folder: Path, prefix: str) -> list[Path]:
@@ -212,6 +226,24 @@ async def test_doctor_puts_a_journalled_write_back_into_a_new_record(
     assert row.status == StrikeStatus.UNKNOWN and f"as record {lost}" in row.reason, row
 
 
+def test_doctor_never_rebuilds_a_record_another_process_holds(tmp_path: Path) -> None:
+    # A busy record read as damaged: --repair moved the live record aside, and the gateway
+    # holding it went on claiming into the old file, which no one reads any more.
+    store = StrikeStore(tmp_path / "gwanjong.db")
+    strike_row(store, status=StrikeStatus.POSTED)
+    config = parse(config_text(tmp_path, ["reddit"], tables={"store": {"lock_timeout_s": 0.1}}))
+    store.engine.x("BEGIN IMMEDIATE")  # a gateway mid-claim
+    out, err = io.StringIO(), io.StringIO()
+    assert run_doctor(config, None, fix=False, out=out, err=err) == 1
+    assert run_doctor(config, None, fix=True, out=out, err=err) == 1
+    store.engine.x("ROLLBACK")
+    store.close()
+    assert "damaged" not in out.getvalue() + err.getvalue(), err.getvalue()
+    assert "busy" in err.getvalue() and "stop" in err.getvalue(), err.getvalue()
+    assert named(tmp_path, "gwanjong.db.broken-") == []
+    assert [r.status for r in history(tmp_path)] == [StrikeStatus.POSTED]
+
+
 def test_the_journal_stays_short(tmp_path: Path) -> None:
     """Closed entries are compacted away once the file passes its bound; open ones stay."""
     store = StrikeStore(tmp_path / "gwanjong.db")
@@ -251,3 +283,16 @@ def test_a_write_put_back_from_the_journal_keeps_the_strikes_trace(tmp_path: Pat
     assert back is not None and back.status == StrikeStatus.UNKNOWN
     assert (back.trace_id, back.span_id, back.account) == (row.trace_id, row.span_id, row.account)
     fresh.close()
+
+
+def test_a_line_torn_by_a_crash_never_swallows_the_next_write(tmp_path: Path) -> None:
+    """A crash mid-append (or between a short write on a full disk and its truncation)
+    leaves a line without its end: the next write's line starts on a line of its own."""
+    store = StrikeStore(tmp_path / "gwanjong.db")
+    torn, sent = (strike_row(store, intent_key=k, target=k) for k in ("k1", "k2"))
+    store.close()
+    journal = Journal(tmp_path)
+    journal.append_sending(torn)
+    (tmp_path / JOURNAL).write_text((tmp_path / JOURNAL).read_text()[:40])
+    journal.append_sending(sent)
+    assert [e.id for e in journal.open_entries()] == [sent.id]

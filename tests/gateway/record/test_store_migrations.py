@@ -11,10 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from gwanjong_gateway.record.records import Records
+from gwanjong_gateway.cli.history import print_history
+from gwanjong_gateway.config import parse
+from gwanjong_gateway.record.records import Records, open_store
+from gwanjong_gateway.record.repair import Health, check_record
 from gwanjong_gateway.record.sql import migrations
 from gwanjong_gateway.record.store import SchemaError, StrikeStore
 from gwanjong_shared.contract.errors import PlatformError
+from tests.gateway.helpers import config_text
 from tests.gateway.rows import strike_row
 
 pytestmark = pytest.mark.anyio
@@ -98,18 +102,23 @@ def test_a_file_at_each_older_version_opens_at_the_latest_and_keeps_its_rows(
         assert versions == list(range(1, migrations.LATEST + 1))  # each step applied once
 
 
-async def test_a_file_from_a_newer_gwanjong_is_refused_untouched(tmp_path: Path) -> None:
-    path = tmp_path / "gwanjong.db"
-    StrikeStore(path).close()
-    db = sqlite3.connect(path)
-    db.execute("INSERT INTO schema_version (version) VALUES (?)", (migrations.LATEST + 1,))
-    db.commit()
-    db.close()
+async def test_a_record_from_a_newer_gwanjong_is_refused_untouched(
+    tmp_path: Path, store_url: str, record: StrikeStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record.engine.x("INSERT INTO schema_version (version) VALUES (?)", (migrations.LATEST + 1,))
+    tables = {"store": {"url": store_url}} if store_url else None
+    config = parse(config_text(tmp_path, [], tables=tables))
     with pytest.raises(SchemaError):
-        StrikeStore(path)
-    records = Records(path)
+        open_store(config)
+    # doctor: PostgreSQL's said "unreachable (SchemaError)"; history: a traceback
+    assert check_record(config).health is Health.NEWER
+    assert print_history(config, None, None, 10, as_json=True) == 2
+    assert "upgrade gwanjong" in capsys.readouterr().err
+    records = Records.for_config(config)
     assert not await records.open()
     assert "newer than this gwanjong knows" in records.broken
+    # what to do is upgrading: doctor --repair changes nothing in a newer record
+    assert "upgrade gwanjong" in records.broken and "repair" not in records.broken
     with pytest.raises(PlatformError):
         await records.run(StrikeStore.history)
 

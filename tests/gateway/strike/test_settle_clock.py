@@ -95,6 +95,23 @@ async def test_a_wall_clock_step_neither_ends_nor_stretches_the_window(
     assert WINDOW <= taken <= WINDOW + 5 and row.readbacks == MIN_READBACKS
 
 
+async def test_replicas_reading_back_one_write_still_space_their_read_backs(
+    tmp_path: Path,
+) -> None:
+    # Each counted its own spaced read-back into the one count: three replicas made three at
+    # once, and a clock stepped forward then failed the write a third of the window in.
+    store, clock, first = started(tmp_path)
+    clock.step_wall(400)
+    replicas = [first, settler(tmp_path, store, clock), settler(tmp_path, store, clock)]
+    start = clock.now
+    while the_row(store).status == StrikeStatus.UNKNOWN:
+        for replica in replicas:
+            await replica.settle(the_row(store))
+        clock.advance(1.0)
+    assert the_row(store).status == StrikeStatus.FAILED
+    assert clock.now - start >= WINDOW
+
+
 async def test_reading_back_often_counts_only_spaced_read_backs(tmp_path: Path) -> None:
     store, clock, s = started(tmp_path, age=10_000)  # the wall says long past the window
     for _ in range(50):  # a model asking again and again within a few seconds

@@ -7,9 +7,12 @@ import sqlite3
 import time
 from pathlib import Path
 
+import pytest
+
 from gwanjong_gateway.record.sql import migrations
 from gwanjong_gateway.usage.log import UsageLog
 from gwanjong_gateway.usage.spend_ledger import SpendLedger
+from tests.gateway.helpers import config_text, exit_code
 from tests.gateway.usage.test_usage import row
 
 #: usage.db as the code before the numbered steps made it: usage/log.py's SCHEMA, the
@@ -75,3 +78,31 @@ def test_a_usage_file_from_before_the_migration_steps_is_migrated(tmp_path: Path
     assert versions == list(range(1, migrations.LATEST + 1))
     assert principals == ["alice", "bob"]
     assert "calls_principal" in indexes  # usage step 7, which the old code never made
+
+
+@pytest.mark.parametrize("newer", [True, False])
+def test_a_usage_file_newer_or_damaged_is_said_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], newer: bool
+) -> None:
+    # status's usage lines (`compact`) raised, and status failed whole; `gwanjong usage`
+    # printed a traceback
+    path = tmp_path / "usage.db"
+    if newer:
+        ledger = SpendLedger(path)
+        ledger.spent("devto", 0)  # the file, at the latest version
+        ledger.close()
+        with sqlite3.connect(path) as db:
+            db.execute("INSERT INTO schema_version VALUES (?)", (migrations.LATEST + 1,))
+        db.close()
+    else:
+        path.write_bytes(b"not a database at all, but long enough" * 200)
+    why = "upgrade gwanjong" if newer else "not a database"
+    log = UsageLog(path, count_tokens=len)
+    [line] = log.compact()
+    log.close()
+    assert line.startswith(f"unavailable: the usage figures in {path}") and why in line, line
+    cfg = tmp_path / "usage.toml"
+    cfg.write_text(config_text(tmp_path, []), "utf-8")
+    assert exit_code(["usage", "--config", str(cfg)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("gwanjong usage: unavailable:") and why in err, err

@@ -121,7 +121,8 @@ class Engine:
             try:
                 yield
             except BaseException:
-                self.db.execute("ROLLBACK")
+                if self.db.in_transaction:  # SQLite rolls back itself on some errors (disk full)
+                    self.db.execute("ROLLBACK")
                 raise
             self.db.execute("COMMIT")
 
