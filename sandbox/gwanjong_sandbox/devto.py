@@ -7,6 +7,7 @@ Shapes follow Forem's jbuilder views (platform-wire.md §1.2), including the tra
 from __future__ import annotations
 
 import html
+import re
 import time
 import zlib
 from datetime import UTC, datetime, timedelta
@@ -384,6 +385,16 @@ class DevtoEmulator:
         tags = article_in.get("tags") or []
         if isinstance(tags, str):
             tags = [t.strip() for t in tags.split(",") if t.strip()]
+        published = bool(article_in.get("published", False))
+        front = re.match(r"\A\s*---(.*?)---\s*$", body, re.S | re.M)
+        for line in front[1].splitlines() if front else []:  # Forem: it replaces the fields
+            key, _, value = (part.strip() for part in line.partition(":"))
+            if key == "title":
+                title = value
+            elif key == "tags":
+                tags = [t.strip() for t in value.split(",") if t.strip()]
+            elif key == "published":
+                published = value == "true"
         problems = []
         if not title:
             problems.append("Title can't be blank")
@@ -397,7 +408,7 @@ class DevtoEmulator:
         self._next_id += 1
         thread = Thread(f"new-{article_id}", title, body, ME, [str(t).lower() for t in tags], 0, 0)
         article = self._article(article_id, thread)
-        article["published"] = bool(article_in.get("published", False))
+        article["published"] = published
         self.articles[article_id] = article
         self.comments[article_id] = []
         self.state.record_write(

@@ -19,6 +19,7 @@ from gwanjong_shared.contract import (
     LimitName,
     MentionList,
     TagRules,
+    Validation,
     errors,
 )
 from gwanjong_shared.contract.models import Comment, Post, PostResult
@@ -29,6 +30,14 @@ from gwanjong_shared.kit.target_cache import TargetCache
 _TAG = re.compile(r"^[a-z0-9]{1,30}$")
 # Jekyll-style front matter at the very top of body_markdown (DEV's editor v1 writes it).
 _FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\n.*?\n---[ \t]*(?:\n|\Z)", re.S)
+# What Forem's parser (front_matter_parser, md) takes as front matter when it writes one: any
+# blank start, ---, anything, then --- closing a line. Its keys replace the API's fields.
+_SENT_FRONT_MATTER = re.compile(r"\A[\s\ufeff]*---.*?---\s*$", re.S | re.M)
+FRONT_MATTER_PROBLEM = (
+    "The body opens with a '---' block, which Dev.to reads as front matter: its lines (title, "
+    "tags, published, canonical_url) would replace what was approved. Start the body with "
+    "other text; give the title and tags as fields."
+)
 
 COMMENT_RULE = ActionRule(
     allowed="human",
@@ -268,6 +277,20 @@ class DevtoAdapter(PlatformAdapter):
 
     async def account(self) -> str | None:
         return await self.client.account()
+
+    async def validate(
+        self,
+        action: str,
+        body: str,
+        title: str = "",
+        post_id: str | None = None,
+        tags: list[str] | None = None,
+    ) -> Validation:
+        check = await super().validate(action, body, title, post_id, tags)
+        if action != "write_post" or not _SENT_FRONT_MATTER.match(body):
+            return check
+        problems = [*check.problems, FRONT_MATTER_PROBLEM]
+        return check.model_copy(update={"ok": False, "problems": problems})
 
     async def rule_for_target(self, action: str, post_id: str, rule: ActionRule) -> ActionRule:
         # a missing target is `not_found`, not a policy answer
