@@ -450,3 +450,25 @@ async def test_inbox_points_at_the_thread_and_the_comment(sandbox: SandboxContro
     for p in posts:
         assert p["url"].startswith("https://www.reddit.com/r/") and f"/{p['id']}/" in p["url"]
     assert len({p["url"] for p in posts}) == len(posts)  # one per comment
+
+
+@pytest.mark.parametrize(
+    ("key", "why"),
+    [
+        ("locked-thread", "locked"),
+        ("archived-thread", "archived"),
+        ("removed-thread", "taken down"),
+    ],
+)
+async def test_a_thread_closed_to_comments_is_refused_with_the_reason(
+    sandbox: SandboxControl, key: str, why: str
+) -> None:
+    # Reddit refuses a reply in a locked or archived thread, and takes one in a thread its
+    # moderators removed, which the subreddit's moderation forbids all the same.
+    post = sandbox.ids("reddit")[key]
+    async with server(sandbox) as client:
+        check = await call(client, "validate", action="write_comment", post_id=post, body="Hi.")
+        text = await error_of(client, "write_comment", post_id=post, body="Hi.")
+    assert check["allowed"] == "never" and why in check["problems"][0], check
+    assert text.startswith("not_supported: ") and why in text, text
+    assert sandbox.writes("reddit") == []
