@@ -272,7 +272,14 @@ class TwitterAdapter(PlatformAdapter):
                 reason=f"Post {target.id} neither mentions @{username} nor quotes one of our posts, so X "
                 "does not let a program reply to it (summoned-reply rule, 2026-02-23); a person may reply by hand.",
             )
-        if target.reply_settings not in ("everyone", "mentionedUsers", "mentioned_users"):
+        only_mentioned = target.reply_settings in ("mentionedUsers", "mentioned_users")
+        if only_mentioned and not target.mentions_user(username):
+            return ActionRule(
+                allowed="never",
+                reason=f"The author of post {target.id} lets only the accounts it mentions "
+                f"reply, and it quotes @{username} without mentioning it: X refuses our reply.",
+            )
+        if target.reply_settings != "everyone" and not only_mentioned:
             return ActionRule(
                 allowed="human",
                 reason=f"The author of post {target.id} limited who may reply ({target.reply_settings}); "

@@ -34,10 +34,14 @@ class XPost:
     def url(self) -> str:
         return f"https://x.com/{self.author or 'i'}/status/{self.id}"
 
+    def mentions_user(self, username: str) -> bool:
+        name = username.lower()
+        return bool(name) and any(m.lower().lstrip("@") == name for m in self.mentions)
+
     def summons(self, username: str, user_id: str) -> bool:
         """X's 2026 reply rule: does this post mention the account or quote one of its posts?"""
         name = username.lower()
-        if name and any(m.lower().lstrip("@") == name for m in self.mentions):
+        if self.mentions_user(username):
             return True
         if user_id and self.quoted_author_id == user_id:
             return True

@@ -135,6 +135,18 @@ async def test_a_quote_of_our_post_summons_us(sandbox: SandboxControl) -> None:
     assert [(w["action"], w["target"]) for w in writes] == [("write_comment", ids["x-quotes-me"])]
 
 
+async def test_a_quote_whose_author_lets_only_the_mentioned_reply_is_never(
+    sandbox: SandboxControl,
+) -> None:
+    post = sandbox.ids("twitter")["x-quotes-me-closed"]
+    async with Client(SPEC.build(sandbox.url)) as client:
+        check = await call(client, "validate", action="write_comment", body="Hi!", post_id=post)
+        text = await error_of(client, "write_comment", post_id=post, body="Hi!")
+    assert check["allowed"] == "never" and "only the accounts it mentions" in check["problems"][0]
+    assert text.startswith("not_supported: ") and "only the accounts it mentions" in text, text
+    assert sandbox.writes("twitter") == []
+
+
 async def test_one_reply_per_interaction(sandbox: SandboxControl) -> None:
     ids = sandbox.ids("twitter")
     async with Client(SPEC.build(sandbox.url)) as client:
