@@ -399,6 +399,9 @@ async def test_search_scope(sandbox: SandboxControl) -> None:
         assert await reddit.search("kubernetes helm", 20) == []
     async with adapter(sandbox, SEARCH_SCOPE="subreddits", SUBREDDITS="rust") as reddit:
         assert {p.id for p in await reddit.search("async", 20)} == {ids["rust-async"]}
+        # our own post in REDDIT_POST_SUBREDDIT (r/test): how an unsure write is read back
+        posted = await reddit.write_post("Quokka ledger notes", "Found again.", [])
+        assert posted.id in {p.id for p in await reddit.search("Quokka ledger notes", 20)}
 
 
 async def test_post_ids_in_every_form(sandbox: SandboxControl) -> None:
