@@ -26,6 +26,7 @@ API_KEY = "sandbox-devto-key"
 ADMIN_KEY = "sandbox-devto-admin"
 ME = "gwanjong_bot"
 HOST = "https://dev.to"
+DISCLOSURE_LEVELS = ("no_ai", "some_ai", "fully_autonomous")
 
 
 def _iso(dt: datetime) -> str:
@@ -402,6 +403,17 @@ class DevtoEmulator:
             problems.append("Title is too long (maximum is 128 characters)")
         if len(tags) > 4:
             problems.append("Tag list exceed the maximum of 4 tags")
+        disclosure = article_in.get("ai_disclosure_level")
+        if disclosure not in DISCLOSURE_LEVELS:  # a community that requires it (forem#23790)
+            return JSONResponse(
+                {
+                    "error": "ai_disclosure_level is required",
+                    "status": 422,
+                    "allowed_values": list(DISCLOSURE_LEVELS),
+                    "policy_url": f"{HOST}/llms.txt",
+                },
+                status_code=422,
+            )
         if problems:
             return JSONResponse({"error": ", ".join(problems), "status": 422}, status_code=422)
         article_id = self._next_id
@@ -418,6 +430,7 @@ class DevtoEmulator:
             title=title,
             body=body,
             tags=tags,
+            ai_disclosure_level=disclosure,
             id=str(article_id),
             url=article["url"],
         )

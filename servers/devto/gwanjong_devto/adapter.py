@@ -56,6 +56,8 @@ LIMITS: dict[LimitName, Limit] = {
 }
 
 
+#: what DEV records of each article we publish (no_ai | some_ai | fully_autonomous)
+AI_DISCLOSURE = "fully_autonomous"
 #: DEV's tag rules (its editor refuses others): checked by `validate`, never rewritten
 TAGS = TagRules(max=4, max_length=30, pattern=_TAG.pattern, hint="lowercase letters or digits")
 
@@ -241,9 +243,10 @@ class DevtoAdapter(PlatformAdapter):
                 "Dev.to takes at most 4 tags, each 1-30 lowercase letters or digits; "
                 f"got {tags!r}. Fix the tags and retry."
             )
-        payload = {
-            "article": {"title": title, "body_markdown": body, "published": True, "tags": clean}
-        }
+        article = {"title": title, "body_markdown": body, "published": True, "tags": clean}
+        # dev.to's llms.txt: the level must be accurate, and a person approving a drafted
+        # article does not make it human-authored; left out, DEV records not_disclosed
+        payload = {"article": {**article, "ai_disclosure_level": AI_DISCLOSURE}}
         data = await self.client.request("POST", "/api/articles", json=payload)
         return PostResult(
             ok=True,

@@ -34,6 +34,7 @@ async def test_tags_as_a_string_and_forem_tag_rules(sandbox: SandboxControl) -> 
         assert bad.startswith("invalid_input: ") and "at most 4 tags" in bad
     [write] = sandbox.writes("devto")
     assert write["data"]["tags"] == ["python", "packaging"]
+    assert write["data"]["ai_disclosure_level"] == "fully_autonomous"  # dev.to's llms.txt
 
 
 @pytest.mark.parametrize(
