@@ -16,6 +16,7 @@ from asyncpraw.exceptions import RedditAPIException
 from fastmcp import Client
 
 from gwanjong_reddit.adapter import RedditAdapter
+from gwanjong_reddit.failures import retry_after
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_sandbox.corpus import build_corpus
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
@@ -475,3 +476,7 @@ async def test_a_thread_closed_to_comments_is_refused_with_the_reason(
     assert check["allowed"] == "never" and why in check["problems"][0], check
     assert text.startswith("not_supported: ") and why in text, text
     assert sandbox.writes("reddit") == []
+
+
+def test_a_proxys_inf_names_no_wait() -> None:
+    assert retry_after({"retry-after": "inf", "x-ratelimit-reset": "12"}) == 12.0
