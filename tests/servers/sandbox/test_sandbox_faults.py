@@ -18,7 +18,6 @@ ARTICLE = {
     "article": {
         "title": "Lagging article",
         "body_markdown": "zebrafish",
-        "published": True,
         "ai_disclosure_level": "no_ai",
     }
 }
