@@ -315,7 +315,7 @@ class TwitterAdapter(PlatformAdapter):
             platform=self.platform,
             action="write_post",
             id=post_id,
-            url=await self._url(post_id),
+            url=self._url(post_id),
         )
 
     async def write_comment(self, post_id: str, body: str, parent_id: str | None) -> PostResult:
@@ -344,7 +344,7 @@ class TwitterAdapter(PlatformAdapter):
             platform=self.platform,
             action="write_comment",
             id=reply_id,
-            url=await self._url(reply_id),
+            url=self._url(reply_id),
         )
 
     async def upvote(self, post_id: str) -> PostResult:
@@ -356,8 +356,10 @@ class TwitterAdapter(PlatformAdapter):
         self.targets.forget(post_id)
         return PostResult(ok=True, platform=self.platform, action="upvote", id=post_id)
 
-    async def _url(self, post_id: str) -> str:
-        me = await self.api.me()
+    def _url(self, post_id: str) -> str:
+        # No request after a write (its failure would report a landed post as refused):
+        # our name if already known, else x.com/i/status/<id>, which opens any post.
+        me = self.api.known_me
         return f"https://x.com/{me[1] if me else 'i'}/status/{post_id}"
 
     # -- capabilities ---------------------------------------------------------------------

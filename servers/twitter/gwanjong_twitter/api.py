@@ -218,6 +218,11 @@ class ApiReader:
 
     # -- identity -------------------------------------------------------------------------
 
+    @property
+    def known_me(self) -> tuple[str, str] | None:
+        """(user id, username) if already read; never asks."""
+        return self._me
+
     async def me(self) -> tuple[str, str] | None:
         """(user id, username) of our account, asked once (GET /2/users/me)."""
         if not self.user_context():

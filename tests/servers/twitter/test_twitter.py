@@ -90,6 +90,17 @@ async def test_a_title_is_the_first_paragraph_and_counts(sandbox: SandboxControl
     assert sandbox.writes("twitter")[0]["data"]["text"] == "Title\n\n" + body
 
 
+async def test_a_landed_post_is_posted_though_our_account_cannot_be_read(
+    sandbox: SandboxControl,
+) -> None:
+    # A fresh server's first write reads /2/users/me (75 a window) only for the post's link.
+    sandbox.fault("twitter", status=429, match="/2/users/me", count=5)
+    async with Client(SPEC.build(sandbox.url)) as client:
+        result = await call(client, "write_post", title="", body="Landed once.")
+    assert result["ok"] and result["url"].endswith(f"/status/{result['id']}")
+    assert len(sandbox.writes("twitter")) == 1
+
+
 # -- the summoned-reply rule --------------------------------------------------------------
 
 
