@@ -18,7 +18,7 @@ from gwanjong_shared.kit.host_gate import HostNotAllowed
 from gwanjong_shared.kit.http import edge_block, error_for_status
 from gwanjong_shared.kit.once import AnswerLost, answer_lost, lost_answer, unreadable_answer
 from gwanjong_shared.kit.ratelimit import Limiter, MinInterval, wait_from
-from gwanjong_twitter.posts import XPost
+from gwanjong_twitter.posts import XPost, expand_links
 from gwanjong_twitter.redirect import AIOHTTP_NEVER_LEFT, API_HOSTS, AiohttpGate
 from gwanjong_twitter.settings import Settings
 
@@ -274,11 +274,12 @@ class ApiReader:
         quoted_author = users.get(quoted_author_id)
         entities = d.get("entities") or {}
         note = d.get("note_tweet") or {}
-        tags = [h["tag"] for h in (note.get("entities") or entities).get("hashtags", [])]
+        shown = note.get("entities") or entities  # the entities of the text we show
+        tags = [h["tag"] for h in shown.get("hashtags", [])]
         metrics = d.get("public_metrics") or {}
         return XPost(
             id=str(d["id"]),
-            text=note.get("text") or d.get("text", ""),
+            text=expand_links(note.get("text") or d.get("text", ""), shown.get("urls", [])),
             author=str(author.username) if author is not None else "",
             author_id=str(d.get("author_id", "")),
             created_at=d.get("created_at"),

@@ -48,6 +48,16 @@ class XPost:
         return bool(name) and self.quoted_author.lower() == name
 
 
+def expand_links(text: str, links: list[dict[str, Any]]) -> str:
+    """The text with each t.co link as the link it stands for (``entities.urls``): X serves
+    every link as t.co, so a read-back of what we sent, and the model, see it as written."""
+    for link in links:
+        short, full = link.get("url"), link.get("expanded_url")
+        if isinstance(short, str) and isinstance(full, str) and short and full:
+            text = text.replace(short, full)
+    return text
+
+
 def compose(title: str, body: str) -> str:
     """X posts have no title: a title becomes the first paragraph (validate counts the same)."""
     return f"{title.strip()}\n\n{body}" if title.strip() else body

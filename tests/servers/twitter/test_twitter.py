@@ -90,6 +90,16 @@ async def test_a_title_is_the_first_paragraph_and_counts(sandbox: SandboxControl
     assert sandbox.writes("twitter")[0]["data"]["text"] == "Title\n\n" + body
 
 
+@pytest.mark.parametrize("env", READERS.values(), ids=READERS)
+async def test_links_read_back_as_written(sandbox: SandboxControl, env: dict[str, str]) -> None:
+    # X serves every link as a t.co link: a read-back must still find the text it sent.
+    text = "Notes: https://example.com/a?b=1 then @nobody_here and https://example.org/"
+    async with Client(SPEC.build(sandbox.url)) as client:
+        posted = await call(client, "write_post", title="", body=text)
+    async with Client(SPEC.build(sandbox.url, **env)) as client:
+        assert (await call(client, "get_post", post_id=posted["id"]))["body"] == text
+
+
 async def test_a_landed_post_is_posted_though_our_account_cannot_be_read(
     sandbox: SandboxControl,
 ) -> None:
