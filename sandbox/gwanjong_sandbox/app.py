@@ -263,6 +263,9 @@ class SandboxApp:
             await self.apps[platform](scope, receive, _swallow)
             await anyio.sleep(fault.seconds)
             await JSONResponse({"error": "late"}, status_code=504)(scope, receive, send)
+        elif fault.kind == "apply_then_cut":
+            # The answer starts (status, headers, half its body), then the connection drops.
+            await self.apps[platform](scope, receive, _cut(receive, send))
         elif fault.kind in ("apply_then_status", "apply_then_drop"):
             # The platform applies the write; its answer is lost on the way back: a proxy
             # answers a 5xx instead, or the connection drops without any answer.
@@ -311,6 +314,25 @@ def _with_headers(send: Send, headers: dict[str, str]) -> Send:
             kept = [(k, v) for k, v in message.get("headers", []) if k.lower() not in names]
             added = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items() if v]
             message = {**message, "headers": kept + added}
+        await send(message)
+
+    return patched
+
+
+def _cut(receive: Receive, send: Send) -> Send:
+    """``send`` that passes the answer's start and half its body, then drops the connection."""
+    cut = False
+
+    async def patched(message: Message) -> None:
+        nonlocal cut
+        if cut:
+            return
+        if message["type"] == "http.response.body":
+            body = message.get("body", b"")
+            await send({**message, "body": body[: len(body) // 2], "more_body": True})
+            cut = True
+            await _drop(receive, send)
+            return
         await send(message)
 
     return patched

@@ -7,6 +7,7 @@ Shapes follow Forem's jbuilder views (platform-wire.md §1.2), including the tra
 from __future__ import annotations
 
 import html
+import re
 import time
 import zlib
 from datetime import UTC, datetime, timedelta
@@ -25,6 +26,7 @@ API_KEY = "sandbox-devto-key"
 ADMIN_KEY = "sandbox-devto-admin"
 ME = "gwanjong_bot"
 HOST = "https://dev.to"
+DISCLOSURE_LEVELS = ("no_ai", "some_ai", "fully_autonomous")
 
 
 def _iso(dt: datetime) -> str:
@@ -384,6 +386,16 @@ class DevtoEmulator:
         tags = article_in.get("tags") or []
         if isinstance(tags, str):
             tags = [t.strip() for t in tags.split(",") if t.strip()]
+        published = bool(article_in.get("published", False))
+        front = re.match(r"\A\s*---(.*?)---\s*$", body, re.S | re.M)
+        for line in front[1].splitlines() if front else []:  # Forem: it replaces the fields
+            key, _, value = (part.strip() for part in line.partition(":"))
+            if key == "title":
+                title = value
+            elif key == "tags":
+                tags = [t.strip() for t in value.split(",") if t.strip()]
+            elif key == "published":
+                published = value == "true"
         problems = []
         if not title:
             problems.append("Title can't be blank")
@@ -391,13 +403,24 @@ class DevtoEmulator:
             problems.append("Title is too long (maximum is 128 characters)")
         if len(tags) > 4:
             problems.append("Tag list exceed the maximum of 4 tags")
+        disclosure = article_in.get("ai_disclosure_level")
+        if disclosure not in DISCLOSURE_LEVELS:  # a community that requires it (forem#23790)
+            return JSONResponse(
+                {
+                    "error": "ai_disclosure_level is required",
+                    "status": 422,
+                    "allowed_values": list(DISCLOSURE_LEVELS),
+                    "policy_url": f"{HOST}/llms.txt",
+                },
+                status_code=422,
+            )
         if problems:
             return JSONResponse({"error": ", ".join(problems), "status": 422}, status_code=422)
         article_id = self._next_id
         self._next_id += 1
         thread = Thread(f"new-{article_id}", title, body, ME, [str(t).lower() for t in tags], 0, 0)
         article = self._article(article_id, thread)
-        article["published"] = bool(article_in.get("published", False))
+        article["published"] = published
         self.articles[article_id] = article
         self.comments[article_id] = []
         self.state.record_write(
@@ -407,6 +430,7 @@ class DevtoEmulator:
             title=title,
             body=body,
             tags=tags,
+            ai_disclosure_level=disclosure,
             id=str(article_id),
             url=article["url"],
         )

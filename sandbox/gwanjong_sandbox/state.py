@@ -23,6 +23,8 @@ class Fault:
     ``apply_then_status`` (do the work, then answer ``status``, as a proxy in front of the
     platform does when its answer is lost: the write happened, the client sees a 5xx) or
     ``apply_then_drop`` (do the work, then close the connection without any answer) or
+    ``apply_then_cut`` (do the work, send the answer's status, headers and half its body,
+    then close the connection) or
     ``headers`` (answer normally, with ``headers`` set on the answer and an empty value
     removing that header: another server's or a proxy's rate-limit headers).
     With ``count=1`` a client that resends the request gets it applied a second time.

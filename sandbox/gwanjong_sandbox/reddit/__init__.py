@@ -18,7 +18,10 @@ What it reproduces from the recorded payloads (payloads/reddit) and platform-wir
   budget is spent and "continue this thread" stubs at depth 10; ``/api/morechildren`` answers
   a flat ``things`` list (at most 100 comments, then new stubs); deleted comments keep their
   place and replies, with author ``[deleted]`` and body ``[removed]``; a comment's
-  ``locked`` flag is Reddit's, and the seed's one locked comment takes no reply;
+  ``locked`` flag is Reddit's, and the seed's one locked comment takes no reply; three
+  copies of ``empty-thread``, read by id only, are a locked thread (``THREAD_LOCKED``), an
+  archived one (``TOO_OLD``) and one its moderators removed (``[removed]``, which Reddit
+  still lets anyone reply to);
 * writes answer HTTP 200 ``{"json": {"errors": [...], "data": ...}}``: ``TOO_LONG``,
   ``NO_TEXT``, ``SUBREDDIT_NOEXIST``, ``DELETED_COMMENT``, ``THREAD_LOCKED`` (a reply under
   a locked comment: "Comments are locked.", field ``parent``) and the per-account ``RATELIMIT``

@@ -24,7 +24,12 @@ class RedditListings(RedditHttp):
 
     def _subreddit_links(self, sr: str | None) -> list[RLink] | None:
         """Links in ``a+b`` (None when no named subreddit exists: Reddit redirects)."""
-        links = [link for link in self.links.values() if self.state.visible("reddit", link.id)]
+        # the closed copies of a thread are read by id only: the corpus's listings stay as is
+        links = [
+            link
+            for link in self.links.values()
+            if self.state.visible("reddit", link.id) and not link.closed
+        ]
         if sr is None or sr.lower() in VIRTUAL:
             return links
         known = {s.lower(): s for s in SUBREDDITS}

@@ -117,6 +117,7 @@ class RLink:
     comments: list[RComment] = field(default_factory=list)
     deleted: bool = False
     mine: bool = False
+    closed: str = ""  # "locked", "archived" or "removed" (by its moderators): Reddit's flags
 
     @property
     def permalink(self) -> str:

@@ -65,6 +65,13 @@ class RedditState:
             ]
             if not thread.deleted:  # every read of a deleted post is Reddit's 404
                 self.links[link_id] = link
+            if thread.key == "empty-thread":  # Reddit only: its copies closed to comments
+                for closed in ("locked", "archived", "removed"):
+                    key = f"{closed}-thread"
+                    self.by_thread[key] = self._unique(f"link:{key}", int("1q00000", 36), taken)
+                    copy = self._link(self.by_thread[key], thread)
+                    copy.closed, copy.score = closed, 0
+                    self.links[copy.id] = copy
         # A flood's noise: private messages (t4), which only /message/inbox and unread list.
         self.messages: list[dict[str, Any]] = [
             self._message(b36(int("2r00000", 36) + n), n, when.timestamp())

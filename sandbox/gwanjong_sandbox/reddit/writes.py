@@ -138,6 +138,11 @@ class RedditWrites(RedditHttp):
                 [["DELETED_LINK", "the link you are commenting on has been deleted", "parent"]],
                 headers,
             )
+        if link.closed == "locked":
+            return self._api_errors([["THREAD_LOCKED", "Comments are locked.", "parent"]], headers)
+        if link.closed == "archived":
+            too_old = "that's a piece of history now; it's too late to reply to it"
+            return self._api_errors([["TOO_OLD", too_old, "parent"]], headers)
         if not text.strip():
             return self._api_errors([["NO_TEXT", "we need something here", "text"]], headers)
         if len(text) > COMMENT_MAX:

@@ -86,24 +86,25 @@ class TwikitWire(TwikitCore):
             }
         author = w.users[t.author_id]
         long_post = weighted_length(t.text) > 280
-        shown = truncate_weighted(t.text, 275) if long_post else t.text
+        text, links = t.wrapped()  # X's web API wraps links in t.co too
+        shown = truncate_weighted(text, 275) if long_post else text
+        urls: list[dict[str, Any]] = [
+            {
+                "display_url": link["display_url"],
+                "expanded_url": link["expanded_url"],
+                "url": link["url"],
+                "indices": [link["start"], link["end"]],
+            }
+            for link in links
+        ]
         reply_parent = w.tweets.get(t.reply_to) if t.reply_to else None
         entities = {
             "hashtags": [
-                {"indices": [s, e], "text": h} for s, e, h in t.hashtags() if e <= len(shown)
+                {"indices": [s, e], "text": h} for s, e, h in t.hashtags(text) if e <= len(shown)
             ],
             "symbols": [],
             "timestamps": [],
-            "urls": [
-                {
-                    "display_url": u.split("//", 1)[-1][:26],
-                    "expanded_url": u,
-                    "url": u,
-                    "indices": [s, e],
-                }
-                for s, e, u in t.urls()
-                if e <= len(shown)
-            ],
+            "urls": [u for u in urls if u["indices"][1] <= len(shown)],
             "user_mentions": [
                 {
                     "id_str": (m.id if (m := w.by_username(n)) else "0"),
@@ -111,7 +112,7 @@ class TwikitWire(TwikitCore):
                     "screen_name": n,
                     "indices": [s, e],
                 }
-                for s, e, n in t.mentions()
+                for s, e, n in t.mentions(text)
                 if e <= len(shown)
             ],
         }
@@ -172,13 +173,13 @@ class TwikitWire(TwikitCore):
                 "note_tweet_results": {
                     "result": {
                         "id": base64.b64encode(f"NoteTweetResults:{t.id}".encode()).decode(),
-                        "text": t.text,
+                        "text": text,
                         "entity_set": {
                             "hashtags": [
-                                {"indices": [s, e], "text": h} for s, e, h in t.hashtags()
+                                {"indices": [s, e], "text": h} for s, e, h in t.hashtags(text)
                             ],
                             "symbols": [],
-                            "urls": [],
+                            "urls": urls,
                             "user_mentions": [
                                 {
                                     "id_str": (m.id if (m := w.by_username(n)) else "0"),
@@ -186,7 +187,7 @@ class TwikitWire(TwikitCore):
                                     "screen_name": n,
                                     "indices": [s, e],
                                 }
-                                for s, e, n in t.mentions()
+                                for s, e, n in t.mentions(text)
                             ],
                         },
                         "richtext": {"richtext_tags": []},

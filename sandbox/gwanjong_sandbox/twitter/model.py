@@ -5,8 +5,10 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+import zlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 import regex
 
@@ -186,11 +188,35 @@ class XTweet:
     reply_settings: str = "everyone"
     liked_by: set[str] = field(default_factory=set)
 
-    def mentions(self) -> list[tuple[int, int, str]]:
-        return [(m.start(), m.end(), m.group(1)) for m in _MENTION.finditer(self.text)]
+    def mentions(self, text: str | None = None) -> list[tuple[int, int, str]]:
+        """(start, end, name) in ``text`` (the wrapped text, where entities point), or ours."""
+        return [(m.start(), m.end(), m.group(1)) for m in _MENTION.finditer(text or self.text)]
 
-    def hashtags(self) -> list[tuple[int, int, str]]:
-        return [(m.start(), m.end(), m.group(1)) for m in _HASHTAG.finditer(self.text)]
+    def hashtags(self, text: str | None = None) -> list[tuple[int, int, str]]:
+        return [(m.start(), m.end(), m.group(1)) for m in _HASHTAG.finditer(text or self.text)]
 
     def urls(self) -> list[tuple[int, int, str]]:
         return [(m.start(), m.end(), m.group(0)) for m in _URL.finditer(self.text)]
+
+    def wrapped(self) -> tuple[str, list[dict[str, Any]]]:
+        """The text as X serves it, every link a t.co link (payloads/twitter/get-tweet.json),
+        and entities.urls saying what each one stands for."""
+        parts: list[str] = []
+        links: list[dict[str, Any]] = []
+        last = 0
+        for start, end, url in self.urls():
+            parts.append(self.text[last:start])
+            at, short = sum(map(len, parts)), f"https://t.co/{zlib.crc32(url.encode()):010d}"
+            parts.append(short)
+            shown = url.split("//", 1)[-1][:26]
+            links.append(
+                {
+                    "start": at,
+                    "end": at + 23,
+                    "url": short,
+                    "expanded_url": url,
+                    "display_url": shown,
+                }
+            )
+            last = end
+        return "".join(parts) + self.text[last:], links

@@ -46,9 +46,10 @@ class TwitterWire(TwitterCore):
     def render_tweet(self, t: XTweet, fields: set[str]) -> dict[str, Any]:
         w = self.world
         long_post = weighted_length(t.text) > 280
+        text, links = t.wrapped()
         out: dict[str, Any] = {
             "id": t.id,
-            "text": truncate_weighted(t.text, 275) if long_post else t.text,
+            "text": truncate_weighted(text, 275) if long_post else text,
             "edit_history_tweet_ids": [t.id],
         }
         if "author_id" in fields:
@@ -74,7 +75,7 @@ class TwitterWire(TwitterCore):
             }
         if "entities" in fields:
             entities: dict[str, Any] = {}
-            if t.mentions():
+            if t.mentions(text):
                 entities["mentions"] = [
                     {
                         "start": s,
@@ -82,23 +83,14 @@ class TwitterWire(TwitterCore):
                         "username": n,
                         **({"id": u.id} if (u := w.by_username(n)) else {}),
                     }
-                    for s, e, n in t.mentions()
+                    for s, e, n in t.mentions(text)
                 ]
-            if t.hashtags():
+            if t.hashtags(text):
                 entities["hashtags"] = [
-                    {"start": s, "end": e, "tag": h} for s, e, h in t.hashtags()
+                    {"start": s, "end": e, "tag": h} for s, e, h in t.hashtags(text)
                 ]
-            if t.urls():
-                entities["urls"] = [
-                    {
-                        "start": s,
-                        "end": e,
-                        "url": u,
-                        "expanded_url": u,
-                        "display_url": u.split("//", 1)[-1][:26],
-                    }
-                    for s, e, u in t.urls()
-                ]
+            if links:
+                entities["urls"] = links
             if entities:
                 out["entities"] = entities
         if "referenced_tweets" in fields:
@@ -112,11 +104,11 @@ class TwitterWire(TwitterCore):
         if "in_reply_to_user_id" in fields and t.reply_to_user:
             out["in_reply_to_user_id"] = t.reply_to_user
         if "note_tweet" in fields and long_post:
-            note: dict[str, Any] = {"text": t.text}
-            if t.hashtags():
-                note["entities"] = {
-                    "hashtags": [{"start": s, "end": e, "tag": h} for s, e, h in t.hashtags()]
-                }
+            note: dict[str, Any] = {"text": text, "entities": {"urls": links}}
+            if t.hashtags(text):
+                note["entities"]["hashtags"] = [
+                    {"start": s, "end": e, "tag": h} for s, e, h in t.hashtags(text)
+                ]
             out["note_tweet"] = note
         return out
 

@@ -73,6 +73,14 @@ class XWorld:
         )
         quote_.quoted = mine.id
         self.thread_ids["x-quotes-me"] = quote_.id
+        # ... and a quote whose author lets only the accounts it mentions reply (not us).
+        closed = self._add(
+            self.user("quiet_quincy").id,
+            "Quoting this, but replies are for the people I mention.",
+            BASE_TIME - timedelta(hours=5, minutes=30),
+        )
+        closed.quoted, closed.reply_settings = mine.id, "mentionedUsers"
+        self.thread_ids["x-quotes-me-closed"] = closed.id
         # A thread where one reply quotes a post from another conversation: the quoted post
         # rides along in includes.tweets of the conversation search, but is no reply.
         asker = self.user("lint_lena")
@@ -171,6 +179,14 @@ class XWorld:
 
     def quote_count(self, tweet_id: str) -> int:
         return sum(1 for t in self.tweets.values() if t.quoted == tweet_id and not t.deleted)
+
+    def may_reply(self, tweet: XTweet, user_id: str) -> bool:
+        """Does the post's reply setting let the user reply? (Only mentionedUsers is kept.)"""
+        mentioned = self.users.get(user_id) is not None and any(
+            name.lower() == self.users[user_id].username.lower()
+            for _s, _e, name in tweet.mentions()
+        )
+        return tweet.reply_settings == "everyone" or tweet.author_id == user_id or mentioned
 
     def summons(self, tweet: XTweet, user_id: str) -> bool:
         """Does this post mention the user or quote one of their posts (X's 2026 reply rule)?"""

@@ -71,7 +71,7 @@ class TwitterWrites(TwitterWire):
                     ),
                     bucket,
                 )
-            if not w.summons(target, caller):
+            if not w.summons(target, caller) or not w.may_reply(target, caller):
                 return self._stamp(
                     problem(
                         403,

@@ -22,6 +22,7 @@ from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.kit.host_gate import HostNotAllowed
 from gwanjong_shared.kit.http import edge_block, error_for_status
 from gwanjong_shared.kit.logs import redact
+from gwanjong_shared.kit.once import HTTPX_NEVER_LEFT, answer_lost, lost_answer
 
 SESSION_GONE = {"ExpiredToken", "InvalidToken"}
 AUTH_NAMES = SESSION_GONE | {
@@ -68,6 +69,17 @@ def transport_error(exc: httpx.HTTPError, what: str, timeout_s: float) -> Platfo
         f"Could not reach Bluesky while {what} ({type(exc).__name__}). Check the network and "
         "BLUESKY_BASE_URL, then try again."
     )
+
+
+def cut_write(exc: BaseException, what: str) -> PlatformError | None:
+    """A write whose answer broke off after the request left (httpx's error, or the SDK's
+    wrapping of one, while the body was read): it may have landed."""
+    cause = exc if isinstance(exc, httpx.HTTPError) else exc.__cause__
+    if not isinstance(cause, httpx.TransportError):
+        return None
+    left = not isinstance(cause, (*HTTPX_NEVER_LEFT, HostNotAllowed))
+    lost = answer_lost("POST", what, error=cause, left=left)
+    return lost_answer("Bluesky", lost, what) if lost else None
 
 
 def sdk_error(exc: AtProtocolError, what: str, item: str, timeout_s: float) -> PlatformError:

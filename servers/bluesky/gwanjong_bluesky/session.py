@@ -27,6 +27,7 @@ from atproto_core.exceptions import AtProtocolError
 from gwanjong_bluesky.failures import (
     ACCOUNT_HINT,
     SESSION_GONE,
+    cut_write,
     sdk_error,
     transport_error,
     xrpc_error,
@@ -206,13 +207,15 @@ class BlueskyClient:
                         log.info("bluesky: session no longer valid (%s); signing in again", name)
                         stale = generation
                         continue
-                    raise sdk_error(exc, what, item, timeout_s) from None
+                    cut = cut_write(exc, what) if write else None
+                    raise (cut or sdk_error(exc, what, item, timeout_s)) from None
                 except AtProtocolError as exc:
                     if write and isinstance(exc, ModelError):  # answered, but not readable
                         raise unreadable_answer("Bluesky", what) from None
                     raise sdk_error(exc, what, item, timeout_s) from None
                 except httpx.HTTPError as exc:
-                    raise transport_error(exc, what, timeout_s) from None
+                    cut = cut_write(exc, what) if write else None
+                    raise (cut or transport_error(exc, what, timeout_s)) from None
                 except AnswerLost as lost:  # a POST's answer was lost: never sent again
                     if limit_key(lost.path) == "session":  # a token refresh writes nothing
                         raise lost_sign_in("Bluesky", lost) from None

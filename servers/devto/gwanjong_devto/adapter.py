@@ -19,6 +19,7 @@ from gwanjong_shared.contract import (
     LimitName,
     MentionList,
     TagRules,
+    Validation,
     errors,
 )
 from gwanjong_shared.contract.models import Comment, Post, PostResult
@@ -29,6 +30,14 @@ from gwanjong_shared.kit.target_cache import TargetCache
 _TAG = re.compile(r"^[a-z0-9]{1,30}$")
 # Jekyll-style front matter at the very top of body_markdown (DEV's editor v1 writes it).
 _FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\n.*?\n---[ \t]*(?:\n|\Z)", re.S)
+# What Forem's parser (front_matter_parser, md) takes as front matter when it writes one: any
+# blank start, ---, anything, then --- closing a line. Its keys replace the API's fields.
+_SENT_FRONT_MATTER = re.compile(r"\A[\s\ufeff]*---.*?---\s*$", re.S | re.M)
+FRONT_MATTER_PROBLEM = (
+    "The body opens with a '---' block, which Dev.to reads as front matter: its lines (title, "
+    "tags, published, canonical_url) would replace what was approved. Start the body with "
+    "other text; give the title and tags as fields."
+)
 
 COMMENT_RULE = ActionRule(
     allowed="human",
@@ -47,6 +56,8 @@ LIMITS: dict[LimitName, Limit] = {
 }
 
 
+#: what DEV records of each article we publish (no_ai | some_ai | fully_autonomous)
+AI_DISCLOSURE = "fully_autonomous"
 #: DEV's tag rules (its editor refuses others): checked by `validate`, never rewritten
 TAGS = TagRules(max=4, max_length=30, pattern=_TAG.pattern, hint="lowercase letters or digits")
 
@@ -232,9 +243,10 @@ class DevtoAdapter(PlatformAdapter):
                 "Dev.to takes at most 4 tags, each 1-30 lowercase letters or digits; "
                 f"got {tags!r}. Fix the tags and retry."
             )
-        payload = {
-            "article": {"title": title, "body_markdown": body, "published": True, "tags": clean}
-        }
+        article = {"title": title, "body_markdown": body, "published": True, "tags": clean}
+        # dev.to's llms.txt: the level must be accurate, and a person approving a drafted
+        # article does not make it human-authored; left out, DEV records not_disclosed
+        payload = {"article": {**article, "ai_disclosure_level": AI_DISCLOSURE}}
         data = await self.client.request("POST", "/api/articles", json=payload)
         return PostResult(
             ok=True,
@@ -268,6 +280,20 @@ class DevtoAdapter(PlatformAdapter):
 
     async def account(self) -> str | None:
         return await self.client.account()
+
+    async def validate(
+        self,
+        action: str,
+        body: str,
+        title: str = "",
+        post_id: str | None = None,
+        tags: list[str] | None = None,
+    ) -> Validation:
+        check = await super().validate(action, body, title, post_id, tags)
+        if action != "write_post" or not _SENT_FRONT_MATTER.match(body):
+            return check
+        problems = [*check.problems, FRONT_MATTER_PROBLEM]
+        return check.model_copy(update={"ok": False, "problems": problems})
 
     async def rule_for_target(self, action: str, post_id: str, rule: ActionRule) -> ActionRule:
         # a missing target is `not_found`, not a policy answer

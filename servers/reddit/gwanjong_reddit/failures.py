@@ -54,9 +54,11 @@ def retry_after(headers: Any) -> float | None:
         value = headers.get(name)
         if value:
             try:
-                return max(0.0, float(value))
+                seconds = float(value)
             except ValueError:
                 continue
+            if math.isfinite(seconds):  # a proxy's inf or nan names no wait
+                return max(0.0, seconds)
     return None
 
 

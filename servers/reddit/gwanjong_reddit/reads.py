@@ -33,7 +33,9 @@ async def hot(client: RedditClient, limit: int) -> list[Post]:
 
 async def search(client: RedditClient, query: str, limit: int) -> list[Post]:
     settings = client.settings
-    scope = "all" if settings.search_scope == "all" else "+".join(settings.subreddits)
+    # where write_post publishes is searched too: an unsure post is read back by search
+    names = [*settings.subreddits, *filter(None, [settings.post_subreddit])]
+    scope = "all" if settings.search_scope == "all" else "+".join(dict.fromkeys(names))
 
     async def find(reddit: asyncpraw.Reddit) -> list[Post]:
         subreddit = await reddit.subreddit(scope or "all")

@@ -1,5 +1,5 @@
-"""What a program may do on Reddit, and the per-target checks (locked, archived threads;
-locked comments)."""
+"""What a program may do on Reddit, and the per-target checks (locked, archived, removed
+threads; locked comments)."""
 
 from __future__ import annotations
 
@@ -41,6 +41,12 @@ def rule_for_thread(action: str, submission: Submission, rule: ActionRule) -> Ac
         return ActionRule(
             allowed="never",
             reason="The thread is locked by its moderators: Reddit takes no new comments there.",
+        )
+    if action == "write_comment" and d.get("removed_by_category"):
+        return ActionRule(
+            allowed="never",
+            reason=f"The post was taken down ({d['removed_by_category']}: by its author, its "
+            "moderators or Reddit): a reply there would go against the subreddit's moderation.",
         )
     if action == "write_comment" and d.get("archived"):
         return ActionRule(

@@ -272,7 +272,14 @@ class TwitterAdapter(PlatformAdapter):
                 reason=f"Post {target.id} neither mentions @{username} nor quotes one of our posts, so X "
                 "does not let a program reply to it (summoned-reply rule, 2026-02-23); a person may reply by hand.",
             )
-        if target.reply_settings not in ("everyone", "mentionedUsers", "mentioned_users"):
+        only_mentioned = target.reply_settings in ("mentionedUsers", "mentioned_users")
+        if only_mentioned and not target.mentions_user(username):
+            return ActionRule(
+                allowed="never",
+                reason=f"The author of post {target.id} lets only the accounts it mentions "
+                f"reply, and it quotes @{username} without mentioning it: X refuses our reply.",
+            )
+        if target.reply_settings != "everyone" and not only_mentioned:
             return ActionRule(
                 allowed="human",
                 reason=f"The author of post {target.id} limited who may reply ({target.reply_settings}); "
@@ -308,7 +315,7 @@ class TwitterAdapter(PlatformAdapter):
             platform=self.platform,
             action="write_post",
             id=post_id,
-            url=await self._url(post_id),
+            url=self._url(post_id),
         )
 
     async def write_comment(self, post_id: str, body: str, parent_id: str | None) -> PostResult:
@@ -337,7 +344,7 @@ class TwitterAdapter(PlatformAdapter):
             platform=self.platform,
             action="write_comment",
             id=reply_id,
-            url=await self._url(reply_id),
+            url=self._url(reply_id),
         )
 
     async def upvote(self, post_id: str) -> PostResult:
@@ -349,8 +356,10 @@ class TwitterAdapter(PlatformAdapter):
         self.targets.forget(post_id)
         return PostResult(ok=True, platform=self.platform, action="upvote", id=post_id)
 
-    async def _url(self, post_id: str) -> str:
-        me = await self.api.me()
+    def _url(self, post_id: str) -> str:
+        # No request after a write (its failure would report a landed post as refused):
+        # our name if already known, else x.com/i/status/<id>, which opens any post.
+        me = self.api.known_me
         return f"https://x.com/{me[1] if me else 'i'}/status/{post_id}"
 
     # -- capabilities ---------------------------------------------------------------------

@@ -16,10 +16,10 @@ from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.kit.host_gate import HostNotAllowed
 from gwanjong_shared.kit.http import edge_block, error_for_status
-from gwanjong_shared.kit.once import AnswerLost, lost_answer, unreadable_answer
+from gwanjong_shared.kit.once import AnswerLost, answer_lost, lost_answer, unreadable_answer
 from gwanjong_shared.kit.ratelimit import Limiter, MinInterval, wait_from
-from gwanjong_twitter.posts import XPost
-from gwanjong_twitter.redirect import API_HOSTS, AiohttpGate
+from gwanjong_twitter.posts import XPost, expand_links
+from gwanjong_twitter.redirect import AIOHTTP_NEVER_LEFT, API_HOSTS, AiohttpGate
 from gwanjong_twitter.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -147,17 +147,23 @@ class ApiReader:
                 f"The server refused to contact an unexpected host ({exc.host}) while {what}; "
                 "check TWITTER_API_BASE_URL."
             ) from None
-        except (TimeoutError, aiohttp.ServerTimeoutError):
-            raise errors.timeout(
-                f"X did not answer within {self.settings.timeout_s:g} s while {what}. Try again later."
-            ) from None
         except aiohttp.ContentTypeError as exc:
             # tweepy parses every error body as JSON; X's edge sends text/plain 429s and HTML
             # 404s. The status and headers still say what happened.
             if key.startswith("POST ") and 200 <= exc.status < 300:
                 raise unreadable_answer(LABEL, what) from None  # it may have been written
             raise self._not_json(exc, what) from None
-        except aiohttp.ClientError as exc:
+        except (TimeoutError, aiohttp.ClientError) as exc:
+            # the answer broke off: a write's after it left may have landed (tweepy reads the
+            # body after our gate has passed the answer on)
+            left = not isinstance(exc, AIOHTTP_NEVER_LEFT)
+            if lost := answer_lost(key.split()[0], key, error=exc, left=left):
+                raise lost_answer(LABEL, lost, what) from None
+            if isinstance(exc, TimeoutError):
+                raise errors.timeout(
+                    f"X did not answer within {self.settings.timeout_s:g} s while {what}. "
+                    "Try again later."
+                ) from None
             raise errors.unavailable(
                 f"Could not reach X ({type(exc).__name__}) while {what}. Check the network or "
                 "TWITTER_API_BASE_URL, then try again."
@@ -212,6 +218,11 @@ class ApiReader:
 
     # -- identity -------------------------------------------------------------------------
 
+    @property
+    def known_me(self) -> tuple[str, str] | None:
+        """(user id, username) if already read; never asks."""
+        return self._me
+
     async def me(self) -> tuple[str, str] | None:
         """(user id, username) of our account, asked once (GET /2/users/me)."""
         if not self.user_context():
@@ -263,11 +274,12 @@ class ApiReader:
         quoted_author = users.get(quoted_author_id)
         entities = d.get("entities") or {}
         note = d.get("note_tweet") or {}
-        tags = [h["tag"] for h in (note.get("entities") or entities).get("hashtags", [])]
+        shown = note.get("entities") or entities  # the entities of the text we show
+        tags = [h["tag"] for h in shown.get("hashtags", [])]
         metrics = d.get("public_metrics") or {}
         return XPost(
             id=str(d["id"]),
-            text=note.get("text") or d.get("text", ""),
+            text=expand_links(note.get("text") or d.get("text", ""), shown.get("urls", [])),
             author=str(author.username) if author is not None else "",
             author_id=str(d.get("author_id", "")),
             created_at=d.get("created_at"),

@@ -34,14 +34,28 @@ class XPost:
     def url(self) -> str:
         return f"https://x.com/{self.author or 'i'}/status/{self.id}"
 
+    def mentions_user(self, username: str) -> bool:
+        name = username.lower()
+        return bool(name) and any(m.lower().lstrip("@") == name for m in self.mentions)
+
     def summons(self, username: str, user_id: str) -> bool:
         """X's 2026 reply rule: does this post mention the account or quote one of its posts?"""
         name = username.lower()
-        if name and any(m.lower().lstrip("@") == name for m in self.mentions):
+        if self.mentions_user(username):
             return True
         if user_id and self.quoted_author_id == user_id:
             return True
         return bool(name) and self.quoted_author.lower() == name
+
+
+def expand_links(text: str, links: list[dict[str, Any]]) -> str:
+    """The text with each t.co link as the link it stands for (``entities.urls``): X serves
+    every link as t.co, so a read-back of what we sent, and the model, see it as written."""
+    for link in links:
+        short, full = link.get("url"), link.get("expanded_url")
+        if isinstance(short, str) and isinstance(full, str) and short and full:
+            text = text.replace(short, full)
+    return text
 
 
 def compose(title: str, body: str) -> str:

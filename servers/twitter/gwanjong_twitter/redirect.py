@@ -32,6 +32,8 @@ from gwanjong_shared.kit.tracing import http_span, set_status
 
 API_HOSTS = HostAllowList(["api.twitter.com", "api.x.com"])
 WEB_HOSTS = HostAllowList(["x.com", "api.x.com", "twitter.com", "abs.twimg.com"])
+#: aiohttp errors raised before a request left: nothing can have been written
+AIOHTTP_NEVER_LEFT = (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError)
 
 
 def route_key(method: str, path: str) -> str:
@@ -80,9 +82,7 @@ class AiohttpGate:
             response = await handler(req)
         except (aiohttp.ClientError, TimeoutError) as exc:
             # aiohttp resends only idempotent methods; a write's lost answer is unsure.
-            left = not isinstance(
-                exc, (aiohttp.ClientConnectorError, aiohttp.ConnectionTimeoutError)
-            )
+            left = not isinstance(exc, AIOHTTP_NEVER_LEFT)
             lost = answer_lost(req.method, path, error=exc, left=left)
             if lost is None:
                 raise

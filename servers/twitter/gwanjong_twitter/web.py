@@ -31,7 +31,7 @@ from twikit.x_client_transaction import ClientTransaction
 
 from gwanjong_shared.contract import errors
 from gwanjong_shared.kit.ratelimit import Limiter
-from gwanjong_twitter.posts import XPost, web_time_to_iso
+from gwanjong_twitter.posts import XPost, expand_links, web_time_to_iso
 from gwanjong_twitter.redirect import web_gate
 from gwanjong_twitter.settings import Settings
 
@@ -149,7 +149,9 @@ class WebReader:
         policy = (legacy.get("conversation_control") or {}).get("policy")
         return XPost(
             id=str(result.get("rest_id") or legacy.get("id_str")),
-            text=note.get("text") or legacy.get("full_text", ""),
+            text=expand_links(
+                note.get("text") or legacy.get("full_text", ""), entities.get("urls", [])
+            ),
             author=str(user_legacy.get("screen_name", "")),
             author_id=str(user.get("rest_id") or legacy.get("user_id_str", "")),
             created_at=web_time_to_iso(legacy.get("created_at")),

@@ -34,6 +34,23 @@ async def test_tags_as_a_string_and_forem_tag_rules(sandbox: SandboxControl) -> 
         assert bad.startswith("invalid_input: ") and "at most 4 tags" in bad
     [write] = sandbox.writes("devto")
     assert write["data"]["tags"] == ["python", "packaging"]
+    assert write["data"]["ai_disclosure_level"] == "fully_autonomous"  # dev.to's llms.txt
+
+
+@pytest.mark.parametrize(
+    "body", ["---\ntitle: Not this\npublished: false\n---\nText", "\n ---\r\ntags: ad\r\n---"]
+)
+async def test_front_matter_that_replaces_the_approved_fields_is_refused(
+    sandbox: SandboxControl, body: str
+) -> None:
+    # Forem takes a body's opening '---' block as the article's title, tags and published.
+    async with Client(SPEC.build(sandbox.url)) as client:
+        check = await call(client, "validate", action="write_post", title="Approved", body=body)
+        text = await error_of(client, "write_post", title="Approved", body=body)
+        rule = await call(client, "write_post", title="A rule", body="Intro\n\n---\n\nMore")
+    assert not check["ok"] and "front matter" in check["problems"][-1]
+    assert text.startswith("invalid_input: ") and "front matter" in text
+    assert [w["data"]["title"] for w in sandbox.writes("devto")] == ["A rule"] and rule["ok"]
 
 
 def paced(sandbox: SandboxControl, clock: FakeClock, **overrides: str) -> FastMCP[Any]:

@@ -16,6 +16,7 @@ from asyncpraw.exceptions import RedditAPIException
 from fastmcp import Client
 
 from gwanjong_reddit.adapter import RedditAdapter
+from gwanjong_reddit.failures import retry_after
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_sandbox.corpus import build_corpus
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
@@ -399,6 +400,9 @@ async def test_search_scope(sandbox: SandboxControl) -> None:
         assert await reddit.search("kubernetes helm", 20) == []
     async with adapter(sandbox, SEARCH_SCOPE="subreddits", SUBREDDITS="rust") as reddit:
         assert {p.id for p in await reddit.search("async", 20)} == {ids["rust-async"]}
+        # our own post in REDDIT_POST_SUBREDDIT (r/test): how an unsure write is read back
+        posted = await reddit.write_post("Quokka ledger notes", "Found again.", [])
+        assert posted.id in {p.id for p in await reddit.search("Quokka ledger notes", 20)}
 
 
 async def test_post_ids_in_every_form(sandbox: SandboxControl) -> None:
@@ -450,3 +454,29 @@ async def test_inbox_points_at_the_thread_and_the_comment(sandbox: SandboxContro
     for p in posts:
         assert p["url"].startswith("https://www.reddit.com/r/") and f"/{p['id']}/" in p["url"]
     assert len({p["url"] for p in posts}) == len(posts)  # one per comment
+
+
+@pytest.mark.parametrize(
+    ("key", "why"),
+    [
+        ("locked-thread", "locked"),
+        ("archived-thread", "archived"),
+        ("removed-thread", "taken down"),
+    ],
+)
+async def test_a_thread_closed_to_comments_is_refused_with_the_reason(
+    sandbox: SandboxControl, key: str, why: str
+) -> None:
+    # Reddit refuses a reply in a locked or archived thread, and takes one in a thread its
+    # moderators removed, which the subreddit's moderation forbids all the same.
+    post = sandbox.ids("reddit")[key]
+    async with server(sandbox) as client:
+        check = await call(client, "validate", action="write_comment", post_id=post, body="Hi.")
+        text = await error_of(client, "write_comment", post_id=post, body="Hi.")
+    assert check["allowed"] == "never" and why in check["problems"][0], check
+    assert text.startswith("not_supported: ") and why in text, text
+    assert sandbox.writes("reddit") == []
+
+
+def test_a_proxys_inf_names_no_wait() -> None:
+    assert retry_after({"retry-after": "inf", "x-ratelimit-reset": "12"}) == 12.0

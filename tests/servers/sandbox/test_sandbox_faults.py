@@ -14,7 +14,13 @@ from gwanjong_sandbox.state import Fault, SandboxState
 from tests.fakes.clock import FakeClock
 
 pytestmark = pytest.mark.anyio
-ARTICLE = {"article": {"title": "Lagging article", "body_markdown": "zebrafish", "published": True}}
+ARTICLE = {
+    "article": {
+        "title": "Lagging article",
+        "body_markdown": "zebrafish",
+        "ai_disclosure_level": "no_ai",
+    }
+}
 
 
 def in_process(state: SandboxState) -> httpx.AsyncClient:

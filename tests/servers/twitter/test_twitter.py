@@ -90,6 +90,27 @@ async def test_a_title_is_the_first_paragraph_and_counts(sandbox: SandboxControl
     assert sandbox.writes("twitter")[0]["data"]["text"] == "Title\n\n" + body
 
 
+@pytest.mark.parametrize("env", READERS.values(), ids=READERS)
+async def test_links_read_back_as_written(sandbox: SandboxControl, env: dict[str, str]) -> None:
+    # X serves every link as a t.co link: a read-back must still find the text it sent.
+    text = "Notes: https://example.com/a?b=1 then @nobody_here and https://example.org/"
+    async with Client(SPEC.build(sandbox.url)) as client:
+        posted = await call(client, "write_post", title="", body=text)
+    async with Client(SPEC.build(sandbox.url, **env)) as client:
+        assert (await call(client, "get_post", post_id=posted["id"]))["body"] == text
+
+
+async def test_a_landed_post_is_posted_though_our_account_cannot_be_read(
+    sandbox: SandboxControl,
+) -> None:
+    # A fresh server's first write reads /2/users/me (75 a window) only for the post's link.
+    sandbox.fault("twitter", status=429, match="/2/users/me", count=5)
+    async with Client(SPEC.build(sandbox.url)) as client:
+        result = await call(client, "write_post", title="", body="Landed once.")
+    assert result["ok"] and result["url"].endswith(f"/status/{result['id']}")
+    assert len(sandbox.writes("twitter")) == 1
+
+
 # -- the summoned-reply rule --------------------------------------------------------------
 
 
@@ -133,6 +154,18 @@ async def test_a_quote_of_our_post_summons_us(sandbox: SandboxControl) -> None:
     assert result["ok"] is True
     writes = sandbox.writes("twitter")
     assert [(w["action"], w["target"]) for w in writes] == [("write_comment", ids["x-quotes-me"])]
+
+
+async def test_a_quote_whose_author_lets_only_the_mentioned_reply_is_never(
+    sandbox: SandboxControl,
+) -> None:
+    post = sandbox.ids("twitter")["x-quotes-me-closed"]
+    async with Client(SPEC.build(sandbox.url)) as client:
+        check = await call(client, "validate", action="write_comment", body="Hi!", post_id=post)
+        text = await error_of(client, "write_comment", post_id=post, body="Hi!")
+    assert check["allowed"] == "never" and "only the accounts it mentions" in check["problems"][0]
+    assert text.startswith("not_supported: ") and "only the accounts it mentions" in text, text
+    assert sandbox.writes("twitter") == []
 
 
 async def test_one_reply_per_interaction(sandbox: SandboxControl) -> None:

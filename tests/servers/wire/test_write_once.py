@@ -35,8 +35,8 @@ WRITE_PATH = {
 @pytest.mark.parametrize("platform", list(WRITE_PATH))
 @pytest.mark.parametrize(
     ("kind", "fields"),
-    [("apply_then_status", {"status": 502}), ("apply_then_drop", {})],
-    ids=["5xx-after-write", "dropped-after-write"],
+    [("apply_then_status", {"status": 502}), ("apply_then_drop", {}), ("apply_then_cut", {})],
+    ids=["5xx-after-write", "dropped-after-write", "cut-mid-answer"],
 )
 async def test_a_write_whose_answer_is_lost_is_sent_once(
     sandbox: SandboxControl, platform: str, kind: str, fields: dict[str, Any]

@@ -20,7 +20,7 @@ from gwanjong_shared.kit.once import (
 )
 
 pytestmark = pytest.mark.anyio
-ARTICLE = {"article": {"title": "Once", "body_markdown": "once", "published": True}}
+ARTICLE = {"article": {"title": "Once", "body_markdown": "once", "ai_disclosure_level": "no_ai"}}
 
 
 async def test_a_writes_5xx_is_answer_lost_and_a_reads_is_an_answer() -> None:

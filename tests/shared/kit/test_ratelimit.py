@@ -69,6 +69,8 @@ def test_wait_from_a_429_prefers_retry_after_then_the_window() -> None:
     )
     assert wait_from(429, {"x-rate-limit-reset": str(int(WALL) + 30)}, WALL) == 30
     assert wait_from(429, {}, WALL) == 60  # a 429 that names no wait
+    odd = {"Retry-After": "inf", "x-rate-limit-limit": "inf", "x-rate-limit-reset": "nan"}
+    assert wait_from(429, odd, WALL) == 60  # a proxy's inf or nan is no number: no wait named
     assert wait_from(200, {"x-ratelimit-remaining": "5.0", "x-ratelimit-reset": "30"}, WALL) is None
     assert wait_from(200, {"x-ratelimit-remaining": "0.0", "x-ratelimit-reset": "30"}, WALL) == 30
 
