@@ -8,7 +8,7 @@ and the same error as data in the result's structured content (``{"error": {...}
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, LiteralString
 
 import pydantic
 from fastmcp.exceptions import NotFoundError, ToolError
@@ -17,6 +17,8 @@ from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools.base import ToolResult
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, TextContent
+from pydantic import ValidatorFunctionWrapHandler, WrapValidator
+from pydantic_core import PydanticCustomError
 
 from gwanjong_shared.contract.errors import (
     ErrorBody,
@@ -39,6 +41,19 @@ def describe_validation(exc: pydantic.ValidationError) -> str:
         where = ".".join(one_line(str(p), 60) for p in err.get("loc", ())) or "arguments"
         parts.append(f"{where}: {one_line(str(err.get('msg', 'invalid')), 120)}")
     return one_line("; ".join(parts), ECHO_CHARS * 2)
+
+
+def one_error(message: LiteralString) -> WrapValidator:
+    """A union argument's failure as ``message`` alone: pydantic lists one error per branch,
+    each named by its Python type (`literal[...]`, `list[str]`), which the caller never wrote."""
+
+    def check(value: object, handler: ValidatorFunctionWrapHandler) -> object:
+        try:
+            return handler(value)
+        except pydantic.ValidationError:
+            raise PydanticCustomError("one_of", message) from None
+
+    return WrapValidator(check)
 
 
 def error_result(body: ErrorBody) -> ToolResult:
