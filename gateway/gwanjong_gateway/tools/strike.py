@@ -9,6 +9,7 @@ from fastmcp import Context
 from fastmcp.exceptions import ToolError
 from fastmcp.tools import ToolResult
 from mcp.types import InputRequiredResult
+from pydantic import AfterValidator
 
 from gwanjong_gateway.channels.apps import with_card
 from gwanjong_gateway.rules.ledger import StrikeAction
@@ -25,10 +26,16 @@ from gwanjong_shared.kit.mcp_errors import one_error
 Action = Literal["comment", "post", "upvote", "confirm_handoff"]
 
 
+def _a_row(number: int) -> int:
+    if abs(number) >= 2**63:  # past SQLite's INTEGER: no such record, not an OverflowError
+        raise ValueError(number)
+    return number
+
+
 #: which hand-off a confirm_handoff records; a bad one is one error saying what to send, not
 #: one per branch of the union (the validators leave the input schema as it is)
 Handoff = Annotated[
-    int | Literal["comment", "post", "upvote"] | None,
+    Annotated[int, AfterValidator(_a_row)] | Literal["comment", "post", "upvote"] | None,
     one_error(
         "send the hand-off's record number (or its action: comment, post, upvote), or leave "
         "handoff out"
