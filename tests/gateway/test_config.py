@@ -63,6 +63,10 @@ def test_locate_prefers_flag_then_env(tmp_path: Path, monkeypatch: pytest.Monkey
     assert locate(None, {"GWANJONG_CONFIG": str(b)}) == b
     with pytest.raises(ConfigError, match="no such file"):
         locate(str(tmp_path / "missing.toml"), {})
+    (tmp_path / "latin1.toml").write_bytes(b"# caf\xe9\n")
+    for unreadable, why in ((tmp_path, "Is a directory"), (tmp_path / "latin1.toml", "not UTF-8")):
+        with pytest.raises(ConfigError, match=f"cannot be read \\({why}"):  # not a traceback
+            load(str(unreadable))
 
 
 def test_each_server_gets_only_its_own_secrets() -> None:
