@@ -33,6 +33,17 @@ def count(value: str) -> int:
     return number
 
 
+def tcp_port(value: str) -> int:
+    """A --port: 0 (a free one) to 65535 (bind() raised OverflowError past them)."""
+    try:
+        number = int(value)
+    except ValueError:
+        number = -1
+    if not 0 <= number <= 65535:
+        raise argparse.ArgumentTypeError(f"{value!r}: give a port from 0 to 65535")
+    return number
+
+
 def global_options(
     p: argparse.ArgumentParser, top: bool = False, port: bool = True, serving: bool = True
 ) -> None:
@@ -66,7 +77,7 @@ def global_options(
     if serving and port:
         g.add_argument(
             "--port",
-            type=int,
+            type=tcp_port,
             default=default(8765),
             help="HTTP port (with --transport http; default 8765; 0 = a free one, announced on stderr)",
         )

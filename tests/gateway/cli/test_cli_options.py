@@ -124,3 +124,13 @@ def test_a_limit_out_of_range_is_a_usage_error(
     assert (
         f"{value!r}: give a whole number from 1 to 9223372036854775807" in capsys.readouterr().err
     )
+
+
+@pytest.mark.parametrize(
+    "argv", [["serve", "--port", "-1"], ["console", "--port", "65536"], ["sandbox", "--port", "x"]]
+)
+def test_a_port_out_of_range_is_a_usage_error(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert exit_code(argv) == 2  # bind() raised OverflowError as a traceback
+    assert f"{argv[-1]!r}: give a port from 0 to 65535" in capsys.readouterr().err
