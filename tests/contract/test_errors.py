@@ -188,6 +188,7 @@ async def test_wrong_arguments_are_invalid_input(
 ) -> None:
     text = await error_of(client, tool, **args)
     assert text.startswith("invalid_input: ") and "[" not in text, text  # no `list[str]:`
+    assert "item after validation" not in text, text  # an empty id: a string, not a list
     assert sandbox.writes(spec.name) == []
 
 

@@ -59,8 +59,8 @@ def _id_text(value: object) -> object:
 
 PostId = Annotated[
     str,
-    BeforeValidator(_id_text),
     Field(min_length=1, max_length=500, description="a post id from search or trending"),
+    BeforeValidator(_id_text),  # after Field: an empty id is 'at least 1 character', not 'item'
 ]
 
 
