@@ -35,6 +35,7 @@ def test_the_shipped_file_is_valid_and_dry_run() -> None:
             "gateway.toml:2: gateway.writes: Input should be 'dry-run', 'confirm' or 'live'",
         ),
         ("[gateway\nwrites = 1", "line 1"),  # not TOML: still where
+        ('[gateway]\nstate_dir = "C:\\Users\\me"\n', "line 2, column 18); a Windows path goes in"),
         ('[platforms.devto]\ncommand = ["x"]\nurl = "http://127.0.0.1:1/mcp"\n', "not both"),
         ('[gateway]\nexpose = ["search"]\n', "namespaced"),
         (  # a watch nobody runs: the name must be one of [platforms]
