@@ -35,13 +35,9 @@ def count(value: str) -> int:
 
 def tcp_port(value: str) -> int:
     """A --port: 0 (a free one) to 65535 (bind() raised OverflowError past them)."""
-    try:
-        number = int(value)
-    except ValueError:
-        number = -1
-    if not 0 <= number <= 65535:
+    if not (value.isascii() and value.isdigit() and int(value) <= 65535):
         raise argparse.ArgumentTypeError(f"{value!r}: give a port from 0 to 65535")
-    return number
+    return int(value)
 
 
 def global_options(
