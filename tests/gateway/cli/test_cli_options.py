@@ -127,10 +127,18 @@ def test_a_limit_out_of_range_is_a_usage_error(
 
 
 @pytest.mark.parametrize(
-    "argv", [["serve", "--port", "-1"], ["console", "--port", "65536"], ["sandbox", "--port", "x"]]
+    ("argv", "said"),
+    [
+        (["serve", "--port", "-1"], "give a port from 0 to 65535"),
+        (["console", "--port", "65536"], "give a port from 0 to 65535"),
+        (["sandbox", "--port", "x"], "give a port from 0 to 65535"),
+        (["link", "--sandbox-port", "70000"], "give a port from 0 to 65535"),
+        (["link", "--command", "  "], "give a command line"),  # wrote "command": "--config"
+        (["link", "--command", "uvx 'gwanjong"], "give a command line"),  # an open quote
+    ],
 )
-def test_a_port_out_of_range_is_a_usage_error(
-    argv: list[str], capsys: pytest.CaptureFixture[str]
+def test_a_bad_port_or_command_line_is_a_usage_error(
+    argv: list[str], said: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert exit_code(argv) == 2  # bind() raised OverflowError as a traceback
-    assert f"{argv[-1]!r}: give a port from 0 to 65535" in capsys.readouterr().err
+    assert exit_code(argv) == 2  # bind() raised OverflowError, shlex ValueError: tracebacks
+    assert f"{argv[-1]!r}: {said}" in capsys.readouterr().err
