@@ -27,7 +27,7 @@ from gwanjong_shared.contract.errors import (
     PlatformError,
     parse_error,
 )
-from gwanjong_shared.contract.untrusted import ECHO_CHARS, clean, has_hidden, one_line
+from gwanjong_shared.contract.untrusted import ECHO_CHARS, clean, has_hidden, one_line, quote
 
 log = logging.getLogger(__name__)
 MAX_ERROR_CHARS = 1000
@@ -142,7 +142,8 @@ class ContractErrors(Middleware):
     async def on_call_tool(
         self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]
     ) -> Any:
-        name = one_line(str(getattr(context.message, "name", "?")), 60)
+        raw = str(getattr(context.message, "name", "?"))
+        name = one_line(raw, 60)
         try:
             return await call_next(context)
         except NotFoundError:
@@ -150,7 +151,7 @@ class ContractErrors(Middleware):
             # -32602, as MCP names an unknown tool and FastMCP an unknown resource.
             raise MCPError(
                 code=INVALID_PARAMS,
-                message=f"Unknown tool: {name!r}. List the tools and use one of those.",
+                message=f"Unknown tool: {quote(raw, 60)}. List the tools and use one of those.",
                 data={"name": name},
             ) from None
         except Exception as exc:
