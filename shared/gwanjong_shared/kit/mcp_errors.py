@@ -38,7 +38,9 @@ def describe_validation(exc: pydantic.ValidationError) -> str:
     # each cleaned and bounded, so a 1 MB argument yields a short error.
     parts: list[str] = []
     for err in exc.errors(include_input=False, include_url=False)[:5]:
-        where = ".".join(one_line(str(p), 60) for p in err.get("loc", ())) or "arguments"
+        # a key with hidden characters is marked: '\u202etopic' is no 'topic'
+        loc = [quote(p, 60) if has_hidden(str(p)) else one_line(str(p), 60) for p in err["loc"]]
+        where = ".".join(loc) or "arguments"
         parts.append(f"{where}: {one_line(str(err.get('msg', 'invalid')), 120)}")
     return one_line("; ".join(parts), ECHO_CHARS * 2)
 
