@@ -35,6 +35,7 @@ def test_the_shipped_file_is_valid_and_dry_run() -> None:
             "gateway.toml:2: gateway.writes: Input should be 'dry-run', 'confirm' or 'live'",
         ),
         ("[gateway\nwrites = 1", "line 1"),  # not TOML: still where
+        ('[gateway]\nstate_dir = "C:\\Users\\me"\n', "line 2, column 18); a Windows path goes in"),
         ('[platforms.devto]\ncommand = ["x"]\nurl = "http://127.0.0.1:1/mcp"\n', "not both"),
         ('[gateway]\nexpose = ["search"]\n', "namespaced"),
         (  # a watch nobody runs: the name must be one of [platforms]
@@ -63,6 +64,10 @@ def test_locate_prefers_flag_then_env(tmp_path: Path, monkeypatch: pytest.Monkey
     assert locate(None, {"GWANJONG_CONFIG": str(b)}) == b
     with pytest.raises(ConfigError, match="no such file"):
         locate(str(tmp_path / "missing.toml"), {})
+    (tmp_path / "latin1.toml").write_bytes(b"# caf\xe9\n")
+    for unreadable, why in ((tmp_path, "Is a directory"), (tmp_path / "latin1.toml", "not UTF-8")):
+        with pytest.raises(ConfigError, match=f"cannot be read \\({why}"):  # not a traceback
+            load(str(unreadable))
 
 
 def test_each_server_gets_only_its_own_secrets() -> None:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import pytest
+from fastmcp import FastMCP
 
 from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.errors import ErrorKind, parse_error
 from gwanjong_shared.contract.text import graphemes, measure
+from gwanjong_shared.kit.cli import serve_main
 from gwanjong_shared.kit.http import error_for_status, retry_after_seconds
 from gwanjong_shared.kit.logs import redact, register_secret
+from gwanjong_shared.kit.settings import PlatformSettings
 
 
 def test_error_text_round_trips() -> None:
@@ -52,3 +55,12 @@ def test_graphemes_count_what_people_see() -> None:
 def test_registered_secrets_are_redacted() -> None:
     register_secret("s3cr3t-value")
     assert redact("token=s3cr3t-value in url") == "token=*** in url"
+
+
+@pytest.mark.parametrize("port", ["65536", "-1", "x"])
+def test_a_server_port_out_of_range_is_a_usage_error(
+    port: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as done:  # before any settings or build: both unused here
+        serve_main("gwanjong-x", "X", PlatformSettings, lambda _: FastMCP(), ["--port", port])
+    assert done.value.code == 2 and "give a port from 0 to 65535" in capsys.readouterr().err

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from gwanjong_gateway.cli.options import command
+from gwanjong_gateway.cli.options import command, tcp_port
 
 
 def _console(args: argparse.Namespace) -> int:
@@ -78,7 +78,7 @@ def add_console(sub: Any) -> None:
         "--port",
         dest="console_port",
         metavar="N",
-        type=int,
+        type=tcp_port,
         default=None,
         help="port (default: [console] port; 0 = a random free port)",
     )

@@ -141,7 +141,11 @@ def run_init(
             f"gwanjong init: {path} exists; not overwriting it. Edit it, or pass another path.\n"
         )
         return 1
-    write_config(path, STARTER, "the starter gateway.toml")
+    try:
+        write_config(path, STARTER, "the starter gateway.toml")
+    except OSError as exc:  # its folder is a file, read-only, not ours
+        err.write(f"gwanjong init: cannot write {path}: {exc.strerror}. Pass another path.\n")
+        return 1
     out.write(f"Wrote {path} (writes = dry-run: nothing is posted until you change it).\n\n")
     out.write(snippets(launch_command(path)) + "\n")
     out.write('Then ask your assistant to call setup(action="guide") for each platform\'s keys.\n')

@@ -13,7 +13,13 @@ from typing import Any
 from gwanjong_gateway.cli.console import add_console
 from gwanjong_gateway.cli.link.link_command import add_link
 from gwanjong_gateway.cli.logfile import log_as_asked
-from gwanjong_gateway.cli.options import command, count, global_options, principal_and_json
+from gwanjong_gateway.cli.options import (
+    command,
+    count,
+    global_options,
+    principal_and_json,
+    tcp_port,
+)
 from gwanjong_gateway.cli.review.review_command import add_review
 from gwanjong_gateway.cli.token import add_token_commands
 from gwanjong_gateway.cli.watch import add_watch
@@ -212,7 +218,7 @@ def parser() -> argparse.ArgumentParser:
         "--keep", action="store_true", help="keep its gateway.toml and state (default: deleted)"
     )
     sb = command(sub, "sandbox", "serve the platform emulators on 127.0.0.1", _sandbox, port=False)
-    sb.add_argument("--port", type=int, default=8799, help="port to serve on (default 8799)")
+    sb.add_argument("--port", type=tcp_port, default=8799, help="port to serve on (default 8799)")
     st = command(
         sub,
         "setup",

@@ -33,6 +33,13 @@ def count(value: str) -> int:
     return number
 
 
+def tcp_port(value: str) -> int:
+    """A --port: 0 (a free one) to 65535 (bind() raised OverflowError past them)."""
+    if not (value.isascii() and value.isdigit() and int(value) <= 65535):
+        raise argparse.ArgumentTypeError(f"{value!r}: give a port from 0 to 65535")
+    return int(value)
+
+
 def global_options(
     p: argparse.ArgumentParser, top: bool = False, port: bool = True, serving: bool = True
 ) -> None:
@@ -66,7 +73,7 @@ def global_options(
     if serving and port:
         g.add_argument(
             "--port",
-            type=int,
+            type=tcp_port,
             default=default(8765),
             help="HTTP port (with --transport http; default 8765; 0 = a free one, announced on stderr)",
         )

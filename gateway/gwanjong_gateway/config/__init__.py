@@ -386,7 +386,9 @@ def parse(text: str, source: str = "gateway.toml") -> GatewayConfig:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+        # "C:\Users\me" in double quotes: TOML reads \U as an escape
+        hint = "; a Windows path goes in single quotes ('C:\\Users\\me')" if "\\" in text else ""
+        raise ConfigError(f"{source}: not valid TOML: {exc}{hint}") from None
     try:
         config = GatewayConfig.model_validate(data)
     except ValidationError as exc:

@@ -101,7 +101,11 @@ def load(
         from gwanjong_gateway.bundled import installed  # reads package metadata: only here
 
         return GatewayConfig(platforms={name: PlatformConfig() for name in installed()}), None
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:  # a directory, no permission, not UTF-8
+        why = getattr(exc, "strerror", None) or "not UTF-8 text"
+        raise ConfigError(f"{path}: cannot be read ({why}); give a UTF-8 gateway.toml") from None
     config = parse(text, str(path))
     if not check_env:
         return config, path

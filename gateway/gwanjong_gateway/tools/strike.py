@@ -9,8 +9,7 @@ from fastmcp import Context
 from fastmcp.exceptions import ToolError
 from fastmcp.tools import ToolResult
 from mcp.types import InputRequiredResult
-from pydantic import BeforeValidator
-from pydantic_core import PydanticCustomError
+from pydantic import AfterValidator
 
 from gwanjong_gateway.channels.apps import with_card
 from gwanjong_gateway.rules.ledger import StrikeAction
@@ -22,23 +21,26 @@ from gwanjong_gateway.team.auth import principal_name
 from gwanjong_gateway.team.privacy import shown_to
 from gwanjong_gateway.tools.served import Served
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
+from gwanjong_shared.kit.mcp_errors import one_error
 
 Action = Literal["comment", "post", "upvote", "confirm_handoff"]
 
 
-def _not_blank(value: object) -> object:
-    # Otherwise an empty handoff fails each branch of the union and the caller reads both.
-    if isinstance(value, str) and not value.strip():
-        raise PydanticCustomError(
-            "empty_handoff",
-            "empty: send the hand-off's record number (or its action: comment, post, "
-            "upvote), or leave handoff out",
-        )
-    return value
+def _a_row(number: int) -> int:
+    if abs(number) >= 2**63:  # past SQLite's INTEGER: no such record, not an OverflowError
+        raise ValueError(number)
+    return number
 
 
-#: which hand-off a confirm_handoff records (the validator leaves the input schema as it is)
-Handoff = Annotated[int | Literal["comment", "post", "upvote"] | None, BeforeValidator(_not_blank)]
+#: which hand-off a confirm_handoff records; a bad one is one error saying what to send, not
+#: one per branch of the union (the validators leave the input schema as it is)
+Handoff = Annotated[
+    Annotated[int, AfterValidator(_a_row)] | Literal["comment", "post", "upvote"] | None,
+    one_error(
+        "send the hand-off's record number (or its action: comment, post, upvote), or leave "
+        "handoff out"
+    ),
+]
 
 
 async def strike(

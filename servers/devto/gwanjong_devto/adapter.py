@@ -173,7 +173,7 @@ class DevtoAdapter(PlatformAdapter):
 
     @staticmethod
     def _article_id(post_id: str) -> str:
-        if not post_id.isdigit():
+        if not (post_id.isascii() and post_id.isdigit()):  # isdigit alone takes ١٠٠١
             raise errors.invalid_input(
                 f"Dev.to post ids are numbers (like 1001); got {post_id!r}. Use an id from search or trending."
             )

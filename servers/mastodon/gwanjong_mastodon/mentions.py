@@ -41,7 +41,7 @@ def parse_key(text: str) -> Key | None:
         return None
     if not comma:
         return (key, LAST)
-    return (key, nid.zfill(20)) if nid.isdigit() and len(nid) <= 20 else None
+    return (key, nid.zfill(20)) if nid.isascii() and nid.isdigit() and len(nid) <= 20 else None
 
 
 def _key_text(key: Key) -> str:

@@ -159,7 +159,7 @@ class TwitterAdapter(PlatformAdapter):
         )
 
     async def _get(self, post_id: str) -> XPost:
-        if not post_id.isdigit() or len(post_id) > 20:
+        if not (post_id.isascii() and post_id.isdigit()) or len(post_id) > 20:
             raise errors.invalid_input(
                 f"X post ids are numbers (like 1850000000000000000); got {post_id!r}. Use an id from search or trending."
             )

@@ -14,6 +14,7 @@ from tweepy.client import Response
 
 from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.contract.untrusted import one_line
 from gwanjong_shared.kit.host_gate import HostNotAllowed
 from gwanjong_shared.kit.http import edge_block, error_for_status
 from gwanjong_shared.kit.once import AnswerLost, answer_lost, lost_answer, unreadable_answer
@@ -131,9 +132,11 @@ class ApiReader:
             raise errors.not_found(
                 f"X has no such post ({what}). Check the id: use one from search or trending."
             ) from None
-        except tweepy.BadRequest:
+        except tweepy.BadRequest as exc:  # X's reason (a query's syntax), cleaned and bounded
+            said = one_line("; ".join(map(str, exc.api_messages)), 300)
             raise errors.invalid_input(
-                f"X rejected the request ({what}). Check the id and the text, then retry."
+                f"X rejected the request ({what}){': ' + said if said else ''}. Check the id "
+                "and the text, then retry."
             ) from None
         except tweepy.TwitterServerError as exc:
             status = getattr(exc.response, "status", 500)

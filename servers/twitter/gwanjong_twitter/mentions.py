@@ -32,7 +32,7 @@ def _why(post: XPost, user_id: str) -> str:
 
 def parse_key(text: str) -> Key | None:
     # Ids are 64-bit snowflakes: ordered by time, unique, so the id alone is the key.
-    return (text.zfill(20), "") if text.isdigit() and len(text) <= 20 else None
+    return (text.zfill(20), "") if text.isascii() and text.isdigit() and len(text) <= 20 else None
 
 
 def key_text(key: Key) -> str:

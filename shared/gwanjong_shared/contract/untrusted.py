@@ -68,7 +68,9 @@ def quote(text: object, max_chars: int = ECHO_CHARS) -> str:
     shown = one_line(raw, max_chars)
     extra = len(raw) - max_chars
     suffix = f" (+{extra} chars)" if extra > 0 else ""
-    return f"'{shown}'{suffix}"
+    # else '\u202edevto' reads back as 'devto', and "unknown 'devto'" beside "Enabled: devto"
+    hidden = " (hidden characters left out)" if has_hidden(raw[: max_chars * 4]) else ""
+    return f"'{shown}'{suffix}{hidden}"
 
 
 def has_hidden(text: str) -> bool:

@@ -20,6 +20,13 @@ from gwanjong_shared.kit.tracing import start_tracing_from_env
 S = TypeVar("S", bound=PlatformSettings)
 
 
+def _port(value: str) -> int:
+    # past 0..65535, bind() raised OverflowError as a traceback
+    if not (value.isascii() and value.isdigit() and int(value) <= 65535):
+        raise argparse.ArgumentTypeError(f"{value!r}: give a port from 0 to 65535")
+    return int(value)
+
+
 def serve_main(
     prog: str,
     label: str,
@@ -32,7 +39,7 @@ def serve_main(
     )
     parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     parser.add_argument(
-        "--port", type=int, default=8000, help="for --transport http (127.0.0.1 only)"
+        "--port", type=_port, default=8000, help="for --transport http (127.0.0.1 only)"
     )
     args = parser.parse_args(argv)
     quiet_fastmcp()

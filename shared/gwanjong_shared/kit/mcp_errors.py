@@ -8,7 +8,7 @@ and the same error as data in the result's structured content (``{"error": {...}
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, LiteralString
 
 import pydantic
 from fastmcp.exceptions import NotFoundError, ToolError
@@ -17,6 +17,8 @@ from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from fastmcp.tools.base import ToolResult
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, TextContent
+from pydantic import ValidatorFunctionWrapHandler, WrapValidator
+from pydantic_core import PydanticCustomError
 
 from gwanjong_shared.contract.errors import (
     ErrorBody,
@@ -25,7 +27,7 @@ from gwanjong_shared.contract.errors import (
     PlatformError,
     parse_error,
 )
-from gwanjong_shared.contract.untrusted import ECHO_CHARS, clean, has_hidden, one_line
+from gwanjong_shared.contract.untrusted import ECHO_CHARS, clean, has_hidden, one_line, quote
 
 log = logging.getLogger(__name__)
 MAX_ERROR_CHARS = 1000
@@ -36,9 +38,24 @@ def describe_validation(exc: pydantic.ValidationError) -> str:
     # each cleaned and bounded, so a 1 MB argument yields a short error.
     parts: list[str] = []
     for err in exc.errors(include_input=False, include_url=False)[:5]:
-        where = ".".join(one_line(str(p), 60) for p in err.get("loc", ())) or "arguments"
+        # a key with hidden characters is marked: '\u202etopic' is no 'topic'
+        loc = [quote(p, 60) if has_hidden(str(p)) else one_line(str(p), 60) for p in err["loc"]]
+        where = ".".join(loc) or "arguments"
         parts.append(f"{where}: {one_line(str(err.get('msg', 'invalid')), 120)}")
     return one_line("; ".join(parts), ECHO_CHARS * 2)
+
+
+def one_error(message: LiteralString) -> WrapValidator:
+    """A union argument's failure as ``message`` alone: pydantic lists one error per branch,
+    each named by its Python type (`literal[...]`, `list[str]`), which the caller never wrote."""
+
+    def check(value: object, handler: ValidatorFunctionWrapHandler) -> object:
+        try:
+            return handler(value)
+        except pydantic.ValidationError:
+            raise PydanticCustomError("one_of", message) from None
+
+    return WrapValidator(check)
 
 
 def error_result(body: ErrorBody) -> ToolResult:
@@ -127,7 +144,8 @@ class ContractErrors(Middleware):
     async def on_call_tool(
         self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]
     ) -> Any:
-        name = one_line(str(getattr(context.message, "name", "?")), 60)
+        raw = str(getattr(context.message, "name", "?"))
+        name = one_line(raw, 60)
         try:
             return await call_next(context)
         except NotFoundError:
@@ -135,7 +153,7 @@ class ContractErrors(Middleware):
             # -32602, as MCP names an unknown tool and FastMCP an unknown resource.
             raise MCPError(
                 code=INVALID_PARAMS,
-                message=f"Unknown tool: {name!r}. List the tools and use one of those.",
+                message=f"Unknown tool: {quote(raw, 60)}. List the tools and use one of those.",
                 data={"name": name},
             ) from None
         except Exception as exc:

@@ -31,7 +31,7 @@ from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.models import Post, PostResult
 from gwanjong_shared.contract.schemas import output_schema
 from gwanjong_shared.kit.adapter import PlatformAdapter
-from gwanjong_shared.kit.mcp_errors import ContractErrors
+from gwanjong_shared.kit.mcp_errors import ContractErrors, one_error
 from gwanjong_shared.kit.once import unfinished_write
 from gwanjong_shared.kit.ratelimit import RateMeta
 from gwanjong_shared.tool_templates import add_tool
@@ -59,8 +59,8 @@ def _id_text(value: object) -> object:
 
 PostId = Annotated[
     str,
-    BeforeValidator(_id_text),
     Field(min_length=1, max_length=500, description="a post id from search or trending"),
+    BeforeValidator(_id_text),  # after Field: an empty id is 'at least 1 character', not 'item'
 ]
 
 
@@ -295,7 +295,10 @@ Example: write_post(title="What I learned shipping an MCP server", body="...", t
     async def write_post(
         title: Annotated[str, Field(max_length=10_000)],
         body: Annotated[str, Field(max_length=200_000)],
-        tags: list[str] | str | None = None,
+        tags: Annotated[
+            list[str] | str | None,
+            one_error("give a list of strings or one comma-separated string"),
+        ] = None,
     ) -> PostResult:
         tag_list = _tags(tags)
         check = await guarded(

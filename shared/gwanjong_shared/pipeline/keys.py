@@ -65,6 +65,13 @@ def _over_http() -> bool:
     return True
 
 
+class ClientKeyError(ToolError):
+    """No usable client key: the caller's to fix, not an outage (`kind`, as the error
+    middleware reads it; `NeedsPreviousStep` declares its own the same way)."""
+
+    kind = "invalid_input"
+
+
 def supplied_key(names: tuple[str, ...]) -> str | None:
     """The first of these headers the request sends (names lower-cased), checked."""
     headers = get_http_headers(include_all=True)  # names come lower-cased
@@ -73,7 +80,7 @@ def supplied_key(names: tuple[str, ...]) -> str | None:
         if value is None:
             continue
         if not _CLIENT_KEY_PATTERN.fullmatch(value):
-            raise ToolError(
+            raise ClientKeyError(
                 f"The `{name}` header must be 16 to 256 printable characters without "
                 "spaces; send a random UUID and reuse it for the whole workflow."
             )
@@ -106,7 +113,7 @@ def client_key(ctx: Context, *, header: str = DEFAULT_CLIENT_KEY_HEADER) -> str:
     if not http:
         return PROCESS_KEY
     hint = " (or connect with protocol 2025-11-25, which has sessions)" if modern else ""
-    raise ToolError(
+    raise ClientKeyError(
         "This server keeps your workflow state between calls, but nothing in this HTTP "
         "request identifies your client: no MCP session and no sign-in. Send a "
         f"`{header}: <random UUID>` header with every request{hint}."

@@ -46,6 +46,9 @@ def test_init_writes_a_starter_and_refuses_to_overwrite(tmp_path: Path) -> None:
     assert run_init(target, io.StringIO(), err) == 1
     assert "not overwriting" in err.getvalue()
     assert target.read_text(encoding="utf-8") == "# mine\n"
+    # a path it cannot write is said so, not a traceback (here its folder is a file)
+    assert run_init(target / "gateway.toml", io.StringIO(), err) == 1
+    assert "cannot write" in err.getvalue() and "Pass another path" in err.getvalue()
     # without a path: the user config folder
     env = {"XDG_CONFIG_HOME": str(tmp_path)}
     assert run_init(None, io.StringIO(), io.StringIO(), environ=env) == 0

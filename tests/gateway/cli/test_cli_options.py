@@ -124,3 +124,21 @@ def test_a_limit_out_of_range_is_a_usage_error(
     assert (
         f"{value!r}: give a whole number from 1 to 9223372036854775807" in capsys.readouterr().err
     )
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["serve", "--port", "-1"], "give a port from 0 to 65535"),
+        (["console", "--port", "65536"], "give a port from 0 to 65535"),
+        (["sandbox", "--port", "x"], "give a port from 0 to 65535"),
+        (["link", "--sandbox-port", "70000"], "give a port from 0 to 65535"),
+        (["link", "--command", "  "], "give a command line"),  # wrote "command": "--config"
+        (["link", "--command", "uvx 'gwanjong"], "give a command line"),  # an open quote
+    ],
+)
+def test_a_bad_port_or_command_line_is_a_usage_error(
+    argv: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert exit_code(argv) == 2  # bind() raised OverflowError, shlex ValueError: tracebacks
+    assert f"{argv[-1]!r}: {said}" in capsys.readouterr().err

@@ -138,6 +138,7 @@ async def test_anonymous_http_needs_no_header_and_a_client_key_only_groups_the_s
         bad = {"X-Gwanjong-Session": "short"}
         async with client(url, None, "auto", bad) as c:
             refused = await outcome(c, "scout", topic=TOPIC)
+            assert refused["error"].startswith("invalid_input: "), refused  # not unavailable
             assert "16 to 256 printable characters" in refused["error"]
 
 

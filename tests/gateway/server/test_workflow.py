@@ -120,6 +120,7 @@ async def test_platform_errors_stay_in_errors(forum: FakePlatform, tmp_path: Pat
         ("setup", {"action": "format_disk"}, "invalid_input"),
         ("setup", {"action": "save", "platform": "devto"}, "not_supported"),
         ("status", {"verbose": True}, "invalid_input"),
+        ("scout", {"\u202etopic": "x"}, "'topic' (hidden characters left out): Unexpected"),
     ],
 )
 async def test_bad_arguments_on_every_tool(

@@ -220,6 +220,12 @@ async def test_likes_only_for_accounts_that_have_them(sandbox: SandboxControl) -
     ]
 
 
+async def test_a_search_x_refuses_says_why(sandbox: SandboxControl) -> None:
+    async with Client(SPEC.build(sandbox.url)) as client:  # X's 400 names the query's fault
+        text = await error_of(client, "search", query="OR")
+    assert text.startswith("invalid_input: ") and "dangling operator" in text, text
+
+
 # -- the twikit reader and its fallback ---------------------------------------------------
 
 

@@ -160,10 +160,10 @@ async def test_x_answer_with_only_errors_is_an_error_not_an_empty_inbox(
 BOGUS = {
     "devto": ["zzz", "9999-99-99", "2026-11-27T09:00:00Z,NOT A CODE", "2026-11-27T09:00:00Z|p2"],
     "bluesky": ["zzz", "2026-13-45T99:00:00.000Z", "2026-11-27T09:00:00.000Z,http://x", "a|b"],
-    "twitter": ["yesterday", "12ab", "1" * 21, "123|"],
+    "twitter": ["yesterday", "12ab", "1" * 21, "123|", "\u00b9\u00b2"],
     "reddit": ["last week", "1795770000.0,t9_x", "-5", "1795770000.000,t1_abc|t1_x"],
     "hackernews": ["yesterday", "2026-11-27T09:00:00Z", "2026-11-27T09:00:00Z,abc"],
-    "mastodon": ["yesterday", "12ab", "123|"],
+    "mastodon": ["yesterday", "12ab", "123|", "2026-11-27T09:00:00Z,\u00b9\u00b2"],
 }
 
 

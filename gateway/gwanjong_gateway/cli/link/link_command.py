@@ -15,7 +15,7 @@ from typing import Any, TextIO, cast
 
 from gwanjong_gateway.cli.link.apply import LinkError, Outcome, plan_add, plan_remove, write
 from gwanjong_gateway.cli.link.clients import ENTRY, SANDBOX_ENTRY, Client, clients
-from gwanjong_gateway.cli.options import command
+from gwanjong_gateway.cli.options import command, tcp_port
 
 _CHANGES = (Outcome.ADDED, Outcome.UPDATED, Outcome.REMOVED)
 
@@ -43,6 +43,16 @@ def choose(names: list[str], known: dict[str, Client], err: TextIO) -> list[Clie
         )
         return None
     return found
+
+
+def _command_line(value: str) -> str:
+    # blank, it wrote "command": "--config"; an open quote raised a traceback
+    try:
+        if shlex.split(value, posix=os.name != "nt"):
+            return value
+    except ValueError:
+        pass
+    raise argparse.ArgumentTypeError(f"{value!r}: give a command line, e.g. 'uvx gwanjong'")
 
 
 def gateway_command(config: Path, override: str | None) -> list[str]:
@@ -176,11 +186,12 @@ def add_link(sub: Any) -> None:
         help="link 'gwanjong-sandbox': a gateway that talks only to the local sandbox",
     )
     p.add_argument(
-        "--sandbox-port", type=int, default=8799, help="the sandbox's port (default 8799)"
+        "--sandbox-port", type=tcp_port, default=8799, help="the sandbox's port (default 8799)"
     )
     p.add_argument(
         "--command",
         dest="command_line",
+        type=_command_line,
         metavar="COMMAND",
         help="how the client starts gwanjong, e.g. 'uvx gwanjong' (default: as "
         "`gwanjong init` prints it); --config <file> is added",
