@@ -8,6 +8,7 @@ retry_after)`, its kind from the structured error, its `kind: ` text, or MCP's e
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
@@ -139,7 +140,7 @@ class PlatformClient:
             found = [c for c in comments if needle and needle in normalise(c.body)]
         else:
             title = normalise(row.title)
-            posts = await self.search(row.title or row.content[:60], 50)
+            posts = await self.search(row.title or _words(row.content, 60), 50)
             found = [
                 p
                 for p in posts
@@ -149,6 +150,19 @@ class PlatformClient:
             (i for i in found if any(a is None or same_account(i.author, a) for a in accounts)),
             None,
         )
+
+
+def _words(text: str, most: int) -> str:
+    """The first whole words of ``text``, at most ``most`` characters, as a search query: X
+    and Bluesky match whole words, and X reads punctuation, OR and a leading '-' as syntax."""
+    query = ""
+    for word in re.findall(r"\w+", text):
+        if word in ("OR", "AND"):
+            continue
+        if len(query) + len(word) + 1 > most:
+            break
+        query = f"{query} {word}".lstrip()
+    return query or text[:most]  # no word at all (emoji only): the text as it is
 
 
 async def probe(

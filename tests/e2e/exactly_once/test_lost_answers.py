@@ -42,6 +42,13 @@ CASES = {
     "bluesky": ("comment", "MCP gateway design feedback", "feedback", "repo.createRecord"),
     "twitter": ("comment", "MCP gateway design feedback", "feedback", "/2/tweets"),
 }
+# An untitled post is read back by searching its text's start: X and Bluesky match whole
+# words, so the query must not end inside one (character 60 falls in "acknowledgements").
+UNTITLED = {
+    "bluesky": ("post", "MCP gateway design feedback", "feedback", "repo.createRecord"),
+    "twitter": ("post", "MCP gateway design feedback", "feedback", "/2/tweets"),
+}
+LONG = "A post sent once, whatever the network does, with acknowledgements to everyone."
 FAULTS = {
     "5xx-after-write": ("apply_then_status", {"status": 502}),
     "dropped": ("apply_then_drop", {}),
@@ -58,14 +65,16 @@ async def lose_the_answer(
     platform: str,
     fault: str,
     again_on: Client[Any] | None = None,
+    untitled: bool = False,
 ) -> int:
     """One strike whose answer the sandbox loses, then the same strike again (on
     ``again_on``, another gateway, if given); checks both answers, returns the record."""
-    action, topic, title, path = CASES[platform]
+    action, topic, title, path = (UNTITLED if untitled else CASES)[platform]
     kind, fields = FAULTS[fault]
     oid = await scout_draft(client, platform, topic, title)
     sandbox.fault(platform, kind, method="POST", match=path, count=1, **fields)
-    first = await strike(client, oid, action, text_for(platform), TITLE)
+    content, heading = (LONG, "") if untitled else (text_for(platform), TITLE)
+    first = await strike(client, oid, action, content, heading)
     if "error" in first:  # unsure: held, with its record, and read back later
         text = first["error"]
         assert text.split(":")[0] in ("unavailable", "timeout"), first
@@ -74,14 +83,14 @@ async def lose_the_answer(
     else:  # settled at once by the read-back
         assert first["status"] == "posted", first
         record = int(first["record"])
-    again = await strike(again_on or client, oid, action, text_for(platform), TITLE)
+    again = await strike(again_on or client, oid, action, content, heading)
     assert again.get("status") == "duplicate", again
     assert int(again["earlier"]["record"]) == record, again
     return record
 
 
-def one_write(sandbox: SandboxControl, platform: str) -> None:
-    action = "write_post" if CASES[platform][0] == "post" else "write_comment"
+def one_write(sandbox: SandboxControl, platform: str, untitled: bool = False) -> None:
+    action = "write_post" if untitled or CASES[platform][0] == "post" else "write_comment"
     writes = [w for w in sandbox.writes(platform) if w["action"] == action]
     assert len(writes) == 1, f"{platform}: the write was sent {len(writes)} times"
 
@@ -98,6 +107,23 @@ async def test_a_lost_answer_leaves_one_write(
     one_write(sandbox, platform)
     [row] = [r for r in history(tmp_path) if r.id == record]
     assert row.status in (StrikeStatus.POSTED, StrikeStatus.UNKNOWN), row
+
+
+@pytest.mark.parametrize("platform", sorted(UNTITLED))
+async def test_a_lost_untitled_post_is_found_by_its_words(
+    sandbox: SandboxControl, tmp_path: Path, platform: str
+) -> None:
+    needs(platform)
+    cfg = live_config(tmp_path, sandbox, [platform], tables=SAFETY)
+    async with Client(gateway(cfg), timeout=90) as client:
+        record = await lose_the_answer(client, sandbox, platform, "dropped", untitled=True)
+        await until(lambda: _status(tmp_path, record) is not StrikeStatus.UNKNOWN, seconds=60)
+    one_write(sandbox, platform, untitled=True)
+    assert _status(tmp_path, record) is StrikeStatus.POSTED
+
+
+def _status(tmp_path: Path, record: int) -> StrikeStatus:
+    return next(r.status for r in history(tmp_path) if r.id == record)
 
 
 @pytest.mark.parametrize("fault", sorted(FAULTS))
