@@ -124,6 +124,11 @@ def replay_into(store: StrikeStore, entries: list[Sent], now: float) -> tuple[se
     return closed, unsettled
 
 
+def _last_byte(fd: int) -> bytes:
+    os.lseek(fd, -1, os.SEEK_END)
+    return os.read(fd, 1)
+
+
 class Journal:
     """The write journal of one state_dir (see the module doc)."""
 
@@ -138,10 +143,11 @@ class Journal:
         data = (json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
         private_dir(self.path.parent)
         with self._lock, exclusive_lock(self.path.with_suffix(".lock")):
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+            # O_BINARY: Windows would write each "\n" as "\r\n"; no os.pread there either
+            flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0)
+            fd = os.open(self.path, flags, 0o600)
             try:
-                end = os.fstat(fd).st_size
-                if end and os.pread(fd, 1, end - 1) != b"\n":  # a line a crash tore: end it
+                if os.fstat(fd).st_size and _last_byte(fd) != b"\n":  # a line a crash tore
                     data = b"\n" + data
                 written = os.write(fd, data)
                 if written != len(data):  # a short write on a full disk: no half line stays
