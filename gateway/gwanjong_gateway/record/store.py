@@ -63,7 +63,7 @@ class HistoryFilter:
 class StrikeStore(ApprovalRows, HandleRows, HandoffRows, NoticeRows):
     def __init__(self, path: Path, busy_timeout_s: float = BUSY_TIMEOUT_S) -> None:
         """Raises sqlite3.DatabaseError when the file is not a readable strike record."""
-        self._open(SqliteEngine(path, busy_timeout_s), path)
+        self._open(SqliteEngine(path, busy_timeout_s, synced=True), path)
 
     @classmethod
     def reader(cls, path: Path) -> StrikeStore:

@@ -296,3 +296,12 @@ def test_a_line_torn_by_a_crash_never_swallows_the_next_write(tmp_path: Path) ->
     (tmp_path / JOURNAL).write_text((tmp_path / JOURNAL).read_text()[:40])
     journal.append_sending(sent)
     assert [e.id for e in journal.open_entries()] == [sent.id]
+
+
+def test_the_record_is_synced_as_the_journal_is(tmp_path: Path) -> None:
+    """The journal's `recorded` line is fsynced, so the record's commit must be on disk too
+    (synchronous=FULL, 2): NORMAL under WAL lets an OS crash take back the claim the journal
+    no longer replays."""
+    store = StrikeStore(tmp_path / "gwanjong.db")
+    assert store.engine.tuples("PRAGMA synchronous") == [(2,)]
+    store.close()

@@ -255,7 +255,11 @@ class Engine:
 class SqliteEngine(Engine):
     """A SQLite file (0600 in a 0700 dir; its -wal and -shm follow it), WAL."""
 
-    def __init__(self, path: Path, busy_timeout_s: float = BUSY_TIMEOUT_S) -> None:
+    def __init__(
+        self, path: Path, busy_timeout_s: float = BUSY_TIMEOUT_S, synced: bool = False
+    ) -> None:
+        """``synced``: each commit on disk before it returns, so an OS crash or power loss
+        cannot take back a commit the write journal already counts as recorded."""
         private_file(path)
         self.path = path
         db = sqlite3.connect(
@@ -265,7 +269,8 @@ class SqliteEngine(Engine):
         try:
             db.row_factory = sqlite3.Row
             self._retry(lambda: db.execute("PRAGMA journal_mode=WAL"))
-            db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable through a process crash
+            # NORMAL under WAL: durable through a process crash, not an OS one
+            db.execute(f"PRAGMA synchronous={'FULL' if synced else 'NORMAL'}")
         except BaseException:
             db.close()
             raise
