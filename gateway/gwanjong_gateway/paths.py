@@ -81,6 +81,8 @@ def replace_private(path: Path, text: str, mode: int | None = None) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
             out.write(text)
+            out.flush()
+            os.fsync(out.fileno())  # on disk before the rename: never an empty file after a crash
         if mode is not None:
             with contextlib.suppress(OSError):  # Windows has no modes to keep
                 os.chmod(tmp, mode)
