@@ -153,8 +153,9 @@ class PlatformClient:
 
 
 def _words(text: str, most: int) -> str:
-    """The first whole words of ``text``, at most ``most`` characters, as a search query: X
-    and Bluesky match whole words, and X reads punctuation, OR and a leading '-' as syntax."""
+    """The first whole words of ``text``, at most ``most`` characters, as a search query:
+    a platform's search may match whole words only, and read punctuation, OR and a leading
+    '-' as its syntax."""
     query = ""
     for word in re.findall(r"\w+", text):
         if word in ("OR", "AND"):
