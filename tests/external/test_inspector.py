@@ -37,6 +37,8 @@ class Inspector:
     ) -> Any:
         """The result printed; ``failing``: a tool that answers isError (exit 5)."""
         args = [str(need(NODE22)), str(need(INSPECTOR)), "--cli", "--format", "json"]
+        # its own 15 s to connect counts a server's start on a loaded machine: only catch a hang
+        args += ["--connect-timeout", "150000"]
         for key, value in self.env.items():
             args += ["-e", f"{key}={value}"]
         if era is not None:
