@@ -102,6 +102,9 @@ async def read_comments(client: BlueskyClient, uri: str, limit: int, depth: int)
     anchor = data["thread"]
     gate = data.get("threadgate") or dig(anchor, "post", "threadgate") or {}
     hidden = set(dig(gate, "record", "hiddenReplies") or [])
+    if hidden:  # ours stays whole: else the read-back of a lost reply misses it, and resends
+        ours = f"at://{(await client.me())[0]}/"
+        hidden = {u for u in hidden if not u.startswith(ours)}
     author = dig(anchor, "post", "author", "did")
     chain = [anchor]
     while len(chain) <= MAX_CHAIN and (nxt := continuation(chain[-1], author)) is not None:

@@ -54,6 +54,9 @@ async def load(client: RedditClient, post_id: str, comment_limit: int) -> Submis
     async def fetch(reddit: asyncpraw.Reddit) -> Submission:
         submission = await reddit.submission(sid, fetch=False)
         submission.comment_limit = comment_limit
+        # Newest first: in "best" order a new 1-point comment sits past what a big thread's
+        # bounded walk reads, so the read-back of a lost write missed it and it went again.
+        submission.comment_sort = "new"
         await submission.load()
         return submission
 

@@ -372,11 +372,14 @@ async def test_a_long_post_is_read_back_whole_from_its_self_thread(sandbox: Sand
 
 
 async def test_hidden_blocked_and_missing_replies_keep_their_place(sandbox: SandboxControl) -> None:
-    ids = sandbox.ids("bluesky")
+    ours = {"key": "h", "author": "gwanjong", "body": "Our reply, hidden.", "deleted": True}
+    hid_ours = sandbox.add_post({"key": "hid-ours", "body": "A question.", "comments": [ours]})
+    ids = sandbox.ids("bluesky")  # after add_post, which seeds anew
     bluesky = adapter(sandbox)
     try:
         odd = await bluesky.get_comments(ids["odd-nodes"], 50)
         hidden = await bluesky.get_comments(ids["deleted-comments"], 50)
+        [mine] = await bluesky.get_comments(str(hid_ours["bluesky"]), 50)
     finally:
         await bluesky.close()
     kinds = [(c.raw or {}).get("$type", "") for c in odd]
@@ -390,6 +393,8 @@ async def test_hidden_blocked_and_missing_replies_keep_their_place(sandbox: Sand
     assert nested.depth == 1 and nested.parent_id == next(c.id for c in odd if "zap," in c.body)
     gone = next(c for c in hidden if c.raw and c.raw.get("hiddenByAuthor"))
     assert gone.author == "" and gone.body == ""  # the author hid it: we do not repeat it
+    # ours stays whole, or the read-back of a lost reply counts it absent and sends it again
+    assert (mine.author, mine.body) == ("gwanjong.bsky.social", "Our reply, hidden.")
     reply = next(c for c in hidden if "civil" in c.body)
     assert reply.parent_id == gone.id and reply.depth == 1
 

@@ -53,6 +53,20 @@ async def test_front_matter_that_replaces_the_approved_fields_is_refused(
     assert [w["data"]["title"] for w in sandbox.writes("devto")] == ["A rule"] and rule["ok"]
 
 
+async def test_a_lost_post_is_read_back_where_forem_has_no_search(
+    sandbox: SandboxControl,
+) -> None:
+    # The gateway reads an unsure post back by searching its title. A Forem without DEV's
+    # /api/articles/search answers 404, and a one-word title reads a tag's articles only.
+    async with Client(SPEC.build(sandbox.url)) as client:
+        sandbox.fault("devto", "apply_then_status", status=502, method="POST", match="/api/")
+        lost = await error_of(client, "write_post", title="Rust", body="Sent once.")
+        sandbox.fault("devto", status=404, match="/api/articles/search")
+        found = (await call(client, "search", query="Rust", limit=50))["posts"]
+    (write,) = sandbox.writes("devto")
+    assert "may have been written" in lost and str(write["data"]["id"]) in [p["id"] for p in found]
+
+
 def paced(sandbox: SandboxControl, clock: FakeClock, **overrides: str) -> FastMCP[Any]:
     """The Dev.to server pacing on ``clock``: its waits advance the clock, not the test."""
     return build_server(SPEC.settings(sandbox.url, **overrides), clock=clock, sleep=clock.sleep)

@@ -149,8 +149,11 @@ async def test_huge_thread_needs_morechildren_and_keeps_thread_order(
 async def test_without_morechildren_only_the_first_page_arrives(sandbox: SandboxControl) -> None:
     ids = sandbox.ids("reddit")
     async with adapter(sandbox, MORE_REQUESTS="0") as reddit:
+        mine = await reddit.write_comment(ids["huge"], "A new 1-point reply.", None)
         comments = await reddit.get_comments(ids["huge"], 1000)
     assert len(comments) == 200  # the sandbox's page; the stubs were not followed
+    # newest first: the gateway's read-back of a lost write finds it however big the thread
+    assert mine.id in [c.id for c in comments]
 
 
 async def test_continue_this_thread_below_depth_ten(sandbox: SandboxControl) -> None:
