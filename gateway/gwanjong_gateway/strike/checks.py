@@ -104,6 +104,7 @@ async def disclosure(deps: Deps, a: Attempt) -> Step:
         a.decisions.append("disclosure appended")
     a.key = intent_key(a.platform, a.target, str(a.action), a.final)
     a.account = profiles.account(a.platform)  # part of what a person approves
+    a.destination = profiles.destination(a.platform)  # so is where a new post goes
     return PASS
 
 
@@ -230,6 +231,7 @@ async def approved_text(deps: Deps, a: Attempt) -> Step:
     if not a.account:  # the platform has not said whom we write as: ask, never guess
         await deps.sender.learn_rules(a.platform)
         a.account = deps.profiles.account(a.platform)
+        a.destination = deps.profiles.destination(a.platform)
         if a.outgoing.matches(a.approval.digest):
             return PASS
         if not a.account:
@@ -241,7 +243,8 @@ async def approved_text(deps: Deps, a: Attempt) -> Step:
             )
     return Refuse(
         f"What would be sent is no longer what was approved in approval {a.approval.id} "
-        "(the disclosure footer, the platform's rules or the account changed since): nothing "
+        "(the disclosure footer, the platform's rules, where a new post goes or the account "
+        "changed since): nothing "
         "was sent. "
         "Strike again so a person approves the new text."
     )

@@ -152,6 +152,9 @@ class Capabilities(_Model):
     platform: str
     configured: bool
     account: str | None = None
+    #: where a new post goes beyond the account (Reddit: "r/<subreddit>", a server
+    #: setting): part of what a person approves. "" = the account's own feed
+    destination: str = ""
     actions: dict[Action, ActionRule]
     limits: dict[LimitName, Limit]
     #: the tags a new post may carry (None: this platform's posts take no tags)
