@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.rules import approvals, policy
 from gwanjong_gateway.rules.approvals import Approval, ApprovalUse
-from gwanjong_gateway.rules.ledger import Strike, StrikeStatus, Verdict, intent_key
+from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus, Verdict, intent_key
 from gwanjong_gateway.rules.profiles import Profiles
 from gwanjong_gateway.strike.approving import pending
 from gwanjong_gateway.strike.attempt import (
@@ -167,6 +167,13 @@ async def platform_rules(deps: Deps, a: Attempt) -> Step:
             retry_after=exc.retry_after,
         ) from None
     a.validation = check
+    if a.action is StrikeAction.POST and check.destination != a.destination:
+        deps.profiles.forget(a.platform)  # its capabilities are old: asked again next time
+        return Refuse(
+            f"{a.platform} now posts to {check.destination or 'no place beyond the account'}, "
+            f"not {a.destination or 'only the account'} as shown: nothing was sent. Strike again "
+            "so a person approves where it goes."
+        )
     n = check.length
     a.decisions.append(f"validate: allowed={check.allowed} length={n.used}/{n.max} {n.unit}")
     return PASS

@@ -182,6 +182,8 @@ class Validation(_Model):
     allowed: Literal["auto", "human", "never"]
     problems: list[str] = Field(default_factory=list)
     length: Length
+    #: where this new post would go beyond the account, as `capabilities` names it
+    destination: str = ""
 
 
 class PostList(_Model):
