@@ -447,6 +447,7 @@ class FakeAdapter(PlatformAdapter):
         return Capabilities(
             platform=profile.name,
             configured=self.is_configured(),
+            destination=profile.destination,
             actions=dict(profile.rules),
             limits=dict(profile.limits),
             tags=profile.tag_rules,

@@ -36,6 +36,8 @@ class Profile:
     credentials: tuple[str, ...] = ()
     #: our account on the platform
     me: str = "gwanjong_bot"
+    #: where a new post goes beyond the account, as `capabilities` says ("" = nowhere)
+    destination: str = ""
     #: whether the optional `mentions` tool is served
     has_mentions: bool = True
     tags: tuple[str, ...] = field(default=())

@@ -162,7 +162,8 @@ class Approval:
         """The target in plain words: "a reply to <url> on <platform>", "a new post on …"."""
         what = {"comment": "a reply to", "upvote": "an upvote of"}.get(self.action)
         if what is None:
-            return f"a new post on {self.platform}"
+            where = self.write.destination
+            return f"a new post {f'in {where} ' if where else ''}on {self.platform}"
         return f"{what} {self.target_url or self.target} on {self.platform}"
 
     def said(self, now: float) -> str:

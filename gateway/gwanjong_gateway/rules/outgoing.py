@@ -35,6 +35,7 @@ class Outgoing(BaseModel):
     account: str = ""  # whom we write as, as the platform last said ("" = not known)
     action: Kind
     target: str = ""  # the post acted on ("" = a new post)
+    destination: str = ""  # where a new post goes beyond the account (Reddit: r/<name>)
     target_url: str = ""
     title: str = ""  # a new post's title
     text: str = ""  # the exact final text, disclosure footer included ("" = an upvote)
@@ -55,6 +56,8 @@ class Outgoing(BaseModel):
     def canonical(self) -> bytes:
         """The bytes the digest covers: canonical JSON (sorted keys, no whitespace), UTF-8."""
         data = self.model_dump(mode="json")
+        if not data["destination"]:  # the digests of writes with none stay as they were
+            del data["destination"]
         return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
             "utf-8"
         )

@@ -19,18 +19,21 @@ class Profiles:
     def __init__(self) -> None:
         self._by_name: dict[str, Profile | None] = {}  # only platforms that answered
         self._accounts: dict[str, str] = {}  # the account each last named ("" = none)
+        self._destinations: dict[str, str] = {}  # where each said a new post goes
 
     def remember(self, platform: str, caps: Capabilities) -> None:
         """Keep the profile of this capabilities answer (a server that stops describing
         itself gets the generic text again)."""
         self._by_name[platform] = caps.profile
         self._accounts[platform] = caps.account or ""
+        self._destinations[platform] = caps.destination
 
     def forget(self, platform: str) -> None:
         """Its server restarts with other credentials: whom we write as (part of what a
         person approves) is asked again before the next write, never assumed."""
         self._by_name.pop(platform, None)
         self._accounts.pop(platform, None)
+        self._destinations.pop(platform, None)
 
     def get(self, platform: str) -> Profile | None:
         return self._by_name.get(platform)
@@ -45,6 +48,10 @@ class Profiles:
     def account(self, platform: str) -> str:
         """Whom we write as there, as the platform last said ("" = not known)."""
         return self._accounts.get(platform, "")
+
+    def destination(self, platform: str) -> str:
+        """Where a new post goes there beyond the account, as it last said ("" = nowhere)."""
+        return self._destinations.get(platform, "")
 
     def answered(self, platform: str) -> bool:
         """Whether this platform has answered capabilities (with or without a profile)."""

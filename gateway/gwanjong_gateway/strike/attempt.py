@@ -123,6 +123,7 @@ class Attempt:
     prepaid: Reservation | None = None  # the write's spend, reserved before the claim
     tags: tuple[str, ...] = ()  # a new post's tags: only a person adds them
     account: str = ""  # whom we write as, as the platform last said
+    destination: str = ""  # where a new post goes beyond the account, as the platform said
     paused: str | None = None  # why writes are paused, read with the sweep; None: not read
     kept: bool = False  # the approval being executed was refused but stays pending
 
@@ -136,6 +137,7 @@ class Attempt:
                 "action": str(self.action),
                 "target": self.target,
                 "target_url": self.post.url if self.action.targeted else "",
+                "destination": self.destination if self.action is StrikeAction.POST else "",
                 "title": self.title if self.action is StrikeAction.POST else "",
                 "text": self.final if self.action.has_text else "",
                 "tags": self.tags if self.action is StrikeAction.POST else (),

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.rules import approvals, policy
 from gwanjong_gateway.rules.approvals import Approval, ApprovalUse
-from gwanjong_gateway.rules.ledger import Strike, StrikeStatus, Verdict, intent_key
+from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus, Verdict, intent_key
 from gwanjong_gateway.rules.profiles import Profiles
 from gwanjong_gateway.strike.approving import pending
 from gwanjong_gateway.strike.attempt import (
@@ -104,6 +104,7 @@ async def disclosure(deps: Deps, a: Attempt) -> Step:
         a.decisions.append("disclosure appended")
     a.key = intent_key(a.platform, a.target, str(a.action), a.final)
     a.account = profiles.account(a.platform)  # part of what a person approves
+    a.destination = profiles.destination(a.platform)  # so is where a new post goes
     return PASS
 
 
@@ -166,6 +167,13 @@ async def platform_rules(deps: Deps, a: Attempt) -> Step:
             retry_after=exc.retry_after,
         ) from None
     a.validation = check
+    if a.action is StrikeAction.POST and check.destination != a.destination:
+        deps.profiles.forget(a.platform)  # its capabilities are old: asked again next time
+        return Refuse(
+            f"{a.platform} now posts to {check.destination or 'no place beyond the account'}, "
+            f"not {a.destination or 'only the account'} as shown: nothing was sent. Strike again "
+            "so a person approves where it goes."
+        )
     n = check.length
     a.decisions.append(f"validate: allowed={check.allowed} length={n.used}/{n.max} {n.unit}")
     return PASS
@@ -230,6 +238,7 @@ async def approved_text(deps: Deps, a: Attempt) -> Step:
     if not a.account:  # the platform has not said whom we write as: ask, never guess
         await deps.sender.learn_rules(a.platform)
         a.account = deps.profiles.account(a.platform)
+        a.destination = deps.profiles.destination(a.platform)
         if a.outgoing.matches(a.approval.digest):
             return PASS
         if not a.account:
@@ -241,7 +250,8 @@ async def approved_text(deps: Deps, a: Attempt) -> Step:
             )
     return Refuse(
         f"What would be sent is no longer what was approved in approval {a.approval.id} "
-        "(the disclosure footer, the platform's rules or the account changed since): nothing "
+        "(the disclosure footer, the platform's rules, where a new post goes or the account "
+        "changed since): nothing "
         "was sent. "
         "Strike again so a person approves the new text."
     )

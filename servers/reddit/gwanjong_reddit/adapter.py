@@ -102,6 +102,7 @@ class RedditAdapter(PlatformAdapter):
         return Capabilities(
             platform=self.platform,
             configured=self.is_configured(),
+            destination=f"r/{sub}" if (sub := self.settings.post_subreddit) else "",
             actions={"write_post": POST_RULE, "write_comment": COMMENT_RULE, "upvote": UPVOTE_RULE},
             limits=LIMITS,
             credentials=CREDENTIALS,

@@ -152,6 +152,9 @@ class Capabilities(_Model):
     platform: str
     configured: bool
     account: str | None = None
+    #: where a new post goes beyond the account (Reddit: "r/<subreddit>", a server
+    #: setting): part of what a person approves. "" = the account's own feed
+    destination: str = ""
     actions: dict[Action, ActionRule]
     limits: dict[LimitName, Limit]
     #: the tags a new post may carry (None: this platform's posts take no tags)
@@ -179,6 +182,8 @@ class Validation(_Model):
     allowed: Literal["auto", "human", "never"]
     problems: list[str] = Field(default_factory=list)
     length: Length
+    #: where this new post would go beyond the account, as `capabilities` names it
+    destination: str = ""
 
 
 class PostList(_Model):

@@ -172,7 +172,10 @@ class PlatformAdapter(ABC):
         if rule.allowed in ("never", "human"):
             problems.append(rule.reason)
         allowed = "auto" if rule.allowed == "summoned" else rule.allowed
-        return Validation(ok=not problems, allowed=allowed, problems=problems, length=length)
+        where = caps.destination if action == "write_post" else ""
+        return Validation(
+            ok=not problems, allowed=allowed, problems=problems, length=length, destination=where
+        )
 
     def tag_problems(self, tags: list[str], rules: TagRules | None) -> list[str]:
         """What is wrong with a new post's tags, under this platform's ``rules``. Tags are

@@ -1,4 +1,4 @@
-"""Every surface shows a new post's title and tags (issue 34, one exact write): the dialog
+"""Every surface shows a new post's title, tags and where it goes (issue 34, one exact write): the dialog
 message, the one-approval page, the app card's data, `gwanjong review show` and `list`.
 The approval is a real record row (made by the desk over the fake platform) whose write
 carries tags, as an approval's row does once a person added them."""
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -27,11 +28,13 @@ TAGS = ("python", "async")
 #: part: every surface says where each goes
 LINK, ASCII = "https://g\u0456thub.com/x", "(host xn--gthub-n2e.com)"
 AT, HOST = "https://github.com@evil.example/y", "(host evil.example)"
+#: where the platform said a new post goes (Reddit: its REDDIT_POST_SUBREDDIT)
+WHERE = "a new post in r/fake on"
 
 
 @pytest.fixture
 async def tagged(tmp_path: Path) -> AsyncIterator[tuple[Desks, Approval]]:
-    fake = FakePlatform(TAGGED)
+    fake = FakePlatform(replace(TAGGED, destination="r/fake"))
     async for desks in desks_for(tmp_path, fake, FakeClock()):
         approval_id = await post_waiting(desks.desk(), fake)
         write = only(desks).write
@@ -50,22 +53,26 @@ async def test_every_surface_shows_title_tags_account_and_links(
     desks, approval = tagged
     now = desks.clock.time()
     text = message(approval)  # the dialog
+    assert WHERE in text
     assert "Title: Cancellation notes" in text and "Tags: python, async" in text
     assert (
         "Sent as: gwanjong_bot, public" in text
         and f"Link: {LINK} {ASCII}\nLink: {AT} {HOST}" in text
     )
     page = one_approval_page(approval, now, "csrf")
+    assert WHERE in page
     assert "<dt>Tags</dt><dd>" in page
     assert '<code class="tag">python</code> <code class="tag">async</code>' in page
     assert "Cancellation notes" in page and "gwanjong_bot, public" in page
     assert f"<dd><code>{LINK} {ASCII}</code><br><code>{AT} {HOST}</code></dd>" in page
     card = card_view(approval, "token")
+    assert WHERE in card["where"]
     assert card["tags"] == list(TAGS) and card["title"] == "Cancellation notes"
     assert (card["account"], card["visibility"]) == ("gwanjong_bot", "public")
     assert card["shown"]["tags"] == list(TAGS) and card["shown"]["as"] == "gwanjong_bot, public"
     assert card["shown"]["links"] == [f"{LINK} {ASCII}", f"{AT} {HOST}"]
     shown = "\n".join(view.details(approval, now))  # review show
+    assert WHERE in shown
     assert "  | Title: Cancellation notes" in shown and "  | Tags: python, async" in shown
     assert "as gwanjong_bot" in shown and approval.digest in shown
     assert f"  link: {LINK} {ASCII}\n  link: {AT} {HOST}" in shown

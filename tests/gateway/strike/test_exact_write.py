@@ -170,6 +170,7 @@ def test_the_canonical_bytes_are_stable_and_cover_every_field() -> None:
     digests = {write.digest()}
     for change in (
         {"account": "other"},
+        {"destination": "r/other"},
         {"title": "U"},
         {"tags": ("y",)},
         {"tags": ()},
@@ -178,17 +179,35 @@ def test_the_canonical_bytes_are_stable_and_cover_every_field() -> None:
         {"platform": "reddit"},
     ):
         digests.add(write.edited(**change).digest())
-    assert len(digests) == 8  # each field is covered
+    assert len(digests) == 9  # each field is covered
     assert Outgoing.load(write.canonical().decode()) == write
 
 
-async def test_a_write_the_platform_would_make_as_another_account_is_not_sent(
-    desks: Desks, fake: FakePlatform
+@pytest.mark.parametrize(
+    ("field", "approved", "now", "said", "restarted"),
+    [
+        ("me", "gwanjong_bot", "someone_else", "the account changed", True),  # the server's key
+        ("destination", "r/python", "r/golang", "where a new post goes", True),  # its subreddit
+        # a remote server restarted with another subreddit: the gateway's capabilities are old
+        ("destination", "r/python", "r/golang", "now posts to r/golang", False),
+    ],
+)
+async def test_a_write_the_platform_would_make_as_another_account_or_elsewhere_is_not_sent(
+    desks: Desks,
+    fake: FakePlatform,
+    field: str,
+    approved: str,
+    now: str,
+    said: str,
+    restarted: bool,
 ) -> None:
-    approval_id = await post_waiting(desks.desk(), fake)
-    assert only(desks).write.account == "gwanjong_bot"  # shown to the person, in the digest
-    fake.profile = replace(fake.profile, me="someone_else")  # the server's key changed
-    got = wire(await desks.desk().decide(approval_id, "approve", Channel.TERMINAL))
-    assert got["status"] == "refused" and "the account changed" in got["reason"], got
+    fake.profile = replace(fake.profile, **{field: approved})
+    desk = desks.desk()
+    approval_id = await post_waiting(desk, fake)
+    assert f'"{approved}"' in only(desks).outgoing  # shown to the person, in the digest
+    fake.profile = replace(fake.profile, **{field: now})  # changed, the server restarted
+    desk = desks.desk() if restarted else desk
+    got = wire(await desk.decide(approval_id, "approve", Channel.TERMINAL))
+    assert got["status"] == "refused" and said in got["reason"], got
     assert sent(fake, "write_post") == [] and fake.writes == []
     assert only(desks).status is ApprovalStatus.REFUSED

@@ -328,6 +328,7 @@ async def test_one_token_serves_every_call(sandbox: SandboxControl) -> None:
         start = requests(sandbox)
         caps = await reddit.capabilities()
         assert caps.account == "gwanjong_bot" and caps.configured
+        assert caps.destination == "r/test"  # REDDIT_POST_SUBREDDIT: a person approves it
         assert requests(sandbox) - start == 2  # the token, then /api/v1/me
         for key in ("rust-async", "korean-dev", "emoji-post"):
             await reddit.get_post(ids[key])
