@@ -36,7 +36,10 @@ async def test_capabilities_shape_and_rules(client: Client[Any], spec: PlatformS
         "credentials_state",
         "credentials",
         "profile",
+        "destination",
     }
+    # only a platform whose new posts go somewhere beyond the account names where
+    assert bool(caps["destination"]) == (spec.name == "reddit"), caps["destination"]
     # The platform describes itself: the gateway holds no guide, footer or setup text.
     profile = Profile.model_validate(caps["profile"])
     assert profile.label and profile.writing_guide and profile.setup.steps
