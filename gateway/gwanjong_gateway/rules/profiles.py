@@ -14,45 +14,43 @@ _GENERIC = Profile()
 
 
 class Profiles:
-    """Platform name -> its latest profile (None: it answered without one)."""
+    """Platform name -> its latest capabilities answer: its profile (None: it answered
+    without one), whom we write as, and where a new post goes."""
 
     def __init__(self) -> None:
-        self._by_name: dict[str, Profile | None] = {}  # only platforms that answered
-        self._accounts: dict[str, str] = {}  # the account each last named ("" = none)
-        self._destinations: dict[str, str] = {}  # where each said a new post goes
+        self._caps: dict[str, Capabilities] = {}  # only platforms that answered
 
     def remember(self, platform: str, caps: Capabilities) -> None:
-        """Keep the profile of this capabilities answer (a server that stops describing
-        itself gets the generic text again)."""
-        self._by_name[platform] = caps.profile
-        self._accounts[platform] = caps.account or ""
-        self._destinations[platform] = caps.destination
+        """Keep this capabilities answer (a server that stops describing itself gets the
+        generic text again)."""
+        self._caps[platform] = caps
 
     def forget(self, platform: str) -> None:
         """Its server restarts with other credentials: whom we write as (part of what a
         person approves) is asked again before the next write, never assumed."""
-        self._by_name.pop(platform, None)
-        self._accounts.pop(platform, None)
-        self._destinations.pop(platform, None)
+        self._caps.pop(platform, None)
 
     def get(self, platform: str) -> Profile | None:
-        return self._by_name.get(platform)
+        caps = self._caps.get(platform)
+        return caps.profile if caps is not None else None
 
     def of(self, platform: str) -> Profile:
         """Its profile, else the generic one (every field's default: generic text)."""
-        return self._by_name.get(platform) or _GENERIC
+        return self.get(platform) or _GENERIC
 
     def others(self, platform: str) -> list[Profile]:
-        return [p for name, p in self._by_name.items() if name != platform and p is not None]
+        return [c.profile for n, c in self._caps.items() if n != platform and c.profile is not None]
 
     def account(self, platform: str) -> str:
         """Whom we write as there, as the platform last said ("" = not known)."""
-        return self._accounts.get(platform, "")
+        caps = self._caps.get(platform)
+        return (caps.account or "") if caps is not None else ""
 
     def destination(self, platform: str) -> str:
         """Where a new post goes there beyond the account, as it last said ("" = nowhere)."""
-        return self._destinations.get(platform, "")
+        caps = self._caps.get(platform)
+        return caps.destination if caps is not None else ""
 
     def answered(self, platform: str) -> bool:
         """Whether this platform has answered capabilities (with or without a profile)."""
-        return platform in self._by_name
+        return platform in self._caps

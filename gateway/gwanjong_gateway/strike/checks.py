@@ -251,9 +251,7 @@ async def approved_text(deps: Deps, a: Attempt) -> Step:
     return Refuse(
         f"What would be sent is no longer what was approved in approval {a.approval.id} "
         "(the disclosure footer, the platform's rules, where a new post goes or the account "
-        "changed since): nothing "
-        "was sent. "
-        "Strike again so a person approves the new text."
+        "changed since): nothing was sent. Strike again so a person approves the new text."
     )
 
 
