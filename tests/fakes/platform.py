@@ -486,8 +486,7 @@ class FakeAdapter(PlatformAdapter):
         objections = self.world.objections.get(post_id or "", [])
         if not objections or check.allowed != "auto":
             return check
-        problems = [*check.problems, *objections]
-        return check.model_copy(update={"ok": False, "problems": problems})
+        return check.with_problems(*objections)
 
     async def mentions(self, since: str | None, limit: int) -> MentionList:
         if not self.world.profile.has_mentions:

@@ -129,9 +129,7 @@ class BlueskyAdapter(PlatformAdapter):
                 f"The text is {size} bytes in UTF-8; Bluesky allows {MAX_TEXT_BYTES}. Cut at "
                 f"least {size - MAX_TEXT_BYTES} bytes (emoji sequences are long)."
             )
-            result = result.model_copy(
-                update={"ok": False, "problems": [*result.problems, problem]}
-            )
+            result = result.with_problems(problem)
         return result
 
     async def account(self) -> str | None:

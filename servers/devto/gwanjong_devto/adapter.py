@@ -302,8 +302,7 @@ class DevtoAdapter(PlatformAdapter):
         check = await super().validate(action, body, title, post_id, tags)
         if action != "write_post" or not _SENT_FRONT_MATTER.match(body):
             return check
-        problems = [*check.problems, FRONT_MATTER_PROBLEM]
-        return check.model_copy(update={"ok": False, "problems": problems})
+        return check.with_problems(FRONT_MATTER_PROBLEM)
 
     async def rule_for_target(self, action: str, post_id: str, rule: ActionRule) -> ActionRule:
         # a missing target is `not_found`, not a policy answer

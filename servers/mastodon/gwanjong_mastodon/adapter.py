@@ -350,8 +350,7 @@ class MastodonAdapter(PlatformAdapter):
             parent = await self.target(post_id) if post_id else None
             stranger = self.strangers(body, parent)
             if stranger is not None:
-                problems = [*check.problems, stranger]
-                check = check.model_copy(update={"ok": False, "problems": problems})
+                check = check.with_problems(stranger)
         if action == "write_post" and check.allowed == "auto":
             try:
                 problem = await self.bot_problem()
@@ -360,9 +359,7 @@ class MastodonAdapter(PlatformAdapter):
                     raise
                 problem = None  # offline: the write itself checks again
             if problem is not None:
-                return check.model_copy(
-                    update={"ok": False, "allowed": "never", "problems": [*check.problems, problem]}
-                )
+                return check.with_problems(problem, never=True)
         return check
 
     def strangers(self, text: str, parent: dict[str, Any] | None) -> str | None:

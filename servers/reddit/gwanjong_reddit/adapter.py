@@ -134,7 +134,7 @@ class RedditAdapter(PlatformAdapter):
             problem = (
                 "No subreddit to post in: set REDDIT_POST_SUBREDDIT to one whose rules allow it."
             )
-            return result.model_copy(update={"ok": False, "problems": [*result.problems, problem]})
+            return result.with_problems(problem)
         return result
 
     async def rule_for_target(self, action: str, post_id: str, rule: ActionRule) -> ActionRule:

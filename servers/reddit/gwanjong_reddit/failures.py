@@ -16,6 +16,7 @@ from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.kit.host_gate import HostNotAllowed
 from gwanjong_shared.kit.http import edge_block, error_for_status
 from gwanjong_shared.kit.once import lost_answer, lost_in, lost_sign_in
+from gwanjong_shared.kit.ratelimit import header_number
 
 _WAIT = re.compile(r"(\d+)\s*(milliseconds?|seconds?|minutes?|hours?)", re.IGNORECASE)
 
@@ -54,11 +55,9 @@ def retry_after(headers: Any) -> float | None:
         value = headers.get(name)
         if value:
             try:
-                seconds = float(value)
-            except ValueError:
+                return max(0.0, header_number(value))
+            except ValueError:  # not a number (a proxy's inf or nan neither): names no wait
                 continue
-            if math.isfinite(seconds):  # a proxy's inf or nan names no wait
-                return max(0.0, seconds)
     return None
 
 

@@ -245,11 +245,9 @@ class TwitterAdapter(PlatformAdapter):
         text = compose(title, body) if action == "write_post" else body
         result = await super().validate(action, text, "", post_id, tags)
         if action != "upvote" and has_invalid_characters(text):
-            problems = [
-                *result.problems,
-                "The text holds characters X rejects (U+FFFE, U+FEFF or U+FFFF); remove them.",
-            ]
-            return result.model_copy(update={"ok": False, "problems": problems})
+            return result.with_problems(
+                "The text holds characters X rejects (U+FFFE, U+FEFF or U+FFFF); remove them."
+            )
         return result
 
     async def rule_for_target(self, action: str, post_id: str, rule: ActionRule) -> ActionRule:

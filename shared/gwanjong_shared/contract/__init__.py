@@ -185,6 +185,11 @@ class Validation(_Model):
     #: where this new post would go beyond the account, as `capabilities` names it
     destination: str = ""
 
+    def with_problems(self, *problems: str, never: bool = False) -> Validation:
+        """This answer with more problems, so not ok (``never``: and nobody may send it)."""
+        update: dict[str, object] = {"ok": False, "problems": [*self.problems, *problems]}
+        return self.model_copy(update={**update, "allowed": "never"} if never else update)
+
 
 class PostList(_Model):
     posts: list[Post]

@@ -115,7 +115,7 @@ class MinInterval:
 # -- what the headers say ----------------------------------------------------------------
 
 
-def _number(text: str) -> float:
+def header_number(text: str) -> float:
     """A header's number; inf and nan (a proxy's) are none: ValueError, as for any text."""
     value = float(text)
     if not math.isfinite(value):
@@ -136,7 +136,7 @@ def retry_after_seconds(headers: Mapping[str, str], now: float | None = None) ->
     if value is None:
         return None
     try:
-        return max(0.0, _number(value))
+        return max(0.0, header_number(value))
     except ValueError:
         pass
     try:
@@ -167,11 +167,11 @@ def read_window(headers: Mapping[str, str], now: float | None = None) -> Window 
         if raw["remaining"] is None and raw["reset"] is None:
             continue
         try:
-            remaining = _number(raw["remaining"]) if raw["remaining"] is not None else None
-            reset = _number(raw["reset"]) if raw["reset"] is not None else None
-            limit = int(_number(raw["limit"])) if raw["limit"] is not None else None
+            remaining = header_number(raw["remaining"]) if raw["remaining"] is not None else None
+            reset = header_number(raw["reset"]) if raw["reset"] is not None else None
+            limit = int(header_number(raw["limit"])) if raw["limit"] is not None else None
             if limit is None and raw["used"] is not None and remaining is not None:
-                limit = int(remaining + _number(raw["used"]))  # Reddit sends used + remaining
+                limit = int(remaining + header_number(raw["used"]))  # Reddit sends used + remaining
         except ValueError:
             return None
         if reset is not None and reset > _EPOCH:
