@@ -10,7 +10,6 @@ import dataclasses
 import errno
 import json
 import logging
-import os
 import shutil
 import sqlite3
 import tempfile
@@ -26,6 +25,7 @@ from gwanjong_gateway.paths import replace_private
 from gwanjong_gateway.record.journal import Journal, Sent, restore
 from gwanjong_gateway.record.records import open_store, store_url
 from gwanjong_gateway.record.sql import pg_errors
+from gwanjong_gateway.record.sql.files import BROKEN, REBUILD, move_set, sidecars
 from gwanjong_gateway.record.sql.sqlite_errors import Trouble, trouble
 from gwanjong_gateway.record.sql.statements import COLUMNS
 from gwanjong_gateway.record.store import SchemaError, StrikeStore
@@ -227,17 +227,6 @@ def export_places(state_dir: Path, explicit: Path | None) -> list[Path]:
 # -- rebuild ---------------------------------------------------------------------------------
 
 
-def _sidecars(db: Path) -> list[Path]:
-    return [db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")]
-
-
-def _move_set(src: Path, dst: Path) -> None:
-    """Move a SQLite file with its -wal and -shm (they belong to it, by name)."""
-    for a, b in zip(_sidecars(src), _sidecars(dst), strict=True):
-        if a.exists():
-            os.replace(a, b)
-
-
 def carry_over(
     store: StrikeStore, rows: list[dict[str, Any]], paused: dict[str, str]
 ) -> tuple[int, list[int]]:
@@ -276,9 +265,9 @@ def rebuild_sqlite(
     """Keep the old record as `<db>.broken-<time>` and build a fresh one holding ``rows`` and
     the journal's open writes; on any failure the old one is put back."""
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now))
-    broken = db.with_name(f"{db.name}.broken-{stamp}")
-    fresh = db.with_name(f"{db.name}.rebuild-{stamp}")
-    for p in _sidecars(fresh):
+    broken = db.with_name(db.name + BROKEN + stamp)
+    fresh = db.with_name(db.name + REBUILD + stamp)
+    for p in sidecars(fresh):
         with contextlib.suppress(OSError):
             p.unlink()
     try:
@@ -298,16 +287,16 @@ def rebuild_sqlite(
             )
         finally:
             store.close()  # the last connection: SQLite folds its WAL into the file
-        _move_set(db, broken)
+        move_set(db, broken)
     except BaseException:
-        for p in _sidecars(fresh):
+        for p in sidecars(fresh):
             with contextlib.suppress(OSError):
                 p.unlink()
         raise
     try:
-        _move_set(fresh, db)
+        move_set(fresh, db)
     except BaseException:
-        _move_set(broken, db)  # the old one back where it was
+        move_set(broken, db)  # the old one back where it was
         raise
     return Rebuilt(broken, carried, skipped, restored)
 

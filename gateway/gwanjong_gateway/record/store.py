@@ -27,6 +27,7 @@ from gwanjong_gateway.record.sql.engine import (
     SchemaError,
     SqliteEngine,
 )
+from gwanjong_gateway.record.sql.files import finish_repair
 from gwanjong_gateway.record.sql.statements import marks, where
 from gwanjong_gateway.rules import policy
 from gwanjong_gateway.rules.ledger import (
@@ -63,6 +64,7 @@ class HistoryFilter:
 class StrikeStore(ApprovalRows, HandleRows, HandoffRows, NoticeRows):
     def __init__(self, path: Path, busy_timeout_s: float = BUSY_TIMEOUT_S) -> None:
         """Raises sqlite3.DatabaseError when the file is not a readable strike record."""
+        finish_repair(path)
         self._open(SqliteEngine(path, busy_timeout_s, synced=True), path)
 
     @classmethod

@@ -244,6 +244,20 @@ def test_doctor_never_rebuilds_a_record_another_process_holds(tmp_path: Path) ->
     assert [r.status for r in history(tmp_path)] == [StrikeStatus.POSTED]
 
 
+def test_a_repair_a_crash_stopped_is_finished_not_started_empty(tmp_path: Path) -> None:
+    # A crash between `doctor --repair` moving the damaged record aside and moving the
+    # rebuilt one in left no record: the next start made an empty one, every claim forgotten.
+    db, stamp = tmp_path / "gwanjong.db", "20261207T130000Z"
+    store = StrikeStore(tmp_path / f"gwanjong.db.rebuild-{stamp}")
+    strike_row(store, status=StrikeStatus.POSTED)
+    store.close()
+    (tmp_path / "gwanjong.db-wal").write_bytes(b"the damaged record's own log")
+    assert [r.status for r in history(tmp_path)] == [StrikeStatus.POSTED]
+    assert db.exists() and named(tmp_path, "gwanjong.db.rebuild-") == []
+    aside = tmp_path / f"gwanjong.db.broken-{stamp}-wal"
+    assert aside.read_bytes() == b"the damaged record's own log"
+
+
 def test_the_journal_stays_short(tmp_path: Path) -> None:
     """Closed entries are compacted away once the file passes its bound; open ones stay."""
     store = StrikeStore(tmp_path / "gwanjong.db")
