@@ -191,6 +191,8 @@ class Upstream:
         return [v for k, v in self.env.items() if k not in QUIET and not k.endswith(_PLAIN)]
 
     def _down(self, reason: str, immediate: bool = False) -> None:
+        # an in-process server's failure (its build, its start) may quote its credentials
+        reason = childlog.masked(reason, self._secret_values())
         self.health, self.reason = Health.DOWN, reason
         delay = self.breaker.failed(immediate)
         log.warning("%s: down (next try in %.0f s): %s", self.name, delay, reason)
