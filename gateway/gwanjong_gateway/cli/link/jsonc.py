@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -196,6 +197,25 @@ def replace(text: str, member: Member, value: Any, unit: str) -> str:
 def _blanked(found: str) -> str:
     """A comment as spaces (its line breaks kept); a string as it is."""
     return found if found.startswith('"') else re.sub(r"[^\n]", " ", found)
+
+
+_SHOWN = re.compile(_STRING + r"(\s*:)?|//[^\n]*|/\*.*?\*/|/\*", re.S)
+
+
+def masked(text: str, keep: Collection[str]) -> str:
+    """``text`` with every string value but those in ``keep`` as "…" (keys and comments
+    as they are): a client's config holds other servers' keys, tokens and secret URLs."""
+
+    def one(m: re.Match[str]) -> str:
+        found = m[0]
+        if not found.startswith('"') or m[1]:
+            return found
+        try:
+            return found if json.loads(found) in keep else '"…"'
+        except ValueError:
+            return '"…"'
+
+    return _SHOWN.sub(one, text)
 
 
 def _bare(text: str) -> str:
