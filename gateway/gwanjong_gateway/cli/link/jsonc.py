@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -202,18 +201,13 @@ def _blanked(found: str) -> str:
 _SHOWN = re.compile(_STRING + r"(\s*:)?|//[^\n]*|/\*.*?\*/|/\*", re.S)
 
 
-def masked(text: str, keep: Collection[str]) -> str:
-    """``text`` with every string value but those in ``keep`` as "…" (keys and comments
-    as they are): a client's config holds other servers' keys, tokens and secret URLs."""
+def masked(text: str, keep: frozenset[str]) -> str:
+    """``text`` (JSON it read) with every string value but those in ``keep`` as "…", keys
+    and comments as they are: a client's config holds other servers' keys and secret URLs."""
 
     def one(m: re.Match[str]) -> str:
-        found = m[0]
-        if not found.startswith('"') or m[1]:
-            return found
-        try:
-            return found if json.loads(found) in keep else '"…"'
-        except ValueError:
-            return '"…"'
+        shown = not m[0].startswith('"') or m[1] or json.loads(m[0]) in keep
+        return m[0] if shown else '"…"'
 
     return _SHOWN.sub(one, text)
 
