@@ -62,7 +62,7 @@ async def test_bundled_platforms_start_in_process_on_first_use_and_a_failing_one
     sandbox: SandboxControl, tmp_path: Path, faulty_installed: None
 ) -> None:
     text = config_text(tmp_path, ["devto", *FAULTY], settings={"call_timeout_s": 5})
-    environ = {**SPECS["devto"].env(sandbox.url), "BADBUILD_TOKEN": "s3cr3t-build-token"}
+    environ = {**SPECS["devto"].env(sandbox.url), "BADBUILD_TOKEN": "s3cr3t-" + "x" * 150}
     gateway = build_gateway(parse(text), environ=environ)
     async with Client(gateway, timeout=120) as client:
         status = await call(client, "status")
