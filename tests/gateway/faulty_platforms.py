@@ -85,4 +85,5 @@ def bad_start(env: Mapping[str, str]) -> FastMCP[Any]:
 
 
 def bad_build(env: Mapping[str, str]) -> FastMCP[Any]:
-    raise ValueError("FAULTY_TOKEN is malformed")
+    # a careless third-party server that quotes its credential in the reason
+    raise ValueError(f"BADBUILD_TOKEN {env.get('BADBUILD_TOKEN')} is malformed")

@@ -6,7 +6,7 @@ import pytest
 
 from gwanjong_gateway.config import ConfigError, parse
 from gwanjong_gateway.config.load import expand, load, locate
-from gwanjong_gateway.platforms.upstreams import platform_env
+from gwanjong_gateway.platforms.upstreams import Upstreams, platform_env
 
 
 def error_of(text: str) -> str:
@@ -88,6 +88,11 @@ def test_each_server_gets_only_its_own_secrets() -> None:
     assert bluesky["BLUESKY_APP_PASSWORD"] == "b-pass"
     assert bluesky["BLUESKY_HANDLE"] == "me.bsky.social"
     assert "DEVTO_API_KEY" not in bluesky and "REDDIT_PASSWORD" not in bluesky
+    # a platform whose name extends another's keeps its variables from the shorter one
+    two = '[platforms.mastodon]\n[platforms.mastodon_work]\ncommand = ["gwanjong-mastodon"]\n'
+    upstreams = Upstreams(parse(two), {"MASTODON_WORK_ACCESS_TOKEN": "w-token"})
+    assert "MASTODON_WORK_ACCESS_TOKEN" not in upstreams.by_name["mastodon"].env
+    assert upstreams.by_name["mastodon_work"].env["MASTODON_WORK_ACCESS_TOKEN"] == "w-token"
 
 
 def test_an_unset_variable_is_an_error_naming_file_and_line(tmp_path: Path) -> None:

@@ -73,11 +73,13 @@ def _refusal(auth: AuthProvider, sent: str | None) -> str:
 @contextlib.asynccontextmanager
 async def own_listener(scrape: Handler, sock: socket.socket) -> AsyncGenerator[None, None]:
     """Serve `scrape` at <sock>/metrics while the block runs (the socket is closed after)."""
-    from starlette.applications import Starlette
     from starlette.routing import Route
 
-    app = Starlette(routes=[Route(PATH, scrape, methods=["GET"])])
-    log.info("metrics at http://127.0.0.1:%d%s", int(sock.getsockname()[1]), PATH)
+    port = int(sock.getsockname()[1])
+    # web.Guard: only a request to 127.0.0.1 itself, none to a name rebound to it
+    allowed = web.origins_for("127.0.0.1", port)
+    app = web.app([Route(PATH, scrape, methods=["GET"])], lambda: allowed)
+    log.info("metrics at http://127.0.0.1:%d%s", port, PATH)
     with sock:
         async with anyio.create_task_group() as tg:
             tg.start_soon(web.serve, app, sock)

@@ -40,11 +40,11 @@ def tail(path: Path | None, secrets: list[str]) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip() and not _framing(line)]
     # the server may quote a platform's text, and status shows this to the model: cleaned
     # (masked before and after, so no hidden character can split a secret past the mask)
-    out = _masked(" | ".join(lines[-TAIL_LINES:]), secrets)
-    return _masked(one_line(out[-TAIL_CHARS * 2 :], TAIL_CHARS * 2), secrets)[-TAIL_CHARS:]
+    out = masked(" | ".join(lines[-TAIL_LINES:]), secrets)
+    return masked(one_line(out[-TAIL_CHARS * 2 :], TAIL_CHARS * 2), secrets)[-TAIL_CHARS:]
 
 
-def _masked(text: str, secrets: list[str]) -> str:
+def masked(text: str, secrets: list[str]) -> str:
     for value in sorted(secrets, key=len, reverse=True):
         if len(value) >= _SECRET_MIN:
             text = text.replace(value, "***")

@@ -60,7 +60,7 @@ async def in_process(name: str, env: Mapping[str, str]) -> FastMCPTransport:
         server = factory(dict(env))
     except Exception as exc:  # bad settings, a broken adapter: a reason, never a crash
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise HostingError(f"could not build the server: {text[:200]}") from exc
+        raise HostingError(f"could not build the server: {text}") from exc  # masked, then cut
     if not isinstance(server, FastMCP):
         raise HostingError(f"{GROUP}:{name} did not return a FastMCP server")
     log.info("%s: hosted in-process", name)

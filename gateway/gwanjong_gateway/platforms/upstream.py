@@ -165,7 +165,7 @@ class Upstream:
                 )
             except Exception as exc:  # any failure to start is a reason, not a crash
                 await self._close_locked()
-                return self._down(self._stderr_reason(_why(exc)))
+                return self._down(self._stderr_reason(_why(exc, self._secret_values())))
             self.tools = {t.name: t for t in listed}
             missing = [t for t in CONTRACT_TOOLS if t not in self.tools]
             if missing:
@@ -191,6 +191,8 @@ class Upstream:
         return [v for k, v in self.env.items() if k not in QUIET and not k.endswith(_PLAIN)]
 
     def _down(self, reason: str, immediate: bool = False) -> None:
+        # an in-process server's failure (its build, its start) may quote its credentials
+        reason = childlog.masked(reason, self._secret_values())
         self.health, self.reason = Health.DOWN, reason
         delay = self.breaker.failed(immediate)
         log.warning("%s: down (next try in %.0f s): %s", self.name, delay, reason)
@@ -263,7 +265,8 @@ class Upstream:
             if exc.code == INVALID_PARAMS:  # the server's answer (e.g. no such tool): it lives
                 self.breaker.succeeded()
                 return Outcome.failure(
-                    ErrorKind.NOT_SUPPORTED, f"the {self.name} server refused {tool}: {_why(exc)}"
+                    ErrorKind.NOT_SUPPORTED,
+                    f"the {self.name} server refused {tool}: {_why(exc, self._secret_values())}",
                 )
             if exc.code == REQUEST_TIMEOUT:
                 # A hung server: stop it and restart it in the background, with backoff.
@@ -284,7 +287,10 @@ class Upstream:
                 f"the {self.name} server stopped during {tool}; it is being restarted{again}.",
             )
         except Exception as exc:
-            return Outcome.failure(ErrorKind.UNAVAILABLE, f"{self.name} {tool} failed: {_why(exc)}")
+            return Outcome.failure(
+                ErrorKind.UNAVAILABLE,
+                f"{self.name} {tool} failed: {_why(exc, self._secret_values())}",
+            )
         self.breaker.succeeded()  # the process answered, whatever the platform said
         outcome = Outcome.answered(result)
         # Capabilities say more (configured, reachable): platform_client observes those.
@@ -385,6 +391,8 @@ def _alive(client: Client[Any]) -> bool:
     return not (callable(dead) and dead())
 
 
-def _why(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+def _why(exc: BaseException, secrets: list[str]) -> str:
+    # masked before it is cut: a secret cut in two would pass the mask
+    said = childlog.masked(str(exc), secrets).strip()
+    text = said.splitlines()[0] if said else ""
     return f"{type(exc).__name__}: {text[:160]}" if text else type(exc).__name__

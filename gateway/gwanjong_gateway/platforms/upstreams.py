@@ -35,14 +35,20 @@ PASSTHROUGH = frozenset(
 
 
 def platform_env(
-    name: str, platform: PlatformConfig, secrets: dict[str, str], environ: dict[str, str]
+    name: str,
+    platform: PlatformConfig,
+    secrets: dict[str, str],
+    environ: dict[str, str],
+    others: tuple[str, ...] = (),
 ) -> dict[str, str]:
     """Only this platform's variables: its prefix from the environment and the saved
-    `.env`, the proxy and CA variables, then the `env` table of gateway.toml (with
+    `.env` (not those of ``others`` whose name extends it: mastodon_work's are not
+    mastodon's), the proxy and CA variables, then the `env` table of gateway.toml (with
     `${VAR}` expanded)."""
     prefix = f"{name.upper()}_"
+    theirs = tuple(p for o in others if (p := f"{o.upper()}_") != prefix and p.startswith(prefix))
     merged = {**secrets, **environ}
-    env = {k: v for k, v in merged.items() if k.startswith(prefix)}
+    env = {k: v for k, v in merged.items() if k.startswith(prefix) and not k.startswith(theirs)}
     env.update({k: v for k, v in environ.items() if k in PASSTHROUGH})
     env.update({k: expand(v, merged) for k, v in platform.env.items()})
     env.update(QUIET)
@@ -203,4 +209,5 @@ class Upstreams:
     ) -> dict[str, str]:
         env = dict(os.environ if environ is None else environ)
         secrets = read_dotenv(self.config.state_dir / ".env")
-        return {**platform_env(name, platform, secrets, env), **tracing_env(self.config, name, env)}
+        mine = platform_env(name, platform, secrets, env, tuple(self.config.platforms))
+        return {**mine, **tracing_env(self.config, name, env)}

@@ -13,11 +13,12 @@ MAX_STEPS = 12
 MAX_CREDENTIALS = 20
 # Even a server that declares it is never allowed to let `setup` move its endpoints (an
 # instance, domain or server is where its token goes), nor turn off the TLS check that
-# keeps the token for that host; BASE, SSL, TLS only as words (not DATABASE).
+# keeps the token for that host, nor say which file or folder it reads or writes; short
+# ones only as words (BASE not in DATABASE, URI not in SECURITY, FILE not in PROFILE).
 _CREDENTIAL = re.compile(r"^[A-Z][A-Z0-9_]{1,63}$")
 _NOT_CREDENTIAL = re.compile(
     r"URL|HOST|PROXY|ENDPOINT|CA_BUNDLE|CERT|INSTANCE|DOMAIN|SERVER|ORIGIN|VERIFY|INSECURE"
-    r"|(?:^|_)(?:BASE|SSL|TLS)(?:_|$)"
+    r"|SOCKET|HOOK|(?:^|_)(?:BASE|SSL|TLS|URI|DSN|PORT|FILE|PATH|DIR)(?:_|$)"
 )
 
 

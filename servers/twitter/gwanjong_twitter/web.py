@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import logging
+import os
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -116,9 +118,11 @@ class WebReader:
                 auth_info_2=s.email,
                 password=s.password.get_secret_value(),
                 totp_secret=s.totp_secret.get_secret_value() if s.totp_secret else None,
-                cookies_file=path,
                 enable_ui_metrics=False,  # never run X's obfuscated JavaScript here
             )
+        if path:  # a web session: created 0600 (twikit's own save follows the umask)
+            with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+                json.dump(client.get_cookies(), f)
 
     def recover(self) -> None:
         """After a failure: rebuild a half-initialised transaction so the next call retries it."""

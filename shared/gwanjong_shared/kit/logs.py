@@ -15,6 +15,9 @@ _secrets: set[str] = set()
 WIRE_LOGGERS = (
     "httpx",
     "httpcore",
+    "httpx2",  # the MCP SDK's client (a server URL's query)
+    "httpcore2",
+    "urllib3",  # requests': Apprise's webhook paths hold their tokens
     "sse_starlette",
     "uvicorn.access",
     "mcp.server.streamable_http",

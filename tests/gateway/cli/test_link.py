@@ -203,8 +203,10 @@ def test_link_adds_the_entry_keeps_the_rest_and_remove_gives_the_file_back(
 
 
 def test_dry_run_shows_the_diff_and_writes_nothing(home: Path, config: Path) -> None:
-    code, out, _ = link(home, "cursor", "zed", config=str(config), dry_run=True)
+    code, out, _ = link(home, "cursor", "windsurf", "zed", config=str(config), dry_run=True)
     assert code == 0
+    # other servers' credentials stay out of what is printed (a model may run this)
+    assert not any(s in out for s in ("<token>", "xoxb", "/mcp/KEY/")), out
     assert "'gwanjong' would be added" in out
     assert '+        "gwanjong": {' in out and '+  "context_servers": {' in out
     assert f"--- {home / '.cursor/mcp.json'} (now)" in out

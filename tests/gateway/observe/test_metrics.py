@@ -134,6 +134,9 @@ async def test_a_stdio_gateway_serves_metrics_on_its_own_loopback_port(tmp_path:
         got = await web.get(f"http://127.0.0.1:{port}/metrics")
         assert got.status_code == 200
         assert at(figures(got.text), "gwanjong_tool_calls_total", tool="scout") == 1
+        # a page whose name was rebound to 127.0.0.1 reads nothing (DNS rebinding)
+        rebound = await web.get(got.url, headers={"host": f"evil.example:{port}"})
+        assert rebound.status_code == 403 and "gwanjong" not in rebound.text
 
 
 def test_rate_windows_and_tool_labels() -> None:

@@ -62,7 +62,8 @@ async def test_bundled_platforms_start_in_process_on_first_use_and_a_failing_one
     sandbox: SandboxControl, tmp_path: Path, faulty_installed: None
 ) -> None:
     text = config_text(tmp_path, ["devto", *FAULTY], settings={"call_timeout_s": 5})
-    gateway = build_gateway(parse(text), environ=SPECS["devto"].env(sandbox.url))
+    environ = {**SPECS["devto"].env(sandbox.url), "BADBUILD_TOKEN": "s3cr3t-" + "x" * 150}
+    gateway = build_gateway(parse(text), environ=environ)
     async with Client(gateway, timeout=120) as client:
         status = await call(client, "status")
         assert status["platforms"]["devto"]["health"] == "not started"
@@ -73,9 +74,11 @@ async def test_bundled_platforms_start_in_process_on_first_use_and_a_failing_one
         for name in ("raising", "badstart", "badbuild"):
             assert "unavailable" in errors[name], errors[name]
         assert "timeout" in errors["sleeping"] or "no answer" in errors["sleeping"]
-        assert "FAULTY_TOKEN is malformed" in errors["badbuild"]  # the reason, not a traceback
+        # the reason, not a traceback, and never the platform's secret it quoted
+        assert "BADBUILD_TOKEN *** is malformed" in errors["badbuild"]
         assert "Traceback" not in str(errors)
         status = await call(client, "status")
+        assert "s3cr3t" not in str(scouted) + str(status)
         health = {name: row["health"] for name, row in status["platforms"].items()}
         assert health["devto"] == "up" and health["badbuild"] == "down"
         assert health["badstart"] == "down"

@@ -93,6 +93,7 @@ async def test_a_password_in_the_urls_query_is_kept_out_of_errors_and_history(
     for url in (
         f"postgresql://gw@127.0.0.1:{port}/gwanjong?password=Ab%9K{SECRET}",
         f"postgresql://gw@127.0.0.1:{port}/gwanjong?sslmode=disable&password=Ab%9K{SECRET}",
+        f"postgresql://gw@127.0.0.1:{port}/gwanjong?sslpassword=Ab%9K{SECRET}",  # the key's
         f"postgresql://gw:Ab%9K{SECRET}@127.0.0.1:{port}/gwanjong",
     ):
         records = Records(tmp_path / "unused.db", url=url)

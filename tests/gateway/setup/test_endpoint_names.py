@@ -21,6 +21,8 @@ pytestmark = pytest.mark.anyio
 
 WHERE = ["DEVTO_INSTANCE", "DEVTO_DOMAIN", "DEVTO_SERVER", "DEVTO_ORIGIN", "DEVTO_API_BASE"]
 WHERE += ["DEVTO_SSL_VERIFY", "DEVTO_INSECURE", "DEVTO_TLS"]  # the check that keeps a token
+WHERE += ["DEVTO_API_URI", "DEVTO_DSN", "DEVTO_SOCKET", "DEVTO_PORT", "DEVTO_WEBHOOK"]
+WHERE += ["DEVTO_COOKIES_FILE", "DEVTO_STATE_DIR", "DEVTO_KEY_PATH"]  # where it reads or writes
 
 
 @pytest.mark.parametrize("name", WHERE)

@@ -333,6 +333,7 @@ async def test_twikit_login_writes_the_cookies_file(
     assert (
         set(saved) >= {"auth_token", "ct0"} and saved["auth_token"] != "sandbox-twikit-auth-token"
     )
+    assert cookies.stat().st_mode & 0o077 == 0  # a web session: the owner's alone
 
 
 async def test_a_refused_login_falls_back_and_leaks_nothing(

@@ -13,7 +13,9 @@ SECRETS = ("Bearer gwj_0123456789abcdef", "link-token-Zq8x1", "devto-api-key-77"
 
 
 def emit_wire_lines() -> None:
-    for name in ("httpcore.http11", "httpx", "sse_starlette.sse", "uvicorn.access"):
+    # httpx2 and httpcore2: the MCP SDK's client; urllib3: requests' (Apprise's webhooks)
+    wire = ("httpcore.http11", "httpx", "httpx2", "httpcore2.http11", "urllib3.connectionpool")
+    for name in (*wire, "sse_starlette.sse", "uvicorn.access"):
         logging.getLogger(name).debug("wire %s %s", name, " ".join(SECRETS))
     logging.getLogger("mcp.server.streamable_http").debug("event %s", SECRETS[1])
     logging.getLogger("gwanjong_gateway.server").debug("our own debug line")

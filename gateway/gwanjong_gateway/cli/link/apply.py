@@ -15,6 +15,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, cast
 
+from gwanjong_gateway.cli.link import jsonc
 from gwanjong_gateway.cli.link.jsonc import JsonError, Member, Node, indent_unit, insert, parse
 from gwanjong_gateway.cli.link.jsonc import remove as remove_member
 from gwanjong_gateway.cli.link.jsonc import replace as replace_member
@@ -45,9 +46,10 @@ class Plan:
     #: what our entry must read back as (None: absent)
     entry: Any = None
 
-    def diff(self) -> str:
-        old = (self.before or "").splitlines(keepends=True)
-        new = self.after.splitlines(keepends=True)
+    def diff(self, keep: frozenset[str] = frozenset()) -> str:
+        """The change as a unified diff, every string value but ``keep``'s masked."""
+        old = jsonc.masked(self.before or "", keep).splitlines(keepends=True)
+        new = jsonc.masked(self.after, keep).splitlines(keepends=True)
         name = str(self.path)
         lines = difflib.unified_diff(old, new, f"{name} (now)", f"{name} (after)")
         return "".join(line if line.endswith("\n") else line + "\n" for line in lines)

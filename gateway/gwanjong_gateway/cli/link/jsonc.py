@@ -198,6 +198,20 @@ def _blanked(found: str) -> str:
     return found if found.startswith('"') else re.sub(r"[^\n]", " ", found)
 
 
+_SHOWN = re.compile(_STRING + r"(\s*:)?|//[^\n]*|/\*.*?\*/|/\*", re.S)
+
+
+def masked(text: str, keep: frozenset[str]) -> str:
+    """``text`` (JSON it read) with every string value but those in ``keep`` as "…", keys
+    and comments as they are: a client's config holds other servers' keys and secret URLs."""
+
+    def one(m: re.Match[str]) -> str:
+        shown = not m[0].startswith('"') or m[1] or json.loads(m[0]) in keep
+        return m[0] if shown else '"…"'
+
+    return _SHOWN.sub(one, text)
+
+
 def _bare(text: str) -> str:
     """``text`` with its comments blanked (same length), its trailing commas kept."""
     return _COMMENT.sub(lambda m: _blanked(m[0]), text)

@@ -117,8 +117,8 @@ def _one(client: Client, name: str, gateway: list[str], dry_run: bool, out: Text
     else:
         plan = plan_remove(path, client.key, name)
     backup = None
-    if dry_run:
-        out.write(plan.diff())
+    if dry_run:  # only our entry's own words are shown: a model may read what this prints
+        out.write(plan.diff(frozenset([*gateway, *dict(client.extra).values()])))
     elif plan.outcome in _CHANGES:
         backup = write(plan, client.key, name)
     said = f"would be {plan.outcome}" if dry_run and plan.outcome in _CHANGES else plan.outcome

@@ -9,8 +9,9 @@ import re
 
 from gwanjong_gateway.extras import MissingExtra
 
-#: libpq takes the password as `user:password@` or as a `password=` query parameter
-_QUERY_PASSWORD = re.compile(r"([?&]password=)([^&#]*)", re.IGNORECASE)
+#: libpq takes the password as `user:password@` or as a `password=` query parameter, and
+#: the client key's passphrase as `sslpassword=`
+_QUERY_PASSWORD = re.compile(r"([?&](?:ssl)?password=)([^&#]*)", re.IGNORECASE)
 
 
 def redact(url: str) -> str:
