@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import tomllib
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from gwanjong_gateway.cli.link.clients import clients
 from gwanjong_gateway.cli.link.jsonc import parse
 from gwanjong_gateway.cli.link.link_command import run_link
 from tests.gateway.helpers import config_file
+from tests.gateway.record.test_read_only_state import remount_ro, tmpfs
 
 CLAUDE_DESKTOP = """{
   "mcpServers": {
@@ -240,6 +242,27 @@ def test_an_entry_already_there_is_updated_and_keeps_the_keys_we_do_not_manage(
     assert entry["env"] == {"DEVTO_API_KEY": "kept"} and set(entry) == {"command", "args", "env"}
     # by default, the command `gwanjong init` prints
     assert [entry["command"], *entry["args"]] == launch_command(config.absolute())
+
+
+@pytest.mark.stdio  # mounts a tmpfs (a process)
+def test_a_config_that_cannot_be_written_is_refused_and_left_alone(
+    home: Path, config: Path, tmp_path: Path
+) -> None:
+    # a file another tool manages (Nix, a dotfiles manager): a link into a read-only place
+    (tmp_path / "nix").mkdir()
+    path = home / ".cursor" / "mcp.json"
+    with contextmanager(tmpfs)(tmp_path / "nix", "1m", "cannot mount a read-only folder") as ro:
+        (ro / "mcp.json").write_text(CURSOR, encoding="utf-8")
+        remount_ro(ro)
+        path.unlink()
+        path.symlink_to(ro / "mcp.json")
+        code, out, err = link(home, "cursor", "zed", config=str(config))
+        assert (ro / "mcp.json").read_text(encoding="utf-8") == CURSOR
+    assert code == 1, out
+    assert f"Cursor: {path}: cannot be written (Read-only file system); nothing was changed" in err
+    assert "gwanjong link --dry-run" in err  # what to add where that tool keeps it
+    assert not path.with_name("mcp.json.gwanjong-backup").exists()
+    assert "zed" in out and "'gwanjong' added" in out  # the others are still linked
 
 
 @pytest.mark.parametrize("remove", [False, True])
