@@ -54,6 +54,16 @@ async def test_gwanjong_setup_says_a_wrong_key_was_refused(
     assert "is configured" not in text and "wrong-devto-key" not in text
 
 
+async def test_ctrl_c_at_the_hidden_prompt_stops_setup_and_saves_nothing(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    # Ctrl-C, then what a person might type next: it stops at once, nothing is saved
+    code, text = await setup_in_a_pty(sandbox, tmp_path, "\x03typed-after-ctrl-c")
+    assert code == 130, text
+    assert "gwanjong setup: stopped" in text and "Traceback" not in text
+    assert not (tmp_path / "state" / ".env").exists()
+
+
 def test_gwanjong_setup_refuses_a_platform_that_is_not_enabled(tmp_path: Path) -> None:
     from gwanjong_gateway.config import parse
     from gwanjong_gateway.setup.terminal import run_setup

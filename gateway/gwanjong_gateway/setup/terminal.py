@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import getpass
 import os
+import signal
 import sys
 from collections.abc import Callable
 from typing import TextIO
@@ -56,6 +57,16 @@ async def _run(config: GatewayConfig, platforms: list[str], out: TextIO, ask: Pr
     return 1 if failures else 0
 
 
+def _at_once(ask: Prompt, prompt: str) -> str:
+    """``ask``, which Ctrl-C stops at once. asyncio's own Ctrl-C only cancels the task, which
+    a prompt blocking the loop never saw: the line typed next was saved."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return ask(prompt)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 async def _one(
     config: GatewayConfig,
     upstreams: Upstreams,
@@ -79,7 +90,7 @@ async def _one(
     print("Type each value (hidden); leave empty to keep what is there.", file=out, flush=True)
     values: dict[str, str] = {}
     for key in names:
-        while value := ask(f"{key}: ").strip():  # empty: keep what is there
+        while value := _at_once(ask, f"{key}: ").strip():  # empty: keep what is there
             try:
                 check_value(key, value)
             except DotenvError as exc:
