@@ -18,7 +18,7 @@ import pytest
 from gwanjong_gateway.cli.init import launch_command
 from gwanjong_gateway.cli.link.clients import clients
 from gwanjong_gateway.cli.link.jsonc import parse
-from gwanjong_gateway.cli.link.link_command import run_link
+from gwanjong_gateway.cli.link.link_command import gateway_command, run_link
 from tests.gateway.helpers import config_file
 from tests.gateway.record.test_read_only_state import remount_ro, tmpfs
 
@@ -351,6 +351,14 @@ def test_each_os_paths_come_from_the_environment_given() -> None:
     assert str(win["vscode"].path) == r"C:\Users\me\AppData\Roaming\Code\User\mcp.json"
     assert str(win["windsurf"].path) == r"C:\Users\me\.codeium\windsurf\mcp_config.json"
     assert str(win["zed"].path) == r"C:\Users\me\AppData\Roaming\Zed\settings.json"
+    # --command as Windows reads it: backslashes kept, the quotes around a path dropped
+    uvx = r'"C:\Program Files\uv\uvx.exe" --from C:\src\gw gwanjong'
+    assert gateway_command(Path("gateway.toml"), uvx, "win32")[:4] == [
+        r"C:\Program Files\uv\uvx.exe",
+        "--from",
+        r"C:\src\gw",
+        "gwanjong",
+    ]
     mac = clients("darwin", {"HOME": "/Users/me", "XDG_CONFIG_HOME": "/elsewhere"})
     support = "/Users/me/Library/Application Support"
     assert str(mac["claude-desktop"].path) == f"{support}/Claude/claude_desktop_config.json"
