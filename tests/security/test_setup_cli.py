@@ -3,6 +3,7 @@ private `.env`, and the connection is checked against the sandbox."""
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from pathlib import Path
@@ -72,3 +73,9 @@ def test_gwanjong_setup_refuses_a_platform_that_is_not_enabled(tmp_path: Path) -
     asked: list[str] = []
     assert run_setup(config, ["myspace"], ask=lambda p: asked.append(p) or "") == 2
     assert not asked and not (tmp_path / "state" / ".env").exists()
+    # every answer left empty, nothing saved before: it says what to do next
+    out = io.StringIO()
+    assert run_setup(config, ["devto"], out, ask=lambda p: asked.append(p) or "") == 1
+    assert asked == ["DEVTO_API_KEY: "] and not (tmp_path / "state" / ".env").exists()
+    assert "credentials missing" in out.getvalue(), out.getvalue()
+    assert "Run `gwanjong setup devto` again and type DEVTO_API_KEY" in out.getvalue()

@@ -125,4 +125,12 @@ async def _one(
         file=out,
         flush=True,
     )
+    after = {
+        "missing": f"Run `gwanjong setup {name}` again and type {', '.join(names)}, or set "
+        "them in the environment.",
+        "unknown": f"{name} did not answer, so they are not checked yet: `gwanjong doctor` "
+        "checks them again.",
+    }.get(row.credentials)
+    if after:
+        print(after, file=out, flush=True)
     return row.configured
