@@ -65,13 +65,18 @@ async def test_ctrl_c_at_the_hidden_prompt_stops_setup_and_saves_nothing(
     assert not (tmp_path / "state" / ".env").exists()
 
 
-def test_gwanjong_setup_refuses_a_platform_that_is_not_enabled(tmp_path: Path) -> None:
+def test_gwanjong_setup_refuses_a_platform_that_is_not_enabled(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from gwanjong_gateway.config import parse
     from gwanjong_gateway.setup.terminal import run_setup
 
     config = parse(config_text(tmp_path / "state", ["devto"]))
     asked: list[str] = []
     assert run_setup(config, ["myspace"], ask=lambda p: asked.append(p) or "") == 2
+    assert "set enabled = true in its [platforms.NAME] table" in capsys.readouterr().err
+    assert run_setup(config, ["Devot"], ask=lambda p: asked.append(p) or "") == 2
+    assert "not an enabled platform: Devot. Did you mean devto?" in capsys.readouterr().err
     assert not asked and not (tmp_path / "state" / ".env").exists()
     # every answer left empty, nothing saved before: it says what to do next
     out = io.StringIO()

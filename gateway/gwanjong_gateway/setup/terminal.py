@@ -4,6 +4,7 @@ between; saved, the server restarted and the connection checked.
 
 from __future__ import annotations
 
+import difflib
 import getpass
 import os
 import signal
@@ -37,8 +38,14 @@ def run_setup(
     unknown = [p for p in platforms if p not in enabled]
     if unknown:
         names = ", ".join(one_line(p, 40) for p in unknown)
+        close = difflib.get_close_matches(unknown[0].lower(), enabled, 1)
+        hint = (
+            f"Did you mean {close[0]}?"
+            if close
+            else "To use one that is off, set enabled = true in its [platforms.NAME] table."
+        )
         sys.stderr.write(
-            f"gwanjong setup: not enabled in gateway.toml: {names}. "
+            f"gwanjong setup: not an enabled platform: {names}. {hint} "
             f"Enabled: {', '.join(enabled) or 'none'}.\n"
         )
         return 2
