@@ -242,6 +242,13 @@ def test_an_entry_already_there_is_updated_and_keeps_the_keys_we_do_not_manage(
     assert entry["env"] == {"DEVTO_API_KEY": "kept"} and set(entry) == {"command", "args", "env"}
     # by default, the command `gwanjong init` prints
     assert [entry["command"], *entry["args"]] == launch_command(config.absolute())
+    # an entry that reaches the gateway over HTTP is not made half command, half URL
+    remote = {"mcpServers": {"gwanjong": {"type": "http", "url": "http://127.0.0.1:8765/mcp"}}}
+    path.write_text(json.dumps(remote), encoding="utf-8")
+    code, _, err = link(home, "cursor", config=str(config))
+    assert code == 1 and '"gwanjong" connects to a URL (url), not a command' in err, err
+    assert "nothing was changed" in err and "gwanjong link --remove" in err
+    assert json.loads(path.read_text(encoding="utf-8")) == remote
 
 
 @pytest.mark.stdio  # mounts a tmpfs (a process)
