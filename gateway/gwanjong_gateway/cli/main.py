@@ -327,6 +327,9 @@ def main(argv: list[str] | None = None) -> None:
     except MissingExtra as exc:  # an optional part this command needs: one line, what to do
         print(f"gwanjong: {exc}", file=sys.stderr)
         code = 1
+    except KeyboardInterrupt:  # the person's Ctrl-C (the demo cleans up first): one line
+        print("gwanjong: stopped (Ctrl-C).", file=sys.stderr)
+        code = 130
     sys.exit(code)
 
 
