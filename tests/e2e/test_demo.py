@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+from tests.terminal import PtyCommand
+
 pytestmark = pytest.mark.e2e
 
 
@@ -43,3 +45,15 @@ def test_demo_runs_the_pipeline_and_exits_zero() -> None:
     assert "Deleted the demo's gateway.toml and state" in out  # says so
     wide = [line for line in out.splitlines() if len(line) > 80]
     assert wide == [], "\n".join(wide)
+
+
+@pytest.mark.anyio
+async def test_ctrl_c_stops_the_demo_in_one_line_and_cleans_up() -> None:
+    argv = [sys.executable, "-m", "gwanjong_gateway", "demo"]
+    with PtyCommand(argv, {**os.environ, "COLUMNS": "80", "TERM": "dumb"}) as cmd:
+        await cmd.wait_for("1b. scout")
+        cmd.type("\x03")
+        code, text = await cmd.exit_code(), cmd.screen() + cmd.errors()
+    assert code == 130, text
+    assert "gwanjong: stopped" in text and "Traceback" not in text, text
+    assert "Deleted the demo's gateway.toml and state" in text

@@ -3,6 +3,7 @@ private `.env`, and the connection is checked against the sandbox."""
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from pathlib import Path
@@ -54,11 +55,32 @@ async def test_gwanjong_setup_says_a_wrong_key_was_refused(
     assert "is configured" not in text and "wrong-devto-key" not in text
 
 
-def test_gwanjong_setup_refuses_a_platform_that_is_not_enabled(tmp_path: Path) -> None:
+async def test_ctrl_c_at_the_hidden_prompt_stops_setup_and_saves_nothing(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    # Ctrl-C, then what a person might type next: it stops at once, nothing is saved
+    code, text = await setup_in_a_pty(sandbox, tmp_path, "\x03typed-after-ctrl-c")
+    assert code == 130, text
+    assert "gwanjong setup: stopped" in text and "Traceback" not in text
+    assert not (tmp_path / "state" / ".env").exists()
+
+
+def test_gwanjong_setup_refuses_a_platform_that_is_not_enabled(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from gwanjong_gateway.config import parse
     from gwanjong_gateway.setup.terminal import run_setup
 
     config = parse(config_text(tmp_path / "state", ["devto"]))
     asked: list[str] = []
     assert run_setup(config, ["myspace"], ask=lambda p: asked.append(p) or "") == 2
+    assert "set enabled = true in its [platforms.NAME] table" in capsys.readouterr().err
+    assert run_setup(config, ["Devot"], ask=lambda p: asked.append(p) or "") == 2
+    assert "not an enabled platform: Devot. Did you mean devto?" in capsys.readouterr().err
     assert not asked and not (tmp_path / "state" / ".env").exists()
+    # every answer left empty, nothing saved before: it says what to do next
+    out = io.StringIO()
+    assert run_setup(config, ["devto"], out, ask=lambda p: asked.append(p) or "") == 1
+    assert asked == ["DEVTO_API_KEY: "] and not (tmp_path / "state" / ".env").exists()
+    assert "credentials missing" in out.getvalue(), out.getvalue()
+    assert "Run `gwanjong setup devto` again and type DEVTO_API_KEY" in out.getvalue()

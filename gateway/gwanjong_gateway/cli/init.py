@@ -148,5 +148,9 @@ def run_init(
         return 1
     out.write(f"Wrote {path} (writes = dry-run: nothing is posted until you change it).\n\n")
     out.write(snippets(launch_command(path)) + "\n")
-    out.write('Then ask your assistant to call setup(action="guide") for each platform\'s keys.\n')
+    given = f" --config {shlex.quote(str(path))}" if target else ""  # else found by default
+    out.write(
+        f"Next: `gwanjong setup{given}` saves each platform's keys (hidden input), and "
+        f"`gwanjong link{given}` writes this entry into your MCP clients' configs.\n"
+    )
     return 0

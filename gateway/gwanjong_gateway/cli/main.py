@@ -191,6 +191,12 @@ def _setup(args: argparse.Namespace) -> int:
         return run_setup(config, [args.platform] if args.platform else [])
     except EOFError:  # the input ended (Ctrl-D, or a closed pipe) before the answers
         return _fail(NO_TERMINAL, 2)
+    except KeyboardInterrupt:
+        return _fail(
+            "gwanjong setup: stopped. A platform's values are saved only once each is typed; "
+            "run it again to finish (an empty answer keeps a saved value).",
+            130,
+        )
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -321,6 +327,9 @@ def main(argv: list[str] | None = None) -> None:
     except MissingExtra as exc:  # an optional part this command needs: one line, what to do
         print(f"gwanjong: {exc}", file=sys.stderr)
         code = 1
+    except KeyboardInterrupt:  # the person's Ctrl-C (the demo cleans up first): one line
+        print("gwanjong: stopped (Ctrl-C).", file=sys.stderr)
+        code = 130
     sys.exit(code)
 
 

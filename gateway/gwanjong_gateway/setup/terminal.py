@@ -4,8 +4,10 @@ between; saved, the server restarted and the connection checked.
 
 from __future__ import annotations
 
+import difflib
 import getpass
 import os
+import signal
 import sys
 from collections.abc import Callable
 from typing import TextIO
@@ -36,8 +38,14 @@ def run_setup(
     unknown = [p for p in platforms if p not in enabled]
     if unknown:
         names = ", ".join(one_line(p, 40) for p in unknown)
+        close = difflib.get_close_matches(unknown[0].lower(), enabled, 1)
+        hint = (
+            f"Did you mean {close[0]}?"
+            if close
+            else "To use one that is off, set enabled = true in its [platforms.NAME] table."
+        )
         sys.stderr.write(
-            f"gwanjong setup: not enabled in gateway.toml: {names}. "
+            f"gwanjong setup: not an enabled platform: {names}. {hint} "
             f"Enabled: {', '.join(enabled) or 'none'}.\n"
         )
         return 2
@@ -54,6 +62,16 @@ async def _run(config: GatewayConfig, platforms: list[str], out: TextIO, ask: Pr
     finally:
         await upstreams.close_all()
     return 1 if failures else 0
+
+
+def _at_once(ask: Prompt, prompt: str) -> str:
+    """``ask``, which Ctrl-C stops at once. asyncio's own Ctrl-C only cancels the task, which
+    a prompt blocking the loop never saw: the line typed next was saved."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return ask(prompt)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 async def _one(
@@ -79,7 +97,7 @@ async def _one(
     print("Type each value (hidden); leave empty to keep what is there.", file=out, flush=True)
     values: dict[str, str] = {}
     for key in names:
-        while value := ask(f"{key}: ").strip():  # empty: keep what is there
+        while value := _at_once(ask, f"{key}: ").strip():  # empty: keep what is there
             try:
                 check_value(key, value)
             except DotenvError as exc:
@@ -114,4 +132,12 @@ async def _one(
         file=out,
         flush=True,
     )
+    after = {
+        "missing": f"Run `gwanjong setup {name}` again and type {', '.join(names)}, or set "
+        "them in the environment.",
+        "unknown": f"{name} did not answer, so they are not checked yet: `gwanjong doctor` "
+        "checks them again.",
+    }.get(row.credentials)
+    if after:
+        print(after, file=out, flush=True)
     return row.configured

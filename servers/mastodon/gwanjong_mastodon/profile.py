@@ -46,7 +46,10 @@ def build_profile(label: str, disclosure: str, rules: list[str], host: str = "")
             access="Any account on the instance; automated accounts must carry the bot flag, "
             "and many instances' rules say more about bots (read them first).",
             steps=[
-                "Set MASTODON_API_BASE_URL to your instance (https://fosstodon.org).",
+                # setup saves only the token: say where it goes, and how to point it elsewhere
+                f"The token is checked with {host or 'the instance'} (MASTODON_API_BASE_URL). "
+                "If your account is on another, set that first in gateway.toml: "
+                '[platforms.mastodon] env = { MASTODON_API_BASE_URL = "https://fosstodon.org" }.',
                 "Preferences > Development > New application: scopes read and write; copy "
                 "'Your access token' into MASTODON_ACCESS_TOKEN.",
                 BOT_FLAG_HOWTO,

@@ -41,6 +41,9 @@ def test_init_writes_a_starter_and_refuses_to_overwrite(tmp_path: Path) -> None:
     entry = json.loads(snippet)["mcpServers"]["gwanjong"]
     assert [entry["command"], *entry["args"]] == command
     assert "claude mcp add gwanjong -- " in printed
+    # the next steps, with the file it wrote (not where the commands look by default)
+    assert f"`gwanjong setup --config {target}`" in printed
+    assert f"`gwanjong link --config {target}`" in printed
     # a second init leaves the file alone
     target.write_text("# mine\n", encoding="utf-8")
     assert run_init(target, io.StringIO(), err) == 1

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import tomllib
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +18,9 @@ import pytest
 from gwanjong_gateway.cli.init import launch_command
 from gwanjong_gateway.cli.link.clients import clients
 from gwanjong_gateway.cli.link.jsonc import parse
-from gwanjong_gateway.cli.link.link_command import run_link
+from gwanjong_gateway.cli.link.link_command import gateway_command, run_link
 from tests.gateway.helpers import config_file
+from tests.gateway.record.test_read_only_state import remount_ro, tmpfs
 
 CLAUDE_DESKTOP = """{
   "mcpServers": {
@@ -242,6 +244,34 @@ def test_an_entry_already_there_is_updated_and_keeps_the_keys_we_do_not_manage(
     assert entry["env"] == {"DEVTO_API_KEY": "kept"} and set(entry) == {"command", "args", "env"}
     # by default, the command `gwanjong init` prints
     assert [entry["command"], *entry["args"]] == launch_command(config.absolute())
+    # an entry that reaches the gateway over HTTP is not made half command, half URL
+    remote = {"mcpServers": {"gwanjong": {"type": "http", "url": "http://127.0.0.1:8765/mcp"}}}
+    path.write_text(json.dumps(remote), encoding="utf-8")
+    code, _, err = link(home, "cursor", config=str(config))
+    assert code == 1 and '"gwanjong" connects to a URL (url), not a command' in err, err
+    assert "nothing was changed" in err and "gwanjong link --remove" in err
+    assert json.loads(path.read_text(encoding="utf-8")) == remote
+
+
+@pytest.mark.stdio  # mounts a tmpfs (a process)
+def test_a_config_that_cannot_be_written_is_refused_and_left_alone(
+    home: Path, config: Path, tmp_path: Path
+) -> None:
+    # a file another tool manages (Nix, a dotfiles manager): a link into a read-only place
+    (tmp_path / "nix").mkdir()
+    path = home / ".cursor" / "mcp.json"
+    with contextmanager(tmpfs)(tmp_path / "nix", "1m", "cannot mount a read-only folder") as ro:
+        (ro / "mcp.json").write_text(CURSOR, encoding="utf-8")
+        remount_ro(ro)
+        path.unlink()
+        path.symlink_to(ro / "mcp.json")
+        code, out, err = link(home, "cursor", "zed", config=str(config))
+        assert (ro / "mcp.json").read_text(encoding="utf-8") == CURSOR
+    assert code == 1, out
+    assert f"Cursor: {path}: cannot be written (Read-only file system); nothing was changed" in err
+    assert "gwanjong link --dry-run" in err  # what to add where that tool keeps it
+    assert not path.with_name("mcp.json.gwanjong-backup").exists()
+    assert "zed" in out and "'gwanjong' added" in out  # the others are still linked
 
 
 @pytest.mark.parametrize("remove", [False, True])
@@ -330,6 +360,14 @@ def test_each_os_paths_come_from_the_environment_given() -> None:
     assert str(win["vscode"].path) == r"C:\Users\me\AppData\Roaming\Code\User\mcp.json"
     assert str(win["windsurf"].path) == r"C:\Users\me\.codeium\windsurf\mcp_config.json"
     assert str(win["zed"].path) == r"C:\Users\me\AppData\Roaming\Zed\settings.json"
+    # --command as Windows reads it: backslashes kept, the quotes around a path dropped
+    uvx = r'"C:\Program Files\uv\uvx.exe" --from C:\src\gw gwanjong'
+    assert gateway_command(Path("gateway.toml"), uvx, "win32")[:4] == [
+        r"C:\Program Files\uv\uvx.exe",
+        "--from",
+        r"C:\src\gw",
+        "gwanjong",
+    ]
     mac = clients("darwin", {"HOME": "/Users/me", "XDG_CONFIG_HOME": "/elsewhere"})
     support = "/Users/me/Library/Application Support"
     assert str(mac["claude-desktop"].path) == f"{support}/Claude/claude_desktop_config.json"

@@ -234,6 +234,12 @@ async def test_the_limit_is_the_instances(sandbox: SandboxControl) -> None:
     # the instance's rules, read at start, are in the guide; the bot flag is the disclosure
     assert any(RULES[1] in line for line in caps["profile"]["writing_guide"])
     assert caps["profile"]["disclosure"] == ""
+    # setup saves only the token: its first step names the instance it goes to, and how
+    # to name another (never a default the person did not see)
+    host = caps["profile"]["label"].removeprefix("Mastodon (").removesuffix(")")
+    first = caps["profile"]["setup"]["steps"][0]
+    assert f"The token is checked with {host} (MASTODON_API_BASE_URL)" in first, first
+    assert "set that first in gateway.toml: [platforms.mastodon] env = {" in first
 
 
 @pytest.mark.parametrize(

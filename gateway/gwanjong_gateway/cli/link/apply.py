@@ -131,6 +131,14 @@ def plan_add(path: Path, key: str, name: str, entry: dict[str, Any]) -> Plan:
         after = insert(before, servers, name, entry, unit)
         return Plan(path, before, after, Outcome.ADDED, entry)
     current: Any = ours.node.value
+    remote = [
+        k for k in ("url", "serverUrl", "httpUrl") if isinstance(current, dict) and k in current
+    ]
+    if remote:  # merged with our command, the entry would name two servers
+        raise LinkError(
+            f'{path}: "{name}" connects to a URL ({remote[0]}), not a command; nothing was '
+            "changed. To run the command instead, `gwanjong link --remove` it first."
+        )
     wanted: Any = (
         {**cast("dict[str, Any]", current), **entry} if isinstance(current, dict) else entry
     )
@@ -191,11 +199,19 @@ def write(plan: Plan, key: str, name: str) -> Path | None:
     if _read(path) != plan.before:
         raise LinkError(f"{path}: changed while gwanjong link was working; run it again.")
     made = None
-    if plan.before is not None and not backup_path(path).exists():
-        made = _backup(path, plan.before)
     target = path.resolve() if path.is_symlink() else path
     mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o600
-    replace_private(target, plan.after, mode)
+    try:
+        if plan.before is not None and not backup_path(path).exists():
+            made = _backup(path, plan.before)
+        replace_private(target, plan.after, mode)
+    except OSError as exc:  # a read-only place: a file another tool manages (Nix, dotfiles)
+        if made is not None:
+            made.unlink()
+        raise LinkError(
+            f"{path}: cannot be written ({exc.strerror or exc}); nothing was changed. If "
+            "another tool manages it, add the entry there (`gwanjong link --dry-run` shows it)."
+        ) from None
     try:
         _check(path, plan, key, name)
     except LinkError:

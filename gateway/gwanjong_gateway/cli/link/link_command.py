@@ -45,21 +45,30 @@ def choose(names: list[str], known: dict[str, Client], err: TextIO) -> list[Clie
     return found
 
 
+def _words(line: str, system: str) -> list[str]:
+    """A command line's words as that OS's shell reads them: on Windows a backslash is a
+    path's, and the quotes around a word are not part of it (shlex keeps them there)."""
+    if system != "win32":
+        return shlex.split(line)
+    words = shlex.split(line, posix=False)
+    return [w[1:-1] if len(w) > 1 and w[0] == w[-1] and w[0] in "\"'" else w for w in words]
+
+
 def _command_line(value: str) -> str:
     # blank, it wrote "command": "--config"; an open quote raised a traceback
     try:
-        if shlex.split(value, posix=os.name != "nt"):
+        if _words(value, sys.platform):
             return value
     except ValueError:
         pass
     raise argparse.ArgumentTypeError(f"{value!r}: give a command line, e.g. 'uvx gwanjong'")
 
 
-def gateway_command(config: Path, override: str | None) -> list[str]:
+def gateway_command(config: Path, override: str | None, system: str = sys.platform) -> list[str]:
     """How the client starts the gateway: as `gwanjong init` prints it, or ``override``
-    (a command line) followed by `--config <file>`."""
+    (a command line, split as ``system``'s shell would) followed by `--config <file>`."""
     if override:
-        return [*shlex.split(override, posix=os.name != "nt"), "--config", str(config)]
+        return [*_words(override, system), "--config", str(config)]
     from gwanjong_gateway.cli.init import launch_command
 
     return launch_command(config)
@@ -92,7 +101,7 @@ def run_link(
         found = _gateway_config(config, sandbox, sandbox_port, dry_run, out, err)
         if found is None:
             return 2
-        gateway = gateway_command(found, command)
+        gateway = gateway_command(found, command, system)
     failed = 0
     for client in chosen:
         try:
