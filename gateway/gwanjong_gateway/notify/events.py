@@ -91,6 +91,10 @@ def compose(key: str, events: list[Event], now: float, base_url: str) -> Message
         lines += ["", *(f"Open {base_url}{page}" for page in pages)]
     else:
         lines += ["", "Open them with `gwanjong console` (pages: " + ", ".join(pages) + ")"]
-    total = len(events)
+    # an approval about to expire is one of those waiting: one thing, on two lines
+    waiting = EventKind.APPROVAL_WAITING
+    total = len(
+        {(waiting if e.kind is EventKind.APPROVAL_EXPIRING else e.kind, e.key) for e in events}
+    )
     title = f"gwanjong: {total} {'thing waits' if total == 1 else 'things wait'} for you"
     return Message(key, title, "\n".join(lines), "; ".join(counts))

@@ -110,9 +110,11 @@ class Notifier:
             log.warning("notify: the record is unavailable (%s)", exc.kind)
             return
         found: list[Event] = []
+        # told before it expires: by the last message before then, when periods are longer
+        soon = max(self.section.expiring_within_s, self.section.every_s)
         for a in approvals:
             kinds = [EventKind.APPROVAL_WAITING]
-            if a.expires_at - now <= self.section.expiring_within_s:
+            if a.expires_at - now <= soon:
                 kinds.append(EventKind.APPROVAL_EXPIRING)
             found += [
                 Event(kind=k, key=f"a{a.id}", platform=a.platform, at=a.created_at) for k in kinds
