@@ -117,6 +117,16 @@ def test_an_unset_variable_is_an_error_naming_file_and_line(tmp_path: Path) -> N
             4,
             "Bad-Name",
         ),
+        (  # an approval opened just after one message would expire before the next
+            '[notify]\nurls = ["json://h.example/x"]\nevery_s = 86400\n',
+            3,
+            "not shorter than [review] expire_after_s (86400 s)",
+        ),
+        (
+            '[review]\nhandoff_expire_after_s = 600\n[notify]\nurls = ["${N}"]\nevery_s = 600\n',
+            5,
+            "not shorter than [review] handoff_expire_after_s (600 s)",
+        ),
     ],
 )
 def test_table_level_errors_have_a_line(text: str, line: int, needle: str) -> None:

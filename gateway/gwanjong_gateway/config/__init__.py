@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
-from gwanjong_gateway.config.away import NotifySection, WatchSection
+from gwanjong_gateway.config.away import EventKind, NotifySection, WatchSection
 from gwanjong_gateway.config.ops import (
     LimitSection,
     LoggingSection,
@@ -417,4 +417,21 @@ def parse(text: str, source: str = "gateway.toml") -> GatewayConfig:
             f"{f'{source}:{line}' if line else source}: watch.platforms: {unknown[0][:40]!r} is no platform in "
             f"[platforms] (known: {', '.join(config.platforms) or 'none'}); check the spelling"
         )
+    # a wait no longer than a period could begin and end between two messages, untold
+    notify, review, told = config.notify, config.review, set(config.notify.events or EventKind)
+    waits = {
+        "expire_after_s": (
+            review.expire_after_s,
+            {EventKind.APPROVAL_WAITING, EventKind.APPROVAL_EXPIRING},
+        ),
+        "handoff_expire_after_s": (review.handoff_expire_after_s, {EventKind.HANDOFF_WAITING}),
+    }
+    for key, (wait, kinds) in waits.items():
+        if notify.urls and kinds & told and notify.every_s >= wait:
+            line = line_of(text, ("notify", "every_s"))
+            raise ConfigError(
+                f"{f'{source}:{line}' if line else source}: notify.every_s: {notify.every_s:g} s "
+                f"is not shorter than [review] {key} ({wait:g} s): what waits could expire "
+                f"between two messages, untold; lower every_s or raise {key}"
+            )
     return config
