@@ -418,20 +418,14 @@ def parse(text: str, source: str = "gateway.toml") -> GatewayConfig:
             f"[platforms] (known: {', '.join(config.platforms) or 'none'}); check the spelling"
         )
     # a wait no longer than a period could begin and end between two messages, untold
-    notify, review, told = config.notify, config.review, set(config.notify.events or EventKind)
-    waits = {
-        "expire_after_s": (
-            review.expire_after_s,
-            {EventKind.APPROVAL_WAITING, EventKind.APPROVAL_EXPIRING},
-        ),
-        "handoff_expire_after_s": (review.handoff_expire_after_s, {EventKind.HANDOFF_WAITING}),
-    }
-    for key, (wait, kinds) in waits.items():
-        if notify.urls and kinds & told and notify.every_s >= wait:
+    told, every_s = set(config.notify.events or EventKind), config.notify.every_s
+    for key, kind in (("expire_after_s", "approval"), ("handoff_expire_after_s", "handoff")):
+        wait = getattr(config.review, key)
+        if config.notify.urls and every_s >= wait and any(k.startswith(kind) for k in told):
             line = line_of(text, ("notify", "every_s"))
             raise ConfigError(
-                f"{f'{source}:{line}' if line else source}: notify.every_s: {notify.every_s:g} s "
-                f"is not shorter than [review] {key} ({wait:g} s): what waits could expire "
-                f"between two messages, untold; lower every_s or raise {key}"
+                f"{f'{source}:{line}' if line else source}: notify.every_s: {every_s:g} s is not "
+                f"shorter than [review] {key} ({wait:g} s): what waits could expire between "
+                f"two messages, untold; lower every_s or raise {key}"
             )
     return config
