@@ -99,14 +99,26 @@ def test_an_unset_variable_is_an_error_naming_file_and_line(tmp_path: Path) -> N
     path = tmp_path / "gateway.toml"
     path.write_text(
         '[gateway]\nwrites = "dry-run"\n\n[platforms.devto]\n'
-        'env = { DEVTO_BASE_URL = "${MY_FOREM}", DEVTO_TIMEOUT_S = "${T:-7}" }\n',
+        'env = { DEVTO_BASE_URL = "${MY_FOREM}", DEVTO_TIMEOUT_S = "${T:-7}" }\n'
+        '[notify]\nurls = ["json://h.example/x", "${MY_HOOK}"]\n',
         encoding="utf-8",
     )
     with pytest.raises(ConfigError) as err:
-        load(str(path), environ={})
+        load(str(path), environ={"MY_HOOK": "json://h.example/y"})
     assert f"{path}:5: platforms.devto.env.DEVTO_BASE_URL" in str(err.value)
     assert "${MY_FOREM} is not set" in str(err.value) and "${MY_FOREM:-" in str(err.value)
-    config, _ = load(str(path), environ={"MY_FOREM": "http://forem.local"})
+    with pytest.raises(ConfigError) as err:  # the notifier would not start, untold
+        load(str(path), environ={"MY_FOREM": "http://forem.local"})
+    assert (
+        str(err.value)
+        == f"{path}:7: notify.urls: ${{MY_HOOK}} is not set; set it, or write ${{MY_HOOK:-default}}"
+    )
+    with pytest.raises(ConfigError) as err:
+        load(str(path), environ={"MY_FOREM": "http://forem.local", "MY_HOOK": "ntfy.sh/s3cret"})
+    assert (
+        str(err.value) == f"{path}:7: notify.urls: ${{MY_HOOK}} holds no Apprise URL (scheme://…)"
+    )
+    config, _ = load(str(path), environ={"MY_FOREM": "http://forem.local", "MY_HOOK": "json://x"})
     env = platform_env("devto", config.platforms["devto"], {}, {"MY_FOREM": "http://forem.local"})
     assert env["DEVTO_BASE_URL"] == "http://forem.local" and env["DEVTO_TIMEOUT_S"] == "7"
     assert expand("${T:-7}", {"T": "9"}) == "9" and expand("${T:-}", {}) == ""
@@ -121,6 +133,16 @@ def test_an_unset_variable_is_an_error_naming_file_and_line(tmp_path: Path) -> N
             '[platforms.devto]\nenabled = true\n\n[platforms.Bad-Name]\ncommand = ["x"]\n',
             4,
             "Bad-Name",
+        ),
+        (  # an approval opened just after one message would expire before the next
+            '[notify]\nurls = ["json://h.example/x"]\nevery_s = 86400\n',
+            3,
+            "not shorter than [review] expire_after_s (86400 s)",
+        ),
+        (
+            '[review]\nhandoff_expire_after_s = 600\n[notify]\nurls = ["${N}"]\nevery_s = 600\n',
+            5,
+            "not shorter than [review] handoff_expire_after_s (600 s)",
         ),
     ],
 )

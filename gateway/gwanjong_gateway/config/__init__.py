@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 
-from gwanjong_gateway.config.away import NotifySection, WatchSection
+from gwanjong_gateway.config.away import EventKind, NotifySection, WatchSection
 from gwanjong_gateway.config.ops import (
     LimitSection,
     LoggingSection,
@@ -417,4 +417,15 @@ def parse(text: str, source: str = "gateway.toml") -> GatewayConfig:
             f"{f'{source}:{line}' if line else source}: watch.platforms: {unknown[0][:40]!r} is no platform in "
             f"[platforms] (known: {', '.join(config.platforms) or 'none'}); check the spelling"
         )
+    # a wait no longer than a period could begin and end between two messages, untold
+    told, every_s = set(config.notify.events or EventKind), config.notify.every_s
+    for key, kind in (("expire_after_s", "approval"), ("handoff_expire_after_s", "handoff")):
+        wait = getattr(config.review, key)
+        if config.notify.urls and every_s >= wait and any(k.startswith(kind) for k in told):
+            line = line_of(text, ("notify", "every_s"))
+            raise ConfigError(
+                f"{f'{source}:{line}' if line else source}: notify.every_s: {every_s:g} s is not "
+                f"shorter than [review] {key} ({wait:g} s): what waits could expire between "
+                f"two messages, untold; lower every_s or raise {key}"
+            )
     return config

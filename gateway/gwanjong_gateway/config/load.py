@@ -31,16 +31,22 @@ def expand(value: str, environ: dict[str, str]) -> str:
 
 
 def check_vars(config: GatewayConfig, text: str, source: str, environ: dict[str, str]) -> None:
-    """Every `${VAR}` of every enabled platform's env table, at load time, with its line."""
+    """Every `${VAR}` of every enabled platform's env table and of `[notify] urls`, at load
+    time, with its line (an unset one would leave the notifier unstarted, untold)."""
     problems: list[str] = []
-    for name, platform in config.enabled().items():
-        for key, value in platform.env.items():
-            try:
-                expand(value, environ)
-            except ConfigError as exc:
-                line = _var_line(text, value) or line_of(text, ("platforms", name, "env", key))
-                at = f"{source}:{line}" if line else source
-                problems.append(f"{at}: platforms.{name}.env.{key}: {exc}")
+    values = [
+        (("platforms", name, "env", key), value)
+        for name, platform in config.enabled().items()
+        for key, value in platform.env.items()
+    ] + [(("notify", "urls"), url) for url in config.notify.urls]
+    for loc, value in values:
+        try:
+            if "://" not in expand(value, environ) and loc[0] == "notify":  # never its value
+                raise ConfigError(f"{value[:60]} holds no Apprise URL (scheme://…)")
+        except ConfigError as exc:
+            line = _var_line(text, value) or line_of(text, loc)
+            at = f"{source}:{line}" if line else source
+            problems.append(f"{at}: {'.'.join(loc)}: {exc}")
     if problems:
         raise ConfigError("\n".join(problems))
 

@@ -20,6 +20,7 @@ from gwanjong_gateway.record.readers import Reader
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.scout import inbox
 from gwanjong_gateway.scout.acted import acted_in
+from gwanjong_gateway.scout.state import Opportunity
 from gwanjong_gateway.setup.tool import may_operate
 from gwanjong_gateway.watch.watcher import NOTICED
 from gwanjong_shared.contract.errors import PlatformError
@@ -35,31 +36,42 @@ INBOX_ROWS = 60
 
 
 class Peek:
-    """The inbox's cursors, read but never moved."""
+    """The inbox's cursors, read but never moved: a page's next listing goes on from where
+    its last one ended (kept for this page only)."""
 
     def __init__(self, cursors: inbox.CursorStore) -> None:
         self.cursors = cursors
+        self.page: dict[str, str] = {}
 
     async def aget(self, platform: str) -> str | None:
-        return await self.cursors.aget(platform)
+        return self.page.get(platform) or await self.cursors.aget(platform)
 
     async def aset(self, platform: str, cursor: str) -> None:
-        return None
+        self.page[platform] = cursor
 
 
 async def inbox_page(c: Console, request: Request, session: Session) -> Response:
     errors: dict[str, str] = {}
+    found: list[Opportunity] = []
+    notes: dict[str, str] = {}
+    peek, names = Peek(c.gw.cursors), c.gw.upstreams.names()
     try:
-        found, notes = await inbox.inbox(
-            c.gw.upstreams,
-            acted_in(c.gw.records),
-            Peek(c.gw.cursors),
-            c.gw.upstreams.names(),
-            INBOX_ROWS,
-            c.config.safety.opt_out,
-        )
+        # a platform with more than one listing waiting is read on, up to the page's rows
+        for _ in range(INBOX_ROWS // inbox.PER_PLATFORM):
+            got, said = await inbox.inbox(
+                c.gw.upstreams,
+                acted_in(c.gw.records),
+                peek,
+                names,
+                INBOX_ROWS - len(found),
+                c.config.safety.opt_out,
+            )
+            found += got
+            notes = {name: n for name, n in notes.items() if name not in names} | said
+            names = [name for name, note in said.items() if note == inbox.MORE]
+            if not names or len(found) >= INBOX_ROWS:
+                break
     except PlatformError as exc:
-        found, notes = [], {}
         errors["record"] = line(exc.message, 300)
     errors |= {line(name, 40): line(note, 300) for name, note in notes.items()}
     if c.gw in NOTICED:  # the nav's inbox count starts again from here

@@ -91,6 +91,7 @@ def compose(key: str, events: list[Event], now: float, base_url: str) -> Message
         lines += ["", *(f"Open {base_url}{page}" for page in pages)]
     else:
         lines += ["", "Open them with `gwanjong console` (pages: " + ", ".join(pages) + ")"]
-    total = len(events)
+    # an approval waiting and about to expire is one thing (kinds apart by their first word)
+    total = len({(e.kind.split("_")[0], e.key) for e in events})
     title = f"gwanjong: {total} {'thing waits' if total == 1 else 'things wait'} for you"
     return Message(key, title, "\n".join(lines), "; ".join(counts))

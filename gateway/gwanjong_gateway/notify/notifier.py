@@ -1,7 +1,8 @@
-"""The notifier: collects events (the record's scan, and `publish` for producers like the
-watcher), and once per `[notify] every_s`, outside quiet hours, claims in the record what
-no process told yet and sends one message per channel in the background. A channel that
-is slow or down never delays anything else: the loop only starts deliveries."""
+"""The notifier: collects events (the record's scan, the watcher's finds in it, and
+`publish` for other producers), and once per `[notify] every_s`, outside quiet hours,
+claims in the record what no process told yet and sends one message per channel in the
+background. A channel that is slow or down never delays anything else: the loop only
+starts deliveries."""
 
 from __future__ import annotations
 
@@ -56,6 +57,8 @@ def quiet(section: NotifySection, now: float) -> bool:
 #: how long a notice is remembered: longer than anything it names can wait (a hand-off
 #: waits a year at most)
 KEEP_S = 400 * 86400.0
+#: how long what a watcher found waits to be told: a period and quiet hours at most
+KEEP_FOUND_S = 2 * 86400.0
 
 
 class Notifier:
@@ -106,13 +109,16 @@ class Notifier:
             approvals = await self.records.run(StrikeStore.approvals, now, True, None, 500)
             handoffs = await self.records.run(StrikeStore.open_handoffs, None, 500)
             health = await self.records.run(StrikeStore.health_rows)
+            watched = await self.records.run(StrikeStore.found, now - KEEP_FOUND_S)
         except PlatformError as exc:  # the record is down: try again next period
             log.warning("notify: the record is unavailable (%s)", exc.kind)
             return
         found: list[Event] = []
+        # told before it expires: by the last message before then, when periods are longer
+        soon = max(self.section.expiring_within_s, self.section.every_s)
         for a in approvals:
             kinds = [EventKind.APPROVAL_WAITING]
-            if a.expires_at - now <= self.section.expiring_within_s:
+            if a.expires_at - now <= soon:
                 kinds.append(EventKind.APPROVAL_EXPIRING)
             found += [
                 Event(kind=k, key=f"a{a.id}", platform=a.platform, at=a.created_at) for k in kinds
@@ -128,6 +134,9 @@ class Notifier:
             for p, _failures, paused, changed in health
             if paused
         ]
+        for key in watched:  # "found:<kind>:<platform>:<at>:…" (watch.watcher.notifying)
+            _found, kind, platform, at, *_ = key.split(":")
+            found.append(Event(kind=EventKind(kind), key=key, platform=platform, at=float(at)))
         for source in self.sources:
             found += await source()
         self._scanned = {e.notice_key: e for e in found if e.kind in self.kinds}

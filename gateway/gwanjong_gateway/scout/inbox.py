@@ -38,6 +38,7 @@ PER_PLATFORM = 20
 SUMMONED_SCORE = 1.0  # above any topic score: someone asked for us
 _CURSORS = TypeAdapter(dict[str, str])
 _WHY = {"mention": "mentions you", "reply": "replied to you", "quote": "quoted you"}
+MORE = "inbox: more summons wait on the platform: call again to see them"
 
 
 class CursorStore(Protocol):
@@ -180,7 +181,7 @@ async def inbox(
             notes[platform] = "inbox: more summons than `limit`: call again to see the rest"
             cursor = await _cursor_after(upstreams, platform, olds[platform], listed, consumed)
         elif listed.more:
-            notes[platform] = "inbox: more summons wait on the platform: call again to see them"
+            notes[platform] = MORE
         if cursor:
             try:
                 await cursors.aset(platform, cursor)

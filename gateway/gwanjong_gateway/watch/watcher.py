@@ -215,25 +215,23 @@ def _published(found: Opportunity) -> datetime | None:
 
 
 def notifying(gw: Gateway) -> OnFound:
-    """The watcher's report: a line in the log, and one event per new item to the
-    notifier running in this process (`[notify]`), if any. The watcher has claimed the
-    period already, so no other process reports the same items."""
+    """The watcher's report: a line in the log and, with `[notify] urls`, one `found:` key
+    per new item in the record's notices, which any notifier on the record tells (after a
+    restart too, or from another replica). The watcher has claimed the period already, so
+    no other process reports the same items."""
 
     async def found(platform: str, kind: FoundKind, count: int, oldest_at: str | None) -> None:
         await log_found(platform, kind, count, oldest_at)
-        if gw.notifier is None:
+        if not gw.config.notify.urls:
             return
-        from gwanjong_gateway.notify.events import Event, EventKind
-
-        now = time.time()
+        now = gw.wall()
+        at = datetime.fromisoformat(oldest_at).timestamp() if oldest_at else now
+        what = "summoned" if kind == "summoned" else "topic_post"  # its EventKind
+        keys = [f"found:{what}:{platform}:{at:.0f}:{now:.3f}:{i}" for i in range(count)]
         try:
-            at = datetime.fromisoformat(oldest_at).timestamp() if oldest_at else now
-        except ValueError:
-            at = now
-        what = EventKind.SUMMONED if kind == "summoned" else EventKind.TOPIC_POST
-        for i in range(count):
-            key = f"{platform}:{kind}:{now:.3f}:{i}"  # this claimed period's items
-            gw.notifier.publish(Event(kind=what, key=key, platform=platform, at=at))
+            await gw.records.run(StrikeStore.claim_notices, keys, now, "watch")
+        except PlatformError as exc:
+            log.warning("watch: what was found on %s will not be told (%s)", platform, exc.kind)
 
     return found
 

@@ -129,6 +129,15 @@ async def test_an_approval_about_to_expire_is_told_once_more(db: Path) -> None:
     clock.wall = NOON + 2.8 * 3600
     assert await cycle(n) is None  # once
     records.close()
+    # A period longer than the warning: the last message before it expires says so
+    # (the next one comes after), and one approval is one thing that waits.
+    with closing(StrikeStore(db)) as store:
+        open_approval(store, "p2", clock.wall, expires_in=1.5 * 3600)
+    n, records = notifier(db, clock, sent, every_s=7200, expiring_within_s=3600)
+    third = await cycle(n)
+    assert third is not None and "1 approvals about to expire on devto" in third
+    assert sent.messages[-1][1] == "gwanjong: 1 thing waits for you"
+    records.close()
 
 
 async def test_what_the_person_caused_and_kinds_left_out_are_not_sent(db: Path) -> None:

@@ -12,6 +12,7 @@ import pytest
 from fastmcp import Client
 
 from gwanjong_gateway.config import parse
+from gwanjong_gateway.console.health_pages import INBOX_ROWS
 from gwanjong_gateway.scout import inbox
 from gwanjong_gateway.scout.state import Opportunity
 from gwanjong_gateway.server import build_gateway
@@ -20,7 +21,8 @@ from gwanjong_shared.contract.models import Post
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import FORUM, LINKS, SOCIAL, TWEETS
-from tests.gateway.helpers import config_text, in_memory_gateway, patient_gateway
+from tests.gateway.console.helpers import serving, sign_in
+from tests.gateway.helpers import config_text, gateway_of, in_memory_gateway, patient_gateway
 from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio
@@ -162,6 +164,27 @@ async def test_what_did_not_fit_in_limit_comes_back(tmp_path: Path) -> None:
     assert platforms == ["bluesky", "bluesky"]  # the two that did not fit, and only those
     assert first["opportunities"][0]["id"] not in {o["id"] for o in second["opportunities"]}
     assert second["errors"] == {}
+
+
+async def test_the_console_inbox_reads_on_past_one_listing_without_moving_cursors(
+    tmp_path: Path,
+) -> None:
+    """A notification's "Open /inbox" shows what waits: more than one listing of a
+    platform is read on (the page's own cursors), the same on a reload, and the model's
+    inbox still starts where it was."""
+    social = FakePlatform(SOCIAL)
+    for n in range(30):
+        social.add_post(f"s-{n}", f"Question {n}", "@gwanjong.bsky.social hi", summons=True)
+    waiting = len(social.mentions_after(-1))
+    assert inbox.PER_PLATFORM < waiting <= INBOX_ROWS
+    async with serving(*gateway_of(tmp_path, social, writes="dry-run")) as s:
+        await sign_in(s)
+        for _reload in range(2):
+            page = (await s.http.get("/inbox")).text
+            assert page.count('class="card"') == waiting and "call again" not in page
+        assert not (tmp_path / "inbox.json").exists()
+        first = await call(s.client, "scout", source="mentions", limit=1)
+    assert first["opportunities"][0]["title"] == social.mentions_after(-1)[0].title
 
 
 async def test_every_summons_is_listed_exactly_once_at_a_small_limit(tmp_path: Path) -> None:

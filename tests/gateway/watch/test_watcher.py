@@ -8,7 +8,6 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import anyio
@@ -22,6 +21,7 @@ from tests.gateway.helpers import gateway_of
 
 pytestmark = pytest.mark.anyio
 EVERY_S = 300.0
+URLS = ["json://127.0.0.1:9/x"]
 
 Found = tuple[str, FoundKind, int]
 
@@ -59,7 +59,7 @@ async def watcher(
     platform: dict[str, Any] | None = None,
     **watch: Any,
 ) -> AsyncIterator[Watcher]:
-    tables = {"watch": {"enabled": True, "every_s": EVERY_S, **watch}}
+    tables = {"watch": {"enabled": True, "every_s": EVERY_S, **watch}, "notify": {"urls": URLS}}
     gw, _ = gateway_of(
         tmp_path, *fakes, clock=clock, wall=clock.time, tables=tables, platform=platform
     )
@@ -139,23 +139,30 @@ async def test_a_saved_topics_new_high_score_post_is_reported_once(tmp_path: Pat
         assert heard.take() == []
 
 
-async def test_what_the_watcher_finds_is_handed_to_the_notifier(tmp_path: Path) -> None:
-    """`notifying` (the default report): one summoned event per new summons, with the
-    platform and when the oldest was published, and nothing of the post's text."""
-    from gwanjong_gateway.notify.events import EventKind
+async def test_what_the_watcher_finds_is_told_by_any_notifier_on_the_record(
+    tmp_path: Path,
+) -> None:
+    """`notifying` (the default report) keeps what it found in the record: a notifier
+    started after it (a restart, or another replica, whose memory never held it) tells it
+    once, with the platform and the count, and nothing of the post's text."""
+    from gwanjong_gateway.notify.notifier import Notifier
     from gwanjong_gateway.watch.watcher import notifying
+    from tests.gateway.notify.test_notifier import Sent, cycle
 
-    social, clock, told = FakePlatform(SOCIAL), FakeClock(), SimpleNamespace(events=[])
+    social, clock, sent = FakePlatform(SOCIAL), FakeClock(), Sent()
     async with watcher(tmp_path, social, heard=Heard(), clock=clock) as w:
-        w.gw.notifier = SimpleNamespace(publish=told.events.append)  # type: ignore[assignment]
         w.on_found = notifying(w.gw)
         await w.tick()
-        assert told.events and {e.kind for e in told.events} == {EventKind.SUMMONED}
-        assert {e.platform for e in told.events} == {"bluesky"}
-        assert len({e.key for e in told.events}) == len(told.events)  # each told once
-        told.events.clear()
+        n = Notifier(w.gw.config.notify, w.gw.records, URLS, clock=clock.time, send=sent)
+        body = await cycle(n)
+        waiting = len(social.mentions_after(-1))
+        assert body is not None and body.startswith(f"{waiting} new mentions or replies on bluesky")
+        assert not any(p.body in body for p in social.mentions_after(-1))
         await next_period(w, clock)
-        assert told.events == []  # nothing new: nothing told
+        assert await cycle(n) is None  # nothing new: nothing told
+        clock.advance(EVERY_S)
+        restarted = Notifier(w.gw.config.notify, w.gw.records, URLS, clock=clock.time, send=sent)
+        assert await cycle(restarted) is None and len(sent.messages) == 1
 
 
 async def test_a_summons_publication_time_reaches_the_report_only_as_a_time(

@@ -47,6 +47,14 @@ class NoticeRows(Statements):
         taken = {key for (key,) in rows}
         return [k for k in keys if k not in taken]
 
+    def found(self, since: float) -> list[str]:
+        """What watchers found since ``since`` (their `found:` keys; told or not)."""
+        rows = self.engine.tuples(
+            "SELECT key FROM notices WHERE key LIKE ? AND claimed_at >= ?",
+            ("found:%", since),  # bound: see last_notice
+        )
+        return [key for (key,) in rows]
+
     def note_message(self, key: str, summary: str, sent_at: float, error: str) -> None:
         self._x(
             "UPDATE notices SET summary = ?, sent_at = ?, error = ? WHERE key = ?",
