@@ -27,7 +27,7 @@ from opentelemetry import trace
 from opentelemetry.trace import Link, Span, SpanContext, TraceFlags
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.platforms.client import PlatformClient
+from gwanjong_gateway.platforms.client import PlatformClient, same_account
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
@@ -345,4 +345,10 @@ class Settler:
             found = await client.find_written(row, *{row.account or now, now})
         except PlatformError:
             return ReadBack(Seen.UNKNOWN)
-        return ReadBack(Seen.FOUND, found.id, found.url) if found else ReadBack(Seen.ABSENT)
+        if found:
+            return ReadBack(Seen.FOUND, found.id, found.url)
+        if row.account and not same_account(row.account, now or ""):
+            # read as another account (another key, another replica's): a platform may
+            # show a write only to the account that made it, so absent proves nothing
+            return ReadBack(Seen.UNKNOWN)
+        return ReadBack(Seen.ABSENT)
