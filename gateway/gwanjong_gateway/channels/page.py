@@ -27,6 +27,7 @@ from gwanjong_gateway.setup.secret_listener import LocalPage
 from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_gateway.strike.elicitation import can_url, input_key, modern_era
 from gwanjong_gateway.strike.results import Declined, DryRun, Duplicate, Handoff, Posted, Refused
+from gwanjong_gateway.team.access_tokens import store_for
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 
 if TYPE_CHECKING:
@@ -120,7 +121,16 @@ class ApprovalPages(LocalPage):
         approval = await self.records.run(StrikeStore.approval, approval_id)
         if approval is None or not approvals.token_fits(approval, token, Channel.PAGE):
             return None  # the card's token too: a model may read this page's link, never that
-        return approval
+        return None if self._revoked(approval.principal) else approval
+
+    def _revoked(self, principal: str) -> bool:
+        """A member whose team token is revoked: their link decides nothing, as no request
+        of theirs is let in (a damaged token file fails the page: nothing is decided)."""
+        config = self.desk.config
+        if not principal or config.auth.mode != "tokens":
+            return False
+        entries = store_for(config.state_dir).entries()
+        return not any(e.name == principal and e.active for e in entries)
 
     def _show(
         self, status: int, approval: Approval, now: float, token: str = "", **values: Any
