@@ -27,7 +27,6 @@ from gwanjong_gateway.setup.secret_listener import LocalPage
 from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_gateway.strike.elicitation import can_url, input_key, modern_era
 from gwanjong_gateway.strike.results import Declined, DryRun, Duplicate, Handoff, Posted, Refused
-from gwanjong_gateway.team.access_tokens import store_for
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 
 if TYPE_CHECKING:
@@ -64,10 +63,11 @@ class ApprovalPages(LocalPage):
     methods = ("GET", "POST", "PUT", "PATCH", "DELETE")  # the page says 405 itself
     gone, failed = GONE, FAILED
 
-    def __init__(self, desk: StrikeDesk, records: Records) -> None:
+    def __init__(self, desk: StrikeDesk, records: Records, revoked: Callable[[str], bool]) -> None:
         super().__init__()
         self.desk = desk
         self.records = records
+        self.revoked = revoked  # whose links decide nothing (`Gateway.revoked`)
         # per process: a page from before a restart asks for a reload
         self._csrf_key = secrets.token_bytes(32)
         #: who to tell once an approval is decided (handshake-era URL elicitation)
@@ -121,16 +121,7 @@ class ApprovalPages(LocalPage):
         approval = await self.records.run(StrikeStore.approval, approval_id)
         if approval is None or not approvals.token_fits(approval, token, Channel.PAGE):
             return None  # the card's token too: a model may read this page's link, never that
-        return None if self._revoked(approval.principal) else approval
-
-    def _revoked(self, principal: str) -> bool:
-        """A member whose team token is revoked: their link decides nothing, as no request
-        of theirs is let in (a damaged token file fails the page: nothing is decided)."""
-        config = self.desk.config
-        if not principal or config.auth.mode != "tokens":
-            return False
-        entries = store_for(config.state_dir).entries()
-        return not any(e.name == principal and e.active for e in entries)
+        return None if self.revoked(approval.principal) else approval
 
     def _show(
         self, status: int, approval: Approval, now: float, token: str = "", **values: Any

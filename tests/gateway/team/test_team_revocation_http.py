@@ -138,3 +138,22 @@ async def test_a_revoked_members_approval_link_decides_nothing(tmp_path: Path) -
             tried = await decide(web, person.urls[0], "approve", csrf=form)
     assert page.status_code == tried.status_code == 404, tried.text
     assert platform.writes == []
+
+
+async def test_a_revoked_approvers_credential_link_saves_nothing(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    """An approver's credential link (10 minutes) is theirs: once their token is revoked,
+    it no longer changes whom every member's writes go out as."""
+    person = Person()
+    async with team_gateway(tmp_path, forum, tables={"review": {"approvers": ["alice"]}}) as team:
+        transport = StreamableHttpTransport(team.url, auth=team.tokens["alice"])
+        async with url_only(Client(transport, elicitation_handler=person.handler)) as alice:
+            await call(alice, "setup", action="save", platform="devto")
+        store_for(team.config.state_dir).revoke("alice")
+        async with httpx.AsyncClient(timeout=30) as web:
+            origin = person.urls[0].split("/setup/")[0]
+            key = {"DEVTO_API_KEY": "alices-key"}
+            tried = await web.post(person.urls[0], data=key, headers={"Origin": origin})
+    assert tried.status_code == 400 and "revoked" in tried.text, tried.text
+    assert not (team.config.state_dir / ".env").exists()
