@@ -20,6 +20,7 @@ from gwanjong_gateway.scout.late import Late
 from gwanjong_gateway.setup.secret_listener import SecretListener
 from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_gateway.strike.elicitation import PageLink
+from gwanjong_gateway.team.access_tokens import store_for
 from gwanjong_gateway.usage import spend
 
 
@@ -62,6 +63,14 @@ class Gateway:
         self.approval_page: PageLink | None = None
         #: `[notify]`'s notifier while one runs (notify/background.py): producers publish to it
         self.notifier: Notifier | None = None
+
+    def revoked(self, principal: str | None) -> bool:
+        """A member whose team token is revoked: a link they were given (an approval's page,
+        a credential page) does nothing more, as no request of theirs is let in."""
+        if not principal or self.config.auth.mode != "tokens":
+            return False
+        entries = store_for(self.config.state_dir).entries()  # damaged: raises, nothing done
+        return not any(e.name == principal and e.active for e in entries)
 
     def close_store(self) -> None:
         self.records.close()

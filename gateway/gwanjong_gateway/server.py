@@ -68,7 +68,7 @@ def build_gateway(
     `gateway` keeps a handle on the upstreams; `auth` requires sign-in over HTTP."""
     gw = gateway or Gateway(config, environ, transports)
     # The one-approval page, for clients that declared only URL-mode elicitation.
-    pages = ApprovalPages(gw.desk, gw.records)
+    pages = ApprovalPages(gw.desk, gw.records, gw.revoked)
     gw.approval_page = pages.page_link
 
     @asynccontextmanager

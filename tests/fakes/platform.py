@@ -111,6 +111,9 @@ class FakePlatform:
     objections: dict[str, list[str]] = field(default_factory=dict)
     #: while set, new posts stay out of reads until show_late()
     lag: bool = False
+    #: search finds only our account's own posts (a Forem without its search route, a
+    #: Mastodon without Elasticsearch): what it finds depends on the key signed in
+    own_search: bool = False
     #: what each inbox cursor (next_since) starts with: a platform's own cursors can be
     #: long (Bluesky's holds an at:// URI: a did:web and a record key of up to 512)
     cursor_prefix: str = ""
@@ -401,7 +404,10 @@ class FakeAdapter(PlatformAdapter):
             text = f"{p.title} {p.body} {' '.join(p.tags)}".lower()
             return sum(text.count(w) for w in words)
 
-        scored = sorted(((hits(p), p) for p in self.world.visible()), key=lambda s: -s[0])
+        posts = self.world.visible()
+        if self.world.own_search:
+            posts = [p for p in posts if p.author == self.world.profile.me]
+        scored = sorted(((hits(p), p) for p in posts), key=lambda s: -s[0])
         return [p for score, p in scored if score > 0][:limit]
 
     async def get_post(self, post_id: str) -> Post:

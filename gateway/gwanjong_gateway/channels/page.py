@@ -63,10 +63,11 @@ class ApprovalPages(LocalPage):
     methods = ("GET", "POST", "PUT", "PATCH", "DELETE")  # the page says 405 itself
     gone, failed = GONE, FAILED
 
-    def __init__(self, desk: StrikeDesk, records: Records) -> None:
+    def __init__(self, desk: StrikeDesk, records: Records, revoked: Callable[[str], bool]) -> None:
         super().__init__()
         self.desk = desk
         self.records = records
+        self.revoked = revoked  # whose links decide nothing (`Gateway.revoked`)
         # per process: a page from before a restart asks for a reload
         self._csrf_key = secrets.token_bytes(32)
         #: who to tell once an approval is decided (handshake-era URL elicitation)
@@ -120,7 +121,7 @@ class ApprovalPages(LocalPage):
         approval = await self.records.run(StrikeStore.approval, approval_id)
         if approval is None or not approvals.token_fits(approval, token, Channel.PAGE):
             return None  # the card's token too: a model may read this page's link, never that
-        return approval
+        return None if self.revoked(approval.principal) else approval
 
     def _show(
         self, status: int, approval: Approval, now: float, token: str = "", **values: Any

@@ -84,6 +84,8 @@ class SetupHost(Protocol):
     records: Records
     secret_listener: SecretListener
 
+    def revoked(self, principal: str | None) -> bool: ...
+
 
 async def guides(gw: SetupHost, platform: str) -> SetupGuide:
     if platform and not _PLATFORM.match(platform):
@@ -178,6 +180,10 @@ async def _ask_person(
     """The person types the values on the gateway's own page (URL-mode elicitation)."""
 
     async def on_save(values: dict[str, str]) -> SetupSaved:
+        if gw.revoked(owner):
+            raise ValueError(
+                "Your team token was revoked since this link was made: nothing was saved."
+            )
         save_dotenv(gw.config.state_dir / ".env", values)
         return await _saved(gw, platform, values, owner)
 

@@ -169,10 +169,7 @@ class Approving:
         changes = self._changes(approval, edit or Edit())
         if not changes:
             return None
-        before = approval.write
-        if not before.account:  # a row from before `Outgoing`: the account now known
-            before = before.edited(account=self.profiles.account(approval.platform))
-        return before.edited(**changes)
+        return approval.write.edited(**changes)
 
     def _changes(self, approval: Approval, edit: Edit) -> dict[str, Any]:
         """What ``edit`` changes, checked. Raises PlatformError (invalid_input)."""

@@ -229,11 +229,7 @@ async def dry_run(deps: Deps, a: Attempt) -> Step:
 async def approved_text(deps: Deps, a: Attempt) -> Step:
     """An approval being executed sends exactly the approved write (`Outgoing`: the text
     with its footer, the title, the tags, the target, the account): its digest."""
-    sent = a.outgoing
-    # an approval asked before the platform named our account covers the account it names
-    if a.approval is None or any(
-        w.matches(a.approval.digest) for w in (sent, sent.edited(account=""))
-    ):
+    if a.approval is None or a.outgoing.matches(a.approval.digest):
         return PASS
     if not a.account:  # the platform has not said whom we write as: ask, never guess
         await deps.sender.learn_rules(a.platform)

@@ -27,7 +27,7 @@ from opentelemetry import trace
 from opentelemetry.trace import Link, Span, SpanContext, TraceFlags
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.platforms.client import PlatformClient
+from gwanjong_gateway.platforms.client import PlatformClient, same_account
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
@@ -152,7 +152,7 @@ class Settler:
         """Seconds until this row is read back again (what the model is told)."""
         now = self.mono()
         if self.in_flight(row):
-            due = now - self.age(row) + self.config.gateway.call_timeout_s + IN_FLIGHT_MARGIN_S
+            due = now - self._flying(row) + self.config.gateway.call_timeout_s + IN_FLIGHT_MARGIN_S
         else:
             due, _ = self._next.get(row.id, (now, 0.0))
         return max(1, math.ceil(due - now))
@@ -191,8 +191,14 @@ class Settler:
         """A fresh `pending` row may be another call's write still on its way."""
         if row.id in self._returned:
             return False
-        young = self.age(row) < self.config.gateway.call_timeout_s + IN_FLIGHT_MARGIN_S
+        young = self._flying(row) < self.config.gateway.call_timeout_s + IN_FLIGHT_MARGIN_S
         return row.status == StrikeStatus.PENDING and young
+
+    def _flying(self, row: Strike) -> float:
+        """How long its write may have been on its way: its age, or how long this process
+        has seen it when less (another replica's wall clock behind ours must not make a
+        claim it is still sending look old)."""
+        return min(self.age(row), self.mono() - self._first_sight(row)[0])
 
     async def _count_absent(self, row: Strike) -> Strike:
         """Count this absent read-back if it is spaced far enough from the last counted one,
@@ -345,4 +351,10 @@ class Settler:
             found = await client.find_written(row, *{row.account or now, now})
         except PlatformError:
             return ReadBack(Seen.UNKNOWN)
-        return ReadBack(Seen.FOUND, found.id, found.url) if found else ReadBack(Seen.ABSENT)
+        if found:
+            return ReadBack(Seen.FOUND, found.id, found.url)
+        if row.account and not same_account(row.account, now or ""):
+            # read as another account (another key, another replica's): a platform may
+            # show a write only to the account that made it, so absent proves nothing
+            return ReadBack(Seen.UNKNOWN)
+        return ReadBack(Seen.ABSENT)

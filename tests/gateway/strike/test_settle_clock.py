@@ -47,8 +47,11 @@ class ScriptedSettler(Settler):
         return ReadBack(self.seen, "c1" if self.seen is Seen.FOUND else "")
 
 
-def settler(tmp_path: Path, store: StrikeStore, clock: FakeClock) -> ScriptedSettler:
-    config = parse(config_text(tmp_path, ["devto"], tables={"safety": {"settle_window_s": WINDOW}}))
+def settler(
+    tmp_path: Path, store: StrikeStore, clock: FakeClock, **settings: float
+) -> ScriptedSettler:
+    safety = {"safety": {"settle_window_s": WINDOW}}
+    config = parse(config_text(tmp_path, ["devto"], settings=settings, tables=safety))
     records = cast(Records, InlineRecords(store))
     return ScriptedSettler(config, cast(Upstreams, None), records, clock=clock.time, mono=clock)
 
@@ -110,6 +113,21 @@ async def test_replicas_reading_back_one_write_still_space_their_read_backs(
         clock.advance(1.0)
     assert the_row(store).status == StrikeStatus.FAILED
     assert clock.now - start >= WINDOW
+
+
+async def test_a_claim_another_replica_may_still_be_sending_waits_out_its_call(
+    tmp_path: Path,
+) -> None:
+    # Its write may be on its way for call_timeout_s; this replica's wall clock runs ahead
+    # of the claimer's, so the row looked past its call at once and failed 120 s in.
+    store, clock, _ = started(tmp_path)
+    store.update(1, status=StrikeStatus.PENDING, now=clock.wall)
+    clock.step_wall(1000)
+    s, start = settler(tmp_path, store, clock, call_timeout_s=300), clock.now
+    while the_row(store).status != StrikeStatus.FAILED:
+        await s.settle(the_row(store))
+        clock.advance(1.0)
+    assert clock.now - start >= 300 + 2 * WINDOW / 3  # its call, then spaced read-backs
 
 
 async def test_reading_back_often_counts_only_spaced_read_backs(tmp_path: Path) -> None:

@@ -20,6 +20,8 @@ from mcp.types import ElicitRequestURLParams
 
 from gwanjong_gateway.team.access_tokens import store_for
 from tests.fakes.platform import FakePlatform
+from tests.gateway.approval_clients import csrf_of, decide, pending, url_only
+from tests.gateway.channels.test_approval_page import Person, links
 from tests.gateway.http_gateway import INIT, mcp_headers
 from tests.gateway.rows import history
 from tests.gateway.strike.test_strike import drafted
@@ -118,3 +120,40 @@ async def test_one_members_setup_never_cancels_anothers_credential_link(
         async with httpx.AsyncClient(timeout=30) as web:
             assert (await web.get(links["bob"])).status_code == 200
     assert checks == [200]
+
+
+async def test_a_revoked_members_approval_link_decides_nothing(tmp_path: Path) -> None:
+    """A URL-mode member is sent their approval's page link (good for 15 minutes); once
+    their token is revoked, the link approves nothing: no request of theirs is let in."""
+    platform = links()
+    async with team_gateway(tmp_path, platform, writes="confirm") as team:
+        person = Person()
+        transport = StreamableHttpTransport(team.url, auth=team.tokens["alice"])
+        async with url_only(Client(transport, elicitation_handler=person.handler)) as alice:
+            await pending(alice)
+        async with httpx.AsyncClient(timeout=30) as web:
+            form = csrf_of((await web.get(person.urls[0])).text)  # the page she opened
+            store_for(team.config.state_dir).revoke("alice")
+            page = await web.get(person.urls[0])
+            tried = await decide(web, person.urls[0], "approve", csrf=form)
+    assert page.status_code == tried.status_code == 404, tried.text
+    assert platform.writes == []
+
+
+async def test_a_revoked_approvers_credential_link_saves_nothing(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    """An approver's credential link (10 minutes) is theirs: once their token is revoked,
+    it no longer changes whom every member's writes go out as."""
+    person = Person()
+    async with team_gateway(tmp_path, forum, tables={"review": {"approvers": ["alice"]}}) as team:
+        transport = StreamableHttpTransport(team.url, auth=team.tokens["alice"])
+        async with url_only(Client(transport, elicitation_handler=person.handler)) as alice:
+            await call(alice, "setup", action="save", platform="devto")
+        store_for(team.config.state_dir).revoke("alice")
+        async with httpx.AsyncClient(timeout=30) as web:
+            origin = person.urls[0].split("/setup/")[0]
+            key = {"DEVTO_API_KEY": "alices-key"}
+            tried = await web.post(person.urls[0], data=key, headers={"Origin": origin})
+    assert tried.status_code == 400 and "revoked" in tried.text, tried.text
+    assert not (team.config.state_dir / ".env").exists()
