@@ -129,13 +129,10 @@ def plan_add(path: Path, key: str, name: str, entry: dict[str, Any]) -> Plan:
         after = insert(before, servers, name, entry, unit)
         return Plan(path, before, after, Outcome.ADDED, entry)
     current: Any = ours.node.value
-    remote = [
-        k for k in ("url", "serverUrl", "httpUrl") if isinstance(current, dict) and k in current
-    ]
-    if remote:  # merged with our command, the entry would name two servers
-        raise LinkError(
-            f'{path}: "{name}" connects to a URL ({remote[0]}), not a command; nothing was '
-            "changed. To run the command instead, `gwanjong link --remove` it first."
+    if isinstance(current, dict) and {"url", "serverUrl", "httpUrl"} & current.keys():
+        raise LinkError(  # merged with our command, the entry would name two servers
+            f'{path}: "{name}" connects to a URL, not a command; nothing was changed. To run '
+            "the command instead, `gwanjong link --remove` it first."
         )
     wanted: Any = (
         {**cast("dict[str, Any]", current), **entry} if isinstance(current, dict) else entry
