@@ -204,8 +204,9 @@ def write(plan: Plan, key: str, name: str) -> Path | None:
         if made is not None:
             made.unlink()
         raise LinkError(
-            f"{path}: cannot be written ({exc.strerror or exc}); nothing was changed. If "
-            "another tool manages it, add the entry there (`gwanjong link --dry-run` shows it)."
+            f"{path}: cannot be written ({exc.strerror or exc}); nothing was changed. Close "
+            "a program that holds it open (Windows locks it), or if another tool manages it, "
+            "add the entry there (`gwanjong link --dry-run` shows it)."
         ) from None
     try:
         _check(path, plan, key, name)
