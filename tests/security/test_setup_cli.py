@@ -87,3 +87,12 @@ def test_gwanjong_setup_refuses_a_platform_that_is_not_enabled(
     assert asked == ["DEVTO_API_KEY: "] and not (tmp_path / "state" / ".env").exists()
     assert "credentials missing" in out.getvalue(), out.getvalue()
     assert "Run `gwanjong setup devto` again and type DEVTO_API_KEY." in out.getvalue()
+    # a server that does not start: the terminal's next step, not the model's
+    dead = {"devto": {"command": [sys.executable, "-c", "pass"]}}
+    config = parse(config_text(tmp_path / "state", ["devto"], others=dead))
+    assert (
+        run_setup(config, ["devto"], out := io.StringIO(), ask=lambda p: asked.append(p) or "") == 1
+    )
+    said = "Cannot ask for devto's credentials: its server does not answer (unavailable); "
+    assert said + "`gwanjong doctor` shows why.\n" in out.getvalue(), out.getvalue()
+    assert asked == ["DEVTO_API_KEY: "]  # nothing asked of a server that is not there

@@ -84,7 +84,8 @@ async def _one(
         caps = await PlatformClient(upstreams, name).capabilities()
         names, profile = allowed_names(name, caps.credentials), caps.profile
     except PlatformError as exc:
-        names, why = None, one_line(str(exc), 200)
+        # its text is the model's advice (status()); a person has doctor
+        names, why = None, f"its server does not answer ({exc.kind}); `gwanjong doctor` shows why"
     if names is None:
         print(f"Cannot ask for {name}'s credentials: {why}.", file=out)
         return False
