@@ -61,7 +61,7 @@ async def test_ctrl_c_at_the_hidden_prompt_stops_setup_and_saves_nothing(
     # Ctrl-C, then what a person might type next: it stops at once, nothing is saved
     code, text = await setup_in_a_pty(sandbox, tmp_path, "\x03typed-after-ctrl-c")
     assert code == 130, text
-    assert "gwanjong setup: stopped" in text and "Traceback" not in text
+    assert "gwanjong: stopped (Ctrl-C)." in text and "Traceback" not in text
     assert not (tmp_path / "state" / ".env").exists()
 
 
@@ -74,13 +74,25 @@ def test_gwanjong_setup_refuses_a_platform_that_is_not_enabled(
     config = parse(config_text(tmp_path / "state", ["devto"]))
     asked: list[str] = []
     assert run_setup(config, ["myspace"], ask=lambda p: asked.append(p) or "") == 2
-    assert "set enabled = true in its [platforms.NAME] table" in capsys.readouterr().err
-    assert run_setup(config, ["Devot"], ask=lambda p: asked.append(p) or "") == 2
-    assert "not an enabled platform: Devot. Did you mean devto?" in capsys.readouterr().err
+    assert "enabled = true in its [platforms.NAME] table" in capsys.readouterr().err
+    assert run_setup(config, ["devot"], ask=lambda p: asked.append(p) or "") == 2
+    assert (
+        "not an enabled platform: devot. Did you mean devto? Enabled: devto"
+        in capsys.readouterr().err
+    )
     assert not asked and not (tmp_path / "state" / ".env").exists()
     # every answer left empty, nothing saved before: it says what to do next
     out = io.StringIO()
     assert run_setup(config, ["devto"], out, ask=lambda p: asked.append(p) or "") == 1
     assert asked == ["DEVTO_API_KEY: "] and not (tmp_path / "state" / ".env").exists()
     assert "credentials missing" in out.getvalue(), out.getvalue()
-    assert "Run `gwanjong setup devto` again and type DEVTO_API_KEY" in out.getvalue()
+    assert "Run `gwanjong setup devto` again and type DEVTO_API_KEY." in out.getvalue()
+    # a server that does not start: the terminal's next step, not the model's
+    dead = {"devto": {"command": [sys.executable, "-c", "pass"]}}
+    config = parse(config_text(tmp_path / "state", ["devto"], others=dead))
+    assert (
+        run_setup(config, ["devto"], out := io.StringIO(), ask=lambda p: asked.append(p) or "") == 1
+    )
+    said = "Cannot ask for devto's credentials: its server does not answer (unavailable); "
+    assert said + "`gwanjong doctor` shows why.\n" in out.getvalue(), out.getvalue()
+    assert asked == ["DEVTO_API_KEY: "]  # nothing asked of a server that is not there

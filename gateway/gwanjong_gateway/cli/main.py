@@ -191,12 +191,6 @@ def _setup(args: argparse.Namespace) -> int:
         return run_setup(config, [args.platform] if args.platform else [])
     except EOFError:  # the input ended (Ctrl-D, or a closed pipe) before the answers
         return _fail(NO_TERMINAL, 2)
-    except KeyboardInterrupt:
-        return _fail(
-            "gwanjong setup: stopped. A platform's values are saved only once each is typed; "
-            "run it again to finish (an empty answer keeps a saved value).",
-            130,
-        )
 
 
 def _demo(args: argparse.Namespace) -> int:

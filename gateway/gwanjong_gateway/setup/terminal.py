@@ -38,15 +38,11 @@ def run_setup(
     unknown = [p for p in platforms if p not in enabled]
     if unknown:
         names = ", ".join(one_line(p, 40) for p in unknown)
-        close = difflib.get_close_matches(unknown[0].lower(), enabled, 1)
-        hint = (
-            f"Did you mean {close[0]}?"
-            if close
-            else "To use one that is off, set enabled = true in its [platforms.NAME] table."
-        )
+        close = [f"Did you mean {p}? " for p in difflib.get_close_matches(unknown[0], enabled, 1)]
         sys.stderr.write(
-            f"gwanjong setup: not an enabled platform: {names}. {hint} "
-            f"Enabled: {', '.join(enabled) or 'none'}.\n"
+            f"gwanjong setup: not an enabled platform: {names}. {''.join(close)}Enabled: "
+            f"{', '.join(enabled) or 'none'} (to turn one on: enabled = true in its "
+            "[platforms.NAME] table).\n"
         )
         return 2
     return anyio.run(_run, config, platforms or enabled, out, ask)
@@ -88,7 +84,8 @@ async def _one(
         caps = await PlatformClient(upstreams, name).capabilities()
         names, profile = allowed_names(name, caps.credentials), caps.profile
     except PlatformError as exc:
-        names, why = None, one_line(str(exc), 200)
+        # its text is the model's advice (status()); a person has doctor
+        names, why = None, f"its server does not answer ({exc.kind}); `gwanjong doctor` shows why"
     if names is None:
         print(f"Cannot ask for {name}'s credentials: {why}.", file=out)
         return False
@@ -132,12 +129,8 @@ async def _one(
         file=out,
         flush=True,
     )
-    after = {
-        "missing": f"Run `gwanjong setup {name}` again and type {', '.join(names)}, or set "
-        "them in the environment.",
-        "unknown": f"{name} did not answer, so they are not checked yet: `gwanjong doctor` "
-        "checks them again.",
-    }.get(row.credentials)
-    if after:
-        print(after, file=out, flush=True)
+    if row.credentials == "missing":
+        print(f"Run `gwanjong setup {name}` again and type {', '.join(names)}.", file=out)
+    elif row.credentials == "unknown":
+        print(f"{name} did not answer: saved, unchecked; `gwanjong doctor` checks.", file=out)
     return row.configured

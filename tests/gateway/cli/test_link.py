@@ -248,7 +248,7 @@ def test_an_entry_already_there_is_updated_and_keeps_the_keys_we_do_not_manage(
     remote = {"mcpServers": {"gwanjong": {"type": "http", "url": "http://127.0.0.1:8765/mcp"}}}
     path.write_text(json.dumps(remote), encoding="utf-8")
     code, _, err = link(home, "cursor", config=str(config))
-    assert code == 1 and '"gwanjong" connects to a URL (url), not a command' in err, err
+    assert code == 1 and '"gwanjong" connects to a URL, not a command' in err, err
     assert "nothing was changed" in err and "gwanjong link --remove" in err
     assert json.loads(path.read_text(encoding="utf-8")) == remote
 

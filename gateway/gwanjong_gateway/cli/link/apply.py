@@ -131,13 +131,10 @@ def plan_add(path: Path, key: str, name: str, entry: dict[str, Any]) -> Plan:
         after = insert(before, servers, name, entry, unit)
         return Plan(path, before, after, Outcome.ADDED, entry)
     current: Any = ours.node.value
-    remote = [
-        k for k in ("url", "serverUrl", "httpUrl") if isinstance(current, dict) and k in current
-    ]
-    if remote:  # merged with our command, the entry would name two servers
-        raise LinkError(
-            f'{path}: "{name}" connects to a URL ({remote[0]}), not a command; nothing was '
-            "changed. To run the command instead, `gwanjong link --remove` it first."
+    if isinstance(current, dict) and {"url", "serverUrl", "httpUrl"} & current.keys():
+        raise LinkError(  # merged with our command, the entry would name two servers
+            f'{path}: "{name}" connects to a URL, not a command; nothing was changed. To run '
+            "the command instead, `gwanjong link --remove` it first."
         )
     wanted: Any = (
         {**cast("dict[str, Any]", current), **entry} if isinstance(current, dict) else entry
@@ -209,8 +206,9 @@ def write(plan: Plan, key: str, name: str) -> Path | None:
         if made is not None:
             made.unlink()
         raise LinkError(
-            f"{path}: cannot be written ({exc.strerror or exc}); nothing was changed. If "
-            "another tool manages it, add the entry there (`gwanjong link --dry-run` shows it)."
+            f"{path}: cannot be written ({exc.strerror or exc}); nothing was changed. Close "
+            "a program that holds it open (Windows locks it), or if another tool manages it, "
+            "add the entry there (`gwanjong link --dry-run` shows it)."
         ) from None
     try:
         _check(path, plan, key, name)
