@@ -1,9 +1,10 @@
 """Each server sends a write once, whatever happens to its answer; its reads are still read
 again where its stack retries them (kit/once.py, docs/develop/contract.md). The sandbox
-applies a write, then loses its answer (a 5xx from "a proxy", or a dropped connection); the
-server's write tool, through its real SDK over HTTP, must send it once and answer an unsure
-kind that says it may have been written. A count=1 fault means any layer that resent the
-request would get it applied a second time: two writes in the log.
+applies a write, then loses its answer (a 5xx from "a proxy", a dropped connection, an answer
+later than the server waits for); the server's write tool, through its real SDK over HTTP,
+must send it once and answer an unsure kind that says it may have been written. A count=1
+fault means any layer that resent the request would get it applied a second time: two writes
+in the log.
 
 The stacks: Dev.to (httpx), Bluesky (atproto on httpx), Mastodon (Mastodon.py over requests,
 max_retries=0), X (tweepy on aiohttp), Reddit (asyncpraw on aiohttp)."""
@@ -35,13 +36,19 @@ WRITE_PATH = {
 @pytest.mark.parametrize("platform", list(WRITE_PATH))
 @pytest.mark.parametrize(
     ("kind", "fields"),
-    [("apply_then_status", {"status": 502}), ("apply_then_drop", {}), ("apply_then_cut", {})],
-    ids=["5xx-after-write", "dropped-after-write", "cut-mid-answer"],
+    [
+        ("apply_then_status", {"status": 502}),
+        ("apply_then_drop", {}),
+        ("apply_then_cut", {}),
+        ("hang_after", {"seconds": 5}),  # written, answered after our 1 s bound
+    ],
+    ids=["5xx-after-write", "dropped-after-write", "cut-mid-answer", "late-after-write"],
 )
 async def test_a_write_whose_answer_is_lost_is_sent_once(
     sandbox: SandboxControl, platform: str, kind: str, fields: dict[str, Any]
 ) -> None:
-    async with Client(SPECS[platform].build(sandbox.url)) as client:
+    spec = SPECS[platform]
+    async with Client(spec.build(sandbox.url, **spec.timeouts(1))) as client:
         sandbox.fault(platform, kind, method="POST", match=WRITE_PATH[platform], count=1, **fields)
         result = await client.call_tool(
             "write_post",
