@@ -18,7 +18,7 @@ from tests.servers.inbox import drain, paths
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
 
-PLATFORMS = ["devto", "bluesky", "twitter", "reddit"]
+PLATFORMS = ["devto", "bluesky", "twitter", "reddit", "mastodon"]
 FLOOD = "Inbox summons #"
 
 
