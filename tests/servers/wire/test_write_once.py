@@ -18,7 +18,7 @@ from fastmcp import Client
 
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract.errors import UNSURE, parse_error
-from tests.mcp import error_of
+from tests.mcp import call, error_of
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]
@@ -161,3 +161,22 @@ async def test_a_write_answered_2xx_without_json_is_unsure(
     error_kind, message, _ = parse_error(text)
     assert error_kind in UNSURE, text
     assert "may have been written" in message, text
+
+
+@pytest.mark.parametrize("platform", ["bluesky", "twitter"])
+async def test_read_back_lag_hides_a_new_write_from_search_and_its_thread(
+    sandbox: SandboxControl, platform: str
+) -> None:
+    """Bluesky's AppView and X's search index show a new post late (the sandbox's ``lag``):
+    the writes still answer posted, and a read-back through search or the thread finds
+    nothing yet, as the real ones can answer (Mastodon's: test_mastodon.py)."""
+    target = sandbox.ids(platform)["summons-me"]
+    text = "Lagging words about cancellation"
+    async with Client(SPECS[platform].build(sandbox.url)) as client:
+        sandbox.fault(platform, kind="lag", seconds=600)
+        reply = await call(client, "write_comment", post_id=target, body=text)
+        post = await call(client, "write_post", title="", body=f"{text}, again")  # X: no twins
+        thread = (await call(client, "get_comments", post_id=target))["comments"]
+        found = (await call(client, "search", query="lagging words", limit=40))["posts"]
+    seen = {c["id"] for c in thread} | {p["id"] for p in found}
+    assert reply["ok"] and post["ok"] and not {reply["id"], post["id"]} & seen, seen
