@@ -140,18 +140,24 @@ async def test_a_reddit_write_answered_408_is_not_resent(sandbox: SandboxControl
 
 
 @pytest.mark.parametrize("platform", list(WRITE_PATH))
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [("<html><body>OK</body></html>", "text/html; charset=utf-8"), ("{}", "application/json")],
+    ids=["html", "json-without-the-write"],
+)
 async def test_a_write_answered_2xx_without_json_is_unsure(
-    sandbox: SandboxControl, platform: str
+    sandbox: SandboxControl, platform: str, body: str, content_type: str
 ) -> None:
-    """The write was applied and answered 200, but the body is not the platform's JSON (a
-    proxy's page): it may have been written, so the answer must not invite a resend."""
+    """The write was applied and answered 200, but the body is not the platform's answer (a
+    proxy's page or JSON): it may have been written, so the answer must not invite a resend
+    (nor say posted, with no id)."""
     async with Client(SPECS[platform].build(sandbox.url)) as client:
         sandbox.fault(
             platform,
             "apply_then_status",
             status=200,
-            body="<html><body>OK</body></html>",
-            content_type="text/html; charset=utf-8",
+            body=body,
+            content_type=content_type,
             method="POST",
             match=WRITE_PATH[platform],
             count=1,
