@@ -160,7 +160,9 @@ async def _walk(
             and page.oldest is not None
             and page.oldest[0] < cursor.seen[0]
         )
-        if reached or page.oldest is None or page.next is None or page.next == joins:
+        # An empty page that names a next one is not the end (Bluesky drops muted accounts'
+        # notifications after paging): only the platform's cursor says the feed ended.
+        if reached or page.next is None or page.next == joins:
             return back
         if page.next in asked:
             log.warning("the platform repeated a page cursor; stopping the read there")
