@@ -20,6 +20,7 @@ from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract.errors import UNSURE, parse_error
 from tests.mcp import call, error_of
 from tests.platforms import SPECS
+from tests.specs.twitter import READERS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]
 
@@ -169,16 +170,20 @@ async def test_a_write_answered_2xx_without_json_is_unsure(
     assert "may have been written" in message, text
 
 
-@pytest.mark.parametrize("platform", ["bluesky", "twitter"])
+@pytest.mark.parametrize(
+    ("platform", "env"),
+    [("bluesky", {}), ("twitter", {}), ("twitter", READERS["twikit-first"])],
+    ids=["bluesky", "twitter", "twitter-web"],
+)
 async def test_read_back_lag_hides_a_new_write_from_search_and_its_thread(
-    sandbox: SandboxControl, platform: str
+    sandbox: SandboxControl, platform: str, env: dict[str, str]
 ) -> None:
     """Bluesky's AppView and X's search index show a new post late (the sandbox's ``lag``):
     the writes still answer posted, and a read-back through search or the thread finds
     nothing yet, as the real ones can answer (Mastodon's: test_mastodon.py)."""
     target = sandbox.ids(platform)["summons-me"]
     text = "Lagging words about cancellation"
-    async with Client(SPECS[platform].build(sandbox.url)) as client:
+    async with Client(SPECS[platform].build(sandbox.url, **env)) as client:
         sandbox.fault(platform, kind="lag", seconds=600)
         reply = await call(client, "write_comment", post_id=target, body=text)
         post = await call(client, "write_post", title="", body=f"{text}, again")  # X: no twins
