@@ -129,7 +129,15 @@ async def read_back(
     ``since_id``): its pages end where the cursor is."""
     if cursor.resume is None:
         return await _walk(fetch, cursor, None, None, stop_at_seen, max_pages)
-    back = await _walk(fetch, cursor, cursor.resume, None, stop_at_seen, max_pages)
+    try:
+        back = await _walk(fetch, cursor, cursor.resume, None, stop_at_seen, max_pages)
+    except errors.PlatformError as refused:
+        if refused.kind is not errors.ErrorKind.INVALID_INPUT:
+            raise
+        # The platform no longer takes its page cursor (X's expire): a read from the newest
+        # hands out nothing it would not have, and pages on with a fresh one.
+        log.warning("the platform refused its own page cursor; reading from the newest")
+        return await _walk(fetch, cursor, None, None, stop_at_seen, max_pages)
     if back.resume is None and not back.found:
         # Nothing unseen below the resume point: the unseen items are all above it, so a
         # read from the newest that gets down to that point joins up with the cursor.
