@@ -81,8 +81,9 @@ class SandboxState:
         write = Write(next(self._ids), platform, action, target, data, now)
         self.writes.append(write)
         lag = self.lag_s(platform)
-        if lag and data.get("id") is not None:
-            self.hidden[(platform, str(data["id"]))] = now + lag
+        object_id = data.get("id", data.get("uri"))  # Bluesky's objects are AT URIs
+        if lag and object_id is not None:
+            self.hidden[(platform, str(object_id))] = now + lag
         return write
 
     def visible(self, platform: str, object_id: str) -> bool:

@@ -81,6 +81,7 @@ class BlueskyReads(BlueskyHttp):
             p
             for p in self.posts.values()
             if p.gone is None
+            and self._indexed(p)
             and not p.violates_gate
             and all(t in p.record["text"].lower() or t in p.record.get("tags", []) for t in terms)
         ]
@@ -104,7 +105,7 @@ class BlueskyReads(BlueskyHttp):
         if not uri or depth is None or height is None:
             return self._error(400, "InvalidRequest", "Invalid uri, depth or parentHeight")
         post = self._find(uri)
-        if post is None or post.gone == "notfound":
+        if post is None or post.gone == "notfound" or not self._indexed(post):
             return self._error(400, "NotFound", f"Post not found: {uri}")
         thread = self._node(post, viewer, depth)
         parent = self._parents(post, viewer, height)
@@ -132,7 +133,9 @@ class BlueskyReads(BlueskyHttp):
         return self._ok(
             {
                 "posts": [
-                    self._post_view(p, viewer) for p in found if p is not None and p.gone is None
+                    self._post_view(p, viewer)
+                    for p in found
+                    if p is not None and p.gone is None and self._indexed(p)
                 ]
             }
         )

@@ -64,6 +64,11 @@ class BlueskyWire(BlueskyState):
         uri = f"at://{did}/app.bsky.feed.threadgate/{root.rsplit('/', 1)[1]}"
         return {"uri": uri, "cid": cid_for(uri + json.dumps(gate)), "record": gate, "lists": []}
 
+    def _indexed(self, post: StoredPost) -> bool:
+        """False while the AppView has not indexed a new post yet (the ``lag`` fault): every
+        AppView read leaves it out; the PDS's writes know it at once."""
+        return self.state.visible("bluesky", post.uri)
+
     def _post_view(self, post: StoredPost, viewer: str | None) -> dict[str, Any]:
         root = post.root or post.uri
         view: dict[str, Any] = {
@@ -108,7 +113,7 @@ class BlueskyWire(BlueskyState):
             node["replies"] = [
                 self._node(self.posts[c], viewer, depth - 1)
                 for c in post.children
-                if not self.posts[c].violates_gate
+                if not self.posts[c].violates_gate and self._indexed(self.posts[c])
             ]
         node["threadContext"] = {}
         return node

@@ -29,6 +29,7 @@ class TwikitReads(TwikitWire):
         offset = int(cursor[len("DAACCgACGd") :], 16) if cursor.startswith("DAACCgACGd") else 0
         try:
             hits = self.world.search(query) if query else []
+            hits = [t for t in hits if self.state.visible("twitter", t.id)]  # the index lags
         except ValueError:
             hits = []
         if v.get("product") == "Top":
@@ -142,7 +143,7 @@ class TwikitReads(TwikitWire):
                 parent = self.world.tweets.get(parent.reply_to) if parent.reply_to else None
             entries += [self._entry(t) for t in reversed(chain)]
             entries.append(self._entry(focal))
-        tops = self._thread_order(focal.id)
+        tops = [t for t in self._thread_order(focal.id) if self.state.visible("twitter", t.id)]
         page = tops[offset : offset + PAGE_MODULES]
         entries += [self._module(t) for t in page]
         if offset + PAGE_MODULES < len(tops):

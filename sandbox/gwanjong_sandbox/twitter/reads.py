@@ -111,7 +111,8 @@ class TwitterReads(TwitterWire):
                 )
             offset = int(match.group(1), 16)
         try:
-            hits = self.world.search(query)
+            hits = self.world.search(query)  # X's index lags new posts (the ``lag`` fault)
+            hits = [t for t in hits if self.state.visible("twitter", t.id)]
         except ValueError as exc:
             return self._stamp(
                 invalid_request(

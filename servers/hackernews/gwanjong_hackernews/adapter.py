@@ -178,9 +178,12 @@ class HackernewsAdapter(PlatformAdapter):
         async def one(i: int, item_id: int) -> None:
             found[i] = await self.item(item_id)
 
-        async with anyio.create_task_group() as group:
-            for i, item_id in enumerate(ids):
-                group.start_soon(one, i, item_id)
+        try:
+            async with anyio.create_task_group() as group:
+                for i, item_id in enumerate(ids):
+                    group.start_soon(one, i, item_id)
+        except* errors.PlatformError as failed:  # the first read's kind (429, timeout), not a group
+            raise failed.exceptions[0] from None
         return found
 
     @staticmethod

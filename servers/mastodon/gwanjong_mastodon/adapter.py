@@ -35,6 +35,7 @@ from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.contract.text import measure
 from gwanjong_shared.kit.adapter import PlatformAdapter
+from gwanjong_shared.kit.once import unfinished_write
 from gwanjong_shared.kit.ratelimit import Clock, Limiter, Sleep, TokenBucket
 from gwanjong_shared.kit.target_cache import TargetCache
 
@@ -404,7 +405,9 @@ class MastodonAdapter(PlatformAdapter):
 
     # -- writes -----------------------------------------------------------------------
 
-    def _result(self, action: Any, status: dict[str, Any]) -> PostResult:
+    def _result(self, action: Any, status: dict[str, Any], what: str) -> PostResult:
+        if not status.get("id"):  # a 2xx that is no status (a proxy's JSON): it may have landed
+            raise unfinished_write(self.label, what, "an answer without a status", timed_out=False)
         return PostResult(
             ok=True,
             platform=self.platform,
@@ -436,7 +439,7 @@ class MastodonAdapter(PlatformAdapter):
             what="posting",
             write=True,
         )
-        return self._result("write_post", dict(status))
+        return self._result("write_post", dict(status), "posting")
 
     async def write_comment(self, post_id: str, body: str, parent_id: str | None) -> PostResult:
         target = (parent_id or post_id).strip()
@@ -456,10 +459,10 @@ class MastodonAdapter(PlatformAdapter):
             write=True,
         )
         self.targets.forget(target)  # its replies count changed
-        return self._result("write_comment", dict(status))
+        return self._result("write_comment", dict(status), "replying")
 
     async def upvote(self, post_id: str) -> PostResult:
         await self._refuse_unless_auto("upvote", post_id)
         status = await self.call("status_favourite", post_id, what="favouriting", write=True)
         self.targets.forget(post_id)
-        return self._result("upvote", dict(status))
+        return self._result("upvote", dict(status), "favouriting")

@@ -10,6 +10,7 @@ repeated. A mention that answers one of our statuses is tagged ``reply``.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from gwanjong_mastodon.statuses import iso, post_of
@@ -31,6 +32,9 @@ if TYPE_CHECKING:
 
 PAGE = 40  # Mastodon's maximum for notifications
 EXAMPLE = "2026-11-27T09:00:00.000000Z,113024"
+#: a notification's id: a number on Mastodon, a ULID on GoToSocial (both sort as text when
+#: padded to one width, and the time comes first anyway)
+_ID = re.compile(r"[A-Za-z0-9]{1,40}")
 
 
 def parse_key(text: str) -> Key | None:
@@ -41,7 +45,7 @@ def parse_key(text: str) -> Key | None:
         return None
     if not comma:
         return (key, LAST)
-    return (key, nid.zfill(20)) if nid.isascii() and nid.isdigit() and len(nid) <= 20 else None
+    return (key, nid.zfill(40)) if _ID.fullmatch(nid) else None
 
 
 def _key_text(key: Key) -> str:
@@ -65,9 +69,9 @@ async def fetch_mentions(adapter: MastodonAdapter, since: str | None, limit: int
         keys: list[Key] = []
         for note in found or []:
             created = iso(note.get("created_at"))
-            if not created or not str(note.get("id") or "").isdigit():
+            if not created or not _ID.fullmatch(str(note.get("id") or "")):
                 continue
-            key = (iso_key(created), str(note["id"]).zfill(20))
+            key = (iso_key(created), str(note["id"]).zfill(40))
             keys.append(key)
             status: dict[str, Any] | None = note.get("status")
             if note.get("type") != "mention" or not status:

@@ -129,7 +129,15 @@ async def read_back(
     ``since_id``): its pages end where the cursor is."""
     if cursor.resume is None:
         return await _walk(fetch, cursor, None, None, stop_at_seen, max_pages)
-    back = await _walk(fetch, cursor, cursor.resume, None, stop_at_seen, max_pages)
+    try:
+        back = await _walk(fetch, cursor, cursor.resume, None, stop_at_seen, max_pages)
+    except errors.PlatformError as refused:
+        if refused.kind is not errors.ErrorKind.INVALID_INPUT:
+            raise
+        # The platform no longer takes its page cursor (X's expire): a read from the newest
+        # hands out nothing it would not have, and pages on with a fresh one.
+        log.warning("the platform refused its own page cursor; reading from the newest")
+        return await _walk(fetch, cursor, None, None, stop_at_seen, max_pages)
     if back.resume is None and not back.found:
         # Nothing unseen below the resume point: the unseen items are all above it, so a
         # read from the newest that gets down to that point joins up with the cursor.
@@ -160,7 +168,9 @@ async def _walk(
             and page.oldest is not None
             and page.oldest[0] < cursor.seen[0]
         )
-        if reached or page.oldest is None or page.next is None or page.next == joins:
+        # An empty page that names a next one is not the end (Bluesky drops muted accounts'
+        # notifications after paging): only the platform's cursor says the feed ended.
+        if reached or page.next is None or page.next == joins:
             return back
         if page.next in asked:
             log.warning("the platform repeated a page cursor; stopping the read there")

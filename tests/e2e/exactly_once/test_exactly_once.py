@@ -168,25 +168,36 @@ async def test_gateway_killed_after_sending_restarted_and_retried(
     assert len(sandbox.writes("devto")) == 1
 
 
-async def test_read_back_lag(sandbox: SandboxControl, tmp_path: Path) -> None:
-    needs("reddit")
-    short = server_timeout(sandbox, "reddit", 2)  # the late answer outlasts it
-    cfg = live_config(tmp_path, sandbox, ["reddit"], tables=SAFETY, others=short)
+@pytest.mark.parametrize(
+    ("platform", "action", "match"),
+    [
+        ("reddit", "comment", "/api/comment"),
+        ("bluesky", "post", "createRecord"),  # the AppView lags the PDS
+        ("twitter", "post", "/2/tweets"),  # X's search index lags
+        ("mastodon", "post", "/api/v1/statuses"),
+    ],
+)
+async def test_read_back_lag(
+    sandbox: SandboxControl, tmp_path: Path, platform: str, action: str, match: str
+) -> None:
+    needs(platform)
+    short = server_timeout(sandbox, platform, 2)  # the late answer outlasts it
+    cfg = live_config(tmp_path, sandbox, [platform], tables=SAFETY, others=short)
     text = "Structured concurrency made our shutdown path boring, in a good way."
     async with Client(gateway(cfg), timeout=90) as client:
-        oid = await scout_draft(client, "reddit", "rust async cancellation", "Rust async")
+        oid = await scout_draft(client, platform, "rust async cancellation", "Rust async")
         # Applied at once, answered too late, and invisible to reads for 5 s.
-        sandbox.fault("reddit", kind="lag", seconds=5)
-        sandbox.fault("reddit", kind="hang_after", seconds=4, match="/api/comment")
-        first = await strike(client, oid, "comment", text)
+        sandbox.fault(platform, kind="lag", seconds=5)
+        sandbox.fault(platform, kind="hang_after", seconds=4, match=match, method="POST")
+        first = await strike(client, oid, action, text)
         assert first["error"].startswith("timeout"), first
         may_be_written(first)
-        assert len(sandbox.writes("reddit")) == 1
-        retry = await strike(client, oid, "comment", text)
+        assert len(sandbox.writes(platform)) == 1
+        retry = await strike(client, oid, action, text)
         assert retry["status"] == "duplicate", retry
         may_be_written(retry)
-        await settled_as_posted(client, oid, "comment", text)
-    assert len(sandbox.writes("reddit")) == 1
+        await settled_as_posted(client, oid, action, text)
+    assert len(sandbox.writes(platform)) == 1
 
 
 async def test_same_post_text_from_two_opportunities(

@@ -6,6 +6,7 @@ guideline, by the server and through the gateway, with nothing sent and nothing 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastmcp import Client
@@ -79,6 +80,27 @@ async def test_an_id_of_other_digits_is_invalid_input(
 
 
 # -- the comment tree ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tool", "fault", "kind"),
+    [
+        ("trending", {"status": 429}, "rate_limited"),
+        ("get_comments", {"status": 502, "body": "<html>Bad Gateway</html>"}, "unavailable"),
+        ("mentions", {"kind": "hang", "seconds": 3}, "timeout"),
+    ],
+)
+async def test_a_failed_item_read_keeps_its_kind(
+    sandbox: SandboxControl, tool: str, fault: dict[str, Any], kind: str
+) -> None:
+    """Items are read many at once: one refused or late read fails the call with its own
+    kind, not as an ExceptionGroup to 'try again' at once."""
+    ids = sandbox.ids("hackernews")
+    args = {"get_comments": {"post_id": ids["deleted-comments"]}}.get(tool, {})
+    async with Client(SPEC.build(sandbox.url, HACKERNEWS_TIMEOUT_S="1")) as client:
+        sandbox.fault("hackernews", match=f"/v0/item/{ids['del-1'] if args else ''}", **fault)
+        text = await error_of(client, tool, **args)
+    assert text.startswith(kind) and "Group" not in text, text
 
 
 async def test_tree_skips_dead_deleted_and_missing_replies(sandbox: SandboxControl) -> None:

@@ -97,6 +97,31 @@ async def test_a_remote_status_links_where_its_server_is(sandbox: SandboxControl
     assert reply["url"] == f"https://{other}/@{ann}/{ids['remote-reply']}", reply
 
 
+async def test_an_inbox_of_ulids_is_listed(sandbox: SandboxControl) -> None:
+    """GoToSocial serves Mastodon's API with ULIDs for ids, notifications too: each is
+    listed once, and the cursor handed out reads back (they were all skipped, in silence)."""
+    recorded = json.loads(
+        (Path(__file__).parent / "payloads/notifications_mention.json").read_text()
+    )
+    mention = recorded["body"][0]
+    ulid = "01JE8Z3K5QW9GQ4T7N2M6XR1BC"
+    page = [mention | {"id": ulid, "status": mention["status"] | {"id": "01JE8Z3K5Q"}}]
+    async with Client(SPEC.build(sandbox.url)) as client:
+        await call(client, "capabilities")
+        for _ in range(2):
+            sandbox.fault(
+                "mastodon",
+                status=200,
+                match="/api/v1/notifications",
+                body=json.dumps(page),
+                content_type="application/json",
+            )
+        first = await call(client, "mentions")
+        again = await call(client, "mentions", since=first["next_since"])
+    assert [p["id"] for p in first["posts"]] == ["01JE8Z3K5Q"], first
+    assert again["posts"] == [] and not again["more"], again
+
+
 # -- rules as correctness ----------------------------------------------------------------------
 
 

@@ -1,6 +1,7 @@
 """The platform's remaining budget in each tool result's `_meta`: read by the real SDKs from
-the sandbox's rate headers (X `x-rate-limit-*`, Reddit `x-ratelimit-*`), attached by the
-server kit, absent when the platform said nothing (Dev.to sends no window on success)."""
+the sandbox's rate headers (X `x-rate-limit-*`, Reddit `x-ratelimit-*`, Mastodon
+`X-RateLimit-*` with an ISO 8601 reset), attached by the server kit, absent when the platform
+said nothing (Dev.to sends no window on success)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ def reset_epoch(window: RateWindow) -> float:
 WINDOWS = [
     ("twitter", "search", 450, 900),  # GET /2/tweets/search/recent: 450 per 15 min, as on X
     ("reddit", "get_post", 1000, 600),  # the account's budget: used + remaining, 10 minutes
+    ("mastodon", "get_post", 300, 300),  # per account, 5 minutes, its reset an ISO 8601 time
 ]
 
 

@@ -1,9 +1,10 @@
 """Each server sends a write once, whatever happens to its answer; its reads are still read
 again where its stack retries them (kit/once.py, docs/develop/contract.md). The sandbox
-applies a write, then loses its answer (a 5xx from "a proxy", or a dropped connection); the
-server's write tool, through its real SDK over HTTP, must send it once and answer an unsure
-kind that says it may have been written. A count=1 fault means any layer that resent the
-request would get it applied a second time: two writes in the log.
+applies a write, then loses its answer (a 5xx from "a proxy", a dropped connection, an answer
+later than the server waits for); the server's write tool, through its real SDK over HTTP,
+must send it once and answer an unsure kind that says it may have been written. A count=1
+fault means any layer that resent the request would get it applied a second time: two writes
+in the log.
 
 The stacks: Dev.to (httpx), Bluesky (atproto on httpx), Mastodon (Mastodon.py over requests,
 max_retries=0), X (tweepy on aiohttp), Reddit (asyncpraw on aiohttp)."""
@@ -17,8 +18,9 @@ from fastmcp import Client
 
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract.errors import UNSURE, parse_error
-from tests.mcp import error_of
+from tests.mcp import call, error_of
 from tests.platforms import SPECS
+from tests.specs.twitter import READERS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]
 
@@ -35,13 +37,19 @@ WRITE_PATH = {
 @pytest.mark.parametrize("platform", list(WRITE_PATH))
 @pytest.mark.parametrize(
     ("kind", "fields"),
-    [("apply_then_status", {"status": 502}), ("apply_then_drop", {}), ("apply_then_cut", {})],
-    ids=["5xx-after-write", "dropped-after-write", "cut-mid-answer"],
+    [
+        ("apply_then_status", {"status": 502}),
+        ("apply_then_drop", {}),
+        ("apply_then_cut", {}),
+        ("hang_after", {"seconds": 5}),  # written, answered after our 1 s bound
+    ],
+    ids=["5xx-after-write", "dropped-after-write", "cut-mid-answer", "late-after-write"],
 )
 async def test_a_write_whose_answer_is_lost_is_sent_once(
     sandbox: SandboxControl, platform: str, kind: str, fields: dict[str, Any]
 ) -> None:
-    async with Client(SPECS[platform].build(sandbox.url)) as client:
+    spec = SPECS[platform]
+    async with Client(spec.build(sandbox.url, **spec.timeouts(1))) as client:
         sandbox.fault(platform, kind, method="POST", match=WRITE_PATH[platform], count=1, **fields)
         result = await client.call_tool(
             "write_post",
@@ -133,18 +141,24 @@ async def test_a_reddit_write_answered_408_is_not_resent(sandbox: SandboxControl
 
 
 @pytest.mark.parametrize("platform", list(WRITE_PATH))
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [("<html><body>OK</body></html>", "text/html; charset=utf-8"), ("{}", "application/json")],
+    ids=["html", "json-without-the-write"],
+)
 async def test_a_write_answered_2xx_without_json_is_unsure(
-    sandbox: SandboxControl, platform: str
+    sandbox: SandboxControl, platform: str, body: str, content_type: str
 ) -> None:
-    """The write was applied and answered 200, but the body is not the platform's JSON (a
-    proxy's page): it may have been written, so the answer must not invite a resend."""
+    """The write was applied and answered 200, but the body is not the platform's answer (a
+    proxy's page or JSON): it may have been written, so the answer must not invite a resend
+    (nor say posted, with no id)."""
     async with Client(SPECS[platform].build(sandbox.url)) as client:
         sandbox.fault(
             platform,
             "apply_then_status",
             status=200,
-            body="<html><body>OK</body></html>",
-            content_type="text/html; charset=utf-8",
+            body=body,
+            content_type=content_type,
             method="POST",
             match=WRITE_PATH[platform],
             count=1,
@@ -154,3 +168,26 @@ async def test_a_write_answered_2xx_without_json_is_unsure(
     error_kind, message, _ = parse_error(text)
     assert error_kind in UNSURE, text
     assert "may have been written" in message, text
+
+
+@pytest.mark.parametrize(
+    ("platform", "env"),
+    [("bluesky", {}), ("twitter", {}), ("twitter", READERS["twikit-first"])],
+    ids=["bluesky", "twitter", "twitter-web"],
+)
+async def test_read_back_lag_hides_a_new_write_from_search_and_its_thread(
+    sandbox: SandboxControl, platform: str, env: dict[str, str]
+) -> None:
+    """Bluesky's AppView and X's search index show a new post late (the sandbox's ``lag``):
+    the writes still answer posted, and a read-back through search or the thread finds
+    nothing yet, as the real ones can answer (Mastodon's: test_mastodon.py)."""
+    target = sandbox.ids(platform)["summons-me"]
+    text = "Lagging words about cancellation"
+    async with Client(SPECS[platform].build(sandbox.url, **env)) as client:
+        sandbox.fault(platform, kind="lag", seconds=600)
+        reply = await call(client, "write_comment", post_id=target, body=text)
+        post = await call(client, "write_post", title="", body=f"{text}, again")  # X: no twins
+        thread = (await call(client, "get_comments", post_id=target))["comments"]
+        found = (await call(client, "search", query="lagging words", limit=40))["posts"]
+    seen = {c["id"] for c in thread} | {p["id"] for p in found}
+    assert reply["ok"] and post["ok"] and not {reply["id"], post["id"]} & seen, seen
