@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 import anyio
 from fastmcp import FastMCP
 
-from gwanjong_shared.contract import Capabilities
+from gwanjong_shared.contract import Capabilities, errors
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
 from gwanjong_shared.kit.server import build_platform_server
@@ -61,6 +61,16 @@ class _Raising(_Faulty):
         raise RuntimeError("the adapter blew up")
 
 
+class _Leaking(_Faulty):
+    """A careless server whose error quotes the request, its key in the query."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+    async def _fail(self) -> Any:
+        raise errors.unavailable(f"GET https://api.example/v1?key={self.key} failed")
+
+
 class _Sleeping(_Faulty):
     async def _fail(self) -> Any:
         await anyio.sleep_forever()
@@ -73,6 +83,10 @@ class _BadStart(_Faulty):
 
 def raising(env: Mapping[str, str]) -> FastMCP[Any]:
     return build_platform_server(_Raising())
+
+
+def leaking(env: Mapping[str, str]) -> FastMCP[Any]:
+    return build_platform_server(_Leaking(env["LEAKING_KEY"]))
 
 
 def sleeping(env: Mapping[str, str]) -> FastMCP[Any]:

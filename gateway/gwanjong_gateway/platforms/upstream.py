@@ -293,6 +293,8 @@ class Upstream:
             )
         self.breaker.succeeded()  # the process answered, whatever the platform said
         outcome = Outcome.answered(result)
+        if not outcome.ok:  # a server's error may quote its credentials (a URL with its key)
+            outcome.message = childlog.masked(outcome.message, self._secret_values())
         # Capabilities say more (configured, reachable): platform_client observes those.
         if not outcome.ok or tool != "capabilities":
             self.platform_health.observe(outcome.kind, outcome.message, outcome.retry_after)

@@ -42,8 +42,8 @@ def platform_env(
     others: tuple[str, ...] = (),
 ) -> dict[str, str]:
     """Only this platform's variables: its prefix from the environment and the saved
-    `.env` (not those of ``others`` whose name extends it: a name_work's are not
-    a name's), the proxy and CA variables, then the `env` table of gateway.toml (with
+    `.env` (not those of ``others`` whose name extends it: site_work's are not site's),
+    the proxy and CA variables, then the `env` table of gateway.toml (with
     `${VAR}` expanded)."""
     prefix = f"{name.upper()}_"
     theirs = tuple(p for o in others if (p := f"{o.upper()}_") != prefix and p.startswith(prefix))

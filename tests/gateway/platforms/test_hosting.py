@@ -26,6 +26,7 @@ FAULTY = {
     "sleeping": "sleeping",
     "badstart": "bad_start",
     "badbuild": "bad_build",
+    "leaking": "leaking",
 }
 
 
@@ -63,6 +64,7 @@ async def test_bundled_platforms_start_in_process_on_first_use_and_a_failing_one
 ) -> None:
     text = config_text(tmp_path, ["devto", *FAULTY], settings={"call_timeout_s": 5})
     environ = {**SPECS["devto"].env(sandbox.url), "BADBUILD_TOKEN": "s3cr3t-" + "x" * 150}
+    environ["LEAKING_KEY"] = "s3cr3t-key"
     gateway = build_gateway(parse(text), environ=environ)
     async with Client(gateway, timeout=120) as client:
         status = await call(client, "status")
@@ -71,7 +73,7 @@ async def test_bundled_platforms_start_in_process_on_first_use_and_a_failing_one
         assert {o["platform"] for o in scouted["opportunities"]} == {"devto"}
         errors: dict[str, Any] = scouted["errors"]
         assert set(errors) == set(FAULTY)
-        for name in ("raising", "badstart", "badbuild"):
+        for name in ("raising", "badstart", "badbuild", "leaking"):
             assert "unavailable" in errors[name], errors[name]
         assert "timeout" in errors["sleeping"] or "no answer" in errors["sleeping"]
         # the reason, not a traceback, and never the platform's secret it quoted
