@@ -86,6 +86,7 @@ async def test_every_surface_shows_title_tags_account_and_links(
     assert f"  link: {LINK} {ASCII}\n  link: {AT} {HOST}\n  link: {BARE} {ASCII}" in shown
     assert "--title T] [--tags a,b]" in shown  # how to edit them
     listed = "\n".join(view.table([view.approval_item(approval, now)], now, False))
+    assert f"@ {WHERE} devto\n" in listed  # not the post it was drafted from
     assert "| title: Cancellation notes" in listed and "| tags: python, async" in listed
     data = view.approval_item(approval, now).data
     assert data["title"] == "Cancellation notes" and data["tags"] == list(TAGS)
