@@ -97,6 +97,9 @@ async def disclosure(deps: Deps, a: Attempt) -> Step:
                 f"Could not ask {a.platform} for its rules (capabilities), so its disclosure "
                 "footer is unknown; nothing was written. Check status() and try again."
             )
+    if a.action is StrikeAction.POST and a.title and profiles.untitled(a.platform):
+        # sent as the text's first paragraph by its server: shown there, in the exact text
+        a.text, a.title = f"{a.title}\n\n{a.text}", ""
     footer = policy.disclosure_for(deps.config, a.platform, profiles)
     a.footer = bool(footer)
     a.final = policy.with_disclosure(a.text, footer) if a.action.has_text else ""

@@ -221,3 +221,20 @@ async def test_a_write_the_platform_would_make_as_another_account_or_elsewhere_i
     assert got["status"] == "refused" and said in got["reason"], got
     assert sent(fake, "write_post") == [] and fake.writes == []
     assert only(desks).status is ApprovalStatus.REFUSED
+
+
+async def test_a_title_where_posts_have_none_is_shown_as_the_first_paragraph(
+    desks: Desks, fake: FakePlatform
+) -> None:
+    # X, Bluesky and Mastodon posts have no title: their servers send it as the text's
+    # first paragraph, so every surface shows it there, in "this exact text"
+    untitled = {k: v for k, v in fake.profile.limits.items() if k != "title"}
+    fake.profile = replace(fake.profile, limits=untitled)
+    approval_id = await post_waiting(desks.desk(), fake)
+    write = only(desks).write
+    assert (write.title, write.text) == ("", f"Cancellation notes\n\nWhat we learned.{FOOTER}")
+    with pytest.raises(PlatformError, match="posts have no title: edit the text"):
+        await desks.desk().decide(approval_id, "approve", Channel.TERMINAL, edit=Edit(title="T"))
+    got = wire(await desks.desk().decide(approval_id, "approve", Channel.TERMINAL))
+    assert got["status"] == "posted", got
+    assert sent(fake, "write_post") == [write.arguments()]
