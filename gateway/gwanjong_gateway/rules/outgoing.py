@@ -28,7 +28,7 @@ _TOOLS: dict[str, Action] = {"comment": "write_comment", "post": "write_post", "
 #: https://<it> when its last label (group 1) is a top-level domain (README.md, docs.rs/x)
 _LINK = re.compile(
     r"(?:https?:|(?<![\w:/]))//[^\s<>()\[\]\"'`]+"
-    r"|(?<![\w@./-])(?:[^\W_][\w-]*\.)+([^\W\d_]{2,})(?![\w@-])(?:[/?#:][^\s<>()\[\]\"'`]*)?",
+    r"|(?<![\w@./-])(?:[^\W_][\w-]*+\.(?=[^\W_]))++([^\W\d_]{2,})(?![\w@-])(?:[/?#:][^\s<>()\[\]\"'`]*)?",
     re.I,
 )
 
