@@ -37,9 +37,12 @@ async def test_capabilities_shape_and_rules(client: Client[Any], spec: PlatformS
         "credentials",
         "profile",
         "destination",
+        "sent_with",
     }
     # only a platform whose new posts go somewhere beyond the account names where
     assert bool(caps["destination"]) == (spec.name == "reddit"), caps["destination"]
+    # only one that sends more than the text names what (Bluesky: with BLUESKY_LANGS set)
+    assert bool(caps["sent_with"]) == (spec.name == "devto"), caps["sent_with"]
     # The platform describes itself: the gateway holds no guide, footer or setup text.
     profile = Profile.model_validate(caps["profile"])
     assert profile.label and profile.writing_guide and profile.setup.steps

@@ -454,6 +454,7 @@ class FakeAdapter(PlatformAdapter):
             platform=profile.name,
             configured=self.is_configured(),
             destination=profile.destination,
+            sent_with=profile.sent_with,
             actions=dict(profile.rules),
             limits=dict(profile.limits),
             tags=profile.tag_rules,

@@ -38,6 +38,8 @@ class Profile:
     me: str = "gwanjong_bot"
     #: where a new post goes beyond the account, as `capabilities` says ("" = nowhere)
     destination: str = ""
+    #: what else a write with text sends, as `capabilities` says
+    sent_with: dict[str, str] = field(default_factory=dict)
     #: whether the optional `mentions` tool is served
     has_mentions: bool = True
     tags: tuple[str, ...] = field(default=())

@@ -110,6 +110,7 @@ def card_view(approval: Approval, token: str) -> dict[str, Any]:
             "title_warning": title.warning(),
             "tags": [show(t, fold=False).text for t in write.tags] if post else None,
             "as": f"{line(write.account, 100) or 'our account'}, {write.visibility}",
+            "also": [line(a, 400) for a in write.also()],
             "links": [link(u) for u in write.links],
             "text": text.text,
             "warning": text.warning(),

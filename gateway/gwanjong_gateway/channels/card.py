@@ -24,6 +24,7 @@ button{font-size:1em;margin:.6em .6em 0 0}[hidden]{display:none}
     <dt>What</dt><dd id="where"></dd>
     <dt>Target</dt><dd><span id="target"></span> <button id="open" type="button" hidden>Open</button></dd>
     <dt>Sent as</dt><dd id="as"></dd>
+    <dt id="also-label" hidden>Also sent</dt><dd id="also" class="text" hidden></dd>
     <dt id="links-label" hidden>Links</dt><dd id="links" class="text" hidden></dd>
     <dt id="title-label" hidden>Title</dt><dd id="title" class="text" hidden></dd>
     <dt id="tags-label" hidden>Tags</dt><dd id="tags" hidden></dd>
@@ -92,9 +93,10 @@ button{font-size:1em;margin:.6em .6em 0 0}[hidden]{display:none}
     $("open").onclick = function () { request("ui/open-link", { url: link }).catch(function () {}); };
     if (card.title) { $("title").textContent = shown.title || ""; $("title").hidden = false; $("title-label").hidden = false; }
     $("as").textContent = shown.as || "";
-    if (shown.links && shown.links.length) {  // where each link in the text leads
-      $("links").textContent = shown.links.join("\n"); $("links").hidden = false; $("links-label").hidden = false;
-    }
+    ["also", "links"].forEach(function (row) {  // what else is sent; where each link leads
+      if (!(shown[row] && shown[row].length)) return;
+      $(row).textContent = shown[row].join("\n"); $(row).hidden = false; $(row + "-label").hidden = false;
+    });
     if (shown.tags) {  // a new post's: every tag, drawn by the server's renderer
       $("tags").textContent = shown.tags.length ? shown.tags.join(", ") : "(none)";
       $("tags").hidden = false; $("tags-label").hidden = false;

@@ -194,7 +194,8 @@ class Approval:
             "status": str(self.status_at(now)),
             "platform": self.platform,
             "action": self.action,
-            "target": self.target_url or self.target,
+            # a new post's is where it goes, not the post it was drafted from
+            "target": self.where() if self.action == "post" else self.target_url or self.target,
             "by": self.principal,
             "created_at": iso(self.created_at),
             "expires_at": iso(self.expires_at),

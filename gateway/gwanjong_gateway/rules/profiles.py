@@ -51,6 +51,17 @@ class Profiles:
         caps = self._caps.get(platform)
         return caps.destination if caps is not None else ""
 
+    def sent_with(self, platform: str) -> dict[str, str]:
+        """What else a write with text sends there, as it last said."""
+        caps = self._caps.get(platform)
+        return caps.sent_with if caps is not None else {}
+
+    def untitled(self, platform: str) -> bool:
+        """Its posts have no title, as it said (no title limit): its server sends a title
+        as the text's first paragraph."""
+        caps = self._caps.get(platform)
+        return caps is not None and "title" not in caps.limits
+
     def answered(self, platform: str) -> bool:
         """Whether this platform has answered capabilities (with or without a profile)."""
         return platform in self._caps

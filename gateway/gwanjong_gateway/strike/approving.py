@@ -182,6 +182,12 @@ class Approving:
             )
         if edit.title is not None and edit.title.strip() != approval.title:
             changes["title"] = edit.title.strip()
+            if self.profiles.untitled(approval.platform):
+                raise PlatformError(
+                    ErrorKind.INVALID_INPUT,
+                    f"{approval.platform} posts have no title: edit the text (its first "
+                    "paragraph) instead.",
+                )
         if edit.tags is not None and edit.tags != approval.tags:
             changes["tags"] = edit.tags
         if edit.text is None or edit.text.strip() == approval.text:

@@ -124,6 +124,7 @@ class Attempt:
     tags: tuple[str, ...] = ()  # a new post's tags: only a person adds them
     account: str = ""  # whom we write as, as the platform last said
     destination: str = ""  # where a new post goes beyond the account, as the platform said
+    sent_with: dict[str, str] = field(default_factory=dict[str, str])  # what else it sends
     paused: str | None = None  # why writes are paused, read with the sweep; None: not read
     kept: bool = False  # the approval being executed was refused but stays pending
 
@@ -141,6 +142,7 @@ class Attempt:
                 "title": self.title if self.action is StrikeAction.POST else "",
                 "text": self.final if self.action.has_text else "",
                 "tags": self.tags if self.action is StrikeAction.POST else (),
+                "sent_with": self.sent_with if self.action.has_text else {},
             }
         )
 

@@ -97,6 +97,9 @@ async def disclosure(deps: Deps, a: Attempt) -> Step:
                 f"Could not ask {a.platform} for its rules (capabilities), so its disclosure "
                 "footer is unknown; nothing was written. Check status() and try again."
             )
+    if a.action is StrikeAction.POST and a.title and profiles.untitled(a.platform):
+        # sent as the text's first paragraph by its server: shown there, in the exact text
+        a.text, a.title = f"{a.title}\n\n{a.text}", ""
     footer = policy.disclosure_for(deps.config, a.platform, profiles)
     a.footer = bool(footer)
     a.final = policy.with_disclosure(a.text, footer) if a.action.has_text else ""
@@ -105,6 +108,7 @@ async def disclosure(deps: Deps, a: Attempt) -> Step:
     a.key = intent_key(a.platform, a.target, str(a.action), a.final)
     a.account = profiles.account(a.platform)  # part of what a person approves
     a.destination = profiles.destination(a.platform)  # so is where a new post goes
+    a.sent_with = profiles.sent_with(a.platform)  # and what else the write sends
     return PASS
 
 
@@ -174,6 +178,13 @@ async def platform_rules(deps: Deps, a: Attempt) -> Step:
             f"not {a.destination or 'only the account'} as shown: nothing was sent. Strike again "
             "so a person approves where it goes."
         )
+    if check.sent_with != a.outgoing.sent_with:
+        deps.profiles.forget(a.platform)
+        now = "; ".join(f"{k}: {v}" for k, v in check.sent_with.items()) or "nothing more"
+        return Refuse(
+            f"{a.platform} now sends {now} with the text, not what was shown: nothing was "
+            "sent. Strike again so a person approves it."
+        )
     n = check.length
     a.decisions.append(f"validate: allowed={check.allowed} length={n.used}/{n.max} {n.unit}")
     return PASS
@@ -235,6 +246,7 @@ async def approved_text(deps: Deps, a: Attempt) -> Step:
         await deps.sender.learn_rules(a.platform)
         a.account = deps.profiles.account(a.platform)
         a.destination = deps.profiles.destination(a.platform)
+        a.sent_with = deps.profiles.sent_with(a.platform)
         if a.outgoing.matches(a.approval.digest):
             return PASS
         if not a.account:
@@ -246,8 +258,8 @@ async def approved_text(deps: Deps, a: Attempt) -> Step:
             )
     return Refuse(
         f"What would be sent is no longer what was approved in approval {a.approval.id} "
-        "(the disclosure footer, the platform's rules, where a new post goes or the account "
-        "changed since): nothing was sent. Strike again so a person approves the new text."
+        "(the disclosure footer, the platform's rules, where a new post goes, what else a write "
+        "sends or the account changed since): nothing was sent. Strike again so a person approves the new text."
     )
 
 

@@ -73,6 +73,7 @@ def message(approval: Approval) -> str:
     write = approval.write
     head = f"gwanjong asks before it writes in your name: {line(approval.where(), 400)}."
     head += f"\nSent as: {line(write.account, 100) or 'our account'}, {write.visibility}"
+    head += "".join(f"\nAlso sent: {line(a, 400)}" for a in write.also())
     head += "".join(f"\nLink: {link(u)}" for u in write.links)  # where each one leads
     title, body = show(approval.title), show(approval.text)
     tags = [show(t, fold=False) for t in write.tags]

@@ -41,6 +41,8 @@ class Would(Result):
     tool: str
     arguments: Arguments
     target: str | None  # null: a new post
+    destination: str | None = optional("where a new post goes beyond the account (r/<name>)")
+    sent_with: dict[str, str] | None = optional("what else the platform's server sends with it")
 
 
 class Choice(Result):

@@ -66,6 +66,8 @@ def would(sent: Outgoing) -> dict[str, Any]:
         "tool": sent.tool,
         "arguments": args,
         "target": sent.target_url or None,
+        "destination": sent.destination or None,
+        "sent_with": sent.sent_with or None,
     }
 
 

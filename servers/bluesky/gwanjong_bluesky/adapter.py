@@ -29,7 +29,7 @@ from gwanjong_bluesky.rules import (
 from gwanjong_bluesky.session import BlueskyClient
 from gwanjong_bluesky.settings import Settings
 from gwanjong_bluesky.threads import View, read_comments, read_post
-from gwanjong_bluesky.write import TAGS, Writer, compose
+from gwanjong_bluesky.write import TAGS, Writer, compose, fixed_langs
 from gwanjong_shared.contract import ActionRule, Capabilities, MentionList, Validation
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
@@ -145,6 +145,8 @@ class BlueskyAdapter(PlatformAdapter):
             limits=LIMITS,
             tags=TAGS,
             credentials=CREDENTIALS,
+            # BLUESKY_LANGS, shown to the person who approves: a setting, not the text's
+            sent_with={"langs": ", ".join(fixed)} if (fixed := fixed_langs(self.settings)) else {},
         )
 
     # -- writes -------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from gwanjong_bluesky.failures import ACCOUNT_HINT
 from gwanjong_bluesky.posts import authority, dig, post_url
 from gwanjong_bluesky.rules import COMMENT_RULE, GATED_RULE, reply_shut, summons
 from gwanjong_bluesky.session import BlueskyClient
+from gwanjong_bluesky.settings import Settings
 from gwanjong_bluesky.threads import View, missing, target_view, target_views
 from gwanjong_shared.contract import Action, TagRules, errors
 from gwanjong_shared.contract.models import PostResult
@@ -51,17 +52,23 @@ def guess_langs(text: str) -> list[str]:
     return langs[:3] or ["en"]
 
 
+def fixed_langs(settings: Settings) -> list[str]:
+    """BLUESKY_LANGS, as every write carries it (capabilities names it: a person sees it)."""
+    return [lang.strip() for lang in settings.langs.split(",") if lang.strip()][:3]
+
+
 class Writer:
     def __init__(self, client: BlueskyClient, targets: TargetCache[View]) -> None:
         self.client = client
         self.targets = targets
 
     def _langs(self, text: str) -> list[str]:
-        fixed = [lang.strip() for lang in self.client.settings.langs.split(",") if lang.strip()]
-        return fixed[:3] or guess_langs(text)
+        return fixed_langs(self.client.settings) or guess_langs(text)
 
     async def _facets(self, text: str) -> list[models.AppBskyRichtextFacet.Main] | None:
-        """Links, #tags and @mentions at UTF-8 byte offsets; mentions carry the resolved DID."""
+        """Links, #tags and @mentions at UTF-8 byte offsets; mentions carry the resolved DID.
+        All read from the text a person approved, which shows each (and lists its links,
+        bare domains too), so nothing else about them is shown."""
         facets = await self.client.call(
             "finding links and mentions", lambda c: c.detect_facets(text), item="such account"
         )

@@ -286,6 +286,7 @@ class DevtoAdapter(PlatformAdapter):
             limits=LIMITS,
             tags=TAGS,
             credentials=CREDENTIALS,
+            sent_with={"ai_disclosure_level": AI_DISCLOSURE},  # shown to the person who approves
         )
 
     async def account(self) -> str | None:

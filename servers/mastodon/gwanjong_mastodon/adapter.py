@@ -101,8 +101,9 @@ def unshown(status: dict[str, Any]) -> str | None:
 
 
 def compose(title: str, body: str) -> str:
-    """Statuses have no title: a given title becomes the first paragraph of the text."""
-    title, body = title.strip(), body.strip()
+    """Statuses have no title: a given title becomes the first paragraph of the text (the
+    text as approved, to its last character)."""
+    title = title.strip()
     return f"{title}\n\n{body}" if title else body
 
 
@@ -451,10 +452,10 @@ class MastodonAdapter(PlatformAdapter):
             raise errors.invalid_input(stranger)
         status = await self.call(
             "status_post",
-            body.strip(),
+            body,
             in_reply_to_id=target,
             visibility="public",
-            idempotency_key=self.idempotency_key(body.strip(), in_reply_to=target),
+            idempotency_key=self.idempotency_key(body, in_reply_to=target),
             what="replying",
             write=True,
         )

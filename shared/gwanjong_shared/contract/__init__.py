@@ -155,6 +155,10 @@ class Capabilities(_Model):
     #: where a new post goes beyond the account (Reddit: "r/<subreddit>", a server
     #: setting): part of what a person approves. "" = the account's own feed
     destination: str = ""
+    #: what else a write with text sends beyond its title, text and tags, each field as the
+    #: platform receives it or how it is made (Dev.to: ai_disclosure_level): shown to and
+    #: approved by a person
+    sent_with: dict[str, str] = Field(default_factory=dict)
     actions: dict[Action, ActionRule]
     limits: dict[LimitName, Limit]
     #: the tags a new post may carry (None: this platform's posts take no tags)
@@ -184,6 +188,8 @@ class Validation(_Model):
     length: Length
     #: where this new post would go beyond the account, as `capabilities` names it
     destination: str = ""
+    #: what else this write would send, as `capabilities` names it (an upvote: nothing)
+    sent_with: dict[str, str] = Field(default_factory=dict)
 
     def with_problems(self, *problems: str, never: bool = False) -> Validation:
         """This answer with more problems, so not ok (``never``: and nobody may send it)."""

@@ -246,7 +246,9 @@ def link(url: str) -> str:
     after a user part (``https://github.com@evil.example/`` goes to evil.example)."""
     shown = line(url, 2048)
     try:
-        parts = urlsplit(url)
+        parts = urlsplit(
+            url if url.lower().startswith(("http://", "https://", "//")) else f"//{url}"
+        )
         host = parts.hostname or ""
         if host.isascii() and parts.username is None:
             return shown

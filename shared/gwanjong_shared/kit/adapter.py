@@ -174,7 +174,12 @@ class PlatformAdapter(ABC):
         allowed = "auto" if rule.allowed == "summoned" else rule.allowed
         where = caps.destination if action == "write_post" else ""
         return Validation(
-            ok=not problems, allowed=allowed, problems=problems, length=length, destination=where
+            ok=not problems,
+            allowed=allowed,
+            problems=problems,
+            length=length,
+            destination=where,
+            sent_with=caps.sent_with if action != "upvote" else {},
         )
 
     def tag_problems(self, tags: list[str], rules: TagRules | None) -> list[str]:

@@ -46,6 +46,7 @@ async def test_the_sandbox_receives_exactly_the_approved_title_tags_and_text(
         # the person saw the whole write before the question
         assert "Title: Cancellation, in practice" in screen and "Tags: rust, async" in screen
         assert "What cancellation taught us." in screen
+        assert "also sent: ai_disclosure_level: fully_autonomous" in screen
         cmd.type("approve\n")
         assert await cmd.exit_code() == 0, (cmd.screen(), cmd.errors())
     [written] = [w for w in sandbox.writes("devto") if w["action"] == "write_post"]
@@ -56,4 +57,5 @@ async def test_the_sandbox_receives_exactly_the_approved_title_tags_and_text(
     a = approval_row(tmp_path / "state", approval_id)
     assert a.status is ApprovalStatus.APPROVED and a.edited
     assert a.write.arguments() == {k: data[k] for k in ("title", "body", "tags")}
+    assert {k: data[k] for k in a.write.sent_with} == a.write.sent_with  # the rest, as shown
     assert a.digest in screen

@@ -6,6 +6,7 @@ gateway sent them."""
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 from dataclasses import replace
 from typing import Any
@@ -171,6 +172,7 @@ def test_the_canonical_bytes_are_stable_and_cover_every_field() -> None:
     for change in (
         {"account": "other"},
         {"destination": "r/other"},
+        {"sent_with": {"langs": "de"}},
         {"title": "U"},
         {"tags": ("y",)},
         {"tags": ()},
@@ -179,8 +181,12 @@ def test_the_canonical_bytes_are_stable_and_cover_every_field() -> None:
         {"platform": "reddit"},
     ):
         digests.add(write.edited(**change).digest())
-    assert len(digests) == 9  # each field is covered
+    assert len(digests) == 10  # each field is covered
     assert Outgoing.load(write.canonical().decode()) == write
+    # links without a scheme are listed too: a bare domain (a known top-level domain, as
+    # platforms link them), a markdown link's //host; not an e-mail or a module path
+    bare = write.edited(text="See docs.rs/x, [a](//evil.example/b), a@b.com, os.path or README.md.")
+    assert bare.links == ("docs.rs/x", "//evil.example/b", "README.md")
 
 
 @pytest.mark.parametrize(
@@ -193,24 +199,45 @@ def test_the_canonical_bytes_are_stable_and_cover_every_field() -> None:
         ("destination", "r/python", "r/golang", "where a new post goes", True),  # its subreddit
         # a remote server restarted with another subreddit: the gateway's capabilities are old
         ("destination", "r/python", "r/golang", "now posts to r/golang", False),
+        # what else it sends with the text (Bluesky: BLUESKY_LANGS), changed either way
+        ("sent_with", {"langs": "en"}, {"langs": "ko"}, "what else a write sends", True),
+        ("sent_with", {"langs": "en"}, {"langs": "ko"}, "now sends langs: ko", False),
     ],
 )
 async def test_a_write_the_platform_would_make_as_another_account_or_elsewhere_is_not_sent(
     desks: Desks,
     fake: FakePlatform,
     field: str,
-    approved: str,
-    now: str,
+    approved: object,
+    now: object,
     said: str,
     restarted: bool,
 ) -> None:
     fake.profile = replace(fake.profile, **{field: approved})
     desk = desks.desk()
     approval_id = await post_waiting(desk, fake)
-    assert f'"{approved}"' in only(desks).outgoing  # shown to the person, in the digest
+    # shown to the person, in the digest
+    assert json.dumps(approved, separators=(",", ":")) in only(desks).outgoing
     fake.profile = replace(fake.profile, **{field: now})  # changed, the server restarted
     desk = desks.desk() if restarted else desk
     got = wire(await desk.decide(approval_id, "approve", Channel.TERMINAL))
     assert got["status"] == "refused" and said in got["reason"], got
     assert sent(fake, "write_post") == [] and fake.writes == []
     assert only(desks).status is ApprovalStatus.REFUSED
+
+
+async def test_a_title_where_posts_have_none_is_shown_as_the_first_paragraph(
+    desks: Desks, fake: FakePlatform
+) -> None:
+    # X, Bluesky and Mastodon posts have no title: their servers send it as the text's
+    # first paragraph, so every surface shows it there, in "this exact text"
+    untitled = {k: v for k, v in fake.profile.limits.items() if k != "title"}
+    fake.profile = replace(fake.profile, limits=untitled)
+    approval_id = await post_waiting(desks.desk(), fake)
+    write = only(desks).write
+    assert (write.title, write.text) == ("", f"Cancellation notes\n\nWhat we learned.{FOOTER}")
+    with pytest.raises(PlatformError, match="posts have no title: edit the text"):
+        await desks.desk().decide(approval_id, "approve", Channel.TERMINAL, edit=Edit(title="T"))
+    got = wire(await desks.desk().decide(approval_id, "approve", Channel.TERMINAL))
+    assert got["status"] == "posted", got
+    assert sent(fake, "write_post") == [write.arguments()]

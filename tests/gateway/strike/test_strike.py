@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from contextlib import closing
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -50,12 +51,15 @@ async def strike(
 async def test_dry_run_writes_nothing_and_shows_exactly_what(
     forum: FakePlatform, tmp_path: Path
 ) -> None:
+    forum.profile = replace(forum.profile, destination="r/fake", sent_with={"langs": "de"})
     async with Client(fake_gateway(tmp_path, forum, writes="dry-run")) as client:
         oid = await drafted(client)
         result = await strike(client, oid)
         assert result["status"] == "dry_run"
         would = result["would"]
         assert would["platform"] == "devto" and would["tool"] == "write_post"
+        # where it goes and what else the platform's server sends, as every surface says
+        assert (would["destination"], would["sent_with"]) == ("r/fake", {"langs": "de"})
         assert would["arguments"]["title"] == "Cancellation-safe handlers"
         assert would["arguments"]["body"].startswith("Guards around every await.")
         assert "Drafted with an AI assistant (fake forum)" in would["arguments"]["body"]  # footer

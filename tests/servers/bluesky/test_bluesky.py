@@ -466,7 +466,12 @@ async def test_a_did_document_pointing_elsewhere_is_not_followed(sandbox: Sandbo
 async def test_korean_posts_are_tagged_korean(sandbox: SandboxControl) -> None:
     async with Client(SPEC.build(sandbox.url)) as client:
         await call(client, "write_post", title="", body="비동기 프로그래밍 정리 🚀")
-    assert sandbox.writes("bluesky")[0]["data"]["langs"] == ["ko"]
+        assert (await call(client, "capabilities"))["sent_with"] == {}  # read from the text
+    # BLUESKY_LANGS is not in the text: capabilities names it, so a person sees it
+    async with Client(SPEC.build(sandbox.url, BLUESKY_LANGS="de, en")) as client:
+        await call(client, "write_post", title="", body="비동기 프로그래밍 정리, again")
+        assert (await call(client, "capabilities"))["sent_with"] == {"langs": "de, en"}
+    assert [w["data"]["langs"] for w in sandbox.writes("bluesky")] == [["ko"], ["de", "en"]]
 
 
 async def test_notifications_name_the_reason(sandbox: SandboxControl) -> None:

@@ -30,11 +30,13 @@ async def test_tags_as_a_string_and_forem_tag_rules(sandbox: SandboxControl) -> 
     async with Client(SPEC.build(sandbox.url)) as client:
         ok = await call(client, "write_post", title="Tags", body="b", tags="python, packaging")
         assert ok["ok"] is True
+        caps = await call(client, "capabilities")
         bad = await error_of(client, "write_post", title="Tags", body="b", tags=list("abcde"))
         assert bad.startswith("invalid_input: ") and "at most 4 tags" in bad
     [write] = sandbox.writes("devto")
     assert write["data"]["tags"] == ["python", "packaging"]
     assert write["data"]["ai_disclosure_level"] == "fully_autonomous"  # dev.to's llms.txt
+    assert caps["sent_with"] == {"ai_disclosure_level": "fully_autonomous"}  # a person sees it
 
 
 @pytest.mark.parametrize(

@@ -127,11 +127,16 @@ async def test_an_inbox_of_ulids_is_listed(sandbox: SandboxControl) -> None:
 
 async def test_a_post_is_its_title_then_its_text(sandbox: SandboxControl) -> None:
     """What is sent is what was approved: hashtags are written in the text, never added
-    (separate tags are refused: the contract's write_post)."""
+    (separate tags are refused: the contract's write_post); a post's and a reply's text to
+    its last character (a gateway.toml footer may end its line)."""
+    body = "Log to stderr. #mcp\n\n-- a bot\n"
     async with Client(SPEC.build(sandbox.url)) as client:
-        await call(client, "write_post", title="Notes", body="Log to stderr. #mcp", tags=[])
-    (write,) = sandbox.writes("mastodon")
-    assert write["data"]["status"] == "Notes\n\nLog to stderr. #mcp"
+        await call(client, "write_post", title="Notes", body=body, tags=[])
+        await call(
+            client, "write_comment", post_id=sandbox.ids("mastodon")["summons-me"], body=body
+        )
+    (post, reply) = sandbox.writes("mastodon")
+    assert post["data"]["status"] == f"Notes\n\n{body}" and reply["data"]["status"] == body
 
 
 @pytest.mark.parametrize("key", ["private-thread", "huge"], ids=["followers-only", "warning"])

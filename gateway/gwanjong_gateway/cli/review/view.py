@@ -289,6 +289,7 @@ def sent_write(w: Outgoing, said: str = "This exact text will be sent") -> list[
     text (disclosure footer included), each hidden character written out."""
     who = one_line(w.account, 80) if w.account else "our account (not known yet)"
     lines = [f"{said}:", f"  {w.visibility}, as {who} (title, tags and disclosure footer included)"]
+    lines += [f"  also sent: {one_line(a, 400)}" for a in w.also()]
     lines += [f"  link: {link(u)}" for u in w.links]  # where each one in the text leads
     lines += sent_text(w.title, w.text, w.tags if w.action == "post" else None)
     return lines
