@@ -126,6 +126,12 @@ class Engine:
                 raise
             self.db.execute("COMMIT")
 
+    @contextmanager
+    def unsynced(self) -> Generator[None, None, None]:
+        """Within, a commit may return before it is on disk (a SQLite record's `synced`
+        is set aside): for rows no guarantee rests on, which an OS crash may take back."""
+        yield
+
     def migrate(self, steps: Sequence[Sequence[str]], lock: str) -> None:
         """Apply the steps this database lacks, in order, in one transaction (``lock``: the
         PostgreSQL lock every process takes)."""
@@ -261,7 +267,7 @@ class SqliteEngine(Engine):
         """``synced``: each commit on disk before it returns, so an OS crash or power loss
         cannot take back a commit the write journal already counts as recorded."""
         private_file(path)
-        self.path = path
+        self.path, self.synced = path, synced
         db = sqlite3.connect(
             str(path), timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
         )
@@ -274,6 +280,20 @@ class SqliteEngine(Engine):
         except BaseException:
             db.close()
             raise
+
+    @contextmanager
+    def unsynced(self) -> Generator[None, None, None]:
+        # WAL is one file appended in order: the next synced commit's fsync takes these
+        # commits to disk too, and an OS crash before it loses only them, never an earlier one
+        with self.lock:
+            if not self.synced:
+                yield
+                return
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            try:
+                yield
+            finally:
+                self.db.execute("PRAGMA synchronous=FULL")
 
     def _ddl(self, statement: str) -> None:
         # SQLite has no ADD COLUMN IF NOT EXISTS: a file from before the numbered steps
