@@ -98,6 +98,7 @@ class Engine:
     #: appended to a SELECT that is followed by an UPDATE of the same row
     FOR_UPDATE = ""
     postgres = False
+    synced = False  # each commit on disk before it returns (SQLite's `synchronous=FULL`)
 
     def __init__(self, db: Any, busy_timeout_s: float) -> None:
         self.db = db
@@ -128,9 +129,18 @@ class Engine:
 
     @contextmanager
     def unsynced(self) -> Generator[None, None, None]:
-        """Within, a commit may return before it is on disk (a SQLite record's `synced`
-        is set aside): for rows no guarantee rests on, which an OS crash may take back."""
-        yield
+        """Within, a commit may return before it is on disk (a SQLite record's `synced` set
+        aside): for rows no guarantee rests on, which an OS crash may take back. WAL is one
+        file appended in order: the next synced commit's fsync takes them to disk too, and
+        an OS crash before it loses only them, never an earlier commit."""
+        with self.lock:
+            if self.synced:
+                self.db.execute("PRAGMA synchronous=NORMAL")
+            try:
+                yield
+            finally:
+                if self.synced:
+                    self.db.execute("PRAGMA synchronous=FULL")
 
     def migrate(self, steps: Sequence[Sequence[str]], lock: str) -> None:
         """Apply the steps this database lacks, in order, in one transaction (``lock``: the
@@ -280,20 +290,6 @@ class SqliteEngine(Engine):
         except BaseException:
             db.close()
             raise
-
-    @contextmanager
-    def unsynced(self) -> Generator[None, None, None]:
-        # WAL is one file appended in order: the next synced commit's fsync takes these
-        # commits to disk too, and an OS crash before it loses only them, never an earlier one
-        with self.lock:
-            if not self.synced:
-                yield
-                return
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            try:
-                yield
-            finally:
-                self.db.execute("PRAGMA synchronous=FULL")
 
     def _ddl(self, statement: str) -> None:
         # SQLite has no ADD COLUMN IF NOT EXISTS: a file from before the numbered steps
