@@ -103,7 +103,8 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, NoticeRows):
         key = fields["intent_key"]
         # Per caller: one team member's dry run never takes over another's record.
         fields.setdefault("principal", "")
-        with self._transaction(immediate=True, lock=f"dry-run:{key}"):
+        # unsynced: nothing was sent and a dry run holds no target, so an OS crash may lose it
+        with self.engine.unsynced(), self._transaction(immediate=True, lock=f"dry-run:{key}"):
             found = self.engine.value(
                 "SELECT id FROM strikes WHERE intent_key = ? AND status = ? AND principal = ? "
                 "ORDER BY id DESC LIMIT 1" + self.engine.FOR_UPDATE,

@@ -28,7 +28,7 @@ from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
 from tests.gateway import helpers
 from tests.gateway.helpers import config_text
-from tests.gateway.rows import history, strike_row
+from tests.gateway.rows import claim_of, history, strike_row
 from tests.gateway.strike.test_strike import strike
 from tests.mcp import call, until
 
@@ -315,7 +315,21 @@ def test_a_line_torn_by_a_crash_never_swallows_the_next_write(tmp_path: Path) ->
 def test_the_record_is_synced_as_the_journal_is(tmp_path: Path) -> None:
     """The journal's `recorded` line is fsynced, so the record's commit must be on disk too
     (synchronous=FULL, 2): NORMAL under WAL lets an OS crash take back the claim the journal
-    no longer replays."""
+    no longer replays. Only rows no guarantee rests on commit unsynced (a dry run, scout's
+    handles): the claim right after them is synced again."""
     store = StrikeStore(tmp_path / "gwanjong.db")
     assert store.engine.tuples("PRAGMA synchronous") == [(2,)]
+    said: list[str] = []
+    store.engine.db.set_trace_callback(said.append)
+    dry = claim_of("t1").row | {"mode": "dry-run", "status": StrikeStatus.DRY_RUN}
+    store.save_dry_run(**dry)
+    store.add_handles([], now=1.0)
+    store.decide(claim_of("t2"), now=2.0, insert=True)
+    level, committed = "FULL", []
+    for statement in said:
+        level = (
+            statement.removeprefix("PRAGMA synchronous=") if "synchronous=" in statement else level
+        )
+        committed += [level] if statement == "COMMIT" else []
+    assert committed == ["NORMAL", "NORMAL", "FULL"]
     store.close()

@@ -32,8 +32,9 @@ class HandleCounts:
 
 class HandleRows(Statements):
     def add_handles(self, rows: Sequence[HandleRow], now: float) -> None:
-        """Keep ``rows`` (new handles: their hashes are random) and drop expired ones."""
-        with self._transaction(immediate=True, lock="handles"):
+        """Keep ``rows`` (new handles: their hashes are random) and drop expired ones.
+        Unsynced, as `set_drafted`: a handle an OS crash takes back is only scouted again."""
+        with self.engine.unsynced(), self._transaction(immediate=True, lock="handles"):
             self._x("DELETE FROM handles WHERE expires_at <= ?", (now,))
             if rows:
                 self.engine.insert("handles", rows)
@@ -50,10 +51,11 @@ class HandleRows(Statements):
         self, handle_hash: str, principal: str, drafted: str, expires_at: float
     ) -> bool:
         """Keep draft's context on the handle (and push its expiry); False if it is gone."""
-        cursor = self._x(
-            "UPDATE handles SET drafted = ?, expires_at = ? WHERE handle_hash = ? AND principal = ?",
-            (drafted, expires_at, handle_hash, principal),
-        )
+        with self.engine.unsynced():
+            cursor = self._x(
+                "UPDATE handles SET drafted = ?, expires_at = ? WHERE handle_hash = ? AND principal = ?",
+                (drafted, expires_at, handle_hash, principal),
+            )
         return bool(cursor.rowcount)
 
     def handle_counts(self, principal: str, client: str, now: float) -> HandleCounts:

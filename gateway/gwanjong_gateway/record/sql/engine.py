@@ -98,6 +98,7 @@ class Engine:
     #: appended to a SELECT that is followed by an UPDATE of the same row
     FOR_UPDATE = ""
     postgres = False
+    synced = False  # each commit on disk before it returns (SQLite's `synchronous=FULL`)
 
     def __init__(self, db: Any, busy_timeout_s: float) -> None:
         self.db = db
@@ -125,6 +126,21 @@ class Engine:
                     self.db.execute("ROLLBACK")
                 raise
             self.db.execute("COMMIT")
+
+    @contextmanager
+    def unsynced(self) -> Generator[None, None, None]:
+        """Within, a commit may return before it is on disk (a SQLite record's `synced` set
+        aside): for rows no guarantee rests on, which an OS crash may take back. WAL is one
+        file appended in order: the next synced commit's fsync takes them to disk too, and
+        an OS crash before it loses only them, never an earlier commit."""
+        with self.lock:
+            if self.synced:
+                self.db.execute("PRAGMA synchronous=NORMAL")
+            try:
+                yield
+            finally:
+                if self.synced:
+                    self.db.execute("PRAGMA synchronous=FULL")
 
     def migrate(self, steps: Sequence[Sequence[str]], lock: str) -> None:
         """Apply the steps this database lacks, in order, in one transaction (``lock``: the
@@ -261,7 +277,7 @@ class SqliteEngine(Engine):
         """``synced``: each commit on disk before it returns, so an OS crash or power loss
         cannot take back a commit the write journal already counts as recorded."""
         private_file(path)
-        self.path = path
+        self.path, self.synced = path, synced
         db = sqlite3.connect(
             str(path), timeout=busy_timeout_s, isolation_level=None, check_same_thread=False
         )
