@@ -159,12 +159,7 @@ class Approval:
         return self.status
 
     def where(self) -> str:
-        """The target in plain words: "a reply to <url> on <platform>", "a new post on …"."""
-        what = {"comment": "a reply to", "upvote": "an upvote of"}.get(self.action)
-        if what is None:
-            where = self.write.destination
-            return f"a new post {f'in {where} ' if where else ''}on {self.platform}"
-        return f"{what} {self.target_url or self.target} on {self.platform}"
+        return self.write.where()
 
     def said(self, now: float) -> str:
         """How it stands, in the past tense once decided: "approved by alice via console
@@ -195,7 +190,7 @@ class Approval:
             "platform": self.platform,
             "action": self.action,
             # a new post's is where it goes, not the post it was drafted from
-            "target": self.where() if self.action == "post" else self.target_url or self.target,
+            "target": self.write.target_of(),
             "by": self.principal,
             "created_at": iso(self.created_at),
             "expires_at": iso(self.expires_at),

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from gwanjong_gateway.rules.outgoing import Outgoing
 from gwanjong_shared.contract.untrusted import clean
 
 if TYPE_CHECKING:  # the CLI imports this module: keep it free of pydantic
@@ -171,6 +172,21 @@ class Strike:
     trace_id: str = ""
     span_id: str = ""
     account: str = ""  # whom the write went out as, as the platform last said ("" = unknown)
+
+    @property
+    def write(self) -> Outgoing:
+        """What a hand-off asks the person to post, as the one write model."""
+        return Outgoing.model_validate(
+            {
+                "platform": self.platform,
+                "action": str(self.action),
+                "target": self.target,
+                "target_url": self.target_url,
+                "destination": str(self.context.get("destination", "")),  # kept by `hand_off`
+                "title": self.title,
+                "text": self.content,
+            }
+        )
 
     def public(self) -> dict[str, Any]:
         """What a tool result or `history` shows (the context stays in the record)."""

@@ -65,6 +65,19 @@ class Outgoing(BaseModel):
         """What else is sent, one ``field: value`` each, as every surface lists it."""
         return [f"{k}: {v}" for k, v in self.sent_with.items()]
 
+    def where(self) -> str:
+        """The target in plain words: "a reply to <url> on <platform>", "a new post on …"."""
+        what = {"comment": "a reply to", "upvote": "an upvote of"}.get(self.action)
+        if what is None:
+            where = self.destination
+            return f"a new post {f'in {where} ' if where else ''}on {self.platform}"
+        return f"{what} {self.target_url or self.target} on {self.platform}"
+
+    def target_of(self) -> str:
+        """The target a list shows: a new post's is where it goes, not the post it was
+        drafted from."""
+        return self.where() if self.action == "post" else self.target_url or self.target
+
     @property
     def tool(self) -> Action:
         return _TOOLS[self.action]

@@ -353,8 +353,9 @@ class Settler:
             return ReadBack(Seen.UNKNOWN)
         if found:
             return ReadBack(Seen.FOUND, found.id, found.url)
-        if row.account and not same_account(row.account, now or ""):
-            # read as another account (another key, another replica's): a platform may
-            # show a write only to the account that made it, so absent proves nothing
+        if not row.account or not same_account(row.account, now or ""):
+            # read as another account (another key, another replica's), or as one the
+            # write cannot be proved to have gone out as (the platform named none at the
+            # claim): a platform may show a write only to its maker, so absent proves nothing
             return ReadBack(Seen.UNKNOWN)
         return ReadBack(Seen.ABSENT)

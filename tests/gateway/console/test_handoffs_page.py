@@ -6,14 +6,17 @@ Chromium over the sandbox: tests/browser/test_console.py."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from gwanjong_gateway.cli.review import view
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
+from gwanjong_shared.contract import ActionRule
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.gateway.console.helpers import ORIGIN, Served, post, serving, sign_in
@@ -76,3 +79,28 @@ async def test_a_handoff_dismissed_from_the_console_or_past_its_time_leaves_the_
         row = await s.gw.records.run(StrikeStore.get, record)
         assert row is not None and row.status is StrikeStatus.EXPIRED
         assert "expired" in (await s.http.get(f"/history/{record}")).text
+
+
+async def test_a_new_posts_handoff_names_where_it_goes(
+    forum: FakePlatform, tmp_path: Path, clock: FakeClock
+) -> None:
+    """The console, `review list` and `show` give a new post's hand-off the place it goes, as
+    an approval's: never the post it was drafted from, which read as where to post it."""
+    human = ActionRule(allowed="human", reason="people only")
+    rules = {**forum.profile.rules, "write_post": human}
+    forum.profile = replace(forum.profile, destination="r/fake", rules=rules)
+    gw, mcp = gateway(forum, tmp_path, clock)
+    async with serving(gw, mcp) as s:
+        oid = await drafted(s.client, limit=8)
+        got = await call(
+            s.client, "strike", opportunity_id=oid, action="post", content=TEXT, title="T"
+        )
+        assert got["status"] == "handoff", got
+        row = await s.gw.records.run(StrikeStore.get, int(got["record"]))
+        await sign_in(s)
+        page = (await s.http.get("/handoffs")).text
+    assert row is not None and "for a new post in r/fake on devto ·" in page
+    assert row.target_url not in page  # no "Open where to post it" to the drafted-from post
+    item = view.handoff_item(row, 3600, row.created_at)
+    assert item.data["target"] == "a new post in r/fake on devto", item.data
+    assert "  where:    a new post in r/fake on devto" in view.handoff_details(row)

@@ -58,19 +58,25 @@ async def test_a_key_saved_while_an_approval_waits_is_not_sent_as_its_new_accoun
     assert forum.writes == []
 
 
-@pytest.mark.parametrize("own_search", [False, True], ids=["search", "own-search"])
+@pytest.mark.parametrize(
+    ("own_search", "me"),
+    [(False, "gwanjong_bot"), (True, "gwanjong_bot"), (True, "")],
+    ids=["search", "own-search", "own-search-no-account"],
+)
 async def test_a_key_saved_while_a_write_is_unsure_never_sends_it_again(
-    forum: FakePlatform, tmp_path: Path, own_search: bool
+    forum: FakePlatform, tmp_path: Path, own_search: bool, me: str
 ) -> None:
     """A post landed but its answer was lost; then a key of another account is saved. The
     read-back looks for the account the post went out as (the record keeps it), so the
     post is found, not counted absent and sent again as the new account. Where search
-    finds only the signed-in account's posts, absent proves nothing: a person settles it."""
+    finds only the signed-in account's posts, absent proves nothing: a person settles it,
+    as when the platform named no account at the claim (whom it went out as is unknown)."""
     clock = FakeClock(now=500.0, wall=1_800_000_000.0)
     gw, mcp = gateway_of(
         tmp_path, forum, clock=clock, wall=clock.time, tables={"safety": {"settle_window_s": 120}}
     )
     forum.lag, forum.own_search = True, own_search  # it lands but does not show in reads yet
+    forum.profile = replace(forum.profile, me=me)  # "": the platform names no account
     forum.land("write_post", ErrorKind.TIMEOUT)  # ...and its answer is lost
     async with Client(mcp) as client:
         oid = await drafted(client)
@@ -85,7 +91,7 @@ async def test_a_key_saved_while_a_write_is_unsure_never_sends_it_again(
             clock.wall += 30
             answers.append((await strike(client, oid))["status"])
     [sent] = forum.written("write_post")  # once, as the account it went out as
-    assert forum.posts[sent.data["id"]].author == "gwanjong_bot", answers
+    assert forum.posts[sent.data["id"]].author == me, answers
     assert set(answers) == {"duplicate"}, answers
     [row] = [r for r in history(tmp_path) if r.action == "post"]
     assert row.status == ("unknown" if own_search else "posted") and row.needs_person == own_search

@@ -97,7 +97,7 @@ def handoff_item(r: Strike, expire_after_s: float, now: float) -> Item:
         "status": str(r.status),
         "platform": r.platform,
         "action": str(r.action),
-        "target": r.target_url or r.target,
+        "target": r.write.target_of(),
         "by": r.principal,
         "created_at": iso(r.created_at),
         "expires_at": iso(expires_at),
@@ -107,7 +107,7 @@ def handoff_item(r: Strike, expire_after_s: float, now: float) -> Item:
         "reason": r.reason,
         "edited": False,
         "record": r.id,
-        "sha256": handoff_write(r).digest(),
+        "sha256": r.write.digest(),
         "title": r.title,
         "tags": [],
         "said": f"waits for a person since {iso(r.created_at)}",
@@ -126,20 +126,6 @@ def claim_note(r: Strike) -> str:
         return ""
     at = f" at {one_line(r.claimed_url, 200)}" if r.claimed_url else ""
     return f"claimed posted by the model{at}, unverified ({iso(r.claimed_at)})"
-
-
-def handoff_write(r: Strike) -> Outgoing:
-    """What a hand-off asks the person to post, as the one write model."""
-    return Outgoing.model_validate(
-        {
-            "platform": r.platform,
-            "action": str(r.action),
-            "target": r.target,
-            "target_url": r.target_url,
-            "title": r.title,
-            "text": r.content,
-        }
-    )
 
 
 def escaped_json(value: Any) -> str:
@@ -313,7 +299,7 @@ def handoff_details(r: Strike) -> list[str]:
     lines = [
         f"Hand-off {h}: {r.status}, {r.action} on {r.platform} since {iso(r.created_at)}",
         f"  asked by: {who(r.principal)}",
-        f"  where:    {one_line(r.target_url or r.target or '(a new post)', 300)}",
+        f"  where:    {one_line(r.write.target_of(), 300)}",
         f"  why:      {one_line(r.reason, 300)}",
     ]
     if r.claimed_at:
