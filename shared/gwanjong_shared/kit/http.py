@@ -7,6 +7,7 @@ exposes, so every platform words its errors the same way.
 
 from __future__ import annotations
 
+import math
 from typing import cast
 
 import httpx
@@ -55,8 +56,10 @@ def error_for_status(
             f"{label} rejected the request{suffix}. Fix the input and retry."
         )
     if 500 <= status < 600:
+        # The wait a Retry-After asked for, rounded up (never less); a minute when none.
+        when = f"Wait {math.ceil(retry_after)} seconds" if retry_after else "Wait a minute"
         return errors.unavailable(
-            f"{label} answered with a server error ({status}). Try again in a minute."
+            f"{label} answered with a server error ({status}). {when}, then try again."
         )
     return errors.unavailable(f"{label} answered {status} unexpectedly{suffix}.")
 
@@ -87,10 +90,13 @@ def raise_for_response(response: httpx.Response, label: str, *, what: str = "tha
     if response.status_code == 403 and not platform_body:
         # Our platforms refuse credentials in JSON; an empty or HTML 403 is the CDN's.
         raise edge_block(label)
+    wait = wait_from(response.status_code, response.headers)
+    if response.status_code >= 500:  # a 503's Retry-After: how long it is down
+        wait = retry_after_seconds(response.headers)
     raise error_for_status(
         response.status_code,
         label,
-        retry_after=wait_from(response.status_code, response.headers),
+        retry_after=wait,
         detail=detail,
         what=what,
     )
