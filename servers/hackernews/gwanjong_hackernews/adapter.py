@@ -158,8 +158,8 @@ class HackernewsAdapter(PlatformAdapter):
                 response = await self._http.get(url, **kw)  # the gate traces it
             except httpx.HTTPError as exc:
                 raise transport_error(exc, self.label) from None
-        if response.status_code in (401, 403):  # public APIs: no credentials to blame
-            raise errors.unavailable(
+        if response.status_code in (401, 403):  # the contract's kind; no key to blame
+            raise errors.auth(
                 f"{self.label} refused a public read (HTTP {response.status_code}); it takes no "
                 "key or password. Check HACKERNEWS_API_URL and HACKERNEWS_SEARCH_URL, and the "
                 "network or proxy this server goes out through."

@@ -88,7 +88,7 @@ async def test_an_id_of_other_digits_is_invalid_input(
         ("trending", {"status": 429}, "rate_limited"),
         ("get_comments", {"status": 502, "body": "<html>Bad Gateway</html>"}, "unavailable"),
         ("mentions", {"kind": "hang", "seconds": 3}, "timeout"),
-        ("trending", {"status": 401, "body": '{"error": "Permission denied"}'}, "unavailable"),
+        ("trending", {"status": 401, "body": '{"error": "Permission denied"}'}, "auth"),
     ],
 )
 async def test_a_failed_item_read_keeps_its_kind(
