@@ -145,7 +145,7 @@ class HackernewsAdapter(PlatformAdapter):
     def is_configured(self) -> bool:
         return self.settings.username is not None
 
-    async def _get(self, url: str, *, what: str = "that item", **kw: Any) -> Any:
+    async def _get(self, url: str, *, what: str | None = None, **kw: Any) -> Any:
         if self._http is None:
             await self.connect()
         assert self._http is not None
@@ -219,7 +219,7 @@ class HackernewsAdapter(PlatformAdapter):
     # -- reads ----------------------------------------------------------------------
 
     async def get_trending(self, limit: int) -> list[Post]:
-        ids = await self._get(f"{self.api}/v0/topstories.json", what="front page")
+        ids = await self._get(f"{self.api}/v0/topstories.json")
         ranked = [i for i in ids if isinstance(i, int)] if isinstance(ids, list) else []
         posts: list[Post] = []
         start = 0
@@ -239,7 +239,6 @@ class HackernewsAdapter(PlatformAdapter):
         data = await self._get(
             f"{self.search_api}/api/v1/{route}",
             params={"query": query, "tags": "(story,comment)", "hitsPerPage": limit},
-            what="search",
         )
         hits = data.get("hits") if isinstance(data, dict) else None
         return [post_from_hit(h, self.platform) for h in hits or [] if h.get("objectID")][:limit]
@@ -289,7 +288,7 @@ class HackernewsAdapter(PlatformAdapter):
     async def user(self) -> dict[str, Any]:
         name = self.settings.username or ""
         data = (
-            await self._get(f"{self.api}/v0/user/{name}.json", what="user")
+            await self._get(f"{self.api}/v0/user/{name}.json")
             if _USERNAME.fullmatch(name)
             else None  # not an HN name: never put it in a URL
         )

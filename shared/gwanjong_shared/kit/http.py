@@ -19,6 +19,7 @@ from gwanjong_shared.kit.ratelimit import retry_after_seconds, wait_from
 __all__ = [
     "edge_block",
     "error_for_status",
+    "no_endpoint",
     "raise_for_response",
     "retry_after_seconds",
     "transport_error",
@@ -31,7 +32,7 @@ def error_for_status(
     *,
     retry_after: float | None = None,
     detail: str = "",
-    what: str = "that item",
+    what: str | None = None,
 ) -> PlatformError:
     """One error per HTTP status class, each with a sentence on what to do next."""
     suffix = f" ({detail})" if detail else ""
@@ -40,6 +41,8 @@ def error_for_status(
             f"{label} refused our credentials{suffix}. Check the API key or password in the "
             "server's environment (run setup with action='check')."
         )
+    if (status == 404 or status == 410) and what is None:
+        return no_endpoint(label, f"endpoint for this request{suffix}")
     if status == 404 or status == 410:
         return errors.not_found(
             f"{label} has no {what}{suffix}. Check the id: use one from search or trending."
@@ -64,6 +67,15 @@ def error_for_status(
     return errors.unavailable(f"{label} answered {status} unexpectedly{suffix}.")
 
 
+def no_endpoint(label: str, missing: str) -> PlatformError:
+    """A 404 on a read that names no id: the address or the software there lacks it."""
+    return errors.not_found(
+        f"{label} has no {missing} at the configured address. Check the base URL in the "
+        f"server's environment (it may lead elsewhere than {label}'s API, or to software "
+        "without this endpoint) and any setting named here, then run setup with action='check'."
+    )
+
+
 def edge_block(label: str, status: int = 403) -> PlatformError:
     """A refusal by the CDN in front of the platform (no body from the platform itself)."""
     return errors.unavailable(
@@ -73,9 +85,13 @@ def edge_block(label: str, status: int = 403) -> PlatformError:
     )
 
 
-def raise_for_response(response: httpx.Response, label: str, *, what: str = "that item") -> None:
+def raise_for_response(response: httpx.Response, label: str, *, what: str | None = None) -> None:
+    """``what``: the item a read by id asked for (None: a read that names no id)."""
     if response.is_success:
         return
+    if what is None and response.status_code in (404, 410):
+        request = response.request
+        raise no_endpoint(label, f"endpoint {request.method} {request.url.path}")
     detail = ""
     platform_body = False
     try:
