@@ -82,6 +82,18 @@ async def test_platform_errors_map_to_kinds(
         assert waited >= 1.9  # so a timeout at all is TIMEOUT_S's, and it was waited out
 
 
+async def test_a_404_on_a_read_by_no_id_says_to_check_the_base_url(
+    client: Client[Any], spec: PlatformSpec, sandbox: SandboxControl
+) -> None:
+    """A base URL that leads elsewhere, or server software without the endpoint: there is
+    no id to check."""
+    sandbox.fault(spec.name, status=404, count=50)
+    for tool in ("trending", "mentions"):
+        text = await error_of(client, tool)
+        assert text.startswith("not_found: ") and "base URL" in text, text
+        assert "the id" not in text and "an id" not in text, text
+
+
 def wait_of(text: str) -> int:
     """The seconds in a ``rate_limited retry_after=N: ...`` answer."""
     return int(text.split("=", 1)[1].split(":", 1)[0])

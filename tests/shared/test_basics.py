@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import httpx
 import pytest
 from fastmcp import FastMCP
 
@@ -9,7 +10,7 @@ from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.errors import ErrorKind, parse_error
 from gwanjong_shared.contract.text import graphemes, measure
 from gwanjong_shared.kit.cli import serve_main
-from gwanjong_shared.kit.http import error_for_status, retry_after_seconds
+from gwanjong_shared.kit.http import error_for_status, raise_for_response, retry_after_seconds
 from gwanjong_shared.kit.logs import redact, register_secret
 from gwanjong_shared.kit.settings import PlatformSettings
 
@@ -45,6 +46,12 @@ def test_retry_after_seconds_and_dates() -> None:
 )
 def test_status_mapping(status: int, kind: str) -> None:
     assert str(error_for_status(status, "Example", retry_after=3)).startswith(kind)
+
+
+def test_a_server_error_says_the_wait_its_retry_after_asked() -> None:
+    with pytest.raises(errors.PlatformError) as seen:
+        raise_for_response(httpx.Response(503, headers={"retry-after": "120.5"}), "Example")
+    assert "Wait 121 seconds, then try again" in seen.value.message, seen.value.message
 
 
 def test_graphemes_count_what_people_see() -> None:

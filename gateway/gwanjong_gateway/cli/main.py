@@ -19,6 +19,7 @@ from gwanjong_gateway.cli.options import (
     global_options,
     principal_and_json,
     tcp_port,
+    unknown_platforms,
 )
 from gwanjong_gateway.cli.review.review_command import add_review
 from gwanjong_gateway.cli.token import add_token_commands
@@ -96,16 +97,21 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _history(args: argparse.Namespace) -> int:
+    from gwanjong_gateway.bundled import installed
     from gwanjong_gateway.cli.history import print_history, resolve
 
     config, _ = load(args.config, check_env=False)  # reads the record only
+    platform = args.platform and args.platform.lower()  # names are lower case: Reddit is reddit
+    known = {*config.platforms, *installed()}
+    if platform and (unknown := unknown_platforms([platform], known)):
+        return _fail(f"gwanjong history: {unknown}", 2)
     if args.resolve is not None:
         if args.outcome is None:
             return _fail("gwanjong: --resolve needs --as posted|failed", 2)
         return resolve(config, args.resolve, args.outcome)
     return print_history(
         config,
-        platform=args.platform,
+        platform=platform,
         status=args.status,
         limit=args.limit,
         as_json=args.json,
@@ -194,9 +200,12 @@ def _setup(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from gwanjong_gateway.cli.demo import run_demo
+    from gwanjong_gateway.cli.demo import DEFAULT_PLATFORMS, run_demo
 
-    return run_demo(topic=args.topic, platforms=args.platforms, keep=args.keep)
+    platforms = [p.lower() for p in args.platforms] if args.platforms else None
+    if unknown := unknown_platforms(platforms or [], DEFAULT_PLATFORMS):
+        return _fail(f"gwanjong demo: {unknown}", 2)
+    return run_demo(topic=args.topic, platforms=platforms, keep=args.keep)
 
 
 def parser() -> argparse.ArgumentParser:

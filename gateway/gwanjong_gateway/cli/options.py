@@ -5,7 +5,8 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import difflib
+from collections.abc import Callable, Collection
 from typing import Any
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -31,6 +32,19 @@ def count(value: str) -> int:
     if not 1 <= number <= 2**63 - 1:
         raise argparse.ArgumentTypeError(f"{value!r}: give a whole number from 1 to {2**63 - 1}")
     return number
+
+
+def unknown_platforms(names: list[str], known: Collection[str]) -> str:
+    """What to say of the names not in `known` ('' when there are none): a close one, and
+    every known name."""
+    unknown = [n for n in names if n not in known]
+    if not unknown:
+        return ""
+    close = difflib.get_close_matches(unknown[0], known, 1)
+    return (
+        f"not a platform here: {', '.join(repr(n[:40]) for n in unknown)}. "
+        f"{f'Did you mean {close[0]}? ' if close else ''}Known: {', '.join(sorted(known))}."
+    )
 
 
 def tcp_port(value: str) -> int:

@@ -4,6 +4,7 @@ platform is started or asked (that is `gwanjong doctor`), so it answers at once.
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -56,12 +57,18 @@ def _health(store: StrikeStore, config: GatewayConfig, now: float) -> list[str]:
     return lines or ["  no platform enabled"]
 
 
+def _variable(url: str) -> str:
+    """`${VAR}` of a URL that starts with one, `…` for whatever is written after it."""
+    var = re.match(r"\$\{[^}]*\}", url)
+    return "" if var is None else var[0] + ("…" if len(url) > var.end() else "")
+
+
 def _notify(store: StrikeStore, config: GatewayConfig, now: float) -> list[str]:
     section = config.notify
     if not section.urls:
         return ["notifications: off (set [notify] urls in gateway.toml)"]
     # `${VAR}` stays unexpanded here: status shows where, never what the URL holds
-    where = ", ".join(u if u.startswith("${") else shown(u) for u in section.urls)
+    where = ", ".join(_variable(u) or shown(u) for u in section.urls)
     lines = [f"notifications: to {where}, at most every {section.every_s:g} s"]
     last = store.last_notice()
     if last is None:

@@ -254,6 +254,17 @@ class ConsoleSection(Frozen):
             )
         return url.rstrip("/").lower()
 
+    @model_validator(mode="after")
+    def _an_address_to_open(self) -> ConsoleSection:
+        # every address, but none a link can name: http://0.0.0.0:port opens from nowhere
+        if self.host in ("0.0.0.0", "::", "[::]") and not self.public_url:
+            raise ValueError(
+                f"host {self.host!r} names no address for the sign-in and notification links: "
+                'set public_url to the address people open, e.g. "http://192.168.1.5:8790", '
+                "or host to that address"
+            )
+        return self
+
 
 class StoreSection(Frozen):
     """Where the strike record lives: "" = the SQLite file in state_dir; a PostgreSQL URL

@@ -26,6 +26,12 @@ def bind_problem(console: Console) -> str | None:
             '(then `gwanjong token add NAME`) or mode = "jwt" in gateway.toml, or serve it '
             "on 127.0.0.1."
         )
+    if console.host in ("0.0.0.0", "::") and not console.config.console.public_url:
+        return (
+            f"the console on {console.host} would link to http://{console.host}:..., which "
+            "opens from nowhere: set [console] public_url to the address people open, or "
+            "--host to that address."
+        )
     return None
 
 

@@ -20,7 +20,7 @@ from atproto_core.exceptions import AtProtocolError
 from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.kit.host_gate import HostNotAllowed
-from gwanjong_shared.kit.http import edge_block, error_for_status
+from gwanjong_shared.kit.http import edge_block, error_for_status, no_endpoint
 from gwanjong_shared.kit.logs import redact
 from gwanjong_shared.kit.once import HTTPX_NEVER_LEFT, answer_lost, lost_answer
 
@@ -82,7 +82,7 @@ def cut_write(exc: BaseException, what: str) -> PlatformError | None:
     return lost_answer("Bluesky", lost, what) if lost else None
 
 
-def sdk_error(exc: AtProtocolError, what: str, item: str, timeout_s: float) -> PlatformError:
+def sdk_error(exc: AtProtocolError, what: str, item: str | None, timeout_s: float) -> PlatformError:
     """An SDK exception as a contract error, without the SDK's own text."""
     if isinstance(exc, InvokeTimeoutError):
         return timeout_error(what, timeout_s)
@@ -105,12 +105,14 @@ def sdk_error(exc: AtProtocolError, what: str, item: str, timeout_s: float) -> P
     return errors.unavailable(f"Bluesky failed while {what} ({type(exc).__name__}). Try again.")
 
 
-def _request_error(exc: RequestErrorBase, what: str, item: str) -> PlatformError:
+def _request_error(exc: RequestErrorBase, what: str, item: str | None) -> PlatformError:
     status, name, message = xrpc_error(exc)
     if status is None:  # a transport failure the SDK wrapped
         return errors.unavailable(
             f"Could not reach Bluesky while {what}. Check the network and BLUESKY_BASE_URL."
         )
+    if (name == "NotFound" or status == 404) and item is None:  # a read by no id
+        return no_endpoint("Bluesky", f"endpoint for {what}")
     if name == "NotFound" or status == 404:
         return errors.not_found(
             f"Bluesky has no {item} (it may have been deleted). Check the id: use one from "

@@ -162,7 +162,7 @@ class BlueskyClient:
                 raise errors.auth(
                     f"Bluesky refused the handle or app password ({name or status}). {ACCOUNT_HINT}"
                 ) from None
-            raise sdk_error(exc, "signing in", "that account", self.settings.timeout_s) from None
+            raise sdk_error(exc, "signing in", None, self.settings.timeout_s) from None
         except httpx.HTTPError as exc:
             raise transport_error(exc, "signing in", self.settings.timeout_s) from None
         except AnswerLost as lost:
@@ -180,7 +180,7 @@ class BlueskyClient:
         what: str,
         fn: Callable[[AsyncClient], Awaitable[T]],
         *,
-        item: str = "that post",
+        item: str | None = None,
         write: bool = False,
     ) -> T:
         """One SDK call with pacing and error mapping; re-signs in once if the session died."""

@@ -215,7 +215,7 @@ class DevtoAdapter(PlatformAdapter):
         one-word title's tag filter never finds."""
         if not self.is_configured():
             return []
-        mine = await self.client.request("GET", "/api/articles/me/all", what="our articles")
+        mine = await self.client.request("GET", "/api/articles/me/all")
         words = query.lower().split()
         posts = [self._post(a) for a in mine]
         return [p for p in posts if all(w in f"{p.title}\n{p.body}".lower() for w in words)]

@@ -62,7 +62,7 @@ class DevtoClient:
             await self._http.aclose()
             self._http = None
 
-    async def request(self, method: str, path: str, *, what: str = "that item", **kw: Any) -> Any:
+    async def request(self, method: str, path: str, *, what: str | None = None, **kw: Any) -> Any:
         """The JSON answer of one request, paced; a failure raised as a PlatformError."""
         if self._http is None:
             await self.connect()

@@ -145,7 +145,7 @@ class HackernewsAdapter(PlatformAdapter):
     def is_configured(self) -> bool:
         return self.settings.username is not None
 
-    async def _get(self, url: str, *, what: str = "that item", **kw: Any) -> Any:
+    async def _get(self, url: str, *, what: str | None = None, **kw: Any) -> Any:
         if self._http is None:
             await self.connect()
         assert self._http is not None
@@ -158,6 +158,12 @@ class HackernewsAdapter(PlatformAdapter):
                 response = await self._http.get(url, **kw)  # the gate traces it
             except httpx.HTTPError as exc:
                 raise transport_error(exc, self.label) from None
+        if response.status_code in (401, 403):  # the contract's kind; no key to blame
+            raise errors.auth(
+                f"{self.label} refused a public read (HTTP {response.status_code}); it takes no "
+                "key or password. Check HACKERNEWS_API_URL and HACKERNEWS_SEARCH_URL, and the "
+                "network or proxy this server goes out through."
+            )
         raise_for_response(response, self.label, what=what)
         try:
             return response.json()
@@ -213,7 +219,7 @@ class HackernewsAdapter(PlatformAdapter):
     # -- reads ----------------------------------------------------------------------
 
     async def get_trending(self, limit: int) -> list[Post]:
-        ids = await self._get(f"{self.api}/v0/topstories.json", what="front page")
+        ids = await self._get(f"{self.api}/v0/topstories.json")
         ranked = [i for i in ids if isinstance(i, int)] if isinstance(ids, list) else []
         posts: list[Post] = []
         start = 0
@@ -233,7 +239,6 @@ class HackernewsAdapter(PlatformAdapter):
         data = await self._get(
             f"{self.search_api}/api/v1/{route}",
             params={"query": query, "tags": "(story,comment)", "hitsPerPage": limit},
-            what="search",
         )
         hits = data.get("hits") if isinstance(data, dict) else None
         return [post_from_hit(h, self.platform) for h in hits or [] if h.get("objectID")][:limit]
@@ -283,7 +288,7 @@ class HackernewsAdapter(PlatformAdapter):
     async def user(self) -> dict[str, Any]:
         name = self.settings.username or ""
         data = (
-            await self._get(f"{self.api}/v0/user/{name}.json", what="user")
+            await self._get(f"{self.api}/v0/user/{name}.json")
             if _USERNAME.fullmatch(name)
             else None  # not an HN name: never put it in a URL
         )

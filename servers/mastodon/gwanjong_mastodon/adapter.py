@@ -145,15 +145,23 @@ class MastodonAdapter(PlatformAdapter):
         # No request here: the instance's limit and rules are read on first use
         # (capabilities, validate), inside the call that needs them and its trace.
 
-    async def call(self, method: str, *args: Any, what: str, write: bool = False, **kw: Any) -> Any:
-        """Mastodon.py's ``method`` (by name: the client may not exist yet) in a thread."""
+    async def call(
+        self, method: str, *args: Any, what: str, write: bool = False, item: str = "", **kw: Any
+    ) -> Any:
+        """Mastodon.py's ``method`` (by name: the client may not exist yet) in a thread;
+        ``item``: what a read by id asks for."""
         if self.api is None:
             await self.connect()
         assert self.api is not None
         fn = getattr(self.api, method)
         async with self.limiter.paced(write=write):
             return await run(
-                self.api, self.limiter, client.partial(fn, *args, **kw), what=what, write=write
+                self.api,
+                self.limiter,
+                client.partial(fn, *args, **kw),
+                what=what,
+                write=write,
+                item=item or None,
             )
 
     async def instance(self) -> None:
@@ -231,7 +239,11 @@ class MastodonAdapter(PlatformAdapter):
                 f"Mastodon status ids are like 109372843234; got {status_id!r}. Use an id "
                 "from search, trending or mentions."
             )
-        return dict(await self.call("status", status_id, what=f"status {status_id}"))
+        return dict(
+            await self.call(
+                "status", status_id, what="reading a status", item=f"status {status_id}"
+            )
+        )
 
     async def target(self, status_id: str) -> dict[str, Any]:
         """A write's target, read once for validate and the write (kit/target_cache.py)."""
@@ -278,7 +290,10 @@ class MastodonAdapter(PlatformAdapter):
     async def get_comments(self, post_id: str, limit: int) -> list[Comment]:
         status = await self.status(post_id)
         context = await self.call(
-            "status_context", post_id, what=f"the replies to status {post_id}"
+            "status_context",
+            post_id,
+            what="reading replies",
+            item=f"the replies to status {post_id}",
         )
         return comment_tree(post_id, status, context, self.platform, limit, self.base_url)
 

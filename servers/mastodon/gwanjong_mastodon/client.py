@@ -43,7 +43,7 @@ from urllib3.exceptions import NewConnectionError
 
 from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.errors import PlatformError
-from gwanjong_shared.kit.http import edge_block, error_for_status
+from gwanjong_shared.kit.http import edge_block, error_for_status, no_endpoint
 from gwanjong_shared.kit.once import (
     AnswerLost,
     answer_lost,
@@ -238,7 +238,13 @@ def connect(base_url: str, token: str | None, limiter: Limiter, timeout_s: float
 
 
 async def run(
-    api: Mastodon, limiter: Limiter, fn: Callable[[], T], *, what: str, write: bool = False
+    api: Mastodon,
+    limiter: Limiter,
+    fn: Callable[[], T],
+    *,
+    what: str,
+    write: bool = False,
+    item: str | None = None,
 ) -> T:
     """``fn`` (a Mastodon.py call) in a worker thread, its failures as contract errors."""
     limiter.check(route_key("POST" if write else "GET"))
@@ -257,7 +263,7 @@ async def run(
             raise moved.error(what) from None
         if write and isinstance(exc, MastodonAPIError) and not _has_status(exc):
             raise unreadable_answer(LABEL, what) from None  # answered, but not JSON
-        raise _mapped(exc, api, limiter, what, write=write) from None
+        raise _mapped(exc, api, limiter, what, write=write, item=item) from None
 
 
 def _has_status(exc: MastodonAPIError) -> bool:
@@ -276,7 +282,13 @@ def _said(exc: MastodonError) -> str:
 
 
 def _mapped(
-    exc: MastodonError, api: Mastodon, limiter: Limiter, what: str, *, write: bool = False
+    exc: MastodonError,
+    api: Mastodon,
+    limiter: Limiter,
+    what: str,
+    *,
+    write: bool = False,
+    item: str | None = None,
 ) -> PlatformError:
     if isinstance(exc, MastodonRatelimitError):
         # The session told the limiter what the 429 said (X-RateLimit-Reset).
@@ -305,9 +317,11 @@ def _mapped(
             "it (deleted, or its author blocks us); nothing was written. Pick another status "
             "from search, trending or mentions."
         )
+    if isinstance(exc, MastodonNotFoundError) and item is None:  # a read by no id
+        return no_endpoint(LABEL, f"endpoint for {what}")
     if isinstance(exc, MastodonNotFoundError):
         return errors.not_found(
-            f"{LABEL} has no {what} (deleted, or not visible to our account). Use an id from "
+            f"{LABEL} has no {item} (deleted, or not visible to our account). Use an id from "
             "search, trending or mentions."
         )
     if isinstance(exc, MastodonAPIError) and _has_status(exc):
@@ -323,7 +337,7 @@ def _mapped(
             )
         if status == 403:  # a token without the scope, or an account that may not act
             return errors.auth(f"{LABEL} refused this for our account ({said!r}). {TOKEN_HINT}")
-        return error_for_status(status, LABEL, detail=said, what=what)
+        return error_for_status(status, LABEL, detail=said, what=item)
     log.info("mastodon call failed: %s", type(exc).__name__)
     return errors.unavailable(f"{LABEL} failed while {what} ({type(exc).__name__}). Try again.")
 

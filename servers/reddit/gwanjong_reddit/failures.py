@@ -14,7 +14,7 @@ from gwanjong_reddit.gate import Gate
 from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.kit.host_gate import HostNotAllowed
-from gwanjong_shared.kit.http import edge_block, error_for_status
+from gwanjong_shared.kit.http import edge_block, error_for_status, no_endpoint
 from gwanjong_shared.kit.once import lost_answer, lost_in, lost_sign_in
 from gwanjong_shared.kit.ratelimit import header_number
 
@@ -125,6 +125,9 @@ def sdk_error(exc: Exception, what: str, missing: str, gate: Gate) -> PlatformEr
             f"Reddit refused access to {missing} (403): the subreddit may be private, the "
             "account banned there, or the app's access revoked. Check the credentials."
         )
+    gone = isinstance(exc, asyncprawcore.ResponseException) and exc.response.status in (404, 410)
+    if gone and not missing.startswith("post "):  # no id the model gave: a setting is wrong
+        return no_endpoint("Reddit", missing)
     if isinstance(exc, asyncprawcore.NotFound):
         return errors.not_found(
             f"Reddit has no {missing}. Check the id: use one from search or trending."

@@ -33,7 +33,9 @@ async def write_post(client: RedditClient, title: str, body: str) -> PostResult:
         return await subreddit.submit(title, selftext=body)
 
     async with client.gate.limiter.paced(write=True):
-        created = await client.run(f"publishing to r/{name}", submit, missing=f"subreddit r/{name}")
+        created = await client.run(
+            f"publishing to r/{name}", submit, missing=f"subreddit r/{name} (REDDIT_POST_SUBREDDIT)"
+        )
     sid = str(vars(created).get("id") or "")
     return PostResult(
         ok=True,

@@ -16,7 +16,7 @@ from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.untrusted import one_line
 from gwanjong_shared.kit.host_gate import HostNotAllowed
-from gwanjong_shared.kit.http import edge_block, error_for_status
+from gwanjong_shared.kit.http import edge_block, error_for_status, no_endpoint
 from gwanjong_shared.kit.once import AnswerLost, answer_lost, lost_answer, unreadable_answer
 from gwanjong_shared.kit.ratelimit import Limiter, MinInterval, wait_from
 from gwanjong_twitter.posts import XPost, expand_links
@@ -129,6 +129,8 @@ class ApiReader:
                 "values (TWITTER_API_KEY/SECRET, TWITTER_ACCESS_TOKEN/SECRET) and restart the server."
             ) from None
         except tweepy.NotFound:
+            if key != "GET /2/tweets/:id":  # the one read by an id the model gave
+                raise no_endpoint(LABEL, f"endpoint for {what}") from None
             raise errors.not_found(
                 f"X has no such post ({what}). Check the id: use one from search or trending."
             ) from None

@@ -7,6 +7,7 @@ exposes, so every platform words its errors the same way.
 
 from __future__ import annotations
 
+import math
 from typing import cast
 
 import httpx
@@ -18,6 +19,7 @@ from gwanjong_shared.kit.ratelimit import retry_after_seconds, wait_from
 __all__ = [
     "edge_block",
     "error_for_status",
+    "no_endpoint",
     "raise_for_response",
     "retry_after_seconds",
     "transport_error",
@@ -30,7 +32,7 @@ def error_for_status(
     *,
     retry_after: float | None = None,
     detail: str = "",
-    what: str = "that item",
+    what: str | None = None,
 ) -> PlatformError:
     """One error per HTTP status class, each with a sentence on what to do next."""
     suffix = f" ({detail})" if detail else ""
@@ -39,6 +41,8 @@ def error_for_status(
             f"{label} refused our credentials{suffix}. Check the API key or password in the "
             "server's environment (run setup with action='check')."
         )
+    if (status == 404 or status == 410) and what is None:
+        return no_endpoint(label, f"endpoint for this request{suffix}")
     if status == 404 or status == 410:
         return errors.not_found(
             f"{label} has no {what}{suffix}. Check the id: use one from search or trending."
@@ -55,10 +59,21 @@ def error_for_status(
             f"{label} rejected the request{suffix}. Fix the input and retry."
         )
     if 500 <= status < 600:
+        # The wait a Retry-After asked for, rounded up (never less); a minute when none.
+        when = f"Wait {math.ceil(retry_after)} seconds" if retry_after else "Wait a minute"
         return errors.unavailable(
-            f"{label} answered with a server error ({status}). Try again in a minute."
+            f"{label} answered with a server error ({status}). {when}, then try again."
         )
     return errors.unavailable(f"{label} answered {status} unexpectedly{suffix}.")
+
+
+def no_endpoint(label: str, missing: str) -> PlatformError:
+    """A 404 on a read that names no id: the address or the software there lacks it."""
+    return errors.not_found(
+        f"{label} has no {missing} at the configured address. Check the base URL in the "
+        f"server's environment (it may lead elsewhere than {label}'s API, or to software "
+        "without this endpoint) and any setting named here, then run setup with action='check'."
+    )
 
 
 def edge_block(label: str, status: int = 403) -> PlatformError:
@@ -70,9 +85,13 @@ def edge_block(label: str, status: int = 403) -> PlatformError:
     )
 
 
-def raise_for_response(response: httpx.Response, label: str, *, what: str = "that item") -> None:
+def raise_for_response(response: httpx.Response, label: str, *, what: str | None = None) -> None:
+    """``what``: the item a read by id asked for (None: a read that names no id)."""
     if response.is_success:
         return
+    if what is None and response.status_code in (404, 410):
+        request = response.request
+        raise no_endpoint(label, f"endpoint {request.method} {request.url.path}")
     detail = ""
     platform_body = False
     try:
@@ -87,10 +106,13 @@ def raise_for_response(response: httpx.Response, label: str, *, what: str = "tha
     if response.status_code == 403 and not platform_body:
         # Our platforms refuse credentials in JSON; an empty or HTML 403 is the CDN's.
         raise edge_block(label)
+    wait = wait_from(response.status_code, response.headers)
+    if response.status_code >= 500:  # a 503's Retry-After: how long it is down
+        wait = retry_after_seconds(response.headers)
     raise error_for_status(
         response.status_code,
         label,
-        retry_after=wait_from(response.status_code, response.headers),
+        retry_after=wait,
         detail=detail,
         what=what,
     )

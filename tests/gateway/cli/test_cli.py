@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -63,6 +64,15 @@ def test_history_cli_with_config_after(tmp_path: Path, capsys: pytest.CaptureFix
     assert exit_code(["history", "--config", str(cfg)]) == 0
     assert "No strikes recorded yet" in capsys.readouterr().out
     assert exit_code(["history", "--config", str(tmp_path / "missing.toml")]) == 2
+    with closing(StrikeStore(tmp_path / "state" / "gwanjong.db")) as store:
+        strike_row(store, platform="reddit")
+    capsys.readouterr()
+    assert exit_code(["history", "--platform", "Reddit", "--json", "--config", str(cfg)]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["platform"] == "reddit"  # any case
+    assert exit_code(["history", "--platform", "redit", "--config", str(cfg)]) == 2
+    assert "Did you mean reddit?" in capsys.readouterr().err
+    assert exit_code(["demo", "--platforms", "devto", "devot"]) == 2  # before any sandbox
+    assert "'devot'. Did you mean devto?" in capsys.readouterr().err
 
 
 def test_history_fits_80_columns(tmp_path: Path) -> None:

@@ -51,6 +51,11 @@ def test_global_options_after_every_subcommand(command: list[str]) -> None:
         assert parser().parse_args(["usage", "--config", "z.toml", "--json"]).config == "z.toml"
 
 
+def test_link_lists_no_serving_option() -> None:
+    link = next(p for p in _parsers(parser()) if p.prog.endswith(" link"))
+    assert not {"--transport", "--host", "--port"} & set(link._option_string_actions)
+
+
 def test_serve_transport_http_is_the_same_as_transport_http() -> None:
     args = parser().parse_args(["serve", "--transport", "http", "--port", "9000"])
     assert (args.transport, args.port) == ("http", 9000)
@@ -133,6 +138,7 @@ def test_a_limit_out_of_range_is_a_usage_error(
         (["console", "--port", "65536"], "give a port from 0 to 65535"),
         (["sandbox", "--port", "x"], "give a port from 0 to 65535"),
         (["link", "--sandbox-port", "70000"], "give a port from 0 to 65535"),
+        (["link", "--sandbox-port", "0"], "give the sandbox's port, 1 to 65535"),
         (["link", "--command", "  "], "give a command line"),  # wrote "command": "--config"
         (["link", "--command", "uvx 'gwanjong"], "give a command line"),  # an open quote
     ],

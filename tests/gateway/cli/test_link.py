@@ -293,7 +293,9 @@ def test_two_gwanjong_entries_in_one_object_are_refused_and_left_alone(
     assert "zed" in out  # the others are still done
 
 
-def test_without_names_it_links_the_clients_installed_here(tmp_path: Path, config: Path) -> None:
+def test_without_names_it_links_the_clients_installed_here(
+    tmp_path: Path, config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     home = tmp_path / "bare"
     (home / ".cursor").mkdir(parents=True)  # Cursor is installed, with no mcp.json yet
     code, out, _ = link(home, config=str(config))
@@ -304,6 +306,12 @@ def test_without_names_it_links_the_clients_installed_here(tmp_path: Path, confi
     }
     code, _, err = link(tmp_path / "empty", config=str(config))
     assert code == 2 and "found no MCP client's config folder" in err
+    code, _, err = link(tmp_path / "empty", remove=True)  # an uninstall script's step
+    assert code == 0 and "nothing to remove" in err
+    err = io.StringIO()
+    monkeypatch.chdir(tmp_path)  # where a literal ~ would be written
+    assert run_link(["cursor"], config=str(config), err=err, system="linux", environ={}) == 2
+    assert "HOME is not set" in err.getvalue() and not Path("~").exists()
     code, _, err = link(home, "emacs", config=str(config))
     assert code == 2 and "unknown client 'emacs'" in err
 

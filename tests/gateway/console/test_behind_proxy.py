@@ -92,6 +92,9 @@ def test_public_url_is_an_origin(tmp_path: Path, url: str) -> None:
     with pytest.raises(ConfigError, match=r"console\.public_url: .* is not an origin") as refused:
         parse(config_text(tmp_path, [], tables={"console": {"public_url": url}}))
     assert "s3cret" not in str(refused.value)  # the error never echoes a password
+    everywhere = {"console": {"host": "0.0.0.0"}}  # links to http://0.0.0.0:port
+    with pytest.raises(ConfigError, match=r"console: .* set public_url to the address people"):
+        parse(config_text(tmp_path, [], tables=everywhere))
 
 
 async def test_the_real_listener_behind_a_tls_proxy(forum: FakePlatform, tmp_path: Path) -> None:

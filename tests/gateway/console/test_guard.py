@@ -129,11 +129,13 @@ async def test_a_non_loopback_console_without_auth_is_refused_and_never_started(
     assert bind_problem(Console(gw, host="127.0.0.1")) is None
     problem = bind_problem(Console(gw, host="0.0.0.0"))
     assert problem is not None and "[auth]" in problem
-    _, mcp = gateway(tmp_path / "b", forum, {"console": {"enabled": True, "host": "0.0.0.0"}})
+    team, _ = gateway(tmp_path / "c", forum, {"auth": {"mode": "tokens"}})
+    assert "set [console] public_url" in (bind_problem(Console(team, host="0.0.0.0")) or "")
+    _, mcp = gateway(tmp_path / "b", forum, {"console": {"enabled": True, "host": "10.0.0.1"}})
     with pytest.raises(Exception) as raised:  # the lifespan's error, however FastMCP wraps it
         async with Client(mcp) as client:
             await client.list_tools()
-    assert "refusing to serve the console on 0.0.0.0" in repr(raised.value) + repr(
+    assert "refusing to serve the console on 10.0.0.1" in repr(raised.value) + repr(
         raised.value.__cause__
     ) + str(getattr(raised.value, "exceptions", ""))
 

@@ -157,7 +157,9 @@ async def test_pacing_waits_on_the_injected_sleep() -> None:
 
 
 def _response(status: int, body: bytes, content_type: str = "application/json") -> httpx.Response:
-    return httpx.Response(status, content=body, headers={"content-type": content_type})
+    request = httpx.Request("GET", "https://example.test/items")  # as every real one has
+    headers = {"content-type": content_type}
+    return httpx.Response(status, content=body, headers=headers, request=request)
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,9 @@ def _installed(client: Client) -> bool:
     return any(Path(str(p)).exists() for p in client.installed)
 
 
-def choose(names: list[str], known: dict[str, Client], err: TextIO) -> list[Client] | None:
+def choose(
+    names: list[str], known: dict[str, Client], err: TextIO, remove: bool = False
+) -> list[Client] | None:
     unknown = [n for n in names if n not in known]
     if unknown:
         err.write(
@@ -35,6 +37,9 @@ def choose(names: list[str], known: dict[str, Client], err: TextIO) -> list[Clie
     if names:
         return [known[n] for n in dict.fromkeys(names)]
     found = [c for c in known.values() if _installed(c)]
+    if not found and remove:  # an uninstall script's step: done
+        err.write("gwanjong link: found no MCP client's config folder here: nothing to remove.\n")
+        return []
     if not found:
         places = "; ".join(f"{c.name}: {c.path}" for c in known.values())
         err.write(
@@ -43,6 +48,12 @@ def choose(names: list[str], known: dict[str, Client], err: TextIO) -> list[Clie
         )
         return None
     return found
+
+
+def _sandbox_port(value: str) -> int:
+    if tcp_port(value) == 0:  # the entry names the port: 0 is no address to reach
+        raise argparse.ArgumentTypeError(f"{value!r}: give the sandbox's port, 1 to 65535")
+    return int(value)
 
 
 def _words(line: str, system: str) -> list[str]:
@@ -92,7 +103,15 @@ def run_link(
     out = out or cast(TextIO, sys.stdout)
     err = err or cast(TextIO, sys.stderr)
     env = os.environ if environ is None else environ
-    chosen = choose(names, clients(system, env), err)
+    if not (env.get("USERPROFILE") if system == "win32" else None) and not env.get("HOME"):
+        # every client's config is under the home folder: none would be found, "~" written
+        home = "USERPROFILE" if system == "win32" else "HOME"
+        err.write(
+            f"gwanjong link: {home} is not set, so no client's config can be found. "
+            f"Set it to your home folder and run this again.\n"
+        )
+        return 2
+    chosen = choose(names, clients(system, env), err, remove)
     if chosen is None:
         return 2
     name = SANDBOX_ENTRY if sandbox else ENTRY
@@ -178,7 +197,7 @@ def add_link(sub: Any) -> None:
         "link",
         "add the gwanjong entry to MCP clients' configs (Claude, Cursor, VS Code…)",
         _link,
-        port=False,
+        serving=False,  # --transport, --host and --port: link serves nothing
     )
     p.add_argument(
         "clients",
@@ -195,7 +214,7 @@ def add_link(sub: Any) -> None:
         help="link 'gwanjong-sandbox': a gateway that talks only to the local sandbox",
     )
     p.add_argument(
-        "--sandbox-port", type=tcp_port, default=8799, help="the sandbox's port (default 8799)"
+        "--sandbox-port", type=_sandbox_port, default=8799, help="the sandbox's port (default 8799)"
     )
     p.add_argument(
         "--command",
