@@ -8,13 +8,20 @@ and required. Every output schema also admits the kit's error shape
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from gwanjong_shared.contract.schemas import output_schema
+from gwanjong_shared.contract.untrusted import clean, one_line
 
-__all__ = ["Result", "optional", "output_schema"]
+__all__ = ["Link", "Quoted", "Result", "optional", "output_schema"]
+
+#: Text a result quotes from the record that a platform wrote (a reason it gave, a name):
+#: cleaned as everything the model reads from a platform is (contract/untrusted.py).
+Quoted = Annotated[str, AfterValidator(clean)]
+#: A platform's link (a target's, a write's): cleaned, on one line.
+Link = Annotated[str, AfterValidator(lambda url: one_line(url, 2048))]
 
 
 def _absent(value: object) -> bool:
