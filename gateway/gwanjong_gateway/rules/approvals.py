@@ -16,6 +16,7 @@ from enum import StrEnum
 from typing import Any
 
 from gwanjong_gateway.rules.outgoing import Outgoing
+from gwanjong_shared.contract.visible import link
 
 
 class ApprovalStatus(StrEnum):
@@ -164,7 +165,10 @@ class Approval:
         if what is None:
             where = self.write.destination
             return f"a new post {f'in {where} ' if where else ''}on {self.platform}"
-        return f"{what} {self.target_url or self.target} on {self.platform}"
+        # the link is the platform's word: where it really goes, as the write's links say
+        return (
+            f"{what} {link(self.target_url) if self.target_url else self.target} on {self.platform}"
+        )
 
     def said(self, now: float) -> str:
         """How it stands, in the past tense once decided: "approved by alice via console
