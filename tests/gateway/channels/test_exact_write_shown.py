@@ -102,7 +102,7 @@ async def test_every_surface_names_the_host_a_reply_goes_to(tmp_path: Path) -> N
     async for desks in desks_for(tmp_path, fake, FakeClock()):
         await waiting(desks.desk(), fake, "p9", "Hello there.")
         approval, now = only(desks), desks.clock.time()
-    where = f"a reply to {AT} {HOST} on devto"
-    assert where in message(approval) and where in card_view(approval, "token")["where"]
-    assert where in "\n".join(view.details(approval, now))
-    assert where in one_approval_page(approval, now, "csrf")
+        where = f"a reply to {AT} {HOST} on devto"
+        assert where in message(approval) and where in card_view(approval, "token")["where"]
+        assert where in "\n".join(view.details(approval, now))
+        assert where in one_approval_page(approval, now, "csrf")
