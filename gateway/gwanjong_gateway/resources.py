@@ -10,7 +10,7 @@ import logging
 import re
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import anyio
 from fastmcp import FastMCP
@@ -27,7 +27,7 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.usage.log import UsageLog
 from gwanjong_shared.contract import Action, Capabilities
 from gwanjong_shared.contract.errors import PlatformError
-from gwanjong_shared.contract.untrusted import quote
+from gwanjong_shared.contract.untrusted import clean, quote
 
 HISTORY_LIMIT = 30
 _RECORD_ID = re.compile(r"[0-9]{1,18}")  # ASCII digits that fit the record's integer
@@ -132,7 +132,7 @@ def register_resources(
             # who decided, where, when, and the digest of what they approved
             "approval": approval.public(gw.desk.claims.clock()) if approval else None,
         }
-        return json.dumps(audit, ensure_ascii=False, indent=2)
+        return _json(audit)
 
     @mcp.resource(
         "gwanjong://approvals",
@@ -151,7 +151,7 @@ def register_resources(
             "pending": [a.public(now) for a in pending],
             "decided": [a.public(now) for a in decided if a.decided_at is not None],
         }
-        return json.dumps(view, ensure_ascii=False, indent=2)
+        return _json(view)
 
     @mcp.resource(
         "gwanjong://usage",
@@ -160,7 +160,7 @@ def register_resources(
     )
     async def usage_report() -> str:
         report = await anyio.to_thread.run_sync(partial(usage.report, USAGE_SINCE_S, reader()))
-        return json.dumps(report, ensure_ascii=False, indent=2)
+        return _json(report)
 
     def engage(topic: str, platforms: str = "") -> str:
         enabled = list(gw.upstreams.names())
@@ -199,7 +199,23 @@ async def _history(gw: Gateway, platform: str | None, reader: Reader) -> str:
         limit=HISTORY_LIMIT,
         principal=None if reader.everyone else reader.principal,
     )
-    return json.dumps([r.public() for r in rows], ensure_ascii=False, indent=2)
+    return _json([r.public() for r in rows])
+
+
+def _json(value: Any) -> str:
+    """A resource's JSON, every string in it cleaned: a record quotes platforms (a target's
+    link, an author, a reason), and a model may read it as it reads a tool result."""
+
+    def cleaned(v: object) -> object:
+        if isinstance(v, str):
+            return clean(v)
+        if isinstance(v, dict):
+            return {clean(str(k)): cleaned(x) for k, x in cast(dict[object, object], v).items()}
+        if isinstance(v, (list, tuple)):
+            return [cleaned(x) for x in cast(list[object], v)]
+        return v
+
+    return json.dumps(cleaned(value), ensure_ascii=False, indent=2)
 
 
 async def policy_table(gw: Gateway) -> str:

@@ -22,7 +22,7 @@ from gwanjong_gateway.record.records import health_of, within
 from gwanjong_gateway.record.rows.notice_rows import Notice
 from gwanjong_gateway.rules.approvals import iso
 from gwanjong_gateway.scout.late import wait_within
-from gwanjong_gateway.wire import Result, optional
+from gwanjong_gateway.wire import Link, Quoted, Result, optional
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.untrusted import one_line
 
@@ -56,7 +56,7 @@ class PlatformSide(Result):
 
     state: PlatformState
     until: str | None = optional()
-    detail: str | None = optional()
+    detail: Quoted | None = optional()
     checked_at: str | None = optional()
 
 
@@ -74,7 +74,7 @@ class Waiting(Result):
     id: int
     platform: str
     action: str
-    target: str
+    target: Link
     expires_at: str
 
 

@@ -8,13 +8,21 @@ and required. Every output schema also admits the kit's error shape
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
 
 from gwanjong_shared.contract.schemas import output_schema
+from gwanjong_shared.contract.untrusted import clean, one_line
 
-__all__ = ["Result", "optional", "output_schema"]
+__all__ = ["Link", "Quoted", "Result", "optional", "output_schema"]
+
+#: Text a result quotes from the record that a platform wrote (a reason it gave, a name):
+#: sent cleaned, as everything the model reads from a platform is (contract/untrusted.py);
+#: kept as it is for a person's surface, which marks it.
+Quoted = Annotated[str, PlainSerializer(clean, when_used="json")]
+#: A platform's link (a target's, a write's): sent cleaned, on one line.
+Link = Annotated[str, PlainSerializer(lambda url: one_line(url, 2048), when_used="json")]
 
 
 def _absent(value: object) -> bool:

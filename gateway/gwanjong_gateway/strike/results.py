@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from gwanjong_gateway.rules.ledger import StrikeStatus
-from gwanjong_gateway.wire import Result, optional
+from gwanjong_gateway.wire import Link, Quoted, Result, optional
 
 
 class Earlier(Result):
@@ -20,11 +20,11 @@ class Earlier(Result):
     record: int
     platform: str
     action: str
-    target: str
+    target: Link
     status: str
-    reason: str
+    reason: Quoted
     approver: str
-    url: str
+    url: Link
     at: str
 
 
@@ -50,19 +50,19 @@ class Choice(Result):
 
     record: int
     action: str
-    open: str | None = optional()
+    open: Link | None = optional()
     title: str | None = optional()
     text: str | None = optional()
 
 
 class Posted(Result):
     status: Literal[StrikeStatus.POSTED] = StrikeStatus.POSTED
-    url: str | None = optional()
+    url: Link | None = optional()
     id: str | None = optional()
     record: int
     action: str | None = optional()
     approver: str
-    reason: str | None = optional()
+    reason: Quoted | None = optional()
 
 
 class DryRun(Result):
@@ -74,8 +74,8 @@ class DryRun(Result):
 
 class Handoff(Result):
     status: Literal[StrikeStatus.HANDOFF] = StrikeStatus.HANDOFF
-    reason: str
-    open: str | None = optional()
+    reason: Quoted
+    open: Link | None = optional()
     text: str | None = optional()
     title: str | None = optional()
     record: int
@@ -84,13 +84,13 @@ class Handoff(Result):
 
 class Declined(Result):
     status: Literal[StrikeStatus.DECLINED] = StrikeStatus.DECLINED
-    reason: str
+    reason: Quoted
     record: int
 
 
 class Refused(Result):
     status: Literal[StrikeStatus.REFUSED] = StrikeStatus.REFUSED
-    reason: str
+    reason: Quoted
     record: int | None = optional()
     retry_after: int | None = optional()
     choices: list[Choice] | None = optional()
@@ -98,7 +98,7 @@ class Refused(Result):
 
 class Duplicate(Result):
     status: Literal[StrikeStatus.DUPLICATE] = StrikeStatus.DUPLICATE
-    reason: str
+    reason: Quoted
     # absent in team mode when another member's row holds the target (theirs to read)
     earlier: Earlier | None = optional()
     retry_after: int | None = optional()

@@ -19,7 +19,7 @@ from gwanjong_gateway.rules.approvals import Approval
 from gwanjong_gateway.strike.elicitation import message
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
-from tests.gateway.strike.test_approvals import Desks, desks_for
+from tests.gateway.strike.test_approvals import Desks, desks_for, waiting
 from tests.gateway.strike.test_exact_write import TAGGED, only, post_waiting
 
 pytestmark = pytest.mark.anyio
@@ -90,3 +90,19 @@ async def test_every_surface_shows_title_tags_account_and_links(
     assert "| title: Cancellation notes" in listed and "| tags: python, async" in listed
     data = view.approval_item(approval, now).data
     assert data["title"] == "Cancellation notes" and data["tags"] == list(TAGS)
+
+
+async def test_every_surface_names_the_host_a_reply_goes_to(tmp_path: Path) -> None:
+    """A reply's target is the platform's link to the post: a remote Mastodon status keeps
+    any link on its own host, such as https://github.com@evil.example/y, which reads as
+    github.com. Every surface says where it goes, as it does for the write's links."""
+    fake = FakePlatform(TAGGED)
+    pid = fake.add_post("p9", "A post", "Some text.")
+    fake.posts[pid] = fake.posts[pid].model_copy(update={"url": AT})
+    async for desks in desks_for(tmp_path, fake, FakeClock()):
+        await waiting(desks.desk(), fake, "p9", "Hello there.")
+        approval, now = only(desks), desks.clock.time()
+        where = f"a reply to {AT} {HOST} on devto"
+        assert where in message(approval) and where in card_view(approval, "token")["where"]
+        assert where in "\n".join(view.details(approval, now))
+        assert where in one_approval_page(approval, now, "csrf")

@@ -44,11 +44,13 @@ async def test_a_handoff_dismissed_from_the_console_or_past_its_time_leaves_the_
     forum: FakePlatform, tmp_path: Path, clock: FakeClock
 ) -> None:
     gw, mcp = gateway(forum, tmp_path, clock)
+    for pid, found in forum.posts.items():  # the platform's link: it names where it goes
+        forum.posts[pid] = found.model_copy(update={"url": f"https://dev.to@evil.example/{pid}"})
     async with serving(gw, mcp) as s:
         oid, record = await handed(s)
         csrf = await sign_in(s)
         page = (await s.http.get("/handoffs")).text
-        assert f"Hand-off h{record}: comment on devto" in page
+        assert f"Hand-off h{record}: comment on devto" in page and "(host evil.example)" in page
         assert f'action="/handoffs/h{record}/dismiss"' in page and "claimed, unverified" not in page
         # the model says it was posted: no proof on the forum, so the card says so
         claim = {"action": "confirm_handoff", "content": "https://dev.to/gwanjong_bot/77"}
