@@ -106,13 +106,12 @@ def raise_for_response(response: httpx.Response, label: str, *, what: str | None
     if response.status_code == 403 and not platform_body:
         # Our platforms refuse credentials in JSON; an empty or HTML 403 is the CDN's.
         raise edge_block(label)
-    wait = wait_from(response.status_code, response.headers)
-    if response.status_code >= 500:  # a 503's Retry-After: how long it is down
-        wait = retry_after_seconds(response.headers)
+    status, headers = response.status_code, response.headers
     raise error_for_status(
-        response.status_code,
+        status,
         label,
-        retry_after=wait,
+        # a 5xx's Retry-After says how long it is down; below, the rate limit's wait
+        retry_after=retry_after_seconds(headers) if status >= 500 else wait_from(status, headers),
         detail=detail,
         what=what,
     )
