@@ -6,7 +6,7 @@ quiet: its lines may name a URL with its secrets; ours show scheme and host only
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import anyio
@@ -76,14 +76,14 @@ async def deliver_one(url: str, message: Message, send: Send, retry: Retry) -> s
     return line
 
 
-async def deliver(urls: Sequence[str], message: Message, send: Send, retry: Retry) -> str:
-    """Every channel at once; the lines of those that gave up ("" = all sent)."""
-    errors: list[str] = [""] * len(urls)
+async def deliver(messages: Mapping[str, Message], send: Send, retry: Retry) -> list[str]:
+    """Every channel at once, each its message; why each gave up ("" = sent), in order."""
+    errors: list[str] = [""] * len(messages)
 
-    async def one(i: int, url: str) -> None:
+    async def one(i: int, url: str, message: Message) -> None:
         errors[i] = await deliver_one(url, message, send, retry)
 
     async with anyio.create_task_group() as tg:
-        for i, url in enumerate(urls):
-            tg.start_soon(one, i, url)
-    return "; ".join(e for e in errors if e)
+        for i, (url, message) in enumerate(messages.items()):
+            tg.start_soon(one, i, url, message)
+    return errors

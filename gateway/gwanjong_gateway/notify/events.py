@@ -55,6 +55,7 @@ class Message:
     title: str
     body: str
     summary: str  # the counts, one line: what status shows
+    told: tuple[str, ...] = ()  # its events' notice keys
 
 
 def ago(seconds: float) -> str:
@@ -94,4 +95,5 @@ def compose(key: str, events: list[Event], now: float, base_url: str) -> Message
     # an approval waiting and about to expire is one thing (kinds apart by their first word)
     total = len({(e.kind.split("_")[0], e.key) for e in events})
     title = f"gwanjong: {total} {'thing waits' if total == 1 else 'things wait'} for you"
-    return Message(key, title, "\n".join(lines), "; ".join(counts))
+    told = tuple(e.notice_key for e in events)
+    return Message(key, title, "\n".join(lines), "; ".join(counts), told)

@@ -6,11 +6,13 @@ starts deliveries."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import socket
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -57,8 +59,14 @@ def quiet(section: NotifySection, now: float) -> bool:
 #: how long a notice is remembered: longer than anything it names can wait (a hand-off
 #: waits a year at most)
 KEEP_S = 400 * 86400.0
-#: how long what a watcher found waits to be told: a period and quiet hours at most
+#: how long what a watcher found waits to be told: a period and quiet hours at most;
+#: what a channel could not take is kept as long, each failed try anew
 KEEP_FOUND_S = 2 * 86400.0
+
+
+def channel_id(url: str) -> str:
+    """A channel's name in the record: its URL's hash (the URL carries secrets)."""
+    return hashlib.sha256(url.encode()).hexdigest()[:16]
 
 
 class Notifier:
@@ -146,49 +154,69 @@ class Notifier:
         now = self.clock()
         return bool(self.urls) and now >= self._next_at and not quiet(self.section, now)
 
-    async def tick(self) -> Message | None:
-        """The message due now, claimed in the record; None when nothing is due (too soon,
-        quiet hours, nothing new, or another replica sends this period's)."""
+    async def tick(self) -> dict[str, Message]:
+        """The message due now for each channel, claimed in the record: what is new, and
+        what that channel could not take before (its `owed:` keys); none when nothing is
+        due (too soon, quiet hours, nothing new, or another replica sends this period's)."""
         now = self.clock()
         if not self.due():
-            return None
+            return {}
         pending = {**self._scanned, **self._published}
-        if not pending:
-            return None
         try:
             fresh = await self.records.run(StrikeStore.unclaimed, list(pending))
             for key in set(pending) - set(fresh):  # told before (by us, or another process)
                 self._published.pop(key, None)
-            if not fresh:
-                return None
+            owed = await self.records.run(StrikeStore.found, now - KEEP_FOUND_S, "owed:")
+            if not fresh and not owed:
+                return {}
             period = f"period:{int(now // self.section.every_s)}"
             self._next_at = now + self.section.every_s
             if not await self.records.run(StrikeStore.claim_notices, [period], now, self.me):
-                return None  # another replica sends this period's message
+                return {}  # another replica sends this period's message
             won = await self.records.run(StrikeStore.claim_notices, fresh, now, self.me)
+            owed = await self.records.run(StrikeStore.take_notices, owed)
             await self.records.run(StrikeStore.prune_notices, now - KEEP_S)
         except PlatformError as exc:
             log.warning("notify: the record is unavailable (%s); trying next period", exc.kind)
-            return None
+            return {}
         for key in won:
             self._published.pop(key, None)
-        if not won:
-            return None
-        message = compose(period, [pending[k] for k in won], now, self.base_url)
-        await self._note(message, 0.0, "")
-        return message
+        messages: dict[str, Message] = {}
+        for url in self.urls:
+            mine = f"owed:{channel_id(url)}:"
+            keys = dict.fromkeys([*won, *(k[len(mine) :] for k in owed if k.startswith(mine))])
+            if events := [pending[k] for k in keys if k in pending]:  # owed, and still waits
+                messages[url] = compose(period, events, now, self.base_url)
+        if not messages:
+            return {}
+        told = {k: pending[k] for m in messages.values() for k in m.told}
+        whole = compose(period, list(told.values()), now, self.base_url)
+        await self._note(period, whole.summary, 0.0, "")
+        return {url: replace(m, summary=whole.summary) for url, m in messages.items()}
 
-    async def deliver(self, message: Message) -> str:
-        """Send ``message`` to every channel; note how it went in the record."""
-        error = await deliver(self.urls, message, self.send, self.retry)
-        await self._note(message, self.clock(), error)
+    async def deliver(self, messages: dict[str, Message]) -> str:
+        """Send each channel its message; note how it went in the record, and what a
+        channel could not take, to send it again with its next message."""
+        errors = await deliver(messages, self.send, self.retry)
+        now, [first, *_] = self.clock(), messages.values()
+        owed = [
+            f"owed:{channel_id(url)}:{key}"
+            for (url, message), error in zip(messages.items(), errors, strict=True)
+            if error
+            for key in message.told
+        ]
+        error = "; ".join(e for e in errors if e)
+        try:
+            if owed:
+                await self.records.run(StrikeStore.claim_notices, owed, now, self.me)
+        except PlatformError as exc:
+            log.warning("notify: what a channel missed will not be sent again (%s)", exc.kind)
+        await self._note(first.key, first.summary, now, error)
         return error
 
-    async def _note(self, message: Message, sent_at: float, error: str) -> None:
+    async def _note(self, key: str, summary: str, sent_at: float, error: str) -> None:
         try:
-            await self.records.run(
-                StrikeStore.note_message, message.key, message.summary, sent_at, error
-            )
+            await self.records.run(StrikeStore.note_message, key, summary, sent_at, error)
         except PlatformError as exc:
             log.warning("notify: could not note the message in the record (%s)", exc.kind)
 
@@ -198,7 +226,6 @@ class Notifier:
         while True:
             if self.due():  # the record is read only when a message may go out
                 await self.scan()
-                message = await self.tick()
-                if message is not None:
-                    tg.start_soon(self.deliver, message)
+                if messages := await self.tick():
+                    tg.start_soon(self.deliver, messages)
             await anyio.sleep(min(poll_s, self.section.every_s))
