@@ -19,6 +19,7 @@ from gwanjong_shared.contract.models import Frozen
 TOLD: dict[EventKind, tuple[str, str]] = {
     EventKind.APPROVAL_WAITING: ("approvals waiting", "/approvals"),
     EventKind.APPROVAL_EXPIRING: ("approvals about to expire", "/approvals"),
+    EventKind.APPROVAL_EXPIRED: ("approvals expired before you were told", "/approvals"),
     EventKind.HANDOFF_WAITING: ("hand-offs waiting to be posted", "/handoffs"),
     EventKind.SUMMONED: ("new mentions or replies", "/inbox"),
     EventKind.TOPIC_POST: ("new posts on your saved topics", "/inbox"),

@@ -118,15 +118,18 @@ class Notifier:
             handoffs = await self.records.run(StrikeStore.open_handoffs, None, 500)
             health = await self.records.run(StrikeStore.health_rows)
             watched = await self.records.run(StrikeStore.found, now - KEEP_FOUND_S)
+            expired = await self.records.run(StrikeStore.expired_between, now - KEEP_FOUND_S, now)
         except PlatformError as exc:  # the record is down: try again next period
             log.warning("notify: the record is unavailable (%s)", exc.kind)
             return
         found: list[Event] = []
         # told before it expires: by the last message before then, when periods are longer
         soon = max(self.section.expiring_within_s, self.section.every_s)
-        for a in approvals:
+        for a in [*approvals, *expired]:
             kinds = [EventKind.APPROVAL_WAITING]
-            if a.expires_at - now <= soon:
+            if a.expires_at <= now:  # told only where its waiting never was (`tick`)
+                kinds = [EventKind.APPROVAL_EXPIRED]
+            elif a.expires_at - now <= soon:
                 kinds.append(EventKind.APPROVAL_EXPIRING)
             found += [
                 Event(kind=k, key=f"a{a.id}", platform=a.platform, at=a.created_at) for k in kinds
@@ -162,8 +165,14 @@ class Notifier:
         if not self.due():
             return {}
         pending = {**self._scanned, **self._published}
+        # an approval that expired is new only while its waiting was never told
+        expired = EventKind.APPROVAL_EXPIRED
+        told_as = {
+            k: f"approval_waiting:{e.key}" if e.kind is expired else k for k, e in pending.items()
+        }
         try:
-            fresh = await self.records.run(StrikeStore.unclaimed, list(pending))
+            free = set(await self.records.run(StrikeStore.unclaimed, [*pending, *told_as.values()]))
+            fresh = [k for k in pending if k in free and told_as[k] in free]
             for key in set(pending) - set(fresh):  # told before (by us, or another process)
                 self._published.pop(key, None)
             owed = await self.records.run(StrikeStore.found, now - KEEP_FOUND_S, "owed:")
@@ -185,8 +194,14 @@ class Notifier:
         for url in self.urls:
             mine = f"owed:{channel_id(url)}:"
             keys = dict.fromkeys([*won, *(k[len(mine) :] for k in owed if k.startswith(mine))])
-            if events := [pending[k] for k in keys if k in pending]:  # owed, and still waits
-                messages[url] = compose(period, events, now, self.base_url)
+            # what it missed, if it still waits (or expired meanwhile: then said so)
+            events = {
+                e.notice_key: e
+                for k in keys
+                if (e := pending.get(k) or pending.get(f"{expired}:{k.partition(':')[2]}"))
+            }
+            if events:
+                messages[url] = compose(period, list(events.values()), now, self.base_url)
         if not messages:
             return {}
         told = {k: pending[k] for m in messages.values() for k in m.told}

@@ -1,7 +1,8 @@
 """The notifier with an injected clock, on a real SQLite record: one message per period
-with counts and the oldest, quiet hours, "about to expire" told once more (nothing told
-twice after a restart: test_replicas.py), nothing the person caused, no platform text, and a channel that
-keeps failing gives up with a line that names no secret."""
+with counts and the oldest, quiet hours (what expired within them is told after), "about to
+expire" told once more (nothing told twice after a restart: test_replicas.py), nothing the
+person caused, no platform text, and a channel that keeps failing gives up with a line that
+names no secret."""
 
 from __future__ import annotations
 
@@ -100,6 +101,7 @@ async def test_quiet_hours_hold_messages_until_they_end_in_their_time_zone(db: P
     clock, sent = FakeClock(wall=night), Sent()
     with closing(StrikeStore(db)) as store:
         open_approval(store, "p1", night - 60)
+        open_approval(store, "p2", night + 3600, expires_in=3600)  # opens and expires unseen
     n, records = notifier(db, clock, sent, quiet_hours="22:00-07:00", timezone="UTC")
     assert await cycle(n) is None
     clock.wall = night + 6 * 3600  # 05:30
@@ -107,6 +109,9 @@ async def test_quiet_hours_hold_messages_until_they_end_in_their_time_zone(db: P
     clock.wall = night + 7.5 * 3600  # 07:00
     body = await cycle(n)
     assert body is not None and "1 approvals waiting" in body
+    assert "1 approvals expired before you were told on devto (oldest 6 h ago)" in body
+    clock.wall += 400
+    assert await cycle(n) is None  # told once
     records.close()
     seoul = NotifySection(quiet_hours="22:00-07:00", timezone="Asia/Seoul")  # in a time zone
     assert quiet(seoul, NOON) is False  # 21:00 in Seoul

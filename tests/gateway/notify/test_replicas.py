@@ -91,6 +91,7 @@ async def test_a_message_a_channel_could_not_take_is_sent_to_it_again_once(
     section = NotifySection(urls=[URL, other])
     replicas = [notifier(records, clock, sent, section) for records in both]
     open_approval(record, "p1", NOW - 60)
+    open_approval(record, "p2", NOW - 60, expires_in=300)  # gone before the next try
     sent.down = {other}
     await period(replicas)
     assert sorted(url for url, *_ in sent.messages) == [other, URL]
@@ -100,6 +101,7 @@ async def test_a_message_a_channel_could_not_take_is_sent_to_it_again_once(
     await period(replicas)
     [(to, _title, body)] = sent.messages[2:]  # the channel that missed it, and only it
     assert to == other and body.startswith("1 approvals waiting")
+    assert "1 approvals expired before you were told" in body
     clock.advance(400)
     await period([*replicas, notifier(both[0], clock, sent, section)])
     assert len(sent.messages) == 3

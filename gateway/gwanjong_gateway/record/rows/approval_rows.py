@@ -131,6 +131,15 @@ class ApprovalRows(Statements):
             Approval, f"SELECT * FROM approvals {sql} ORDER BY id {order} LIMIT ?", [*args, limit]
         )
 
+    def expired_between(self, since: float, now: float) -> list[Approval]:
+        """Those that expired between ``since`` and ``now``: nobody decided in time."""
+        return self.engine.rows(
+            Approval,
+            "SELECT * FROM approvals WHERE status IN (?, ?) AND expires_at > ? "
+            "AND expires_at <= ? ORDER BY id",
+            (ApprovalStatus.PENDING, ApprovalStatus.EXPIRED, since, now),
+        )
+
     def close_approval(
         self,
         approval_id: int,
