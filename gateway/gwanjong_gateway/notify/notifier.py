@@ -14,6 +14,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import anyio
@@ -62,6 +63,8 @@ KEEP_S = 400 * 86400.0
 #: how long what a watcher found waits to be told: a period and quiet hours at most;
 #: what a channel could not take is kept as long, each failed try anew
 KEEP_FOUND_S = 2 * 86400.0
+#: rows a read of the record takes at most
+PAGE = 500
 
 
 def channel_id(url: str) -> str:
@@ -114,8 +117,8 @@ class Notifier:
         open hand-offs, platforms whose writes are paused."""
         now = self.clock()
         try:
-            approvals = await self.records.run(StrikeStore.approvals, now, True, None, 500)
-            handoffs = await self.records.run(StrikeStore.open_handoffs, None, 500)
+            approvals = await self._every(StrikeStore.approvals, now, True, None)
+            handoffs = await self._every(StrikeStore.open_handoffs, None)
             health = await self.records.run(StrikeStore.health_rows)
             watched = await self.records.run(StrikeStore.found, now - KEEP_FOUND_S)
             expired = await self.records.run(StrikeStore.expired_between, now - KEEP_FOUND_S, now)
@@ -151,6 +154,15 @@ class Notifier:
         for source in self.sources:
             found += await source()
         self._scanned = {e.notice_key: e for e in found if e.kind in self.kinds}
+
+    async def _every(self, read: Callable[..., list[Any]], *args: Any) -> list[Any]:
+        """Every row of a read, oldest first, a page at a time (never a cap)."""
+        rows: list[Any] = []
+        while page := await self.records.run(read, *args, PAGE, rows[-1].id if rows else 0):
+            rows += page
+            if len(page) < PAGE:
+                break
+        return rows
 
     def due(self) -> bool:
         """A message may go out now (the period passed, not quiet hours)."""

@@ -17,7 +17,7 @@ import pytest
 from gwanjong_gateway.config.away import NotifySection
 from gwanjong_gateway.notify.deliver import Retry
 from gwanjong_gateway.notify.events import Event, EventKind
-from gwanjong_gateway.notify.notifier import Notifier, quiet
+from gwanjong_gateway.notify.notifier import PAGE, Notifier, quiet
 from gwanjong_gateway.notify.redact import shown
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
@@ -143,6 +143,17 @@ async def test_an_approval_about_to_expire_is_told_once_more(db: Path) -> None:
     third = await cycle(n)
     assert third is not None and "1 approvals about to expire on devto" in third
     assert sent.messages[-1][1] == "gwanjong: 1 thing waits for you"
+    records.close()
+
+
+async def test_more_approvals_than_one_read_takes_are_all_told(db: Path) -> None:
+    clock, sent = FakeClock(wall=NOON), Sent()
+    with closing(StrikeStore(db)) as store:
+        for i in range(PAGE + 1):
+            open_approval(store, f"p{i}", NOON - 60)
+    n, records = notifier(db, clock, sent)
+    body = await cycle(n)
+    assert body is not None and body.startswith(f"{PAGE + 1} approvals waiting")
     records.close()
 
 
