@@ -223,29 +223,36 @@ class Notifier:
 
     async def deliver(self, messages: dict[str, Message]) -> str:
         """Send each channel its message; note how it went in the record, and what a
-        channel could not take, to send it again with its next message."""
-        errors = await deliver(messages, self.send, self.retry)
-        now, [first, *_] = self.clock(), messages.values()
-        owed = [
-            f"owed:{channel_id(url)}:{key}"
-            for (url, message), error in zip(messages.items(), errors, strict=True)
-            if error
-            for key in message.told
-        ]
-        error = "; ".join(e for e in errors if e)
+        channel is known not to have (given up, or stopped between tries), to send it
+        again with its next message."""
+        missed: dict[str, str] = {}
         try:
-            if owed:
-                await self.records.run(StrikeStore.claim_notices, owed, now, self.me)
-        except PlatformError as exc:
-            log.warning("notify: what a channel missed will not be sent again (%s)", exc.kind)
-        await self._note(first.key, first.summary, now, error)
+            await deliver(messages, self.send, self.retry, missed)
+        finally:
+            owed = [
+                f"owed:{channel_id(u)}:{k}"
+                for u, m in messages.items()
+                if u in missed
+                for k in m.told
+            ]
+            with anyio.CancelScope(shield=True):  # a stop between tries, too
+                missing = "what a channel missed will not be sent again"
+                await self._try(missing, StrikeStore.claim_notices, owed, self.clock(), self.me)
+        error = "; ".join(missed[u] for u in messages if u in missed)
+        [first, *_] = messages.values()
+        await self._note(first.key, first.summary, self.clock(), error)
         return error
 
     async def _note(self, key: str, summary: str, sent_at: float, error: str) -> None:
+        args = (key, summary, sent_at, error)
+        await self._try("could not note the message in the record", StrikeStore.note_message, *args)
+
+    async def _try(self, failing: str, write: Callable[..., Any], *args: Any) -> None:
+        """A write to the record that may fail (the record is down): a line in the log."""
         try:
-            await self.records.run(StrikeStore.note_message, key, summary, sent_at, error)
+            await self.records.run(write, *args)
         except PlatformError as exc:
-            log.warning("notify: could not note the message in the record (%s)", exc.kind)
+            log.warning("notify: %s (%s)", failing, exc.kind)
 
     async def run(self, tg: TaskGroup, poll_s: float = 10.0) -> None:
         """Forever: scan, and start each due message's delivery beside this loop."""

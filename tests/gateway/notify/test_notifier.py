@@ -12,6 +12,7 @@ from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 
+import anyio
 import pytest
 
 from gwanjong_gateway.config.away import NotifySection
@@ -212,6 +213,30 @@ async def test_a_channel_that_keeps_failing_gives_up_naming_its_scheme_and_host_
     assert shown("mailto://me:pw@mail.example.com?to=x@y") == "mailto://mail.example.com"
     assert shown("ntfys://tok@ntfy.sh/topic") == "ntfys://ntfy.sh"
     assert shown("garbage") == "(not a URL)"
+
+
+async def test_a_channel_stopped_between_tries_is_sent_it_after_a_restart(db: Path) -> None:
+    clock, sent, paused = FakeClock(wall=NOON), Sent(), anyio.Event()
+
+    async def pause(_s: float) -> None:  # the process stops while it waits to try again
+        paused.set()
+        await anyio.sleep_forever()
+
+    with closing(StrikeStore(db)) as store:
+        open_approval(store, "p1", NOON)
+    n, records = notifier(db, clock, sent)
+    n.retry, sent.down = Retry(sleep=pause), {n.urls[0]}
+    await n.scan()
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(n.deliver, await n.tick())
+        await paused.wait()
+        tg.cancel_scope.cancel()
+    records.close()
+    sent.down, clock.wall = set(), NOON + 400
+    n, records = notifier(db, clock, sent)  # the restart
+    body = await cycle(n)
+    assert body is not None and body.startswith("1 approvals waiting")
+    records.close()
 
 
 def test_a_url_whose_host_part_is_its_token_shows_no_host() -> None:
