@@ -18,6 +18,7 @@ class EventKind(StrEnum):
 
     APPROVAL_WAITING = "approval_waiting"
     APPROVAL_EXPIRING = "approval_expiring"
+    APPROVAL_EXPIRED = "approval_expired"
     HANDOFF_WAITING = "handoff_waiting"
     SUMMONED = "summoned"
     TOPIC_POST = "topic_post"

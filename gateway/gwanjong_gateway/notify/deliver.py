@@ -6,7 +6,7 @@ quiet: its lines may name a URL with its secrets; ours show scheme and host only
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import anyio
@@ -44,19 +44,25 @@ class Retry:
     backoff_s: Sequence[float] = (5.0, 30.0)
     #: the longest one try may take
     try_s: float = 20.0
+    #: how a pause is waited (tests: a fake clock's)
+    sleep: Callable[[float], Awaitable[None]] = anyio.sleep
 
 
-async def deliver_one(url: str, message: Message, send: Send, retry: Retry) -> str:
-    """Send to one channel; "" when sent, else why it gave up (scheme+host, no secret)."""
+async def deliver_one(
+    url: str, message: Message, send: Send, retry: Retry, missed: dict[str, str]
+) -> None:
+    """Send to one channel. While it is known unsent (between tries, and once given up),
+    ``missed[url]`` says why (scheme+host, no secret)."""
     why = ""
     for attempt, pause in enumerate([*retry.backoff_s, None], start=1):
+        missed.pop(url, None)  # a try under way may arrive
         try:
             with anyio.fail_after(retry.try_s):
                 ok = await anyio.to_thread.run_sync(
                     send, url, message.title, message.body, abandon_on_cancel=True
                 )
             if ok:
-                return ""
+                return
             why = "the channel refused it"
         except TimeoutError:
             why = f"no answer within {retry.try_s:g} s"
@@ -69,21 +75,17 @@ async def deliver_one(url: str, message: Message, send: Send, retry: Retry) -> s
         except Exception as exc:  # a plugin's error; its text may name the URL: type only
             why = f"failed ({type(exc).__name__})"
         if pause is not None:
+            missed[url] = why
             log.info("notify: %s: try %d %s; again in %g s", shown(url), attempt, why, pause)
-            await anyio.sleep(pause)
-    line = f"{shown(url)}: gave up: {why}"
+            await retry.sleep(pause)
+    missed[url] = line = f"{shown(url)}: gave up: {why}"
     log.warning("notify: %s", line)
-    return line
 
 
-async def deliver(urls: Sequence[str], message: Message, send: Send, retry: Retry) -> str:
-    """Every channel at once; the lines of those that gave up ("" = all sent)."""
-    errors: list[str] = [""] * len(urls)
-
-    async def one(i: int, url: str) -> None:
-        errors[i] = await deliver_one(url, message, send, retry)
-
+async def deliver(
+    messages: Mapping[str, Message], send: Send, retry: Retry, missed: dict[str, str]
+) -> None:
+    """Every channel at once, each its message (``missed``: see `deliver_one`)."""
     async with anyio.create_task_group() as tg:
-        for i, url in enumerate(urls):
-            tg.start_soon(one, i, url)
-    return "; ".join(e for e in errors if e)
+        for url, message in messages.items():
+            tg.start_soon(deliver_one, url, message, send, retry, missed)

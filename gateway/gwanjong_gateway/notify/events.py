@@ -19,6 +19,7 @@ from gwanjong_shared.contract.models import Frozen
 TOLD: dict[EventKind, tuple[str, str]] = {
     EventKind.APPROVAL_WAITING: ("approvals waiting", "/approvals"),
     EventKind.APPROVAL_EXPIRING: ("approvals about to expire", "/approvals"),
+    EventKind.APPROVAL_EXPIRED: ("approvals expired before you were told", "/approvals"),
     EventKind.HANDOFF_WAITING: ("hand-offs waiting to be posted", "/handoffs"),
     EventKind.SUMMONED: ("new mentions or replies", "/inbox"),
     EventKind.TOPIC_POST: ("new posts on your saved topics", "/inbox"),
@@ -55,6 +56,7 @@ class Message:
     title: str
     body: str
     summary: str  # the counts, one line: what status shows
+    told: tuple[str, ...] = ()  # its events' notice keys
 
 
 def ago(seconds: float) -> str:
@@ -94,4 +96,5 @@ def compose(key: str, events: list[Event], now: float, base_url: str) -> Message
     # an approval waiting and about to expire is one thing (kinds apart by their first word)
     total = len({(e.kind.split("_")[0], e.key) for e in events})
     title = f"gwanjong: {total} {'thing waits' if total == 1 else 'things wait'} for you"
-    return Message(key, title, "\n".join(lines), "; ".join(counts))
+    told = tuple(e.notice_key for e in events)
+    return Message(key, title, "\n".join(lines), "; ".join(counts), told)

@@ -6,12 +6,15 @@ starts deliveries."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import socket
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import anyio
@@ -57,8 +60,16 @@ def quiet(section: NotifySection, now: float) -> bool:
 #: how long a notice is remembered: longer than anything it names can wait (a hand-off
 #: waits a year at most)
 KEEP_S = 400 * 86400.0
-#: how long what a watcher found waits to be told: a period and quiet hours at most
+#: how long what a watcher found waits to be told: a period and quiet hours at most;
+#: what a channel could not take is kept as long, each failed try anew
 KEEP_FOUND_S = 2 * 86400.0
+#: rows a read of the record takes at most
+PAGE = 500
+
+
+def channel_id(url: str) -> str:
+    """A channel's name in the record: its URL's hash (the URL carries secrets)."""
+    return hashlib.sha256(url.encode()).hexdigest()[:16]
 
 
 class Notifier:
@@ -106,19 +117,22 @@ class Notifier:
         open hand-offs, platforms whose writes are paused."""
         now = self.clock()
         try:
-            approvals = await self.records.run(StrikeStore.approvals, now, True, None, 500)
-            handoffs = await self.records.run(StrikeStore.open_handoffs, None, 500)
+            approvals = await self._every(StrikeStore.approvals, now, True, None)
+            handoffs = await self._every(StrikeStore.open_handoffs, None)
             health = await self.records.run(StrikeStore.health_rows)
             watched = await self.records.run(StrikeStore.found, now - KEEP_FOUND_S)
+            expired = await self.records.run(StrikeStore.expired_between, now - KEEP_FOUND_S, now)
         except PlatformError as exc:  # the record is down: try again next period
             log.warning("notify: the record is unavailable (%s)", exc.kind)
             return
         found: list[Event] = []
         # told before it expires: by the last message before then, when periods are longer
         soon = max(self.section.expiring_within_s, self.section.every_s)
-        for a in approvals:
+        for a in [*approvals, *expired]:
             kinds = [EventKind.APPROVAL_WAITING]
-            if a.expires_at - now <= soon:
+            if a.expires_at <= now:  # told only where its waiting never was (`tick`)
+                kinds = [EventKind.APPROVAL_EXPIRED]
+            elif a.expires_at - now <= soon:
                 kinds.append(EventKind.APPROVAL_EXPIRING)
             found += [
                 Event(kind=k, key=f"a{a.id}", platform=a.platform, at=a.created_at) for k in kinds
@@ -141,56 +155,104 @@ class Notifier:
             found += await source()
         self._scanned = {e.notice_key: e for e in found if e.kind in self.kinds}
 
+    async def _every(self, read: Callable[..., list[Any]], *args: Any) -> list[Any]:
+        """Every row of a read, oldest first, a page at a time (never a cap)."""
+        rows: list[Any] = []
+        while page := await self.records.run(read, *args, PAGE, rows[-1].id if rows else 0):
+            rows += page
+            if len(page) < PAGE:
+                break
+        return rows
+
     def due(self) -> bool:
         """A message may go out now (the period passed, not quiet hours)."""
         now = self.clock()
         return bool(self.urls) and now >= self._next_at and not quiet(self.section, now)
 
-    async def tick(self) -> Message | None:
-        """The message due now, claimed in the record; None when nothing is due (too soon,
-        quiet hours, nothing new, or another replica sends this period's)."""
+    async def tick(self) -> dict[str, Message]:
+        """The message due now for each channel, claimed in the record: what is new, and
+        what that channel could not take before (its `owed:` keys); none when nothing is
+        due (too soon, quiet hours, nothing new, or another replica sends this period's)."""
         now = self.clock()
         if not self.due():
-            return None
+            return {}
         pending = {**self._scanned, **self._published}
-        if not pending:
-            return None
+        # an approval that expired is new only while its waiting was never told
+        expired = EventKind.APPROVAL_EXPIRED
+        told_as = {
+            k: f"approval_waiting:{e.key}" if e.kind is expired else k for k, e in pending.items()
+        }
         try:
-            fresh = await self.records.run(StrikeStore.unclaimed, list(pending))
+            free = set(await self.records.run(StrikeStore.unclaimed, [*pending, *told_as.values()]))
+            fresh = [k for k in pending if k in free and told_as[k] in free]
             for key in set(pending) - set(fresh):  # told before (by us, or another process)
                 self._published.pop(key, None)
-            if not fresh:
-                return None
+            owed = await self.records.run(StrikeStore.found, now - KEEP_FOUND_S, "owed:")
+            if not fresh and not owed:
+                return {}
             period = f"period:{int(now // self.section.every_s)}"
             self._next_at = now + self.section.every_s
             if not await self.records.run(StrikeStore.claim_notices, [period], now, self.me):
-                return None  # another replica sends this period's message
+                return {}  # another replica sends this period's message
             won = await self.records.run(StrikeStore.claim_notices, fresh, now, self.me)
+            owed = await self.records.run(StrikeStore.take_notices, owed)
             await self.records.run(StrikeStore.prune_notices, now - KEEP_S)
         except PlatformError as exc:
             log.warning("notify: the record is unavailable (%s); trying next period", exc.kind)
-            return None
+            return {}
         for key in won:
             self._published.pop(key, None)
-        if not won:
-            return None
-        message = compose(period, [pending[k] for k in won], now, self.base_url)
-        await self._note(message, 0.0, "")
-        return message
+        messages: dict[str, Message] = {}
+        for url in self.urls:
+            mine = f"owed:{channel_id(url)}:"
+            keys = dict.fromkeys([*won, *(k[len(mine) :] for k in owed if k.startswith(mine))])
+            # what it missed, if it still waits (or expired meanwhile: then said so)
+            events = {
+                e.notice_key: e
+                for k in keys
+                if (e := pending.get(k) or pending.get(f"{expired}:{k.partition(':')[2]}"))
+            }
+            if events:
+                messages[url] = compose(period, list(events.values()), now, self.base_url)
+        if not messages:
+            return {}
+        told = {k: pending[k] for m in messages.values() for k in m.told}
+        whole = compose(period, list(told.values()), now, self.base_url)
+        await self._note(period, whole.summary, 0.0, "")
+        return {url: replace(m, summary=whole.summary) for url, m in messages.items()}
 
-    async def deliver(self, message: Message) -> str:
-        """Send ``message`` to every channel; note how it went in the record."""
-        error = await deliver(self.urls, message, self.send, self.retry)
-        await self._note(message, self.clock(), error)
+    async def deliver(self, messages: dict[str, Message]) -> str:
+        """Send each channel its message; note how it went in the record, and what a
+        channel is known not to have (given up, or stopped between tries), to send it
+        again with its next message."""
+        missed: dict[str, str] = {}
+        try:
+            await deliver(messages, self.send, self.retry, missed)
+        finally:
+            owed = [
+                f"owed:{channel_id(u)}:{k}"
+                for u, m in messages.items()
+                if u in missed
+                for k in m.told
+            ]
+            with anyio.CancelScope(shield=True):  # a stop between tries, too
+                missing = "what a channel missed will not be sent again"
+                await self._try(missing, StrikeStore.claim_notices, owed, self.clock(), self.me)
+        error = "; ".join(missed[u] for u in messages if u in missed)
+        [first, *_] = messages.values()
+        await self._note(first.key, first.summary, self.clock(), error)
         return error
 
-    async def _note(self, message: Message, sent_at: float, error: str) -> None:
+    async def _note(self, key: str, summary: str, sent_at: float, error: str) -> None:
+        args = (key, summary, sent_at, error)
+        await self._try("could not note the message in the record", StrikeStore.note_message, *args)
+
+    async def _try(self, failing: str, write: Callable[..., Any], *args: Any) -> None:
+        """A write to the record that may fail (the record is down): a line in the log."""
         try:
-            await self.records.run(
-                StrikeStore.note_message, message.key, message.summary, sent_at, error
-            )
+            await self.records.run(write, *args)
         except PlatformError as exc:
-            log.warning("notify: could not note the message in the record (%s)", exc.kind)
+            log.warning("notify: %s (%s)", failing, exc.kind)
 
     async def run(self, tg: TaskGroup, poll_s: float = 10.0) -> None:
         """Forever: scan, and start each due message's delivery beside this loop."""
@@ -198,7 +260,6 @@ class Notifier:
         while True:
             if self.due():  # the record is read only when a message may go out
                 await self.scan()
-                message = await self.tick()
-                if message is not None:
-                    tg.start_soon(self.deliver, message)
+                if messages := await self.tick():
+                    tg.start_soon(self.deliver, messages)
             await anyio.sleep(min(poll_s, self.section.every_s))

@@ -44,9 +44,9 @@ def expected(text: str) -> None:
 async def send_all(records: Records, urls: list[str], retry: Retry) -> str:
     n = Notifier(NotifySection(urls=urls), records, urls, BASE, clock=lambda: NOW, retry=retry)
     await n.scan()
-    message = await n.tick()
-    assert message is not None
-    return await n.deliver(message)
+    messages = await n.tick()
+    assert messages
+    return await n.deliver(messages)
 
 
 async def test_email_json_webhook_and_ntfy_receive_the_counts_and_the_page(

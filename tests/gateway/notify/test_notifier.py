@@ -1,7 +1,8 @@
 """The notifier with an injected clock, on a real SQLite record: one message per period
-with counts and the oldest, quiet hours, "about to expire" told once more (nothing told
-twice after a restart: test_replicas.py), nothing the person caused, no platform text, and a channel that
-keeps failing gives up with a line that names no secret."""
+with counts and the oldest, quiet hours (what expired within them is told after), "about to
+expire" told once more (nothing told twice after a restart: test_replicas.py), nothing the
+person caused, no platform text, and a channel that keeps failing gives up with a line that
+names no secret."""
 
 from __future__ import annotations
 
@@ -11,12 +12,13 @@ from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 
+import anyio
 import pytest
 
 from gwanjong_gateway.config.away import NotifySection
 from gwanjong_gateway.notify.deliver import Retry
 from gwanjong_gateway.notify.events import Event, EventKind
-from gwanjong_gateway.notify.notifier import Notifier, quiet
+from gwanjong_gateway.notify.notifier import PAGE, Notifier, quiet
 from gwanjong_gateway.notify.redact import shown
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
@@ -35,11 +37,12 @@ class Sent:
 
     def __init__(self, ok: bool = True) -> None:
         self.ok = ok
+        self.down: set[str] = set()  # channels that refuse
         self.messages: list[tuple[str, str, str]] = []
 
     def __call__(self, url: str, title: str, body: str) -> bool:
         self.messages.append((url, title, body))
-        return self.ok
+        return self.ok and url not in self.down
 
 
 @pytest.fixture
@@ -60,11 +63,11 @@ def notifier(
 
 async def cycle(n: Notifier) -> str | None:
     await n.scan()
-    message = await n.tick()
-    if message is None:
+    messages = await n.tick()
+    if not messages:
         return None
-    await n.deliver(message)
-    return message.body
+    await n.deliver(messages)
+    return next(iter(messages.values())).body
 
 
 async def test_one_message_per_period_with_counts_oldest_and_the_page(db: Path) -> None:
@@ -99,6 +102,7 @@ async def test_quiet_hours_hold_messages_until_they_end_in_their_time_zone(db: P
     clock, sent = FakeClock(wall=night), Sent()
     with closing(StrikeStore(db)) as store:
         open_approval(store, "p1", night - 60)
+        open_approval(store, "p2", night + 3600, expires_in=3600)  # opens and expires unseen
     n, records = notifier(db, clock, sent, quiet_hours="22:00-07:00", timezone="UTC")
     assert await cycle(n) is None
     clock.wall = night + 6 * 3600  # 05:30
@@ -106,6 +110,9 @@ async def test_quiet_hours_hold_messages_until_they_end_in_their_time_zone(db: P
     clock.wall = night + 7.5 * 3600  # 07:00
     body = await cycle(n)
     assert body is not None and "1 approvals waiting" in body
+    assert "1 approvals expired before you were told on devto (oldest 6 h ago)" in body
+    clock.wall += 400
+    assert await cycle(n) is None  # told once
     records.close()
     seoul = NotifySection(quiet_hours="22:00-07:00", timezone="Asia/Seoul")  # in a time zone
     assert quiet(seoul, NOON) is False  # 21:00 in Seoul
@@ -137,6 +144,17 @@ async def test_an_approval_about_to_expire_is_told_once_more(db: Path) -> None:
     third = await cycle(n)
     assert third is not None and "1 approvals about to expire on devto" in third
     assert sent.messages[-1][1] == "gwanjong: 1 thing waits for you"
+    records.close()
+
+
+async def test_more_approvals_than_one_read_takes_are_all_told(db: Path) -> None:
+    clock, sent = FakeClock(wall=NOON), Sent()
+    with closing(StrikeStore(db)) as store:
+        for i in range(PAGE + 1):
+            open_approval(store, f"p{i}", NOON - 60)
+    n, records = notifier(db, clock, sent)
+    body = await cycle(n)
+    assert body is not None and body.startswith(f"{PAGE + 1} approvals waiting")
     records.close()
 
 
@@ -180,9 +198,9 @@ async def test_a_channel_that_keeps_failing_gives_up_naming_its_scheme_and_host_
         retry=Retry(backoff_s=(0, 0), try_s=5),
     )
     await n.scan()
-    message = await n.tick()
-    assert message is not None
-    error = await n.deliver(message)
+    messages = await n.tick()
+    assert messages
+    error = await n.deliver(messages)
     assert error == "json://hooks.example.com: gave up: failed (RuntimeError)"
     with closing(StrikeStore(db)) as store:
         last = store.last_notice()
@@ -195,6 +213,30 @@ async def test_a_channel_that_keeps_failing_gives_up_naming_its_scheme_and_host_
     assert shown("mailto://me:pw@mail.example.com?to=x@y") == "mailto://mail.example.com"
     assert shown("ntfys://tok@ntfy.sh/topic") == "ntfys://ntfy.sh"
     assert shown("garbage") == "(not a URL)"
+
+
+async def test_a_channel_stopped_between_tries_is_sent_it_after_a_restart(db: Path) -> None:
+    clock, sent, paused = FakeClock(wall=NOON), Sent(), anyio.Event()
+
+    async def pause(_s: float) -> None:  # the process stops while it waits to try again
+        paused.set()
+        await anyio.sleep_forever()
+
+    with closing(StrikeStore(db)) as store:
+        open_approval(store, "p1", NOON)
+    n, records = notifier(db, clock, sent)
+    n.retry, sent.down = Retry(sleep=pause), {n.urls[0]}
+    await n.scan()
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(n.deliver, await n.tick())
+        await paused.wait()
+        tg.cancel_scope.cancel()
+    records.close()
+    sent.down, clock.wall = set(), NOON + 400
+    n, records = notifier(db, clock, sent)  # the restart
+    body = await cycle(n)
+    assert body is not None and body.startswith("1 approvals waiting")
+    records.close()
 
 
 def test_a_url_whose_host_part_is_its_token_shows_no_host() -> None:

@@ -1,7 +1,7 @@
 """Two replicas sharing one record (a SQLite file, or one PostgreSQL in the postgres tier),
 each running a notifier: what waits is told once between them (the period and each event
-are claimed by compare-and-set), and each new thing once more, nothing again after a
-restart; a platform down longer than `down_after_s`, which each replica sees in its own
+are claimed by compare-and-set), and each new thing once more (what a channel missed: to it
+once more), nothing again after a restart; a platform down longer than `down_after_s`, which each replica sees in its own
 memory, is told once between them and not again after a restart."""
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def notifier(
     records: Records, clock: FakeClock, sent: Sent, section: NotifySection, *sources: GatewayEvents
 ) -> Notifier:
     return Notifier(
-        section, records, [URL], "", clock=clock.time, send=sent, retry=Retry(backoff_s=()),
+        section, records, section.urls, "", clock=clock.time, send=sent, retry=Retry(backoff_s=()),
         sources=list(sources),
     )  # fmt: skip
 
@@ -81,6 +81,30 @@ async def test_two_replicas_tell_each_thing_once_and_not_after_a_restart(
     last = record.last_notice()  # what both status surfaces show
     assert last is not None and last.summary == "1 approvals waiting" and last.sent_at
     assert last.error == ""
+
+
+async def test_a_message_a_channel_could_not_take_is_sent_to_it_again_once(
+    both: list[Records], record: StrikeStore
+) -> None:
+    clock, sent = FakeClock(wall=NOW), Sent()
+    other = "json://127.0.0.1:9/other"
+    section = NotifySection(urls=[URL, other])
+    replicas = [notifier(records, clock, sent, section) for records in both]
+    open_approval(record, "p1", NOW - 60)
+    open_approval(record, "p2", NOW - 60, expires_in=300)  # gone before the next try
+    sent.down = {other}
+    await period(replicas)
+    assert sorted(url for url, *_ in sent.messages) == [other, URL]
+    assert "gave up" in (record.last_notice() or pytest.fail()).error
+    sent.down = set()
+    clock.advance(400)
+    await period(replicas)
+    [(to, _title, body)] = sent.messages[2:]  # the channel that missed it, and only it
+    assert to == other and body.startswith("1 approvals waiting")
+    assert "1 approvals expired before you were told" in body
+    clock.advance(400)
+    await period([*replicas, notifier(both[0], clock, sent, section)])
+    assert len(sent.messages) == 3
 
 
 async def test_a_platform_down_is_told_once_by_two_replicas_and_not_after_a_restart(

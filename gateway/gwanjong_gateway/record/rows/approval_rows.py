@@ -118,17 +118,28 @@ class ApprovalRows(Statements):
         pending: bool = True,
         principal: str | None = None,
         limit: int = 50,
+        after: int = 0,
     ) -> list[Approval]:
         """Pending ones (oldest first), or every one (newest first); ``principal``: only
-        theirs (None: everyone's)."""
+        theirs (None: everyone's); ``after``: pending ones past this id (the next page)."""
         sql, args = where(
             ("status = ?", ApprovalStatus.PENDING if pending else None),
             ("expires_at > ?", now if pending else None),
             ("principal = ?", principal),
+            ("id > ?", after or None),
         )
         order = "ASC" if pending else "DESC"
         return self.engine.rows(
             Approval, f"SELECT * FROM approvals {sql} ORDER BY id {order} LIMIT ?", [*args, limit]
+        )
+
+    def expired_between(self, since: float, now: float) -> list[Approval]:
+        """Those that expired between ``since`` and ``now``: nobody decided in time."""
+        return self.engine.rows(
+            Approval,
+            "SELECT * FROM approvals WHERE status IN (?, ?) AND expires_at > ? "
+            "AND expires_at <= ? ORDER BY id",
+            (ApprovalStatus.PENDING, ApprovalStatus.EXPIRED, since, now),
         )
 
     def close_approval(

@@ -22,9 +22,16 @@ class HandoffRows(Statements):
             (opportunity, StrikeStatus.HANDOFF, platform),
         )
 
-    def open_handoffs(self, principal: str | None = None, limit: int = 200) -> list[Strike]:
-        """Every hand-off no one has closed yet, oldest first (``principal``: theirs)."""
-        sql, args = where(("status = ?", StrikeStatus.HANDOFF), ("principal = ?", principal))
+    def open_handoffs(
+        self, principal: str | None = None, limit: int = 200, after: int = 0
+    ) -> list[Strike]:
+        """Every hand-off no one has closed yet, oldest first (``principal``: theirs;
+        ``after``: past this id, the next page)."""
+        sql, args = where(
+            ("status = ?", StrikeStatus.HANDOFF),
+            ("principal = ?", principal),
+            ("id > ?", after or None),
+        )
         return self.engine.rows(
             Strike, f"SELECT * FROM strikes {sql} ORDER BY id LIMIT ?", [*args, limit]
         )

@@ -47,13 +47,19 @@ class NoticeRows(Statements):
         taken = {key for (key,) in rows}
         return [k for k in keys if k not in taken]
 
-    def found(self, since: float) -> list[str]:
-        """What watchers found since ``since`` (their `found:` keys; told or not)."""
+    def found(self, since: float, prefix: str = "found:") -> list[str]:
+        """What watchers found since ``since`` (their `found:` keys; told or not), or the
+        keys of another ``prefix`` (`owed:`: what a channel could not take)."""
         rows = self.engine.tuples(
             "SELECT key FROM notices WHERE key LIKE ? AND claimed_at >= ?",
-            ("found:%", since),  # bound: see last_notice
+            (f"{prefix}%", since),  # bound: see last_notice
         )
         return [key for (key,) in rows]
+
+    def take_notices(self, keys: Sequence[str]) -> list[str]:
+        """Forget each key; the ones this call took (another process took the rest)."""
+        with self._transaction(immediate=True):
+            return [k for k in keys if self._x("DELETE FROM notices WHERE key = ?", (k,)).rowcount]
 
     def note_message(self, key: str, summary: str, sent_at: float, error: str) -> None:
         self._x(
