@@ -34,7 +34,8 @@ from gwanjong_shared.contract.untrusted import has_hidden
 WriteMode = Literal["dry-run", "confirm", "live"]
 #: where a bundled platform runs: in the gateway's interpreter, or its own subprocess
 Isolation = Literal["in-process", "process"]
-_NAME = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
+#: a platform name, as [platforms.NAME] may give it
+PLATFORM_NAME = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
 
 
 class ConfigError(Exception):
@@ -332,7 +333,7 @@ class GatewayConfig(Frozen):
         from gwanjong_gateway.bundled import entry_point
 
         for name, platform in platforms.items():
-            if not _NAME.match(name):
+            if not PLATFORM_NAME.match(name):
                 raise ValueError(f"platform name {name!r} must be lowercase letters, digits or _")
             if platform.command is None and platform.url is None and entry_point(name) is None:
                 raise ValueError(
