@@ -131,14 +131,11 @@ class Trouble(StrEnum):
     UNREADABLE = "unreadable"  # not a strike record SQLite can read (corrupt, not a database)
 
 
-_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
-_READ_ONLY = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
+_DISK = {e: Trouble.FULL for e in (errno.ENOSPC, errno.EDQUOT)} | {
+    e: Trouble.READ_ONLY for e in (errno.EROFS, errno.EACCES, errno.EPERM)
+}
 
 
 def disk_trouble(exc: OSError) -> Trouble | None:
     """What ``exc`` says of the disk, from its errno (each OS's own numbers); None: neither."""
-    if exc.errno in _FULL:
-        return Trouble.FULL
-    if exc.errno in _READ_ONLY:
-        return Trouble.READ_ONLY
-    return None
+    return _DISK.get(exc.errno or 0)
