@@ -75,7 +75,7 @@ def fill(store: StrikeStore, others: int, now: float) -> None:
         else f"(WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < {others}) SELECT n FROM s)"
     )
     with store._transaction(immediate=True):  # a benchmark's bulk fill
-        store._x(
+        store.engine.x(
             "INSERT INTO handles (handle_hash, principal, client, platform, opportunity, scouted,"
             f" drafted, created_at, expires_at) SELECT 'h' || n{text}, 'user' || (n {mod} 50){text}, '',"
             f" 'reddit', 'reddit-t3_' || n{text}, '{{}}', NULL, {now}, {now + TTL_S} FROM {series}"
@@ -86,7 +86,7 @@ def analyze(store: StrikeStore) -> None:
     """Fresh planner statistics and a vacuumed table after the bulk fill, as autovacuum
     leaves a live table (and so that autovacuum does not start on it mid-measurement)."""
     pg = type(store).__name__ == "PostgresStrikeStore"
-    store._x("VACUUM ANALYZE handles" if pg else "ANALYZE handles")
+    store.engine.x("VACUUM ANALYZE handles" if pg else "ANALYZE handles")
 
 
 async def rounds(records: Records, count: int, others: int) -> dict[str, list[float]]:

@@ -122,21 +122,20 @@ def exclusive_lock(path: Path) -> Generator[None, None, None]:
         os.close(fd)
 
 
-class DiskTrouble(StrEnum):
-    """Why a file in the state dir (or beside it) could not be written."""
+class Trouble(StrEnum):
+    """Why a file in the state dir (or beside it) could not be used."""
 
-    FULL = "full"  # the disk or the quota: retried once there is room
+    BUSY = "busy"  # another connection holds the lock: try again shortly
     READ_ONLY = "read_only"  # a read-only mount, or no permission: retried once writable
+    FULL = "full"  # the disk or the quota: retried once there is room
+    UNREADABLE = "unreadable"  # not a strike record SQLite can read (corrupt, not a database)
 
 
-_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
-_READ_ONLY = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
+_DISK = {e: Trouble.FULL for e in (errno.ENOSPC, errno.EDQUOT)} | {
+    e: Trouble.READ_ONLY for e in (errno.EROFS, errno.EACCES, errno.EPERM)
+}
 
 
-def disk_trouble(exc: OSError) -> DiskTrouble | None:
+def disk_trouble(exc: OSError) -> Trouble | None:
     """What ``exc`` says of the disk, from its errno (each OS's own numbers); None: neither."""
-    if exc.errno in _FULL:
-        return DiskTrouble.FULL
-    if exc.errno in _READ_ONLY:
-        return DiskTrouble.READ_ONLY
-    return None
+    return _DISK.get(exc.errno or 0)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic.functional_validators import AfterValidator
 
 from gwanjong_gateway.config.away import EventKind, NotifySection, WatchSection
 from gwanjong_gateway.config.ops import (
@@ -33,7 +34,8 @@ from gwanjong_shared.contract.untrusted import has_hidden
 WriteMode = Literal["dry-run", "confirm", "live"]
 #: where a bundled platform runs: in the gateway's interpreter, or its own subprocess
 Isolation = Literal["in-process", "process"]
-_NAME = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
+#: a platform name, as [platforms.NAME] may give it
+PLATFORM_NAME = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
 
 
 class ConfigError(Exception):
@@ -112,6 +114,24 @@ class GatewaySection(Frozen):
         return names
 
 
+def _one_form(names: list[str]) -> list[str]:
+    for name in names:
+        if not name.strip() or name != name.strip():
+            raise ValueError(f"{name!r}: give the name without surrounding spaces")
+        if len(name) > 200 or any(ord(c) < 32 or ord(c) == 127 for c in name):
+            raise ValueError(f"{name[:40]!r}: at most 200 characters, no control characters")
+        if has_hidden(name) or unicodedata.normalize("NFKC", name) != name:
+            # a signed-in name is taken in this one form only (team/auth.principal_of)
+            raise ValueError(
+                f"{name[:40]!r}: write the name in its one form (NFKC, no hidden "
+                "characters), as sign-in takes it; no one could match this spelling"
+            )
+    return list(dict.fromkeys(names))
+
+
+#: signed-in names (`[auth] auditors`, `[review] approvers`), each as sign-in takes it
+Principals = Annotated[list[str], Field(max_length=100), AfterValidator(_one_form)]
+
 #: signature algorithms a JWKS public key can verify; never "none", never an HMAC
 JWT_ALGORITHMS = frozenset(
     {"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
@@ -133,25 +153,7 @@ class AuthSection(Frozen):
     required_scopes: list[str] = Field(default_factory=list)
     #: principals (token names, JWT `sub`s) who read everyone's record; the others read
     #: only their own strikes and usage (docs/operate/team-privacy.md)
-    auditors: list[str] = Field(default_factory=list, max_length=100)
-
-    @field_validator("auditors")
-    @classmethod
-    def _auditor_names(cls, names: list[str]) -> list[str]:
-        for name in names:
-            if not name.strip() or name != name.strip():
-                raise ValueError(f"auditor {name!r}: give the name without surrounding spaces")
-            if len(name) > 200 or any(ord(c) < 32 or ord(c) == 127 for c in name):
-                raise ValueError(
-                    f"auditor {name[:40]!r}: at most 200 characters, no control characters"
-                )
-            if has_hidden(name) or unicodedata.normalize("NFKC", name) != name:
-                # a signed-in name is taken in this one form only (team/auth.principal_of)
-                raise ValueError(
-                    f"{name[:40]!r}: write the name in its one form (NFKC, no hidden "
-                    "characters), as sign-in takes it; no one could match this spelling"
-                )
-        return list(dict.fromkeys(names))
+    auditors: Principals = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _jwt_settings(self) -> AuthSection:
@@ -201,12 +203,7 @@ class ReviewSection(Frozen):
     #: a dialog declined faster than this was declined by the client, not read by a person
     min_read_s: Annotated[float, Field(ge=0, le=60)] = 2.0
     #: principals who may decide anyone's approvals (team mode); others decide their own
-    approvers: list[str] = Field(default_factory=list, max_length=100)
-
-    @field_validator("approvers")
-    @classmethod
-    def _approver_names(cls, names: list[str]) -> list[str]:
-        return AuthSection._auditor_names(names)  # pyright: ignore[reportPrivateUsage]
+    approvers: Principals = Field(default_factory=list)
 
 
 class ConsoleSection(Frozen):
@@ -336,7 +333,7 @@ class GatewayConfig(Frozen):
         from gwanjong_gateway.bundled import entry_point
 
         for name, platform in platforms.items():
-            if not _NAME.match(name):
+            if not PLATFORM_NAME.match(name):
                 raise ValueError(f"platform name {name!r} must be lowercase letters, digits or _")
             if platform.command is None and platform.url is None and entry_point(name) is None:
                 raise ValueError(

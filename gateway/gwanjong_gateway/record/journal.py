@@ -22,7 +22,7 @@ import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from gwanjong_gateway.paths import (
-    DiskTrouble,
+    Trouble,
     disk_trouble,
     exclusive_lock,
     private_dir,
@@ -279,13 +279,13 @@ class WriteJournal:
 
 def _why(exc: OSError, path: Path) -> str:
     trouble = disk_trouble(exc)
-    if trouble is DiskTrouble.FULL:
+    if trouble is Trouble.FULL:
         return (
             f"the disk holding {path.parent} is full, so the write journal {path} cannot "
             "note it first (a write without a durable trace is never sent). Free space "
             "there, then try again; `gwanjong doctor` shows what is wrong."
         )
-    if trouble is DiskTrouble.READ_ONLY:
+    if trouble is Trouble.READ_ONLY:
         return (
             f"the write journal {path} cannot be written ({exc.strerror}): state_dir is "
             f"read-only, so nothing is sent. Make {path.parent} writable, then try again."

@@ -265,7 +265,7 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, NoticeRows):
 
     def release_settling(self, strike_id: int, by: str) -> None:
         """``by``'s read-back is over: the row is free for the next one at once."""
-        self._x(
+        self.engine.x(
             "UPDATE strikes SET settling_by = '', settling_until = 0 "
             "WHERE id = ? AND settling_by = ?",
             (strike_id, by),
@@ -324,14 +324,14 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, NoticeRows):
             )
         )
         if failures >= pause_after:
-            self._x(
+            self.engine.x(
                 "UPDATE platform_health SET paused_reason = ? WHERE platform = ?",
                 (f"{failures} write failures in a row; last: {reason}", platform),
             )
         return failures
 
     def clear_pause(self, platform: str) -> None:
-        self._x(
+        self.engine.x(
             "INSERT INTO platform_health (platform, failures, paused_reason, updated_at) VALUES (?, 0, '', ?) "
             "ON CONFLICT(platform) DO UPDATE SET failures = 0, paused_reason = '', updated_at = ?",
             (platform, time.time(), time.time()),
@@ -359,7 +359,7 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, NoticeRows):
         )
 
     def set_inbox_cursor(self, platform: str, cursor: str) -> None:
-        self._x(
+        self.engine.x(
             "INSERT INTO inbox_cursors (platform, next_since) VALUES (?, ?) "
             "ON CONFLICT(platform) DO UPDATE SET next_since = excluded.next_since",
             (platform, cursor),
@@ -373,9 +373,9 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, NoticeRows):
                 "INSERT INTO inbox_cursors (platform, next_since) VALUES (?, ?) "
                 "ON CONFLICT(platform) DO NOTHING"
             )
-            return self._x(sql, (key, new)).rowcount == 1
+            return self.engine.x(sql, (key, new)).rowcount == 1
         sql = "UPDATE inbox_cursors SET next_since = ? WHERE platform = ? AND next_since = ?"
-        return self._x(sql, (new, key, old)).rowcount == 1
+        return self.engine.x(sql, (new, key, old)).rowcount == 1
 
 
 class PostgresStrikeStore(StrikeStore):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from gwanjong_gateway.rules.outgoing import Outgoing
+from gwanjong_gateway.rules.outgoing import TOOLS, Outgoing
 from gwanjong_shared.contract.untrusted import clean
 
 if TYPE_CHECKING:  # the CLI imports this module: keep it free of pydantic
@@ -34,7 +34,7 @@ class StrikeAction(StrEnum):
     def tool(self) -> Action:
         if self is StrikeAction.CONFIRM_HANDOFF:
             raise ValueError("confirm_handoff calls no platform tool")
-        return _TOOLS[self]
+        return TOOLS[self]
 
     @property
     def has_text(self) -> bool:
@@ -52,13 +52,6 @@ class StrikeAction(StrEnum):
         counts and checks it: a comment (a reply is one). A new post addresses no one; an
         upvote is not a conversation (no setting makes it count)."""
         return self in ENGAGING
-
-
-_TOOLS: dict[StrikeAction, Action] = {
-    StrikeAction.COMMENT: "write_comment",
-    StrikeAction.POST: "write_post",
-    StrikeAction.UPVOTE: "upvote",
-}
 
 
 #: The actions the author cool-down counts and checks (`StrikeAction.engages_author`).

@@ -21,9 +21,9 @@ from gwanjong_shared.contract import Action
 from gwanjong_shared.contract.visible import link
 
 #: strike's writing actions and the contract tool of each (`ledger.StrikeAction`'s values;
-#: not imported: the ledger names approvals, which name this model)
+#: not imported: the ledger names approvals, which name this model; it takes TOOLS from here)
 Kind = Literal["comment", "post", "upvote"]
-_TOOLS: dict[str, Action] = {"comment": "write_comment", "post": "write_post", "upvote": "upvote"}
+TOOLS: dict[str, Action] = {"comment": "write_comment", "post": "write_post", "upvote": "upvote"}
 #: what a link looks like in a text: shown apart so a person sees where each one leads. With
 #: a scheme or as a markdown link's //host; or a bare domain, which Bluesky and X link as
 #: https://<it> when its last label (group 1) is a top-level domain (README.md, docs.rs/x)
@@ -84,7 +84,7 @@ class Outgoing(BaseModel):
 
     @property
     def tool(self) -> Action:
-        return _TOOLS[self.action]
+        return TOOLS[self.action]
 
     def canonical(self) -> bytes:
         """The bytes the digest covers: canonical JSON (sorted keys, no whitespace), UTF-8."""

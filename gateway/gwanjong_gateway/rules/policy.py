@@ -6,14 +6,13 @@ the order of `strike`: cheapest and most certain first.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.config import PLATFORM_NAME, GatewayConfig
 from gwanjong_gateway.rules.ledger import ClaimRequest, Strike
 from gwanjong_gateway.rules.profiles import Profiles
 from gwanjong_shared.contract import HandleRules
@@ -40,9 +39,6 @@ def with_disclosure(text: str, footer: str) -> str:
     if not footer or text.rstrip().endswith(footer.strip()):
         return text
     return text.rstrip() + footer
-
-
-_PLATFORM = re.compile(r"^[a-z][a-z0-9_]{0,30}$")  # a platform name, as in gateway.toml
 
 
 def handle_key(rules: HandleRules, handle: str) -> str:
@@ -82,7 +78,7 @@ def for_platform(entry: str, platform: str, profiles: Profiles) -> str | None:
     if sep and (name == platform or name in own.aliases):
         return rest
     aliases = {a for p in profiles.others(platform) for a in p.handles.aliases}
-    if sep and (name in aliases or _PLATFORM.match(name)):
+    if sep and (name in aliases or PLATFORM_NAME.match(name)):
         return None  # another platform's entry
     return text
 

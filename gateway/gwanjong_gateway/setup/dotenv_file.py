@@ -13,7 +13,7 @@ from pathlib import Path
 from dotenv import set_key
 
 from gwanjong_gateway.config.load import read_dotenv
-from gwanjong_gateway.paths import DiskTrouble, disk_trouble, private_dir
+from gwanjong_gateway.paths import Trouble, disk_trouble, private_dir
 from gwanjong_shared.contract.untrusted import has_hidden
 
 MAX_VALUE_CHARS = 4096
@@ -61,13 +61,13 @@ def save(path: Path, values: dict[str, str]) -> None:
 
 def _not_saved(path: Path, exc: OSError) -> str:
     trouble = disk_trouble(exc)
-    if trouble is DiskTrouble.FULL:
+    if trouble is Trouble.FULL:
         return (
             f"the disk holding {path.parent} is full: nothing was saved and {path} is "
             "unchanged. Free space there, then run setup again (or set the variables in "
             "the environment)."
         )
-    if trouble is DiskTrouble.READ_ONLY:
+    if trouble is Trouble.READ_ONLY:
         return (
             f"{path.parent} cannot be written ({exc.strerror}): nothing was saved and {path} "
             "is unchanged. Make it writable, or set the variables in the environment."

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
@@ -16,7 +15,7 @@ from fastmcp import Context, FastMCP
 from mcp.types import InputRequiredResult
 
 from gwanjong_gateway import bundled
-from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.config import PLATFORM_NAME, GatewayConfig
 from gwanjong_gateway.platforms.client import PlatformClient, ensure_profiles
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.record.records import Records
@@ -50,7 +49,6 @@ from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.untrusted import one_line, quote
 from gwanjong_shared.tool_templates import add_tool
 
-_PLATFORM = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
 #: the argument only an operator's opt-in shows to the model
 CREDENTIALS_ARG = "credentials"
 F = TypeVar("F", bound=Callable[..., Any])
@@ -88,7 +86,7 @@ class SetupHost(Protocol):
 
 
 async def guides(gw: SetupHost, platform: str) -> SetupGuide:
-    if platform and not _PLATFORM.match(platform):
+    if platform and not PLATFORM_NAME.match(platform):
         raise PlatformError(
             ErrorKind.INVALID_INPUT,
             f"No platform named {quote(platform, 40)}. Use one of: {', '.join(gw.upstreams.names())}.",

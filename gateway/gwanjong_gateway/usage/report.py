@@ -12,6 +12,7 @@ from dataclasses import asdict
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from gwanjong_gateway.rules.approvals import iso
 from gwanjong_gateway.usage.prices import usd
 from gwanjong_shared.contract.visible import json_escaped, line
 
@@ -89,18 +90,18 @@ def aggregate(rows: Iterable[Call], since_s: float | None, now: float) -> dict[s
                 "remaining": r.rl_remaining,
                 "limit": r.rl_limit,
                 "reset_at": r.rl_reset,
-                "at": _iso(at),
+                "at": iso(at),
             }
         latencies[key].append(float(r.ms))
         if kind:
             p["errors"][kind] = p["errors"].get(kind, 0) + 1
-            p["last_error"] = {"kind": kind, "message": r.message, "at": _iso(at)}
+            p["last_error"] = {"kind": kind, "message": r.message, "at": iso(at)}
             if retry_after is not None:
                 # What the platform told us it allows (the contract carries no header
                 # counts, only the wait a rate_limited error asks for).
                 p["rate_limit"] = {
                     "retry_after_s": retry_after,
-                    "until": _iso(at + retry_after),
+                    "until": iso(at + retry_after),
                     "now_limited": at + retry_after > now,
                 }
     for key, p in platform.items():
@@ -111,7 +112,7 @@ def aggregate(rows: Iterable[Call], since_s: float | None, now: float) -> dict[s
         g["tokens_per_call"] = round(g["tokens"] / g["calls"]) if g["calls"] else 0
     tools = sorted(platform.values(), key=lambda p: (p["platform"], p["tool"]))
     return {
-        "since": _iso(now - since_s) if since_s else None,
+        "since": iso(now - since_s) if since_s else None,
         "platform_tools": tools,
         "rate_remaining": _tightest_per_platform(tools, now),
         "gateway_tools": sorted(gateway.values(), key=lambda g: g["tool"]),
@@ -122,7 +123,7 @@ def _tightest_per_platform(tools: list[dict[str, Any]], now: float) -> dict[str,
     """Per platform, the known window with the least left whose reset is not past (X
     counts per endpoint: the tightest one is what stops us first)."""
     out: dict[str, Any] = {}
-    stamp = _iso(now)
+    stamp = iso(now)
     for t in tools:
         window = t["remaining"]
         if window is None or (window["reset_at"] and window["reset_at"] <= stamp):
@@ -228,10 +229,6 @@ def parse_since(text: str) -> float:
     if value <= 0:
         raise ValueError(f"--since {text!r}: give a positive duration")
     return value
-
-
-def _iso(at: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
 
 
 def _ms(value: float | None) -> float | None:

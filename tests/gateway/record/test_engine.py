@@ -71,7 +71,7 @@ def test_the_principal_is_a_column_and_rows_read_back_whole(record: StrikeStore)
     assert record.settle(granted.id, StrikeStatus.FAILED) is None  # settled once only
     assert record.acted_among([("devto", "t1"), ("devto", "t9")]) == {("devto", "t1")}
     assert [r.principal for r in record.history()] == ["bob"]
-    row = record._x("SELECT principal, status FROM strikes").fetchone()
+    row = record.engine.x("SELECT principal, status FROM strikes").fetchone()
     assert (row["principal"], row["status"]) == ("bob", "posted")  # the enum's value, not its name
 
 

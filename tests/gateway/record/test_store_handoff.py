@@ -141,7 +141,7 @@ def test_pending_handoffs_is_one_indexed_lookup(tmp_path: Path) -> None:
         for i in range(50):
             add(store, f"devto:{i}", StrikeStatus.POSTED)
         wanted = add(store, "devto:1", StrikeStatus.HANDOFF)
-        store._x("ANALYZE")
+        store.engine.x("ANALYZE")
         ran: list[str] = []
         store.engine.db.set_trace_callback(ran.append)
         try:
@@ -151,7 +151,7 @@ def test_pending_handoffs_is_one_indexed_lookup(tmp_path: Path) -> None:
         assert [r.id for r in found] == [wanted]
         [query] = ran  # one statement, and it is the lookup
         assert query.lstrip().upper().startswith("SELECT"), query
-        plan = store._x(f"EXPLAIN QUERY PLAN {query}").fetchall()
+        plan = store.engine.x(f"EXPLAIN QUERY PLAN {query}").fetchall()
         details = " ".join(str(row["detail"]) for row in plan)
         # a search through the index, not a scan of the table (nor of the index)
         assert "SEARCH strikes USING INDEX strikes_opportunity" in details, details

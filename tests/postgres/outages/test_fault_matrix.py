@@ -223,7 +223,7 @@ async def test_after_a_restart_the_first_calls_answer_on_fresh_connections(
     try:
 
         def hold(store: StrikeStore) -> None:
-            store._x("SELECT pg_sleep(0.3)")  # pyright: ignore[reportPrivateUsage]
+            store.engine.x("SELECT pg_sleep(0.3)")  # pyright: ignore[reportPrivateUsage]
 
         async with anyio.create_task_group() as tg:  # four connections in the pool
             for _ in range(4):

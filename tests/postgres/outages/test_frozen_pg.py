@@ -74,7 +74,7 @@ async def test_one_tool_call_waits_for_a_frozen_record_once(pg_url: str, tmp_pat
         return store.history()
 
     def hold(store: StrikeStore) -> None:
-        store._x("SELECT pg_sleep(0.3)")  # pyright: ignore[reportPrivateUsage]
+        store.engine.x("SELECT pg_sleep(0.3)")  # pyright: ignore[reportPrivateUsage]
 
     async with anyio.create_task_group() as tg:  # idle connections for every call below
         for _ in range(4):

@@ -113,7 +113,7 @@ def test_the_database_refuses_a_second_live_claim_on_a_target(store: PostgresStr
 
 def test_pending_handoffs_has_its_index(store: PostgresStrikeStore) -> None:
     # the lookup itself is checked on both engines (tests/gateway/record/test_store_handoff.py)
-    index = store._x(
+    index = store.engine.x(
         "SELECT indexdef FROM pg_indexes WHERE indexname = 'strikes_opportunity'"
     ).fetchone()
     assert index is not None and "(opportunity, status)" in index["indexdef"], index

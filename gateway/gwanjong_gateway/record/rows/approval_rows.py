@@ -63,7 +63,7 @@ class ApprovalRows(Statements):
 
     def _set(self, approval_id: int, **fields: Any) -> None:
         sets = ", ".join(f"{name} = ?" for name in fields)  # names from this module only
-        self._x(f"UPDATE approvals SET {sets} WHERE id = ?", (*fields.values(), approval_id))
+        self.engine.x(f"UPDATE approvals SET {sets} WHERE id = ?", (*fields.values(), approval_id))
 
     def _locked(self, approval_id: int) -> Approval | None:
         """The approval, locked until the transaction ends (it is decided next)."""

@@ -35,7 +35,7 @@ class HandleRows(Statements):
         """Keep ``rows`` (new handles: their hashes are random) and drop expired ones.
         Unsynced, as `set_drafted`: a handle an OS crash takes back is only scouted again."""
         with self.engine.unsynced(), self._transaction(immediate=True, lock="handles"):
-            self._x("DELETE FROM handles WHERE expires_at <= ?", (now,))
+            self.engine.x("DELETE FROM handles WHERE expires_at <= ?", (now,))
             if rows:
                 self.engine.insert("handles", rows)
 
@@ -52,7 +52,7 @@ class HandleRows(Statements):
     ) -> bool:
         """Keep draft's context on the handle (and push its expiry); False if it is gone."""
         with self.engine.unsynced():
-            cursor = self._x(
+            cursor = self.engine.x(
                 "UPDATE handles SET drafted = ?, expires_at = ? WHERE handle_hash = ? AND principal = ?",
                 (drafted, expires_at, handle_hash, principal),
             )

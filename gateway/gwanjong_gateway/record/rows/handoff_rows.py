@@ -83,7 +83,7 @@ class HandoffRows(Statements):
         """Every hand-off handed over before ``older_than`` and still waiting expires; how
         many did."""
         why = "expired: no person closed or dismissed it in time"
-        return self._x(
+        return self.engine.x(
             "UPDATE strikes SET status = ?, updated_at = ?, reason = ? "
             "WHERE status = ? AND created_at < ?",
             (StrikeStatus.EXPIRED, now, why, StrikeStatus.HANDOFF, older_than),

@@ -26,7 +26,7 @@ class NoticeRows(Statements):
         won: list[str] = []
         with self._transaction(immediate=True):
             for key in dict.fromkeys(keys):
-                if self._x(
+                if self.engine.x(
                     "INSERT INTO notices (key, claimed_at, claimed_by) VALUES (?, ?, ?) "
                     "ON CONFLICT (key) DO NOTHING",
                     (key, now, by),
@@ -37,7 +37,7 @@ class NoticeRows(Statements):
     def prune_notices(self, older_than: float) -> int:
         """Forget notices claimed before ``older_than`` (longer ago than anything they
         could name still waits: a hand-off waits a year at most); how many."""
-        return self._x("DELETE FROM notices WHERE claimed_at < ?", (older_than,)).rowcount
+        return self.engine.x("DELETE FROM notices WHERE claimed_at < ?", (older_than,)).rowcount
 
     def unclaimed(self, keys: Sequence[str]) -> list[str]:
         """The keys no process has claimed yet (a read: the claim still decides)."""
@@ -62,7 +62,7 @@ class NoticeRows(Statements):
             return [k for k in keys if self._x("DELETE FROM notices WHERE key = ?", (k,)).rowcount]
 
     def note_message(self, key: str, summary: str, sent_at: float, error: str) -> None:
-        self._x(
+        self.engine.x(
             "UPDATE notices SET summary = ?, sent_at = ?, error = ? WHERE key = ?",
             (summary, sent_at, error, key),
         )

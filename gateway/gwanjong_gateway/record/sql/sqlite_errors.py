@@ -4,17 +4,10 @@ the message, whose words vary by version and may quote a table or a path)."""
 from __future__ import annotations
 
 import sqlite3
-from enum import StrEnum
 
-from gwanjong_gateway.paths import DiskTrouble, disk_trouble
+from gwanjong_gateway.paths import Trouble, disk_trouble
 
-
-class Trouble(StrEnum):
-    BUSY = "busy"  # another connection holds the lock: try again shortly
-    READ_ONLY = "read_only"  # cannot write or create the file: retried once it is writable
-    FULL = "full"  # the disk (or the quota) is full: retried once there is room
-    UNREADABLE = "unreadable"  # not a strike record SQLite can read (corrupt, not a database)
-
+__all__ = ["Trouble", "primary_code", "trouble"]
 
 _BUSY = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 _READ_ONLY = frozenset({sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM})
@@ -29,10 +22,7 @@ def primary_code(exc: sqlite3.Error) -> int | None:
 
 def trouble(exc: sqlite3.Error | OSError) -> Trouble:
     if isinstance(exc, OSError):
-        disk = disk_trouble(exc)
-        if disk is DiskTrouble.FULL:
-            return Trouble.FULL
-        return Trouble.READ_ONLY if disk is DiskTrouble.READ_ONLY else Trouble.UNREADABLE
+        return disk_trouble(exc) or Trouble.UNREADABLE
     code = primary_code(exc)
     if code in _BUSY:
         return Trouble.BUSY

@@ -1,6 +1,6 @@
 """What every part of `StrikeStore` (approvals, handles, hand-offs, notices, history pages)
-stands on: one statement (`_x`, ``?`` placeholders), one transaction, a strike row read,
-inserted or updated (rows as `Strike`s, the engine's encodings both ways)."""
+stands on: its engine (``?`` placeholders), one transaction, a strike row read, inserted or
+updated (rows as `Strike`s, the engine's encodings both ways)."""
 
 from __future__ import annotations
 
@@ -42,10 +42,6 @@ def where(*conditions: tuple[str, Any]) -> tuple[str, list[Any]]:
 class Statements:
     engine: Engine
 
-    def _x(self, sql: str, args: Any = ()) -> Any:
-        """Run one statement (``?`` placeholders); the cursor, rows readable by column name."""
-        return self.engine.x(sql, args)
-
     def _transaction(self, immediate: bool, lock: str = "") -> AbstractContextManager[None]:
         """`Engine.transaction`, its PostgreSQL lock named in gwanjong's own namespace."""
         return self.engine.transaction(immediate, f"gwanjong:{lock}" if lock else "")
@@ -64,7 +60,7 @@ class Statements:
     def update(self, strike_id: int, **fields: Any) -> Strike:
         fields["updated_at"] = fields.pop("now", None) or time.time()
         sets = ", ".join(f"{k} = ?" for k in _columns(fields))
-        self._x(f"UPDATE strikes SET {sets} WHERE id = ?", (*fields.values(), strike_id))
+        self.engine.x(f"UPDATE strikes SET {sets} WHERE id = ?", (*fields.values(), strike_id))
         strike = self.get(strike_id)
         assert strike is not None
         return strike
