@@ -59,7 +59,9 @@ class NoticeRows(Statements):
     def take_notices(self, keys: Sequence[str]) -> list[str]:
         """Forget each key; the ones this call took (another process took the rest)."""
         with self._transaction(immediate=True):
-            return [k for k in keys if self._x("DELETE FROM notices WHERE key = ?", (k,)).rowcount]
+            return [
+                k for k in keys if self.engine.x("DELETE FROM notices WHERE key = ?", (k,)).rowcount
+            ]
 
     def note_message(self, key: str, summary: str, sent_at: float, error: str) -> None:
         self.engine.x(
