@@ -10,10 +10,12 @@ from gwanjong_sandbox.app import SandboxApp
 from gwanjong_sandbox.devto import API_KEY
 from gwanjong_sandbox.state import Fault, SandboxState
 from gwanjong_shared.contract.errors import UNSURE, ErrorKind
+from gwanjong_shared.contract.models import Comment, Post
 from gwanjong_shared.kit.once import (
     AnswerLost,
     WriteOnce,
     answer_lost,
+    find_written,
     lost_answer,
     lost_in,
     may_resend,
@@ -65,3 +67,18 @@ def test_lost_answer_is_unsure_and_found_inside_an_sdks_wrapping() -> None:
     except RuntimeError as outer:
         assert lost_in(outer) is lost
     assert lost_in(RuntimeError("plain")) is None
+
+
+async def test_a_write_read_back_with_no_account_known_is_nobodys() -> None:
+    """Without our account, a post of someone else's with the same words is not ours (the
+    gateway settled it `posted` once: its read-back matched anyone's when none was known)."""
+    theirs = Post(id="9", platform="devto", title="Hi", body="Same words.", author="someone")
+
+    async def search(query: str, limit: int) -> list[Post]:
+        return [theirs]
+
+    async def comments(post_id: str, limit: int) -> list[Comment]:
+        return []
+
+    assert await find_written(comments, search, None, "Hi", "Same words.", [None]) is None
+    assert await find_written(comments, search, None, "Hi", "Same words.", [None, "Someone"])
