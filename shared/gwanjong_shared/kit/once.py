@@ -9,6 +9,8 @@ write's lost answer into :class:`AnswerLost`, an exception no SDK retries, befor
 layer above it sees a status or an error it knows; the server then reports it with
 :func:`lost_answer` as an unsure kind (:data:`~gwanjong_shared.contract.errors.UNSURE`),
 which the gateway holds as unknown and reads back, and never as "nothing was written".
+The server kit holds it too, for a model that calls the same write again: a repeat is read
+back with :func:`find_written` and sent only once :data:`HOLD_S` have passed without it showing.
 
 A write refused before it left (the connection never opened, a host not allowed) and a
 write the platform answered (4xx) are outcomes, not lost answers: they pass through.
@@ -26,6 +28,9 @@ from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.models import Comment, Post
 from gwanjong_shared.contract.untrusted import normalise
 
+#: how long a server holds a write whose answer was lost: a repeat is not sent before (the
+#: gateway's default settle window, within which a write that lands shows in reads)
+HOLD_S = 120.0
 #: how much of a written text (normalised) an item must hold to be that write
 NEEDLE = 120
 
