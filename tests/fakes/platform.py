@@ -16,6 +16,8 @@ gateway have the same realistic text to work on as in the sandbox tier.
 from __future__ import annotations
 
 import itertools
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -213,9 +215,12 @@ class FakePlatform:
     def written(self, action: str | None = None) -> list[Write]:
         return [w for w in self.writes if action is None or w.action == action]
 
-    def server(self, call_timeout_s: float = 30.0) -> FastMCP[Any]:
+    def server(
+        self, call_timeout_s: float = 30.0, clock: Callable[[], float] | None = None
+    ) -> FastMCP[Any]:
+        adapter, about = _adapter_for(self), self.profile.about
         mcp = build_platform_server(
-            _adapter_for(self), call_timeout_s=call_timeout_s, profile=self.profile.about
+            adapter, call_timeout_s=call_timeout_s, profile=about, clock=clock or time.monotonic
         )
         mcp.add_middleware(_ToolLog(self.tools, self.arguments))
         return mcp

@@ -55,9 +55,10 @@ def gateway_of(
     **config: Any,
 ) -> tuple[Gateway, FastMCP[Any]]:
     """The gateway over ``fakes`` (``config``: `config_text`'s) and its MCP server, for a
-    test that reaches into it; ``clock`` and ``wall`` are its clocks, if given."""
+    test that reaches into it; ``clock`` and ``wall`` are its clocks, if given (``clock``:
+    the platform servers' too)."""
     times = {k: v for k, v in (("clock", clock), ("wall", wall)) if v is not None}
-    transports = {f.profile.name: f.server() for f in fakes}
+    transports = {f.profile.name: f.server(clock=clock) for f in fakes}
     config_of = parse(config_text(state_dir, [f.profile.name for f in fakes], **config))
     gw = patient_gateway(config_of, {}, transports, **times)
     return gw, build_gateway(gw.config, gateway=gw)

@@ -8,7 +8,6 @@ retry_after)`, its kind from the structured error, its `kind: ` text, or MCP's e
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
@@ -19,7 +18,7 @@ from pydantic import BaseModel
 from gwanjong_gateway.platforms.health import PROBE_TTL_S
 from gwanjong_gateway.platforms.upstream import Health
 from gwanjong_gateway.platforms.upstreams import Reservation, Upstreams
-from gwanjong_gateway.rules.ledger import Strike, StrikeAction, normalise
+from gwanjong_gateway.rules.ledger import Strike, StrikeAction
 from gwanjong_shared.contract import (
     Action,
     Capabilities,
@@ -30,14 +29,9 @@ from gwanjong_shared.contract import (
 )
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.models import Comment, Post, PostResult
+from gwanjong_shared.kit.once import find_written
 
 M = TypeVar("M", bound=BaseModel)
-#: how much of a written text (normalised) an item must hold to be that write
-NEEDLE = 120
-
-
-def same_account(author: str, account: str) -> bool:
-    return author.lower().lstrip("@") == account.lower().lstrip("@")
 
 
 class PlatformClient:
@@ -130,40 +124,12 @@ class PlatformClient:
         return await self._call(action, arguments, PostResult, prepaid)
 
     async def find_written(self, row: Strike, *accounts: str | None) -> Comment | Post | None:
-        """The comment or new post of ``row`` on the platform: by one of ``accounts`` (None:
-        the platform names none, so anyone's) and holding the start of its text (a post:
-        or its title). Raises PlatformError."""
-        needle = normalise(row.content)[:NEEDLE]
-        found: list[Comment] | list[Post]
-        if row.action is StrikeAction.COMMENT:
-            comments = await self.get_comments(row.target, 1000)
-            found = [c for c in comments if needle and needle in normalise(c.body)]
-        else:
-            title = normalise(row.title)
-            posts = await self.search(row.title or _words(row.content, 60), 50)
-            found = [
-                p
-                for p in posts
-                if needle in normalise(p.body) or (title and title == normalise(p.title))
-            ]
-        return next(
-            (i for i in found if any(a is None or same_account(i.author, a) for a in accounts)),
-            None,
+        """The comment or new post of ``row`` on the platform, by one of ``accounts``
+        (kit.once.find_written; none known: nothing is found). Raises PlatformError."""
+        target = row.target if row.action is StrikeAction.COMMENT else None
+        return await find_written(
+            self.get_comments, self.search, target, row.title, row.content, accounts
         )
-
-
-def _words(text: str, most: int) -> str:
-    """The first whole words of ``text``, at most ``most`` characters, as a search query:
-    a platform's search may match whole words only, and read punctuation, OR and a leading
-    '-' as its syntax."""
-    query = ""
-    for word in re.findall(r"\w+", text):
-        if word in ("OR", "AND"):
-            continue
-        if len(query) + len(word) + 1 > most:
-            break
-        query = f"{query} {word}".lstrip()
-    return query or text[:most]  # no word at all (emoji only): the text as it is
 
 
 async def probe(

@@ -9,13 +9,12 @@ from __future__ import annotations
 import hashlib
 import re
 import time
-import unicodedata
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from gwanjong_gateway.rules.outgoing import TOOLS, Outgoing
-from gwanjong_shared.contract.untrusted import clean
+from gwanjong_shared.contract.untrusted import normalise
 
 if TYPE_CHECKING:  # the CLI imports this module: keep it free of pydantic
     from gwanjong_gateway.rules.approvals import ApprovalUse
@@ -92,13 +91,6 @@ UNSETTLED = (StrikeStatus.PENDING, StrikeStatus.UNKNOWN)
 
 SIMILAR = 0.9
 _WORD = re.compile(r"\w+", re.UNICODE)
-
-
-def normalise(text: str) -> str:
-    """Case, Unicode form, whitespace and characters that draw nothing (a zero-width
-    space, a soft hyphen, a variation selector) do not make a text different: the same
-    post with one of those in it is the same post."""
-    return " ".join(unicodedata.normalize("NFKC", clean(text)).casefold().split())
 
 
 def content_hash(text: str) -> str:

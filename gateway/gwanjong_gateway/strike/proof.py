@@ -12,8 +12,9 @@ from urllib.parse import urlsplit
 
 from gwanjong_gateway.platforms.client import PlatformClient
 from gwanjong_gateway.platforms.upstreams import Upstreams
-from gwanjong_gateway.rules.ledger import Strike, StrikeAction, normalise
+from gwanjong_gateway.rules.ledger import Strike, StrikeAction
 from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.contract.untrusted import normalise
 
 #: the longest link a hand-off keeps (a post's URL is far shorter)
 MAX_URL = 2048

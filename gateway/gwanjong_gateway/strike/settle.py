@@ -27,12 +27,13 @@ from opentelemetry import trace
 from opentelemetry.trace import Link, Span, SpanContext, TraceFlags
 
 from gwanjong_gateway.config import GatewayConfig
-from gwanjong_gateway.platforms.client import PlatformClient, same_account
+from gwanjong_gateway.platforms.client import PlatformClient
 from gwanjong_gateway.platforms.upstreams import Upstreams
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import Strike, StrikeAction, StrikeStatus
 from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.kit.once import same_account
 from gwanjong_shared.kit.tracing import TRACER
 
 log = logging.getLogger(__name__)

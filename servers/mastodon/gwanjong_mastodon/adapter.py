@@ -110,6 +110,7 @@ def compose(title: str, body: str) -> str:
 class MastodonAdapter(PlatformAdapter):
     platform: ClassVar[str] = "mastodon"
     label: ClassVar[str] = "Mastodon"
+    resends_safely: ClassVar[bool] = True  # each status's Idempotency-Key; a favourite is one
 
     def __init__(
         self, settings: Settings, *, clock: Clock = time.monotonic, sleep: Sleep = anyio.sleep

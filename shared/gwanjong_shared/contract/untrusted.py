@@ -16,6 +16,8 @@ every character: `visible` marks them rather than removing them.
 
 from __future__ import annotations
 
+import unicodedata
+
 import regex
 
 from gwanjong_shared.contract.visible import BLANK_GLYPHS
@@ -51,6 +53,13 @@ def clean(text: str, max_chars: int | None = None) -> str:
     if max_chars is not None and len(text) > max_chars:
         text = text[: max_chars - 1] + "…"
     return _HIDDEN.sub("", _BREAKS.sub("\n", text))
+
+
+def normalise(text: str) -> str:
+    """Case, Unicode form, whitespace and characters that draw nothing (a zero-width
+    space, a soft hyphen, a variation selector) do not make a text different: the same
+    post with one of those in it is the same post."""
+    return " ".join(unicodedata.normalize("NFKC", clean(text)).casefold().split())
 
 
 def one_line(text: str, max_chars: int = 120) -> str:

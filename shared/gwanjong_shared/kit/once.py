@@ -9,6 +9,8 @@ write's lost answer into :class:`AnswerLost`, an exception no SDK retries, befor
 layer above it sees a status or an error it knows; the server then reports it with
 :func:`lost_answer` as an unsure kind (:data:`~gwanjong_shared.contract.errors.UNSURE`),
 which the gateway holds as unknown and reads back, and never as "nothing was written".
+The server kit holds it too, for a model that calls the same write again: a repeat is read
+back with :func:`find_written` and sent only once :data:`HOLD_S` have passed without it showing.
 
 A write refused before it left (the connection never opened, a host not allowed) and a
 write the platform answered (4xx) are outcomes, not lost answers: they pass through.
@@ -16,10 +18,21 @@ write the platform answered (4xx) are outcomes, not lost answers: they pass thro
 
 from __future__ import annotations
 
+import re
+from collections.abc import Awaitable, Callable, Iterable
+
 import httpx
 
 from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.contract.models import Comment, Post
+from gwanjong_shared.contract.untrusted import normalise
+
+#: how long a server holds a write whose answer was lost: a repeat is not sent before (the
+#: gateway's default settle window, within which a write that lands shows in reads)
+HOLD_S = 120.0
+#: how much of a written text (normalised) an item must hold to be that write
+NEEDLE = 120
 
 #: the methods that change nothing: the only requests a layer may send again by itself
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -157,3 +170,50 @@ class WriteOnce(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+def same_account(author: str, account: str) -> bool:
+    return author.lower().lstrip("@") == account.lower().lstrip("@")
+
+
+async def find_written(
+    comments: Callable[[str, int], Awaitable[list[Comment]]],
+    search: Callable[[str, int], Awaitable[list[Post]]],
+    target: str | None,
+    title: str,
+    text: str,
+    accounts: Iterable[str | None],
+) -> Comment | Post | None:
+    """A write read back: the comment under ``target`` (None: a new post, searched for) by
+    one of ``accounts`` and holding the start of ``text`` (a post: or its ``title``). With
+    no account known nothing is read: anyone's post with the same words would match."""
+    ours = [a for a in accounts if a]
+    if not ours:
+        return None
+    needle = normalise(text)[:NEEDLE]
+    found: list[Comment] | list[Post]
+    if target is not None:
+        found = [c for c in await comments(target, 1000) if needle and needle in normalise(c.body)]
+    else:
+        wanted = normalise(title)
+        posts = await search(title or _words(text, 60), 50)
+        found = [
+            p
+            for p in posts
+            if needle in normalise(p.body) or (wanted and wanted == normalise(p.title))
+        ]
+    return next((i for i in found if any(same_account(i.author, a) for a in ours)), None)
+
+
+def _words(text: str, most: int) -> str:
+    """The first whole words of ``text``, at most ``most`` characters, as a search query:
+    a platform's search may match whole words only, and read punctuation, OR and a leading
+    '-' as its syntax."""
+    query = ""
+    for word in re.findall(r"\w+", text):
+        if word in ("OR", "AND"):
+            continue
+        if len(query) + len(word) + 1 > most:
+            break
+        query = f"{query} {word}".lstrip()
+    return query or text[:most]  # no word at all (emoji only): the text as it is

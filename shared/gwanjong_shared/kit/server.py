@@ -6,7 +6,10 @@ annotations, time limits and error wording live here, once.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
+import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
@@ -19,6 +22,7 @@ from mcp.types import ToolAnnotations
 from pydantic import BeforeValidator, Field
 
 from gwanjong_shared.contract import (
+    Action,
     Capabilities,
     CommentList,
     MentionList,
@@ -27,12 +31,12 @@ from gwanjong_shared.contract import (
     Validation,
     errors,
 )
-from gwanjong_shared.contract.errors import PlatformError
-from gwanjong_shared.contract.models import Post, PostResult
+from gwanjong_shared.contract.errors import UNSURE, PlatformError
+from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.contract.schemas import output_schema
 from gwanjong_shared.kit.adapter import PlatformAdapter
 from gwanjong_shared.kit.mcp_errors import ContractErrors, one_error
-from gwanjong_shared.kit.once import unfinished_write
+from gwanjong_shared.kit.once import HOLD_S, find_written, unfinished_write
 from gwanjong_shared.kit.ratelimit import RateMeta
 from gwanjong_shared.tool_templates import add_tool
 
@@ -105,11 +109,13 @@ def build_platform_server(
     call_timeout_s: float = 30.0,
     instructions: str | None = None,
     profile: Profile | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> FastMCP:
     """A FastMCP server whose tools are the contract, backed by ``adapter``.
 
     ``profile``: what the platform says about itself (writing guide, disclosure, setup
-    guide), carried by `capabilities` so a gateway holds no facts about the platform."""
+    guide), carried by `capabilities` so a gateway holds no facts about the platform.
+    ``clock``: monotonic seconds, for how long an unsure write is held."""
     label = adapter.label
 
     @asynccontextmanager
@@ -181,6 +187,85 @@ def build_platform_server(
         raise errors.timeout(
             f"{label} did not finish {what} within {call_timeout_s:g} s. Try again later."
         )
+
+    # Writes under way (None) or unsure (when their answer was lost), by all they send: this
+    # process's memory, so a model's repeat of one is read back, not sent (kit/once.py).
+    held: dict[str, float | None] = {}
+
+    async def once(
+        action: Action,
+        what: str,
+        send: Callable[[], Awaitable[PostResult]],
+        target: str | None,
+        body: str = "",
+        title: str = "",
+        *more: object,
+    ) -> PostResult:
+        """``send()`` the write of ``action`` once, unless a repeat of it is found or held."""
+        key = hashlib.sha256(json.dumps([action, target, body, title, *more]).encode()).hexdigest()
+        if key in held and not adapter.resends_safely:
+            if (at := held[key]) is None:
+                raise errors.unavailable(
+                    f"The same {action} is under way now; it was not sent again. Wait for its "
+                    "answer, then read it back."
+                )
+            held[key] = None  # read back by one repeat at a time
+            try:
+                found = await read_back(action, target, body, title, clock() - at)
+            except BaseException:
+                held[key] = at
+                raise
+            if found is not None:
+                del held[key]
+                return found
+        held[key], unsure = None, True  # under way: a repeat meanwhile is refused
+        try:
+            result = await guarded(send(), what, write=True)
+            unsure = False
+            return result
+        except PlatformError as exc:
+            unsure = exc.kind in UNSURE
+            raise
+        finally:  # a cancelled call may have landed too
+            held.pop(key, None)
+            if unsure:
+                held[key] = clock()
+                if len(held) > 1000:
+                    del held[next(iter(held))]
+
+    async def read_back(
+        action: Action, target: str | None, body: str, title: str, age: float
+    ) -> PostResult | None:
+        """A held write as found on the platform, or None once HOLD_S passed without it
+        showing; before that, an unsure refusal."""
+
+        async def look() -> Post | Comment | None:
+            where = target if action == "write_comment" else None
+            ours = [await adapter.account()]
+            return await find_written(
+                adapter.get_comments, adapter.search, where, title, body, ours
+            )
+
+        found, seen = None, ""
+        try:
+            if action != "upvote":
+                found, seen = await guarded(look(), "reading it back"), " (not there just now)"
+        except PlatformError:
+            if age >= HOLD_S:
+                raise
+        if found is not None:
+            url = found.url or None
+            return PostResult(
+                ok=True, platform=adapter.platform, action=action, id=found.id, url=url
+            )
+        if age < HOLD_S:
+            how = "get_post" if action == "upvote" else "get_comments" if target else "search"
+            raise errors.unavailable(
+                f"The same {action} was sent {age:.0f} s ago and its answer was lost: it may "
+                f"have been written. It was not sent again; read it back with {how}{seen}. It is "
+                f"sent again only if still not found in {HOLD_S - age:.0f} s."
+            )
+        return None
 
     @tool(
         mcp,
@@ -288,8 +373,8 @@ post here. This writes publicly and cannot be undone by this server.
 Input: title, body (markdown where the platform supports it), tags (optional list).
 Output: PostResult {{ok, platform, action, id, url}}.
 Errors: `invalid_input` (too long, missing title), `not_supported`, `auth`,
-`rate_limited retry_after=N`, `unavailable`, `timeout` (the post may or may not exist:
-read back before retrying).
+`rate_limited retry_after=N`, `unavailable`, `timeout` (it may exist: the same call
+again returns it if found, else sends only after {HOLD_S / 60:g} min).
 Example: write_post(title="What I learned shipping an MCP server", body="...", tags=["mcp"])""",
     )
     async def write_post(
@@ -305,7 +390,8 @@ Example: write_post(title="What I learned shipping an MCP server", body="...", t
             adapter.validate("write_post", body, title, tags=tag_list), CHECKING, sent=False
         )
         _raise_if_refused(check, label, "write_post")
-        return await guarded(adapter.write_post(title, body, tag_list), "publishing", write=True)
+        send = lambda: adapter.write_post(title, body, tag_list)  # noqa: E731
+        return await once("write_post", "publishing", send, None, body, title, tag_list)
 
     @tool(
         mcp,
@@ -317,7 +403,7 @@ program may only reply when the post summoned us, and some have no comment API a
 Input: post_id, body, parent_id (optional: a comment id to reply to instead of the post).
 Output: PostResult {{ok, platform, action, id, url}}.
 Errors: `not_supported` (a person must do this here), `invalid_input` (too long),
-`not_found`, `auth`, `rate_limited retry_after=N`, `unavailable`, `timeout`.
+`not_found`, `auth`, `rate_limited retry_after=N`, `unavailable`, `timeout` (as write_post).
 Example: write_comment(post_id="1001", body="The retry trick in your second snippet ...")""",
     )
     async def write_comment(
@@ -329,9 +415,9 @@ Example: write_comment(post_id="1001", body="The retry trick in your second snip
             adapter.validate("write_comment", body, post_id=post_id.strip()), CHECKING, sent=False
         )
         _raise_if_refused(check, label, "write_comment")
-        return await guarded(
-            adapter.write_comment(post_id.strip(), body, parent_id or None), "replying", write=True
-        )
+        target, parent = post_id.strip(), parent_id or None
+        send = lambda: adapter.write_comment(target, body, parent)  # noqa: E731
+        return await once("write_comment", "replying", send, target, body, "", parent)
 
     @tool(
         mcp,
@@ -350,7 +436,8 @@ Example: upvote(post_id="1001")""",
             adapter.validate("upvote", "", post_id=post_id.strip()), CHECKING, sent=False
         )
         _raise_if_refused(check, label, "upvote")
-        return await guarded(adapter.upvote(post_id.strip()), "voting", write=True)
+        target = post_id.strip()
+        return await once("upvote", "voting", lambda: adapter.upvote(target), target)
 
     @tool(
         mcp,

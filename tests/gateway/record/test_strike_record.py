@@ -16,6 +16,7 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from gwanjong_gateway.server import build_gateway
 from gwanjong_shared.contract.errors import ErrorKind
+from gwanjong_shared.kit.once import HOLD_S
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import SOCIAL
@@ -119,8 +120,8 @@ async def test_absence_counts_only_after_the_settle_window(
     forum: FakePlatform, tmp_path: Path, clock: FakeClock
 ) -> None:
     # A 500 may hide a write that landed: unknown, held, and freed only when reading back
-    # still finds nothing once the window has passed.
-    gw = gateway_over(forum, tmp_path, {"settle_window_s": 3}, clock=clock)
+    # still finds nothing once the window has passed (the platform server's own hold, too).
+    gw = gateway_over(forum, tmp_path, {"settle_window_s": HOLD_S}, clock=clock)
     async with Client(gw) as client:
         oid = await drafted(client)
         forum.fail("write_post", ErrorKind.UNAVAILABLE)
@@ -135,7 +136,7 @@ async def test_absence_counts_only_after_the_settle_window(
         assert (await strike(client, oid))["status"] == "duplicate"
         again = held
         for _ in range(30):  # past the window (and the call timeout): read back, freed
-            clock.advance(1)
+            clock.advance(5)
             again = await strike(client, oid)
             if again["status"] != "duplicate":
                 break

@@ -48,16 +48,17 @@ WRITE_PATH = {
 async def test_a_write_whose_answer_is_lost_is_sent_once(
     sandbox: SandboxControl, platform: str, kind: str, fields: dict[str, Any]
 ) -> None:
+    """The model's repeat of it (same input) is not sent either: it is answered with the
+    write itself (Mastodon: by its Idempotency-Key; elsewhere read back)."""
     spec = SPECS[platform]
+    write = {"title": "Lost answer", "body": "Written once, whatever is lost."}
     async with Client(spec.build(sandbox.url, **spec.timeouts(1))) as client:
         sandbox.fault(platform, kind, method="POST", match=WRITE_PATH[platform], count=1, **fields)
-        result = await client.call_tool(
-            "write_post",
-            {"title": "Lost answer", "body": "Written once, whatever is lost."},
-            raise_on_error=False,
-        )
+        result = await client.call_tool("write_post", write, raise_on_error=False)
+        again = await call(client, "write_post", **write)
     posts = [w for w in sandbox.writes(platform) if w["action"] == "write_post"]
     assert len(posts) == 1, f"the write was sent {len(posts)} times"
+    assert again["id"] == (posts[0]["data"].get("uri") or posts[0]["data"]["id"]), again
     assert result.is_error, f"a lost answer reported as {result.structured_content}"
     text = result.content[0].text  # type: ignore[union-attr]
     error_kind, message, _ = parse_error(text)

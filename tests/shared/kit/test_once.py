@@ -1,23 +1,33 @@
 """The write-once rule of the server kit (kit/once.py), in process: a write's 5xx is raised
-as AnswerLost and reported unsure; a read's passes through for the SDK to retry."""
+as AnswerLost and reported unsure; a read's passes through for the SDK to retry; a repeat of
+a write in flight or unsure is held."""
 
 from __future__ import annotations
 
+import anyio
 import httpx
 import pytest
+from fastmcp import Client
 
 from gwanjong_sandbox.app import SandboxApp
 from gwanjong_sandbox.devto import API_KEY
 from gwanjong_sandbox.state import Fault, SandboxState
 from gwanjong_shared.contract.errors import UNSURE, ErrorKind
+from gwanjong_shared.contract.models import Comment, Post
 from gwanjong_shared.kit.once import (
+    HOLD_S,
     AnswerLost,
     WriteOnce,
     answer_lost,
+    find_written,
     lost_answer,
     lost_in,
     may_resend,
 )
+from tests.fakes.clock import FakeClock
+from tests.fakes.platform import FakePlatform
+from tests.fakes.profiles import SOCIAL
+from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio
 ARTICLE = {"article": {"title": "Once", "body_markdown": "once", "ai_disclosure_level": "no_ai"}}
@@ -65,3 +75,43 @@ def test_lost_answer_is_unsure_and_found_inside_an_sdks_wrapping() -> None:
     except RuntimeError as outer:
         assert lost_in(outer) is lost
     assert lost_in(RuntimeError("plain")) is None
+
+
+async def test_a_repeat_of_a_write_in_flight_or_unsure_is_held_until_read_back() -> None:
+    """The same write again: while the first is in flight, or HOLD_S after its answer was
+    lost and it does not show in reads, it is refused as unsure, with what to do; after
+    that, still not showing, it is sent."""
+    world, clock = FakePlatform(SOCIAL, lag=True), FakeClock()
+    write = {"title": "", "body": "Held, not sent twice."}
+    gate = world.gate("write_post")
+    async with Client(world.server(clock=clock)) as client:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(lambda: call(client, "write_post", **write))
+            await gate.reached.wait()
+            assert "under way now" in await error_of(client, "write_post", **write)
+            gate.go.set()
+        world.land("write_post")
+        await error_of(client, "write_post", **write)  # it lands, its answer is lost
+        clock.advance(HOLD_S - 1)
+        text = await error_of(client, "write_post", **write)
+        assert text.startswith("unavailable: ") and "not sent again" in text, text
+        assert "read it back with search (not there just now)" in text and "in 1 s" in text
+        assert len(world.written()) == 2  # the first, and the one whose answer was lost
+        clock.advance(1)
+        await call(client, "write_post", **write)
+    assert len(world.written()) == 3
+
+
+async def test_a_write_read_back_with_no_account_known_is_nobodys() -> None:
+    """Without our account, a post of someone else's with the same words is not ours (the
+    gateway settled it `posted` once: its read-back matched anyone's when none was known)."""
+    theirs = Post(id="9", platform="devto", title="Hi", body="Same words.", author="someone")
+
+    async def search(query: str, limit: int) -> list[Post]:
+        return [theirs]
+
+    async def comments(post_id: str, limit: int) -> list[Comment]:
+        return []
+
+    assert await find_written(comments, search, None, "Hi", "Same words.", [None]) is None
+    assert await find_written(comments, search, None, "Hi", "Same words.", [None, "Someone"])
