@@ -181,7 +181,7 @@ class Strike:
                 "platform": self.platform,
                 "action": str(self.action),
                 "target": self.target,
-                "target_url": self.target_url,
+                "target_url": self.target_url if self.action.targeted else "",
                 "destination": str(self.context.get("destination", "")),  # kept by `hand_off`
                 "title": self.title,
                 "text": self.content,

@@ -97,7 +97,11 @@ async def test_a_new_posts_handoff_names_where_it_goes(
         got = await call(
             s.client, "strike", opportunity_id=oid, action="post", content=TEXT, title="T"
         )
-        assert got["status"] == "handoff", got
+        assert got["status"] == "handoff" and "open" not in got, got
+        assert "where it goes: a new post in r/fake on devto" in got["next"], got
+        claim = {"action": "confirm_handoff", "content": "https://dev.to/gwanjong_bot/77"}
+        said = await call(s.client, "strike", opportunity_id=oid, **claim)
+        assert said["status"] == "handoff" and "open" not in said, said
         row = await s.gw.records.run(StrikeStore.get, int(got["record"]))
         await sign_in(s)
         page = (await s.http.get("/handoffs")).text
