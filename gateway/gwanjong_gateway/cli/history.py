@@ -38,7 +38,7 @@ def format_strike(r: Strike, width: int) -> list[str]:
     if r.confirmed_by:
         head += f" confirmed by {one_line(r.confirmed_by, 200)}"
     lines = textwrap.wrap(head, width, subsequent_indent="      ") or [head]
-    where = r.result_url or r.target_url or r.target
+    where = r.result_url or p["target"]
     if where:
         # a URL is never broken (it must stay clickable); it may exceed a narrow terminal
         lines.append("      " + plain(where))

@@ -202,8 +202,6 @@ class Claims:
             approver="human",
             policy=[*a.decisions, "handoff: a person must do this"],
         )
-        if a.outgoing.destination:  # where a new post goes, for the person's queue to say
-            fields["context"] = {**a.ctx.shown, "destination": a.outgoing.destination}
         claimed = await self.claim(a, fields)
         if not isinstance(claimed, Strike):
             return claimed

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from gwanjong_gateway.cli import history
 from gwanjong_gateway.cli.review import view
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.store import StrikeStore
@@ -110,3 +111,4 @@ async def test_a_new_posts_handoff_names_where_it_goes(
     item = view.handoff_item(row, 3600, row.created_at)
     assert item.data["target"] == "a new post in r/fake on devto", item.data
     assert "  where:    a new post in r/fake on devto" in view.handoff_details(row)
+    assert "      a new post in r/fake on devto" in history.format_strike(row, 80)
