@@ -52,6 +52,10 @@ async def test_a_handoff_dismissed_from_the_console_or_past_its_time_leaves_the_
         csrf = await sign_in(s)
         page = (await s.http.get("/handoffs")).text
         assert f"Hand-off h{record}: comment on devto" in page and "(host evil.example)" in page
+        row = await s.gw.records.run(StrikeStore.get, record)
+        assert row is not None and "evil.example) on devto" in "\n".join(view.handoff_details(row))
+        listed = view.table([view.handoff_item(row, 3600, row.created_at)], clock.time(), False)
+        assert "(host evil.example)\n" in "\n".join(listed)
         assert f'action="/handoffs/h{record}/dismiss"' in page and "claimed, unverified" not in page
         # the model says it was posted: no proof on the forum, so the card says so
         claim = {"action": "confirm_handoff", "content": "https://dev.to/gwanjong_bot/77"}
@@ -68,7 +72,8 @@ async def test_a_handoff_dismissed_from_the_console_or_past_its_time_leaves_the_
         assert "No hand-off waits." in (await s.http.get("/handoffs")).text
         row = await s.gw.records.run(StrikeStore.get, record)
         assert row is not None and row.status is StrikeStatus.DISMISSED
-        assert "dismissed" in (await s.http.get(f"/history/{record}")).text
+        page = (await s.http.get(f"/history/{record}")).text  # the record names the host too
+        assert "dismissed" in page and "(host evil.example)</a></dd>" in page
         again = await post(s, f"/handoffs/h{record}/dismiss", csrf)
         assert again.status_code == 409 and "is dismissed" in again.text
         # handed over anew, then left past `handoff_expire_after_s`
@@ -106,7 +111,9 @@ async def test_a_new_posts_handoff_names_where_it_goes(
         row = await s.gw.records.run(StrikeStore.get, int(got["record"]))
         await sign_in(s)
         page = (await s.http.get("/handoffs")).text
+        record = (await s.http.get(f"/history/{got['record']}")).text
     assert row is not None and "for a new post in r/fake on devto ·" in page
+    assert "<dt>Target</dt><dd>a new post in r/fake on devto</dd>" in record
     assert row.target_url not in page  # no "Open where to post it" to the drafted-from post
     item = view.handoff_item(row, 3600, row.created_at)
     assert item.data["target"] == "a new post in r/fake on devto", item.data
