@@ -58,11 +58,15 @@ async def test_a_handoff_dismissed_from_the_console_or_past_its_time_leaves_the_
         assert "(host evil.example)\n" in "\n".join(listed)
         assert f'action="/handoffs/h{record}/dismiss"' in page and "claimed, unverified" not in page
         # the model says it was posted: no proof on the forum, so the card says so
-        claim = {"action": "confirm_handoff", "content": "https://dev.to/gwanjong_bot/77"}
-        said = await call(s.client, "strike", opportunity_id=oid, **claim)
+        claimed = "https://dev.to@other.example/gwanjong_bot/77"  # its host said, as a target's
+        said = await call(
+            s.client, "strike", opportunity_id=oid, action="confirm_handoff", content=claimed
+        )
         assert said["status"] == "handoff", said
         page = (await s.http.get("/handoffs")).text
-        assert "claimed, unverified" in page and "https://dev.to/gwanjong_bot/77" in page
+        assert "claimed, unverified" in page and f"{claimed} (host other.example)" in page
+        row = await s.gw.records.run(StrikeStore.get, record)
+        assert row is not None and f"{claimed} (host other.example)" in view.claim_note(row)
         refused = await s.http.post(f"/handoffs/h{record}/dismiss", data={}, headers=ORIGIN)
         assert refused.status_code == 403  # no CSRF token: nothing changed
         bare = await s.http.post(f"/handoffs/{record}/dismiss", data={"csrf": csrf}, headers=ORIGIN)

@@ -124,7 +124,7 @@ def claim_note(r: Strike) -> str:
     """What the model said of this hand-off, if it said it was posted (never proof)."""
     if not r.claimed_at:
         return ""
-    at = f" at {one_line(r.claimed_url, 200)}" if r.claimed_url else ""
+    at = f" at {link(r.claimed_url)}" if r.claimed_url else ""
     return f"claimed posted by the model{at}, unverified ({iso(r.claimed_at)})"
 
 
