@@ -26,10 +26,12 @@ Kind = Literal["comment", "post", "upvote"]
 _TOOLS: dict[str, Action] = {"comment": "write_comment", "post": "write_post", "upvote": "upvote"}
 #: what a link looks like in a text: shown apart so a person sees where each one leads. With
 #: a scheme or as a markdown link's //host; or a bare domain, which Bluesky and X link as
-#: https://<it> when its last label (group 1) is a top-level domain (README.md, docs.rs/x)
+#: https://<it> when its last label (group 1) is a top-level domain (README.md, docs.rs/x),
+#: with what follows up to an @ (a user part: Bluesky links bob.dev@evil.example there)
 _LINK = re.compile(
     r"(?:https?:|(?<![\w:/]))//[^\s<>()\[\]\"'`]+"
-    r"|(?<![\w@./-])(?:[^\W_][\w-]*+\.(?=[^\W_]))++([^\W\d_]{2,})(?![\w@-])(?:[/?#:][^\s<>()\[\]\"'`]*)?",
+    r"|(?<![\w@./-])(?:[^\W_][\w-]*+\.(?=[^\W_]))++([^\W\d_]{2,})(?![\w-])"
+    r"(?:[^\s/?#@]*@[^\s<>()\[\]\"'`]*|[/?#:][^\s<>()\[\]\"'`]*)?",
     re.I,
 )
 

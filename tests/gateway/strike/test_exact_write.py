@@ -184,9 +184,17 @@ def test_the_canonical_bytes_are_stable_and_cover_every_field() -> None:
     assert len(digests) == 10  # each field is covered
     assert Outgoing.load(write.canonical().decode()) == write
     # links without a scheme are listed too: a bare domain (a known top-level domain, as
-    # platforms link them), a markdown link's //host; not an e-mail or a module path
-    bare = write.edited(text="See docs.rs/x, [a](//evil.example/b), a@b.com, os.path or README.md.")
-    assert bare.links == ("docs.rs/x", "//evil.example/b", "README.md")
+    # platforms link them), a markdown link's //host; not an e-mail or a module path. A
+    # user part goes with it (Bluesky links https://github.com"@evil.example/w: evil.example)
+    text = 'See docs.rs/x, [a](//evil.example/b), a@b.com, os.path or README.md, github.com"@e.io/w'
+    bare = write.edited(text=f"{text} bob.dev@evil.example.")
+    assert bare.links == (
+        "docs.rs/x",
+        "//evil.example/b",
+        "README.md",
+        'github.com"@e.io/w',
+        "bob.dev@evil.example",
+    )
 
 
 @pytest.mark.parametrize(
