@@ -27,9 +27,10 @@ _TOOLS: dict[str, Action] = {"comment": "write_comment", "post": "write_post", "
 #: what a link looks like in a text: shown apart so a person sees where each one leads. With
 #: a scheme or as a markdown link's //host; or a bare domain, which Bluesky and X link as
 #: https://<it> when its last label (group 1) is a top-level domain (README.md, docs.rs/x),
-#: with what follows up to an @ (a user part: Bluesky links bob.dev@evil.example there)
+#: with what follows up to an @ (a user part: Bluesky links bob.dev@evil.example and
+#: https://e.io)@evil.example there)
 _LINK = re.compile(
-    r"(?:https?:|(?<![\w:/]))//[^\s<>()\[\]\"'`]+"
+    r"(?:https?:|(?<![\w:/]))//(?:[^\s/?#@]*@)?[^\s<>()\[\]\"'`]+"
     r"|(?<![\w@./-])(?:[^\W_][\w-]*+\.(?=[^\W_]))++([^\W\d_]{2,})(?![\w-])"
     r"(?:[^\s/?#@]*@[^\s<>()\[\]\"'`]*|[/?#:][^\s<>()\[\]\"'`]*)?",
     re.I,

@@ -187,13 +187,14 @@ def test_the_canonical_bytes_are_stable_and_cover_every_field() -> None:
     # platforms link them), a markdown link's //host; not an e-mail or a module path. A
     # user part goes with it (Bluesky links https://github.com"@evil.example/w: evil.example)
     text = 'See docs.rs/x, [a](//evil.example/b), a@b.com, os.path or README.md, github.com"@e.io/w'
-    bare = write.edited(text=f"{text} bob.dev@evil.example.")
+    bare = write.edited(text=f"{text} bob.dev@evil.example. https://e.io)@evil.example")
     assert bare.links == (
         "docs.rs/x",
         "//evil.example/b",
         "README.md",
         'github.com"@e.io/w',
         "bob.dev@evil.example",
+        "https://e.io)@evil.example",
     )
 
 
