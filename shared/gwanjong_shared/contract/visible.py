@@ -36,7 +36,7 @@ import json
 import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import regex
 
@@ -249,8 +249,8 @@ def link(url: str) -> str:
         parts = urlsplit(
             url if url.lower().startswith(("http://", "https://", "//")) else f"//{url}"
         )
-        host = parts.hostname or ""
-        if host.isascii() and parts.username is None:
+        host = unquote(parts.hostname or "")  # a browser reads %65vil.io as evil.io
+        if host.isascii() and parts.username is None and host == parts.hostname:
             return shown
         return f"{shown} (host {host.encode('idna').decode()})"
     except (ValueError, UnicodeError):  # a host no resolver would take either
