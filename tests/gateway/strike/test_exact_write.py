@@ -191,6 +191,7 @@ def test_the_canonical_bytes_are_stable_and_cover_every_field() -> None:
     # An HTML entity is read as a browser reads it (Dev.to's HTML), a %-escape in a host too
     bare = write.edited(
         text=f"{text} bob.dev@evil.example. https://e.io)@evil.example &#104;ttps://%65vil.io/z"
+        + r" [g](https:\/\/e.io/q)"
     )
     assert bare.links == (
         "docs.rs/x",
@@ -200,8 +201,9 @@ def test_the_canonical_bytes_are_stable_and_cover_every_field() -> None:
         "bob.dev@evil.example",
         "https://e.io)@evil.example",
         "https://%65vil.io/z",
+        "https://e.io/q",  # a markdown escape is read as the platform reads it
     )
-    assert link(bare.links[-1]) == "https://%65vil.io/z (host evil.io)"
+    assert link(bare.links[-2]) == "https://%65vil.io/z (host evil.io)"
 
 
 @pytest.mark.parametrize(
