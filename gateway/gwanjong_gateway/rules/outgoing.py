@@ -26,12 +26,12 @@ from gwanjong_shared.contract.visible import link
 Kind = Literal["comment", "post", "upvote"]
 _TOOLS: dict[str, Action] = {"comment": "write_comment", "post": "write_post", "upvote": "upvote"}
 #: what a link looks like in a text: shown apart so a person sees where each one leads. With
-#: a scheme or as a markdown link's //host; or a bare domain, which Bluesky and X link as
-#: https://<it> when its last label (group 1) is a top-level domain (README.md, docs.rs/x),
-#: with what follows up to an @ (a user part: Bluesky links bob.dev@evil.example and
-#: https://e.io)@evil.example there)
+#: a scheme (a browser reads https:/host as https://host) or as a markdown link's //host;
+#: or a bare domain, which Bluesky and X link as https://<it> when its last label (group 1)
+#: is a top-level domain (README.md, docs.rs/x), with what follows up to an @ (a user
+#: part: Bluesky links bob.dev@evil.example and https://e.io)@evil.example there)
 _LINK = re.compile(
-    r"(?:https?:|(?<![\w:/]))//(?:[^\s/?#@]*@)?[^\s<>()\[\]\"'`]+"
+    r"(?:https?:[/\\]*|(?<![\w:/])//)(?:[^\s/?#@]*@)?[^\s<>()\[\]\"'`]+"
     r"|(?<![\w@./-])(?:[^\W_][\w-]*+\.(?=[^\W_]))++([^\W\d_]{2,})(?![\w-])"
     r"(?:[^\s/?#@]*@[^\s<>()\[\]\"'`]*|[/?#:][^\s<>()\[\]\"'`]*)?",
     re.I,

@@ -191,7 +191,7 @@ def test_the_canonical_bytes_are_stable_and_cover_every_field() -> None:
     # An HTML entity is read as a browser reads it (Dev.to's HTML), a %-escape in a host too
     bare = write.edited(
         text=f"{text} bob.dev@evil.example. https://e.io)@evil.example &#104;ttps://%65vil.io/z"
-        + r" [g](https:\/\/e.io/q)"
+        + r" [g](https:\/\/e.io/q) <a href=https:/e.io/s>"
     )
     assert bare.links == (
         "docs.rs/x",
@@ -202,8 +202,10 @@ def test_the_canonical_bytes_are_stable_and_cover_every_field() -> None:
         "https://e.io)@evil.example",
         "https://%65vil.io/z",
         "https://e.io/q",  # a markdown escape is read as the platform reads it
+        "https:/e.io/s",  # a browser's https://e.io/s
     )
-    assert link(bare.links[-2]) == "https://%65vil.io/z (host evil.io)"
+    assert link(bare.links[-3]) == "https://%65vil.io/z (host evil.io)"
+    assert link(bare.links[-1]) == "https:/e.io/s"
 
 
 @pytest.mark.parametrize(
