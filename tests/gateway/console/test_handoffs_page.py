@@ -25,7 +25,7 @@ from tests.gateway.helpers import drafted, gateway_of
 from tests.mcp import call
 
 pytestmark = pytest.mark.anyio
-TEXT = "Structured concurrency would help here."
+TEXT = "Structured concurrency would help here: github.com@e.io/sc"
 
 
 def gateway(forum: FakePlatform, tmp_path: Path, clock: FakeClock) -> tuple[Gateway, Any]:
@@ -53,7 +53,11 @@ async def test_a_handoff_dismissed_from_the_console_or_past_its_time_leaves_the_
         page = (await s.http.get("/handoffs")).text
         assert f"Hand-off h{record}: comment on devto" in page and "(host evil.example)" in page
         row = await s.gw.records.run(StrikeStore.get, record)
-        assert row is not None and "evil.example) on devto" in "\n".join(view.handoff_details(row))
+        shown = "\n".join(view.handoff_details(row)) if row else ""
+        assert (
+            "evil.example) on devto" in shown and "  link: github.com@e.io/sc (host e.io)" in shown
+        )
+        assert "github.com@e.io/sc (host e.io)</code>" in page  # the links, as an approval's
         listed = view.table([view.handoff_item(row, 3600, row.created_at)], clock.time(), False)
         assert "(host evil.example)\n" in "\n".join(listed)
         assert f'action="/handoffs/h{record}/dismiss"' in page and "claimed, unverified" not in page

@@ -304,7 +304,8 @@ def handoff_details(r: Strike) -> list[str]:
     ]
     if r.claimed_at:
         lines.append(f"  claimed:  {claim_note(r)}")
-    lines += ["", "Post exactly this by hand:", *sent_text(r.title, r.content)]
+    lines += ["", "Post exactly this by hand:", *[f"  link: {link(u)}" for u in r.write.links]]
+    lines += sent_text(r.title, r.content)
     lines += [
         "",
         f"Then: gwanjong review done {h} --url <the link of your post>"
