@@ -53,7 +53,8 @@ async def test_a_handoff_dismissed_from_the_console_or_past_its_time_leaves_the_
         page = (await s.http.get("/handoffs")).text
         assert f"Hand-off h{record}: comment on devto" in page and "(host evil.example)" in page
         row = await s.gw.records.run(StrikeStore.get, record)
-        shown = "\n".join(view.handoff_details(row)) if row else ""
+        assert row is not None
+        shown = "\n".join(view.handoff_details(row))
         assert (
             "evil.example) on devto" in shown and "  link: github.com@e.io/sc (host e.io)" in shown
         )
