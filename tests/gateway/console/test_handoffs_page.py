@@ -59,6 +59,9 @@ async def test_a_handoff_dismissed_from_the_console_or_past_its_time_leaves_the_
             "evil.example) on devto" in shown and "  link: github.com@e.io/sc (host e.io)" in shown
         )
         assert "github.com@e.io/sc (host e.io)</code>" in page  # the links, as an approval's
+        listed = history.format_strike(row, 80)  # gwanjong history: the target, the links
+        assert "      https://dev.to@evil.example/1002 (host evil.example)" in listed
+        assert "        link: github.com@e.io/sc (host e.io)" in listed
         listed = view.table([view.handoff_item(row, 3600, row.created_at)], clock.time(), False)
         assert "(host evil.example)\n" in "\n".join(listed)
         assert f'action="/handoffs/h{record}/dismiss"' in page and "claimed, unverified" not in page
