@@ -182,6 +182,8 @@ def _fault_response(emulator: Emulator, fault: Fault) -> Response:
     """The platform's error for ``fault.status``; with ``fault.body``, that body instead of
     the platform's JSON, keeping the platform's headers (Retry-After, rate windows)."""
     response = emulator.error_response(fault.status, fault.retry_after)
+    if fault.retry_after is not None and fault.status >= 500:  # how long it is down
+        response.headers.setdefault("Retry-After", str(fault.retry_after))
     if fault.body is None:
         return response
     # raw_headers, not .headers: that view caches the list init_headers replaces, and

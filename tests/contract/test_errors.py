@@ -55,7 +55,8 @@ async def test_wrong_credentials_are_refused_and_said_so(
     [
         *(({"status": n}, f"{kind}: ") for n, kind in [(401, "auth"), (403, "auth")]),
         ({"status": 404}, "not_found: "),
-        *(({"status": n}, "unavailable: ") for n in (500, 503)),
+        ({"status": 500}, "unavailable: "),
+        ({"status": 503, "retry_after": 9}, "unavailable: "),  # it says for how long
         ({"status": 429, "retry_after": 7}, "rate_limited retry_after=7: "),
         ({"kind": "hang", "seconds": 6}, "timeout: "),  # a hanging platform times out
     ],
@@ -78,6 +79,8 @@ async def test_platform_errors_map_to_kinds(
         waited = time.monotonic() - started
     assert text.startswith(prefix), text
     assert len(text.split(": ", 1)[1]) > 20  # a sentence that says what to do
+    if fault.get("status", 0) >= 500:
+        assert ("Wait 9 seconds" if "retry_after" in fault else "minute") in text, text
     if fault.get("kind") == "hang":  # shorter than an SDK's own bound (asyncprawcore: 16 s),
         assert waited >= 1.9  # so a timeout at all is TIMEOUT_S's, and it was waited out
 

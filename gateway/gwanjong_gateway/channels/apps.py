@@ -95,7 +95,7 @@ def card_view(approval: Approval, token: str) -> dict[str, Any]:
     return {
         "id": approval.id,
         "token": token,
-        "where": line(approval.where(), 400),
+        "where": line(approval.where(), 2400),
         "target": target,
         "title": approval.title,
         "tags": list(write.tags) if post else None,

@@ -22,7 +22,7 @@ from gwanjong_gateway.record.sql.pg_errors import describe, redact, where
 from gwanjong_gateway.record.store import BUSY_TIMEOUT_S, SchemaError, StrikeStore
 from gwanjong_gateway.rules.ledger import RESOLVABLE, UNSETTLED, Strike, StrikeStatus
 from gwanjong_shared.contract.visible import line as one_line
-from gwanjong_shared.contract.visible import plain, show
+from gwanjong_shared.contract.visible import link, plain, show
 
 MIN_WIDTH, MAX_WIDTH = 60, 120
 
@@ -38,10 +38,10 @@ def format_strike(r: Strike, width: int) -> list[str]:
     if r.confirmed_by:
         head += f" confirmed by {one_line(r.confirmed_by, 200)}"
     lines = textwrap.wrap(head, width, subsequent_indent="      ") or [head]
-    where = r.result_url or r.target_url or r.target
+    where = r.result_url or p["target"]
     if where:
         # a URL is never broken (it must stay clickable); it may exceed a narrow terminal
-        lines.append("      " + plain(where))
+        lines.append("      " + link(where))  # where it really goes, if not plain
     if r.reason:
         more = {"max_lines": 3, "placeholder": " [… more in the console]"}
         lines += _wrap(one_line(r.reason, 1000), width, "      ", "      ", **more)
@@ -57,7 +57,7 @@ def _wrap(text: str, width: int, first: str, rest: str, **more: Any) -> list[str
 def _handoff_text(r: Strike, width: int) -> list[str]:
     """What the person is to post by hand, in full (paragraphs kept), and how to confirm."""
     pad = "        "
-    lines = ["      to post by hand:"]
+    lines = ["      to post by hand:", *[f"{pad}link: {link(u)}" for u in r.write.links]]
     title, text = show(r.title), show(r.content)
     if r.title:
         lines += _wrap(f"title: {title.text}", width, pad, pad)

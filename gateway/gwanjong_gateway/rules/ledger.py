@@ -166,8 +166,8 @@ class Strike:
                 "platform": self.platform,
                 "action": str(self.action),
                 "target": self.target,
-                "target_url": self.target_url,
-                "destination": str(self.context.get("destination", "")),  # kept by `hand_off`
+                "target_url": self.target_url if self.action.targeted else "",
+                "destination": str(self.context.get("destination", "")),  # kept by `columns`
                 "title": self.title,
                 "text": self.content,
             }
@@ -179,7 +179,10 @@ class Strike:
             "record": self.id,
             "platform": self.platform,
             "action": str(self.action),
-            "target": self.target_url or self.target,
+            # a new post's is where it goes, not the post it was drafted from
+            "target": self.write.target_of()
+            if self.action is StrikeAction.POST
+            else self.target_url or self.target,
             "status": str(self.status),
             "reason": self.reason,
             "approver": self.approver,

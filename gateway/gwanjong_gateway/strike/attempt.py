@@ -165,7 +165,10 @@ class Attempt:
             "content": self.final,
             "title": self.title,
             "mode": self.mode,
-            "context": self.ctx.shown,
+            # where a new post goes, for the history and the person's queue to say
+            "context": {**self.ctx.shown, "destination": self.destination}
+            if self.action is StrikeAction.POST and self.destination
+            else self.ctx.shown,
             "status": status,
             "policy": self.decisions,
             "principal": self.principal,

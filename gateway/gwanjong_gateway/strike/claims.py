@@ -202,18 +202,18 @@ class Claims:
             approver="human",
             policy=[*a.decisions, "handoff: a person must do this"],
         )
-        if a.outgoing.destination:  # where a new post goes, for the person's queue to say
-            fields["context"] = {**a.ctx.shown, "destination": a.outgoing.destination}
         claimed = await self.claim(a, fields)
         if not isinstance(claimed, Strike):
             return claimed
+        sent = a.outgoing
+        give = f"where it goes: {sent.where()}" if sent.action == "post" else "the link"
         return Answer(
             Handoff(
                 reason=why,
-                open=a.post.url or None,
+                open=sent.target_url or None,  # a new post's is no place to post it
                 text=a.final or None,
                 title=a.title or None,
                 record=claimed.id,
-                next=f"Give the person the text and the link (hand-off {handoff_ref(claimed.id)} waits in their queue: `gwanjong review`, the console). Once it is on the platform, strike(opportunity_id={a.ctx.opportunity.ref!r}, action='confirm_handoff', handoff={claimed.id}, content=<the URL of their post, optional>) records it posted when the gateway finds it there; only the person closes it otherwise.",
+                next=f"Give the person the text and {give} (hand-off {handoff_ref(claimed.id)} waits in their queue: `gwanjong review`, the console). Once it is on the platform, strike(opportunity_id={a.ctx.opportunity.ref!r}, action='confirm_handoff', handoff={claimed.id}, content=<the URL of their post, optional>) records it posted when the gateway finds it there; only the person closes it otherwise.",
             )
         )

@@ -71,7 +71,7 @@ def message(approval: Approval) -> str:
     or a dialog: every hidden or steering character is a visible mark, never raw). The
     title's and the text's lines are quoted behind a bar, as `gwanjong review show` does."""
     write = approval.write
-    head = f"gwanjong asks before it writes in your name: {line(approval.where(), 400)}."
+    head = f"gwanjong asks before it writes in your name: {line(approval.where(), 2400)}."
     head += f"\nSent as: {line(write.account, 100) or 'our account'}, {write.visibility}"
     head += "".join(f"\nAlso sent: {line(a, 400)}" for a in write.also())
     head += "".join(f"\nLink: {link(u)}" for u in write.links)  # where each one leads
@@ -207,7 +207,7 @@ class McpAsker:
     async def _url(self, approval: Approval, token: str) -> Ask:
         assert self.page is not None
         url = await self.page(approval, approvals.page_token(token))  # never the card's
-        where = line(approval.where(), 400)
+        where = line(approval.where(), 2400)
         text = f"Approve or decline approval {approval.id} ({where}) on this page."
         params = ElicitRequestURLParams(message=text, url=url, elicitation_id=input_key(approval))
         self._ask_first(approval, params)

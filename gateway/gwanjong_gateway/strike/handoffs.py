@@ -64,7 +64,7 @@ def choice(row: Strike) -> Choice:
     return Choice(
         record=row.id,
         action=str(row.action),
-        open=row.target_url or None,
+        open=row.write.target_url or None,
         title=one_line(row.title, 80) or None,
         text=one_line(row.content, 80) or None,
     )
@@ -225,7 +225,7 @@ class HandOffs:
             reason=f"Not recorded as posted: {why}. Only a person closes hand-off {h}, or "
             f"the gateway once it finds the comment on {row.platform}; it stays in their "
             "queue, this claim noted as unverified.",
-            open=row.target_url or None,
+            open=row.write.target_url or None,
             record=row.id,
             next=f"Ask the person to post it if they have not, then to close it themself "
             f"(`gwanjong review done {h} --url <link>`, or the console's Hand-offs page); "

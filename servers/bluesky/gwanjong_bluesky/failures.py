@@ -20,7 +20,13 @@ from atproto_core.exceptions import AtProtocolError
 from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.kit.host_gate import HostNotAllowed
-from gwanjong_shared.kit.http import edge_block, error_for_status, no_endpoint
+from gwanjong_shared.kit.http import (
+    edge_block,
+    error_for_status,
+    no_endpoint,
+    retry_after_seconds,
+    wait_words,
+)
 from gwanjong_shared.kit.logs import redact
 from gwanjong_shared.kit.once import HTTPX_NEVER_LEFT, answer_lost, lost_answer
 
@@ -130,8 +136,9 @@ def _request_error(exc: RequestErrorBase, what: str, item: str | None) -> Platfo
             f"Bluesky rejected the request ({detail}). Fix the input and retry."
         )
     if isinstance(exc, NetworkError) or status >= 500:
+        wait = wait_words(retry_after_seconds(exc.response.headers if exc.response else {}))
         return errors.unavailable(
-            f"Bluesky answered with a server error ({status}) while {what}. Try again in a minute."
+            f"Bluesky answered with a server error ({status}) while {what}. {wait}, then try again."
         )
     return error_for_status(status, "Bluesky", detail=name, what=item)
 

@@ -43,7 +43,12 @@ from urllib3.exceptions import NewConnectionError
 
 from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.errors import PlatformError
-from gwanjong_shared.kit.http import edge_block, error_for_status, no_endpoint
+from gwanjong_shared.kit.http import (
+    edge_block,
+    error_for_status,
+    no_endpoint,
+    retry_after_seconds,
+)
 from gwanjong_shared.kit.once import (
     AnswerLost,
     answer_lost,
@@ -172,6 +177,10 @@ class GatedSession(requests.Session):
         if lost is not None:
             response.close()
             raise lost
+        if response.status_code >= 500:  # Mastodon.py drops the headers: how long it is down
+            wait = retry_after_seconds(response.headers)
+            response.close()
+            raise error_for_status(response.status_code, LABEL, retry_after=wait)
         if 300 <= response.status_code < 400:  # not followed: Mastodon.py would read its page
             response.close()
             raise Redirected(response.status_code, response.headers.get("location") or "")
@@ -258,6 +267,8 @@ async def run(
         lost = lost_in(exc)  # Mastodon.py wraps what the session raised
         if lost is not None:
             raise lost_answer(LABEL, lost, what) from None
+        if isinstance(exc.__context__, PlatformError):  # the session's word (a 5xx's wait)
+            raise exc.__context__ from None
         moved = _redirected(exc)
         if moved is not None:
             raise moved.error(what) from None

@@ -105,7 +105,9 @@ class GatedRequestor(Requestor):
                     await self._gate.observe(response)
                     # A write's 5xx never reaches asyncprawcore, which would resend it;
                     # nor its 408, which asyncprawcore resends too (RETRY_STATUSES).
-                    lost = answer_lost(method, parts.path, status=response.status)
+                    lost = answer_lost(
+                        method, parts.path, status=response.status, headers=response.headers
+                    )
                     retried = response.status in Session.RETRY_STATUSES
                     if lost is None and retried and not may_resend(method):
                         lost = AnswerLost(method, parts.path, status=response.status)

@@ -16,7 +16,13 @@ from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.untrusted import one_line
 from gwanjong_shared.kit.host_gate import HostNotAllowed
-from gwanjong_shared.kit.http import edge_block, error_for_status, no_endpoint
+from gwanjong_shared.kit.http import (
+    edge_block,
+    error_for_status,
+    no_endpoint,
+    retry_after_seconds,
+    wait_words,
+)
 from gwanjong_shared.kit.once import AnswerLost, answer_lost, lost_answer, unreadable_answer
 from gwanjong_shared.kit.ratelimit import Limiter, MinInterval, wait_from
 from gwanjong_twitter.posts import XPost, expand_links
@@ -142,8 +148,9 @@ class ApiReader:
             ) from None
         except tweepy.TwitterServerError as exc:
             status = getattr(exc.response, "status", 500)
+            wait = wait_words(retry_after_seconds(getattr(exc.response, "headers", None) or {}))
             raise errors.unavailable(
-                f"X answered with a server error ({status}) while {what}. Try again in a minute."
+                f"X answered with a server error ({status}) while {what}. {wait}, then try again."
             ) from None
         except tweepy.HTTPException as exc:
             raise error_for_status(getattr(exc.response, "status", 0), LABEL, what=what) from None
@@ -157,7 +164,7 @@ class ApiReader:
             # 404s. The status and headers still say what happened.
             if key.startswith("POST ") and 200 <= exc.status < 300:
                 raise unreadable_answer(LABEL, what) from None  # it may have been written
-            raise self._not_json(exc, what) from None
+            raise self._not_json(exc, what, key) from None
         except (TimeoutError, aiohttp.ClientError) as exc:
             # the answer broke off: a write's after it left may have landed (tweepy reads the
             # body after our gate has passed the answer on)
@@ -179,7 +186,7 @@ class ApiReader:
         return cast(Response, await self.call(what, key, call))
 
     @staticmethod
-    def _not_json(exc: aiohttp.ContentTypeError, what: str) -> PlatformError:
+    def _not_json(exc: aiohttp.ContentTypeError, what: str, key: str) -> PlatformError:
         # Mapped by status and headers like any HTTP error, except that a 403 without X's
         # JSON body comes from the edge, not from our credentials.
         status = exc.status
@@ -189,8 +196,11 @@ class ApiReader:
             return errors.unavailable(
                 f"X answered {what} with something that is not JSON. Try again later."
             )
-        wait = wait_from(status, exc.headers or {})
-        return error_for_status(status, LABEL, retry_after=wait, detail=what, what="such post")
+        headers = exc.headers or {}
+        # a 5xx's Retry-After says how long it is down; below, the rate limit's wait
+        wait = retry_after_seconds(headers) if status >= 500 else wait_from(status, headers)
+        item = "such post" if key == "GET /2/tweets/:id" else None  # the one read by an id
+        return error_for_status(status, LABEL, retry_after=wait, detail=what, what=item)
 
     @staticmethod
     def _forbidden(exc: tweepy.Forbidden, what: str) -> PlatformError:

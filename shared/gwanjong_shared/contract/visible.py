@@ -33,10 +33,11 @@ naming the character and where it is.
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import regex
 
@@ -246,11 +247,10 @@ def link(url: str) -> str:
     after a user part (``https://github.com@evil.example/`` goes to evil.example)."""
     shown = line(url, 2048)
     try:
-        parts = urlsplit(
-            url if url.lower().startswith(("http://", "https://", "//")) else f"//{url}"
-        )
-        host = parts.hostname or ""
-        if host.isascii() and parts.username is None:
+        # as a browser reads it: any slashes after http(s):, none for a bare domain
+        parts = urlsplit(re.sub(r"^(https?:)?[/\\]*", r"\1//", url, flags=re.I))
+        host = unquote(parts.hostname or "")  # a browser reads %65vil.io as evil.io
+        if host.isascii() and parts.username is None and host == (parts.hostname or ""):
             return shown
         return f"{shown} (host {host.encode('idna').decode()})"
     except (ValueError, UnicodeError):  # a host no resolver would take either

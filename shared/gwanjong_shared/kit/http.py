@@ -23,6 +23,7 @@ __all__ = [
     "raise_for_response",
     "retry_after_seconds",
     "transport_error",
+    "wait_words",
 ]
 
 
@@ -59,12 +60,17 @@ def error_for_status(
             f"{label} rejected the request{suffix}. Fix the input and retry."
         )
     if 500 <= status < 600:
-        # The wait a Retry-After asked for, rounded up (never less); a minute when none.
-        when = f"Wait {math.ceil(retry_after)} seconds" if retry_after else "Wait a minute"
         return errors.unavailable(
-            f"{label} answered with a server error ({status}). {when}, then try again."
+            f"{label} answered with a server error ({status}). {wait_words(retry_after)}, then "
+            "try again."
         )
     return errors.unavailable(f"{label} answered {status} unexpectedly{suffix}.")
+
+
+def wait_words(retry_after: float | None) -> str:
+    """The wait a server error's Retry-After asked for, rounded up (never less); a minute
+    when none."""
+    return f"Wait {math.ceil(retry_after)} seconds" if retry_after else "Wait a minute"
 
 
 def no_endpoint(label: str, missing: str) -> PlatformError:

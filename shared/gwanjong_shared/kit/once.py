@@ -19,7 +19,7 @@ write the platform answered (4xx) are outcomes, not lost answers: they pass thro
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 
 import httpx
 
@@ -27,6 +27,8 @@ from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.models import Comment, Post
 from gwanjong_shared.contract.untrusted import normalise
+from gwanjong_shared.kit.http import wait_words
+from gwanjong_shared.kit.ratelimit import retry_after_seconds
 
 #: how long a server holds a write whose answer was lost: a repeat is not sent before (the
 #: gateway's default settle window, within which a write that lands shows in reads)
@@ -47,12 +49,19 @@ class AnswerLost(Exception):
     """A write left, and its answer was lost: a 5xx, a dropped connection or a timeout."""
 
     def __init__(
-        self, method: str, path: str, *, status: int | None = None, timed_out: bool = False
+        self,
+        method: str,
+        path: str,
+        *,
+        status: int | None = None,
+        timed_out: bool = False,
+        retry_after: float | None = None,  # the 5xx's Retry-After: how long it is down
     ) -> None:
         self.method = method.upper()
         self.path = path
         self.status = status
         self.timed_out = timed_out
+        self.retry_after = retry_after
         super().__init__(f"{self.method} {path}: {self.why}")
 
     @property
@@ -73,6 +82,7 @@ def answer_lost(
     status: int | None = None,
     error: BaseException | None = None,
     left: bool = True,
+    headers: Mapping[str, str] | None = None,
 ) -> AnswerLost | None:
     """The rule in one place: a write (not a read) that ``left`` and got a 5xx ``status`` or
     an ``error`` instead of an answer lost its answer; anything else is an outcome."""
@@ -82,7 +92,8 @@ def answer_lost(
         timed_out = isinstance(error, (TimeoutError, httpx.TimeoutException))
         return AnswerLost(method, path, timed_out=timed_out)
     if status is not None and status >= 500:
-        return AnswerLost(method, path, status=status)
+        wait = retry_after_seconds(headers or {})
+        return AnswerLost(method, path, status=status, retry_after=wait)
     return None
 
 
@@ -140,7 +151,7 @@ def unfinished_write(label: str, what: str, why: str, *, timed_out: bool) -> Pla
 def lost_sign_in(label: str, lost: AnswerLost) -> PlatformError:
     """A sign-in or token refresh whose answer was lost: it writes nothing, so it is an
     ordinary failure of its kind (a timeout stays a timeout), safe to try again."""
-    message = f"{label} did not answer the sign-in ({lost.why}). Try again in a minute."
+    message = f"{label} did not answer the sign-in ({lost.why}). {wait_words(lost.retry_after)}, then try again."
     return errors.timeout(message) if lost.timed_out else errors.unavailable(message)
 
 
@@ -162,7 +173,7 @@ class WriteOnce(httpx.AsyncBaseTransport):
             if lost is None:
                 raise
             raise lost from exc
-        lost = answer_lost(method, path, status=response.status_code)
+        lost = answer_lost(method, path, status=response.status_code, headers=response.headers)
         if lost is not None:
             await response.aclose()
             raise lost

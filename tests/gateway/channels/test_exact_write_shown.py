@@ -98,11 +98,14 @@ async def test_every_surface_names_the_host_a_reply_goes_to(tmp_path: Path) -> N
     github.com. Every surface says where it goes, as it does for the write's links."""
     fake = FakePlatform(TAGGED)
     pid = fake.add_post("p9", "A post", "Some text.")
-    fake.posts[pid] = fake.posts[pid].model_copy(update={"url": AT})
+    far = f"{AT}/{'x' * 500}"  # the host is said at the end: no surface cuts it off
+    fake.posts[pid] = fake.posts[pid].model_copy(update={"url": far})
     async for desks in desks_for(tmp_path, fake, FakeClock()):
         await waiting(desks.desk(), fake, "p9", "Hello there.")
         approval, now = only(desks), desks.clock.time()
-        where = f"a reply to {AT} {HOST} on devto"
+        where = f"a reply to {far} {HOST} on devto"
         assert where in message(approval) and where in card_view(approval, "token")["where"]
-        assert where in "\n".join(view.details(approval, now))
+        listed = view.table([view.approval_item(approval, now)], now, False)
+        shown = view.details(approval, now) + listed  # review show and list: every line
+        assert where in "\n".join(shown) and [s for s in shown if AT in s and HOST not in s] == []
         assert where in one_approval_page(approval, now, "csrf")

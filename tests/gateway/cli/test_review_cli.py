@@ -481,3 +481,20 @@ async def test_decided_approvals_speak_in_the_past_tense(bench: Bench) -> None:
     assert shown.startswith(
         f"Approval a{expired}: expired at {iso(ends)}: nobody decided in time; nothing was sent"
     )
+
+
+async def test_an_approval_the_platform_hands_off_names_the_host_to_post_at(
+    tmp_path: Path,
+) -> None:
+    """Approved, then the platform says a person must reply (a locked thread): the terminal
+    sends the person to the post's link, with the host it really goes to."""
+    bench = Bench(tmp_path)
+    for pid, found in bench.links.posts.items():
+        url = f"https://reddit.com@evil.example/{pid}"
+        bench.links.posts[pid] = found.model_copy(update={"url": url})
+    approval_id = await one_pending(bench)
+    for pid in bench.links.posts:
+        bench.links.judge(pid, "human", "the thread is locked")
+    ran = await bench.review("approve", str(approval_id), typed="approve\n")
+    assert ran.code == 0 and "Post it by hand at https://reddit.com@evil.example/" in ran.out
+    assert " (host evil.example), then: gwanjong review done" in ran.out, ran.out

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from gwanjong_gateway.cli import history
 from gwanjong_gateway.cli.review import view
 from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.record.store import StrikeStore
@@ -24,7 +25,7 @@ from tests.gateway.helpers import drafted, gateway_of
 from tests.mcp import call
 
 pytestmark = pytest.mark.anyio
-TEXT = "Structured concurrency would help here."
+TEXT = "Structured concurrency would help here: github.com@e.io/sc"
 
 
 def gateway(forum: FakePlatform, tmp_path: Path, clock: FakeClock) -> tuple[Gateway, Any]:
@@ -51,13 +52,29 @@ async def test_a_handoff_dismissed_from_the_console_or_past_its_time_leaves_the_
         csrf = await sign_in(s)
         page = (await s.http.get("/handoffs")).text
         assert f"Hand-off h{record}: comment on devto" in page and "(host evil.example)" in page
+        row = await s.gw.records.run(StrikeStore.get, record)
+        assert row is not None
+        shown = "\n".join(view.handoff_details(row))
+        assert (
+            "evil.example) on devto" in shown and "  link: github.com@e.io/sc (host e.io)" in shown
+        )
+        assert "github.com@e.io/sc (host e.io)</code>" in page  # the links, as an approval's
+        listed = history.format_strike(row, 80)  # gwanjong history: the target, the links
+        assert "      https://dev.to@evil.example/1002 (host evil.example)" in listed
+        assert "        link: github.com@e.io/sc (host e.io)" in listed
+        listed = view.table([view.handoff_item(row, 3600, row.created_at)], clock.time(), False)
+        assert "(host evil.example)\n" in "\n".join(listed)
         assert f'action="/handoffs/h{record}/dismiss"' in page and "claimed, unverified" not in page
         # the model says it was posted: no proof on the forum, so the card says so
-        claim = {"action": "confirm_handoff", "content": "https://dev.to/gwanjong_bot/77"}
-        said = await call(s.client, "strike", opportunity_id=oid, **claim)
+        claimed = "https://dev.to@other.example/gwanjong_bot/77"  # its host said, as a target's
+        said = await call(
+            s.client, "strike", opportunity_id=oid, action="confirm_handoff", content=claimed
+        )
         assert said["status"] == "handoff", said
         page = (await s.http.get("/handoffs")).text
-        assert "claimed, unverified" in page and "https://dev.to/gwanjong_bot/77" in page
+        assert "claimed, unverified" in page and f"{claimed} (host other.example)" in page
+        row = await s.gw.records.run(StrikeStore.get, record)
+        assert row is not None and f"{claimed} (host other.example)" in view.claim_note(row)
         refused = await s.http.post(f"/handoffs/h{record}/dismiss", data={}, headers=ORIGIN)
         assert refused.status_code == 403  # no CSRF token: nothing changed
         bare = await s.http.post(f"/handoffs/{record}/dismiss", data={"csrf": csrf}, headers=ORIGIN)
@@ -67,7 +84,8 @@ async def test_a_handoff_dismissed_from_the_console_or_past_its_time_leaves_the_
         assert "No hand-off waits." in (await s.http.get("/handoffs")).text
         row = await s.gw.records.run(StrikeStore.get, record)
         assert row is not None and row.status is StrikeStatus.DISMISSED
-        assert "dismissed" in (await s.http.get(f"/history/{record}")).text
+        page = (await s.http.get(f"/history/{record}")).text  # the record names the host too
+        assert "dismissed" in page and "(host evil.example)</a></dd>" in page
         again = await post(s, f"/handoffs/h{record}/dismiss", csrf)
         assert again.status_code == 409 and "is dismissed" in again.text
         # handed over anew, then left past `handoff_expire_after_s`
@@ -97,12 +115,19 @@ async def test_a_new_posts_handoff_names_where_it_goes(
         got = await call(
             s.client, "strike", opportunity_id=oid, action="post", content=TEXT, title="T"
         )
-        assert got["status"] == "handoff", got
+        assert got["status"] == "handoff" and "open" not in got, got
+        assert "where it goes: a new post in r/fake on devto" in got["next"], got
+        claim = {"action": "confirm_handoff", "content": "https://dev.to/gwanjong_bot/77"}
+        said = await call(s.client, "strike", opportunity_id=oid, **claim)
+        assert said["status"] == "handoff" and "open" not in said, said
         row = await s.gw.records.run(StrikeStore.get, int(got["record"]))
         await sign_in(s)
         page = (await s.http.get("/handoffs")).text
+        record = (await s.http.get(f"/history/{got['record']}")).text
     assert row is not None and "for a new post in r/fake on devto ·" in page
+    assert "<dt>Target</dt><dd>a new post in r/fake on devto</dd>" in record
     assert row.target_url not in page  # no "Open where to post it" to the drafted-from post
     item = view.handoff_item(row, 3600, row.created_at)
     assert item.data["target"] == "a new post in r/fake on devto", item.data
     assert "  where:    a new post in r/fake on devto" in view.handoff_details(row)
+    assert "      a new post in r/fake on devto" in history.format_strike(row, 80)

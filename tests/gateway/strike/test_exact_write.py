@@ -18,6 +18,7 @@ from gwanjong_gateway.rules.outgoing import Edit, Outgoing, legacy_digest
 from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_shared.contract import TagRules
 from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.contract.visible import link
 from tests.fakes.platform import FakePlatform
 from tests.gateway.strike.test_approvals import Desks, nobody
 from tests.gateway.strike.test_strike_chain import FOOTER, OPEN_FORUM, context, wire
@@ -184,9 +185,27 @@ def test_the_canonical_bytes_are_stable_and_cover_every_field() -> None:
     assert len(digests) == 10  # each field is covered
     assert Outgoing.load(write.canonical().decode()) == write
     # links without a scheme are listed too: a bare domain (a known top-level domain, as
-    # platforms link them), a markdown link's //host; not an e-mail or a module path
-    bare = write.edited(text="See docs.rs/x, [a](//evil.example/b), a@b.com, os.path or README.md.")
-    assert bare.links == ("docs.rs/x", "//evil.example/b", "README.md")
+    # platforms link them), a markdown link's //host; not an e-mail or a module path. A
+    # user part goes with it (Bluesky links https://github.com"@evil.example/w: evil.example)
+    text = 'See docs.rs/x, [a](//evil.example/b), a@b.com, os.path or README.md, github.com"@e.io/w'
+    # An HTML entity is read as a browser reads it (Dev.to's HTML), a %-escape in a host too
+    bare = write.edited(
+        text=f"{text} bob.dev@evil.example. https://e.io)@evil.example &#104;ttps://%65vil.io/z"
+        + r" [g](https:\/\/e.io/q) <a href=https:/e.io/s>"
+    )
+    assert bare.links == (
+        "docs.rs/x",
+        "//evil.example/b",
+        "README.md",
+        'github.com"@e.io/w',
+        "bob.dev@evil.example",
+        "https://e.io)@evil.example",
+        "https://%65vil.io/z",
+        "https://e.io/q",  # a markdown escape is read as the platform reads it
+        "https:/e.io/s",  # a browser's https://e.io/s
+    )
+    assert link(bare.links[-3]) == "https://%65vil.io/z (host evil.io)"
+    assert link(bare.links[-1]) == "https:/e.io/s"
 
 
 @pytest.mark.parametrize(

@@ -48,10 +48,17 @@ async def test_x_text_plain_429_keeps_rate_limited_and_the_wait(sandbox: Sandbox
 async def test_x_html_404_is_not_found(sandbox: SandboxControl) -> None:
     ids = sandbox.ids("twitter")
     page = "<!DOCTYPE html><html><head><title>Page not found</title></head><body></body></html>"
-    sandbox.fault("twitter", status=404, body=page, content_type="text/html; charset=utf-8")
+    html = {"body": page, "content_type": "text/html; charset=utf-8", "count": 50}
+    sandbox.fault("twitter", status=404, **html)
     async with Client(SPECS["twitter"].build(sandbox.url)) as client:
         text = await error_of(client, "get_post", post_id=ids["rust-async"])
-    assert text.startswith("not_found: "), text
+        trends = await error_of(client, "trending")  # a read by no id: no post to name
+        sandbox.clear_faults()
+        sandbox.fault("twitter", status=503, retry_after=9, **html)
+        down = await error_of(client, "get_post", post_id=ids["rust-async"])
+    assert text.startswith("not_found: X has no such post"), text
+    assert "base URL" in trends and "such post" not in trends, trends
+    assert down.startswith("unavailable: ") and "Wait 9 seconds" in down, down
 
 
 # -- Dev.to ----------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from gwanjong_gateway.strike.results import (
     StrikeResult,
 )
 from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.contract.visible import link
 
 #: the longest --text-file read (the platform's own length limit applies after)
 MAX_EDIT_BYTES = 1_000_000
@@ -151,7 +152,7 @@ def outcome(r: Review, approval_id: int, result: StrikeResult) -> int:
         h = handoff_ref(result.record)
         r.term.out(
             f"Handed off (hand-off {h}): {result.reason}",
-            f"Post it by hand at {result.open or 'the platform'}, then: "
+            f"Post it by hand at {link(result.open) if result.open else 'the platform'}, then: "
             f"gwanjong review done {h} --url URL",
         )
         return 0

@@ -124,7 +124,7 @@ def claim_note(r: Strike) -> str:
     """What the model said of this hand-off, if it said it was posted (never proof)."""
     if not r.claimed_at:
         return ""
-    at = f" at {one_line(r.claimed_url, 200)}" if r.claimed_url else ""
+    at = f" at {link(r.claimed_url)}" if r.claimed_url else ""
     return f"claimed posted by the model{at}, unverified ({iso(r.claimed_at)})"
 
 
@@ -152,7 +152,8 @@ def table(items: list[Item], now: float, decided: bool) -> list[str]:
             f"{d['ref']:>5}  {kind:<8} {status:<9} {one_line(d['platform'], 9):<9} "
             f"{d['action']:<8} {one_line(who(d['by']), 12):<12} {span(now - i.created_at):>6} {left:>7}"
         )
-        lines.append(f"{'':>7}@ {one_line(d['target'], 200)}")
+        target = one_line(d["target"], 200) if d["action"] == "post" else link(d["target"])
+        lines.append(f"{'':>7}@ {target}")
         if d.get("title"):
             lines.append(f"{'':>7}| title: {one_line(d['title'], 200)}")
         if d.get("tags"):
@@ -208,9 +209,8 @@ def details(a: Approval, now: float, hold: Hold | None = None) -> list[str]:
         head = one_line(a.said(now), 300)
     lines = [
         f"Approval {approval_ref(a.id)}: {head}",
-        f"  what:     {one_line(a.where(), 300)}",
+        f"  what:     {one_line(a.where(), 2400)}",
         f"  asked by: {who(a.principal)} at {iso(a.created_at)}",
-        f"  target:   {one_line(a.target_url or a.target or '(a new post)', 300)}",
     ]
     if hold is not None:
         when = f"it could be sent from {iso(hold.until)}" if hold.until else "until writes resume"
@@ -259,9 +259,9 @@ def answered(a: Approval) -> list[str]:
         lines.append(BAR + f"title: {title}")
     if author:
         lines.append(BAR + f"by: {author}")
-    url = one_line(str(post.get("url") or a.target_url or ""), 300)
+    url = str(post.get("url") or a.target_url or "")
     if url:
-        lines.append(BAR + f"at: {url}")
+        lines.append(BAR + f"at: {link(url)}")
     if body.text.strip():
         lines.append(BAR.rstrip())
         lines += quoted(body.text)
@@ -284,7 +284,7 @@ def sent_write(w: Outgoing, said: str = "This exact text will be sent") -> list[
 def edit_view(a: Approval, edited: Outgoing) -> list[str]:
     """The person's edit of approval ``a``: what will be sent instead."""
     return [
-        f"Approval {approval_ref(a.id)}: {one_line(a.where(), 300)}",
+        f"Approval {approval_ref(a.id)}: {one_line(a.where(), 2400)}",
         "",
         "Your edit will be sent instead (recorded as edited by you).",
         *sent_write(edited),
@@ -299,12 +299,13 @@ def handoff_details(r: Strike) -> list[str]:
     lines = [
         f"Hand-off {h}: {r.status}, {r.action} on {r.platform} since {iso(r.created_at)}",
         f"  asked by: {who(r.principal)}",
-        f"  where:    {one_line(r.write.target_of(), 300)}",
+        f"  where:    {one_line(r.write.where(), 2400)}",
         f"  why:      {one_line(r.reason, 300)}",
     ]
     if r.claimed_at:
         lines.append(f"  claimed:  {claim_note(r)}")
-    lines += ["", "Post exactly this by hand:", *sent_text(r.title, r.content)]
+    lines += ["", "Post exactly this by hand:", *[f"  link: {link(u)}" for u in r.write.links]]
+    lines += sent_text(r.title, r.content)
     lines += [
         "",
         f"Then: gwanjong review done {h} --url <the link of your post>"
