@@ -29,6 +29,7 @@ from gwanjong_gateway.status_report import StatusResult
 from gwanjong_gateway.strike.results import Handoff, Posted, StrikeResult
 from gwanjong_gateway.usage.token_count import count_tokens, tool_list_tokens
 from gwanjong_shared.contract.errors import ErrorBody, read_error
+from gwanjong_shared.contract.visible import link
 from gwanjong_shared.kit.quiet import QUIET_ENV
 
 R = TypeVar("R", bound=BaseModel)
@@ -125,7 +126,7 @@ async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: A
                     title="Five tools instead of thirty-six",
                 )
                 status = _status(posted)
-                url = posted.url or "" if isinstance(posted, Posted) else ""
+                url = _where(posted) if isinstance(posted, Posted) else ""
                 console.print(f"   strike(action='post') -> [bold]{status}[/] {url}{_why(posted)}")
                 outcomes.append((platform, status, url))
         report = await _call(client, "status", {}, StatusResult)
@@ -211,12 +212,14 @@ def _status(result: StrikeResult | ErrorBody) -> str:
 
 
 def _where(result: StrikeResult | ErrorBody) -> str:
-    """The link to show: what was posted, or where the person posts it."""
+    """The link to show: what was posted, or where the person posts it, with its real host
+    (as every surface draws a link) and no markup."""
+    url = ""
     if isinstance(result, Posted):
-        return result.url or ""
-    if isinstance(result, Handoff):
-        return result.open or ""
-    return ""
+        url = result.url or ""
+    elif isinstance(result, Handoff):
+        url = result.open or ""
+    return escape(link(url)) if url else ""
 
 
 def _why(result: StrikeResult | ErrorBody) -> str:

@@ -210,7 +210,9 @@ class ApiReader:
         ).lower()
         if "duplicate" in said:
             return errors.invalid_input(
-                "X refused this text as a duplicate of a post we already made. Write something new."
+                "X refused this text: our account already posted it (an earlier send of it "
+                "landed, even one whose answer was lost). Nothing new was posted; search for the "
+                "first rather than sending it again."
             )
         if "too long" in said:
             return errors.invalid_input(

@@ -11,12 +11,14 @@ from pathlib import Path
 
 import pytest
 
+from gwanjong_gateway.cli.demo import _where
 from gwanjong_gateway.cli.history import print_history, resolve
 from gwanjong_gateway.cli.init import STARTER, launch_command, run_init
 from gwanjong_gateway.cli.logfile import add_log_file
 from gwanjong_gateway.config import parse
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
+from gwanjong_gateway.strike.results import Handoff
 from gwanjong_gateway.usage.log import UsageLog
 from gwanjong_shared.kit.logs import register_secret
 from tests.gateway.helpers import config_file, config_text, exit_code
@@ -244,3 +246,10 @@ async def test_a_missing_bundled_server_is_down_with_what_to_install(
     health = upstreams.health()["reddit"]
     assert health["health"] == "down"
     assert "gwanjong-reddit" in health["reason"] and "not installed" in health["reason"]
+
+
+def test_the_demo_draws_a_hand_off_link_with_its_host_and_no_markup() -> None:
+    """The demo prints where a person posts as every surface does: a link past a user part
+    names its real host, and its brackets are text, not terminal markup."""
+    handoff = Handoff(reason="", open="https://dev.to@evil.example/[b]x", record=1, next="")
+    assert _where(handoff) == r"https://dev.to@evil.example/\[b]x (host evil.example)"

@@ -195,7 +195,7 @@ async def test_duplicate_text_is_invalid_input(sandbox: SandboxControl) -> None:
     async with Client(SPEC.build(sandbox.url)) as client:
         await call(client, "write_post", title="", body="Notes on MCP error messages.")
         text = await error_of(client, "write_post", title="", body="Notes on MCP error messages.")
-    assert text.startswith("invalid_input: ") and "duplicate" in text
+    assert text.startswith("invalid_input: ") and "already posted it" in text
     assert len(sandbox.writes("twitter")) == 1
 
 
