@@ -286,8 +286,13 @@ class SandboxApp:
             await self.apps[platform](scope, receive, _with_headers(send, fault.headers))
         elif fault.kind == "slow_write":
             # Real servers finish what they received: read the request now, apply it after
-            # the delay even if the client has given up, then answer (maybe to nobody).
+            # the delay even if the client has given up, then answer (maybe to nobody). One
+            # cut off before its whole body came is no request: nothing is applied. A held
+            # one is counted apart ("... held"), so a test can tell it will land.
             body = await _read_body(receive)
+            if body is None:
+                return
+            self.paths[f"{key} held"] = self.paths.get(f"{key} held", 0) + 1
             sent = False
 
             async def replay() -> Message:
@@ -358,13 +363,13 @@ async def _drop(receive: Receive, send: Send) -> None:
             pass
 
 
-async def _read_body(receive: Receive) -> bytes:
+async def _read_body(receive: Receive) -> bytes | None:
+    """The request's whole body; None when the client left before it all came."""
     chunks: list[bytes] = []
     while True:
         message = await receive()
         if message["type"] != "http.request":
-            break
+            return None
         chunks.append(message.get("body", b""))
         if not message.get("more_body", False):
-            break
-    return b"".join(chunks)
+            return b"".join(chunks)

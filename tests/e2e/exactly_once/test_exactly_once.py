@@ -52,14 +52,18 @@ async def until_pending(tmp_path: Path) -> None:
 
 
 async def until_received(sandbox: SandboxControl, platform: str, write: str) -> None:
-    """The sandbox holds the write (a POST to a path ending in ``write``): a kill from now
-    on cannot stop it landing. A fixed wait after the claim could kill too early or, on a
-    loaded machine, after the held write had already been answered."""
+    """The sandbox holds the whole write (a POST to a path ending in ``write``, held by a
+    slow_write fault): a kill from now on cannot stop it landing. A fixed wait after the
+    claim could kill too early or, on a loaded machine, after the held write had already
+    been answered; a kill after its first bytes but before its whole body is no write."""
 
     def received() -> bool:
         paths = sandbox.request_paths()
         return any(
-            k.startswith(f"{platform} POST ") and k.rstrip("/").endswith(write) for k in paths
+            k.startswith(f"{platform} POST ")
+            and k.endswith(" held")
+            and k.removesuffix(" held").rstrip("/").endswith(write)
+            for k in paths
         )
 
     await until(received, seconds=60, every=0.05)

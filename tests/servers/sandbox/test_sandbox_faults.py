@@ -57,6 +57,24 @@ async def test_a_slow_write_is_applied_late() -> None:
     assert state.faults == []
 
 
+async def test_a_slow_write_cut_before_its_whole_body_is_no_write() -> None:
+    """A client gone after the first bytes sent no request: nothing is applied or held."""
+    state = SandboxState()
+    state.faults.append(Fault("devto", kind="slow_write", seconds=0.3, match="/api/articles"))
+    app, sent = SandboxApp(state), list[object]()
+    parts = iter([{"type": "http.request", "body": b'{"arti', "more_body": True}])
+    scope = {"type": "http", "method": "POST", "path": "/api/articles", "headers": []}
+
+    async def receive() -> dict[str, object]:
+        return next(parts, {"type": "http.disconnect"})
+
+    async def send(message: object) -> None:
+        sent.append(message)
+
+    await app(scope, receive, send)
+    assert state.writes == [] and sent == [] and not any("held" in k for k in app.paths)
+
+
 async def test_apply_then_status_applies_the_write_and_answers_the_status() -> None:
     state = SandboxState()
     state.faults.append(Fault("devto", kind="apply_then_status", status=502, method="POST"))
