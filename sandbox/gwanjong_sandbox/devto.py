@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp
 
-from gwanjong_sandbox.corpus import Node, Thread, build_corpus
+from gwanjong_sandbox.corpus import BASE_TIME, Node, Thread, build_corpus
 from gwanjong_sandbox.routing import Endpoint, starlette_resolve, starlette_routes
 from gwanjong_sandbox.state import SandboxState
 
@@ -418,7 +418,12 @@ class DevtoEmulator:
             return JSONResponse({"error": ", ".join(problems), "status": 422}, status_code=422)
         article_id = self._next_id
         self._next_id += 1
-        thread = Thread(f"new-{article_id}", title, body, ME, [str(t).lower() for t in tags], 0, 0)
+        # Published now by the sandbox's clock (real time), as a platform stamps it: a
+        # read-back counts only what was published since the write was sent.
+        ago = (BASE_TIME.timestamp() - self.state.now()) / 3600
+        thread = Thread(
+            f"new-{article_id}", title, body, ME, [str(t).lower() for t in tags], 0, ago
+        )
         article = self._article(article_id, thread)
         article["published"] = published
         self.articles[article_id] = article

@@ -57,10 +57,11 @@ async def test_wrong_credentials_are_refused_and_said_so(
         ({"status": 404}, "not_found: "),
         ({"status": 500}, "unavailable: "),
         ({"status": 503, "retry_after": 9}, "unavailable: "),  # it says for how long
+        ({"status": 503, "retry_after": 9, "method": "GET"}, "unavailable: "),  # past sign-in
         ({"status": 429, "retry_after": 7}, "rate_limited retry_after=7: "),
         ({"kind": "hang", "seconds": 6}, "timeout: "),  # a hanging platform times out
     ],
-    ids=["401", "403", "404", "500", "503", "429-retry-after", "hang"],
+    ids=["401", "403", "404", "500", "503", "503-read", "429-retry-after", "hang"],
 )
 async def test_platform_errors_map_to_kinds(
     spec: PlatformSpec,

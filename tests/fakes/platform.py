@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -31,6 +30,7 @@ from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
 from gwanjong_shared.kit.server import build_platform_server
+from tests.fakes.clock import FakeClock
 from tests.fakes.profiles import Profile
 
 Op = Literal[
@@ -119,6 +119,8 @@ class FakePlatform:
     #: what each inbox cursor (next_since) starts with: a platform's own cursors can be
     #: long (Bluesky's holds an at:// URI: a did:web and a record key of up to 512)
     cursor_prefix: str = ""
+    #: a write's published time: its server's FakeClock's wall (none given: no time said)
+    stamp: FakeClock | None = None
     _hidden: set[str] = field(default_factory=set)
     _summoning: set[str] = field(default_factory=set)
     _mine: set[str] = field(default_factory=set)
@@ -215,12 +217,15 @@ class FakePlatform:
     def written(self, action: str | None = None) -> list[Write]:
         return [w for w in self.writes if action is None or w.action == action]
 
-    def server(
-        self, call_timeout_s: float = 30.0, clock: Callable[[], float] | None = None
-    ) -> FastMCP[Any]:
+    def server(self, call_timeout_s: float = 30.0, clock: FakeClock | None = None) -> FastMCP[Any]:
         adapter, about = _adapter_for(self), self.profile.about
+        self.stamp = self.stamp or clock
         mcp = build_platform_server(
-            adapter, call_timeout_s=call_timeout_s, profile=about, clock=clock or time.monotonic
+            adapter,
+            call_timeout_s=call_timeout_s,
+            profile=about,
+            clock=clock or time.monotonic,
+            wall=clock.time if clock else time.time,
         )
         mcp.add_middleware(_ToolLog(self.tools, self.arguments))
         return mcp
@@ -318,6 +323,7 @@ class FakePlatform:
                 body=str(data.get("body", "")),
                 author=self.profile.me,
                 tags=list(data.get("tags", [])),
+                published_at=self._now(),
             )
             self._mine.add(wid)
             self._order[wid] = len(self._order)
@@ -334,10 +340,14 @@ class FakePlatform:
                     author=self.profile.me,
                     body=str(data.get("body", "")),
                     url=f"{self.profile.url}/{self.profile.me}/{wid}",
+                    published_at=self._now(),
                 )
             )
         url = f"{self.profile.url}/{self.profile.me}/{wid}"
         return PostResult(ok=True, platform=self.profile.name, action=action, id=wid, url=url)  # type: ignore[arg-type]
+
+    def _now(self) -> str | None:
+        return self.stamp.utc().isoformat() if self.stamp else None
 
     def mentions_after(self, since: int) -> list[Post]:
         found = [

@@ -19,6 +19,7 @@ from gwanjong_gateway.gateway import Gateway
 from gwanjong_gateway.server import build_gateway
 from gwanjong_sandbox.control import SandboxControl
 from tests.config import config_file, config_text
+from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.mcp import call
 from tests.platforms import SPECS
@@ -50,7 +51,7 @@ def patient_gateway(
 def gateway_of(
     state_dir: Path,
     *fakes: FakePlatform,
-    clock: Callable[[], float] | None = None,
+    clock: FakeClock | None = None,
     wall: Callable[[], float] | None = None,
     **config: Any,
 ) -> tuple[Gateway, FastMCP[Any]]:

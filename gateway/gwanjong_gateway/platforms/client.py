@@ -124,11 +124,12 @@ class PlatformClient:
         return await self._call(action, arguments, PostResult, prepaid)
 
     async def find_written(self, row: Strike, *accounts: str | None) -> Comment | Post | None:
-        """The comment or new post of ``row`` on the platform, by one of ``accounts``
+        """The comment or new post of ``row`` on the platform, by one of ``accounts``,
+        published since the row was made (its claim, or a hand-off's making)
         (kit.once.find_written; none known: nothing is found). Raises PlatformError."""
         target = row.target if row.action is StrikeAction.COMMENT else None
         return await find_written(
-            self.get_comments, self.search, target, row.title, row.content, accounts
+            self.get_comments, self.search, target, row.title, row.content, accounts, row.created_at
         )
 
 

@@ -80,7 +80,7 @@ class RedditWrites(RedditHttp):
             selftext=text,
             author=user,
             score=1,
-            created=self.now(),
+            created=self.state.now(),  # real time, as Reddit stamps it: see devto.py
             mine=True,
         )
         self.links[link_id] = link
@@ -163,7 +163,7 @@ class RedditWrites(RedditHttp):
             author=user,
             body=text,
             score=1,
-            created=self.now(),
+            created=self.state.now(),  # real time, as Reddit stamps it: see devto.py
             mine=True,
         )
         (parent_comment.children if parent_comment else link.comments).append(comment)

@@ -18,8 +18,10 @@ write the platform answered (4xx) are outcomes, not lost answers: they pass thro
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
+from datetime import UTC, datetime
 
 import httpx
 
@@ -35,6 +37,11 @@ from gwanjong_shared.kit.ratelimit import retry_after_seconds
 HOLD_S = 120.0
 #: how much of a written text (normalised) an item must hold to be that write
 NEEDLE = 120
+#: how far a platform's clock (or the one that stamped the write: Bluesky's createdAt is our
+#: server's) may be behind the one that said when the write was sent: an NTP-synced host is
+#: off by far less, a resumed VM or an unsynced laptop by a few minutes; and no recurring
+#: title, nor a comment opening repeated under one post, comes back within ten minutes
+SKEW_S = 600.0
 
 #: the methods that change nothing: the only requests a layer may send again by itself
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -194,10 +201,14 @@ async def find_written(
     title: str,
     text: str,
     accounts: Iterable[str | None],
+    since: float,
 ) -> Comment | Post | None:
     """A write read back: the comment under ``target`` (None: a new post, searched for) by
-    one of ``accounts`` and holding the start of ``text`` (a post: or its ``title``). With
-    no account known nothing is read: anyone's post with the same words would match."""
+    one of ``accounts``, holding the start of ``text`` (a post: or its ``title``) and
+    published at or after ``since`` (epoch seconds: when the write was sent) less
+    :data:`SKEW_S`: our earlier post with a recurring title is not this write. An item whose
+    time is missing or unreadable counts (better never twice than never lost). With no
+    account known nothing is read: anyone's post with the same words would match."""
     ours = [a for a in accounts if a]
     if not ours:
         return None
@@ -213,7 +224,25 @@ async def find_written(
             for p in posts
             if needle in normalise(p.body) or (wanted and wanted == normalise(p.title))
         ]
-    return next((i for i in found if any(same_account(i.author, a) for a in ours)), None)
+    return next(
+        (
+            i
+            for i in found
+            if any(same_account(i.author, a) for a in ours)
+            and _published(i.published_at) >= since - SKEW_S
+        ),
+        None,
+    )
+
+
+def _published(when: str | None) -> float:
+    """Epoch seconds of a platform's ISO 8601 time ("Z", an offset, none: UTC; any
+    fraction); missing or unreadable: infinitely late, so it counts as found."""
+    try:
+        moment = datetime.fromisoformat(when or "")
+    except ValueError:
+        return math.inf
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
 
 
 def _words(text: str, most: int) -> str:

@@ -110,12 +110,14 @@ def build_platform_server(
     instructions: str | None = None,
     profile: Profile | None = None,
     clock: Callable[[], float] = time.monotonic,
+    wall: Callable[[], float] = time.time,
 ) -> FastMCP:
     """A FastMCP server whose tools are the contract, backed by ``adapter``.
 
     ``profile``: what the platform says about itself (writing guide, disclosure, setup
     guide), carried by `capabilities` so a gateway holds no facts about the platform.
-    ``clock``: monotonic seconds, for how long an unsure write is held."""
+    ``clock``: monotonic seconds, for how long an unsure write is held; ``wall``: epoch
+    seconds, for what a read-back of it counts (only what was published since it was sent)."""
     label = adapter.label
 
     @asynccontextmanager
@@ -242,8 +244,9 @@ def build_platform_server(
         async def look() -> Post | Comment | None:
             where = target if action == "write_comment" else None
             ours = [await adapter.account()]
+            sent = wall() - age - call_timeout_s  # its call lasted that long at most
             return await find_written(
-                adapter.get_comments, adapter.search, where, title, body, ours
+                adapter.get_comments, adapter.search, where, title, body, ours, sent
             )
 
         found, seen = None, ""

@@ -16,6 +16,7 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.ledger import StrikeStatus
 from tests.fakes.clock import FakeClock
 from tests.fakes.platform import FakePlatform
+from tests.gateway.rows import strike_row
 from tests.gateway.strike.settle_race import (
     close,
     landed_unsure,
@@ -85,6 +86,26 @@ async def test_a_lease_set_by_a_clock_far_ahead_does_not_hold_the_row(
             StrikeStore.take_settling, row.id, "ahead:1", ahead, settler.lease_s
         )
         assert (await settler.settle(row)).status == StrikeStatus.POSTED
+    finally:
+        await close(pair)
+
+
+async def test_an_earlier_post_of_ours_with_the_same_title_is_not_this_write(
+    tmp_path: Path, fake: FakePlatform, clock: FakeClock
+) -> None:
+    """A recurring title: an unsure new post that never landed was read back as our earlier
+    post with that title, and settled `posted` with its link (the new one never went out)."""
+    title = "Weekly thread: what are you building?"
+    fake.add_post("weekly", title, "Share what you are building.", author=fake.profile.me)
+    pair = replicas(tmp_path, fake, clock)
+    new = {"action": "post", "target": "", "title": title, "account": fake.profile.me}
+    try:
+        unsure = await pair[0].gateway.records.run(
+            strike_row, status=StrikeStatus.UNKNOWN, now=clock.time(), **new
+        )
+        settled = await pair[0].settler.settle(unsure)
+        assert "search" in fake.calls
+        assert settled.status == StrikeStatus.UNKNOWN and settled.result_url == "", settled
     finally:
         await close(pair)
 

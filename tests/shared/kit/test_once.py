@@ -24,7 +24,7 @@ from gwanjong_shared.kit.once import (
     lost_in,
     may_resend,
 )
-from tests.fakes.clock import FakeClock
+from tests.fakes.clock import WALL_START, FakeClock
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import SOCIAL
 from tests.mcp import call, error_of
@@ -80,9 +80,10 @@ def test_lost_answer_is_unsure_and_found_inside_an_sdks_wrapping() -> None:
 async def test_a_repeat_of_a_write_in_flight_or_unsure_is_held_until_read_back() -> None:
     """The same write again: while the first is in flight, or HOLD_S after its answer was
     lost and it does not show in reads, it is refused as unsure, with what to do; after
-    that, still not showing, it is sent."""
+    that, still not showing, it is sent. Our earlier post with the same words is not it."""
     world, clock = FakePlatform(SOCIAL, lag=True), FakeClock()
     write = {"title": "", "body": "Held, not sent twice."}
+    world.add_post("earlier", "", write["body"], author=SOCIAL.me)
     gate = world.gate("write_post")
     async with Client(world.server(clock=clock)) as client:
         async with anyio.create_task_group() as tg:
@@ -102,16 +103,36 @@ async def test_a_repeat_of_a_write_in_flight_or_unsure_is_held_until_read_back()
     assert len(world.written()) == 3
 
 
-async def test_a_write_read_back_with_no_account_known_is_nobodys() -> None:
+@pytest.mark.parametrize(
+    ("accounts", "published", "found"),
+    [
+        ([None], None, False),  # no account known: nobody's
+        ([None, "Someone"], None, True),
+        (["someone"], "2027-01-08T08:00:00Z", False),  # last week's: not this write
+        (["someone"], "2027-01-15T07:51:00.000Z", True),  # 9 min before: clocks differ
+        (["someone"], "2027-01-15T17:00:01.123456789+09:00", True),  # after, another zone
+        (["someone"], "last week", True),  # no readable time: never lost wins
+    ],
+)
+async def test_a_write_is_read_back_as_ours_and_published_since_it_was_sent(
+    accounts: list[str | None], published: str | None, found: bool
+) -> None:
     """Without our account, a post of someone else's with the same words is not ours (the
-    gateway settled it `posted` once: its read-back matched anyone's when none was known)."""
-    theirs = Post(id="9", platform="devto", title="Hi", body="Same words.", author="someone")
+    gateway settled it `posted` once: its read-back matched anyone's when none was known).
+    Nor is our post of last week with a recurring title, or our comment under the post that
+    opened the same way: only what was published since the write was sent counts."""
+    words = {"author": "someone", "body": "Same words.", "published_at": published}
+    post = Post(id="9", platform="devto", title="Hi", **words)
+    comment = Comment(id="8", platform="devto", post_id="p", **words)
 
     async def search(query: str, limit: int) -> list[Post]:
-        return [theirs]
+        return [post]
 
     async def comments(post_id: str, limit: int) -> list[Comment]:
-        return []
+        return [comment]
 
-    assert await find_written(comments, search, None, "Hi", "Same words.", [None]) is None
-    assert await find_written(comments, search, None, "Hi", "Same words.", [None, "Someone"])
+    for target in (None, "p"):
+        back = await find_written(
+            comments, search, target, "Hi", "Same words.", accounts, WALL_START
+        )
+        assert (back is not None) is found, (target, back)
