@@ -28,7 +28,7 @@ import httpx
 from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.models import Comment, Post
-from gwanjong_shared.contract.untrusted import normalise
+from gwanjong_shared.contract.untrusted import normalise, one_line
 from gwanjong_shared.kit.http import wait_words
 from gwanjong_shared.kit.ratelimit import retry_after_seconds
 
@@ -206,9 +206,11 @@ async def find_written(
     """A write read back: the comment under ``target`` (None: a new post, searched for) by
     one of ``accounts``, holding the start of ``text`` (a post: or its ``title``) and
     published at or after ``since`` (epoch seconds: when the write was sent) less
-    :data:`SKEW_S`: our earlier post with a recurring title is not this write. An item whose
-    time is missing or unreadable counts (better never twice than never lost). With no
-    account known nothing is read: anyone's post with the same words would match."""
+    :data:`SKEW_S`: our earlier post with a recurring title is not this write, and when only
+    such an earlier one shows, it raises (unavailable): the write's fate is a person's to
+    tell. An item whose time is missing or unreadable counts (better never twice than never
+    lost). With no account known nothing is read: anyone's post with the same words would
+    match."""
     ours = [a for a in accounts if a]
     if not ours:
         return None
@@ -224,15 +226,18 @@ async def find_written(
             for p in posts
             if needle in normalise(p.body) or (wanted and wanted == normalise(p.title))
         ]
-    return next(
-        (
-            i
-            for i in found
-            if any(same_account(i.author, a) for a in ours)
-            and _published(i.published_at) >= since - SKEW_S
-        ),
-        None,
-    )
+    mine = [i for i in found if any(same_account(i.author, a) for a in ours)]
+    fresh = next((i for i in mine if _published(i.published_at) >= since - SKEW_S), None)
+    if fresh is None and mine:
+        # Only an earlier one of ours: a recurring title, or this very write under a platform
+        # clock far behind ours. Absent could send it twice, found could lose it: neither.
+        raise errors.unavailable(
+            f"Only an earlier {'post' if target is None else 'comment'} of ours with these "
+            f"words shows (published {one_line(str(mine[0].published_at), 40)}), none since "
+            "this write was sent: whether it landed cannot be told from the platform. It was "
+            "not sent again; a person must check the account's posts."
+        )
+    return fresh
 
 
 def _published(when: str | None) -> float:

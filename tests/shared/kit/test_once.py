@@ -12,7 +12,7 @@ from fastmcp import Client
 from gwanjong_sandbox.app import SandboxApp
 from gwanjong_sandbox.devto import API_KEY
 from gwanjong_sandbox.state import Fault, SandboxState
-from gwanjong_shared.contract.errors import UNSURE, ErrorKind
+from gwanjong_shared.contract.errors import UNSURE, ErrorKind, PlatformError
 from gwanjong_shared.contract.models import Comment, Post
 from gwanjong_shared.kit.once import (
     HOLD_S,
@@ -80,10 +80,9 @@ def test_lost_answer_is_unsure_and_found_inside_an_sdks_wrapping() -> None:
 async def test_a_repeat_of_a_write_in_flight_or_unsure_is_held_until_read_back() -> None:
     """The same write again: while the first is in flight, or HOLD_S after its answer was
     lost and it does not show in reads, it is refused as unsure, with what to do; after
-    that, still not showing, it is sent. Our earlier post with the same words is not it."""
+    that, still not showing, it is sent."""
     world, clock = FakePlatform(SOCIAL, lag=True), FakeClock()
     write = {"title": "", "body": "Held, not sent twice."}
-    world.add_post("earlier", "", write["body"], author=SOCIAL.me)
     gate = world.gate("write_post")
     async with Client(world.server(clock=clock)) as client:
         async with anyio.create_task_group() as tg:
@@ -108,19 +107,20 @@ async def test_a_repeat_of_a_write_in_flight_or_unsure_is_held_until_read_back()
     [
         ([None], None, False),  # no account known: nobody's
         ([None, "Someone"], None, True),
-        (["someone"], "2027-01-08T08:00:00Z", False),  # last week's: not this write
+        (["someone"], "2027-01-08T08:00:00Z", None),  # only last week's: cannot tell
         (["someone"], "2027-01-15T07:51:00.000Z", True),  # 9 min before: clocks differ
         (["someone"], "2027-01-15T17:00:01.123456789+09:00", True),  # after, another zone
         (["someone"], "last week", True),  # no readable time: never lost wins
     ],
 )
 async def test_a_write_is_read_back_as_ours_and_published_since_it_was_sent(
-    accounts: list[str | None], published: str | None, found: bool
+    accounts: list[str | None], published: str | None, found: bool | None
 ) -> None:
     """Without our account, a post of someone else's with the same words is not ours (the
     gateway settled it `posted` once: its read-back matched anyone's when none was known).
     Nor is our post of last week with a recurring title, or our comment under the post that
-    opened the same way: only what was published since the write was sent counts."""
+    opened the same way: only what was published since the write was sent counts, and with
+    only such an earlier one the read-back cannot tell."""
     words = {"author": "someone", "body": "Same words.", "published_at": published}
     post = Post(id="9", platform="devto", title="Hi", **words)
     comment = Comment(id="8", platform="devto", post_id="p", **words)
@@ -132,7 +132,9 @@ async def test_a_write_is_read_back_as_ours_and_published_since_it_was_sent(
         return [comment]
 
     for target in (None, "p"):
-        back = await find_written(
-            comments, search, target, "Hi", "Same words.", accounts, WALL_START
-        )
-        assert (back is not None) is found, (target, back)
+        read = find_written(comments, search, target, "Hi", "Same words.", accounts, WALL_START)
+        if found is None:  # neither absent (sent twice) nor found (lost): a person's call
+            with pytest.raises(PlatformError, match=r"Only an earlier .* none since"):
+                await read
+        else:
+            assert ((await read) is not None) is found, target
