@@ -16,7 +16,7 @@ import httpx
 from atproto_client import models
 from atproto_client.models.utils import get_model_as_dict
 
-from gwanjong_bluesky.posts import to_post
+from gwanjong_bluesky.posts import dig, to_post
 from gwanjong_bluesky.rules import (
     COMMENT_RULE,
     CREDENTIALS,
@@ -25,10 +25,11 @@ from gwanjong_bluesky.rules import (
     POST_RULE,
     UPVOTE_RULE,
     rule_for_target,
+    strangers,
 )
 from gwanjong_bluesky.session import BlueskyClient
 from gwanjong_bluesky.settings import Settings
-from gwanjong_bluesky.threads import View, read_comments, read_post
+from gwanjong_bluesky.threads import View, read_comments, read_post, target_view
 from gwanjong_bluesky.write import TAGS, Writer, compose, fixed_langs
 from gwanjong_shared.contract import ActionRule, Capabilities, MentionList, Validation
 from gwanjong_shared.contract.models import Comment, Post, PostResult
@@ -130,6 +131,14 @@ class BlueskyAdapter(PlatformAdapter):
                 f"least {size - MAX_TEXT_BYTES} bytes (emoji sequences are long)."
             )
             result = result.with_problems(problem)
+        if action != "upvote" and self.is_configured():  # the write checks its mentions too
+            author = ""
+            if action == "write_comment" and post_id:
+                view = await target_view(self.client, self.targets, await self.client.uri(post_id))
+                author = str(dig(view, "author", "did") or "")
+            facets = await self.writer.facets(body)
+            if why := strangers(body, facets, (await self.client.me())[0], author):
+                result = result.with_problems(why)
         return result
 
     async def account(self) -> str | None:
