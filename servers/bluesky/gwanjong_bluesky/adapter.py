@@ -30,7 +30,7 @@ from gwanjong_bluesky.rules import (
 from gwanjong_bluesky.session import BlueskyClient
 from gwanjong_bluesky.settings import Settings
 from gwanjong_bluesky.threads import View, read_comments, read_post, target_view
-from gwanjong_bluesky.write import TAGS, Writer, compose, fixed_langs
+from gwanjong_bluesky.write import MAX_TAG_BYTES, TAGS, Writer, compose, fixed_langs
 from gwanjong_shared.contract import ActionRule, Capabilities, MentionList, Validation
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
@@ -131,6 +131,11 @@ class BlueskyAdapter(PlatformAdapter):
                 f"least {size - MAX_TEXT_BYTES} bytes (emoji sequences are long)."
             )
             result = result.with_problems(problem)
+        for tag in tags or [] if action == "write_post" else []:
+            if len(tag.encode("utf-8")) > MAX_TAG_BYTES:
+                result = result.with_problems(
+                    f"The tag {tag!r} is over {MAX_TAG_BYTES} bytes in UTF-8, Bluesky's limit."
+                )
         if action != "upvote" and self.is_configured():  # the write checks its mentions too
             author = ""
             if action == "write_comment" and post_id:

@@ -24,6 +24,7 @@ from gwanjong_shared.kit.target_cache import TargetCache
 PLATFORM = "bluesky"
 MAX_TAGS = 8
 MAX_TAG_GRAPHEMES = 64
+MAX_TAG_BYTES = 640  # ... and maxLength, in UTF-8 bytes
 #: a post record's `tags` (the lexicon's limits), as `validate` checks them
 TAGS = TagRules(
     max=MAX_TAGS,
@@ -81,10 +82,12 @@ class Writer:
     async def post(self, title: str, body: str, tags: list[str]) -> PostResult:
         text = compose(title, body)
         clean = [t.strip().lstrip("#") for t in tags if t.strip().lstrip("#")]
-        if len(clean) > MAX_TAGS or any(graphemes(t) > MAX_TAG_GRAPHEMES for t in clean):
+        if len(clean) > MAX_TAGS or any(
+            graphemes(t) > MAX_TAG_GRAPHEMES or len(t.encode()) > MAX_TAG_BYTES for t in clean
+        ):
             raise errors.invalid_input(
-                f"Bluesky takes at most {MAX_TAGS} tags of up to {MAX_TAG_GRAPHEMES} characters; "
-                f"got {tags!r}. Fix the tags and retry."
+                f"Bluesky takes at most {MAX_TAGS} tags of up to {MAX_TAG_GRAPHEMES} characters "
+                f"and {MAX_TAG_BYTES} bytes in UTF-8; got {tags!r}. Fix the tags and retry."
             )
         if not self.client.is_configured():
             raise errors.auth(

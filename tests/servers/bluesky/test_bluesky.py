@@ -171,11 +171,15 @@ async def test_300_graphemes_can_still_be_too_many_bytes(sandbox: SandboxControl
 
 
 async def test_too_many_tags_are_refused_before_sending(sandbox: SandboxControl) -> None:
+    wide = "👩‍💻" * 64  # 64 graphemes, but 704 bytes: the lexicon's maxLength is 640 bytes
     async with Client(SPEC.build(sandbox.url)) as client:
         text = await error_of(
             client, "write_post", title="", body="tags", tags=[f"t{i}" for i in range(9)]
         )
+        check = await call(client, "validate", action="write_post", body="tags", tags=[wide])
+        long = await error_of(client, "write_post", title="", body="tags", tags=[wide])
     assert text.startswith("invalid_input: ") and "8 tags" in text
+    assert check["ok"] is False and "640" in long and "must not" not in long
     assert sandbox.writes("bluesky") == []
 
 
