@@ -15,6 +15,7 @@ from typing import ClassVar
 import httpx
 from atproto_client import models
 from atproto_client.models.utils import get_model_as_dict
+from atproto_client.utils import detect_mentions
 
 from gwanjong_bluesky.posts import dig, to_post
 from gwanjong_bluesky.rules import (
@@ -136,7 +137,8 @@ class BlueskyAdapter(PlatformAdapter):
                 result = result.with_problems(
                     f"The tag {tag!r} is over {MAX_TAG_BYTES} bytes in UTF-8, Bluesky's limit."
                 )
-        if action != "upvote" and self.is_configured():  # the write checks its mentions too
+        # someone is mentioned: read whom (the write checks its mentions too); else, no request
+        if action != "upvote" and self.is_configured() and detect_mentions(body):
             author = ""
             if action == "write_comment" and post_id:
                 view = await target_view(self.client, self.targets, await self.client.uri(post_id))
