@@ -78,6 +78,10 @@ class BlueskyWrites(BlueskyHttp):
             return self._invalid(
                 "app.bsky.feed.post", "Record/tags must not have more than 8 elements"
             )
+        for i, tag in enumerate(tags):  # the lexicon's maxLength: UTF-8 bytes
+            if len(str(tag).encode()) > 640:
+                problem = f"Record/tags/{i} must not be longer than 640 characters"
+                return self._invalid("app.bsky.feed.post", problem)
         size = len(text.encode())
         for facet in record.get("facets") or []:
             index = facet.get("index") or {}

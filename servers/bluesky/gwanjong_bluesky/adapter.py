@@ -15,8 +15,9 @@ from typing import ClassVar
 import httpx
 from atproto_client import models
 from atproto_client.models.utils import get_model_as_dict
+from atproto_client.utils import detect_mentions
 
-from gwanjong_bluesky.posts import to_post
+from gwanjong_bluesky.posts import dig, to_post
 from gwanjong_bluesky.rules import (
     COMMENT_RULE,
     CREDENTIALS,
@@ -25,11 +26,12 @@ from gwanjong_bluesky.rules import (
     POST_RULE,
     UPVOTE_RULE,
     rule_for_target,
+    strangers,
 )
 from gwanjong_bluesky.session import BlueskyClient
 from gwanjong_bluesky.settings import Settings
-from gwanjong_bluesky.threads import View, read_comments, read_post
-from gwanjong_bluesky.write import TAGS, Writer, compose, fixed_langs
+from gwanjong_bluesky.threads import View, read_comments, read_post, target_view
+from gwanjong_bluesky.write import MAX_TAG_BYTES, TAGS, Writer, compose, fixed_langs
 from gwanjong_shared.contract import ActionRule, Capabilities, MentionList, Validation
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
@@ -130,6 +132,20 @@ class BlueskyAdapter(PlatformAdapter):
                 f"least {size - MAX_TEXT_BYTES} bytes (emoji sequences are long)."
             )
             result = result.with_problems(problem)
+        for tag in tags or [] if action == "write_post" else []:
+            if len(tag.encode("utf-8")) > MAX_TAG_BYTES:
+                result = result.with_problems(
+                    f"The tag {tag!r} is over {MAX_TAG_BYTES} bytes in UTF-8, Bluesky's limit."
+                )
+        # someone is mentioned: read whom (the write checks its mentions too); else, no request
+        if action != "upvote" and self.is_configured() and detect_mentions(body):
+            author = ""
+            if action == "write_comment" and post_id:
+                view = await target_view(self.client, self.targets, await self.client.uri(post_id))
+                author = str(dig(view, "author", "did") or "")
+            facets = await self.writer.facets(body)
+            if why := strangers(body, facets, (await self.client.me())[0], author):
+                result = result.with_problems(why)
         return result
 
     async def account(self) -> str | None:

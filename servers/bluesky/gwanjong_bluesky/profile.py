@@ -9,7 +9,8 @@ PROFILE = Profile(
     writing_guide=[
         "300 graphemes; conversational and friendly, like talking to a colleague.",
         "Only reply or like when the post tagged our account: Bluesky asks bots for opt-in interaction.",
-        "Links and @mentions become clickable facets automatically; keep at most one link.",
+        "Links become clickable facets automatically; keep at most one link. Mention no one but "
+        "the author you answer: a mention notifies (refused).",
     ],
     # Bluesky discloses on the account (the `bot` self-label), and every grapheme counts:
     # no footer by default.

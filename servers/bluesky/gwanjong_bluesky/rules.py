@@ -63,6 +63,25 @@ def summons(view: dict[str, Any], did: str, handle: str) -> bool:
     return authority(str(quoted)) == did
 
 
+def strangers(text: str, facets: list[Any] | None, *asked: str) -> str | None:
+    """Why ``text`` may not go out: a mention facet (it notifies) of someone but our account
+    and the author it answers, ``asked`` by DID: an interaction they did not opt into."""
+    data = text.encode("utf-8")
+    others = sorted(
+        data[f.index.byte_start : f.index.byte_end].decode("utf-8", "replace")
+        for f in facets or []
+        for feature in f.features
+        if getattr(feature, "did", None) not in (None, *asked)
+    )
+    if not others:
+        return None
+    return (
+        f"The text mentions {', '.join(others)}, who did not tag us: a mention notifies them, "
+        "and Bluesky asks bots to interact only with people who tagged the bot account. Leave "
+        "it out (a reply may mention the author it answers)."
+    )
+
+
 def reply_shut(view: dict[str, Any], did: str | None) -> bool:
     if dig(view, "viewer", "replyDisabled") is True:
         return True

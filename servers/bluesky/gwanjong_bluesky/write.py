@@ -12,7 +12,7 @@ from atproto_client import models
 
 from gwanjong_bluesky.failures import ACCOUNT_HINT
 from gwanjong_bluesky.posts import authority, dig, post_url
-from gwanjong_bluesky.rules import COMMENT_RULE, GATED_RULE, reply_shut, summons
+from gwanjong_bluesky.rules import COMMENT_RULE, GATED_RULE, reply_shut, strangers, summons
 from gwanjong_bluesky.session import BlueskyClient
 from gwanjong_bluesky.settings import Settings
 from gwanjong_bluesky.threads import View, missing, target_view, target_views
@@ -24,6 +24,7 @@ from gwanjong_shared.kit.target_cache import TargetCache
 PLATFORM = "bluesky"
 MAX_TAGS = 8
 MAX_TAG_GRAPHEMES = 64
+MAX_TAG_BYTES = 640  # ... and maxLength, in UTF-8 bytes
 #: a post record's `tags` (the lexicon's limits), as `validate` checks them
 TAGS = TagRules(
     max=MAX_TAGS,
@@ -65,7 +66,7 @@ class Writer:
     def _langs(self, text: str) -> list[str]:
         return fixed_langs(self.client.settings) or guess_langs(text)
 
-    async def _facets(self, text: str) -> list[models.AppBskyRichtextFacet.Main] | None:
+    async def facets(self, text: str) -> list[models.AppBskyRichtextFacet.Main] | None:
         """Links, #tags and @mentions at UTF-8 byte offsets; mentions carry the resolved DID.
         All read from the text a person approved, which shows each (and lists its links,
         bare domains too), so nothing else about them is shown."""
@@ -81,17 +82,21 @@ class Writer:
     async def post(self, title: str, body: str, tags: list[str]) -> PostResult:
         text = compose(title, body)
         clean = [t.strip().lstrip("#") for t in tags if t.strip().lstrip("#")]
-        if len(clean) > MAX_TAGS or any(graphemes(t) > MAX_TAG_GRAPHEMES for t in clean):
+        if len(clean) > MAX_TAGS or any(
+            graphemes(t) > MAX_TAG_GRAPHEMES or len(t.encode()) > MAX_TAG_BYTES for t in clean
+        ):
             raise errors.invalid_input(
-                f"Bluesky takes at most {MAX_TAGS} tags of up to {MAX_TAG_GRAPHEMES} characters; "
-                f"got {tags!r}. Fix the tags and retry."
+                f"Bluesky takes at most {MAX_TAGS} tags of up to {MAX_TAG_GRAPHEMES} characters "
+                f"and {MAX_TAG_BYTES} bytes in UTF-8; got {tags!r}. Fix the tags and retry."
             )
         if not self.client.is_configured():
             raise errors.auth(
                 f"No Bluesky account is set, so nothing can be posted. {ACCOUNT_HINT}"
             )
         did, handle = await self.client.me()
-        facets = await self._facets(text)
+        facets = await self.facets(text)
+        if why := strangers(text, facets, did):
+            raise errors.invalid_input(why)
         record = models.AppBskyFeedPost.Record(
             created_at=self.client.now(),
             text=text,
@@ -132,7 +137,9 @@ class Writer:
                 )
         if reply_shut(parent, did):
             raise errors.not_supported(GATED_RULE.reason)
-        facets = await self._facets(body)
+        facets = await self.facets(body)
+        if why := strangers(body, facets, did, str(dig(parent, "author", "did") or "")):
+            raise errors.invalid_input(why)
         reply = models.AppBskyFeedPost.ReplyRef(
             root=models.ComAtprotoRepoStrongRef.Main(uri=root["uri"], cid=root["cid"]),
             parent=models.ComAtprotoRepoStrongRef.Main(uri=parent["uri"], cid=parent["cid"]),

@@ -34,7 +34,7 @@ from gwanjong_shared.kit.adapter import PlatformAdapter
 from gwanjong_shared.kit.target_cache import TargetCache
 from gwanjong_twitter.api import ApiReader
 from gwanjong_twitter.mentions import fetch_mentions
-from gwanjong_twitter.posts import XPost, compose, flatten, to_post
+from gwanjong_twitter.posts import XPost, compose, flatten, strangers, to_post
 from gwanjong_twitter.settings import Settings
 from gwanjong_twitter.weighted import MAX_WEIGHTED, has_invalid_characters, weighted_length
 
@@ -244,6 +244,13 @@ class TwitterAdapter(PlatformAdapter):
         # X has no titles: count exactly what write_post sends.
         text = compose(title, body) if action == "write_post" else body
         result = await super().validate(action, text, "", post_id, tags)
+        # someone is mentioned (the write checks a reply's mentions again, at its parent)
+        if action != "upvote" and strangers(text):
+            me = await self.api.me()
+            reply = action == "write_comment" and post_id
+            author = (await self._target(post_id)).author if reply and post_id else ""
+            if why := strangers(text, me[1] if me else "", author):
+                result = result.with_problems(why)
         if action != "upvote" and has_invalid_characters(text):
             return result.with_problems(
                 "The text holds characters X rejects (U+FFFE, U+FEFF or U+FFFF); remove them."
@@ -328,6 +335,9 @@ class TwitterAdapter(PlatformAdapter):
                 raise errors.not_supported(
                     f"write_comment is not allowed for a program on X: {rule.reason}"
                 )
+            me = self.api.known_me  # read by the _reply_rule just above
+            if why := strangers(body, me[1] if me else "", (await self._target(target)).author):
+                raise errors.invalid_input(why)
         try:
             async with self.api.limiter.paced(write=True):
                 reply_id = await self.api.create(body, reply_to=target)

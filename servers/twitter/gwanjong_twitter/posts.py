@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -9,6 +10,8 @@ from typing import Any
 from gwanjong_shared.contract.models import Comment, Post
 
 PLATFORM = "twitter"
+# an @mention as twitter-text finds one: not inside a word or an e-mail address, nor after #$%&*
+_MENTION = re.compile(r"(?<![\w!#$%&*@＠])[@＠](\w{1,15})(?![\w@＠]|://)", re.ASCII)
 
 
 @dataclass
@@ -46,6 +49,20 @@ class XPost:
         if user_id and self.quoted_author_id == user_id:
             return True
         return bool(name) and self.quoted_author.lower() == name
+
+
+def strangers(text: str, *asked: str) -> str | None:
+    """Why ``text`` may not go out: it @mentions someone but our account and the author it
+    answers, whom X would notify, unasked."""
+    others = sorted({m.lower() for m in _MENTION.findall(text)} - {a.lower() for a in asked})
+    if not others:
+        return None
+    return (
+        f"The text mentions {', '.join(f'@{h}' for h in others)}, who did not summon us: since "
+        "2026-02-23 X restricts a program's @mentions as it does its replies, and its automation "
+        "rules forbid unsolicited mentions. Leave it out (a reply may mention the author it "
+        "answers)."
+    )
 
 
 def expand_links(text: str, links: list[dict[str, Any]]) -> str:

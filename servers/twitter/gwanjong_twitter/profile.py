@@ -9,6 +9,7 @@ PROFILE = Profile(
     writing_guide=[
         "280 weighted characters: URLs count 23, Korean/CJK and emoji count 2 each.",
         "Programs may only reply when the post mentions or quotes our account; otherwise the text is handed to a person.",
+        "@mention no one but the author you answer: X restricts a program's mentions (refused).",
         "Lead with the point; no hashtag stuffing (one tag at most).",
     ],
     # X discloses on the account (the "Automated" label), and every character counts:

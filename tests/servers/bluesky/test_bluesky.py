@@ -65,7 +65,7 @@ def features(write: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 async def test_links_mentions_and_tags_after_emoji_and_korean(sandbox: SandboxControl) -> None:
-    body = "관종 봇 🚀👩‍💻 읽어보세요 https://example.com/x?a=1 그리고 @mara-codes.bsky.social 님 #python"
+    body = f"관종 봇 🚀👩‍💻 읽어보세요 https://example.com/x?a=1 그리고 @{ME_HANDLE} 님 #python"
     async with Client(SPEC.build(sandbox.url)) as client:
         result = await call(client, "write_post", title="", body=body)
     [write] = sandbox.writes("bluesky")
@@ -75,9 +75,9 @@ async def test_links_mentions_and_tags_after_emoji_and_korean(sandbox: SandboxCo
     assert link_start != body.index("https://")  # the char offset would be wrong
     assert (got["link"]["byteStart"], got["link"]["byteEnd"]) == (link_start, link_end)
     assert got["link"]["uri"] == "https://example.com/x?a=1"
-    mention = byte_slice(body, "@mara-codes.bsky.social")
+    mention = byte_slice(body, f"@{ME_HANDLE}")
     assert (got["mention"]["byteStart"], got["mention"]["byteEnd"]) == mention
-    assert got["mention"]["did"] == did_for("mara-codes.bsky.social")
+    assert got["mention"]["did"] == ME_DID
     assert (got["tag"]["byteStart"], got["tag"]["byteEnd"]) == byte_slice(body, "#python")
     assert got["tag"]["tag"] == "python"
     assert write["data"]["langs"] == ["en", "ko"]
@@ -171,11 +171,15 @@ async def test_300_graphemes_can_still_be_too_many_bytes(sandbox: SandboxControl
 
 
 async def test_too_many_tags_are_refused_before_sending(sandbox: SandboxControl) -> None:
+    wide = "👩‍💻" * 64  # 64 graphemes, but 704 bytes: the lexicon's maxLength is 640 bytes
     async with Client(SPEC.build(sandbox.url)) as client:
         text = await error_of(
             client, "write_post", title="", body="tags", tags=[f"t{i}" for i in range(9)]
         )
+        check = await call(client, "validate", action="write_post", body="tags", tags=[wide])
+        long = await error_of(client, "write_post", title="", body="tags", tags=[wide])
     assert text.startswith("invalid_input: ") and "8 tags" in text
+    assert check["ok"] is False and "640" in long and "must not" not in long
     assert sandbox.writes("bluesky") == []
 
 
@@ -281,6 +285,24 @@ async def test_without_credentials_nothing_is_written(sandbox: SandboxControl) -
 
 
 # -- who may be answered: summons, gates, and reply refs --------------------------------------
+
+
+async def test_a_text_that_mentions_anyone_but_the_author_is_refused(
+    sandbox: SandboxControl,
+) -> None:
+    """A mention notifies its account: Bluesky asks bots to interact only with people who
+    tagged them. A reply may mention the author it answers; anyone else is refused."""
+    summons = sandbox.ids("bluesky")["summons-me"]
+    stranger = "Ask @mara-codes.bsky.social too."
+    async with Client(SPEC.build(sandbox.url)) as client:
+        author = (await call(client, "get_post", post_id=summons))["author"]
+        check = await call(client, "validate", action="write_post", body=stranger)
+        post = await error_of(client, "write_post", title="", body=stranger)
+        reply = await error_of(client, "write_comment", post_id=summons, body=stranger)
+        fine = await call(client, "write_comment", post_id=summons, body=f"@{author} thanks!")
+    assert check["ok"] is False and "@mara-codes.bsky.social" in check["problems"][0]
+    assert post.startswith("invalid_input: ") and reply.startswith("invalid_input: ")
+    assert [w["data"]["uri"] for w in sandbox.writes("bluesky")] == [fine["id"]]
 
 
 async def test_a_threadgate_that_shuts_us_out_is_never(sandbox: SandboxControl) -> None:

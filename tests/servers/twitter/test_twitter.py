@@ -93,7 +93,7 @@ async def test_a_title_is_the_first_paragraph_and_counts(sandbox: SandboxControl
 @pytest.mark.parametrize("env", READERS.values(), ids=READERS)
 async def test_links_read_back_as_written(sandbox: SandboxControl, env: dict[str, str]) -> None:
     # X serves every link as a t.co link: a read-back must still find the text it sent.
-    text = "Notes: https://example.com/a?b=1 then @nobody_here and https://example.org/"
+    text = "Notes: https://example.com/a?b=1 then @gwanjong_bot and https://example.org/"
     async with Client(SPEC.build(sandbox.url)) as client:
         posted = await call(client, "write_post", title="", body=text)
     async with Client(SPEC.build(sandbox.url, **env)) as client:
@@ -148,9 +148,14 @@ async def test_a_quote_of_our_post_summons_us(sandbox: SandboxControl) -> None:
             post_id=ids["x-quotes-me"],
         )
         assert check["ok"] is True and check["allowed"] == "auto"
+        # anyone else mentioned did not summon us: refused before sending, a post too
+        cc = await error_of(client, "write_comment", post_id=ids["x-quotes-me"], body="cc @rita")
+        post = await error_of(client, "write_post", title="", body="Ask @Rita_R too.")
         result = await call(
             client, "write_comment", post_id=ids["x-quotes-me"], body="Thanks for the quote!"
         )
+    assert cc.startswith("invalid_input: ") and "@rita, who did not summon us" in cc
+    assert post.startswith("invalid_input: ") and "@rita_r" in post
     assert result["ok"] is True
     writes = sandbox.writes("twitter")
     assert [(w["action"], w["target"]) for w in writes] == [("write_comment", ids["x-quotes-me"])]
