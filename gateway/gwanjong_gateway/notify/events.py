@@ -93,8 +93,12 @@ def compose(key: str, events: list[Event], now: float, base_url: str) -> Message
         lines += ["", *(f"Open {base_url}{page}" for page in pages)]
     else:
         lines += ["", "Open them with `gwanjong console` (pages: " + ", ".join(pages) + ")"]
-    # an approval waiting and about to expire is one thing (kinds apart by their first word)
-    total = len({(e.kind.split("_")[0], e.key) for e in events})
+    # an approval waiting and about to expire is one thing (kinds apart by their first
+    # word); one that expired waits no more: the title then says what happened
+    expired = EventKind.APPROVAL_EXPIRED
+    total = len({(e.kind.split("_")[0], e.key) for e in events if e.kind is not expired})
     title = f"gwanjong: {total} {'thing waits' if total == 1 else 'things wait'} for you"
+    if not total:
+        title = f"gwanjong: {counts[0]}"
     told = tuple(e.notice_key for e in events)
     return Message(key, title, "\n".join(lines), "; ".join(counts), told)

@@ -17,7 +17,7 @@ import pytest
 
 from gwanjong_gateway.config.away import NotifySection
 from gwanjong_gateway.notify.deliver import Retry
-from gwanjong_gateway.notify.events import Event, EventKind
+from gwanjong_gateway.notify.events import Event, EventKind, compose
 from gwanjong_gateway.notify.notifier import PAGE, Notifier, quiet
 from gwanjong_gateway.notify.redact import shown
 from gwanjong_gateway.record.records import Records
@@ -111,9 +111,13 @@ async def test_quiet_hours_hold_messages_until_they_end_in_their_time_zone(db: P
     body = await cycle(n)
     assert body is not None and "1 approvals waiting" in body
     assert "1 approvals expired before you were told on devto (oldest 6 h ago)" in body
+    assert sent.messages[-1][1] == "gwanjong: 1 thing waits for you"  # the expired one waits not
     clock.wall += 400
     assert await cycle(n) is None  # told once
     records.close()
+    gone = Event(kind=EventKind.APPROVAL_EXPIRED, key="a2", platform="devto", at=night)
+    title = compose("k", [gone], night, BASE).title  # nothing waits: the title says what
+    assert title == "gwanjong: 1 approvals expired before you were told"
     seoul = NotifySection(quiet_hours="22:00-07:00", timezone="Asia/Seoul")  # in a time zone
     assert quiet(seoul, NOON) is False  # 21:00 in Seoul
     assert quiet(seoul, NOON + 3600) is True  # 22:00 in Seoul
