@@ -11,6 +11,7 @@ from collections.abc import Callable
 from contextlib import closing
 
 from gwanjong_gateway.config import GatewayConfig
+from gwanjong_gateway.notify.deliver import Retry
 from gwanjong_gateway.notify.events import ago
 from gwanjong_gateway.notify.redact import shown
 from gwanjong_gateway.record.records import open_store
@@ -76,8 +77,13 @@ def _notify(store: StrikeStore, config: GatewayConfig, now: float) -> list[str]:
         return lines
     if last.sent_at:
         lines.append(f"  last sent {ago(now - last.sent_at)} ago: {last.summary}")
-    else:
+    elif now - last.claimed_at <= Retry().longest_s:
         lines.append(f"  last one ({last.summary}) is being sent")
+    else:  # no delivery lasts this long: the process that sent it stopped mid-send
+        lines.append(
+            f"  last one ({last.summary}), {ago(now - last.claimed_at)} ago, was never "
+            "confirmed sent: the gateway stopped while sending it"
+        )
     if last.error:
         lines.append(f"  delivery error: {one_line(last.error, 300)}")
     return lines

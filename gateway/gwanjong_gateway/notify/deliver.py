@@ -47,6 +47,11 @@ class Retry:
     #: how a pause is waited (tests: a fake clock's)
     sleep: Callable[[float], Awaitable[None]] = anyio.sleep
 
+    @property
+    def longest_s(self) -> float:
+        """How long a delivery can last: every try and every pause."""
+        return self.try_s * (len(self.backoff_s) + 1) + sum(self.backoff_s)
+
 
 async def deliver_one(
     url: str, message: Message, send: Send, retry: Retry, missed: dict[str, str]

@@ -66,6 +66,22 @@ def test_status_says_what_waits_health_and_the_last_notification(
     assert "tok3n" not in out and BODY not in out
 
 
+@pytest.mark.parametrize(
+    ("age", "said"),
+    [(5, " is being sent"), (600, ", 10 min ago, was never confirmed sent: the gateway stopped")],
+)
+def test_a_message_left_unsent_by_a_stopped_gateway_is_not_being_sent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], age: float, said: str
+) -> None:
+    config = config_file(tmp_path, ["devto"], tables=NOTIFY)
+    (tmp_path / "state").mkdir()
+    with closing(StrikeStore(tmp_path / "state" / "gwanjong.db")) as store:
+        store.claim_notices(["period:1"], time.time() - age, "me")
+        store.note_message("period:1", "1 approvals waiting", 0.0, "")
+    assert exit_code(["status", "--config", str(config)]) == 0
+    assert f"  last one (1 approvals waiting){said}" in capsys.readouterr().out
+
+
 def test_status_with_nothing_recorded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = config_file(tmp_path, ["devto"])
     assert exit_code(["status", "--config", str(path)]) == 0
