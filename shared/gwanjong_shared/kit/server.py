@@ -6,8 +6,6 @@ annotations, time limits and error wording live here, once.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
@@ -22,7 +20,6 @@ from mcp.types import ToolAnnotations
 from pydantic import BeforeValidator, Field
 
 from gwanjong_shared.contract import (
-    Action,
     Capabilities,
     CommentList,
     MentionList,
@@ -31,12 +28,13 @@ from gwanjong_shared.contract import (
     Validation,
     errors,
 )
-from gwanjong_shared.contract.errors import UNSURE, PlatformError
-from gwanjong_shared.contract.models import Comment, Post, PostResult
+from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.contract.models import Post, PostResult
 from gwanjong_shared.contract.schemas import output_schema
 from gwanjong_shared.kit.adapter import PlatformAdapter
+from gwanjong_shared.kit.hold import WriteHold
 from gwanjong_shared.kit.mcp_errors import ContractErrors, one_error
-from gwanjong_shared.kit.once import HOLD_S, find_written, unfinished_write
+from gwanjong_shared.kit.once import HOLD_S, unfinished_write
 from gwanjong_shared.kit.ratelimit import RateMeta
 from gwanjong_shared.tool_templates import add_tool
 
@@ -190,85 +188,7 @@ def build_platform_server(
             f"{label} did not finish {what} within {call_timeout_s:g} s. Try again later."
         )
 
-    # Writes under way (None) or unsure (when their answer was lost), by all they send: this
-    # process's memory, so a model's repeat of one is read back, not sent (kit/once.py).
-    held: dict[str, float | None] = {}
-
-    async def once(
-        action: Action,
-        what: str,
-        send: Callable[[], Awaitable[PostResult]],
-        target: str | None,
-        body: str = "",
-        title: str = "",
-        *more: object,
-    ) -> PostResult:
-        """``send()`` the write of ``action`` once, unless a repeat of it is found or held."""
-        key = hashlib.sha256(json.dumps([action, target, body, title, *more]).encode()).hexdigest()
-        if key in held and not adapter.resends_safely:
-            if (at := held[key]) is None:
-                raise errors.unavailable(
-                    f"The same {action} is under way now; it was not sent again. Wait for its "
-                    "answer, then read it back."
-                )
-            held[key] = None  # read back by one repeat at a time
-            try:
-                found = await read_back(action, target, body, title, clock() - at)
-            except BaseException:
-                held[key] = at
-                raise
-            if found is not None:
-                del held[key]
-                return found
-        held[key], unsure = None, True  # under way: a repeat meanwhile is refused
-        try:
-            result = await guarded(send(), what, write=True)
-            unsure = False
-            return result
-        except PlatformError as exc:
-            unsure = exc.kind in UNSURE
-            raise
-        finally:  # a cancelled call may have landed too
-            held.pop(key, None)
-            if unsure:
-                held[key] = clock()
-                if len(held) > 1000:
-                    del held[next(iter(held))]
-
-    async def read_back(
-        action: Action, target: str | None, body: str, title: str, age: float
-    ) -> PostResult | None:
-        """A held write as found on the platform, or None once HOLD_S passed without it
-        showing; before that, an unsure refusal."""
-
-        async def look() -> Post | Comment | None:
-            where = target if action == "write_comment" else None
-            ours = [await adapter.account()]
-            sent = wall() - age - call_timeout_s  # its call lasted that long at most
-            return await find_written(
-                adapter.get_comments, adapter.search, where, title, body, ours, sent
-            )
-
-        found, seen = None, ""
-        try:
-            if action != "upvote":
-                found, seen = await guarded(look(), "reading it back"), " (not there just now)"
-        except PlatformError:
-            if age >= HOLD_S:
-                raise
-        if found is not None:
-            url = found.url or None
-            return PostResult(
-                ok=True, platform=adapter.platform, action=action, id=found.id, url=url
-            )
-        if age < HOLD_S:
-            how = "get_post" if action == "upvote" else "get_comments" if target else "search"
-            raise errors.unavailable(
-                f"The same {action} was sent {age:.0f} s ago and its answer was lost: it may "
-                f"have been written. It was not sent again; read it back with {how}{seen}. It is "
-                f"sent again only if still not found in {HOLD_S - age:.0f} s."
-            )
-        return None
+    hold = WriteHold(adapter, guarded, call_timeout_s, clock, wall)
 
     @tool(
         mcp,
@@ -394,7 +314,7 @@ Example: write_post(title="What I learned shipping an MCP server", body="...", t
         )
         _raise_if_refused(check, label, "write_post")
         send = lambda: adapter.write_post(title, body, tag_list)  # noqa: E731
-        return await once("write_post", "publishing", send, None, body, title, tag_list)
+        return await hold.send("write_post", "publishing", send, None, body, title, tag_list)
 
     @tool(
         mcp,
@@ -420,7 +340,7 @@ Example: write_comment(post_id="1001", body="The retry trick in your second snip
         _raise_if_refused(check, label, "write_comment")
         target, parent = post_id.strip(), parent_id or None
         send = lambda: adapter.write_comment(target, body, parent)  # noqa: E731
-        return await once("write_comment", "replying", send, target, body, "", parent)
+        return await hold.send("write_comment", "replying", send, target, body, "", parent)
 
     @tool(
         mcp,
@@ -440,7 +360,7 @@ Example: upvote(post_id="1001")""",
         )
         _raise_if_refused(check, label, "upvote")
         target = post_id.strip()
-        return await once("upvote", "voting", lambda: adapter.upvote(target), target)
+        return await hold.send("upvote", "voting", lambda: adapter.upvote(target), target)
 
     @tool(
         mcp,
