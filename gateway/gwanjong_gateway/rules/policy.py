@@ -36,9 +36,12 @@ def disclosure_for(config: GatewayConfig, platform: str, profiles: Profiles) -> 
 
 
 def with_disclosure(text: str, footer: str) -> str:
-    if not footer or text.rstrip().endswith(footer.strip()):
+    """The text sent, trimmed at both ends as every surface trims a person's edit: else
+    approving it unchanged would read as their edit, and send other bytes than shown."""
+    text, footer = text.strip(), footer.rstrip()
+    if not footer or text.endswith(footer.strip()):
         return text
-    return text.rstrip() + footer
+    return text + footer
 
 
 def handle_key(rules: HandleRules, handle: str) -> str:

@@ -9,6 +9,7 @@ platform of tests/fakes, the real listener, httpx as the browser.
 from __future__ import annotations
 
 import dataclasses
+import html
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -328,3 +329,25 @@ async def test_a_page_links_token_approves_nothing_through_the_app_only_tool(
         assert tried.startswith("not_found"), tried
     assert platform.writes == []
     assert approval_row(tmp_path, approval_id).status == "pending"
+
+
+async def test_a_page_approved_as_shown_sends_what_it_showed_and_is_no_edit(
+    tmp_path: Path, mode: str
+) -> None:
+    """Whitespace at either end of the text or of a configured footer: the page trims what
+    a person sends, so an untrimmed text would be recorded as their edit and sent trimmed."""
+    platform, person = links(), Person()
+    footer = {"reddit": {"disclosure": "\n\n-- drafted by a bot  \n"}}
+    async with opened(tmp_path, platform, person, mode, f"  {TEXT}\n", others=footer) as (
+        http,
+        url,
+        approval_id,
+    ):
+        page = (await http.get(url)).text
+        shown = html.unescape(page.split("<textarea", 1)[1].split(">", 1)[1].split("</textarea")[0])
+        shown = shown.removeprefix("\n")  # a browser drops the newline right after <textarea>
+        done = await decide(http, url, "approve", text=shown)
+        assert done.status_code == 200, done.text
+    assert [w.data["body"] for w in platform.writes] == [f"{TEXT}\n\n-- drafted by a bot"]
+    assert shown == platform.writes[0].data["body"]
+    assert approval_row(tmp_path, approval_id).edited is False
