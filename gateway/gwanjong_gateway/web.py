@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from gwanjong_shared.contract.visible import has_hidden, link, show
+from gwanjong_shared.contract.visible import has_hidden, host, link, show
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -186,7 +186,7 @@ def templates(*own: Path) -> Environment:
         lstrip_blocks=True,
     )
     # platform and outgoing text: each hidden character a visible mark, nothing cut
-    env.filters.update(visible=visible, safe_url=safe_url, link=link)  # pyright: ignore[reportUnknownMemberType]
+    env.filters.update(visible=visible, safe_url=safe_url, link=link, host=host)  # pyright: ignore[reportUnknownMemberType]
     env.globals.update(show=show)  # pyright: ignore[reportUnknownMemberType]
     return env
 

@@ -37,7 +37,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
-from urllib.parse import unquote, urlsplit
+from urllib.parse import SplitResult, unquote, urlsplit
 
 import regex
 
@@ -247,14 +247,27 @@ def link(url: str) -> str:
     after a user part (``https://github.com@evil.example/`` goes to evil.example)."""
     shown = line(url, 2048)
     try:
-        # as a browser reads it: any slashes after http(s):, none for a bare domain
-        parts = urlsplit(re.sub(r"^(https?:)?[/\\]*", r"\1//", url, flags=re.I))
+        parts = _as_browsed(url)
         host = unquote(parts.hostname or "")  # a browser reads %65vil.io as evil.io
         if host.isascii() and parts.username is None and host == (parts.hostname or ""):
             return shown
         return f"{shown} (host {host.encode('idna').decode()})"
     except (ValueError, UnicodeError):  # a host no resolver would take either
         return f"{shown} (a host that is not plain ASCII)"
+
+
+def host(url: str) -> str:
+    """The host a browser opens for ``url``, in ASCII: said beside a link's label when the
+    label is platform text (a title can read like any other link)."""
+    try:
+        return unquote(_as_browsed(url).hostname or "").encode("idna").decode()
+    except (ValueError, UnicodeError):
+        return "a host that is not plain ASCII"
+
+
+def _as_browsed(url: str) -> SplitResult:
+    """``url`` split as a browser reads it: any slashes after http(s):, none for a bare domain."""
+    return urlsplit(re.sub(r"^(https?:)?[/\\]*", r"\1//", url, flags=re.I))
 
 
 def has_hidden(text: str) -> bool:

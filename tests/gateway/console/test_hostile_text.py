@@ -65,3 +65,21 @@ async def test_an_edit_with_a_tag_character_is_refused_on_approve(
     )
     assert "U+E0049 TAG LATIN CAPITAL LETTER I at character 12" in done.text, done.text
     assert forum.writes == []
+
+
+async def test_a_link_labelled_by_platform_text_names_where_it_goes(s: Served) -> None:
+    """A post's title is the label of its link on the approval and inbox pages: a title
+    that reads like another link must not hide the host the link opens."""
+    await sign_in(s)
+    now = s.console.clock()
+    a = approval_with(
+        "Fine words.", target="p9", lock_key="k9", created_at=now, expires_at=now + 3600
+    )
+    post = {"id": "p9", "title": "https://github.com/rust-lang/rust", "author": "eve", "body": "x"}
+    fields = {**asdict(a), "post": {**post, "url": "https://evil.example/login"}}
+    for gone in ("id", "status", "created_at"):
+        fields.pop(gone)
+    made, _ = await s.gw.records.run(StrikeStore.open_approval, now, NewApproval(**fields))
+    page = (await s.http.get(f"/approvals/{made.id}")).text
+    label = page.split('href="https://evil.example/login"', 1)[1].split("</p>", 1)[0]
+    assert "https://github.com/rust-lang/rust</a>" in label and "evil.example" in label
