@@ -26,6 +26,9 @@ What it reproduces from the recorded payloads (payloads/reddit) and platform-wir
   ``NO_TEXT``, ``SUBREDDIT_NOEXIST``, ``DELETED_COMMENT``, ``THREAD_LOCKED`` (a reply under
   a locked comment: "Comments are locked.", field ``parent``) and the per-account ``RATELIMIT``
   ("Take a break for N minutes") all arrive that way;
+* search as late as Reddit's index: a post written here is searchable only
+  ``SEARCH_INDEX_S`` later (Reddit lists a new post minutes late, never one its spam filter
+  holds); its author's ``/user/{name}/submitted`` lists it at once, newest first;
 * both trailing-slash forms of every path, and ``.json`` suffixes; never a slash redirect;
 * without ``raw_json=1`` strings come HTML-escaped (``&amp;``), Reddit's legacy form.
 

@@ -10,6 +10,7 @@ from starlette.responses import Response
 
 from gwanjong_sandbox.reddit.http import RedditHttp
 from gwanjong_sandbox.reddit.model import (
+    SEARCH_INDEX_S,
     SUBREDDITS,
     VIRTUAL,
     RLink,
@@ -130,6 +131,8 @@ class RedditListings(RedditHttp):
         if links is None:
             assert sr is not None
             return self._redirect(sr)
+        indexed = self.state.now() - SEARCH_INDEX_S  # a post written here is indexed late
+        links = [link for link in links if not link.mine or link.created <= indexed]
         terms = [
             t.lower()
             for t in q.get("q", "").replace('"', " ").split()
@@ -156,6 +159,18 @@ class RedditListings(RedditHttp):
         else:
             found.sort(key=lambda p: (-p[0], -self._hot(p[1])))
         return self._page(request, [link for _, link in found], headers, search=True)
+
+    async def route_submitted(
+        self, request: Request, client: str, user: str | None, headers: dict[str, str], name: str
+    ) -> Response:
+        """``/user/{name}/submitted``: a user's posts, newest first, at once (no index)."""
+        links = [
+            link
+            for link in self.links.values()
+            if link.author.lower() == name.lower() and self.state.visible("reddit", link.id)
+        ]
+        links.sort(key=lambda link: -link.created)
+        return self._page(request, links, headers)
 
     async def route_info(
         self, request: Request, client: str, user: str | None, headers: dict[str, str]

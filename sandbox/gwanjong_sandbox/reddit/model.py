@@ -29,6 +29,9 @@ WRITE_LIMIT = 25
 TITLE_MAX = 300
 SELFTEXT_MAX = 40_000
 COMMENT_MAX = 10_000
+#: how long a new post stays out of search: Reddit's search index lists a post minutes
+#: after it is made (never one its spam filter holds); its author's profile lists it at once
+SEARCH_INDEX_S = 900
 
 # Which subreddit each corpus thread lives in (r/test is where our own posts go).
 THREAD_SUBS = {

@@ -56,6 +56,12 @@ class RedditEmulator(RedditOAuth, RedditListings, RedditComments, RedditWrites):
             Endpoint("POST", r"^api/vote$", self.route_vote, f"{p}/api/vote"),
             Endpoint("GET", _INBOX, self.route_inbox, f"{p}/message/unread"),
             Endpoint(
+                "GET",
+                r"^user/(?P<name>[^/]+)/submitted$",
+                self.route_submitted,
+                f"{p}/user/gwanjong_bot/submitted",
+            ),
+            Endpoint(
                 "GET", r"^(?:r/(?P<sr>[^/]+)/)?search$", self.route_search, f"{p}/r/rust/search"
             ),
             Endpoint("GET", _LISTING, self.route_listing, f"{p}/r/Python+rust/new.json"),

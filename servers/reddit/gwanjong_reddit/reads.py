@@ -11,6 +11,9 @@ from gwanjong_reddit.posts import submission_id, to_post
 from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.models import Comment, Post
 
+#: how many of our newest posts a search looks through for the query's words
+OURS = 50
+
 
 async def hot(client: RedditClient, limit: int) -> list[Post]:
     names = "+".join(client.settings.subreddits) or "popular"
@@ -44,7 +47,27 @@ async def search(client: RedditClient, query: str, limit: int) -> list[Post]:
         )
         return [to_post(s) async for s in listing][:limit]
 
-    return await client.run("searching", find, missing=f"subreddit r/{scope}")
+    found = await _ours_with(client, query)
+    found += await client.run("searching", find, missing=f"subreddit r/{scope}")
+    return list({p.id: p for p in found}.values())[:limit]  # each once, in first place
+
+
+async def _ours_with(client: RedditClient, query: str) -> list[Post]:
+    """Our latest posts holding every word of ``query``: an unsure post is read back by its
+    title, and Reddit's search lists a new post only minutes later (never one its spam
+    filter holds, which our profile still shows us), past the read-back's window."""
+    if not client.settings.has_user:
+        return []
+
+    async def mine(reddit: asyncpraw.Reddit) -> list[Post]:
+        me = await reddit.user.me()
+        if me is None:
+            return []
+        return [to_post(s) async for s in me.submissions.new(limit=OURS)]
+
+    words = query.lower().split()
+    posts = await client.run("reading our posts", mine, missing="account")
+    return [p for p in posts if all(w in f"{p.title}\n{p.body}".lower() for w in words)]
 
 
 async def load(client: RedditClient, post_id: str, comment_limit: int) -> Submission:

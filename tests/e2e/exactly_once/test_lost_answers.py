@@ -48,6 +48,8 @@ UNTITLED = {
     "bluesky": ("post", "MCP gateway design feedback", "feedback", "repo.createRecord"),
     "twitter": ("post", "MCP gateway design feedback", "feedback", "/2/tweets"),
 }
+#: a titled new post on Reddit, whose search lists it minutes late (the sandbox's too)
+LATE = {"reddit": ("post", "rust async cancellation", "Rust async", "/api/submit")}
 LONG = "A post sent once, whatever the network does, with acknowledgements to everyone."
 FAULTS = {
     "5xx-after-write": ("apply_then_status", {"status": 502}),
@@ -66,10 +68,11 @@ async def lose_the_answer(
     fault: str,
     again_on: Client[Any] | None = None,
     untitled: bool = False,
+    cases: dict[str, tuple[str, str, str, str]] | None = None,
 ) -> int:
     """One strike whose answer the sandbox loses, then the same strike again (on
     ``again_on``, another gateway, if given); checks both answers, returns the record."""
-    action, topic, title, path = (UNTITLED if untitled else CASES)[platform]
+    action, topic, title, path = (cases or (UNTITLED if untitled else CASES))[platform]
     kind, fields = FAULTS[fault]
     oid = await scout_draft(client, platform, topic, title)
     sandbox.fault(platform, kind, method="POST", match=path, count=1, **fields)
@@ -119,6 +122,21 @@ async def test_a_lost_untitled_post_is_found_by_its_words(
         record = await lose_the_answer(client, sandbox, platform, "dropped", untitled=True)
         await until(lambda: _status(tmp_path, record) is not StrikeStatus.UNKNOWN, seconds=60)
     one_write(sandbox, platform, untitled=True)
+    assert _status(tmp_path, record) is StrikeStatus.POSTED
+
+
+@pytest.mark.parametrize("platform", sorted(LATE))
+async def test_a_lost_post_is_found_though_search_lists_it_late(
+    sandbox: SandboxControl, tmp_path: Path, platform: str
+) -> None:
+    """Read back by search alone, a post that landed was absent through the settle window:
+    settled `failed`, and the next strike would send it again."""
+    needs(platform)
+    cfg = live_config(tmp_path, sandbox, [platform], tables=SAFETY)
+    async with Client(gateway(cfg), timeout=90) as client:
+        record = await lose_the_answer(client, sandbox, platform, "dropped", cases=LATE)
+        await until(lambda: _status(tmp_path, record) is not StrikeStatus.UNKNOWN, seconds=60)
+    assert len([w for w in sandbox.writes(platform) if w["action"] == "write_post"]) == 1
     assert _status(tmp_path, record) is StrikeStatus.POSTED
 
 

@@ -22,6 +22,9 @@ from gwanjong_sandbox.corpus import build_corpus
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.text import graphemes
 from gwanjong_shared.kit.host_gate import HostNotAllowed
+from gwanjong_shared.kit.once import HOLD_S
+from gwanjong_shared.kit.server import build_platform_server
+from tests.fakes.clock import FakeClock
 from tests.mcp import call, error_of
 from tests.platforms import SPECS
 
@@ -484,3 +487,23 @@ async def test_a_thread_closed_to_comments_is_refused_with_the_reason(
 
 def test_a_proxys_inf_names_no_wait() -> None:
     assert retry_after({"retry-after": "inf", "x-ratelimit-reset": "12"}) == 12.0
+
+
+async def test_a_lost_post_search_has_not_indexed_is_read_back_from_our_profile(
+    sandbox: SandboxControl,
+) -> None:
+    """Reddit's search lists a new post minutes late (never one its spam filter holds), as
+    the sandbox does: a post whose answer was lost, repeated by the model past the hold, was
+    read back by search alone, found absent and sent a second time. Our own submissions
+    list it at once."""
+    clock = FakeClock()
+    write = {"title": "Indexed late", "body": "Sent once, found at once."}
+    built = build_platform_server(RedditAdapter(SPEC.settings(sandbox.url)), clock=clock)
+    async with Client(built) as client:
+        sandbox.fault("reddit", "apply_then_status", status=502, method="POST", match="/api/submit")
+        await error_of(client, "write_post", **write)
+        clock.advance(HOLD_S)
+        again = await call(client, "write_post", **write)
+        found = (await call(client, "search", query="indexed late"))["posts"]
+    [post] = [w for w in sandbox.writes("reddit") if w["action"] == "write_post"]
+    assert again["id"] == post["data"]["id"] == found[0]["id"], (again, found)

@@ -281,3 +281,19 @@ def test_raw_json_decides_the_escaping(sandbox: SandboxControl) -> None:
         bodies[raw] = page[1]["data"]["children"][0]["data"]["body"]
     assert bodies["1"] == text
     assert bodies[None] == "Use Vec&lt;u8&gt; &amp; keep a &gt; b"
+
+
+def test_a_new_post_is_on_its_authors_profile_at_once_and_in_search_late(
+    sandbox: SandboxControl,
+) -> None:
+    """Reddit's search index lists a new post minutes after it is made (never one its spam
+    filter holds); its author's ``/user/{name}/submitted`` lists it at once, newest first."""
+    bearer = token(sandbox)
+    form = {"api_type": "json", "sr": "test", "kind": "self", "title": "Fresh words", "text": "x"}
+    made = api(sandbox, "POST", "api/submit/", bearer, data=form).json()["json"]["data"]
+    search = api(sandbox, "GET", "r/test/search", bearer, params={"q": "fresh words"}).json()
+    assert search["data"]["children"] == []
+    mine = api(sandbox, "GET", f"user/{ME}/submitted/", bearer, params={"sort": "new"}).json()
+    listed = [c["data"] for c in mine["data"]["children"]]
+    assert listed[0]["id"] == made["id"] and {t3["author"] for t3 in listed} == {ME}
+    assert api(sandbox, "GET", "user/someone_else/submitted", bearer).json()["data"]["dist"] == 0
