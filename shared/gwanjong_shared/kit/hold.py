@@ -4,7 +4,8 @@ not sent (kit/once.py says why a lost answer is unsure).
 The hold is this process's memory of each write under way or unsure, keyed by all it
 sends. A repeat while the first is under way is refused; after a lost answer it is read
 back (`once.find_written`) and answered with the write found, refused as unsure until
-`once.HOLD_S` has passed, and sent again only after that, still not found. A platform that
+`once.HOLD_S` has passed, and sent again only after that, still not found (never when the
+read-back could not tell: it saw only part of a listing). A platform that
 answers a resend with the first (`PlatformAdapter.resends_safely`) is not held.
 """
 

@@ -42,6 +42,11 @@ NEEDLE = 120
 #: off by far less, a resumed VM or an unsynced laptop by a few minutes; and no recurring
 #: title, nor a comment opening repeated under one post, comes back within ten minutes
 SKEW_S = 600.0
+#: the most comments, and search results, a read-back reads (one listing each). A listing
+#: that comes back full may hold more beyond it, our write among them: then it cannot be
+#: told absent. Only one shorter than asked was all there is (the contract's promise)
+READ_COMMENTS = 1000
+READ_POSTS = 50
 
 #: the methods that change nothing: the only requests a layer may send again by itself
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -202,6 +207,7 @@ async def find_written(
     text: str,
     accounts: Iterable[str | None],
     since: float,
+    most: tuple[int, int] = (READ_COMMENTS, READ_POSTS),
 ) -> Comment | Post | None:
     """A write read back: the comment under ``target`` (None: a new post, searched for) by
     one of ``accounts``, holding the start of ``text`` (a post: or its ``title``) and
@@ -209,21 +215,25 @@ async def find_written(
     :data:`SKEW_S`: our earlier post with a recurring title is not this write, and when only
     such an earlier one shows, it raises (unavailable): the write's fate is a person's to
     tell. An item whose time is missing or unreadable counts (better never twice than never
-    lost). With no account known nothing is read: anyone's post with the same words would
-    match."""
+    lost). Absent (None) only when what was read covered it: a listing shorter than
+    ``most`` (comments, search results) asked; a full one, or no account known (anyone's
+    post with the same words would match), raises (unavailable) too."""
+    what = "post" if target is None else "comment"
     ours = [a for a in accounts if a]
     if not ours:
-        return None
+        raise _untold(f"No account of ours is known, so whose {what} with these words is unsaid")
     needle = normalise(text)[:NEEDLE]
-    found: list[Comment] | list[Post]
+    read: list[Comment] | list[Post]
     if target is not None:
-        found = [c for c in await comments(target, 1000) if needle and needle in normalise(c.body)]
+        limit = most[0]
+        read = await comments(target, limit)
+        found = [c for c in read if needle and needle in normalise(c.body)]
     else:
-        wanted = normalise(title)
-        posts = await search(title or _words(text, 60), 50)
+        limit, wanted = most[1], normalise(title)
+        read = await search(title or _words(text, 60), limit)
         found = [
             p
-            for p in posts
+            for p in read
             if needle in normalise(p.body) or (wanted and wanted == normalise(p.title))
         ]
     mine = [i for i in found if any(same_account(i.author, a) for a in ours)]
@@ -231,13 +241,23 @@ async def find_written(
     if fresh is None and mine:
         # Only an earlier one of ours: a recurring title, or this very write under a platform
         # clock far behind ours. Absent could send it twice, found could lose it: neither.
-        raise errors.unavailable(
-            f"Only an earlier {'post' if target is None else 'comment'} of ours with these "
-            f"words shows (published {one_line(str(mine[0].published_at), 40)}), none since "
-            "this write was sent: whether it landed cannot be told from the platform. It was "
-            "not sent again; a person must check the account's posts."
+        raise _untold(
+            f"Only an earlier {what} of ours with these words shows (published "
+            f"{one_line(str(mine[0].published_at), 40)}), none since this write was sent"
         )
+    if fresh is None and len(read) >= limit:
+        # A full listing (a busy thread, a search filled by others): ours may lie beyond it.
+        where = "comments under the post" if target else "search results for its words"
+        raise _untold(f"None of ours is among the first {len(read)} {where}, and more may follow")
     return fresh
+
+
+def _untold(why: str) -> PlatformError:
+    """Neither found (it could be lost) nor absent (it could be sent twice): ``why``."""
+    return errors.unavailable(
+        f"{why}: whether this write landed cannot be told from the platform. It was not sent "
+        "again; a person must check the account's posts."
+    )
 
 
 def _published(when: str | None) -> float:

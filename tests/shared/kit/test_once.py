@@ -16,6 +16,8 @@ from gwanjong_shared.contract.errors import UNSURE, ErrorKind, PlatformError
 from gwanjong_shared.contract.models import Comment, Post
 from gwanjong_shared.kit.once import (
     HOLD_S,
+    READ_COMMENTS,
+    READ_POSTS,
     AnswerLost,
     WriteOnce,
     answer_lost,
@@ -105,22 +107,24 @@ async def test_a_repeat_of_a_write_in_flight_or_unsure_is_held_until_read_back()
 @pytest.mark.parametrize(
     ("accounts", "published", "found"),
     [
-        ([None], None, False),  # no account known: nobody's
+        ([None], None, "No account of ours"),  # no account known: nobody's, nor absent
         ([None, "Someone"], None, True),
-        (["someone"], "2027-01-08T08:00:00Z", None),  # only last week's: cannot tell
+        (["someone"], "2027-01-08T08:00:00Z", "Only an earlier .* none since"),  # last week's
         (["someone"], "2027-01-15T07:51:00.000Z", True),  # 9 min before: clocks differ
         (["someone"], "2027-01-15T17:00:01.123456789+09:00", True),  # after, another zone
         (["someone"], "last week", True),  # no readable time: never lost wins
+        (["another"], None, False),  # the whole (short) listing read: absent
     ],
 )
 async def test_a_write_is_read_back_as_ours_and_published_since_it_was_sent(
-    accounts: list[str | None], published: str | None, found: bool | None
+    accounts: list[str | None], published: str | None, found: bool | str
 ) -> None:
     """Without our account, a post of someone else's with the same words is not ours (the
-    gateway settled it `posted` once: its read-back matched anyone's when none was known).
-    Nor is our post of last week with a recurring title, or our comment under the post that
-    opened the same way: only what was published since the write was sent counts, and with
-    only such an earlier one the read-back cannot tell."""
+    gateway settled it `posted` once: its read-back matched anyone's when none was known),
+    and its absence tells nothing either. Nor is our post of last week with a recurring
+    title, or our comment under the post that opened the same way: only what was published
+    since the write was sent counts, and with only such an earlier one the read-back cannot
+    tell."""
     words = {"author": "someone", "body": "Same words.", "published_at": published}
     post = Post(id="9", platform="devto", title="Hi", **words)
     comment = Comment(id="8", platform="devto", post_id="p", **words)
@@ -133,8 +137,59 @@ async def test_a_write_is_read_back_as_ours_and_published_since_it_was_sent(
 
     for target in (None, "p"):
         read = find_written(comments, search, target, "Hi", "Same words.", accounts, WALL_START)
-        if found is None:  # neither absent (sent twice) nor found (lost): a person's call
-            with pytest.raises(PlatformError, match=r"Only an earlier .* none since"):
+        if isinstance(found, str):  # neither absent (sent twice) nor found (lost): a person's
+            with pytest.raises(PlatformError, match=found) as raised:
                 await read
+            assert raised.value.kind is ErrorKind.UNAVAILABLE
+            assert "It was not sent again; a person must check" in raised.value.message
         else:
             assert ((await read) is not None) is found, target
+
+
+@pytest.mark.parametrize("target", [None, "p"], ids=["post", "comment"])
+@pytest.mark.parametrize("others", [READ_POSTS - 1, READ_COMMENTS - 1, READ_COMMENTS + 200])
+async def test_a_write_not_in_a_full_listing_is_not_told_absent(
+    target: str | None, others: int
+) -> None:
+    """A busy thread (over the 1,000 comments read back) or a search whose 50 results are
+    all others' posts with the same words: our write may lie beyond what was read, and
+    absent would send it again. Only a listing shorter than asked (the platform had no
+    more) tells it absent; a platform that lists fewer per page than asked must page on."""
+    when = "2027-01-15T09:00:00Z"
+    posts = [
+        Post(
+            id=str(i),
+            platform="reddit",
+            title="Hi",
+            author="a",
+            body="Same words.",
+            published_at=when,
+        )
+        for i in range(others)
+    ]
+    thread = [
+        Comment(
+            id=str(i),
+            platform="reddit",
+            post_id="p",
+            author="a",
+            body="Same words.",
+            published_at=when,
+        )
+        for i in range(others)
+    ]
+
+    async def search(query: str, limit: int) -> list[Post]:
+        return posts[:limit]
+
+    async def comments(post_id: str, limit: int) -> list[Comment]:
+        return thread[:limit]
+
+    read = find_written(comments, search, target, "Hi", "Same words.", ["us"], WALL_START)
+    if others < (READ_POSTS if target is None else READ_COMMENTS):
+        assert await read is None  # all of it read: not there
+        return
+    with pytest.raises(PlatformError, match=r"None of ours is among the first \d+ ") as raised:
+        await read
+    assert raised.value.kind is ErrorKind.UNAVAILABLE
+    assert "not sent again; a person must check the account's posts" in raised.value.message
