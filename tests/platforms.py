@@ -12,6 +12,8 @@ import importlib
 import os
 import pkgutil
 import sys
+import tempfile
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,8 +50,10 @@ class PlatformSpec:
         return f"gwanjong_{self.name}"
 
     def env(self, sandbox_url: str) -> dict[str, str]:
-        """Env vars for the server (``TIMEOUT_S`` unless given)."""
-        values = {"TIMEOUT_S": TIMEOUT_S, **self.values(sandbox_url)}
+        """Env vars for the server (``TIMEOUT_S`` unless given; a ``HOLD_FILE`` of its own,
+        so no test holds another's writes, nor any the person's)."""
+        hold = str(HOLDS / f"{uuid.uuid4().hex}.db")
+        values = {"TIMEOUT_S": TIMEOUT_S, "HOLD_FILE": hold, **self.values(sandbox_url)}
         return {f"{self.name.upper()}_{k}": v for k, v in values.items()}
 
     def settings(self, sandbox_url: str, **overrides: str) -> Any:
@@ -74,6 +78,8 @@ class PlatformSpec:
         return StdioTransport(command=sys.executable, args=["-m", self.module], env=env)
 
 
+#: where each server a test builds keeps its write hold (kit/hold.py), one file per build
+HOLDS = Path(tempfile.mkdtemp(prefix="gwanjong-holds-"))
 #: Each request's bound in a test: one a loaded machine never reaches, so only a test whose
 #: subject is a slow platform meets it, and that test gives its own (`PlatformSpec.timeouts`).
 TIMEOUT_S = "30"

@@ -224,7 +224,6 @@ class FakePlatform:
             adapter,
             call_timeout_s=call_timeout_s,
             profile=about,
-            clock=clock or time.monotonic,
             wall=clock.time if clock else time.time,
         )
         mcp.add_middleware(_ToolLog(self.tools, self.arguments))

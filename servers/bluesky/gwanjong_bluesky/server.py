@@ -19,7 +19,10 @@ def build_server(settings: Settings) -> FastMCP:
     # A tool call may sign in, resolve a handle and fetch the target before it writes; each
     # request is bounded by TIMEOUT_S, the whole call by a little more than two of them.
     return build_platform_server(
-        BlueskyAdapter(settings), call_timeout_s=settings.timeout_s * 2 + 5, profile=PROFILE
+        BlueskyAdapter(settings),
+        call_timeout_s=settings.timeout_s * 2 + 5,
+        profile=PROFILE,
+        hold_file=settings.hold_path(),
     )
 
 

@@ -23,7 +23,12 @@ def build_server(
 ) -> FastMCP:
     """``clock`` and ``sleep`` pace the calls (tests pass a clock they advance)."""
     adapter = DevtoAdapter(settings, clock=clock, sleep=sleep)
-    return build_platform_server(adapter, call_timeout_s=settings.timeout_s + 5, profile=PROFILE)
+    return build_platform_server(
+        adapter,
+        call_timeout_s=settings.timeout_s + 5,
+        profile=PROFILE,
+        hold_file=settings.hold_path(),
+    )
 
 
 def hosted(env: Mapping[str, str]) -> FastMCP:

@@ -22,6 +22,7 @@ def build_server(settings: Settings) -> FastMCP:
         RedditAdapter(settings),
         call_timeout_s=settings.timeout_s * 3 + settings.max_wait_s + 5,
         profile=PROFILE,
+        hold_file=settings.hold_path(),
     )
 
 

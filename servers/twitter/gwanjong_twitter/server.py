@@ -17,7 +17,10 @@ __all__ = ["Settings", "build_server", "hosted"]
 
 def build_server(settings: Settings) -> FastMCP:
     return build_platform_server(
-        TwitterAdapter(settings), call_timeout_s=settings.timeout_s + 5, profile=PROFILE
+        TwitterAdapter(settings),
+        call_timeout_s=settings.timeout_s + 5,
+        profile=PROFILE,
+        hold_file=settings.hold_path(),
     )
 
 

@@ -1,19 +1,25 @@
 """A server's hold on a write whose answer was lost: a model's repeat of it is read back,
 not sent (kit/once.py says why a lost answer is unsure).
 
-The hold is this process's memory of each write under way or unsure, keyed by all it
-sends. A repeat while the first is under way is refused; after a lost answer it is read
-back (`once.find_written`) and answered with the write found, refused as unsure until
-`once.HOLD_S` has passed, and sent again only after that, still not found (never when the
-read-back could not tell: it saw only part of a listing). A platform that
-answers a resend with the first (`PlatformAdapter.resends_safely`) is not held.
+The hold is a note of each write under way or unsure, keyed by all it sends (a hash: no
+text is kept), with when it was sent (epoch seconds). A repeat while the first is under way
+in this process is refused; otherwise a held repeat is read back (`once.find_written`) and
+answered with the write found, refused as unsure until `once.HOLD_S` has passed, and sent
+again only after that, still not found (never when the read-back could not tell: it saw
+only part of a listing). The note is kept in a small SQLite file
+(:class:`HoldFile`) that every process of the server shares and a restart keeps: a write
+under way when its process died may have landed, so it is read back like a lost answer.
+A platform that answers a resend with the first (`PlatformAdapter.resends_safely`) is not held.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-from collections.abc import Awaitable, Callable
+import sqlite3
+from collections.abc import Awaitable, Callable, Generator
+from pathlib import Path
 from typing import Any
 
 from gwanjong_shared.contract import Action, errors
@@ -26,23 +32,86 @@ from gwanjong_shared.kit.once import HOLD_S, find_written
 MOST = 1000
 
 
+class HoldFile:
+    """When each held write was sent or lost (epoch seconds), by key: in the SQLite file
+    ``path`` (``None``: in this process alone). Each call is one short transaction on its
+    own connection, so two processes of a server (two clients) wait on each other's lock
+    (the busy timeout) and never both take one write."""
+
+    def __init__(self, path: Path | None, setting: str = "HOLD_FILE") -> None:
+        self.path, self.setting, self.memory = path, setting, dict[str, float]()
+
+    def take(self, key: str, now: float, was: float | None = None) -> float | None:
+        """Hold ``key`` from ``now`` if it is not held, or held since ``was``: None. Else
+        since when it is held (for a read-back first)."""
+        if self.path is None:
+            if (at := self.memory.get(key)) is not None and at != was:
+                return at
+            self.hold(key, now)
+            return None
+        with self._db() as db:
+            taken = db.execute(
+                "INSERT INTO held VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET at = excluded.at"
+                " WHERE held.at = ?",
+                (key, now, was),
+            ).rowcount
+            if not taken:
+                return db.execute("SELECT at FROM held WHERE key = ?", (key,)).fetchone()[0]
+            db.execute(
+                "DELETE FROM held WHERE key NOT IN (SELECT key FROM held ORDER BY at DESC LIMIT ?)",
+                (MOST,),
+            )
+            return None
+
+    def hold(self, key: str, at: float | None) -> None:
+        """``key`` held since ``at`` (its answer lost then), or no longer (``None``)."""
+        if self.path is None:
+            self.memory.pop(key, None)
+            if at is not None:
+                self.memory[key] = at  # the newest last
+                if len(self.memory) > MOST:
+                    del self.memory[next(iter(self.memory))]
+            return
+        with self._db() as db:
+            if at is None:
+                db.execute("DELETE FROM held WHERE key = ?", (key,))
+            else:
+                db.execute("INSERT OR REPLACE INTO held VALUES (?, ?)", (key, at))
+
+    @contextlib.contextmanager
+    def _db(self) -> Generator[sqlite3.Connection, None, None]:
+        assert self.path is not None
+        try:
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            # the default rollback journal: no -wal/-shm files, and a few rows per transaction
+            with contextlib.closing(sqlite3.connect(self.path, timeout=10)) as db, db:
+                db.execute("CREATE TABLE IF NOT EXISTS held (key TEXT PRIMARY KEY, at REAL)")
+                yield db
+        except (sqlite3.Error, OSError) as exc:
+            raise errors.unavailable(
+                f"The write hold file {self.path} could not be used ({type(exc).__name__}: "
+                f"{exc}); nothing was sent. Make its folder writable, or set {self.setting} "
+                "to a file that can be."
+            ) from None
+
+
 class WriteHold:
-    """``guarded``: the server's bound on a call (kit/server.py); ``clock``: monotonic
-    seconds, for how long a write is held; ``wall``: epoch seconds, for what a read-back
-    counts (only what was published since the write was sent)."""
+    """``guarded``: the server's bound on a call (kit/server.py); ``wall``: epoch seconds,
+    for how long a write is held (a monotonic clock does not survive a restart) and what a
+    read-back counts (only what was published since the write was sent)."""
 
     def __init__(
         self,
         adapter: PlatformAdapter,
         guarded: Callable[..., Awaitable[Any]],
         call_timeout_s: float,
-        clock: Callable[[], float],
         wall: Callable[[], float],
+        held: HoldFile,
     ) -> None:
         self.adapter, self.guarded, self.call_timeout_s = adapter, guarded, call_timeout_s
-        self.clock, self.wall = clock, wall
-        #: by key: None while under way, else when its answer was lost (``clock``)
-        self.held: dict[str, float | None] = {}
+        self.wall, self.held = wall, held
+        #: the writes this process sends or reads back now
+        self.busy: set[str] = set()
 
     async def send(
         self,
@@ -55,37 +124,38 @@ class WriteHold:
         *more: object,
     ) -> PostResult:
         """``send()`` the write of ``action`` once, unless a repeat of it is found or held."""
-        held = self.held
+        if self.adapter.resends_safely:
+            return await self.guarded(send(), what, write=True)
         key = hashlib.sha256(json.dumps([action, target, body, title, *more]).encode()).hexdigest()
-        if key in held and not self.adapter.resends_safely:
-            if (at := held[key]) is None:
-                raise errors.unavailable(
-                    f"The same {action} is under way now; it was not sent again. Wait for its "
-                    "answer, then read it back."
-                )
-            held[key] = None  # read back by one repeat at a time
-            try:
-                found = await self._read_back(action, target, body, title, self.clock() - at)
-            except BaseException:
-                held[key] = at
-                raise
-            if found is not None:
-                del held[key]
-                return found
-        held[key], unsure = None, True  # under way: a repeat meanwhile is refused
+        if key in self.busy:
+            raise errors.unavailable(
+                f"The same {action} is under way now; it was not sent again. Wait for its "
+                "answer, then read it back."
+            )
+        self.busy.add(key)  # one at a time here: a repeat meanwhile is refused
         try:
-            result: PostResult = await self.guarded(send(), what, write=True)
-            unsure = False
-            return result
-        except PlatformError as exc:
-            unsure = exc.kind in UNSURE
-            raise
-        finally:  # a cancelled call may have landed too
-            held.pop(key, None)
-            if unsure:
-                held[key] = self.clock()
-                if len(held) > MOST:
-                    del held[next(iter(held))]
+            was = None
+            while (at := self.held.take(key, self.wall(), was)) is not None:
+                age = max(0.0, self.wall() - at)  # a clock set back holds it longer
+                found = await self._read_back(action, target, body, title, age)
+                if found is not None:
+                    with contextlib.suppress(PlatformError):  # else found again next time
+                        self.held.hold(key, None)
+                    return found
+                was = at  # HOLD_S passed: sent, unless another process took it meanwhile
+            unsure = True  # held as under way: a process that dies now leaves it unsure
+            try:
+                result: PostResult = await self.guarded(send(), what, write=True)
+                unsure = False
+                return result
+            except PlatformError as exc:
+                unsure = exc.kind in UNSURE
+                raise
+            finally:  # a cancelled call may have landed too
+                with contextlib.suppress(PlatformError):  # then it stays held as under way
+                    self.held.hold(key, self.wall() if unsure else None)
+        finally:
+            self.busy.discard(key)
 
     async def _read_back(
         self, action: Action, target: str | None, body: str, title: str, age: float

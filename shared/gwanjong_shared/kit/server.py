@@ -11,6 +11,7 @@ import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 from types import CodeType
 from typing import Annotated, Any, TypeVar, get_type_hints
 
@@ -32,7 +33,7 @@ from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.models import Post, PostResult
 from gwanjong_shared.contract.schemas import output_schema
 from gwanjong_shared.kit.adapter import PlatformAdapter
-from gwanjong_shared.kit.hold import WriteHold
+from gwanjong_shared.kit.hold import HoldFile, WriteHold
 from gwanjong_shared.kit.mcp_errors import ContractErrors, one_error
 from gwanjong_shared.kit.once import HOLD_S, unfinished_write
 from gwanjong_shared.kit.ratelimit import RateMeta
@@ -107,15 +108,16 @@ def build_platform_server(
     call_timeout_s: float = 30.0,
     instructions: str | None = None,
     profile: Profile | None = None,
-    clock: Callable[[], float] = time.monotonic,
     wall: Callable[[], float] = time.time,
+    hold_file: Path | None = None,
 ) -> FastMCP:
     """A FastMCP server whose tools are the contract, backed by ``adapter``.
 
     ``profile``: what the platform says about itself (writing guide, disclosure, setup
     guide), carried by `capabilities` so a gateway holds no facts about the platform.
-    ``clock``: monotonic seconds, for how long an unsure write is held; ``wall``: epoch
-    seconds, for what a read-back of it counts (only what was published since it was sent)."""
+    ``wall``: epoch seconds, for how long an unsure write is held and what a read-back of it
+    counts (only what was published since it was sent). ``hold_file``: where the held
+    writes are kept across restarts (`kit/hold.py`; ``None``: in this process alone)."""
     label = adapter.label
 
     @asynccontextmanager
@@ -188,7 +190,8 @@ def build_platform_server(
             f"{label} did not finish {what} within {call_timeout_s:g} s. Try again later."
         )
 
-    hold = WriteHold(adapter, guarded, call_timeout_s, clock, wall)
+    setting = f"{adapter.platform.upper()}_HOLD_FILE"
+    hold = WriteHold(adapter, guarded, call_timeout_s, wall, HoldFile(hold_file, setting))
 
     @tool(
         mcp,

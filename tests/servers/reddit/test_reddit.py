@@ -496,9 +496,9 @@ async def test_a_lost_post_search_has_not_indexed_is_read_back_from_our_profile(
     the sandbox does: a post whose answer was lost, repeated by the model past the hold, was
     read back by search alone, found absent and sent a second time. Our own submissions
     list it at once."""
-    clock = FakeClock()
+    clock = FakeClock(wall=time.time())  # the sandbox stamps its posts with the real time
     write = {"title": "Indexed late", "body": "Sent once, found at once."}
-    built = build_platform_server(RedditAdapter(SPEC.settings(sandbox.url)), clock=clock)
+    built = build_platform_server(RedditAdapter(SPEC.settings(sandbox.url)), wall=clock.time)
     async with Client(built) as client:
         sandbox.fault("reddit", "apply_then_status", status=502, method="POST", match="/api/submit")
         await error_of(client, "write_post", **write)

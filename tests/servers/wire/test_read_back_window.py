@@ -5,10 +5,12 @@ beyond: it must not be told absent, which sends it a second time (kit/once.py)."
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from fastmcp import Client
 
-from gwanjong_reddit.adapter import RedditAdapter
+from gwanjong_bluesky.adapter import BlueskyAdapter
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.kit.once import HOLD_S, READ_POSTS
 from gwanjong_shared.kit.server import build_platform_server
@@ -20,8 +22,8 @@ pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]
 
 
 async def test_a_lost_post_beyond_a_full_search_is_not_sent_again(sandbox: SandboxControl) -> None:
-    """Reddit's relevance search ranks others' posts that repeat the title's words above
-    ours, and fills the 50 results read back with them: our post landed (its answer lost)
+    """Bluesky's search (sorted "top") ranks others' posts that repeat the text's words
+    above ours, and fills the 50 results read back with them: our post landed (its answer lost)
     but does not show. Past the hold the repeat was sent (two posts); now it is refused as
     unsure, for a person to check."""
     for i in range(READ_POSTS + 5):
@@ -34,15 +36,21 @@ async def test_a_lost_post_beyond_a_full_search_is_not_sent_again(sandbox: Sandb
                 "hours_ago": 0.5,
             }
         )
-    clock, spec = FakeClock(), SPECS["reddit"]
-    adapter = RedditAdapter(spec.settings(sandbox.url))
+    clock, spec = FakeClock(wall=time.time()), SPECS["bluesky"]
+    adapter = BlueskyAdapter(spec.settings(sandbox.url))
     write = {"title": "Readback window", "body": "Ours, written once."}
-    async with Client(build_platform_server(adapter, call_timeout_s=60, clock=clock)) as client:
-        sandbox.fault("reddit", "apply_then_status", method="POST", match="/api/submit", status=502)
+    async with Client(build_platform_server(adapter, call_timeout_s=60, wall=clock.time)) as client:
+        sandbox.fault(
+            "bluesky",
+            "apply_then_status",
+            method="POST",
+            match="com.atproto.repo.createRecord",
+            status=502,
+        )
         await error_of(client, "write_post", **write)  # it lands, its answer is lost
         clock.advance(HOLD_S)
         text = await error_of(client, "write_post", **write)
-    posts = [w for w in sandbox.writes("reddit") if w["action"] == "write_post"]
+    posts = [w for w in sandbox.writes("bluesky") if w["action"] == "write_post"]
     assert len(posts) == 1, f"the write was sent {len(posts)} times"
     assert text.startswith("unavailable: ") and f"first {READ_POSTS} search results" in text, text
     assert "not sent again; a person must check" in text, text

@@ -11,6 +11,8 @@ max_retries=0), X (tweepy on aiohttp), Reddit (asyncpraw on aiohttp)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -64,6 +66,41 @@ async def test_a_write_whose_answer_is_lost_is_sent_once(
     error_kind, message, _ = parse_error(text)
     assert error_kind in UNSURE, text
     assert "may have been written" in message and "not sent again" in message, text
+
+
+@pytest.mark.parametrize(
+    ("platform", "shows"),
+    # Dev.to reads our own articles (/api/articles/me/all) without lag: always found
+    [(p, True) for p in ("devto", "bluesky", "reddit", "twitter")]
+    + [(p, False) for p in ("bluesky", "reddit", "twitter")],
+    ids=lambda v: v if isinstance(v, str) else "found" if v else "not-showing-yet",
+)
+async def test_a_lost_write_is_still_held_after_a_restart(
+    sandbox: SandboxControl, platform: str, shows: bool, tmp_path: Path
+) -> None:
+    """A server used alone (no gateway) restarted between a write whose answer was lost and
+    the model's repeat of it: the repeat is read back first, as within one process. Found,
+    it answers the first write; not showing yet (the platform's reads lag), it is refused as
+    unsure. Either way nothing is sent again. (Mastodon's Idempotency-Key needs no hold.)"""
+    spec = SPECS[platform]
+    env = {f"{platform.upper()}_HOLD_FILE": str(tmp_path / "hold.db")}
+    write = {"title": "Lost before a restart", "body": "Held across a restart, not sent twice."}
+    if not shows:
+        sandbox.fault(platform, kind="lag", seconds=600)
+    async with Client(spec.build(sandbox.url, **env)) as client:
+        sandbox.fault(platform, "apply_then_status", method="POST", match=WRITE_PATH[platform])
+        assert "may have been written" in await error_of(client, "write_post", **write)
+    async with Client(spec.build(sandbox.url, **env)) as client:  # the server started anew
+        again = await client.call_tool("write_post", write, raise_on_error=False)
+    posts = [w for w in sandbox.writes(platform) if w["action"] == "write_post"]
+    assert len(posts) == 1, f"the write was sent {len(posts)} times"
+    text = again.content[0].text  # type: ignore[union-attr]
+    if shows:
+        first = posts[0]["data"].get("uri") or posts[0]["data"]["id"]
+        assert not again.is_error and json.loads(text)["id"] == first, text
+    else:
+        assert text.startswith("unavailable: ") and "not sent again" in text, text
+        assert "read it back with search (not there just now)" in text, text
 
 
 async def read_facing(

@@ -4,6 +4,8 @@ a write in flight or unsure is held."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import anyio
 import httpx
 import pytest
@@ -14,6 +16,7 @@ from gwanjong_sandbox.devto import API_KEY
 from gwanjong_sandbox.state import Fault, SandboxState
 from gwanjong_shared.contract.errors import UNSURE, ErrorKind, PlatformError
 from gwanjong_shared.contract.models import Comment, Post
+from gwanjong_shared.kit.hold import HoldFile
 from gwanjong_shared.kit.once import (
     HOLD_S,
     READ_COMMENTS,
@@ -102,6 +105,30 @@ async def test_a_repeat_of_a_write_in_flight_or_unsure_is_held_until_read_back()
         clock.advance(1)
         await call(client, "write_post", **write)
     assert len(world.written()) == 3
+
+
+def test_two_processes_share_one_hold_file_and_a_restart_keeps_it(tmp_path: Path) -> None:
+    """Two processes of one server (two clients) on one file: one takes a write, the other
+    is told since when it is held (to read it back first), and so is a server started anew;
+    after HOLD_S only one of them takes it to send again."""
+    path = tmp_path / "holds" / "fake.db"
+    one, two = HoldFile(path), HoldFile(path)
+    assert one.take("k", 100.0) is None  # taken: under way (a process dying now leaves it)
+    assert two.take("k", 105.0) == 100.0
+    assert HoldFile(path).take("k", 106.0) == 100.0  # restarted: still held
+    one.hold("k", 110.0)  # its answer was lost then
+    assert two.take("k", 300.0, was=110.0) is None  # read back, not found: sent again
+    assert one.take("k", 300.5, was=110.0) == 300.0  # the other one took it first
+    two.hold("k", None)  # its answer came
+    assert one.take("k", 301.0) is None
+
+
+def test_a_hold_file_that_cannot_be_used_refuses_the_write(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    with pytest.raises(PlatformError) as refused:
+        HoldFile(tmp_path / "file" / "fake.db", "FAKE_HOLD_FILE").take("k", 1.0)
+    assert refused.value.kind is ErrorKind.UNAVAILABLE
+    assert "nothing was sent" in refused.value.message and "FAKE_HOLD_FILE" in refused.value.message
 
 
 @pytest.mark.parametrize(
