@@ -67,9 +67,11 @@ KEEP_FOUND_S = 2 * 86400.0
 PAGE = 500
 
 
-def channel_id(url: str) -> str:
-    """A channel's name in the record: its URL's hash (the URL carries secrets)."""
-    return hashlib.sha256(url.encode()).hexdigest()[:16]
+def channel_id(entry: str) -> str:
+    """A channel's name in the record: a hash of its entry in `[notify] urls` as written,
+    `${VAR}`s unexpanded, so a rotated token is the same channel (an entry may carry
+    secrets)."""
+    return hashlib.sha256(entry.encode()).hexdigest()[:16]
 
 
 class Notifier:
@@ -85,9 +87,12 @@ class Notifier:
         retry: Retry | None = None,
         sources: Sequence[Callable[[], Awaitable[list[Event]]]] = (),
     ) -> None:
+        """``urls``: `section.urls` with their `${VAR}`s expanded, in order."""
         self.section = section
         self.records = records
         self.urls = urls
+        written = section.urls if len(section.urls) == len(urls) else urls
+        self._ids = {url: channel_id(w) for url, w in zip(urls, written, strict=True)}
         self.base_url = base_url
         self.clock = clock
         self.send = send
@@ -202,10 +207,14 @@ class Notifier:
             return {}
         for key in won:
             self._published.pop(key, None)
+        missed: dict[str, list[str]] = {}  # "owed:<channel id>:<notice key>" by channel
+        for k in owed:
+            _owed, channel, key = k.split(":", 2)
+            missed.setdefault(channel, []).append(key)
+        self._drop(missed)
         messages: dict[str, Message] = {}
         for url in self.urls:
-            mine = f"owed:{channel_id(url)}:"
-            keys = dict.fromkeys([*won, *(k[len(mine) :] for k in owed if k.startswith(mine))])
+            keys = dict.fromkeys([*won, *missed.get(self._ids[url], ())])
             # what it missed, if it still waits (or expired meanwhile: then said so)
             events = {
                 e.notice_key: e
@@ -221,6 +230,21 @@ class Notifier:
         await self._note(period, whole.summary, 0.0, "")
         return {url: replace(m, summary=whole.summary) for url, m in messages.items()}
 
+    def _drop(self, missed: dict[str, list[str]]) -> None:
+        """What was owed to channels no longer in `[notify] urls` is dropped, with a line
+        (naming no URL: secrets). Rows keyed by a channel's expanded URL (as before)
+        are still its own while that URL is the same."""
+        for url, name in self._ids.items():
+            if (old := channel_id(url)) != name and old in missed:
+                missed.setdefault(name, []).extend(missed.pop(old))
+        gone = [keys for channel, keys in missed.items() if channel not in self._ids.values()]
+        if gone:
+            log.warning(
+                "notify: dropped what %d channel(s) no longer in [notify] urls missed (%d events)",
+                len(gone),
+                sum(map(len, gone)),
+            )
+
     async def deliver(self, messages: dict[str, Message]) -> str:
         """Send each channel its message; note how it went in the record, and what a
         channel is known not to have (given up, or stopped between tries), to send it
@@ -230,7 +254,7 @@ class Notifier:
             await deliver(messages, self.send, self.retry, missed)
         finally:
             owed = [
-                f"owed:{channel_id(u)}:{k}"
+                f"owed:{self._ids[u]}:{k}"
                 for u, m in messages.items()
                 if u in missed
                 for k in m.told

@@ -18,7 +18,7 @@ import pytest
 from gwanjong_gateway.config.away import NotifySection
 from gwanjong_gateway.notify.deliver import Retry
 from gwanjong_gateway.notify.events import Event, EventKind, compose
-from gwanjong_gateway.notify.notifier import PAGE, Notifier, quiet
+from gwanjong_gateway.notify.notifier import PAGE, Notifier, channel_id, quiet
 from gwanjong_gateway.notify.redact import shown
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
@@ -240,6 +240,23 @@ async def test_a_channel_stopped_between_tries_is_sent_it_after_a_restart(db: Pa
     n, records = notifier(db, clock, sent)  # the restart
     body = await cycle(n)
     assert body is not None and body.startswith("1 approvals waiting")
+    records.close()
+
+
+async def test_what_a_channel_missed_under_its_url_s_hash_still_reaches_it(db: Path) -> None:
+    # kept by a gwanjong from before channels were named as written: a channel's rows were
+    # keyed by its expanded URL's hash; while that URL is the same, they are its own
+    clock, sent = FakeClock(wall=NOON), Sent()
+    with closing(StrikeStore(db)) as store:
+        told = f"approval_waiting:a{open_approval(store, 'p1', NOON - 600)}"
+        owed = f"owed:{channel_id(SECRET_URL)}:{told}"
+        assert store.claim_notices([told, owed], NOON - 600, "before") == [told, owed]
+    records = Records(db)
+    section, retry = NotifySection(urls=["${HOOK}"]), Retry(backoff_s=(), try_s=5)
+    n = Notifier(section, records, [SECRET_URL], BASE, clock=clock.time, send=sent, retry=retry)
+    body = await cycle(n)
+    assert body is not None and body.startswith("1 approvals waiting")
+    assert [url for url, *_ in sent.messages] == [SECRET_URL]
     records.close()
 
 
