@@ -24,7 +24,7 @@ from gwanjong_gateway.config import ConfigError, GatewayConfig
 from gwanjong_gateway.config.away import NotifySection
 from gwanjong_gateway.config.load import expand, read_dotenv
 from gwanjong_gateway.notify.deliver import Retry, Send, apprise_send, deliver
-from gwanjong_gateway.notify.events import Event, EventKind, Message, compose
+from gwanjong_gateway.notify.events import LATE, Event, EventKind, Message, compose
 from gwanjong_gateway.notify.redact import shown
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
@@ -86,13 +86,16 @@ class Notifier:
         send: Send = apprise_send,
         retry: Retry | None = None,
         sources: Sequence[Callable[[], Awaitable[list[Event]]]] = (),
+        handoff_expire_after_s: float = 7 * 86400.0,
     ) -> None:
-        """``urls``: `section.urls` with their `${VAR}`s expanded, in order."""
+        """``urls``: `section.urls` with their `${VAR}`s expanded, in order;
+        ``handoff_expire_after_s``: `[review]`'s."""
         self.section = section
         self.records = records
         self.urls = urls
         written = section.urls if len(section.urls) == len(urls) else urls
         self._ids = {url: channel_id(w) for url, w in zip(urls, written, strict=True)}
+        self.handoff_wait_s = handoff_expire_after_s
         self.base_url = base_url
         self.clock = clock
         self.send = send
@@ -119,14 +122,21 @@ class Notifier:
 
     async def scan(self) -> None:
         """What waits in the record now: pending approvals (and those about to expire),
-        open hand-offs, platforms whose writes are paused."""
+        open hand-offs, platforms whose writes are paused; approvals and hand-offs that
+        expired within `KEEP_FOUND_S` (told only if their waiting never was: `tick`)."""
         now = self.clock()
+        # a hand-off handed over before `handed` has expired
+        since, handed = now - KEEP_FOUND_S, now - self.handoff_wait_s
         try:
             approvals = await self._every(StrikeStore.approvals, now, True, None)
             handoffs = await self._every(StrikeStore.open_handoffs, None)
+            # swept or not yet: a sweep runs only before a write or a read of the queue
+            handoffs += await self.records.run(
+                StrikeStore.expired_handoffs, since - self.handoff_wait_s, handed
+            )
             health = await self.records.run(StrikeStore.health_rows)
             watched = await self.records.run(StrikeStore.found, now - KEEP_FOUND_S)
-            expired = await self.records.run(StrikeStore.expired_between, now - KEEP_FOUND_S, now)
+            expired = await self.records.run(StrikeStore.expired_between, since, now)
         except PlatformError as exc:  # the record is down: try again next period
             log.warning("notify: the record is unavailable (%s)", exc.kind)
             return
@@ -142,12 +152,9 @@ class Notifier:
             found += [
                 Event(kind=k, key=f"a{a.id}", platform=a.platform, at=a.created_at) for k in kinds
             ]
-        found += [
-            Event(
-                kind=EventKind.HANDOFF_WAITING, key=f"h{h.id}", platform=h.platform, at=h.created_at
-            )
-            for h in handoffs
-        ]
+        for h in handoffs:
+            kind = EventKind.HANDOFF_EXPIRED if h.created_at < handed else EventKind.HANDOFF_WAITING
+            found.append(Event(kind=kind, key=f"h{h.id}", platform=h.platform, at=h.created_at))
         found += [
             Event(kind=EventKind.WRITES_PAUSED, key=f"{p}:{changed:.0f}", platform=p, at=changed)
             for p, _failures, paused, changed in health
@@ -182,11 +189,11 @@ class Notifier:
         if not self.due():
             return {}
         pending = {**self._scanned, **self._published}
-        # an approval that expired is new only while its waiting was never told
-        expired = EventKind.APPROVAL_EXPIRED
+        # what expired is new only while its waiting was never told
         told_as = {
-            k: f"approval_waiting:{e.key}" if e.kind is expired else k for k, e in pending.items()
+            k: f"{LATE[e.kind]}:{e.key}" if e.kind in LATE else k for k, e in pending.items()
         }
+        was = {told_as[k]: e for k, e in pending.items()}  # what an owed waiting is now
         try:
             free = set(await self.records.run(StrikeStore.unclaimed, [*pending, *told_as.values()]))
             fresh = [k for k in pending if k in free and told_as[k] in free]
@@ -216,11 +223,7 @@ class Notifier:
         for url in self.urls:
             keys = dict.fromkeys([*won, *missed.get(self._ids[url], ())])
             # what it missed, if it still waits (or expired meanwhile: then said so)
-            events = {
-                e.notice_key: e
-                for k in keys
-                if (e := pending.get(k) or pending.get(f"{expired}:{k.partition(':')[2]}"))
-            }
+            events = {e.notice_key: e for k in keys if (e := pending.get(k) or was.get(k))}
             if events:
                 messages[url] = compose(period, list(events.values()), now, self.base_url)
         if not messages:

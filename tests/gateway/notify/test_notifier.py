@@ -53,12 +53,17 @@ def db(tmp_path: Path) -> Iterator[Path]:
 
 
 def notifier(
-    db: Path, clock: FakeClock, sent: Sent, **settings: object
+    db: Path, clock: FakeClock, sent: Sent, handoff_s: float = 7 * 86400.0, **settings: object
 ) -> tuple[Notifier, Records]:
     records = Records(db)
-    section = NotifySection.model_validate({"urls": ["json://127.0.0.1:9/x"], **settings})
-    urls, retry = ["json://127.0.0.1:9/x"], Retry(backoff_s=(0, 0), try_s=5)
-    return Notifier(section, records, urls, BASE, clock=clock.time, send=sent, retry=retry), records
+    urls = settings.pop("urls", ["json://127.0.0.1:9/x"])
+    section = NotifySection.model_validate({"urls": urls, **settings})
+    retry = Retry(backoff_s=(0, 0), try_s=5)
+    n = Notifier(
+        section, records, section.urls, BASE, clock=clock.time, send=sent, retry=retry,
+        handoff_expire_after_s=handoff_s,
+    )  # fmt: skip
+    return n, records
 
 
 async def cycle(n: Notifier) -> str | None:
@@ -123,6 +128,37 @@ async def test_quiet_hours_hold_messages_until_they_end_in_their_time_zone(db: P
     assert quiet(seoul, NOON + 3600) is True  # 22:00 in Seoul
     lunch = NotifySection(quiet_hours="12:00-13:00", timezone="UTC")  # within a day
     assert quiet(lunch, NOON) is True and quiet(lunch, NOON + 3600) is False
+
+
+async def test_a_handoff_that_opens_and_expires_in_quiet_hours_is_told_after_once(
+    db: Path,
+) -> None:
+    night = datetime(2026, 12, 7, 23, 30, tzinfo=UTC).timestamp()
+    clock, sent = FakeClock(wall=night), Sent()
+    with closing(StrikeStore(db)) as store:  # each waits 3 h
+        hand_off(store, "q2", night + 3600)  # expires at 03:30, swept by a strike at 04:00
+        assert store.expire_handoffs(night + 3600 + 1, night + 4.5 * 3600) == 1
+        hand_off(store, "q1", night + 600)  # expires at 02:40, swept by no one
+        hand_off(store, "q0", night + 5.5 * 3600)  # 05:00: still waits at 07:00
+    urls = ["json://127.0.0.1:9/x", "json://127.0.0.1:9/y"]
+    quiet_hours = {"quiet_hours": "22:00-07:00", "timezone": "UTC", "urls": urls}
+    n, records = notifier(db, clock, sent, handoff_s=3 * 3600, **quiet_hours)
+    assert await cycle(n) is None
+    clock.wall = night + 7.5 * 3600  # 07:00
+    await n.scan()
+    messages = await n.tick()
+    assert sorted(messages) == urls  # on each channel
+    for message in messages.values():
+        assert "1 hand-offs waiting to be posted on bluesky (oldest 2 h ago)" in message.body
+        assert (
+            "2 hand-offs expired before you were told on bluesky (oldest 7 h ago)" in message.body
+        )
+        assert f"Open {BASE}/history?status=expired" in message.body and BODY not in message.body
+        assert message.title == "gwanjong: 1 thing waits for you"
+    await n.deliver(messages)
+    clock.wall += 400
+    assert await cycle(n) is None  # told once
+    records.close()
 
 
 async def test_an_approval_about_to_expire_is_told_once_more(db: Path) -> None:
