@@ -25,6 +25,7 @@ TOLD: dict[EventKind, tuple[str, str]] = {
         "hand-offs expired before you were told",
         "/history?status=expired",
     ),
+    EventKind.UNSURE_WAITING: ("unsure writes for you to settle", "/history?status=unknown"),
     EventKind.SUMMONED: ("new mentions or replies", "/inbox"),
     EventKind.TOPIC_POST: ("new posts on your saved topics", "/inbox"),
     EventKind.WRITES_PAUSED: ("platforms with writes paused", "/usage"),

@@ -122,7 +122,8 @@ class Notifier:
 
     async def scan(self) -> None:
         """What waits in the record now: pending approvals (and those about to expire),
-        open hand-offs, platforms whose writes are paused; approvals and hand-offs that
+        open hand-offs, unsure writes only a person can settle, platforms whose writes are
+        paused; approvals and hand-offs that
         expired within `KEEP_FOUND_S` (told only if their waiting never was: `tick`)."""
         now = self.clock()
         # a hand-off handed over before `handed` has expired
@@ -134,6 +135,7 @@ class Notifier:
             handoffs += await self.records.run(
                 StrikeStore.expired_handoffs, since - self.handoff_wait_s, handed
             )
+            unsure = [r for r in await self.records.run(StrikeStore.unsettled) if r.needs_person]
             health = await self.records.run(StrikeStore.health_rows)
             watched = await self.records.run(StrikeStore.found, now - KEEP_FOUND_S)
             expired = await self.records.run(StrikeStore.expired_between, since, now)
@@ -155,6 +157,12 @@ class Notifier:
         for h in handoffs:
             kind = EventKind.HANDOFF_EXPIRED if h.created_at < handed else EventKind.HANDOFF_WAITING
             found.append(Event(kind=kind, key=f"h{h.id}", platform=h.platform, at=h.created_at))
+        found += [
+            Event(
+                kind=EventKind.UNSURE_WAITING, key=f"u{r.id}", platform=r.platform, at=r.created_at
+            )
+            for r in unsure
+        ]
         found += [
             Event(kind=EventKind.WRITES_PAUSED, key=f"{p}:{changed:.0f}", platform=p, at=changed)
             for p, _failures, paused, changed in health

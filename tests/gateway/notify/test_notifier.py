@@ -22,8 +22,10 @@ from gwanjong_gateway.notify.notifier import PAGE, Notifier, channel_id, quiet
 from gwanjong_gateway.notify.redact import shown
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.ledger import StrikeStatus
 from tests.fakes.clock import FakeClock
 from tests.gateway.notify.records import BODY, hand_off, open_approval
+from tests.gateway.rows import strike_row
 
 pytestmark = pytest.mark.anyio
 
@@ -156,6 +158,22 @@ async def test_a_handoff_that_opens_and_expires_in_quiet_hours_is_told_after_onc
         assert f"Open {BASE}/history?status=expired" in message.body and BODY not in message.body
         assert message.title == "gwanjong: 1 thing waits for you"
     await n.deliver(messages)
+    clock.wall += 400
+    assert await cycle(n) is None  # told once
+    records.close()
+
+
+async def test_an_unsure_write_only_a_person_can_settle_is_told_once(db: Path) -> None:
+    clock, sent = FakeClock(wall=NOON), Sent()
+    with closing(StrikeStore(db)) as store:
+        unsure = {"status": StrikeStatus.UNKNOWN, "content": BODY, "created_at": NOON - 7200}
+        strike_row(store, intent_key="k1", target="t1", needs_person=True, **unsure)
+        strike_row(store, intent_key="k2", target="t2", **unsure)  # read back by gwanjong
+    n, records = notifier(db, clock, sent)
+    body = await cycle(n)
+    assert body is not None
+    assert body.startswith("1 unsure writes for you to settle on devto (oldest 2 h ago)")
+    assert f"Open {BASE}/history?status=unknown" in body and BODY not in body
     clock.wall += 400
     assert await cycle(n) is None  # told once
     records.close()
