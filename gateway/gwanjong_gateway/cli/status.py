@@ -19,7 +19,7 @@ from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_shared.contract.visible import line as one_line
 
 
-def _waiting(store: StrikeStore, now: float) -> list[str]:
+def _waiting(store: StrikeStore, config: GatewayConfig, now: float) -> list[str]:
     lines: list[str] = []
     approvals = store.approvals(now, True, None, 1000)
     if approvals:
@@ -29,12 +29,20 @@ def _waiting(store: StrikeStore, now: float) -> list[str]:
             f"  {len(approvals)} approvals (oldest {ago(now - oldest)} ago; the first expires "
             f"in {ago(soonest - now)}): `gwanjong review`, or the console's /approvals"
         )
-    handoffs = store.open_handoffs(None, 1000)
+    handed = now - config.review.handoff_expire_after_s  # before that: expired, if not swept
+    handoffs = [h for h in store.open_handoffs(None, 1000) if h.created_at >= handed]
     if handoffs:
         oldest = min(h.created_at for h in handoffs)
         lines.append(
             f"  {len(handoffs)} hand-offs to post by hand (oldest {ago(now - oldest)} ago): "
             "the console's /handoffs"
+        )
+    unsure = [r for r in store.unsettled() if r.needs_person]
+    if unsure:
+        oldest = min(r.created_at for r in unsure)
+        lines.append(
+            f"  {len(unsure)} unsure writes for you to settle (oldest {ago(now - oldest)} ago): "
+            "`gwanjong history --resolve`, or the console's /history?status=unknown"
         )
     return lines or ["  nothing"]
 
@@ -104,7 +112,7 @@ def print_status(config: GatewayConfig, clock: Callable[[], float] = time.time) 
         lines = [
             f"writes: {config.gateway.writes}",
             "waiting for you:",
-            *_waiting(store, now),
+            *_waiting(store, config, now),
             "platforms (as the record last knew them; `gwanjong doctor` checks them):",
             *_health(store, config, now),
             *_notify(store, config, now),

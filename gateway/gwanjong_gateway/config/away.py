@@ -20,6 +20,8 @@ class EventKind(StrEnum):
     APPROVAL_EXPIRING = "approval_expiring"
     APPROVAL_EXPIRED = "approval_expired"
     HANDOFF_WAITING = "handoff_waiting"
+    HANDOFF_EXPIRED = "handoff_expired"
+    UNSURE_WAITING = "unsure_waiting"
     SUMMONED = "summoned"
     TOPIC_POST = "topic_post"
     WRITES_PAUSED = "writes_paused"

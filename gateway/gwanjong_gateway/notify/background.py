@@ -45,8 +45,9 @@ def start_notifier(gw: Any) -> Watched | None:
     budgets = {name: b for name in config.limits if (b := gw.spend.budget(name))}
     known = GatewayEvents(section, gw.upstreams.health, budgets, gw.spend.ledger.spent, gw.wall)
     notifier = Notifier(
-        section, gw.records, urls, console_url(config), clock=gw.wall, sources=[known]
-    )
+        section, gw.records, urls, console_url(config), clock=gw.wall, sources=[known],
+        handoff_expire_after_s=config.review.handoff_expire_after_s,
+    )  # fmt: skip
     gw.notifier = notifier
 
     async def run() -> None:

@@ -21,11 +21,23 @@ TOLD: dict[EventKind, tuple[str, str]] = {
     EventKind.APPROVAL_EXPIRING: ("approvals about to expire", "/approvals"),
     EventKind.APPROVAL_EXPIRED: ("approvals expired before you were told", "/approvals"),
     EventKind.HANDOFF_WAITING: ("hand-offs waiting to be posted", "/handoffs"),
+    EventKind.HANDOFF_EXPIRED: (
+        "hand-offs expired before you were told",
+        "/history?status=expired",
+    ),
+    EventKind.UNSURE_WAITING: ("unsure writes for you to settle", "/history?status=unknown"),
     EventKind.SUMMONED: ("new mentions or replies", "/inbox"),
     EventKind.TOPIC_POST: ("new posts on your saved topics", "/inbox"),
     EventKind.WRITES_PAUSED: ("platforms with writes paused", "/usage"),
     EventKind.SPEND_NEAR_CAP: ("platforms near their daily spending cap", "/usage"),
     EventKind.PLATFORM_DOWN: ("platforms down", "/usage"),
+}
+
+#: kinds told only after the fact, where the waiting they end was never told: the kind
+#: of that waiting (what is told once, and no longer waits)
+LATE: dict[EventKind, EventKind] = {
+    EventKind.APPROVAL_EXPIRED: EventKind.APPROVAL_WAITING,
+    EventKind.HANDOFF_EXPIRED: EventKind.HANDOFF_WAITING,
 }
 
 
@@ -95,8 +107,7 @@ def compose(key: str, events: list[Event], now: float, base_url: str) -> Message
         lines += ["", "Open them with `gwanjong console` (pages: " + ", ".join(pages) + ")"]
     # an approval waiting and about to expire is one thing (kinds apart by their first
     # word); one that expired waits no more: the title then says what happened
-    expired = EventKind.APPROVAL_EXPIRED
-    total = len({(e.kind.split("_")[0], e.key) for e in events if e.kind is not expired})
+    total = len({(e.kind.split("_")[0], e.key) for e in events if e.kind not in LATE})
     title = f"gwanjong: {total} {'thing waits' if total == 1 else 'things wait'} for you"
     if not total:
         title = f"gwanjong: {counts[0]}"

@@ -24,7 +24,7 @@ from gwanjong_gateway.config import ConfigError, GatewayConfig
 from gwanjong_gateway.config.away import NotifySection
 from gwanjong_gateway.config.load import expand, read_dotenv
 from gwanjong_gateway.notify.deliver import Retry, Send, apprise_send, deliver
-from gwanjong_gateway.notify.events import Event, EventKind, Message, compose
+from gwanjong_gateway.notify.events import LATE, Event, EventKind, Message, compose
 from gwanjong_gateway.notify.redact import shown
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
@@ -67,9 +67,11 @@ KEEP_FOUND_S = 2 * 86400.0
 PAGE = 500
 
 
-def channel_id(url: str) -> str:
-    """A channel's name in the record: its URL's hash (the URL carries secrets)."""
-    return hashlib.sha256(url.encode()).hexdigest()[:16]
+def channel_id(entry: str) -> str:
+    """A channel's name in the record: a hash of its entry in `[notify] urls` as written,
+    `${VAR}`s unexpanded, so a rotated token is the same channel (an entry may carry
+    secrets)."""
+    return hashlib.sha256(entry.encode()).hexdigest()[:16]
 
 
 class Notifier:
@@ -84,10 +86,16 @@ class Notifier:
         send: Send = apprise_send,
         retry: Retry | None = None,
         sources: Sequence[Callable[[], Awaitable[list[Event]]]] = (),
+        handoff_expire_after_s: float = 7 * 86400.0,
     ) -> None:
+        """``urls``: `section.urls` with their `${VAR}`s expanded, in order;
+        ``handoff_expire_after_s``: `[review]`'s."""
         self.section = section
         self.records = records
         self.urls = urls
+        written = section.urls if len(section.urls) == len(urls) else urls
+        self._ids = {url: channel_id(w) for url, w in zip(urls, written, strict=True)}
+        self.handoff_wait_s = handoff_expire_after_s
         self.base_url = base_url
         self.clock = clock
         self.send = send
@@ -114,14 +122,23 @@ class Notifier:
 
     async def scan(self) -> None:
         """What waits in the record now: pending approvals (and those about to expire),
-        open hand-offs, platforms whose writes are paused."""
+        open hand-offs, unsure writes only a person can settle, platforms whose writes are
+        paused; approvals and hand-offs that
+        expired within `KEEP_FOUND_S` (told only if their waiting never was: `tick`)."""
         now = self.clock()
+        # a hand-off handed over before `handed` has expired
+        since, handed = now - KEEP_FOUND_S, now - self.handoff_wait_s
         try:
             approvals = await self._every(StrikeStore.approvals, now, True, None)
             handoffs = await self._every(StrikeStore.open_handoffs, None)
+            # swept or not yet: a sweep runs only before a write or a read of the queue
+            handoffs += await self.records.run(
+                StrikeStore.expired_handoffs, since - self.handoff_wait_s, handed
+            )
+            unsure = [r for r in await self.records.run(StrikeStore.unsettled) if r.needs_person]
             health = await self.records.run(StrikeStore.health_rows)
             watched = await self.records.run(StrikeStore.found, now - KEEP_FOUND_S)
-            expired = await self.records.run(StrikeStore.expired_between, now - KEEP_FOUND_S, now)
+            expired = await self.records.run(StrikeStore.expired_between, since, now)
         except PlatformError as exc:  # the record is down: try again next period
             log.warning("notify: the record is unavailable (%s)", exc.kind)
             return
@@ -137,11 +154,14 @@ class Notifier:
             found += [
                 Event(kind=k, key=f"a{a.id}", platform=a.platform, at=a.created_at) for k in kinds
             ]
+        for h in handoffs:
+            kind = EventKind.HANDOFF_EXPIRED if h.created_at < handed else EventKind.HANDOFF_WAITING
+            found.append(Event(kind=kind, key=f"h{h.id}", platform=h.platform, at=h.created_at))
         found += [
             Event(
-                kind=EventKind.HANDOFF_WAITING, key=f"h{h.id}", platform=h.platform, at=h.created_at
+                kind=EventKind.UNSURE_WAITING, key=f"u{r.id}", platform=r.platform, at=r.created_at
             )
-            for h in handoffs
+            for r in unsure
         ]
         found += [
             Event(kind=EventKind.WRITES_PAUSED, key=f"{p}:{changed:.0f}", platform=p, at=changed)
@@ -177,11 +197,11 @@ class Notifier:
         if not self.due():
             return {}
         pending = {**self._scanned, **self._published}
-        # an approval that expired is new only while its waiting was never told
-        expired = EventKind.APPROVAL_EXPIRED
+        # what expired is new only while its waiting was never told
         told_as = {
-            k: f"approval_waiting:{e.key}" if e.kind is expired else k for k, e in pending.items()
+            k: f"{LATE[e.kind]}:{e.key}" if e.kind in LATE else k for k, e in pending.items()
         }
+        was = {told_as[k]: e for k, e in pending.items()}  # what an owed waiting is now
         try:
             free = set(await self.records.run(StrikeStore.unclaimed, [*pending, *told_as.values()]))
             fresh = [k for k in pending if k in free and told_as[k] in free]
@@ -202,16 +222,16 @@ class Notifier:
             return {}
         for key in won:
             self._published.pop(key, None)
+        missed: dict[str, list[str]] = {}  # "owed:<channel id>:<notice key>" by channel
+        for k in owed:
+            _owed, channel, key = k.split(":", 2)
+            missed.setdefault(channel, []).append(key)
+        self._drop(missed)
         messages: dict[str, Message] = {}
         for url in self.urls:
-            mine = f"owed:{channel_id(url)}:"
-            keys = dict.fromkeys([*won, *(k[len(mine) :] for k in owed if k.startswith(mine))])
+            keys = dict.fromkeys([*won, *missed.get(self._ids[url], ())])
             # what it missed, if it still waits (or expired meanwhile: then said so)
-            events = {
-                e.notice_key: e
-                for k in keys
-                if (e := pending.get(k) or pending.get(f"{expired}:{k.partition(':')[2]}"))
-            }
+            events = {e.notice_key: e for k in keys if (e := pending.get(k) or was.get(k))}
             if events:
                 messages[url] = compose(period, list(events.values()), now, self.base_url)
         if not messages:
@@ -220,6 +240,21 @@ class Notifier:
         whole = compose(period, list(told.values()), now, self.base_url)
         await self._note(period, whole.summary, 0.0, "")
         return {url: replace(m, summary=whole.summary) for url, m in messages.items()}
+
+    def _drop(self, missed: dict[str, list[str]]) -> None:
+        """What was owed to channels no longer in `[notify] urls` is dropped, with a line
+        (naming no URL: secrets). Rows keyed by a channel's expanded URL (as before)
+        are still its own while that URL is the same."""
+        for url, name in self._ids.items():
+            if (old := channel_id(url)) != name and old in missed:
+                missed.setdefault(name, []).extend(missed.pop(old))
+        gone = [keys for channel, keys in missed.items() if channel not in self._ids.values()]
+        if gone:
+            log.warning(
+                "notify: dropped what %d channel(s) no longer in [notify] urls missed (%d events)",
+                len(gone),
+                sum(map(len, gone)),
+            )
 
     async def deliver(self, messages: dict[str, Message]) -> str:
         """Send each channel its message; note how it went in the record, and what a
@@ -230,7 +265,7 @@ class Notifier:
             await deliver(messages, self.send, self.retry, missed)
         finally:
             owed = [
-                f"owed:{channel_id(u)}:{k}"
+                f"owed:{self._ids[u]}:{k}"
                 for u, m in messages.items()
                 if u in missed
                 for k in m.told

@@ -17,8 +17,10 @@ import anyio
 import pytest
 
 from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.ledger import StrikeStatus
 from tests.gateway.helpers import config_file, exit_code
 from tests.gateway.notify.records import BODY, hand_off, open_approval
+from tests.gateway.rows import strike_row
 
 GWANJONG = str(Path(sys.executable).with_name("gwanjong"))
 
@@ -44,6 +46,9 @@ def test_status_says_what_waits_health_and_the_last_notification(
         open_approval(store, "p1", now - 3 * 3600, expires_in=5 * 3600)
         open_approval(store, "p2", now - 60)
         hand_off(store, "q1", now - 7200)
+        hand_off(store, "q0", now - 8 * 86400)  # expired (7 days), not swept yet
+        unsure = {"status": StrikeStatus.UNKNOWN, "needs_person": True, "created_at": now - 3600}
+        strike_row(store, intent_key="k1", **unsure)
         for _ in range(3):
             store.record_failure("bluesky", "unavailable", pause_after=3)
         store.record_failure("reddit", "timeout", pause_after=3)
@@ -56,6 +61,8 @@ def test_status_says_what_waits_health_and_the_last_notification(
     assert out.startswith("writes: confirm\nwaiting for you:\n")
     assert "  2 approvals (oldest 3 h ago; the first expires in 1 h)" in out
     assert "  1 hand-offs to post by hand (oldest 2 h ago)" in out
+    settle = "`gwanjong history --resolve`, or the console's /history?status=unknown"
+    assert f"  1 unsure writes for you to settle (oldest 60 min ago): {settle}" in out
     assert "  devto: no write recorded yet" in out
     assert "  bluesky: writes PAUSED (3 write failures in a row; last: unavailable)" in out
     assert "  reddit: 1 write failures in a row, last 0 s ago" in out

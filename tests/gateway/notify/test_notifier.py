@@ -18,12 +18,14 @@ import pytest
 from gwanjong_gateway.config.away import NotifySection
 from gwanjong_gateway.notify.deliver import Retry
 from gwanjong_gateway.notify.events import Event, EventKind, compose
-from gwanjong_gateway.notify.notifier import PAGE, Notifier, quiet
+from gwanjong_gateway.notify.notifier import PAGE, Notifier, channel_id, quiet
 from gwanjong_gateway.notify.redact import shown
 from gwanjong_gateway.record.records import Records
 from gwanjong_gateway.record.store import StrikeStore
+from gwanjong_gateway.rules.ledger import StrikeStatus
 from tests.fakes.clock import FakeClock
 from tests.gateway.notify.records import BODY, hand_off, open_approval
+from tests.gateway.rows import strike_row
 
 pytestmark = pytest.mark.anyio
 
@@ -53,12 +55,17 @@ def db(tmp_path: Path) -> Iterator[Path]:
 
 
 def notifier(
-    db: Path, clock: FakeClock, sent: Sent, **settings: object
+    db: Path, clock: FakeClock, sent: Sent, handoff_s: float = 7 * 86400.0, **settings: object
 ) -> tuple[Notifier, Records]:
     records = Records(db)
-    section = NotifySection.model_validate({"urls": ["json://127.0.0.1:9/x"], **settings})
-    urls, retry = ["json://127.0.0.1:9/x"], Retry(backoff_s=(0, 0), try_s=5)
-    return Notifier(section, records, urls, BASE, clock=clock.time, send=sent, retry=retry), records
+    urls = settings.pop("urls", ["json://127.0.0.1:9/x"])
+    section = NotifySection.model_validate({"urls": urls, **settings})
+    retry = Retry(backoff_s=(0, 0), try_s=5)
+    n = Notifier(
+        section, records, section.urls, BASE, clock=clock.time, send=sent, retry=retry,
+        handoff_expire_after_s=handoff_s,
+    )  # fmt: skip
+    return n, records
 
 
 async def cycle(n: Notifier) -> str | None:
@@ -123,6 +130,53 @@ async def test_quiet_hours_hold_messages_until_they_end_in_their_time_zone(db: P
     assert quiet(seoul, NOON + 3600) is True  # 22:00 in Seoul
     lunch = NotifySection(quiet_hours="12:00-13:00", timezone="UTC")  # within a day
     assert quiet(lunch, NOON) is True and quiet(lunch, NOON + 3600) is False
+
+
+async def test_a_handoff_that_opens_and_expires_in_quiet_hours_is_told_after_once(
+    db: Path,
+) -> None:
+    night = datetime(2026, 12, 7, 23, 30, tzinfo=UTC).timestamp()
+    clock, sent = FakeClock(wall=night), Sent()
+    with closing(StrikeStore(db)) as store:  # each waits 3 h
+        hand_off(store, "q2", night + 3600)  # expires at 03:30, swept by a strike at 04:00
+        assert store.expire_handoffs(night + 3600 + 1, night + 4.5 * 3600) == 1
+        hand_off(store, "q1", night + 600)  # expires at 02:40, swept by no one
+        hand_off(store, "q0", night + 5.5 * 3600)  # 05:00: still waits at 07:00
+    urls = ["json://127.0.0.1:9/x", "json://127.0.0.1:9/y"]
+    quiet_hours = {"quiet_hours": "22:00-07:00", "timezone": "UTC", "urls": urls}
+    n, records = notifier(db, clock, sent, handoff_s=3 * 3600, **quiet_hours)
+    assert await cycle(n) is None
+    clock.wall = night + 7.5 * 3600  # 07:00
+    await n.scan()
+    messages = await n.tick()
+    assert sorted(messages) == urls  # on each channel
+    for message in messages.values():
+        assert "1 hand-offs waiting to be posted on bluesky (oldest 2 h ago)" in message.body
+        assert (
+            "2 hand-offs expired before you were told on bluesky (oldest 7 h ago)" in message.body
+        )
+        assert f"Open {BASE}/history?status=expired" in message.body and BODY not in message.body
+        assert message.title == "gwanjong: 1 thing waits for you"
+    await n.deliver(messages)
+    clock.wall += 400
+    assert await cycle(n) is None  # told once
+    records.close()
+
+
+async def test_an_unsure_write_only_a_person_can_settle_is_told_once(db: Path) -> None:
+    clock, sent = FakeClock(wall=NOON), Sent()
+    with closing(StrikeStore(db)) as store:
+        unsure = {"status": StrikeStatus.UNKNOWN, "content": BODY, "created_at": NOON - 7200}
+        strike_row(store, intent_key="k1", target="t1", needs_person=True, **unsure)
+        strike_row(store, intent_key="k2", target="t2", **unsure)  # read back by gwanjong
+    n, records = notifier(db, clock, sent)
+    body = await cycle(n)
+    assert body is not None
+    assert body.startswith("1 unsure writes for you to settle on devto (oldest 2 h ago)")
+    assert f"Open {BASE}/history?status=unknown" in body and BODY not in body
+    clock.wall += 400
+    assert await cycle(n) is None  # told once
+    records.close()
 
 
 async def test_an_approval_about_to_expire_is_told_once_more(db: Path) -> None:
@@ -240,6 +294,23 @@ async def test_a_channel_stopped_between_tries_is_sent_it_after_a_restart(db: Pa
     n, records = notifier(db, clock, sent)  # the restart
     body = await cycle(n)
     assert body is not None and body.startswith("1 approvals waiting")
+    records.close()
+
+
+async def test_what_a_channel_missed_under_its_url_s_hash_still_reaches_it(db: Path) -> None:
+    # kept by a gwanjong from before channels were named as written: a channel's rows were
+    # keyed by its expanded URL's hash; while that URL is the same, they are its own
+    clock, sent = FakeClock(wall=NOON), Sent()
+    with closing(StrikeStore(db)) as store:
+        told = f"approval_waiting:a{open_approval(store, 'p1', NOON - 600)}"
+        owed = f"owed:{channel_id(SECRET_URL)}:{told}"
+        assert store.claim_notices([told, owed], NOON - 600, "before") == [told, owed]
+    records = Records(db)
+    section, retry = NotifySection(urls=["${HOOK}"]), Retry(backoff_s=(), try_s=5)
+    n = Notifier(section, records, [SECRET_URL], BASE, clock=clock.time, send=sent, retry=retry)
+    body = await cycle(n)
+    assert body is not None and body.startswith("1 approvals waiting")
+    assert [url for url, *_ in sent.messages] == [SECRET_URL]
     records.close()
 
 

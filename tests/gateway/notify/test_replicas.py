@@ -6,6 +6,7 @@ memory, is told once between them and not again after a restart."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -38,11 +39,17 @@ def both(store_url: str, tmp_path: Path) -> Iterator[list[Records]]:
 
 
 def notifier(
-    records: Records, clock: FakeClock, sent: Sent, section: NotifySection, *sources: GatewayEvents
+    records: Records,
+    clock: FakeClock,
+    sent: Sent,
+    section: NotifySection,
+    *sources: GatewayEvents,
+    urls: list[str] | None = None,
 ) -> Notifier:
+    """``urls``: `section.urls` with their `${VAR}`s expanded (default: none to expand)."""
     return Notifier(
-        section, records, section.urls, "", clock=clock.time, send=sent, retry=Retry(backoff_s=()),
-        sources=list(sources),
+        section, records, urls or section.urls, "", clock=clock.time, send=sent,
+        retry=Retry(backoff_s=()), sources=list(sources),
     )  # fmt: skip
 
 
@@ -105,6 +112,39 @@ async def test_a_message_a_channel_could_not_take_is_sent_to_it_again_once(
     clock.advance(400)
     await period([*replicas, notifier(both[0], clock, sent, section)])
     assert len(sent.messages) == 3
+
+
+async def test_a_channel_whose_token_is_rotated_is_still_sent_what_it_missed(
+    both: list[Records], record: StrikeStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    clock, sent = FakeClock(wall=NOW), Sent()
+    section = NotifySection(urls=["${HOOK}", URL])  # the channel as the person names it
+    old, new = f"{URL}?token=0ld-t0ken", f"{URL}?token=n3w-t0ken"  # ${HOOK} before and after
+    open_approval(record, "p1", NOW - 60)
+    sent.down = {old}
+    await period([notifier(both[0], clock, sent, section, urls=[old, URL])])
+    assert sorted(url for url, *_ in sent.messages) == sorted([old, URL])
+    sent.down, sent.messages = set(), []
+    clock.advance(400)  # restarted with the token rotated: the same channel
+    rotated = [notifier(records, clock, sent, section, urls=[new, URL]) for records in both]
+    await period(rotated)
+    [(to, _title, body)] = sent.messages
+    assert to == new and body.startswith("1 approvals waiting")
+    # one it still misses, then removed from gateway.toml: what it was owed is dropped,
+    # said in the log (never the channel's URL), by the one replica that took it
+    open_approval(record, "p2", clock.wall)
+    sent.down = {new}
+    clock.advance(400)
+    await period(rotated)
+    assert record.found(0, "owed:")
+    clock.advance(400)
+    kept = NotifySection(urls=[URL])
+    await period([notifier(records, clock, sent, kept) for records in both])
+    assert record.found(0, "owed:") == []
+    assert caplog.text.count("no longer in [notify] urls") == 1
+    for secret in ("0ld-t0ken", "n3w-t0ken"):
+        assert secret not in caplog.text
 
 
 async def test_a_platform_down_is_told_once_by_two_replicas_and_not_after_a_restart(

@@ -36,6 +36,16 @@ class HandoffRows(Statements):
             Strike, f"SELECT * FROM strikes {sql} ORDER BY id LIMIT ?", [*args, limit]
         )
 
+    def expired_handoffs(self, since: float, older_than: float) -> list[Strike]:
+        """Hand-offs handed over from ``since`` to before ``older_than`` that no person
+        closed: expired, by the sweep or (not swept yet) by their age. Oldest first."""
+        return self.engine.rows(
+            Strike,
+            "SELECT * FROM strikes WHERE status IN (?, ?) AND created_at >= ? "
+            "AND created_at < ? ORDER BY id",
+            (StrikeStatus.HANDOFF, StrikeStatus.EXPIRED, since, older_than),
+        )
+
     def _waiting(self, strike_id: int) -> Strike | None:
         """The hand-off if it still waits, locked until the transaction ends."""
         return self.engine.row(
