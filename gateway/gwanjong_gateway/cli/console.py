@@ -34,7 +34,9 @@ def _console(args: argparse.Namespace) -> int:
             gateway.notifier.base_url = console.base_url()  # the port is known now
         print(f"gwanjong console: open {link}", flush=True)
         print(
-            "  (the link signs you in once; run `gwanjong console` again for a new one)", flush=True
+            "  (the link signs you in once, within 15 minutes; run `gwanjong console` again for"
+            " a new one)",
+            flush=True,
         )
 
     async def serve() -> None:

@@ -16,6 +16,9 @@ from gwanjong_gateway.rules.approvals import operator_name, token_hash
 
 #: how long an approval link (sent to a URL-mode client) and its session are good
 APPROVAL_LINK_S = 15 * 60.0
+#: how long an unused sign-in link is good: it may be read later where it was printed (the
+#: gateway's console writes it to stderr, which an MCP client keeps in its log)
+SIGNIN_LINK_S = 15 * 60.0
 
 
 @dataclass(frozen=True)
@@ -71,7 +74,8 @@ class Sessions:
     def new_link(self, then: str = "") -> str:
         """A one-time sign-in token (256 bits) for the operator; only its hash is kept.
         ``then``: the page it leads to (a path of this console)."""
-        return self._mint(_Link(self.clock() + self.ttl_s, then or "/approvals", None))
+        life = min(self.ttl_s, SIGNIN_LINK_S)
+        return self._mint(_Link(self.clock() + life, then or "/approvals", None))
 
     def approval_link(self, approval_id: int, digest: str) -> str:
         """A one-time token whose session opens approval ``approval_id`` only, while its

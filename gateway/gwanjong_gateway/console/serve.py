@@ -59,7 +59,9 @@ def serve_for_gateway(gw: Gateway, usage: UsageLog | None = None) -> Watched:
         raise RuntimeError(f"[console] {problem}")
 
     def announce(link: str) -> None:
-        sys.stderr.write(f"gwanjong console: open {link}\n")
+        sys.stderr.write(
+            f"gwanjong console: open {link} (it signs you in once, within 15 minutes)\n"
+        )
         sys.stderr.flush()
 
     console.take_approval_links()  # URL-mode elicitation leads to the console's page

@@ -7,6 +7,7 @@ hangs or dies, its last stderr lines become the reason shown by `status` and err
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from gwanjong_gateway.paths import private_file
@@ -14,7 +15,22 @@ from gwanjong_shared.contract.untrusted import one_line
 
 TAIL_LINES = 3
 TAIL_CHARS = 300
-_SECRET_MIN = 8  # shorter values (ports, flags) are not worth blanking and would mangle text
+# A variable named as a credential is masked from 4 characters on (as the servers' own logs,
+# kit/logs.register_secret): a short password is still one; below 4 a mask would blank
+# common words, and such a value is guessed in no time anyway. Any other variable (a flag,
+# a count, languages, a handle) is masked from 8 characters on, in case it holds a secret
+# under another name; shorter ones stay readable.
+CREDENTIAL_MIN, OTHER_MIN = 4, 8
+_CREDENTIAL = re.compile(r"KEY|SECRET|TOKEN|PASS|AUTH|COOKIE|CREDENTIAL|HEADERS|PROXY", re.I)
+
+
+def secret_values(env: dict[str, str]) -> list[str]:
+    """The values of ``env`` to mask (the caller leaves out the ones known to be plain)."""
+    return [
+        v
+        for k, v in env.items()
+        if len(v) >= (CREDENTIAL_MIN if _CREDENTIAL.search(k) else OTHER_MIN)
+    ]
 
 
 def log_path(state_dir: Path, name: str) -> Path:
@@ -46,7 +62,7 @@ def tail(path: Path | None, secrets: list[str]) -> str:
 
 def masked(text: str, secrets: list[str]) -> str:
     for value in sorted(secrets, key=len, reverse=True):
-        if len(value) >= _SECRET_MIN:
+        if len(value) >= CREDENTIAL_MIN:
             text = text.replace(value, "***")
     return text
 

@@ -188,7 +188,8 @@ class Upstream:
         return f"{fallback}; stderr: {said}" if said else fallback
 
     def _secret_values(self) -> list[str]:
-        return [v for k, v in self.env.items() if k not in QUIET and not k.endswith(_PLAIN)]
+        mine = {k: v for k, v in self.env.items() if k not in QUIET and not k.endswith(_PLAIN)}
+        return childlog.secret_values(mine)
 
     def _down(self, reason: str, immediate: bool = False) -> None:
         # an in-process server's failure (its build, its start) may quote its credentials

@@ -21,11 +21,24 @@ WIRE_LOGGERS = (
     "sse_starlette",
     "uvicorn.access",
     "mcp.server.streamable_http",
+    "mcp.server.streamable_http_manager",  # each new session's id, at INFO
     "mcp.client.streamable_http",
     "mcp.server.sse",
     "mcp.client.sse",
     "bm25s",
 )
+
+
+# An MCP session id is bound to its credential: whoever has it acts as that session while it
+# lives. The SDK's session loggers name it in warnings and errors too (a session presented
+# by another credential, a crash), which WARNING lets through: masked there, at every level.
+_SESSION_LOGGERS = ("mcp.server.streamable_http_manager", "mcp.server.streamable_http")
+_SESSION_ID = re.compile(r"\b[0-9a-f]{32}\b")  # the SDK's uuid4().hex
+
+
+def _no_session_ids(record: logging.LogRecord) -> bool:
+    record.msg, record.args = _SESSION_ID.sub("***", record.getMessage()), None
+    return True
 
 
 def register_secret(value: str | None) -> None:
@@ -87,3 +100,5 @@ def configure_logging(level: str = "WARNING") -> None:
     for noisy in WIRE_LOGGERS:
         wanted = logging.NOTSET if noisy in named else max(logging.WARNING, root.level)
         logging.getLogger(noisy).setLevel(wanted)
+    for name in _SESSION_LOGGERS:
+        logging.getLogger(name).addFilter(_no_session_ids)  # once: the same filter is kept once

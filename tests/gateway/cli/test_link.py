@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import stat
 import tomllib
 from contextlib import contextmanager
 from pathlib import Path
@@ -272,6 +273,21 @@ def test_a_config_that_cannot_be_written_is_refused_and_left_alone(
     assert "gwanjong link --dry-run" in err  # what to add where that tool keeps it
     assert not path.with_name("mcp.json.gwanjong-backup").exists()
     assert "zed" in out and "'gwanjong' added" in out  # the others are still linked
+
+
+def test_a_read_only_config_is_refused_and_left_alone(home: Path, config: Path) -> None:
+    """A person who made their client's config read-only (0444) meant it: link does not
+    rewrite it behind that (a rename would), it says how to go on."""
+    path = home / ".cursor" / "mcp.json"
+    path.write_text(CURSOR, encoding="utf-8")
+    path.chmod(0o444)
+    code, out, err = link(home, "cursor", "zed", config=str(config))
+    assert code == 1, out
+    assert f"Cursor: {path}: is read-only (mode 0444); nothing was changed" in err, err
+    assert f"chmod u+w {path}" in err and "gwanjong link --dry-run" in err
+    assert path.read_text(encoding="utf-8") == CURSOR and stat.S_IMODE(path.stat().st_mode) == 0o444
+    assert not path.with_name("mcp.json.gwanjong-backup").exists()
+    assert "zed" in out  # the others are still done
 
 
 @pytest.mark.parametrize("remove", [False, True])

@@ -32,6 +32,7 @@ from tests.gateway.console.helpers import (
     gateway,
     pending,
     post,
+    serving,
     sign_in,
     strike,
 )
@@ -57,6 +58,21 @@ async def test_the_sign_in_link_works_once_and_only_for_its_own_host(s: Served) 
     assert again.status_code == 403
     assert "gwanjong console" in again.text and "again" in again.text
     assert (await s.http.get("/approvals")).status_code == 401
+
+
+async def test_an_unused_sign_in_link_is_void_after_15_minutes(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    """The link may be read later where it was printed (the gateway's console writes it to
+    stderr, which an MCP client keeps in its log): unused, it lives 15 minutes, not the
+    session's 12 hours."""
+    now = [1_000_000.0]
+    async with serving(*gateway(tmp_path, forum), clock=lambda: now[0]) as s:  # type: ignore[arg-type]
+        soon, late = (s.console.signin_link().removeprefix(BASE) for _ in range(2))
+        now[0] += 14 * 60
+        assert (await s.http.get(soon)).status_code == 303
+        now[0] += 2 * 60
+        assert (await s.http.get(late)).status_code == 403
 
 
 async def test_every_answer_has_the_strict_headers(s: Served) -> None:

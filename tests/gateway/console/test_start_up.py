@@ -77,8 +77,8 @@ def test_on_the_gateway_serves_it_and_prints_the_link_to_stderr(tmp_path: Path) 
 
 
 def console_argv(tmp_path: Path) -> list[str]:
-    """`gwanjong console` on a dry-run config with no platform."""
-    toml = config_file(tmp_path, [], "dry-run")
+    """`gwanjong console` on a dry-run config with no platform, logging to a file too."""
+    toml = config_file(tmp_path, [], "dry-run", settings={"log_file": "gateway.log"})
     return [sys.executable, "-m", "gwanjong_gateway", "console", "--config", str(toml)]
 
 
@@ -86,7 +86,7 @@ def test_gwanjong_console_prints_a_link_that_signs_in_once(tmp_path: Path) -> No
     import httpx
 
     proc = subprocess.Popen(
-        console_argv(tmp_path),
+        [*console_argv(tmp_path), "--log-level", "DEBUG"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -104,6 +104,10 @@ def test_gwanjong_console_prints_a_link_that_signs_in_once(tmp_path: Path) -> No
         proc.terminate()
         proc.wait(timeout=30)
     assert proc.returncode == 0
+    # the link reaches the person's terminal only: never stderr, never the log file
+    token = link.rsplit("/", 1)[1]
+    assert proc.stderr is not None and token not in proc.stderr.read()
+    assert token not in (tmp_path / "state" / "gateway.log").read_text(encoding="utf-8")
 
 
 def test_gwanjong_console_off_loopback_without_auth_is_refused(tmp_path: Path) -> None:

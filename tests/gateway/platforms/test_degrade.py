@@ -94,6 +94,22 @@ async def test_a_server_that_cannot_start_is_down_with_its_stderr_masked_and_fai
         assert "next try in 4 s" in later["broken"]
 
 
+@pytest.mark.stdio  # spawns a process
+async def test_a_short_password_is_masked_and_short_plain_values_stay_readable(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    """A password is a password at 5 characters: a variable named as a credential is masked
+    from 4 characters on; other short values (languages, flags) stay as they are."""
+    says = 'import os; e = os.environ; raise SystemExit(f\'login {e["SHORT_PASSWORD"]} refused; langs {e["SHORT_LANGS"]}\')'
+    env = {"SHORT_PASSWORD": "pw4u!", "SHORT_LANGS": "en,ko"}
+    short = {"short": {"command": [PY, "-c", says], "env": env}}
+    async with Client(fake_gateway(tmp_path, forum, others=short), timeout=120) as client:
+        said = await call(client, "scout", topic="rust", platforms=["short"])
+        reason = (await call(client, "status"))["platforms"]["short"]["reason"]
+    assert "login *** refused; langs en,ko" in reason
+    assert "pw4u" not in reason + str(said)
+
+
 async def test_status_shows_the_platform_behind_the_server(
     forum: FakePlatform, tmp_path: Path
 ) -> None:

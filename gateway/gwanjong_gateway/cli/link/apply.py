@@ -198,6 +198,12 @@ def write(plan: Plan, key: str, name: str) -> Path | None:
     made = None
     target = path.resolve() if path.is_symlink() else path
     mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o600
+    if not mode & stat.S_IWUSR:  # the person's choice: a rename would pass it by
+        raise LinkError(
+            f"{path}: is read-only (mode {mode:04o}); nothing was changed. To let gwanjong "
+            f"add its entry, run `chmod u+w {path}` and `gwanjong link` again; or add it "
+            "yourself (`gwanjong link --dry-run` shows it)."
+        )
     try:
         if plan.before is not None and not backup_path(path).exists():
             made = _backup(path, plan.before)
