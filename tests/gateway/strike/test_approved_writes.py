@@ -91,3 +91,14 @@ async def test_dry_run_still_writes_nothing_and_asks_no_one(tmp_path: Path) -> N
         post, like = await strikes(client)
     assert post["status"] == like["status"] == "dry_run" and not asked, (post, like)
     assert fake.writes == []
+
+
+async def test_a_targets_own_verdict_never_lifts_the_persons_approval(tmp_path: Path) -> None:
+    """A server's per-target check answering `auto` (the kit's `rule_for_target`) leaves an
+    `approved` action approved: the platform's rule about a person still holds."""
+    fake = FakePlatform(ASKS)
+    post_id = fake.add_post("p1", "A post", "Some text.", author="alice")
+    fake.verdicts[post_id] = ActionRule(allowed="auto", reason="This post is open to programs.")
+    async with Client(fake.server()) as client:
+        check = await call(client, "validate", action="upvote", body="", post_id=post_id)
+    assert check["allowed"] == "approved" and check["ok"] is True, check
