@@ -9,6 +9,13 @@ from typing import Any
 
 import anyio
 from fastmcp import Client
+from mcp.types import ElicitResult
+
+
+async def approves(message: str, response_type: Any, params: Any, ctx: Any) -> ElicitResult:
+    """A person who approves every dialog: for a test whose subject is not the approval of
+    a write its platform sends only once a person approved it (a Dev.to article)."""
+    return ElicitResult(action="accept", content={"decision": "approve"})
 
 
 async def call(client: Client[Any], tool: str, **args: Any) -> Any:

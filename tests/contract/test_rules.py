@@ -57,6 +57,10 @@ async def test_capabilities_shape_and_rules(client: Client[Any], spec: PlatformS
     for action, rule in caps["actions"].items():
         assert rule["allowed"] == spec.rules[action], action
         assert len(rule["reason"]) > 10
+    # a write a person must approve says so in validate too, where the gateway reads it
+    if spec.rules["write_post"] == "approved":
+        check = await call(client, "validate", action="write_post", body="Notes.", title="Notes")
+        assert check["allowed"] == "approved" and check["ok"] is True, check
     assert {"body", "comment"} <= set(caps["limits"])
     for limit in caps["limits"].values():
         assert limit["max"] > 0 and limit["unit"] in {
@@ -171,7 +175,7 @@ async def test_write_post(client: Client[Any], spec: PlatformSpec, sandbox: Sand
         post["tags"] = ["mcp"]
     result = await outcome(client, "write_post", **post)
     writes = sandbox.writes(spec.name)
-    if spec.rules["write_post"] == "auto":
+    if spec.rules["write_post"] in ("auto", "approved"):  # approved: the gateway asks first
         assert result.get("ok") is True and result["action"] == "write_post", result
         assert result["id"] and [w["action"] for w in writes] == ["write_post"]
         assert "log to stderr" in json.dumps(writes[0]["data"], ensure_ascii=False)

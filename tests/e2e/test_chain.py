@@ -11,18 +11,20 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
+from mcp.types import ElicitResult
 
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_twitter.weighted import weighted_length
 from tests.e2e.procs import alive, descendants, find
 from tests.e2e.strikes import live_config, scout_draft, server_timeout, strike
 from tests.gateway.http_gateway import cli
-from tests.mcp import call, until, until_up
+from tests.mcp import approves, call, until, until_up
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e]
@@ -52,7 +54,15 @@ async def test_three_calls_through_the_whole_chain(
     sandbox: SandboxControl, tmp_path: Path, mode: str
 ) -> None:
     config = live_config(tmp_path, sandbox, ALL)
-    async with Client(gateway(config), mode=mode, timeout=60) as client:
+    asked: list[str] = []
+
+    async def person(message: str, response_type: Any, params: Any, ctx: Any) -> ElicitResult:
+        # live mode, yet a Dev.to article waits for a person: nothing has reached DEV yet
+        asked.append(message)
+        assert sandbox.writes() == [], sandbox.writes()
+        return ElicitResult(action="accept", content={"decision": "approve"})
+
+    async with Client(gateway(config), mode=mode, timeout=60, elicitation_handler=person) as client:
         early = await client.call_tool(
             "draft", {"opportunity_id": "devto-000000"}, raise_on_error=False
         )
@@ -83,9 +93,11 @@ async def test_three_calls_through_the_whole_chain(
         drafted = await call(client, "draft", opportunity_id=devto["id"])
         assert "select!" in drafted["post"]
         post = {"opportunity_id": devto["id"], "action": "post", "title": "Guards for cancellation"}
+        assert drafted["strike"]["actions"]["post"]["allowed"] == "approved", drafted["strike"]
         for expected in ("posted", "duplicate"):  # the same post again is held, never resent
             struck = await call(client, "strike", **post, content="Wrap every await.")
             assert struck["status"] == expected
+    assert len(asked) == 1 and "Wrap every await." in asked[0], asked  # asked once, then sent
     assert [w["action"] for w in sandbox.writes()] == ["write_post"]
 
 
@@ -205,7 +217,7 @@ async def test_killed_between_intent_and_result_never_writes_twice(
         settings={"call_timeout_s": 30},
         others=server_timeout(sandbox, "devto", 60),
     )
-    async with Client(gateway(config), timeout=60) as client:
+    async with Client(gateway(config), timeout=60, elicitation_handler=approves) as client:
         oid = await scout_draft(client, "devto", "rust async", "Rust async")
         sandbox.fault("devto", kind="hang_after", seconds=30, count=1, match="/api/articles")
         gw = gateway_pid()

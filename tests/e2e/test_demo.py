@@ -29,6 +29,9 @@ def test_demo_runs_the_pipeline_and_exits_zero() -> None:
     # Issue 21: the Dev.to post was always refused by the author cool-down, and said nothing
     [post] = [line for line in out.splitlines() if "strike(action='post') ->" in line]
     assert "-> posted https://dev.to/" in post, out[-3000:]
+    # ...but only once a person approved it (writes = live): the demo shows the dialog
+    asked = out.index("a person is asked")
+    assert asked < out.index("strike(action='post') ->") and "Five tools instead" in out[asked:]
     # Six platforms: Mastodon writes where summoned and refuses a #nobot author; Hacker
     # News refuses every write with its guideline (rich folds lines at 80 columns).
     flat = " ".join(out.split())

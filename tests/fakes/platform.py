@@ -26,6 +26,7 @@ from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 
 from gwanjong_sandbox.corpus import Node, Thread, build_corpus, walk
 from gwanjong_shared.contract import ActionRule, Capabilities, MentionList, Validation, errors
+from gwanjong_shared.contract import Resolved as Verdict
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
@@ -175,7 +176,7 @@ class FakePlatform:
                 return held
         return None
 
-    def judge(self, post_id: str, allowed: Literal["auto", "human", "never"], reason: str) -> None:
+    def judge(self, post_id: str, allowed: Verdict, reason: str) -> None:
         """The platform's own verdict on ``post_id`` from now on: ``never`` or ``human``
         (a locked thread; a person must reply there) replaces the profile's rule;
         ``auto`` with a reason keeps the rule and objects to the text (a community's own

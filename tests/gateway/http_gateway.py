@@ -162,10 +162,15 @@ async def initialize_status(
 
 
 def client(
-    url: str, token: str | None, mode: str = "auto", headers: dict[str, str] | None = None
+    url: str,
+    token: str | None,
+    mode: str = "auto",
+    headers: dict[str, str] | None = None,
+    **more: Any,
 ) -> Client[Any]:
+    """``more``: the Client's own options (an `elicitation_handler`: a person in the client)."""
     transport = StreamableHttpTransport(url, headers=headers, auth=token)
-    return Client(transport, mode=mode, timeout=60)  # type: ignore[arg-type]
+    return Client(transport, mode=mode, timeout=60, **more)  # type: ignore[arg-type]
 
 
 @contextlib.asynccontextmanager

@@ -8,7 +8,7 @@ SPEC = PlatformSpec(
         "READS_PER_MINUTE": "6000",
         "WRITE_INTERVAL_S": "1",
     },
-    rules={"write_post": "auto", "write_comment": "human", "upvote": "human"},
+    rules={"write_post": "approved", "write_comment": "human", "upvote": "human"},
     secrets=("sandbox-devto-key",),
     bad_auth_env={"DEVTO_API_KEY": "wrong-key"},
 )

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import anyio
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
+from mcp.types import ElicitResult
 from pydantic import BaseModel, TypeAdapter
 from rich.console import Console
 from rich.markup import escape
@@ -48,7 +49,7 @@ async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: A
         env=dict(QUIET_ENV),
     )
     started = time.perf_counter()
-    async with Client(transport, timeout=60) as client:
+    async with Client(transport, timeout=60, elicitation_handler=_approve) as client:
         tools = await client.list_tools()
         console.print(
             f"[bold]1. Connected[/] to the gateway over stdio in {time.perf_counter() - started:.1f} s; "
@@ -153,6 +154,17 @@ async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: A
         f"{sum(1 for _, s, _ in outcomes if s == 'handoff')} handed to a human, {len(writes)} writes in the sandbox."
     )
     return 0 if outcomes and len(writes) >= posted else 1
+
+
+async def _approve(message: str, response_type: Any, params: Any, context: Any) -> ElicitResult:
+    """The approval dialog a client shows the person (a Dev.to article, an X like: the
+    platform allows it only once a person approves that write, even in live mode). The
+    demo shows it and answers for you, since only the sandbox receives it."""
+    console.print("   [bold]a person is asked[/] (in your client, this dialog):")
+    for text in message.splitlines():
+        console.print(f"     {escape(text)}")
+    console.print("   the demo answers [bold]Approve[/] for you")
+    return ElicitResult(action="accept", content={"decision": "approve"})
 
 
 async def _strike(

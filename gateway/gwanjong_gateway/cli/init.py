@@ -18,6 +18,8 @@ STARTER = """\
 
 [gateway]
 writes = "dry-run"          # dry-run (shows what would be sent) | confirm (asks you) | live
+                            # (live still asks you where a platform wants each write
+                            # authorised by a person: a Dev.to article, an X like)
 # state_dir = "~/.gwanjong" # strike record, usage figures, saved credentials
                             # (default: ~/.gwanjong if it exists, else the OS user data dir)
 call_timeout_s = 20         # every call to a platform server

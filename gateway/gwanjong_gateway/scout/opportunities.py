@@ -228,8 +228,8 @@ async def draft(
         base = caps.actions.get(action) if caps is not None else None
         verdict = cast(Validation | None, got.get(key))
         if verdict is not None:  # the platform's answer for this target; its problems say why
-            auto = verdict.allowed == "auto"
-            reason = (base.reason if base else "") if auto else "; ".join(verdict.problems)
+            program = verdict.allowed in ("auto", "approved")  # no problem: the rule's reason
+            reason = (base.reason if base else "") if program else "; ".join(verdict.problems)
             return RuleView(allowed=verdict.allowed, reason=one_line(reason, 400))
         if base is not None:
             return RuleView(allowed=base.allowed, reason=one_line(base.reason, 400))

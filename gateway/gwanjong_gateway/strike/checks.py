@@ -210,7 +210,7 @@ async def platform_allows(deps: Deps, a: Attempt) -> Step:
     check = _validation(a)
     if check.allowed == "never":
         return Refuse("; ".join(check.problems) or f"{a.platform} does not allow this.")
-    if check.allowed == "auto" and check.problems:
+    if check.allowed in ("auto", "approved") and check.problems:
         return Refuse("; ".join(check.problems))
     return PASS
 
@@ -308,9 +308,10 @@ async def decided(deps: Deps, a: Attempt, approval: Approval, ask: Ask) -> Step:
 
 
 async def confirm(deps: Deps, a: Attempt) -> Step:
-    """writes = "confirm": the exact text becomes a pending approval, and the person is
-    asked (by the desk, out of the lock: `AskPerson`)."""
-    if a.mode != "confirm" or a.approval is not None:
+    """writes = "confirm", or a write the platform allows only once a person approved it
+    (`approved`, in live mode too): the exact text becomes a pending approval, and the
+    person is asked (by the desk, out of the lock: `AskPerson`)."""
+    if a.approval is not None or (a.mode != "confirm" and _validation(a).allowed != "approved"):
         return PASS
     approval, token = await deps.claims.open_approval(a)
     if not token and approval.principal != a.principal:  # another member's, opened meanwhile

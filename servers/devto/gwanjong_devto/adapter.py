@@ -39,6 +39,12 @@ FRONT_MATTER_PROBLEM = (
     "other text; give the title and tags as fields."
 )
 
+POST_RULE = ActionRule(
+    allowed="approved",
+    reason="Forem's API publishes articles for any API key, but dev.to's llms.txt asks clients to "
+    "publish only when the account holder has explicitly authorized that action: a person "
+    "approves each article before it is sent.",
+)
 COMMENT_RULE = ActionRule(
     allowed="human",
     reason="Forem's API has no endpoint for writing comments, and dev.to asks that comments "
@@ -277,9 +283,7 @@ class DevtoAdapter(PlatformAdapter):
             platform=self.platform,
             configured=self.is_configured(),
             actions={
-                "write_post": ActionRule(
-                    allowed="auto", reason="Forem's API publishes articles for any API key."
-                ),
+                "write_post": POST_RULE,
                 "write_comment": COMMENT_RULE,
                 "upvote": UPVOTE_RULE,
             },

@@ -64,8 +64,9 @@ LIKE_NEVER = (
     "whose tier still includes likes)."
 )
 LIKE_ALLOWED = (
-    "Likes are enabled for this account (TWITTER_LIKES_ALLOWED=true); X's automation rules allow "
-    "only likes a person asked for, never automatic liking."
+    "Likes are enabled for this account (TWITTER_LIKES_ALLOWED=true); X's automation rules say "
+    "likes must be directly user-initiated and auto-liking is prohibited, so a person approves "
+    "each like before it is sent."
 )
 
 
@@ -382,7 +383,7 @@ class TwitterAdapter(PlatformAdapter):
     def static_capabilities(self) -> Capabilities:
         reader = self._reader_note()
         like = (
-            ActionRule(allowed="auto", reason=LIKE_ALLOWED)
+            ActionRule(allowed="approved", reason=LIKE_ALLOWED)
             if self.settings.likes_allowed
             else ActionRule(allowed="never", reason=LIKE_NEVER)
         )

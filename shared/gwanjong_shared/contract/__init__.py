@@ -31,8 +31,13 @@ Action = Literal["write_post", "write_comment", "upvote"]
 ACTIONS: tuple[Action, ...] = ("write_post", "write_comment", "upvote")
 
 # auto: a program may do it. summoned: only when the target mentions or quotes our account.
-# human: only a person may do it (the program hands the text over). never: not possible/permitted.
-Allowed = Literal["auto", "summoned", "human", "never"]
+# approved: a program may send it, but only after a person approved this very write (the
+# platform's rule asks for a person's authorisation of each action), whatever the gateway's
+# write mode. human: only a person may do it (the program hands the text over). never: not
+# possible/permitted.
+Allowed = Literal["auto", "summoned", "approved", "human", "never"]
+#: validate's verdict on one write: `summoned` is resolved there, to auto or human
+Resolved = Literal["auto", "approved", "human", "never"]
 Unit = Literal["chars", "graphemes", "weighted_chars", "bytes"]
 LimitName = Literal["title", "body", "comment"]
 
@@ -183,7 +188,7 @@ class Length(_Model):
 
 class Validation(_Model):
     ok: bool
-    allowed: Literal["auto", "human", "never"]
+    allowed: Resolved
     problems: list[str] = Field(default_factory=list)
     length: Length
     #: where this new post would go beyond the account, as `capabilities` names it

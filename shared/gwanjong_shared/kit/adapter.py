@@ -152,7 +152,9 @@ class PlatformAdapter(ABC):
 
         if action != "write_post" and not post_id:
             problems.append(f"{action} needs post_id: the post to act on.")
-        elif action != "write_post" and post_id and rule.allowed in ("auto", "summoned"):
+        elif (
+            action != "write_post" and post_id and rule.allowed in ("auto", "summoned", "approved")
+        ):
             rule = await self.rule_for_target(action, post_id, rule)
 
         limit_name: LimitName = "comment" if action == "write_comment" else "body"
@@ -175,6 +177,8 @@ class PlatformAdapter(ABC):
         if rule.allowed in ("never", "human"):
             problems.append(rule.reason)
         allowed = "auto" if rule.allowed == "summoned" else rule.allowed
+        if allowed == "auto" and caps.actions[action].allowed == "approved":  # type: ignore[index]
+            allowed = "approved"  # a target's check never lifts the person's approval
         where = caps.destination if action == "write_post" else ""
         return Validation(
             ok=not problems,

@@ -26,7 +26,10 @@ pytestmark = [
     pytest.mark.stdio,
     pytest.mark.skipif(sys.platform == "win32", reason="a pty is a POSIX terminal"),
 ]
-FOOTER = "\n\n---\n*Drafted with an AI assistant (gwanjong) and reviewed by the author.*"
+FOOTER = (
+    "\n\n---\n*Drafted with an AI assistant (gwanjong); a person approved it before it was "
+    "published.*"
+)
 
 
 async def test_the_sandbox_receives_exactly_the_approved_title_tags_and_text(

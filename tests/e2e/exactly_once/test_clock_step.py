@@ -23,6 +23,7 @@ from tests.e2e.exactly_once.test_exactly_once import (
 )
 from tests.e2e.strikes import history, live_config, scout_draft, server_timeout, strike
 from tests.e2e.test_chain import PY
+from tests.mcp import approves
 from tests.platforms import needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
@@ -75,7 +76,9 @@ async def test_a_clock_step_during_an_unsure_write_sends_it_once(
         platform={"min_interval_s": 30},
         others=server_timeout(sandbox, "devto", 2),  # gives up before the late write lands
     )
-    async with Client(stepped_gateway(cfg, offset), timeout=90) as client:
+    async with Client(
+        stepped_gateway(cfg, offset), timeout=90, elicitation_handler=approves
+    ) as client:
         oid = await unsure_post_while_the_clock_steps(client, sandbox, tmp_path, offset, step)
         # Forward: the wall clock says 400 s have passed, far past the 20 s window. Back: the
         # unsure write looks 400 s in the future. Either way it is held, never sent again

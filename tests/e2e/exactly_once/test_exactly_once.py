@@ -20,7 +20,7 @@ from gwanjong_sandbox.control import SandboxControl
 from tests.e2e.procs import alive, find
 from tests.e2e.strikes import history, live_config, scout_draft, server_timeout, strike
 from tests.e2e.test_chain import gateway, gateway_pid
-from tests.mcp import call, until
+from tests.mcp import approves, call, until
 from tests.platforms import needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
@@ -81,7 +81,7 @@ async def test_slow_write_past_the_timeout_then_an_immediate_retry(
     needs("devto")
     short = server_timeout(sandbox, "devto", 2)
     cfg = live_config(tmp_path, sandbox, ["devto"], tables=SAFETY, others=short)
-    async with Client(gateway(cfg), timeout=90) as client:
+    async with Client(gateway(cfg), timeout=90, elicitation_handler=approves) as client:
         oid = await scout_draft(client, "devto", "rust async", "Rust async")
         # Received now, applied 4 s later: the server's 2 s timeout gives up first.
         sandbox.fault("devto", kind="slow_write", seconds=4, match="/api/articles")
@@ -109,7 +109,7 @@ async def test_platform_server_killed_mid_write(sandbox: SandboxControl, tmp_pat
         others=server_timeout(sandbox, "reddit", 30),
     )
     text = "Guards around each await fixed it for us."
-    async with Client(gateway(cfg), timeout=90) as client:
+    async with Client(gateway(cfg), timeout=90, elicitation_handler=approves) as client:
         oid = await scout_draft(client, "reddit", "rust async cancellation", "Rust async")
         sandbox.fault("reddit", kind="slow_write", seconds=10, match="/api/comment")
         answers: list[dict[str, Any]] = []
@@ -143,7 +143,7 @@ async def test_gateway_killed_after_sending_restarted_and_retried(
         tables=SAFETY,
         others=server_timeout(sandbox, "devto", 60),
     )
-    async with Client(gateway(cfg), timeout=90) as client:
+    async with Client(gateway(cfg), timeout=90, elicitation_handler=approves) as client:
         oid = await scout_draft(client, "devto", "rust async", "Rust async")
         sandbox.fault("devto", kind="slow_write", seconds=5, match="/api/articles")
         gw = gateway_pid()
@@ -159,7 +159,7 @@ async def test_gateway_killed_after_sending_restarted_and_retried(
             await until(lambda: not alive(gw), seconds=30)
             tg.cancel_scope.cancel()
     assert sandbox.writes("devto") == []  # not landed yet: the restart comes first
-    async with Client(gateway(cfg), timeout=90) as client:
+    async with Client(gateway(cfg), timeout=90, elicitation_handler=approves) as client:
         oid = await scout_draft(client, "devto", "rust async", "Rust async")
         retry = await strike(client, oid, "post", POST["content"], POST["title"])
         assert retry["status"] == "duplicate", retry
@@ -188,7 +188,7 @@ async def test_read_back_lag(
     short = server_timeout(sandbox, platform, 2)  # the late answer outlasts it
     cfg = live_config(tmp_path, sandbox, [platform], tables=SAFETY, others=short)
     text = "Structured concurrency made our shutdown path boring, in a good way."
-    async with Client(gateway(cfg), timeout=90) as client:
+    async with Client(gateway(cfg), timeout=90, elicitation_handler=approves) as client:
         oid = await scout_draft(client, platform, "rust async cancellation", "Rust async")
         # Applied at once, answered too late, and invisible to reads for 5 s.
         sandbox.fault(platform, kind="lag", seconds=5)
@@ -217,7 +217,7 @@ async def test_same_post_text_from_two_opportunities(
         "updates in a guard that restores the old value on drop, and test shutdown paths "
         "with loom before trusting them in production."
     )  # 75 words: one changed word keeps the 3-shingle Jaccard similarity above 0.9
-    async with Client(gateway(cfg), timeout=90) as client:
+    async with Client(gateway(cfg), timeout=90, elicitation_handler=approves) as client:
         first = await scout_draft(client, "devto", "rust async", "Rust async")
         second = await scout_draft(client, "devto", "tokio loom testing", "loom")
         assert first != second
@@ -239,7 +239,7 @@ async def test_a_corrupt_record_over_stdio(sandbox: SandboxControl, tmp_path: Pa
     db = tmp_path / "state" / "gwanjong.db"
     db.parent.mkdir(parents=True)
     db.write_bytes(b"\x00garbage, not SQLite\n" * 500)
-    async with Client(gateway(cfg), timeout=90) as client:
+    async with Client(gateway(cfg), timeout=90, elicitation_handler=approves) as client:
         oid = await scout_draft(client, "devto", "rust async", "Rust async")
         said: list[str] = []
 

@@ -26,7 +26,7 @@ from tests.e2e.strikes import clients, history, live_config, scout_draft, sessio
 from tests.e2e.test_chain import gateway
 from tests.gateway.http_gateway import cli
 from tests.gateway.http_gateway import http_gateway as logged_gateway
-from tests.mcp import until
+from tests.mcp import approves, until
 from tests.platforms import needs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.e2e, pytest.mark.stdio]
@@ -105,7 +105,7 @@ async def test_a_lost_answer_leaves_one_write(
 ) -> None:
     needs(platform)
     cfg = live_config(tmp_path, sandbox, [platform], tables=SAFETY)
-    async with Client(gateway(cfg), timeout=90) as client:
+    async with Client(gateway(cfg), timeout=90, elicitation_handler=approves) as client:
         record = await lose_the_answer(client, sandbox, platform, fault)
     one_write(sandbox, platform)
     [row] = [r for r in history(tmp_path) if r.id == record]
@@ -118,7 +118,7 @@ async def test_a_lost_untitled_post_is_found_by_its_words(
 ) -> None:
     needs(platform)
     cfg = live_config(tmp_path, sandbox, [platform], tables=SAFETY)
-    async with Client(gateway(cfg), timeout=90) as client:
+    async with Client(gateway(cfg), timeout=90, elicitation_handler=approves) as client:
         record = await lose_the_answer(client, sandbox, platform, "dropped", untitled=True)
         await until(lambda: _status(tmp_path, record) is not StrikeStatus.UNKNOWN, seconds=60)
     one_write(sandbox, platform, untitled=True)
@@ -156,7 +156,7 @@ async def test_a_lost_answer_leaves_one_write_from_a_server_process(
         tables=SAFETY,
         platform={"min_interval_s": 0, "isolation": "process"},
     )
-    async with Client(gateway(cfg), timeout=90) as client:
+    async with Client(gateway(cfg), timeout=90, elicitation_handler=approves) as client:
         await lose_the_answer(client, sandbox, "reddit", fault)
     one_write(sandbox, "reddit")
 

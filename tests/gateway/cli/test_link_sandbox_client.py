@@ -20,7 +20,7 @@ from fastmcp.client.transports import StdioTransport
 from gwanjong_gateway.cli.link.link_command import run_link
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import config_file
-from tests.mcp import call
+from tests.mcp import approves, call
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
 
@@ -56,7 +56,8 @@ async def test_the_linked_sandbox_entry_runs_a_gateway_on_the_sandbox(
         command=entry["command"], args=entry["args"], env=env, cwd=str(tmp_path)
     )
     before = sandbox.requests()
-    async with Client(transport, timeout=120) as client:
+    # a Dev.to article waits for a person even in live mode: this one approves it
+    async with Client(transport, timeout=120, elicitation_handler=approves) as client:
         found = await call(client, "scout", topic="MCP gateway design", platforms=["devto"])
         devto = [o for o in found["opportunities"] if o["platform"] == "devto"]
         assert devto, found

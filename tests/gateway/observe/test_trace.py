@@ -33,6 +33,7 @@ from gwanjong_shared.kit.hosted import settings_from_env
 from gwanjong_shared.kit.server import build_platform_server
 from tests.gateway.helpers import config_text, drafted, patient_gateway
 from tests.gateway.observe.otel import orphans, spans_of
+from tests.mcp import approves
 
 pytestmark = pytest.mark.anyio
 
@@ -102,7 +103,9 @@ async def test_one_strike_is_one_trace_from_the_client_to_the_platform_http(
     mcp, observed = traced_gateway(tmp_path, state, TELEMETRY, exporter, seen)
     assert isinstance(otel_trace.get_tracer_provider(), TracerProvider)
     assert observed.provider is not None
-    async with Client(mcp) as client:
+    # a Dev.to article waits for a person even in live mode: asked within the call (the
+    # 2025-11-25 era), so the strike stays one call and one trace
+    async with Client(mcp, mode="legacy", elicitation_handler=approves) as client:
         oid = await drafted(client)
         observed.provider.force_flush()
         exporter.clear()

@@ -18,7 +18,7 @@ from gwanjong_gateway.server import build_gateway
 from gwanjong_sandbox.control import SandboxControl
 from tests.gateway.helpers import config_text, drafted
 from tests.gateway.observe.collector import Collected, collector
-from tests.mcp import call, until, until_up
+from tests.mcp import approves, call, until, until_up
 from tests.platforms import SPECS
 
 pytestmark = [pytest.mark.anyio, pytest.mark.stdio]
@@ -50,7 +50,10 @@ async def test_a_spawned_platform_server_continues_the_trace(
         gw = Gateway(config, environ=SPECS["devto"].env(sandbox.url))
         mcp = build_gateway(config, gateway=gw)
         observed = attach(mcp, gw, config, None, "stdio")
-        async with observed.running(), Client(mcp, timeout=90) as client:
+        # a Dev.to article waits for a person even in live mode: asked within the call
+        # (the 2025-11-25 era), so the strike stays one call and one trace
+        person = {"mode": "legacy", "elicitation_handler": approves}
+        async with observed.running(), Client(mcp, timeout=90, **person) as client:
             await until_up(client, ["devto"])  # a cold start may outlast one call's time
             oid = await drafted(client)
             token = otel_context.attach(propagate.extract({"traceparent": TRACEPARENT}))

@@ -25,7 +25,7 @@ from tests.gateway.helpers import config_text
 from tests.gateway.http_gateway import client, initialize_status, serve_app
 from tests.gateway.rows import history
 from tests.gateway.team.test_auth_jwt_http import Issuer, auth_table, claims, gateway
-from tests.mcp import call
+from tests.mcp import approves, call
 
 pytestmark = pytest.mark.anyio
 
@@ -184,7 +184,8 @@ async def test_one_users_many_agents_leave_anothers_handles(
             assert everything["state"]["opportunities"]["count"] == 15, everything
             stolen = await a.call_tool("draft", {"opportunity_id": bobs}, raise_on_error=False)
             assert stolen.is_error and "not one you scouted" in stolen.content[0].text  # type: ignore[union-attr]
-        async with client(url, idp.token("bob@example.test")) as b:
+        # bob approves his Dev.to article: it waits for a person even in live mode
+        async with client(url, idp.token("bob@example.test"), elicitation_handler=approves) as b:
             status = await call(b, "status")
             assert status["state"]["opportunities"]["count"] == 5, status
             drafted = await call(b, "draft", opportunity_id=bobs)

@@ -23,7 +23,7 @@ from tests.gateway.http_gateway import (
     mcp_headers,
 )
 from tests.gateway.rows import history
-from tests.mcp import call, error_of
+from tests.mcp import approves, call, error_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tests/tiers.py
 TOKENS = {"auth": {"mode": "tokens"}}
@@ -101,7 +101,8 @@ async def test_each_user_sees_only_their_own_state_and_is_named_in_the_audit(
     shown: list[Any] = []  # every result and error the callers saw
     with http_gateway(config, host="0.0.0.0") as gw:  # with tokens: on every interface
         assert await initialize_status(gw.url, None) == 401
-        async with client(gw.url, alice, mode, shared_key) as a:
+        # each approves their own Dev.to article: it waits for a person even in live mode
+        async with client(gw.url, alice, mode, shared_key, elicitation_handler=approves) as a:
             oid, posted = await strike_post(a, "rust async cancellation", "Alice's answer")
             assert posted["status"] == "posted", posted
             shown.append(posted)
@@ -132,7 +133,7 @@ async def test_each_user_sees_only_their_own_state_and_is_named_in_the_audit(
             status = await call(again, "status")
             shown.append(status)
             assert status["state"]["opportunities"]["count"] > 0, status
-        async with client(gw.url, bob, mode) as b:
+        async with client(gw.url, bob, mode, elicitation_handler=approves) as b:
             _, posted = await strike_post(b, "rust async cancellation", "Bob's answer")
             assert posted["status"] == "posted", posted
             shown.append(posted)

@@ -32,7 +32,7 @@ from gwanjong_sandbox.control import SandboxControl
 from tests.config import config_text
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import TWEETS
-from tests.mcp import call, until
+from tests.mcp import approves, call, until
 from tests.postgres.outages.faults import Fault, Frozen, Slow, SlowProxy, Stopped
 
 pytestmark = pytest.mark.anyio
@@ -263,7 +263,7 @@ async def test_a_database_stopped_after_a_devto_post_landed(
         # the server waits past the sandbox's 5 s (the gateway's call_timeout_s is 8)
         devto = SPECS["devto"].build(sandbox.url, DEVTO_TIMEOUT_S="30")
         gateway = build_gateway(config, environ={}, transports={"devto": devto})
-        async with Client(gateway) as client:
+        async with Client(gateway, elicitation_handler=approves) as client:  # a person
             oid = await scout_draft(client, "devto", "rust async", "Rust async")
             # the article is written at once; the sandbox answers 5 s later
             sandbox.fault("devto", kind="hang_after", seconds=5, match="/api/articles")

@@ -214,7 +214,10 @@ async def test_likes_only_for_accounts_that_have_them(sandbox: SandboxControl) -
         )
     async with Client(SPEC.build(sandbox.url, TWITTER_LIKES_ALLOWED="true")) as client:
         caps = await call(client, "capabilities")
-        assert caps["actions"]["upvote"]["allowed"] == "auto"
+        # X: "Likes must be directly user-initiated": a person approves each one
+        assert caps["actions"]["upvote"]["allowed"] == "approved"
+        check = await call(client, "validate", action="upvote", body="", post_id=ids["rust-async"])
+        assert check["allowed"] == "approved" and check["ok"] is True, check
         assert (await error_of(client, "upvote", post_id=ids["deleted-post"])).startswith(
             "not_found: "
         )
