@@ -32,13 +32,20 @@ served per NSID), ``POST /xrpc/sandbox.debug.configure`` (``accessTtlS``),
 
 Modules: ``model`` (accounts, limits, ids, stored posts), ``state`` (the seed), ``wire``
 (payload shapes), ``http`` (limits, errors, sessions check), ``sessions``, ``reads``,
-``writes``, ``inbox`` (handlers by concern) and ``routes`` (the XRPC route table).
+``profiles`` (the profile record and its self-labels), ``writes``, ``inbox`` (handlers by
+concern) and ``routes`` (the XRPC route table).
+
+Our account (``ME_HANDLE``) carries the ``bot`` self-label on its profile record, as
+Bluesky asks of automated accounts; ``PERSON_HANDLE`` (``PERSON_PASSWORD``) is a person's
+account without it. putRecord on the profile adds or removes it, as the app does.
 """
 
 from gwanjong_sandbox.bluesky.model import (
     APP_PASSWORD,
     ME_HANDLE,
     ME_NAME,
+    PERSON_HANDLE,
+    PERSON_PASSWORD,
     WANDERER_HANDLE,
     WANDERER_PASSWORD,
     WANDERER_PDS,
@@ -53,6 +60,8 @@ __all__ = [
     "APP_PASSWORD",
     "ME_HANDLE",
     "ME_NAME",
+    "PERSON_HANDLE",
+    "PERSON_PASSWORD",
     "WANDERER_HANDLE",
     "WANDERER_PASSWORD",
     "WANDERER_PDS",

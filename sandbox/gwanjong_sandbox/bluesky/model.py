@@ -26,6 +26,11 @@ APP_PASSWORD = "gwjn-sbx1-bsky-pass"
 WANDERER_HANDLE = "wanderer.bsky.social"
 WANDERER_PASSWORD = "wndr-sbx1-bsky-pass"
 WANDERER_PDS = "https://pds.wanderer.invalid"
+# A person's own account, signed in with an app password: no `bot` self-label on its profile.
+PERSON_HANDLE = "person.bsky.social"
+PERSON_PASSWORD = "prsn-sbx1-bsky-pass"
+PROFILE = "app.bsky.actor.profile"
+SELF_LABELS = "com.atproto.label.defs#selfLabels"
 WHATS_HOT = "at://did:plc:z72i7hdynmk6r22z27h6tvur/app.bsky.feed.generator/whats-hot"
 ACCESS_TTL_S = 2 * 3600  # what bsky.social issues for app-password sessions
 REFRESH_TTL_S = 60 * 24 * 3600
@@ -127,6 +132,15 @@ class Account:
     pds: str | None = None  # None: this sandbox
     blocks_me: bool = False
     follows: set[str] = field(default_factory=set)  # DIDs
+    #: the repo's app.bsky.actor.profile/self record (None: the account never made one)
+    profile: dict[str, Any] | None = None
+
+    def self_labels(self) -> list[str]:
+        """The values of the profile record's self-labels (`bot` marks an automated account)."""
+        labels = (self.profile or {}).get("labels") or {}
+        if labels.get("$type") != SELF_LABELS:
+            return []
+        return [str(v.get("val")) for v in labels.get("values") or [] if isinstance(v, dict)]
 
 
 @dataclass

@@ -15,6 +15,7 @@ from starlette.types import ASGIApp
 
 from gwanjong_sandbox.bluesky.inbox import list_notifications
 from gwanjong_sandbox.bluesky.model import JSON
+from gwanjong_sandbox.bluesky.profiles import BlueskyProfiles
 from gwanjong_sandbox.bluesky.reads import BlueskyReads
 from gwanjong_sandbox.bluesky.sessions import BlueskySessions
 from gwanjong_sandbox.bluesky.writes import BlueskyWrites
@@ -23,7 +24,7 @@ from gwanjong_sandbox.routing import Endpoint
 XRPC = "/xrpc/"
 
 
-class BlueskyEmulator(BlueskySessions, BlueskyReads, BlueskyWrites):
+class BlueskyEmulator(BlueskySessions, BlueskyReads, BlueskyProfiles, BlueskyWrites):
     def route_table(self) -> tuple[Endpoint, ...]:
         """(method, NSID) -> handler(request)."""
         table = (
@@ -34,11 +35,13 @@ class BlueskyEmulator(BlueskySessions, BlueskyReads, BlueskyWrites):
             ("GET", "app.bsky.feed.getPostThread", self.get_post_thread),
             ("GET", "app.bsky.feed.getPosts", self.get_posts),
             ("GET", "com.atproto.server.getSession", self.get_session),
+            ("GET", "com.atproto.repo.getRecord", self.get_record),
             ("GET", "sandbox.debug.getCounts", self.debug_counts),
             ("GET", "app.bsky.notification.listNotifications", self.list_notifications),
             ("POST", "com.atproto.server.createSession", self.create_session),
             ("POST", "com.atproto.server.refreshSession", self.refresh_session),
             ("POST", "com.atproto.repo.createRecord", self.create_record),
+            ("POST", "com.atproto.repo.putRecord", self.put_record),
             ("POST", "sandbox.debug.configure", self.debug_configure),
             ("POST", "sandbox.debug.revokeSessions", self.debug_revoke),
         )

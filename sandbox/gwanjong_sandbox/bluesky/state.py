@@ -14,6 +14,10 @@ from gwanjong_sandbox.bluesky.model import (
     ME_HANDLE,
     ME_NAME,
     ODD,
+    PERSON_HANDLE,
+    PERSON_PASSWORD,
+    PROFILE,
+    SELF_LABELS,
     WANDERER_HANDLE,
     WANDERER_PASSWORD,
     WANDERER_PDS,
@@ -61,6 +65,10 @@ class BlueskyState:
         self._clock = itertools.count(1)
         base = datetime(2026, 11, 1, tzinfo=UTC)
         self.me = self._account(ME_HANDLE, "Gwanjong Bot", base, APP_PASSWORD)
+        # our account discloses itself as Bluesky asks: the `bot` self-label on its profile
+        assert self.me.profile is not None
+        self.me.profile["labels"] = {"$type": SELF_LABELS, "values": [{"val": "bot"}]}
+        self._account(PERSON_HANDLE, "A Person", base, PERSON_PASSWORD)
         self._account(WANDERER_HANDLE, "Wanderer", base, WANDERER_PASSWORD, pds=WANDERER_PDS)
         for thread in [*build_corpus(ME_NAME), *extra_threads()]:
             self._seed(thread)
@@ -108,6 +116,7 @@ class BlueskyState:
         account = self.accounts.get(did)
         if account is None:
             account = Account(did, handle, display, iso(created), password, pds)
+            account.profile = {"$type": PROFILE, "displayName": display, "createdAt": iso(created)}
             self.accounts[did] = account
         return account
 

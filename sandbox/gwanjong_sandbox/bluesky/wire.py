@@ -6,6 +6,8 @@ import json
 from typing import Any
 
 from gwanjong_sandbox.bluesky.model import (
+    PROFILE,
+    Account,
     StoredPost,
     cid_for,
 )
@@ -24,7 +26,7 @@ class BlueskyWire(BlueskyState):
             "handle": account.handle,
             "displayName": account.display_name,
             "avatar": f"https://cdn.bsky.app/img/avatar/plain/{did}/{cid_for(did)}@jpeg",
-            "labels": [],
+            "labels": self._self_labels(account),
             "createdAt": account.created_at,
         }
         if viewer is not None:
@@ -33,6 +35,17 @@ class BlueskyWire(BlueskyState):
                 "blockedBy": account.blocks_me and viewer == self.me.did,
             }
         return view
+
+    def _self_labels(self, account: Account) -> list[dict[str, Any]]:
+        """The profile record's self-labels as the AppView shows them on a profile: each
+        with our own DID as its source and the record as its subject (payloads/bluesky)."""
+        uri = f"at://{account.did}/{PROFILE}/self"
+        cid = cid_for(json.dumps(account.profile, sort_keys=True))
+        when = str((account.profile or {}).get("createdAt") or account.created_at)
+        return [
+            {"src": account.did, "uri": uri, "cid": cid, "val": val, "cts": when}
+            for val in account.self_labels()
+        ]
 
     def _reply_allowed(self, root: str, did: str) -> bool:
         gate = self.gates.get(root)

@@ -17,6 +17,7 @@ from atproto_client import models
 from atproto_client.models.utils import get_model_as_dict
 from atproto_client.utils import detect_mentions
 
+from gwanjong_bluesky.label import BotLabel
 from gwanjong_bluesky.posts import dig, to_post
 from gwanjong_bluesky.rules import (
     COMMENT_RULE,
@@ -64,7 +65,8 @@ class BlueskyAdapter(PlatformAdapter):
         self.client = BlueskyClient(settings, self.limiter, transport)
         # validate and the write after it read the target once
         self.targets: TargetCache[View] = TargetCache(clock=clock)
-        self.writer = Writer(self.client, self.targets)
+        self.bot_label = BotLabel(self.client, clock)
+        self.writer = Writer(self.client, self.targets, self.bot_label)
 
     async def connect(self) -> None:
         await self.client.connect()
@@ -110,6 +112,9 @@ class BlueskyAdapter(PlatformAdapter):
         return await fetch_mentions(self.client, since, limit)
 
     # -- rules --------------------------------------------------------------------------
+
+    async def account_problem(self) -> str | None:
+        return await self.bot_label.problem()  # the `bot` self-label every write requires
 
     async def rule_for_target(self, action: str, post_id: str, rule: ActionRule) -> ActionRule:
         return await rule_for_target(self.client, self.targets, action, post_id, rule)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gwanjong_bluesky.label import BOT_LABEL_HOWTO
 from gwanjong_shared.contract import HandleRules, Profile, SetupGuide
 
 PROFILE = Profile(
@@ -12,8 +13,8 @@ PROFILE = Profile(
         "Links become clickable facets automatically; keep at most one link. Mention no one but "
         "the author you answer: a mention notifies (refused).",
     ],
-    # Bluesky discloses on the account (the `bot` self-label), and every grapheme counts:
-    # no footer by default.
+    # Bluesky discloses on the account (the `bot` self-label, which every write requires:
+    # label.py), and every grapheme counts: no footer by default.
     disclosure="",
     setup=SetupGuide(
         where="Bluesky app: Settings > Privacy and security > App passwords",
@@ -21,7 +22,7 @@ PROFILE = Profile(
         access="Bots reply or like only when tagged (opt-in interaction).",
         steps=[
             "In the Bluesky app: Settings > Privacy and security > App passwords > Add App Password. Never use your main password.",
-            "Add the `bot` self-label to the profile if the account is automated.",
+            BOT_LABEL_HOWTO + " Every write requires it: it is Bluesky's disclosure.",
             "Bluesky asks bots to reply or like only when tagged; gwanjong hands other replies to you.",
         ],
         credentials=["BLUESKY_HANDLE", "BLUESKY_APP_PASSWORD"],

@@ -11,12 +11,14 @@ import re
 from atproto_client import models
 
 from gwanjong_bluesky.failures import ACCOUNT_HINT
+from gwanjong_bluesky.label import BotLabel
 from gwanjong_bluesky.posts import authority, dig, post_url
 from gwanjong_bluesky.rules import COMMENT_RULE, GATED_RULE, reply_shut, strangers, summons
 from gwanjong_bluesky.session import BlueskyClient
 from gwanjong_bluesky.settings import Settings
 from gwanjong_bluesky.threads import View, missing, target_view, target_views
 from gwanjong_shared.contract import Action, TagRules, errors
+from gwanjong_shared.contract.errors import UNSURE, PlatformError
 from gwanjong_shared.contract.models import PostResult
 from gwanjong_shared.contract.text import graphemes
 from gwanjong_shared.kit.target_cache import TargetCache
@@ -59,9 +61,26 @@ def fixed_langs(settings: Settings) -> list[str]:
 
 
 class Writer:
-    def __init__(self, client: BlueskyClient, targets: TargetCache[View]) -> None:
+    def __init__(self, client: BlueskyClient, targets: TargetCache[View], label: BotLabel) -> None:
         self.client = client
         self.targets = targets
+        self.label = label
+
+    async def refuse_unlabelled(self, action: Action) -> None:
+        """Every write first: our account must carry the `bot` self-label (label.py)."""
+        try:
+            problem = await self.label.problem()
+        except PlatformError as exc:
+            if exc.kind not in UNSURE:
+                raise
+            # a read before the write: it was never sent, so not an unsure write
+            raise errors.unavailable(
+                f"Bluesky could not be read for the check before {action} (our profile's "
+                f"`bot` self-label: {exc.kind.value}), so the write was not made: nothing was "
+                "sent. Try again in a minute."
+            ) from None
+        if problem is not None:
+            raise errors.not_supported(f"{action} is not allowed: {problem}")
 
     def _langs(self, text: str) -> list[str]:
         return fixed_langs(self.client.settings) or guess_langs(text)
@@ -94,6 +113,7 @@ class Writer:
                 f"No Bluesky account is set, so nothing can be posted. {ACCOUNT_HINT}"
             )
         did, handle = await self.client.me()
+        await self.refuse_unlabelled("write_post")
         facets = await self.facets(text)
         if why := strangers(text, facets, did):
             raise errors.invalid_input(why)
@@ -111,6 +131,7 @@ class Writer:
 
     async def comment(self, post_id: str, body: str, parent_id: str | None) -> PostResult:
         did, handle = await self.client.me()
+        await self.refuse_unlabelled("write_comment")
         uri = await self.client.uri(post_id)
         parent_uri = await self.client.uri(parent_id, "parent_id") if parent_id else uri
         views = await target_views(self.client, self.targets, [uri, parent_uri])
@@ -159,6 +180,7 @@ class Writer:
 
     async def like(self, post_id: str) -> PostResult:
         did, _ = await self.client.me()
+        await self.refuse_unlabelled("upvote")
         uri = await self.client.uri(post_id)
         view = await target_view(self.client, self.targets, uri)
         url = post_url(view)

@@ -305,8 +305,9 @@ class MastodonAdapter(PlatformAdapter):
 
     # -- rules per target -------------------------------------------------------------
 
-    async def bot_problem(self, *, fresh: bool = False) -> str | None:
-        """Why our account may not write at all (its bot flag is off), or None."""
+    async def account_problem(self, *, fresh: bool = False) -> str | None:
+        """Why our account may not write at all (its bot flag is off), or None; validate and
+        capabilities say it too (the kit's adapter)."""
         if not bool((await self.me(fresh=fresh)).get("bot")):
             return (
                 "Our Mastodon account is not flagged as automated, and this server writes only "
@@ -330,9 +331,6 @@ class MastodonAdapter(PlatformAdapter):
                 reason=f"{rule.reason} No Mastodon account is configured, so this server "
                 "cannot tell whether the status summoned us.",
             )
-        problem = await self.bot_problem()
-        if problem is not None:
-            return ActionRule(allowed="never", reason=problem)
         narrow = unshown(target) if action == "write_comment" else None
         if narrow is not None:
             return ActionRule(allowed="human", reason=narrow)
@@ -369,15 +367,6 @@ class MastodonAdapter(PlatformAdapter):
             stranger = self.strangers(body, parent)
             if stranger is not None:
                 check = check.with_problems(stranger)
-        if action == "write_post" and check.allowed == "auto":
-            try:
-                problem = await self.bot_problem()
-            except PlatformError as exc:
-                if exc.kind not in _UNREACHABLE:
-                    raise
-                problem = None  # offline: the write itself checks again
-            if problem is not None:
-                return check.with_problems(problem, never=True)
         return check
 
     def strangers(self, text: str, parent: dict[str, Any] | None) -> str | None:
@@ -401,7 +390,7 @@ class MastodonAdapter(PlatformAdapter):
         post): nothing is sent that the rules refuse. The bot flag is read again: a person
         or the instance's moderators may have taken it off since the server started."""
         try:
-            problem = await self.bot_problem(fresh=True)
+            problem = await self.account_problem(fresh=True)
             rule = None
             if problem is None and target is not None:
                 base = REPLY_RULE if action == "write_comment" else FAVOURITE_RULE

@@ -84,6 +84,23 @@ class PlatformAdapter(ABC):
         """Our account's name, asking the platform if needed; None without credentials."""
         return None
 
+    async def account_problem(self) -> str | None:
+        """Why our account may not write at all, or None: a platform rule about the account
+        itself (Mastodon's bot flag, Bluesky's `bot` self-label), with how to fix it.
+        ``capabilities`` and ``validate`` turn every write rule into ``never`` with it; the
+        writes check it again themselves."""
+        return None
+
+    async def _account_problem(self) -> str | None:
+        """``account_problem``, or None while the platform is out of reach (the write itself
+        checks again)."""
+        try:
+            return await self.account_problem()
+        except PlatformError as exc:
+            if exc.kind not in _UNREACHABLE:
+                raise
+            return None
+
     async def capabilities(self) -> Capabilities:
         """The static rules plus our account. The rules answer even when the platform is
         unreachable (``reachable: false``, ``account: null``)."""
@@ -104,6 +121,9 @@ class PlatformAdapter(ABC):
         update = {"account": account, "reachable": reachable}
         if account is not None:
             update["credentials_state"] = CredentialState.ACCEPTED
+            if (problem := await self._account_problem()) is not None:
+                never = ActionRule(allowed="never", reason=problem)
+                update["actions"] = dict.fromkeys(caps.actions, never)
         return caps.model_copy(update=update)
 
     async def mentions(self, since: str | None, limit: int) -> MentionList:
@@ -150,6 +170,9 @@ class PlatformAdapter(ABC):
         rule = caps.actions[action]  # type: ignore[index]
         problems: list[str] = []
 
+        configured = rule.allowed in ("auto", "summoned") and self.is_configured()
+        if configured and (problem := await self._account_problem()) is not None:
+            rule = ActionRule(allowed="never", reason=problem)
         if action != "write_post" and not post_id:
             problems.append(f"{action} needs post_id: the post to act on.")
         elif (

@@ -147,16 +147,20 @@ async def test_a_read_whose_connection_dropped_is_read_again(
 
 
 @pytest.mark.parametrize(
-    ("platform", "match"),
-    [("bluesky", "server.createSession"), ("reddit", "/api/v1/access_token")],
+    ("platform", "match", "count"),
+    # Bluesky signs in twice: write_post's own validate reads the account's `bot` label
+    # (a failure there is left to the write), then the write
+    [("bluesky", "server.createSession", 2), ("reddit", "/api/v1/access_token", 1)],
 )
 async def test_a_sign_in_whose_answer_is_lost_is_not_a_write(
-    sandbox: SandboxControl, platform: str, match: str
+    sandbox: SandboxControl, platform: str, match: str, count: int
 ) -> None:
     """A sign-in POST whose answer is lost writes nothing: write_post says the sign-in
     failed (not "may have been written"), and nothing reached the write endpoint."""
     async with Client(SPECS[platform].build(sandbox.url)) as client:
-        sandbox.fault(platform, "apply_then_status", status=502, method="POST", match=match)
+        sandbox.fault(
+            platform, "apply_then_status", status=502, method="POST", match=match, count=count
+        )
         text = await error_of(client, "write_post", title="Never sent", body="No session.")
     assert text.startswith("unavailable: ") and "sign-in" in text, text
     assert "may have been written" not in text, text
