@@ -210,4 +210,8 @@ class Upstreams:
         env = dict(os.environ if environ is None else environ)
         secrets = read_dotenv(self.config.state_dir / ".env")
         mine = platform_env(name, platform, secrets, env, tuple(self.config.platforms))
+        # its write hold (kit/hold.py) with this gateway's state, not the person's default
+        # folder: a demo's, a test's or a team's state stays apart
+        hold = self.config.state_dir / "holds" / f"{name}.db"
+        mine.setdefault(f"{name.upper()}_HOLD_FILE", str(hold))
         return {**mine, **tracing_env(self.config, name, env)}

@@ -128,3 +128,17 @@ def test_no_platform_sdk_is_imported_before_first_use(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ""
+
+
+def test_a_hosted_server_keeps_its_write_hold_with_the_gateways_state(tmp_path: Path) -> None:
+    """A server the gateway hosts or spawns keeps its write hold (kit/hold.py) in the
+    gateway's state_dir, not the person's default folder (a demo's or a team's state stays
+    apart); one set in the environment or the platform's `env` table wins."""
+    from gwanjong_gateway.platforms.upstreams import Upstreams
+
+    config = parse(config_text(tmp_path, ["devto", "reddit"]))
+    chosen = str(tmp_path / "elsewhere.db")
+    upstreams = Upstreams(config, environ={"REDDIT_HOLD_FILE": chosen})
+    env = {name: u.env for name, u in upstreams.by_name.items()}
+    assert env["devto"]["DEVTO_HOLD_FILE"] == str(config.state_dir / "holds" / "devto.db")
+    assert env["reddit"]["REDDIT_HOLD_FILE"] == chosen
