@@ -63,4 +63,6 @@ async def test_uvx_install_init_and_serve(sandbox: SandboxControl, tmp_path: Pat
     async with Client(transport, timeout=180) as client:
         checked = await call(client, "setup", action="check", platform="devto")
     assert checked["check"]["devto"]["ok"] is True, checked
-    assert checked["check"]["devto"]["actions"]["write_post"] == "auto"
+    assert (
+        checked["check"]["devto"]["actions"]["write_post"] == "approved"
+    )  # a person authorises each
