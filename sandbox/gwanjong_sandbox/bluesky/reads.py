@@ -65,6 +65,30 @@ class BlueskyReads(BlueskyHttp):
             body["cursor"] = str(offset + limit)
         return self._ok(body)
 
+    async def get_author_feed(self, request: Request) -> Response:
+        """An account's posts and replies, newest first (the AppView's: as late as search)."""
+        viewer = self._viewer(request)
+        if isinstance(viewer, Response):
+            return viewer
+        account = self._resolve(request.query_params.get("actor", ""))
+        if account is None:
+            return self._error(400, "InvalidRequest", "Profile not found")
+        limit = self._int(request, "limit", 50, 1, 100)
+        offset = self._int(request, "cursor", 0, 0, 10_000)
+        if limit is None or offset is None:
+            return self._error(400, "InvalidRequest", "Invalid limit or cursor")
+        theirs = [
+            p
+            for p in self.posts.values()
+            if p.author == account.did and p.gone is None and self._indexed(p)
+        ]
+        theirs.sort(key=lambda p: p.record["createdAt"], reverse=True)
+        page = theirs[offset : offset + limit]
+        body: dict[str, Any] = {"feed": [{"post": self._post_view(p, viewer)} for p in page]}
+        if offset + limit < len(theirs):
+            body["cursor"] = str(offset + limit)
+        return self._ok(body)
+
     async def search_posts(self, request: Request) -> Response:
         viewer = self._viewer(request)
         if isinstance(viewer, Response):

@@ -32,6 +32,7 @@ class BlueskyEmulator(BlueskySessions, BlueskyReads, BlueskyProfiles, BlueskyWri
             ("GET", "com.atproto.identity.resolveHandle", self.resolve_handle),
             ("GET", "app.bsky.feed.getFeed", self.get_feed),
             ("GET", "app.bsky.feed.searchPosts", self.search_posts),
+            ("GET", "app.bsky.feed.getAuthorFeed", self.get_author_feed),
             ("GET", "app.bsky.feed.getPostThread", self.get_post_thread),
             ("GET", "app.bsky.feed.getPosts", self.get_posts),
             ("GET", "com.atproto.server.getSession", self.get_session),

@@ -39,6 +39,9 @@ from gwanjong_shared.kit.adapter import PlatformAdapter
 from gwanjong_shared.kit.ratelimit import Limiter, MinInterval, TokenBucket
 from gwanjong_shared.kit.target_cache import TargetCache
 
+#: how many of our newest posts a search looks through for the query's words
+OURS = 50
+
 __all__ = ["BlueskyAdapter"]
 
 
@@ -97,7 +100,25 @@ class BlueskyAdapter(PlatformAdapter):
             "searching", lambda c: c.app.bsky.feed.search_posts(params)
         )
         data = get_model_as_dict(response)
-        return [to_post(view) for view in data.get("posts") or []][:limit]
+        unique: dict[str, Post] = {}
+        for post in [*await self._ours_with(query), *map(to_post, data.get("posts") or [])]:
+            unique.setdefault(post.id, post)  # each once, in its first place
+        return list(unique.values())[:limit]
+
+    async def _ours_with(self, query: str) -> list[Post]:
+        """Our latest posts holding every word of ``query``: an unsure post is read back by
+        its words, and a search sorted "top" ranks a new post of ours below everyone's."""
+        if not self.is_configured():
+            return []
+        did = (await self.client.me())[0]
+        params = models.AppBskyFeedGetAuthorFeed.Params(actor=did, limit=OURS)
+        response = await self.client.call(
+            "reading our posts", lambda c: c.app.bsky.feed.get_author_feed(params)
+        )
+        feed = get_model_as_dict(response).get("feed") or []
+        posts = [to_post(item["post"]) for item in feed]
+        words = query.lower().split()
+        return [p for p in posts if all(w in f"{p.title}\n{p.body}".lower() for w in words)]
 
     async def get_post(self, post_id: str) -> Post:
         return await read_post(self.client, await self.client.uri(post_id))
