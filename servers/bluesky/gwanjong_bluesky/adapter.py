@@ -36,6 +36,7 @@ from gwanjong_bluesky.write import MAX_TAG_BYTES, TAGS, Writer, compose, fixed_l
 from gwanjong_shared.contract import ActionRule, Capabilities, MentionList, Validation
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
+from gwanjong_shared.kit.once import each_once, holding
 from gwanjong_shared.kit.ratelimit import Limiter, MinInterval, TokenBucket
 from gwanjong_shared.kit.target_cache import TargetCache
 
@@ -100,10 +101,9 @@ class BlueskyAdapter(PlatformAdapter):
             "searching", lambda c: c.app.bsky.feed.search_posts(params)
         )
         data = get_model_as_dict(response)
-        unique: dict[str, Post] = {}
-        for post in [*await self._ours_with(query), *map(to_post, data.get("posts") or [])]:
-            unique.setdefault(post.id, post)  # each once, in its first place
-        return list(unique.values())[:limit]
+        return each_once(
+            [*await self._ours_with(query), *map(to_post, data.get("posts") or [])], limit
+        )
 
     async def _ours_with(self, query: str) -> list[Post]:
         """Our latest posts holding every word of ``query``: an unsure post is read back by
@@ -116,9 +116,7 @@ class BlueskyAdapter(PlatformAdapter):
             "reading our posts", lambda c: c.app.bsky.feed.get_author_feed(params)
         )
         feed = get_model_as_dict(response).get("feed") or []
-        posts = [to_post(item["post"]) for item in feed]
-        words = query.lower().split()
-        return [p for p in posts if all(w in f"{p.title}\n{p.body}".lower() for w in words)]
+        return holding(query, (to_post(item["post"]) for item in feed))
 
     async def get_post(self, post_id: str) -> Post:
         return await read_post(self.client, await self.client.uri(post_id))

@@ -24,6 +24,7 @@ from gwanjong_shared.contract import (
 )
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
+from gwanjong_shared.kit.once import each_once, holding
 from gwanjong_shared.kit.ratelimit import Clock, Limiter, MinInterval, Sleep, TokenBucket
 from gwanjong_shared.kit.target_cache import TargetCache
 
@@ -213,7 +214,7 @@ class DevtoAdapter(PlatformAdapter):
                     raise
                 data = []
             found += [self._post(a) for a in data]
-        return list({p.id: p for p in found}.values())[:limit]  # each once, in first place
+        return each_once(found, limit)
 
     async def _ours_with(self, query: str) -> list[Post]:
         """Our latest articles holding every word of ``query``: an unsure post is read back
@@ -222,9 +223,7 @@ class DevtoAdapter(PlatformAdapter):
         if not self.is_configured():
             return []
         mine = await self.client.request("GET", "/api/articles/me/all")
-        words = query.lower().split()
-        posts = [self._post(a) for a in mine]
-        return [p for p in posts if all(w in f"{p.title}\n{p.body}".lower() for w in words)]
+        return holding(query, map(self._post, mine))
 
     async def get_post(self, post_id: str) -> Post:
         data = await self.client.request(

@@ -10,6 +10,7 @@ from gwanjong_reddit.comments import flatten
 from gwanjong_reddit.posts import submission_id, to_post
 from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.models import Comment, Post
+from gwanjong_shared.kit.once import each_once, holding
 
 #: how many of our newest posts a search looks through for the query's words
 OURS = 50
@@ -49,7 +50,7 @@ async def search(client: RedditClient, query: str, limit: int) -> list[Post]:
 
     found = await _ours_with(client, query)
     found += await client.run("searching", find, missing=f"subreddit r/{scope}")
-    return list({p.id: p for p in found}.values())[:limit]  # each once, in first place
+    return each_once(found, limit)
 
 
 async def _ours_with(client: RedditClient, query: str) -> list[Post]:
@@ -65,9 +66,7 @@ async def _ours_with(client: RedditClient, query: str) -> list[Post]:
             return []
         return [to_post(s) async for s in me.submissions.new(limit=OURS)]
 
-    words = query.lower().split()
-    posts = await client.run("reading our posts", mine, missing="account")
-    return [p for p in posts if all(w in f"{p.title}\n{p.body}".lower() for w in words)]
+    return holding(query, await client.run("reading our posts", mine, missing="account"))
 
 
 async def load(client: RedditClient, post_id: str, comment_limit: int) -> Submission:

@@ -260,6 +260,23 @@ def _untold(why: str) -> PlatformError:
     )
 
 
+def holding(query: str, posts: Iterable[Post]) -> list[Post]:
+    """Those of ``posts`` (our own newest) that hold every word of ``query``: put first in a
+    search whose index lists a new post of ours late, low or never, since an unsure post is
+    read back by its words (:func:`find_written`)."""
+    words = query.lower().split()
+    return [p for p in posts if all(w in f"{p.title}\n{p.body}".lower() for w in words)]
+
+
+def each_once(posts: Iterable[Post], limit: int) -> list[Post]:
+    """``posts`` with each post once, in its first place (ours, then the search's), at most
+    ``limit``."""
+    unique: dict[str, Post] = {}
+    for post in posts:
+        unique.setdefault(post.id, post)
+    return list(unique.values())[:limit]
+
+
 def _published(when: str | None) -> float:
     """Epoch seconds of a platform's ISO 8601 time ("Z", an offset, none: UTC; any
     fraction); missing or unreadable: infinitely late, so it counts as found."""
