@@ -136,8 +136,7 @@ class WriteHold:
         try:
             was = None
             while (at := self.held.take(key, self.wall(), was)) is not None:
-                age = max(0.0, self.wall() - at)  # a clock set back holds it longer
-                found = await self._read_back(action, target, body, title, age)
+                found = await self._read_back(action, target, body, title, at)
                 if found is not None:
                     with contextlib.suppress(PlatformError):  # else found again next time
                         self.held.hold(key, None)
@@ -158,16 +157,18 @@ class WriteHold:
             self.busy.discard(key)
 
     async def _read_back(
-        self, action: Action, target: str | None, body: str, title: str, age: float
+        self, action: Action, target: str | None, body: str, title: str, at: float
     ) -> PostResult | None:
-        """A held write as found on the platform, or None once HOLD_S passed without it
-        showing; before that, an unsure refusal."""
+        """A held write (sent or lost ``at``) as found on the platform, or None once HOLD_S
+        passed without it showing; before that, an unsure refusal."""
         adapter = self.adapter
+        age = max(0.0, self.wall() - at)  # a clock set back holds it longer
 
         async def look() -> Post | Comment | None:
             where = target if action == "write_comment" else None
             ours = [await adapter.account()]
-            sent = self.wall() - age - self.call_timeout_s  # its call lasted that long at most
+            # its call lasted call_timeout_s at most; a clock set back since counts from now
+            sent = min(at, self.wall()) - self.call_timeout_s
             return await find_written(
                 adapter.get_comments, adapter.search, where, title, body, ours, sent
             )
