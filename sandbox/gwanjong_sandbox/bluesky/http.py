@@ -168,3 +168,17 @@ class BlueskyHttp(BlueskyWire):
         if not isinstance(body, dict):
             return self._error(400, "InvalidRequest", "Input must be an object")
         return body
+
+    async def _own_repo(self, request: Request) -> tuple[dict[str, Any], Account] | Response:
+        """A repo write's body and the signed-in account whose repo it names: the PDS lets
+        no one write to another's."""
+        viewer = self._viewer(request)
+        if isinstance(viewer, Response):
+            return viewer
+        body = await self._json_body(request)
+        if isinstance(body, Response):
+            return body
+        account = self._resolve(str(body.get("repo") or ""))
+        if account is None or account.did != viewer:
+            return self._error(400, "InvalidRequest", "Can not write to a repo other than your own")
+        return body, account

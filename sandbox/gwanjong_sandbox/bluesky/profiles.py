@@ -36,15 +36,10 @@ class BlueskyProfiles(BlueskyHttp):
         return self._ok({"uri": uri, "cid": self._profile_cid(record), "value": record})
 
     async def put_record(self, request: Request) -> Response:
-        viewer = self._viewer(request)
-        if isinstance(viewer, Response):
-            return viewer
-        body = await self._json_body(request)
-        if isinstance(body, Response):
-            return body
-        account = self._resolve(str(body.get("repo") or ""))
-        if account is None or account.did != viewer:
-            return self._error(400, "InvalidRequest", "Can not write to a repo other than your own")
+        own = await self._own_repo(request)
+        if isinstance(own, Response):
+            return own
+        body, account = own
         record = body.get("record")
         if (body.get("collection"), body.get("rkey")) != (PROFILE, "self"):
             return self._error(400, "InvalidRequest", "Only the profile record is served here")

@@ -28,15 +28,10 @@ class BlueskyWrites(BlueskyHttp):
     # writes
 
     async def create_record(self, request: Request) -> Response:
-        viewer = self._viewer(request)
-        if isinstance(viewer, Response):
-            return viewer
-        body = await self._json_body(request)
-        if isinstance(body, Response):
-            return body
-        account = self._resolve(str(body.get("repo") or ""))
-        if account is None or account.did != viewer:
-            return self._error(400, "InvalidRequest", "Can not write to a repo other than your own")
+        own = await self._own_repo(request)
+        if isinstance(own, Response):
+            return own
+        body, account = own
         collection = body.get("collection")
         record = body.get("record")
         if not isinstance(record, dict) or record.get("$type") != collection:
