@@ -172,12 +172,12 @@ class MastodonAdapter(PlatformAdapter):
         if self.api is None:
             await self.connect()  # which reads it
             return
-        info = await self.call("instance_v2", what="the instance's description")
+        info = await self.call("instance_v2", what="reading the instance's description")
         statuses = ((info.get("configuration") or {}).get("statuses")) or {}
         self.max_chars = int(statuses.get("max_characters") or DEFAULT_MAX_CHARS)
         self.url_chars = int(statuses.get("characters_reserved_per_url") or URL_CHARS)
         self.domain = str(info.get("domain") or "").lower()
-        rules = await self.call("instance_rules", what="the instance's rules")
+        rules = await self.call("instance_rules", what="reading the instance's rules")
         self.rules = [str(r.get("text") or "").strip() for r in rules or [] if r.get("text")]
         self._instance_read = True
 
@@ -190,7 +190,9 @@ class MastodonAdapter(PlatformAdapter):
         if self._me is None or fresh:
             if not self.is_configured():
                 raise errors.auth(f"No Mastodon account is configured. {client.TOKEN_HINT}")
-            self._me = dict(await self.call("account_verify_credentials", what="our account"))
+            self._me = dict(
+                await self.call("account_verify_credentials", what="reading our account")
+            )
         return self._me
 
     async def account(self) -> str | None:
@@ -252,7 +254,7 @@ class MastodonAdapter(PlatformAdapter):
 
     async def get_trending(self, limit: int) -> list[Post]:
         statuses = await self.call(
-            "trending_statuses", limit=min(limit, 40), what="trending statuses"
+            "trending_statuses", limit=min(limit, 40), what="reading trending statuses"
         )
         return [post_of(s, self.platform, local=self.base_url) for s in statuses or []][:limit]
 
@@ -260,11 +262,11 @@ class MastodonAdapter(PlatformAdapter):
         words = query.split()
         if len(words) == 1 and _HASHTAG.fullmatch(words[0]):  # it goes into a path as is
             found = await self.call(
-                "timeline_hashtag", words[0][1:], limit=min(limit, 40), what="that hashtag"
+                "timeline_hashtag", words[0][1:], limit=min(limit, 40), what="reading that hashtag"
             )
             return [post_of(s, self.platform, local=self.base_url) for s in found or []][:limit]
         found = await self.call(
-            "search_v2", query, resolve=False, result_type="statuses", what="search"
+            "search_v2", query, resolve=False, result_type="statuses", what="searching"
         )
         statuses = [*await self._ours_with(words), *((found or {}).get("statuses") or [])]
         unique: dict[str, dict[str, Any]] = {}
@@ -280,7 +282,11 @@ class MastodonAdapter(PlatformAdapter):
             return []
         me = await self.me()
         mine = await self.call(
-            "account_statuses", me["id"], exclude_reblogs=True, limit=40, what="our statuses"
+            "account_statuses",
+            me["id"],
+            exclude_reblogs=True,
+            limit=40,
+            what="reading our statuses",
         )
         texts = [(s, text_of(s.get("content"), s.get("mentions")).lower()) for s in mine or []]
         return [s for s, text in texts if all(w.lower() in text for w in words)]

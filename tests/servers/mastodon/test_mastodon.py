@@ -501,3 +501,11 @@ async def test_through_the_gateway_strike_writes_once_refuses_nobot_hands_off_na
     assert no["status"] == "refused" and "#nobot" in no["reason"], no
     assert handed["status"] == "handoff" and "'work plans'" in handed["reason"], handed
     assert [w["action"] for w in sandbox.writes("mastodon")] == ["write_comment"]
+
+
+async def test_an_unreachable_instance_is_said_in_words_a_person_reads() -> None:
+    """Each call names what it was doing ("while reading our account"), never a bare noun
+    ("while our account")."""
+    async with Client(SPEC.build("http://127.0.0.1:1")) as client:
+        text = await error_of(client, "mentions", limit=5)
+    assert "Could not reach Mastodon while reading our account." in text, text
