@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -42,7 +43,27 @@ DEFAULT_PLATFORMS = ["devto", "bluesky", "twitter", "reddit", "mastodon", "hacke
 console = Console(stderr=False, highlight=False)
 
 
+#: set by a Ctrl-C during the run: asyncio answers it by cancelling the demo, and a library
+#: between us and the gateway (which got the same SIGINT and closed) may swallow that
+#: cancellation, so the demo would go on and end as if nothing was asked
+_STOPPED: list[bool] = []
+
+
+def _note_ctrl_c() -> None:
+    """Wrap asyncio's SIGINT handler (installed by the running loop) to note the Ctrl-C."""
+    _STOPPED.clear()
+    previous = signal.getsignal(signal.SIGINT)
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        _STOPPED.append(True)
+        if callable(previous):
+            previous(signum, frame)
+
+    signal.signal(signal.SIGINT, on_sigint)
+
+
 async def _drive(config_path: Path, topic: str, platforms: list[str], sandbox: Any) -> int:
+    _note_ctrl_c()
     transport = StdioTransport(
         command=sys.executable,
         args=["-m", "gwanjong_gateway", "--config", str(config_path)],
@@ -350,4 +371,10 @@ def _run(sandbox: Any, tmp: Path, topic: str, platforms: list[str] | None) -> in
     }
     platforms_ = {name: {"env": env, "min_interval_s": 0} for name, env in envs.items()}
     write_config(config_path, render(gateway, platforms_))
-    return anyio.run(_drive, config_path, topic, chosen, sandbox)
+    try:
+        code = anyio.run(_drive, config_path, topic, chosen, sandbox)
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if _STOPPED:
+        raise KeyboardInterrupt  # the person asked: main says so in one line (130)
+    return code
