@@ -88,8 +88,11 @@ class PlatformClient:
         return post if post.id == post_id else post.model_copy(update={"id": post_id})
 
     async def get_comments(self, post_id: str, limit: int = 50) -> list[Comment]:
+        return (await self.comment_list(post_id, limit)).comments
+
+    async def comment_list(self, post_id: str, limit: int = 50) -> CommentList:
         args = {"post_id": post_id, "limit": limit}
-        return (await self._call("get_comments", args, CommentList)).comments
+        return await self._call("get_comments", args, CommentList)
 
     async def mentions(self, since: str | None = None, limit: int = 20) -> MentionList:
         found = await self._call("mentions", {"since": since, "limit": limit}, MentionList)
@@ -129,7 +132,7 @@ class PlatformClient:
         (kit.once.find_written; none known: nothing is found). Raises PlatformError."""
         target = row.target if row.action is StrikeAction.COMMENT else None
         return await find_written(
-            self.get_comments, self.search, target, row.title, row.content, accounts, row.created_at
+            self.comment_list, self.search, target, row.title, row.content, accounts, row.created_at
         )
 
 

@@ -28,7 +28,14 @@ from gwanjong_reddit.rules import (
     rule_for_thread,
 )
 from gwanjong_reddit.settings import Settings
-from gwanjong_shared.contract import ActionRule, Capabilities, MentionList, Validation, errors
+from gwanjong_shared.contract import (
+    ActionRule,
+    Capabilities,
+    CommentList,
+    MentionList,
+    Validation,
+    errors,
+)
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
 from gwanjong_shared.kit.target_cache import TargetCache
@@ -78,6 +85,9 @@ class RedditAdapter(PlatformAdapter):
         return await reads.post(self.api, post_id)
 
     async def get_comments(self, post_id: str, limit: int) -> list[Comment]:
+        return (await reads.comments(self.api, post_id, limit)).comments
+
+    async def comment_list(self, post_id: str, limit: int) -> CommentList:
         return await reads.comments(self.api, post_id, limit)
 
     async def mentions(self, since: str | None, limit: int) -> MentionList:

@@ -9,13 +9,16 @@ from asyncpraw.models import Comment as RedditComment
 from asyncpraw.models import MoreComments, Submission
 
 from gwanjong_reddit.posts import items, to_comment
+from gwanjong_shared.contract import CommentList
 from gwanjong_shared.contract.models import Comment
 
 
-async def flatten(submission: Submission, limit: int, more_requests: int) -> list[Comment]:
+async def flatten(submission: Submission, limit: int, more_requests: int) -> CommentList:
     """Depth-first, parents before replies; "more" stubs are loaded where the walk meets
     them (``/api/morechildren``, or the thread's permalink for "continue this thread")
-    while ``limit`` is not reached and ``more_requests`` (REDDIT_MORE_REQUESTS) allows."""
+    while ``limit`` is not reached and ``more_requests`` (REDDIT_MORE_REQUESTS) allows.
+    ``more``: the walk stopped at the limit or passed a stub it could not load, so a
+    comment missing from it (a new reply under a far comment) may still be there."""
     post_id = str(vars(submission)["id"])
     root = f"t3_{post_id}"
     children: dict[str, list[Any]] = {}
@@ -44,7 +47,7 @@ async def flatten(submission: Submission, limit: int, more_requests: int) -> lis
         return direct
 
     top = adopt(items(submission.comments))
-    budget = more_requests
+    budget, skipped = more_requests, False
     out: list[Comment] = []
     stack: list[tuple[Any, str | None, int]] = [(item, None, 0) for item in reversed(top)]
     while stack and len(out) < limit:
@@ -53,6 +56,8 @@ async def flatten(submission: Submission, limit: int, more_requests: int) -> lis
             if budget > 0:
                 budget -= 1
                 stack.extend((x, parent, depth) for x in reversed(await expand(item)))
+            else:
+                skipped = True
             continue
         if not isinstance(item, RedditComment):
             continue
@@ -60,4 +65,4 @@ async def flatten(submission: Submission, limit: int, more_requests: int) -> lis
         out.append(comment)
         replies = children.get(f"t1_{comment.id}", [])
         stack.extend((x, comment.id, depth + 1) for x in reversed(replies))
-    return out
+    return CommentList(comments=out, more=skipped or bool(stack))

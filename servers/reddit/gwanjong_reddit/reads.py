@@ -8,8 +8,8 @@ from asyncpraw.models import Submission
 from gwanjong_reddit.client import RedditClient
 from gwanjong_reddit.comments import flatten
 from gwanjong_reddit.posts import submission_id, to_post
-from gwanjong_shared.contract import errors
-from gwanjong_shared.contract.models import Comment, Post
+from gwanjong_shared.contract import CommentList, errors
+from gwanjong_shared.contract.models import Post
 from gwanjong_shared.kit.once import each_once, holding
 
 #: how many of our newest posts a search looks through for the query's words
@@ -99,10 +99,10 @@ async def post(client: RedditClient, post_id: str) -> Post:
     return to_post(await load(client, post_id, comment_limit=1))
 
 
-async def comments(client: RedditClient, post_id: str, limit: int) -> list[Comment]:
+async def comments(client: RedditClient, post_id: str, limit: int) -> CommentList:
     submission = await load(client, post_id, comment_limit=min(max(limit, 1), 500))
 
-    async def walk(_reddit: asyncpraw.Reddit) -> list[Comment]:
+    async def walk(_reddit: asyncpraw.Reddit) -> CommentList:
         return await flatten(submission, limit, client.settings.more_requests)
 
     sid = str(vars(submission)["id"])

@@ -208,6 +208,9 @@ class PostList(_Model):
 
 class CommentList(_Model):
     comments: list[Comment]
+    #: the platform holds comments beyond these (the limit, or branches left unread), so a
+    #: comment missing here may still be there
+    more: bool = False
 
 
 class MentionList(_Model):

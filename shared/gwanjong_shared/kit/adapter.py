@@ -16,6 +16,7 @@ from gwanjong_shared.contract import (
     ACTIONS,
     ActionRule,
     Capabilities,
+    CommentList,
     CredentialState,
     Length,
     Limit,
@@ -65,6 +66,12 @@ class PlatformAdapter(ABC):
 
     @abstractmethod
     async def get_comments(self, post_id: str, limit: int) -> list[Comment]: ...
+
+    async def comment_list(self, post_id: str, limit: int) -> CommentList:
+        """The comments as ``get_comments`` lists them, and whether more may lie beyond: a
+        full list may; an adapter that knows of branches it left unread says so itself."""
+        comments = await self.get_comments(post_id, limit)
+        return CommentList(comments=comments[:limit], more=len(comments) >= limit)
 
     @abstractmethod
     async def write_post(self, title: str, body: str, tags: list[str]) -> PostResult: ...

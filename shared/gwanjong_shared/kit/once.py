@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 
 import httpx
 
-from gwanjong_shared.contract import errors
+from gwanjong_shared.contract import CommentList, errors
 from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.models import Comment, Post
 from gwanjong_shared.contract.untrusted import normalise, one_line
@@ -200,7 +200,7 @@ def same_account(author: str, account: str) -> bool:
 
 
 async def find_written(
-    comments: Callable[[str, int], Awaitable[list[Comment]]],
+    comments: Callable[[str, int], Awaitable[CommentList]],
     search: Callable[[str, int], Awaitable[list[Post]]],
     target: str | None,
     title: str,
@@ -216,17 +216,20 @@ async def find_written(
     such an earlier one shows, it raises (unavailable): the write's fate is a person's to
     tell. An item whose time is missing or unreadable counts (better never twice than never
     lost). Absent (None) only when what was read covered it: a listing shorter than
-    ``most`` (comments, search results) asked; a full one, or no account known (anyone's
-    post with the same words would match), raises (unavailable) too."""
+    ``most`` (comments, search results) asked, with no comments said to lie beyond it; a
+    full one, or no account known (anyone's post with the same words would match), raises
+    (unavailable) too."""
     what = "post" if target is None else "comment"
     ours = [a for a in accounts if a]
     if not ours:
         raise _untold(f"No account of ours is known, so whose {what} with these words is unsaid")
     needle = normalise(text)[:NEEDLE]
     read: list[Comment] | list[Post]
+    beyond = False  # what was read says more lies beyond it
     if target is not None:
         limit = most[0]
-        read = await comments(target, limit)
+        listed = await comments(target, limit)
+        read, beyond = listed.comments, listed.more
         found = [c for c in read if needle and needle in normalise(c.body)]
     else:
         limit, wanted = most[1], normalise(title)
@@ -245,8 +248,9 @@ async def find_written(
             f"Only an earlier {what} of ours with these words shows (published "
             f"{one_line(str(mine[0].published_at), 40)}), none since this write was sent"
         )
-    if fresh is None and len(read) >= limit:
-        # A full listing (a busy thread, a search filled by others): ours may lie beyond it.
+    if fresh is None and (beyond or len(read) >= limit):
+        # A full listing (a busy thread, a search filled by others), or one that left
+        # branches unread (Reddit's "more" stubs): ours may lie beyond it.
         where = "comments under the post" if target else "search results for its words"
         raise _untold(f"None of ours is among the first {len(read)} {where}, and more may follow")
     return fresh

@@ -249,14 +249,14 @@ Example: get_post(post_id="1001")""",
 Use it to read the discussion before replying. The tree is flattened depth-first: each
 Comment has parent_id (null for a top-level comment) and depth (0 = top level).
 Input: post_id, limit (1-1000, default 50).
-Output: {{"comments": [Comment]}}: id, platform, post_id, parent_id, author, body, likes,
-published_at, depth. Deleted comments keep their place with an empty author.
+Output: {{"comments": [Comment], "more": bool}}: id, platform, post_id, parent_id, author,
+body, likes, published_at, depth; more: there may be comments beyond these. Deleted
+comments keep their place with an empty author.
 Errors: `not_found`, `auth`, `rate_limited retry_after=N`, `unavailable`, `timeout`.
 Example: get_comments(post_id="1001", limit=20)""",
     )
     async def get_comments(post_id: PostId, limit: Limit50 = 50) -> CommentList:
-        comments = await guarded(adapter.get_comments(post_id.strip(), limit), "fetching comments")
-        return CommentList(comments=comments[:limit])
+        return await guarded(adapter.comment_list(post_id.strip(), limit), "fetching comments")
 
     @tool(
         mcp,

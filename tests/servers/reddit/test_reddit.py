@@ -507,3 +507,30 @@ async def test_a_lost_post_search_has_not_indexed_is_read_back_from_our_profile(
         found = (await call(client, "search", query="indexed late"))["posts"]
     [post] = [w for w in sandbox.writes("reddit") if w["action"] == "write_post"]
     assert again["id"] == post["data"]["id"] == found[0]["id"], (again, found)
+
+
+async def test_a_lost_reply_in_a_branch_the_walk_left_unread_is_not_sent_again(
+    sandbox: SandboxControl,
+) -> None:
+    """A reply to a comment beyond the thread's first page lands under it, in a "more" stub
+    the bounded walk (REDDIT_MORE_REQUESTS) never loads: the read-back of a reply whose answer
+    was lost read fewer comments than asked, took that for all there is, and sent it again."""
+    ids = sandbox.ids("reddit")
+    async with adapter(sandbox) as reddit:
+        whole = await reddit.get_comments(ids["huge"], 1000)
+    parent = whole[-1].id  # past the first page: only /api/morechildren brings it
+    clock = FakeClock(wall=time.time())  # the sandbox stamps its comments with the real time
+    settings = SPEC.settings(sandbox.url, REDDIT_MORE_REQUESTS="0")
+    built = build_platform_server(RedditAdapter(settings), wall=clock.time)
+    reply = {"post_id": ids["huge"], "body": "Under a comment far down.", "parent_id": parent}
+    async with Client(built) as client:
+        sandbox.fault(
+            "reddit", "apply_then_status", status=502, method="POST", match="/api/comment"
+        )
+        await error_of(client, "write_comment", **reply)
+        listed = await call(client, "get_comments", post_id=ids["huge"], limit=1000)
+        clock.advance(HOLD_S)
+        again = await client.call_tool("write_comment", reply, raise_on_error=False)
+    assert len([w for w in sandbox.writes("reddit") if w["action"] == "write_comment"]) == 1
+    assert again.is_error and "a person must check" in again.content[0].text  # type: ignore[union-attr]
+    assert listed["more"] is True and len(listed["comments"]) < 1000

@@ -14,6 +14,7 @@ from fastmcp import Client
 from gwanjong_sandbox.app import SandboxApp
 from gwanjong_sandbox.devto import API_KEY
 from gwanjong_sandbox.state import Fault, SandboxState
+from gwanjong_shared.contract import CommentList
 from gwanjong_shared.contract.errors import UNSURE, ErrorKind, PlatformError
 from gwanjong_shared.contract.models import Comment, Post
 from gwanjong_shared.kit.hold import HoldFile
@@ -159,8 +160,8 @@ async def test_a_write_is_read_back_as_ours_and_published_since_it_was_sent(
     async def search(query: str, limit: int) -> list[Post]:
         return [post]
 
-    async def comments(post_id: str, limit: int) -> list[Comment]:
-        return [comment]
+    async def comments(post_id: str, limit: int) -> CommentList:
+        return CommentList(comments=[comment])
 
     for target in (None, "p"):
         read = find_written(comments, search, target, "Hi", "Same words.", accounts, WALL_START)
@@ -209,8 +210,8 @@ async def test_a_write_not_in_a_full_listing_is_not_told_absent(
     async def search(query: str, limit: int) -> list[Post]:
         return posts[:limit]
 
-    async def comments(post_id: str, limit: int) -> list[Comment]:
-        return thread[:limit]
+    async def comments(post_id: str, limit: int) -> CommentList:
+        return CommentList(comments=thread[:limit], more=len(thread) > limit)
 
     read = find_written(comments, search, target, "Hi", "Same words.", ["us"], WALL_START)
     if others < (READ_POSTS if target is None else READ_COMMENTS):
@@ -220,3 +221,19 @@ async def test_a_write_not_in_a_full_listing_is_not_told_absent(
         await read
     assert raised.value.kind is ErrorKind.UNAVAILABLE
     assert "not sent again; a person must check the account's posts" in raised.value.message
+
+
+async def test_a_short_listing_that_left_branches_unread_is_not_told_absent() -> None:
+    """Fewer comments than asked, but the platform said more lie beyond them (Reddit's
+    "more" stubs the bounded walk did not load): a reply of ours may be in one."""
+
+    async def comments(post_id: str, limit: int) -> CommentList:
+        return CommentList(comments=[], more=True)
+
+    async def search(query: str, limit: int) -> list[Post]:
+        return []
+
+    read = find_written(comments, search, "p", "", "Same words.", ["us"], WALL_START)
+    with pytest.raises(PlatformError, match=r"None of ours is among the first 0 ") as raised:
+        await read
+    assert raised.value.kind is ErrorKind.UNAVAILABLE
