@@ -33,7 +33,13 @@ from gwanjong_bluesky.session import BlueskyClient
 from gwanjong_bluesky.settings import Settings
 from gwanjong_bluesky.threads import View, read_comments, read_post, target_view
 from gwanjong_bluesky.write import MAX_TAG_BYTES, TAGS, Writer, compose, fixed_langs
-from gwanjong_shared.contract import ActionRule, Capabilities, MentionList, Validation
+from gwanjong_shared.contract import (
+    ActionRule,
+    Capabilities,
+    CommentList,
+    MentionList,
+    Validation,
+)
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
 from gwanjong_shared.kit.once import each_once, holding
@@ -122,6 +128,9 @@ class BlueskyAdapter(PlatformAdapter):
         return await read_post(self.client, await self.client.uri(post_id))
 
     async def get_comments(self, post_id: str, limit: int) -> list[Comment]:
+        return (await self.comment_list(post_id, limit)).comments
+
+    async def comment_list(self, post_id: str, limit: int) -> CommentList:
         uri = await self.client.uri(post_id)
         return await read_comments(self.client, uri, limit, self.settings.thread_depth)
 

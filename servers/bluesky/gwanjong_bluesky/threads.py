@@ -8,7 +8,7 @@ from atproto_client.models.utils import get_model_as_dict
 
 from gwanjong_bluesky.posts import BLOCKED, THREAD_VIEW, dig, to_comment, to_post
 from gwanjong_bluesky.session import BlueskyClient
-from gwanjong_shared.contract import errors
+from gwanjong_shared.contract import CommentList, errors
 from gwanjong_shared.contract.models import Comment, Post
 from gwanjong_shared.kit.target_cache import TargetCache
 
@@ -97,7 +97,10 @@ async def read_post(client: BlueskyClient, uri: str) -> Post:
     return to_post(view, body="\n\n".join(texts))
 
 
-async def read_comments(client: BlueskyClient, uri: str, limit: int, depth: int) -> list[Comment]:
+async def read_comments(client: BlueskyClient, uri: str, limit: int, depth: int) -> CommentList:
+    """The thread's replies depth-first, ``depth`` levels of them; ``more`` when the walk
+    stopped at ``limit`` or a reply has replies below the depth read (getPostThread leaves
+    out their ``replies``), where a new reply of ours may be."""
     data = await thread(client, uri, depth=depth)
     anchor = data["thread"]
     gate = data.get("threadgate") or dig(anchor, "post", "threadgate") or {}
@@ -116,12 +119,14 @@ async def read_comments(client: BlueskyClient, uri: str, limit: int, depth: int)
             (r, None, 0) for r in reversed(part.get("replies") or []) if id(r) not in in_chain
         )
     out: list[Comment] = []
+    cut = False
     while stack and len(out) < limit:
         node, parent, level = stack.pop()
         comment = to_comment(uri, node, parent, level, hidden)
         if comment is None:
             continue
         out.append(comment)
-        children = node.get("replies") or []
-        stack.extend((c, comment.id, level + 1) for c in reversed(children))
-    return out
+        children = node.get("replies")
+        cut = cut or (children is None and bool(dig(node, "post", "replyCount")))
+        stack.extend((c, comment.id, level + 1) for c in reversed(children or []))
+    return CommentList(comments=out, more=cut or bool(stack))

@@ -22,6 +22,9 @@ from gwanjong_sandbox.bluesky import (
 )
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.contract.text import graphemes
+from gwanjong_shared.kit.once import HOLD_S
+from gwanjong_shared.kit.server import build_platform_server
+from tests.fakes.clock import FakeClock
 from tests.mcp import call, error_of
 from tests.platforms import SPECS
 
@@ -506,3 +509,26 @@ async def test_notifications_name_the_reason(sandbox: SandboxControl) -> None:
     assert sum(1 for tags in by_id.values() if tags == ["mention"]) == 3  # + a comment naming us
     assert by_id[ids["bsky-quotes-me"]] == ["quote"]  # someone quoting our own post
     assert sum(1 for tags in by_id.values() if tags == ["reply"]) == 2  # the replies to my-post
+
+
+async def test_a_lost_reply_below_the_depth_read_is_not_sent_again(sandbox: SandboxControl) -> None:
+    """getPostThread reads BLUESKY_THREAD_DEPTH reply levels and leaves out what lies below:
+    the read-back of a lost reply to a comment at the last level read fewer comments than
+    asked, took that for all there is, and the model's repeat was posted a second time."""
+    ids = sandbox.ids("bluesky")
+    clock = FakeClock(wall=time.time())  # the sandbox stamps its posts with the real time
+    built = build_platform_server(
+        BlueskyAdapter(SPEC.settings(sandbox.url, BLUESKY_THREAD_DEPTH="1")), wall=clock.time
+    )
+    async with Client(built) as client:
+        first = await call(client, "write_comment", post_id=ids["summons-me"], body="On top.")
+        reply = {"post_id": ids["summons-me"], "body": "One level down.", "parent_id": first["id"]}
+        sandbox.fault("bluesky", "apply_then_status", status=502, match="createRecord")
+        await error_of(client, "write_comment", **reply)
+        listed = await call(client, "get_comments", post_id=ids["summons-me"], limit=1000)
+        clock.advance(HOLD_S)
+        again = await client.call_tool("write_comment", reply, raise_on_error=False)
+    replies = [w for w in sandbox.writes("bluesky") if w["action"] == "write_comment"]
+    assert len(replies) == 2, replies  # the first, and the lost one once
+    assert again.is_error and "a person must check" in again.content[0].text  # type: ignore[union-attr]
+    assert listed["more"] is True and first["id"] in [c["id"] for c in listed["comments"]]
