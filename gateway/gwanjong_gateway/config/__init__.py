@@ -154,6 +154,9 @@ class AuthSection(Frozen):
     #: principals (token names, JWT `sub`s) who read everyone's record; the others read
     #: only their own strikes and usage (docs/operate/team-privacy.md)
     auditors: Principals = Field(default_factory=list)
+    #: JWT `sub`s refused though their tokens are good: cuts a member off at the next start
+    #: without rotating the key for everyone (mode = "tokens" has `gwanjong token revoke`)
+    revoked: Principals = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _jwt_settings(self) -> AuthSection:
@@ -161,6 +164,11 @@ class AuthSection(Frozen):
             raise ValueError(
                 'auditors only apply with mode = "tokens" or "jwt" (without sign-in, the one '
                 "local user reads the whole record)"
+            )
+        if self.mode != "jwt" and self.revoked:
+            raise ValueError(
+                'revoked only applies with mode = "jwt" (with mode = "tokens", run '
+                "`gwanjong token revoke NAME`)"
             )
         jwt_keys = ("issuer", "audience", "jwks_uri", "jwks_file")
         if self.mode != "jwt":

@@ -77,6 +77,7 @@ class PinnedJwtVerifier(TokenVerifier):
         super().__init__(required_scopes=auth.required_scopes or None)
         self.by_alg = by_alg
         self.claims = claims
+        self.revoked = frozenset(auth.revoked)
 
     async def verify_token(self, token: str) -> AccessToken | None:
         try:
@@ -96,8 +97,12 @@ class PinnedJwtVerifier(TokenVerifier):
             log.info("bearer token refused: %s", exc.description or exc.error)
             return None
         # `sub` is always required (config: AuthSection), so the registry saw a string
-        if principal_of(access.claims["sub"]) is None:
+        principal = principal_of(access.claims["sub"])
+        if principal is None:
             log.info("bearer token refused: sub is empty once cleaned or not in its one form")
+            return None
+        if principal in self.revoked:
+            log.info("bearer token refused: its sub is in [auth] revoked")
             return None
         return access
 

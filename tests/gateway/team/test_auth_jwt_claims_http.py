@@ -165,6 +165,21 @@ async def test_a_sub_not_in_its_one_form_is_refused(
     assert sandbox.writes() == []
 
 
+async def test_a_revoked_sub_is_refused_while_its_token_is_still_good(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    """A member cut off now: their token stays signed and unexpired for up to its `exp`, and
+    rotating the key would sign everyone out; `[auth] revoked` refuses that `sub` alone (in
+    its one form, however the token spells it) from the next start."""
+    idp = Issuer(tmp_path)
+    tables = auth_table(idp.jwks, revoked=["Bob"])
+    async with serve_app(gateway(sandbox, tmp_path, idp.jwks, tables)) as url:
+        assert await initialize_status(url, idp.token("Bob")) == 401
+        assert await initialize_status(url, idp.token("alice")) == 200
+    with pytest.raises(ConfigError, match='revoked only applies with mode = "jwt"'):
+        parse(config_text(tmp_path, [], tables={"auth": {"mode": "tokens", "revoked": ["Bob"]}}))
+
+
 async def test_one_users_many_agents_leave_anothers_handles(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
