@@ -85,6 +85,8 @@ async def test_the_sandbox_env_points_the_server_at_it(
         inbox = await call(client, "mentions")
     assert caps["account"] == spec.account and caps["reachable"] is True
     assert caps["credentials_state"] == "accepted" and inbox["posts"]
+    # the demo's and `gwanjong link sandbox`'s server keeps the rules the suite tests
+    assert {a: r["allowed"] for a, r in caps["actions"].items()} == spec.rules, caps["actions"]
 
 
 def _text_of(length: int, unit: str) -> str:

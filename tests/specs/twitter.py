@@ -31,9 +31,19 @@ SPEC = PlatformSpec(
         "ACCESS_TOKEN": ACCESS_TOKEN,
         "ACCESS_SECRET": ACCESS_SECRET,
         "WRITE_INTERVAL_S": "0",
+        # the sandbox account stands for an app X approved for AI-generated replies
+        "AI_REPLIES_APPROVED": "true",
     },
     rules={"write_post": "auto", "write_comment": "summoned", "upvote": "never"},
     secrets=(BEARER, API_SECRET, ACCESS_TOKEN, ACCESS_SECRET, WEB_AUTH_TOKEN),
     bad_auth_env={"TWITTER_API_SECRET": "wrong-api-secret"},
     variants={"twikit-first": TWIKIT},
 )
+
+AI_REPLIES = "TWITTER_AI_REPLIES_APPROVED"
+
+
+def unapproved(sandbox_url: str) -> dict[str, str]:
+    """The server's env as an operator has it by default: X has not approved this app for
+    AI-generated replies (TWITTER_AI_REPLIES_APPROVED unset)."""
+    return {k: v for k, v in SPEC.env(sandbox_url).items() if k != AI_REPLIES}

@@ -49,6 +49,8 @@ class TwitterCore(XWorldEmulator):
             "TWITTER_API_SECRET": API_SECRET,
             "TWITTER_ACCESS_TOKEN": ACCESS_TOKEN,
             "TWITTER_ACCESS_SECRET": ACCESS_SECRET,
+            # the sandbox account stands for an app X approved for AI-generated replies
+            "TWITTER_AI_REPLIES_APPROVED": "true",
         }
 
     def error_response(self, status: int, retry_after: int | None) -> Response:

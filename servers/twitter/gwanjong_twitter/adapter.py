@@ -3,7 +3,8 @@
 Reads go to twikit's web session first when one is configured; any failure there falls back
 to the official API within the same call (logged on stderr, shown in ``capabilities``).
 Writes only ever use the official API. Policy follows X's 2026 rules: posts are automatic,
-replies only to posts that summoned us (mention or quote), likes not at all on self-serve tiers.
+replies only once X approved the app for AI-generated replies and only to posts that summoned
+us (mention or quote), likes not at all on self-serve tiers.
 """
 
 from __future__ import annotations
@@ -56,7 +57,14 @@ POST_REASON = (
 REPLY_REASON = (
     "Since 2026-02-23 X accepts a program's reply (self-serve tiers) only when the post being "
     "answered mentions our account or quotes one of our posts; X also allows one reply per "
-    "interaction and wants prior approval for AI-written replies."
+    "interaction. X approved this app for AI-generated replies (TWITTER_AI_REPLIES_APPROVED=true)."
+)
+# Every reply gwanjong sends is drafted by a model, so a program-sent reply is an AI reply.
+AI_REPLY_UNAPPROVED = (
+    "X's developer guidelines say an app whose AI generates and posts replies needs X's prior "
+    "approval (the Policy Support form): 'Deploying AI-generated replies without approval is a "
+    "violation, even if the content itself is helpful'. A person replies by hand; set "
+    "TWITTER_AI_REPLIES_APPROVED=true only once X approved this app for AI-generated replies."
 )
 LIKE_NEVER = (
     "X removed likes from self-serve API tiers on 2026-04-16 and its automation rules forbid "
@@ -324,14 +332,22 @@ class TwitterAdapter(PlatformAdapter):
             url=self._url(post_id),
         )
 
+    def _reply_base_rule(self) -> ActionRule:
+        if self.settings.ai_replies_approved:
+            return ActionRule(allowed="summoned", reason=REPLY_REASON)
+        return ActionRule(allowed="human", reason=AI_REPLY_UNAPPROVED)
+
     async def write_comment(self, post_id: str, body: str, parent_id: str | None) -> PostResult:
+        rule = self._reply_base_rule()
+        if rule.allowed != "summoned":  # checked here too: no path sends around X's rule
+            raise errors.not_supported(
+                f"write_comment is not allowed for a program on X: {rule.reason}"
+            )
         self._need_user_context()
         target = parent_id or post_id
         if target != post_id:
             # The rule is about the post we answer: the comment must have summoned us too.
-            rule = await self._reply_rule(
-                await self._target(target), ActionRule(allowed="summoned", reason=REPLY_REASON)
-            )
+            rule = await self._reply_rule(await self._target(target), rule)
             if rule.allowed != "summoned":
                 raise errors.not_supported(
                     f"write_comment is not allowed for a program on X: {rule.reason}"
@@ -382,6 +398,7 @@ class TwitterAdapter(PlatformAdapter):
 
     def static_capabilities(self) -> Capabilities:
         reader = self._reader_note()
+        reply = self._reply_base_rule()
         like = (
             ActionRule(allowed="approved", reason=LIKE_ALLOWED)
             if self.settings.likes_allowed
@@ -392,7 +409,7 @@ class TwitterAdapter(PlatformAdapter):
             configured=self.is_configured(),
             actions={
                 "write_post": ActionRule(allowed="auto", reason=f"{POST_REASON} {reader}"),
-                "write_comment": ActionRule(allowed="summoned", reason=f"{REPLY_REASON} {reader}"),
+                "write_comment": reply.model_copy(update={"reason": f"{reply.reason} {reader}"}),
                 "upvote": like,
             },
             limits=LIMITS,

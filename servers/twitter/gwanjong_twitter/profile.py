@@ -8,7 +8,7 @@ PROFILE = Profile(
     label="X",
     writing_guide=[
         "280 weighted characters: URLs count 23, Korean/CJK and emoji count 2 each.",
-        "Programs may only reply when the post mentions or quotes our account; otherwise the text is handed to a person.",
+        "Programs may only reply once X approved the app for AI-generated replies, and only when the post mentions or quotes our account; otherwise the text is handed to a person.",
         "@mention no one but the author you answer: X restricts a program's mentions (refused).",
         "Lead with the point; no hashtag stuffing (one tag at most).",
     ],
@@ -18,12 +18,13 @@ PROFILE = Profile(
     setup=SetupGuide(
         where="https://developer.x.com",
         price="Pay-per-use as of 2026-04: about $0.005 per post read, $0.015 per post created, $0.01 per summoned reply.",
-        access="Programmatic replies only when the post mentions or quotes the account; no likes on self-serve tiers.",
+        access="Programmatic replies only once X approved the app for AI-generated replies, and only when the post mentions or quotes the account; no likes on self-serve tiers.",
         steps=[
             "Create a project and app at developer.x.com; new developers get pay-per-use credits (no free tier since 2026-02).",
             "Pricing as of 2026-04: about $0.005 per post read, $0.015 per post created, $0.01 per summoned reply.",
             "Enable OAuth 1.0a read+write and generate the access token and secret for the posting account; set the 'Automated' account label.",
             "Programmatic replies are allowed only when the post mentions or quotes the account; likes are not available on self-serve tiers.",
+            "AI-generated replies need X's prior approval (its Policy Support form); once X approved the app, set TWITTER_AI_REPLIES_APPROVED=true. Until then you send every reply yourself.",
         ],
         credentials=[
             "TWITTER_BEARER_TOKEN",

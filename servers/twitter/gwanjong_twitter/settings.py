@@ -54,6 +54,11 @@ class Settings(PlatformSettings):
         description="true only for an account whose X tier still includes likes (removed from "
         "self-serve tiers on 2026-04-16)",
     )
+    ai_replies_approved: bool = Field(
+        default=False,
+        description="true only once X approved this app for AI-generated replies (the Policy "
+        "Support form); until then a person sends every reply",
+    )
     trends_woeid: int = Field(default=1, description="where trends are read (1 = worldwide)")
     trend_topics: int = Field(
         default=3, ge=1, le=10, description="how many top trends trending searches"

@@ -18,14 +18,18 @@ import pytest
 from fastmcp import Client
 
 from gwanjong_sandbox.control import SandboxControl
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.kit.host_gate import HostNotAllowed
+from gwanjong_shared.kit.hosted import settings_from_env
 from gwanjong_shared.kit.ratelimit import Limiter
+from gwanjong_twitter.adapter import TwitterAdapter
 from gwanjong_twitter.redirect import API_HOSTS, AiohttpGate, web_gate
+from gwanjong_twitter.server import Settings, hosted
 from gwanjong_twitter.web import no_console
 from gwanjong_twitter.weighted import weighted_length
 from tests.mcp import call, error_of
 from tests.platforms import SPECS  # first: it loads every spec (tests.specs.twitter included)
-from tests.specs.twitter import READERS, TWIKIT
+from tests.specs.twitter import AI_REPLIES, READERS, TWIKIT, unapproved
 
 SPEC = SPECS["twitter"]
 
@@ -135,6 +139,40 @@ async def test_an_unsummoned_reply_is_refused_before_any_write_request(
     else:
         assert api_after == api_before  # read through twikit: nothing sent to the API
         assert web_after - web_before == 1
+
+
+async def test_an_ai_reply_without_xs_approval_is_handed_to_a_person(
+    sandbox: SandboxControl,
+) -> None:
+    """X: an AI-powered app that generates and posts replies needs X's prior approval, and
+    every gwanjong reply is drafted by a model. Unset, even a summoned reply is a person's."""
+    ids = sandbox.ids("twitter")
+    reply = {"post_id": ids["summons-me"], "body": "One gateway, five tools."}
+    async with Client(hosted(unapproved(sandbox.url))) as client:
+        rule = (await call(client, "capabilities"))["actions"]["write_comment"]
+        check = await call(client, "validate", action="write_comment", **reply)
+        refused = await error_of(client, "write_comment", **reply)
+    assert rule["allowed"] == "human" and "Policy Support form" in rule["reason"], rule
+    assert f"{AI_REPLIES}=true" in rule["reason"]
+    assert check["allowed"] == "human" and check["ok"] is False
+    assert f"{AI_REPLIES}=true" in check["problems"][0], check
+    assert refused.startswith("not_supported: ") and f"{AI_REPLIES}=true" in refused, refused
+    # the server's own write refuses too: nothing reaches X around the tool's check
+    adapter = TwitterAdapter(settings_from_env(Settings, unapproved(sandbox.url)))
+    await adapter.connect()
+    try:
+        with pytest.raises(PlatformError) as write:
+            await adapter.write_comment(reply["post_id"], reply["body"], None)
+    finally:
+        await adapter.close()
+    assert write.value.kind is ErrorKind.NOT_SUPPORTED and AI_REPLIES in write.value.message
+    assert sandbox.writes("twitter") == []
+    # once X approved the app: the summoned-reply rules, as before
+    async with Client(SPEC.build(sandbox.url, **{AI_REPLIES: "true"})) as client:
+        assert (await call(client, "validate", action="write_comment", **reply))["ok"] is True
+        assert (await call(client, "write_comment", **reply))["ok"] is True
+    [write_row] = sandbox.writes("twitter")
+    assert (write_row["action"], write_row["target"]) == ("write_comment", reply["post_id"])
 
 
 async def test_a_quote_of_our_post_summons_us(sandbox: SandboxControl) -> None:
