@@ -30,6 +30,7 @@ from gwanjong_shared.contract import Resolved as Verdict
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
+from gwanjong_shared.kit.once import each_once, holding
 from gwanjong_shared.kit.server import build_platform_server
 from tests.fakes.clock import FakeClock
 from tests.fakes.profiles import Profile
@@ -124,7 +125,6 @@ class FakePlatform:
     stamp: FakeClock | None = None
     _hidden: set[str] = field(default_factory=set)
     _summoning: set[str] = field(default_factory=set)
-    _mine: set[str] = field(default_factory=set)
     _order: dict[str, int] = field(default_factory=dict)
     _seq: itertools.count[int] = field(default_factory=lambda: itertools.count(1001))
     _released: anyio.Event | None = None
@@ -141,7 +141,6 @@ class FakePlatform:
         self.ids = dict(seed.ids)
         self._order = dict(seed.order)
         self._summoning = set(seed.summoning)
-        self._mine = set(seed.mine)
         self._seq = itertools.count(seed.next_id)
 
     # -- steering, for tests --------------------------------------------------------------
@@ -240,8 +239,6 @@ class FakePlatform:
         self._order[pid] = len(self._order)
         if thread.mentions_me or f"@{me}" in body:
             self._summoning.add(pid)
-        if thread.author == me:
-            self._mine.add(pid)
         if thread.deleted:
             return pid
         self.posts[pid] = Post(
@@ -325,7 +322,6 @@ class FakePlatform:
                 tags=list(data.get("tags", [])),
                 published_at=self._now(),
             )
-            self._mine.add(wid)
             self._order[wid] = len(self._order)
             if self.lag:
                 self._hidden.add(wid)
@@ -351,11 +347,14 @@ class FakePlatform:
 
     def mentions_after(self, since: int) -> list[Post]:
         found = [
-            p
-            for p in self.visible()
-            if p.id in self._summoning and self._order[p.id] > since and p.author != self.profile.me
-        ]
+            p for p in self.visible() if p.id in self._summoning and self._order[p.id] > since
+        ]  # ours too, if they mention us: the gateway leaves our own out
         return sorted(found, key=lambda p: self._order[p.id])  # oldest first, as servers list
+
+    def mine(self) -> list[Post]:
+        """The signed-in account's posts, newest first."""
+        found = [p for p in self.visible() if p.author == self.profile.me]
+        return sorted(found, key=lambda p: -self._order[p.id])
 
     def summoned(self, post_id: str) -> bool:
         return post_id in self._summoning
@@ -372,7 +371,6 @@ class _Seed:
     ids: dict[str, str]
     order: dict[str, int]
     summoning: frozenset[str]
-    mine: frozenset[str]
     next_id: int
 
 
@@ -391,7 +389,6 @@ def _seed_of(profile: Profile) -> _Seed:
             ids=world.ids,
             order=world._order,
             summoning=frozenset(world._summoning),
-            mine=frozenset(world._mine),
             next_id=next(world._seq),
         )
     return _SEEDS[key]
@@ -423,7 +420,10 @@ class FakeAdapter(PlatformAdapter):
         if self.world.own_search:
             posts = [p for p in posts if p.author == self.world.profile.me]
         scored = sorted(((hits(p), p) for p in posts), key=lambda s: -s[0])
-        return [p for score, p in scored if score > 0][:limit]
+        # Our own newest posts holding the words first, as the servers that read an unsure
+        # post back by its words do (kit once.holding)
+        ours = holding(query, self.world.mine())
+        return each_once([*ours, *(p for n, p in scored if n > 0)], limit)
 
     async def get_post(self, post_id: str) -> Post:
         await self.world.enter("get_post")
