@@ -121,6 +121,8 @@ class FakePlatform:
     #: what each inbox cursor (next_since) starts with: a platform's own cursors can be
     #: long (Bluesky's holds an at:// URI: a did:web and a record key of up to 512)
     cursor_prefix: str = ""
+    #: why our account may not write at all (Mastodon's bot flag): every write is never
+    account_problem: str | None = None
     #: a write's published time: its server's FakeClock's wall (none given: no time said)
     stamp: FakeClock | None = None
     _hidden: set[str] = field(default_factory=set)
@@ -479,6 +481,9 @@ class FakeAdapter(PlatformAdapter):
     async def account(self) -> str | None:
         await self.world.enter("capabilities")
         return self.world.profile.me if self.world.configured else None
+
+    async def account_problem(self) -> str | None:
+        return self.world.account_problem
 
     async def rule_for_target(self, action: str, post_id: str, rule: ActionRule) -> ActionRule:
         await self.world.enter("validate")  # the per-target check before a write
