@@ -66,6 +66,7 @@ class PlatformRow(Result):
     next_try_in_s: int | None = optional()
     platform: PlatformSide
     writes_paused: str | None
+    cannot_write: str | None = optional("its server answers every write never: why")
 
 
 class Waiting(Result):
@@ -171,6 +172,7 @@ async def status_report(
                 **row,
                 "reason": one_line(str(row.get("reason", "")), 300),
                 "writes_paused": paused or None,
+                "cannot_write": one_line(gw.upstreams.profiles.cannot_write(name), 300) or None,
             }
         )
     return StatusResult(

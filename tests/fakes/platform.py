@@ -30,6 +30,7 @@ from gwanjong_shared.contract import Resolved as Verdict
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
+from gwanjong_shared.kit.once import each_once, holding
 from gwanjong_shared.kit.server import build_platform_server
 from tests.fakes.clock import FakeClock
 from tests.fakes.profiles import Profile
@@ -120,11 +121,12 @@ class FakePlatform:
     #: what each inbox cursor (next_since) starts with: a platform's own cursors can be
     #: long (Bluesky's holds an at:// URI: a did:web and a record key of up to 512)
     cursor_prefix: str = ""
+    #: why our account may not write at all (Mastodon's bot flag): every write is never
+    account_problem: str | None = None
     #: a write's published time: its server's FakeClock's wall (none given: no time said)
     stamp: FakeClock | None = None
     _hidden: set[str] = field(default_factory=set)
     _summoning: set[str] = field(default_factory=set)
-    _mine: set[str] = field(default_factory=set)
     _order: dict[str, int] = field(default_factory=dict)
     _seq: itertools.count[int] = field(default_factory=lambda: itertools.count(1001))
     _released: anyio.Event | None = None
@@ -141,7 +143,6 @@ class FakePlatform:
         self.ids = dict(seed.ids)
         self._order = dict(seed.order)
         self._summoning = set(seed.summoning)
-        self._mine = set(seed.mine)
         self._seq = itertools.count(seed.next_id)
 
     # -- steering, for tests --------------------------------------------------------------
@@ -240,8 +241,6 @@ class FakePlatform:
         self._order[pid] = len(self._order)
         if thread.mentions_me or f"@{me}" in body:
             self._summoning.add(pid)
-        if thread.author == me:
-            self._mine.add(pid)
         if thread.deleted:
             return pid
         self.posts[pid] = Post(
@@ -325,7 +324,6 @@ class FakePlatform:
                 tags=list(data.get("tags", [])),
                 published_at=self._now(),
             )
-            self._mine.add(wid)
             self._order[wid] = len(self._order)
             if self.lag:
                 self._hidden.add(wid)
@@ -351,11 +349,14 @@ class FakePlatform:
 
     def mentions_after(self, since: int) -> list[Post]:
         found = [
-            p
-            for p in self.visible()
-            if p.id in self._summoning and self._order[p.id] > since and p.author != self.profile.me
-        ]
+            p for p in self.visible() if p.id in self._summoning and self._order[p.id] > since
+        ]  # ours too, if they mention us: the gateway leaves our own out
         return sorted(found, key=lambda p: self._order[p.id])  # oldest first, as servers list
+
+    def mine(self) -> list[Post]:
+        """The signed-in account's posts, newest first."""
+        found = [p for p in self.visible() if p.author == self.profile.me]
+        return sorted(found, key=lambda p: -self._order[p.id])
 
     def summoned(self, post_id: str) -> bool:
         return post_id in self._summoning
@@ -372,7 +373,6 @@ class _Seed:
     ids: dict[str, str]
     order: dict[str, int]
     summoning: frozenset[str]
-    mine: frozenset[str]
     next_id: int
 
 
@@ -391,7 +391,6 @@ def _seed_of(profile: Profile) -> _Seed:
             ids=world.ids,
             order=world._order,
             summoning=frozenset(world._summoning),
-            mine=frozenset(world._mine),
             next_id=next(world._seq),
         )
     return _SEEDS[key]
@@ -423,7 +422,10 @@ class FakeAdapter(PlatformAdapter):
         if self.world.own_search:
             posts = [p for p in posts if p.author == self.world.profile.me]
         scored = sorted(((hits(p), p) for p in posts), key=lambda s: -s[0])
-        return [p for score, p in scored if score > 0][:limit]
+        # Our own newest posts holding the words first, as the servers that read an unsure
+        # post back by its words do (kit once.holding)
+        ours = holding(query, self.world.mine())
+        return each_once([*ours, *(p for n, p in scored if n > 0)], limit)
 
     async def get_post(self, post_id: str) -> Post:
         await self.world.enter("get_post")
@@ -479,6 +481,9 @@ class FakeAdapter(PlatformAdapter):
     async def account(self) -> str | None:
         await self.world.enter("capabilities")
         return self.world.profile.me if self.world.configured else None
+
+    async def account_problem(self) -> str | None:
+        return self.world.account_problem
 
     async def rule_for_target(self, action: str, post_id: str, rule: ActionRule) -> ActionRule:
         await self.world.enter("validate")  # the per-target check before a write

@@ -94,6 +94,13 @@ def is_opted_out(entries: list[str], platform: str, author: str, profiles: Profi
     return bool(who) and any(h is not None and handle_key(rules, h) == who for h in handles)
 
 
+def is_ours(platform: str, author: str, profiles: Profiles) -> bool:
+    """Whether `author` is the account we write as on `platform`, as its capabilities last
+    said (not known: no), in the platform's own handle spellings."""
+    account, rules = profiles.account(platform), profiles.of(platform).handles
+    return bool(account) and handle_key(rules, author) == handle_key(rules, account)
+
+
 def named(author: str) -> str:
     """An author as a refusal names them: their name is platform text, so it reaches the
     model as draft shows it (cleaned, one line, bounded)."""

@@ -62,6 +62,15 @@ class Profiles:
         caps = self._caps.get(platform)
         return caps is not None and "title" not in caps.limits
 
+    def cannot_write(self, platform: str) -> str:
+        """Why nothing may be written there, when its last answer made every action `never`
+        (an account without the bot flag or label the platform requires), "" otherwise."""
+        caps = self._caps.get(platform)
+        rules = list(caps.actions.values()) if caps is not None else []
+        if not rules or any(rule.allowed != "never" for rule in rules):
+            return ""
+        return "; ".join(dict.fromkeys(rule.reason for rule in rules))
+
     def answered(self, platform: str) -> bool:
         """Whether this platform has answered capabilities (with or without a profile)."""
         return platform in self._caps

@@ -22,7 +22,7 @@ from pydantic import TypeAdapter
 from gwanjong_gateway.paths import replace_private
 from gwanjong_gateway.platforms.client import PlatformClient, ensure_profiles
 from gwanjong_gateway.platforms.upstreams import Upstreams
-from gwanjong_gateway.rules.policy import is_opted_out, named
+from gwanjong_gateway.rules.policy import is_opted_out, is_ours, named
 from gwanjong_gateway.scout.acted import Acted
 from gwanjong_gateway.scout.late import Key, Late, Read, still_coming, wait_within
 from gwanjong_gateway.scout.ranking import dedupe, opportunity_id
@@ -125,10 +125,10 @@ async def inbox(
                 missing = tools is not None and tools.tools and TOOL not in tools.tools
                 got.problems.append(skipped if missing else f"inbox: {exc}")
 
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(fetch)
-            if opt_out:  # matched in the platform's own handle spellings: learnt beside
-                tg.start_soon(ensure_profiles, upstreams, [platform])
+        await fetch()
+        # whom we write as (a post of ours is no summons) and the opt-out's spellings: as
+        # scout does (opportunities.without_ours), after the listing, whose usage check asked first
+        await ensure_profiles(upstreams, [platform])
         return got
 
     async def one(platform: str) -> None:
@@ -159,9 +159,8 @@ async def inbox(
     done = await acted([(p.platform, p.id) for listed in lists.values() for p in listed.posts])
 
     def skip(post: Post) -> bool:
-        return (post.platform, post.id) in done or is_opted_out(
-            opt_out, post.platform, post.author, upstreams.profiles
-        )
+        who = (post.platform, post.author, upstreams.profiles)
+        return (post.platform, post.id) in done or is_opted_out(opt_out, *who) or is_ours(*who)
 
     # Oldest first per platform, as the servers list them; two replies in one thread are
     # one place to answer (the newest reply stands for it).

@@ -32,6 +32,8 @@ class Read:
 
     posts: list[Post] = field(default_factory=list[Post])
     problems: list[str] = field(default_factory=list[str])
+    #: how many posts search found when every one was our own (left out of `posts`)
+    ours: int = 0
     #: the inbox's listing (its posts are `posts`)
     listed: MentionList | None = None
 

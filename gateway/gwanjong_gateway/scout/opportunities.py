@@ -17,7 +17,7 @@ import anyio
 from gwanjong_gateway.config import GatewayConfig
 from gwanjong_gateway.platforms.client import PlatformClient, ensure_profiles
 from gwanjong_gateway.platforms.upstreams import Upstreams
-from gwanjong_gateway.rules.policy import disclosure_for, is_opted_out
+from gwanjong_gateway.rules.policy import disclosure_for, is_opted_out, is_ours
 from gwanjong_gateway.scout.acted import Acted
 from gwanjong_gateway.scout.fence import NOTICE, fence
 from gwanjong_gateway.scout.guides import approach, guide
@@ -76,12 +76,16 @@ async def scout(
     async def one(platform: str) -> Read:
         got = Read()
         client = PlatformClient(upstreams, platform)  # each call within call_timeout_s
+        searched: list[Post] = []
 
         async def fetch(tool: str, read: Callable[[], Awaitable[list[Post]]]) -> None:
             try:
-                got.posts.extend(await read())
+                posts = await read()
             except PlatformError as exc:
                 got.problems.append(f"{tool}: {exc}")
+                return
+            got.posts.extend(posts)
+            searched.extend(posts if tool == "search" else [])
 
         # Each call waits for a starting server within its own call time, and a server
         # that is down answers at once (its circuit breaker), so no platform holds scout.
@@ -89,12 +93,10 @@ async def scout(
             async with anyio.create_task_group() as tg:
                 tg.start_soon(fetch, "search", partial(client.search, topic, PER_PLATFORM))
                 tg.start_soon(fetch, "trending", partial(client.trending, PER_PLATFORM))
-                if opt_out:  # matched in the platform's own handle spellings (its
-                    # profile): learnt beside the reads, not before them
-                    tg.start_soon(ensure_profiles, upstreams, [platform])
+            await ensure_profiles(upstreams, [platform])  # whom we write as: see without_ours
         if scope.cancelled_caught:
             got.problems.append(f"no answer within {timeout:g} s")
-        return got
+        return without_ours(upstreams, platform, got, searched)
 
     reads = {p: late.read(key_of(topic, p), partial(one, p)) for p in platforms}
 
@@ -115,6 +117,9 @@ async def scout(
             errors[platform] = "; ".join(got.problems)
         elif got.problems:
             errors[platform] = "partial: " + "; ".join(got.problems)
+        if got.ours:  # said, or a scout for words we wrote about looks empty for no reason
+            note = f"only our own posts matched the topic ({got.ours}): never offered"
+            errors[platform] = f"{errors[platform]}; {note}" if platform in errors else note
         found.extend(got.posts)
 
     unique = dedupe(found)
@@ -127,6 +132,18 @@ async def scout(
     ]
     chosen = select(rank(topic, fresh), limit)
     return [Opportunity(opportunity_id(r.post), r.post, r.score, r.reason) for r in chosen], errors
+
+
+def without_ours(upstreams: Upstreams, platform: str, got: Read, searched: list[Post]) -> Read:
+    """`got` without our own account's posts (search lists our newest first, to read an
+    unsure write back), counting search's when they were all it found. Whom we write as
+    (capabilities) is asked after the reads: their usage check asked it first (prices),
+    so it costs a call only when that got no answer, once per platform; unknown: none."""
+    mine = {p.id for p in got.posts if is_ours(platform, p.author, upstreams.profiles)}
+    got.posts = [p for p in got.posts if p.id not in mine]
+    if searched and all(p.id in mine for p in searched):
+        got.ours = len(searched)
+    return got
 
 
 def net_limits(

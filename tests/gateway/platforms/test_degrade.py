@@ -19,6 +19,7 @@ from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.clock import FakeClock
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
+from tests.fakes.profiles import SOCIAL
 from tests.mcp import call, error_of
 
 pytestmark = pytest.mark.anyio
@@ -133,6 +134,21 @@ async def test_status_shows_the_platform_behind_the_server(
             platform = (await call(client, "status"))["platforms"]["devto"]["platform"]
             assert platform["state"] == state
         assert platform["until"].endswith("Z")
+
+
+async def test_status_names_a_platform_whose_account_cannot_write_and_why(
+    forum: FakePlatform, tmp_path: Path
+) -> None:
+    """A server that answers every write `never` for its account (Bluesky without its `bot`
+    self-label) is up and reachable: status says which platform cannot write, and why."""
+    why = "Set the account's bot flag (Preferences > Profile): every write needs it."
+    social = FakePlatform(SOCIAL, account_problem=why)
+    async with Client(fake_gateway(tmp_path, forum, social)) as client:
+        await call(client, "scout", topic="rust")  # capabilities answered by now
+        platforms = (await call(client, "status"))["platforms"]
+    assert platforms["bluesky"]["cannot_write"] == why
+    assert platforms["bluesky"]["platform"]["state"] == "reachable"
+    assert "cannot_write" not in platforms["devto"]
 
 
 async def test_exposed_tools_are_in_the_first_list(forum: FakePlatform, tmp_path: Path) -> None:
