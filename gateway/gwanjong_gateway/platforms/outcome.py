@@ -24,6 +24,7 @@ class Outcome:
     message: str = ""
     retry_after: float | None = None
     rate: RateWindow | None = None  # the platform's budget, when its server knew it
+    unsent: bool = False  # the server failed it before anything left (ErrorBody.unsent)
     #: the server's answer, parsed by platforms/client.py alone
     result: CallToolResult | None = None
 
@@ -47,12 +48,13 @@ class Outcome:
         text = " ".join(getattr(c, "text", "") for c in result.content)
         body = read_error(result.structured_content, text)
         failed = cls.failure(body.kind, body.message, body.retry_after, rate)
-        failed.result = result
+        failed.result, failed.unsent = result, body.unsent
         return failed
 
     def raise_for_error(self) -> None:
         """Raise the failure as the one PlatformError every reader of a platform sees."""
         if not self.ok:
+            kind = self.kind or ErrorKind.UNAVAILABLE
             raise PlatformError(
-                self.kind or ErrorKind.UNAVAILABLE, self.message, retry_after=self.retry_after
+                kind, self.message, retry_after=self.retry_after, unsent=self.unsent
             )

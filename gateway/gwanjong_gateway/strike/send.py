@@ -22,7 +22,7 @@ from gwanjong_gateway.strike.attempt import Attempt, Refuse, wait_s
 from gwanjong_gateway.strike.results import Posted
 from gwanjong_gateway.strike.settle import Settler
 from gwanjong_shared.contract import Validation
-from gwanjong_shared.contract.errors import UNSURE, ErrorKind, PlatformError
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.models import PostResult
 
 log = logging.getLogger(__name__)
@@ -143,7 +143,7 @@ class Sender:
             if failures >= pause
             else ""
         )
-        if exc.kind in UNSURE:
+        if exc.unsure:
             # The write may have landed (or may land late): it holds the target until a
             # read-back proves it either way.
             row = await self.records.run(
@@ -176,7 +176,8 @@ class Sender:
         )
         raise _Answered(
             exc.kind,
-            f"{exc.message} The platform refused it: nothing was written (record {row.id}).{note}",
+            f"{exc.message} {'N' if exc.unsent else 'The platform refused it: n'}othing was "
+            f"written (record {row.id}).{note}",
             retry_after=exc.retry_after,
         )
 

@@ -77,7 +77,8 @@ class Writer:
             raise errors.unavailable(
                 f"Bluesky could not be read for the check before {action} (our profile's "
                 f"`bot` self-label: {exc.kind.value}), so the write was not made: nothing was "
-                "sent. Try again in a minute."
+                "sent. Try again in a minute.",
+                unsent=True,
             ) from None
         if problem is not None:
             raise errors.not_supported(f"{action} is not allowed: {problem}")

@@ -39,7 +39,8 @@ class ErrorKind(StrEnum):
 #: A write that failed with one of these may have been written (its answer was lost: a
 #: timeout, a 5xx, a dropped connection). The gateway holds it as unknown and reads it back;
 #: it never tells the model that nothing was written. Servers word it with
-#: ``kit.once.lost_answer``.
+#: ``kit.once.lost_answer``. An error marked ``unsent`` was raised before anything left
+#: for the platform (a check, the write hold): not unsure, whatever its kind.
 UNSURE = frozenset({ErrorKind.TIMEOUT, ErrorKind.UNAVAILABLE})
 
 
@@ -48,15 +49,28 @@ class PlatformError(ToolError):
     FastMCP sends its text to the model as is (an expected outcome, logged at INFO without
     a traceback)."""
 
-    def __init__(self, kind: ErrorKind, message: str, *, retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        kind: ErrorKind,
+        message: str,
+        *,
+        retry_after: float | None = None,
+        unsent: bool = False,
+    ) -> None:
         super().__init__(format_error(kind, message, retry_after), log_level=logging.INFO)
         self.kind = kind
         self.message = message
         self.retry_after = retry_after
+        self.unsent = unsent
+
+    @property
+    def unsure(self) -> bool:
+        """A write that failed so may still have been written (see UNSURE)."""
+        return self.kind in UNSURE and not self.unsent
 
     @property
     def body(self) -> ErrorBody:
-        return ErrorBody.of(self.kind, self.message, self.retry_after)
+        return ErrorBody.of(self.kind, self.message, self.retry_after, unsent=self.unsent)
 
 
 class ErrorBody(BaseModel):
@@ -67,11 +81,16 @@ class ErrorBody(BaseModel):
     kind: ErrorKind
     message: str
     retry_after: float | None = None
+    #: raised before anything left for the platform: a failed write, never an unsure one
+    unsent: bool = False
 
     @classmethod
-    def of(cls, kind: ErrorKind, message: str, retry_after: float | None = None) -> ErrorBody:
+    def of(
+        cls, kind: ErrorKind, message: str, retry_after: float | None = None, unsent: bool = False
+    ) -> ErrorBody:
         # The same seconds as the text says, so both readers wait alike.
-        return cls(kind=kind, message=message, retry_after=_wait_s(kind, retry_after))
+        wait = _wait_s(kind, retry_after)
+        return cls(kind=kind, message=message, retry_after=wait, unsent=unsent)
 
     @property
     def text(self) -> str:
@@ -150,8 +169,8 @@ def not_supported(message: str) -> PlatformError:
     return PlatformError(ErrorKind.NOT_SUPPORTED, message)
 
 
-def unavailable(message: str) -> PlatformError:
-    return PlatformError(ErrorKind.UNAVAILABLE, message)
+def unavailable(message: str, *, unsent: bool = False) -> PlatformError:
+    return PlatformError(ErrorKind.UNAVAILABLE, message, unsent=unsent)
 
 
 def timeout(message: str) -> PlatformError:

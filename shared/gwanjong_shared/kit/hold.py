@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from gwanjong_shared.contract import Action, errors
-from gwanjong_shared.contract.errors import UNSURE, PlatformError
+from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
 from gwanjong_shared.kit.once import HOLD_S, find_written
@@ -91,7 +91,8 @@ class HoldFile:
             raise errors.unavailable(
                 f"The write hold file {self.path} could not be used ({type(exc).__name__}: "
                 f"{exc}); nothing was sent. Make its folder writable, or set {self.setting} "
-                "to a file that can be."
+                "to a file that can be.",
+                unsent=True,
             ) from None
 
 
@@ -130,7 +131,8 @@ class WriteHold:
         if key in self.busy:
             raise errors.unavailable(
                 f"The same {action} is under way now; it was not sent again. Wait for its "
-                "answer, then read it back."
+                "answer, then read it back.",
+                unsent=True,
             )
         self.busy.add(key)  # one at a time here: a repeat meanwhile is refused
         try:
@@ -148,7 +150,7 @@ class WriteHold:
                 unsure = False
                 return result
             except PlatformError as exc:
-                unsure = exc.kind in UNSURE
+                unsure = exc.unsure
                 raise
             finally:  # a cancelled call may have landed too
                 with contextlib.suppress(PlatformError):  # then it stays held as under way

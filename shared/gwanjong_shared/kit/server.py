@@ -180,7 +180,8 @@ def build_platform_server(
         if not sent:  # a check before a write: nothing went out, so not an unsure write
             raise errors.unavailable(
                 f"{label} did not finish {what} within {call_timeout_s:g} s; nothing was sent. "
-                "Try again later."
+                "Try again later.",
+                unsent=True,
             )
         if write:  # it may have landed: a resend could write it twice
             raise unfinished_write(

@@ -122,7 +122,10 @@ async def test_a_hanging_check_before_a_write_sends_nothing_and_says_so() -> Non
             result = await client.call_tool_mcp("write_comment", args)
     body = body_of(result)
     assert body.kind is ErrorKind.UNAVAILABLE and "nothing was sent" in body.message
+    assert body.unsent, "as data too: the gateway fails it rather than holding it unsure"
     assert world.written() == []
+    # a server that sends text only cannot say so: unsure, as before
+    assert not read_error(None, body.text).unsent
 
 
 async def test_a_write_cut_off_by_the_call_bound_is_unsure_and_not_to_be_resent() -> None:
