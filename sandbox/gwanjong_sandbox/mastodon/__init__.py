@@ -364,11 +364,14 @@ class MastodonEmulator:
             return self._unauthorized()
         form = await request.form()
         text = str(form.get("status") or "")
-        # Mastodon keeps a key per account for an hour (Redis, idempotency:status:...).
+        # Mastodon keeps a key per account for an hour (Redis, idempotency:status:...),
+        # read when the request comes and stored once its status is written: a resend that
+        # came while the first was still at work (held by a slow_write) is not known to it.
         key = request.headers.get("idempotency-key")
         held = (who["id"], key) if key else None
         known = self.world.idempotent.get(held) if held else None
-        if known is not None and self.state.now() - known[1] < IDEMPOTENCY_S:
+        came = int(request.scope.get("sandbox.arrival", self.state.arrived))
+        if known and known[2] < came and self.state.now() - known[1] < IDEMPOTENCY_S:
             return self._json(self.world.statuses[known[0]])  # the first one again
         if not text.strip():
             return self._json({"error": "Validation failed: Text can't be blank"}, 422)
@@ -397,7 +400,7 @@ class MastodonEmulator:
         self.world.statuses[sid] = status
         self.world.path[sid] = [*self.world.path[reply_id], reply_id] if reply_id else []
         if held:
-            self.world.idempotent[held] = (sid, self.state.now())
+            self.world.idempotent[held] = (sid, self.state.now(), self.state.arrived)
         action = "write_comment" if reply_id else "write_post"
         self.state.record_write(
             self.platform,

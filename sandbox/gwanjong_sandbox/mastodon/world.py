@@ -61,8 +61,9 @@ class World:
     by_key: dict[str, str] = field(default_factory=lambda: {})
     notifications: list[dict[str, Any]] = field(default_factory=lambda: [])
     favourited: set[str] = field(default_factory=lambda: set())
-    #: (account id, Idempotency-Key) -> (the status it made, when: the sandbox's clock)
-    idempotent: dict[tuple[str, str], tuple[str, float]] = field(default_factory=lambda: {})
+    #: (account id, Idempotency-Key) -> (the status it made, when: the sandbox's clock, and
+    #: how many requests had arrived then: one that came earlier checked before it was kept)
+    idempotent: dict[tuple[str, str], tuple[str, float, int]] = field(default_factory=lambda: {})
     seq: int = 0
 
     def next_id(self, when: datetime) -> str:
