@@ -110,7 +110,10 @@ def compose(title: str, body: str) -> str:
 class MastodonAdapter(PlatformAdapter):
     platform: ClassVar[str] = "mastodon"
     label: ClassVar[str] = "Mastodon"
-    resends_safely: ClassVar[bool] = True  # each status's Idempotency-Key; a favourite is one
+    # A favourite is one per account and status. A status is held as elsewhere: Mastodon
+    # stores its Idempotency-Key only once the status is written, so a repeat while the
+    # first is still at work (it timed out) would post a second one.
+    resends_safely: ClassVar[frozenset[str]] = frozenset({"upvote"})
 
     def __init__(
         self, settings: Settings, *, clock: Clock = time.monotonic, sleep: Sleep = anyio.sleep

@@ -27,7 +27,7 @@ from gwanjong_sandbox.mastodon.world import (
     TOKEN,
 )
 from tests.gateway.helpers import in_memory_gateway, opportunity_for
-from tests.mcp import call, error_of, outcome
+from tests.mcp import call, error_of, outcome, until
 from tests.platforms import SPECS
 from tests.servers.inbox import paths
 
@@ -395,6 +395,27 @@ async def test_a_write_sent_again_after_a_lost_answer_is_not_posted_twice(
     assert lost.startswith("unavailable: ") and "may have been written" in lost, lost
     (write,) = sandbox.writes("mastodon")
     assert again["id"] == write["data"]["id"], again
+
+
+async def test_a_repeat_while_a_timed_out_status_is_still_at_work_is_not_sent(
+    sandbox: SandboxControl,
+) -> None:
+    """Mastodon keeps an Idempotency-Key only once its status is written: a write that timed
+    out while the instance was still at work on it (a slow insert, mentions resolved) is not
+    known by its key yet, so a repeat sent then posts a second status. The repeat is read
+    back instead, refused as unsure while the first does not show, and answered with it
+    once it does."""
+    write = {"title": "", "body": "A slow instance, one status."}
+    async with Client(SPEC.build(sandbox.url, **SPEC.timeouts(1))) as client:
+        sandbox.fault("mastodon", "slow_write", seconds=3, method="POST", match="/api/v1/statuses")
+        assert "may have been written" in await error_of(client, "write_post", **write)
+        again = await client.call_tool("write_post", write, raise_on_error=False)
+        await until(lambda: bool(sandbox.writes("mastodon")), seconds=30)  # the first lands
+        found = await call(client, "write_post", **write)
+    text = again.content[0].text  # type: ignore[union-attr]
+    assert again.is_error and "not sent again" in text, text
+    (first,) = sandbox.writes("mastodon")
+    assert found["id"] == first["data"]["id"], found
 
 
 @pytest.mark.parametrize(
