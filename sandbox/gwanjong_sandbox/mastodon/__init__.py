@@ -39,14 +39,17 @@ from gwanjong_sandbox.state import SandboxState
 __all__ = ["MastodonEmulator"]
 WINDOW = 300  # requests per 5 minutes per account
 IDEMPOTENCY_S = 3600  # how long Mastodon remembers an Idempotency-Key
-_URL = re.compile(r"https?://[^\s<>\"]+")
+# a URL as twitter-text finds one: after no letter, digit, @, $ or #, and ending on a
+# letter, digit, one of /=_#+- or a balanced parenthesis (so "/x." leaves its full stop)
+_URL = re.compile(r"(?<![a-z0-9@$#])https?://[^\s<>\"]*(?:[\w/=#+-]|\([^\s()<>\"]*\))", re.I)
 _REMOTE = re.compile(r"(?<![\w/])(@\w+)@[\w.-]+\w")
 _GRAPHEME = regex.compile(r"\X")
 
 
 def counted(spoiler: str, text: str) -> int:
     """Mastodon's StatusLengthValidator: the content warning and the text together, in
-    graphemes, a URL as 23 characters and a remote mention without its domain."""
+    graphemes, a URL (as twitter-text ends it) as 23 characters and a remote mention without
+    its domain."""
     text = _REMOTE.sub(r"\1", _URL.sub("x" * 23, text))
     return len(_GRAPHEME.findall(spoiler + text))
 

@@ -43,7 +43,9 @@ log = logging.getLogger(__name__)
 DEFAULT_MAX_CHARS = 500  # Mastodon's default; each instance says its own
 URL_CHARS = 23  # configuration.statuses.characters_reserved_per_url, by default
 CREDENTIALS = ["MASTODON_ACCESS_TOKEN"]
-_URL = re.compile(r"https?://[^\s<>\"]+", re.I)
+# a URL as Mastodon (twitter-text) finds one: after no letter, digit, @, $ or #, and ending
+# on a letter, digit, one of /=_#+- or a balanced parenthesis ("/x." leaves its full stop)
+_URL = re.compile(r"(?<![a-z0-9@$#])https?://[^\s<>\"]*(?:[\w/=#+-]|\([^\s()<>\"]*\))", re.I)
 # @user@domain counts as @user (Mastodon's StatusLengthValidator)
 _MENTION = re.compile(r"(?<![\w/])@(\w+)@[\w.-]+\w", re.I)
 _UNREACHABLE = (ErrorKind.UNAVAILABLE, ErrorKind.TIMEOUT)

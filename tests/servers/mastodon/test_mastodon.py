@@ -273,6 +273,31 @@ async def test_the_limit_is_the_instances(sandbox: SandboxControl) -> None:
 
 
 @pytest.mark.parametrize(
+    "tail",
+    [
+        " https://example.com/x.",  # a sentence's full stop is not the URL's
+        "(https://example.com/x)",  # nor a closing parenthesis
+        " https://en.example.org/wiki/Rust_(language)",  # a balanced one is
+        " xhttps://example.com/" + "y" * 40,  # after a letter, no URL: counted as written
+    ],
+    ids=["full-stop", "parenthesis", "balanced", "after-a-letter"],
+)
+async def test_a_url_counts_where_the_instance_ends_it(sandbox: SandboxControl, tail: str) -> None:
+    """Mastodon finds URLs as twitter-text does (StatusLengthValidator): one ends on a letter,
+    digit or /=_#+- (or a balanced parenthesis), after no letter or digit, and only then
+    weighs 23. validate counts the same text the same: what it passes lands, what it
+    refuses the instance would have refused after a person approved it."""
+    text = "a" * (MAX_CHARS - 24) + tail  # exactly the limit when a URL ran to the next space
+    async with Client(SPEC.build(sandbox.url)) as client:
+        check = await call(client, "validate", action="write_post", body=text)
+        result = await client.call_tool(
+            "write_post", {"title": "", "body": text}, raise_on_error=False
+        )
+    landed = len(sandbox.writes("mastodon")) == 1
+    assert check["ok"] == landed, (check, result.content[0].text)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
     ("action", "status", "said", "kind"),
     [
         # Mastodon's answer to a reply whose parent our account cannot see (gone, or its
