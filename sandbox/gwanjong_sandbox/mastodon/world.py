@@ -156,6 +156,8 @@ def make_status(
 ) -> dict[str, Any]:
     account = world.account(author)
     content, mentions = content_html(world, text)
+    # the text's own hashtags tag it too (ProcessHashtagsService), as the tag's timeline shows
+    named = [t.lower() for t in _TAG.findall(text)]
     if tags:
         content += (
             "<p>"
@@ -192,7 +194,10 @@ def make_status(
         "account": account,
         "media_attachments": [],
         "mentions": mentions,
-        "tags": [{"name": t, "url": f"https://{DOMAIN}/tags/{t}"} for t in tags or []],
+        "tags": [
+            {"name": t, "url": f"https://{DOMAIN}/tags/{t}"}
+            for t in dict.fromkeys([*(tags or []), *named])
+        ],
         "emojis": [],
         "card": None,
         "poll": None,

@@ -68,3 +68,19 @@ async def test_a_resend_while_the_first_is_still_at_work_posts_again() -> None:
         await post()  # after both: the key is known
     assert len(set(ids)) == 2 and ids[2] in ids[:2], ids
     assert len(state.writes) == 2
+
+
+async def test_a_status_shows_in_its_hashtags_timeline() -> None:
+    """Mastodon tags a status with the hashtags in its text (ProcessHashtagsService): a
+    status posted through the API shows in #tag's timeline, as a read-back may look there."""
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(SandboxApp(SandboxState())), base_url="http://sb"
+    ) as client:
+        made = await client.post(
+            "/api/v1/statuses",
+            data={"status": "Tagged #FreshTag"},
+            headers={"Authorization": f"Bearer {TOKEN}"},
+        )
+        timeline = await client.get("/api/v1/timelines/tag/freshtag")
+    assert [s["id"] for s in timeline.json()] == [made.json()["id"]]
+    assert made.json()["tags"][0]["name"] == "freshtag"
