@@ -266,10 +266,7 @@ class MastodonAdapter(PlatformAdapter):
     async def search(self, query: str, limit: int) -> list[Post]:
         words = query.split()
         if len(words) == 1 and _HASHTAG.fullmatch(words[0]):  # it goes into a path as is
-            found = await self.call(
-                "timeline_hashtag", words[0][1:], limit=min(limit, 40), what="reading that hashtag"
-            )
-            return [post_of(s, self.platform, local=self.base_url) for s in found or []][:limit]
+            return await self._tagged(words[0][1:], limit)
         found = await self.call(
             "search_v2", query, resolve=False, result_type="statuses", what="searching"
         )
@@ -278,6 +275,27 @@ class MastodonAdapter(PlatformAdapter):
         for status in statuses:
             unique.setdefault(str(status["id"]), status)
         return [post_of(s, self.platform, local=self.base_url) for s in unique.values()][:limit]
+
+    async def _tagged(self, tag: str, limit: int) -> list[Post]:
+        """The tag's timeline, paged on (max_id) past its 40 a page until ``limit`` or its
+        end: a listing shorter than asked says that is all there is."""
+        found: list[dict[str, Any]] = []
+        while len(found) < limit:
+            want = min(limit - len(found), 40)
+            page = list(
+                await self.call(
+                    "timeline_hashtag",
+                    tag,
+                    limit=want,
+                    max_id=found[-1]["id"] if found else None,
+                    what="reading that hashtag",
+                )
+                or []
+            )
+            found += page
+            if len(page) < want:
+                break
+        return [post_of(s, self.platform, local=self.base_url) for s in found][:limit]
 
     async def _ours_with(self, words: list[str]) -> list[dict[str, Any]]:
         """Our latest statuses holding every word: Mastodon finds statuses by their words

@@ -53,6 +53,23 @@ async def test_search_by_words_and_by_hashtag(sandbox: SandboxControl) -> None:
     )
 
 
+async def test_a_busy_hashtag_is_read_past_its_first_page(sandbox: SandboxControl) -> None:
+    """A hashtag timeline pages 40 statuses at most; a search asked for more reads on (by
+    max_id), since a listing shorter than asked says that is all there is (the read-back of
+    an unsure post with a hashtag for its title counts on it)."""
+    async with httpx.AsyncClient(base_url=sandbox.url) as web:  # people use the tag
+        for i in range(45):
+            made = await web.post(
+                "/api/v1/statuses",
+                data={"status": f"Note {i} on #BusyTag"},
+                headers={"Authorization": f"Bearer {HUMAN_TOKEN}"},
+            )
+            assert made.status_code == 200, made.text
+    async with Client(SPEC.build(sandbox.url)) as client:
+        found = (await call(client, "search", query="#busytag", limit=50))["posts"]
+    assert len({p["id"] for p in found}) == 45, len(found)
+
+
 async def test_context_tree_keeps_the_content_warning(sandbox: SandboxControl) -> None:
     ids = sandbox.ids("mastodon")
     async with Client(SPEC.build(sandbox.url)) as client:
