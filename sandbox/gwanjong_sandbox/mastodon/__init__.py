@@ -297,7 +297,9 @@ class MastodonEmulator:
             reverse=True,
         )
         limit = min(int(request.query_params.get("limit", 20)), 40)
-        return self._json({"accounts": [], "statuses": found[:limit], "hashtags": []})
+        offset = int(request.query_params.get("offset", 0))  # signed in only, as here
+        page = found[offset : offset + limit]
+        return self._json({"accounts": [], "statuses": page, "hashtags": []})
 
     async def account_statuses(self, request: Request) -> Response:
         """An account's statuses, newest first: what the viewer may see of them (its own

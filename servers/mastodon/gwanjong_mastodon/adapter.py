@@ -42,6 +42,7 @@ from gwanjong_shared.kit.target_cache import TargetCache
 log = logging.getLogger(__name__)
 DEFAULT_MAX_CHARS = 500  # Mastodon's default; each instance says its own
 URL_CHARS = 23  # configuration.statuses.characters_reserved_per_url, by default
+SEARCH_PAGE = 20  # /api/v2/search's statuses a page (its default limit)
 CREDENTIALS = ["MASTODON_ACCESS_TOKEN"]
 # a URL as Mastodon (twitter-text) finds one: after no letter, digit, @, $ or #, and ending
 # on a letter, digit, one of /=_#+- or a balanced parenthesis ("/x." leaves its full stop)
@@ -267,13 +268,25 @@ class MastodonAdapter(PlatformAdapter):
         words = query.split()
         if len(words) == 1 and _HASHTAG.fullmatch(words[0]):  # it goes into a path as is
             return await self._tagged(words[0][1:], limit)
-        found = await self.call(
-            "search_v2", query, resolve=False, result_type="statuses", what="searching"
-        )
-        statuses = [*await self._ours_with(words), *((found or {}).get("statuses") or [])]
         unique: dict[str, dict[str, Any]] = {}
-        for status in statuses:
+        for status in await self._ours_with(words):
             unique.setdefault(str(status["id"]), status)
+        offset = 0  # Mastodon.py sends no limit: 20 a page, paged on by offset
+        while len(unique) < limit:
+            found = await self.call(
+                "search_v2",
+                query,
+                resolve=False,
+                result_type="statuses",
+                offset=offset or None,
+                what="searching",
+            )
+            page = list((found or {}).get("statuses") or [])
+            for status in page:
+                unique.setdefault(str(status["id"]), status)
+            offset += len(page)
+            if len(page) < SEARCH_PAGE:
+                break
         return [post_of(s, self.platform, local=self.base_url) for s in unique.values()][:limit]
 
     async def _tagged(self, tag: str, limit: int) -> list[Post]:

@@ -53,10 +53,13 @@ async def test_search_by_words_and_by_hashtag(sandbox: SandboxControl) -> None:
     )
 
 
-async def test_a_busy_hashtag_is_read_past_its_first_page(sandbox: SandboxControl) -> None:
-    """A hashtag timeline pages 40 statuses at most; a search asked for more reads on (by
-    max_id), since a listing shorter than asked says that is all there is (the read-back of
-    an unsure post with a hashtag for its title counts on it)."""
+@pytest.mark.parametrize("query", ["#busytag", "busytag"], ids=["hashtag", "words"])
+async def test_a_busy_search_is_read_past_its_first_page(
+    sandbox: SandboxControl, query: str
+) -> None:
+    """Mastodon pages a hashtag timeline 40 statuses at most, and a search 20 by default (40
+    at most); a search asked for more reads on (max_id, offset), since a listing shorter
+    than asked says that is all there is (the read-back of an unsure post counts on it)."""
     async with httpx.AsyncClient(base_url=sandbox.url) as web:  # people use the tag
         for i in range(45):
             made = await web.post(
@@ -66,7 +69,7 @@ async def test_a_busy_hashtag_is_read_past_its_first_page(sandbox: SandboxContro
             )
             assert made.status_code == 200, made.text
     async with Client(SPEC.build(sandbox.url)) as client:
-        found = (await call(client, "search", query="#busytag", limit=50))["posts"]
+        found = (await call(client, "search", query=query, limit=50))["posts"]
     assert len({p["id"] for p in found}) == 45, len(found)
 
 
