@@ -271,7 +271,10 @@ class MastodonAdapter(PlatformAdapter):
         unique: dict[str, dict[str, Any]] = {}
         for status in await self._ours_with(words):
             unique.setdefault(str(status["id"]), status)
-        offset = 0  # Mastodon.py sends no limit: 20 a page, paged on by offset
+        # Mastodon.py sends no limit: 20 a page, paged on by offset. A page may come back
+        # short and not be the last: the instance drops what we may not see (blocks,
+        # mutes) after its index answered, so only an empty page ends the listing.
+        offset = 0
         while len(unique) < limit:
             found = await self.call(
                 "search_v2",
@@ -284,8 +287,8 @@ class MastodonAdapter(PlatformAdapter):
             page = list((found or {}).get("statuses") or [])
             for status in page:
                 unique.setdefault(str(status["id"]), status)
-            offset += len(page)
-            if len(page) < SEARCH_PAGE:
+            offset += SEARCH_PAGE
+            if not page:
                 break
         return [post_of(s, self.platform, local=self.base_url) for s in unique.values()][:limit]
 
