@@ -246,6 +246,8 @@ class SandboxApp:
             return
         platform = emulator.platform
         self.state.requests[platform] = self.state.requests.get(platform, 0) + 1
+        self.state.arrived += 1
+        scope["sandbox.arrival"] = self.state.arrived
         key = f"{platform} {scope['method']} {scope['path']}"
         self.paths[key] = self.paths.get(key, 0) + 1
         # An emulator may obey faults aimed at a sibling (twikit's web API at "twitter"), so a

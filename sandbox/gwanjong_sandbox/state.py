@@ -70,6 +70,9 @@ class SandboxState:
     clock: Callable[[], float] = time.time
     #: every Host header received (emulator and control API alike), with counts
     hosts: dict[str, int] = field(default_factory=dict)
+    #: emulator requests received so far; each request's number is in its scope
+    #: ("sandbox.arrival"): what it saw when it came, whatever a fault delays after
+    arrived: int = 0
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     def now(self) -> float:

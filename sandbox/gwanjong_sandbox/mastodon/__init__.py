@@ -39,14 +39,17 @@ from gwanjong_sandbox.state import SandboxState
 __all__ = ["MastodonEmulator"]
 WINDOW = 300  # requests per 5 minutes per account
 IDEMPOTENCY_S = 3600  # how long Mastodon remembers an Idempotency-Key
-_URL = re.compile(r"https?://[^\s<>\"]+")
+# a URL as twitter-text finds one: after no letter, digit, @, $ or #, and ending on a
+# letter, digit, one of /=_#+- or a balanced parenthesis (so "/x." leaves its full stop)
+_URL = re.compile(r"(?<![a-z0-9@$#])https?://[^\s<>\"]*(?:[\w/=#+-]|\([^\s()<>\"]*\))", re.I)
 _REMOTE = re.compile(r"(?<![\w/])(@\w+)@[\w.-]+\w")
 _GRAPHEME = regex.compile(r"\X")
 
 
 def counted(spoiler: str, text: str) -> int:
     """Mastodon's StatusLengthValidator: the content warning and the text together, in
-    graphemes, a URL as 23 characters and a remote mention without its domain."""
+    graphemes, a URL (as twitter-text ends it) as 23 characters and a remote mention without
+    its domain."""
     text = _REMOTE.sub(r"\1", _URL.sub("x" * 23, text))
     return len(_GRAPHEME.findall(spoiler + text))
 
@@ -294,7 +297,9 @@ class MastodonEmulator:
             reverse=True,
         )
         limit = min(int(request.query_params.get("limit", 20)), 40)
-        return self._json({"accounts": [], "statuses": found[:limit], "hashtags": []})
+        offset = int(request.query_params.get("offset", 0))  # signed in only, as here
+        page = found[offset : offset + limit]
+        return self._json({"accounts": [], "statuses": page, "hashtags": []})
 
     async def account_statuses(self, request: Request) -> Response:
         """An account's statuses, newest first: what the viewer may see of them (its own
@@ -364,11 +369,14 @@ class MastodonEmulator:
             return self._unauthorized()
         form = await request.form()
         text = str(form.get("status") or "")
-        # Mastodon keeps a key per account for an hour (Redis, idempotency:status:...).
+        # Mastodon keeps a key per account for an hour (Redis, idempotency:status:...),
+        # read when the request comes and stored once its status is written: a resend that
+        # came while the first was still at work (held by a slow_write) is not known to it.
         key = request.headers.get("idempotency-key")
         held = (who["id"], key) if key else None
         known = self.world.idempotent.get(held) if held else None
-        if known is not None and self.state.now() - known[1] < IDEMPOTENCY_S:
+        came = int(request.scope.get("sandbox.arrival", self.state.arrived))
+        if known and known[2] < came and self.state.now() - known[1] < IDEMPOTENCY_S:
             return self._json(self.world.statuses[known[0]])  # the first one again
         if not text.strip():
             return self._json({"error": "Validation failed: Text can't be blank"}, 422)
@@ -397,7 +405,7 @@ class MastodonEmulator:
         self.world.statuses[sid] = status
         self.world.path[sid] = [*self.world.path[reply_id], reply_id] if reply_id else []
         if held:
-            self.world.idempotent[held] = (sid, self.state.now())
+            self.world.idempotent[held] = (sid, self.state.now(), self.state.arrived)
         action = "write_comment" if reply_id else "write_post"
         self.state.record_write(
             self.platform,

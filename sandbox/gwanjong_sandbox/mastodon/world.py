@@ -61,8 +61,9 @@ class World:
     by_key: dict[str, str] = field(default_factory=lambda: {})
     notifications: list[dict[str, Any]] = field(default_factory=lambda: [])
     favourited: set[str] = field(default_factory=lambda: set())
-    #: (account id, Idempotency-Key) -> (the status it made, when: the sandbox's clock)
-    idempotent: dict[tuple[str, str], tuple[str, float]] = field(default_factory=lambda: {})
+    #: (account id, Idempotency-Key) -> (the status it made, when: the sandbox's clock, and
+    #: how many requests had arrived then: one that came earlier checked before it was kept)
+    idempotent: dict[tuple[str, str], tuple[str, float, int]] = field(default_factory=lambda: {})
     seq: int = 0
 
     def next_id(self, when: datetime) -> str:
@@ -155,6 +156,8 @@ def make_status(
 ) -> dict[str, Any]:
     account = world.account(author)
     content, mentions = content_html(world, text)
+    # the text's own hashtags tag it too (ProcessHashtagsService), as the tag's timeline shows
+    named = [t.lower() for t in _TAG.findall(text)]
     if tags:
         content += (
             "<p>"
@@ -191,7 +194,10 @@ def make_status(
         "account": account,
         "media_attachments": [],
         "mentions": mentions,
-        "tags": [{"name": t, "url": f"https://{DOMAIN}/tags/{t}"} for t in tags or []],
+        "tags": [
+            {"name": t, "url": f"https://{DOMAIN}/tags/{t}"}
+            for t in dict.fromkeys([*(tags or []), *named])
+        ],
         "emojis": [],
         "card": None,
         "poll": None,

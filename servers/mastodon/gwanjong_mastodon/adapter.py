@@ -42,8 +42,11 @@ from gwanjong_shared.kit.target_cache import TargetCache
 log = logging.getLogger(__name__)
 DEFAULT_MAX_CHARS = 500  # Mastodon's default; each instance says its own
 URL_CHARS = 23  # configuration.statuses.characters_reserved_per_url, by default
+SEARCH_PAGE = 20  # /api/v2/search's statuses a page (its default limit)
 CREDENTIALS = ["MASTODON_ACCESS_TOKEN"]
-_URL = re.compile(r"https?://[^\s<>\"]+", re.I)
+# a URL as Mastodon (twitter-text) finds one: after no letter, digit, @, $ or #, and ending
+# on a letter, digit, one of /=_#+- or a balanced parenthesis ("/x." leaves its full stop)
+_URL = re.compile(r"(?<![a-z0-9@$#])https?://[^\s<>\"]*(?:[\w/=#+-]|\([^\s()<>\"]*\))", re.I)
 # @user@domain counts as @user (Mastodon's StatusLengthValidator)
 _MENTION = re.compile(r"(?<![\w/])@(\w+)@[\w.-]+\w", re.I)
 _UNREACHABLE = (ErrorKind.UNAVAILABLE, ErrorKind.TIMEOUT)
@@ -110,7 +113,10 @@ def compose(title: str, body: str) -> str:
 class MastodonAdapter(PlatformAdapter):
     platform: ClassVar[str] = "mastodon"
     label: ClassVar[str] = "Mastodon"
-    resends_safely: ClassVar[bool] = True  # each status's Idempotency-Key; a favourite is one
+    # A favourite is one per account and status. A status is held as elsewhere: Mastodon
+    # stores its Idempotency-Key only once the status is written, so a repeat while the
+    # first is still at work (it timed out) would post a second one.
+    resends_safely: ClassVar[frozenset[str]] = frozenset({"upvote"})
 
     def __init__(
         self, settings: Settings, *, clock: Clock = time.monotonic, sleep: Sleep = anyio.sleep
@@ -261,18 +267,51 @@ class MastodonAdapter(PlatformAdapter):
     async def search(self, query: str, limit: int) -> list[Post]:
         words = query.split()
         if len(words) == 1 and _HASHTAG.fullmatch(words[0]):  # it goes into a path as is
-            found = await self.call(
-                "timeline_hashtag", words[0][1:], limit=min(limit, 40), what="reading that hashtag"
-            )
-            return [post_of(s, self.platform, local=self.base_url) for s in found or []][:limit]
-        found = await self.call(
-            "search_v2", query, resolve=False, result_type="statuses", what="searching"
-        )
-        statuses = [*await self._ours_with(words), *((found or {}).get("statuses") or [])]
+            return await self._tagged(words[0][1:], limit)
         unique: dict[str, dict[str, Any]] = {}
-        for status in statuses:
+        for status in await self._ours_with(words):
             unique.setdefault(str(status["id"]), status)
+        # Mastodon.py sends no limit: 20 a page, paged on by offset. A page may come back
+        # short and not be the last: the instance drops what we may not see (blocks,
+        # mutes) after its index answered, so only an empty page ends the listing.
+        offset = 0
+        while len(unique) < limit:
+            found = await self.call(
+                "search_v2",
+                query,
+                resolve=False,
+                result_type="statuses",
+                offset=offset or None,
+                what="searching",
+            )
+            page = list((found or {}).get("statuses") or [])
+            for status in page:
+                unique.setdefault(str(status["id"]), status)
+            offset += SEARCH_PAGE
+            if not page:
+                break
         return [post_of(s, self.platform, local=self.base_url) for s in unique.values()][:limit]
+
+    async def _tagged(self, tag: str, limit: int) -> list[Post]:
+        """The tag's timeline, paged on (max_id) past its 40 a page until ``limit`` or its
+        end: a listing shorter than asked says that is all there is."""
+        found: list[dict[str, Any]] = []
+        while len(found) < limit:
+            want = min(limit - len(found), 40)
+            page = list(
+                await self.call(
+                    "timeline_hashtag",
+                    tag,
+                    limit=want,
+                    max_id=found[-1]["id"] if found else None,
+                    what="reading that hashtag",
+                )
+                or []
+            )
+            found += page
+            if len(page) < want:
+                break
+        return [post_of(s, self.platform, local=self.base_url) for s in found][:limit]
 
     async def _ours_with(self, words: list[str]) -> list[dict[str, Any]]:
         """Our latest statuses holding every word: Mastodon finds statuses by their words

@@ -233,7 +233,7 @@ def _never_left(exc: requests.RequestException) -> bool:
 
 def connect(base_url: str, token: str | None, limiter: Limiter, timeout_s: float) -> Mastodon:
     session = GatedSession(urlsplit(base_url).hostname or "", limiter)
-    return Mastodon(
+    api = Mastodon(
         access_token=token,
         api_base_url=base_url,
         ratelimit_method="throw",
@@ -244,6 +244,10 @@ def connect(base_url: str, token: str | None, limiter: Limiter, timeout_s: float
         mastodon_version="4.0.0",
         user_agent="gwanjong-mastodon/0.1",
     )
+    # "none" leaves the version it checks features against at 1.0.0, which refuses search's
+    # offset (2.8+) without a request: the version we need, as said above.
+    api.mastodon_major, api.mastodon_minor, api.mastodon_patch = 4, 0, 0
+    return api
 
 
 async def run(

@@ -23,7 +23,9 @@ def build_server(
     # No fixed profile: the adapter's capabilities carry it, with the instance's rules.
     # A write may read our account, the target and the instance before it posts.
     adapter = MastodonAdapter(settings, clock=clock, sleep=sleep)
-    return build_platform_server(adapter, call_timeout_s=settings.timeout_s * 3 + 5)
+    return build_platform_server(
+        adapter, call_timeout_s=settings.timeout_s * 3 + 5, hold_file=settings.hold_path()
+    )
 
 
 def hosted(env: Mapping[str, str]) -> FastMCP:

@@ -41,9 +41,9 @@ class PlatformAdapter(ABC):
     platform: ClassVar[str]
     #: human name for messages ("Dev.to")
     label: ClassVar[str]
-    #: True when the platform answers a resent write with the first (Mastodon's
-    #: Idempotency-Key): the server kit then sends a repeat instead of holding it
-    resends_safely: ClassVar[bool] = False
+    #: the actions whose resend the platform answers with the first (a Mastodon favourite:
+    #: one per account and status): the server kit sends a repeat of them instead of holding it
+    resends_safely: ClassVar[frozenset[str]] = frozenset()
 
     async def connect(self) -> None:  # noqa: B027 - optional hook
         """Open clients/sessions. Called once when the server starts."""

@@ -9,7 +9,8 @@ again only after that, still not found (never when the read-back could not tell:
 only part of a listing). The note is kept in a small SQLite file
 (:class:`HoldFile`) that every process of the server shares and a restart keeps: a write
 under way when its process died may have landed, so it is read back like a lost answer.
-A platform that answers a resend with the first (`PlatformAdapter.resends_safely`) is not held.
+An action whose resend the platform answers with the first (`PlatformAdapter.resends_safely`)
+is not held.
 """
 
 from __future__ import annotations
@@ -125,7 +126,7 @@ class WriteHold:
         *more: object,
     ) -> PostResult:
         """``send()`` the write of ``action`` once, unless a repeat of it is found or held."""
-        if self.adapter.resends_safely:
+        if action in self.adapter.resends_safely:
             return await self.guarded(send(), what, write=True)
         key = hashlib.sha256(json.dumps([action, target, body, title, *more]).encode()).hexdigest()
         if key in self.busy:

@@ -27,7 +27,7 @@ from gwanjong_sandbox.mastodon.world import (
     TOKEN,
 )
 from tests.gateway.helpers import in_memory_gateway, opportunity_for
-from tests.mcp import call, error_of, outcome
+from tests.mcp import call, error_of, outcome, until
 from tests.platforms import SPECS
 from tests.servers.inbox import paths
 
@@ -47,10 +47,44 @@ async def test_search_by_words_and_by_hashtag(sandbox: SandboxControl) -> None:
     assert tagged and all("databases" in p["tags"] for p in tagged)
     assert ids["huge"] in [p["id"] for p in tagged]
     assert all("<p>" not in p["body"] for p in words + tagged)  # HTML became text
-    seen = paths(sandbox, "mastodon")
+    seen = paths(sandbox, "mastodon")  # a search's empty second page ends it
     assert (
-        seen.get("GET /api/v2/search") == 1 and seen.get("GET /api/v1/timelines/tag/databases") == 1
+        seen.get("GET /api/v2/search") == 2 and seen.get("GET /api/v1/timelines/tag/databases") == 1
     )
+
+
+@pytest.mark.parametrize(
+    ("query", "shown"),
+    [("#busytag", 45), ("busytag", 45), ("busytag", 40)],
+    ids=["hashtag", "words", "words-filtered"],
+)
+async def test_a_busy_search_is_read_past_its_first_page(
+    sandbox: SandboxControl, query: str, shown: int
+) -> None:
+    """Mastodon pages a hashtag timeline 40 statuses at most, and a search 20 by default (40
+    at most); a search asked for more reads on (max_id, offset), since a listing shorter
+    than asked says that is all there is (the read-back of an unsure post counts on it).
+    Search drops what the searcher may not see (blocks, mutes) from each page after the
+    index answered it: a page cut short so (here 15 of 20) is not the last."""
+    async with httpx.AsyncClient(base_url=sandbox.url) as web:  # people use the tag
+        for i in range(45):
+            made = await web.post(
+                "/api/v1/statuses",
+                data={"status": f"Note {i} on #BusyTag"},
+                headers={"Authorization": f"Bearer {HUMAN_TOKEN}"},
+            )
+            assert made.status_code == 200, made.text
+        if shown < 45:
+            bot = {"Authorization": f"Bearer {TOKEN}"}
+            page = (await web.get("/api/v2/search", params={"q": query}, headers=bot)).json()
+            cut = json.dumps(page | {"statuses": page["statuses"][:15]})
+            json_ = "application/json"
+            sandbox.fault(
+                "mastodon", status=200, match="/api/v2/search", body=cut, content_type=json_
+            )
+    async with Client(SPEC.build(sandbox.url)) as client:
+        found = (await call(client, "search", query=query, limit=50))["posts"]
+    assert len({p["id"] for p in found}) == shown, len(found)
 
 
 async def test_context_tree_keeps_the_content_warning(sandbox: SandboxControl) -> None:
@@ -273,6 +307,31 @@ async def test_the_limit_is_the_instances(sandbox: SandboxControl) -> None:
 
 
 @pytest.mark.parametrize(
+    "tail",
+    [
+        " https://example.com/x.",  # a sentence's full stop is not the URL's
+        "(https://example.com/x)",  # nor a closing parenthesis
+        " https://en.example.org/wiki/Rust_(language)",  # a balanced one is
+        " xhttps://example.com/" + "y" * 40,  # after a letter, no URL: counted as written
+    ],
+    ids=["full-stop", "parenthesis", "balanced", "after-a-letter"],
+)
+async def test_a_url_counts_where_the_instance_ends_it(sandbox: SandboxControl, tail: str) -> None:
+    """Mastodon finds URLs as twitter-text does (StatusLengthValidator): one ends on a letter,
+    digit or /=_#+- (or a balanced parenthesis), after no letter or digit, and only then
+    weighs 23. validate counts the same text the same: what it passes lands, what it
+    refuses the instance would have refused after a person approved it."""
+    text = "a" * (MAX_CHARS - 24) + tail  # exactly the limit when a URL ran to the next space
+    async with Client(SPEC.build(sandbox.url)) as client:
+        check = await call(client, "validate", action="write_post", body=text)
+        result = await client.call_tool(
+            "write_post", {"title": "", "body": text}, raise_on_error=False
+        )
+    landed = len(sandbox.writes("mastodon")) == 1
+    assert check["ok"] == landed, (check, result.content[0].text)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
     ("action", "status", "said", "kind"),
     [
         # Mastodon's answer to a reply whose parent our account cannot see (gone, or its
@@ -395,6 +454,27 @@ async def test_a_write_sent_again_after_a_lost_answer_is_not_posted_twice(
     assert lost.startswith("unavailable: ") and "may have been written" in lost, lost
     (write,) = sandbox.writes("mastodon")
     assert again["id"] == write["data"]["id"], again
+
+
+async def test_a_repeat_while_a_timed_out_status_is_still_at_work_is_not_sent(
+    sandbox: SandboxControl,
+) -> None:
+    """Mastodon keeps an Idempotency-Key only once its status is written: a write that timed
+    out while the instance was still at work on it (a slow insert, mentions resolved) is not
+    known by its key yet, so a repeat sent then posts a second status. The repeat is read
+    back instead, refused as unsure while the first does not show, and answered with it
+    once it does."""
+    write = {"title": "", "body": "A slow instance, one status."}
+    async with Client(SPEC.build(sandbox.url, **SPEC.timeouts(1))) as client:
+        sandbox.fault("mastodon", "slow_write", seconds=3, method="POST", match="/api/v1/statuses")
+        assert "may have been written" in await error_of(client, "write_post", **write)
+        again = await client.call_tool("write_post", write, raise_on_error=False)
+        await until(lambda: bool(sandbox.writes("mastodon")), seconds=30)  # the first lands
+        found = await call(client, "write_post", **write)
+    text = again.content[0].text  # type: ignore[union-attr]
+    assert again.is_error and "not sent again" in text, text
+    (first,) = sandbox.writes("mastodon")
+    assert found["id"] == first["data"]["id"], found
 
 
 @pytest.mark.parametrize(

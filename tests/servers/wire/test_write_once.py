@@ -51,7 +51,7 @@ async def test_a_write_whose_answer_is_lost_is_sent_once(
     sandbox: SandboxControl, platform: str, kind: str, fields: dict[str, Any]
 ) -> None:
     """The model's repeat of it (same input) is not sent either: it is answered with the
-    write itself (Mastodon: by its Idempotency-Key; elsewhere read back)."""
+    write itself, read back."""
     spec = SPECS[platform]
     write = {"title": "Lost answer", "body": "Written once, whatever is lost."}
     async with Client(spec.build(sandbox.url, **spec.timeouts(1))) as client:
@@ -71,7 +71,7 @@ async def test_a_write_whose_answer_is_lost_is_sent_once(
 @pytest.mark.parametrize(
     ("platform", "shows"),
     # Dev.to reads our own articles (/api/articles/me/all) without lag: always found
-    [(p, True) for p in ("devto", "bluesky", "reddit", "twitter")]
+    [(p, True) for p in ("devto", "bluesky", "reddit", "twitter", "mastodon")]
     + [(p, False) for p in ("bluesky", "reddit", "twitter")],
     ids=lambda v: v if isinstance(v, str) else "found" if v else "not-showing-yet",
 )
@@ -81,7 +81,7 @@ async def test_a_lost_write_is_still_held_after_a_restart(
     """A server used alone (no gateway) restarted between a write whose answer was lost and
     the model's repeat of it: the repeat is read back first, as within one process. Found,
     it answers the first write; not showing yet (the platform's reads lag), it is refused as
-    unsure. Either way nothing is sent again. (Mastodon's Idempotency-Key needs no hold.)"""
+    unsure. Either way nothing is sent again."""
     spec = SPECS[platform]
     env = {f"{platform.upper()}_HOLD_FILE": str(tmp_path / "hold.db")}
     write = {"title": "Lost before a restart", "body": "Held across a restart, not sent twice."}
