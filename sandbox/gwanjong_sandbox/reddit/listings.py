@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -10,6 +11,7 @@ from starlette.responses import Response
 
 from gwanjong_sandbox.reddit.http import RedditHttp
 from gwanjong_sandbox.reddit.model import (
+    BOTTIQUETTE,
     SEARCH_INDEX_S,
     SUBREDDITS,
     VIRTUAL,
@@ -171,6 +173,32 @@ class RedditListings(RedditHttp):
         ]
         links.sort(key=lambda link: -link.created)
         return self._page(request, links, headers)
+
+    async def route_wiki(
+        self,
+        request: Request,
+        client: str,
+        user: str | None,
+        headers: dict[str, str],
+        sr: str,
+        page: str,
+    ) -> Response:
+        """``/r/{sr}/wiki/{page}``: only r/Bottiquette's robots_txt_json, its lists as JSON
+        text in ``content_md`` (a page as bots read it; every other page is Reddit's 404)."""
+        if (sr.lower(), page.lower()) != ("bottiquette", "robots_txt_json"):
+            return self._not_found(client)
+        text = json.dumps(BOTTIQUETTE, indent=4)
+        editor = {"kind": "t2", "data": {"name": "bottiquette_mod", "id": "5b0t7"}}
+        data = {
+            "content_md": text,
+            "content_html": f'<div class="md"><pre><code>{text}</code></pre></div>',
+            "may_revise": False,
+            "reason": None,
+            "revision_by": editor,
+            "revision_date": 1_700_000_000,
+            "revision_id": "2d6a5a8e-0b1c-11ee-9f1a-6e9d2a1c3b4f",
+        }
+        return self._json({"kind": "wikipage", "data": data}, headers)
 
     async def route_info(
         self, request: Request, client: str, user: str | None, headers: dict[str, str]

@@ -60,6 +60,15 @@ SUBREDDITS = (
     "test",
 )
 VIRTUAL = ("all", "popular")
+#: r/Bottiquette's machine-readable lists (its wiki page robots_txt_json), as bots read them:
+#: r/typescript's thread shows a reply refused, r/devops's a posts-only subreddit; the demo's
+#: and the suite's subreddits (Python, rust, programming, PostgreSQL, test) are on none.
+BOTTIQUETTE = {
+    "disallowed": ["TypeScript"],
+    "permission": ["webdev"],
+    "posts-only": ["devops"],
+    "comments-only": ["ExperiencedDevs"],
+}
 
 _B36 = "0123456789abcdefghijklmnopqrstuvwxyz"
 _SLUG = re.compile(r"\W+", re.UNICODE)

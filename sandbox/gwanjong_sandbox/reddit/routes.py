@@ -28,6 +28,7 @@ _COMMENTS = (
     r"^(?:r/[^/]+/)?comments/(?P<id>[0-9a-z]+)(?:/(?P<slug>[^/]*)(?:/(?P<cid>[0-9a-z]+))?)?$"
 )
 _LISTING = r"^(?:r/(?P<sr>[^/]+)/?)?(?P<sort>hot|new|top|rising|controversial)?$"
+_WIKI = r"^r/(?P<sr>[^/]+)/wiki/(?P<page>[^/]+)$"
 _INBOX = r"^message/(?P<box>inbox|unread|mentions|comments|selfreply)$"
 
 
@@ -64,6 +65,7 @@ class RedditEmulator(RedditOAuth, RedditListings, RedditComments, RedditWrites):
             Endpoint(
                 "GET", r"^(?:r/(?P<sr>[^/]+)/)?search$", self.route_search, f"{p}/r/rust/search"
             ),
+            Endpoint("GET", _WIKI, self.route_wiki, f"{p}/r/Bottiquette/wiki/robots_txt_json"),
             Endpoint("GET", _LISTING, self.route_listing, f"{p}/r/Python+rust/new.json"),
             Endpoint("GET", _COMMENTS, self.route_comments, f"{p}/comments/abc12/some_slug/"),
         )

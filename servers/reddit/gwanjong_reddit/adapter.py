@@ -16,9 +16,10 @@ import asyncpraw
 from asyncpraw.models import Submission
 
 from gwanjong_reddit import reads, write
+from gwanjong_reddit.bottiquette import Bottiquette
 from gwanjong_reddit.client import RedditClient
 from gwanjong_reddit.gate import Gate
-from gwanjong_reddit.posts import submission_id
+from gwanjong_reddit.posts import submission_id, subreddit_of
 from gwanjong_reddit.rules import (
     COMMENT_RULE,
     CREDENTIALS,
@@ -36,6 +37,7 @@ from gwanjong_shared.contract import (
     Validation,
     errors,
 )
+from gwanjong_shared.contract.errors import PlatformError
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.kit.adapter import PlatformAdapter
 from gwanjong_shared.kit.target_cache import TargetCache
@@ -53,6 +55,7 @@ class RedditAdapter(PlatformAdapter):
         # validate and the write after it read the target once
         self.targets: TargetCache[Submission] = TargetCache(clock=clock)
         self._account: str | None = None
+        self.bottiquette = Bottiquette(self.api, clock)  # r/Bottiquette's lists, read daily
 
     @property
     def gate(self) -> Gate:
@@ -98,10 +101,12 @@ class RedditAdapter(PlatformAdapter):
     # -- writes ---------------------------------------------------------------------
 
     async def write_post(self, title: str, body: str, tags: list[str]) -> PostResult:
-        return await write.write_post(self.api, title, body)
+        return await write.write_post(self.api, self.bottiquette, title, body)
 
     async def write_comment(self, post_id: str, body: str, parent_id: str | None) -> PostResult:
-        return await write.write_comment(self.api, self.targets, post_id, body, parent_id)
+        return await write.write_comment(
+            self.api, self.targets, self.bottiquette, post_id, body, parent_id
+        )
 
     async def upvote(self, post_id: str) -> PostResult:
         raise errors.not_supported(UPVOTE_RULE.reason)
@@ -117,6 +122,17 @@ class RedditAdapter(PlatformAdapter):
             limits=LIMITS,
             credentials=CREDENTIALS,
         )
+
+    async def capabilities(self) -> Capabilities:
+        caps = await super().capabilities()
+        post, sub = caps.actions["write_post"], self.settings.post_subreddit
+        if caps.account is None or not sub:
+            return caps
+        try:
+            post = await self.bottiquette.rule("write_post", sub, post)
+        except PlatformError:  # no verdict (out of reach, keys refused): the rules answer
+            return caps
+        return caps.model_copy(update={"actions": {**caps.actions, "write_post": post}})
 
     async def account(self) -> str | None:
         if not self.is_configured():
@@ -145,6 +161,17 @@ class RedditAdapter(PlatformAdapter):
                 "No subreddit to post in: set REDDIT_POST_SUBREDDIT to one whose rules allow it."
             )
             return result.with_problems(problem)
+        if action == "write_post" and result.allowed in ("auto", "approved"):
+            try:
+                rule = await self.bottiquette.rule(
+                    action, self.settings.post_subreddit or "", POST_RULE
+                )
+            except PlatformError:  # no verdict (out of reach, keys refused): the write checks
+                return result
+            if rule.allowed in ("never", "human"):
+                problems = [*result.problems, rule.reason]
+                update = {"ok": False, "allowed": rule.allowed, "problems": problems}
+                return result.model_copy(update=update)
         return result
 
     async def rule_for_target(self, action: str, post_id: str, rule: ActionRule) -> ActionRule:
@@ -153,4 +180,5 @@ class RedditAdapter(PlatformAdapter):
         submission = await self.targets.fetch(
             sid, lambda: reads.load(self.api, sid, comment_limit=1)
         )
-        return rule_for_thread(action, submission, rule)
+        rule = rule_for_thread(action, submission, rule)
+        return await self.bottiquette.rule(action, subreddit_of(submission), rule)

@@ -53,6 +53,11 @@ def raw(thing: object) -> dict[str, Any]:
     return out
 
 
+def subreddit_of(submission: Submission) -> str:
+    """The name of the subreddit a post is in ("" if Reddit did not say)."""
+    return str(vars(submission).get("subreddit") or "")
+
+
 def to_post(submission: Submission) -> Post:
     d = raw(submission)
     flair = d.get("link_flair_text")
@@ -66,7 +71,7 @@ def to_post(submission: Submission) -> Post:
         url=WEB + str(d.get("permalink") or f"/comments/{d['id']}/"),
         body=body,
         author=str(d.get("author") or ""),  # None when the account was deleted
-        tags=[str(d.get("subreddit") or "")] + ([str(flair)] if flair else []),
+        tags=[subreddit_of(submission)] + ([str(flair)] if flair else []),
         likes=int(d.get("score") or 0),
         comments_count=int(d.get("num_comments") or 0),
         published_at=iso(d.get("created_utc")),

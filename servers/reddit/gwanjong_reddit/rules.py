@@ -1,5 +1,5 @@
 """What a program may do on Reddit, and the per-target checks (locked, archived, removed
-threads; locked comments)."""
+threads; locked comments; r/Bottiquette's lists are ``bottiquette``)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ POST_RULE = ActionRule(
 COMMENT_RULE = ActionRule(
     allowed="auto",
     reason="Reddit's API lets an approved script app reply as its own account, but each "
-    "subreddit's rules and r/Bottiquette still apply: many subreddits ban bots (read the "
-    "sidebar first), the account must disclose that it is a bot, and one reply per thread "
-    "is the norm.",
+    "subreddit's rules still apply: subreddits on r/Bottiquette's lists are checked per "
+    "thread, others may ban bots too (read the sidebar first), the account must disclose "
+    "that it is a bot, and one reply per thread is the norm.",
 )
 UPVOTE_RULE = ActionRule(
     allowed="never",

@@ -8,8 +8,10 @@ import asyncpraw
 from asyncpraw.exceptions import ClientException
 from asyncpraw.models import Submission
 
+from gwanjong_reddit import reads
+from gwanjong_reddit.bottiquette import Bottiquette
 from gwanjong_reddit.client import RedditClient
-from gwanjong_reddit.posts import WEB, comment_id, submission_id
+from gwanjong_reddit.posts import WEB, comment_id, submission_id, subreddit_of
 from gwanjong_reddit.rules import COMMENT_RULE, rule_for_parent
 from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.models import PostResult
@@ -18,7 +20,9 @@ from gwanjong_shared.kit.target_cache import TargetCache
 PLATFORM = "reddit"
 
 
-async def write_post(client: RedditClient, title: str, body: str) -> PostResult:
+async def write_post(
+    client: RedditClient, bottiquette: Bottiquette, title: str, body: str
+) -> PostResult:
     client.require_account()
     name = client.settings.post_subreddit
     if not name:
@@ -26,6 +30,7 @@ async def write_post(client: RedditClient, title: str, body: str) -> PostResult:
             "No subreddit to post in. Set REDDIT_POST_SUBREDDIT to one whose rules allow "
             "this kind of post, then restart the server."
         )
+    await bottiquette.require("write_post", name)  # validate's check, again: no path around it
 
     async def submit(reddit: asyncpraw.Reddit) -> Submission:
         subreddit = await reddit.subreddit(name)
@@ -49,6 +54,7 @@ async def write_post(client: RedditClient, title: str, body: str) -> PostResult:
 async def write_comment(
     client: RedditClient,
     targets: TargetCache[Submission],
+    bottiquette: Bottiquette,
     post_id: str,
     body: str,
     parent_id: str | None,
@@ -56,6 +62,9 @@ async def write_comment(
     client.require_account()
     sid = submission_id(post_id)
     cid = comment_id(parent_id) if parent_id else None
+    # validate's check, again (its read of the post is reused): no path sends around it
+    submission = await targets.fetch(sid, lambda: reads.load(client, sid, comment_limit=1))
+    await bottiquette.require("write_comment", subreddit_of(submission))
 
     async def reply(reddit: asyncpraw.Reddit) -> Any:
         if cid is None:  # replying needs only the id: no read of the post

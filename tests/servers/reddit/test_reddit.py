@@ -332,11 +332,12 @@ async def test_one_token_serves_every_call(sandbox: SandboxControl) -> None:
         caps = await reddit.capabilities()
         assert caps.account == "gwanjong_bot" and caps.configured
         assert caps.destination == "r/test"  # REDDIT_POST_SUBREDDIT: a person approves it
-        assert requests(sandbox) - start == 2  # the token, then /api/v1/me
+        # the token, /api/v1/me, r/Bottiquette's lists (for write_post in r/test)
+        assert requests(sandbox) - start == 3
         for key in ("rust-async", "korean-dev", "emoji-post"):
             await reddit.get_post(ids[key])
-        await reddit.capabilities()  # the account is remembered
-        assert requests(sandbox) - start == 5
+        await reddit.capabilities()  # the account and the lists are remembered
+        assert requests(sandbox) - start == 6
 
 
 async def test_an_expired_token_is_renewed(sandbox: SandboxControl) -> None:
