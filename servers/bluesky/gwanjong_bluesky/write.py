@@ -18,9 +18,9 @@ from gwanjong_bluesky.session import BlueskyClient
 from gwanjong_bluesky.settings import Settings
 from gwanjong_bluesky.threads import View, missing, target_view, target_views
 from gwanjong_shared.contract import Action, TagRules, errors
-from gwanjong_shared.contract.errors import UNSURE, PlatformError
 from gwanjong_shared.contract.models import PostResult
 from gwanjong_shared.contract.text import graphemes
+from gwanjong_shared.kit.once import before_sending
 from gwanjong_shared.kit.target_cache import TargetCache
 
 PLATFORM = "bluesky"
@@ -68,18 +68,8 @@ class Writer:
 
     async def refuse_unlabelled(self, action: Action) -> None:
         """Every write first: our account must carry the `bot` self-label (label.py)."""
-        try:
+        async with before_sending("Bluesky", action, "our profile's `bot` self-label"):
             problem = await self.label.problem()
-        except PlatformError as exc:
-            if exc.kind not in UNSURE:
-                raise
-            # a read before the write: it was never sent, so not an unsure write
-            raise errors.unavailable(
-                f"Bluesky could not be read for the check before {action} (our profile's "
-                f"`bot` self-label: {exc.kind.value}), so the write was not made: nothing was "
-                "sent. Try again in a minute.",
-                unsent=True,
-            ) from None
         if problem is not None:
             raise errors.not_supported(f"{action} is not allowed: {problem}")
 

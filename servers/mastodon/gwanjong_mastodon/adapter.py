@@ -35,7 +35,7 @@ from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.models import Comment, Post, PostResult
 from gwanjong_shared.contract.text import measure
 from gwanjong_shared.kit.adapter import PlatformAdapter
-from gwanjong_shared.kit.once import unfinished_write
+from gwanjong_shared.kit.once import before_sending, unfinished_write
 from gwanjong_shared.kit.ratelimit import Clock, Limiter, Sleep, TokenBucket
 from gwanjong_shared.kit.target_cache import TargetCache
 
@@ -434,21 +434,12 @@ class MastodonAdapter(PlatformAdapter):
         """Writes check again where they land (a reply's parent may not be the validated
         post): nothing is sent that the rules refuse. The bot flag is read again: a person
         or the instance's moderators may have taken it off since the server started."""
-        try:
+        async with before_sending(self.label, action, "our account's bot flag, the target"):
             problem = await self.account_problem(fresh=True)
             rule = None
             if problem is None and target is not None:
                 base = REPLY_RULE if action == "write_comment" else FAVOURITE_RULE
                 rule = await self.rule_for_target(action, target, base)
-        except PlatformError as exc:
-            if exc.kind not in _UNREACHABLE:
-                raise
-            # These reads come before the write: it was never sent, so not an unsure write.
-            raise errors.unavailable(
-                f"{self.label} could not be read for the checks before {action} (our "
-                f"account's bot flag, the target: {exc.kind.value}), so the write was not "
-                "made: nothing was sent. Try again in a minute."
-            ) from None
         if problem is not None:
             raise errors.not_supported(f"{action} is not allowed: {problem}")
         if rule is not None and rule.allowed != "auto":

@@ -15,6 +15,7 @@ from gwanjong_reddit.posts import WEB, comment_id, submission_id, subreddit_of
 from gwanjong_reddit.rules import COMMENT_RULE, rule_for_parent
 from gwanjong_shared.contract import errors
 from gwanjong_shared.contract.models import PostResult
+from gwanjong_shared.kit.once import before_sending
 from gwanjong_shared.kit.target_cache import TargetCache
 
 PLATFORM = "reddit"
@@ -30,7 +31,8 @@ async def write_post(
             "No subreddit to post in. Set REDDIT_POST_SUBREDDIT to one whose rules allow "
             "this kind of post, then restart the server."
         )
-    await bottiquette.require("write_post", name)  # validate's check, again: no path around it
+    async with before_sending("Reddit", "write_post", "r/Bottiquette's lists"):
+        await bottiquette.require("write_post", name)  # validate's check, again
 
     async def submit(reddit: asyncpraw.Reddit) -> Submission:
         subreddit = await reddit.subreddit(name)
@@ -63,8 +65,9 @@ async def write_comment(
     sid = submission_id(post_id)
     cid = comment_id(parent_id) if parent_id else None
     # validate's check, again (its read of the post is reused): no path sends around it
-    submission = await targets.fetch(sid, lambda: reads.load(client, sid, comment_limit=1))
-    await bottiquette.require("write_comment", subreddit_of(submission))
+    async with before_sending("Reddit", "write_comment", "the post, r/Bottiquette's lists"):
+        submission = await targets.fetch(sid, lambda: reads.load(client, sid, comment_limit=1))
+        await bottiquette.require("write_comment", subreddit_of(submission))
 
     async def reply(reddit: asyncpraw.Reddit) -> Any:
         if cid is None:  # replying needs only the id: no read of the post

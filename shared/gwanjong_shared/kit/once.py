@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Mapping
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 
 import httpx
 
 from gwanjong_shared.contract import CommentList, errors
-from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.contract.errors import UNSURE, PlatformError
 from gwanjong_shared.contract.models import Comment, Post
 from gwanjong_shared.contract.untrusted import normalise, one_line
 from gwanjong_shared.kit.http import wait_words
@@ -193,6 +194,24 @@ class WriteOnce(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+@asynccontextmanager
+async def before_sending(label: str, action: str, what: str) -> AsyncGenerator[None]:
+    """The reads a write makes before it sends (``what``: the checks they serve). One that
+    fails unsure (unreachable, late) left nothing sent: the write fails as ``unsent``, not
+    held as one that may have landed (a repeat read back, a gateway told it is unknown)."""
+    try:
+        yield
+    except PlatformError as exc:
+        if exc.kind not in UNSURE:
+            raise
+        raise errors.unavailable(
+            f"{label} could not be read for the checks before {action} ({what}: "
+            f"{one_line(exc.message, 300)}), so the write was not made: nothing was sent. "
+            "Try again in a minute.",
+            unsent=True,
+        ) from None
 
 
 def same_account(author: str, account: str) -> bool:

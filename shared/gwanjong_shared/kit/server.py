@@ -159,8 +159,13 @@ def build_platform_server(
         try:
             with anyio.move_on_after(call_timeout_s) as scope:
                 return await call
-        except PlatformError:
-            raise
+        except PlatformError as exc:
+            if sent or not exc.unsure:
+                raise
+            # a check before a write: it failed unsure, but nothing went out
+            raise PlatformError(
+                exc.kind, exc.message, retry_after=exc.retry_after, unsent=True
+            ) from None
         except Exception as exc:
             # Never a traceback or an SDK message (it may quote a URL with a token).
             log.error(
@@ -174,7 +179,8 @@ def build_platform_server(
                 raise unfinished_write(label, what, type(exc).__name__, timed_out=False) from None
             raise errors.unavailable(
                 f"{label} failed while {what} ({type(exc).__name__}). Try again; if it keeps "
-                "failing, check the server's log."
+                "failing, check the server's log.",
+                unsent=not sent,
             ) from None
         assert scope.cancelled_caught
         if not sent:  # a check before a write: nothing went out, so not an unsure write

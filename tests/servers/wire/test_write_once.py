@@ -148,9 +148,9 @@ async def test_a_read_whose_connection_dropped_is_read_again(
 
 @pytest.mark.parametrize(
     ("platform", "match", "count"),
-    # Bluesky signs in twice: write_post's own validate reads the account's `bot` label
-    # (a failure there is left to the write), then the write
-    [("bluesky", "server.createSession", 2), ("reddit", "/api/v1/access_token", 1)],
+    # Both sign in twice: write_post's own validate reads the account's `bot` label (Bluesky)
+    # or r/Bottiquette's lists (Reddit), a failure there left to the write, then the write
+    [("bluesky", "server.createSession", 2), ("reddit", "/api/v1/access_token", 2)],
 )
 async def test_a_sign_in_whose_answer_is_lost_is_not_a_write(
     sandbox: SandboxControl, platform: str, match: str, count: int

@@ -128,6 +128,23 @@ async def test_a_hanging_check_before_a_write_sends_nothing_and_says_so() -> Non
     assert not read_error(None, body.text).unsent
 
 
+@pytest.mark.parametrize("kind", [ErrorKind.UNAVAILABLE, ErrorKind.TIMEOUT])
+async def test_a_check_before_a_write_that_fails_unsure_sent_nothing(kind: ErrorKind) -> None:
+    """The platform unreachable for validate's reads (the target, the account): an unsure
+    kind, which told the gateway the write may have landed; the check came first, so
+    nothing went out, and the error says so as data."""
+    from tests.fakes.platform import FakePlatform
+    from tests.fakes.profiles import SOCIAL
+
+    world = FakePlatform(SOCIAL)
+    world.fail("validate", kind)
+    async with Client(world.server()) as client:
+        args = {"post_id": next(iter(world.posts)), "body": "hi"}
+        body = body_of(await client.call_tool_mcp("write_comment", args))
+    assert body.kind is kind and body.unsent
+    assert world.written() == []
+
+
 async def test_a_write_cut_off_by_the_call_bound_is_unsure_and_not_to_be_resent() -> None:
     """A write the kit's bound cuts off may have landed (here it did): the answer is an
     unsure kind worded as a lost answer (may have been written, not sent again, read it
