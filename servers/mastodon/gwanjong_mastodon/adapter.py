@@ -43,6 +43,7 @@ log = logging.getLogger(__name__)
 DEFAULT_MAX_CHARS = 500  # Mastodon's default; each instance says its own
 URL_CHARS = 23  # configuration.statuses.characters_reserved_per_url, by default
 SEARCH_PAGE = 20  # /api/v2/search's statuses a page (its default limit)
+SEARCH_PAGES = 10  # pages one search reads at most
 CREDENTIALS = ["MASTODON_ACCESS_TOKEN"]
 # a URL as Mastodon (twitter-text) finds one: after no letter, digit, @, $ or #, and ending
 # on a letter, digit, one of /=_#+- or a balanced parenthesis ("/x." leaves its full stop)
@@ -273,9 +274,13 @@ class MastodonAdapter(PlatformAdapter):
             unique.setdefault(str(status["id"]), status)
         # Mastodon.py sends no limit: 20 a page, paged on by offset. A page may come back
         # short and not be the last: the instance drops what we may not see (blocks,
-        # mutes) after its index answered, so only an empty page ends the listing.
+        # mutes) after its index answered, so only an empty page ends the listing. At most
+        # SEARCH_PAGES pages: an instance (or a proxy) that ignores offset answers the same
+        # page for ever.
         offset = 0
-        while len(unique) < limit:
+        for _ in range(SEARCH_PAGES):
+            if len(unique) >= limit:
+                break
             found = await self.call(
                 "search_v2",
                 query,
