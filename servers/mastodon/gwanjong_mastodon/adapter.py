@@ -17,7 +17,8 @@ from mastodon import Mastodon
 
 from gwanjong_mastodon import client
 from gwanjong_mastodon.client import run
-from gwanjong_mastodon.profile import BOT_FLAG_HOWTO, OPT_OUT_TAGS, build_profile
+from gwanjong_mastodon.profile import BOT_FLAG_HOWTO, build_profile
+from gwanjong_mastodon.rules import FAVOURITE_RULE, POST_RULE, REPLY_RULE, opted_out, unshown
 from gwanjong_mastodon.settings import Settings
 from gwanjong_mastodon.statuses import comment_tree, post_of, text_of
 from gwanjong_shared.contract import (
@@ -56,52 +57,6 @@ _ID = re.compile(r"[A-Za-z0-9]{1,40}")
 _MENTIONED = re.compile(r"(?<![=/\w])@([a-z0-9_]+(?:[a-z0-9_.-]*[a-z0-9_])?(?:@[\w.-]+\w)?)", re.I)
 # Mastodon's hashtag characters (Tag::HASHTAG_NAME_PAT): word characters, · and ZWNJ
 _HASHTAG = re.compile(r"#[\w\u00b7\u200c]+")
-
-POST_RULE = ActionRule(
-    allowed="auto",
-    reason="Mastodon welcomes automated accounts that post to their own timeline when the "
-    "account carries the bot flag (shown as 'Automated'); this server writes only from such an "
-    "account.",
-)
-REPLY_RULE = ActionRule(
-    allowed="summoned",
-    reason="On Mastodon unsolicited replies from bots are taken as spam: a program may reply "
-    "only to a status that mentions our account or answers one of ours (a public one with no "
-    "content warning; others are a person's), and never to anyone with #nobot or #noai in "
-    "their profile.",
-)
-FAVOURITE_RULE = ActionRule(
-    allowed="summoned",
-    reason="A favourite notifies its author: a program may favourite only a status that "
-    "mentions our account or answers one of ours, and never one by someone with #nobot or "
-    "#noai in their profile (bio, name or fields).",
-)
-
-
-def opted_out(account: dict[str, Any]) -> str | None:
-    """The opt-out tag an author carries in their bio, display name or profile fields (a
-    field's name is text, its value HTML), if any; #nobots says it too."""
-    fields = [f for f in account.get("fields") or [] if isinstance(f, dict)]
-    parts = [text_of(str(account.get("note") or "")), str(account.get("display_name") or "")]
-    parts += [f"{f.get('name') or ''} {text_of(str(f.get('value') or ''))}" for f in fields]
-    text = " ".join(parts).lower()
-    return next((tag for tag in OPT_OUT_TAGS if re.search(rf"{tag}s?\b", text)), None)
-
-
-def unshown(status: dict[str, Any]) -> str | None:
-    """Why a reply to ``status`` is a person's, or None: it would have to keep the status's
-    audience (narrower than public: never widened) or its content warning, and an approval
-    shows every write as public with no warning, so it could not show what is sent."""
-    visibility, cw = str(status.get("visibility") or ""), str(status.get("spoiler_text") or "")
-    kept = [f"its audience ({visibility!r})"] if visibility != "public" else []
-    kept += [f"its content warning ({cw!r})"] if cw else []
-    if not kept:
-        return None
-    return (
-        f"A reply to this status would keep {' and '.join(kept)}, and an approval shows a "
-        "write as public with no content warning, so it could not show what is sent: a "
-        "person answers in their own client, which keeps both."
-    )
 
 
 def compose(title: str, body: str) -> str:

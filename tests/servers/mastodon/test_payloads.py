@@ -8,7 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from gwanjong_mastodon.adapter import MastodonAdapter, opted_out, unshown
+from gwanjong_mastodon.adapter import MastodonAdapter
+from gwanjong_mastodon.rules import opted_out, unshown
 from gwanjong_mastodon.settings import Settings
 from gwanjong_mastodon.statuses import comment_tree, post_of, text_of
 from gwanjong_sandbox.mastodon.world import NOBOT, build_world, content_html, context
