@@ -54,14 +54,18 @@ class BlueskyReads(BlueskyHttp):
             return viewer
         if request.query_params.get("feed") != WHATS_HOT:
             return self._error(400, "UnknownFeed", "Unknown feed")
+        ranked = sorted(self._visible_roots(), key=lambda p: (-p.likes, p.uri))
+        return self._feed_page(request, ranked, viewer)
+
+    def _feed_page(self, request: Request, posts: list[StoredPost], viewer: str) -> Response:
+        """One page of a feed: ``limit`` (1-100, 50) from the ``cursor`` (an offset here)."""
         limit = self._int(request, "limit", 50, 1, 100)
         offset = self._int(request, "cursor", 0, 0, 10_000)
         if limit is None or offset is None:
             return self._error(400, "InvalidRequest", "Invalid limit or cursor")
-        ranked = sorted(self._visible_roots(), key=lambda p: (-p.likes, p.uri))
-        page = ranked[offset : offset + limit]
+        page = posts[offset : offset + limit]
         body: dict[str, Any] = {"feed": [{"post": self._post_view(p, viewer)} for p in page]}
-        if offset + limit < len(ranked):
+        if offset + limit < len(posts):
             body["cursor"] = str(offset + limit)
         return self._ok(body)
 
@@ -73,21 +77,13 @@ class BlueskyReads(BlueskyHttp):
         account = self._resolve(request.query_params.get("actor", ""))
         if account is None:
             return self._error(400, "InvalidRequest", "Profile not found")
-        limit = self._int(request, "limit", 50, 1, 100)
-        offset = self._int(request, "cursor", 0, 0, 10_000)
-        if limit is None or offset is None:
-            return self._error(400, "InvalidRequest", "Invalid limit or cursor")
         theirs = [
             p
             for p in self.posts.values()
             if p.author == account.did and p.gone is None and self._indexed(p)
         ]
         theirs.sort(key=lambda p: p.record["createdAt"], reverse=True)
-        page = theirs[offset : offset + limit]
-        body: dict[str, Any] = {"feed": [{"post": self._post_view(p, viewer)} for p in page]}
-        if offset + limit < len(theirs):
-            body["cursor"] = str(offset + limit)
-        return self._ok(body)
+        return self._feed_page(request, theirs, viewer)
 
     async def search_posts(self, request: Request) -> Response:
         viewer = self._viewer(request)
