@@ -174,10 +174,10 @@ class Sender:
             reason=str(exc),
             now=self.clock(),
         )
+        said = "Nothing" if exc.unsent else "The platform refused it: nothing"
         raise _Answered(
             exc.kind,
-            f"{exc.message} {'N' if exc.unsent else 'The platform refused it: n'}othing was "
-            f"written (record {row.id}).{note}",
+            f"{exc.message} {said} was written (record {row.id}).{note}",
             retry_after=exc.retry_after,
         )
 
