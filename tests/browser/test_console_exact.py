@@ -32,7 +32,7 @@ async def test_title_and_tags_edited_on_the_console_are_sent_exactly(
         listed = await page.inner_text("main")
         assert "Title: Draft title" in listed and "Tags: (none)" in listed
         await page.goto(f"{lv.console.base_url()}/approvals/{approval_id}?edit=1")
-        await page.fill("input#title", "Cancellation, in practice")
+        await page.fill("textarea#title", "Cancellation, in practice")
         await page.fill("input#tags", "rust, async")
         await page.click("button.approve")
         outcome = await page.inner_text("#outcome")
@@ -49,3 +49,21 @@ async def test_title_and_tags_edited_on_the_console_are_sent_exactly(
         TEXT,
     )
     assert decided.write.arguments() == {k: data[k] for k in ("title", "body", "tags")}
+
+
+async def test_a_text_edit_on_the_console_sends_the_title_as_shown(
+    sandbox: SandboxControl, tmp_path: Path
+) -> None:
+    # a title input drops a line break (HTML's value sanitisation): the person edits only
+    # the text, and the title they were shown must go out as it was, or not at all
+    async with live(sandbox, tmp_path, ["devto"]) as lv:
+        oid = await scout_draft(lv.client, "devto", "rust async", "Rust async")
+        post = {"action": "post", "title": "Draft title\nsecond line", "content": TEXT}
+        answer = await call(lv.client, "strike", opportunity_id=oid, **post)
+        page, _ = await lv.signed_in()
+        await page.goto(f"{lv.console.base_url()}/approvals/{answer['approval']['id']}?edit=1")
+        await page.fill("textarea#text", TEXT + " Edited.")
+        await page.click("button.approve")
+        assert (await page.inner_text("#outcome")).startswith("posted")
+    sent = [w["data"] for w in sandbox.writes("devto") if w["action"] == "write_post"]
+    assert [(d["title"], d["body"]) for d in sent] == [(post["title"], TEXT + " Edited.")]

@@ -113,7 +113,8 @@ button{font-size:1em;margin:.6em .6em 0 0}[hidden]{display:none}
   function decide(decision) {
     if (!current) { return; }
     var args = { approval_id: current.id, token: current.token, decision: decision };
-    var edited = $("edit").value.replace(/\r\n/g, "\n").trim();
+    // untrimmed: the server trims as it trimmed the text (a script's trim() cuts U+FEFF too)
+    var edited = $("edit").value.replace(/\r\n/g, "\n");
     if (decision === "approve" && current.text && edited !== current.text) { args.text = edited; }
     $("approve").disabled = true;
     $("decline").disabled = true;

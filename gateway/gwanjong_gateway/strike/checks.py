@@ -97,6 +97,15 @@ async def disclosure(deps: Deps, a: Attempt) -> Step:
                 f"Could not ask {a.platform} for its rules (capabilities), so its disclosure "
                 "footer is unknown; nothing was written. Check status() and try again."
             )
+    if a.action is StrikeAction.POST and a.title and not profiles.answered(a.platform):
+        # a server whose posts have none sends it as the text's first paragraph: shown
+        # apart, it would go out as text the person saw elsewhere, counted apart
+        return Refuse(
+            f"Could not ask {a.platform} for its rules (capabilities), so whether its posts "
+            "have a title is unknown; nothing was written. Check status() and try again.",
+            retry_after=60,
+            waits=True,
+        )
     if a.action is StrikeAction.POST and a.title and profiles.untitled(a.platform):
         # sent as the text's first paragraph by its server: shown there, in the exact text
         a.text, a.title = f"{a.title}\n\n{a.text}", ""

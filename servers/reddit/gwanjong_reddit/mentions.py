@@ -9,8 +9,9 @@ cursor, at most the 1,000 items a Reddit listing holds at all, and the oldest un
 items of the three are handed out first (``gwanjong_shared.kit.inbox``).
 
 An inbox comment carries no ``link_id``, so the post it belongs to comes from its
-``context`` path. Each item's id is that post's (what get_post and write_comment take); its
-url is the comment itself. The cursor is ``<created_utc>,<fullname>`` of the newest item
+``context`` path. Each item's id and url are that post's (what get_post and write_comment
+take): a reply lands on the thread, and the person who approves it is shown the thread, not
+the comment (the comment's text is the item's body). The cursor is ``<created_utc>,<fullname>`` of the newest item
 handed out; a bare ``created_utc`` (what this server handed out before) still works.
 """
 
@@ -36,7 +37,8 @@ _WHY = {"username_mention": "mention", "comment_reply": "reply", "post_reply": "
 
 
 def to_post(d: dict[str, Any]) -> Post | None:
-    match = _CONTEXT.search(str(d.get("context") or ""))
+    context = str(d.get("context") or "").split("?", 1)[0]
+    match = _CONTEXT.search(context)
     if not d.get("was_comment") or match is None:
         return None
     author = d.get("author")
@@ -44,7 +46,7 @@ def to_post(d: dict[str, Any]) -> Post | None:
         id=match["post"],
         platform="reddit",
         title=str(d.get("link_title") or ""),
-        url=WEB + str(d.get("context") or "").split("?", 1)[0],
+        url=WEB + context[: match.start("comment")],  # the thread: where a reply lands
         body=str(d.get("body") or ""),
         author=str(getattr(author, "name", author) or ""),
         tags=[_WHY.get(str(d.get("type") or ""), "mention")],

@@ -25,7 +25,7 @@ async def test_title_and_tags_are_shown_checked_edited_and_sent_exactly(
     assert "Title: <strong>A title</strong>" in listed  # the list names the post's title
     assert 'Tags: <span class="tags">(none)</span>' in listed
     page = (await s.http.get(f"/approvals/{approval_id}?edit=1")).text
-    assert "<dt>Tags</dt><dd>" in page and 'name="title" value="A title"' in page
+    assert "<dt>Tags</dt><dd>" in page and 'name="title" rows="1">\nA title</textarea>' in page
     assert 'name="tags" value=""' in page and "<h2>Drafted from this post</h2>" in page
     waiting = await approval(s.gw, approval_id)
     # tags the platform refuses are refused with its reason

@@ -17,7 +17,7 @@ from gwanjong_gateway.rules.approvals import Approval, ApprovalStatus, Channel
 from gwanjong_gateway.rules.outgoing import Edit, Outgoing, legacy_digest
 from gwanjong_gateway.strike.desk import StrikeDesk
 from gwanjong_shared.contract import TagRules
-from gwanjong_shared.contract.errors import PlatformError
+from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.visible import link
 from tests.fakes.platform import FakePlatform
 from tests.gateway.strike.test_approvals import Desks, nobody
@@ -260,3 +260,26 @@ async def test_a_title_where_posts_have_none_is_shown_as_the_first_paragraph(
     got = wire(await desks.desk().decide(approval_id, "approve", Channel.TERMINAL))
     assert got["status"] == "posted", got
     assert sent(fake, "write_post") == [write.arguments()]
+
+
+async def test_a_title_is_never_shown_apart_where_the_platform_never_said_it_takes_one(
+    desks: Desks, fake: FakePlatform
+) -> None:
+    # its capabilities never answer (a configured footer lets the strike go on): whether its
+    # server sends a title as a field or as the text's first paragraph is unknown, so no
+    # approval may show it apart from the text and outside the length the person sees
+    untitled = {k: v for k, v in fake.profile.limits.items() if k != "title"}
+    fake.profile = replace(fake.profile, limits=untitled)
+    fake.fail("capabilities", ErrorKind.INVALID_INPUT, count=100)
+    got = wire(
+        await desks.desk().strike(context(fake, "p1"), "post", "What we learned.", "Notes", nobody)
+    )
+    assert got["status"] == "refused", got
+    assert "whether its posts have a title is unknown" in got["reason"], got
+    assert desks.approvals() == [] and fake.writes == []
+    # untitled, it goes on as the text alone: nothing is shown apart
+    got = wire(
+        await desks.desk().strike(context(fake, "p1"), "post", "What we learned.", "", nobody)
+    )
+    assert got["status"] == "pending_approval", got
+    assert only(desks).write.title == ""

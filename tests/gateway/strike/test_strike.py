@@ -26,6 +26,7 @@ from gwanjong_gateway.config import parse
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import operator_name
 from gwanjong_gateway.server import build_gateway
+from gwanjong_shared.contract import Limit
 from gwanjong_shared.contract.errors import ErrorKind
 from tests.fakes.clock import FakeClock
 from tests.fakes.gateway import fake_gateway
@@ -312,13 +313,18 @@ async def test_no_write_without_knowing_the_footer(
         build_gateway(config, gateway=patient_gateway(config, {}, transports))
     ) as client:
         oid = await drafted(client)
-        got = await strike(client, oid)
+        # nor is a title sent apart while whether its posts have one is unknown (a server
+        # whose posts have none sends it as the text's first paragraph)
+        titled = await strike(client, oid)
+        forum.profile = replace(forum.profile, limits={"body": Limit(max=500, unit="chars")})
+        got = await strike(client, oid, title="")
     if toml_footer is None:
         assert got["status"] == "refused" and "footer is unknown" in got["reason"], got
         assert forum.writes == []
     else:
         assert got["status"] == "posted", got
-        assert forum.writes[0].data["body"] == "Guards around every await."
+        assert [w.data["body"] for w in forum.writes] == ["Guards around every await."]
+        assert "whether its posts have a title is unknown" in titled["reason"], titled
 
 
 async def test_the_same_post_with_invisible_characters_in_it_is_the_same_post(

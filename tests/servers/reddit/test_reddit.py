@@ -450,7 +450,7 @@ async def test_rules_say_why(sandbox: SandboxControl) -> None:
     assert sandbox.writes("reddit") == []
 
 
-async def test_inbox_points_at_the_thread_and_the_comment(sandbox: SandboxControl) -> None:
+async def test_inbox_points_at_the_thread_a_reply_lands_on(sandbox: SandboxControl) -> None:
     async with server(sandbox) as client:
         posts = (await call(client, "mentions"))["posts"]
     ids = sandbox.ids("reddit")
@@ -459,9 +459,9 @@ async def test_inbox_points_at_the_thread_and_the_comment(sandbox: SandboxContro
     assert len(replies) == 2 and all(p["id"] == ids["my-post"] for p in replies)
     [mention] = mentions  # a comment naming u/gwanjong_bot in someone else's thread
     assert mention["id"] == ids["llm-agents"] and "u/gwanjong_bot" in mention["body"]
-    for p in posts:
-        assert p["url"].startswith("https://www.reddit.com/r/") and f"/{p['id']}/" in p["url"]
-    assert len({p["url"] for p in posts}) == len(posts)  # one per comment
+    for p in posts:  # the thread's link, as a person approving a reply to it is shown
+        assert p["url"].startswith("https://www.reddit.com/r/") and p["url"].endswith("/")
+        assert p["url"].split("/")[-4:-2] == ["comments", p["id"]], p["url"]
 
 
 @pytest.mark.parametrize(
