@@ -27,6 +27,7 @@ from gwanjong_shared.contract import (
     Limit,
     LimitName,
     MentionList,
+    PostList,
     Profile,
     Unit,
     Validation,
@@ -45,6 +46,7 @@ DEFAULT_MAX_CHARS = 500  # Mastodon's default; each instance says its own
 URL_CHARS = 23  # configuration.statuses.characters_reserved_per_url, by default
 SEARCH_PAGE = 20  # /api/v2/search's statuses a page (its default limit)
 SEARCH_PAGES = 10  # pages one search reads at most
+OURS_PAGES = 5  # pages of our own statuses (40 each) a search reads at most
 CREDENTIALS = ["MASTODON_ACCESS_TOKEN"]
 # a URL as Mastodon (twitter-text) finds one: after no letter, digit, @, $ or #, and ending
 # on a letter, digit, one of /=_#+- or a balanced parenthesis ("/x." leaves its full stop)
@@ -221,74 +223,107 @@ class MastodonAdapter(PlatformAdapter):
         return [post_of(s, self.platform, local=self.base_url) for s in statuses or []][:limit]
 
     async def search(self, query: str, limit: int) -> list[Post]:
+        return (await self.search_list(query, limit)).posts
+
+    async def search_list(self, query: str, limit: int) -> PostList:
+        """The statuses found, and ``more`` unless every match was read: a listing cut short
+        (a page cap, our statuses past OURS_PAGES) is not all there is, and an unsure post
+        is read back through it (kit/once.py)."""
         words = query.split()
         if len(words) == 1 and _HASHTAG.fullmatch(words[0]):  # it goes into a path as is
-            return await self._tagged(words[0][1:], limit)
-        unique: dict[str, dict[str, Any]] = {}
-        for status in await self._ours_with(words):
-            unique.setdefault(str(status["id"]), status)
+            found, whole = await self._tagged(words[0][1:], limit)
+        else:
+            found, whole = await self._searched(query, words, limit)
+        posts = [post_of(s, self.platform, local=self.base_url) for s in found][:limit]
+        return PostList(posts=posts, more=len(found) >= limit or not whole)
+
+    async def _searched(
+        self, query: str, words: list[str], limit: int
+    ) -> tuple[list[dict[str, Any]], bool]:
+        """Our statuses with the words, then the search's; and whether that is every match:
+        the search read to its end found statuses (so the instance runs Elasticsearch, which
+        finds a searcher's own), or our statuses were read to their end (Mastodon finds
+        statuses by their words only with Elasticsearch, which many instances run none of)."""
         # Mastodon.py sends no limit: 20 a page, paged on by offset. A page may come back
         # short and not be the last: the instance drops what we may not see (blocks,
         # mutes) after its index answered, so only an empty page ends the listing. At most
         # SEARCH_PAGES pages: an instance (or a proxy) that ignores offset answers the same
-        # page for ever.
-        offset = 0
-        for _ in range(SEARCH_PAGES):
-            if len(unique) >= limit:
-                break
+        # page for ever, and one cut there did not end.
+        unique: dict[str, dict[str, Any]] = {}
+        ended = False
+        for page_number in range(SEARCH_PAGES):
             found = await self.call(
                 "search_v2",
                 query,
                 resolve=False,
                 result_type="statuses",
-                offset=offset or None,
+                offset=page_number * SEARCH_PAGE or None,
                 what="searching",
             )
             page = list((found or {}).get("statuses") or [])
             for status in page:
                 unique.setdefault(str(status["id"]), status)
-            offset += SEARCH_PAGE
-            if not page:
+            if not page or len(unique) >= limit:
+                ended = not page
                 break
-        return [post_of(s, self.platform, local=self.base_url) for s in unique.values()][:limit]
+        indexed = ended and bool(unique)
+        enough = indexed or len(unique) >= limit  # then ours only go first
+        ours, all_ours = await self._ours_with(words, 1 if enough else OURS_PAGES)
+        merged = {str(s["id"]): s for s in ours} | unique  # ours first
+        return list(merged.values()), indexed or all_ours
 
-    async def _tagged(self, tag: str, limit: int) -> list[Post]:
-        """The tag's timeline, paged on (max_id) past its 40 a page until ``limit`` or its
-        end: a listing shorter than asked says that is all there is."""
+    async def _tagged(self, tag: str, limit: int) -> tuple[list[dict[str, Any]], bool]:
+        """The tag's timeline, paged on (max_id) past its 40 a page until ``limit``, an
+        empty page (its end: a page may come back short and not be the last, as the
+        instance drops statuses it may not show after reading it) or SEARCH_PAGES pages;
+        and whether it ended."""
         found: list[dict[str, Any]] = []
-        while len(found) < limit:
-            want = min(limit - len(found), 40)
+        for _ in range(SEARCH_PAGES):
+            if len(found) >= limit:
+                break
             page = list(
                 await self.call(
                     "timeline_hashtag",
                     tag,
-                    limit=want,
+                    limit=min(limit - len(found), 40),
                     max_id=found[-1]["id"] if found else None,
                     what="reading that hashtag",
                 )
                 or []
             )
+            if not page:
+                return found, True
             found += page
-            if len(page) < want:
-                break
-        return [post_of(s, self.platform, local=self.base_url) for s in found][:limit]
+        return found, False
 
-    async def _ours_with(self, words: list[str]) -> list[dict[str, Any]]:
-        """Our latest statuses holding every word: Mastodon finds statuses by their words
-        only with Elasticsearch (which finds a searcher's own), many instances run none,
-        and an unsure post is read back through search."""
+    async def _ours_with(self, words: list[str], pages: int) -> tuple[list[dict[str, Any]], bool]:
+        """Our latest statuses holding every word, from at most ``pages`` pages of 40, and
+        whether they were read to their end (an empty page). An unsure post is read back
+        through search, and may be older than our latest 40 (read back later, or the
+        account posted on)."""
         if not self.is_configured():
-            return []
+            return [], True  # no statuses of ours to miss
         me = await self.me()
-        mine = await self.call(
-            "account_statuses",
-            me["id"],
-            exclude_reblogs=True,
-            limit=40,
-            what="reading our statuses",
-        )
-        texts = [(s, text_of(s.get("content"), s.get("mentions")).lower()) for s in mine or []]
-        return [s for s, text in texts if all(w.lower() in text for w in words)]
+        mine: list[dict[str, Any]] = []
+        ended = False
+        for _ in range(pages):
+            page = list(
+                await self.call(
+                    "account_statuses",
+                    me["id"],
+                    exclude_reblogs=True,
+                    limit=40,
+                    max_id=mine[-1]["id"] if mine else None,
+                    what="reading our statuses",
+                )
+                or []
+            )
+            if not page:
+                ended = True
+                break
+            mine += page
+        texts = [(s, text_of(s.get("content"), s.get("mentions")).lower()) for s in mine]
+        return [s for s, text in texts if all(w.lower() in text for w in words)], ended
 
     async def get_post(self, post_id: str) -> Post:
         return post_of(await self.status(post_id), self.platform, local=self.base_url)

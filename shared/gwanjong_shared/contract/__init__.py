@@ -204,6 +204,9 @@ class Validation(_Model):
 
 class PostList(_Model):
     posts: list[Post]
+    #: a search only: the platform may hold matching posts beyond these (the limit, or pages
+    #: or sources left unread), so a post missing here may still be there
+    more: bool = False
 
 
 class CommentList(_Model):
