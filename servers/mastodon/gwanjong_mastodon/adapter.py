@@ -17,6 +17,7 @@ from mastodon import Mastodon
 
 from gwanjong_mastodon import client
 from gwanjong_mastodon.client import run
+from gwanjong_mastodon.length import status_length
 from gwanjong_mastodon.profile import BOT_FLAG_HOWTO, build_profile
 from gwanjong_mastodon.rules import FAVOURITE_RULE, POST_RULE, REPLY_RULE, opted_out, unshown
 from gwanjong_mastodon.settings import Settings
@@ -35,7 +36,6 @@ from gwanjong_shared.contract import (
 )
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.models import Comment, Post, PostResult
-from gwanjong_shared.contract.text import measure
 from gwanjong_shared.kit.adapter import PlatformAdapter
 from gwanjong_shared.kit.once import before_sending, unfinished_write
 from gwanjong_shared.kit.ratelimit import Clock, Limiter, Sleep, TokenBucket
@@ -48,11 +48,6 @@ SEARCH_PAGE = 20  # /api/v2/search's statuses a page (its default limit)
 SEARCH_PAGES = 10  # pages one search reads at most
 OURS_PAGES = 5  # pages of our own statuses (40 each) a search reads at most
 CREDENTIALS = ["MASTODON_ACCESS_TOKEN"]
-# a URL as Mastodon (twitter-text) finds one: after no letter, digit, @, $ or #, and ending
-# on a letter, digit, one of /=_#+- or a balanced parenthesis ("/x." leaves its full stop)
-_URL = re.compile(r"(?<![a-z0-9@$#])https?://[^\s<>\"]*(?:[\w/=#+-]|\([^\s()<>\"]*\))", re.I)
-# @user@domain counts as @user (Mastodon's StatusLengthValidator)
-_MENTION = re.compile(r"(?<![\w/])@(\w+)@[\w.-]+\w", re.I)
 _UNREACHABLE = (ErrorKind.UNAVAILABLE, ErrorKind.TIMEOUT)
 _ID = re.compile(r"[A-Za-z0-9]{1,40}")
 # a mention as Mastodon finds one (Account::MENTION_RE): @user or @user@domain
@@ -192,11 +187,9 @@ class MastodonAdapter(PlatformAdapter):
         )
 
     def measure(self, text: str, unit: Unit) -> int:
-        """Mastodon's count: every URL weighs ``characters_reserved_per_url``, a remote
-        mention counts without its domain."""
-        counted = _URL.sub("x" * self.url_chars, text)
-        counted = _MENTION.sub(lambda m: "@" + m.group(1), counted)
-        return measure(counted, unit)
+        """Mastodon's count: every URL it links weighs ``characters_reserved_per_url``, a
+        remote mention counts without its domain (length.py)."""
+        return status_length(text, unit, self.url_chars)
 
     # -- reads ----------------------------------------------------------------------
 

@@ -313,8 +313,10 @@ async def test_the_limit_is_the_instances(sandbox: SandboxControl) -> None:
         "(https://example.com/x)",  # nor a closing parenthesis
         " https://en.example.org/wiki/Rust_(language)",  # a balanced one is
         " xhttps://example.com/" + "y" * 40,  # after a letter, no URL: counted as written
+        " http://localhost/" + "y" * 40,  # no top-level domain, no URL: counted as written
+        " gemini://example.org/" + "y" * 40,  # a scheme Mastodon links too
     ],
-    ids=["full-stop", "parenthesis", "balanced", "after-a-letter"],
+    ids=["full-stop", "parenthesis", "balanced", "after-a-letter", "localhost", "gemini"],
 )
 async def test_a_url_counts_where_the_instance_ends_it(sandbox: SandboxControl, tail: str) -> None:
     """Mastodon finds URLs as twitter-text does (StatusLengthValidator): one ends on a letter,
@@ -329,6 +331,23 @@ async def test_a_url_counts_where_the_instance_ends_it(sandbox: SandboxControl, 
         )
     landed = len(sandbox.writes("mastodon")) == 1
     assert check["ok"] == landed, (check, result.content[0].text)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("mention", "counts"),
+    [("@first.last@remote.example", "@first.last"), ("@ann-marie@x.example", "@ann-marie")],
+)
+async def test_a_remote_mention_counts_as_its_username(
+    sandbox: SandboxControl, mention: str, counts: str
+) -> None:
+    """Mastodon counts a mention as @ and the username (Account::MENTION_RE, whose
+    usernames may hold dots and dashes), without its @domain: a text at the limit so counted
+    is within it (it is refused for the mention, a stranger's, not for its length)."""
+    text = "a" * (MAX_CHARS - len(counts) - 1) + f" {mention}"
+    async with Client(SPEC.build(sandbox.url)) as client:
+        check = await call(client, "validate", action="write_post", body=text)
+    assert check["length"]["used"] == MAX_CHARS, check
+    assert not [p for p in check["problems"] if "Cut at least" in p], check
 
 
 @pytest.mark.parametrize(
