@@ -219,31 +219,33 @@ class MastodonAdapter(PlatformAdapter):
         return (await self.search_list(query, limit)).posts
 
     async def search_list(self, query: str, limit: int) -> PostList:
-        """The statuses found, and ``more`` unless every match was read: a listing cut short
-        (a page cap, our statuses past OURS_PAGES) is not all there is, and an unsure post
-        is read back through it (kit/once.py)."""
+        """Our statuses holding the query first, then the search's or the tag timeline's;
+        ``more`` unless every match of ours was read: our statuses to their end, or a
+        search that shows them all. An unsure post is read back through it (kit/once.py)."""
         words = query.split()
         if len(words) == 1 and _HASHTAG.fullmatch(words[0]):  # it goes into a path as is
-            found, whole = await self._tagged(words[0][1:], limit)
+            # no proof ours are all there: a tag's timeline leaves out a limited account's
+            # statuses and those in languages the reader filters out (PublicFeed)
+            found, shown = await self._tagged(words[0][1:], limit), False
         else:
-            found, whole = await self._searched(query, words, limit)
-        posts = [post_of(s, self.platform, local=self.base_url) for s in found][:limit]
-        return PostList(posts=posts, more=len(found) >= limit or not whole)
+            found, shown = await self._searched(query, limit)
+        ours, all_ours = await self._ours_with(
+            words, 1 if shown or len(found) >= limit else OURS_PAGES
+        )
+        unique = {str(s["id"]): s for s in ours} | {str(s["id"]): s for s in found}
+        posts = [post_of(s, self.platform, local=self.base_url) for s in unique.values()]
+        return PostList(posts=posts[:limit], more=len(posts) >= limit or not (shown or all_ours))
 
-    async def _searched(
-        self, query: str, words: list[str], limit: int
-    ) -> tuple[list[dict[str, Any]], bool]:
-        """Our statuses with the words, then the search's; and whether that is every match:
-        the search read to its end found statuses (so the instance runs Elasticsearch, which
-        finds a searcher's own), or our statuses were read to their end (Mastodon finds
-        statuses by their words only with Elasticsearch, which many instances run none of)."""
+    async def _searched(self, query: str, limit: int) -> tuple[list[dict[str, Any]], bool]:
+        """The search's statuses, and whether it shows all of ours: read to its end, it
+        found statuses, so the instance runs Elasticsearch, which finds a searcher's own
+        (without it, which many instances run none of, it finds no statuses by words)."""
         # Mastodon.py sends no limit: 20 a page, paged on by offset. A page may come back
         # short and not be the last: the instance drops what we may not see (blocks,
         # mutes) after its index answered, so only an empty page ends the listing. At most
         # SEARCH_PAGES pages: an instance (or a proxy) that ignores offset answers the same
         # page for ever, and one cut there did not end.
         unique: dict[str, dict[str, Any]] = {}
-        ended = False
         for page_number in range(SEARCH_PAGES):
             found = await self.call(
                 "search_v2",
@@ -254,22 +256,18 @@ class MastodonAdapter(PlatformAdapter):
                 what="searching",
             )
             page = list((found or {}).get("statuses") or [])
+            if not page:
+                return list(unique.values()), bool(unique)
             for status in page:
                 unique.setdefault(str(status["id"]), status)
-            if not page or len(unique) >= limit:
-                ended = not page
+            if len(unique) >= limit:
                 break
-        indexed = ended and bool(unique)
-        enough = indexed or len(unique) >= limit  # then ours only go first
-        ours, all_ours = await self._ours_with(words, 1 if enough else OURS_PAGES)
-        merged = {str(s["id"]): s for s in ours} | unique  # ours first
-        return list(merged.values()), indexed or all_ours
+        return list(unique.values()), False
 
-    async def _tagged(self, tag: str, limit: int) -> tuple[list[dict[str, Any]], bool]:
+    async def _tagged(self, tag: str, limit: int) -> list[dict[str, Any]]:
         """The tag's timeline, paged on (max_id) past its 40 a page until ``limit``, an
         empty page (its end: a page may come back short and not be the last, as the
-        instance drops statuses it may not show after reading it) or SEARCH_PAGES pages;
-        and whether it ended."""
+        instance drops statuses it may not show after reading it) or SEARCH_PAGES pages."""
         found: list[dict[str, Any]] = []
         for _ in range(SEARCH_PAGES):
             if len(found) >= limit:
@@ -285,9 +283,9 @@ class MastodonAdapter(PlatformAdapter):
                 or []
             )
             if not page:
-                return found, True
+                break
             found += page
-        return found, False
+        return found
 
     async def _ours_with(self, words: list[str], pages: int) -> tuple[list[dict[str, Any]], bool]:
         """Our latest statuses holding every word, from at most ``pages`` pages of 40, and

@@ -204,8 +204,8 @@ class Validation(_Model):
 
 class PostList(_Model):
     posts: list[Post]
-    #: a search only: the platform may hold matching posts beyond these (the limit, or pages
-    #: or sources left unread), so a post missing here may still be there
+    #: a search only: a matching post of ours may lie beyond these (the limit reached, or
+    #: pages left unread), so one missing here may still be there (a read-back's concern)
     more: bool = False
 
 

@@ -69,8 +69,8 @@ class PlatformAdapter(ABC):
     async def get_comments(self, post_id: str, limit: int) -> list[Comment]: ...
 
     async def search_list(self, query: str, limit: int) -> PostList:
-        """The posts as ``search`` lists them, and whether more may match beyond: a full
-        list may; an adapter that knows of pages it left unread says so itself."""
+        """The posts as ``search`` lists them, and whether one of ours may match beyond: a
+        full list may; an adapter that knows of pages it left unread says so itself."""
         posts = await self.search(query, limit)
         return PostList(posts=posts[:limit], more=len(posts) >= limit)
 

@@ -223,7 +223,7 @@ Example: trending(limit=5)""",
 Use it to find discussions about a subject; for a post you already have, use `get_post`.
 Input: query (non-empty words or a tag), limit (1-100, default 20).
 Output: {{"posts": [Post], "more": bool}} (Posts as trending's), best matches first; more:
-there may be matching posts beyond these.
+a matching post of ours may lie beyond these.
 Errors: `invalid_input` (empty query), `auth`, `rate_limited retry_after=N`, `unavailable`, `timeout`.
 Example: search(query="rust async", limit=10)""",
     )

@@ -48,7 +48,8 @@ async def test_a_lost_post_missing_from_a_listing_cut_short_is_not_sent_again(
 ) -> None:
     """Our post landed (its answer lost), then the world moved on before the repeat read it
     back. The tag timeline's first page came back short (the instance dropped statuses it
-    may not show after reading the page), though ours lay on the next; our account posted 45
+    may not show after reading the page), though ours lay on the next, and our account had
+    posted more than it reads; our account posted 45
     statuses since, so ours was not among our latest 40, on an instance without
     Elasticsearch (its search finds no statuses); a proxy ignored offset, answering others'
     posts with the same words on every page, and our account had posted more than it reads.
@@ -68,6 +69,7 @@ async def test_a_lost_post_missing_from_a_listing_cut_short_is_not_sent_again(
         (first,) = sandbox.writes("mastodon")
         if case == "tag-page-cut-short":
             await _post(web, HUMAN_TOKEN, [f"Note {i} on #ReadbackTag" for i in range(45)])
+            await _post(web, TOKEN, [f"Status {i} of ours." for i in range(OURS_PAGES * 40 + 5)])
             page = json.loads(await _first_page(web, "/api/v1/timelines/tag/readbacktag"))
             body = json.dumps(page[:15])  # 40 asked, 25 of them dropped
             sandbox.fault(
@@ -105,3 +107,33 @@ async def test_a_lost_post_missing_from_a_listing_cut_short_is_not_sent_again(
         assert text.startswith("unavailable: ") and "a person must check" in text, text
     else:
         assert not again.is_error and json.loads(text)["id"] == first["data"]["id"], text
+
+
+async def test_a_lost_post_a_tag_timeline_never_shows_is_read_back_from_our_statuses(
+    sandbox: SandboxControl,
+) -> None:
+    """A tag's timeline leaves out a limited (silenced) account's statuses, and those in
+    languages the reader filters out (PublicFeed), ours too: a post titled with one #tag,
+    read back there alone, was absent to its end, and sent again. Our own statuses holding
+    the tag are read too, as for words."""
+    write = {"title": "#HiddenTag", "body": "Ours, from a limited account."}
+    clock = FakeClock(wall=time.time())
+    adapter = MastodonAdapter(SPEC.settings(sandbox.url))
+    server = build_platform_server(adapter, call_timeout_s=60, wall=clock.time)
+    async with Client(server) as client, httpx.AsyncClient(base_url=sandbox.url) as web:
+        sandbox.fault("mastodon", "apply_then_status", status=502, method="POST", match=SENT[5:])
+        assert "may have been written" in await error_of(client, "write_post", **write)
+        (first,) = sandbox.writes("mastodon")
+        await _post(web, HUMAN_TOKEN, [f"Note {i} on #HiddenTag" for i in range(10)])
+        page = json.loads(await _first_page(web, "/api/v1/timelines/tag/hiddentag"))
+        shown = [s for s in page if s["id"] != first["data"]["id"]]
+        for body in (json.dumps(shown), "[]"):  # the timeline as the instance shows it to us
+            sandbox.fault(
+                "mastodon", status=200, match="/timelines/tag/", body=body, content_type=JSON
+            )
+        sent = paths(sandbox, "mastodon")[SENT]
+        clock.advance(HOLD_S)
+        again = await client.call_tool("write_post", write, raise_on_error=False)
+    assert paths(sandbox, "mastodon")[SENT] == sent, "the write was sent a second time"
+    text = again.content[0].text  # type: ignore[union-attr]
+    assert not again.is_error and json.loads(text)["id"] == first["data"]["id"], text
