@@ -24,8 +24,8 @@ from gwanjong_shared.contract.text import measure
 from gwanjong_shared.kit.tlds import CCTLDS, GTLDS
 
 _SCHEMES = "https?|dat|dweb|ipfs|ipns|ssb|gopher|gemini"
-# twitter-text's character classes: a domain label has none of these
-_PUNCT = r"\!'#%&'\(\)*\+,\\\-\.\/:;<=>\?@\[\]\^_{|}~\$/"
+# twitter-text's (Ruby's, as Mastodon runs it) character classes: a domain label has none
+_PUNCT = re.escape("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~") + r"\x00-\x1F\x7F"
 _SPACES = r"\x09-\x0D\x20\x85\xA0\u1680\u180E\u2000-\u200A\u2028\u2029\u202F\u205F\u3000"
 _INVALID = r"\uFFFE\uFEFF\uFFFF"
 _DIRECTIONAL = r"\u202A-\u202E\u061C\u200E\u200F\u2066\u2067\u2068\u2069"

@@ -315,8 +315,9 @@ async def test_the_limit_is_the_instances(sandbox: SandboxControl) -> None:
         " xhttps://example.com/" + "y" * 40,  # after a letter, no URL: counted as written
         " http://localhost/" + "y" * 40,  # no top-level domain, no URL: counted as written
         " gemini://example.org/" + "y" * 40,  # a scheme Mastodon links too
+        ' https://a"b.example.org/' + "y" * 40,  # a quote ends a host: no URL here
     ],
-    ids=["full-stop", "parenthesis", "balanced", "after-a-letter", "localhost", "gemini"],
+    ids=["full-stop", "parenthesis", "balanced", "after-a-letter", "localhost", "gemini", "quote"],
 )
 async def test_a_url_counts_where_the_instance_ends_it(sandbox: SandboxControl, tail: str) -> None:
     """Mastodon finds URLs as twitter-text does (StatusLengthValidator): one ends on a letter,
