@@ -11,11 +11,13 @@ counted as written); then a port, a path and a query, the path ending on no punc
 balanced parenthesis. A mention is Account::MENTION_RE: ``@user`` or ``@user@domain``, after
 no ``=``, ``/`` or word character, the username letters, digits and ``_`` joined by ``.`` or
 ``-`` (``@first.last``), and not followed by ``@``, an accented letter or ``://``. Where a URL
-and a mention overlap, the one that starts first counts.
+and a mention overlap, the one that starts first counts. A URL inside a link without a scheme
+(which Mastodon never counts as a URL) counts as the more of its length and the URL's weight.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 
@@ -53,13 +55,11 @@ _U = (
     "\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd"
 )
 _QUERY = f"\\?[a-z0-9!?*'();:&=+$/%#\\[\\]\\-_.,~|@^{_U}]*[a-z0-9_&=#/\\-{_U}]"
-# The scheme is optional here as in the extractor, whose scan a URL without one (never
-# counted) consumes too: "x.com/https://y.com/…" is one such, with no URL in it.
+_SCHEME = re.compile(f"(?<![a-z0-9@＠$#＃{_INVALID}])(?:{_SCHEMES})://", re.IGNORECASE)
 _URL = re.compile(
-    f"(?<![a-z0-9@＠$#＃{_INVALID}])((?:{_SCHEMES})://)?({_DOMAIN})(?::[0-9]+)?"
-    f"(?:/{_PATH}*)?(?:{_QUERY})?",
-    re.IGNORECASE,
+    f"(?:{_SCHEMES})://({_DOMAIN})(?::[0-9]+)?(?:/{_PATH}*)?(?:{_QUERY})?", re.IGNORECASE
 )
+_WORD = re.compile(r"\S+")
 _MENTION = re.compile(
     r"(?<![=/\w])@([a-z0-9_]+(?:[.-]+[a-z0-9_]+)*)(?:@\w+(?:[.-]+\w+)*)?", re.IGNORECASE
 )
@@ -67,17 +67,29 @@ _NOT_A_MENTION = re.compile(f"[@＠{_LATIN}]|://")
 _MOST_URL = 4096  # twitter-text's longest URL
 
 
-def _entities(text: str, url_chars: int) -> Iterator[tuple[int, int, str]]:
+def _entities(text: str, unit: Unit, url_chars: int) -> Iterator[tuple[int, int, str]]:
     """(start, end, what it counts as) of each URL and mention, by start, no two overlapping."""
     found: list[tuple[int, int, str]] = []
-    for match in _URL.finditer(text):
-        if match.group(1) is None or match.end() - match.start() > _MOST_URL:
+    words = [w.start() for w in _WORD.finditer(text)]
+    end = 0
+    # Matched only where a scheme starts (the extractor scans every position, which costs
+    # a Python regex seconds on a text of many dots).
+    for scheme in _SCHEME.finditer(text):
+        match = _URL.match(text, scheme.start()) if scheme.start() >= end else None
+        if match is None or match.end() - match.start() > _MOST_URL:
             continue
         try:
-            match.group(2).encode("idna")  # a label over 63 characters is no domain
+            match.group(1).encode("idna")  # a label over 63 characters is no domain
         except UnicodeError:
             continue
-        found.append((match.start(), match.end(), "x" * url_chars))
+        start, end, url = match.start(), match.end(), match.group(0)
+        # The extractor also takes a link without a scheme, and never counts it: a URL
+        # inside one ("web.archive.org/web/1/https://…") is text to Mastodon. Where a
+        # domain may stand before it in its word, it counts the more of the two.
+        word = words[bisect.bisect_right(words, start) - 1]
+        bare = text.rfind(".", word, start) != -1
+        weight = max(url_chars, measure(url, unit)) if bare else url_chars
+        found.append((start, end, url if weight > url_chars else "x" * url_chars))
     for match in _MENTION.finditer(text):
         if not _NOT_A_MENTION.match(text, match.end()):
             found.append((match.start(), match.end(), "@" + match.group(1)))
@@ -93,7 +105,7 @@ def status_length(text: str, unit: Unit, url_chars: int) -> int:
     ``characters_reserved_per_url``)."""
     parts: list[str] = []
     at = 0
-    for start, end, counted in _entities(text, url_chars):
+    for start, end, counted in _entities(text, unit, url_chars):
         parts += [text[at:start], counted]
         at = end
     return measure("".join([*parts, text[at:]]), unit)
