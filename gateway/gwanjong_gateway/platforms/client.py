@@ -78,8 +78,11 @@ class PlatformClient:
         return [self._ours(p) for p in found.posts]
 
     async def search(self, query: str, limit: int = 20) -> list[Post]:
+        return (await self.search_list(query, limit)).posts
+
+    async def search_list(self, query: str, limit: int = 20) -> PostList:
         found = await self._call("search", {"query": query, "limit": limit}, PostList)
-        return [self._ours(p) for p in found.posts]
+        return found.model_copy(update={"posts": [self._ours(p) for p in found.posts]})
 
     async def get_post(self, post_id: str) -> Post:
         post = self._ours(await self._call("get_post", {"post_id": post_id}, Post))
@@ -132,7 +135,13 @@ class PlatformClient:
         (kit.once.find_written; none known: nothing is found). Raises PlatformError."""
         target = row.target if row.action is StrikeAction.COMMENT else None
         return await find_written(
-            self.comment_list, self.search, target, row.title, row.content, accounts, row.created_at
+            self.comment_list,
+            self.search_list,
+            target,
+            row.title,
+            row.content,
+            accounts,
+            row.created_at,
         )
 
 

@@ -12,6 +12,7 @@ import html
 import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 import regex
 from starlette.applications import Starlette
@@ -39,18 +40,35 @@ from gwanjong_sandbox.state import SandboxState
 __all__ = ["MastodonEmulator"]
 WINDOW = 300  # requests per 5 minutes per account
 IDEMPOTENCY_S = 3600  # how long Mastodon remembers an Idempotency-Key
-# a URL as twitter-text finds one: after no letter, digit, @, $ or #, and ending on a
-# letter, digit, one of /=_#+- or a balanced parenthesis (so "/x." leaves its full stop)
-_URL = re.compile(r"(?<![a-z0-9@$#])https?://[^\s<>\"]*(?:[\w/=#+-]|\([^\s()<>\"]*\))", re.I)
-_REMOTE = re.compile(r"(?<![\w/])(@\w+)@[\w.-]+\w")
+# a URL as Mastodon's twitter-text patterns find one: after no letter, digit, @, $ or #, a
+# scheme, a host, and a path ending on no sentence punctuation (so "/x." leaves its full
+# stop) or on a balanced parenthesis, then a query
+_G = r"[^\s<>()?]"
+_PARENS = rf"\((?:{_G}+|{_G}*\({_G}+\){_G}*)\)"
+_END = rf"(?:[^\s()?!*\"'<>;:=,.$%\[\]~&|@]|{_PARENS})"
+_URL = re.compile(
+    r"(?<![a-z0-9@$#])(?:https?|dat|dweb|ipfs|ipns|ssb|gopher|gemini)://\w(?:[\w.-]*\w)?(?::\d+)?"
+    rf"(?:/(?:{_G}*(?:{_PARENS}{_G}*)*{_END}|{_G}+/)*)?(?:\?[^\s<>]*[\w&=#/-])?",
+    re.I,
+)
+# a remote mention (Account::MENTION_RE): the username may hold dots and dashes
+_REMOTE = re.compile(r"(?<![=/\w])(@[a-z0-9_]+(?:[.-]+[a-z0-9_]+)*)@\w+(?:[.-]+\w+)*", re.I)
 _GRAPHEME = regex.compile(r"\X")
+
+
+def _linked(url: re.Match[str]) -> str:
+    """23 characters for a URL Mastodon links: only on a domain with a top-level one
+    (compactly: letters after its last dot), so localhost or an IP address is text."""
+    host = urlsplit(url.group(0)).hostname or ""
+    tld = host.rpartition(".")[2]
+    return "x" * 23 if "." in host and tld.isalpha() and len(tld) > 1 else url.group(0)
 
 
 def counted(spoiler: str, text: str) -> int:
     """Mastodon's StatusLengthValidator: the content warning and the text together, in
-    graphemes, a URL (as twitter-text ends it) as 23 characters and a remote mention without
-    its domain."""
-    text = _REMOTE.sub(r"\1", _URL.sub("x" * 23, text))
+    graphemes, a URL it links (as twitter-text ends it) as 23 characters and a remote
+    mention without its domain."""
+    text = _REMOTE.sub(r"\1", _URL.sub(_linked, text))
     return len(_GRAPHEME.findall(spoiler + text))
 
 

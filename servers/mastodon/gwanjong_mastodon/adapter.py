@@ -17,6 +17,7 @@ from mastodon import Mastodon
 
 from gwanjong_mastodon import client
 from gwanjong_mastodon.client import run
+from gwanjong_mastodon.length import status_length
 from gwanjong_mastodon.profile import BOT_FLAG_HOWTO, build_profile
 from gwanjong_mastodon.rules import FAVOURITE_RULE, POST_RULE, REPLY_RULE, opted_out, unshown
 from gwanjong_mastodon.settings import Settings
@@ -27,6 +28,7 @@ from gwanjong_shared.contract import (
     Limit,
     LimitName,
     MentionList,
+    PostList,
     Profile,
     Unit,
     Validation,
@@ -34,7 +36,6 @@ from gwanjong_shared.contract import (
 )
 from gwanjong_shared.contract.errors import ErrorKind, PlatformError
 from gwanjong_shared.contract.models import Comment, Post, PostResult
-from gwanjong_shared.contract.text import measure
 from gwanjong_shared.kit.adapter import PlatformAdapter
 from gwanjong_shared.kit.once import before_sending, unfinished_write
 from gwanjong_shared.kit.ratelimit import Clock, Limiter, Sleep, TokenBucket
@@ -45,12 +46,8 @@ DEFAULT_MAX_CHARS = 500  # Mastodon's default; each instance says its own
 URL_CHARS = 23  # configuration.statuses.characters_reserved_per_url, by default
 SEARCH_PAGE = 20  # /api/v2/search's statuses a page (its default limit)
 SEARCH_PAGES = 10  # pages one search reads at most
+OURS_PAGES = 5  # pages of our own statuses (40 each) a search reads at most
 CREDENTIALS = ["MASTODON_ACCESS_TOKEN"]
-# a URL as Mastodon (twitter-text) finds one: after no letter, digit, @, $ or #, and ending
-# on a letter, digit, one of /=_#+- or a balanced parenthesis ("/x." leaves its full stop)
-_URL = re.compile(r"(?<![a-z0-9@$#])https?://[^\s<>\"]*(?:[\w/=#+-]|\([^\s()<>\"]*\))", re.I)
-# @user@domain counts as @user (Mastodon's StatusLengthValidator)
-_MENTION = re.compile(r"(?<![\w/])@(\w+)@[\w.-]+\w", re.I)
 _UNREACHABLE = (ErrorKind.UNAVAILABLE, ErrorKind.TIMEOUT)
 _ID = re.compile(r"[A-Za-z0-9]{1,40}")
 # a mention as Mastodon finds one (Account::MENTION_RE): @user or @user@domain
@@ -190,11 +187,9 @@ class MastodonAdapter(PlatformAdapter):
         )
 
     def measure(self, text: str, unit: Unit) -> int:
-        """Mastodon's count: every URL weighs ``characters_reserved_per_url``, a remote
-        mention counts without its domain."""
-        counted = _URL.sub("x" * self.url_chars, text)
-        counted = _MENTION.sub(lambda m: "@" + m.group(1), counted)
-        return measure(counted, unit)
+        """Mastodon's count: every URL it links weighs ``characters_reserved_per_url``, a
+        remote mention counts without its domain (length.py)."""
+        return status_length(text, unit, self.url_chars)
 
     # -- reads ----------------------------------------------------------------------
 
@@ -221,74 +216,105 @@ class MastodonAdapter(PlatformAdapter):
         return [post_of(s, self.platform, local=self.base_url) for s in statuses or []][:limit]
 
     async def search(self, query: str, limit: int) -> list[Post]:
+        return (await self.search_list(query, limit)).posts
+
+    async def search_list(self, query: str, limit: int) -> PostList:
+        """Our statuses holding the query first, then the search's or the tag timeline's;
+        ``more`` unless every match of ours was read: our statuses to their end, or a
+        search that shows them all. An unsure post is read back through it (kit/once.py)."""
         words = query.split()
         if len(words) == 1 and _HASHTAG.fullmatch(words[0]):  # it goes into a path as is
-            return await self._tagged(words[0][1:], limit)
-        unique: dict[str, dict[str, Any]] = {}
-        for status in await self._ours_with(words):
-            unique.setdefault(str(status["id"]), status)
+            # no proof ours are all there: a tag's timeline leaves out a limited account's
+            # statuses and those in languages the reader filters out (PublicFeed)
+            found, shown = await self._tagged(words[0][1:], limit), False
+        else:
+            found, shown = await self._searched(query, limit)
+        ours, all_ours = await self._ours_with(
+            words, 1 if shown or len(found) >= limit else OURS_PAGES
+        )
+        unique = {str(s["id"]): s for s in ours} | {str(s["id"]): s for s in found}
+        posts = [post_of(s, self.platform, local=self.base_url) for s in unique.values()]
+        return PostList(posts=posts[:limit], more=len(posts) >= limit or not (shown or all_ours))
+
+    async def _searched(self, query: str, limit: int) -> tuple[list[dict[str, Any]], bool]:
+        """The search's statuses, and whether it shows all of ours: read to its end, it
+        found statuses, so the instance runs Elasticsearch, which finds a searcher's own
+        (without it, which many instances run none of, it finds no statuses by words)."""
         # Mastodon.py sends no limit: 20 a page, paged on by offset. A page may come back
         # short and not be the last: the instance drops what we may not see (blocks,
         # mutes) after its index answered, so only an empty page ends the listing. At most
         # SEARCH_PAGES pages: an instance (or a proxy) that ignores offset answers the same
-        # page for ever.
-        offset = 0
-        for _ in range(SEARCH_PAGES):
-            if len(unique) >= limit:
-                break
+        # page for ever, and one cut there did not end.
+        unique: dict[str, dict[str, Any]] = {}
+        for page_number in range(SEARCH_PAGES):
             found = await self.call(
                 "search_v2",
                 query,
                 resolve=False,
                 result_type="statuses",
-                offset=offset or None,
+                offset=page_number * SEARCH_PAGE or None,
                 what="searching",
             )
             page = list((found or {}).get("statuses") or [])
+            if not page:
+                return list(unique.values()), bool(unique)
             for status in page:
                 unique.setdefault(str(status["id"]), status)
-            offset += SEARCH_PAGE
-            if not page:
+            if len(unique) >= limit:
                 break
-        return [post_of(s, self.platform, local=self.base_url) for s in unique.values()][:limit]
+        return list(unique.values()), False
 
-    async def _tagged(self, tag: str, limit: int) -> list[Post]:
-        """The tag's timeline, paged on (max_id) past its 40 a page until ``limit`` or its
-        end: a listing shorter than asked says that is all there is."""
+    async def _tagged(self, tag: str, limit: int) -> list[dict[str, Any]]:
+        """The tag's timeline, paged on (max_id) past its 40 a page until ``limit``, an
+        empty page (its end: a page may come back short and not be the last, as the
+        instance drops statuses it may not show after reading it) or SEARCH_PAGES pages."""
         found: list[dict[str, Any]] = []
-        while len(found) < limit:
-            want = min(limit - len(found), 40)
+        for _ in range(SEARCH_PAGES):
+            if len(found) >= limit:
+                break
             page = list(
                 await self.call(
                     "timeline_hashtag",
                     tag,
-                    limit=want,
+                    limit=min(limit - len(found), 40),
                     max_id=found[-1]["id"] if found else None,
                     what="reading that hashtag",
                 )
                 or []
             )
-            found += page
-            if len(page) < want:
+            if not page:
                 break
-        return [post_of(s, self.platform, local=self.base_url) for s in found][:limit]
+            found += page
+        return found
 
-    async def _ours_with(self, words: list[str]) -> list[dict[str, Any]]:
-        """Our latest statuses holding every word: Mastodon finds statuses by their words
-        only with Elasticsearch (which finds a searcher's own), many instances run none,
-        and an unsure post is read back through search."""
+    async def _ours_with(self, words: list[str], pages: int) -> tuple[list[dict[str, Any]], bool]:
+        """Our latest statuses holding every word, from at most ``pages`` pages of 40, and
+        whether they were read to their end (an empty page). An unsure post is read back
+        through search, and may be older than our latest 40 (read back later, or the
+        account posted on)."""
         if not self.is_configured():
-            return []
+            return [], True  # no statuses of ours to miss
         me = await self.me()
-        mine = await self.call(
-            "account_statuses",
-            me["id"],
-            exclude_reblogs=True,
-            limit=40,
-            what="reading our statuses",
-        )
-        texts = [(s, text_of(s.get("content"), s.get("mentions")).lower()) for s in mine or []]
-        return [s for s, text in texts if all(w.lower() in text for w in words)]
+        mine: list[dict[str, Any]] = []
+        ended = False
+        for _ in range(pages):
+            page = list(
+                await self.call(
+                    "account_statuses",
+                    me["id"],
+                    exclude_reblogs=True,
+                    limit=40,
+                    max_id=mine[-1]["id"] if mine else None,
+                    what="reading our statuses",
+                )
+                or []
+            )
+            if not page:
+                ended = True
+                break
+            mine += page
+        texts = [(s, text_of(s.get("content"), s.get("mentions")).lower()) for s in mine]
+        return [s for s, text in texts if all(w.lower() in text for w in words)], ended
 
     async def get_post(self, post_id: str) -> Post:
         return post_of(await self.status(post_id), self.platform, local=self.base_url)

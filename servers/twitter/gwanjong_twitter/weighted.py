@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import regex
 
-from gwanjong_twitter._tlds import CCTLDS, GTLDS
+from gwanjong_shared.kit.tlds import CCTLDS, GTLDS
 
 MAX_WEIGHTED = 280
 URL_WEIGHT = 23

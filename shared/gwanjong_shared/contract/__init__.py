@@ -204,6 +204,9 @@ class Validation(_Model):
 
 class PostList(_Model):
     posts: list[Post]
+    #: a search only: a matching post of ours may lie beyond these (the limit reached, or
+    #: pages left unread), so one missing here may still be there (a read-back's concern)
+    more: bool = False
 
 
 class CommentList(_Model):

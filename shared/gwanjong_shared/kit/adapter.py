@@ -22,6 +22,7 @@ from gwanjong_shared.contract import (
     Limit,
     LimitName,
     MentionList,
+    PostList,
     TagRules,
     Unit,
     Validation,
@@ -66,6 +67,12 @@ class PlatformAdapter(ABC):
 
     @abstractmethod
     async def get_comments(self, post_id: str, limit: int) -> list[Comment]: ...
+
+    async def search_list(self, query: str, limit: int) -> PostList:
+        """The posts as ``search`` lists them, and whether one of ours may match beyond: a
+        full list may; an adapter that knows of pages it left unread says so itself."""
+        posts = await self.search(query, limit)
+        return PostList(posts=posts[:limit], more=len(posts) >= limit)
 
     async def comment_list(self, post_id: str, limit: int) -> CommentList:
         """The comments as ``get_comments`` lists them, and whether more may lie beyond: a

@@ -173,7 +173,7 @@ class WriteHold:
             # its call lasted call_timeout_s at most; a clock set back since counts from now
             sent = min(at, self.wall()) - self.call_timeout_s
             return await find_written(
-                adapter.comment_list, adapter.search, where, title, body, ours, sent
+                adapter.comment_list, adapter.search_list, where, title, body, ours, sent
             )
 
         found, seen = None, ""

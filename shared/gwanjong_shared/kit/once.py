@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 
 import httpx
 
-from gwanjong_shared.contract import CommentList, errors
+from gwanjong_shared.contract import CommentList, PostList, errors
 from gwanjong_shared.contract.errors import UNSURE, PlatformError
 from gwanjong_shared.contract.models import Comment, Post
 from gwanjong_shared.contract.untrusted import normalise, one_line
@@ -220,7 +220,7 @@ def same_account(author: str, account: str) -> bool:
 
 async def find_written(
     comments: Callable[[str, int], Awaitable[CommentList]],
-    search: Callable[[str, int], Awaitable[list[Post]]],
+    search: Callable[[str, int], Awaitable[PostList]],
     target: str | None,
     title: str,
     text: str,
@@ -235,9 +235,9 @@ async def find_written(
     such an earlier one shows, it raises (unavailable): the write's fate is a person's to
     tell. An item whose time is missing or unreadable counts (better never twice than never
     lost). Absent (None) only when what was read covered it: a listing shorter than
-    ``most`` (comments, search results) asked, with no comments said to lie beyond it; a
-    full one, or no account known (anyone's post with the same words would match), raises
-    (unavailable) too."""
+    ``most`` (comments, search results) asked, with nothing said to lie beyond it (``more``:
+    branches or pages left unread); a full one, or no account known (anyone's post with the
+    same words would match), raises (unavailable) too."""
     what = "post" if target is None else "comment"
     ours = [a for a in accounts if a]
     if not ours:
@@ -252,7 +252,8 @@ async def find_written(
         found = [c for c in read if needle and needle in normalise(c.body)]
     else:
         limit, wanted = most[1], normalise(title)
-        read = await search(title or _words(text, 60), limit)
+        listed = await search(title or _words(text, 60), limit)
+        read, beyond = listed.posts, listed.more
         found = [
             p
             for p in read
@@ -269,7 +270,8 @@ async def find_written(
         )
     if fresh is None and (beyond or len(read) >= limit):
         # A full listing (a busy thread, a search filled by others), or one that left
-        # branches unread (Reddit's "more" stubs): ours may lie beyond it.
+        # branches or pages unread (Reddit's "more" stubs, a search cut short): ours may
+        # lie beyond it.
         where = "comments under the post" if target else "search results for its words"
         raise _untold(f"None of ours is among the first {len(read)} {where}, and more may follow")
     return fresh

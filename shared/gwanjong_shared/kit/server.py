@@ -222,7 +222,8 @@ Example: trending(limit=5)""",
 
 Use it to find discussions about a subject; for a post you already have, use `get_post`.
 Input: query (non-empty words or a tag), limit (1-100, default 20).
-Output: {{"posts": [Post]}} (same shape as trending), best matches first.
+Output: {{"posts": [Post], "more": bool}} (Posts as trending's), best matches first; more:
+a matching post of ours may lie beyond these.
 Errors: `invalid_input` (empty query), `auth`, `rate_limited retry_after=N`, `unavailable`, `timeout`.
 Example: search(query="rust async", limit=10)""",
     )
@@ -232,7 +233,7 @@ Example: search(query="rust async", limit=10)""",
     ) -> PostList:
         if not query.strip():
             raise errors.invalid_input("query is empty. Give a few words or a tag to search for.")
-        return PostList(posts=await guarded(adapter.search(query.strip(), limit), "the search"))
+        return await guarded(adapter.search_list(query.strip(), limit), "the search")
 
     @tool(
         mcp,

@@ -47,9 +47,9 @@ async def test_search_by_words_and_by_hashtag(sandbox: SandboxControl) -> None:
     assert tagged and all("databases" in p["tags"] for p in tagged)
     assert ids["huge"] in [p["id"] for p in tagged]
     assert all("<p>" not in p["body"] for p in words + tagged)  # HTML became text
-    seen = paths(sandbox, "mastodon")  # a search's empty second page ends it
+    seen = paths(sandbox, "mastodon")  # only an empty page ends a search or a tag's timeline
     assert (
-        seen.get("GET /api/v2/search") == 2 and seen.get("GET /api/v1/timelines/tag/databases") == 1
+        seen.get("GET /api/v2/search") == 2 and seen.get("GET /api/v1/timelines/tag/databases") == 2
     )
 
 
@@ -111,9 +111,9 @@ async def test_only_a_hashtag_reads_the_hashtag_timeline(
     that is not #letters-and-digits is searched as text, never put in a path."""
     async with Client(SPEC.build(sandbox.url)) as client:
         await call(client, "search", query=query, limit=5)
-    seen = paths(sandbox, "mastodon")  # the text search, and our own latest statuses
-    ours = ["GET /api/v1/accounts/verify_credentials", "GET /api/v1/accounts/100/statuses"]
-    assert seen == dict.fromkeys(["GET /api/v2/search", *ours], 1), seen
+    seen = paths(sandbox, "mastodon")  # the text search, and our statuses to their end
+    ours = {"GET /api/v1/accounts/verify_credentials": 1, "GET /api/v1/accounts/100/statuses": 2}
+    assert seen == {"GET /api/v2/search": 1, **ours}, seen
 
 
 async def test_a_remote_status_links_where_its_server_is(sandbox: SandboxControl) -> None:
@@ -313,8 +313,11 @@ async def test_the_limit_is_the_instances(sandbox: SandboxControl) -> None:
         "(https://example.com/x)",  # nor a closing parenthesis
         " https://en.example.org/wiki/Rust_(language)",  # a balanced one is
         " xhttps://example.com/" + "y" * 40,  # after a letter, no URL: counted as written
+        " http://localhost/" + "y" * 40,  # no top-level domain, no URL: counted as written
+        " gemini://example.org/" + "y" * 40,  # a scheme Mastodon links too
+        ' https://a"b.example.org/' + "y" * 40,  # a quote ends a host: no URL here
     ],
-    ids=["full-stop", "parenthesis", "balanced", "after-a-letter"],
+    ids=["full-stop", "parenthesis", "balanced", "after-a-letter", "localhost", "gemini", "quote"],
 )
 async def test_a_url_counts_where_the_instance_ends_it(sandbox: SandboxControl, tail: str) -> None:
     """Mastodon finds URLs as twitter-text does (StatusLengthValidator): one ends on a letter,
@@ -329,6 +332,23 @@ async def test_a_url_counts_where_the_instance_ends_it(sandbox: SandboxControl, 
         )
     landed = len(sandbox.writes("mastodon")) == 1
     assert check["ok"] == landed, (check, result.content[0].text)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("mention", "counts"),
+    [("@first.last@remote.example", "@first.last"), ("@ann-marie@x.example", "@ann-marie")],
+)
+async def test_a_remote_mention_counts_as_its_username(
+    sandbox: SandboxControl, mention: str, counts: str
+) -> None:
+    """Mastodon counts a mention as @ and the username (Account::MENTION_RE, whose
+    usernames may hold dots and dashes), without its @domain: a text at the limit so counted
+    is within it (it is refused for the mention, a stranger's, not for its length)."""
+    text = "a" * (MAX_CHARS - len(counts) - 1) + f" {mention}"
+    async with Client(SPEC.build(sandbox.url)) as client:
+        check = await call(client, "validate", action="write_post", body=text)
+    assert check["length"]["used"] == MAX_CHARS, check
+    assert not [p for p in check["problems"] if "Cut at least" in p], check
 
 
 @pytest.mark.parametrize(

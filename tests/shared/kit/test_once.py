@@ -14,7 +14,7 @@ from fastmcp import Client
 from gwanjong_sandbox.app import SandboxApp
 from gwanjong_sandbox.devto import API_KEY
 from gwanjong_sandbox.state import Fault, SandboxState
-from gwanjong_shared.contract import CommentList
+from gwanjong_shared.contract import CommentList, PostList
 from gwanjong_shared.contract.errors import UNSURE, ErrorKind, PlatformError
 from gwanjong_shared.contract.models import Comment, Post
 from gwanjong_shared.kit.hold import HoldFile
@@ -157,8 +157,8 @@ async def test_a_write_is_read_back_as_ours_and_published_since_it_was_sent(
     post = Post(id="9", platform="devto", title="Hi", **words)
     comment = Comment(id="8", platform="devto", post_id="p", **words)
 
-    async def search(query: str, limit: int) -> list[Post]:
-        return [post]
+    async def search(query: str, limit: int) -> PostList:
+        return PostList(posts=[post])
 
     async def comments(post_id: str, limit: int) -> CommentList:
         return CommentList(comments=[comment])
@@ -207,8 +207,8 @@ async def test_a_write_not_in_a_full_listing_is_not_told_absent(
         for i in range(others)
     ]
 
-    async def search(query: str, limit: int) -> list[Post]:
-        return posts[:limit]
+    async def search(query: str, limit: int) -> PostList:
+        return PostList(posts=posts[:limit])
 
     async def comments(post_id: str, limit: int) -> CommentList:
         return CommentList(comments=thread[:limit], more=len(thread) > limit)
@@ -223,17 +223,21 @@ async def test_a_write_not_in_a_full_listing_is_not_told_absent(
     assert "not sent again; a person must check the account's posts" in raised.value.message
 
 
-async def test_a_short_listing_that_left_branches_unread_is_not_told_absent() -> None:
-    """Fewer comments than asked, but the platform said more lie beyond them (Reddit's
-    "more" stubs the bounded walk did not load): a reply of ours may be in one."""
+@pytest.mark.parametrize("target", [None, "p"], ids=["post", "comment"])
+async def test_a_short_listing_that_left_branches_unread_is_not_told_absent(
+    target: str | None,
+) -> None:
+    """Fewer comments or search results than asked, but the platform said more lie beyond
+    them (Reddit's "more" stubs the bounded walk did not load, a search that stopped at its
+    page cap): a write of ours may be in them."""
 
     async def comments(post_id: str, limit: int) -> CommentList:
         return CommentList(comments=[], more=True)
 
-    async def search(query: str, limit: int) -> list[Post]:
-        return []
+    async def search(query: str, limit: int) -> PostList:
+        return PostList(posts=[], more=True)
 
-    read = find_written(comments, search, "p", "", "Same words.", ["us"], WALL_START)
+    read = find_written(comments, search, target, "", "Same words.", ["us"], WALL_START)
     with pytest.raises(PlatformError, match=r"None of ours is among the first 0 ") as raised:
         await read
     assert raised.value.kind is ErrorKind.UNAVAILABLE

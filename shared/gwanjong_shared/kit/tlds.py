@@ -1,8 +1,9 @@
-"""Top-level domains that twitter-text (v3 config) recognises in URLs without a protocol.
+"""Top-level domains that twitter-text (v3 config) recognises in URLs.
 
 Data, not code: the generic and country-code TLD lists of the twitter-text conformance release
 that twitter-text-parser 3.0.0 shipped (IANA root zone as of that release). X counts a URL by
-these lists, so the exact set matters for ``weighted_length``.
+these lists, and so does Mastodon, whose extractor is twitter-text's: a URL on a domain outside
+them is text, so the exact set matters for both limits.
 """
 
 GTLDS = frozenset(
