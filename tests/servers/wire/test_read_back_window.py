@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import pytest
 from fastmcp import Client
@@ -16,8 +17,9 @@ from gwanjong_sandbox.control import SandboxControl
 from gwanjong_shared.kit.once import HOLD_S, READ_POSTS
 from gwanjong_shared.kit.server import build_platform_server
 from tests.fakes.clock import FakeClock
-from tests.mcp import error_of
+from tests.mcp import call, error_of
 from tests.platforms import SPECS
+from tests.servers.wire.test_write_once import WRITE_PATH
 
 pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]
 
@@ -65,3 +67,39 @@ async def test_a_lost_post_beyond_a_full_search_is_not_sent_again(
         return
     assert text.startswith("unavailable: ") and f"first {READ_POSTS} search results" in text, text
     assert "not sent again; a person must check" in text, text
+
+
+@pytest.mark.parametrize("platform", ["bluesky", "twitter"])
+async def test_a_lost_reply_is_not_found_in_ours_under_another_parent(
+    sandbox: SandboxControl, platform: str, tmp_path: Path
+) -> None:
+    """The same words as a reply to a comment, then to the post itself: the second one did
+    not land (a 502 before the platform applied it). Its repeat read the thread back and took
+    the first reply (ours, the same words, a moment old, under the comment) for it, answering
+    posted with that reply's id: the reply to the post was never sent, and nobody was told."""
+    thread = {
+        "key": "asks-twice",
+        "title": "Which queue for small jobs?",
+        "body": "Hey {me}, SQLite or Redis for a small job queue?",
+        "author": "asker_ann",
+        "comments": [{"key": "asks-too", "author": "second_sam", "body": "{me} same here."}],
+    }
+    target = sandbox.add_post(thread)[platform]
+    assert target is not None
+    words = {"post_id": target, "body": "Thanks, that is the question I had too."}
+    env = {f"{platform.upper()}_HOLD_FILE": str(tmp_path / "hold.db")}
+    async with Client(SPECS[platform].build(sandbox.url, **env)) as client:
+        comment = (await call(client, "get_comments", post_id=target))["comments"][0]["id"]
+        first = await call(client, "write_comment", **words, parent_id=comment)
+        path = WRITE_PATH[platform]
+        sandbox.fault(platform, "status", status=502, method="POST", match=path, count=1)
+        lost = await error_of(client, "write_comment", **words)  # it did not land
+    # the repeat, by a server started anew (X's own note of the lost reply is gone with it)
+    async with Client(SPECS[platform].build(sandbox.url, **env)) as client:
+        again = await client.call_tool("write_comment", words, raise_on_error=False)
+    assert "may have been written" in lost, lost
+    replies = [w for w in sandbox.writes(platform) if w["action"] == "write_comment"]
+    assert len(replies) == 1, replies
+    text = again.content[0].text  # type: ignore[union-attr]
+    assert again.is_error, f"answered with the reply to the comment ({first['id']}): {text}"
+    assert text.startswith("unavailable: ") and "not sent again" in text, text
