@@ -70,7 +70,7 @@ async def test_a_write_whose_answer_is_lost_is_sent_once(
 
 @pytest.mark.parametrize(
     ("platform", "shows"),
-    # Dev.to reads our own articles (/api/articles/me/all) without lag: always found
+    # Dev.to reads our own articles (/api/articles/me/published) without lag: always found
     [(p, True) for p in ("devto", "bluesky", "reddit", "twitter", "mastodon")]
     + [(p, False) for p in ("bluesky", "reddit", "twitter")],
     ids=lambda v: v if isinstance(v, str) else "found" if v else "not-showing-yet",
