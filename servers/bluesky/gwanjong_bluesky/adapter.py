@@ -48,6 +48,7 @@ from gwanjong_shared.kit.target_cache import TargetCache
 
 #: how many of our newest posts a search looks through for the query's words
 OURS = 50
+SEARCH_PAGES = 5  # the most search pages one search reads
 
 __all__ = ["BlueskyAdapter"]
 
@@ -102,14 +103,22 @@ class BlueskyAdapter(PlatformAdapter):
         return [to_post(item["post"]) for item in data.get("feed") or []][:limit]
 
     async def search(self, query: str, limit: int) -> list[Post]:
-        params = models.AppBskyFeedSearchPosts.Params(q=query, limit=min(limit, 100), sort="top")
-        response = await self.client.call(
-            "searching", lambda c: c.app.bsky.feed.search_posts(params)
-        )
-        data = get_model_as_dict(response)
-        return each_once(
-            [*await self._ours_with(query), *map(to_post, data.get("posts") or [])], limit
-        )
+        found, cursor = await self._ours_with(query), None
+        # The AppView drops blocked authors' posts from a page and still gives its cursor: a
+        # short page is not the last, and a read-back takes a short result for all there is.
+        for page in range(SEARCH_PAGES):
+            if len(found) >= limit or (page and not cursor):
+                break
+            params = models.AppBskyFeedSearchPosts.Params(
+                q=query, limit=min(limit - len(found), 100), sort="top", cursor=cursor
+            )
+            response = await self.client.call(
+                "searching", lambda c, p=params: c.app.bsky.feed.search_posts(p)
+            )
+            data = get_model_as_dict(response)
+            found = each_once([*found, *map(to_post, data.get("posts") or [])], limit)
+            cursor = data.get("cursor")
+        return found
 
     async def _ours_with(self, query: str) -> list[Post]:
         """Our latest posts holding every word of ``query``: an unsure post is read back by

@@ -69,6 +69,31 @@ async def test_a_lost_post_beyond_a_full_search_is_not_sent_again(
     assert "not sent again; a person must check" in text, text
 
 
+async def test_a_short_search_page_with_a_cursor_is_not_all_there_is(
+    sandbox: SandboxControl,
+) -> None:
+    """Bluesky's AppView drops, from a page of search hits, the posts of authors who block
+    us, and gives the cursor all the same: 50 asked, 40 came. The read-back took that short
+    page for all there is, and a lost post not indexed yet as absent: sent a second time."""
+    for i in range(READ_POSTS + 20):
+        author = "blocker_bo" if i < 10 else f"crowd_{i}"  # theirs rank first: more likes
+        words = f"Readback window, readback window: take {i}"
+        sandbox.add_post({"key": f"crowd-{i}", "title": words, "author": author, "likes": i < 10})
+    sandbox.fault("bluesky", kind="lag", seconds=600)
+    clock, spec = FakeClock(wall=time.time()), SPECS["bluesky"]
+    adapter = BlueskyAdapter(spec.settings(sandbox.url))
+    write = {"title": "Readback window", "body": "Ours, written once."}
+    async with Client(build_platform_server(adapter, call_timeout_s=60, wall=clock.time)) as client:
+        path = WRITE_PATH["bluesky"]
+        sandbox.fault("bluesky", "apply_then_status", method="POST", match=path, status=502)
+        await error_of(client, "write_post", **write)  # it lands, its answer is lost
+        clock.advance(HOLD_S)
+        text = await error_of(client, "write_post", **write)
+    posts = [w for w in sandbox.writes("bluesky") if w["action"] == "write_post"]
+    assert len(posts) == 1, f"the write was sent {len(posts)} times"
+    assert f"first {READ_POSTS} search results" in text, text
+
+
 @pytest.mark.parametrize("platform", ["bluesky", "twitter"])
 async def test_a_lost_reply_is_not_found_in_ours_under_another_parent(
     sandbox: SandboxControl, platform: str, tmp_path: Path
