@@ -122,16 +122,22 @@ class BlueskyAdapter(PlatformAdapter):
 
     async def _ours_with(self, query: str) -> list[Post]:
         """Our latest posts holding every word of ``query``: an unsure post is read back by
-        its words, and a search sorted "top" ranks a new post of ours below everyone's."""
+        its words, and a search sorted "top" ranks a new post of ours below everyone's. Read
+        from our repo on the PDS, which holds a post once written: the AppView (search, our
+        author feed) lists it late, minutes in a backlog. Replies are not posts."""
         if not self.is_configured():
             return []
-        did = (await self.client.me())[0]
-        params = models.AppBskyFeedGetAuthorFeed.Params(actor=did, limit=OURS)
-        response = await self.client.call(
-            "reading our posts", lambda c: c.app.bsky.feed.get_author_feed(params)
+        did, handle = await self.client.me()
+        params = models.ComAtprotoRepoListRecords.Params(
+            repo=did, collection="app.bsky.feed.post", limit=OURS
         )
-        feed = get_model_as_dict(response).get("feed") or []
-        return holding(query, (to_post(item["post"]) for item in feed))
+        response = await self.client.call(
+            "reading our posts", lambda c: c.com.atproto.repo.list_records(params)
+        )
+        records = get_model_as_dict(response).get("records") or []
+        author = {"did": did, "handle": handle}
+        views = [{**r, "author": author, "record": r.get("value") or {}} for r in records]
+        return holding(query, (to_post(v) for v in views if not v["record"].get("reply")))
 
     async def get_post(self, post_id: str) -> Post:
         return await read_post(self.client, await self.client.uri(post_id))
