@@ -18,7 +18,7 @@ from atproto_client.models.utils import get_model_as_dict
 from atproto_client.utils import detect_mentions
 
 from gwanjong_bluesky.label import BotLabel
-from gwanjong_bluesky.posts import dig, to_post
+from gwanjong_bluesky.posts import THREAD_VIEW, dig, to_comment, to_post
 from gwanjong_bluesky.rules import (
     COMMENT_RULE,
     CREDENTIALS,
@@ -122,11 +122,17 @@ class BlueskyAdapter(PlatformAdapter):
 
     async def _ours_with(self, query: str) -> list[Post]:
         """Our latest posts holding every word of ``query``: an unsure post is read back by
-        its words, and a search sorted "top" ranks a new post of ours below everyone's. Read
-        from our repo on the PDS, which holds a post once written: the AppView (search, our
-        author feed) lists it late, minutes in a backlog. Replies are not posts."""
+        its words, and a search sorted "top" ranks a new post of ours below everyone's. From
+        our repo (replies are not posts)."""
         if not self.is_configured():
             return []
+        views = await self._our_views()
+        return holding(query, (to_post(v) for v in views if not dig(v, "record", "reply")))
+
+    async def _our_views(self) -> list[View]:
+        """Our newest records as post views (no counts), read from our repo on the PDS, which
+        holds a post once written: the AppView (search, author feeds, threads) lists it late,
+        minutes in a backlog, and an unsure write is read back from what it lists."""
         did, handle = await self.client.me()
         params = models.ComAtprotoRepoListRecords.Params(
             repo=did, collection="app.bsky.feed.post", limit=OURS
@@ -136,8 +142,7 @@ class BlueskyAdapter(PlatformAdapter):
         )
         records = get_model_as_dict(response).get("records") or []
         author = {"did": did, "handle": handle}
-        views = [{**r, "author": author, "record": r.get("value") or {}} for r in records]
-        return holding(query, (to_post(v) for v in views if not v["record"].get("reply")))
+        return [{**r, "author": author, "record": r.get("value") or {}} for r in records]
 
     async def get_post(self, post_id: str) -> Post:
         return await read_post(self.client, await self.client.uri(post_id))
@@ -147,7 +152,21 @@ class BlueskyAdapter(PlatformAdapter):
 
     async def comment_list(self, post_id: str, limit: int) -> CommentList:
         uri = await self.client.uri(post_id)
-        return await read_comments(self.client, uri, limit, self.settings.thread_depth)
+        listed = await read_comments(self.client, uri, limit, self.settings.thread_depth)
+        if not self.is_configured() or len(listed.comments) >= limit:
+            return listed
+        # Our replies the AppView does not list yet, under the post or a comment it listed
+        where = {uri: None, **{c.id: c for c in listed.comments}}
+        shown = {c.id for c in listed.comments}
+        late = []
+        for view in await self._our_views():
+            parent = dig(view, "record", "reply", "parent", "uri")
+            if parent in where and view["uri"] not in shown:
+                above = where[parent]
+                depth, up = (0, None) if above is None else (above.depth + 1, above.id)
+                late.append(to_comment(uri, {"$type": THREAD_VIEW, "post": view}, up, depth, set()))
+        comments = [*listed.comments, *(c for c in late if c is not None)][:limit]
+        return CommentList(comments=comments, more=listed.more)
 
     async def mentions(self, since: str | None, limit: int) -> MentionList:
         from gwanjong_bluesky.mentions import fetch_mentions

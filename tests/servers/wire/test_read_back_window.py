@@ -49,6 +49,25 @@ async def test_a_lost_bluesky_post_is_read_from_our_repo_while_the_appview_lags(
     assert posts == [again["id"]], f"the write was sent {len(posts)} times"
 
 
+async def test_a_lost_bluesky_reply_is_read_from_our_repo_while_the_appview_lags(
+    sandbox: SandboxControl,
+) -> None:
+    """As a post: the thread the AppView serves lists a new reply late; past the hold, a lost
+    reply not listed yet was told absent and sent a second time."""
+    sandbox.fault("bluesky", kind="lag", seconds=600)
+    clock, spec = FakeClock(wall=time.time()), SPECS["bluesky"]
+    adapter = BlueskyAdapter(spec.settings(sandbox.url))
+    write = {"post_id": sandbox.ids("bluesky")["summons-me"], "body": "Split them per platform."}
+    async with Client(build_platform_server(adapter, call_timeout_s=60, wall=clock.time)) as client:
+        path = WRITE_PATH["bluesky"]
+        sandbox.fault("bluesky", "apply_then_status", method="POST", match=path, status=502)
+        await error_of(client, "write_comment", **write)  # it lands, its answer is lost
+        clock.advance(HOLD_S)
+        again = await call(client, "write_comment", **write)
+    sent = [w["data"]["uri"] for w in sandbox.writes("bluesky") if w["action"] == "write_comment"]
+    assert sent == [again["id"]], f"the write was sent {len(sent)} times"
+
+
 async def test_a_short_search_page_with_a_cursor_is_not_all_there_is(
     sandbox: SandboxControl,
 ) -> None:
