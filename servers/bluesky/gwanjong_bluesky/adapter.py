@@ -46,7 +46,8 @@ from gwanjong_shared.kit.once import each_once, holding
 from gwanjong_shared.kit.ratelimit import Limiter, MinInterval, TokenBucket
 from gwanjong_shared.kit.target_cache import TargetCache
 
-#: how many of our newest posts a search looks through for the query's words
+#: how many of our newest records (posts and replies) a search, or a thread's read, looks
+#: through for ours
 OURS = 50
 SEARCH_PAGES = 5  # the most search pages one search reads
 
