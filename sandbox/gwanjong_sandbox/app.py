@@ -105,6 +105,7 @@ def _control(
                 tags=[str(t) for t in body.get("tags", [])],
                 likes=int(body.get("likes", 0)),
                 hours_ago=float(body.get("hours_ago", 1)),
+                draft=bool(body.get("draft")),
                 comments=[
                     Node(
                         str(c["key"]),

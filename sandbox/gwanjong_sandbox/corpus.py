@@ -44,6 +44,7 @@ class Thread:
     comments: list[Node] = field(default_factory=list)
     deleted: bool = False  # gone from the platform: every read answers 404
     mentions_me: bool = False  # the body mentions our account (a "summoning" post)
+    draft: bool = False  # Dev.to: unpublished (listed only in its author's /me lists)
 
     @property
     def created(self) -> datetime:

@@ -150,7 +150,8 @@ class DevtoEmulator:
             "created_at": published,
             "edited_at": None,
             "crossposted_at": None,
-            "published_at": published,
+            "published": not thread.draft,
+            "published_at": None if thread.draft else published,
             "last_comment_at": published,
             "reading_time_minutes": max(1, len(body.split()) // 200),
             "tag_list": list(thread.tags),
@@ -247,7 +248,11 @@ class DevtoEmulator:
 
     def _listed(self) -> list[dict[str, Any]]:
         """Articles that reads show (a new one waits out the sandbox's read-back lag)."""
-        return [a for a in self.articles.values() if self.state.visible("devto", str(a["id"]))]
+        return [
+            a
+            for a in self.articles.values()
+            if a["published"] and self.state.visible("devto", str(a["id"]))
+        ]
 
     async def list_articles(self, request: Request) -> Response:
         q = request.query_params
@@ -272,10 +277,12 @@ class DevtoEmulator:
         # articles, newest first, in the "me" form (tag_list is a list, body_markdown kept).
         if self._auth(request) is None:
             return self.error_response(401, None)
-        if request.path_params.get("which", "published") == "unpublished":
-            return JSONResponse([])
+        which = request.path_params.get("which", "published")
         mine = [a for a in self.articles.values() if a["user"]["username"] == ME]
-        mine.sort(key=lambda a: a["published_at"], reverse=True)
+        if which != "all":
+            mine = [a for a in mine if a["published"] == (which != "unpublished")]
+        # Forem orders by published_at DESC, which in PostgreSQL puts NULL (drafts) first
+        mine.sort(key=lambda a: (a["published_at"] is None, a["published_at"] or ""), reverse=True)
         try:
             per_page = min(1000, int(request.query_params.get("per_page", 30)))
             page = max(1, int(request.query_params.get("page", 1)))
@@ -301,12 +308,13 @@ class DevtoEmulator:
             "cover_image",
             "canonical_url",
             "reading_time_minutes",
+            "published",
             "user",
             "body_markdown",
             "published_at",
         ]
         form = {k: article[k] for k in keep}
-        form.update(published=True, page_views_count=0, tag_list=list(article["tag_list"]))
+        form.update(page_views_count=0, tag_list=list(article["tag_list"]))
         return form
 
     async def latest(self, request: Request) -> Response:
@@ -426,6 +434,7 @@ class DevtoEmulator:
         )
         article = self._article(article_id, thread)
         article["published"] = published
+        article["published_at"] = article["published_at"] if published else None
         self.articles[article_id] = article
         self.comments[article_id] = []
         self.state.record_write(

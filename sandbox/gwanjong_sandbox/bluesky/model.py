@@ -30,6 +30,7 @@ WANDERER_PDS = "https://pds.wanderer.invalid"
 PERSON_HANDLE = "person.bsky.social"
 PERSON_PASSWORD = "prsn-sbx1-bsky-pass"
 PROFILE = "app.bsky.actor.profile"
+POST = "app.bsky.feed.post"
 SELF_LABELS = "com.atproto.label.defs#selfLabels"
 WHATS_HOT = "at://did:plc:z72i7hdynmk6r22z27h6tvur/app.bsky.feed.generator/whats-hot"
 ACCESS_TTL_S = 2 * 3600  # what bsky.social issues for app-password sessions

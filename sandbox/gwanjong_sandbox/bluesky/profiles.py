@@ -1,8 +1,10 @@
-"""Bluesky profile records on the PDS: getRecord and putRecord of app.bsky.actor.profile/self.
+"""Bluesky records on the PDS: getRecord and putRecord of app.bsky.actor.profile/self, and
+listRecords of an account's posts.
 
 A profile's self-labels live in that record (``labels``: ``#selfLabels`` with ``values``);
 the app's Settings > Account > Automation label writes the ``bot`` value there with
-putRecord, and getProfile shows it back (wire.py). Other collections are not served here.
+putRecord, and getProfile shows it back (wire.py). The PDS lists a post as soon as it is
+written: the AppView's ``lag`` is not its.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from gwanjong_sandbox.bluesky.http import BlueskyHttp
-from gwanjong_sandbox.bluesky.model import PROFILE, cid_for, tid
+from gwanjong_sandbox.bluesky.model import POST, PROFILE, cid_for, tid
 
 
 class BlueskyProfiles(BlueskyHttp):
@@ -34,6 +36,27 @@ class BlueskyProfiles(BlueskyHttp):
             return self._error(400, "RecordNotFound", f"Could not locate record: {uri}")
         record = account.profile
         return self._ok({"uri": uri, "cid": self._profile_cid(record), "value": record})
+
+    async def list_records(self, request: Request) -> Response:
+        """An account's posts, newest first (by record key), ``limit`` a page."""
+        query = request.query_params
+        account = self._resolve(query.get("repo", ""))
+        limit = self._int(request, "limit", 50, 1, 100)
+        if account is None or limit is None:
+            return self._error(400, "InvalidRequest", "Invalid repo or limit")
+        cursor = query.get("cursor") or "~"
+        keyed = [
+            (p.uri.rsplit("/", 1)[1], p)
+            for p in self.posts.values()
+            if p.author == account.did and p.gone != "notfound" and query.get("collection") == POST
+        ]
+        page = sorted((k, p) for k, p in keyed if k < cursor)[::-1][:limit]
+        body: dict[str, object] = {
+            "records": [{"uri": p.uri, "cid": p.cid, "value": p.record} for _, p in page]
+        }
+        if len(page) == limit:
+            body["cursor"] = page[-1][0]
+        return self._ok(body)
 
     async def put_record(self, request: Request) -> Response:
         own = await self._own_repo(request)

@@ -109,7 +109,9 @@ class BlueskyReads(BlueskyHttp):
             hits.sort(key=lambda p: p.record["createdAt"], reverse=True)
         else:
             hits.sort(key=lambda p: (-p.likes, p.record["createdAt"]))
-        page = hits[offset : offset + limit]
+        # The AppView takes a page of hits, then drops those of an author who blocks the
+        # viewer (noBlocksOrTagged): a page shorter than limit, with a cursor all the same.
+        page = [p for p in hits[offset : offset + limit] if not self._blocks(p.author, viewer)]
         body: dict[str, Any] = {"posts": [self._post_view(p, viewer) for p in page]}
         if offset + limit < len(hits):
             body["cursor"] = str(offset + limit)

@@ -37,6 +37,7 @@ class BlueskyEmulator(BlueskySessions, BlueskyReads, BlueskyProfiles, BlueskyWri
             ("GET", "app.bsky.feed.getPosts", self.get_posts),
             ("GET", "com.atproto.server.getSession", self.get_session),
             ("GET", "com.atproto.repo.getRecord", self.get_record),
+            ("GET", "com.atproto.repo.listRecords", self.list_records),
             ("GET", "sandbox.debug.getCounts", self.debug_counts),
             ("GET", "app.bsky.notification.listNotifications", self.list_notifications),
             ("POST", "com.atproto.server.createSession", self.create_session),

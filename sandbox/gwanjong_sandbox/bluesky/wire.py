@@ -30,11 +30,12 @@ class BlueskyWire(BlueskyState):
             "createdAt": account.created_at,
         }
         if viewer is not None:
-            view["viewer"] = {
-                "muted": False,
-                "blockedBy": account.blocks_me and viewer == self.me.did,
-            }
+            view["viewer"] = {"muted": False, "blockedBy": self._blocks(did, viewer)}
         return view
+
+    def _blocks(self, did: str, viewer: str | None) -> bool:
+        """Whether the account ``did`` blocks ``viewer`` (only one blocks us here)."""
+        return self.accounts[did].blocks_me and viewer == self.me.did
 
     def _self_labels(self, account: Account) -> list[dict[str, Any]]:
         """The profile record's self-labels as the AppView shows them on a profile: each

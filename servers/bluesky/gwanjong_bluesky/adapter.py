@@ -18,7 +18,7 @@ from atproto_client.models.utils import get_model_as_dict
 from atproto_client.utils import detect_mentions
 
 from gwanjong_bluesky.label import BotLabel
-from gwanjong_bluesky.posts import dig, to_post
+from gwanjong_bluesky.posts import THREAD_VIEW, dig, to_comment, to_post
 from gwanjong_bluesky.rules import (
     COMMENT_RULE,
     CREDENTIALS,
@@ -46,8 +46,10 @@ from gwanjong_shared.kit.once import each_once, holding
 from gwanjong_shared.kit.ratelimit import Limiter, MinInterval, TokenBucket
 from gwanjong_shared.kit.target_cache import TargetCache
 
-#: how many of our newest posts a search looks through for the query's words
+#: how many of our newest records (posts and replies) a search, or a thread's read, looks
+#: through for ours
 OURS = 50
+SEARCH_PAGES = 5  # the most search pages one search reads
 
 __all__ = ["BlueskyAdapter"]
 
@@ -102,27 +104,46 @@ class BlueskyAdapter(PlatformAdapter):
         return [to_post(item["post"]) for item in data.get("feed") or []][:limit]
 
     async def search(self, query: str, limit: int) -> list[Post]:
-        params = models.AppBskyFeedSearchPosts.Params(q=query, limit=min(limit, 100), sort="top")
-        response = await self.client.call(
-            "searching", lambda c: c.app.bsky.feed.search_posts(params)
-        )
-        data = get_model_as_dict(response)
-        return each_once(
-            [*await self._ours_with(query), *map(to_post, data.get("posts") or [])], limit
-        )
+        found, cursor = await self._ours_with(query), None
+        # The AppView drops blocked authors' posts from a page and still gives its cursor: a
+        # short page is not the last, and a read-back takes a short result for all there is.
+        for page in range(SEARCH_PAGES):
+            if len(found) >= limit or (page and not cursor):
+                break
+            params = models.AppBskyFeedSearchPosts.Params(
+                q=query, limit=min(limit - len(found), 100), sort="top", cursor=cursor
+            )
+            response = await self.client.call(
+                "searching", lambda c, p=params: c.app.bsky.feed.search_posts(p)
+            )
+            data = get_model_as_dict(response)
+            found = each_once([*found, *map(to_post, data.get("posts") or [])], limit)
+            cursor = data.get("cursor")
+        return found
 
     async def _ours_with(self, query: str) -> list[Post]:
         """Our latest posts holding every word of ``query``: an unsure post is read back by
-        its words, and a search sorted "top" ranks a new post of ours below everyone's."""
+        its words, and a search sorted "top" ranks a new post of ours below everyone's. From
+        our repo (replies are not posts)."""
         if not self.is_configured():
             return []
-        did = (await self.client.me())[0]
-        params = models.AppBskyFeedGetAuthorFeed.Params(actor=did, limit=OURS)
-        response = await self.client.call(
-            "reading our posts", lambda c: c.app.bsky.feed.get_author_feed(params)
+        views = await self._our_views()
+        return holding(query, (to_post(v) for v in views if not dig(v, "record", "reply")))
+
+    async def _our_views(self) -> list[View]:
+        """Our newest records as post views (no counts), read from our repo on the PDS, which
+        holds a post once written: the AppView (search, author feeds, threads) lists it late,
+        minutes in a backlog, and an unsure write is read back from what it lists."""
+        did, handle = await self.client.me()
+        params = models.ComAtprotoRepoListRecords.Params(
+            repo=did, collection="app.bsky.feed.post", limit=OURS
         )
-        feed = get_model_as_dict(response).get("feed") or []
-        return holding(query, (to_post(item["post"]) for item in feed))
+        response = await self.client.call(
+            "reading our posts", lambda c: c.com.atproto.repo.list_records(params)
+        )
+        records = get_model_as_dict(response).get("records") or []
+        author = {"did": did, "handle": handle}
+        return [{**r, "author": author, "record": r.get("value") or {}} for r in records]
 
     async def get_post(self, post_id: str) -> Post:
         return await read_post(self.client, await self.client.uri(post_id))
@@ -132,7 +153,21 @@ class BlueskyAdapter(PlatformAdapter):
 
     async def comment_list(self, post_id: str, limit: int) -> CommentList:
         uri = await self.client.uri(post_id)
-        return await read_comments(self.client, uri, limit, self.settings.thread_depth)
+        listed = await read_comments(self.client, uri, limit, self.settings.thread_depth)
+        if not self.is_configured() or len(listed.comments) >= limit:
+            return listed
+        # Our replies the AppView does not list yet, under the post or a comment it listed
+        where = {uri: None, **{c.id: c for c in listed.comments}}
+        shown = {c.id for c in listed.comments}
+        late = []
+        for view in await self._our_views():
+            parent = dig(view, "record", "reply", "parent", "uri")
+            if parent in where and view["uri"] not in shown:
+                above = where[parent]
+                depth, up = (0, None) if above is None else (above.depth + 1, above.id)
+                late.append(to_comment(uri, {"$type": THREAD_VIEW, "post": view}, up, depth, set()))
+        comments = [*listed.comments, *(c for c in late if c is not None)][:limit]
+        return CommentList(comments=comments, more=listed.more)
 
     async def mentions(self, since: str | None, limit: int) -> MentionList:
         from gwanjong_bluesky.mentions import fetch_mentions

@@ -219,10 +219,11 @@ class DevtoAdapter(PlatformAdapter):
     async def _ours_with(self, query: str) -> list[Post]:
         """Our latest articles holding every word of ``query``: an unsure post is read back
         by its title, which another Forem's search (404: only DEV serves the route) or a
-        one-word title's tag filter never finds."""
+        one-word title's tag filter never finds. Published ones: /me/all lists drafts first
+        (published_at DESC puts their NULL first), so 30 drafts hide a new article."""
         if not self.is_configured():
             return []
-        mine = await self.client.request("GET", "/api/articles/me/all")
+        mine = await self.client.request("GET", "/api/articles/me/published")
         return holding(query, map(self._post, mine))
 
     async def get_post(self, post_id: str) -> Post:

@@ -139,7 +139,7 @@ class WriteHold:
         try:
             was = None
             while (at := self.held.take(key, self.wall(), was)) is not None:
-                found = await self._read_back(action, target, body, title, at)
+                found = await self._read_back(action, target, body, title, at, *more)
                 if found is not None:
                     with contextlib.suppress(PlatformError):  # else found again next time
                         self.held.hold(key, None)
@@ -160,10 +160,11 @@ class WriteHold:
             self.busy.discard(key)
 
     async def _read_back(
-        self, action: Action, target: str | None, body: str, title: str, at: float
+        self, action: Action, target: str | None, body: str, title: str, at: float, *more: object
     ) -> PostResult | None:
         """A held write (sent or lost ``at``) as found on the platform, or None once HOLD_S
-        passed without it showing; before that, an unsure refusal."""
+        passed without it showing; before that, an unsure refusal. ``more``: a reply's
+        parent, under which it must stand."""
         adapter = self.adapter
         age = max(0.0, self.wall() - at)  # a clock set back holds it longer
 
@@ -172,8 +173,16 @@ class WriteHold:
             ours = [await adapter.account()]
             # its call lasted call_timeout_s at most; a clock set back since counts from now
             sent = min(at, self.wall()) - self.call_timeout_s
+            parent = str(more[0]) if where and more and more[0] else None
             return await find_written(
-                adapter.comment_list, adapter.search_list, where, title, body, ours, sent
+                adapter.comment_list,
+                adapter.search_list,
+                where,
+                title,
+                body,
+                ours,
+                sent,
+                parent=parent,
             )
 
         found, seen = None, ""

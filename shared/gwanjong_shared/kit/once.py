@@ -227,13 +227,15 @@ async def find_written(
     accounts: Iterable[str | None],
     since: float,
     most: tuple[int, int] = (READ_COMMENTS, READ_POSTS),
+    parent: str | None = None,
 ) -> Comment | Post | None:
     """A write read back: the comment under ``target`` (None: a new post, searched for) by
     one of ``accounts``, holding the start of ``text`` (a post: or its ``title``) and
     published at or after ``since`` (epoch seconds: when the write was sent) less
     :data:`SKEW_S`: our earlier post with a recurring title is not this write, and when only
     such an earlier one shows, it raises (unavailable): the write's fate is a person's to
-    tell. An item whose time is missing or unreadable counts (better never twice than never
+    tell. A comment must stand where it was sent: under ``parent`` (a comment's id; None or
+    ``target``: the post itself); ours with the same words under another one raises too. An item whose time is missing or unreadable counts (better never twice than never
     lost). Absent (None) only when what was read covered it: a listing shorter than
     ``most`` (comments, search results) asked, with nothing said to lie beyond it (``more``:
     branches or pages left unread); a full one, or no account known (anyone's post with the
@@ -260,7 +262,17 @@ async def find_written(
             if needle in normalise(p.body) or (wanted and wanted == normalise(p.title))
         ]
     mine = [i for i in found if any(same_account(i.author, a) for a in ours)]
+    under = None if parent == target else parent
+    elsewhere = [i for i in mine if isinstance(i, Comment) and (i.parent_id or None) != under]
+    mine = [i for i in mine if i not in elsewhere]
     fresh = next((i for i in mine if _published(i.published_at) >= since - SKEW_S), None)
+    if fresh is None and elsewhere:
+        # The same words of ours under another comment (or the post): a reply sent there,
+        # or this one in an id's other spelling. Found could lose it, absent send it twice.
+        raise _untold(
+            f"Only a comment of ours with these words under another "
+            f"{'comment' if elsewhere[0].parent_id else 'post'} shows, none under the one replied to"
+        )
     if fresh is None and mine:
         # Only an earlier one of ours: a recurring title, or this very write under a platform
         # clock far behind ours. Absent could send it twice, found could lose it: neither.

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
 from fastmcp import Client, FastMCP
 
+from gwanjong_devto.adapter import DevtoAdapter
 from gwanjong_devto.server import build_server
 from gwanjong_sandbox.control import SandboxControl
+from gwanjong_sandbox.devto import ME
+from gwanjong_shared.kit.once import HOLD_S
+from gwanjong_shared.kit.server import build_platform_server
 from tests.fakes.clock import FakeClock
 from tests.mcp import call, error_of
 from tests.platforms import SPECS
@@ -67,6 +72,25 @@ async def test_a_lost_post_is_read_back_where_forem_has_no_search(
         found = (await call(client, "search", query="Rust", limit=50))["posts"]
     (write,) = sandbox.writes("devto")
     assert "may have been written" in lost and str(write["data"]["id"]) in [p["id"] for p in found]
+
+
+async def test_a_lost_post_is_read_back_past_our_drafts(sandbox: SandboxControl) -> None:
+    """Forem's /api/articles/me/all lists drafts first (published_at DESC puts their NULL
+    first), 30 a page: with 30 drafts our new article was on page 2, unread. Where search did
+    not find it either (a Forem without DEV's route), the read-back past the hold told it
+    absent and sent it again: two articles."""
+    for i in range(30):
+        sandbox.add_post({"key": f"draft-{i}", "title": f"Draft {i}", "author": ME, "draft": True})
+    clock, write = FakeClock(wall=time.time()), {"title": "Rust", "body": "Sent once."}
+    server = build_platform_server(DevtoAdapter(SPEC.settings(sandbox.url)), wall=clock.time)
+    async with Client(server) as client:
+        sandbox.fault("devto", "apply_then_status", status=502, method="POST", match="/api/")
+        await error_of(client, "write_post", **write)
+        sandbox.fault("devto", status=404, match="/api/articles/search")
+        clock.advance(HOLD_S)
+        again = await call(client, "write_post", **write)
+    posts = [w["data"]["id"] for w in sandbox.writes("devto")]
+    assert posts == [again["id"]], f"the write was sent {len(posts)} times"
 
 
 def paced(sandbox: SandboxControl, clock: FakeClock, **overrides: str) -> FastMCP[Any]:

@@ -18,6 +18,7 @@ ARTICLE = {
     "article": {
         "title": "Lagging article",
         "body_markdown": "zebrafish",
+        "published": True,  # else a draft (Forem's default), which no listing shows
         "ai_disclosure_level": "no_ai",
     }
 }
