@@ -156,6 +156,21 @@ async def test_validate_resolves_summoned_per_target(
         assert summoned["ok"] and plain["ok"]
 
 
+async def test_a_title_is_one_line(
+    client: Client[Any], spec: PlatformSpec, sandbox: SandboxControl
+) -> None:
+    """A title with a line break would not go out as a person saw it: validate and the
+    write refuse it, saying what to do, wherever posts have a title."""
+    titled = "title" in (await call(client, "capabilities"))["limits"]
+    post = {"title": "Notes on MCP\nand more", "body": "One concrete tip: log to stderr."}
+    check = await call(client, "validate", action="write_post", **post)
+    said = "titles are one line: remove the line breaks from the title"
+    assert any(said in p for p in check["problems"]) == titled, check
+    if titled:
+        assert said in await error_of(client, "write_post", **post)
+        assert sandbox.writes(spec.name) == []
+
+
 async def test_validate_rejects_an_unknown_action(client: Client[Any]) -> None:
     text = await error_of(client, "validate", action="retweet", body="x")
     assert text.startswith("invalid_input: ") and "write_post" in text

@@ -4,6 +4,7 @@ page, POST its form) with httpx against the real listener on 127.0.0.1."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from contextlib import closing
 from pathlib import Path
@@ -18,6 +19,8 @@ from mcp.types import ClientCapabilities, ElicitationCapability, UrlElicitationC
 
 from gwanjong_gateway.record.store import StrikeStore
 from gwanjong_gateway.rules.approvals import Approval
+from gwanjong_shared.contract import Limit
+from tests.fakes.profiles import LINKS
 from tests.gateway import helpers
 
 LINK = re.compile(r"^(http://127\.0\.0\.1:\d+)/approval/(\d+)/([A-Za-z0-9_-]{32,86})$")
@@ -25,6 +28,12 @@ CSRF = re.compile(r'name="csrf" value="([0-9a-f]{64})"')
 UI = [advertise(UI_EXTENSION_ID, {"mimeTypes": [UI_MIME_TYPE]})]
 TEXT = "Cancel scopes make the await points explicit."
 FOOTER = "\n\n^(an automated reply, fake links)"  # the LINKS profile's
+#: LINKS counting a comment as a short-post network does: graphemes, 300 to one
+COUNTED = dataclasses.replace(
+    LINKS, limits={**LINKS.limits, "comment": Limit(max=300, unit="graphemes")}
+)
+#: a text whose graphemes are fewer than its code points: an accent mark, a family, a flag
+CLUSTERS = "Cafe\u0301 for the \U0001f469\u200d\U0001f469\u200d\U0001f467 on \U0001f1f0\U0001f1f7."
 
 
 class UrlOnlySession(VersionAwareClientSession):

@@ -114,7 +114,7 @@ def card_view(approval: Approval, token: str) -> dict[str, Any]:
             "links": [link(u) for u in write.links],
             "text": text.text,
             "warning": text.warning(),
-            "length": f"{len(approval.text):,} characters (disclosure footer included)",
+            "length": f"{approval.size()} (disclosure footer included)",
         },
     }
 

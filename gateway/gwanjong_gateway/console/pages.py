@@ -17,7 +17,7 @@ from gwanjong_gateway.console.app import Console, Refusal, redirect, when
 from gwanjong_gateway.console.guard import Session
 from gwanjong_gateway.platforms.client import PlatformClient
 from gwanjong_gateway.record.store import HistoryFilter, StrikeStore
-from gwanjong_gateway.rules.approvals import Approval, Channel, Hold
+from gwanjong_gateway.rules.approvals import UNITS, Approval, Channel, Hold
 from gwanjong_gateway.rules.ledger import RECORDED, StrikeAction, StrikeStatus
 from gwanjong_gateway.rules.outgoing import Edit, parse_tags
 from gwanjong_gateway.rules.refs import handoff_ref
@@ -81,8 +81,9 @@ async def _visible(
 
 async def _length(c: Console, a: Approval, text: str, tags: list[str]) -> dict[str, Any]:
     """The text's length against the platform's limit (its own `validate`), or its
-    plain length when the platform does not answer quickly."""
-    out: dict[str, Any] = {"used": len(text), "max": None, "unit": "characters", "problems": []}
+    plain length, said to be ours, when the platform does not answer quickly."""
+    unit = "characters, counted here (the platform did not answer)"
+    out: dict[str, Any] = {"used": len(text), "max": None, "unit": unit, "problems": []}
     if not StrikeAction(a.action).has_text:
         return out
     tool = StrikeAction(a.action).tool
@@ -97,7 +98,7 @@ async def _length(c: Console, a: Approval, text: str, tags: list[str]) -> dict[s
         out.update(
             used=check.length.used,
             max=check.length.max,
-            unit=str(check.length.unit),
+            unit=UNITS.get(check.length.unit, check.length.unit),
             problems=check.problems[:10],
         )
     return out

@@ -151,7 +151,7 @@ class StrikeStore(ApprovalRows, HandleRows, HandoffRows, NoticeRows):
                 return Verdict()
             row = self.insert(**req.row, now=now)
             if use is not None:
-                self._consume(use, now, row, req.sent)
+                self._consume(use, now, row, req.sent, req.length)
             return Verdict(row=row)
 
     def check(self, req: ClaimRequest, now: float) -> Verdict:

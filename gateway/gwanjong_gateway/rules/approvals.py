@@ -15,7 +15,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from pydantic import ValidationError
+
 from gwanjong_gateway.rules.outgoing import Outgoing
+from gwanjong_shared.contract import Length
 
 
 class ApprovalStatus(StrEnum):
@@ -57,6 +60,10 @@ def token_fits(approval: Approval, token: str, channel: Channel | None) -> bool:
     elif channel is not Channel.PAGE:
         return False
     return hmac.compare_digest(token_hash(token), approval.token_hash)
+
+
+#: the contract's length units, as a person reads them
+UNITS = {"chars": "characters", "weighted_chars": "weighted characters"}
 
 
 def lock_key(platform: str, target: str, intent: str, action: str) -> str:
@@ -160,6 +167,17 @@ class Approval:
 
     def where(self) -> str:
         return self.write.where()
+
+    def size(self) -> str:
+        """The text's length as the platform counts it, of its limit ("212 of 300
+        graphemes"): what its `validate` answered for this text (kept in `context`), or,
+        in a row from before it was kept, the plain length, said to be ours."""
+        try:
+            n = Length.model_validate(self.context.get("length"))
+        except ValidationError:
+            return f"{len(self.text):,} characters, counted here (not by the platform)"
+        of = f" of {n.max:,}" if n.max else ""  # 0: no limit
+        return f"{n.used:,}{of} {UNITS.get(n.unit, n.unit)} as {self.platform} counts them"
 
     def said(self, now: float) -> str:
         """How it stands, in the past tense once decided: "approved by alice via console

@@ -202,6 +202,7 @@ class ClaimRequest:
     cooldown_days: float
     approval: ApprovalUse | None = None  # consumed with the claim, in its transaction
     sent: str = ""  # with an approval: the write's canonical JSON (`Outgoing`), kept on it
+    length: dict[str, Any] | None = None  # with an approval: the platform's count, kept on it
 
     @property
     def platform(self) -> str:

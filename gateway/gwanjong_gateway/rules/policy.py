@@ -205,6 +205,7 @@ def claim_request(
     live: bool,
     approval: ApprovalUse | None = None,
     sent: str = "",
+    length: dict[str, Any] | None = None,
 ) -> ClaimRequest:
     """The claim's checks for ``row`` under gateway.toml's limits: today's cap for its
     action on its platform, the minimum interval, the author cool-down."""
@@ -212,4 +213,4 @@ def claim_request(
     cap = getattr(setting.daily, str(row["action"]), None) if setting is not None else None
     interval = setting.min_interval_s if setting is not None else 0.0
     cooldown = config.safety.author_cooldown_days
-    return ClaimRequest(row, live, cap, interval, cooldown, approval, sent)
+    return ClaimRequest(row, live, cap, interval, cooldown, approval, sent, length)

@@ -74,7 +74,8 @@ class Claims:
 
     def _request(self, a: Attempt, row: dict[str, Any]) -> ClaimRequest:
         sent = a.outgoing.canonical().decode("utf-8") if a.approval else ""
-        return policy.claim_request(self.config, row, a.mode != "dry-run", a.approval, sent)
+        live = a.mode != "dry-run"
+        return policy.claim_request(self.config, row, live, a.approval, sent, _length(a))
 
     async def looks_clear(self, a: Attempt) -> bool:
         """Whether the claim's checks pass now (read unlocked; nothing settled or claimed)."""
@@ -152,7 +153,7 @@ class Claims:
                 digest=sent.digest(),
                 outgoing=sent.canonical().decode("utf-8"),
                 post=a.post.model_dump(mode="json"),
-                context=a.ctx.shown,
+                context={**a.ctx.shown, "length": _length(a)},
                 policy=a.decisions,
                 expires_at=now + self.config.review.expire_after_s,
                 # the page token's hash: the card's token makes the page's, never the reverse
@@ -217,3 +218,9 @@ class Claims:
                 next=f"Give the person the text and {give} (hand-off {handoff_ref(claimed.id)} waits in their queue: `gwanjong review`, the console). Once it is on the platform, strike(opportunity_id={a.ctx.opportunity.ref!r}, action='confirm_handoff', handoff={claimed.id}, content=<the URL of their post, optional>) records it posted when the gateway finds it there; only the person closes it otherwise.",
             )
         )
+
+
+def _length(a: Attempt) -> dict[str, Any] | None:
+    """The platform's count of the text, as its `validate` answered: kept with the approval
+    so every surface says the platform's count, never Python's (`Approval.size`)."""
+    return a.validation.length.model_dump() if a.validation is not None else None

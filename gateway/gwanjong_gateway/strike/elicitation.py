@@ -87,7 +87,7 @@ def message(approval: Approval) -> str:
     if body.hidden:
         warnings.append(f"WARNING: {body.warning()}")
     warn = "".join(f"\n\n{w}" for w in warnings)
-    size = f"{len(approval.text):,} characters, disclosure footer included"
+    size = f"{approval.size()}, disclosure footer included"
     return (
         f"{head}{warn}\n\nThis exact text will be sent ({size}):\n\n"
         f"{_barred(body.text) if body.text else '(no text: an upvote)'}\n\n"

@@ -206,6 +206,12 @@ class PlatformAdapter(ABC):
             if title_limit is not None:
                 if not title.strip():
                     problems.append(f"{self.label} posts need a title.")
+                if "".join(title.splitlines()) != title:  # any line break, U+2028 too
+                    # sent, it would be one line (or refused): not the title a person saw
+                    problems.append(
+                        f"{self.label} titles are one line: remove the line breaks from "
+                        "the title (more belongs in the text)."
+                    )
                 self._check_length("title", title, title_limit, problems)
             problems += self.tag_problems(tags or [], caps.tags)
         elif tags:

@@ -19,10 +19,20 @@ from fastmcp import Client
 from fastmcp.client.transports import StreamableHttpTransport
 
 from gwanjong_gateway.channels.apps import APP_TOOL, CARD_URI, META_KEY
+from gwanjong_shared.contract.text import graphemes
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
 from tests.fakes.profiles import LINKS
-from tests.gateway.approval_clients import FOOTER, TEXT, UI, approval_row, apps_host, pending
+from tests.gateway.approval_clients import (
+    CLUSTERS,
+    COUNTED,
+    FOOTER,
+    TEXT,
+    UI,
+    approval_row,
+    apps_host,
+    pending,
+)
 from tests.gateway.team_gateway import team_gateway
 from tests.mcp import call, error_of
 
@@ -149,3 +159,13 @@ async def test_the_cards_outcome_messages_are_marked(tmp_path: Path) -> None:
         done = await call(host, APP_TOOL, **args)
     assert done["status"] == "handoff" and done["reason"] == "Locked by the mods⟦U+200B⟧⟦U+034F⟧."
     assert platform.writes == []
+
+
+async def test_the_card_counts_the_text_as_the_platform_does(tmp_path: Path, mode: str) -> None:
+    platform = FakePlatform(COUNTED)  # counts graphemes, 300 to a comment
+    async with apps_host(fake_gateway(tmp_path, platform, writes="confirm"), mode) as host:
+        card = (await pending(host, CLUSTERS)).meta[META_KEY]
+    sent = CLUSTERS + FOOTER
+    assert graphemes(sent) < len(sent)
+    size = f"{graphemes(sent)} of 300 graphemes as reddit counts them"
+    assert card["shown"]["length"] == f"{size} (disclosure footer included)"

@@ -12,6 +12,10 @@ import pytest
 from fastmcp import Client
 
 from gwanjong_gateway.rules.approvals import ApprovalStatus
+from gwanjong_shared.contract.text import graphemes
+from tests.fakes.platform import FakePlatform
+from tests.gateway.approval_clients import CLUSTERS, COUNTED, pending
+from tests.gateway.approval_clients import FOOTER as LINKS_FOOTER
 from tests.gateway.review_cli import Bench
 from tests.mcp import call
 
@@ -64,3 +68,28 @@ async def test_approve_with_edited_title_and_tags_sends_exactly_them(
     }
     assert a.status is ApprovalStatus.APPROVED and a.edited and a.tags == ("rust", "async")
     assert "| tags: rust, async" in (await bench.review("list", "--all")).out
+
+
+async def test_review_show_counts_the_text_as_the_platform_does_and_after_an_edit(
+    tmp_path: Path, store_url: str
+) -> None:
+    """`show` says the platform's count of its limit (graphemes here, not Python's code
+    points), as the chain's `validate` answered; after a person's edit is sent, the count
+    of the edited text, as the platform counted it then."""
+    bench = Bench(tmp_path, links=FakePlatform(COUNTED), store_url=store_url)
+    async with bench.client() as client:
+        approval_id = int((await pending(client, CLUSTERS)).structured_content["approval"]["id"])
+    sent = CLUSTERS + LINKS_FOOTER
+    assert graphemes(sent) < len(sent)
+    shown = (await bench.review("show", str(approval_id))).out
+    assert f"({graphemes(sent)} of 300 graphemes as reddit counts them: that is" in shown, shown
+    edited = f"{CLUSTERS} {CLUSTERS}{LINKS_FOOTER}"
+    edit = tmp_path / "edit.txt"
+    edit.write_text(edited, encoding="utf-8")
+    ran = await bench.review(
+        "approve", str(approval_id), "--text-file", str(edit), typed="approve\n"
+    )
+    assert ran.code == 0, ran
+    shown = (await bench.review("show", str(approval_id))).out
+    assert bench.approval(approval_id).text == edited
+    assert f"({graphemes(edited)} of 300 graphemes as reddit counts them: that is" in shown, shown

@@ -12,8 +12,10 @@ from fastmcp import Client
 from fastmcp.client.elicitation import ElicitResult
 
 from gwanjong_gateway.strike.elicitation import message
+from gwanjong_shared.contract.text import graphemes
 from tests.fakes.gateway import fake_gateway
 from tests.fakes.platform import FakePlatform
+from tests.gateway.approval_clients import CLUSTERS, COUNTED, FOOTER, pending
 from tests.gateway.strike.test_strike import drafted, strike
 from tests.hostile_approvals import (
     CORPUS,
@@ -34,7 +36,9 @@ def test_the_message_shows_every_character_marked_and_nothing_raw(name: str) -> 
     assert not any(unicodedata.category(c) == "Cc" for c in said if c != "\n")
     assert said.index("-- posted with gwanjong") < said.index("Approve to publish")
     assert ("WARNING:" in said) == (name in REFUSED)
-    assert f"({len(text):,} characters, disclosure footer included)" in said
+    # an approval that kept no count of the platform's: its plain length, said so
+    plain = f"{len(text):,} characters, counted here (not by the platform)"
+    assert f"({plain}, disclosure footer included)" in said
 
 
 def test_a_hidden_title_is_marked_and_warned_about() -> None:
@@ -88,3 +92,23 @@ def test_no_text_can_pass_for_the_dialogs_own_lines() -> None:
     assert sum(line.startswith("Sent as:") for line in lines) == 1
     assert sum(line.startswith("This exact text will be sent") for line in lines) == 1
     assert_seen(said, with_footer(forged))
+
+
+@pytest.mark.anyio
+async def test_the_dialog_counts_the_text_as_the_platform_does(tmp_path: Path) -> None:
+    """A person is told the length the platform counts (graphemes here), of its limit,
+    never Python's code points: the count the chain's `validate` answered, kept."""
+    asked: list[str] = []
+
+    async def handler(said: str, response_type: Any, params: Any, ctx: Any) -> Any:
+        asked.append(said)
+        return ElicitResult(action="cancel")
+
+    gateway = fake_gateway(tmp_path, FakePlatform(COUNTED), writes="confirm")
+    async with Client(gateway, mode="legacy", elicitation_handler=handler) as client:
+        await pending(client, CLUSTERS)
+    (said,) = asked
+    sent = CLUSTERS + FOOTER
+    assert graphemes(sent) < len(sent)
+    size = f"{graphemes(sent)} of 300 graphemes as reddit counts them"
+    assert f"({size}, disclosure footer included)" in said, said

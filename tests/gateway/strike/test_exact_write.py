@@ -283,3 +283,23 @@ async def test_a_title_is_never_shown_apart_where_the_platform_never_said_it_tak
     )
     assert got["status"] == "pending_approval", got
     assert only(desks).write.title == ""
+
+
+async def test_a_title_with_a_line_break_never_reaches_a_person(
+    desks: Desks, fake: FakePlatform
+) -> None:
+    """A platform's title is one line: a title with a line break would not go out as the
+    person saw it, so it is refused with what to do, before any approval, and as an edit."""
+    desk = desks.desk()
+    for title in ("Cancellation\nnotes", "Cancellation\u2028notes"):
+        got = wire(
+            await desk.strike(context(fake, "p1"), "post", "What we learned.", title, nobody)
+        )
+        assert got["status"] == "refused", got
+        assert "Fake Forum titles are one line: remove the line breaks" in got["reason"], got
+    assert desks.approvals() == [] and fake.writes == []
+    approval_id = await post_waiting(desk, fake)
+    edit = Edit(title="Cancellation\nnotes")
+    got = wire(await desk.decide(approval_id, "approve", Channel.TERMINAL, edit=edit))
+    assert got["status"] == "refused" and "titles are one line" in got["reason"], got
+    assert only(desks).status is ApprovalStatus.PENDING and fake.writes == []

@@ -175,9 +175,12 @@ def table(items: list[Item], now: float, decided: bool) -> list[str]:
     return lines
 
 
-def sent_text(title: str, text: str, tags: tuple[str, ...] | None = None) -> list[str]:
+def sent_text(
+    title: str, text: str, tags: tuple[str, ...] | None = None, size: str = ""
+) -> list[str]:
     """The exact text to send, whole, behind the bar, hidden characters marked; ``tags``:
-    a new post's (None: the write has none to show)."""
+    a new post's (None: the write has none to show); ``size``: its length as the platform
+    counts it (`Approval.size`; "": its plain length)."""
     lines: list[str] = []
     t, body = show(title), show(text)
     if title:
@@ -188,7 +191,9 @@ def sent_text(title: str, text: str, tags: tuple[str, ...] | None = None) -> lis
     if title or tags is not None:
         lines.append(BAR.rstrip())
     lines += quoted(body.text) if text else [BAR + "(no text: an upvote)"]
-    lines.append(f"  ({len(text):,} characters: that is the whole text, nothing is cut)")
+    lines.append(
+        f"  ({size or f'{len(text):,} characters'}: that is the whole text, nothing is cut)"
+    )
     for what, s in (("title", t), *(("tag", g) for g in tagged), ("text", body)):
         if s.hidden:
             lines.append(
@@ -225,7 +230,7 @@ def details(a: Approval, now: float, hold: Hold | None = None) -> list[str]:
         said = "This exact text was approved and sent"
     else:
         said = "This text was not sent"
-    lines += ["", *sent_write(a.write, said), f"  SHA-256: {a.digest}"]
+    lines += ["", *sent_write(a.write, said, a.size()), f"  SHA-256: {a.digest}"]
     lines += ["", *answered(a)]
     lines += ["", "Policy decisions so far:"]
     lines += [f"  - {one_line(str(d), 300)}" for d in a.policy] or ["  (none)"]
@@ -270,14 +275,16 @@ def answered(a: Approval) -> list[str]:
     return lines
 
 
-def sent_write(w: Outgoing, said: str = "This exact text will be sent") -> list[str]:
+def sent_write(
+    w: Outgoing, said: str = "This exact text will be sent", size: str = ""
+) -> list[str]:
     """Everything one write sends: as whom, visible to whom, then title, tags and the exact
     text (disclosure footer included), each hidden character written out."""
     who = one_line(w.account, 80) if w.account else "our account (not known yet)"
     lines = [f"{said}:", f"  {w.visibility}, as {who} (title, tags and disclosure footer included)"]
     lines += [f"  also sent: {one_line(a, 400)}" for a in w.also()]
     lines += [f"  link: {link(u)}" for u in w.links]  # where each one in the text leads
-    lines += sent_text(w.title, w.text, w.tags if w.action == "post" else None)
+    lines += sent_text(w.title, w.text, w.tags if w.action == "post" else None, size)
     return lines
 
 

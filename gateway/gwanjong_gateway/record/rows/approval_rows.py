@@ -209,13 +209,24 @@ class ApprovalRows(Statements):
             )
         return ""
 
-    def _consume(self, use: ApprovalUse, now: float, record: Strike, sent: str) -> None:
+    def _consume(
+        self,
+        use: ApprovalUse,
+        now: float,
+        record: Strike,
+        sent: str,
+        length: dict[str, Any] | None = None,
+    ) -> None:
         """The approval becomes the claimed write ``record``, never pending again. ``sent``: the
-        write's canonical JSON, the person's edit included ("" = the record's text and title)."""
+        write's canonical JSON, the person's edit included ("" = the record's text and title);
+        ``length``: the platform's count of that text (kept in `context`, as shown)."""
         text, title = record.content, record.title
         if sent:
             write = Outgoing.load(sent)
             text, title = write.text, write.title
+        found = self.approval(use.id) if length is not None else None
+        if found is not None:
+            self._set(use.id, context={**found.context, "length": length})
         self._set(
             use.id,
             status=ApprovalStatus.APPROVED,
