@@ -38,6 +38,7 @@ from gwanjong_shared.contract import (
     Capabilities,
     CommentList,
     MentionList,
+    PostList,
     Validation,
 )
 from gwanjong_shared.contract.models import Comment, Post, PostResult
@@ -104,12 +105,19 @@ class BlueskyAdapter(PlatformAdapter):
         return [to_post(item["post"]) for item in data.get("feed") or []][:limit]
 
     async def search(self, query: str, limit: int) -> list[Post]:
+        return (await self.search_list(query, limit)).posts
+
+    async def search_list(self, query: str, limit: int) -> PostList:
+        """Our posts holding the query first, then the search's; ``more`` when the listing
+        is full or stopped at SEARCH_PAGES with a cursor left (ours may be beyond)."""
         found, cursor = await self._ours_with(query), None
         # The AppView drops blocked authors' posts from a page and still gives its cursor: a
         # short page is not the last, and a read-back takes a short result for all there is.
-        for page in range(SEARCH_PAGES):
+        for page in range(SEARCH_PAGES + 1):
             if len(found) >= limit or (page and not cursor):
                 break
+            if page == SEARCH_PAGES:  # pages left unread
+                return PostList(posts=found, more=True)
             params = models.AppBskyFeedSearchPosts.Params(
                 q=query, limit=min(limit - len(found), 100), sort="top", cursor=cursor
             )
@@ -119,7 +127,7 @@ class BlueskyAdapter(PlatformAdapter):
             data = get_model_as_dict(response)
             found = each_once([*found, *map(to_post, data.get("posts") or [])], limit)
             cursor = data.get("cursor")
-        return found
+        return PostList(posts=found, more=len(found) >= limit)
 
     async def _ours_with(self, query: str) -> list[Post]:
         """Our latest posts holding every word of ``query``: an unsure post is read back by

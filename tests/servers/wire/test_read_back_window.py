@@ -83,6 +83,19 @@ async def test_a_short_search_page_with_a_cursor_is_not_all_there_is(
     assert len(found["posts"]) == READ_POSTS
 
 
+async def test_a_search_left_at_its_page_cap_says_more_may_follow(sandbox: SandboxControl) -> None:
+    """Every page cut short (all its hits by authors who block us) with a cursor each time:
+    past the search's last page the listing is short, and ours may be on the page not read.
+    A short listing without `more` reads as all there is: a lost post told absent."""
+    for i in range(40):
+        author = "blocker_bo" if i < 35 else f"crowd_{i}"  # theirs rank first: more likes
+        words = f"Capped search, capped search: take {i}"
+        sandbox.add_post({"key": f"capped-{i}", "title": words, "author": author, "likes": i < 35})
+    async with Client(SPECS["bluesky"].build(sandbox.url)) as client:
+        found = await call(client, "search", query="Capped search", limit=5)
+    assert len(found["posts"]) < 5 and found["more"] is True, found
+
+
 @pytest.mark.parametrize("platform", ["bluesky", "twitter"])
 async def test_a_lost_reply_is_not_found_in_ours_under_another_parent(
     sandbox: SandboxControl, platform: str, tmp_path: Path
