@@ -18,7 +18,9 @@ from gwanjong_shared.kit.http import edge_block, error_for_status, no_endpoint
 from gwanjong_shared.kit.once import lost_answer, lost_in, lost_sign_in
 from gwanjong_shared.kit.ratelimit import header_number
 
-_WAIT = re.compile(r"(\d+)\s*(milliseconds?|seconds?|minutes?|hours?)", re.IGNORECASE)
+# From the start of a number only, without giving back digits or spaces: a pattern that
+# retried every shorter run took 1.3 s on an answer of 4,000 digits. Same first match.
+_WAIT = re.compile(r"(?<!\d)(\d++)\s*+(milliseconds?|seconds?|minutes?|hours?)", re.IGNORECASE)
 
 READ_ONLY = (
     "This Reddit server is read-only: no account is configured. Set REDDIT_USERNAME and "

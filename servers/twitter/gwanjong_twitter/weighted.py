@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import regex
@@ -48,12 +49,16 @@ _PATH_END = f"(?:[\\+\\-a-z{_CYRILLIC}0-9=_#\\/{_LATIN}]|(?:{_PARENS}))"
 _PATH = f"(?:(?:{_PATH_CHAR}*(?:{_PARENS}{_PATH_CHAR}*)*{_PATH_END})|(?:@{_PATH_CHAR}+/))"
 _QUERY = r"[a-z0-9!?*'@();:&=+$/%#\[\]\-_.,~|]*[a-z0-9\-_&=#/]"
 
-_URL = re.compile(
-    f"((?:[^A-Za-z0-9@＠$#＃{_INVALID}]|[{_DIRECTIONAL}]|^))"  # 1: the character before
-    f"((https?:\\/\\/)?({_DOMAIN})(?::([0-9]+))?(\\/{_PATH}*)?(\\?{_QUERY})?)",  # 2 url 3 protocol 4 domain
-    re.IGNORECASE,
-)
-_ASCII_DOMAIN = re.compile(f"(?:(?:[\\-a-z0-9{_LATIN}]+)\\.)+{_TLD}", re.IGNORECASE)
+# The pieces of twitter-text's URL pattern, matched as its backtracking regex would (see
+# ``_Chains``): run whole, it retried every shorter label chain at every start, seconds on a
+# text of many dots ("a.a.a…"), the server's event loop blocked all the while.
+_BEFORE = re.compile(f"[^A-Za-z0-9@＠$#＃{_INVALID}]|[{_DIRECTIONAL}]", re.IGNORECASE)
+_PROTOCOL = re.compile(r"https?:\/\/", re.IGNORECASE)
+_LABEL_RUN = re.compile(f"(?:[_-]|{_DC})+", re.IGNORECASE)
+_DC_ONE = re.compile(_DC, re.IGNORECASE)
+_TAIL = re.compile(f"(?::([0-9]+))?(\\/{_PATH}*)?(\\?{_QUERY})?", re.IGNORECASE)
+_ASCII_RUN = re.compile(f"[\\-a-z0-9{_LATIN}]+", re.IGNORECASE)
+_TLD_AT = re.compile(_TLD, re.IGNORECASE)
 _TCO = re.compile(r"^https?:\/\/t\.co\/([a-z0-9]+)(?:\?" + _QUERY + ")?", re.IGNORECASE)
 _NO_PROTOCOL_BAD_BEFORE = re.compile(r"[-_./]$")
 _INVALID_CHARS = re.compile(f"[{_INVALID}]")
@@ -83,14 +88,103 @@ def _char_weight(ch: str) -> int:
     return 1 if any(lo <= cp <= hi for lo, hi in _LIGHT) else 2
 
 
+class _Chains:
+    """Where ``(label\\.)+TLD`` ends from each start in ``text``, as a backtracking regex
+    finds it: the most labels that a TLD still follows. Each position after a dot is worked
+    out once, so a text costs linear time however many dots it holds.
+
+    ``inner(start, end)``: the label may have more labels after it; ``last(start, end)``: it
+    may be the one before the TLD. A label runs to the end of its run of ``runs``."""
+
+    def __init__(
+        self,
+        text: str,
+        runs: re.Pattern[str],
+        inner: Callable[[int, int], bool],
+        last: Callable[[int, int], bool],
+    ) -> None:
+        self.text, self.inner, self.last = text, inner, last
+        self.run_end = list(range(len(text) + 1))
+        for run in runs.finditer(text):
+            self.run_end[run.start() : run.end()] = [run.end()] * (run.end() - run.start())
+        self.memo: dict[int, int | None] = {}
+
+    def end(self, start: int) -> int | None:
+        text, chain, pos = self.text, [], start
+        after: int | None = None  # where the labels after the chain's last one end
+        while pos not in self.memo:
+            stop = self.run_end[pos]
+            if stop == pos or stop >= len(text) or text[stop] != ".":
+                self.memo[pos] = None
+                break
+            chain.append((pos, stop))
+            if not self.inner(pos, stop):
+                break
+            pos = stop + 1
+        else:
+            after = self.memo[pos]
+        for pos, stop in reversed(chain):
+            if after is None or not self.inner(pos, stop):
+                after = None
+                if self.last(pos, stop):
+                    tld = _TLD_AT.match(text, stop + 1)
+                    after = tld.end() if tld else None
+            self.memo[pos] = after
+        return self.memo[start]
+
+
+def _url_matches(text: str) -> Iterator[tuple[str, str, str | None, str, str | None, int]]:
+    """(before, url, protocol, domain, path, end), what twitter-text's URL regex finds."""
+    under = list(range(len(text) + 1))  # the next "_" at or after each position
+    for i in range(len(text) - 1, -1, -1):
+        under[i] = i if text[i] == "_" else under[i + 1]
+
+    def inner(start: int, stop: int) -> bool:
+        return bool(_DC_ONE.match(text, start) and _DC_ONE.match(text, stop - 1))
+
+    domains = _Chains(text, _LABEL_RUN, inner, lambda a, b: inner(a, b) and under[a] >= b)
+    i = 0
+    while i < len(text):
+        starts = [(text[i], i + 1)] if _BEFORE.match(text, i) else []
+        hit = None
+        for before, start in [*starts, *([("", 0)] if i == 0 else [])]:
+            protocol = _PROTOCOL.match(text, start)
+            at = protocol.end() if protocol else start
+            stop = domains.end(at)
+            if stop is None and protocol:
+                protocol, at, stop = None, start, domains.end(start)
+            if stop is not None:
+                tail = _TAIL.match(text, stop)
+                assert tail is not None  # every part after the domain is optional
+                found = text[start : tail.end()], text[at:stop], tail.group(2), tail.end()
+                hit = (before, found[0], protocol and protocol.group(0), *found[1:])
+                break
+        if hit:
+            yield hit
+            i = hit[-1]
+        else:
+            i += 1
+
+
+def _ascii_domains(domain: str) -> Iterator[tuple[int, int]]:
+    """Where twitter-text's ASCII domain pattern matches in ``domain``, one after another."""
+    chains = _Chains(domain, _ASCII_RUN, lambda a, b: True, lambda a, b: True)
+    i = 0
+    while i < len(domain):
+        stop = chains.end(i)
+        if stop is None:
+            i += 1
+            continue
+        yield i, stop
+        i = stop
+
+
 def extract_urls(text: str) -> list[tuple[int, int, str]]:
     """(start, end, url) in code points, the URLs X would shorten to t.co."""
     if "." not in text:
         return []
     found: list[tuple[int, int, str]] = []
-    for match in _URL.finditer(text):
-        before, url, protocol, domain, _port, path, _query = match.groups()
-        end = match.end()
+    for before, url, protocol, domain, path, end in _url_matches(text):
         start = end - len(url)
         try:
             puny = domain.encode("idna").decode("ascii")
@@ -101,18 +195,14 @@ def extract_urls(text: str) -> list[tuple[int, int, str]]:
         if protocol is None:
             if _NO_PROTOCOL_BAD_BEFORE.search(before):
                 continue
-            last: list[int | str] | None = None
-            for ascii_match in _ASCII_DOMAIN.finditer(domain):
-                last = [
-                    start + ascii_match.start(),
-                    start + ascii_match.end(),
-                    ascii_match.group(0),
-                ]
-                found.append((int(last[0]), int(last[1]), str(last[2])))
+            last: tuple[int, int, str] | None = None
+            for a, b in _ascii_domains(domain):
+                last = (start + a, start + b, domain[a:b])
+                found.append(last)
             if last is None:
                 continue
             if path:
-                found[-1] = (int(last[0]), end, url.replace(domain, str(last[2])))
+                found[-1] = (last[0], end, url.replace(domain, last[2]))
             continue
         tco = _TCO.search(url)
         if tco:

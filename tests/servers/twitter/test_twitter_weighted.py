@@ -80,6 +80,10 @@ def test_a_label_over_63_characters_is_not_a_url() -> None:
         ("HTTPS://www.ExaMPLE.COM/index.html", ["HTTPS://www.ExaMPLE.COM/index.html"]),
         ("http://example.com/Русские_слова", ["http://example.com/Русские_слова"]),
         ("trailing punctuation https://x.com/status/1.", ["https://x.com/status/1"]),
+        # a domain takes the most labels a TLD still follows; "_" only before its last label
+        ("go to a.com.zz.nope now", ["a.com"]),
+        ("see https://a.x.y.com.q-.org/p", ["https://a.x.y.com"]),
+        ("http://a_b.example.com/x http://example.a_b.com", ["http://a_b.example.com/x"]),
     ],
 )
 def test_url_extraction(text: str, urls: list[str]) -> None:
