@@ -23,19 +23,12 @@ from collections.abc import Iterator
 
 from gwanjong_shared.contract import Unit
 from gwanjong_shared.contract.text import measure
-from gwanjong_shared.kit.tlds import CCTLDS, GTLDS
+from gwanjong_shared.kit.tlds import CCTLDS, DIRECTIONAL, GTLDS, INVALID, LATIN, SPACES
 
 _SCHEMES = "https?|dat|dweb|ipfs|ipns|ssb|gopher|gemini"
 # twitter-text's (Ruby's, as Mastodon runs it) character classes: a domain label has none
 _PUNCT = re.escape("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~") + r"\x00-\x1F\x7F"
-_SPACES = r"\x09-\x0D\x20\x85\xA0\u1680\u180E\u2000-\u200A\u2028\u2029\u202F\u205F\u3000"
-_INVALID = r"\uFFFE\uFEFF\uFFFF"
-_DIRECTIONAL = r"\u202A-\u202E\u061C\u200E\u200F\u2066\u2067\u2068\u2069"
-_LATIN = (
-    r"\xC0-\xD6\xD8-\xF6\xF8-\xFF\u0100-\u024F\u0253\u0254\u0256\u0257\u0259\u025B\u0263\u0268"
-    r"\u026F\u0272\u0289\u028B\u02BB\u0300-\u036F\u1E00-\u1EFF"
-)
-_DC = f"[^{_PUNCT}{_SPACES}{_INVALID}{_DIRECTIONAL}]"
+_DC = f"[^{_PUNCT}{SPACES}{INVALID}{DIRECTIONAL}]"
 _TLD = "|".join(sorted(GTLDS | CCTLDS, key=len, reverse=True))
 _DOMAIN = (
     f"(?:(?:{_DC}(?:[_-]|{_DC})*)?{_DC}\\.)*(?:(?:{_DC}(?:-|{_DC})*)?{_DC}\\.)"
@@ -55,7 +48,7 @@ _U = (
     "\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd"
 )
 _QUERY = f"\\?[a-z0-9!?*'();:&=+$/%#\\[\\]\\-_.,~|@^{_U}]*[a-z0-9_&=#/\\-{_U}]"
-_SCHEME = re.compile(f"(?<![a-z0-9@＠$#＃{_INVALID}])(?:{_SCHEMES})://", re.IGNORECASE)
+_SCHEME = re.compile(f"(?<![a-z0-9@＠$#＃{INVALID}])(?:{_SCHEMES})://", re.IGNORECASE)
 _URL = re.compile(
     f"(?:{_SCHEMES})://({_DOMAIN})(?::[0-9]+)?(?:/{_PATH}*)?(?:{_QUERY})?", re.IGNORECASE
 )
@@ -63,7 +56,7 @@ _WORD = re.compile(r"\S+")
 _MENTION = re.compile(
     r"(?<![=/\w])@([a-z0-9_]+(?:[.-]+[a-z0-9_]+)*)(?:@\w+(?:[.-]+\w+)*)?", re.IGNORECASE
 )
-_NOT_A_MENTION = re.compile(f"[@＠{_LATIN}]|://")
+_NOT_A_MENTION = re.compile(f"[@＠{LATIN}]|://")
 _MOST_URL = 4096  # twitter-text's longest URL
 
 

@@ -23,45 +23,38 @@ from dataclasses import dataclass
 
 import regex
 
-from gwanjong_shared.kit.tlds import CCTLDS, GTLDS
+from gwanjong_shared.kit.tlds import CCTLDS, DIRECTIONAL, GTLDS, INVALID, LATIN, SPACES
 
 MAX_WEIGHTED = 280
 URL_WEIGHT = 23
 _LIGHT = ((0, 4351), (8192, 8205), (8208, 8223), (8242, 8247))
 
 _PUNCT = r"\!'#%&'\(\)*\+,\\\-\.\/:;<=>\?@\[\]\^_{|}~\$/"
-_SPACES = r"\x09-\x0D\x20\x85\xA0\u1680\u180E\u2000-\u200A\u2028\u2029\u202F\u205F\u3000"
-_INVALID = r"\uFFFE\uFEFF\uFFFF"
-_DIRECTIONAL = r"\u202A-\u202E\u061C\u200E\u200F\u2066\u2067\u2068\u2069"
-_LATIN = (
-    r"\xC0-\xD6\xD8-\xF6\xF8-\xFF\u0100-\u024F\u0253\u0254\u0256\u0257\u0259\u025B\u0263\u0268"
-    r"\u026F\u0272\u0289\u028B\u02BB\u0300-\u036F\u1E00-\u1EFF"
-)
 _CYRILLIC = r"\u0400-\u04FF"
 
-_DC = f"[^{_PUNCT}{_SPACES}{_INVALID}{_DIRECTIONAL}]"  # a character allowed in a domain label
+_DC = f"[^{_PUNCT}{SPACES}{INVALID}{DIRECTIONAL}]"  # a character allowed in a domain label
 _TLD_WORDS = "|".join(sorted(GTLDS | CCTLDS, key=len, reverse=True))
 _TLD = f"(?:(?:{_TLD_WORDS})(?=[^0-9a-zA-Z@+-]|$)|xn--[\\-0-9a-z]+)"
 _DOMAIN = f"(?:(?:(?:{_DC}(?:[_-]|{_DC})*)?{_DC}\\.)*(?:(?:{_DC}(?:-|{_DC})*)?{_DC}\\.){_TLD})"
-_PATH_CHAR = f"[a-z{_CYRILLIC}0-9!\\*';:=\\+,\\.\\$\\/%#\\[\\]\\-\\u2013_~@\\|&{_LATIN}]"
+_PATH_CHAR = f"[a-z{_CYRILLIC}0-9!\\*';:=\\+,\\.\\$\\/%#\\[\\]\\-\\u2013_~@\\|&{LATIN}]"
 _PARENS = f"\\((?:{_PATH_CHAR}+|(?:{_PATH_CHAR}*\\({_PATH_CHAR}+\\){_PATH_CHAR}*))\\)"
-_PATH_END = f"(?:[\\+\\-a-z{_CYRILLIC}0-9=_#\\/{_LATIN}]|(?:{_PARENS}))"
+_PATH_END = f"(?:[\\+\\-a-z{_CYRILLIC}0-9=_#\\/{LATIN}]|(?:{_PARENS}))"
 _PATH = f"(?:(?:{_PATH_CHAR}*(?:{_PARENS}{_PATH_CHAR}*)*{_PATH_END})|(?:@{_PATH_CHAR}+/))"
 _QUERY = r"[a-z0-9!?*'@();:&=+$/%#\[\]\-_.,~|]*[a-z0-9\-_&=#/]"
 
 # The pieces of twitter-text's URL pattern, matched as its backtracking regex would (see
 # ``_Chains``): run whole, it retried every shorter label chain at every start, seconds on a
 # text of many dots ("a.a.a…"), the server's event loop blocked all the while.
-_BEFORE = re.compile(f"[^A-Za-z0-9@＠$#＃{_INVALID}]|[{_DIRECTIONAL}]", re.IGNORECASE)
+_BEFORE = re.compile(f"[^A-Za-z0-9@＠$#＃{INVALID}]|[{DIRECTIONAL}]", re.IGNORECASE)
 _PROTOCOL = re.compile(r"https?:\/\/", re.IGNORECASE)
 _LABEL_RUN = re.compile(f"(?:[_-]|{_DC})+", re.IGNORECASE)
 _DC_ONE = re.compile(_DC, re.IGNORECASE)
 _TAIL = re.compile(f"(?::([0-9]+))?(\\/{_PATH}*)?(\\?{_QUERY})?", re.IGNORECASE)
-_ASCII_RUN = re.compile(f"[\\-a-z0-9{_LATIN}]+", re.IGNORECASE)
+_ASCII_RUN = re.compile(f"[\\-a-z0-9{LATIN}]+", re.IGNORECASE)
 _TLD_AT = re.compile(_TLD, re.IGNORECASE)
 _TCO = re.compile(r"^https?:\/\/t\.co\/([a-z0-9]+)(?:\?" + _QUERY + ")?", re.IGNORECASE)
 _NO_PROTOCOL_BAD_BEFORE = re.compile(r"[-_./]$")
-_INVALID_CHARS = re.compile(f"[{_INVALID}]")
+_INVALID_CHARS = re.compile(f"[{INVALID}]")
 
 _PICT = r"(?:\p{Extended_Pictographic}|\p{Emoji_Presentation})"
 _EMOJI = regex.compile(

@@ -1,10 +1,20 @@
-"""Top-level domains that twitter-text (v3 config) recognises in URLs.
+"""Top-level domains that twitter-text (v3 config) recognises in URLs, and the character
+classes its URL patterns are built of.
 
 Data, not code: the generic and country-code TLD lists of the twitter-text conformance release
 that twitter-text-parser 3.0.0 shipped (IANA root zone as of that release). X counts a URL by
 these lists, and so does Mastodon, whose extractor is twitter-text's: a URL on a domain outside
 them is text, so the exact set matters for both limits.
 """
+
+# twitter-text's character classes (regular-expression set bodies), as both ports have them
+SPACES = r"\x09-\x0D\x20\x85\xA0\u1680\u180E\u2000-\u200A\u2028\u2029\u202F\u205F\u3000"
+INVALID = r"\uFFFE\uFEFF\uFFFF"
+DIRECTIONAL = r"\u202A-\u202E\u061C\u200E\u200F\u2066\u2067\u2068\u2069"
+LATIN = (
+    r"\xC0-\xD6\xD8-\xF6\xF8-\xFF\u0100-\u024F\u0253\u0254\u0256\u0257\u0259\u025B\u0263\u0268"
+    r"\u026F\u0272\u0289\u028B\u02BB\u0300-\u036F\u1E00-\u1EFF"
+)
 
 GTLDS = frozenset(
     [
