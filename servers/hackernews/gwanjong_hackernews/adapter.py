@@ -33,9 +33,11 @@ LIMITS: dict[LimitName, Limit] = {
 CREDENTIALS = ["HACKERNEWS_USERNAME"]
 #: Algolia tags kept as a Post's tags (the rest name the author and the story id)
 _KINDS = ("story", "comment", "poll", "job", "ask_hn", "show_hn", "front_page")
-_LINK = re.compile(r"<a\s[^>]*?href=\"([^\"]*)\"[^>]*>.*?</a>", re.S | re.I)
+# HN's own links: attributes and text hold no "<" (HN escapes it), so each try stops at the
+# next one, and an unclosed "<a" costs no scan to the end of the text (quadratic on hostile HTML)
+_LINK = re.compile(r"<a\s[^<>]*?href=\"([^\"<>]*)\"[^<>]*>[^<]*</a>", re.I)
 _PARA = re.compile(r"<p>", re.I)
-_TAGS = re.compile(r"<[^>]+>")
+_TAGS = re.compile(r"<[^<>]+>")
 _USERNAME = re.compile(r"[A-Za-z0-9_-]{2,15}")
 
 
