@@ -235,8 +235,9 @@ async def find_written(
     :data:`SKEW_S`: our earlier post with a recurring title is not this write, and when only
     such an earlier one shows, it raises (unavailable): the write's fate is a person's to
     tell. A comment must stand where it was sent: under ``parent`` (a comment's id; None or
-    ``target``: the post itself); ours with the same words under another one raises too. An item whose time is missing or unreadable counts (better never twice than never
-    lost). Absent (None) only when what was read covered it: a listing shorter than
+    ``target``: the post itself); ours with the same words under another one raises too. An
+    item whose time is missing or unreadable counts (better never twice than never lost).
+    Absent (None) only when what was read covered it: a listing shorter than
     ``most`` (comments, search results) asked, with nothing said to lie beyond it (``more``:
     branches or pages left unread); a full one, or no account known (anyone's post with the
     same words would match), raises (unavailable) too."""
