@@ -33,8 +33,9 @@ def before_flood(platform: str, flood: dict[str, Any]) -> str:
 
 
 def assert_once_oldest_first(listed: list[dict[str, Any]]) -> None:
-    urls = [p["url"] for p in listed]
-    assert len(set(urls)) == len(urls), "a summons was listed twice"
+    # a Reddit thread's summons share its url (where a reply lands): each is its url and words
+    seen = [(p["url"], p["body"]) for p in listed]
+    assert len(set(seen)) == len(seen), "a summons was listed twice"
     dates = [p["published_at"] for p in listed]
     assert dates == sorted(dates), "not oldest first"
 
