@@ -16,7 +16,7 @@ Control API (JSON), used by tests, the demo and the benchmarks:
 - ``GET  /_sandbox/requests/paths`` -> request counts per "platform METHOD path"
 - ``POST /_sandbox/reset`` -> faults, writes and every emulator back to the seed
 - ``POST /_sandbox/posts`` {key, title, body, author, tags, likes, hours_ago, comments:
-  [{key, author, body, likes, deleted}]} -> a thread added to every platform until the next reset
+  [{key, author, body, likes, minutes, deleted}]} -> a thread added to every platform until the next reset
 - ``POST /_sandbox/inbox`` {summons, noise, noise_last, hours_ago} -> an inbox flood on
   every platform until the next reset (``flood.add_flood``): summons mixed with items that
   summon nobody, served in each platform's real pages; answers the flood thread's id per
@@ -112,6 +112,7 @@ def _control(
                         str(c["author"]),
                         str(c["body"]),
                         int(c.get("likes", 0)),
+                        minutes=int(c.get("minutes", 0)),  # after the thread started
                         deleted=bool(c.get("deleted")),  # Bluesky: hidden by the thread's author
                     )
                     for c in body.get("comments", [])

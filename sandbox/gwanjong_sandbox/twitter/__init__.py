@@ -13,7 +13,9 @@ Wire facts followed here (platform-wire.md §4a, payloads/twitter/):
 - a missing or deleted tweet is **HTTP 200** with ``{"errors": [{"title": "Not Found Error", ...}]}``;
   a deleted parent named by an expansion comes back the same way, next to ``data``;
 - an empty search is ``{"meta": {"result_count": 0}}`` (no ``data``); ``max_results`` must be
-  10-100; ``next_token`` only when there is another page;
+  10-100; ``next_token`` only when there is another page; a page is cut from the index hits,
+  then what X may not show (deleted, by an author protected since) is dropped, so a page can
+  come back short or empty with a ``next_token``;
 - errors are problem objects (``application/problem+json``) and every answer carries
   ``x-rate-limit-limit/remaining/reset`` (reset in epoch seconds), per endpoint and 15-min window;
 - writes need OAuth 1.0a user context (the HMAC-SHA1 signature is checked over the original

@@ -23,6 +23,9 @@ ACCESS_TOKEN = f"{ME_ID}-sandboxtwitteraccesstoken"
 ACCESS_SECRET = "sandbox-twitter-access-secret"
 API_HOSTS = ("api.twitter.com", "api.x.com")
 MISSING_ID = "1999999999999999999"
+# An author who turned protected after posting: recent search's index still holds the posts,
+# and X drops them from each page it cuts (a page short or empty, its next_token given).
+PROTECTED = "protected_pat"
 # The account twikit reads as (logged in on the web), and the session a saved cookies file holds.
 READER_ID = "1790000000000000002"
 READER = "gwanjong_reader"
@@ -169,6 +172,7 @@ class XUser:
     username: str
     name: str
     created: datetime
+    protected: bool = False
 
 
 @dataclass

@@ -111,7 +111,7 @@ class TwitterReads(TwitterWire):
                 )
             offset = int(match.group(1), 16)
         try:
-            hits = self.world.search(query)  # X's index lags new posts (the ``lag`` fault)
+            hits = self.world.index(query)  # X's index lags new posts (the ``lag`` fault)
             hits = [t for t in hits if self.state.visible("twitter", t.id)]
         except ValueError as exc:
             return self._stamp(
@@ -120,19 +120,18 @@ class TwitterReads(TwitterWire):
                 ),
                 bucket,
             )
-        page = hits[offset : offset + max_results]
+        # X cuts a page from the index hits, then drops what it may not show: a page comes
+        # back short, even empty, with next_token while hits remain beyond it.
+        page = [t for t in hits[offset : offset + max_results] if self.world.shown(t)]
+        meta: dict[str, Any] = {"newest_id": page[0].id, "oldest_id": page[-1].id} if page else {}
+        meta["result_count"] = len(page)
+        if offset + max_results < len(hits):
+            meta["next_token"] = f"b26v89c19zqg8o{offset + max_results:x}"
         if not page:
-            return self._stamp(JSONResponse({"meta": {"result_count": 0}}), bucket)
+            return self._stamp(JSONResponse({"meta": meta}), bucket)
         body, error = self._payload(request, page)
         if error is not None:
             return self._stamp(error, bucket)
-        meta: dict[str, Any] = {
-            "newest_id": page[0].id,
-            "oldest_id": page[-1].id,
-            "result_count": len(page),
-        }
-        if offset + max_results < len(hits):
-            meta["next_token"] = f"b26v89c19zqg8o{offset + max_results:x}"
         body["meta"] = meta
         return self._stamp(JSONResponse(body), bucket)
 

@@ -121,7 +121,7 @@ class TwitterWire(TwitterCore):
         if "verified" in fields:
             out["verified"] = False
         if "protected" in fields:
-            out["protected"] = False
+            out["protected"] = u.protected
         if "profile_image_url" in fields:
             out["profile_image_url"] = f"https://pbs.twimg.com/profile_images/{u.id}/normal.jpg"
         return out

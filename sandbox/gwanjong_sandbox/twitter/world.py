@@ -12,6 +12,7 @@ from gwanjong_sandbox.twitter.model import (
     ME,
     ME_ID,
     MISSING_ID,
+    PROTECTED,
     READER,
     READER_ID,
     WEB_AUTH_TOKEN,
@@ -113,7 +114,8 @@ class XWorld:
             days=zlib.crc32(username.encode()) % 3000
         )
         uid = uid or str(4_300_000_000 + zlib.crc32(username.encode()) % 100_000_000)
-        user = XUser(uid, username, name or username.replace("_", " ").title(), created)
+        shown = name or username.replace("_", " ").title()
+        user = XUser(uid, username, shown, created, protected=username.lower() == PROTECTED)
         self.users[uid] = user
         self._by_name[username.lower()] = user
         return user
@@ -198,11 +200,21 @@ class XWorld:
         quoted = self.tweets.get(tweet.quoted) if tweet.quoted else None
         return quoted is not None and quoted.author_id == user_id
 
-    def search(self, query: str) -> list[XTweet]:
-        """Recent search, newest first. Raises ValueError for a query X would reject."""
+    def index(self, query: str) -> list[XTweet]:
+        """Recent search's index hits, newest first, posts X no longer shows among them
+        (deleted, or by an author protected since). Raises ValueError for a query X would
+        reject."""
         matcher = parse_query(query)
-        hits = [t for t in self.tweets.values() if not t.deleted and matcher(t, self)]
+        hits = [t for t in self.tweets.values() if matcher(t, self)]
         return sorted(hits, key=lambda t: int(t.id), reverse=True)
+
+    def search(self, query: str) -> list[XTweet]:
+        """The index hits X shows."""
+        return [t for t in self.index(query) if self.shown(t)]
+
+    def shown(self, tweet: XTweet) -> bool:
+        author = self.users.get(tweet.author_id)
+        return not tweet.deleted and not (author is not None and author.protected)
 
 
 _WORLDS: dict[int, tuple[SandboxState, XWorld, object]] = {}

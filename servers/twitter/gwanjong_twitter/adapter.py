@@ -22,9 +22,11 @@ import httpx
 from gwanjong_shared.contract import (
     ActionRule,
     Capabilities,
+    CommentList,
     Limit,
     LimitName,
     MentionList,
+    PostList,
     Unit,
     Validation,
     errors,
@@ -184,11 +186,18 @@ class TwitterAdapter(PlatformAdapter):
         return to_post(await self._get(post_id))
 
     async def search(self, query: str, limit: int) -> list[Post]:
+        return (await self.search_list(query, limit)).posts
+
+    async def search_list(self, query: str, limit: int) -> PostList:
+        """``more`` when the listing is full, or stopped at the page cap with a next_token
+        left (X empties pages of what it may not show: ours may be beyond)."""
         api_query = query if "is:retweet" in query else f"{query} -is:retweet"
-        posts = await self._read(
-            "searching", lambda w: w.search(query, limit), lambda: self.api.search(api_query, limit)
+        posts, left = await self._read(
+            "searching",
+            lambda w: _unpaged(w.search(query, limit)),
+            lambda: self.api.search(api_query, limit),
         )
-        return [to_post(p) for p in posts]
+        return PostList(posts=[to_post(p) for p in posts], more=left or len(posts) >= limit)
 
     async def get_trending(self, limit: int) -> list[Post]:
         """The top trends (GET /2/trends/by/woeid), then one search for posts on them: original
@@ -199,9 +208,9 @@ class TwitterAdapter(PlatformAdapter):
             return []
         terms = " OR ".join(f'"{n}"' if " " in n else n for n in names[:topics])
         want = min(100, max(10, limit * 2))
-        posts = await self._read(
+        posts, _left = await self._read(
             "searching trends",
-            lambda w: w.search(f"({terms}) -filter:replies", want, product="Top"),
+            lambda w: _unpaged(w.search(f"({terms}) -filter:replies", want, product="Top")),
             lambda: self.api.search(f"({terms}) -is:retweet -is:reply", want),
         )
         posts.sort(key=lambda p: (p.likes + p.replies, p.id), reverse=True)
@@ -220,22 +229,26 @@ class TwitterAdapter(PlatformAdapter):
         return names
 
     async def get_comments(self, post_id: str, limit: int) -> list[Comment]:
+        return (await self.comment_list(post_id, limit)).comments
+
+    async def comment_list(self, post_id: str, limit: int) -> CommentList:
+        """``more`` when the listing is full, or the conversation's pages stopped at the cap
+        with a next_token left."""
         root = await self._get(post_id)  # a missing post is not_found, not an empty thread
-
-        async def from_web(w: WebReader) -> list[XPost]:
-            return await w.conversation(root, limit)
-
-        replies = await self._read(
-            "fetching replies", from_web, lambda: self.api.conversation(root, limit)
+        replies, left = await self._read(
+            "fetching replies",
+            lambda w: _unpaged(w.conversation(root, limit)),
+            lambda: self.api.conversation(root, limit),
         )
         starts_conversation = root.conversation_id in ("", root.id)
-        return flatten(
+        comments = flatten(
             root.id,
             replies,
             limit,
             orphans_to_root=starts_conversation,
             conversation_id=root.conversation_id or root.id,
         )
+        return CommentList(comments=comments, more=left or len(comments) >= limit)
 
     # -- validate -------------------------------------------------------------------------
 
@@ -415,6 +428,11 @@ class TwitterAdapter(PlatformAdapter):
             limits=LIMITS,
             credentials=CREDENTIALS,
         )
+
+
+async def _unpaged(posts: Awaitable[list[XPost]]) -> tuple[list[XPost], bool]:
+    """A web read's posts, with no pages said to be left unread (the official API's form)."""
+    return await posts, False
 
 
 def _web_error(exc: BaseException, what: str) -> PlatformError:

@@ -47,6 +47,15 @@ TWEET_FIELDS = [
 EXPANSIONS = ["author_id", "referenced_tweets.id", "referenced_tweets.id.author_id"]
 USER_FIELDS = ["username", "name"]
 PAGE = 100  # the most recent search returns per request
+# Pages read past those a limit needs: X cuts a page from its index hits, then drops what it
+# may not show (deleted, withheld, protected since), so a page comes short or empty with a
+# next_token. Each is a request (rate limited, billed): bounded, and a proxy may hand the
+# same token forever.
+SHORT_PAGES = 4
+
+
+def page_cap(limit: int) -> int:
+    return -(-limit // PAGE) + SHORT_PAGES
 
 
 def _secret(value: Any) -> str | None:
@@ -333,12 +342,13 @@ class ApiReader:
         posts, _gone = self.posts_of(resp.data, resp.includes, resp.errors)
         return posts[0]
 
-    async def search(self, query: str, limit: int) -> list[XPost]:
-        """Recent search (the last 7 days), newest first, paging until ``limit``."""
+    async def search(self, query: str, limit: int) -> tuple[list[XPost], bool]:
+        """Recent search (the last 7 days), newest first, paging until ``limit`` or
+        :func:`page_cap`; and whether pages were left unread (a next_token at the cap)."""
         client = await self.open()
         found: list[XPost] = []
         token: str | None = None
-        while len(found) < limit:
+        for _page in range(page_cap(limit)):
             resp = await self.response(
                 "searching",
                 "GET /2/tweets/search/recent",
@@ -355,13 +365,14 @@ class ApiReader:
             posts, _gone = self.posts_of(resp.data, resp.includes, resp.errors)
             found += posts
             token = resp.meta.get("next_token")
-            if not token or not posts:
-                break
-        return found[:limit]
+            if not token or len(found) >= limit:
+                return found[:limit], False
+        return found[:limit], True
 
-    async def conversation(self, root: XPost, limit: int) -> list[XPost]:
+    async def conversation(self, root: XPost, limit: int) -> tuple[list[XPost], bool]:
         """The replies under ``root``: its conversation by ``conversation_id:`` recent search,
-        newest pages first until ``limit``, then the ancestors those replies need (looked up by
+        newest pages first until ``limit`` or :func:`page_cap` (and whether pages were left
+        unread: a next_token at the cap), then the ancestors those replies need (looked up by
         id, 100 a request) so that every reply can be placed. Deleted ancestors come back as
         placeholders (X names them in the response's errors)."""
         client = await self.open()
@@ -369,7 +380,8 @@ class ApiReader:
         posts: dict[str, XPost] = {}
         gone: dict[str, XPost] = {}
         token: str | None = None
-        while True:
+        left = True  # pages unread, until one ends the conversation or the limit is met
+        for _page in range(page_cap(limit + 1)):
             resp = await self.response(
                 "fetching the conversation",
                 "GET /2/tweets/search/recent",
@@ -393,10 +405,12 @@ class ApiReader:
                 if p.conversation_id == conversation:
                     posts.setdefault(p.id, p)
             token = resp.meta.get("next_token")
-            if not token or not page or len(posts) >= limit + 1:
+            if not token or len(posts) >= limit + 1:
+                left = False
                 break
         await self._ancestors(root, posts, gone)
-        return [p for p in posts.values() if p.id != root.id] + list(gone.values())
+        replies = [p for p in posts.values() if p.id != root.id] + list(gone.values())
+        return replies, left
 
     async def _ancestors(
         self, root: XPost, posts: dict[str, XPost], gone: dict[str, XPost]
