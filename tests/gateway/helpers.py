@@ -73,10 +73,13 @@ def in_memory_gateway(
     settings: Mapping[str, Any] | None = None,
     tables: Mapping[str, Mapping[str, Any]] | None = None,
     platform: Mapping[str, Any] | None = None,
+    servers: Mapping[str, Any] | None = None,
 ) -> FastMCP[Any]:
-    """The gateway with each platform server in-process, talking HTTP to the sandbox."""
+    """The gateway with each platform server in-process, talking HTTP to the sandbox;
+    ``servers``: a platform's own server in place of its default one (other settings)."""
     config = parse(config_text(state_dir, platforms, writes, settings, tables, platform))
-    transports = {name: SPECS[name].build(sandbox.url) for name in platforms}
+    mine = servers or {}
+    transports = {name: mine.get(name) or SPECS[name].build(sandbox.url) for name in platforms}
     return build_gateway(config, gateway=patient_gateway(config, {}, transports))
 
 

@@ -10,11 +10,9 @@ from pathlib import Path
 import pytest
 from fastmcp import Client
 
-from gwanjong_gateway.config import parse
-from gwanjong_gateway.server import build_gateway
 from gwanjong_sandbox.control import SandboxControl
 from gwanjong_twitter.server import hosted
-from tests.gateway.helpers import config_text, opportunity_for, patient_gateway
+from tests.gateway.helpers import in_memory_gateway, opportunity_for
 from tests.gateway.strike.test_strike_platforms import strike
 from tests.mcp import call
 from tests.platforms import needs
@@ -27,11 +25,12 @@ async def test_a_summoned_reply_is_handed_off_until_x_approved_ai_replies(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     needs("twitter")
-    config = parse(config_text(tmp_path, ["twitter"], "live", platform={"min_interval_s": 0}))
     x = hosted(unapproved(sandbox.url))
-    async with Client(
-        build_gateway(config, gateway=patient_gateway(config, {}, {"twitter": x}))
-    ) as client:
+    at_once = {"min_interval_s": 0}
+    gateway = in_memory_gateway(
+        sandbox, tmp_path, ["twitter"], platform=at_once, servers={"twitter": x}
+    )
+    async with Client(gateway) as client:
         scouted = await call(
             client, "scout", topic="MCP gateway design feedback", platforms=["twitter"], limit=10
         )

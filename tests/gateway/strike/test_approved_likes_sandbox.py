@@ -10,10 +10,8 @@ from typing import Any
 import pytest
 from fastmcp import Client
 
-from gwanjong_gateway.config import parse
-from gwanjong_gateway.server import build_gateway
 from gwanjong_sandbox.control import SandboxControl
-from tests.gateway.helpers import config_text, opportunity_for, patient_gateway
+from tests.gateway.helpers import in_memory_gateway, opportunity_for
 from tests.mcp import approves, call
 from tests.platforms import SPECS, needs
 
@@ -21,9 +19,11 @@ pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tes
 
 
 def liking(sandbox: SandboxControl, state_dir: Path) -> Any:
-    config = parse(config_text(state_dir, ["twitter"], "live", platform={"min_interval_s": 0}))
     x = SPECS["twitter"].build(sandbox.url, TWITTER_LIKES_ALLOWED="true")
-    return build_gateway(config, gateway=patient_gateway(config, {}, {"twitter": x}))
+    at_once = {"min_interval_s": 0}
+    return in_memory_gateway(
+        sandbox, state_dir, ["twitter"], platform=at_once, servers={"twitter": x}
+    )
 
 
 async def like(client: Client[Any]) -> dict[str, Any]:

@@ -12,10 +12,8 @@ from pathlib import Path
 import pytest
 from fastmcp import Client
 
-from gwanjong_gateway.config import parse
-from gwanjong_gateway.server import build_gateway
 from gwanjong_sandbox.control import SandboxControl
-from tests.gateway.helpers import config_text, patient_gateway
+from tests.gateway.helpers import in_memory_gateway
 from tests.gateway.rows import history
 from tests.gateway.strike.test_strike_platforms import drafted, strike
 from tests.platforms import SPECS, needs
@@ -27,11 +25,13 @@ async def test_a_write_refused_before_it_left_is_failed_not_unknown(
     sandbox: SandboxControl, tmp_path: Path
 ) -> None:
     needs("reddit")
-    config = parse(config_text(tmp_path, ["reddit"], "live", platform={"min_interval_s": 0}))
     unusable = tmp_path / "hold-is-a-folder"
     unusable.mkdir()  # SQLite cannot open a folder: the hold refuses, nothing is sent
     reddit = SPECS["reddit"].build(sandbox.url, REDDIT_HOLD_FILE=str(unusable))
-    gateway = build_gateway(config, gateway=patient_gateway(config, {}, {"reddit": reddit}))
+    at_once = {"min_interval_s": 0}
+    gateway = in_memory_gateway(
+        sandbox, tmp_path, ["reddit"], platform=at_once, servers={"reddit": reddit}
+    )
     async with Client(gateway) as client:
         oid = await drafted(client, "reddit", "rust async cancellation", "Rust async")
         result = await strike(client, oid, "Guards around each await fixed it for us.")
