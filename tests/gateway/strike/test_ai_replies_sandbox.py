@@ -26,9 +26,8 @@ async def test_a_summoned_reply_is_handed_off_until_x_approved_ai_replies(
 ) -> None:
     needs("twitter")
     x = hosted(unapproved(sandbox.url))
-    at_once = {"min_interval_s": 0}
     gateway = in_memory_gateway(
-        sandbox, tmp_path, ["twitter"], platform=at_once, servers={"twitter": x}
+        sandbox, tmp_path, ["twitter"], platform={"min_interval_s": 0}, servers={"twitter": x}
     )
     async with Client(gateway) as client:
         scouted = await call(

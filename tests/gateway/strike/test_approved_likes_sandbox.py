@@ -20,9 +20,8 @@ pytestmark = [pytest.mark.anyio, pytest.mark.sandbox]  # the whole file: see tes
 
 def liking(sandbox: SandboxControl, state_dir: Path) -> Any:
     x = SPECS["twitter"].build(sandbox.url, TWITTER_LIKES_ALLOWED="true")
-    at_once = {"min_interval_s": 0}
     return in_memory_gateway(
-        sandbox, state_dir, ["twitter"], platform=at_once, servers={"twitter": x}
+        sandbox, state_dir, ["twitter"], platform={"min_interval_s": 0}, servers={"twitter": x}
     )
 
 

@@ -28,9 +28,8 @@ async def test_a_write_refused_before_it_left_is_failed_not_unknown(
     unusable = tmp_path / "hold-is-a-folder"
     unusable.mkdir()  # SQLite cannot open a folder: the hold refuses, nothing is sent
     reddit = SPECS["reddit"].build(sandbox.url, REDDIT_HOLD_FILE=str(unusable))
-    at_once = {"min_interval_s": 0}
     gateway = in_memory_gateway(
-        sandbox, tmp_path, ["reddit"], platform=at_once, servers={"reddit": reddit}
+        sandbox, tmp_path, ["reddit"], platform={"min_interval_s": 0}, servers={"reddit": reddit}
     )
     async with Client(gateway) as client:
         oid = await drafted(client, "reddit", "rust async cancellation", "Rust async")
