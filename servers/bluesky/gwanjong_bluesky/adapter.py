@@ -113,11 +113,9 @@ class BlueskyAdapter(PlatformAdapter):
         found, cursor = await self._ours_with(query), None
         # The AppView drops blocked authors' posts from a page and still gives its cursor: a
         # short page is not the last, and a read-back takes a short result for all there is.
-        for page in range(SEARCH_PAGES + 1):
+        for page in range(SEARCH_PAGES):
             if len(found) >= limit or (page and not cursor):
                 break
-            if page == SEARCH_PAGES:  # pages left unread
-                return PostList(posts=found, more=True)
             params = models.AppBskyFeedSearchPosts.Params(
                 q=query, limit=min(limit - len(found), 100), sort="top", cursor=cursor
             )
@@ -127,7 +125,8 @@ class BlueskyAdapter(PlatformAdapter):
             data = get_model_as_dict(response)
             found = each_once([*found, *map(to_post, data.get("posts") or [])], limit)
             cursor = data.get("cursor")
-        return PostList(posts=found, more=len(found) >= limit)
+        # full, or a cursor still given past the last page read: ours may be beyond
+        return PostList(posts=found, more=len(found) >= limit or bool(cursor))
 
     async def _ours_with(self, query: str) -> list[Post]:
         """Our latest posts holding every word of ``query``: an unsure post is read back by
